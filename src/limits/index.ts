@@ -1,0 +1,5 @@
+/** Spec part 8 as data: plans, the limit table, the chosen gaps, and the sliding window. */
+export * from "./types.ts";
+export { SPEC_LIMITS } from "./table.ts";
+export { limitsFor, MONTHLY_POST_CAP, CAPPED_ENDPOINTS } from "./plan-limits.ts";
+export { SlidingWindow } from "./window.ts";

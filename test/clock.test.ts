@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { createClock } from "../src/clock.ts";
+
+describe("createClock (frozen)", () => {
+  it("does not move by itself", async () => {
+    const clock = createClock({ frozen: true, start: 1_000 });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(clock.now()).toBe(1_000);
+  });
+
+  it("fires timers in due order, each at its own time", async () => {
+    const clock = createClock({ frozen: true, start: 0 });
+    const seen: Array<[string, number]> = [];
+    clock.setTimeout(() => seen.push(["b", clock.now()]), 200);
+    clock.setTimeout(() => seen.push(["a", clock.now()]), 100);
+    clock.setTimeout(() => seen.push(["c", clock.now()]), 300);
+    await clock.advance(250);
+    expect(seen).toEqual([["a", 100], ["b", 200]]);
+    expect(clock.now()).toBe(250);
+    expect(clock.pending()).toBe(1);
+  });
+
+  it("runs timers scheduled by async continuations within the same advance", async () => {
+    const clock = createClock({ frozen: true, start: 0 });
+    const ticks: number[] = [];
+    const loop = async () => {
+      for (let i = 0; i < 3; i++) {
+        await clock.sleep(1_000);
+        ticks.push(clock.now());
+      }
+    };
+    const done = loop();
+    await clock.advance(5_000);
+    await done;
+    expect(ticks).toEqual([1_000, 2_000, 3_000]);
+  });
+
+  it("cancels timers and aborts sleeps", async () => {
+    const clock = createClock({ frozen: true, start: 0 });
+    let fired = false;
+    const cancel = clock.setTimeout(() => (fired = true), 10);
+    cancel();
+    const ac = new AbortController();
+    const sleeping = clock.sleep(1_000, ac.signal);
+    ac.abort(new Error("stop"));
+    await expect(sleeping).rejects.toThrow("stop");
+    await clock.advance(2_000);
+    expect(fired).toBe(false);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it("refuses to go backwards", async () => {
+    await expect(createClock({ frozen: true }).advance(-1)).rejects.toThrow(RangeError);
+  });
+});
+
+describe("createClock (running)", () => {
+  it("follows real time plus what it was advanced by", async () => {
+    const clock = createClock({ start: 0 });
+    await clock.advance(60_000);
+    expect(clock.now()).toBeGreaterThanOrEqual(60_000);
+    expect(clock.now()).toBeLessThan(61_000);
+  });
+
+  it("fires a timer when real time reaches it, or earlier when advanced past it", async () => {
+    const clock = createClock();
+    const real = new Promise<string>((r) => clock.setTimeout(() => r("real"), 5));
+    expect(await real).toBe("real");
+    let fired = false;
+    clock.setTimeout(() => (fired = true), 3_600_000);
+    await clock.advance(3_600_000);
+    expect(fired).toBe(true);
+  });
+});
