@@ -1,0 +1,52 @@
+/**
+ * The `bot` command. Each subcommand is a module in ./commands that default-exports a
+ * function adding itself to the program; adding a command is adding a file. Command modules
+ * import their implementation lazily inside the action, so `bot --help` stays fast.
+ */
+import { readdirSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { UserError } from "../errors.ts";
+
+export type RegisterCommand = (program: Command) => void;
+
+/** Builds the program with every command of ./commands. */
+export async function buildProgram(): Promise<Command> {
+  const program = new Command("bot")
+    .description("postbot: bots for the Social Posting Service, and a sandbox of the service")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  const dir = new URL("./commands/", import.meta.url);
+  const files = readdirSync(dir).filter((f) => f.endsWith(".ts")).sort();
+  for (const file of files) {
+    const mod = (await import(new URL(file, dir).href)) as { default: RegisterCommand };
+    mod.default(program);
+  }
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/**
+ * Runs the CLI: a {@link UserError} prints its message and exits with its code; anything else
+ * is a bug and prints its stack only when POSTBOT_DEBUG is set.
+ */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  try {
+    const program = await buildProgram();
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    if (err instanceof UserError) {
+      process.stderr.write(`bot: ${err.message}\n`);
+      process.exitCode = err.exitCode;
+      return;
+    }
+    const e = err as Error;
+    process.stderr.write(`bot: unexpected error: ${e?.message ?? String(err)}\n`);
+    if (process.env.POSTBOT_DEBUG) process.stderr.write(`${e?.stack}\n`);
+    else process.stderr.write("This is a bug in postbot; run with POSTBOT_DEBUG=1 for details and report it.\n");
+    process.exitCode = 1;
+  }
+}

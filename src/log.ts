@@ -1,0 +1,56 @@
+/**
+ * postbot's logs: pino JSON, pretty only on a terminal, and secrets redacted wherever they
+ * appear as a field, so a token can never reach a log file by being logged with its object.
+ */
+import { pino, type DestinationStream, type Logger } from "pino";
+import pretty from "pino-pretty";
+
+export type { Logger } from "pino";
+
+/** Field names whose values are secrets; redacted at the top level and one level down. */
+export const SECRET_FIELDS = [
+  "token",
+  "token_secret",
+  "consumer_secret",
+  "access_token",
+  "refresh_token",
+  "oauth_token_secret",
+  "oauth_verifier",
+  "client_secret",
+  "code_verifier",
+  "admin_token",
+  "authorization",
+  "password",
+] as const;
+
+const REDACT = [
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((f) => `*.${f}`),
+  'headers["authorization"]',
+  '*.headers["authorization"]',
+];
+
+export interface LoggerOptions {
+  /** pino level (default `POSTBOT_LOG_LEVEL` or `info`). */
+  level?: string;
+  /** Human-readable output (default: when stdout is a terminal). */
+  pretty?: boolean;
+  /** Where to write (default stdout); tests pass a stream to read what was logged. */
+  destination?: DestinationStream;
+}
+
+/**
+ * Creates the process logger. Pretty printing runs in-process (no worker thread), so the
+ * last lines before an exit are never lost.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? process.env.POSTBOT_LOG_LEVEL ?? "info";
+  const usePretty = options.pretty ?? (!options.destination && process.stdout.isTTY === true);
+  const destination =
+    options.destination ??
+    (usePretty ? pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }) : pino.destination(1));
+  return pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: undefined }, destination);
+}
+
+/** A logger that drops everything, for library use where the caller gave none. */
+export const silentLogger: Logger = pino({ level: "silent" });
