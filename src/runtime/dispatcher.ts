@@ -1,0 +1,65 @@
+/**
+ * Runs one event through a bot's handlers: in the order the bot's YAML lists its plugins,
+ * each inside an error boundary and a time limit, so one broken or hanging plugin is logged
+ * with its bot, plugin and event, and the others still run.
+ */
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+
+export interface HandlerEntry<C> {
+  /** The plugin that registered the handler (for logs). */
+  plugin: string;
+  handler: (ctx: C) => unknown;
+}
+
+export interface DispatchOptions<C> {
+  clock: Clock;
+  log: Logger;
+  /** How long one handler may take before it is abandoned and logged (default 30 s). */
+  timeoutMs?: number;
+  /**
+   * Checked after each handler: when true, the remaining handlers are not run. The runtime
+   * stops an event once a handler hid its post, so no later plugin answers a hidden reply.
+   */
+  stop?: (ctx: C) => boolean;
+}
+
+export interface DispatchReport {
+  ran: string[];
+  failed: Array<{ plugin: string; reason: "threw" | "timed out"; error?: unknown }>;
+  stoppedAfter?: string;
+}
+
+class HandlerTimeout extends Error {}
+
+/** Runs `entries` in order on `ctx`; never throws. */
+export async function dispatch<C>(entries: ReadonlyArray<HandlerEntry<C>>, ctx: C, options: DispatchOptions<C>): Promise<DispatchReport> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const report: DispatchReport = { ran: [], failed: [] };
+  for (const { plugin, handler } of entries) {
+    const timer = new AbortController();
+    const limit = options.clock.sleep(timeoutMs, timer.signal).then(
+      () => Promise.reject(new HandlerTimeout()),
+      () => undefined,
+    );
+    try {
+      await Promise.race([Promise.resolve().then(() => handler(ctx)), limit]);
+      report.ran.push(plugin);
+    } catch (error) {
+      if (error instanceof HandlerTimeout) {
+        report.failed.push({ plugin, reason: "timed out" });
+        options.log.error({ plugin, timeout_ms: timeoutMs }, `plugin ${plugin} did not finish within ${timeoutMs} ms; going on without it`);
+      } else {
+        report.failed.push({ plugin, reason: "threw", error });
+        options.log.error({ plugin, err: error }, `plugin ${plugin} threw: ${(error as Error)?.message ?? String(error)}`);
+      }
+    } finally {
+      timer.abort();
+    }
+    if (options.stop?.(ctx)) {
+      report.stoppedAfter = plugin;
+      break;
+    }
+  }
+  return report;
+}
