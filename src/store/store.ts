@@ -8,6 +8,8 @@
  * written so far durable, so a caller that must not lose a write (the ledger, before it
  * sends a request) awaits it.
  */
+import { Namespaces } from "./namespaces.ts";
+
 export interface Store {
   get<T>(namespace: string, key: string): T | undefined;
   set<T>(namespace: string, key: string, value: T): void;
@@ -18,21 +20,32 @@ export interface Store {
   flush(): Promise<void>;
   /** Flushes and releases the store. */
   close(): Promise<void>;
+  /**
+   * Declares how large a namespace may grow, so that state kept for ever (the action ledger,
+   * per-bot data) stays bounded: past `maxEntries`, the oldest-inserted entries that
+   * `evictable` allows are dropped. Both built-in stores implement it; a store that does not
+   * keeps everything, and owners of a namespace still compact it themselves by age.
+   */
+  retain?(namespace: string, retention: Retention): void;
+}
+
+/** How large a namespace may grow; see {@link Store.retain}. */
+export interface Retention {
+  /** The most entries the namespace keeps (when enough of them are evictable). */
+  maxEntries: number;
+  /** Whether an entry may be dropped (default: all may); an unfinished ledger entry may not. */
+  evictable?: (value: unknown, key: string) => boolean;
 }
 
 /** A store that lives only in memory: for tests and `--dry-run`. */
 export function createMemoryStore(): Store {
-  const spaces = new Map<string, Map<string, unknown>>();
-  const space = (ns: string) => {
-    let m = spaces.get(ns);
-    if (!m) spaces.set(ns, (m = new Map()));
-    return m;
-  };
+  const spaces = new Namespaces();
   return {
-    get: <T>(ns: string, key: string) => spaces.get(ns)?.get(key) as T | undefined,
-    set: (ns, key, value) => void space(ns).set(key, structuredClone(value)),
-    delete: (ns, key) => void spaces.get(ns)?.delete(key),
-    entries: <T>(ns: string) => [...(spaces.get(ns) ?? new Map<string, unknown>())] as Array<[string, T]>,
+    get: <T>(ns: string, key: string) => spaces.get<T>(ns, key),
+    set: (ns, key, value) => spaces.set(ns, key, value),
+    delete: (ns, key) => void spaces.delete(ns, key),
+    entries: <T>(ns: string) => spaces.entries<T>(ns),
+    retain: (ns, retention) => spaces.retain(ns, retention),
     flush: async () => {},
     close: async () => {},
   };

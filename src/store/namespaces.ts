@@ -1,0 +1,71 @@
+/**
+ * The in-memory heart of every {@link Store}: values by namespace and key, in insertion
+ * order, with the retention each namespace declares. The memory store is just this; the
+ * file store is this plus a file it is saved to, so both behave the same in tests.
+ */
+import type { Retention } from "./store.ts";
+
+/** The serialised form: per namespace, `[key, value]` pairs in insertion order. */
+export type NamespaceData = Record<string, Array<[string, unknown]>>;
+
+export class Namespaces {
+  private readonly spaces = new Map<string, Map<string, unknown>>();
+  private readonly retention = new Map<string, Retention>();
+
+  /**
+   * Pairs rather than an object per namespace: an object would put integer-like keys (post
+   * ids) first, in numeric order, and "oldest first" eviction needs insertion order.
+   */
+  static fromJSON(data: NamespaceData): Namespaces {
+    const ns = new Namespaces();
+    for (const [name, pairs] of Object.entries(data)) ns.spaces.set(name, new Map(pairs));
+    return ns;
+  }
+
+  toJSON(): NamespaceData {
+    const out: NamespaceData = {};
+    for (const [name, map] of this.spaces) if (map.size > 0) out[name] = [...map];
+    return out;
+  }
+
+  get<T>(namespace: string, key: string): T | undefined {
+    return this.spaces.get(namespace)?.get(key) as T | undefined;
+  }
+
+  set(namespace: string, key: string, value: unknown): void {
+    let map = this.spaces.get(namespace);
+    if (!map) this.spaces.set(namespace, (map = new Map()));
+    // A clone, so a caller mutating its object later cannot change what was stored
+    // without a `set` (which would skip the write that makes it durable).
+    map.set(key, structuredClone(value));
+    this.enforce(namespace, map);
+  }
+
+  delete(namespace: string, key: string): boolean {
+    return this.spaces.get(namespace)?.delete(key) ?? false;
+  }
+
+  entries<T>(namespace: string): Array<[string, T]> {
+    return [...(this.spaces.get(namespace) ?? [])] as Array<[string, T]>;
+  }
+
+  retain(namespace: string, retention: Retention): void {
+    if (!(retention.maxEntries >= 0)) throw new RangeError(`retention of ${namespace}: maxEntries must be >= 0`);
+    this.retention.set(namespace, retention);
+    const map = this.spaces.get(namespace);
+    if (map) this.enforce(namespace, map);
+  }
+
+  /** Drops the oldest evictable entries until the namespace is within its limit. */
+  private enforce(namespace: string, map: Map<string, unknown>): void {
+    const rule = this.retention.get(namespace);
+    if (!rule || map.size <= rule.maxEntries) return;
+    let excess = map.size - rule.maxEntries;
+    for (const [key, value] of map) {
+      if (excess <= 0) break;
+      if (rule.evictable && !rule.evictable(value, key)) continue;
+      map.delete(key);
+      excess--;
+    }
+  }
+}
