@@ -18,6 +18,13 @@ export interface SandboxApp {
   academic: boolean;
   /** The OAuth 2.0 client id used by PKCE. */
   client_id: string;
+  /** The OAuth 2.0 client secret: confidential PKCE clients authenticate with HTTP Basic. */
+  client_secret: string;
+  /**
+   * The user who owns the app: `POST /oauth2/invalidate_token` must be signed with this
+   * user's access token. When unset, any of the app's user tokens is accepted there.
+   */
+  owner_id?: string;
   created_at: number;
 }
 

@@ -1,0 +1,72 @@
+/**
+ * Signing in on the authorization pages: sandbox users' passwords and the browser session
+ * cookie that lets `GET /oauth/authenticate` recognise a returning user.
+ *
+ * Password rule: a user created with `POST /_sandbox/users {..., "password": "..."}` signs in
+ * with that password; every other user signs in with {@link DEFAULT_PASSWORD} (`sandbox`).
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { SandboxUser } from "../model/index.ts";
+import type { Incoming, Platform } from "../platform.ts";
+import { randomToken, userByUsername } from "./credentials.ts";
+import { DEFAULT_PASSWORD, flows } from "./state.ts";
+
+export const SESSION_COOKIE = "sandbox_session";
+
+/** How long a browser stays signed in on the sandbox clock (30 days, like a "remember me"). */
+export const SESSION_MS = 30 * 24 * 3_600_000;
+
+/** Parses a `Cookie` header. */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      continue;
+    }
+    out.set(name, value);
+  }
+  return out;
+}
+
+/** The user signed in in this browser, if the session is still valid. */
+export function sessionUser(p: Platform, inc: Incoming): SandboxUser | undefined {
+  const sid = inc.cookies.get(SESSION_COOKIE);
+  if (!sid) return undefined;
+  const session = flows(p.context.data).sessions[sid];
+  if (!session) return undefined;
+  if (session.created_at + SESSION_MS <= p.clock.now()) {
+    delete flows(p.context.data).sessions[sid];
+    return undefined;
+  }
+  const user = p.context.data.world.users[session.user_id];
+  return user && !user.suspended && !user.deactivated ? user : undefined;
+}
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** Checks a username and password; the user, or the message the form shows. */
+export function checkCredentials(p: Platform, username: string, password: string): SandboxUser | string {
+  if (!username || !password) return "Enter your username and password.";
+  const user = userByUsername(p.context.data, username);
+  if (!user || user.suspended || user.deactivated) return "The username and password you entered did not match our records.";
+  const expected = flows(p.context.data).passwords[user.id] ?? DEFAULT_PASSWORD;
+  if (!sameSecret(password, expected)) return "The username and password you entered did not match our records.";
+  return user;
+}
+
+/** Starts a session for the user; returns the `Set-Cookie` header value. */
+export function startSession(p: Platform, user: SandboxUser): string {
+  const sid = randomToken(40);
+  flows(p.context.data).sessions[sid] = { user_id: user.id, created_at: p.clock.now() };
+  return `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_MS / 1000}`;
+}

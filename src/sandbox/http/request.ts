@@ -1,0 +1,138 @@
+/**
+ * Reading an HTTP request safely: the request target (strict percent-decoding, so bad
+ * escapes and bad UTF-8 are refused instead of silently replaced), and the body (with a size
+ * cap, JSON that must be an object, form bodies). Everything here throws an
+ * {@link ApiProblem} that names what was wrong; nothing here throws anything else.
+ */
+import type { IncomingMessage } from "node:http";
+import { httpProblem, invalidRequest, type ApiProblem } from "../problems.ts";
+
+/** The request target, split and validated. */
+export interface Target {
+  /** The path as sent, still percent-encoded: OAuth 1.0a signs it this way. */
+  pathname: string;
+  /** The query, strictly decoded (`+` is a space, as in form encoding). */
+  query: URLSearchParams;
+}
+
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Decodes one form-encoded component; throws URIError on a bad escape or bad UTF-8. */
+const decodeComponent = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
+
+/**
+ * Parses `application/x-www-form-urlencoded` text (a query string or a form body), refusing
+ * what `URLSearchParams` would silently turn into U+FFFD. `where` names the part in errors.
+ */
+export function parseForm(text: string, where: "query" | "body"): URLSearchParams {
+  const params = new URLSearchParams();
+  if (text === "") return params;
+  for (const pair of text.split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+    const rawValue = eq < 0 ? "" : pair.slice(eq + 1);
+    let key: string;
+    let value: string;
+    try {
+      key = decodeComponent(rawKey);
+      value = decodeComponent(rawValue);
+    } catch {
+      const name = safeName(rawKey);
+      throw invalidRequest(
+        `The ${where} parameter ${name} is not valid percent-encoded UTF-8; encode every byte outside A-Z a-z 0-9 - . _ ~ as %XX of its UTF-8 form.`,
+        { [name]: [] },
+      );
+    }
+    params.append(key, value);
+  }
+  return params;
+}
+
+const safeName = (raw: string) => {
+  try {
+    return decodeComponent(raw);
+  } catch {
+    return raw.replace(/[^\w.-]/g, "?");
+  }
+};
+
+/** Splits and validates `req.url`. */
+export function parseTarget(url: string): Target {
+  // Node hands over the request line as latin1; a byte outside printable ASCII was not encoded.
+  if (/[^\x21-\x7e]/.test(url)) {
+    throw invalidRequest("The request URL contains raw non-ASCII or control characters; percent-encode them as UTF-8.");
+  }
+  const q = url.indexOf("?");
+  const pathname = q < 0 ? url : url.slice(0, q);
+  const rawQuery = q < 0 ? "" : url.slice(q + 1).split("#")[0]!;
+  try {
+    decodeURIComponent(pathname);
+  } catch {
+    throw invalidRequest("The request path is not valid percent-encoded UTF-8.");
+  }
+  return { pathname, query: parseForm(rawQuery, "query") };
+}
+
+/** Reads the whole body, refusing more than `maxBytes` (413) after draining what was sent. */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? NaN);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= maxBytes) chunks.push(chunk);
+    // Drain a moderately oversized body so the client reads the 413; give up on a flood.
+    else if (size > maxBytes * 16) {
+      req.destroy();
+      break;
+    }
+  }
+  if (size > maxBytes || declared > maxBytes) throw tooLarge(Math.max(size, declared || 0), maxBytes);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+const tooLarge = (size: number, max: number): ApiProblem =>
+  httpProblem(413, "Payload Too Large", `The request body is ${size} bytes; the limit is ${max} bytes. Send a smaller body.`);
+
+/** The media type of a request, lowercased, without parameters. */
+export const mediaType = (req: IncomingMessage) => (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+
+export const isForm = (req: IncomingMessage) => mediaType(req) === "application/x-www-form-urlencoded";
+
+/** Decodes a body as UTF-8, refusing bad bytes with a 400 that says so. */
+export function utf8(body: Buffer): string {
+  try {
+    return fatalUtf8.decode(body);
+  } catch {
+    throw invalidRequest("The request body is not valid UTF-8.");
+  }
+}
+
+/**
+ * The JSON body a v2 endpoint expects: undefined when there is none, an object otherwise.
+ * A form body, malformed JSON, or JSON that is not an object is refused with a 400 that says
+ * which.
+ */
+export function jsonBody(req: IncomingMessage, body: Buffer): Record<string, unknown> | undefined {
+  if (body.length === 0) return undefined;
+  if (isForm(req)) {
+    throw invalidRequest("This endpoint takes a JSON body; send it with content-type application/json, not a form.");
+  }
+  const text = utf8(body);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}.`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+    throw invalidRequest(`The request body must be a JSON object, not ${kind}.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The form body of a request (empty when it is not form-encoded). */
+export const formBody = (req: IncomingMessage, body: Buffer): URLSearchParams =>
+  isForm(req) && body.length > 0 ? parseForm(utf8(body), "body") : new URLSearchParams();

@@ -1,0 +1,342 @@
+/**
+ * The sandbox's HTTP platform: one node:http server that answers the whole service on
+ * loopback, built around the endpoint handlers (`routes`). For every request it parses the
+ * target, routes it (v2 catalog, OAuth endpoints, admin API), reads the body with a cap,
+ * authenticates, checks methods, scopes and plan, meters the limits, calls the handler and
+ * writes JSON or a stream. Nothing a client sends can crash it: every failure is an answer.
+ *
+ * The sandbox serves plain HTTP. The spec requires HTTPS for every OAuth step; postbot's
+ * client allows plain HTTP only to loopback addresses, which is where the sandbox listens.
+ *
+ * @example
+ * ```ts
+ * const sandbox = await createSandbox({ clock: createClock({ frozen: true }) });
+ * const app = await sandbox.admin.createApp({ plan: "basic" });
+ * // ... requests to sandbox.url ...
+ * await sandbox.close();
+ * ```
+ */
+import { timingSafeEqual, randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { matchEndpoint, type Endpoint } from "../api/endpoints.ts";
+import { createClock, type AdjustableClock } from "../clock.ts";
+import { silentLogger, type Logger } from "../log.ts";
+import type { Plan } from "../limits/types.ts";
+import { createAdminApi, type SandboxAdmin } from "./admin/in-process.ts";
+import { adminHandler, createAdminRoutes } from "./admin/routes.ts";
+import { checkAccess } from "./auth/access.ts";
+import { authenticate } from "./auth/authenticate.ts";
+import { NonceCache } from "./auth/nonces.ts";
+import { baseStringUri } from "./auth/oauth1.ts";
+import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
+import { parseCookies } from "./auth/session.ts";
+import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
+import { FaultRegistry } from "./faults.ts";
+import { jsonReply, problemReply, replyOf, ReplyError, type Reply } from "./http/reply.ts";
+import { formBody, jsonBody, parseTarget, readBody, type Target } from "./http/request.ts";
+import { writeStream, type OpenStream } from "./http/stream.ts";
+import { checkCap, countPostsRead } from "./meter/cap.ts";
+import { meterRequest } from "./meter/limits.ts";
+import { countRequest } from "./meter/stats.ts";
+import { createData } from "./model/index.ts";
+import type { Incoming, Platform } from "./platform.ts";
+import { ApiProblem, httpProblem, notFound } from "./problems.ts";
+import { isStream, type SandboxContext, type SandboxEventMap } from "./route.ts";
+import { routes } from "./routes/index.ts";
+import { loadState, saveState } from "./state.ts";
+
+export interface SandboxOptions {
+  /** Port to listen on (default 0: any free port). */
+  port?: number;
+  /** Address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** The sandbox's clock (default: a running clock). Tests pass a frozen one and move it. */
+  clock?: AdjustableClock;
+  /** The admin API's token (default: a random one, see `sandbox.adminToken`). */
+  adminToken?: string;
+  /** Plan of apps created without one (default `pro`). */
+  plan?: Plan;
+  /** Load state from this file at start (when it exists) and save it there on close. */
+  stateFile?: string;
+  logger?: Logger;
+  /** Largest request body accepted; larger ones get 413 (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface Sandbox {
+  /** Base URL of the service, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  adminToken: string;
+  /** State, clock and event bus, as the endpoint handlers see them. */
+  context: SandboxContext;
+  clock: AdjustableClock;
+  /** The admin API, in-process. */
+  admin: SandboxAdmin;
+  /** Saves the state to `stateFile` now (a no-op without one). */
+  save(): Promise<void>;
+  /** Ends open streams, stops timers, closes the server, and saves the state. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY = 1024 * 1024;
+/** How often (real time) the state is saved while running, so a crash loses at most this much. */
+const AUTOSAVE_MS = 30_000;
+
+/** Creates and starts a sandbox. */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const clock = options.clock ?? createClock();
+  const logger = options.logger ?? silentLogger;
+  const host = options.host ?? "127.0.0.1";
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const adminToken = options.adminToken ?? randomBytes(24).toString("base64url");
+  const data = (options.stateFile && (await loadState(options.stateFile))) || createData();
+  const context: SandboxContext = { data, clock, events: new EventEmitter<SandboxEventMap>() };
+  const p: Platform = {
+    context,
+    clock,
+    logger,
+    nonces: new NonceCache(TIMESTAMP_WINDOW_MS),
+    faults: new FaultRegistry(),
+    defaultPlan: options.plan ?? "pro",
+    adminToken,
+  };
+  const adminTable = createAdminRoutes(p);
+  const streams = new Set<OpenStream>();
+  const closing = new AbortController();
+  let hostHeader = host;
+
+  const send = (res: ServerResponse, reply: Reply) => {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(reply.status, { ...reply.headers, "content-length": String(Buffer.byteLength(reply.body)) });
+    res.end(reply.body);
+  };
+
+  /** Any thrown value as an answer; a bug is logged and answered with a 500 problem. */
+  const errorReply = (err: unknown, where: string): Reply => {
+    if (err instanceof ApiProblem) return replyOf(err);
+    if (err instanceof ReplyError) return err.reply;
+    logger.error({ err, where }, "sandbox handler failed");
+    return problemReply(500, {
+      title: "Internal Server Error",
+      detail: `The sandbox failed while handling ${where}; the error is in its log.`,
+      type: "about:blank",
+      status: 500,
+    });
+  };
+
+  const incoming = (req: IncomingMessage, target: Target, body: Buffer): Incoming => ({
+    req,
+    method: req.method ?? "GET",
+    target,
+    body,
+    form: formBody(req, body),
+    uri: baseStringUri("http", req.headers.host ?? hostHeader, target.pathname),
+    cookies: parseCookies(req.headers.cookie),
+  });
+
+  /** Applies a request-phase fault; true when it answered (or killed) the request. */
+  const requestFault = async (route: string, req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const fault = p.faults.take(route, "request");
+    if (!fault) return false;
+    if (fault.kind === "delay") {
+      await clock.sleep(fault.delay_ms, closing.signal);
+      return false;
+    }
+    if (fault.kind === "reset") {
+      req.socket.destroy();
+      return true;
+    }
+    if (fault.kind === "error") {
+      const body =
+        fault.body === undefined
+          ? { title: STATUS_CODES[fault.status] ?? "Error", detail: STATUS_CODES[fault.status] ?? "Error", type: "about:blank", status: fault.status }
+          : fault.body;
+      const reply =
+        typeof body === "string"
+          ? { status: fault.status, headers: { "content-type": "text/plain; charset=utf-8" }, body }
+          : jsonReply(fault.status, body);
+      send(res, { ...reply, headers: { ...reply.headers, ...fault.headers } });
+      countRequest(data, route, fault.status);
+      return true;
+    }
+    return false;
+  };
+
+  async function serveV2(req: IncomingMessage, res: ServerResponse, target: Target, endpoint: Endpoint, params: Record<string, string>) {
+    const route = endpoint.key;
+    if (await requestFault(route, req, res)) return;
+    let headers: Record<string, string> = {};
+    let status = 500;
+    try {
+      const body = await readBody(req, maxBody);
+      const inc = incoming(req, target, body);
+      const { caller, userKey, access } = authenticate(p, inc);
+      checkAccess(endpoint, caller, access);
+      const now = clock.now();
+      checkCap(data, route, caller.app, now);
+      headers = meterRequest(data, route, caller.app, userKey, now);
+      const json = jsonBody(req, body);
+      const handler = routes[route];
+      if (!handler) throw notFound(`${route} has no handler in this sandbox yet.`);
+      const aborted = new AbortController();
+      res.on("close", () => aborted.abort());
+      const result = await handler({
+        sandbox: context,
+        endpoint,
+        params,
+        query: target.query,
+        body: json,
+        caller,
+        countPostsRead: (n) => countPostsRead(data, caller.app, clock.now(), n),
+        signal: aborted.signal,
+      });
+      if (isStream(result)) {
+        status = 200;
+        const open = writeStream({
+          res,
+          clock,
+          logger,
+          result,
+          headers,
+          fault: p.faults.take(route, "stream"),
+          onEnd: () => streams.delete(open),
+        });
+        if (!res.writableEnded) streams.add(open);
+        return;
+      }
+      status = result.status;
+      send(res, {
+        status,
+        headers: { "content-type": "application/json; charset=utf-8", ...headers, ...result.headers },
+        body: result.body === undefined ? "" : JSON.stringify(result.body),
+      });
+    } catch (err) {
+      const reply = errorReply(err, route);
+      status = reply.status;
+      send(res, { ...reply, headers: { ...headers, ...reply.headers } });
+    } finally {
+      countRequest(data, route, status);
+    }
+  }
+
+  async function serveOAuth(req: IncomingMessage, res: ServerResponse, target: Target, route: string) {
+    if (await requestFault(route, req, res)) return;
+    let reply: Reply;
+    try {
+      const body = await readBody(req, maxBody);
+      const inc = incoming(req, target, body);
+      meterOAuth(p, route, req.socket.remoteAddress ?? "unknown");
+      reply = OAUTH_ROUTES[route]!(p, inc);
+    } catch (err) {
+      reply = errorReply(err, route);
+    }
+    countRequest(data, route, reply.status);
+    send(res, reply);
+  }
+
+  const sameToken = (given: string) => {
+    const a = Buffer.from(given);
+    const b = Buffer.from(adminToken);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
+
+  async function serveAdmin(req: IncomingMessage, res: ServerResponse, target: Target) {
+    const key = `${req.method} ${target.pathname}`;
+    let reply: Reply;
+    try {
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+      if (!given || !sameToken(given)) {
+        throw httpProblem(401, "Unauthorized", "The admin API needs Authorization: Bearer <admin token> (printed by `bot sandbox` at start).");
+      }
+      const handler = adminHandler(adminTable, key);
+      if (!handler) throw notFound(`${key} is not an admin route.`);
+      const body = await readBody(req, maxBody);
+      const result = await handler({ sandbox: context, query: target.query, body: jsonBody(req, body) });
+      reply = jsonReply(result.status, result.body, result.headers);
+    } catch (err) {
+      reply = errorReply(err, key);
+    }
+    send(res, reply);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const method = req.method ?? "GET";
+    let target: Target;
+    try {
+      target = parseTarget(req.url ?? "/");
+    } catch (err) {
+      return send(res, errorReply(err, "the request target"));
+    }
+    const path = target.pathname;
+    if (path === "/_sandbox" || path.startsWith("/_sandbox/")) return serveAdmin(req, res, target);
+    const oauth = matchOAuthRoute(method, path);
+    if (oauth) return serveOAuth(req, res, target, oauth);
+    let match: ReturnType<typeof matchEndpoint>;
+    try {
+      match = matchEndpoint(method, path);
+    } catch {
+      return send(res, errorReply(notFound(), path));
+    }
+    if (!match) {
+      return send(res, replyOf(notFound(`No route matches ${method} ${path}. The service's endpoints are listed in spec part 4.`)));
+    }
+    return serveV2(req, res, target, match.endpoint, match.params);
+  }
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    handle(req, res)
+      .catch((err) => {
+        if (closing.signal.aborted) return res.destroy();
+        send(res, errorReply(err, `${req.method} ${req.url}`));
+      })
+      .finally(() => {
+        if (logger.isLevelEnabled("debug")) {
+          logger.debug({ method: req.method, url: req.url?.split("?")[0], status: res.statusCode, ms: +(performance.now() - started).toFixed(2) }, "request");
+        }
+      });
+  });
+  server.on("clientError", (_err, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  hostHeader = `${hostPart}:${port}`;
+  const url = `http://${hostPart}:${port}`;
+
+  let saving: Promise<void> = Promise.resolve();
+  const save = () => {
+    const file = options.stateFile;
+    if (!file) return Promise.resolve();
+    saving = saving.then(() => saveState(file, data)).catch((err) => logger.error({ err, file }, "could not save the sandbox state"));
+    return saving;
+  };
+  const autosave = options.stateFile ? setInterval(() => void save(), AUTOSAVE_MS).unref() : undefined;
+
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= (async () => {
+      closing.abort(new Error("sandbox closed"));
+      if (autosave) clearInterval(autosave);
+      for (const s of [...streams]) s.end();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await save();
+    })());
+
+  logger.info({ url, plan: p.defaultPlan, stateFile: options.stateFile }, "sandbox listening");
+  return { url, adminToken, context, clock, admin: createAdminApi(adminTable, context), save, close };
+}
