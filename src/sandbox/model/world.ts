@@ -38,6 +38,16 @@ export interface SandboxPost {
   /** Hidden by the author of the conversation's root (PUT /2/posts/:id/hidden). */
   hidden: boolean;
   deleted_at?: number;
+  /** A poll attached at creation (`poll` in the create body); votes stay at zero. */
+  poll?: SandboxPoll;
+}
+
+/** A poll of a post: its id, options and when voting closes (ms on the sandbox clock). */
+export interface SandboxPoll {
+  id: string;
+  options: string[];
+  duration_minutes: number;
+  end_at: number;
 }
 
 export interface Relation {
@@ -48,6 +58,8 @@ export interface WorldData {
   users: Record<string, SandboxUser>;
   posts: Record<string, SandboxPost>;
   follows: Array<Relation & { source_id: string; target_id: string }>;
+  /** Follows of protected accounts that wait for the target's approval (`pending_follow`). */
+  follow_requests: Array<Relation & { source_id: string; target_id: string }>;
   likes: Array<Relation & { user_id: string; post_id: string }>;
   bookmarks: Array<Relation & { user_id: string; post_id: string; folder_id?: string }>;
   mutes: Array<Relation & { source_id: string; target_id: string }>;
@@ -76,6 +88,7 @@ export const createWorldData = (): WorldData => ({
   users: {},
   posts: {},
   follows: [],
+  follow_requests: [],
   likes: [],
   bookmarks: [],
   mutes: [],

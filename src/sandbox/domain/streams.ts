@@ -1,0 +1,77 @@
+/**
+ * The two streams' domain: which new posts each delivers, and the one-connection-per-app
+ * rule of the filtered stream (wire-facts 2.8).
+ *
+ * - Filtered stream: each new public post is tested against the app's current rules (so
+ *   rule changes apply to the next post, with no reconnect) and delivered with the rules
+ *   it matched.
+ * - Sample stream: "about 1%" is decided by the post id alone: a post is in the sample
+ *   when the FNV-1a hash of its decimal id is 0 modulo 100. Deterministic, so a test can
+ *   ask {@link inSample} which posts will come through.
+ *
+ * Connections are the running process's state, not the world's: they live in a table keyed
+ * by the sandbox's event bus, so each sandbox (and each test's) has its own.
+ */
+import type { SandboxPost } from "../model/index.ts";
+import { ApiProblem } from "../problems.ts";
+import type { SandboxContext } from "../route.ts";
+import { PROBLEM_TYPE_BASE } from "../../api/types.ts";
+import { postFacts, visibleTo } from "./posts.ts";
+import { matches } from "./query.ts";
+import { compiledRule, rulesOf } from "./rules.ts";
+
+const open = new WeakMap<object, Set<string>>();
+
+/** The 429 the service answers to a second filtered-stream connection of an app. */
+export function tooManyConnections(): ApiProblem {
+  return new ApiProblem(429, {
+    title: "ConnectionException",
+    detail: "This stream is currently at the maximum allowed connection limit.",
+    connection_issue: "TooManyConnections",
+    type: PROBLEM_TYPE_BASE + "streaming-connection",
+  });
+}
+
+/**
+ * Takes an app's one filtered-stream connection, or throws the 429 when it is taken.
+ * Returns the release function (idempotent).
+ */
+export function claimConnection(ctx: SandboxContext, appId: string): () => void {
+  let apps = open.get(ctx.events);
+  if (!apps) open.set(ctx.events, (apps = new Set()));
+  if (apps.has(appId)) throw tooManyConnections();
+  apps.add(appId);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    apps.delete(appId);
+  };
+}
+
+/** Whether an app holds its filtered-stream connection now. */
+export const isConnected = (ctx: SandboxContext, appId: string): boolean => open.get(ctx.events)?.has(appId) ?? false;
+
+/** The app's rules a post matches, as `matching_rules`; empty when the post is not public. */
+export function matchingRules(ctx: SandboxContext, appId: string, post: SandboxPost): Array<{ id: string; tag?: string }> {
+  if (!visibleTo(ctx, undefined, post)) return [];
+  const facts = postFacts(ctx, post);
+  const out: Array<{ id: string; tag?: string }> = [];
+  for (const r of rulesOf(ctx, appId)) {
+    if (matches(compiledRule(r.value), facts)) out.push(r.tag !== undefined ? { id: r.id, tag: r.tag } : { id: r.id });
+  }
+  return out;
+}
+
+/** Whether a post id falls in the 1% sample (FNV-1a of the decimal id, modulo 100). */
+export function inSample(id: string): boolean {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % 100 === 0;
+}
+
+/** Whether the sample stream delivers a post: public and in the sample. */
+export const sampled = (ctx: SandboxContext, post: SandboxPost): boolean => inSample(post.id) && visibleTo(ctx, undefined, post);
