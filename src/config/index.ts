@@ -1,0 +1,25 @@
+/**
+ * Bot configuration: the bot file schema (the single source of truth, also exported as JSON
+ * Schema), loading with `file:line:col` problems, `${VAR}` interpolation, and what each plan
+ * allows a bot file to ask for.
+ */
+export { loadBots, BOT_FILE_PATTERN, type BotConfig, type ResolvedPlugin, type LoadBotsOptions, type LoadBotsResult } from "./load-bots.ts";
+export { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
+export {
+  botFileSchema,
+  botJsonSchema,
+  botJsonSchemaText,
+  ACTION_NAMES,
+  BOT_NAME_PATTERN,
+  PLUGIN_NAME_PATTERN,
+  DEFAULTS,
+  type ActionName,
+  type ActionCap,
+  type AccountRef,
+  type BotFile,
+  type BotFileInput,
+} from "./schema.ts";
+export { loadEnv, interpolate, type BotEnv, type LoadEnvOptions } from "./env.ts";
+export { fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
+export { parseDuration, formatDuration, DURATION_PATTERN } from "./duration.ts";
+export { formatProblem, compareProblems, type Problem } from "./problem.ts";

@@ -1,0 +1,187 @@
+/**
+ * Loading a project's bots: every bot file of the bots directory, each bot's plugins found
+ * and imported, and each plugin's options checked by the plugin's own schema. `bot
+ * validate` prints the problems; the runtime refuses to start on any and otherwise gets
+ * bots whose plugins are ready to set up, in the order their files list them.
+ *
+ * Nothing here connects to the service.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { UserError } from "../errors.ts";
+import type { PluginDefinition } from "../plugins/definition.ts";
+import { findPlugin, localCandidates, localPluginNames, packageCandidates } from "../plugins/discover.ts";
+import { loadPlugin, type LoadedPlugin } from "../plugins/load.ts";
+import { didYouMean } from "./did-you-mean.ts";
+import { loadEnv, type BotEnv } from "./env.ts";
+import { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
+import { errorMap, explainIssues } from "./messages.ts";
+import { compareProblems, type Problem } from "./problem.ts";
+import type { BotFile } from "./schema.ts";
+
+/** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */
+export interface ResolvedPlugin {
+  /** The name the bot file uses for it. */
+  name: string;
+  /** The options after the plugin's schema (defaults filled in); `{}` when it has none. */
+  options: unknown;
+  definition: PluginDefinition;
+  /** Where it was loaded from: a local file or an npm package name (for logs). */
+  source: string;
+}
+
+/** A valid bot: its file's settings and its plugins, in the file's order. */
+export interface BotConfig extends Omit<BotFile, "plugins"> {
+  /** The bot file, relative to the current directory when inside it. */
+  file: string;
+  plugins: ResolvedPlugin[];
+}
+
+export interface LoadBotsOptions {
+  /** Default `bots`. */
+  botsDir?: string;
+  /** Default `plugins`. */
+  pluginsDir?: string;
+  /** Default `process.env` (a `.env` file adds to it; see src/config/env.ts). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where relative directories, `.env` and npm plugins are found; default `process.cwd()`. */
+  cwd?: string;
+}
+
+export interface LoadBotsResult {
+  /** The bots without problems (a file with any problem contributes none). */
+  bots: BotConfig[];
+  /** Every problem, ordered by file and position; the runtime must not start on any. */
+  problems: Problem[];
+  /** The bot files read. */
+  files: string[];
+  /** The environment the files saw, for the runtime's own settings. */
+  env: BotEnv;
+}
+
+/** The file extensions of bot files. */
+export const BOT_FILE_PATTERN = /\.ya?ml$/;
+
+/**
+ * Loads and checks every bot file of `botsDir`.
+ *
+ * @throws UserError when the bots directory does not exist (nothing to check at all).
+ *
+ * @example
+ * ```ts
+ * const { bots, problems } = await loadBots({ botsDir: "bots", pluginsDir: "plugins" });
+ * if (problems.length) throw new UserError(problems.map(formatProblem).join("\n"));
+ * for (const bot of bots) for (const plugin of bot.plugins) plugin.definition.setup(...);
+ * ```
+ */
+export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const botsDir = options.botsDir ?? "bots";
+  const pluginsDir = options.pluginsDir ?? "plugins";
+  const dir = resolve(cwd, botsDir);
+  let entries: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+    entries = readdirSync(dir).filter((f) => BOT_FILE_PATTERN.test(f)).sort();
+  } catch {
+    throw new UserError(`the bots directory ${botsDir} does not exist; create it with one YAML file per bot, or pass --bots DIR`);
+  }
+  const env = loadEnv({ botsDir, cwd, env: options.env });
+  const show = (file: string) => {
+    const rel = relative(cwd, file);
+    return rel.startsWith("..") ? file : rel;
+  };
+  const files = entries.map((name) => show(join(dir, name)));
+  const problems: Problem[] = [];
+  if (files.length === 0) {
+    problems.push({ file: show(dir), message: "has no bot files (*.yaml or *.yml); write one file per bot" });
+  }
+
+  const parsed: ParsedBotFile[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(resolve(cwd, file), "utf8");
+    } catch (error) {
+      problems.push({ file, message: `cannot be read: ${(error as Error).message}` });
+      continue;
+    }
+    const result = parseBotFile(file, text, env);
+    problems.push(...result.problems);
+    parsed.push(result);
+  }
+
+  const owners = new Map<string, string>();
+  const plugins = new PluginCache(pluginsDir, cwd);
+  const bots: BotConfig[] = [];
+  for (const result of parsed) {
+    const bot = result.bot;
+    if (!bot) continue;
+    const owner = owners.get(bot.name);
+    const before = problems.length;
+    if (owner) {
+      problems.push(result.problemAt({ path: ["name"], at: "value", message: `"${bot.name}" is already the name of the bot in ${owner}; bot names must be unique` }));
+    } else owners.set(bot.name, result.file);
+    const resolved: ResolvedPlugin[] = [];
+    for (const entry of bot.plugins) {
+      const outcome = await resolvePlugin(entry.name, entry.options, plugins);
+      if ("problems" in outcome) problems.push(...outcome.problems.map((p) => result.problemAt({ ...p, path: ["plugins", entry.name, ...p.path] })));
+      else resolved.push(outcome);
+    }
+    if (problems.length === before) bots.push({ ...bot, file: result.file, plugins: resolved });
+  }
+  problems.sort(compareProblems);
+  return { bots, problems, files, env };
+}
+
+type PathProblem = Parameters<ParsedBotFile["problemAt"]>[0];
+
+/** Each plugin is found and imported once, however many bots use it. */
+class PluginCache {
+  private readonly loaded = new Map<string, Promise<LoadedPlugin | undefined>>();
+  constructor(
+    readonly pluginsDir: string,
+    readonly cwd: string,
+  ) {}
+
+  get(name: string): Promise<LoadedPlugin | undefined> {
+    let entry = this.loaded.get(name);
+    if (!entry) {
+      const location = findPlugin(name, { pluginsDir: this.pluginsDir, projectDir: this.cwd });
+      entry = location ? loadPlugin(location) : Promise.resolve(undefined);
+      this.loaded.set(name, entry);
+    }
+    return entry;
+  }
+}
+
+async function resolvePlugin(name: string, raw: unknown, cache: PluginCache): Promise<ResolvedPlugin | { problems: PathProblem[] }> {
+  const loaded = await cache.get(name);
+  if (!loaded) return { problems: [{ path: [], at: "key", message: unknownPluginMessage(name, cache) }] };
+  if (!loaded.ok) return { problems: [{ path: [], at: "key", message: `plugin "${name}" ${loaded.message}` }] };
+  const { definition, location } = loaded;
+  const schema = definition.options;
+  if (!schema) {
+    const empty = raw === undefined || raw === null || (typeof raw === "object" && !Array.isArray(raw) && Object.keys(raw).length === 0);
+    if (!empty) return { problems: [{ path: [], at: "key", message: `plugin "${name}" takes no options; leave its value empty (${name}: {})` }] };
+    return { name, options: {}, definition, source: location.label };
+  }
+  let result: Awaited<ReturnType<typeof schema.safeParseAsync>>;
+  try {
+    result = await schema.safeParseAsync(raw, { error: errorMap } as Parameters<typeof schema.safeParseAsync>[1]);
+  } catch (error) {
+    return { problems: [{ path: [], at: "key", message: `plugin "${name}" (${location.label}) failed while checking its options: ${(error as Error)?.message ?? String(error)}` }] };
+  }
+  if (!result.success) return { problems: explainIssues(result.error.issues, schema) };
+  return { name, options: result.data, definition, source: location.label };
+}
+
+function unknownPluginMessage(name: string, cache: PluginCache): string {
+  const suggestion = didYouMean(name, localPluginNames(cache.pluginsDir, cache.cwd));
+  const local = localCandidates(name);
+  const dir = cache.pluginsDir.replace(/\/+$/, "");
+  const places = local.length > 0 ? `${dir}/${name}.{ts,js,mts,mjs}, ${dir}/${name}/index.{ts,js} and ` : "";
+  const packages = packageCandidates(name).join(", ");
+  const looked = `ooked for ${places}the npm packages ${packages}`;
+  return suggestion ? `unknown plugin "${name}"; did you mean "${suggestion}"? L${looked}` : `unknown plugin "${name}"; l${looked}`;
+}

@@ -1,0 +1,41 @@
+/**
+ * What a plan allows a bot file to ask for, derived from the spec part 8 table in
+ * src/limits (never restated here), so validation, the mentions poller and the budget can
+ * never disagree about a plan.
+ */
+import { limitsFor, WINDOW_MS, type Plan } from "../limits/index.ts";
+
+const MENTIONS = "GET /2/users/:id/mentions" as const;
+const STREAM = "GET /2/posts/search/stream" as const;
+
+/**
+ * The shortest interval at which one bot can poll its mention timeline on `plan` and never
+ * run out of requests: for every window that applies, the window divided by its limit. An
+ * app-wide (A) window is shared by every bot of the app that polls mentions, so with
+ * `botsOnApp` pollers each gets that share of it.
+ *
+ * The runtime polls at this interval unless the bot file asks for slower; validation
+ * refuses a bot file that asks for faster (with one bot on the app, the most it could get).
+ *
+ * @example
+ * ```ts
+ * fastestMentionIntervalMs("basic"); // 90000: 10 requests per 15 minutes per user
+ * fastestMentionIntervalMs("pro", 3); // 6000: 450 per 15 minutes for the app, over 3 bots
+ * ```
+ */
+export function fastestMentionIntervalMs(plan: Plan, botsOnApp = 1): number {
+  const limits = limitsFor(MENTIONS, plan);
+  if (limits === "unavailable") throw new Error(`the mention timeline is unavailable on ${plan}; the limit table changed`);
+  const share = Math.max(1, Math.floor(botsOnApp));
+  let fastest = 0;
+  for (const limit of limits) {
+    const pollers = limit.scope === "app" ? share : 1;
+    fastest = Math.max(fastest, Math.ceil((WINDOW_MS[limit.per] * pollers) / limit.max));
+  }
+  return fastest;
+}
+
+/** Whether `plan` may open the filtered stream (so whether a bot on it may have stream rules). */
+export function planHasStream(plan: Plan): boolean {
+  return limitsFor(STREAM, plan) !== "unavailable";
+}

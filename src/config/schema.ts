@@ -1,0 +1,256 @@
+/**
+ * The bot file: one zod schema that is the single source of truth for what a bot YAML may
+ * say. The loader validates with it, `bot schema` exports it as JSON Schema for editors,
+ * and its output type is what the runtime receives: durations in milliseconds, the budget
+ * reserve as a fraction, plugins as an ordered list.
+ *
+ * Choices where the design leaves room (each written once, here):
+ *
+ * - `account` may be omitted or be `{stored: NAME}`: the token pair saved by
+ *   `bot auth login --account NAME` in the state store is used, so secrets need not appear
+ *   even as `${VAR}`. Omitted means `{stored: <bot name>}`; the embedded sandbox creates
+ *   that account itself, so demo bots need no credentials at all.
+ * - A mentions `interval` faster than the plan allows is an error, not a warning: the
+ *   budget could never honour it, and a silent slowdown would hide the mistake.
+ * - `reply_to_bots` (default false) and `reply_cooldown` (default 15m; `0s` turns it off)
+ *   are top-level: they guard against reply loops, which is safety, not budget.
+ * - Plugin options left empty (`like:`) mean `{}`, so a plugin whose options all have
+ *   defaults needs nothing after its name.
+ */
+import { z } from "zod";
+import { PLANS, type Plan } from "../limits/index.ts";
+import { checkSchedule } from "../triggers/schedule.ts";
+import { DURATION_HINT, DURATION_PATTERN, formatDuration, parseDuration } from "./duration.ts";
+import { showValue, valueError } from "./messages.ts";
+import { fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
+
+/** Bot names: lower-case letters, digits and dashes (they prefix stream rule tags and log lines). */
+export const BOT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+
+/**
+ * Plugin names as bot files use them: a local plugin's file name, or an npm package name
+ * (scoped or not). They start with a letter (or `@`) so that no name looks like an array
+ * index, which would reorder them in a JavaScript object.
+ */
+export const PLUGIN_NAME_PATTERN = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z][a-z0-9._-]*$/;
+
+/** The actions a plugin can take, each of which a bot file may cap in `budget`. */
+export const ACTION_NAMES = ["reply", "like", "repost", "follow", "dm", "hide", "post"] as const;
+export type ActionName = (typeof ACTION_NAMES)[number];
+
+/** Defaults a bot file may leave out. */
+export const DEFAULTS = {
+  backfill: "1h",
+  replyCooldown: "15m",
+} as const;
+
+const text = (what: string) =>
+  z.string({ error: valueError(what) }).min(1, { error: `must not be empty; give ${what}` });
+
+const notDuration = valueError(`a duration (${DURATION_HINT})`, (shown) => `${shown} is not a duration; ${DURATION_HINT}`);
+
+function duration(description: string, minMs = 0) {
+  return z
+    .string({ error: notDuration })
+    .regex(DURATION_PATTERN, { error: notDuration })
+    .transform((value, ctx) => {
+      const ms = parseDuration(value)!;
+      if (ms < minMs) {
+        ctx.issues.push({ code: "custom", input: value, message: `${showValue(value)} is too short; the least allowed is ${formatDuration(minMs)}` });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .meta({ description: `${description} (${DURATION_HINT})` });
+}
+
+const botName = z
+  .string({ error: valueError("a name (lower-case letters, digits and dashes)") })
+  .max(60, { error: "is too long; use at most 60 characters" })
+  .regex(BOT_NAME_PATTERN, {
+    error: (iss) => `${showValue(iss.input)} is not a valid name; use lower-case letters, digits and dashes (a-z, 0-9, -), starting with a letter or digit`,
+  });
+
+const account = z
+  .strictObject({
+    token: text("the account's OAuth 1.0a access token").optional().meta({ description: "OAuth 1.0a access token of the bot's account; write ${VAR} to read it from the environment" }),
+    token_secret: text("the access token's secret").optional().meta({ description: "OAuth 1.0a access token secret; write ${VAR} to read it from the environment" }),
+    stored: botName.optional().meta({ description: "An account saved by `bot auth login --account NAME` in the state store" }),
+  })
+  .superRefine((value, ctx) => {
+    const hasPair = value.token !== undefined || value.token_secret !== undefined;
+    if (value.stored !== undefined && hasPair) {
+      ctx.addIssue({ code: "custom", path: ["stored"], input: value.stored, message: "give either token and token_secret, or stored, not both" });
+      return;
+    }
+    if (value.stored !== undefined) return;
+    if (value.token === undefined) ctx.addIssue({ code: "custom", path: ["token"], input: undefined, message: "is required with token_secret (or write stored: NAME to use an account saved by `bot auth login --account NAME`)" });
+    if (value.token_secret === undefined) ctx.addIssue({ code: "custom", path: ["token_secret"], input: undefined, message: "is required with token (the secret that `bot auth login` printed with it)" });
+  })
+  .transform((value): AccountRef =>
+    value.stored !== undefined ? { kind: "stored", stored: value.stored } : { kind: "oauth1", token: value.token!, token_secret: value.token_secret! },
+  )
+  .meta({
+    description:
+      "The bot's account: {token, token_secret} (OAuth 1.0a user context) or {stored: NAME} (saved by `bot auth login --account NAME`). Omitted: the stored account named like the bot.",
+  });
+
+/** How the runtime finds a bot's user credentials. */
+export type AccountRef = { kind: "oauth1"; token: string; token_secret: string } | { kind: "stored"; stored: string };
+
+const mentions = z
+  .strictObject({
+    interval: duration("How often to poll the mention timeline; default: the fastest the plan allows", 1_000).optional(),
+    backfill: duration("How far back the very first poll reaches", 1_000).prefault(DEFAULTS.backfill),
+  })
+  .meta({ description: "Poll the mention timeline (`mentions: {}` for the defaults)" });
+
+const streamRule = z
+  .strictObject({
+    value: text("the rule (e.g. \"#askgreeter -is:repost\")").meta({ description: "The filtered-stream rule" }),
+    tag: text("a tag for the rule").optional().meta({ description: "Tells handlers which rule matched (ctx.rule.tag)" }),
+  })
+  .meta({ description: "A filtered-stream rule of this bot" });
+
+const schedule = z
+  .strictObject({
+    name: text("a name for the schedule").meta({ description: "Tells handlers which schedule fired (ctx.schedule.name)" }),
+    cron: text("a cron expression (e.g. \"0 9 * * *\")").meta({ description: "Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first" }),
+    timezone: text("an IANA time zone (e.g. Europe/Berlin)").optional().meta({ description: "IANA time zone (default: the process's)" }),
+  })
+  .superRefine((value, ctx) => {
+    const cronProblem = checkSchedule({ cron: value.cron });
+    if (cronProblem) {
+      ctx.addIssue({ code: "custom", path: ["cron"], input: value.cron, message: `${cronProblem}; write 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * *"` });
+      return;
+    }
+    const zoneProblem = checkSchedule(value);
+    if (zoneProblem) ctx.addIssue({ code: "custom", path: ["timezone"], input: value.timezone, message: zoneProblem });
+  });
+
+const triggers = z
+  .strictObject({
+    mentions: mentions.optional(),
+    stream: z.array(streamRule).default([]).meta({ description: "Filtered-stream rules; needs a plan with stream access (pro)" }),
+    schedule: z
+      .array(schedule)
+      .default([])
+      .superRefine((entries, ctx) => {
+        const seen = new Set<string>();
+        entries.forEach((entry, index) => {
+          if (seen.has(entry.name)) ctx.addIssue({ code: "custom", path: [index, "name"], input: entry.name, message: `${showValue(entry.name)} is already the name of another schedule of this bot; names must differ` });
+          seen.add(entry.name);
+        });
+      })
+      .meta({ description: "Cron schedules (the `schedule` event)" }),
+  })
+  .meta({ description: "What wakes the bot: mentions, stream rules, schedules" });
+
+const pluginName = z.string().regex(PLUGIN_NAME_PATTERN, {
+  error: (iss) => `${showValue(iss.input)} is not a plugin name; use a plugin file's name (reply for plugins/reply.ts) or an npm package name`,
+});
+
+const plugins = z
+  .record(pluginName, z.unknown())
+  .default({})
+  .transform((entries) => Object.entries(entries).map(([name, options]) => ({ name, options: (options ?? {}) as unknown })))
+  .meta({ description: "Plugin name -> its options (checked by the plugin's own schema). Handlers run in this order." });
+
+const notPercent = valueError("a percentage such as 10%", (shown) => `${shown} is not a percentage; write it with a % sign, e.g. 10%`);
+const percent = z
+  .string({ error: notPercent })
+  .regex(/^\d+(\.\d+)?%$/, { error: notPercent })
+  .transform((value, ctx) => {
+    const fraction = Number(value.slice(0, -1)) / 100;
+    if (fraction >= 1) {
+      ctx.issues.push({ code: "custom", input: value, message: `${showValue(value)} would keep the whole budget unused; use less than 100%` });
+      return z.NEVER;
+    }
+    return fraction;
+  });
+
+const cap = z
+  .strictObject({
+    max: z
+      .number({ error: valueError("a whole number (0 turns the action off)") })
+      .int({ error: valueError("a whole number (0 turns the action off)") })
+      .min(0, { error: (iss) => `${showValue(iss.input)} is negative; use 0 or more (0 turns the action off)` }),
+    per: duration("The window the cap counts in", 1_000),
+  })
+  .meta({ description: "At most `max` of this action in any `per` interval" });
+
+const budget = z
+  .strictObject({
+    reserve: percent.prefault("0%").meta({ description: "Share of every plan window kept unused, e.g. 10%" }),
+    ...(Object.fromEntries(ACTION_NAMES.map((action) => [action, cap.optional()])) as Record<ActionName, z.ZodOptional<typeof cap>>),
+  })
+  .meta({ description: "Limits stricter than the plan's" });
+
+/**
+ * The bot file schema. Parse with the loader (src/config/load-bot-file.ts), which adds
+ * file:line:col positions and `${VAR}` interpolation; this schema sees plain data.
+ */
+export const botFileSchema = z
+  .strictObject({
+    name: botName.meta({ description: "Unique among the bot files; lower-case letters, digits and dashes" }),
+    account: account.optional(),
+    plan: z
+      .enum(PLANS as [Plan, ...Plan[]], { error: valueError(`a plan: one of ${PLANS.join(", ")}`, (shown) => `${shown} is not a plan; use one of ${PLANS.join(", ")}`) })
+      .meta({ description: "The app's plan: picks the limit table of the spec's part 8" }),
+    triggers: triggers.prefault({}),
+    plugins,
+    budget: budget.prefault({}),
+    reply_to_bots: z
+      .boolean({ error: valueError("true or false") })
+      .default(false)
+      .meta({ description: "Whether the bot may reply to itself or to other bots of the same process (reply loops get accounts suspended)" }),
+    reply_cooldown: duration("The bot never replies twice in one conversation within this time; 0s turns it off").prefault(DEFAULTS.replyCooldown),
+  })
+  .superRefine((bot, ctx) => {
+    if (bot.triggers.stream.length > 0 && !planHasStream(bot.plan)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["triggers", "stream"],
+        input: bot.triggers.stream,
+        message: `the ${bot.plan} plan has no filtered stream, so stream rules cannot run; remove them or use the pro plan`,
+      });
+    }
+    const interval = bot.triggers.mentions?.interval;
+    if (interval !== undefined) {
+      const fastest = fastestMentionIntervalMs(bot.plan);
+      if (interval < fastest) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["triggers", "mentions", "interval"],
+          input: formatDuration(interval),
+          message: `${formatDuration(interval)} is faster than the ${bot.plan} plan allows; use ${formatDuration(fastest)} or more, or leave interval out to poll at the fastest allowed`,
+        });
+      }
+    }
+  })
+  .transform((bot) => ({ ...bot, account: bot.account ?? ({ kind: "stored", stored: bot.name } as AccountRef) }))
+  .meta({
+    title: "postbot bot file",
+    description: "One bot of postbot: its account, plan, triggers, plugins and budget. Write ${VAR} or ${VAR:-default} to read the environment.",
+  });
+
+/** A bot file after validation: typed values (durations in ms, reserve as a fraction). */
+export type BotFile = z.output<typeof botFileSchema>;
+/** A bot file as written (what editors complete). */
+export type BotFileInput = z.input<typeof botFileSchema>;
+/** One action cap of `budget`: at most `max` actions in any `per` milliseconds. */
+export type ActionCap = z.output<typeof cap>;
+
+/**
+ * The JSON Schema of bot files (draft 2020-12), describing what users write: it is what
+ * `bot schema` prints and what `bot.schema.json` holds. Point an editor at it with a first
+ * line `# yaml-language-server: $schema=../bot.schema.json`.
+ */
+export function botJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(botFileSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+}
+
+/** {@link botJsonSchema} as `bot schema` prints it and `bot.schema.json` stores it. */
+export function botJsonSchemaText(): string {
+  return `${JSON.stringify(botJsonSchema(), null, 2)}\n`;
+}

@@ -1,0 +1,79 @@
+/**
+ * Importing a plugin module and checking what it exports. TypeScript plugins need no build
+ * step: the `bot` command runs under tsx, so a plain `import()` compiles them; a process
+ * without tsx's loader (a program embedding postbot) falls back to tsx's `tsImport`.
+ * Importing through the process's own loader (rather than always `tsImport`, which loads
+ * into a separate module graph) keeps one instance of each module, postbot's included.
+ *
+ * Any failure (a syntax error, a throw at import, a wrong export) becomes one message that
+ * names the plugin's file and, for syntax errors, the line.
+ */
+import { spawnSync } from "node:child_process";
+import { relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import { definitionOf, definitionProblem, type PluginDefinition } from "./definition.ts";
+import type { PluginLocation } from "./discover.ts";
+
+/** A loaded plugin, or why it could not be loaded (a message naming its file). */
+export type LoadedPlugin = { ok: true; definition: PluginDefinition; location: PluginLocation } | { ok: false; message: string; location: PluginLocation };
+
+/** Imports the plugin at `location` and checks its default export. Never throws. */
+export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin> {
+  let module: Record<string, unknown>;
+  try {
+    module = await importModule(location.file);
+  } catch (error) {
+    return { ok: false, location, message: `could not be loaded from ${location.label}: ${describeLoadError(error, location)}` };
+  }
+  const definition = definitionOf(module);
+  const problem = definitionProblem(definition);
+  if (problem) return { ok: false, location, message: `(${location.label}) is not a plugin: ${problem}` };
+  return { ok: true, location, definition: definition as PluginDefinition };
+}
+
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(file).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
+    const { tsImport } = await import("tsx/esm/api");
+    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  }
+}
+
+/**
+ * One line about why an import failed. Compilers' messages carry absolute paths and
+ * banners ("Transform failed with 1 error:"); those are trimmed to `file:line:col: what`.
+ * Node's own syntax errors in ES modules carry no position, so the file is checked with
+ * `node --check` to find the line.
+ */
+function describeLoadError(error: unknown, location: PluginLocation): string {
+  const e = error as { name?: string; message?: string } | undefined;
+  const name = e?.name && e.name !== "Error" ? `${e.name}: ` : "";
+  let message = String(e?.message ?? error)
+    .replace(/^Transform failed with \d+ errors?:\s*/, "")
+    .replaceAll(location.file, shortPath(location.file))
+    .replace(/: ERROR: /g, ": ")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)[0] ?? "unknown error";
+  if (e?.name === "SyntaxError" && !message.includes(shortPath(location.file))) {
+    const line = syntaxErrorLine(location.file);
+    if (line) message += ` (${shortPath(location.file)}:${line})`;
+  }
+  return `${name === "TransformError: " ? "" : name}${message}`;
+}
+
+function shortPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel.startsWith("..") ? file : rel;
+}
+
+/** The line `node --check` reports for a syntax error in a JavaScript file. */
+function syntaxErrorLine(file: string): number | undefined {
+  if (!/\.(c|m)?js$/.test(file)) return undefined;
+  const result = spawnSync(process.execPath, ["--check", file], { encoding: "utf8", timeout: 10_000 });
+  const match = /^(.*):(\d+)$/m.exec(result.stderr ?? "");
+  return match && match[1] === file ? Number(match[2]) : undefined;
+}
