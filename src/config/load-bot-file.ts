@@ -5,7 +5,7 @@
  */
 import { interpolate, type BotEnv } from "./env.ts";
 import { errorMap, explainIssues, formatPath, showValue, type PathProblem } from "./messages.ts";
-import type { Problem } from "./problem.ts";
+import { compareProblems, type Problem } from "./problem.ts";
 import { botFileSchema, type BotFile } from "./schema.ts";
 import { parseYamlSource, toData, type SourceProblem, type YamlSource } from "./yaml-source.ts";
 
@@ -58,7 +58,7 @@ export function parseBotFile(file: string, text: string, env: BotEnv): ParsedBot
   }
   const parsed = botFileSchema.safeParse(data, { error: errorMap });
   if (parsed.success) result.bot = parsed.data;
-  else result.problems = explainIssues(parsed.error.issues, botFileSchema).map(problemAt);
+  else result.problems = explainIssues(parsed.error.issues, botFileSchema).map(problemAt).sort(compareProblems);
   return result;
 }
 

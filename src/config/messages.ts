@@ -37,11 +37,15 @@ export function showValue(value: unknown): string {
 
 /**
  * An error function for a zod schema: "is required; give WHAT" when the key is missing,
- * "expected WHAT, got VALUE" otherwise (or `bad(value)` when given).
+ * "is empty; give WHAT" when it has no value (`plan:`), "expected WHAT, got VALUE"
+ * otherwise (or `bad(value)` when given).
  */
 export function valueError(what: string, bad?: (shown: string) => string): (issue: { input?: unknown }) => string {
-  return (issue) =>
-    issue.input === undefined ? `is required; give ${what}` : bad ? bad(showValue(issue.input)) : `expected ${what}, got ${showValue(issue.input)}`;
+  return (issue) => {
+    if (issue.input === undefined) return `is required; give ${what}`;
+    if (issue.input === null) return `is empty; give ${what}`;
+    return bad ? bad(showValue(issue.input)) : `expected ${what}, got ${showValue(issue.input)}`;
+  };
 }
 
 const TYPE_WORDS: Record<string, string> = {
@@ -68,11 +72,13 @@ export function errorMap(issue: RawIssue): string | undefined {
   switch (issue.code) {
     case "invalid_type": {
       const expected = TYPE_WORDS[issue.expected] ?? issue.expected;
-      return input === undefined ? `is required; give ${expected}` : `expected ${expected}, got ${showValue(input)}`;
+      if (input === undefined) return `is required; give ${expected}`;
+      if (input === null) return `is empty; give ${expected}`;
+      return `expected ${expected}, got ${showValue(input)}`;
     }
     case "invalid_value": {
       const values = issue.values.map((v) => showValue(v)).join(", ");
-      if (input === undefined) return `is required; use ${issue.values.length > 1 ? "one of " : ""}${values}`;
+      if (input === undefined || input === null) return `is ${input === null ? "empty" : "required"}; use ${issue.values.length > 1 ? "one of " : ""}${values}`;
       return `${showValue(input)} is not allowed; use ${issue.values.length > 1 ? "one of " : ""}${values}`;
     }
     case "too_small": {

@@ -63,7 +63,7 @@ export function parseYamlSource(text: string): { source?: YamlSource; problems: 
   const doc = docs[0]!;
   // Only the first syntax error: the ones after it are nearly always its consequences.
   const firstError = doc.errors[0];
-  if (firstError) return { problems: [{ offset: firstError.pos[0], message: `invalid YAML: ${firstError.message}` }], position };
+  if (firstError) return { problems: [{ offset: firstError.pos[0], message: `invalid YAML: ${firstError.message}${flowHint(text, firstError.pos[0])}` }], position };
   for (const warning of doc.warnings) {
     if (warning.code !== "TAG_RESOLVE_FAILED") problems.push({ offset: warning.pos[0], message: `invalid YAML: ${warning.message}` });
   }
@@ -136,6 +136,18 @@ function structureProblems(doc: Document.Parsed, text: string): SourceProblem[] 
     },
   });
   return problems;
+}
+
+/**
+ * `{ max: ${MAX} }` is a YAML syntax error (`{` opens a mapping inside a flow mapping);
+ * when an error's line has a `${` before it, say how to write it instead.
+ */
+function flowHint(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
+  const before = text.slice(lineStart, offset + 1);
+  return before.includes("${") && /[[{]/.test(before)
+    ? ' (inside { } or [ ], a ${VAR} must be quoted, "${VAR}", or the value written in block style, one key: value per line)'
+    : "";
 }
 
 /** Where the tag of `node` is written (the node's range starts after its properties). */

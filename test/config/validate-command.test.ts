@@ -1,0 +1,80 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+/** Runs `bot ARGS` as a user would, with only the environment given (no inherited secrets). */
+function bot(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ["bin/bot.js", ...args], { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+      done({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const FIXTURES = "test/fixtures/config";
+const PLUGINS = "test/fixtures/plugins";
+
+describe("bot validate", () => {
+  it("exits 0 with a one-line summary when every bot is valid", async () => {
+    const run = await bot(["validate", "--bots", `${FIXTURES}/valid/bots`, "--plugins", PLUGINS], { GREETER_TOKEN: "t", COUNTER_STEP: "3" });
+    expect(run).toEqual({ code: 0, stdout: "OK: 3 bots in 3 files (greeter, minimal, watcher), 3 plugins checked\n", stderr: "" });
+  });
+
+  it("prints every problem as file:line:col and exits 1", async () => {
+    const run = await bot(["validate", "--bots", `${FIXTURES}/broken/bots`, "--plugins", PLUGINS]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("");
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(16);
+    expect(lines.slice(0, 3)).toEqual([
+      `${FIXTURES}/broken/bots/alias-bomb.yaml:5:8 aliases expand into too much data (more than 100 expansions; a "billion laughs" file?); a bot file needs few aliases, so write the values out`,
+      `${FIXTURES}/broken/bots/bad-cron.yaml:6:13 triggers.schedule[0].cron: invalid cron expression "61 * * * *": 61 is a invalid expression for minute (field minute); write 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * *"`,
+      `${FIXTURES}/broken/bots/bad-plugin-option.yaml:5:11 plugins.reply.text: expected text, got 42`,
+    ]);
+    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^test\/fixtures\/config\/broken\/bots\/[a-z-]+\.yaml:\d+:\d+ \S/);
+    expect(lines.at(-1)).toBe("15 problems in 15 files; fix them before bot start");
+  });
+
+  it("names a plugin's file and line when it cannot be loaded", async () => {
+    const run = await bot(["validate", "--bots", `${FIXTURES}/plugin-errors/bots`, "--plugins", PLUGINS]);
+    const at = `${FIXTURES}/plugin-errors/bots/uses-broken.yaml`;
+    expect(run).toEqual({
+      code: 1,
+      stderr: "",
+      stdout: [
+        `${at}:5:3 plugins.broken-syntax: plugin "broken-syntax" could not be loaded from ${PLUGINS}/broken-syntax.js: SyntaxError: Unexpected token ';' (${PLUGINS}/broken-syntax.js:5)`,
+        `${at}:6:3 plugins.throws-on-import: plugin "throws-on-import" could not be loaded from ${PLUGINS}/throws-on-import.ts: the weather service is down`,
+        `${at}:7:3 plugins.not-a-plugin: plugin "not-a-plugin" (${PLUGINS}/not-a-plugin.ts) is not a plugin: its default export has no setup function; write export default definePlugin({ name, options, setup })`,
+        "3 problems in 1 file; fix them before bot start",
+        "",
+      ].join("\n"),
+    });
+  });
+
+  it("says what to do about a missing bots directory, without a stack trace", async () => {
+    const run = await bot(["validate", "--bots", "no/such/dir"]);
+    expect(run).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "bot: the bots directory no/such/dir does not exist; create it with one YAML file per bot, or pass --bots DIR\n",
+    });
+  });
+
+  it("has --help", async () => {
+    const run = await bot(["validate", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Usage: bot validate [options]");
+    expect(run.stdout).toContain("--bots <dir>");
+    expect(run.stdout).toContain("--plugins <dir>");
+  });
+});
+
+describe("bot schema", () => {
+  it("prints the committed bot.schema.json", async () => {
+    const run = await bot(["schema"]);
+    expect(run).toEqual({ code: 0, stdout: readFileSync("bot.schema.json", "utf8"), stderr: "" });
+    const help = await bot(["schema", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: bot schema");
+  });
+});
