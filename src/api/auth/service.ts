@@ -1,0 +1,37 @@
+/**
+ * The OAuth steps talk to the service outside any client (the `bot auth` commands run them
+ * before an account has a token), so each takes either a client's transport or a base URL.
+ * A base URL gets a short-lived transport, checked for HTTPS like every other.
+ */
+import { createTransport, type HttpResponse, type HttpTransport } from "../http.ts";
+import { errorFromResponse } from "../responses.ts";
+import type { RequestInfo } from "../errors.ts";
+import { secureBaseUrl } from "../secure-origin.ts";
+
+/** Where an OAuth step goes: a client's transport, or the service's base URL. */
+export type ServiceRef = HttpTransport | string | URL;
+
+const isTransport = (ref: ServiceRef): ref is HttpTransport => typeof ref === "object" && "send" in ref;
+
+/** Runs `fn` with a transport for `ref`, closing it afterwards when it was made here. */
+export async function withService<T>(ref: ServiceRef, fn: (transport: HttpTransport) => Promise<T>): Promise<T> {
+  if (isTransport(ref)) return fn(ref);
+  const transport = createTransport({ baseUrl: ref });
+  try {
+    return await fn(transport);
+  } finally {
+    await transport.close();
+  }
+}
+
+/** The base URL of a service reference, checked (HTTPS or loopback). */
+export function baseUrlOf(ref: ServiceRef): URL {
+  if (isTransport(ref)) return ref.baseUrl;
+  return secureBaseUrl(ref, "the service base URL");
+}
+
+/** Throws the typed error of a response that is not a success. */
+export function expectSuccess(info: RequestInfo, res: HttpResponse): HttpResponse {
+  if (res.status >= 200 && res.status < 300) return res;
+  throw errorFromResponse(info, res);
+}

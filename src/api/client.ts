@@ -1,0 +1,283 @@
+/**
+ * The typed client of the service: the one way postbot's plugins, triggers and action layer
+ * talk to it. `client.request(key, args)` reaches every v2 endpoint of the spec with typed
+ * parameters; the groups (`client.posts`, `client.users`, `client.streams`...) are shortcuts
+ * over it. Each call picks an authentication method its endpoint accepts, refuses one it
+ * does not before sending anything, reports the response's rate-limit headers to an
+ * observer, and turns every failure into an error class of ./errors.ts.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({ baseUrl, auth: { consumer, user: { token, secret } }, onRateLimit: budget.observe });
+ * const { data } = await client.posts.create({ text: "hello", reply: { in_reply_to_post_id: id } });
+ * for await (const post of client.paginate(client.users.mentions, me, { since_id })) ...
+ * ```
+ */
+import type { Dispatcher } from "undici";
+import { systemClock, type Clock } from "../clock.ts";
+import { silentLogger, type Logger } from "../log.ts";
+import { bearerCache } from "./auth/bearer.ts";
+import { chooseMethod, identityOf, missingScopes, type ClientAuth, type CredentialIdentity } from "./auth/credentials.ts";
+import { oauth1Header } from "./auth/oauth1.ts";
+import { endpoint, type AuthMethod, type EndpointKey } from "./endpoints.ts";
+import { AuthMethodError, type RequestInfo } from "./errors.ts";
+import { createTransport, type HttpResponse, type HttpStreamResponse, type HttpTimeouts, type HttpTransport } from "./http.ts";
+import { fetcherOf, Paginator, pageTokenParam, type PagedMethod, type PaginateOptions } from "./paginate.ts";
+import { encodeQuery, fillPath } from "./query.ts";
+import { hasRateLimitHeaders, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit-headers.ts";
+import { errorFromResponse, parseEnvelope } from "./responses.ts";
+import type { ArgsOptional, ItemOf, ListEndpointKey, RequestArgs, ResponseOf } from "./schema.ts";
+import { PostStream, type StreamOptions } from "./stream/post-stream.ts";
+import type { StreamQuery } from "./params.ts";
+import { bookmarksGroup } from "./groups/bookmarks.ts";
+import { complianceGroup } from "./groups/compliance.ts";
+import { dmsGroup } from "./groups/dms.ts";
+import { likesGroup } from "./groups/likes.ts";
+import { listsGroup } from "./groups/lists.ts";
+import { communitiesGroup } from "./groups/communities.ts";
+import { trendsGroup } from "./groups/trends.ts";
+import { usageGroup } from "./groups/usage.ts";
+import { postsGroup } from "./groups/posts.ts";
+import { repostsGroup } from "./groups/reposts.ts";
+import { searchGroup } from "./groups/search.ts";
+import { spacesGroup } from "./groups/spaces.ts";
+import { streamsGroup } from "./groups/streams.ts";
+import { usersGroup } from "./groups/users.ts";
+
+/** Per-call options: which authentication method to use (default: the endpoint's first the client holds) and an abort signal. */
+export interface CallOptions {
+  auth?: AuthMethod;
+  signal?: AbortSignal;
+}
+
+/** One response's rate-limit report, for the budget layer. */
+export interface RateLimitObservation extends RateLimitHeaders {
+  endpoint: EndpointKey;
+  /** The concrete request. */
+  method: string;
+  path: string;
+  status: number;
+  /** Who the call was made as (no secrets). */
+  identity: CredentialIdentity;
+  /** When the response arrived, on the client's clock. */
+  at: number;
+}
+
+/** Receives every response's rate-limit headers. It must not throw (if it does, the error is logged and ignored). */
+export type RateLimitObserver = (observation: RateLimitObservation) => void;
+
+export interface ClientOptions {
+  /** The service's base URL: HTTPS, or HTTP to loopback (the sandbox). */
+  baseUrl: string | URL;
+  auth?: ClientAuth;
+  /** The clock for OAuth timestamps, token expiry and stream back-off (default: the system clock). */
+  clock?: Clock;
+  logger?: Logger;
+  onRateLimit?: RateLimitObserver;
+  timeouts?: HttpTimeouts;
+  /** A dispatcher to share with other clients of the same origin (default: a pool of the client's own). */
+  dispatcher?: Dispatcher;
+  userAgent?: string;
+}
+
+/** The arguments after the key of `client.request(key, ...)`. */
+export type RequestRest<K extends EndpointKey> = ArgsOptional<K> extends true
+  ? [args?: RequestArgs<K>, options?: CallOptions]
+  : [args: RequestArgs<K>, options?: CallOptions];
+
+/** The two stream endpoints. */
+export type StreamEndpointKey = "GET /2/posts/search/stream" | "GET /2/posts/sample/stream";
+
+interface Shared {
+  transport: HttpTransport;
+  clock: Clock;
+  logger: Logger;
+  onRateLimit: RateLimitObserver | undefined;
+  closer: AbortController;
+}
+
+interface Prepared {
+  info: RequestInfo & { endpoint: EndpointKey };
+  method: AuthMethod;
+  identity: CredentialIdentity;
+  query: string;
+  body: string | undefined;
+}
+
+/** A client of the service for one set of credentials. Create it with {@link createClient}. */
+export class ApiClient {
+  readonly transport: HttpTransport;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly auth: Readonly<ClientAuth>;
+
+  readonly posts = postsGroup(this);
+  readonly users = usersGroup(this);
+  readonly search = searchGroup(this);
+  readonly streams = streamsGroup(this);
+  readonly likes = likesGroup(this);
+  readonly reposts = repostsGroup(this);
+  readonly bookmarks = bookmarksGroup(this);
+  readonly spaces = spacesGroup(this);
+  readonly lists = listsGroup(this);
+  readonly dms = dmsGroup(this);
+  readonly compliance = complianceGroup(this);
+  readonly trends = trendsGroup(this);
+  readonly communities = communitiesGroup(this);
+  readonly usage = usageGroup(this);
+
+  private readonly shared: Shared;
+
+  /** @internal use {@link createClient} or {@link withAuth}. */
+  constructor(shared: Shared, auth: ClientAuth) {
+    this.shared = shared;
+    this.transport = shared.transport;
+    this.clock = shared.clock;
+    this.logger = shared.logger;
+    this.auth = Object.freeze({ ...auth });
+  }
+
+  /**
+   * A client for other credentials (another account of the same app) sharing this one's
+   * connection pool, clock, logger and rate-limit observer.
+   */
+  withAuth(auth: ClientAuth): ApiClient {
+    return new ApiClient(this.shared, auth);
+  }
+
+  /** Calls any v2 endpoint by its key, with typed path parameters, query and body. */
+  async request<K extends EndpointKey>(key: K, ...[args, options]: RequestRest<K>): Promise<ResponseOf<K>> {
+    const a = (args ?? {}) as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
+    const prepared = this.prepare(key, a, options);
+    const signal = this.signalFor(options?.signal);
+    const authorization = await this.authorization(prepared, signal);
+    const headers: Record<string, string> = { authorization };
+    if (prepared.body !== undefined) headers["content-type"] = "application/json";
+    const started = this.clock.now();
+    const res = await this.transport.send({ ...prepared.info, query: prepared.query, headers, signal, ...(prepared.body !== undefined ? { body: prepared.body } : {}) });
+    this.afterResponse(prepared, res, authorization);
+    this.logger.debug({ endpoint: key, path: prepared.info.path, status: res.status, ms: this.clock.now() - started, auth: prepared.method }, "api call");
+    if (res.status < 200 || res.status >= 300) throw errorFromResponse(prepared.info, res);
+    if (res.text.trim() === "") return {} as ResponseOf<K>;
+    return parseEnvelope(prepared.info, res) as ResponseOf<K>;
+  }
+
+  /**
+   * Every item of a list endpoint across pages, by key (`paginate("GET /2/users/:id/followers",
+   * { params: { id } })`) or by grouped method (`paginate(client.users.followers, id)`).
+   */
+  paginate<K extends ListEndpointKey>(key: K, args: RequestArgs<K>, options?: CallOptions & PaginateOptions): Paginator<ItemOf<K>>;
+  paginate<A extends unknown[], T>(method: PagedMethod<A, T>, ...args: A): Paginator<T>;
+  paginate(target: EndpointKey | PagedMethod<unknown[], unknown>, ...rest: unknown[]): Paginator<unknown> {
+    if (typeof target === "function") return new Paginator(fetcherOf(target, rest));
+    const [args, options] = rest as [{ query?: Record<string, unknown> } | undefined, (CallOptions & PaginateOptions) | undefined];
+    const param = pageTokenParam(target);
+    const call = this.request.bind(this) as (key: EndpointKey, args: unknown, options?: CallOptions) => Promise<never>;
+    return new Paginator((token) => call(target, { ...args, query: { ...args?.query, ...(token ? { [param]: token } : {}) } }, options), options);
+  }
+
+  /**
+   * Opens a stream endpoint as an async iterator of events; it reconnects on its own per the
+   * documented policy until closed (see {@link PostStream}).
+   */
+  stream(key: StreamEndpointKey, query: StreamQuery = {}, options: CallOptions & StreamOptions = {}): PostStream {
+    const prepared = this.prepare(key, { query: query as Record<string, unknown> }, options);
+    let lastAuthorization = "";
+    const source = {
+      info: prepared.info,
+      open: async (signal: AbortSignal): Promise<HttpStreamResponse> => {
+        const s = this.signalFor(signal);
+        lastAuthorization = await this.authorization(prepared, s);
+        const res = await this.transport.open({ ...prepared.info, query: prepared.query, headers: { authorization: lastAuthorization }, signal: s });
+        this.observe(prepared, res.status, res.headers);
+        return res;
+      },
+      unauthorized: () => this.forgetBearer(prepared, lastAuthorization),
+    };
+    return new PostStream(source, this.clock, this.logger.child({ stream: key }), options);
+  }
+
+  /** Closes the connection pool and aborts calls in flight (for clients made by {@link createClient}). */
+  async close(): Promise<void> {
+    this.shared.closer.abort();
+    await this.transport.close();
+  }
+
+  private prepare(key: EndpointKey, args: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown }, options?: CallOptions): Prepared {
+    const ep = endpoint(key);
+    const path = fillPath(ep.path, args.params, key);
+    const method = chooseMethod(ep, this.auth, options?.auth);
+    if (method === "pkce" && this.auth.pkce) {
+      const missing = missingScopes(ep, this.auth.pkce);
+      if (missing.length > 0) throw new AuthMethodError(key, ep.auth.methods, `the PKCE token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (authorize again asking for them)`);
+    }
+    return {
+      info: { method: ep.method, path, endpoint: key },
+      method,
+      identity: identityOf(method, this.auth),
+      query: encodeQuery(args.query),
+      body: args.body === undefined ? undefined : JSON.stringify(args.body),
+    };
+  }
+
+  private async authorization(p: Prepared, signal: AbortSignal): Promise<string> {
+    const auth = this.auth;
+    switch (p.method) {
+      case "oauth1":
+        // JSON bodies are never signed; the query is (RFC 5849, wire-facts 4.1).
+        return oauth1Header({ consumer: auth.consumer!, token: auth.user!, method: p.info.method, url: this.transport.url(p.info.path, p.query), clock: this.clock });
+      case "app": {
+        const token = typeof auth.bearer === "string" ? auth.bearer : await bearerCache.get(this.transport, auth.consumer!, this.clock, signal);
+        return `Bearer ${token}`;
+      }
+      case "pkce":
+        return `Bearer ${await auth.pkce!.accessToken(signal)}`;
+    }
+  }
+
+  private afterResponse(p: Prepared, res: HttpResponse, authorization: string) {
+    this.observe(p, res.status, res.headers);
+    if (res.status === 401) this.forgetBearer(p, authorization);
+  }
+
+  /** A cached app-only token the service refused is dropped, so the next call fetches the current one. */
+  private forgetBearer(p: Prepared, authorization: string) {
+    if (p.method === "app" && typeof this.auth.bearer !== "string" && authorization.startsWith("Bearer ")) bearerCache.forget(authorization.slice(7));
+  }
+
+  private observe(p: Prepared, status: number, headers: HttpResponse["headers"]) {
+    const observer = this.shared.onRateLimit;
+    if (!observer) return;
+    const limits = parseRateLimitHeaders(headers);
+    if (!hasRateLimitHeaders(limits)) return;
+    try {
+      observer({ ...limits, endpoint: p.info.endpoint, method: p.info.method, path: p.info.path, status, identity: p.identity, at: this.clock.now() });
+    } catch (err) {
+      this.logger.error({ err, endpoint: p.info.endpoint }, "the rate-limit observer threw; ignored");
+    }
+  }
+
+  private signalFor(signal: AbortSignal | undefined): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.shared.closer.signal]) : this.shared.closer.signal;
+  }
+}
+
+/** Creates a client of the service at `baseUrl` (HTTPS, or HTTP to loopback) with the given credentials. */
+export function createClient(options: ClientOptions): ApiClient {
+  const transport = createTransport({
+    baseUrl: options.baseUrl,
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+  });
+  return new ApiClient(
+    {
+      transport,
+      clock: options.clock ?? systemClock,
+      logger: options.logger ?? silentLogger,
+      onRateLimit: options.onRateLimit,
+      closer: new AbortController(),
+    },
+    options.auth ?? {},
+  );
+}

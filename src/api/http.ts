@@ -1,0 +1,166 @@
+/**
+ * The HTTP layer under the client: one pooled undici dispatcher per service origin, so every
+ * account of a process shares keep-alive connections to the service, and every failure below
+ * HTTP (refused, reset, timed out, aborted, cut off) becomes a {@link NetworkError} that names
+ * the request. Nothing here knows about endpoints or credentials.
+ */
+import type { Readable } from "node:stream";
+import { Pool, type Dispatcher } from "undici";
+import { NetworkError, type RequestInfo } from "./errors.ts";
+import { secureBaseUrl } from "./secure-origin.ts";
+
+/** Timeouts in real milliseconds: they guard sockets, not schedules, so they do not follow the Clock. */
+export interface HttpTimeouts {
+  /** Connecting and waiting for the response head (default 30 s). */
+  headersMs?: number;
+  /** Silence between body chunks of an ordinary response (default 30 s). Streams use their own watchdog. */
+  bodyMs?: number;
+  /** How long an idle keep-alive connection stays open (default 10 s). */
+  keepAliveMs?: number;
+}
+
+export interface HttpRequest extends RequestInfo {
+  /** The encoded query string without `?`, or empty. */
+  query?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/** A complete response. `text` is the whole body, decoded as UTF-8. */
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** A response whose body is read as it arrives (streams). */
+export interface HttpStreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable;
+}
+
+/** The transport of one service origin. */
+export interface HttpTransport {
+  /** The service's base URL (checked: HTTPS, or HTTP to loopback). */
+  readonly baseUrl: URL;
+  /** The absolute URL of a path and encoded query on this service: what an OAuth 1.0a signature covers. */
+  url(path: string, query?: string): string;
+  /** Sends a request and reads the whole body. */
+  send(request: HttpRequest): Promise<HttpResponse>;
+  /** Sends a request and hands back the body unread (no body timeout: the caller watches it). */
+  open(request: HttpRequest): Promise<HttpStreamResponse>;
+  /** Closes the pool: in-flight requests finish, idle connections close. */
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  baseUrl: string | URL;
+  /** Share a dispatcher (one per origin) between transports; the transport then does not close it. */
+  dispatcher?: Dispatcher;
+  timeouts?: HttpTimeouts;
+  /** Sent as `User-Agent`. */
+  userAgent?: string;
+}
+
+const USER_AGENT = "postbot/0.1";
+
+/** Why undici failed, in words a user can act on. */
+function describeFailure(err: unknown): { message: string; code?: string; aborted: boolean } {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  if (e?.name === "AbortError" || code === "ABORT_ERR" || code === "UND_ERR_ABORTED") {
+    return { message: "the request was aborted", code: code ?? "ABORT_ERR", aborted: true };
+  }
+  const known: Record<string, string> = {
+    ECONNREFUSED: "connection refused: is the service (or the sandbox) running at this address?",
+    ECONNRESET: "the connection was reset",
+    ENOTFOUND: "the host name does not resolve",
+    ETIMEDOUT: "connecting timed out",
+    UND_ERR_CONNECT_TIMEOUT: "connecting timed out",
+    UND_ERR_HEADERS_TIMEOUT: "no response head within the timeout",
+    UND_ERR_BODY_TIMEOUT: "the response body stalled past the timeout",
+    UND_ERR_SOCKET: "the connection closed before the response was complete (body cut off)",
+    UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "the response body was shorter or longer than its Content-Length (truncated)",
+    UND_ERR_CLOSED: "the client was closed",
+    UND_ERR_DESTROYED: "the client was closed",
+  };
+  const message = (code && known[code]) ?? `network failure: ${e?.message ?? String(err)}`;
+  return code ? { message, code, aborted: false } : { message, aborted: false };
+}
+
+/** Turns anything thrown below HTTP into a {@link NetworkError} that names the request. */
+export function networkError(info: RequestInfo, err: unknown): NetworkError {
+  if (err instanceof NetworkError) return err;
+  const { message, code, aborted } = describeFailure(err);
+  return new NetworkError(info, message, { cause: err, aborted, ...(code ? { code } : {}) });
+}
+
+const infoOf = (r: HttpRequest): RequestInfo => (r.endpoint ? { method: r.method, path: r.path, endpoint: r.endpoint } : { method: r.method, path: r.path });
+
+/**
+ * Creates the transport of one origin. The base URL is checked here, so no request can go out
+ * over plain HTTP to a remote host.
+ */
+export function createTransport(options: TransportOptions): HttpTransport {
+  const baseUrl = secureBaseUrl(options.baseUrl, "the service base URL");
+  const t = options.timeouts ?? {};
+  const headersTimeout = t.headersMs ?? 30_000;
+  const bodyTimeout = t.bodyMs ?? 30_000;
+  const owned = !options.dispatcher;
+  const dispatcher =
+    options.dispatcher ??
+    new Pool(baseUrl.origin, {
+      keepAliveTimeout: t.keepAliveMs ?? 10_000,
+      headersTimeout,
+      bodyTimeout,
+      connections: 64,
+    });
+  const prefix = baseUrl.pathname.replace(/\/+$/, "");
+  const userAgent = options.userAgent ?? USER_AGENT;
+
+  const dispatch = (r: HttpRequest, streaming: boolean) =>
+    dispatcher.request({
+      origin: baseUrl.origin,
+      method: r.method as Dispatcher.HttpMethod,
+      path: `${prefix}${r.path}${r.query ? `?${r.query}` : ""}`,
+      headers: { "user-agent": userAgent, ...r.headers },
+      body: r.body ?? null,
+      signal: r.signal ?? null,
+      headersTimeout,
+      bodyTimeout: streaming ? 0 : bodyTimeout,
+    });
+
+  return {
+    baseUrl,
+    url: (path, query) => `${baseUrl.origin}${prefix}${path}${query ? `?${query}` : ""}`,
+    async send(r) {
+      const info = infoOf(r);
+      try {
+        const res = await dispatch(r, false);
+        const text = await res.body.text();
+        return { status: res.statusCode, headers: res.headers, text };
+      } catch (err) {
+        throw networkError(info, err);
+      }
+    },
+    async open(r) {
+      try {
+        const res = await dispatch(r, true);
+        return { status: res.statusCode, headers: res.headers, body: res.body };
+      } catch (err) {
+        throw networkError(infoOf(r), err);
+      }
+    },
+    async close() {
+      if (owned) await dispatcher.close().catch(() => {});
+    },
+  };
+}
+
+/** A header's single value (undici gives repeated headers as arrays). */
+export const headerValue = (headers: HttpResponse["headers"], name: string): string | undefined => {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};

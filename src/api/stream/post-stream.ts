@@ -1,0 +1,262 @@
+/**
+ * The filtered and sample streams as one async iterator of typed events: the posts, and what
+ * happens to the connection (connected, keep-alive, an in-stream error message, reconnecting
+ * with its cause and delay, gave up). Reconnecting is on by default and follows
+ * {@link ReconnectPolicy}; the old connection is always closed before a new one is opened;
+ * a watchdog on the injected Clock reconnects when neither data nor keep-alive arrives.
+ *
+ * @example
+ * ```ts
+ * for await (const event of client.streams.filtered({ expansions: ["author_id"] })) {
+ *   if (event.type === "post") console.log(event.matching_rules, event.data.text);
+ * }
+ * ```
+ */
+import type { Readable } from "node:stream";
+import type { Clock } from "../../clock.ts";
+import type { Logger } from "../../log.ts";
+import { ApiError, NetworkError, RateLimitError, type RequestInfo } from "../errors.ts";
+import type { HttpStreamResponse } from "../http.ts";
+import { errorFromResponse } from "../responses.ts";
+import type { Problem, StreamMessage } from "../types.ts";
+import { LineSplitter } from "./lines.ts";
+import { ReconnectPolicy, type ReconnectCause } from "./reconnect-policy.ts";
+
+/** A keep-alive is due every 20 s (wire-facts 2.8). */
+export const KEEP_ALIVE_INTERVAL_MS = 20_000;
+/**
+ * The watchdog waits the keep-alive interval plus this grace before calling the connection
+ * stalled, so a keep-alive sent exactly on time is never mistaken for a stall (tweepy's v2
+ * client reads with a 21 s timeout for the same reason).
+ */
+export const STALL_GRACE_MS = 1_000;
+
+/** Everything a stream iterator yields. */
+export type StreamEvent =
+  | ({ type: "post" } & StreamMessage)
+  | { type: "connected"; attempt: number }
+  | { type: "keep-alive" }
+  | { type: "stream-error"; errors: Problem[] }
+  | { type: "reconnecting"; cause: ReconnectCause; delayMs: number; attempt: number; error?: ApiError }
+  | { type: "gave-up"; cause: ReconnectCause; error: ApiError };
+
+/** What the stream needs from the client: a way to open one authorized connection. */
+export interface StreamSource {
+  info: RequestInfo;
+  open(signal: AbortSignal): Promise<HttpStreamResponse>;
+  /** Called on a 401, so a cached bearer token is dropped before the next attempt. */
+  unauthorized?(): void;
+}
+
+export interface StreamOptions {
+  /** Reconnect after failures (default true). Off: the first failure ends the stream. */
+  reconnect?: boolean;
+  /** Give up after this many reconnects in a row without an established connection (default: never). */
+  maxRetries?: number;
+  /** Silence (no data, no keep-alive) that counts as a stall (default 20 s + 1 s grace). */
+  stallTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Statuses that retrying cannot fix: the request or the app's access is wrong. */
+const FATAL_STATUSES = new Set([400, 403, 404]);
+
+class Stall extends Error {
+  constructor() {
+    super("stalled");
+  }
+}
+
+/** A running stream. Iterate it once; {@link close} ends it from outside. */
+export class PostStream implements AsyncIterable<StreamEvent> {
+  private readonly closer = new AbortController();
+  private started = false;
+  private readonly policy = new ReconnectPolicy();
+
+  constructor(
+    private readonly source: StreamSource,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly options: StreamOptions = {},
+  ) {
+    options.signal?.addEventListener("abort", () => this.close(), { once: true });
+  }
+
+  /** Ends the stream: the connection is closed and the iterator finishes. */
+  close(): void {
+    this.closer.abort();
+  }
+
+  get closed(): boolean {
+    return this.closer.signal.aborted;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+    if (this.started) throw new Error("a stream can be iterated only once; open another with client.streams");
+    this.started = true;
+    return this.run();
+  }
+
+  private async *run(): AsyncGenerator<StreamEvent> {
+    const stallMs = this.options.stallTimeoutMs ?? KEEP_ALIVE_INTERVAL_MS + STALL_GRACE_MS;
+    const maxRetries = this.options.maxRetries ?? Infinity;
+    const reconnect = this.options.reconnect ?? true;
+    let connections = 0;
+    try {
+      while (!this.closed) {
+        const outcome = yield* this.connectOnce(stallMs, ++connections);
+        if (this.closed) return;
+        if (outcome.fatal || !reconnect || this.policy.attempts >= maxRetries) {
+          const error = outcome.error ?? new NetworkError(this.source.info, "the stream ended");
+          const gaveUp: StreamEvent = { type: "gave-up", cause: outcome.cause, error };
+          this.log.error({ endpoint: this.source.info.endpoint, cause: outcome.cause, err: error.message }, "stream gave up");
+          yield gaveUp;
+          throw error;
+        }
+        const delayMs = this.policy.next(outcome.cause);
+        const event: StreamEvent = { type: "reconnecting", cause: outcome.cause, delayMs, attempt: this.policy.attempts, ...(outcome.error ? { error: outcome.error } : {}) };
+        this.log.warn({ endpoint: this.source.info.endpoint, cause: outcome.cause, delayMs, attempt: this.policy.attempts, err: outcome.error?.message }, "stream reconnecting");
+        yield event;
+        if (delayMs > 0) {
+          try {
+            await this.clock.sleep(delayMs, this.closer.signal);
+          } catch {
+            return;
+          }
+        }
+      }
+    } finally {
+      this.closer.abort();
+    }
+  }
+
+  /** One connection, from opening to its end; returns why it ended. */
+  private async *connectOnce(
+    stallMs: number,
+    attempt: number,
+  ): AsyncGenerator<StreamEvent, { cause: ReconnectCause; error?: ApiError; fatal?: boolean }> {
+    const connection = new AbortController();
+    const stopConnection = () => connection.abort();
+    this.closer.signal.addEventListener("abort", stopConnection, { once: true });
+    let res: HttpStreamResponse | undefined;
+    let cancelWatchdog: (() => void) | undefined;
+    const splitter = new LineSplitter();
+    try {
+      try {
+        res = await this.source.open(connection.signal);
+      } catch (err) {
+        if (err instanceof NetworkError) return { cause: "network", error: err };
+        if (err instanceof ApiError) return { cause: err.status === 429 ? "rate-limit" : "http", error: err, fatal: err.status !== undefined && FATAL_STATUSES.has(err.status) };
+        throw err;
+      }
+
+      if (res.status !== 200) {
+        const text = await readAll(res.body).catch(() => "");
+        const error = errorFromResponse(this.source.info, { status: res.status, headers: res.headers, text });
+        if (res.status === 401) this.source.unauthorized?.();
+        if (error instanceof RateLimitError || res.status === 429) return { cause: "rate-limit", error };
+        return { cause: "http", error, fatal: FATAL_STATUSES.has(res.status) };
+      }
+
+      this.policy.connected();
+      this.log.info({ endpoint: this.source.info.endpoint, attempt }, "stream connected");
+      yield { type: "connected", attempt };
+
+      const iterator = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      let stalled = false;
+      const arm = () => {
+        cancelWatchdog = this.clock.setTimeout(() => {
+          stalled = true;
+          connection.abort(new Stall());
+        }, stallMs);
+      };
+      const disarm = () => {
+        cancelWatchdog?.();
+        cancelWatchdog = undefined;
+      };
+
+      for (;;) {
+        let chunk: IteratorResult<Buffer>;
+        arm();
+        try {
+          chunk = await iterator.next();
+        } catch (err) {
+          if (this.closed) return { cause: "drop" };
+          if (stalled) {
+            const error = new NetworkError(this.source.info, `no data and no keep-alive for ${stallMs} ms: the connection stalled`);
+            return { cause: "stall", error };
+          }
+          return { cause: "drop", error: new NetworkError(this.source.info, `the stream connection broke: ${(err as Error).message}`, { cause: err }) };
+        } finally {
+          disarm();
+        }
+        if (chunk.done) {
+          const rest = splitter.takeRest();
+          if (rest) this.log.warn({ endpoint: this.source.info.endpoint, bytes: rest.length }, "stream ended in the middle of a line; the partial line was dropped");
+          return { cause: "drop", error: new NetworkError(this.source.info, "the service closed the stream") };
+        }
+        for (const line of splitter.push(chunk.value)) {
+          const event = this.parseLine(line);
+          if (!event) continue;
+          yield event;
+          if (event.type === "stream-error") return { cause: "stream-error", error: new NetworkError(this.source.info, `the service sent an error in the stream: ${describeProblems(event.errors)}`) };
+        }
+      }
+    } finally {
+      cancelWatchdog?.();
+      this.closer.signal.removeEventListener("abort", stopConnection);
+      connection.abort();
+      if (res) await destroy(res.body);
+    }
+  }
+
+  /** One line as an event; undefined (logged) for a line that is not a message. */
+  private parseLine(line: string): StreamEvent | undefined {
+    if (line.trim() === "") {
+      this.log.debug({ endpoint: this.source.info.endpoint }, "stream keep-alive");
+      return { type: "keep-alive" };
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.log.warn({ endpoint: this.source.info.endpoint, bytes: line.length, start: line.slice(0, 80) }, "stream line is not JSON; skipped");
+      return undefined;
+    }
+    if (typeof message === "object" && message !== null && !Array.isArray(message)) {
+      const m = message as Record<string, unknown>;
+      const data = m.data as Record<string, unknown> | undefined;
+      if (data && typeof data === "object" && typeof data.id === "string") {
+        return { type: "post", ...(m as unknown as StreamMessage) };
+      }
+      if (!("data" in m) && Array.isArray(m.errors)) {
+        const errors = m.errors as Problem[];
+        this.log.warn({ endpoint: this.source.info.endpoint, errors: describeProblems(errors) }, "stream error message");
+        return { type: "stream-error", errors };
+      }
+    }
+    this.log.warn({ endpoint: this.source.info.endpoint, bytes: line.length, start: line.slice(0, 80) }, "stream line is not a post or an error message; skipped");
+    return undefined;
+  }
+}
+
+const describeProblems = (errors: Problem[]) =>
+  errors.map((p) => [p.title, (p as { disconnect_type?: string }).disconnect_type, p.detail].filter(Boolean).join(": ")).join("; ") || "no detail";
+
+async function readAll(body: Readable): Promise<string> {
+  let text = "";
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    text += chunk.toString("utf8");
+    if (text.length > 64_000) break;
+  }
+  return text;
+}
+
+/** Closes a response body and waits until its connection is released. */
+async function destroy(body: Readable): Promise<void> {
+  if (body.destroyed) return;
+  await new Promise<void>((resolve) => {
+    body.once("close", () => resolve());
+    body.destroy();
+  });
+}
