@@ -18,6 +18,15 @@ export function installHandler(key: EndpointKey, handler: RouteHandler): () => v
   };
 }
 
+/** Removes the handler of `key` (to see the platform's answer for a missing one); returns the undo. */
+export function removeHandler(key: EndpointKey): () => void {
+  const previous = routes[key];
+  delete routes[key];
+  return () => {
+    if (previous) routes[key] = previous;
+  };
+}
+
 /** A handler that answers who called: `{data: {method, app_id, user_id, scopes, params, query, body}}`. */
 export const echoHandler: RouteHandler = (req: RouteRequest) => ({
   status: 200,

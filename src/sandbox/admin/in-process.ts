@@ -18,8 +18,9 @@ export class SandboxAdminError extends Error {
     readonly status: number,
     readonly body: unknown,
   ) {
-    const b = body as { detail?: string; title?: string } | undefined;
-    super(`sandbox admin call refused (${status}): ${b?.detail ?? b?.title ?? JSON.stringify(body)}`);
+    const b = body as { detail?: string; title?: string; errors?: Array<{ message?: string }> } | undefined;
+    const specific = b?.errors?.map((e) => e.message).filter(Boolean).join("; ");
+    super(`sandbox admin call refused (${status}): ${specific || b?.detail || b?.title || JSON.stringify(body)}`);
   }
 }
 
