@@ -35,16 +35,15 @@ describe("loadBots on the broken fixtures (one file per problem kind)", () => {
     expect(bots[0]!.file).toBe(`${dir}/duplicate-name-a.yaml`);
   });
 
-  it("refuses a billion-laughs file quickly", async () => {
+  // Expanding 10^30 strings would never finish: the test's own timeout is the bound (a hang
+  // guard, not a speed measurement).
+  it("refuses a billion-laughs file without expanding it", { timeout: 10_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "postbot-laughs-"));
     try {
       const levels = ["a: &a [" + Array(10).fill('"lol"').join(", ") + "]"];
       for (let i = 1; i < 30; i++) levels.push(`l${i}: &l${i} [${Array(10).fill(i === 1 ? "*a" : `*l${i - 1}`).join(", ")}]`);
       writeFileSync(join(dir, "laughs.yaml"), `name: laughs\nplan: free\n${levels.join("\n")}\n`);
-      const started = performance.now();
       const { problems } = await loadBots({ botsDir: dir, pluginsDir: PLUGINS, env: {} });
-      // A bound, not a benchmark: expanding 10^30 strings would never finish at all.
-      expect(performance.now() - started).toBeLessThan(5_000);
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatchObject({ line: 4, col: 10 });
       expect(problems[0]!.message).toMatch(/^aliases expand into too much data/);
