@@ -3,7 +3,23 @@
  * the world (users, posts). Each endpoint group's module adds its table here.
  */
 import type { AdminRouteTable, RouteTable } from "../route.ts";
+import { worldAdminRoutes as adminTable } from "./admin.ts";
+import { dmRoutes } from "./dms.ts";
+import { engagementRoutes } from "./engagement.ts";
+import { postRoutes } from "./posts.ts";
+import { searchRoutes } from "./search.ts";
+import { streamRoutes } from "./streams.ts";
+import { timelineRoutes } from "./timelines.ts";
+import { userRoutes } from "./users.ts";
 
-export const routes: RouteTable = {};
+export const routes: RouteTable = {
+  ...postRoutes,
+  ...timelineRoutes,
+  ...searchRoutes,
+  ...streamRoutes,
+  ...engagementRoutes,
+  ...userRoutes,
+  ...dmRoutes,
+};
 
-export const worldAdminRoutes: AdminRouteTable = {};
+export const worldAdminRoutes: AdminRouteTable = { ...adminTable };

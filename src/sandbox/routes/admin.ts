@@ -1,0 +1,111 @@
+/**
+ * The admin API's world routes (DESIGN.md "The sandbox"): accounts and posts made outside
+ * the service's API and every budget (the demo's crowd posts this way), plus the relations
+ * and account states the service has no endpoint for (approving follows, blocking,
+ * suspending), so tests and demos can set up any situation. Each goes through the same
+ * domain functions as the API.
+ */
+import { z } from "zod";
+import { invalidRequest, notFound } from "../problems.ts";
+import type { AdminRequest, AdminRouteTable, JsonResult } from "../route.ts";
+import { parseBody, zId } from "../domain/body.ts";
+import { createPost } from "../domain/posts.ts";
+import { acceptFollowRequest, block, follow } from "../domain/relations.ts";
+import { Renderer } from "../domain/render.ts";
+import { createUser, userById } from "../domain/users.ts";
+
+const newUser = z
+  .object({
+    username: z.string(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    location: z.string().optional(),
+    url: z.string().optional(),
+    protected: z.boolean().optional(),
+    verified: z.boolean().optional(),
+  })
+  .strict();
+
+const userChanges = z
+  .object({
+    id: zId,
+    name: z.string().min(1).max(50).optional(),
+    description: z.string().max(160).optional(),
+    protected: z.boolean().optional(),
+    verified: z.boolean().optional(),
+    suspended: z.boolean().optional(),
+    deactivated: z.boolean().optional(),
+    pinned_post_id: zId.nullable().optional(),
+  })
+  .strict();
+
+const newPost = z
+  .object({
+    author_id: zId,
+    text: z.string(),
+    in_reply_to_post_id: zId.optional(),
+    quote_post_id: zId.optional(),
+    reply_settings: z.enum(["everyone", "following", "mentionedUsers"]).optional(),
+    lang: z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "must be a language code such as en").optional(),
+  })
+  .strict();
+
+const edge = z.object({ source_user_id: zId, target_user_id: zId }).strict();
+
+/** Every post field an admin caller could want, so the answer shows the post as created. */
+const ALL_POST_FIELDS = new Set(["id", "text", "edit_history_post_ids", "author_id", "created_at", "conversation_id", "in_reply_to_user_id", "referenced_posts", "lang", "reply_settings", "entities"]);
+
+function existing(req: AdminRequest, id: string, field: string) {
+  const user = userById(req.sandbox, id, { includeGone: field === "id" });
+  if (!user) throw invalidRequest(`${field}: no active user has id ${id}`, { [field]: [id] });
+  return user;
+}
+
+export const worldAdminRoutes: AdminRouteTable = {
+  /** `{username, name?, description?, location?, url?, protected?, verified?}` → `{id, username, name}`. */
+  "POST /_sandbox/users": (req): JsonResult => {
+    const user = createUser(req.sandbox, parseBody(newUser, req.body));
+    return { status: 201, body: { id: user.id, username: user.username, name: user.name } };
+  },
+
+  /** Changes an account's state: `{id, protected?, suspended?, deactivated?, pinned_post_id?, ...}`. */
+  "PATCH /_sandbox/users": (req): JsonResult => {
+    const { id, pinned_post_id, ...changes } = parseBody(userChanges, req.body);
+    const user = existing(req, id, "id");
+    if (pinned_post_id) {
+      const post = req.sandbox.data.world.posts[pinned_post_id];
+      if (!post || post.author_id !== id || post.deleted_at !== undefined) throw notFound(`Could not find a post of user ${id} with id: [${pinned_post_id}].`);
+      user.pinned_post_id = pinned_post_id;
+    } else if (pinned_post_id === null) delete user.pinned_post_id;
+    Object.assign(user, changes);
+    return { status: 200, body: { ...user } };
+  },
+
+  /** `{author_id, text, in_reply_to_post_id?, quote_post_id?, reply_settings?, lang?}` → the post. */
+  "POST /_sandbox/posts": (req): JsonResult => {
+    const input = parseBody(newPost, req.body);
+    existing(req, input.author_id, "author_id");
+    const post = createPost(req.sandbox, { ...input, source: "postbot sandbox" });
+    const r = new Renderer(req.sandbox, post.author_id, { post: ALL_POST_FIELDS, user: new Set(), dm_event: new Set(), poll: new Set(), expansions: new Set() });
+    return { status: 201, body: r.post(post) };
+  },
+
+  /** `{source_user_id, target_user_id}`: a follow, approved at once even for a protected target. */
+  "POST /_sandbox/follows": (req): JsonResult => {
+    const { source_user_id, target_user_id } = parseBody(edge, req.body);
+    const source = existing(req, source_user_id, "source_user_id");
+    const target = existing(req, target_user_id, "target_user_id");
+    const result = follow(req.sandbox, source, target);
+    if (result.pending_follow) acceptFollowRequest(req.sandbox, target.id, source.id);
+    return { status: 201, body: { following: true } };
+  },
+
+  /** `{source_user_id, target_user_id}`: the source blocks the target (the spec has no block endpoint). */
+  "POST /_sandbox/blocks": (req): JsonResult => {
+    const { source_user_id, target_user_id } = parseBody(edge, req.body);
+    existing(req, source_user_id, "source_user_id");
+    existing(req, target_user_id, "target_user_id");
+    block(req.sandbox, source_user_id, target_user_id);
+    return { status: 201, body: { blocking: true } };
+  },
+};
