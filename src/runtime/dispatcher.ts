@@ -22,6 +22,12 @@ export interface DispatchOptions<C> {
    * stops an event once a handler hid its post, so no later plugin answers a hidden reply.
    */
   stop?: (ctx: C) => boolean;
+  /**
+   * Checked when a handler's time is up: while true (the handler is waiting for an action
+   * the budget queue holds back), the limit is extended by another `timeoutMs`. A plugin
+   * that awaits a reply on a small plan is waiting for the plan, not hanging.
+   */
+  busy?: (ctx: C) => boolean;
 }
 
 export interface DispatchReport {
@@ -38,10 +44,13 @@ export async function dispatch<C>(entries: ReadonlyArray<HandlerEntry<C>>, ctx: 
   const report: DispatchReport = { ran: [], failed: [] };
   for (const { plugin, handler } of entries) {
     const timer = new AbortController();
-    const limit = options.clock.sleep(timeoutMs, timer.signal).then(
-      () => Promise.reject(new HandlerTimeout()),
-      () => undefined,
-    );
+    const limit = (async () => {
+      do await options.clock.sleep(timeoutMs, timer.signal);
+      while (options.busy?.(ctx));
+      throw new HandlerTimeout();
+    })().catch((err: unknown) => {
+      if (err instanceof HandlerTimeout) throw err;
+    });
     try {
       await Promise.race([Promise.resolve().then(() => handler(ctx)), limit]);
       report.ran.push(plugin);

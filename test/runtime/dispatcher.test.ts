@@ -57,6 +57,23 @@ describe("dispatch", () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it("does not count time the handler spends waiting for the budget", async () => {
+    const clock = createClock({ frozen: true });
+    const ctx = { waiting: true };
+    let finish!: () => void;
+    const done = dispatch(
+      [{ plugin: "reply", handler: () => new Promise<void>((r) => (finish = r)) }],
+      ctx,
+      { clock, log: capture().log, timeoutMs: 1_000, busy: (c) => c.waiting },
+    );
+    await clock.advance(10_000);
+    ctx.waiting = false;
+    await clock.advance(999);
+    finish();
+    expect((await done).failed).toEqual([]);
+    expect(clock.pending()).toBe(0);
+  });
+
   it("stops when asked after a handler", async () => {
     const ctx = { hidden: false };
     const seen: string[] = [];
