@@ -35,7 +35,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
+      // Usage mistakes (unknown option, missing or invalid argument) exit 2, as UserError's do.
+      process.exitCode = err.exitCode === 1 ? 2 : err.exitCode;
       return;
     }
     if (err instanceof UserError) {

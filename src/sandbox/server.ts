@@ -337,6 +337,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await save();
     })());
 
-  logger.info({ url, plan: p.defaultPlan, stateFile: options.stateFile }, "sandbox listening");
+  logger.debug({ url, plan: p.defaultPlan, stateFile: options.stateFile }, "sandbox listening");
   return { url, adminToken, context, clock, admin: createAdminApi(adminTable, context), save, close };
 }
