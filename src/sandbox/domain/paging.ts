@@ -85,11 +85,14 @@ export interface Page<T> {
 }
 
 /**
- * Cuts one page out of `items` (sorted newest first, that is by descending `keyOf`).
+ * Cuts one page out of `unsorted`, ordered newest first (by descending `keyOf`).
  * `next_token` leads to older items and is present only when there are some;
  * `previous_token` leads back to newer ones and is present only when there are some.
  */
-export function paginate<T>(items: readonly T[], keyOf: (item: T) => string, req: PageRequest): Page<T> {
+export function paginate<T>(unsorted: readonly T[], keyOf: (item: T) => string, req: PageRequest): Page<T> {
+  const keyed = unsorted.map((item) => ({ item, key: keyOf(item) }));
+  keyed.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  const items = keyed.map((k) => k.item);
   let page: T[];
   if (!req.cursor) page = items.slice(0, req.max);
   else if (req.cursor.dir === "next") {

@@ -88,9 +88,7 @@ function search(req: RouteRequest, archive: Archive) {
   const order = q.oneOf("sort_order", ["recency", "relevancy"]) ?? "recency";
   const r = new Renderer(req.sandbox, undefined, readRender(q, "post"));
   const key = searchSortKey(req.sandbox, order);
-  const found = searchPosts(req.sandbox, query, window);
-  if (order === "relevancy") found.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0));
-  const cut = paginate(found, key, page);
+  const cut = paginate(searchPosts(req.sandbox, query, window), key, page);
   if (archive === "recent" && cut.items.length) req.countPostsRead(cut.items.length);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
   return ok(r.envelope(cut.items.map((p) => r.post(p)), postListMeta(cut, { previous: false })));
