@@ -18,8 +18,7 @@ import { createHmac } from "node:crypto";
 import OAuth from "oauth-1.0a";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import type { Plan } from "../../src/limits/types.ts";
-import { createSandbox, SandboxAdminError, type AppView, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
-import { nextId } from "../../src/sandbox/model/index.ts";
+import { createSandbox, type AppView, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
 
 /** The frozen clock's start: a Monday, so day and month boundaries are easy to reason about. */
 export const T0 = Date.parse("2026-03-02T12:00:00.000Z");
@@ -137,22 +136,10 @@ export interface PkceTokens {
 
 let userSeq = 0;
 
-/**
- * A user made through the admin API. Until the world's `POST /_sandbox/users` handler is
- * registered, the user is written straight into the world state instead, so platform tests
- * can run on their own.
- */
+/** A user made through the admin API (with a password for the authorization pages, if given). */
 export async function createUser(sandbox: Sandbox, username: string, password?: string) {
-  try {
-    return await sandbox.admin.createUser({ username, name: username, ...(password ? { password } : {}) });
-  } catch (err) {
-    if (!(err instanceof SandboxAdminError) || err.status !== 404) throw err;
-    const data = sandbox.context.data;
-    const id = nextId(data, sandbox.clock.now());
-    data.world.users[id] = { id, username, name: username, created_at: sandbox.clock.now(), description: "", protected: false, verified: false };
-    if (password) (data.auth as Record<string, any>).passwords = { ...(data.auth as Record<string, any>).passwords, [id]: password };
-    return { id, username, name: username };
-  }
+  const user = await sandbox.admin.createUser({ username, name: username, ...(password ? { password } : {}) });
+  return { id: user.id, username: user.username, name: user.name };
 }
 
 /** Starts a sandbox in-process on 127.0.0.1, port 0, with a frozen clock at {@link T0}. */

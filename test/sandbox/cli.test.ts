@@ -3,6 +3,7 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { oauthHeader } from "../helpers/sandbox.ts";
 
 const BOT = new URL("../../bin/bot.js", import.meta.url).pathname;
 const children: ChildProcess[] = [];
@@ -52,6 +53,12 @@ describe("bot sandbox", () => {
     const created = await admin(first.url, "token-from-env", "POST", "/_sandbox/apps", { name: "kept", plan: "basic" });
     expect(created.status).toBe(201);
     const app = (await created.json()) as { consumer_key: string; consumer_secret: string };
+    const user = (await (await admin(first.url, "token-from-env", "POST", "/_sandbox/users", { username: "kept_user" })).json()) as { id: string };
+    const token = (await (await admin(first.url, "token-from-env", "POST", "/_sandbox/tokens", { consumer_key: app.consumer_key, user_id: user.id })).json()) as {
+      token: string;
+      token_secret: string;
+    };
+    const post = (await (await admin(first.url, "token-from-env", "POST", "/_sandbox/posts", { author_id: user.id, text: "still here" })).json()) as { id: string };
     const basic = `Basic ${Buffer.from(`${app.consumer_key}:${app.consumer_secret}`).toString("base64")}`;
     const tokenRes = await fetch(`${first.url}/oauth2/token`, {
       method: "POST",
@@ -73,6 +80,12 @@ describe("bot sandbox", () => {
       // The app and its bearer token survived, and so did the window.
       const again = await fetch(`${second.url}/2/posts/counts/recent?query=x`, { headers: { authorization: `Bearer ${access_token}` } });
       expect(again.headers.get("x-rate-limit-remaining")).toBe("3");
+      // Users, tokens and posts too: the old token still signs and reads the old post.
+      const creds = { ...app, token: token.token, token_secret: token.token_secret };
+      const url = `${second.url}/2/posts/${post.id}`;
+      const read = await fetch(url, { headers: { authorization: oauthHeader({ now: Date.now }, creds, "GET", url) } });
+      expect(read.status).toBe(200);
+      expect(((await read.json()) as { data: { text: string } }).data.text).toBe("still here");
       const stats = (await (await admin(second.url, "another-token", "GET", "/_sandbox/stats")).json()) as { routes: Record<string, Record<string, number>> };
       expect(stats.routes["POST /oauth2/token"]).toEqual({ "200": 1 });
     } finally {
