@@ -18,6 +18,8 @@ export interface Received {
   /** Order in which sockets closed (set when `closed` resolves). */
   closedSeq?: number;
   seq: number;
+  /** How many earlier requests' sockets had closed when this one arrived. */
+  closedBefore: number;
 }
 
 export type Handler = (req: Received, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
@@ -34,7 +36,7 @@ export interface FakeService {
 }
 
 /** Starts a server that answers with `handler` (replaceable later with `handle`). */
-export async function fakeService(handler: Handler = (_req, res) => res.end()): Promise<FakeService> {
+export async function fakeService(handler: Handler = (_req, res) => void res.end()): Promise<FakeService> {
   let current = handler;
   const requests: Received[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -57,6 +59,7 @@ export async function fakeService(handler: Handler = (_req, res) => res.end()): 
         resolve();
       })),
       seq: ++seq,
+      closedBefore: closeSeq,
     };
     requests.push(rec);
     for (const w of waiters.filter((w) => requests.length >= w.n)) {
