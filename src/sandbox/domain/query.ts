@@ -245,6 +245,7 @@ export function parseQuery(source: string, maxLength = 4096): Query {
 
   const group = (pos: number, depth: number): QueryNode => {
     if (peek()?.t === "rparen") throw new QueryError("Empty parentheses `()`", pos);
+    if (!peek()) throw new QueryError("A `(` is never closed", pos);
     const inner = parseOr(depth + 1);
     const close = tokens[at++];
     if (!close || close.t !== "rparen") throw new QueryError("A `(` is never closed", pos);

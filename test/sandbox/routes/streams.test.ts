@@ -1,0 +1,175 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { AppView } from "../../../src/sandbox/index.ts";
+import { inSample } from "../../../src/sandbox/domain/streams.ts";
+import type { Account } from "../../helpers/sandbox.ts";
+import { openStream } from "../../helpers/stream.ts";
+import { useWorld } from "./world.ts";
+
+const w = useWorld();
+const RULES = "/2/posts/search/stream/rules";
+
+/** An app of its own (rules and the one connection are per app) and its bearer. */
+async function freshApp(plan: "pro" | "basic" = "pro"): Promise<{ app: AppView; bearer: string }> {
+  const app = await w.t.admin.createApp({ plan });
+  return { app, bearer: await w.t.appBearer(app) };
+}
+
+const rules = (bearer: string, body: unknown, query: Record<string, string> = {}) => w.t.bearer(bearer, "POST", RULES, { json: body, query });
+const lines = (text: string) => text.split("\r\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+
+let author: Account;
+beforeAll(async () => {
+  author = await w.user("st_author");
+});
+
+describe("stream rules", () => {
+  it("adds rules (201) with meta.sent and summary, lists them, and deletes by id and by value", async () => {
+    const { bearer } = await freshApp();
+    const add = await rules(bearer, { add: [{ value: "cat has:links", tag: "cats" }, { value: "dog" }] });
+    expect(add.status).toBe(201);
+    expect(add.body.meta).toEqual({ sent: "2026-03-02T12:00:00.000Z", summary: { created: 2, not_created: 0, valid: 2, invalid: 0 } });
+    expect(add.body.data).toEqual([
+      { id: expect.stringMatching(/^\d+$/), value: "cat has:links", tag: "cats" },
+      { id: expect.stringMatching(/^\d+$/), value: "dog" },
+    ]);
+    const list = await w.t.bearer(bearer, "GET", RULES);
+    expect(list.body.data.map((r: { value: string }) => r.value).sort()).toEqual(["cat has:links", "dog"]);
+    expect(list.body.meta).toMatchObject({ result_count: 2 });
+    const one = await w.t.bearer(bearer, "GET", RULES, { query: { ids: add.body.data[1].id } });
+    expect(one.body.data).toEqual([add.body.data[1]]);
+
+    const del = await rules(bearer, { delete: { ids: [add.body.data[0].id, "1"] } });
+    expect(del.status).toBe(200);
+    expect(del.body.meta.summary).toEqual({ deleted: 1, not_deleted: 1 });
+    expect(del.body.errors[0]).toMatchObject({ resource_id: "1", type: "https://api.twitter.com/2/problems/resource-not-found" });
+    const byValue = await rules(bearer, { delete: { values: ["dog"] } });
+    expect(byValue.body.meta.summary).toEqual({ deleted: 1, not_deleted: 0 });
+    expect((await w.t.bearer(bearer, "GET", RULES)).body).toEqual({ meta: { sent: expect.any(String), result_count: 0 } });
+  });
+
+  it("reports duplicates and invalid rules per rule; an invalid rule creates nothing", async () => {
+    const { bearer } = await freshApp();
+    const first = await rules(bearer, { add: [{ value: "cat" }] });
+    const dup = await rules(bearer, { add: [{ value: "cat" }, { value: "bird" }] });
+    expect(dup.status).toBe(201);
+    expect(dup.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 2, invalid: 0 });
+    expect(dup.body.errors).toEqual([
+      { value: "cat", id: first.body.data[0].id, title: "DuplicateRule", type: "https://api.twitter.com/2/problems/duplicate-rules" },
+    ]);
+    const bad = await rules(bearer, { add: [{ value: "fish" }, { value: "cat (" }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.meta.summary).toEqual({ created: 0, not_created: 2, valid: 1, invalid: 1 });
+    expect(bad.body.errors[0]).toMatchObject({ value: "cat (", title: "UnprocessableEntity", type: "https://api.twitter.com/2/problems/invalid-rules" });
+    expect(bad.body.errors[0].details[0]).toMatch(/never closed \(at position 5\)/);
+    const values = (await w.t.bearer(bearer, "GET", RULES)).body.data.map((r: { value: string }) => r.value).sort();
+    expect(values).toEqual(["bird", "cat"]);
+  });
+
+  it("dry_run checks without changing anything; delete_all removes every rule", async () => {
+    const { bearer } = await freshApp();
+    const dry = await rules(bearer, { add: [{ value: "zebra" }] }, { dry_run: "true" });
+    expect(dry.status).toBe(200);
+    expect(dry.body.meta.summary).toEqual({ created: 1, not_created: 0, valid: 1, invalid: 0 });
+    expect((await w.t.bearer(bearer, "GET", RULES)).body.meta.result_count).toBe(0);
+    await rules(bearer, { add: [{ value: "a1" }, { value: "a2" }] });
+    const all = await w.t.bearer(bearer, "POST", RULES, { query: { delete_all: "true" } });
+    expect(all.status).toBe(200);
+    expect(all.body.meta.summary).toEqual({ deleted: 2, not_deleted: 0 });
+    expect((await w.t.bearer(bearer, "GET", RULES)).body.meta.result_count).toBe(0);
+  });
+
+  it("enforces the plan's rule cap and refuses malformed bodies", async () => {
+    const { app } = await freshApp("basic");
+    // The basic plan has no filtered stream (403), but its cap still holds in the domain.
+    const { addRules } = await import("../../../src/sandbox/domain/rules.ts");
+    const ctx = w.t.sandbox.context;
+    const stored = w.t.sandbox.context.data.auth.apps[app.id]!;
+    expect(addRules(ctx, stored, Array.from({ length: 25 }, (_, i) => ({ value: `word${i}` })), false).status).toBe(201);
+    const over = addRules(ctx, stored, [{ value: "one more" }], false);
+    expect(over.status).toBe(400);
+    expect(over.errors[0]!.type).toBe("https://api.twitter.com/2/problems/rule-cap");
+
+    const { bearer } = await freshApp();
+    const neither = await rules(bearer, {});
+    expect(neither.status).toBe(400);
+    const extra = await rules(bearer, { add: [{ value: "x", colour: "red" }] });
+    expect(extra.status).toBe(400);
+    expect(extra.body.errors[0].message).toContain("$.add[0].colour");
+  });
+});
+
+describe("filtered stream", () => {
+  it("delivers new matching posts with matching_rules and includes, and counts them against the cap", async () => {
+    const { app, bearer } = await freshApp();
+    const r = await rules(bearer, { add: [{ value: "cat", tag: "cats" }, { value: "happy" }] });
+    const [catRule, happyRule] = r.body.data;
+    const s = await openStream(`${w.t.url}/2/posts/search/stream?expansions=author_id&post.fields=author_id`, { authorization: `Bearer ${bearer}` });
+    expect(s.status).toBe(200);
+    await w.post(author, "nothing to see");
+    const match = await w.post(author, "a happy cat");
+    await s.until((x) => x.includes(match.id));
+    const [msg] = lines(s.text());
+    expect(msg).toEqual({
+      data: { id: match.id, text: "a happy cat", edit_history_post_ids: [match.id], author_id: author.user.id },
+      includes: { users: [{ id: author.user.id, name: "st_author", username: "st_author" }] },
+      matching_rules: [{ id: catRule.id, tag: "cats" }, { id: happyRule.id }],
+    });
+    expect(Object.values(w.t.sandbox.context.data.meter.posts_read[app.id] ?? {}).reduce((a, b) => a + b, 0)).toBe(1);
+
+    // A rule added now applies to the next post, on the same connection.
+    await rules(bearer, { add: [{ value: "giraffe", tag: "tall" }] });
+    const g = await w.post(author, "a giraffe appears");
+    await s.until((x) => x.includes(g.id));
+    expect(lines(s.text())[1].matching_rules).toEqual([{ id: expect.any(String), tag: "tall" }]);
+    s.close();
+  });
+
+  it("allows one connection per app: a second gets 429 TooManyConnections; a hang-up frees it", async () => {
+    const { bearer } = await freshApp();
+    await rules(bearer, { add: [{ value: "anything" }] });
+    const first = await openStream(`${w.t.url}/2/posts/search/stream`, { authorization: `Bearer ${bearer}` });
+    expect(first.status).toBe(200);
+    const second = await w.t.bearer(bearer, "GET", "/2/posts/search/stream");
+    expect(second.status).toBe(429);
+    expect(second.body).toEqual({
+      title: "ConnectionException",
+      detail: "This stream is currently at the maximum allowed connection limit.",
+      connection_issue: "TooManyConnections",
+      type: "https://api.twitter.com/2/problems/streaming-connection",
+    });
+    first.close();
+    await vi.waitFor(async () => {
+      const again = await openStream(`${w.t.url}/2/posts/search/stream`, { authorization: `Bearer ${bearer}` });
+      again.close();
+      expect(again.status).toBe(200);
+    });
+  });
+
+  it("does not deliver protected accounts' posts", async () => {
+    const { bearer } = await freshApp();
+    await rules(bearer, { add: [{ value: "whisper" }] });
+    const secret = await w.user("st_secret");
+    await w.admin("PATCH", "/_sandbox/users", { id: secret.user.id, protected: true });
+    const s = await openStream(`${w.t.url}/2/posts/search/stream`, { authorization: `Bearer ${bearer}` });
+    await w.post(secret, "whisper quietly");
+    const open = await w.post(author, "whisper loudly");
+    await s.until((x) => x.includes(open.id));
+    expect(lines(s.text())).toHaveLength(1);
+    s.close();
+  });
+});
+
+describe("sample stream", () => {
+  it("delivers exactly the posts inSample picks (about 1%)", async () => {
+    const { bearer } = await freshApp();
+    const s = await openStream(`${w.t.url}/2/posts/sample/stream`, { authorization: `Bearer ${bearer}` });
+    const made: string[] = [];
+    for (let i = 0; i < 400; i++) made.push((await w.post(author, `sample post ${i}`)).id);
+    const expected = made.filter(inSample);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(20);
+    await s.until((x) => x.includes(expected.at(-1)!));
+    expect(lines(s.text()).map((m) => m.data.id)).toEqual(expected);
+    s.close();
+  });
+});
