@@ -72,6 +72,21 @@ export class SlidingWindow {
     if (missing > 0) this.record(now, missing);
   }
 
+  /**
+   * Moves one counted event from `from` to the later time `to`. A client counts a request
+   * when it sends it, but the service counts it somewhere between sending and answering;
+   * moving the event to the answer's time makes the local window free its room no earlier
+   * than the service's does, whatever the latency.
+   */
+  retime(from: number, to: number): void {
+    const i = this.times.lastIndexOf(from);
+    if (i < 0 || to <= from) return;
+    this.times.splice(i, 1);
+    let j = this.times.length;
+    while (j > 0 && this.times[j - 1]! > to) j--;
+    this.times.splice(j, 0, to);
+  }
+
   /** The counted event times, for persistence. */
   snapshot(now: number): number[] {
     this.prune(now);
