@@ -1,0 +1,123 @@
+/**
+ * The vocabulary of the action layer: what an action is, what performing one can come to,
+ * and the two hooks the runtime plugs in (the executor that sends it, the verifier that
+ * asks the service whether it already happened).
+ */
+import type { EndpointKey } from "../api/endpoints.ts";
+
+/** The actions a plugin can take (`ctx.reply`, `ctx.like`...). */
+export type ActionKind = "reply" | "like" | "repost" | "follow" | "dm" | "hide" | "post";
+
+/** What the layer calls a budgeted read made through {@link ActionLayer.call}. */
+export const READ_KIND = "read";
+
+/** Response headers as an HTTP client hands them over (names in lower case). */
+export type HeaderBag = Record<string, string | string[] | undefined>;
+
+/**
+ * One request the layer will send: its endpoint, path parameters and JSON body in the
+ * service's wire shapes, so an executor can hand them to the client without knowing the
+ * action kinds.
+ */
+export interface Action {
+  /**
+   * The idempotency key, `<bot>:<kind>:<target>` (e.g. `greeter:reply:1460323737035677698`):
+   * the ledger never sends the same key twice. Absent for reads, which are not in the ledger.
+   */
+  key?: string;
+  kind: ActionKind | typeof READ_KIND;
+  bot: string;
+  /** The acting account's user id (the `:id` of user-scoped paths). */
+  userId: string;
+  endpoint: EndpointKey;
+  /** What the action is about: the post replied to, liked or hidden, the user followed... */
+  target: string;
+  /** Path parameters by the endpoint template's names (`{ id: "42" }` for `/2/users/:id/likes`). */
+  path: Record<string, string>;
+  /** The JSON body (wire-facts part 2, renamed), when the endpoint takes one. */
+  body?: unknown;
+  /** What reply safety needs to know about the post replied to. */
+  context?: { authorId?: string; conversationId?: string };
+  /** Lower runs sooner when actions compete for the same window. */
+  priority: number;
+  /** When the action was asked for (ms on the layer's clock). */
+  createdAt: number;
+  /** After this (ms), the action is no longer worth sending and is dropped. */
+  expiresAt?: number;
+}
+
+/** What an executor returns: the response body and its headers (for the budget's corrections). */
+export interface Executed<R = unknown> {
+  result: R;
+  headers?: HeaderBag;
+}
+
+/**
+ * Sends an action. The runtime plugs the API client in; tests plug fakes. It throws the
+ * client's errors (`RateLimitError`, `NetworkError`, `ProblemError`...) on failure.
+ */
+export type Executor = (action: Action, signal: AbortSignal) => Promise<Executed>;
+
+/** What a verifier found: the action is on the service already (with what to record), or not. */
+export type Verification = { done: true; result?: unknown } | { done: false };
+
+/**
+ * Asks the service whether an action left unfinished by a crash already happened (did the
+ * reply get posted? is the post liked?). The check is a read, so it is budgeted like any
+ * other: `endpoint` names the read it makes.
+ */
+export interface Verifier {
+  endpoint: EndpointKey;
+  check(action: Action, signal: AbortSignal): Promise<Executed<Verification>>;
+}
+
+/**
+ * How performing an action ended. Performing never throws for these; plugins may look at
+ * `status` or ignore it.
+ *
+ * - `sent`: the service accepted it (`result` is its response body).
+ * - `dry-run`: `--dry-run`: logged and counted against a simulated budget, never sent.
+ * - `duplicate`: the ledger (or the service, asked by a verifier) says it was done already.
+ * - `refused`: a rule forbids it: reply safety, the plan does not offer the endpoint, a cap of 0.
+ * - `dropped`: it waited past its time-to-live.
+ * - `failed`: the service refused it or kept failing; `maybeSent` when it may have happened.
+ * - `deferred`: postbot is stopping; the ledger keeps the action and the next start sends it.
+ */
+export type Outcome<R = unknown> =
+  | { status: "sent"; key?: string; result: R }
+  | { status: "dry-run"; key?: string; result: R }
+  | { status: "duplicate"; key: string; result?: unknown }
+  | { status: "refused"; key?: string; reason: string }
+  | { status: "dropped"; key?: string; reason: string }
+  | { status: "failed"; key?: string; reason: string; maybeSent: boolean; error?: unknown }
+  | { status: "deferred"; key?: string; reason: string };
+
+/** One action on its way through the chain. */
+export interface Job {
+  readonly action: Action;
+  readonly signal: AbortSignal;
+  /**
+   * Runs once, right before the first request leaves: the ledger's durable "pending" mark.
+   * When it fails, nothing is sent.
+   */
+  beforeSend?: () => Promise<void>;
+}
+
+/** A step of the chain, and the chain itself. */
+export type Perform = (job: Job) => Promise<Outcome>;
+
+/**
+ * A step wrapped around the rest of the chain, in the manner of grammY's API transformers:
+ * it may look at the job, refuse it, change it, or act on the outcome.
+ *
+ * @example
+ * ```ts
+ * const audit: Transformer = (next) => async (job) => {
+ *   const outcome = await next(job);
+ *   metrics.count(job.action.kind, outcome.status);
+ *   return outcome;
+ * };
+ * layer.use(audit);
+ * ```
+ */
+export type Transformer = (next: Perform) => Perform;

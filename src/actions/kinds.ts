@@ -1,0 +1,44 @@
+/**
+ * Each action kind's facts, in one table: the endpoint it calls (whose plan limits it spends),
+ * how urgent it is by default, how long it stays worth sending, and whether sending it twice
+ * is harmless on the service.
+ */
+import type { EndpointKey } from "../api/endpoints.ts";
+import type { ActionKind } from "./action.ts";
+
+export interface KindFacts {
+  endpoint: EndpointKey;
+  /** Default priority: lower runs sooner when actions compete for one window. */
+  priority: number;
+  /** Default time-to-live in ms, counted from the post acted on (or from the request). */
+  ttlMs: number;
+  /**
+   * True when the service ends in the same state however often the request is sent (liking
+   * a liked post leaves it liked): after an ambiguous failure it may simply be sent again.
+   * Replies, posts and DMs would be duplicated, so they are checked with a verifier first.
+   */
+  repeatable: boolean;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The defaults. Hiding an abusive reply comes first (it protects people), then answers to
+ * people (replies, DMs), then what can wait (posts, follows), and likes last: there are many
+ * and each matters little. Reactions to a post expire a day after it (a reply to a day-old
+ * mention is not worth sending); hides and follows stay useful for a week.
+ */
+export const ACTION_KINDS: Readonly<Record<ActionKind, KindFacts>> = {
+  hide: { endpoint: "PUT /2/posts/:id/hidden", priority: 0, ttlMs: 7 * 24 * HOUR, repeatable: true },
+  reply: { endpoint: "POST /2/posts", priority: 1, ttlMs: 24 * HOUR, repeatable: false },
+  dm: { endpoint: "POST /2/dm_conversations/with/:participant_id/messages", priority: 2, ttlMs: 24 * HOUR, repeatable: false },
+  post: { endpoint: "POST /2/posts", priority: 3, ttlMs: 6 * HOUR, repeatable: false },
+  follow: { endpoint: "POST /2/users/:id/following", priority: 3, ttlMs: 7 * 24 * HOUR, repeatable: true },
+  repost: { endpoint: "POST /2/users/:id/reposts", priority: 4, ttlMs: 24 * HOUR, repeatable: true },
+  like: { endpoint: "POST /2/users/:id/likes", priority: 5, ttlMs: 24 * HOUR, repeatable: true },
+};
+
+/** Default priority of budgeted reads (the mentions poll): as urgent as replies, whose work it finds. */
+export const READ_PRIORITY = 1;
+
+export const isActionKind = (kind: string): kind is ActionKind => kind in ACTION_KINDS;

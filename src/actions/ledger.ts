@@ -1,0 +1,163 @@
+/**
+ * The idempotency ledger: what became of every action, by its key, in the state store.
+ *
+ * An action's life: `queued` (asked for, waiting for budget) → `pending` (written and flushed
+ * to disk right before its request leaves) → `done` (the service accepted it). A crash can
+ * stop it anywhere; on the next start a `queued` action is simply queued again (it was never
+ * sent) and a `pending` one is first checked against the service, because its request may
+ * have arrived. A `done` key is never sent again, so a restart repeats nothing; nothing is
+ * forgotten before it is done, so a restart loses nothing.
+ *
+ * Ends other than `done`: `failed` (refused by the service, or given up; not sent),
+ * `unknown` (it may have been sent and no verifier could tell; never sent again: at most once
+ * wins over at least once for replies) and `dropped` (waited past its time-to-live).
+ */
+import type { Clock } from "../clock.ts";
+import type { Store } from "../store/store.ts";
+import type { Action } from "./action.ts";
+
+export type LedgerState = "queued" | "pending" | "done" | "failed" | "unknown" | "dropped";
+
+export interface LedgerEntry {
+  state: LedgerState;
+  kind: string;
+  bot: string;
+  target: string;
+  /** The whole action while it is unfinished (`queued`, `pending`), to resume it after a restart. */
+  action?: Action;
+  /** What the service answered, reduced to its ids (`{ id }` of a reply). */
+  result?: unknown;
+  /** Why it ended as it did, when not `done`. */
+  reason?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface LedgerOptions {
+  /** The most finished entries kept (default 50,000); unfinished ones are never dropped. */
+  maxEntries?: number;
+  /** How long finished entries are kept (default 30 days): past it, a key could be sent again. */
+  keepMs?: number;
+  /** The store namespace (default `ledger`). */
+  namespace?: string;
+}
+
+const FINISHED: ReadonlySet<LedgerState> = new Set(["done", "failed", "unknown", "dropped"]);
+/** Ends after which the same key is never sent again. */
+const FINAL: ReadonlySet<LedgerState> = new Set(["done", "unknown"]);
+
+export const isFinished = (state: LedgerState): boolean => FINISHED.has(state);
+
+/**
+ * Keeps the ids of a response body and drops the rest (texts, includes): what a duplicate
+ * needs to answer with, and small enough to keep thousands of.
+ */
+export function summarize(result: unknown): unknown {
+  const data = (result as { data?: unknown } | undefined)?.data;
+  if (!data || typeof data !== "object" || Array.isArray(data)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) if ((k === "id" || k.endsWith("_id") || typeof v === "boolean") && typeof v !== "object") out[k] = v;
+  return Object.keys(out).length > 0 ? { data: out } : undefined;
+}
+
+/**
+ * The ledger over a {@link Store}.
+ *
+ * @example
+ * ```ts
+ * const ledger = new Ledger(store, clock);
+ * if (ledger.isFinal(key)) return; // sent before
+ * ledger.queue(action);
+ * await ledger.begin(key);         // durable before the request
+ * ledger.finish(key, "done", { result });
+ * ```
+ */
+export class Ledger {
+  private readonly ns: string;
+  private readonly keepMs: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    options: LedgerOptions = {},
+  ) {
+    this.ns = options.namespace ?? "ledger";
+    this.keepMs = options.keepMs ?? 30 * 24 * 3_600_000;
+    store.retain?.(this.ns, {
+      maxEntries: options.maxEntries ?? 50_000,
+      evictable: (value) => isFinished((value as LedgerEntry).state),
+    });
+    this.compact();
+  }
+
+  get(key: string): LedgerEntry | undefined {
+    return this.store.get<LedgerEntry>(this.ns, key);
+  }
+
+  /** Whether the key must never be sent again (`done`, or `unknown`: it may have been). */
+  isFinal(key: string): boolean {
+    const e = this.get(key);
+    return !!e && FINAL.has(e.state);
+  }
+
+  /** Records an action as asked for. Not flushed: nothing was sent yet, so a lost write loses no send. */
+  queue(action: Action): void {
+    const now = this.clock.now();
+    const before = this.get(action.key!);
+    this.store.set<LedgerEntry>(this.ns, action.key!, {
+      state: "queued",
+      kind: action.kind,
+      bot: action.bot,
+      target: action.target,
+      action,
+      createdAt: before?.createdAt ?? now,
+      updatedAt: now,
+    });
+  }
+
+  /** Marks the action as being sent and waits until that is on disk: call right before the request. */
+  async begin(key: string): Promise<void> {
+    const e = this.get(key);
+    if (!e) throw new Error(`ledger: ${key} was never queued`);
+    this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", updatedAt: this.clock.now() });
+    await this.store.flush();
+  }
+
+  /**
+   * Records how the action ended. Not awaited: should the write be lost in a crash, the
+   * entry is still `pending`, and the next start asks the service, which knows.
+   */
+  finish(key: string, state: Exclude<LedgerState, "queued" | "pending">, details: { result?: unknown; reason?: string } = {}): void {
+    const e = this.get(key);
+    if (!e) return;
+    const entry: LedgerEntry = { state, kind: e.kind, bot: e.bot, target: e.target, createdAt: e.createdAt, updatedAt: this.clock.now() };
+    const result = summarize(details.result);
+    if (result !== undefined) entry.result = result;
+    if (details.reason !== undefined) entry.reason = details.reason;
+    this.store.set<LedgerEntry>(this.ns, key, entry);
+  }
+
+  /** Forgets an action that never left (refused by a rule before it was queued for sending). */
+  forget(key: string): void {
+    const e = this.get(key);
+    if (e && !isFinished(e.state)) this.store.delete(this.ns, key);
+  }
+
+  /** Actions left unfinished by an earlier run, oldest first (optionally of one bot). */
+  unfinished(bot?: string): Array<[string, LedgerEntry]> {
+    return this.store.entries<LedgerEntry>(this.ns).filter(([, e]) => !isFinished(e.state) && (bot === undefined || e.bot === bot));
+  }
+
+  /** All entries (for `bot status` and tests). */
+  entries(): Array<[string, LedgerEntry]> {
+    return this.store.entries<LedgerEntry>(this.ns);
+  }
+
+  /** Drops finished entries older than the keep time; unfinished ones stay whatever their age. */
+  compact(): void {
+    const cutoff = this.clock.now() - this.keepMs;
+    for (const [key, e] of this.store.entries<LedgerEntry>(this.ns)) {
+      if (isFinished(e.state) && e.updatedAt < cutoff) this.store.delete(this.ns, key);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Reply safety: a bot never replies to itself or to another bot of the same process unless
+ * its file says `reply_to_bots: true`, and never replies twice in one conversation within
+ * its cooldown. Two bots answering each other, or one bot answering its own answers, is a
+ * reply loop, and reply loops get accounts suspended.
+ *
+ * The cooldown is persisted, so a restart does not reopen it.
+ */
+import type { Clock } from "../clock.ts";
+import type { Store } from "../store/store.ts";
+import type { Action, Transformer } from "./action.ts";
+
+export interface ReplyPolicyOptions {
+  store: Store;
+  clock: Clock;
+  /** The bot's own user id. */
+  selfId: string;
+  /** User ids of every bot hosted by this process (a live set: bots added later count). */
+  botIds: ReadonlySet<string>;
+  /** `reply_to_bots`: allow replies to itself and to the process's other bots (default false). */
+  replyToBots?: boolean;
+  /** `reply_cooldown` in ms (default 15 minutes; 0 turns it off). */
+  cooldownMs?: number;
+}
+
+const NS = "replies.recent";
+
+interface Mark {
+  at: number;
+  key: string;
+}
+
+/** The conversation a reply belongs to; a post with no known conversation is its own. */
+const conversationOf = (action: Action) => action.context?.conversationId ?? action.target;
+
+/**
+ * The policy step of the chain: refuses replies that would start a loop, and marks the
+ * conversation when one is let through (unmarking it if the reply is not sent in the end).
+ */
+export function replyPolicy(options: ReplyPolicyOptions): Transformer {
+  const { store, clock, selfId, botIds } = options;
+  const replyToBots = options.replyToBots ?? false;
+  const cooldownMs = options.cooldownMs ?? 15 * 60_000;
+  store.retain?.(NS, { maxEntries: 10_000 });
+  for (const [key, mark] of store.entries<Mark>(NS)) if (!(mark.at > clock.now() - 24 * 3_600_000)) store.delete(NS, key);
+
+  const refusal = (action: Action): string | undefined => {
+    const author = action.context?.authorId;
+    if (!replyToBots && author !== undefined) {
+      if (author === selfId) return `post ${action.target} is the bot's own; a bot does not reply to itself unless its file says reply_to_bots: true`;
+      if (botIds.has(author)) {
+        return `post ${action.target} is by another bot of this process (user ${author}); bots do not reply to each other unless the file says reply_to_bots: true`;
+      }
+    }
+    if (cooldownMs > 0) {
+      const mark = store.get<Mark>(NS, `${action.bot}:${conversationOf(action)}`);
+      const since = mark ? clock.now() - mark.at : Infinity;
+      if (mark && since < cooldownMs && mark.key !== action.key) {
+        return `the bot replied in conversation ${conversationOf(action)} ${Math.round(since / 1000)} s ago; its reply_cooldown is ${Math.round(cooldownMs / 1000)} s`;
+      }
+    }
+    return undefined;
+  };
+
+  return (next) => async (job) => {
+    const { action } = job;
+    if (action.kind !== "reply") return next(job);
+    const reason = refusal(action);
+    if (reason) return action.key ? { status: "refused", key: action.key, reason } : { status: "refused", reason };
+    if (cooldownMs <= 0) return next(job);
+    const markKey = `${action.bot}:${conversationOf(action)}`;
+    const mark: Mark = { at: clock.now(), key: action.key ?? action.target };
+    store.set<Mark>(NS, markKey, mark);
+    const outcome = await next(job);
+    const sentOrMaybe =
+      outcome.status === "sent" || outcome.status === "duplicate" || outcome.status === "dry-run" || (outcome.status === "failed" && outcome.maybeSent);
+    if (!sentOrMaybe && store.get<Mark>(NS, markKey)?.key === mark.key) store.delete(NS, markKey);
+    return outcome;
+  };
+}

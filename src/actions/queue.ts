@@ -1,0 +1,218 @@
+/**
+ * The queue: where an action waits for budget. It hands out a slot (a request counted in
+ * every window) as soon as every window of the action's endpoint has room, highest priority
+ * first, so a flood of work is sent exactly as fast as the plan allows: never a request the
+ * plan forbids, never a slot left unused while work waits.
+ *
+ * There are no polling loops: the queue asks each budget when its next slot frees
+ * (`readyAt`, from the windows' `nextFreeAt`) and sleeps on the injected clock until the
+ * earliest. Room only ever appears with time (corrections and pauses only take room away),
+ * so waking at those times misses nothing.
+ *
+ * One queue serves the whole process, so bots of one app share their app's windows in
+ * priority order.
+ */
+import type { EndpointKey } from "../api/endpoints.ts";
+import type { Clock } from "../clock.ts";
+import type { AccountBudget, Readiness, Slot } from "../limits/budget.ts";
+import { silentLogger, type Logger } from "../log.ts";
+
+/** A wait that can never end or ended without a slot; `kind` says which. */
+export class QueueError extends Error {
+  override name = "QueueError";
+  constructor(
+    /** `refused`: it can never run; `expired`: its time-to-live passed; `closed`: the queue stopped. */
+    readonly kind: "refused" | "expired" | "closed",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SlotRequest {
+  budget: AccountBudget;
+  endpoint: EndpointKey;
+  /** The action whose cap applies as well. */
+  action?: string;
+  /** Lower is served first; ties go to the oldest request. */
+  priority: number;
+  /** Give up when no slot was free before this time (ms). */
+  expiresAt?: number;
+  /** Do not hand out a slot before this time (a retry's back-off). */
+  notBefore?: number;
+  signal?: AbortSignal;
+  /** What is waiting, for logs (`greeter reply 1460323737035677698`). */
+  label: string;
+}
+
+interface Waiting extends SlotRequest {
+  seq: number;
+  resolve(slot: Slot): void;
+  reject(error: unknown): void;
+  onAbort?: () => void;
+  /** The last reason logged, so a wait is logged once per reason, not on every wake. */
+  reason?: string;
+}
+
+/** What is waiting, for `bot status`. */
+export interface WaitingInfo {
+  label: string;
+  priority: number;
+  readyAt: number;
+  reason?: string;
+}
+
+const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : "never");
+
+export class ActionQueue {
+  private waiting: Waiting[] = [];
+  private seq = 0;
+  private cancelTimer: (() => void) | undefined;
+  private timerAt = Infinity;
+  private closed = false;
+  private scheduled = false;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  constructor(options: { clock: Clock; logger?: Logger }) {
+    this.clock = options.clock;
+    this.log = options.logger ?? silentLogger;
+  }
+
+  /** Requests waiting for a slot. */
+  get size(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Resolves with a slot (already counted in every window) once the request may be sent;
+   * rejects with a {@link QueueError} when it never may, when its time-to-live passes first,
+   * or when the queue closes, and with the signal's reason when aborted.
+   */
+  acquire(request: SlotRequest): Promise<Slot> {
+    if (this.closed) return Promise.reject(new QueueError("closed", "postbot is stopping"));
+    if (request.signal?.aborted) return Promise.reject(request.signal.reason);
+    return new Promise<Slot>((resolve, reject) => {
+      const item: Waiting = { ...request, seq: this.seq++, resolve, reject };
+      if (request.signal) {
+        item.onAbort = () => {
+          if (this.remove(item)) reject(request.signal!.reason);
+        };
+        request.signal.addEventListener("abort", item.onAbort, { once: true });
+      }
+      // Sorted by priority, then by arrival: insert after every item that goes first.
+      let i = this.waiting.length;
+      while (i > 0 && this.waiting[i - 1]!.priority > item.priority) i--;
+      this.waiting.splice(i, 0, item);
+      this.schedule();
+    });
+  }
+
+  /** Rejects everything waiting (with `closed`) and refuses new requests: shutdown. */
+  close(): void {
+    this.closed = true;
+    this.cancelTimer?.();
+    const all = this.waiting;
+    this.waiting = [];
+    for (const item of all) this.settle(item, () => item.reject(new QueueError("closed", "postbot is stopping")));
+  }
+
+  /** What waits, and until when, highest priority first. */
+  list(): WaitingInfo[] {
+    const now = this.clock.now();
+    return this.waiting.map((w) => {
+      const r = w.budget.check(w.endpoint, w.action);
+      const readyAt = Math.max(r.ok ? now : r.readyAt, w.notBefore ?? 0);
+      const info: WaitingInfo = { label: w.label, priority: w.priority, readyAt };
+      if (!r.ok) info.reason = r.reason;
+      return info;
+    });
+  }
+
+  private remove(item: Waiting): boolean {
+    const i = this.waiting.indexOf(item);
+    if (i < 0) return false;
+    this.waiting.splice(i, 1);
+    return true;
+  }
+
+  private settle(item: Waiting, fn: () => void): void {
+    if (item.onAbort) item.signal?.removeEventListener("abort", item.onAbort);
+    fn();
+  }
+
+  /** Pumps once after the current burst of requests, not once per request. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Hands out every slot that is free now, in priority order, and sleeps until the next one. */
+  private pump = (): void => {
+    const now = this.clock.now();
+    let wake = Infinity;
+    const kept: Waiting[] = [];
+    // Within one pass room only shrinks, so once a budget says "not yet" for an endpoint and
+    // action, it says so for every later request of the same kind: ask once.
+    const blocked = new Map<AccountBudget, Map<string, Readiness & { ok: false }>>();
+    for (const item of this.waiting) {
+      if (item.expiresAt !== undefined && item.expiresAt <= now) {
+        this.settle(item, () => item.reject(new QueueError("expired", `waited past its time-to-live (${iso(item.expiresAt!)})${item.reason ? `: ${item.reason}` : ""}`)));
+        continue;
+      }
+      if (item.notBefore !== undefined && item.notBefore > now) {
+        wake = Math.min(wake, item.notBefore, item.expiresAt ?? Infinity);
+        kept.push(item);
+        continue;
+      }
+      const memoKey = `${item.endpoint}|${item.action ?? ""}`;
+      let r: Readiness | undefined = blocked.get(item.budget)?.get(memoKey);
+      if (!r) {
+        r = item.budget.check(item.endpoint, item.action);
+        if (r.ok) {
+          const slot = item.budget.take(item.endpoint, item.action);
+          this.settle(item, () => item.resolve(slot));
+          continue;
+        }
+        let forBudget = blocked.get(item.budget);
+        if (!forBudget) blocked.set(item.budget, (forBudget = new Map()));
+        forBudget.set(memoKey, r);
+      }
+      if (r.ok) continue; // unreachable: only refusals are remembered
+      if (r.readyAt === Infinity) {
+        this.settle(item, () => item.reject(new QueueError("refused", r.reason)));
+        continue;
+      }
+      if (item.expiresAt !== undefined && r.readyAt >= item.expiresAt) {
+        // Its turn cannot come before it expires: say so now rather than hold it till then.
+        this.settle(item, () => item.reject(new QueueError("expired", `would wait past its time-to-live (${iso(item.expiresAt!)}): ${r.reason}`)));
+        continue;
+      }
+      if (item.reason !== r.reason) {
+        item.reason = r.reason;
+        this.log.debug({ action: item.label, ready_at: iso(r.readyAt) }, `waiting: ${r.reason}`);
+      }
+      wake = Math.min(wake, r.readyAt, item.expiresAt ?? Infinity);
+      kept.push(item);
+    }
+    this.waiting = kept;
+    this.arm(wake);
+  };
+
+  private arm(at: number): void {
+    if (at === this.timerAt) return;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    this.timerAt = at;
+    if (at === Infinity) return;
+    this.cancelTimer = this.clock.setTimeout(() => {
+      this.timerAt = Infinity;
+      this.cancelTimer = undefined;
+      this.pump();
+    }, at - this.clock.now());
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Test helpers for the action layer: a frozen clock, a logger whose lines can be read, and a
+ * fake service that enforces the plan's windows exactly as the real one does, counting 429s.
+ */
+import { Writable } from "node:stream";
+import type { Action, Executed, Executor } from "../../src/actions/action.ts";
+import { createActionSystem, type ActionSystemOptions } from "../../src/actions/layer.ts";
+import { RateLimitError } from "../../src/api/errors.ts";
+import { createClock, type AdjustableClock } from "../../src/clock.ts";
+import { limitsFor, SlidingWindow, WINDOW_MS, type Plan } from "../../src/limits/index.ts";
+import { createLogger } from "../../src/log.ts";
+import { createMemoryStore, type Store } from "../../src/store/store.ts";
+
+export const START = Date.parse("2026-01-05T12:00:00Z");
+
+export function logSink() {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ destination, level: "debug" }) };
+}
+
+export function setup(options: Partial<ActionSystemOptions> & { store?: Store; clock?: AdjustableClock } = {}) {
+  const clock = options.clock ?? createClock({ frozen: true, start: START });
+  const store = options.store ?? createMemoryStore();
+  const { lines, logger } = logSink();
+  const system = createActionSystem({ store, clock, logger, ...options });
+  return { clock, store, lines, logger, system };
+}
+
+/** An executor that records what it was asked to send and answers like the service. */
+export function recordingExecutor(clock: { now(): number }) {
+  const calls: Array<{ action: Action; at: number }> = [];
+  let id = 1000;
+  const executor: Executor = async (action) => {
+    calls.push({ action, at: clock.now() });
+    return { result: { data: action.kind === "reply" || action.kind === "post" ? { id: String(++id), text: "x" } : { ok: true } } };
+  };
+  return { calls, executor };
+}
+
+/**
+ * A fake service: the plan's windows, U per user and A per app, on the same clock, the way
+ * spec part 8 describes them; answers 429 when a window is full and counts how often.
+ */
+export function fakeService(clock: { now(): number }, plans: Record<string, Plan>) {
+  const windows = new Map<string, SlidingWindow>();
+  const stats = { ok: 0, tooMany: 0 };
+  const execute = async (action: Action, appId: string): Promise<Executed> => {
+    const limits = limitsFor(action.endpoint, plans[appId]!);
+    if (limits === "unavailable") throw new Error("unavailable");
+    const now = clock.now();
+    const counted = limits.map((l) => {
+      const key = `${action.endpoint}|${l.scope === "app" ? `a:${appId}` : `u:${action.userId}`}|${l.per}`;
+      let w = windows.get(key);
+      if (!w) windows.set(key, (w = new SlidingWindow(l.max, WINDOW_MS[l.per])));
+      return { l, w };
+    });
+    const full = counted.find((c) => c.w.remaining(now) === 0);
+    if (full) {
+      stats.tooMany++;
+      throw new RateLimitError({ method: "POST", path: action.endpoint }, { limit: full.l.max, remaining: 0, resetAt: full.w.resetAt(now) });
+    }
+    for (const c of counted) c.w.record(now);
+    stats.ok++;
+    const tight = counted.reduce((a, b) => (b.w.remaining(now) < a.w.remaining(now) ? b : a));
+    return {
+      result: { data: { id: String(stats.ok) } },
+      headers: {
+        "x-rate-limit-limit": String(tight.l.max),
+        "x-rate-limit-remaining": String(tight.w.remaining(now)),
+        "x-rate-limit-reset": String(Math.ceil(tight.w.resetAt(now) / 1000)),
+      },
+    };
+  };
+  return { stats, execute };
+}
