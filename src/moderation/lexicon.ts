@@ -1,0 +1,154 @@
+/**
+ * The word lists behind the abuse classifier, as data, so that widening a rule means
+ * adding a word here rather than editing a regular expression. Words are written in plain
+ * English; the rule compiler normalises them the way input is normalised (repeated letters
+ * collapsed, apostrophes dropped), so "kill" and "ki111" meet.
+ */
+
+/**
+ * Swear words people write with masked letters. A masked token ("f**k", "a**hole") of the
+ * same length that agrees on every visible letter is read as the first word here that fits;
+ * order therefore puts the likelier reading first ("s***" is "shit").
+ */
+export const MASKED_WORDS: readonly string[] = [
+  "fuck", "fucks", "fucked", "fucker", "fuckers", "fucking", "fuckin", "motherfucker",
+  "shit", "shits", "shitty", "bullshit", "shithead",
+  "bitch", "bitches", "cunt", "cunts", "dick", "dickhead", "cock", "prick",
+  "asshole", "arsehole", "ass", "arse", "bastard", "whore", "slut", "twat", "wanker", "pussy",
+  "nigger", "nigga", "faggot", "fag", "retard", "kill", "die",
+];
+
+/** Ways of writing "fuck" (and its milder stand-ins) in a curse aimed at someone. */
+export const FUCK_FORMS: readonly string[] = [
+  "fuck", "fuk", "fuc", "fck", "fk", "fvck", "fcuk", "phuck", "phuk", "fook", "fuq", "feck", "f", "eff", "frick", "frig",
+  "screw", "sod",
+];
+
+/** The person addressed. Patterns join these with the optional separator, so "youre" and "you r" both read. */
+export const YOU: readonly string[] = ["you", "u", "ya", "yu", "thou"];
+
+/** "You are", in the forms people type ("you're", "ur", "u r", "youre"); "you_r" needs a real gap, since "your" is not "you r". */
+export const YOU_ARE: readonly string[] = [
+  "you are", "you re", "you_r", "you were", "u are", "u r", "u re", "ur", "ya are", "yer", "are you", "are u", "r u",
+  // "your" for "you're", the commonest misspelling, only where no noun can follow it.
+  "your a", "your an", "your such", "your so", "your really", "your literally", "your actually", "your just",
+];
+
+/**
+ * Words allowed between "you" and an insult: articles, intensifiers and insulting
+ * adjectives ("you're such a fucking stupid little ..."). Kept to words that do not
+ * change who is being talked about.
+ */
+export const INSULT_MODIFIERS: readonly string[] = [
+  "a", "an", "the", "such", "such a", "so", "too", "one", "really", "truly", "just", "honestly", "literally", "actually",
+  "absolute", "absolutely", "total", "totally", "complete", "completely", "utter", "utterly", "real", "massive", "huge",
+  "big", "biggest", "most", "fucking", "fuckin", "fkn", "freaking", "frigging", "bloody", "damn", "goddamn", "stupid",
+  "dumb", "little", "fat", "ugly", "pathetic", "worthless", "useless", "lying", "sad", "sorry", "brainless", "braindead",
+  "clueless", "dirty", "filthy", "disgusting", "miserable", "insufferable", "spineless", "smug", "entitled", "ignorant",
+  "arrogant", "retarded", "dense", "thick", "sick", "twisted", "creepy", "old", "lazy", "annoying", "bitch ass",
+];
+
+/**
+ * Nouns that insult the person they are aimed at (not "ass": collapsed text reads it as
+ * "as"; compounds such as "asshole" are listed instead). Aimed at someone ("you idiot",
+ * "what a loser", "..., moron") they make a reply abusive; about a third person or a
+ * thing ("the referee is an idiot") they do not.
+ */
+export const INSULT_NOUNS: readonly string[] = [
+  "idiot", "moron", "imbecile", "cretin", "dumbass", "dumbfuck", "jackass", "asshole", "arsehole", "bitch",
+  "bastard", "cunt", "twat", "prick", "dick", "dickhead", "knobhead", "bellend", "tosser", "wanker", "whore", "slut",
+  "skank", "douche", "douchebag", "motherfucker", "fucker", "fuckface", "fuckwit", "shithead", "dipshit", "scumbag",
+  "scum", "loser", "clown", "freak", "creep", "pig", "troll", "parasite", "degenerate", "incel", "muppet", "numpty",
+  "nonce", "cuck", "coward", "retard", "piece of shit", "piece of crap", "piece of garbage", "piece of trash",
+  "shit for brains", "waste of space", "waste of oxygen", "waste of air", "waste of skin", "lowlife", "simpleton",
+  "halfwit", "nitwit", "bozo", "buffoon", "dimwit", "turd", "maggot", "cockroach", "subhuman", "vermin",
+  "cocksucker", "cock sucker", "shitbag", "dirtbag", "shitstain", "dickwad", "fucknut", "slag", "waste of a human", "waste of a life",
+  "waste of life",
+];
+
+/**
+ * Words that insult only in "you are ..." form: "you're a joke" attacks a person, "what a
+ * joke" is said of a post, "this update is trash" of a thing.
+ */
+export const INSULT_NOUNS_AFTER_YOU_ARE: readonly string[] = [
+  "joke", "failure", "disgrace", "embarrassment", "trash", "garbage", "nobody",
+];
+
+/** Adjectives that insult a person when said to them ("you're pathetic", "are you stupid?"). */
+export const INSULT_ADJECTIVES: readonly string[] = [
+  "stupid", "dumb", "pathetic", "worthless", "useless", "ugly", "disgusting", "retarded", "braindead", "brain dead",
+  "brainless", "vile", "repulsive", "revolting", "full of shit", "a joke", "trash", "garbage", "subhuman", "mentally ill",
+  "dumbest", "stupidest", "ugliest", "most pathetic", "most useless",
+];
+
+/** Openers after which a bare insult addresses someone ("shut up, moron", "hey dickhead"). */
+export const VOCATIVE_OPENERS: readonly string[] = [
+  "hey", "oi", "ok", "okay", "listen", "yo", "lol", "lmao", "bye", "shut up", "shut it", "stfu", "get lost", "go away",
+  "sit down", "piss off", "fuck off", "thanks", "thank you", "sure", "cope", "nobody asked", "who asked", "gtfo",
+];
+
+/** People a threat names besides "you": threats against family are the worst kind. */
+export const TARGETS: readonly string[] = [
+  "you", "u", "ya", "yourself", "urself", "your family", "your kids", "your children", "your wife", "your husband",
+  "your mom", "your mum", "your mother", "your dad", "your parents", "your dog", "your cat", "your house", "your home",
+  "your car", "your face", "your legs", "your neck", "your head", "your teeth", "your throat", "ur family", "ur kids",
+  "ur face", "ur house", "ur mom",
+];
+
+/** Who means to do harm: first person future and conditional, or "someone should". */
+export const THREAT_AGENTS: readonly string[] = [
+  "i will", "i wil", "i'll", "ill", "i'd", "i would", "i could", "i shall", "i'm going to", "im going to", "i am going to",
+  "i'm gonna", "im gonna", "i am gonna", "i gonna", "ima", "imma", "i'm about to", "im about to", "i want to", "i wanna",
+  "i'm coming to", "we will", "we'll", "we're going to", "we are going to", "we're gonna", "we are gonna", "we'd",
+  "someone should", "someone needs to", "someone ought to", "someone will", "someone is going to", "someone's gonna",
+  "somebody should", "somebody needs to", "somebody will", "gonna", "going to", "1 will", "1'll", "i'll just",
+  "i will literally", "i'm literally going to", "i'd love to", "i would love to", "i'd like to", "i would like to",
+  "i'll happily", "i'd happily", "i swear i'll", "i swear i will",
+];
+
+/** Violent verbs of a threat; the object must be a person ({@link TARGETS}). */
+export const THREAT_VERBS: readonly string[] = [
+  "kill", "murder", "shoot", "stab", "hurt", "beat", "beat up", "strangle", "choke", "slit", "rape", "behead", "bomb",
+  "burn", "punch", "smash", "end", "hunt down", "hunt", "gut", "skin", "torture", "slap", "bury", "hang", "drown",
+  "lynch", "run over", "put a bullet in", "put a bullet through", "break", "cut", "curb stomp", "stomp", "knife",
+  "poison", "execute", "assassinate", "mutilate",
+];
+
+/** What a doxxing threat exposes. */
+export const PERSONAL_DETAILS: readonly string[] = [
+  "address", "home address", "house address", "real address", "phone number", "number", "ip", "ip address", "location",
+  "real name", "workplace", "work address", "employer", "school", "family", "kids", "personal info", "info", "details",
+  "socials", "license plate",
+];
+
+/**
+ * Slurs outside obscenity's English dataset (which already has the commonest). A slur
+ * makes a reply abusive however it is used.
+ */
+export const EXTRA_SLURS: readonly string[] = [
+  "spic", "spics", "paki", "pakis", "wetback", "wetbacks", "gook", "gooks", "raghead", "ragheads", "towelhead",
+  "towelheads", "beaner", "beaners", "coon", "coons", "kyke", "shemale", "sandnigger",
+];
+
+/**
+ * Words of obscenity's dataset that are slurs rather than swearing or sex: aimed at a
+ * group, they demean it in any sentence.
+ */
+export const SLUR_WORDS: ReadonlySet<string> = new Set([
+  "abeed", "abo", "africoon", "arabush", "boonga", "chingchong", "chink", "dyke", "fag", "kike", "negro", "nigger",
+  "retard", "spastic", "tranny",
+]);
+
+/**
+ * Look-alikes obscenity matches but should not: places, food, birds, Latin and idioms.
+ * Each is matched on the folded text (lower case, apostrophes dropped), as obscenity
+ * matches its own whitelist.
+ */
+export const HARMLESS_LOOKALIKES: readonly string[] = [
+  "shiitake", "penistone", "cockpit", "cockpits", "rio negro", "negro league", "negro leagues", "montenegro",
+  "fagioli", "retardant", "retardants", "tit for tat", "blue tit", "great tit", "coal tit", "tomtit", "pussy willow",
+  "pussycat", "pussycats", "cum laude", "moby dick", "van dyke", "offas dyke", "philip k dick", "chink in",
+  "chinks in", "chink of light", "chinks of light", "scunthorpe", "hancock", "cockburn", "cocktail", "peacock",
+  "hitchcock", "dickens", "sussex", "essex", "middlesex", "analysis", "analyst", "therapist", "shitake",
+  "cockney", "cocked", "spastic colon", "spastic paraplegia", "scattered",
+];

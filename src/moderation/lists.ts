@@ -1,0 +1,79 @@
+/**
+ * A bot's own `block` and `allow` lists. Both are matched like the built-in phrases
+ * (whole words, through the same de-obfuscation), so a bot owner writes a term once and
+ * its leetspeak and spaced-out spellings follow.
+ */
+import { UserError } from "../errors.ts";
+import { normalize, originalSpan, type Normalized } from "./normalize.ts";
+import { compileLiteral } from "./pattern.ts";
+import { kindOf, WEIGHTS } from "./score.ts";
+import type { PlacedHit } from "./types.ts";
+
+/** Finds every occurrence of one list term in a text, as spans of the original. */
+type Finder = (text: Normalized) => Array<{ start: number; end: number }>;
+
+function finderFor(term: string): Finder {
+  const collapsed = normalize(term).collapsed.text;
+  if (/[a-z0-9]/.test(collapsed)) {
+    const regex = compileLiteral(collapsed);
+    return (text) => {
+      const spans: Array<{ start: number; end: number }> = [];
+      regex.lastIndex = 0;
+      for (let m = regex.exec(text.collapsed.text); m; m = regex.exec(text.collapsed.text)) {
+        spans.push(originalSpan(text.collapsed, m.index, m.index + m[0].length));
+      }
+      return spans;
+    };
+  }
+  // No letters or digits (an emoji, "🖕"): nothing to de-obfuscate, match it as written.
+  const literal = term.trim().toLowerCase();
+  return (text) => {
+    const spans: Array<{ start: number; end: number }> = [];
+    const haystack = text.original.toLowerCase();
+    for (let at = haystack.indexOf(literal); at >= 0; at = haystack.indexOf(literal, at + literal.length)) {
+      spans.push({ start: at, end: at + literal.length });
+    }
+    return spans;
+  };
+}
+
+function checkTerms(name: "block" | "allow", terms: unknown): string[] {
+  if (terms === undefined) return [];
+  if (!Array.isArray(terms)) {
+    throw new UserError(`moderation option ${name} must be a list of words or phrases (got ${typeof terms})`);
+  }
+  return terms.map((term, i) => {
+    if (typeof term !== "string" || term.trim() === "") {
+      throw new UserError(
+        `moderation option ${name}[${i}] must be a non-empty word or phrase (got ${JSON.stringify(term)}); remove it or write the term`,
+      );
+    }
+    return term.trim();
+  });
+}
+
+/** The compiled block list: hits for every blocked term in a text. */
+export function compileBlockList(terms: unknown): (text: Normalized) => PlacedHit[] {
+  const entries = checkTerms("block", terms).map((term) => ({ rule: `block:${term}`, find: finderFor(term) }));
+  return (text) =>
+    entries.flatMap(({ rule, find }) =>
+      find(text).map((span) => ({ rule, match: text.original.slice(span.start, span.end), weight: WEIGHTS.block, ...span })),
+    );
+}
+
+/** The compiled allow list: removes the hits it allows from a text's hits. */
+export function compileAllowList(terms: unknown): (text: Normalized, hits: PlacedHit[]) => PlacedHit[] {
+  const entries = checkTerms("allow", terms);
+  if (entries.length === 0) return (_text, hits) => hits;
+  const names = new Set(entries.map((t) => t.toLowerCase()));
+  const finders = entries.map(finderFor);
+  return (text, hits) => {
+    const byName = hits.filter((hit) => {
+      const rule = hit.rule.toLowerCase();
+      return !names.has(rule) && !names.has(rule.slice(kindOf(rule).length + 1));
+    });
+    if (byName.length === 0) return byName;
+    const allowed = finders.flatMap((find) => find(text));
+    return byName.filter((hit) => !allowed.some((span) => span.start <= hit.start && hit.end <= span.end));
+  };
+}

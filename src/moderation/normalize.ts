@@ -1,0 +1,288 @@
+/**
+ * Text normalisation for the abuse classifier: undoes the disguises people use to slip
+ * abuse past filters (Unicode look-alikes, leetspeak, masked letters, spaced letters,
+ * repeated letters) while remembering, for every character it produces, which characters
+ * of the original it came from. The map matters because a hide is logged with the text
+ * that fired the rule, and an allow-list entry is checked against the original spans.
+ *
+ * The "@user" addressing that opens a reply is blanked first: a handle is not something
+ * the replier said.
+ *
+ * Two forms are produced, because the two matchers need different things:
+ * - `folded`: lower-case ASCII, confusables and leetspeak resolved, masks filled in,
+ *   spaced letters joined, apostrophes dropped, other characters kept. Letter repeats are
+ *   kept, because obscenity's own patterns count them (`ass` needs two s).
+ * - `collapsed`: `folded` with every run of one repeated character reduced to one
+ *   ("fuuuck" → "fuck", "kill" → "kil"). Phrase rules are written in plain English and
+ *   normalised the same way ({@link normalizePattern}), so both sides agree.
+ */
+import { resolveConfusablesTransformer, resolveLeetSpeakTransformer, type SimpleTransformerContainer } from "obscenity";
+import { MASKED_WORDS } from "./lexicon.ts";
+
+/** A derived text, with each of its characters traced back to a span of the original. */
+export interface TracedText {
+  readonly text: string;
+  /** `from[i]`: index in the original where character i's source starts. */
+  readonly from: readonly number[];
+  /** `to[i]`: index in the original just after character i's source. */
+  readonly to: readonly number[];
+}
+
+/** Both normalised forms of one input text. */
+export interface Normalized {
+  readonly original: string;
+  readonly folded: TracedText;
+  readonly collapsed: TracedText;
+}
+
+// obscenity's tables are the one source for confusables and leetspeak; both are simple
+// (stateless) transformers, so calling `transform` on a code point is all they do.
+const confusables = resolveConfusablesTransformer() as SimpleTransformerContainer;
+const leet = resolveLeetSpeakTransformer() as SimpleTransformerContainer;
+
+/** ASCII characters read as letters inside a word ("sh!t", "k1ll", "@ss", "$hit"). */
+const LEET_DIGITS = "013457";
+const LEET_SYMBOLS = "@$!";
+/** Characters that stand for hidden letters ("f**k", "sh#t", "f-ck"). */
+const MASKS = "*#%-";
+/** Separators between spaced-out letters ("f u c k", "k.y.s", "f-u-c-k"). */
+const SPACERS = " .-_*,+~/:·•";
+const APOSTROPHES = new Set(["'", "\u2019", "\u2018", "\u02bc", "`", "\u00b4"]);
+
+const isLetter = (c: string): boolean => c >= "a" && c <= "z";
+const isDigit = (c: string): boolean => c >= "0" && c <= "9";
+const isAlnum = (c: string): boolean => isLetter(c) || isDigit(c);
+
+interface Chars {
+  chars: string[];
+  from: number[];
+  to: number[];
+}
+
+/**
+ * Maps each code point to zero or more lower-case ASCII characters. Non-ASCII look-alikes
+ * go through obscenity's confusables table (ASCII does not: it maps "|" to "l", which would
+ * turn every separator into a letter); what is left goes through NFKD with marks removed
+ * ("ｆ" → "f", "ü" → "u"). Anything still not ASCII (emoji, other scripts) becomes a space.
+ */
+function foldCodePoints(original: string): Chars {
+  const out: Chars = { chars: [], from: [], to: [] };
+  const push = (c: string, from: number, to: number) => {
+    out.chars.push(c);
+    out.from.push(from);
+    out.to.push(to);
+  };
+  let i = 0;
+  for (const ch of original) {
+    const start = i;
+    i += ch.length;
+    const cp = ch.codePointAt(0)!;
+    if (APOSTROPHES.has(ch)) continue;
+    if (cp < 128) {
+      push(/\s/.test(ch) ? " " : ch.toLowerCase(), start, i);
+      continue;
+    }
+    const direct = confusables.transform(cp);
+    let resolved = direct !== undefined && direct !== cp ? String.fromCodePoint(direct) : ch.normalize("NFKD").replace(/\p{M}/gu, "");
+    if (resolved === ch) resolved = " ";
+    for (const part of resolved) {
+      const again = part.codePointAt(0)! >= 128 ? confusables.transform(part.codePointAt(0)!) : undefined;
+      const c = again !== undefined ? String.fromCodePoint(again) : part;
+      push(c.codePointAt(0)! < 128 ? c.toLowerCase() : " ", start, i);
+    }
+  }
+  return out;
+}
+
+/** Splits into runs of non-space characters: [start, end) indexes into `chars`. */
+function tokens(chars: readonly string[]): Array<[number, number]> {
+  const result: Array<[number, number]> = [];
+  let start = -1;
+  for (let k = 0; k <= chars.length; k++) {
+    const space = k === chars.length || chars[k] === " ";
+    if (!space && start < 0) start = k;
+    if (space && start >= 0) {
+      result.push([start, k]);
+      start = -1;
+    }
+  }
+  return result;
+}
+
+/**
+ * Blanks the "@user @other" addressing that opens a reply: handles are chosen by third
+ * parties ("@Scunthorpe_FC"), not written by the replier. Kept when the text is nothing
+ * but such tokens, because then "@sshole" is leetspeak, not a handle.
+ */
+function blankLeadingMentions(c: Chars): void {
+  const all = tokens(c.chars);
+  const isMention = ([start, end]: [number, number]) => /^@[a-z0-9_]{1,15}[:,]?$/.test(c.chars.slice(start, end).join(""));
+  const leading = all.findIndex((t) => !isMention(t));
+  if (leading <= 0) return;
+  for (const [start, end] of all.slice(0, leading)) for (let k = start; k < end; k++) c.chars[k] = " ";
+}
+
+/**
+ * Reads leetspeak inside words. Digits are letters only in a token that has a letter
+ * ("k1ll", not "100"); "@", "$" and "!" only when a letter follows and, for "!", one
+ * precedes ("sh!t", "$hit" and "@ss" but not "wow!" or "!important").
+ */
+function resolveLeet(c: Chars): void {
+  for (const [start, end] of tokens(c.chars)) {
+    const word = c.chars.slice(start, end);
+    if (!word.some(isLetter)) continue;
+    for (let k = start; k < end; k++) {
+      const ch = c.chars[k]!;
+      const next = c.chars[k + 1] ?? " ";
+      const prev = k > start ? c.chars[k - 1]! : " ";
+      const followedByLetter = k + 1 < end && (isLetter(next) || LEET_DIGITS.includes(next) || LEET_SYMBOLS.includes(next));
+      const ok = LEET_DIGITS.includes(ch) || (LEET_SYMBOLS.includes(ch) && followedByLetter && (ch !== "!" || isLetter(prev)));
+      if (!ok) continue;
+      const mapped = leet.transform(ch.codePointAt(0)!);
+      if (mapped !== undefined) c.chars[k] = String.fromCodePoint(mapped);
+    }
+  }
+}
+
+/**
+ * Fills in masked words ("f**k", "sh*t", "a**hole", "f-ck") with the one known word of
+ * the same length that agrees on every visible letter. Nobody masks a harmless word, so a
+ * masked token that fits a swear word is that word; a hyphenated word ("e-mail") fits none.
+ */
+function resolveMasks(c: Chars): void {
+  for (const [start, end] of tokens(c.chars)) {
+    // Trailing punctuation ("f***!") is not part of the word.
+    let stop = end;
+    while (stop > start && !isAlnum(c.chars[stop - 1]!) && !MASKS.includes(c.chars[stop - 1]!)) stop--;
+    const word = c.chars.slice(start, stop);
+    if (word.length < 3 || !isLetter(word[0]!) || !word.some((ch) => MASKS.includes(ch))) continue;
+    if (!word.every((ch) => isLetter(ch) || MASKS.includes(ch))) continue;
+    const fit = MASKED_WORDS.find(
+      (candidate) =>
+        candidate.length === word.length && [...candidate].every((letter, k) => word[k] === letter || MASKS.includes(word[k]!)),
+    );
+    if (fit) for (let k = 0; k < fit.length; k++) c.chars[start + k] = fit[k]!;
+  }
+}
+
+/**
+ * Joins letters spelt out one at a time ("f u c k", "k.y.s", "k-i-l-l"): three or more
+ * single letters in a row, separated by one or two spacer characters, become one word.
+ * Three, because "a b" occurs in ordinary text and "I a" does not say anything.
+ */
+function joinSpacedLetters(c: Chars): Chars {
+  const out: Chars = { chars: [], from: [], to: [] };
+  const n = c.chars.length;
+  const single = (k: number) =>
+    isAlnum(c.chars[k]!) && (k === 0 || !isAlnum(c.chars[k - 1]!)) && (k + 1 >= n || !isAlnum(c.chars[k + 1]!));
+  let k = 0;
+  while (k < n) {
+    if (single(k)) {
+      // Collect the run of single letters starting here.
+      const run = [k];
+      let j = k + 1;
+      for (;;) {
+        let gap = j;
+        while (gap < n && gap - j < 3 && SPACERS.includes(c.chars[gap]!)) gap++;
+        const width = gap - j;
+        if (width >= 1 && width <= 2 && gap < n && single(gap)) {
+          run.push(gap);
+          j = gap + 1;
+        } else break;
+      }
+      if (run.length >= 3) {
+        for (const r of run) {
+          out.chars.push(c.chars[r]!);
+          out.from.push(c.from[r]!);
+          out.to.push(c.to[r]!);
+        }
+        k = run[run.length - 1]! + 1;
+        continue;
+      }
+    }
+    out.chars.push(c.chars[k]!);
+    out.from.push(c.from[k]!);
+    out.to.push(c.to[k]!);
+    k++;
+  }
+  return out;
+}
+
+/** Collapses runs of spaces and trims, keeping the trace. */
+function squeezeSpaces(c: Chars): TracedText {
+  const chars: string[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let k = 0; k < c.chars.length; k++) {
+    const ch = c.chars[k]!;
+    if (ch === " " && (chars.length === 0 || chars[chars.length - 1] === " ")) continue;
+    chars.push(ch);
+    from.push(c.from[k]!);
+    to.push(c.to[k]!);
+  }
+  if (chars[chars.length - 1] === " ") {
+    chars.pop();
+    from.pop();
+    to.pop();
+  }
+  return { text: chars.join(""), from, to };
+}
+
+/** Reduces every run of one repeated character to a single one, keeping the trace. */
+export function collapseRepeats(t: TracedText): TracedText {
+  const chars: string[] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let k = 0; k < t.text.length; k++) {
+    const ch = t.text[k]!;
+    if (chars.length > 0 && chars[chars.length - 1] === ch) {
+      to[to.length - 1] = t.to[k]!;
+      continue;
+    }
+    chars.push(ch);
+    from.push(t.from[k]!);
+    to.push(t.to[k]!);
+  }
+  return { text: chars.join(""), from, to };
+}
+
+/**
+ * Produces both normalised forms of a text; see the module comment for what each undoes.
+ *
+ * @example
+ * ```ts
+ * normalize("Y0U  @re a f**k1ng c u n t").collapsed.text // "you are a fucking cunt"
+ * ```
+ */
+export function normalize(original: string): Normalized {
+  const chars = foldCodePoints(original);
+  blankLeadingMentions(chars);
+  resolveLeet(chars);
+  resolveMasks(chars);
+  const folded = squeezeSpaces(joinSpacedLetters(chars));
+  return { original, folded, collapsed: collapseRepeats(folded) };
+}
+
+/**
+ * The original text behind characters [start, end) of a traced text: what a verdict
+ * reports as the match, so the log shows what the author actually wrote.
+ */
+export function originalSpan(t: TracedText, start: number, end: number): { start: number; end: number } {
+  return { start: t.from[start]!, end: t.to[end - 1]! };
+}
+
+/**
+ * Normalises a phrase-rule pattern written in plain English the way {@link normalize}
+ * collapses input: lower case, apostrophes dropped, repeated letters reduced
+ * ("I'll kill" → "il kil"). Only letters are touched, so regular-expression syntax in
+ * the pattern (groups, `?`, lookaheads) survives.
+ */
+export function normalizePattern(source: string): string {
+  let out = "";
+  for (const ch of source.toLowerCase()) {
+    if (APOSTROPHES.has(ch)) continue;
+    if (isLetter(ch) && out.endsWith(ch)) continue;
+    out += ch;
+  }
+  return out;
+}
