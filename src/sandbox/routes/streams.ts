@@ -17,7 +17,7 @@
 import { z } from "zod";
 import type { SandboxPost } from "../model/index.ts";
 import { invalidRequest } from "../problems.ts";
-import type { RouteRequest, RouteTable, StreamResult } from "../route.ts";
+import type { RouteRequest, RouteTable, SandboxContext, StreamResult, StreamSink } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
 import { iso, Params } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, sortKey } from "../domain/paging.ts";
@@ -82,6 +82,30 @@ function message(req: RouteRequest, options: RenderOptions, post: SandboxPost, r
   return rules ? { ...body, matching_rules: rules } : body;
 }
 
+/**
+ * A delivery that can never break the post that triggered it: listeners run inside
+ * `createPost`, so a failure here would fail someone else's request. A stream that fails
+ * is ended instead (the client reconnects).
+ */
+function guarded(sink: StreamSink, deliver: (post: SandboxPost) => void): (post: SandboxPost) => void {
+  let dead = false;
+  return (post) => {
+    if (dead) return;
+    try {
+      deliver(post);
+    } catch {
+      dead = true;
+      sink.end();
+    }
+  };
+}
+
+/** Listens for new posts. Every open stream is one listener, so the emitter's cap of 10 is lifted. */
+function listen(ctx: SandboxContext, deliver: (post: SandboxPost) => void): void {
+  if (ctx.events.getMaxListeners() !== 0) ctx.events.setMaxListeners(0);
+  ctx.events.on("post:created", deliver);
+}
+
 function filteredStream(req: RouteRequest): StreamResult {
   const q = new Params(req.query, ["backfill_minutes", ...RENDER_PARAMS.post]);
   const options = readRender(q, "post");
@@ -92,17 +116,17 @@ function filteredStream(req: RouteRequest): StreamResult {
   req.signal.addEventListener("abort", release, { once: true });
   return {
     stream(sink) {
-      const deliver = (post: SandboxPost) => {
+      const deliver = guarded(sink, (post: SandboxPost) => {
         const rules = matchingRules(ctx, appId, post);
         if (!rules.length) return;
         sink.send(message(req, options, post, rules));
         req.countPostsRead(1);
-      };
+      });
       if (backfill > 0) {
         const since = ctx.clock.now() - backfill * 60_000;
         for (const p of livePostsNewestFirst(ctx).filter((p) => p.created_at >= since).reverse()) deliver(p);
       }
-      ctx.events.on("post:created", deliver);
+      listen(ctx, deliver);
       return () => {
         ctx.events.off("post:created", deliver);
         release();
@@ -118,10 +142,10 @@ function sampleStream(req: RouteRequest): StreamResult {
   const ctx = req.sandbox;
   return {
     stream(sink) {
-      const deliver = (post: SandboxPost) => {
+      const deliver = guarded(sink, (post: SandboxPost) => {
         if (sampled(ctx, post)) sink.send(message(req, options, post));
-      };
-      ctx.events.on("post:created", deliver);
+      });
+      listen(ctx, deliver);
       return () => void ctx.events.off("post:created", deliver);
     },
   };

@@ -1,6 +1,6 @@
 /**
- * The timelines (wire-facts 2.5): a user's posts, their mentions, and the home timeline of
- * the caller, with `since_id`, `until_id`, `start_time`, `end_time` (the ids win when both
+ * The timelines (wire-facts 2.5): a user's posts, their mentions, the home timeline of the
+ * caller, and the reposts of the caller's posts, with `since_id`, `until_id`, `start_time`, `end_time` (the ids win when both
  * are given), `max_results` in each family's range, and opaque page tokens.
  */
 import { compareIds, type SandboxPost } from "../model/index.ts";
@@ -9,7 +9,8 @@ import { Params } from "../domain/params.ts";
 import { inWindow, PAGE_RANGES, paginate, readPage, readWindow, sortKey, type PageRange } from "../domain/paging.ts";
 import { readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
 import { homeTimeline, mentionsOf, userPosts, type Exclusion } from "../domain/timelines.ts";
-import { callerAs, ok, pathUser, postListMeta, viewerOf } from "./common.ts";
+import { callerAs, callerUser, ok, pathUser, postListMeta, viewerOf } from "./common.ts";
+import { visibleTo } from "../domain/posts.ts";
 
 const WINDOW_PARAMS = ["since_id", "until_id", "start_time", "end_time", "max_results", "pagination_token"];
 
@@ -33,7 +34,31 @@ function timeline(
   return ok(r.envelope(cut.items.map((p) => r.post(p)), postListMeta(cut)));
 }
 
+/**
+ * `GET /2/users/reposts_of_me`: reposts by others of the caller's posts, newest first
+ * (1–100 per page, 100 by default, as the service's other post-relation lists).
+ */
+function repostsOfMe(req: RouteRequest) {
+  const q = new Params(req.query, ["max_results", "pagination_token", ...RENDER_PARAMS.post]);
+  const page = readPage(q, PAGE_RANGES.postUsers);
+  const me = callerUser(req);
+  const r = new Renderer(req.sandbox, me.id, readRender(q, "post"));
+  const posts = req.sandbox.data.world.posts;
+  const reposts = Object.values(posts).filter(
+    (p) =>
+      p.repost_of_id !== undefined &&
+      p.author_id !== me.id &&
+      posts[p.repost_of_id]?.author_id === me.id &&
+      visibleTo(req.sandbox, me.id, p),
+  );
+  const cut = paginate(reposts, (p) => sortKey(p.id), page);
+  if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
+  return ok(r.envelope(cut.items.map((p) => r.post(p)), { result_count: cut.items.length, ...(cut.next_token ? { next_token: cut.next_token } : {}), ...(cut.previous_token ? { previous_token: cut.previous_token } : {}) }));
+}
+
 export const timelineRoutes: RouteTable = {
+  "GET /2/users/reposts_of_me": repostsOfMe,
+
   "GET /2/users/:id/posts": (req) =>
     timeline(req, PAGE_RANGES.userPosts, true, (_q, exclude) => {
       const found = pathUser(req);

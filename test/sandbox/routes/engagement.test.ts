@@ -95,3 +95,20 @@ describe("bookmarks (PKCE only)", () => {
     expect(other.status).toBe(403);
   });
 });
+
+describe("reposts of me", () => {
+  it("lists others' reposts of the caller's posts, newest first", async () => {
+    const alice = await w.user("rom_a");
+    const bob = await w.user("rom_b");
+    const carol = await w.user("rom_c");
+    const p = await w.post(alice, "popular");
+    const q = await w.post(bob, "bob's own");
+    const r1 = await w.call(bob, "POST", `/2/users/${bob.user.id}/reposts`, { json: { post_id: p.id } });
+    await w.t.clock.advance(1000);
+    const r2 = await w.call(carol, "POST", `/2/users/${carol.user.id}/reposts`, { json: { post_id: p.id } });
+    await w.call(alice, "POST", `/2/users/${alice.user.id}/reposts`, { json: { post_id: q.id } });
+    const res = await w.get(alice, "/2/users/reposts_of_me", { "post.fields": "author_id" });
+    expect(res.body.data.map((x: { id: string }) => x.id)).toEqual([r2.body.data.id, r1.body.data.id]);
+    expect(res.body.meta).toEqual({ result_count: 2 });
+  });
+});

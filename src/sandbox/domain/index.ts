@@ -1,0 +1,13 @@
+/**
+ * The world's operations, for callers outside the HTTP handlers (the platform's in-process
+ * admin, the demo's crowd, tests): the same functions the endpoints use, so a post made
+ * here obeys every rule a post made through `POST /2/posts` does.
+ */
+export { createUser, userById, userByUsername, type NewUser } from "./users.ts";
+export { createPost, deletePost, repost, type NewPost } from "./posts.ts";
+export { follow, unfollow, acceptFollowRequest, mute, unmute, block, unblock } from "./relations.ts";
+export { like, unlike, bookmark, unbookmark } from "./engagement.ts";
+export { sendToParticipant, sendToConversation, createGroup } from "./dms.ts";
+export { parseQuery, matches, QueryError, type Query } from "./query.ts";
+export { parseEntities, weightedLength, MAX_POST_LENGTH } from "./entities.ts";
+export { inSample } from "./streams.ts";
