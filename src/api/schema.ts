@@ -95,7 +95,7 @@ export interface CreateComplianceJobBody {
 // ---------------------------------------------------------------------------------------
 // Results of the writes
 
-export type Created = { id: string; text: string };
+export type Created = { id: string; text: string; edit_history_post_ids?: string[] };
 export type Deleted = { deleted: boolean };
 export type Hidden = { hidden: boolean };
 export type Liked = { liked: boolean };
