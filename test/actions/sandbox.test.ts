@@ -1,0 +1,181 @@
+/**
+ * The action layer end to end: the real API client against the sandbox in-process, on a
+ * moved clock. A flood of work on every plan gets zero 429s and uses the whole budget;
+ * two accounts of one app share the app's windows; a reply left pending by a crash is
+ * found on the service by the client verifiers and not sent again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Executor } from "../../src/actions/action.ts";
+import { clientExecutor, clientVerifiers } from "../../src/actions/client.ts";
+import { createActionSystem, type ActionLayer } from "../../src/actions/layer.ts";
+import { createClient, type ApiClient } from "../../src/api/client.ts";
+import type { Plan } from "../../src/limits/types.ts";
+import { createMemoryStore } from "../../src/store/store.ts";
+import { startSandbox, type Account, type TestSandbox } from "../helpers/sandbox.ts";
+import { logSink } from "./helpers.ts";
+
+let t: TestSandbox;
+const clients: ApiClient[] = [];
+beforeAll(async () => {
+  t = await startSandbox();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await t.close();
+});
+
+/** Real I/O does not follow the frozen clock: after moving it, let the requests it released finish. */
+async function settle(inFlight: () => number) {
+  for (let quiet = 0; quiet < 3; ) {
+    await new Promise((r) => setTimeout(r, 2));
+    quiet = inFlight() === 0 ? quiet + 1 : 0;
+  }
+}
+
+async function advance(ms: number, step: number, inFlight: () => number) {
+  for (let done = 0; done < ms; done += step) {
+    await t.clock.advance(Math.min(step, ms - done));
+    await settle(inFlight);
+  }
+}
+
+/** One action system over the sandbox, with layers for accounts whose budgets the client's observer corrects. */
+function world() {
+  const { logger } = logSink();
+  const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger });
+  const layers = new Map<string, ActionLayer>();
+  let inFlight = 0;
+  const bot = (name: string, account: Account, plan: Plan, options: { executor?: Executor } = {}) => {
+    const client = createClient({
+      baseUrl: t.url,
+      clock: t.clock,
+      auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret }, label: account.user.id },
+      onRateLimit: (o) => layers.get(o.identity.user ?? "")?.budget.observe(o.endpoint, o, o.status),
+    });
+    clients.push(client);
+    const send = options.executor ?? clientExecutor(client);
+    const layer = system.bot({
+      bot: name,
+      account: { appId: account.app.id, userId: account.user.id, plan },
+      executor: async (action, signal) => {
+        inFlight++;
+        try {
+          return await send(action, signal);
+        } finally {
+          inFlight--;
+        }
+      },
+      verifiers: clientVerifiers(client, account.user.id),
+      ttlMs: { reply: 10 * 86_400_000 },
+    });
+    layers.set(account.user.id, layer);
+    return { layer, client };
+  };
+  /** Counts a request made outside the executor (a budgeted read) as in flight. */
+  const counted = async <R>(run: () => Promise<R>): Promise<R> => {
+    inFlight++;
+    try {
+      return await run();
+    } finally {
+      inFlight--;
+    }
+  };
+  return { system, bot, counted, inFlight: () => inFlight };
+}
+
+const statusCounts = async (route: string) => (await t.admin.stats()).routes[route] ?? {};
+
+describe("against the sandbox", () => {
+  it("a flood of replies on every plan: zero 429s and every slot the plan allows used", async () => {
+    const cases: Array<{ plan: Plan; n: number; ms: number; step: number; allowed: number }> = [
+      { plan: "pro", n: 350, ms: 30 * 60_000, step: 15 * 60_000, allowed: 300 }, // 100/15m U, three windows
+      { plan: "basic", n: 130, ms: 86_400_000, step: 86_400_000, allowed: 130 }, // 100/24h U, then 30 more a day later
+      { plan: "free", n: 20, ms: 86_400_000, step: 86_400_000, allowed: 20 }, // 17/24h U and A
+    ];
+    for (const c of cases) {
+      const before = await statusCounts("POST /2/posts");
+      const account = await t.account({ plan: c.plan });
+      const crowd = await t.account({ app: account.app });
+      const targets = [];
+      for (let i = 0; i < c.n; i++) targets.push(await t.admin.createPost({ author_id: crowd.user.id, text: `hey bot #${i} (${c.plan})` }));
+      const w = world();
+      const { layer } = w.bot(`flood-${c.plan}`, account, c.plan);
+      const outcomes = targets.map((p, i) => layer.reply({ id: p.id, author_id: crowd.user.id, conversation_id: p.id }, `thanks #${i}`));
+      await settle(w.inFlight);
+      await advance(c.ms, c.step, w.inFlight);
+      const after = await statusCounts("POST /2/posts");
+      const sent = (after["201"] ?? 0) - (before["201"] ?? 0);
+      expect({ plan: c.plan, sent, tooMany: (after["429"] ?? 0) - (before["429"] ?? 0) }).toEqual({ plan: c.plan, sent: c.allowed, tooMany: 0 });
+      w.system.close();
+      const ended = await Promise.all(outcomes);
+      expect(ended.filter((o) => o.status === "sent")).toHaveLength(c.allowed);
+      expect(ended.filter((o) => o.status !== "sent").every((o) => o.status === "deferred")).toBe(true);
+    }
+  });
+
+  it("two accounts of one app share the app's window: mentions polls on basic (10/15m U, 15/15m A)", async () => {
+    const a = await t.account({ plan: "basic" });
+    const b = await t.account({ app: a.app });
+    const w = world();
+    const before = await statusCounts("GET /2/users/:id/mentions");
+    const poll = (bot: ReturnType<typeof w.bot>, account: Account) =>
+      bot.layer.call("GET /2/users/:id/mentions", (signal) => w.counted(async () => ({ result: await bot.client.users.mentions(account.user.id, {}, { signal }) })));
+    const botA = w.bot("a", a, "basic");
+    const botB = w.bot("b", b, "basic");
+    const reads = [...Array.from({ length: 30 }, () => poll(botA, a)), ...Array.from({ length: 30 }, () => poll(botB, b))];
+    await settle(w.inFlight);
+    await advance(30 * 60_000, 15 * 60_000, w.inFlight);
+    const after = await statusCounts("GET /2/users/:id/mentions");
+    expect((after["200"] ?? 0) - (before["200"] ?? 0)).toBe(45); // 15 per window, three windows
+    expect((after["429"] ?? 0) - (before["429"] ?? 0)).toBe(0);
+    w.system.close();
+    await Promise.allSettled(reads);
+  });
+
+  it("a reply that reached the service before a crash is found by the client verifier and not sent again", async () => {
+    const account = await t.account({ plan: "pro" });
+    const crowd = await t.account({ app: account.app });
+    const mention = await t.admin.createPost({ author_id: crowd.user.id, text: `@${account.user.username} hello` });
+    const store = createMemoryStore();
+    // Run 1 sends the reply, but "dies" before the answer: its executor never returns.
+    const first = createActionSystem({ store, clock: t.clock });
+    const client = createClient({
+      baseUrl: t.url,
+      clock: t.clock,
+      auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
+    });
+    clients.push(client);
+    const send = clientExecutor(client);
+    let arrived!: () => void;
+    const reached = new Promise<void>((r) => (arrived = r));
+    const dying = first.bot({
+      bot: "g",
+      account: { appId: account.app.id, userId: account.user.id, plan: "pro" },
+      executor: async (action, signal) => {
+        await send(action, signal);
+        arrived();
+        return new Promise<never>(() => {});
+      },
+    });
+    void dying.reply({ id: mention.id, author_id: crowd.user.id }, "hello to you");
+    await reached;
+    expect(store.get("ledger", "g:reply:" + mention.id)).toMatchObject({ state: "pending" });
+
+    const second = createActionSystem({ store, clock: t.clock });
+    let resent = 0;
+    const layer = second.bot({
+      bot: "g",
+      account: { appId: account.app.id, userId: account.user.id, plan: "pro" },
+      executor: async (action, signal) => {
+        resent++;
+        return send(action, signal);
+      },
+      verifiers: clientVerifiers(client, account.user.id),
+    });
+    const [outcome] = await layer.recover();
+    expect(outcome).toMatchObject({ status: "duplicate", result: { data: { id: expect.any(String) } } });
+    expect(resent).toBe(0);
+    const timeline = await client.users.posts(account.user.id);
+    expect(timeline.data).toHaveLength(1);
+  });
+});
