@@ -11,7 +11,9 @@ import type { SandboxContext } from "../route.ts";
 import { blocks } from "./relations.ts";
 import { userById } from "./users.ts";
 
+/** A stored DM event (the world keeps them by id). */
 export type DmEventRecord = WorldData["dm_events"][string];
+/** A stored conversation: one-to-one or group, with its participants. */
 export type DmConversation = WorldData["dm_conversations"][string];
 
 /** How far back DM reads reach. */

@@ -24,6 +24,7 @@ import { userById } from "./users.ts";
 /** How long the same author cannot post the same text again. */
 export const DUPLICATE_WINDOW_MS = 24 * 3_600_000;
 
+/** Who may reply to a conversation (set on its root post). */
 export type ReplySettings = SandboxPost["reply_settings"];
 
 /** What a post is created from. `author_id` must name an account that is not gone. */

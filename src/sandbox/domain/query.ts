@@ -36,6 +36,7 @@ export class QueryError extends Error {
   }
 }
 
+/** The parsed form of a query: AND/OR/NOT over token sequences and operators. */
 export type QueryNode =
   | { kind: "and"; children: QueryNode[] }
   | { kind: "or"; children: QueryNode[] }

@@ -16,6 +16,7 @@ export function edges(ctx: SandboxContext, table: EdgeTable): Edge[] {
   return (world[table] ??= []);
 }
 
+/** Whether `source → target` exists in an edge table. */
 export const hasEdge = (ctx: SandboxContext, table: EdgeTable, source: string, target: string): boolean =>
   edges(ctx, table).some((e) => e.source_id === source && e.target_id === target);
 
@@ -33,8 +34,11 @@ function removeEdge(ctx: SandboxContext, table: EdgeTable, source: string, targe
   return true;
 }
 
+/** Whether `source` follows `target` (approved follows only). */
 export const follows = (ctx: SandboxContext, source: string, target: string) => hasEdge(ctx, "follows", source, target);
+/** Whether `source` mutes `target`. */
 export const mutes = (ctx: SandboxContext, source: string, target: string) => hasEdge(ctx, "mutes", source, target);
+/** Whether `source` blocks `target`. */
 export const blocks = (ctx: SandboxContext, source: string, target: string) => hasEdge(ctx, "blocks", source, target);
 
 /**
@@ -67,11 +71,13 @@ export function acceptFollowRequest(ctx: SandboxContext, targetId: string, sourc
   return true;
 }
 
+/** `source` mutes `target` (idempotent): the target's posts leave the source's home timeline. */
 export function mute(ctx: SandboxContext, source: SandboxUser, target: SandboxUser): void {
   if (source.id === target.id) throw forbidden("You cannot mute yourself.");
   addEdge(ctx, "mutes", source.id, target.id);
 }
 
+/** Ends a mute; a no-op when there is none. */
 export const unmute = (ctx: SandboxContext, sourceId: string, targetId: string): void => void removeEdge(ctx, "mutes", sourceId, targetId);
 
 /**
@@ -85,6 +91,7 @@ export function block(ctx: SandboxContext, sourceId: string, targetId: string): 
   unfollow(ctx, targetId, sourceId);
 }
 
+/** Ends a block; a no-op when there is none. */
 export const unblock = (ctx: SandboxContext, sourceId: string, targetId: string): void => void removeEdge(ctx, "blocks", sourceId, targetId);
 
 /** The ids `source` has an edge to in `table`, newest edge first, with the edge times. */

@@ -17,6 +17,7 @@ import { compareIds, nextId, type SandboxApp, type WorldData } from "../model/in
 import type { SandboxContext } from "../route.ts";
 import { parseQuery, QueryError, type Query } from "./query.ts";
 
+/** Rules per app and characters per rule, by plan (see the module comment). */
 export const RULE_CAPS: Record<Plan, { rules: number; length: number }> = {
   pro: { rules: 1000, length: 1024 },
   basic: { rules: 25, length: 512 },
@@ -26,6 +27,7 @@ export const RULE_CAPS: Record<Plan, { rules: number; length: number }> = {
 /** The longest tag. */
 export const MAX_TAG_LENGTH = 128;
 
+/** A stored rule: its app, value, optional tag and creation time. */
 export type RuleRecord = WorldData["stream_rules"][string];
 
 /** An app's rules, oldest first. */
@@ -48,6 +50,7 @@ export function compiledRule(value: string): Query {
   return q;
 }
 
+/** A rule as the service shows it: `{id, value, tag?}`. */
 export const toWire = (r: RuleRecord): StreamRule => (r.tag !== undefined ? { id: r.id, value: r.value, tag: r.tag } : { id: r.id, value: r.value });
 
 /** The outcome of an add or delete: what the route answers. */

@@ -37,6 +37,7 @@ export function searchSortKey(ctx: SandboxContext, order: "recency" | "relevancy
     sortKey((m.likes.get(p.id) ?? 0) + (m.reposts.get(p.id) ?? 0) + (m.replies.get(p.id) ?? 0) + (m.quotes.get(p.id) ?? 0), p.id);
 }
 
+/** The bucket sizes of the counts endpoints. */
 export type Granularity = "minute" | "hour" | "day";
 const STEP: Record<Granularity, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 

@@ -27,6 +27,7 @@ export type Exclusion = "replies" | "reposts";
 const excluded = (p: SandboxPost, exclude: readonly Exclusion[]) =>
   (exclude.includes("replies") && p.in_reply_to_post_id !== undefined) || (exclude.includes("reposts") && p.repost_of_id !== undefined);
 
+/** A user's posts and reposts, newest first, within the 3200 reachable, minus `exclude`. */
 export function userPosts(ctx: SandboxContext, viewerId: string | undefined, userId: string, exclude: readonly Exclusion[] = []): SandboxPost[] {
   return livePostsNewestFirst(ctx)
     .filter((p) => p.author_id === userId)
@@ -34,6 +35,7 @@ export function userPosts(ctx: SandboxContext, viewerId: string | undefined, use
     .filter((p) => !excluded(p, exclude) && visibleTo(ctx, viewerId, p));
 }
 
+/** Posts by others mentioning or replying to a user, newest first, within the 800 reachable. */
 export function mentionsOf(ctx: SandboxContext, viewerId: string | undefined, userId: string): SandboxPost[] {
   const user = userById(ctx, userId);
   if (!user) return [];
@@ -49,6 +51,7 @@ export function mentionsOf(ctx: SandboxContext, viewerId: string | undefined, us
     .filter((p) => visibleTo(ctx, viewerId, p));
 }
 
+/** The user's own posts and those of the accounts they follow, minus muted accounts. */
 export function homeTimeline(ctx: SandboxContext, userId: string, exclude: readonly Exclusion[] = []): SandboxPost[] {
   const authors = new Set([userId, ...edges(ctx, "follows").filter((f) => f.source_id === userId).map((f) => f.target_id)]);
   return livePostsNewestFirst(ctx).filter(

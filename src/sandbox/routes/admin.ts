@@ -61,6 +61,7 @@ function existing(req: AdminRequest, id: string, field: string) {
   return user;
 }
 
+/** The world's admin handlers by `"METHOD /_sandbox/path"`; the platform serves them behind the admin token. */
 export const worldAdminRoutes: AdminRouteTable = {
   /** `{username, name?, description?, location?, url?, protected?, verified?}` → `{id, username, name}`. */
   "POST /_sandbox/users": (req): JsonResult => {

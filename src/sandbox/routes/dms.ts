@@ -73,6 +73,7 @@ function eventList(req: RouteRequest, select: (userId: string) => DmEventRecord[
   return ok(r.envelope(cut.items.map((e) => r.dmEvent(e)), listMeta(cut)));
 }
 
+/** Direct-message handlers by endpoint key. */
 export const dmRoutes: RouteTable = {
   "POST /2/dm_conversations/with/:participant_id/messages": (req) => {
     new Params(req.query, []);

@@ -39,6 +39,7 @@ function markedPosts(req: RouteRequest, range: PageRange, marksOf: () => Marks |
   return ok(r.envelope(cut.items.map((x) => r.post(x.post)), listMeta(cut)));
 }
 
+/** Like, repost and bookmark handlers by endpoint key. */
 export const engagementRoutes: RouteTable = {
   "POST /2/users/:id/likes": (req) => {
     new Params(req.query, []);

@@ -12,6 +12,7 @@ import { streamRoutes } from "./streams.ts";
 import { timelineRoutes } from "./timelines.ts";
 import { userRoutes } from "./users.ts";
 
+/** Every v2 handler, by endpoint key; the platform looks requests up here. */
 export const routes: RouteTable = {
   ...postRoutes,
   ...timelineRoutes,
@@ -22,4 +23,5 @@ export const routes: RouteTable = {
   ...dmRoutes,
 };
 
+/** The admin routes that act on the world (users, posts, relations). */
 export const worldAdminRoutes: AdminRouteTable = { ...adminTable };

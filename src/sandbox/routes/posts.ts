@@ -105,6 +105,7 @@ function pathPost(req: RouteRequest): { post: SandboxPost } | { answer: JsonResu
   return access.ok ? { post: access.post } : { answer: ok({ errors: [postProblem(access.reason, "id", id)] }) };
 }
 
+/** Post handlers by endpoint key. */
 export const postRoutes: RouteTable = {
   "GET /2/posts": (req) => {
     const q = new Params(req.query, ["ids", ...RENDER_PARAMS.post]);

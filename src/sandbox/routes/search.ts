@@ -128,6 +128,7 @@ function counts(req: RouteRequest, archive: Archive) {
   });
 }
 
+/** Search and counts handlers by endpoint key. */
 export const searchRoutes: RouteTable = {
   "GET /2/posts/search/recent": (req) => search(req, "recent"),
   "GET /2/posts/search/all": (req) => search(req, "all"),

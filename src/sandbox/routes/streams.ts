@@ -151,6 +151,7 @@ function sampleStream(req: RouteRequest): StreamResult {
   };
 }
 
+/** Stream and rules handlers by endpoint key. */
 export const streamRoutes: RouteTable = {
   "POST /2/posts/search/stream/rules": manageRules,
   "GET /2/posts/search/stream/rules": listRules,

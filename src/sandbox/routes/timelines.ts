@@ -56,6 +56,7 @@ function repostsOfMe(req: RouteRequest) {
   return ok(r.envelope(cut.items.map((p) => r.post(p)), { result_count: cut.items.length, ...(cut.next_token ? { next_token: cut.next_token } : {}), ...(cut.previous_token ? { previous_token: cut.previous_token } : {}) }));
 }
 
+/** Timeline handlers by endpoint key. */
 export const timelineRoutes: RouteTable = {
   "GET /2/users/reposts_of_me": repostsOfMe,
 

@@ -91,6 +91,7 @@ function searchUsers(req: RouteRequest) {
   return ok(r.envelope(cut.items.map((u) => r.user(u)), listMeta(cut, { previous: false })));
 }
 
+/** User, follow, mute and block handlers by endpoint key. */
 export const userRoutes: RouteTable = {
   "GET /2/users": (req) => lookupMany(req, "id", "ids"),
   "GET /2/users/by": (req) => lookupMany(req, "username", "usernames"),
