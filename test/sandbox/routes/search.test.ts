@@ -57,6 +57,17 @@ describe("recent search", () => {
     expect(empty.body).toEqual({ meta: { result_count: 0 } });
   });
 
+  it("pages through results with next_token (no previous_token in search)", async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) made.push((await w.post(bob, `pager item ${i}`)).id);
+    const p1 = await w.get(alice, "/2/posts/search/recent", { query: "pager" });
+    expect(ids(p1)).toEqual([...made].reverse().slice(0, 10));
+    expect(p1.body.meta).toEqual({ newest_id: made[11], oldest_id: made[2], result_count: 10, next_token: expect.any(String) });
+    const p2 = await w.get(alice, "/2/posts/search/recent", { query: "pager", next_token: p1.body.meta.next_token });
+    expect(ids(p2)).toEqual([made[1], made[0]]);
+    expect(p2.body.meta).toEqual({ newest_id: made[1], oldest_id: made[0], result_count: 2 });
+  });
+
   it("sorts by relevancy on request", async () => {
     await w.call(bob, "POST", `/2/users/${bob.user.id}/likes`, { json: { post_id: posts.cat } });
     const res = await w.get(alice, "/2/posts/search/recent", { query: "cat", sort_order: "relevancy" });
