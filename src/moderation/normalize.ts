@@ -124,21 +124,32 @@ function blankLeadingMentions(c: Chars): void {
 
 /**
  * Reads leetspeak inside words. Digits are letters only in a token that has a letter
- * ("k1ll", not "100"); "@", "$" and "!" only when a letter follows and, for "!", one
- * precedes ("sh!t", "$hit" and "@ss" but not "wow!" or "!important").
+ * ("k1ll", not "100"). Symbols need a letter next to them: "@" and "$" one after (past
+ * a run of the same symbol: "a$$hole", "@ss"), "$" also one before ("a$$"), and "!" one on
+ * each side ("sh!t"), so "wow!!!" and "!important" stay as they are.
  */
 function resolveLeet(c: Chars): void {
   for (const [start, end] of tokens(c.chars)) {
-    const word = c.chars.slice(start, end);
-    if (!word.some(isLetter)) continue;
+    if (!c.chars.slice(start, end).some(isLetter)) continue;
+    const wordy = (k: number) => k >= start && k < end && (isLetter(c.chars[k]!) || LEET_DIGITS.includes(c.chars[k]!));
+    // Decide on the token as written, then map, so one mapping cannot justify the next.
+    const read: number[] = [];
     for (let k = start; k < end; k++) {
       const ch = c.chars[k]!;
-      const next = c.chars[k + 1] ?? " ";
-      const prev = k > start ? c.chars[k - 1]! : " ";
-      const followedByLetter = k + 1 < end && (isLetter(next) || LEET_DIGITS.includes(next) || LEET_SYMBOLS.includes(next));
-      const ok = LEET_DIGITS.includes(ch) || (LEET_SYMBOLS.includes(ch) && followedByLetter && (ch !== "!" || isLetter(prev)));
-      if (!ok) continue;
-      const mapped = leet.transform(ch.codePointAt(0)!);
+      if (LEET_DIGITS.includes(ch)) {
+        read.push(k);
+        continue;
+      }
+      if (!LEET_SYMBOLS.includes(ch)) continue;
+      let first = k;
+      while (first > start && c.chars[first - 1] === ch) first--;
+      let last = k;
+      while (last + 1 < end && c.chars[last + 1] === ch) last++;
+      const ok = ch === "!" ? wordy(k - 1) && wordy(k + 1) : wordy(last + 1) || (ch === "$" && wordy(first - 1));
+      if (ok) read.push(k);
+    }
+    for (const k of read) {
+      const mapped = leet.transform(c.chars[k]!.codePointAt(0)!);
       if (mapped !== undefined) c.chars[k] = String.fromCodePoint(mapped);
     }
   }

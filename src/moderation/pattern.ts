@@ -44,12 +44,12 @@ export function compilePattern(source: string): RegExp {
 }
 
 /**
- * Compiles a literal phrase (a block or allow list entry) the same way: whole words,
- * separators optional, repeated letters collapsed. The phrase must already be normalised
+ * Compiles a literal phrase (a block or allow list entry) the same way: its words, whole,
+ * with any separators or none between them ("buy followers" also finds "buy-followers"). The phrase must already be normalised
  * with `normalize(...).collapsed.text`.
  */
 export function compileLiteral(collapsedPhrase: string): RegExp {
   const words = collapsedPhrase.split(/[^a-z0-9]+/).filter((w) => w.length > 0);
-  const body = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(OPTIONAL_SEPARATOR);
+  const body = words.join(OPTIONAL_SEPARATOR);
   return new RegExp(`(?<![a-z0-9])${body}(?![a-z0-9])`, "g");
 }

@@ -1,0 +1,171 @@
+import { describe, expect, it } from "vitest";
+import { UserError } from "../../src/errors.ts";
+import { createClassifier, DEFAULT_THRESHOLD, WEIGHTS, type Verdict } from "../../src/moderation/index.ts";
+
+const classifier = createClassifier();
+const rules = (v: Verdict) => v.rules.map((r) => r.rule);
+
+describe("createClassifier: built-in rules", () => {
+  it("finds profanity, obfuscated or not, without calling swearing alone abusive", () => {
+    for (const text of ["this is fucking awesome", "this is fuuuucking awesome", "this is f**king awesome", "holy sh1t"]) {
+      const v = classifier.classify(text);
+      expect(v.abusive, text).toBe(false);
+      expect(v.score, text).toBe(WEIGHTS.profanity);
+      expect(v.rules[0]!.rule, text).toMatch(/^profanity:(fuck|shit)$/);
+    }
+  });
+
+  it("reports the original text of each hit, as the author wrote it", () => {
+    const v = classifier.classify("wow, f u c k y0u");
+    expect(v.rules).toContainEqual({ rule: "insult:fuck-you", match: "f u c k y0u", weight: WEIGHTS.insult });
+    expect(v.rules).toContainEqual({ rule: "profanity:fuck", match: "f u c k", weight: WEIGHTS.profanity });
+  });
+
+  it("hides insults aimed at someone, with or without swearing", () => {
+    expect(rules(classifier.classify("you're a fucking idiot"))).toEqual(["insult:idiot", "profanity:fuck"]);
+    expect(classifier.classify("you're a fucking idiot").score).toBe(0.79);
+    expect(rules(classifier.classify("what a loser"))).toEqual(["insult:loser"]);
+    expect(rules(classifier.classify("thanks for nothing, moron"))).toEqual(["insult:moron"]);
+    expect(rules(classifier.classify("stfu"))).toEqual(["insult:stfu"]);
+    expect(classifier.classify("are you stupid?").abusive).toBe(true);
+  });
+
+  it("does not treat insults about absent people or about oneself as abuse", () => {
+    for (const text of ["the referee is an idiot", "I'm such an idiot, forgot my keys", "this take is stupid", "your bot is broken"]) {
+      expect(classifier.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
+    }
+  });
+
+  it("finds threats without a swear word, and not their figures of speech", () => {
+    expect(rules(classifier.classify("kill yourself"))).toEqual(["threat:kill-yourself"]);
+    expect(rules(classifier.classify("k y s"))).toEqual(["threat:kys"]);
+    expect(rules(classifier.classify("I KNOW WHERE YOU LIVE"))).toEqual(["threat:know-where-you-live"]);
+    expect(rules(classifier.classify("i'm g0nna k1ll u"))).toEqual(["threat:violence"]);
+    expect(rules(classifier.classify("I hope you die"))).toEqual(["threat:wish-death"]);
+    expect(rules(classifier.classify("I'll post your home address"))).toEqual(["threat:dox"]);
+    for (const text of ["I'm dying of laughter", "this game kills it", "I'll kill the process", "i will beat you at chess", "I hope you die laughing"]) {
+      expect(classifier.classify(text).abusive, text).toBe(false);
+    }
+  });
+
+  it("finds harassment without a swear word", () => {
+    expect(rules(classifier.classify("nobody would miss you"))).toEqual(["harassment:nobody-would-miss-you"]);
+    expect(rules(classifier.classify("go back to where you came from"))).toEqual(["harassment:go-back"]);
+    expect(classifier.classify("nobody would miss you").score).toBe(WEIGHTS.harassment);
+    expect(classifier.classify("nobody would miss the old UI").abusive).toBe(false);
+  });
+
+  it("calls a slur abusive however it is used, but not the words that contain one", () => {
+    const v = classifier.classify("typical tr4nny");
+    expect(v.rules[0]).toEqual({ rule: "slur:tranny", match: "tr4nny", weight: WEIGHTS.slur });
+    expect(v.abusive).toBe(true);
+    for (const text of ["pasta e fagioli", "fire retardant", "the Rio Negro", "a chink in the armour", "Dick Van Dyke"]) {
+      expect(classifier.classify(text).abusive, text).toBe(false);
+    }
+  });
+
+  it("has no Scunthorpe problem", () => {
+    for (const text of ["Scunthorpe", "assessment", "cocktail", "Essex", "Sussex", "classic", "therapist", "shiitake", "Penistone", "cockpit"]) {
+      expect(classifier.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
+    }
+  });
+
+  it("ignores the @mentions that address a reply", () => {
+    expect(classifier.classify("@Scunthorpe_FC @dickens_fan great post").rules).toEqual([]);
+    expect(rules(classifier.classify("@postbot you're an idiot"))).toEqual(["insult:idiot"]);
+  });
+
+  it("is pure: the same text always gets the same verdict, and an empty text none", () => {
+    const text = "you stupid cunt, I know where you live";
+    expect(classifier.classify(text)).toEqual(classifier.classify(text));
+    expect(createClassifier().classify(text)).toEqual(classifier.classify(text));
+    expect(classifier.classify("")).toEqual({ abusive: false, score: 0, rules: [] });
+  });
+
+  it("lists hits in the order they occur in the text", () => {
+    const v = classifier.classify("kys, you worthless piece of shit");
+    expect(rules(v)).toEqual(["threat:kys", "insult:piece of shit", "profanity:shit"]);
+  });
+
+  it("refuses a text that is not a string", () => {
+    expect(() => classifier.classify(42 as unknown as string)).toThrow(TypeError);
+  });
+});
+
+describe("createClassifier: block list", () => {
+  it("blocks the bot's own terms, through the same de-obfuscation, as whole words", () => {
+    const c = createClassifier({ block: ["crypto giveaway", "Buy Followers"] });
+    expect(c.classify("huge CRYPTO giveaway here")).toEqual({
+      abusive: true,
+      score: 1,
+      rules: [{ rule: "block:crypto giveaway", match: "CRYPTO giveaway", weight: 1 }],
+    });
+    expect(rules(c.classify("b u y  f0ll0wers now"))).toEqual(["block:Buy Followers"]);
+    expect(rules(c.classify("cryptogiveaway"))).toEqual(["block:crypto giveaway"]);
+    expect(c.classify("cryptocurrency giveaways").rules).toEqual([]);
+  });
+
+  it("matches a term with no letters (an emoji) literally", () => {
+    const c = createClassifier({ block: ["🖕"] });
+    expect(c.classify("here 🖕🖕").rules).toEqual([
+      { rule: "block:🖕", match: "🖕", weight: 1 },
+      { rule: "block:🖕", match: "🖕", weight: 1 },
+    ]);
+    expect(c.classify("here 👍").abusive).toBe(false);
+  });
+
+  it("rejects an empty or non-text term with a message naming it", () => {
+    expect(() => createClassifier({ block: ["spam", "  "] })).toThrow(UserError);
+    expect(() => createClassifier({ block: ["spam", "  "] })).toThrow(/block\[1\]/);
+    expect(() => createClassifier({ allow: [3 as unknown as string] })).toThrow(/allow\[0\] must be a non-empty word/);
+    expect(() => createClassifier({ block: "spam" as unknown as string[] })).toThrow(/block must be a list/);
+  });
+});
+
+describe("createClassifier: allow list", () => {
+  it("drops a hit inside an allowed phrase, wherever the text has it", () => {
+    const strict = createClassifier({ threshold: 0.3 });
+    const c = createClassifier({ threshold: 0.3, allow: ["Cumbernauld Cocks FC"] });
+    expect(strict.classify("go Cumbernauld Cocks FC!").abusive).toBe(true);
+    expect(c.classify("go Cumbernauld Cocks FC!")).toEqual({ abusive: false, score: 0, rules: [] });
+    expect(rules(c.classify("Cumbernauld Cocks FC, cock"))).toEqual(["profanity:cock"]);
+  });
+
+  it("drops every hit of a named rule or word", () => {
+    const c = createClassifier({ allow: ["threat:watch-your-back", "damn", "shit"] });
+    expect(c.classify("watch your back on the ice").rules).toEqual([]);
+    expect(c.classify("sh1t, that's good").rules).toEqual([]);
+    expect(rules(c.classify("kys"))).toEqual(["threat:kys"]);
+  });
+
+  it("wins over the block list", () => {
+    const c = createClassifier({ block: ["giveaway"], allow: ["official giveaway"] });
+    expect(c.classify("our official giveaway").abusive).toBe(false);
+    expect(c.classify("a giveaway").abusive).toBe(true);
+  });
+});
+
+describe("createClassifier: threshold", () => {
+  it("defaults to a threshold that hides insults but not swearing alone", () => {
+    expect(DEFAULT_THRESHOLD).toBe(0.5);
+    expect(classifier.classify("this is shit").abusive).toBe(false);
+    expect(classifier.classify("you idiot").abusive).toBe(true);
+  });
+
+  it("compares the score with the bot's threshold", () => {
+    const strict = createClassifier({ threshold: 0.3 });
+    const lenient = createClassifier({ threshold: 0.75 });
+    expect(strict.classify("this is shit")).toMatchObject({ abusive: true, score: 0.3 });
+    expect(lenient.classify("you idiot")).toMatchObject({ abusive: false, score: 0.7 });
+    expect(lenient.classify("you fucking idiot")).toMatchObject({ abusive: true, score: 0.79 });
+    expect(lenient.classify("kys")).toMatchObject({ abusive: true, score: 0.95 });
+  });
+
+  it("rejects a threshold outside (0, 1] with a message saying what to write", () => {
+    for (const bad of [0, -0.1, 1.5, Number.NaN, "0.5"]) {
+      expect(() => createClassifier({ threshold: bad as number }), String(bad)).toThrow(UserError);
+    }
+    expect(() => createClassifier({ threshold: 2 })).toThrow(/threshold must be a number above 0 and at most 1 \(got 2\)/);
+    expect(createClassifier({ threshold: 1 }).classify("x").abusive).toBe(false);
+  });
+});
