@@ -89,8 +89,9 @@ function checkThreshold(threshold: unknown): number {
  * @example
  * ```ts
  * const classifier = createClassifier({ block: ["crypto giveaway"], allow: ["Cockburn"], threshold: 0.5 });
- * const verdict = classifier.classify("k y s loser");
- * // { abusive: true, score: 0.985, rules: [{ rule: "threat:kys", match: "k y s", weight: 0.95 }, ...] }
+ * const verdict = classifier.classify("k y s, loser");
+ * // { abusive: true, score: 0.985, rules: [
+ * //   { rule: "threat:kys", match: "k y s", weight: 0.95 }, { rule: "insult:loser", match: "loser", weight: 0.7 } ] }
  * if (verdict.abusive) log.info({ rule: verdict.rules[0]?.rule }, "hiding reply");
  * ```
  */
