@@ -1,0 +1,117 @@
+/**
+ * `bot auth` as a user runs it: a child process of `bin/bot.js` against a sandbox in this
+ * process (with a running clock, as the child signs with real time), the PIN typed on its
+ * stdin, the tokens in `--data DIR/state.json` with mode 0600, and no secret on the terminal.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClock } from "../../../src/clock.ts";
+import type { AppView } from "../../../src/sandbox/index.ts";
+import { readForm } from "../../helpers/html.ts";
+import { createUser, startSandbox, type TestSandbox } from "../../helpers/sandbox.ts";
+
+const BIN = new URL("../../../bin/bot.js", import.meta.url).pathname;
+let t: TestSandbox;
+let app: AppView;
+let dir: string;
+
+beforeAll(async () => {
+  t = await startSandbox({ clock: createClock() });
+  app = await t.admin.createApp({ name: "Cli" });
+  await createUser(t.sandbox, "greeter");
+  dir = await mkdtemp(join(tmpdir(), "postbot-auth-"));
+});
+afterAll(async () => {
+  await t.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `bot ...args`; `onOutput` sees stdout as it grows and may write to stdin. */
+function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableStream) => void): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        POSTBOT_BASE_URL: t.url,
+        POSTBOT_CONSUMER_KEY: app.consumer_key,
+        POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+      },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      onOutput?.(stdout, child.stdin);
+    });
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    if (!onOutput) child.stdin.end();
+  });
+}
+
+async function pinFor(url: string): Promise<string> {
+  const form = readForm(await (await fetch(url)).text());
+  const res = await fetch(new URL(form.action, url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ ...form.fields, username: "greeter", password: "sandbox", decision: "allow" }),
+  });
+  return /id="oauth_pin">(\d+)</.exec(await res.text())![1]!;
+}
+
+describe("bot auth (child process)", () => {
+  it("login with a PIN on stdin, list, logout", async () => {
+    let answered = false;
+    const login = await bot(["auth", "login", "--data", "state", "--account", "greeter-bot"], (out, stdin) => {
+      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(out)?.[1];
+      if (url && out.includes("PIN") && !answered) {
+        answered = true;
+        void pinFor(url).then((pin) => stdin.end(`${pin}\n`));
+      }
+    });
+    expect(login.stderr).toBe("");
+    expect(login.code).toBe(0);
+    expect(login.stdout).toMatch(/Signed in: account greeter-bot is @greeter/);
+
+    const file = join(dir, "state", "state.json");
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const state = await readFile(file, "utf8");
+    const token = /"token":"([^"]+)"/.exec(state)![1]!;
+    expect(login.stdout).not.toContain(token);
+
+    const listed = await bot(["auth", "list", "--data", "state"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/greeter-bot\s+@greeter\s+\d+\s+oauth1/);
+    expect(listed.stdout).not.toContain(token);
+
+    const out = await bot(["auth", "logout", "--data", "state"]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("Signed out and forgot account greeter-bot (@greeter).");
+    expect((await bot(["auth", "list", "--data", "state"])).stdout).toMatch(/No accounts in state\/state.json/);
+  });
+
+  it("ends with a clear message, not a stack trace, when stdin closes before a PIN", async () => {
+    const run = await bot(["auth", "login", "--data", "state2"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("bot: no answer: the input ended before one was typed\n");
+  });
+
+  it("has help for every subcommand", async () => {
+    const help = await bot(["auth", "--help"]);
+    expect(help.code).toBe(0);
+    for (const sub of ["login", "pkce", "bearer", "logout", "list"]) expect(help.stdout).toContain(sub);
+    expect(help.stdout).toContain("POSTBOT_CONSUMER_SECRET");
+  });
+});
