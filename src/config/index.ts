@@ -20,6 +20,6 @@ export {
   type BotFileInput,
 } from "./schema.ts";
 export { loadEnv, interpolate, type BotEnv, type LoadEnvOptions } from "./env.ts";
-export { fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
+export { fastestFollowersIntervalMs, fastestMentionIntervalMs, fastestPollIntervalMs, planHasStream } from "./plan-rules.ts";
 export { parseDuration, formatDuration, DURATION_PATTERN } from "./duration.ts";
 export { formatProblem, compareProblems, type Problem } from "./problem.ts";

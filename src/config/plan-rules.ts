@@ -5,8 +5,29 @@
  */
 import { limitsFor, WINDOW_MS, type Plan } from "../limits/index.ts";
 
+import type { EndpointKey } from "../api/endpoints.ts";
+
 const MENTIONS = "GET /2/users/:id/mentions" as const;
+const FOLLOWERS = "GET /2/users/:id/followers" as const;
 const STREAM = "GET /2/posts/search/stream" as const;
+
+/**
+ * The shortest interval at which one bot can poll `endpoint` on `plan` and never run out of
+ * requests: for every window that applies, the window divided by its limit. An app-wide (A)
+ * window is shared by every bot of the app that polls it, so with `botsOnApp` pollers each
+ * gets that share of it.
+ */
+export function fastestPollIntervalMs(endpoint: EndpointKey, plan: Plan, botsOnApp = 1): number {
+  const limits = limitsFor(endpoint, plan);
+  if (limits === "unavailable") throw new Error(`${endpoint} is unavailable on ${plan}; the limit table changed`);
+  const share = Math.max(1, Math.floor(botsOnApp));
+  let fastest = 0;
+  for (const limit of limits) {
+    const pollers = limit.scope === "app" ? share : 1;
+    fastest = Math.max(fastest, Math.ceil((WINDOW_MS[limit.per] * pollers) / limit.max));
+  }
+  return fastest;
+}
 
 /**
  * The shortest interval at which one bot can poll its mention timeline on `plan` and never
@@ -24,15 +45,12 @@ const STREAM = "GET /2/posts/search/stream" as const;
  * ```
  */
 export function fastestMentionIntervalMs(plan: Plan, botsOnApp = 1): number {
-  const limits = limitsFor(MENTIONS, plan);
-  if (limits === "unavailable") throw new Error(`the mention timeline is unavailable on ${plan}; the limit table changed`);
-  const share = Math.max(1, Math.floor(botsOnApp));
-  let fastest = 0;
-  for (const limit of limits) {
-    const pollers = limit.scope === "app" ? share : 1;
-    fastest = Math.max(fastest, Math.ceil((WINDOW_MS[limit.per] * pollers) / limit.max));
-  }
-  return fastest;
+  return fastestPollIntervalMs(MENTIONS, plan, botsOnApp);
+}
+
+/** The shortest interval at which a bot can poll its followers (the `follow` event) on `plan`. */
+export function fastestFollowersIntervalMs(plan: Plan, botsOnApp = 1): number {
+  return fastestPollIntervalMs(FOLLOWERS, plan, botsOnApp);
 }
 
 /** Whether `plan` may open the filtered stream (so whether a bot on it may have stream rules). */

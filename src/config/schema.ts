@@ -22,7 +22,7 @@ import { PLANS, type Plan } from "../limits/index.ts";
 import { checkSchedule } from "../triggers/schedule.ts";
 import { DURATION_HINT, DURATION_PATTERN, formatDuration, parseDuration } from "./duration.ts";
 import { showValue, valueError } from "./messages.ts";
-import { fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
+import { fastestFollowersIntervalMs, fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
 
 /** Bot names: lower-case letters, digits and dashes (they prefix stream rule tags and log lines). */
 export const BOT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
@@ -105,6 +105,12 @@ const mentions = z
   })
   .meta({ description: "Poll the mention timeline (`mentions: {}` for the defaults)" });
 
+const followers = z
+  .strictObject({
+    interval: duration("How often to look for new followers; default: the fastest the plan allows", 1_000).optional(),
+  })
+  .meta({ description: "Poll the bot's followers for new ones (the `follow` event; `followers: {}` for the defaults)" });
+
 const streamRule = z
   .strictObject({
     value: text("the rule (e.g. \"#askgreeter -is:repost\")").meta({ description: "The filtered-stream rule" }),
@@ -131,6 +137,7 @@ const schedule = z
 const triggers = z
   .strictObject({
     mentions: mentions.optional(),
+    followers: followers.optional(),
     stream: z.array(streamRule).default([]).meta({ description: "Filtered-stream rules; needs a plan with stream access (pro)" }),
     schedule: z
       .array(schedule)
@@ -144,7 +151,7 @@ const triggers = z
       })
       .meta({ description: "Cron schedules (the `schedule` event)" }),
   })
-  .meta({ description: "What wakes the bot: mentions, stream rules, schedules" });
+  .meta({ description: "What wakes the bot: mentions, new followers, stream rules, schedules" });
 
 const pluginName = z.string().regex(PLUGIN_NAME_PATTERN, {
   error: (iss) => `${showValue(iss.input)} is not a plugin name; use a plugin file's name (reply for plugins/reply.ts) or an npm package name`,
@@ -215,13 +222,15 @@ export const botFileSchema = z
         message: `the ${bot.plan} plan has no filtered stream, so stream rules cannot run; remove them or use the pro plan`,
       });
     }
-    const interval = bot.triggers.mentions?.interval;
-    if (interval !== undefined) {
-      const fastest = fastestMentionIntervalMs(bot.plan);
-      if (interval < fastest) {
+    const polled = [
+      ["mentions", bot.triggers.mentions?.interval, fastestMentionIntervalMs(bot.plan)],
+      ["followers", bot.triggers.followers?.interval, fastestFollowersIntervalMs(bot.plan)],
+    ] as const;
+    for (const [trigger, interval, fastest] of polled) {
+      if (interval !== undefined && interval < fastest) {
         ctx.addIssue({
           code: "custom",
-          path: ["triggers", "mentions", "interval"],
+          path: ["triggers", trigger, "interval"],
           input: formatDuration(interval),
           message: `${formatDuration(interval)} is faster than the ${bot.plan} plan allows; use ${formatDuration(fastest)} or more, or leave interval out to poll at the fastest allowed`,
         });

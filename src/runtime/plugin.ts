@@ -156,6 +156,9 @@ export interface EventContexts {
 /** A handler of one event. */
 export type Handler<E extends EventName> = (ctx: EventContexts[E]) => unknown;
 
+/** A filter of one event: `false` stops the event before any handler sees it. */
+export type Filter<E extends EventName> = (ctx: EventContexts[E]) => boolean | Promise<boolean>;
+
 /** What `setup` gets: the bot, to register handlers on. */
 export interface PluginBot {
   readonly name: string;
@@ -165,6 +168,13 @@ export interface PluginBot {
   readonly store: BotStore;
   /** Registers a handler; handlers of one event run in the order the bot file lists plugins. */
   on<E extends EventName>(event: E, handler: Handler<E>): void;
+  /**
+   * Registers a filter. Every filter of an event runs before any of its handlers, whatever
+   * the order of plugins in the bot file; one answering `false` stops the event for every
+   * plugin. This is how the `moderate` plugin makes sure no plugin ever answers a reply it
+   * hides.
+   */
+  filter<E extends EventName>(event: E, check: Filter<E>): void;
 }
 
 /** A plugin as `definePlugin` returns it. */

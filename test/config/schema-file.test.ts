@@ -16,7 +16,7 @@ describe("bot.schema.json", () => {
     expect(schema.required).toEqual(["name", "plan"]);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.plan!.enum).toEqual(["pro", "basic", "free"]);
-    expect(Object.keys(schema.properties.triggers!.properties!)).toEqual(["mentions", "stream", "schedule"]);
+    expect(Object.keys(schema.properties.triggers!.properties!)).toEqual(["mentions", "followers", "stream", "schedule"]);
     expect(Object.keys(schema.properties.budget!.properties!)).toEqual(["reserve", ...ACTION_NAMES]);
     // Durations and the reserve are strings in the file, numbers only after loading.
     expect(schema.properties.reply_cooldown).toMatchObject({ type: "string", default: "15m" });

@@ -1,0 +1,275 @@
+/**
+ * One hosted bot: its plugins' handlers, its inbox, its polling and schedule triggers, and
+ * the liveness figures `bot status` shows (the age of the last event of each trigger catches
+ * a silent wedge). The runtime creates one per bot file and feeds stream events to it.
+ */
+import type { ActionLayer } from "../actions/index.ts";
+import { InvalidTokenError } from "../api/errors.ts";
+import type { ApiClient } from "../api/client.ts";
+import type { Clock } from "../clock.ts";
+import type { BotConfig } from "../config/index.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import { startFollowersTrigger } from "../triggers/followers.ts";
+import { startMentionsTrigger } from "../triggers/mentions.ts";
+import type { PollLoop } from "../triggers/poller.ts";
+import { startSchedule, type ScheduleHandle } from "../triggers/schedule.ts";
+import { botStore, createContext, viewFor } from "./context.ts";
+import { dispatch, type HandlerEntry } from "./dispatcher.ts";
+import { TRIGGER_OF, type BotEvent } from "./events.ts";
+import { Inbox } from "./inbox.ts";
+import type { BotIdentity, EventName, Filter, Handler, PluginBot } from "./plugin.ts";
+
+export type TriggerName = "mentions" | "stream" | "schedule" | "followers";
+
+/** Liveness of one trigger. */
+export interface TriggerStatus {
+  /** When the trigger last asked the service (polls) or last heard from it (stream). */
+  lastCheckAt?: number;
+  lastEventAt?: number;
+  events: number;
+}
+
+/** What `bot status` shows of a bot (kept in the state store's `status` namespace). */
+export interface BotStatus {
+  bot: string;
+  userId: string;
+  username: string;
+  plan: string;
+  paused?: { reason: string; at: number };
+  triggers: Partial<Record<TriggerName, TriggerStatus>>;
+  /** Events fetched and not yet handled. */
+  inbox: number;
+  updatedAt: number;
+}
+
+export interface BotRuntimeOptions {
+  config: BotConfig;
+  identity: BotIdentity;
+  api: ApiClient;
+  layer: ActionLayer;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  /** How long a handler may run before it is abandoned (not counting waits for the budget). */
+  handlerTimeoutMs: number;
+  /** Mentions poll interval: the bot file's, or the fastest its plan allows. */
+  mentionsIntervalMs: number;
+  /** Followers poll interval. */
+  followersIntervalMs: number;
+  /** Events handled at once (their actions still queue by priority). */
+  concurrency?: number;
+  /** The bot's account was refused by the service (revoked token): the runtime reports it. */
+  onRevoked?(bot: string, err: unknown): void;
+}
+
+/** Whether an error (or what it wraps) is the service saying the token is revoked (401/89). */
+export function isRevoked(err: unknown): boolean {
+  for (let e = err as { cause?: unknown; outcome?: { error?: unknown } } | undefined, i = 0; e && i < 5; i++) {
+    if (e instanceof InvalidTokenError) return true;
+    e = (e.outcome?.error ?? e.cause) as typeof e;
+  }
+  return false;
+}
+
+export class BotRuntime {
+  readonly name: string;
+  readonly identity: BotIdentity;
+  readonly inbox: Inbox;
+  private readonly handlers = new Map<EventName, Array<HandlerEntry<never>>>();
+  private readonly filters = new Map<EventName, Array<HandlerEntry<never>>>();
+  private readonly triggers: Array<PollLoop | ScheduleHandle> = [];
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly liveness: Partial<Record<TriggerName, TriggerStatus>> = {};
+  private pausedFor: BotStatus["paused"];
+  private stopped = false;
+
+  constructor(private readonly options: BotRuntimeOptions) {
+    this.name = options.config.name;
+    this.identity = options.identity;
+    this.inbox = new Inbox(options.store, this.name);
+  }
+
+  /** Runs every plugin's setup, in the order of the bot file. */
+  async setup(): Promise<void> {
+    for (const plugin of this.options.config.plugins) {
+      const log = this.options.log.child({ plugin: plugin.name });
+      const register = (table: Map<EventName, Array<HandlerEntry<never>>>) => (event: EventName, fn: unknown) => {
+        if (!(event in TRIGGER_OF)) throw new Error(`plugin ${plugin.name}: there is no event "${event}"; events are ${Object.keys(TRIGGER_OF).join(", ")}`);
+        const list = table.get(event) ?? [];
+        list.push({ plugin: plugin.name, handler: fn as (ctx: never) => unknown });
+        table.set(event, list);
+      };
+      const bot: PluginBot = {
+        name: this.name,
+        identity: this.identity,
+        log,
+        store: botStore(this.options.store, this.name),
+        on: register(this.handlers) as <E extends EventName>(event: E, handler: Handler<E>) => void,
+        filter: register(this.filters) as <E extends EventName>(event: E, check: Filter<E>) => void,
+      };
+      await (plugin.definition.setup as (bot: PluginBot, options: unknown) => unknown)(bot, plugin.options);
+    }
+  }
+
+  /** The events some plugin of this bot handles. */
+  handles(event: EventName): boolean {
+    return (this.handlers.get(event)?.length ?? 0) > 0;
+  }
+
+  /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
+  start(): void {
+    const { config, clock, store, api, layer } = this.options;
+    const userId = this.identity.userId;
+    const onError = (trigger: TriggerName) => (err: unknown) => {
+      if (isRevoked(err)) {
+        this.options.onRevoked?.(this.name, err);
+        return "stop" as const;
+      }
+      this.options.log.warn({ trigger, err }, `${trigger} poll failed: ${(err as Error)?.message ?? String(err)}; trying again at the next interval`);
+    };
+    const mentions = config.triggers.mentions;
+    if (mentions) {
+      this.triggers.push(
+        startMentionsTrigger({
+          bot: this.name,
+          userId,
+          clock,
+          store,
+          intervalMs: this.options.mentionsIntervalMs,
+          backfillMs: mentions.backfill,
+          fetch: (query, signal) =>
+            layer.call("GET /2/users/:id/mentions", async (s) => ({ result: await api.users.mentions(userId, query, { signal: s }) }), { signal, label: "mentions poll" }),
+          deliver: (events) => this.deliver(events, false),
+          onPoll: () => this.touch("mentions"),
+          onError: onError("mentions"),
+        }),
+      );
+    }
+    if (config.triggers.followers) {
+      this.triggers.push(
+        startFollowersTrigger({
+          bot: this.name,
+          clock,
+          store,
+          intervalMs: this.options.followersIntervalMs,
+          fetch: (query, signal) =>
+            layer.call("GET /2/users/:id/followers", async (s) => ({ result: await api.users.followers(userId, query, { signal: s }) }), { signal, label: "followers poll" }),
+          deliver: (events) => this.deliver(events, false),
+          onPoll: () => this.touch("followers"),
+          onError: onError("followers"),
+        }),
+      );
+    }
+    for (const schedule of config.triggers.schedule) {
+      this.triggers.push(
+        startSchedule(schedule, {
+          clock,
+          run: async (at) => {
+            const event: BotEvent = { kind: "schedule", id: `schedule:${schedule.name}:${at}`, schedule: { name: schedule.name, cron: schedule.cron, at } };
+            this.deliver([event]);
+            await this.running.get(event.id);
+          },
+          onSkip: (at) => this.options.log.warn({ schedule: schedule.name, at: new Date(at).toISOString() }, `schedule ${schedule.name}: the previous run is still going; skipping this one`),
+          onError: (err) => this.options.log.error({ schedule: schedule.name, err }, `schedule ${schedule.name} failed`),
+        }),
+      );
+    }
+    this.pump();
+  }
+
+  /** Puts events in the inbox (flushing unless the caller flushes with its cursor) and handles them. */
+  deliver(events: readonly BotEvent[], flush = true): void {
+    if (events.length === 0) return;
+    const { dropped } = this.inbox.add(events);
+    if (dropped.length > 0) this.options.log.warn({ dropped: dropped.length }, `inbox full: dropped the ${dropped.length} oldest unhandled events`);
+    if (flush) void this.options.store.flush().catch((err: unknown) => this.options.log.error({ err }, "could not save the inbox"));
+    for (const e of events) this.touch(TRIGGER_OF[e.kind], true);
+    queueMicrotask(() => this.pump());
+  }
+
+  /** Records liveness: a check of a trigger, or an event from it. */
+  touch(trigger: TriggerName, event = false): void {
+    const s = (this.liveness[trigger] ??= { events: 0 });
+    const now = this.options.clock.now();
+    s.lastCheckAt = now;
+    if (event) {
+      s.lastEventAt = now;
+      s.events++;
+    }
+  }
+
+  /** Starts handling waiting events, up to the concurrency. */
+  private pump(): void {
+    if (this.stopped || this.pausedFor) return;
+    const max = this.options.concurrency ?? 8;
+    for (const event of this.inbox.pending()) {
+      if (this.running.size >= max) break;
+      if (this.running.has(event.id)) continue;
+      const run = this.handle(event).finally(() => {
+        this.running.delete(event.id);
+        this.pump();
+      });
+      this.running.set(event.id, run);
+    }
+  }
+
+  private async handle(event: BotEvent): Promise<void> {
+    const handlers = this.handlers.get(event.kind) ?? [];
+    if (handlers.length > 0) {
+      const log = this.options.log.child({ event: event.kind, ...("post" in event ? { post: event.post.id } : {}) });
+      const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, store: this.options.store, log }, event);
+      const common = { clock: this.options.clock, log, timeoutMs: this.options.handlerTimeoutMs, busy: () => state.waiting > 0 };
+      const view = <C>(entries: Array<HandlerEntry<never>>) =>
+        entries.map(({ plugin, handler }) => ({ plugin, handler: (c: C) => (handler as (c: unknown) => unknown)(viewFor(c as object & { log: Logger }, plugin)) }));
+      let blocked = false;
+      const filters = view<typeof ctx>(this.filters.get(event.kind) ?? []).map(({ plugin, handler }) => ({
+        plugin,
+        handler: async (c: typeof ctx) => {
+          if ((await handler(c)) === false) blocked = true;
+        },
+      }));
+      await dispatch(filters, ctx, { ...common, stop: () => blocked });
+      if (blocked) log.info(`stopped by a filter; no handler runs`);
+      else await dispatch(view<typeof ctx>(handlers), ctx, { ...common, stop: () => state.hidden });
+    }
+    this.inbox.done(event.id);
+  }
+
+  /** Stops the triggers; events being handled go on (see {@link drain}). */
+  stopTriggers(): void {
+    for (const t of this.triggers.splice(0)) t.stop();
+  }
+
+  /** Stops taking events and waits up to `timeoutMs` for those being handled. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.stopped = true;
+    this.stopTriggers();
+    const cancel = new AbortController();
+    await Promise.race([Promise.allSettled([...this.running.values()]), this.options.clock.sleep(timeoutMs, cancel.signal).catch(() => {})]);
+    cancel.abort();
+  }
+
+  /** Pauses the bot: its triggers stop and its events wait in the inbox. */
+  pause(reason: string): void {
+    this.pausedFor = { reason, at: this.options.clock.now() };
+    this.stopTriggers();
+  }
+
+  get paused(): BotStatus["paused"] {
+    return this.pausedFor;
+  }
+
+  status(): BotStatus {
+    return {
+      bot: this.name,
+      userId: this.identity.userId,
+      username: this.identity.username,
+      plan: this.identity.plan,
+      ...(this.pausedFor ? { paused: this.pausedFor } : {}),
+      triggers: structuredClone(this.liveness),
+      inbox: this.inbox.pending().length,
+      updatedAt: this.options.clock.now(),
+    };
+  }
+}

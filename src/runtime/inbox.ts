@@ -1,0 +1,45 @@
+/**
+ * A bot's inbox: events fetched from the service and not yet handled, kept in the state
+ * store. A trigger adds events and moves its cursor in the same store write, so a crash can
+ * neither lose a fetched event nor fetch it twice; an event leaves the inbox once its
+ * handlers have run. On start, what is left is handled first.
+ */
+import type { Store } from "../store/store.ts";
+import type { BotEvent } from "./events.ts";
+
+/** Events kept at most per bot; past it the oldest are dropped (and reported). */
+export const INBOX_LIMIT = 10_000;
+
+export class Inbox {
+  private readonly namespace: string;
+
+  constructor(
+    private readonly store: Store,
+    bot: string,
+  ) {
+    this.namespace = `inbox:${bot}`;
+  }
+
+  /**
+   * Adds events not already waiting; does not flush, so the caller can move its cursor in
+   * the same write. Returns the events added and the ids of any dropped to stay bounded.
+   */
+  add(events: readonly BotEvent[]): { added: BotEvent[]; dropped: string[] } {
+    const added = events.filter((e) => this.store.get(this.namespace, e.id) === undefined);
+    for (const e of added) this.store.set(this.namespace, e.id, e);
+    const all = this.store.entries<BotEvent>(this.namespace);
+    const dropped = all.slice(0, Math.max(0, all.length - INBOX_LIMIT)).map(([id]) => id);
+    for (const id of dropped) this.store.delete(this.namespace, id);
+    return { added, dropped };
+  }
+
+  /** Marks an event handled. */
+  done(id: string): void {
+    this.store.delete(this.namespace, id);
+  }
+
+  /** Events waiting, oldest first. */
+  pending(): BotEvent[] {
+    return this.store.entries<BotEvent>(this.namespace).map(([, e]) => e);
+  }
+}

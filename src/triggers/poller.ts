@@ -1,0 +1,40 @@
+/**
+ * The loop shared by polling triggers: poll, wait the interval on the clock, poll again,
+ * until stopped. A failed poll is reported and the loop goes on; `stop` ends the wait at
+ * once and lets a poll in progress finish.
+ */
+import type { Clock } from "../clock.ts";
+
+export interface PollLoopOptions {
+  clock: Clock;
+  intervalMs: number;
+  poll(signal: AbortSignal): Promise<void>;
+  /** A poll that threw. Returning "stop" ends the loop (a revoked token, say). */
+  onError(err: unknown): "stop" | void;
+}
+
+export interface PollLoop {
+  /** Resolves when the loop has ended. */
+  readonly done: Promise<void>;
+  stop(): void;
+}
+
+export function startPollLoop(options: PollLoopOptions): PollLoop {
+  const stopper = new AbortController();
+  const done = (async () => {
+    while (!stopper.signal.aborted) {
+      try {
+        await options.poll(stopper.signal);
+      } catch (err) {
+        if (stopper.signal.aborted) break;
+        if (options.onError(err) === "stop") break;
+      }
+      try {
+        await options.clock.sleep(options.intervalMs, stopper.signal);
+      } catch {
+        break;
+      }
+    }
+  })();
+  return { done, stop: () => stopper.abort(new Error("stopped")) };
+}
