@@ -75,7 +75,7 @@ export interface ClientOptions {
   logger?: Logger;
   onRateLimit?: RateLimitObserver;
   timeouts?: HttpTimeouts;
-  /** A dispatcher to share with other clients of the same origin (default: a pool of the client's own). */
+  /** A dispatcher of the caller's (default: the origin's pool, shared by every client of the process). */
   dispatcher?: Dispatcher;
   userAgent?: string;
 }
@@ -94,6 +94,8 @@ interface Shared {
   logger: Logger;
   onRateLimit: RateLimitObserver | undefined;
   closer: AbortController;
+  /** Makes another transport of the same origin (over the same shared pool). */
+  newTransport: () => HttpTransport;
 }
 
 interface Prepared {
@@ -138,11 +140,11 @@ export class ApiClient {
   }
 
   /**
-   * A client for other credentials (another account of the same app) sharing this one's
-   * connection pool, clock, logger and rate-limit observer.
+   * A client for other credentials (another account of the same app) with this one's
+   * service, connection pool, clock, logger and rate-limit observer. Each is closed on its own.
    */
   withAuth(auth: ClientAuth): ApiClient {
-    return new ApiClient(this.shared, auth);
+    return new ApiClient({ ...this.shared, transport: this.shared.newTransport(), closer: new AbortController() }, auth);
   }
 
   /** Calls any v2 endpoint by its key, with typed path parameters, query and body. */
@@ -197,7 +199,7 @@ export class ApiClient {
     return new PostStream(source, this.clock, this.logger.child({ stream: key }), options);
   }
 
-  /** Closes the connection pool and aborts calls in flight (for clients made by {@link createClient}). */
+  /** Aborts this client's calls in flight and lets go of the pool (closed when its last client closes). */
   async close(): Promise<void> {
     this.shared.closer.abort();
     await this.transport.close();
@@ -264,15 +266,17 @@ export class ApiClient {
 
 /** Creates a client of the service at `baseUrl` (HTTPS, or HTTP to loopback) with the given credentials. */
 export function createClient(options: ClientOptions): ApiClient {
-  const transport = createTransport({
-    baseUrl: options.baseUrl,
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
-    ...(options.userAgent ? { userAgent: options.userAgent } : {}),
-  });
+  const newTransport = () =>
+    createTransport({
+      baseUrl: options.baseUrl,
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      ...(options.userAgent ? { userAgent: options.userAgent } : {}),
+    });
   return new ApiClient(
     {
-      transport,
+      transport: newTransport(),
+      newTransport,
       clock: options.clock ?? systemClock,
       logger: options.logger ?? silentLogger,
       onRateLimit: options.onRateLimit,

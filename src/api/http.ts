@@ -1,8 +1,9 @@
 /**
- * The HTTP layer under the client: one pooled undici dispatcher per service origin, so every
- * account of a process shares keep-alive connections to the service, and every failure below
- * HTTP (refused, reset, timed out, aborted, cut off) becomes a {@link NetworkError} that names
- * the request. Nothing here knows about endpoints or credentials.
+ * The HTTP layer under the client: one pooled undici dispatcher per service origin, shared by
+ * every client in the process, so all accounts talk over the same keep-alive connections;
+ * and every failure below HTTP (refused, reset, timed out, aborted, cut off) becomes a
+ * {@link NetworkError} that names the request. Nothing here knows about endpoints or
+ * credentials.
  */
 import type { Readable } from "node:stream";
 import { Pool, type Dispatcher } from "undici";
@@ -51,13 +52,13 @@ export interface HttpTransport {
   send(request: HttpRequest): Promise<HttpResponse>;
   /** Sends a request and hands back the body unread (no body timeout: the caller watches it). */
   open(request: HttpRequest): Promise<HttpStreamResponse>;
-  /** Closes the pool: in-flight requests finish, idle connections close. */
+  /** Lets go of the origin's pool; the last transport of the origin to close closes it (in-flight requests finish first). */
   close(): Promise<void>;
 }
 
 export interface TransportOptions {
   baseUrl: string | URL;
-  /** Share a dispatcher (one per origin) between transports; the transport then does not close it. */
+  /** A dispatcher of the caller's (the transport then never closes it); by default, the origin's shared pool. */
   dispatcher?: Dispatcher;
   timeouts?: HttpTimeouts;
   /** Sent as `User-Agent`. */
@@ -99,24 +100,53 @@ export function networkError(info: RequestInfo, err: unknown): NetworkError {
 
 const infoOf = (r: HttpRequest): RequestInfo => (r.endpoint ? { method: r.method, path: r.path, endpoint: r.endpoint } : { method: r.method, path: r.path });
 
+interface SharedPool {
+  pool: Pool;
+  users: number;
+}
+
+/** The pools of this process, one per service origin, shared by every transport of that origin. */
+const pools = new Map<string, SharedPool>();
+
+/**
+ * The origin's pool, created on first use and closed when its last transport closes: many
+ * accounts of one process talk to the service over one set of keep-alive connections.
+ */
+function acquirePool(origin: string, t: HttpTimeouts): { dispatcher: Dispatcher; release: () => Promise<void> } {
+  let shared = pools.get(origin);
+  if (!shared || shared.pool.closed || shared.pool.destroyed) {
+    shared = {
+      pool: new Pool(origin, { keepAliveTimeout: t.keepAliveMs ?? 10_000, headersTimeout: t.headersMs ?? 30_000, bodyTimeout: t.bodyMs ?? 30_000, connections: 64 }),
+      users: 0,
+    };
+    pools.set(origin, shared);
+  }
+  const s = shared;
+  s.users++;
+  let released = false;
+  return {
+    dispatcher: s.pool,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--s.users > 0) return;
+      if (pools.get(origin) === s) pools.delete(origin);
+      await s.pool.close().catch(() => {});
+    },
+  };
+}
+
 /**
  * Creates the transport of one origin. The base URL is checked here, so no request can go out
- * over plain HTTP to a remote host.
+ * over plain HTTP to a remote host. Transports of the same origin share one pool.
  */
 export function createTransport(options: TransportOptions): HttpTransport {
   const baseUrl = secureBaseUrl(options.baseUrl, "the service base URL");
   const t = options.timeouts ?? {};
   const headersTimeout = t.headersMs ?? 30_000;
   const bodyTimeout = t.bodyMs ?? 30_000;
-  const owned = !options.dispatcher;
-  const dispatcher =
-    options.dispatcher ??
-    new Pool(baseUrl.origin, {
-      keepAliveTimeout: t.keepAliveMs ?? 10_000,
-      headersTimeout,
-      bodyTimeout,
-      connections: 64,
-    });
+  const shared = options.dispatcher ? undefined : acquirePool(baseUrl.origin, t);
+  const dispatcher = options.dispatcher ?? shared!.dispatcher;
   const prefix = baseUrl.pathname.replace(/\/+$/, "");
   const userAgent = options.userAgent ?? USER_AGENT;
 
@@ -154,7 +184,7 @@ export function createTransport(options: TransportOptions): HttpTransport {
       }
     },
     async close() {
-      if (owned) await dispatcher.close().catch(() => {});
+      await shared?.release();
     },
   };
 }

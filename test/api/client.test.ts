@@ -259,12 +259,21 @@ describe("PKCE sessions", () => {
   });
 });
 
-describe("withAuth", () => {
-  it("makes a client for other credentials over the same connection pool", async () => {
+describe("connections", () => {
+  it("every client of an origin shares one keep-alive pool; closing one leaves the others working", async () => {
     const app = make({ auth: { consumer } });
     const account = app.withAuth({ consumer, user });
-    expect(account.transport).toBe(app.transport);
+    const other = make();
     await account.users.me();
+    await app.streams.rules();
+    await other.users.me();
     expect(service.requests[0]!.headers.authorization).toMatch(/oauth_token="1-user-token"/);
+    // The third client opened no connection of its own: it used one the first two had opened.
+    const [first, ...rest] = service.requests.map((r) => r.remotePort).reverse();
+    expect(rest).toContain(first);
+    await account.close();
+    await other.close();
+    await app.streams.rules();
+    expect(service.requests.slice(0, -1).map((r) => r.remotePort)).toContain(service.requests.at(-1)!.remotePort);
   });
 });

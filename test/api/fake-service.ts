@@ -20,6 +20,8 @@ export interface Received {
   seq: number;
   /** How many earlier requests' sockets had closed when this one arrived. */
   closedBefore: number;
+  /** The client's port: requests over one keep-alive connection share it. */
+  remotePort: number;
 }
 
 export type Handler = (req: Received, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
@@ -60,6 +62,7 @@ export async function fakeService(handler: Handler = (_req, res) => void res.end
       })),
       seq: ++seq,
       closedBefore: closeSeq,
+      remotePort: raw.socket.remotePort ?? 0,
     };
     requests.push(rec);
     for (const w of waiters.filter((w) => requests.length >= w.n)) {
