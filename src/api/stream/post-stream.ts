@@ -15,7 +15,7 @@
 import type { Readable } from "node:stream";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
-import { ApiError, NetworkError, RateLimitError, type RequestInfo } from "../errors.ts";
+import { ApiError, BearerTooFrequentError, NetworkError, RateLimitError, type RequestInfo } from "../errors.ts";
 import type { HttpStreamResponse } from "../http.ts";
 import { errorFromResponse } from "../responses.ts";
 import type { Problem, StreamMessage } from "../types.ts";
@@ -146,6 +146,8 @@ export class PostStream implements AsyncIterable<StreamEvent> {
         res = await this.source.open(connection.signal);
       } catch (err) {
         if (err instanceof NetworkError) return { cause: "network", error: err };
+        // The bearer token could not be had just now (asked too often): wait, do not give up.
+        if (err instanceof BearerTooFrequentError) return { cause: "http", error: err };
         if (err instanceof ApiError) return { cause: err.status === 429 ? "rate-limit" : "http", error: err, fatal: err.status !== undefined && FATAL_STATUSES.has(err.status) };
         throw err;
       }

@@ -230,6 +230,12 @@ describe("reconnecting", () => {
     expect(logged.some((l) => l.msg === "stream gave up" && l.level === 50)).toBe(true);
   });
 
+  it("waits, rather than giving up, when the bearer token cannot be had (403/99)", async () => {
+    service.handle((req, res) => json(res, 403, { errors: [{ code: 99, message: "Unable to verify your credentials" }] }));
+    const r = reader(client.streams.filtered());
+    expect(await r.next()).toMatchObject({ type: "reconnecting", cause: "http", delayMs: 5_000 });
+  });
+
   it("with reconnect off, the first failure ends the stream", async () => {
     plan.push((res) => {
       open200(res);
