@@ -6,6 +6,7 @@
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { ActionKind } from "./action.ts";
 
+/** What the layer needs to know about one action kind. */
 export interface KindFacts {
   endpoint: EndpointKey;
   /** Default priority: lower runs sooner when actions compete for one window. */
@@ -41,4 +42,5 @@ export const ACTION_KINDS: Readonly<Record<ActionKind, KindFacts>> = {
 /** Default priority of budgeted reads (the mentions poll): as urgent as replies, whose work it finds. */
 export const READ_PRIORITY = 1;
 
+/** Whether a kind is one of the built-in actions (a read is not). */
 export const isActionKind = (kind: string): kind is ActionKind => kind in ACTION_KINDS;

@@ -35,6 +35,7 @@ import { replyPolicy } from "./policy.ts";
 import { ActionQueue, QueueError } from "./queue.ts";
 import { backoffMs, classifyFailure, DEFAULT_RETRY, describeError, headersOf, type RetryPolicy } from "./retry.ts";
 
+/** What the process-wide action system is built on. */
 export interface ActionSystemOptions {
   /** The state store (ledger, budget windows, reply cooldowns). */
   store: Store;
@@ -82,6 +83,7 @@ export interface PostRef {
   created_at?: string | number;
 }
 
+/** Per-call choices a plugin may make; every one has a default from the kind. */
 export interface ActionOptions {
   /** Overrides the target part of the idempotency key (`<bot>:<kind>:<key>`). */
   key?: string;
@@ -103,6 +105,7 @@ export interface ActionInput {
   origin?: number;
 }
 
+/** Options of a budgeted read ({@link ActionLayer.call}). */
 export interface CallOptions {
   priority?: number;
   /** Give up when no slot was free within this many ms. */
@@ -182,6 +185,8 @@ export interface ActionSystem {
   bot(options: BotActionsOptions): ActionLayer;
   /** Resolves when no action is being performed. */
   idle(): Promise<void>;
+  /** Actions and budgeted reads being performed now (queued ones included). */
+  inFlight(): number;
   /**
    * Stops: waiting actions end as `deferred` (the ledger keeps them for the next start);
    * requests in flight finish. Await {@link idle} after it.
@@ -249,6 +254,7 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
     async idle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
+    inFlight: () => inFlight.size,
     close: () => queue.close(),
   };
   return system;

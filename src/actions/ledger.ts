@@ -16,8 +16,10 @@ import type { Clock } from "../clock.ts";
 import type { Store } from "../store/store.ts";
 import type { Action } from "./action.ts";
 
+/** Where an action is in its life (see the module comment for the transitions). */
 export type LedgerState = "queued" | "pending" | "done" | "failed" | "unknown" | "dropped";
 
+/** One action as the ledger remembers it: small once finished, whole while it may still be sent. */
 export interface LedgerEntry {
   state: LedgerState;
   kind: string;
@@ -33,6 +35,7 @@ export interface LedgerEntry {
   updatedAt: number;
 }
 
+/** How much the ledger keeps: bounded, but never an unfinished action. */
 export interface LedgerOptions {
   /** The most finished entries kept (default 50,000); unfinished ones are never dropped. */
   maxEntries?: number;
@@ -46,6 +49,7 @@ const FINISHED: ReadonlySet<LedgerState> = new Set(["done", "failed", "unknown",
 /** Ends after which the same key is never sent again. */
 const FINAL: ReadonlySet<LedgerState> = new Set(["done", "unknown"]);
 
+/** Whether the action has ended (only unfinished ones are resumed after a restart). */
 export const isFinished = (state: LedgerState): boolean => FINISHED.has(state);
 
 /**

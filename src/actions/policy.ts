@@ -10,6 +10,7 @@ import type { Clock } from "../clock.ts";
 import type { Store } from "../store/store.ts";
 import type { Action, Transformer } from "./action.ts";
 
+/** The bot file's reply-safety settings and what the policy needs to apply them. */
 export interface ReplyPolicyOptions {
   store: Store;
   clock: Clock;

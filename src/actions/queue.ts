@@ -29,6 +29,7 @@ export class QueueError extends Error {
   }
 }
 
+/** One wait for a slot: whose budget, which endpoint, how urgent, until when. */
 export interface SlotRequest {
   budget: AccountBudget;
   endpoint: EndpointKey;
@@ -64,6 +65,7 @@ export interface WaitingInfo {
 
 const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : "never");
 
+/** The process's queue of actions waiting for budget; see the module comment. */
 export class ActionQueue {
   private waiting: Waiting[] = [];
   private seq = 0;

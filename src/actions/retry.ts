@@ -10,6 +10,7 @@
 import { ApiError, InvalidTokenError, NetworkError, RateLimitError, ResponseError, UsageCappedError } from "../api/errors.ts";
 import type { HeaderBag } from "./action.ts";
 
+/** How hard to try: spec part 7 rule 1's "a few seconds, doubling, up to a few minutes". */
 export interface RetryPolicy {
   /** The first back-off (default 5 s). */
   firstDelayMs: number;
@@ -19,6 +20,7 @@ export interface RetryPolicy {
   maxAttempts: number;
 }
 
+/** 5 s doubling to 5 min, eight attempts. */
 export const DEFAULT_RETRY: RetryPolicy = { firstDelayMs: 5_000, maxDelayMs: 300_000, maxAttempts: 8 };
 
 /** The back-off before attempt `attempt + 1`, after `attempt` failures: 5 s, 10 s, 20 s... capped. */

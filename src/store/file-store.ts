@@ -24,6 +24,7 @@ import type { Retention, Store } from "./store.ts";
 
 /** The version of the file's layout; a newer one is refused rather than misread. */
 export const STATE_FILE_VERSION = 1;
+/** The state file's name inside the data directory (`.postbot/state.json` by default). */
 export const STATE_FILE_NAME = "state.json";
 const LOCK_FILE_NAME = "state.lock";
 
@@ -33,6 +34,7 @@ const StateFileSchema = z.object({
 });
 type StateFile = { version: number; namespaces: NamespaceData };
 
+/** How {@link openFileStore} treats problems and whether it may write. */
 export interface FileStoreOptions {
   logger?: Logger;
   /**

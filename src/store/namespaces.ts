@@ -8,6 +8,7 @@ import type { Retention } from "./store.ts";
 /** The serialised form: per namespace, `[key, value]` pairs in insertion order. */
 export type NamespaceData = Record<string, Array<[string, unknown]>>;
 
+/** Namespaced values in insertion order, with per-namespace retention; plain JSON in and out. */
 export class Namespaces {
   private readonly spaces = new Map<string, Map<string, unknown>>();
   private readonly retention = new Map<string, Retention>();

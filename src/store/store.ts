@@ -10,6 +10,7 @@
  */
 import { Namespaces } from "./namespaces.ts";
 
+/** The state interface every part of postbot uses; see the module comment. */
 export interface Store {
   get<T>(namespace: string, key: string): T | undefined;
   set<T>(namespace: string, key: string, value: T): void;
