@@ -264,6 +264,22 @@ export function endpoint(key: EndpointKey): Endpoint {
 export const isEndpointKey = (key: string): key is EndpointKey => byKey.has(key);
 
 /**
+ * Templates split into segments once, grouped by method and segment count, and ordered by
+ * how many literal segments they have (most first, catalog order among equals): a request is
+ * compared only with templates it could match, and the first match is the best one. The
+ * sandbox matches every request it serves; splitting every template each time showed in its
+ * profiles.
+ */
+const BUCKETS = new Map<string, Array<{ e: Endpoint; tpl: string[] }>>();
+for (const e of ENDPOINTS) {
+  const tpl = e.path.split("/").slice(1);
+  const key = `${e.method} ${tpl.length}`;
+  BUCKETS.set(key, [...(BUCKETS.get(key) ?? []), { e, tpl }]);
+}
+const literalCount = (tpl: string[]) => tpl.filter((t) => !t.startsWith(":")).length;
+for (const bucket of BUCKETS.values()) bucket.sort((a, b) => literalCount(b.tpl) - literalCount(a.tpl));
+
+/**
  * Matches a concrete request (`GET`, `/2/posts/123`) to its endpoint, preferring literal
  * segments over parameters (`/2/users/me` is not `/2/users/:id`). Returns the path
  * parameters by name, percent-decoded; a malformed escape throws `URIError`, which a server
@@ -274,24 +290,18 @@ export function matchEndpoint(
   pathname: string,
 ): { endpoint: Endpoint; params: Record<string, string> } | undefined {
   const parts = pathname.split("/").slice(1);
-  let best: { endpoint: Endpoint; params: Record<string, string>; literals: number } | undefined;
-  for (const e of ENDPOINTS) {
-    if (e.method !== method) continue;
-    const tpl = e.path.split("/").slice(1);
-    if (tpl.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    let literals = 0;
+  const bucket = BUCKETS.get(`${method} ${parts.length}`);
+  if (!bucket) return undefined;
+  for (const { e, tpl } of bucket) {
     let ok = true;
     for (let i = 0; i < tpl.length && ok; i++) {
       const t = tpl[i]!;
-      const p = parts[i]!;
-      if (t.startsWith(":")) {
-        if (p === "") ok = false;
-        else params[t.slice(1)] = decodeURIComponent(p);
-      } else if (t === p) literals++;
-      else ok = false;
+      ok = t.startsWith(":") ? parts[i] !== "" : t === parts[i];
     }
-    if (ok && (!best || literals > best.literals)) best = { endpoint: e, params, literals };
+    if (!ok) continue;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < tpl.length; i++) if (tpl[i]!.startsWith(":")) params[tpl[i]!.slice(1)] = decodeURIComponent(parts[i]!);
+    return { endpoint: e, params };
   }
-  return best && { endpoint: best.endpoint, params: best.params };
+  return undefined;
 }
