@@ -44,6 +44,11 @@ export class FaultRegistry {
     return { ...f };
   }
 
+  /** Whether any fault waits for the route (cheap: checked on every request). */
+  has(route: string): boolean {
+    return this.faults.length > 0 && this.faults.some((f) => f.route === route);
+  }
+
   list(): Fault[] {
     return this.faults.map((f) => ({ ...f }));
   }

@@ -10,6 +10,7 @@ import type { Logger } from "../log.ts";
 import type { Plan } from "../limits/types.ts";
 import type { NonceCache } from "./auth/nonces.ts";
 import type { FaultRegistry } from "./faults.ts";
+import type { WindowBook } from "./meter/windows.ts";
 import type { Target } from "./http/request.ts";
 import type { SandboxContext } from "./route.ts";
 
@@ -19,6 +20,8 @@ export interface Platform {
   logger: Logger;
   nonces: NonceCache;
   faults: FaultRegistry;
+  /** The live rate-limit windows (written back to `data.meter.windows` on save). */
+  windows: WindowBook;
   /** Plan of apps created without one. */
   defaultPlan: Plan;
   adminToken: string;
@@ -35,5 +38,5 @@ export interface Incoming {
   /** The base string URI of this request as the client addressed it (Host header). */
   uri: string;
   /** The cookies the browser sent (the authorization pages' session). */
-  cookies: Map<string, string>;
+  cookies: ReadonlyMap<string, string>;
 }

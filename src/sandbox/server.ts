@@ -35,10 +35,12 @@ import { parseCookies } from "./auth/session.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";
 import { jsonReply, problemReply, replyOf, ReplyError, type Reply } from "./http/reply.ts";
-import { formBody, jsonBody, parseTarget, readBody, type Target } from "./http/request.ts";
+import { formBody, hasBody, jsonBody, NO_BODY, parseTarget, readBody, type Target } from "./http/request.ts";
+import { PlatformRequest } from "./http/route-request.ts";
 import { writeStream, type OpenStream } from "./http/stream.ts";
-import { checkCap, countPostsRead } from "./meter/cap.ts";
+import { checkCap } from "./meter/cap.ts";
 import { meterRequest } from "./meter/limits.ts";
+import { WindowBook } from "./meter/windows.ts";
 import { countRequest } from "./meter/stats.ts";
 import { createData } from "./model/index.ts";
 import type { Incoming, Platform } from "./platform.ts";
@@ -74,13 +76,17 @@ export interface Sandbox {
   clock: AdjustableClock;
   /** The admin API, in-process. */
   admin: SandboxAdmin;
-  /** Saves the state to `stateFile` now (a no-op without one). */
+  /**
+   * Writes the live rate-limit windows back into `context.data` and saves the state to
+   * `stateFile` (when there is one).
+   */
   save(): Promise<void>;
   /** Ends open streams, stops timers, closes the server, and saves the state. */
   close(): Promise<void>;
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
+const NO_COOKIES: ReadonlyMap<string, string> = new Map();
 /** How often (real time) the state is saved while running, so a crash loses at most this much. */
 const AUTOSAVE_MS = 30_000;
 
@@ -99,6 +105,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     logger,
     nonces: new NonceCache(TIMESTAMP_WINDOW_MS),
     faults: new FaultRegistry(),
+    windows: new WindowBook(data),
     defaultPlan: options.plan ?? "pro",
     adminToken,
   };
@@ -126,14 +133,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     });
   };
 
-  const incoming = (req: IncomingMessage, target: Target, body: Buffer): Incoming => ({
+  /** The request as the platform's parts read it; cookies only where pages use them. */
+  const incoming = (req: IncomingMessage, target: Target, body: Buffer, withCookies = false): Incoming => ({
     req,
     method: req.method ?? "GET",
     target,
     body,
     form: formBody(req, body),
     uri: baseStringUri("http", req.headers.host ?? hostHeader, target.pathname),
-    cookies: parseCookies(req.headers.cookie),
+    cookies: withCookies ? parseCookies(req.headers.cookie) : NO_COOKIES,
   });
 
   /** Applies a request-phase fault; true when it answered (or killed) the request. */
@@ -166,32 +174,23 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   async function serveV2(req: IncomingMessage, res: ServerResponse, target: Target, endpoint: Endpoint, params: Record<string, string>) {
     const route = endpoint.key;
-    if (await requestFault(route, req, res)) return;
+    if (p.faults.has(route) && (await requestFault(route, req, res))) return;
     let headers: Record<string, string> = {};
     let status = 500;
     try {
-      const body = await readBody(req, maxBody);
+      const body = hasBody(req) ? await readBody(req, maxBody) : NO_BODY;
       const inc = incoming(req, target, body);
       const { caller, userKey, access } = authenticate(p, inc);
       checkAccess(endpoint, caller, access);
       const now = clock.now();
       checkCap(data, route, caller.app, now);
-      headers = meterRequest(data, route, caller.app, userKey, now);
+      headers = meterRequest(p.windows, route, caller.app, userKey, now);
       const json = jsonBody(req, body);
       const handler = routes[route];
       if (!handler) throw notFound(`${route} has no handler in this sandbox yet.`);
-      const aborted = new AbortController();
-      res.on("close", () => aborted.abort());
-      const result = await handler({
-        sandbox: context,
-        endpoint,
-        params,
-        query: target.query,
-        body: json,
-        caller,
-        countPostsRead: (n) => countPostsRead(data, caller.app, clock.now(), n),
-        signal: aborted.signal,
-      });
+      const rr = new PlatformRequest(context, endpoint, params, target.query, json, caller, res);
+      const answer = handler(rr);
+      const result = answer instanceof Promise ? await answer : answer;
       if (isStream(result)) {
         status = 200;
         const open = writeStream({
@@ -201,7 +200,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           result,
           headers,
           fault: p.faults.take(route, "stream"),
-          onEnd: () => streams.delete(open),
+          onEnd: () => {
+            streams.delete(open);
+            rr.leave();
+          },
         });
         if (!res.writableEnded) streams.add(open);
         return;
@@ -222,11 +224,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 
   async function serveOAuth(req: IncomingMessage, res: ServerResponse, target: Target, route: string) {
-    if (await requestFault(route, req, res)) return;
+    if (p.faults.has(route) && (await requestFault(route, req, res))) return;
     let reply: Reply;
     try {
       const body = await readBody(req, maxBody);
-      const inc = incoming(req, target, body);
+      const inc = incoming(req, target, body, true);
       meterOAuth(p, route, req.socket.remoteAddress ?? "unknown");
       reply = OAUTH_ROUTES[route]!(p, inc);
     } catch (err) {
@@ -285,17 +287,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     return serveV2(req, res, target, match.endpoint, match.params);
   }
 
+  /** The last line of defence: whatever escaped the handlers is answered, never thrown. */
+  const fail = (req: IncomingMessage, res: ServerResponse, err: unknown) => {
+    if (closing.signal.aborted) return void res.destroy();
+    send(res, errorReply(err, `${req.method} ${req.url}`));
+  };
+  const debug = logger.isLevelEnabled("debug");
   const server = createServer((req, res) => {
+    if (!debug) return void handle(req, res).catch((err) => fail(req, res, err));
     const started = performance.now();
     handle(req, res)
-      .catch((err) => {
-        if (closing.signal.aborted) return res.destroy();
-        send(res, errorReply(err, `${req.method} ${req.url}`));
-      })
+      .catch((err) => fail(req, res, err))
       .finally(() => {
-        if (logger.isLevelEnabled("debug")) {
-          logger.debug({ method: req.method, url: req.url?.split("?")[0], status: res.statusCode, ms: +(performance.now() - started).toFixed(2) }, "request");
-        }
+        logger.debug({ method: req.method, url: req.url?.split("?")[0], status: res.statusCode, ms: +(performance.now() - started).toFixed(2) }, "request");
       });
   });
   server.on("clientError", (_err, socket) => {
@@ -317,6 +321,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
+    p.windows.flush(clock.now());
     const file = options.stateFile;
     if (!file) return Promise.resolve();
     saving = saving.then(() => saveState(file, data)).catch((err) => logger.error({ err, file }, "could not save the sandbox state"));

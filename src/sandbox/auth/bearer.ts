@@ -4,10 +4,9 @@
  * `POST /oauth2/invalidate_token`, signed with OAuth 1.0a by the app's owner.
  */
 import { timingSafeEqual } from "node:crypto";
-import { SlidingWindow } from "../../limits/index.ts";
 import type { Incoming, Platform } from "../platform.ts";
 import { jsonReply, ReplyError, v1ErrorReply, type Reply } from "../http/reply.ts";
-import type { SandboxApp, SandboxData } from "../model/index.ts";
+import type { SandboxApp } from "../model/index.ts";
 import { appByConsumerKey, issueBearer } from "./credentials.ts";
 import { flows } from "./state.ts";
 import { verifyOAuth1 } from "./verify-oauth1.ts";
@@ -47,12 +46,10 @@ export function parseBasic(header: string | undefined): { id: string; secret: st
 }
 
 /** Counts a token request of the app; false when it asked too often. */
-function allowTokenRequest(data: SandboxData, app: SandboxApp, now: number): boolean {
-  const key = `POST /oauth2/token|a:${app.id}|15m`;
-  const w = new SlidingWindow(BEARER_REQUESTS.max, BEARER_REQUESTS.windowMs, data.meter.windows[key] ?? []);
+function allowTokenRequest(p: Platform, app: SandboxApp, now: number): boolean {
+  const w = p.windows.get(`POST /oauth2/token|a:${app.id}|15m`, BEARER_REQUESTS.max, BEARER_REQUESTS.windowMs);
   if (w.remaining(now) === 0) return false;
   w.record(now);
-  data.meter.windows[key] = w.snapshot(now);
   return true;
 }
 
@@ -69,7 +66,7 @@ export function bearerToken(p: Platform, inc: Incoming): Reply {
     throw new ReplyError(v1ErrorReply({ code: 170, message: "grant_type must be client_credentials", label: "forbidden_missing_parameter", status: 403 }));
   }
   const now = p.clock.now();
-  if (!allowTokenRequest(data, app, now)) throw unableToVerify();
+  if (!allowTokenRequest(p, app, now)) throw unableToVerify();
   return jsonReply(200, { token_type: "bearer", access_token: issueBearer(data, now, app) });
 }
 

@@ -52,7 +52,8 @@ export function createApp(data: SandboxData, now: number, input: NewApp): Sandbo
 }
 
 export function appByConsumerKey(data: SandboxData, key: string): SandboxApp | undefined {
-  for (const app of Object.values(data.auth.apps)) if (app.consumer_key === key) return app;
+  const apps = data.auth.apps;
+  for (const id in apps) if (apps[id]!.consumer_key === key) return apps[id];
   return undefined;
 }
 

@@ -7,13 +7,16 @@
  * (a `+` for a space, a JSON body in the base string, the wrong host) is refused here as the
  * real service would refuse it.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from "node:crypto";
+
+const UNRESERVED = /^[A-Za-z0-9._~-]*$/;
 
 /**
  * RFC 3986 percent-encoding (RFC 5849 3.6): everything but `A-Z a-z 0-9 - . _ ~` as `%XX` of
  * its UTF-8 bytes, uppercase hex.
  */
 export function percentEncode(value: string): string {
+  if (UNRESERVED.test(value)) return value;
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
@@ -29,20 +32,41 @@ export interface OAuthHeader {
  * is not OAuth or not well formed, and for one that repeats a parameter (3.5.1 forbids it).
  */
 export function parseOAuthHeader(header: string): OAuthHeader | undefined {
-  const m = /^OAuth\s+(.*)$/is.exec(header.trim());
-  if (!m) return undefined;
+  // A hand-written scanner: this runs on every signed request, and regular expressions per
+  // parameter showed in profiles.
+  const h = header.trim();
+  if (h.length < 5 || h.slice(0, 5).toLowerCase() !== "oauth") return undefined;
+  if (h.length > 5 && !isSpace(h.charCodeAt(5))) return undefined;
   const params = new Map<string, string>();
   let realm: string | undefined;
-  const body = m[1]!.trim();
-  if (body === "") return { params };
-  for (const part of body.split(",")) {
-    const pm = /^\s*([^=\s]+)\s*=\s*"([^"]*)"\s*$/.exec(part);
-    if (!pm) return undefined;
-    let key: string;
-    let value: string;
+  let i = 5;
+  const n = h.length;
+  let first = true;
+  for (;;) {
+    while (i < n && isSpace(h.charCodeAt(i))) i++;
+    if (i >= n) break;
+    if (!first) {
+      if (h[i] !== ",") return undefined;
+      i++;
+      while (i < n && isSpace(h.charCodeAt(i))) i++;
+    }
+    first = false;
+    const eq = h.indexOf("=", i);
+    if (eq < 0) return undefined;
+    const rawKey = h.slice(i, eq).trimEnd();
+    if (rawKey === "" || /[\s,"]/.test(rawKey)) return undefined;
+    i = eq + 1;
+    while (i < n && isSpace(h.charCodeAt(i))) i++;
+    if (h[i] !== '"') return undefined;
+    const close = h.indexOf('"', i + 1);
+    if (close < 0) return undefined;
+    const rawValue = h.slice(i + 1, close);
+    i = close + 1;
+    let key = rawKey;
+    let value = rawValue;
     try {
-      key = decodeURIComponent(pm[1]!);
-      value = decodeURIComponent(pm[2]!);
+      if (rawKey.includes("%")) key = decodeURIComponent(rawKey);
+      if (rawValue.includes("%")) value = decodeURIComponent(rawValue);
     } catch {
       return undefined;
     }
@@ -55,6 +79,8 @@ export function parseOAuthHeader(header: string): OAuthHeader | undefined {
   }
   return { params, realm };
 }
+
+const isSpace = (c: number) => c === 32 || c === 9;
 
 /**
  * The base string URI (RFC 5849 3.4.1.2): lowercase scheme and host, the port only when it
@@ -87,8 +113,16 @@ export function signatureBaseString(method: string, uri: string, params: Iterabl
 /** HMAC-SHA1 over the base string with `pct(consumer_secret)&pct(token_secret)`, base64. */
 export function hmacSha1Signature(baseString: string, consumerSecret: string, tokenSecret = ""): string {
   const key = `${percentEncode(consumerSecret)}&${percentEncode(tokenSecret)}`;
-  return createHmac("sha1", key).update(baseString).digest("base64");
+  let keyObject = signingKeys.get(key);
+  if (!keyObject) {
+    if (signingKeys.size >= 10_000) signingKeys.clear();
+    signingKeys.set(key, (keyObject = createSecretKey(Buffer.from(key))));
+  }
+  return createHmac("sha1", keyObject).update(baseString).digest("base64");
 }
+
+/** Preparing a key showed in profiles; a sandbox has few secrets, so their key objects are kept. */
+const signingKeys = new Map<string, KeyObject>();
 
 /** A signed request, as the verifier needs it. */
 export interface SignedRequest {

@@ -3,7 +3,6 @@
  * template. They answer form bodies, HTML pages, redirects and v1.1-style errors rather than
  * v2 JSON, so they have their own table next to the v2 routes.
  */
-import { SlidingWindow } from "../../limits/index.ts";
 import { v1ErrorReply, ReplyError, type Reply } from "../http/reply.ts";
 import type { Incoming, Platform } from "../platform.ts";
 import { bearerToken, invalidateBearer } from "./bearer.ts";
@@ -48,10 +47,8 @@ export const OAUTH_LIMIT = { max: 900, windowMs: 15 * 60_000 } as const;
 
 /** Counts an OAuth call; throws 429 (code 88, with the rate-limit headers) when over the limit. */
 export function meterOAuth(p: Platform, route: string, client: string): void {
-  const data = p.context.data;
   const now = p.clock.now();
-  const key = `${route}|ip:${client}|15m`;
-  const w = new SlidingWindow(OAUTH_LIMIT.max, OAUTH_LIMIT.windowMs, data.meter.windows[key] ?? []);
+  const w = p.windows.get(`${route}|ip:${client}|15m`, OAUTH_LIMIT.max, OAUTH_LIMIT.windowMs);
   if (w.remaining(now) === 0) {
     throw new ReplyError(
       v1ErrorReply(
@@ -61,5 +58,4 @@ export function meterOAuth(p: Platform, route: string, client: string): void {
     );
   }
   w.record(now);
-  data.meter.windows[key] = w.snapshot(now);
 }

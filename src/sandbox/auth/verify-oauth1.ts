@@ -70,11 +70,10 @@ export function verifyOAuth1<K extends TokenKind>(p: Platform, inc: Incoming, ki
     tokenSecret = t.secret;
   }
 
-  const params = new Map<string, string>();
   const signed: Array<[string, string]> = [];
-  for (const [k, v] of inc.target.query) signed.push([k, v]), params.set(k, v);
-  for (const [k, v] of inc.form) signed.push([k, v]), params.set(k, v);
-  for (const [k, v] of h) signed.push([k, v]), params.set(k, v);
+  for (const [k, v] of inc.target.query) signed.push([k, v]);
+  for (const [k, v] of inc.form) signed.push([k, v]);
+  for (const [k, v] of h) signed.push([k, v]);
 
   const ok = verifySignature({ method: inc.method, uri: inc.uri, params: signed, signature: h.get("oauth_signature")! }, app.consumer_secret, tokenSecret);
   if (!ok) throw v1Error("couldNotAuthenticate");
@@ -84,5 +83,12 @@ export function verifyOAuth1<K extends TokenKind>(p: Platform, inc: Incoming, ki
   const nonceKey = `${app.consumer_key}|${tokenValue ?? ""}|${h.get("oauth_nonce")}`;
   if (!p.nonces.use(nonceKey, Number(ts) * 1000, now)) throw v1Error("couldNotAuthenticate");
 
-  return { app, token: token as VerifiedOAuth1<K>["token"], params };
+  return {
+    app,
+    token: token as VerifiedOAuth1<K>["token"],
+    // Built on demand (v2 requests never read it). Later entries win: header over form over query.
+    get params() {
+      return new Map(signed);
+    },
+  };
 }

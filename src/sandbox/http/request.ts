@@ -15,6 +15,13 @@ export interface Target {
   query: URLSearchParams;
 }
 
+/** The body of a request that has none. */
+export const NO_BODY = Buffer.alloc(0);
+
+/** Whether a request has a body to read: most (GET, DELETE) have neither a length nor chunked encoding. */
+export const hasBody = (req: IncomingMessage) =>
+  req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
+
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Decodes one form-encoded component; throws URIError on a bad escape or bad UTF-8. */
@@ -76,6 +83,7 @@ export function parseTarget(url: string): Target {
 
 /** Reads the whole body, refusing more than `maxBytes` (413) after draining what was sent. */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  if (!hasBody(req)) return NO_BODY;
   const declared = Number(req.headers["content-length"] ?? NaN);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -135,4 +143,7 @@ export function jsonBody(req: IncomingMessage, body: Buffer): Record<string, unk
 
 /** The form body of a request (empty when it is not form-encoded). */
 export const formBody = (req: IncomingMessage, body: Buffer): URLSearchParams =>
-  isForm(req) && body.length > 0 ? parseForm(utf8(body), "body") : new URLSearchParams();
+  body.length > 0 && isForm(req) ? parseForm(utf8(body), "body") : NO_FIELDS;
+
+/** The (never modified) fields of a request without a form body. */
+const NO_FIELDS = new URLSearchParams();

@@ -1,18 +1,19 @@
 /**
  * Spec part 8 enforced: every limit of the endpoint's row for the app's plan, U windows per
  * user access token and A windows per app, all applying together. Windows are sliding
- * (`SlidingWindow`) and their event times live in `data.meter.windows`, so a saved sandbox
- * remembers how much of every window was spent.
+ * (`SlidingWindow`) and are saved in `data.meter.windows` (see windows.ts), so a restarted
+ * sandbox remembers how much of every window was spent.
  *
  * Every v2 answer carries the `x-rate-limit-*` headers of the tightest window; post creation
  * also carries the 24-hour ones (wire-facts 5.1). A refused request is not counted.
  */
 import type { EndpointKey } from "../../api/endpoints.ts";
 import { PROBLEM_TYPE_BASE } from "../../api/types.ts";
-import { limitsFor, SlidingWindow } from "../../limits/index.ts";
+import { limitsFor, type SlidingWindow } from "../../limits/index.ts";
 import { PLANS, WINDOW_MS, type Limit } from "../../limits/types.ts";
-import type { SandboxApp, SandboxData } from "../model/index.ts";
+import type { SandboxApp } from "../model/index.ts";
 import { ApiProblem, httpProblem } from "../problems.ts";
+import type { WindowBook } from "./windows.ts";
 
 interface Counted {
   limit: Limit;
@@ -68,7 +69,7 @@ export function unavailableOnPlan(key: EndpointKey, app: SandboxApp): ApiProblem
  * @param userKey the caller's U-window key; absent for app-only callers, which have no U windows.
  */
 export function meterRequest(
-  data: SandboxData,
+  book: WindowBook,
   key: EndpointKey,
   app: SandboxApp,
   userKey: string | undefined,
@@ -82,7 +83,7 @@ export function meterRequest(
     const who = limit.scope === "app" ? `a:${app.id}` : userKey;
     if (!who) continue;
     const wkey = `${key}|${who}|${limit.per}`;
-    counted.push({ limit, key: wkey, window: new SlidingWindow(limit.max, WINDOW_MS[limit.per], data.meter.windows[wkey] ?? []) });
+    counted.push({ limit, key: wkey, window: book.get(wkey, limit.max, WINDOW_MS[limit.per]) });
   }
   if (counted.length === 0) return {};
 
@@ -93,10 +94,7 @@ export function meterRequest(
     throw httpProblem(429, "Too Many Requests", "Too Many Requests", headers);
   }
 
-  for (const c of counted) {
-    c.window.record(now);
-    data.meter.windows[c.key] = c.window.snapshot(now);
-  }
+  for (const c of counted) c.window.record(now);
   let tightest = counted[0]!;
   for (const c of counted) {
     const r = c.window.remaining(now);

@@ -77,5 +77,11 @@ describe("OAuth 1.0a signatures (RFC 5849)", () => {
     expect(parseOAuthHeader('OAuth a="1", a="2"')).toBeUndefined();
     expect(parseOAuthHeader('OAuth a="%zz"')).toBeUndefined();
     expect(parseOAuthHeader("OAuth garbage")).toBeUndefined();
+    expect(parseOAuthHeader('OAuth a="1" b="2"')).toBeUndefined();
+    expect(parseOAuthHeader('OAuthx a="1"')).toBeUndefined();
+    // Commas without spaces, spaces around "=", any case of the scheme.
+    const tight = parseOAuthHeader('oauth a="1",b = "x%20y" ,  c="%2C"');
+    expect([...tight!.params]).toEqual([["a", "1"], ["b", "x y"], ["c", ","]]);
+    expect(parseOAuthHeader("OAuth")?.params.size).toBe(0);
   });
 });

@@ -123,6 +123,7 @@ describe("rate limits (spec part 8)", () => {
   it("keeps the windows in the sandbox state", async () => {
     const a = await t.account({ plan: "pro" });
     await t.signed(a, "GET", "/2/posts/5");
+    await t.sandbox.save();
     const keys = Object.keys(t.sandbox.context.data.meter.windows).filter((k) => k.startsWith("GET /2/posts/:id|a:" + a.app.id));
     expect(keys).toEqual([`GET /2/posts/:id|a:${a.app.id}|15m`]);
   });
