@@ -80,6 +80,9 @@ export class BotRuntime {
   private readonly filters = new Map<EventName, Array<HandlerEntry<never>>>();
   private readonly triggers: Array<PollLoop | ScheduleHandle> = [];
   private readonly running = new Map<string, Promise<void>>();
+  private readonly states = new Map<string, { waiting: number }>();
+  /** Polls whose request is on its way (or waiting for the budget). */
+  private fetching = 0;
   private readonly liveness: Partial<Record<TriggerName, TriggerStatus>> = {};
   private pausedFor: BotStatus["paused"];
   private stopped = false;
@@ -139,7 +142,7 @@ export class BotRuntime {
           intervalMs: this.options.mentionsIntervalMs,
           backfillMs: mentions.backfill,
           fetch: (query, signal) =>
-            layer.call("GET /2/users/:id/mentions", async (s) => ({ result: await api.users.mentions(userId, query, { signal: s }) }), { signal, label: "mentions poll" }),
+            this.fetch(() => layer.call("GET /2/users/:id/mentions", async (s) => ({ result: await api.users.mentions(userId, query, { signal: s }) }), { signal, label: "mentions poll" })),
           deliver: (events) => this.deliver(events, false),
           onPoll: () => this.touch("mentions"),
           onError: onError("mentions"),
@@ -154,7 +157,7 @@ export class BotRuntime {
           store,
           intervalMs: this.options.followersIntervalMs,
           fetch: (query, signal) =>
-            layer.call("GET /2/users/:id/followers", async (s) => ({ result: await api.users.followers(userId, query, { signal: s }) }), { signal, label: "followers poll" }),
+            this.fetch(() => layer.call("GET /2/users/:id/followers", async (s) => ({ result: await api.users.followers(userId, query, { signal: s }) }), { signal, label: "followers poll" })),
           deliver: (events) => this.deliver(events, false),
           onPoll: () => this.touch("followers"),
           onError: onError("followers"),
@@ -219,6 +222,7 @@ export class BotRuntime {
     if (handlers.length > 0) {
       const log = this.options.log.child({ event: event.kind, ...("post" in event ? { post: event.post.id } : {}) });
       const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, store: this.options.store, log }, event);
+      this.states.set(event.id, state);
       const common = { clock: this.options.clock, log, timeoutMs: this.options.handlerTimeoutMs, busy: () => state.waiting > 0 };
       const view = <C>(entries: Array<HandlerEntry<never>>) =>
         entries.map(({ plugin, handler }) => ({ plugin, handler: (c: C) => (handler as (c: unknown) => unknown)(viewFor(c as object & { log: Logger }, plugin)) }));
@@ -233,7 +237,28 @@ export class BotRuntime {
       if (blocked) log.info(`stopped by a filter; no handler runs`);
       else await dispatch(view<typeof ctx>(handlers), ctx, { ...common, stop: () => state.hidden });
     }
+    this.states.delete(event.id);
     this.inbox.done(event.id);
+  }
+
+  /** A trigger's budgeted request, counted for {@link quiet}. */
+  private async fetch<R>(run: () => Promise<R>): Promise<R> {
+    this.fetching++;
+    try {
+      return await run();
+    } finally {
+      this.fetching--;
+    }
+  }
+
+  /**
+   * Whether the bot can make no progress until the clock moves: every event being handled is
+   * waiting for an action, and every poll in progress is waiting for its (budgeted) request.
+   */
+  quiet(): boolean {
+    for (const id of this.running.keys()) if ((this.states.get(id)?.waiting ?? 0) === 0) return false;
+    const polling = this.triggers.filter((t) => "current" in t && t.current() !== undefined).length;
+    return polling === this.fetching;
   }
 
   /** Stops the triggers; events being handled go on (see {@link drain}). */

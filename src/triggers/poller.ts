@@ -16,18 +16,24 @@ export interface PollLoopOptions {
 export interface PollLoop {
   /** Resolves when the loop has ended. */
   readonly done: Promise<void>;
+  /** The poll in progress, if one is (tests and shutdown wait for it). */
+  current(): Promise<void> | undefined;
   stop(): void;
 }
 
 export function startPollLoop(options: PollLoopOptions): PollLoop {
   const stopper = new AbortController();
+  let current: Promise<void> | undefined;
   const done = (async () => {
     while (!stopper.signal.aborted) {
       try {
-        await options.poll(stopper.signal);
+        current = options.poll(stopper.signal);
+        await current;
       } catch (err) {
         if (stopper.signal.aborted) break;
         if (options.onError(err) === "stop") break;
+      } finally {
+        current = undefined;
       }
       try {
         await options.clock.sleep(options.intervalMs, stopper.signal);
@@ -36,5 +42,5 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       }
     }
   })();
-  return { done, stop: () => stopper.abort(new Error("stopped")) };
+  return { done, current: () => current, stop: () => stopper.abort(new Error("stopped")) };
 }

@@ -1,0 +1,141 @@
+/**
+ * `postbot/testing`: test your bots and plugins against the sandbox, in-process, with a
+ * frozen clock. Write the bot as you would in YAML (as an object), give the plugins, and a
+ * test bed starts the sandbox, creates the bots' accounts, runs the runtime, and lets you
+ * act as other users and move time.
+ *
+ * @example
+ * ```ts
+ * import { createTestBed } from "postbot/testing";
+ * import reply from "../plugins/reply.ts";
+ *
+ * const bed = await createTestBed({
+ *   bots: [{ name: "greeter", plan: "basic", triggers: { mentions: {} }, plugins: { reply: { text: "Hi @{author.username}!" } } }],
+ *   plugins: { reply },
+ * });
+ * const alice = await bed.user("alice");
+ * await bed.post(alice, "@greeter hello");
+ * await bed.advance(90_000);                     // the next mentions poll
+ * expect(bed.postsBy("greeter")[0].text).toBe("Hi @alice!");
+ * await bed.close();
+ * ```
+ */
+import { createClock, type AdjustableClock } from "./clock.ts";
+import { botFileSchema, type BotConfig, type BotFileInput } from "./config/index.ts";
+import { createLogger, silentLogger, type Logger } from "./log.ts";
+import type { PluginDefinition } from "./plugins/index.ts";
+import { provisionBots, sandboxUsername } from "./runtime/provision.ts";
+import { startRuntime, type Runtime, type RuntimeOptions } from "./runtime/runtime.ts";
+import { createSandbox, type Sandbox } from "./sandbox/index.ts";
+import type { SandboxPost } from "./sandbox/model/index.ts";
+import { createMemoryStore, type Store } from "./store/store.ts";
+
+export interface TestBedOptions {
+  /** Bot files, as objects (the YAML's shape). */
+  bots: BotFileInput[];
+  /** The plugins the bots name, by the name the bot files use. */
+  plugins: Record<string, PluginDefinition>;
+  /** Start of the frozen clock (default 2026-03-02T12:00:00Z, a Monday). */
+  start?: number;
+  /** The state store (default: in memory). Pass a file store to test restarts. */
+  store?: Store;
+  /** A sandbox to reuse (default: a new one on a frozen clock). */
+  sandbox?: Sandbox;
+  /** Logs (default: none; `POSTBOT_TEST_LOG=debug` shows them). */
+  logger?: Logger;
+  runtime?: Partial<Pick<RuntimeOptions, "dryRun" | "handlerTimeoutMs" | "drainMs" | "statusEveryMs">>;
+}
+
+export interface TestUser {
+  id: string;
+  username: string;
+}
+
+export interface TestBed {
+  sandbox: Sandbox;
+  clock: AdjustableClock;
+  runtime: Runtime;
+  store: Store;
+  /** A user of the sandbox to act as (created on first use). */
+  user(username: string): Promise<TestUser>;
+  /** Posts as a user (a reply when `inReplyTo` is given); outside every budget. */
+  post(as: TestUser, text: string, inReplyTo?: string): Promise<{ id: string; text: string }>;
+  /** Makes a user follow a bot (or any user). */
+  follow(as: TestUser, username: string): Promise<void>;
+  /** Moves the clock (and so the sandbox's), running every timer due in between. */
+  advance(ms: number): Promise<void>;
+  /** Waits until the bots have nothing in flight: no poll, no handler, no action. */
+  settle(): Promise<void>;
+  /** The posts of a bot (or any user), oldest first. */
+  postsBy(username: string): SandboxPost[];
+  /** Stops the runtime, keeping the sandbox (to start another runtime on it: a restart). */
+  stop(): Promise<void>;
+  /** Stops the runtime and the sandbox. */
+  close(): Promise<void>;
+}
+
+/** A bot file object to the config the runtime takes, with the given plugins resolved. */
+export function testBotConfig(input: BotFileInput, plugins: Record<string, PluginDefinition>): BotConfig {
+  const file = botFileSchema.safeParse(input);
+  if (!file.success) throw new Error(`bot ${String(input.name)}: ${file.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  const resolved = file.data.plugins.map(({ name, options: raw }) => {
+    const definition = plugins[name];
+    if (!definition) throw new Error(`bot ${file.data.name}: no plugin "${name}" was given to the test bed`);
+    const parsed = definition.options ? definition.options.safeParse(raw ?? {}) : { success: true as const, data: {} };
+    if (!parsed.success) throw new Error(`bot ${file.data.name}: options of ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    return { name, options: parsed.data, definition, source: `test bed (${name})` };
+  });
+  return { ...file.data, file: `${file.data.name}.yaml`, plugins: resolved };
+}
+
+export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
+  const clock = (options.sandbox?.context.clock as AdjustableClock | undefined) ?? createClock({ frozen: true, start: options.start ?? Date.parse("2026-03-02T12:00:00Z") });
+  const sandbox = options.sandbox ?? (await createSandbox({ clock }));
+  const store = options.store ?? createMemoryStore();
+  const logger = options.logger ?? (process.env.POSTBOT_TEST_LOG ? createLogger({ level: process.env.POSTBOT_TEST_LOG }) : silentLogger);
+  const configs = options.bots.map((b) => testBotConfig(b, options.plugins));
+  const hosted = await provisionBots(sandbox, configs);
+  const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store, clock, logger, ...options.runtime });
+  const { data } = sandbox.context;
+  const userByName = (username: string) => Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
+
+  const bed: TestBed = {
+    sandbox,
+    clock,
+    runtime,
+    store,
+    async user(username) {
+      const found = userByName(username);
+      const user = found ?? (await sandbox.admin.createUser({ username, name: username }));
+      return { id: user.id, username: user.username };
+    },
+    post: (as, text, inReplyTo) => sandbox.admin.createPost({ author_id: as.id, text, ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}) }),
+    async follow(as, username) {
+      const target = userByName(username) ?? userByName(sandboxUsername(username));
+      if (!target) throw new Error(`no user ${username} in the sandbox`);
+      const res = await fetch(new URL("/_sandbox/follows", sandbox.url), {
+        method: "POST",
+        headers: { authorization: `Bearer ${sandbox.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ source_user_id: as.id, target_user_id: target.id }),
+      });
+      if (!res.ok) throw new Error(`follow ${as.username} → ${username}: ${res.status} ${await res.text()}`);
+    },
+    advance: (ms) => clock.advance(ms),
+    settle: () => runtime.idle(),
+    postsBy(username) {
+      const user = userByName(username) ?? userByName(sandboxUsername(username));
+      if (!user) return [];
+      return Object.values(data.world.posts)
+        .filter((p) => p.author_id === user.id && p.deleted_at === undefined)
+        .sort((a, b) => (a.id.length - b.id.length) || (a.id < b.id ? -1 : 1));
+    },
+    stop: () => runtime.stop(),
+    async close() {
+      await runtime.stop();
+      if (!options.sandbox) await sandbox.close();
+    },
+  };
+  // The triggers' first polls belong to the start: a test acts after them.
+  await bed.settle();
+  return bed;
+}
