@@ -1,0 +1,44 @@
+/**
+ * postbot: what plugin authors and embedders import.
+ *
+ * @example
+ * ```ts
+ * import { definePlugin } from "postbot";
+ * import { z } from "zod";
+ *
+ * export default definePlugin({
+ *   name: "reply",
+ *   options: z.object({ text: z.string() }),
+ *   setup(bot, options) {
+ *     bot.on("mention", (ctx) => ctx.reply(options.text));
+ *   },
+ * });
+ * ```
+ */
+export {
+  definePlugin,
+  type Plugin,
+  type PluginBot,
+  type EventName,
+  type EventContexts,
+  type EventPost,
+  type BaseContext,
+  type PostContext,
+  type MentionContext,
+  type ReplyContext,
+  type StreamPostContext,
+  type ScheduleContext,
+  type FollowContext,
+  type PublishContext,
+  type BotIdentity,
+  type BotStore,
+  type BudgetView,
+  type Handler,
+  type Filter,
+} from "./runtime/plugin.ts";
+export type { Outcome, ActionOptions, ActionLayer, PostRef, BudgetStatus } from "./actions/index.ts";
+export type { ActionKind } from "./actions/action.ts";
+export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
+export { startRuntime, type Runtime, type RuntimeOptions, type HostedBot, type AppCredentials } from "./runtime/runtime.ts";
+export { createClassifier, type Classifier, type Verdict } from "./moderation/index.ts";
+export * as api from "./api/index.ts";
