@@ -21,6 +21,12 @@ export interface SandboxContext {
   data: SandboxData;
   clock: Clock;
   events: EventEmitter<SandboxEventMap>;
+  /**
+   * The base URL the sandbox listens on (`http://127.0.0.1:41234`), once it does: answers
+   * that hand out URLs of the sandbox itself (compliance jobs' upload and download URLs)
+   * build them from it.
+   */
+  url?: string;
 }
 
 /** Who is calling, as the authentication layer established it. */

@@ -32,6 +32,12 @@ export const PAGE_RANGES = {
   dmEvents: { min: 1, max: 100, def: 100 },
   rules: { min: 1, max: 1000, def: 1000 },
   usersSearch: { min: 1, max: 1000, def: 100 },
+  /** List posts, members and followers; owned, followed and member-of lists. */
+  lists: { min: 1, max: 100, def: 100 },
+  /** Spaces search, space buyers and posts of a space. */
+  spaces: { min: 1, max: 100, def: 100 },
+  communitySearch: { min: 10, max: 100, def: 10 },
+  bookmarkFolders: { min: 1, max: 100, def: 100 },
 } satisfies Record<string, PageRange>;
 
 /** A zero-padded sort key of numbers or decimal ids (string order = numeric order). */

@@ -54,6 +54,102 @@ export interface Relation {
   created_at: number;
 }
 
+/** A list (wire-facts 2.13). Private lists are seen by their owner only. */
+export interface SandboxList {
+  id: string;
+  owner_id: string;
+  name: string;
+  description: string;
+  private: boolean;
+  created_at: number;
+}
+
+/**
+ * A space, the live audio room (wire-facts 2.15). Its state is never stored: it follows from
+ * `starts_at`, `ends_at` and the sandbox clock, so moving the clock moves the space from
+ * scheduled to live to ended.
+ */
+export interface SandboxSpace {
+  /** Alphanumeric, as the service's space ids (`1DXxyRYNejbKM`). */
+  id: string;
+  creator_id: string;
+  title: string;
+  created_at: number;
+  /** When it goes live: later than `created_at` for a scheduled space. */
+  starts_at: number;
+  /** Whether it was created as a scheduled space (then it shows `scheduled_start`). */
+  scheduled: boolean;
+  /** When it ends; a space without one stays live. */
+  ends_at?: number;
+  /** Hosts besides the creator, who always hosts. */
+  host_ids: string[];
+  speaker_ids: string[];
+  invited_user_ids: string[];
+  participant_count: number;
+  subscriber_count: number;
+  is_ticketed: boolean;
+  lang: string;
+  topic_ids: string[];
+  /** Who bought a ticket (ticketed spaces only). */
+  buyer_ids: string[];
+}
+
+/** A community (wire-facts 2.19); created through the admin API, the service has no endpoint for it. */
+export interface SandboxCommunity {
+  id: string;
+  name: string;
+  description: string;
+  access: "Public" | "Closed";
+  join_policy:
+    | "Open"
+    | "RestrictedJoinRequestsDisabled"
+    | "RestrictedJoinRequestsRequireAdminApproval"
+    | "RestrictedJoinRequestsRequireModeratorApproval"
+    | "SuperFollowRequired";
+  member_count: number;
+  created_at: number;
+}
+
+/** A bookmark folder of a user; its posts are the bookmarks whose `folder_id` names it. */
+export interface SandboxBookmarkFolder {
+  id: string;
+  user_id: string;
+  name: string;
+  created_at: number;
+}
+
+/** One line of a compliance job's result (wire-facts 2.16), computed when the ids arrive. */
+export interface SandboxComplianceResult {
+  id: string;
+  created_at: number;
+  redacted_at?: number;
+  reason: "deleted" | "suspended" | "protected" | "deactivated";
+}
+
+/**
+ * A batch compliance job of an app. Like a space, its status follows from its times and the
+ * sandbox clock (created, in progress, complete, expired); only a failed upload is stored.
+ */
+export interface SandboxComplianceJob {
+  id: string;
+  app_id: string;
+  type: "posts" | "users";
+  name?: string;
+  resumable: boolean;
+  created_at: number;
+  upload_expires_at: number;
+  download_expires_at: number;
+  /** The secret of the job's pre-signed URLs (the `signature` query parameter). */
+  signature: string;
+  /** Bytes received so far by a resumable upload that is not finished. */
+  partial?: string;
+  /** When the whole upload arrived; the job is in progress from then on. */
+  uploaded_at?: number;
+  /** Why the upload was refused; the job is failed from `uploaded_at` on. */
+  error?: string;
+  results?: SandboxComplianceResult[];
+}
+
 export interface WorldData {
   users: Record<string, SandboxUser>;
   posts: Record<string, SandboxPost>;
@@ -80,7 +176,15 @@ export interface WorldData {
   >;
   /** Filtered-stream rules, per app. */
   stream_rules: Record<string, { id: string; app_id: string; value: string; tag?: string; created_at: number }>;
-  /** Further tables (lists, spaces, communities, compliance jobs, ...) are added by their modules. */
+  lists: Record<string, SandboxList>;
+  list_members: Array<Relation & { list_id: string; user_id: string }>;
+  list_followers: Array<Relation & { list_id: string; user_id: string }>;
+  pinned_lists: Array<Relation & { list_id: string; user_id: string }>;
+  spaces: Record<string, SandboxSpace>;
+  communities: Record<string, SandboxCommunity>;
+  bookmark_folders: Record<string, SandboxBookmarkFolder>;
+  compliance_jobs: Record<string, SandboxComplianceJob>;
+  /** Further tables may be added by their modules. */
   [table: string]: unknown;
 }
 
@@ -96,4 +200,12 @@ export const createWorldData = (): WorldData => ({
   dm_conversations: {},
   dm_events: {},
   stream_rules: {},
+  lists: {},
+  list_members: [],
+  list_followers: [],
+  pinned_lists: [],
+  spaces: {},
+  communities: {},
+  bookmark_folders: {},
+  compliance_jobs: {},
 });
