@@ -46,6 +46,7 @@ import { createData } from "./model/index.ts";
 import type { Incoming, Platform } from "./platform.ts";
 import { ApiProblem, httpProblem, notFound } from "./problems.ts";
 import { isStream, type SandboxContext, type SandboxEventMap } from "./route.ts";
+import { fileRoute } from "./routes/files.ts";
 import { routes } from "./routes/index.ts";
 import { loadState, saveState } from "./state.ts";
 
@@ -273,6 +274,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     const path = target.pathname;
     if (path === "/_sandbox" || path.startsWith("/_sandbox/")) return serveAdmin(req, res, target);
+    // Compliance jobs' pre-signed upload and download URLs: outside the v2 API, no credentials.
+    const file = fileRoute(method, path);
+    if (file) return send(res, await file({ sandbox: context, req, query: target.query, maxBody }).catch((err) => errorReply(err, path)));
     const oauth = matchOAuthRoute(method, path);
     if (oauth) return serveOAuth(req, res, target, oauth);
     let match: ReturnType<typeof matchEndpoint>;
@@ -318,6 +322,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const hostPart = host.includes(":") ? `[${host}]` : host;
   hostHeader = `${hostPart}:${port}`;
   const url = `http://${hostPart}:${port}`;
+  context.url = url;
 
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
