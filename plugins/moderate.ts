@@ -1,0 +1,116 @@
+/**
+ * `moderate`: hides abusive replies to the bot's posts, so the bot's other plugins never
+ * answer them and its threads stay readable.
+ *
+ * ```yaml
+ * plugins:
+ *   moderate:
+ *     hide: abusive                # abusive (default) | flagged | never
+ *     threshold: 0.5               # from 0 (exclusive) to 1; default 0.5
+ *     block: ["crypto giveaway"]   # always abusive here (leetspeak and spacing included)
+ *     allow: ["Cockburn Street"]   # never counts (a word, a phrase or a rule such as profanity:damn)
+ *     events: [reply]              # reply (default) and/or mention
+ * ```
+ *
+ * Each reply goes through postbot's offline abuse classifier (`createClassifier`): a
+ * profanity matcher that sees through obfuscation ("f u c k", "1d10t") without flagging
+ * "Scunthorpe" or "cocktail", phrase rules for threats, insults and harassment that use no
+ * swear word ("nobody would miss you"), and the bot's `block` and `allow` lists.
+ *
+ * `hide` says what to do with what it finds:
+ * - `abusive`: hide replies whose score reaches `threshold` (threats, slurs, insults and
+ *   harassment; swearing for emphasis, "this is fucking awesome", stays visible);
+ * - `flagged`: hide replies on which any rule fires, swearing for emphasis included;
+ * - `never`: hide nothing, only log what would have been hidden, to tune `threshold`,
+ *   `block` and `allow` before hiding for real.
+ * Whatever `hide` says, a reply found abusive is never answered by the bot's other plugins.
+ *
+ * The plugin registers a filter, not a handler: filters run before every handler whatever
+ * the order of plugins in the bot file, so `reply` listed before `moderate` still never sees
+ * a hidden reply. Each decision is logged with the rule that decided it and the words that
+ * matched (the reply is public; the rest of its text stays out of the log).
+ *
+ * With `events: [mention]` too, abusive mentions are not answered either. Only a reply in a
+ * conversation the bot started can be hidden (the service's rule); other abusive mentions
+ * are left alone, unanswered.
+ */
+import { createClassifier, definePlugin, type MentionContext, type ReplyContext } from "postbot";
+import { z } from "zod";
+
+const terms = (list: "block" | "allow", does: string) =>
+  z
+    .array(z.string().trim().min(1, { error: `must be a word or phrase; remove the empty entry from ${list}` }), {
+      error: `expected a list of words or phrases (- item lines)`,
+    })
+    .default([])
+    .meta({ description: does });
+
+export const moderateOptions = z
+  .strictObject({
+    hide: z
+      .enum(["abusive", "flagged", "never"])
+      .default("abusive")
+      .meta({ description: "abusive: hide replies scoring at least threshold (default); flagged: hide any reply a rule fires on; never: only log what would be hidden" }),
+    threshold: z
+      .number({ error: "expected a number above 0 and at most 1, such as 0.5" })
+      .gt(0, { error: "must be above 0 (0 would hide every reply); 0.5, the default, hides threats, slurs, insults and harassment" })
+      .max(1, { error: "must be at most 1; 0.5, the default, hides threats, slurs, insults and harassment" })
+      .optional()
+      .meta({ description: "Score from which a reply is abusive, in (0, 1]; default 0.5" }),
+    block: terms("block", "Words or phrases that make a reply abusive in this bot's threads, de-obfuscated like the built-in rules"),
+    allow: terms("allow", "Words, phrases or rule ids (profanity:damn) that never count"),
+    events: z
+      .array(z.enum(["reply", "mention"]))
+      .min(1, { error: "needs at least one event: reply or mention" })
+      .default(["reply"])
+      .meta({ description: "What to watch: reply (replies to the bot's posts, default) and/or mention" }),
+  })
+  .superRefine((options, ctx) => {
+    // The classifier has the last word on its own settings: whatever it refuses is reported
+    // here, at the option's place in the bot file, rather than when the bot starts.
+    try {
+      createClassifier(options);
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      const at = /moderation option (\w+)(?:\[(\d+)\])?/.exec(message);
+      const path = at ? (at[2] !== undefined ? [at[1]!, Number(at[2])] : [at[1]!]) : [];
+      ctx.addIssue({ code: "custom", path, input: options, message: message.replace(/^moderation option \S+ /, "") });
+    }
+  });
+
+export default definePlugin({
+  name: "moderate",
+  options: moderateOptions,
+  setup(bot, options) {
+    const classifier = createClassifier(options);
+
+    const check = async (ctx: ReplyContext | MentionContext): Promise<boolean> => {
+      const verdict = classifier.classify(ctx.post.text);
+      const offending = options.hide === "flagged" ? verdict.rules.length > 0 : verdict.abusive;
+      if (!offending) return true;
+      // The rule that decided: the heaviest that fired (the first of those, on a tie).
+      const top = verdict.rules.reduce((best, hit) => (hit.weight > best.weight ? hit : best));
+      const fields = { rule: top.rule, match: top.match, score: Number(verdict.score.toFixed(3)), rules: verdict.rules.map((r) => r.rule), author: ctx.author.username };
+      const what = `${ctx.event} ${ctx.post.id} by @${ctx.author.username}: ${top.rule} matched "${top.match}"`;
+
+      if (options.hide === "never") {
+        ctx.log.info(fields, `would hide ${what} (hide: never); not answered`);
+        return false;
+      }
+      const isReply = ctx.event === "reply" || (ctx.post.referenced_posts ?? []).some((r) => r.type === "replied_to");
+      if (!isReply) {
+        ctx.log.info(fields, `not answering ${what}; a post that is not a reply cannot be hidden`);
+        return false;
+      }
+      const outcome = await ctx.hide();
+      if (outcome.status === "sent" || outcome.status === "duplicate" || outcome.status === "dry-run") {
+        ctx.log.info(fields, `hid ${what}`);
+      } else {
+        ctx.log.warn({ ...fields, status: outcome.status, reason: outcome.reason }, `could not hide ${what} (${outcome.reason}); not answered either`);
+      }
+      return false;
+    };
+
+    for (const event of new Set(options.events)) bot.filter(event, check);
+  },
+});
