@@ -166,10 +166,19 @@ describe("likes, reposts, bookmarks", () => {
       expect(r.data).toEqual({ bookmarked: true }),
     );
     await call("GET /2/users/:id/bookmarks", () => pkce.bookmarks.list(alice.id), { method: "pkce" }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toEqual([ids.bobPost]));
-    await call("POST /2/posts/:id/bookmarks", () => pkce.bookmarks.addByPostsPath(alice.id, ids.mention!), { method: "pkce", params: { id: alice.id }, body: { post_id: ids.mention } });
-    await call("GET /2/posts/:id/bookmarks", () => pkce.bookmarks.listByPostsPath(alice.id), { method: "pkce", params: { id: alice.id } });
-    await call("GET /2/users/:id/bookmarks/folders", () => pkce.bookmarks.folders(alice.id), { method: "pkce", params: { id: alice.id } });
-    await call("GET /2/users/:id/bookmarks/folders/:folder_id", () => pkce.bookmarks.folder(alice.id, "77"), { method: "pkce", params: { id: alice.id, folder_id: "77" } });
+    await call("POST /2/posts/:id/bookmarks", () => pkce.bookmarks.addByPostsPath(alice.id, ids.mention!), { method: "pkce", params: { id: alice.id }, body: { post_id: ids.mention } }, (r) =>
+      expect(r.data).toEqual({ bookmarked: true }),
+    );
+    await call("GET /2/posts/:id/bookmarks", () => pkce.bookmarks.listByPostsPath(alice.id), { method: "pkce", params: { id: alice.id } }, (r) =>
+      expect(r.data.map((p: { id: string }) => p.id).sort()).toEqual([ids.bobPost, ids.mention].sort()),
+    );
+    const folder = (await t.adminCall("POST", "/_sandbox/bookmark_folders", { user_id: alice.id, name: "Cats", post_ids: [ids.bobPost] })).body.id as string;
+    await call("GET /2/users/:id/bookmarks/folders", () => pkce.bookmarks.folders(alice.id), { method: "pkce", params: { id: alice.id } }, (r) =>
+      expect(r.data).toEqual([{ id: folder, name: "Cats" }]),
+    );
+    await call("GET /2/users/:id/bookmarks/folders/:folder_id", () => pkce.bookmarks.folder(alice.id, folder), { method: "pkce", params: { id: alice.id, folder_id: folder } }, (r) =>
+      expect(r.data).toEqual([{ id: ids.bobPost }]),
+    );
     await call("DELETE /2/users/:id/bookmarks/:post_id", () => pkce.bookmarks.remove(alice.id, ids.bobPost!), { method: "pkce", params: { id: alice.id, post_id: ids.bobPost! } }, (r) =>
       expect(r.data).toEqual({ bookmarked: false }),
     );
@@ -210,7 +219,10 @@ describe("users, follows, mutes, blocks, timelines", () => {
     await call("GET /2/users/:id/posts", () => user.users.posts(alice.id, { max_results: 5 }), { method: "oauth1" }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toContain(ids.root));
     await call("GET /2/users/:id/mentions", () => user.users.mentions(alice.id), { method: "oauth1" }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toContain(ids.mention));
   });
-  it("personalized trends", () => call("GET /2/users/personalized_trends", () => user.trends.personalized(), { method: "oauth1" }));
+  it("personalized trends", () =>
+    call("GET /2/users/personalized_trends", () => user.trends.personalized(), { method: "oauth1" }, (r) =>
+      expect(r.data.map((x: { trend_name: string }) => x.trend_name)).toContain("cats"),
+    ));
 });
 
 describe("search and counts", () => {
@@ -271,12 +283,22 @@ describe("direct messages", () => {
 
 describe("spaces", () => {
   it("every spaces endpoint (app-only, or PKCE for buyers)", async () => {
-    await call("GET /2/spaces/:id", () => user.spaces.lookup("1DXxyRYNejbKM"), { method: "app", params: { id: "1DXxyRYNejbKM" } });
-    await call("GET /2/spaces", () => user.spaces.lookupMany(["1DXxyRYNejbKM", "1nAJELYEEPvGL"]), { method: "app", query: { ids: "1DXxyRYNejbKM,1nAJELYEEPvGL" } });
-    await call("GET /2/spaces/by/creator_ids", () => user.spaces.byCreators([bob.id]), { method: "app", query: { user_ids: bob.id } });
-    await call("GET /2/spaces/:id/buyers", () => pkce.spaces.buyers("1DXxyRYNejbKM"), { method: "pkce", params: { id: "1DXxyRYNejbKM" } });
-    await call("GET /2/spaces/:id/posts", () => user.spaces.posts("1DXxyRYNejbKM"), { method: "app", params: { id: "1DXxyRYNejbKM" } });
-    await call("GET /2/spaces/search", () => user.spaces.search({ query: "cats", state: "live" }), { method: "app", query: { query: "cats", state: "live" } });
+    const made = await t.adminCall("POST", "/_sandbox/spaces", { creator_id: alice.id, title: "Cats live", is_ticketed: true, buyer_ids: [bob.id] });
+    const space = made.body.id as string;
+    const shared = await t.admin.createPost({ author_id: bob.id, text: `tune in https://x.com/i/spaces/${space}` });
+    await call("GET /2/spaces/:id", () => user.spaces.lookup(space), { method: "app", params: { id: space } }, (r) => expect(r.data).toEqual({ id: space, state: "live" }));
+    await call("GET /2/spaces", () => user.spaces.lookupMany([space, "1nAJELYEEPvGL"]), { method: "app", query: { ids: `${space},1nAJELYEEPvGL` } }, (r) => {
+      expect(r.data.map((x: { id: string }) => x.id)).toEqual([space]);
+      expect(r.errors[0]).toMatchObject({ resource_type: "space", resource_id: "1nAJELYEEPvGL" });
+    });
+    await call("GET /2/spaces/by/creator_ids", () => user.spaces.byCreators([alice.id]), { method: "app", query: { user_ids: alice.id } }, (r) =>
+      expect(r.data.map((x: { id: string }) => x.id)).toEqual([space]),
+    );
+    await call("GET /2/spaces/:id/buyers", () => pkce.spaces.buyers(space), { method: "pkce", params: { id: space } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([bob.id]));
+    await call("GET /2/spaces/:id/posts", () => user.spaces.posts(space), { method: "app", params: { id: space } }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toEqual([shared.id]));
+    await call("GET /2/spaces/search", () => user.spaces.search({ query: "cats", state: "live" }), { method: "app", query: { query: "cats", state: "live" } }, (r) =>
+      expect(r.data.map((x: { id: string }) => x.id)).toEqual([space]),
+    );
   });
 });
 
@@ -286,20 +308,30 @@ describe("lists", () => {
       expect(r.data).toMatchObject({ name: "cat people" }),
     );
     const list = echoed.has("POST /2/lists") ? "1444" : made.data.id;
-    await call("GET /2/lists/:id", () => user.lists.lookup(list, { "list.fields": ["owner_id"] }), { method: "oauth1", params: { id: list }, query: { "list.fields": "owner_id" } });
+    await call("GET /2/lists/:id", () => user.lists.lookup(list, { "list.fields": ["owner_id"] }), { method: "oauth1", params: { id: list }, query: { "list.fields": "owner_id" } }, (r) =>
+      expect(r.data).toEqual({ id: list, name: "cat people", owner_id: alice.id }),
+    );
     await call("PUT /2/lists/:id", () => user.lists.update(list, { description: "people who like cats" }), { method: "oauth1", body: { description: "people who like cats" } });
     await call("POST /2/lists/:id/members", () => user.lists.addMember(list, bob.id), { method: "oauth1", params: { id: list }, body: { user_id: bob.id } });
-    await call("GET /2/lists/:id/members", () => user.lists.members(list), { method: "oauth1", params: { id: list } });
-    await call("GET /2/lists/:id/posts", () => user.lists.posts(list), { method: "oauth1", params: { id: list } });
-    await call("GET /2/users/:id/list_memberships", () => user.lists.memberships(bob.id), { method: "oauth1", params: { id: bob.id } });
+    await call("GET /2/lists/:id/members", () => user.lists.members(list), { method: "oauth1", params: { id: list } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([bob.id]));
+    await call("GET /2/lists/:id/posts", () => user.lists.posts(list), { method: "oauth1", params: { id: list } }, (r) =>
+      expect(r.data.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([ids.bobPost, ids.mention])),
+    );
+    await call("GET /2/users/:id/list_memberships", () => user.lists.memberships(bob.id), { method: "oauth1", params: { id: bob.id } }, (r) =>
+      expect(r.data.map((l: { id: string }) => l.id)).toEqual([list]),
+    );
     await call("DELETE /2/lists/:id/members/:user_id", () => user.lists.removeMember(list, bob.id), { method: "oauth1", params: { id: list, user_id: bob.id } });
     await call("GET /2/users/:id/owned_lists", () => user.lists.owned(alice.id), { method: "oauth1", params: { id: alice.id } });
     await call("POST /2/users/:id/followed_lists", () => user.lists.follow(alice.id, list), { method: "oauth1", body: { list_id: list } });
-    await call("GET /2/lists/:id/followers", () => user.lists.followers(list), { method: "oauth1", params: { id: list } });
-    await call("GET /2/users/:id/followed_lists", () => user.lists.followed(alice.id), { method: "oauth1", params: { id: alice.id } });
+    await call("GET /2/lists/:id/followers", () => user.lists.followers(list), { method: "oauth1", params: { id: list } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
+    await call("GET /2/users/:id/followed_lists", () => user.lists.followed(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) =>
+      expect(r.data.map((l: { id: string }) => l.id)).toEqual([list]),
+    );
     await call("DELETE /2/users/:id/followed_lists/:list_id", () => user.lists.unfollow(alice.id, list), { method: "oauth1", params: { id: alice.id, list_id: list } });
     await call("POST /2/users/:id/pinned_lists", () => user.lists.pin(alice.id, list), { method: "oauth1", body: { list_id: list } });
-    await call("GET /2/users/:id/pinned_lists", () => user.lists.pinned(alice.id), { method: "oauth1", params: { id: alice.id } });
+    await call("GET /2/users/:id/pinned_lists", () => user.lists.pinned(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) =>
+      expect(r.data.map((l: { id: string }) => l.id)).toEqual([list]),
+    );
     await call("DELETE /2/users/:id/pinned_lists/:list_id", () => user.lists.unpin(alice.id, list), { method: "oauth1", params: { id: alice.id, list_id: list } });
     await call("DELETE /2/lists/:id", () => user.lists.delete(list), { method: "oauth1", params: { id: list } });
   });
@@ -307,13 +339,32 @@ describe("lists", () => {
 
 describe("compliance, trends, communities, usage", () => {
   it("every one of them", async () => {
-    await call("POST /2/compliance/jobs", () => user.compliance.createJob({ type: "posts", name: "nightly" }), { method: "app", body: { type: "posts", name: "nightly" } });
-    await call("GET /2/compliance/jobs/:job_id", () => user.compliance.job("1382"), { method: "app", params: { job_id: "1382" } });
-    await call("GET /2/compliance/jobs", () => user.compliance.jobs({ type: "posts", status: "complete" }), { method: "app", query: { type: "posts", status: "complete" } });
-    await call("GET /2/trends/by/woeid/:id", () => user.trends.byLocation(1, { max_trends: 5 }), { method: "app", params: { id: "1" }, query: { max_trends: "5" } });
-    await call("GET /2/communities/:id", () => user.communities.lookup("1493446837214187523"), { method: "oauth1", params: { id: "1493446837214187523" } });
-    await call("GET /2/communities/search", () => user.communities.search({ query: "cats" }), { method: "oauth1", query: { query: "cats" } });
-    await call("GET /2/usage/posts", () => user.usage.posts({ days: 7 }), { method: "app", query: { days: "7" } });
+    const job = await call("POST /2/compliance/jobs", () => user.compliance.createJob({ type: "posts", name: "nightly" }), { method: "app", body: { type: "posts", name: "nightly" } }, (r) =>
+      expect(r.data).toMatchObject({ type: "posts", name: "nightly", status: "created", upload_url: expect.stringContaining(t.url) }),
+    );
+    // The pre-signed URLs take no credentials, as the real ones.
+    const upload = await fetch(job.data.upload_url, { method: "PUT", headers: { "content-type": "text/plain" }, body: `${ids.bobPost}\n` });
+    expect(upload.status).toBe(200);
+    await t.clock.advance(5000);
+    await call("GET /2/compliance/jobs/:job_id", () => user.compliance.job(job.data.id), { method: "app", params: { job_id: job.data.id } }, (r) =>
+      expect(r.data).toMatchObject({ id: job.data.id, status: "complete" }),
+    );
+    await call("GET /2/compliance/jobs", () => user.compliance.jobs({ type: "posts", status: "complete" }), { method: "app", query: { type: "posts", status: "complete" } }, (r) =>
+      expect(r.data.map((j: { id: string }) => j.id)).toEqual([job.data.id]),
+    );
+    expect(await (await fetch(job.data.download_url)).text()).toBe("");
+    await call("GET /2/trends/by/woeid/:id", () => user.trends.byLocation(1, { max_trends: 5 }), { method: "app", params: { id: "1" }, query: { max_trends: "5" } }, (r) =>
+      expect(r.data.map((x: { trend_name: string }) => x.trend_name)).toContain("cats"),
+    );
+    const community = (await t.adminCall("POST", "/_sandbox/communities", { name: "Cat people", description: "All about cats" })).body.id as string;
+    await call("GET /2/communities/:id", () => user.communities.lookup(community), { method: "oauth1", params: { id: community } }, (r) => expect(r.data).toEqual({ id: community, name: "Cat people" }));
+    await call("GET /2/communities/search", () => user.communities.search({ query: "cats" }), { method: "oauth1", query: { query: "cats" } }, (r) =>
+      expect(r.data.map((c: { id: string }) => c.id)).toEqual([community]),
+    );
+    await call("GET /2/usage/posts", () => user.usage.posts({ days: 7 }), { method: "app", query: { days: "7" } }, (r) => {
+      expect(r.data).toMatchObject({ project_id: app.id, cap_reset_day: new Date(t.clock.now()).getUTCDate() });
+      expect(Number(r.data.project_usage)).toBeGreaterThanOrEqual(2);
+    });
   });
 });
 
@@ -322,5 +373,6 @@ describe("coverage", () => {
     const routesSeen = (await t.admin.stats()).routes as Record<string, Record<string, number>>;
     const missing = ENDPOINTS.filter((e) => !Object.keys(routesSeen[e.key] ?? {}).some((s) => s.startsWith("2"))).map((e) => e.key);
     expect(missing).toEqual([]);
+    expect([...echoed], "endpoints answered by the probe instead of a sandbox handler").toEqual([]);
   });
 });
