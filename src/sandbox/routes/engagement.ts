@@ -3,7 +3,7 @@
  * authenticated user, except the liked-posts lookup, which reads anyone's (protected
  * accounts' only for themselves and their followers).
  *
- * Bookmark folders and `POST /2/posts/:id/bookmarks` are not here (a later issue).
+ * Bookmark folders and the `/2/posts/:id/bookmarks` forms are in `bookmarks.ts`.
  */
 import { z } from "zod";
 import type { SandboxPost } from "../model/index.ts";
