@@ -11,10 +11,11 @@
  *   is suspended, or protected from the viewer, is "not authorized".
  */
 import type { PostEntities } from "../../api/types.ts";
-import { compareIds, nextId, type SandboxPost, type SandboxUser } from "../model/index.ts";
+import { nextId, type SandboxPost, type SandboxUser } from "../model/index.ts";
 import { ApiProblem, forbidden, invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { MAX_POST_LENGTH, parseEntities, weightedLength } from "./entities.ts";
+import { indexAdded, indexDeleted, liveByAuthor, liveNewestFirst } from "./post-index.ts";
 import { detectLang } from "./lang.ts";
 import type { PostFacts } from "./query.ts";
 import { tokenize } from "./query.ts";
@@ -81,11 +82,9 @@ export function visibleTo(ctx: SandboxContext, viewerId: string | undefined, pos
   return author !== undefined && canSeeAuthor(ctx, viewerId, author);
 }
 
-/** Every live post, newest first. */
-export function livePostsNewestFirst(ctx: SandboxContext): SandboxPost[] {
-  return Object.values(ctx.data.world.posts)
-    .filter((p) => p.deleted_at === undefined)
-    .sort((a, b) => compareIds(b.id, a.id));
+/** Every live post, newest first (the index itself: read, never change it). */
+export function livePostsNewestFirst(ctx: SandboxContext): readonly SandboxPost[] {
+  return liveNewestFirst(ctx.data.world.posts);
 }
 
 /**
@@ -107,10 +106,8 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
     throw refuse(`Your post text is too long: it counts ${length} characters and the limit is ${MAX_POST_LENGTH} (links count 23, most CJK characters and emoji count 2).`);
   }
   const now = ctx.clock.now();
-  const duplicate = Object.values(ctx.data.world.posts).some(
+  const duplicate = liveByAuthor(ctx.data.world.posts, author.id).some(
     (p) =>
-      p.author_id === author.id &&
-      p.deleted_at === undefined &&
       p.repost_of_id === undefined &&
       p.text === text &&
       now - p.created_at < DUPLICATE_WINDOW_MS,
@@ -163,6 +160,7 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
 
 function store(ctx: SandboxContext, post: SandboxPost): SandboxPost {
   ctx.data.world.posts[post.id] = post;
+  indexAdded(ctx.data.world.posts, post);
   ctx.events.emit("post:created", post);
   return post;
 }
@@ -193,11 +191,10 @@ export function deletePost(ctx: SandboxContext, userId: string, id: string): voi
   if (!post) throw notFound(`Could not find post with id: [${id}].`);
   if (post.author_id !== userId) throw forbidden("You are not allowed to delete a post that is not yours.");
   const now = ctx.clock.now();
-  const gone = [post, ...Object.values(ctx.data.world.posts).filter((p) => p.repost_of_id === id && p.deleted_at === undefined)];
-  for (const p of gone) {
-    p.deleted_at = now;
-    ctx.events.emit("post:deleted", p);
-  }
+  const gone = [post, ...livePostsNewestFirst(ctx).filter((p) => p.repost_of_id === id)];
+  for (const p of gone) p.deleted_at = now;
+  indexDeleted(ctx.data.world.posts, gone);
+  for (const p of gone) ctx.events.emit("post:deleted", p);
 }
 
 /**
@@ -218,7 +215,7 @@ export function setHidden(ctx: SandboxContext, userId: string, id: string, hidde
 
 /** The live repost of `sourceId` by a user, if any. */
 export function repostOf(ctx: SandboxContext, userId: string, sourceId: string): SandboxPost | undefined {
-  return Object.values(ctx.data.world.posts).find((p) => p.repost_of_id === sourceId && p.author_id === userId && p.deleted_at === undefined);
+  return liveByAuthor(ctx.data.world.posts, userId).find((p) => p.repost_of_id === sourceId);
 }
 
 /**
@@ -256,6 +253,7 @@ export function unrepost(ctx: SandboxContext, userId: string, sourceId: string):
   const existing = repostOf(ctx, userId, sourceId);
   if (!existing) return;
   existing.deleted_at = ctx.clock.now();
+  indexDeleted(ctx.data.world.posts, [existing]);
   ctx.events.emit("post:deleted", existing);
 }
 
