@@ -11,3 +11,7 @@ export { sendToParticipant, sendToConversation, createGroup } from "./dms.ts";
 export { parseQuery, matches, QueryError, type Query } from "./query.ts";
 export { parseEntities, weightedLength, MAX_POST_LENGTH } from "./entities.ts";
 export { inSample } from "./streams.ts";
+export { createList, addMember, followList, pinList } from "./lists.ts";
+export { createSpace, spaceState, type NewSpace } from "./spaces.ts";
+export { createCommunity, type NewCommunity } from "./communities.ts";
+export { createFolder } from "./bookmark-folders.ts";

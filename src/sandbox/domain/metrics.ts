@@ -22,6 +22,8 @@ export interface WorldCounts {
   likesGiven: Map<string, number>;
   followers: Map<string, number>;
   following: Map<string, number>;
+  /** Public lists a user is a member of (`listed_count`). */
+  listed: Map<string, number>;
 }
 
 /** Counts everything once. */
@@ -38,6 +40,7 @@ export function countWorld(ctx: SandboxContext): WorldCounts {
     likesGiven: new Map(),
     followers: new Map(),
     following: new Map(),
+    listed: new Map(),
   };
   const live = (id: string) => {
     const p = w.posts[id];
@@ -60,6 +63,10 @@ export function countWorld(ctx: SandboxContext): WorldCounts {
   for (const f of w.follows) {
     bump(c.followers, f.target_id);
     bump(c.following, f.source_id);
+  }
+  for (const m of w.list_members ?? []) {
+    const list = w.lists?.[m.list_id];
+    if (list && !list.private) bump(c.listed, m.user_id);
   }
   return c;
 }

@@ -318,7 +318,7 @@ export class Renderer {
         followers_count: m.followers.get(u.id) ?? 0,
         following_count: m.following.get(u.id) ?? 0,
         post_count: m.posts.get(u.id) ?? 0,
-        listed_count: 0,
+        listed_count: m.listed.get(u.id) ?? 0,
         like_count: m.likesGiven.get(u.id) ?? 0,
       };
     }

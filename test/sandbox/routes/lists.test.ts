@@ -99,6 +99,7 @@ describe("members, list posts, memberships", () => {
     expect(ids(members)).toEqual([carol.user.id, bob.user.id]);
     expect(members.body.meta).toEqual({ result_count: 2 });
     expect((await w.get(outsider, `/2/lists/${id}`, { "list.fields": "member_count" })).body.data.member_count).toBe(2);
+    expect((await w.get(outsider, `/2/users/${bob.user.id}`, { "user.fields": "public_metrics" })).body.data.public_metrics.listed_count).toBe(1);
 
     const b1 = await w.post(bob, "bob one");
     const c1 = await w.post(carol, "carol one");
@@ -189,6 +190,7 @@ describe("owned lists, follows and private lists", () => {
     expect(ids(await w.get(owner, `/2/users/${owner.user.id}/owned_lists`))).toEqual([open, secret]);
     expect((await w.get(other, `/2/users/${member.user.id}/list_memberships`)).body).toEqual({ meta: { result_count: 0 } });
     expect(ids(await w.get(owner, `/2/users/${member.user.id}/list_memberships`))).toEqual([secret]);
+    expect((await w.get(other, `/2/users/${member.user.id}`, { "user.fields": "public_metrics" })).body.data.public_metrics.listed_count).toBe(0);
     expect((await w.call(other, "POST", `/2/users/${other.user.id}/followed_lists`, { json: { list_id: secret } })).status).toBe(403);
     expect((await w.call(other, "POST", `/2/users/${other.user.id}/pinned_lists`, { json: { list_id: secret } })).status).toBe(403);
 
