@@ -40,15 +40,16 @@ export interface LoggerOptions {
 }
 
 /**
- * Creates the process logger. Pretty printing runs in-process (no worker thread), so the
- * last lines before an exit are never lost.
+ * Creates the process logger. Writes are synchronous and pretty printing runs in-process (no
+ * worker thread), so the last lines before an exit are never lost; a bot logs a few lines a
+ * second at most, which synchronous writes handle easily.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? process.env.POSTBOT_LOG_LEVEL ?? "info";
   const usePretty = options.pretty ?? (!options.destination && process.stdout.isTTY === true);
   const destination =
     options.destination ??
-    (usePretty ? pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }) : pino.destination(1));
+    (usePretty ? pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true, messageFormat: "{if bot}{bot}: {end}{msg}", sync: true }) : pino.destination({ dest: 1, sync: true }));
   return pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: undefined }, destination);
 }
 

@@ -194,6 +194,28 @@ export interface ActionSystem {
   close(): void;
 }
 
+/** How a log line names an action: what it does and to what, with the text it sends, shortened. */
+export function describeAction(action: Pick<Action, "kind" | "target" | "path" | "body">): string {
+  const text = (action.body as { text?: unknown } | undefined)?.text;
+  const quoted = typeof text === "string" ? ` "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"` : "";
+  switch (action.kind) {
+    case "reply":
+      return `reply to post ${action.target}${quoted}`;
+    case "post":
+      return `post${quoted}`;
+    case "dm":
+      return `dm to user ${action.path.participant_id ?? action.target}${quoted}`;
+    case "follow":
+      return `follow user ${action.target}`;
+    case "like":
+    case "repost":
+    case "hide":
+      return `${action.kind} post ${action.target}`;
+    default:
+      return `${action.kind} ${action.target}`;
+  }
+}
+
 const shortHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
 
 const originOf = (post: PostRef | string): number | undefined => {
@@ -537,7 +559,7 @@ function createLayer(options: BotActionsOptions, shared: Shared): ActionLayer {
   /** Logs one line per action: bot (from the child logger), action, target, and how it ended. */
   function report(action: Action, outcome: Outcome): Outcome {
     const fields = { action: action.kind, target: action.target, status: outcome.status, ...(action.key ? { key: action.key } : {}) };
-    const what = `${action.kind} ${action.target}`;
+    const what = describeAction(action);
     switch (outcome.status) {
       case "sent":
         log.info(fields, `${what}: sent`);

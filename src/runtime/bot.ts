@@ -33,18 +33,28 @@ export interface TriggerStatus {
 /** What `bot status` shows of a bot (kept in the state store's `status` namespace). */
 export interface BotStatus {
   bot: string;
+  /** The app (non-secret id) whose windows the bot shares. */
+  appId: string;
   userId: string;
   username: string;
   plan: string;
   paused?: { reason: string; at: number };
+  /** When the runtime last stopped cleanly (absent while it runs, or after a crash). */
+  stoppedAt?: number;
+  /** Day of the month the app's monthly read cap resets. */
+  enrolmentDay?: number;
   triggers: Partial<Record<TriggerName, TriggerStatus>>;
   /** Events fetched and not yet handled. */
   inbox: number;
+  /** The bot file's `budget` (reserve and caps), so `bot status` can show what is left. */
+  budgetPolicy?: BotConfig["budget"];
   updatedAt: number;
 }
 
 export interface BotRuntimeOptions {
   config: BotConfig;
+  appId: string;
+  enrolmentDay?: number;
   identity: BotIdentity;
   api: ApiClient;
   layer: ActionLayer;
@@ -288,12 +298,15 @@ export class BotRuntime {
   status(): BotStatus {
     return {
       bot: this.name,
+      appId: this.options.appId,
       userId: this.identity.userId,
       username: this.identity.username,
       plan: this.identity.plan,
       ...(this.pausedFor ? { paused: this.pausedFor } : {}),
       triggers: structuredClone(this.liveness),
       inbox: this.inbox.pending().length,
+      budgetPolicy: this.options.config.budget,
+      ...(this.options.enrolmentDay ? { enrolmentDay: this.options.enrolmentDay } : {}),
       updatedAt: this.options.clock.now(),
     };
   }

@@ -117,7 +117,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!isRevoked(err)) throw err;
       const reason = `the service refused the account (${(err as Error).message}); sign it in again (bot auth login --account ${config.name}) and restart`;
       logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
-      paused.set(config.name, { bot: config.name, userId: "", username: "", plan: app.plan, paused: { reason, at: clock.now() }, triggers: {}, inbox: 0, updatedAt: clock.now() });
+      paused.set(config.name, { bot: config.name, appId: app.id, userId: "", username: "", plan: app.plan, paused: { reason, at: clock.now() }, triggers: {}, inbox: 0, updatedAt: clock.now() });
       continue;
     }
     const send = clientExecutor(client);
@@ -147,6 +147,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     const followersEvery = Math.max(config.triggers.followers?.interval ?? 0, fastestFollowersIntervalMs(app.plan, countOnApp(app.id, "followers")));
     const bot = new BotRuntime({
       config,
+      appId: app.id,
+      ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
       identity,
       api: client,
       layer,
@@ -176,8 +178,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const hubs = await startHubs(options, bots, layers, base, logger);
 
   const snapshot = (): BotStatus[] => [...[...bots.values()].map((b) => b.status()), ...paused.values()];
-  const saveStatus = async () => {
-    for (const s of snapshot()) store.set("status", s.bot, s);
+  const saveStatus = async (stoppedAt?: number) => {
+    for (const s of snapshot()) store.set("status", s.bot, stoppedAt ? { ...s, stoppedAt } : s);
     await store.flush();
   };
   let stopped = false;
@@ -219,7 +221,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await Promise.race([actions.idle(), clock.sleep(drainMs, cancel.signal).catch(() => undefined)]);
       cancel.abort();
       await statusLoop;
-      await saveStatus();
+      await saveStatus(clock.now());
       await base.close();
     },
   };
@@ -251,7 +253,7 @@ async function startHubs(options: RuntimeOptions, bots: Map<string, BotRuntime>,
           deliver: (bot, event) => bots.get(bot)?.deliver([event]),
           onLifecycle: (event) => {
             touchAll();
-            if (event.type === "connected") log.info({ attempt: event.attempt }, "stream connected");
+            if (event.type === "connected") log.debug({ attempt: event.attempt }, "stream connected");
             else if (event.type === "reconnecting") log.warn({ cause: event.cause, delay_ms: event.delayMs, attempt: event.attempt }, `stream reconnecting in ${event.delayMs} ms (${event.cause})`);
             else if (event.type === "gave-up") log.error({ cause: event.cause, err: event.error }, "stream gave up; stream rules deliver nothing until restart");
             else if (event.type === "stream-error") log.warn({ errors: event.errors }, "the service sent an error in the stream");

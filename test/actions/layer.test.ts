@@ -40,7 +40,7 @@ describe("actions and their requests", () => {
     const { system, clock, lines } = setup();
     const bot = system.bot({ bot: "greeter", account, executor: recordingExecutor(clock).executor });
     await bot.like("2");
-    expect(lines.find((l) => l.msg === "like 2: sent")).toMatchObject({ bot: "greeter", action: "like", target: "2", status: "sent" });
+    expect(lines.find((l) => l.msg === "like post 2: sent")).toMatchObject({ bot: "greeter", action: "like", target: "2", status: "sent" });
   });
 
   it("refuses at once what the plan does not offer", async () => {

@@ -1,0 +1,59 @@
+/**
+ * `bot start`: runs every bot of the bots directory in this process until SIGINT or SIGTERM,
+ * then stops the triggers, lets actions in flight finish (bounded), saves the state and
+ * exits 0, all within 10 seconds. With no POSTBOT_BASE_URL it runs against an embedded
+ * sandbox with simulated users: that is `npm start`.
+ */
+import type { Command } from "commander";
+
+/** Stopping must end before a service manager's 10 s; past this, the process exits anyway. */
+const HARD_STOP_MS = 9_500;
+
+export default function register(program: Command): void {
+  program
+    .command("start")
+    .description("run every bot in one process (against an embedded sandbox when POSTBOT_BASE_URL is not set)")
+    .option("--bots <dir>", "directory of bot files (one bot per *.yaml file)", "bots")
+    .option("--plugins <dir>", "directory of local plugins", "plugins")
+    .option("--data <dir>", "directory of the state store (cursors, ledger, budgets, tokens)", ".postbot")
+    .option("--only <names...>", "run only these bots")
+    .option("--dry-run", "log and count every action against a simulated budget; send none")
+    .addHelpText(
+      "after",
+      `
+The service and the app: POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY, POSTBOT_CONSUMER_SECRET (the
+environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedded sandbox
+(state in DATA/sandbox.json; POSTBOT_SANDBOX_PORT picks its port) with simulated users.`,
+    )
+    .action(async (options: { bots: string; plugins: string; data: string; only?: string[]; dryRun?: boolean }) => {
+      const [{ start }, { createLogger }, { createClock }] = await Promise.all([import("../../runtime/start.ts"), import("../../log.ts"), import("../../clock.ts")]);
+      const logger = createLogger();
+      // Signals are caught from the very start: one arriving while the bots start stops them
+      // as soon as they have started; a second one while stopping exits at once.
+      let received: string | undefined;
+      let wake: ((signal: string) => void) | undefined;
+      const onSignal = (signal: string) => {
+        if (received) {
+          logger.warn(`${signal} again: exiting without waiting for the stop to finish`);
+          process.exit(1);
+        }
+        received = signal;
+        wake?.(signal);
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      const started = await start({ ...options, clock: createClock(), logger });
+      const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
+      logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
+      const hard = setTimeout(() => {
+        logger.error(`could not stop within ${HARD_STOP_MS / 1000} s; exiting without waiting further`);
+        process.exit(1);
+      }, HARD_STOP_MS);
+      hard.unref();
+      await started.stop();
+      clearTimeout(hard);
+      logger.info("stopped; state saved");
+      // Whatever a plugin left running (a timer, a socket) must not keep the process alive.
+      process.exit(0);
+    });
+}

@@ -1,0 +1,34 @@
+/**
+ * `bot status`: per bot, the last event of each trigger and its age, the cursors, the budget
+ * left per action and whether the account is paused. It reads the state store without
+ * writing it, so it works while `bot start` runs.
+ */
+import type { Command } from "commander";
+
+export default function register(program: Command): void {
+  program
+    .command("status")
+    .description("show each bot's triggers (last event and its age), cursors, budget left and paused accounts")
+    .option("--data <dir>", "directory of the state store", ".postbot")
+    .option("--json", "print the report as JSON")
+    .action(async (options: { data: string; json?: boolean }) => {
+      const [{ openFileStore }, { collectStatus, formatStatus }, { systemClock }, { existsSync }, { join }, { UserError }] = await Promise.all([
+        import("../../store/index.ts"),
+        import("../../runtime/status-report.ts"),
+        import("../../clock.ts"),
+        import("node:fs"),
+        import("node:path"),
+        import("../../errors.ts"),
+      ]);
+      if (!existsSync(join(options.data, "state.json"))) {
+        throw new UserError(`no state in ${options.data}: no bot has run with this data directory (start them with \`bot start\`, or give --data DIR)`);
+      }
+      const store = await openFileStore(options.data, { readOnly: true });
+      try {
+        const reports = collectStatus(store, systemClock);
+        process.stdout.write(options.json ? `${JSON.stringify(reports, null, 2)}\n` : `${formatStatus(reports, systemClock.now())}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -1,0 +1,137 @@
+/**
+ * What `bot start` does, apart from the process's signals: load and check every bot, open
+ * the state store, find the service (or start the embedded sandbox with a crowd of simulated
+ * users when none is configured), and start the runtime. Returns a handle whose `stop`
+ * persists everything.
+ */
+import { join } from "node:path";
+import type { Clock } from "../clock.ts";
+import { formatProblem, loadBots, loadEnv, type BotConfig } from "../config/index.ts";
+import { UserError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { Sandbox } from "../sandbox/index.ts";
+import { openFileStore } from "../store/index.ts";
+import type { Store } from "../store/store.ts";
+import { provisionBots } from "./provision.ts";
+import { startRuntime, type HostedBot, type Runtime } from "./runtime.ts";
+import { hasService, resolveService } from "./service.ts";
+
+export interface StartOptions {
+  bots: string;
+  plugins: string;
+  data: string;
+  only?: string[];
+  dryRun?: boolean;
+  clock: Clock & { advance?: (ms: number) => Promise<void> };
+  logger: Logger;
+  /** Default `process.env` (plus `.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface Started {
+  runtime: Runtime;
+  /** The embedded sandbox, when no service is configured. */
+  sandbox?: Sandbox;
+  store: Store;
+  stop(): Promise<void>;
+}
+
+/** The bots to run: all, or those `--only` names (an unknown name is an error). */
+function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
+  if (!only || only.length === 0) return bots;
+  const names = new Set(bots.map((b) => b.name));
+  const unknown = only.filter((n) => !names.has(n));
+  if (unknown.length > 0) throw new UserError(`--only ${unknown.join(", ")}: no such bot; the bots are ${[...names].join(", ") || "none"}`, { exitCode: 2 });
+  return bots.filter((b) => only.includes(b.name));
+}
+
+export async function start(options: StartOptions): Promise<Started> {
+  const { logger, clock } = options;
+  const loaded = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins, ...(options.env ? { env: options.env } : {}) });
+  if (loaded.problems.length > 0) {
+    throw new UserError(`${loaded.problems.map(formatProblem).join("\n")}\n${loaded.problems.length} problem(s) in the bot files; fix them (bot validate checks without starting)`);
+  }
+  const bots = pick(loaded.bots, options.only);
+  if (bots.length === 0) throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
+
+  const vars = loaded.env.vars;
+  const store = await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" });
+  let sandbox: Sandbox | undefined;
+  let stopCrowd: (() => void) | undefined;
+  try {
+    let service: { baseUrl: string; bots: HostedBot[] };
+    if (hasService(vars)) {
+      service = resolveService(vars, loadEnv({ botsDir: options.bots }).suggestedFile, bots, store);
+      logger.info({ service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false }, `starting ${bots.length} bots against ${service.baseUrl}`);
+    } else {
+      const embedded = await startEmbedded(options, bots, vars);
+      sandbox = embedded.sandbox;
+      stopCrowd = embedded.stopCrowd;
+      service = { baseUrl: sandbox.url, bots: embedded.bots };
+    }
+    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false });
+    logger.info({ bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) }, "all bots started; stop with Ctrl-C");
+    return {
+      runtime,
+      store,
+      ...(sandbox ? { sandbox } : {}),
+      async stop() {
+        stopCrowd?.();
+        await runtime.stop();
+        await sandbox?.close();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    stopCrowd?.();
+    await sandbox?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * No service configured: the sandbox runs in this process, keeps its state next to the
+ * bots' (`DATA/sandbox.json`, so a restart continues), gives each bot an account, and a
+ * crowd of simulated users starts mentioning, replying, following and posting.
+ */
+async function startEmbedded(options: StartOptions, bots: BotConfig[], vars: Readonly<Record<string, string | undefined>>) {
+  const { createSandbox } = await import("../sandbox/index.ts");
+  const { startCrowd, DEFAULT_CROWD_SIZE } = await import("../sandbox/crowd/index.ts");
+  const port = Number(vars.POSTBOT_SANDBOX_PORT ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`POSTBOT_SANDBOX_PORT is "${vars.POSTBOT_SANDBOX_PORT}": give a port number (0 for any free port)`);
+  const sandbox = await createSandbox({
+    port,
+    clock: options.clock as never,
+    stateFile: join(options.data, "sandbox.json"),
+    logger: options.logger.child({ component: "sandbox" }),
+    ...(vars.POSTBOT_SANDBOX_ADMIN_TOKEN ? { adminToken: vars.POSTBOT_SANDBOX_ADMIN_TOKEN } : {}),
+  });
+  options.logger.info(
+    { sandbox: sandbox.url, bots: bots.map((b) => b.name) },
+    `no POSTBOT_BASE_URL set: running ${bots.length} bots against an embedded sandbox at ${sandbox.url} with ${DEFAULT_CROWD_SIZE} simulated users (set POSTBOT_BASE_URL and the app's keys to use a real service)`,
+  );
+  try {
+    const hosted = await provisionBots(sandbox, bots);
+    const crowd = await startCrowd({ sandbox, clock: options.clock, logger: options.logger.child({ component: "crowd" }), bots: crowdTargets(sandbox, hosted) });
+    return { sandbox, bots: hosted, stopCrowd: () => crowd.stop() };
+  } catch (err) {
+    await sandbox.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** What the crowd needs to know of each bot: whom to mention, follow, and what topics to post on. */
+function crowdTargets(sandbox: Sandbox, hosted: HostedBot[]) {
+  const users = Object.values(sandbox.context.data.world.users);
+  return hosted.map(({ config }) => {
+    const user = users.find((u) => u.username.toLowerCase() === config.name.replace(/-/g, "_").slice(0, 15).toLowerCase())!;
+    return {
+      username: user.username,
+      userId: user.id,
+      streamRules: config.triggers.stream.map((r) => r.value),
+      mentions: !!config.triggers.mentions,
+      followers: !!config.triggers.followers,
+    };
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * What `bot status` shows, read from the state store (never written, so it can look while
+ * `bot start` runs): per bot, whether it runs or is paused and why, each trigger's last check
+ * and last event with their ages (a trigger that has gone quiet is how a silent wedge
+ * shows), its cursors, and the budget left per action.
+ */
+import { createActionSystem, type BudgetStatus } from "../actions/index.ts";
+import type { ActionKind } from "../actions/action.ts";
+import type { Clock } from "../clock.ts";
+import type { Plan } from "../limits/types.ts";
+import { createMemoryStore, type Store } from "../store/store.ts";
+import { followersCursorKey } from "../triggers/followers.ts";
+import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
+import type { BotStatus } from "./bot.ts";
+
+export interface BotReport extends BotStatus {
+  cursors: { mentions?: string; followersKnown?: number };
+  budget?: BudgetStatus;
+}
+
+/** The namespaces the budget keeps its windows, pauses and monthly usage in. */
+const BUDGET_NAMESPACES = ["budget.windows", "budget.pauses", "budget.usage"];
+
+/** Every bot's report, from the store. */
+export function collectStatus(store: Store, clock: Clock): BotReport[] {
+  // The budget is rebuilt from a copy of its namespaces, so reading it writes nothing.
+  const copy = createMemoryStore();
+  for (const ns of BUDGET_NAMESPACES) for (const [k, v] of store.entries(ns)) copy.set(ns, k, v);
+  const system = createActionSystem({ store: copy, clock });
+  const refuse = async () => {
+    throw new Error("bot status sends nothing");
+  };
+  return store.entries<BotStatus>("status").map(([, status]) => {
+    const mentions = store.get<MentionsCursor>("cursors", mentionsCursorKey(status.bot));
+    const followers = store.get<string[]>("cursors", followersCursorKey(status.bot));
+    const report: BotReport = {
+      ...status,
+      cursors: { ...(mentions ? { mentions: mentions.since_id } : {}), ...(followers ? { followersKnown: followers.length } : {}) },
+    };
+    if (status.userId) {
+      const layer = system.bot({
+        bot: status.bot,
+        account: { appId: status.appId, userId: status.userId, plan: status.plan as Plan },
+        executor: refuse,
+        ...(status.budgetPolicy ? { budget: status.budgetPolicy } : {}),
+        ...(status.enrolmentDay ? { enrolmentDay: status.enrolmentDay } : {}),
+      });
+      report.budget = layer.status();
+    }
+    return report;
+  });
+}
+
+/** `3s`, `4m`, `2h`, `5d`: how long ago. */
+export function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.round(s / 60)}m`;
+  if (s < 86_400) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86_400)}d`;
+}
+
+const ago = (at: number | undefined, now: number) => (at === undefined ? "never" : `${age(now - at)} ago`);
+
+/** The report as text for a terminal. */
+export function formatStatus(reports: readonly BotReport[], now: number): string {
+  if (reports.length === 0) return "No bot has run with this data directory yet (start them with `bot start`).";
+  const lines: string[] = [];
+  for (const r of reports) {
+    const state = r.paused
+      ? `PAUSED since ${ago(r.paused.at, now)}: ${r.paused.reason}`
+      : r.stoppedAt
+        ? `stopped ${ago(r.stoppedAt, now)}`
+        : `running (status saved ${ago(r.updatedAt, now)}; if postbot is not running, it stopped without saving)`;
+    lines.push(`${r.bot}  @${r.username || "?"}  ${r.plan}  ${state}`);
+    for (const [trigger, t] of Object.entries(r.triggers)) {
+      lines.push(`  ${trigger.padEnd(10)} last check ${ago(t.lastCheckAt, now).padEnd(10)} last event ${ago(t.lastEventAt, now).padEnd(10)} ${t.events} events`);
+    }
+    if (Object.keys(r.triggers).length === 0) lines.push("  (no trigger has run yet)");
+    if (r.cursors.mentions) lines.push(`  cursor     mentions since_id ${r.cursors.mentions}`);
+    if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
+    if (r.inbox > 0) lines.push(`  inbox      ${r.inbox} events waiting to be handled`);
+    if (r.budget) {
+      const parts = (Object.entries(r.budget.actions) as Array<[ActionKind, BudgetStatus["actions"][ActionKind]]>).map(([kind, b]) => {
+        if (b.remaining > 0) return `${kind} ${b.remaining}`;
+        return Number.isFinite(b.readyAt) ? `${kind} 0 (more in ${age(b.readyAt - now)})` : `${kind} — (${b.reason ?? "not on this plan"})`;
+      });
+      lines.push(`  budget     ${parts.join(", ")}`);
+      const m = r.budget.monthly;
+      if (m) lines.push(`  monthly    ${m.used} of ${m.cap} posts read; resets in ${age(m.resetAt - now)}`);
+    }
+  }
+  return lines.join("\n");
+}
