@@ -12,8 +12,11 @@
  * meets the same people often, because the service refuses the same text from one account
  * twice within 24 hours.
  *
- * Placeholders: `{author.username}`, `{author.name}`, `{post.text}`, `{post.id}`. Any other
- * is refused when the bot file is loaded (`bot validate` shows where).
+ * Placeholders: `{author.username}`, `{author.name}`, `{post.text}`, `{post.id}`, and
+ * `{post.body}`: the text without the @mentions it starts with (who it was addressed to), to
+ * quote what someone said. Any other placeholder is refused when the bot file is loaded
+ * (`bot validate` shows where). Quoting a long post can make the reply longer than the
+ * service allows (280 characters); such a reply is refused by the service and logged.
  *
  * What the plugin does not need to do, because every action goes through the action layer:
  * answer the same post twice (even across a crash), answer itself or another bot of the
@@ -25,7 +28,10 @@ import { z } from "zod";
 import { nextText, render, templates } from "./lib/template.ts";
 
 /** The placeholders a reply text may use. */
-export const REPLY_PLACEHOLDERS = ["author.username", "author.name", "post.text", "post.id"] as const;
+export const REPLY_PLACEHOLDERS = ["author.username", "author.name", "post.text", "post.body", "post.id"] as const;
+
+/** A post's text without the @mentions it starts with. */
+export const bodyOf = (text: string) => text.replace(/^(?:@\w+\s+)+/, "");
 
 export const replyOptions = z.strictObject({
   text: templates(REPLY_PLACEHOLDERS, "the reply"),
@@ -48,6 +54,7 @@ export default definePlugin({
         "author.username": ctx.author.username,
         "author.name": ctx.author.name,
         "post.text": ctx.post.text,
+        "post.body": bodyOf(ctx.post.text),
         "post.id": ctx.post.id,
       });
       // The action layer logs how it ended (sent, refused by a rule, waiting for the budget...).

@@ -45,7 +45,7 @@ export interface CrowdBot {
 
 /** What the crowd does, with the relative weights it picks them by. */
 export type CrowdActionKind = "mention" | "reply" | "follow" | "topic" | "chatter";
-export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = { mention: 3, reply: 3, follow: 1, topic: 2, chatter: 1 };
+export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = { mention: 3, reply: 2, follow: 1, topic: 2, chatter: 2 };
 
 export interface CrowdOptions {
   sandbox: Sandbox;
