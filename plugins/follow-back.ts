@@ -19,7 +19,7 @@ export const followBackOptions = z.strictObject({
   min_followers: z
     .number({ error: "expected a whole number of followers (0 follows everyone back)" })
     .int({ error: "expected a whole number of followers (0 follows everyone back)" })
-    .min(0, { error: "must be 0 or more (0 follows everyone back)" })
+    .min(0, { error: (iss) => `${String(iss.input)} is negative; use 0 or more (0 follows everyone back)` })
     .default(0)
     .meta({ description: "Follow back only accounts with at least this many followers of their own; default 0 (everyone)" }),
 });

@@ -53,8 +53,8 @@ export const moderateOptions = z
       .meta({ description: "abusive: hide replies scoring at least threshold (default); flagged: hide any reply a rule fires on; never: only log what would be hidden" }),
     threshold: z
       .number({ error: "expected a number above 0 and at most 1, such as 0.5" })
-      .gt(0, { error: "must be above 0 (0 would hide every reply); 0.5, the default, hides threats, slurs, insults and harassment" })
-      .max(1, { error: "must be at most 1; 0.5, the default, hides threats, slurs, insults and harassment" })
+      .gt(0, { error: (iss) => `${String(iss.input)} is too low: use a number above 0 (0 would hide every reply); 0.5, the default, hides threats, slurs, insults and harassment` })
+      .max(1, { error: (iss) => `${String(iss.input)} is too high: use at most 1; 0.5, the default, hides threats, slurs, insults and harassment` })
       .optional()
       .meta({ description: "Score from which a reply is abusive, in (0, 1]; default 0.5" }),
     block: terms("block", "Words or phrases that make a reply abusive in this bot's threads, de-obfuscated like the built-in rules"),
@@ -65,18 +65,22 @@ export const moderateOptions = z
       .default(["reply"])
       .meta({ description: "What to watch: reply (replies to the bot's posts, default) and/or mention" }),
   })
-  .superRefine((options, ctx) => {
-    // The classifier has the last word on its own settings: whatever it refuses is reported
-    // here, at the option's place in the bot file, rather than when the bot starts.
-    try {
-      createClassifier(options);
-    } catch (error) {
-      const message = (error as Error)?.message ?? String(error);
-      const at = /moderation option (\w+)(?:\[(\d+)\])?/.exec(message);
-      const path = at ? (at[2] !== undefined ? [at[1]!, Number(at[2])] : [at[1]!]) : [];
-      ctx.addIssue({ code: "custom", path, input: options, message: message.replace(/^moderation option \S+ /, "") });
-    }
-  });
+  .superRefine(
+    (options, ctx) => {
+      // The classifier has the last word on its own settings: whatever it refuses is reported
+      // here, at the option's place in the bot file, rather than when the bot starts.
+      try {
+        createClassifier(options);
+      } catch (error) {
+        const message = (error as Error)?.message ?? String(error);
+        const at = /moderation option (\w+)(?:\[(\d+)\])?/.exec(message);
+        const path = at ? (at[2] !== undefined ? [at[1]!, Number(at[2])] : [at[1]!]) : [];
+        ctx.addIssue({ code: "custom", path, input: options, message: message.replace(/^moderation option \S+ /, "") });
+      }
+    },
+    // Only options that passed the checks above reach the classifier: one problem, one message.
+    { when: (payload) => payload.issues.length === 0 },
+  );
 
 export default definePlugin({
   name: "moderate",

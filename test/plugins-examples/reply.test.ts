@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
-import reply from "../../plugins/reply.ts";
+import reply, { bodyOf } from "../../plugins/reply.ts";
+import { sandboxUsername } from "../../src/runtime/provision.ts";
 
 let bed: TestBed | undefined;
 afterEach(async () => {
@@ -21,5 +22,43 @@ describe("the reply plugin", () => {
     const replies = bed.postsBy("greeter");
     expect(replies.map((p) => p.text)).toEqual([`Hi @alice (Alice Liddell), you said: @greeter how does this work? [${mention.id}]`]);
     expect(replies[0]!.in_reply_to_post_id).toBe(mention.id);
+  });
+
+  it("uses a list of texts in turn, and {post.body} quotes the post without its leading @mentions", async () => {
+    bed = await createTestBed({
+      bots: [{ name: "greeter", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: ["One: {post.body}", "Two: {post.body}"] } } }],
+      plugins: { reply },
+    });
+    const alice = await bed.user("alice");
+    for (const text of ["@greeter first", "@greeter @alice second", "@greeter third, cc @bob"]) {
+      await bed.post(alice, text);
+      await bed.advance(60_000);
+      await bed.settle();
+    }
+    expect(bed.postsBy("greeter").map((p) => p.text)).toEqual(["One: first", "Two: second", "One: third, cc @bob"]);
+  });
+
+  it("answers only the events it is given: replies to the bot's posts, not mentions", async () => {
+    bed = await createTestBed({
+      bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: "Thanks, @{author.username}!", events: ["reply"] } } }],
+      plugins: { reply },
+    });
+    const me = await bed.user(sandboxUsername("host"));
+    const [alice, bob] = [await bed.user("alice"), await bed.user("bob")];
+    const question = await bed.post(me, "What are you reading?");
+    const answer = await bed.post(alice, "@host a good book", question.id);
+    await bed.post(bob, "@host just saying hi");
+    await bed.advance(60_000);
+    await bed.settle();
+    const replies = bed.postsBy("host").filter((p) => p.in_reply_to_post_id);
+    expect(replies.map((p) => [p.in_reply_to_post_id, p.text])).toEqual([[answer.id, "Thanks, @alice!"]]);
+  });
+});
+
+describe("bodyOf", () => {
+  it("drops only the @mentions a post starts with", () => {
+    expect(bodyOf("@host @alice hello @bob")).toBe("hello @bob");
+    expect(bodyOf("hello @host")).toBe("hello @host");
+    expect(bodyOf("@host")).toBe("@host");
   });
 });
