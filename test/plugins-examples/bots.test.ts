@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { formatProblem, loadBots, type BotConfig } from "../../src/config/index.ts";
 import { silentLogger } from "../../src/log.ts";
+import { createClassifier } from "../../src/moderation/index.ts";
 import { provisionBots } from "../../src/runtime/provision.ts";
 import { startRuntime, type Runtime } from "../../src/runtime/runtime.ts";
 import { startCrowd, type Crowd } from "../../src/sandbox/crowd/index.ts";
@@ -68,6 +69,10 @@ describe("the demo: every example bot with the simulated crowd", () => {
       await clock.advance(5_000);
       await runtime.idle();
     }
+    // The crowd stops; the bots get one more moment to handle what it last said.
+    crowd.stop();
+    await clock.advance(5_000);
+    await runtime.idle();
 
     const world = sandbox.context.data.world;
     const posts = Object.values(world.posts);
@@ -85,6 +90,9 @@ describe("the demo: every example bot with the simulated crowd", () => {
     const answers = posts.filter((p) => crowdIds.has(p.author_id) && p.in_reply_to_user_id === id("host").userId);
     const hidden = answers.filter((p) => p.hidden);
     expect(hidden.length).toBeGreaterThan(0);
+    // Exactly the abusive answers are hidden.
+    const classifier = createClassifier();
+    expect(answers.map((p) => [p.text, p.hidden])).toEqual(answers.map((p) => [p.text, classifier.classify(p.text).abusive]));
     const thanked = by("host").filter((p) => p.in_reply_to_post_id).map((p) => p.in_reply_to_post_id!);
     expect(thanked.length).toBeGreaterThan(0);
     for (const t of thanked) expect(world.posts[t]!.hidden).toBe(false);
