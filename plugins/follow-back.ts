@@ -15,6 +15,7 @@
 import { definePlugin } from "postbot";
 import { z } from "zod";
 
+/** The options of `follow-back` (exported so a bot's own tests, or a plugin built on this one, can reuse them). */
 export const followBackOptions = z.strictObject({
   min_followers: z
     .number({ error: "expected a whole number of followers (0 follows everyone back)" })

@@ -19,6 +19,7 @@ import { definePlugin } from "postbot";
 import { z } from "zod";
 import { ruleTags, wanted } from "./lib/rule-tags.ts";
 
+/** The options of `like` (exported so a bot's own tests, or a plugin built on this one, can reuse them). */
 export const likeOptions = z.strictObject({ tags: ruleTags });
 
 export default definePlugin({

@@ -45,6 +45,11 @@ const terms = (list: "block" | "allow", does: string) =>
     .default([])
     .meta({ description: does });
 
+/**
+ * The options of `moderate` (exported so a bot's own tests, or a plugin built on this one, can
+ * reuse them). Whatever the classifier would refuse is refused here, at the option's place in
+ * the bot file.
+ */
 export const moderateOptions = z
   .strictObject({
     hide: z

@@ -33,6 +33,7 @@ export const REPLY_PLACEHOLDERS = ["author.username", "author.name", "post.text"
 /** A post's text without the @mentions it starts with. */
 export const bodyOf = (text: string) => text.replace(/^(?:@\w+\s+)+/, "");
 
+/** The options of `reply` (exported so a bot's own tests, or a plugin built on this one, can reuse them). */
 export const replyOptions = z.strictObject({
   text: templates(REPLY_PLACEHOLDERS, "the reply"),
   events: z

@@ -18,6 +18,7 @@ import { definePlugin } from "postbot";
 import { z } from "zod";
 import { ruleTags, wanted } from "./lib/rule-tags.ts";
 
+/** The options of `repost` (exported so a bot's own tests, or a plugin built on this one, can reuse them). */
 export const repostOptions = z.strictObject({ tags: ruleTags });
 
 export default definePlugin({

@@ -40,6 +40,7 @@ const timezone = z
   .optional()
   .meta({ description: "IANA time zone of {date}, {time} and {weekday}; default: the process's, as for schedules" });
 
+/** The options of `schedule-post` (exported so a bot's own tests, or a plugin built on this one, can reuse them). */
 export const schedulePostOptions = z.strictObject({
   posts: z
     .record(z.string().min(1, { error: "must not be empty; use the name of one of the bot's schedules" }), templates(SCHEDULE_PLACEHOLDERS, "the post"))

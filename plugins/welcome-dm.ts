@@ -23,6 +23,7 @@ import { nextText, render, templates } from "./lib/template.ts";
 /** The placeholders a welcome message may use. */
 export const WELCOME_PLACEHOLDERS = ["user.username", "user.name"] as const;
 
+/** The options of `welcome-dm` (exported so a bot's own tests, or a plugin built on this one, can reuse them). */
 export const welcomeDmOptions = z.strictObject({
   text: templates(WELCOME_PLACEHOLDERS, "the welcome message"),
 });

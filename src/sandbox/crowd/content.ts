@@ -159,6 +159,7 @@ export const CHATTER = [
 /** What a crowd text is: its kind and whether it was written to be abusive. */
 export type TextKind = "mention" | "reply" | "topic" | "chatter";
 
+/** A text the crowd will post, with what it is. */
 export interface CrowdText {
   kind: TextKind;
   text: string;

@@ -43,10 +43,17 @@ export interface CrowdBot {
   followers: boolean;
 }
 
-/** What the crowd does, with the relative weights it picks them by. */
+/** What the crowd does. */
 export type CrowdActionKind = "mention" | "reply" | "follow" | "topic" | "chatter";
+/**
+ * How often the crowd does each thing, relative to the others (an action that has no target,
+ * such as replying when no bot has posted yet, is not picked). Mentions and replies dominate
+ * because they are what bots answer; replies are kept below what a pro bot can answer in its
+ * 15-minute post window, so the demo shows bots keeping up rather than queueing.
+ */
 export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = { mention: 3, reply: 2, follow: 1, topic: 2, chatter: 2 };
 
+/** How to start a crowd: the sandbox and its clock, the bots to act on, and the dials. */
 export interface CrowdOptions {
   sandbox: Sandbox;
   bots: readonly CrowdBot[];
@@ -71,6 +78,7 @@ export interface CrowdUser {
   name: string;
 }
 
+/** A running crowd. */
 export interface Crowd {
   readonly users: readonly CrowdUser[];
   /** Actions done so far (actions given up, such as a duplicate text, not counted). */
