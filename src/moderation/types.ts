@@ -48,7 +48,7 @@ export interface ClassifierOptions {
   /**
    * Words or phrases that always make a reply abusive (rule `block:<term>`, weight 1).
    * Matched as whole words, case-insensitively, through the same de-obfuscation as
-   * everything else ("cr1pto g1veaway" hits `crypto giveaway`). A term without letters or
+   * everything else ("crypt0 g1veaway" hits `crypto giveaway`). A term without letters or
    * digits (an emoji) is matched literally.
    */
   readonly block?: readonly string[];

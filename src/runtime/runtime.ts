@@ -215,8 +215,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       stopSignal.abort();
       const drainMs = options.drainMs ?? 4_000;
       for (const hub of hubs) hub.close();
-      await Promise.all([...bots.values()].map((b) => b.drain(drainMs)));
+      for (const bot of bots.values()) bot.stopTriggers();
+      // Actions still waiting for the budget end now as deferred (the ledger keeps them for
+      // the next start), so handlers awaiting them finish; requests in flight complete.
       actions.close();
+      await Promise.all([...bots.values()].map((b) => b.drain(drainMs)));
       const cancel = new AbortController();
       await Promise.race([actions.idle(), clock.sleep(drainMs, cancel.signal).catch(() => undefined)]);
       cancel.abort();

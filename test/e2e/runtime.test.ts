@@ -260,6 +260,31 @@ describe("a YAML bot on the runtime", () => {
     expect(lines.some((l) => l.bot === "doomed" && String(l.msg).includes("is paused"))).toBe(true);
   });
 
+  it("stops at once while actions wait for the budget, keeping them for the next start", async () => {
+    const { lines, logger } = capture();
+    const bots = [{ name: "capped", plan: "pro" as const, budget: { reply: { max: 1, per: "1h" } }, triggers: { mentions: {} }, plugins: { echo: { text: "once an hour: @{author.username}" } } }];
+    bed = await createTestBed({ logger, bots, plugins: { echo } });
+    const alice = await bed.user("alice");
+    const bob = await bed.user("bob");
+    await bed.post(alice, "@capped first");
+    await bed.post(bob, "@capped second");
+    await bed.advance(3_000);
+    await bed.settle();
+    expect(bed.postsBy("capped")).toHaveLength(1);
+    // The second reply waits an hour for the cap; stopping does not wait for it (the clock is frozen).
+    await bed.stop();
+    expect(lines.some((l) => l.bot === "capped" && l.status === "deferred")).toBe(true);
+    // The next start sends it once the cap allows, and never the first one again.
+    const sandbox = bed.sandbox;
+    bed = await createTestBed({ sandbox, store: bed.store, bots, plugins: { echo } });
+    await bed.advance(3_600_000);
+    await bed.settle();
+    expect(bed.postsBy("capped").map((p) => p.text).sort()).toEqual(["once an hour: @alice", "once an hour: @bob"]);
+    await bed.stop();
+    await sandbox.close();
+    bed = undefined;
+  });
+
   it("sends nothing in a dry run, but logs and counts the actions", async () => {
     const { lines, logger } = capture();
     bed = await createTestBed({
