@@ -2,27 +2,17 @@
  * Test helpers for the action layer: a frozen clock, a logger whose lines can be read, and a
  * fake service that enforces the plan's windows exactly as the real one does, counting 429s.
  */
-import { Writable } from "node:stream";
 import type { Action, Executed, Executor } from "../../src/actions/action.ts";
 import { createActionSystem, type ActionSystemOptions } from "../../src/actions/layer.ts";
 import { RateLimitError } from "../../src/api/errors.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { limitsFor, SlidingWindow, WINDOW_MS, type Plan } from "../../src/limits/index.ts";
-import { createLogger } from "../../src/log.ts";
 import { createMemoryStore, type Store } from "../../src/store/store.ts";
+import { captureLogs } from "../helpers/log.ts";
 
 export const START = Date.parse("2026-01-05T12:00:00Z");
 
-export function logSink() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ destination, level: "debug" }) };
-}
+export const logSink = () => captureLogs();
 
 export function setup(options: Partial<ActionSystemOptions> & { store?: Store; clock?: AdjustableClock } = {}) {
   const clock = options.clock ?? createClock({ frozen: true, start: START });

@@ -1,21 +1,11 @@
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import moderate from "../../plugins/moderate.ts";
 import reply from "../../plugins/reply.ts";
-import { createLogger } from "../../src/log.ts";
 import { sandboxUsername } from "../../src/runtime/provision.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
+import { captureLogs } from "../helpers/log.ts";
 
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ destination, level: "debug" }) };
-}
+const capture = captureLogs;
 
 let bed: TestBed | undefined;
 afterEach(async () => {

@@ -1,14 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createLogger } from "../../src/log.ts";
 import { definePlugin } from "../../src/runtime/plugin.ts";
 import { sandboxUsername } from "../../src/runtime/provision.ts";
 import { openFileStore } from "../../src/store/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
+import { captureLogs } from "../helpers/log.ts";
 
 const echo = definePlugin({
   name: "echo",
@@ -33,16 +32,7 @@ const recorder = definePlugin({
   },
 });
 
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ destination, level: "debug" }) };
-}
+const capture = captureLogs;
 
 let bed: TestBed | undefined;
 const dirs: string[] = [];

@@ -1,24 +1,17 @@
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ENDPOINTS } from "../../src/api/endpoints.ts";
 import { createClock } from "../../src/clock.ts";
 import { BudgetBook } from "../../src/limits/budget.ts";
 import { limitsFor, MONTHLY_POST_CAP, PLANS, WINDOW_MS } from "../../src/limits/index.ts";
-import { createLogger } from "../../src/log.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
+import { captureLogs } from "../helpers/log.ts";
 
 const START = Date.parse("2026-01-05T12:00:00Z");
 
 function setup(store = createMemoryStore()) {
   const clock = createClock({ frozen: true, start: START });
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  const book = new BudgetBook({ store, clock, logger: createLogger({ destination, level: "debug" }) });
+  const { lines, logger } = captureLogs();
+  const book = new BudgetBook({ store, clock, logger });
   return { clock, book, store, lines };
 }
 

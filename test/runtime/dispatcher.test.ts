@@ -1,18 +1,11 @@
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { createLogger } from "../../src/log.ts";
 import { dispatch } from "../../src/runtime/dispatcher.ts";
+import { captureLogs } from "../helpers/log.ts";
 
 function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { lines, log: createLogger({ destination, level: "debug" }).child({ bot: "greeter", event: "mention" }) };
+  const { lines, logger } = captureLogs();
+  return { lines, log: logger.child({ bot: "greeter", event: "mention" }) };
 }
 
 describe("dispatch", () => {

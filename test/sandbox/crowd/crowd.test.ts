@@ -1,24 +1,14 @@
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClock } from "../../../src/clock.ts";
-import { createLogger } from "../../../src/log.ts";
 import { createClassifier } from "../../../src/moderation/index.ts";
 import { content, startCrowd, type Crowd, type CrowdBot } from "../../../src/sandbox/crowd/index.ts";
 import { createSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
+import { captureLogs } from "../../helpers/log.ts";
 
 const START = Date.parse("2026-03-02T12:00:00Z");
 const EVERY = 2_000;
 
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ destination, level: "debug" }) };
-}
+const capture = captureLogs;
 
 const open: Array<{ sandbox: Sandbox; crowd?: Crowd }> = [];
 afterEach(async () => {
