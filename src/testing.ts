@@ -27,7 +27,7 @@ import type { PluginDefinition } from "./plugins/index.ts";
 import { provisionBots, sandboxUsername } from "./runtime/provision.ts";
 import { startRuntime, type Runtime, type RuntimeOptions } from "./runtime/runtime.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
-import type { SandboxPost } from "./sandbox/model/index.ts";
+import { compareIds, type SandboxPost } from "./sandbox/model/index.ts";
 import { createMemoryStore, type Store } from "./store/store.ts";
 
 export interface TestBedOptions {
@@ -127,7 +127,7 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
       if (!user) return [];
       return Object.values(data.world.posts)
         .filter((p) => p.author_id === user.id && p.deleted_at === undefined)
-        .sort((a, b) => (a.id.length - b.id.length) || (a.id < b.id ? -1 : 1));
+        .sort((a, b) => compareIds(a.id, b.id));
     },
     stop: () => runtime.stop(),
     async close() {

@@ -16,11 +16,11 @@ import type { PollLoop } from "../triggers/poller.ts";
 import { startSchedule, type ScheduleHandle } from "../triggers/schedule.ts";
 import { botStore, createContext, viewFor } from "./context.ts";
 import { dispatch, type HandlerEntry } from "./dispatcher.ts";
-import { TRIGGER_OF, type BotEvent } from "./events.ts";
+import { TRIGGER_OF, type BotEvent, type TriggerName } from "./events.ts";
 import { Inbox } from "./inbox.ts";
 import type { BotIdentity, EventName, Filter, Handler, PluginBot } from "./plugin.ts";
 
-export type TriggerName = "mentions" | "stream" | "schedule" | "followers";
+export type { TriggerName };
 
 /** Liveness of one trigger. */
 export interface TriggerStatus {

@@ -13,8 +13,11 @@ export type BotEvent =
   | { kind: "schedule"; id: string; schedule: { name: string; cron: string; at: number } }
   | { kind: "follow"; id: string; user: User };
 
-/** Which trigger an event came from, for liveness in `bot status`. */
-export const TRIGGER_OF: Record<EventName, "mentions" | "stream" | "schedule" | "followers"> = {
+/** The triggers of a bot file. */
+export type TriggerName = "mentions" | "stream" | "schedule" | "followers";
+
+/** Which trigger an event comes from (liveness in `bot status`, and warnings at start). */
+export const TRIGGER_OF: Record<EventName, TriggerName> = {
   mention: "mentions",
   reply: "mentions",
   post: "stream",

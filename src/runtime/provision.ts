@@ -16,7 +16,12 @@ export const sandboxUsername = (bot: string) => bot.replace(/-/g, "_").slice(0, 
 /** The name of the sandbox app that hosts the bots of a plan. */
 export const appName = (plan: Plan) => `postbot-${plan}`;
 
-export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]): Promise<HostedBot[]> {
+/** A bot with its account in the sandbox: what the runtime needs, and the sandbox user it is. */
+export interface ProvisionedBot extends HostedBot {
+  user: { id: string; username: string };
+}
+
+export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]): Promise<ProvisionedBot[]> {
   const { data } = sandbox.context;
   const apps = new Map<Plan, AppCredentials>();
   const appFor = async (plan: Plan): Promise<AppCredentials> => {
@@ -30,7 +35,7 @@ export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]
     return credentials;
   };
 
-  const hosted: HostedBot[] = [];
+  const hosted: ProvisionedBot[] = [];
   for (const config of bots) {
     const app = await appFor(config.plan);
     const username = sandboxUsername(config.name);
@@ -41,7 +46,7 @@ export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]
     const token = existing
       ? { token: existing.token, secret: existing.secret }
       : await sandbox.admin.createToken({ consumer_key: app.key, user_id: user.id }).then((t) => ({ token: t.token, secret: t.token_secret }));
-    hosted.push({ config, app, token });
+    hosted.push({ config, app, token, user: { id: user.id, username: user.username } });
   }
   return hosted;
 }

@@ -16,6 +16,7 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { startStreamHub, type BotRules, type StreamHub } from "../triggers/stream-hub.ts";
 import { BotRuntime, isRevoked, type BotStatus } from "./bot.ts";
+import { TRIGGER_OF, type TriggerName } from "./events.ts";
 import { hiddenGuard } from "./hidden.ts";
 import { resolveIdentity } from "./identity.ts";
 import type { EventName } from "./plugin.ts";
@@ -69,17 +70,20 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-/** What a plugin handles that none of its bot's triggers produces. */
-const NEEDS: Partial<Record<EventName, { trigger: "mentions" | "followers" | "stream" | "schedule"; yaml: string }>> = {
-  mention: { trigger: "mentions", yaml: "triggers: { mentions: {} }" },
-  reply: { trigger: "mentions", yaml: "triggers: { mentions: {} }" },
-  follow: { trigger: "followers", yaml: "triggers: { followers: {} }" },
-  post: { trigger: "stream", yaml: 'triggers: { stream: [{ value: "..." }] }' },
-  schedule: { trigger: "schedule", yaml: 'triggers: { schedule: [{ name: ..., cron: "..." }] }' },
+/** How a bot file asks for each trigger (for the warning when a plugin's events have none). */
+const TRIGGER_YAML: Record<TriggerName, string> = {
+  mentions: "triggers: { mentions: {} }",
+  followers: "triggers: { followers: {} }",
+  stream: 'triggers: { stream: [{ value: "..." }] }',
+  schedule: 'triggers: { schedule: [{ name: ..., cron: "..." }] }',
 };
 
-const hasTrigger = (config: BotConfig, trigger: "mentions" | "followers" | "stream" | "schedule") =>
+const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
   trigger === "mentions" ? !!config.triggers.mentions : trigger === "followers" ? !!config.triggers.followers : config.triggers[trigger].length > 0;
+
+/** Why a bot whose token the service refuses (401/89) is paused, and what to do about it. */
+const revokedReason = (bot: string, err: unknown) =>
+  `the service refused the account (${(err as Error)?.message ?? String(err)}); sign it in again (bot auth login --account ${bot}) and restart`;
 
 /** Starts every bot. Bots whose account the service refuses start paused. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -97,7 +101,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const paused = new Map<string, BotStatus>();
 
   const pause = (name: string, err: unknown) => {
-    const reason = `the service refused the account (${(err as Error)?.message ?? String(err)}); sign it in again (bot auth login --account ${name}) and restart`;
+    const reason = revokedReason(name, err);
     const bot = bots.get(name);
     if (bot?.paused) return;
     bot?.pause(reason);
@@ -115,7 +119,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       identity = await resolveIdentity({ store, client, bot: config.name, plan: app.plan, token: hosted.token.token });
     } catch (err) {
       if (!isRevoked(err)) throw err;
-      const reason = `the service refused the account (${(err as Error).message}); sign it in again (bot auth login --account ${config.name}) and restart`;
+      const reason = revokedReason(config.name, err);
       logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
       paused.set(config.name, { bot: config.name, appId: app.id, userId: "", username: "", plan: app.plan, paused: { reason, at: clock.now() }, triggers: {}, inbox: 0, updatedAt: clock.now() });
       continue;
@@ -161,9 +165,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       onRevoked: pause,
     });
     await bot.setup();
-    for (const [event, need] of Object.entries(NEEDS)) {
-      if (bot.handles(event as EventName) && !hasTrigger(config, need.trigger)) {
-        log.warn(`a plugin handles "${event}" events but the bot has no ${need.trigger} trigger, so none will come; add ${need.yaml} to ${config.file}`);
+    for (const [event, trigger] of Object.entries(TRIGGER_OF) as Array<[EventName, TriggerName]>) {
+      if (bot.handles(event) && !hasTrigger(config, trigger)) {
+        log.warn(`a plugin handles "${event}" events but the bot has no ${trigger} trigger, so none will come; add ${TRIGGER_YAML[trigger]} to ${config.file}`);
       }
     }
     bots.set(config.name, bot);

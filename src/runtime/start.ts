@@ -6,13 +6,13 @@
  */
 import { join } from "node:path";
 import type { Clock } from "../clock.ts";
-import { formatProblem, loadBots, loadEnv, type BotConfig } from "../config/index.ts";
+import { formatProblem, loadBots, type BotConfig } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { openFileStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
-import { provisionBots } from "./provision.ts";
+import { provisionBots, type ProvisionedBot } from "./provision.ts";
 import { startRuntime, type HostedBot, type Runtime } from "./runtime.ts";
 import { hasService, resolveService } from "./service.ts";
 
@@ -61,7 +61,7 @@ export async function start(options: StartOptions): Promise<Started> {
   try {
     let service: { baseUrl: string; bots: HostedBot[] };
     if (hasService(vars)) {
-      service = resolveService(vars, loadEnv({ botsDir: options.bots }).suggestedFile, bots, store);
+      service = resolveService(vars, loaded.env.suggestedFile, bots, store);
       logger.info({ service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false }, `starting ${bots.length} bots against ${service.baseUrl}`);
     } else {
       const embedded = await startEmbedded(options, bots, vars);
@@ -113,7 +113,7 @@ async function startEmbedded(options: StartOptions, bots: BotConfig[], vars: Rea
   );
   try {
     const hosted = await provisionBots(sandbox, bots);
-    const crowd = await startCrowd({ sandbox, clock: options.clock, logger: options.logger.child({ component: "crowd" }), bots: crowdTargets(sandbox, hosted) });
+    const crowd = await startCrowd({ sandbox, clock: options.clock, logger: options.logger.child({ component: "crowd" }), bots: hosted.map(crowdTarget) });
     return { sandbox, bots: hosted, stopCrowd: () => crowd.stop() };
   } catch (err) {
     await sandbox.close().catch(() => undefined);
@@ -121,17 +121,13 @@ async function startEmbedded(options: StartOptions, bots: BotConfig[], vars: Rea
   }
 }
 
-/** What the crowd needs to know of each bot: whom to mention, follow, and what topics to post on. */
-function crowdTargets(sandbox: Sandbox, hosted: HostedBot[]) {
-  const users = Object.values(sandbox.context.data.world.users);
-  return hosted.map(({ config }) => {
-    const user = users.find((u) => u.username.toLowerCase() === config.name.replace(/-/g, "_").slice(0, 15).toLowerCase())!;
-    return {
-      username: user.username,
-      userId: user.id,
-      streamRules: config.triggers.stream.map((r) => r.value),
-      mentions: !!config.triggers.mentions,
-      followers: !!config.triggers.followers,
-    };
-  });
+/** What the crowd needs to know of a bot: whom to mention, follow, and what topics to post on. */
+function crowdTarget({ config, user }: ProvisionedBot) {
+  return {
+    username: user.username,
+    userId: user.id,
+    streamRules: config.triggers.stream.map((r) => r.value),
+    mentions: !!config.triggers.mentions,
+    followers: !!config.triggers.followers,
+  };
 }

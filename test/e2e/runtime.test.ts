@@ -275,6 +275,13 @@ describe("a YAML bot on the runtime", () => {
     bed = undefined;
   });
 
+  it("warns when a plugin handles events that none of the bot's triggers produce", async () => {
+    const { lines, logger } = capture();
+    bed = await createTestBed({ logger, bots: [{ name: "deaf", plan: "pro", plugins: { echo: { text: "unheard" } } }], plugins: { echo } });
+    const warning = lines.find((l) => l.bot === "deaf" && l.level === 40);
+    expect(warning?.msg).toBe('a plugin handles "mention" events but the bot has no mentions trigger, so none will come; add triggers: { mentions: {} } to deaf.yaml');
+  });
+
   it("sends nothing in a dry run, but logs and counts the actions", async () => {
     const { lines, logger } = capture();
     bed = await createTestBed({
