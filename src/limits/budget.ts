@@ -106,9 +106,13 @@ interface StoredUsage {
   posts: number;
 }
 
-const NS_WINDOWS = "budget.windows";
-const NS_PAUSES = "budget.pauses";
-const NS_USAGE = "budget.usage";
+/**
+ * The store namespaces the budget keeps its windows, pauses and monthly usage in: whoever
+ * reads a budget without running it (`bot status` copies them into a memory store, so
+ * reading writes nothing) needs exactly these.
+ */
+export const BUDGET_NAMESPACES = ["budget.windows", "budget.pauses", "budget.usage"] as const;
+const [NS_WINDOWS, NS_PAUSES, NS_USAGE] = BUDGET_NAMESPACES;
 
 const perOfKey = (key: string): number | undefined => {
   const last = key.slice(key.lastIndexOf("|") + 1);
