@@ -286,9 +286,13 @@ export class AccountBudget {
     return max - Math.floor(max * this.reserve);
   }
 
+  /** `<endpoint>|u:<user id>` or `<endpoint>|a:<app id>`: whose requests a window or a pause counts. */
+  private scopeKey(endpoint: EndpointKey, scope: LimitScope): string {
+    return scope === "app" ? `${endpoint}|a:${this.account.appId}` : `${endpoint}|u:${this.account.userId}`;
+  }
+
   private windowKey(endpoint: EndpointKey, limit: Limit): string {
-    const who = limit.scope === "app" ? `a:${this.account.appId}` : `u:${this.account.userId}`;
-    return `${endpoint}|${who}|${limit.per}`;
+    return `${this.scopeKey(endpoint, limit.scope)}|${limit.per}`;
   }
 
   /** The windows of an endpoint (cached: the queue asks for them on every wake). */
@@ -315,7 +319,7 @@ export class AccountBudget {
   }
 
   private pauseKeys(endpoint: EndpointKey): string[] {
-    return [`${endpoint}|u:${this.account.userId}`, `${endpoint}|a:${this.account.appId}`];
+    return [this.scopeKey(endpoint, "user"), this.scopeKey(endpoint, "app")];
   }
 
   /** The monthly read cap of this account's app, when the plan has one. */
@@ -405,8 +409,7 @@ export class AccountBudget {
 
   /** Holds every request to `endpoint` of this account (or, for `"app"`, of every account of the app) until `until`. */
   pause(endpoint: EndpointKey, until: number, scope: LimitScope = "user"): void {
-    const key = scope === "app" ? `${endpoint}|a:${this.account.appId}` : `${endpoint}|u:${this.account.userId}`;
-    this.book.pause(key, until);
+    this.book.pause(this.scopeKey(endpoint, scope), until);
   }
 
   /**
