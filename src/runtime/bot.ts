@@ -6,6 +6,7 @@
 import type { ActionLayer } from "../actions/index.ts";
 import { InvalidTokenError } from "../api/errors.ts";
 import type { ApiClient } from "../api/client.ts";
+import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
 import type { BotConfig } from "../config/index.ts";
 import type { Logger } from "../log.ts";
@@ -90,6 +91,8 @@ export class BotRuntime {
   private readonly filters = new Map<EventName, Array<HandlerEntry<never>>>();
   private readonly triggers: Array<PollLoop | ScheduleHandle> = [];
   private readonly running = new Map<string, Promise<void>>();
+  /** Who waits for an event to be handled (a schedule run spans its event's handling). */
+  private readonly waiters = new Map<string, Array<() => void>>();
   private readonly states = new Map<string, { waiting: number }>();
   /** Polls whose request is on its way (or waiting for the budget). */
   private fetching = 0;
@@ -132,7 +135,7 @@ export class BotRuntime {
 
   /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
   start(): void {
-    const { config, clock, store, api, layer } = this.options;
+    const { config, clock, store, api } = this.options;
     const userId = this.identity.userId;
     const onError = (trigger: TriggerName) => (err: unknown) => {
       if (isRevoked(err)) {
@@ -151,8 +154,7 @@ export class BotRuntime {
           store,
           intervalMs: this.options.mentionsIntervalMs,
           backfillMs: mentions.backfill,
-          fetch: (query, signal) =>
-            this.fetch(() => layer.call("GET /2/users/:id/mentions", async (s) => ({ result: await api.users.mentions(userId, query, { signal: s }) }), { signal, label: "mentions poll" })),
+          fetch: (query, signal) => this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) => api.users.mentions(userId, query, { signal: s })),
           deliver: (events) => this.deliver(events, false),
           onPoll: () => this.touch("mentions"),
           onError: onError("mentions"),
@@ -166,8 +168,7 @@ export class BotRuntime {
           clock,
           store,
           intervalMs: this.options.followersIntervalMs,
-          fetch: (query, signal) =>
-            this.fetch(() => layer.call("GET /2/users/:id/followers", async (s) => ({ result: await api.users.followers(userId, query, { signal: s }) }), { signal, label: "followers poll" })),
+          fetch: (query, signal) => this.read("GET /2/users/:id/followers", "followers poll", signal, (s) => api.users.followers(userId, query, { signal: s })),
           deliver: (events) => this.deliver(events, false),
           onPoll: () => this.touch("followers"),
           onError: onError("followers"),
@@ -180,8 +181,9 @@ export class BotRuntime {
           clock,
           run: async (at) => {
             const event: BotEvent = { kind: "schedule", id: `schedule:${schedule.name}:${at}`, schedule: { name: schedule.name, cron: schedule.cron, at } };
+            const handled = this.handled(event.id);
             this.deliver([event]);
-            await this.running.get(event.id);
+            await handled;
           },
           onSkip: (at) => this.options.log.warn({ schedule: schedule.name, at: new Date(at).toISOString() }, `schedule ${schedule.name}: the previous run is still going; skipping this one`),
           onError: (err) => this.options.log.error({ schedule: schedule.name, err }, `schedule ${schedule.name} failed`),
@@ -249,13 +251,20 @@ export class BotRuntime {
     }
     this.states.delete(event.id);
     this.inbox.done(event.id);
+    for (const wake of this.waiters.get(event.id) ?? []) wake();
+    this.waiters.delete(event.id);
   }
 
-  /** A trigger's budgeted request, counted for {@link quiet}. */
-  private async fetch<R>(run: () => Promise<R>): Promise<R> {
+  /** Resolves once the event has been handled (it may be waiting behind others). */
+  private handled(id: string): Promise<void> {
+    return new Promise((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
+  }
+
+  /** A trigger's request, budgeted by the action layer and counted for {@link quiet}. */
+  private async read<R>(endpoint: EndpointKey, label: string, signal: AbortSignal, run: (signal: AbortSignal) => Promise<R>): Promise<R> {
     this.fetching++;
     try {
-      return await run();
+      return await this.options.layer.call(endpoint, async (s) => ({ result: await run(s) }), { signal, label });
     } finally {
       this.fetching--;
     }

@@ -118,6 +118,34 @@ describe("a YAML bot on the runtime", () => {
     expect(seen.map((s) => s.detail)).toEqual(["morning@2026-01-05T08:00:00.000Z", "morning@2026-01-06T08:00:00.000Z"]);
   });
 
+  it("never overlaps runs of a schedule: one still going makes the next skip", async () => {
+    const { lines, logger } = capture();
+    let started = 0;
+    let release!: () => void;
+    const slow = definePlugin({
+      name: "slow",
+      setup(bot) {
+        bot.on("schedule", async () => {
+          started++;
+          if (started === 1) await new Promise<void>((r) => (release = r));
+        });
+      },
+    });
+    bed = await createTestBed({
+      logger,
+      start: Date.parse("2026-01-05T07:00:00Z"),
+      bots: [{ name: "ticker", plan: "free", triggers: { schedule: [{ name: "tick", cron: "*/10 * * * * *", timezone: "UTC" }] }, plugins: { slow: {} } }],
+      plugins: { slow },
+    });
+    await bed.advance(25_000); // 07:00:10 starts and hangs; 07:00:20 comes while it runs
+    expect(started).toBe(1);
+    expect(lines.some((l) => l.bot === "ticker" && String(l.msg).includes("schedule tick: the previous run is still going; skipping this one"))).toBe(true);
+    release();
+    await bed.advance(10_000); // 07:00:30 runs
+    await bed.settle();
+    expect(started).toBe(2);
+  });
+
   it("continues from its cursor after a restart: nothing missed, nothing repeated", async () => {
     const dir = await mkdtemp(join(tmpdir(), "postbot-restart-"));
     dirs.push(dir);
