@@ -488,11 +488,7 @@ function createLayer(options: BotActionsOptions, shared: Shared): ActionLayer {
     }
     const run = (async (): Promise<Outcome> => {
       const entry = ledger.get(key);
-      if (entry && (entry.state === "done" || entry.state === "unknown")) {
-        return entry.state === "done"
-          ? { status: "duplicate", key, ...(entry.result !== undefined ? { result: entry.result } : {}) }
-          : { status: "duplicate", key };
-      }
+      if (entry && ledger.isFinal(key)) return { status: "duplicate", key, ...(entry.result !== undefined ? { result: entry.result } : {}) };
       let current = action;
       if (entry?.state === "pending") {
         // Left by a run that stopped while sending: the service may have it already.
