@@ -18,6 +18,8 @@
  *   defaults needs nothing after its name.
  */
 import { z } from "zod";
+import type { ActionKind } from "../actions/action.ts";
+import { ACTION_KINDS } from "../actions/kinds.ts";
 import { PLANS, type Plan } from "../limits/index.ts";
 import { checkSchedule } from "../triggers/schedule.ts";
 import { DURATION_HINT, DURATION_PATTERN, formatDuration, parseDuration } from "./duration.ts";
@@ -34,9 +36,11 @@ export const BOT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
  */
 export const PLUGIN_NAME_PATTERN = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z][a-z0-9._-]*$/;
 
-/** The actions a plugin can take, each of which a bot file may cap in `budget`. */
-export const ACTION_NAMES = ["reply", "like", "repost", "follow", "dm", "hide", "post"] as const;
-export type ActionName = (typeof ACTION_NAMES)[number];
+/**
+ * The actions a plugin can take, each of which a bot file may cap in `budget`: the action
+ * layer's kinds, so a new kind is cappable without touching the schema.
+ */
+export const ACTION_NAMES = Object.keys(ACTION_KINDS) as ActionKind[];
 
 /** Defaults a bot file may leave out. */
 export const DEFAULTS = {
@@ -189,7 +193,7 @@ const cap = z
 const budget = z
   .strictObject({
     reserve: percent.prefault("0%").meta({ description: "Share of every plan window kept unused, e.g. 10%" }),
-    ...(Object.fromEntries(ACTION_NAMES.map((action) => [action, cap.optional()])) as Record<ActionName, z.ZodOptional<typeof cap>>),
+    ...(Object.fromEntries(ACTION_NAMES.map((action) => [action, cap.optional()])) as Record<ActionKind, z.ZodOptional<typeof cap>>),
   })
   .meta({ description: "Limits stricter than the plan's" });
 
