@@ -11,8 +11,11 @@ interface Common {
   data: string;
 }
 
+/** The flows, loaded only when a subcommand runs (so `bot --help` stays fast). */
+type Flows = typeof import("../../auth-flows/index.ts");
+
 /** Opens the store and the terminal, runs one flow, and always closes the store. */
-async function withContext(data: string, run: (ctx: AuthFlowContext) => Promise<void> | void, readOnly = false): Promise<void> {
+async function withContext(data: string, run: (ctx: AuthFlowContext, flows: Flows) => Promise<unknown> | void, readOnly = false): Promise<void> {
   const [{ openFileStore, STATE_FILE_NAME }, flows, { systemClock }, { join }] = await Promise.all([
     import("../../store/index.ts"),
     import("../../auth-flows/index.ts"),
@@ -22,7 +25,7 @@ async function withContext(data: string, run: (ctx: AuthFlowContext) => Promise<
   const { vars, file } = flows.settingsEnv();
   const store = await openFileStore(data, { readOnly });
   try {
-    await run({ store, terminal: flows.streamTerminal(), vars, envFile: file, clock: systemClock, statePath: join(data, STATE_FILE_NAME) });
+    await run({ store, terminal: flows.streamTerminal(), vars, envFile: file, clock: systemClock, statePath: join(data, STATE_FILE_NAME) }, flows);
   } finally {
     await store.close();
   }
@@ -56,10 +59,7 @@ export default function register(program: Command): void {
       .option("--callback <url|oob>", 'callback URL registered on the app, or "oob" for a PIN', "oob"),
   ).action((o: Common & { account?: string; callback: string }) =>
     userFacing(() =>
-      withContext(o.data, async (ctx) => {
-        const { login } = await import("../../auth-flows/login.ts");
-        await login(ctx, { ...(o.account ? { account: o.account } : {}), callback: o.callback });
-      }),
+      withContext(o.data, (ctx, flows) => flows.login(ctx, { ...(o.account ? { account: o.account } : {}), callback: o.callback })),
     ),
   );
 
@@ -72,10 +72,9 @@ export default function register(program: Command): void {
       .option("--scopes <scopes>", "space-separated scopes (default: all, with offline.access for refreshing)"),
   ).action((o: Common & { account?: string; redirect: string; scopes?: string }) =>
     userFacing(() =>
-      withContext(o.data, async (ctx) => {
-        const { pkceLogin } = await import("../../auth-flows/pkce-login.ts");
-        await pkceLogin(ctx, { redirect: o.redirect, ...(o.account ? { account: o.account } : {}), ...(o.scopes ? { scopes: o.scopes.split(/[\s,]+/).filter(Boolean) } : {}) });
-      }),
+      withContext(o.data, (ctx, flows) =>
+        flows.pkceLogin(ctx, { redirect: o.redirect, ...(o.account ? { account: o.account } : {}), ...(o.scopes ? { scopes: o.scopes.split(/[\s,]+/).filter(Boolean) } : {}) }),
+      ),
     ),
   );
 
@@ -87,10 +86,7 @@ export default function register(program: Command): void {
       .option("--account <name>", "the app owner's account, for --invalidate"),
   ).action((o: Common & { invalidate?: boolean; account?: string }) =>
     userFacing(() =>
-      withContext(o.data, async (ctx) => {
-        const { bearer } = await import("../../auth-flows/bearer.ts");
-        await bearer(ctx, { invalidate: o.invalidate ?? false, ...(o.account ? { account: o.account } : {}) });
-      }),
+      withContext(o.data, (ctx, flows) => flows.bearer(ctx, { invalidate: o.invalidate ?? false, ...(o.account ? { account: o.account } : {}) })),
     ),
   );
 
@@ -102,21 +98,11 @@ export default function register(program: Command): void {
       .option("--local-only", "forget the tokens without telling the service"),
   ).action((o: Common & { account?: string; localOnly?: boolean }) =>
     userFacing(() =>
-      withContext(o.data, async (ctx) => {
-        const { logout } = await import("../../auth-flows/logout.ts");
-        await logout(ctx, { ...(o.account ? { account: o.account } : {}), localOnly: o.localOnly ?? false });
-      }),
+      withContext(o.data, (ctx, flows) => flows.logout(ctx, { ...(o.account ? { account: o.account } : {}), localOnly: o.localOnly ?? false })),
     ),
   );
 
   data(auth.command("list").description("list the stored accounts (never their secrets)")).action((o: Common) =>
-    withContext(
-      o.data,
-      async (ctx) => {
-        const { list } = await import("../../auth-flows/list.ts");
-        list(ctx);
-      },
-      true,
-    ),
+    withContext(o.data, (ctx, flows) => flows.list(ctx), true),
   );
 }
