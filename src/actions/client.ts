@@ -14,10 +14,12 @@
  */
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
+import type { Envelope, Post } from "../api/types.ts";
 import type { Action, ActionKind, Executor, Verifier } from "./action.ts";
 
 /** Sends an action's endpoint with its path parameters and body; the client throws its typed errors. */
 export function clientExecutor(client: ApiClient): Executor {
+  // Untyped: an action names its endpoint at run time, so its arguments cannot be checked here.
   const request = client.request.bind(client) as (key: EndpointKey, args: unknown, options: { signal: AbortSignal }) => Promise<unknown>;
   return async (action, signal) => {
     const args = { params: action.path, ...(action.body !== undefined ? { body: action.body } : {}) };
@@ -28,16 +30,9 @@ export function clientExecutor(client: ApiClient): Executor {
 /** How far before an action was asked for its trace is looked for (clock skew between us and the service). */
 const SLACK_MS = 60_000;
 
-interface PageOf<T> {
-  data?: T[];
-  meta?: { next_token?: string };
-}
-
-/** One page, or an error when the answer might be on a later page (the check cannot tell, so nothing is resent). */
-function searchPage<T>(page: PageOf<T>, match: (item: T) => boolean, what: string): boolean {
-  if ((page.data ?? []).some(match)) return true;
+/** Throws when the answer might be on a later page: the check cannot tell, so nothing is resent. */
+function assertOnePage(page: Envelope<unknown[]>, what: string): void {
   if (page.meta?.next_token) throw new Error(`more ${what} than one page since the action was asked for; cannot tell whether it arrived`);
-  return false;
 }
 
 const textOf = (action: Action) => ((action.body as { text?: string } | undefined)?.text ?? "").trim();
@@ -48,44 +43,33 @@ const textOf = (action: Action) => ((action.body as { text?: string } | undefine
  * basic plan their lookups are scarcer than the actions themselves.
  */
 export function clientVerifiers(client: ApiClient, userId: string): Partial<Record<ActionKind, Verifier>> {
-  const request = client.request.bind(client) as (key: EndpointKey, args: unknown, options: { signal: AbortSignal }) => Promise<unknown>;
-
-  /** The bot's own posts since the action was asked for, newest first. */
-  const ownPosts = (action: Action, signal: AbortSignal) =>
-    request(
-      "GET /2/users/:id/posts",
-      {
-        params: { id: userId },
-        query: { max_results: 100, "post.fields": ["referenced_posts", "created_at"], start_time: new Date(action.createdAt - SLACK_MS) },
-      },
-      { signal },
-    ) as Promise<PageOf<{ id: string; text: string; referenced_posts?: Array<{ type: string; id: string }> }>>;
-
-  const byOwnPosts = (match: (action: Action) => (post: { id: string; text: string; referenced_posts?: Array<{ type: string; id: string }> }) => boolean): Verifier => ({
+  /** Looks for the action among the bot's own posts since it was asked for (newest first). */
+  const byOwnPosts = (match: (action: Action, post: Post) => boolean): Verifier => ({
     endpoint: "GET /2/users/:id/posts",
     async check(action, signal) {
-      const page = await ownPosts(action, signal);
-      const found = (page.data ?? []).find(match(action));
+      const page = await client.users.posts(
+        userId,
+        { max_results: 100, "post.fields": ["referenced_posts", "created_at"], start_time: new Date(action.createdAt - SLACK_MS) },
+        { signal },
+      );
+      const found = (page.data ?? []).find((post) => match(action, post));
       if (found) return { result: { done: true, result: { data: { id: found.id } } } };
-      searchPage(page, () => false, "posts");
+      assertOnePage(page, "posts");
       return { result: { done: false } };
     },
   });
 
   return {
-    reply: byOwnPosts((action) => (post) => !!post.referenced_posts?.some((r) => r.type === "replied_to" && r.id === action.target)),
-    post: byOwnPosts((action) => (post) => post.text.trim() === textOf(action)),
+    reply: byOwnPosts((action, post) => !!post.referenced_posts?.some((r) => r.type === "replied_to" && r.id === action.target)),
+    post: byOwnPosts((action, post) => post.text.trim() === textOf(action)),
     dm: {
       endpoint: "GET /2/dm_conversations/with/:participant_id/dm_events",
       async check(action, signal) {
-        const page = (await request(
-          "GET /2/dm_conversations/with/:participant_id/dm_events",
-          {
-            params: { participant_id: action.path.participant_id },
-            query: { max_results: 100, "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"] },
-          },
+        const page = await client.dms.eventsWith(
+          action.path.participant_id!,
+          { max_results: 100, "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"] },
           { signal },
-        )) as PageOf<{ id: string; event_type: string; sender_id?: string; text?: string; created_at?: string; dm_conversation_id?: string }>;
+        );
         const since = action.createdAt - SLACK_MS;
         const found = (page.data ?? []).find(
           (e) =>
@@ -97,7 +81,7 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
         if (found) return { result: { done: true, result: { data: { dm_event_id: found.id, dm_conversation_id: found.dm_conversation_id } } } };
         // Newest first: when the page reaches back past the action, later pages cannot hold it.
         const oldest = page.data?.at(-1)?.created_at;
-        if (oldest === undefined || Date.parse(oldest) >= since) searchPage(page, () => false, "messages");
+        if (oldest === undefined || Date.parse(oldest) >= since) assertOnePage(page, "messages");
         return { result: { done: false } };
       },
     },
