@@ -15,7 +15,7 @@ import { loadPlugin, type LoadedPlugin } from "../plugins/load.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
 import { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
-import { errorMap, explainIssues } from "./messages.ts";
+import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
 import { compareProblems, type Problem } from "./problem.ts";
 import type { BotFile } from "./schema.ts";
 
@@ -133,8 +133,6 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
   problems.sort(compareProblems);
   return { bots, problems, files, env };
 }
-
-type PathProblem = Parameters<ParsedBotFile["problemAt"]>[0];
 
 /** Each plugin is found and imported once, however many bots use it. */
 class PluginCache {
