@@ -5,6 +5,7 @@
  * returns a secret.
  */
 import type { PkceTokens } from "../api/auth/pkce.ts";
+import { UserError } from "../errors.ts";
 import type { Store } from "../store/store.ts";
 
 /** The namespace of account records. */
@@ -39,6 +40,13 @@ export interface AccountSummary {
 
 /** Account names are safe to print and to use as keys: letters, digits, `-`, `_`, `.`. */
 export const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Refuses an `--account` name {@link ACCOUNT_NAME} does not allow, before the sign-in starts. */
+export function checkAccountOption(name: string | undefined): void {
+  if (name !== undefined && !ACCOUNT_NAME.test(name)) {
+    throw new UserError(`--account ${JSON.stringify(name)}: use letters, digits, "-", "_" or "." (up to 64)`, { exitCode: 2 });
+  }
+}
 
 export function getAccount(store: Store, name: string): AccountRecord | undefined {
   return store.get<AccountRecord>(ACCOUNTS_NAMESPACE, name);

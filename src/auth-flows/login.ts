@@ -5,7 +5,7 @@
  */
 import { accessToken, authorizeUrl, requestToken } from "../api/auth/oauth1-flow.ts";
 import { UserError } from "../errors.ts";
-import { ACCOUNT_NAME, saveAccount, type AccountRecord } from "./accounts.ts";
+import { ACCOUNT_NAME, checkAccountOption, saveAccount, type AccountRecord } from "./accounts.ts";
 import { appSettings } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 
@@ -29,9 +29,7 @@ export function verifierFrom(answer: string, requestTokenValue: string): string 
 }
 
 export async function login(ctx: AuthFlowContext, options: LoginOptions = {}): Promise<AccountRecord> {
-  if (options.account !== undefined && !ACCOUNT_NAME.test(options.account)) {
-    throw new UserError(`--account ${JSON.stringify(options.account)}: use letters, digits, "-", "_" or "." (up to 64)`, { exitCode: 2 });
-  }
+  checkAccountOption(options.account);
   const { baseUrl, consumer } = appSettings(ctx.vars, ctx.envFile);
   const callback = options.callback ?? "oob";
   if (callback !== "oob" && !/^[a-z][a-z0-9+.-]*:/i.test(callback)) {

@@ -8,7 +8,7 @@ import { createPkceChallenge, createPkceState, exchangePkceCode, pkceAuthorizeUr
 import { createClient } from "../api/client.ts";
 import { ALL_SCOPES, type Scope } from "../api/endpoints.ts";
 import { UserError } from "../errors.ts";
-import { ACCOUNT_NAME, saveAccount, type AccountRecord } from "./accounts.ts";
+import { checkAccountOption, saveAccount, type AccountRecord } from "./accounts.ts";
 import { baseUrlFrom, pkceClientFrom } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 
@@ -21,9 +21,7 @@ export interface PkceLoginOptions {
 }
 
 export async function pkceLogin(ctx: AuthFlowContext, options: PkceLoginOptions): Promise<AccountRecord> {
-  if (options.account !== undefined && !ACCOUNT_NAME.test(options.account)) {
-    throw new UserError(`--account ${JSON.stringify(options.account)}: use letters, digits, "-", "_" or "." (up to 64)`, { exitCode: 2 });
-  }
+  checkAccountOption(options.account);
   const unknown = (options.scopes ?? []).filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw new UserError(`--scopes: unknown scope ${unknown.join(", ")}; known: ${ALL_SCOPES.join(" ")}`, { exitCode: 2 });
   const scopes = options.scopes?.length ? options.scopes : [...ALL_SCOPES];
