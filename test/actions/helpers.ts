@@ -1,6 +1,7 @@
 /**
- * Test helpers for the action layer: a frozen clock, a logger whose lines can be read, and a
- * fake service that enforces the plan's windows exactly as the real one does, counting 429s.
+ * Test helpers for the action layer: a frozen clock, a logger whose lines can be read, a
+ * fake service that enforces the plan's windows exactly as the real one does, counting 429s,
+ * and a counter of requests in flight to a loopback service (the benchmarks use it too).
  */
 import type { Action, Executed, Executor } from "../../src/actions/action.ts";
 import { createActionSystem, type ActionSystemOptions } from "../../src/actions/layer.ts";
@@ -68,4 +69,34 @@ export function fakeService(clock: { now(): number }, plans: Record<string, Plan
     };
   };
   return { stats, execute };
+}
+
+/**
+ * Counts requests on their way to a loopback service (the sandbox). Real I/O does not follow
+ * the frozen clock, so after moving it, `settle()` waits until the requests it released have
+ * finished: until nothing was in flight at three checks in a row.
+ */
+export function inFlightCounter() {
+  let n = 0;
+  /** Runs a request, counting it while it is on its way. */
+  const counted = async <R>(run: () => Promise<R>): Promise<R> => {
+    n++;
+    try {
+      return await run();
+    } finally {
+      n--;
+    }
+  };
+  return {
+    inFlight: () => n,
+    counted,
+    /** The executor `send`, each of its requests counted. */
+    executor: (send: Executor): Executor => (action, signal) => counted(() => send(action, signal)),
+    async settle(): Promise<void> {
+      for (let quiet = 0; quiet < 3; ) {
+        await new Promise((r) => setTimeout(r, 2));
+        quiet = n === 0 ? quiet + 1 : 0;
+      }
+    },
+  };
 }

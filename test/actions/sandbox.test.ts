@@ -12,7 +12,7 @@ import { createClient, type ApiClient } from "../../src/api/client.ts";
 import type { Plan } from "../../src/limits/types.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { startSandbox, type Account, type TestSandbox } from "../helpers/sandbox.ts";
-import { logSink } from "./helpers.ts";
+import { inFlightCounter, logSink } from "./helpers.ts";
 
 let t: TestSandbox;
 const clients: ApiClient[] = [];
@@ -24,18 +24,11 @@ afterAll(async () => {
   await t.close();
 });
 
-/** Real I/O does not follow the frozen clock: after moving it, let the requests it released finish. */
-async function settle(inFlight: () => number) {
-  for (let quiet = 0; quiet < 3; ) {
-    await new Promise((r) => setTimeout(r, 2));
-    quiet = inFlight() === 0 ? quiet + 1 : 0;
-  }
-}
-
-async function advance(ms: number, step: number, inFlight: () => number) {
+/** Moves the clock `ms` in steps of `step`, letting the requests each step releases finish. */
+async function advance(ms: number, step: number, settle: () => Promise<void>) {
   for (let done = 0; done < ms; done += step) {
     await t.clock.advance(Math.min(step, ms - done));
-    await settle(inFlight);
+    await settle();
   }
 }
 
@@ -44,7 +37,7 @@ function world() {
   const { logger } = logSink();
   const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger });
   const layers = new Map<string, ActionLayer>();
-  let inFlight = 0;
+  const requests = inFlightCounter();
   const bot = (name: string, account: Account, plan: Plan, options: { executor?: Executor } = {}) => {
     const client = createClient({
       baseUrl: t.url,
@@ -53,34 +46,17 @@ function world() {
       onRateLimit: (o) => layers.get(o.identity.user ?? "")?.budget.observe(o.endpoint, o, o.status),
     });
     clients.push(client);
-    const send = options.executor ?? clientExecutor(client);
     const layer = system.bot({
       bot: name,
       account: { appId: account.app.id, userId: account.user.id, plan },
-      executor: async (action, signal) => {
-        inFlight++;
-        try {
-          return await send(action, signal);
-        } finally {
-          inFlight--;
-        }
-      },
+      executor: requests.executor(options.executor ?? clientExecutor(client)),
       verifiers: clientVerifiers(client, account.user.id),
       ttlMs: { reply: 10 * 86_400_000 },
     });
     layers.set(account.user.id, layer);
     return { layer, client };
   };
-  /** Counts a request made outside the executor (a budgeted read) as in flight. */
-  const counted = async <R>(run: () => Promise<R>): Promise<R> => {
-    inFlight++;
-    try {
-      return await run();
-    } finally {
-      inFlight--;
-    }
-  };
-  return { system, bot, counted, inFlight: () => inFlight };
+  return { system, bot, counted: requests.counted, settle: requests.settle };
 }
 
 const statusCounts = async (route: string) => (await t.admin.stats()).routes[route] ?? {};
@@ -101,8 +77,8 @@ describe("against the sandbox", () => {
       const w = world();
       const { layer } = w.bot(`flood-${c.plan}`, account, c.plan);
       const outcomes = targets.map((p, i) => layer.reply({ id: p.id, author_id: crowd.user.id, conversation_id: p.id }, `thanks #${i}`));
-      await settle(w.inFlight);
-      await advance(c.ms, c.step, w.inFlight);
+      await w.settle();
+      await advance(c.ms, c.step, w.settle);
       const after = await statusCounts("POST /2/posts");
       const sent = (after["201"] ?? 0) - (before["201"] ?? 0);
       expect({ plan: c.plan, sent, tooMany: (after["429"] ?? 0) - (before["429"] ?? 0) }).toEqual({ plan: c.plan, sent: c.allowed, tooMany: 0 });
@@ -123,8 +99,8 @@ describe("against the sandbox", () => {
     const botA = w.bot("a", a, "basic");
     const botB = w.bot("b", b, "basic");
     const reads = [...Array.from({ length: 30 }, () => poll(botA, a)), ...Array.from({ length: 30 }, () => poll(botB, b))];
-    await settle(w.inFlight);
-    await advance(30 * 60_000, 15 * 60_000, w.inFlight);
+    await w.settle();
+    await advance(30 * 60_000, 15 * 60_000, w.settle);
     const after = await statusCounts("GET /2/users/:id/mentions");
     expect((after["200"] ?? 0) - (before["200"] ?? 0)).toBe(45); // 15 per window, three windows
     expect((after["429"] ?? 0) - (before["429"] ?? 0)).toBe(0);

@@ -19,6 +19,7 @@ import { RateLimitError } from "../../src/api/errors.ts";
 import { limitsFor, PLANS, WINDOW_MS, type Plan } from "../../src/limits/index.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
+import { inFlightCounter } from "../actions/helpers.ts";
 import { startSandbox, type Account, type TestSandbox } from "../helpers/sandbox.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 
@@ -37,13 +38,6 @@ const stepOf = (plan: Plan) => {
   const limits = limitsFor(ENDPOINT, plan);
   return limits === "unavailable" ? DAY : Math.min(...limits.map((l) => WINDOW_MS[l.per]));
 };
-
-async function settle(busy: () => boolean) {
-  for (let quiet = 0; quiet < 3; ) {
-    await new Promise((r) => setTimeout(r, 1));
-    quiet = busy() ? 0 : quiet + 1;
-  }
-}
 
 interface Day {
   t: TestSandbox;
@@ -79,33 +73,25 @@ async function withLayer(plan: Plan): Promise<{ sent: number; tooMany: number }>
   let observe: (o: RateLimitObservation) => void = () => {};
   const day = await newDay(plan, (o) => observe(o));
   const { t, account, client } = day;
-  let inFlight = 0;
-  const send = clientExecutor(client);
+  const requests = inFlightCounter();
   const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger: silentLogger });
   const bot = system.bot({
     bot: "bench",
     account: { appId: account.app.id, userId: account.user.id, plan },
-    executor: async (action, signal) => {
-      inFlight++;
-      try {
-        return await send(action, signal);
-      } finally {
-        inFlight--;
-      }
-    },
+    executor: requests.executor(clientExecutor(client)),
     ttlMs: { reply: 2 * DAY },
     replyCooldownMs: 0,
   });
   observe = (o) => bot.budget.observe(o.endpoint, o, o.status);
   const outcomes = day.targets.map((id, i) => bot.reply({ id }, `answer ${i}`));
   const step = stepOf(plan);
-  await settle(() => inFlight > 0);
+  await requests.settle();
   for (let at = step; at < DAY; at += step) {
     await t.clock.advance(step);
-    await settle(() => inFlight > 0);
+    await requests.settle();
   }
   await t.clock.advance(step - 1); // to the day's last millisecond
-  await settle(() => inFlight > 0);
+  await requests.settle();
   const result = await sentAnd429(t);
   system.close();
   await Promise.all(outcomes);
