@@ -91,6 +91,8 @@ export class BotRuntime {
   private readonly filters = new Map<EventName, Array<HandlerEntry<never>>>();
   private readonly triggers: Array<PollLoop | ScheduleHandle> = [];
   private readonly running = new Map<string, Promise<void>>();
+  /** Events waiting to be handled, oldest first: the inbox's content, kept in memory. */
+  private readonly waiting: BotEvent[] = [];
   /** Who waits for an event to be handled (a schedule run spans its event's handling). */
   private readonly waiters = new Map<string, Array<() => void>>();
   private readonly states = new Map<string, { waiting: number }>();
@@ -190,14 +192,22 @@ export class BotRuntime {
         }),
       );
     }
+    // What an earlier run fetched but did not finish handling comes first.
+    const queued = new Set(this.waiting.map((e) => e.id));
+    this.waiting.unshift(...this.inbox.pending().filter((e) => !queued.has(e.id)));
     this.pump();
   }
 
   /** Puts events in the inbox (flushing unless the caller flushes with its cursor) and handles them. */
   deliver(events: readonly BotEvent[], flush = true): void {
     if (events.length === 0) return;
-    const { dropped } = this.inbox.add(events);
-    if (dropped.length > 0) this.options.log.warn({ dropped: dropped.length }, `inbox full: dropped the ${dropped.length} oldest unhandled events`);
+    const { added, dropped } = this.inbox.add(events);
+    this.waiting.push(...added);
+    if (dropped.length > 0) {
+      const gone = new Set(dropped);
+      this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((e) => !gone.has(e.id)));
+      this.options.log.warn({ dropped: dropped.length }, `inbox full: dropped the ${dropped.length} oldest unhandled events`);
+    }
     if (flush) void this.options.store.flush().catch((err: unknown) => this.options.log.error({ err }, "could not save the inbox"));
     for (const e of events) this.touch(TRIGGER_OF[e.kind], true);
     queueMicrotask(() => this.pump());
@@ -218,9 +228,8 @@ export class BotRuntime {
   private pump(): void {
     if (this.stopped || this.pausedFor) return;
     const max = this.options.concurrency ?? 8;
-    for (const event of this.inbox.pending()) {
-      if (this.running.size >= max) break;
-      if (this.running.has(event.id)) continue;
+    while (this.running.size < max && this.waiting.length > 0) {
+      const event = this.waiting.shift()!;
       const run = this.handle(event).finally(() => {
         this.running.delete(event.id);
         this.pump();
@@ -313,7 +322,7 @@ export class BotRuntime {
       plan: this.identity.plan,
       ...(this.pausedFor ? { paused: this.pausedFor } : {}),
       triggers: structuredClone(this.liveness),
-      inbox: this.inbox.pending().length,
+      inbox: this.waiting.length + this.running.size,
       budgetPolicy: this.options.config.budget,
       ...(this.options.enrolmentDay ? { enrolmentDay: this.options.enrolmentDay } : {}),
       updatedAt: this.options.clock.now(),

@@ -173,6 +173,33 @@ describe("a YAML bot on the runtime", () => {
     bed = undefined;
   });
 
+  it("handles first what an earlier run fetched but did not finish (a crash mid-handling)", async () => {
+    const bots = [{ name: "greeter", plan: "basic" as const, triggers: { mentions: {} }, plugins: { echo: { text: "Hi @{author.username}" } } }];
+    bed = await createTestBed({ bots: [], plugins: {} });
+    const alice = await bed.user("alice");
+    await bed.sandbox.admin.createUser({ username: "greeter" });
+    const mention = await bed.post(alice, "@greeter are you there?");
+    const post = bed.sandbox.context.data.world.posts[mention.id]!;
+    await bed.stop();
+    // The earlier run had this event in its inbox, and its cursor past it.
+    const store = bed.store;
+    const event = {
+      kind: "mention",
+      id: `mention:${post.id}`,
+      post: { id: post.id, text: post.text, author_id: alice.id, created_at: new Date(post.created_at).toISOString(), conversation_id: post.conversation_id, edit_history_post_ids: [post.id] },
+      author: { id: alice.id, username: "alice", name: "alice" },
+    };
+    store.set("inbox:greeter", event.id, event);
+    store.set("cursors", "greeter:mentions", { since_id: post.id });
+    const sandbox = bed.sandbox;
+    bed = await createTestBed({ sandbox, store, bots, plugins: { echo } });
+    expect(bed.postsBy("greeter").map((p) => p.text)).toEqual(["Hi @alice"]);
+    expect(store.entries("inbox:greeter")).toEqual([]);
+    await bed.stop();
+    await sandbox.close();
+    bed = undefined;
+  });
+
   it("goes on past a plugin that throws, and logs it with the bot, plugin and event", async () => {
     const { lines, logger } = capture();
     const thrower = definePlugin({
