@@ -12,10 +12,11 @@
  * (unquoted) scalar is typed like YAML would type it (`max: ${REPLY_MAX}` is a number).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { isScalar, visit } from "yaml";
 import { UserError } from "../errors.ts";
+import { displayPath } from "./problem.ts";
 import type { SourceProblem, YamlSource } from "./yaml-source.ts";
 
 /** The variables bot files may read, and which `.env` file a user should add one to. */
@@ -52,18 +53,13 @@ export function loadEnv(options: LoadEnvOptions): BotEnv {
     try {
       parsed = parseEnv(readFileSync(file, "utf8"));
     } catch (error) {
-      throw new UserError(`${display(cwd, file)}: cannot read it: ${(error as Error).message}`);
+      throw new UserError(`${displayPath(file, cwd)}: cannot read it: ${(error as Error).message}`);
     }
     Object.assign(vars, parsed);
     files.unshift(file);
   }
   Object.assign(vars, options.env ?? process.env);
-  return { vars, files: files.map((f) => display(cwd, f)), suggestedFile: display(cwd, nextToBots) };
-}
-
-function display(cwd: string, file: string): string {
-  const rel = relative(cwd, file);
-  return rel === "" || rel.startsWith("..") ? file : rel;
+  return { vars, files: files.map((f) => displayPath(f, cwd)), suggestedFile: displayPath(nextToBots, cwd) };
 }
 
 const EXPRESSION = /\$\$\{|\$\{([^}]*)\}|\$\{/g;

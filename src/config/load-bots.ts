@@ -7,7 +7,7 @@
  * Nothing here connects to the service.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { UserError } from "../errors.ts";
 import type { PluginDefinition } from "../plugins/definition.ts";
 import { findPlugin, localCandidates, localPluginNames, packageCandidates } from "../plugins/discover.ts";
@@ -16,7 +16,7 @@ import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
 import { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
 import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
-import { compareProblems, type Problem } from "./problem.ts";
+import { compareProblems, displayPath, type Problem } from "./problem.ts";
 import type { BotFile } from "./schema.ts";
 
 /** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */
@@ -87,10 +87,7 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     throw new UserError(`the bots directory ${botsDir} does not exist; create it with one YAML file per bot, or pass --bots DIR`);
   }
   const env = loadEnv({ botsDir, cwd, env: options.env });
-  const show = (file: string) => {
-    const rel = relative(cwd, file);
-    return rel.startsWith("..") ? file : rel;
-  };
+  const show = (file: string) => displayPath(file, cwd);
   const files = entries.map((name) => show(join(dir, name)));
   const problems: Problem[] = [];
   if (files.length === 0) {

@@ -3,6 +3,7 @@
  * to start on: where (`file:line:col`) and what, in one line that editors and terminals can
  * jump to.
  */
+import { relative } from "node:path";
 
 export interface Problem {
   /** The file, as the user named it (relative to the current directory when possible). */
@@ -28,6 +29,15 @@ export interface Problem {
 export function formatProblem(problem: Problem): string {
   const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}:${problem.col ?? 1}`;
   return `${where} ${problem.key ? `${problem.key}: ` : ""}${problem.message}`;
+}
+
+/**
+ * A path as problems and logs show it: relative to `cwd` when inside it (what the user
+ * typed, and what a terminal or editor opens from there), absolute otherwise.
+ */
+export function displayPath(file: string, cwd = process.cwd()): string {
+  const rel = relative(cwd, file);
+  return rel === "" || rel.startsWith("..") ? file : rel;
 }
 
 /** Orders problems by file, then position, so output reads top to bottom. */

@@ -9,8 +9,8 @@
  * names the plugin's file and, for syntax errors, the line.
  */
 import { spawnSync } from "node:child_process";
-import { relative } from "node:path";
 import { pathToFileURL } from "node:url";
+import { displayPath } from "../config/problem.ts";
 import { definitionOf, definitionProblem, type PluginDefinition } from "./definition.ts";
 import type { PluginLocation } from "./discover.ts";
 
@@ -51,23 +51,19 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
 function describeLoadError(error: unknown, location: PluginLocation): string {
   const e = error as { name?: string; message?: string } | undefined;
   const name = e?.name && e.name !== "Error" ? `${e.name}: ` : "";
+  const shown = displayPath(location.file);
   let message = String(e?.message ?? error)
     .replace(/^Transform failed with \d+ errors?:\s*/, "")
-    .replaceAll(location.file, shortPath(location.file))
+    .replaceAll(location.file, shown)
     .replace(/: ERROR: /g, ": ")
     .split("\n")
     .map((line) => line.trim())
     .filter(Boolean)[0] ?? "unknown error";
-  if (e?.name === "SyntaxError" && !message.includes(shortPath(location.file))) {
+  if (e?.name === "SyntaxError" && !message.includes(shown)) {
     const line = syntaxErrorLine(location.file);
-    if (line) message += ` (${shortPath(location.file)}:${line})`;
+    if (line) message += ` (${shown}:${line})`;
   }
   return `${name === "TransformError: " ? "" : name}${message}`;
-}
-
-function shortPath(file: string): string {
-  const rel = relative(process.cwd(), file);
-  return rel.startsWith("..") ? file : rel;
 }
 
 /** The line `node --check` reports for a syntax error in a JavaScript file. */
