@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "../../src/api/client.ts";
+import { createClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { mergeRules, syncRules } from "../../src/triggers/stream-hub.ts";
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+describe("syncRules", () => {
+  it("keeps the rules still wanted, deletes the rest, adds what is missing (a restart with changed bot files)", async () => {
+    sandbox = await createSandbox({ clock: createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") }) });
+    const app = await sandbox.admin.createApp({ plan: "pro" });
+    const client = createClient({ baseUrl: sandbox.url, auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } } });
+    const rules = () => Object.values(sandbox!.context.data.world.stream_rules).map((r) => `${r.id} ${r.value} ${r.tag}`).sort();
+
+    const first = await syncRules({ client, log: silentLogger }, mergeRules([{ bot: "a", userId: "1", rules: [{ value: "#one", tag: "x" }, { value: "#two" }] }]));
+    const two = [...first.values()].find((r) => r.value === "#two")!;
+    await syncRules({ client, log: silentLogger }, mergeRules([
+      { bot: "a", userId: "1", rules: [{ value: "#two" }, { value: "#three", tag: "y" }] },
+    ]));
+    const after = rules();
+    expect(after.map((r) => r.split(" ").slice(1).join(" ")).sort()).toEqual(["#three a/y", "#two a/"]);
+    // The rule still wanted kept its id: it was neither deleted nor added again.
+    expect(after).toContain(`${two.id} #two a/`);
+    // A second bot wanting an existing value changes its tag: the rule is replaced.
+    await syncRules({ client, log: silentLogger }, mergeRules([
+      { bot: "a", userId: "1", rules: [{ value: "#two" }, { value: "#three", tag: "y" }] },
+      { bot: "b", userId: "2", rules: [{ value: "#two", tag: "z" }] },
+    ]));
+    expect(rules().map((r) => r.split(" ").slice(1).join(" ")).sort()).toEqual(["#three a/y", "#two a/,b/z"]);
+    await client.close();
+  });
+});
