@@ -195,7 +195,7 @@ export interface ActionSystem {
 }
 
 /** How a log line names an action: what it does and to what, with the text it sends, shortened. */
-export function describeAction(action: Pick<Action, "kind" | "target" | "path" | "body">): string {
+function describeAction(action: Pick<Action, "kind" | "target" | "path" | "body">): string {
   const text = (action.body as { text?: unknown } | undefined)?.text;
   const quoted = typeof text === "string" ? ` "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"` : "";
   switch (action.kind) {

@@ -50,7 +50,7 @@ const FINISHED: ReadonlySet<LedgerState> = new Set(["done", "failed", "unknown",
 const FINAL: ReadonlySet<LedgerState> = new Set(["done", "unknown"]);
 
 /** Whether the action has ended (only unfinished ones are resumed after a restart). */
-export const isFinished = (state: LedgerState): boolean => FINISHED.has(state);
+const isFinished = (state: LedgerState): boolean => FINISHED.has(state);
 
 /**
  * Keeps the ids of a response body and drops the rest (texts, includes): what a duplicate

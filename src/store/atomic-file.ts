@@ -12,7 +12,7 @@ import { open, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /** The temporary file next to `path` that a write goes through (steno's name for it). */
-export const tempPathOf = (path: string): string => join(dirname(path), `.${basename(path)}.tmp`);
+const tempPathOf = (path: string): string => join(dirname(path), `.${basename(path)}.tmp`);
 
 /**
  * Replaces `path` with `text`: readers see either the old or the new contents in full,
