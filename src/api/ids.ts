@@ -1,7 +1,7 @@
 /**
  * Ids are decimal strings too large for a number (wire-facts 1.1); ordering them is needed
- * for `since_id` cursors. (The sandbox's model has the same comparison for its own use; the
- * client does not import the sandbox.)
+ * for `since_id` cursors. The sandbox uses this comparison too (its model re-exports it);
+ * the client does not import the sandbox.
  */
 
 /** Compares two decimal ids numerically: negative, zero or positive. */

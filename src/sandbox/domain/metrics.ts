@@ -2,6 +2,7 @@
  * `public_metrics` computed from the world, never stored, so they cannot drift from the
  * posts, likes and follows they count. One pass over the world per response that asks.
  */
+import { compareIds } from "../model/index.ts";
 import type { SandboxContext } from "../route.ts";
 
 const bump = (m: Map<string, number>, k: string | undefined) => {
@@ -53,7 +54,7 @@ export function countWorld(ctx: SandboxContext): WorldCounts {
     bump(c.reposts, p.repost_of_id);
     bump(c.posts, p.author_id);
     const newest = c.newest.get(p.author_id);
-    if (newest === undefined || newest.length < p.id.length || (newest.length === p.id.length && newest < p.id)) c.newest.set(p.author_id, p.id);
+    if (newest === undefined || compareIds(p.id, newest) > 0) c.newest.set(p.author_id, p.id);
   }
   for (const l of w.likes) {
     if (live(l.post_id)) bump(c.likes, l.post_id);

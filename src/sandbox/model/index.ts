@@ -44,8 +44,5 @@ export function nextId(data: SandboxData, now: number): string {
   return data.lastId;
 }
 
-/** Compares two decimal ids numerically (ids are too large for a number). */
-export function compareIds(a: string, b: string): number {
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** Ids are compared as the client compares them: one definition, in the API layer. */
+export { compareIds } from "../../api/ids.ts";

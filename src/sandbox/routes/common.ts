@@ -3,7 +3,7 @@
  * user-context path must be the caller), answers, and the `meta` of list endpoints.
  */
 import type { Meta } from "../../api/types.ts";
-import type { SandboxPost, SandboxUser } from "../model/index.ts";
+import { compareIds, type SandboxPost, type SandboxUser } from "../model/index.ts";
 import { ApiProblem, forbidden } from "../problems.ts";
 import type { JsonResult, RouteRequest } from "../route.ts";
 import { pathId } from "../domain/params.ts";
@@ -52,7 +52,7 @@ export function callerAs(req: RouteRequest, name = "id"): SandboxUser {
 export function postListMeta(page: Page<SandboxPost>, opts: { previous?: boolean } = {}): Meta {
   if (!page.items.length) return { result_count: 0 };
   const ids = page.items.map((p) => p.id);
-  const sorted = [...ids].sort((a, b) => (a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = [...ids].sort(compareIds);
   const meta: Meta = { newest_id: sorted[sorted.length - 1]!, oldest_id: sorted[0]!, result_count: ids.length };
   if (page.next_token) meta.next_token = page.next_token;
   if (opts.previous !== false && page.previous_token) meta.previous_token = page.previous_token;
