@@ -7,6 +7,7 @@
 import type { PkceTokens } from "../api/auth/pkce.ts";
 import { UserError } from "../errors.ts";
 import type { Store } from "../store/store.ts";
+import type { AuthFlowContext } from "./context.ts";
 
 /** The namespace of account records. */
 export const ACCOUNTS_NAMESPACE = "auth:accounts";
@@ -81,6 +82,22 @@ export function listAccounts(store: Store): AccountSummary[] {
     }
     return s;
   });
+}
+
+/** The account a command means: the one named, or the only one stored. */
+export function pickAccount(ctx: AuthFlowContext, name: string | undefined): AccountRecord {
+  const all = ctx.store.entries<AccountRecord>(ACCOUNTS_NAMESPACE).map(([, a]) => a);
+  if (name !== undefined) {
+    const found = getAccount(ctx.store, name);
+    if (!found) {
+      const known = all.map((a) => a.name);
+      throw new UserError(`no account named ${JSON.stringify(name)} in ${ctx.statePath}${known.length ? `; known: ${known.join(", ")}` : "; run bot auth login first"}`);
+    }
+    return found;
+  }
+  if (all.length === 1) return all[0]!;
+  if (all.length === 0) throw new UserError(`no accounts in ${ctx.statePath}; run bot auth login first`);
+  throw new UserError(`several accounts are stored (${all.map((a) => a.name).join(", ")}); say which with --account NAME`, { exitCode: 2 });
 }
 
 /** The key of an app's bearer token: the service and the app's consumer key. */

@@ -5,10 +5,9 @@
  */
 import { fetchBearerToken, invalidateBearerToken } from "../api/auth/bearer.ts";
 import { UserError } from "../errors.ts";
-import { APP_TOKENS_NAMESPACE, appTokenKey, type AppTokenRecord } from "./accounts.ts";
+import { APP_TOKENS_NAMESPACE, appTokenKey, pickAccount, type AppTokenRecord } from "./accounts.ts";
 import { appSettings } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
-import { pickAccount } from "./logout.ts";
 
 export interface BearerOptions {
   /** Revoke the stored token instead, signed with this (owner) account. */

@@ -7,7 +7,7 @@ import { invalidateToken } from "../api/auth/oauth1-flow.ts";
 import { PkceSession } from "../api/auth/pkce.ts";
 import { InvalidTokenError } from "../api/errors.ts";
 import { UserError } from "../errors.ts";
-import { getAccount, listAccounts, removeAccount, type AccountRecord } from "./accounts.ts";
+import { pickAccount, removeAccount } from "./accounts.ts";
 import { appSettings, pkceClientFrom } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 
@@ -15,22 +15,6 @@ export interface LogoutOptions {
   account?: string;
   /** Forget the tokens without telling the service. */
   localOnly?: boolean;
-}
-
-/** The account a command means: the one named, or the only one stored. */
-export function pickAccount(ctx: AuthFlowContext, name: string | undefined): AccountRecord {
-  if (name !== undefined) {
-    const found = getAccount(ctx.store, name);
-    if (!found) {
-      const known = listAccounts(ctx.store).map((a) => a.name);
-      throw new UserError(`no account named ${JSON.stringify(name)} in ${ctx.statePath}${known.length ? `; known: ${known.join(", ")}` : "; run bot auth login first"}`);
-    }
-    return found;
-  }
-  const all = listAccounts(ctx.store);
-  if (all.length === 1) return getAccount(ctx.store, all[0]!.name)!;
-  if (all.length === 0) throw new UserError(`no accounts in ${ctx.statePath}; run bot auth login first`);
-  throw new UserError(`several accounts are stored (${all.map((a) => a.name).join(", ")}); say which with --account NAME`, { exitCode: 2 });
 }
 
 export async function logout(ctx: AuthFlowContext, options: LogoutOptions = {}): Promise<void> {
