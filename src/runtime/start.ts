@@ -5,7 +5,7 @@
  * persists everything.
  */
 import { join } from "node:path";
-import type { Clock } from "../clock.ts";
+import type { AdjustableClock } from "../clock.ts";
 import { formatProblem, loadBots, type BotConfig } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -22,7 +22,8 @@ export interface StartOptions {
   data: string;
   only?: string[];
   dryRun?: boolean;
-  clock: Clock & { advance?: (ms: number) => Promise<void> };
+  /** Shared with the embedded sandbox, whose `POST /_sandbox/clock` moves it. */
+  clock: AdjustableClock;
   logger: Logger;
   /** Default `process.env` (plus `.env`). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -102,7 +103,7 @@ async function startEmbedded(options: StartOptions, bots: BotConfig[], vars: Rea
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`POSTBOT_SANDBOX_PORT is "${vars.POSTBOT_SANDBOX_PORT}": give a port number (0 for any free port)`);
   const sandbox = await createSandbox({
     port,
-    clock: options.clock as never,
+    clock: options.clock,
     stateFile: join(options.data, "sandbox.json"),
     logger: options.logger.child({ component: "sandbox" }),
     ...(vars.POSTBOT_SANDBOX_ADMIN_TOKEN ? { adminToken: vars.POSTBOT_SANDBOX_ADMIN_TOKEN } : {}),
