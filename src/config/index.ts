@@ -13,7 +13,6 @@ export {
   BOT_NAME_PATTERN,
   PLUGIN_NAME_PATTERN,
   DEFAULTS,
-  type ActionCap,
   type AccountRef,
   type BotFile,
   type BotFileInput,

@@ -251,8 +251,6 @@ export const botFileSchema = z
 export type BotFile = z.output<typeof botFileSchema>;
 /** A bot file as written (what editors complete). */
 export type BotFileInput = z.input<typeof botFileSchema>;
-/** One action cap of `budget`: at most `max` actions in any `per` milliseconds. */
-export type ActionCap = z.output<typeof cap>;
 
 /**
  * The JSON Schema of bot files (draft 2020-12), describing what users write: it is what
