@@ -70,7 +70,7 @@ export function parseYamlSource(text: string): { source?: YamlSource; problems: 
   if (docs.length > 1) {
     problems.push({ offset: docs[1]!.range[0], message: "a second YAML document starts here; a bot file holds one bot, so put each bot in its own file" });
   }
-  problems.push(...structureProblems(doc, text));
+  problems.push(...structureProblems(doc, text, position));
   problems.sort((a, b) => a.offset - b.offset);
   if (problems.length > 0) return { problems, position };
   return { source: { doc, position, locate: (path, at) => locate(doc, path, at) }, problems, position };
@@ -104,7 +104,7 @@ export function toData(source: YamlSource): { data?: unknown; problems: SourcePr
 }
 
 /** Tags, keys, duplicates and aliases, checked on the document tree. */
-function structureProblems(doc: Document.Parsed, text: string): SourceProblem[] {
+function structureProblems(doc: Document.Parsed, text: string, position: (offset: number) => Position): SourceProblem[] {
   const problems: SourceProblem[] = [];
   visit(doc, {
     Node(_, node) {
@@ -127,7 +127,7 @@ function structureProblems(doc: Document.Parsed, text: string): SourceProblem[] 
           const name = String(key.value);
           const earlier = seen.get(name);
           if (earlier) {
-            const line = lineOf(text, earlier.range?.[0] ?? 0);
+            const { line } = position(earlier.range?.[0] ?? 0);
             problems.push({ offset: key.range?.[0] ?? 0, message: `duplicate key "${name}": it is already set on line ${line}; keep only one` });
           } else seen.set(name, key);
         }
@@ -157,12 +157,6 @@ function tagOffset(text: string, node: Node): number {
   if (bang < 0) return start;
   while (bang > 0 && !/\s/.test(text[bang - 1]!)) bang--;
   return bang;
-}
-
-function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
 }
 
 function locate(doc: Document.Parsed, path: readonly PropertyKey[], at: "key" | "value"): number {
