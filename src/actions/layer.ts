@@ -27,7 +27,7 @@ import { CAPPED_ENDPOINTS } from "../limits/plan-limits.ts";
 import type { Plan } from "../limits/types.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
-import { READ_KIND, type Action, type ActionKind, type Executed, type Executor, type Job, type Outcome, type Perform, type Transformer, type Verifier } from "./action.ts";
+import { READ_KIND, type Action, type ActionKind, type Executed, type Executor, type Job, type Outcome, type Perform, type Transformer, type Verification, type Verifier } from "./action.ts";
 import { dryRunExecutor } from "./dry-run.ts";
 import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
 import { Ledger, type LedgerOptions } from "./ledger.ts";
@@ -299,10 +299,7 @@ function createLayer(options: BotActionsOptions, shared: Shared): ActionLayer {
   const { bot } = options;
   const { clock, log, queue, ledger, retry } = shared;
   const { reserve, ...caps } = options.budget ?? {};
-  const budget = shared.book.account(
-    { ...options.account, bot },
-    { reserve: reserve ?? 0, caps: caps as Record<string, ActionCap | undefined>, enrolmentDay: options.enrolmentDay ?? 1 },
-  );
+  const budget = shared.book.account({ ...options.account, bot }, { reserve, caps, enrolmentDay: options.enrolmentDay });
   const executor = shared.dryRun ? dryRunExecutor() : options.executor;
   const verifiers = options.verifiers ?? {};
   const useLedger = options.ledger ?? true;
@@ -326,7 +323,7 @@ function createLayer(options: BotActionsOptions, shared: Shared): ActionLayer {
     run: (signal: AbortSignal) => Promise<Executed<R>>;
     beforeSend?: () => Promise<void>;
     /** After an ambiguous failure of a write: was it done after all? */
-    onAmbiguous?: () => Promise<{ done: true; result?: unknown } | { done: false } | { unknown: string }>;
+    onAmbiguous?: () => Promise<Verification | { unknown: string }>;
     postsDelivered?: (result: R) => number;
   }): Promise<Outcome<R>> {
     const { endpoint, signal } = params;
@@ -434,7 +431,7 @@ function createLayer(options: BotActionsOptions, shared: Shared): ActionLayer {
   }
 
   /** Asks the kind's verifier, through the budget, whether `action` already happened. */
-  async function verify(action: Action, signal: AbortSignal): Promise<{ done: true; result?: unknown } | { done: false } | { unknown: string }> {
+  async function verify(action: Action, signal: AbortSignal): Promise<Verification | { unknown: string }> {
     const verifier = isActionKind(action.kind) ? verifiers[action.kind] : undefined;
     if (!verifier) {
       if (isActionKind(action.kind) && ACTION_KINDS[action.kind].repeatable) return { done: false };
