@@ -30,10 +30,8 @@ export function fastestPollIntervalMs(endpoint: EndpointKey, plan: Plan, botsOnA
 }
 
 /**
- * The shortest interval at which one bot can poll its mention timeline on `plan` and never
- * run out of requests: for every window that applies, the window divided by its limit. An
- * app-wide (A) window is shared by every bot of the app that polls mentions, so with
- * `botsOnApp` pollers each gets that share of it.
+ * {@link fastestPollIntervalMs} for the mention timeline, with `botsOnApp` bots of the app
+ * polling mentions.
  *
  * The runtime polls at this interval unless the bot file asks for slower; validation
  * refuses a bot file that asks for faster (with one bot on the app, the most it could get).
