@@ -16,7 +16,7 @@ export interface RetryPolicy {
   firstDelayMs: number;
   /** The longest back-off (default 5 min). */
   maxDelayMs: number;
-  /** Attempts before an action is given up (default 8; with the defaults, about 15 minutes of trying). */
+  /** Attempts before an action is given up (default 8; with the defaults, about 10 minutes of back-off). */
   maxAttempts: number;
 }
 

@@ -36,8 +36,9 @@ export class SlidingWindow {
   }
 
   /**
-   * When one more event will be allowed: `now` when there is room, otherwise when the oldest
-   * counted event leaves the window. This is what `x-rate-limit-reset` reports.
+   * When `n` more events (default one) will be allowed: `now` when there is room, otherwise
+   * when enough of the oldest counted events have left the window (for one, what
+   * `x-rate-limit-reset` reports); Infinity when `n` exceeds `max`.
    */
   nextFreeAt(now: number, n = 1): number {
     this.prune(now);
