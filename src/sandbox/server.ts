@@ -16,7 +16,7 @@
  * await sandbox.close();
  * ```
  */
-import { timingSafeEqual, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,6 +28,7 @@ import { createAdminApi, type SandboxAdmin } from "./admin/in-process.ts";
 import { adminHandler, createAdminRoutes } from "./admin/routes.ts";
 import { checkAccess } from "./auth/access.ts";
 import { authenticate } from "./auth/authenticate.ts";
+import { sameSecret } from "./auth/credentials.ts";
 import { NonceCache } from "./auth/nonces.ts";
 import { baseStringUri } from "./auth/oauth1.ts";
 import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
@@ -239,18 +240,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     send(res, reply);
   }
 
-  const sameToken = (given: string) => {
-    const a = Buffer.from(given);
-    const b = Buffer.from(adminToken);
-    return a.length === b.length && timingSafeEqual(a, b);
-  };
-
   async function serveAdmin(req: IncomingMessage, res: ServerResponse, target: Target) {
     const key = `${req.method} ${target.pathname}`;
     let reply: Reply;
     try {
       const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-      if (!given || !sameToken(given)) {
+      if (!given || !sameSecret(given, adminToken)) {
         throw httpProblem(401, "Unauthorized", "The admin API needs Authorization: Bearer <admin token> (printed by `bot sandbox` at start).");
       }
       const handler = adminHandler(adminTable, key);

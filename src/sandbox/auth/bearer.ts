@@ -3,11 +3,10 @@
  * secret) and `grant_type=client_credentials`, answering the app's one outstanding token;
  * `POST /oauth2/invalidate_token`, signed with OAuth 1.0a by the app's owner.
  */
-import { timingSafeEqual } from "node:crypto";
 import type { Incoming, Platform } from "../platform.ts";
 import { jsonReply, ReplyError, v1ErrorReply, type Reply } from "../http/reply.ts";
 import type { SandboxApp } from "../model/index.ts";
-import { appByConsumerKey, issueBearer } from "./credentials.ts";
+import { appByConsumerKey, issueBearer, sameSecret } from "./credentials.ts";
 import { flows } from "./state.ts";
 import { verifyOAuth1 } from "./verify-oauth1.ts";
 
@@ -24,12 +23,6 @@ const unableToVerify = () =>
 
 const missing = (name: string) =>
   new ReplyError(v1ErrorReply({ code: 170, message: `Missing required parameter: ${name}`, label: "forbidden_missing_parameter", status: 403 }));
-
-const same = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 /** `Authorization: Basic base64(urlencode(id):urlencode(secret))`, decoded; undefined when malformed. */
 export function parseBasic(header: string | undefined): { id: string; secret: string } | undefined {
@@ -59,7 +52,7 @@ export function bearerToken(p: Platform, inc: Incoming): Reply {
   const basic = parseBasic(inc.req.headers.authorization);
   if (!basic) throw unableToVerify();
   const app = appByConsumerKey(data, basic.id);
-  if (!app || !same(basic.secret, app.consumer_secret)) throw unableToVerify();
+  if (!app || !sameSecret(basic.secret, app.consumer_secret)) throw unableToVerify();
   const grant = inc.form.get("grant_type") ?? inc.target.query.get("grant_type");
   if (!grant) throw missing("grant_type");
   if (grant !== "client_credentials") {
@@ -83,7 +76,7 @@ export function invalidateBearer(p: Platform, inc: Incoming): Reply {
   if (!target) throw missing("access_token");
   const data = p.context.data;
   const held = data.auth.bearer_tokens[app.id];
-  if (!held || !same(held.token, target)) {
+  if (!held || !sameSecret(target, held.token)) {
     throw new ReplyError(v1ErrorReply({ code: 348, message: "Client application is not permitted to invalidate this token.", status: 403 }));
   }
   delete data.auth.bearer_tokens[app.id];

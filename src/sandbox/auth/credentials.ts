@@ -4,7 +4,7 @@
  * and the OAuth flows both issue through here, so a token made by `POST /_sandbox/tokens` is
  * exactly what the 3-legged flow would have given.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Plan } from "../../limits/types.ts";
 import { nextId, type SandboxAccessToken, type SandboxApp, type SandboxData, type SandboxUser } from "../model/index.ts";
 import { flows, grantKey } from "./state.ts";
@@ -21,6 +21,16 @@ export function randomToken(length: number, alphabet = ALNUM): string {
     }
   }
   return out;
+}
+
+/**
+ * Whether a secret a client sent equals the one held, in time that does not depend on where
+ * they differ (so the comparison cannot be used to guess a secret byte by byte).
+ */
+export function sameSecret(given: string, held: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(held);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export interface NewApp {

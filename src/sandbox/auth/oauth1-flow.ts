@@ -16,7 +16,7 @@ import {
   type Reply,
 } from "../http/reply.ts";
 import type { SandboxApp, SandboxUser } from "../model/index.ts";
-import { issueAccessToken, randomToken } from "./credentials.ts";
+import { issueAccessToken, randomToken, sameSecret } from "./credentials.ts";
 import { authorizePage, deniedPage, errorPage, pinPage } from "./html.ts";
 import { checkCredentials, sessionUser, startSession } from "./session.ts";
 import { flows, grantKey, type RequestToken } from "./state.ts";
@@ -160,7 +160,7 @@ export function accessToken(p: Platform, inc: Incoming): Reply {
   const { app, token: rt, params } = verifyOAuth1(p, inc, "request");
   const verifier = params.get("oauth_verifier");
   const now = p.clock.now();
-  if (!verifier || !rt.verifier || verifier !== rt.verifier || rt.created_at + REQUEST_TOKEN_TTL_MS <= now) {
+  if (!verifier || !rt.verifier || !sameSecret(verifier, rt.verifier) || rt.created_at + REQUEST_TOKEN_TTL_MS <= now) {
     return textReply(401, "Error processing your OAuth request: Invalid oauth_verifier parameter");
   }
   const user = p.context.data.world.users[rt.user_id!];

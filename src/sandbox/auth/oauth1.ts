@@ -7,7 +7,8 @@
  * (a `+` for a space, a JSON body in the base string, the wrong host) is refused here as the
  * real service would refuse it.
  */
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { sameSecret } from "./credentials.ts";
 
 const UNRESERVED = /^[A-Za-z0-9._~-]*$/;
 
@@ -139,7 +140,5 @@ export interface SignedRequest {
 
 /** Whether the request's signature is the HMAC-SHA1 of its base string (constant time). */
 export function verifySignature(req: SignedRequest, consumerSecret: string, tokenSecret = ""): boolean {
-  const expected = Buffer.from(hmacSha1Signature(signatureBaseString(req.method, req.uri, req.params), consumerSecret, tokenSecret));
-  const given = Buffer.from(req.signature);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSecret(req.signature, hmacSha1Signature(signatureBaseString(req.method, req.uri, req.params), consumerSecret, tokenSecret));
 }

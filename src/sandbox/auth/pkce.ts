@@ -9,7 +9,7 @@ import { ALL_SCOPES, type Scope } from "../../api/endpoints.ts";
 import type { Incoming, Platform } from "../platform.ts";
 import { htmlReply, jsonReply, redirectReply, type Reply } from "../http/reply.ts";
 import type { SandboxApp, SandboxUser } from "../model/index.ts";
-import { appByClientId, randomToken } from "./credentials.ts";
+import { appByClientId, randomToken, sameSecret } from "./credentials.ts";
 import { parseBasic } from "./bearer.ts";
 import { authorizePage, errorPage } from "./html.ts";
 import { checkCredentials, sessionUser, startSession } from "./session.ts";
@@ -128,7 +128,7 @@ function client(p: Platform, inc: Incoming): SandboxApp | Reply {
   if (inc.req.headers.authorization) {
     const basic = parseBasic(inc.req.headers.authorization);
     const app = basic && appByClientId(data, basic.id);
-    if (!basic || !app || app.client_secret !== basic.secret) return oauthError(401, "invalid_client", "Client authentication failed.");
+    if (!basic || !app || !sameSecret(basic.secret, app.client_secret)) return oauthError(401, "invalid_client", "Client authentication failed.");
     if (bodyId && bodyId !== basic.id) return oauthError(400, "invalid_request", "client_id does not match the authenticated client.");
     return app;
   }

@@ -5,10 +5,9 @@
  * Password rule: a user created with `POST /_sandbox/users {..., "password": "..."}` signs in
  * with that password; every other user signs in with {@link DEFAULT_PASSWORD} (`sandbox`).
  */
-import { timingSafeEqual } from "node:crypto";
 import type { SandboxUser } from "../model/index.ts";
 import type { Incoming, Platform } from "../platform.ts";
-import { randomToken, userByUsername } from "./credentials.ts";
+import { randomToken, sameSecret, userByUsername } from "./credentials.ts";
 import { DEFAULT_PASSWORD, flows } from "./state.ts";
 
 export const SESSION_COOKIE = "sandbox_session";
@@ -47,12 +46,6 @@ export function sessionUser(p: Platform, inc: Incoming): SandboxUser | undefined
   const user = p.context.data.world.users[session.user_id];
   return user && !user.suspended && !user.deactivated ? user : undefined;
 }
-
-const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 /** Checks a username and password; the user, or the message the form shows. */
 export function checkCredentials(p: Platform, username: string, password: string): SandboxUser | string {

@@ -13,11 +13,11 @@
  *
  * The platform routes these paths here before the v2 catalog (see `server.ts`).
  */
-import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { SandboxComplianceJob } from "../model/index.ts";
 import { textReply, type Reply } from "../http/reply.ts";
 import { readBody } from "../http/request.ts";
+import { sameSecret } from "../auth/credentials.ts";
 import { ApiProblem } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { DOWNLOAD_PATH, failUpload, jobStatus, jobTable, receiveIds, resultLines, UPLOAD_PATH } from "../domain/compliance.ts";
@@ -41,12 +41,6 @@ export function fileRoute(method: string, pathname: string): FileHandler | undef
   if (method === "GET" && pathname.startsWith(DOWNLOAD_PATH)) return (r) => download(r, pathname.slice(DOWNLOAD_PATH.length));
   return undefined;
 }
-
-const sameSecret = (given: string, secret: string) => {
-  const a = Buffer.from(given);
-  const b = Buffer.from(secret);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
 
 /** The job a signed URL names, or the 403 an object store answers to a URL it did not sign. */
 function signedJob(r: FileRequest, id: string): SandboxComplianceJob | Reply {
