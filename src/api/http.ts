@@ -136,6 +136,18 @@ function acquirePool(origin: string, t: HttpTimeouts): { dispatcher: Dispatcher;
   };
 }
 
+/** The base URL's path without its trailing slashes: the prefix of every request path. */
+const basePath = (baseUrl: URL) => baseUrl.pathname.replace(/\/+$/, "");
+
+/**
+ * The absolute URL of a path (and encoded query) under a base URL, whatever path the base
+ * URL has: what a transport requests, what an OAuth 1.0a signature covers, and where a person
+ * is sent to authorize.
+ */
+export function serviceUrl(baseUrl: URL, path: string, query?: string): string {
+  return `${baseUrl.origin}${basePath(baseUrl)}${path}${query ? `?${query}` : ""}`;
+}
+
 /**
  * Creates the transport of one origin. The base URL is checked here, so no request can go out
  * over plain HTTP to a remote host. Transports of the same origin share one pool.
@@ -147,7 +159,7 @@ export function createTransport(options: TransportOptions): HttpTransport {
   const bodyTimeout = t.bodyMs ?? 30_000;
   const shared = options.dispatcher ? undefined : acquirePool(baseUrl.origin, t);
   const dispatcher = options.dispatcher ?? shared!.dispatcher;
-  const prefix = baseUrl.pathname.replace(/\/+$/, "");
+  const prefix = basePath(baseUrl);
   const userAgent = options.userAgent ?? USER_AGENT;
 
   const dispatch = (r: HttpRequest, streaming: boolean) =>
@@ -164,7 +176,7 @@ export function createTransport(options: TransportOptions): HttpTransport {
 
   return {
     baseUrl,
-    url: (path, query) => `${baseUrl.origin}${prefix}${path}${query ? `?${query}` : ""}`,
+    url: (path, query) => serviceUrl(baseUrl, path, query),
     async send(r) {
       const info = infoOf(r);
       try {

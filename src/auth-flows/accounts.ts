@@ -5,6 +5,7 @@
  * returns a secret.
  */
 import type { PkceTokens } from "../api/auth/pkce.ts";
+import { serviceUrl } from "../api/http.ts";
 import { UserError } from "../errors.ts";
 import type { Store } from "../store/store.ts";
 import type { AuthFlowContext } from "./context.ts";
@@ -101,7 +102,7 @@ export function pickAccount(ctx: AuthFlowContext, name: string | undefined): Acc
 }
 
 /** The key of an app's bearer token: the service and the app's consumer key. */
-export const appTokenKey = (baseUrl: URL, consumerKey: string) => `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, "")} ${consumerKey}`;
+export const appTokenKey = (baseUrl: URL, consumerKey: string) => `${serviceUrl(baseUrl, "")} ${consumerKey}`;
 
 export interface AppTokenRecord {
   token: string;

@@ -16,7 +16,7 @@ import { ResponseError, type RequestInfo } from "../errors.ts";
 import { encodeQuery } from "../query.ts";
 import { parseEnvelope, parseForm } from "../responses.ts";
 import { oauth1Header, type ConsumerCredentials, type OAuth1Token } from "./oauth1.ts";
-import { baseUrlOf, expectSuccess, withService, type ServiceRef } from "./service.ts";
+import { expectSuccess, pageUrl, withService, type ServiceRef } from "./service.ts";
 
 /** A request token: step one's answer, signed into step three. */
 export interface RequestToken extends OAuth1Token {
@@ -86,13 +86,12 @@ export function authorizeUrl(
   requestToken: string,
   opts: { forceLogin?: boolean; screenName?: string; authenticate?: boolean } = {},
 ): string {
-  const base = baseUrlOf(service);
   const query = encodeQuery({
     oauth_token: requestToken,
     force_login: opts.forceLogin ? "true" : undefined,
     screen_name: opts.screenName,
   });
-  return `${base.origin}${base.pathname.replace(/\/+$/, "")}/oauth/${opts.authenticate ? "authenticate" : "authorize"}?${query}`;
+  return pageUrl(service, `/oauth/${opts.authenticate ? "authenticate" : "authorize"}`, query);
 }
 
 /**

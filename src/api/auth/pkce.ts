@@ -12,7 +12,7 @@ import { ResponseError, type RequestInfo } from "../errors.ts";
 import { encodeForm, encodeQuery, percentEncode } from "../query.ts";
 import { parseEnvelope } from "../responses.ts";
 import { fingerprint } from "./credentials.ts";
-import { baseUrlOf, expectSuccess, withService, type ServiceRef } from "./service.ts";
+import { expectSuccess, pageUrl, withService, type ServiceRef } from "./service.ts";
 
 const TOKEN_INFO: RequestInfo = { method: "POST", path: "/2/oauth2/token" };
 const REVOKE_INFO: RequestInfo = { method: "POST", path: "/2/oauth2/revoke" };
@@ -60,7 +60,6 @@ export function pkceAuthorizeUrl(
   service: ServiceRef,
   opts: { clientId: string; redirectUri: string; scopes: readonly (Scope | string)[]; state: string; challenge: string; path?: string },
 ): string {
-  const base = baseUrlOf(service);
   const query = encodeQuery({
     response_type: "code",
     client_id: opts.clientId,
@@ -70,7 +69,7 @@ export function pkceAuthorizeUrl(
     code_challenge: opts.challenge,
     code_challenge_method: "S256",
   });
-  return `${base.origin}${base.pathname.replace(/\/+$/, "")}${opts.path ?? PKCE_AUTHORIZE_PATH}?${query}`;
+  return pageUrl(service, opts.path ?? PKCE_AUTHORIZE_PATH, query);
 }
 
 /** Confidential clients authenticate with Basic; public ones send `client_id` in the form. */

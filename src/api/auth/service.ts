@@ -3,7 +3,7 @@
  * before an account has a token), so each takes either a client's transport or a base URL.
  * A base URL gets a short-lived transport, checked for HTTPS like every other.
  */
-import { createTransport, type HttpResponse, type HttpTransport } from "../http.ts";
+import { createTransport, serviceUrl, type HttpResponse, type HttpTransport } from "../http.ts";
 import { errorFromResponse } from "../responses.ts";
 import type { RequestInfo } from "../errors.ts";
 import { secureBaseUrl } from "../secure-origin.ts";
@@ -24,10 +24,9 @@ export async function withService<T>(ref: ServiceRef, fn: (transport: HttpTransp
   }
 }
 
-/** The base URL of a service reference, checked (HTTPS or loopback). */
-export function baseUrlOf(ref: ServiceRef): URL {
-  if (isTransport(ref)) return ref.baseUrl;
-  return secureBaseUrl(ref, "the service base URL");
+/** The absolute URL of a page of the service (an authorize page), its base URL checked (HTTPS or loopback). */
+export function pageUrl(ref: ServiceRef, path: string, query: string): string {
+  return isTransport(ref) ? ref.url(path, query) : serviceUrl(secureBaseUrl(ref, "the service base URL"), path, query);
 }
 
 /** Throws the typed error of a response that is not a success. */
