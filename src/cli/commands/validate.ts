@@ -4,6 +4,9 @@
  */
 import type { Command } from "commander";
 
+/** `3 files`, `1 file`. */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 export default function register(program: Command): void {
   program
     .command("validate")
@@ -17,13 +20,11 @@ export default function register(program: Command): void {
       for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
       if (problems.length > 0) {
         const badFiles = new Set(problems.map((p) => p.file)).size;
-        process.stdout.write(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${badFiles} file${badFiles === 1 ? "" : "s"}; fix them before bot start\n`);
+        process.stdout.write(`${count(problems.length, "problem")} in ${count(badFiles, "file")}; fix them before bot start\n`);
         process.exitCode = 1;
         return;
       }
       const plugins = new Set(bots.flatMap((bot) => bot.plugins.map((p) => p.name)));
-      process.stdout.write(
-        `OK: ${bots.length} bot${bots.length === 1 ? "" : "s"} in ${files.length} file${files.length === 1 ? "" : "s"} (${bots.map((b) => b.name).join(", ")}), ${plugins.size} plugin${plugins.size === 1 ? "" : "s"} checked\n`,
-      );
+      process.stdout.write(`OK: ${count(bots.length, "bot")} in ${count(files.length, "file")} (${bots.map((b) => b.name).join(", ")}), ${count(plugins.size, "plugin")} checked\n`);
     });
 }
