@@ -3,6 +3,7 @@
  * the `GET /oauth/authorize` and `GET /oauth/authenticate` pages where a person signs in and
  * approves, `POST /oauth/access_token`, and `POST /1.1/oauth/invalidate_token`.
  */
+import { randomInt } from "node:crypto";
 import type { Incoming, Platform } from "../platform.ts";
 import {
   formReply,
@@ -88,7 +89,7 @@ const permissions = (access: "read" | "write") =>
 function approve(p: Platform, rt: RequestToken, app: SandboxApp, user: SandboxUser, cookie?: string): Reply {
   const now = p.clock.now();
   rt.user_id = user.id;
-  rt.verifier = rt.callback === "oob" ? String(1_000_000 + Math.floor(Math.random() * 9_000_000)) : randomToken(32);
+  rt.verifier = rt.callback === "oob" ? String(randomInt(1_000_000, 10_000_000)) : randomToken(32);
   flows(p.context.data).grants[grantKey(app.id, user.id)] = { created_at: now, access: rt.access };
   const headers: Record<string, string> = cookie ? { "set-cookie": cookie } : {};
   if (rt.callback === "oob") return htmlReply(200, pinPage(app.name, rt.verifier), headers);
