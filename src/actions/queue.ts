@@ -172,19 +172,18 @@ export class ActionQueue {
         continue;
       }
       const memoKey = `${item.endpoint}|${item.action ?? ""}`;
-      let r: Readiness | undefined = blocked.get(item.budget)?.get(memoKey);
+      let r = blocked.get(item.budget)?.get(memoKey);
       if (!r) {
-        r = item.budget.check(item.endpoint, item.action);
-        if (r.ok) {
+        const fresh = item.budget.check(item.endpoint, item.action);
+        if (fresh.ok) {
           const slot = item.budget.take(item.endpoint, item.action);
           this.settle(item, () => item.resolve(slot));
           continue;
         }
         let forBudget = blocked.get(item.budget);
         if (!forBudget) blocked.set(item.budget, (forBudget = new Map()));
-        forBudget.set(memoKey, r);
+        forBudget.set(memoKey, (r = fresh));
       }
-      if (r.ok) continue; // unreachable: only refusals are remembered
       if (r.readyAt === Infinity) {
         this.settle(item, () => item.reject(new QueueError("refused", r.reason)));
         continue;
