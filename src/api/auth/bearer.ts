@@ -10,7 +10,7 @@ import type { HttpTransport } from "../http.ts";
 import { encodeForm, percentEncode } from "../query.ts";
 import { parseEnvelope } from "../responses.ts";
 import { oauth1Header, type ConsumerCredentials, type OAuth1Token } from "./oauth1.ts";
-import { expectSuccess, withService, type ServiceRef } from "./service.ts";
+import { basicAuthorization, expectSuccess, withService, type ServiceRef } from "./service.ts";
 
 const TOKEN_INFO: RequestInfo = { method: "POST", path: "/oauth2/token" };
 const INVALIDATE_INFO: RequestInfo = { method: "POST", path: "/oauth2/invalidate_token" };
@@ -24,10 +24,9 @@ export const BEARER_BACKOFF_MS = 60_000;
  */
 export async function fetchBearerToken(service: ServiceRef, consumer: ConsumerCredentials, signal?: AbortSignal): Promise<string> {
   return withService(service, async (transport) => {
-    const basic = Buffer.from(`${percentEncode(consumer.key)}:${percentEncode(consumer.secret)}`).toString("base64");
     const res = await transport.send({
       ...TOKEN_INFO,
-      headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
+      headers: { authorization: basicAuthorization(consumer.key, consumer.secret), "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
       body: encodeForm({ grant_type: "client_credentials" }),
       ...(signal ? { signal } : {}),
     });

@@ -9,10 +9,10 @@ import type { Clock } from "../../clock.ts";
 import { UserError } from "../../errors.ts";
 import type { Scope } from "../endpoints.ts";
 import { ResponseError, type RequestInfo } from "../errors.ts";
-import { encodeForm, encodeQuery, percentEncode } from "../query.ts";
+import { encodeForm, encodeQuery } from "../query.ts";
 import { parseEnvelope } from "../responses.ts";
 import { fingerprint } from "./credentials.ts";
-import { expectSuccess, pageUrl, withService, type ServiceRef } from "./service.ts";
+import { basicAuthorization, expectSuccess, pageUrl, withService, type ServiceRef } from "./service.ts";
 
 const TOKEN_INFO: RequestInfo = { method: "POST", path: "/2/oauth2/token" };
 const REVOKE_INFO: RequestInfo = { method: "POST", path: "/2/oauth2/revoke" };
@@ -78,8 +78,7 @@ function clientAuth(client: PkceClient, form: Record<string, string>): Record<st
     form.client_id = client.clientId;
     return {};
   }
-  const basic = Buffer.from(`${percentEncode(client.clientId)}:${percentEncode(client.clientSecret)}`).toString("base64");
-  return { authorization: `Basic ${basic}` };
+  return { authorization: basicAuthorization(client.clientId, client.clientSecret) };
 }
 
 async function postForm(service: ServiceRef, info: RequestInfo, client: PkceClient, fields: Record<string, string>, signal?: AbortSignal) {

@@ -4,6 +4,7 @@
  * A base URL gets a short-lived transport, checked for HTTPS like every other.
  */
 import { createTransport, serviceUrl, type HttpResponse, type HttpTransport } from "../http.ts";
+import { percentEncode } from "../query.ts";
 import { errorFromResponse } from "../responses.ts";
 import type { RequestInfo } from "../errors.ts";
 import { secureBaseUrl } from "../secure-origin.ts";
@@ -33,4 +34,9 @@ export function pageUrl(ref: ServiceRef, path: string, query: string): string {
 export function expectSuccess(info: RequestInfo, res: HttpResponse): HttpResponse {
   if (res.status >= 200 && res.status < 300) return res;
   throw errorFromResponse(info, res);
+}
+
+/** HTTP Basic credentials as the OAuth 2.0 endpoints read them: each part percent-encoded first (RFC 6749 2.3.1). */
+export function basicAuthorization(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${percentEncode(id)}:${percentEncode(secret)}`).toString("base64")}`;
 }
