@@ -70,12 +70,8 @@ type RawIssue = z.core.$ZodRawIssue;
 export function errorMap(issue: RawIssue): string | undefined {
   const input = issue.input;
   switch (issue.code) {
-    case "invalid_type": {
-      const expected = TYPE_WORDS[issue.expected] ?? issue.expected;
-      if (input === undefined) return `is required; give ${expected}`;
-      if (input === null) return `is empty; give ${expected}`;
-      return `expected ${expected}, got ${showValue(input)}`;
-    }
+    case "invalid_type":
+      return valueError(TYPE_WORDS[issue.expected] ?? issue.expected)(issue);
     case "invalid_value": {
       const values = issue.values.map((v) => showValue(v)).join(", ");
       if (input === undefined || input === null) return `is ${input === null ? "empty" : "required"}; use ${issue.values.length > 1 ? "one of " : ""}${values}`;
