@@ -11,7 +11,7 @@ import { communityMatches, communityObject, communityTable, createCommunity } fr
 import { readFields } from "../domain/expand.ts";
 import { Params, pathId } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, sortKey } from "../domain/paging.ts";
-import { ok } from "./common.ts";
+import { listMeta, ok } from "./common.ts";
 
 /** The longest search query (wire-facts 1.3). */
 const MAX_QUERY = 4096;
@@ -68,7 +68,7 @@ export const communityRoutes: RouteTable = {
     if (!cut.items.length) return ok({ meta: { result_count: 0 } });
     return ok({
       data: cut.items.map((c) => communityObject(c, fields)),
-      meta: { result_count: cut.items.length, ...(cut.next_token ? { next_token: cut.next_token } : {}) },
+      meta: listMeta(cut, { previous: false }),
     });
   },
 };

@@ -170,6 +170,6 @@ export const postRoutes: RouteTable = {
       .sort((a, b) => compareIds(b.id, a.id));
     const cut = paginate(quotes, (p) => sortKey(p.id), page);
     if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-    return ok(r.envelope(cut.items.map((p) => r.post(p)), { result_count: cut.items.length, ...(cut.next_token ? { next_token: cut.next_token } : {}) }));
+    return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut, { previous: false })));
   },
 };

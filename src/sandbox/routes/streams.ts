@@ -25,7 +25,7 @@ import { livePostsNewestFirst } from "../domain/posts.ts";
 import { readRender, Renderer, RENDER_PARAMS, type RenderOptions } from "../domain/render.ts";
 import { addRules, deleteRules, rulesOf, toWire } from "../domain/rules.ts";
 import { claimConnection, matchingRules, sampled } from "../domain/streams.ts";
-import { ok } from "./common.ts";
+import { listMeta, ok } from "./common.ts";
 
 const rulesBody = z
   .object({
@@ -71,7 +71,7 @@ function listRules(req: RouteRequest) {
     .filter((r) => !ids || ids.includes(r.id))
     .reverse();
   const cut = paginate(rules, (r) => sortKey(r.id), page);
-  const meta = { sent: iso(req.sandbox.clock.now()), result_count: cut.items.length, ...(cut.next_token ? { next_token: cut.next_token } : {}) };
+  const meta = { sent: iso(req.sandbox.clock.now()), ...listMeta(cut, { previous: false }) };
   return ok(cut.items.length ? { data: cut.items.map(toWire), meta } : { meta });
 }
 

@@ -9,7 +9,7 @@ import { Params } from "../domain/params.ts";
 import { inWindow, PAGE_RANGES, paginate, readPage, readWindow, sortKey, type PageRange } from "../domain/paging.ts";
 import { readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
 import { homeTimeline, mentionsOf, userPosts, type Exclusion } from "../domain/timelines.ts";
-import { callerAs, callerUser, ok, pathUser, postListMeta, viewerOf } from "./common.ts";
+import { callerAs, callerUser, listMeta, ok, pathUser, postListMeta, viewerOf } from "./common.ts";
 import { visibleTo } from "../domain/posts.ts";
 
 const WINDOW_PARAMS = ["since_id", "until_id", "start_time", "end_time", "max_results", "pagination_token"];
@@ -53,7 +53,7 @@ function repostsOfMe(req: RouteRequest) {
   );
   const cut = paginate(reposts, (p) => sortKey(p.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((p) => r.post(p)), { result_count: cut.items.length, ...(cut.next_token ? { next_token: cut.next_token } : {}), ...(cut.previous_token ? { previous_token: cut.previous_token } : {}) }));
+  return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut)));
 }
 
 /** Timeline handlers by endpoint key. */
