@@ -15,7 +15,7 @@
 import type { Readable } from "node:stream";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
-import { ApiError, BearerTooFrequentError, NetworkError, RateLimitError, type RequestInfo } from "../errors.ts";
+import { ApiError, BearerTooFrequentError, NetworkError, type RequestInfo } from "../errors.ts";
 import type { HttpStreamResponse } from "../http.ts";
 import { errorFromResponse } from "../responses.ts";
 import type { Problem, StreamMessage } from "../types.ts";
@@ -156,7 +156,8 @@ export class PostStream implements AsyncIterable<StreamEvent> {
         const text = await readAll(res.body).catch(() => "");
         const error = errorFromResponse(this.source.info, { status: res.status, headers: res.headers, text });
         if (res.status === 401) this.source.unauthorized?.();
-        if (error instanceof RateLimitError || res.status === 429) return { cause: "rate-limit", error };
+        // A rate limit or a spent usage cap: both 429, both the rate-limit back-off.
+        if (res.status === 429) return { cause: "rate-limit", error };
         return { cause: "http", error, fatal: FATAL_STATUSES.has(res.status) };
       }
 
