@@ -18,6 +18,11 @@ import { ok, postListMeta } from "./common.ts";
 
 type Archive = "recent" | "all";
 
+/** The parameters that choose what search and counts look at. */
+const SCOPE_PARAMS = ["query", "start_time", "end_time", "since_id", "until_id"];
+/** The names search takes a page token under (older and newer). */
+const TOKEN_PARAMS = ["next_token", "pagination_token"];
+
 function queryOf(req: RouteRequest, q: Params, archive: Archive): Query {
   const text = q.required("query");
   const max = archive === "all" ? 1024 : req.caller.app.plan === "pro" ? 4096 : 512;
@@ -68,23 +73,19 @@ function searchWindow(req: RouteRequest, q: Params, archive: Archive): TimeWindo
   return { ...w, start_time: start };
 }
 
-function search(req: RouteRequest, archive: Archive) {
+/**
+ * What search and counts read alike, in this order: the app's access to the archive, the
+ * parameters (`allowed`), the query and the window.
+ */
+function readSearch(req: RouteRequest, archive: Archive, allowed: readonly string[]) {
   if (archive === "all") requireAcademic(req);
-  const q = new Params(req.query, [
-    "query",
-    "start_time",
-    "end_time",
-    "since_id",
-    "until_id",
-    "max_results",
-    "next_token",
-    "pagination_token",
-    "sort_order",
-    ...RENDER_PARAMS.post,
-  ]);
-  const query = queryOf(req, q, archive);
-  const window = searchWindow(req, q, archive);
-  const page = readPage(q, archive === "all" ? PAGE_RANGES.fullArchiveSearch : PAGE_RANGES.recentSearch, ["next_token", "pagination_token"]);
+  const q = new Params(req.query, allowed);
+  return { q, query: queryOf(req, q, archive), window: searchWindow(req, q, archive) };
+}
+
+function search(req: RouteRequest, archive: Archive) {
+  const { q, query, window } = readSearch(req, archive, [...SCOPE_PARAMS, "max_results", ...TOKEN_PARAMS, "sort_order", ...RENDER_PARAMS.post]);
+  const page = readPage(q, archive === "all" ? PAGE_RANGES.fullArchiveSearch : PAGE_RANGES.recentSearch, TOKEN_PARAMS);
   const order = q.oneOf("sort_order", ["recency", "relevancy"]) ?? "recency";
   const r = new Renderer(req.sandbox, undefined, readRender(q, "post"));
   const key = searchSortKey(req.sandbox, order);
@@ -95,23 +96,10 @@ function search(req: RouteRequest, archive: Archive) {
 }
 
 function counts(req: RouteRequest, archive: Archive) {
-  if (archive === "all") requireAcademic(req);
-  const q = new Params(req.query, [
-    "query",
-    "start_time",
-    "end_time",
-    "since_id",
-    "until_id",
-    "granularity",
-    "next_token",
-    "pagination_token",
-    "search_count.fields",
-  ]);
-  const query = queryOf(req, q, archive);
-  const window = searchWindow(req, q, archive);
+  const { q, query, window } = readSearch(req, archive, [...SCOPE_PARAMS, "granularity", ...TOKEN_PARAMS, "search_count.fields"]);
   q.enumList("search_count.fields", ["end", "start", "post_count"]);
   // Every bucket fits in one answer, so the sandbox never hands out a token to come back with.
-  for (const name of ["next_token", "pagination_token"]) {
+  for (const name of TOKEN_PARAMS) {
     const token = q.get(name);
     if (token !== undefined) throw invalidRequest(`The \`${name}\` query parameter value [${token}] is not valid; counts come in one page, without tokens`, { [name]: [token] });
   }
