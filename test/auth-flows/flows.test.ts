@@ -10,7 +10,7 @@ import { bearer, getAccount, list, login, logout, pkceLogin, verifierFrom, type 
 import { UserError } from "../../src/errors.ts";
 import type { AppView } from "../../src/sandbox/index.ts";
 import { createMemoryStore, type Store } from "../../src/store/store.ts";
-import { readForm } from "../helpers/html.ts";
+import { approveInBrowser, pinOn } from "../helpers/browser.ts";
 import { createUser, startSandbox, type TestSandbox } from "../helpers/sandbox.ts";
 
 const CALLBACK = "http://127.0.0.1:9/cb";
@@ -31,17 +31,6 @@ beforeEach(() => {
   printed = [];
 });
 
-/** Opens a printed page as a browser, signs in as `username`, approves; returns the last response. */
-async function approve(url: string, username: string) {
-  const form = readForm(await (await fetch(url)).text());
-  return fetch(new URL(form.action, url), {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ ...form.fields, username, password: "sandbox", decision: "allow" }),
-    redirect: "manual",
-  });
-}
-
 /** A terminal whose answer is computed from the URL the flow printed. */
 function terminal(answer: (url: string) => Promise<string>): Terminal {
   return {
@@ -50,7 +39,7 @@ function terminal(answer: (url: string) => Promise<string>): Terminal {
   };
 }
 
-const pin = (username: string) => async (url: string) => /id="oauth_pin">(\d+)</.exec(await (await approve(url, username)).text())![1]!;
+const pin = (username: string) => async (url: string) => pinOn(await (await approveInBrowser(url, username)).text());
 
 function ctx(term: Terminal, vars: Record<string, string> = {}): AuthFlowContext {
   return {
@@ -78,7 +67,7 @@ describe("bot auth login", () => {
   });
 
   it("callback flow: takes the address the browser landed on, under a chosen account name", async () => {
-    const term = terminal(async (url) => (await approve(url, "helper")).headers.get("location")!);
+    const term = terminal(async (url) => (await approveInBrowser(url, "helper")).headers.get("location")!);
     const rec = await login(ctx(term), { account: "help-bot", callback: CALLBACK });
     expect(rec).toMatchObject({ name: "help-bot", username: "helper" });
   });
@@ -156,7 +145,7 @@ describe("bot auth bearer", () => {
 
 describe("bot auth pkce", () => {
   it("prints the consent page, takes the redirect, stores tokens with a refresh token; logout revokes", async () => {
-    const term = terminal(async (url) => (await approve(url, "helper")).headers.get("location")!);
+    const term = terminal(async (url) => (await approveInBrowser(url, "helper")).headers.get("location")!);
     const rec = await pkceLogin(ctx(term), { redirect: CALLBACK, scopes: ["post.read", "users.read", "offline.access"] });
     expect(printed[1]).toMatch(new RegExp(`^  ${t.url}/i/oauth2/authorize\\?client_id=.*code_challenge_method=S256`));
     expect(rec).toMatchObject({ name: "helper", username: "helper", pkce: { client_id: app.client_id, scopes: ["post.read", "users.read", "offline.access"] } });

@@ -13,7 +13,7 @@ import { createClient, type ApiClient } from "../../../src/api/client.ts";
 import { ALL_SCOPES } from "../../../src/api/endpoints.ts";
 import { InvalidTokenError, OAuthError } from "../../../src/api/errors.ts";
 import type { AppView } from "../../../src/sandbox/index.ts";
-import { readForm } from "../../helpers/html.ts";
+import { approveInBrowser, pinOn } from "../../helpers/browser.ts";
 import { createUser, startSandbox, type TestSandbox } from "../../helpers/sandbox.ts";
 
 const CALLBACK = "http://127.0.0.1:9/callback";
@@ -41,27 +41,13 @@ const client = (auth: Parameters<typeof createClient>[0]["auth"]) => {
   return c;
 };
 
-/** Plays the person at the browser: opens the page, signs in, approves. Returns the final response. */
-async function approveInBrowser(url: string, username: string, password = "sandbox") {
-  const page = await fetch(url);
-  expect(page.status).toBe(200);
-  const form = readForm(await page.text());
-  const action = new URL(form.action, url);
-  return fetch(action, {
-    method: form.method,
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ ...form.fields, username, password, decision: "allow" }),
-    redirect: "manual",
-  });
-}
-
 /** The whole 3-legged flow in PIN mode, as `bot auth login` runs it. */
 async function loginWithPin(username: string, password?: string) {
   const rt = await requestToken(t.url, { consumer: consumer(), callback: "oob", clock: t.clock });
   const done = await approveInBrowser(authorizeUrl(t.url, rt.token), username, password);
-  const pin = /id="oauth_pin">(\d+)</.exec(await done.text())?.[1];
+  const pin = pinOn(await done.text());
   expect(pin).toMatch(/^\d+$/);
-  return accessToken(t.url, { consumer: consumer(), requestToken: rt, verifier: pin!, clock: t.clock });
+  return accessToken(t.url, { consumer: consumer(), requestToken: rt, verifier: pin, clock: t.clock });
 }
 
 describe("OAuth 1.0a, 3-legged", () => {

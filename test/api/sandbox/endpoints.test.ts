@@ -13,7 +13,7 @@ import { createClient, type ApiClient } from "../../../src/api/client.ts";
 import { ALL_SCOPES, ENDPOINTS, type AuthMethod, type EndpointKey } from "../../../src/api/endpoints.ts";
 import type { AppView } from "../../../src/sandbox/index.ts";
 import { routes } from "../../../src/sandbox/routes/index.ts";
-import { readForm } from "../../helpers/html.ts";
+import { approveInBrowser } from "../../helpers/browser.ts";
 import { echoHandler, installHandler } from "../../helpers/probe.ts";
 import { createUser, startSandbox, type TestSandbox } from "../../helpers/sandbox.ts";
 
@@ -36,13 +36,7 @@ const ids: Record<string, string> = {};
 async function pkceSession(): Promise<PkceSession> {
   const { verifier, challenge } = createPkceChallenge();
   const url = pkceAuthorizeUrl(t.url, { clientId: app.client_id, redirectUri: CALLBACK, scopes: ALL_SCOPES, state: "s", challenge });
-  const form = readForm(await (await fetch(url)).text());
-  const done = await fetch(new URL(form.action, url), {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ ...form.fields, username: "alice", password: "sandbox", decision: "allow" }),
-    redirect: "manual",
-  });
+  const done = await approveInBrowser(url, "alice");
   const code = new URL(done.headers.get("location")!).searchParams.get("code")!;
   const tokens = await exchangePkceCode(t.url, { clientId: app.client_id, code, redirectUri: CALLBACK, verifier, clock: t.clock });
   return new PkceSession({ service: t.url, clientId: app.client_id, tokens, clock: t.clock });

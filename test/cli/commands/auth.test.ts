@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../../../src/clock.ts";
 import type { AppView } from "../../../src/sandbox/index.ts";
-import { readForm } from "../../helpers/html.ts";
+import { approveInBrowser, pinOn } from "../../helpers/browser.ts";
 import { createUser, startSandbox, type TestSandbox } from "../../helpers/sandbox.ts";
 
 const BIN = new URL("../../../bin/bot.js", import.meta.url).pathname;
@@ -61,15 +61,7 @@ function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableS
   });
 }
 
-async function pinFor(url: string): Promise<string> {
-  const form = readForm(await (await fetch(url)).text());
-  const res = await fetch(new URL(form.action, url), {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ ...form.fields, username: "greeter", password: "sandbox", decision: "allow" }),
-  });
-  return /id="oauth_pin">(\d+)</.exec(await res.text())![1]!;
-}
+const pinFor = async (url: string): Promise<string> => pinOn(await (await approveInBrowser(url, "greeter")).text());
 
 describe("bot auth (child process)", () => {
   it("login with a PIN on stdin, list, logout", async () => {
