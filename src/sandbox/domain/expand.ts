@@ -8,7 +8,7 @@
 import { DEFAULT_FIELDS, USER_FIELDS, type Envelope, type Includes, type Meta, type Problem, type Topic } from "../../api/types.ts";
 import type { SandboxContext } from "../route.ts";
 import type { Params } from "./params.ts";
-import { Renderer } from "./render.ts";
+import { envelopeOf, Renderer } from "./render.ts";
 import { userById } from "./users.ts";
 
 /**
@@ -68,11 +68,6 @@ export class Expander {
       if (users.length) includes.users = users;
     }
     if (this.topics.size) includes.topics = [...this.topics.values()];
-    const body: Envelope<T> = {};
-    if (data !== undefined) body.data = data;
-    if (Object.keys(includes).length) body.includes = includes;
-    if (meta) body.meta = meta;
-    if (this.errors.length) body.errors = this.errors;
-    return body;
+    return envelopeOf(data, includes, meta, this.errors);
   }
 }

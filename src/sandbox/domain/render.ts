@@ -373,13 +373,21 @@ export class Renderer {
     if (posts.length) includes.posts = posts;
     if (users.length) includes.users = users;
     if (polls.length) includes.polls = polls;
-    const body: Envelope<T> = {};
-    if (data !== undefined) body.data = data;
-    if (Object.keys(includes).length) body.includes = includes;
-    if (meta) body.meta = meta;
-    if (this.errors.length) body.errors = this.errors;
-    return body;
+    return envelopeOf(data, includes, meta, this.errors);
   }
+}
+
+/**
+ * A response body as the service shapes it: `data` omitted when undefined, `includes` and
+ * `errors` only when non-empty, `meta` when given. Every envelope of the sandbox is made here.
+ */
+export function envelopeOf<T>(data: T | undefined, includes: Includes, meta: Meta | undefined, errors: Problem[]): Envelope<T> {
+  const body: Envelope<T> = {};
+  if (data !== undefined) body.data = data;
+  if (Object.keys(includes).length) body.includes = includes;
+  if (meta) body.meta = meta;
+  if (errors.length) body.errors = errors;
+  return body;
 }
 
 /** The posts a post refers to, as `referenced_posts`. */
