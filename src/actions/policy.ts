@@ -29,7 +29,12 @@ const NS = "replies.recent";
 interface Mark {
   at: number;
   key: string;
+  /** When the cooldown of the bot that replied ends (absent in marks saved before it was kept). */
+  until?: number;
 }
+
+/** How long a mark saved without `until` is kept: the longest cooldown before marks had one. */
+const LEGACY_MARK_MS = 24 * 3_600_000;
 
 /** The conversation a reply belongs to; a post with no known conversation is its own. */
 const conversationOf = (action: Action) => action.context?.conversationId ?? action.target;
@@ -43,7 +48,8 @@ export function replyPolicy(options: ReplyPolicyOptions): Transformer {
   const replyToBots = options.replyToBots ?? false;
   const cooldownMs = options.cooldownMs ?? 15 * 60_000;
   store.retain?.(NS, { maxEntries: 10_000 });
-  for (const [key, mark] of store.entries<Mark>(NS)) if (!(mark.at > clock.now() - 24 * 3_600_000)) store.delete(NS, key);
+  // Every bot's marks live in one namespace; each ends with its own bot's cooldown.
+  for (const [key, mark] of store.entries<Mark>(NS)) if (!((mark.until ?? mark.at + LEGACY_MARK_MS) > clock.now())) store.delete(NS, key);
 
   const refusal = (action: Action): string | undefined => {
     const author = action.context?.authorId;
@@ -70,7 +76,7 @@ export function replyPolicy(options: ReplyPolicyOptions): Transformer {
     if (reason) return action.key ? { status: "refused", key: action.key, reason } : { status: "refused", reason };
     if (cooldownMs <= 0) return next(job);
     const markKey = `${action.bot}:${conversationOf(action)}`;
-    const mark: Mark = { at: clock.now(), key: action.key ?? action.target };
+    const mark: Mark = { at: clock.now(), key: action.key ?? action.target, until: clock.now() + cooldownMs };
     store.set<Mark>(NS, markKey, mark);
     const outcome = await next(job);
     const sentOrMaybe =

@@ -7,6 +7,7 @@
 import { createActionSystem, type BudgetStatus } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
+import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
 import { followersCursorKey } from "../triggers/followers.ts";
@@ -18,8 +19,6 @@ export interface BotReport extends BotStatus {
   budget?: BudgetStatus;
 }
 
-/** The namespaces the budget keeps its windows, pauses and monthly usage in. */
-const BUDGET_NAMESPACES = ["budget.windows", "budget.pauses", "budget.usage"];
 
 /** Every bot's report, from the store. */
 export function collectStatus(store: Store, clock: Clock): BotReport[] {

@@ -358,6 +358,20 @@ describe("reply safety", () => {
     expect(calls).toHaveLength(2);
   });
 
+  it("keeps a cooldown longer than a day across a restart, whatever other bots' cooldowns", async () => {
+    const { system, clock, store } = setup();
+    const { calls, executor } = recordingExecutor(clock);
+    const slow = system.bot({ bot: "slow", account, executor, replyCooldownMs: 3 * 86_400_000 });
+    expect((await slow.reply(mention("1", { conversation_id: "c" }), "hi")).status).toBe("sent");
+    await clock.advance(2 * 86_400_000);
+    // A restart: a new system on the same store, with a bot of the default cooldown created first.
+    const again = setup({ store, clock });
+    again.system.bot({ bot: "quick", account: { ...account, userId: "500" }, executor });
+    const slowAgain = again.system.bot({ bot: "slow", account, executor, replyCooldownMs: 3 * 86_400_000 });
+    expect(await slowAgain.reply(mention("2", { conversation_id: "c" }), "hi")).toMatchObject({ status: "refused", reason: expect.stringContaining("reply_cooldown") });
+    expect(calls).toHaveLength(1);
+  });
+
   it("frees the conversation again when the reply was not sent", async () => {
     const { system, clock } = setup();
     const { executor } = recordingExecutor(clock);
