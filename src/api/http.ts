@@ -16,9 +16,14 @@ export interface HttpTimeouts {
   headersMs?: number;
   /** Silence between body chunks of an ordinary response (default 30 s). Streams use their own watchdog. */
   bodyMs?: number;
-  /** How long an idle keep-alive connection stays open (default 10 s). */
+  /**
+   * How long an idle keep-alive connection stays open (default 10 s). The origin's pool is
+   * shared, so the first transport of the origin sets it for all.
+   */
   keepAliveMs?: number;
 }
+
+const DEFAULT_TIMEOUTS: Required<HttpTimeouts> = { headersMs: 30_000, bodyMs: 30_000, keepAliveMs: 10_000 };
 
 export interface HttpRequest extends RequestInfo {
   /** The encoded query string without `?`, or empty. */
@@ -112,11 +117,12 @@ const pools = new Map<string, SharedPool>();
  * The origin's pool, created on first use and closed when its last transport closes: many
  * accounts of one process talk to the service over one set of keep-alive connections.
  */
-function acquirePool(origin: string, t: HttpTimeouts): { dispatcher: Dispatcher; release: () => Promise<void> } {
+function acquirePool(origin: string, keepAliveMs: number): { dispatcher: Dispatcher; release: () => Promise<void> } {
   let shared = pools.get(origin);
   if (!shared || shared.pool.closed || shared.pool.destroyed) {
     shared = {
-      pool: new Pool(origin, { keepAliveTimeout: t.keepAliveMs ?? 10_000, headersTimeout: t.headersMs ?? 30_000, bodyTimeout: t.bodyMs ?? 30_000, connections: 64 }),
+      // The head and body timeouts go with each request (a stream's body has none).
+      pool: new Pool(origin, { keepAliveTimeout: keepAliveMs, connections: 64 }),
       users: 0,
     };
     pools.set(origin, shared);
@@ -155,9 +161,9 @@ export function serviceUrl(baseUrl: URL, path: string, query?: string): string {
 export function createTransport(options: TransportOptions): HttpTransport {
   const baseUrl = secureBaseUrl(options.baseUrl, "the service base URL");
   const t = options.timeouts ?? {};
-  const headersTimeout = t.headersMs ?? 30_000;
-  const bodyTimeout = t.bodyMs ?? 30_000;
-  const shared = options.dispatcher ? undefined : acquirePool(baseUrl.origin, t);
+  const headersTimeout = t.headersMs ?? DEFAULT_TIMEOUTS.headersMs;
+  const bodyTimeout = t.bodyMs ?? DEFAULT_TIMEOUTS.bodyMs;
+  const shared = options.dispatcher ? undefined : acquirePool(baseUrl.origin, t.keepAliveMs ?? DEFAULT_TIMEOUTS.keepAliveMs);
   const dispatcher = options.dispatcher ?? shared!.dispatcher;
   const prefix = basePath(baseUrl);
   const userAgent = options.userAgent ?? USER_AGENT;
