@@ -13,8 +13,8 @@
  */
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
-import { acceptFollowRequest, follow, userById } from "../domain/index.ts";
-import { compareIds, type SandboxPost } from "../model/index.ts";
+import { acceptFollowRequest, follow, livePostsBy, userById } from "../domain/index.ts";
+import type { SandboxPost } from "../model/index.ts";
 import { SandboxAdminError } from "../admin/in-process.ts";
 import type { Sandbox } from "../server.ts";
 import { chatterText, mentionText, personas, replyText, topicOf, topicText, type CrowdText } from "./content.ts";
@@ -107,7 +107,6 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
   const rng = options.rng ?? seededRandom(options.seed ?? clock.now());
   const world = () => sandbox.context.data.world;
   const bots = options.bots;
-  const botIds = new Set(bots.map((b) => b.userId));
   const users = await createPeople(sandbox, options.size ?? DEFAULT_CROWD_SIZE, new Set(bots.map((b) => b.username.toLowerCase())));
 
   let done = 0;
@@ -117,18 +116,17 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
   /** The bots' newest posts in conversations they started: only those can they moderate. */
   const replyTargets = (): Array<{ bot: CrowdBot; post: SandboxPost }> => {
     const posts = world().posts;
-    const newest = new Map<string, SandboxPost[]>();
-    for (const p of Object.values(posts)) {
-      if (!botIds.has(p.author_id) || p.deleted_at !== undefined || p.repost_of_id !== undefined) continue;
+    const ownConversation = (p: SandboxPost) => {
       const root = posts[p.conversation_id];
-      if (!root || root.author_id !== p.author_id || root.deleted_at !== undefined) continue;
-      const list = newest.get(p.author_id) ?? [];
-      list.push(p);
-      newest.set(p.author_id, list);
-    }
-    return bots
-      .filter((b) => b.mentions)
-      .flatMap((bot) => (newest.get(bot.userId) ?? []).sort((a, b) => compareIds(b.id, a.id)).slice(0, RECENT_POSTS).map((post) => ({ bot, post })));
+      return p.repost_of_id === undefined && root !== undefined && root.author_id === p.author_id && root.deleted_at === undefined;
+    };
+    return bots.filter((b) => b.mentions).flatMap((bot) =>
+      livePostsBy(sandbox.context, bot.userId)
+        .filter(ownConversation)
+        .slice(-RECENT_POSTS)
+        .reverse()
+        .map((post) => ({ bot, post })),
+    );
   };
 
   const followsNow = () => new Set(world().follows.map((f) => `${f.source_id}>${f.target_id}`));

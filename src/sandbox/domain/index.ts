@@ -4,7 +4,7 @@
  * here obeys every rule a post made through `POST /2/posts` does.
  */
 export { createUser, userById, userByUsername, type NewUser } from "./users.ts";
-export { createPost, deletePost, repost, type NewPost } from "./posts.ts";
+export { createPost, deletePost, livePostsBy, repost, type NewPost } from "./posts.ts";
 export { follow, unfollow, acceptFollowRequest, mute, unmute, block, unblock } from "./relations.ts";
 export { like, unlike, bookmark, unbookmark } from "./engagement.ts";
 export { sendToParticipant, sendToConversation, createGroup } from "./dms.ts";

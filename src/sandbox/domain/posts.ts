@@ -87,6 +87,11 @@ export function livePostsNewestFirst(ctx: SandboxContext): readonly SandboxPost[
   return liveNewestFirst(ctx.data.world.posts);
 }
 
+/** An author's live posts, oldest first (the index itself: read, never change it). */
+export function livePostsBy(ctx: SandboxContext, authorId: string): readonly SandboxPost[] {
+  return liveByAuthor(ctx.data.world.posts, authorId);
+}
+
 /**
  * Creates a post, checks every rule, stores it and emits `post:created`. Throws an
  * {@link ApiProblem} with the service's status and wording when a rule refuses it.
@@ -106,7 +111,7 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
     throw refuse(`Your post text is too long: it counts ${length} characters and the limit is ${MAX_POST_LENGTH} (links count 23, most CJK characters and emoji count 2).`);
   }
   const now = ctx.clock.now();
-  const duplicate = liveByAuthor(ctx.data.world.posts, author.id).some(
+  const duplicate = livePostsBy(ctx, author.id).some(
     (p) =>
       p.repost_of_id === undefined &&
       p.text === text &&
@@ -215,7 +220,7 @@ export function setHidden(ctx: SandboxContext, userId: string, id: string, hidde
 
 /** The live repost of `sourceId` by a user, if any. */
 export function repostOf(ctx: SandboxContext, userId: string, sourceId: string): SandboxPost | undefined {
-  return liveByAuthor(ctx.data.world.posts, userId).find((p) => p.repost_of_id === sourceId);
+  return livePostsBy(ctx, userId).find((p) => p.repost_of_id === sourceId);
 }
 
 /**

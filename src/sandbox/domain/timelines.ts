@@ -12,7 +12,7 @@
  */
 import type { SandboxPost } from "../model/index.ts";
 import type { SandboxContext } from "../route.ts";
-import { livePostsNewestFirst, postEntities, visibleTo } from "./posts.ts";
+import { livePostsBy, livePostsNewestFirst, postEntities, visibleTo } from "./posts.ts";
 import { edges, mutes } from "./relations.ts";
 import { userById } from "./users.ts";
 
@@ -29,9 +29,9 @@ const excluded = (p: SandboxPost, exclude: readonly Exclusion[]) =>
 
 /** A user's posts and reposts, newest first, within the 3200 reachable, minus `exclude`. */
 export function userPosts(ctx: SandboxContext, viewerId: string | undefined, userId: string, exclude: readonly Exclusion[] = []): SandboxPost[] {
-  return livePostsNewestFirst(ctx)
-    .filter((p) => p.author_id === userId)
-    .slice(0, USER_TIMELINE_CAP)
+  return livePostsBy(ctx, userId)
+    .slice(-USER_TIMELINE_CAP)
+    .reverse()
     .filter((p) => !excluded(p, exclude) && visibleTo(ctx, viewerId, p));
 }
 

@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_FIELDS, LIST_EXPANSIONS, LIST_FIELDS, type List } from "../../api/types.ts";
-import type { SandboxList, SandboxPost, SandboxUser } from "../model/index.ts";
+import type { SandboxList, SandboxUser } from "../model/index.ts";
 import type { JsonResult, RouteRequest, RouteTable } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
 import { Expander, readFields, readUserFields } from "../domain/expand.ts";
@@ -39,7 +39,7 @@ import {
 } from "../domain/lists.ts";
 import { Params, pathId } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, sortKey } from "../domain/paging.ts";
-import { visibleTo } from "../domain/posts.ts";
+import { livePostsBy, visibleTo } from "../domain/posts.ts";
 import { readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
 import { userById } from "../domain/users.ts";
 import { callerAs, callerUser, listMeta, ok, pathUser, viewerOf } from "./common.ts";
@@ -134,7 +134,7 @@ function listPosts(req: RouteRequest) {
   const access = listAccess(req.sandbox, viewer, id);
   if (!access.ok) return ok({ errors: [listProblem(access.reason, "id", id)] });
   const members = new Set(membersOf(req.sandbox, id).map((e) => e.user_id));
-  const posts = Object.values(req.sandbox.data.world.posts).filter((p: SandboxPost) => members.has(p.author_id) && visibleTo(req.sandbox, viewer, p));
+  const posts = [...members].flatMap((m) => livePostsBy(req.sandbox, m)).filter((p) => visibleTo(req.sandbox, viewer, p));
   const cut = paginate(posts, (p) => sortKey(p.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
   return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut)));
