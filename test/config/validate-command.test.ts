@@ -1,15 +1,8 @@
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { runBot } from "../helpers/cli.ts";
 
-/** Runs `bot ARGS` as a user would, with only the environment given (no inherited secrets). */
-function bot(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(process.execPath, ["bin/bot.js", ...args], { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
+const bot = runBot;
 
 const FIXTURES = "test/fixtures/config";
 const PLUGINS = "test/fixtures/plugins";

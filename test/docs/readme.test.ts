@@ -2,10 +2,10 @@
  * The README's examples run: its plugin answers as its test says, its bot file validates,
  * and its commands exist. A README whose examples rot teaches newcomers wrong.
  */
-import { execFile } from "node:child_process";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runBot } from "../helpers/cli.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { createTestBed } from "../../src/testing.ts";
 
@@ -21,10 +21,7 @@ function block(lang: string, marker: string): string {
 const work = join("test", ".readme-work");
 afterAll(() => rm(work, { recursive: true, force: true }));
 
-const run = (args: string[]) =>
-  new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile(process.execPath, ["bin/bot.js", ...args], { env: { PATH: process.env.PATH ?? "" } }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout })),
-  );
+const run = runBot;
 
 describe("README.md", () => {
   it("opens with the two commands a newcomer runs", () => {

@@ -1,9 +1,10 @@
-import { spawn, execFile, type ChildProcessByStdio } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
+import { runBot } from "../../helpers/cli.ts";
 
 /** `bot start` on the example bots, as `npm start` runs it: JSON logs (no terminal). */
 function startBot(data: string): { child: ChildProcessByStdio<null, Readable, Readable>; lines: Array<Record<string, unknown>>; waitFor(msg: RegExp): Promise<Record<string, unknown>> } {
@@ -34,13 +35,7 @@ function startBot(data: string): { child: ChildProcessByStdio<null, Readable, Re
 
 const exited = (child: ChildProcessByStdio<null, Readable, Readable>) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
-function bot(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["bin/bot.js", ...args], { env: { PATH: process.env.PATH ?? "" }, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const bot = runBot;
 
 const dirs: string[] = [];
 afterAll(async () => {
