@@ -97,7 +97,7 @@ function describeFailure(err: unknown): { message: string; code?: string; aborte
 }
 
 /** Turns anything thrown below HTTP into a {@link NetworkError} that names the request. */
-export function networkError(info: RequestInfo, err: unknown): NetworkError {
+function networkError(info: RequestInfo, err: unknown): NetworkError {
   if (err instanceof NetworkError) return err;
   const { message, code, aborted } = describeFailure(err);
   return new NetworkError(info, message, { cause: err, aborted, ...(code ? { code } : {}) });

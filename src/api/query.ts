@@ -11,7 +11,7 @@ export function percentEncode(value: string): string {
 }
 
 /** A value a query parameter may take in a typed request. */
-export type QueryValue = string | number | boolean | Date | readonly (string | number)[] | undefined | null;
+type QueryValue = string | number | boolean | Date | readonly (string | number)[] | undefined | null;
 
 /** `YYYY-MM-DDTHH:mm:ssZ`: the service's time parameter format (wire-facts 1.3; second granularity). */
 export function formatTime(value: Date | string | number): string {
@@ -21,7 +21,7 @@ export function formatTime(value: Date | string | number): string {
 }
 
 /** One query value as the service reads it, or undefined to leave the parameter out. */
-export function queryValue(name: string, value: QueryValue): string | undefined {
+function queryValue(name: string, value: QueryValue): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (value instanceof Date) return formatTime(value);
   if (Array.isArray(value)) {

@@ -24,7 +24,7 @@ import { problemKind, type Problem } from "./types.ts";
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Parses a JSON body, or says (as a {@link ResponseError}) why it is not one. */
-export function parseJson(info: RequestInfo, res: HttpResponse): unknown {
+function parseJson(info: RequestInfo, res: HttpResponse): unknown {
   const type = headerValue(res.headers, "content-type") ?? "no content-type";
   if (res.text.trim() === "") throw new ResponseError(info, `HTTP ${res.status} with an empty body where JSON was expected`, { status: res.status });
   try {
@@ -39,7 +39,7 @@ export function parseJson(info: RequestInfo, res: HttpResponse): unknown {
 }
 
 /** Whether a value has the shape of a v2 problem. */
-export const isProblem = (v: unknown): v is Problem => isObject(v) && typeof v.type === "string" && typeof v.title === "string";
+const isProblem = (v: unknown): v is Problem => isObject(v) && typeof v.type === "string" && typeof v.title === "string";
 
 /** A short, printable excerpt of a plain-text error body (the OAuth endpoints send some). */
 const excerpt = (text: string) => {
