@@ -49,9 +49,6 @@ export function claimConnection(ctx: SandboxContext, appId: string): () => void 
   };
 }
 
-/** Whether an app holds its filtered-stream connection now. */
-export const isConnected = (ctx: SandboxContext, appId: string): boolean => open.get(ctx.events)?.has(appId) ?? false;
-
 /** The app's rules a post matches, as `matching_rules`; empty when the post is not public. */
 export function matchingRules(ctx: SandboxContext, appId: string, post: SandboxPost): Array<{ id: string; tag?: string }> {
   if (!visibleTo(ctx, undefined, post)) return [];

@@ -67,9 +67,7 @@ function listRules(req: RouteRequest) {
   const q = new Params(req.query, ["ids", "max_results", "pagination_token"]);
   const ids = q.get("ids") === undefined ? undefined : q.ids("ids", 1000);
   const page = readPage(q, PAGE_RANGES.rules);
-  const rules = rulesOf(req.sandbox, req.caller.app.id)
-    .filter((r) => !ids || ids.includes(r.id))
-    .reverse();
+  const rules = rulesOf(req.sandbox, req.caller.app.id).filter((r) => !ids || ids.includes(r.id));
   const cut = paginate(rules, (r) => sortKey(r.id), page);
   const meta = { sent: iso(req.sandbox.clock.now()), ...listMeta(cut, { previous: false }) };
   return ok(cut.items.length ? { data: cut.items.map(toWire), meta } : { meta });
