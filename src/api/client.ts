@@ -184,17 +184,15 @@ export class ApiClient {
    */
   stream(key: StreamEndpointKey, query: StreamQuery = {}, options: CallOptions & StreamOptions = {}): PostStream {
     const prepared = this.prepare(key, { query: query as Record<string, unknown> }, options);
-    let lastAuthorization = "";
     const source = {
       info: prepared.info,
       open: async (signal: AbortSignal): Promise<HttpStreamResponse> => {
         const s = this.signalFor(signal);
-        lastAuthorization = await this.authorization(prepared, s);
-        const res = await this.transport.open({ ...prepared.info, query: prepared.query, headers: { authorization: lastAuthorization }, signal: s });
-        this.observe(prepared, res.status, res.headers);
+        const authorization = await this.authorization(prepared, s);
+        const res = await this.transport.open({ ...prepared.info, query: prepared.query, headers: { authorization }, signal: s });
+        this.afterResponse(prepared, res, authorization);
         return res;
       },
-      unauthorized: () => this.forgetBearer(prepared, lastAuthorization),
     };
     return new PostStream(source, this.clock, this.logger.child({ stream: key }), options);
   }
@@ -237,14 +235,14 @@ export class ApiClient {
     }
   }
 
-  private afterResponse(p: Prepared, res: HttpResponse, authorization: string) {
+  /**
+   * What every response (of a call, or of a stream's connect) reports: its rate-limit headers
+   * go to the observer, and a cached app-only token the service refused (401) is dropped, so
+   * the next call fetches the current one.
+   */
+  private afterResponse(p: Prepared, res: Pick<HttpResponse, "status" | "headers">, authorization: string) {
     this.observe(p, res.status, res.headers);
-    if (res.status === 401) this.forgetBearer(p, authorization);
-  }
-
-  /** A cached app-only token the service refused is dropped, so the next call fetches the current one. */
-  private forgetBearer(p: Prepared, authorization: string) {
-    if (p.method === "app" && typeof this.auth.bearer !== "string" && authorization.startsWith("Bearer ")) bearerCache.forget(authorization.slice(7));
+    if (res.status === 401 && p.method === "app" && typeof this.auth.bearer !== "string" && authorization.startsWith("Bearer ")) bearerCache.forget(authorization.slice(7));
   }
 
   private observe(p: Prepared, status: number, headers: HttpResponse["headers"]) {

@@ -40,12 +40,13 @@ export type StreamEvent =
   | { type: "reconnecting"; cause: ReconnectCause; delayMs: number; attempt: number; error?: ApiError }
   | { type: "gave-up"; cause: ReconnectCause; error: ApiError };
 
-/** What the stream needs from the client: a way to open one authorized connection. */
+/**
+ * What the stream needs from the client: a way to open one authorized connection (the
+ * client reads each answer's rate-limit headers and drops a refused bearer token itself).
+ */
 export interface StreamSource {
   info: RequestInfo;
   open(signal: AbortSignal): Promise<HttpStreamResponse>;
-  /** Called on a 401, so a cached bearer token is dropped before the next attempt. */
-  unauthorized?(): void;
 }
 
 export interface StreamOptions {
@@ -155,7 +156,6 @@ export class PostStream implements AsyncIterable<StreamEvent> {
       if (res.status !== 200) {
         const text = await readAll(res.body).catch(() => "");
         const error = errorFromResponse(this.source.info, { status: res.status, headers: res.headers, text });
-        if (res.status === 401) this.source.unauthorized?.();
         // A rate limit or a spent usage cap: both 429, both the rate-limit back-off.
         if (res.status === 429) return { cause: "rate-limit", error };
         return { cause: "http", error, fatal: FATAL_STATUSES.has(res.status) };

@@ -236,6 +236,23 @@ describe("reconnecting", () => {
     expect(await r.next()).toMatchObject({ type: "reconnecting", cause: "http", delayMs: 5_000 });
   });
 
+  it("drops a bearer token the service refused (401), so the next attempt connects with the current one", async () => {
+    let issued = 0;
+    service.handle((req, res) => {
+      if (req.path === "/oauth2/token") return json(res, 200, { token_type: "bearer", access_token: `B-${++issued}` });
+      connections.push({ req, res });
+      if (req.headers.authorization === "Bearer B-1") return json(res, 401, { errors: [{ code: 89, message: "Invalid or expired token." }] });
+      open200(res);
+    });
+    const r = reader(client.streams.filtered());
+    expect(await r.next()).toMatchObject({ type: "reconnecting", cause: "http", delayMs: 5_000 });
+    const p = r.pending();
+    await clock.advance(5_000);
+    expect((await p).value).toEqual({ type: "connected", attempt: 2 });
+    expect(service.to("/oauth2/token")).toHaveLength(2);
+    expect(connections.map((c) => c.req.headers.authorization)).toEqual(["Bearer B-1", "Bearer B-2"]);
+  });
+
   it("with reconnect off, the first failure ends the stream", async () => {
     plan.push((res) => {
       open200(res);
