@@ -6,7 +6,7 @@
  * path (delete, hide) answers 404.
  */
 import { z } from "zod";
-import { compareIds, type SandboxPost, type SandboxUser } from "../model/index.ts";
+import type { SandboxPost, SandboxUser } from "../model/index.ts";
 import { invalidRequest } from "../problems.ts";
 import type { JsonResult, RouteRequest, RouteTable } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
@@ -160,14 +160,12 @@ export const postRoutes: RouteTable = {
     const found = pathPost(req);
     if ("answer" in found) return found.answer;
     const viewer = viewerOf(req);
-    const quotes = Object.values(req.sandbox.data.world.posts)
-      .filter(
-        (p) =>
-          p.quote_post_id === found.post.id &&
-          visibleTo(req.sandbox, viewer, p) &&
-          !(exclude.includes("replies") && p.in_reply_to_post_id !== undefined),
-      )
-      .sort((a, b) => compareIds(b.id, a.id));
+    const quotes = Object.values(req.sandbox.data.world.posts).filter(
+      (p) =>
+        p.quote_post_id === found.post.id &&
+        visibleTo(req.sandbox, viewer, p) &&
+        !(exclude.includes("replies") && p.in_reply_to_post_id !== undefined),
+    );
     const cut = paginate(quotes, (p) => sortKey(p.id), page);
     if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
     return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut, { previous: false })));

@@ -73,19 +73,17 @@ function target(req: RouteRequest): SandboxUser {
 
 /**
  * `GET /2/users/search`: accounts whose username, name or description contain every word of
- * `query` (case-insensitive), oldest account first.
+ * `query` (case-insensitive), newest account first (paged like every list).
  */
 function searchUsers(req: RouteRequest) {
   const q = new Params(req.query, ["query", "max_results", "next_token", ...RENDER_PARAMS.user]);
   const words = q.required("query").toLowerCase().split(/\s+/).filter(Boolean);
   const page = readPage(q, PAGE_RANGES.usersSearch, ["next_token"]);
   const r = new Renderer(req.sandbox, viewerOf(req), readRender(q, "user"));
-  const hits = activeUsers(req.sandbox)
-    .filter((u) => {
-      const hay = `${u.username} ${u.name} ${u.description}`.toLowerCase();
-      return words.every((w) => hay.includes(w.replace(/^@/, "")));
-    })
-    .reverse();
+  const hits = activeUsers(req.sandbox).filter((u) => {
+    const hay = `${u.username} ${u.name} ${u.description}`.toLowerCase();
+    return words.every((w) => hay.includes(w.replace(/^@/, "")));
+  });
   const cut = paginate(hits, (u) => sortKey(u.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
   return ok(r.envelope(cut.items.map((u) => r.user(u)), listMeta(cut, { previous: false })));
