@@ -6,7 +6,7 @@
  */
 import { createPkceChallenge, createPkceState, exchangePkceCode, pkceAuthorizeUrl, PkceSession } from "../api/auth/pkce.ts";
 import { createClient } from "../api/client.ts";
-import { ALL_SCOPES, type Scope } from "../api/endpoints.ts";
+import { ALL_SCOPES } from "../api/endpoints.ts";
 import { UserError } from "../errors.ts";
 import { checkAccountOption, saveAccount, type AccountRecord } from "./accounts.ts";
 import { baseUrlFrom, pkceClientFrom } from "./app-settings.ts";
@@ -63,6 +63,6 @@ export async function pkceLogin(ctx: AuthFlowContext, options: PkceLoginOptions)
   });
   await ctx.store.flush();
   if (!tokens.refresh_token) ctx.terminal.print("Note: no refresh token was granted (ask for offline.access); the token stops working in two hours.");
-  ctx.terminal.print(`Signed in with PKCE: account ${name} is @${user.username} (user ${user.id}), scopes ${(tokens.scopes.length ? tokens.scopes : (scopes as Scope[])).join(" ")}; tokens stored in ${ctx.statePath}.`);
+  ctx.terminal.print(`Signed in with PKCE: account ${name} is @${user.username} (user ${user.id}), scopes ${(tokens.scopes.length ? tokens.scopes : scopes).join(" ")}; tokens stored in ${ctx.statePath}.`);
   return record;
 }
