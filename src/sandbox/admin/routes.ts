@@ -12,7 +12,8 @@ import type { SandboxApp } from "../model/index.ts";
 import { statsOf } from "../meter/stats.ts";
 import type { Platform } from "../platform.ts";
 import { ApiProblem, invalidRequest } from "../problems.ts";
-import type { AdminRequest, AdminRouteTable, JsonResult } from "../route.ts";
+import type { AdminRequest, AdminRouteTable } from "../route.ts";
+import { ok } from "../routes/common.ts";
 import { worldAdminRoutes } from "../routes/index.ts";
 import { clockSchema, faultSchema, newAppSchema, newTokenSchema, parseBody, passwordSchema } from "./schemas.ts";
 
@@ -34,8 +35,6 @@ export function appView(app: SandboxApp) {
 }
 
 export type AppView = ReturnType<typeof appView>;
-
-const ok = (body: unknown, status = 200): JsonResult => ({ status, body });
 
 const noWorldHandler = (key: string) =>
   new ApiProblem(404, {
