@@ -20,9 +20,13 @@ export function settingsEnv(env?: Readonly<Record<string, string | undefined>>, 
   return { vars: loaded.vars, file: loaded.suggestedFile };
 }
 
+/** What to say about a setting that is not set: what it is, and the two ways to give it. */
+export const notSetMessage = (name: string, what: string, file: string) =>
+  `${name} is not set: it is ${what}. Set it (export ${name}=...) or add a line ${name}=... to ${file}`;
+
 function required(vars: Readonly<Record<string, string | undefined>>, name: string, file: string, what: string): string {
   const v = vars[name]?.trim();
-  if (!v) throw new UserError(`${name} is not set: it is ${what}. Set it (export ${name}=...) or add a line ${name}=... to ${file}`);
+  if (!v) throw new UserError(notSetMessage(name, what, file));
   return v;
 }
 

@@ -8,6 +8,7 @@
 import { fingerprint } from "../api/auth/credentials.ts";
 import { secureBaseUrl } from "../api/secure-origin.ts";
 import { getAccount } from "../auth-flows/accounts.ts";
+import { notSetMessage } from "../auth-flows/app-settings.ts";
 import type { BotConfig } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Store } from "../store/store.ts";
@@ -26,7 +27,7 @@ export function resolveService(vars: Vars, envFile: string, bots: readonly BotCo
   const problems: string[] = [];
   const need = (name: string, what: string) => {
     const v = vars[name]?.trim();
-    if (!v) problems.push(`${name} is not set: it is ${what}. Set it (export ${name}=...) or add a line ${name}=... to ${envFile}`);
+    if (!v) problems.push(notSetMessage(name, what, envFile));
     return v ?? "";
   };
   const rawUrl = need("POSTBOT_BASE_URL", "the address of the service");
