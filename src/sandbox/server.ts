@@ -35,7 +35,7 @@ import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
 import { parseCookies } from "./auth/session.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";
-import { jsonReply, problemReply, replyOf, ReplyError, type Reply } from "./http/reply.ts";
+import { jsonReply, problemReply, replyOf, ReplyError, textReply, type Reply } from "./http/reply.ts";
 import { formBody, hasBody, jsonBody, NO_BODY, parseTarget, readBody, type Target } from "./http/request.ts";
 import { PlatformRequest } from "./http/route-request.ts";
 import { writeStream, type OpenStream } from "./http/stream.ts";
@@ -163,10 +163,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         fault.body === undefined
           ? { title: STATUS_CODES[fault.status] ?? "Error", detail: STATUS_CODES[fault.status] ?? "Error", type: "about:blank", status: fault.status }
           : fault.body;
-      const reply =
-        typeof body === "string"
-          ? { status: fault.status, headers: { "content-type": "text/plain; charset=utf-8" }, body }
-          : jsonReply(fault.status, body);
+      const reply = typeof body === "string" ? textReply(fault.status, body) : jsonReply(fault.status, body);
       send(res, { ...reply, headers: { ...reply.headers, ...fault.headers } });
       countRequest(data, route, fault.status);
       return true;
