@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { useWorld } from "./world.ts";
+import { ids, useWorld } from "./world.ts";
 
 const w = useWorld();
-const ids = (res: { body: { data?: Array<{ id: string }> } }) => (res.body.data ?? []).map((p) => p.id);
 
 describe("likes", () => {
   it("likes idempotently, lists liked posts newest like first, unlikes", async () => {

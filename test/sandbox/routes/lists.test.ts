@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Account } from "../../helpers/sandbox.ts";
-import { useWorld } from "./world.ts";
+import { ids, useWorld } from "./world.ts";
 
 const w = useWorld();
-const ids = (res: { body: { data?: Array<{ id: string }> } }) => (res.body.data ?? []).map((x) => x.id);
 
 async function makeList(owner: Account, body: Record<string, unknown>): Promise<string> {
   const res = await w.call(owner, "POST", "/2/lists", { json: body });

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Account } from "../../helpers/sandbox.ts";
-import { useWorld } from "./world.ts";
+import { ids, useWorld } from "./world.ts";
 
 const w = useWorld();
-const ids = (res: { body: { data?: Array<{ id: string }> } }) => (res.body.data ?? []).map((p) => p.id);
 const DAY = 86_400_000;
 
 let alice: Account;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { useWorld } from "./world.ts";
+import { ids, useWorld } from "./world.ts";
 
 const w = useWorld();
-const ids = (res: { body: { data?: Array<{ id: string }> } }) => (res.body.data ?? []).map((p) => p.id);
 
 describe("user posts timeline", () => {
   it("lists a user's posts newest first, with exclude, meta and paging both ways", async () => {

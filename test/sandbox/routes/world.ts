@@ -21,6 +21,9 @@ export interface World {
   admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
 }
 
+/** The ids of a list response's `data`, in order (none when it has no `data`). */
+export const ids = (res: { body: { data?: Array<{ id: string }> } }): string[] => (res.body.data ?? []).map((x) => x.id);
+
 /** Registers the world's lifecycle on the current test file and returns it. */
 export function useWorld(opts: { plan?: "pro" | "basic" | "free"; academic?: boolean } = {}): World {
   const w = {} as World;
