@@ -2,7 +2,7 @@
  * Derived views of the world's posts that timelines, search and the duplicate check read on
  * every request: all live posts newest first, and each author's live posts. They are built
  * once from the posts table (so a state loaded from a file works) and then kept up to date
- * by the one place a post is stored and the one place posts are deleted, instead of sorting
+ * by `posts.ts`, the one module that stores and deletes posts, instead of sorting
  * every post of the sandbox for every request: a day of replies on the pro plan would
  * otherwise cost minutes.
  */

@@ -85,7 +85,7 @@ export function readRender(q: Params, family: Family): RenderOptions {
 /** The service's default avatar, which every sandbox account has. */
 export const DEFAULT_PROFILE_IMAGE = "https://abs.twimg.com/sticky/default_profile_images/default_profile_normal.png";
 
-/** The partial error for a post a viewer may not see (wire-facts 1.1). */
+/** The partial error for a post or user a viewer may not see (wire-facts 1.1). */
 export function notAuthorized(resourceType: "post" | "user", parameter: string, value: string, section: "data" | "includes" = "data"): Problem {
   const noun = resourceType === "post" ? "Post" : "User";
   return {
