@@ -2,4 +2,5 @@
 export * from "./types.ts";
 export { SPEC_LIMITS } from "./table.ts";
 export { limitsFor, MONTHLY_POST_CAP, CAPPED_ENDPOINTS } from "./plan-limits.ts";
+export { STREAM_RULE_CAPS, type StreamRuleCaps } from "./stream-rules.ts";
 export { SlidingWindow } from "./window.ts";

@@ -3,26 +3,25 @@
  * `value` is a query of `query.ts`. The stream reads the current rules for every new
  * post, so a change reaches a connected stream at once, without reconnecting.
  *
- * Caps per plan (the real service's published ones; the spec shows none): pro 1000 rules
- * of up to 1024 characters, basic 25 of up to 512, free 5 of up to 512 (the stream itself
- * is unavailable on basic and free, but rules can still be checked with `dry_run`).
- *
- * Adding is all-or-nothing for errors that make a request wrong (an invalid rule, the cap):
- * nothing is created and the answer is 400. Duplicates (of a stored rule or within the
- * request) are only skipped, reported in `errors`, and the rest is created.
+ * Adding is judged rule by rule, as the service does (wire-facts 2.7: per-rule failures go
+ * in `errors[]`): an invalid rule (bad query, longer than the plan's cap, tag too long) gets
+ * an `invalid-rules` error, a duplicate (of a stored rule or one earlier in the request) a
+ * `duplicate-rules` error, and each rule past the plan's rule cap (`STREAM_RULE_CAPS`, in
+ * `limits/stream-rules.ts`) a `rule-cap` error; every other rule of the same request is
+ * created. The summary counts invalid and duplicate rules as `invalid` (captured answers
+ * show a duplicate as `valid: 0, invalid: 1`) and rules refused by the cap as valid but
+ * not created. The answer is 201 when something was created, else 200 (the service answers
+ * a request whose rules were all refused with 200 and the errors; only a malformed body is
+ * a 400).
  */
 import { PROBLEM_TYPE_BASE, type Problem, type RulesSummary, type StreamRule } from "../../api/types.ts";
-import type { Plan } from "../../limits/types.ts";
+import { STREAM_RULE_CAPS, type StreamRuleCaps } from "../../limits/stream-rules.ts";
 import { compareIds, nextId, type SandboxApp, type WorldData } from "../model/index.ts";
 import type { SandboxContext } from "../route.ts";
 import { parseQuery, QueryError, type Query } from "./query.ts";
 
-/** Rules per app and characters per rule, by plan (see the module comment). */
-export const RULE_CAPS: Record<Plan, { rules: number; length: number }> = {
-  pro: { rules: 1000, length: 1024 },
-  basic: { rules: 25, length: 512 },
-  free: { rules: 5, length: 512 },
-};
+/** A plan without a filtered stream keeps no rules (reachable only through the domain). */
+const NO_RULES: StreamRuleCaps = { maxRules: 0, maxRuleLength: Number.MAX_SAFE_INTEGER };
 
 /** The longest tag. */
 export const MAX_TAG_LENGTH = 128;
@@ -65,12 +64,38 @@ function invalidRule(value: string, details: string[]): Problem {
   return { value, details, title: "UnprocessableEntity", type: PROBLEM_TYPE_BASE + "invalid-rules" };
 }
 
+function overCap(value: string, plan: string, caps: StreamRuleCaps): Problem {
+  return {
+    value,
+    title: "RuleCapExceeded",
+    detail: `Rule cap exceeded: the ${plan} plan allows ${caps.maxRules} rules per app; delete rules before adding more.`,
+    type: PROBLEM_TYPE_BASE + "rule-cap",
+  };
+}
+
+/** Why a rule is invalid on this plan (empty when it is valid). */
+function ruleProblems(item: { value: string; tag?: string }, plan: string, caps: StreamRuleCaps): string[] {
+  const details: string[] = [];
+  if (Array.from(item.value).length > caps.maxRuleLength) {
+    details.push(`Rule is longer than ${caps.maxRuleLength} characters, the limit of the ${plan} plan`);
+  } else {
+    try {
+      parseQuery(item.value, caps.maxRuleLength);
+    } catch (e) {
+      if (!(e instanceof QueryError)) throw e;
+      details.push(e.message);
+    }
+  }
+  if (item.tag !== undefined && Array.from(item.tag).length > MAX_TAG_LENGTH) details.push(`The tag is longer than ${MAX_TAG_LENGTH} characters`);
+  return details;
+}
+
 /**
- * Adds rules (or, with `dryRun`, only checks them). See the module comment for the
- * all-or-nothing and duplicate behaviour.
+ * Adds rules (or, with `dryRun`, only checks them), rule by rule: see the module comment
+ * for what is refused and how it is counted.
  */
 export function addRules(ctx: SandboxContext, app: SandboxApp, items: Array<{ value: string; tag?: string }>, dryRun: boolean): RulesOutcome {
-  const cap = RULE_CAPS[app.plan];
+  const caps = STREAM_RULE_CAPS[app.plan] ?? NO_RULES;
   const existing = rulesOf(ctx, app.id);
   const errors: Problem[] = [];
   const fresh: Array<{ value: string; tag?: string }> = [];
@@ -78,45 +103,20 @@ export function addRules(ctx: SandboxContext, app: SandboxApp, items: Array<{ va
   const seen = new Map(existing.map((r) => [r.value, r.id] as const));
   for (const item of items) {
     const value = item.value;
-    const details: string[] = [];
-    if (Array.from(value).length > cap.length) details.push(`Rule is longer than ${cap.length} characters, the limit of the ${app.plan} plan`);
-    else {
-      try {
-        parseQuery(value, cap.length);
-      } catch (e) {
-        if (!(e instanceof QueryError)) throw e;
-        details.push(e.message);
-      }
-    }
-    if (item.tag !== undefined && Array.from(item.tag).length > MAX_TAG_LENGTH) details.push(`The tag is longer than ${MAX_TAG_LENGTH} characters`);
+    const details = ruleProblems(item, app.plan, caps);
     if (details.length) {
       invalid++;
       errors.push(invalidRule(value, details));
-      continue;
-    }
-    if (seen.has(value)) {
+    } else if (seen.has(value)) {
+      invalid++;
       const id = seen.get(value);
       errors.push({ value, ...(id ? { id } : {}), title: "DuplicateRule", type: PROBLEM_TYPE_BASE + "duplicate-rules" });
-      continue;
+    } else if (existing.length + fresh.length >= caps.maxRules) {
+      errors.push(overCap(value, app.plan, caps));
+    } else {
+      seen.set(value, "");
+      fresh.push(item);
     }
-    seen.set(value, "");
-    fresh.push(item);
-  }
-  const valid = items.length - invalid;
-  const refused = (more: Problem[]): RulesOutcome => ({
-    status: 400,
-    summary: { created: 0, not_created: items.length, valid, invalid },
-    errors: [...errors, ...more],
-  });
-  if (invalid) return refused([]);
-  if (existing.length + fresh.length > cap.rules) {
-    return refused([
-      {
-        title: "RuleCapExceeded",
-        detail: `Rule cap exceeded: the ${app.plan} plan allows ${cap.rules} rules; the app has ${existing.length} and this request adds ${fresh.length}.`,
-        type: PROBLEM_TYPE_BASE + "rule-cap",
-      },
-    ]);
   }
   const now = ctx.clock.now();
   const made: RuleRecord[] = fresh.map((f) => ({
@@ -129,7 +129,7 @@ export function addRules(ctx: SandboxContext, app: SandboxApp, items: Array<{ va
   if (!dryRun) for (const r of made) ctx.data.world.stream_rules[r.id] = r;
   const out: RulesOutcome = {
     status: made.length && !dryRun ? 201 : 200,
-    summary: { created: made.length, not_created: items.length - made.length, valid, invalid },
+    summary: { created: made.length, not_created: items.length - made.length, valid: items.length - invalid, invalid },
     errors,
   };
   if (made.length) out.data = made.map(toWire);

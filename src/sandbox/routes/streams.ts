@@ -5,8 +5,9 @@
  *
  * - Rules add (`{"add":[{value, tag?}]}`), delete (`{"delete":{"ids"|"values":[...]}}`),
  *   `delete_all=true` and `dry_run=true`; `meta.sent` and `meta.summary` as the service
- *   sends them. A successful add answers 201, everything else 200, and a request with an
- *   invalid rule or over the plan's rule cap 400 with nothing changed (see domain/rules.ts).
+ *   sends them. Adding is judged rule by rule: invalid, duplicate and over-the-cap rules
+ *   are each reported in `errors[]` and the others created (see domain/rules.ts); an add
+ *   that created something answers 201, everything else 200, a malformed body 400.
  * - The filtered stream delivers each new public post matching any of the app's rules as
  *   `{data, includes?, matching_rules}`, and counts it against the monthly cap. One
  *   connection per app; a second answers 429 TooManyConnections. With `backfill_minutes`,

@@ -47,22 +47,53 @@ describe("stream rules", () => {
     expect((await w.t.bearer(bearer, "GET", RULES)).body).toEqual({ meta: { sent: expect.any(String), result_count: 0 } });
   });
 
-  it("reports duplicates and invalid rules per rule; an invalid rule creates nothing", async () => {
+  it("reports duplicates and invalid rules per rule and still creates the others", async () => {
     const { bearer } = await freshApp();
     const first = await rules(bearer, { add: [{ value: "cat" }] });
     const dup = await rules(bearer, { add: [{ value: "cat" }, { value: "bird" }] });
     expect(dup.status).toBe(201);
-    expect(dup.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 2, invalid: 0 });
+    expect(dup.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 1, invalid: 1 });
     expect(dup.body.errors).toEqual([
       { value: "cat", id: first.body.data[0].id, title: "DuplicateRule", type: "https://api.twitter.com/2/problems/duplicate-rules" },
     ]);
     const bad = await rules(bearer, { add: [{ value: "fish" }, { value: "cat (" }] });
-    expect(bad.status).toBe(400);
-    expect(bad.body.meta.summary).toEqual({ created: 0, not_created: 2, valid: 1, invalid: 1 });
+    expect(bad.status).toBe(201);
+    expect(bad.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 1, invalid: 1 });
+    expect(bad.body.data).toEqual([{ id: expect.any(String), value: "fish" }]);
+    expect(bad.body.errors).toHaveLength(1);
     expect(bad.body.errors[0]).toMatchObject({ value: "cat (", title: "UnprocessableEntity", type: "https://api.twitter.com/2/problems/invalid-rules" });
     expect(bad.body.errors[0].details[0]).toMatch(/never closed \(at position 5\)/);
+    const onlyBad = await rules(bearer, { add: [{ value: "dog (" }] });
+    expect(onlyBad.status).toBe(200);
+    expect(onlyBad.body.data).toBeUndefined();
+    expect(onlyBad.body.meta.summary).toEqual({ created: 0, not_created: 1, valid: 0, invalid: 1 });
     const values = (await w.t.bearer(bearer, "GET", RULES)).body.data.map((r: { value: string }) => r.value).sort();
-    expect(values).toEqual(["bird", "cat"]);
+    expect(values).toEqual(["bird", "cat", "fish"]);
+  });
+
+  it("holds pro to 1,000 rules per app and 1,024 characters per rule, refusing per rule", async () => {
+    const { bearer } = await freshApp();
+    const exact = "a".repeat(1024);
+    const tooLong = "b".repeat(1025);
+    const first = await rules(bearer, { add: [...Array.from({ length: 998 }, (_, i) => ({ value: `word${i}` })), { value: exact }] });
+    expect(first.body.meta.summary).toEqual({ created: 999, not_created: 0, valid: 999, invalid: 0 });
+    const over = await rules(bearer, { add: [{ value: tooLong }, { value: "rule1000", tag: "last" }, { value: "rule1001" }, { value: "rule1002" }] });
+    expect(over.status).toBe(201);
+    expect(over.body.data).toEqual([{ id: expect.any(String), value: "rule1000", tag: "last" }]);
+    expect(over.body.meta.summary).toEqual({ created: 1, not_created: 3, valid: 3, invalid: 1 });
+    expect(over.body.errors).toEqual([
+      { value: tooLong, details: ["Rule is longer than 1024 characters, the limit of the pro plan"], title: "UnprocessableEntity", type: "https://api.twitter.com/2/problems/invalid-rules" },
+      ...["rule1001", "rule1002"].map((value) => ({ value, title: "RuleCapExceeded", detail: expect.stringContaining("allows 1000 rules"), type: "https://api.twitter.com/2/problems/rule-cap" })),
+    ]);
+    const full = await rules(bearer, { add: [{ value: "one more" }] });
+    expect(full.status).toBe(200);
+    expect(full.body.errors[0].type).toBe("https://api.twitter.com/2/problems/rule-cap");
+    expect((await w.t.bearer(bearer, "GET", RULES)).body.meta.result_count).toBe(1000);
+    // Room again once a rule is deleted; a dry run checks against the same cap.
+    await rules(bearer, { delete: { values: ["word0"] } });
+    const dry = await rules(bearer, { add: [{ value: "x1" }, { value: "x2" }] }, { dry_run: "true" });
+    expect(dry.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 2, invalid: 0 });
+    expect(dry.body.errors.map((e: { value: string; type: string }) => [e.value, e.type])).toEqual([["x2", "https://api.twitter.com/2/problems/rule-cap"]]);
   });
 
   it("dry_run checks without changing anything; delete_all removes every rule", async () => {
@@ -78,16 +109,14 @@ describe("stream rules", () => {
     expect((await w.t.bearer(bearer, "GET", RULES)).body.meta.result_count).toBe(0);
   });
 
-  it("enforces the plan's rule cap and refuses malformed bodies", async () => {
+  it("keeps no rules on a plan without a filtered stream and refuses malformed bodies", async () => {
     const { app } = await freshApp("basic");
-    // The basic plan has no filtered stream (403), but its cap still holds in the domain.
+    // The basic plan has no filtered stream (403 before any rule is read); the domain holds it to no rules.
     const { addRules } = await import("../../../src/sandbox/domain/rules.ts");
-    const ctx = w.t.sandbox.context;
     const stored = w.t.sandbox.context.data.auth.apps[app.id]!;
-    expect(addRules(ctx, stored, Array.from({ length: 25 }, (_, i) => ({ value: `word${i}` })), false).status).toBe(201);
-    const over = addRules(ctx, stored, [{ value: "one more" }], false);
-    expect(over.status).toBe(400);
-    expect(over.errors[0]!.type).toBe("https://api.twitter.com/2/problems/rule-cap");
+    const none = addRules(w.t.sandbox.context, stored, [{ value: "word" }], false);
+    expect(none.status).toBe(200);
+    expect(none.errors[0]!.type).toBe("https://api.twitter.com/2/problems/rule-cap");
 
     const { bearer } = await freshApp();
     const neither = await rules(bearer, {});
@@ -112,7 +141,7 @@ describe("filtered stream", () => {
     expect(msg).toEqual({
       data: { id: match.id, text: "a happy cat", edit_history_post_ids: [match.id], author_id: author.user.id },
       includes: { users: [{ id: author.user.id, name: "st_author", username: "st_author" }] },
-      matching_rules: [{ id: catRule.id, tag: "cats" }, { id: happyRule.id }],
+      matching_rules: [{ id: catRule.id, tag: "cats" }, { id: happyRule.id, tag: "" }],
     });
     expect(Object.values(w.t.sandbox.context.data.meter.posts_read[app.id] ?? {}).reduce((a, b) => a + b, 0)).toBe(1);
 
