@@ -49,13 +49,17 @@ export function claimConnection(ctx: SandboxContext, appId: string): () => void 
   };
 }
 
-/** The app's rules a post matches, as `matching_rules`; empty when the post is not public. */
-export function matchingRules(ctx: SandboxContext, appId: string, post: SandboxPost): Array<{ id: string; tag?: string }> {
+/**
+ * The app's rules a post matches, as `matching_rules`; empty when the post is not public.
+ * Each carries `tag`, `""` for a rule added without one: the service always sends it here
+ * (widely used clients read `rule["tag"]` unguarded), while the rules lookup omits it.
+ */
+export function matchingRules(ctx: SandboxContext, appId: string, post: SandboxPost): Array<{ id: string; tag: string }> {
   if (!visibleTo(ctx, undefined, post)) return [];
   const facts = postFacts(ctx, post);
-  const out: Array<{ id: string; tag?: string }> = [];
+  const out: Array<{ id: string; tag: string }> = [];
   for (const r of rulesOf(ctx, appId)) {
-    if (matches(compiledRule(r.value), facts)) out.push(r.tag !== undefined ? { id: r.id, tag: r.tag } : { id: r.id });
+    if (matches(compiledRule(r.value), facts)) out.push({ id: r.id, tag: r.tag ?? "" });
   }
   return out;
 }
