@@ -130,9 +130,9 @@ export class BotRuntime {
     }
   }
 
-  /** The events some plugin of this bot handles. */
+  /** The events some plugin of this bot handles or filters. */
   handles(event: EventName): boolean {
-    return (this.handlers.get(event)?.length ?? 0) > 0;
+    return (this.handlers.get(event)?.length ?? 0) > 0 || (this.filters.get(event)?.length ?? 0) > 0;
   }
 
   /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
@@ -160,6 +160,7 @@ export class BotRuntime {
           deliver: (events) => this.deliver(events, false),
           onPoll: () => this.touch("mentions"),
           onError: onError("mentions"),
+          onCursorReset: (reason) => this.options.log.warn({ trigger: "mentions" }, `${reason}; dropped it and reading the mentions of the last ${Math.round(mentions.backfill / 60_000)} min instead`),
         }),
       );
     }
@@ -240,7 +241,9 @@ export class BotRuntime {
 
   private async handle(event: BotEvent): Promise<void> {
     const handlers = this.handlers.get(event.kind) ?? [];
-    if (handlers.length > 0) {
+    const filterEntries = this.filters.get(event.kind) ?? [];
+    // Filters run whether or not a handler follows: a filter may act (moderation hides a reply).
+    if (handlers.length > 0 || filterEntries.length > 0) {
       const log = this.options.log.child({ event: event.kind, ...("post" in event ? { post: event.post.id } : {}) });
       const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, store: this.options.store, log }, event);
       this.states.set(event.id, state);
@@ -248,7 +251,7 @@ export class BotRuntime {
       const view = <C>(entries: Array<HandlerEntry<never>>) =>
         entries.map(({ plugin, handler }) => ({ plugin, handler: (c: C) => (handler as (c: unknown) => unknown)(viewFor(c as object & { log: Logger }, plugin)) }));
       let blocked = false;
-      const filters = view<typeof ctx>(this.filters.get(event.kind) ?? []).map(({ plugin, handler }) => ({
+      const filters = view<typeof ctx>(filterEntries).map(({ plugin, handler }) => ({
         plugin,
         handler: async (c: typeof ctx) => {
           if ((await handler(c)) === false) blocked = true;
@@ -256,6 +259,7 @@ export class BotRuntime {
       }));
       await dispatch(filters, ctx, { ...common, stop: () => blocked });
       if (blocked) log.info(`stopped by a filter; no handler runs`);
+      else if (handlers.length === 0) log.debug("no plugin handles this event");
       else await dispatch(view<typeof ctx>(handlers), ctx, { ...common, stop: () => state.hidden });
     }
     this.states.delete(event.id);

@@ -38,6 +38,18 @@ export interface MentionsTriggerOptions {
   /** After each successful poll: how many events it delivered. */
   onPoll?(delivered: number): void;
   onError(err: unknown): "stop" | void;
+  /** The stored cursor was refused by the service and dropped (the poll reaches back `backfillMs` instead). */
+  onCursorReset?(reason: string): void;
+}
+
+/** Whether an error (or what it wraps) is the service refusing the request's `since_id` parameter (400). */
+function refusesSinceId(err: unknown): boolean {
+  for (let e = err as { cause?: unknown; problem?: { errors?: unknown } } | undefined, i = 0; e && i < 5; i++) {
+    const errors = e.problem?.errors;
+    if (Array.isArray(errors) && errors.some((x) => typeof x?.parameters === "object" && x.parameters !== null && "since_id" in x.parameters)) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 export const mentionsCursorKey = (bot: string) => `${bot}:mentions`;
@@ -45,21 +57,35 @@ export const mentionsCursorKey = (bot: string) => `${bot}:mentions`;
 /** Polls once: reads every new page, delivers the events oldest first, moves the cursor. */
 export async function pollMentions(options: MentionsTriggerOptions, signal: AbortSignal): Promise<number> {
   const { store, clock } = options;
-  const cursor = store.get<MentionsCursor>("cursors", mentionsCursorKey(options.bot));
-  const base: TimelineQuery = {
+  let cursor = store.get<MentionsCursor>("cursors", mentionsCursorKey(options.bot));
+  const backfill = { start_time: new Date(clock.now() - options.backfillMs) };
+  let base: TimelineQuery = {
     ...EVENT_POST_QUERY,
     max_results: MENTIONS_PAGE_SIZE,
-    ...(cursor ? { since_id: cursor.since_id } : { start_time: new Date(clock.now() - options.backfillMs) }),
+    ...(cursor ? { since_id: cursor.since_id } : backfill),
   };
   const events: BotEvent[] = [];
   let newest: string | undefined;
   let token: string | undefined;
-  do {
-    const page = await options.fetch(token ? { ...base, pagination_token: token } : base, signal);
+  for (;;) {
+    let page: Envelope<Post[]>;
+    try {
+      page = await options.fetch(token ? { ...base, pagination_token: token } : base, signal);
+    } catch (err) {
+      // A cursor the service refuses would fail every poll forever: drop it and reach back instead.
+      if (!cursor || token || !refusesSinceId(err)) throw err;
+      store.delete("cursors", mentionsCursorKey(options.bot));
+      options.onCursorReset?.(`the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts`);
+      cursor = undefined;
+      const { since_id: _dropped, ...rest } = base;
+      base = { ...rest, ...backfill };
+      continue;
+    }
     newest ??= page.meta?.newest_id;
     events.push(...mentionEvents(page.data ?? [], page.includes, options.userId));
     token = page.meta?.next_token;
-  } while (token);
+    if (!token) break;
+  }
   events.reverse(); // pages come newest first; handle the oldest first
   options.deliver(events);
   if (newest) store.set<MentionsCursor>("cursors", mentionsCursorKey(options.bot), { since_id: newest });
