@@ -1,10 +1,11 @@
 /**
- * Every endpoint method of the client, at least once, against the sandbox in-process. Where
- * the sandbox has a handler for the endpoint, the test checks the real answer; where it has
- * none yet, it installs the probe that echoes what the platform received (after the
- * sandbox's own authentication, method, scope and plan checks), and checks that the client
- * sent the right path parameters, query and body with an accepted method. The last test
- * proves that every endpoint of the spec was called and answered 2xx.
+ * Every endpoint method of the client, at least once, against the sandbox in-process. Every
+ * route handler is wrapped to record what the platform received (after the sandbox's own
+ * authentication, method, scope and plan checks), and each call checks that the client sent
+ * the expected authentication method, path parameters, query and body; where the sandbox has
+ * a handler, the test checks the real answer too, and where it has none yet, the probe
+ * echoes the request. The last test proves that every endpoint of the spec was called and
+ * answered 2xx.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerCache } from "../../../src/api/auth/bearer.ts";
@@ -14,6 +15,7 @@ import { ALL_SCOPES, ENDPOINTS, type AuthMethod, type EndpointKey } from "../../
 import type { AppView } from "../../../src/sandbox/index.ts";
 import { routes } from "../../../src/sandbox/routes/index.ts";
 import { approveInBrowser } from "../../helpers/browser.ts";
+import type { RouteRequest } from "../../../src/sandbox/route.ts";
 import { echoHandler, installHandler } from "../../helpers/probe.ts";
 import { createUser, startSandbox, type TestSandbox } from "../../helpers/sandbox.ts";
 
@@ -30,6 +32,8 @@ let pkce: ApiClient;
 /** A client of an app with Academic Research access (full-archive endpoints). */
 let academic: ApiClient;
 const echoed = new Set<EndpointKey>();
+/** What the sandbox received for each endpoint, the last time it was called. */
+const received = new Map<EndpointKey, { method: AuthMethod; params: Record<string, string>; query: Record<string, string>; body: unknown }>();
 const restore: Array<() => void> = [];
 const ids: Record<string, string> = {};
 
@@ -56,10 +60,14 @@ beforeAll(async () => {
   const acad = await t.admin.createApp({ plan: "pro", academic: true });
   academic = user.withAuth({ consumer: { key: acad.consumer_key, secret: acad.consumer_secret } });
   for (const e of ENDPOINTS) {
-    if (!routes[e.key]) {
-      echoed.add(e.key);
-      restore.push(installHandler(e.key, echoHandler));
-    }
+    const handler = routes[e.key] ?? echoHandler;
+    if (!routes[e.key]) echoed.add(e.key);
+    restore.push(
+      installHandler(e.key, (req: RouteRequest) => {
+        received.set(e.key, { method: req.caller.method, params: { ...req.params }, query: Object.fromEntries(req.query), body: req.body });
+        return handler(req);
+      }),
+    );
   }
   ids.mention = (await t.admin.createPost({ author_id: bob.id, text: "@alice hello, do you like cats?" })).id;
   ids.bobPost = (await t.admin.createPost({ author_id: bob.id, text: "bob talks about cats" })).id;
@@ -78,19 +86,22 @@ interface Sent {
 }
 
 /**
- * Calls one endpoint method. With the probe installed, checks what the sandbox received;
- * otherwise runs the real checks.
+ * Calls one endpoint method and checks what the sandbox received: the authentication method,
+ * the path parameters (none when `sent` gives none), the query (at least what `sent` names)
+ * and the body (none when `sent` gives none). Then runs the real checks, when the sandbox
+ * has a handler for the endpoint.
  */
 async function call(key: EndpointKey, run: () => Promise<any>, sent: Sent, real?: (res: any) => void | Promise<void>) {
+  received.delete(key);
   const res = await run();
-  if (echoed.has(key)) {
-    const got = res.data;
-    expect(got.method).toBe(sent.method);
-    if (sent.params) expect(got.params).toEqual(sent.params);
-    if (sent.query) expect(got.query).toMatchObject(sent.query);
-    if ("body" in sent) expect(got.body).toEqual(sent.body);
-  } else if (real) await real(res);
-  else expect(res.data ?? res.meta ?? res.errors).toBeDefined();
+  const got = received.get(key);
+  expect(got, `${key} never reached its handler`).toBeDefined();
+  expect(got!.method).toBe(sent.method);
+  expect(got!.params).toEqual(sent.params ?? {});
+  expect(got!.query).toMatchObject(sent.query ?? {});
+  expect(got!.body).toEqual("body" in sent ? sent.body : undefined);
+  if (echoed.has(key)) expect(res.data).toMatchObject({ method: sent.method, params: sent.params ?? {} });
+  else if (real) await real(res);
   return res;
 }
 
@@ -104,12 +115,12 @@ describe("posts", () => {
     ids.reply = reply.data!.id;
   });
   it("looks up one post with expansions", () =>
-    call("GET /2/posts/:id", () => user.posts.lookup(ids.mention!, { expansions: ["author_id"], "post.fields": ["author_id"] }), { method: "oauth1" }, (r) => {
+    call("GET /2/posts/:id", () => user.posts.lookup(ids.mention!, { expansions: ["author_id"], "post.fields": ["author_id"] }), { method: "oauth1", params: { id: ids.mention! }, query: { expansions: "author_id", "post.fields": "author_id" } }, (r) => {
       expect(r.data).toMatchObject({ id: ids.mention, author_id: bob.id });
       expect(r.includes.users[0]).toMatchObject({ id: bob.id, username: "bob" });
     }));
   it("looks up many posts, with partial errors for missing ones", () =>
-    call("GET /2/posts", () => user.posts.lookupMany([ids.mention!, "1"]), { method: "oauth1" }, (r) => {
+    call("GET /2/posts", () => user.posts.lookupMany([ids.mention!, "1"]), { method: "oauth1", query: { ids: `${ids.mention},1` } }, (r) => {
       expect(r.data.map((p: { id: string }) => p.id)).toEqual([ids.mention]);
       expect(r.errors[0]).toMatchObject({ resource_id: "1", detail: "Could not find post with ids: [1]." });
     }));
@@ -136,17 +147,17 @@ describe("likes, reposts, bookmarks", () => {
     await call("POST /2/users/:id/likes", () => user.likes.like(alice.id, ids.bobPost!), { method: "oauth1", params: { id: alice.id }, body: { post_id: ids.bobPost } }, (r) =>
       expect(r.data).toEqual({ liked: true }),
     );
-    await call("GET /2/posts/:id/liking_users", () => user.posts.likingUsers(ids.bobPost!), { method: "oauth1" }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
-    await call("GET /2/users/:id/liked_posts", () => user.likes.likedPosts(alice.id), { method: "oauth1" }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toEqual([ids.bobPost]));
+    await call("GET /2/posts/:id/liking_users", () => user.posts.likingUsers(ids.bobPost!), { method: "oauth1", params: { id: ids.bobPost! } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
+    await call("GET /2/users/:id/liked_posts", () => user.likes.likedPosts(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toEqual([ids.bobPost]));
     await call("DELETE /2/users/:id/likes/:post_id", () => user.likes.unlike(alice.id, ids.bobPost!), { method: "oauth1", params: { id: alice.id, post_id: ids.bobPost! } }, (r) =>
       expect(r.data).toEqual({ liked: false }),
     );
   });
   it("reposts, lists reposters, unreposts", async () => {
-    await call("POST /2/users/:id/reposts", () => user.reposts.repost(alice.id, ids.bobPost!), { method: "oauth1", body: { post_id: ids.bobPost } }, (r) =>
+    await call("POST /2/users/:id/reposts", () => user.reposts.repost(alice.id, ids.bobPost!), { method: "oauth1", params: { id: alice.id }, body: { post_id: ids.bobPost } }, (r) =>
       expect(r.data).toMatchObject({ reposted: true }),
     );
-    await call("GET /2/posts/:id/reposted_by", () => user.posts.repostedBy(ids.bobPost!), { method: "oauth1" }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
+    await call("GET /2/posts/:id/reposted_by", () => user.posts.repostedBy(ids.bobPost!), { method: "oauth1", params: { id: ids.bobPost! } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
     await call("DELETE /2/users/:id/reposts/:source_post_id", () => user.reposts.unrepost(alice.id, ids.bobPost!), { method: "oauth1", params: { id: alice.id, source_post_id: ids.bobPost! } }, (r) =>
       expect(r.data).toEqual({ reposted: false }),
     );
@@ -156,10 +167,10 @@ describe("likes, reposts, bookmarks", () => {
     await call("GET /2/users/reposts_of_me", () => user.users.repostsOfMe({ max_results: 10 }), { method: "oauth1", query: { max_results: "10" } });
   });
   it("bookmarks with PKCE, in both path forms", async () => {
-    await call("POST /2/users/:id/bookmarks", () => pkce.bookmarks.add(alice.id, ids.bobPost!), { method: "pkce", body: { post_id: ids.bobPost } }, (r) =>
+    await call("POST /2/users/:id/bookmarks", () => pkce.bookmarks.add(alice.id, ids.bobPost!), { method: "pkce", params: { id: alice.id }, body: { post_id: ids.bobPost } }, (r) =>
       expect(r.data).toEqual({ bookmarked: true }),
     );
-    await call("GET /2/users/:id/bookmarks", () => pkce.bookmarks.list(alice.id), { method: "pkce" }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toEqual([ids.bobPost]));
+    await call("GET /2/users/:id/bookmarks", () => pkce.bookmarks.list(alice.id), { method: "pkce", params: { id: alice.id } }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toEqual([ids.bobPost]));
     await call("POST /2/posts/:id/bookmarks", () => pkce.bookmarks.addByPostsPath(alice.id, ids.mention!), { method: "pkce", params: { id: alice.id }, body: { post_id: ids.mention } }, (r) =>
       expect(r.data).toEqual({ bookmarked: true }),
     );
@@ -181,22 +192,22 @@ describe("likes, reposts, bookmarks", () => {
 
 describe("users, follows, mutes, blocks, timelines", () => {
   it("looks users up every way", async () => {
-    await call("GET /2/users/:id", () => user.users.lookup(bob.id), { method: "oauth1" }, (r) => expect(r.data).toEqual({ id: bob.id, name: "bob", username: "bob" }));
-    await call("GET /2/users", () => user.users.lookupMany([bob.id, carol.id]), { method: "oauth1" }, (r) => expect(r.data).toHaveLength(2));
-    await call("GET /2/users/by/username/:username", () => user.users.byUsername("carol"), { method: "oauth1" }, (r) => expect(r.data.id).toBe(carol.id));
-    await call("GET /2/users/by", () => user.users.byUsernames(["bob", "carol"]), { method: "oauth1" }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([bob.id, carol.id]));
+    await call("GET /2/users/:id", () => user.users.lookup(bob.id), { method: "oauth1", params: { id: bob.id } }, (r) => expect(r.data).toEqual({ id: bob.id, name: "bob", username: "bob" }));
+    await call("GET /2/users", () => user.users.lookupMany([bob.id, carol.id]), { method: "oauth1", query: { ids: `${bob.id},${carol.id}` } }, (r) => expect(r.data).toHaveLength(2));
+    await call("GET /2/users/by/username/:username", () => user.users.byUsername("carol"), { method: "oauth1", params: { username: "carol" } }, (r) => expect(r.data.id).toBe(carol.id));
+    await call("GET /2/users/by", () => user.users.byUsernames(["bob", "carol"]), { method: "oauth1", query: { usernames: "bob,carol" } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([bob.id, carol.id]));
     await call("GET /2/users/me", () => user.users.me(), { method: "oauth1" }, (r) => expect(r.data.id).toBe(alice.id));
     await call("GET /2/users/search", () => user.users.search({ query: "carol" }), { method: "oauth1", query: { query: "carol" } }, (r) =>
       expect(r.data.map((u: { id: string }) => u.id)).toContain(carol.id),
     );
   });
   it("follows and unfollows, lists following and followers", async () => {
-    await call("POST /2/users/:id/following", () => user.users.follow(alice.id, bob.id), { method: "oauth1", body: { target_user_id: bob.id } }, (r) =>
+    await call("POST /2/users/:id/following", () => user.users.follow(alice.id, bob.id), { method: "oauth1", params: { id: alice.id }, body: { target_user_id: bob.id } }, (r) =>
       expect(r.data).toMatchObject({ following: true }),
     );
-    await call("GET /2/users/:id/following", () => user.users.following(alice.id), { method: "oauth1" }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([bob.id]));
-    await call("GET /2/users/:id/followers", () => user.users.followers(bob.id), { method: "oauth1" }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
-    await call("GET /2/users/:id/timelines/reverse_chronological", () => user.users.homeTimeline(alice.id), { method: "oauth1" }, (r) =>
+    await call("GET /2/users/:id/following", () => user.users.following(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([bob.id]));
+    await call("GET /2/users/:id/followers", () => user.users.followers(bob.id), { method: "oauth1", params: { id: bob.id } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
+    await call("GET /2/users/:id/timelines/reverse_chronological", () => user.users.homeTimeline(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) =>
       expect(r.data.map((p: { id: string }) => p.id)).toContain(ids.bobPost),
     );
     await call("DELETE /2/users/:source_user_id/following/:target_user_id", () => user.users.unfollow(alice.id, bob.id), { method: "oauth1", params: { source_user_id: alice.id, target_user_id: bob.id } }, (r) =>
@@ -204,14 +215,14 @@ describe("users, follows, mutes, blocks, timelines", () => {
     );
   });
   it("mutes, lists mutes, unmutes; lists blocks", async () => {
-    await call("POST /2/users/:id/muting", () => user.users.mute(alice.id, carol.id), { method: "oauth1", body: { target_user_id: carol.id } }, (r) => expect(r.data).toEqual({ muting: true }));
-    await call("GET /2/users/:id/muting", () => user.users.muting(alice.id), { method: "oauth1" }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([carol.id]));
-    await call("DELETE /2/users/:source_user_id/muting/:target_user_id", () => user.users.unmute(alice.id, carol.id), { method: "oauth1" }, (r) => expect(r.data).toEqual({ muting: false }));
-    await call("GET /2/users/:id/blocking", () => user.users.blocking(alice.id), { method: "oauth1" }, (r) => expect(r.meta.result_count).toBe(0));
+    await call("POST /2/users/:id/muting", () => user.users.mute(alice.id, carol.id), { method: "oauth1", params: { id: alice.id }, body: { target_user_id: carol.id } }, (r) => expect(r.data).toEqual({ muting: true }));
+    await call("GET /2/users/:id/muting", () => user.users.muting(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([carol.id]));
+    await call("DELETE /2/users/:source_user_id/muting/:target_user_id", () => user.users.unmute(alice.id, carol.id), { method: "oauth1", params: { source_user_id: alice.id, target_user_id: carol.id } }, (r) => expect(r.data).toEqual({ muting: false }));
+    await call("GET /2/users/:id/blocking", () => user.users.blocking(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) => expect(r.meta.result_count).toBe(0));
   });
   it("reads the user's posts and mentions", async () => {
-    await call("GET /2/users/:id/posts", () => user.users.posts(alice.id, { max_results: 5 }), { method: "oauth1" }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toContain(ids.root));
-    await call("GET /2/users/:id/mentions", () => user.users.mentions(alice.id), { method: "oauth1" }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toContain(ids.mention));
+    await call("GET /2/users/:id/posts", () => user.users.posts(alice.id, { max_results: 5 }), { method: "oauth1", params: { id: alice.id }, query: { max_results: "5" } }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toContain(ids.root));
+    await call("GET /2/users/:id/mentions", () => user.users.mentions(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) => expect(r.data.map((p: { id: string }) => p.id)).toContain(ids.mention));
   });
   it("personalized trends", () =>
     call("GET /2/users/personalized_trends", () => user.trends.personalized(), { method: "oauth1" }, (r) =>
@@ -224,13 +235,13 @@ describe("search and counts", () => {
     await call("GET /2/posts/search/recent", () => user.search.recent({ query: "cats -is:reply" }), { method: "oauth1", query: { query: "cats -is:reply" } }, (r) =>
       expect(r.data.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([ids.bobPost, ids.root])),
     );
-    await call("GET /2/posts/counts/recent", () => user.search.countsRecent({ query: "cats", granularity: "day" }), { method: "app", query: { query: "cats" } }, (r) =>
+    await call("GET /2/posts/counts/recent", () => user.search.countsRecent({ query: "cats", granularity: "day" }), { method: "app", query: { query: "cats", granularity: "day" } }, (r) =>
       expect(r.meta.total_post_count).toBeGreaterThanOrEqual(3),
     );
   });
   it("full-archive search and counts with an Academic app", async () => {
-    await call("GET /2/posts/search/all", () => academic.search.all({ query: "cats" }), { method: "app" }, (r) => expect(r.data.length).toBeGreaterThanOrEqual(3));
-    await call("GET /2/posts/counts/all", () => academic.search.countsAll({ query: "cats" }), { method: "app" }, (r) => expect(r.meta.total_post_count).toBeGreaterThanOrEqual(3));
+    await call("GET /2/posts/search/all", () => academic.search.all({ query: "cats" }), { method: "app", query: { query: "cats" } }, (r) => expect(r.data.length).toBeGreaterThanOrEqual(3));
+    await call("GET /2/posts/counts/all", () => academic.search.countsAll({ query: "cats" }), { method: "app", query: { query: "cats" } }, (r) => expect(r.meta.total_post_count).toBeGreaterThanOrEqual(3));
   });
 });
 
@@ -257,20 +268,20 @@ describe("streams and rules", () => {
 
 describe("direct messages", () => {
   it("sends, reads and deletes", async () => {
-    const sent = await call("POST /2/dm_conversations/with/:participant_id/messages", () => user.dms.sendTo(bob.id, { text: "hi bob" }), { method: "oauth1", body: { text: "hi bob" } }, (r) =>
+    const sent = await call("POST /2/dm_conversations/with/:participant_id/messages", () => user.dms.sendTo(bob.id, { text: "hi bob" }), { method: "oauth1", params: { participant_id: bob.id }, body: { text: "hi bob" } }, (r) =>
       expect(r.data).toEqual({ dm_conversation_id: expect.any(String), dm_event_id: expect.any(String) }),
     );
     const conv = sent.data.dm_conversation_id ?? "1-2";
     const event = sent.data.dm_event_id ?? "3";
-    await call("POST /2/dm_conversations/:dm_conversation_id/messages", () => user.dms.send(conv, { text: "again" }), { method: "oauth1", body: { text: "again" } });
+    await call("POST /2/dm_conversations/:dm_conversation_id/messages", () => user.dms.send(conv, { text: "again" }), { method: "oauth1", params: { dm_conversation_id: conv }, body: { text: "again" } });
     await call("POST /2/dm_conversations", () => user.dms.createGroup([bob.id, carol.id], { text: "group hi" }), {
       method: "oauth1",
       body: { conversation_type: "Group", participant_ids: [bob.id, carol.id], message: { text: "group hi" } },
     });
     await call("GET /2/dm_events", () => user.dms.events(), { method: "oauth1" }, (r) => expect(r.data.map((e: { text: string }) => e.text)).toEqual(expect.arrayContaining(["hi bob", "again", "group hi"])));
     await call("GET /2/dm_events/:id", () => user.dms.event(event), { method: "oauth1", params: { id: event } }, (r) => expect(r.data).toMatchObject({ id: event, text: "hi bob" }));
-    await call("GET /2/dm_conversations/:dm_conversation_id/dm_events", () => user.dms.conversationEvents(conv), { method: "oauth1" }, (r) => expect(r.data).toHaveLength(2));
-    await call("GET /2/dm_conversations/with/:participant_id/dm_events", () => user.dms.eventsWith(bob.id), { method: "oauth1" }, (r) => expect(r.data).toHaveLength(2));
+    await call("GET /2/dm_conversations/:dm_conversation_id/dm_events", () => user.dms.conversationEvents(conv), { method: "oauth1", params: { dm_conversation_id: conv } }, (r) => expect(r.data).toHaveLength(2));
+    await call("GET /2/dm_conversations/with/:participant_id/dm_events", () => user.dms.eventsWith(bob.id), { method: "oauth1", params: { participant_id: bob.id } }, (r) => expect(r.data).toHaveLength(2));
     await call("DELETE /2/dm_events/:id", () => user.dms.deleteEvent(event), { method: "oauth1", params: { id: event } }, (r) => expect(r.data).toEqual({ deleted: true }));
   });
 });
@@ -305,7 +316,7 @@ describe("lists", () => {
     await call("GET /2/lists/:id", () => user.lists.lookup(list, { "list.fields": ["owner_id"] }), { method: "oauth1", params: { id: list }, query: { "list.fields": "owner_id" } }, (r) =>
       expect(r.data).toEqual({ id: list, name: "cat people", owner_id: alice.id }),
     );
-    await call("PUT /2/lists/:id", () => user.lists.update(list, { description: "people who like cats" }), { method: "oauth1", body: { description: "people who like cats" } });
+    await call("PUT /2/lists/:id", () => user.lists.update(list, { description: "people who like cats" }), { method: "oauth1", params: { id: list }, body: { description: "people who like cats" } });
     await call("POST /2/lists/:id/members", () => user.lists.addMember(list, bob.id), { method: "oauth1", params: { id: list }, body: { user_id: bob.id } });
     await call("GET /2/lists/:id/members", () => user.lists.members(list), { method: "oauth1", params: { id: list } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([bob.id]));
     await call("GET /2/lists/:id/posts", () => user.lists.posts(list), { method: "oauth1", params: { id: list } }, (r) =>
@@ -316,13 +327,13 @@ describe("lists", () => {
     );
     await call("DELETE /2/lists/:id/members/:user_id", () => user.lists.removeMember(list, bob.id), { method: "oauth1", params: { id: list, user_id: bob.id } });
     await call("GET /2/users/:id/owned_lists", () => user.lists.owned(alice.id), { method: "oauth1", params: { id: alice.id } });
-    await call("POST /2/users/:id/followed_lists", () => user.lists.follow(alice.id, list), { method: "oauth1", body: { list_id: list } });
+    await call("POST /2/users/:id/followed_lists", () => user.lists.follow(alice.id, list), { method: "oauth1", params: { id: alice.id }, body: { list_id: list } });
     await call("GET /2/lists/:id/followers", () => user.lists.followers(list), { method: "oauth1", params: { id: list } }, (r) => expect(r.data.map((u: { id: string }) => u.id)).toEqual([alice.id]));
     await call("GET /2/users/:id/followed_lists", () => user.lists.followed(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) =>
       expect(r.data.map((l: { id: string }) => l.id)).toEqual([list]),
     );
     await call("DELETE /2/users/:id/followed_lists/:list_id", () => user.lists.unfollow(alice.id, list), { method: "oauth1", params: { id: alice.id, list_id: list } });
-    await call("POST /2/users/:id/pinned_lists", () => user.lists.pin(alice.id, list), { method: "oauth1", body: { list_id: list } });
+    await call("POST /2/users/:id/pinned_lists", () => user.lists.pin(alice.id, list), { method: "oauth1", params: { id: alice.id }, body: { list_id: list } });
     await call("GET /2/users/:id/pinned_lists", () => user.lists.pinned(alice.id), { method: "oauth1", params: { id: alice.id } }, (r) =>
       expect(r.data.map((l: { id: string }) => l.id)).toEqual([list]),
     );
