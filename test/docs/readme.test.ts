@@ -1,13 +1,20 @@
 /**
- * The README's examples run: its plugin answers as its test says, its bot file validates,
- * and its commands exist. A README whose examples rot teaches newcomers wrong.
+ * The README against the code, in both directions, so neither can drift from the other:
+ * its example plugin and that plugin's test run as written; its bot file validates; every
+ * command, flag, bot file key, event and example plugin option it documents exists in the
+ * code, and everything the code offers there is documented. Every expectation comes from the
+ * README or from the code, never from this file.
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runBot } from "../helpers/cli.ts";
+import { z } from "zod";
+import { buildProgram } from "../../src/cli/main.ts";
+import { botJsonSchema } from "../../src/config/index.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
-import { createTestBed } from "../../src/testing.ts";
+import { TRIGGER_OF } from "../../src/runtime/events.ts";
+import { runBot } from "../helpers/cli.ts";
 
 const readme = await readFile("README.md", "utf8");
 
@@ -17,11 +24,27 @@ function block(lang: string, marker: string): string {
   throw new Error(`README.md has no \`\`\`${lang} block starting with ${marker}`);
 }
 
+/** The rows of the README table whose header row starts with `| first |`: each row's cells. */
+function table(first: string): string[][] {
+  const lines = readme.split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`| ${first} |`));
+  if (start < 0) throw new Error(`README.md has no table headed "| ${first} |"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+  }
+  return rows;
+}
+
+/** The backticked words of a table cell, outside parentheses (which hold values and examples). */
+const codeWords = (cell: string) => [...cell.replace(/\([^)]*\)/g, "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+
+const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
+
 // Inside the repository, so `import ... from "postbot"` resolves as in a user's project.
 const work = join("test", ".readme-work");
 afterAll(() => rm(work, { recursive: true, force: true }));
-
-const run = runBot;
 
 describe("README.md", () => {
   it("opens with the two commands a newcomer runs", () => {
@@ -30,35 +53,72 @@ describe("README.md", () => {
     expect(first).toContain("npm test");
   });
 
-  it("its plugin does what its test says", async () => {
+  it("its plugin passes its own test, as the README writes both", async () => {
     await mkdir(join(work, "plugins"), { recursive: true });
-    const file = join(work, "plugins", "shout.ts");
-    await writeFile(file, block("ts", "// plugins/shout.ts"));
-    const shout = (await import(join(process.cwd(), file))).default as PluginDefinition;
-    const bed = await createTestBed({ bots: [{ name: "loud", plan: "pro", triggers: { mentions: {} }, plugins: { shout: {} } }], plugins: { shout } });
-    const alice = await bed.user("alice");
-    await bed.post(alice, "@loud hello");
-    await bed.advance(3_000);
-    await bed.settle();
-    // The README's test expects exactly this.
-    expect(block("ts", 'import { afterEach, expect, it } from "vitest";')).toContain('toEqual(["@alice @LOUD HELLO"])');
-    expect(bed.postsBy("loud").map((p) => p.text)).toEqual(["@alice @LOUD HELLO"]);
-    await bed.close();
+    await mkdir(join(work, "test"), { recursive: true });
+    await writeFile(join(work, "plugins", "shout.ts"), block("ts", "// plugins/shout.ts"));
+    // The README's test, with vitest's `it` collecting its body so this test can run it.
+    const source = block("ts", 'import { afterEach, expect, it } from "vitest";').replace(
+      'import { afterEach, expect, it } from "vitest";',
+      'import { expect } from "vitest";\nconst afterEach = (_: unknown) => {};\nexport const tests: Array<() => Promise<void>> = [];\nconst it = (_name: string, fn: () => Promise<void>) => void tests.push(fn);',
+    );
+    const file = join(work, "test", "shout.test.ts");
+    await writeFile(file, source);
+    const { tests } = (await import(join(process.cwd(), file))) as { tests: Array<() => Promise<void>> };
+    expect(tests).toHaveLength(1);
+    await tests[0]!();
   });
 
   it("its first bot file validates with the example plugins", async () => {
     await mkdir(join(work, "bots"), { recursive: true });
     await writeFile(join(work, "bots", "hello.yaml"), block("yaml", "yaml-language-server"));
-    const res = await run(["validate", "--bots", join(work, "bots"), "--plugins", "plugins"]);
+    const res = await runBot(["validate", "--bots", join(work, "bots"), "--plugins", "plugins"]);
     expect(res.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\)/);
     expect(res.code).toBe(0);
   });
 
-  it("documents commands that exist", async () => {
-    const help = await run(["--help"]);
-    for (const command of ["start", "validate", "schema", "status", "auth", "sandbox"]) {
-      expect(readme).toContain(`bot ${command}`);
-      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+  it("documents every command and flag of the CLI, and only those", async () => {
+    const program = await buildProgram();
+    const documented = new Map<string, { flags: string[]; subcommands: string[] }>();
+    for (const [cell] of table("command")) {
+      const code = codeWords(cell!)[0]!;
+      const [, name, rest] = /^bot (\S+)(.*)$/.exec(code)!;
+      // `bot auth login / pkce / ...` lists subcommands; `bot start [--bots DIR] ...` flags.
+      const subcommands = rest!.includes(" / ") ? rest!.split("/").map((s) => s.trim()) : [];
+      documented.set(name!, { flags: sorted([...rest!.matchAll(/--[\w-]+/g)].map((m) => m[0])), subcommands: sorted(subcommands) });
     }
+    expect(sorted(documented.keys())).toEqual(sorted(program.commands.map((c) => c.name())));
+    for (const cmd of program.commands) {
+      const doc = documented.get(cmd.name())!;
+      if (cmd.commands.length > 0) expect(doc.subcommands, `bot ${cmd.name()}`).toEqual(sorted(cmd.commands.map((c) => c.name())));
+      else expect(doc.flags, `bot ${cmd.name()}`).toEqual(sorted(cmd.options.map((o) => o.long!).filter((f) => f !== "--help")));
+    }
+  });
+
+  it("documents every key of a bot file, and only those", () => {
+    const schema = botJsonSchema() as { properties: Record<string, { properties?: Record<string, unknown> }> };
+    const keys = table("key").map(([cell]) => codeWords(cell!)[0]!);
+    const top = sorted(keys.map((k) => k.split(".")[0]!));
+    expect(top).toEqual(sorted(Object.keys(schema.properties)));
+    expect(sorted(keys.filter((k) => k.startsWith("triggers.")).map((k) => k.slice("triggers.".length)))).toEqual(sorted(Object.keys(schema.properties.triggers!.properties!)));
+    const budget = table("key").find(([cell]) => codeWords(cell!)[0] === "budget")!;
+    expect(sorted(codeWords(budget[1]!).filter((w) => /^\w+$/.test(w)))).toEqual(sorted(Object.keys(schema.properties.budget!.properties!)));
+  });
+
+  it("documents every event a plugin can handle, and only those", () => {
+    expect(sorted(table("event").map(([cell]) => codeWords(cell!)[0]!))).toEqual(sorted(Object.keys(TRIGGER_OF)));
+  });
+
+  it("documents every example plugin and each of its options, and only those", async () => {
+    const documented = new Map<string, string[]>();
+    for (const [names, , options] of table("plugin")) for (const name of codeWords(names!)) documented.set(name, sorted(codeWords(options!)));
+    const files = readdirSync("plugins").filter((f) => f.endsWith(".ts"));
+    const inCode = new Map<string, string[]>();
+    for (const f of files) {
+      const plugin = (await import(join(process.cwd(), "plugins", f))).default as PluginDefinition;
+      const schema = plugin.options ? (z.toJSONSchema(plugin.options, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, unknown> }) : {};
+      inCode.set(plugin.name, sorted(Object.keys(schema.properties ?? {})));
+    }
+    expect(Object.fromEntries([...documented].sort())).toEqual(Object.fromEntries([...inCode].sort()));
   });
 });
