@@ -1,15 +1,19 @@
 /**
- * Abuse classifier throughput: verdicts per second, single-threaded, on the labelled
- * fixture's short replies and on replies at the service's 280-character limit. Aim: at
- * least 1,000 a second, so the `moderate` plugin is never what a busy bot waits for.
- * The fixture's precision and recall ride along, so a faster classifier that got worse shows.
+ * The abuse classifier, measured two ways:
+ * - quality: precision and recall on each labelled batch separately (see
+ *   test/moderation/batches.ts). Only held-out batches, written before the rules were
+ *   tuned, carry the aim (precision ≥ 0.95, recall ≥ 0.9) and their figures when first
+ *   scored ("before"); the own fixture and tuning batches were tuned on, so their figures
+ *   flatter and are shown without an aim;
+ * - speed: verdicts per second, single-threaded, on short replies and on replies at the
+ *   service's 280-character limit. Aim: at least 1,000 a second, so the `moderate` plugin
+ *   is never what a busy bot waits for.
  */
-import { readFileSync } from "node:fs";
 import { createClassifier } from "../../src/moderation/index.ts";
+import { AIM, firstScores, loadBatches, scoreBatch } from "../moderation/batches.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 
-const FIXTURE = new URL("../fixtures/moderation/labelled.jsonl", import.meta.url);
-const AIM = 1_000;
+const SPEED_AIM = 1_000;
 const MEASURE_MS = 2_000;
 
 function throughput(classify: (text: string) => unknown, texts: readonly string[]): { perSecond: number; usPerText: number } {
@@ -27,35 +31,40 @@ function throughput(classify: (text: string) => unknown, texts: readonly string[
 const bench: Bench = {
   name: "moderation",
   async run() {
-    const rows = readFileSync(FIXTURE, "utf8")
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as { text: string; abusive: boolean });
-    const classifier = createClassifier({ block: ["buy followers", "crypto giveaway"], allow: ["Cockburn"] });
-    let tp = 0;
-    let fp = 0;
-    let fn = 0;
-    for (const r of rows) {
-      const abusive = classifier.classify(r.text).abusive;
-      if (abusive && r.abusive) tp++;
-      else if (abusive) fp++;
-      else if (r.abusive) fn++;
+    const batches = loadBatches();
+    const before = firstScores();
+    const result: BenchRow[] = [];
+    // Quality with default options, as a bot that only says `moderate:` gets.
+    const defaults = createClassifier();
+    for (const batch of batches) {
+      const s = scoreBatch(defaults, batch);
+      const heldOut = batch.role === "held-out";
+      const first = before[batch.file];
+      const met = s.precision >= AIM.precision && s.recall >= AIM.recall;
+      result.push({
+        bench: `moderation: ${batch.file} (${batch.role}, ${batch.rows.length} texts)`,
+        precision: s.precision,
+        recall: s.recall,
+        "fp / fn": `${s.fp} / ${s.fn}`,
+        before: first ? `${first.precision.toFixed(2)} / ${first.recall.toFixed(2)}` : "",
+        aim: heldOut ? `≥ ${AIM.precision} / ≥ ${AIM.recall}` : "(tuned on)",
+        verdict: heldOut ? (met ? "ok" : "missed") : "",
+      });
     }
-    const short = rows.map((r) => r.text);
-    // Full-length replies: fixture texts run together and cut at 280 characters.
+    // Speed, with a block and an allow list as a configured bot has.
+    const classifier = createClassifier({ block: ["buy followers", "crypto giveaway"], allow: ["Cockburn"] });
+    const short = batches.flatMap((b) => b.rows.map((r) => r.text));
+    // Full-length replies: texts run together and cut at 280 characters.
     const long: string[] = [];
     for (let i = 0; i < short.length; i += 8) long.push(short.slice(i, i + 40).join(" ").slice(0, 280));
-    const result: BenchRow[] = [];
-    for (const [label, texts] of [["fixture replies", short], ["280-char replies", long]] as const) {
+    for (const [label, texts] of [["short replies", short], ["280-char replies", long]] as const) {
       const { perSecond, usPerText } = throughput((t) => classifier.classify(t), texts);
       result.push({
         bench: `moderation: classify ${label}`,
         "texts/s": perSecond,
         "µs/text": usPerText,
-        precision: tp / (tp + fp),
-        recall: tp / (tp + fn),
-        aim: `≥ ${AIM.toLocaleString("en-US")}/s`,
-        verdict: perSecond >= AIM ? "ok" : "slow",
+        aim: `≥ ${SPEED_AIM.toLocaleString("en-US")}/s`,
+        verdict: perSecond >= SPEED_AIM ? "ok" : "missed",
       });
     }
     return result;
