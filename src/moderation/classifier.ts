@@ -9,7 +9,8 @@
  * insults a person (the bot, its owner, another replier), with or without swear words;
  * uses a slur; or contains a term the bot blocks. Swearing for emphasis or about things
  * ("this is fucking awesome", "the traffic was shit"), criticism of a post or an idea,
- * insults about absent third parties, figures of speech ("I'm dying of laughter", "this
+ * insults about absent third parties, abuse quoted to report it ("he told me to 'kys'"),
+ * figures of speech ("I'm dying of laughter", "this
  * game kills it") and look-alike words ("Scunthorpe", "cocktail") are not: hiding them
  * would silence the bot's friendliest audience.
  */
@@ -18,6 +19,7 @@ import { compilePattern } from "./pattern.ts";
 import { createProfanityMatcher, type ProfanityMatcher } from "./profanity.ts";
 import { INSULT_WORDS, PHRASE_RULES } from "./rules.ts";
 import { compileAllowList, compileBlockList } from "./lists.ts";
+import { reportedQuotes } from "./quotes.ts";
 import { DEFAULT_THRESHOLD, score, WEIGHTS } from "./score.ts";
 import { UserError } from "../errors.ts";
 import type { Classifier, ClassifierOptions, PlacedHit, RuleKind } from "./types.ts";
@@ -50,7 +52,8 @@ function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit
       }
       let rule = id;
       if (id.endsWith(":")) {
-        const caught = (m.groups?.word ?? "").replace(/[^a-z0-9]+/g, " ");
+        // `word2` catches a belittling phrase ("sad little man"), named for what it does.
+        const caught = (m.groups?.word ?? (m.groups?.word2 !== undefined ? "belittling" : "")).replace(/[^a-z0-9]+/g, " ");
         rule = id + (INSULT_WORDS.get(caught) ?? caught);
       }
       const span = originalSpan(collapsed, m.index, m.index + m[0].length);
@@ -104,7 +107,10 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
     classify(text) {
       if (typeof text !== "string") throw new TypeError(`classify() takes the text of a post, not ${typeof text}`);
       const normalized = normalize(text);
-      const found = [...profanity.find(normalized.folded, text), ...phraseHits(rules, normalized), ...block(normalized)];
+      const quoted = reportedQuotes(text);
+      const found = [...profanity.find(normalized.folded, text), ...phraseHits(rules, normalized), ...block(normalized)].filter(
+        (hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end),
+      );
       const hits = dedupe(allow(normalized, found)).sort((a, b) => a.start - b.start || b.weight - a.weight);
       const value = score(hits);
       return {

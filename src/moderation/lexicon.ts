@@ -16,6 +16,7 @@ export const MASKED_WORDS: readonly string[] = [
   "bitch", "bitches", "cunt", "cunts", "dick", "dickhead", "cock", "prick",
   "asshole", "arsehole", "ass", "arse", "bastard", "whore", "slut", "twat", "wanker", "pussy",
   "nigger", "nigga", "faggot", "fag", "retard", "kill", "die",
+  "idiot", "idiots", "moron", "morons", "loser", "losers", "stupid", "dumb", "dumbass", "twats", "wankers",
 ];
 
 /** Ways of writing "fuck" (and its milder stand-ins) in a curse aimed at someone. */
@@ -46,6 +47,8 @@ export const INSULT_MODIFIERS: readonly string[] = [
   "dumb", "little", "fat", "ugly", "pathetic", "worthless", "useless", "lying", "sad", "sorry", "brainless", "braindead",
   "clueless", "dirty", "filthy", "disgusting", "miserable", "insufferable", "spineless", "smug", "entitled", "ignorant",
   "arrogant", "retarded", "dense", "thick", "sick", "twisted", "creepy", "old", "lazy", "annoying", "bitch ass",
+  "stoopid", "nothing but", "nothing more than", "special kind of", "a special kind of", "no better than", "nothing but a", "brain-dead", "spineless", "gutless",
+  "rotten", "vile", "smelly", "inbred", "deranged", "unhinged", "jobless",
 ];
 
 /**
@@ -63,7 +66,25 @@ export const INSULT_NOUNS: readonly string[] = [
   "shit for brains", "waste of space", "waste of oxygen", "waste of air", "waste of skin", "lowlife", "simpleton",
   "halfwit", "nitwit", "bozo", "buffoon", "dimwit", "turd", "maggot", "cockroach", "subhuman", "vermin",
   "cocksucker", "cock sucker", "shitbag", "dirtbag", "shitstain", "dickwad", "fucknut", "slag", "waste of a human", "waste of a life",
-  "waste of life",
+  "waste of life", "fraud", "liar", "chimp", "monkey", "weasel", "rat", "sheep", "npc", "virgin", "neckbeard", "simp",
+  "dunce", "dumbo", "pos", "ass clown", "assclown", "cow", "sack of shit", "sack of crap", "sack of garbage",
+  "sack of trash", "sack of meat", "sack of lard", "sack of wasted oxygen", "sad sack", "bag of dicks",
+  "bag of shit", "bag of crap", "pile of garbage", "pile of trash", "pile of shit", "waste of bandwidth",
+  "waste of flesh", "waste of sperm", "waste of a person", "snowflake", "filth", "pest", "leech", "hypocrite",
+  "grifter", "charlatan", "sellout", "garbage human", "trash human", "garbage person", "trash person", "human garbage",
+  "human trash", "pile of garbage human", "piece of garbage human", "subhuman filth", "subhuman scum", "asshat",
+  "ass hat", "dumb fuck", "stupid fuck", "fat fuck", "ugly fuck", "basement dweller", "keyboard warrior", "bootlicker",
+  "shill", "manchild", "crybaby",
+];
+
+/**
+ * Insult nouns in the plural, for insults aimed at a group ("what a bunch of idiots",
+ * "you're all morons"): each single-word noun of {@link INSULT_NOUNS} with its plural, and
+ * nouns that insult a group only ("sheep" is its own plural).
+ */
+export const INSULT_PLURALS: readonly string[] = [
+  ...INSULT_NOUNS.filter((w) => !w.includes(" ")).map((w) => (/(?:s|sh|ch|x)$/.test(w) ? `${w}es` : `${w}s`)),
+  "sheep", "lemmings", "bots", "npcs", "apes", "animals", "clowns", "brainless sheep", "snowflakes", "frauds",
 ];
 
 /**
@@ -71,14 +92,17 @@ export const INSULT_NOUNS: readonly string[] = [
  * joke" is said of a post, "this update is trash" of a thing.
  */
 export const INSULT_NOUNS_AFTER_YOU_ARE: readonly string[] = [
-  "joke", "failure", "disgrace", "embarrassment", "trash", "garbage", "nobody",
+  "joke", "failure", "disgrace", "embarrassment", "trash", "garbage", "nobody", "hack", "joke of a human",
+  "disgrace to humanity", "nothing", "plague", "cancer", "disease", "stain", "blight", "virus", "tumour", "tumor",
 ];
 
 /** Adjectives that insult a person when said to them ("you're pathetic", "are you stupid?"). */
 export const INSULT_ADJECTIVES: readonly string[] = [
   "stupid", "dumb", "pathetic", "worthless", "useless", "ugly", "disgusting", "retarded", "braindead", "brain dead",
   "brainless", "vile", "repulsive", "revolting", "full of shit", "a joke", "trash", "garbage", "subhuman", "mentally ill",
-  "dumbest", "stupidest", "ugliest", "most pathetic", "most useless",
+  "dumbest", "stupidest", "ugliest", "most pathetic", "most useless", "stoopid", "dumb as rocks", "dumb as a rock",
+  "dumb as bricks", "thick as a brick", "thick as two short planks", "spineless", "a disgrace", "scum", "brain-dead",
+  "not even human", "less than human", "barely human", "subhuman filth", "a waste of space", "a fraud",
 ];
 
 /** Openers after which a bare insult addresses someone ("shut up, moron", "hey dickhead"). */
@@ -92,7 +116,8 @@ export const TARGETS: readonly string[] = [
   "you", "u", "ya", "yourself", "urself", "your family", "your kids", "your children", "your wife", "your husband",
   "your mom", "your mum", "your mother", "your dad", "your parents", "your dog", "your cat", "your house", "your home",
   "your car", "your face", "your legs", "your neck", "your head", "your teeth", "your throat", "ur family", "ur kids",
-  "ur face", "ur house", "ur mom",
+  "ur face", "ur house", "ur mom", "your jaw", "your nose", "your arms", "your arm", "your ribs", "your skull",
+  "your fingers", "your knees", "your kneecaps", "your back", "your legs", "your leg",
 ];
 
 /** Who means to do harm: first person future and conditional, or "someone should". */
@@ -118,7 +143,8 @@ export const THREAT_VERBS: readonly string[] = [
 export const PERSONAL_DETAILS: readonly string[] = [
   "address", "home address", "house address", "real address", "phone number", "number", "ip", "ip address", "location",
   "real name", "workplace", "work address", "employer", "school", "family", "kids", "personal info", "info", "details",
-  "socials", "license plate",
+  "socials", "license plate", "instagram", "facebook", "linkedin", "tiktok", "snapchat", "phone", "email", "email address",
+  "mobile number", "postcode", "zip code",
 ];
 
 /**
@@ -151,4 +177,38 @@ export const HARMLESS_LOOKALIKES: readonly string[] = [
   "chinks in", "chink of light", "chinks of light", "scunthorpe", "hancock", "cockburn", "cocktail", "peacock",
   "hitchcock", "dickens", "sussex", "essex", "middlesex", "analysis", "analyst", "therapist", "shitake",
   "cockney", "cocked", "spastic colon", "spastic paraplegia", "scattered",
+];
+
+/**
+ * The people behind the bot's account, as a reply names them: present and reading, unlike
+ * the absent third parties ("the referee") whose insults the classifier leaves alone.
+ */
+export const ACCOUNT_PEOPLE: readonly string[] = [
+  "owner", "owners", "admin", "admins", "mod", "mods", "moderator", "moderators", "dev", "devs", "developer", "developers",
+  "creator", "creators", "maker", "makers", "programmer", "programmers", "coder", "coders", "team", "intern", "interns",
+  "person", "people", "guy", "guys", "man", "woman", "girl", "staff", "operator", "operators", "boss", "author", "writer",
+  "writers", "manager", "management", "social media manager", "engineer", "engineers",
+];
+
+/** What someone does to make the account (subject of "whoever ... this"). */
+export const ACCOUNT_VERBS: readonly string[] = [
+  "runs", "ran", "run", "made", "makes", "make", "codes", "coded", "code", "wrote", "writes", "write", "programmed",
+  "built", "builds", "manages", "owns", "designed", "operates", "created", "creates", "is behind", "s behind", "is running",
+  "maintains", "posts", "tweets",
+];
+
+/** Groups named in hate speech ("dirty immigrants", "muslims are vermin"). */
+export const IDENTITY_GROUPS: readonly string[] = [
+  "jews", "jew", "muslims", "muslim", "immigrants", "immigrant", "migrants", "refugees", "gays", "gay people", "blacks",
+  "black people", "whites", "white people", "mexicans", "arabs", "asians", "chinese", "indians", "africans", "christians",
+  "trans people", "trannies", "women", "woman", "females", "lesbians", "foreigners", "gypsies", "romanians", "poles",
+  "pakistanis", "hindus", "catholics", "atheists", "feminists", "queers",
+];
+
+/** What hate speech calls a group: vermin and disease rather than people. */
+export const DEHUMANISING_NOUNS: readonly string[] = [
+  "vermin", "animals", "a disease", "a plague", "a cancer", "a sickness", "a virus", "parasites", "rats", "filth",
+  "subhuman", "scum", "cockroaches", "trash", "garbage", "not human", "evil", "inferior", "a disgrace", "dogs", "pigs",
+  "savages", "a stain", "a blight", "an infestation", "a mental illness", "mentally ill", "disgusting", "degenerates",
+  "criminals", "rapists", "terrorists", "thieves", "pedophiles", "paedophiles", "groomers", "freaks", "invaders",
 ];

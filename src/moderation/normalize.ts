@@ -112,11 +112,16 @@ function tokens(chars: readonly string[]): Array<[number, number]> {
 /**
  * Blanks the "@user @other" addressing that opens a reply: handles are chosen by third
  * parties ("@Scunthorpe_FC"), not written by the replier. Kept when the text is nothing
- * but such tokens, because then "@sshole" is leetspeak, not a handle.
+ * but such tokens, or when the token with "a" for "@" is a swear word ("@ss hat"), because
+ * then it is leetspeak, not a handle.
  */
 function blankLeadingMentions(c: Chars): void {
   const all = tokens(c.chars);
-  const isMention = ([start, end]: [number, number]) => /^@[a-z0-9_]{1,15}[:,]?$/.test(c.chars.slice(start, end).join(""));
+  const isMention = ([start, end]: [number, number]) => {
+    const token = c.chars.slice(start, end).join("");
+    // "@ss" and "@sshole" are words with "@" for "a", not handles.
+    return /^@[a-z0-9_]{1,15}[:,]?$/.test(token) && !MASKED_WORDS.includes(`a${token.slice(1).replace(/[:,]$/, "")}`);
+  };
   const leading = all.findIndex((t) => !isMention(t));
   if (leading <= 0) return;
   for (const [start, end] of all.slice(0, leading)) for (let k = start; k < end; k++) c.chars[k] = " ";
@@ -156,21 +161,34 @@ function resolveLeet(c: Chars): void {
 }
 
 /**
- * Fills in masked words ("f**k", "sh*t", "a**hole", "f-ck") with the one known word of
- * the same length that agrees on every visible letter. Nobody masks a harmless word, so a
- * masked token that fits a swear word is that word; a hyphenated word ("e-mail") fits none.
+ * Symbols that stand for a letter, with the letters they can stand for: digits, "@" and "$"
+ * read as leetspeak, "!" as leetspeak for i and as a mask for the other vowels ("f!ck", "sh!t",
+ * "!diot"). Read against known words first, so "f!ck" is "fuck", not "fick".
+ */
+const STAND_INS: Readonly<Record<string, string>> = {
+  "!": "iluoae", "@": "ao", $: "s", "|": "il", "0": "o", "1": "il", "3": "e", "4": "a", "5": "s", "7": "t",
+};
+
+/**
+ * Fills in masked words ("f**k", "sh*t", "a**hole", "f-ck", "!diot", "@$$hole") with the one
+ * known word of the same length that agrees on every visible letter, a mask standing for any
+ * letter and a stand-in symbol for its own letters. Nobody masks a harmless word, so a
+ * masked token that fits a swear word or an insult is that word; a hyphenated word
+ * ("e-mail") fits none, and a token needs two visible letters ("!!!" is not a word).
  */
 function resolveMasks(c: Chars): void {
+  const hidden = (ch: string) => MASKS.includes(ch) || ch in STAND_INS;
   for (const [start, end] of tokens(c.chars)) {
-    // Trailing punctuation ("f***!") is not part of the word.
+    // Trailing punctuation ("f***!", "idiot!") is not part of the word.
     let stop = end;
     while (stop > start && !isAlnum(c.chars[stop - 1]!) && !MASKS.includes(c.chars[stop - 1]!)) stop--;
     const word = c.chars.slice(start, stop);
-    if (word.length < 3 || !isLetter(word[0]!) || !word.some((ch) => MASKS.includes(ch))) continue;
-    if (!word.every((ch) => isLetter(ch) || MASKS.includes(ch))) continue;
+    if (word.length < 3 || !(isLetter(word[0]!) || word[0]! in STAND_INS) || !word.some(hidden)) continue;
+    if (!word.every((ch) => isLetter(ch) || hidden(ch)) || word.filter(isLetter).length < 2) continue;
     const fit = MASKED_WORDS.find(
       (candidate) =>
-        candidate.length === word.length && [...candidate].every((letter, k) => word[k] === letter || MASKS.includes(word[k]!)),
+        candidate.length === word.length &&
+        [...candidate].every((letter, k) => word[k] === letter || MASKS.includes(word[k]!) || (STAND_INS[word[k]!] ?? "").includes(letter)),
     );
     if (fit) for (let k = 0; k < fit.length; k++) c.chars[start + k] = fit[k]!;
   }
@@ -268,8 +286,9 @@ export function collapseRepeats(t: TracedText): TracedText {
 export function normalize(original: string): Normalized {
   const chars = foldCodePoints(original);
   blankLeadingMentions(chars);
-  resolveLeet(chars);
+  // Masks first: a masked word read whole ("f!ck", "@$$hole") beats reading symbol by symbol.
   resolveMasks(chars);
+  resolveLeet(chars);
   const folded = squeezeSpaces(joinSpacedLetters(chars));
   return { original, folded, collapsed: collapseRepeats(folded) };
 }

@@ -8,11 +8,16 @@
  * Patterns are in the language of `pattern.ts`; the word lists come from `lexicon.ts`.
  */
 import {
+  ACCOUNT_PEOPLE,
+  ACCOUNT_VERBS,
+  DEHUMANISING_NOUNS,
   FUCK_FORMS,
+  IDENTITY_GROUPS,
   INSULT_ADJECTIVES,
   INSULT_MODIFIERS,
   INSULT_NOUNS,
   INSULT_NOUNS_AFTER_YOU_ARE,
+  INSULT_PLURALS,
   PERSONAL_DETAILS,
   TARGETS,
   THREAT_AGENTS,
@@ -51,14 +56,38 @@ const notAGame =
 const adverbs = "(?:just |literally |actually |fucking |personally |gladly |come and |come over and |find you and |hunt you down and )?";
 const fuck = oneOf(FUCK_FORMS.filter((f) => f !== "f"));
 const possessive = "(?:your|ur|yo)";
-const family = "(?:family|kids|children|wife|husband|mom|mum|mother|dad|father|parents|dog)";
+const family = "(?:family|kids|kid|children|son|daughter|wife|husband|mom|mum|mother|dad|father|parents|dog|moms|mums)";
+const plurals = oneOf(INSULT_PLURALS);
+/** "sad little man": a person-word made an insult by the adjectives before it. */
+const belittled =
+  `(?:${oneOf(["sad", "little", "pathetic", "stupid", "dumb", "ugly", "fat", "worthless", "useless", "disgusting", "miserable", "sorry", "vile", "bitter", "creepy", "lazy", "smelly", "spineless", "insecure", "lonely"])} )+` +
+  `(?:man|woman|boy|girl|person|creature|manchild|individual|excuse for a human|human being|human)(?![a-z0-9])`;
+/** What is said of a person or a group after "is"/"are": an insult noun (singular or plural) or adjective. */
+const insultPredicate = `(?:${mods}(?<word>${oneOf([...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS])}|(?:a |an )?(?<word2>${belittled})))`;
+const copula = `(?:is|are|s|re|r|was|were|=|must be|seems|seems like|sounds like|looks like|is clearly|are clearly|is obviously|are both|are all|is such)`;
+/** Up to `n` words of any kind, lazily: "the guy (who runs this account) is ...". */
+const words = (n: number) => `(?:[a-z0-9]+_){0,${n}}?`;
+/** The people behind the account, as a reply names them (see ACCOUNT_PEOPLE). */
+const staff = oneOf(ACCOUNT_PEOPLE);
+const accountPeople =
+  `(?:(?:whoever|who ever|whoevers|the one|the person|the people|the guy|the idiot|the clown|the moron|anyone) (?:who |that )?${oneOf(ACCOUNT_VERBS)}|` +
+  `(?:${possessive}|the|this|that|these|those|^|${you} and ${possessive}|${you} and the) (?:${mods})?${staff}(?![a-z0-9]))`;
+/** A group the reply addresses: "you lot", "all of you", "everyone who liked this". */
+const addressedGroup =
+  `(?:${you} (?:lot|all|guys|people|two|lads)|yall|y all|all of ${you}|every (?:single |last )?one of ${you}|all ${you}|` +
+  `(?:everyone|everybody|anyone|people|all the people|whoever) (?:here|in here|in this thread|in the replies|in the comments|who|that|replying|liking|following)|` +
+  `the (?:replies|comments|comment section|people here|followers|fans)|this (?:thread|comment section|reply section))`;
+const collective = oneOf(["bunch", "pack", "herd", "gang", "load", "band", "flock", "horde", "collection", "room full", "lot", "crowd"]);
+const groups = oneOf(IDENTITY_GROUPS);
+/** "found your address on the contact page": a detail the account published itself is not a doxxing threat. */
+const publicPlace = `(?! on (?:the |${possessive} )?(?:site|website|contact page|page|profile|bio|invoice|form|about page))`;
 
 /** Curses aimed at someone: the swear word is not the point, the "you" is. */
 const INSULT_PHRASES: PhraseRule[] = [
   { id: "insult:fuck-you", kind: "insult", pattern: `${fuck} (?:you|u|yourself|urself|ur self|yourselves|off|your|ur)` },
   { id: "insult:fuck-you", kind: "insult", pattern: `(?:go )?f_(?:you|u|yourself|urself)` },
   { id: "insult:fuck-you", kind: "insult", pattern: `go ${fuck} ${yourself}` },
-  { id: "insult:stfu", kind: "insult", pattern: `stfu|shut the (?:fuck|fk|fck|hell|heck|fuk) up|shut ${possessive} (?:mouth|face|trap|pie hole|gob|hole)` },
+  { id: "insult:stfu", kind: "insult", pattern: `stfu|shut the (?:fuck|fk|fck|hell|heck|fuk) up|shut ${possessive} ${mods}(?:mouth|face|trap|pie hole|gob|hole)` },
   { id: "insult:get-fucked", kind: "insult", pattern: `get (?:fucked|fuked|fcked|fckd)` },
   { id: "insult:suck-my", kind: "insult", pattern: `suck (?:my|a|on my) (?:dick|cock|balls|d|nuts|ass|arse|bag of dicks)` },
   { id: "insult:eat-shit", kind: "insult", pattern: `eat (?:shit|a dick|dirt|a bag of dicks|my shit|a cock)` },
@@ -81,6 +110,33 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `${openers}[,!.]? ${mods}(?<word>${nouns})` },
   // A bare insult closing a sentence after a comma ("thanks for nothing, idiot").
   { id: "insult:", kind: "insult", pattern: `(?<=[,;:!?-][^a-z0-9]*)${mods}(?<word>${nouns})(?=[^a-z0-9]*$)` },
+  // "you sad little man": a person-word made an insult by what precedes it.
+  { id: "insult:", kind: "insult", pattern: `${you} (?<word2>${belittled})` },
+  { id: "insult:", kind: "insult", pattern: `(?:the )?human (?:equivalent|version) of (?:a |an )?` },
+  { id: "insult:", kind: "insult", pattern: `what (?:kind|sort|type) of (?:an? )?${mods}(?<word>${nouns}) (?:would )?(?:${oneOf(ACCOUNT_VERBS)}|programs|thinks|posts)` },
+  { id: "insult:", kind: "insult", pattern: `${you} (?:smell|smells|look|looks|sound|sounds) like ${mods}(?<word>${nouns}|shit|crap|garbage|trash|dumpster|roadkill|a corpse)` },
+  // "the idiot who runs this account": the insult is the subject.
+  { id: "insult:", kind: "insult", pattern: `the ${mods}(?<word>${nouns}) (?:who|that|behind|running) ${words(2)}(?:this|these|the|ur|your) (?:account|bot|page|thing|posts|site)` },
+  // A bare insult naming the account: "asshole bot", "idiot owner".
+  { id: "insult:", kind: "insult", pattern: `(?:^|[,.!?;] )${mods}(?<word>${nouns}) (?:bot|owner|account|admin|dev|devs|mods|page)(?![a-z0-9])` },
+];
+
+/**
+ * Insults aimed at the people behind the account ("whoever runs this is a moron", "your
+ * admins are clowns") or at a group the reply addresses ("what a bunch of idiots", "you're
+ * all morons"). The same words about an absent third party ("the referee is an idiot") do
+ * not fire: the account's people read their replies.
+ */
+const AIMED_AT_PEOPLE: PhraseRule[] = [
+  { id: "insult:", kind: "insult", pattern: `${accountPeople} ${words(6)}${copula} (?:all |just |such |a bunch of |a pack of |nothing but )?${insultPredicate}` },
+  { id: "insult:", kind: "insult", pattern: `tell ${accountPeople} ${words(3)}(?:he|she|they|theyre|hes|shes|hes|their|there) ${copula}? ?${insultPredicate}` },
+  { id: "insult:", kind: "insult", pattern: `(?:the|${possessive}) ${staff} (?:${copula} )?(?:(?:a |such a )?${collective} of )${mods}(?<word>${plurals})` },
+  { id: "insult:", kind: "insult", pattern: `(?:${you}re|${you} are|ur|youre|${you} r) all (?:${collective} of )?${insultPredicate}` },
+  { id: "insult:", kind: "insult", pattern: `${addressedGroup} ${words(4)}${copula} (?:all |just |such |a |nothing but )?(?:${collective} of )?${insultPredicate}` },
+  { id: "insult:", kind: "insult", pattern: `(?:what|such) (?:a |an )?${collective} of ${mods}(?<word>${plurals})` },
+  { id: "insult:", kind: "insult", pattern: `${collective} of ${mods}(?<word>${plurals})(?! of)` },
+  { id: "insult:", kind: "insult", pattern: `(?:full of|filled with|nothing but) ${mods}(?<word>${plurals})` },
+  { id: "insult:", kind: "insult", pattern: `^${mods}(?<word>${plurals})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;])` },
 ];
 
 /** Threats of violence, wishes of death or harm, incitement to self-harm, doxxing. */
@@ -156,15 +212,47 @@ const THREATS: PhraseRule[] = [
   {
     id: "threat:know-where-you-live",
     kind: "threat",
+    pattern: `(?:i|1|we) (?:know|found|found out) where ${words(7)}(?:lives|live|works|sleeps)(?![a-z0-9])`,
+  },
+  {
+    id: "threat:know-where-you-live",
+    kind: "threat",
+    pattern: `(?:know|found|find out|found out) (?:which|what|where) school ${possessive} (?:kids?|children|son|daughter|boy|girl)`,
+  },
+  {
+    id: "threat:know-where-you-live",
+    kind: "threat",
     pattern:
       `(?:i|1|we) (?:know|found|have|got|found out|tracked down|traced) ${possessive} ` +
-      `(?:home |house |real |work |exact )?(?:address|adress|workplace|ip|ip address|real name|location|kids school|childrens school)`,
+      `(?:home |house |real |work |exact )?(?:address|adress|workplace|ip|ip address|real name|location|kids school|childrens school)${publicPlace}`,
   },
   { id: "threat:dox", kind: "threat", pattern: `(?:dox|doxx|doxing|doxxing|doxed|doxxed) (?:${you}|him|her|them|this|${possessive})` },
   {
     id: "threat:dox",
     kind: "threat",
-    pattern: `${oneOf(THREAT_AGENTS)} (?:post|leak|publish|spread|expose|drop|release|put out|dig up|dox) ${possessive} (?:home |house |real |work )?${oneOf(PERSONAL_DETAILS)}`,
+    pattern:
+      `(?<!(?:${you}|do|did) )(?:^|i |we |just |already )?(?:found|got|have|tracked down|traced|posting|leaking|sharing|publishing|dug up) ` +
+      `${possessive} (?:${family}s? )?(?:home |house |real |work |exact |full )?(?:${oneOf(PERSONAL_DETAILS)})(?! is| are| was| please| pls| here| if)${publicPlace}`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:${possessive} (?:home |house |real )?address|${you} (?:live|living|stay|work) (?:at|on)|(?:he|she|they) (?:lives|live) (?:at|on))` +
+      ` ${words(5)}[0-9]+[a-z]? [a-z]+ (?:street|st|road|rd|lane|ln|avenue|ave|drive|dr|close|way|crescent|terrace|place|court|gardens|grove)(?![a-z0-9])`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:${agents}|i) (?:send|email|contact|call|tell|message|report ${you} to|forward this to|show) ${possessive} ` +
+      `(?:boss|employer|manager|work|school|hr|wife|husband|parents|family|company)|` +
+      `${possessive} (?:boss|employer|manager|wife|husband|parents|company) (?:is going to|will|gonna|is gonna|are going to) (?:get|hear|know|find out|see)`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern: `${oneOf(THREAT_AGENTS)} (?:post|leak|publish|spread|expose|drop|release|put out|dig up|dox) ${possessive} (?:${family} )?(?:home |house |real |work )?${oneOf(PERSONAL_DETAILS)}`,
   },
   {
     id: "threat:watch-your-back",
@@ -190,6 +278,80 @@ const THREATS: PhraseRule[] = [
     pattern:
       `(?:go|just|pls|please|plz) (?:die|kys|jump off a (?:bridge|building|cliff|roof)|play in traffic|hang ${yourself}|choke on it|choke and die|choke)` +
       notFollowedBy(["hard", "laughing", "happy", "of", "on", "for"]),
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:${you} and |${you}_)?${possessive} (?:whole |entire )?${family} (?:should|shud|deserve to|need to|will|must|ought to) ` +
+      `(?:all )?(?:die|burn|rot|suffer|be killed|be shot|be raped|hang)(?![a-z0-9])`,
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:hope|wish)(?:s|ing)? (?:that )?${you}(?:d| would| will| ll| get| gets| got)? (?:get |be |were |was |are )?` +
+      `(?:run over|hit by (?:a )?(?:car|bus|truck|train|lorry)|dead|gone for good|never born|in a coffin|six feet under|` +
+      `catch (?:cancer|aids|covid|ebola|the plague)|never been born|had never been born|(?:whats|what is) coming|fall (?:down|off) (?:the stairs|a cliff|a building|a bridge)|` +
+      `choke on|cancer|aids|a painful death|hit by lightning|eaten by)`,
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:nobody|no one|noone|no1) (?:would|will|d|is going to|gonna) (?:care|notice|miss ${you}|cry|mourn)(?: at all)? ` +
+      `(?:if|when) ${you} (?:died|die|were dead|was dead|dropped dead|disappeared|vanished|were gone|killed ${yourself}|jumped)`,
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `better (?:off |place )?(?:if|when|once) ${you} (?:were |was |are |re )?(?:dead|died|gone|never (?:born|existed|woke up|wake up)|` +
+      `didnt exist|did not exist|disappeared|vanished|werent (?:here|around|born)|dropped dead|stopped breathing)`,
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:drop dead|stop existing|stop breathing|cease to exist|cease existing|die already|just die|pls die|please die)` +
+      notFollowedBy(["gorgeous", "sexy", "beautiful", "stunning", "handsome", "cute", "hot", "brilliant", "funny", "good", "of", "laughing"]),
+  },
+  { id: "threat:wish-death", kind: "threat", pattern: `(?:should|shouldve|should of|should have|shoulda|deserved to be|should been) (?:been |ben )?aborted` },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:considered|consider|try|tried|thought about) (?:not existing|not being alive|not living|ending it all|dying)|` +
+      `(?:burn|burns|burned) down with ${you} (?:in it|inside)|(?:dance|piss|spit|shit) on ${possessive} grave`,
+  },
+  { id: "threat:wish-death", kind: "threat", pattern: `${you}(?:re| are| r| will be| ll be| belong) six feet under|day ${you}(?:re| are) (?:six feet under|dead|in a coffin)` },
+  { id: "threat:kill-yourself", kind: "threat", pattern: `(?<!(?:get|take|it|them|this|that|clothes|shirt) )off ${yourself}(?![a-z0-9])` },
+  { id: "threat:go-die", kind: "threat", pattern: `(?:go|just|pls|please|plz|should|^) ?(?:play (?:in|on) (?:the )?(?:traffic|motorway|highway|freeway|interstate|train tracks|railway|tracks)|jump off (?:a|the) (?:bridge|building|cliff|roof|tower)|walk into (?:the sea|the ocean|traffic|a river|the river|a lake|a wall of fire))` },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern:
+      `${agents} (?:come|go|drive|show up|turn up|be|pay ${you} a visit) (?:to|at|round|around) ${possessive} (?:house|home|door|office|work|school|place|workplace|address)`,
+  },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern: `keep (?:talking|posting|it up|tweeting|replying|running ${possessive} mouth|this up)(?: [a-z0-9]+){0,3}? (?:and|n) (?:see|find out|watch) what happens`,
+  },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern:
+      `${you}(?:ll| will| are going to|re going to|re gonna| are gonna| r gonna) (?:regret (?:this|that|it|saying that|posting this)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| when| once| i)|` +
+      `get (?:whats|what is) coming(?: to ${you})?|get what ${you} deserve|get (?:hurt|killed|beaten|stabbed|shot|smacked))`,
+  },
+  { id: "threat:violence", kind: "threat", pattern: `(?:shut|silence) ${you} up (?:for good|permanently|forever)|someone (?:will|should|is going to|is gonna|s gonna|gonna) (?:shut|silence) ${you}` },
+  { id: "threat:make-you-pay", kind: "threat", pattern: `(?:${agents}|i) (?:make sure|see to it) (?:that )?${you} (?:suffer|regret|pay|never|die|bleed|get hurt)` },
+  { id: "threat:make-you-pay", kind: "threat", pattern: `${agents} ${adverbs}make ${you} (?:disappear|vanish|cry|beg)|(?:${agents}|needs to|need to) teach ${you} a lesson` },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern: `${you} (?:wont|will not|will never|never) see (?:it|this|me|us) coming|(?:if|when|once) (?:i|we) (?:ever )?(?:see|meet|catch|find|run into) ${you} (?:irl|in real life|in person|outside|on the street|in the street)`,
   },
   // A reply that is only "die" (or "just die.").
   { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please )?(?:die|diee|dies)(?=[^a-z0-9]*$)` },
@@ -233,7 +395,7 @@ const HARASSMENT: PhraseRule[] = [
     kind: "harassment",
     pattern:
       `go back to (?:where (?:${you}|they) (?:came|come) from|${possessive} (?:own )?(?:country|cave|village|jungle|kind|island|desert|land)|` +
-      `(?:their|your) (?:own )?country)|(?:send|ship|deport) (?:them|${you}|em) (?:all )?back`,
+      `(?:their|your) (?:own )?country|africa|mexico|china|india|pakistan|the jungle)|(?:send|ship|deport) (?:them|${you}|em) (?:all )?back`,
   },
   {
     id: "harassment:you-people",
@@ -264,22 +426,79 @@ const HARASSMENT: PhraseRule[] = [
       `do (?:us|everyone|the world|everybody|all of us|the internet) a (?:favour|favor) (?:and )?` +
       `(?:disappear|leave|die|quit|go away|log off|delete|kill|jump|shut up|leave the internet|stop breathing)|(?:disappear|go away) forever`,
   },
+  {
+    id: "harassment:dehumanising",
+    kind: "harassment",
+    pattern:
+      `(?:people|${groups}) like (?:${you}|them|that) (?:` +
+      `(?:are|r|re) ${insultPredicate}|(?:are|r|re) ${oneOf(DEHUMANISING_NOUNS)}(?![a-z0-9])|` +
+      `(?:should|need to|deserve to|must|ought to) (?:all )?(?:be )?(?:shot|killed|locked up|banned|deported|gassed|jailed|put down|sterilised|sterilized|removed|` +
+      `exterminated|hanged|hung|ashamed|euthanised|euthanized|in jail|in prison|caged|die|rot|burn|suffer|disappear|not exist|never (?:be|have) (?:born|been born))|` +
+      `(?:shouldnt|should not|dont deserve to|do not deserve to|shouldnt be allowed to|should not be allowed to) (?:be allowed|exist|breathe|live|vote|have (?:kids|children|rights))|dont deserve)`,
+  },
+  { id: "harassment:dehumanising", kind: "harassment", pattern: `(?:vermin|scum|filth|animals|trash|rats|parasites|cockroaches|subhumans|degenerates) like ${you}` },
+  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:a |an )?(?:${mods})?(?:plague|cancer|disease|stain|blight|virus|tumou?r|infection|pest|leech|waste) (?:on|to|of|in|upon)` },
+  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:not even|less than|barely|not) human|${you} belong in (?:a |the )?(?:zoo|cage|asylum|mental (?:hospital|asylum|ward)|psych ward|sewer|dumpster|landfill)` },
+  {
+    id: "harassment:hate",
+    kind: "harassment",
+    pattern:
+      `(?:dirty|filthy|disgusting|stinking|stinky|subhuman|inbred) ${groups}(?![a-z0-9])|` +
+      `${groups} (?:are|r|is) (?:all |just |nothing but |literally )?${oneOf(DEHUMANISING_NOUNS)}(?![a-z0-9])|` +
+      `${groups} (?:ruin|ruins|destroy|destroys|ruined) (?:everything|this country|the country|our country)|` +
+      `(?:deport|gas|exterminate|get rid of|kick out) (?:all )?(?:the |these |those )?${groups}|` +
+      `(?:women|woman|females|girls) (?:shouldnt|should not|dont|cant|should never) (?:be allowed|have (?:rights|opinions|the vote)|vote|speak|talk)`,
+  },
+  {
+    id: "harassment:no-wonder",
+    kind: "harassment",
+    pattern:
+      `no wonder (?:(?:nobody|no one|noone) (?:likes|loves|wants|cares about|dates|follows) ${you}|` +
+      `${possessive} (?:wife|husband|gf|bf|girlfriend|boyfriend|partner|parents|dad|mom|mum|family|kids|friends) (?:left|hates?|dont|abandoned|ignores?)|` +
+      `${you}(?:re| are| r)? (?:single|alone|lonely|a virgin|unemployed|jobless|ugly|fat|still single)|${you} (?:have|got) no (?:friends|life|girlfriend|boyfriend))`,
+  },
+  {
+    id: "harassment:cry-about-it",
+    kind: "harassment",
+    pattern: `cope (?:and seethe|harder|more)|(?:cry|seethe|mald) (?:about it|harder|more)|(?:go )?cry to ${possessive} (?:mom|mommy|mum|mummy|mama|momma|dad|daddy)`,
+  },
+  { id: "harassment:nobody-likes-you", kind: "harassment", pattern: `(?:nobody|no one|noone|no1) (?:could|can|will|would) (?:ever )?(?:love|like|want|stand) ${you}` },
+  {
+    id: "harassment:go-away",
+    kind: "harassment",
+    pattern:
+      `^(?:pls |please |just |go |plz |now )?(?:delete ${possessive} (?:account|acc|profile|page)|log off forever|uninstall ${yourself})` +
+      `(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:loser|idiot|nobody|already|now|lol|lmao|forever))|` +
+      `(?:nobody|no one|noone|who) (?:asked|asked for|cares about|wants|needs) (?:for )?${possessive} ${mods}(?:opinion|input|take|thoughts|two cents|2 cents|existence)`,
+  },
+  { id: "harassment:you-are-nobody", kind: "harassment", pattern: `${youAreStatement} (?:a )?(?:nobody|nothing|no one)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])` },
   { id: "harassment:crawl-back", kind: "harassment", pattern: `crawl back (?:under|into|to|in) (?:your|ur|the|a) (?:rock|hole|cave|basement|sewer)` },
   { id: "harassment:imagine-being", kind: "harassment", pattern: `imagine being (?:this|so|that) (?:dumb|stupid|ugly|pathetic|braindead|fat|worthless|useless|retarded)` },
   {
     id: "harassment:sexual",
     kind: "harassment",
-    pattern: `send (?:me )?(?:nudes|noods|pics of ${possessive} (?:body|tits|boobs|ass))|show (?:me )?${possessive} (?:tits|boobs|body|pussy|dick|ass)`,
+    pattern:
+      `send (?:me )?(?:nudes|noods|pics of ${possessive} (?:body|tits|boobs|ass))|show (?:me )?(?:${possessive}|those|them|ur) (?:tits|boobs|body|pussy|dick|ass|titties|feet)|` +
+      `^send (?:me )?(?:pics|pictures|photos)(?=[^a-z0-9]*$| (?:babe|baby|sweetheart|sexy|hun|honey|girl|darling|sweetie|or))|` +
+      `(?:post|send|show) (?:me )?(?:${possessive} )?(?:feet|feet pics|foot pics|bikini pics)|` +
+      `(?:look|be|be even|look even) (?:better|hotter|prettier|sexier|nicer) (?:naked|nude|without (?:any )?(?:clothes|${possessive} clothes))|` +
+      `bend ${you} over|sit on my (?:face|lap|dick|cock|knee)|(?:wanna|want to|do you want to|want 2) see my (?:dick|cock|penis|junk|d)|dick pics?|` +
+      `what (?:are|r) ${you} wearing|nice (?:tits|boobs|rack|titties|ass)|smile more|shut up and smile|` +
+      `nice (?:legs|body|butt|curves|thighs|figure)[^a-z0-9]+(?:wanna|want to|dm|come over|babe|baby|sexy|sweetheart)|` +
+      `(?:be|look) (?:hot|hotter|sexy|sexier|pretty|prettier|cute|cuter) if ${you} (?:lost weight|lost some weight|smiled|shut up|wore|took)|` +
+      `see ${you} (?:naked|nude|undressed|without (?:any )?clothes)|` +
+      `(?:prettier|hotter|cuter|nicer) (?:if|when) ${you} (?:smiled?|shut up|kept quiet|stayed quiet)|how much for (?:a night|an hour|a (?:blowjob|bj|date))|` +
+      `(?:id|i would|i wanna|i want to|i could) (?:smash|tap that|hit that|rail ${you}|fuck ${you}|bang ${you}|bend ${you})(?=[^a-z0-9]*$| (?:her|him|${you}|that|so|ngl|tbh))`,
   },
 ];
 
 /** Every phrase rule, in the order a verdict lists their hits. */
-export const PHRASE_RULES: readonly PhraseRule[] = [...THREATS, ...HARASSMENT, ...INSULT_PHRASES, ...DIRECTED_INSULTS];
+export const PHRASE_RULES: readonly PhraseRule[] = [...THREATS, ...HARASSMENT, ...INSULT_PHRASES, ...DIRECTED_INSULTS, ...AIMED_AT_PEOPLE];
 
 /**
  * The canonical spelling of an insult caught by a `(?<word>…)` group, for the rule id:
  * the caught text is collapsed ("asshole" reads "ashole"), the id should not be.
  */
 export const INSULT_WORDS: ReadonlyMap<string, string> = new Map(
-  [...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES].map((w) => [w.replace(/(.)\1+/g, "$1").replace(/'/g, ""), w]),
+  [...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS].map((w) => [w.replace(/(.)\1+/g, "$1").replace(/'/g, ""), w]),
 );
