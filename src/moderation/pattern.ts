@@ -10,9 +10,33 @@ import { normalizePattern } from "./normalize.ts";
 const OPTIONAL_SEPARATOR = "[^a-z0-9]*";
 const REQUIRED_SEPARATOR = "[^a-z0-9]+";
 
+interface Trie {
+  end: boolean;
+  next: Map<string, Trie>;
+}
+
+const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /**
- * An alternation of words or phrases, longest first so that the longer reading wins
- * ("such a" before "such"). Regex metacharacters in words are escaped.
+ * Writes a trie of words as a regular expression that shares their prefixes
+ * ("idiot|imbecile" → "i(?:diot|mbecile)"): the regex engine then tests a letter once for
+ * all the words that start with it instead of once per word, which keeps rules with long
+ * word lists fast. A word that is a prefix of another is optional at the end, greedily, so
+ * the longer reading is tried first ("such a" before "such").
+ */
+function trieSource(node: Trie): string {
+  const branches = [...node.next].map(([c, child]) => escape(c) + trieSource(child));
+  if (branches.length === 0) return "";
+  const single = branches.length === 1;
+  const body = single ? branches[0]! : `(?:${branches.join("|")})`;
+  if (!node.end) return body;
+  return single ? `(?:${body})?` : `${body}?`;
+}
+
+/**
+ * An alternation of words or phrases, the longer reading first ("such a" before "such"),
+ * their shared prefixes factored out (see {@link trieSource}). Regex metacharacters in
+ * words are escaped.
  *
  * @example
  * ```ts
@@ -20,9 +44,18 @@ const REQUIRED_SEPARATOR = "[^a-z0-9]+";
  * ```
  */
 export function oneOf(words: readonly string[]): string {
-  const unique = [...new Set(words.map((w) => normalizePattern(w.trim())))].filter((w) => w.length > 0);
-  unique.sort((a, b) => b.length - a.length);
-  return `(?:${unique.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`;
+  const root: Trie = { end: false, next: new Map() };
+  for (const w of new Set(words.map((w) => normalizePattern(w.trim())))) {
+    if (w.length === 0) continue;
+    let node = root;
+    for (const c of w) {
+      let child = node.next.get(c);
+      if (!child) node.next.set(c, (child = { end: false, next: new Map() }));
+      node = child;
+    }
+    node.end = true;
+  }
+  return `(?:${trieSource(root)})`;
 }
 
 /**

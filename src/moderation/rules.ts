@@ -42,7 +42,13 @@ const you = oneOf(YOU);
 const youAre = oneOf(YOU_ARE);
 /** "You are" as a statement, not a question: "are you dead?" asks, "you're dead" threatens. */
 const youAreStatement = oneOf(YOU_ARE.filter((w) => !/^(are|r) /.test(w)));
-const mods = `(?:${oneOf(INSULT_MODIFIERS)} ){0,4}`;
+/**
+ * Up to four modifiers before an insult. Each needs a real separator after it (optional
+ * separators let the engine split every word into modifiers many ways, which is slow),
+ * except "a" and "an", which spaced-out letters join to the next word ("u r a b i t c h"
+ * reads "urabitch").
+ */
+const mods = `(?:(?:an?) |${oneOf(INSULT_MODIFIERS.filter((m) => m !== "a" && m !== "an"))}_){0,4}`;
 const nouns = oneOf(INSULT_NOUNS);
 const youAreNouns = oneOf([...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES]);
 const openers = oneOf(VOCATIVE_OPENERS);
