@@ -18,9 +18,12 @@ describe("phrase patterns", () => {
     expect(matches(re, "your")).toEqual([]);
   });
 
-  it("prefer the longest alternative and escape regex characters", () => {
-    expect(oneOf(["such", "such a", "a.b"])).toBe("(?:such a|such|a\\.b)");
+  it("prefer the longest alternative, share prefixes and escape regex characters", () => {
+    expect(oneOf(["such", "such a", "a.b"])).toBe("(?:(?:such(?: a)?|a\\.b))");
+    expect(oneOf(["idiot", "imbecile"])).toBe("(?:i(?:diot|mbecile))");
     expect(matches(compilePattern(`${oneOf(["such", "such a"])} fol`), "such a fol")).toEqual(["such a fol"]);
+    expect(matches(compilePattern(`${oneOf(["such", "such a"])} fol`), "such fol")).toEqual(["such fol"]);
+    expect(matches(compilePattern(oneOf(["a.b", "i.e"])), "a.b axb")).toEqual(["a.b"]);
   });
 
   it("refuse following words only as whole words", () => {
