@@ -74,7 +74,7 @@ export const INSULT_NOUNS: readonly string[] = [
   "grifter", "charlatan", "sellout", "garbage human", "trash human", "garbage person", "trash person", "human garbage",
   "human trash", "pile of garbage human", "piece of garbage human", "subhuman filth", "subhuman scum", "asshat",
   "ass hat", "dumb fuck", "stupid fuck", "fat fuck", "ugly fuck", "basement dweller", "keyboard warrior", "bootlicker",
-  "shill", "manchild", "crybaby",
+  "shill", "manchild", "crybaby", "cvnt", "worm",
 ];
 
 /**
@@ -84,7 +84,8 @@ export const INSULT_NOUNS: readonly string[] = [
  */
 export const INSULT_PLURALS: readonly string[] = [
   ...INSULT_NOUNS.filter((w) => !w.includes(" ")).map((w) => (/(?:s|sh|ch|x)$/.test(w) ? `${w}es` : `${w}s`)),
-  "sheep", "lemmings", "bots", "npcs", "apes", "animals", "clowns", "brainless sheep", "snowflakes", "frauds",
+  "sheep", "lemmings", "bots", "npcs", "apes", "animals", "clowns", "brainless sheep", "snowflakes", "frauds", "drones",
+  "mindless drones", "zombies",
 ];
 
 /**
@@ -93,7 +94,7 @@ export const INSULT_PLURALS: readonly string[] = [
  */
 export const INSULT_NOUNS_AFTER_YOU_ARE: readonly string[] = [
   "joke", "failure", "disgrace", "embarrassment", "trash", "garbage", "nobody", "hack", "joke of a human",
-  "disgrace to humanity", "nothing", "plague", "cancer", "disease", "stain", "blight", "virus", "tumour", "tumor",
+  "disgrace to humanity", "nothing", "tool", "plague", "cancer", "disease", "stain", "blight", "virus", "tumour", "tumor",
 ];
 
 /** Adjectives that insult a person when said to them ("you're pathetic", "are you stupid?"). */

@@ -27,7 +27,7 @@ const EXTRA_PROFANITY: ReadonlyArray<[word: string, patterns: string[]]> = [
   ["fuck", ["|phuck", "|phuk", "|fuq|", "|fuk"]],
   ["ass", ["|dumbass", "|jackass", "|smartass"]],
   ["bitch", ["|biatch", "|biotch"]],
-  ["cunt", ["|kunt|", "|kunts|"]],
+  ["cunt", ["|kunt|", "|kunts|", "|cvnt", "|kvnt"]],
   ["jizz", ["|jizz", "|jiz|"]],
 ];
 

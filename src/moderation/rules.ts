@@ -77,13 +77,14 @@ const words = (n: number) => `(?:[a-z0-9]+_){0,${n}}?`;
 const staff = oneOf(ACCOUNT_PEOPLE);
 const accountPeople =
   `(?:(?:whoever|who ever|whoevers|the one|the person|the people|the guy|the idiot|the clown|the moron|anyone) (?:who |that )?${oneOf(ACCOUNT_VERBS)}|` +
-  `(?:${possessive}|the|this|that|these|those|^|${you} and ${possessive}|${you} and the) (?:${mods})?${staff}(?![a-z0-9]))`;
+  `(?:${possessive}|the|this|that|these|those|^|${you} and ${possessive}|${you} and the) ${words(2)}${staff}(?![a-z0-9]))`;
 /** A group the reply addresses: "you lot", "all of you", "everyone who liked this". */
 const addressedGroup =
   `(?:${you} (?:lot|all|guys|people|two|lads)|yall|y all|all of ${you}|every (?:single |last )?one of ${you}|all ${you}|` +
+  `(?:all )?(?:${you}|${possessive}) (?:followers|fans|subscribers|audience|supporters|fanboys)|` +
   `(?:everyone|everybody|anyone|people|all the people|whoever) (?:here|in here|in this thread|in the replies|in the comments|who|that|replying|liking|following)|` +
   `the (?:replies|comments|comment section|people here|followers|fans)|this (?:thread|comment section|reply section))`;
-const collective = oneOf(["bunch", "pack", "herd", "gang", "load", "band", "flock", "horde", "collection", "room full", "lot", "crowd"]);
+const collective = oneOf(["bunch", "buncha", "pack", "herd", "gang", "load", "band", "flock", "horde", "collection", "room full", "lot", "crowd"]);
 const groups = oneOf(IDENTITY_GROUPS);
 /** "found your address on the contact page": a detail the account published itself is not a doxxing threat. */
 const publicPlace = `(?! on (?:the |${possessive} )?(?:site|website|contact page|page|profile|bio|invoice|form|about page))`;
@@ -112,7 +113,8 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `${youAre} ${mods}(?<word>${youAreNouns})` },
   { id: "insult:", kind: "insult", pattern: `what (?:a|an) ${mods}(?<word>${nouns})${notFollowedBy(["of"])}` },
   // A bare insult opening the reply ("bitch please", "dickhead.") or after an opener.
-  { id: "insult:", kind: "insult", pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;]| please| shut)` },
+  { id: "insult:", kind: "insult", pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;]| (?:please|shut|mate|m8|bro|dude|lol|lmao|haha|innit)(?![a-z0-9]))` },
+  { id: "insult:low-iq", kind: "insult", pattern: `(?:iq|brain cells|brains?|intelligence) (?:of|lower than|smaller than|below) (?:a |an |the )?` },
   { id: "insult:", kind: "insult", pattern: `${openers}[,!.]? ${mods}(?<word>${nouns})` },
   // A bare insult closing a sentence after a comma ("thanks for nothing, idiot").
   { id: "insult:", kind: "insult", pattern: `(?<=[,;:!?-][^a-z0-9]*)${mods}(?<word>${nouns})(?=[^a-z0-9]*$)` },
@@ -138,9 +140,9 @@ const AIMED_AT_PEOPLE: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `tell ${accountPeople} ${words(3)}(?:he|she|they|theyre|hes|shes|hes|their|there) ${copula}? ?${insultPredicate}` },
   { id: "insult:", kind: "insult", pattern: `(?:the|${possessive}) ${staff} (?:${copula} )?(?:(?:a |such a )?${collective} of )${mods}(?<word>${plurals})` },
   { id: "insult:", kind: "insult", pattern: `(?:${you}re|${you} are|ur|youre|${you} r) all (?:${collective} of )?${insultPredicate}` },
-  { id: "insult:", kind: "insult", pattern: `${addressedGroup} ${words(4)}${copula} (?:all |just |such |a |nothing but )?(?:${collective} of )?${insultPredicate}` },
+  { id: "insult:", kind: "insult", pattern: `${addressedGroup} ${words(4)}${copula} (?:${words(3)}(?:or|and|like) )?(?:all |just |such |a |nothing but )?(?:${collective} of )?${insultPredicate}` },
   { id: "insult:", kind: "insult", pattern: `(?:what|such) (?:a |an )?${collective} of ${mods}(?<word>${plurals})` },
-  { id: "insult:", kind: "insult", pattern: `${collective} of ${mods}(?<word>${plurals})(?! of)` },
+  { id: "insult:", kind: "insult", pattern: `(?:${collective} of|buncha) ${mods}(?<word>${plurals})(?! of)` },
   { id: "insult:", kind: "insult", pattern: `(?:full of|filled with|nothing but) ${mods}(?<word>${plurals})` },
   { id: "insult:", kind: "insult", pattern: `^${mods}(?<word>${plurals})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;])` },
 ];
@@ -299,7 +301,7 @@ const THREATS: PhraseRule[] = [
       `(?:hope|wish)(?:s|ing)? (?:that )?${you}(?:d| would| will| ll| get| gets| got)? (?:get |be |were |was |are )?` +
       `(?:run over|hit by (?:a )?(?:car|bus|truck|train|lorry)|dead|gone for good|never born|in a coffin|six feet under|` +
       `catch (?:cancer|aids|covid|ebola|the plague)|never been born|had never been born|(?:whats|what is) coming|fall (?:down|off) (?:the stairs|a cliff|a building|a bridge)|` +
-      `choke on|cancer|aids|a painful death|hit by lightning|eaten by)`,
+      `choke on|cancer|aids|a painful death|hit by lightning|eaten by|step on a (?:landmine|mine)|shot|stabbed|murdered)`,
   },
   {
     id: "threat:wish-death",
@@ -323,6 +325,17 @@ const THREATS: PhraseRule[] = [
       notFollowedBy(["gorgeous", "sexy", "beautiful", "stunning", "handsome", "cute", "hot", "brilliant", "funny", "good", "of", "laughing"]),
   },
   { id: "threat:wish-death", kind: "threat", pattern: `(?:should|shouldve|should of|should have|shoulda|deserved to be|should been) (?:been |ben )?aborted` },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:wish|wishing|wishes) ${you} (?:a )?(?:(?:slow|painful|horrible|agonising|agonizing|lonely|quick) (?:and )?)*(?:death|cancer)|` +
+      `(?:hope|wish|pray) (?:someone|somebody|a car|a bus|a truck|a train) (?:runs ${you} over|kills ${you}|shoots ${you}|stabs ${you}|hits ${you}|beats ${you}|ends ${you})|` +
+      `(?:the )?day ${you} (?:die|dies|finally die|drop dead|croak)(?: ${words(2)})?(?:will be|is|wil be|ll be) (?:a |an |the )?(?:holiday|celebration|party|good day|best day)|` +
+      `(?:cant|can not|cannot) wait (?:for|until|till|til) ${you} (?:die|are dead|re dead|drop dead|croak)|` +
+      `(?:nobody|no one|noone) (?:will|would|is going to|gonna) (?:cry|come|show up|go|turn up) (?:at|to) ${possessive} funeral|` +
+      `why (?:are|r) ${you} (?:still )?(?:alive|breathing)|${you} should (?:just )?(?:disappear|vanish|go away|cease to exist|not exist) (?:permanently|forever|for good)`,
+  },
   {
     id: "threat:wish-death",
     kind: "threat",
@@ -361,6 +374,8 @@ const THREATS: PhraseRule[] = [
   },
   // A reply that is only "die" (or "just die.").
   { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please )?(?:die|diee|dies)(?=[^a-z0-9]*$)` },
+  { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please |plz |go )jump(?=[^a-z0-9]*$)` },
+  { id: "threat:watch-your-back", kind: "threat", pattern: `better watch (?:${yourself}|${possessive} (?:back|mouth|step))` },
 ];
 
 /** Harassment without a swear word or a threat: exclusion, dehumanisation, hate. */
@@ -442,7 +457,8 @@ const HARASSMENT: PhraseRule[] = [
       `exterminated|hanged|hung|ashamed|euthanised|euthanized|in jail|in prison|caged|die|rot|burn|suffer|disappear|not exist|never (?:be|have) (?:born|been born))|` +
       `(?:shouldnt|should not|dont deserve to|do not deserve to|shouldnt be allowed to|should not be allowed to) (?:be allowed|exist|breathe|live|vote|have (?:kids|children|rights))|dont deserve)`,
   },
-  { id: "harassment:dehumanising", kind: "harassment", pattern: `(?:vermin|scum|filth|animals|trash|rats|parasites|cockroaches|subhumans|degenerates) like ${you}` },
+  { id: "harassment:dehumanising", kind: "harassment", pattern: `(?:vermin|scum|filth|animals|trash|rats|parasites|cockroaches|subhumans|degenerates|creatures|monsters|things) like ${you}` },
+  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:a |an )?(?:walking|human|literal|living) (?:plague|cancer|disease|virus|tumou?r|infection|std|stain|biohazard)` },
   { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:a |an )?(?:${mods})?(?:plague|cancer|disease|stain|blight|virus|tumou?r|infection|pest|leech|waste) (?:on|to|of|in|upon)` },
   { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:not even|less than|barely|not) human|${you} belong in (?:a |the )?(?:zoo|cage|asylum|mental (?:hospital|asylum|ward)|psych ward|sewer|dumpster|landfill)` },
   {
@@ -452,6 +468,7 @@ const HARASSMENT: PhraseRule[] = [
       `(?:dirty|filthy|disgusting|stinking|stinky|subhuman|inbred) ${groups}(?![a-z0-9])|` +
       `${groups} (?:are|r|is) (?:all |just |nothing but |literally )?${oneOf(DEHUMANISING_NOUNS)}(?![a-z0-9])|` +
       `${groups} (?:ruin|ruins|destroy|destroys|ruined) (?:everything|this country|the country|our country)|` +
+      `(?:the )?(?:jews|zionists|globalists) (?:control|run|own) (?:the|this|everything|our|all)|` +
       `(?:deport|gas|exterminate|get rid of|kick out) (?:all )?(?:the |these |those )?${groups}|` +
       `(?:women|woman|females|girls) (?:shouldnt|should not|dont|cant|should never) (?:be allowed|have (?:rights|opinions|the vote)|vote|speak|talk)`,
   },
@@ -478,13 +495,15 @@ const HARASSMENT: PhraseRule[] = [
       `(?:nobody|no one|noone|who) (?:asked|asked for|cares about|wants|needs) (?:for )?${possessive} ${mods}(?:opinion|input|take|thoughts|two cents|2 cents|existence)`,
   },
   { id: "harassment:you-are-nobody", kind: "harassment", pattern: `${youAreStatement} (?:a )?(?:nobody|nothing|no one)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])` },
-  { id: "harassment:crawl-back", kind: "harassment", pattern: `crawl back (?:under|into|to|in) (?:your|ur|the|a) (?:rock|hole|cave|basement|sewer)` },
+  { id: "harassment:crawl-back", kind: "harassment", pattern: `(?:crawl|go|slither|get) back (?:under|into|to|in) (?:your|ur|the|a|whatever) (?:rock|hole|cave|basement|sewer|swamp|gutter|pit)` },
   { id: "harassment:imagine-being", kind: "harassment", pattern: `imagine being (?:this|so|that) (?:dumb|stupid|ugly|pathetic|braindead|fat|worthless|useless|retarded)` },
   {
     id: "harassment:sexual",
     kind: "harassment",
     pattern:
-      `send (?:me )?(?:nudes|noods|pics of ${possessive} (?:body|tits|boobs|ass))|show (?:me )?(?:${possessive}|those|them|ur) (?:tits|boobs|body|pussy|dick|ass|titties|feet)|` +
+      `(?:send|dm|snap|message) (?:me )?(?:${possessive} )?(?:nudes|noods)|send (?:me )?pics of ${possessive} (?:body|tits|boobs|ass)|` +
+      `${you}(?:d| would| re| are| look like ${you}d| look like ${you} would)? ${words(2)}(?:be )?(?:good|great|fun|wild|a freak|tight) in bed|`+
+      `show (?:me )?(?:${possessive}|those|them|ur) (?:tits|boobs|body|pussy|dick|ass|titties|feet)|` +
       `^send (?:me )?(?:pics|pictures|photos)(?=[^a-z0-9]*$| (?:babe|baby|sweetheart|sexy|hun|honey|girl|darling|sweetie|or))|` +
       `(?:post|send|show) (?:me )?(?:${possessive} )?(?:feet|feet pics|foot pics|bikini pics)|` +
       `(?:look|be|be even|look even) (?:better|hotter|prettier|sexier|nicer) (?:naked|nude|without (?:any )?(?:clothes|${possessive} clothes))|` +
