@@ -52,8 +52,10 @@ function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit
       }
       let rule = id;
       if (id.endsWith(":")) {
-        // `word2` catches a belittling phrase ("sad little man"), named for what it does.
-        const caught = (m.groups?.word ?? (m.groups?.word2 !== undefined ? "belittling" : "")).replace(/[^a-z0-9]+/g, " ");
+        // `word2` catches a belittling phrase ("sad little man"), `word3` a comparison
+        // ("thick as mince"): both named for what they do rather than their words.
+        const g = m.groups ?? {};
+        const caught = (g.word ?? (g.word2 !== undefined ? "belittling" : g.word3 !== undefined ? "dumb-as" : "")).replace(/[^a-z0-9]+/g, " ");
         rule = id + (INSULT_WORDS.get(caught) ?? caught);
       }
       const span = originalSpan(collapsed, m.index, m.index + m[0].length);

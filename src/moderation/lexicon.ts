@@ -47,7 +47,8 @@ export const INSULT_MODIFIERS: readonly string[] = [
   "dumb", "little", "fat", "ugly", "pathetic", "worthless", "useless", "lying", "sad", "sorry", "brainless", "braindead",
   "clueless", "dirty", "filthy", "disgusting", "miserable", "insufferable", "spineless", "smug", "entitled", "ignorant",
   "arrogant", "retarded", "dense", "thick", "sick", "twisted", "creepy", "old", "lazy", "annoying", "bitch ass",
-  "stoopid", "nothing but", "nothing more than", "special kind of", "a special kind of", "no better than", "nothing but a", "brain-dead", "spineless", "gutless",
+  "stoopid", "nothing but", "nothing more than", "special kind of", "a special kind of", "grade a", "certified",
+  "first class", "world class", "prize", "power tripping", "power-tripping", "no better than", "nothing but a", "brain-dead", "spineless", "gutless",
   "rotten", "vile", "smelly", "inbred", "deranged", "unhinged", "jobless",
 ];
 
@@ -74,7 +75,7 @@ export const INSULT_NOUNS: readonly string[] = [
   "grifter", "charlatan", "sellout", "garbage human", "trash human", "garbage person", "trash person", "human garbage",
   "human trash", "pile of garbage human", "piece of garbage human", "subhuman filth", "subhuman scum", "asshat",
   "ass hat", "dumb fuck", "stupid fuck", "fat fuck", "ugly fuck", "basement dweller", "keyboard warrior", "bootlicker",
-  "shill", "manchild", "crybaby", "cvnt", "worm",
+  "shill", "manchild", "crybaby", "cvnt", "worm", "weirdo", "bottom feeder", "a-hole", "ahole",
 ];
 
 /**
@@ -118,7 +119,8 @@ export const TARGETS: readonly string[] = [
   "your mom", "your mum", "your mother", "your dad", "your parents", "your dog", "your cat", "your house", "your home",
   "your car", "your face", "your legs", "your neck", "your head", "your teeth", "your throat", "ur family", "ur kids",
   "ur face", "ur house", "ur mom", "your jaw", "your nose", "your arms", "your arm", "your ribs", "your skull",
-  "your fingers", "your knees", "your kneecaps", "your back", "your legs", "your leg",
+  "your fingers", "your knees", "your kneecaps", "your back", "your legs", "your leg", "your ass", "ur ass", "your arse",
+  "yo ass",
 ];
 
 /** Who means to do harm: first person future and conditional, or "someone should". */
@@ -188,14 +190,14 @@ export const ACCOUNT_PEOPLE: readonly string[] = [
   "owner", "owners", "admin", "admins", "mod", "mods", "moderator", "moderators", "dev", "devs", "developer", "developers",
   "creator", "creators", "maker", "makers", "programmer", "programmers", "coder", "coders", "team", "intern", "interns",
   "person", "people", "guy", "guys", "man", "woman", "girl", "staff", "operator", "operators", "boss", "author", "writer",
-  "writers", "manager", "management", "social media manager", "engineer", "engineers",
+  "writers", "manager", "management", "social media manager", "engineer", "engineers", "editor", "editors",
 ];
 
 /** What someone does to make the account (subject of "whoever ... this"). */
 export const ACCOUNT_VERBS: readonly string[] = [
   "runs", "ran", "run", "made", "makes", "make", "codes", "coded", "code", "wrote", "writes", "write", "programmed",
   "built", "builds", "manages", "owns", "designed", "operates", "created", "creates", "is behind", "s behind", "is running",
-  "maintains", "posts", "tweets",
+  "maintains", "posts", "tweets", "posting", "tweeting", "running", "posts here", "posting here",
 ];
 
 /** Groups named in hate speech ("dirty immigrants", "muslims are vermin"). */

@@ -174,7 +174,7 @@ const STAND_INS: Readonly<Record<string, string>> = {
  * known word of the same length that agrees on every visible letter, a mask standing for any
  * letter and a stand-in symbol for its own letters. Nobody masks a harmless word, so a
  * masked token that fits a swear word or an insult is that word; a hyphenated word
- * ("e-mail") fits none, and a token needs two visible letters ("!!!" is not a word).
+ * ("e-mail") fits none, and a token needs a visible letter ("!!!" is not a word).
  */
 function resolveMasks(c: Chars): void {
   const hidden = (ch: string) => MASKS.includes(ch) || ch in STAND_INS;
@@ -184,7 +184,7 @@ function resolveMasks(c: Chars): void {
     while (stop > start && !isAlnum(c.chars[stop - 1]!) && !MASKS.includes(c.chars[stop - 1]!)) stop--;
     const word = c.chars.slice(start, stop);
     if (word.length < 3 || !(isLetter(word[0]!) || word[0]! in STAND_INS) || !word.some(hidden)) continue;
-    if (!word.every((ch) => isLetter(ch) || hidden(ch)) || word.filter(isLetter).length < 2) continue;
+    if (!word.every((ch) => isLetter(ch) || hidden(ch)) || !word.some(isLetter)) continue;
     const fit = MASKED_WORDS.find(
       (candidate) =>
         candidate.length === word.length &&

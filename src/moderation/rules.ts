@@ -69,7 +69,9 @@ const belittled =
   `(?:${oneOf(["sad", "little", "pathetic", "stupid", "dumb", "ugly", "fat", "worthless", "useless", "disgusting", "miserable", "sorry", "vile", "bitter", "creepy", "lazy", "smelly", "spineless", "insecure", "lonely"])} )+` +
   `(?:man|woman|boy|girl|person|creature|manchild|individual|excuse for a human|human being|human)(?![a-z0-9])`;
 /** What is said of a person or a group after "is"/"are": an insult noun (singular or plural) or adjective. */
-const insultPredicate = `(?:${mods}(?<word>${oneOf([...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS])}|(?:a |an )?(?<word2>${belittled})))`;
+const insultPredicate =
+  `(?:${mods}(?<word>${oneOf([...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS])})|` +
+  `(?:a |an )?(?<word2>${belittled})|(?<word3>(?:dumb|thick|stupid|dense) as (?:a |an |two |a bag of |a box of )?[a-z]+))`;
 const copula = `(?:is|are|s|re|r|was|were|=|must be|seems|seems like|sounds like|looks like|is clearly|are clearly|is obviously|are both|are all|is such)`;
 /** Up to `n` words of any kind, lazily: "the guy (who runs this account) is ...". */
 const words = (n: number) => `(?:[a-z0-9]+_){0,${n}}?`;
@@ -124,7 +126,21 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `what (?:kind|sort|type) of (?:an? )?${mods}(?<word>${nouns}) (?:would )?(?:${oneOf(ACCOUNT_VERBS)}|programs|thinks|posts)` },
   { id: "insult:", kind: "insult", pattern: `${you} (?:smell|smells|look|looks|sound|sounds) like ${mods}(?<word>${nouns}|shit|crap|garbage|trash|dumpster|roadkill|a corpse)` },
   // "the idiot who runs this account": the insult is the subject.
-  { id: "insult:", kind: "insult", pattern: `the ${mods}(?<word>${nouns}) (?:who|that|behind|running) ${words(2)}(?:this|these|the|ur|your) (?:account|bot|page|thing|posts|site)` },
+  { id: "insult:", kind: "insult", pattern: `the ${mods}(?<word>${nouns}) (?:who|that|behind|running) (?:${oneOf(ACCOUNT_VERBS)}|${words(2)}(?:this|these|the|ur|your) (?:account|bot|page|thing|posts|site))` },
+  {
+    id: "insult:sack-of",
+    kind: "insult",
+    pattern:
+      `(?:${youAre}|${you}) ${mods}(?:sack|bag|pile|heap|lump) of ${words(1)}[a-z]+|` +
+      `^${mods}(?:sack|bag) of [a-z]+(?: [a-z]+)?(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])`,
+  },
+  {
+    id: "insult:insult-to-humanity",
+    kind: "insult",
+    pattern:
+      `${youAreStatement} (?:an? )?(?:insult|disgrace|embarrassment|stain|blight|cancer|plague) (?:to|on|of|upon) ` +
+      `(?:the human race|humanity|mankind|society|the species|${possessive} (?:family|parents|species)|this (?:site|planet|world|country))`,
+  },
   // A bare insult naming the account: "asshole bot", "idiot owner".
   { id: "insult:", kind: "insult", pattern: `(?:^|[,.!?;] )${mods}(?<word>${nouns}) (?:bot|owner|account|admin|dev|devs|mods|page)(?![a-z0-9])` },
 ];
@@ -136,7 +152,8 @@ const DIRECTED_INSULTS: PhraseRule[] = [
  * not fire: the account's people read their replies.
  */
 const AIMED_AT_PEOPLE: PhraseRule[] = [
-  { id: "insult:", kind: "insult", pattern: `${accountPeople} ${words(6)}${copula} (?:all |just |such |a bunch of |a pack of |nothing but )?${insultPredicate}` },
+  { id: "insult:", kind: "insult", pattern: `${accountPeople} ${words(6)}${copula} (?:${words(3)}(?:or|and) )?(?:all |just |such |a bunch of |a pack of |nothing but )?${insultPredicate}` },
+  { id: "insult:", kind: "insult", pattern: `(?:all )?(?:these|those) ${mods}(?<word>${plurals})(?= in| here| on| replying|[^a-z0-9]*$)` },
   { id: "insult:", kind: "insult", pattern: `tell ${accountPeople} ${words(3)}(?:he|she|they|theyre|hes|shes|hes|their|there) ${copula}? ?${insultPredicate}` },
   { id: "insult:", kind: "insult", pattern: `(?:the|${possessive}) ${staff} (?:${copula} )?(?:(?:a |such a )?${collective} of )${mods}(?<word>${plurals})` },
   { id: "insult:", kind: "insult", pattern: `(?:${you}re|${you} are|ur|youre|${you} r) all (?:${collective} of )?${insultPredicate}` },
@@ -253,6 +270,7 @@ const THREATS: PhraseRule[] = [
     id: "threat:dox",
     kind: "threat",
     pattern:
+      `(?:send|sending|forward|forwarding|email|emailing|show|showing) ${words(2)}to ${possessive} (?:boss|employer|manager|work|school|hr|wife|husband|parents|family|company)|` +
       `(?:${agents}|i) (?:send|email|contact|call|tell|message|report ${you} to|forward this to|show) ${possessive} ` +
       `(?:boss|employer|manager|work|school|hr|wife|husband|parents|family|company)|` +
       `${possessive} (?:boss|employer|manager|wife|husband|parents|company) (?:is going to|will|gonna|is gonna|are going to) (?:get|hear|know|find out|see)`,
@@ -299,7 +317,7 @@ const THREATS: PhraseRule[] = [
     kind: "threat",
     pattern:
       `(?:hope|wish)(?:s|ing)? (?:that )?${you}(?:d| would| will| ll| get| gets| got)? (?:get |be |were |was |are )?` +
-      `(?:run over|hit by (?:a )?(?:car|bus|truck|train|lorry)|dead|gone for good|never born|in a coffin|six feet under|` +
+      `(?:run over|hit by (?:a |an |the )?[a-z]+|dead|gone for good|never born|in a coffin|six feet under|` +
       `catch (?:cancer|aids|covid|ebola|the plague)|never been born|had never been born|(?:whats|what is) coming|fall (?:down|off) (?:the stairs|a cliff|a building|a bridge)|` +
       `choke on|cancer|aids|a painful death|hit by lightning|eaten by|step on a (?:landmine|mine)|shot|stabbed|murdered)`,
   },
@@ -333,6 +351,11 @@ const THREATS: PhraseRule[] = [
       `(?:hope|wish|pray) (?:someone|somebody|a car|a bus|a truck|a train) (?:runs ${you} over|kills ${you}|shoots ${you}|stabs ${you}|hits ${you}|beats ${you}|ends ${you})|` +
       `(?:the )?day ${you} (?:die|dies|finally die|drop dead|croak)(?: ${words(2)})?(?:will be|is|wil be|ll be) (?:a |an |the )?(?:holiday|celebration|party|good day|best day)|` +
       `(?:cant|can not|cannot) wait (?:for|until|till|til) ${you} (?:die|are dead|re dead|drop dead|croak)|` +
+      `(?:pay|love|like|want|laugh|cheer|celebrate) to (?:watch|see) ${you} (?:die|burn|suffer|drown|bleed|get hit|rot)|` +
+      `put (?:${you}|this guy|this clown|him|her|them) out of (?:${possessive}|his|her|their) misery|` +
+      `hope ${possessive} (?:plane|flight|car|house|boat|bus) (?:crashes|crash|burns|burns down|explodes|sinks|blows up)|` +
+      `(?:^|hope ${you} )(?:dont|do not|never) wake up|(?:eat|swallow|suck on) (?:a |the )?(?:bullet|shotgun|gun|barrel)|` +
+      `(?<!(?:i|id|im|i would|i am|i d|we|wed|i feel|i think) )(?:${you}(?:re| are| r| d be| would be) )?better off dead|` +
       `(?:nobody|no one|noone) (?:will|would|is going to|gonna) (?:cry|come|show up|go|turn up) (?:at|to) ${possessive} funeral|` +
       `why (?:are|r) ${you} (?:still )?(?:alive|breathing)|${you} should (?:just )?(?:disappear|vanish|go away|cease to exist|not exist) (?:permanently|forever|for good)`,
   },
@@ -362,10 +385,12 @@ const THREATS: PhraseRule[] = [
     kind: "threat",
     pattern:
       `${you}(?:ll| will| are going to|re going to|re gonna| are gonna| r gonna) (?:regret (?:this|that|it|saying that|posting this)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| when| once| i)|` +
+      `regret (?:crossing|messing with|fucking with|talking to|insulting|disrespecting) (?:me|us)|` +
       `get (?:whats|what is) coming(?: to ${you})?|get what ${you} deserve|get (?:hurt|killed|beaten|stabbed|shot|smacked))`,
   },
   { id: "threat:violence", kind: "threat", pattern: `(?:shut|silence) ${you} up (?:for good|permanently|forever)|someone (?:will|should|is going to|is gonna|s gonna|gonna) (?:shut|silence) ${you}` },
   { id: "threat:make-you-pay", kind: "threat", pattern: `(?:${agents}|i) (?:make sure|see to it) (?:that )?${you} (?:suffer|regret|pay|never|die|bleed|get hurt)` },
+  { id: "threat:fight", kind: "threat", pattern: `meet me outside(?=[^a-z0-9]*$| (?:and|bro|if|then|pussy|coward|tough guy)|[^a-z0-9]*[,.!])|catch these hands|square up` },
   { id: "threat:make-you-pay", kind: "threat", pattern: `${agents} ${adverbs}make ${you} (?:disappear|vanish|cry|beg)|(?:${agents}|needs to|need to) teach ${you} a lesson` },
   {
     id: "threat:violence",
@@ -478,7 +503,9 @@ const HARASSMENT: PhraseRule[] = [
     pattern:
       `no wonder (?:(?:nobody|no one|noone) (?:likes|loves|wants|cares about|dates|follows) ${you}|` +
       `${possessive} (?:wife|husband|gf|bf|girlfriend|boyfriend|partner|parents|dad|mom|mum|family|kids|friends) (?:left|hates?|dont|abandoned|ignores?)|` +
-      `${you}(?:re| are| r)? (?:single|alone|lonely|a virgin|unemployed|jobless|ugly|fat|still single)|${you} (?:have|got) no (?:friends|life|girlfriend|boyfriend))`,
+      `${you}(?:re| are| r)? (?:single|alone|lonely|a virgin|unemployed|jobless|ugly|fat|still single)|${you} (?:have|got) no (?:friends|life|girlfriend|boyfriend))|` +
+      `no (?:friends|life|bitches|gf|girlfriend|job|maidens) behaviou?r|` +
+      `${possessive} (?:${family}|friends) (?:must|probably|definitely|clearly|all) (?:hate|be ashamed of|regret having|wish they never had|be embarrassed by) ${you}`,
   },
   {
     id: "harassment:cry-about-it",
@@ -511,7 +538,9 @@ const HARASSMENT: PhraseRule[] = [
       `what (?:are|r) ${you} wearing|nice (?:tits|boobs|rack|titties|ass)|smile more|shut up and smile|` +
       `nice (?:legs|body|butt|curves|thighs|figure)[^a-z0-9]+(?:wanna|want to|dm|come over|babe|baby|sexy|sweetheart)|` +
       `(?:be|look) (?:hot|hotter|sexy|sexier|pretty|prettier|cute|cuter) if ${you} (?:lost weight|lost some weight|smiled|shut up|wore|took)|` +
-      `see ${you} (?:naked|nude|undressed|without (?:any )?clothes)|` +
+      `see ${you} (?:naked|nude|undressed|without (?:any )?clothes|in (?:lingerie|a bikini|${possessive} underwear|underwear|nothing))|` +
+      `spread ${possessive} (?:legs|cheeks)|open ${possessive} legs|suck (?:me|my) off|blow me(?![a-z0-9])|give me head|` +
+      `${youAre} (?:just |only |nothing but )?(?:a )?(?:pair of tits|piece of ass|set of tits|walking vagina)|` +
       `(?:prettier|hotter|cuter|nicer) (?:if|when) ${you} (?:smiled?|shut up|kept quiet|stayed quiet)|how much for (?:a night|an hour|a (?:blowjob|bj|date))|` +
       `(?:id|i would|i wanna|i want to|i could) (?:smash|tap that|hit that|rail ${you}|fuck ${you}|bang ${you}|bend ${you})(?=[^a-z0-9]*$| (?:her|him|${you}|that|so|ngl|tbh))`,
   },
