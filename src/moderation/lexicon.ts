@@ -75,7 +75,7 @@ export const INSULT_NOUNS: readonly string[] = [
   "grifter", "charlatan", "sellout", "garbage human", "trash human", "garbage person", "trash person", "human garbage",
   "human trash", "pile of garbage human", "piece of garbage human", "subhuman filth", "subhuman scum", "asshat",
   "ass hat", "dumb fuck", "stupid fuck", "fat fuck", "ugly fuck", "basement dweller", "keyboard warrior", "bootlicker",
-  "shill", "manchild", "crybaby", "cvnt", "worm", "weirdo", "bottom feeder", "a-hole", "ahole",
+  "shill", "manchild", "crybaby", "cvnt", "worm", "weirdo", "bottom feeder", "a-hole", "ahole", "scum of the earth",
 ];
 
 /**
@@ -142,12 +142,23 @@ export const THREAT_VERBS: readonly string[] = [
   "poison", "execute", "assassinate", "mutilate",
 ];
 
-/** What a doxxing threat exposes. */
-export const PERSONAL_DETAILS: readonly string[] = [
+/**
+ * What a doxxing threat exposes that is not public: finding it ("found your address") is
+ * itself the threat.
+ */
+export const PRIVATE_DETAILS: readonly string[] = [
   "address", "home address", "house address", "real address", "phone number", "number", "ip", "ip address", "location",
-  "real name", "workplace", "work address", "employer", "school", "family", "kids", "personal info", "info", "details",
-  "socials", "license plate", "instagram", "facebook", "linkedin", "tiktok", "snapchat", "phone", "email", "email address",
+  "real name", "workplace", "work address", "employer", "school", "kids", "personal info", "license plate", "phone",
   "mobile number", "postcode", "zip code",
+];
+
+/**
+ * What a doxxing threat exposes, the public profiles too: finding someone's LinkedIn is
+ * ordinary, threatening to post it with the rest ("I'll post your socials") is not.
+ */
+export const PERSONAL_DETAILS: readonly string[] = [
+  ...PRIVATE_DETAILS, "family", "info", "details", "socials", "instagram", "facebook", "linkedin", "tiktok", "snapchat",
+  "email", "email address",
 ];
 
 /**

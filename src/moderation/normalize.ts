@@ -47,6 +47,8 @@ const LEET_SYMBOLS = "@$!";
 const MASKS = "*#%-";
 /** Separators between spaced-out letters ("f u c k", "k.y.s", "f-u-c-k"). */
 const SPACERS = " .-_*,+~/:·•";
+/** Greek letters used as Latin look-alikes that obscenity's confusables table leaves out ("fμck"). */
+const GREEK: Readonly<Record<string, string>> = { μ: "u", υ: "u", ν: "v", α: "a", ο: "o", ι: "i", κ: "k", ε: "e", τ: "t", ρ: "p" };
 const APOSTROPHES = new Set(["'", "\u2019", "\u2018", "\u02bc", "`", "\u00b4"]);
 
 const isLetter = (c: string): boolean => c >= "a" && c <= "z";
@@ -80,6 +82,11 @@ function foldCodePoints(original: string): Chars {
     if (APOSTROPHES.has(ch)) continue;
     if (cp < 128) {
       push(/\s/.test(ch) ? " " : ch.toLowerCase(), start, i);
+      continue;
+    }
+    const greek = GREEK[ch.toLowerCase()];
+    if (greek) {
+      push(greek, start, i);
       continue;
     }
     const direct = confusables.transform(cp);

@@ -19,6 +19,7 @@ import {
   INSULT_NOUNS_AFTER_YOU_ARE,
   INSULT_PLURALS,
   PERSONAL_DETAILS,
+  PRIVATE_DETAILS,
   TARGETS,
   THREAT_AGENTS,
   THREAT_VERBS,
@@ -65,8 +66,9 @@ const possessive = "(?:your|ur|yo)";
 const family = "(?:family|kids|kid|children|son|daughter|wife|husband|mom|mum|mother|dad|father|parents|dog|moms|mums)";
 const plurals = oneOf(INSULT_PLURALS);
 /** "sad little man": a person-word made an insult by the adjectives before it. */
+const belittling = oneOf(["sad", "little", "pathetic", "stupid", "dumb", "ugly", "fat", "worthless", "useless", "disgusting", "miserable", "sorry", "vile", "bitter", "creepy", "lazy", "smelly", "spineless", "insecure", "lonely"]);
 const belittled =
-  `(?:${oneOf(["sad", "little", "pathetic", "stupid", "dumb", "ugly", "fat", "worthless", "useless", "disgusting", "miserable", "sorry", "vile", "bitter", "creepy", "lazy", "smelly", "spineless", "insecure", "lonely"])} )+` +
+  `(?:${belittling} )+` +
   `(?:man|woman|boy|girl|person|creature|manchild|individual|excuse for a human|human being|human)(?![a-z0-9])`;
 /** What is said of a person or a group after "is"/"are": an insult noun (singular or plural) or adjective. */
 const insultPredicate =
@@ -94,7 +96,7 @@ const publicPlace = `(?! on (?:the |${possessive} )?(?:site|website|contact page
 /** Curses aimed at someone: the swear word is not the point, the "you" is. */
 const INSULT_PHRASES: PhraseRule[] = [
   { id: "insult:fuck-you", kind: "insult", pattern: `${fuck} (?:you|u|yourself|urself|ur self|yourselves|off|your|ur)` },
-  { id: "insult:fuck-you", kind: "insult", pattern: `(?:go )?f_(?:you|u|yourself|urself)` },
+  { id: "insult:fuck-you", kind: "insult", pattern: `(?:go )?f_(?:you|u|yourself|urself|off)` },
   { id: "insult:fuck-you", kind: "insult", pattern: `go ${fuck} ${yourself}` },
   { id: "insult:stfu", kind: "insult", pattern: `stfu|shut the (?:fuck|fk|fck|hell|heck|fuk) up|shut ${possessive} ${mods}(?:mouth|face|trap|pie hole|gob|hole)` },
   { id: "insult:get-fucked", kind: "insult", pattern: `get (?:fucked|fuked|fcked|fckd)` },
@@ -122,6 +124,11 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `(?<=[,;:!?-][^a-z0-9]*)${mods}(?<word>${nouns})(?=[^a-z0-9]*$)` },
   // "you sad little man": a person-word made an insult by what precedes it.
   { id: "insult:", kind: "insult", pattern: `${you} (?<word2>${belittled})` },
+  { id: "insult:sack-of", kind: "insult", pattern: `${you} (?:${belittling} )+sack(?![a-z0-9])` },
+  { id: "insult:low-iq", kind: "insult", pattern: `(?:needs?|get|getting) a brain (?:transplant|cell)|(?:one|single|two) brain cells?` },
+  { id: "insult:", kind: "insult", pattern: `look at (?:all )?(?:these|those|the|this) ${mods}(?<word>${plurals}|${nouns})` },
+  { id: "insult:", kind: "insult", pattern: `${mods}(?<word>${plurals}|${nouns}) (?:who )?(?:${oneOf(ACCOUNT_VERBS)}) (?:this|these|the|${possessive})(?![a-z0-9])` },
+  { id: "insult:", kind: "insult", pattern: `${youAreStatement} (?:less than|lower than|worse than) (?<word>dirt|nothing|trash|garbage|scum|a worm|shit|dog shit)` },
   { id: "insult:", kind: "insult", pattern: `(?:the )?human (?:equivalent|version) of (?:a |an )?` },
   { id: "insult:", kind: "insult", pattern: `what (?:kind|sort|type) of (?:an? )?${mods}(?<word>${nouns}) (?:would )?(?:${oneOf(ACCOUNT_VERBS)}|programs|thinks|posts)` },
   { id: "insult:", kind: "insult", pattern: `${you} (?:smell|smells|look|looks|sound|sounds) like ${mods}(?<word>${nouns}|shit|crap|garbage|trash|dumpster|roadkill|a corpse)` },
@@ -257,7 +264,8 @@ const THREATS: PhraseRule[] = [
     kind: "threat",
     pattern:
       `(?<!(?:${you}|do|did) )(?:^|i |we |just |already )?(?:found|got|have|tracked down|traced|posting|leaking|sharing|publishing|dug up) ` +
-      `${possessive} (?:${family}s? )?(?:home |house |real |work |exact |full )?(?:${oneOf(PERSONAL_DETAILS)})(?! is| are| was| please| pls| here| if)${publicPlace}`,
+      `${possessive} (?:${family}s? )?(?:home |house |real |work |exact |full )?(?:${oneOf(PRIVATE_DETAILS)})(?! is| are| was| please| pls| here| if)${publicPlace}|` +
+      `(?:found|got|have|tracked down|dug up) ${possessive} ${words(1)}(?:and|&) ${possessive} (?:${family})s? `,
   },
   {
     id: "threat:dox",
@@ -273,7 +281,7 @@ const THREATS: PhraseRule[] = [
       `(?:send|sending|forward|forwarding|email|emailing|show|showing) ${words(2)}to ${possessive} (?:boss|employer|manager|work|school|hr|wife|husband|parents|family|company)|` +
       `(?:${agents}|i) (?:send|email|contact|call|tell|message|report ${you} to|forward this to|show) ${possessive} ` +
       `(?:boss|employer|manager|work|school|hr|wife|husband|parents|family|company)|` +
-      `${possessive} (?:boss|employer|manager|wife|husband|parents|company) (?:is going to|will|gonna|is gonna|are going to) (?:get|hear|know|find out|see)`,
+      `${possessive} (?:boss|employer|manager|wife|husband|parents|company) (?:is going to|will|gonna|is gonna|are going to|wil|l) (?:get|hear|know|find out|see|love|enjoy|be interested|be thrilled)`,
   },
   {
     id: "threat:dox",
@@ -302,7 +310,8 @@ const THREATS: PhraseRule[] = [
     id: "threat:go-die",
     kind: "threat",
     pattern:
-      `(?:go|just|pls|please|plz) (?:die|kys|jump off a (?:bridge|building|cliff|roof)|play in traffic|hang ${yourself}|choke on it|choke and die|choke)` +
+      `(?:go|just|pls|please|plz) (?:die|kys|jump off a (?:bridge|building|cliff|roof)|play in traffic|hang ${yourself}|choke on it|choke and die|choke|` +
+      `get hit by (?:a |an )?[a-z]+|get run over|get cancer)` +
       notFollowedBy(["hard", "laughing", "happy", "of", "on", "for"]),
   },
   {
@@ -319,7 +328,8 @@ const THREATS: PhraseRule[] = [
       `(?:hope|wish)(?:s|ing)? (?:that )?${you}(?:d| would| will| ll| get| gets| got)? (?:get |be |were |was |are )?` +
       `(?:run over|hit by (?:a |an |the )?[a-z]+|dead|gone for good|never born|in a coffin|six feet under|` +
       `catch (?:cancer|aids|covid|ebola|the plague)|never been born|had never been born|(?:whats|what is) coming|fall (?:down|off) (?:the stairs|a cliff|a building|a bridge)|` +
-      `choke on|cancer|aids|a painful death|hit by lightning|eaten by|step on a (?:landmine|mine)|shot|stabbed|murdered)`,
+      `choke on|cancer|aids|a painful death|hit by lightning|eaten by|step on a (?:landmine|mine)|shot|stabbed|murdered|` +
+      `never recover|never get better|suffer forever)`,
   },
   {
     id: "threat:wish-death",
@@ -343,6 +353,7 @@ const THREATS: PhraseRule[] = [
       notFollowedBy(["gorgeous", "sexy", "beautiful", "stunning", "handsome", "cute", "hot", "brilliant", "funny", "good", "of", "laughing"]),
   },
   { id: "threat:wish-death", kind: "threat", pattern: `(?:should|shouldve|should of|should have|shoulda|deserved to be|should been) (?:been |ben )?aborted` },
+  { id: "threat:wish-death", kind: "threat", pattern: `(?:should have|shouldve|should of|shoulda) (?:drowned|strangled|killed|smothered|aborted) ${you}` },
   {
     id: "threat:wish-death",
     kind: "threat",
@@ -390,6 +401,11 @@ const THREATS: PhraseRule[] = [
   },
   { id: "threat:violence", kind: "threat", pattern: `(?:shut|silence) ${you} up (?:for good|permanently|forever)|someone (?:will|should|is going to|is gonna|s gonna|gonna) (?:shut|silence) ${you}` },
   { id: "threat:make-you-pay", kind: "threat", pattern: `(?:${agents}|i) (?:make sure|see to it) (?:that )?${you} (?:suffer|regret|pay|never|die|bleed|get hurt)` },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern: `(?:punch|knock|beat) ${possessive} lights out|knock ${you} out cold|(?:watch|see) what happens (?:next time|if|when) ${you}`,
+  },
   { id: "threat:fight", kind: "threat", pattern: `meet me outside(?=[^a-z0-9]*$| (?:and|bro|if|then|pussy|coward|tough guy)|[^a-z0-9]*[,.!])|catch these hands|square up` },
   { id: "threat:make-you-pay", kind: "threat", pattern: `${agents} ${adverbs}make ${you} (?:disappear|vanish|cry|beg)|(?:${agents}|needs to|need to) teach ${you} a lesson` },
   {
@@ -429,7 +445,7 @@ const HARASSMENT: PhraseRule[] = [
     kind: "harassment",
     pattern:
       `(?:world|internet|everyone|everybody|we|earth|planet|site|society|humanity|family) (?:would be|d be|is|will be|would all be) ` +
-      `better (?:off )?without (?:${you}|people like you)`,
+      `(?:a )?better (?:off |place )?without (?:${you}|people like you)`,
   },
   {
     id: "harassment:dont-deserve-to-live",
@@ -521,6 +537,13 @@ const HARASSMENT: PhraseRule[] = [
       `(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:loser|idiot|nobody|already|now|lol|lmao|forever))|` +
       `(?:nobody|no one|noone|who) (?:asked|asked for|cares about|wants|needs) (?:for )?${possessive} ${mods}(?:opinion|input|take|thoughts|two cents|2 cents|existence)`,
   },
+  {
+    id: "harassment:go-away",
+    kind: "harassment",
+    pattern:
+      `shut up[^a-z0-9]*(?:nobody|no one|noone) (?:cares|asked|likes ${you})|` +
+      `(?:log off|leave|go away|get out|get lost|fuck off|piss off|delete ${possessive} account|disappear) and never come back`,
+  },
   { id: "harassment:you-are-nobody", kind: "harassment", pattern: `${youAreStatement} (?:a )?(?:nobody|nothing|no one)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])` },
   { id: "harassment:crawl-back", kind: "harassment", pattern: `(?:crawl|go|slither|get) back (?:under|into|to|in) (?:your|ur|the|a|whatever) (?:rock|hole|cave|basement|sewer|swamp|gutter|pit)` },
   { id: "harassment:imagine-being", kind: "harassment", pattern: `imagine being (?:this|so|that) (?:dumb|stupid|ugly|pathetic|braindead|fat|worthless|useless|retarded)` },
@@ -531,7 +554,7 @@ const HARASSMENT: PhraseRule[] = [
       `(?:send|dm|snap|message) (?:me )?(?:${possessive} )?(?:nudes|noods)|send (?:me )?pics of ${possessive} (?:body|tits|boobs|ass)|` +
       `${you}(?:d| would| re| are| look like ${you}d| look like ${you} would)? ${words(2)}(?:be )?(?:good|great|fun|wild|a freak|tight) in bed|`+
       `show (?:me )?(?:${possessive}|those|them|ur) (?:tits|boobs|body|pussy|dick|ass|titties|feet)|` +
-      `^send (?:me )?(?:pics|pictures|photos)(?=[^a-z0-9]*$| (?:babe|baby|sweetheart|sexy|hun|honey|girl|darling|sweetie|or))|` +
+      `(?:^|(?<=[?.!,][^a-z0-9]*))send (?:me )?(?:pics|pictures|photos)(?=[^a-z0-9]*$| (?:babe|baby|sweetheart|sexy|hun|honey|girl|darling|sweetie|or))|` +
       `(?:post|send|show) (?:me )?(?:${possessive} )?(?:feet|feet pics|foot pics|bikini pics)|` +
       `(?:look|be|be even|look even) (?:better|hotter|prettier|sexier|nicer) (?:naked|nude|without (?:any )?(?:clothes|${possessive} clothes))|` +
       `bend ${you} over|sit on my (?:face|lap|dick|cock|knee)|(?:wanna|want to|do you want to|want 2) see my (?:dick|cock|penis|junk|d)|dick pics?|` +
