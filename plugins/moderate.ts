@@ -34,7 +34,7 @@
  * conversation the bot started can be hidden (the service's rule); other abusive mentions
  * are left alone, unanswered.
  */
-import { createClassifier, definePlugin, type MentionContext, type ReplyContext } from "postbot";
+import { createClassifier, definePlugin, ModerationOptionError, type MentionContext, type ReplyContext } from "postbot";
 import { z } from "zod";
 
 const terms = (list: "block" | "allow", does: string) =>
@@ -74,13 +74,14 @@ export const moderateOptions = z
     (options, ctx) => {
       // The classifier has the last word on its own settings: whatever it refuses is reported
       // here, at the option's place in the bot file, rather than when the bot starts.
+      // It also refuses what the schema cannot see, such as an allow entry naming a kind of
+      // rule that does not exist ("treat:kys").
       try {
         createClassifier(options);
       } catch (error) {
-        const message = (error as Error)?.message ?? String(error);
-        const at = /moderation option (\w+)(?:\[(\d+)\])?/.exec(message);
-        const path = at ? (at[2] !== undefined ? [at[1]!, Number(at[2])] : [at[1]!]) : [];
-        ctx.addIssue({ code: "custom", path, input: options, message: message.replace(/^moderation option \S+ /, "") });
+        if (!(error instanceof ModerationOptionError)) throw error;
+        const path = error.index === undefined ? [error.option] : [error.option, error.index];
+        ctx.addIssue({ code: "custom", path, input: options, message: error.problem });
       }
     },
     // Only options that passed the checks above reach the classifier: one problem, one message.

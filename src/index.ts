@@ -40,5 +40,5 @@ export type { Outcome, ActionOptions, ActionLayer, PostRef, BudgetStatus } from 
 export type { ActionKind } from "./actions/action.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
 export { startRuntime, type Runtime, type RuntimeOptions, type HostedBot, type AppCredentials } from "./runtime/runtime.ts";
-export { createClassifier, type Classifier, type Verdict } from "./moderation/index.ts";
+export { createClassifier, ModerationOptionError, type Classifier, type Verdict } from "./moderation/index.ts";
 export * as api from "./api/index.ts";

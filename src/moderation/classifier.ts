@@ -21,7 +21,7 @@ import { INSULT_WORDS, PHRASE_RULES } from "./rules.ts";
 import { compileAllowList, compileBlockList } from "./lists.ts";
 import { reportedQuotes } from "./quotes.ts";
 import { DEFAULT_THRESHOLD, score, WEIGHTS } from "./score.ts";
-import { UserError } from "../errors.ts";
+import { ModerationOptionError } from "./option-error.ts";
 import type { Classifier, ClassifierOptions, PlacedHit, RuleKind } from "./types.ts";
 
 interface CompiledRule {
@@ -65,22 +65,27 @@ function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit
   return hits;
 }
 
-/** One hit per rule and position: several patterns of a rule may catch the same words. */
+/**
+ * One hit per rule and stretch of text: several patterns of a rule may catch the same words
+ * ("what a bunch of idiots" and its "bunch of idiots"), so a hit inside another hit of the
+ * same rule is dropped.
+ */
 function dedupe(hits: PlacedHit[]): PlacedHit[] {
-  const seen = new Set<string>();
-  return hits.filter((hit) => {
-    const key = `${hit.rule}@${hit.start}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const kept: PlacedHit[] = [];
+  for (const hit of [...hits].sort((a, b) => a.start - b.start || b.end - a.end)) {
+    if (kept.some((k) => k.rule === hit.rule && k.start <= hit.start && hit.end <= k.end)) continue;
+    kept.push(hit);
+  }
+  return kept;
 }
 
 function checkThreshold(threshold: unknown): number {
   if (threshold === undefined) return DEFAULT_THRESHOLD;
   if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold <= 0 || threshold > 1) {
-    throw new UserError(
-      `moderation option threshold must be a number above 0 and at most 1 (got ${JSON.stringify(threshold)}); ` +
+    throw new ModerationOptionError(
+      "threshold",
+      undefined,
+      `must be a number above 0 and at most 1 (got ${JSON.stringify(threshold)}); ` +
         `0.5, the default, hides threats, slurs, insults and harassment but not swearing alone`,
     );
   }
@@ -89,7 +94,8 @@ function checkThreshold(threshold: unknown): number {
 
 /**
  * Creates a classifier for one bot's moderation settings. Bad settings throw a
- * {@link UserError} naming the option, so `bot validate` can report them.
+ * {@link ModerationOptionError} (a `UserError`) that names the option in its message and
+ * carries it as data, so the `moderate` plugin reports it at its place in the bot file.
  *
  * @example
  * ```ts

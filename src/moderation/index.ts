@@ -12,4 +12,5 @@
  */
 export { createClassifier } from "./classifier.ts";
 export { DEFAULT_THRESHOLD, WEIGHTS } from "./score.ts";
+export { ModerationOptionError, type ModerationOption } from "./option-error.ts";
 export type { Classifier, ClassifierOptions, RuleHit, RuleKind, Verdict } from "./types.ts";

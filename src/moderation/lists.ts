@@ -3,10 +3,11 @@
  * (whole words, through the same de-obfuscation), so a bot owner writes a term once and
  * its leetspeak and spaced-out spellings follow.
  */
-import { UserError } from "../errors.ts";
+import { ModerationOptionError } from "./option-error.ts";
 import { normalize, originalSpan, type Normalized } from "./normalize.ts";
 import { compileLiteral } from "./pattern.ts";
 import { kindOf, WEIGHTS } from "./score.ts";
+import type { RuleKind } from "./types.ts";
 import type { PlacedHit } from "./types.ts";
 
 /** Finds every occurrence of one list term in a text, as spans of the original. */
@@ -37,15 +38,25 @@ function finderFor(term: string): Finder {
   };
 }
 
+const KINDS: readonly RuleKind[] = ["threat", "slur", "insult", "harassment", "profanity", "block"];
+
 function checkTerms(name: "block" | "allow", terms: unknown): string[] {
   if (terms === undefined) return [];
   if (!Array.isArray(terms)) {
-    throw new UserError(`moderation option ${name} must be a list of words or phrases (got ${typeof terms})`);
+    throw new ModerationOptionError(name, undefined, `must be a list of words or phrases (got ${typeof terms})`);
   }
   return terms.map((term, i) => {
     if (typeof term !== "string" || term.trim() === "") {
-      throw new UserError(
-        `moderation option ${name}[${i}] must be a non-empty word or phrase (got ${JSON.stringify(term)}); remove it or write the term`,
+      throw new ModerationOptionError(name, i, `must be a non-empty word or phrase (got ${JSON.stringify(term)}); remove it or write the term`);
+    }
+    // An allow entry shaped like a rule id must name a kind of rule, or it would silently
+    // allow nothing ("treat:kys" for "threat:kys").
+    const id = /^([a-z]+):[a-z0-9][a-z0-9 ._-]*$/i.exec(term.trim());
+    if (name === "allow" && id && !KINDS.includes(id[1]!.toLowerCase() as RuleKind)) {
+      throw new ModerationOptionError(
+        name,
+        i,
+        `names a rule of kind "${id[1]}", which does not exist; a rule id starts with ${KINDS.join(", ")} (as in "profanity:damn")`,
       );
     }
     return term.trim();

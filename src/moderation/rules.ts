@@ -127,19 +127,19 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:sack-of", kind: "insult", pattern: `${you} (?:${belittling} )+sack(?![a-z0-9])` },
   { id: "insult:low-iq", kind: "insult", pattern: `(?:needs?|get|getting) a brain (?:transplant|cell)|(?:one|single|two) brain cells?` },
   { id: "insult:", kind: "insult", pattern: `look at (?:all )?(?:these|those|the|this) ${mods}(?<word>${plurals}|${nouns})` },
-  { id: "insult:", kind: "insult", pattern: `${mods}(?<word>${plurals}|${nouns}) (?:who )?(?:${oneOf(ACCOUNT_VERBS)}) (?:this|these|the|${possessive})(?![a-z0-9])` },
+  { id: "insult:", kind: "insult", pattern: `^${mods}(?<word>${plurals}|${nouns}) (?:who )?(?:${oneOf(ACCOUNT_VERBS)}) (?:this|these|${possessive}|you)(?![a-z0-9])` },
   { id: "insult:", kind: "insult", pattern: `${youAreStatement} (?:less than|lower than|worse than) (?<word>dirt|nothing|trash|garbage|scum|a worm|shit|dog shit)` },
   { id: "insult:", kind: "insult", pattern: `(?:the )?human (?:equivalent|version) of (?:a |an )?` },
   { id: "insult:", kind: "insult", pattern: `what (?:kind|sort|type) of (?:an? )?${mods}(?<word>${nouns}) (?:would )?(?:${oneOf(ACCOUNT_VERBS)}|programs|thinks|posts)` },
   { id: "insult:", kind: "insult", pattern: `${you} (?:smell|smells|look|looks|sound|sounds) like ${mods}(?<word>${nouns}|shit|crap|garbage|trash|dumpster|roadkill|a corpse)` },
   // "the idiot who runs this account": the insult is the subject.
-  { id: "insult:", kind: "insult", pattern: `the ${mods}(?<word>${nouns}) (?:who|that|behind|running) (?:${oneOf(ACCOUNT_VERBS)}|${words(2)}(?:this|these|the|ur|your) (?:account|bot|page|thing|posts|site))` },
+  { id: "insult:", kind: "insult", pattern: `the ${mods}(?<word>${nouns}) (?:who|that|behind|running) ${words(1)}(?:this|these|ur|your|you)(?![a-z0-9])` },
   {
     id: "insult:sack-of",
     kind: "insult",
     pattern:
       `(?:${youAre}|${you}) ${mods}(?:sack|bag|pile|heap|lump) of ${words(1)}[a-z]+|` +
-      `^${mods}(?:sack|bag) of [a-z]+(?: [a-z]+)?(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])`,
+      `^(?:an? )?(?:(?:${belittling}|lying|absolute|total|complete|utter) )+(?:sack|bag) of [a-z]+(?: [a-z]+)?(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])`,
   },
   {
     id: "insult:insult-to-humanity",

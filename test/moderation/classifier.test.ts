@@ -169,3 +169,70 @@ describe("createClassifier: threshold", () => {
     expect(createClassifier({ threshold: 1 }).classify("x").abusive).toBe(false);
   });
 });
+
+describe("createClassifier: abuse the first rules missed (issue 12)", () => {
+  const abusive = (text: string) => classifier.classify(text).abusive;
+  const check = (texts: { yes: string[]; no: string[] }) => {
+    for (const text of texts.yes) expect(abusive(text), text).toBe(true);
+    for (const text of texts.no) expect(abusive(text), text).toBe(false);
+  };
+
+  it("reads words masked with symbols against known words, not symbol by symbol", () => {
+    expect(rules(classifier.classify("what an !diot"))).toEqual(["insult:idiot"]);
+    expect(classifier.classify("f!ck you").rules[0]).toEqual({ rule: "insult:fuck-you", match: "f!ck you", weight: WEIGHTS.insult });
+    check({
+      yes: ["shut up you @sshole", "you absolute tw@t", "@ss hat", "you're a s!ut", "what a c***", "fμck you"],
+      no: ["wow!!!", "!important", "e-mail me", "@sam_codes great post", "price: $5!"],
+    });
+  });
+
+  it("finds insults aimed at a group the reply addresses, not the same nouns elsewhere", () => {
+    expect(rules(classifier.classify("what a bunch of idiots"))).toEqual(["insult:idiots"]);
+    check({
+      yes: ["you're all morons", "y'all are losers", "pack of losers, every one of you", "the replies are full of idiots"],
+      no: ["what a bunch of flowers! so pretty", "you're all invited to the party", "a pack of wolves on the trail cam", "everyone here is so nice"],
+    });
+  });
+
+  it("finds insults aimed at the people behind the account, not about absent third parties", () => {
+    expect(rules(classifier.classify("whoever runs this account is a complete moron"))).toEqual(["insult:moron"]);
+    check({
+      yes: ["your admins are a bunch of clowns", "the person who programmed you is an idiot", "tell your owner he's a worthless hack"],
+      no: ["the referee is an idiot", "whoever runs this account is a genius", "the devs are legends", "the owner is wrong about this"],
+    });
+  });
+
+  it("finds death wishes that do not say 'kill', and not the figures of speech that sound like them", () => {
+    expect(rules(classifier.classify("drop dead"))).toEqual(["threat:wish-death"]);
+    check({
+      yes: ["hope you choke", "go play in traffic", "nobody would care if you died", "wish you were dead", "should have been aborted", "stop existing"],
+      no: ["drop dead gorgeous", "hope you feel better soon", "I'm dying of laughter", "you killed it", "kill it on stage tonight!", "I'd kill for a coffee"],
+    });
+  });
+
+  it("finds 'sack of' insults, not sacks of things", () => {
+    expect(rules(classifier.classify("you useless sack of garbage"))).toContain("insult:sack-of");
+    check({
+      yes: ["sack of shit", "what a sack of crap", "you pathetic sack", "bag of dicks"],
+      no: ["a sack of flour costs how much now?", "the sack race was fun", "a bag of chips"],
+    });
+  });
+
+  it("does not count abuse quoted to report it, but does count a quote with nothing reported", () => {
+    for (const text of ["the troll who wrote 'kys' got banned, good", "someone replied 'kill yourself' to me and got suspended", '"you idiot" is not an argument']) {
+      expect(classifier.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
+    }
+    expect(abusive("'kys' lol")).toBe(true);
+    expect(abusive("it's 'kys' time, loser")).toBe(true);
+  });
+
+  it("still lets swearing for emphasis and look-alike words through", () => {
+    check({
+      yes: [],
+      no: [
+        "this is fucking brilliant", "holy shit that's great", "fuck yes, finally some good news", "the fucking train was late again",
+        "Scunthorpe", "cocktail", "assassin", "classic", "Penistone", "therapist", "grape", "Cockermouth is lovely", "Sussex cricket",
+      ],
+    });
+  });
+});

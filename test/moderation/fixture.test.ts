@@ -10,6 +10,15 @@ import { AIM, firstScores, loadBatches, scoreBatch, type Batch } from "./batches
 const batches = loadBatches();
 const classifier = createClassifier();
 const own = batches.find((b) => b.file === "labelled.jsonl")!;
+/**
+ * Held-out batches that missed the aim when first scored, and the figures they are held to
+ * instead, so they still guard against regressions. Each is an aim not met, said so in the
+ * README's "Moderation" section; a batch leaves this list only by meeting the aim without
+ * being tuned on.
+ */
+const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
+  "heldout-3.jsonl": { precision: 0.95, recall: 0.76 },
+};
 const OWN_KINDS = ["profanity", "slur", "obfuscated", "threat", "harassment", "lookalike", "emphasis", "benign"] as const;
 
 function report(batch: Batch): { precision: number; recall: number; text: string } {
@@ -39,6 +48,24 @@ describe("the labelled moderation batches", () => {
     expect(own.rows.filter((r) => r.abusive).length).toBeGreaterThanOrEqual(80);
     expect(own.rows.filter((r) => !r.abusive).length).toBeGreaterThanOrEqual(80);
   });
+
+  for (const batch of batches.filter((b) => b.role === "held-out")) {
+    const floor = BELOW_AIM[batch.file] ?? AIM;
+    it(`held-out ${batch.file}: precision ≥ ${floor.precision}, recall ≥ ${floor.recall}${floor === AIM ? " (the aim)" : " (below the aim)"}`, () => {
+      const { precision, recall, text } = report(batch);
+      console.log(text);
+      expect(precision, text).toBeGreaterThanOrEqual(floor.precision);
+      expect(recall, text).toBeGreaterThanOrEqual(floor.recall);
+    });
+  }
+
+  for (const batch of batches.filter((b) => b.role === "tuning")) {
+    it(`tuning ${batch.file}: precision and recall of at least 0.95 (it was tuned on)`, () => {
+      const { precision, recall, text } = report(batch);
+      expect(precision, text).toBeGreaterThanOrEqual(0.95);
+      expect(recall, text).toBeGreaterThanOrEqual(0.95);
+    });
+  }
 
   it("own fixture: classified with precision and recall of at least 0.9", () => {
     const { precision, recall, text } = report(own);
