@@ -43,7 +43,7 @@ export interface TestBedOptions {
   sandbox?: Sandbox;
   /** Logs (default: none; `POSTBOT_TEST_LOG=debug` shows them). */
   logger?: Logger;
-  runtime?: Partial<Pick<RuntimeOptions, "dryRun" | "handlerTimeoutMs" | "drainMs" | "statusEveryMs">>;
+  runtime?: Partial<Pick<RuntimeOptions, "dryRun" | "handlerTimeoutMs" | "drainMs" | "statusEveryMs" | "observer">>;
 }
 
 export interface TestUser {

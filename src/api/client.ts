@@ -66,6 +66,12 @@ export interface RateLimitObservation extends RateLimitHeaders {
 /** Receives every response's rate-limit headers. It must not throw (if it does, the error is logged and ignored). */
 export type RateLimitObserver = (observation: RateLimitObservation) => void;
 
+/** One response of the service, with no headers, body or secret: what `bot start --http` counts. */
+export type ResponseObservation = Pick<RateLimitObservation, "endpoint" | "method" | "path" | "status" | "identity" | "at">;
+
+/** Receives every response (of a call, or of a stream's connect). Like the rate-limit observer, it must not throw. */
+export type ResponseObserver = (observation: ResponseObservation) => void;
+
 export interface ClientOptions {
   /** The service's base URL: HTTPS, or HTTP to loopback (the sandbox). */
   baseUrl: string | URL;
@@ -74,6 +80,7 @@ export interface ClientOptions {
   clock?: Clock;
   logger?: Logger;
   onRateLimit?: RateLimitObserver;
+  onResponse?: ResponseObserver;
   timeouts?: HttpTimeouts;
   /** A dispatcher of the caller's (default: the origin's pool, shared by every client of the process). */
   dispatcher?: Dispatcher;
@@ -93,6 +100,7 @@ interface Shared {
   clock: Clock;
   logger: Logger;
   onRateLimit: RateLimitObserver | undefined;
+  onResponse: ResponseObserver | undefined;
   closer: AbortController;
   /** Makes another transport of the same origin (over the same shared pool). */
   newTransport: () => HttpTransport;
@@ -236,8 +244,8 @@ export class ApiClient {
   }
 
   /**
-   * What every response (of a call, or of a stream's connect) reports: its rate-limit headers
-   * go to the observer, and a cached app-only token the service refused (401) is dropped, so
+   * What every response (of a call, or of a stream's connect) reports: its status goes to the
+   * response observer, its rate-limit headers to the rate-limit observer, and a cached app-only token the service refused (401) is dropped, so
    * the next call fetches the current one.
    */
   private afterResponse(p: Prepared, res: Pick<HttpResponse, "status" | "headers">, authorization: string) {
@@ -246,12 +254,18 @@ export class ApiClient {
   }
 
   private observe(p: Prepared, status: number, headers: HttpResponse["headers"]) {
+    const at = this.clock.now();
+    try {
+      this.shared.onResponse?.({ endpoint: p.info.endpoint, method: p.info.method, path: p.info.path, status, identity: p.identity, at });
+    } catch (err) {
+      this.logger.error({ err, endpoint: p.info.endpoint }, "the response observer threw; ignored");
+    }
     const observer = this.shared.onRateLimit;
     if (!observer) return;
     const limits = parseRateLimitHeaders(headers);
     if (!hasRateLimitHeaders(limits)) return;
     try {
-      observer({ ...limits, endpoint: p.info.endpoint, method: p.info.method, path: p.info.path, status, identity: p.identity, at: this.clock.now() });
+      observer({ ...limits, endpoint: p.info.endpoint, method: p.info.method, path: p.info.path, status, identity: p.identity, at });
     } catch (err) {
       this.logger.error({ err, endpoint: p.info.endpoint }, "the rate-limit observer threw; ignored");
     }
@@ -278,6 +292,7 @@ export function createClient(options: ClientOptions): ApiClient {
       clock: options.clock ?? systemClock,
       logger: options.logger ?? silentLogger,
       onRateLimit: options.onRateLimit,
+      onResponse: options.onResponse,
       closer: new AbortController(),
     },
     options.auth ?? {},

@@ -3,7 +3,7 @@
  * the liveness figures `bot status` shows (the age of the last event of each trigger catches
  * a silent wedge). The runtime creates one per bot file and feeds stream events to it.
  */
-import type { ActionLayer } from "../actions/index.ts";
+import type { ActionLayer, BudgetStatus } from "../actions/index.ts";
 import { InvalidTokenError } from "../api/errors.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
@@ -72,6 +72,8 @@ export interface BotRuntimeOptions {
   concurrency?: number;
   /** The bot's account was refused by the service (revoked token): the runtime reports it. */
   onRevoked?(bot: string, err: unknown): void;
+  /** An event has been handled (`bot start --http` counts them). */
+  onHandled?(kind: BotEvent["kind"]): void;
 }
 
 /** Whether an error (or what it wraps) is the service saying the token is revoked (401/89). */
@@ -264,6 +266,7 @@ export class BotRuntime {
     }
     this.states.delete(event.id);
     this.inbox.done(event.id);
+    this.options.onHandled?.(event.kind);
     for (const wake of this.waiters.get(event.id) ?? []) wake();
     this.waiters.delete(event.id);
   }
@@ -315,6 +318,11 @@ export class BotRuntime {
 
   get paused(): BotStatus["paused"] {
     return this.pausedFor;
+  }
+
+  /** What the bot's budget allows now, per action (the status page's budget bars). */
+  budget(): BudgetStatus {
+    return this.options.layer.status();
   }
 
   status(): BotStatus {

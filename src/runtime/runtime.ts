@@ -13,6 +13,8 @@ import type { Clock } from "../clock.ts";
 import { fastestFollowersIntervalMs, fastestMentionIntervalMs, type BotConfig } from "../config/index.ts";
 import type { Plan } from "../limits/types.ts";
 import type { Logger } from "../log.ts";
+import { tapActions } from "../observe/action-tap.ts";
+import type { RuntimeObserver } from "../observe/observer.ts";
 import type { Store } from "../store/store.ts";
 import { startStreamHub, type BotRules, type StreamHub } from "../triggers/stream-hub.ts";
 import { BotRuntime, isRevoked, type BotStatus } from "./bot.ts";
@@ -53,6 +55,8 @@ export interface RuntimeOptions {
   drainMs?: number;
   /** How often the status of each bot is saved for `bot status` (default 15 s). */
   statusEveryMs?: number;
+  /** Told of every action's outcome, event handled, error answer and stream change (`bot start --http`). */
+  observer?: RuntimeObserver;
 }
 
 export interface Runtime {
@@ -87,7 +91,7 @@ const revokedReason = (bot: string, err: unknown) =>
 
 /** Starts every bot. Bots whose account the service refuses start paused. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { store, clock, logger } = options;
+  const { store, clock, logger, observer } = options;
   const actions = createActionSystem({ store, clock, logger, dryRun: options.dryRun ?? false });
   const layers = new Map<string, ActionLayer>();
   const appLayer = new Map<string, ActionLayer>();
@@ -96,6 +100,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     logger,
     onRateLimit: (o) => (o.identity.user ? layers.get(o.identity.user) : appLayer.get(o.identity.app))?.budget.observe(o.endpoint, o, o.status),
+    ...(observer
+      ? { onResponse: (o) => o.status >= 400 && observer.serviceError({ ...(o.identity.user ? { bot: o.identity.user } : {}), app: o.identity.app, endpoint: o.endpoint, status: o.status, at: o.at }) }
+      : {}),
   });
   const bots = new Map<string, BotRuntime>();
   const paused = new Map<string, BotStatus>();
@@ -145,6 +152,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
       })
       .use(hiddenGuard(store, config.name));
+    if (observer) layer.use(tapActions(observer, clock));
     layers.set(config.name, layer);
     if (!appLayer.has(app.id)) appLayer.set(app.id, layer);
     const mentionsEvery = Math.max(config.triggers.mentions?.interval ?? 0, fastestMentionIntervalMs(app.plan, countOnApp(app.id, "mentions")));
@@ -163,6 +171,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       mentionsIntervalMs: mentionsEvery,
       followersIntervalMs: followersEvery,
       onRevoked: pause,
+      ...(observer ? { onHandled: (kind) => observer.event({ bot: config.name, kind, at: clock.now() }) } : {}),
     });
     await bot.setup();
     for (const [event, trigger] of Object.entries(TRIGGER_OF) as Array<[EventName, TriggerName]>) {
@@ -260,6 +269,10 @@ async function startHubs(options: RuntimeOptions, bots: Map<string, BotRuntime>,
           deliver: (bot, event) => bots.get(bot)?.deliver([event]),
           onLifecycle: (event) => {
             touchAll();
+            if (event.type !== "keep-alive") {
+              const { cause, error } = event as { cause?: string; error?: Error };
+              options.observer?.stream({ app: appId, type: event.type, ...(cause ? { cause } : {}), ...(error ? { error: error.message } : {}), at: options.clock.now() });
+            }
             if (event.type === "connected") log.debug({ attempt: event.attempt }, "stream connected");
             else if (event.type === "reconnecting") log.warn({ cause: event.cause, delay_ms: event.delayMs, attempt: event.attempt }, `stream reconnecting in ${event.delayMs} ms (${event.cause})`);
             else if (event.type === "gave-up") log.error({ cause: event.cause, err: event.error }, "stream gave up; stream rules deliver nothing until restart");

@@ -9,6 +9,7 @@ import type { AdjustableClock } from "../clock.ts";
 import { formatProblem, loadBots, type BotConfig } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { RuntimeObserver } from "../observe/observer.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { openFileStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
@@ -27,6 +28,8 @@ export interface StartOptions {
   logger: Logger;
   /** Default `process.env` (plus `.env`). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Told what the runtime does (`bot start --http`). */
+  observer?: RuntimeObserver;
 }
 
 export interface Started {
@@ -70,7 +73,7 @@ export async function start(options: StartOptions): Promise<Started> {
       stopCrowd = embedded.stopCrowd;
       service = { baseUrl: sandbox.url, bots: embedded.bots };
     }
-    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false });
+    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false, ...(options.observer ? { observer: options.observer } : {}) });
     logger.info({ bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) }, "all bots started; stop with Ctrl-C");
     return {
       runtime,

@@ -18,6 +18,7 @@ export default function register(program: Command): void {
     .option("--data <dir>", "directory of the state store (cursors, ledger, budgets, tokens)", ".postbot")
     .option("--only <names...>", "run only these bots")
     .option("--dry-run", "log and count every action against a simulated budget; send none")
+    .option("--http [host:port]", "serve a live status page (/), Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address (default 127.0.0.1:9464; off when not given)")
     .addHelpText(
       "after",
       `
@@ -25,9 +26,16 @@ The service and the app: POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY, POSTBOT_CONSUME
 environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedded sandbox
 (state in DATA/sandbox.json; POSTBOT_SANDBOX_PORT picks its port) with simulated users.`,
     )
-    .action(async (options: { bots: string; plugins: string; data: string; only?: string[]; dryRun?: boolean }) => {
-      const [{ start }, { createLogger }, { createClock }] = await Promise.all([import("../../runtime/start.ts"), import("../../log.ts"), import("../../clock.ts")]);
+    .action(async ({ http, ...options }: { bots: string; plugins: string; data: string; only?: string[]; dryRun?: boolean; http?: string | true }) => {
+      const [{ start }, { createLogger }, { createClock }, observe] = await Promise.all([
+        import("../../runtime/start.ts"),
+        import("../../log.ts"),
+        import("../../clock.ts"),
+        import("../../observe/index.ts"),
+      ]);
+      const address = http === undefined ? undefined : http === true ? observe.DEFAULT_HTTP_ADDRESS : observe.parseHttpAddress(http);
       const logger = createLogger();
+      const clock = createClock();
       // Signals are caught from the very start: one arriving while the bots start stops them
       // as soon as they have started; a second one while stopping exits at once.
       let received: string | undefined;
@@ -42,7 +50,13 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
-      const started = await start({ ...options, clock: createClock(), logger });
+      // The status server comes first, so /healthz answers and /readyz says "starting" while the bots start.
+      const server = address ? await observe.startObserveServer({ ...address, clock, logger }) : undefined;
+      const started = await start({ ...options, clock, logger, ...(server ? { observer: server.observer } : {}) }).catch(async (err: unknown) => {
+        await server?.close();
+        throw err;
+      });
+      server?.attach(observe.runtimeSource(started.runtime, clock));
       const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
       logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
       const hard = setTimeout(() => {
@@ -50,7 +64,9 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
         process.exit(1);
       }, HARD_STOP_MS);
       hard.unref();
+      server?.stopping();
       await started.stop();
+      await server?.close();
       clearTimeout(hard);
       logger.info("stopped; state saved");
       // Whatever a plugin left running (a timer, a socket) must not keep the process alive.

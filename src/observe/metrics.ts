@@ -1,0 +1,221 @@
+/**
+ * `/metrics`: postbot's figures in the Prometheus text format, with prom-client (the
+ * de facto Node client: its exposition format, escaping and default process metrics are what
+ * scrapers expect, and nothing of it is worth writing again).
+ *
+ * Two kinds of figures. Counters of what happens (actions by outcome, events handled, error
+ * answers of the service, stream reconnects) are counted as the runtime reports them through
+ * the {@link RuntimeObserver}. States (budget left per window, queue depth, poll lag,
+ * paused bots, stream connected) are read from status snapshots at scrape time, so they are
+ * never stale and cost nothing between scrapes.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { BudgetStatus } from "../actions/index.ts";
+import { formatDuration } from "../config/index.ts";
+import type { BotStatus } from "../runtime/bot.ts";
+import type { Activity } from "./activity.ts";
+import type { RuntimeObserver } from "./observer.ts";
+import type { StatusSource } from "./source.ts";
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Counts what the runtime reports; pass it (fanned out) as the runtime's observer. */
+  readonly observer: RuntimeObserver;
+  /** The exposition text of every metric, and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface MetricsOptions {
+  /** The running runtime's status, or undefined while it starts (states are then left out). */
+  source: () => StatusSource | undefined;
+  /** Where the streams' states are kept. */
+  activity: Activity;
+}
+
+/** The windows a budget is counted in, as a label: `15m`, `24h`, `1s`. */
+const windowLabel = (ms: number) => formatDuration(ms);
+
+/** Seconds between `then` and `now` (ms). */
+const seconds = (ms: number) => Math.max(0, ms) / 1000;
+
+/** One reading of the runtime's state, shared by every gauge of a scrape so they agree. */
+interface Reading {
+  now: number;
+  bots: BotStatus[];
+  budgets: Map<string, BudgetStatus>;
+  queueDepth: number;
+}
+
+function read(source: StatusSource): Reading {
+  const bots = source.bots();
+  const budgets = new Map<string, BudgetStatus>();
+  for (const b of bots) {
+    const budget = source.budget(b.bot);
+    if (budget) budgets.set(b.bot, budget);
+  }
+  return { now: source.now(), bots, budgets, queueDepth: source.queueDepth() };
+}
+
+/** Creates the registry and its metrics; see the module comment. */
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const reg = [registry];
+
+  const actions = new Counter({
+    name: "postbot_actions_total",
+    help: "Actions performed, by bot, kind (reply, like, ...) and outcome (sent, duplicate, refused, dropped, failed, deferred, dry-run).",
+    labelNames: ["bot", "kind", "outcome"] as const,
+    registers: reg,
+  });
+  const waited = new Histogram({
+    name: "postbot_action_wait_seconds",
+    help: "Time from a plugin asking for an action to its outcome, on the runtime's clock: the wait in the budget queue plus the request.",
+    labelNames: ["kind"] as const,
+    buckets: [0.1, 1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 86_400],
+    registers: reg,
+  });
+  const events = new Counter({
+    name: "postbot_events_handled_total",
+    help: "Events handled by a bot's plugins, by bot and kind (mention, reply, post, schedule, follow).",
+    labelNames: ["bot", "kind"] as const,
+    registers: reg,
+  });
+  const serviceErrors = new Counter({
+    name: "postbot_service_errors_total",
+    help: "Error answers of the service (status 400 and up; 429 is rate limited), by app, bot (empty for app-only calls), endpoint and status.",
+    labelNames: ["app", "bot", "endpoint", "status"] as const,
+    registers: reg,
+  });
+  const reconnects = new Counter({
+    name: "postbot_stream_reconnects_total",
+    help: "Reconnects of an app's filtered stream, by app and cause.",
+    labelNames: ["app", "cause"] as const,
+    registers: reg,
+  });
+
+  /** Set for the length of a scrape; the gauges read it. */
+  let reading: Reading | undefined;
+
+  new Gauge({
+    name: "postbot_stream_connected",
+    help: "1 while the app's filtered stream is connected, 0 while it reconnects or after it gave up.",
+    labelNames: ["app"] as const,
+    registers: reg,
+    collect() {
+      this.reset();
+      for (const s of options.activity.streams()) this.set({ app: s.app }, s.state === "connected" ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "postbot_bots",
+    help: "Bots of this process by state (running, paused).",
+    labelNames: ["state"] as const,
+    registers: reg,
+    collect() {
+      this.reset();
+      const bots = reading?.bots;
+      if (!bots) return;
+      const paused = bots.filter((b) => b.paused).length;
+      this.set({ state: "running" }, bots.length - paused);
+      this.set({ state: "paused" }, paused);
+    },
+  });
+  new Gauge({
+    name: "postbot_bot_paused",
+    help: "1 when the bot is paused (its account was refused; see the status page or bot status for why).",
+    labelNames: ["bot"] as const,
+    registers: reg,
+    collect() {
+      this.reset();
+      for (const b of reading?.bots ?? []) this.set({ bot: b.bot }, b.paused ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "postbot_inbox_events",
+    help: "Events a bot fetched and has not finished handling.",
+    labelNames: ["bot"] as const,
+    registers: reg,
+    collect() {
+      this.reset();
+      for (const b of reading?.bots ?? []) this.set({ bot: b.bot }, b.inbox);
+    },
+  });
+  new Gauge({
+    name: "postbot_queue_depth",
+    help: "Actions and budgeted reads waiting for budget, process-wide.",
+    registers: reg,
+    collect() {
+      this.set(reading?.queueDepth ?? 0);
+    },
+  });
+  new Gauge({
+    name: "postbot_poll_lag_seconds",
+    help: "Seconds since a polling trigger (mentions, followers) last asked the service; grows past its interval when polls are late or stuck.",
+    labelNames: ["bot", "trigger"] as const,
+    registers: reg,
+    collect() {
+      this.reset();
+      if (!reading) return;
+      for (const b of reading.bots) {
+        if (b.paused) continue;
+        for (const trigger of ["mentions", "followers"] as const) {
+          const at = b.triggers[trigger]?.lastCheckAt;
+          if (at !== undefined) this.set({ bot: b.bot, trigger }, seconds(reading.now - at));
+        }
+      }
+    },
+  });
+  const budgetGauge = (name: string, help: string, value: (w: BudgetStatus["actions"]["reply"]["windows"][number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["bot", "kind", "scope", "window"] as const,
+      registers: reg,
+      collect() {
+        this.reset();
+        for (const [bot, budget] of reading?.budgets ?? []) {
+          for (const [kind, e] of Object.entries(budget.actions)) {
+            for (const w of e.windows) this.set({ bot, kind, scope: w.scope, window: windowLabel(w.windowMs) }, value(w));
+          }
+        }
+      },
+    });
+  budgetGauge(
+    "postbot_budget_remaining",
+    "Requests a bot may still make for an action kind in each window that counts it (scope user, app, or cap: the bot file's), now.",
+    (w) => Math.max(0, w.usable - w.used),
+  );
+  budgetGauge("postbot_budget_limit", "What a window lets postbot use for an action kind: the plan's maximum (or the bot file's cap) less the reserve.", (w) => w.usable);
+
+  const observer: RuntimeObserver = {
+    action(seen) {
+      actions.inc({ bot: seen.bot, kind: seen.kind, outcome: seen.status });
+      waited.observe({ kind: seen.kind }, seconds(seen.tookMs));
+    },
+    event(seen) {
+      events.inc({ bot: seen.bot, kind: seen.kind });
+    },
+    serviceError(seen) {
+      serviceErrors.inc({ app: seen.app, bot: seen.bot ?? "", endpoint: seen.endpoint, status: String(seen.status) });
+    },
+    stream(seen) {
+      if (seen.type === "reconnecting") reconnects.inc({ app: seen.app, cause: seen.cause ?? "unknown" });
+    },
+  };
+
+  return {
+    registry,
+    observer,
+    async scrape() {
+      const source = options.source();
+      const mine = source ? read(source) : undefined;
+      reading = mine;
+      try {
+        return { contentType: registry.contentType, body: await registry.metrics() };
+      } finally {
+        if (reading === mine) reading = undefined;
+      }
+    },
+  };
+}

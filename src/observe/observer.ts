@@ -1,0 +1,80 @@
+/**
+ * What the runtime tells the observability side (`bot start --http`) as things happen, in
+ * one small typed interface, so metrics, the status page and its live updates never reach
+ * into the action layer or the triggers. Everything that is a *state* (budgets, queue depth,
+ * paused bots, triggers' last checks) is read from status snapshots when asked instead; only
+ * what would otherwise be lost between two looks (each action's outcome, each error answer of
+ * the service, each stream reconnect, each event handled) comes through here.
+ *
+ * Every method must return quickly and never throw: the runtime calls them on its hot paths.
+ */
+import type { Outcome } from "../actions/action.ts";
+
+/** How an action ended, as the status page lists it and the metrics count it. */
+export interface ActionSeen {
+  bot: string;
+  /** `reply`, `like`, `repost`, `follow`, `dm`, `hide`, `post`. */
+  kind: string;
+  /** What it acted on: the post replied to, liked, hidden, the user followed... */
+  target: string;
+  status: Outcome["status"];
+  /** Why, for refused, dropped, failed and deferred actions. */
+  reason?: string;
+  /** The text it sent or would have sent (replies, posts, DMs): user content, shown escaped. */
+  text?: string;
+  /** When it ended (ms, on the runtime's clock). */
+  at: number;
+  /** From the moment a plugin asked for it to its outcome (ms): mostly waiting for budget. */
+  tookMs: number;
+}
+
+/** An error answer of the service (status 400 and up), as the client saw it. */
+export interface ServiceErrorSeen {
+  /** The bot whose account made the call; absent for app-only calls (the stream, its rules). */
+  bot?: string;
+  app: string;
+  /** The endpoint template (`POST /2/posts`). */
+  endpoint: string;
+  status: number;
+  at: number;
+}
+
+/** A change of an app's stream connection. */
+export interface StreamSeen {
+  app: string;
+  type: "connected" | "reconnecting" | "gave-up" | "stream-error";
+  /** Why it reconnects or gave up (`stall`, `http-429`...). */
+  cause?: string;
+  /** The last error's message, when there was one. */
+  error?: string;
+  at: number;
+}
+
+/** An event a bot finished handling (its plugins ran, or none handles its kind). */
+export interface EventSeen {
+  bot: string;
+  /** `mention`, `reply`, `post`, `schedule`, `follow`. */
+  kind: string;
+  at: number;
+}
+
+/**
+ * Receives what happens in the runtime. Pass one as `RuntimeOptions.observer`; combine
+ * several with {@link fanOut}.
+ */
+export interface RuntimeObserver {
+  action(seen: ActionSeen): void;
+  event(seen: EventSeen): void;
+  serviceError(seen: ServiceErrorSeen): void;
+  stream(seen: StreamSeen): void;
+}
+
+/** One observer that hands everything to each of `observers`, in order. */
+export function fanOut(...observers: RuntimeObserver[]): RuntimeObserver {
+  return {
+    action: (s) => observers.forEach((o) => o.action(s)),
+    event: (s) => observers.forEach((o) => o.event(s)),
+    serviceError: (s) => observers.forEach((o) => o.serviceError(s)),
+    stream: (s) => observers.forEach((o) => o.stream(s)),
+  };
+}

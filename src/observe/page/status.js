@@ -1,0 +1,251 @@
+// postbot's status page: fetches one page of bots from /api/status, renders it with DOM
+// calls (textContent only, never innerHTML: bot names, usernames, post texts and reasons
+// are shown as text, whatever they contain), and follows /events (server-sent events) to
+// refresh what changed without a reload.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const KINDS_SHOWN = ["reply", "like", "repost", "follow", "dm", "hide", "post"];
+  /** The smallest gap between two fetches of the page's data (a burst of updates is one fetch). */
+  const MIN_REFRESH_MS = 300;
+  /** Ages ("3m ago") and queue figures are refreshed this often even when nothing is reported. */
+  const IDLE_REFRESH_MS = 10_000;
+
+  const params = new URLSearchParams(location.search);
+  const query = {
+    q: params.get("q") || "",
+    state: params.get("state") || "all",
+    page: Number(params.get("page")) || 1,
+    per: Number(params.get("per")) || 50,
+  };
+  let view;
+  let fetching = false;
+  let again = false;
+  let lastFetch = 0;
+  let timer;
+
+  /** An element with attributes and children; strings become text nodes. */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "title") node.title = v;
+      else node.setAttribute(k, v);
+    }
+    for (const c of children.flat()) if (c !== undefined && c !== null) node.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
+    return node;
+  }
+
+  function age(ms) {
+    const s = Math.max(0, Math.round(ms / 1000));
+    if (s < 60) return `${s}s`;
+    if (s < 3600) return `${Math.round(s / 60)}m`;
+    if (s < 86400) return `${Math.round(s / 3600)}h`;
+    return `${Math.round(s / 86400)}d`;
+  }
+  const ago = (at) => (at === undefined || at === null ? "never" : `${age(view.now - at)} ago`);
+  const until = (at) => (at === undefined || at === null ? "never" : `in ${age(at - view.now)}`);
+  const windowName = (ms) => (ms % 86400000 === 0 ? `${ms / 86400000}d` : ms % 3600000 === 0 ? `${ms / 3600000}h` : ms % 60000 === 0 ? `${ms / 60000}m` : `${ms / 1000}s`);
+  const plural = (n, one, many) => (n === 1 ? one : many);
+  const short = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+
+  function actionLine(a) {
+    return el(
+      "li",
+      {},
+      el("span", { class: `badge ${a.status}` }, `${a.kind} ${a.status}`),
+      " ",
+      el("span", { class: "sub" }, ago(a.at)),
+      " ",
+      el("span", { class: "text", title: a.reason || a.text || a.target }, a.text !== undefined ? `“${short(a.text, 80)}”` : a.reason ? short(a.reason, 80) : a.target),
+    );
+  }
+
+  function budgetCell(bars) {
+    if (bars.length === 0) return el("span", { class: "sub" }, "—");
+    const grid = el("div", { class: "budget" });
+    const byKind = new Map(bars.map((b) => [b.kind, b]));
+    for (const kind of KINDS_SHOWN) {
+      const b = byKind.get(kind);
+      if (!b) continue;
+      const bar = el("div", { class: "bar" }, el("span"));
+      let label;
+      if (b.limit === 0 && b.remaining === 0) {
+        bar.classList.add("none");
+        label = "not on plan";
+        bar.title = b.reason || "the plan has no such action";
+      } else {
+        const share = b.limit > 0 ? Math.min(1, b.remaining / b.limit) : 0;
+        bar.firstChild.style.width = `${Math.round(share * 100)}%`;
+        if (b.remaining === 0) bar.classList.add("empty");
+        else if (share < 0.2) bar.classList.add("low");
+        label = `${b.remaining}/${b.limit}${b.window ? ` per ${windowName(b.window.ms)}` : ""}`;
+        bar.title = b.remaining === 0 ? `${b.reason || "used up"}; more ${until(b.readyAt)}` : `${b.window ? `${b.window.scope} window of ${windowName(b.window.ms)}` : ""}`;
+      }
+      grid.append(el("span", {}, kind), bar, el("span", { class: "num" }, label));
+    }
+    return grid;
+  }
+
+  function triggersCell(triggers) {
+    const names = Object.keys(triggers);
+    if (names.length === 0) return el("span", { class: "sub" }, "no trigger has run yet");
+    return el(
+      "ul",
+      { class: "triggers" },
+      names.map((name) => {
+        const t = triggers[name];
+        return el("li", {}, el("b", {}, name), ` checked ${ago(t.lastCheckAt)} · last event ${ago(t.lastEventAt)} · ${t.events}${plural(t.events, " event", " events")}`);
+      }),
+    );
+  }
+
+  function botRow(b) {
+    return el(
+      "tr",
+      { "data-bot": b.bot },
+      el("td", {}, el("div", { class: "name" }, b.bot), el("div", { class: "sub" }, `@${b.username || "?"} · ${b.plan} · app ${b.app}`)),
+      el(
+        "td",
+        {},
+        el("span", { class: `badge ${b.state}` }, b.state),
+        b.paused ? el("div", { class: "reason" }, `since ${ago(b.paused.at)}: ${b.paused.reason}`) : null,
+        b.inbox > 0 ? el("div", { class: "sub" }, `${b.inbox}${plural(b.inbox, " event", " events")} waiting`) : null,
+      ),
+      el("td", {}, budgetCell(b.budget)),
+      el("td", {}, triggersCell(b.triggers)),
+      el("td", {}, b.last.length ? el("ul", { class: "last" }, b.last.map(actionLine)) : el("span", { class: "sub" }, "no action yet")),
+    );
+  }
+
+  function render() {
+    const v = view;
+    $("summary").replaceChildren(
+      ...[
+        el("span", {}, el("b", {}, v.total), plural(v.total, " bot", " bots")),
+        el("span", {}, el("b", {}, v.counts.running), " running"),
+        el("span", {}, el("b", {}, v.counts.paused), " paused"),
+        el("span", {}, el("b", {}, v.queueDepth), " waiting for budget"),
+        v.phase === "running" ? null : el("span", { class: "badge paused" }, v.phase),
+        el("span", {}, `as of ${new Date(v.now).toISOString().replace("T", " ").slice(0, 19)} UTC`),
+      ].filter(Boolean),
+    );
+    $("paused-section").hidden = v.paused.length === 0;
+    $("paused").replaceChildren(...v.paused.map((p) => el("li", {}, el("span", { class: "name" }, p.bot), " ", el("span", { class: "sub" }, `paused ${ago(p.at)}`), el("div", { class: "reason" }, p.reason))));
+    $("streams").replaceChildren(
+      ...(v.streams.length === 0
+        ? [el("li", { class: "sub" }, "no stream (no bot has stream rules, or it has not connected yet)")]
+        : v.streams.map((s) =>
+            el(
+              "li",
+              {},
+              el("span", { class: "name" }, `app ${s.app}`),
+              " ",
+              el("span", { class: `badge ${s.state}` }, s.state),
+              el("span", { class: "sub" }, ` since ${ago(s.since)} · ${s.reconnects}${plural(s.reconnects, " reconnect", " reconnects")}${s.cause ? ` · cause ${s.cause}` : ""}`),
+              s.lastError ? el("div", { class: "reason" }, `last error: ${s.lastError}`) : null,
+            ),
+          )),
+    );
+    $("recent").replaceChildren(
+      ...(v.recent.length === 0
+        ? [el("tr", {}, el("td", { colspan: "5", class: "empty-note" }, "no action yet"))]
+        : v.recent.map((a) =>
+            el(
+              "tr",
+              {},
+              el("td", { class: "when" }, ago(a.at)),
+              el("td", { class: "name" }, a.bot),
+              el("td", {}, a.kind),
+              el("td", {}, el("span", { class: `badge ${a.status}` }, a.status)),
+              el("td", { class: "text" }, a.text !== undefined ? a.text : a.reason || a.target),
+            ),
+          )),
+    );
+    $("bots").replaceChildren(...(v.bots.length === 0 ? [el("tr", {}, el("td", { colspan: "5", class: "empty-note" }, v.total === 0 ? "no bots yet" : "no bot matches"))] : v.bots.map(botRow)));
+    $("pageinfo").textContent = `page ${v.query.page} of ${v.pages} · ${v.matched} of ${v.total}${plural(v.total, " bot", " bots")}`;
+    $("prev").disabled = v.query.page <= 1;
+    $("next").disabled = v.query.page >= v.pages;
+  }
+
+  async function load() {
+    if (fetching) {
+      again = true;
+      return;
+    }
+    fetching = true;
+    lastFetch = Date.now();
+    try {
+      const qs = new URLSearchParams({ q: query.q, state: query.state, page: String(query.page), per: String(query.per) });
+      const res = await fetch(`/api/status?${qs}`, { cache: "no-store" });
+      if (res.ok) {
+        view = await res.json();
+        query.page = view.query.page;
+        render();
+      }
+    } catch {
+      // The process may be restarting; the live connection says so and the next update retries.
+    } finally {
+      fetching = false;
+      if (again) {
+        again = false;
+        refreshSoon();
+      }
+    }
+  }
+
+  /** Fetches again, at most once per MIN_REFRESH_MS however many updates arrive. */
+  function refreshSoon() {
+    if (timer) return;
+    const wait = Math.max(0, lastFetch + MIN_REFRESH_MS - Date.now());
+    timer = setTimeout(() => {
+      timer = undefined;
+      void load();
+    }, wait);
+  }
+
+  function setQuery(change) {
+    Object.assign(query, change);
+    const qs = new URLSearchParams();
+    if (query.q) qs.set("q", query.q);
+    if (query.state !== "all") qs.set("state", query.state);
+    if (query.page > 1) qs.set("page", String(query.page));
+    if (query.per !== 50) qs.set("per", String(query.per));
+    history.replaceState(null, "", qs.size ? `?${qs}` : location.pathname);
+    void load();
+  }
+
+  $("q").value = query.q;
+  $("state").value = query.state;
+  $("per").value = String(query.per);
+  $("filters").addEventListener("submit", (e) => e.preventDefault());
+  $("q").addEventListener("input", () => setQuery({ q: $("q").value, page: 1 }));
+  $("state").addEventListener("change", () => setQuery({ state: $("state").value, page: 1 }));
+  $("per").addEventListener("change", () => setQuery({ per: Number($("per").value), page: 1 }));
+  $("prev").addEventListener("click", () => setQuery({ page: Math.max(1, query.page - 1) }));
+  $("next").addEventListener("click", () => setQuery({ page: query.page + 1 }));
+
+  const events = new EventSource("/events");
+  const live = $("live");
+  events.addEventListener("hello", () => {
+    live.className = "live on";
+    live.textContent = "live";
+    refreshSoon();
+  });
+  events.addEventListener("update", (e) => {
+    const update = JSON.parse(e.data);
+    if (!view) return refreshSoon();
+    const shown = new Set(view.bots.map((b) => b.bot));
+    const touchesPage = update.bots === "all" || update.bots.some((b) => shown.has(b));
+    // Latest actions and streams are on every page: any action or stream change refreshes.
+    if (touchesPage || update.actions.length > 0 || update.streams.length > 0) refreshSoon();
+  });
+  events.addEventListener("error", () => {
+    live.className = "live off";
+    live.textContent = "disconnected; retrying…";
+  });
+  setInterval(refreshSoon, IDLE_REFRESH_MS);
+  void load();
+})();

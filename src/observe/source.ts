@@ -1,0 +1,30 @@
+/**
+ * What the observability side reads from a running runtime when a page or a scrape asks:
+ * status snapshots, never live objects, so it holds nothing of the runtime's and cannot
+ * change it. {@link runtimeSource} adapts a {@link Runtime}; tests may give their own.
+ */
+import type { BudgetStatus } from "../actions/index.ts";
+import type { Clock } from "../clock.ts";
+import type { BotStatus } from "../runtime/bot.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+
+export interface StatusSource {
+  /** Every bot's status, the paused ones included. */
+  bots(): BotStatus[];
+  /** A bot's budget now; undefined for a bot that never started (paused at start). */
+  budget(bot: string): BudgetStatus | undefined;
+  /** Actions and budgeted reads waiting for budget, process-wide. */
+  queueDepth(): number;
+  /** The runtime's clock (ages on the page, poll lag). */
+  now(): number;
+}
+
+/** The status source of a started runtime. */
+export function runtimeSource(runtime: Runtime, clock: Clock): StatusSource {
+  return {
+    bots: () => runtime.status(),
+    budget: (bot) => runtime.bots.get(bot)?.budget(),
+    queueDepth: () => runtime.actions.queue.size,
+    now: () => clock.now(),
+  };
+}

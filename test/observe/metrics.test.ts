@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { echoBot, observedBed, parseExposition, samples, value, type ObservedBed } from "./bed.ts";
+
+let t: ObservedBed | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+const scrape = async (url: string) => {
+  const res = await fetch(`${url}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parseExposition(await res.text());
+};
+
+describe("/metrics", () => {
+  it("counts actions by bot, kind and outcome, events handled, and shows budget, queue and poll lag", async () => {
+    t = await observedBed([echoBot("greeter"), echoBot("quiet")]);
+    const { bed, server } = t;
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@greeter one");
+    await bed.post(alice, "@greeter two");
+    await bed.advance(60_000); // two bots of one app share the mentions window: polls are further apart
+    await bed.settle();
+
+    const m = await scrape(server.url);
+    expect(value(m, "postbot_actions_total", { bot: "greeter", kind: "reply", outcome: "sent" })).toBe(2);
+    expect(samples(m, "postbot_actions_total", { bot: "quiet" })).toEqual([]);
+    expect(value(m, "postbot_events_handled_total", { bot: "greeter", kind: "mention" })).toBe(2);
+    expect(value(m, "postbot_action_wait_seconds_count", { kind: "reply" })).toBe(2);
+
+    // Budget left per window: the user's 15-minute window of POST /2/posts lost two requests.
+    const limit = value(m, "postbot_budget_limit", { bot: "greeter", kind: "reply", scope: "user", window: "15m" });
+    expect(value(m, "postbot_budget_remaining", { bot: "greeter", kind: "reply", scope: "user", window: "15m" })).toBe(limit - 2);
+    expect(value(m, "postbot_budget_remaining", { bot: "quiet", kind: "reply", scope: "user", window: "15m" })).toBe(limit);
+
+    expect(value(m, "postbot_queue_depth")).toBe(0);
+    expect(value(m, "postbot_bots", { state: "running" })).toBe(2);
+    expect(value(m, "postbot_bots", { state: "paused" })).toBe(0);
+    // Poll lag: the age of the trigger's last check, on the runtime's clock.
+    const checkedAt = bed.runtime.status().find((s) => s.bot === "greeter")!.triggers.mentions!.lastCheckAt!;
+    expect(value(m, "postbot_poll_lag_seconds", { bot: "greeter", trigger: "mentions" })).toBe((bed.clock.now() - checkedAt) / 1000);
+    expect(value(m, "postbot_poll_lag_seconds", { bot: "greeter", trigger: "mentions" })).toBeLessThan(60);
+    // prom-client's process metrics come along.
+    expect(samples(m, "process_cpu_user_seconds_total").length).toBe(1);
+  });
+
+  it("counts 429s and other error answers of the service by endpoint and status", async () => {
+    t = await observedBed([echoBot("greeter")]);
+    const { bed, server } = t;
+    await bed.sandbox.admin.addFault({ route: "POST /2/posts", count: 1, kind: "error", status: 429, headers: { "x-rate-limit-reset": String(Math.floor(bed.clock.now() / 1000) + 1) } });
+    await bed.sandbox.admin.addFault({ route: "GET /2/users/:id/mentions", count: 1, kind: "error", status: 503 });
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@greeter hello");
+    await bed.advance(3_000); // this poll gets the 503
+    await bed.settle();
+    await bed.advance(3_000); // this one gets the mention; its reply gets the 429 and waits
+    await bed.settle();
+    await bed.advance(60_000); // the retry after the reset and back-off
+    await bed.settle();
+
+    const m = await scrape(server.url);
+    expect(value(m, "postbot_service_errors_total", { bot: "greeter", endpoint: "POST /2/posts", status: "429" })).toBe(1);
+    expect(value(m, "postbot_service_errors_total", { bot: "greeter", endpoint: "GET /2/users/:id/mentions", status: "503" })).toBe(1);
+    expect(value(m, "postbot_actions_total", { bot: "greeter", kind: "reply", outcome: "sent" })).toBe(1);
+    expect(bed.postsBy("greeter").map((p) => p.text)).toEqual(["echo: @greeter hello"]);
+  });
+
+  it("leaves the runtime's states out while the bots start, and answers", async () => {
+    t = await observedBed([echoBot("greeter")], { attach: false });
+    const m = await scrape(t.server.url);
+    expect(samples(m, "postbot_bots")).toEqual([]);
+    expect(value(m, "postbot_queue_depth")).toBe(0);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The status page in a real headless Chromium: it loads, shows the bots of a running test
+ * bed, updates after an action without a reload (server-sent events), shows user content
+ * as text, stays within this machine, and pages and searches 1,000 bots. Screenshots go to
+ * test-results/ (git-ignored) for a person to look at.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClock } from "../../src/clock.ts";
+import { startObserveServer, type ObserveServer } from "../../src/observe/index.ts";
+import { openChromium, TEST_RESULTS, type Chromium } from "../helpers/chromium.ts";
+import { echoBot, manyBots, observedBed, T0, type ObservedBed } from "./bed.ts";
+
+let browser: Chromium | undefined;
+let t: ObservedBed | undefined;
+let many: ObserveServer | undefined;
+
+beforeAll(async () => {
+  mkdirSync(TEST_RESULTS, { recursive: true });
+  browser = await openChromium();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await many?.close();
+}, 30_000);
+
+/** Markup in user content: shown as text, never run or rendered. */
+const HOSTILE = `<img src=x onerror="document.title='pwned'"><b>bold</b>`;
+
+describe("the status page in Chromium", () => {
+  it("shows the bots of a running test bed and updates after an action without a reload", async () => {
+    t = await observedBed([echoBot("greeter"), echoBot("helper"), echoBot("watcher")]);
+    const { bed, server } = t;
+    bed.runtime.bots.get("helper")!.pause(`the service refused the account (<script>document.title='pwned'</script>); sign it in again`);
+    const page = browser!.page;
+
+    await page.goto(`${server.url}/`);
+    const greeter = page.locator('tr[data-bot="greeter"]');
+    await expect.poll(() => greeter.count()).toBe(1);
+    expect(await page.locator("#bots tr").count()).toBe(3);
+    await expect.poll(() => page.locator("#live").textContent()).toBe("live");
+    expect(await page.locator("#summary").textContent()).toContain("3 bots");
+    expect(await greeter.textContent()).toContain("no action yet");
+    expect(await greeter.locator(".budget").textContent()).toContain("reply");
+    expect(await page.locator('tr[data-bot="helper"] .badge').first().textContent()).toBe("paused");
+    expect(await page.locator("#paused").textContent()).toContain("<script>document.title='pwned'</script>");
+
+    // An action while the page is open: it appears without a reload.
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    const alice = await bed.user("alice");
+    await bed.post(alice, `@greeter ${HOSTILE}`);
+    await bed.advance(10_000);
+    await bed.settle();
+    await expect.poll(() => greeter.locator(".last").textContent(), { timeout: 15_000 }).toContain(`echo: @greeter ${HOSTILE}`.slice(0, 40));
+    expect(await page.locator("#recent").textContent()).toContain(`echo: @greeter ${HOSTILE}`);
+    expect(await greeter.locator(".last .badge").first().textContent()).toBe("reply sent");
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+
+    // User content stayed text: no element came from it, no script of it ran.
+    expect(await page.locator("main img, main b:text('bold'), main script").count()).toBe(0);
+    expect(await page.title()).toBe("postbot status");
+    // Nothing but this server was asked for.
+    expect(browser!.requests.filter((u) => !u.startsWith(`${server.url}/`))).toEqual([]);
+
+    await page.screenshot({ path: join(TEST_RESULTS, "status-page.png"), fullPage: true });
+  }, 90_000);
+
+  it("pages and searches 1,000 bots", async () => {
+    many = await startObserveServer({ host: "127.0.0.1", port: 0, clock: createClock({ frozen: true, start: T0 }) });
+    many.attach(manyBots(1_000));
+    const page = browser!.page;
+    await page.goto(`${many.url}/`);
+    await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 20 · 1000 of 1000 bots");
+    expect(await page.locator("#bots tr").count()).toBe(50);
+
+    await page.locator("#next").click();
+    await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 2 of 20 · 1000 of 1000 bots");
+    expect(await page.locator("#bots tr").first().getAttribute("data-bot")).toBe("bot-0050");
+
+    await page.locator("#q").fill("BOT-09");
+    await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 2 · 100 of 1000 bots");
+    await page.locator("#state").selectOption("paused");
+    await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 1 · 10 of 1000 bots");
+    expect(await page.locator("#bots tr .badge.paused").count()).toBe(10);
+    // The search is kept in the address, so a reload or a shared link shows the same.
+    expect(new URL(page.url()).search).toBe("?q=BOT-09&state=paused");
+    await page.screenshot({ path: join(TEST_RESULTS, "status-page-1000.png"), fullPage: false });
+  }, 60_000);
+});
