@@ -80,9 +80,13 @@ describe("the status page in Chromium", () => {
     await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 2 of 20 · 1000 of 1000 bots");
     expect(await page.locator("#bots tr").first().getAttribute("data-bot")).toBe("bot-0050");
 
+    // A hundred paused bots do not push the list away: five are shown, the rest a click away.
+    expect(await page.locator("#paused li").count()).toBe(6);
+    expect(await page.locator("#paused").textContent()).toContain("and 95 more");
+
     await page.locator("#q").fill("BOT-09");
     await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 2 · 100 of 1000 bots");
-    await page.locator("#state").selectOption("paused");
+    await page.locator("#show-paused").click();
     await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 1 · 10 of 1000 bots");
     expect(await page.locator("#bots tr .badge.paused").count()).toBe(10);
     // The search is kept in the address, so a reload or a shared link shows the same.

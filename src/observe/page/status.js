@@ -11,6 +11,8 @@
   const MIN_REFRESH_MS = 300;
   /** Ages ("3m ago") and queue figures are refreshed this often even when nothing is reported. */
   const IDLE_REFRESH_MS = 10_000;
+  /** Paused bots listed at the top; the rest are a click away (the list below, filtered). */
+  const PAUSED_SHOWN = 5;
 
   const params = new URLSearchParams(location.search);
   const query = {
@@ -133,7 +135,18 @@
       ].filter(Boolean),
     );
     $("paused-section").hidden = v.paused.length === 0;
-    $("paused").replaceChildren(...v.paused.map((p) => el("li", {}, el("span", { class: "name" }, p.bot), " ", el("span", { class: "sub" }, `paused ${ago(p.at)}`), el("div", { class: "reason" }, p.reason))));
+    const pausedShown = v.paused.slice(0, PAUSED_SHOWN);
+    const pausedItems = pausedShown.map((p) => el("li", {}, el("span", { class: "name" }, p.bot), " ", el("span", { class: "sub" }, `paused ${ago(p.at)}`), el("div", { class: "reason" }, p.reason)));
+    if (v.counts.paused > pausedShown.length) {
+      const all = el("button", { type: "button", id: "show-paused" }, `show all ${v.counts.paused} paused bots in the list below`);
+      all.addEventListener("click", () => {
+        $("state").value = "paused";
+        setQuery({ state: "paused", page: 1 });
+        $("bots").scrollIntoView();
+      });
+      pausedItems.push(el("li", { class: "sub" }, `and ${v.counts.paused - pausedShown.length} more `, all));
+    }
+    $("paused").replaceChildren(...pausedItems);
     $("streams").replaceChildren(
       ...(v.streams.length === 0
         ? [el("li", { class: "sub" }, "no stream (no bot has stream rules, or it has not connected yet)")]

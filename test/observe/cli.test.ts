@@ -1,0 +1,120 @@
+/** `bot start --http` as a user runs it: flag errors, and a real process serving the page, metrics and health. */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { isLoopback, parseHttpAddress } from "../../src/observe/index.ts";
+import { runBot } from "../helpers/cli.ts";
+import { parseExposition, value } from "./bed.ts";
+
+const dirs: string[] = [];
+const children: Array<ReturnType<typeof spawn>> = [];
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const tempDir = async () => {
+  const d = await mkdtemp(join(tmpdir(), "postbot-http-"));
+  dirs.push(d);
+  return d;
+};
+
+const fixture = ["--bots", "test/fixtures/observe/bots", "--plugins", "test/fixtures/plugins"];
+
+describe("--http values", () => {
+  it("reads HOST:PORT, [IPv6]:PORT and a port alone (on loopback)", () => {
+    expect(parseHttpAddress("127.0.0.1:9464")).toEqual({ host: "127.0.0.1", port: 9464 });
+    expect(parseHttpAddress("9000")).toEqual({ host: "127.0.0.1", port: 9000 });
+    expect(parseHttpAddress(":0")).toEqual({ host: "127.0.0.1", port: 0 });
+    expect(parseHttpAddress("[::1]:9464")).toEqual({ host: "::1", port: 9464 });
+    expect(parseHttpAddress("localhost:80")).toEqual({ host: "localhost", port: 80 });
+    expect(parseHttpAddress("0.0.0.0:9464")).toEqual({ host: "0.0.0.0", port: 9464 });
+  });
+
+  it("refuses what is not an address, saying what to write", () => {
+    expect(() => parseHttpAddress("127.0.0.1:99999")).toThrow('--http "127.0.0.1:99999": 99999 is not a port (0 to 65535); write HOST:PORT (127.0.0.1:9464)');
+    expect(() => parseHttpAddress("nonsense")).toThrow('--http "nonsense": not an address');
+    expect(() => parseHttpAddress("[nope]:1")).toThrow("nope is not an IPv6 address");
+    expect(() => parseHttpAddress("bad_host!:1")).toThrow("bad_host! is not a host name or IP address");
+  });
+
+  it("knows loopback from the rest", () => {
+    expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].every(isLoopback)).toBe(true);
+    expect(["0.0.0.0", "10.0.0.1", "::", "example.org"].some(isLoopback)).toBe(false);
+  });
+
+  it("bot start exits 2 with the reason for a bad value or an address in use, and starts no bot", async () => {
+    const data = await tempDir();
+    const bad = await runBot(["start", ...fixture, "--data", data, "--http", "127.0.0.1:http"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('bot: --http "127.0.0.1:http": not an address; write HOST:PORT');
+    expect(bad.stderr).not.toMatch(/at .*\.ts:\d+/);
+
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const busy = await runBot(["start", ...fixture, "--data", data, "--http", `127.0.0.1:${port}`]);
+      expect(busy.code).toBe(2);
+      expect(busy.stderr).toContain(`bot: --http 127.0.0.1:${port}: cannot listen (EADDRINUSE): another program listens there; pick another port`);
+      expect(busy.stdout).not.toContain("all bots started");
+    } finally {
+      taken.close();
+    }
+  }, 60_000);
+});
+
+describe("bot start --http", () => {
+  it("serves health, metrics and the page while the bots run, and stops with them", async () => {
+    const data = await tempDir();
+    const child = spawn(process.execPath, ["bin/bot.js", "start", ...fixture, "--data", data, "--http", "127.0.0.1:0"], {
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(child);
+    const lines: Array<Record<string, unknown>> = [];
+    let buffer = "";
+    const seen = new Promise<string>((resolve, reject) => {
+      child.on("exit", (code) => reject(new Error(`bot start exited with ${code}: ${JSON.stringify(lines)}`)));
+      child.stdout!.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString();
+        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+          const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
+          buffer = buffer.slice(nl + 1);
+          lines.push(line);
+          if (typeof line.http === "string" && String(line.msg).startsWith("status page at")) resolve(line.http);
+        }
+      });
+    });
+    const url = await seen;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    // Ready once the bots have started (the server answered before they had).
+    let ready: Response | undefined;
+    for (let i = 0; i < 100 && ready?.status !== 200; i++) {
+      ready = await fetch(`${url}/readyz`);
+      if (ready.status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await ready!.json()).toEqual({ ready: true, phase: "running", bots: 1 });
+
+    // The stream of the bot's app connects; the metrics say so.
+    let metrics = parseExposition(await (await fetch(`${url}/metrics`)).text());
+    for (let i = 0; i < 100 && !metrics.some((s) => s.name === "postbot_stream_connected" && s.value === 1); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      metrics = parseExposition(await (await fetch(`${url}/metrics`)).text());
+    }
+    expect(value(metrics, "postbot_bots", { state: "running" })).toBe(1);
+    expect(metrics.filter((s) => s.name === "postbot_stream_connected").map((s) => s.value)).toEqual([1]);
+    expect(metrics.some((s) => s.name === "postbot_budget_remaining" && s.labels.bot === "observed" && s.labels.kind === "reply")).toBe(true);
+    expect((await fetch(`${url}/`)).status).toBe(200);
+
+    const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
