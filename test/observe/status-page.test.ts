@@ -49,7 +49,7 @@ describe("the status page in Chromium", () => {
     expect(await page.locator("#paused").textContent()).toContain("<script>document.title='pwned'</script>");
 
     // An action while the page is open: it appears without a reload.
-    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
     const alice = await bed.user("alice");
     await bed.post(alice, `@greeter ${HOSTILE}`);
     await bed.advance(10_000);
@@ -57,7 +57,7 @@ describe("the status page in Chromium", () => {
     await expect.poll(() => greeter.locator(".last").textContent(), { timeout: 15_000 }).toContain(`echo: @greeter ${HOSTILE}`.slice(0, 40));
     expect(await page.locator("#recent").textContent()).toContain(`echo: @greeter ${HOSTILE}`);
     expect(await greeter.locator(".last .badge").first().textContent()).toBe("reply sent");
-    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
 
     // User content stayed text: no element came from it, no script of it ran.
     expect(await page.locator("main img, main b:text('bold'), main script").count()).toBe(0);
