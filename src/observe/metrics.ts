@@ -12,6 +12,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { BudgetStatus } from "../actions/index.ts";
 import { formatDuration } from "../config/index.ts";
+import type { WindowState } from "../limits/budget.ts";
 import type { BotStatus } from "../runtime/bot.ts";
 import type { Activity } from "./activity.ts";
 import type { RuntimeObserver } from "./observer.ts";
@@ -166,27 +167,39 @@ export function createMetrics(options: MetricsOptions): Metrics {
       }
     },
   });
-  const budgetGauge = (name: string, help: string, value: (w: BudgetStatus["actions"]["reply"]["windows"][number]) => number) =>
+  /**
+   * Each window once, by its key: a user window of `POST /2/posts` counts replies and posts
+   * alike, an app window is shared by every bot of the app, a cap belongs to one action of one
+   * bot. Labelled so: `bot` is empty on app windows, `action` is set on caps only.
+   */
+  const budgetGauge = (name: string, help: string, value: (w: WindowState) => number) =>
     new Gauge({
       name,
       help,
-      labelNames: ["bot", "kind", "scope", "window"] as const,
+      labelNames: ["app", "bot", "endpoint", "action", "scope", "window"] as const,
       registers: reg,
       collect() {
         this.reset();
-        for (const [bot, budget] of reading?.budgets ?? []) {
-          for (const [kind, e] of Object.entries(budget.actions)) {
-            for (const w of e.windows) this.set({ bot, kind, scope: w.scope, window: windowLabel(w.windowMs) }, value(w));
+        const seen = new Set<string>();
+        for (const b of reading?.bots ?? []) {
+          const budget = reading?.budgets.get(b.bot);
+          for (const [kind, e] of Object.entries(budget?.actions ?? {})) {
+            for (const w of e.windows) {
+              if (seen.has(w.key)) continue;
+              seen.add(w.key);
+              const labels = { app: b.appId, bot: w.scope === "app" ? "" : b.bot, endpoint: e.endpoint, action: w.scope === "cap" ? kind : "", scope: w.scope, window: windowLabel(w.windowMs) };
+              this.set(labels, value(w));
+            }
           }
         }
       },
     });
   budgetGauge(
     "postbot_budget_remaining",
-    "Requests a bot may still make for an action kind in each window that counts it (scope user, app, or cap: the bot file's), now.",
+    "Requests left now in each window of the plan (scope user: the bot's account; app: shared by the app's bots) and each cap of a bot file (scope cap, with its action).",
     (w) => Math.max(0, w.usable - w.used),
   );
-  budgetGauge("postbot_budget_limit", "What a window lets postbot use for an action kind: the plan's maximum (or the bot file's cap) less the reserve.", (w) => w.usable);
+  budgetGauge("postbot_budget_limit", "What a window lets postbot use: the plan's maximum (or the bot file's cap) less the bot file's reserve.", (w) => w.usable);
 
   const observer: RuntimeObserver = {
     action(seen) {

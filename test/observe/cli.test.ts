@@ -109,7 +109,7 @@ describe("bot start --http", () => {
     }
     expect(value(metrics, "postbot_bots", { state: "running" })).toBe(1);
     expect(metrics.filter((s) => s.name === "postbot_stream_connected").map((s) => s.value)).toEqual([1]);
-    expect(metrics.some((s) => s.name === "postbot_budget_remaining" && s.labels.bot === "observed" && s.labels.kind === "reply")).toBe(true);
+    expect(metrics.some((s) => s.name === "postbot_budget_remaining" && s.labels.bot === "observed" && s.labels.endpoint === "POST /2/posts")).toBe(true);
     expect((await fetch(`${url}/`)).status).toBe(200);
 
     const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -16,7 +16,7 @@ const scrape = async (url: string) => {
 
 describe("/metrics", () => {
   it("counts actions by bot, kind and outcome, events handled, and shows budget, queue and poll lag", async () => {
-    t = await observedBed([echoBot("greeter"), echoBot("quiet")]);
+    t = await observedBed([{ ...echoBot("greeter"), budget: { reply: { max: 5, per: "1h" } } }, echoBot("quiet")]);
     const { bed, server } = t;
     const alice = await bed.user("alice");
     await bed.post(alice, "@greeter one");
@@ -30,10 +30,18 @@ describe("/metrics", () => {
     expect(value(m, "postbot_events_handled_total", { bot: "greeter", kind: "mention" })).toBe(2);
     expect(value(m, "postbot_action_wait_seconds_count", { kind: "reply" })).toBe(2);
 
-    // Budget left per window: the user's 15-minute window of POST /2/posts lost two requests.
-    const limit = value(m, "postbot_budget_limit", { bot: "greeter", kind: "reply", scope: "user", window: "15m" });
-    expect(value(m, "postbot_budget_remaining", { bot: "greeter", kind: "reply", scope: "user", window: "15m" })).toBe(limit - 2);
-    expect(value(m, "postbot_budget_remaining", { bot: "quiet", kind: "reply", scope: "user", window: "15m" })).toBe(limit);
+    // Budget left per window: the user's 15-minute window of POST /2/posts lost two requests...
+    const posts = { endpoint: "POST /2/posts", action: "" };
+    const limit = value(m, "postbot_budget_limit", { ...posts, bot: "greeter", scope: "user", window: "15m" });
+    expect(value(m, "postbot_budget_remaining", { ...posts, bot: "greeter", scope: "user", window: "15m" })).toBe(limit - 2);
+    expect(value(m, "postbot_budget_remaining", { ...posts, bot: "quiet", scope: "user", window: "15m" })).toBe(limit);
+    // ...so did the app's 24-hour window ("1d"), shown once for both bots...
+    const app = samples(m, "postbot_budget_remaining", { ...posts, scope: "app", window: "1d" });
+    expect(app.map((s) => s.labels.bot)).toEqual([""]);
+    expect(app[0]!.value).toBe(value(m, "postbot_budget_limit", { ...posts, scope: "app", window: "1d" }) - 2);
+    // ...and the bot file's cap on replies.
+    expect(value(m, "postbot_budget_remaining", { bot: "greeter", action: "reply", scope: "cap", window: "1h" })).toBe(3);
+    expect(value(m, "postbot_budget_limit", { bot: "greeter", action: "reply", scope: "cap", window: "1h" })).toBe(5);
 
     expect(value(m, "postbot_queue_depth")).toBe(0);
     expect(value(m, "postbot_bots", { state: "running" })).toBe(2);
