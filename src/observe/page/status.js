@@ -13,6 +13,8 @@
   const IDLE_REFRESH_MS = 10_000;
   /** Paused bots listed at the top; the rest are a click away (the list below, filtered). */
   const PAUSED_SHOWN = 5;
+  /** Latest actions listed above the bots (each bot's own are in its row). */
+  const RECENT_SHOWN = 10;
 
   const params = new URLSearchParams(location.search);
   const query = {
@@ -165,7 +167,7 @@
     $("recent").replaceChildren(
       ...(v.recent.length === 0
         ? [el("tr", {}, el("td", { colspan: "5", class: "empty-note" }, "no action yet"))]
-        : v.recent.map((a) =>
+        : v.recent.slice(0, RECENT_SHOWN).map((a) =>
             el(
               "tr",
               {},
