@@ -99,6 +99,24 @@ const account = z
       "The bot's account: {token, token_secret} (OAuth 1.0a user context) or {stored: NAME} (saved by `bot auth login --account NAME`). Omitted: the stored account named like the bot.",
   });
 
+const plan = z
+  .enum(PLANS as [Plan, ...Plan[]], { error: valueError(`a plan: one of ${PLANS.join(", ")}`, (shown) => `${shown} is not a plan; use one of ${PLANS.join(", ")}`) })
+  .meta({ description: "The app's plan: picks the limit table of the spec's part 8" });
+
+const app = z
+  .strictObject({
+    consumer_key: text("the app's API key").meta({ description: "The app's API key (consumer key); write ${VAR} to read it from the environment" }),
+    consumer_secret: text("the app's API key secret").meta({ description: "The app's API key secret; write ${VAR} to read it from the environment" }),
+    plan: plan.optional().meta({ description: "The app's plan; when given, it must be the bot's `plan` (an app has one plan)" }),
+  })
+  .meta({
+    description:
+      "The app this bot's account belongs to, when not the environment's (POSTBOT_CONSUMER_KEY): each app has its own windows, bearer token and stream connection. All bots naming one API key must name the same plan.",
+  });
+
+/** The app a bot file names (`app:`); absent: the environment's app. */
+export type AppRef = z.output<typeof app>;
+
 /** How the runtime finds a bot's user credentials. */
 export type AccountRef = { kind: "oauth1"; token: string; token_secret: string } | { kind: "stored"; stored: string };
 
@@ -106,8 +124,15 @@ const mentions = z
   .strictObject({
     interval: duration("How often to poll the mention timeline; default: the fastest the plan allows", 1_000).optional(),
     backfill: duration("How far back the very first poll reaches", 1_000).prefault(DEFAULTS.backfill),
+    via: z
+      .enum(["poll", "stream"], { error: valueError("poll or stream", (shown) => `${shown} is not a way to get mentions; use poll or stream`) })
+      .optional()
+      .meta({
+        description:
+          "How mentions arrive: `stream` (the app's filtered stream, with one catch-up poll at start and after each reconnect; the default on plans with a stream) or `poll` (the mention timeline at the interval; the default on the others)",
+      }),
   })
-  .meta({ description: "Poll the mention timeline (`mentions: {}` for the defaults)" });
+  .meta({ description: "The bot's mentions (`mentions: {}` for the defaults): through the app's stream on plans that have one, else by polling the mention timeline" });
 
 const followers = z
   .strictObject({
@@ -205,9 +230,8 @@ export const botFileSchema = z
   .strictObject({
     name: botName.meta({ description: "Unique among the bot files; lower-case letters, digits and dashes" }),
     account: account.optional(),
-    plan: z
-      .enum(PLANS as [Plan, ...Plan[]], { error: valueError(`a plan: one of ${PLANS.join(", ")}`, (shown) => `${shown} is not a plan; use one of ${PLANS.join(", ")}`) })
-      .meta({ description: "The app's plan: picks the limit table of the spec's part 8" }),
+    plan,
+    app: app.optional(),
     triggers: triggers.prefault({}),
     plugins,
     budget: budget.prefault({}),
@@ -218,6 +242,22 @@ export const botFileSchema = z
     reply_cooldown: duration("The bot never replies twice in one conversation within this time; 0s turns it off").prefault(DEFAULTS.replyCooldown),
   })
   .superRefine((bot, ctx) => {
+    if (bot.app?.plan !== undefined && bot.app.plan !== bot.plan) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["app", "plan"],
+        input: bot.app.plan,
+        message: `the app's plan (${bot.app.plan}) differs from the bot's plan (${bot.plan}); an app has one plan: make them the same, or leave app.plan out`,
+      });
+    }
+    if (bot.triggers.mentions?.via === "stream" && !planHasStream(bot.plan)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["triggers", "mentions", "via"],
+        input: "stream",
+        message: `the ${bot.plan} plan has no filtered stream, so mentions cannot come through it; write via: poll or leave via out`,
+      });
+    }
     if (bot.triggers.stream.length > 0 && !planHasStream(bot.plan)) {
       ctx.addIssue({
         code: "custom",

@@ -12,7 +12,7 @@ import type { BotConfig } from "../config/index.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { startFollowersTrigger } from "../triggers/followers.ts";
-import { startMentionsTrigger } from "../triggers/mentions.ts";
+import { MentionsTrigger } from "../triggers/mentions.ts";
 import type { PollLoop } from "../triggers/poller.ts";
 import { startSchedule, type ScheduleHandle } from "../triggers/schedule.ts";
 import { botStore, createContext, viewFor } from "./context.ts";
@@ -66,6 +66,11 @@ export interface BotRuntimeOptions {
   handlerTimeoutMs: number;
   /** Mentions poll interval: the bot file's, or the fastest its plan allows. */
   mentionsIntervalMs: number;
+  /**
+   * How mentions arrive: polled at the interval, or through the app's stream (the runtime
+   * then feeds {@link BotRuntime.acceptMentions} and asks for {@link BotRuntime.catchUpMentions}).
+   */
+  mentionsVia?: "poll" | "stream";
   /** Followers poll interval. */
   followersIntervalMs: number;
   /** Events handled at once (their actions still queue by priority). */
@@ -103,6 +108,10 @@ export class BotRuntime {
   private readonly liveness: Partial<Record<TriggerName, TriggerStatus>> = {};
   private pausedFor: BotStatus["paused"];
   private stopped = false;
+  /** The mentions trigger, when the bot file has one. */
+  private mentions: MentionsTrigger | undefined;
+  /** Catch-up polls of streamed mentions under way. */
+  private catchingUp = 0;
 
   constructor(private readonly options: BotRuntimeOptions) {
     this.name = options.config.name;
@@ -150,21 +159,20 @@ export class BotRuntime {
     };
     const mentions = config.triggers.mentions;
     if (mentions) {
-      this.triggers.push(
-        startMentionsTrigger({
-          bot: this.name,
-          userId,
-          clock,
-          store,
-          intervalMs: this.options.mentionsIntervalMs,
-          backfillMs: mentions.backfill,
-          fetch: (query, signal) => this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) => api.users.mentions(userId, query, { signal: s })),
-          deliver: (events) => this.deliver(events, false),
-          onPoll: () => this.touch("mentions"),
-          onError: onError("mentions"),
-          onCursorReset: (reason) => this.options.log.warn({ trigger: "mentions" }, `${reason}; dropped it and reading the mentions of the last ${Math.round(mentions.backfill / 60_000)} min instead`),
-        }),
-      );
+      this.mentions = new MentionsTrigger({
+        bot: this.name,
+        userId,
+        clock,
+        store,
+        intervalMs: this.options.mentionsIntervalMs,
+        backfillMs: mentions.backfill,
+        fetch: (query, signal) => this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) => api.users.mentions(userId, query, { signal: s })),
+        deliver: (events) => this.deliver(events, false),
+        onPoll: () => this.touch("mentions"),
+        onError: onError("mentions"),
+        onCursorReset: (reason) => this.options.log.warn({ trigger: "mentions" }, `${reason}; dropped it and reading the mentions of the last ${Math.round(mentions.backfill / 60_000)} min instead`),
+      });
+      if (this.options.mentionsVia !== "stream") this.triggers.push(this.mentions.startPolling());
     }
     if (config.triggers.followers) {
       this.triggers.push(
@@ -214,6 +222,40 @@ export class BotRuntime {
     if (flush) void this.options.store.flush().catch((err: unknown) => this.options.log.error({ err }, "could not save the inbox"));
     for (const e of events) this.touch(TRIGGER_OF[e.kind], true);
     queueMicrotask(() => this.pump());
+  }
+
+  /**
+   * One catch-up poll of mentions that come through the stream (at start and after a
+   * reconnect). Resolves when its events are in the inbox.
+   */
+  async catchUpMentions(signal: AbortSignal): Promise<void> {
+    if (!this.mentions || this.stopped || this.pausedFor) return;
+    this.catchingUp++;
+    try {
+      await this.mentions.poll(signal);
+    } catch (err) {
+      if (isRevoked(err)) this.options.onRevoked?.(this.name, err);
+      else throw err;
+    } finally {
+      this.catchingUp--;
+    }
+  }
+
+  /** Mentions the app's stream delivered: each handed out once, whether streamed or polled first. */
+  acceptMentions(events: readonly BotEvent[]): void {
+    if (!this.mentions || this.stopped) return;
+    void this.mentions.accept(events).catch((err: unknown) => this.options.log.error({ err }, "could not save streamed mentions"));
+  }
+
+  /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
+  mentionsStream(connected: boolean): void {
+    if (connected) this.mentions?.streamConnected();
+    else this.mentions?.streamInterrupted();
+  }
+
+  /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
+  pollMentionsInstead(): void {
+    if (this.mentions && !this.stopped && !this.pausedFor) this.triggers.push(this.mentions.startPolling());
   }
 
   /** Records liveness: a check of a trigger, or an event from it. */
@@ -292,7 +334,7 @@ export class BotRuntime {
    */
   quiet(): boolean {
     for (const id of this.running.keys()) if ((this.states.get(id)?.waiting ?? 0) === 0) return false;
-    const polling = this.triggers.filter((t) => "current" in t && t.current() !== undefined).length;
+    const polling = this.triggers.filter((t) => "current" in t && t.current() !== undefined).length + this.catchingUp;
     return polling === this.fetching;
   }
 

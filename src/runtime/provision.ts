@@ -1,10 +1,13 @@
 /**
- * Gives bots accounts in a sandbox: one app per plan (an app has one plan), one user per bot
- * (named like the bot), and an access token for it, as the 3-legged flow would give.
+ * Gives bots accounts in a sandbox: one app per plan (an app has one plan) for the bots that
+ * name no app, one app per API key for those that do (`app: {consumer_key}`: the sandbox
+ * makes its own keys, so the key only tells apps apart), one user per bot (named like the
+ * bot), and an access token for it, as the 3-legged flow would give.
  *
  * Idempotent: with a sandbox restored from its state file, the same apps, users and tokens
  * are found again, so the bots' cursors, ledger and budget windows still refer to them.
  */
+import { fingerprint } from "../api/auth/credentials.ts";
 import type { BotConfig } from "../config/index.ts";
 import type { Plan } from "../limits/types.ts";
 import type { Sandbox } from "../sandbox/index.ts";
@@ -13,8 +16,8 @@ import type { AppCredentials, HostedBot } from "./runtime.ts";
 /** The sandbox username of a bot: its name with `-` as `_`, cut to the service's 15 characters. */
 export const sandboxUsername = (bot: string) => bot.replace(/-/g, "_").slice(0, 15);
 
-/** The name of the sandbox app that hosts the bots of a plan. */
-export const appName = (plan: Plan) => `postbot-${plan}`;
+/** The name of the sandbox app that hosts the bots of a plan (and of an API key the bot file names). */
+export const appName = (plan: Plan, consumerKey?: string) => (consumerKey === undefined ? `postbot-${plan}` : `postbot-${plan}-${fingerprint(consumerKey)}`);
 
 /** A bot with its account in the sandbox: what the runtime needs, and the sandbox user it is. */
 export interface ProvisionedBot extends HostedBot {
@@ -23,21 +26,22 @@ export interface ProvisionedBot extends HostedBot {
 
 export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]): Promise<ProvisionedBot[]> {
   const { data } = sandbox.context;
-  const apps = new Map<Plan, AppCredentials>();
-  const appFor = async (plan: Plan): Promise<AppCredentials> => {
-    const known = apps.get(plan);
+  const apps = new Map<string, AppCredentials>();
+  const appFor = async (plan: Plan, consumerKey: string | undefined): Promise<AppCredentials> => {
+    const name = appName(plan, consumerKey);
+    const known = apps.get(name);
     if (known) return known;
-    const existing = Object.values(data.auth.apps).find((a) => a.name === appName(plan) && a.plan === plan);
-    const app = existing ?? (await sandbox.admin.createApp({ name: appName(plan), plan }));
+    const existing = Object.values(data.auth.apps).find((a) => a.name === name && a.plan === plan);
+    const app = existing ?? (await sandbox.admin.createApp({ name, plan }));
     const created = new Date(app.created_at).getUTCDate();
     const credentials: AppCredentials = { id: app.id, key: app.consumer_key, secret: app.consumer_secret, plan, enrolmentDay: created };
-    apps.set(plan, credentials);
+    apps.set(name, credentials);
     return credentials;
   };
 
   const hosted: ProvisionedBot[] = [];
   for (const config of bots) {
-    const app = await appFor(config.plan);
+    const app = await appFor(config.plan, config.app?.consumer_key);
     const username = sandboxUsername(config.name);
     const user =
       Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase()) ??

@@ -10,14 +10,19 @@ import { createActionSystem, type ActionLayer, type ActionSystem, type Executor 
 import { clientExecutor, clientVerifiers } from "../actions/client.ts";
 import { createClient, type ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
+import { forgetStoredBearer, storedBearer } from "../auth-flows/bearer.ts";
 import { fastestFollowersIntervalMs, fastestMentionIntervalMs, type BotConfig } from "../config/index.ts";
+import { planHasStream } from "../config/plan-rules.ts";
 import type { Plan } from "../limits/types.ts";
 import type { Logger } from "../log.ts";
 import { tapActions } from "../observe/action-tap.ts";
 import type { RuntimeObserver } from "../observe/observer.ts";
 import type { Store } from "../store/store.ts";
-import { startStreamHub, type BotRules, type StreamHub } from "../triggers/stream-hub.ts";
+import { CatchUpQueue } from "../triggers/catch-up.ts";
+import type { RuleCaps } from "../triggers/mention-rules.ts";
+import { mergeRules, startStreamHub, type BotRules, type StreamHub, type StreamStatus } from "../triggers/stream-hub.ts";
 import { BotRuntime, isRevoked, type BotStatus } from "./bot.ts";
+import { capacityLines, type AppLoad } from "./capacity.ts";
 import { TRIGGER_OF, type TriggerName } from "./events.ts";
 import { hiddenGuard } from "./hidden.ts";
 import { resolveIdentity } from "./identity.ts";
@@ -59,10 +64,34 @@ export interface RuntimeOptions {
   observer?: RuntimeObserver;
 }
 
+/**
+ * What `bot status` (and the metrics) show of an app: who shares it, what that means for
+ * each bot (the capacity lines logged at start), its stream's state and last error, and
+ * its catch-up polls. Saved in the state store's `status.apps` namespace with the bots'.
+ */
+export interface AppStatus {
+  appId: string;
+  plan: Plan;
+  /** Bots of the process on this app. */
+  bots: number;
+  /** How the bots use the app's shared windows, one sentence per endpoint. */
+  capacity: string[];
+  /** The app's stream, when some bot's rules or mentions use it. */
+  stream?: StreamStatus;
+  /** Catch-up mention polls (bots whose mentions come through the stream) waiting and running, and done since start. */
+  catchUp?: { waiting: number; running: number; done: number };
+  updatedAt: number;
+}
+
+/** The store namespace of {@link AppStatus} records, by app id. */
+export const APP_STATUS_NAMESPACE = "status.apps";
+
 export interface Runtime {
   readonly bots: ReadonlyMap<string, BotRuntime>;
   readonly actions: ActionSystem;
   status(): BotStatus[];
+  /** Every app's status: capacity, stream, catch-up polls. */
+  apps(): AppStatus[];
   /**
    * Resolves when nothing can happen until the clock moves: every action in flight waits in
    * the budget queue for a later time, every handler running waits for such an action, every
@@ -115,7 +144,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger.error({ bot: name }, `bot ${name} is paused: ${reason}; the other bots go on`);
   };
 
-  const countOnApp = (appId: string, trigger: "mentions" | "followers") => options.bots.filter((b) => b.app.id === appId && hasTrigger(b.config, trigger)).length;
+  // How many bots of each app poll each endpoint (they share its A window).
+  const pollers = new Map<string, number>();
+  for (const b of options.bots) {
+    if (hasTrigger(b.config, "mentions") && mentionsVia(b) === "poll") pollers.set(`mentions ${b.app.id}`, (pollers.get(`mentions ${b.app.id}`) ?? 0) + 1);
+    if (hasTrigger(b.config, "followers")) pollers.set(`followers ${b.app.id}`, (pollers.get(`followers ${b.app.id}`) ?? 0) + 1);
+  }
+  const countOnApp = (appId: string, trigger: "mentions" | "followers") => pollers.get(`${trigger} ${appId}`) ?? 0;
 
   for (const hosted of options.bots) {
     const { config, app } = hosted;
@@ -169,6 +204,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       log,
       handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
       mentionsIntervalMs: mentionsEvery,
+      mentionsVia: mentionsVia(hosted),
       followersIntervalMs: followersEvery,
       onRevoked: pause,
       ...(observer ? { onHandled: (kind) => observer.event({ bot: config.name, kind, at: clock.now() }) } : {}),
@@ -188,11 +224,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   for (const bot of bots.values()) bot.start();
 
-  const hubs = await startHubs(options, bots, layers, base, logger);
+  const hosting = startApps(options, bots, layers, base, logger);
+  const { hubs, queues } = hosting;
 
   const snapshot = (): BotStatus[] => [...[...bots.values()].map((b) => b.status()), ...paused.values()];
   const saveStatus = async (stoppedAt?: number) => {
     for (const s of snapshot()) store.set("status", s.bot, stoppedAt ? { ...s, stoppedAt } : s);
+    for (const a of hosting.apps()) store.set(APP_STATUS_NAMESPACE, a.appId, a);
     await store.flush();
   };
   let stopped = false;
@@ -209,6 +247,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     bots,
     actions,
     status: snapshot,
+    apps: () => hosting.apps(),
     async idle(timeoutMs = 10_000) {
       // Real time on purpose: this guards a test against waiting forever, whatever its clock.
       const deadline = Date.now() + timeoutMs;
@@ -216,6 +255,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         await new Promise((r) => setTimeout(r, calm === 0 ? 0 : 1));
         const later = actions.queue.list().filter((w) => w.readyAt > clock.now()).length;
         const busyBots = [...bots.values()].filter((b) => !b.quiet()).map((b) => b.name);
+        for (const [appId, hub] of hubs) if (hub.busy()) busyBots.push(`the stream of app ${appId}`);
         calm = actions.inFlight() === later && busyBots.length === 0 ? calm + 1 : 0;
         if (calm === 0 && Date.now() > deadline) {
           throw new Error(`the runtime did not settle: ${actions.inFlight()} actions in flight (${later} waiting for the clock), busy bots: ${busyBots.join(", ") || "none"}`);
@@ -227,7 +267,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       stopped = true;
       stopSignal.abort();
       const drainMs = options.drainMs ?? 4_000;
-      for (const hub of hubs) hub.close();
+      for (const hub of hubs.values()) hub.close();
+      for (const queue of queues.values()) queue.close();
       for (const bot of bots.values()) bot.stopTriggers();
       // Actions still waiting for the budget end now as deferred (the ledger keeps them for
       // the next start), so handlers awaiting them finish; requests in flight complete.
@@ -243,46 +284,131 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
 }
 
-/** One stream connection per app that has bots with stream rules. */
-async function startHubs(options: RuntimeOptions, bots: Map<string, BotRuntime>, layers: Map<string, ActionLayer>, base: ApiClient, logger: Logger): Promise<StreamHub[]> {
+/** Whether a bot's mentions come through its app's stream (the plan has one, and the bot did not ask to poll). */
+function mentionsVia(hosted: HostedBot): "poll" | "stream" {
+  const mentions = hosted.config.triggers.mentions;
+  return mentions && mentions.via !== "poll" && planHasStream(hosted.app.plan) ? "stream" : "poll";
+}
+
+/**
+ * The caps the service puts on an app's filtered-stream rules. TODO(sandbox-conformance):
+ * read them from src/limits/stream-rules.ts once it lands.
+ */
+const RULE_CAPS: Partial<Record<Plan, RuleCaps>> = { pro: { rules: 1000, length: 1024 } };
+
+/**
+ * Per app: the capacity lines (logged once at start), the stream connection (when a bot has
+ * rules, or takes its mentions through it) and the catch-up polls of streamed mentions.
+ */
+function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layers: Map<string, ActionLayer>, base: ApiClient, logger: Logger) {
   const byApp = new Map<string, HostedBot[]>();
   for (const hosted of options.bots) {
-    if (hosted.config.triggers.stream.length === 0 || !bots.has(hosted.config.name)) continue;
+    if (!bots.has(hosted.config.name)) continue;
     byApp.set(hosted.app.id, [...(byApp.get(hosted.app.id) ?? []), hosted]);
   }
-  const hubs: StreamHub[] = [];
+  const hubs = new Map<string, StreamHub>();
+  const queues = new Map<string, CatchUpQueue>();
+  const loads = new Map<string, AppLoad>();
+  const capacity = new Map<string, string[]>();
   for (const [appId, hosted] of byApp) {
     const app = hosted[0]!.app;
-    const layer = layers.get(hosted[0]!.config.name)!;
-    const log = logger.child({ app: appId, trigger: "stream" });
-    const wants: BotRules[] = hosted.map((h) => ({ bot: h.config.name, userId: bots.get(h.config.name)!.identity.userId, rules: h.config.triggers.stream }));
-    const touchAll = () => {
-      for (const h of hosted) bots.get(h.config.name)?.touch("stream");
+    const log = logger.child({ app: appId });
+    const streamed = hosted.filter((h) => mentionsVia(h) === "stream");
+    const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
+    const caps = RULE_CAPS[app.plan];
+    const load: AppLoad = {
+      appId,
+      plan: app.plan,
+      mentionsPolled: hosted.filter((h) => h.config.triggers.mentions && mentionsVia(h) === "poll").length,
+      mentionsStreamed: streamed.length,
+      followers: hosted.filter((h) => h.config.triggers.followers).length,
+      streamBots: ruled.length,
+      streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream }))).size,
+      ...(caps ? { ruleCap: caps.rules } : {}),
     };
-    try {
-      hubs.push(
-        await startStreamHub({
-          client: base.withAuth({ consumer: { key: app.key, secret: app.secret }, appLabel: appId }),
-          log,
-          wants,
-          budgeted: (endpoint, run) => layer.call(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream rules" }),
-          deliver: (bot, event) => bots.get(bot)?.deliver([event]),
-          onLifecycle: (event) => {
-            touchAll();
-            if (event.type !== "keep-alive") {
-              const { cause, error } = event as { cause?: string; error?: Error };
-              options.observer?.stream({ app: appId, type: event.type, ...(cause ? { cause } : {}), ...(error ? { error: error.message } : {}), at: options.clock.now() });
-            }
-            if (event.type === "connected") log.debug({ attempt: event.attempt }, "stream connected");
-            else if (event.type === "reconnecting") log.warn({ cause: event.cause, delay_ms: event.delayMs, attempt: event.attempt }, `stream reconnecting in ${event.delayMs} ms (${event.cause})`);
-            else if (event.type === "gave-up") log.error({ cause: event.cause, err: event.error }, "stream gave up; stream rules deliver nothing until restart");
-            else if (event.type === "stream-error") log.warn({ errors: event.errors }, "the service sent an error in the stream");
-          },
-        }),
-      );
-    } catch (err) {
-      log.error({ err }, `could not start the stream of app ${appId}: ${(err as Error)?.message ?? String(err)}; the bots' other triggers go on`);
-    }
+    loads.set(appId, load);
+    const lines = capacityLines(load);
+    capacity.set(appId, lines);
+    for (const line of lines) log.info({ capacity: true, plan: app.plan }, line);
+    if (streamed.length === 0 && ruled.length === 0) continue;
+
+    const layer = layers.get(hosted[0]!.config.name)!;
+    const budgeted = <R>(endpoint: Parameters<ActionLayer["call"]>[0], run: (signal: AbortSignal) => Promise<R>) =>
+      layer.call(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream" });
+    const queue = new CatchUpQueue({
+      poll: (bot, signal) => bots.get(bot)?.catchUpMentions(signal) ?? Promise.resolve(),
+      onError: (bot, err) => logger.child({ bot }).warn({ err, trigger: "mentions" }, `mentions catch-up poll failed: ${(err as Error)?.message ?? String(err)}; the next reconnect tries again`),
+    });
+    queues.set(appId, queue);
+    const streamedNames = streamed.map((h) => h.config.name);
+    // One poll each closes what came while the process was down: once connected (so that
+    // streamed posts and the poll's meet), or at once if the first attempt fails.
+    let polledOnce = false;
+    const consumer = { key: app.key, secret: app.secret };
+    const touchAll = () => {
+      for (const h of [...ruled, ...streamed]) {
+        const bot = bots.get(h.config.name);
+        if (h.config.triggers.stream.length > 0) bot?.touch("stream");
+        if (mentionsVia(h) === "stream") bot?.touch("mentions");
+      }
+    };
+    const hub = startStreamHub({
+      appId,
+      clock: options.clock,
+      log: log.child({ trigger: "stream" }),
+      client: async () => {
+        const bearer = await storedBearer(options.store, options.baseUrl, consumer, options.clock);
+        return base.withAuth({ consumer, bearer, appLabel: appId });
+      },
+      forgetBearer: () => forgetStoredBearer(options.store, options.baseUrl, app.key),
+      caps: caps ?? { rules: 0, length: 0 },
+      wants: ruled.map((h): BotRules => ({ bot: h.config.name, userId: bots.get(h.config.name)!.identity.userId, rules: h.config.triggers.stream })),
+      mentionBots: streamed.map((h) => {
+        const identity = bots.get(h.config.name)!.identity;
+        return { bot: h.config.name, userId: identity.userId, username: identity.username };
+      }),
+      budgeted,
+      deliver: (bot, event) => bots.get(bot)?.deliver([event]),
+      deliverMentions: (bot, events) => bots.get(bot)?.acceptMentions(events),
+      onConnected: () => {
+        for (const name of streamedNames) bots.get(name)?.mentionsStream(true);
+        polledOnce = true;
+        queue.request(streamedNames);
+        touchAll();
+      },
+      onInterrupted: () => {
+        for (const name of streamedNames) bots.get(name)?.mentionsStream(false);
+      },
+      onOverflow: (overflow) => {
+        for (const name of overflow) bots.get(name)?.pollMentionsInstead();
+      },
+      onStatus: (s) => {
+        if (s.state === "connected" || s.state === "reconnecting") {
+          touchAll();
+          const error = s.state === "reconnecting" ? s.lastError : undefined;
+          options.observer?.stream({ app: appId, type: s.state, ...(error ? { cause: error.cause, error: error.message } : {}), at: options.clock.now() });
+        }
+        if (s.state === "reconnecting" && !polledOnce) {
+          polledOnce = true;
+          queue.request(streamedNames);
+        }
+      },
+    });
+    hubs.set(appId, hub);
   }
-  return hubs;
+  const apps = (): AppStatus[] =>
+    [...byApp].map(([appId, hosted]) => {
+      const hub = hubs.get(appId);
+      const queue = queues.get(appId);
+      return {
+        appId,
+        plan: hosted[0]!.app.plan,
+        bots: hosted.length,
+        capacity: capacity.get(appId) ?? [],
+        ...(hub ? { stream: hub.status() } : {}),
+        ...(queue ? { catchUp: { ...queue.pending(), done: queue.done } } : {}),
+        updatedAt: options.clock.now(),
+      };
+    });
+  return { hubs, queues, apps };
 }

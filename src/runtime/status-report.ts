@@ -34,7 +34,7 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
     const followers = store.get<string[]>("cursors", followersCursorKey(status.bot));
     const report: BotReport = {
       ...status,
-      cursors: { ...(mentions ? { mentions: mentions.since_id } : {}), ...(followers ? { followersKnown: followers.length } : {}) },
+      cursors: { ...(mentions?.since_id ? { mentions: mentions.since_id } : {}), ...(followers ? { followersKnown: followers.length } : {}) },
     };
     if (status.userId) {
       const layer = system.bot({

@@ -1,17 +1,25 @@
 /**
- * The mentions trigger: polls the bot's mention timeline and turns new posts into `mention`
- * and `reply` events.
+ * The mentions trigger: turns posts that mention the bot (or reply to it) into `mention` and
+ * `reply` events, by polling the bot's mention timeline or, on a plan with a filtered
+ * stream, from the app's one stream connection (see ./mention-rules.ts and ./stream-hub.ts).
  *
  * - The cursor (`since_id`) is kept in the state store and moves in the same write that puts
- *   the fetched events in the bot's inbox, so a restart neither misses nor repeats a post.
+ *   the events in the bot's inbox, so a restart neither misses nor repeats a post.
  * - Every page is read (the newest first), each request asking for 100 posts, the most the
  *   endpoint allows: on the free plan one request is all there is for 15 minutes.
  * - On its very first run a bot reaches back `backfillMs` (one hour by default), never the
  *   account's whole history.
  * - Requests go through the caller's `fetch`, which the runtime budgets like any action.
+ *
+ * Through the stream, a poll still runs once at start and once after every reconnect (the
+ * runtime spreads them within the budget): it closes the gap the stream cannot see. While
+ * such a poll is due, posts the stream delivers are remembered in the cursor (`seen`), so
+ * the poll does not hand them out a second time; once it has run with the stream connected
+ * throughout, the stream's posts move the cursor themselves.
  */
 import type { Clock } from "../clock.ts";
 import type { Envelope, Post } from "../api/types.ts";
+import { compareIds } from "../api/ids.ts";
 import type { TimelineQuery } from "../api/params.ts";
 import type { Store } from "../store/store.ts";
 import { EVENT_POST_QUERY, mentionEvents, type BotEvent } from "../runtime/events.ts";
@@ -19,9 +27,14 @@ import { startPollLoop, type PollLoop } from "./poller.ts";
 
 /** The largest page of `GET /2/users/:id/mentions` (wire-facts 1.3). */
 export const MENTIONS_PAGE_SIZE = 100;
+/** Streamed posts remembered while a catch-up poll is due (beyond it, the oldest are forgotten). */
+export const SEEN_LIMIT = 1_000;
 
 export interface MentionsCursor {
-  since_id: string;
+  /** Absent until the first poll found a mention (the next one then reaches back by time). */
+  since_id?: string;
+  /** Ids of posts delivered from the stream past `since_id`, while a catch-up poll is due. */
+  seen?: string[];
 }
 
 export interface MentionsTriggerOptions {
@@ -54,51 +67,136 @@ function refusesSinceId(err: unknown): boolean {
 
 export const mentionsCursorKey = (bot: string) => `${bot}:mentions`;
 
-/** Polls once: reads every new page, delivers the events oldest first, moves the cursor. */
-export async function pollMentions(options: MentionsTriggerOptions, signal: AbortSignal): Promise<number> {
-  const { store, clock } = options;
-  let cursor = store.get<MentionsCursor>("cursors", mentionsCursorKey(options.bot));
-  const backfill = { start_time: new Date(clock.now() - options.backfillMs) };
-  let base: TimelineQuery = {
-    ...EVENT_POST_QUERY,
-    max_results: MENTIONS_PAGE_SIZE,
-    ...(cursor ? { since_id: cursor.since_id } : backfill),
-  };
-  const events: BotEvent[] = [];
-  let newest: string | undefined;
-  let token: string | undefined;
-  for (;;) {
-    let page: Envelope<Post[]>;
-    try {
-      page = await options.fetch(token ? { ...base, pagination_token: token } : base, signal);
-    } catch (err) {
-      // A cursor the service refuses would fail every poll forever: drop it and reach back instead.
-      if (!cursor || token || !refusesSinceId(err)) throw err;
-      store.delete("cursors", mentionsCursorKey(options.bot));
-      options.onCursorReset?.(`the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts`);
-      cursor = undefined;
-      const { since_id: _dropped, ...rest } = base;
-      base = { ...rest, ...backfill };
-      continue;
-    }
-    newest ??= page.meta?.newest_id;
-    events.push(...mentionEvents(page.data ?? [], page.includes, options.userId));
-    token = page.meta?.next_token;
-    if (!token) break;
+/** The id of the post an event is about. */
+const postIdOf = (e: BotEvent) => ("post" in e ? e.post.id : undefined);
+
+/**
+ * One bot's mentions, polled or streamed. Create it with {@link startMentionsTrigger}
+ * (polling) or {@link streamedMentions} (through the stream: polls happen on demand).
+ */
+export class MentionsTrigger {
+  private epoch = 0;
+  /** Whether the app's stream is connected now (through the stream only). */
+  private connected = false;
+  /** Whether a poll has run with the stream connected from its start to its end. */
+  private inSync = false;
+  private loop: PollLoop | undefined;
+
+  constructor(private readonly options: MentionsTriggerOptions) {}
+
+  private cursor(): MentionsCursor | undefined {
+    return this.options.store.get<MentionsCursor>("cursors", mentionsCursorKey(this.options.bot));
   }
-  events.reverse(); // pages come newest first; handle the oldest first
-  options.deliver(events);
-  if (newest) store.set<MentionsCursor>("cursors", mentionsCursorKey(options.bot), { since_id: newest });
-  await store.flush();
-  return events.length;
+
+  /** Saves the cursor: `since_id` (the newest known) and what was streamed past it. */
+  private save(ids: Array<string | undefined>, seen: Iterable<string>): void {
+    const since = ids.filter((id): id is string => id !== undefined).sort(compareIds).pop();
+    const rest = [...seen].filter((id) => since === undefined || compareIds(id, since) > 0).slice(-SEEN_LIMIT);
+    if (since === undefined && rest.length === 0) return;
+    this.options.store.set<MentionsCursor>("cursors", mentionsCursorKey(this.options.bot), {
+      ...(since !== undefined ? { since_id: since } : {}),
+      ...(rest.length > 0 ? { seen: rest } : {}),
+    });
+  }
+
+  /** Polls once: reads every new page, delivers the events oldest first, moves the cursor. */
+  async poll(signal: AbortSignal): Promise<number> {
+    const { store, clock } = this.options;
+    const epoch = this.epoch;
+    const connected = this.connected;
+    let cursor = this.cursor();
+    const backfill = { start_time: new Date(clock.now() - this.options.backfillMs) };
+    let base: TimelineQuery = {
+      ...EVENT_POST_QUERY,
+      max_results: MENTIONS_PAGE_SIZE,
+      ...(cursor?.since_id ? { since_id: cursor.since_id } : backfill),
+    };
+    const fetched: BotEvent[] = [];
+    let newest: string | undefined;
+    let token: string | undefined;
+    for (;;) {
+      let page: Envelope<Post[]>;
+      try {
+        page = await this.options.fetch(token ? { ...base, pagination_token: token } : base, signal);
+      } catch (err) {
+        // A cursor the service refuses would fail every poll forever: drop it and reach back instead.
+        if (!cursor?.since_id || token || !refusesSinceId(err)) throw err;
+        store.delete("cursors", mentionsCursorKey(this.options.bot));
+        this.options.onCursorReset?.(`the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts`);
+        cursor = undefined;
+        const { since_id: _dropped, ...rest } = base;
+        base = { ...rest, ...backfill };
+        continue;
+      }
+      newest ??= page.meta?.newest_id;
+      fetched.push(...mentionEvents(page.data ?? [], page.includes, this.options.userId));
+      token = page.meta?.next_token;
+      if (!token) break;
+    }
+    fetched.reverse(); // pages come newest first; handle the oldest first
+    // The stream may have delivered some while the poll was under way: read the cursor again.
+    const now = this.cursor();
+    const seen = new Set(now?.seen ?? []);
+    const events = fetched.filter((e) => !seen.has(postIdOf(e) ?? ""));
+    this.options.deliver(events);
+    this.save([now?.since_id, newest], seen);
+    if (connected && epoch === this.epoch) this.inSync = true;
+    await store.flush();
+    this.options.onPoll?.(events.length);
+    return events.length;
+  }
+
+  /**
+   * Events the stream delivered (mentions of this bot): each is handed out once, whether
+   * the stream or a poll sees it first. Resolves once the inbox and cursor are saved.
+   */
+  async accept(events: readonly BotEvent[]): Promise<number> {
+    const cursor = this.cursor();
+    const seen = new Set(cursor?.seen ?? []);
+    const fresh = events.filter((e) => {
+      const id = postIdOf(e);
+      return id !== undefined && !seen.has(id) && (cursor?.since_id === undefined || compareIds(id, cursor.since_id) > 0);
+    });
+    if (fresh.length === 0) return 0;
+    this.options.deliver(fresh);
+    const ids = fresh.map((e) => postIdOf(e)!);
+    // In sync, the stream's posts move the cursor; otherwise they wait in `seen` for the poll.
+    if (this.inSync) this.save([cursor?.since_id, ...ids], seen);
+    else this.save([cursor?.since_id], [...seen, ...ids]);
+    await this.options.store.flush();
+    return fresh.length;
+  }
+
+  /** The app's stream connected: a poll from now on closes the gap behind it. */
+  streamConnected(): void {
+    this.connected = true;
+  }
+
+  /** The stream dropped: until the next catch-up poll has run, streamed posts are remembered. */
+  streamInterrupted(): void {
+    this.epoch++;
+    this.connected = false;
+    this.inSync = false;
+  }
+
+  /** Starts polling at `intervalMs`; the first poll runs at once. */
+  startPolling(): PollLoop {
+    this.loop = startPollLoop({
+      clock: this.options.clock,
+      intervalMs: this.options.intervalMs,
+      poll: async (signal) => void (await this.poll(signal)),
+      onError: this.options.onError,
+    });
+    return this.loop;
+  }
+}
+
+/** Polls once (the trigger's {@link MentionsTrigger.poll}); kept for callers of the function form. */
+export async function pollMentions(options: MentionsTriggerOptions, signal: AbortSignal): Promise<number> {
+  return new MentionsTrigger(options).poll(signal);
 }
 
 /** Starts polling at `intervalMs`; the first poll runs at once. */
 export function startMentionsTrigger(options: MentionsTriggerOptions): PollLoop {
-  return startPollLoop({
-    clock: options.clock,
-    intervalMs: options.intervalMs,
-    poll: async (signal) => options.onPoll?.(await pollMentions(options, signal)),
-    onError: options.onError,
-  });
+  return new MentionsTrigger(options).startPolling();
 }

@@ -2,19 +2,34 @@
  * The stream trigger. The service allows one filtered-stream connection per app, so the
  * rules of every bot of an app are merged into that one connection:
  *
- * - On start the app's rules are synced: rules no bot wants are deleted, missing ones added.
- *   Two bots may want the same rule value; the service keeps one rule for it, and its tag
- *   names every bot that wants it (`greeter/ask,liker/cats`).
+ * - The app's rules are synced before connecting: rules no bot wants are deleted, missing
+ *   ones added. Two bots may want the same rule value; the service keeps one rule for it,
+ *   and its tag names every bot that wants it (`greeter/ask,liker/cats`). The mentions of
+ *   the bots that take them through the stream get packed rules of their own
+ *   (./mention-rules.ts). A restart with the same bots changes nothing.
  * - Each delivered post goes to the bots whose rules it matched, as a `post` event with the
- *   bot's own tag, never to the bot that wrote it.
- * - The connection reconnects on its own (the client's documented policy); its lifecycle is
- *   logged.
+ *   bot's own tag, never to the bot that wrote it; a post matching a mention rule goes to
+ *   the mentions trigger of each bot it mentions or replies to.
+ * - It never gives up: whatever stops it (the bearer token refused or asked too often, the
+ *   rules calls failing, any 4xx, 5xx or 429, a drop, a stall) is retried with the
+ *   documented reconnect policy (../api/stream/reconnect-policy.ts) for as long as the
+ *   process runs, and {@link StreamHub.status} says where it is and what failed last.
+ * - No silent gaps: after a reconnect, the posts that matched the app's rules while it was
+ *   away are fetched with recent search since the last post the stream delivered, and
+ *   delivered once (a post both searched and streamed is handed out once). The log says
+ *   how long the gap was and how many posts it recovered.
  */
 import type { ApiClient } from "../api/client.ts";
-import type { StreamRule } from "../api/types.ts";
+import { compareIds } from "../api/ids.ts";
+import { ApiError, BearerTooFrequentError, NetworkError, ProblemError } from "../api/errors.ts";
+import type { EndpointKey } from "../api/endpoints.ts";
+import type { Includes, Post, StreamRule } from "../api/types.ts";
 import type { StreamEvent } from "../api/stream/post-stream.ts";
+import { ReconnectPolicy, type ReconnectCause } from "../api/stream/reconnect-policy.ts";
+import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { asEventPost, authorOf, EVENT_POST_QUERY, type BotEvent } from "../runtime/events.ts";
+import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "../runtime/events.ts";
+import { MENTIONS_RULE_TAG, planMentionRules, type RuleCaps } from "./mention-rules.ts";
 
 export interface BotRules {
   bot: string;
@@ -22,26 +37,83 @@ export interface BotRules {
   rules: ReadonlyArray<{ value: string; tag?: string }>;
 }
 
+/** A bot whose mentions come through the app's stream. */
+export interface MentionBot {
+  bot: string;
+  userId: string;
+  username: string;
+}
+
+/** The budgeted way to run one request of the hub (the runtime counts it against the app's windows). */
+export type Budgeted = <R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<R>) => Promise<R>;
+
+/** Where an app's stream is, for `bot status` and the metrics. */
+export interface StreamStatus {
+  /** `starting` (syncing rules, connecting), `connected`, `reconnecting` (waiting to try again), `stopped`. */
+  state: "starting" | "connected" | "reconnecting" | "stopped";
+  /** When it entered this state (clock ms). */
+  since: number;
+  /** The last failure, whatever it was; kept after a later success so `bot status` can show it. */
+  lastError?: { message: string; cause: ReconnectCause; at: number };
+  /** When the next attempt is due, while `reconnecting`. */
+  retryAt?: number;
+  /** Connections established since start. */
+  connects: number;
+  /** Attempts that failed or connections that ended, since start. */
+  reconnects: number;
+  lastPostAt?: number;
+  /** Posts delivered since start (from the stream and from gap recovery). */
+  posts: number;
+  /** The app's rules as synced: the bots' own, and the packed mention rules. */
+  rules: { own: number; mentions: number };
+  /** Bots whose mentions come through the stream. */
+  mentionBots: number;
+  /** Gaps closed after reconnects: how many, the last one's length, posts recovered in all. */
+  gaps: { count: number; lastMs?: number; recovered: number };
+}
+
 export interface StreamHubOptions {
-  /** A client holding the app's keys (the stream and its rules are app-only). */
-  client: ApiClient;
+  /** The app (non-secret id), for logs. */
+  appId: string;
+  clock: Clock;
   log: Logger;
-  wants: readonly BotRules[];
   /**
-   * Runs each rules request; the runtime budgets them against the app's windows. Default:
-   * call directly.
+   * A client holding the app's bearer token (the stream and its rules are app-only), made
+   * for each attempt: the runtime keeps the token in the state store and fetches it anew
+   * only after {@link forgetBearer}.
    */
-  budgeted?: <R>(endpoint: "GET /2/posts/search/stream/rules" | "POST /2/posts/search/stream/rules", run: (signal: AbortSignal) => Promise<R>) => Promise<R>;
+  client(): Promise<ApiClient>;
+  /** The service refused the bearer token (401): the next {@link client} must fetch a new one. */
+  forgetBearer(): void;
+  /** The plan's caps on the app's rules. */
+  caps: RuleCaps;
+  wants: readonly BotRules[];
+  /** Bots whose mentions the stream delivers (empty: no mention rules). */
+  mentionBots?: readonly MentionBot[];
+  /** Runs each rules and search request; default: directly. */
+  budgeted?: Budgeted;
+  /** A post matched a bot's own rule. */
   deliver(bot: string, event: BotEvent): void;
-  /** Every lifecycle event of the connection (connected, reconnecting, gave-up...). */
-  onLifecycle?(event: Exclude<StreamEvent, { type: "post" }>): void;
+  /** Mentions of a bot, for its mentions trigger (which hands each out once). */
+  deliverMentions?(bot: string, events: BotEvent[]): void;
+  /** Connected: `first` for the first connection of the process, else a reconnect. */
+  onConnected?(first: boolean): void;
+  /** An established connection ended (mention triggers must catch up after the next connect). */
+  onInterrupted?(): void;
+  /** Bots the mention rules could not cover (the app's rule cap): they must poll. */
+  onOverflow?(bots: string[]): void;
+  /** Every status change. */
+  onStatus?(status: StreamStatus): void;
 }
 
 export interface StreamHub {
-  /** The rules as synced: value → the bots (and their tags) that want it. */
+  /** The bots' own rules: value → the bots (and their tags) that want it. */
   readonly routes: ReadonlyMap<string, ReadonlyArray<{ bot: string; tag?: string }>>;
-  /** Resolves when the connection has ended for good (closed, or the client gave up). */
+  /** Resolves when the hub has been closed and its connection released. */
   readonly done: Promise<void>;
+  status(): StreamStatus;
+  /** Whether it is doing something that needs no clock to move: syncing, connecting, recovering a gap. */
+  busy(): boolean;
   close(): void;
 }
 
@@ -62,13 +134,31 @@ export function mergeRules(wants: readonly BotRules[]): Map<string, Array<{ bot:
   return merged;
 }
 
+/** The rules after a sync. */
+export interface SyncedRules {
+  /** Every rule of the app, by id. */
+  byId: Map<string, StreamRule>;
+  /** The mention rules' values. */
+  mentionValues: string[];
+  /** Usernames the cap left without a mention rule. */
+  overflow: string[];
+}
+
+const direct: Budgeted = (_endpoint, run) => run(new AbortController().signal);
+
 /**
- * Makes the app's rules exactly the merged ones: deletes those no bot wants (or whose tag
- * is stale), adds those missing. Returns the service's rules afterwards, by id.
+ * Makes the app's rules exactly the wanted ones: the bots' own (merged) and, when
+ * `mentions` is given, the packed mention rules of those usernames. Deletes what no bot
+ * wants (or whose tag is stale), adds what is missing; a bot's rule the service refuses is
+ * logged and the rest go on. Idempotent: a second run with the same wants sends no change.
  */
-export async function syncRules(options: Pick<StreamHubOptions, "client" | "log" | "budgeted">, merged: Map<string, Array<{ bot: string; tag?: string }>>): Promise<Map<string, StreamRule>> {
+export async function syncAppRules(
+  options: { client: ApiClient; log: Logger; budgeted?: Budgeted },
+  merged: Map<string, Array<{ bot: string; tag?: string }>>,
+  mentions?: { usernames: readonly string[]; caps: RuleCaps },
+): Promise<SyncedRules> {
   const { client, log } = options;
-  const budgeted = options.budgeted ?? ((_endpoint, run) => run(new AbortController().signal));
+  const budgeted = options.budgeted ?? direct;
   const existing: StreamRule[] = [];
   let token: string | undefined;
   do {
@@ -80,63 +170,283 @@ export async function syncRules(options: Pick<StreamHubOptions, "client" | "log"
   } while (token);
 
   const wanted = new Map([...merged].map(([value, wanters]) => [value, ruleTag(wanters)]));
-  const stale = existing.filter((r) => wanted.get(r.value) !== (r.tag ?? ""));
-  const keep = new Set(existing.filter((r) => !stale.includes(r)).map((r) => r.value));
+  const isMention = (r: StreamRule) => r.tag === MENTIONS_RULE_TAG;
+  const own = existing.filter((r) => !isMention(r));
+  const stale = own.filter((r) => wanted.get(r.value) !== (r.tag ?? ""));
+  const keep = new Set(own.filter((r) => !stale.includes(r)).map((r) => r.value));
   const add = [...wanted].filter(([value]) => !keep.has(value)).map(([value, tag]) => ({ value, tag }));
+  const plan = mentions
+    ? planMentionRules(mentions.usernames, existing.filter(isMention), mentions.caps, mentions.caps.rules - wanted.size)
+    : { keep: [], add: [], remove: existing.filter(isMention), overflow: [] };
 
-  if (stale.length > 0) {
+  const doomed = [...stale, ...plan.remove];
+  if (doomed.length > 0) {
     await budgeted("POST /2/posts/search/stream/rules", (signal) =>
-      client.request("POST /2/posts/search/stream/rules", { body: { delete: { ids: stale.map((r) => r.id) } } }, { signal }),
+      client.request("POST /2/posts/search/stream/rules", { body: { delete: { ids: doomed.map((r) => r.id) } } }, { signal }),
     );
-    log.info({ deleted: stale.map((r) => r.value) }, `stream rules: deleted ${stale.length} no bot wants`);
+    log.info({ deleted: doomed.length }, `stream rules: deleted ${doomed.length} no bot wants any more`);
   }
-  const byId = new Map(existing.filter((r) => keep.has(r.value)).map((r) => [r.id, r]));
-  if (add.length > 0) {
+  const byId = new Map([...own.filter((r) => keep.has(r.value)), ...plan.keep].map((r) => [r.id, r]));
+  const addRules = async (rules: Array<{ value: string; tag: string }>) => {
     const res = await budgeted("POST /2/posts/search/stream/rules", (signal) =>
-      client.request("POST /2/posts/search/stream/rules", { body: { add } }, { signal }),
+      client.request("POST /2/posts/search/stream/rules", { body: { add: rules } }, { signal }),
     );
     for (const rule of (res.data as StreamRule[] | undefined) ?? []) byId.set(rule.id, rule);
-    const refused = (res.errors ?? []).map((e) => `${String(e.value ?? "")}: ${e.title}${e.detail ? ` (${e.detail})` : ""}`);
-    if (refused.length > 0) log.error({ refused }, `stream rules: the service refused ${refused.length}; fix them in the bot files`);
-    log.info({ added: add.map((r) => r.value) }, `stream rules: added ${add.length}`);
-  }
-  return byId;
-}
-
-/** Syncs the rules of every bot of one app and opens the app's one stream connection. */
-export async function startStreamHub(options: StreamHubOptions): Promise<StreamHub> {
-  const merged = mergeRules(options.wants);
-  const userIds = new Map(options.wants.map((w) => [w.bot, w.userId]));
-  const rules = await syncRules(options, merged);
-  const stream = options.client.stream("GET /2/posts/search/stream", EVENT_POST_QUERY);
-
-  const route = (message: Extract<StreamEvent, { type: "post" }>) => {
-    const post = asEventPost(message.data);
-    if (!post) return;
-    const author = authorOf(post, message.includes) ?? { id: post.author_id, name: "", username: "" };
-    const reached = new Set<string>();
-    for (const match of message.matching_rules ?? []) {
-      const value = rules.get(match.id)?.value;
-      for (const wanter of (value && merged.get(value)) || []) {
-        if (reached.has(wanter.bot) || userIds.get(wanter.bot) === post.author_id) continue;
-        reached.add(wanter.bot);
-        options.deliver(wanter.bot, {
-          kind: "post",
-          id: `post:${post.id}`,
-          post,
-          author,
-          rule: { value: value!, ...(wanter.tag !== undefined ? { tag: wanter.tag } : {}) },
+  };
+  if (add.length > 0) {
+    try {
+      await addRules(add);
+    } catch (err) {
+      if (!(err instanceof ProblemError) || err.status !== 400) throw err;
+      // One refused rule refuses the whole request: add them one by one, naming each refused.
+      for (const rule of add) {
+        await addRules([rule]).catch((e: unknown) => {
+          if (!(e instanceof ProblemError) || e.status !== 400) throw e;
+          log.error({ rule: rule.value, bots: rule.tag }, `stream rule "${rule.value}" (${rule.tag}) was refused by the service: ${e.message}; fix it in the bot file`);
         });
       }
     }
+    log.info({ added: add.length }, `stream rules: added ${add.length} of the bots' rules`);
+  }
+  if (plan.add.length > 0) {
+    await addRules(plan.add.map((value) => ({ value, tag: MENTIONS_RULE_TAG })));
+    log.info({ added: plan.add.length }, `stream rules: added ${plan.add.length} mention rules`);
+  }
+  const mentionValues = [...byId.values()].filter(isMention).map((r) => r.value);
+  return { byId, mentionValues, overflow: plan.overflow };
+}
+
+/** {@link syncAppRules} for the bots' own rules only; returns the app's rules by id. */
+export async function syncRules(options: { client: ApiClient; log: Logger; budgeted?: Budgeted }, merged: Map<string, Array<{ bot: string; tag?: string }>>): Promise<Map<string, StreamRule>> {
+  return (await syncAppRules(options, merged)).byId;
+}
+
+/** Why an attempt failed, as the reconnect policy counts it. */
+function causeOf(err: unknown): ReconnectCause {
+  if (err instanceof NetworkError) return "network";
+  if (err instanceof BearerTooFrequentError) return "http";
+  if (err instanceof ApiError && err.status === 429) return "rate-limit";
+  return "http";
+}
+
+/** How many post ids the hub remembers to hand each post out once (stream and recovery). */
+const RECENT_POSTS = 50_000;
+/** A recent search query's longest (pro; the mention rules are joined up to it). */
+const SEARCH_QUERY_MAX = 4096;
+
+/** Starts an app's stream: syncs its rules and keeps one connection open until closed. */
+export function startStreamHub(options: StreamHubOptions): StreamHub {
+  const { clock, log } = options;
+  const budgeted = options.budgeted ?? direct;
+  const merged = mergeRules(options.wants);
+  const userIds = new Map(options.wants.map((w) => [w.bot, w.userId]));
+  const mentionBots = options.mentionBots ?? [];
+  const byUsername = new Map(mentionBots.map((m) => [m.username.toLowerCase(), m]));
+  const byUserId = new Map(mentionBots.map((m) => [m.userId, m]));
+  const closer = new AbortController();
+  const recent = new Set<string>();
+  let rules: SyncedRules | undefined;
+  let current: { close(): void } | undefined;
+
+  const status: StreamStatus = {
+    state: "starting",
+    since: clock.now(),
+    connects: 0,
+    reconnects: 0,
+    posts: 0,
+    rules: { own: merged.size, mentions: 0 },
+    mentionBots: mentionBots.length,
+    gaps: { count: 0, recovered: 0 },
+  };
+  const changed = () => options.onStatus?.(structuredClone(status));
+  const enter = (state: StreamStatus["state"]) => {
+    status.state = state;
+    status.since = clock.now();
+    if (state !== "reconnecting") delete status.retryAt;
+    changed();
   };
 
-  const done = (async () => {
-    for await (const event of stream) {
-      if (event.type === "post") route(event);
-      else options.onLifecycle?.(event);
+  /** Routes one post; returns whether it was new. `values` are the rule values it matched. */
+  const route = (raw: Post, includes: Includes | undefined, values: readonly string[]): boolean => {
+    const post = asEventPost(raw);
+    if (!post || recent.has(post.id)) return false;
+    recent.add(post.id);
+    if (recent.size > RECENT_POSTS) recent.delete(recent.values().next().value!);
+    const author = authorOf(post, includes) ?? { id: post.author_id, name: "", username: "" };
+    const reached = new Set<string>();
+    for (const value of values) {
+      for (const wanter of merged.get(value) ?? []) {
+        if (reached.has(wanter.bot) || userIds.get(wanter.bot) === post.author_id) continue;
+        reached.add(wanter.bot);
+        options.deliver(wanter.bot, { kind: "post", id: `post:${post.id}`, post, author, rule: { value, ...(wanter.tag !== undefined ? { tag: wanter.tag } : {}) } });
+      }
     }
-  })();
+    if (mentionBots.length > 0 && options.deliverMentions) {
+      const named = new Set<MentionBot>();
+      for (const m of post.entities?.mentions ?? []) {
+        const bot = byUsername.get(m.username.toLowerCase());
+        if (bot) named.add(bot);
+      }
+      const repliedTo = post.in_reply_to_user_id ? byUserId.get(post.in_reply_to_user_id) : undefined;
+      if (repliedTo) named.add(repliedTo);
+      for (const bot of named) {
+        const events = mentionEvents([post], includes, bot.userId);
+        if (events.length > 0) options.deliverMentions(bot.bot, events);
+      }
+    }
+    status.posts++;
+    status.lastPostAt = clock.now();
+    return true;
+  };
 
-  return { routes: merged, done, close: () => stream.close() };
+  const onPost = (event: Extract<StreamEvent, { type: "post" }>) => {
+    const values = (event.matching_rules ?? []).map((m) => rules?.byId.get(m.id)?.value).filter((v): v is string => v !== undefined);
+    if (route(event.data, event.includes, values)) lastPostId = event.data.id;
+  };
+
+  /** The posts of a gap, by recent search: each own rule alone, the mention rules joined. */
+  const recover = async (client: ApiClient, since: { id?: string; at: number }): Promise<number> => {
+    const queries: Array<{ query: string; values: string[] }> = [...merged.keys()].map((value) => ({ query: value, values: [value] }));
+    let joined = "";
+    for (const value of rules?.mentionValues ?? []) {
+      if (joined && joined.length + 4 + value.length > SEARCH_QUERY_MAX) {
+        queries.push({ query: joined, values: [] });
+        joined = "";
+      }
+      joined = joined ? `${joined} OR ${value}` : value;
+    }
+    if (joined) queries.push({ query: joined, values: [] });
+    let recovered = 0;
+    for (const { query, values } of queries) {
+      const found: Array<{ post: Post; includes: Includes | undefined }> = [];
+      let next: string | undefined;
+      do {
+        const page = await budgeted("GET /2/posts/search/recent", (signal) =>
+          client.search.recent(
+            {
+              ...EVENT_POST_QUERY,
+              query,
+              max_results: 100,
+              ...(since.id ? { since_id: since.id } : { start_time: new Date(since.at) }),
+              ...(next ? { next_token: next } : {}),
+            },
+            { signal: AbortSignal.any([signal, closer.signal]) },
+          ),
+        );
+        for (const post of page.data ?? []) found.push({ post, includes: page.includes });
+        next = page.meta?.next_token;
+      } while (next && !closer.signal.aborted);
+      found.sort((a, b) => compareIds(a.post.id, b.post.id));
+      for (const { post, includes } of found) if (route(post, includes, values)) recovered++;
+    }
+    return recovered;
+  };
+
+  let lastPostId: string | undefined;
+  let recovering = 0;
+
+  const run = async () => {
+    const policy = new ReconnectPolicy();
+    /** Set while a connection that was established has ended: the gap to close on the next one. */
+    let gap: { from: number; sinceId?: string; sinceAt: number } | undefined;
+    let connectedAt = clock.now();
+    while (!closer.signal.aborted) {
+      if (status.state !== "starting") enter("starting");
+      let failure: { cause: ReconnectCause; error: unknown } | undefined;
+      let client: ApiClient | undefined;
+      try {
+        client = await options.client();
+        if (!rules) {
+          rules = await syncAppRules(
+            { client, log, budgeted },
+            merged,
+            mentionBots.length > 0 ? { usernames: mentionBots.map((m) => m.username), caps: options.caps } : undefined,
+          );
+          status.rules = { own: merged.size, mentions: rules.mentionValues.length };
+          if (rules.overflow.length > 0) {
+            const bots = rules.overflow.map((u) => byUsername.get(u)?.bot).filter((b): b is string => b !== undefined);
+            log.error({ bots: bots.length }, `the app's rule cap (${options.caps.rules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`);
+            for (const bot of bots) {
+              const m = byUsername.get(bot);
+              if (m) byUsername.delete(m.username.toLowerCase());
+            }
+            options.onOverflow?.(bots);
+          }
+        }
+        if (closer.signal.aborted) break;
+        const stream = client.stream("GET /2/posts/search/stream", EVENT_POST_QUERY, { reconnect: false });
+        current = stream;
+        const c = client;
+        try {
+          for await (const event of stream) {
+            if (event.type === "post") onPost(event);
+            else if (event.type === "connected") {
+              policy.connected();
+              status.connects++;
+              connectedAt = clock.now();
+              enter("connected");
+              options.onConnected?.(status.connects === 1);
+                      if (gap) {
+                const closing = gap;
+                gap = undefined;
+                recovering++;
+                void recover(c, { ...(closing.sinceId ? { id: closing.sinceId } : {}), at: closing.sinceAt })
+                  .then((recovered) => {
+                    const ms = clock.now() - closing.from;
+                    status.gaps.count++;
+                    status.gaps.lastMs = ms;
+                    status.gaps.recovered += recovered;
+                    changed();
+                    log.warn({ gap_ms: ms, recovered }, `stream gap of ${(ms / 1000).toFixed(1)} s closed: recent search recovered ${recovered} posts that matched the rules meanwhile`);
+                  })
+                  .catch((err: unknown) => {
+                    if (!closer.signal.aborted) log.error({ err }, `could not recover the stream's gap with recent search: ${(err as Error)?.message ?? String(err)}; those posts are not delivered`);
+                  })
+                  .finally(() => recovering--);
+              }
+            } else if (event.type === "gave-up") failure = { cause: event.cause, error: event.error };
+            else if (event.type === "stream-error") log.warn({ errors: event.errors }, "the service sent an error in the stream");
+          }
+        } catch (err) {
+          failure ??= { cause: causeOf(err), error: err };
+        }
+        if (status.state === "connected") {
+          gap = { from: clock.now(), ...(lastPostId ? { sinceId: lastPostId } : {}), sinceAt: connectedAt };
+          options.onInterrupted?.();
+        }
+      } catch (err) {
+        failure = { cause: causeOf(err), error: err };
+      } finally {
+        current = undefined;
+        void client?.close();
+      }
+      if (closer.signal.aborted) break;
+      const error = failure?.error;
+      const message = error instanceof Error ? error.message : failure ? String(error) : "the stream ended";
+      const cause = failure?.cause ?? "drop";
+      if (error instanceof ApiError && error.status === 401) options.forgetBearer();
+      // Anything but a plain drop may mean the rules are wrong or gone: sync them again.
+      if (cause !== "drop" && cause !== "stall" && cause !== "stream-error") rules = undefined;
+      status.reconnects++;
+      status.lastError = { message, cause, at: clock.now() };
+      const delay = policy.next(cause);
+      status.retryAt = clock.now() + delay;
+      enter("reconnecting");
+      log.warn({ cause, delay_ms: delay, attempt: policy.attempts, err: message }, `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})`);
+      if (delay > 0) await clock.sleep(delay, closer.signal).catch(() => undefined);
+    }
+    enter("stopped");
+  };
+
+  const done = run().catch((err: unknown) => log.error({ err }, "the stream hub stopped unexpectedly"));
+  return {
+    routes: merged,
+    done,
+    status: () => structuredClone(status),
+    busy: () => status.state === "starting" || recovering > 0,
+    close() {
+      closer.abort();
+      current?.close();
+    },
+  };
 }

@@ -1,0 +1,68 @@
+/**
+ * Capacity said out loud: how many bots share which of an app's windows, and what that
+ * means for each of them. A thousand bots polling mentions on basic are each polled every
+ * 16 hours, which no one expects from "mentions: {}"; saying it at start (one log line per
+ * app and shared endpoint) and in `bot status` is what makes the choice of plan or of
+ * `via: stream` an informed one. Derived from the limit table through ../config/plan-rules.ts,
+ * never restated.
+ */
+import { fastestFollowersIntervalMs, fastestMentionIntervalMs, planHasStream } from "../config/plan-rules.ts";
+import type { Plan } from "../limits/types.ts";
+
+/** How the bots of one app use its shared windows. */
+export interface AppLoad {
+  appId: string;
+  plan: Plan;
+  /** Bots polling their mention timeline. */
+  mentionsPolled: number;
+  /** Bots whose mentions come through the app's stream. */
+  mentionsStreamed: number;
+  /** Bots polling their followers. */
+  followers: number;
+  /** Bots with stream rules of their own, and how many distinct rules they make. */
+  streamBots: number;
+  streamRules: number;
+  /** The plan's cap on the app's rules. */
+  ruleCap?: number;
+}
+
+/** `45 s`, `6 min`, `16 h 40 min`: an interval as people read it. */
+export function humanInterval(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 90) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 90) return `${min} min`;
+  const h = Math.floor(min / 60);
+  const rest = min % 60;
+  return rest ? `${h} h ${rest} min` : `${h} h`;
+}
+
+const bots = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "bot" : "bots"}`;
+
+/** One line per shared endpoint of the app; empty when no bot shares anything. */
+export function capacityLines(load: AppLoad): string[] {
+  const { plan } = load;
+  const lines: string[] = [];
+  if (load.mentionsPolled > 0) {
+    const every = humanInterval(fastestMentionIntervalMs(plan, load.mentionsPolled));
+    const hint = planHasStream(plan)
+      ? "; mentions: {via: stream} (the default) delivers them through the app's stream as they happen"
+      : "; pro delivers them through the stream";
+    lines.push(`${bots(load.mentionsPolled)} poll mentions on ${plan} (app ${load.appId}): each is polled every ${every}${hint}`);
+  }
+  if (load.mentionsStreamed > 0) {
+    const round = humanInterval(fastestMentionIntervalMs(plan, load.mentionsStreamed));
+    lines.push(
+      `${bots(load.mentionsStreamed)} get mentions through the stream of app ${load.appId} (${plan}) as they happen; the catch-up poll of each at start and after a reconnect takes up to ${round} for all`,
+    );
+  }
+  if (load.followers > 0) {
+    const every = humanInterval(fastestFollowersIntervalMs(plan, load.followers));
+    lines.push(`${bots(load.followers)} poll followers on ${plan} (app ${load.appId}): each is polled every ${every}`);
+  }
+  if (load.streamBots > 0) {
+    const cap = load.ruleCap !== undefined ? ` of the ${load.ruleCap} the plan allows` : "";
+    lines.push(`${bots(load.streamBots)} share the stream of app ${load.appId} for their own ${load.streamRules} rules${cap}`);
+  }
+  return lines;
+}

@@ -1,0 +1,107 @@
+/**
+ * Mentions through the app's filtered stream: the rules that make the stream deliver every
+ * post mentioning (or replying to) a bot of the app, packed many bots to a rule:
+ * `(@ann OR to:ann OR @bob OR to:bob) -is:repost`.
+ *
+ * Why packed: the service caps an app's rules (pro: 1,000 rules of up to 1,024 characters,
+ * `src/limits/stream-rules.ts`), so one rule per bot would stop at 1,000 bots, while packed
+ * rules carry about 25 bots each. `to:` is there because the mention timeline also holds
+ * replies to the bot that do not name it; reposts are left out, as the timeline leaves them.
+ *
+ * Why stable: a restart with the same bots must change nothing (the rules calls are
+ * budgeted, and a rule replaced while the stream runs is a window in which its posts are
+ * missed), and adding or removing a bot should touch one rule, not shift every rule after
+ * it. So {@link planMentionRules} keeps each existing rule whose bots are all still wanted,
+ * and packs only the bots no kept rule covers; it repacks from scratch only when the kept
+ * rules and the new ones together would not fit under the cap.
+ */
+import type { StreamRule } from "../api/types.ts";
+
+/** The tag that marks postbot's mention rules among the app's rules. */
+export const MENTIONS_RULE_TAG = "postbot:mentions";
+
+/** The caps a plan puts on an app's rules. */
+export interface RuleCaps {
+  /** Rules per app. */
+  rules: number;
+  /** Characters per rule. */
+  length: number;
+}
+
+const SUFFIX = ") -is:repost";
+const term = (username: string) => `@${username} OR to:${username}`;
+
+/** The rule value for a set of usernames (lower case, in the order given). */
+export const mentionRuleValue = (usernames: readonly string[]) => `(${usernames.map(term).join(" OR ")}${SUFFIX}`;
+
+/** The usernames a mention rule covers, or undefined when the value is not one postbot writes. */
+export function usernamesOf(value: string): string[] | undefined {
+  if (!value.startsWith("(") || !value.endsWith(SUFFIX)) return undefined;
+  const names = [...value.matchAll(/@([A-Za-z0-9_]+) OR to:/g)].map((m) => m[1]!.toLowerCase());
+  return names.length > 0 && mentionRuleValue(names) === value ? names : undefined;
+}
+
+/** Packs usernames greedily, in order, into as few values as fit `maxLength`. */
+export function packUsernames(usernames: readonly string[], maxLength: number): string[][] {
+  const packs: string[][] = [];
+  let current: string[] = [];
+  let length = 1 + SUFFIX.length;
+  for (const name of usernames) {
+    const add = term(name).length + (current.length > 0 ? 4 : 0);
+    if (current.length > 0 && length + add > maxLength) {
+      packs.push(current);
+      current = [];
+      length = 1 + SUFFIX.length;
+    }
+    current.push(name);
+    length += term(name).length + (current.length > 1 ? 4 : 0);
+  }
+  if (current.length > 0) packs.push(current);
+  return packs;
+}
+
+export interface MentionRulesPlan {
+  /** Existing mention rules that stay as they are. */
+  keep: StreamRule[];
+  /** New rule values to add (tagged {@link MENTIONS_RULE_TAG}). */
+  add: string[];
+  /** Existing mention rules to delete. */
+  remove: StreamRule[];
+  /** Usernames that got no rule because the cap is reached (their bots poll instead). */
+  overflow: string[];
+}
+
+/**
+ * What to change so that the app's mention rules cover exactly `wanted` (lower-case
+ * usernames), given the app's existing mention rules and how many rules the app's other
+ * (bot-file) rules leave free.
+ */
+export function planMentionRules(wanted: readonly string[], existing: readonly StreamRule[], caps: RuleCaps, freeRules: number): MentionRulesPlan {
+  const want = new Set(wanted.map((w) => w.toLowerCase()));
+  const keep: StreamRule[] = [];
+  const covered = new Set<string>();
+  for (const rule of existing) {
+    const names = usernamesOf(rule.value);
+    if (!names || rule.value.length > caps.length || !names.every((n) => want.has(n) && !covered.has(n))) continue;
+    keep.push(rule);
+    for (const n of names) covered.add(n);
+  }
+  const sorted = [...want].sort();
+  let packs = packUsernames(sorted.filter((n) => !covered.has(n)), caps.length);
+  let kept = keep;
+  if (kept.length + packs.length > freeRules) {
+    // Fragmented over time: start again with the fewest rules.
+    kept = [];
+    packs = packUsernames(sorted, caps.length);
+  }
+  const room = Math.max(0, freeRules - kept.length);
+  const fitting = packs.slice(0, room);
+  const overflow = packs.slice(room).flat();
+  const keptIds = new Set(kept.map((r) => r.id));
+  return {
+    keep: kept,
+    add: fitting.map(mentionRuleValue),
+    remove: existing.filter((r) => !keptIds.has(r.id)),
+    overflow,
+  };
+}
