@@ -27,6 +27,7 @@ import type { PluginDefinition } from "./plugins/index.ts";
 import { provisionBots, sandboxUsername } from "./runtime/provision.ts";
 import { startRuntime, type Runtime, type RuntimeOptions } from "./runtime/runtime.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
+import { matchingRules } from "./sandbox/domain/streams.ts";
 import { compareIds, type SandboxPost } from "./sandbox/model/index.ts";
 import { createMemoryStore, type Store } from "./store/store.ts";
 
@@ -97,6 +98,23 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
   const hosted = await provisionBots(sandbox, configs);
   const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store, clock, logger, ...options.runtime });
   const { data } = sandbox.context;
+  // Posts made since the last settle: those a connected stream must deliver are waited for.
+  const fresh: SandboxPost[] = [];
+  const onPost = (post: SandboxPost) => void fresh.push(post);
+  sandbox.context.events.on("post:created", onPost);
+  const streamedAll = async () => {
+    // Real time on purpose: the stream crosses a socket, whatever the clock says.
+    const deadline = Date.now() + 10_000;
+    while (fresh.length > 0 && Date.now() < deadline) {
+      const post = fresh[0]!;
+      const waiting = runtime
+        .apps()
+        .filter((a) => a.stream?.state === "connected" && !runtime.streamed(a.appId, post.id) && matchingRules(sandbox.context, a.appId, post).length > 0);
+      if (waiting.length === 0) fresh.shift();
+      else await new Promise((r) => setTimeout(r, 1));
+    }
+    fresh.length = 0;
+  };
   const userByName = (username: string) => Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
 
   const bed: TestBed = {
@@ -121,7 +139,10 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
       if (!res.ok) throw new Error(`follow ${as.username} → ${username}: ${res.status} ${await res.text()}`);
     },
     advance: (ms) => clock.advance(ms),
-    settle: () => runtime.idle(),
+    async settle() {
+      await streamedAll();
+      await runtime.idle();
+    },
     postsBy(username) {
       const user = userByName(username) ?? userByName(sandboxUsername(username));
       if (!user) return [];
@@ -129,8 +150,12 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
         .filter((p) => p.author_id === user.id && p.deleted_at === undefined)
         .sort((a, b) => compareIds(a.id, b.id));
     },
-    stop: () => runtime.stop(),
+    stop: () => {
+      sandbox.context.events.off("post:created", onPost);
+      return runtime.stop();
+    },
     async close() {
+      sandbox.context.events.off("post:created", onPost);
       await runtime.stop();
       if (!options.sandbox) await sandbox.close();
     },

@@ -109,6 +109,8 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
   }
 
   const owners = new Map<string, string>();
+  // An app has one plan: the first bot naming an API key sets it for the others.
+  const appPlans = new Map<string, { plan: string; file: string }>();
   const plugins = new PluginCache(pluginsDir, cwd);
   const bots: BotConfig[] = [];
   for (const result of parsed) {
@@ -119,6 +121,15 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     if (owner) {
       problems.push(result.problemAt({ path: ["name"], at: "value", message: `"${bot.name}" is already the name of the bot in ${owner}; bot names must be unique` }));
     } else owners.set(bot.name, result.file);
+    if (bot.app) {
+      const first = appPlans.get(bot.app.consumer_key);
+      if (!first) appPlans.set(bot.app.consumer_key, { plan: bot.plan, file: result.file });
+      else if (first.plan !== bot.plan) {
+        problems.push(
+          result.problemAt({ path: ["plan"], at: "value", message: `the bot's app (app.consumer_key) is also the app of ${first.file}, which names the ${first.plan} plan; an app has one plan: give both the same` }),
+        );
+      }
+    }
     const resolved: ResolvedPlugin[] = [];
     for (const entry of bot.plugins) {
       const outcome = await resolvePlugin(entry.name, entry.options, plugins);

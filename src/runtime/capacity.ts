@@ -38,6 +38,8 @@ export function humanInterval(ms: number): string {
 }
 
 const bots = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "bot" : "bots"}`;
+/** The verb agreeing with `n` bots: `poll` or `polls`. */
+const verb = (n: number, plural: string) => (n === 1 ? `${plural}s` : plural);
 
 /** One line per shared endpoint of the app; empty when no bot shares anything. */
 export function capacityLines(load: AppLoad): string[] {
@@ -48,21 +50,21 @@ export function capacityLines(load: AppLoad): string[] {
     const hint = planHasStream(plan)
       ? "; mentions: {via: stream} (the default) delivers them through the app's stream as they happen"
       : "; pro delivers them through the stream";
-    lines.push(`${bots(load.mentionsPolled)} poll mentions on ${plan} (app ${load.appId}): each is polled every ${every}${hint}`);
+    lines.push(`${bots(load.mentionsPolled)} ${verb(load.mentionsPolled, "poll")} mentions on ${plan} (app ${load.appId}): each is polled every ${every}${hint}`);
   }
   if (load.mentionsStreamed > 0) {
     const round = humanInterval(fastestMentionIntervalMs(plan, load.mentionsStreamed));
     lines.push(
-      `${bots(load.mentionsStreamed)} get mentions through the stream of app ${load.appId} (${plan}) as they happen; the catch-up poll of each at start and after a reconnect takes up to ${round} for all`,
+      `${bots(load.mentionsStreamed)} ${verb(load.mentionsStreamed, "get")} mentions through the stream of app ${load.appId} (${plan}) as they happen; the catch-up poll of each at start and after a reconnect takes up to ${round} for all`,
     );
   }
   if (load.followers > 0) {
     const every = humanInterval(fastestFollowersIntervalMs(plan, load.followers));
-    lines.push(`${bots(load.followers)} poll followers on ${plan} (app ${load.appId}): each is polled every ${every}`);
+    lines.push(`${bots(load.followers)} ${verb(load.followers, "poll")} followers on ${plan} (app ${load.appId}): each is polled every ${every}`);
   }
   if (load.streamBots > 0) {
     const cap = load.ruleCap !== undefined ? ` of the ${load.ruleCap} the plan allows` : "";
-    lines.push(`${bots(load.streamBots)} share the stream of app ${load.appId} for their own ${load.streamRules} rules${cap}`);
+    lines.push(`${bots(load.streamBots)} ${verb(load.streamBots, "share")} the stream of app ${load.appId} for ${load.streamBots === 1 ? "its" : "their"} own ${load.streamRules} ${load.streamRules === 1 ? "rule" : "rules"}${cap}`);
   }
   return lines;
 }

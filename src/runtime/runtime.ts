@@ -92,6 +92,8 @@ export interface Runtime {
   status(): BotStatus[];
   /** Every app's status: capacity, stream, catch-up polls. */
   apps(): AppStatus[];
+  /** Whether the app's stream has delivered this post (tests wait for what the sandbox sent). */
+  streamed(appId: string, postId: string): boolean;
   /**
    * Resolves when nothing can happen until the clock moves: every action in flight waits in
    * the budget queue for a later time, every handler running waits for such an action, every
@@ -152,14 +154,26 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   const countOnApp = (appId: string, trigger: "mentions" | "followers") => pollers.get(`${trigger} ${appId}`) ?? 0;
 
-  for (const hosted of options.bots) {
+  // Who each account is: asked a few at a time (a first start of thousands of bots asks
+  // each once; later starts find them in the state store).
+  const clients = options.bots.map((hosted) =>
+    base.withAuth({ consumer: { key: hosted.app.key, secret: hosted.app.secret }, user: hosted.token, label: hosted.config.name, appLabel: hosted.app.id }),
+  );
+  const identities = await mapConcurrently(options.bots, IDENTITY_CONCURRENCY, (hosted, i) =>
+    resolveIdentity({ store, client: clients[i]!, bot: hosted.config.name, plan: hosted.app.plan, token: hosted.token.token }).then(
+      (identity) => ({ identity }),
+      (error: unknown) => ({ error }),
+    ),
+  );
+  for (const [i, hosted] of options.bots.entries()) {
     const { config, app } = hosted;
     const log = logger.child({ bot: config.name });
-    const client = base.withAuth({ consumer: { key: app.key, secret: app.secret }, user: hosted.token, label: config.name, appLabel: app.id });
+    const client = clients[i]!;
+    const resolved = identities[i]!;
     let identity;
-    try {
-      identity = await resolveIdentity({ store, client, bot: config.name, plan: app.plan, token: hosted.token.token });
-    } catch (err) {
+    if ("identity" in resolved) identity = resolved.identity;
+    else {
+      const err = resolved.error;
       if (!isRevoked(err)) throw err;
       const reason = revokedReason(config.name, err);
       logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
@@ -248,6 +262,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     actions,
     status: snapshot,
     apps: () => hosting.apps(),
+    streamed: (appId, postId) => hubs.get(appId)?.has(postId) ?? false,
     async idle(timeoutMs = 10_000) {
       // Real time on purpose: this guards a test against waiting forever, whatever its clock.
       const deadline = Date.now() + timeoutMs;
@@ -282,6 +297,23 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       await base.close();
     },
   };
+}
+
+/** How many accounts' identities are asked for at once at start. */
+const IDENTITY_CONCURRENCY = 16;
+
+/** `fn` over every item, at most `limit` at a time; results in the items' order. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 /** Whether a bot's mentions come through its app's stream (the plan has one, and the bot did not ask to poll). */
@@ -333,8 +365,17 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
     if (streamed.length === 0 && ruled.length === 0) continue;
 
     const layer = layers.get(hosted[0]!.config.name)!;
-    const budgeted = <R>(endpoint: Parameters<ActionLayer["call"]>[0], run: (signal: AbortSignal) => Promise<R>) =>
-      layer.call(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream" });
+    // While a request of the hub is with the action layer, the layer's own accounting says
+    // whether it waits for the clock; the hub counts as busy only outside them.
+    let inLayer = 0;
+    const budgeted = async <R>(endpoint: Parameters<ActionLayer["call"]>[0], run: (signal: AbortSignal) => Promise<R>) => {
+      inLayer++;
+      try {
+        return await layer.call(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream" });
+      } finally {
+        inLayer--;
+      }
+    };
     const queue = new CatchUpQueue({
       poll: (bot, signal) => bots.get(bot)?.catchUpMentions(signal) ?? Promise.resolve(),
       onError: (bot, err) => logger.child({ bot }).warn({ err, trigger: "mentions" }, `mentions catch-up poll failed: ${(err as Error)?.message ?? String(err)}; the next reconnect tries again`),
@@ -394,7 +435,7 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
         }
       },
     });
-    hubs.set(appId, hub);
+    hubs.set(appId, { ...hub, busy: () => inLayer === 0 && hub.busy() });
   }
   const apps = (): AppStatus[] =>
     [...byApp].map(([appId, hosted]) => {

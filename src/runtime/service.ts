@@ -21,7 +21,8 @@ export const hasService = (vars: Vars) => !!vars.POSTBOT_BASE_URL?.trim();
 
 /**
  * The bots with their app and account on the real service (or a separate `bot sandbox`).
- * All bots share the app of `POSTBOT_CONSUMER_KEY`, so they must name the same plan.
+ * A bot file's `app:` names its app; the others share the app of `POSTBOT_CONSUMER_KEY`
+ * (needed only when some bot names none). The bots of one app must name the same plan.
  */
 export function resolveService(vars: Vars, envFile: string, bots: readonly BotConfig[], store: Store): { baseUrl: string; bots: HostedBot[] } {
   const problems: string[] = [];
@@ -31,23 +32,34 @@ export function resolveService(vars: Vars, envFile: string, bots: readonly BotCo
     return v ?? "";
   };
   const rawUrl = need("POSTBOT_BASE_URL", "the address of the service");
-  const key = need("POSTBOT_CONSUMER_KEY", "the app's API key");
-  const secret = need("POSTBOT_CONSUMER_SECRET", "the app's API key secret");
+  const defaultBots = bots.filter((b) => !b.app);
+  const key = defaultBots.length > 0 ? need("POSTBOT_CONSUMER_KEY", "the app's API key") : "";
+  const secret = defaultBots.length > 0 ? need("POSTBOT_CONSUMER_SECRET", "the app's API key secret") : "";
 
-  const plans = [...new Set(bots.map((b) => b.plan))];
+  const plans = [...new Set(defaultBots.map((b) => b.plan))];
   if (plans.length > 1) {
-    const which = plans.map((p) => `${p}: ${bots.filter((b) => b.plan === p).map((b) => b.name).join(", ")}`).join("; ");
-    problems.push(`the bots share one app (POSTBOT_CONSUMER_KEY), and an app has one plan, but they name several (${which}); give them all the app's plan`);
+    const which = plans.map((p) => `${p}: ${defaultBots.filter((b) => b.plan === p).map((b) => b.name).join(", ")}`).join("; ");
+    problems.push(`the bots that name no app share one (POSTBOT_CONSUMER_KEY), and an app has one plan, but they name several (${which}); give them all the app's plan, or give some their own app: {consumer_key, consumer_secret}`);
   }
   const enrolment = vars.POSTBOT_ENROLMENT_DAY?.trim();
   const enrolmentDay = enrolment ? Number(enrolment) : undefined;
   if (enrolmentDay !== undefined && !(Number.isInteger(enrolmentDay) && enrolmentDay >= 1 && enrolmentDay <= 31)) {
     problems.push(`POSTBOT_ENROLMENT_DAY is "${enrolment}": give the day of the month (1-31) the app enrolled, when the monthly read cap resets`);
   }
-  const app: AppCredentials = { id: fingerprint(key || "none"), key, secret, plan: plans[0] ?? "basic", ...(enrolmentDay ? { enrolmentDay } : {}) };
+  const envApp: AppCredentials = { id: fingerprint(key || "none"), key, secret, plan: plans[0] ?? "basic", ...(enrolmentDay ? { enrolmentDay } : {}) };
+  const apps = new Map<string, AppCredentials>();
+  const appOf = (config: BotConfig): AppCredentials => {
+    if (!config.app) return envApp;
+    const known = apps.get(config.app.consumer_key);
+    if (known) return known;
+    const app: AppCredentials = { id: fingerprint(config.app.consumer_key), key: config.app.consumer_key, secret: config.app.consumer_secret, plan: config.plan, ...(enrolmentDay ? { enrolmentDay } : {}) };
+    apps.set(config.app.consumer_key, app);
+    return app;
+  };
 
   const hosted: HostedBot[] = [];
   for (const config of bots) {
+    const app = appOf(config);
     if (config.account.kind === "oauth1") {
       hosted.push({ config, app, token: { token: config.account.token, secret: config.account.token_secret } });
       continue;
@@ -60,7 +72,7 @@ export function resolveService(vars: Vars, envFile: string, bots: readonly BotCo
       );
       continue;
     }
-    if (record.oauth1.consumer_key !== key) {
+    if (record.oauth1.consumer_key !== app.key) {
       problems.push(`${config.file}: the stored account "${name}" was signed in for another app (API key); sign it in again with \`bot auth login --account ${name}\``);
       continue;
     }

@@ -13,10 +13,13 @@ import { createMemoryStore, type Store } from "../store/store.ts";
 import { followersCursorKey } from "../triggers/followers.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
 import type { BotStatus } from "./bot.ts";
+import { APP_STATUS_NAMESPACE, type AppStatus } from "./runtime.ts";
 
 export interface BotReport extends BotStatus {
   cursors: { mentions?: string; followersKnown?: number };
   budget?: BudgetStatus;
+  /** The bot's app: who shares its windows, its stream's state and last error. */
+  app?: AppStatus;
 }
 
 
@@ -32,8 +35,10 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
   return store.entries<BotStatus>("status").map(([, status]) => {
     const mentions = store.get<MentionsCursor>("cursors", mentionsCursorKey(status.bot));
     const followers = store.get<string[]>("cursors", followersCursorKey(status.bot));
+    const app = store.get<AppStatus>(APP_STATUS_NAMESPACE, status.appId);
     const report: BotReport = {
       ...status,
+      ...(app ? { app } : {}),
       cursors: { ...(mentions?.since_id ? { mentions: mentions.since_id } : {}), ...(followers ? { followersKnown: followers.length } : {}) },
     };
     if (status.userId) {
@@ -61,10 +66,32 @@ export function age(ms: number): string {
 
 const ago = (at: number | undefined, now: number) => (at === undefined ? "never" : `${age(now - at)} ago`);
 
+/** An app's lines: its plan and bots, its stream's state and last error, its capacity. */
+function formatApp(app: AppStatus, now: number): string[] {
+  const lines = [`app ${app.appId}  ${app.plan}  ${app.bots} ${app.bots === 1 ? "bot" : "bots"}`];
+  const s = app.stream;
+  if (s) {
+    const state =
+      s.state === "reconnecting" && s.retryAt !== undefined
+        ? `reconnecting (next attempt in ${age(s.retryAt - now)})`
+        : `${s.state} since ${ago(s.since, now)}`;
+    lines.push(
+      `  stream     ${state}; ${s.reconnects} reconnects, ${s.posts} posts, last post ${ago(s.lastPostAt, now)}; rules: ${s.rules.own} of the bots, ${s.rules.mentions} for the mentions of ${s.mentionBots} bots`,
+    );
+    if (s.lastError) lines.push(`  last error ${ago(s.lastError.at, now)} (${s.lastError.cause}): ${s.lastError.message}`);
+    if (s.gaps.count > 0) lines.push(`  gaps       ${s.gaps.count} closed, last ${age(s.gaps.lastMs ?? 0)} long; ${s.gaps.recovered} posts recovered by search`);
+  }
+  if (app.catchUp && app.catchUp.waiting + app.catchUp.running > 0) lines.push(`  catch-up   ${app.catchUp.waiting + app.catchUp.running} mention polls to go`);
+  for (const line of app.capacity) lines.push(`  capacity   ${line}`);
+  return lines;
+}
+
 /** The report as text for a terminal. */
 export function formatStatus(reports: readonly BotReport[], now: number): string {
   if (reports.length === 0) return "No bot has run with this data directory yet (start them with `bot start`).";
   const lines: string[] = [];
+  const apps = new Map(reports.filter((r) => r.app).map((r) => [r.app!.appId, r.app!]));
+  for (const app of apps.values()) lines.push(...formatApp(app, now));
   for (const r of reports) {
     const state = r.paused
       ? `PAUSED since ${ago(r.paused.at, now)}: ${r.paused.reason}`

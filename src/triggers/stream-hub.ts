@@ -112,6 +112,8 @@ export interface StreamHub {
   /** Resolves when the hub has been closed and its connection released. */
   readonly done: Promise<void>;
   status(): StreamStatus;
+  /** Whether the hub has had this post (from the stream or a gap's search): tests wait for it. */
+  has(postId: string): boolean;
   /** Whether it is doing something that needs no clock to move: syncing, connecting, recovering a gap. */
   busy(): boolean;
   close(): void;
@@ -221,8 +223,18 @@ export async function syncRules(options: { client: ApiClient; log: Logger; budge
   return (await syncAppRules(options, merged)).byId;
 }
 
+/** The service's error behind a failure (the action layer wraps what it could not send). */
+function apiErrorOf(err: unknown): ApiError | undefined {
+  for (let e = err, i = 0; e && i < 5; i++) {
+    if (e instanceof ApiError) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /** Why an attempt failed, as the reconnect policy counts it. */
-function causeOf(err: unknown): ReconnectCause {
+function causeOf(failure: unknown): ReconnectCause {
+  const err = apiErrorOf(failure) ?? failure;
   if (err instanceof NetworkError) return "network";
   if (err instanceof BearerTooFrequentError) return "http";
   if (err instanceof ApiError && err.status === 429) return "rate-limit";
@@ -424,7 +436,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       const error = failure?.error;
       const message = error instanceof Error ? error.message : failure ? String(error) : "the stream ended";
       const cause = failure?.cause ?? "drop";
-      if (error instanceof ApiError && error.status === 401) options.forgetBearer();
+      if (apiErrorOf(error)?.status === 401) options.forgetBearer();
       // Anything but a plain drop may mean the rules are wrong or gone: sync them again.
       if (cause !== "drop" && cause !== "stall" && cause !== "stream-error") rules = undefined;
       status.reconnects++;
@@ -443,6 +455,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     routes: merged,
     done,
     status: () => structuredClone(status),
+    has: (postId) => recent.has(postId),
     busy: () => status.state === "starting" || recovering > 0,
     close() {
       closer.abort();

@@ -48,8 +48,8 @@ describe("schema problems point at the key or the value", () => {
       "a.yaml:2:1 plan: is empty; give a plan: one of pro, basic, free",
     ]);
     expect(problems("name: a\nplan: basic\nbudjet: {}\nweather: sunny\n")).toEqual([
-      'a.yaml:3:1 budjet: unknown key; did you mean "budget"? Allowed here: name, account, plan, triggers, plugins, budget, reply_to_bots, reply_cooldown',
-      "a.yaml:4:1 weather: unknown key; allowed here: name, account, plan, triggers, plugins, budget, reply_to_bots, reply_cooldown",
+      'a.yaml:3:1 budjet: unknown key; did you mean "budget"? Allowed here: name, account, plan, app, triggers, plugins, budget, reply_to_bots, reply_cooldown',
+      "a.yaml:4:1 weather: unknown key; allowed here: name, account, plan, app, triggers, plugins, budget, reply_to_bots, reply_cooldown",
     ]);
     expect(problems("name: a\nplan: basic\ntriggers:\n  schedule:\n    - { name: m, cron: '0 9 * * *' }\n    - name: m\n      cron: '* * *'\n")).toEqual([
       'a.yaml:6:13 triggers.schedule[1].name: "m" is already the name of another schedule of this bot; names must differ',

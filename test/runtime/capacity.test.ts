@@ -14,7 +14,7 @@ describe("capacity lines", () => {
       "2 bots poll followers on pro (app app1): each is polled every 60 s",
       "3 bots share the stream of app app1 for their own 4 rules of the 1000 the plan allows",
     ]);
-    expect(capacityLines({ ...load, plan: "pro", mentionsPolled: 1 })[0]).toMatch(/^1 bot poll mentions on pro .*every 3 s; mentions: \{via: stream\}/);
+    expect(capacityLines({ ...load, plan: "pro", mentionsPolled: 1 })[0]).toMatch(/^1 bot polls mentions on pro .*every 3 s; mentions: \{via: stream\}/);
     expect(capacityLines({ ...load, plan: "pro" })).toEqual([]);
     expect([humanInterval(3_000), humanInterval(600_000), humanInterval(7_200_000)]).toEqual(["3 s", "10 min", "2 h"]);
   });

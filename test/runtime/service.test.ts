@@ -28,7 +28,7 @@ describe("resolveService", () => {
           "POSTBOT_BASE_URL is not set: it is the address of the service. Set it \\(export POSTBOT_BASE_URL=...\\) or add a line POSTBOT_BASE_URL=... to .env",
           "POSTBOT_CONSUMER_KEY is not set",
           "POSTBOT_CONSUMER_SECRET is not set",
-          "the bots share one app \\(POSTBOT_CONSUMER_KEY\\), and an app has one plan, but they name several \\(pro: a; basic: b\\)",
+          "the bots that name no app share one \\(POSTBOT_CONSUMER_KEY\\), and an app has one plan, but they name several \\(pro: a; basic: b\\)",
           "bot a uses the stored account \"a\", which is not stored; sign it in with `bot auth login --account a`",
         ].join("[\\s\\S]*"),
       ),
