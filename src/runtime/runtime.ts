@@ -19,7 +19,7 @@ import { tapActions } from "../observe/action-tap.ts";
 import type { RuntimeObserver } from "../observe/observer.ts";
 import type { Store } from "../store/store.ts";
 import { CatchUpQueue } from "../triggers/catch-up.ts";
-import type { RuleCaps } from "../triggers/mention-rules.ts";
+import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
 import { mergeRules, startStreamHub, type BotRules, type StreamHub, type StreamStatus } from "../triggers/stream-hub.ts";
 import { BotRuntime, isRevoked, type BotStatus } from "./bot.ts";
 import { capacityLines, type AppLoad } from "./capacity.ts";
@@ -323,12 +323,6 @@ function mentionsVia(hosted: HostedBot): "poll" | "stream" {
 }
 
 /**
- * The caps the service puts on an app's filtered-stream rules. TODO(sandbox-conformance):
- * read them from src/limits/stream-rules.ts once it lands.
- */
-const RULE_CAPS: Partial<Record<Plan, RuleCaps>> = { pro: { rules: 1000, length: 1024 } };
-
-/**
  * Per app: the capacity lines (logged once at start), the stream connection (when a bot has
  * rules, or takes its mentions through it) and the catch-up polls of streamed mentions.
  */
@@ -347,7 +341,7 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
     const log = logger.child({ app: appId });
     const streamed = hosted.filter((h) => mentionsVia(h) === "stream");
     const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
-    const caps = RULE_CAPS[app.plan];
+    const caps = STREAM_RULE_CAPS[app.plan];
     const load: AppLoad = {
       appId,
       plan: app.plan,
@@ -356,7 +350,7 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
       followers: hosted.filter((h) => h.config.triggers.followers).length,
       streamBots: ruled.length,
       streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream }))).size,
-      ...(caps ? { ruleCap: caps.rules } : {}),
+      ...(caps ? { ruleCap: caps.maxRules } : {}),
     };
     loads.set(appId, load);
     const lines = capacityLines(load);
@@ -402,7 +396,7 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
         return base.withAuth({ consumer, bearer, appLabel: appId });
       },
       forgetBearer: () => forgetStoredBearer(options.store, options.baseUrl, app.key),
-      caps: caps ?? { rules: 0, length: 0 },
+      caps: caps ?? { maxRules: 0, maxRuleLength: 0 },
       wants: ruled.map((h): BotRules => ({ bot: h.config.name, userId: bots.get(h.config.name)!.identity.userId, rules: h.config.triggers.stream })),
       mentionBots: streamed.map((h) => {
         const identity = bots.get(h.config.name)!.identity;

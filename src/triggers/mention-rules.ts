@@ -16,17 +16,13 @@
  * rules and the new ones together would not fit under the cap.
  */
 import type { StreamRule } from "../api/types.ts";
+import type { StreamRuleCaps } from "../limits/stream-rules.ts";
 
 /** The tag that marks postbot's mention rules among the app's rules. */
 export const MENTIONS_RULE_TAG = "postbot:mentions";
 
-/** The caps a plan puts on an app's rules. */
-export interface RuleCaps {
-  /** Rules per app. */
-  rules: number;
-  /** Characters per rule. */
-  length: number;
-}
+/** The caps a plan puts on an app's rules (src/limits/stream-rules.ts). */
+export type RuleCaps = StreamRuleCaps;
 
 const SUFFIX = ") -is:repost";
 const term = (username: string) => `@${username} OR to:${username}`;
@@ -82,17 +78,17 @@ export function planMentionRules(wanted: readonly string[], existing: readonly S
   const covered = new Set<string>();
   for (const rule of existing) {
     const names = usernamesOf(rule.value);
-    if (!names || rule.value.length > caps.length || !names.every((n) => want.has(n) && !covered.has(n))) continue;
+    if (!names || rule.value.length > caps.maxRuleLength || !names.every((n) => want.has(n) && !covered.has(n))) continue;
     keep.push(rule);
     for (const n of names) covered.add(n);
   }
   const sorted = [...want].sort();
-  let packs = packUsernames(sorted.filter((n) => !covered.has(n)), caps.length);
+  let packs = packUsernames(sorted.filter((n) => !covered.has(n)), caps.maxRuleLength);
   let kept = keep;
   if (kept.length + packs.length > freeRules) {
     // Fragmented over time: start again with the fewest rules.
     kept = [];
-    packs = packUsernames(sorted, caps.length);
+    packs = packUsernames(sorted, caps.maxRuleLength);
   }
   const room = Math.max(0, freeRules - kept.length);
   const fitting = packs.slice(0, room);

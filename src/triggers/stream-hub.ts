@@ -178,7 +178,7 @@ export async function syncAppRules(
   const keep = new Set(own.filter((r) => !stale.includes(r)).map((r) => r.value));
   const add = [...wanted].filter(([value]) => !keep.has(value)).map(([value, tag]) => ({ value, tag }));
   const plan = mentions
-    ? planMentionRules(mentions.usernames, existing.filter(isMention), mentions.caps, mentions.caps.rules - wanted.size)
+    ? planMentionRules(mentions.usernames, existing.filter(isMention), mentions.caps, mentions.caps.maxRules - wanted.size)
     : { keep: [], add: [], remove: existing.filter(isMention), overflow: [] };
 
   const doomed = [...stale, ...plan.remove];
@@ -194,6 +194,8 @@ export async function syncAppRules(
       client.request("POST /2/posts/search/stream/rules", { body: { add: rules } }, { signal }),
     );
     for (const rule of (res.data as StreamRule[] | undefined) ?? []) byId.set(rule.id, rule);
+    const refused = (res.errors ?? []).map((e) => `${String(e.value ?? "")}: ${e.title}${e.detail ? ` (${e.detail})` : ""}`);
+    if (refused.length > 0) log.error({ refused }, `stream rules: the service refused ${refused.length}; fix them in the bot files`);
   };
   if (add.length > 0) {
     try {
@@ -377,7 +379,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
           status.rules = { own: merged.size, mentions: rules.mentionValues.length };
           if (rules.overflow.length > 0) {
             const bots = rules.overflow.map((u) => byUsername.get(u)?.bot).filter((b): b is string => b !== undefined);
-            log.error({ bots: bots.length }, `the app's rule cap (${options.caps.rules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`);
+            log.error({ bots: bots.length }, `the app's rule cap (${options.caps.maxRules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`);
             for (const bot of bots) {
               const m = byUsername.get(bot);
               if (m) byUsername.delete(m.username.toLowerCase());
