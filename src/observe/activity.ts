@@ -58,7 +58,8 @@ export class Activity implements RuntimeObserver {
     const state: StreamState = {
       app: seen.app,
       state: seen.type,
-      since: seen.at,
+      // A report in the same state (a gap recovered while connected) keeps when it was entered.
+      since: before?.state === seen.type ? before.since : seen.at,
       reconnects: (before?.reconnects ?? 0) + (seen.type === "reconnecting" ? 1 : 0),
       ...(seen.cause ? { cause: seen.cause } : {}),
       ...(seen.error ? { lastError: seen.error } : before?.lastError ? { lastError: before.lastError } : {}),

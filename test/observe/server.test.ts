@@ -185,6 +185,16 @@ describe("the status server", () => {
     expect((await fetch(`${server.url}/nothing`)).status).toBe(404);
   });
 
+  it("keeps each app's stream state, counting reconnects, and when it entered the state", () => {
+    const activity = new Activity();
+    activity.stream({ app: "a", type: "connected", at: T0 });
+    activity.stream({ app: "a", type: "connected", at: T0 + 5_000 }); // a status report in the same state
+    expect(activity.streams()).toEqual([{ app: "a", state: "connected", since: T0, reconnects: 0 }]);
+    activity.stream({ app: "a", type: "reconnecting", cause: "stall", error: "no data for 90 s", at: T0 + 9_000 });
+    activity.stream({ app: "a", type: "connected", at: T0 + 10_000 });
+    expect(activity.streams()).toEqual([{ app: "a", state: "connected", since: T0 + 10_000, reconnects: 1, lastError: "no data for 90 s" }]);
+  });
+
   it("keeps each bot's last five actions and the thirty latest", () => {
     const activity = new Activity();
     for (let i = 0; i < 40; i++) activity.action({ bot: i % 2 ? "odd" : "even", kind: "like", target: String(i), status: "sent", at: T0 + i, tookMs: 0 });
