@@ -1,0 +1,89 @@
+/**
+ * The process `hosting.bench.ts` measures: `bot start`'s runtime hosting the bots its
+ * parent provisioned on a sandbox in a third process, so its RSS is the runtime's alone.
+ *
+ * `tsx hosting-child.ts CONFIG.json DATA_DIR COUNT` starts COUNT bots (each answering its
+ * mentions), prints `READY {started_ms, rss_mb}` once every bot started and the app's stream
+ * is connected, then answers stdin lines: `report` prints `REPORT {...}` (mentions handled,
+ * twice-handled, reply latencies), `stop` stops and exits.
+ */
+import { createInterface } from "node:readline";
+import { createClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { definePlugin } from "../../src/runtime/plugin.ts";
+import { startRuntime, type HostedBot } from "../../src/runtime/runtime.ts";
+import { openFileStore } from "../../src/store/file-store.ts";
+import { testBotConfig } from "../../src/testing.ts";
+import { readFileSync } from "node:fs";
+
+export interface ChildConfig {
+  baseUrl: string;
+  app: { id: string; key: string; secret: string };
+  bots: Array<{ name: string; token: string; secret: string }>;
+  /** Stream rules each bot has (the drop bench), instead of mentions. */
+  rule?: string;
+}
+
+const [configPath, dataDir, countArg] = process.argv.slice(2);
+const config = JSON.parse(readFileSync(configPath!, "utf8")) as ChildConfig;
+const count = Number(countArg ?? config.bots.length);
+
+const handled = new Map<string, number>();
+const latencies: number[] = [];
+const answer = definePlugin({
+  name: "answer",
+  setup(bot) {
+    bot.on("mention", async (ctx) => {
+      handled.set(ctx.post.id, (handled.get(ctx.post.id) ?? 0) + 1);
+      const outcome = await ctx.reply(`@${ctx.author.username} thanks (${ctx.post.id})`);
+      if (outcome.status === "sent") latencies.push(Date.now() - Date.parse(ctx.post.created_at));
+    });
+    bot.on("post", (ctx) => void handled.set(ctx.post.id, (handled.get(ctx.post.id) ?? 0) + 1));
+  },
+});
+
+const started = performance.now();
+const store = await openFileStore(dataDir!);
+const clock = createClock();
+const hosted: HostedBot[] = config.bots.slice(0, count).map((b) => ({
+  config: testBotConfig(
+    { name: b.name, plan: "pro", triggers: config.rule ? { stream: [{ value: config.rule }] } : { mentions: {} }, plugins: { answer: {} } },
+    { answer },
+  ),
+  app: { ...config.app, plan: "pro" },
+  token: { token: b.token, secret: b.secret },
+}));
+const runtime = await startRuntime({ baseUrl: config.baseUrl, bots: hosted, store, clock, logger: silentLogger });
+const startedMs = performance.now() - started;
+while (runtime.apps().some((a) => a.stream && a.stream.state !== "connected")) await new Promise((r) => setTimeout(r, 20));
+process.stdout.write(`READY ${JSON.stringify({ started_ms: Math.round(startedMs), rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`);
+
+const quantile = (xs: number[], q: number) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === "report") {
+    const twice = [...handled.values()].filter((n) => n > 1).length;
+    const stream = runtime.apps()[0]?.stream;
+    process.stdout.write(
+      `REPORT ${JSON.stringify({
+        handled: handled.size,
+        twice,
+        replies: latencies.length,
+        p50: quantile(latencies, 0.5),
+        p99: quantile(latencies, 0.99),
+        ids: [...handled.keys()],
+        gaps: stream?.gaps,
+        reconnects: stream?.reconnects,
+        rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
+      })}\n`,
+    );
+  } else if (line === "stop") {
+    await runtime.stop();
+    await store.close();
+    process.exit(0);
+  }
+}
