@@ -36,7 +36,7 @@ import { parseCookies } from "./auth/session.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";
 import { jsonReply, problemReply, replyOf, ReplyError, textReply, type Reply } from "./http/reply.ts";
-import { formBody, hasBody, jsonBody, NO_BODY, parseTarget, readBody, type Target } from "./http/request.ts";
+import { formBody, hasBody, jsonBody, NO_BODY, parseTarget, readBody, tokenRequestFields, type Target } from "./http/request.ts";
 import { PlatformRequest } from "./http/route-request.ts";
 import { writeStream, type OpenStream } from "./http/stream.ts";
 import { checkCap } from "./meter/cap.ts";
@@ -228,6 +228,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     try {
       const body = await readBody(req, maxBody);
       const inc = incoming(req, target, body, true);
+      if (route.startsWith("POST /2/oauth2/")) inc.form = tokenRequestFields(req, body);
       meterOAuth(p, route, req.socket.remoteAddress ?? "unknown");
       reply = OAUTH_ROUTES[route]!(p, inc);
     } catch (err) {

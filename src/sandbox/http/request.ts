@@ -147,3 +147,17 @@ export const formBody = (req: IncomingMessage, body: Buffer): URLSearchParams =>
 
 /** The (never modified) fields of a request without a form body. */
 const NO_FIELDS = new URLSearchParams();
+
+/**
+ * The fields of an OAuth 2.0 token or revoke request: the form body the spec names, or a
+ * flat JSON object of the same fields, which widely used clients send (twitter-api-v2's
+ * `loginWithOAuth2` and `refreshOAuth2Token` post JSON there, and the service accepts it).
+ */
+export function tokenRequestFields(req: IncomingMessage, body: Buffer): URLSearchParams {
+  if (body.length === 0 || mediaType(req) !== "application/json") return formBody(req, body);
+  const fields = new URLSearchParams();
+  for (const [k, v] of Object.entries(jsonBody(req, body) ?? {})) {
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") fields.append(k, String(v));
+  }
+  return fields;
+}
