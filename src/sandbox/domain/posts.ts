@@ -105,6 +105,10 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
   const author = userById(ctx, input.author_id);
   if (!author) throw invalidRequest(`The author_id [${input.author_id}] names no active user`, { author_id: [input.author_id] });
   if (typeof input.text !== "string" || !input.text.trim()) throw invalidRequest("The post text can not be empty", { text: [] });
+  if (/[\uD800-\uDFFF]/u.test(input.text)) {
+    throw invalidRequest("The post text contains a lone surrogate (half of a UTF-16 pair); send well-formed Unicode text", { text: [] });
+  }
+  if (input.text.includes("\u0000")) throw invalidRequest("The post text contains a NUL character (U+0000); remove it", { text: [] });
   const text = input.text.normalize("NFC");
   const length = weightedLength(text);
   if (length > MAX_POST_LENGTH) {
