@@ -30,6 +30,7 @@ import { checkAccess } from "./auth/access.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { sameSecret } from "./auth/credentials.ts";
 import { NonceCache } from "./auth/nonces.ts";
+import { flows } from "./auth/state.ts";
 import { baseStringUri } from "./auth/oauth1.ts";
 import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
 import { parseCookies } from "./auth/session.ts";
@@ -118,7 +119,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     context,
     clock,
     logger,
-    nonces: new NonceCache(TIMESTAMP_WINDOW_MS),
+    nonces: new NonceCache(TIMESTAMP_WINDOW_MS, () => flows(data).nonces),
     faults: new FaultRegistry(),
     windows: new WindowBook(data),
     defaultPlan: options.plan ?? "pro",
