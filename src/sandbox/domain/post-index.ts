@@ -1,6 +1,7 @@
 /**
- * Derived views of the world's posts that timelines, search and the duplicate check read on
- * every request: all live posts newest first, and each author's live posts. They are built
+ * Derived views of the world's posts that timelines, search, the duplicate check and
+ * `public_metrics` read on every request: all live posts newest first, each author's live
+ * posts, and how many live replies, quotes and reposts each post has. They are built
  * once from the posts table (so a state loaded from a file works) and then kept up to date
  * by `posts.ts`, the one module that stores and deletes posts, instead of sorting
  * every post of the sandbox for every request: a day of replies on the pro plan would
@@ -13,6 +14,29 @@ interface PostIndex {
   newestFirst: SandboxPost[];
   /** Live posts per author, oldest first. */
   byAuthor: Map<string, SandboxPost[]>;
+  /** Live replies, quotes and reposts per post id (a missing key is zero). */
+  refs: RefCounts;
+}
+
+/** How many live posts refer to a post, by the kind of reference. */
+export interface RefCounts {
+  replies: Map<string, number>;
+  quotes: Map<string, number>;
+  reposts: Map<string, number>;
+}
+
+const bump = (m: Map<string, number>, id: string | undefined, by: number) => {
+  if (id === undefined) return;
+  const n = (m.get(id) ?? 0) + by;
+  if (n > 0) m.set(id, n);
+  else m.delete(id);
+};
+
+/** Counts (or, with -1, uncounts) a live post's references. */
+function countRefs(refs: RefCounts, p: SandboxPost, by: 1 | -1): void {
+  bump(refs.replies, p.in_reply_to_post_id, by);
+  bump(refs.quotes, p.quote_post_id, by);
+  bump(refs.reposts, p.repost_of_id, by);
 }
 
 const indexes = new WeakMap<Record<string, SandboxPost>, PostIndex>();
@@ -27,7 +51,9 @@ function build(posts: Record<string, SandboxPost>): PostIndex {
     list.push(p);
     byAuthor.set(p.author_id, list);
   }
-  return { newestFirst, byAuthor };
+  const refs: RefCounts = { replies: new Map(), quotes: new Map(), reposts: new Map() };
+  for (const p of newestFirst) countRefs(refs, p, 1);
+  return { newestFirst, byAuthor, refs };
 }
 
 function indexOf(posts: Record<string, SandboxPost>): PostIndex {
@@ -42,13 +68,17 @@ export const liveNewestFirst = (posts: Record<string, SandboxPost>): readonly Sa
 /** An author's live posts, oldest first. */
 export const liveByAuthor = (posts: Record<string, SandboxPost>, authorId: string): readonly SandboxPost[] => indexOf(posts).byAuthor.get(authorId) ?? [];
 
+/** Live replies, quotes and reposts per post id. Read-only: it is the index itself. */
+export const refCounts = (posts: Record<string, SandboxPost>): Readonly<RefCounts> => indexOf(posts).refs;
+
 /** Records a post just stored (ids grow with time, so it is the newest). */
 export function indexAdded(posts: Record<string, SandboxPost>, post: SandboxPost): void {
   const index = indexes.get(posts);
   if (!index) return; // built with it on first read
   const first = index.newestFirst[0];
   if (!first || compareIds(post.id, first.id) > 0) index.newestFirst.unshift(post);
-  else indexes.delete(posts); // out of order (never, with nextId): rebuild on next read
+  else return void indexes.delete(posts); // out of order (never, with nextId): rebuild on next read
+  countRefs(index.refs, post, 1);
   const list = index.byAuthor.get(post.author_id) ?? [];
   list.push(post);
   index.byAuthor.set(post.author_id, list);
@@ -61,6 +91,7 @@ export function indexDeleted(posts: Record<string, SandboxPost>, gone: readonly 
   const set = new Set(gone);
   index.newestFirst = index.newestFirst.filter((p) => !set.has(p));
   for (const p of gone) {
+    countRefs(index.refs, p, -1);
     const list = index.byAuthor.get(p.author_id);
     if (list) index.byAuthor.set(p.author_id, list.filter((q) => q !== p));
   }

@@ -226,7 +226,7 @@ export class Renderer {
     const x = this.options.expansions;
     if (x.has("pinned_post_id") && u.pinned_post_id) this.wantPost(u.pinned_post_id, "pinned_post_id");
     if (x.has("most_recent_post_id")) {
-      const newest = this.metrics().newest.get(u.id);
+      const newest = this.metrics().newestBy(u.id);
       if (newest) this.wantPost(newest, "most_recent_post_id");
     }
     return this.userObject(u);
@@ -335,7 +335,7 @@ export class Renderer {
     if (f.has("profile_image_url")) out.profile_image_url = u.profile_image_url ?? DEFAULT_PROFILE_IMAGE;
     if (f.has("pinned_post_id") && u.pinned_post_id && this.world.posts[u.pinned_post_id]?.deleted_at === undefined) out.pinned_post_id = u.pinned_post_id;
     if (f.has("most_recent_post_id")) {
-      const newest = this.metrics().newest.get(u.id);
+      const newest = this.metrics().newestBy(u.id);
       if (newest) out.most_recent_post_id = newest;
     }
     if (f.has("public_metrics")) {
@@ -343,7 +343,7 @@ export class Renderer {
       out.public_metrics = {
         followers_count: m.followers.get(u.id) ?? 0,
         following_count: m.following.get(u.id) ?? 0,
-        post_count: m.posts.get(u.id) ?? 0,
+        post_count: m.postsBy(u.id),
         listed_count: m.listed.get(u.id) ?? 0,
         like_count: m.likesGiven.get(u.id) ?? 0,
       };
