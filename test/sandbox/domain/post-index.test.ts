@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { countWorld } from "../../../src/sandbox/domain/metrics.ts";
-import { createPost, deletePost, livePostsNewestFirst, repost, unrepost } from "../../../src/sandbox/domain/posts.ts";
+import { createPost, deletePost, liveMentionsOf, livePostsNewestFirst, liveQuotesOf, liveRepostsOf, repost, unrepost } from "../../../src/sandbox/domain/posts.ts";
 import { createUser } from "../../../src/sandbox/domain/users.ts";
 import { context } from "./world.ts";
 
@@ -28,7 +28,7 @@ describe("the post index behind timelines, search and the duplicate check", () =
     expect(() => createPost(ctx, { author_id: alice.id, text: "first" })).toThrow(/duplicate content/);
   });
 
-  it("keeps each post's reply, quote and repost counts and each author's post count through creates and deletes", async () => {
+  it("keeps each post's replies, quotes, reposts and mentions, and each author's post count, through creates and deletes", async () => {
     const { ctx, clock } = context();
     const alice = createUser(ctx, { username: "alice" });
     const bob = createUser(ctx, { username: "bob" });
@@ -45,9 +45,15 @@ describe("the post index behind timelines, search and the duplicate check", () =
     await clock.advance(1);
     const shared = repost(ctx, bob, a.id);
     expect(counts()).toEqual([1, 1, 1, 3, shared.id]);
+    expect([liveQuotesOf(ctx, a.id), liveRepostsOf(ctx, a.id), liveMentionsOf(ctx, alice.id, "ALICE")]).toEqual([[quote], [shared], [reply]]);
+    await clock.advance(1);
+    const mention = createPost(ctx, { author_id: bob.id, text: "hey @Alice and @alice" });
+    expect(liveMentionsOf(ctx, alice.id, "alice")).toEqual([mention, reply]);
     unrepost(ctx, bob.id, a.id);
     deletePost(ctx, bob.id, quote.id);
+    deletePost(ctx, bob.id, mention.id);
     expect(counts()).toEqual([1, 0, 0, 1, reply.id]);
+    expect([liveQuotesOf(ctx, a.id), liveRepostsOf(ctx, a.id), liveMentionsOf(ctx, alice.id, "alice")]).toEqual([[], [], [reply]]);
     // The same numbers as a count from scratch (a state loaded from a file).
     const loaded = { ...ctx, data: structuredClone(ctx.data) };
     const m = countWorld(loaded);
