@@ -30,13 +30,14 @@ import { checkAccess } from "./auth/access.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { sameSecret } from "./auth/credentials.ts";
 import { NonceCache } from "./auth/nonces.ts";
+import { flows } from "./auth/state.ts";
 import { baseStringUri } from "./auth/oauth1.ts";
 import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
 import { parseCookies } from "./auth/session.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";
 import { jsonReply, problemReply, replyOf, ReplyError, textReply, type Reply } from "./http/reply.ts";
-import { formBody, hasBody, jsonBody, NO_BODY, parseTarget, readBody, type Target } from "./http/request.ts";
+import { ClientGone, formBody, hasBody, jsonBody, NO_BODY, parseTarget, readBody, tokenRequestFields, type Target } from "./http/request.ts";
 import { PlatformRequest } from "./http/route-request.ts";
 import { writeStream, type OpenStream } from "./http/stream.ts";
 import { checkCap } from "./meter/cap.ts";
@@ -67,6 +68,11 @@ export interface SandboxOptions {
   logger?: Logger;
   /** Largest request body accepted; larger ones get 413 (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Time (on the sandbox's clock) a request body may take to arrive once its headers are in;
+   * a body that stalls longer gets 408 and the connection is closed (default 30 s).
+   */
+  bodyTimeoutMs?: number;
 }
 
 export interface Sandbox {
@@ -88,6 +94,14 @@ export interface Sandbox {
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
+const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/**
+ * The request line and headers Node reads (its default is 16 KiB); past it the answer is 431
+ * with a problem body. The service's own bound is not published; 16 KiB is common.
+ */
+const MAX_HEADER_BYTES = 16 * 1024;
+/** Status counted for a request whose client hung up mid-body (nginx's "client closed request"). */
+const CLIENT_GONE = 499;
 const NO_COOKIES: ReadonlyMap<string, string> = new Map();
 /** How often (real time) the state is saved while running, so a crash loses at most this much. */
 const AUTOSAVE_MS = 30_000;
@@ -97,7 +111,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const clock = options.clock ?? createClock();
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? "127.0.0.1";
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const bodyLimits = { maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY, timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, clock };
   const adminToken = options.adminToken ?? randomBytes(24).toString("base64url");
   const data = (options.stateFile && (await loadState(options.stateFile))) || createData();
   const context: SandboxContext = { data, clock, events: new EventEmitter<SandboxEventMap>() };
@@ -105,7 +119,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     context,
     clock,
     logger,
-    nonces: new NonceCache(TIMESTAMP_WINDOW_MS),
+    nonces: new NonceCache(TIMESTAMP_WINDOW_MS, () => flows(data).nonces),
     faults: new FaultRegistry(),
     windows: new WindowBook(data),
     defaultPlan: options.plan ?? "pro",
@@ -126,6 +140,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const errorReply = (err: unknown, where: string): Reply => {
     if (err instanceof ApiProblem) return replyOf(err);
     if (err instanceof ReplyError) return err.reply;
+    if (err instanceof ClientGone) {
+      logger.debug({ where }, "client closed the connection mid-body");
+      return { status: CLIENT_GONE, headers: {}, body: "" };
+    }
     logger.error({ err, where }, "sandbox handler failed");
     return problemReply(500, {
       title: "Internal Server Error",
@@ -177,7 +195,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     let headers: Record<string, string> = {};
     let status = 500;
     try {
-      const body = hasBody(req) ? await readBody(req, maxBody) : NO_BODY;
+      const body = hasBody(req) ? await readBody(req, bodyLimits) : NO_BODY;
       const inc = incoming(req, target, body);
       const { caller, userKey, access } = authenticate(p, inc);
       checkAccess(endpoint, caller, access);
@@ -226,8 +244,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (p.faults.has(route) && (await requestFault(route, req, res))) return;
     let reply: Reply;
     try {
-      const body = await readBody(req, maxBody);
+      const body = await readBody(req, bodyLimits);
       const inc = incoming(req, target, body, true);
+      if (route.startsWith("POST /2/oauth2/")) inc.form = tokenRequestFields(req, body);
       meterOAuth(p, route, req.socket.remoteAddress ?? "unknown");
       reply = OAUTH_ROUTES[route]!(p, inc);
     } catch (err) {
@@ -247,7 +266,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       }
       const handler = adminHandler(adminTable, key);
       if (!handler) throw notFound(`${key} is not an admin route.`);
-      const body = await readBody(req, maxBody);
+      const body = await readBody(req, bodyLimits);
       const result = await handler({ sandbox: context, query: target.query, body: jsonBody(req, body) });
       reply = jsonReply(result.status, result.body, result.headers);
     } catch (err) {
@@ -268,7 +287,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (path === "/_sandbox" || path.startsWith("/_sandbox/")) return serveAdmin(req, res, target);
     // Compliance jobs' pre-signed upload and download URLs: outside the v2 API, no credentials.
     const file = fileRoute(method, path);
-    if (file) return send(res, await file({ sandbox: context, req, query: target.query, maxBody }).catch((err) => errorReply(err, path)));
+    if (file) return send(res, await file({ sandbox: context, req, query: target.query, limits: bodyLimits }).catch((err) => errorReply(err, path)));
     const oauth = matchOAuthRoute(method, path);
     if (oauth) return serveOAuth(req, res, target, oauth);
     let match: ReturnType<typeof matchEndpoint>;
@@ -289,7 +308,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     send(res, errorReply(err, `${req.method} ${req.url}`));
   };
   const debug = logger.isLevelEnabled("debug");
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     if (!debug) return void handle(req, res).catch((err) => fail(req, res, err));
     const started = performance.now();
     handle(req, res)
@@ -298,9 +317,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         logger.debug({ method: req.method, url: req.url?.split("?")[0], status: res.statusCode, ms: +(performance.now() - started).toFixed(2) }, "request");
       });
   });
-  server.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
-    else socket.destroy();
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    socket.end(rawProblemResponse(clientErrorProblem(err.code)));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -341,4 +360,26 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   logger.debug({ url, plan: p.defaultPlan, stateFile: options.stateFile }, "sandbox listening");
   return { url, adminToken, context, clock, admin: createAdminApi(adminTable, context), save, close };
+}
+
+/** The problem for a request Node's parser refused before any handler saw it. */
+function clientErrorProblem(code: string | undefined): { status: number; title: string; detail: string } {
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return {
+      status: 431,
+      title: "Request Header Fields Too Large",
+      detail: `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB. Send long queries in fewer, shorter parameters.`,
+    };
+  }
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { status: 408, title: "Request Timeout", detail: "The request did not arrive in time." };
+  return { status: 400, title: "Bad Request", detail: "The request is not valid HTTP/1.1." };
+}
+
+/** A whole HTTP response with a problem body, for a socket no response object exists for. */
+function rawProblemResponse(p: { status: number; title: string; detail: string }): string {
+  const body = JSON.stringify({ title: p.title, detail: p.detail, type: "about:blank", status: p.status });
+  return (
+    `HTTP/1.1 ${p.status} ${STATUS_CODES[p.status] ?? p.title}\r\nconnection: close\r\ncontent-type: application/problem+json\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
 }

@@ -16,6 +16,7 @@
  */
 import { createHmac } from "node:crypto";
 import OAuth from "oauth-1.0a";
+import { readForm } from "./html.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import type { Plan } from "../../src/limits/types.ts";
 import { createSandbox, type AppView, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
@@ -216,8 +217,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
         code_challenge: challenge,
         code_challenge_method: method,
       };
+      // As a browser: open the page, then post its form (hidden fields and CSRF token included).
+      const page = await send("GET", "/i/oauth2/authorize", { query: fields });
+      if (page.status !== 200) throw new Error(`the authorization page answered ${page.status}: ${page.text.slice(0, 300)}`);
       const approved = await send("POST", "/i/oauth2/authorize", {
-        form: { ...fields, username: user.username, password: opts.password ?? "sandbox", decision: "allow" },
+        form: { ...readForm(page.text).fields, username: user.username, password: opts.password ?? "sandbox", decision: "allow" },
       });
       const location = approved.headers.get("location");
       const code = location && new URL(location).searchParams.get("code");

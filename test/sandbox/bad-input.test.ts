@@ -1,15 +1,17 @@
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { invalidRequest } from "../../src/sandbox/problems.ts";
 import { echoHandler, installHandler, removeHandler } from "../helpers/probe.ts";
+import { captureLogs } from "../helpers/log.ts";
 import { startSandbox, type Account, type TestSandbox } from "../helpers/sandbox.ts";
 
 let t: TestSandbox;
 let alice: Account;
+const logs = captureLogs("debug");
 const restore: Array<() => void> = [];
 
 beforeAll(async () => {
-  t = await startSandbox({ maxBodyBytes: 4096 });
+  t = await startSandbox({ maxBodyBytes: 4096, bodyTimeoutMs: 10_000, logger: logs.logger });
   alice = await t.account({ username: "alice" });
   restore.push(
     installHandler("POST /2/posts", echoHandler),
@@ -28,6 +30,25 @@ afterAll(async () => {
 });
 
 const INVALID = "https://api.twitter.com/2/problems/invalid-request";
+
+/** An open connection that sends raw bytes; `received` is what came back so far. */
+function rawConnection(port: number) {
+  const socket = connect(port, "127.0.0.1");
+  const conn = { socket, received: "", closed: false };
+  socket.on("data", (d) => (conn.received += d.toString("latin1")));
+  socket.on("close", () => (conn.closed = true));
+  socket.on("error", () => {});
+  return conn;
+}
+
+/** A response's status line and parsed JSON body. */
+function parseResponse(raw: string): { statusLine: string; body: any } {
+  const [head, body] = raw.split("\r\n\r\n");
+  return { statusLine: head!.split("\r\n")[0]!, body: body ? JSON.parse(body) : undefined };
+}
+
+const postHead = (length: number) =>
+  `POST /2/posts HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
 
 /** Sends raw bytes and returns the status line. */
 function rawRequest(port: number, bytes: Buffer): Promise<string> {
@@ -118,5 +139,60 @@ describe("bad input never crashes the sandbox", () => {
     } finally {
       r();
     }
+  });
+
+  it("JSON sent as text/plain: 400 naming the content-type to use", async () => {
+    const res = await t.signed(alice, "POST", "/2/posts", { raw: JSON.stringify({ text: "hi" }), headers: { "content-type": "text/plain" } });
+    expect(res.status).toBe(400);
+    expect(res.body.type).toBe(INVALID);
+    expect(res.body.errors[0].message).toBe("This endpoint takes a JSON body; send it with content-type application/json, not text/plain.");
+    const charset = await t.signed(alice, "POST", "/2/posts", { raw: JSON.stringify({ text: "hi" }), headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(charset.status).toBe(200);
+  });
+
+  it("a body far over the cap: 413 with a problem body, not a reset, by declared length or as it arrives", async () => {
+    const big = JSON.stringify({ text: "x".repeat(100_000) });
+    const declared = await t.signed(alice, "POST", "/2/posts", { raw: big, headers: { "content-type": "application/json" } });
+    expect(declared.status).toBe(413);
+    expect(declared.body).toMatchObject({ title: "Payload Too Large", status: 413, detail: expect.stringContaining("the limit is 4096 bytes") });
+    const chunked = await fetch(`${t.url}/2/posts`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new Blob([big]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toMatchObject({ title: "Payload Too Large", status: 413 });
+  });
+
+  it("a 60 KB query string: 431 with a problem body", async () => {
+    const res = await fetch(`${t.url}/2/posts/search/recent?query=${"a".repeat(60_000)}`);
+    expect(res.status).toBe(431);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toMatchObject({ title: "Request Header Fields Too Large", type: "about:blank", status: 431, detail: expect.stringContaining("16 KiB") });
+  });
+
+  it("a body that stalls: 408 with a problem body once the body timeout passes, and the connection is closed", async () => {
+    const conn = rawConnection(Number(new URL(t.url).port));
+    conn.socket.write(postHead(100) + '{"text":');
+    // Moves the sandbox's clock until the stalled read has been cut (its deadline is set when the headers arrive).
+    await vi.waitFor(async () => {
+      await t.clock.advance(10_000);
+      expect(conn.closed).toBe(true);
+    });
+    const res = parseResponse(conn.received);
+    expect(res.statusLine).toBe("HTTP/1.1 408 Request Timeout");
+    expect(res.body).toMatchObject({ title: "Request Timeout", status: 408, detail: "The request body did not arrive within 10 s. Send the whole body promptly." });
+  });
+
+  it("a client that hangs up mid-body is neither a server error in the stats nor an error in the log", async () => {
+    const stats = () => t.sandbox.context.data.meter.stats["POST /2/posts"] ?? {};
+    const before = stats()["500"] ?? 0;
+    const conn = rawConnection(Number(new URL(t.url).port));
+    conn.socket.write(postHead(100) + '{"text":', () => conn.socket.destroy());
+    await vi.waitFor(() => expect(stats()["499"]).toBe(1));
+    expect(stats()["500"] ?? 0).toBe(before);
+    expect(logs.lines.filter((l) => (l.level as number) >= 50 && String(l.msg).includes("sandbox handler failed") && !String(l.where).startsWith("GET /2/users/"))).toEqual([]);
+    expect(logs.lines.some((l) => l.msg === "client closed the connection mid-body" && l.level === 20)).toBe(true);
   });
 });

@@ -92,7 +92,7 @@ describe("bot sandbox", () => {
       second.child.kill("SIGINT");
       expect(await second.exited).toBe(0);
     }
-  });
+  }, 60_000); // two processes start and stop: on a busy 2-core machine each start takes seconds
 
   it("generates an admin token when none is given", async () => {
     const run = await start(["--port", "0"], { POSTBOT_SANDBOX_ADMIN_TOKEN: "" });

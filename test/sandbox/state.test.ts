@@ -6,7 +6,7 @@ import { createClock } from "../../src/clock.ts";
 import { UserError } from "../../src/errors.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
 import { loadState } from "../../src/sandbox/state.ts";
-import { startSandbox, T0 } from "../helpers/sandbox.ts";
+import { oauthHeader, startSandbox, T0 } from "../helpers/sandbox.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -38,6 +38,28 @@ describe("saving and restoring the sandbox state", () => {
       // New ids keep growing past the old ones.
       const app2 = await second.admin.createApp();
       expect(BigInt(app2.id) > BigInt(alice.app.id)).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("keeps the nonces it saw: a signed request replayed within 5 minutes of a restart is refused", async () => {
+    const file = join(dir, "nonces.json");
+    const first = await startSandbox({ stateFile: file });
+    const alice = await first.account({ username: "alice" });
+    const url = `${first.url}/2/users/me`;
+    const signed = { headers: { authorization: oauthHeader(first.clock, alice, "GET", url) } };
+    expect((await fetch(url, signed)).status).toBe(200);
+    await first.close();
+    expect(Object.keys(JSON.parse(await readFile(file, "utf8")).auth.nonces)).toHaveLength(1);
+
+    // Same address (the signature covers it), one minute later: the nonce is still in its window.
+    const second = await startSandbox({ stateFile: file, port: Number(new URL(first.url).port), clock: createClock({ frozen: true, start: T0 + 60_000 }) });
+    try {
+      const replay = await fetch(url, signed);
+      expect(replay.status).toBe(401);
+      expect(await replay.json()).toEqual({ errors: [{ code: 32, message: "Could not authenticate you." }] });
+      expect((await second.signed(alice, "GET", "/2/users/me")).status).toBe(200);
     } finally {
       await second.close();
     }

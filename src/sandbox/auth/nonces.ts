@@ -3,31 +3,42 @@
  * its nonce was already used with the same consumer key and token. A nonce only needs to be
  * remembered while its timestamp is still accepted; after that the timestamp check refuses
  * the replay, so entries expire and memory stays bounded by the request rate.
+ *
+ * The entries live in a table of the sandbox's state (`flows(data).nonces`), so they are
+ * saved with it (`--state`) and a request replayed within the window after a restart is
+ * still refused. Keys are hashed: the table never holds a token.
  */
+import { createHash } from "node:crypto";
+
 export class NonceCache {
-  private seen = new Map<string, number>();
   private nextSweep = 0;
 
-  constructor(private readonly windowMs: number) {}
+  /** `table` answers the state's nonce table (asked each time: a reset may replace it). */
+  constructor(
+    private readonly windowMs: number,
+    private readonly table: () => Record<string, number>,
+  ) {}
 
   /**
    * Records a nonce; returns false when it was already seen and has not expired. `timestampMs`
    * is the request's own timestamp, so the entry lives exactly as long as it could be replayed.
    */
   use(key: string, timestampMs: number, now: number): boolean {
-    if (now >= this.nextSweep) this.sweep(now);
-    const expires = this.seen.get(key);
+    const seen = this.table();
+    if (now >= this.nextSweep) this.sweep(seen, now);
+    const k = createHash("sha256").update(key).digest("base64url").slice(0, 22);
+    const expires = seen[k];
     if (expires !== undefined && expires > now) return false;
-    this.seen.set(key, timestampMs + this.windowMs);
+    seen[k] = timestampMs + this.windowMs;
     return true;
   }
 
-  private sweep(now: number): void {
-    for (const [k, expires] of this.seen) if (expires <= now) this.seen.delete(k);
+  private sweep(seen: Record<string, number>, now: number): void {
+    for (const [k, expires] of Object.entries(seen)) if (expires <= now) delete seen[k];
     this.nextSweep = now + this.windowMs;
   }
 
   get size(): number {
-    return this.seen.size;
+    return Object.keys(this.table()).length;
   }
 }

@@ -19,6 +19,7 @@ import {
 import type { SandboxApp, SandboxUser } from "../model/index.ts";
 import { issueAccessToken, randomToken, sameSecret } from "./credentials.ts";
 import { authorizePage, deniedPage, errorPage, pinPage } from "./html.ts";
+import { CSRF_FIELD, csrfToken, refuseForgedPost } from "./csrf.ts";
 import { checkCredentials, sessionUser, startSession } from "./session.ts";
 import { flows, grantKey, type RequestToken } from "./state.ts";
 import { verifyOAuth1 } from "./verify-oauth1.ts";
@@ -112,7 +113,7 @@ export function authorizeGet(p: Platform, inc: Incoming, mode: "authorize" | "au
   if (mode === "authenticate" && user && flows(p.context.data).grants[grantKey(app.id, user.id)]) {
     return approve(p, rt, app, user);
   }
-  const hidden: Record<string, string> = { oauth_token: rt.token };
+  const hidden: Record<string, string> = { oauth_token: rt.token, [CSRF_FIELD]: csrfToken(p, inc, rt.token) };
   if (force) hidden.force_login = "true";
   return htmlReply(
     200,
@@ -133,6 +134,8 @@ export function authorizePost(p: Platform, inc: Incoming, mode: "authorize" | "a
   const found = liveRequestToken(p, f.get("oauth_token"));
   if (!found) return INVALID_TOKEN_PAGE();
   const { rt, app } = found;
+  const forged = refuseForgedPost(p, inc, rt.token);
+  if (forged) return forged;
   if (f.get("decision") === "deny") {
     delete flows(p.context.data).request_tokens[rt.token];
     if (rt.callback === "oob") return htmlReply(200, deniedPage(app.name));
@@ -146,7 +149,7 @@ export function authorizePost(p: Platform, inc: Incoming, mode: "authorize" | "a
 
   const checked = checkCredentials(p, f.get("username") ?? "", f.get("password") ?? "");
   if (typeof checked === "string") {
-    const hidden: Record<string, string> = { oauth_token: rt.token };
+    const hidden: Record<string, string> = { oauth_token: rt.token, [CSRF_FIELD]: csrfToken(p, inc, rt.token) };
     if (force) hidden.force_login = "true";
     return htmlReply(
       401,

@@ -12,6 +12,7 @@ import type { SandboxApp, SandboxUser } from "../model/index.ts";
 import { appByClientId, randomToken, sameSecret } from "./credentials.ts";
 import { parseBasic } from "./bearer.ts";
 import { authorizePage, errorPage } from "./html.ts";
+import { CSRF_FIELD, csrfToken, refuseForgedPost } from "./csrf.ts";
 import { checkCredentials, sessionUser, startSession } from "./session.ts";
 import { flows, type PkceCode } from "./state.ts";
 
@@ -66,12 +67,16 @@ function readAuthorize(p: Platform, q: URLSearchParams): AuthorizeParams | Reply
 
 const FORWARDED = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"];
 
-function pageFor(a: AuthorizeParams, q: URLSearchParams, user: SandboxUser | undefined, error?: string, status = 200): Reply {
+/** What a CSRF token of the page binds to: the request's client, redirect, state and challenge. */
+const flowOf = (a: AuthorizeParams) => [a.app.client_id, a.redirect_uri, a.state, a.challenge].join("\n");
+
+function pageFor(p: Platform, inc: Incoming, a: AuthorizeParams, q: URLSearchParams, user: SandboxUser | undefined, error?: string, status = 200): Reply {
   const hidden: Record<string, string> = {};
   for (const k of FORWARDED) {
     const v = q.get(k);
     if (v !== null) hidden[k] = v;
   }
+  hidden[CSRF_FIELD] = csrfToken(p, inc, flowOf(a));
   return htmlReply(
     status,
     authorizePage({ action: "/i/oauth2/authorize", appName: a.app.name, hidden, signedInAs: user?.username, permissions: a.scopes, error }),
@@ -82,7 +87,7 @@ function pageFor(a: AuthorizeParams, q: URLSearchParams, user: SandboxUser | und
 export function pkceAuthorizeGet(p: Platform, inc: Incoming): Reply {
   const a = readAuthorize(p, inc.target.query);
   if ("status" in a) return a;
-  return pageFor(a, inc.target.query, sessionUser(p, inc));
+  return pageFor(p, inc, a, inc.target.query, sessionUser(p, inc));
 }
 
 /** The page's form: approve (signing in when needed) or cancel. */
@@ -90,12 +95,14 @@ export function pkceAuthorizePost(p: Platform, inc: Incoming): Reply {
   const f = inc.form;
   const a = readAuthorize(p, f);
   if ("status" in a) return a;
+  const forged = refuseForgedPost(p, inc, flowOf(a));
+  if (forged) return forged;
   if (f.get("decision") === "deny") return redirectWith(a.redirect_uri, { error: "access_denied", state: a.state });
   let user = f.get("username") || f.get("password") ? undefined : sessionUser(p, inc);
   let cookie: string | undefined;
   if (!user) {
     const checked = checkCredentials(p, f.get("username") ?? "", f.get("password") ?? "");
-    if (typeof checked === "string") return pageFor(a, f, undefined, checked, 401);
+    if (typeof checked === "string") return pageFor(p, inc, a, f, undefined, checked, 401);
     user = checked;
     cookie = startSession(p, user);
   }

@@ -1,7 +1,7 @@
 /**
  * The authentication layer's own tables inside `data.auth` (besides apps and tokens, which
  * the model types): OAuth 1.0a request tokens, the grants users gave apps, browser sessions,
- * users' passwords, PKCE codes and refresh tokens, revoked bearers. They are plain JSON so
+ * users' passwords, PKCE codes and refresh tokens, revoked bearers, recent nonces. They are plain JSON so
  * they are saved with the rest of the sandbox, and created on first use so a state file from
  * before a table existed still loads.
  */
@@ -52,6 +52,11 @@ export interface FlowTables {
   refresh_tokens: Record<string, RefreshToken>;
   /** Invalidated app-only bearer tokens, so using one answers 401/89 rather than 401. */
   revoked_bearers: Record<string, { app_id: string; revoked_at: number }>;
+  /**
+   * OAuth 1.0a nonces still inside the timestamp window (hashed key → when the entry
+   * expires), saved with the state so a replay right after a restart is still refused.
+   */
+  nonces: Record<string, number>;
 }
 
 /**
@@ -64,7 +69,7 @@ export const DEFAULT_PASSWORD = "sandbox";
 /** The flow tables of a sandbox, created on first use. */
 export function flows(data: SandboxData): FlowTables {
   const a = data.auth as Record<string, unknown>;
-  for (const t of ["request_tokens", "grants", "sessions", "passwords", "pkce_codes", "refresh_tokens", "revoked_bearers"]) {
+  for (const t of ["request_tokens", "grants", "sessions", "passwords", "pkce_codes", "refresh_tokens", "revoked_bearers", "nonces"]) {
     if (!a[t] || typeof a[t] !== "object") a[t] = {};
   }
   return a as unknown as FlowTables;

@@ -75,8 +75,13 @@ export function verifyOAuth1<K extends TokenKind>(p: Platform, inc: Incoming, ki
   for (const [k, v] of inc.form) signed.push([k, v]);
   for (const [k, v] of h) signed.push([k, v]);
 
-  const ok = verifySignature({ method: inc.method, uri: inc.uri, params: signed, signature: h.get("oauth_signature")! }, app.consumer_secret, tokenSecret);
-  if (!ok) throw v1Error("couldNotAuthenticate");
+  const check = (params: Array<[string, string]>) =>
+    verifySignature({ method: inc.method, uri: inc.uri, params, signature: h.get("oauth_signature")! }, app.consumer_secret, tokenSecret);
+  // RFC 5849 signs a parameter sent twice twice; widely used clients (twitter-api-v2's
+  // `login`) also send `oauth_token` in the body of the access_token step and sign it once,
+  // and the service accepts both.
+  const once = () => signed.filter(([k, v], i) => !(i < signed.length - h.size && h.get(k) === v));
+  if (!check(signed) && !check(once())) throw v1Error("couldNotAuthenticate");
 
   if (kind === "access" && (token as SandboxAccessToken).invalidated_at !== undefined) throw v1Error("invalidOrExpiredToken");
 

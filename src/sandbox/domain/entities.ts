@@ -117,30 +117,50 @@ const LIGHT_RANGES: ReadonlyArray<readonly [number, number]> = [
   [8242, 8247],
 ];
 
+/** Grapheme clusters: an emoji sequence is one cluster, however many code points it joins. */
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/**
+ * Whether a grapheme cluster is an emoji as twitter-text's emoji parser finds them: a
+ * character shown as emoji by default, or any sequence made emoji by a variation selector
+ * (U+FE0F), a zero-width joiner, a skin-tone modifier, a keycap (U+20E3) or a pair of
+ * regional indicators (a flag). A plain `©` or `™` stays text.
+ */
+const isEmoji = (cluster: string) =>
+  /\p{Emoji_Presentation}|\uFE0F|\u20E3|\p{Emoji_Modifier}|\p{Regional_Indicator}/u.test(cluster) ||
+  (cluster.includes("\u200D") && /\p{Extended_Pictographic}/u.test(cluster));
+
 /**
  * The length the 280 limit applies to, counted as the real service counts (twitter-text
  * v3): the text is NFC-normalised; Latin, Greek, Cyrillic and most other alphabetic scripts
- * count 1 per code point; CJK, emoji and everything else count 2; every link counts
- * {@link URL_WEIGHT}, whatever its length. (Emoji sequences joined by U+200D count per code
- * point here; twitter-text folds a whole sequence into 2. Only very emoji-heavy texts
- * near the limit can tell the difference.)
+ * count 1 per code point; CJK and everything else count 2; every emoji counts 2, a whole
+ * sequence joined by U+200D or modifiers included (a family emoji of 7 code points is 2);
+ * every link counts {@link URL_WEIGHT}, whatever its length.
  */
 export function weightedLength(text: string): number {
   const normal = text.normalize("NFC");
   const urls = parseEntities(normal).urls ?? [];
-  const cps = Array.from(normal);
   let total = 0;
+  let at = 0; // code point index of the cluster
   let u = 0;
-  for (let i = 0; i < cps.length; i++) {
+  for (const { segment } of graphemes.segment(normal)) {
+    const cps = Array.from(segment);
+    const start = at;
+    at += cps.length;
+    while (urls[u] && urls[u]!.end <= start) u++;
     const link = urls[u];
-    if (link && i === link.start) {
-      total += URL_WEIGHT;
-      i = link.end - 1;
-      u++;
+    if (link && start >= link.start) {
+      if (start === link.start) total += URL_WEIGHT;
       continue;
     }
-    const cp = cps[i]!.codePointAt(0)!;
-    total += LIGHT_RANGES.some(([a, b]) => cp >= a && cp <= b) ? 1 : 2;
+    if (isEmoji(segment)) {
+      total += 2;
+      continue;
+    }
+    for (const ch of cps) {
+      const cp = ch.codePointAt(0)!;
+      total += LIGHT_RANGES.some(([a, b]) => cp >= a && cp <= b) ? 1 : 2;
+    }
   }
   return total;
 }

@@ -11,11 +11,11 @@
  *   is suspended, or protected from the viewer, is "not authorized".
  */
 import type { PostEntities } from "../../api/types.ts";
-import { nextId, type SandboxPost, type SandboxUser } from "../model/index.ts";
+import { compareIds, nextId, type SandboxPost, type SandboxUser } from "../model/index.ts";
 import { ApiProblem, forbidden, invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { MAX_POST_LENGTH, parseEntities, weightedLength } from "./entities.ts";
-import { indexAdded, indexDeleted, liveByAuthor, liveNewestFirst } from "./post-index.ts";
+import { indexAdded, indexDeleted, liveByAuthor, liveNewestFirst, refLists } from "./post-index.ts";
 import { detectLang } from "./lang.ts";
 import type { PostFacts } from "./query.ts";
 import { tokenize } from "./query.ts";
@@ -87,6 +87,22 @@ export function livePostsNewestFirst(ctx: SandboxContext): readonly SandboxPost[
   return liveNewestFirst(ctx.data.world.posts);
 }
 
+/** Live reposts of a post, oldest first (the index itself: read, never change it). */
+export const liveRepostsOf = (ctx: SandboxContext, id: string): readonly SandboxPost[] => refLists(ctx.data.world.posts).reposts.get(id) ?? [];
+
+/** Live quotes of a post, oldest first (the index itself: read, never change it). */
+export const liveQuotesOf = (ctx: SandboxContext, id: string): readonly SandboxPost[] => refLists(ctx.data.world.posts).quotes.get(id) ?? [];
+
+/**
+ * Live posts (not reposts) that mention `username` or reply to `userId`, newest first: the
+ * candidates of a mention timeline, from the index instead of every post of the world.
+ */
+export function liveMentionsOf(ctx: SandboxContext, userId: string, username: string): SandboxPost[] {
+  const lists = refLists(ctx.data.world.posts);
+  const found = new Set([...(lists.mentions.get(username.toLowerCase()) ?? []), ...(lists.repliesTo.get(userId) ?? [])]);
+  return [...found].sort((a, b) => compareIds(b.id, a.id));
+}
+
 /** An author's live posts, oldest first (the index itself: read, never change it). */
 export function livePostsBy(ctx: SandboxContext, authorId: string): readonly SandboxPost[] {
   return liveByAuthor(ctx.data.world.posts, authorId);
@@ -105,6 +121,10 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
   const author = userById(ctx, input.author_id);
   if (!author) throw invalidRequest(`The author_id [${input.author_id}] names no active user`, { author_id: [input.author_id] });
   if (typeof input.text !== "string" || !input.text.trim()) throw invalidRequest("The post text can not be empty", { text: [] });
+  if (/[\uD800-\uDFFF]/u.test(input.text)) {
+    throw invalidRequest("The post text contains a lone surrogate (half of a UTF-16 pair); send well-formed Unicode text", { text: [] });
+  }
+  if (input.text.includes("\u0000")) throw invalidRequest("The post text contains a NUL character (U+0000); remove it", { text: [] });
   const text = input.text.normalize("NFC");
   const length = weightedLength(text);
   if (length > MAX_POST_LENGTH) {
@@ -196,7 +216,7 @@ export function deletePost(ctx: SandboxContext, userId: string, id: string): voi
   if (!post) throw notFound(`Could not find post with id: [${id}].`);
   if (post.author_id !== userId) throw forbidden("You are not allowed to delete a post that is not yours.");
   const now = ctx.clock.now();
-  const gone = [post, ...livePostsNewestFirst(ctx).filter((p) => p.repost_of_id === id)];
+  const gone = [post, ...liveRepostsOf(ctx, id)];
   for (const p of gone) p.deleted_at = now;
   indexDeleted(ctx.data.world.posts, gone);
   for (const p of gone) ctx.events.emit("post:deleted", p);

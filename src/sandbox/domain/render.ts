@@ -73,14 +73,40 @@ export function readRender(q: Params, family: Family): RenderOptions {
   const pick = <T extends string>(name: string, list: readonly T[]) => (allowed.includes(name) ? (q.enumList(name, list) ?? []) : []);
   pick("media.fields", MEDIA_FIELDS);
   pick("place.fields", PLACE_FIELDS);
+  const expansions = new Set<string>(pick("expansions", EXPANSIONS[family]));
+  const implied = [...expansions].map((e) => IMPLIED_FIELD[e]).filter((f): f is string => f !== undefined);
+  const of = (list: readonly string[]) => implied.filter((f) => list.includes(f));
   return {
-    post: new Set([...DEFAULT_FIELDS.post, ...pick("post.fields", POST_FIELDS)]),
-    user: new Set([...DEFAULT_FIELDS.user, ...pick("user.fields", USER_FIELDS)]),
-    dm_event: new Set([...DEFAULT_FIELDS.dm_event, ...pick("dm_event.fields", DM_EVENT_FIELDS)]),
+    post: new Set([...DEFAULT_FIELDS.post, ...pick("post.fields", POST_FIELDS), ...(family === "post" ? of(POST_FIELDS) : [])]),
+    user: new Set([...DEFAULT_FIELDS.user, ...pick("user.fields", USER_FIELDS), ...(family === "user" ? of(USER_FIELDS) : [])]),
+    dm_event: new Set([...DEFAULT_FIELDS.dm_event, ...pick("dm_event.fields", DM_EVENT_FIELDS), ...(family === "dm_event" ? of(DM_EVENT_FIELDS) : [])]),
     poll: new Set(["id", "options", ...pick("poll.fields", POLL_FIELDS)]),
-    expansions: new Set(pick("expansions", EXPANSIONS[family])),
+    expansions,
   };
 }
+
+/**
+ * The field of the primary object each expansion reads: the service puts it in the object
+ * even when `*.fields` does not ask for it ("the ID that represents the expanded object is
+ * included directly in the data object"), so a client can join `includes` to `data` (for
+ * example by `author_id`) having asked only for the expansion.
+ */
+const IMPLIED_FIELD: Record<string, string> = {
+  author_id: "author_id",
+  in_reply_to_user_id: "in_reply_to_user_id",
+  "referenced_posts.id": "referenced_posts",
+  "referenced_posts.id.author_id": "referenced_posts",
+  "referenced_posts.id.attachments.media_keys": "referenced_posts",
+  "attachments.media_keys": "attachments",
+  "attachments.poll_ids": "attachments",
+  "attachments.media_source_post": "attachments",
+  "geo.place_id": "geo",
+  "entities.mentions.username": "entities",
+  pinned_post_id: "pinned_post_id",
+  most_recent_post_id: "most_recent_post_id",
+  sender_id: "sender_id",
+  participant_ids: "participant_ids",
+};
 
 /** The service's default avatar, which every sandbox account has. */
 export const DEFAULT_PROFILE_IMAGE = "https://abs.twimg.com/sticky/default_profile_images/default_profile_normal.png";
@@ -200,7 +226,7 @@ export class Renderer {
     const x = this.options.expansions;
     if (x.has("pinned_post_id") && u.pinned_post_id) this.wantPost(u.pinned_post_id, "pinned_post_id");
     if (x.has("most_recent_post_id")) {
-      const newest = this.metrics().newest.get(u.id);
+      const newest = this.metrics().newestBy(u.id);
       if (newest) this.wantPost(newest, "most_recent_post_id");
     }
     return this.userObject(u);
@@ -309,7 +335,7 @@ export class Renderer {
     if (f.has("profile_image_url")) out.profile_image_url = u.profile_image_url ?? DEFAULT_PROFILE_IMAGE;
     if (f.has("pinned_post_id") && u.pinned_post_id && this.world.posts[u.pinned_post_id]?.deleted_at === undefined) out.pinned_post_id = u.pinned_post_id;
     if (f.has("most_recent_post_id")) {
-      const newest = this.metrics().newest.get(u.id);
+      const newest = this.metrics().newestBy(u.id);
       if (newest) out.most_recent_post_id = newest;
     }
     if (f.has("public_metrics")) {
@@ -317,7 +343,7 @@ export class Renderer {
       out.public_metrics = {
         followers_count: m.followers.get(u.id) ?? 0,
         following_count: m.following.get(u.id) ?? 0,
-        post_count: m.posts.get(u.id) ?? 0,
+        post_count: m.postsBy(u.id),
         listed_count: m.listed.get(u.id) ?? 0,
         like_count: m.likesGiven.get(u.id) ?? 0,
       };

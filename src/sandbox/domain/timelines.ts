@@ -12,7 +12,7 @@
  */
 import type { SandboxPost } from "../model/index.ts";
 import type { SandboxContext } from "../route.ts";
-import { livePostsBy, livePostsNewestFirst, postEntities, visibleTo } from "./posts.ts";
+import { liveMentionsOf, livePostsBy, livePostsNewestFirst, visibleTo } from "./posts.ts";
 import { edges, mutes } from "./relations.ts";
 import { userById } from "./users.ts";
 
@@ -39,14 +39,8 @@ export function userPosts(ctx: SandboxContext, viewerId: string | undefined, use
 export function mentionsOf(ctx: SandboxContext, viewerId: string | undefined, userId: string): SandboxPost[] {
   const user = userById(ctx, userId);
   if (!user) return [];
-  const name = user.username.toLowerCase();
-  return livePostsNewestFirst(ctx)
-    .filter(
-      (p) =>
-        p.author_id !== userId &&
-        p.repost_of_id === undefined &&
-        (p.in_reply_to_user_id === userId || (postEntities(p).mentions ?? []).some((m) => m.username.toLowerCase() === name)),
-    )
+  return liveMentionsOf(ctx, userId, user.username)
+    .filter((p) => p.author_id !== userId)
     .slice(0, MENTIONS_CAP)
     .filter((p) => visibleTo(ctx, viewerId, p));
 }

@@ -5,6 +5,7 @@
  * {@link ApiProblem} that names what was wrong; nothing here throws anything else.
  */
 import type { IncomingMessage } from "node:http";
+import type { Clock } from "../../clock.ts";
 import { httpProblem, invalidRequest, type ApiProblem } from "../problems.ts";
 
 /** The request target, split and validated. */
@@ -81,27 +82,79 @@ export function parseTarget(url: string): Target {
   return { pathname, query: parseForm(rawQuery, "query") };
 }
 
-/** Reads the whole body, refusing more than `maxBytes` (413) after draining what was sent. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  if (!hasBody(req)) return NO_BODY;
-  const declared = Number(req.headers["content-length"] ?? NaN);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= maxBytes) chunks.push(chunk);
-    // Drain a moderately oversized body so the client reads the 413; give up on a flood.
-    else if (size > maxBytes * 16) {
-      req.destroy();
-      break;
-    }
+/**
+ * The client went away before its body was complete (closed the connection mid-body). Not
+ * the sandbox's failure: nobody is left to answer, and it is not counted as a server error.
+ */
+export class ClientGone extends Error {
+  constructor(cause?: unknown) {
+    super("the client closed the connection before its request body was complete", { cause });
   }
-  if (size > maxBytes || declared > maxBytes) throw tooLarge(Math.max(size, declared || 0), maxBytes);
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/** How a body is read: its size cap and, optionally, how long it may take to arrive. */
+export interface BodyLimits {
+  maxBytes: number;
+  /** Time (on `clock`) the whole body may take; past it the answer is 408. */
+  timeoutMs?: number;
+  clock?: Clock;
+}
+
+/**
+ * Reads the whole body. Too large (by its declared length, or once more than `maxBytes` has
+ * arrived): 413 at once, while the rest is read and dropped so the client sees the answer
+ * instead of a reset. Not complete within `timeoutMs`: 408, and the connection is closed.
+ * A client that hangs up mid-body: {@link ClientGone}.
+ */
+export function readBody(req: IncomingMessage, limits: number | BodyLimits): Promise<Buffer> {
+  const { maxBytes, timeoutMs, clock } = typeof limits === "number" ? { maxBytes: limits } : limits;
+  if (!hasBody(req)) return Promise.resolve(NO_BODY);
+  const declared = Number(req.headers["content-length"] ?? NaN);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = new AbortController();
+    const finish = (settle: () => void) => {
+      if (stop.signal.aborted) return;
+      stop.abort();
+      req.off("data", onData).off("end", onEnd).off("error", onGone).off("close", onClose);
+      settle();
+    };
+    const refuse = (err: ApiProblem) =>
+      finish(() => {
+        // Read and drop the rest, so the client reads the 413 rather than a reset; a body
+        // that never ends is cut at the deadline.
+        req.on("data", () => {}).on("error", () => {});
+        if (timeoutMs !== undefined && clock) void clock.sleep(timeoutMs).then(() => req.complete || req.socket.destroy());
+        reject(err);
+      });
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) refuse(tooLarge(size, maxBytes));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    const onGone = (err?: unknown) => finish(() => reject(new ClientGone(err)));
+    const onClose = () => {
+      if (!req.complete) onGone();
+    };
+    if (declared > maxBytes) return refuse(tooLarge(declared, maxBytes));
+    req.on("data", onData).on("end", onEnd).on("error", onGone).on("close", onClose);
+    if (timeoutMs !== undefined && clock) {
+      clock.sleep(timeoutMs, stop.signal).then(
+        () => finish(() => reject(bodyTimeout(timeoutMs))),
+        () => {},
+      );
+    }
+  });
 }
 
 const tooLarge = (size: number, max: number): ApiProblem =>
   httpProblem(413, "Payload Too Large", `The request body is ${size} bytes; the limit is ${max} bytes. Send a smaller body.`);
+
+/** 408 for a body that stopped arriving; the connection is closed with the answer. */
+const bodyTimeout = (ms: number): ApiProblem =>
+  httpProblem(408, "Request Timeout", `The request body did not arrive within ${ms / 1000} s. Send the whole body promptly.`, { connection: "close" });
 
 /** The media type of a request, lowercased, without parameters. */
 export const mediaType = (req: IncomingMessage) => (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
@@ -119,13 +172,17 @@ export function utf8(body: Buffer): string {
 
 /**
  * The JSON body a v2 endpoint expects: undefined when there is none, an object otherwise.
- * A form body, malformed JSON, or JSON that is not an object is refused with a 400 that says
- * which.
+ * A body of any other content-type (a form, JSON sent as `text/plain`, none), malformed JSON,
+ * or JSON that is not an object is refused with a 400 invalid-request that says which (the
+ * service's own answer to a wrong content-type is not recorded; this is its answer to a body
+ * it cannot read).
  */
 export function jsonBody(req: IncomingMessage, body: Buffer): Record<string, unknown> | undefined {
   if (body.length === 0) return undefined;
-  if (isForm(req)) {
-    throw invalidRequest("This endpoint takes a JSON body; send it with content-type application/json, not a form.");
+  const type = mediaType(req);
+  if (type !== "application/json") {
+    const sent = type === "application/x-www-form-urlencoded" ? "a form" : type ? type : "no content-type";
+    throw invalidRequest(`This endpoint takes a JSON body; send it with content-type application/json, not ${sent}.`);
   }
   const text = utf8(body);
   let value: unknown;
@@ -147,3 +204,17 @@ export const formBody = (req: IncomingMessage, body: Buffer): URLSearchParams =>
 
 /** The (never modified) fields of a request without a form body. */
 const NO_FIELDS = new URLSearchParams();
+
+/**
+ * The fields of an OAuth 2.0 token or revoke request: the form body the spec names, or a
+ * flat JSON object of the same fields, which widely used clients send (twitter-api-v2's
+ * `loginWithOAuth2` and `refreshOAuth2Token` post JSON there, and the service accepts it).
+ */
+export function tokenRequestFields(req: IncomingMessage, body: Buffer): URLSearchParams {
+  if (body.length === 0 || mediaType(req) !== "application/json") return formBody(req, body);
+  const fields = new URLSearchParams();
+  for (const [k, v] of Object.entries(jsonBody(req, body) ?? {})) {
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") fields.append(k, String(v));
+  }
+  return fields;
+}

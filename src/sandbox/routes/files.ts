@@ -16,7 +16,7 @@
 import type { IncomingMessage } from "node:http";
 import type { SandboxComplianceJob } from "../model/index.ts";
 import { textReply, type Reply } from "../http/reply.ts";
-import { readBody } from "../http/request.ts";
+import { readBody, type BodyLimits } from "../http/request.ts";
 import { sameSecret } from "../auth/credentials.ts";
 import { ApiProblem } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
@@ -27,8 +27,8 @@ export interface FileRequest {
   sandbox: SandboxContext;
   req: IncomingMessage;
   query: URLSearchParams;
-  /** The largest body the sandbox accepts: also the largest upload. */
-  maxBody: number;
+  /** The body limits of every request; the largest body is also the largest upload. */
+  limits: BodyLimits;
 }
 
 export type FileHandler = (r: FileRequest) => Promise<Reply>;
@@ -57,10 +57,10 @@ async function upload(r: FileRequest, id: string): Promise<Reply> {
   const ctx = r.sandbox;
   let body: Buffer;
   try {
-    body = await readBody(r.req, r.maxBody);
+    body = await readBody(r.req, r.limits);
   } catch (err) {
     if (err instanceof ApiProblem && err.status === 413 && jobStatus(job, ctx.clock.now()) === "created") {
-      failUpload(ctx, job, `The upload is larger than ${r.maxBody} bytes, the most this sandbox takes.`);
+      failUpload(ctx, job, `The upload is larger than ${r.limits.maxBytes} bytes, the most this sandbox takes.`);
     }
     throw err;
   }
@@ -83,9 +83,9 @@ async function upload(r: FileRequest, id: string): Promise<Reply> {
   if (last - first + 1 !== body.length) return textReply(400, `Content-Range announces ${last - first + 1} bytes but the body has ${body.length}.`);
   const sofar = received + body.length;
   if (total !== undefined && sofar > total) return textReply(400, `The parts add up to ${sofar} bytes, more than the announced total of ${total}.`);
-  if (sofar > r.maxBody) {
-    failUpload(ctx, job, `The upload is larger than ${r.maxBody} bytes, the most this sandbox takes.`);
-    return textReply(413, `The upload is larger than ${r.maxBody} bytes, the most this sandbox takes; the job has failed.`);
+  if (sofar > r.limits.maxBytes) {
+    failUpload(ctx, job, `The upload is larger than ${r.limits.maxBytes} bytes, the most this sandbox takes.`);
+    return textReply(413, `The upload is larger than ${r.limits.maxBytes} bytes, the most this sandbox takes; the job has failed.`);
   }
   const bytes = (job.partial ?? "") + body.toString("latin1");
   if (total === undefined || sofar < total) {

@@ -12,7 +12,7 @@ import type { JsonResult, RouteRequest, RouteTable } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
 import { Params, pathId } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, sortKey } from "../domain/paging.ts";
-import { createPost, deletePost, postAccess, setHidden, visibleTo } from "../domain/posts.ts";
+import { createPost, deletePost, liveQuotesOf, liveRepostsOf, postAccess, setHidden, visibleTo } from "../domain/posts.ts";
 import { postProblem, readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
 import { isGone, userById } from "../domain/users.ts";
 import { callerUser, listMeta, ok, viewerOf } from "./common.ts";
@@ -147,9 +147,7 @@ export const postRoutes: RouteTable = {
 
   "GET /2/posts/:id/reposted_by": (req) =>
     usersOf(req, (id) =>
-      Object.values(req.sandbox.data.world.posts)
-        .filter((p) => p.repost_of_id === id && p.deleted_at === undefined)
-        .map((p) => ({ user_id: p.author_id, created_at: p.created_at })),
+      liveRepostsOf(req.sandbox, id).map((p) => ({ user_id: p.author_id, created_at: p.created_at })),
     ),
 
   "GET /2/posts/:id/quote_posts": (req) => {
@@ -160,9 +158,8 @@ export const postRoutes: RouteTable = {
     const found = pathPost(req);
     if ("answer" in found) return found.answer;
     const viewer = viewerOf(req);
-    const quotes = Object.values(req.sandbox.data.world.posts).filter(
+    const quotes = liveQuotesOf(req.sandbox, found.post.id).filter(
       (p) =>
-        p.quote_post_id === found.post.id &&
         visibleTo(req.sandbox, viewer, p) &&
         !(exclude.includes("replies") && p.in_reply_to_post_id !== undefined),
     );

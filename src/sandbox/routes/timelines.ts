@@ -10,7 +10,7 @@ import { inWindow, PAGE_RANGES, paginate, readPage, readWindow, sortKey, type Pa
 import { readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
 import { homeTimeline, mentionsOf, userPosts, type Exclusion } from "../domain/timelines.ts";
 import { callerAs, callerUser, listMeta, ok, pathUser, postListMeta, viewerOf } from "./common.ts";
-import { visibleTo } from "../domain/posts.ts";
+import { livePostsBy, liveRepostsOf, visibleTo } from "../domain/posts.ts";
 
 const WINDOW_PARAMS = ["since_id", "until_id", "start_time", "end_time", "max_results", "pagination_token"];
 
@@ -43,14 +43,9 @@ function repostsOfMe(req: RouteRequest) {
   const page = readPage(q, PAGE_RANGES.postUsers);
   const me = callerUser(req);
   const r = new Renderer(req.sandbox, me.id, readRender(q, "post"));
-  const posts = req.sandbox.data.world.posts;
-  const reposts = Object.values(posts).filter(
-    (p) =>
-      p.repost_of_id !== undefined &&
-      p.author_id !== me.id &&
-      posts[p.repost_of_id]?.author_id === me.id &&
-      visibleTo(req.sandbox, me.id, p),
-  );
+  const reposts = livePostsBy(req.sandbox, me.id)
+    .flatMap((mine) => liveRepostsOf(req.sandbox, mine.id))
+    .filter((p) => p.author_id !== me.id && visibleTo(req.sandbox, me.id, p));
   const cut = paginate(reposts, (p) => sortKey(p.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
   return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut)));

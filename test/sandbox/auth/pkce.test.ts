@@ -55,6 +55,20 @@ async function codeExchange(over: Record<string, string> = {}, verifier = VERIFI
 }
 
 describe("OAuth 2.0 Authorization Code with PKCE", () => {
+  it("refuses a post of the authorize form without its CSRF token or with a wrong one", async () => {
+    const page = await t.raw("GET", `/i/oauth2/authorize?${authorizeQuery()}`);
+    const form = readForm(page.text);
+    const { csrf_token, ...without } = form.fields;
+    expect(csrf_token).toMatch(/^[\w-]{40,}$/);
+    for (const fields of [without, { ...form.fields, csrf_token: "x".repeat(43) }, { ...form.fields, state: "other" }]) {
+      const res = await t.raw("POST", form.action, { form: { ...fields, username: "alice", password: "sandbox", decision: "allow" } });
+      expect(res.status, JSON.stringify(fields)).toBe(403);
+      expect(res.headers.get("location")).toBeNull();
+    }
+    const ok = await t.raw("POST", form.action, { form: { ...form.fields, username: "alice", password: "sandbox", decision: "allow" } });
+    expect(ok.status).toBe(302);
+  });
+
   it("S256: the page lists the scopes, the code exchanges for a 2-hour token and a refresh token", async () => {
     const page = await t.raw("GET", `/i/oauth2/authorize?${authorizeQuery()}`);
     expect(page.text).toContain("<li>offline.access</li>");

@@ -48,6 +48,28 @@ async function exchange(rt: { token: string; secret: string }, verifier?: string
 }
 
 describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
+  it("refuses a post of the authorize form without its CSRF token, with a wrong one, or with another browser's", async () => {
+    const rt = await requestToken(CALLBACK);
+    const first = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "alice", password: "sandbox" });
+    const cookie = first.res.headers.get("set-cookie")!.split(";")[0]!;
+    const rt2 = await requestToken(CALLBACK);
+    // A page fetched without the victim's session (by another browser, or a server)...
+    const page = await t.raw("GET", `/oauth/authorize?oauth_token=${rt2.token}`);
+    const form = readForm(page.text);
+    expect(form.fields.csrf_token).toMatch(/^[\w-]{40,}$/);
+    const { csrf_token, ...without } = form.fields;
+    for (const fields of [without, { ...form.fields, csrf_token: "x".repeat(43) }, form.fields]) {
+      // ...posted from the signed-in browser, which would approve without a password.
+      const res = await t.raw("POST", form.action, { form: { ...fields, decision: "allow" }, headers: { cookie } });
+      expect(res.status, JSON.stringify(fields)).toBe(403);
+      expect(res.text).toContain("security token is missing or wrong");
+    }
+    expect(csrf_token).toBeDefined();
+    // The browser's own page works.
+    const own = await approve(`/oauth/authorize?oauth_token=${rt2.token}`, cookie);
+    expect(own.res.status).toBe(302);
+  });
+
   it("request token → sign in and approve → callback with verifier → access token that works", async () => {
     const rt = await requestToken(CALLBACK);
     const { form, res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "alice", password: "sandbox" });

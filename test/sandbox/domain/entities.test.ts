@@ -51,6 +51,18 @@ describe("weightedLength", () => {
     expect(weightedLength("see https://example.com/a/very/long/path/that/goes/on/and/on")).toBe(4 + 23);
   });
 
+  it("counts every emoji sequence as 2, however many code points it joins", () => {
+    const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}"; // 7 code points
+    expect(weightedLength(family)).toBe(2);
+    expect(weightedLength(family.repeat(140))).toBe(280);
+    expect(weightedLength("\u{1F44D}\u{1F3FD}")).toBe(2); // skin tone
+    expect(weightedLength("\u{1F1E9}\u{1F1EA}")).toBe(2); // a flag
+    expect(weightedLength("1\uFE0F\u20E3")).toBe(2); // a keycap
+    expect(weightedLength("\u2764\uFE0F")).toBe(2);
+    expect(weightedLength("© ™")).toBe(1 + 1 + 2); // text, not emoji: © is in a light range, ™ (U+2122) is not
+    expect(weightedLength("hi \u{1F600} https://example.com/x \u{1F600}")).toBe(3 + 2 + 1 + 23 + 1 + 2);
+  });
+
   it("normalises to NFC first (e + combining accent is one character)", () => {
     expect(weightedLength("e\u0301")).toBe(1);
   });

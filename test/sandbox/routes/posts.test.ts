@@ -155,6 +155,23 @@ describe("post creation", () => {
     expect(long.body.detail).toMatch(/too long: it counts 281 characters and the limit is 280/);
     const cjk = await w.call(alice, "POST", "/2/posts", { json: { text: "日".repeat(141) } });
     expect(cjk.status).toBe(403);
+    const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}";
+    expect((await w.call(alice, "POST", "/2/posts", { json: { text: family.repeat(140) } })).status).toBe(201);
+    const over = await w.call(alice, "POST", "/2/posts", { json: { text: "a" + family.repeat(140) } });
+    expect(over.body.detail).toMatch(/it counts 281 characters/);
+  });
+
+  it("refuses text with a lone surrogate or a NUL character as invalid", async () => {
+    const alice = await w.user("bad_text");
+    for (const [raw, message] of [
+      ['{"text":"half a pair \\ud83d here"}', "The post text contains a lone surrogate (half of a UTF-16 pair); send well-formed Unicode text"],
+      ['{"text":"nul \\u0000 here"}', "The post text contains a NUL character (U+0000); remove it"],
+    ] as const) {
+      const res = await w.call(alice, "POST", "/2/posts", { raw, headers: { "content-type": "application/json" } });
+      expect(res.status, raw).toBe(400);
+      expect(res.body.type).toBe("https://api.twitter.com/2/problems/invalid-request");
+      expect(res.body.errors[0]).toEqual({ parameters: { text: [] }, message });
+    }
   });
 
   it("refuses replies to missing posts, mutually exclusive options, unknown fields and bad bodies", async () => {
