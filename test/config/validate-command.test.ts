@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import { runBot } from "../helpers/cli.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { killBots, runBot } from "../helpers/cli.ts";
+
+afterEach(killBots);
 
 const bot = runBot;
 

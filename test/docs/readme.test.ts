@@ -8,13 +8,13 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildProgram } from "../../src/cli/main.ts";
 import { botJsonSchema } from "../../src/config/index.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { TRIGGER_OF } from "../../src/runtime/events.ts";
-import { runBot } from "../helpers/cli.ts";
+import { killBots, runBot } from "../helpers/cli.ts";
 
 const readme = await readFile("README.md", "utf8");
 
@@ -45,6 +45,7 @@ const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 // Inside the repository, so `import ... from "postbot"` resolves as in a user's project.
 const work = join("test", ".readme-work");
 afterAll(() => rm(work, { recursive: true, force: true }));
+afterEach(killBots);
 
 describe("README.md", () => {
   it("opens with the two commands a newcomer runs", () => {

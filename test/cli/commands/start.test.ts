@@ -1,43 +1,33 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Readable } from "node:stream";
-import { afterAll, describe, expect, it } from "vitest";
-import { runBot } from "../../helpers/cli.ts";
+import { dirname, join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killBots, lineReader, runBot, spawnBot, type BotChild } from "../../helpers/cli.ts";
+import { EXAMPLE_BOTS, exampleBotsDir } from "../../helpers/examples.ts";
+
+// A copy of the example bots: what a user adds to bots/ changes nothing here.
+const botsDir = await exampleBotsDir();
 
 /** `bot start` on the example bots, as `npm start` runs it: JSON logs (no terminal). */
-function startBot(data: string): { child: ChildProcessByStdio<null, Readable, Readable>; lines: Array<Record<string, unknown>>; waitFor(msg: RegExp): Promise<Record<string, unknown>> } {
-  const child = spawn(process.execPath, ["bin/bot.js", "start", "--data", data], { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
-  const lines: Array<Record<string, unknown>> = [];
-  const waiters: Array<{ msg: RegExp; resolve: (l: Record<string, unknown>) => void }> = [];
-  let buffer = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    buffer += chunk.toString();
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-      buffer = buffer.slice(nl + 1);
-      lines.push(line);
-      for (const w of waiters.filter((w) => w.msg.test(String(line.msg)))) w.resolve(line);
-    }
-  });
+function startBot(data: string): { child: BotChild; lines: Array<Record<string, unknown>>; waitFor(msg: RegExp): Promise<Record<string, unknown>> } {
+  const child = spawnBot(["start", "--bots", botsDir, "--data", data]);
+  const reader = lineReader(child.stdout);
+  const parse = (line: string) => JSON.parse(line) as Record<string, unknown>;
   return {
     child,
-    lines,
-    waitFor: (msg) =>
-      new Promise((resolve) => {
-        const found = lines.find((l) => msg.test(String(l.msg)));
-        if (found) resolve(found);
-        else waiters.push({ msg, resolve });
-      }),
+    get lines() {
+      return reader.lines.map(parse);
+    },
+    waitFor: async (msg) => parse(await reader.waitFor(new RegExp(`"msg":"${msg.source}`))),
   };
 }
 
-const exited = (child: ChildProcessByStdio<null, Readable, Readable>) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+const exited = (child: BotChild) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
 const bot = runBot;
 
-const dirs: string[] = [];
+const dirs: string[] = [dirname(botsDir)];
+afterEach(killBots);
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
@@ -62,7 +52,7 @@ describe("bot start (the npm start demo)", () => {
 
     const status = await bot(["status", "--data", data]);
     expect(status.code).toBe(0);
-    for (const name of ["fan", "friendly", "greeter", "host", "morning"]) expect(status.stdout).toMatch(new RegExp(`^${name}  @${name} `, "m"));
+    for (const name of EXAMPLE_BOTS) expect(status.stdout).toMatch(new RegExp(`^${name}  @${name} `, "m"));
     expect(status.stdout).toMatch(/^fan  @fan  pro  stopped \d+s ago$/m);
     expect(status.stdout).toMatch(/budget {5}.*reply \d+/);
 
@@ -94,7 +84,7 @@ describe("bot start (the npm start demo)", () => {
   }, 60_000);
 
   it("reports bad flags and bad bot files without a stack trace", async () => {
-    const only = await bot(["start", "--only", "nobody", "--data", join(tmpdir(), "postbot-unused")]);
+    const only = await bot(["start", "--bots", botsDir, "--only", "nobody", "--data", join(tmpdir(), "postbot-unused")]);
     expect(only.code).toBe(2);
     expect(only.stderr).toMatch(/--only nobody: no such bot; the bots are fan, friendly, greeter, host, morning/);
     const broken = await bot(["start", "--bots", "test/fixtures/config/broken/bots", "--plugins", "test/fixtures/plugins", "--data", join(tmpdir(), "postbot-unused")]);
