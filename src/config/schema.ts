@@ -23,6 +23,7 @@ import { ACTION_KINDS } from "../actions/kinds.ts";
 import { PLANS, type Plan } from "../limits/index.ts";
 import { checkSchedule } from "../triggers/schedule.ts";
 import { DURATION_HINT, DURATION_PATTERN, formatDuration, parseDuration } from "./duration.ts";
+import { cronProblem } from "./cron-message.ts";
 import { showValue, valueError } from "./messages.ts";
 import { fastestFollowersIntervalMs, fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
 
@@ -154,9 +155,9 @@ const schedule = z
     timezone: text("an IANA time zone (e.g. Europe/Berlin)").optional().meta({ description: "IANA time zone (default: the process's)" }),
   })
   .superRefine((value, ctx) => {
-    const cronProblem = checkSchedule({ cron: value.cron });
-    if (cronProblem) {
-      ctx.addIssue({ code: "custom", path: ["cron"], input: value.cron, message: `${cronProblem}; write 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * *"` });
+    const problem = cronProblem(value.cron);
+    if (problem) {
+      ctx.addIssue({ code: "custom", path: ["cron"], input: value.cron, message: problem });
       return;
     }
     const zoneProblem = checkSchedule(value);

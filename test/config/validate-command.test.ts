@@ -23,7 +23,7 @@ describe("bot validate", () => {
     expect(lines).toHaveLength(16);
     expect(lines.slice(0, 3)).toEqual([
       `${FIXTURES}/broken/bots/alias-bomb.yaml:5:8 aliases expand into too much data (more than 100 expansions; a "billion laughs" file?); a bot file needs few aliases, so write the values out`,
-      `${FIXTURES}/broken/bots/bad-cron.yaml:6:13 triggers.schedule[0].cron: invalid cron expression "61 * * * *": 61 is a invalid expression for minute (field minute); write 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * *"`,
+      `${FIXTURES}/broken/bots/bad-cron.yaml:6:13 triggers.schedule[0].cron: "61" is not a valid minute (0-59); the 5 fields are read as minute hour day-of-month month day-of-week`,
       `${FIXTURES}/broken/bots/bad-plugin-option.yaml:5:11 plugins.reply.text: expected text, got 42`,
     ]);
     for (const line of lines.slice(0, -1)) expect(line).toMatch(/^test\/fixtures\/config\/broken\/bots\/[a-z-]+\.yaml:\d+:\d+ \S/);

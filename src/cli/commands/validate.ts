@@ -4,9 +4,6 @@
  */
 import type { Command } from "commander";
 
-/** `3 files`, `1 file`. */
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-
 export default function register(program: Command): void {
   program
     .command("validate")
@@ -15,7 +12,7 @@ export default function register(program: Command): void {
     .option("--plugins <dir>", "directory of local plugins (NAME.ts, NAME.js or NAME/index.ts)", "plugins")
     .addHelpText("after", "\nVariables (${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.")
     .action(async (options: { bots: string; plugins: string }) => {
-      const { loadBots, formatProblem } = await import("../../config/index.ts");
+      const { loadBots, formatProblem, countOf: count } = await import("../../config/index.ts");
       const { bots, problems, files } = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins });
       for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
       if (problems.length > 0) {

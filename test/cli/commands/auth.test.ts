@@ -36,7 +36,7 @@ interface Run {
 }
 
 /** Runs `bot ...args`; `onOutput` sees stdout as it grows and may write to stdin. */
-function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableStream) => void): Promise<Run> {
+function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableStream) => void, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawnBot(args, {
       cwd: dir,
@@ -45,6 +45,7 @@ function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableS
         POSTBOT_BASE_URL: t.url,
         POSTBOT_CONSUMER_KEY: app.consumer_key,
         POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+        ...env,
       },
     });
     let stdout = "";
@@ -97,6 +98,14 @@ describe("bot auth (child process)", () => {
     const run = await bot(["auth", "login", "--data", "state2"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("bot: no answer: the input ended before one was typed\n");
+  }, 30_000);
+
+  it("bearer with a wrong API key secret says to check the app's keys, not that it asked too often", async () => {
+    const run = await bot(["auth", "bearer", "--data", "state3"], undefined, { POSTBOT_CONSUMER_SECRET: "not-the-secret" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^bot: the service could not verify the app's credentials \(403, code 99 "Unable to verify your credentials"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET \(the environment, then \S*\.env\)/);
+    expect(run.stderr).not.toMatch(/requested too often/);
+    expect(run.stderr).not.toContain("not-the-secret");
   }, 30_000);
 
   it("has help for every subcommand", async () => {
