@@ -62,6 +62,8 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
         process.exit(0);
       });
       server?.attach(observe.runtimeSource(started.runtime, clock));
+      const { announceDemo } = await import("../demo-access.ts");
+      const unpublish = started.sandbox ? await announceDemo(options.data, started.sandbox, [...started.runtime.bots.keys()], logger) : undefined;
       const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
       logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
       const hard = setTimeout(() => {
@@ -70,6 +72,7 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
       }, HARD_STOP_MS);
       hard.unref();
       server?.stopping();
+      await unpublish?.();
       await started.stop();
       await server?.close();
       clearTimeout(hard);
