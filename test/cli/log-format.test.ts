@@ -1,6 +1,6 @@
 /** What a terminal shows: one readable line per event, the key fields in the message, no JSON tail. */
 import { Writable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 
 function prettyLogger(level: string) {
@@ -32,5 +32,21 @@ describe("the terminal log", () => {
     const { logger, output } = prettyLogger("debug");
     logger.child({ bot: "greeter" }).debug({ status: "sent", token: "s3cret" }, "reply: sent");
     expect(output()).toMatch(/^\[\d\d:\d\d:\d\d\] DEBUG: greeter: reply: sent \{"status":"sent","token":"\[redacted\]"\}\n$/);
+  });
+});
+
+describe("POSTBOT_LOG_LEVEL", () => {
+  const before = process.env.POSTBOT_LOG_LEVEL;
+  afterEach(() => {
+    if (before === undefined) delete process.env.POSTBOT_LOG_LEVEL;
+    else process.env.POSTBOT_LOG_LEVEL = before;
+  });
+
+  it("sets the level when none is given (default info)", () => {
+    delete process.env.POSTBOT_LOG_LEVEL;
+    expect(prettyLogger("info").logger.level).toBe("info");
+    expect(createLogger({ pretty: false, destination: new Writable({ write: (_c, _e, done) => done() }) }).level).toBe("info");
+    process.env.POSTBOT_LOG_LEVEL = "warn";
+    expect(createLogger({ pretty: false, destination: new Writable({ write: (_c, _e, done) => done() }) }).level).toBe("warn");
   });
 });

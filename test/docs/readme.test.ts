@@ -6,7 +6,6 @@
  * README or from the code, never from this file.
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -15,6 +14,7 @@ import { botJsonSchema } from "../../src/config/index.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { TRIGGER_OF } from "../../src/runtime/events.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
+import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
 
 const readme = await readFile("README.md", "utf8");
 
@@ -113,10 +113,9 @@ describe("README.md", () => {
   it("documents every example plugin and each of its options, and only those", async () => {
     const documented = new Map<string, string[]>();
     for (const [names, , options] of table("plugin")) for (const name of codeWords(names!)) documented.set(name, sorted(codeWords(options!)));
-    const files = readdirSync("plugins").filter((f) => f.endsWith(".ts"));
     const inCode = new Map<string, string[]>();
-    for (const f of files) {
-      const plugin = (await import(join(process.cwd(), "plugins", f))).default as PluginDefinition;
+    for (const name of EXAMPLE_PLUGINS) {
+      const plugin = (await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition;
       const schema = plugin.options ? (z.toJSONSchema(plugin.options, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, unknown> }) : {};
       inCode.set(plugin.name, sorted(Object.keys(schema.properties ?? {})));
     }

@@ -3,6 +3,7 @@
  * child process, `bot say --as alice "@greeter hi"` in another, and greeter answers.
  */
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -18,7 +19,12 @@ describe("bot say and bot follow (the demo's users)", () => {
   it("a demo user mentions a bot and the bot answers; the admin token stays in the state directory", async () => {
     const data = await mkdtemp(join(tmpdir(), "postbot-say-"));
     dirs.push(data);
-    const demo = spawnBot(["start", "--bots", "test/fixtures/cli/demo-bots", "--data", data]);
+    // POSTBOT_SANDBOX_PORT picks the embedded sandbox's port.
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const { port } = free.address() as { port: number };
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    const demo = spawnBot(["start", "--bots", "test/fixtures/cli/demo-bots", "--data", data], { env: { POSTBOT_SANDBOX_PORT: String(port) } });
     const log = lineReader(demo.stdout);
     const hint = JSON.parse(await log.waitFor(/talk to the bots/)) as { msg: string };
     expect(hint.msg).toBe(
@@ -26,6 +32,7 @@ describe("bot say and bot follow (the demo's users)", () => {
     );
     const published = JSON.parse(await readFile(join(data, "demo.json"), "utf8")) as { url: string; admin_token: string; pid: number };
     expect((await stat(join(data, "demo.json"))).mode & 0o777).toBe(0o600);
+    expect(published.url).toBe(`http://127.0.0.1:${port}`);
     expect(published.pid).toBe(demo.pid);
     expect(log.lines.join("\n")).not.toContain(published.admin_token);
 
