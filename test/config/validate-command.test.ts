@@ -12,7 +12,18 @@ const PLUGINS = "test/fixtures/plugins";
 describe("bot validate", () => {
   it("exits 0 with a one-line summary when every bot is valid", async () => {
     const run = await bot(["validate", "--bots", `${FIXTURES}/valid/bots`, "--plugins", PLUGINS], { GREETER_TOKEN: "t", COUNTER_STEP: "3" });
-    expect(run).toEqual({ code: 0, stdout: "OK: 3 bots in 3 files (greeter, minimal, watcher), 3 plugins checked\n", stderr: "" });
+    expect(run).toEqual({
+      code: 0,
+      stdout: [
+        // The fixtures' broken plugins are in the directory, and no valid bot uses them.
+        'test/fixtures/plugins/broken-syntax.js: warning: no bot uses the plugin "broken-syntax", so it never runs; list it under plugins: in a bot file (plugins: { broken-syntax: {} })',
+        'test/fixtures/plugins/not-a-plugin.ts: warning: no bot uses the plugin "not-a-plugin", so it never runs; list it under plugins: in a bot file (plugins: { not-a-plugin: {} })',
+        'test/fixtures/plugins/throws-on-import.ts: warning: no bot uses the plugin "throws-on-import", so it never runs; list it under plugins: in a bot file (plugins: { throws-on-import: {} })',
+        "OK: 3 bots in 3 files (greeter, minimal, watcher), 3 plugins checked",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
   });
 
   it("prints every problem as file:line:col and exits 1", async () => {

@@ -15,6 +15,8 @@ import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { TRIGGER_OF } from "../../src/runtime/events.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
+import { captureLogs } from "../helpers/log.ts";
+import { createTestBed } from "../../src/testing.ts";
 
 const readme = await readFile("README.md", "utf8");
 
@@ -70,11 +72,31 @@ describe("README.md", () => {
     await tests[0]!();
   });
 
+  it("its plugin, next to reply on one bot, logs what became of its reply (duplicate: reply answered first)", async () => {
+    await mkdir(join(work, "plugins"), { recursive: true });
+    await writeFile(join(work, "plugins", "shout.ts"), block("ts", "// plugins/shout.ts"));
+    const shout = (await import(join(process.cwd(), work, "plugins", "shout.ts"))).default as PluginDefinition;
+    const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
+    const { lines, logger } = captureLogs("info");
+    const bed = await createTestBed({ logger, bots: [{ name: "loud", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: "hi" }, shout: {} } }], plugins: { reply, shout } });
+    try {
+      const alice = await bed.user("alice");
+      await bed.post(alice, "@loud hello");
+      await bed.advance(3_000);
+      await bed.settle();
+      expect(bed.postsBy("loud").map((p) => p.text)).toEqual(["hi"]);
+      const said = lines.filter((l) => l.plugin === "shout").map((l) => [l.msg, l.status]);
+      expect(said).toEqual([["did not shout: duplicate", "duplicate"]]);
+    } finally {
+      await bed.close();
+    }
+  });
+
   it("its first bot file validates with the example plugins", async () => {
     await mkdir(join(work, "bots"), { recursive: true });
     await writeFile(join(work, "bots", "hello.yaml"), block("yaml", "yaml-language-server"));
     const res = await runBot(["validate", "--bots", join(work, "bots"), "--plugins", "plugins"]);
-    expect(res.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\)/);
+    expect(res.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\)/m);
     expect(res.code).toBe(0);
   });
 

@@ -22,6 +22,12 @@ export default function register(program: Command): void {
         return;
       }
       const plugins = new Set(bots.flatMap((bot) => bot.plugins.map((p) => p.name)));
+      // A plugin in the plugins directory that no bot lists never runs: say so (not a problem).
+      const { localPluginNames, findPlugin } = await import("../../plugins/index.ts");
+      for (const name of localPluginNames(options.plugins).filter((n) => !plugins.has(n))) {
+        const file = findPlugin(name, { pluginsDir: options.plugins })?.label ?? name;
+        process.stdout.write(`${file}: warning: no bot uses the plugin "${name}", so it never runs; list it under plugins: in a bot file (plugins: { ${name}: {} })\n`);
+      }
       process.stdout.write(`OK: ${count(bots.length, "bot")} in ${count(files.length, "file")} (${bots.map((b) => b.name).join(", ")}), ${count(plugins.size, "plugin")} checked\n`);
     });
 }
