@@ -47,10 +47,35 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? process.env.POSTBOT_LOG_LEVEL ?? "info";
   const usePretty = options.pretty ?? (!options.destination && process.stdout.isTTY === true);
-  const destination =
-    options.destination ??
-    (usePretty ? pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true, messageFormat: "{if bot}{bot}: {end}{msg}", sync: true }) : pino.destination({ dest: 1, sync: true }));
+  const verbose = level === "debug" || level === "trace";
+  const destination = usePretty
+    ? pretty({
+        colorize: !options.destination,
+        translateTime: "SYS:HH:MM:ss",
+        // At info, the message carries the key fields (the action, its target, how it ended):
+        // one line each, no JSON tail. At debug the fields follow on the same line, for digging.
+        // (pino-pretty ends a line itself only when it is not singleLine or shows the object.)
+        singleLine: verbose,
+        hideObject: !verbose,
+        ignore: "pid,hostname,bot,plugin,component,event",
+        messageFormat: prettyLine,
+        sync: true,
+        ...(options.destination ? { destination: options.destination as unknown as NodeJS.WritableStream } : {}),
+      })
+    : (options.destination ?? pino.destination({ dest: 1, sync: true }));
   return pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: undefined }, destination);
+}
+
+/**
+ * A terminal line: who (the bot, or the sandbox or crowd, and the plugin), then the message,
+ * then an error's own message when the line's message does not already say it.
+ */
+function prettyLine(log: Record<string, unknown>, messageKey: string): string {
+  const who = [log.bot ?? log.component, log.plugin].filter((v) => typeof v === "string" && v !== "").join(" ");
+  const msg = String(log[messageKey] ?? "");
+  const err = (log.err as { message?: unknown } | undefined)?.message;
+  const cause = typeof err === "string" && err !== "" && !msg.includes(err) ? ` (${err})` : "";
+  return `${who ? `${who}: ` : ""}${msg}${cause}`;
 }
 
 /** A logger that drops everything, for library use where the caller gave none. */

@@ -24,6 +24,13 @@ export function settingsEnv(env?: Readonly<Record<string, string | undefined>>, 
 export const notSetMessage = (name: string, what: string, file: string) =>
   `${name} is not set: it is ${what}. Set it (export ${name}=...) or add a line ${name}=... to ${file}`;
 
+/**
+ * What to check when the service refuses the app's own keys (401 code 32 on a signed call,
+ * 403 code 99 at the bearer token endpoint): the two variables, and where they were read.
+ */
+export const appKeysHint = (file: string) =>
+  `check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET (the environment, then ${file}): they must be the API key and API key secret of the app on this service`;
+
 function required(vars: Readonly<Record<string, string | undefined>>, name: string, file: string, what: string): string {
   const v = vars[name]?.trim();
   if (!v) throw new UserError(notSetMessage(name, what, file));

@@ -7,10 +7,11 @@
 import { fetchBearerToken, invalidateBearerToken } from "../api/auth/bearer.ts";
 import type { ConsumerCredentials } from "../api/auth/oauth1.ts";
 import type { Clock } from "../clock.ts";
+import { BearerTooFrequentError } from "../api/errors.ts";
 import { UserError } from "../errors.ts";
 import type { Store } from "../store/store.ts";
 import { APP_TOKENS_NAMESPACE, appTokenKey, pickAccount, type AppTokenRecord } from "./accounts.ts";
-import { appSettings } from "./app-settings.ts";
+import { appKeysHint, appSettings } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 
 export interface BearerOptions {
@@ -37,7 +38,15 @@ export async function bearer(ctx: AuthFlowContext, options: BearerOptions = {}):
     ctx.terminal.print(`The app's bearer token is already stored in ${ctx.statePath} (since ${stored.fetched_at}); not asking the service again.`);
     return;
   }
-  await storedBearer(ctx.store, baseUrl, consumer, ctx.clock);
+  await storedBearer(ctx.store, baseUrl, consumer, ctx.clock).catch((err: unknown) => {
+    // 403/99 answers both wrong keys and too many requests; with no token stored here, this
+    // process has not been asking, so the keys are the likely cause.
+    if (!(err instanceof BearerTooFrequentError)) throw err;
+    throw new UserError(
+      `the service could not verify the app's credentials (403, code 99 "Unable to verify your credentials"); ${appKeysHint(ctx.envFile)}. The service gives the same answer when the token was requested many times within 15 minutes: if the keys are right, wait and try again`,
+      { cause: err },
+    );
+  });
   ctx.terminal.print(`The app's bearer token is stored in ${ctx.statePath}.`);
 }
 

@@ -3,16 +3,22 @@
  * function adding itself to the program; adding a command is adding a file. Command modules
  * import their implementation lazily inside the action, so `bot --help` stays fast.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { UserError } from "../errors.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
+/** postbot's version, from its package.json (the one place it is written). */
+export function postbotVersion(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
 /** Builds the program with every command of ./commands. */
 export async function buildProgram(): Promise<Command> {
   const program = new Command("bot")
     .description("postbot: bots for the Social Posting Service, and a sandbox of the service")
+    .version(postbotVersion(), "-V, --version", "print postbot's version")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   const dir = new URL("./commands/", import.meta.url);

@@ -21,3 +21,4 @@ export { loadEnv, interpolate, type BotEnv, type LoadEnvOptions } from "./env.ts
 export { fastestFollowersIntervalMs, fastestMentionIntervalMs, fastestPollIntervalMs, planHasStream } from "./plan-rules.ts";
 export { parseDuration, formatDuration, DURATION_PATTERN } from "./duration.ts";
 export { formatProblem, compareProblems, type Problem } from "./problem.ts";
+export { countOf } from "./messages.ts";

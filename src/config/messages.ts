@@ -14,6 +14,12 @@ import { didYouMean } from "./did-you-mean.ts";
 const MAX_SHOWN = 60;
 
 /**
+ * A count with its noun, singular for one: `1 bot`, `3 bots`, `1 problem`. One helper so no
+ * message says "1 bots" or "problem(s)". Nouns here take a plain `s`.
+ */
+export const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/**
  * A value as a message shows it: strings and numbers as written (quoted), containers by
  * kind, so a message never spills a whole mapping.
  *

@@ -23,6 +23,7 @@ import { ACTION_KINDS } from "../actions/kinds.ts";
 import { PLANS, type Plan } from "../limits/index.ts";
 import { checkSchedule } from "../triggers/schedule.ts";
 import { DURATION_HINT, DURATION_PATTERN, formatDuration, parseDuration } from "./duration.ts";
+import { cronProblem } from "./cron-message.ts";
 import { showValue, valueError } from "./messages.ts";
 import { fastestFollowersIntervalMs, fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
 
@@ -154,9 +155,9 @@ const schedule = z
     timezone: text("an IANA time zone (e.g. Europe/Berlin)").optional().meta({ description: "IANA time zone (default: the process's)" }),
   })
   .superRefine((value, ctx) => {
-    const cronProblem = checkSchedule({ cron: value.cron });
-    if (cronProblem) {
-      ctx.addIssue({ code: "custom", path: ["cron"], input: value.cron, message: `${cronProblem}; write 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * *"` });
+    const problem = cronProblem(value.cron);
+    if (problem) {
+      ctx.addIssue({ code: "custom", path: ["cron"], input: value.cron, message: problem });
       return;
     }
     const zoneProblem = checkSchedule(value);
@@ -292,16 +293,40 @@ export type BotFile = z.output<typeof botFileSchema>;
 /** A bot file as written (what editors complete). */
 export type BotFileInput = z.input<typeof botFileSchema>;
 
+/** Plugin name → its options schema (undefined for a plugin that takes none). */
+export type PluginOptionSchemas = Readonly<Record<string, z.ZodType | undefined>>;
+
 /**
  * The JSON Schema of bot files (draft 2020-12), describing what users write: it is what
  * `bot schema` prints and what `bot.schema.json` holds. Point an editor at it with a first
  * line `# yaml-language-server: $schema=../bot.schema.json`.
+ *
+ * Each plugin given has its options checked too (from its zod schema, as the plugin reads
+ * them), so an editor flags `reply: { text: 42 }`; other names (npm plugins) stay open.
  */
-export function botJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(botFileSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+export function botJsonSchema(plugins: PluginOptionSchemas = {}): Record<string, unknown> {
+  const schema = z.toJSONSchema(botFileSchema, { io: "input", unrepresentable: "any" }) as { properties: Record<string, Record<string, unknown>> };
+  const names = Object.keys(plugins).sort();
+  if (names.length > 0) {
+    schema.properties.plugins!.properties = Object.fromEntries(
+      names.map((name) => {
+        const options = plugins[name];
+        // Options left empty (`like:`) mean {}.
+        const given = options ? toOptionsSchema(options) : { type: "object", maxProperties: 0 };
+        return [name, { anyOf: [given, { type: "null" }], description: `Options of the plugin ${name}` }];
+      }),
+    );
+  }
+  return schema as unknown as Record<string, unknown>;
+}
+
+/** A plugin's options schema as JSON Schema, without its own `$schema` line. */
+function toOptionsSchema(options: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(options, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
 }
 
 /** {@link botJsonSchema} as `bot schema` prints it and `bot.schema.json` stores it. */
-export function botJsonSchemaText(): string {
-  return `${JSON.stringify(botJsonSchema(), null, 2)}\n`;
+export function botJsonSchemaText(plugins: PluginOptionSchemas = {}): string {
+  return `${JSON.stringify(botJsonSchema(plugins), null, 2)}\n`;
 }

@@ -27,6 +27,7 @@ import { TRIGGER_OF, type TriggerName } from "./events.ts";
 import { hiddenGuard } from "./hidden.ts";
 import { resolveIdentity } from "./identity.ts";
 import type { EventName } from "./plugin.ts";
+import { accountRefused, refusedAccountReason } from "./service.ts";
 
 /** An app of the service: its keys and its plan (an app has one plan). */
 export interface AppCredentials {
@@ -116,9 +117,6 @@ const TRIGGER_YAML: Record<TriggerName, string> = {
 const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
   trigger === "mentions" ? !!config.triggers.mentions : trigger === "followers" ? !!config.triggers.followers : config.triggers[trigger].length > 0;
 
-/** Why a bot whose token the service refuses (401/89) is paused, and what to do about it. */
-const revokedReason = (bot: string, err: unknown) =>
-  `the service refused the account (${(err as Error)?.message ?? String(err)}); sign it in again (bot auth login --account ${bot}) and restart`;
 
 /** Starts every bot. Bots whose account the service refuses start paused. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -139,7 +137,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const paused = new Map<string, BotStatus>();
 
   const pause = (name: string, err: unknown) => {
-    const reason = revokedReason(name, err);
+    const config = options.bots.find((b) => b.config.name === name)?.config;
+    if (!config) return;
+    const reason = refusedAccountReason(config, err);
     const bot = bots.get(name);
     if (bot?.paused) return;
     bot?.pause(reason);
@@ -174,8 +174,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if ("identity" in resolved) identity = resolved.identity;
     else {
       const err = resolved.error;
-      if (!isRevoked(err)) throw err;
-      const reason = revokedReason(config.name, err);
+      if (!accountRefused(err)) throw err;
+      const reason = refusedAccountReason(config, err);
       logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
       paused.set(config.name, { bot: config.name, appId: app.id, userId: "", username: "", plan: app.plan, paused: { reason, at: clock.now() }, triggers: {}, inbox: 0, updatedAt: clock.now() });
       continue;

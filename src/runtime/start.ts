@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { AdjustableClock } from "../clock.ts";
-import { formatProblem, loadBots, type BotConfig } from "../config/index.ts";
+import { countOf, formatProblem, loadBots, type BotConfig } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { RuntimeObserver } from "../observe/observer.ts";
@@ -15,7 +15,7 @@ import { openFileStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
 import { provisionBots, type ProvisionedBot } from "./provision.ts";
 import { startRuntime, type HostedBot, type Runtime } from "./runtime.ts";
-import { hasService, resolveService } from "./service.ts";
+import { checkService, hasService, resolveService } from "./service.ts";
 
 export interface StartOptions {
   bots: string;
@@ -30,6 +30,8 @@ export interface StartOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Told what the runtime does (`bot start --http`). */
   observer?: RuntimeObserver;
+  /** Stops the start while it waits for a service that cannot be reached (SIGINT). */
+  signal?: AbortSignal;
 }
 
 export interface Started {
@@ -53,7 +55,7 @@ export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
   const loaded = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins, ...(options.env ? { env: options.env } : {}) });
   if (loaded.problems.length > 0) {
-    throw new UserError(`${loaded.problems.map(formatProblem).join("\n")}\n${loaded.problems.length} problem(s) in the bot files; fix them (bot validate checks without starting)`);
+    throw new UserError(`${loaded.problems.map(formatProblem).join("\n")}\n${countOf(loaded.problems.length, "problem")} in the bot files; fix them (bot validate checks without starting)`);
   }
   const bots = pick(loaded.bots, options.only);
   if (bots.length === 0) throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
@@ -66,7 +68,8 @@ export async function start(options: StartOptions): Promise<Started> {
     let service: { baseUrl: string; bots: HostedBot[] };
     if (hasService(vars)) {
       service = resolveService(vars, loaded.env.suggestedFile, bots, store);
-      logger.info({ service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false }, `starting ${bots.length} bots against ${service.baseUrl}`);
+      await checkService({ baseUrl: service.baseUrl, app: service.bots[0]!.app, envFile: loaded.env.suggestedFile, clock, logger, ...(options.signal ? { signal: options.signal } : {}) });
+      logger.info({ service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false }, `starting ${countOf(bots.length, "bot")} against ${service.baseUrl}`);
     } else {
       const embedded = await startEmbedded(options, bots, vars);
       sandbox = embedded.sandbox;
@@ -113,7 +116,7 @@ async function startEmbedded(options: StartOptions, bots: BotConfig[], vars: Rea
   });
   options.logger.info(
     { sandbox: sandbox.url, bots: bots.map((b) => b.name) },
-    `no POSTBOT_BASE_URL set: running ${bots.length} bots against an embedded sandbox at ${sandbox.url} with ${DEFAULT_CROWD_SIZE} simulated users (set POSTBOT_BASE_URL and the app's keys to use a real service)`,
+    `no POSTBOT_BASE_URL set: running ${countOf(bots.length, "bot")} against an embedded sandbox at ${sandbox.url} with ${DEFAULT_CROWD_SIZE} simulated users (set POSTBOT_BASE_URL and the app's keys to use a real service)`,
   );
   try {
     const hosted = await provisionBots(sandbox, bots);

@@ -14,7 +14,7 @@ describe("loadBots on the broken fixtures (one file per problem kind)", () => {
     const dir = `${FIXTURES}/broken/bots`;
     expect(problems.map(formatProblem)).toEqual([
       `${dir}/alias-bomb.yaml:5:8 aliases expand into too much data (more than 100 expansions; a "billion laughs" file?); a bot file needs few aliases, so write the values out`,
-      `${dir}/bad-cron.yaml:6:13 triggers.schedule[0].cron: invalid cron expression "61 * * * *": 61 is a invalid expression for minute (field minute); write 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * *"`,
+      `${dir}/bad-cron.yaml:6:13 triggers.schedule[0].cron: "61" is not a valid minute (0-59); the 5 fields are read as minute hour day-of-month month day-of-week`,
       `${dir}/bad-plugin-option.yaml:5:11 plugins.reply.text: expected text, got 42`,
       `${dir}/bad-timezone.yaml:5:53 triggers.schedule[0].timezone: unknown time zone "Europe/Atlantis": use an IANA name such as Europe/Berlin or UTC`,
       `${dir}/bad-value.yaml:4:26 budget.reply.per: "daily" is not a duration; write a whole number and a unit: ms, s, m, h or d (30s, 15m, 1h, 1d)`,

@@ -1,11 +1,50 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ZodType } from "zod";
 import { ACTION_NAMES, botJsonSchema, botJsonSchemaText } from "../../src/config/schema.ts";
+import type { PluginDefinition } from "../../src/plugins/index.ts";
+import { killBots, runBot } from "../helpers/cli.ts";
+import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
+
+afterEach(killBots);
+
+/** The example plugins' options schemas (an explicit list: not whatever plugins/ holds). */
+async function exampleSchemas(): Promise<Record<string, ZodType | undefined>> {
+  const schemas: Record<string, ZodType | undefined> = {};
+  for (const name of EXAMPLE_PLUGINS) schemas[name] = ((await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition).options as ZodType | undefined;
+  return schemas;
+}
+
+type Schema = { anyOf?: Schema[]; type?: string; properties?: Record<string, Schema>; items?: Schema; enum?: unknown[] };
 
 describe("bot.schema.json", () => {
-  it("is what `bot schema` prints now (regenerate: node bin/bot.js schema > bot.schema.json)", () => {
-    expect(readFileSync("bot.schema.json", "utf8")).toBe(botJsonSchemaText());
+  it("is what `bot schema` prints with the example plugins (regenerate: node bin/bot.js schema > bot.schema.json)", async () => {
+    expect(readFileSync("bot.schema.json", "utf8")).toBe(botJsonSchemaText(await exampleSchemas()));
   });
+
+  it("checks each plugin's options, so an editor flags reply.text: 42", async () => {
+    const schema = botJsonSchema(await exampleSchemas()) as { properties: { plugins: { properties: Record<string, Schema>; additionalProperties: unknown } } };
+    const plugins = schema.properties.plugins;
+    expect(Object.keys(plugins.properties)).toEqual([...EXAMPLE_PLUGINS]);
+    const [reply, empty] = plugins.properties.reply!.anyOf!;
+    expect(empty).toEqual({ type: "null" }); // `reply:` alone means the defaults
+    const text = reply!.properties!.text!;
+    // A string or a list of strings: 42 matches neither.
+    expect(text.anyOf!.map((s) => s.type)).toEqual(["string", "array"]);
+    expect(text.anyOf![1]!.items!.type).toBe("string");
+    expect(reply!.properties!.events!.items!.enum).toBeDefined();
+    // Names not in plugins/ (npm plugins) stay open.
+    expect(plugins.additionalProperties).toEqual({});
+  });
+
+  it("`bot schema --plugins DIR` includes the options of the plugins there and warns about those that do not load", async () => {
+    const run = await runBot(["schema", "--plugins", "test/fixtures/plugins"]);
+    expect(run.code).toBe(0);
+    const schema = JSON.parse(run.stdout) as { properties: { plugins: { properties: Record<string, Schema> } } };
+    expect(Object.keys(schema.properties.plugins.properties)).toEqual(["counter", "like", "reply"]);
+    expect(run.stderr).toMatch(/^warning: plugin broken-syntax could not be loaded from test\/fixtures\/plugins\/broken-syntax\.js: .*; its options are left unchecked in the schema$/m);
+  }, 30_000);
 
   it("describes bot files as users write them", () => {
     const schema = botJsonSchema() as {

@@ -53,7 +53,11 @@ describe("schema problems point at the key or the value", () => {
     ]);
     expect(problems("name: a\nplan: basic\ntriggers:\n  schedule:\n    - { name: m, cron: '0 9 * * *' }\n    - name: m\n      cron: '* * *'\n")).toEqual([
       'a.yaml:6:13 triggers.schedule[1].name: "m" is already the name of another schedule of this bot; names must differ',
-      'a.yaml:7:13 triggers.schedule[1].cron: invalid cron expression "* * *": expected 5 or 6 fields but got 3 (field expression); write 5 fields (minute hour day-of-month month day-of-week), e.g. "0 9 * * *"',
+      'a.yaml:7:13 triggers.schedule[1].cron: "* * *" has 3 fields; write 5 (minute hour day-of-month month day-of-week), e.g. "0 9 * * *", or 6 with seconds first (second minute hour day-of-month month day-of-week)',
+    ]);
+    // Six fields are read with seconds first, and the message says so (not "write 5 fields").
+    expect(problems("name: a\nplan: basic\ntriggers:\n  schedule:\n    - { name: m, cron: '0 61 9 * * *' }\n")).toEqual([
+      'a.yaml:5:24 triggers.schedule[0].cron: "61" is not a valid minute (0-59); the 6 fields are read as second minute hour day-of-month month day-of-week',
     ]);
   });
 

@@ -6,15 +6,17 @@
  * README or from the code, never from this file.
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildProgram } from "../../src/cli/main.ts";
 import { botJsonSchema } from "../../src/config/index.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { TRIGGER_OF } from "../../src/runtime/events.ts";
-import { runBot } from "../helpers/cli.ts";
+import { killBots, runBot } from "../helpers/cli.ts";
+import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
+import { captureLogs } from "../helpers/log.ts";
+import { createTestBed } from "../../src/testing.ts";
 
 const readme = await readFile("README.md", "utf8");
 
@@ -45,6 +47,7 @@ const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 // Inside the repository, so `import ... from "postbot"` resolves as in a user's project.
 const work = join("test", ".readme-work");
 afterAll(() => rm(work, { recursive: true, force: true }));
+afterEach(killBots);
 
 describe("README.md", () => {
   it("opens with the two commands a newcomer runs", () => {
@@ -69,11 +72,31 @@ describe("README.md", () => {
     await tests[0]!();
   });
 
+  it("its plugin, next to reply on one bot, logs what became of its reply (duplicate: reply answered first)", async () => {
+    await mkdir(join(work, "plugins"), { recursive: true });
+    await writeFile(join(work, "plugins", "shout.ts"), block("ts", "// plugins/shout.ts"));
+    const shout = (await import(join(process.cwd(), work, "plugins", "shout.ts"))).default as PluginDefinition;
+    const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
+    const { lines, logger } = captureLogs("info");
+    const bed = await createTestBed({ logger, bots: [{ name: "loud", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: "hi" }, shout: {} } }], plugins: { reply, shout } });
+    try {
+      const alice = await bed.user("alice");
+      await bed.post(alice, "@loud hello");
+      await bed.advance(3_000);
+      await bed.settle();
+      expect(bed.postsBy("loud").map((p) => p.text)).toEqual(["hi"]);
+      const said = lines.filter((l) => l.plugin === "shout").map((l) => [l.msg, l.status]);
+      expect(said).toEqual([["did not shout: duplicate", "duplicate"]]);
+    } finally {
+      await bed.close();
+    }
+  });
+
   it("its first bot file validates with the example plugins", async () => {
     await mkdir(join(work, "bots"), { recursive: true });
     await writeFile(join(work, "bots", "hello.yaml"), block("yaml", "yaml-language-server"));
     const res = await runBot(["validate", "--bots", join(work, "bots"), "--plugins", "plugins"]);
-    expect(res.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\)/);
+    expect(res.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\)/m);
     expect(res.code).toBe(0);
   });
 
@@ -112,10 +135,9 @@ describe("README.md", () => {
   it("documents every example plugin and each of its options, and only those", async () => {
     const documented = new Map<string, string[]>();
     for (const [names, , options] of table("plugin")) for (const name of codeWords(names!)) documented.set(name, sorted(codeWords(options!)));
-    const files = readdirSync("plugins").filter((f) => f.endsWith(".ts"));
     const inCode = new Map<string, string[]>();
-    for (const f of files) {
-      const plugin = (await import(join(process.cwd(), "plugins", f))).default as PluginDefinition;
+    for (const name of EXAMPLE_PLUGINS) {
+      const plugin = (await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition;
       const schema = plugin.options ? (z.toJSONSchema(plugin.options, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, unknown> }) : {};
       inCode.set(plugin.name, sorted(Object.keys(schema.properties ?? {})));
     }

@@ -301,7 +301,7 @@ describe("a YAML bot on the runtime", () => {
     expect(bed.postsBy("fine").map((p) => p.text)).toEqual(["fine answers"]);
     expect(bed.postsBy("doomed")).toEqual([]);
     const status = bed.runtime.status().find((s) => s.bot === "doomed")!;
-    expect(status.paused?.reason).toMatch(/refused the account .*bot auth login --account doomed/);
+    expect(status.paused?.reason).toMatch(/refused the account.s token \(401, code 89\); sign it in again \(bot auth login --account doomed\)/);
     expect(lines.some((l) => l.bot === "doomed" && String(l.msg).includes("is paused"))).toBe(true);
   });
 

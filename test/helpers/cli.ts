@@ -1,5 +1,15 @@
-/** Runs `bot ARGS` as a user would, with only the environment given (no inherited secrets). */
-import { execFile } from "node:child_process";
+/**
+ * Runs `bot ARGS` as a user would: a child process of `bin/bot.js` with only the environment
+ * given (no inherited secrets). Every child is tracked, and {@link killBots} (in each test
+ * file's `afterEach`) kills those still running, so a failing test never leaves a `bot start`
+ * behind.
+ */
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+
+export const BOT_BIN = new URL("../../bin/bot.js", import.meta.url).pathname;
+
+export type BotChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
 export interface BotRun {
   code: number;
@@ -7,10 +17,78 @@ export interface BotRun {
   stderr: string;
 }
 
-export function runBot(args: string[], env: Record<string, string> = {}): Promise<BotRun> {
-  return new Promise((done) => {
-    execFile(process.execPath, ["bin/bot.js", ...args], { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
+export interface SpawnOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+const live = new Set<BotChild>();
+
+/** Starts `bot ARGS` and tracks it until it exits. */
+export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
+  const child = spawn(process.execPath, [BOT_BIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", ...options.env },
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+  return child;
+}
+
+/** Runs `bot ARGS` to its end (stdin closed at once) and returns what it printed. */
+export function runBot(args: string[], env: Record<string, string> = {}, options: Omit<SpawnOptions, "env"> = {}): Promise<BotRun> {
+  return new Promise((done, fail) => {
+    const child = spawnBot(args, { ...options, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", fail);
+    child.on("close", (code, signal) => done({ code: code ?? (signal ? -1 : 0), stdout, stderr }));
+    child.stdin.end();
+  });
+}
+
+/** Kills every `bot` child still running (SIGKILL) and waits until they have exited. */
+export async function killBots(): Promise<void> {
+  const running = [...live];
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once("exit", () => resolve());
+          child.kill("SIGKILL");
+        }),
+    ),
+  );
+}
+
+/** A child's stdout as lines, with a way to wait for a line that matches. */
+export function lineReader(stream: Readable): { lines: string[]; waitFor(pattern: RegExp): Promise<string> } {
+  const lines: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  let buffer = "";
+  stream.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString();
+    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      lines.push(line);
+      for (const w of waiters.filter((w) => w.pattern.test(line))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  });
+  return {
+    lines,
+    waitFor: (pattern) =>
+      new Promise((resolve) => {
+        const found = lines.find((l) => pattern.test(l));
+        if (found !== undefined) resolve(found);
+        else waiters.push({ pattern, resolve });
+      }),
+  };
 }

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { formatProblem, loadBots, type BotConfig } from "../../src/config/index.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -9,11 +11,14 @@ import { startRuntime, type Runtime } from "../../src/runtime/runtime.ts";
 import { startCrowd, type Crowd } from "../../src/sandbox/crowd/index.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
+import { EXAMPLE_BOTS, exampleBotsDir } from "../helpers/examples.ts";
 
-const EXAMPLES = ["fan", "friendly", "greeter", "host", "morning"];
+// A copy of the example files: a bot a user adds to bots/ is not one of them.
+const botsDir = await exampleBotsDir();
+afterAll(() => rm(dirname(botsDir), { recursive: true, force: true }));
 
 async function exampleBots(): Promise<BotConfig[]> {
-  const { bots, problems, files } = await loadBots({ botsDir: "bots", pluginsDir: "plugins", env: {} });
+  const { bots, problems, files } = await loadBots({ botsDir, pluginsDir: "plugins", env: {} });
   expect(problems.map(formatProblem)).toEqual([]);
   expect(files.length).toBe(bots.length);
   return bots;
@@ -22,13 +27,13 @@ async function exampleBots(): Promise<BotConfig[]> {
 describe("the example bots in bots/", () => {
   it("all validate with the plugins in plugins/, with nothing from the environment", async () => {
     const bots = await exampleBots();
-    expect(bots.map((b) => b.name).sort()).toEqual(EXAMPLES);
+    expect(bots.map((b) => b.name).sort()).toEqual([...EXAMPLE_BOTS]);
     for (const bot of bots) {
       // Each opens with a comment that says what it shows, and needs no credentials.
       const text = readFileSync(bot.file, "utf8");
       expect(text.split("\n").filter((l) => l.startsWith("#") && !l.includes("$schema") && l.length > 2).length, bot.file).toBeGreaterThan(2);
       expect(bot.account).toEqual({ kind: "stored", stored: bot.name });
-      expect(bot.file).toBe(`bots/${bot.name}.yaml`);
+      expect(bot.file).toBe(join(botsDir, `${bot.name}.yaml`));
     }
   });
 });

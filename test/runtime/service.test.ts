@@ -1,15 +1,18 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { createLogger } from "../../src/log.ts";
-import { resolveService } from "../../src/runtime/service.ts";
+import { UserError } from "../../src/errors.ts";
+import { checkService, resolveService } from "../../src/runtime/service.ts";
 import { start } from "../../src/runtime/start.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { testBotConfig } from "../../src/testing.ts";
+import { captureLogs } from "../helpers/log.ts";
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -65,7 +68,7 @@ describe("bot start against a configured service", () => {
     };
     const started = await start({ bots: dir, plugins: "plugins", data: join(dir, "data"), clock, logger, env });
     expect(started.sandbox).toBeUndefined();
-    expect(JSON.parse(lines[0]!).msg).toBe(`starting 1 bots against ${sandbox.url}`);
+    expect(JSON.parse(lines[0]!).msg).toBe(`starting 1 bot against ${sandbox.url}`);
     const alice = await sandbox.admin.createUser({ username: "alice" });
     await sandbox.admin.createPost({ author_id: alice.id, text: "@answerer a question" });
     await clock.advance(3_000);
@@ -77,5 +80,129 @@ describe("bot start against a configured service", () => {
     // No secret reached the log.
     expect(lines.join("")).not.toContain(token.token_secret);
     expect(lines.join("")).not.toContain(app.consumer_secret);
+  });
+});
+
+/** A port nothing listens on (taken from the system, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Polls (real time, bounded) until `check` holds: for log lines written by async work. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!check()) throw new Error(`never happened: ${what}`);
+}
+
+describe("checkService: the service and the app's keys, before any bot starts", () => {
+  it("says the service cannot be reached and tries again, 1 s then 2 s, until it answers", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const port = await closedPort();
+    const { lines, logger } = captureLogs("info");
+    const app = { id: "app", key: "key", secret: "secret", plan: "pro" as const };
+    let done = false;
+    const checked = checkService({ baseUrl: `http://127.0.0.1:${port}`, app, envFile: ".env", clock, logger }).then(() => (done = true));
+    const waits = () => lines.filter((l) => String(l.msg).startsWith(`cannot reach the service at http://127.0.0.1:${port}`));
+    await until(() => waits().length === 1, "the first retry");
+    expect(waits()[0]!.msg).toMatch(/\(connection refused: is the service \(or the sandbox\) running at this address\?\); trying again in 1 s \(Ctrl-C stops\)$/);
+    expect(waits()[0]!.level).toBe(40);
+    await clock.advance(1_000);
+    await until(() => waits().length === 2, "the second retry");
+    expect(waits()[1]!.msg).toMatch(/trying again in 2 s/);
+    expect(done).toBe(false);
+    // The service comes up; the next try finds it and its keys good.
+    const sandbox = await createSandbox({ clock, port });
+    try {
+      const real = await sandbox.admin.createApp({ plan: "pro" });
+      app.key = real.consumer_key;
+      app.secret = real.consumer_secret;
+      await clock.advance(2_000);
+      await checked;
+      expect(lines.at(-1)!.msg).toBe(`the service at http://127.0.0.1:${port} answers; starting the bots`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("stops waiting when its signal aborts (Ctrl-C)", async () => {
+    const clock = createClock({ frozen: true });
+    const stop = new AbortController();
+    const { lines, logger } = captureLogs("info");
+    const checked = checkService({ baseUrl: `http://127.0.0.1:${await closedPort()}`, app: { id: "a", key: "k", secret: "s", plan: "pro" }, envFile: ".env", clock, logger, signal: stop.signal });
+    await until(() => lines.length === 1, "the first retry");
+    stop.abort(new Error("SIGINT"));
+    await expect(checked).rejects.toThrow("SIGINT");
+  });
+});
+
+describe("bot start: what the service refuses", () => {
+  async function setup() {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const sandbox = await createSandbox({ clock });
+    const app = await sandbox.admin.createApp({ plan: "pro" });
+    const dir = await mkdtemp(join(tmpdir(), "postbot-refused-"));
+    dirs.push(dir);
+    return { clock, sandbox, app, dir };
+  }
+  const botFile = (name: string, tokenVar: string) =>
+    [`name: ${name}`, "plan: pro", "account:", `  token: \${${tokenVar}_TOKEN}`, `  token_secret: \${${tokenVar}_SECRET}`, "triggers:", "  mentions: {}", "plugins:", "  reply:", `    text: "${name} says hi"`].join("\n");
+
+  it("a wrong API key secret is a UserError naming the variables to check, and no bot starts", async () => {
+    const { clock, sandbox, app, dir } = await setup();
+    try {
+      await writeFile(join(dir, "a.yaml"), botFile("a", "A"));
+      const { logger } = captureLogs("info");
+      const env = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: "wrong", A_TOKEN: "t", A_SECRET: "s" };
+      const failed = start({ bots: dir, plugins: "plugins", data: join(dir, "data"), clock, logger, env });
+      await expect(failed).rejects.toBeInstanceOf(UserError);
+      await expect(failed).rejects.toThrow(
+        /^the service at http:\/\/127\.0\.0\.1:\d+ refused the app's keys \(401, code 32 "Could not authenticate you"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET \(the environment, then \S+\.env\)/,
+      );
+      expect((await sandbox.admin.stats()).routes["GET /2/users/me"]).toBeUndefined();
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("a bot whose token the service does not know is paused with advice about its file; the others go on", async () => {
+    const { clock, sandbox, app, dir } = await setup();
+    try {
+      const good = await sandbox.admin.createUser({ username: "good" });
+      const token = await sandbox.admin.createToken({ consumer_key: app.consumer_key, user_id: good.id });
+      await writeFile(join(dir, "good.yaml"), botFile("good", "GOOD"));
+      await writeFile(join(dir, "bad.yaml"), botFile("bad", "BAD"));
+      const { lines, logger } = captureLogs("info");
+      const env = {
+        POSTBOT_BASE_URL: sandbox.url,
+        POSTBOT_CONSUMER_KEY: app.consumer_key,
+        POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+        GOOD_TOKEN: token.token,
+        GOOD_SECRET: token.token_secret,
+        BAD_TOKEN: "no-such-token",
+        BAD_SECRET: "no-such-secret",
+      };
+      const started = await start({ bots: dir, plugins: "plugins", data: join(dir, "data"), clock, logger, env });
+      try {
+        const bad = started.runtime.status().find((s) => s.bot === "bad")!;
+        expect(bad.paused?.reason).toBe(
+          `the service refused the account's token (401, code 32); its token comes from account.token and account.token_secret in ${join(dir, "bad.yaml")}: check them (and the environment variables or .env lines they read) and restart`,
+        );
+        expect(bad.paused?.reason).not.toMatch(/bot auth login/);
+        expect(lines.some((l) => l.bot === "bad" && /^bot bad is paused: .*; the other bots go on$/.test(String(l.msg)))).toBe(true);
+        const alice = await sandbox.admin.createUser({ username: "alice" });
+        await sandbox.admin.createPost({ author_id: alice.id, text: "@good hello" });
+        await clock.advance(3_000);
+        await started.runtime.idle();
+        expect(Object.values(sandbox.context.data.world.posts).filter((p) => p.author_id === good.id).map((p) => p.text)).toEqual(["good says hi"]);
+      } finally {
+        await started.stop();
+      }
+    } finally {
+      await sandbox.close();
+    }
   });
 });

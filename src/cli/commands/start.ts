@@ -40,23 +40,30 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
       // as soon as they have started; a second one while stopping exits at once.
       let received: string | undefined;
       let wake: ((signal: string) => void) | undefined;
+      const starting = new AbortController();
       const onSignal = (signal: string) => {
         if (received) {
           logger.warn(`${signal} again: exiting without waiting for the stop to finish`);
           process.exit(1);
         }
         received = signal;
+        starting.abort();
         wake?.(signal);
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       // The status server comes first, so /healthz answers and /readyz says "starting" while the bots start.
       const server = address ? await observe.startObserveServer({ ...address, clock, logger }) : undefined;
-      const started = await start({ ...options, clock, logger, ...(server ? { observer: server.observer } : {}) }).catch(async (err: unknown) => {
+      const started = await start({ ...options, clock, logger, signal: starting.signal, ...(server ? { observer: server.observer } : {}) }).catch(async (err: unknown) => {
         await server?.close();
-        throw err;
+        // A signal while waiting for the service ends the start; nothing ran, nothing to save.
+        if (!starting.signal.aborted) throw err;
+        logger.info(`${received}: stopped before the bots started`);
+        process.exit(0);
       });
       server?.attach(observe.runtimeSource(started.runtime, clock));
+      const { announceDemo } = await import("../demo-access.ts");
+      const unpublish = started.sandbox ? await announceDemo(options.data, started.sandbox, [...started.runtime.bots.keys()], logger) : undefined;
       const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
       logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
       const hard = setTimeout(() => {
@@ -65,6 +72,7 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
       }, HARD_STOP_MS);
       hard.unref();
       server?.stopping();
+      await unpublish?.();
       await started.stop();
       await server?.close();
       clearTimeout(hard);

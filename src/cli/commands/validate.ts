@@ -4,9 +4,6 @@
  */
 import type { Command } from "commander";
 
-/** `3 files`, `1 file`. */
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-
 export default function register(program: Command): void {
   program
     .command("validate")
@@ -15,7 +12,7 @@ export default function register(program: Command): void {
     .option("--plugins <dir>", "directory of local plugins (NAME.ts, NAME.js or NAME/index.ts)", "plugins")
     .addHelpText("after", "\nVariables (${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.")
     .action(async (options: { bots: string; plugins: string }) => {
-      const { loadBots, formatProblem } = await import("../../config/index.ts");
+      const { loadBots, formatProblem, countOf: count } = await import("../../config/index.ts");
       const { bots, problems, files } = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins });
       for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
       if (problems.length > 0) {
@@ -25,6 +22,12 @@ export default function register(program: Command): void {
         return;
       }
       const plugins = new Set(bots.flatMap((bot) => bot.plugins.map((p) => p.name)));
+      // A plugin in the plugins directory that no bot lists never runs: say so (not a problem).
+      const { localPluginNames, findPlugin } = await import("../../plugins/index.ts");
+      for (const name of localPluginNames(options.plugins).filter((n) => !plugins.has(n))) {
+        const file = findPlugin(name, { pluginsDir: options.plugins })?.label ?? name;
+        process.stdout.write(`${file}: warning: no bot uses the plugin "${name}", so it never runs; list it under plugins: in a bot file (plugins: { ${name}: {} })\n`);
+      }
       process.stdout.write(`OK: ${count(bots.length, "bot")} in ${count(files.length, "file")} (${bots.map((b) => b.name).join(", ")}), ${count(plugins.size, "plugin")} checked\n`);
     });
 }

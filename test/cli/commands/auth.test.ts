@@ -3,17 +3,16 @@
  * process (with a running clock, as the child signs with real time), the PIN typed on its
  * stdin, the tokens in `--data DIR/state.json` with mode 0600, and no secret on the terminal.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../../../src/clock.ts";
 import type { AppView } from "../../../src/sandbox/index.ts";
 import { approveInBrowser, pinOn } from "../../helpers/browser.ts";
+import { killBots, spawnBot } from "../../helpers/cli.ts";
 import { createUser, startSandbox, type TestSandbox } from "../../helpers/sandbox.ts";
 
-const BIN = new URL("../../../bin/bot.js", import.meta.url).pathname;
 let t: TestSandbox;
 let app: AppView;
 let dir: string;
@@ -24,6 +23,7 @@ beforeAll(async () => {
   await createUser(t.sandbox, "greeter");
   dir = await mkdtemp(join(tmpdir(), "postbot-auth-"));
 });
+afterEach(killBots);
 afterAll(async () => {
   await t.close();
   await rm(dir, { recursive: true, force: true });
@@ -36,16 +36,16 @@ interface Run {
 }
 
 /** Runs `bot ...args`; `onOutput` sees stdout as it grows and may write to stdin. */
-function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableStream) => void): Promise<Run> {
+function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableStream) => void, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawnBot(args, {
       cwd: dir,
       env: {
-        PATH: process.env.PATH,
         HOME: dir,
         POSTBOT_BASE_URL: t.url,
         POSTBOT_CONSUMER_KEY: app.consumer_key,
         POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+        ...env,
       },
     });
     let stdout = "";
@@ -98,6 +98,14 @@ describe("bot auth (child process)", () => {
     const run = await bot(["auth", "login", "--data", "state2"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("bot: no answer: the input ended before one was typed\n");
+  }, 30_000);
+
+  it("bearer with a wrong API key secret says to check the app's keys, not that it asked too often", async () => {
+    const run = await bot(["auth", "bearer", "--data", "state3"], undefined, { POSTBOT_CONSUMER_SECRET: "not-the-secret" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^bot: the service could not verify the app's credentials \(403, code 99 "Unable to verify your credentials"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET \(the environment, then \S*\.env\)/);
+    expect(run.stderr).not.toMatch(/requested too often/);
+    expect(run.stderr).not.toContain("not-the-secret");
   }, 30_000);
 
   it("has help for every subcommand", async () => {

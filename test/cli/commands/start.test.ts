@@ -1,43 +1,36 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Readable } from "node:stream";
-import { afterAll, describe, expect, it } from "vitest";
-import { runBot } from "../../helpers/cli.ts";
+import { dirname, join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { createClock } from "../../../src/clock.ts";
+import { createSandbox } from "../../../src/sandbox/index.ts";
+import { killBots, lineReader, runBot, spawnBot, type BotChild } from "../../helpers/cli.ts";
+import { EXAMPLE_BOTS, exampleBotsDir } from "../../helpers/examples.ts";
+
+// A copy of the example bots: what a user adds to bots/ changes nothing here.
+const botsDir = await exampleBotsDir();
 
 /** `bot start` on the example bots, as `npm start` runs it: JSON logs (no terminal). */
-function startBot(data: string): { child: ChildProcessByStdio<null, Readable, Readable>; lines: Array<Record<string, unknown>>; waitFor(msg: RegExp): Promise<Record<string, unknown>> } {
-  const child = spawn(process.execPath, ["bin/bot.js", "start", "--data", data], { env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
-  const lines: Array<Record<string, unknown>> = [];
-  const waiters: Array<{ msg: RegExp; resolve: (l: Record<string, unknown>) => void }> = [];
-  let buffer = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    buffer += chunk.toString();
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
-      buffer = buffer.slice(nl + 1);
-      lines.push(line);
-      for (const w of waiters.filter((w) => w.msg.test(String(line.msg)))) w.resolve(line);
-    }
-  });
+function startBot(data: string): { child: BotChild; lines: Array<Record<string, unknown>>; waitFor(msg: RegExp): Promise<Record<string, unknown>> } {
+  const child = spawnBot(["start", "--bots", botsDir, "--data", data]);
+  const reader = lineReader(child.stdout);
+  const parse = (line: string) => JSON.parse(line) as Record<string, unknown>;
   return {
     child,
-    lines,
-    waitFor: (msg) =>
-      new Promise((resolve) => {
-        const found = lines.find((l) => msg.test(String(l.msg)));
-        if (found) resolve(found);
-        else waiters.push({ msg, resolve });
-      }),
+    get lines() {
+      return reader.lines.map(parse);
+    },
+    waitFor: async (msg) => parse(await reader.waitFor(new RegExp(`"msg":"${msg.source}`))),
   };
 }
 
-const exited = (child: ChildProcessByStdio<null, Readable, Readable>) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+const exited = (child: BotChild) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
 const bot = runBot;
 
-const dirs: string[] = [];
+const dirs: string[] = [dirname(botsDir)];
+afterEach(killBots);
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
@@ -62,7 +55,7 @@ describe("bot start (the npm start demo)", () => {
 
     const status = await bot(["status", "--data", data]);
     expect(status.code).toBe(0);
-    for (const name of ["fan", "friendly", "greeter", "host", "morning"]) expect(status.stdout).toMatch(new RegExp(`^${name}  @${name} `, "m"));
+    for (const name of EXAMPLE_BOTS) expect(status.stdout).toMatch(new RegExp(`^${name}  @${name} `, "m"));
     expect(status.stdout).toMatch(/^fan  @fan  pro  stopped \d+s ago$/m);
     expect(status.stdout).toMatch(/budget {5}.*reply \d+/);
 
@@ -94,14 +87,60 @@ describe("bot start (the npm start demo)", () => {
   }, 60_000);
 
   it("reports bad flags and bad bot files without a stack trace", async () => {
-    const only = await bot(["start", "--only", "nobody", "--data", join(tmpdir(), "postbot-unused")]);
+    const only = await bot(["start", "--bots", botsDir, "--only", "nobody", "--data", join(tmpdir(), "postbot-unused")]);
     expect(only.code).toBe(2);
     expect(only.stderr).toMatch(/--only nobody: no such bot; the bots are fan, friendly, greeter, host, morning/);
     const broken = await bot(["start", "--bots", "test/fixtures/config/broken/bots", "--plugins", "test/fixtures/plugins", "--data", join(tmpdir(), "postbot-unused")]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/unknown-plan\.yaml:2:7 plan: "gold" is not a plan/);
-    expect(broken.stderr).toMatch(/problem\(s\) in the bot files/);
+    expect(broken.stderr).toMatch(/^\d+ problems in the bot files; fix them/m);
     expect(broken.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
+});
+
+describe("bot start against a configured service: the user's mistakes are not bugs", () => {
+  /** A bots directory with one bot whose token comes from the environment. */
+  async function oneBot(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-service-cli-"));
+    dirs.push(dir);
+    await writeFile(join(dir, "solo.yaml"), "name: solo\nplan: pro\naccount:\n  token: ${SOLO_TOKEN}\n  token_secret: ${SOLO_SECRET}\ntriggers: { mentions: {} }\nplugins: { reply: { text: hi } }\n");
+    return dir;
+  }
+
+  it("a service that cannot be reached: says so, keeps trying, and Ctrl-C stops it with exit 0", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const dir = await oneBot();
+    const env = { POSTBOT_BASE_URL: `http://127.0.0.1:${port}`, POSTBOT_CONSUMER_KEY: "k", POSTBOT_CONSUMER_SECRET: "s", SOLO_TOKEN: "t", SOLO_SECRET: "ts" };
+    const child = spawnBot(["start", "--bots", dir, "--data", join(dir, "data")], { env });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const out = lineReader(child.stdout);
+    const line = JSON.parse(await out.waitFor(/cannot reach the service/)) as { msg: string };
+    expect(line.msg).toBe(`cannot reach the service at http://127.0.0.1:${port} (connection refused: is the service (or the sandbox) running at this address?); trying again in 1 s (Ctrl-C stops)`);
+    const code = exited(child);
+    child.kill("SIGINT");
+    expect(await code).toBe(0);
+    expect(stderr).toBe("");
+    expect(out.lines.join("\n")).not.toMatch(/bug in postbot/);
+  }, 60_000);
+
+  it("a wrong API key secret: exit 1 naming what to check, no stack trace, no secret", async () => {
+    const sandbox = await createSandbox({ clock: createClock() });
+    try {
+      const app = await sandbox.admin.createApp({ plan: "pro" });
+      const dir = await oneBot();
+      const env = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: "not-the-secret", SOLO_TOKEN: "t", SOLO_SECRET: "ts" };
+      const run = await bot(["start", "--bots", dir, "--data", join(dir, "data")], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^bot: the service at http:\/\/127\.0\.0\.1:\d+ refused the app's keys \(401, code 32 "Could not authenticate you"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET/);
+      expect(run.stderr).not.toMatch(/bug in postbot|\n\s+at /);
+      expect(run.stderr + run.stdout).not.toContain("not-the-secret");
+    } finally {
+      await sandbox.close();
+    }
   }, 60_000);
 });
 

@@ -1,0 +1,30 @@
+/**
+ * `bot new bot NAME` and `bot new plugin NAME`: start from files that work as written (a bot
+ * that validates; a plugin with a passing test on `postbot/testing`).
+ */
+import type { Command } from "commander";
+
+export default function register(program: Command): void {
+  const create = program.command("new").description("write a new bot file, or a new plugin with its test");
+  create
+    .command("bot")
+    .description("write bots/NAME.yaml: a bot that answers mentions with the reply plugin")
+    .argument("<name>", "the bot's name (lower-case letters, digits and dashes)")
+    .option("--bots <dir>", "directory of bot files", "bots")
+    .action(async (name: string, options: { bots: string }) => {
+      const { newBot } = await import("../scaffold.ts");
+      const file = await newBot(name, options.bots);
+      process.stdout.write(`wrote ${file}; check it with \`bot validate\`, run it with \`bot start --only ${name}\`\n`);
+    });
+  create
+    .command("plugin")
+    .description("write plugins/NAME.ts and its test, test/NAME.test.ts (on postbot/testing; npm test runs it)")
+    .argument("<name>", "the plugin's name (lower-case letters, digits and dashes)")
+    .option("--plugins <dir>", "directory of local plugins", "plugins")
+    .option("--tests <dir>", "directory for the plugin's test", "test")
+    .action(async (name: string, options: { plugins: string; tests: string }) => {
+      const { newPlugin } = await import("../scaffold.ts");
+      const [plugin, test] = await newPlugin(name, options.plugins, options.tests);
+      process.stdout.write(`wrote ${plugin} and ${test}; run the test with \`npm test\`, and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`);
+    });
+}

@@ -1,0 +1,75 @@
+/**
+ * How `bot say` and `bot follow` find the demo's embedded sandbox: `bot start` (with no
+ * service configured) writes its address and admin token to `DATA/demo.json` (mode 0600: the
+ * admin token is a secret, so it goes only to the state directory, never to the log) and
+ * removes the file when it stops. A second process reads it to act as a user of the demo.
+ */
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { UserError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { writeFileAtomic } from "../store/atomic-file.ts";
+
+/** The file, in the data directory, that says where the running demo's sandbox is. */
+export const DEMO_FILE = "demo.json";
+
+export interface DemoAccess {
+  /** The embedded sandbox's base URL (loopback). */
+  url: string;
+  /** Its admin token (`Authorization: Bearer ...` on `/_sandbox/*`). */
+  admin_token: string;
+  /** The `bot start` process serving it. */
+  pid: number;
+  /** The bots of the demo, by name (their accounts have the same usernames). */
+  bots: string[];
+}
+
+/** Writes `DATA/demo.json` and returns what removes it (at stop). */
+export async function publishDemo(dataDir: string, access: DemoAccess): Promise<() => Promise<void>> {
+  const file = join(dataDir, DEMO_FILE);
+  await writeFileAtomic(file, `${JSON.stringify(access, null, 2)}\n`);
+  return () => rm(file, { force: true });
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/** Reads `DATA/demo.json`; a {@link UserError} saying to start the demo when none runs there. */
+export async function readDemo(dataDir: string): Promise<DemoAccess> {
+  const file = join(dataDir, DEMO_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new UserError(`no demo is running with the data directory ${dataDir} (no ${file}): start it with \`npm start\` (or \`bot start\` without POSTBOT_BASE_URL), or give --data DIR`);
+  }
+  let access: DemoAccess;
+  try {
+    access = JSON.parse(text) as DemoAccess;
+  } catch {
+    throw new UserError(`${file} is not JSON; restart the demo (npm start) to write it again`);
+  }
+  if (typeof access.url !== "string" || typeof access.admin_token !== "string") throw new UserError(`${file} lacks url or admin_token; restart the demo (npm start) to write it again`);
+  if (typeof access.pid === "number" && !isAlive(access.pid)) {
+    throw new UserError(`the demo that wrote ${file} (pid ${access.pid}) is not running any more: start it with \`npm start\``);
+  }
+  return access;
+}
+
+/**
+ * Publishes the running demo for `bot say` and `bot follow`, and says how to use them (the
+ * log line shows the commands, never the admin token). Returns what unpublishes it.
+ */
+export async function announceDemo(dataDir: string, sandbox: { url: string; adminToken: string }, bots: string[], logger: Logger): Promise<() => Promise<void>> {
+  const unpublish = await publishDemo(dataDir, { url: sandbox.url, admin_token: sandbox.adminToken, pid: process.pid, bots });
+  const data = dataDir === ".postbot" ? "" : ` --data ${dataDir}`;
+  const bot = bots[0] ?? "BOT";
+  logger.info(`talk to the bots as a user of the demo: npx bot say${data} --as alice "@${bot} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${bot}`);
+  return unpublish;
+}

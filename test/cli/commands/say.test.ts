@@ -1,0 +1,65 @@
+/**
+ * Talking to the demo as a user would: `bot start` (no service: the embedded sandbox) in one
+ * child process, `bot say --as alice "@greeter hi"` in another, and greeter answers.
+ */
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killBots, lineReader, runBot, spawnBot } from "../../helpers/cli.ts";
+
+const dirs: string[] = [];
+afterEach(killBots);
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe("bot say and bot follow (the demo's users)", () => {
+  it("a demo user mentions a bot and the bot answers; the admin token stays in the state directory", async () => {
+    const data = await mkdtemp(join(tmpdir(), "postbot-say-"));
+    dirs.push(data);
+    // POSTBOT_SANDBOX_PORT picks the embedded sandbox's port.
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const { port } = free.address() as { port: number };
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    const demo = spawnBot(["start", "--bots", "test/fixtures/cli/demo-bots", "--data", data], { env: { POSTBOT_SANDBOX_PORT: String(port) } });
+    const log = lineReader(demo.stdout);
+    const hint = JSON.parse(await log.waitFor(/talk to the bots/)) as { msg: string };
+    expect(hint.msg).toBe(
+      `talk to the bots as a user of the demo: npx bot say --data ${data} --as alice "@greeter hello" (add --reply-to POST_ID to answer a post); npx bot follow --data ${data} --as alice greeter`,
+    );
+    const published = JSON.parse(await readFile(join(data, "demo.json"), "utf8")) as { url: string; admin_token: string; pid: number };
+    expect((await stat(join(data, "demo.json"))).mode & 0o777).toBe(0o600);
+    expect(published.url).toBe(`http://127.0.0.1:${port}`);
+    expect(published.pid).toBe(demo.pid);
+    expect(log.lines.join("\n")).not.toContain(published.admin_token);
+
+    const said = await runBot(["say", "--data", data, "--as", "alice", "@greeter hi"]);
+    expect(said.stderr).toBe("");
+    expect(said.code).toBe(0);
+    const postId = /^@alice posted (\d+): "@greeter hi"$/m.exec(said.stdout)?.[1];
+    expect(postId).toBeDefined();
+    const reply = JSON.parse(await log.waitFor(new RegExp(`"bot":"greeter".*"action":"reply","target":"${postId}","status":"sent"`))) as { msg: string };
+    expect(reply.msg).toMatch(new RegExp(`^reply to post ${postId} "Hello @alice! You said: @greeter hi": sent$`));
+
+    // alice again (her token is kept, mode 0600), as a reply, and a follow.
+    const again = await runBot(["say", "--data", data, "--as", "alice", "--reply-to", postId!, "thanks!"]);
+    expect(again.code).toBe(0);
+    expect((await stat(join(data, "demo-users.json"))).mode & 0o777).toBe(0o600);
+    const followed = await runBot(["follow", "--data", data, "--as", "alice", "greeter"]);
+    expect(followed).toMatchObject({ code: 0, stdout: "@alice follows @greeter; a bot with a followers trigger sees it at its next poll.\n" });
+
+    const stopped = new Promise<number | null>((resolve) => demo.once("exit", resolve));
+    demo.kill("SIGTERM");
+    expect(await stopped).toBe(0);
+    await expect(stat(join(data, "demo.json"))).rejects.toThrow(/ENOENT/);
+  }, 120_000);
+
+  it("says to start the demo when none runs", async () => {
+    const run = await runBot(["say", "--data", join(tmpdir(), "postbot-no-demo"), "--as", "alice", "hi"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^bot: no demo is running with the data directory .*postbot-no-demo .*start it with `npm start`/);
+  }, 60_000);
+});
