@@ -48,7 +48,8 @@ export const INSULT_MODIFIERS: readonly string[] = [
   "clueless", "dirty", "filthy", "disgusting", "miserable", "insufferable", "spineless", "smug", "entitled", "ignorant",
   "arrogant", "retarded", "dense", "thick", "sick", "twisted", "creepy", "old", "lazy", "annoying", "bitch ass",
   "stoopid", "nothing but", "nothing more than", "special kind of", "a special kind of", "grade a", "certified",
-  "first class", "world class", "prize", "power tripping", "power-tripping", "no better than", "nothing but a", "brain-dead", "spineless", "gutless",
+  "first class", "world class", "prize", "power tripping", "power-tripping",
+  "properly", "proper", "seriously", "genuinely", "truly", "incredibly", "unbelievably", "clearly", "obviously", "no better than", "nothing but a", "brain-dead", "spineless", "gutless",
   "rotten", "vile", "smelly", "inbred", "deranged", "unhinged", "jobless",
 ];
 
@@ -95,7 +96,7 @@ export const INSULT_PLURALS: readonly string[] = [
  */
 export const INSULT_NOUNS_AFTER_YOU_ARE: readonly string[] = [
   "joke", "failure", "disgrace", "embarrassment", "trash", "garbage", "nobody", "hack", "joke of a human",
-  "disgrace to humanity", "nothing", "tool", "plague", "cancer", "disease", "stain", "blight", "virus", "tumour", "tumor",
+  "disgrace to humanity", "nothing", "tool", "laughing stock", "plague", "cancer", "disease", "stain", "blight", "virus", "tumour", "tumor",
 ];
 
 /** Adjectives that insult a person when said to them ("you're pathetic", "are you stupid?"). */
@@ -104,7 +105,8 @@ export const INSULT_ADJECTIVES: readonly string[] = [
   "brainless", "vile", "repulsive", "revolting", "full of shit", "a joke", "trash", "garbage", "subhuman", "mentally ill",
   "dumbest", "stupidest", "ugliest", "most pathetic", "most useless", "stoopid", "dumb as rocks", "dumb as a rock",
   "dumb as bricks", "thick as a brick", "thick as two short planks", "spineless", "a disgrace", "scum", "brain-dead",
-  "not even human", "less than human", "barely human", "subhuman filth", "a waste of space", "a fraud",
+  "not even human", "less than human", "barely human", "subhuman filth", "a waste of space", "a fraud", "dim", "dimwitted",
+  "dim-witted", "gormless", "deluded", "gullible", "incompetent", "talentless", "brainwashed",
 ];
 
 /** Openers after which a bare insult addresses someone ("shut up, moron", "hey dickhead"). */
@@ -147,8 +149,8 @@ export const THREAT_VERBS: readonly string[] = [
  * itself the threat.
  */
 export const PRIVATE_DETAILS: readonly string[] = [
-  "address", "home address", "house address", "real address", "phone number", "number", "ip", "ip address", "location",
-  "real name", "workplace", "work address", "employer", "school", "kids", "personal info", "license plate", "phone",
+  "address", "home address", "house address", "real address", "phone number", "ip", "ip address", "location",
+  "real name", "workplace", "work address", "employer", "school", "kids", "personal info", "license plate",
   "mobile number", "postcode", "zip code",
 ];
 
@@ -157,7 +159,7 @@ export const PRIVATE_DETAILS: readonly string[] = [
  * ordinary, threatening to post it with the rest ("I'll post your socials") is not.
  */
 export const PERSONAL_DETAILS: readonly string[] = [
-  ...PRIVATE_DETAILS, "family", "info", "details", "socials", "instagram", "facebook", "linkedin", "tiktok", "snapchat",
+  ...PRIVATE_DETAILS, "number", "phone", "family", "info", "details", "socials", "instagram", "facebook", "linkedin", "tiktok", "snapchat",
   "email", "email address",
 ];
 
@@ -208,7 +210,8 @@ export const ACCOUNT_PEOPLE: readonly string[] = [
 export const ACCOUNT_VERBS: readonly string[] = [
   "runs", "ran", "run", "made", "makes", "make", "codes", "coded", "code", "wrote", "writes", "write", "programmed",
   "built", "builds", "manages", "owns", "designed", "operates", "created", "creates", "is behind", "s behind", "is running",
-  "maintains", "posts", "tweets", "posting", "tweeting", "running", "posts here", "posting here",
+  "maintains", "posts", "tweets", "posting", "tweeting", "running", "posts here", "posting here", "is in charge of",
+  "is responsible for", "in charge of", "responsible for",
 ];
 
 /** Groups named in hate speech ("dirty immigrants", "muslims are vermin"). */

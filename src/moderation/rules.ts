@@ -60,7 +60,7 @@ const agents = oneOf(THREAT_AGENTS);
 const notAGame =
   `(?! (?:${oneOf(["at", "on", "to", "with", "off", "a", "an", "some", "for"])}(?![a-z0-9])|` +
   `in_(?!the (?:face|head|throat|neck|gut|stomach|mouth|teeth|balls|back|street))))`;
-const adverbs = "(?:just |literally |actually |fucking |personally |gladly |come and |come over and |find you and |hunt you down and )?";
+const adverbs = "(?:just |literally |actually |fucking |personally |gladly |come and |come over and |find you and |hunt you down and |come |go )?";
 const fuck = oneOf(FUCK_FORMS.filter((f) => f !== "f"));
 const possessive = "(?:your|ur|yo)";
 const family = "(?:family|kids|kid|children|son|daughter|wife|husband|mom|mum|mother|dad|father|parents|dog|moms|mums)";
@@ -71,8 +71,13 @@ const belittled =
   `(?:${belittling} )+` +
   `(?:man|woman|boy|girl|person|creature|manchild|individual|excuse for a human|human being|human)(?![a-z0-9])`;
 /** What is said of a person or a group after "is"/"are": an insult noun (singular or plural) or adjective. */
+/**
+ * What is said of a person or a group after "is"/"are": an insult noun (singular or plural)
+ * or adjective, after modifiers and at most one word the lists lack ("incompetent morons"),
+ * a belittling phrase, or a "dumb as ..." comparison.
+ */
 const insultPredicate =
-  `(?:${mods}(?<word>${oneOf([...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS])})|` +
+  `(?:${mods}(?:[a-z]+_)?(?<word>${oneOf([...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS])})|` +
   `(?:a |an )?(?<word2>${belittled})|(?<word3>(?:dumb|thick|stupid|dense) as (?:a |an |two |a bag of |a box of )?[a-z]+))`;
 const copula = `(?:is|are|s|re|r|was|were|=|must be|seems|seems like|sounds like|looks like|is clearly|are clearly|is obviously|are both|are all|is such)`;
 /** Up to `n` words of any kind, lazily: "the guy (who runs this account) is ...". */
@@ -85,6 +90,7 @@ const accountPeople =
 /** A group the reply addresses: "you lot", "all of you", "everyone who liked this". */
 const addressedGroup =
   `(?:${you} (?:lot|all|guys|people|two|lads)|yall|y all|all of ${you}|every (?:single |last )?one of ${you}|all ${you}|` +
+  `every (?:single )?(?:follower|fan|person|one|subscriber) (?:of|who|that|here|in)|` +
   `(?:all )?(?:${you}|${possessive}) (?:followers|fans|subscribers|audience|supporters|fanboys)|` +
   `(?:everyone|everybody|anyone|people|all the people|whoever) (?:here|in here|in this thread|in the replies|in the comments|who|that|replying|liking|following)|` +
   `the (?:replies|comments|comment section|people here|followers|fans)|this (?:thread|comment section|reply section))`;
@@ -117,7 +123,7 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `${youAre} ${mods}(?<word>${youAreNouns})` },
   { id: "insult:", kind: "insult", pattern: `what (?:a|an) ${mods}(?<word>${nouns})${notFollowedBy(["of"])}` },
   // A bare insult opening the reply ("bitch please", "dickhead.") or after an opener.
-  { id: "insult:", kind: "insult", pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;]| (?:please|shut|mate|m8|bro|dude|lol|lmao|haha|innit)(?![a-z0-9]))` },
+  { id: "insult:", kind: "insult", pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;]| (?:please|shut|mate|m8|bro|dude|lol|lmao|haha|innit|alert)(?![a-z0-9]))` },
   { id: "insult:low-iq", kind: "insult", pattern: `(?:iq|brain cells|brains?|intelligence) (?:of|lower than|smaller than|below) (?:a |an |the )?` },
   { id: "insult:", kind: "insult", pattern: `${openers}[,!.]? ${mods}(?<word>${nouns})` },
   // A bare insult closing a sentence after a comma ("thanks for nothing, idiot").
@@ -139,7 +145,7 @@ const DIRECTED_INSULTS: PhraseRule[] = [
     kind: "insult",
     pattern:
       `(?:${youAre}|${you}) ${mods}(?:sack|bag|pile|heap|lump) of ${words(1)}[a-z]+|` +
-      `^(?:an? )?(?:(?:${belittling}|lying|absolute|total|complete|utter) )+(?:sack|bag) of [a-z]+(?: [a-z]+)?(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])`,
+      `^(?:an? )?(?:(?:${belittling}|lying|absolute|total|complete|utter|walking) )+(?:sack|bag) of [a-z]+(?: [a-z]+)?(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])`,
   },
   {
     id: "insult:insult-to-humanity",
@@ -249,6 +255,13 @@ const THREATS: PhraseRule[] = [
   {
     id: "threat:know-where-you-live",
     kind: "threat",
+    pattern:
+      `(?:i|we) (?:know|found|found out) where ${possessive} (?:office|house|home|work|school|kids|family|car|parents) (?:is|are|live|lives)` +
+      `(?=[^a-z0-9]*$|[^a-z0-9]*[.!]| (?:and|btw|now|too))`,
+  },
+  {
+    id: "threat:know-where-you-live",
+    kind: "threat",
     pattern: `(?:know|found|find out|found out) (?:which|what|where) school ${possessive} (?:kids?|children|son|daughter|boy|girl)`,
   },
   {
@@ -265,6 +278,7 @@ const THREATS: PhraseRule[] = [
     pattern:
       `(?<!(?:${you}|do|did) )(?:^|i |we |just |already )?(?:found|got|have|tracked down|traced|posting|leaking|sharing|publishing|dug up) ` +
       `${possessive} (?:${family}s? )?(?:home |house |real |work |exact |full )?(?:${oneOf(PRIVATE_DETAILS)})(?! is| are| was| please| pls| here| if)${publicPlace}|` +
+      `(?:posting|leaking|sharing|publishing|spreading) ${possessive} (?:${family}s? )?(?:home |house |real |work )?${oneOf(PERSONAL_DETAILS)}(?![a-z0-9])|` +
       `(?:found|got|have|tracked down|dug up) ${possessive} ${words(1)}(?:and|&) ${possessive} (?:${family})s? `,
   },
   {
@@ -291,7 +305,7 @@ const THREATS: PhraseRule[] = [
   {
     id: "threat:watch-your-back",
     kind: "threat",
-    pattern: `watch ${possessive} back|sleep with one eye open|count ${possessive} days|${possessive} days are numbered`,
+    pattern: `watch ${possessive} back|sleep with one eye open|sleep with (?:the|${possessive}) lights on|count ${possessive} days|${possessive} days are numbered`,
   },
   {
     id: "threat:youre-dead",
@@ -368,7 +382,12 @@ const THREATS: PhraseRule[] = [
       `(?:^|hope ${you} )(?:dont|do not|never) wake up|(?:eat|swallow|suck on) (?:a |the )?(?:bullet|shotgun|gun|barrel)|` +
       `(?<!(?:i|id|im|i would|i am|i d|we|wed|i feel|i think) )(?:${you}(?:re| are| r| d be| would be) )?better off dead|` +
       `(?:nobody|no one|noone) (?:will|would|is going to|gonna) (?:cry|come|show up|go|turn up) (?:at|to) ${possessive} funeral|` +
-      `why (?:are|r) ${you} (?:still )?(?:alive|breathing)|${you} should (?:just )?(?:disappear|vanish|go away|cease to exist|not exist) (?:permanently|forever|for good)`,
+      `why (?:are|r) ${you} (?:still )?(?:alive|breathing)|just end it|end it all|go end it|end it already|and end it(?![a-z0-9])|` +
+      `(?:hope|wish|may) ${you} (?:have|live|get) a (?:short|miserable|painful|horrible|lonely|terrible|slow) (?:life|death|existence)|` +
+      `may ${possessive} days be (?:few|numbered|short)|` +
+      `(?:hope|wish) ${you} (?:fall|trip|walk|jump|get thrown|run|slip) (?:into|off|in front of|under) (?:a |the )?` +
+      `(?:woodchipper|wood chipper|volcano|meat grinder|train|bus|cliff|bridge|lake|river|sea|truck|car)|`+
+      `${you} should (?:just )?(?:disappear|vanish|go away|cease to exist|not exist) (?:permanently|forever|for good)`,
   },
   {
     id: "threat:wish-death",
@@ -397,6 +416,8 @@ const THREATS: PhraseRule[] = [
     pattern:
       `${you}(?:ll| will| are going to|re going to|re gonna| are gonna| r gonna) (?:regret (?:this|that|it|saying that|posting this)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| when| once| i)|` +
       `regret (?:crossing|messing with|fucking with|talking to|insulting|disrespecting) (?:me|us)|` +
+      `pay for (?:this|that|it)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:one day|i|when|trust))|pay for what ${you}|` +
+      `get ${possessive}s(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])|` +
       `get (?:whats|what is) coming(?: to ${you})?|get what ${you} deserve|get (?:hurt|killed|beaten|stabbed|shot|smacked))`,
   },
   { id: "threat:violence", kind: "threat", pattern: `(?:shut|silence) ${you} up (?:for good|permanently|forever)|someone (?:will|should|is going to|is gonna|s gonna|gonna) (?:shut|silence) ${you}` },
@@ -456,7 +477,7 @@ const HARASSMENT: PhraseRule[] = [
     id: "harassment:go-back",
     kind: "harassment",
     pattern:
-      `go back to (?:where (?:${you}|they) (?:came|come) from|${possessive} (?:own )?(?:country|cave|village|jungle|kind|island|desert|land)|` +
+      `go back (?:to )?where (?:${you}|they) belong|go back (?:to )?where (?:${you}|they) (?:came|come) from|go back to (?:where (?:${you}|they) (?:came|come) from|${possessive} (?:own )?(?:country|cave|village|jungle|kind|island|desert|land)|` +
       `(?:their|your) (?:own )?country|africa|mexico|china|india|pakistan|the jungle)|(?:send|ship|deport) (?:them|${you}|em) (?:all )?back`,
   },
   {
@@ -486,7 +507,7 @@ const HARASSMENT: PhraseRule[] = [
     kind: "harassment",
     pattern:
       `do (?:us|everyone|the world|everybody|all of us|the internet) a (?:favour|favor) (?:and )?` +
-      `(?:disappear|leave|die|quit|go away|log off|delete|kill|jump|shut up|leave the internet|stop breathing)|(?:disappear|go away) forever`,
+      `(?:disappear|leave|die|quit|go away|log off|delete|kill|jump|shut up|leave the internet|stop breathing)|(?:disappear|go away|vanish|log off|leave) (?:forever|for good|permanently)`,
   },
   {
     id: "harassment:dehumanising",
@@ -501,7 +522,7 @@ const HARASSMENT: PhraseRule[] = [
   { id: "harassment:dehumanising", kind: "harassment", pattern: `(?:vermin|scum|filth|animals|trash|rats|parasites|cockroaches|subhumans|degenerates|creatures|monsters|things) like ${you}` },
   { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:a |an )?(?:walking|human|literal|living) (?:plague|cancer|disease|virus|tumou?r|infection|std|stain|biohazard)` },
   { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:a |an )?(?:${mods})?(?:plague|cancer|disease|stain|blight|virus|tumou?r|infection|pest|leech|waste) (?:on|to|of|in|upon)` },
-  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:not even|less than|barely|not) human|${you} belong in (?:a |the )?(?:zoo|cage|asylum|mental (?:hospital|asylum|ward)|psych ward|sewer|dumpster|landfill)` },
+  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:not even|less than|barely|hardly|not) (?:a )?(?:human|person|human being)(?![a-z0-9])|imagine being ${you}(?![a-z0-9])|${you} belong in (?:a |the )?(?:zoo|cage|asylum|mental (?:hospital|asylum|ward)|psych ward|sewer|dumpster|landfill)` },
   {
     id: "harassment:hate",
     kind: "harassment",
@@ -509,6 +530,7 @@ const HARASSMENT: PhraseRule[] = [
       `(?:dirty|filthy|disgusting|stinking|stinky|subhuman|inbred) ${groups}(?![a-z0-9])|` +
       `${groups} (?:are|r|is) (?:all |just |nothing but |literally )?${oneOf(DEHUMANISING_NOUNS)}(?![a-z0-9])|` +
       `${groups} (?:ruin|ruins|destroy|destroys|ruined) (?:everything|this country|the country|our country)|` +
+      `${groups} (?:are|r) (?:all )?(?:too )?(?:stupid|dumb|inferior|weak|emotional|hysterical) to|` +
       `(?:the )?(?:jews|zionists|globalists) (?:control|run|own) (?:the|this|everything|our|all)|` +
       `(?:deport|gas|exterminate|get rid of|kick out) (?:all )?(?:the |these |those )?${groups}|` +
       `(?:women|woman|females|girls) (?:shouldnt|should not|dont|cant|should never) (?:be allowed|have (?:rights|opinions|the vote)|vote|speak|talk)`,
@@ -542,6 +564,7 @@ const HARASSMENT: PhraseRule[] = [
     kind: "harassment",
     pattern:
       `shut up[^a-z0-9]*(?:nobody|no one|noone) (?:cares|asked|likes ${you})|` +
+      `(?:nobody|no one|noone) (?:wants|needs|asked|cares) to (?:hear|see|read) (?:from )?${you}|` +
       `(?:log off|leave|go away|get out|get lost|fuck off|piss off|delete ${possessive} account|disappear) and never come back`,
   },
   { id: "harassment:you-are-nobody", kind: "harassment", pattern: `${youAreStatement} (?:a )?(?:nobody|nothing|no one)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])` },
@@ -562,6 +585,8 @@ const HARASSMENT: PhraseRule[] = [
       `nice (?:legs|body|butt|curves|thighs|figure)[^a-z0-9]+(?:wanna|want to|dm|come over|babe|baby|sexy|sweetheart)|` +
       `(?:be|look) (?:hot|hotter|sexy|sexier|pretty|prettier|cute|cuter) if ${you} (?:lost weight|lost some weight|smiled|shut up|wore|took)|` +
       `see ${you} (?:naked|nude|undressed|without (?:any )?clothes|in (?:lingerie|a bikini|${possessive} underwear|underwear|nothing))|` +
+      `show (?:me |us )?(?:${possessive}|those|them|ur) (?:bum|butt|arse|booty|bra|underwear|knickers|panties)|give (?:me |us )a (?:flash|peek)|` +
+      `(?:look|be|looks) (?:good|better|great|best|nice) on ${possessive} knees|` +
       `spread ${possessive} (?:legs|cheeks)|open ${possessive} legs|suck (?:me|my) off|blow me(?![a-z0-9])|give me head|` +
       `${youAre} (?:just |only |nothing but )?(?:a )?(?:pair of tits|piece of ass|set of tits|walking vagina)|` +
       `(?:prettier|hotter|cuter|nicer) (?:if|when) ${you} (?:smiled?|shut up|kept quiet|stayed quiet)|how much for (?:a night|an hour|a (?:blowjob|bj|date))|` +
