@@ -7,6 +7,8 @@
  * never calls fsync, so a power cut can leave an empty file behind the rename. This does the
  * same dance with the mode set at creation (and again with fchmod, in case a stale temporary
  * file of another mode was left by a crash) and with fsync of the data and the directory.
+ * A caller replacing many files of one directory at once syncs the directory once itself
+ * ({@link syncDirectory}).
  */
 import { open, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -18,7 +20,7 @@ const tempPathOf = (path: string): string => join(dirname(path), `.${basename(pa
  * Replaces `path` with `text`: readers see either the old or the new contents in full,
  * never a mix; the file has exactly `mode` from the moment it exists.
  */
-export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(path: string, text: string, mode = 0o600, options: { syncDir?: boolean } = {}): Promise<void> {
   const temp = tempPathOf(path);
   const handle = await open(temp, "w", mode);
   try {
@@ -29,11 +31,11 @@ export async function writeFileAtomic(path: string, text: string, mode = 0o600):
     await handle.close();
   }
   await rename(temp, path);
-  await syncDirectory(dirname(path));
+  if (options.syncDir ?? true) await syncDirectory(dirname(path));
 }
 
-/** Makes the rename itself durable; some file systems refuse to open a directory, which is harmless. */
-async function syncDirectory(dir: string): Promise<void> {
+/** Makes renames (and unlinks) in `dir` durable; some file systems refuse to open a directory, which is harmless. */
+export async function syncDirectory(dir: string): Promise<void> {
   let handle;
   try {
     handle = await open(dir, "r");

@@ -1,46 +1,44 @@
 /**
- * The default {@link Store}: one lowdb JSON file, `<dir>/state.json`, holding cursors,
- * tokens, the action ledger and budget windows.
+ * The default {@link Store}: the state directory `<dir>/state/` (`.postbot/state/` by
+ * default), one lowdb JSON file per bot, per account and per app, plus `credentials.json`,
+ * `status.json` and `shared.json` (the table is in shards.ts), holding cursors, tokens, the
+ * action ledger and budget windows.
  *
- * - Private: the directory is created 0700 and the file is always 0600 (it holds tokens).
- * - Atomic: every write replaces the whole file through a temporary file and a rename, so a
- *   crash (kill -9 at any moment) leaves either the previous or the next state, never a mix.
- * - Coalesced: a burst of `set`s costs one write; `flush()` resolves only once everything set
- *   before it is on disk, which is what the ledger awaits before it sends a request.
+ * - Writes what changed: a flush rewrites only the files whose values changed since the last
+ *   one, so its cost is one bot's state, not every bot's (10,000 bots' state is megabytes).
+ * - Coalesced: a burst of `set`s, in any number of files, costs one write of each file
+ *   changed; `flush()` resolves only once everything set before it is on disk, which is what
+ *   the ledger awaits before it sends a request.
+ * - Atomic per file: every file is replaced through a temporary file and a rename, so a crash
+ *   (kill -9 at any moment) leaves each file either as it was or as it was to be. What must
+ *   change together lives in one file (a bot's inbox and its cursors).
+ * - Private: the directories are created 0700 and every file is always 0600 (tokens).
  * - Never silently reset: an unreadable or corrupt file stops the start with a message naming
  *   the file and what to do; it is set aside only when the caller asks for that.
- * - One writer: a lock file refuses a second process on the same directory, which would
- *   otherwise overwrite the first one's ledger and send every action twice.
+ * - Migrated: the single `state.json` of earlier postbots becomes the directory on the first
+ *   start and is kept as `state.json.migrated-<time>`.
+ * - One writer: `state.lock` refuses a second process on the same directory (see state-lock.ts).
  */
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { Low, type Adapter } from "lowdb";
-import { z } from "zod";
 import { UserError } from "../errors.ts";
 import { silentLogger, type Logger } from "../log.ts";
-import { writeFileAtomic } from "./atomic-file.ts";
-import { Namespaces, type NamespaceData } from "./namespaces.ts";
+import { syncDirectory } from "./atomic-file.ts";
+import { describeFsError } from "./fs-error.ts";
+import { ShardedState } from "./sharded-state.ts";
+import { CREDENTIALS_SHARD, defaultShardRule, type ShardRule } from "./shards.ts";
+import { listStateFiles, readStateFiles, SINGLE_STATE_FILE_NAME, STATE_DIR_NAME, writeStateFiles } from "./state-dir.ts";
+import { CorruptStateError, readStateFile, STATE_FILE_VERSION, StateFileAdapter, type StateFileData } from "./state-file.ts";
+import { acquireLock, LOCK_FILE_NAME, type StateLock } from "./state-lock.ts";
 import type { Retention, Store } from "./store.ts";
-
-/** The version of the file's layout; a newer one is refused rather than misread. */
-export const STATE_FILE_VERSION = 1;
-/** The state file's name inside the data directory (`.postbot/state.json` by default). */
-export const STATE_FILE_NAME = "state.json";
-const LOCK_FILE_NAME = "state.lock";
-
-const StateFileSchema = z.object({
-  version: z.number().int(),
-  namespaces: z.record(z.string(), z.array(z.tuple([z.string(), z.unknown()]))),
-});
-type StateFile = { version: number; namespaces: NamespaceData };
 
 /** How {@link openFileStore} treats problems and whether it may write. */
 export interface FileStoreOptions {
   logger?: Logger;
   /**
    * What to do with a state file that cannot be parsed: `"refuse"` (the default) stops with
-   * a {@link UserError}; `"set-aside"` renames it to `state.json.corrupt-<time>`, logs that,
-   * and starts empty. Only a user's explicit choice should pick the second.
+   * a {@link UserError}; `"set-aside"` renames it to `<file>.corrupt-<time>`, logs that, and
+   * starts without what it held. Only a user's explicit choice should pick the second.
    */
   onCorrupt?: "refuse" | "set-aside";
   /** Added to the corrupt-file message: how this program lets the user set the file aside. */
@@ -50,195 +48,201 @@ export interface FileStoreOptions {
    * a running bot's state. Changes stay in memory.
    */
   readOnly?: boolean;
-  /** Time source for the corrupt file's name (default: the system time). */
+  /** Time source for the names of set-aside files and the lock (default: the system time). */
   now?: () => number;
+  /**
+   * Which file each value lives in (default: {@link defaultShardRule}). The bench passes
+   * `() => "state.json"` to measure the single file of earlier postbots.
+   */
+  shardRule?: ShardRule;
 }
 
-/** A {@link Store} backed by a file. */
+/** A {@link Store} backed by a directory of files. */
 export interface FileStore extends Store {
-  /** The state file's path. */
+  /** The state directory (`<dir>/state`). */
   readonly path: string;
-  /** How many times the file was written (for tests and the bench: coalescing at work). */
+  /** How many writes (each of every file changed since the last) were made: coalescing at work. */
   readonly writes: number;
+  /** Files written so far (a write of three changed files counts three). */
+  readonly filesWritten: number;
+  /** Bytes written so far. */
+  readonly bytesWritten: number;
 }
+
+/** Whether `dir` holds any postbot state (the directory, or the single file of earlier postbots). */
+export async function hasState(dir: string): Promise<boolean> {
+  return (await exists(join(dir, STATE_DIR_NAME))) || (await exists(join(dir, SINGLE_STATE_FILE_NAME)));
+}
+
+/** Where the tokens of `bot auth` are kept, to tell the user. */
+export const credentialsPath = (dir: string): string => join(dir, STATE_DIR_NAME, CREDENTIALS_SHARD);
 
 /**
- * Opens (creating when missing) the state store in `dir`.
+ * Opens (creating when missing, migrating the single file of earlier postbots) the state
+ * store in `dir`.
  *
- * @throws {UserError} when the directory cannot be created, the file cannot be read or is
+ * @throws {UserError} when the directory cannot be created, a file cannot be read or is
  *   corrupt, or another live process holds the directory.
  * @example
  * ```ts
  * const store = await openFileStore(".postbot", { logger });
- * store.set("cursors", "greeter", { since_id: "1460323737035677698" });
- * await store.flush(); // on disk, mode 0600
+ * store.set("cursors", "greeter:mentions", { since_id: "1460323737035677698" });
+ * await store.flush(); // .postbot/state/bots/greeter.json, mode 0600
  * ```
  */
 export async function openFileStore(dir: string, options: FileStoreOptions = {}): Promise<FileStore> {
   const log = options.logger ?? silentLogger;
-  const path = join(dir, STATE_FILE_NAME);
   const readOnly = options.readOnly ?? false;
+  const now = options.now ?? Date.now;
+  const stateDir = join(dir, STATE_DIR_NAME);
 
   if (!readOnly) {
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (error) {
-      throw new UserError(`cannot create the state directory ${dir}: ${describe(error)}; choose another data directory (--data DIR)`, {
+      throw new UserError(`cannot create the state directory ${dir}: ${describeFsError(error)}; choose another data directory (--data DIR)`, {
         cause: error,
       });
     }
   }
-  const lock = readOnly ? undefined : await acquireLock(join(dir, LOCK_FILE_NAME));
-
+  const lock = readOnly ? undefined : await acquireLock(join(dir, LOCK_FILE_NAME), log, now);
   try {
-    const adapter = new StateFileAdapter(path);
-    const db = new Low<StateFile>(adapter, { version: STATE_FILE_VERSION, namespaces: {} });
-    try {
-      await db.read();
-    } catch (error) {
-      if (!(error instanceof CorruptStateError)) throw error;
-      if ((options.onCorrupt ?? "refuse") === "refuse") {
-        const hint = options.corruptHint ?? `move it aside yourself (mv ${path} ${path}.bad) to start with an empty state`;
-        throw new UserError(
-          `${path} is not a valid postbot state file (${error.message}). Nothing was changed. ` +
-            `Restore it from a backup, fix it by hand, or ${hint}; starting empty forgets tokens, cursors and the action ledger.`,
-          { cause: error },
+    const opening: Opening = { dir, stateDir, log, readOnly, now, options, state: new ShardedState(options.shardRule ?? defaultShardRule) };
+    const single = join(dir, SINGLE_STATE_FILE_NAME);
+    if (await exists(stateDir)) {
+      await loadDirectory(opening);
+      if (!readOnly && (await exists(single))) {
+        // A migration that stopped between its last two steps, or an older postbot run since.
+        const aside = await setAside(single, "migrated", now);
+        log.warn(
+          { file: single, moved_to: aside, state: stateDir },
+          `found both ${stateDir} and the older single file ${single}; kept ${stateDir} and moved the single file to ${aside} (to use it instead, stop postbot, move ${stateDir} away and rename ${aside} to ${single})`,
         );
       }
-      if (readOnly) throw new UserError(`${path} is not a valid postbot state file (${error.message})`, { cause: error });
-      const aside = `${path}.corrupt-${new Date((options.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-")}`;
-      await rename(path, aside);
-      log.warn({ file: path, moved_to: aside, problem: error.message }, `state file was corrupt; moved it to ${aside} and started empty`);
-      db.data = { version: STATE_FILE_VERSION, namespaces: {} };
+    } else if (await exists(single)) {
+      await migrate(opening, single);
+    } else if (!readOnly) {
+      await mkdir(stateDir, { recursive: true, mode: 0o700 });
     }
-    if (db.data.version > STATE_FILE_VERSION) {
-      throw new UserError(
-        `${path} was written by a newer postbot (state version ${db.data.version}, this one reads ${STATE_FILE_VERSION}); upgrade postbot or use another data directory`,
-      );
-    }
-    if (!readOnly) await tightenMode(path, log);
-    return createFileStore(path, db, Namespaces.fromJSON(db.data.namespaces), { log, readOnly, lock });
+    opening.state.finishLoading();
+    return createFileStore(stateDir, opening.state, { log, readOnly, lock });
   } catch (error) {
     await lock?.release();
     throw error;
   }
 }
 
-class CorruptStateError extends Error {}
-
-/** lowdb's adapter: parses and checks the file on read, writes it atomically with mode 0600. */
-class StateFileAdapter implements Adapter<StateFile> {
-  constructor(private readonly path: string) {}
-
-  async read(): Promise<StateFile | null> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new UserError(`cannot read the state file ${this.path}: ${describe(error)}; check its permissions`, { cause: error });
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new CorruptStateError(jsonProblem(text, error));
-    }
-    const parsed = StateFileSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "the top level";
-      throw new CorruptStateError(`${where}: ${issue.message}`);
-    }
-    return parsed.data as StateFile;
-  }
-
-  write(data: StateFile): Promise<void> {
-    return writeFileAtomic(this.path, JSON.stringify(data));
-  }
+interface Opening {
+  dir: string;
+  stateDir: string;
+  log: Logger;
+  readOnly: boolean;
+  now: () => number;
+  options: FileStoreOptions;
+  state: ShardedState;
 }
 
-/** "Unexpected token ... at position 812" → the line and column a person can open. */
-function jsonProblem(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  if (text.trim() === "") return "the file is empty";
-  const position = /position (\d+)/.exec(message);
-  if (!position) return `not JSON: ${message}`;
-  const before = text.slice(0, Number(position[1]));
-  const line = before.split("\n").length;
-  const column = before.length - before.lastIndexOf("\n");
-  return `not JSON at line ${line}, column ${column}: ${message.replace(/ in JSON at position \d+.*$/, "")}`;
-}
-
-/** A file left with a looser mode (copied by hand, say) is made private before anything else. */
-async function tightenMode(path: string, log: Logger): Promise<void> {
-  try {
-    const { mode } = await stat(path);
-    if ((mode & 0o077) !== 0) {
-      await chmod(path, 0o600);
-      log.warn({ file: path, mode: (mode & 0o777).toString(8) }, "state file was readable by others; set its mode to 0600");
+/** Reads every file of the state directory into `state`. */
+async function loadDirectory(o: Opening): Promise<void> {
+  const paths = await listStateFiles(o.stateDir);
+  const results = await readStateFiles(o.stateDir, paths, { tighten: !o.readOnly });
+  results.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const result of results) {
+    const file = join(o.stateDir, result.path);
+    if ("error" in result) {
+      await corrupt(o, file, result.error);
+    } else if (result.data) {
+      checkVersion(file, result.data);
+      if (result.loosened !== undefined) {
+        o.log.warn({ file, mode: result.loosened.toString(8) }, "state file was readable by others; set its mode to 0600");
+      }
+      o.state.load(result.path, result.data);
     }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-}
-
-interface Lock {
-  release(): Promise<void>;
 }
 
 /**
- * Takes `<dir>/state.lock`, holding our pid. A lock whose process is gone (killed with -9)
- * is taken over; one held by a live process other than ours is refused. The same process may
- * reopen its own directory (a test simulating a crash does).
+ * The single `state.json` of earlier postbots becomes the state directory: every file is
+ * written into `state.migrating/`, which is renamed to `state/` in one step, and only then is
+ * the single file moved aside (kept, never deleted). A crash before the rename leaves the
+ * single file to be migrated again; after it, the directory is whole.
  */
-async function acquireLock(lockPath: string): Promise<Lock> {
-  const mine = String(process.pid);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await writeFile(lockPath, mine, { flag: "wx", mode: 0o600 });
-      return lockHandle(lockPath, mine);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new UserError(`cannot create the lock file ${lockPath}: ${describe(error)}; check the data directory's permissions`, {
-          cause: error,
-        });
-      }
-    }
-    const holder = (await readFile(lockPath, "utf8").catch(() => "")).trim();
-    const pid = Number(holder);
-    if (holder !== mine && Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-      throw new UserError(
-        `another postbot process (pid ${pid}) is using the state in ${lockPath.replace(/\/state\.lock$/, "")}; stop it first or give this one another data directory (--data DIR)`,
-      );
-    }
-    await unlink(lockPath).catch(() => undefined); // stale: its process is gone
-  }
-  throw new UserError(`cannot take the lock ${lockPath}: it keeps reappearing; is another postbot starting at the same time?`);
-}
-
-function lockHandle(lockPath: string, mine: string): Lock {
-  return {
-    async release() {
-      const holder = await readFile(lockPath, "utf8").catch(() => "");
-      if (holder.trim() === mine) await unlink(lockPath).catch(() => undefined);
-    },
-  };
-}
-
-function isAlive(pid: number): boolean {
+async function migrate(o: Opening, single: string): Promise<void> {
+  const adapter = new StateFileAdapter(single, { tighten: !o.readOnly });
+  let data: StateFileData | null;
   try {
-    process.kill(pid, 0);
+    data = await readStateFile(adapter);
+  } catch (error) {
+    await corrupt(o, single, error as Error);
+    if (!o.readOnly) await mkdir(o.stateDir, { recursive: true, mode: 0o700 });
+    return;
+  }
+  if (!data) return;
+  checkVersion(single, data);
+  if (adapter.loosened !== undefined) o.log.warn({ file: single, mode: adapter.loosened.toString(8) }, "state file was readable by others; set its mode to 0600");
+  o.state.load(SINGLE_STATE_FILE_NAME, data);
+  if (o.readOnly) return;
+
+  const temp = join(o.dir, `${STATE_DIR_NAME}.migrating`);
+  await rm(temp, { recursive: true, force: true });
+  await mkdir(temp, { mode: 0o700 });
+  o.state.finishLoading();
+  o.state.markAllDirty();
+  const cost = await writeStateFiles(temp, o.state.takeDirty(), new Set([temp]));
+  await syncDirectory(temp);
+  await rename(temp, o.stateDir);
+  await syncDirectory(o.dir);
+  const aside = await setAside(single, "migrated", o.now);
+  o.log.info(
+    { file: single, state: o.stateDir, files: cost.files, bytes: cost.bytes, kept_as: aside },
+    `migrated ${single} to ${o.stateDir} (${cost.files} files); the old file is kept as ${aside}`,
+  );
+}
+
+/** A file of a newer layout is refused rather than misread. */
+function checkVersion(file: string, data: StateFileData): void {
+  if (data.version > STATE_FILE_VERSION) {
+    throw new UserError(
+      `${file} was written by a newer postbot (state version ${data.version}, this one reads ${STATE_FILE_VERSION}); upgrade postbot or use another data directory`,
+    );
+  }
+}
+
+/**
+ * A file that is not state: refused (the default) with a message naming it, or set aside
+ * when asked (the start goes on without it).
+ */
+async function corrupt(o: Opening, file: string, error: Error): Promise<void> {
+  if (!(error instanceof CorruptStateError)) throw error;
+  if ((o.options.onCorrupt ?? "refuse") === "refuse") {
+    const hint = o.options.corruptHint ?? `move it aside yourself (mv ${file} ${file}.bad) to start without it`;
+    throw new UserError(
+      `${file} is not a valid postbot state file (${error.message}). Nothing was changed. ` +
+        `Restore it from a backup, fix it by hand, or ${hint}; starting without it forgets the tokens, cursors and action ledger it holds.`,
+      { cause: error },
+    );
+  }
+  if (o.readOnly) throw new UserError(`${file} is not a valid postbot state file (${error.message})`, { cause: error });
+  const aside = await setAside(file, "corrupt", o.now);
+  o.log.warn({ file, moved_to: aside, problem: error.message }, `state file was corrupt; moved it to ${aside} and started without it`);
+}
+
+/** Renames `file` to `<file>.<why>-<time>` and returns the new name. */
+async function setAside(file: string, why: string, now: () => number): Promise<string> {
+  const aside = `${file}.${why}-${new Date(now()).toISOString().replace(/[:.]/g, "-")}`;
+  await rename(file, aside);
+  return aside;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw new UserError(`cannot read ${path}: ${describeFsError(error)}; check its permissions`, { cause: error });
   }
 }
-
-const describe = (error: unknown): string => {
-  const e = error as NodeJS.ErrnoException;
-  return e?.code ? `${e.code} ${e.message}` : String((error as Error)?.message ?? error);
-};
 
 interface Waiter {
   version: number;
@@ -247,19 +251,21 @@ interface Waiter {
 }
 
 function createFileStore(
-  path: string,
-  db: Low<StateFile>,
-  spaces: Namespaces,
-  { log, readOnly, lock }: { log: Logger; readOnly: boolean; lock: Lock | undefined },
+  stateDir: string,
+  state: ShardedState,
+  { log, readOnly, lock }: { log: Logger; readOnly: boolean; lock: StateLock | undefined },
 ): FileStore {
-  /** Bumped by every change; `written` is the change count the file holds. */
+  /** Bumped by every change; `written` is the change count the files hold. */
   let version = 0;
   let written = 0;
   let writes = 0;
+  let filesWritten = 0;
+  let bytesWritten = 0;
   let running = false;
   let scheduled = false;
   let closed = false;
   let waiters: Waiter[] = [];
+  const made = new Set<string>([stateDir]);
 
   const settle = (error?: Error) => {
     const still: Waiter[] = [];
@@ -271,7 +277,7 @@ function createFileStore(
     waiters = still;
   };
 
-  /** Writes until the file holds every change; one write covers all changes made before it. */
+  /** Writes until the files hold every change; one write covers all changes made before it. */
   const run = async () => {
     scheduled = false;
     if (running || readOnly) return;
@@ -279,17 +285,27 @@ function createFileStore(
     try {
       while (written < version) {
         const target = version;
-        db.data = { version: STATE_FILE_VERSION, namespaces: spaces.toJSON() };
-        await db.write();
-        writes++;
+        const batch = state.takeDirty();
+        if (batch.length > 0) {
+          try {
+            const cost = await writeStateFiles(stateDir, batch, made);
+            filesWritten += cost.files;
+            bytesWritten += cost.bytes;
+            writes++;
+          } catch (error) {
+            for (const { path } of batch) state.markDirty(path);
+            throw error;
+          }
+        }
         written = target;
         settle();
       }
     } catch (cause) {
-      const error = new Error(`cannot write the state file ${path}: ${describe(cause)}; postbot keeps the state in memory and retries on the next change`, {
-        cause,
-      });
-      log.error({ file: path, err: cause }, error.message);
+      const error = new Error(
+        `cannot write the state in ${stateDir}: ${describeFsError(cause)}; postbot keeps the state in memory and retries on the next change`,
+        { cause },
+      );
+      log.error({ dir: stateDir, err: cause }, error.message);
       settle(error);
     } finally {
       running = false;
@@ -297,7 +313,7 @@ function createFileStore(
   };
 
   const changed = () => {
-    if (closed) throw new Error(`the state store ${path} is closed`);
+    if (closed) throw new Error(`the state store ${stateDir} is closed`);
     version++;
     if (!scheduled && !readOnly) {
       scheduled = true;
@@ -307,22 +323,28 @@ function createFileStore(
   };
 
   const store: FileStore = {
-    path,
+    path: stateDir,
     get writes() {
       return writes;
     },
-    get: (ns, key) => spaces.get(ns, key),
+    get filesWritten() {
+      return filesWritten;
+    },
+    get bytesWritten() {
+      return bytesWritten;
+    },
+    get: (ns, key) => state.get(ns, key),
     set(ns, key, value) {
-      spaces.set(ns, key, value);
+      state.set(ns, key, value);
       changed();
     },
     delete(ns, key) {
-      if (spaces.delete(ns, key)) changed();
+      if (state.delete(ns, key)) changed();
     },
-    entries: (ns) => spaces.entries(ns),
+    entries: (ns) => state.entries(ns),
     retain(ns: string, retention: Retention) {
-      spaces.retain(ns, retention);
-      changed();
+      state.retain(ns, retention);
+      if (state.hasChanges) changed();
     },
     flush() {
       if (readOnly || written >= version) return Promise.resolve();

@@ -1,32 +1,23 @@
 /**
  * The in-memory heart of every {@link Store}: values by namespace and key, in insertion
  * order, with the retention each namespace declares. The memory store is just this; the
- * file store is this plus a file it is saved to, so both behave the same in tests.
+ * file store is this plus the files it is saved to, so both behave the same in tests.
  */
 import type { Retention } from "./store.ts";
 
-/** The serialised form: per namespace, `[key, value]` pairs in insertion order. */
-export type NamespaceData = Record<string, Array<[string, unknown]>>;
-
-/** Namespaced values in insertion order, with per-namespace retention; plain JSON in and out. */
+/** Namespaced values in insertion order, with per-namespace retention. */
 export class Namespaces {
   private readonly spaces = new Map<string, Map<string, unknown>>();
   private readonly retention = new Map<string, Retention>();
 
   /**
-   * Pairs rather than an object per namespace: an object would put integer-like keys (post
-   * ids) first, in numeric order, and "oldest first" eviction needs insertion order.
+   * @param onEvict told of every entry a retention rule drops, so a store that keeps more
+   *   than values (the file store: which file an entry is in) forgets it too.
    */
-  static fromJSON(data: NamespaceData): Namespaces {
-    const ns = new Namespaces();
-    for (const [name, pairs] of Object.entries(data)) ns.spaces.set(name, new Map(pairs));
-    return ns;
-  }
+  constructor(private readonly onEvict?: (namespace: string, key: string) => void) {}
 
-  toJSON(): NamespaceData {
-    const out: NamespaceData = {};
-    for (const [name, map] of this.spaces) if (map.size > 0) out[name] = [...map];
-    return out;
+  has(namespace: string, key: string): boolean {
+    return this.spaces.get(namespace)?.has(key) ?? false;
   }
 
   get<T>(namespace: string, key: string): T | undefined {
@@ -66,6 +57,7 @@ export class Namespaces {
       if (excess <= 0) break;
       if (rule.evictable && !rule.evictable(value, key)) continue;
       map.delete(key);
+      this.onEvict?.(namespace, key);
       excess--;
     }
   }

@@ -1,45 +1,92 @@
-import { mkdtemp, readFile, readdir, rm, stat, writeFile, chmod } from "node:fs/promises";
+import { chmod, mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtemp } from "node:fs/promises";
 import { UserError } from "../../src/errors.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
+import { captureLogs } from "../helpers/log.ts";
 
+let root: string;
 let dir: string;
 beforeEach(async () => {
-  dir = join(await mkdtemp(join(tmpdir(), "postbot-store-")), "data");
+  root = await mkdtemp(join(tmpdir(), "postbot-store-"));
+  dir = join(root, "data");
 });
 afterEach(async () => {
-  await rm(join(dir, ".."), { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
 });
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
+const readJson = async (path: string) => JSON.parse(await readFile(path, "utf8")) as { version: number; namespaces: Record<string, unknown[][]> };
+const state = (...parts: string[]) => join(dir, "state", ...parts);
 
 describe("openFileStore", () => {
-  it("creates a private directory and a 0600 file that stays 0600 across atomic rewrites", async () => {
+  it("creates private directories and 0600 files that stay 0600 across atomic rewrites", async () => {
     const store = await openFileStore(dir);
-    store.set("credentials", "greeter", { token: "t", token_secret: "s" });
+    store.set("auth:accounts", "greeter", { token: "t", token_secret: "s" });
+    store.set("cursors", "greeter:mentions", { since_id: "1" });
     await store.flush();
-    expect(await modeOf(dir)).toBe(0o700);
-    expect(await modeOf(store.path)).toBe(0o600);
+    for (const d of [dir, state(), state("bots")]) expect(await modeOf(d)).toBe(0o700);
+    expect(await modeOf(state("credentials.json"))).toBe(0o600);
     for (let i = 0; i < 3; i++) {
-      store.set("cursors", "greeter", { since_id: String(i) });
+      store.set("cursors", "greeter:mentions", { since_id: String(i) });
       await store.flush();
-      expect(await modeOf(store.path)).toBe(0o600);
+      expect(await modeOf(state("bots", "greeter.json"))).toBe(0o600);
     }
-    // Nothing but the state and the lock is left behind (the temporary file was renamed).
-    expect((await readdir(dir)).sort()).toEqual(["state.json", "state.lock"]);
+    // Nothing but the files and the lock is left behind (the temporary files were renamed).
+    expect((await readdir(dir)).sort()).toEqual(["state", "state.lock"]);
+    expect((await readdir(state())).sort()).toEqual(["bots", "credentials.json"]);
+    expect(await readdir(state("bots"))).toEqual(["greeter.json"]);
     await store.close();
-    expect(await readdir(dir)).toEqual(["state.json"]);
+    expect(await readdir(dir)).toEqual(["state"]);
+  });
+
+  it("writes only the files whose values changed, each once per flush", async () => {
+    const store = await openFileStore(dir);
+    for (const bot of ["ann", "bob", "cid"]) {
+      store.set(`kv:${bot}`, "greeting", "hi");
+      store.set("ledger", `${bot}:like:1`, { state: "done" });
+    }
+    store.set("budget.windows", "POST /2/posts|a:app1|15min", [1, 2]);
+    store.set("budget.windows", "POST /2/posts|u:42|15min", [1]);
+    await store.flush();
+    expect(store.writes).toBe(1);
+    expect(store.filesWritten).toBe(5); // three bots, one app, one account
+    expect((await readdir(state("bots"))).sort()).toEqual(["ann.json", "bob.json", "cid.json"]);
+    expect(await readdir(state("apps"))).toEqual(["app1.json"]);
+    expect(await readdir(state("accounts"))).toEqual(["42.json"]);
+
+    const bobBefore = await readFile(state("bots", "bob.json"), "utf8");
+    const { bytesWritten } = store;
+    store.set("ledger", "ann:like:2", { state: "done" });
+    store.set("kv:ann", "greeting", "hello");
+    await store.flush();
+    expect(store.writes).toBe(2);
+    expect(store.filesWritten).toBe(6); // ann's file alone
+    expect(store.bytesWritten - bytesWritten).toBe((await stat(state("bots", "ann.json"))).size);
+    expect(await readFile(state("bots", "bob.json"), "utf8")).toBe(bobBefore);
+    expect((await readJson(state("bots", "ann.json"))).namespaces.ledger!.map(([k]) => k)).toEqual(["ann:like:1", "ann:like:2"]);
+    await store.close();
+  });
+
+  it("removes a file once nothing is left in it", async () => {
+    const store = await openFileStore(dir);
+    store.set("kv:ann", "a", 1);
+    await store.flush();
+    store.delete("kv:ann", "a");
+    await store.flush();
+    expect(await readdir(state("bots"))).toEqual([]);
+    await store.close();
   });
 
   it("coalesces a burst of sets into one write, and flush waits for it", async () => {
     const store = await openFileStore(dir);
-    for (let i = 0; i < 500; i++) store.set("ledger", `k${i}`, { state: "done", i });
+    for (let i = 0; i < 500; i++) store.set("ledger", `bot${i % 5}:like:${i}`, { state: "done", i });
     await store.flush();
     expect(store.writes).toBe(1);
-    const onDisk = JSON.parse(await readFile(store.path, "utf8"));
-    expect(onDisk.namespaces.ledger).toHaveLength(500);
+    expect(store.filesWritten).toBe(5);
+    expect((await readJson(state("bots", "bot0.json"))).namespaces.ledger).toHaveLength(100);
     await store.flush(); // nothing new: no write
     expect(store.writes).toBe(1);
     await store.close();
@@ -50,25 +97,31 @@ describe("openFileStore", () => {
     store.set("a", "1", 1);
     const first = store.flush();
     store.set("a", "2", 2); // set while the first write may be running
+    store.set("kv:ann", "x", 3); // in another file
     const second = store.flush();
     await first;
     await second;
-    const onDisk = JSON.parse(await readFile(store.path, "utf8"));
-    expect(onDisk.namespaces.a).toEqual([
+    expect((await readJson(state("shared.json"))).namespaces.a!.map(([k, v]) => [k, v])).toEqual([
       ["1", 1],
       ["2", 2],
     ]);
+    expect((await readJson(state("bots", "ann.json"))).namespaces["kv:ann"]![0]!.slice(0, 2)).toEqual(["x", 3]);
     await store.close();
   });
 
-  it("keeps values and insertion order (integer-like keys included) across a reopen", async () => {
+  it("keeps values and insertion order (integer-like keys, and a namespace spread over many files) across a reopen", async () => {
     const store = await openFileStore(dir);
     for (const key of ["900", "10", "abc", "2"]) store.set("posts", key, { key });
     store.delete("posts", "abc");
+    for (const key of ["bob:like:1", "ann:like:1", "bob:like:2", "cid:like:1", "ann:like:2"]) store.set("ledger", key, { key });
+    store.delete("ledger", "bob:like:1");
+    store.set("ledger", "bob:like:1", { key: "again" }); // re-added: now the newest
     await store.close();
     const again = await openFileStore(dir);
     expect(again.entries("posts").map(([k]) => k)).toEqual(["900", "10", "2"]);
     expect(again.get("posts", "10")).toEqual({ key: "10" });
+    expect(again.entries("ledger").map(([k]) => k)).toEqual(["ann:like:1", "bob:like:2", "cid:like:1", "ann:like:2", "bob:like:1"]);
+    expect(again.get("ledger", "bob:like:1")).toEqual({ key: "again" });
     await again.close();
   });
 
@@ -82,10 +135,9 @@ describe("openFileStore", () => {
   });
 
   it("refuses a corrupt file with a message naming the file and the line, and changes nothing", async () => {
-    const { mkdir } = await import("node:fs/promises");
-    await mkdir(dir, { recursive: true });
-    const path = join(dir, "state.json");
-    const bad = '{\n  "version": 1,\n  "namespaces": {\n    "ledger": [["a", 1]\n  }\n}\n';
+    await mkdir(state("bots"), { recursive: true });
+    const path = state("bots", "ann.json");
+    const bad = '{\n  "version": 2,\n  "namespaces": {\n    "kv:ann": [["a", 1, 0]\n  }\n}\n';
     await writeFile(path, bad);
     const error = await openFileStore(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UserError);
@@ -93,88 +145,125 @@ describe("openFileStore", () => {
     expect((error as Error).message).toMatch(/line 5/);
     expect(await readFile(path, "utf8")).toBe(bad);
     // The lock was released: the user can fix the file and start again.
-    expect(await readdir(dir)).toEqual(["state.json"]);
+    expect(await readdir(dir)).toEqual(["state"]);
   });
 
   it("refuses a file of the wrong shape, naming the field", async () => {
-    const { mkdir } = await import("node:fs/promises");
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "state.json"), JSON.stringify({ version: 1, namespaces: { ledger: [[1, 2]] } }));
-    await expect(openFileStore(dir)).rejects.toThrow(/namespaces\.ledger\.0\.0/);
-    await writeFile(join(dir, "state.json"), "");
+    await mkdir(state(), { recursive: true });
+    await writeFile(state("shared.json"), JSON.stringify({ version: 2, namespaces: { ledger: [[1, 2]] } }));
+    await expect(openFileStore(dir)).rejects.toThrow(/shared\.json .*namespaces\.ledger\.0\.0/);
+    await writeFile(state("shared.json"), "");
     await expect(openFileStore(dir)).rejects.toThrow(/empty/);
   });
 
   it("refuses a file written by a newer version", async () => {
-    const { mkdir } = await import("node:fs/promises");
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "state.json"), JSON.stringify({ version: 99, namespaces: {} }));
+    await mkdir(state(), { recursive: true });
+    await writeFile(state("shared.json"), JSON.stringify({ version: 99, namespaces: {} }));
     await expect(openFileStore(dir)).rejects.toThrow(/newer postbot/);
   });
 
-  it("sets a corrupt file aside only when asked to", async () => {
-    const { mkdir } = await import("node:fs/promises");
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "state.json"), "{nope");
-    const store = await openFileStore(dir, { onCorrupt: "set-aside", now: () => Date.parse("2026-01-02T03:04:05.006Z") });
-    expect(store.entries("ledger")).toEqual([]);
-    const names = await readdir(dir);
-    expect(names).toContain("state.json.corrupt-2026-01-02T03-04-05-006Z");
-    expect(await readFile(join(dir, "state.json.corrupt-2026-01-02T03-04-05-006Z"), "utf8")).toBe("{nope");
+  it("sets a corrupt file aside only when asked to, keeping every other file's state", async () => {
+    const store = await openFileStore(dir);
+    store.set("kv:bob", "k", "kept");
     await store.close();
+    await mkdir(state("bots"), { recursive: true });
+    await writeFile(state("bots", "ann.json"), "{nope");
+    const { lines, logger } = captureLogs();
+    const again = await openFileStore(dir, { onCorrupt: "set-aside", logger, now: () => Date.parse("2026-01-02T03:04:05.006Z") });
+    expect(again.get("kv:bob", "k")).toBe("kept");
+    const aside = "ann.json.corrupt-2026-01-02T03-04-05-006Z";
+    expect((await readdir(state("bots"))).sort()).toEqual(["ann.json.corrupt-2026-01-02T03-04-05-006Z", "bob.json"]);
+    expect(await readFile(state("bots", aside), "utf8")).toBe("{nope");
+    expect(lines.some((l) => String(l.msg).includes(aside))).toBe(true);
+    await again.close();
   });
 
   it("makes a file with a loose mode private on open", async () => {
     const store = await openFileStore(dir);
-    store.set("a", "b", 1);
+    store.set("auth:accounts", "greeter", { token: "t" });
     await store.close();
-    await chmod(join(dir, "state.json"), 0o644);
+    await chmod(state("credentials.json"), 0o644);
     const again = await openFileStore(dir);
-    expect(await modeOf(join(dir, "state.json"))).toBe(0o600);
+    expect(await modeOf(state("credentials.json"))).toBe(0o600);
     await again.close();
   });
 
-  it("refuses a directory held by another live process and takes over a dead one's lock", async () => {
-    const { mkdir } = await import("node:fs/promises");
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "state.lock"), String(process.ppid)); // alive: the test runner
-    await expect(openFileStore(dir)).rejects.toThrow(new RegExp(`pid ${process.ppid}`));
-    await writeFile(join(dir, "state.lock"), "2147483646"); // no such process
-    const store = await openFileStore(dir);
-    expect((await readFile(join(dir, "state.lock"), "utf8")).trim()).toBe(String(process.pid));
-    await store.close();
-  });
-
-  it("read-only mode reads a live store's file without locking or writing it", async () => {
+  it("read-only mode reads a live store's files without locking or writing them", async () => {
     const writer = await openFileStore(dir);
-    writer.set("cursors", "greeter", "42");
+    writer.set("cursors", "greeter:mentions", "42");
     await writer.flush();
     const reader = await openFileStore(dir, { readOnly: true });
-    expect(reader.get("cursors", "greeter")).toBe("42");
-    reader.set("cursors", "greeter", "43");
+    expect(reader.get("cursors", "greeter:mentions")).toBe("42");
+    reader.set("cursors", "greeter:mentions", "43");
     await reader.flush();
     expect(reader.writes).toBe(0);
     await reader.close();
+    writer.set("cursors", "greeter:mentions", "44"); // the writer goes on; a new reader sees it
+    await writer.flush();
+    const later = await openFileStore(dir, { readOnly: true });
+    expect(later.get("cursors", "greeter:mentions")).toBe("44");
+    await later.close();
     await writer.close();
+  });
+
+  it("bounds a namespace that declares a retention, across files, keeping entries that may not be evicted", async () => {
+    const store = await openFileStore(dir);
+    store.retain!("ledger", { maxEntries: 3, evictable: (v) => (v as { state: string }).state === "done" });
+    store.set("ledger", "ann:a", { state: "pending" });
+    store.set("ledger", "bob:b", { state: "done" });
+    store.set("ledger", "cid:c", { state: "done" });
+    store.set("ledger", "ann:d", { state: "done" });
+    store.set("ledger", "ann:e", { state: "done" });
+    expect(store.entries("ledger").map(([k]) => k)).toEqual(["ann:a", "ann:d", "ann:e"]);
+    await store.close();
+    // The evicted entries left their files too.
+    expect((await readdir(state("bots"))).sort()).toEqual(["ann.json"]);
     const again = await openFileStore(dir);
-    expect(again.get("cursors", "greeter")).toBe("42");
+    expect(again.entries("ledger").map(([k]) => k)).toEqual(["ann:a", "ann:d", "ann:e"]);
     await again.close();
   });
 
-  it("bounds a namespace that declares a retention, keeping entries that may not be evicted", async () => {
+  it("puts a value found in the wrong file back where it belongs, keeping the newest of two copies", async () => {
+    await mkdir(state("bots"), { recursive: true });
+    // As a crash while a value moved could leave it: in shared.json (older) and ann's file (newer).
+    await writeFile(state("shared.json"), JSON.stringify({ version: 2, namespaces: { "kv:ann": [["k", "old", 1]], other: [["x", 1, 0]] } }));
+    await writeFile(state("bots", "ann.json"), JSON.stringify({ version: 2, namespaces: { "kv:ann": [["k", "new", 5]] } }));
+    await writeFile(state("bots", "bob.json"), JSON.stringify({ version: 2, namespaces: { "kv:ann": [["j", "moved", 3]] } }));
     const store = await openFileStore(dir);
-    store.retain!("ledger", { maxEntries: 3, evictable: (v) => (v as { state: string }).state === "done" });
-    store.set("ledger", "a", { state: "pending" });
-    store.set("ledger", "b", { state: "done" });
-    store.set("ledger", "c", { state: "done" });
-    store.set("ledger", "d", { state: "done" });
-    store.set("ledger", "e", { state: "done" });
-    expect(store.entries("ledger").map(([k]) => k)).toEqual(["a", "d", "e"]);
+    expect(store.entries("kv:ann")).toEqual([
+      ["j", "moved"],
+      ["k", "new"],
+    ]);
+    store.set("other", "y", 2);
     await store.close();
+    expect((await readJson(state("shared.json"))).namespaces).toEqual({ other: [["x", 1, 0], ["y", 2, 6]] });
+    expect((await readJson(state("bots", "ann.json"))).namespaces["kv:ann"]!.map(([k, v]) => [k, v])).toEqual([
+      ["j", "moved"],
+      ["k", "new"],
+    ]);
+    expect(await readdir(state("bots"))).toEqual(["ann.json"]); // bob's file held nothing of bob's
+  });
+
+  it("a failed write keeps the changes and writes them with the next flush", async () => {
+    const { logger } = captureLogs();
+    const store = await openFileStore(dir, { logger });
+    store.set("kv:ann", "a", 1);
+    await store.flush();
+    await mkdir(state("bots", "bob.json")); // a directory where bob's file must go: its rename fails
+    store.set("kv:ann", "a", 2);
+    store.set("kv:bob", "b", 1);
+    await expect(store.flush()).rejects.toThrow(/cannot write the state in .*state/);
+    await rmdir(state("bots", "bob.json"));
+    store.set("kv:cid", "c", 1);
+    await store.flush();
+    await store.close();
+    const again = await openFileStore(dir);
+    expect([again.get("kv:ann", "a"), again.get("kv:bob", "b"), again.get("kv:cid", "c")]).toEqual([2, 1, 1]);
+    await again.close();
   });
 
   it("says which directory it cannot create", async () => {
-    const file = join(dir, "..", "a-file");
+    const file = join(root, "a-file");
     await writeFile(file, "");
     await expect(openFileStore(join(file, "sub"))).rejects.toThrow(/cannot create the state directory .*a-file\/sub/);
   });

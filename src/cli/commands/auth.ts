@@ -1,6 +1,6 @@
 /**
  * `bot auth`: sign the bots' accounts in and out. Tokens go to the state store
- * (`--data DIR/state.json`, mode 0600), never to the terminal or a log. The service and the
+ * (`--data DIR/state/credentials.json`, mode 0600), never to the terminal or a log. The service and the
  * app come from POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET (the
  * environment or a .env file); PKCE also needs POSTBOT_CLIENT_ID.
  */
@@ -16,16 +16,15 @@ type Flows = typeof import("../../auth-flows/index.ts");
 
 /** Opens the store and the terminal, runs one flow, and always closes the store. */
 async function withContext(data: string, run: (ctx: AuthFlowContext, flows: Flows) => Promise<unknown> | void, readOnly = false): Promise<void> {
-  const [{ openFileStore, STATE_FILE_NAME }, flows, { systemClock }, { join }] = await Promise.all([
+  const [{ openFileStore, credentialsPath }, flows, { systemClock }] = await Promise.all([
     import("../../store/index.ts"),
     import("../../auth-flows/index.ts"),
     import("../../clock.ts"),
-    import("node:path"),
   ]);
   const { vars, file } = flows.settingsEnv();
   const store = await openFileStore(data, { readOnly });
   try {
-    await run({ store, terminal: flows.streamTerminal(), vars, envFile: file, clock: systemClock, statePath: join(data, STATE_FILE_NAME) }, flows);
+    await run({ store, terminal: flows.streamTerminal(), vars, envFile: file, clock: systemClock, statePath: credentialsPath(data) }, flows);
   } finally {
     await store.close();
   }
@@ -44,8 +43,8 @@ async function userFacing<T>(fn: () => Promise<T>): Promise<T> {
 
 const ENV_HELP = `
 The service and the app are read from POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY and
-POSTBOT_CONSUMER_SECRET (the environment, then .env). Tokens are stored in DIR/state.json
-(mode 0600) and never printed.`;
+POSTBOT_CONSUMER_SECRET (the environment, then .env). Tokens are stored in
+DIR/state/credentials.json (mode 0600) and never printed.`;
 
 export default function register(program: Command): void {
   const auth = program.command("auth").description("sign accounts in and out (OAuth 1.0a, PKCE, the app's bearer token)").addHelpText("after", ENV_HELP);

@@ -12,15 +12,13 @@ export default function register(program: Command): void {
     .option("--data <dir>", "directory of the state store", ".postbot")
     .option("--json", "print the report as JSON")
     .action(async (options: { data: string; json?: boolean }) => {
-      const [{ openFileStore }, { collectStatus, formatStatus }, { systemClock }, { existsSync }, { join }, { UserError }] = await Promise.all([
+      const [{ openFileStore, hasState }, { collectStatus, formatStatus }, { systemClock }, { UserError }] = await Promise.all([
         import("../../store/index.ts"),
         import("../../runtime/status-report.ts"),
         import("../../clock.ts"),
-        import("node:fs"),
-        import("node:path"),
         import("../../errors.ts"),
       ]);
-      if (!existsSync(join(options.data, "state.json"))) {
+      if (!(await hasState(options.data))) {
         throw new UserError(`no state in ${options.data}: no bot has run with this data directory (start them with \`bot start\`, or give --data DIR)`);
       }
       const store = await openFileStore(options.data, { readOnly: true });

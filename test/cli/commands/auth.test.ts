@@ -1,9 +1,9 @@
 /**
  * `bot auth` as a user runs it: a child process of `bin/bot.js` against a sandbox in this
  * process (with a running clock, as the child signs with real time), the PIN typed on its
- * stdin, the tokens in `--data DIR/state.json` with mode 0600, and no secret on the terminal.
+ * stdin, the tokens in `--data DIR/state/credentials.json` with mode 0600, and no secret on the terminal.
  */
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -77,7 +77,7 @@ describe("bot auth (child process)", () => {
     expect(login.code).toBe(0);
     expect(login.stdout).toMatch(/Signed in: account greeter-bot is @greeter/);
 
-    const file = join(dir, "state", "state.json");
+    const file = join(dir, "state", "state", "credentials.json"); // --data state: the tokens' file in its state directory
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const state = await readFile(file, "utf8");
     const token = /"token":"([^"]+)"/.exec(state)![1]!;
@@ -91,7 +91,10 @@ describe("bot auth (child process)", () => {
     const out = await bot(["auth", "logout", "--data", "state"]);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain("Signed out and forgot account greeter-bot (@greeter).");
-    expect(await readFile(file, "utf8")).not.toContain(token);
+    // Forgotten: no state file holds it (credentials.json goes once nothing is left in it).
+    for (const f of await readdir(join(dir, "state", "state"), { recursive: true })) {
+      if (String(f).endsWith(".json")) expect(await readFile(join(dir, "state", "state", String(f)), "utf8")).not.toContain(token);
+    }
   }, 60_000);
 
   it("ends with a clear message, not a stack trace, when stdin closes before a PIN", async () => {

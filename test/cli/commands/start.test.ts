@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -48,7 +48,9 @@ describe("bot start (the npm start demo)", () => {
     expect(await code).toBe(0);
     expect(Date.now() - stopAt).toBeLessThan(10_000);
     expect(first.lines.at(-1)!.msg).toBe("stopped; state saved");
-    for (const file of ["state.json", "sandbox.json"]) expect((await stat(join(data, file))).mode & 0o777).toBe(0o600);
+    const stateFiles = (await readdir(join(data, "state"), { recursive: true })).map(String).filter((f) => f.endsWith(".json"));
+    expect(stateFiles).toContain("bots/greeter.json");
+    for (const file of ["sandbox.json", ...stateFiles.map((f) => join("state", f))]) expect((await stat(join(data, file))).mode & 0o777, file).toBe(0o600);
     // Secrets stay in the state files.
     const logged = first.lines.map((l) => JSON.stringify(l)).join("\n");
     expect(logged).not.toMatch(/token_secret|consumer_secret|"token":/);
@@ -79,7 +81,7 @@ describe("bot start (the npm start demo)", () => {
     await first.waitFor(/all bots started/);
     const second = await bot(["start", "--data", data]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/another postbot process \(pid \d+\) is using the state/);
+    expect(second.stderr).toMatch(/the state in \S+ is in use by another process: pid \d+ .*kill \d+.*remove \S+state\.lock/);
     expect(second.stderr).not.toMatch(/\n\s+at /);
     const code = exited(first.child);
     first.child.kill("SIGTERM");

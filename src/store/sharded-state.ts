@@ -1,0 +1,168 @@
+/**
+ * The file store's memory: every value (in {@link Namespaces}, so it behaves exactly like
+ * the memory store), which file each one belongs in (by the {@link ShardRule}), and which
+ * files changed since they were last written. A flush asks for the changed files only.
+ *
+ * Each entry carries a sequence number, its place in its namespace's insertion order, so
+ * that a namespace spread over many files (the ledger: one part per bot) comes back in the
+ * same order after a restart, and "drop the oldest" still drops the oldest.
+ */
+import { Namespaces } from "./namespaces.ts";
+import type { ShardPath, ShardRule } from "./shards.ts";
+import { STATE_FILE_VERSION, type StateFileData, type StoredEntry } from "./state-file.ts";
+import type { Retention } from "./store.ts";
+
+interface Shard {
+  /** Per namespace, the keys in this file and their sequence numbers. */
+  readonly members: Map<string, Map<string, number>>;
+}
+
+/** A file to write: its contents, or null when it has nothing left (remove it). */
+export interface ShardWrite {
+  path: ShardPath;
+  data: StateFileData | null;
+}
+
+/** A value read from a file, before the files are merged. */
+interface Loaded {
+  key: string;
+  value: unknown;
+  seq: number;
+  file: ShardPath;
+}
+
+export class ShardedState {
+  private readonly spaces = new Namespaces((ns, key) => this.forget(ns, key));
+  private readonly shards = new Map<ShardPath, Shard>();
+  private readonly dirty = new Set<ShardPath>();
+  private nextSeq = 0;
+  private loading: Map<string, Loaded[]> | undefined = new Map();
+
+  constructor(private readonly rule: ShardRule) {}
+
+  /**
+   * Adds a file's contents (before {@link finishLoading}). A file without sequence numbers
+   * (the single file of version 1) keeps its order: its entries count from the last seen.
+   */
+  load(file: ShardPath, data: StateFileData): void {
+    const loading = this.loading!;
+    for (const [ns, entries] of Object.entries(data.namespaces)) {
+      let list = loading.get(ns);
+      if (!list) loading.set(ns, (list = []));
+      for (const [key, value, stored] of entries) {
+        const seq = stored ?? this.nextSeq;
+        this.nextSeq = Math.max(this.nextSeq, seq + 1);
+        list.push({ key, value, seq, file });
+      }
+    }
+  }
+
+  /**
+   * Merges what was loaded: each namespace in sequence order; a key found in two files (a
+   * crash while it moved) keeps its newest copy; a value in a file other than the rule's
+   * marks both files, so the next write puts it where it belongs.
+   */
+  finishLoading(): void {
+    if (!this.loading) return;
+    for (const [ns, list] of this.loading) {
+      list.sort((a, b) => a.seq - b.seq);
+      for (const entry of list) {
+        const shardPath = this.rule(ns, entry.key);
+        if (this.spaces.has(ns, entry.key)) this.remove(ns, entry.key); // an older copy
+        this.place(shardPath, ns, entry.key, entry.seq);
+        this.spaces.set(ns, entry.key, entry.value);
+        if (entry.file !== shardPath) {
+          this.markDirty(entry.file);
+          this.markDirty(shardPath);
+        }
+      }
+    }
+    this.loading = undefined;
+  }
+
+  /** Marks every file as changed: for writing the whole state somewhere new (a migration). */
+  markAllDirty(): void {
+    for (const path of this.shards.keys()) this.markDirty(path);
+  }
+
+  get<T>(namespace: string, key: string): T | undefined {
+    return this.spaces.get<T>(namespace, key);
+  }
+
+  entries<T>(namespace: string): Array<[string, T]> {
+    return this.spaces.entries<T>(namespace);
+  }
+
+  set(namespace: string, key: string, value: unknown): void {
+    const path = this.rule(namespace, key);
+    if (!this.spaces.has(namespace, key)) this.place(path, namespace, key, this.nextSeq++);
+    this.markDirty(path);
+    this.spaces.set(namespace, key, value); // may evict others (and, with a limit of 0, this one)
+  }
+
+  /** Returns whether there was a value to delete. */
+  delete(namespace: string, key: string): boolean {
+    if (!this.spaces.has(namespace, key)) return false;
+    this.remove(namespace, key);
+    return true;
+  }
+
+  retain(namespace: string, retention: Retention): void {
+    this.spaces.retain(namespace, retention);
+  }
+
+  /** Files changed since last taken, with their contents as of now; they count as clean. */
+  takeDirty(): ShardWrite[] {
+    const out: ShardWrite[] = [];
+    for (const path of this.dirty) {
+      const shard = this.shards.get(path);
+      out.push({ path, data: shard ? this.serialize(shard) : null });
+      if (shard && shard.members.size === 0) this.shards.delete(path);
+    }
+    this.dirty.clear();
+    return out;
+  }
+
+  /** Marks files changed again, after a write of them failed. */
+  markDirty(path: ShardPath): void {
+    this.dirty.add(path);
+  }
+
+  get hasChanges(): boolean {
+    return this.dirty.size > 0;
+  }
+
+  private serialize(shard: Shard): StateFileData | null {
+    if (shard.members.size === 0) return null;
+    const namespaces: Record<string, StoredEntry[]> = {};
+    for (const [ns, keys] of shard.members) {
+      const entries: StoredEntry[] = [];
+      for (const [key, seq] of keys) entries.push([key, this.spaces.get(ns, key), seq]);
+      namespaces[ns] = entries;
+    }
+    return { version: STATE_FILE_VERSION, namespaces };
+  }
+
+  private place(path: ShardPath, ns: string, key: string, seq: number): void {
+    let shard = this.shards.get(path);
+    if (!shard) this.shards.set(path, (shard = { members: new Map() }));
+    let keys = shard.members.get(ns);
+    if (!keys) shard.members.set(ns, (keys = new Map()));
+    keys.set(key, seq);
+  }
+
+  private remove(ns: string, key: string): void {
+    this.spaces.delete(ns, key);
+    this.forget(ns, key);
+  }
+
+  /** Drops an entry from its file's members (the value is already gone or going). */
+  private forget(ns: string, key: string): void {
+    const path = this.rule(ns, key);
+    const shard = this.shards.get(path);
+    const keys = shard?.members.get(ns);
+    if (!keys?.delete(key)) return;
+    if (keys.size === 0) shard!.members.delete(ns);
+    this.markDirty(path);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Which file of the state directory each value lives in: the file store writes, on a flush,
+ * only the files whose values changed, so the cost of a durable write is the size of one
+ * bot's (or one app's) state, not of every bot's.
+ *
+ * The rule is a pure function of the namespace and the key, so the callers need not say
+ * which bot a value belongs to: the key formats of postbot's own namespaces already do. A
+ * value the table does not know goes to `shared.json`, which is always correct, only larger.
+ * The layout is never a matter of correctness: the store reads every file and puts a value
+ * found in the "wrong" file back where the rule says on its next write.
+ *
+ * | namespace | key | file |
+ * |---|---|---|
+ * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>` | any | `bots/<bot>.json` |
+ * | `ledger`, `cursors`, `replies.recent` | `<bot>:...` | `bots/<bot>.json` |
+ * | `identity` | `<bot>` | `bots/<bot>.json` |
+ * | `budget.windows`, `budget.pauses` | `...\|u:<user id>...` | `accounts/<user id>.json` |
+ * | `budget.windows`, `budget.pauses` | `...\|a:<app id>...` | `apps/<app id>.json` |
+ * | `budget.windows` | `cap\|<bot>\|...` | `bots/<bot>.json` |
+ * | `budget.usage` | `<app id>` | `apps/<app id>.json` |
+ * | `status` | `<bot>` | `status.json` (saved for all bots at once, every few seconds) |
+ * | `auth:*`, `credentials` | any | `credentials.json` |
+ * | anything else | | `shared.json` |
+ *
+ * A trigger's inbox (`inbox:<bot>`) and its cursor (`cursors`, `<bot>:mentions`) share the
+ * bot's file, so "add the events and move the cursor in one write" stays one atomic write.
+ */
+
+/** A file of the state directory, relative to it (`bots/greeter.json`): where a value lives. */
+export type ShardPath = string;
+
+/** Which file a value lives in, from its namespace and key alone. */
+export type ShardRule = (namespace: string, key: string) => ShardPath;
+
+export const SHARED_SHARD = "shared.json";
+export const CREDENTIALS_SHARD = "credentials.json";
+export const STATUS_SHARD = "status.json";
+
+/** The folders of per-owner files, in the state directory. */
+export const SHARD_FOLDERS = ["bots", "accounts", "apps"] as const;
+
+/**
+ * A name made safe as a file name: letters, digits, `-` and `_` stay (every bot name
+ * does), anything else becomes `~` and its UTF-8 bytes in hex, so two names never share a
+ * file and none can climb out of its folder (`..`, `/`).
+ */
+export function fileNameOf(name: string): string {
+  let out = "";
+  for (const ch of name) {
+    if (/[A-Za-z0-9_-]/.test(ch)) out += ch;
+    else for (const byte of Buffer.from(ch, "utf8")) out += `~${byte.toString(16).padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** The longest owner name given a file of its own; longer ones (never a bot name) share. */
+const MAX_NAME = 120;
+
+const owned = (folder: (typeof SHARD_FOLDERS)[number], name: string | undefined): ShardPath => {
+  if (!name) return SHARED_SHARD;
+  const file = fileNameOf(name);
+  return file.length === 0 || file.length > MAX_NAME ? SHARED_SHARD : `${folder}/${file}.json`;
+};
+
+/** `<bot>:rest` → the bot; a key without a colon has no owner. */
+const beforeColon = (key: string): string | undefined => {
+  const i = key.indexOf(":");
+  return i > 0 ? key.slice(0, i) : undefined;
+};
+
+/** A budget key's owner: `<endpoint>|u:<id>|<per>`, `<endpoint>|a:<id>`, `cap|<bot>|<action>|<per>`. */
+function budgetShard(key: string): ShardPath {
+  const parts = key.split("|");
+  if (parts[0] === "cap") return owned("bots", parts[1]);
+  for (const part of parts) {
+    if (part.startsWith("u:")) return owned("accounts", part.slice(2));
+    if (part.startsWith("a:")) return owned("apps", part.slice(2));
+  }
+  return SHARED_SHARD;
+}
+
+/** postbot's layout: see the module comment for the table. */
+export const defaultShardRule: ShardRule = (namespace, key) => {
+  const colon = namespace.indexOf(":");
+  const prefix = colon > 0 ? namespace.slice(0, colon) : namespace;
+  switch (prefix) {
+    case "kv":
+    case "inbox":
+    case "hidden":
+      return colon > 0 ? owned("bots", namespace.slice(colon + 1)) : SHARED_SHARD;
+    case "ledger":
+    case "cursors":
+    case "replies.recent":
+      return owned("bots", beforeColon(key));
+    case "identity":
+      return owned("bots", key);
+    case "budget.windows":
+    case "budget.pauses":
+      return budgetShard(key);
+    case "budget.usage":
+      return owned("apps", key);
+    case "status":
+      return STATUS_SHARD;
+    case "auth":
+    case "credentials":
+      return CREDENTIALS_SHARD;
+    default:
+      return SHARED_SHARD;
+  }
+};

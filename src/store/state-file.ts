@@ -1,0 +1,128 @@
+/**
+ * One file of the state: its JSON shape, how it is read and checked (a corrupt file is
+ * reported with its line and column, never silently replaced), and how it is written
+ * (atomically, mode 0600). Each file is a lowdb database through {@link StateFileAdapter}.
+ *
+ * Shape: `{"version": 2, "namespaces": {"<namespace>": [[key, value, seq], ...]}}`. `seq`
+ * is the entry's place in its namespace's insertion order across all files (a namespace such
+ * as the ledger spans every bot's file, and "oldest first" must survive a restart). Pairs
+ * rather than an object per namespace: an object would put integer-like keys (post ids)
+ * first, in numeric order. Version 1 was the single `state.json` of earlier postbots, with
+ * `[key, value]` pairs in order; it is read to be migrated.
+ */
+import { chmod, open } from "node:fs/promises";
+import { Low, type Adapter } from "lowdb";
+import { z } from "zod";
+import { UserError } from "../errors.ts";
+import { writeFileAtomic } from "./atomic-file.ts";
+import { describeFsError } from "./fs-error.ts";
+
+/** The layout version this postbot writes; a newer one is refused rather than misread. */
+export const STATE_FILE_VERSION = 2;
+/** The version of the single-file layout (`state.json`) that is migrated. */
+export const SINGLE_FILE_VERSION = 1;
+
+/** An entry as stored: key, value and, from version 2, its place in the namespace's order. */
+export type StoredEntry = [key: string, value: unknown, seq?: number];
+
+/** A state file's contents. */
+export interface StateFileData {
+  version: number;
+  namespaces: Record<string, StoredEntry[]>;
+}
+
+const StateFileSchema = z.object({
+  version: z.number().int(),
+  namespaces: z.record(z.string(), z.array(z.tuple([z.string(), z.unknown(), z.number().int().optional()]))),
+});
+
+/** A file that is not a state file: the message says where (line and column, or the field). */
+export class CorruptStateError extends Error {}
+
+/**
+ * lowdb's adapter for one state file. `read` answers null for a missing file and throws
+ * {@link CorruptStateError} for a bad one; `write` replaces the file atomically with mode
+ * 0600 but leaves syncing the directory to the caller, who may be writing many files there.
+ */
+export class StateFileAdapter implements Adapter<StateFileData> {
+  /** The mode the file had before `read` made it private, when it was looser than 0600. */
+  loosened?: number;
+  /** Bytes of the last write. */
+  bytes = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly options: { tighten?: boolean } = {},
+  ) {}
+
+  async read(): Promise<StateFileData | null> {
+    let text: string;
+    try {
+      const handle = await open(this.path, "r");
+      try {
+        const { mode } = await handle.stat();
+        if (this.options.tighten && (mode & 0o077) !== 0) {
+          await chmod(this.path, 0o600);
+          this.loosened = mode & 0o777;
+        }
+        text = await handle.readFile("utf8");
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw new UserError(`cannot read the state file ${this.path}: ${describeFsError(error)}; check its permissions`, { cause: error });
+    }
+    return parseStateFile(text);
+  }
+
+  async write(data: StateFileData): Promise<void> {
+    const text = JSON.stringify(data);
+    await writeFileAtomic(this.path, text, 0o600, { syncDir: false });
+    this.bytes = Buffer.byteLength(text);
+  }
+}
+
+/** What lowdb holds for a file that does not exist. */
+const MISSING: StateFileData = Object.freeze({ version: STATE_FILE_VERSION, namespaces: {} });
+
+/** Reads a state file through lowdb: its contents, or null when there is no such file. */
+export async function readStateFile(adapter: StateFileAdapter): Promise<StateFileData | null> {
+  const db = new Low<StateFileData>(adapter, MISSING);
+  await db.read();
+  return db.data === MISSING ? null : db.data;
+}
+
+/** Writes a state file through lowdb. */
+export async function writeStateFile(adapter: StateFileAdapter, data: StateFileData): Promise<void> {
+  await new Low<StateFileData>(adapter, data).write();
+}
+
+/** Parses and checks a state file's text. */
+export function parseStateFile(text: string): StateFileData {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CorruptStateError(jsonProblem(text, error));
+  }
+  const parsed = StateFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "the top level";
+    throw new CorruptStateError(`${where}: ${issue.message}`);
+  }
+  return parsed.data as StateFileData;
+}
+
+/** "Unexpected token ... at position 812" → the line and column a person can open. */
+function jsonProblem(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (text.trim() === "") return "the file is empty";
+  const position = /position (\d+)/.exec(message);
+  if (!position) return `not JSON: ${message}`;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `not JSON at line ${line}, column ${column}: ${message.replace(/ in JSON at position \d+.*$/, "")}`;
+}

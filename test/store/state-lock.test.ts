@@ -1,0 +1,121 @@
+/**
+ * The state lock never locks a user out: a lock whose pid is gone, is a zombie, or belongs
+ * to another program (pid reuse: its start time differs) is taken over with a log line; a
+ * live holder is refused with a message that says how to recover.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UserError } from "../../src/errors.ts";
+import { openFileStore } from "../../src/store/file-store.ts";
+import { processInfo } from "../../src/store/process-info.ts";
+import { captureLogs } from "../helpers/log.ts";
+
+let root: string;
+let dir: string;
+let lock: string;
+const children: ChildProcess[] = [];
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "postbot-lock-"));
+  dir = join(root, "data");
+  lock = join(dir, "state.lock");
+  await mkdir(dir, { recursive: true });
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A process that is not postbot, and the first line it prints. */
+async function spawnOther(script: string): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "ignore"] });
+  children.push(child);
+  const lines = createInterface({ input: child.stdout! });
+  const line = await new Promise<string>((resolve) => lines.once("line", resolve));
+  return { child, line };
+}
+
+const holderOf = async () => JSON.parse(await readFile(lock, "utf8")) as { pid: number; start?: string };
+const onLinux = process.platform === "linux";
+
+describe("the state lock", () => {
+  it("records this process's pid and start time, and removes the lock on close", async () => {
+    const store = await openFileStore(dir);
+    const holder = await holderOf();
+    expect(holder.pid).toBe(process.pid);
+    if (onLinux) expect(holder.start).toBe(processInfo(process.pid)!.start);
+    await store.close();
+    await expect(readFile(lock)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("refuses a live holder with a message naming it, how to stop it and which file to remove", async () => {
+    const { child } = await spawnOther("echo up; exec sleep 30");
+    const start = processInfo(child.pid!)?.start;
+    await writeFile(lock, JSON.stringify({ pid: child.pid, start, at: "2026-01-02T03:04:05.000Z" }));
+    const error = (await openFileStore(dir).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.message).toContain(`pid ${child.pid}`);
+    if (onLinux) expect(error.message).toContain("(sleep 30)");
+    expect(error.message).toContain(`kill ${child.pid}`);
+    expect(error.message).toContain(`remove ${lock}`);
+    expect(error.message).toContain("--data DIR");
+    expect((await holderOf()).pid).toBe(child.pid); // left alone
+  });
+
+  it("refuses a live holder named by an older postbot's lock (the pid alone)", async () => {
+    const { child } = await spawnOther("echo up; exec sleep 30");
+    await writeFile(lock, String(child.pid));
+    await expect(openFileStore(dir)).rejects.toThrow(new RegExp(`pid ${child.pid}`));
+  });
+
+  it("takes over the lock of a process that is gone", async () => {
+    const { lines, logger } = captureLogs();
+    await writeFile(lock, JSON.stringify({ pid: 2147483646, start: "1" }));
+    const store = await openFileStore(dir, { logger });
+    expect((await holderOf()).pid).toBe(process.pid);
+    expect(lines.find((l) => String(l.msg).startsWith("took over the stale lock"))?.reason).toMatch(/is gone/);
+    await store.close();
+  });
+
+  it.runIf(onLinux)("takes over a lock whose pid now belongs to another program (its start time differs)", async () => {
+    const { child } = await spawnOther("echo up; exec sleep 30");
+    const start = processInfo(child.pid!)!.start!;
+    // As after a container restart: the lock names a pid that some other program has now.
+    await writeFile(lock, JSON.stringify({ pid: child.pid, start: String(Number(start) - 1) }));
+    const { lines, logger } = captureLogs();
+    const store = await openFileStore(dir, { logger });
+    expect((await holderOf()).pid).toBe(process.pid);
+    const line = lines.find((l) => String(l.msg).startsWith("took over the stale lock"));
+    expect(line?.level).toBe(40);
+    expect(line?.reason).toMatch(new RegExp(`pid ${child.pid} now belongs to another program \\(sleep 30\\)`));
+    expect(child.exitCode).toBeNull(); // the other program is left alone
+    await store.close();
+  });
+
+  it.runIf(onLinux)("takes over a lock held by a zombie", async () => {
+    // `sleep 0` exits at once, and its parent (now `sleep 30`) never reaps it.
+    const { line } = await spawnOther("sleep 0 & echo $!; exec sleep 30");
+    const zombie = Number(line);
+    for (let i = 0; i < 300 && !processInfo(zombie)?.zombie; i++) await new Promise((r) => setTimeout(r, 10));
+    const info = processInfo(zombie)!;
+    expect(info.zombie).toBe(true);
+    await writeFile(lock, JSON.stringify({ pid: zombie, start: info.start }));
+    const { lines, logger } = captureLogs();
+    const store = await openFileStore(dir, { logger });
+    expect((await holderOf()).pid).toBe(process.pid);
+    expect(lines.find((l) => String(l.msg).startsWith("took over the stale lock"))?.reason).toMatch(/zombie/);
+    await store.close();
+  });
+
+  it("lets this process reopen its own directory (a test simulating a crash does)", async () => {
+    const first = await openFileStore(dir);
+    first.set("kv:ann", "a", 1);
+    await first.flush();
+    const second = await openFileStore(dir);
+    expect(second.get("kv:ann", "a")).toBe(1);
+    await second.close();
+  });
+});
