@@ -1,23 +1,24 @@
 /**
  * The default {@link Store}: the state directory `<dir>/state/` (`.postbot/state/` by
- * default), one lowdb JSON file per bot, per account and per app, plus `credentials.json`,
- * `status.json` and `shared.json` (the table is in shards.ts), holding cursors, tokens, the
- * action ledger and budget windows.
+ * default): one lowdb JSON file per bot, per account and per app, plus `credentials.json`,
+ * `status.json` and `shared.json` (the table is in shards.ts), and a write-ahead journal.
  *
- * - Writes what changed: a flush rewrites only the files whose values changed since the last
- *   one, so its cost is one bot's state, not every bot's (10,000 bots' state is megabytes).
- * - Coalesced: a burst of `set`s, in any number of files, costs one write of each file
- *   changed; `flush()` resolves only once everything set before it is on disk, which is what
- *   the ledger awaits before it sends a request.
- * - Atomic per file: every file is replaced through a temporary file and a rename, so a crash
- *   (kill -9 at any moment) leaves each file either as it was or as it was to be. What must
- *   change together lives in one file (a bot's inbox and its cursors).
+ * - A flush costs what changed: it appends one line holding every value changed since the
+ *   last flush to the journal and syncs it (journal.ts), whatever the number of bots; that
+ *   line is the commit, so a flush is atomic across files. `flush()` resolves only once
+ *   everything set before it is on disk, which is what the ledger awaits before it sends a
+ *   request. A burst of `set`s costs one append.
+ * - The files follow in the background: once the journal passes a size (and on close), the
+ *   files whose values changed are rewritten, each atomically (temporary file, fsync, rename),
+ *   and then the journals they cover are removed. A crash (kill -9 at any moment) leaves
+ *   files and journals that together are the state; the next open replays the journals.
  * - Private: the directories are created 0700 and every file is always 0600 (tokens).
  * - Never silently reset: an unreadable or corrupt file stops the start with a message naming
  *   the file and what to do; it is set aside only when the caller asks for that.
  * - Migrated: the single `state.json` of earlier postbots becomes the directory on the first
  *   start and is kept as `state.json.migrated-<time>`.
- * - One writer: `state.lock` refuses a second process on the same directory (see state-lock.ts).
+ * - One writer: `state.lock` refuses a second process on the same directory (state-lock.ts);
+ *   readers (`bot status`) read the files and the journals without it.
  */
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -26,10 +27,11 @@ import { silentLogger, type Logger } from "../log.ts";
 import { syncDirectory } from "./atomic-file.ts";
 import { describeFsError } from "./fs-error.ts";
 import { ShardedState } from "./sharded-state.ts";
-import { CREDENTIALS_SHARD, defaultShardRule, type ShardRule } from "./shards.ts";
-import { listStateFiles, readStateFiles, SINGLE_STATE_FILE_NAME, STATE_DIR_NAME, writeStateFiles } from "./state-dir.ts";
+import { CREDENTIALS_SHARD, defaultShardRule } from "./shards.ts";
+import { listStateFiles, PARALLEL_FILES, readStateFiles, SINGLE_STATE_FILE_NAME, STATE_DIR_NAME, writeStateFiles } from "./state-dir.ts";
 import { CorruptStateError, readStateFile, STATE_FILE_VERSION, StateFileAdapter, type StateFileData } from "./state-file.ts";
 import { acquireLock, LOCK_FILE_NAME, type StateLock } from "./state-lock.ts";
+import { Journal, journalName, listJournals, readJournal } from "./journal.ts";
 import type { Retention, Store } from "./store.ts";
 
 /** How {@link openFileStore} treats problems and whether it may write. */
@@ -50,22 +52,19 @@ export interface FileStoreOptions {
   readOnly?: boolean;
   /** Time source for the names of set-aside files and the lock (default: the system time). */
   now?: () => number;
-  /**
-   * Which file each value lives in (default: {@link defaultShardRule}). The bench passes
-   * `() => "state.json"` to measure the single file of earlier postbots.
-   */
-  shardRule?: ShardRule;
+  /** Journal bytes after which the files are brought up to date (default 8 MiB; tests pass less). */
+  checkpointBytes?: number;
 }
 
 /** A {@link Store} backed by a directory of files. */
 export interface FileStore extends Store {
   /** The state directory (`<dir>/state`). */
   readonly path: string;
-  /** How many writes (each of every file changed since the last) were made: coalescing at work. */
+  /** Journal appends so far (one per flush that had changes): coalescing at work. */
   readonly writes: number;
-  /** Files written so far (a write of three changed files counts three). */
+  /** Writes so far of the journal (one per append) and of the files (one per file brought up to date). */
   readonly filesWritten: number;
-  /** Bytes written so far. */
+  /** Bytes written so far, to the journal and to the files. */
   readonly bytesWritten: number;
 }
 
@@ -107,10 +106,13 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
   }
   const lock = readOnly ? undefined : await acquireLock(join(dir, LOCK_FILE_NAME), log, now);
   try {
-    const opening: Opening = { dir, stateDir, log, readOnly, now, options, state: new ShardedState(options.shardRule ?? defaultShardRule) };
+    const opening: Opening = { dir, stateDir, log, readOnly, now, options, state: new ShardedState(defaultShardRule) };
     const single = join(dir, SINGLE_STATE_FILE_NAME);
+    let journals: number[] = [];
     if (await exists(stateDir)) {
       await loadDirectory(opening);
+      opening.state.finishLoading();
+      journals = await replayJournals(opening);
       if (!readOnly && (await exists(single))) {
         // A migration that stopped between its last two steps, or an older postbot run since.
         const aside = await setAside(single, "migrated", now);
@@ -125,7 +127,16 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
       await mkdir(stateDir, { recursive: true, mode: 0o700 });
     }
     opening.state.finishLoading();
-    return createFileStore(stateDir, opening.state, { log, readOnly, lock });
+    // A new journal each run: never append after what a crash may have left half-written.
+    const journal = readOnly ? undefined : new Journal(stateDir, (journals.at(-1) ?? 0) + 1);
+    return createFileStore(stateDir, opening.state, {
+      log,
+      readOnly,
+      lock,
+      journal,
+      checkpointBytes: options.checkpointBytes ?? CHECKPOINT_BYTES,
+      foldNow: journals.length > 0 || opening.state.hasChanges,
+    });
   } catch (error) {
     await lock?.release();
     throw error;
@@ -140,6 +151,23 @@ interface Opening {
   now: () => number;
   options: FileStoreOptions;
   state: ShardedState;
+}
+
+/** Replays the journals left by the last run, oldest first; returns their generations. */
+async function replayJournals(o: Opening): Promise<number[]> {
+  const generations = await listJournals(o.stateDir);
+  for (const n of generations) {
+    const file = join(o.stateDir, journalName(n));
+    let lines;
+    try {
+      lines = await readJournal(file);
+    } catch (error) {
+      await corrupt(o, file, error as Error);
+      continue;
+    }
+    for (const records of lines) o.state.replay(records);
+  }
+  return generations;
 }
 
 /** Reads every file of the state directory into `state`. */
@@ -250,12 +278,21 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** Journal bytes after which the files are brought up to date and the journal started afresh. */
+const CHECKPOINT_BYTES = 8 * 1024 * 1024;
+/**
+ * Files a checkpoint writes at once: few, so the journal's appends (which every flush waits
+ * for) find a free thread of Node's file-system pool (4 by default) while it runs.
+ */
+const CHECKPOINT_PARALLEL = 2;
+
 function createFileStore(
   stateDir: string,
   state: ShardedState,
-  { log, readOnly, lock }: { log: Logger; readOnly: boolean; lock: StateLock | undefined },
+  options: { log: Logger; readOnly: boolean; lock: StateLock | undefined; journal: Journal | undefined; checkpointBytes: number; foldNow: boolean },
 ): FileStore {
-  /** Bumped by every change; `written` is the change count the files hold. */
+  const { log, readOnly, lock, journal } = options;
+  /** Bumped by every change; `written` is the change count the journal holds. */
   let version = 0;
   let written = 0;
   let writes = 0;
@@ -265,6 +302,7 @@ function createFileStore(
   let scheduled = false;
   let closed = false;
   let waiters: Waiter[] = [];
+  let checkpointing: Promise<void> | undefined;
   const made = new Set<string>([stateDir]);
 
   const settle = (error?: Error) => {
@@ -277,28 +315,28 @@ function createFileStore(
     waiters = still;
   };
 
-  /** Writes until the files hold every change; one write covers all changes made before it. */
+  /** Appends until the journal holds every change; one append covers all changes made before it. */
   const run = async () => {
     scheduled = false;
-    if (running || readOnly) return;
+    if (running || !journal) return;
     running = true;
     try {
       while (written < version) {
         const target = version;
-        const batch = state.takeDirty();
-        if (batch.length > 0) {
+        const records = state.takeChanges();
+        if (records.length > 0) {
           try {
-            const cost = await writeStateFiles(stateDir, batch, made);
-            filesWritten += cost.files;
-            bytesWritten += cost.bytes;
-            writes++;
+            bytesWritten += await journal.append(records);
           } catch (error) {
-            for (const { path } of batch) state.markDirty(path);
+            state.restoreChanges(records);
             throw error;
           }
+          filesWritten++;
+          writes++;
         }
         written = target;
         settle();
+        if (journal.size >= options.checkpointBytes) void checkpoint();
       }
     } catch (cause) {
       const error = new Error(
@@ -312,12 +350,38 @@ function createFileStore(
     }
   };
 
+  /**
+   * Brings the files up to date with everything journaled so far, then removes those
+   * journals. Appends go on meanwhile, to a new journal; a crash at any point leaves the files
+   * and the journals still on disk, which together are the whole state.
+   */
+  const checkpoint = (parallel = CHECKPOINT_PARALLEL): Promise<void> => {
+    if (!journal) return Promise.resolve();
+    checkpointing ??= (async () => {
+      const upTo = journal.rotate();
+      const batch = state.takeDirty();
+      try {
+        const cost = await writeStateFiles(stateDir, batch, made, parallel);
+        filesWritten += cost.files;
+        bytesWritten += cost.bytes;
+        await journal.removeUpTo(upTo);
+      } catch (error) {
+        for (const { path } of batch) state.markDirty(path);
+        log.error({ dir: stateDir, err: error }, `cannot bring the files in ${stateDir} up to date: ${describeFsError(error)}; the journal keeps the state, and postbot tries again later`);
+      } finally {
+        checkpointing = undefined;
+      }
+    })();
+    return checkpointing;
+  };
+  if (options.foldNow) void checkpoint(); // journals left by the last run: fold them into the files
+
   const changed = () => {
     if (closed) throw new Error(`the state store ${stateDir} is closed`);
     version++;
     if (!scheduled && !readOnly) {
       scheduled = true;
-      // Later in this turn of the event loop, so the rest of a burst joins the same write.
+      // Later in this turn of the event loop, so the rest of a burst joins the same append.
       setImmediate(() => void run());
     }
   };
@@ -344,7 +408,7 @@ function createFileStore(
     entries: (ns) => state.entries(ns),
     retain(ns: string, retention: Retention) {
       state.retain(ns, retention);
-      if (state.hasChanges) changed();
+      changed();
     },
     flush() {
       if (readOnly || written >= version) return Promise.resolve();
@@ -357,6 +421,9 @@ function createFileStore(
       if (closed) return;
       await store.flush();
       closed = true;
+      await checkpointing;
+      await checkpoint(PARALLEL_FILES); // leaves the files whole and no journal behind; nothing else waits now
+      await journal?.close();
       await lock?.release();
     },
   };

@@ -29,7 +29,18 @@ export class Namespaces {
     if (!map) this.spaces.set(namespace, (map = new Map()));
     // A clone, so a caller mutating its object later cannot change what was stored
     // without a `set` (which would skip the write that makes it durable).
-    map.set(key, structuredClone(value));
+    map.set(key, cloneOf(value));
+    this.enforce(namespace, map);
+  }
+
+  /**
+   * Like {@link set} without the copy, for a value nobody else holds (just parsed from a
+   * file): loading 10,000 bots' state need not copy it all once more.
+   */
+  adopt(namespace: string, key: string, value: unknown): void {
+    let map = this.spaces.get(namespace);
+    if (!map) this.spaces.set(namespace, (map = new Map()));
+    map.set(key, value);
     this.enforce(namespace, map);
   }
 
@@ -61,4 +72,13 @@ export class Namespaces {
       excess--;
     }
   }
+}
+
+/**
+ * A deep copy. A budget window (an array of up to 10,000 timestamps, set on every request)
+ * is copied with `slice`, many times faster than `structuredClone`.
+ */
+function cloneOf(value: unknown): unknown {
+  if (Array.isArray(value) && value.every((v) => typeof v === "number")) return value.slice();
+  return structuredClone(value);
 }

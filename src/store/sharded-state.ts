@@ -1,13 +1,15 @@
 /**
  * The file store's memory: every value (in {@link Namespaces}, so it behaves exactly like
- * the memory store), which file each one belongs in (by the {@link ShardRule}), and which
- * files changed since they were last written. A flush asks for the changed files only.
+ * the memory store), which file each one belongs in (by the {@link ShardRule}), which values
+ * changed since the last flush (the journal line it appends) and which files changed since
+ * they were last written (what a checkpoint writes).
  *
  * Each entry carries a sequence number, its place in its namespace's insertion order, so
  * that a namespace spread over many files (the ledger: one part per bot) comes back in the
  * same order after a restart, and "drop the oldest" still drops the oldest.
  */
 import { Namespaces } from "./namespaces.ts";
+import type { JournalRecord } from "./journal.ts";
 import type { ShardPath, ShardRule } from "./shards.ts";
 import { STATE_FILE_VERSION, type StateFileData, type StoredEntry } from "./state-file.ts";
 import type { Retention } from "./store.ts";
@@ -35,6 +37,8 @@ export class ShardedState {
   private readonly spaces = new Namespaces((ns, key) => this.forget(ns, key));
   private readonly shards = new Map<ShardPath, Shard>();
   private readonly dirty = new Set<ShardPath>();
+  /** Keys changed since the last {@link takeChanges}, by namespace: what the next journal line holds. */
+  private changed = new Map<string, Set<string>>();
   private nextSeq = 0;
   private loading: Map<string, Loaded[]> | undefined = new Map();
 
@@ -70,7 +74,7 @@ export class ShardedState {
         const shardPath = this.rule(ns, entry.key);
         if (this.spaces.has(ns, entry.key)) this.remove(ns, entry.key); // an older copy
         this.place(shardPath, ns, entry.key, entry.seq);
-        this.spaces.set(ns, entry.key, entry.value);
+        this.spaces.adopt(ns, entry.key, entry.value);
         if (entry.file !== shardPath) {
           this.markDirty(entry.file);
           this.markDirty(shardPath);
@@ -78,6 +82,7 @@ export class ShardedState {
       }
     }
     this.loading = undefined;
+    this.changed.clear(); // what was read is on disk already
   }
 
   /** Marks every file as changed: for writing the whole state somewhere new (a migration). */
@@ -97,7 +102,55 @@ export class ShardedState {
     const path = this.rule(namespace, key);
     if (!this.spaces.has(namespace, key)) this.place(path, namespace, key, this.nextSeq++);
     this.markDirty(path);
+    this.noteChange(namespace, key);
     this.spaces.set(namespace, key, value); // may evict others (and, with a limit of 0, this one)
+  }
+
+  /**
+   * Applies a journal line's changes (on open, after the files). A value set again under the
+   * same sequence number keeps its place; otherwise it was deleted and added anew since, and
+   * goes last, like any newest entry.
+   */
+  replay(records: readonly JournalRecord[]): void {
+    for (const record of records) {
+      const [ns, key] = record;
+      if (record.length === 2) {
+        this.delete(ns, key);
+        continue;
+      }
+      const seq = record[3];
+      const path = this.rule(ns, key);
+      if (this.shards.get(path)?.members.get(ns)?.get(key) !== seq) {
+        if (this.spaces.has(ns, key)) this.remove(ns, key);
+        this.place(path, ns, key, seq);
+        this.nextSeq = Math.max(this.nextSeq, seq + 1);
+      }
+      this.markDirty(path);
+      this.spaces.adopt(ns, key, record[2]);
+    }
+    this.changed.clear(); // replayed changes are in a journal already
+  }
+
+  /** The changes since the last call, as a journal line's records (values as they are now). */
+  takeChanges(): JournalRecord[] {
+    const records: JournalRecord[] = [];
+    for (const [ns, keys] of this.changed) {
+      for (const key of keys) {
+        if (!this.spaces.has(ns, key)) {
+          records.push([ns, key]);
+          continue;
+        }
+        const seq = this.shards.get(this.rule(ns, key))!.members.get(ns)!.get(key)!;
+        records.push([ns, key, this.spaces.get(ns, key), seq]);
+      }
+    }
+    this.changed = new Map();
+    return records;
+  }
+
+  /** Puts changes back to be taken again, after their journal append failed. */
+  restoreChanges(records: readonly JournalRecord[]): void {
+    for (const [ns, key] of records) this.noteChange(ns, key);
   }
 
   /** Returns whether there was a value to delete. */
@@ -156,8 +209,15 @@ export class ShardedState {
     this.forget(ns, key);
   }
 
+  private noteChange(ns: string, key: string): void {
+    let keys = this.changed.get(ns);
+    if (!keys) this.changed.set(ns, (keys = new Set()));
+    keys.add(key);
+  }
+
   /** Drops an entry from its file's members (the value is already gone or going). */
   private forget(ns: string, key: string): void {
+    this.noteChange(ns, key);
     const path = this.rule(ns, key);
     const shard = this.shards.get(path);
     const keys = shard?.members.get(ns);

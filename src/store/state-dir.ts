@@ -22,7 +22,7 @@ export const STATE_DIR_NAME = "state";
 export const SINGLE_STATE_FILE_NAME = "state.json";
 
 /** Files read or written at once: enough to overlap the fsyncs, few enough for any file-descriptor limit. */
-const PARALLEL_FILES = 32;
+export const PARALLEL_FILES = 32;
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
 export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -77,13 +77,13 @@ export interface BatchCost {
 }
 
 /**
- * Writes (or, for a file left empty, removes) each file of `batch` atomically, many at a
- * time, then syncs each directory touched once. Folders are made (0700) the first time.
+ * Writes (or, for a file left empty, removes) each file of `batch` atomically, `parallel`
+ * at a time, then syncs each directory touched once. Folders are made (0700) the first time.
  */
-export async function writeStateFiles(stateDir: string, batch: readonly ShardWrite[], made: Set<string>): Promise<BatchCost> {
+export async function writeStateFiles(stateDir: string, batch: readonly ShardWrite[], made: Set<string>, parallel = PARALLEL_FILES): Promise<BatchCost> {
   const cost: BatchCost = { files: 0, bytes: 0 };
   const dirs = new Set<string>();
-  await eachLimited(batch, PARALLEL_FILES, async ({ path, data }) => {
+  await eachLimited(batch, parallel, async ({ path, data }) => {
     const file = join(stateDir, path);
     const dir = dirname(file);
     dirs.add(dir);

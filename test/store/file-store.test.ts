@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { appendFile, chmod, mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -20,93 +20,154 @@ afterEach(async () => {
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const readJson = async (path: string) => JSON.parse(await readFile(path, "utf8")) as { version: number; namespaces: Record<string, unknown[][]> };
 const state = (...parts: string[]) => join(dir, "state", ...parts);
+/** The state's JSON files, relative to the state directory, sorted. */
+const stateFiles = async () => (await readdir(state(), { recursive: true })).map(String).filter((f) => f.endsWith(".json")).sort();
 
 describe("openFileStore", () => {
-  it("creates private directories and 0600 files that stay 0600 across atomic rewrites", async () => {
-    const store = await openFileStore(dir);
+  it("creates private directories and 0600 files that stay 0600 across rewrites", async () => {
+    const store = await openFileStore(dir, { checkpointBytes: 1 }); // the files are brought up to date after every flush
     store.set("auth:accounts", "greeter", { token: "t", token_secret: "s" });
     store.set("cursors", "greeter:mentions", { since_id: "1" });
     await store.flush();
-    for (const d of [dir, state(), state("bots")]) expect(await modeOf(d)).toBe(0o700);
-    expect(await modeOf(state("credentials.json"))).toBe(0o600);
     for (let i = 0; i < 3; i++) {
       store.set("cursors", "greeter:mentions", { since_id: String(i) });
       await store.flush();
-      expect(await modeOf(state("bots", "greeter.json"))).toBe(0o600);
+      for (const f of await stateFiles()) expect(await modeOf(state(f)), f).toBe(0o600);
     }
-    // Nothing but the files and the lock is left behind (the temporary files were renamed).
-    expect((await readdir(dir)).sort()).toEqual(["state", "state.lock"]);
-    expect((await readdir(state())).sort()).toEqual(["bots", "credentials.json"]);
-    expect(await readdir(state("bots"))).toEqual(["greeter.json"]);
     await store.close();
+    for (const d of [dir, state(), state("bots")]) expect(await modeOf(d)).toBe(0o700);
+    for (const f of await stateFiles()) expect(await modeOf(state(f)), f).toBe(0o600);
+    // Nothing but the files is left behind: no temporary file, no journal, no lock.
     expect(await readdir(dir)).toEqual(["state"]);
+    expect((await readdir(state(), { recursive: true })).sort()).toEqual(["bots", "bots/greeter.json", "credentials.json"]);
   });
 
-  it("writes only the files whose values changed, each once per flush", async () => {
+  it("a flush appends one journal line with only what changed, and is durable when it resolves", async () => {
     const store = await openFileStore(dir);
     for (const bot of ["ann", "bob", "cid"]) {
       store.set(`kv:${bot}`, "greeting", "hi");
       store.set("ledger", `${bot}:like:1`, { state: "done" });
     }
-    store.set("budget.windows", "POST /2/posts|a:app1|15min", [1, 2]);
-    store.set("budget.windows", "POST /2/posts|u:42|15min", [1]);
     await store.flush();
     expect(store.writes).toBe(1);
-    expect(store.filesWritten).toBe(5); // three bots, one app, one account
-    expect((await readdir(state("bots"))).sort()).toEqual(["ann.json", "bob.json", "cid.json"]);
-    expect(await readdir(state("apps"))).toEqual(["app1.json"]);
-    expect(await readdir(state("accounts"))).toEqual(["42.json"]);
-
-    const bobBefore = await readFile(state("bots", "bob.json"), "utf8");
-    const { bytesWritten } = store;
-    store.set("ledger", "ann:like:2", { state: "done" });
+    const journal = await readFile(state("journal-1.log"), "utf8");
+    expect(journal.split("\n")).toHaveLength(2); // one line and its newline
+    expect(JSON.parse(journal)).toHaveLength(6);
+    // What one more change costs does not grow with the state.
+    const before = store.bytesWritten;
     store.set("kv:ann", "greeting", "hello");
     await store.flush();
-    expect(store.writes).toBe(2);
-    expect(store.filesWritten).toBe(6); // ann's file alone
-    expect(store.bytesWritten - bytesWritten).toBe((await stat(state("bots", "ann.json"))).size);
-    expect(await readFile(state("bots", "bob.json"), "utf8")).toBe(bobBefore);
-    expect((await readJson(state("bots", "ann.json"))).namespaces.ledger!.map(([k]) => k)).toEqual(["ann:like:1", "ann:like:2"]);
+    expect(store.bytesWritten - before).toBe(Buffer.byteLength('[["kv:ann","greeting","hello",0]]\n'));
+    // A crash now (the store abandoned, never closed) loses nothing that was flushed.
+    const again = await openFileStore(dir);
+    expect(again.get("kv:ann", "greeting")).toBe("hello");
+    expect(again.entries("ledger").map(([k]) => k)).toEqual(["ann:like:1", "bob:like:1", "cid:like:1"]);
+    await again.close();
+  });
+
+  it("brings only the files whose values changed up to date", async () => {
+    const store = await openFileStore(dir);
+    for (const bot of ["ann", "bob", "cid"]) store.set(`kv:${bot}`, "greeting", "hi");
+    store.set("budget.windows", "POST /2/posts|a:app1|15m", [1, 2]);
+    store.set("budget.windows", "POST /2/posts|u:42|15m", [1]);
     await store.close();
+    expect(await stateFiles()).toEqual(["accounts/42.json", "apps/app1.json", "bots/ann.json", "bots/bob.json", "bots/cid.json"]);
+    const bob = { text: await readFile(state("bots", "bob.json"), "utf8"), mtime: (await stat(state("bots", "bob.json"))).mtimeMs };
+
+    const again = await openFileStore(dir);
+    again.set("kv:ann", "greeting", "hello");
+    await again.flush();
+    const files = again.filesWritten;
+    await again.close();
+    expect(again.filesWritten - files).toBe(1); // ann's file alone
+    expect(await readFile(state("bots", "bob.json"), "utf8")).toBe(bob.text);
+    expect((await stat(state("bots", "bob.json"))).mtimeMs).toBe(bob.mtime);
+    expect((await readJson(state("bots", "ann.json"))).namespaces["kv:ann"]![0]!.slice(0, 2)).toEqual(["greeting", "hello"]);
   });
 
   it("removes a file once nothing is left in it", async () => {
     const store = await openFileStore(dir);
     store.set("kv:ann", "a", 1);
-    await store.flush();
-    store.delete("kv:ann", "a");
-    await store.flush();
-    expect(await readdir(state("bots"))).toEqual([]);
     await store.close();
+    const again = await openFileStore(dir);
+    again.delete("kv:ann", "a");
+    await again.close();
+    expect(await readdir(state("bots"))).toEqual([]);
   });
 
-  it("coalesces a burst of sets into one write, and flush waits for it", async () => {
+  it("coalesces a burst of sets in many files into one append, and flush waits for it", async () => {
     const store = await openFileStore(dir);
     for (let i = 0; i < 500; i++) store.set("ledger", `bot${i % 5}:like:${i}`, { state: "done", i });
     await store.flush();
     expect(store.writes).toBe(1);
-    expect(store.filesWritten).toBe(5);
-    expect((await readJson(state("bots", "bot0.json"))).namespaces.ledger).toHaveLength(100);
+    expect(JSON.parse(await readFile(state("journal-1.log"), "utf8"))).toHaveLength(500);
     await store.flush(); // nothing new: no write
     expect(store.writes).toBe(1);
     await store.close();
+    expect((await readJson(state("bots", "bot0.json"))).namespaces.ledger).toHaveLength(100);
   });
 
   it("a flush resolves only when what was set before it is on disk, even during a write", async () => {
     const store = await openFileStore(dir);
     store.set("a", "1", 1);
     const first = store.flush();
-    store.set("a", "2", 2); // set while the first write may be running
+    store.set("a", "2", 2); // set while the first append may be running
     store.set("kv:ann", "x", 3); // in another file
     const second = store.flush();
     await first;
     await second;
-    expect((await readJson(state("shared.json"))).namespaces.a!.map(([k, v]) => [k, v])).toEqual([
+    const again = await openFileStore(dir); // as after a crash
+    expect(again.entries("a")).toEqual([
       ["1", 1],
       ["2", 2],
     ]);
-    expect((await readJson(state("bots", "ann.json"))).namespaces["kv:ann"]![0]!.slice(0, 2)).toEqual(["x", 3]);
+    expect(again.get("kv:ann", "x")).toBe(3);
+    await again.close();
+  });
+
+  it("brings the files up to date as the journal grows, and a crash at any point of it loses nothing", async () => {
+    const store = await openFileStore(dir, { checkpointBytes: 200 });
+    for (let i = 0; i < 30; i++) {
+      store.set(`kv:bot${i % 3}`, "n", i);
+      store.set("ledger", `bot${i % 3}:like:${i}`, { state: "done" });
+      await store.flush();
+    }
+    // Written while running, in the background (not awaited by a flush): wait for them to appear.
+    const botFiles = async () => (await readdir(state("bots")).catch(() => [])).filter((n) => !n.startsWith(".")).sort();
+    for (let i = 0; i < 500 && (await botFiles()).length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await botFiles()).toEqual(["bot0.json", "bot1.json", "bot2.json"]);
+    // Crash between a checkpoint's file writes and its journal's removal: the files are new and the old journal is still there.
+    const journals = (await readdir(state())).filter((n) => n.startsWith("journal-"));
+    const kept = await Promise.all(journals.map(async (n) => [n, await readFile(state(n))] as const));
     await store.close();
+    expect((await readdir(state())).filter((n) => n.startsWith("journal-"))).toEqual([]);
+    for (const [n, text] of kept) await writeFile(state(n), text);
+    const again = await openFileStore(dir);
+    expect([0, 1, 2].map((b) => again.get(`kv:bot${b}`, "n"))).toEqual([27, 28, 29]);
+    expect(again.entries("ledger")).toHaveLength(30);
+    expect(again.entries("ledger").map(([k]) => k)).toEqual(Array.from({ length: 30 }, (_, i) => `bot${i % 3}:like:${i}`));
+    await again.close();
+  });
+
+  it("ignores a journal's torn last line, and refuses a bad line before others", async () => {
+    const store = await openFileStore(dir);
+    store.set("kv:ann", "a", 1);
+    await store.flush();
+    await appendFile(state("journal-1.log"), '[["kv:ann","a",2,0]'); // a crash in the middle of an append
+    const again = await openFileStore(dir);
+    expect(again.get("kv:ann", "a")).toBe(1);
+    again.set("kv:ann", "b", 2);
+    await again.flush(); // to a new journal, not after the torn line
+    const third = await openFileStore(dir);
+    expect([third.get("kv:ann", "a"), third.get("kv:ann", "b")]).toEqual([1, 2]);
+    await third.close();
+
+    await mkdir(state(), { recursive: true });
+    await writeFile(state("journal-7.log"), 'nope\n[["kv:ann","a",3,0]]\n');
+    const error = (await openFileStore(dir).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(UserError);
+    expect(error.message).toContain(state("journal-7.log"));
+    expect(error.message).toContain("line 1");
   });
 
   it("keeps values and insertion order (integer-like keys, and a namespace spread over many files) across a reopen", async () => {
@@ -244,22 +305,34 @@ describe("openFileStore", () => {
     expect(await readdir(state("bots"))).toEqual(["ann.json"]); // bob's file held nothing of bob's
   });
 
-  it("a failed write keeps the changes and writes them with the next flush", async () => {
+  it("a failed append keeps the changes and writes them with the next flush", async () => {
     const { logger } = captureLogs();
     const store = await openFileStore(dir, { logger });
+    await mkdir(state("journal-1.log")); // a directory where the journal must go: the append fails
     store.set("kv:ann", "a", 1);
-    await store.flush();
-    await mkdir(state("bots", "bob.json")); // a directory where bob's file must go: its rename fails
-    store.set("kv:ann", "a", 2);
     store.set("kv:bob", "b", 1);
     await expect(store.flush()).rejects.toThrow(/cannot write the state in .*state/);
-    await rmdir(state("bots", "bob.json"));
     store.set("kv:cid", "c", 1);
-    await store.flush();
-    await store.close();
-    const again = await openFileStore(dir);
-    expect([again.get("kv:ann", "a"), again.get("kv:bob", "b"), again.get("kv:cid", "c")]).toEqual([2, 1, 1]);
+    await store.flush(); // to the next journal, with what the failed one held
+    await rmdir(state("journal-1.log"));
+    const again = await openFileStore(dir); // as after a crash
+    expect([again.get("kv:ann", "a"), again.get("kv:bob", "b"), again.get("kv:cid", "c")]).toEqual([1, 1, 1]);
     await again.close();
+  });
+
+  it("a file that cannot be brought up to date leaves the journal in place", async () => {
+    const { lines, logger } = captureLogs();
+    const store = await openFileStore(dir, { logger });
+    store.set("kv:ann", "a", 1);
+    store.set("kv:bob", "b", 1);
+    await mkdir(state("bots", "bob.json"), { recursive: true }); // bob's file cannot be renamed into place
+    await store.close();
+    expect(lines.some((l) => l.level === 50 && String(l.msg).startsWith("cannot bring the files"))).toBe(true);
+    await rmdir(state("bots", "bob.json"));
+    const again = await openFileStore(dir);
+    expect([again.get("kv:ann", "a"), again.get("kv:bob", "b")]).toEqual([1, 1]);
+    await again.close();
+    expect(await stateFiles()).toEqual(["bots/ann.json", "bots/bob.json"]);
   });
 
   it("says which directory it cannot create", async () => {

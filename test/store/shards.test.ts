@@ -56,27 +56,34 @@ describe("the shard rule", () => {
 
   it("one action through the real action layer changes only its bot's, account's and app's files", async () => {
     const dir = join(root, "data");
-    const store = await openFileStore(dir);
-    const { system, clock } = setup({ store });
-    const { executor } = recordingExecutor(clock);
-    const other = system.bot({ bot: "other", account: { appId: "app1", userId: "7", plan: "pro" }, executor });
-    await other.like("1");
-    await store.flush();
+    const first = setup({ store: await openFileStore(dir) });
+    const other = first.system.bot({ bot: "other", account: { appId: "app1", userId: "7", plan: "pro" }, executor: recordingExecutor(first.clock).executor });
+    expect((await other.like("1")).status).toBe("sent");
+    await first.system.idle();
+    await first.store.close();
     const untouched = ["bots/other.json", "accounts/7.json"];
     const before = await Promise.all(untouched.map((f) => readFile(join(dir, "state", f), "utf8")));
-    const bot = system.bot({ bot: "greeter", account: { appId: "app1", userId: "42", plan: "pro" }, executor, budget: { reply: { max: 10, per: 3_600_000 } } });
+
+    const store = await openFileStore(dir);
+    const { system, clock } = setup({ store, clock: first.clock });
+    const bot = system.bot({ bot: "greeter", account: { appId: "app1", userId: "42", plan: "pro" }, executor: recordingExecutor(clock).executor, budget: { reply: { max: 10, per: 3_600_000 } } });
     expect((await bot.reply({ id: "10", created_at: new Date(clock.now()).toISOString() }, "hi")).status).toBe("sent");
-    await store.flush();
-    expect(await Promise.all(untouched.map((f) => readFile(join(dir, "state", f), "utf8")))).toEqual(before);
-    expect((await readdir(join(dir, "state", "bots"))).sort()).toEqual(["greeter.json", "other.json"]);
-    expect((await readdir(join(dir, "state", "accounts"))).sort()).toEqual(["42.json", "7.json"]);
-    expect(await readdir(join(dir, "state", "apps"))).toEqual(["app1.json"]);
-    expect((await readdir(join(dir, "state"))).sort()).toEqual(["accounts", "apps", "bots"]); // nothing fell into shared.json
     await system.idle();
     await store.close();
+    expect(await Promise.all(untouched.map((f) => readFile(join(dir, "state", f), "utf8")))).toEqual(before);
+    expect((await readdir(join(dir, "state"), { recursive: true })).map(String).sort()).toEqual([
+      "accounts",
+      "accounts/42.json",
+      "accounts/7.json",
+      "apps",
+      "apps/app1.json",
+      "bots",
+      "bots/greeter.json",
+      "bots/other.json",
+    ]); // nothing fell into shared.json
   });
 
-  it("an inbox add and a cursor move are one write of one file", async () => {
+  it("an inbox add and a cursor move are one journal line, and then one file", async () => {
     const store = await openFileStore(join(root, "data"));
     const inbox = new Inbox(store, "greeter");
     inbox.add([{ kind: "mention", id: "mention:1" } as never]);
@@ -84,5 +91,6 @@ describe("the shard rule", () => {
     await store.flush();
     expect([store.writes, store.filesWritten]).toEqual([1, 1]);
     await store.close();
+    expect(store.filesWritten).toBe(2); // the line, then greeter's file
   });
 });
