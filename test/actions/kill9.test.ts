@@ -11,20 +11,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { mulberry32 } from "../helpers/random.ts";
 
 const COUNT = 40;
 const CHILD = join(import.meta.dirname, "..", "fixtures", "action-child.ts");
-
-/** A seeded generator, so a failing run can be replayed from the seed in its message. */
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -29,6 +29,7 @@ import { writeFileAtomic } from "../../src/store/atomic-file.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { createMemoryStore, type Store } from "../../src/store/store.ts";
 import type { Bench, BenchRow } from "./harness.ts";
+import { mulberry32 } from "../helpers/random.ts";
 
 const BOTS = Number(process.env.BENCH_STATE_BOTS ?? 10_000);
 const RATE = 100; // actions per second
@@ -39,17 +40,6 @@ const APP = "app1";
 
 const botName = (i: number) => `bot-${i}`;
 const userId = (i: number) => String(1_000_000 + i);
-
-/** A seeded generator: the same bots are picked in both layouts. */
-function mulberry32(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Fills a store with 10,000 bots' state, through the store's API (key formats as the callers write them). */
 function populate(store: Store, now: number): void {
