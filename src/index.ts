@@ -36,8 +36,8 @@ export {
   type Handler,
   type Filter,
 } from "./runtime/plugin.ts";
-export type { Outcome, ActionOptions, ActionLayer, PostRef, BudgetStatus } from "./actions/index.ts";
-export type { ActionKind } from "./actions/action.ts";
+export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind } from "./actions/index.ts";
+export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
 export { startRuntime, type Runtime, type RuntimeOptions, type HostedBot, type AppCredentials } from "./runtime/runtime.ts";
 export { createClassifier, ModerationOptionError, type Classifier, type Verdict } from "./moderation/index.ts";

@@ -92,32 +92,40 @@ export type Outcome<R = unknown> =
   | { status: "failed"; key?: string; reason: string; maybeSent: boolean; error?: unknown }
   | { status: "deferred"; key?: string; reason: string };
 
-/** One action on its way through the chain. */
+/** A budget slot an action's request was counted in (see `AccountBudget.take`). */
+export interface SlotRecord {
+  readonly at: number;
+  readonly keys: readonly string[];
+}
+
+/** One action (or budgeted read) on its way through the pipeline. */
 export interface Job {
   readonly action: Action;
   readonly signal: AbortSignal;
   /**
-   * Runs once, right before the first request leaves: the ledger's durable "pending" mark.
-   * When it fails, nothing is sent.
+   * Runs once, right before the first request leaves, with the slot it was counted in: the
+   * ledger's durable "pending" mark. When it fails, nothing is sent.
    */
-  beforeSend?: () => Promise<void>;
+  beforeSend?: (slot: SlotRecord) => Promise<void>;
+  /** Not before this time (ms): a retry's back-off, set by the retry step for the queue. */
+  notBefore?: number;
+  /** How to send a read's request (actions are sent by the bot's executor). */
+  send?: (signal: AbortSignal) => Promise<Executed>;
+  /** Posts a read delivered, counted against the monthly read cap (capped endpoints only). */
+  postsDelivered?: (result: unknown) => number;
 }
 
-/** A step of the chain, and the chain itself. */
-export type Perform = (job: Job) => Promise<Outcome>;
+/**
+ * What the pipeline's steps pass back up: an {@link Outcome}, and for a request that got an
+ * answer, the answer's headers, which the queue step turns into budget corrections.
+ */
+export type StepOutcome = Outcome & { headers?: HeaderBag };
+
+/** The rest of the pipeline, as a step sees it. */
+export type Perform = (job: Job) => Promise<StepOutcome>;
 
 /**
- * A step wrapped around the rest of the chain, in the manner of grammY's API transformers:
- * it may look at the job, refuse it, change it, or act on the outcome.
- *
- * @example
- * ```ts
- * const audit: Transformer = (next) => async (job) => {
- *   const outcome = await next(job);
- *   metrics.count(job.action.kind, outcome.status);
- *   return outcome;
- * };
- * layer.use(audit);
- * ```
+ * One step of the pipeline, wrapped around the rest of it: it may look at the job, refuse
+ * it, change it, or act on the outcome (grammY's API transformers have the same shape).
  */
-export type Transformer = (next: Perform) => Perform;
+export type Step = (next: Perform) => Perform;

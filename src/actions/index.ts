@@ -1,21 +1,25 @@
-/** The budgeted action layer: ledger ▸ reply safety ▸ budget ▸ queue ▸ retry ▸ executor. */
+/**
+ * The action layer: every action a bot takes goes through one pipeline (./pipeline.ts),
+ *
+ *     hidden guard ▸ ledger ▸ reply safety ▸ duplicate guard ▸ budget gate ▸ retry ▸ queue ▸ executor
+ */
 export * from "./action.ts";
 export { ACTION_KINDS, READ_PRIORITY, isActionKind, type KindFacts } from "./kinds.ts";
 export { Ledger, summarize, type LedgerEntry, type LedgerOptions, type LedgerState } from "./ledger.ts";
 export { ActionQueue, QueueError, type SlotRequest, type WaitingInfo } from "./queue.ts";
-export { backoffMs, classifyFailure, DEFAULT_RETRY, type Failure, type RetryPolicy } from "./retry.ts";
-export { replyPolicy, type ReplyPolicyOptions } from "./policy.ts";
+export { backoffMs, classifyFailure, DEFAULT_RETRY, isRevoked, type Failure, type RetryPolicy } from "./retry.ts";
 export { dryRunExecutor } from "./dry-run.ts";
+export type { ActionEvent, ActionObserver } from "./observe.ts";
 export {
-  CallError,
+  ReadError,
   createActionSystem,
-  type ActionInput,
+  type Actions,
   type ActionLayer,
   type ActionOptions,
   type ActionSystem,
   type ActionSystemOptions,
   type BotActionsOptions,
   type BudgetStatus,
-  type CallOptions,
+  type ReadOptions,
   type PostRef,
 } from "./layer.ts";

@@ -14,7 +14,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { Store } from "../store/store.ts";
-import type { Action } from "./action.ts";
+import type { Action, SlotRecord } from "./action.ts";
 
 /** Where an action is in its life (see the module comment for the transitions). */
 export type LedgerState = "queued" | "pending" | "done" | "failed" | "unknown" | "dropped";
@@ -27,6 +27,8 @@ export interface LedgerEntry {
   target: string;
   /** The whole action while it is unfinished (`queued`, `pending`), to resume it after a restart. */
   action?: Action;
+  /** While `pending`: the budget slot its request was counted in, given back if it never arrived. */
+  slot?: SlotRecord;
   /** What the service answered, reduced to its ids (`{ id }` of a reply). */
   result?: unknown;
   /** Why it ended as it did, when not `done`. */
@@ -72,7 +74,7 @@ export function summarize(result: unknown): unknown {
  * const ledger = new Ledger(store, clock);
  * if (ledger.isFinal(key)) return; // sent before
  * ledger.queue(action);
- * await ledger.begin(key);         // durable before the request
+ * await ledger.begin(key, slot);   // durable before the request
  * ledger.finish(key, "done", { result });
  * ```
  */
@@ -119,11 +121,14 @@ export class Ledger {
     });
   }
 
-  /** Marks the action as being sent and waits until that is on disk: call right before the request. */
-  async begin(key: string): Promise<void> {
+  /**
+   * Marks the action as being sent, with the budget slot its request is counted in, and
+   * waits until that is on disk: call right before the request.
+   */
+  async begin(key: string, slot?: SlotRecord): Promise<void> {
     const e = this.get(key);
     if (!e) throw new Error(`ledger: ${key} was never queued`);
-    this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", updatedAt: this.clock.now() });
+    this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", ...(slot ? { slot: { at: slot.at, keys: [...slot.keys] } } : {}), updatedAt: this.clock.now() });
     await this.store.flush();
   }
 

@@ -16,6 +16,7 @@ import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
 import type { AccountBudget, Readiness, Slot } from "../limits/budget.ts";
 import { silentLogger, type Logger } from "../log.ts";
+import type { ActionObserver } from "./observe.ts";
 
 /** A wait that can never end or ended without a slot; `kind` says which. */
 export class QueueError extends Error {
@@ -32,6 +33,8 @@ export class QueueError extends Error {
 /** One wait for a slot: whose budget, which endpoint, how urgent, until when. */
 export interface SlotRequest {
   budget: AccountBudget;
+  /** The bot whose work waits (for logs, `bot status` and the observer). */
+  bot: string;
   endpoint: EndpointKey;
   /** The action whose cap applies as well. */
   action?: string;
@@ -42,7 +45,7 @@ export interface SlotRequest {
   /** Do not hand out a slot before this time (a retry's back-off). */
   notBefore?: number;
   signal?: AbortSignal;
-  /** What is waiting, for logs (`greeter reply 1460323737035677698`). */
+  /** What is waiting, for logs (`reply 1460323737035677698`). */
   label: string;
 }
 
@@ -57,6 +60,8 @@ interface Waiting extends SlotRequest {
 
 /** What is waiting, for `bot status`. */
 export interface WaitingInfo {
+  bot: string;
+  endpoint: EndpointKey;
   label: string;
   priority: number;
   readyAt: number;
@@ -75,10 +80,14 @@ export class ActionQueue {
   private scheduled = false;
   private readonly clock: Clock;
   private readonly log: Logger;
+  private readonly observe: ActionObserver;
+  /** The budgets work waits for now (bot, endpoint, cap): a wait is logged when it starts, once. */
+  private readonly waits = new Set<string>();
 
-  constructor(options: { clock: Clock; logger?: Logger }) {
+  constructor(options: { clock: Clock; logger?: Logger; observe?: ActionObserver }) {
     this.clock = options.clock;
     this.log = options.logger ?? silentLogger;
+    this.observe = options.observe ?? (() => {});
   }
 
   /** Requests waiting for a slot. */
@@ -125,7 +134,7 @@ export class ActionQueue {
     return this.waiting.map((w) => {
       const r = w.budget.check(w.endpoint, w.action);
       const readyAt = Math.max(r.ok ? now : r.readyAt, w.notBefore ?? 0);
-      const info: WaitingInfo = { label: w.label, priority: w.priority, readyAt };
+      const info: WaitingInfo = { bot: w.bot, endpoint: w.endpoint, label: w.label, priority: w.priority, readyAt };
       if (!r.ok) info.reason = r.reason;
       return info;
     });
@@ -193,14 +202,24 @@ export class ActionQueue {
         this.settle(item, () => item.reject(new QueueError("expired", `would wait past its time-to-live (${iso(item.expiresAt!)}): ${r.reason}`)));
         continue;
       }
-      if (item.reason !== r.reason) {
-        item.reason = r.reason;
-        this.log.debug({ action: item.label, ready_at: iso(r.readyAt) }, `waiting: ${r.reason}`);
+      item.reason = r.reason;
+      const wait = `${item.bot}|${memoKey}`;
+      if (!this.waits.has(wait)) {
+        // Once per wait, not per action or wake: a spent budget is news, its queue is not.
+        this.waits.add(wait);
+        this.log.info(
+          { bot: item.bot, action: item.label, endpoint: item.endpoint, ready_at: iso(r.readyAt) },
+          `${item.label} waits for budget until ${iso(r.readyAt)}, when it refills: ${r.reason}`,
+        );
+        this.observe({ type: "waiting", bot: item.bot, endpoint: item.endpoint, label: item.label, readyAt: r.readyAt, reason: r.reason });
       }
       wake = Math.min(wake, r.readyAt, item.expiresAt ?? Infinity);
       kept.push(item);
     }
     this.waiting = kept;
+    // A wait ends when nothing waits for that budget any more: the next one is logged again.
+    const still = new Set(kept.map((item) => `${item.bot}|${item.endpoint}|${item.action ?? ""}`));
+    for (const wait of this.waits) if (!still.has(wait)) this.waits.delete(wait);
     this.arm(wake);
   };
 

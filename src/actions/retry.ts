@@ -50,12 +50,24 @@ export type Failure =
 /** Connection errors that mean the request never reached the service. */
 const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 
+/**
+ * Whether an error (or what it wraps) is the service refusing the account's token (401, code
+ * 89): the one test of revocation, used by the retry step and by the runtime's start.
+ */
+export function isRevoked(error: unknown): boolean {
+  for (let e = error as { cause?: unknown } | undefined, i = 0; e && i < 5; i++) {
+    if (e instanceof InvalidTokenError) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 /** Sorts an error thrown by an executor. Unknown errors count as transient and possibly sent. */
 export function classifyFailure(error: unknown, signal?: AbortSignal): Failure {
   if (signal?.aborted) return { kind: "aborted" };
   if (error instanceof UsageCappedError) return { kind: "usage-capped" };
   if (error instanceof RateLimitError) return error.resetAt !== undefined ? { kind: "rate-limited", resetAt: error.resetAt } : { kind: "rate-limited" };
-  if (error instanceof InvalidTokenError) return { kind: "invalid-token" };
+  if (isRevoked(error)) return { kind: "invalid-token" };
   if (error instanceof NetworkError) {
     if (error.aborted) return { kind: "aborted" };
     return { kind: "transient", maybeSent: !(error.code && NEVER_SENT.has(error.code)) };

@@ -114,6 +114,9 @@ interface Prepared {
   body: string | undefined;
 }
 
+/** The rate-limit headers of a response, and no other (an error carries them; nothing else of a response belongs in a log). */
+const limitHeaders = (headers: HttpResponse["headers"]) => Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith("x-") && name.includes("limit")));
+
 /** A client of the service for one set of credentials. Create it with {@link createClient}. */
 export class ApiClient {
   readonly transport: HttpTransport;
@@ -157,6 +160,15 @@ export class ApiClient {
 
   /** Calls any v2 endpoint by its key, with typed path parameters, query and body. */
   async request<K extends EndpointKey>(key: K, ...[args, options]: RequestRest<K>): Promise<ResponseOf<K>> {
+    return (await this.exchange(key, ...([args, options] as RequestRest<K>))).body;
+  }
+
+  /**
+   * {@link request}, answering with the response's status and headers too: the budget of the
+   * action layer corrects itself by them. A failure throws as `request` does, its
+   * {@link ApiError} carrying the response's headers.
+   */
+  async exchange<K extends EndpointKey>(key: K, ...[args, options]: RequestRest<K>): Promise<{ body: ResponseOf<K>; status: number; headers: HttpResponse["headers"] }> {
     const a = (args ?? {}) as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
     const prepared = this.prepare(key, a, options);
     const signal = this.signalFor(options?.signal);
@@ -167,9 +179,9 @@ export class ApiClient {
     const res = await this.transport.send({ ...prepared.info, query: prepared.query, headers, signal, ...(prepared.body !== undefined ? { body: prepared.body } : {}) });
     this.afterResponse(prepared, res, authorization);
     this.logger.debug({ endpoint: key, path: prepared.info.path, status: res.status, ms: this.clock.now() - started, auth: prepared.method }, "api call");
-    if (res.status < 200 || res.status >= 300) throw errorFromResponse(prepared.info, res);
-    if (res.text.trim() === "") return {} as ResponseOf<K>;
-    return parseEnvelope(prepared.info, res) as ResponseOf<K>;
+    if (res.status < 200 || res.status >= 300) throw Object.assign(errorFromResponse(prepared.info, res), { headers: limitHeaders(res.headers) });
+    const body = (res.text.trim() === "" ? {} : parseEnvelope(prepared.info, res)) as ResponseOf<K>;
+    return { body, status: res.status, headers: res.headers };
   }
 
   /**

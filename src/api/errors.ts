@@ -28,6 +28,8 @@ export class ApiError extends Error {
   readonly endpoint?: EndpointKey;
   /** The HTTP status, when a response arrived. */
   readonly status?: number;
+  /** The response's rate-limit headers (`x-rate-limit-*`, `x-*-limit-24hour-*`), when one arrived: the action layer's budget corrects itself by them. */
+  headers?: Record<string, string | string[] | undefined>;
 
   constructor(request: RequestInfo, message: string, options: { status?: number; cause?: unknown } = {}) {
     super(`${request.method} ${request.path}: ${message}`, { cause: options.cause });

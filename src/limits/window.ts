@@ -88,6 +88,14 @@ export class SlidingWindow {
     this.times.splice(j, 0, to);
   }
 
+  /** Forgets one event counted at `at` (a request that never reached the service); whether there was one. */
+  forget(at: number): boolean {
+    const i = this.times.lastIndexOf(at);
+    if (i < 0) return false;
+    this.times.splice(i, 1);
+    return true;
+  }
+
   /** The counted event times, for persistence. */
   snapshot(now: number): number[] {
     this.prune(now);

@@ -1,11 +1,11 @@
 /**
- * The action layer's outcomes, handed to a {@link RuntimeObserver}: a step in front of the
- * chain (the layer's own extension point, `layer.use`), so every action a bot performs,
- * including those resumed after a restart, is seen once with how it ended and how long it
- * took from the plugin's request to that end (on the runtime's clock, so mostly the wait for
- * budget).
+ * The action layer's outcomes, handed to a {@link RuntimeObserver}: an observer of the
+ * action system (its one reporting place, `observe` in its options), so every action a bot
+ * performs, including those resumed after a restart, is seen once with how it ended and how
+ * long it took from the plugin's request to that end (on the runtime's clock, so mostly the
+ * wait for budget).
  */
-import type { Outcome, Transformer } from "../actions/action.ts";
+import type { ActionObserver } from "../actions/observe.ts";
 import type { Clock } from "../clock.ts";
 import type { RuntimeObserver } from "./observer.ts";
 
@@ -14,27 +14,22 @@ const textOf = (body: unknown) => {
   return typeof text === "string" ? text : undefined;
 };
 
-/** A chain step that reports each action's outcome to `observer` and changes nothing. */
-export function tapActions(observer: RuntimeObserver, clock: Clock): Transformer {
-  return (next) => async (job) => {
-    const { action } = job;
-    const outcome: Outcome = await next(job);
-    try {
-      const text = textOf(action.body);
-      const now = clock.now();
-      observer.action({
-        bot: action.bot,
-        kind: action.kind,
-        target: action.target,
-        status: outcome.status,
-        ...("reason" in outcome ? { reason: outcome.reason } : {}),
-        ...(text !== undefined ? { text } : {}),
-        at: now,
-        tookMs: Math.max(0, now - action.createdAt),
-      });
-    } catch {
-      // An observer must never change what happens to an action.
-    }
-    return outcome;
+/** An action observer that reports each action's outcome to `observer`. */
+export function tapActions(observer: RuntimeObserver, clock: Clock): ActionObserver {
+  return (event) => {
+    if (event.type !== "outcome") return;
+    const { action, outcome } = event;
+    const text = textOf(action.body);
+    const now = clock.now();
+    observer.action({
+      bot: action.bot,
+      kind: action.kind,
+      target: action.target,
+      status: outcome.status,
+      ...("reason" in outcome ? { reason: outcome.reason } : {}),
+      ...(text !== undefined ? { text } : {}),
+      at: now,
+      tookMs: Math.max(0, now - action.createdAt),
+    });
   };
 }

@@ -3,8 +3,7 @@
  * the liveness figures `bot status` shows (the age of the last event of each trigger catches
  * a silent wedge). The runtime creates one per bot file and feeds stream events to it.
  */
-import type { ActionLayer, BudgetStatus } from "../actions/index.ts";
-import { InvalidTokenError } from "../api/errors.ts";
+import type { ActionLayer, BudgetStatus, HeaderBag, WaitingInfo } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
@@ -49,6 +48,8 @@ export interface BotStatus {
   inbox: number;
   /** The bot file's `budget` (reserve and caps), so `bot status` can show what is left. */
   budgetPolicy?: BotConfig["budget"];
+  /** What waits for budget now (an answer to a mention, a poll...), and until when. */
+  waiting?: Array<Pick<WaitingInfo, "label" | "endpoint" | "readyAt" | "reason">>;
   updatedAt: number;
 }
 
@@ -75,19 +76,8 @@ export interface BotRuntimeOptions {
   followersIntervalMs: number;
   /** Events handled at once (their actions still queue by priority). */
   concurrency?: number;
-  /** The bot's account was refused by the service (revoked token): the runtime reports it. */
-  onRevoked?(bot: string, err: unknown): void;
   /** An event has been handled (`bot start --http` counts them). */
   onHandled?(kind: BotEvent["kind"]): void;
-}
-
-/** Whether an error (or what it wraps) is the service saying the token is revoked (401/89). */
-export function isRevoked(err: unknown): boolean {
-  for (let e = err as { cause?: unknown; outcome?: { error?: unknown } } | undefined, i = 0; e && i < 5; i++) {
-    if (e instanceof InvalidTokenError) return true;
-    e = (e.outcome?.error ?? e.cause) as typeof e;
-  }
-  return false;
 }
 
 export class BotRuntime {
@@ -151,10 +141,8 @@ export class BotRuntime {
     const { config, clock, store, api } = this.options;
     const userId = this.identity.userId;
     const onError = (trigger: TriggerName) => (err: unknown) => {
-      if (isRevoked(err)) {
-        this.options.onRevoked?.(this.name, err);
-        return "stop" as const;
-      }
+      // A refused token has paused the bot already (the action layer reports it): stop polling.
+      if (this.pausedFor) return "stop" as const;
       this.options.log.warn({ trigger, err }, `${trigger} poll failed: ${(err as Error)?.message ?? String(err)}; trying again at the next interval`);
     };
     const mentions = config.triggers.mentions;
@@ -166,7 +154,7 @@ export class BotRuntime {
         store,
         intervalMs: this.options.mentionsIntervalMs,
         backfillMs: mentions.backfill,
-        fetch: (query, signal) => this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) => api.users.mentions(userId, query, { signal: s })),
+        fetch: (query, signal) => this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) => api.exchange("GET /2/users/:id/mentions", { params: { id: userId }, query }, { signal: s })),
         deliver: (events) => this.deliver(events, false),
         onPoll: () => this.touch("mentions"),
         onError: onError("mentions"),
@@ -181,7 +169,7 @@ export class BotRuntime {
           clock,
           store,
           intervalMs: this.options.followersIntervalMs,
-          fetch: (query, signal) => this.read("GET /2/users/:id/followers", "followers poll", signal, (s) => api.users.followers(userId, query, { signal: s })),
+          fetch: (query, signal) => this.read("GET /2/users/:id/followers", "followers poll", signal, (s) => api.exchange("GET /2/users/:id/followers", { params: { id: userId }, query }, { signal: s })),
           deliver: (events) => this.deliver(events, false),
           onPoll: () => this.touch("followers"),
           onError: onError("followers"),
@@ -234,8 +222,8 @@ export class BotRuntime {
     try {
       await this.mentions.poll(signal);
     } catch (err) {
-      if (isRevoked(err)) this.options.onRevoked?.(this.name, err);
-      else throw err;
+      // A refused token has paused the bot already (the action layer reports it).
+      if (!this.pausedFor) throw err;
     } finally {
       this.catchingUp--;
     }
@@ -304,7 +292,8 @@ export class BotRuntime {
       await dispatch(filters, ctx, { ...common, stop: () => blocked });
       if (blocked) log.info(`stopped by a filter; no handler runs`);
       else if (handlers.length === 0) log.debug("no plugin handles this event");
-      else await dispatch(view<typeof ctx>(handlers), ctx, { ...common, stop: () => state.hidden });
+      // After a handler hid the event's post, no later plugin answers it.
+      else await dispatch(view<typeof ctx>(handlers), ctx, { ...common, stop: () => "hidden" in ctx && ctx.hidden });
     }
     this.states.delete(event.id);
     this.inbox.done(event.id);
@@ -318,11 +307,17 @@ export class BotRuntime {
     return new Promise((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
   }
 
-  /** A trigger's request, budgeted by the action layer and counted for {@link quiet}. */
-  private async read<R>(endpoint: EndpointKey, label: string, signal: AbortSignal, run: (signal: AbortSignal) => Promise<R>): Promise<R> {
+  /**
+   * A trigger's request, budgeted by the action layer (the answer's headers correct the
+   * budget) and counted for {@link quiet}.
+   */
+  private async read<R>(endpoint: EndpointKey, label: string, signal: AbortSignal, exchange: (signal: AbortSignal) => Promise<{ body: R; headers: HeaderBag }>): Promise<R> {
     this.fetching++;
     try {
-      return await this.options.layer.call(endpoint, async (s) => ({ result: await run(s) }), { signal, label });
+      return await this.options.layer.read(endpoint, async (s) => {
+        const { body, headers } = await exchange(s);
+        return { result: body, headers };
+      }, { signal, label });
     } finally {
       this.fetching--;
     }
@@ -378,6 +373,7 @@ export class BotRuntime {
       triggers: structuredClone(this.liveness),
       inbox: this.waiting.length + this.running.size,
       budgetPolicy: this.options.config.budget,
+      waiting: this.options.layer.waiting().map(({ label, endpoint, readyAt, reason }) => ({ label, endpoint, readyAt, ...(reason ? { reason } : {}) })),
       ...(this.options.enrolmentDay ? { enrolmentDay: this.options.enrolmentDay } : {}),
       updatedAt: this.options.clock.now(),
     };

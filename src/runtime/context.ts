@@ -2,15 +2,16 @@
  * Builds the context a handler gets for an event: the event's data, and the actions bound
  * to its post and author, all going through the bot's action layer.
  *
- * One context is made per event and shared by its handlers (so `ctx.hidden` set by one is
- * seen by the next); each plugin sees it through a view with its own logger.
+ * One context is made per event and shared by its handlers; each plugin sees it through a
+ * view with its own logger. Every action a handler awaits, through `ctx.reply` or
+ * `ctx.actions.like`, is counted while it runs, so a handler waiting for the budget is not
+ * taken for a hanging one and the test bed's `settle()` knows what it waits for.
  */
-import type { ActionLayer, ActionOptions, Outcome, PostRef } from "../actions/index.ts";
+import type { ActionLayer, ActionOptions, Actions, Outcome, PostRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { BotEvent } from "./events.ts";
-import { markHidden } from "./hidden.ts";
 import type { BaseContext, BotIdentity, BotStore, EventContexts, EventName, EventPost } from "./plugin.ts";
 
 export interface ContextDeps {
@@ -21,11 +22,10 @@ export interface ContextDeps {
   log: Logger;
 }
 
-/** What the runtime tracks about a context while its handlers run. */
+/** What the runtime watches of a context while its handlers run. */
 export interface ContextState {
   /** Actions a handler is awaiting (the dispatcher does not time a handler out meanwhile). */
   waiting: number;
-  hidden: boolean;
 }
 
 /** The per-bot key-value store plugins get as `ctx.store` and `bot.store`. */
@@ -47,15 +47,26 @@ const refOf = (post: EventPost): PostRef => ({
 
 /** Builds the context of an event, and the state the runtime watches. */
 export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventContexts[EventName]; state: ContextState } {
-  const state: ContextState = { waiting: 0, hidden: false };
+  const state: ContextState = { waiting: 0 };
   const { layer } = deps;
-  const track = async (action: Promise<Outcome>): Promise<Outcome> => {
+  /** Counts an action as awaited while it runs. */
+  const awaited = async (action: Promise<Outcome>): Promise<Outcome> => {
     state.waiting++;
     try {
       return await action;
     } finally {
       state.waiting--;
     }
+  };
+  const actions: Actions = {
+    reply: (to, text, o) => awaited(layer.reply(to, text, o)),
+    like: (post, o) => awaited(layer.like(post, o)),
+    repost: (post, o) => awaited(layer.repost(post, o)),
+    follow: (userId, o) => awaited(layer.follow(userId, o)),
+    dm: (userId, text, o) => awaited(layer.dm(userId, text, o)),
+    hide: (post, o) => awaited(layer.hide(post, o)),
+    post: (text, o) => awaited(layer.post(text, o)),
+    remaining: (kind) => layer.remaining(kind),
   };
   const base: BaseContext<EventName> = {
     event: event.kind,
@@ -64,7 +75,7 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
     log: deps.log,
     store: botStore(deps.store, deps.identity.name),
     budget: { remaining: (kind) => layer.remaining(kind), status: () => layer.status() },
-    actions: layer,
+    actions,
   };
 
   switch (event.kind) {
@@ -79,21 +90,14 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
         author: event.author,
         ...(event.kind === "reply" ? { inReplyTo: event.inReplyTo } : {}),
         ...(event.kind === "post" ? { rule: event.rule } : {}),
-        reply: (text: string, o?: ActionOptions) => track(layer.reply(ref, text, o)),
-        like: (o?: ActionOptions) => track(layer.like(ref, o)),
-        repost: (o?: ActionOptions) => track(layer.repost(ref, o)),
-        follow: (o?: ActionOptions) => track(layer.follow(event.author.id, o)),
-        dm: (text: string, o?: ActionOptions) => track(layer.dm(event.author.id, text, o)),
-        hide: async (o?: ActionOptions) => {
-          const outcome = await track(layer.hide(ref, o));
-          if (outcome.status === "sent" || outcome.status === "duplicate" || outcome.status === "dry-run") {
-            state.hidden = true;
-            markHidden(deps.store, deps.identity.name, event.post.id);
-          }
-          return outcome;
-        },
+        reply: (text: string, o?: ActionOptions) => actions.reply(ref, text, o),
+        like: (o?: ActionOptions) => actions.like(ref, o),
+        repost: (o?: ActionOptions) => actions.repost(ref, o),
+        follow: (o?: ActionOptions) => actions.follow(event.author.id, o),
+        dm: (text: string, o?: ActionOptions) => actions.dm(event.author.id, text, o),
+        hide: (o?: ActionOptions) => actions.hide(ref, o),
         get hidden() {
-          return state.hidden;
+          return layer.hidden(event.post.id);
         },
       };
       return { ctx: ctx as EventContexts[EventName], state };
@@ -107,7 +111,7 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
         schedule: { name: event.schedule.name, cron: event.schedule.cron, at: new Date(event.schedule.at) },
         // A schedule that posts the same text every day must post it every day: the
         // idempotency key is the run (and the post's place in it), not the text.
-        post: (text: string, o?: ActionOptions) => track(layer.post(text, { key: `${run}:${n++}`, ...o })),
+        post: (text: string, o?: ActionOptions) => actions.post(text, { key: `${run}:${n++}`, ...o }),
       };
       return { ctx, state };
     }
@@ -116,9 +120,9 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
         ...base,
         event: "follow" as const,
         user: event.user,
-        follow: (o?: ActionOptions) => track(layer.follow(event.user.id, o)),
-        dm: (text: string, o?: ActionOptions) => track(layer.dm(event.user.id, text, o)),
-        post: (text: string, o?: ActionOptions) => track(layer.post(text, o)),
+        follow: (o?: ActionOptions) => actions.follow(event.user.id, o),
+        dm: (text: string, o?: ActionOptions) => actions.dm(event.user.id, text, o),
+        post: (text: string, o?: ActionOptions) => actions.post(text, o),
       };
       return { ctx, state };
     }

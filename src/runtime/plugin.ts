@@ -28,7 +28,7 @@
  * ```
  */
 import type { z } from "zod";
-import type { ActionLayer, ActionOptions, BudgetStatus, Outcome } from "../actions/index.ts";
+import type { ActionOptions, Actions, BudgetStatus, Outcome } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Post, User } from "../api/types.ts";
@@ -79,8 +79,11 @@ export interface BaseContext<E extends EventName> {
   log: Logger;
   store: BotStore;
   budget: BudgetView;
-  /** Every action, with explicit targets (`ctx.actions.like(postId)`, `ctx.actions.post(text)`). */
-  actions: ActionLayer;
+  /**
+   * Every action, with explicit targets (`ctx.actions.like(postId)`, `ctx.actions.post(text)`),
+   * and `remaining(kind)`. Awaiting one counts as waiting for the budget, as `ctx.reply` does.
+   */
+  actions: Actions;
 }
 
 /**

@@ -6,7 +6,7 @@
  * go on. `stop()` stops the triggers, lets actions in flight finish within a bound, persists
  * everything, and resolves well within the 10 seconds a service manager waits.
  */
-import { createActionSystem, type ActionLayer, type ActionSystem, type Executor } from "../actions/index.ts";
+import { createActionSystem, isRevoked, type ActionLayer, type ActionSystem } from "../actions/index.ts";
 import { clientExecutor, clientVerifiers } from "../actions/client.ts";
 import { createClient, type ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
@@ -21,10 +21,9 @@ import type { Store } from "../store/store.ts";
 import { CatchUpQueue } from "../triggers/catch-up.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
 import { mergeRules, startStreamHub, type BotRules, type StreamHub, type StreamStatus } from "../triggers/stream-hub.ts";
-import { BotRuntime, isRevoked, type BotStatus } from "./bot.ts";
+import { BotRuntime, type BotStatus } from "./bot.ts";
 import { capacityLines, type AppLoad } from "./capacity.ts";
 import { TRIGGER_OF, type TriggerName } from "./events.ts";
-import { hiddenGuard } from "./hidden.ts";
 import { resolveIdentity } from "./identity.ts";
 import type { EventName } from "./plugin.ts";
 import { accountRefused, refusedAccountReason } from "./service.ts";
@@ -121,14 +120,13 @@ const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
 /** Starts every bot. Bots whose account the service refuses start paused. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { store, clock, logger, observer } = options;
-  const actions = createActionSystem({ store, clock, logger, dryRun: options.dryRun ?? false });
+  const actions = createActionSystem({ store, clock, logger, dryRun: options.dryRun ?? false, ...(observer ? { observe: tapActions(observer, clock) } : {}) });
   const layers = new Map<string, ActionLayer>();
-  const appLayer = new Map<string, ActionLayer>();
+  // Budget corrections travel with each budgeted call's own answer (the executor returns its headers).
   const base = createClient({
     baseUrl: options.baseUrl,
     clock,
     logger,
-    onRateLimit: (o) => (o.identity.user ? layers.get(o.identity.user) : appLayer.get(o.identity.app))?.budget.observe(o.endpoint, o, o.status),
     ...(observer
       ? { onResponse: (o) => o.status >= 400 && observer.serviceError({ ...(o.identity.user ? { bot: o.identity.user } : {}), app: o.identity.app, endpoint: o.endpoint, status: o.status, at: o.at }) }
       : {}),
@@ -180,30 +178,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       paused.set(config.name, { bot: config.name, appId: app.id, userId: "", username: "", plan: app.plan, paused: { reason, at: clock.now() }, triggers: {}, inbox: 0, updatedAt: clock.now() });
       continue;
     }
-    const send = clientExecutor(client);
-    const executor: Executor = async (action, signal) => {
-      try {
-        return await send(action, signal);
-      } catch (err) {
-        if (isRevoked(err)) pause(config.name, err);
-        throw err;
-      }
-    };
-    const layer = actions
-      .bot({
-        bot: config.name,
-        account: { appId: app.id, userId: identity.userId, plan: app.plan },
-        executor,
-        verifiers: clientVerifiers(client, identity.userId),
-        budget: config.budget,
-        replyToBots: config.reply_to_bots,
-        replyCooldownMs: config.reply_cooldown,
-        ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
-      })
-      .use(hiddenGuard(store, config.name));
-    if (observer) layer.use(tapActions(observer, clock));
+    const layer = actions.bot({
+      bot: config.name,
+      account: { appId: app.id, userId: identity.userId, plan: app.plan },
+      executor: clientExecutor(client),
+      verifiers: clientVerifiers(client, identity.userId),
+      budget: config.budget,
+      replyToBots: config.reply_to_bots,
+      replyCooldownMs: config.reply_cooldown,
+      ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
+      onRevoked: (err) => pause(config.name, err),
+    });
     layers.set(config.name, layer);
-    if (!appLayer.has(app.id)) appLayer.set(app.id, layer);
     const mentionsEvery = Math.max(config.triggers.mentions?.interval ?? 0, fastestMentionIntervalMs(app.plan, countOnApp(app.id, "mentions")));
     const followersEvery = Math.max(config.triggers.followers?.interval ?? 0, fastestFollowersIntervalMs(app.plan, countOnApp(app.id, "followers")));
     const bot = new BotRuntime({
@@ -220,7 +206,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       mentionsIntervalMs: mentionsEvery,
       mentionsVia: mentionsVia(hosted),
       followersIntervalMs: followersEvery,
-      onRevoked: pause,
       ...(observer ? { onHandled: (kind) => observer.event({ bot: config.name, kind, at: clock.now() }) } : {}),
     });
     await bot.setup();
@@ -362,10 +347,10 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
     // While a request of the hub is with the action layer, the layer's own accounting says
     // whether it waits for the clock; the hub counts as busy only outside them.
     let inLayer = 0;
-    const budgeted = async <R>(endpoint: Parameters<ActionLayer["call"]>[0], run: (signal: AbortSignal) => Promise<R>) => {
+    const budgeted = async <R>(endpoint: Parameters<ActionLayer["read"]>[0], run: (signal: AbortSignal) => Promise<R>) => {
       inLayer++;
       try {
-        return await layer.call(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream" });
+        return await layer.read(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream" });
       } finally {
         inLayer--;
       }

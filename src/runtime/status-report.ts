@@ -106,6 +106,11 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
     if (r.cursors.mentions) lines.push(`  cursor     mentions since_id ${r.cursors.mentions}`);
     if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
     if (r.inbox > 0) lines.push(`  inbox      ${r.inbox} events waiting to be handled`);
+    if (r.waiting && r.waiting.length > 0) {
+      const next = r.waiting.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));
+      const shown = r.waiting.slice(0, 3).map((w) => w.label).join(", ") + (r.waiting.length > 3 ? `, and ${r.waiting.length - 3} more` : "");
+      lines.push(`  waiting    ${r.waiting.length} for budget, the next in ${age(next.readyAt - now)}: ${shown}${next.reason ? ` (${next.reason})` : ""}`);
+    }
     if (r.budget) {
       const parts = (Object.entries(r.budget.actions) as Array<[ActionKind, BudgetStatus["actions"][ActionKind]]>).map(([kind, b]) => {
         if (b.remaining > 0) return `${kind} ${b.remaining}`;

@@ -107,4 +107,54 @@ describe("the ledger across a crash", () => {
     expect(await bot2.recover()).toMatchObject([{ status: "dropped", key: "g:follow:u2" }]);
     await store2.close();
   });
+
+  it("gives back the slots of requests that never arrived, as the restart's check finds them", async () => {
+    const store1 = await openFileStore(dir);
+    const first = setup({ store: store1 });
+    const budget = { reply: { max: 3, per: 3_600_000 } };
+    // Both replies leave and are lost on the way: the process dies before any answer.
+    const bot1 = first.system.bot({ bot: "g", account, budget, executor: () => new Promise<never>(() => {}) });
+    void bot1.reply({ id: "10", created_at: START }, "hello 10");
+    void bot1.reply({ id: "11", created_at: START }, "hello 11");
+    await first.clock.advance(1);
+    await store1.flush();
+
+    const clock = createClock({ frozen: true, start: first.clock.now() });
+    const store2 = await openFileStore(dir);
+    const second = setup({ store: store2, clock });
+    const sent: string[] = [];
+    const reply: Verifier = { endpoint: "GET /2/users/:id/posts", check: async () => ({ result: { done: false } }) };
+    const bot2 = second.system.bot({ bot: "g", account, budget, executor: async (a) => (sent.push(a.target), { result: { data: { id: `r${a.target}` } } }), verifiers: { reply } });
+    const capUsed = () => bot2.budget.describe("POST /2/posts", "reply").windows.find((w) => w.scope === "cap")!.used;
+    const postsUsed = () => bot2.budget.describe("POST /2/posts").windows[0]!.used;
+    expect([capUsed(), postsUsed()]).toEqual([2, 2]); // held by the two lost requests
+    const recovered = bot2.recover();
+    await clock.advance(15 * 60_000); // the free plan's one check per 15 minutes
+    await clock.advance(15 * 60_000);
+    expect((await recovered).map((o) => o.status)).toEqual(["sent", "sent"]);
+    expect(sent).toEqual(["10", "11"]);
+    // Each lost request's slot was given back when its resend took one: two used, not four.
+    expect([capUsed(), postsUsed()]).toEqual([2, 2]);
+    await store2.close();
+  });
+
+  it("checks a like that may have been sent with the service before sending it again", async () => {
+    const store1 = await openFileStore(dir);
+    const first = setup({ store: store1 });
+    const arrived = new Set<string>();
+    const bot1 = first.system.bot({ bot: "g", account, executor: async (a) => (arrived.add(a.target), new Promise<never>(() => {})) });
+    void bot1.like("7");
+    await first.clock.advance(1);
+    await store1.flush();
+
+    const clock = createClock({ frozen: true, start: first.clock.now() });
+    const store2 = await openFileStore(dir);
+    const second = setup({ store: store2, clock });
+    let resent = 0;
+    const like: Verifier = { endpoint: "GET /2/users/:id/liked_posts", check: async (a) => ({ result: arrived.has(a.target) ? { done: true } : { done: false } }) };
+    const bot2 = second.system.bot({ bot: "g", account, executor: async () => (resent++, { result: {} }), verifiers: { like } });
+    expect(await bot2.recover()).toMatchObject([{ status: "duplicate", key: "g:like:7" }]);
+    expect(resent).toBe(0);
+    await store2.close();
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Executor, Verifier } from "../../src/actions/action.ts";
+import type { ActionEvent } from "../../src/actions/observe.ts";
 import { NetworkError, ProblemError, RateLimitError, UsageCappedError } from "../../src/api/errors.ts";
 import { fakeService, recordingExecutor, setup, START } from "./helpers.ts";
 
@@ -218,7 +219,7 @@ describe("retry", () => {
     const { system, clock } = setup();
     let n = 0;
     const bot = system.bot({ bot: "g", account: { ...account, plan: "basic" }, executor: recordingExecutor(clock).executor, enrolmentDay: 6 });
-    const read = bot.call(
+    const read = bot.read(
       "GET /2/posts/search/recent",
       async () => {
         if (++n === 1) throw new UsageCappedError(req, { type: "https://api.x.com/2/problems/usage-capped", title: "UsageCapExceeded" });
@@ -351,10 +352,10 @@ describe("reply safety", () => {
     const { system, clock } = setup();
     const { calls, executor } = recordingExecutor(clock);
     const bot = system.bot({ bot: "a", account, executor, replyCooldownMs: 600_000 });
-    expect((await bot.reply(mention("1", { conversation_id: "c" }), "hi")).status).toBe("sent");
-    expect(await bot.reply(mention("2", { conversation_id: "c" }), "hi")).toMatchObject({ status: "refused", reason: expect.stringContaining("reply_cooldown") });
+    expect((await bot.reply(mention("1", { conversation_id: "c" }), "hi 1")).status).toBe("sent");
+    expect(await bot.reply(mention("2", { conversation_id: "c" }), "hi 2")).toMatchObject({ status: "refused", reason: expect.stringContaining("reply_cooldown") });
     await clock.advance(600_000);
-    expect((await bot.reply(mention("3", { conversation_id: "c" }), "hi")).status).toBe("sent");
+    expect((await bot.reply(mention("3", { conversation_id: "c" }), "hi 3")).status).toBe("sent");
     expect(calls).toHaveLength(2);
   });
 
@@ -411,32 +412,29 @@ describe("budget for plugins and status", () => {
     expect(status.monthly).toMatchObject({ cap: 500_000, used: 0 });
   });
 
-  it("budgets reads through call, and counts posts read on capped endpoints", async () => {
+  it("budgets reads through read, and counts posts read on capped endpoints", async () => {
     const { system, clock } = setup();
     const bot = system.bot({ bot: "g", account: { ...account, plan: "basic" }, executor: recordingExecutor(clock).executor });
-    const answer = await bot.call("GET /2/posts/search/recent", async () => ({ result: { data: [], meta: { result_count: 42 } } }));
+    const answer = await bot.read("GET /2/posts/search/recent", async () => ({ result: { data: [], meta: { result_count: 42 } } }));
     expect(answer).toEqual({ data: [], meta: { result_count: 42 } });
     expect(bot.budget.monthlyUsage()!.used).toBe(42);
     expect(bot.remaining("GET /2/posts/search/recent")).toBe(59);
   });
 
-  it("a read that can never run throws a CallError naming the reason", async () => {
+  it("a read that can never run throws a ReadError naming the reason", async () => {
     const { system, clock } = setup();
     const bot = system.bot({ bot: "g", account: { ...account, plan: "free" }, executor: recordingExecutor(clock).executor });
-    await expect(bot.call("GET /2/dm_events", async () => ({ result: {} }))).rejects.toThrow(/not available on the free plan/);
+    await expect(bot.read("GET /2/dm_events", async () => ({ result: {} }))).rejects.toThrow(/not available on the free plan/);
   });
 
-  it("transformers added with use run in front of the chain", async () => {
-    const { system, clock } = setup();
-    const seen: string[] = [];
-    const bot = system.bot({ bot: "g", account, executor: recordingExecutor(clock).executor }).use((next) => async (job) => {
-      seen.push(job.action.kind);
-      const o = await next(job);
-      seen.push(o.status);
-      return o;
-    });
+  it("tells the observer every outcome and every answer, in one place", async () => {
+    const { clock } = setup();
+    const events: ActionEvent[] = [];
+    const { system } = setup({ clock, observe: (e) => void events.push(e) });
+    const bot = system.bot({ bot: "g", account, executor: recordingExecutor(clock).executor });
     await bot.like("1");
-    expect(seen).toEqual(["like", "sent"]);
+    expect(events.map((e) => e.type)).toEqual(["response", "outcome"]);
+    expect(events[1]).toMatchObject({ type: "outcome", bot: "g", kind: "like", outcome: { status: "sent" } });
   });
 });
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Executor } from "../../src/actions/action.ts";
 import { clientExecutor, clientVerifiers } from "../../src/actions/client.ts";
-import { createActionSystem, type ActionLayer } from "../../src/actions/layer.ts";
+import { createActionSystem } from "../../src/actions/layer.ts";
 import { createClient, type ApiClient } from "../../src/api/client.ts";
 import type { Plan } from "../../src/limits/types.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
@@ -32,18 +32,16 @@ async function advance(ms: number, step: number, settle: () => Promise<void>) {
   }
 }
 
-/** One action system over the sandbox, with layers for accounts whose budgets the client's observer corrects. */
+/** One action system over the sandbox, with a layer per account (each answer's headers correct its budget). */
 function world() {
   const { logger } = logSink();
   const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger });
-  const layers = new Map<string, ActionLayer>();
   const requests = inFlightCounter();
   const bot = (name: string, account: Account, plan: Plan, options: { executor?: Executor } = {}) => {
     const client = createClient({
       baseUrl: t.url,
       clock: t.clock,
       auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret }, label: account.user.id },
-      onRateLimit: (o) => layers.get(o.identity.user ?? "")?.budget.observe(o.endpoint, o, o.status),
     });
     clients.push(client);
     const layer = system.bot({
@@ -53,7 +51,6 @@ function world() {
       verifiers: clientVerifiers(client, account.user.id),
       ttlMs: { reply: 10 * 86_400_000 },
     });
-    layers.set(account.user.id, layer);
     return { layer, client };
   };
   return { system, bot, counted: requests.counted, settle: requests.settle };
@@ -95,7 +92,12 @@ describe("against the sandbox", () => {
     const w = world();
     const before = await statusCounts("GET /2/users/:id/mentions");
     const poll = (bot: ReturnType<typeof w.bot>, account: Account) =>
-      bot.layer.call("GET /2/users/:id/mentions", (signal) => w.counted(async () => ({ result: await bot.client.users.mentions(account.user.id, {}, { signal }) })));
+      bot.layer.read("GET /2/users/:id/mentions", (signal) =>
+        w.counted(async () => {
+          const { body, headers } = await bot.client.exchange("GET /2/users/:id/mentions", { params: { id: account.user.id } }, { signal });
+          return { result: body, headers };
+        }),
+      );
     const botA = w.bot("a", a, "basic");
     const botB = w.bot("b", b, "basic");
     const reads = [...Array.from({ length: 30 }, () => poll(botA, a)), ...Array.from({ length: 30 }, () => poll(botB, b))];
@@ -153,5 +155,27 @@ describe("against the sandbox", () => {
     expect(resent).toBe(0);
     const timeline = await client.users.posts(account.user.id);
     expect(timeline.data).toHaveLength(1);
+  });
+
+  it("the client verifiers find likes, reposts and follows that arrived, and only those", async () => {
+    const account = await t.account({ plan: "pro" });
+    const crowd = await t.account({ app: account.app });
+    const [done, missing] = [await t.admin.createPost({ author_id: crowd.user.id, text: "like me" }), await t.admin.createPost({ author_id: crowd.user.id, text: "not me" })];
+    const client = createClient({
+      baseUrl: t.url,
+      clock: t.clock,
+      auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
+    });
+    clients.push(client);
+    await client.likes.like(account.user.id, done.id);
+    await client.reposts.repost(account.user.id, done.id);
+    await client.users.follow(account.user.id, crowd.user.id);
+    const verifiers = clientVerifiers(client, account.user.id);
+    const action = (kind: "like" | "repost" | "follow", target: string) =>
+      ({ kind, bot: "g", userId: account.user.id, endpoint: "POST /2/users/:id/likes", target, path: {}, priority: 0, createdAt: t.clock.now() }) as const;
+    const check = async (kind: "like" | "repost" | "follow", target: string) => (await verifiers[kind]!.check({ ...action(kind, target) }, new AbortController().signal)).result.done;
+    expect([await check("like", done.id), await check("like", missing.id)]).toEqual([true, false]);
+    expect([await check("repost", done.id), await check("repost", missing.id)]).toEqual([true, false]);
+    expect([await check("follow", crowd.user.id), await check("follow", account.user.id)]).toEqual([true, false]);
   });
 });

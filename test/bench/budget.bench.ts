@@ -14,7 +14,7 @@
  */
 import { clientExecutor } from "../../src/actions/client.ts";
 import { createActionSystem } from "../../src/actions/layer.ts";
-import { createClient, type ApiClient, type RateLimitObservation } from "../../src/api/client.ts";
+import { createClient, type ApiClient } from "../../src/api/client.ts";
 import { RateLimitError } from "../../src/api/errors.ts";
 import { limitsFor, PLANS, WINDOW_MS, type Plan } from "../../src/limits/index.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -46,7 +46,7 @@ interface Day {
   client: ApiClient;
 }
 
-async function newDay(plan: Plan, onRateLimit?: Parameters<typeof createClient>[0]["onRateLimit"]): Promise<Day> {
+async function newDay(plan: Plan): Promise<Day> {
   const t = await startSandbox();
   const account = await t.account({ plan });
   const crowd = await t.account({ app: account.app });
@@ -58,7 +58,6 @@ async function newDay(plan: Plan, onRateLimit?: Parameters<typeof createClient>[
     clock: t.clock,
     logger: silentLogger,
     auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
-    ...(onRateLimit ? { onRateLimit } : {}),
   });
   return { t, account, targets, client };
 }
@@ -70,8 +69,7 @@ async function sentAnd429(t: TestSandbox) {
 
 /** The day through postbot's action layer. */
 async function withLayer(plan: Plan): Promise<{ sent: number; tooMany: number }> {
-  let observe: (o: RateLimitObservation) => void = () => {};
-  const day = await newDay(plan, (o) => observe(o));
+  const day = await newDay(plan);
   const { t, account, client } = day;
   const requests = inFlightCounter();
   const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger: silentLogger });
@@ -82,7 +80,6 @@ async function withLayer(plan: Plan): Promise<{ sent: number; tooMany: number }>
     ttlMs: { reply: 2 * DAY },
     replyCooldownMs: 0,
   });
-  observe = (o) => bot.budget.observe(o.endpoint, o, o.status);
   const outcomes = day.targets.map((id, i) => bot.reply({ id }, `answer ${i}`));
   const step = stepOf(plan);
   await requests.settle();

@@ -1,17 +1,17 @@
 /**
- * Reply safety: a bot never replies to itself or to another bot of the same process unless
+ * Reply safety. Invariant: a bot never replies to itself or to another bot of the same process unless
  * its file says `reply_to_bots: true`, and never replies twice in one conversation within
  * its cooldown. Two bots answering each other, or one bot answering its own answers, is a
  * reply loop, and reply loops get accounts suspended.
  *
  * The cooldown is persisted, so a restart does not reopen it.
  */
-import type { Clock } from "../clock.ts";
-import type { Store } from "../store/store.ts";
-import type { Action, Transformer } from "./action.ts";
+import type { Clock } from "../../clock.ts";
+import type { Store } from "../../store/store.ts";
+import type { Action, Step } from "../action.ts";
 
 /** The bot file's reply-safety settings and what the policy needs to apply them. */
-export interface ReplyPolicyOptions {
+export interface ReplySafetyOptions {
   store: Store;
   clock: Clock;
   /** The bot's own user id. */
@@ -40,10 +40,10 @@ const LEGACY_MARK_MS = 24 * 3_600_000;
 const conversationOf = (action: Action) => action.context?.conversationId ?? action.target;
 
 /**
- * The policy step of the chain: refuses replies that would start a loop, and marks the
- * conversation when one is let through (unmarking it if the reply is not sent in the end).
+ * The reply safety step: refuses replies that would start a loop, and marks the conversation
+ * when one is let through (unmarking it if the reply is not sent in the end).
  */
-export function replyPolicy(options: ReplyPolicyOptions): Transformer {
+export function replySafety(options: ReplySafetyOptions): Step {
   const { store, clock, selfId, botIds } = options;
   const replyToBots = options.replyToBots ?? false;
   const cooldownMs = options.cooldownMs ?? 15 * 60_000;

@@ -1,0 +1,55 @@
+/**
+ * One log line per action: what it did, to what, and how it ended (the bot comes from the
+ * child logger), and the same outcome to the observer.
+ */
+import type { Logger } from "../log.ts";
+import type { Action, ActionKind, Outcome } from "./action.ts";
+import type { ActionObserver } from "./observe.ts";
+
+/** How a log line names an action: what it does and to what, with the text it sends, shortened. */
+export function describeAction(action: Pick<Action, "kind" | "target" | "path" | "body">): string {
+  const text = (action.body as { text?: unknown } | undefined)?.text;
+  const quoted = typeof text === "string" ? ` "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"` : "";
+  switch (action.kind) {
+    case "reply":
+      return `reply to post ${action.target}${quoted}`;
+    case "post":
+      return `post${quoted}`;
+    case "dm":
+      return `dm to user ${action.path.participant_id ?? action.target}${quoted}`;
+    case "follow":
+      return `follow user ${action.target}`;
+    case "like":
+    case "repost":
+    case "hide":
+      return `${action.kind} post ${action.target}`;
+    default:
+      return `${action.kind} ${action.target}`;
+  }
+}
+
+/** Logs how an action ended and tells the observer. */
+export function reportOutcome(log: Logger, observe: ActionObserver, action: Action, outcome: Outcome): void {
+  const fields = { action: action.kind, target: action.target, status: outcome.status, ...(action.key ? { key: action.key } : {}) };
+  const what = describeAction(action);
+  switch (outcome.status) {
+    case "sent":
+      log.info(fields, `${what}: sent`);
+      break;
+    case "dry-run":
+      log.info({ ...fields, dry_run: true }, `${what}: dry run, not sent`);
+      break;
+    case "duplicate":
+      log.debug(fields, `${what}: done already, not sent again`);
+      break;
+    case "refused":
+    case "dropped":
+    case "deferred":
+      log.info({ ...fields, reason: outcome.reason }, `${what}: ${outcome.status}: ${outcome.reason}`);
+      break;
+    case "failed":
+      log.warn({ ...fields, reason: outcome.reason, maybe_sent: outcome.maybeSent }, `${what}: failed: ${outcome.reason}`);
+      break;
+  }
+  if (action.kind !== "read") observe({ type: "outcome", bot: action.bot, kind: action.kind as ActionKind, endpoint: action.endpoint, action, outcome });
+}

@@ -1,0 +1,88 @@
+/**
+ * Ledger step. Invariant: an idempotency key is sent at most once, and nothing asked for is
+ * lost. A key already done answers `duplicate`; the same key asked for twice at once waits
+ * for the first. An action an earlier run left `pending` (its request may have arrived) is
+ * checked with the service first: found, it is done; not found, the slot the lost request
+ * held is given back to the budget and the action is sent. The durable `pending` mark is
+ * written right before the request leaves (the queue step calls `beforeSend`).
+ */
+import type { Clock } from "../../clock.ts";
+import type { Outcome, Step } from "../action.ts";
+import type { Ledger } from "../ledger.ts";
+import type { CheckWithService } from "../verify.ts";
+
+export interface LedgerStepOptions {
+  ledger: Ledger;
+  clock: Clock;
+  check: CheckWithService;
+  /** Gives a slot back to the budget (a request that never reached the service). */
+  giveBack(slot: { at: number; keys: readonly string[] }): void;
+  /** Off only to measure what the ledger costs. */
+  enabled?: boolean;
+}
+
+export function ledgerStep(options: LedgerStepOptions): Step {
+  const { ledger, clock, check } = options;
+  const running = new Map<string, Promise<Outcome>>();
+  return (next) => async (job) => {
+    const { action } = job;
+    const key = action.key;
+    if (options.enabled === false || !key) return next(job);
+    const first = running.get(key);
+    if (first) return first.then((o): Outcome => (o.status === "sent" || o.status === "dry-run" ? { status: "duplicate", key, result: o.result } : o));
+    const run = (async (): Promise<Outcome> => {
+      const entry = ledger.get(key);
+      if (entry && ledger.isFinal(key)) return { status: "duplicate", key, ...(entry.result !== undefined ? { result: entry.result } : {}) };
+      let current = action;
+      if (entry?.state === "pending") {
+        // Left by a run that stopped while sending: the service may have it already.
+        current = entry.action ?? action;
+        if (current.expiresAt !== undefined && current.expiresAt <= clock.now()) {
+          ledger.finish(key, "unknown", { reason: "its time-to-live passed before it could be checked" });
+          return { status: "dropped", key, reason: "left unfinished by the last run and past its time-to-live; not sent again" };
+        }
+        const found = await check(current, job.signal);
+        if ("unknown" in found) {
+          if (job.signal.aborted) return { status: "deferred", key, reason: "stopped while checking" };
+          ledger.finish(key, "unknown", { reason: found.unknown });
+          return { status: "failed", key, reason: found.unknown, maybeSent: true };
+        }
+        if (found.done) {
+          ledger.finish(key, "done", { result: found.result });
+          return { status: "duplicate", key, ...(found.result !== undefined ? { result: found.result } : {}) };
+        }
+        // Not on the service: the slot its lost request held is free again.
+        if (entry.slot) options.giveBack(entry.slot);
+      } else if (entry?.state === "queued" && entry.action) {
+        current = entry.action; // keep the first request's time-to-live
+      }
+      ledger.queue(current);
+      const outcome = await next({ ...job, action: current, beforeSend: (slot) => ledger.begin(key, slot) });
+      switch (outcome.status) {
+        case "sent":
+        case "dry-run":
+        case "duplicate":
+          ledger.finish(key, "done", { result: outcome.result });
+          break;
+        case "refused":
+          ledger.forget(key);
+          break;
+        case "dropped":
+          ledger.finish(key, "dropped", { reason: outcome.reason });
+          break;
+        case "failed":
+          ledger.finish(key, outcome.maybeSent ? "unknown" : "failed", { reason: outcome.reason });
+          break;
+        case "deferred":
+          break; // stays queued or pending for the next start
+      }
+      return outcome;
+    })();
+    running.set(key, run);
+    try {
+      return await run;
+    } finally {
+      running.delete(key);
+    }
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Queue step. Invariant: no request leaves without a slot in every window that applies to it
+ * (the plan's U and A windows, the bot's caps, the monthly read cap), and every answer
+ * corrects the slot it was counted in. The step waits in the process's {@link ActionQueue}
+ * (by priority, until the time-to-live), writes the ledger's durable mark before the first
+ * request, sends through the rest of the pipeline, and hands the answer's status and headers
+ * back to the budget: the corrections travel with the call's own result.
+ */
+import type { AccountBudget } from "../../limits/budget.ts";
+import type { Clock } from "../../clock.ts";
+import { RateLimitError, UsageCappedError } from "../../api/errors.ts";
+import type { Step } from "../action.ts";
+import type { ActionObserver } from "../observe.ts";
+import { ActionQueue, QueueError } from "../queue.ts";
+import { describeError, headersOf } from "../retry.ts";
+
+export function queueStep(options: { queue: ActionQueue; budget: AccountBudget; clock: Clock; bot: string; observe: ActionObserver }): Step {
+  const { queue, budget, clock, bot, observe } = options;
+  return (next) => async (job) => {
+    const { action, signal } = job;
+    const cap = action.kind === "read" ? undefined : action.kind;
+    const label = action.kind === "read" ? action.target : `${action.kind} ${action.target}`;
+    const asked = clock.now();
+    let slot;
+    try {
+      slot = await queue.acquire({
+        budget,
+        bot,
+        endpoint: action.endpoint,
+        ...(cap ? { action: cap } : {}),
+        priority: action.priority,
+        ...(action.expiresAt !== undefined ? { expiresAt: action.expiresAt } : {}),
+        ...(job.notBefore !== undefined ? { notBefore: job.notBefore } : {}),
+        signal,
+        label,
+      });
+    } catch (error) {
+      if (error instanceof QueueError) {
+        if (error.kind === "refused") return { status: "refused", reason: error.message };
+        if (error.kind === "expired") return { status: "dropped", reason: error.message };
+        return { status: "deferred", reason: "postbot stopped before the action's turn came; it is sent after the next start" };
+      }
+      if (signal.aborted) return { status: "deferred", reason: "aborted before its turn came" };
+      throw error;
+    }
+    const waitedMs = clock.now() - asked;
+    if (job.beforeSend) {
+      const mark = job.beforeSend;
+      try {
+        await mark(slot);
+      } catch (error) {
+        budget.giveBack(slot);
+        // No `error`: the retry step leaves a failure decided before sending alone.
+        return { status: "failed", reason: `not sent: could not record it in the ledger first (${describeError(error)})`, maybeSent: false };
+      }
+    }
+    const outcome = await next({ ...job, beforeSend: undefined });
+    const error = outcome.status === "failed" ? outcome.error : undefined;
+    const status = outcome.status === "sent" || outcome.status === "dry-run" ? 200 : ((error as { status?: number } | undefined)?.status ?? 0);
+    const headers = outcome.headers ?? headersOf(error);
+    budget.settle(slot, {
+      status,
+      ...(headers ? { headers } : {}),
+      ...(error instanceof UsageCappedError ? { usageCapped: true } : {}),
+      ...(error instanceof RateLimitError && error.resetAt !== undefined ? { limitedUntil: error.resetAt, ...(error.limit !== undefined ? { limit: error.limit } : {}) } : {}),
+      ...(outcome.status === "sent" && job.postsDelivered ? { postsRead: job.postsDelivered(outcome.result) } : {}),
+    });
+    observe({ type: "response", bot, endpoint: action.endpoint, kind: action.kind, status, waitedMs });
+    return outcome;
+  };
+}

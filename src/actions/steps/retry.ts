@@ -1,0 +1,71 @@
+/**
+ * Retry step. Invariant: a failure is retried only when trying again can help, never sooner
+ * than the service allows, and a write that may have arrived is checked with the service
+ * before it is sent again. A 429 waits until the window's reset and at least the back-off
+ * (spec part 7 rule 1); a spent monthly cap waits in the queue until the enrolment day; a
+ * network failure or a 5xx backs off, checking first when the request may have arrived; a
+ * refused token pauses the bot (the one place revocation is detected); anything else the
+ * service refused is final.
+ */
+import type { Clock } from "../../clock.ts";
+import type { Logger } from "../../log.ts";
+import type { Step } from "../action.ts";
+import { backoffMs, classifyFailure, describeError, type RetryPolicy } from "../retry.ts";
+import type { CheckWithService } from "../verify.ts";
+
+export interface RetryStepOptions {
+  policy: RetryPolicy;
+  clock: Clock;
+  log: Logger;
+  /** Asks the service whether an action that may have arrived did (absent for reads: they are simply repeated). */
+  check?: CheckWithService;
+  /** The service refused the account's token (401, code 89): nothing helps until it is authorized again. */
+  onRevoked?: (error: unknown) => void;
+}
+
+export function retryStep(options: RetryStepOptions): Step {
+  const { policy, clock, log } = options;
+  return (next) => async (job) => {
+    const { action, signal } = job;
+    const label = action.kind === "read" ? action.target : `${action.kind} ${action.target}`;
+    let notBefore = job.notBefore;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await next({ ...job, ...(notBefore !== undefined ? { notBefore } : {}), ...(attempt > 1 ? { beforeSend: undefined } : {}) });
+      // A failure without an error was decided before anything was sent (the ledger could not write): final.
+      if (outcome.status !== "failed" || outcome.error === undefined) return outcome;
+      const { error } = outcome;
+      const failure = classifyFailure(error, signal);
+      const reason = describeError(error);
+      const giveUp = attempt >= policy.maxAttempts;
+      switch (failure.kind) {
+        case "aborted":
+          return { status: "deferred", reason: "postbot stopped while the request was on its way; it is checked after the next start" };
+        case "invalid-token":
+          options.onRevoked?.(error);
+          return { ...outcome, reason, maybeSent: false };
+        case "permanent":
+          return { ...outcome, reason, maybeSent: false };
+        case "rate-limited":
+          if (giveUp) return { ...outcome, reason: `${reason} (gave up after ${attempt} attempts)`, maybeSent: false };
+          notBefore = Math.max(failure.resetAt ?? 0, clock.now() + backoffMs(attempt, policy));
+          log.warn({ endpoint: action.endpoint, action: label, retry_at: new Date(notBefore).toISOString(), attempt }, `429 from the service; ${label} waits and tries again`);
+          continue;
+        case "usage-capped":
+          if (giveUp) return { ...outcome, reason, maybeSent: false };
+          notBefore = undefined; // the budget now holds capped reads until the enrolment day
+          continue;
+        case "transient": {
+          if (giveUp) return { ...outcome, reason: `${reason} (gave up after ${attempt} attempts)`, maybeSent: failure.maybeSent };
+          if (failure.maybeSent && options.check) {
+            const found = await options.check(action, signal);
+            if ("unknown" in found) return { ...outcome, reason: `${reason}; ${found.unknown}`, maybeSent: true };
+            if (found.done) return { status: "sent", result: found.result };
+          }
+          notBefore = clock.now() + backoffMs(attempt, policy);
+          log.warn({ endpoint: action.endpoint, action: label, retry_at: new Date(notBefore).toISOString(), attempt }, `${reason}; trying again`);
+          continue;
+        }
+      }
+    }
+  };
+}
