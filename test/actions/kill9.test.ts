@@ -103,5 +103,7 @@ describe("kill -9 during actions", () => {
     const missing = keys.filter((k) => !received.has(k));
     const twice = [...received].filter(([, n]) => n > 1);
     expect({ missing, twice }, `seed ${seed}`).toEqual({ missing: [], twice: [] });
-  }, 60_000);
+    // Up to eleven cold starts of a TypeScript child (about 3 s each on an idle machine, twice
+    // that on the shared 2-core CI machine under load): a guard against hanging, not a speed check.
+  }, 180_000);
 });
