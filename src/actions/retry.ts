@@ -7,7 +7,7 @@
  * waits until the reset and at least the back-off, so a reset that comes too early (clock
  * skew, a window the service counts differently) cannot turn into a burst of 429s.
  */
-import { ApiError, InvalidTokenError, NetworkError, RateLimitError, ResponseError, UsageCappedError } from "../api/errors.ts";
+import { ApiError, InvalidTokenError, NetworkError, OAuthError, RateLimitError, ResponseError, UsageCappedError } from "../api/errors.ts";
 import type { HeaderBag } from "./action.ts";
 
 /** How hard to try: spec part 7 rule 1's "a few seconds, doubling, up to a few minutes". */
@@ -51,12 +51,13 @@ export type Failure =
 const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /**
- * Whether an error (or what it wraps) is the service refusing the account's token (401, code
- * 89): the one test of revocation, used by the retry step and by the runtime's start.
+ * Whether an error (or what it wraps) is the service refusing the account's token (401: code
+ * 89, revoked or expired; code 32, a token it does not know): the one test, used by the retry
+ * step (which pauses the bot) and by the runtime's start.
  */
 export function isRevoked(error: unknown): boolean {
   for (let e = error as { cause?: unknown } | undefined, i = 0; e && i < 5; i++) {
-    if (e instanceof InvalidTokenError) return true;
+    if (e instanceof InvalidTokenError || (e instanceof OAuthError && e.code === 32)) return true;
     e = e.cause as typeof e;
   }
   return false;

@@ -6,7 +6,7 @@
  * go on. `stop()` stops the triggers, lets actions in flight finish within a bound, persists
  * everything, and resolves well within the 10 seconds a service manager waits.
  */
-import { createActionSystem, isRevoked, type ActionLayer, type ActionSystem } from "../actions/index.ts";
+import { createActionSystem, type ActionLayer, type ActionSystem } from "../actions/index.ts";
 import { clientExecutor, clientVerifiers } from "../actions/client.ts";
 import { createClient, type ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";

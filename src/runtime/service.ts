@@ -5,7 +5,7 @@
  * (`bot auth login --account NAME`). Every missing piece is one message saying how to supply
  * it, and all of them are reported at once.
  */
-import { backoffMs } from "../actions/index.ts";
+import { backoffMs, isRevoked } from "../actions/index.ts";
 import { fingerprint } from "../api/auth/credentials.ts";
 import { requestToken } from "../api/auth/oauth1-flow.ts";
 import { InvalidTokenError, NetworkError, OAuthError } from "../api/errors.ts";
@@ -142,12 +142,7 @@ export async function checkService(check: ServiceCheck): Promise<void> {
  * (401, code 89), or a token or token secret it does not know (401, code 32, once
  * {@link checkService} has shown the app's keys are good). That bot is paused; the others go on.
  */
-export function accountRefused(err: unknown): boolean {
-  for (let e = err as { cause?: unknown } | undefined, i = 0; e && i < 5; i++, e = e.cause as typeof e) {
-    if (e instanceof InvalidTokenError || (e instanceof OAuthError && e.code === 32)) return true;
-  }
-  return false;
-}
+export const accountRefused: (err: unknown) => boolean = isRevoked;
 
 /**
  * Why a bot whose account the service refused is paused, and what to do: sign in again when
