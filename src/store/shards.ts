@@ -11,7 +11,7 @@
  *
  * | namespace | key | file |
  * |---|---|---|
- * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>` | any | `bots/<bot>.json` |
+ * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>` | any | `bots/<bot>.json` |
  * | `ledger`, `cursors`, `replies.recent` | `<bot>:...` | `bots/<bot>.json` |
  * | `identity` | `<bot>` | `bots/<bot>.json` |
  * | `budget.windows`, `budget.pauses` | `...\|u:<user id>...` | `accounts/<user id>.json` |
@@ -87,6 +87,7 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "kv":
     case "inbox":
     case "hidden":
+    case "texts":
       return colon > 0 ? owned("bots", namespace.slice(colon + 1)) : SHARED_SHARD;
     case "ledger":
     case "cursors":
@@ -100,6 +101,7 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "budget.usage":
       return owned("apps", key);
     case "status":
+    case "status.apps":
       return STATUS_SHARD;
     case "auth":
     case "credentials":
