@@ -168,7 +168,7 @@ export function createTransport(options: TransportOptions): HttpTransport {
   const prefix = basePath(baseUrl);
   const userAgent = options.userAgent ?? USER_AGENT;
 
-  const dispatch = (r: HttpRequest, streaming: boolean) =>
+  const undiciRequest = (r: HttpRequest, streaming: boolean) =>
     dispatcher.request({
       origin: baseUrl.origin,
       method: r.method as Dispatcher.HttpMethod,
@@ -186,7 +186,7 @@ export function createTransport(options: TransportOptions): HttpTransport {
     async send(r) {
       const info = infoOf(r);
       try {
-        const res = await dispatch(r, false);
+        const res = await undiciRequest(r, false);
         const text = await res.body.text();
         return { status: res.statusCode, headers: res.headers, text };
       } catch (err) {
@@ -195,7 +195,7 @@ export function createTransport(options: TransportOptions): HttpTransport {
     },
     async open(r) {
       try {
-        const res = await dispatch(r, true);
+        const res = await undiciRequest(r, true);
         return { status: res.statusCode, headers: res.headers, body: res.body };
       } catch (err) {
         throw networkError(infoOf(r), err);

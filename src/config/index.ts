@@ -20,5 +20,5 @@ export {
 export { loadEnv, interpolate, type BotEnv, type LoadEnvOptions } from "./env.ts";
 export { fastestFollowersIntervalMs, fastestMentionIntervalMs, fastestPollIntervalMs, planHasStream } from "./plan-rules.ts";
 export { parseDuration, formatDuration, DURATION_PATTERN } from "./duration.ts";
-export { formatProblem, compareProblems, type Problem } from "./problem.ts";
+export { formatProblem, compareProblems, type BotFileProblem } from "./problem.ts";
 export { countOf } from "./messages.ts";

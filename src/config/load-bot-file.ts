@@ -5,7 +5,7 @@
  */
 import { interpolate, type BotEnv } from "./env.ts";
 import { errorMap, explainIssues, formatPath, showValue, type PathProblem } from "./messages.ts";
-import { compareProblems, type Problem } from "./problem.ts";
+import { compareProblems, type BotFileProblem } from "./problem.ts";
 import { botFileSchema, type BotFile } from "./schema.ts";
 import { parseYamlSource, toData, type SourceProblem, type YamlSource } from "./yaml-source.ts";
 
@@ -13,12 +13,12 @@ import { parseYamlSource, toData, type SourceProblem, type YamlSource } from "./
 export interface ParsedBotFile {
   file: string;
   bot?: BotFile;
-  problems: Problem[];
+  problems: BotFileProblem[];
   /**
-   * Turns a problem about a key path of this file into a positioned {@link Problem}; the
+   * Turns a problem about a key path of this file into a positioned {@link BotFileProblem}; the
    * loader uses it for problems found later (plugins' options, duplicate names).
    */
-  problemAt(problem: PathProblem): Problem;
+  problemAt(problem: PathProblem): BotFileProblem;
 }
 
 /**
@@ -29,11 +29,11 @@ export interface ParsedBotFile {
  */
 export function parseBotFile(file: string, text: string, env: BotEnv): ParsedBotFile {
   const { source, problems: syntax, position } = parseYamlSource(text);
-  const atOffset = (p: SourceProblem): Problem => ({ file, ...position(p.offset), message: p.message });
+  const atOffset = (p: SourceProblem): BotFileProblem => ({ file, ...position(p.offset), message: p.message });
   if (!source) {
     return { file, problems: syntax.map(atOffset), problemAt: (p) => ({ file, key: keyOf(p.path), message: p.message }) };
   }
-  const problemAt = (p: PathProblem): Problem => ({ file, ...source.position(source.locate(p.path, p.at)), key: keyOf(p.path), message: p.message });
+  const problemAt = (p: PathProblem): BotFileProblem => ({ file, ...source.position(source.locate(p.path, p.at)), key: keyOf(p.path), message: p.message });
   const result: ParsedBotFile = { file, problems: [], problemAt };
 
   const missing = interpolate(source, text, env);

@@ -16,7 +16,7 @@ import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
 import { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
 import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
-import { compareProblems, displayPath, type Problem } from "./problem.ts";
+import { compareProblems, displayPath, type BotFileProblem } from "./problem.ts";
 import type { BotFile } from "./schema.ts";
 
 /** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */
@@ -52,7 +52,7 @@ export interface LoadBotsResult {
   /** The bots without problems (a file with any problem contributes none). */
   bots: BotConfig[];
   /** Every problem, ordered by file and position; the runtime must not start on any. */
-  problems: Problem[];
+  problems: BotFileProblem[];
   /** The bot files read. */
   files: string[];
   /** The environment the files saw, for the runtime's own settings. */
@@ -89,7 +89,7 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
   const env = loadEnv({ botsDir, cwd, env: options.env });
   const show = (file: string) => displayPath(file, cwd);
   const files = entries.map((name) => show(join(dir, name)));
-  const problems: Problem[] = [];
+  const problems: BotFileProblem[] = [];
   if (files.length === 0) {
     problems.push({ file: show(dir), message: "has no bot files (*.yaml or *.yml); write one file per bot" });
   }

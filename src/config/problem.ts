@@ -5,7 +5,8 @@
  */
 import { relative } from "node:path";
 
-export interface Problem {
+/** A problem in a bot file, positioned for `file:line:col` output (not the service's problem JSON, which is `Problem` in src/api/types.ts). */
+export interface BotFileProblem {
   /** The file, as the user named it (relative to the current directory when possible). */
   file: string;
   /** 1-based; absent when the problem is about the file or directory as a whole. */
@@ -26,7 +27,7 @@ export interface Problem {
  * // bots/a.yaml:3:7 plan: "gold" is not a plan; use one of pro, basic, free
  * ```
  */
-export function formatProblem(problem: Problem): string {
+export function formatProblem(problem: BotFileProblem): string {
   const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}:${problem.col ?? 1}`;
   return `${where} ${problem.key ? `${problem.key}: ` : ""}${problem.message}`;
 }
@@ -41,7 +42,7 @@ export function displayPath(file: string, cwd = process.cwd()): string {
 }
 
 /** Orders problems by file, then position, so output reads top to bottom. */
-export function compareProblems(a: Problem, b: Problem): number {
+export function compareProblems(a: BotFileProblem, b: BotFileProblem): number {
   if (a.file !== b.file) return a.file < b.file ? -1 : 1;
   return (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0);
 }
