@@ -93,4 +93,30 @@ describe("the status page in Chromium", () => {
     expect(new URL(page.url()).search).toBe("?q=BOT-09&state=paused");
     await page.screenshot({ path: join(TEST_RESULTS, "status-page-1000.png"), fullPage: false });
   }, 60_000);
+
+  it("keeps a click on next when a refresh asked before it answers after it", async () => {
+    const page = await browser!.context.newPage();
+    try {
+      // The first answer goes through; the refresh after it (the live connection's hello) is
+      // held until "next" has been clicked, as when the reader clicks during a refresh.
+      let answered = 0;
+      let release!: () => void;
+      const clicked = new Promise<void>((resolve) => (release = resolve));
+      await page.route("**/api/status?*", async (route) => {
+        answered += 1;
+        if (answered === 2) await clicked;
+        await route.continue();
+      });
+      await page.goto(`${many!.url}/`);
+      await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 20 · 1000 of 1000 bots");
+      await expect.poll(() => answered).toBe(2);
+      await page.locator("#next").click();
+      release();
+      await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 2 of 20 · 1000 of 1000 bots");
+      expect(await page.locator("#bots tr").first().getAttribute("data-bot")).toBe("bot-0050");
+      expect(new URL(page.url()).search).toBe("?page=2");
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
 });

@@ -28,6 +28,8 @@
   let again = false;
   let lastFetch = 0;
   let timer;
+  /** Bumped by every change of the query, so an answer to an older query is never shown. */
+  let asked = 0;
 
   /** An element with attributes and children; strings become text nodes. */
   function el(tag, attrs, ...children) {
@@ -192,10 +194,15 @@
     }
     fetching = true;
     lastFetch = Date.now();
+    const askedNow = asked;
     try {
       const qs = new URLSearchParams({ q: query.q, state: query.state, page: String(query.page), per: String(query.per) });
       const res = await fetch(`/api/status?${qs}`, { cache: "no-store" });
-      if (res.ok) {
+      if (res.ok && askedNow !== asked) {
+        // The reader changed the query meanwhile (a click on "next" while a refresh was
+        // under way): this answer is for the old one; the fetch below asks again.
+        again = true;
+      } else if (res.ok) {
         view = await res.json();
         query.page = view.query.page;
         render();
@@ -223,6 +230,7 @@
 
   function setQuery(change) {
     Object.assign(query, change);
+    asked += 1;
     const qs = new URLSearchParams();
     if (query.q) qs.set("q", query.q);
     if (query.state !== "all") qs.set("state", query.state);
