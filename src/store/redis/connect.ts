@@ -1,0 +1,156 @@
+/**
+ * Opening a connection to the Redis that several `bot start` processes share
+ * (`--state redis://HOST:PORT/DB` or `POSTBOT_STATE`).
+ *
+ * The client is ioredis: it queues commands while the connection is down and reconnects by
+ * itself, which is exactly the behaviour postbot wants when Redis goes away for a while
+ * (actions wait for their ledger entry instead of failing). So once the first connection is
+ * made, the client reconnects for ever; only the *first* connection fails fast, with a
+ * message that names the URL (never its password) and says what to do.
+ *
+ * @example
+ * ```ts
+ * const redis = await connectRedis("redis://127.0.0.1:6379/0");
+ * await redis.set("postbot:hello", "1");
+ * await redis.quit();
+ * ```
+ */
+import { Redis } from "ioredis";
+import { UserError } from "../../errors.ts";
+
+export type { Redis } from "ioredis";
+
+/** Where a Redis is, parsed from a `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]` URL. */
+export interface RedisTarget {
+  host: string;
+  port: number;
+  db: number;
+  username?: string;
+  password?: string;
+  /** The URL without any user or password: the only form of it that may be logged. */
+  display: string;
+}
+
+/** Whether a `--state` value means Redis rather than a directory. */
+export function isRedisUrl(value: string): boolean {
+  return /^rediss?:\/\//i.test(value.trim());
+}
+
+/**
+ * Parses a `redis://` URL. `source` names where it came from (`--state`, `POSTBOT_STATE`) so
+ * the error can say which setting to fix. The password never appears in an error.
+ */
+export function parseRedisUrl(url: string, source = "--state"): RedisTarget {
+  const example = "redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0";
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw new UserError(`${source}: "${redactRedisUrl(url)}" is not a URL; give ${example}`, { exitCode: 2 });
+  }
+  if (parsed.protocol !== "redis:") {
+    const hint = parsed.protocol === "rediss:" ? " (TLS, rediss://, is not supported; reach Redis over a private network or a tunnel)" : "";
+    throw new UserError(`${source}: "${redactRedisUrl(url)}" is not a redis:// URL${hint}; give ${example}`, { exitCode: 2 });
+  }
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (!host) throw new UserError(`${source}: "${redactRedisUrl(url)}" names no host; give ${example}`, { exitCode: 2 });
+  const port = parsed.port === "" ? 6379 : Number(parsed.port);
+  const dbText = parsed.pathname.replace(/^\//, "");
+  if (dbText !== "" && !/^\d+$/.test(dbText)) {
+    throw new UserError(`${source}: "${redactRedisUrl(url)}": the database "/${dbText}" must be a number (0 to 15 on a default Redis); give ${example}`, { exitCode: 2 });
+  }
+  if (parsed.search || parsed.hash) {
+    throw new UserError(`${source}: "${redactRedisUrl(url)}": options after "?" or "#" are not understood; give ${example}`, { exitCode: 2 });
+  }
+  const db = dbText === "" ? 0 : Number(dbText);
+  const username = parsed.username ? decodeURIComponent(parsed.username) : undefined;
+  const password = parsed.password ? decodeURIComponent(parsed.password) : undefined;
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  return { host, port, db, username, password, display: `redis://${hostPart}:${port}/${db}` };
+}
+
+/** A URL with any user and password removed, for messages (works on text that is not a URL too). */
+export function redactRedisUrl(url: string): string {
+  return url.trim().replace(/^(\w+:\/\/)[^@/]*@/, "$1");
+}
+
+export interface ConnectOptions {
+  /** Where the URL came from, for messages (default `--state`). */
+  source?: string;
+  /** How long the first connection may take before it is given up (default 5 s). */
+  connectTimeoutMs?: number;
+  /** Shown in Redis's `CLIENT LIST`, so an operator sees which process a connection is. */
+  name?: string;
+}
+
+/**
+ * Connects to the Redis a URL names and checks it answers (`PING`). Rejects with a
+ * {@link UserError} naming the URL (without password) and what to do when the URL is bad,
+ * nothing listens there, it does not answer in time, or it wants a password that was not
+ * given or was wrong. Once connected the client reconnects by itself for ever and queues
+ * commands meanwhile; callers that must notice an outage listen for its `close`/`ready` events.
+ */
+export async function connectRedis(url: string, options: ConnectOptions = {}): Promise<Redis> {
+  const source = options.source ?? "--state";
+  const target = parseRedisUrl(url, source);
+  const timeout = options.connectTimeoutMs ?? 5_000;
+  const redis = new Redis({
+    host: target.host,
+    port: target.port,
+    db: target.db,
+    username: target.username,
+    password: target.password,
+    connectionName: options.name,
+    lazyConnect: true,
+    connectTimeout: timeout,
+    // Commands wait in the client's queue while Redis is away, however long; the caller
+    // decides when waiting is too long (a lease's deadline), never the client.
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+  });
+  let lastError: Error | undefined;
+  const onError = (err: Error) => {
+    lastError = err;
+  };
+  redis.on("error", onError);
+  try {
+    await withTimeout(redis.connect(), timeout);
+    // ioredis selects the database on every (re)connect but only reports a bad one as an
+    // event; selecting it once here turns "no such database" into an answer.
+    await withTimeout(redis.select(target.db), timeout);
+    await withTimeout(redis.ping(), timeout);
+  } catch (err) {
+    redis.disconnect();
+    throw unreachable(target, source, (lastError ?? err) as Error);
+  } finally {
+    redis.off("error", onError);
+  }
+  return redis;
+}
+
+/** The message for a first connection that failed, by what failed. */
+function unreachable(target: RedisTarget, source: string, err: Error): UserError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const text = err.message ?? String(err);
+  const where = `Redis at ${target.display} (${source})`;
+  if (/NOAUTH|WRONGPASS|invalid password|invalid username/i.test(text)) {
+    return new UserError(`${where} refused the password: put the right one in the URL (redis://:PASSWORD@${target.host}:${target.port}/${target.db}), or check the user`, { cause: err });
+  }
+  if (/DB index is out of range|invalid DB index/i.test(text)) {
+    return new UserError(`${where}: database ${target.db} does not exist there; use a number below that Redis's "databases" setting (16 by default)`, { cause: err });
+  }
+  const why = code === "ECONNREFUSED" ? "nothing listens there" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `the host "${target.host}" is not known` : code === "ETIMEDOUT" || text === TIMEOUT ? "it did not answer in time" : text;
+  return new UserError(`cannot reach ${where}: ${why}. Start Redis there (e.g. \`redis-server --port ${target.port}\`), or fix the URL; without --state, postbot keeps its state in .postbot/`, { cause: err });
+}
+
+const TIMEOUT = "timed out";
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(TIMEOUT)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
