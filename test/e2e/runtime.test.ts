@@ -305,6 +305,30 @@ describe("a YAML bot on the runtime", () => {
     expect(lines.some((l) => l.bot === "doomed" && String(l.msg).includes("is paused"))).toBe(true);
   });
 
+  it("pauses a bot whose token the service no longer knows (401, code 32) when its poll is refused; the others go on", async () => {
+    bed = await createTestBed({
+      bots: [
+        { name: "forgotten", plan: "pro", triggers: { mentions: {} }, plugins: { echo: { text: "forgotten answers" } } },
+        { name: "fine", plan: "pro", triggers: { mentions: {} }, plugins: { echo: { text: "fine answers" } } },
+      ],
+      plugins: { echo },
+    });
+    await bed.advance(60_000);
+    await bed.settle();
+    // While it runs, its token disappears from the service (the app's keys were regenerated).
+    const forgotten = bed.runtime.bots.get("forgotten")!.identity.userId;
+    const tokens = bed.sandbox.context.data.auth.access_tokens;
+    for (const [key, t] of Object.entries(tokens)) if (t.user_id === forgotten) delete tokens[key];
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@forgotten @fine hello both");
+    await bed.advance(60_000);
+    await bed.settle();
+    expect(bed.postsBy("fine").map((p) => p.text)).toEqual(["fine answers"]);
+    const status = bed.runtime.status().find((s) => s.bot === "forgotten")!;
+    expect(status.paused?.reason).toMatch(/refused the account.s token \(401, code 32\)/);
+    expect(bed.runtime.status().find((s) => s.bot === "fine")!.paused).toBeUndefined();
+  });
+
   it("stops at once while actions wait for the budget, keeping them for the next start", async () => {
     const { lines, logger } = capture();
     const bots = [{ name: "capped", plan: "pro" as const, budget: { reply: { max: 1, per: "1h" } }, triggers: { mentions: {} }, plugins: { echo: { text: "once an hour: @{author.username}" } } }];
