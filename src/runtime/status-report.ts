@@ -2,10 +2,12 @@
  * What `bot status` shows, read from the state store (never written, so it can look while
  * `bot start` runs): per bot, whether it runs or is paused and why, each trigger's last check
  * and last event with their ages (a trigger that has gone quiet is how a silent wedge
- * shows), its cursors, and the budget left per action.
+ * shows), its cursors, what it did last (from the action ledger), the budget left per action,
+ * and what its app's monthly read cap has counted.
  */
 import { createActionSystem, type BudgetStatus } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
+import type { LedgerEntry, LedgerState } from "../actions/ledger.ts";
 import type { Clock } from "../clock.ts";
 import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";
@@ -20,6 +22,28 @@ export interface BotReport extends BotStatus {
   budget?: BudgetStatus;
   /** The bot's app: who shares its windows, its stream's state and last error. */
   app?: AppStatus;
+  /** The action the ledger changed last for this bot: what, on what, how it ended, when. */
+  lastAction?: LastAction;
+}
+
+/** A bot's latest action as the ledger has it. */
+export interface LastAction {
+  kind: string;
+  target: string;
+  state: LedgerState;
+  reason?: string;
+  at: number;
+}
+
+/** Each bot's latest ledger entry, in one pass over the ledger (keys are `<bot>:<kind>:<target>`). */
+function lastActions(store: Store): Map<string, LastAction> {
+  const last = new Map<string, LastAction>();
+  for (const [, e] of store.entries<LedgerEntry>("ledger")) {
+    const seen = last.get(e.bot);
+    if (seen && seen.at > e.updatedAt) continue;
+    last.set(e.bot, { kind: e.kind, target: e.target, state: e.state, ...(e.reason ? { reason: e.reason } : {}), at: e.updatedAt });
+  }
+  return last;
 }
 
 
@@ -32,13 +56,16 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
   const refuse = async () => {
     throw new Error("bot status sends nothing");
   };
+  const last = lastActions(store);
   return store.entries<BotStatus>("status").map(([, status]) => {
     const mentions = store.get<MentionsCursor>("cursors", mentionsCursorKey(status.bot));
     const followers = store.get<string[]>("cursors", followersCursorKey(status.bot));
     const app = store.get<AppStatus>(APP_STATUS_NAMESPACE, status.appId);
+    const lastAction = last.get(status.bot);
     const report: BotReport = {
       ...status,
       ...(app ? { app } : {}),
+      ...(lastAction ? { lastAction } : {}),
       cursors: { ...(mentions?.since_id ? { mentions: mentions.since_id } : {}), ...(followers ? { followersKnown: followers.length } : {}) },
     };
     if (status.userId) {
@@ -65,6 +92,25 @@ export function age(ms: number): string {
 }
 
 const ago = (at: number | undefined, now: number) => (at === undefined ? "never" : `${age(now - at)} ago`);
+
+/** How a ledger state reads in a sentence: `sent`, `failed (why)`... */
+const ENDED: Record<LedgerState, string> = {
+  queued: "waiting for budget",
+  pending: "being sent",
+  done: "sent",
+  failed: "failed",
+  unknown: "may have been sent (the service could not tell; never sent again)",
+  dropped: "dropped",
+};
+
+/** `reply to 1460323737035677698: sent 3m ago`, `follow of 42: failed 2h ago (why)`. */
+function formatLastAction(a: LastAction, now: number): string {
+  const on = a.kind === "follow" || a.kind === "dm" ? "to user" : a.kind === "reply" ? "to post" : "of post";
+  return `${a.kind} ${on} ${a.target}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
+}
+
+const thousands = (n: number) => n.toLocaleString("en-US");
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** An app's lines: its plan and bots, its stream's state and last error, its capacity. */
 function formatApp(app: AppStatus, now: number): string[] {
@@ -106,6 +152,7 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
     if (r.cursors.mentions) lines.push(`  cursor     mentions since_id ${r.cursors.mentions}`);
     if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
     if (r.inbox > 0) lines.push(`  inbox      ${r.inbox} events waiting to be handled`);
+    lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
     if (r.waiting && r.waiting.length > 0) {
       const next = r.waiting.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));
       const shown = r.waiting.slice(0, 3).map((w) => w.label).join(", ") + (r.waiting.length > 3 ? `, and ${r.waiting.length - 3} more` : "");
@@ -118,7 +165,11 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
       });
       lines.push(`  budget     ${parts.join(", ")}`);
       const m = r.budget.monthly;
-      if (m) lines.push(`  monthly    ${m.used} of ${m.cap} posts read; resets in ${age(m.resetAt - now)}`);
+      if (m) {
+        lines.push(
+          `  monthly    ${thousands(m.used)} of ${thousands(m.cap)} posts read by app ${r.appId} this period: every post that recent search and the filtered stream return counts, for all the app's bots (mention polls do not); resets on ${dayOf(m.resetAt)}, in ${age(m.resetAt - now)}`,
+        );
+      }
     }
   }
   return lines.join("\n");

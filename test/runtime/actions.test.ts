@@ -113,3 +113,37 @@ describe("a budget that runs out", () => {
     expect(formatStatus([report], bed.clock.now())).toMatch(/waiting +2 for budget, the next in 60m: reply \d+, reply \d+ \(the bot's cap of 1 reply/);
   });
 });
+
+describe("bot status", () => {
+  it("says what each bot did last and what its app's monthly read cap counts", async () => {
+    const echo = definePlugin({
+      name: "echo",
+      setup(bot) {
+        bot.on("mention", (ctx) => ctx.reply(`hi @${ctx.author.username}`));
+      },
+    });
+    bed = await createTestBed({
+      bots: [
+        { name: "hello", plan: "basic", triggers: { mentions: {} }, plugins: { echo: {} } },
+        { name: "quiet", plan: "basic", triggers: { mentions: {} }, plugins: { echo: {} } },
+      ],
+      plugins: { echo },
+      runtime: { statusEveryMs: 1_000 },
+    });
+    const mention = await bed.post(await bed.user("alice"), "@hello hi");
+    await bed.advance(120_000);
+    await bed.settle();
+    expect(bed.postsBy("hello")).toHaveLength(1);
+    await bed.advance(60_000);
+    await bed.settle();
+    const reports = collectStatus(bed.store, bed.clock);
+    const hello = reports.find((r) => r.bot === "hello")!;
+    expect(hello.lastAction).toMatchObject({ kind: "reply", target: mention.id, state: "done" });
+    const text = formatStatus(reports, bed.clock.now());
+    expect(text).toContain(`  last       reply to post ${mention.id}: sent 1m ago`);
+    expect(text).toContain("  last       no action yet");
+    expect(text).toMatch(
+      new RegExp(`  monthly    0 of 500,000 posts read by app ${hello.appId} this period: every post that recent search and the filtered stream return counts, for all the app's bots \\(mention polls do not\\); resets on \\d{4}-\\d\\d-\\d\\d, in \\d+d`),
+    );
+  });
+});

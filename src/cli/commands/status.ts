@@ -8,7 +8,7 @@ import type { Command } from "commander";
 export default function register(program: Command): void {
   program
     .command("status")
-    .description("show each bot's triggers (last event and its age), cursors, budget left and paused accounts")
+    .description("show each bot's triggers (last event and its age), cursors, last action, budget left, the monthly read cap and paused accounts")
     .option("--data <dir>", "directory of the state store", ".postbot")
     .option("--json", "print the report as JSON")
     .action(async (options: { data: string; json?: boolean }) => {
