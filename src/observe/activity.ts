@@ -1,26 +1,19 @@
 /**
- * What the status page shows that no status snapshot holds: each bot's last actions, the
- * latest actions of all bots, and each app's stream connection, kept in memory (bounded) as
- * the runtime reports them, with a subscription for the page's live updates.
+ * What the status page shows that no status snapshot holds: each bot's last actions and the
+ * latest actions of all bots, kept in memory (bounded) as the runtime reports them, with a
+ * subscription for the page's live updates: what changed (an action, an event, a wait, a
+ * pause, a stream's connection), so open pages refetch what they show at once. States
+ * (a stream's connection, paused bots) are read from the runtime's status, not kept here.
  */
-import type { ActionSeen, EventSeen, RuntimeObserver, ServiceErrorSeen, StreamSeen } from "./observer.ts";
-
-/** An app's stream connection as last reported. */
-export interface StreamState {
-  app: string;
-  state: "connected" | "reconnecting" | "gave-up";
-  /** When it entered this state (ms). */
-  since: number;
-  cause?: string;
-  lastError?: string;
-  reconnects: number;
-}
+import type { ActionSeen, EventSeen, PauseSeen, ResponseSeen, RuntimeObserver, ServiceErrorSeen, StreamSeen, WaitSeen } from "./observer.ts";
 
 /** What changed, for the page's live updates. */
 export type Change =
   | { type: "action"; action: ActionSeen }
-  | { type: "event"; bot: string }
-  | { type: "stream"; stream: StreamState }
+  /** Something of one bot changed: an event handled, a wait for budget began, it paused. */
+  | { type: "bot"; bot: string }
+  /** An app's stream connected or dropped. */
+  | { type: "stream"; app: string }
   | { type: "bots" };
 
 /** How many actions are kept per bot and for the whole process. */
@@ -31,7 +24,6 @@ export const RECENT_ACTIONS = 30;
 export class Activity implements RuntimeObserver {
   private readonly byBot = new Map<string, ActionSeen[]>();
   private readonly latest: ActionSeen[] = [];
-  private readonly streamStates = new Map<string, StreamState>();
   private readonly listeners = new Set<(change: Change) => void>();
 
   action(seen: ActionSeen): void {
@@ -45,30 +37,31 @@ export class Activity implements RuntimeObserver {
   }
 
   event(seen: EventSeen): void {
-    this.emit({ type: "event", bot: seen.bot });
+    this.emit({ type: "bot", bot: seen.bot });
+  }
+
+  waiting(seen: WaitSeen): void {
+    this.emit({ type: "bot", bot: seen.bot });
+  }
+
+  paused(seen: PauseSeen): void {
+    this.emit({ type: "bot", bot: seen.bot });
   }
 
   serviceError(_seen: ServiceErrorSeen): void {
     // Counted by the metrics; the page shows its effects (failed actions, a paused bot).
   }
 
-  stream(seen: StreamSeen): void {
-    if (seen.type === "stream-error") return; // an error line inside a live stream changes no state
-    const before = this.streamStates.get(seen.app);
-    const state: StreamState = {
-      app: seen.app,
-      state: seen.type,
-      // A report in the same state (a gap recovered while connected) keeps when it was entered.
-      since: before?.state === seen.type ? before.since : seen.at,
-      reconnects: (before?.reconnects ?? 0) + (seen.type === "reconnecting" ? 1 : 0),
-      ...(seen.cause ? { cause: seen.cause } : {}),
-      ...(seen.error ? { lastError: seen.error } : before?.lastError ? { lastError: before.lastError } : {}),
-    };
-    this.streamStates.set(seen.app, state);
-    this.emit({ type: "stream", stream: state });
+  response(_seen: ResponseSeen): void {
+    // Counted by the metrics.
   }
 
-  /** Something changed that the actions and events do not say (a bot paused, the runtime started or stops). */
+  stream(seen: StreamSeen): void {
+    if (seen.type === "stream-error") return; // an error line inside a live stream changes no state
+    this.emit({ type: "stream", app: seen.app });
+  }
+
+  /** Every bot may have changed (the runtime started or stops). */
   botsChanged(): void {
     this.emit({ type: "bots" });
   }
@@ -81,10 +74,6 @@ export class Activity implements RuntimeObserver {
   /** The latest actions of every bot, newest first. */
   recent(): readonly ActionSeen[] {
     return this.latest;
-  }
-
-  streams(): StreamState[] {
-    return [...this.streamStates.values()];
   }
 
   /** Calls `fn` with every change until the returned function is called. */

@@ -2,12 +2,13 @@
  * Observability of a running postbot (`bot start --http`): Prometheus metrics, health and
  * readiness, and a live status page, fed by a {@link RuntimeObserver} and status snapshots.
  */
-export { Activity, type Change, type StreamState } from "./activity.ts";
+export { Activity, type Change } from "./activity.ts";
+export { streamStates, type StreamState } from "./stream-state.ts";
 export { tapActions } from "./action-tap.ts";
 export { readiness, type Phase, type Readiness } from "./health.ts";
 export { DEFAULT_HTTP_ADDRESS, isLoopback, parseHttpAddress, type HttpAddress } from "./http-address.ts";
 export { createMetrics, type Metrics } from "./metrics.ts";
-export { fanOut, type ActionSeen, type EventSeen, type RuntimeObserver, type ServiceErrorSeen, type StreamSeen } from "./observer.ts";
+export { fanOut, type ActionSeen, type EventSeen, type PauseSeen, type ResponseSeen, type RuntimeObserver, type ServiceErrorSeen, type StreamSeen, type WaitSeen } from "./observer.ts";
 export { startObserveServer, type ObserveServer, type ObserveServerOptions } from "./server.ts";
 export { runtimeSource, type StatusSource } from "./source.ts";
 export { statusView, type StatusView, type ViewQuery } from "./status-view.ts";

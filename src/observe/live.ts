@@ -2,22 +2,24 @@
  * The status page's live updates (`GET /events`, server-sent events): what changed is
  * gathered as the runtime reports it and sent once per turn of the event loop as one
  * `update` message, so a burst of a thousand actions is a handful of messages, not a
- * thousand. Each message names the bots that changed and carries the new actions and stream
- * states; the page refetches its current page of bots only when one of them is on it.
+ * thousand. Each message names the bots that changed, the apps whose stream connected or
+ * dropped, and carries the new actions; the page refetches its current page of bots only
+ * when one of them is on it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Activity, StreamState } from "./activity.ts";
+import type { Activity } from "./activity.ts";
 import type { ActionSeen } from "./observer.ts";
 
 /** One `update` message. */
 export interface LiveUpdate {
   /** The runtime's clock when it was sent. */
   now: number;
-  /** Bots whose row may have changed (an action, an event handled); `all` when any may have. */
+  /** Bots whose row may have changed (an action, an event handled, a wait, a pause); `all` when any may have. */
   bots: string[] | "all";
   /** New actions, newest first. */
   actions: ActionSeen[];
-  streams: StreamState[];
+  /** Apps whose stream connected or dropped. */
+  streams: string[];
 }
 
 /**
@@ -28,7 +30,7 @@ const KEEP_ALIVE_MS = 15_000;
 
 export class LiveUpdates {
   private readonly clients = new Set<ServerResponse>();
-  private pending: { bots: Set<string>; all: boolean; actions: ActionSeen[]; streams: Map<string, StreamState> } | undefined;
+  private pending: { bots: Set<string>; all: boolean; actions: ActionSeen[]; streams: Set<string> } | undefined;
   private readonly unsubscribe: () => void;
   private readonly keepAlive: NodeJS.Timeout;
 
@@ -41,8 +43,8 @@ export class LiveUpdates {
       if (change.type === "action") {
         p.bots.add(change.action.bot);
         p.actions.unshift(change.action);
-      } else if (change.type === "event") p.bots.add(change.bot);
-      else if (change.type === "stream") p.streams.set(change.stream.app, change.stream);
+      } else if (change.type === "bot") p.bots.add(change.bot);
+      else if (change.type === "stream") p.streams.add(change.app);
       else p.all = true;
     });
     this.keepAlive = setInterval(() => this.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
@@ -81,7 +83,7 @@ export class LiveUpdates {
   /** The message being gathered; the first change of a turn schedules its sending. */
   private gather() {
     if (!this.pending) {
-      this.pending = { bots: new Set(), all: false, actions: [], streams: new Map() };
+      this.pending = { bots: new Set(), all: false, actions: [], streams: new Set() };
       setImmediate(() => this.flush());
     }
     return this.pending;
@@ -91,7 +93,7 @@ export class LiveUpdates {
     const p = this.pending;
     this.pending = undefined;
     if (!p || this.clients.size === 0) return;
-    const update: LiveUpdate = { now: this.now(), bots: p.all ? "all" : [...p.bots], actions: p.actions, streams: [...p.streams.values()] };
+    const update: LiveUpdate = { now: this.now(), bots: p.all ? "all" : [...p.bots], actions: p.actions, streams: [...p.streams] };
     this.write(`event: update\ndata: ${JSON.stringify(update)}\n\n`);
   }
 

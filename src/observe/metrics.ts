@@ -4,17 +4,18 @@
  * scrapers expect, and nothing of it is worth writing again).
  *
  * Two kinds of figures. Counters of what happens (actions by outcome, events handled, error
- * answers of the service, stream reconnects) are counted as the runtime reports them through
- * the {@link RuntimeObserver}. States (budget left per window, queue depth, poll lag,
- * paused bots, stream connected) are read from status snapshots at scrape time, so they are
- * never stale and cost nothing between scrapes.
+ * answers of the service, stream reconnects, waits for budget, each request's time in the
+ * queue) are counted as the runtime reports them through the {@link RuntimeObserver}. States
+ * (budget left per window, queue depth, poll lag, paused bots, stream connected) are read
+ * from status snapshots at scrape time (streams from `runtime.apps()`, as `bot status` shows
+ * them), so they are never stale and cost nothing between scrapes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { BudgetStatus } from "../actions/index.ts";
 import { formatDuration } from "../config/index.ts";
 import type { WindowState } from "../limits/budget.ts";
 import type { BotStatus } from "../runtime/bot.ts";
-import type { Activity } from "./activity.ts";
+import type { AppStatus } from "../runtime/runtime.ts";
 import type { RuntimeObserver } from "./observer.ts";
 import type { StatusSource } from "./source.ts";
 
@@ -29,8 +30,6 @@ export interface Metrics {
 export interface MetricsOptions {
   /** The running runtime's status, or undefined while it starts (states are then left out). */
   source: () => StatusSource | undefined;
-  /** Where the streams' states are kept. */
-  activity: Activity;
 }
 
 /** The windows a budget is counted in, as a label: `15m`, `24h`, `1s`. */
@@ -45,6 +44,7 @@ interface Reading {
   bots: BotStatus[];
   budgets: Map<string, BudgetStatus>;
   queueDepth: number;
+  apps: AppStatus[];
 }
 
 function read(source: StatusSource): Reading {
@@ -54,7 +54,7 @@ function read(source: StatusSource): Reading {
     const budget = source.budget(b.bot);
     if (budget) budgets.set(b.bot, budget);
   }
-  return { now: source.now(), bots, budgets, queueDepth: source.queueDepth() };
+  return { now: source.now(), bots, budgets, queueDepth: source.queueDepth(), apps: source.apps() };
 }
 
 /** Creates the registry and its metrics; see the module comment. */
@@ -95,17 +95,31 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: reg,
   });
 
+  const budgetWaits = new Counter({
+    name: "postbot_budget_waits_total",
+    help: "Times work of a bot (an action, a budgeted read) started waiting for budget, by bot and endpoint: counted once per wait, when it begins.",
+    labelNames: ["bot", "endpoint"] as const,
+    registers: reg,
+  });
+  const queued = new Histogram({
+    name: "postbot_queue_wait_seconds",
+    help: "Time each request waited in the budget queue before it was sent, on the runtime's clock, by endpoint.",
+    labelNames: ["endpoint"] as const,
+    buckets: [0.01, 0.1, 1, 5, 15, 60, 300, 900, 3600, 86_400],
+    registers: reg,
+  });
+
   /** Set for the length of a scrape; the gauges read it. */
   let reading: Reading | undefined;
 
   new Gauge({
     name: "postbot_stream_connected",
-    help: "1 while the app's filtered stream is connected, 0 while it reconnects or after it gave up.",
+    help: "1 while the app's filtered stream is connected, 0 while it starts, reconnects or is stopped (apps whose bots have no stream are left out).",
     labelNames: ["app"] as const,
     registers: reg,
     collect() {
       this.reset();
-      for (const s of options.activity.streams()) this.set({ app: s.app }, s.state === "connected" ? 1 : 0);
+      for (const a of reading?.apps ?? []) if (a.stream) this.set({ app: a.appId }, a.stream.state === "connected" ? 1 : 0);
     },
   });
   new Gauge({
@@ -214,6 +228,15 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
     stream(seen) {
       if (seen.type === "reconnecting") reconnects.inc({ app: seen.app, cause: seen.cause ?? "unknown" });
+    },
+    waiting(seen) {
+      budgetWaits.inc({ bot: seen.bot, endpoint: seen.endpoint });
+    },
+    response(seen) {
+      queued.observe({ endpoint: seen.endpoint }, seconds(seen.waitedMs));
+    },
+    paused() {
+      // A state: postbot_bot_paused reads it at scrape time.
     },
   };
 

@@ -39,7 +39,7 @@ export interface ServiceErrorSeen {
   at: number;
 }
 
-/** A change of an app's stream connection. */
+/** A change of an app's stream connection (its whole state is read from `runtime.apps()`). */
 export interface StreamSeen {
   app: string;
   type: "connected" | "reconnecting" | "gave-up" | "stream-error";
@@ -47,6 +47,34 @@ export interface StreamSeen {
   cause?: string;
   /** The last error's message, when there was one. */
   error?: string;
+  at: number;
+}
+
+/** Work of a bot that started waiting for budget (once per wait, not every wake). */
+export interface WaitSeen {
+  bot: string;
+  /** The endpoint template whose window or cap is spent (`POST /2/posts`). */
+  endpoint: string;
+  /** Why, as the log says it (`the bot's cap of 50 reply per 24h is spent until …`). */
+  reason: string;
+  /** When the budget allows it again (ms). */
+  readyAt: number;
+  at: number;
+}
+
+/** A request that left the queue and got an answer (`status` 0: none came). */
+export interface ResponseSeen {
+  bot: string;
+  endpoint: string;
+  status: number;
+  /** How long it waited in the budget queue before it was sent (ms). */
+  waitedMs: number;
+}
+
+/** A bot paused while the process runs (its account refused): the page shows it at once. */
+export interface PauseSeen {
+  bot: string;
+  reason: string;
   at: number;
 }
 
@@ -67,6 +95,9 @@ export interface RuntimeObserver {
   event(seen: EventSeen): void;
   serviceError(seen: ServiceErrorSeen): void;
   stream(seen: StreamSeen): void;
+  waiting(seen: WaitSeen): void;
+  response(seen: ResponseSeen): void;
+  paused(seen: PauseSeen): void;
 }
 
 /** One observer that hands everything to each of `observers`, in order. */
@@ -76,5 +107,8 @@ export function fanOut(...observers: RuntimeObserver[]): RuntimeObserver {
     event: (s) => observers.forEach((o) => o.event(s)),
     serviceError: (s) => observers.forEach((o) => o.serviceError(s)),
     stream: (s) => observers.forEach((o) => o.stream(s)),
+    waiting: (s) => observers.forEach((o) => o.waiting(s)),
+    response: (s) => observers.forEach((o) => o.response(s)),
+    paused: (s) => observers.forEach((o) => o.paused(s)),
   };
 }

@@ -90,7 +90,7 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
   let source: StatusSource | undefined;
   let phase: Phase = "starting";
   const activity = new Activity();
-  const metrics = createMetrics({ source: () => source, activity });
+  const metrics = createMetrics({ source: () => source });
   const live = new LiveUpdates(activity, () => clock.now());
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {

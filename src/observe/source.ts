@@ -6,7 +6,7 @@
 import type { BudgetStatus } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import type { BotStatus } from "../runtime/bot.ts";
-import type { Runtime } from "../runtime/runtime.ts";
+import type { AppStatus, Runtime } from "../runtime/runtime.ts";
 
 export interface StatusSource {
   /** Every bot's status, the paused ones included. */
@@ -15,6 +15,8 @@ export interface StatusSource {
   budget(bot: string): BudgetStatus | undefined;
   /** Actions and budgeted reads waiting for budget, process-wide. */
   queueDepth(): number;
+  /** Each app of the process: its stream's state, reconnects and last error. */
+  apps(): AppStatus[];
   /** The runtime's clock (ages on the page, poll lag). */
   now(): number;
 }
@@ -25,6 +27,7 @@ export function runtimeSource(runtime: Runtime, clock: Clock): StatusSource {
     bots: () => runtime.status(),
     budget: (bot) => runtime.bots.get(bot)?.budget(),
     queueDepth: () => runtime.actions.queue.size,
+    apps: () => runtime.apps(),
     now: () => clock.now(),
   };
 }

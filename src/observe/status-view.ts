@@ -6,9 +6,10 @@
  */
 import type { BudgetStatus } from "../actions/index.ts";
 import type { TriggerStatus } from "../runtime/bot.ts";
-import type { Activity, StreamState } from "./activity.ts";
+import type { Activity } from "./activity.ts";
 import type { ActionSeen } from "./observer.ts";
 import type { StatusSource } from "./source.ts";
+import { streamStates, type StreamState } from "./stream-state.ts";
 
 /** Which bots a page shows. */
 export interface ViewQuery {
@@ -119,7 +120,7 @@ export function statusView(source: StatusSource | undefined, activity: Activity,
     total: all.length,
     counts: { running: all.length - paused.length, paused: paused.length },
     queueDepth: source?.queueDepth() ?? 0,
-    streams: activity.streams(),
+    streams: streamStates(source?.apps() ?? []),
     paused: paused.slice(0, PAUSED_LISTED).map((b) => ({ bot: b.bot, reason: b.paused!.reason, at: b.paused!.at })),
     recent: activity.recent(),
     query: { ...query, page },

@@ -142,6 +142,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (bot?.paused) return;
     bot?.pause(reason);
     logger.error({ bot: name }, `bot ${name} is paused: ${reason}; the other bots go on`);
+    options.observer?.paused({ bot: name, reason, at: clock.now() });
   };
 
   // How many bots of each app poll each endpoint (they share its A window).

@@ -308,7 +308,8 @@ describe("a YAML bot on the runtime", () => {
   it("pauses a bot whose token the service no longer knows (401, code 32) when its poll is refused; the others go on", async () => {
     bed = await createTestBed({
       bots: [
-        { name: "forgotten", plan: "pro", triggers: { mentions: {} }, plugins: { echo: { text: "forgotten answers" } } },
+        // Polled (not through the stream), so the refusal comes to its poll, not to a reply.
+        { name: "forgotten", plan: "pro", triggers: { mentions: { via: "poll" } }, plugins: { echo: { text: "forgotten answers" } } },
         { name: "fine", plan: "pro", triggers: { mentions: {} }, plugins: { echo: { text: "fine answers" } } },
       ],
       plugins: { echo },
@@ -327,6 +328,7 @@ describe("a YAML bot on the runtime", () => {
     const status = bed.runtime.status().find((s) => s.bot === "forgotten")!;
     expect(status.paused?.reason).toMatch(/refused the account.s token \(401, code 32\)/);
     expect(bed.runtime.status().find((s) => s.bot === "fine")!.paused).toBeUndefined();
+    expect(bed.postsBy("forgotten")).toEqual([]);
   });
 
   it("stops at once while actions wait for the budget, keeping them for the next start", async () => {

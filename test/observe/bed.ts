@@ -119,6 +119,7 @@ function manyBots(n: number): StatusSource & { budgetReads: number } {
       return undefined;
     },
     queueDepth: () => 0,
+    apps: () => [],
     now: () => T0,
   };
   return source;

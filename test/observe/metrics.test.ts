@@ -54,6 +54,45 @@ describe("/metrics", () => {
     expect(samples(m, "process_cpu_user_seconds_total").length).toBe(1);
   });
 
+  it("counts waits for budget once each, and each request's time in the queue", async () => {
+    t = await observedBed([{ ...echoBot("greeter"), budget: { reply: { max: 1, per: "1h" } } }]);
+    const { bed, server } = t;
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@greeter one");
+    await bed.post(alice, "@greeter two");
+    await bed.post(alice, "@greeter three");
+    await bed.advance(3_000);
+    await bed.settle();
+    let m = await scrape(server.url);
+    // One reply went; the other two wait for the cap: one wait begins, counted once.
+    expect(value(m, "postbot_budget_waits_total", { bot: "greeter", endpoint: "POST /2/posts" })).toBe(1);
+    expect(value(m, "postbot_queue_wait_seconds_count", { endpoint: "POST /2/posts" })).toBe(1);
+    expect(value(m, "postbot_queue_depth")).toBe(2);
+    await bed.advance(3_600_000);
+    await bed.settle();
+    m = await scrape(server.url);
+    // The next went after the hour's wait, and its time in the queue shows; the third is still
+    // in the same wait (a wait is counted when it begins, not at every wake).
+    expect(value(m, "postbot_queue_wait_seconds_count", { endpoint: "POST /2/posts" })).toBe(2);
+    expect(value(m, "postbot_queue_wait_seconds_bucket", { endpoint: "POST /2/posts", le: "86400" })).toBe(2);
+    expect(value(m, "postbot_queue_wait_seconds_bucket", { endpoint: "POST /2/posts", le: "900" })).toBe(1);
+    expect(value(m, "postbot_budget_waits_total", { bot: "greeter", endpoint: "POST /2/posts" })).toBe(1);
+    expect(value(m, "postbot_queue_depth")).toBe(1);
+  });
+
+  it("reads each app's stream from the runtime's record of its apps, as bot status does", async () => {
+    t = await observedBed([{ name: "fan", plan: "pro", triggers: { stream: [{ value: "#flood", tag: "flood" }] }, plugins: { echo: {} } }]);
+    const { bed, server } = t;
+    await bed.advance(3_000);
+    await bed.settle();
+    const app = bed.runtime.apps()[0]!;
+    expect(app.stream?.state).toBe("connected");
+    const m = await scrape(server.url);
+    expect(value(m, "postbot_stream_connected", { app: app.appId })).toBe(1);
+    const view = (await (await fetch(`${server.url}/api/status`)).json()) as { streams: Array<Record<string, unknown>> };
+    expect(view.streams).toEqual([expect.objectContaining({ app: app.appId, state: "connected", reconnects: 0, posts: 0 })]);
+  });
+
   it("counts 429s and other error answers of the service by endpoint and status", async () => {
     t = await observedBed([echoBot("greeter")]);
     const { bed, server } = t;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { Activity, readiness, startObserveServer, type ObserveServer } from "../../src/observe/index.ts";
+import { Activity, readiness, startObserveServer, streamStates, type ObserveServer } from "../../src/observe/index.ts";
 import type { LiveUpdate } from "../../src/observe/live.ts";
 import type { StatusView } from "../../src/observe/status-view.ts";
 import { echoBot, manyBots, observedBed, T0, type ObservedBed } from "./bed.ts";
@@ -113,6 +113,26 @@ describe("/events (live updates)", () => {
     expect(update.now).toBe(bed.clock.now());
   });
 
+  it("tells open pages at once when a bot is paused by a refused poll, with no action", async () => {
+    t = await observedBed([echoBot("greeter"), { ...echoBot("helper"), triggers: { mentions: { via: "poll" } } }]);
+    const { bed, server: s } = t;
+    await bed.advance(60_000);
+    await bed.settle();
+    const helper = bed.runtime.bots.get("helper")!.identity.userId;
+    const seen = await readEvents(
+      `${s.url}/events`,
+      (event, data) => event === "update" && Array.isArray((data as LiveUpdate).bots) && ((data as LiveUpdate).bots as string[]).includes("helper"),
+      async () => {
+        for (const tok of Object.values(bed.sandbox.context.data.auth.access_tokens)) if (tok.user_id === helper) tok.invalidated_at = bed.clock.now();
+        await bed.advance(60_000); // two bots of one app share the mentions window: polls are further apart
+        await bed.settle();
+      },
+    );
+    expect((seen.at(-1)!.data as LiveUpdate).actions).toEqual([]);
+    const view = (await getJson(`${s.url}/api/status?state=paused`)).body as unknown as StatusView;
+    expect(view.paused).toEqual([expect.objectContaining({ bot: "helper", reason: expect.stringContaining("401, code 89") })]);
+  });
+
   it("gathers a burst of changes into one message", async () => {
     server = await startObserveServer({ host: "127.0.0.1", port: 0, clock: createClock({ frozen: true, start: T0 }) });
     const s = server;
@@ -185,14 +205,19 @@ describe("the status server", () => {
     expect((await fetch(`${server.url}/nothing`)).status).toBe(404);
   });
 
-  it("keeps each app's stream state, counting reconnects, and when it entered the state", () => {
-    const activity = new Activity();
-    activity.stream({ app: "a", type: "connected", at: T0 });
-    activity.stream({ app: "a", type: "connected", at: T0 + 5_000 }); // a status report in the same state
-    expect(activity.streams()).toEqual([{ app: "a", state: "connected", since: T0, reconnects: 0 }]);
-    activity.stream({ app: "a", type: "reconnecting", cause: "stall", error: "no data for 90 s", at: T0 + 9_000 });
-    activity.stream({ app: "a", type: "connected", at: T0 + 10_000 });
-    expect(activity.streams()).toEqual([{ app: "a", state: "connected", since: T0 + 10_000, reconnects: 1, lastError: "no data for 90 s" }]);
+  it("shows each app's stream as the runtime records it: state, since, reconnects, posts, the last error", () => {
+    const stream = (over: object) => ({ state: "connected", since: T0, connects: 1, reconnects: 0, posts: 3, rules: { own: 1, mentions: 0 }, mentionBots: 0, gaps: { count: 0, recovered: 0 }, ...over });
+    const app = (appId: string, over?: object) => ({ appId, plan: "pro" as const, bots: 1, capacity: [], updatedAt: T0, ...(over ? { stream: stream(over) as never } : {}) });
+    expect(
+      streamStates([
+        app("a", {}),
+        app("b", { state: "reconnecting", since: T0 + 9_000, reconnects: 2, retryAt: T0 + 14_000, lastError: { message: "no data for 90 s", cause: "stall", at: T0 + 9_000 } }),
+        app("c"),
+      ]),
+    ).toEqual([
+      { app: "a", state: "connected", since: T0, reconnects: 0, posts: 3 },
+      { app: "b", state: "reconnecting", since: T0 + 9_000, reconnects: 2, posts: 3, cause: "stall", lastError: "no data for 90 s", retryAt: T0 + 14_000 },
+    ]);
   });
 
   it("keeps each bot's last five actions and the thirty latest", () => {
