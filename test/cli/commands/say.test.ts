@@ -44,6 +44,17 @@ describe("bot say and bot follow (the demo's users)", () => {
     const reply = JSON.parse(await log.waitFor(new RegExp(`"bot":"greeter".*"action":"reply","target":"${postId}","status":"sent"`))) as { msg: string };
     expect(reply.msg).toMatch(new RegExp(`^reply to post ${postId} "Hello @alice! You said: @greeter hi": sent$`));
 
+    // bob waits for the answer and sees it in his terminal.
+    const waited = await runBot(["say", "--data", data, "--as", "bob", "--wait", "60", "@greeter are you there?"]);
+    expect(waited.stderr).toBe("");
+    expect(waited.code).toBe(0);
+    expect(waited.stdout).toMatch(/^@bob posted (\d+): "@greeter are you there\?"\n@greeter answered \d+: "Hello @bob! You said: @greeter are you there\?"\nAnswer a reply with --reply-to ITS_ID\.\n$/);
+
+    // A post no bot answers: --wait says so after its time, with what to check.
+    const unanswered = await runBot(["say", "--data", data, "--as", "carol", "--wait", "2", "nobody mentioned"]);
+    expect(unanswered.code).toBe(1);
+    expect(unanswered.stderr).toMatch(/^bot: no answer within 2 s: does a bot of the demo have a mentions trigger/);
+
     // alice again (her token is kept, mode 0600), as a reply, and a follow.
     const again = await runBot(["say", "--data", data, "--as", "alice", "--reply-to", postId!, "thanks!"]);
     expect(again.code).toBe(0);
@@ -57,9 +68,11 @@ describe("bot say and bot follow (the demo's users)", () => {
     await expect(stat(join(data, "demo.json"))).rejects.toThrow(/ENOENT/);
   }, 120_000);
 
-  it("says to start the demo when none runs", async () => {
+  it("says to start the demo when none runs, and what --wait takes", async () => {
     const run = await runBot(["say", "--data", join(tmpdir(), "postbot-no-demo"), "--as", "alice", "hi"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^bot: no demo is running with the data directory .*postbot-no-demo .*start it with `npm start`/);
+    const badWait = await runBot(["say", "--data", join(tmpdir(), "postbot-no-demo"), "--as", "alice", "--wait", "soon", "hi"]);
+    expect(badWait).toMatchObject({ code: 2, stderr: "bot: --wait soon: expected whole seconds from 1 to 600 (or --wait alone for 60)\n" });
   }, 60_000);
 });
