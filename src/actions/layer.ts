@@ -14,6 +14,7 @@ import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
 import { BudgetBook, type AccountBudget, type ActionCap, type EndpointBudget, type MonthlyUsage } from "../limits/budget.ts";
 import { CAPPED_ENDPOINTS } from "../limits/plan-limits.ts";
+import type { SharedWindows } from "../limits/shared-windows.ts";
 import type { Plan } from "../limits/types.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
@@ -44,6 +45,12 @@ export interface ActionSystemOptions {
   ledger?: LedgerOptions;
   /** Receives every outcome, wait for budget and answer of the service (metrics plug in here). */
   observe?: ActionObserver;
+  /**
+   * Budget windows shared with the other processes of the deployment (the state on Redis:
+   * `RedisWindows`), so they together never exceed a limit. Absent: counted in this process.
+   * Never used by a dry run (its budget is simulated).
+   */
+  sharedWindows?: SharedWindows;
 }
 
 /** What one bot's layer needs: its account, its executor, and its bot file's rules. */
@@ -225,7 +232,7 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
   const store = dryRun ? createMemoryStore() : options.store;
   const log = options.logger ?? silentLogger;
   const observe = safeObserver(options.observe, log);
-  const book = new BudgetBook({ store, clock: options.clock, logger: log });
+  const book = new BudgetBook({ store, clock: options.clock, logger: log, ...(options.sharedWindows && !dryRun ? { shared: options.sharedWindows } : {}) });
   const queue = new ActionQueue({ clock: options.clock, logger: log, observe });
   const ledger = new Ledger(store, options.clock, options.ledger);
   const botIds = new Set<string>();

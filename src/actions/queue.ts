@@ -11,6 +11,13 @@
  *
  * One queue serves the whole process, so bots of one app share their app's windows in
  * priority order.
+ *
+ * When the windows are shared with other processes (the state on Redis), a free slot is
+ * claimed from Redis instead of taken here: one claim at a time per budget and endpoint (so
+ * this process still serves its work in priority order), the waiting request staying in the
+ * queue meanwhile. A refusal holds the window until the time Redis named and the queue
+ * sleeps until then; while Redis is away the claim waits with it (the log says so once), and
+ * nothing is sent without a slot.
  */
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
@@ -56,6 +63,10 @@ interface Waiting extends SlotRequest {
   onAbort?: () => void;
   /** The last reason logged, so a wait is logged once per reason, not on every wake. */
   reason?: string;
+  /** A claim of a shared slot for it is on its way. */
+  claiming?: boolean;
+  /** It left the queue (aborted, closed) while its claim was on its way. */
+  gone?: boolean;
 }
 
 /** What is waiting, for `bot status`. */
@@ -67,6 +78,11 @@ export interface WaitingInfo {
   readyAt: number;
   reason?: string;
 }
+
+/** How long a shared claim may take before the log says Redis does not answer. */
+const CLAIM_SLOW_MS = 2_000;
+/** How long a claim that failed waits before it is tried again. */
+const CLAIM_RETRY_MS = 1_000;
 
 const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : "never");
 
@@ -83,6 +99,10 @@ export class ActionQueue {
   private readonly observe: ActionObserver;
   /** The budgets work waits for now (bot, endpoint, cap): a wait is logged when it starts, once. */
   private readonly waits = new Set<string>();
+  /** Shared-slot claims on their way, by budget and endpoint (one at a time each). */
+  private readonly claims = new Map<AccountBudget, Set<string>>();
+  /** Claims that have waited past {@link CLAIM_SLOW_MS}: the log said so once. */
+  private slowClaims = 0;
 
   constructor(options: { clock: Clock; logger?: Logger; observe?: ActionObserver }) {
     this.clock = options.clock;
@@ -107,7 +127,9 @@ export class ActionQueue {
       const item: Waiting = { ...request, seq: this.seq++, resolve, reject };
       if (request.signal) {
         item.onAbort = () => {
-          if (this.remove(item)) reject(request.signal!.reason);
+          if (!this.remove(item)) return;
+          item.gone = true;
+          reject(request.signal!.reason);
         };
         request.signal.addEventListener("abort", item.onAbort, { once: true });
       }
@@ -119,13 +141,23 @@ export class ActionQueue {
     });
   }
 
+  /** Claims of shared slots (Redis) on their way: work that is moving without the clock. */
+  claimsInFlight(): number {
+    let n = 0;
+    for (const kinds of this.claims.values()) n += kinds.size;
+    return n;
+  }
+
   /** Rejects everything waiting (with `closed`) and refuses new requests: shutdown. */
   close(): void {
     this.closed = true;
     this.cancelTimer?.();
     const all = this.waiting;
     this.waiting = [];
-    for (const item of all) this.settle(item, () => item.reject(new QueueError("closed", "postbot is stopping")));
+    for (const item of all) {
+      item.gone = true;
+      this.settle(item, () => item.reject(new QueueError("closed", "postbot is stopping")));
+    }
   }
 
   /** What waits, and until when, highest priority first. */
@@ -171,6 +203,10 @@ export class ActionQueue {
     // action, it says so for every later request of the same kind: ask once.
     const blocked = new Map<AccountBudget, Map<string, Readiness & { ok: false }>>();
     for (const item of this.waiting) {
+      if (item.claiming) {
+        kept.push(item);
+        continue;
+      }
       if (item.expiresAt !== undefined && item.expiresAt <= now) {
         this.settle(item, () => item.reject(new QueueError("expired", `waited past its time-to-live (${iso(item.expiresAt!)})${item.reason ? `: ${item.reason}` : ""}`)));
         continue;
@@ -184,6 +220,12 @@ export class ActionQueue {
       let r = blocked.get(item.budget)?.get(memoKey);
       if (!r) {
         const fresh = item.budget.check(item.endpoint, item.action);
+        if (fresh.ok && item.budget.shared) {
+          // One claim per budget and endpoint at a time: the rest of its kind wait behind it.
+          this.claimFor(item, memoKey);
+          kept.push(item);
+          continue;
+        }
         if (fresh.ok) {
           const slot = item.budget.take(item.endpoint, item.action);
           this.settle(item, () => item.resolve(slot));
@@ -222,6 +264,45 @@ export class ActionQueue {
     for (const wait of this.waits) if (!still.has(wait)) this.waits.delete(wait);
     this.arm(wake);
   };
+
+  /**
+   * Starts claiming a shared slot for `item` unless a claim of the same budget and endpoint
+   * is on its way (then it waits for the next pump, which that claim's answer starts).
+   */
+  private claimFor(item: Waiting, memoKey: string): void {
+    let mine = this.claims.get(item.budget);
+    if (mine?.has(memoKey)) return;
+    if (!mine) this.claims.set(item.budget, (mine = new Set()));
+    mine.add(memoKey);
+    item.claiming = true;
+    let slow: (() => void) | undefined = this.clock.setTimeout(() => {
+      slow = undefined;
+      if (this.slowClaims++ === 0) this.log.warn({ endpoint: item.endpoint }, `the shared budget (Redis) does not answer; actions wait for it, nothing is sent without a slot`);
+    }, CLAIM_SLOW_MS);
+    const done = () => {
+      if (slow) slow();
+      else if (--this.slowClaims === 0) this.log.info("the shared budget (Redis) answers again; actions go on");
+      mine!.delete(memoKey);
+      if (mine!.size === 0) this.claims.delete(item.budget);
+      item.claiming = false;
+      this.schedule();
+    };
+    item.budget.claim(item.endpoint, item.action).then(
+      (r) => {
+        done();
+        if (!r.ok) return;
+        if (item.gone) return item.budget.giveBack(r.slot);
+        this.remove(item);
+        this.settle(item, () => item.resolve(r.slot));
+      },
+      (err: unknown) => {
+        done();
+        // A refused script or a lost connection: try again a moment later, never without a slot.
+        if (!item.gone) item.notBefore = Math.max(item.notBefore ?? 0, this.clock.now() + CLAIM_RETRY_MS);
+        this.log.warn({ err, endpoint: item.endpoint }, `could not claim a slot from the shared budget: ${(err as Error)?.message ?? String(err)}; trying again in ${CLAIM_RETRY_MS} ms`);
+      },
+    );
+  }
 
   private arm(at: number): void {
     if (at === this.timerAt) return;

@@ -7,11 +7,18 @@
  * Key formats (shared with the sandbox's meter, so a log line reads the same on both sides):
  * `<endpoint>|u:<user id>|<per>` and `<endpoint>|a:<app id>|<per>`; caps
  * `cap|<bot>|<action>|<per>ms`.
+ *
+ * With `shared` windows (the state on Redis, several processes), the shared windows are the
+ * judge: a slot is taken there atomically ({@link AccountBudget.claim}), corrections,
+ * pauses, moves and give-backs go there too, and a refusal holds the window's key in this
+ * process until the time Redis named, so the queue sleeps instead of asking again. The local
+ * windows then only mirror this process's own requests and are not persisted.
  */
 import type { Clock } from "../clock.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { AccountBudget, type BudgetAccount, type BudgetPolicy } from "./budget.ts";
+import type { SharedWindows } from "./shared-windows.ts";
 import { WINDOW_MS, type Per } from "./types.ts";
 import { SlidingWindow } from "./window.ts";
 
@@ -52,12 +59,68 @@ export class BudgetBook {
   private readonly windows = new Map<string, SlidingWindow>();
   private readonly warned = new Set<string>();
   private readonly dirty = new Set<string>();
+  /** The windows shared with other processes, when the state is on Redis. */
+  readonly shared: SharedWindows | undefined;
+  /** Keys the shared windows said are full (or paused) until then. */
+  private readonly holds = new Map<string, number>();
+  /** Writes to the shared windows not answered yet. */
+  private readonly writing = new Set<Promise<unknown>>();
 
-  constructor(options: { store: Store; clock: Clock; logger?: Logger }) {
+  constructor(options: { store: Store; clock: Clock; logger?: Logger; shared?: SharedWindows }) {
     this.store = options.store;
     this.clock = options.clock;
     this.log = options.logger ?? silentLogger;
+    this.shared = options.shared;
     this.compact();
+  }
+
+  /** Until when the shared windows hold `key` (0 when they do not, or without shared windows). */
+  heldUntil(key: string): number {
+    const until = this.holds.get(key);
+    if (until === undefined) return 0;
+    if (until > this.clock.now()) return until;
+    this.holds.delete(key);
+    return 0;
+  }
+
+  /** Remembers that the shared windows hold `key` until `until`. */
+  hold(key: string, until: number): void {
+    if (until > (this.holds.get(key) ?? 0)) this.holds.set(key, until);
+  }
+
+  /**
+   * Runs a write to the shared windows without waiting for it. While Redis is away the client
+   * queues it; a failure is logged once per kind and the local count stays as it was.
+   */
+  sharedWrite(what: string, write: Promise<unknown>): void {
+    const done = write
+      .catch((err: unknown) => this.warnOnce(`shared|${what}`, { err }, `could not ${what} in the shared budget: ${(err as Error)?.message ?? String(err)}`))
+      .finally(() => this.writing.delete(done));
+    this.writing.add(done);
+  }
+
+  /** Resolves once every write to the shared windows made so far has been answered (tests, shutdown). */
+  async sharedWrites(): Promise<void> {
+    while (this.writing.size > 0) await Promise.all([...this.writing]);
+  }
+
+  /**
+   * Trusts the service's `remaining` for a window of `max` (see `SlidingWindow.correct`): in
+   * the shared window when there is one (the local mirror counts only this process), else in
+   * the local one. Returns whether the local window changed (the shared one is corrected in
+   * the background).
+   */
+  correct(key: string, window: SlidingWindow, max: number, remaining: number): boolean {
+    const now = this.clock.now();
+    if (this.shared) {
+      this.sharedWrite("correct a window", this.shared.correct(key, window.windowMs, max, remaining, now));
+      return false;
+    }
+    const before = window.remaining(now);
+    window.correct(now, remaining);
+    if (window.remaining(now) === before) return false;
+    this.save(key);
+    return true;
   }
 
   /** The budget of one account under the bot file's policy. */
@@ -83,6 +146,7 @@ export class BudgetBook {
    * request carries the window too.
    */
   save(key: string): void {
+    if (this.shared) return;
     this.dirty.add(key);
     if (this.dirty.size === 1) queueMicrotask(() => this.persist());
   }
@@ -98,8 +162,9 @@ export class BudgetBook {
     this.dirty.clear();
   }
 
-  /** Moves one counted event of a window (see {@link SlidingWindow.retime}). */
-  retime(key: string, from: number, to: number): void {
+  /** Moves one counted event of a window (see {@link SlidingWindow.retime}); `member` names it in the shared window. */
+  retime(key: string, from: number, to: number, member?: string): void {
+    if (this.shared) this.sharedWrite("move a counted request", this.shared.retime(key, from, to, member));
     const w = this.windows.get(key);
     if (!w) return;
     w.retime(from, to);
@@ -107,7 +172,8 @@ export class BudgetBook {
   }
 
   /** Forgets one counted event of a window (a request that never reached the service), loading the window if need be. */
-  forget(key: string, at: number): void {
+  forget(key: string, at: number, member?: string): void {
+    if (this.shared) this.sharedWrite("give back a slot", this.shared.forget(key, at, member));
     const w = this.windows.get(key);
     const times = w ? undefined : this.store.get<number[]>(NS_WINDOWS, key);
     if (w) {
@@ -124,6 +190,10 @@ export class BudgetBook {
   }
 
   pause(key: string, until: number): void {
+    if (this.shared) {
+      this.hold(key, until);
+      this.sharedWrite("pause an endpoint", this.shared.pause(key, until, this.clock.now()));
+    }
     if (until > this.pausedUntil(key)) this.store.set(NS_PAUSES, key, until);
   }
 

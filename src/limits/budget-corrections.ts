@@ -12,7 +12,8 @@
  *   reset, so even a window postbot does not know of cannot produce a 429.
  *
  * A correction only ever removes room (see `SlidingWindow.correct`); on a 429 the window is
- * not touched, only paused.
+ * not touched, only paused. With windows shared on Redis, the correction and the pause apply
+ * to the shared window (every process then sees them), not to this process's mirror.
  */
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { RateLimitHeaders } from "../api/rate-limit-headers.ts";
@@ -36,10 +37,8 @@ export function correctFromHeaders(t: CorrectionTarget, headers: RateLimitHeader
   const apply = (match: CountedWindow | undefined, remaining: number | undefined) => {
     if (!match || remaining === undefined || status === 429) return;
     const before = match.window.remaining(now);
-    match.window.correct(now, remaining);
-    if (match.window.remaining(now) !== before) {
+    if (book.correct(match.key, match.window, match.limit.max, remaining)) {
       book.log.debug({ window: match.key, counted_remaining: before, service_remaining: remaining }, "budget corrected by the service's headers");
-      book.save(match.key);
     }
   };
   const pauseIfSpent = (remaining: number | undefined, resetAt: number | undefined, scope: LimitScope) => {

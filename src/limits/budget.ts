@@ -58,6 +58,8 @@ export interface Slot {
   readonly endpoint: EndpointKey;
   readonly at: number;
   readonly keys: readonly string[];
+  /** Its id in the shared windows (when the budget is shared), so its answer moves exactly it. */
+  readonly member?: string;
 }
 
 /** What the service answered a request counted in a slot: what corrects the budget. */
@@ -177,14 +179,21 @@ export class AccountBudget {
     if (cap) {
       if (cap.cap.max <= 0) return { ok: false, readyAt: Infinity, reason: `${action} is turned off by the bot's budget (max 0)` };
       const at = cap.window.nextFreeAt(now);
+      if (at > readyAt && !this.book.shared) (readyAt = at), (binding = { cap: cap.cap });
+    }
+    // Shared windows are judged by Redis when a slot is claimed; here only what Redis said
+    // the last time it refused (held keys) counts, so the queue sleeps until then.
+    const shared = this.book.shared !== undefined;
+    if (cap && shared) {
+      const at = this.book.heldUntil(cap.key);
       if (at > readyAt) (readyAt = at), (binding = { cap: cap.cap });
     }
     for (const c of this.windows.of(endpoint)) {
-      const at = c.window.nextFreeAt(now, 1 + c.limit.max - c.usable);
+      const at = shared ? this.book.heldUntil(c.key) : c.window.nextFreeAt(now, 1 + c.limit.max - c.usable);
       if (at > readyAt) (readyAt = at), (binding = { window: c });
     }
     for (const key of this.pauseKeys(endpoint)) {
-      const until = this.book.pausedUntil(key);
+      const until = Math.max(this.book.pausedUntil(key), shared ? this.book.heldUntil(key) : 0);
       if (until > readyAt) (readyAt = until), (binding = { paused: true });
     }
     if (CAPPED_ENDPOINTS.includes(endpoint)) {
@@ -225,6 +234,39 @@ export class AccountBudget {
     return { endpoint, at, keys };
   }
 
+  /** Whether slots must be claimed from windows shared with other processes ({@link claim}). */
+  get shared(): boolean {
+    return this.book.shared !== undefined;
+  }
+
+  /**
+   * Takes a slot from the windows shared with other processes, atomically over every window
+   * of the endpoint, the action's cap and the pauses (see ./redis-windows.ts). When they have
+   * no room, nothing is counted, the window that holds it back is held in this process until
+   * Redis said room comes, and the answer says so as {@link check} would. Without shared
+   * windows it is {@link check} then {@link take}.
+   */
+  async claim(endpoint: EndpointKey, action?: string): Promise<{ ok: true; slot: Slot } | (Readiness & { ok: false })> {
+    const local = this.check(endpoint, action);
+    if (!local.ok) return local;
+    const shared = this.book.shared;
+    if (!shared) return { ok: true, slot: this.take(endpoint, action) };
+    const counted = this.windows.of(endpoint);
+    const cap = this.cap(action);
+    const claims = counted.map((c) => ({ key: c.key, windowMs: c.window.windowMs, allowed: c.usable }));
+    if (cap) claims.push({ key: cap.key, windowMs: cap.cap.per, allowed: cap.cap.max });
+    const r = await shared.take(claims, this.pauseKeys(endpoint), this.now());
+    if (!r.ok) {
+      this.book.hold(r.binding, r.readyAt);
+      const again = this.check(endpoint, action);
+      return again.ok ? { ok: false, readyAt: r.readyAt, reason: `the shared budget of ${endpoint} is spent until ${iso(r.readyAt)}` } : again;
+    }
+    const keys = claims.map((c) => c.key);
+    for (const c of counted) c.window.record(r.at);
+    cap?.window.record(r.at);
+    return { ok: true, slot: { endpoint, at: r.at, keys, member: r.member } };
+  }
+
   /**
    * Settles a slot with the service's answer. The slot's count moves to the time the answer
    * arrived (the service counted the request somewhere in between, so the local window then
@@ -233,7 +275,7 @@ export class AccountBudget {
    */
   settle(slot: Slot, answer: Answer = { status: 200 }): void {
     const at = this.now();
-    if (at > slot.at) for (const key of slot.keys) this.book.retime(key, slot.at, at);
+    if (at > slot.at) for (const key of slot.keys) this.book.retime(key, slot.at, at, slot.member);
     if (answer.headers) this.observe(slot.endpoint, parseRateLimitHeaders(answer.headers), answer.status);
     if (answer.limitedUntil !== undefined) {
       this.observe(slot.endpoint, { window: { remaining: 0, resetAt: answer.limitedUntil, ...(answer.limit !== undefined ? { limit: answer.limit } : {}) } }, 429);
@@ -243,8 +285,8 @@ export class AccountBudget {
   }
 
   /** Gives a slot back: its request never reached the service (a restart's check found it missing). */
-  giveBack(slot: { at: number; keys: readonly string[] }): void {
-    for (const key of slot.keys) this.book.forget(key, slot.at);
+  giveBack(slot: { at: number; keys: readonly string[]; member?: string }): void {
+    for (const key of slot.keys) this.book.forget(key, slot.at, slot.member);
   }
 
   /** Holds every request to `endpoint` of this account (or, for `"app"`, of every account of the app) until `until`. */

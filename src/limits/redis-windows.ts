@@ -1,0 +1,145 @@
+/**
+ * The budget's windows in Redis, so N `bot start` processes of one app together never send
+ * more than a limit allows and together can use all of it.
+ *
+ * Each window (`<endpoint>|a:<app>|15m`, `<endpoint>|u:<user>|24h`, a bot's cap) is a sorted
+ * set of the times its events were counted (score = the injected clock's ms; member = a
+ * unique slot id). Checking and taking is one Lua script over every window and pause of the
+ * endpoint: Redis runs a script alone, so two processes can never both take the last slot,
+ * and a refusal says when the earliest room comes, the same way the in-process
+ * `SlidingWindow.nextFreeAt` does. Pauses (a reported `remaining: 0`) are keys holding the
+ * time they end.
+ *
+ * Times come from the callers' clocks, not Redis's: tests move an injected clock, and
+ * processes on several machines are expected to keep their clocks in sync (NTP), as the
+ * service's own windows assume. Keys expire a window's length after their last event, so
+ * windows of bots no longer hosted do not stay for ever.
+ */
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import { RedisScript } from "../store/redis/script.ts";
+import type { SharedTake, SharedWindows, WindowClaim } from "./shared-windows.ts";
+
+/**
+ * KEYS: the windows, then the pause keys. ARGV: now, member, number of windows, then
+ * windowMs and allowed for each window. Returns {1, now} when taken, {0, readyAt, index of
+ * the key holding it back} when not (readyAt -1: never).
+ */
+const TAKE = new RedisScript(`
+local now = tonumber(ARGV[1])
+local member = ARGV[2]
+local n = tonumber(ARGV[3])
+local readyAt = now
+local binding = 0
+for i = 1, n do
+  local ms = tonumber(ARGV[2 + 2 * i])
+  local allowed = tonumber(ARGV[3 + 2 * i])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - ms)
+  local over = redis.call('ZCARD', KEYS[i]) + 1 - allowed
+  if over > 0 then
+    if allowed <= 0 then return {0, -1, i} end
+    local e = redis.call('ZRANGE', KEYS[i], over - 1, over - 1, 'WITHSCORES')
+    local at = tonumber(e[2]) + ms
+    if at > readyAt then readyAt = at; binding = i end
+  end
+end
+for j = n + 1, #KEYS do
+  local held = tonumber(redis.call('GET', KEYS[j]) or '0')
+  if held > readyAt then readyAt = held; binding = j end
+end
+if readyAt > now then return {0, readyAt, binding} end
+for i = 1, n do
+  redis.call('ZADD', KEYS[i], now, member)
+  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2 + 2 * i]))
+end
+return {1, now}
+`);
+
+/** KEYS[1]: the window. ARGV: now, windowMs, max, remaining, member prefix. Returns the events added. */
+const CORRECT = new RedisScript(`
+local now = tonumber(ARGV[1])
+local ms = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ms)
+local missing = tonumber(ARGV[3]) - redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
+for k = 1, missing do redis.call('ZADD', KEYS[1], now, ARGV[5] .. ':' .. k) end
+if missing > 0 then redis.call('PEXPIRE', KEYS[1], ms) end
+return math.max(missing, 0)
+`);
+
+/**
+ * KEYS[1]: the window. ARGV: from, to (empty: forget), member (may be empty). Moves (or
+ * removes) the member when it is still counted at \`from\`, else any one event counted then.
+ */
+const MOVE = new RedisScript(`
+local from = tonumber(ARGV[1])
+local member = ARGV[3]
+local score = member ~= '' and redis.call('ZSCORE', KEYS[1], member)
+if not score or tonumber(score) ~= from then
+  member = redis.call('ZRANGEBYSCORE', KEYS[1], from, from, 'LIMIT', 0, 1)[1]
+end
+if not member then return 0 end
+if ARGV[2] == '' then redis.call('ZREM', KEYS[1], member)
+else redis.call('ZADD', KEYS[1], ARGV[2], member) end
+return 1
+`);
+
+/** KEYS[1]: the pause. ARGV: until, now. Keeps the later of the two ends. */
+const PAUSE = new RedisScript(`
+local untilv = tonumber(ARGV[1])
+if untilv > tonumber(redis.call('GET', KEYS[1]) or '0') then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', math.max(1, untilv - tonumber(ARGV[2])))
+end
+return 1
+`);
+
+/** {@link SharedWindows} in one Redis; see the module comment. */
+export class RedisWindows implements SharedWindows {
+  private readonly prefix: string;
+  private readonly process = randomUUID().slice(0, 8);
+  private seq = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    options: { prefix?: string } = {},
+  ) {
+    this.prefix = options.prefix ?? "postbot:budget:";
+  }
+
+  private window(key: string) {
+    return `${this.prefix}w:${key}`;
+  }
+
+  private held(key: string) {
+    return `${this.prefix}p:${key}`;
+  }
+
+  async take(windows: readonly WindowClaim[], pauses: readonly string[], now: number): Promise<SharedTake> {
+    const member = `${now}:${this.process}:${++this.seq}`;
+    const keys = [...windows.map((w) => this.window(w.key)), ...pauses.map((p) => this.held(p))];
+    const args = [now, member, windows.length, ...windows.flatMap((w) => [w.windowMs, w.allowed])];
+    const [taken, at, index] = await TAKE.run<[number, number, number?]>(this.redis, keys, args);
+    if (taken === 1) return { ok: true, at, member };
+    const i = (index ?? 1) - 1;
+    return { ok: false, readyAt: at < 0 ? Infinity : at, binding: i < windows.length ? windows[i]!.key : pauses[i - windows.length]! };
+  }
+
+  async correct(key: string, windowMs: number, max: number, remaining: number, now: number): Promise<number> {
+    return Number(await CORRECT.run(this.redis, [this.window(key)], [now, windowMs, max, Math.max(0, remaining), `${now}:${this.process}:c${++this.seq}`]));
+  }
+
+  async retime(key: string, from: number, to: number, member?: string): Promise<void> {
+    if (to > from) await MOVE.run(this.redis, [this.window(key)], [from, to, member ?? ""]);
+  }
+
+  async forget(key: string, at: number, member?: string): Promise<void> {
+    await MOVE.run(this.redis, [this.window(key)], [at, "", member ?? ""]);
+  }
+
+  async pause(key: string, until: number, now: number): Promise<void> {
+    await PAUSE.run(this.redis, [this.held(key)], [until, now]);
+  }
+
+  async used(key: string, windowMs: number, now: number): Promise<number> {
+    return await this.redis.zcount(this.window(key), `(${now - windowMs}`, "+inf");
+  }
+}
