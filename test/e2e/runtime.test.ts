@@ -8,6 +8,7 @@ import { sandboxUsername } from "../../src/runtime/provision.ts";
 import { openFileStore } from "../../src/store/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
+import { gate } from "../helpers/plugins.ts";
 
 const echo = definePlugin({
   name: "echo",
@@ -225,16 +226,6 @@ describe("a YAML bot on the runtime", () => {
   });
 
   it("tells replies to its own posts from mentions; a filter stops an event for every plugin", async () => {
-    const gate = definePlugin({
-      name: "gate",
-      setup(bot) {
-        bot.filter("reply", async (ctx) => {
-          if (!ctx.post.text.includes("rude")) return true;
-          await ctx.hide();
-          return false;
-        });
-      },
-    });
     bed = await createTestBed({
       bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { recorder: {}, gate: {} } }],
       plugins: { recorder, gate },

@@ -6,23 +6,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { definePlugin } from "../../src/runtime/plugin.ts";
 import { sandboxUsername } from "../../src/runtime/provision.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
+import { gate } from "../helpers/plugins.ts";
 
 let bed: TestBed | undefined;
 afterEach(async () => {
   await bed?.close();
   bed = undefined;
-});
-
-/** Hides replies that say "rude"; handles nothing. */
-const gate = definePlugin({
-  name: "gate",
-  setup(bot) {
-    bot.filter("reply", async (ctx) => {
-      if (!ctx.post.text.includes("rude")) return true;
-      await ctx.hide();
-      return false;
-    });
-  },
 });
 
 /** Answers mentions only: no handler for `reply`. */
