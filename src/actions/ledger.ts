@@ -129,7 +129,7 @@ export class Ledger {
     const e = this.get(key);
     if (!e) throw new Error(`ledger: ${key} was never queued`);
     this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", ...(slot ? { slot: { at: slot.at, keys: [...slot.keys] } } : {}), updatedAt: this.clock.now() });
-    await this.store.flush();
+    await (this.store.flushFor ? this.store.flushFor(this.ns, key) : this.store.flush());
   }
 
   /**

@@ -62,6 +62,13 @@ export interface RuntimeOptions {
   statusEveryMs?: number;
   /** Told of every action's outcome, event handled, error answer and stream change (`bot start --http`). */
   observer?: RuntimeObserver;
+  /**
+   * `"all"` (the default): every bot runs from the start. `"claimed"`: none does until
+   * {@link Runtime.host} is called for it, and {@link Runtime.unhost} stops it again: the
+   * process's bot claims decide (several processes sharing one Redis, src/scale/bot-claims.ts).
+   * The app streams are not connected in this mode (mentions are polled).
+   */
+  hosting?: "all" | "claimed";
 }
 
 /**
@@ -101,6 +108,13 @@ export interface Runtime {
    * the results. Rejects after `timeoutMs` of real time (default 10 s) naming what is busy.
    */
   idle(timeoutMs?: number): Promise<void>;
+  /** Starts running a bot of the options' list here (`hosting: "claimed"`): its state must be in the store. */
+  host(name: string): Promise<void>;
+  /**
+   * Stops running a bot here: its triggers stop and its handlers finish (bounded). `"lost"`:
+   * another process may run it already, so nothing of it is saved (the store refuses it anyway).
+   */
+  unhost(name: string, why: "lost" | "released"): Promise<void>;
   /** Stops everything and persists; resolves when done. */
   stop(): Promise<void>;
 }
@@ -153,22 +167,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   const countOnApp = (appId: string, trigger: "mentions" | "followers") => pollers.get(`${trigger} ${appId}`) ?? 0;
 
-  // Who each account is: asked a few at a time (a first start of thousands of bots asks
-  // each once; later starts find them in the state store).
-  const clients = options.bots.map((hosted) =>
-    base.withAuth({ consumer: { key: hosted.app.key, secret: hosted.app.secret }, user: hosted.token, label: hosted.config.name, appLabel: hosted.app.id }),
-  );
-  const identities = await mapConcurrently(options.bots, IDENTITY_CONCURRENCY, (hosted, i) =>
-    resolveIdentity({ store, client: clients[i]!, bot: hosted.config.name, plan: hosted.app.plan, token: hosted.token.token }).then(
-      (identity) => ({ identity }),
-      (error: unknown) => ({ error }),
-    ),
-  );
-  for (const [i, hosted] of options.bots.entries()) {
+  /** Makes and starts one bot (its identity known), or records it paused when its account is refused. */
+  const hostBot = async (hosted: HostedBot, client: ApiClient, resolved: { identity: Awaited<ReturnType<typeof resolveIdentity>> } | { error: unknown }) => {
     const { config, app } = hosted;
     const log = logger.child({ bot: config.name });
-    const client = clients[i]!;
-    const resolved = identities[i]!;
     let identity;
     if ("identity" in resolved) identity = resolved.identity;
     else {
@@ -177,7 +179,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       const reason = refusedAccountReason(config, err);
       logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
       paused.set(config.name, { bot: config.name, appId: app.id, userId: "", username: "", plan: app.plan, paused: { reason, at: clock.now() }, triggers: {}, inbox: 0, updatedAt: clock.now() });
-      continue;
+      return undefined;
     }
     const layer = actions.bot({
       bot: config.name,
@@ -190,7 +192,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
       onRevoked: (err) => pause(config.name, err),
     });
-    layers.set(config.name, layer);
     const mentionsEvery = Math.max(config.triggers.mentions?.interval ?? 0, fastestMentionIntervalMs(app.plan, countOnApp(app.id, "mentions")));
     const followersEvery = Math.max(config.triggers.followers?.interval ?? 0, fastestFollowersIntervalMs(app.plan, countOnApp(app.id, "followers")));
     const bot = new BotRuntime({
@@ -205,7 +206,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       log,
       handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
       mentionsIntervalMs: mentionsEvery,
-      mentionsVia: mentionsVia(hosted),
+      mentionsVia: claimed ? "poll" : mentionsVia(hosted),
       followersIntervalMs: followersEvery,
       ...(observer ? { onHandled: (kind) => observer.event({ bot: config.name, kind, at: clock.now() }) } : {}),
     });
@@ -215,16 +216,37 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         log.warn(`a plugin handles "${event}" events but the bot has no ${trigger} trigger, so none will come; add ${TRIGGER_YAML[trigger]} to ${config.file}`);
       }
     }
+    layers.set(config.name, layer);
     bots.set(config.name, bot);
-  }
+    return { bot, layer };
+  };
+  /** Actions an earlier run left unfinished: verified with the service, then sent or settled. */
+  const recover = (name: string, layer: ActionLayer) => void layer.recover().catch((err: unknown) => logger.error({ bot: name, err }, "could not resume unfinished actions"));
 
-  // Actions an earlier run left unfinished: verified with the service, then sent or settled.
-  for (const [name, layer] of layers) {
-    void layer.recover().catch((err: unknown) => logger.error({ bot: name, err }, "could not resume unfinished actions"));
+  // Who each account is: asked a few at a time (a first start of thousands of bots asks
+  // each once; later starts find them in the state store).
+  const clients = options.bots.map((hosted) =>
+    base.withAuth({ consumer: { key: hosted.app.key, secret: hosted.app.secret }, user: hosted.token, label: hosted.config.name, appLabel: hosted.app.id }),
+  );
+  const claimed = options.hosting === "claimed";
+  if (claimed) {
+    const streaming = options.bots.filter((h) => h.config.triggers.stream.length > 0 || mentionsVia(h) === "stream").map((h) => h.config.name);
+    if (streaming.length > 0) logger.warn({ bots: streaming }, `state in Redis: the app streams are not connected in this mode yet; mentions are polled and stream rules deliver nothing (${streaming.join(", ")})`);
   }
+  const identities = claimed
+    ? []
+    : await mapConcurrently(options.bots, IDENTITY_CONCURRENCY, (hosted, i) =>
+        resolveIdentity({ store, client: clients[i]!, bot: hosted.config.name, plan: hosted.app.plan, token: hosted.token.token }).then(
+          (identity) => ({ identity }),
+          (error: unknown) => ({ error }),
+        ),
+      );
+  for (const [i, hosted] of claimed ? [] : options.bots.entries()) await hostBot(hosted, clients[i]!, identities[i]!);
+
+  for (const [name, layer] of layers) recover(name, layer);
   for (const bot of bots.values()) bot.start();
 
-  const hosting = startApps(options, bots, layers, base, logger);
+  const hosting = startApps(claimed ? { ...options, bots: [] } : options, bots, layers, base, logger);
   const { hubs, queues } = hosting;
 
   const snapshot = (): BotStatus[] => [...[...bots.values()].map((b) => b.status()), ...paused.values()];
@@ -262,6 +284,31 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           throw new Error(`the runtime did not settle: ${actions.inFlight()} actions in flight (${later} waiting for the clock), busy bots: ${busyBots.join(", ") || "none"}`);
         }
       }
+    },
+    async host(name) {
+      const i = options.bots.findIndex((h) => h.config.name === name);
+      if (i < 0) throw new Error(`no bot ${name} in this runtime`);
+      if (bots.has(name) || stopped) return;
+      const hosted = options.bots[i]!;
+      paused.delete(name);
+      const resolved = await resolveIdentity({ store, client: clients[i]!, bot: name, plan: hosted.app.plan, token: hosted.token.token }).then(
+        (identity) => ({ identity }),
+        (error: unknown) => ({ error }),
+      );
+      const made = await hostBot(hosted, clients[i]!, resolved);
+      if (!made) return;
+      recover(name, made.layer);
+      made.bot.start();
+    },
+    async unhost(name, why) {
+      paused.delete(name);
+      const bot = bots.get(name);
+      if (!bot) return;
+      bots.delete(name);
+      layers.delete(name);
+      bot.stopTriggers();
+      await bot.drain(options.drainMs ?? 4_000);
+      if (why === "released") store.set("status", name, { ...bot.status(), stoppedAt: clock.now() });
     },
     async stop() {
       if (stopped) return;

@@ -11,6 +11,7 @@ import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { RuntimeObserver } from "../observe/observer.ts";
 import type { Sandbox } from "../sandbox/index.ts";
+import { openSharedState } from "../scale/shared-state.ts";
 import { openFileStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
 import { provisionBots, type ProvisionedBot } from "./provision.ts";
@@ -21,6 +22,11 @@ export interface StartOptions {
   bots: string;
   plugins: string;
   data: string;
+  /**
+   * `redis://HOST:PORT/DB`: the state is in Redis, shared with other `bot start` processes,
+   * each running the bots it claims (src/scale). Without it, the state directory in `data`.
+   */
+  state?: { url: string; source: string };
   only?: string[];
   dryRun?: boolean;
   /** Shared with the embedded sandbox, whose `POST /_sandbox/clock` moves it. */
@@ -61,7 +67,11 @@ export async function start(options: StartOptions): Promise<Started> {
   if (bots.length === 0) throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
 
   const vars = loaded.env.vars;
-  const store = await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" });
+  if (options.state && !hasService(vars)) {
+    throw new UserError(`${options.state.source}: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL and the app's keys (a \`bot sandbox\` will do for a try), or leave out ${options.state.source} to run against an embedded sandbox`, { exitCode: 2 });
+  }
+  const shared = options.state ? await openSharedState({ url: options.state.url, source: options.state.source, bots: bots.map((b) => b.name), clock, logger }) : undefined;
+  const store: Store = shared?.store ?? (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
   let sandbox: Sandbox | undefined;
   let stopCrowd: (() => void) | undefined;
   try {
@@ -76,7 +86,8 @@ export async function start(options: StartOptions): Promise<Started> {
       stopCrowd = embedded.stopCrowd;
       service = { baseUrl: sandbox.url, bots: embedded.bots };
     }
-    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false, ...(options.observer ? { observer: options.observer } : {}) });
+    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false, ...(options.observer ? { observer: options.observer } : {}), ...(shared ? { hosting: "claimed" as const } : {}) });
+    await shared?.run(runtime);
     logger.info({ bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) }, "all bots started; stop with Ctrl-C");
     return {
       runtime,
@@ -84,9 +95,10 @@ export async function start(options: StartOptions): Promise<Started> {
       ...(sandbox ? { sandbox } : {}),
       async stop() {
         stopCrowd?.();
-        await runtime.stop();
+        if (shared) await shared.stop(); // gives the bots back, stops the runtime, closes the store
+        else await runtime.stop();
         await sandbox?.close();
-        await store.close();
+        if (!shared) await store.close();
       },
     };
   } catch (err) {

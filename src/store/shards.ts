@@ -62,6 +62,9 @@ const owned = (folder: (typeof SHARD_FOLDERS)[number], name: string | undefined)
   return file.length === 0 || file.length > MAX_NAME ? SHARED_SHARD : `${folder}/${file}.json`;
 };
 
+/** The file of a bot's own values (its ledger, inbox, cursors, kv...): `bots/<bot>.json`. */
+export const botShard = (bot: string): ShardPath => owned("bots", bot);
+
 /** `<bot>:rest` → the bot; a key without a colon has no owner. */
 const beforeColon = (key: string): string | undefined => {
   const i = key.indexOf(":");

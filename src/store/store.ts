@@ -19,6 +19,13 @@ export interface Store {
   entries<T>(namespace: string): Array<[string, T]>;
   /** Writes everything set so far to durable storage (atomically: all or nothing). */
   flush(): Promise<void>;
+  /**
+   * Like {@link flush}, and rejects when this value's write was refused: in a store shared by
+   * several processes (Redis), a bot's values may be written only by the process holding the
+   * bot's lease, and the ledger must not send what it could not record. Stores without such
+   * refusals need not implement it (callers fall back to {@link flush}).
+   */
+  flushFor?(namespace: string, key: string): Promise<void>;
   /** Flushes and releases the store. */
   close(): Promise<void>;
   /**

@@ -16,6 +16,7 @@ export default function register(program: Command): void {
     .option("--bots <dir>", "directory of bot files (one bot per *.yaml file)", "bots")
     .option("--plugins <dir>", "directory of local plugins", "plugins")
     .option("--data <dir>", "directory of the state store (cursors, ledger, budgets, tokens)", ".postbot")
+    .option("--state <url>", "keep the state in Redis (redis://HOST:PORT/DB) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)")
     .option("--only <names...>", "run only these bots")
     .option("--dry-run", "log and count every action against a simulated budget; send none")
     .option("--http [host:port]", "serve a live status page (/), Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address (default 127.0.0.1:9464; off when not given)")
@@ -26,13 +27,15 @@ The service and the app: POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY, POSTBOT_CONSUME
 environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedded sandbox
 (state in DATA/sandbox.json; POSTBOT_SANDBOX_PORT picks its port) with simulated users.`,
     )
-    .action(async ({ http, ...options }: { bots: string; plugins: string; data: string; only?: string[]; dryRun?: boolean; http?: string | true }) => {
+    .action(async ({ http, state, ...options }: { bots: string; plugins: string; data: string; state?: string; only?: string[]; dryRun?: boolean; http?: string | true }) => {
       const [{ start }, { createLogger }, { createClock }, observe] = await Promise.all([
         import("../../runtime/start.ts"),
         import("../../log.ts"),
         import("../../clock.ts"),
         import("../../observe/index.ts"),
       ]);
+      const { stateOption } = await import("../state-option.ts");
+      const shared = stateOption(state, process.env);
       const address = http === undefined ? undefined : http === true ? observe.DEFAULT_HTTP_ADDRESS : observe.parseHttpAddress(http);
       const logger = createLogger();
       const clock = createClock();
@@ -54,7 +57,7 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
       process.on("SIGTERM", onSignal);
       // The status server comes first, so /healthz answers and /readyz says "starting" while the bots start.
       const server = address ? await observe.startObserveServer({ ...address, clock, logger }) : undefined;
-      const started = await start({ ...options, clock, logger, signal: starting.signal, ...(server ? { observer: server.observer } : {}) }).catch(async (err: unknown) => {
+      const started = await start({ ...options, ...(shared ? { state: shared } : {}), clock, logger, signal: starting.signal, ...(server ? { observer: server.observer } : {}) }).catch(async (err: unknown) => {
         await server?.close();
         // A signal while waiting for the service ends the start; nothing ran, nothing to save.
         if (!starting.signal.aborted) throw err;

@@ -125,6 +125,9 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   } finally {
     redis.off("error", onError);
   }
+  // Errors while reconnecting show as waiting commands and `close`/`ready` events; without
+  // a listener ioredis would print each failed attempt to stderr.
+  redis.on("error", () => undefined);
   return redis;
 }
 

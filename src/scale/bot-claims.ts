@@ -1,0 +1,283 @@
+/**
+ * Who runs which bot, when several `bot start` processes share one Redis: each process claims
+ * bots by lease (lease `bot:<name>`, src/scale/lease.ts), runs only those, and renews them
+ * every few seconds.
+ *
+ * - A process that dies, even by `kill -9`, stops renewing; its leases expire `ttl` later by
+ *   Redis's own clock and the survivors, which look for free bots at every renewal, take its
+ *   bots over: with the defaults (ttl 9 s, every 3 s) within about 12 s of the death.
+ * - A bot never runs in two processes at once: a claim succeeds only on a free lease, and
+ *   every write of the bot's state carries the claim's fencing token (redis-store.ts), so a
+ *   process that lost a lease without noticing has its writes refused and stops the bot.
+ * - Fair shares: processes announce themselves in a members set (expiring like leases); a
+ *   process claims up to `ceil(bots / processes)` and gives back what is above that, one
+ *   renewal at a time, so a process joining later gets its share. A bot left free for a
+ *   whole round is claimed by anyone, so shares never leave a bot unrun.
+ * - Redis away: renewals wait in the client's queue; when Redis answers again the leases are
+ *   checked first, and writes of the bots' state wait for that ({@link BotClaims.current}).
+ *   A lease that expired meanwhile and is free is claimed again; when its new token directly
+ *   follows the old one nobody held it in between, so the bot simply goes on.
+ *
+ * Timing (renewals) runs on the injected {@link Clock}; expiry is Redis's TTL.
+ */
+import type { Redis } from "ioredis";
+import type { Clock } from "../clock.ts";
+import { silentLogger, type Logger } from "../log.ts";
+import { RedisScript } from "../store/redis/script.ts";
+import type { Lease, Leases } from "./lease.ts";
+
+/** Lease time-to-live (default): long enough to ride out two missed renewals. */
+export const DEFAULT_LEASE_TTL_MS = 9_000;
+/** How often leases are renewed and free bots looked for (default). */
+export const DEFAULT_RENEW_EVERY_MS = 3_000;
+
+export interface BotClaimsOptions {
+  redis: Redis;
+  leases: Leases;
+  /** This process's name as a lease owner ({@link processOwnerId}). */
+  owner: string;
+  /** Every bot of the deployment (the same bot files in every process). */
+  bots: readonly string[];
+  clock: Clock;
+  logger?: Logger;
+  ttlMs?: number;
+  everyMs?: number;
+  /** How many bots are started at once after a claim (default 16). */
+  hostConcurrency?: number;
+  /** Starts running `bot` here (its lease is held). A rejection gives the lease back. */
+  host(bot: string, lease: Lease): Promise<void>;
+  /**
+   * Stops running `bot` here: `"lost"` when another process may already run it (write
+   * nothing more), `"released"` when this process gives it up (save it first).
+   */
+  unhost(bot: string, why: "lost" | "released"): Promise<void>;
+}
+
+const HEARTBEAT = new RedisScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
+return redis.call('ZCARD', KEYS[1])`);
+
+/** A bot's state here: claimed and starting, running, or being stopped. */
+interface Held {
+  lease: Lease;
+  hosting?: Promise<void>;
+  stopping?: boolean;
+}
+
+/** The bots this process claims and runs; see the module comment. */
+export class BotClaims {
+  private readonly held = new Map<string, Held>();
+  private readonly ttl: number;
+  private readonly every: number;
+  private readonly log: Logger;
+  private members = 1;
+  /** Bots seen free at the last look (claimed by anyone at the next, share or not). */
+  private freeBefore = new Set<string>();
+  private stopped = false;
+  private readonly stopSignal = new AbortController();
+  private wake?: AbortController;
+  private loop?: Promise<void>;
+  private claiming?: Promise<void>;
+  /** Pending while the leases must be checked again (after Redis was away). */
+  private recheck?: { promise: Promise<void>; resolve: () => void };
+  private readonly onClose = () => {
+    if (this.recheck || this.stopped) return;
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.recheck = { promise, resolve };
+  };
+  /** Redis came back: renew at once rather than at the next turn. */
+  private kick = false;
+  private readonly onReady = () => {
+    this.kick = true;
+    this.wake?.abort();
+  };
+
+  constructor(private readonly options: BotClaimsOptions) {
+    this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.every = options.everyMs ?? DEFAULT_RENEW_EVERY_MS;
+    this.log = options.logger ?? silentLogger;
+    if (!(this.every * 2 < this.ttl)) throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
+  }
+
+  /** Claims a first share of bots and starts them, then renews and claims every `everyMs`. */
+  async start(): Promise<void> {
+    this.options.redis.on("close", this.onClose);
+    this.options.redis.on("ready", this.onReady);
+    await this.tick();
+    await this.claiming;
+    this.loop = this.run();
+  }
+
+  /** The bots held here now. */
+  bots(): string[] {
+    return [...this.held].filter(([, h]) => !h.stopping).map(([bot]) => bot);
+  }
+
+  /** How many processes share the bots, as last seen. */
+  processes(): number {
+    return this.members;
+  }
+
+  /**
+   * The lease that fences `bot`'s writes, or `undefined` when this process does not hold it.
+   * Waits while the leases are checked again after Redis came back.
+   */
+  async current(bot: string): Promise<Lease | undefined> {
+    while (this.recheck) await this.recheck.promise;
+    return this.held.get(bot)?.lease;
+  }
+
+  /** A write for `bot` was refused (another process holds it): stop it here. */
+  refused(bot: string): void {
+    const h = this.held.get(bot);
+    if (h && !h.stopping) void this.lose(bot, h, "its state was written by another process");
+  }
+
+  /** Stops every bot held here (saving it), gives the leases back and leaves the members. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.stopSignal.abort();
+    this.wake?.abort();
+    this.recheck?.resolve();
+    this.recheck = undefined;
+    await this.loop;
+    await this.claiming;
+    await Promise.all([...this.held.keys()].map((bot) => this.giveBack(bot)));
+    await HEARTBEAT.run(this.options.redis, [this.membersKey], [this.options.owner, "0"]).catch(() => undefined);
+    this.options.redis.off("close", this.onClose);
+    this.options.redis.off("ready", this.onReady);
+  }
+
+  private get membersKey(): string {
+    return `${this.options.leases.prefix}members`;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      this.wake = new AbortController();
+      const signal = AbortSignal.any([this.wake.signal, this.stopSignal.signal]);
+      if (!this.kick) await this.options.clock.sleep(this.every, signal).catch(() => undefined);
+      this.kick = false;
+      if (this.stopped) break;
+      await this.tick().catch((err: unknown) => this.log.error({ err }, `could not renew the bots' leases: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`));
+    }
+  }
+
+  /** Renews every lease, then (in the background) gives back or claims toward the fair share. */
+  private async tick(): Promise<void> {
+    const rechecking = this.recheck;
+    this.members = Math.max(1, await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]));
+    await Promise.all([...this.held].map(([bot, h]) => this.renew(bot, h)));
+    if (rechecking && this.recheck === rechecking) {
+      this.recheck = undefined;
+      rechecking.resolve();
+    }
+    if (!this.claiming && !this.stopped) {
+      this.claiming = this.balance()
+        .catch((err: unknown) => this.log.error({ err }, `could not claim bots: ${(err as Error)?.message ?? String(err)}`))
+        .finally(() => (this.claiming = undefined));
+    }
+  }
+
+  private async renew(bot: string, h: Held): Promise<void> {
+    if (h.stopping) return;
+    if (await this.options.leases.renew(h.lease, this.ttl)) return;
+    // Expired (Redis was away, or this process stalled): claim it again if it is free.
+    const again = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
+    if (again && again.token === h.lease.token + 1) {
+      h.lease = again; // nobody claimed it in between: the bot goes on as it was
+      this.log.info({ bot }, `bot ${bot}: its lease had expired and nobody had claimed it; claimed again, it goes on`);
+      return;
+    }
+    if (again) await this.options.leases.release(again);
+    await this.lose(bot, h, again ? "another process ran it meanwhile" : "another process holds its lease now");
+  }
+
+  private async lose(bot: string, h: Held, why: string): Promise<void> {
+    if (h.stopping) return;
+    h.stopping = true;
+    this.log.warn({ bot }, `bot ${bot}: lease lost (${why}); stopped in this process`);
+    await h.hosting?.catch(() => undefined);
+    await this.options.unhost(bot, "lost").catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
+    if (this.held.get(bot) === h) this.held.delete(bot);
+  }
+
+  private async giveBack(bot: string): Promise<void> {
+    const h = this.held.get(bot);
+    if (!h || h.stopping) return;
+    h.stopping = true;
+    await h.hosting?.catch(() => undefined);
+    await this.options.unhost(bot, "released").catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
+    await this.options.leases.release(h.lease).catch(() => undefined);
+    if (this.held.get(bot) === h) this.held.delete(bot);
+  }
+
+  /** Gives back what is above the fair share, or claims free bots up to it. */
+  private async balance(): Promise<void> {
+    const all = this.options.bots;
+    const share = Math.ceil(all.length / this.members);
+    const mine = this.bots();
+    if (mine.length > share) {
+      const extra = mine.slice(share);
+      this.log.info(`${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`);
+      await Promise.all(extra.map((bot) => this.giveBack(bot)));
+      return;
+    }
+    const others = all.filter((bot) => !this.held.has(bot));
+    if (others.length === 0) return;
+    const keys = others.map((bot) => this.options.leases.key(`bot:${bot}`));
+    const values: Array<string | null> = [];
+    for (let i = 0; i < keys.length; i += 1_000) values.push(...(await this.options.redis.mget(keys.slice(i, i + 1_000))));
+    const free = others.filter((_, i) => values[i] === null);
+    const stale = free.filter((bot) => this.freeBefore.has(bot));
+    this.freeBefore = new Set(free);
+    const staleSet = new Set(stale);
+    const fresh = shuffle(free.filter((bot) => !staleSet.has(bot)));
+    // Free for a whole round: anyone takes them. Otherwise up to the share.
+    const wanted = [...stale, ...fresh.slice(0, Math.max(0, share - mine.length - stale.length))];
+    const claimed: Array<[string, Lease]> = [];
+    for (const bot of wanted) {
+      if (this.stopped) break;
+      const lease = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
+      if (lease) claimed.push([bot, lease]);
+    }
+    if (claimed.length === 0) return;
+    for (const [bot] of claimed) this.freeBefore.delete(bot);
+    await mapLimited(claimed, this.options.hostConcurrency ?? 16, async ([bot, lease]) => {
+      const h: Held = { lease };
+      this.held.set(bot, h);
+      h.hosting = this.options.host(bot, lease);
+      try {
+        await h.hosting;
+      } catch (err) {
+        this.log.error({ err, bot }, `bot ${bot} could not start here: ${(err as Error)?.message ?? String(err)}; its lease is given back`);
+        this.held.delete(bot);
+        await this.options.leases.release(h.lease).catch(() => undefined);
+      } finally {
+        h.hosting = undefined;
+      }
+    });
+    this.log.info(`claimed ${claimed.length} bots (${claimed.map(([b]) => b).join(", ")}); running ${this.bots().length} of ${all.length} with ${this.members} processes`);
+  }
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

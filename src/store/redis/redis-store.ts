@@ -1,0 +1,318 @@
+/**
+ * The {@link Store} that several `bot start` processes share: the state in Redis
+ * (`--state redis://HOST:PORT/DB`), with the same synchronous in-memory reads and writes as
+ * the file store and an awaited {@link Store.flush} that makes them durable in Redis.
+ *
+ * Layout: one Redis hash per file of the file store's table (shards.ts), `postbot:state:bots/greeter`,
+ * `postbot:state:accounts/<id>`, `postbot:state:credentials`...; a field per value
+ * (`<namespace>\0<key>`), holding `[sequence, value]` as JSON (the sequence keeps the
+ * namespace's insertion order, which retention's "oldest first" needs).
+ *
+ * Who may write a bot's values: only the process that holds the bot's lease (src/scale). With
+ * `fencing` given, a bot's hash is read when the process starts running the bot
+ * ({@link RedisStore.hold}) and forgotten when it stops ({@link RedisStore.drop}); every write to
+ * it is a fenced write carrying the lease's token, so a process that lost the lease (another
+ * took the bot over) has its writes refused, nothing of them applied. {@link RedisStore.flushFor}
+ * then rejects for that bot, which is what keeps its ledger from sending; other bots' flushes
+ * go on. Writes to a bot this process does not hold are dropped. Everything else (accounts,
+ * tokens, apps, status) is shared and written plainly, field by field.
+ *
+ * While Redis is unreachable a flush simply waits (the client queues its commands), so the
+ * ledger's "durable before sending" holds through an outage.
+ */
+import type { Redis } from "ioredis";
+import { silentLogger, type Logger } from "../../log.ts";
+import { FencedError, type Lease, type Leases } from "../../scale/lease.ts";
+import { Namespaces } from "../namespaces.ts";
+import { botShard, defaultShardRule, type ShardPath } from "../shards.ts";
+import type { Retention, Store } from "../store.ts";
+import { UserError } from "../../errors.ts";
+
+/** Which lease fences each bot's writes (the process's bot claims provide it). */
+export interface Fencing {
+  leases: Leases;
+  /**
+   * The lease this process holds for `bot` now, or `undefined` when it does not hold the bot.
+   * May wait while the claims are being checked again (after Redis came back).
+   */
+  current(bot: string): Promise<Lease | undefined>;
+  /** A write of `bot` was refused: another process holds it now. Stop running it here. */
+  refused(bot: string): void;
+}
+
+export interface RedisStoreOptions {
+  redis: Redis;
+  /** Every key starts with it (default `postbot:`). */
+  prefix?: string;
+  logger?: Logger;
+  /** Reads everything, writes nothing (`bot status`). */
+  readOnly?: boolean;
+  /** Bots' values are read only for held bots and written fenced; see the module comment. */
+  fencing?: Fencing;
+  /** Whether {@link Store.close} also closes the connection (default: yes). */
+  closeConnection?: boolean;
+}
+
+/** A {@link Store} in Redis; see the module comment. */
+export interface RedisStore extends Store {
+  readonly redis: Redis;
+  /** Reads `bot`'s values from Redis (replacing any in memory): call once its lease is held. */
+  hold(bot: string): Promise<void>;
+  /** Forgets `bot`'s values in memory, written or not: call once it no longer runs here. */
+  drop(bot: string): void;
+  /**
+   * Like {@link Store.flush}, and rejects with {@link FencedError} when the value's write was
+   * refused because its bot's lease was lost: what the ledger awaits before sending.
+   */
+  flushFor(namespace: string, key: string): Promise<void>;
+  /** Round trips to Redis so far (a flush's writes count one per shard). */
+  readonly writes: number;
+}
+
+const SEP = "\u0000";
+const fieldOf = (namespace: string, key: string) => `${namespace}${SEP}${key}`;
+
+/** Opens the state in Redis and reads it (the shared values; bots' values on {@link RedisStore.hold}). */
+export async function openRedisStore(options: RedisStoreOptions): Promise<RedisStore> {
+  const { redis, fencing } = options;
+  const prefix = options.prefix ?? "postbot:";
+  const log = options.logger ?? silentLogger;
+  const readOnly = options.readOnly ?? false;
+  const hashOf = (shard: ShardPath) => `${prefix}state:${shard.replace(/\.json$/, "")}`;
+  const isBotShard = (shard: ShardPath) => shard.startsWith("bots/");
+
+  /** Field sequence numbers (first insertion), for the order of a namespace across processes. */
+  const seqs = new Map<string, number>();
+  /** The fields in memory of each shard, so a bot's can be forgotten without a scan of all. */
+  const fieldsOf = new Map<ShardPath, Set<string>>();
+  const track = (namespace: string, key: string, seq: number) => {
+    const field = fieldOf(namespace, key);
+    if (seqs.has(field)) return;
+    seqs.set(field, seq);
+    const shard = defaultShardRule(namespace, key);
+    let set = fieldsOf.get(shard);
+    if (!set) fieldsOf.set(shard, (set = new Set()));
+    set.add(field);
+  };
+  const untrack = (namespace: string, key: string) => {
+    const field = fieldOf(namespace, key);
+    if (!seqs.delete(field)) return;
+    fieldsOf.get(defaultShardRule(namespace, key))?.delete(field);
+  };
+  let lastSeq = 0;
+  const nextSeq = () => (lastSeq = Math.max(lastSeq + 1, Date.now() * 1000));
+  /** Changed fields since the last flush, by shard. */
+  let dirty = new Map<ShardPath, Set<string>>();
+  /** Bots held here, by their shard. */
+  const heldShards = new Map<ShardPath, string>();
+  /** Bots whose writes were refused since they were last held. */
+  const lost = new Set<string>();
+  let writes = 0;
+
+  const markDirty = (namespace: string, key: string) => {
+    if (readOnly) return;
+    const shard = defaultShardRule(namespace, key);
+    let set = dirty.get(shard);
+    if (!set) dirty.set(shard, (set = new Set()));
+    set.add(fieldOf(namespace, key));
+  };
+  const spaces = new Namespaces((namespace, key) => {
+    untrack(namespace, key);
+    markDirty(namespace, key);
+  });
+
+  /** Reads hashes into memory, in the order of their sequence numbers. */
+  const load = async (hashes: string[]) => {
+    const pipeline = redis.pipeline();
+    for (const hash of hashes) pipeline.hgetall(hash);
+    const replies = (await pipeline.exec()) ?? [];
+    const rows: Array<[number, string, string, unknown]> = [];
+    for (const [i, [err, fields]] of replies.entries()) {
+      if (err) throw err;
+      for (const [field, text] of Object.entries(fields as Record<string, string>)) {
+        const cut = field.indexOf(SEP);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        if (cut < 0 || !Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== "number") {
+          throw new UserError(`Redis key ${hashes[i]} field ${JSON.stringify(field.replace(SEP, " "))} is not a postbot value; remove it (redis-cli HDEL ${hashes[i]} <field>) and start again`);
+        }
+        rows.push([parsed[0], field.slice(0, cut), field.slice(cut + 1), parsed[1]]);
+      }
+    }
+    rows.sort((a, b) => a[0] - b[0]);
+    for (const [seq, namespace, key, value] of rows) {
+      untrack(namespace, key);
+      track(namespace, key, seq);
+      lastSeq = Math.max(lastSeq, seq);
+      spaces.adopt(namespace, key, value);
+    }
+  };
+
+  const allHashes: string[] = [];
+  for (let cursor = "0"; ; ) {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}state:*`, "COUNT", 1000);
+    allHashes.push(...keys);
+    cursor = next;
+    if (cursor === "0") break;
+  }
+  await load(fencing && !readOnly ? allHashes.filter((h) => !h.startsWith(`${prefix}state:bots/`)) : allHashes);
+
+  /** Removes every in-memory value of a shard (and its unwritten changes). */
+  const forgetShard = (shard: ShardPath) => {
+    dirty.delete(shard);
+    for (const field of fieldsOf.get(shard) ?? []) {
+      const cut = field.indexOf(SEP);
+      seqs.delete(field);
+      spaces.delete(field.slice(0, cut), field.slice(cut + 1));
+    }
+    fieldsOf.delete(shard);
+  };
+
+  /** The Redis commands that bring one shard's changed fields up to date. */
+  const opsOf = (shard: ShardPath, fields: Set<string>) => {
+    const hash = hashOf(shard);
+    const sets: string[] = [];
+    const dels: string[] = [];
+    for (const field of fields) {
+      const cut = field.indexOf(SEP);
+      const namespace = field.slice(0, cut);
+      const key = field.slice(cut + 1);
+      if (spaces.has(namespace, key)) sets.push(field, JSON.stringify([seqs.get(field) ?? nextSeq(), spaces.get(namespace, key)]));
+      else dels.push(field);
+    }
+    const ops: Array<[string, ...string[]]> = [];
+    if (sets.length > 0) ops.push(["HSET", hash, ...sets]);
+    if (dels.length > 0) ops.push(["HDEL", hash, ...dels]);
+    return ops;
+  };
+
+  /** One shard's write: fenced for a held bot, dropped for a bot not held, plain otherwise. */
+  const writeShard = async (shard: ShardPath, fields: Set<string>) => {
+    const ops = opsOf(shard, fields);
+    if (ops.length === 0) return;
+    if (fencing && isBotShard(shard)) {
+      const bot = heldShards.get(shard);
+      if (!bot || lost.has(bot)) return;
+      for (let attempt = 0; ; attempt++) {
+        const lease = await fencing.current(bot);
+        if (!lease || heldShards.get(shard) !== bot) return;
+        try {
+          writes++;
+          await fencing.leases.fenced(lease, ops);
+          return;
+        } catch (err) {
+          if (!(err instanceof FencedError)) throw err;
+          // The claims may have just claimed it again (after an outage): try once with that.
+          const now = await fencing.current(bot);
+          if (attempt === 0 && now && now.token !== lease.token) continue;
+          lost.add(bot);
+          log.warn({ bot }, `bot ${bot}: another process runs it now (its lease was lost); this process's writes for it are refused`);
+          fencing.refused(bot);
+          return;
+        }
+      }
+    }
+    writes++;
+    const multi = redis.multi();
+    for (const [command, ...args] of ops) multi.call(command, ...args);
+    const replies = (await multi.exec()) ?? [];
+    for (const [err] of replies) if (err) throw err;
+  };
+
+  const writeOnce = async () => {
+    if (dirty.size === 0) return;
+    const batch = dirty;
+    dirty = new Map();
+    try {
+      await Promise.all([...batch].map(([shard, fields]) => writeShard(shard, fields)));
+    } catch (err) {
+      // Not written: keep them for the next flush.
+      for (const [shard, fields] of batch) {
+        let set = dirty.get(shard);
+        if (!set) dirty.set(shard, (set = new Set()));
+        for (const f of fields) set.add(f);
+      }
+      throw err;
+    }
+  };
+
+  // Flushes are serialized; a flush asked while one runs waits for it and then writes
+  // everything changed by then (a burst of flushes costs two writes, not one each).
+  let tail: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | undefined;
+  const flush = (): Promise<void> => {
+    if (readOnly) return Promise.resolve();
+    if (queued) return queued;
+    const run = tail.then(() => {
+      queued = undefined;
+      return writeOnce();
+    });
+    queued = run;
+    tail = run.catch(() => undefined);
+    return run;
+  };
+
+  return {
+    redis,
+    get writes() {
+      return writes;
+    },
+    get: <T>(namespace: string, key: string) => spaces.get<T>(namespace, key),
+    set(namespace, key, value) {
+      if (!seqs.has(fieldOf(namespace, key))) track(namespace, key, nextSeq());
+      spaces.set(namespace, key, value);
+      markDirty(namespace, key);
+    },
+    delete(namespace, key) {
+      untrack(namespace, key);
+      if (spaces.delete(namespace, key)) markDirty(namespace, key);
+    },
+    entries: <T>(namespace: string) => spaces.entries<T>(namespace),
+    retain: (namespace: string, retention: Retention) => spaces.retain(namespace, retention),
+    flush,
+    async flushFor(namespace, key) {
+      await flush();
+      const shard = defaultShardRule(namespace, key);
+      const bot = fencing && isBotShard(shard) ? heldShards.get(shard) : undefined;
+      if (fencing && isBotShard(shard) && (!bot || lost.has(bot))) {
+        const lease = bot ? await fencing.current(bot) : undefined;
+        throw new FencedError(lease ?? { name: `bot:${bot ?? shard}`, owner: "this process", token: 0 });
+      }
+    },
+    async hold(bot) {
+      const shard = botShard(bot);
+      forgetShard(shard);
+      lost.delete(bot);
+      await load([hashOf(shard)]);
+      heldShards.set(shard, bot);
+    },
+    drop(bot) {
+      const shard = botShard(bot);
+      heldShards.delete(shard);
+      forgetShard(shard);
+    },
+    async close() {
+      try {
+        await flush();
+      } finally {
+        if (options.closeConnection ?? true) await redis.quit().catch(() => redis.disconnect());
+      }
+    },
+  };
+}
+
+/** Opens the state in Redis to read it (`bot status`): everything, no writes; `close()` disconnects. */
+export async function readRedisState(url: string, source = "--state"): Promise<RedisStore> {
+  const { connectRedis } = await import("./connect.ts");
+  const redis = await connectRedis(url, { source, name: "postbot:status" });
+  try {
+    return await openRedisStore({ redis, readOnly: true });
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+}

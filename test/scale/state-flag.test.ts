@@ -1,0 +1,41 @@
+import { rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { exampleBotsDir } from "../helpers/examples.ts";
+import { killBots, runBot } from "../helpers/cli.ts";
+import { startRedisServer } from "../helpers/redis-server.ts";
+
+afterEach(killBots);
+
+describe("--state and POSTBOT_STATE", () => {
+  it("refuse what is not a redis:// URL, never showing a password, and say what to give", async () => {
+    const run = await runBot(["status", "--state", "http://user:pw@cache:6379/0"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--state "http://cache:6379/0": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0); for a state directory use --data DIR');
+    const env = await runBot(["status"], { POSTBOT_STATE: "redis://cache:6379/zero" });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toMatch(/POSTBOT_STATE: "redis:\/\/cache:6379\/zero": the database "\/zero" must be a number/);
+  });
+
+  it("name the Redis that cannot be reached", async () => {
+    const gone = await startRedisServer();
+    await gone.close();
+    const run = await runBot(["status", "--state", `redis://:secret@127.0.0.1:${gone.port}/0`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`cannot reach Redis at redis://127.0.0.1:${gone.port}/0 (--state): nothing listens there.`);
+    expect(run.stderr).not.toContain("secret");
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("bot start with a shared state needs a shared service, not an embedded sandbox each", async () => {
+    const redis = await startRedisServer();
+    try {
+      const bots = await exampleBotsDir();
+      const run = await runBot(["start", "--bots", bots], { POSTBOT_STATE: redis.url }).finally(() => rm(dirname(bots), { recursive: true, force: true }));
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("POSTBOT_STATE: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL");
+    } finally {
+      await redis.close();
+    }
+  });
+});
