@@ -20,6 +20,7 @@ import { createProfanityMatcher, type ProfanityMatcher } from "./profanity.ts";
 import { INSULT_WORDS, PHRASE_RULES } from "./rules.ts";
 import { compileAllowList, compileBlockList } from "./lists.ts";
 import { reportedQuotes } from "./quotes.ts";
+import { aimedInsults } from "./aimed.ts";
 import { DEFAULT_THRESHOLD, score, WEIGHTS } from "./score.ts";
 import { ModerationOptionError } from "./option-error.ts";
 import type { Classifier, ClassifierOptions, PlacedHit, RuleKind } from "./types.ts";
@@ -63,6 +64,17 @@ function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit
     }
   }
   return hits;
+}
+
+/**
+ * The phrase rules' hits plus the aimed-insult detector's, except where a phrase rule
+ * already caught an insult in the same words (one insult, one hit: "you worthless piece
+ * of shit" is `insult:piece of shit`, not that and `insult:piece`).
+ */
+function withAimed(hits: PlacedHit[], text: Normalized): PlacedHit[] {
+  const insults = hits.filter((h) => h.rule.startsWith("insult:"));
+  const aimed = aimedInsults(text).filter((a) => !insults.some((h) => h.start < a.end && a.start < h.end));
+  return aimed.length === 0 ? hits : [...hits, ...aimed];
 }
 
 /**
@@ -116,7 +128,7 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
       if (typeof text !== "string") throw new TypeError(`classify() takes the text of a post, not ${typeof text}`);
       const normalized = normalize(text);
       const quoted = reportedQuotes(text);
-      const found = [...profanity.find(normalized.folded, text), ...phraseHits(rules, normalized), ...block(normalized)].filter(
+      const found = [...profanity.find(normalized.folded, text), ...withAimed(phraseHits(rules, normalized), normalized), ...block(normalized)].filter(
         (hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end),
       );
       const hits = dedupe(allow(normalized, found)).sort((a, b) => a.start - b.start || b.weight - a.weight);

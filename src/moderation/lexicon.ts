@@ -15,7 +15,8 @@ export const MASKED_WORDS: readonly string[] = [
   "shit", "shits", "shitty", "bullshit", "shithead",
   "bitch", "bitches", "cunt", "cunts", "dick", "dickhead", "cock", "prick",
   "asshole", "arsehole", "ass", "arse", "bastard", "whore", "slut", "twat", "wanker", "pussy",
-  "nigger", "nigga", "faggot", "fag", "retard", "kill", "die",
+  "nigger", "nigga", "faggot", "fag", "retard", "retarded", "tranny", "trannies", "kike", "spic", "spics", "paki", "chink",
+  "coon", "kill", "die",
   "idiot", "idiots", "moron", "morons", "loser", "losers", "stupid", "dumb", "dumbass", "twats", "wankers",
 ];
 
@@ -140,7 +141,7 @@ export const THREAT_AGENTS: readonly string[] = [
 export const THREAT_VERBS: readonly string[] = [
   "kill", "murder", "shoot", "stab", "hurt", "beat", "beat up", "strangle", "choke", "slit", "rape", "behead", "bomb",
   "burn", "punch", "smash", "end", "hunt down", "hunt", "gut", "skin", "torture", "slap", "bury", "hang", "drown",
-  "lynch", "run over", "put a bullet in", "put a bullet through", "break", "cut", "curb stomp", "stomp", "knife",
+  "lynch", "run over", "snap", "wring", "put a bullet in", "put a bullet through", "break", "cut", "curb stomp", "stomp", "knife",
   "poison", "execute", "assassinate", "mutilate",
 ];
 

@@ -43,8 +43,8 @@ const leet = resolveLeetSpeakTransformer() as SimpleTransformerContainer;
 /** ASCII characters read as letters inside a word ("sh!t", "k1ll", "@ss", "$hit"). */
 const LEET_DIGITS = "013457";
 const LEET_SYMBOLS = "@$!";
-/** Characters that stand for hidden letters ("f**k", "sh#t", "f-ck"). */
-const MASKS = "*#%-";
+/** Characters that stand for hidden letters ("f**k", "sh#t", "f-ck", "fu<k"). */
+const MASKS = "*#%-<";
 /** Separators between spaced-out letters ("f u c k", "k.y.s", "f-u-c-k"). */
 const SPACERS = " .-_*,+~/:·•";
 /** Greek letters used as Latin look-alikes that obscenity's confusables table leaves out ("fμck"). */
@@ -67,26 +67,37 @@ interface Chars {
  * turn every separator into a letter); what is left goes through NFKD with marks removed
  * ("ｆ" → "f", "ü" → "u"). Anything still not ASCII (emoji, other scripts) becomes a space.
  */
+function push(out: Chars, c: string, from: number, to: number): void {
+  out.chars.push(c);
+  out.from.push(from);
+  out.to.push(to);
+}
+
+/** ASCII code → its folded character: lower case, white space as " " (a table: this runs per character). */
+const ASCII_FOLD: readonly string[] = Array.from({ length: 128 }, (_, code) => {
+  const ch = String.fromCharCode(code);
+  return /\s/.test(ch) ? " " : ch.toLowerCase();
+});
+
 function foldCodePoints(original: string): Chars {
   const out: Chars = { chars: [], from: [], to: [] };
-  const push = (c: string, from: number, to: number) => {
-    out.chars.push(c);
-    out.from.push(from);
-    out.to.push(to);
-  };
-  let i = 0;
-  for (const ch of original) {
+  for (let i = 0; i < original.length; ) {
     const start = i;
-    i += ch.length;
-    const cp = ch.codePointAt(0)!;
-    if (APOSTROPHES.has(ch)) continue;
-    if (cp < 128) {
-      push(/\s/.test(ch) ? " " : ch.toLowerCase(), start, i);
+    const code = original.charCodeAt(i);
+    // ASCII, nearly every character of a reply: one table look-up.
+    if (code < 128) {
+      i++;
+      if (code === 39 || code === 96) continue; // ' and ` are apostrophes
+      push(out, ASCII_FOLD[code]!, start, i);
       continue;
     }
+    const cp = original.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    i += ch.length;
+    if (APOSTROPHES.has(ch)) continue;
     const greek = GREEK[ch.toLowerCase()];
     if (greek) {
-      push(greek, start, i);
+      push(out, greek, start, i);
       continue;
     }
     const direct = confusables.transform(cp);
@@ -95,7 +106,7 @@ function foldCodePoints(original: string): Chars {
     for (const part of resolved) {
       const again = part.codePointAt(0)! >= 128 ? confusables.transform(part.codePointAt(0)!) : undefined;
       const c = again !== undefined ? String.fromCodePoint(again) : part;
-      push(c.codePointAt(0)! < 128 ? c.toLowerCase() : " ", start, i);
+      push(out, c.codePointAt(0)! < 128 ? c.toLowerCase() : " ", start, i);
     }
   }
   return out;
@@ -123,6 +134,7 @@ function tokens(chars: readonly string[]): Array<[number, number]> {
  * then it is leetspeak, not a handle.
  */
 function blankLeadingMentions(c: Chars): void {
+  if (c.chars.find((ch) => ch !== " ") !== "@") return;
   const all = tokens(c.chars);
   const isMention = ([start, end]: [number, number]) => {
     const token = c.chars.slice(start, end).join("");
@@ -140,10 +152,20 @@ function blankLeadingMentions(c: Chars): void {
  * a run of the same symbol: "a$$hole", "@ss"), "$" also one before ("a$$"), and "!" one on
  * each side ("sh!t"), so "wow!!!" and "!important" stay as they are.
  */
-function resolveLeet(c: Chars): void {
-  for (const [start, end] of tokens(c.chars)) {
-    if (!c.chars.slice(start, end).some(isLetter)) continue;
-    const wordy = (k: number) => k >= start && k < end && (isLetter(c.chars[k]!) || LEET_DIGITS.includes(c.chars[k]!));
+function wordy(c: Chars, k: number, start: number, end: number): boolean {
+  return k >= start && k < end && (isLetter(c.chars[k]!) || LEET_DIGITS.includes(c.chars[k]!));
+}
+
+function resolveLeet(c: Chars, spans: ReadonlyArray<[number, number]>): void {
+  for (const [start, end] of spans) {
+    // Plain words (nearly all) have nothing to read.
+    let letter = false;
+    let other = false;
+    for (let k = start; k < end; k++) {
+      if (isLetter(c.chars[k]!)) letter = true;
+      else other = true;
+    }
+    if (!letter || !other) continue;
     // Decide on the token as written, then map, so one mapping cannot justify the next.
     const read: number[] = [];
     for (let k = start; k < end; k++) {
@@ -157,7 +179,8 @@ function resolveLeet(c: Chars): void {
       while (first > start && c.chars[first - 1] === ch) first--;
       let last = k;
       while (last + 1 < end && c.chars[last + 1] === ch) last++;
-      const ok = ch === "!" ? wordy(k - 1) && wordy(k + 1) : wordy(last + 1) || (ch === "$" && wordy(first - 1));
+      const ok =
+        ch === "!" ? wordy(c, k - 1, start, end) && wordy(c, k + 1, start, end) : wordy(c, last + 1, start, end) || (ch === "$" && wordy(c, first - 1, start, end));
       if (ok) read.push(k);
     }
     for (const k of read) {
@@ -183,12 +206,19 @@ const STAND_INS: Readonly<Record<string, string>> = {
  * masked token that fits a swear word or an insult is that word; a hyphenated word
  * ("e-mail") fits none, and a token needs a visible letter ("!!!" is not a word).
  */
-function resolveMasks(c: Chars): void {
-  const hidden = (ch: string) => MASKS.includes(ch) || ch in STAND_INS;
-  for (const [start, end] of tokens(c.chars)) {
+const hidden = (ch: string): boolean => MASKS.includes(ch) || ch in STAND_INS;
+/** What stays of a word's end: "@" and "$" are letters even there ("n!gg@"); "!" there is punctuation. */
+const keptAtEnd = (ch: string): boolean => isAlnum(ch) || MASKS.includes(ch) || ch === "@" || ch === "$";
+
+function resolveMasks(c: Chars, spans: ReadonlyArray<[number, number]>): void {
+  for (const [start, end] of spans) {
     // Trailing punctuation ("f***!", "idiot!") is not part of the word.
     let stop = end;
-    while (stop > start && !isAlnum(c.chars[stop - 1]!) && !MASKS.includes(c.chars[stop - 1]!)) stop--;
+    while (stop > start && !keptAtEnd(c.chars[stop - 1]!)) stop--;
+    if (stop - start < 3) continue;
+    let any = false;
+    for (let k = start; k < stop && !any; k++) any = hidden(c.chars[k]!);
+    if (!any) continue;
     const word = c.chars.slice(start, stop);
     if (word.length < 3 || !(isLetter(word[0]!) || word[0]! in STAND_INS) || !word.some(hidden)) continue;
     if (!word.every((ch) => isLetter(ch) || hidden(ch)) || !word.some(isLetter)) continue;
@@ -206,14 +236,18 @@ function resolveMasks(c: Chars): void {
  * single letters in a row, separated by one or two spacer characters, become one word.
  * Three, because "a b" occurs in ordinary text and "I a" does not say anything.
  */
+/** Whether character k is a letter or digit standing alone ("f" in "f u c k"). */
+function single(c: Chars, k: number): boolean {
+  const n = c.chars.length;
+  return isAlnum(c.chars[k]!) && (k === 0 || !isAlnum(c.chars[k - 1]!)) && (k + 1 >= n || !isAlnum(c.chars[k + 1]!));
+}
+
 function joinSpacedLetters(c: Chars): Chars {
   const out: Chars = { chars: [], from: [], to: [] };
   const n = c.chars.length;
-  const single = (k: number) =>
-    isAlnum(c.chars[k]!) && (k === 0 || !isAlnum(c.chars[k - 1]!)) && (k + 1 >= n || !isAlnum(c.chars[k + 1]!));
   let k = 0;
   while (k < n) {
-    if (single(k)) {
+    if (single(c, k)) {
       // Collect the run of single letters starting here.
       const run = [k];
       let j = k + 1;
@@ -221,7 +255,7 @@ function joinSpacedLetters(c: Chars): Chars {
         let gap = j;
         while (gap < n && gap - j < 3 && SPACERS.includes(c.chars[gap]!)) gap++;
         const width = gap - j;
-        if (width >= 1 && width <= 2 && gap < n && single(gap)) {
+        if (width >= 1 && width <= 2 && gap < n && single(c, gap)) {
           run.push(gap);
           j = gap + 1;
         } else break;
@@ -294,8 +328,10 @@ export function normalize(original: string): Normalized {
   const chars = foldCodePoints(original);
   blankLeadingMentions(chars);
   // Masks first: a masked word read whole ("f!ck", "@$$hole") beats reading symbol by symbol.
-  resolveMasks(chars);
-  resolveLeet(chars);
+  // Blanking and filling in change characters but never where a space is, so one split serves all three.
+  const spans = tokens(chars.chars);
+  resolveMasks(chars, spans);
+  resolveLeet(chars, spans);
   const folded = squeezeSpaces(joinSpacedLetters(chars));
   return { original, folded, collapsed: collapseRepeats(folded) };
 }

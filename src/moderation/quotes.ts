@@ -13,13 +13,17 @@ const REPORTING = new Set([
   "replied", "reply", "replies", "replying", "comment", "comments", "commented", "told", "tell", "telling", "tells",
   "typed", "posted", "yelled", "shouted", "screamed", "reported", "report", "reporting", "blocked", "block", "blocking",
   "banned", "ban", "suspended", "quote", "quoted", "argument", "word", "words", "phrase", "dm", "dms", "messaged",
-  "stop", "not", "isnt", "never", "sent",
+  "stop", "not", "isnt", "never", "sent", "shouts", "shout", "yells", "yell", "screams", "scream", "mutters", "whispers",
+  "asks", "asked", "goes", "went", "character", "line", "villain",
 ]);
 
 /** Quotation marks that open a quote, each with the marks that close it. */
 const PAIRS: ReadonlyArray<[open: string, close: string]> = [
   ['"', '"'], ["\u201c", "\u201d\""], ["\u00ab", "\u00bb"], ["'", "'\u2019"], ["\u2018", "\u2019'"],
 ];
+
+/** Any opening quotation mark: most replies have none, and then there is nothing to do. */
+const QUOTE_MARKS = /["'\u201c\u00ab\u2018]/;
 
 const isWordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
 
@@ -28,6 +32,7 @@ const isWordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u
  * the rest of the text reports or rejects; empty when there are none.
  */
 export function reportedQuotes(text: string): Array<{ start: number; end: number }> {
+  if (!QUOTE_MARKS.test(text)) return [];
   const quotes: Array<{ start: number; end: number }> = [];
   let i = 0;
   while (i < text.length) {

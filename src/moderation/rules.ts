@@ -94,6 +94,15 @@ const addressedGroup =
   `(?:all )?(?:${you}|${possessive}) (?:followers|fans|subscribers|audience|supporters|fanboys)|` +
   `(?:everyone|everybody|anyone|people|all the people|whoever) (?:here|in here|in this thread|in the replies|in the comments|who|that|replying|liking|following)|` +
   `the (?:replies|comments|comment section|people here|followers|fans)|this (?:thread|comment section|reply section))`;
+/**
+ * Who an insult is said of when it is aimed at the reader without "you": the people behind
+ * the account or a group the reply addresses ("your dev team", "everyone in this thread",
+ * "whoever thought this bot was a good idea"). `aimed.ts` reads the predicate after it.
+ */
+export const AIMED_SUBJECT =
+  `${accountPeople}|${addressedGroup}|` +
+  `(?:whoever|who ever|the (?:person|people|guy|one|team|idiot|clown|moron|muppet)) (?:who |that )?${words(3)}(?:this|these|ur|your)_` +
+  `(?:bot|bots|account|page|thing|site|app|feed|thread|post|posts|trash|garbage|nonsense|rubbish|crap|channel)(?![a-z0-9])`;
 const collective = oneOf(["bunch", "buncha", "pack", "herd", "gang", "load", "band", "flock", "horde", "collection", "room full", "lot", "crowd"]);
 const groups = oneOf(IDENTITY_GROUPS);
 /** "found your address on the contact page": a detail the account published itself is not a doxxing threat. */
@@ -102,7 +111,7 @@ const publicPlace = `(?! on (?:the |${possessive} )?(?:site|website|contact page
 /** Curses aimed at someone: the swear word is not the point, the "you" is. */
 const INSULT_PHRASES: PhraseRule[] = [
   { id: "insult:fuck-you", kind: "insult", pattern: `${fuck} (?:you|u|yourself|urself|ur self|yourselves|off|your|ur)` },
-  { id: "insult:fuck-you", kind: "insult", pattern: `(?:go )?f_(?:you|u|yourself|urself|off)` },
+  { id: "insult:fuck-you", kind: "insult", pattern: `(?:go_)?f_(?:you|u|yourself|urself|off)` },
   { id: "insult:fuck-you", kind: "insult", pattern: `go ${fuck} ${yourself}` },
   { id: "insult:stfu", kind: "insult", pattern: `stfu|shut the (?:fuck|fk|fck|hell|heck|fuk) up|shut ${possessive} ${mods}(?:mouth|face|trap|pie hole|gob|hole)` },
   { id: "insult:get-fucked", kind: "insult", pattern: `get (?:fucked|fuked|fcked|fckd)` },
@@ -438,6 +447,57 @@ const THREATS: PhraseRule[] = [
   { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please )?(?:die|diee|dies)(?=[^a-z0-9]*$)` },
   { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please |plz |go )jump(?=[^a-z0-9]*$)` },
   { id: "threat:watch-your-back", kind: "threat", pattern: `better watch (?:${yourself}|${possessive} (?:back|mouth|step))` },
+  // Death wishes without "kill" or "die you": "may you rot", "hope a piano falls on you".
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `may ${you} (?:die|rot|suffer|burn|choke|drown|perish|never wake up|rest in pieces)|` +
+      `(?:hope|wish|pray)s? ${words(4)}(?:falls on|lands on|crushes|runs over|runs ${you} over|kills|eats|mauls|murders|stabs|shoots) ${you}(?![a-z0-9])|` +
+      `(?:hope|wish|pray)s? ${you} (?:catch|get|develop|contract) ${words(2)}(?:fatal|terminal|incurable|deadly|cancer|aids|ebola|a disease)|` +
+      `wish(?:ing|es)? ${you} (?:a |an )?(?:(?:slow|painful|horrible|agonising|agonizing|lonely|quick|nasty|miserable) (?:and )?)*(?:end|demise|accident|death)(?![a-z0-9])|` +
+      `(?:world|internet|everyone|everybody|earth|planet|site|place) (?:would be|d be|will be) ${words(3)}(?:better|nicer|happier|brighter|cleaner|safer) ${words(3)}(?:if|when|once) ${you} ` +
+      `${words(2)}(?:stopped existing|stop existing|died|disappeared|were gone|was gone|were dead|was dead|did not exist|didnt exist|never existed|vanished|got hit by)|` +
+      `(?:hope|pray|wish|and) ${you} (?:dont|do not|never|wont) wake up|(?:dont|do not|never) wake up (?:again|tomorrow|ever)(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])`,
+  },
+  { id: "threat:go-die", kind: "threat", pattern: `(?:step|walk|jump|lie down|lay down|throw ${yourself}) in front of (?:a|the) (?:train|bus|car|truck|lorry|tram)` },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern:
+      `${you} ${words(5)}(?:with|after|once i give ${you}|when i give ${you}) (?:a |some )?(?:broken|smashed|busted|shattered|cracked) (?:jaw|nose|face|neck|arm|arms|leg|legs|skull|teeth|ribs)`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:got|have|found|know) ${possessive} (?:${oneOf(PERSONAL_DETAILS)}) ${words(3)}(?:passing|sharing|posting|leaking|spreading|giving|handing|sending) (?:it|them) (?:around|out|online|everywhere|to everyone)`,
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:hope|wish|pray)s? ${you} ${words(5)}(?:and )?(?:never (?:get up|wake up|come back|recover|walk again|make it)|break ${possessive} neck|bleed out)|` +
+      `(?:cant wait|cannot wait|looking forward|waiting|wait) (?:to|for) ${words(2)}${possessive} (?:obituary|funeral|death|wake|eulogy|autopsy)|` +
+      `(?:dance|party|celebrate|laugh) at ${possessive} funeral|` +
+      `(?:hope|wish|pray)s? ${possessive} (?:plane|car|flight|house|boat|bus|train|heart|brakes) (?:goes down|go down|crashes|crash|burns|burns down|explodes|sinks|gives out|stops|fail|fails)|` +
+      `may ${possessive} (?:bloodline|family|line|kids|children|family tree|name) (?:end|die|rot|suffer|burn|perish)`,
+  },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern:
+      `${agents} ${adverbs}${oneOf(THREAT_VERBS)} ${possessive} [a-z]+_(?:neck|face|head|throat|skull|teeth|jaw|nose|legs|arms|body)(?![a-z0-9])|` +
+      `${agents} ${adverbs}knock ${possessive} (?:teeth|lights|block|head|brains) (?:out|off|in)|` +
+      `${you}(?:re| are| r) (?:getting|gonna get|going to get|about to get|asking for) (?:a |the )?(?:slap|smack|beating|kicking|punch|hiding|thrashing|battering|good hiding|knuckle sandwich)(?![a-z0-9])(?! on the wrist)`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:i|we) know what ${possessive} (?:house|home|car|kids|children|wife|husband|family|street|door|office|school) (?:looks|look) like(?=[^a-z0-9]*$|[^a-z0-9]*[,.!;]| (?:now|btw|and|so|too|already))|` +
+      `${possessive} ${family}s? (?:school|house|address|work|office|car|nursery) (?:is|are) on my (?:list|radar|map)`,
+  },
 ];
 
 /** Harassment without a swear word or a threat: exclusion, dehumanisation, hate. */
@@ -591,6 +651,72 @@ const HARASSMENT: PhraseRule[] = [
       `${youAre} (?:just |only |nothing but )?(?:a )?(?:pair of tits|piece of ass|set of tits|walking vagina)|` +
       `(?:prettier|hotter|cuter|nicer) (?:if|when) ${you} (?:smiled?|shut up|kept quiet|stayed quiet)|how much for (?:a night|an hour|a (?:blowjob|bj|date))|` +
       `(?:id|i would|i wanna|i want to|i could) (?:smash|tap that|hit that|rail ${you}|fuck ${you}|bang ${you}|bend ${you})(?=[^a-z0-9]*$| (?:her|him|${you}|that|so|ngl|tbh))`,
+  },
+  // Persistence the reader cannot escape: "blocking me won't help", "I'll keep tagging you".
+  {
+    id: "harassment:persistent",
+    kind: "harassment",
+    pattern:
+      `(?:block|blocking|blocked|mute|muting|report|reporting) me (?:wont|will not|doesnt|does not|isnt going to|aint gonna|is not going to) (?:help|stop me|save ${you}|work|change anything)(?=[^a-z0-9]*$|[^a-z0-9]*[,.!;]| (?:i|il|im|cause|because|coz|cos|ive|we))|` +
+      `(?:cant|cannot|can not|will never|wont|never) (?:get rid of|escape|hide from|run from|block) me|` +
+      // "I'll keep tagging you until you answer" is the threat; "I'll keep tagging you in the good ones" is not.
+      `(?:keep|keeps|keep on|not stop|never stop|wont stop|will not stop|not going to stop|never going to stop|not gonna stop) ` +
+      `(?:tagging|messaging|dming|replying to|mentioning|following|texting|calling|emailing|stalking|posting about|commenting on) ${you}` +
+      `(?: (?:until|till|forever|every (?:day|night|hour|minute|single day)|all day|day and night|no matter|whether)|[^a-z0-9]*$|[^a-z0-9]*[.!])|` +
+      `${agents} ${adverbs}(?:follow|find|hunt|track) ${you} (?:to|into|in|across|on|through) (?:every|each|all|any)(?![a-z0-9])|` +
+      `(?:made|make|have|got|created|open) ${words(2)}(?:another|new|more|other|alt|alts|second|fresh) accounts? (?:since|because|after|cause|cos|so|now that) ${you} blocked`,
+  },
+  // Calling others to pile on: "let's all pile on this clown".
+  {
+    id: "harassment:pile-on",
+    kind: "harassment",
+    pattern:
+      `(?:lets|let us|everyone|everybody|guys|yall|y all|all of you|come on) ${words(2)}(?:pile on|dogpile|dog pile|brigade|raid|swarm|mass report|gang up on|ratio) ` +
+      `(?:him|her|them|${you}|(?:this|that) (?:clown|idiot|guy|girl|account|bot|user|loser|moron|person|woman|man|one|fool)|the (?:op|poster|bot|account|author|dev|admin)|${possessive} (?:account|replies|mentions|posts))(?![a-z0-9])`,
+  },
+  {
+    id: "harassment:worthless-life",
+    kind: "harassment",
+    pattern:
+      `${possessive} (?:whole |entire |very |pathetic |sad )?(?:existence|life|birth|being alive) (?:is|was|s) (?:just )?(?:a |an )?(?:mistake|waste|joke|accident|failure|pointless|meaningless|worthless|embarrassment)|` +
+      `${you}(?:ll| will| are going to|re going to|re gonna) never be (?:loved|wanted|liked|respected|missed|good enough|anything|anybody|somebody)(?![a-z0-9])|` +
+      `(?:nobody|no one|noone|no1) ${words(2)}(?:will|would|could|is going to|gonna) (?:ever )?(?:take ${you} seriously|respect ${you}|listen to ${you})|` +
+      `(?:^|(?<=[,.!?;][^a-z0-9]*))(?:just |pls |please )?(?:quit|leave|get off|log off) the internet(?: (?:forever|for good|already|now|loser|idiot))?(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])|${you} embarrass ${yourself}`,
+  },
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `(?:bet|imagine|picture) ${you} ${words(1)}(?:look|looks|d look|would look) (?:good|great|hot|sexy|better|amazing|fine) (?:in nothing|naked|nude|without (?:any |${possessive} )?clothes)|` +
+      `(?:pic|pics|photo|photos|picture|pictures|selfie|selfies|video) (?:of ${you} )?in ${possessive} (?:bra|underwear|lingerie|bikini|knickers|panties|bed|shower|bath)|` +
+      `(?:ruin|destroy|wreck|rail|pound) ${you} in bed`,
+  },
+  {
+    id: "harassment:exposure",
+    kind: "harassment",
+    pattern:
+      `(?:screenshot[a-z]*|saved|saving|recorded|recording|archived|archiving) ${words(6)}(?:sending|send|posting|forwarding|showing|emailing|leaking|sharing|spreading) ` +
+      `(?:it|them|everything|all of it|these|those) (?:to|with|around) (?:everyone|everybody|${possessive}|all|the whole)`,
+  },
+  {
+    id: "harassment:shame",
+    kind: "harassment",
+    pattern:
+      `${you} should be (?:too |so )?(?:embarrassed|ashamed|humiliated) to (?:ever )?(?:post|show|speak|tweet|open|talk|exist|leave|be seen|go outside)|` +
+      `${youAre} the reason (?:${possessive} (?:parents|mum|mom|dad|father|mother|family|wife|husband|kids) (?:drink|drinks|left|cry|divorced|hate|drank)|` +
+      `(?:we|everyone|people) (?:cant have nice things|hate this|left))|(?:nobody|no one|noone|no1) (?:invited|wanted|asked for) ${you}(?![a-z0-9])`,
+  },
+  {
+    id: "harassment:persistent",
+    kind: "harassment",
+    pattern: `${agents} ${adverbs}(?:be )?in ${possessive} (?:dms|dm|inbox|mentions|replies|notifications) (?:until|forever|day and night|24 7|every ${words(2)}until)`,
+  },
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `(?:lips|mouth|tongue|hands) (?:would |will |d )?(?:look|looks|be|feel|feels) (?:better|good|great|nice|perfect) (?:around|on|wrapped around) my|` +
+      `take ${possessive} (?:top|shirt|bra|clothes|knickers|pants|panties|kit|dress) off|strip (?:for|4) (?:me|us|the camera)`,
   },
 ];
 

@@ -236,3 +236,76 @@ describe("createClassifier: abuse the first rules missed (issue 12)", () => {
     });
   });
 });
+
+describe("createClassifier: insults aimed at the reader in words no list has (aimed.ts)", () => {
+  const abusive = (text: string) => classifier.classify(text).abusive;
+  const check = (texts: { yes: string[]; no: string[] }) => {
+    for (const text of texts.yes) expect(abusive(text), text).toBe(true);
+    for (const text of texts.no) expect(abusive(text), text).toBe(false);
+  };
+
+  it("names the hit after the insult word and reports the words from 'you' to it", () => {
+    expect(classifier.classify("you are a bumbling oaf").rules).toEqual([{ rule: "insult:oaf", match: "you are a bumbling oaf", weight: WEIGHTS.insult }]);
+    expect(rules(classifier.classify("listen here you ignorant swine"))).toEqual(["insult:swine"]);
+  });
+
+  it("reads insults from the scored lexicon after 'you', 'you are', 'are you' and their spellings", () => {
+    check({
+      yes: ["ur a brainless twit", "you're repugnant", "u r one seriously deluded goblin", "are u a nincompoop?", "yer a pillock", "you sound like a gormless plonker"],
+      no: ["you are a genius", "ur a hero", "you're a gem", "you are so kind", "you are right, I was wrong", "are you free on Friday?"],
+    });
+  });
+
+  it("takes an unknown head noun as an insult after a strong insulting adjective, or 'of a human'", () => {
+    check({
+      yes: ["you festering boil", "you're a nasty, vindictive harpy", "you are an absolute walnut of a human", "honestly you are the most insufferable person on this site"],
+      no: ["you lovely boil of a brother", "you're a dark horse", "you're a night owl like me", "you are a human being with rights"],
+    });
+  });
+
+  it("lets praise, negation, a condition or a fond adjective stop it", () => {
+    check({
+      yes: ["u absolute cabbage", "you're an idiot"],
+      no: [
+        "you absolute legend", "what a bunch of absolute units", "you're not stupid for asking", "you're never a burden",
+        "if you are a racist, leave this page", "you cheeky bastard, you actually did it", "you crazy sod", "you silly goose", "you goof, you posted it twice",
+      ],
+    });
+  });
+
+  it("does not read an insult that a verb, pronoun or preposition puts on someone else", () => {
+    check({
+      yes: ["you two idiots", "you lot are a rabble of halfwits", "your dev team are a bunch of amateurs and frauds"],
+      no: ["you hired a clown for the party?", "did you see that idiot driver", "you remind me of my stupid cat", "you made that moron look smart", "you and your silly puns"],
+    });
+  });
+});
+
+describe("createClassifier: harassment, death wishes and threats in new words (tuning-8/9)", () => {
+  const abusive = (text: string) => classifier.classify(text).abusive;
+  const check = (texts: { yes: string[]; no: string[] }) => {
+    for (const text of texts.yes) expect(abusive(text), text).toBe(true);
+    for (const text of texts.no) expect(abusive(text), text).toBe(false);
+  };
+
+  it("finds death wishes without 'kill' or 'die you'", () => {
+    check({
+      yes: ["may you rot", "hope a piano falls on you", "wishing you a slow painful end", "go step in front of a train", "i'd dance at your funeral", "may your bloodline end with you"],
+      no: ["I hope your plane lands safely", "may your family be blessed", "can't wait to read your next post", "I'd dance at your wedding any day"],
+    });
+  });
+
+  it("finds persistence the reader cannot escape, and not its friendly look-alikes", () => {
+    check({
+      yes: ["blocking me won't help, i have twenty more accounts", "i'm going to keep tagging you until you answer me", "i'll follow you to every thread you post in"],
+      no: ["I'll keep tagging you in the good ones", "blocking me won't help you win the argument lol", "I'll be in your DMs every morning with the report"],
+    });
+  });
+
+  it("finds calls to pile on a person, and threats of a beating, not their idioms", () => {
+    check({
+      yes: ["guys let's all pile on this clown", "touch my post again and you're getting a slap", "i'll wring your scrawny neck", "i'd knock your teeth out"],
+      no: ["lets all pile on the pancakes this morning", "you're getting a slap on the wrist at most", "i'll knock your socks off with this recipe"],
+    });
+  });
+});

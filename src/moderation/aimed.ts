@@ -1,0 +1,287 @@
+/**
+ * The aimed-insult detector: finds insults aimed at the reader by reading the words after
+ * an anchor that points at them ("you", "you're", "are you", "you lot are", "your devs
+ * are", "what a ...") against the scored lexicon of `insult-lexicon.ts`.
+ *
+ * Why it exists beside the phrase rules: those need every word between "you" and the
+ * insult to be on a list, and each batch of fresh replies brought a modifier or a noun the
+ * lists lacked ("you're a bumbling oaf", "you festering boil"). Here the words between the
+ * anchor and the insult may be unknown (up to two), and an unknown head noun counts when a
+ * strong insulting adjective stands before it. What keeps precision:
+ * - a verb, pronoun or preposition between anchor and insult ends the phrase ("you made
+ *   that idiot famous", "you remind me of my idiot brother");
+ * - a negation drops it ("you're not stupid for asking"), and so does praise ("you
+ *   absolute legend");
+ * - after a bare "you" the insult must close the clause ("you idiot.", not "you hired a
+ *   clown for the party"), and mild words never insult alone ("you goof", "you silly goose").
+ *
+ * It works on tokens of the collapsed text (`normalize.ts`), so masks, leetspeak and
+ * repeated letters are already undone, and it is one pass over the words: cheap next to a
+ * regular expression per rule.
+ */
+import {
+  BREAKERS,
+  COLLECTIVES,
+  CONTAINERS,
+  FOND_ADJECTIVES,
+  INSULT_ADJECTIVE_SCORES,
+  INSULT_NOUN_SCORES,
+  INTENSIFIERS,
+  NEGATIONS,
+  PERSON_NOUNS,
+  PRAISE_NOUNS,
+  STRONG,
+} from "./insult-lexicon.ts";
+import { normalizePattern, originalSpan, type Normalized } from "./normalize.ts";
+import { compilePattern } from "./pattern.ts";
+import { AIMED_SUBJECT } from "./rules.ts";
+import { WEIGHTS } from "./score.ts";
+import type { PlacedHit } from "./types.ts";
+
+/** A word of the collapsed text, and whether a sentence or clause break comes before it. */
+interface Token {
+  readonly word: string;
+  readonly start: number;
+  readonly end: number;
+  /** A break (`.`, `!`, `?`, `;`, `:`, a line break, or a comma) between it and the word before. */
+  readonly broken: boolean;
+}
+
+/** Phrases of up to three words, keyed as the collapsed text writes them. */
+class PhraseTable<V> {
+  private readonly map = new Map<string, V>();
+  longest = 1;
+  constructor(entries: Iterable<readonly [string, V]>) {
+    for (const [phrase, value] of entries) {
+      const key = normalizePattern(phrase).split(/[^a-z0-9]+/).filter(Boolean).join(" ");
+      if (!key) continue;
+      this.map.set(key, value);
+      this.longest = Math.max(this.longest, key.split(" ").length);
+    }
+  }
+  /** The longest phrase starting at token `i`: how many words it spans and its value. */
+  at(tokens: readonly Token[], i: number): { length: number; value: V } | undefined {
+    let key = "";
+    let found: { length: number; value: V } | undefined;
+    for (let n = 0; n < this.longest && i + n < tokens.length; n++) {
+      if (n > 0 && tokens[i + n]!.broken) break;
+      key = n === 0 ? tokens[i]!.word : `${key} ${tokens[i + n]!.word}`;
+      const value = this.map.get(key);
+      if (value !== undefined) found = { length: n + 1, value };
+    }
+    return found;
+  }
+}
+
+const set = (words: readonly string[]) => new PhraseTable(words.map((w) => [w, true] as const));
+const NOUNS = new PhraseTable(INSULT_NOUN_SCORES);
+const ADJECTIVES = new PhraseTable(INSULT_ADJECTIVE_SCORES);
+const PERSONS = set(PERSON_NOUNS);
+const PRAISE = set(PRAISE_NOUNS);
+const FOND = set(FOND_ADJECTIVES);
+const COLLECTIVE = set(COLLECTIVES);
+const CONTAINER = set(CONTAINERS);
+const NEGATION = set(NEGATIONS);
+const INTENSIFIER = set(INTENSIFIERS);
+const BREAKER = set(BREAKERS);
+/** A set of single words, normalised as the collapsed text writes them ("look" is "lok" there). */
+const words = (list: readonly string[]) => new Set(list.map(normalizePattern));
+const YOU = words(["you", "u", "ya", "yu", "thou", "ye"]);
+/** "you're" and its spellings, read as "you are" ("your" only before an article: "your a moron"). */
+const YOU_ARE = words(["ur", "youre", "yer", "yor"]);
+const COPULAS = words(["are", "r", "re", "were", "is", "s", "was"]);
+/** After "you": "you lot are", "you two are". */
+const GROUP_WORDS = words(["lot", "all", "guys", "people", "two", "lads", "folks"]);
+/** Words that may follow a predicate adjective and still leave it said of the reader ("you're dense af"). */
+const AFTER_PREDICATE = words(["and", "as", "af", "it", "its", "lol", "lmao", "tbh", "ngl", "honestly", "mate", "bro", "dude", "than", "too", "to", "you", "u", "but", "so", "like", "beyond", "frankly", "seriously"]);
+/** Words that may follow a vocative insult and still close it ("you idiot lol", "you idiot and your bot"). */
+const AFTER_VOCATIVE = words(["and", "lol", "lmao", "haha", "mate", "bro", "dude", "you", "u", "who", "just", "like", "honestly", "seriously", "smh", "ffs", "omg", "ok", "okay", "of"]);
+/** Words that may follow an unknown head noun after "you are" ("a clueless dolt who ..."). */
+const AFTER_UNKNOWN_HEAD = words(["who", "that", "and", "of", "with", "in", "on", "lol"]);
+/** Intensifiers that, after a bare "you", make even an unknown noun an insult ("u absolute cabbage"); praise still stops it. */
+const SCORNFUL = words(["absolute", "utter", "complete", "total", "fucking", "fuckin", "fkn", "bloody", "massive", "raging", "certified"]);
+/** "walnut of a human": any noun followed by one of these is an insult. */
+const OF_A_PERSON = set(["of a human", "of a person", "of a man", "of a woman", "of a human being", "of a being", "of an adult", "of a bot", "of a dev", "of a developer", "of a coder", "of a mod"]);
+const CONDITIONS = words(["if", "unless", "whether", "when", "whenever"]);
+const LIKENED = words(["look", "looks", "sound", "sounds", "seem", "seems", "act", "acts", "smell", "smells"]);
+const MAX_UNKNOWN = 2;
+const SCAN = 9;
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let last = 0;
+  for (const m of text.matchAll(/[a-z0-9]+/g)) {
+    const gap = text.slice(last, m.index);
+    tokens.push({ word: m[0], start: m.index, end: m.index + m[0].length, broken: tokens.length > 0 && /[.!?;:,\n]/.test(gap) });
+    last = m.index + m[0].length;
+  }
+  return tokens;
+}
+
+/** The noun at token i, singular or plural ("weasels", "buffoons" read as their singular). */
+function nounAt(tokens: readonly Token[], i: number): { length: number; value: number } | undefined {
+  const direct = NOUNS.at(tokens, i);
+  if (direct) return direct;
+  const word = tokens[i]!.word;
+  for (const cut of [1, 2]) {
+    if (word.length - cut < 3 || !(cut === 1 ? word.endsWith("s") : word.endsWith("es"))) continue;
+    const value = NOUNS.at([{ ...tokens[i]!, word: word.slice(0, -cut) }], 0);
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** Praise at token i, singular or plural ("what a bunch of absolute units"). */
+function praiseAt(tokens: readonly Token[], i: number): boolean {
+  if (PRAISE.at(tokens, i)) return true;
+  const word = tokens[i]!.word;
+  return word.length > 3 && word.endsWith("s") && PRAISE.at([{ ...tokens[i]!, word: word.slice(0, -1) }], 0) !== undefined;
+}
+
+const closes = (tokens: readonly Token[], m: number, after: ReadonlySet<string>) =>
+  m >= tokens.length || tokens[m]!.broken || after.has(tokens[m]!.word);
+
+/** Where an insult phrase found by a scan starts and ends (token indexes, end exclusive), and its word. */
+interface Found {
+  readonly from: number;
+  readonly to: number;
+  readonly word: string;
+}
+
+/**
+ * Reads the noun phrase or predicate from token `j` on. `vocative`: after a bare "you"
+ * (the insult must close the clause); otherwise after "you are" or a subject and copula.
+ */
+function scan(tokens: readonly Token[], j: number, vocative: boolean): Found | undefined {
+  let strongAdjective = false;
+  let fond = false;
+  let scornful = false;
+  let unknown = 0;
+  const stop = Math.min(tokens.length, j + SCAN);
+  for (let k = j; k < stop; ) {
+    if (k > j && tokens[k]!.broken) {
+      // "you're a nasty, vindictive harpy": a comma between adjectives keeps the phrase.
+      if (!(strongAdjective && ADJECTIVES.at(tokens, k - 1) && (ADJECTIVES.at(tokens, k) || nounAt(tokens, k)))) return undefined;
+    }
+    if (NEGATION.at(tokens, k) || praiseAt(tokens, k)) return undefined;
+    const noun = nounAt(tokens, k);
+    if (noun) {
+      const m = k + noun.length;
+      const ofA = OF_A_PERSON.at(tokens, m);
+      if (ofA) return { from: j, to: m + ofA.length, word: "of-a-human" };
+      // "you cheeky bastard, you did it": a fond adjective makes even a swear word banter.
+      if (fond && !strongAdjective) return undefined;
+      if (noun.value < STRONG && !strongAdjective) return undefined;
+      if (vocative && !closes(tokens, m, AFTER_VOCATIVE)) return undefined;
+      return { from: j, to: m, word: tokens.slice(k, m).map((t) => t.word).join(" ") };
+    }
+    const container = CONTAINER.at(tokens, k);
+    if (container && tokens[k + container.length]?.word === "of" && k + container.length + 1 < tokens.length) {
+      const after = k + container.length + 1;
+      if (praiseAt(tokens, after)) return undefined;
+      return { from: j, to: after + 1, word: `${tokens[k]!.word} of` };
+    }
+    const collective = COLLECTIVE.at(tokens, k);
+    if (collective && tokens[k + collective.length]?.word === "of") {
+      k += collective.length + 1;
+      continue;
+    }
+    const adjective = ADJECTIVES.at(tokens, k);
+    if (FOND.at(tokens, k)) fond = true;
+    if (adjective) {
+      const m = k + adjective.length;
+      if (adjective.value >= STRONG) {
+        strongAdjective = true;
+        if (!vocative && closes(tokens, m, AFTER_PREDICATE)) return { from: j, to: m, word: tokens.slice(k, m).map((t) => t.word).join(" ") };
+      }
+      k = m;
+      continue;
+    }
+    const person = PERSONS.at(tokens, k);
+    if (person) {
+      const m = k + person.length;
+      if (!strongAdjective) return undefined;
+      if (vocative && !closes(tokens, m, AFTER_VOCATIVE)) return undefined;
+      return { from: j, to: m, word: tokens.slice(k, m).map((t) => t.word).join(" ") };
+    }
+    const intensifier = INTENSIFIER.at(tokens, k);
+    if (intensifier) {
+      if (SCORNFUL.has(tokens[k]!.word)) scornful = true;
+      // After a bare "you" an article may only come first ("u a clown"), else "you hired a clown" would read as one.
+      if (vocative && k > j && /^(?:a|an|the)$/.test(tokens[k]!.word)) return undefined;
+      k += intensifier.length;
+      continue;
+    }
+    if (BREAKER.at(tokens, k)) return undefined;
+    // An unknown word: a head noun the lexicon lacks, or a modifier before one.
+    if (OF_A_PERSON.at(tokens, k + 1)) return { from: j, to: k + 1 + OF_A_PERSON.at(tokens, k + 1)!.length, word: "of-a-human" };
+    if ((strongAdjective || (vocative && scornful && !fond)) && closes(tokens, k + 1, vocative ? AFTER_VOCATIVE : AFTER_UNKNOWN_HEAD)) {
+      return { from: j, to: k + 1, word: tokens[k]!.word };
+    }
+    if (++unknown > MAX_UNKNOWN) return undefined;
+    k++;
+  }
+  return undefined;
+}
+
+const subject = compilePattern(AIMED_SUBJECT);
+
+/**
+ * Finds insults aimed at the reader, each as an `insult:<word>` hit (named like the phrase rules' insults, so allow lists treat both alike) over the words from the
+ * anchor to the insult.
+ */
+export function aimedInsults(text: Normalized): PlacedHit[] {
+  const collapsed = text.collapsed;
+  const tokens = tokenize(collapsed.text);
+  const found: Array<Found & { anchor: number }> = [];
+  const tryScan = (anchor: number, j: number, vocative: boolean) => {
+    if (j >= tokens.length || tokens[j]!.broken) return;
+    const f = scan(tokens, j, vocative);
+    if (f) found.push({ ...f, anchor });
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const word = tokens[i]!.word;
+    const next = tokens[i + 1];
+    // "if you are a racist, leave": a condition, not a charge.
+    if (i > 0 && !tokens[i]!.broken && CONDITIONS.has(tokens[i - 1]!.word)) continue;
+    if (YOU.has(word)) {
+      const before = tokens[i - 1];
+      if (before && !tokens[i]!.broken && (before.word === "are" || before.word === "r")) {
+        tryScan(i - 1, i + 1, false); // "are you stupid?"
+      } else if (next && !next.broken && COPULAS.has(next.word)) {
+        tryScan(i, i + 2, false); // "you are ...", "you're ..." (collapsed "you re")
+      } else if (next && !next.broken && GROUP_WORDS.has(next.word) && tokens[i + 2] && COPULAS.has(tokens[i + 2]!.word)) {
+        tryScan(i, i + 3, false); // "you lot are ..."
+      } else if (next && !next.broken && LIKENED.has(next.word) && tokens[i + 2]?.word === "like") {
+        tryScan(i, i + 3, false); // "you sound like a complete dullard"
+      } else if (next && !next.broken && next.word === "ve" && tokens[i + 2]?.word === "always" && tokens[i + 3]?.word === "ben") {
+        tryScan(i, i + 4, false);
+      } else {
+        tryScan(i, i + 1, true);
+      }
+    } else if (YOU_ARE.has(word) || (word === "your" && next && /^(?:a|an|such|so)$/.test(next.word))) {
+      tryScan(i, i + 1, false);
+    } else if ((word === "what" || word === "such") && (i === 0 || tokens[i]!.broken) && next && /^(?:a|an)$/.test(next.word)) {
+      tryScan(i, i + 2, true); // "what a pack of snivelling weasels"
+    }
+  }
+  // The people behind the account or an addressed group, then a copula: "your dev team are ...".
+  subject.lastIndex = 0;
+  for (let m = subject.exec(collapsed.text); m; m = subject.exec(collapsed.text)) {
+    const end = m.index + m[0].length;
+    let i = tokens.findIndex((t) => t.start >= end);
+    for (let n = 0; i >= 0 && i < tokens.length && n < 8; i++, n++) {
+      if (n > 0 && tokens[i]!.broken) break;
+      if (COPULAS.has(tokens[i]!.word)) {
+        const before = found.length;
+        tryScan(i, i + 1, false);
+        if (found.length > before) break;
+      }
+    }
+    if (m[0].length === 0) subject.lastIndex++;
+  }
+  return found.map(({ anchor, to, word }) => {
+    const span = originalSpan(collapsed, tokens[anchor]!.start, tokens[to - 1]!.end);
+    return { rule: `insult:${word.replace(/ /g, "-")}`, match: text.original.slice(span.start, span.end), weight: WEIGHTS.insult, ...span };
+  });
+}
