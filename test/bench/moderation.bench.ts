@@ -7,9 +7,16 @@
  *   them); the own fixture and tuning batches were tuned on, so their figures
  *   flatter and are shown without an aim;
  * - speed: verdicts per second, single-threaded, on short replies and on replies at the
- *   service's 280-character limit. Aim: at least 1,000 a second, so the `moderate` plugin
- *   is never what a busy bot waits for.
+ *   service's 280-character limit (the labelled texts run together, so about half abusive,
+ *   which is the slow case: every hit is traced back to the original text), plus 280-char
+ *   replies made of the harmless texts only, as most real replies are. Aim: at least 1,000
+ *   a second, so the `moderate` plugin is never what a busy bot waits for. Each figure is
+ *   given per second of the process's own CPU time, which is what a verdict costs, and
+ *   per second of wall time, which also counts the time other processes on a loaded
+ *   machine took the CPU away (the verdict is given on the CPU figure; the load average
+ *   is printed beside it so a low wall figure can be read).
  */
+import { loadavg } from "node:os";
 import { createClassifier } from "../../src/moderation/index.ts";
 import { AIM, firstScores, loadBatches, scoreBatch } from "../moderation/batches.ts";
 import type { Bench, BenchRow } from "./harness.ts";
@@ -17,16 +24,26 @@ import type { Bench, BenchRow } from "./harness.ts";
 const SPEED_AIM = 1_000;
 const MEASURE_MS = 2_000;
 
-function throughput(classify: (text: string) => unknown, texts: readonly string[]): { perSecond: number; usPerText: number } {
+function throughput(classify: (text: string) => unknown, texts: readonly string[]): { cpu: number; wall: number; usPerText: number } {
   for (const t of texts) classify(t); // warm-up: compile and JIT before measuring
   let n = 0;
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   while (performance.now() - start < MEASURE_MS) {
     for (const t of texts) classify(t);
     n += texts.length;
   }
   const ms = performance.now() - start;
-  return { perSecond: Math.round((n / ms) * 1000), usPerText: (ms * 1000) / n };
+  const used = process.cpuUsage(cpuStart);
+  const cpuMs = (used.user + used.system) / 1000;
+  return { cpu: Math.round((n / cpuMs) * 1000), wall: Math.round((n / ms) * 1000), usPerText: (cpuMs * 1000) / n };
+}
+
+/** Texts run together and cut at 280 characters, as full-length replies. */
+function fullLength(texts: readonly string[]): string[] {
+  const long: string[] = [];
+  for (let i = 0; i < texts.length; i += 8) long.push(texts.slice(i, i + 40).join(" ").slice(0, 280));
+  return long;
 }
 
 const bench: Bench = {
@@ -43,7 +60,9 @@ const bench: Bench = {
       const first = before[batch.file];
       const met = s.precision >= AIM.precision && s.recall >= AIM.recall;
       result.push({
-        bench: `moderation: ${batch.file} (${batch.role}, ${batch.rows.length} texts)`,
+        // A held-out batch's figure after its first score is "seen": the rules changed since
+        // by people who had read its misses, so only the first score is the honest one.
+        bench: `moderation: ${batch.file} (${batch.role}, ${batch.rows.length} texts${heldOut && first ? `; seen since ${first.classifier}` : ""})`,
         precision: s.precision.toFixed(3),
         recall: s.recall.toFixed(3),
         "fp / fn": `${s.fp} / ${s.fn}`,
@@ -55,17 +74,21 @@ const bench: Bench = {
     // Speed, with a block and an allow list as a configured bot has.
     const classifier = createClassifier({ block: ["buy followers", "crypto giveaway"], allow: ["Cockburn"] });
     const short = batches.flatMap((b) => b.rows.map((r) => r.text));
-    // Full-length replies: texts run together and cut at 280 characters.
-    const long: string[] = [];
-    for (let i = 0; i < short.length; i += 8) long.push(short.slice(i, i + 40).join(" ").slice(0, 280));
-    for (const [label, texts] of [["short replies", short], ["280-char replies", long]] as const) {
-      const { perSecond, usPerText } = throughput((t) => classifier.classify(t), texts);
+    const harmless = batches.flatMap((b) => b.rows.filter((r) => !r.abusive).map((r) => r.text));
+    const speed = [
+      ["short replies", short],
+      ["280-char replies", fullLength(short)],
+      ["280-char harmless replies", fullLength(harmless)],
+    ] as const;
+    for (const [label, texts] of speed) {
+      const { cpu, wall, usPerText } = throughput((t) => classifier.classify(t), texts);
       result.push({
         bench: `moderation: classify ${label}`,
-        "texts/s": perSecond,
+        "texts/s": cpu,
         "µs/text": usPerText,
+        "wall texts/s (load)": `${wall.toLocaleString("en-US")} (${loadavg()[0]!.toFixed(1)})`,
         aim: `≥ ${SPEED_AIM.toLocaleString("en-US")}/s`,
-        verdict: perSecond >= SPEED_AIM ? "ok" : "missed",
+        verdict: cpu >= SPEED_AIM ? "ok" : "missed",
       });
     }
     return result;

@@ -17,8 +17,8 @@ const own = batches.find((b) => b.file === "labelled.jsonl")!;
  * first scores, before anything could be tuned to them, are in first-scores.json.)
  */
 const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
-  "heldout-3.jsonl": { precision: 0.95, recall: 0.88 },
-  "heldout-4.jsonl": { precision: 0.95, recall: 0.71 },
+  "heldout-3.jsonl": { precision: 0.95, recall: 0.89 },
+  "heldout-4.jsonl": { precision: 0.95, recall: 0.75 },
 };
 const OWN_KINDS = ["profanity", "slur", "obfuscated", "threat", "harassment", "lookalike", "emphasis", "benign"] as const;
 
