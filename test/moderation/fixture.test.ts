@@ -19,6 +19,8 @@ const own = batches.find((b) => b.file === "labelled.jsonl")!;
 const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
   "heldout-3.jsonl": { precision: 0.95, recall: 0.89 },
   "heldout-4.jsonl": { precision: 0.95, recall: 0.75 },
+  "heldout-5.jsonl": { precision: 0.95, recall: 0.85 },
+  "heldout-6.jsonl": { precision: 0.93, recall: 0.75 },
 };
 const OWN_KINDS = ["profanity", "slur", "obfuscated", "threat", "harassment", "lookalike", "emphasis", "benign"] as const;
 
