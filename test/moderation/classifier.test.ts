@@ -4,6 +4,12 @@ import { createClassifier, DEFAULT_THRESHOLD, WEIGHTS, type Verdict } from "../.
 
 const classifier = createClassifier();
 const rules = (v: Verdict) => v.rules.map((r) => r.rule);
+const abusive = (text: string) => classifier.classify(text).abusive;
+/** Each `yes` text is abusive and each `no` text is not, with default options. */
+const check = (texts: { yes: string[]; no: string[] }) => {
+  for (const text of texts.yes) expect(abusive(text), text).toBe(true);
+  for (const text of texts.no) expect(abusive(text), text).toBe(false);
+};
 
 describe("createClassifier: built-in rules", () => {
   it("finds profanity, obfuscated or not, without calling swearing alone abusive", () => {
@@ -171,11 +177,6 @@ describe("createClassifier: threshold", () => {
 });
 
 describe("createClassifier: abuse the first rules missed (issue 12)", () => {
-  const abusive = (text: string) => classifier.classify(text).abusive;
-  const check = (texts: { yes: string[]; no: string[] }) => {
-    for (const text of texts.yes) expect(abusive(text), text).toBe(true);
-    for (const text of texts.no) expect(abusive(text), text).toBe(false);
-  };
 
   it("reads words masked with symbols against known words, not symbol by symbol", () => {
     expect(rules(classifier.classify("what an !diot"))).toEqual(["insult:idiot"]);
@@ -238,11 +239,6 @@ describe("createClassifier: abuse the first rules missed (issue 12)", () => {
 });
 
 describe("createClassifier: insults aimed at the reader in words no list has (aimed.ts)", () => {
-  const abusive = (text: string) => classifier.classify(text).abusive;
-  const check = (texts: { yes: string[]; no: string[] }) => {
-    for (const text of texts.yes) expect(abusive(text), text).toBe(true);
-    for (const text of texts.no) expect(abusive(text), text).toBe(false);
-  };
 
   it("names the hit after the insult word and reports the words from 'you' to it", () => {
     expect(classifier.classify("you are a bumbling oaf").rules).toEqual([{ rule: "insult:oaf", match: "you are a bumbling oaf", weight: WEIGHTS.insult }]);
@@ -282,11 +278,6 @@ describe("createClassifier: insults aimed at the reader in words no list has (ai
 });
 
 describe("createClassifier: harassment, death wishes and threats in new words (tuning-8/9)", () => {
-  const abusive = (text: string) => classifier.classify(text).abusive;
-  const check = (texts: { yes: string[]; no: string[] }) => {
-    for (const text of texts.yes) expect(abusive(text), text).toBe(true);
-    for (const text of texts.no) expect(abusive(text), text).toBe(false);
-  };
 
   it("finds death wishes without 'kill' or 'die you'", () => {
     check({
