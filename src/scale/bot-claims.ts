@@ -222,18 +222,20 @@ export class BotClaims {
     const all = this.options.bots;
     const share = Math.ceil(all.length / this.members);
     const mine = this.bots();
-    if (mine.length > share) {
+    const others = all.filter((bot) => !this.held.has(bot));
+    const keys = others.map((bot) => this.options.leases.key(`bot:${bot}`));
+    const values: Array<string | null> = [];
+    for (let i = 0; i < keys.length; i += 1_000) values.push(...(await this.options.redis.mget(keys.slice(i, i + 1_000))));
+    const free = others.filter((_, i) => values[i] === null);
+    // Above the share while nothing is free: another process wants some. (While bots are
+    // free nobody else takes them, and giving more back would only make them move about.)
+    if (mine.length > share && free.length === 0) {
       const extra = mine.slice(share);
       this.log.info(`${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`);
       await Promise.all(extra.map((bot) => this.giveBack(bot)));
       return;
     }
-    const others = all.filter((bot) => !this.held.has(bot));
-    if (others.length === 0) return;
-    const keys = others.map((bot) => this.options.leases.key(`bot:${bot}`));
-    const values: Array<string | null> = [];
-    for (let i = 0; i < keys.length; i += 1_000) values.push(...(await this.options.redis.mget(keys.slice(i, i + 1_000))));
-    const free = others.filter((_, i) => values[i] === null);
+    if (free.length === 0) return;
     const stale = free.filter((bot) => this.freeBefore.has(bot));
     this.freeBefore = new Set(free);
     const staleSet = new Set(stale);

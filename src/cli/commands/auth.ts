@@ -1,6 +1,7 @@
 /**
  * `bot auth`: sign the bots' accounts in and out. Tokens go to the state store
- * (`--data DIR/state/credentials.json`, mode 0600), never to the terminal or a log. The service and the
+ * (`--data DIR/state/credentials.json`, mode 0600, or the Redis of `--state`/`POSTBOT_STATE`,
+ * where `bot start --state` reads them), never to the terminal or a log. The service and the
  * app come from POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET (the
  * environment or a .env file); PKCE also needs POSTBOT_CLIENT_ID.
  */
@@ -9,22 +10,41 @@ import type { AuthFlowContext } from "../../auth-flows/context.ts";
 
 interface Common {
   data: string;
+  state?: string;
 }
 
 /** The flows, loaded only when a subcommand runs (so `bot --help` stays fast). */
 type Flows = typeof import("../../auth-flows/index.ts");
 
-/** Opens the store and the terminal, runs one flow, and always closes the store. */
-async function withContext(data: string, run: (ctx: AuthFlowContext, flows: Flows) => Promise<unknown> | void, readOnly = false): Promise<void> {
-  const [{ openFileStore, credentialsPath }, flows, { systemClock }] = await Promise.all([
+/**
+ * Opens the store (the state directory, or Redis with `--state`/`POSTBOT_STATE`, where the
+ * processes of `bot start --state` read the accounts) and the terminal, runs one flow, and
+ * always closes the store.
+ */
+async function withContext(options: Common, run: (ctx: AuthFlowContext, flows: Flows) => Promise<unknown> | void, readOnly = false): Promise<void> {
+  const [{ openFileStore, credentialsPath }, flows, { systemClock }, { stateOption }] = await Promise.all([
     import("../../store/index.ts"),
     import("../../auth-flows/index.ts"),
     import("../../clock.ts"),
+    import("../state-option.ts"),
   ]);
   const { vars, file } = flows.settingsEnv();
-  const store = await openFileStore(data, { readOnly });
+  const shared = stateOption(options.state, process.env);
+  let store, statePath;
+  if (shared) {
+    const [{ connectRedis, parseRedisUrl }, { openRedisStore }] = await Promise.all([import("../../store/redis/connect.ts"), import("../../store/redis/redis-store.ts")]);
+    const redis = await connectRedis(shared.url, { source: shared.source, name: "postbot:auth" });
+    store = await openRedisStore({ redis, readOnly, loadBots: false }).catch((err: unknown) => {
+      redis.disconnect();
+      throw err;
+    });
+    statePath = `Redis at ${parseRedisUrl(shared.url).display} (postbot:state:credentials)`;
+  } else {
+    store = await openFileStore(options.data, { readOnly });
+    statePath = credentialsPath(options.data);
+  }
   try {
-    await run({ store, terminal: flows.streamTerminal(), vars, envFile: file, clock: systemClock, statePath: credentialsPath(data) }, flows);
+    await run({ store, terminal: flows.streamTerminal(), vars, envFile: file, clock: systemClock, statePath }, flows);
   } finally {
     await store.close();
   }
@@ -44,11 +64,15 @@ async function userFacing<T>(fn: () => Promise<T>): Promise<T> {
 const ENV_HELP = `
 The service and the app are read from POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY and
 POSTBOT_CONSUMER_SECRET (the environment, then .env). Tokens are stored in
-DIR/state/credentials.json (mode 0600) and never printed.`;
+DIR/state/credentials.json (mode 0600), or in Redis with --state redis://HOST:PORT/DB
+(or POSTBOT_STATE), and never printed.`;
 
 export default function register(program: Command): void {
   const auth = program.command("auth").description("sign accounts in and out (OAuth 1.0a, PKCE, the app's bearer token)").addHelpText("after", ENV_HELP);
-  const data = (c: Command) => c.option("--data <dir>", "directory of the state store", ".postbot");
+  const data = (c: Command) =>
+    c
+      .option("--data <dir>", "directory of the state store", ".postbot")
+      .option("--state <url>", "keep the tokens in Redis (redis://HOST:PORT/DB), where `bot start --state` reads them (default: POSTBOT_STATE, else the --data directory)");
 
   data(
     auth
@@ -58,7 +82,7 @@ export default function register(program: Command): void {
       .option("--callback <url|oob>", 'callback URL registered on the app, or "oob" for a PIN', "oob"),
   ).action((o: Common & { account?: string; callback: string }) =>
     userFacing(() =>
-      withContext(o.data, (ctx, flows) => flows.login(ctx, { ...(o.account ? { account: o.account } : {}), callback: o.callback })),
+      withContext(o, (ctx, flows) => flows.login(ctx, { ...(o.account ? { account: o.account } : {}), callback: o.callback })),
     ),
   );
 
@@ -71,7 +95,7 @@ export default function register(program: Command): void {
       .option("--scopes <scopes>", "space-separated scopes (default: all, with offline.access for refreshing)"),
   ).action((o: Common & { account?: string; redirect: string; scopes?: string }) =>
     userFacing(() =>
-      withContext(o.data, (ctx, flows) =>
+      withContext(o, (ctx, flows) =>
         flows.pkceLogin(ctx, { redirect: o.redirect, ...(o.account ? { account: o.account } : {}), ...(o.scopes ? { scopes: o.scopes.split(/[\s,]+/).filter(Boolean) } : {}) }),
       ),
     ),
@@ -85,7 +109,7 @@ export default function register(program: Command): void {
       .option("--account <name>", "the app owner's account, for --invalidate"),
   ).action((o: Common & { invalidate?: boolean; account?: string }) =>
     userFacing(() =>
-      withContext(o.data, (ctx, flows) => flows.bearer(ctx, { invalidate: o.invalidate ?? false, ...(o.account ? { account: o.account } : {}) })),
+      withContext(o, (ctx, flows) => flows.bearer(ctx, { invalidate: o.invalidate ?? false, ...(o.account ? { account: o.account } : {}) })),
     ),
   );
 
@@ -97,11 +121,11 @@ export default function register(program: Command): void {
       .option("--local-only", "forget the tokens without telling the service"),
   ).action((o: Common & { account?: string; localOnly?: boolean }) =>
     userFacing(() =>
-      withContext(o.data, (ctx, flows) => flows.logout(ctx, { ...(o.account ? { account: o.account } : {}), localOnly: o.localOnly ?? false })),
+      withContext(o, (ctx, flows) => flows.logout(ctx, { ...(o.account ? { account: o.account } : {}), localOnly: o.localOnly ?? false })),
     ),
   );
 
   data(auth.command("list").description("list the stored accounts (never their secrets)")).action((o: Common) =>
-    withContext(o.data, (ctx, flows) => flows.list(ctx), true),
+    withContext(o, (ctx, flows) => flows.list(ctx), true),
   );
 }

@@ -51,6 +51,8 @@ export interface RedisStoreOptions {
   fencing?: Fencing;
   /** Whether {@link Store.close} also closes the connection (default: yes). */
   closeConnection?: boolean;
+  /** Whether every bot's values are read at open (default: only without `fencing`); `bot auth` needs none. */
+  loadBots?: boolean;
 }
 
 /** A {@link Store} in Redis; see the module comment. */
@@ -159,7 +161,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     cursor = next;
     if (cursor === "0") break;
   }
-  await load(fencing && !readOnly ? allHashes.filter((h) => !h.startsWith(`${prefix}state:bots/`)) : allHashes);
+  const loadBots = options.loadBots ?? (readOnly || !fencing);
+  await load(loadBots ? allHashes : allHashes.filter((h) => !h.startsWith(`${prefix}state:bots/`)));
 
   /** Removes every in-memory value of a shard (and its unwritten changes). */
   const forgetShard = (shard: ShardPath) => {
