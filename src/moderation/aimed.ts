@@ -103,7 +103,13 @@ const SCORNFUL = words(["absolute", "utter", "complete", "total", "fucking", "fu
 /** "walnut of a human": any noun followed by one of these is an insult. */
 const OF_A_PERSON = set(["of a human", "of a person", "of a man", "of a woman", "of a human being", "of a being", "of an adult", "of a bot", "of a dev", "of a developer", "of a coder", "of a mod"]);
 const CONDITIONS = words(["if", "unless", "whether", "when", "whenever"]);
-const LIKENED = words(["look", "looks", "sound", "sounds", "seem", "seems", "act", "acts", "smell", "smells"]);
+const LIKENED = words([
+  "look", "looks", "sound", "sounds", "seem", "seems", "act", "acts", "smell", "smells", "write", "writes", "talk", "talks",
+  "think", "thinks", "type", "types", "argue", "argues", "behave", "behaves", "dress", "dresses",
+]);
+/** "run by a gutless weasel": who made the account, said in the passive. */
+const MADE_BY = words(["run", "made", "written", "coded", "built", "programmed", "managed", "created", "designed", "operated", "owned"]);
+const ACCOUNT_THINGS = words(["bot", "page", "account", "site", "app", "thing", "feed", "channel", "thread", "post", "garbage", "trash", "nonsense"]);
 const MAX_UNKNOWN = 2;
 const SCAN = 9;
 
@@ -264,6 +270,39 @@ export function aimedInsults(text: Normalized): PlacedHit[] {
     } else if ((word === "what" || word === "such") && (i === 0 || tokens[i]!.broken) && next && /^(?:a|an)$/.test(next.word)) {
       tryScan(i, i + 2, true); // "what a pack of snivelling weasels"
     }
+  }
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    const word = tokens[i]!.word;
+    // "this page is run by a gutless weasel", "this bot was clearly made by a moron".
+    if (ACCOUNT_THINGS.has(word) && (tokens[i - 1]?.word === "this" || tokens[i - 1]?.word === "your" || tokens[i - 1]?.word === "ur")) {
+      for (let k = i + 1; k < Math.min(tokens.length - 1, i + 5); k++) {
+        if (tokens[k]!.broken) break;
+        if (MADE_BY.has(tokens[k]!.word) && tokens[k + 1]?.word === "by") {
+          tryScan(i - 1, k + 2, false);
+          break;
+        }
+      }
+    }
+    // "your takes are as dumb as you are": an insult by comparison with the reader.
+    if (word === "as" && tokens[i + 1] && !tokens[i + 1]!.broken) {
+      const adjective = ADJECTIVES.at(tokens, i + 1);
+      const m = adjective ? i + 1 + adjective.length : -1;
+      if (adjective && adjective.value >= STRONG && tokens[m]?.word === "as" && tokens[m + 1] && YOU.has(tokens[m + 1]!.word)) {
+        found.push({ from: i, to: m + 2, word: tokens.slice(i + 1, m).map((t) => t.word).join(" "), anchor: i });
+      }
+    }
+    // "typical gang of bootlicking losers", "a load of brain-dead sheep".
+    const collective = COLLECTIVE.at(tokens, i);
+    if (collective && tokens[i + collective.length]?.word === "of" && !found.some((f) => f.anchor <= i && i < f.to)) {
+      tryScan(i, i, false);
+    }
+  }
+  // A bare insult closing the reply after a break: "whoever wrote this needs their head checked, total nutter".
+  let last = tokens.length - 1;
+  while (last > 0 && !tokens[last]!.broken) last--;
+  if (last > 0 && tokens.length - last <= 4 && !found.some((f) => f.to > last)) {
+    const f = scan(tokens, last, true);
+    if (f) found.push({ ...f, anchor: last });
   }
   // The people behind the account or an addressed group, then a copula: "your dev team are ...".
   subject.lastIndex = 0;

@@ -78,6 +78,23 @@ function withAimed(hits: PlacedHit[], text: Normalized): PlacedHit[] {
 }
 
 /**
+ * Laughter and affection beside an insult ("you idiot 😂😂", "haha you absolute clown, love
+ * it", "you muppet, you've done it again 😂") mark banter between people who like each
+ * other. "lol" and "lmao" are not counted: they are as often a sneer.
+ */
+const BANTER = /[\u{1F602}\u{1F923}\u{1F606}\u{1F639}\u{1F480}\u{2764}\u{2665}\u{1F618}\u{1F970}\u{1F60D}]|<3|\b(?:a?ha(?:ha)+h?|he(?:he)+|ily|love (?:you|ya|u|it|this|that|him|her))\b/iu;
+
+/**
+ * With a banter cue, an insult counts half ({@link WEIGHTS}.insult / 2, below the default
+ * threshold alone), so banter passes while an insult with swearing ("you fucking idiot
+ * 😂") or with a threat, slur or harassment still scores as abuse.
+ */
+function banter(text: string, hits: PlacedHit[]): PlacedHit[] {
+  if (!hits.some((h) => h.rule.startsWith("insult:")) || !BANTER.test(text)) return hits;
+  return hits.map((h) => (h.rule.startsWith("insult:") ? { ...h, weight: WEIGHTS.insult / 2 } : h));
+}
+
+/**
  * One hit per rule and stretch of text: several patterns of a rule may catch the same words
  * ("what a bunch of idiots" and its "bunch of idiots"), so a hit inside another hit of the
  * same rule is dropped.
@@ -131,7 +148,7 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
       const found = [...profanity.find(normalized.folded, text), ...withAimed(phraseHits(rules, normalized), normalized), ...block(normalized)].filter(
         (hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end),
       );
-      const hits = dedupe(allow(normalized, found)).sort((a, b) => a.start - b.start || b.weight - a.weight);
+      const hits = banter(text, dedupe(allow(normalized, found))).sort((a, b) => a.start - b.start || b.weight - a.weight);
       const value = score(hits);
       return {
         abusive: value >= threshold,

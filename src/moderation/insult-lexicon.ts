@@ -45,13 +45,13 @@ export const INSULT_NOUN_SCORES: ReadonlyMap<string, number> = new Map([
     stooge lackey puppet bootlicker sheep drone npc wimp weakling sissy whiner brat twerp runt scrub
     ignoramus philistine boor slob hog lardass fatso blimp gargoyle mutant abomination disgrace embarrassment
     nobody nonentity crook thief cheat traitor snitch bully tyrant egomaniac narcissist blowhard windbag gasbag bigmouth
-    loudmouth smartass wiseass prig mouthbreather edgelord cur mutt louse tick rodent roach brute
+    loudmouth smartass wiseass nutter prig mouthbreather edgelord cur mutt louse tick rodent roach brute
     lowlife scumbucket dregs deadbeat freeloader moocher leech vampire virus cancer tumour tumor plague
     imbecil cretin simpleton mongrel gimp spaz sicko creeper predator groomer pedo paedo pedophile paedophile
     dumbarse thicko divvy numpty muppet jerk jerkoff douchecanoe tool failure joke fool bore
   `),
   ...mild(`
-    goof dork nerd geek dweeb goose sod div wally dummy noob nutter minx rascal scamp rogue menace dingus doughnut donut
+    goof dork nerd geek dweeb goose sod div wally dummy noob minx rascal scamp rogue menace dingus doughnut donut
     walnut melon spud potato turnip plank loon mare devil troublemaker dog beast animal monster savage
   `),
 ]);

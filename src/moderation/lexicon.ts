@@ -141,7 +141,8 @@ export const THREAT_AGENTS: readonly string[] = [
 export const THREAT_VERBS: readonly string[] = [
   "kill", "murder", "shoot", "stab", "hurt", "beat", "beat up", "strangle", "choke", "slit", "rape", "behead", "bomb",
   "burn", "punch", "smash", "end", "hunt down", "hunt", "gut", "skin", "torture", "slap", "bury", "hang", "drown",
-  "lynch", "run over", "snap", "wring", "put a bullet in", "put a bullet through", "break", "cut", "curb stomp", "stomp", "knife",
+  "lynch", "run over", "snap", "wring", "batter", "rearrange", "thump", "deck", "clobber", "wallop", "pummel", "maim",
+  "cripple", "put a bullet in", "put a bullet through", "break", "cut", "curb stomp", "stomp", "knife",
   "poison", "execute", "assassinate", "mutilate",
 ];
 
@@ -194,6 +195,8 @@ export const HARMLESS_LOOKALIKES: readonly string[] = [
   "chinks in", "chink of light", "chinks of light", "scunthorpe", "hancock", "cockburn", "cocktail", "peacock",
   "hitchcock", "dickens", "sussex", "essex", "middlesex", "analysis", "analyst", "therapist", "shitake",
   "cockney", "cocked", "spastic colon", "spastic paraplegia", "scattered",
+  // Reclaimed by the people it names, said of oneself or one's own: a slur only when aimed.
+  "proud dyke", "as a dyke", "im a dyke", "i am a dyke", "dyke march", "fellow dykes", "us dykes", "we dykes",
 ];
 
 /**

@@ -132,7 +132,7 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `${youAre} ${mods}(?<word>${youAreNouns})` },
   { id: "insult:", kind: "insult", pattern: `what (?:a|an) ${mods}(?<word>${nouns})${notFollowedBy(["of"])}` },
   // A bare insult opening the reply ("bitch please", "dickhead.") or after an opener.
-  { id: "insult:", kind: "insult", pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;]| (?:please|shut|mate|m8|bro|dude|lol|lmao|haha|innit|alert)(?![a-z0-9]))` },
+  { id: "insult:", kind: "insult", pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;](?<!bitch[^a-z0-9]*[,!.?:;])| (?:shut|mate|m8|bro|dude|lol|lmao|haha|innit|alert)(?![a-z0-9]))` },
   { id: "insult:low-iq", kind: "insult", pattern: `(?:iq|brain cells|brains?|intelligence) (?:of|lower than|smaller than|below) (?:a |an |the )?` },
   { id: "insult:", kind: "insult", pattern: `${openers}[,!.]? ${mods}(?<word>${nouns})` },
   // A bare insult closing a sentence after a comma ("thanks for nothing, idiot").
@@ -383,7 +383,7 @@ const THREATS: PhraseRule[] = [
     pattern:
       `(?:wish|wishing|wishes) ${you} (?:a )?(?:(?:slow|painful|horrible|agonising|agonizing|lonely|quick) (?:and )?)*(?:death|cancer)|` +
       `(?:hope|wish|pray) (?:someone|somebody|a car|a bus|a truck|a train) (?:runs ${you} over|kills ${you}|shoots ${you}|stabs ${you}|hits ${you}|beats ${you}|ends ${you})|` +
-      `(?:the )?day ${you} (?:die|dies|finally die|drop dead|croak)(?: ${words(2)})?(?:will be|is|wil be|ll be) (?:a |an |the )?(?:holiday|celebration|party|good day|best day)|` +
+      `(?:the )?day ${you} (?:die|dies|finally die|drop dead|croak)(?: ${words(2)})?(?:will be|is|wil be|ll be) (?:a |an |the )?(?:[a-z]+_)?(?:holiday|celebration|party|good day|best day)|` +
       `(?:cant|can not|cannot) wait (?:for|until|till|til) ${you} (?:die|are dead|re dead|drop dead|croak)|` +
       `(?:pay|love|like|want|laugh|cheer|celebrate) to (?:watch|see) ${you} (?:die|burn|suffer|drown|bleed|get hit|rot)|` +
       `put (?:${you}|this guy|this clown|him|her|them) out of (?:${possessive}|his|her|their) misery|` +
@@ -497,6 +497,31 @@ const THREATS: PhraseRule[] = [
     pattern:
       `(?:i|we) know what ${possessive} (?:house|home|car|kids|children|wife|husband|family|street|door|office|school) (?:looks|look) like(?=[^a-z0-9]*$|[^a-z0-9]*[,.!;]| (?:now|btw|and|so|too|already))|` +
       `${possessive} ${family}s? (?:school|house|address|work|office|car|nursery) (?:is|are) on my (?:list|radar|map)`,
+  },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern:
+      `${agents} ${adverbs}(?:send|put) ${you} (?:to|in|into) (?:the |a |an )?(?:er|a&e|hospital|morgue|grave|box|coffin|wheelchair|ground|body bag|intensive care|icu|traction)(?![a-z0-9])|` +
+      `${you}(?:ll| will| are going to|re going to|re gonna) (?:be|end up) in (?:a |the )?(?:wheelchair|hospital|coffin|box|ground|body bag|intensive care|traction|morgue)(?![a-z0-9])|` +
+      `${you}(?:d| had)? (?:better|best) (?:pray|hope) (?:that )?(?:we|i) (?:never|dont|do not) (?:meet|cross paths|see ${you}|run into ${you}|find ${you})|` +
+      `(?:when|once|if|til|till|until) (?:i|we) (?:turn up|show up|knock|come round|come around|arrive) (?:at|on|to|round) ${possessive} (?:door|house|home|work|office|school|place)|` +
+      `before (?:i|we) (?:make ${you}(?: regret it| pay| suffer)?|do it for ${you}|hurt ${you}|come for ${you})(?=[^a-z0-9]*$|[^a-z0-9]*[,.!]| (?:regret|pay|suffer))`,
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern:
+      `(?:when|once|the day|the minute|the second) ${you} ${words(1)}(?:die|dies|croak|kick the bucket|snuff it|drop dead|pop ${possessive} clogs|stop breathing) ` +
+      `${words(3)}(?:celebrate|party|dance|cheer|throw a party|throwing a party|open (?:the )?champagne|be happy|laugh|rejoice)|` +
+      `(?:^|(?<=[,.!?;][^a-z0-9]*))(?:just |pls |please )?go (?:drown|rot|choke|hang ${yourself}|starve|suffocate)(?![a-z0-9])`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:heres|here is|here are|posting|leaking|sharing|dropping|publishing) (?:${possessive}|her|his|their) ${words(1)}(?:${oneOf(PRIVATE_DETAILS)})(?![a-z0-9])|` +
+      `${possessive} (?:${oneOf(PRIVATE_DETAILS)}) (?:is|are) (?:going up|going public|going online|getting posted|being posted|about to be posted|about to go public)`,
   },
 ];
 
@@ -641,7 +666,7 @@ const HARASSMENT: PhraseRule[] = [
       `(?:post|send|show) (?:me )?(?:${possessive} )?(?:feet|feet pics|foot pics|bikini pics)|` +
       `(?:look|be|be even|look even) (?:better|hotter|prettier|sexier|nicer) (?:naked|nude|without (?:any )?(?:clothes|${possessive} clothes))|` +
       `bend ${you} over|sit on my (?:face|lap|dick|cock|knee)|(?:wanna|want to|do you want to|want 2) see my (?:dick|cock|penis|junk|d)|dick pics?|` +
-      `what (?:are|r) ${you} wearing|nice (?:tits|boobs|rack|titties|ass)|smile more|shut up and smile|` +
+      `what (?:are|r) ${you} wearing(?! (?:to|for|at|on|tonight|tomorrow|today|this))|nice (?:tits|boobs|rack|titties|ass)|smile more|shut up and smile|` +
       `nice (?:legs|body|butt|curves|thighs|figure)[^a-z0-9]+(?:wanna|want to|dm|come over|babe|baby|sexy|sweetheart)|` +
       `(?:be|look) (?:hot|hotter|sexy|sexier|pretty|prettier|cute|cuter) if ${you} (?:lost weight|lost some weight|smiled|shut up|wore|took)|` +
       `see ${you} (?:naked|nude|undressed|without (?:any )?clothes|in (?:lingerie|a bikini|${possessive} underwear|underwear|nothing))|` +
@@ -717,6 +742,15 @@ const HARASSMENT: PhraseRule[] = [
     pattern:
       `(?:lips|mouth|tongue|hands) (?:would |will |d )?(?:look|looks|be|feel|feels) (?:better|good|great|nice|perfect) (?:around|on|wrapped around) my|` +
       `take ${possessive} (?:top|shirt|bra|clothes|knickers|pants|panties|kit|dress) off|strip (?:for|4) (?:me|us|the camera)`,
+  },
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `what (?:colou?r|kind of|type of|size) (?:is |are )?(?:${possessive} )?(?:bra|underwear|knickers|panties|lingerie|thong|pants|bras)(?![a-z0-9])|` +
+      `bet ${you}(?:re| are) (?:a )?(?:screamer|freak in bed|wild in bed|kinky|tight|easy|loud in bed|good in bed)|` +
+      `(?:do|doing|did) (?:things|stuff|filthy things|dirty things|naughty things|unspeakable things|nasty things) to ${you}|` +
+      `(?:pic|pics|photo|photos|picture|pictures|selfie|selfies|video|videos|vid|vids) of ${you} in (?:the |${possessive} )?(?:bath|shower|bed|underwear|bra|bikini|lingerie|nothing)`,
   },
 ];
 

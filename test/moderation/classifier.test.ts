@@ -300,3 +300,32 @@ describe("createClassifier: harassment, death wishes and threats in new words (t
     });
   });
 });
+
+describe("createClassifier: banter, reclaimed words and the account's makers (tuning-10)", () => {
+  it("counts an insult half beside laughter or affection, so banter passes and swearing at someone still does not", () => {
+    const v = classifier.classify("you idiot 😂😂 I can't breathe");
+    expect(v).toEqual({ abusive: false, score: WEIGHTS.insult / 2, rules: [{ rule: "insult:idiot", match: "you idiot", weight: WEIGHTS.insult / 2 }] });
+    check({
+      yes: ["you fucking idiot 😂", "kill yourself 😂", "you idiot", "lol you idiot"],
+      no: ["haha you absolute clown, love it", "you numpty 😂 it's the other button", "bitch please, we both know you're right"],
+    });
+  });
+
+  it("lets a reclaimed word said of oneself through, and not the same word aimed", () => {
+    check({ yes: ["shut up you dyke"], no: ["as a proud dyke, thank you for this", "the dyke march is on Saturday"] });
+  });
+
+  it("finds insults said of whoever made the account, in the passive or by comparison", () => {
+    check({
+      yes: ["this page is run by a gutless weasel", "this bot was clearly made by a moron", "your takes are as dumb as you are", "typical gang of bootlicking losers"],
+      no: ["this page is run by volunteers, be kind", "your takes are as good as always", "a gang of geese on the lake"],
+    });
+  });
+
+  it("finds threats of hospital, visits and 'before I make you', not their harmless twins", () => {
+    check({
+      yes: ["gonna send you to the ER", "you'll be in a wheelchair by the time i'm done", "you won't be laughing when i turn up at your door", "quit posting before i make you"],
+      no: ["gonna send you the slides", "I'll put you in touch with the team", "we'll put you on the guest list", "what are you wearing to the wedding?"],
+    });
+  });
+});
