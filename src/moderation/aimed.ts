@@ -155,10 +155,13 @@ interface Found {
 }
 
 /**
- * Reads the noun phrase or predicate from token `j` on. `vocative`: after a bare "you"
- * (the insult must close the clause); otherwise after "you are" or a subject and copula.
+ * Reads the noun phrase or predicate from token `j` on. `vocative`: after a bare "you",
+ * "what a" or a break (the insult must close the clause); otherwise after "you are" or a
+ * subject and copula. `toReader`: straight after "you", where a scornful intensifier makes
+ * even an unknown noun an insult ("u absolute cabbage"); after "what a" it does not ("what a
+ * fucking day" is swearing about a day).
  */
-function scan(tokens: readonly Token[], j: number, vocative: boolean): Found | undefined {
+function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader = false): Found | undefined {
   let strongAdjective = false;
   let fond = false;
   let scornful = false;
@@ -221,7 +224,7 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean): Found | u
     if (BREAKER.at(tokens, k)) return undefined;
     // An unknown word: a head noun the lexicon lacks, or a modifier before one.
     if (OF_A_PERSON.at(tokens, k + 1)) return { from: j, to: k + 1 + OF_A_PERSON.at(tokens, k + 1)!.length, word: "of-a-human" };
-    if ((strongAdjective || (vocative && scornful && !fond)) && closes(tokens, k + 1, vocative ? AFTER_VOCATIVE : AFTER_UNKNOWN_HEAD)) {
+    if ((strongAdjective || (toReader && scornful && !fond)) && closes(tokens, k + 1, vocative ? AFTER_VOCATIVE : AFTER_UNKNOWN_HEAD)) {
       return { from: j, to: k + 1, word: tokens[k]!.word };
     }
     if (++unknown > MAX_UNKNOWN) return undefined;
@@ -240,9 +243,9 @@ export function aimedInsults(text: Normalized): PlacedHit[] {
   const collapsed = text.collapsed;
   const tokens = tokenize(collapsed.text);
   const found: Array<Found & { anchor: number }> = [];
-  const tryScan = (anchor: number, j: number, vocative: boolean) => {
+  const tryScan = (anchor: number, j: number, vocative: boolean, toReader = false) => {
     if (j >= tokens.length || tokens[j]!.broken) return;
-    const f = scan(tokens, j, vocative);
+    const f = scan(tokens, j, vocative, toReader);
     if (f) found.push({ ...f, anchor });
   };
   for (let i = 0; i < tokens.length; i++) {
@@ -263,7 +266,7 @@ export function aimedInsults(text: Normalized): PlacedHit[] {
       } else if (next && !next.broken && next.word === "ve" && tokens[i + 2]?.word === "always" && tokens[i + 3]?.word === "ben") {
         tryScan(i, i + 4, false);
       } else {
-        tryScan(i, i + 1, true);
+        tryScan(i, i + 1, true, true);
       }
     } else if (YOU_ARE.has(word) || (word === "your" && next && /^(?:a|an|such|so)$/.test(next.word))) {
       tryScan(i, i + 1, false);

@@ -261,9 +261,9 @@ describe("createClassifier: insults aimed at the reader in words no list has (ai
 
   it("lets praise, negation, a condition or a fond adjective stop it", () => {
     check({
-      yes: ["u absolute cabbage", "you're an idiot"],
+      yes: ["u absolute cabbage", "you're an idiot", "what a fucking idiot"],
       no: [
-        "you absolute legend", "what a bunch of absolute units", "you're not stupid for asking", "you're never a burden",
+        "you absolute legend", "what a bunch of absolute units", "what a fucking game, what a bloody mess", "such a bloody shame", "you're not stupid for asking", "you're never a burden",
         "if you are a racist, leave this page", "you cheeky bastard, you actually did it", "you crazy sod", "you silly goose", "you goof, you posted it twice",
       ],
     });
