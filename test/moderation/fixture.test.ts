@@ -18,7 +18,7 @@ const own = batches.find((b) => b.file === "labelled.jsonl")!;
  */
 const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
   "heldout-3.jsonl": { precision: 0.95, recall: 0.88 },
-  "heldout-4.jsonl": { precision: 0.95, recall: 0.75 },
+  "heldout-4.jsonl": { precision: 0.95, recall: 0.78 },
   "heldout-5.jsonl": { precision: 0.95, recall: 0.88 },
   "heldout-6.jsonl": { precision: 0.95, recall: 0.94 },
   "heldout-7.jsonl": { precision: 0.97, recall: 0.63 },
