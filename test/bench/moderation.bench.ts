@@ -4,7 +4,7 @@
  *   test/moderation/batches.ts). Only held-out batches, written before the rules were
  *   tuned, carry the aim (precision ≥ 0.95, recall ≥ 0.9) and their figures when first
  *   scored ("first scored", with the classifier's commit: before any tuning could see
- *   them); the own fixture and tuning batches were tuned on, so their figures
+ *   them), and the verdict is given on that first score; the own fixture and tuning batches were tuned on, so their figures
  *   flatter and are shown without an aim;
  * - speed: verdicts per second, single-threaded, on short replies and on replies at the
  *   service's 280-character limit (the labelled texts run together, so about half abusive,
@@ -58,7 +58,11 @@ const bench: Bench = {
       const s = scoreBatch(defaults, batch);
       const heldOut = batch.role === "held-out";
       const first = before[batch.file];
-      const met = s.precision >= AIM.precision && s.recall >= AIM.recall;
+      // The verdict is the first score's: later figures of a held-out batch are seen, and
+      // a rule written after reading its misses can lift them without the classifier
+      // getting any better on text it has not seen.
+      const judged = first ?? s;
+      const met = judged.precision >= AIM.precision && judged.recall >= AIM.recall;
       result.push({
         // A held-out batch's figure after its first score is "seen": the rules changed since
         // by people who had read its misses, so only the first score is the honest one.
