@@ -4,8 +4,8 @@
  *   test/moderation/batches.ts). Only held-out batches, written before the rules were
  *   tuned, carry the aim (precision ≥ 0.95, recall ≥ 0.9) and their figures when first
  *   scored ("first scored", with the classifier's commit: before any tuning could see
- *   them), and the verdict is given on that first score; the own fixture and tuning batches were tuned on, so their figures
- *   flatter and are shown without an aim;
+ *   them), and the verdict is given on that first score; the own fixture and tuning
+ *   batches were tuned on, so their figures flatter and are shown without an aim;
  * - speed: verdicts per second, single-threaded, on short replies and on replies at the
  *   service's 280-character limit (the labelled texts run together, so about half abusive,
  *   which is the slow case: every hit is traced back to the original text), plus 280-char
