@@ -47,6 +47,78 @@ interface Timer {
   due: number;
   seq: number;
   fn: () => void;
+  /** Cancelled timers stay in the heap until they reach its top (cancelling is O(1)). */
+  cancelled: boolean;
+}
+
+const before = (a: Timer, b: Timer) => a.due < b.due || (a.due === b.due && a.seq < b.seq);
+
+/**
+ * The clock's timers, earliest first (by due time, then by order of creation): a binary
+ * heap, because 10,000 hosted bots keep tens of thousands of timers and every handler run
+ * starts and cancels one, which a scanned list made O(timers) each.
+ */
+class TimerHeap {
+  private readonly heap: Timer[] = [];
+  /** Timers not cancelled. */
+  live = 0;
+
+  push(t: Timer): void {
+    const h = this.heap;
+    h.push(t);
+    this.live++;
+    for (let i = h.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!before(h[i]!, h[parent]!)) break;
+      [h[i], h[parent]] = [h[parent]!, h[i]!];
+      i = parent;
+    }
+  }
+
+  cancel(t: Timer): void {
+    if (t.cancelled) return;
+    t.cancelled = true;
+    this.live--;
+    // Many cancelled timers far from the top (handler time limits): rebuild without them.
+    if (this.heap.length > 1024 && this.heap.length > 4 * this.live) {
+      const kept = this.heap.filter((x) => !x.cancelled).sort((a, b) => (before(a, b) ? -1 : 1));
+      this.heap.length = 0;
+      for (const x of kept) this.heap.push(x); // a sorted array is a heap
+    }
+  }
+
+  /** The earliest timer not cancelled (dropping cancelled ones from the top). */
+  peek(): Timer | undefined {
+    while (this.heap.length > 0 && this.heap[0]!.cancelled) this.pop();
+    return this.heap[0];
+  }
+
+  /** Removes and returns the earliest live timer due by `until`. */
+  takeDue(until: number): Timer | undefined {
+    const t = this.peek();
+    if (!t || t.due > until) return undefined;
+    this.pop();
+    t.cancelled = true;
+    this.live--;
+    return t;
+  }
+
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop()!;
+    if (h.length === 0) return;
+    h[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && before(h[l]!, h[m]!)) m = l;
+      if (r < h.length && before(h[r]!, h[m]!)) m = r;
+      if (m === i) break;
+      [h[i], h[m]] = [h[m]!, h[i]!];
+      i = m;
+    }
+  }
 }
 
 /** Lets promise chains started by a timer run before the next timer fires. */
@@ -59,46 +131,50 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
   let offset = (options.start ?? realStart) - realStart;
   let frozenAt = options.start ?? realStart;
   let seq = 0;
-  let timers: Timer[] = [];
+  const timers = new TimerHeap();
   let wake: NodeJS.Timeout | undefined;
+  /** When the armed real timer fires (on this clock). */
+  let wakeAt = Infinity;
   let advancing = false;
 
   const now = () => (frozen ? frozenAt : Date.now() + offset);
 
-  const takeDue = (until: number): Timer | undefined => {
-    let best: Timer | undefined;
-    for (const t of timers) {
-      if (t.due <= until && (!best || t.due < best.due || (t.due === best.due && t.seq < best.seq))) best = t;
-    }
-    if (best) timers = timers.filter((t) => t !== best);
-    return best;
-  };
-
-  /** Arms one real timer for the earliest due timer (running mode only). */
+  /**
+   * Arms one real timer for the earliest due timer (running mode only). A real timer already
+   * armed for that time or earlier is kept: when it fires early, it arms the next one.
+   */
   const arm = () => {
     if (frozen) return;
+    const earliest = timers.peek();
+    if (!earliest) {
+      if (wake) clearTimeout(wake);
+      wake = undefined;
+      wakeAt = Infinity;
+      return;
+    }
+    if (wake && wakeAt <= earliest.due) return;
     if (wake) clearTimeout(wake);
-    wake = undefined;
-    if (timers.length === 0) return;
-    const earliest = Math.min(...timers.map((t) => t.due));
-    wake = setTimeout(fireDue, Math.max(0, earliest - now()));
+    wakeAt = earliest.due;
+    wake = setTimeout(fireDue, Math.max(0, earliest.due - now()));
   };
 
   function fireDue() {
     wake = undefined;
-    for (let t = takeDue(now()); t; t = takeDue(now())) t.fn();
+    wakeAt = Infinity;
+    for (let t = timers.takeDue(now()); t; t = timers.takeDue(now())) t.fn();
     arm();
   }
 
   const clock: AdjustableClock = {
     now,
     setTimeout(fn, ms) {
-      const timer: Timer = { due: now() + Math.max(0, ms), seq: seq++, fn };
+      const timer: Timer = { due: now() + Math.max(0, ms), seq: seq++, fn, cancelled: false };
       timers.push(timer);
       if (!advancing) arm();
       return () => {
-        timers = timers.filter((t) => t !== timer);
-        if (!advancing) arm();
+        timers.cancel(timer);
+        // With nothing left to wait for, the real timer must not keep the process alive.
+        if (!advancing && timers.live === 0) arm();
       };
     },
     sleep(ms, signal) {
@@ -121,7 +197,7 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
       advancing = true;
       try {
         await settle();
-        for (let t = takeDue(target); t; t = takeDue(target)) {
+        for (let t = timers.takeDue(target); t; t = timers.takeDue(target)) {
           if (frozen) frozenAt = Math.max(frozenAt, t.due);
           else offset += Math.max(0, t.due - now());
           t.fn();
@@ -135,7 +211,7 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
       }
       await settle();
     },
-    pending: () => timers.length,
+    pending: () => timers.live,
   };
   return clock;
 }

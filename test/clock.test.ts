@@ -54,6 +54,33 @@ describe("createClock (frozen)", () => {
   });
 });
 
+describe("createClock (many timers)", () => {
+  it("fires thousands of timers in due order, creation order on ties, skipping the cancelled", async () => {
+    const clock = createClock({ frozen: true, start: 0 });
+    const fired: number[] = [];
+    const cancels: Array<() => void> = [];
+    // Pseudo-random due times with many ties; five timers in six cancelled (enough to compact the heap).
+    for (let i = 0; i < 6_000; i++) cancels.push(clock.setTimeout(() => fired.push(i), (i * 7919) % 500));
+    for (let i = 0; i < 6_000; i++) if (i % 6 !== 1) cancels[i]!();
+    expect(clock.pending()).toBe(1_000);
+    await clock.advance(500);
+    const expected = Array.from({ length: 6_000 }, (_, i) => i)
+      .filter((i) => i % 6 === 1)
+      .sort((a, b) => (a * 7919) % 500 - (b * 7919) % 500 || a - b);
+    expect(fired).toEqual(expected);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it("cancelling a fired timer changes nothing", async () => {
+    const clock = createClock({ frozen: true });
+    const cancel = clock.setTimeout(() => {}, 1);
+    clock.setTimeout(() => {}, 10);
+    await clock.advance(5);
+    cancel();
+    expect(clock.pending()).toBe(1);
+  });
+});
+
 describe("createClock (running)", () => {
   it("follows real time plus what it was advanced by", async () => {
     const clock = createClock({ start: 0 });

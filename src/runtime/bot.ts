@@ -14,11 +14,11 @@ import { startFollowersTrigger } from "../triggers/followers.ts";
 import { MentionsTrigger } from "../triggers/mentions.ts";
 import type { PollLoop } from "../triggers/poller.ts";
 import { startSchedule, type ScheduleHandle } from "../triggers/schedule.ts";
-import { botStore, createContext, viewFor } from "./context.ts";
-import { dispatch, type HandlerEntry } from "./dispatcher.ts";
+import { botStore, budgetView, createContext, viewFor } from "./context.ts";
+import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
 import { TRIGGER_OF, type BotEvent, type TriggerName } from "./events.ts";
 import { Inbox } from "./inbox.ts";
-import type { BotIdentity, EventName, Filter, Handler, PluginBot } from "./plugin.ts";
+import type { BotIdentity, BotStore, BudgetView, EventName, Filter, Handler, PluginBot } from "./plugin.ts";
 
 export type { TriggerName };
 
@@ -80,12 +80,23 @@ export interface BotRuntimeOptions {
   onHandled?(kind: BotEvent["kind"]): void;
 }
 
+/** An event's loggers, each made when first used. */
+interface EventLogs {
+  log(): Logger;
+  pluginLog(plugin: string): Logger;
+}
+
 export class BotRuntime {
   readonly name: string;
   readonly identity: BotIdentity;
   readonly inbox: Inbox;
   private readonly handlers = new Map<EventName, Array<HandlerEntry<never>>>();
   private readonly filters = new Map<EventName, Array<HandlerEntry<never>>>();
+  /** Each plugin's logger (naming the bot and the plugin), made once at setup. */
+  private readonly pluginLogs = new Map<string, Logger>();
+  /** What every event's context shares: the bot's key-value store and budget view. */
+  private readonly kv: BotStore;
+  private readonly budgetView: BudgetView;
   private readonly triggers: Array<PollLoop | ScheduleHandle> = [];
   private readonly running = new Map<string, Promise<void>>();
   /** Events waiting to be handled, oldest first: the inbox's content, kept in memory. */
@@ -107,12 +118,15 @@ export class BotRuntime {
     this.name = options.config.name;
     this.identity = options.identity;
     this.inbox = new Inbox(options.store, this.name);
+    this.kv = botStore(options.store, this.name);
+    this.budgetView = budgetView(options.layer);
   }
 
   /** Runs every plugin's setup, in the order of the bot file. */
   async setup(): Promise<void> {
     for (const plugin of this.options.config.plugins) {
       const log = this.options.log.child({ plugin: plugin.name });
+      this.pluginLogs.set(plugin.name, log);
       const register = (table: Map<EventName, Array<HandlerEntry<never>>>) => (event: EventName, fn: unknown) => {
         if (!(event in TRIGGER_OF)) throw new Error(`plugin ${plugin.name}: there is no event "${event}"; events are ${Object.keys(TRIGGER_OF).join(", ")}`);
         const list = table.get(event) ?? [];
@@ -123,7 +137,7 @@ export class BotRuntime {
         name: this.name,
         identity: this.identity,
         log,
-        store: botStore(this.options.store, this.name),
+        store: this.kv,
         on: register(this.handlers) as <E extends EventName>(event: E, handler: Handler<E>) => void,
         filter: register(this.filters) as <E extends EventName>(event: E, check: Filter<E>) => void,
       };
@@ -272,34 +286,72 @@ export class BotRuntime {
   }
 
   private async handle(event: BotEvent): Promise<void> {
-    const handlers = this.handlers.get(event.kind) ?? [];
-    const filterEntries = this.filters.get(event.kind) ?? [];
+    const handlers = this.handlers.get(event.kind);
+    const filterEntries = this.filters.get(event.kind);
     // Filters run whether or not a handler follows: a filter may act (moderation hides a reply).
-    if (handlers.length > 0 || filterEntries.length > 0) {
-      const log = this.options.log.child({ event: event.kind, ...("post" in event ? { post: event.post.id } : {}) });
-      const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, store: this.options.store, log }, event);
-      this.states.set(event.id, state);
-      const common = { clock: this.options.clock, log, timeoutMs: this.options.handlerTimeoutMs, busy: () => state.waiting > 0 };
-      const view = <C>(entries: Array<HandlerEntry<never>>) =>
-        entries.map(({ plugin, handler }) => ({ plugin, handler: (c: C) => (handler as (c: unknown) => unknown)(viewFor(c as object & { log: Logger }, plugin)) }));
-      let blocked = false;
-      const filters = view<typeof ctx>(filterEntries).map(({ plugin, handler }) => ({
-        plugin,
-        handler: async (c: typeof ctx) => {
-          if ((await handler(c)) === false) blocked = true;
+    if (handlers?.length || filterEntries?.length) {
+      // Loggers are made on first use: most events log nothing. (Methods rather than named
+      // arrows here and in context.ts: tsx names each arrow with a defineProperty per event.)
+      const bindings = { event: event.kind, ...("post" in event ? { post: event.post.id } : {}) };
+      let log: Logger | undefined;
+      const logger = this.options.log;
+      const pluginLogs = this.pluginLogs;
+      const made: EventLogs = {
+        log() {
+          return (log ??= logger.child(bindings));
         },
-      }));
-      await dispatch(filters, ctx, { ...common, stop: () => blocked });
-      if (blocked) log.info(`stopped by a filter; no handler runs`);
-      else if (handlers.length === 0) log.debug("no plugin handles this event");
+        pluginLog(plugin) {
+          return (pluginLogs.get(plugin) ?? logger.child({ plugin })).child(bindings);
+        },
+      };
+      const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, kv: this.kv, budget: this.budgetView, log: made.log }, event);
+      this.states.set(event.id, state);
+      let blocked = false;
+      if (filterEntries?.length) {
+        const filters = this.views<typeof ctx>(filterEntries, made).map(({ plugin, handler }) => ({
+          plugin,
+          async handler(c: typeof ctx) {
+            if ((await handler(c)) === false) blocked = true;
+          },
+        }));
+        await dispatch(filters, ctx, this.dispatchOptions(state, made, () => blocked));
+      }
+      if (blocked) made.log().info(`stopped by a filter; no handler runs`);
+      else if (!handlers?.length) {
+        if (this.options.log.isLevelEnabled("debug")) made.log().debug("no plugin handles this event");
+      }
       // After a handler hid the event's post, no later plugin answers it.
-      else await dispatch(view<typeof ctx>(handlers), ctx, { ...common, stop: () => "hidden" in ctx && ctx.hidden });
+      else await dispatch(this.views<typeof ctx>(handlers, made), ctx, this.dispatchOptions(state, made, () => "hidden" in ctx && ctx.hidden));
     }
     this.states.delete(event.id);
     this.inbox.done(event.id);
     this.options.onHandled?.(event.kind);
     for (const wake of this.waiters.get(event.id) ?? []) wake();
     this.waiters.delete(event.id);
+  }
+
+  /** The handlers as each plugin sees the context: through a view naming the plugin in its logs. */
+  private views<C extends object>(entries: Array<HandlerEntry<never>>, made: EventLogs): Array<HandlerEntry<C>> {
+    return entries.map(({ plugin, handler }) => ({
+      plugin,
+      handler(c: C) {
+        return (handler as (c: unknown) => unknown)(viewFor(c, () => made.pluginLog(plugin)));
+      },
+    }));
+  }
+
+  private dispatchOptions<C>(state: { waiting: number }, made: EventLogs, stop: (c: C) => boolean): DispatchOptions<C> {
+    return {
+      clock: this.options.clock,
+      get log() {
+        return made.log();
+      },
+      timeoutMs: this.options.handlerTimeoutMs,
+      busy() {
+        return state.waiting > 0;
+      },
+      stop,
+    };
   }
 
   /** Resolves once the event has been handled (it may be waiting behind others). */

@@ -12,14 +12,20 @@ import type { ApiClient } from "../api/client.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { BotEvent } from "./events.ts";
-import type { BaseContext, BotIdentity, BotStore, EventContexts, EventName, EventPost } from "./plugin.ts";
+import type { BotIdentity, BotStore, BudgetView, EventContexts, EventName, EventPost } from "./plugin.ts";
 
 export interface ContextDeps {
   identity: BotIdentity;
   api: ApiClient;
   layer: ActionLayer;
-  store: Store;
-  log: Logger;
+  /** The bot's key-value store and budget view (made once per bot, see {@link botStore}). */
+  kv: BotStore;
+  budget: BudgetView;
+  /**
+   * The event's logger, made on first use: most events log nothing, and a pino child per
+   * event (and per plugin) was most of the cost of dispatching one.
+   */
+  log: () => Logger;
 }
 
 /** What the runtime watches of a context while its handlers run. */
@@ -45,38 +51,70 @@ const refOf = (post: EventPost): PostRef => ({
   created_at: post.created_at,
 });
 
-/** Builds the context of an event, and the state the runtime watches. */
+/** Counts an action as awaited while it runs. */
+async function awaited(state: ContextState, action: Promise<Outcome>): Promise<Outcome> {
+  state.waiting++;
+  try {
+    return await action;
+  } finally {
+    state.waiting--;
+  }
+}
+
+/** `ctx.actions`: every verb through the layer, each counted while awaited. */
+function actionsOf(layer: ActionLayer, state: ContextState): Actions {
+  // Methods, not arrow properties: tsx names every arrow it compiles with a
+  // defineProperty, which thousands of events a second each paid for.
+  return {
+    reply(to, text, o) {
+      return awaited(state, layer.reply(to, text, o));
+    },
+    like(post, o) {
+      return awaited(state, layer.like(post, o));
+    },
+    repost(post, o) {
+      return awaited(state, layer.repost(post, o));
+    },
+    follow(userId, o) {
+      return awaited(state, layer.follow(userId, o));
+    },
+    dm(userId, text, o) {
+      return awaited(state, layer.dm(userId, text, o));
+    },
+    hide(post, o) {
+      return awaited(state, layer.hide(post, o));
+    },
+    post(text, o) {
+      return awaited(state, layer.post(text, o));
+    },
+    remaining(kind) {
+      return layer.remaining(kind);
+    },
+  };
+}
+
+/** The budget view plugins get as `ctx.budget` (one per bot). */
+export function budgetView(layer: ActionLayer): BudgetView {
+  return {
+    remaining(kind) {
+      return layer.remaining(kind);
+    },
+    status() {
+      return layer.status();
+    },
+  };
+}
+
+/**
+ * Builds the context of an event, and the state the runtime watches. Its logger and
+ * `ctx.actions` are made when first used; its verbs are methods that need no `this`, so
+ * `({ reply }) => reply("hi")` works.
+ */
 export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventContexts[EventName]; state: ContextState } {
   const state: ContextState = { waiting: 0 };
   const { layer } = deps;
-  /** Counts an action as awaited while it runs. */
-  const awaited = async (action: Promise<Outcome>): Promise<Outcome> => {
-    state.waiting++;
-    try {
-      return await action;
-    } finally {
-      state.waiting--;
-    }
-  };
-  const actions: Actions = {
-    reply: (to, text, o) => awaited(layer.reply(to, text, o)),
-    like: (post, o) => awaited(layer.like(post, o)),
-    repost: (post, o) => awaited(layer.repost(post, o)),
-    follow: (userId, o) => awaited(layer.follow(userId, o)),
-    dm: (userId, text, o) => awaited(layer.dm(userId, text, o)),
-    hide: (post, o) => awaited(layer.hide(post, o)),
-    post: (text, o) => awaited(layer.post(text, o)),
-    remaining: (kind) => layer.remaining(kind),
-  };
-  const base: BaseContext<EventName> = {
-    event: event.kind,
-    bot: deps.identity,
-    api: deps.api,
-    log: deps.log,
-    store: botStore(deps.store, deps.identity.name),
-    budget: { remaining: (kind) => layer.remaining(kind), status: () => layer.status() },
-    actions,
-  };
+  let log: Logger | undefined;
+  let actions: Actions | undefined;
 
   switch (event.kind) {
     case "mention":
@@ -84,18 +122,39 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
     case "post": {
       const ref = refOf(event.post);
       const ctx = {
-        ...base,
         event: event.kind,
+        bot: deps.identity,
+        api: deps.api,
+        get log() {
+          return (log ??= deps.log());
+        },
+        store: deps.kv,
+        budget: deps.budget,
+        get actions() {
+          return (actions ??= actionsOf(layer, state));
+        },
         post: event.post,
         author: event.author,
         ...(event.kind === "reply" ? { inReplyTo: event.inReplyTo } : {}),
         ...(event.kind === "post" ? { rule: event.rule } : {}),
-        reply: (text: string, o?: ActionOptions) => actions.reply(ref, text, o),
-        like: (o?: ActionOptions) => actions.like(ref, o),
-        repost: (o?: ActionOptions) => actions.repost(ref, o),
-        follow: (o?: ActionOptions) => actions.follow(event.author.id, o),
-        dm: (text: string, o?: ActionOptions) => actions.dm(event.author.id, text, o),
-        hide: (o?: ActionOptions) => actions.hide(ref, o),
+        reply(text: string, o?: ActionOptions) {
+          return awaited(state, layer.reply(ref, text, o));
+        },
+        like(o?: ActionOptions) {
+          return awaited(state, layer.like(ref, o));
+        },
+        repost(o?: ActionOptions) {
+          return awaited(state, layer.repost(ref, o));
+        },
+        follow(o?: ActionOptions) {
+          return awaited(state, layer.follow(event.author.id, o));
+        },
+        dm(text: string, o?: ActionOptions) {
+          return awaited(state, layer.dm(event.author.id, text, o));
+        },
+        hide(o?: ActionOptions) {
+          return awaited(state, layer.hide(ref, o));
+        },
         get hidden() {
           return layer.hidden(event.post.id);
         },
@@ -106,30 +165,67 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
       let n = 0;
       const run = `${event.schedule.name}:${new Date(event.schedule.at).toISOString()}`;
       const ctx = {
-        ...base,
         event: "schedule" as const,
+        bot: deps.identity,
+        api: deps.api,
+        get log() {
+          return (log ??= deps.log());
+        },
+        store: deps.kv,
+        budget: deps.budget,
+        get actions() {
+          return (actions ??= actionsOf(layer, state));
+        },
         schedule: { name: event.schedule.name, cron: event.schedule.cron, at: new Date(event.schedule.at) },
         // A schedule that posts the same text every day must post it every day: the
         // idempotency key is the run (and the post's place in it), not the text.
-        post: (text: string, o?: ActionOptions) => actions.post(text, { key: `${run}:${n++}`, ...o }),
+        post(text: string, o?: ActionOptions) {
+          return awaited(state, layer.post(text, { key: `${run}:${n++}`, ...o }));
+        },
       };
       return { ctx, state };
     }
     case "follow": {
       const ctx = {
-        ...base,
         event: "follow" as const,
+        bot: deps.identity,
+        api: deps.api,
+        get log() {
+          return (log ??= deps.log());
+        },
+        store: deps.kv,
+        budget: deps.budget,
+        get actions() {
+          return (actions ??= actionsOf(layer, state));
+        },
         user: event.user,
-        follow: (o?: ActionOptions) => actions.follow(event.user.id, o),
-        dm: (text: string, o?: ActionOptions) => actions.dm(event.user.id, text, o),
-        post: (text: string, o?: ActionOptions) => actions.post(text, o),
+        follow(o?: ActionOptions) {
+          return awaited(state, layer.follow(event.user.id, o));
+        },
+        dm(text: string, o?: ActionOptions) {
+          return awaited(state, layer.dm(event.user.id, text, o));
+        },
+        post(text: string, o?: ActionOptions) {
+          return awaited(state, layer.post(text, o));
+        },
       };
       return { ctx, state };
     }
   }
 }
 
-/** The context as one plugin sees it: the same context, with a logger naming the plugin. */
-export function viewFor<C extends object>(ctx: C & { log: Logger }, plugin: string): C {
-  return Object.create(ctx, { log: { value: ctx.log.child({ plugin }), enumerable: true } }) as C;
+/**
+ * The context as one plugin sees it: the same context, with a logger naming the plugin,
+ * made only when the handler logs (`log` builds it from the plugin's own logger).
+ */
+export function viewFor<C extends object>(ctx: C, log: () => Logger): C {
+  let made: Logger | undefined;
+  return Object.create(ctx, {
+    log: {
+      get() {
+        return (made ??= log());
+      },
+      enumerable: true,
+    },
+  }) as C;
 }

@@ -38,21 +38,51 @@ export interface DispatchReport {
 
 class HandlerTimeout extends Error {}
 
-/** Runs `entries` in order on `ctx`; never throws. */
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
+
+/**
+ * Settles with the handler's promise, or rejects with {@link HandlerTimeout} once
+ * `timeoutMs` passed on the clock while `busy` is false. One clock timer, no AbortSignal:
+ * thousands of events a second each start one.
+ */
+function limited<C>(work: PromiseLike<unknown>, ctx: C, timeoutMs: number, options: DispatchOptions<C>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let cancel: (() => void) | undefined;
+    const arm = () => {
+      cancel = options.clock.setTimeout(() => {
+        if (options.busy?.(ctx)) arm();
+        else {
+          cancel = undefined;
+          reject(new HandlerTimeout());
+        }
+      }, timeoutMs);
+    };
+    arm();
+    work.then(
+      (value) => {
+        cancel?.();
+        resolve(value);
+      },
+      (error: unknown) => {
+        cancel?.();
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Runs `entries` in order on `ctx`; never throws. A handler that returns synchronously needs
+ * no time limit (it cannot hang the event without hanging the process), so only a returned
+ * promise is raced against the clock.
+ */
 export async function dispatch<C>(entries: ReadonlyArray<HandlerEntry<C>>, ctx: C, options: DispatchOptions<C>): Promise<DispatchReport> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const report: DispatchReport = { ran: [], failed: [] };
   for (const { plugin, handler } of entries) {
-    const timer = new AbortController();
-    const limit = (async () => {
-      do await options.clock.sleep(timeoutMs, timer.signal);
-      while (options.busy?.(ctx));
-      throw new HandlerTimeout();
-    })().catch((err: unknown) => {
-      if (err instanceof HandlerTimeout) throw err;
-    });
     try {
-      await Promise.race([Promise.resolve().then(() => handler(ctx)), limit]);
+      const result = handler(ctx);
+      if (isThenable(result)) await limited(result, ctx, timeoutMs, options);
       report.ran.push(plugin);
     } catch (error) {
       if (error instanceof HandlerTimeout) {
@@ -62,8 +92,6 @@ export async function dispatch<C>(entries: ReadonlyArray<HandlerEntry<C>>, ctx: 
         report.failed.push({ plugin, reason: "threw", error });
         options.log.error({ plugin, err: error }, `plugin ${plugin} threw: ${(error as Error)?.message ?? String(error)}`);
       }
-    } finally {
-      timer.abort();
     }
     if (options.stop?.(ctx)) {
       report.stoppedAfter = plugin;

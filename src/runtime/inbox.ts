@@ -12,6 +12,8 @@ export const INBOX_LIMIT = 10_000;
 
 export class Inbox {
   private readonly namespace: string;
+  /** Events in the store's namespace (counted once, then kept), so adding one is not O(inbox). */
+  private size: number | undefined;
 
   constructor(
     private readonly store: Store,
@@ -25,16 +27,21 @@ export class Inbox {
    * the same write. Returns the events added and the ids of any dropped to stay bounded.
    */
   add(events: readonly BotEvent[]): { added: BotEvent[]; dropped: string[] } {
+    this.size ??= this.store.entries(this.namespace).length;
     const added = events.filter((e) => this.store.get(this.namespace, e.id) === undefined);
     for (const e of added) this.store.set(this.namespace, e.id, e);
+    this.size += added.length;
+    if (this.size <= INBOX_LIMIT) return { added, dropped: [] };
     const all = this.store.entries<BotEvent>(this.namespace);
     const dropped = all.slice(0, Math.max(0, all.length - INBOX_LIMIT)).map(([id]) => id);
     for (const id of dropped) this.store.delete(this.namespace, id);
+    this.size = all.length - dropped.length;
     return { added, dropped };
   }
 
   /** Marks an event handled. */
   done(id: string): void {
+    if (this.size !== undefined && this.store.get(this.namespace, id) !== undefined) this.size--;
     this.store.delete(this.namespace, id);
   }
 
