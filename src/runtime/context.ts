@@ -105,34 +105,76 @@ export function budgetView(layer: ActionLayer): BudgetView {
   };
 }
 
+const DEPS = Symbol("deps");
+const STATE = Symbol("state");
+const LOG = Symbol("log");
+const ACTIONS = Symbol("actions");
+const POST_ID = Symbol("postId");
+
 /**
- * Builds the context of an event, and the state the runtime watches. Its logger and
- * `ctx.actions` are made when first used; its verbs are methods that need no `this`, so
- * `({ reply }) => reply("hi")` works.
+ * What every event's context has. `log` and `actions` are getters on the prototype, made
+ * when first read (destructuring `({ log })` reads them too); the verbs each context adds
+ * are methods that need no `this`, so `({ reply }) => reply("hi")` works.
  */
+class ContextBase<E extends EventName> {
+  readonly bot: BotIdentity;
+  readonly api: ApiClient;
+  readonly store: BotStore;
+  readonly budget: BudgetView;
+  // Symbol keys, not #private fields: a plugin's view (Object.create of the context) reads
+  // these getters with itself as `this`, and private fields are not inherited.
+  readonly [DEPS]: ContextDeps;
+  readonly [STATE]: ContextState;
+  [LOG]: Logger | undefined;
+  [ACTIONS]: Actions | undefined;
+
+  constructor(
+    readonly event: E,
+    deps: ContextDeps,
+    state: ContextState,
+  ) {
+    this.bot = deps.identity;
+    this.api = deps.api;
+    this.store = deps.kv;
+    this.budget = deps.budget;
+    this[DEPS] = deps;
+    this[STATE] = state;
+  }
+
+  get log(): Logger {
+    return (this[LOG] ??= this[DEPS].log());
+  }
+
+  get actions(): Actions {
+    return (this[ACTIONS] ??= actionsOf(this[DEPS].layer, this[STATE]));
+  }
+}
+
+/** The context of an event that delivers a post: whether a handler hid it. */
+class PostContextBase<E extends EventName> extends ContextBase<E> {
+  readonly [POST_ID]: string;
+
+  constructor(event: E, deps: ContextDeps, state: ContextState, postId: string) {
+    super(event, deps, state);
+    this[POST_ID] = postId;
+  }
+
+  get hidden(): boolean {
+    return this[DEPS].layer.hidden(this[POST_ID]);
+  }
+}
+
+/** Builds the context of an event, and the state the runtime watches. */
 export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventContexts[EventName]; state: ContextState } {
   const state: ContextState = { waiting: 0 };
   const { layer } = deps;
-  let log: Logger | undefined;
-  let actions: Actions | undefined;
 
   switch (event.kind) {
     case "mention":
     case "reply":
     case "post": {
       const ref = refOf(event.post);
-      const ctx = {
-        event: event.kind,
-        bot: deps.identity,
-        api: deps.api,
-        get log() {
-          return (log ??= deps.log());
-        },
-        store: deps.kv,
-        budget: deps.budget,
-        get actions() {
-          return (actions ??= actionsOf(layer, state));
-        },
+      const ctx = Object.assign(new PostContextBase(event.kind, deps, state, event.post.id), {
         post: event.post,
         author: event.author,
         ...(event.kind === "reply" ? { inReplyTo: event.inReplyTo } : {}),
@@ -155,49 +197,24 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
         hide(o?: ActionOptions) {
           return awaited(state, layer.hide(ref, o));
         },
-        get hidden() {
-          return layer.hidden(event.post.id);
-        },
-      };
-      return { ctx: ctx as EventContexts[EventName], state };
+      });
+      return { ctx: ctx as unknown as EventContexts[EventName], state };
     }
     case "schedule": {
       let n = 0;
       const run = `${event.schedule.name}:${new Date(event.schedule.at).toISOString()}`;
-      const ctx = {
-        event: "schedule" as const,
-        bot: deps.identity,
-        api: deps.api,
-        get log() {
-          return (log ??= deps.log());
-        },
-        store: deps.kv,
-        budget: deps.budget,
-        get actions() {
-          return (actions ??= actionsOf(layer, state));
-        },
+      const ctx = Object.assign(new ContextBase("schedule" as const, deps, state), {
         schedule: { name: event.schedule.name, cron: event.schedule.cron, at: new Date(event.schedule.at) },
         // A schedule that posts the same text every day must post it every day: the
         // idempotency key is the run (and the post's place in it), not the text.
         post(text: string, o?: ActionOptions) {
           return awaited(state, layer.post(text, { key: `${run}:${n++}`, ...o }));
         },
-      };
+      });
       return { ctx, state };
     }
     case "follow": {
-      const ctx = {
-        event: "follow" as const,
-        bot: deps.identity,
-        api: deps.api,
-        get log() {
-          return (log ??= deps.log());
-        },
-        store: deps.kv,
-        budget: deps.budget,
-        get actions() {
-          return (actions ??= actionsOf(layer, state));
-        },
+      const ctx = Object.assign(new ContextBase("follow" as const, deps, state), {
         user: event.user,
         follow(o?: ActionOptions) {
           return awaited(state, layer.follow(event.user.id, o));
@@ -208,7 +225,7 @@ export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventC
         post(text: string, o?: ActionOptions) {
           return awaited(state, layer.post(text, o));
         },
-      };
+      });
       return { ctx, state };
     }
   }
