@@ -9,7 +9,10 @@
  * removed. On open, the files are read and then the journals replayed in order.
  *
  * A line is `[[namespace, key, value, seq], [namespace, key], ...]`: a value set (with its
- * place in the namespace's order) or deleted. A crash in the middle of an append leaves a
+ * place in the namespace's order) or deleted. A budget window (a sorted list of request
+ * times, up to 10,000 for an app's day) changes by a few times at its ends on every request,
+ * so it is journaled as what changed (window-delta.ts): `[namespace, key, [from, to, ...added],
+ * seq, "w"]`, "keep the times of the value before within [from, to], then add these". A crash in the middle of an append leaves a
  * partial last line, which was never acknowledged and is ignored; a bad line anywhere else
  * is corruption and reported like a corrupt file.
  */
@@ -18,9 +21,16 @@ import { join } from "node:path";
 import { UserError } from "../errors.ts";
 import { describeFsError } from "./fs-error.ts";
 import { CorruptStateError } from "./state-file.ts";
+import { isDelta, WINDOW_DELTA } from "./window-delta.ts";
 
-/** A change: `[namespace, key, value, seq]` (set) or `[namespace, key]` (deleted). */
-export type JournalRecord = [namespace: string, key: string, value: unknown, seq: number] | [namespace: string, key: string];
+/**
+ * A change: `[namespace, key, value, seq]` (set), `[namespace, key]` (deleted) or
+ * `[namespace, key, [from, to, ...added], seq, "w"]` (a window's times moved: see window-delta.ts).
+ */
+export type JournalRecord =
+  | [namespace: string, key: string, value: unknown, seq: number]
+  | [namespace: string, key: string]
+  | [namespace: string, key: string, delta: number[], seq: number, kind: typeof WINDOW_DELTA];
 
 const NAME = /^journal-(\d+)\.log$/;
 export const journalName = (generation: number) => `journal-${generation}.log`;
@@ -78,7 +88,9 @@ function parseLine(line: string): JournalRecord[] | undefined {
   if (!Array.isArray(json)) return undefined;
   for (const r of json) {
     if (!Array.isArray(r) || typeof r[0] !== "string" || typeof r[1] !== "string") return undefined;
-    if (r.length === 4 ? !Number.isInteger(r[3]) : r.length !== 2) return undefined;
+    if (r.length === 5) {
+      if (r[4] !== WINDOW_DELTA || !Number.isInteger(r[3]) || !isDelta(r[2])) return undefined;
+    } else if (r.length === 4 ? !Number.isInteger(r[3]) : r.length !== 2) return undefined;
   }
   return json as JournalRecord[];
 }

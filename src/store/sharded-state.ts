@@ -10,6 +10,7 @@
  */
 import { Namespaces } from "./namespaces.ts";
 import type { JournalRecord } from "./journal.ts";
+import { applyDelta, DELTA_NAMESPACE, WINDOW_DELTA, windowDelta } from "./window-delta.ts";
 import type { ShardPath, ShardRule } from "./shards.ts";
 import { STATE_FILE_VERSION, type StateFileData, type StoredEntry } from "./state-file.ts";
 import type { Retention } from "./store.ts";
@@ -40,6 +41,11 @@ export class ShardedState {
   /** Keys changed since the last {@link takeChanges}, by namespace: what the next journal line holds. */
   private changed = new Map<string, Set<string>>();
   private nextSeq = 0;
+  /**
+   * The budget windows as last journaled (the arrays themselves: a `set` stores a new copy,
+   * never changes them), so the next line can carry only what changed (window-delta.ts).
+   */
+  private journaled = new Map<string, unknown>();
   private loading: Map<string, Loaded[]> | undefined = new Map();
 
   constructor(private readonly rule: ShardRule) {}
@@ -126,7 +132,7 @@ export class ShardedState {
         this.nextSeq = Math.max(this.nextSeq, seq + 1);
       }
       this.markDirty(path);
-      this.spaces.adopt(ns, key, record[2]);
+      this.spaces.adopt(ns, key, record.length === 5 ? applyDelta(this.spaces.get(ns, key), record[2]) : record[2]);
     }
     this.changed.clear(); // replayed changes are in a journal already
   }
@@ -138,10 +144,20 @@ export class ShardedState {
       for (const key of keys) {
         if (!this.spaces.has(ns, key)) {
           records.push([ns, key]);
+          if (ns === DELTA_NAMESPACE) this.journaled.delete(key);
           continue;
         }
         const seq = this.shards.get(this.rule(ns, key))!.members.get(ns)!.get(key)!;
-        records.push([ns, key, this.spaces.get(ns, key), seq]);
+        const value = this.spaces.get(ns, key);
+        if (ns === DELTA_NAMESPACE) {
+          const delta = windowDelta(this.journaled.get(key), value);
+          this.journaled.set(key, value);
+          if (delta) {
+            records.push([ns, key, delta, seq, WINDOW_DELTA]);
+            continue;
+          }
+        }
+        records.push([ns, key, value, seq]);
       }
     }
     this.changed = new Map();
@@ -150,7 +166,11 @@ export class ShardedState {
 
   /** Puts changes back to be taken again, after their journal append failed. */
   restoreChanges(records: readonly JournalRecord[]): void {
-    for (const [ns, key] of records) this.noteChange(ns, key);
+    for (const [ns, key] of records) {
+      this.noteChange(ns, key);
+      // The failed line may not be on disk: the next one carries these windows whole.
+      if (ns === DELTA_NAMESPACE) this.journaled.delete(key);
+    }
   }
 
   /** Returns whether there was a value to delete. */
