@@ -12,7 +12,7 @@
  * - Fair shares: processes announce themselves in a members set (expiring like leases); a
  *   process claims up to `ceil(bots / processes)` and gives back what is above that, one
  *   renewal at a time, so a process joining later gets its share. A bot left free for a
- *   whole round is claimed by anyone, so shares never leave a bot unrun.
+ *   whole ttl is claimed by anyone, so shares never leave a bot unrun.
  * - Redis away: renewals wait in the client's queue; when Redis answers again the leases are
  *   checked first, and writes of the bots' state wait for that ({@link BotClaims.current}).
  *   A lease that expired meanwhile and is free is claimed again; when its new token directly
@@ -44,6 +44,12 @@ export interface BotClaimsOptions {
   everyMs?: number;
   /** How many bots are started at once after a claim (default 16). */
   hostConcurrency?: number;
+  /**
+   * How long a starting process waits, once it has announced itself, before its first claim
+   * (default `everyMs`): processes started together (a compose file's replicas) then see each
+   * other and each take its share, instead of the first taking every bot and giving most back.
+   */
+  settleMs?: number;
   /** Starts running `bot` here (its lease is held). A rejection gives the lease back. */
   host(bot: string, lease: Lease): Promise<void>;
   /**
@@ -74,8 +80,8 @@ export class BotClaims {
   private readonly every: number;
   private readonly log: Logger;
   private members = 1;
-  /** Bots seen free at the last look (claimed by anyone at the next, share or not). */
-  private freeBefore = new Set<string>();
+  /** Since when (this clock) each bot has been seen free; past a ttl anyone claims it, share or not. */
+  private freeSince = new Map<string, number>();
   private stopped = false;
   private readonly stopSignal = new AbortController();
   private wake?: AbortController;
@@ -103,10 +109,24 @@ export class BotClaims {
     if (!(this.every * 2 < this.ttl)) throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
   }
 
+  /**
+   * Tells the other processes this one is coming (before the slow part of a start), so that
+   * their shares count it. {@link start} does it too.
+   */
+  async announce(): Promise<void> {
+    this.members = Math.max(1, await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]));
+  }
+
   /** Claims a first share of bots and starts them, then renews and claims every `everyMs`. */
   async start(): Promise<void> {
     this.options.redis.on("close", this.onClose);
     this.options.redis.on("ready", this.onReady);
+    const settle = this.options.settleMs ?? this.every;
+    if (settle > 0) {
+      await this.announce();
+      this.log.info(`waiting ${settle / 1000} s for the other processes to announce themselves before claiming bots`);
+      await this.options.clock.sleep(settle, this.stopSignal.signal).catch(() => undefined);
+    }
     await this.tick();
     await this.claiming;
     this.loop = this.run();
@@ -236,11 +256,12 @@ export class BotClaims {
       return;
     }
     if (free.length === 0) return;
-    const stale = free.filter((bot) => this.freeBefore.has(bot));
-    this.freeBefore = new Set(free);
+    const now = this.options.clock.now();
+    this.freeSince = new Map(free.map((bot) => [bot, this.freeSince.get(bot) ?? now]));
+    const stale = free.filter((bot) => now - this.freeSince.get(bot)! >= this.ttl);
     const staleSet = new Set(stale);
     const fresh = shuffle(free.filter((bot) => !staleSet.has(bot)));
-    // Free for a whole round: anyone takes them. Otherwise up to the share.
+    // Free for a whole ttl: anyone takes them. Otherwise up to the share.
     const wanted = [...stale, ...fresh.slice(0, Math.max(0, share - mine.length - stale.length))];
     const claimed: Array<[string, Lease]> = [];
     for (const bot of wanted) {
@@ -249,7 +270,7 @@ export class BotClaims {
       if (lease) claimed.push([bot, lease]);
     }
     if (claimed.length === 0) return;
-    for (const [bot] of claimed) this.freeBefore.delete(bot);
+    for (const [bot] of claimed) this.freeSince.delete(bot);
     await mapLimited(claimed, this.options.hostConcurrency ?? 16, async ([bot, lease]) => {
       const h: Held = { lease };
       this.held.set(bot, h);

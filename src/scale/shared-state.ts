@@ -17,7 +17,7 @@ import type { Logger } from "../log.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { connectRedis, parseRedisUrl, type Redis } from "../store/redis/connect.ts";
 import { openRedisStore, type RedisStore } from "../store/redis/redis-store.ts";
-import { BotClaims } from "./bot-claims.ts";
+import { BotClaims, type BotClaimsOptions } from "./bot-claims.ts";
 import { Leases, processOwnerId } from "./lease.ts";
 
 export interface SharedStateOptions {
@@ -32,6 +32,8 @@ export interface SharedStateOptions {
   /** Lease timing (tests shorten the ttl; the renewals follow `clock`). */
   ttlMs?: number;
   everyMs?: number;
+  /** Wait before the first claim (default: `everyMs`); see {@link BotClaimsOptions.settleMs}. */
+  settleMs?: number;
   /** Key prefix (default `postbot:`): two deployments can share one Redis database. */
   prefix?: string;
 }
@@ -66,6 +68,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     logger,
     ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
     ...(options.everyMs ? { everyMs: options.everyMs } : {}),
+    ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
     async host(bot) {
       await store!.hold(bot);
       await runtime!.host(bot);
@@ -82,6 +85,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     redis.disconnect();
     throw err;
   }
+  await claims.announce();
   logger.info({ state: display, owner }, `state in Redis at ${display}; this process is ${owner}`);
   const opened = store;
   return {

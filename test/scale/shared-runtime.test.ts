@@ -67,9 +67,9 @@ async function world(): Promise<void> {
 }
 
 /** A "process": its own Redis connection, state store, claims (on `claimsClock`) and runtime. */
-async function proc(name: string, claimsClock: Clock = createClock()): Promise<Proc> {
+async function proc(name: string, claimsClock: Clock = createClock(), settleMs?: number): Promise<Proc> {
   const { lines, logger } = captureLogs("info");
-  const shared = await openSharedState({ url: redis.url, bots: NAMES, clock: claimsClock, logger, ttlMs: TTL, everyMs: EVERY });
+  const shared = await openSharedState({ url: redis.url, bots: NAMES, clock: claimsClock, logger, ttlMs: TTL, everyMs: EVERY, ...(settleMs !== undefined ? { settleMs } : {}) });
   const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store: shared.store, clock, logger, hosting: "claimed", drainMs: 500 });
   await shared.run(runtime);
   const p = { name, shared, runtime, lines };
@@ -116,8 +116,11 @@ async function mentionEach(text: string): Promise<Map<string, string>> {
 describe("bots shared by processes on one Redis", () => {
   it("three processes share six bots, two each, none twice; every mention is answered once", async () => {
     await world();
-    const ps = [await proc("P1"), await proc("P2"), await proc("P3")];
+    const ps = await Promise.all([proc("P1"), proc("P2"), proc("P3")]);
+    // Started together: each waited to see the others, then took its share; nobody gave any back.
     await until("two bots each", () => balanced(ps, 2));
+    for (const p of ps) expect(p.lines.filter((l) => /giving back/.test(String(l.msg))), p.name).toEqual([]);
+    await settle(ps); // each bot's first poll, at its start, is done
     const first = await mentionEach("hello");
     await clock.advance(15_000);
     await settle(ps);
@@ -129,6 +132,7 @@ describe("bots shared by processes on one Redis", () => {
     const gone = [...p3.runtime.bots.keys()];
     await p3.shared.stop();
     await until("P1 and P2 run all", () => balanced(ps.slice(0, 2), 3));
+    await settle(ps.slice(0, 2));
     const second = await mentionEach("again");
     await clock.advance(15_000);
     await settle(ps.slice(0, 2));
@@ -138,7 +142,7 @@ describe("bots shared by processes on one Redis", () => {
 
   it("a process that stalls loses its bots to the others; its own writes are refused and it stops them, one line each", async () => {
     await world();
-    const stalled = await proc("stalled", createClock({ frozen: true })); // never renews
+    const stalled = await proc("stalled", createClock({ frozen: true }), 0); // never renews
     expect(stalled.runtime.bots.size).toBe(NAMES.length);
     const mentions = await mentionEach("who answers?");
     const live = await proc("live");
@@ -160,6 +164,7 @@ describe("bots shared by processes on one Redis", () => {
     await world();
     const ps = [await proc("P1"), await proc("P2")];
     await until("three bots each", () => balanced(ps, 3));
+    await settle(ps); // the first polls of the bots' new hosts are saved: their next ones are due in 12 s
     await redis.stop();
     const during = await mentionEach("while Redis is away");
     await clock.advance(15_000);
