@@ -373,6 +373,20 @@ describe("reply safety", () => {
     expect(calls).toHaveLength(1);
   });
 
+  it("ends a mark with the cooldown of the bot that made it, whether or not it was swept yet", async () => {
+    const { system, clock, store } = setup();
+    const { calls, executor } = recordingExecutor(clock);
+    const quick = system.bot({ bot: "a", account, executor, replyCooldownMs: 10_000 });
+    expect((await quick.reply(mention("1", { conversation_id: "c" }), "hi")).status).toBe("sent");
+    await clock.advance(20_000);
+    // A restart 20 s later with a longer cooldown: the marks are swept at most once a minute, so this one is still stored.
+    const again = setup({ store, clock });
+    const slow = again.system.bot({ bot: "a", account, executor, replyCooldownMs: 600_000 });
+    expect(store.entries("replies.recent")).toHaveLength(1);
+    expect((await slow.reply(mention("2", { conversation_id: "c" }), "hi again")).status).toBe("sent");
+    expect(calls).toHaveLength(2);
+  });
+
   it("frees the conversation again when the reply was not sent", async () => {
     const { system, clock } = setup();
     const { executor } = recordingExecutor(clock);

@@ -36,6 +36,23 @@ interface Mark {
 /** How long a mark saved without `until` is kept: the longest cooldown before marks had one. */
 const LEGACY_MARK_MS = 24 * 3_600_000;
 
+/** When each store's marks were last swept (on the clock). */
+const swept = new WeakMap<Store, number>();
+
+/**
+ * Drops the marks whose cooldown ended. Every bot's marks live in one namespace, each ending
+ * with its own bot's cooldown; the sweep runs once a minute per store at most, not once per
+ * bot (10,000 bots starting made it 10,000 scans of 10,000 marks). An expired mark left a
+ * little longer refuses nothing: {@link replySafety} checks its `until` too.
+ */
+function sweepExpired(store: Store, clock: Clock): void {
+  const now = clock.now();
+  const last = swept.get(store);
+  if (last !== undefined && now - last < 60_000 && now >= last) return;
+  swept.set(store, now);
+  for (const [key, mark] of store.entries<Mark>(NS)) if (!((mark.until ?? mark.at + LEGACY_MARK_MS) > now)) store.delete(NS, key);
+}
+
 /** The conversation a reply belongs to; a post with no known conversation is its own. */
 const conversationOf = (action: Action) => action.context?.conversationId ?? action.target;
 
@@ -48,8 +65,7 @@ export function replySafety(options: ReplySafetyOptions): Step {
   const replyToBots = options.replyToBots ?? false;
   const cooldownMs = options.cooldownMs ?? 15 * 60_000;
   store.retain?.(NS, { maxEntries: 10_000 });
-  // Every bot's marks live in one namespace; each ends with its own bot's cooldown.
-  for (const [key, mark] of store.entries<Mark>(NS)) if (!((mark.until ?? mark.at + LEGACY_MARK_MS) > clock.now())) store.delete(NS, key);
+  sweepExpired(store, clock);
 
   const refusal = (action: Action): string | undefined => {
     const author = action.context?.authorId;
@@ -62,7 +78,8 @@ export function replySafety(options: ReplySafetyOptions): Step {
     if (cooldownMs > 0) {
       const mark = store.get<Mark>(NS, `${action.bot}:${conversationOf(action)}`);
       const since = mark ? clock.now() - mark.at : Infinity;
-      if (mark && since < cooldownMs && mark.key !== action.key) {
+      // A mark ends with the cooldown of the bot that made it (its `until`), swept or not.
+      if (mark && since < cooldownMs && !((mark.until ?? Infinity) <= clock.now()) && mark.key !== action.key) {
         return `the bot replied in conversation ${conversationOf(action)} ${Math.round(since / 1000)} s ago; its reply_cooldown is ${Math.round(cooldownMs / 1000)} s`;
       }
     }
