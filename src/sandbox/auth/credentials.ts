@@ -7,6 +7,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Plan } from "../../limits/types.ts";
 import { nextId, type SandboxAccessToken, type SandboxApp, type SandboxData, type SandboxUser } from "../model/index.ts";
+import { findUsername } from "../domain/users.ts";
 import { flows, grantKey } from "./state.ts";
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -130,7 +131,5 @@ export function appByBearer(data: SandboxData, token: string): SandboxApp | unde
 
 /** A user by username, case-insensitively, as sign-in forms and `screen_name` match. */
 export function userByUsername(data: SandboxData, username: string): SandboxUser | undefined {
-  const wanted = username.replace(/^@/, "").toLowerCase();
-  for (const u of Object.values(data.world.users)) if (u.username.toLowerCase() === wanted) return u;
-  return undefined;
+  return findUsername(data.world.users, username.replace(/^@/, "").toLowerCase());
 }

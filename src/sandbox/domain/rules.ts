@@ -29,11 +29,27 @@ export const MAX_TAG_LENGTH = 128;
 /** A stored rule: its app, value, optional tag and creation time. */
 export type RuleRecord = WorldData["stream_rules"][string];
 
+/**
+ * Each app's rules, kept per rules table (the world's object, replaced when the world is) and
+ * dropped by {@link addRules} and {@link deleteRules}, the only writers: every post is
+ * matched against its apps' rules, and scanning every rule of every app for each was the
+ * sandbox's cost with thousands of rules.
+ */
+const rulesByApp = new WeakMap<object, Map<string, readonly RuleRecord[]>>();
+
 /** An app's rules, oldest first. */
-export function rulesOf(ctx: SandboxContext, appId: string): RuleRecord[] {
-  return Object.values(ctx.data.world.stream_rules)
-    .filter((r) => r.app_id === appId)
-    .sort((a, b) => compareIds(a.id, b.id));
+export function rulesOf(ctx: SandboxContext, appId: string): readonly RuleRecord[] {
+  const table = ctx.data.world.stream_rules;
+  let apps = rulesByApp.get(table);
+  if (!apps) rulesByApp.set(table, (apps = new Map()));
+  let rules = apps.get(appId);
+  if (!rules) {
+    rules = Object.values(table)
+      .filter((r) => r.app_id === appId)
+      .sort((a, b) => compareIds(a.id, b.id));
+    apps.set(appId, rules);
+  }
+  return rules;
 }
 
 const compiled = new Map<string, Query>();
@@ -127,6 +143,7 @@ export function addRules(ctx: SandboxContext, app: SandboxApp, items: Array<{ va
     ...(f.tag !== undefined ? { tag: f.tag } : {}),
   }));
   if (!dryRun) for (const r of made) ctx.data.world.stream_rules[r.id] = r;
+  if (!dryRun && made.length > 0) rulesByApp.delete(ctx.data.world.stream_rules);
   const out: RulesOutcome = {
     status: made.length && !dryRun ? 201 : 200,
     summary: { created: made.length, not_created: items.length - made.length, valid: items.length - invalid, invalid },
@@ -158,6 +175,7 @@ export function deleteRules(
     else errors.push(missing("values", value));
   }
   if (!dryRun) for (const r of doomed) delete ctx.data.world.stream_rules[r.id];
+  if (!dryRun && doomed.size > 0) rulesByApp.delete(ctx.data.world.stream_rules);
   return { status: 200, summary: { deleted: doomed.size, not_deleted: errors.length }, errors };
 }
 

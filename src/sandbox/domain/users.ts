@@ -59,6 +59,8 @@ export function createUser(ctx: SandboxContext, input: NewUser): SandboxUser {
     ...(input.url !== undefined ? { url: input.url } : {}),
   };
   ctx.data.world.users[user.id] = user;
+  const index = nameIndex(ctx.data.world.users);
+  if (!index.has(user.username.toLowerCase())) index.set(user.username.toLowerCase(), user);
   return user;
 }
 
@@ -71,13 +73,38 @@ export function userById(ctx: SandboxContext, id: string, opts: { includeGone?: 
   return u && (opts.includeGone || !isGone(u)) ? u : undefined;
 }
 
+/** Per users table (the world's object): lower-cased username → user (the oldest, when two share one). */
+const byName = new WeakMap<object, Map<string, SandboxUser>>();
+
+/** The username index of a users table, built on first use and kept up to date by {@link createUser}. */
+function nameIndex(users: Record<string, SandboxUser>): Map<string, SandboxUser> {
+  let index = byName.get(users);
+  if (!index) {
+    index = new Map();
+    for (const u of Object.values(users)) {
+      const name = u.username.toLowerCase();
+      if (!index.has(name)) index.set(name, u);
+    }
+    byName.set(users, index);
+  }
+  return index;
+}
+
+/**
+ * The user with this lower-cased username, from an index instead of a scan: every request,
+ * post and mention looks a name up, and with 10,000 users the scan each time was the
+ * sandbox's main cost. {@link createUser} is the only code that adds users; a world loaded
+ * or reset is a new table, indexed anew.
+ */
+export function findUsername(users: Record<string, SandboxUser>, lower: string): SandboxUser | undefined {
+  const hit = nameIndex(users).get(lower);
+  return hit && users[hit.id] === hit ? hit : undefined;
+}
+
 /** A user by username, ignoring case; gone accounts only with `includeGone`. */
 export function userByUsername(ctx: SandboxContext, username: string, opts: { includeGone?: boolean } = {}): SandboxUser | undefined {
-  const lower = username.toLowerCase();
-  for (const u of Object.values(ctx.data.world.users)) {
-    if (u.username.toLowerCase() === lower) return opts.includeGone || !isGone(u) ? u : undefined;
-  }
-  return undefined;
+  const u = findUsername(ctx.data.world.users, username.toLowerCase());
+  return u && (opts.includeGone || !isGone(u)) ? u : undefined;
 }
 
 /** Every account that is not gone, oldest first. */
