@@ -147,3 +147,36 @@ describe("bot status", () => {
     );
   });
 });
+
+describe("saving the bots' status", () => {
+  it("saves a bot's status when it changed, and an unchanged one in turns, each within 8 rounds", async () => {
+    const noop = definePlugin({ name: "noop", setup: (bot) => bot.on("schedule", () => {}) });
+    const names = Array.from({ length: 10 }, (_, i) => `idle${i}`);
+    bed = await createTestBed({
+      bots: names.map((name) => ({ name, plan: "pro" as const, plugins: { noop: {} } })),
+      plugins: { noop },
+      runtime: { statusEveryMs: 1_000 },
+    });
+    await bed.settle();
+    const savedAt = () => names.map((n) => bed!.store.get<{ updatedAt: number }>("status", n)!.updatedAt);
+    const start = bed.clock.now();
+    expect(savedAt()).toEqual(names.map(() => start)); // the first round saves every bot
+    await bed.advance(1_000);
+    await bed.settle();
+    // Nothing changed: only the bots whose turn it is were saved again.
+    const second = savedAt();
+    expect(second.filter((t) => t === start + 1_000).length).toBeGreaterThan(0);
+    expect(second.filter((t) => t === start).length).toBeGreaterThan(0);
+    for (let i = 0; i < 7; i++) {
+      await bed.advance(1_000);
+      await bed.settle();
+    }
+    // Within 8 rounds every bot had its turn.
+    expect(Math.min(...savedAt())).toBeGreaterThan(start);
+    // A pause is a change: saved at the next round, whatever the turn.
+    bed.runtime.bots.get("idle3")!.pause("test");
+    await bed.advance(1_000);
+    await bed.settle();
+    expect(bed.store.get<{ paused?: unknown; updatedAt: number }>("status", "idle3")).toMatchObject({ paused: { reason: "test" }, updatedAt: bed.clock.now() });
+  });
+});
