@@ -117,6 +117,24 @@ interface Prepared {
 /** The rate-limit headers of a response, and no other (an error carries them; nothing else of a response belongs in a log). */
 const limitHeaders = (headers: HttpResponse["headers"]) => Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith("x-") && name.includes("limit")));
 
+/** The endpoint groups of a client (`client.users.me()`...). */
+interface Groups {
+  posts: ReturnType<typeof postsGroup>;
+  users: ReturnType<typeof usersGroup>;
+  search: ReturnType<typeof searchGroup>;
+  streams: ReturnType<typeof streamsGroup>;
+  likes: ReturnType<typeof likesGroup>;
+  reposts: ReturnType<typeof repostsGroup>;
+  bookmarks: ReturnType<typeof bookmarksGroup>;
+  spaces: ReturnType<typeof spacesGroup>;
+  lists: ReturnType<typeof listsGroup>;
+  dms: ReturnType<typeof dmsGroup>;
+  compliance: ReturnType<typeof complianceGroup>;
+  trends: ReturnType<typeof trendsGroup>;
+  communities: ReturnType<typeof communitiesGroup>;
+  usage: ReturnType<typeof usageGroup>;
+}
+
 /** A client of the service for one set of credentials. Create it with {@link createClient}. */
 export class ApiClient {
   readonly transport: HttpTransport;
@@ -124,20 +142,51 @@ export class ApiClient {
   readonly logger: Logger;
   readonly auth: Readonly<ClientAuth>;
 
-  readonly posts = postsGroup(this);
-  readonly users = usersGroup(this);
-  readonly search = searchGroup(this);
-  readonly streams = streamsGroup(this);
-  readonly likes = likesGroup(this);
-  readonly reposts = repostsGroup(this);
-  readonly bookmarks = bookmarksGroup(this);
-  readonly spaces = spacesGroup(this);
-  readonly lists = listsGroup(this);
-  readonly dms = dmsGroup(this);
-  readonly compliance = complianceGroup(this);
-  readonly trends = trendsGroup(this);
-  readonly communities = communitiesGroup(this);
-  readonly usage = usageGroup(this);
+  // Each group is made on first use: a group is an object of a dozen functions, and a
+  // runtime hosting 10,000 bots makes a client per bot, most of which use one or two groups.
+  #groups: Partial<Groups> = {};
+  get posts(): Groups["posts"] {
+    return (this.#groups.posts ??= postsGroup(this));
+  }
+  get users(): Groups["users"] {
+    return (this.#groups.users ??= usersGroup(this));
+  }
+  get search(): Groups["search"] {
+    return (this.#groups.search ??= searchGroup(this));
+  }
+  get streams(): Groups["streams"] {
+    return (this.#groups.streams ??= streamsGroup(this));
+  }
+  get likes(): Groups["likes"] {
+    return (this.#groups.likes ??= likesGroup(this));
+  }
+  get reposts(): Groups["reposts"] {
+    return (this.#groups.reposts ??= repostsGroup(this));
+  }
+  get bookmarks(): Groups["bookmarks"] {
+    return (this.#groups.bookmarks ??= bookmarksGroup(this));
+  }
+  get spaces(): Groups["spaces"] {
+    return (this.#groups.spaces ??= spacesGroup(this));
+  }
+  get lists(): Groups["lists"] {
+    return (this.#groups.lists ??= listsGroup(this));
+  }
+  get dms(): Groups["dms"] {
+    return (this.#groups.dms ??= dmsGroup(this));
+  }
+  get compliance(): Groups["compliance"] {
+    return (this.#groups.compliance ??= complianceGroup(this));
+  }
+  get trends(): Groups["trends"] {
+    return (this.#groups.trends ??= trendsGroup(this));
+  }
+  get communities(): Groups["communities"] {
+    return (this.#groups.communities ??= communitiesGroup(this));
+  }
+  get usage(): Groups["usage"] {
+    return (this.#groups.usage ??= usageGroup(this));
+  }
 
   private readonly shared: Shared;
 

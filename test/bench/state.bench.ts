@@ -204,8 +204,8 @@ async function run(layout: Layout): Promise<Run> {
       const i = picks[post]!;
       const target = String(1_470_000_000_000_000_000n + BigInt(post++));
       const start = performance.now();
-      const outcome = await layers.get(i)!.reply({ id: target, author_id: "99", conversation_id: target, created_at: new Date(systemClock.now()).toISOString() }, "thanks!");
-      if (outcome.status !== "sent") throw new Error(`reply ${target} of ${botName(i)}: ${outcome.status}`);
+      const outcome = await layers.get(i)!.reply({ id: target, author_id: "99", conversation_id: target, created_at: new Date(systemClock.now()).toISOString() }, `thanks! (${target})`);
+      if (outcome.status !== "sent") throw new Error(`reply ${target} of ${botName(i)}: ${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}`);
       latencies?.push(performance.now() - start);
     };
 
