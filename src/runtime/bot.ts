@@ -304,7 +304,11 @@ export class BotRuntime {
           return (pluginLogs.get(plugin) ?? logger.child({ plugin })).child(bindings);
         },
       };
-      const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, kv: this.kv, budget: this.budgetView, log: made.log }, event);
+      // One plugin alone on the event (the usual bot): its context's logger names it, and it
+      // needs no view of its own.
+      const lone = !filterEntries?.length && handlers?.length === 1 ? handlers[0]!.plugin : undefined;
+      const contextLog = lone === undefined ? made.log : () => made.pluginLog(lone);
+      const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, kv: this.kv, budget: this.budgetView, log: contextLog }, event);
       this.states.set(event.id, state);
       let blocked = false;
       if (filterEntries?.length) {
@@ -321,7 +325,10 @@ export class BotRuntime {
         if (this.options.log.isLevelEnabled("debug")) made.log().debug("no plugin handles this event");
       }
       // After a handler hid the event's post, no later plugin answers it.
-      else await dispatch(this.views<typeof ctx>(handlers, made), ctx, this.dispatchOptions(state, made, () => "hidden" in ctx && ctx.hidden));
+      else {
+        const entries = lone === undefined ? this.views<typeof ctx>(handlers, made) : (handlers as Array<HandlerEntry<typeof ctx>>);
+        await dispatch(entries, ctx, this.dispatchOptions(state, made, () => "hidden" in ctx && ctx.hidden));
+      }
     }
     this.states.delete(event.id);
     this.inbox.done(event.id);

@@ -41,3 +41,16 @@ describe("event context", () => {
     expect(lines.find((l) => l.msg === "seen")).toMatchObject({ bot: "host", plugin: "quiet", event: "mention", post: mention.id });
   });
 });
+
+describe("event context of a plugin alone on its event", () => {
+  it("names the plugin in its logs too", async () => {
+    const { lines, logger } = captureLogs();
+    const solo = definePlugin({ name: "solo", setup: (bot) => bot.on("mention", ({ log }) => void log.info("alone")) });
+    bed = await createTestBed({ bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { solo: {} } }], plugins: { solo }, logger });
+    const host = await bed.user(sandboxUsername("host"));
+    const mention = await bed.post(await bed.user("alice"), `@${host.username} hello`);
+    await bed.advance(3_000);
+    await bed.settle();
+    expect(lines.find((l) => l.msg === "alone")).toMatchObject({ bot: "host", plugin: "solo", event: "mention", post: mention.id });
+  });
+});
