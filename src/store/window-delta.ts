@@ -5,7 +5,8 @@
  * whole on every flush made each journal line ~80 KB; the delta is a few numbers.
  *
  * A delta `[from, to, ...added]` means: keep the earlier value's times within `[from, to]`,
- * then append `added`. It is written only when it gives back exactly the new value from the
+ * then append `added` (which may replace times the earlier value had after `to`: a request's
+ * time moved to its answer's). It is written only when it gives back exactly the new value from the
  * value journaled before it (checked when encoding), so replaying the journal in order
  * rebuilds every value. Replayed over a newer copy (the files a checkpoint wrote while the
  * journal was still on disk), the range keeps what the earlier value had and drops what
@@ -38,16 +39,18 @@ export function applyDelta(before: unknown, delta: readonly number[]): number[] 
 
 /**
  * The delta that turns `before` (the value last journaled) into `after`, or undefined when
- * the value is better journaled whole (short, not a list of times, or not changed at its
- * ends only).
+ * the value is better journaled whole (short, not a list of times, or not a run of `before`
+ * followed by new times). The run may stop short of `before`'s end: the queue moves a
+ * request's time to when it was answered, so the last times change as well as grow.
  */
 export function windowDelta(before: unknown, after: unknown): number[] | undefined {
   if (!isNumbers(before) || !isNumbers(after) || after.length < MIN_LENGTH || before.length === 0) return undefined;
-  const to = before[before.length - 1]!;
-  let k = 0;
-  while (k < after.length && after[k]! <= to) k++;
-  if (k === 0) return undefined; // nothing kept: the whole value is as short
-  const delta = [after[0]!, to, ...after.slice(k)];
+  const start = before.indexOf(after[0]!);
+  if (start < 0) return undefined;
+  let kept = 0;
+  while (start + kept < before.length && kept < after.length && before[start + kept] === after[kept]) kept++;
+  if (kept * 2 < after.length) return undefined; // mostly new: as cheap whole
+  const delta = [after[0]!, before[start + kept - 1]!, ...after.slice(kept)];
   const rebuilt = applyDelta(before, delta);
   if (rebuilt.length !== after.length || rebuilt.some((t, i) => t !== after[i])) return undefined;
   return delta;

@@ -34,6 +34,14 @@ describe("windowDelta", () => {
     expect(applyDelta(before, delta)).toEqual(after);
   });
 
+  it("round-trips the last times moved to their answers' times (the queue's correction)", () => {
+    const before = [...range(0, 30), 500];
+    const after = [...range(0, 30), 507, 508];
+    const delta = windowDelta(before, after)!;
+    expect(delta).toEqual([0, 290, 507, 508]);
+    expect(applyDelta(before, delta)).toEqual(after);
+  });
+
   it("gives up (the value is journaled whole) when a change is not at the ends, or nothing is kept", () => {
     const before = range(0, 40);
     const retimed = [...before.slice(0, 10), 95, ...before.slice(10)]; // a time moved into the middle
