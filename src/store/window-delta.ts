@@ -50,8 +50,13 @@ export function windowDelta(before: unknown, after: unknown): number[] | undefin
   let kept = 0;
   while (start + kept < before.length && kept < after.length && before[start + kept] === after[kept]) kept++;
   if (kept * 2 < after.length) return undefined; // mostly new: as cheap whole
-  const delta = [after[0]!, before[start + kept - 1]!, ...after.slice(kept)];
-  const rebuilt = applyDelta(before, delta);
-  if (rebuilt.length !== after.length || rebuilt.some((t, i) => t !== after[i])) return undefined;
-  return delta;
+  const from = after[0]!;
+  const to = before[start + kept - 1]!;
+  // applyDelta(before, delta) must give `after` back: the run is all of `before` within
+  // [from, to] (checked without building it: this runs on every flush of a window).
+  const outside = (t: number) => t < from || t > to;
+  for (let i = 0; i < start; i++) if (!outside(before[i]!)) return undefined;
+  for (let i = start; i < start + kept; i++) if (outside(before[i]!)) return undefined;
+  for (let i = start + kept; i < before.length; i++) if (!outside(before[i]!)) return undefined;
+  return [from, to, ...after.slice(kept)];
 }
