@@ -1,0 +1,105 @@
+/**
+ * compose.yaml, the example deployment of README.md's "Scaling out", against the code and the
+ * README: Docker cannot run here, so this checks what can go wrong without it. The file is
+ * valid YAML; its postbot command is `bot start` with flags the CLI has and values the CLI
+ * accepts (the Redis URL names the compose file's Redis service, the status address is the
+ * port its health check asks); every variable it sets is one the README documents; the
+ * README's own command line and the number of replicas agree with it.
+ */
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
+import { buildProgram } from "../../src/cli/main.ts";
+import { parseHttpAddress } from "../../src/observe/http-address.ts";
+import { parseRedisUrl } from "../../src/store/redis/connect.ts";
+
+const text = await readFile("compose.yaml", "utf8");
+const readme = await readFile("README.md", "utf8");
+
+interface Service {
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  expose?: string[];
+  healthcheck?: { test?: string[] };
+  deploy?: { replicas?: number };
+  depends_on?: Record<string, { condition?: string }>;
+}
+
+const doc = parseDocument(text, { prettyErrors: true });
+const compose = doc.toJS() as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+
+/** README's "Scaling out" section. */
+const scaling = (() => {
+  const start = readme.indexOf("## Scaling out");
+  if (start < 0) throw new Error('README.md has no "## Scaling out" section');
+  const end = readme.indexOf("\n## ", start + 1);
+  return readme.slice(start, end < 0 ? undefined : end);
+})();
+
+/** The `bot start` options the CLI has. */
+const startFlags = async () => {
+  const start = (await buildProgram()).commands.find((c) => c.name() === "start");
+  if (!start) throw new Error("the CLI has no start command");
+  return new Set(start.options.map((o) => o.long!));
+};
+
+/** `--flag value` pairs of an argument list (a flag followed by another flag, or nothing, has no value). */
+function flags(args: readonly string[]): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  args.forEach((a, i) => {
+    if (a.startsWith("--")) out.set(a, args[i + 1]?.startsWith("--") ? undefined : args[i + 1]);
+  });
+  return out;
+}
+
+describe("compose.yaml", () => {
+  it("is valid YAML with a Redis and several postbot replicas that wait for it", () => {
+    expect(doc.errors.map((e) => e.message)).toEqual([]);
+    expect(doc.warnings.map((e) => e.message)).toEqual([]);
+    const { redis, postbot } = compose.services;
+    expect(redis?.image).toMatch(/^redis:\d/);
+    expect(postbot?.deploy?.replicas).toBeGreaterThanOrEqual(2);
+    expect(postbot?.depends_on?.redis?.condition).toBe("service_healthy");
+    for (const name of Object.keys(postbot?.depends_on ?? {})) expect(Object.keys(compose.services)).toContain(name);
+  });
+
+  it("runs `bot start` with flags the CLI has, its state on the compose file's Redis", async () => {
+    const command = compose.services.postbot!.command!;
+    expect(command.slice(0, 3)).toEqual(["node", "bin/bot.js", "start"]);
+    expect(existsSync(command[1]!)).toBe(true);
+    const given = flags(command.slice(3));
+    const known = await startFlags();
+    for (const flag of given.keys()) expect(known, `bot start ${flag}`).toContain(flag);
+    const target = parseRedisUrl(given.get("--state")!, "compose.yaml");
+    expect(Object.keys(compose.services)).toContain(target.host);
+    const redisArgs = compose.services[target.host]!.command ?? [];
+    const redisPort = redisArgs.includes("--port") ? Number(redisArgs[redisArgs.indexOf("--port") + 1]) : 6379;
+    expect(target.port).toBe(redisPort);
+  });
+
+  it("exposes the status address the CLI parses, and its health check asks that port", () => {
+    const postbot = compose.services.postbot!;
+    const address = parseHttpAddress(flags(postbot.command!.slice(3)).get("--http")!);
+    expect(postbot.expose).toContain(String(address.port));
+    expect(postbot.healthcheck?.test?.join(" ")).toContain(`:${address.port}/healthz`);
+  });
+
+  it("sets only variables the README documents", () => {
+    const documented = new Set([...readme.matchAll(/`(POSTBOT_[A-Z_]+)`/g)].map((m) => m[1]!));
+    for (const name of Object.keys(compose.services.postbot!.environment ?? {})) expect(documented, name).toContain(name);
+  });
+
+  it("agrees with README's Scaling out: the same command line, the same number of replicas", async () => {
+    expect(scaling).toContain("compose.yaml");
+    const line = scaling.split("\n").find((l) => l.startsWith("bot start "));
+    if (!line) throw new Error('the "Scaling out" section shows no `bot start` line');
+    const readmeFlags = flags(line.replace(/#.*$/, "").trim().split(/\s+/).slice(2));
+    const known = await startFlags();
+    for (const flag of readmeFlags.keys()) expect(known, `README: bot start ${flag}`).toContain(flag);
+    expect(parseRedisUrl(readmeFlags.get("--state")!, "README").port).toBe(parseRedisUrl(flags(compose.services.postbot!.command!.slice(3)).get("--state")!).port);
+    const words = ["two", "three", "four", "five"];
+    expect(scaling).toContain(`${words[compose.services.postbot!.deploy!.replicas! - 2]} replicas of postbot`);
+  });
+});
