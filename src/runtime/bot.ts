@@ -249,6 +249,36 @@ export class BotRuntime {
     void this.mentions.accept(events).catch((err: unknown) => this.options.log.error({ err }, "could not save streamed mentions"));
   }
 
+  /**
+   * Events handed over from another process (the stream handoff, src/triggers/stream-handoff.ts):
+   * resolves once each has been handled here, so the handoff acknowledges it only then. While
+   * the bot is stopped or paused it never resolves: the entry stays unacknowledged and goes to
+   * whichever process runs the bot next.
+   */
+  async deliverHandled(events: readonly BotEvent[]): Promise<void> {
+    if (this.stopped || this.pausedFor) return new Promise<void>(() => {});
+    const done = events.map((e) => this.handled(e.id));
+    this.deliver(events);
+    await Promise.all(done);
+  }
+
+  /**
+   * {@link acceptMentions} for handed-over mentions: resolves once those the trigger took
+   * (not seen before) have been handled; those it had already are done at once.
+   */
+  async acceptMentionsHandled(events: readonly BotEvent[]): Promise<void> {
+    if (!this.mentions) return;
+    if (this.stopped || this.pausedFor) return new Promise<void>(() => {});
+    const done = new Map(events.map((e) => [e.id, this.handled(e.id)]));
+    await this.mentions.accept(events);
+    const waits: Array<Promise<void>> = [];
+    for (const e of events) {
+      if (this.inbox.has(e.id) || this.running.has(e.id)) waits.push(done.get(e.id)!);
+      else this.waiters.delete(e.id);
+    }
+    await Promise.all(waits);
+  }
+
   /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
   mentionsStream(connected: boolean): void {
     if (connected) this.mentions?.streamConnected();

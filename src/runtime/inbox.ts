@@ -39,6 +39,11 @@ export class Inbox {
     return { added, dropped };
   }
 
+  /** Whether an event waits here (fetched, not yet handled). */
+  has(id: string): boolean {
+    return this.store.get(this.namespace, id) !== undefined;
+  }
+
   /** Marks an event handled. */
   done(id: string): void {
     if (this.size !== undefined && this.store.get(this.namespace, id) !== undefined) this.size--;

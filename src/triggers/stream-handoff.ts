@@ -53,6 +53,8 @@ export function handoffKeys(appId: string, prefix = defaultPrefix) {
   return {
     bot: (bot: string) => `${prefix}${appId}:bot:${bot}`,
     bell: `${prefix}${appId}:bell`,
+    /** The hub's last word about the connection, for a process that starts running a bot later. */
+    state: `${prefix}${appId}:state`,
   };
 }
 
@@ -79,8 +81,14 @@ export class HandoffWriter {
 
   /** Tells every process of the app that the stream connected or was interrupted. */
   async control(what: HandoffControl): Promise<void> {
-    await this.redis.xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "control", what);
+    await this.redis.multi().set(this.keys.state, what).xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "control", what).exec();
   }
+}
+
+/** The hub's last word about the app's connection (`undefined`: no hub has connected yet). */
+export async function handoffState(redis: Redis, appId: string, prefix?: string): Promise<HandoffControl | undefined> {
+  const value = await redis.get(handoffKeys(appId, prefix).state);
+  return value === "connected" || value === "interrupted" ? value : undefined;
 }
 
 export interface HandoffReaderOptions {

@@ -1,0 +1,119 @@
+/**
+ * The apps' streams across processes, on a real redis-server: one process per app holds the
+ * stream lease and runs the hub, which knows every bot of the app from the directory; what it
+ * routes reaches the process running each bot; when the holder dies, another process takes
+ * the stream over once the lease has expired (Redis's TTL: real time, bounded waits).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import type { BotEvent } from "../../src/runtime/events.ts";
+import { Leases } from "../../src/scale/lease.ts";
+import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
+import type { HandoffControl, HandoffEntry } from "../../src/triggers/stream-handoff.ts";
+import { SharedStreams, type HubRequest } from "../../src/triggers/shared-streams.ts";
+import type { StreamHub } from "../../src/triggers/stream-hub.ts";
+import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+
+let server: RedisServer;
+const connections: Redis[] = [];
+const running: SharedStreams[] = [];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  for (const s of running) await Promise.race([s.close(), new Promise((r) => setTimeout(r, 2_000))]);
+  for (const c of connections) c.disconnect();
+  await server?.close();
+});
+
+async function until(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const mention = (n: number): BotEvent => ({
+  kind: "mention",
+  id: `mention:${n}`,
+  post: { id: String(n), text: "@x hi", author_id: "9", created_at: "2026-01-05T12:00:00.000Z", conversation_id: String(n), edit_history_post_ids: [String(n)] } as never,
+  author: { id: "9", name: "Crowd", username: "crowd" },
+});
+
+const fakeHub = (): StreamHub => ({ routes: new Map(), done: Promise.resolve(), status: () => ({}) as never, has: () => false, busy: () => false, close: () => {} });
+
+describe("shared streams", () => {
+  it("one process runs the app's hub for every bot of the app; a dead holder's stream is taken over", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-01-05T12:00:00Z") });
+    const hubs: Array<{ by: string; request: HubRequest; closed: boolean }> = [];
+    const handled: Array<[string, string, string]> = [];
+    const controls: Array<[string, HandoffControl]> = [];
+    const appOf = new Map([
+      ["greeter", "app1"],
+      ["liker", "app1"],
+    ]);
+    const processWith = async (name: string) => {
+      const redis = await connectRedis(server.url);
+      connections.push(redis);
+      const streams = new SharedStreams({
+        redis,
+        leases: new Leases(redis, { prefix: "ss:" }),
+        owner: name,
+        clock,
+        log: silentLogger,
+        appOf,
+        prefix: "ss:",
+        ttlMs: 400,
+        everyMs: 100,
+        startHub: (request) => {
+          const record = { by: name, request, closed: false };
+          hubs.push(record);
+          return { ...fakeHub(), close: () => void (record.closed = true) };
+        },
+        handle: async (bot: string, entry: HandoffEntry) => void handled.push([name, bot, entry.events[0]!.id]),
+        onControl: (_app, what) => void controls.push([name, what]),
+      });
+      running.push(streams);
+      streams.start();
+      return { redis, streams };
+    };
+    const a = await processWith("A");
+    const b = await processWith("B");
+    expect(await a.streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true })).toBeUndefined();
+    await b.streams.host("liker", { userId: "2", username: "liker", rules: [{ value: "cats" }], mentions: true });
+    await clock.advance(100);
+    await until(() => hubs.length >= 1, "a hub started");
+    // The directory changed after the first start: one restart later it knows both bots.
+    await clock.advance(15_000);
+    await until(() => hubs.at(-1)!.request.mentionBots.length === 2, "the hub knows both bots");
+    const live = hubs.filter((h) => !h.closed);
+    expect(live).toHaveLength(1);
+    const holder = live[0]!;
+    expect(holder.request.wants).toEqual([{ bot: "liker", userId: "2", rules: [{ value: "cats" }] }]);
+
+    // What the hub routes reaches the process running each bot, whichever holds the stream.
+    holder.request.deliverMentions("liker", [mention(1)]);
+    holder.request.deliverMentions("greeter", [mention(2)]);
+    holder.request.onConnected(true);
+    await until(() => handled.length === 2 && controls.length === 2, "both posts handled, both processes told");
+    expect(handled.sort()).toEqual([
+      ["A", "greeter", "mention:2"],
+      ["B", "liker", "mention:1"],
+    ]);
+    expect(controls.map(([p]) => p).sort()).toEqual(["A", "B"]);
+    expect(await b.streams.host("liker", { userId: "2", username: "liker", rules: [{ value: "cats" }], mentions: true })).toBe("connected");
+
+    // The holder dies (its connection gone, nothing renewed): the other takes the stream once the lease expired.
+    const survivor = holder.by === "A" ? b : a;
+    const dead = holder.by === "A" ? a : b;
+    dead.redis.disconnect();
+    const leases = new Leases(survivor.redis, { prefix: "ss:" });
+    await until(async () => (await leases.holder("stream:app1")) === undefined, "the dead holder's lease expired");
+    await clock.advance(100);
+    await until(() => hubs.some((h) => h.by !== holder.by), "the survivor runs the hub");
+    expect(hubs.filter((h) => h.by !== holder.by).at(-1)!.request.mentionBots.map((m) => m.bot).sort()).toEqual(["greeter", "liker"]);
+  });
+});
