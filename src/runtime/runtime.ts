@@ -13,6 +13,7 @@ import type { Clock } from "../clock.ts";
 import { forgetStoredBearer, storedBearer } from "../auth-flows/bearer.ts";
 import { fastestFollowersIntervalMs, fastestMentionIntervalMs, type BotConfig } from "../config/index.ts";
 import { planHasStream } from "../config/plan-rules.ts";
+import { RedisWindows } from "../limits/redis-windows.ts";
 import type { Plan } from "../limits/types.ts";
 import type { Logger } from "../log.ts";
 import { tapActions } from "../observe/action-tap.ts";
@@ -27,6 +28,7 @@ import { TRIGGER_OF, type TriggerName } from "./events.ts";
 import { resolveIdentity } from "./identity.ts";
 import type { EventName } from "./plugin.ts";
 import { accountRefused, refusedAccountReason } from "./service.ts";
+import { startSharedApps, type SharedRedis } from "./shared-apps.ts";
 
 /** An app of the service: its keys and its plan (an app has one plan). */
 export interface AppCredentials {
@@ -69,6 +71,12 @@ export interface RuntimeOptions {
    * The app streams are not connected in this mode (mentions are polled).
    */
   hosting?: "all" | "claimed";
+  /**
+   * With `hosting: "claimed"`, the Redis shared with the other processes: the budget windows
+   * are counted there (src/limits/redis-windows.ts) and the apps' streams run through it
+   * (./shared-apps.ts).
+   */
+  shared?: SharedRedis;
 }
 
 /**
@@ -134,7 +142,14 @@ const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
 /** Starts every bot. Bots whose account the service refuses start paused. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { store, clock, logger, observer } = options;
-  const actions = createActionSystem({ store, clock, logger, dryRun: options.dryRun ?? false, ...(observer ? { observe: tapActions(observer, clock) } : {}) });
+  const actions = createActionSystem({
+    store,
+    clock,
+    logger,
+    dryRun: options.dryRun ?? false,
+    ...(observer ? { observe: tapActions(observer, clock) } : {}),
+    ...(options.shared ? { sharedWindows: new RedisWindows(options.shared.redis, { prefix: `${options.shared.leases.prefix}budget:` }) } : {}),
+  });
   const layers = new Map<string, ActionLayer>();
   // Budget corrections travel with each budgeted call's own answer (the executor returns its headers).
   const base = createClient({
@@ -206,7 +221,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       log,
       handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
       mentionsIntervalMs: mentionsEvery,
-      mentionsVia: claimed ? "poll" : mentionsVia(hosted),
+      mentionsVia: claimed && !options.shared ? "poll" : mentionsVia(hosted),
       followersIntervalMs: followersEvery,
       ...(observer ? { onHandled: (kind) => observer.event({ bot: config.name, kind, at: clock.now() }) } : {}),
     });
@@ -229,7 +244,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     base.withAuth({ consumer: { key: hosted.app.key, secret: hosted.app.secret }, user: hosted.token, label: hosted.config.name, appLabel: hosted.app.id }),
   );
   const claimed = options.hosting === "claimed";
-  if (claimed) {
+  if (claimed && !options.shared) {
     const streaming = options.bots.filter((h) => h.config.triggers.stream.length > 0 || mentionsVia(h) === "stream").map((h) => h.config.name);
     if (streaming.length > 0) logger.warn({ bots: streaming }, `state in Redis: the app streams are not connected in this mode yet; mentions are polled and stream rules deliver nothing (${streaming.join(", ")})`);
   }
@@ -248,6 +263,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const hosting = startApps(claimed ? { ...options, bots: [] } : options, bots, layers, base, logger);
   const { hubs, queues } = hosting;
+  const sharedApps = claimed && options.shared ? startSharedApps({ options, shared: options.shared, bots, layers, base, logger, mentionsVia }) : undefined;
 
   const snapshot = (): BotStatus[] => [...[...bots.values()].map((b) => b.status()), ...paused.values()];
   // A bot's status is saved when it changed; an unchanged one only every STATUS_REFRESH_ROUNDS
@@ -284,7 +300,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     actions,
     status: snapshot,
     apps: () => hosting.apps(),
-    streamed: (appId, postId) => hubs.get(appId)?.has(postId) ?? false,
+    streamed: (appId, postId) => (hubs.get(appId)?.has(postId) ?? false) || (sharedApps?.streamed(appId, postId) ?? false),
     async idle(timeoutMs = 10_000) {
       // Real time on purpose: this guards a test against waiting forever, whatever its clock.
       const deadline = Date.now() + timeoutMs;
@@ -293,6 +309,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         const later = actions.queue.list().filter((w) => w.readyAt > clock.now()).length;
         const busyBots = [...bots.values()].filter((b) => !b.quiet()).map((b) => b.name);
         for (const [appId, hub] of hubs) if (hub.busy()) busyBots.push(`the stream of app ${appId}`);
+        busyBots.push(...(sharedApps?.busy() ?? []));
         calm = actions.inFlight() === later && busyBots.length === 0 ? calm + 1 : 0;
         if (calm === 0 && Date.now() > deadline) {
           throw new Error(`the runtime did not settle: ${actions.inFlight()} actions in flight (${later} waiting for the clock), busy bots: ${busyBots.join(", ") || "none"}`);
@@ -313,9 +330,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!made) return;
       recover(name, made.layer);
       made.bot.start();
+      await sharedApps?.host(hosted, made.bot);
     },
     async unhost(name, why) {
       paused.delete(name);
+      sharedApps?.unhost(name);
       const bot = bots.get(name);
       if (!bot) return;
       bots.delete(name);
@@ -331,6 +350,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       const drainMs = options.drainMs ?? 4_000;
       for (const hub of hubs.values()) hub.close();
       for (const queue of queues.values()) queue.close();
+      await sharedApps?.close();
       for (const bot of bots.values()) bot.stopTriggers();
       // Actions still waiting for the budget end now as deferred (the ledger keeps them for
       // the next start), so handlers awaiting them finish; requests in flight complete.

@@ -42,6 +42,8 @@ export interface SharedState {
   readonly redis: Redis;
   readonly store: RedisStore;
   readonly claims: BotClaims;
+  /** The leases (bots' and the apps' streams'), under the deployment's key prefix. */
+  readonly leases: Leases;
   readonly owner: string;
   /** Starts claiming bots for `runtime` (created with `hosting: "claimed"` over {@link store}). */
   run(runtime: Runtime): Promise<void>;
@@ -92,6 +94,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     redis,
     store: opened,
     claims,
+    leases,
     owner,
     async run(r) {
       runtime = r;

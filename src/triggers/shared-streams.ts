@@ -14,7 +14,7 @@
  * - tries for each app's stream lease at every renewal (every few seconds, on the injected
  *   clock) while it runs a bot of that app: when the holder dies its lease expires and
  *   another process starts the hub within a renewal or two. The hub restarts (rules synced
- *   again, idempotent) when the directory changed, at most once per {@link RESTART_MIN_MS}.
+ *   again, idempotent) when the directory changed, at most once per {@link RESTART_EVERY_RENEWALS} renewals.
  */
 import type { Redis } from "ioredis";
 import type { Clock } from "../clock.ts";
@@ -67,8 +67,11 @@ export interface SharedStreamsOptions {
   prefix?: string;
 }
 
-/** A hub is restarted for a changed directory at most this often (each restart re-syncs rules and reconnects). */
-export const RESTART_MIN_MS = 15_000;
+/**
+ * A hub is restarted for a changed directory at most once per this many renewals (15 s with
+ * the default 3 s): each restart syncs the rules again and reconnects.
+ */
+export const RESTART_EVERY_RENEWALS = 5;
 
 interface App {
   reader: HandoffReader;
@@ -223,7 +226,7 @@ export class SharedStreams {
       .sort(([a], [b]) => a.localeCompare(b));
     const signature = JSON.stringify(bots);
     if (app.hub && app.hubOf === signature) return;
-    if (app.hub && this.options.clock.now() - (app.hubAt ?? 0) < RESTART_MIN_MS) return;
+    if (app.hub && this.options.clock.now() - (app.hubAt ?? 0) < RESTART_EVERY_RENEWALS * this.every) return;
     this.stopHub(app);
     const wants: BotRules[] = [];
     const mentionBots: MentionBot[] = [];
