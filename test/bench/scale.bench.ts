@@ -12,9 +12,13 @@
  *   call with the windows on Redis less the same with the windows in memory.
  * - Stream handoff, 10,000 bots over 3 processes: posts handed by the hub's process to the
  *   process running each bot at 100/s, from XADD to the bot's handler (the handoff alone).
+ * - Real `bot start --state redis://…` processes (./scale-deployment.ts; the sandbox in this
+ *   process on real time, pro bots whose mentions come through the app's stream): kill -9 of
+ *   one of 3 during a flood of mentions; Redis stopped for 10 s mid-flood; mention → reply
+ *   through the stream with many bots over 3 processes at 100 mentions/s.
  *
- * Rows whose parts are not on main yet say "not measured" and why, never a figure.
- * `BENCH_SCALE_BOTS` (default 10,000) and `BENCH_SCALE_SECONDS` (default 10) shrink the handoff run.
+ * `BENCH_SCALE_BOTS` (default 10,000) and `BENCH_SCALE_SECONDS` (default 10) shrink the large
+ * runs; `BENCH_SCALE_SMALL_BOTS` (default 30) is the deployment of the kill -9 and Redis rows.
  */
 import { clientExecutor } from "../../src/actions/client.ts";
 import { createActionSystem, type ActionSystem } from "../../src/actions/layer.ts";
@@ -25,11 +29,13 @@ import { RedisWindows } from "../../src/limits/redis-windows.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/runtime/events.ts";
 import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
+import { openRedisStore } from "../../src/store/redis/redis-store.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { HandoffReader, HandoffWriter } from "../../src/triggers/stream-handoff.ts";
 import { inFlightCounter } from "../actions/helpers.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { startSandbox } from "../helpers/sandbox.ts";
+import { deploy, flood, sleep, tally } from "./scale-deployment.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 
 const DAY = 86_400_000;
@@ -120,36 +126,51 @@ async function floodDay(server: RedisServer, plan: Plan, botsEach: number, share
   return { sent: byStatus["201"] ?? 0, tooMany: byStatus["429"] ?? 0, allowed };
 }
 
-/** Mean ms per like through the whole action layer at `rate`/s, windows on Redis or in memory. */
-async function perAction(server: RedisServer, shared: boolean, rate: number, seconds: number): Promise<number> {
+/**
+ * Mean ms per like through the whole action layer at `rate`/s (a no-op executor): the windows
+ * on Redis or in memory, the state (ledger) in Redis or in memory, the ledger on or off.
+ */
+async function perAction(server: RedisServer, setup: { shared: boolean; state: "redis" | "memory"; ledger?: boolean }, rate: number, seconds: number): Promise<number> {
   const clock = createClock();
   const redis = await connectRedis(server.url);
+  const prefix = `overhead${++runs}:`;
+  const store = setup.state === "redis" ? await openRedisStore({ redis, prefix, closeConnection: false }) : createMemoryStore();
   const system = createActionSystem({
-    store: createMemoryStore(),
+    store,
     clock,
     logger: silentLogger,
-    ...(shared ? { sharedWindows: new RedisWindows(redis, { prefix: `overhead${Date.now()}:` }) } : {}),
+    ...(setup.shared ? { sharedWindows: new RedisWindows(redis, { prefix: `${prefix}budget:` }) } : {}),
   });
   const bot = system.bot({
     bot: "bench",
     account: { appId: "bench-app", userId: "1", plan: "pro" },
     executor: async () => ({ result: { data: { liked: true } } }),
+    ledger: setup.ledger ?? true,
   });
   const times: number[] = [];
   const total = rate * seconds;
   const started = performance.now();
-  const runs: Array<Promise<void>> = [];
+  const runs_: Array<Promise<void>> = [];
   for (let i = 0; i < total; i++) {
     const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const t0 = performance.now();
-    runs.push(bot.like(`post-${i}`).then(() => void times.push(performance.now() - t0)));
+    runs_.push(bot.like(`post-${i}`).then(() => void times.push(performance.now() - t0)));
   }
-  await Promise.all(runs);
+  await Promise.all(runs_);
   system.close();
+  await store.close();
   redis.disconnect();
   return times.reduce((a, b) => a + b, 0) / times.length;
+}
+let runs = 0;
+
+/** The ledger and the budget together on Redis, against neither (memory, no ledger). */
+async function ledgerAndBudget(server: RedisServer, rate: number, seconds: number): Promise<{ onRedis: number; inMemory: number }> {
+  const inMemory = await perAction(server, { shared: false, state: "memory", ledger: false }, rate, seconds);
+  const onRedis = await perAction(server, { shared: true, state: "redis", ledger: true }, rate, seconds);
+  return { onRedis, inMemory };
 }
 
 /** Posts handed to `bots` bots spread over 3 readers at `rate`/s for `seconds`: ms from XADD to the handler. */
@@ -207,6 +228,107 @@ async function handoff(server: RedisServer, bots: number, rate: number, seconds:
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), lost: total - handled.size, twice: [...handled.values()].filter((n) => n > 1).length };
 }
 
+const say = (what: string) => process.stderr.write(`  scaling out: ${what}\n`);
+
+/** Empties the Redis between deployments (they share its key prefix). */
+async function flush(server: RedisServer): Promise<void> {
+  const redis = await connectRedis(server.url);
+  await redis.flushdb();
+  redis.disconnect();
+}
+
+/** kill -9 of one of 3 processes 10 s into a 30 s flood of mentions (10/s). */
+async function killRow(server: RedisServer, bots: number): Promise<BenchRow> {
+  const d = await deploy(server, bots, PROCESSES, say);
+  try {
+    let killedAt = 0;
+    let victimBots: string[] = [];
+    const mentions = await flood(d, 10, 30, async (second) => {
+      if (second !== 10) return;
+      const victim = d.processes[0]!;
+      victimBots = [...(await d.owners())].filter(([, pid]) => pid === victim.child.pid).map(([bot]) => bot);
+      killedAt = Date.now();
+      victim.child.kill("SIGKILL");
+      say(`killed process ${victim.child.pid} (${victimBots.length} bots)`);
+    });
+    const { lost, twice, wrong } = await tally(d, mentions);
+    // Each victim bot's first answer to a mention made after the kill; the slowest counts.
+    const replies = d.replies();
+    const again = victimBots.map((bot) => {
+      const after = mentions.filter((m) => m.bot === bot && d.createdAt(m.id) >= killedAt);
+      const first = Math.min(...after.flatMap((m) => (replies.get(m.id) ?? []).map((r) => r.at)));
+      return after.length === 0 ? undefined : first - killedAt;
+    }).filter((ms): ms is number => ms !== undefined);
+    const slowest = again.length > 0 ? Math.max(...again) : NaN;
+    return {
+      bench: `kill -9 of one of 3 processes during a flood of mentions (${bots} pro bots, 10/s for 30 s, kill at 10 s)`,
+      measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; the killed process's ${victimBots.length} bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the slowest of ${again.length} mentioned after it)`,
+      figure: `${lost} lost, ${twice} twice, ${(slowest / 1000).toFixed(1)} s`,
+      aim: "0 lost, 0 twice, answering again ≤ 15 s",
+      verdict: verdict(lost === 0 && twice === 0 && wrong === 0 && slowest <= 15_000),
+    };
+  } finally {
+    await d.close();
+  }
+}
+
+/** Redis stopped for 10 s, 8 s into a 30 s flood of mentions (10/s). */
+async function redisRow(server: RedisServer, bots: number): Promise<BenchRow> {
+  const d = await deploy(server, bots, PROCESSES, say);
+  try {
+    let stoppedAt = 0;
+    let backAt = 0;
+    const mentions = await flood(d, 10, 30, async (second) => {
+      if (second === 8) {
+        await server.stop();
+        stoppedAt = Date.now();
+        say("Redis stopped");
+      } else if (second === 18) {
+        await server.restart();
+        backAt = Date.now();
+        say("Redis is back");
+      }
+    });
+    const { lost, twice, wrong } = await tally(d, mentions);
+    const replies = [...d.replies().values()].flat();
+    const during = replies.filter((r) => r.at > stoppedAt + 1_000 && r.at < backAt).length;
+    const firstAfter = Math.min(...replies.filter((r) => r.at >= backAt).map((r) => r.at)) - backAt;
+    return {
+      bench: `Redis stopped for 10 s mid-flood (${bots} pro bots over 3 processes, 10 mentions/s for 30 s)`,
+      measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; ${during} replies sent while Redis was away; first reply ${(firstAfter / 1000).toFixed(1)} s after it returned`,
+      figure: `${lost} lost, ${twice} doubled, resumed ${(firstAfter / 1000).toFixed(1)} s after`,
+      aim: "0 lost, 0 doubled, resumed ≤ 5 s after",
+      verdict: verdict(lost === 0 && twice === 0 && wrong === 0 && firstAfter <= 5_000),
+    };
+  } finally {
+    await d.close();
+  }
+}
+
+/** Mention → reply through the stream with `bots` bots over 3 processes, 100 mentions/s for `seconds`. */
+async function latencyRow(server: RedisServer, bots: number, seconds: number): Promise<BenchRow> {
+  const d = await deploy(server, bots, PROCESSES, say);
+  try {
+    const mentions = await flood(d, 100, seconds);
+    const { lost, twice, wrong } = await tally(d, mentions);
+    const replies = d.replies();
+    const latencies = mentions.flatMap((m) => {
+      const first = replies.get(m.id)?.[0];
+      return first ? [first.at - d.createdAt(m.id)] : [];
+    });
+    const p99 = percentile(latencies, 99);
+    return {
+      bench: `${bots.toLocaleString("en-US")} bots over 3 processes, mention → reply through the stream (100/s for ${seconds} s)`,
+      measured: `p50 ${percentile(latencies, 50).toFixed(0)} ms; ${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot`,
+      figure: `p99 ${p99.toFixed(0)} ms`,
+      aim: "p99 ≤ 250 ms",
+      verdict: verdict(p99 <= 250 && lost === 0 && twice === 0),
+    };
+  } finally {
+    await d.close();
+  }
+}
+
 const bench: Bench = {
   name: "scaling out (Redis)",
   async run() {
@@ -235,10 +357,11 @@ const bench: Bench = {
 
       const rate = 100;
       const seconds = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
-      const inMemory = await perAction(server, false, rate, seconds);
-      const onRedis = await perAction(server, true, rate, seconds);
+      const inMemory = await perAction(server, { shared: false, state: "memory" }, rate, seconds);
+      const onRedis = await perAction(server, { shared: true, state: "memory" }, rate, seconds);
       rows.push({ bench: "budget overhead per action on Redis, 100 actions/s", measured: `${onRedis.toFixed(3)} ms per like with windows on Redis, ${inMemory.toFixed(3)} ms in memory`, figure: `${(onRedis - inMemory).toFixed(3)} ms`, aim: "≤ 1 ms for ledger and budget together", verdict: onRedis - inMemory <= 1 ? "met (budget part)" : "missed" });
-      rows.push({ bench: "ledger + budget overhead per action on Redis, 100 actions/s", figure: "not measured: the Redis-backed state store (ledger on Redis) is not on main yet", aim: "≤ 1 ms", verdict: "" });
+      const ledger = await ledgerAndBudget(server, rate, seconds);
+      rows.push({ bench: "ledger + budget overhead per action on Redis, 100 actions/s", measured: `${ledger.onRedis.toFixed(3)} ms per like (state and windows on Redis), ${ledger.inMemory.toFixed(3)} ms (memory)`, figure: `${(ledger.onRedis - ledger.inMemory).toFixed(3)} ms`, aim: "≤ 1 ms", verdict: verdict(ledger.onRedis - ledger.inMemory <= 1) });
 
       const bots = Number(process.env.BENCH_SCALE_BOTS ?? 10_000);
       const h = await handoff(server, bots, rate, seconds);
@@ -249,9 +372,12 @@ const bench: Bench = {
         aim: "p99 ≤ 250 ms (whole mention → reply)",
         verdict: verdict(h.p99 <= 250 && h.lost === 0 && h.twice === 0),
       });
-      rows.push({ bench: "10,000 bots over 3 processes, mention → reply through the stream", figure: "not measured: the runtime does not yet run the handoff across processes (bot leases not on main)", aim: "p99 ≤ 250 ms", verdict: "" });
-      rows.push({ bench: "kill -9 of one of 3 processes during a flood of mentions", figure: "not measured: needs `bot start --state redis://` with bot leases and takeover (not on main yet)", aim: "0 lost, 0 twice, answering again ≤ 15 s", verdict: "" });
-      rows.push({ bench: "Redis stopped for 10 s mid-flood", figure: "not measured: needs `bot start --state redis://` (not on main yet)", aim: "0 lost, 0 doubled, resumed ≤ 5 s after", verdict: "" });
+      const small = Number(process.env.BENCH_SCALE_SMALL_BOTS ?? 30);
+      rows.push(await killRow(server, small));
+      await flush(server);
+      rows.push(await redisRow(server, small));
+      await flush(server);
+      rows.push(await latencyRow(server, bots, seconds));
     } finally {
       await server.close();
     }

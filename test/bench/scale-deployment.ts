@@ -1,0 +1,171 @@
+/**
+ * A deployment for the scaling benches: real `bot start --state redis://…` processes (three
+ * by default) sharing one redis-server, answering mentions of pro bots through the app's
+ * stream, against a sandbox in the bench process on real time. The bench creates mentions
+ * and reads the replies from the sandbox's world: a reply's latency is its `created_at` less
+ * its mention's, both stamped by the sandbox's clock.
+ */
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fingerprint } from "../../src/api/auth/credentials.ts";
+import { createClock } from "../../src/clock.ts";
+import { provisionBots } from "../../src/runtime/provision.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
+import { testBotConfig } from "../../src/testing.ts";
+import { handoffState } from "../../src/triggers/stream-handoff.ts";
+import { lineReader, spawnBot, type BotChild } from "../helpers/cli.ts";
+import type { RedisServer } from "../helpers/redis-server.ts";
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits (real time, bounded) until `probe` says yes. */
+export async function until(what: string, probe: () => Promise<boolean> | boolean, boundMs: number): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`not within ${boundMs / 1000} s: ${what}`);
+    await sleep(200);
+  }
+}
+
+export interface Process {
+  child: BotChild;
+  out: ReturnType<typeof lineReader>;
+}
+
+export interface Deployment {
+  sandbox: Sandbox;
+  redis: Redis;
+  names: string[];
+  appId: string;
+  processes: Process[];
+  /** Starts one more `bot start` process (resolves once it logged "all bots started"). */
+  start(): Promise<Process>;
+  /** Mentions `bot` as the crowd; resolves with the post id. */
+  mention(bot: string, text: string): Promise<string>;
+  /** The bots' replies: mention id → the bots that answered it, with the reply's created_at. */
+  replies(): Map<string, Array<{ bot: string; at: number }>>;
+  /** When a post was created (sandbox clock, ms). */
+  createdAt(id: string): number;
+  /** Which process (pid) holds each bot now. */
+  owners(): Promise<Map<string, number | undefined>>;
+  close(): Promise<void>;
+}
+
+/** Provisions `bots` pro bots in a fresh sandbox, writes their files and starts `processes` processes. */
+export async function deploy(server: RedisServer, bots: number, processes: number, say: (what: string) => void): Promise<Deployment> {
+  const sandbox = await createSandbox({ clock: createClock() });
+  const names = Array.from({ length: bots }, (_, i) => `sb${i}`);
+  const hosted = await provisionBots(
+    sandbox,
+    names.map((name) => testBotConfig({ name, plan: "pro", triggers: { mentions: {} }, plugins: {} }, {})),
+  );
+  const dir = await mkdtemp(join(tmpdir(), "postbot-scale-bench-"));
+  await mkdir(join(dir, "bots"));
+  // Tokens in the .env next to the bots directory (10,000 bots' tokens do not fit a process's environment).
+  const env = hosted.map((h) => `${h.config.name.toUpperCase()}_TOKEN=${h.token.token}\n${h.config.name.toUpperCase()}_SECRET=${h.token.secret}\n`).join("");
+  await writeFile(join(dir, ".env"), env);
+  await chmod(join(dir, ".env"), 0o600);
+  for (const h of hosted) {
+    const up = h.config.name.toUpperCase();
+    await writeFile(
+      join(dir, "bots", `${h.config.name}.yaml`),
+      `name: ${h.config.name}\nplan: pro\naccount:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: { mentions: {} }\nplugins: { reply: { text: "hi @{author.username}: {post.body}" } }\n`,
+    );
+  }
+  say(`${bots} bots provisioned and written`);
+  const redis = await connectRedis(server.url);
+  const childEnv = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: hosted[0]!.app.key, POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret, POSTBOT_STATE: server.url, POSTBOT_LOG_LEVEL: "warn" };
+  const procs: Process[] = [];
+  const start = async () => {
+    const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], { env: childEnv });
+    const out = lineReader(child.stdout);
+    lineReader(child.stderr);
+    procs.push({ child, out });
+    return { child, out };
+  };
+  for (let i = 0; i < processes; i++) await start();
+  const crowd = await sandbox.admin.createUser({ username: "crowd", name: "The Crowd" });
+  const userIds = new Map(hosted.map((h) => [h.user.id, h.config.name]));
+  const world = () => sandbox.context.data.world;
+  const owners = async () => {
+    const values: Array<string | null> = [];
+    for (let i = 0; i < names.length; i += 1_000) values.push(...(await redis.mget(names.slice(i, i + 1_000).map((n) => `postbot:lease:bot:${n}`))));
+    return new Map(names.map((n, i) => [n, values[i] ? Number(values[i]!.split("|")[1]!.split(":").at(-2)) : undefined]));
+  };
+  // The processes name the app of POSTBOT_CONSUMER_KEY as the runtime does.
+  const appId = fingerprint(hosted[0]!.app.key);
+  // Every bot held, every bot in the app's directory, and the app's stream connected after its last restart.
+  await until("every bot held by a process", async () => [...(await owners()).values()].every((pid) => pid !== undefined), 600_000);
+  await until("every bot in the app's stream directory", async () => (await redis.hlen(`postbot:handoff:${appId}:bots`)) === names.length, 600_000);
+  await sleep(18_000);
+  await until("the app's stream connected", async () => (await handoffState(redis, appId)) === "connected", 120_000);
+  say(`${processes} processes run the ${bots} bots; the stream is connected`);
+  return {
+    sandbox,
+    redis,
+    names,
+    appId,
+    processes: procs,
+    start: async () => {
+      const p = await start();
+      await p.out.waitFor(/all bots started/).catch(() => undefined);
+      return p;
+    },
+    mention: async (bot, text) => (await sandbox.admin.createPost({ author_id: crowd.id, text: `@${bot} ${text}` })).id,
+    replies() {
+      const by = new Map<string, Array<{ bot: string; at: number }>>();
+      for (const p of Object.values(world().posts)) {
+        const bot = userIds.get(p.author_id);
+        if (!bot || !p.in_reply_to_post_id) continue;
+        by.set(p.in_reply_to_post_id, [...(by.get(p.in_reply_to_post_id) ?? []), { bot, at: p.created_at }]);
+      }
+      return by;
+    },
+    createdAt: (id) => world().posts[id]!.created_at,
+    owners,
+    async close() {
+      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+      await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once("exit", r)))));
+      redis.disconnect();
+      await sandbox.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Mentions random bots at `rate` per second for `seconds`; `at(second)` runs at each whole second. Resolves with the mentions (id, bot). */
+export async function flood(d: Deployment, rate: number, seconds: number, at?: (second: number) => Promise<void> | void): Promise<Array<{ id: string; bot: string }>> {
+  const made: Array<{ id: string; bot: string }> = [];
+  const started = Date.now();
+  for (let i = 0; i < rate * seconds; i++) {
+    if (i % rate === 0) await at?.(i / rate);
+    const wait = started + (i * 1000) / rate - Date.now();
+    if (wait > 0) await sleep(wait);
+    const bot = d.names[Math.floor(Math.random() * d.names.length)]!;
+    made.push({ id: await d.mention(bot, `question ${i}`), bot });
+  }
+  return made;
+}
+
+/** Lost (never answered), answered twice or more, and by a wrong bot, once the answers stop coming (bounded). */
+export async function tally(d: Deployment, mentions: Array<{ id: string; bot: string }>, boundMs = 60_000): Promise<{ lost: number; twice: number; wrong: number }> {
+  const deadline = Date.now() + boundMs;
+  let last = -1;
+  for (;;) {
+    const replies = d.replies();
+    const answered = mentions.filter((m) => replies.has(m.id)).length;
+    if (answered === mentions.length || Date.now() > deadline) break;
+    if (answered === last) await sleep(1_000);
+    last = answered;
+    await sleep(500);
+  }
+  await sleep(3_000); // a late second answer would show now
+  const replies = d.replies();
+  return {
+    lost: mentions.filter((m) => !replies.has(m.id)).length,
+    twice: mentions.filter((m) => (replies.get(m.id)?.length ?? 0) > 1).length,
+    wrong: mentions.filter((m) => (replies.get(m.id) ?? []).some((r) => r.bot !== m.bot)).length,
+  };
+}
