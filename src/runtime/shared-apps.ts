@@ -17,7 +17,7 @@ import { forgetStoredBearer, storedBearer } from "../auth-flows/bearer.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
-import type { Leases } from "../scale/lease.ts";
+import type { Lease, Leases } from "../scale/lease.ts";
 import type { Redis } from "../store/redis/connect.ts";
 import { CatchUpQueue } from "../triggers/catch-up.ts";
 import { SharedStreams } from "../triggers/shared-streams.ts";
@@ -35,6 +35,8 @@ export interface SharedRedis {
   /** Stream lease time-to-live and renewal (defaults: those of the bots' leases). */
   ttlMs?: number;
   everyMs?: number;
+  /** The lease this process holds for a bot now (the bot claims'), fencing the handoff's acknowledgements. */
+  leaseOf?(bot: string): Promise<Lease | undefined>;
 }
 
 export interface SharedApps {
@@ -87,6 +89,7 @@ export function startSharedApps(p: {
     clock: shared.clock ?? clock,
     ...(shared.ttlMs ? { ttlMs: shared.ttlMs } : {}),
     ...(shared.everyMs ? { everyMs: shared.everyMs } : {}),
+    ...(shared.leaseOf ? { leaseOf: shared.leaseOf } : {}),
     log: logger.child({ trigger: "stream" }),
     appOf,
     prefix: shared.leases.prefix,

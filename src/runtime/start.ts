@@ -86,7 +86,7 @@ export async function start(options: StartOptions): Promise<Started> {
       stopCrowd = embedded.stopCrowd;
       service = { baseUrl: sandbox.url, bots: embedded.bots };
     }
-    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false, ...(options.observer ? { observer: options.observer } : {}), ...(shared ? { hosting: "claimed" as const, shared: { redis: shared.redis, leases: shared.leases, owner: shared.owner } } : {}) });
+    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false, ...(options.observer ? { observer: options.observer } : {}), ...(shared ? { hosting: "claimed" as const, shared: { redis: shared.redis, leases: shared.leases, owner: shared.owner, leaseOf: (bot: string) => shared.claims.current(bot) } } : {}) });
     await shared?.run(runtime);
     logger.info({ bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) }, "all bots started; stop with Ctrl-C");
     return {

@@ -64,6 +64,8 @@ export interface SharedStreamsOptions {
   everyMs?: number;
   /** How often each owned bot's handoff stream is read whatever its bell said (default 5 s). */
   sweepMs?: number;
+  /** The lease this process holds for a bot now (its handoff acknowledgements are fenced by it); without it they are not fenced. */
+  leaseOf?(bot: string): Promise<Lease | undefined>;
   prefix?: string;
 }
 
@@ -119,12 +121,20 @@ export class SharedStreams {
         onControl: (what) => this.options.onControl(appId, what),
         ...(this.options.sweepMs ? { sweepMs: this.options.sweepMs } : {}),
         prefix: `${this.prefix}handoff:`,
+        ...(this.options.leaseOf ? { acknowledge: (bot: string, commands: Array<[string, ...string[]]>) => this.acknowledge(bot, commands) } : {}),
       });
       reader.start();
       app = { reader, writer: new HandoffWriter(redis, appId, { prefix: `${this.prefix}handoff:` }), hosted: new Set() };
       this.apps.set(appId, app);
     }
     return app;
+  }
+
+  /** Acknowledges only while this process holds the bot's lease (a FencedError otherwise). */
+  private async acknowledge(bot: string, commands: Array<[string, ...string[]]>): Promise<void> {
+    const lease = await this.options.leaseOf!(bot);
+    if (!lease) throw new Error(`${bot} does not run here any more`);
+    await this.options.leases.fenced(lease, commands);
   }
 
   /** Starts the lease loop (each app's stream lease is tried at every renewal). */

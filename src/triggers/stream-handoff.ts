@@ -105,6 +105,13 @@ export interface HandoffReaderOptions {
   /** How often every owned bot's stream is read whatever the bell said (default 5 s). */
   sweepMs?: number;
   prefix?: string;
+  /**
+   * Runs the commands that acknowledge a handled entry of `bot` (default: in one
+   * transaction). The runtime runs them fenced by the bot's lease, so a process that lost
+   * the bot meanwhile (whose handling may have had its writes refused) leaves the entry to
+   * the bot's next process instead of acknowledging it; a rejection leaves it pending.
+   */
+  acknowledge?(bot: string, commands: Array<[string, ...string[]]>): Promise<void>;
 }
 
 type StreamReply = Array<[key: string, entries: Array<[id: string, fields: string[]]>]> | null;
@@ -257,25 +264,26 @@ export class HandoffReader {
       }
       if (!entry || !Array.isArray(entry.events)) {
         this.options.log.error({ bot, entry: id }, `streamed entry ${id} for ${bot} is not a postbot handoff entry; dropped`);
-        void this.ack(key, id);
+        void this.ack(bot, key, id);
         continue;
       }
       this.inFlight.add(id);
       this.options
         .handle(bot, entry)
         .then(
-          () => this.ack(key, id),
+          () => this.ack(bot, key, id),
           (err: unknown) => this.options.log.error({ bot, err, entry: id }, `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`),
         )
         .finally(() => this.inFlight.delete(id));
     }
   }
 
-  private async ack(key: string, id: string): Promise<void> {
+  private async ack(bot: string, key: string, id: string): Promise<void> {
     await this.track(async () => {
-      await this.options.redis.multi().xack(key, HANDOFF_GROUP, id).xdel(key, id).exec();
+      if (this.options.acknowledge) await this.options.acknowledge(bot, [["XACK", key, HANDOFF_GROUP, id], ["XDEL", key, id]]);
+      else await this.options.redis.multi().xack(key, HANDOFF_GROUP, id).xdel(key, id).exec();
       this.handled++;
-    }).catch((err: unknown) => this.options.log.warn({ err, entry: id }, `could not acknowledge streamed entry ${id}: ${(err as Error)?.message ?? String(err)}; it may be handed out once more (the ledger keeps its answers from repeating)`));
+    }).catch((err: unknown) => this.options.log.warn({ bot, entry: id, err: (err as Error)?.message }, `streamed entry ${id} of ${bot} stays unacknowledged (${(err as Error)?.message ?? String(err)}): whichever process runs ${bot} next handles it; the ledger keeps its answers from repeating`));
   }
 
   /** Follows the app's bell: a bot's name reads its stream, a control word goes to `onControl`. */

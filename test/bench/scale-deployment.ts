@@ -32,6 +32,7 @@ export async function until(what: string, probe: () => Promise<boolean> | boolea
 export interface Process {
   child: BotChild;
   out: ReturnType<typeof lineReader>;
+  err: ReturnType<typeof lineReader>;
 }
 
 export interface Deployment {
@@ -81,9 +82,9 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
   const start = async () => {
     const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], { env: childEnv });
     const out = lineReader(child.stdout);
-    lineReader(child.stderr);
-    procs.push({ child, out });
-    return { child, out };
+    const err = lineReader(child.stderr);
+    procs.push({ child, out, err });
+    return { child, out, err };
   };
   for (let i = 0; i < processes; i++) await start();
   const crowd = await sandbox.admin.createUser({ username: "crowd", name: "The Crowd" });
@@ -126,6 +127,10 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
     createdAt: (id) => world().posts[id]!.created_at,
     owners,
     async close() {
+      // BENCH_SCALE_LOG=DIR keeps what the processes logged (warnings and errors), one file each.
+      if (process.env.BENCH_SCALE_LOG) {
+        for (const [i, p] of procs.entries()) await writeFile(join(process.env.BENCH_SCALE_LOG, `process-${p.child.pid ?? i}.log`), `${p.out.lines.join("\n")}\n${p.err.lines.join("\n")}\n`);
+      }
       for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
       await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once("exit", r)))));
       redis.disconnect();

@@ -228,6 +228,8 @@ async function handoff(server: RedisServer, bots: number, rate: number, seconds:
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), lost: total - handled.size, twice: [...handled.values()].filter((n) => n > 1).length };
 }
 
+/** BENCH_SCALE_ONLY=budget,overhead,handoff,kill,redis,latency runs only those rows. */
+const only = (row: string) => !process.env.BENCH_SCALE_ONLY || process.env.BENCH_SCALE_ONLY.split(",").includes(row);
 const say = (what: string) => process.stderr.write(`  scaling out: ${what}\n`);
 
 /** Empties the Redis between deployments (they share its key prefix). */
@@ -336,10 +338,10 @@ const bench: Bench = {
     const server = await startRedisServer();
     try {
       let run = 0;
-      for (const [plan, botsEach] of [
+      for (const [plan, botsEach] of (only("budget") ? [
         ["basic", 6],
         ["free", 1],
-      ] as const) {
+      ] : []) as Array<readonly [Plan, number]>) {
         for (const shared of [true, false]) {
           const { sent, tooMany, allowed } = await floodDay(server, plan, botsEach, shared, ++run);
           rows.push({
@@ -357,27 +359,31 @@ const bench: Bench = {
 
       const rate = 100;
       const seconds = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
-      const inMemory = await perAction(server, { shared: false, state: "memory" }, rate, seconds);
-      const onRedis = await perAction(server, { shared: true, state: "memory" }, rate, seconds);
-      rows.push({ bench: "budget overhead per action on Redis, 100 actions/s", measured: `${onRedis.toFixed(3)} ms per like with windows on Redis, ${inMemory.toFixed(3)} ms in memory`, figure: `${(onRedis - inMemory).toFixed(3)} ms`, aim: "≤ 1 ms for ledger and budget together", verdict: onRedis - inMemory <= 1 ? "met (budget part)" : "missed" });
-      const ledger = await ledgerAndBudget(server, rate, seconds);
-      rows.push({ bench: "ledger + budget overhead per action on Redis, 100 actions/s", measured: `${ledger.onRedis.toFixed(3)} ms per like (state and windows on Redis), ${ledger.inMemory.toFixed(3)} ms (memory)`, figure: `${(ledger.onRedis - ledger.inMemory).toFixed(3)} ms`, aim: "≤ 1 ms", verdict: verdict(ledger.onRedis - ledger.inMemory <= 1) });
+      if (only("overhead")) {
+        const inMemory = await perAction(server, { shared: false, state: "memory" }, rate, seconds);
+        const onRedis = await perAction(server, { shared: true, state: "memory" }, rate, seconds);
+        rows.push({ bench: "budget overhead per action on Redis, 100 actions/s", measured: `${onRedis.toFixed(3)} ms per like with windows on Redis, ${inMemory.toFixed(3)} ms in memory`, figure: `${(onRedis - inMemory).toFixed(3)} ms`, aim: "≤ 1 ms for ledger and budget together", verdict: onRedis - inMemory <= 1 ? "met (budget part)" : "missed" });
+        const ledger = await ledgerAndBudget(server, rate, seconds);
+        rows.push({ bench: "ledger + budget overhead per action on Redis, 100 actions/s", measured: `${ledger.onRedis.toFixed(3)} ms per like (state and windows on Redis), ${ledger.inMemory.toFixed(3)} ms (memory)`, figure: `${(ledger.onRedis - ledger.inMemory).toFixed(3)} ms`, aim: "≤ 1 ms", verdict: verdict(ledger.onRedis - ledger.inMemory <= 1) });
+      }
 
       const bots = Number(process.env.BENCH_SCALE_BOTS ?? 10_000);
-      const h = await handoff(server, bots, rate, seconds);
-      rows.push({
-        bench: `stream handoff alone, ${bots.toLocaleString("en-US")} bots over 3 processes, ${rate} posts/s`,
-        measured: `p50 ${h.p50.toFixed(1)} ms, lost ${h.lost}, handed twice ${h.twice}`,
-        figure: `p99 ${h.p99.toFixed(1)} ms`,
-        aim: "p99 ≤ 250 ms (whole mention → reply)",
-        verdict: verdict(h.p99 <= 250 && h.lost === 0 && h.twice === 0),
-      });
+      if (only("handoff")) {
+        const h = await handoff(server, bots, rate, seconds);
+        rows.push({
+          bench: `stream handoff alone, ${bots.toLocaleString("en-US")} bots over 3 processes, ${rate} posts/s`,
+          measured: `p50 ${h.p50.toFixed(1)} ms, lost ${h.lost}, handed twice ${h.twice}`,
+          figure: `p99 ${h.p99.toFixed(1)} ms`,
+          aim: "p99 ≤ 250 ms (whole mention → reply)",
+          verdict: verdict(h.p99 <= 250 && h.lost === 0 && h.twice === 0),
+        });
+      }
       const small = Number(process.env.BENCH_SCALE_SMALL_BOTS ?? 30);
-      rows.push(await killRow(server, small));
+      if (only("kill")) rows.push(await killRow(server, small));
       await flush(server);
-      rows.push(await redisRow(server, small));
+      if (only("redis")) rows.push(await redisRow(server, small));
       await flush(server);
-      rows.push(await latencyRow(server, bots, seconds));
+      if (only("latency")) rows.push(await latencyRow(server, bots, seconds));
     } finally {
       await server.close();
     }

@@ -86,7 +86,7 @@ async function proc(name: string): Promise<Proc> {
     clock,
     logger,
     hosting: "claimed",
-    shared: { redis: shared.redis, leases: shared.leases, owner: shared.owner, clock: leaseClock, ttlMs: TTL, everyMs: EVERY },
+    shared: { redis: shared.redis, leases: shared.leases, owner: shared.owner, clock: leaseClock, ttlMs: TTL, everyMs: EVERY, leaseOf: (bot) => shared.claims.current(bot) },
     drainMs: 500,
   });
   await shared.run(runtime);
