@@ -85,6 +85,8 @@ interface App {
   /** The directory's content the hub was started with. */
   hubOf?: string;
   hubAt?: number;
+  /** Cancels the deadline by which the lease must be renewed again (see {@link SharedStreams.watch}). */
+  unwatch?: () => void;
 }
 
 /** The apps' streams of one process; see the module comment. */
@@ -193,10 +195,28 @@ export class SharedStreams {
     this.stopSignal.abort();
     await this.loop;
     for (const [, app] of this.apps) {
+      app.unwatch?.();
       this.stopHub(app);
       if (app.lease) await this.options.leases.release(app.lease).catch(() => undefined);
       await app.reader.close();
     }
+  }
+
+  /**
+   * The holder's side of the lease: unless it is renewed again within `ttl - every`, the hub
+   * stops by itself, a renewal before the lease runs out in Redis. So when Redis is away (the
+   * renewal cannot happen) the old holder's connection is closed before another process can
+   * claim the lease and connect: the service allows one connection per app.
+   */
+  private watch(appId: string, app: App): void {
+    app.unwatch?.();
+    app.unwatch = this.options.clock.setTimeout(() => {
+      app.unwatch = undefined;
+      if (!app.lease || this.stopped) return;
+      this.options.log.warn({ app: appId }, `stream of app ${appId}: its lease could not be renewed in time (Redis unreachable?); stopping the stream so that whoever holds the lease next can connect`);
+      app.lease = undefined;
+      this.stopHub(app);
+    }, Math.max(this.every, this.ttl - this.every));
   }
 
   private stopHub(app: App): void {
@@ -219,15 +239,21 @@ export class SharedStreams {
   /** One renewal for an app: keep or claim its stream lease, start or restart its hub. */
   private async tend(appId: string, app: App): Promise<void> {
     const { leases, owner, log } = this.options;
-    if (app.lease && !(await leases.renew(app.lease, this.ttl))) {
-      log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
-      app.lease = undefined;
-      this.stopHub(app);
+    const held = app.lease;
+    if (held) {
+      if (await leases.renew(held, this.ttl)) {
+        if (app.lease === held) this.watch(appId, app);
+      } else {
+        log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
+        app.lease = undefined;
+        this.stopHub(app);
+      }
     }
     if (!app.lease) {
       if (app.hosted.size === 0) return; // only a process running bots of the app runs its stream
       app.lease = await leases.claim(`stream:${appId}`, owner, this.ttl);
       if (!app.lease) return;
+      this.watch(appId, app);
       log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
     }
     const raw = await this.options.redis.hgetall(this.directoryKey(appId));
