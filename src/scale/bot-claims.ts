@@ -215,7 +215,8 @@ export class BotClaims {
       return;
     }
     if (again) await this.options.leases.release(again);
-    await this.lose(bot, h, again ? "another process ran it meanwhile" : "another process holds its lease now");
+    // Not awaited: stopping the bot (its handlers drain) must not hold up the other renewals.
+    void this.lose(bot, h, again ? "another process ran it meanwhile" : "another process holds its lease now");
   }
 
   private async lose(bot: string, h: Held, why: string): Promise<void> {
