@@ -107,6 +107,21 @@ describe("openFileStore", () => {
     expect((await readJson(state("bots", "bot0.json"))).namespaces.ledger).toHaveLength(100);
   });
 
+  it("writes changes nobody flushes a moment later, together, and a flush meanwhile takes them at once", async () => {
+    const store = await openFileStore(dir);
+    store.set("kv:ann", "a", 1);
+    await new Promise((r) => setTimeout(r, 5));
+    store.set("kv:ann", "b", 2); // joins the first: one append for both
+    for (let i = 0; i < 200 && store.writes === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(store.writes).toBe(1);
+    store.set("kv:ann", "c", 3);
+    await store.flush(); // does not wait for the autosave
+    expect(store.writes).toBe(2);
+    const again = await openFileStore(dir); // as after a crash
+    expect([again.get("kv:ann", "a"), again.get("kv:ann", "b"), again.get("kv:ann", "c")]).toEqual([1, 2, 3]);
+    await again.close();
+  });
+
   it("a flush resolves only when what was set before it is on disk, even during a write", async () => {
     const store = await openFileStore(dir);
     store.set("a", "1", 1);
