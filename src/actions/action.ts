@@ -4,15 +4,15 @@
  * asks the service whether it already happened).
  */
 import type { EndpointKey } from "../api/endpoints.ts";
+import type { HeaderBag } from "../api/rate-limit-headers.ts";
 
 /** The actions a plugin can take (`ctx.reply`, `ctx.like`...). */
 export type ActionKind = "reply" | "like" | "repost" | "follow" | "dm" | "hide" | "post";
 
-/** What the layer calls a budgeted read made through {@link ActionLayer.call}. */
+/** What the layer calls a budgeted read made through {@link ActionLayer.read}. */
 export const READ_KIND = "read";
 
-/** Response headers as an HTTP client hands them over (names in lower case). */
-export type HeaderBag = Record<string, string | string[] | undefined>;
+export type { HeaderBag };
 
 /**
  * One request the layer will send: its endpoint, path parameters and JSON body in the

@@ -16,7 +16,8 @@ export interface RateLimitHeaders {
   user24h?: RateLimitWindow;
 }
 
-type HeaderBag = Record<string, string | string[] | undefined>;
+/** Response headers as an HTTP client hands them over (names in lower case). */
+export type HeaderBag = Record<string, string | string[] | undefined>;
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 

@@ -21,7 +21,7 @@ import type { RuntimeObserver } from "../observe/observer.ts";
 import type { Store } from "../store/store.ts";
 import { CatchUpQueue } from "../triggers/catch-up.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
-import { mergeRules, startStreamHub, type BotRules, type StreamHub, type StreamStatus } from "../triggers/stream-hub.ts";
+import { mergeRules, startStreamHub, type BotRules, type Budgeted, type StreamHub, type StreamStatus } from "../triggers/stream-hub.ts";
 import { BotRuntime, type BotStatus } from "./bot.ts";
 import { capacityLines, type AppLoad } from "./capacity.ts";
 import { TRIGGER_OF, type TriggerName } from "./events.ts";
@@ -434,10 +434,10 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
     // While a request of the hub is with the action layer, the layer's own accounting says
     // whether it waits for the clock; the hub counts as busy only outside them.
     let inLayer = 0;
-    const budgeted = async <R>(endpoint: Parameters<ActionLayer["read"]>[0], run: (signal: AbortSignal) => Promise<R>) => {
+    const budgeted: Budgeted = async (endpoint, run) => {
       inLayer++;
       try {
-        return await layer.read(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream" });
+        return await layer.read(endpoint, run, { label: "stream" });
       } finally {
         inLayer--;
       }

@@ -100,8 +100,8 @@ export function startSharedApps(p: {
       // Rules and gap searches count against the app's windows, through any bot of the app running here.
       const budgeted: Budgeted = async (endpoint, run) => {
         const layer = [...layers].find(([name]) => appOf.get(name) === request.appId)?.[1];
-        if (!layer) return await run(new AbortController().signal);
-        return await layer.read(endpoint, async (signal) => ({ result: await run(signal) }), { label: "stream" });
+        if (!layer) return (await run(new AbortController().signal)).result;
+        return await layer.read(endpoint, run, { label: "stream" });
       };
       return startStreamHub({
         appId: request.appId,

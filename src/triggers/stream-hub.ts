@@ -26,6 +26,7 @@ import type { EndpointKey } from "../api/endpoints.ts";
 import type { Includes, Post, StreamRule } from "../api/types.ts";
 import type { StreamEvent } from "../api/stream/post-stream.ts";
 import { ReconnectPolicy, type ReconnectCause } from "../api/stream/reconnect-policy.ts";
+import type { Executed, HeaderBag } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "../runtime/events.ts";
@@ -44,8 +45,18 @@ export interface MentionBot {
   username: string;
 }
 
-/** The budgeted way to run one request of the hub (the runtime counts it against the app's windows). */
-export type Budgeted = <R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<R>) => Promise<R>;
+/**
+ * The budgeted way to run one request of the hub: the runtime counts it against the app's
+ * windows, and the answer's headers (from {@link ApiClient.exchange}) correct them, as for
+ * every other budgeted request.
+ */
+export type Budgeted = <R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<Executed<R>>) => Promise<R>;
+
+/** A client exchange as the budget takes it: the body as the result, with the headers. */
+const executed = async <R>(exchange: Promise<{ body: R; headers: HeaderBag }>): Promise<Executed<R>> => {
+  const { body, headers } = await exchange;
+  return { result: body, headers };
+};
 
 /** Where an app's stream is, for `bot status` and the metrics. */
 export interface StreamStatus {
@@ -146,7 +157,7 @@ export interface SyncedRules {
   overflow: string[];
 }
 
-const direct: Budgeted = (_endpoint, run) => run(new AbortController().signal);
+const direct: Budgeted = async (_endpoint, run) => (await run(new AbortController().signal)).result;
 
 /**
  * Makes the app's rules exactly the wanted ones: the bots' own (merged) and, when
@@ -165,7 +176,7 @@ export async function syncAppRules(
   let token: string | undefined;
   do {
     const page = await budgeted("GET /2/posts/search/stream/rules", (signal) =>
-      client.request("GET /2/posts/search/stream/rules", { query: { max_results: 1000, ...(token ? { pagination_token: token } : {}) } }, { signal }),
+      executed(client.exchange("GET /2/posts/search/stream/rules", { query: { max_results: 1000, ...(token ? { pagination_token: token } : {}) } }, { signal })),
     );
     existing.push(...((page.data as StreamRule[] | undefined) ?? []));
     token = page.meta?.next_token;
@@ -184,14 +195,14 @@ export async function syncAppRules(
   const doomed = [...stale, ...plan.remove];
   if (doomed.length > 0) {
     await budgeted("POST /2/posts/search/stream/rules", (signal) =>
-      client.request("POST /2/posts/search/stream/rules", { body: { delete: { ids: doomed.map((r) => r.id) } } }, { signal }),
+      executed(client.exchange("POST /2/posts/search/stream/rules", { body: { delete: { ids: doomed.map((r) => r.id) } } }, { signal })),
     );
     log.info({ deleted: doomed.length }, `stream rules: deleted ${doomed.length} no bot wants any more`);
   }
   const byId = new Map([...own.filter((r) => keep.has(r.value)), ...plan.keep].map((r) => [r.id, r]));
   const addRules = async (rules: Array<{ value: string; tag: string }>) => {
     const res = await budgeted("POST /2/posts/search/stream/rules", (signal) =>
-      client.request("POST /2/posts/search/stream/rules", { body: { add: rules } }, { signal }),
+      executed(client.exchange("POST /2/posts/search/stream/rules", { body: { add: rules } }, { signal })),
     );
     for (const rule of (res.data as StreamRule[] | undefined) ?? []) byId.set(rule.id, rule);
     const refused = (res.errors ?? []).map((e) => `${String(e.value ?? "")}: ${e.title}${e.detail ? ` (${e.detail})` : ""}`);
@@ -336,15 +347,20 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       let next: string | undefined;
       do {
         const page = await budgeted("GET /2/posts/search/recent", (signal) =>
-          client.search.recent(
-            {
-              ...EVENT_POST_QUERY,
-              query,
-              max_results: 100,
-              ...(since.id ? { since_id: since.id } : { start_time: new Date(since.at) }),
-              ...(next ? { next_token: next } : {}),
-            },
-            { signal: AbortSignal.any([signal, closer.signal]) },
+          executed(
+            client.exchange(
+              "GET /2/posts/search/recent",
+              {
+                query: {
+                  ...EVENT_POST_QUERY,
+                  query,
+                  max_results: 100,
+                  ...(since.id ? { since_id: since.id } : { start_time: new Date(since.at) }),
+                  ...(next ? { next_token: next } : {}),
+                },
+              },
+              { signal: AbortSignal.any([signal, closer.signal]) },
+            ),
           ),
         );
         for (const post of page.data ?? []) found.push({ post, includes: page.includes });

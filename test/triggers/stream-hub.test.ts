@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.ts";
 import { createClock } from "../../src/clock.ts";
+import { SPEC_LIMITS } from "../../src/limits/table.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { mergeRules, syncRules } from "../../src/triggers/stream-hub.ts";
+import { mergeRules, syncRules, type Budgeted } from "../../src/triggers/stream-hub.ts";
 
 let sandbox: Sandbox | undefined;
+const proMax = (endpoint: keyof typeof SPEC_LIMITS) => (SPEC_LIMITS[endpoint].pro as ReadonlyArray<{ max: number }>)[0]!.max;
 afterEach(async () => {
   await sandbox?.close();
   sandbox = undefined;
@@ -33,6 +35,26 @@ describe("syncRules", () => {
       { bot: "b", userId: "2", rules: [{ value: "#two", tag: "z" }] },
     ]));
     expect(rules().map((r) => r.split(" ").slice(1).join(" ")).sort()).toEqual(["#three a/y", "#two a/,b/z"]);
+    await client.close();
+  });
+
+  it("hands each request's headers to the budget with its answer, so the app's windows are corrected by them", async () => {
+    sandbox = await createSandbox({ clock: createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") }) });
+    const app = await sandbox.admin.createApp({ plan: "pro" });
+    const client = createClient({ baseUrl: sandbox.url, auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } } });
+    // Another process of the app already spent 3 rule reads: only the headers can say so.
+    for (let i = 0; i < 3; i++) await client.request("GET /2/posts/search/stream/rules", {});
+    const seen: Array<{ endpoint: string; remaining: unknown }> = [];
+    const budgeted: Budgeted = async (endpoint, run) => {
+      const { result, headers } = await run(new AbortController().signal);
+      seen.push({ endpoint, remaining: headers?.["x-rate-limit-remaining"] });
+      return result;
+    };
+    await syncRules({ client, log: silentLogger, budgeted }, mergeRules([{ bot: "a", userId: "1", rules: [{ value: "#one" }] }]));
+    expect(seen).toEqual([
+      { endpoint: "GET /2/posts/search/stream/rules", remaining: String(proMax("GET /2/posts/search/stream/rules") - 4) },
+      { endpoint: "POST /2/posts/search/stream/rules", remaining: String(proMax("POST /2/posts/search/stream/rules") - 1) },
+    ]);
     await client.close();
   });
 });
