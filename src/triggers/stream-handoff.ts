@@ -214,7 +214,7 @@ export class HandoffReader {
       cursor = next;
       const live = entries.filter((e): e is [string, string[]] => e !== null);
       claimed += live.length;
-      this.dispatch(bot, key, live);
+      this.handToBot(bot, key, live);
     } while (cursor !== "0-0" && !this.closed);
     if (claimed > 0) this.options.log.info({ bot, entries: claimed }, `took over ${claimed} streamed posts of ${bot} that its previous process had not finished; handling them now`);
   }
@@ -232,7 +232,7 @@ export class HandoffReader {
       for (;;) {
         const reply = (await this.options.redis.xreadgroup("GROUP", HANDOFF_GROUP, this.options.consumer, "COUNT", READ_COUNT, "STREAMS", key, ">")) as StreamReply;
         const entries = reply?.[0]?.[1] ?? [];
-        this.dispatch(bot, key, entries);
+        this.handToBot(bot, key, entries);
         if (entries.length < READ_COUNT) break;
       }
     })
@@ -252,7 +252,7 @@ export class HandoffReader {
   }
 
   /** Hands entries to their bot, each acknowledged once handled. */
-  private dispatch(bot: string, key: string, entries: Array<[string, string[]]>): void {
+  private handToBot(bot: string, key: string, entries: Array<[string, string[]]>): void {
     for (const [id, fields] of entries) {
       if (this.inFlight.has(id)) continue;
       let entry: HandoffEntry | undefined;
@@ -330,7 +330,7 @@ export class HandoffReader {
           const reply = (await this.options.redis.xreadgroup("GROUP", HANDOFF_GROUP, this.options.consumer, "COUNT", READ_COUNT, "STREAMS", ...keys, ...keys.map(() => from))) as StreamReply;
           for (const [key, entries] of reply ?? []) {
             const bot = this.botOfKey.get(key);
-            if (bot) this.dispatch(bot, key, entries.filter((e) => e[1] !== null && e[1] !== undefined));
+            if (bot) this.handToBot(bot, key, entries.filter((e) => e[1] !== null && e[1] !== undefined));
           }
         }
       }).catch((err: unknown) => {
