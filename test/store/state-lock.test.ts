@@ -96,13 +96,16 @@ describe("the state lock", () => {
   });
 
   it.runIf(onLinux)("takes over a lock held by a zombie", async () => {
-    // `sleep 0` exits at once, and its parent (now `sleep 30`) never reaps it.
-    const { line } = await spawnOther("sleep 0 & echo $!; exec sleep 30");
+    // The child exits a second later, when its parent has become `sleep 30`, which never
+    // reaps it. (A child exiting before the exec could be reaped by the shell itself, and
+    // under load it did: the pid was gone.)
+    const { line } = await spawnOther("sleep 1 & echo $!; exec sleep 30");
     const zombie = Number(line);
-    for (let i = 0; i < 300 && !processInfo(zombie)?.zombie; i++) await new Promise((r) => setTimeout(r, 10));
-    const info = processInfo(zombie)!;
-    expect(info.zombie).toBe(true);
-    await writeFile(lock, JSON.stringify({ pid: zombie, start: info.start }));
+    for (let i = 0; i < 1000 && processInfo(zombie)?.zombie === false; i++) await new Promise((r) => setTimeout(r, 10));
+    const info = processInfo(zombie);
+    expect(info, `pid ${zombie} should be a zombie, but it is gone (reaped)`).toBeDefined();
+    expect(info!.zombie).toBe(true);
+    await writeFile(lock, JSON.stringify({ pid: zombie, start: info!.start }));
     const { lines, logger } = captureLogs();
     const store = await openFileStore(dir, { logger });
     expect((await holderOf()).pid).toBe(process.pid);
