@@ -17,17 +17,10 @@ import { testBotConfig } from "../../src/testing.ts";
 import { handoffState } from "../../src/triggers/stream-handoff.ts";
 import { lineReader, spawnBot, type BotChild } from "../helpers/cli.ts";
 import type { RedisServer } from "../helpers/redis-server.ts";
+import { until } from "../helpers/until.ts";
+import { leaseHolders } from "../helpers/lease-holders.ts";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits (real time, bounded) until `probe` says yes. */
-export async function until(what: string, probe: () => Promise<boolean> | boolean, boundMs: number): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not within ${boundMs / 1000} s: ${what}`);
-    await sleep(200);
-  }
-}
 
 export interface Process {
   child: BotChild;
@@ -90,18 +83,14 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
   const crowd = await sandbox.admin.createUser({ username: "crowd", name: "The Crowd" });
   const userIds = new Map(hosted.map((h) => [h.user.id, h.config.name]));
   const world = () => sandbox.context.data.world;
-  const owners = async () => {
-    const values: Array<string | null> = [];
-    for (let i = 0; i < names.length; i += 1_000) values.push(...(await redis.mget(names.slice(i, i + 1_000).map((n) => `postbot:lease:bot:${n}`))));
-    return new Map(names.map((n, i) => [n, values[i] ? Number(values[i]!.split("|")[1]!.split(":").at(-2)) : undefined]));
-  };
+  const owners = () => leaseHolders(redis, names);
   // The processes name the app of POSTBOT_CONSUMER_KEY as the runtime does.
   const appId = fingerprint(hosted[0]!.app.key);
   // Every bot held, every bot in the app's directory, and the app's stream connected after its last restart.
-  await until("every bot held by a process", async () => [...(await owners()).values()].every((pid) => pid !== undefined), 600_000);
-  await until("every bot in the app's stream directory", async () => (await redis.hlen(`postbot:handoff:${appId}:bots`)) === names.length, 600_000);
+  await until("every bot held by a process", async () => [...(await owners()).values()].every((pid) => pid !== undefined), 600_000, 200);
+  await until("every bot in the app's stream directory", async () => (await redis.hlen(`postbot:handoff:${appId}:bots`)) === names.length, 600_000, 200);
   await sleep(18_000);
-  await until("the app's stream connected", async () => (await handoffState(redis, appId)) === "connected", 120_000);
+  await until("the app's stream connected", async () => (await handoffState(redis, appId)) === "connected", 120_000, 200);
   say(`${processes} processes run the ${bots} bots; the stream is connected`);
   return {
     sandbox,

@@ -17,6 +17,8 @@ import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { killBots, lineReader, runBot, spawnBot, type BotChild } from "../helpers/cli.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { until } from "../helpers/until.ts";
+import { leaseHolders } from "../helpers/lease-holders.ts";
 
 const NAMES = ["k1", "k2", "k3", "k4", "k5", "k6"];
 let server: RedisServer | undefined;
@@ -30,17 +32,6 @@ afterAll(async () => {
   await server?.close();
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-
-/** Waits (real time, bounded) for what lease renewals, Redis TTLs and polls bring about. */
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, boundMs: number): Promise<T> {
-  const deadline = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${boundMs / 1000} s: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("bot start --state redis:// in several processes", () => {
   it("three processes share the bots; after kill -9 of one the others take its bots over; every mention answered once", async () => {
@@ -68,16 +59,12 @@ describe("bot start --state redis:// in several processes", () => {
     const children: Array<{ child: BotChild; out: ReturnType<typeof lineReader> }> = [start(), start(), start()];
     for (const c of children) await c.out.waitFor(/all bots started/);
 
-    /** Which process (pid) holds each bot's lease, as Redis says. */
-    const owners = async () => {
-      const values = await redis!.mget(NAMES.map((n) => `postbot:lease:bot:${n}`));
-      return new Map(NAMES.map((n, i) => [n, values[i] ? Number(values[i]!.split("|")[1]!.split(":").at(-2)) : undefined]));
-    };
+    const owners = () => leaseHolders(redis!, NAMES);
     const pids = children.map((c) => c.child.pid!);
     await until("two bots per process", async () => {
       const held = await owners();
       return pids.every((pid) => [...held.values()].filter((p) => p === pid).length === 2) || undefined;
-    }, 60_000);
+    }, 60_000, 100);
 
     const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
     const posts = () => Object.values(sandbox!.context.data.world.posts);
@@ -95,7 +82,7 @@ describe("bot start --state redis:// in several processes", () => {
     const allAnswered = (mentions: Array<{ id: string }>) => () => mentions.every((m) => answers().has(m.id)) || undefined;
 
     const before = await mentionAll("before the kill");
-    await until("the first mentions answered", allAnswered(before), 60_000);
+    await until("the first mentions answered", allAnswered(before), 60_000, 100);
 
     // kill -9 one process; mention every bot at once.
     const victim = children[0]!;
@@ -106,9 +93,9 @@ describe("bot start --state redis:// in several processes", () => {
     await until("the victim's bots held by the survivors", async () => {
       const held = await owners();
       return victimBots.every((bot) => pids.slice(1).includes(held.get(bot)!)) || undefined;
-    }, 60_000);
+    }, 60_000, 100);
     const takenOverMs = Date.now() - killedAt;
-    await until("the mentions after the kill answered", allAnswered(after), 60_000);
+    await until("the mentions after the kill answered", allAnswered(after), 60_000, 100);
     const answeredMs = Date.now() - killedAt;
     console.log(`kill -9 of 1 of 3 processes: its ${victimBots.length} bots held by the others after ${(takenOverMs / 1000).toFixed(1)} s, answering ${(answeredMs / 1000).toFixed(1)} s after the kill`);
 

@@ -6,20 +6,12 @@
  * process that takes them over, and nothing is answered twice. The sandbox and the bots run
  * on one frozen clock; leases renew on a running clock, and expire by Redis's real TTL.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { definePlugin } from "../../src/runtime/plugin.ts";
-import { provisionBots, type ProvisionedBot } from "../../src/runtime/provision.ts";
-import { startRuntime, type Runtime } from "../../src/runtime/runtime.ts";
-import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { compareIds } from "../../src/sandbox/model/index.ts";
-import { openSharedState, type SharedState } from "../../src/scale/shared-state.ts";
 import { connectRedis } from "../../src/store/redis/connect.ts";
 import { handoffState } from "../../src/triggers/stream-handoff.ts";
-import { testBotConfig } from "../../src/testing.ts";
-import { captureLogs } from "../helpers/log.ts";
-import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { EVERY, scaleWorld, until, type ScaleProc as Proc } from "../helpers/scale-world.ts";
 
 /** Handlers wait at this gate while it is closed: the test holds posts "delivered, not yet handled". */
 let gate: Promise<void> | undefined;
@@ -35,95 +27,19 @@ const echo = definePlugin({
   },
 });
 
-const TTL = 1_500;
-const EVERY = 400;
 const NAMES = ["s1", "s2", "s3", "s4", "s5", "s6"];
-
-let redis: RedisServer;
-let sandbox: Sandbox;
-let clock: AdjustableClock;
-let hosted: ProvisionedBot[];
-const procs: Proc[] = [];
-
-interface Proc {
-  name: string;
-  shared: SharedState;
-  runtime: Runtime;
-}
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  await redis?.close();
-});
-afterEach(async () => {
+const w = scaleWorld({ names: NAMES, plugin: echo, mentions: "stream" });
+const { balanced, running, repliesOf, mentionEach } = w;
+const proc = w.proc;
+// Registered after the world's: runs before it (hooks unwind), so no handler holds a process's stop.
+afterEach(() => {
   openGate();
   gate = undefined;
-  for (const p of procs.splice(0)) await Promise.race([p.shared.stop().catch(() => p.shared.redis.disconnect()), new Promise((r) => setTimeout(r, 5_000))]);
-  await sandbox?.close();
-  const admin = await connectRedis(redis.url);
-  await admin.flushdb();
-  admin.disconnect();
 });
-
-async function world(): Promise<void> {
-  clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
-  sandbox = await createSandbox({ clock });
-  // pro: mentions come through the app's stream (no polling but the catch-up polls).
-  const configs = NAMES.map((name) => testBotConfig({ name, plan: "pro", triggers: { mentions: {} }, plugins: { echo: {} } }, { echo }));
-  hosted = await provisionBots(sandbox, configs);
-}
-
-async function proc(name: string): Promise<Proc> {
-  const { logger } = captureLogs("info");
-  const leaseClock = createClock();
-  const shared = await openSharedState({ url: redis.url, bots: NAMES, clock: leaseClock, logger, ttlMs: TTL, everyMs: EVERY });
-  const runtime = await startRuntime({
-    baseUrl: sandbox.url,
-    bots: hosted,
-    store: shared.store,
-    clock,
-    logger,
-    hosting: "claimed",
-    shared: { redis: shared.redis, leases: shared.leases, owner: shared.owner, clock: leaseClock, ttlMs: TTL, everyMs: EVERY, leaseOf: (bot) => shared.claims.current(bot) },
-    drainMs: 500,
-  });
-  await shared.run(runtime);
-  const p = { name, shared, runtime };
-  procs.push(p);
-  return p;
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, boundMs = 15_000): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`not within ${boundMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const running = (ps: Proc[]) => ps.flatMap((p) => [...p.runtime.bots.keys()]);
-const balanced = (ps: Proc[], perProcess: number) => running(ps).length === NAMES.length && new Set(running(ps)).size === NAMES.length && ps.every((p) => p.runtime.bots.size === perProcess);
-
-function repliesOf(bot: string): string[] {
-  const user = Object.values(sandbox.context.data.world.users).find((u) => u.username === bot);
-  return Object.values(sandbox.context.data.world.posts)
-    .filter((p) => p.author_id === user?.id)
-    .sort((a, b) => compareIds(a.id, b.id))
-    .map((p) => p.in_reply_to_post_id ?? "");
-}
-
-async function mentionEach(text: string): Promise<Map<string, string>> {
-  const alice = Object.values(sandbox.context.data.world.users).find((u) => u.username === "alice") ?? (await sandbox.admin.createUser({ username: "alice", name: "alice" }));
-  const ids = new Map<string, string>();
-  for (const bot of NAMES) ids.set(bot, (await sandbox.admin.createPost({ author_id: alice.id, text: `@${bot} ${text}` })).id);
-  return ids;
-}
 
 /** The app's hub has connected (in whichever process holds it) with mention rules for all six bots. */
 async function streaming(ps: Proc[]): Promise<void> {
-  const appId = hosted[0]!.app.id;
+  const appId = w.hosted[0]!.app.id;
   await until("the app's stream is connected for all six bots", async () => {
     const redis = ps[0]!.shared.redis;
     return (await handoffState(redis, appId)) === "connected" && (await redis.hlen(`postbot:handoff:${appId}:bots`)) === NAMES.length;
@@ -135,11 +51,11 @@ async function streaming(ps: Proc[]): Promise<void> {
 
 describe("mentions through the stream, processes sharing one Redis", () => {
   it("one process runs the app's stream; every mention reaches its bot's process and is answered once", async () => {
-    await world();
+    await w.start();
     const ps = [await proc("P1"), await proc("P2"), await proc("P3")];
     await until("two bots each", () => balanced(ps, 2));
     await streaming(ps);
-    const appId = hosted[0]!.app.id;
+    const appId = w.hosted[0]!.app.id;
     const posts = await mentionEach("hello");
     // Delivered by the one stream connection of the app (held by one process) ...
     await until("the stream delivered every mention", () => [...posts.values()].every((id) => ps.some((p) => p.runtime.streamed(appId, id))));
@@ -151,15 +67,15 @@ describe("mentions through the stream, processes sharing one Redis", () => {
   }, 90_000);
 
   it("a process that dies between delivery and acknowledgement loses nothing and answers nothing twice", async () => {
-    await world();
+    await w.start();
     const ps = [await proc("P1"), await proc("P2"), await proc("P3")];
     await until("two bots each", () => balanced(ps, 2));
     await streaming(ps);
     // Every handler waits at the gate: the posts are delivered, none is handled or acknowledged yet.
     gate = new Promise<void>((r) => (openGate = r));
     const posts = await mentionEach("are you there?");
-    const ack = await connectRedis(redis.url);
-    const appId = hosted[0]!.app.id;
+    const ack = await connectRedis(w.redis.url);
+    const appId = w.hosted[0]!.app.id;
     const pending = async () => {
       let n = 0;
       for (const bot of NAMES) n += ((await ack.xpending(`postbot:handoff:${appId}:bot:${bot}`, "handlers").catch(() => [0])) as [number])[0];
@@ -175,13 +91,13 @@ describe("mentions through the stream, processes sharing one Redis", () => {
     await until("the survivors run all six", () => running(survivors).length === NAMES.length && new Set(running(survivors)).size === NAMES.length);
     await until("every mention answered", () => NAMES.every((bot) => repliesOf(bot).length >= 1));
     for (const p of survivors) await p.runtime.idle();
-    await clock.advance(15_000);
+    await w.clock.advance(15_000);
     for (const p of survivors) await p.runtime.idle();
     for (const bot of NAMES) expect(repliesOf(bot), bot).toEqual([posts.get(bot)]);
     expect(orphans).toHaveLength(2);
     await until("nothing left unacknowledged", async () => (await pending()) === 0);
     ack.disconnect();
-    procs.splice(procs.indexOf(doomed), 1);
+    w.procs.splice(w.procs.indexOf(doomed), 1);
     await Promise.race([doomed.runtime.stop().catch(() => undefined), new Promise((r) => setTimeout(r, 3_000))]); // it cannot save: its Redis is gone
   }, 90_000);
 });
