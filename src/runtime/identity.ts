@@ -1,7 +1,9 @@
 /**
- * Who a bot's account is on the service (user id and username), asked once with
- * `GET /2/users/me` and remembered in the state store for as long as the token is the same:
- * on the free plan that endpoint allows 25 calls a day, and a restart loop must not use
+ * Who a bot's account is on the service (user id and username). Mostly known already: `bot
+ * auth login` stores it with the account (the access-token answer carries it) and the sandbox
+ * provisioning makes the user. When not (a token written in the bot file), it is asked once
+ * with `GET /2/users/me` and remembered in the state store for as long as the token is the
+ * same: on the free plan that endpoint allows 25 calls a day, and a restart loop must not use
  * them up.
  */
 import type { ApiClient } from "../api/client.ts";
@@ -17,8 +19,10 @@ interface CachedIdentity {
   token: string;
 }
 
-export async function resolveIdentity(options: { store: Store; client: ApiClient; bot: string; plan: Plan; token: string }): Promise<BotIdentity> {
-  const { store, client, bot, plan } = options;
+/** The bot's identity: the one `known` with its account, else the one remembered for its token, else asked once. */
+export async function resolveIdentity(options: { store: Store; client: ApiClient; bot: string; plan: Plan; token: string; known?: { id: string; username: string } }): Promise<BotIdentity> {
+  const { store, client, bot, plan, known } = options;
+  if (known) return { name: bot, userId: known.id, username: known.username, plan };
   const token = fingerprint(options.token);
   const cached = store.get<CachedIdentity>("identity", bot);
   if (cached?.token === token) return { name: bot, userId: cached.userId, username: cached.username, plan };

@@ -81,7 +81,8 @@ export function resolveService(vars: Vars, envFile: string, bots: readonly BotCo
       problems.push(`${config.file}: the stored account "${name}" was signed in for another app (API key); sign it in again with \`bot auth login --account ${name}\``);
       continue;
     }
-    hosted.push({ config, app, token: { token: record.oauth1.token, secret: record.oauth1.secret } });
+    const user = record.user_id && record.username ? { user: { id: record.user_id, username: record.username } } : {};
+    hosted.push({ config, app, token: { token: record.oauth1.token, secret: record.oauth1.secret }, ...user });
   }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { baseUrl: secureBaseUrl(rawUrl, "POSTBOT_BASE_URL").href.replace(/\/$/, ""), bots: hosted };

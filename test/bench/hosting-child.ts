@@ -2,16 +2,24 @@
  * The process `hosting.bench.ts` measures: `bot start`'s runtime hosting the bots its
  * parent provisioned on a sandbox in a third process, so its RSS is the runtime's alone.
  *
- * `tsx hosting-child.ts CONFIG.json DATA_DIR COUNT` starts COUNT bots (each answering its
- * mentions), prints `READY {started_ms, rss_mb}` once every bot started and the app's stream
- * is connected, then answers stdin lines: `report` prints `REPORT {...}` (mentions handled,
- * twice-handled, reply latencies), `stop` stops and exits.
+ * `tsx hosting-child.ts CONFIG.json DATA_DIR COUNT [stored|file]` starts COUNT bots (each
+ * answering its mentions), prints `READY {started_ms, rss_mb}` once every bot started and the
+ * app's stream is connected, then answers stdin lines: `report` prints `REPORT {...}` (mentions
+ * handled, twice-handled, reply latencies), `stop` stops and exits.
+ *
+ * `stored` (the default): the accounts are in the state store as `bot auth login` leaves them
+ * (token, user id and username; saved before the clock starts when DATA_DIR has none), and the
+ * bots name them, as a user's would: `bot start` reads them with the environment's app
+ * (`resolveService`). `file`: each bot's token is given as a bot file's `account: {token,
+ * token_secret}` would, so who the account is must be asked (`GET /2/users/me`) at a first start.
  */
 import { createInterface } from "node:readline";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { definePlugin } from "../../src/runtime/plugin.ts";
 import { startRuntime, type HostedBot } from "../../src/runtime/runtime.ts";
+import { resolveService } from "../../src/runtime/service.ts";
+import { getAccount, saveAccount } from "../../src/auth-flows/accounts.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { readFileSync } from "node:fs";
@@ -19,12 +27,12 @@ import { readFileSync } from "node:fs";
 export interface ChildConfig {
   baseUrl: string;
   app: { id: string; key: string; secret: string };
-  bots: Array<{ name: string; token: string; secret: string }>;
+  bots: Array<{ name: string; userId: string; token: string; secret: string }>;
   /** Stream rules each bot has (the drop bench), instead of mentions. */
   rule?: string;
 }
 
-const [configPath, dataDir, countArg] = process.argv.slice(2);
+const [configPath, dataDir, countArg, accounts = "stored"] = process.argv.slice(2);
 const config = JSON.parse(readFileSync(configPath!, "utf8")) as ChildConfig;
 const count = Number(countArg ?? config.bots.length);
 
@@ -42,17 +50,27 @@ const answer = definePlugin({
   },
 });
 
+const botConfig = (name: string) =>
+  testBotConfig({ name, plan: "pro", triggers: config.rule ? { stream: [{ value: config.rule }] } : { mentions: {} }, plugins: { answer: {} } }, { answer });
+const bots = config.bots.slice(0, count);
+if (accounts === "stored") {
+  // `bot auth login --account NAME` for each, before the start is timed.
+  const signIn = await openFileStore(dataDir!);
+  for (const b of bots) {
+    if (getAccount(signIn, b.name)) continue;
+    const oauth1 = { token: b.token, secret: b.secret, consumer_key: config.app.key };
+    saveAccount(signIn, { name: b.name, base_url: config.baseUrl, user_id: b.userId, username: b.name, oauth1, updated_at: new Date().toISOString() });
+  }
+  await signIn.close();
+}
+
 const started = performance.now();
 const store = await openFileStore(dataDir!);
 const clock = createClock();
-const hosted: HostedBot[] = config.bots.slice(0, count).map((b) => ({
-  config: testBotConfig(
-    { name: b.name, plan: "pro", triggers: config.rule ? { stream: [{ value: config.rule }] } : { mentions: {} }, plugins: { answer: {} } },
-    { answer },
-  ),
-  app: { ...config.app, plan: "pro" },
-  token: { token: b.token, secret: b.secret },
-}));
+const hosted: HostedBot[] =
+  accounts === "stored"
+    ? resolveService({ POSTBOT_BASE_URL: config.baseUrl, POSTBOT_CONSUMER_KEY: config.app.key, POSTBOT_CONSUMER_SECRET: config.app.secret }, ".env", bots.map((b) => botConfig(b.name)), store).bots
+    : bots.map((b) => ({ config: botConfig(b.name), app: { ...config.app, plan: "pro" }, token: { token: b.token, secret: b.secret } }));
 const runtime = await startRuntime({ baseUrl: config.baseUrl, bots: hosted, store, clock, logger: silentLogger });
 const startedMs = performance.now() - started;
 while (runtime.apps().some((a) => a.stream && a.stream.state !== "connected")) await new Promise((r) => setTimeout(r, 20));

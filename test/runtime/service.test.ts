@@ -11,6 +11,8 @@ import { checkService, resolveService } from "../../src/runtime/service.ts";
 import { start } from "../../src/runtime/start.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
+import { openFileStore } from "../../src/store/file-store.ts";
+import { saveAccount } from "../../src/auth-flows/accounts.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
 
@@ -80,6 +82,64 @@ describe("bot start against a configured service", () => {
     // No secret reached the log.
     expect(lines.join("")).not.toContain(token.token_secret);
     expect(lines.join("")).not.toContain(app.consumer_secret);
+  });
+});
+
+describe("bot start: who each account is", () => {
+  const botFile = (name: string, account: string[]) =>
+    [`name: ${name}`, "plan: pro", ...account, "triggers:", "  mentions: {}", "plugins:", "  reply:", `    text: "${name} says hi to @{author.username}"`].join("\n");
+
+  it("a bot whose stored account knows who it is starts without asking GET /2/users/me; one with a token in its file asks once, and not again at a restart", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const sandbox = await createSandbox({ clock });
+    try {
+      const app = await sandbox.admin.createApp({ plan: "pro" });
+      const signedIn = await sandbox.admin.createUser({ username: "signed_in" });
+      const inFile = await sandbox.admin.createUser({ username: "in_file" });
+      const signedInToken = await sandbox.admin.createToken({ consumer_key: app.consumer_key, user_id: signedIn.id });
+      const inFileToken = await sandbox.admin.createToken({ consumer_key: app.consumer_key, user_id: inFile.id });
+      const dir = await mkdtemp(join(tmpdir(), "postbot-identity-"));
+      dirs.push(dir);
+      // What `bot auth login --account signed-in` leaves in the state: the token and who it is.
+      const data = join(dir, "data");
+      const store = await openFileStore(data);
+      saveAccount(store, {
+        name: "signed-in",
+        base_url: sandbox.url,
+        user_id: signedIn.id,
+        username: signedIn.username,
+        oauth1: { token: signedInToken.token, secret: signedInToken.token_secret, consumer_key: app.consumer_key },
+        updated_at: new Date(clock.now()).toISOString(),
+      });
+      await store.close();
+      await writeFile(join(dir, "signed-in.yaml"), botFile("signed-in", []));
+      await writeFile(join(dir, "in-file.yaml"), botFile("in-file", ["account:", "  token: ${IN_FILE_TOKEN}", "  token_secret: ${IN_FILE_SECRET}"]));
+      const env = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: app.consumer_secret, IN_FILE_TOKEN: inFileToken.token, IN_FILE_SECRET: inFileToken.token_secret };
+      const asked = async () => (await sandbox.admin.stats()).routes["GET /2/users/me"] ?? {};
+      const { logger } = captureLogs("info");
+      const repliesBy = (id: string) => Object.values(sandbox.context.data.world.posts).filter((p) => p.author_id === id).map((p) => p.text);
+
+      for (const round of [1, 2]) {
+        const started = await start({ bots: dir, plugins: "plugins", data, clock, logger, env });
+        try {
+          // Only the bot whose token came without its user was asked about, and only the first time.
+          expect(await asked()).toEqual({ "200": 1 });
+          const ids = Object.fromEntries(started.runtime.status().map((s) => [s.bot, `${s.userId} ${s.username}`]));
+          expect(ids).toEqual({ "signed-in": `${signedIn.id} signed_in`, "in-file": `${inFile.id} in_file` });
+          // A new asker each round (a bot does not answer one author twice within its cooldown).
+          const asker = await sandbox.admin.createUser({ username: `asker${round}` });
+          await sandbox.admin.createPost({ author_id: asker.id, text: `@signed_in @in_file question ${round}` });
+          await clock.advance(3_000);
+          await started.runtime.idle();
+        } finally {
+          await started.stop();
+        }
+        expect(repliesBy(signedIn.id)).toHaveLength(round);
+        expect(repliesBy(inFile.id)).toHaveLength(round);
+      }
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 
