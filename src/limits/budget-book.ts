@@ -12,7 +12,9 @@
  * judge: a slot is taken there atomically ({@link AccountBudget.claim}), corrections,
  * pauses, moves and give-backs go there too, and a refusal holds the window's key in this
  * process until the time Redis named, so the queue sleeps instead of asking again. The local
- * windows then only mirror this process's own requests and are not persisted.
+ * windows then only mirror this process's own requests and are not persisted. The monthly
+ * read count is then Redis's counter too (every process's reads added atomically); the book
+ * keeps the latest total Redis answered plus its own reads since, for the synchronous check.
  */
 import type { Clock } from "../clock.ts";
 import { silentLogger, type Logger } from "../log.ts";
@@ -30,7 +32,11 @@ import { SlidingWindow } from "./window.ts";
 export const BUDGET_NAMESPACES = ["budget.windows", "budget.pauses", "budget.usage"] as const;
 const [NS_WINDOWS, NS_PAUSES, NS_USAGE] = BUDGET_NAMESPACES;
 
-interface StoredUsage {
+/** Where an app's monthly read count is kept (key: the app id), as {@link StoredUsage}. */
+export const MONTHLY_USAGE_NAMESPACE = NS_USAGE;
+
+/** An app's monthly read count: the cap period it is of, and the posts read in it. */
+export interface StoredUsage {
   periodStart: number;
   posts: number;
 }
@@ -65,6 +71,8 @@ export class BudgetBook {
   private readonly holds = new Map<string, number>();
   /** Writes to the shared windows not answered yet. */
   private readonly writing = new Set<Promise<unknown>>();
+  /** With shared windows: posts read per `<app>|<period start>`, as Redis last totalled them and counted here since. */
+  private readonly reads = new Map<string, number>();
 
   constructor(options: { store: Store; clock: Clock; logger?: Logger; shared?: SharedWindows }) {
     this.store = options.store;
@@ -197,14 +205,37 @@ export class BudgetBook {
     if (until > this.pausedUntil(key)) this.store.set(NS_PAUSES, key, until);
   }
 
-  /** Posts read through capped endpoints by an app in the period starting at `periodStart`. */
-  postsRead(appId: string, periodStart: number): number {
+  /**
+   * Posts read through capped endpoints by an app in the cap period `period`. With shared
+   * windows, the first ask for a period fetches Redis's total in the background (0 until it
+   * answers).
+   */
+  postsRead(appId: string, period: { start: number; end: number }): number {
+    if (this.shared) {
+      const key = `${appId}|${period.start}`;
+      if (!this.reads.has(key)) this.countPostsRead(appId, period, 0);
+      return this.reads.get(key) ?? 0;
+    }
     const u = this.store.get<StoredUsage>(NS_USAGE, appId);
-    return u && u.periodStart === periodStart ? u.posts : 0;
+    return u && u.periodStart === period.start ? u.posts : 0;
   }
 
-  countPostsRead(appId: string, periodStart: number, n: number): void {
-    this.store.set<StoredUsage>(NS_USAGE, appId, { periodStart, posts: this.postsRead(appId, periodStart) + n });
+  /** Counts `n` posts read (with shared windows: in Redis's counter, atomically, and here at once). */
+  countPostsRead(appId: string, period: { start: number; end: number }, n: number): void {
+    const shared = this.shared;
+    if (shared) {
+      const key = `${appId}|${period.start}`;
+      this.reads.set(key, (this.reads.get(key) ?? 0) + n);
+      this.sharedWrite(
+        "count posts read",
+        shared.countReads(appId, period, n, this.clock.now()).then((total) => {
+          // Later reads of this process may already be counted here and not yet in Redis's answer.
+          this.reads.set(key, Math.max(total, this.reads.get(key) ?? 0));
+        }),
+      );
+      return;
+    }
+    this.store.set<StoredUsage>(NS_USAGE, appId, { periodStart: period.start, posts: this.postsRead(appId, period) + n });
   }
 
   /** Logs a warning once per distinct message key (a misconfigured plan would otherwise log on every response). */

@@ -33,7 +33,7 @@ export class MonthlyCap {
     const cap = MONTHLY_POST_CAP[this.plan];
     if (cap === undefined) return undefined;
     const { start, end } = capPeriod(this.book.clock.now(), this.enrolmentDay);
-    return { cap, used: this.book.postsRead(this.appId, start), periodStart: start, resetAt: end };
+    return { cap, used: this.book.postsRead(this.appId, { start, end }), periodStart: start, resetAt: end };
   }
 
   /** Why a spent cap holds a read back. */
@@ -46,7 +46,7 @@ export class MonthlyCap {
     const usage = this.usage();
     if (!usage || !(n > 0)) return;
     const spentBefore = usage.used >= usage.cap;
-    this.book.countPostsRead(this.appId, usage.periodStart, n);
+    this.book.countPostsRead(this.appId, { start: usage.periodStart, end: usage.resetAt }, n);
     if (!spentBefore && usage.used + n >= usage.cap) this.logSpent(usage);
   }
 
@@ -54,7 +54,7 @@ export class MonthlyCap {
   markSpent(): void {
     const usage = this.usage();
     if (!usage || usage.used >= usage.cap) return;
-    this.book.countPostsRead(this.appId, usage.periodStart, usage.cap - usage.used);
+    this.book.countPostsRead(this.appId, { start: usage.periodStart, end: usage.resetAt }, usage.cap - usage.used);
     this.logSpent(usage);
   }
 

@@ -14,9 +14,15 @@
  * processes on several machines are expected to keep their clocks in sync (NTP), as the
  * service's own windows assume. Keys expire a window's length after their last event, so
  * windows of bots no longer hosted do not stay for ever.
+ *
+ * The monthly read cap's count is a counter per app and period
+ * (`<prefix>m:<app>:<period start>`), added to with INCRBY: the processes' reads add up,
+ * whatever their order. It expires a day after its period ends; {@link readMonthlyCounts}
+ * reads them for `bot status`.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { scanKeys } from "../store/redis/scan.ts";
 import { RedisScript } from "../store/redis/script.ts";
 import type { SharedTake, SharedWindows, WindowClaim } from "./shared-windows.ts";
 
@@ -92,6 +98,18 @@ end
 return 1
 `);
 
+/** KEYS[1]: the counter. ARGV: n, how long it is kept from now (ms). Returns the total. */
+const COUNT = new RedisScript(`
+local total = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return total
+`);
+
+/** How long a period's read count outlives the period (for `bot status` just after the reset). */
+const COUNT_KEPT_MS = 24 * 3_600_000;
+
+const DEFAULT_PREFIX = "postbot:budget:";
+
 /** {@link SharedWindows} in one Redis; see the module comment. */
 export class RedisWindows implements SharedWindows {
   private readonly prefix: string;
@@ -102,7 +120,7 @@ export class RedisWindows implements SharedWindows {
     private readonly redis: Redis,
     options: { prefix?: string } = {},
   ) {
-    this.prefix = options.prefix ?? "postbot:budget:";
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
   }
 
   private window(key: string) {
@@ -142,4 +160,29 @@ export class RedisWindows implements SharedWindows {
   async used(key: string, windowMs: number, now: number): Promise<number> {
     return await this.redis.zcount(this.window(key), `(${now - windowMs}`, "+inf");
   }
+
+  async countReads(appId: string, period: { start: number; end: number }, n: number, now: number): Promise<number> {
+    const keepMs = Math.max(1, Math.round(period.end - now + COUNT_KEPT_MS));
+    return Number(await COUNT.run(this.redis, [`${this.prefix}m:${appId}:${period.start}`], [Math.max(0, Math.round(n)), keepMs]));
+  }
+}
+
+/**
+ * The monthly read counts in Redis, per app: its latest period's start and posts read (what
+ * the budget book keeps in `budget.usage` when it counts alone), for `bot status`.
+ */
+export async function readMonthlyCounts(redis: Redis, prefix = DEFAULT_PREFIX): Promise<Map<string, { periodStart: number; posts: number }>> {
+  const keys = await scanKeys(redis, `${prefix}m:*`);
+  const values = keys.length > 0 ? await redis.mget(keys) : [];
+  const out = new Map<string, { periodStart: number; posts: number }>();
+  for (const [i, key] of keys.entries()) {
+    const rest = key.slice(prefix.length + 2);
+    const cut = rest.lastIndexOf(":");
+    const appId = rest.slice(0, cut);
+    const periodStart = Number(rest.slice(cut + 1));
+    const posts = Number(values[i] ?? 0);
+    if (!appId || !Number.isFinite(periodStart) || (out.get(appId)?.periodStart ?? -Infinity) > periodStart) continue;
+    out.set(appId, { periodStart, posts });
+  }
+  return out;
 }

@@ -40,4 +40,10 @@ export interface SharedWindows {
   pause(key: string, until: number, now: number): Promise<void>;
   /** Events counted in a window at `now` (for `bot status` and benches). */
   used(key: string, windowMs: number, now: number): Promise<number>;
+  /**
+   * Adds `n` (may be 0) to the posts the app read through capped endpoints in the monthly cap
+   * period `period` (the counter is atomic: every process's reads are counted once); resolves
+   * to the period's total so far, every process's reads included. `now` is the caller's clock.
+   */
+  countReads(appId: string, period: { start: number; end: number }, n: number, now: number): Promise<number>;
 }

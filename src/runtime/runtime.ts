@@ -94,8 +94,10 @@ export interface RuntimeOptions {
 export interface AppStatus {
   appId: string;
   plan: Plan;
-  /** Bots of the process on this app. */
+  /** Bots of the process on this app (of all processes, in `bot status` of a state on Redis). */
   bots: number;
+  /** With the state on Redis: how many processes run the app's bots (see src/scale/app-status.ts). */
+  processes?: number;
   /** How the bots use the app's shared windows, one sentence per endpoint. */
   capacity: string[];
   /** The app's stream, when some bot's rules or mentions use it. */
@@ -271,7 +273,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const hosting = startApps(claimed ? { ...options, bots: [] } : options, bots, layers, base, logger);
   const { hubs, queues } = hosting;
-  const sharedApps = claimed && options.shared ? startSharedApps({ options, shared: options.shared, bots, layers, base, logger, mentionsVia }) : undefined;
+  const sharedApps = claimed && options.shared ? startSharedApps({ options, shared: options.shared, bots, layers, base, logger, mentionsVia, capacity: (appId) => capacityLines(appLoad(options.bots.filter((h) => h.app.id === appId))) }) : undefined;
 
   const snapshot = (): BotStatus[] => [...[...bots.values()].map((b) => b.status()), ...paused.values()];
   // A bot's status is saved when it changed; an unchanged one only every STATUS_REFRESH_ROUNDS
@@ -291,12 +293,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     }
     round++;
     for (const a of hosting.apps()) store.set(APP_STATUS_NAMESPACE, a.appId, a);
-    await store.flush();
+    await Promise.all([store.flush(), sharedApps?.saveStatus(3 * (options.statusEveryMs ?? STATUS_EVERY_MS))]);
   };
   let stopped = false;
   const stopSignal = new AbortController();
   const statusLoop = (async () => {
-    const every = options.statusEveryMs ?? 15_000;
+    const every = options.statusEveryMs ?? STATUS_EVERY_MS;
     while (!stopped) {
       await saveStatus().catch((err: unknown) => logger.error({ err }, "could not save the bots' status"));
       await clock.sleep(every, stopSignal.signal).catch(() => undefined);
@@ -307,7 +309,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     bots,
     actions,
     status: snapshot,
-    apps: () => hosting.apps(),
+    apps: () => [...hosting.apps(), ...(sharedApps?.apps() ?? [])],
     streamed: (appId, postId) => (hubs.get(appId)?.has(postId) ?? false) || (sharedApps?.streamed(appId, postId) ?? false),
     async idle(timeoutMs = 10_000) {
       // Real time on purpose: this guards a test against waiting forever, whatever its clock.
@@ -374,6 +376,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
 }
 
+/** How often the bots' and apps' status is saved (default of `statusEveryMs`). */
+const STATUS_EVERY_MS = 15_000;
+
 /** An unchanged bot's status is saved again once in this many status rounds (15 s each by default). */
 const STATUS_REFRESH_ROUNDS = 8;
 
@@ -400,6 +405,23 @@ function mentionsVia(hosted: HostedBot): "poll" | "stream" {
   return mentions && mentions.via !== "poll" && planHasStream(hosted.app.plan) ? "stream" : "poll";
 }
 
+/** What the bots of one app (`hosted`, all of the same app) ask of it: their triggers, the stream rules. */
+function appLoad(hosted: readonly HostedBot[]): AppLoad {
+  const app = hosted[0]!.app;
+  const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
+  const caps = STREAM_RULE_CAPS[app.plan];
+  return {
+    appId: app.id,
+    plan: app.plan,
+    mentionsPolled: hosted.filter((h) => h.config.triggers.mentions && mentionsVia(h) === "poll").length,
+    mentionsStreamed: hosted.filter((h) => mentionsVia(h) === "stream").length,
+    followers: hosted.filter((h) => h.config.triggers.followers).length,
+    streamBots: ruled.length,
+    streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream }))).size,
+    ...(caps ? { ruleCap: caps.maxRules } : {}),
+  };
+}
+
 /**
  * Per app: the capacity lines (logged once at start), the stream connection (when a bot has
  * rules, or takes its mentions through it) and the catch-up polls of streamed mentions.
@@ -422,16 +444,7 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
     const streamed = hosted.filter((h) => mentionsVia(h) === "stream");
     const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
     const caps = STREAM_RULE_CAPS[app.plan];
-    const load: AppLoad = {
-      appId,
-      plan: app.plan,
-      mentionsPolled: hosted.filter((h) => h.config.triggers.mentions && mentionsVia(h) === "poll").length,
-      mentionsStreamed: streamed.length,
-      followers: hosted.filter((h) => h.config.triggers.followers).length,
-      streamBots: ruled.length,
-      streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream }))).size,
-      ...(caps ? { ruleCap: caps.maxRules } : {}),
-    };
+    const load = appLoad(hosted);
     loads.set(appId, load);
     const lines = capacityLines(load);
     capacity.set(appId, lines);

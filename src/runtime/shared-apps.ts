@@ -10,6 +10,8 @@
  * - When the hub connects, every process polls the mentions of its streamed bots once to
  *   close the gap (a few at a time, through the shared budget), as a single process does
  *   after each reconnect; a bot taken over is polled once when it starts here.
+ * - Each app's status is published as this process's part (its bots, its catch-up polls, and
+ *   the stream when it holds it) for `bot status` to merge (../scale/app-status.ts).
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
@@ -17,13 +19,14 @@ import { forgetStoredBearer, storedBearer } from "../auth-flows/bearer.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
+import { publishAppParts, withdrawAppParts } from "../scale/app-status.ts";
 import type { Lease, Leases } from "../scale/lease.ts";
 import type { Redis } from "../store/redis/connect.ts";
 import { CatchUpQueue } from "../triggers/catch-up.ts";
 import { SharedStreams } from "../triggers/shared-streams.ts";
 import { startStreamHub, type Budgeted } from "../triggers/stream-hub.ts";
 import type { BotRuntime } from "./bot.ts";
-import type { HostedBot, RuntimeOptions } from "./runtime.ts";
+import type { AppStatus, HostedBot, RuntimeOptions } from "./runtime.ts";
 
 /** What a process shares its bots' streams through: the Redis, the leases and its owner name. */
 export interface SharedRedis {
@@ -48,6 +51,11 @@ export interface SharedApps {
   streamed(appId: string, postId: string): boolean;
   /** What moves without the clock (hubs syncing or recovering, handoff reads and entries being handled). */
   busy(): string[];
+  /** This process's part of the status of each app it runs bots of (the stream only where it holds it). */
+  apps(): AppStatus[];
+  /** Publishes {@link apps} for `bot status`, each part kept `ttlMs` unless published again. */
+  saveStatus(ttlMs: number): Promise<void>;
+  /** Stops the streams and withdraws the published parts. */
   close(): Promise<void>;
 }
 
@@ -59,6 +67,8 @@ export function startSharedApps(p: {
   base: ApiClient;
   logger: Logger;
   mentionsVia(hosted: HostedBot): "poll" | "stream";
+  /** The capacity lines of an app, for all its bots (the same bot files in every process). */
+  capacity(appId: string): string[];
 }): SharedApps {
   const { options, shared, bots, layers, base, logger } = p;
   const { store, clock } = options;
@@ -142,6 +152,34 @@ export function startSharedApps(p: {
   });
   streams.start();
 
+  const capacity = new Map<string, string[]>();
+  const published = new Set<string>();
+  let closed = false;
+  const apps = (): AppStatus[] => {
+    const here = new Map<string, { plan: HostedBot["app"]["plan"]; bots: number }>();
+    for (const name of bots.keys()) {
+      const app = byName.get(name)?.app;
+      if (!app) continue;
+      const seen = here.get(app.id);
+      if (seen) seen.bots++;
+      else here.set(app.id, { plan: app.plan, bots: 1 });
+    }
+    return [...here].map(([appId, { plan, bots: count }]) => {
+      if (!capacity.has(appId)) capacity.set(appId, p.capacity(appId));
+      const stream = streams.status(appId);
+      const queue = queues.get(appId);
+      return {
+        appId,
+        plan,
+        bots: count,
+        capacity: capacity.get(appId)!,
+        ...(stream ? { stream } : {}),
+        ...(queue ? { catchUp: { ...queue.pending(), done: queue.done } } : {}),
+        updatedAt: clock.now(),
+      };
+    });
+  };
+
   return {
     async host(hosted, bot) {
       const name = hosted.config.name;
@@ -159,9 +197,19 @@ export function startSharedApps(p: {
     streamed: (appId, postId) => streams.has(appId, postId),
     // Catch-up polls are the bots' own (BotRuntime.quiet counts them).
     busy: () => streams.busy(),
+    apps,
+    async saveStatus(ttlMs) {
+      if (closed) return;
+      const parts = apps();
+      for (const part of parts) published.add(part.appId);
+      await publishAppParts(shared.redis, shared.leases.prefix, shared.owner, parts, ttlMs);
+    },
     async close() {
+      closed = true;
       for (const queue of queues.values()) queue.close();
       await streams.close();
+      // Not while Redis is away (the command would wait for it): the parts then expire by themselves.
+      if (shared.redis.status === "ready") await withdrawAppParts(shared.redis, shared.leases.prefix, shared.owner, [...published]).catch(() => undefined);
     },
   };
 }

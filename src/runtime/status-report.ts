@@ -114,7 +114,8 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** An app's lines: its plan and bots, its stream's state and last error, its capacity. */
 function formatApp(app: AppStatus, now: number): string[] {
-  const lines = [`app ${app.appId}  ${app.plan}  ${app.bots} ${app.bots === 1 ? "bot" : "bots"}`];
+  const over = app.processes !== undefined ? ` over ${app.processes} ${app.processes === 1 ? "process" : "processes"}` : "";
+  const lines = [`app ${app.appId}  ${app.plan}  ${app.bots} ${app.bots === 1 ? "bot" : "bots"}${over}`];
   const s = app.stream;
   if (s) {
     const state =

@@ -4,13 +4,17 @@
  * all of it; corrections and pauses one process learns hold the others too.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createActionSystem } from "../../src/actions/layer.ts";
 import { ActionQueue } from "../../src/actions/queue.ts";
+import { createClient } from "../../src/api/client.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { BudgetBook, type AccountBudget, type Slot } from "../../src/limits/budget.ts";
-import { RedisWindows } from "../../src/limits/redis-windows.ts";
+import { readMonthlyCounts, RedisWindows } from "../../src/limits/redis-windows.ts";
+import { silentLogger } from "../../src/log.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { startSandbox } from "../helpers/sandbox.ts";
 
 const START = Date.parse("2026-01-05T12:00:00Z");
 const MIN15 = 15 * 60_000;
@@ -161,5 +165,60 @@ describe("budget windows shared on Redis", () => {
     // 15 - floor(15 * 0.4) = 9 usable of the app's window; each user 10 - 4 = 6.
     const got = await Promise.all([...Array.from({ length: 8 }, () => a.budget.claim(MENTIONS)), ...Array.from({ length: 8 }, () => b.budget.claim(MENTIONS))]);
     expect(got.filter((r) => r.ok)).toHaveLength(9);
+  });
+
+  it("the monthly read cap: three processes' recent searches are each counted once, as the service counts them, and every process sees the total", async () => {
+    const t = await startSandbox();
+    try {
+      const first = await t.account({ plan: "basic" });
+      const accounts = [first, await t.account({ app: first.app }), await t.account({ app: first.app })];
+      for (let i = 0; i < 4; i++) await t.admin.createPost({ author_id: first.user.id, text: `hello world ${i}` });
+      const connections = await Promise.all(accounts.map(() => connectRedis(server.url)));
+      // Three processes: each its own state, budget book and Redis connection; one bot each, all of one app.
+      const procs = accounts.map((account, p) => {
+        const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger: silentLogger, sharedWindows: new RedisWindows(connections[p]!, { prefix: `t${prefix}:` }) });
+        const client = createClient({ baseUrl: t.url, clock: t.clock, logger: silentLogger, auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } } });
+        const bot = system.bot({ bot: `bot${p}`, account: { appId: account.app.id, userId: account.user.id, plan: "basic" }, executor: async () => ({ result: undefined }) });
+        const search = () =>
+          bot.read("GET /2/posts/search/recent", async (signal) => {
+            const { body, headers } = await client.exchange("GET /2/posts/search/recent", { query: { query: "hello" } }, { signal });
+            return { result: body, headers };
+          });
+        return { system, client, bot, search };
+      });
+      // Interleaved, as processes run: 3 searches each, 4 posts each time.
+      for (let round = 0; round < 3; round++) await Promise.all(procs.map((p) => p.search()));
+      for (const p of procs) await p.system.book.sharedWrites();
+      const service = await t.bearer(await t.appBearer(first.app), "GET", "/2/usage/posts");
+      expect((JSON.parse(service.text) as { data: { project_usage: string } }).data.project_usage).toBe("36");
+      // Each process learns the others' reads from Redis's total with its next read.
+      for (const [i, p] of procs.entries()) {
+        await p.search();
+        await p.system.book.sharedWrites();
+        expect(p.bot.budget.monthlyUsage()!.used, `process ${i}`).toBe(36 + 4 * (i + 1));
+      }
+      // What `bot status` reads: the one counter.
+      expect((await readMonthlyCounts(redis, `t${prefix}:`)).get(first.app.id)?.posts).toBe(48);
+      for (const p of procs) {
+        p.system.close();
+        await p.client.close();
+      }
+      for (const c of connections) c.disconnect();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("the monthly read cap spent by the other processes holds this one's capped reads", async () => {
+    const [a, b] = [processWith("a"), processWith("b")];
+    b.budget.countPostsRead(499_999);
+    await b.book.sharedWrites();
+    expect(a.budget.check("GET /2/posts/search/recent").ok, "before it learned of b's reads").toBe(true);
+    a.budget.countPostsRead(1);
+    await a.book.sharedWrites();
+    const r = a.budget.check("GET /2/posts/search/recent");
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(/monthly cap of 500000 posts .* is spent/);
+    expect(a.budget.monthlyUsage()!.used).toBe(500_000);
   });
 });

@@ -3,7 +3,8 @@
  * Redis: one process holds the app's stream lease and runs its one connection; each mention
  * reaches the process running its bot through the handoff and is answered once; a process
  * that dies between delivery and acknowledgement loses nothing, its bots answer from the
- * process that takes them over, and nothing is answered twice. The sandbox and the bots run
+ * process that takes them over, and nothing is answered twice; `bot status` shows the app as
+ * the processes together run it. The sandbox and the bots run
  * on one frozen clock; leases renew on a running clock, and expire by Redis's real TTL.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +12,8 @@ import { z } from "zod";
 import { definePlugin } from "../../src/runtime/plugin.ts";
 import { connectRedis } from "../../src/store/redis/connect.ts";
 import { handoffState } from "../../src/triggers/stream-handoff.ts";
+import { collectStatus, formatStatus } from "../../src/runtime/status-report.ts";
+import { readRedisState } from "../../src/store/redis/redis-store.ts";
 import { EVERY, scaleWorld, until, type ScaleProc as Proc } from "../helpers/scale-world.ts";
 
 /** Handlers wait at this gate while it is closed: the test holds posts "delivered, not yet handled". */
@@ -64,6 +67,29 @@ describe("mentions through the stream, processes sharing one Redis", () => {
     await until("every mention answered", () => NAMES.every((bot) => repliesOf(bot).length >= 1));
     for (const p of ps) await p.runtime.idle();
     for (const bot of NAMES) expect(repliesOf(bot), bot).toEqual([posts.get(bot)]);
+
+    // `bot status` on the shared state: each process's part of the app merged, the stream the holder's.
+    const holder = ps.find((p) => [...posts.values()].some((id) => p.runtime.streamed(appId, id)))!;
+    await w.clock.advance(15_000); // the status round: every process publishes its part
+    const report = async () => {
+      const store = await readRedisState(w.redis.url);
+      try {
+        return collectStatus(store, w.clock);
+      } finally {
+        await store.close();
+      }
+    };
+    const apps = await until("every process's part published", async () => {
+      const app = (await report())[0]?.app;
+      return app?.processes === 3 && app.bots === NAMES.length ? app : undefined;
+    });
+    expect(apps.stream).toMatchObject({ state: "connected", posts: NAMES.length, mentionBots: NAMES.length });
+    expect(formatStatus(await report(), w.clock.now())).toMatch(new RegExp(`app ${appId}  pro  6 bots over 3 processes\n  stream     connected since`));
+    // A process that stops withdraws its part (its bots' count comes back with their new hosts' next round).
+    const leaving = ps.find((p) => p !== holder)!;
+    w.procs.splice(w.procs.indexOf(leaving), 1);
+    await leaving.shared.stop();
+    expect((await report())[0]?.app).toMatchObject({ processes: 2, stream: { state: "connected" } });
   }, 90_000);
 
   it("a process that dies between delivery and acknowledgement loses nothing and answers nothing twice", async () => {

@@ -24,6 +24,7 @@ import type { Redis } from "ioredis";
 import { silentLogger, type Logger } from "../../log.ts";
 import { FencedError, type Lease, type Leases } from "../../scale/lease.ts";
 import { Namespaces } from "../namespaces.ts";
+import { scanKeys } from "./scan.ts";
 import { botShard, defaultShardRule, type ShardPath } from "../shards.ts";
 import type { Retention, Store } from "../store.ts";
 import { UserError } from "../../errors.ts";
@@ -154,13 +155,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     }
   };
 
-  const allHashes: string[] = [];
-  for (let cursor = "0"; ; ) {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}state:*`, "COUNT", 1000);
-    allHashes.push(...keys);
-    cursor = next;
-    if (cursor === "0") break;
-  }
+  const allHashes = await scanKeys(redis, `${prefix}state:*`);
   const loadBots = options.loadBots ?? (readOnly || !fencing);
   await load(loadBots ? allHashes : allHashes.filter((h) => !h.startsWith(`${prefix}state:bots/`)));
 
@@ -308,12 +303,18 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   };
 }
 
-/** Opens the state in Redis to read it (`bot status`): everything, no writes; `close()` disconnects. */
+/**
+ * Opens the state in Redis to read it (`bot status`): everything, no writes, with what the
+ * processes keep outside the state hashes (the apps' merged status, the monthly read counts:
+ * ../../scale/app-status.ts) put in; `close()` disconnects.
+ */
 export async function readRedisState(url: string, source = "--state"): Promise<RedisStore> {
-  const { connectRedis } = await import("./connect.ts");
+  const [{ connectRedis }, { readSharedStatus }] = await Promise.all([import("./connect.ts"), import("../../scale/app-status.ts")]);
   const redis = await connectRedis(url, { source, name: "postbot:status" });
   try {
-    return await openRedisStore({ redis, readOnly: true });
+    const store = await openRedisStore({ redis, readOnly: true });
+    await readSharedStatus(store, redis);
+    return store;
   } catch (err) {
     redis.disconnect();
     throw err;

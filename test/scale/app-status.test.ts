@@ -1,0 +1,22 @@
+/**
+ * An app's status from the parts its processes publish (src/scale/app-status.ts): whichever
+ * part was written last, the stream is the holder's, and the bots and catch-up polls add up.
+ */
+import { describe, expect, it } from "vitest";
+import type { AppStatus } from "../../src/runtime/runtime.ts";
+import { mergeAppParts } from "../../src/scale/app-status.ts";
+
+const part = (bots: number, updatedAt: number, extra: Partial<AppStatus> = {}): AppStatus => ({ appId: "7", plan: "pro", bots, capacity: ["line"], catchUp: { waiting: 1, running: 0, done: bots }, updatedAt, ...extra });
+const stream = { state: "connected" as const, since: 5, connects: 1, reconnects: 2, posts: 40, rules: { own: 0, mentions: 1 }, mentionBots: 9, gaps: { count: 0, recovered: 0 }, lastError: { message: "the service closed the stream", cause: "drop" as const, at: 4 } };
+
+describe("an app's status merged from its processes' parts", () => {
+  it("takes the stream from the holder's part even when another part is newer, and sums the bots and catch-up polls", () => {
+    const merged = mergeAppParts([part(3, 100, { stream }), part(4, 200), part(2, 150)]);
+    expect(merged).toEqual({ appId: "7", plan: "pro", bots: 9, processes: 3, capacity: ["line"], stream, catchUp: { waiting: 3, running: 0, done: 9 }, updatedAt: 200 });
+  });
+
+  it("of two holders' parts (the lease just moved), the newer stream wins", () => {
+    const moved = { ...stream, state: "starting" as const, since: 300 };
+    expect(mergeAppParts([part(3, 100, { stream }), part(3, 300, { stream: moved })]).stream).toEqual(moved);
+  });
+});
