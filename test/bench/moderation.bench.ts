@@ -71,7 +71,7 @@ const bench: Bench = {
         recall: s.recall.toFixed(3),
         "fp / fn": `${s.fp} / ${s.fn}`,
         "first scored": first ? `${first.precision.toFixed(3)} / ${first.recall.toFixed(3)} (${first.classifier})` : "",
-        aim: heldOut ? `≥ ${AIM.precision} / ≥ ${AIM.recall}` : "(tuned on)",
+        aim: heldOut ? `≥ ${AIM.precision} / ≥ ${AIM.recall}` : batch.role === "training" ? "(trained on)" : "(tuned on)",
         verdict: heldOut ? (met ? "ok" : "missed") : "",
       });
     }

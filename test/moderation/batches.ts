@@ -8,6 +8,8 @@
  * - `labelled.jsonl`, the project's own fixture: the rules were written against it, so its
  *   figures flatter the classifier;
  * - `tuning-*.jsonl`: material written to improve the rules on; as flattering;
+ * - `training-*.jsonl`: material written to train the model on (`npm run train:moderation`,
+ *   which also trains on the two above); as flattering, the model has seen every line;
  * - `heldout-*.jsonl`: written before the rules were tuned and never tuned on after being
  *   scored: the honest figures. A held-out file is never edited once scored; a new batch
  *   is a new file. `first-scores.json` records each one's figures when it was first scored.
@@ -32,7 +34,7 @@ export interface Labelled {
   readonly line: number;
 }
 
-export type Role = "own" | "tuning" | "held-out";
+export type Role = "own" | "tuning" | "training" | "held-out";
 
 export interface Batch {
   /** File name, e.g. `heldout-1.jsonl`. */
@@ -49,6 +51,7 @@ const DIR = fileURLToPath(new URL("../fixtures/moderation/", import.meta.url));
 function roleOf(file: string): Role {
   if (file.startsWith("heldout-")) return "held-out";
   if (file.startsWith("tuning-")) return "tuning";
+  if (file.startsWith("training-")) return "training";
   return "own";
 }
 
@@ -68,9 +71,9 @@ export function loadBatch(file: string): Batch {
   return { file, role: roleOf(file), rows };
 }
 
-/** Every batch: the own fixture first, then tuning, then held-out batches, each in name order. */
+/** Every batch: the own fixture first, then tuning, training and held-out batches, each in name order. */
 export function loadBatches(): Batch[] {
-  const order: Role[] = ["own", "tuning", "held-out"];
+  const order: Role[] = ["own", "tuning", "training", "held-out"];
   return readdirSync(DIR)
     .filter((f) => f.endsWith(".jsonl"))
     .sort((a, b) => order.indexOf(roleOf(a)) - order.indexOf(roleOf(b)) || a.localeCompare(b, "en", { numeric: true }))
