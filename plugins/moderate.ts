@@ -8,14 +8,15 @@
  *     hide: abusive                # abusive (default) | flagged | never
  *     threshold: 0.5               # from 0 (exclusive) to 1; default 0.5
  *     block: ["crypto giveaway"]   # always abusive here (leetspeak and spacing included)
- *     allow: ["Cockburn Street"]   # never counts (a word, a phrase or a rule such as profanity:damn)
+ *     allow: ["Cockburn Street"]   # never counts (a word, a phrase or a rule such as profanity:damn or model:abuse)
  *     events: [reply]              # reply (default) and/or mention
  * ```
  *
  * Each reply goes through postbot's offline abuse classifier (`createClassifier`): a
  * profanity matcher that sees through obfuscation ("f u c k", "1d10t") without flagging
  * "Scunthorpe" or "cocktail", phrase rules for threats, insults and harassment that use no
- * swear word ("nobody would miss you"), and the bot's `block` and `allow` lists.
+ * swear word ("nobody would miss you"), a trained model for the abuse no rule lists (rule
+ * `model:abuse`; `allow: ["model:abuse"]` turns it off), and the bot's `block` and `allow` lists.
  *
  * `hide` says what to do with what it finds:
  * - `abusive`: hide replies whose score reaches `threshold` (threats, slurs, insults and
@@ -63,7 +64,7 @@ export const moderateOptions = z
       .optional()
       .meta({ description: "Score from which a reply is abusive, in (0, 1]; default 0.5" }),
     block: terms("block", "Words or phrases that make a reply abusive in this bot's threads, de-obfuscated like the built-in rules"),
-    allow: terms("allow", "Words, phrases or rule ids (profanity:damn) that never count"),
+    allow: terms("allow", "Words, phrases or rule ids (profanity:damn; model:abuse turns the trained model off) that never count"),
     events: z
       .array(z.enum(["reply", "mention"]))
       .min(1, { error: "needs at least one event: reply or mention" })

@@ -1,7 +1,7 @@
 /**
  * The abuse classifier: profanity and slurs (obscenity), phrase rules for threats,
- * harassment and aimed insults, and the bot's own block and allow lists, scored by
- * `score.ts`. Offline, synchronous and pure, so the `moderate` plugin can run it on every
+ * harassment and aimed insults, the trained model (`model.ts`) where no rule found abuse,
+ * and the bot's own block and allow lists, scored by `score.ts`. Offline, synchronous and pure, so the `moderate` plugin can run it on every
  * reply without a network round trip and tests get the same verdict every time.
  *
  * What "abusive" means here, for hiding replies to a bot's posts: a reply that threatens
@@ -21,9 +21,10 @@ import { INSULT_WORDS, PHRASE_RULES } from "./rules.ts";
 import { compileAllowList, compileBlockList } from "./lists.ts";
 import { reportedQuotes } from "./quotes.ts";
 import { aimedInsults } from "./aimed.ts";
-import { DEFAULT_THRESHOLD, score, WEIGHTS } from "./score.ts";
+import { DEFAULT_THRESHOLD, kindOf, score, WEIGHTS } from "./score.ts";
 import { ModerationOptionError } from "./option-error.ts";
-import type { Classifier, ClassifierOptions, PlacedHit, RuleKind } from "./types.ts";
+import { shippedModel, type AbuseModel } from "./model.ts";
+import type { Classifier, ClassifierOptions, PlacedHit, RuleHit, RuleKind } from "./types.ts";
 
 interface CompiledRule {
   readonly id: string;
@@ -122,6 +123,27 @@ function checkThreshold(threshold: unknown): number {
 }
 
 /**
+ * Whether the model is asked: only where no rule but swearing fired. Where a rule found a
+ * threat, slur, insult, harassment or blocked term, that rule already says what is wrong,
+ * with the words that fired it; asking the model too would only stack a second hit on the
+ * same words and change what a bot's `threshold` means. So the model stands in for a rule
+ * where none fired, and costs nothing on the replies the rules already caught.
+ */
+export function modelAsked(hits: readonly RuleHit[]): boolean {
+  return hits.every((hit) => kindOf(hit.rule) === "profanity");
+}
+
+/**
+ * The model's hit, when its probability reaches its cut: `model:abuse`, with the whole text
+ * as the match (the model reads all of it), weighted like an insult or harassment so that
+ * at the default threshold the model alone hides a reply, as any one rule does.
+ */
+function modelHit(model: AbuseModel | null, text: Normalized): PlacedHit[] {
+  if (model === null || model.probability(text.collapsed.text) < model.cut) return [];
+  return [{ rule: "model:abuse", match: text.original, weight: WEIGHTS.model, start: 0, end: text.original.length }];
+}
+
+/**
  * Creates a classifier for one bot's moderation settings. Bad settings throw a
  * {@link ModerationOptionError} (a `UserError`) that names the option in its message and
  * carries it as data, so the `moderate` plugin reports it at its place in the bot file.
@@ -134,8 +156,12 @@ function checkThreshold(threshold: unknown): number {
  * //   { rule: "threat:kys", match: "k y s", weight: 0.95 }, { rule: "insult:loser", match: "loser", weight: 0.7 } ] }
  * if (verdict.abusive) log.info({ rule: verdict.rules[0]?.rule }, "hiding reply");
  * ```
+ *
+ * @param model the trained model to ask beside the rules: the shipped one
+ *   (`model-weights.json`) by default; `null` for the rules alone, which the training script
+ *   needs to choose the model's cut and tests need to tell what the model adds.
  */
-export function createClassifier(options: ClassifierOptions = {}): Classifier {
+export function createClassifier(options: ClassifierOptions = {}, model: AbuseModel | null = shippedModel()): Classifier {
   const threshold = checkThreshold(options.threshold);
   const block = compileBlockList(options.block);
   const allow = compileAllowList(options.allow);
@@ -145,9 +171,10 @@ export function createClassifier(options: ClassifierOptions = {}): Classifier {
       if (typeof text !== "string") throw new TypeError(`classify() takes the text of a post, not ${typeof text}`);
       const normalized = normalize(text);
       const quoted = reportedQuotes(text);
-      const found = [...profanity.find(normalized.folded, text), ...withAimed(phraseHits(rules, normalized), normalized), ...block(normalized)].filter(
+      const ruled = [...profanity.find(normalized.folded, text), ...withAimed(phraseHits(rules, normalized), normalized), ...block(normalized)].filter(
         (hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end),
       );
+      const found = modelAsked(ruled) ? [...ruled, ...modelHit(model, normalized)] : ruled;
       const hits = banter(text, dedupe(allow(normalized, found))).sort((a, b) => a.start - b.start || b.weight - a.weight);
       const value = score(hits);
       return {

@@ -38,7 +38,7 @@ function finderFor(term: string): Finder {
   };
 }
 
-const KINDS: readonly RuleKind[] = ["threat", "slur", "insult", "harassment", "profanity", "block"];
+const KINDS: readonly RuleKind[] = ["threat", "slur", "insult", "harassment", "model", "profanity", "block"];
 
 function checkTerms(name: "block" | "allow", terms: unknown): string[] {
   if (terms === undefined) return [];

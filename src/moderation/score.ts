@@ -9,6 +9,7 @@
  * | `slur`       | 0.90   | abusive                            |
  * | `insult`     | 0.70   | abusive                            |
  * | `harassment` | 0.70   | abusive                            |
+ * | `model`      | 0.70   | abusive                            |
  * | `profanity`  | 0.30   | not abusive (swearing for emphasis) |
  *
  * Within a kind only the strongest hit counts (ten swear words are still swearing); across
@@ -25,6 +26,7 @@ export const WEIGHTS: Readonly<Record<RuleKind, number>> = {
   slur: 0.9,
   insult: 0.7,
   harassment: 0.7,
+  model: 0.7,
   profanity: 0.3,
 };
 

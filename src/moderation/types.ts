@@ -9,10 +9,11 @@
  * - `slur`: a slur against a group, however it is used;
  * - `insult`: a swear word or an insult aimed at someone ("fuck you", "you idiot");
  * - `harassment`: exclusion and dehumanisation without swearing ("nobody would miss you");
+ * - `model`: the trained model (`model.ts`) found the text abusive, as a whole (`model:abuse`);
  * - `profanity`: a swear word not aimed at anyone ("this is fucking awesome");
  * - `block`: a term from the bot's own `block` list.
  */
-export type RuleKind = "threat" | "slur" | "insult" | "harassment" | "profanity" | "block";
+export type RuleKind = "threat" | "slur" | "insult" | "harassment" | "model" | "profanity" | "block";
 
 /** One rule that fired on a text. */
 export interface RuleHit {

@@ -1,0 +1,159 @@
+/**
+ * Training for the abuse model (src/moderation/model.ts): logistic regression over the
+ * hashed features of src/moderation/features.ts, fitted by stochastic gradient descent with
+ * AdaGrad step sizes and L2 regularisation, written by hand (a few dozen lines; no library
+ * needed, nothing native). Everything random is seeded, so the same data and options give
+ * the same weights, bit for bit. Used by `npm run train:moderation` (train-moderation.ts).
+ */
+import { FEATURE_BITS, FEATURE_BUCKETS, features, type FeatureVector } from "../src/moderation/features.ts";
+import type { ModelFile } from "../src/moderation/model.ts";
+import { normalize } from "../src/moderation/normalize.ts";
+import { seededRandom } from "../src/sandbox/crowd/random.ts";
+
+/** One labelled text. */
+export interface Example {
+  readonly text: string;
+  readonly abusive: boolean;
+}
+
+interface Vectorised {
+  readonly x: FeatureVector;
+  readonly y: number;
+}
+
+export interface TrainOptions {
+  /** Passes over the data. */
+  readonly epochs: number;
+  /** AdaGrad's base step. */
+  readonly learningRate: number;
+  /** L2 penalty per update on the weights an example touches. */
+  readonly l2: number;
+  readonly seed: number;
+}
+
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { epochs: 12, learningRate: 0.3, l2: 1e-4, seed: 12 };
+
+/** The weights of a trained model, before pruning and rounding. */
+export interface Trained {
+  readonly weights: Float64Array;
+  bias: number;
+}
+
+/** The features of a raw text, normalised as the classifier normalises it. */
+export function vectorise(text: string): FeatureVector {
+  return features(normalize(text).collapsed.text);
+}
+
+/** The model's probability for one vector. */
+export function probability(model: Trained, x: FeatureVector): number {
+  let z = model.bias;
+  for (let i = 0; i < x.indices.length; i++) z += model.weights[x.indices[i]!]! * x.values[i]!;
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** Fits a model to the examples; deterministic for given examples and options. */
+export function train(examples: readonly Example[], options: TrainOptions = DEFAULT_TRAIN_OPTIONS): Trained {
+  const rng = seededRandom(options.seed);
+  const data: Vectorised[] = examples.map((e) => ({ x: vectorise(e.text), y: e.abusive ? 1 : 0 }));
+  const model: Trained = { weights: new Float64Array(FEATURE_BUCKETS), bias: 0 };
+  const squares = new Float64Array(FEATURE_BUCKETS);
+  let biasSquares = 0;
+  const order = data.map((_, i) => i);
+  const { learningRate: rate, l2 } = options;
+  for (let epoch = 0; epoch < options.epochs; epoch++) {
+    // Fisher-Yates with the seeded generator: the same order every run.
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (const k of order) {
+      const { x, y } = data[k]!;
+      const error = probability(model, x) - y;
+      for (let i = 0; i < x.indices.length; i++) {
+        const f = x.indices[i]!;
+        const g = error * x.values[i]! + l2 * model.weights[f]!;
+        squares[f]! += g * g;
+        model.weights[f]! -= (rate * g) / Math.sqrt(squares[f]! + 1e-8);
+      }
+      biasSquares += error * error;
+      model.bias -= (rate * error) / Math.sqrt(biasSquares + 1e-8);
+    }
+  }
+  return model;
+}
+
+/**
+ * Out-of-fold probabilities: each example scored by a model trained on the other folds
+ * (folds dealt in a seeded order, abusive and harmless texts dealt separately so every fold
+ * has its share of both).
+ */
+export function crossValidate(examples: readonly Example[], folds: number, options: TrainOptions = DEFAULT_TRAIN_OPTIONS): number[] {
+  const rng = seededRandom(options.seed + 1);
+  const fold = new Array<number>(examples.length);
+  for (const label of [true, false]) {
+    const members = examples.map((e, i) => (e.abusive === label ? i : -1)).filter((i) => i >= 0);
+    for (let i = members.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [members[i], members[j]] = [members[j]!, members[i]!];
+    }
+    members.forEach((m, k) => (fold[m] = k % folds));
+  }
+  const scores = new Array<number>(examples.length);
+  for (let f = 0; f < folds; f++) {
+    const model = train(examples.filter((_, i) => fold[i] !== f), options);
+    examples.forEach((e, i) => {
+      if (fold[i] === f) scores[i] = probability(model, vectorise(e.text));
+    });
+  }
+  return scores;
+}
+
+export interface Figures {
+  readonly precision: number;
+  readonly recall: number;
+}
+
+/** Precision and recall of verdicts against labels. */
+export function figures(verdicts: readonly boolean[], examples: readonly Example[]): Figures {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  verdicts.forEach((v, i) => {
+    const y = examples[i]!.abusive;
+    if (v && y) tp++;
+    else if (v) fp++;
+    else if (y) fn++;
+  });
+  return { precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp + fn === 0 ? 1 : tp / (tp + fn) };
+}
+
+/**
+ * The lowest cut (so the highest recall) at which `rules OR probability >= cut` keeps
+ * precision at or above `minPrecision` on the out-of-fold scores, searched in steps of 0.01.
+ */
+export function chooseCut(scores: readonly number[], rules: readonly boolean[], examples: readonly Example[], minPrecision: number): { cut: number } & Figures {
+  for (let c = 1; c <= 99; c++) {
+    const cut = c / 100;
+    const f = figures(scores.map((s, i) => rules[i]! || s >= cut), examples);
+    if (f.precision >= minPrecision) return { cut, ...f };
+  }
+  return { cut: 0.99, ...figures(scores.map((s, i) => rules[i]! || s >= 0.99), examples) };
+}
+
+/**
+ * The model as stored: weights below `prune` in size dropped, the rest rounded to four
+ * decimals, buckets delta-encoded.
+ */
+export function toModelFile(model: Trained, cut: number, prune: number, generated: string, measured: unknown): ModelFile {
+  const buckets: number[] = [];
+  const weights: number[] = [];
+  let last = 0;
+  for (let f = 0; f < FEATURE_BUCKETS; f++) {
+    const w = Math.round(model.weights[f]! * 10_000) / 10_000;
+    if (Math.abs(w) < prune || w === 0) continue;
+    buckets.push(f - last);
+    weights.push(w);
+    last = f;
+  }
+  return { generated, bits: FEATURE_BITS, bias: Math.round(model.bias * 10_000) / 10_000, cut, buckets, weights, measured };
+}

@@ -1,0 +1,73 @@
+/**
+ * The trained abuse model: logistic regression over the hashed features of `features.ts`,
+ * trained by `npm run train:moderation` (scripts/train-moderation.ts) on the labelled
+ * replies of test/fixtures/moderation (never the held-out batches) and stored as data in
+ * `model-weights.json`. It catches what phrase rules cannot list: threats with no violent
+ * verb, innuendo, harassment, doxxing lists and insults in words no rule has.
+ *
+ * The classifier asks it once per text and, when the probability reaches the cut chosen
+ * by cross-validation at training time, adds a hit `model:abuse` (weight
+ * {@link WEIGHTS}.model), so at the default threshold a text is hidden when a rule or the
+ * model says so, and `allow: ["model:abuse"]` turns the model off for a bot.
+ */
+import { readFileSync } from "node:fs";
+import { FEATURE_BITS, FEATURE_BUCKETS, features } from "./features.ts";
+
+/** The shape of `model-weights.json`, as written by the training script. */
+export interface ModelFile {
+  /** Says the file is generated, by what command and from what. */
+  readonly generated: string;
+  /** {@link FEATURE_BITS} of the features it was trained on. */
+  readonly bits: number;
+  readonly bias: number;
+  /** The probability from which the model calls a text abusive (chosen by cross-validation). */
+  readonly cut: number;
+  /** The buckets with a weight, each as its distance from the previous one (the first from 0). */
+  readonly buckets: readonly number[];
+  /** The weight of each bucket in `buckets`. */
+  readonly weights: readonly number[];
+  /** What training measured, for the record (cross-validated precision and recall, sizes). */
+  readonly measured?: unknown;
+}
+
+/** A loaded model: its probability for a normalised text, and its cut. */
+export interface AbuseModel {
+  /** The probability that a text is abusive, from its normalised form (`normalize(text).collapsed.text`). */
+  probability(normalised: string): number;
+  readonly cut: number;
+}
+
+/** Builds a model from its file's contents; a file for other features is refused with a clear message. */
+export function loadModel(file: ModelFile, source = "model-weights.json"): AbuseModel {
+  if (file.bits !== FEATURE_BITS || file.buckets.length !== file.weights.length) {
+    throw new Error(
+      `${source}: written for ${file.bits}-bit features with ${file.buckets.length} buckets and ${file.weights.length} weights; ` +
+        `this code reads ${FEATURE_BITS}-bit features. Run \`npm run train:moderation\` to write it again`,
+    );
+  }
+  const weights = new Float32Array(FEATURE_BUCKETS);
+  let at = 0;
+  for (let i = 0; i < file.buckets.length; i++) {
+    at += file.buckets[i]!;
+    weights[at] = file.weights[i]!;
+  }
+  const { bias, cut } = file;
+  return {
+    cut,
+    probability(normalised) {
+      const { indices, values } = features(normalised);
+      let z = bias;
+      for (let i = 0; i < indices.length; i++) z += weights[indices[i]!]! * values[i]!;
+      return 1 / (1 + Math.exp(-z));
+    },
+  };
+}
+
+const WEIGHTS_FILE = new URL("./model-weights.json", import.meta.url);
+let shipped: AbuseModel | undefined;
+
+/** The model shipped in `model-weights.json`, read once, on first use. */
+export function shippedModel(): AbuseModel {
+  shipped ??= loadModel(JSON.parse(readFileSync(WEIGHTS_FILE, "utf8")) as ModelFile, WEIGHTS_FILE.pathname);
+  return shipped;
+}

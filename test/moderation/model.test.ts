@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { createClassifier, WEIGHTS } from "../../src/moderation/index.ts";
+import { loadModel, shippedModel, type ModelFile } from "../../src/moderation/model.ts";
+import { normalize } from "../../src/moderation/normalize.ts";
+import { DEFAULT_TRAIN_OPTIONS, probability, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
+
+const withModel = createClassifier();
+const rulesAlone = createClassifier({}, null);
+
+describe("the trained abuse model in the classifier", () => {
+  it("hides abuse that no rule finds, as the hit model:abuse", () => {
+    // Threats, harassment and doxxing with no word a phrase rule lists.
+    for (const text of ["lovely family you have, shame if they found out where you live", "everyone go flood her replies", "i know which gym you go to and when you leave"]) {
+      expect(rulesAlone.classify(text).abusive, text).toBe(false);
+      const verdict = withModel.classify(text);
+      expect(verdict, text).toMatchObject({ abusive: true, score: WEIGHTS.model, rules: [{ rule: "model:abuse", match: text, weight: WEIGHTS.model }] });
+    }
+  });
+
+  it("leaves swearing for emphasis, warm replies and look-alike words alone", () => {
+    for (const text of ["this is fucking brilliant, well done", "holy shit you did it", "you're so fucking talented", "i'll be at the station at six, see you there", "the sunset over scunthorpe was gorgeous"]) {
+      expect(withModel.classify(text), text).toMatchObject({ abusive: false });
+      expect(withModel.classify(text).rules.map((r) => r.rule), text).not.toContain("model:abuse");
+    }
+  });
+
+  it("is asked only where no rule but swearing fired, so a rule's verdict and a bot's threshold mean what they did", () => {
+    expect(withModel.classify("you're a fucking idiot").rules.map((r) => r.rule)).toEqual(["insult:idiot", "profanity:fuck"]);
+    // Swearing plus what the model finds: both count, like swearing beside an insult.
+    const sworn = withModel.classify("everyone go flood her fucking replies");
+    expect(sworn.rules.map((r) => r.rule).sort()).toEqual(["model:abuse", "profanity:fuck"]);
+    expect(sworn.score).toBe(0.79);
+  });
+
+  it("is turned off for a bot by allowing model:abuse", () => {
+    const text = "everyone go flood her replies";
+    expect(createClassifier({ allow: ["model:abuse"] }).classify(text)).toEqual({ abusive: false, score: 0, rules: [] });
+  });
+
+  it("ships as data that says how it was made, with a cut chosen by cross-validation", () => {
+    const file = JSON.parse(readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8")) as ModelFile;
+    expect(file.generated).toMatch(/npm run train:moderation/);
+    expect(file.cut).toBeGreaterThan(0);
+    expect(file.cut).toBeLessThan(1);
+    expect(shippedModel().cut).toBe(file.cut);
+    expect(file.measured).toMatchObject({ crossValidated: { folds: 5 } });
+    // Never trained on a held-out batch: those are the honest measurements.
+    expect((file.measured as { trainedOn: string[] }).trainedOn.filter((f) => f.startsWith("heldout-"))).toEqual([]);
+  });
+
+  it("refuses a weights file written for other features, saying how to write it again", () => {
+    expect(() => loadModel({ generated: "", bits: 16, bias: 0, cut: 0.5, buckets: [], weights: [] }, "model-weights.json")).toThrow(
+      /model-weights\.json: written for 16-bit features.*npm run train:moderation/,
+    );
+  });
+});
+
+describe("training the abuse model", () => {
+  const tiny: Example[] = [
+    { text: "i know where you live", abusive: true },
+    { text: "you worthless idiot", abusive: true },
+    { text: "log off forever, nobody wants you", abusive: true },
+    { text: "send me pics now", abusive: true },
+    { text: "i love where you live, so green", abusive: false },
+    { text: "you absolute legend", abusive: false },
+    { text: "log the bug and we'll fix it", abusive: false },
+    { text: "send me the slides please", abusive: false },
+  ];
+  const options = { ...DEFAULT_TRAIN_OPTIONS, epochs: 20 };
+
+  it("gives the same weights every time for the same data and seed", () => {
+    const first = train(tiny, options);
+    const second = train(tiny, options);
+    expect(second.bias).toBe(first.bias);
+    expect(Buffer.from(second.weights.buffer).equals(Buffer.from(first.weights.buffer))).toBe(true);
+    // The seed is what fixes the order: another seed gives other weights.
+    const reseeded = train(tiny, { ...options, seed: options.seed + 1 });
+    expect(Buffer.from(reseeded.weights.buffer).equals(Buffer.from(first.weights.buffer))).toBe(false);
+  });
+
+  it("learns its examples, and the stored file reads back as the same model", () => {
+    const model = train(tiny, options);
+    for (const e of tiny) expect(probability(model, vectorise(e.text)) >= 0.5, e.text).toBe(e.abusive);
+    const loaded = loadModel(toModelFile(model, 0.5, 0, "test", undefined));
+    for (const e of tiny) {
+      expect(loaded.probability(normalize(e.text).collapsed.text), e.text).toBeCloseTo(probability(model, vectorise(e.text)), 2);
+    }
+  });
+});
