@@ -8,7 +8,7 @@
 import { FEATURE_BITS, FEATURE_BUCKETS, features, type FeatureVector } from "../src/moderation/features.ts";
 import type { ModelFile } from "../src/moderation/model.ts";
 import { normalize } from "../src/moderation/normalize.ts";
-import { seededRandom } from "../src/sandbox/crowd/random.ts";
+import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
 
 /** One labelled text. */
 export interface Example {
@@ -29,9 +29,17 @@ export interface TrainOptions {
   /** L2 penalty per update on the weights an example touches. */
   readonly l2: number;
   readonly seed: number;
+  /**
+   * Made-up harmless texts added to the training data (not to what cross-validation scores):
+   * one to six pronounceable nonsense words ("velo taruni"). Labelled texts are half abuse,
+   * so without them a word the model has never seen ("Lima", "Austin") is read as the
+   * average labelled text, half abusive; with them, what the model does not know counts as
+   * harmless and only words and spellings seen in abuse raise the score.
+   */
+  readonly fillers: number;
 }
 
-export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { epochs: 12, learningRate: 0.3, l2: 1e-4, seed: 12 };
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { epochs: 12, learningRate: 0.3, l2: 1e-4, seed: 12, fillers: 1000 };
 
 /** The weights of a trained model, before pruning and rounding. */
 export interface Trained {
@@ -44,6 +52,17 @@ export function vectorise(text: string): FeatureVector {
   return features(normalize(text).collapsed.text);
 }
 
+const ONSETS = ["", "b", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "st", "tr", "ch", "sh"];
+const VOWELS = ["a", "e", "i", "o", "u", "ai", "ou", "ee"];
+
+/** One made-up harmless text of {@link TrainOptions}.fillers. */
+function filler(rng: Random): Example {
+  const words = Array.from({ length: 1 + rng.int(6) }, () =>
+    Array.from({ length: 1 + rng.int(3) }, () => rng.pick(ONSETS) + rng.pick(VOWELS)).join("") + (rng.chance(0.4) ? rng.pick(["n", "r", "s", "l", "t"]) : ""),
+  );
+  return { text: words.join(" "), abusive: false };
+}
+
 /** The model's probability for one vector. */
 export function probability(model: Trained, x: FeatureVector): number {
   let z = model.bias;
@@ -54,7 +73,8 @@ export function probability(model: Trained, x: FeatureVector): number {
 /** Fits a model to the examples; deterministic for given examples and options. */
 export function train(examples: readonly Example[], options: TrainOptions = DEFAULT_TRAIN_OPTIONS): Trained {
   const rng = seededRandom(options.seed);
-  const data: Vectorised[] = examples.map((e) => ({ x: vectorise(e.text), y: e.abusive ? 1 : 0 }));
+  const fillers = Array.from({ length: options.fillers }, () => filler(rng));
+  const data: Vectorised[] = [...examples, ...fillers].map((e) => ({ x: vectorise(e.text), y: e.abusive ? 1 : 0 }));
   const model: Trained = { weights: new Float64Array(FEATURE_BUCKETS), bias: 0 };
   const squares = new Float64Array(FEATURE_BUCKETS);
   let biasSquares = 0;

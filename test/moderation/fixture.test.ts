@@ -15,12 +15,12 @@ const own = batches.find((b) => b.file === "labelled.jsonl")!;
  * score now, so they still guard against regressions. Each is an aim not met, said so in
  * the README's "Moderation" section; a batch leaves this list only by meeting the aim. (The
  * first scores, before anything could be tuned to them, are in first-scores.json.)
- * heldout-3 to 6 left it with the trained model (recall 0.95, 0.91, 0.94, 0.98, precision
- * 1.00), and heldout-7's floor rose from 0.63 to the model's 0.86: seen figures, not honest
+ * heldout-3 to 6 left it with the trained model (recall 0.93, 0.95, 0.96, 0.98, precision
+ * 1.00), and heldout-7's floor rose from 0.63 to the model's 0.88: seen figures, not honest
  * ones, since the rules had been tuned after reading these batches' misses.
  */
 const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
-  "heldout-7.jsonl": { precision: 0.97, recall: 0.86 },
+  "heldout-7.jsonl": { precision: 0.97, recall: 0.88 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk
@@ -78,13 +78,16 @@ describe("the labelled moderation batches", () => {
     });
   }
 
-  for (const batch of batches.filter((b) => b.role === "training")) {
-    it(`training ${batch.file}: precision of at least 0.95 and recall of at least 0.8 (the model was trained on it)`, () => {
-      const { precision, recall, text } = report(batch);
-      expect(precision, text).toBeGreaterThanOrEqual(0.95);
-      expect(recall, text).toBeGreaterThanOrEqual(0.8);
-    });
-  }
+  it("training batches, together: precision of at least 0.95 and recall of at least 0.85 (the model was trained on them)", () => {
+    // Together, because a batch of a hundred harmless texts can be held back by one false
+    // alarm of a rule; below 0.85 the weights file is out of step with the data (retrain).
+    const training = batches.filter((b) => b.role === "training");
+    expect(training.length).toBeGreaterThan(0);
+    const rows = training.flatMap((b) => b.rows);
+    const { precision, recall, text } = report({ file: "training-*.jsonl", role: "training", rows });
+    expect(precision, text).toBeGreaterThanOrEqual(0.95);
+    expect(recall, text).toBeGreaterThanOrEqual(0.85);
+  });
 
   it("own fixture: classified with precision and recall of at least 0.9", () => {
     const { precision, recall, text } = report(own);
