@@ -6,7 +6,7 @@
  * the same weights, bit for bit. Used by `npm run train:moderation` (train-moderation.ts).
  */
 import { FEATURE_BITS, FEATURE_BUCKETS, features, type FeatureVector } from "../src/moderation/features.ts";
-import type { ModelFile } from "../src/moderation/model.ts";
+import { modelParts, type ModelFile } from "../src/moderation/model.ts";
 import { normalize } from "../src/moderation/normalize.ts";
 import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
 
@@ -61,6 +61,11 @@ function filler(rng: Random): Example {
     Array.from({ length: 1 + rng.int(3) }, () => rng.pick(ONSETS) + rng.pick(VOWELS)).join("") + (rng.chance(0.4) ? rng.pick(["n", "r", "s", "l", "t"]) : ""),
   );
   return { text: words.join(" "), abusive: false };
+}
+
+/** The trained model's probability for a raw text, read as the classifier reads it (the highest of its parts). */
+export function textProbability(model: Trained, text: string): number {
+  return Math.max(...modelParts(normalize(text).collapsed.text).map((part) => probability(model, features(part))));
 }
 
 /** The model's probability for one vector. */
@@ -122,7 +127,7 @@ export function crossValidate(examples: readonly Example[], folds: number, optio
   for (let f = 0; f < folds; f++) {
     const model = train(examples.filter((_, i) => fold[i] !== f), options);
     examples.forEach((e, i) => {
-      if (fold[i] === f) scores[i] = probability(model, vectorise(e.text));
+      if (fold[i] === f) scores[i] = textProbability(model, e.text);
     });
   }
   return scores;

@@ -30,9 +30,28 @@ export interface ModelFile {
   readonly measured?: unknown;
 }
 
+/** Where a normalised text is cut into sentences ("." "!" "?" ";" and the like). */
+const SENTENCE_END = /[.!?;:]+(?:\s|$)/;
+
+/**
+ * The parts of a normalised text the model reads: the whole text and, when it has more than
+ * one, each sentence of at least three words. A long reply of harmless sentences around one
+ * abusive one ("great thread, learned a lot about the canal. anyway, lovely family you have,
+ * shame if they found out where you live") would otherwise dilute the abuse below the cut:
+ * the model's features are scaled by the text's length. The training script scores
+ * cross-validation the same way, so the cut is chosen for this reading.
+ */
+export function modelParts(normalised: string): string[] {
+  const sentences = normalised.split(SENTENCE_END).filter((s) => s.split(" ").filter((w) => /[a-z0-9]/.test(w)).length >= 3);
+  return sentences.length > 1 ? [normalised, ...sentences] : [normalised];
+}
+
 /** A loaded model: its probability for a normalised text, and its cut. */
 export interface AbuseModel {
-  /** The probability that a text is abusive, from its normalised form (`normalize(text).collapsed.text`). */
+  /**
+   * The probability that a text is abusive, from its normalised form
+   * (`normalize(text).collapsed.text`): the highest of its {@link modelParts}.
+   */
   probability(normalised: string): number;
   readonly cut: number;
 }
@@ -55,10 +74,14 @@ export function loadModel(file: ModelFile, source = "model-weights.json"): Abuse
   return {
     cut,
     probability(normalised) {
-      const { indices, values } = features(normalised);
-      let z = bias;
-      for (let i = 0; i < indices.length; i++) z += weights[indices[i]!]! * values[i]!;
-      return 1 / (1 + Math.exp(-z));
+      let best = 0;
+      for (const part of modelParts(normalised)) {
+        const { indices, values } = features(part);
+        let z = bias;
+        for (let i = 0; i < indices.length; i++) z += weights[indices[i]!]! * values[i]!;
+        best = Math.max(best, 1 / (1 + Math.exp(-z)));
+      }
+      return best;
     },
   };
 }

