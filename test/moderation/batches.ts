@@ -13,6 +13,7 @@
  * - `heldout-*.jsonl`: written before the rules were tuned and never tuned on after being
  *   scored: the honest figures. A held-out file is never edited once scored; a new batch
  *   is a new file. `first-scores.json` records each one's figures when it was first scored.
+ *   `heldout-model-*.jsonl` are held-out batches written after the trained model, to measure it.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -23,6 +23,10 @@ const own = batches.find((b) => b.file === "labelled.jsonl")!;
  */
 const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
   "heldout-7.jsonl": { precision: 0.97, recall: 0.86 },
+  // Written after the model, aimed at what the rules miss (threats with no violent verb and
+  // doxxing; innuendo, harassment and insults), many with a harmless twin; first scores.
+  "heldout-model-1.jsonl": { precision: 0.92, recall: 0.4 },
+  "heldout-model-2.jsonl": { precision: 0.94, recall: 0.53 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk
