@@ -4,13 +4,36 @@
  * filled in, leetspeak and look-alikes read, lower case, letter repeats collapsed), so
  * "y0u're a w0rthle$$ m0r0n" and "you're a worthless moron" look the same to the model.
  *
- * Words say what is said ("know where you live", "your kids"); character n-grams carry it
- * to spellings and words the training text did not have ("worthles" in "worthlessly",
- * "brainles" in "brainless"). Both are hashed into {@link FEATURE_BUCKETS} buckets, so the
+ * Words say what is said ("know where you live", "your kids"); word classes carry it to
+ * words of the same kind ("your daughter"); character n-grams carry it to spellings and
+ * words the training text did not have ("worthles" in "worthlessly", "brainles" in
+ * "brainless"). Both are hashed into {@link FEATURE_BUCKETS} buckets, so the
  * model is one array of weights with no vocabulary to ship, and the training script and the
  * classifier cannot disagree about which feature is which: both call {@link features}.
  */
 
+import { INSULT_ADJECTIVE_SCORES, INSULT_NOUN_SCORES, PRAISE_NOUNS, FOND_ADJECTIVES, STRONG } from "./insult-lexicon.ts";
+import { INSULT_NOUNS, YOU } from "./lexicon.ts";
+import { normalizePattern } from "./normalize.ts";
+
+/**
+ * Word classes: a word of a class also counts as its class, alone and beside its
+ * neighbours, so what the model learns of "your kids" carries to "your daughter", and of
+ * "you gormless oaf" to insults the training text never used but the insult lexicon has.
+ */
+const WORD_CLASSES: Readonly<Record<string, readonly string[]>> = {
+  insult: [
+    ...INSULT_NOUNS,
+    ...[...INSULT_NOUN_SCORES].filter(([, v]) => v >= STRONG).map(([w]) => w),
+    ...[...INSULT_ADJECTIVE_SCORES].filter(([, v]) => v >= STRONG).map(([w]) => w),
+  ],
+  praise: [...PRAISE_NOUNS, ...FOND_ADJECTIVES],
+  you: [...YOU, "your", "ur", "yours", "youre", "yourself"],
+  family: "mum mom mother mam dad father wife husband kids kid children child son daughter sister brother family gran nan grandma grandad baby girlfriend boyfriend parents partner missus".split(" "),
+  place: "house home address street road work office school gym car door window flat workplace shift job postcode town bus train station park".split(" "),
+  harm: "kill hurt beat stab shoot punch break smash burn bleed knife gun bullet blade hospital teeth jaw skull neck grave funeral die dead death rope bleach choke drown suffer pain broken bones ambulance wheelchair".split(" "),
+  sexual: "naked nude nudes pics bed knees lap tits boobs ass body dress skirt underwear lick taste moan scream sexy hot bend spank daddy".split(" "),
+};
 /** log2 of the number of hash buckets (2^18 = 262,144: few collisions for ~100k distinct n-grams). */
 export const FEATURE_BITS = 18;
 export const FEATURE_BUCKETS = 1 << FEATURE_BITS;
@@ -34,6 +57,19 @@ function bucket(h: number): number {
   return h & MASK;
 }
 
+const wordHash = (word: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = step(h, word.charCodeAt(i));
+  return h;
+};
+
+/** Word hash → its class's id (a hash too); single words only, spelt as normalised text is (repeats collapsed). */
+const CLASS_OF = new Map<number, number>();
+for (const [name, words] of Object.entries(WORD_CLASSES)) {
+  const id = wordHash(`\u0001${name}`);
+  for (const w of words) if (!w.includes(" ")) CLASS_OF.set(wordHash(normalizePattern(w)), id);
+}
+
 const isWordChar = (code: number): boolean => (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
 
 /** A text's features: parallel lists of bucket and value (a bucket may repeat: values add up). */
@@ -43,15 +79,17 @@ export interface FeatureVector {
 }
 
 /**
- * The features of one normalised text (`normalize(text).collapsed.text`). Word features
- * (unigrams, bigrams, with the start and end of the text as words) and character n-grams
- * (over the words joined by single spaces, padded with a space) are each scaled by
+ * Hands each feature of one normalised text (`normalize(text).collapsed.text`) to `visit`,
+ * as its bucket and value, without building lists (the classifier only sums weights). Word
+ * features (unigrams, bigrams, with the start and end of the text as words, and for a word
+ * of a class its class alone, after the previous word and before the next) and character
+ * n-grams (over the words joined by single spaces, padded with a space) are each scaled by
  * 1/√(their count), so a long reply and a short one weigh their evidence alike.
  */
-export function features(normalised: string): FeatureVector {
+export function visitFeatures(normalised: string, visit: (bucket: number, value: number) => void): void {
   // Words as hashes of their characters; everything but a-z and 0-9 separates words.
   const words: number[] = [];
-  let joined = " ";
+  const joined: number[] = [32];
   let h = 0;
   let inWord = false;
   for (let i = 0; i < normalised.length; i++) {
@@ -60,47 +98,57 @@ export function features(normalised: string): FeatureVector {
       if (!inWord) {
         h = 0x811c9dc5;
         inWord = true;
-        if (joined.length > 1) joined += " ";
+        if (joined.length > 1) joined.push(32);
       }
       h = step(h, code);
-      joined += normalised[i];
+      joined.push(code);
     } else if (inWord) {
       words.push(h);
       inWord = false;
     }
   }
   if (inWord) words.push(h);
-  joined += " ";
+  joined.push(32);
 
-  const indices: number[] = [];
-  const values: number[] = [];
   // Word unigrams and bigrams; 1 and 2 stand for the start and end of the text.
-  const wordCount = words.length * 2 + 1;
-  const wordValue = 1 / Math.sqrt(wordCount);
+  let classed = 0;
+  for (const w of words) if (CLASS_OF.has(w)) classed++;
+  const wordValue = 1 / Math.sqrt(words.length * 2 + 1 + classed * 3);
   let previous = 1;
-  for (const w of words) {
-    indices.push(bucket(w ^ WORD));
-    values.push(wordValue);
-    indices.push(bucket(step(step(BIGRAM, previous), w)));
-    values.push(wordValue);
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    const c = CLASS_OF.get(w);
+    if (c !== undefined) {
+      // The class alone, after the previous word and before the next one.
+      visit(bucket(c ^ WORD), wordValue);
+      visit(bucket(step(step(BIGRAM, previous), c)), wordValue);
+      visit(bucket(step(step(BIGRAM, c), words[k + 1] ?? 2)), wordValue);
+    }
+    visit(bucket(w ^ WORD), wordValue);
+    visit(bucket(step(step(BIGRAM, previous), w)), wordValue);
     previous = w;
   }
-  indices.push(bucket(step(step(BIGRAM, previous), 2)));
-  values.push(wordValue);
+  visit(bucket(step(step(BIGRAM, previous), 2)), wordValue);
 
   // Character 3- to 5-grams of " word word ... ".
   const n = joined.length;
-  const charCount = Math.max(1, (n - 2) + (n - 3) + (n - 4));
-  const charValue = 1 / Math.sqrt(charCount);
+  const charValue = 1 / Math.sqrt(Math.max(1, n - 2 + (n - 3) + (n - 4)));
   for (let start = 0; start + 3 <= n; start++) {
     let g = CHARS;
     for (let k = 0; k < 5 && start + k < n; k++) {
-      g = step(g, joined.charCodeAt(start + k));
-      if (k >= 2) {
-        indices.push(bucket(g));
-        values.push(charValue);
-      }
+      g = step(g, joined[start + k]!);
+      if (k >= 2) visit(bucket(g), charValue);
     }
   }
+}
+
+/** The features of one normalised text as lists (for training), from {@link visitFeatures}. */
+export function features(normalised: string): FeatureVector {
+  const indices: number[] = [];
+  const values: number[] = [];
+  visitFeatures(normalised, (index, value) => {
+    indices.push(index);
+    values.push(value);
+  });
   return { indices, values };
 }

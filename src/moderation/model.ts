@@ -11,7 +11,7 @@
  * model says so, and `allow: ["model:abuse"]` turns the model off for a bot.
  */
 import { readFileSync } from "node:fs";
-import { FEATURE_BITS, FEATURE_BUCKETS, features } from "./features.ts";
+import { FEATURE_BITS, FEATURE_BUCKETS, visitFeatures } from "./features.ts";
 
 /** The shape of `model-weights.json`, as written by the training script. */
 export interface ModelFile {
@@ -75,10 +75,13 @@ export function loadModel(file: ModelFile, source = "model-weights.json"): Abuse
     cut,
     probability(normalised) {
       let best = 0;
+      let z = 0;
+      const add = (bucket: number, value: number) => {
+        z += weights[bucket]! * value;
+      };
       for (const part of modelParts(normalised)) {
-        const { indices, values } = features(part);
-        let z = bias;
-        for (let i = 0; i < indices.length; i++) z += weights[indices[i]!]! * values[i]!;
+        z = bias;
+        visitFeatures(part, add);
         best = Math.max(best, 1 / (1 + Math.exp(-z)));
       }
       return best;

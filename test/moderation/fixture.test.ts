@@ -17,16 +17,17 @@ const own = batches.find((b) => b.file === "labelled.jsonl")!;
  * first scores, before anything could be tuned to them, are in first-scores.json.)
  * heldout-3 to 6 left it with the trained model (recall 0.93, 0.95, 0.96, 0.98, precision
  * 1.00), and heldout-7's floor rose from 0.63 to the model's 0.86: seen figures, not honest
- * ones, since the rules had been tuned after reading these batches' misses. (It was 0.88
- * for one commit, until the model read long replies sentence by sentence and the
- * cross-validated cut rose from 0.92 to 0.93: one reply of heldout-7 scores between.)
+ * ones, since the rules had been tuned after reading these batches' misses.
  */
 const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>> = {
-  "heldout-7.jsonl": { precision: 0.97, recall: 0.86 },
+  "heldout-7.jsonl": { precision: 0.97, recall: 0.88 },
   // Written after the model, aimed at what the rules miss (threats with no violent verb and
-  // doxxing; innuendo, harassment and insults), many with a harmless twin; first scores.
-  "heldout-model-1.jsonl": { precision: 0.92, recall: 0.4 },
-  "heldout-model-2.jsonl": { precision: 0.94, recall: 0.53 },
+  // doxxing; innuendo, harassment and insults), many with a harmless twin. First scored at
+  // 0.925 / 0.405 and 0.942 / 0.537; word classes in the model's features (chosen by
+  // cross-validation: recall 0.766 -> 0.787 at precision 0.97) raised both recalls (0.479,
+  // 0.562) and cost heldout-model-2 one false alarm, so its precision floor is 0.93.
+  "heldout-model-1.jsonl": { precision: 0.93, recall: 0.47 },
+  "heldout-model-2.jsonl": { precision: 0.93, recall: 0.56 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk
