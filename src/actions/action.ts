@@ -5,6 +5,7 @@
  */
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { HeaderBag } from "../api/rate-limit-headers.ts";
+import type { StagedWrite } from "../store/staged-write.ts";
 
 /** The actions a plugin can take (`ctx.reply`, `ctx.like`...). */
 export type ActionKind = "reply" | "like" | "repost" | "follow" | "dm" | "hide" | "post";
@@ -107,6 +108,12 @@ export interface Job {
    * ledger's durable "pending" mark. When it fails, nothing is sent.
    */
   beforeSend?: (slot: SlotRecord) => Promise<void>;
+  /**
+   * The same mark, prepared for the budget's shared take to write with the slot (one round
+   * trip, both or neither; see `AccountBudget.claim`): `undefined` when the store cannot, and
+   * then {@link beforeSend} runs. Goes and comes with {@link beforeSend}.
+   */
+  stageBeforeSend?: (slot: SlotRecord) => Promise<StagedWrite | undefined>;
   /** Not before this time (ms): a retry's back-off, set by the retry step for the queue. */
   notBefore?: number;
   /** How to send a read's request (actions are sent by the bot's executor). */

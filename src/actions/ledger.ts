@@ -13,6 +13,7 @@
  * wins over at least once for replies) and `dropped` (waited past its time-to-live).
  */
 import type { Clock } from "../clock.ts";
+import type { StagedWrite } from "../store/staged-write.ts";
 import type { Store } from "../store/store.ts";
 import type { Action, SlotRecord } from "./action.ts";
 
@@ -130,6 +131,37 @@ export class Ledger {
     if (!e) throw new Error(`ledger: ${key} was never queued`);
     this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", ...(slot ? { slot: { at: slot.at, keys: [...slot.keys] } } : {}), updatedAt: this.clock.now() });
     await (this.store.flushFor ? this.store.flushFor(this.ns, key) : this.store.flush());
+  }
+
+  /**
+   * {@link begin} handed to the budget's shared take when the store can (Redis): marks the
+   * action as being sent with `slot` in memory and returns the store's write of it for the
+   * take to apply with the slot (both or neither). Resolves `undefined` when the store cannot
+   * (then {@link begin} after the slot). If the write is not applied, the entry is `queued`
+   * again.
+   */
+  async stageBegin(key: string, slot: SlotRecord): Promise<StagedWrite | undefined> {
+    if (!this.store.stageFor) return undefined;
+    const e = this.get(key);
+    if (!e) throw new Error(`ledger: ${key} was never queued`);
+    this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", slot: { at: slot.at, keys: [...slot.keys] }, updatedAt: this.clock.now() });
+    const back = () => {
+      if (this.get(key)?.state === "pending") this.store.set<LedgerEntry>(this.ns, key, e);
+    };
+    let staged: StagedWrite;
+    try {
+      staged = await this.store.stageFor(this.ns, key);
+    } catch (err) {
+      back();
+      throw err;
+    }
+    return {
+      ...staged,
+      done(failure) {
+        staged.done(failure);
+        if (failure !== undefined) back();
+      },
+    };
   }
 
   /**

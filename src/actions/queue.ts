@@ -21,7 +21,7 @@
  */
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
-import type { AccountBudget, Readiness, Slot } from "../limits/budget.ts";
+import { MarkRefused, type AccountBudget, type Readiness, type Slot, type StageMark } from "../limits/budget.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import type { ActionObserver } from "./observe.ts";
 
@@ -54,6 +54,11 @@ export interface SlotRequest {
   signal?: AbortSignal;
   /** What is waiting, for logs (`reply 1460323737035677698`). */
   label: string;
+  /**
+   * With a shared budget: the write to make with the slot (the ledger's mark), see
+   * {@link AccountBudget.claim}. When it is refused the request rejects with {@link MarkRefused}.
+   */
+  stage?: StageMark;
 }
 
 interface Waiting extends SlotRequest {
@@ -287,16 +292,23 @@ export class ActionQueue {
       item.claiming = false;
       this.schedule();
     };
-    item.budget.claim(item.endpoint, item.action).then(
+    item.budget.claim(item.endpoint, item.action, item.gone ? undefined : item.stage).then(
       (r) => {
         done();
         if (!r.ok) return;
-        if (item.gone) return item.budget.giveBack(r.slot);
+        // Left while claiming: the slot goes back, unless the ledger marked the request with it
+        // (its entry keeps the slot, checked and given back by the next start, as after a crash).
+        if (item.gone) return r.slot.marked ? undefined : item.budget.giveBack(r.slot);
         this.remove(item);
         this.settle(item, () => item.resolve(r.slot));
       },
       (err: unknown) => {
         done();
+        if (err instanceof MarkRefused) {
+          // Its bot runs elsewhere now: nothing was taken, and it must not be sent from here.
+          if (this.remove(item)) this.settle(item, () => item.reject(err));
+          return;
+        }
         // A refused script or a lost connection: try again a moment later, never without a slot.
         if (!item.gone) item.notBefore = Math.max(item.notBefore ?? 0, this.clock.now() + CLAIM_RETRY_MS);
         this.log.warn({ err, endpoint: item.endpoint }, `could not claim a slot from the shared budget: ${(err as Error)?.message ?? String(err)}; trying again in ${CLAIM_RETRY_MS} ms`);

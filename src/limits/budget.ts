@@ -21,6 +21,9 @@ import { MonthlyCap, type MonthlyUsage } from "./budget-monthly-cap.ts";
 import { checkReserve, EndpointWindows, scopeKey, usableOf, type CountedWindow } from "./budget-windows.ts";
 import { CAPPED_ENDPOINTS } from "./plan-limits.ts";
 import type { Limit, LimitScope, Plan } from "./types.ts";
+import type { SharedTake } from "./shared-windows.ts";
+import { FencedError } from "../scale/lease.ts";
+import type { StagedWrite } from "../store/staged-write.ts";
 
 export { BudgetBook, BUDGET_NAMESPACES } from "./budget-book.ts";
 export type { ActionCap } from "./budget-caps.ts";
@@ -60,6 +63,22 @@ export interface Slot {
   readonly keys: readonly string[];
   /** Its id in the shared windows (when the budget is shared), so its answer moves exactly it. */
   readonly member?: string;
+  /** The ledger's mark of the request was written with it ({@link AccountBudget.claim}'s `stage`). */
+  readonly marked?: boolean;
+}
+
+/**
+ * Prepares the state store's write that must be durable before the request leaves (the
+ * ledger's "pending" mark with this slot), for a shared take to apply with the slot.
+ */
+export type StageMark = (slot: { at: number; keys: readonly string[] }) => Promise<StagedWrite | undefined>;
+
+/** The ledger's mark could not be written with the slot (its bot's lease was lost): nothing was taken, and nothing may be sent. */
+export class MarkRefused extends Error {
+  override name = "MarkRefused";
+  constructor(cause: unknown) {
+    super((cause as Error)?.message ?? String(cause), { cause });
+  }
 }
 
 /** What the service answered a request counted in a slot: what corrects the budget. */
@@ -244,9 +263,11 @@ export class AccountBudget {
    * of the endpoint, the action's cap and the pauses (see ./redis-windows.ts). When they have
    * no room, nothing is counted, the window that holds it back is held in this process until
    * Redis said room comes, and the answer says so as {@link check} would. Without shared
-   * windows it is {@link check} then {@link take}.
+   * windows it is {@link check} then {@link take}. With `stage`, the write it prepares is
+   * applied with the slot in the same script (the slot is then `marked`), or neither is; a
+   * write refused by its lease's fence rejects with {@link MarkRefused}.
    */
-  async claim(endpoint: EndpointKey, action?: string): Promise<{ ok: true; slot: Slot } | (Readiness & { ok: false })> {
+  async claim(endpoint: EndpointKey, action?: string, stage?: StageMark): Promise<{ ok: true; slot: Slot } | (Readiness & { ok: false })> {
     const local = this.check(endpoint, action);
     if (!local.ok) return local;
     const shared = this.book.shared;
@@ -255,7 +276,22 @@ export class AccountBudget {
     const cap = this.cap(action);
     const claims = counted.map((c) => ({ key: c.key, windowMs: c.window.windowMs, allowed: c.usable }));
     if (cap) claims.push({ key: cap.key, windowMs: cap.cap.per, allowed: cap.cap.max });
-    const r = await shared.take(claims, this.pauseKeys(endpoint), this.now());
+    const at = this.now();
+    let write: StagedWrite | undefined;
+    if (stage) {
+      try {
+        write = await stage({ at, keys: claims.map((c) => c.key) });
+      } catch (err) {
+        throw new MarkRefused(err);
+      }
+    }
+    let r: SharedTake;
+    try {
+      r = await shared.take(claims, this.pauseKeys(endpoint), at, write);
+    } catch (err) {
+      if (err instanceof FencedError) throw new MarkRefused(err);
+      throw err;
+    }
     if (!r.ok) {
       this.book.hold(r.binding, r.readyAt);
       const again = this.check(endpoint, action);
@@ -264,7 +300,7 @@ export class AccountBudget {
     const keys = claims.map((c) => c.key);
     for (const c of counted) c.window.record(r.at);
     cap?.window.record(r.at);
-    return { ok: true, slot: { endpoint, at: r.at, keys, member: r.member } };
+    return { ok: true, slot: { endpoint, at: r.at, keys, member: r.member, ...(write ? { marked: true } : {}) } };
   }
 
   /**

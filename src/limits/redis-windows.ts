@@ -8,7 +8,9 @@
  * endpoint: Redis runs a script alone, so two processes can never both take the last slot,
  * and a refusal says when the earliest room comes, the same way the in-process
  * `SlidingWindow.nextFreeAt` does. Pauses (a reported `remaining: 0`) are keys holding the
- * time they end.
+ * time they end. The same script may apply a staged write of the state store with the slot
+ * (the ledger's mark of the request, fenced by its bot's lease: src/store/staged-write.ts):
+ * both or neither, in one round trip.
  *
  * Times come from the callers' clocks, not Redis's: tests move an injected clock, and
  * processes on several machines are expected to keep their clocks in sync (NTP), as the
@@ -22,19 +24,51 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
+import { FencedError, isFenced } from "../scale/lease.ts";
 import { scanKeys } from "../store/redis/scan.ts";
+import type { StagedWrite } from "../store/staged-write.ts";
 import { RedisScript } from "../store/redis/script.ts";
 import type { SharedTake, SharedWindows, WindowClaim } from "./shared-windows.ts";
 
 /**
- * KEYS: the windows, then the pause keys. ARGV: now, member, number of windows, then
- * windowMs and allowed for each window. Returns {1, now} when taken, {0, readyAt, index of
- * the key holding it back} when not (readyAt -1: never).
+ * Lua lines that move counted slots to the time their answer came: `arg` holds
+ * `[[window key, to, member], ...]` as JSON ('' for none); a slot no longer counted (given
+ * back meanwhile) stays gone.
+ */
+function applyMoves(arg: string): string {
+  return `if ${arg} ~= '' then
+  for _, m in ipairs(cjson.decode(${arg})) do
+    if redis.call('ZSCORE', m[1], m[3]) then redis.call('ZADD', m[1], m[2], m[3]) end
+  end
+end`;
+}
+
+/** ARGV[1]: the moves, as {@link applyMoves} takes them. */
+const MOVES = new RedisScript(`${applyMoves("ARGV[1]")}
+return 1`);
+
+/** How long a slot's move to its answer's time may wait to go with a take (or with other moves). */
+const MOVE_BATCH_MS = 25;
+
+/**
+ * KEYS: the windows, then the pause keys, then (with a fence) the lease key. ARGV: now,
+ * member, number of windows, windowMs and allowed for each window, number of pauses, the
+ * fence's lease value ('' for none), the commands to apply with the slot as JSON ('' for
+ * none), the slots to move first ({@link applyMoves}; '' for none). Refuses everything (a FENCED error) when the lease key does not hold the fence's
+ * value. Returns {1, now} when taken (and the commands applied), {0, readyAt, index of the key
+ * holding it back} when not (readyAt -1: never).
  */
 const TAKE = new RedisScript(`
+${applyMoves("ARGV[7 + 2 * tonumber(ARGV[3])]")}
 local now = tonumber(ARGV[1])
 local member = ARGV[2]
 local n = tonumber(ARGV[3])
+local pauses = tonumber(ARGV[4 + 2 * n])
+local fence = ARGV[5 + 2 * n]
+local ops = ARGV[6 + 2 * n]
+if fence ~= '' and redis.call('GET', KEYS[n + pauses + 1]) ~= fence then
+  return redis.error_reply('FENCED lease is not held by this claim')
+end
 local readyAt = now
 local binding = 0
 for i = 1, n do
@@ -49,7 +83,7 @@ for i = 1, n do
     if at > readyAt then readyAt = at; binding = i end
   end
 end
-for j = n + 1, #KEYS do
+for j = n + 1, n + pauses do
   local held = tonumber(redis.call('GET', KEYS[j]) or '0')
   if held > readyAt then readyAt = held; binding = j end
 end
@@ -57,6 +91,9 @@ if readyAt > now then return {0, readyAt, binding} end
 for i = 1, n do
   redis.call('ZADD', KEYS[i], now, member)
   redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2 + 2 * i]))
+end
+if ops ~= '' then
+  for _, op in ipairs(cjson.decode(ops)) do redis.call(unpack(op)) end
 end
 return {1, now}
 `);
@@ -115,6 +152,9 @@ export class RedisWindows implements SharedWindows {
   private readonly prefix: string;
   private readonly process = randomUUID().slice(0, 8);
   private seq = 0;
+  /** Slots to move to their answer's time, waiting to go with the next script ({@link retime}). */
+  private moves: Array<{ move: [string, number, string]; resolve(): void; reject(err: unknown): void }> = [];
+  private moveTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly redis: Redis,
@@ -131,11 +171,24 @@ export class RedisWindows implements SharedWindows {
     return `${this.prefix}p:${key}`;
   }
 
-  async take(windows: readonly WindowClaim[], pauses: readonly string[], now: number): Promise<SharedTake> {
+  async take(windows: readonly WindowClaim[], pauses: readonly string[], now: number, write?: StagedWrite): Promise<SharedTake> {
     const member = `${now}:${this.process}:${++this.seq}`;
-    const keys = [...windows.map((w) => this.window(w.key)), ...pauses.map((p) => this.held(p))];
-    const args = [now, member, windows.length, ...windows.flatMap((w) => [w.windowMs, w.allowed])];
-    const [taken, at, index] = await TAKE.run<[number, number, number?]>(this.redis, keys, args);
+    const keys = [...windows.map((w) => this.window(w.key)), ...pauses.map((p) => this.held(p)), ...(write?.fence ? [write.fence.key] : [])];
+    const moves = this.takeMoves();
+    const args = [now, member, windows.length, ...windows.flatMap((w) => [w.windowMs, w.allowed]), pauses.length, write?.fence?.value ?? "", write && write.ops.length > 0 ? JSON.stringify(write.ops) : "", moves.json];
+    let answer: [number, number, number?];
+    try {
+      answer = await TAKE.run<[number, number, number?]>(this.redis, keys, args);
+    } catch (err) {
+      const failure = write?.fence && isFenced(err) ? new FencedError(write.fence.lease) : err;
+      write?.done(failure);
+      // Refused by the fence, the script ran (its moves were applied); else they were not.
+      moves.settle(failure instanceof FencedError ? undefined : err);
+      throw failure;
+    }
+    moves.settle();
+    const [taken, at, index] = answer;
+    write?.done(taken === 1 ? undefined : "not run");
     if (taken === 1) return { ok: true, at, member };
     const i = (index ?? 1) - 1;
     return { ok: false, readyAt: at < 0 ? Infinity : at, binding: i < windows.length ? windows[i]!.key : pauses[i - windows.length]! };
@@ -145,8 +198,43 @@ export class RedisWindows implements SharedWindows {
     return Number(await CORRECT.run(this.redis, [this.window(key)], [now, windowMs, max, Math.max(0, remaining), `${now}:${this.process}:c${++this.seq}`]));
   }
 
+  /**
+   * A slot named by its member waits up to {@link MOVE_BATCH_MS} to go with the next take
+   * (or with the other moves waiting): one round trip fewer per request. It only ever moves
+   * later, so meanwhile its window frees no earlier than the service's.
+   */
   async retime(key: string, from: number, to: number, member?: string): Promise<void> {
-    if (to > from) await MOVE.run(this.redis, [this.window(key)], [from, to, member ?? ""]);
+    if (!(to > from)) return;
+    if (!member) return void (await MOVE.run(this.redis, [this.window(key)], [from, to, ""]));
+    await new Promise<void>((resolve, reject) => {
+      this.moves.push({ move: [this.window(key), to, member], resolve, reject });
+      if (!this.moveTimer) {
+        this.moveTimer = setTimeout(() => void this.sendMoves(), MOVE_BATCH_MS);
+        this.moveTimer.unref();
+      }
+    });
+  }
+
+  /** The moves waiting, for a script to apply; `settle` once it is known whether it did. */
+  private takeMoves(): { json: string; settle(err?: unknown): void } {
+    const batch = this.moves;
+    this.moves = [];
+    clearTimeout(this.moveTimer);
+    this.moveTimer = undefined;
+    return {
+      json: batch.length > 0 ? JSON.stringify(batch.map((m) => m.move)) : "",
+      settle: (err) => {
+        for (const m of batch) err === undefined ? m.resolve() : m.reject(err);
+      },
+    };
+  }
+
+  private async sendMoves(): Promise<void> {
+    const moves = this.takeMoves();
+    await MOVES.run(this.redis, [], [moves.json]).then(
+      () => moves.settle(),
+      (err: unknown) => moves.settle(err),
+    );
   }
 
   async forget(key: string, at: number, member?: string): Promise<void> {

@@ -9,6 +9,8 @@
  * local windows stay as this process's mirror (for `bot status`), never the judge.
  */
 
+import type { StagedWrite } from "../store/staged-write.ts";
+
 /** One window a request must fit into: at most `allowed` events in any `windowMs`. */
 export interface WindowClaim {
   key: string;
@@ -27,9 +29,11 @@ export interface SharedWindows {
   /**
    * Atomically: if every window has room and no pause key holds past `now`, counts one event
    * at `now` in all of them; otherwise counts nothing and says when the first room comes
-   * (Infinity when a window allows nothing at all).
+   * (Infinity when a window allows nothing at all). With `write`, its commands are applied
+   * with the slot, or not at all (a take refused, or its fence refused: a FencedError), and
+   * its `done` is told which.
    */
-  take(windows: readonly WindowClaim[], pauses: readonly string[], now: number): Promise<SharedTake>;
+  take(windows: readonly WindowClaim[], pauses: readonly string[], now: number, write?: StagedWrite): Promise<SharedTake>;
   /** The service reported `remaining` of a window of `max`: counts what is missing at `now`; returns how many were added. */
   correct(key: string, windowMs: number, max: number, remaining: number, now: number): Promise<number>;
   /** Moves one event counted at `from` (this slot's `member` when known) to `to`. */

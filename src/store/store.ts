@@ -9,6 +9,7 @@
  * sends a request) awaits it.
  */
 import { Namespaces } from "./namespaces.ts";
+import type { StagedWrite } from "./staged-write.ts";
 
 /** The state interface every part of postbot uses; see the module comment. */
 export interface Store {
@@ -26,6 +27,12 @@ export interface Store {
    * refusals need not implement it (callers fall back to {@link flush}).
    */
   flushFor?(namespace: string, key: string): Promise<void>;
+  /**
+   * The write that would make this value durable, for another atomic step to run (see
+   * ./staged-write.ts); rejects as {@link flushFor} does when the bot's writes are refused.
+   * Stores that cannot hand their writes over do not implement it (callers {@link flushFor}).
+   */
+  stageFor?(namespace: string, key: string): Promise<StagedWrite>;
   /** Flushes and releases the store. */
   close(): Promise<void>;
   /**

@@ -4,7 +4,8 @@
  * for the first. An action an earlier run left `pending` (its request may have arrived) is
  * checked with the service first: found, it is done; not found, the slot the lost request
  * held is given back to the budget and the action is sent. The durable `pending` mark is
- * written right before the request leaves (the queue step calls `beforeSend`).
+ * written right before the request leaves (the queue step calls `beforeSend`, or, with a
+ * budget shared on Redis, has the budget's take write it with the slot: `stageBeforeSend`).
  */
 import type { Clock } from "../../clock.ts";
 import type { Outcome, Step } from "../action.ts";
@@ -57,7 +58,7 @@ export function ledgerStep(options: LedgerStepOptions): Step {
         current = entry.action; // keep the first request's time-to-live
       }
       ledger.queue(current);
-      const outcome = await next({ ...job, action: current, beforeSend: (slot) => ledger.begin(key, slot) });
+      const outcome = await next({ ...job, action: current, beforeSend: (slot) => ledger.begin(key, slot), stageBeforeSend: (slot) => ledger.stageBegin(key, slot) });
       switch (outcome.status) {
         case "sent":
         case "dry-run":

@@ -6,13 +6,16 @@
  * request, sends through the rest of the pipeline, and hands the answer's status and headers
  * back to the budget: the corrections travel with the call's own result.
  */
-import type { AccountBudget } from "../../limits/budget.ts";
+import { MarkRefused, type AccountBudget } from "../../limits/budget.ts";
 import type { Clock } from "../../clock.ts";
 import { RateLimitError, UsageCappedError } from "../../api/errors.ts";
-import type { Step } from "../action.ts";
+import type { Outcome, Step } from "../action.ts";
 import type { ActionObserver } from "../observe.ts";
 import { ActionQueue, QueueError } from "../queue.ts";
 import { describeError, headersOf } from "../retry.ts";
+
+/** Not sent: the ledger's mark could not be written first. No `error`: the retry step leaves a failure decided before sending alone. */
+const notMarked = (error: unknown): Outcome => ({ status: "failed", reason: `not sent: could not record it in the ledger first (${describeError(error)})`, maybeSent: false });
 
 export function queueStep(options: { queue: ActionQueue; budget: AccountBudget; clock: Clock; bot: string; observe: ActionObserver }): Step {
   const { queue, budget, clock, bot, observe } = options;
@@ -33,8 +36,10 @@ export function queueStep(options: { queue: ActionQueue; budget: AccountBudget; 
         ...(job.notBefore !== undefined ? { notBefore: job.notBefore } : {}),
         signal,
         label,
+        ...(job.beforeSend && job.stageBeforeSend ? { stage: job.stageBeforeSend } : {}),
       });
     } catch (error) {
+      if (error instanceof MarkRefused) return notMarked(error.cause);
       if (error instanceof QueueError) {
         if (error.kind === "refused") return { status: "refused", reason: error.message };
         if (error.kind === "expired") return { status: "dropped", reason: error.message };
@@ -44,17 +49,16 @@ export function queueStep(options: { queue: ActionQueue; budget: AccountBudget; 
       throw error;
     }
     const waitedMs = clock.now() - asked;
-    if (job.beforeSend) {
+    if (job.beforeSend && !slot.marked) {
       const mark = job.beforeSend;
       try {
         await mark(slot);
       } catch (error) {
         budget.giveBack(slot);
-        // No `error`: the retry step leaves a failure decided before sending alone.
-        return { status: "failed", reason: `not sent: could not record it in the ledger first (${describeError(error)})`, maybeSent: false };
+        return notMarked(error);
       }
     }
-    const outcome = await next({ ...job, beforeSend: undefined });
+    const outcome = await next({ ...job, beforeSend: undefined, stageBeforeSend: undefined });
     const error = outcome.status === "failed" ? outcome.error : undefined;
     const status = outcome.status === "sent" || outcome.status === "dry-run" ? 200 : ((error as { status?: number } | undefined)?.status ?? 0);
     const headers = outcome.headers ?? headersOf(error);

@@ -30,7 +30,7 @@ export function retryStep(options: RetryStepOptions): Step {
     const label = action.kind === "read" ? action.target : `${action.kind} ${action.target}`;
     let notBefore = job.notBefore;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await next({ ...job, ...(notBefore !== undefined ? { notBefore } : {}), ...(attempt > 1 ? { beforeSend: undefined } : {}) });
+      const outcome = await next({ ...job, ...(notBefore !== undefined ? { notBefore } : {}), ...(attempt > 1 ? { beforeSend: undefined, stageBeforeSend: undefined } : {}) });
       // A failure without an error was decided before anything was sent (the ledger could not write): final.
       if (outcome.status !== "failed" || outcome.error === undefined) return outcome;
       const { error } = outcome;

@@ -26,6 +26,7 @@ import { FencedError, type Lease, type Leases } from "../../scale/lease.ts";
 import { Namespaces } from "../namespaces.ts";
 import { scanKeys } from "./scan.ts";
 import { botShard, defaultShardRule, type ShardPath } from "../shards.ts";
+import type { StagedWrite } from "../staged-write.ts";
 import type { Retention, Store } from "../store.ts";
 import { UserError } from "../../errors.ts";
 
@@ -68,6 +69,7 @@ export interface RedisStore extends Store {
    * refused because its bot's lease was lost: what the ledger awaits before sending.
    */
   flushFor(namespace: string, key: string): Promise<void>;
+  stageFor(namespace: string, key: string): Promise<StagedWrite>;
   /** Round trips to Redis so far (a flush's writes count one per shard). */
   readonly writes: number;
 }
@@ -188,6 +190,27 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     return ops;
   };
 
+  /** A write of `bot` was refused by its lease's fence: nothing more of it is written here, and it stops running here. */
+  const refuse = (bot: string) => {
+    if (lost.has(bot)) return;
+    lost.add(bot);
+    log.warn({ bot }, `bot ${bot}: another process runs it now (its lease was lost); this process's writes for it are refused`);
+    fencing?.refused(bot);
+  };
+
+  /** Puts fields taken for a write that did not happen back among the changes. */
+  const redirty = (shard: ShardPath, fields: Iterable<string>) => {
+    let set = dirty.get(shard);
+    if (!set) dirty.set(shard, (set = new Set()));
+    for (const f of fields) set.add(f);
+  };
+
+  /** The refusal of a write for a bot not held here (or lost). */
+  const notHeld = async (bot: string | undefined, shard: ShardPath) => {
+    const lease = bot && fencing ? await fencing.current(bot) : undefined;
+    return new FencedError(lease ?? { name: `bot:${bot ?? shard}`, owner: "this process", token: 0 });
+  };
+
   /** One shard's write: fenced for a held bot, dropped for a bot not held, plain otherwise. */
   const writeShard = async (shard: ShardPath, fields: Set<string>) => {
     const ops = opsOf(shard, fields);
@@ -207,9 +230,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
           // The claims may have just claimed it again (after an outage): try once with that.
           const now = await fencing.current(bot);
           if (attempt === 0 && now && now.token !== lease.token) continue;
-          lost.add(bot);
-          log.warn({ bot }, `bot ${bot}: another process runs it now (its lease was lost); this process's writes for it are refused`);
-          fencing.refused(bot);
+          refuse(bot);
           return;
         }
       }
@@ -229,11 +250,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       await Promise.all([...batch].map(([shard, fields]) => writeShard(shard, fields)));
     } catch (err) {
       // Not written: keep them for the next flush.
-      for (const [shard, fields] of batch) {
-        let set = dirty.get(shard);
-        if (!set) dirty.set(shard, (set = new Set()));
-        for (const f of fields) set.add(f);
-      }
+      for (const [shard, fields] of batch) redirty(shard, fields);
       throw err;
     }
   };
@@ -276,10 +293,37 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       await flush();
       const shard = defaultShardRule(namespace, key);
       const bot = fencing && isBotShard(shard) ? heldShards.get(shard) : undefined;
-      if (fencing && isBotShard(shard) && (!bot || lost.has(bot))) {
-        const lease = bot ? await fencing.current(bot) : undefined;
-        throw new FencedError(lease ?? { name: `bot:${bot ?? shard}`, owner: "this process", token: 0 });
+      if (fencing && isBotShard(shard) && (!bot || lost.has(bot))) throw await notHeld(bot, shard);
+    },
+    async stageFor(namespace, key) {
+      if (readOnly) throw new Error("this store only reads");
+      const shard = defaultShardRule(namespace, key);
+      markDirty(namespace, key);
+      // A flush on its way may carry an older value of this field: ours must reach Redis after it.
+      await tail;
+      let fence: { lease: Lease; key: string; value: string } | undefined;
+      const bot = fencing && isBotShard(shard) ? heldShards.get(shard) : undefined;
+      if (fencing && isBotShard(shard)) {
+        const lease = bot && !lost.has(bot) ? await fencing.current(bot) : undefined;
+        if (!bot || !lease || lost.has(bot) || heldShards.get(shard) !== bot) throw await notHeld(bot, shard);
+        fence = { lease, key: fencing.leases.key(lease.name), value: fencing.leases.value(lease) };
       }
+      // Every change of the shard goes with it (a finished action's record rides on the next mark).
+      const fields = dirty.get(shard) ?? new Set([fieldOf(namespace, key)]);
+      dirty.delete(shard);
+      const ops = opsOf(shard, fields).map(([command, ...args]) => [command, ...args.map(String)] as const);
+      return {
+        ops,
+        ...(fence ? { fence } : {}),
+        done(failure) {
+          if (failure === undefined) {
+            writes++;
+            return;
+          }
+          redirty(shard, fields);
+          if (bot && failure instanceof FencedError) refuse(bot);
+        },
+      };
     },
     async hold(bot) {
       const shard = botShard(bot);
