@@ -408,7 +408,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       return { bot, plan: options.account.plan, actions, ...(monthly ? { monthly } : {}) };
     },
     hidden: (postId) => isHidden(shared.store, bot, postId),
-    waiting: () => shared.queue.list().filter((w) => w.bot === bot),
+    waiting: () => shared.queue.list(bot),
     recover() {
       const unfinished = shared.ledger.unfinished(bot).filter(([, e]) => e.action);
       if (unfinished.length > 0) {

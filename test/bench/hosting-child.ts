@@ -5,7 +5,8 @@
  * `tsx hosting-child.ts CONFIG.json DATA_DIR COUNT [stored|file]` starts COUNT bots (each
  * answering its mentions), prints `READY {started_ms, rss_mb}` once every bot started and the
  * app's stream is connected, then answers stdin lines: `report` prints `REPORT {...}` (mentions
- * handled, twice-handled, reply latencies), `stop` stops and exits.
+ * handled, twice-handled, reply latencies), `profile` starts a CPU profile and `profile-to FILE`
+ * writes it (`BENCH_PROFILE`), `stop` stops and exits.
  *
  * `stored` (the default): the accounts are in the state store as `bot auth login` leaves them
  * (token, user id and username; saved before the clock starts when DATA_DIR has none), and the
@@ -22,7 +23,8 @@ import { resolveService } from "../../src/runtime/service.ts";
 import { getAccount, saveAccount } from "../../src/auth-flows/accounts.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { testBotConfig } from "../../src/testing.ts";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 
 export interface ChildConfig {
   baseUrl: string;
@@ -38,13 +40,23 @@ const count = Number(countArg ?? config.bots.length);
 
 const handled = new Map<string, number>();
 const latencies: number[] = [];
+/** When each answered mention was made (ms since the epoch), beside its latency: the timeline. */
+const mentionedAt: number[] = [];
+/** From the mention's making to its handler starting (the stream's delivery and the dispatch), beside each latency. */
+const toHandler: number[] = [];
 const answer = definePlugin({
   name: "answer",
   setup(bot) {
     bot.on("mention", async (ctx) => {
+      const reached = Date.now();
       handled.set(ctx.post.id, (handled.get(ctx.post.id) ?? 0) + 1);
       const outcome = await ctx.reply(`@${ctx.author.username} thanks (${ctx.post.id})`);
-      if (outcome.status === "sent") latencies.push(Date.now() - Date.parse(ctx.post.created_at));
+      if (outcome.status === "sent") {
+        const at = Date.parse(ctx.post.created_at);
+        latencies.push(Date.now() - at);
+        mentionedAt.push(at);
+        toHandler.push(reached - at);
+      }
     });
     bot.on("post", (ctx) => void handled.set(ctx.post.id, (handled.get(ctx.post.id) ?? 0) + 1));
   },
@@ -82,6 +94,24 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
+/** Latencies by when the mention was made, in buckets of `everyMs` from the first: is the tail everywhere, or at one time? */
+const timeline = (everyMs: number) => {
+  const first = Math.min(...mentionedAt);
+  const buckets = new Map<number, number[]>();
+  mentionedAt.forEach((at, i) => {
+    const b = Math.floor((at - first) / everyMs);
+    buckets.set(b, [...(buckets.get(b) ?? []), i]);
+  });
+  return [...buckets]
+    .sort(([a], [b]) => a - b)
+    .map(([b, is]) => {
+      const xs = is.map((i) => latencies[i]!);
+      const hs = is.map((i) => toHandler[i]!);
+      return { from_s: (b * everyMs) / 1000, n: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), max: Math.max(...xs), handler_p50: quantile(hs, 0.5), handler_p99: quantile(hs, 0.99) };
+    });
+};
+
+let profiler: Session | undefined;
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === "report") {
     const twice = [...handled.values()].filter((n) => n > 1).length;
@@ -94,11 +124,24 @@ for await (const line of createInterface({ input: process.stdin })) {
         p50: quantile(latencies, 0.5),
         p99: quantile(latencies, 0.99),
         ids: [...handled.keys()],
+        timeline: timeline(5_000),
+        catch_up: runtime.apps()[0]?.catchUp,
         gaps: stream?.gaps,
         reconnects: stream?.reconnects,
         rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
       })}\n`,
     );
+  } else if (line === "profile") {
+    profiler ??= new Session();
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.start");
+    process.stdout.write("PROFILING {}\n");
+  } else if (line.startsWith("profile-to ")) {
+    const { profile } = await profiler!.post("Profiler.stop");
+    writeFileSync(line.slice("profile-to ".length), JSON.stringify(profile));
+    profiler!.disconnect();
+    process.stdout.write("PROFILED {}\n");
   } else if (line === "stop") {
     await runtime.stop();
     await store.close();

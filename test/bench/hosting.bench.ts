@@ -14,7 +14,10 @@
  * - dispatch through a no-op plugin (in-process, events handed to one bot's inbox);
  * - a stream drop in the middle of a flood of matching posts: posts lost after recovery.
  *
- * `BENCH_BOTS` (default 10000) shrinks the large runs on a small machine.
+ * `BENCH_BOTS` (default 10000) shrinks the large runs on a small machine. `BENCH_CHILD_ARGS`
+ * (say `--cpu-prof --cpu-prof-dir=/tmp/prof`) are given to node for the runtime children;
+ * `BENCH_PROFILE=FILE.cpuprofile` writes a CPU profile of the runtime during the flood;
+ * `BENCH_SANDBOX_ARGS` are given to node for the sandbox.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -33,6 +36,9 @@ const CHILD = new URL("./hosting-child.ts", import.meta.url).pathname;
 const BOTS = Number(process.env.BENCH_BOTS ?? 10_000);
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 60);
 const FLOOD_RATE = 100;
+const CHILD_ARGS = (process.env.BENCH_CHILD_ARGS ?? "").split(" ").filter(Boolean);
+const PROFILE = process.env.BENCH_PROFILE;
+const SANDBOX_ARGS = (process.env.BENCH_SANDBOX_ARGS ?? "").split(" ").filter(Boolean);
 
 const verdict = (value: number, aim: number, lowerIsBetter = true) => (Number.isNaN(value) ? "missed" : (lowerIsBetter ? value <= aim : value >= aim) ? "met" : "missed");
 const say = (what: string) => process.stderr.write(`  hosting: ${what}\n`);
@@ -40,7 +46,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A runtime child: waits for READY, then answers `report`. */
 async function runChild(configPath: string, dataDir: string, count: number, accounts: "stored" | "file" = "stored") {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, configPath, dataDir, String(count), accounts], { stdio: ["pipe", "pipe", "inherit"] });
+  const child: ChildProcess = spawn(process.execPath, [...CHILD_ARGS, "--import", "tsx", CHILD, configPath, dataDir, String(count), accounts], { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! });
   const waiting: Array<(line: string) => void> = [];
   lines.on("line", (line) => waiting.shift()?.(line));
@@ -55,6 +61,11 @@ async function runChild(configPath: string, dataDir: string, count: number, acco
     report: () => {
       const r = next("REPORT");
       child.stdin!.write("report\n");
+      return r;
+    },
+    profile: (to?: string) => {
+      const r = next(to ? "PROFILED" : "PROFILING");
+      child.stdin!.write(to ? `profile-to ${to}\n` : "profile\n");
       return r;
     },
     stop: () =>
@@ -93,7 +104,7 @@ const bench: Bench = {
   async run() {
     const rows: BenchRow[] = [];
     const adminToken = randomBytes(16).toString("hex");
-    const sandbox = await startChild(process.execPath, [BOT, "sandbox", "--port", "0", "--admin-token", adminToken, "--plan", "pro"], /listening on (http:\/\/[\d.:]+)/, { POSTBOT_LOG_LEVEL: "warn" });
+    const sandbox = await startChild(process.execPath, [...SANDBOX_ARGS, BOT, "sandbox", "--port", "0", "--admin-token", adminToken, "--plan", "pro"], /listening on (http:\/\/[\d.:]+)/, { POSTBOT_LOG_LEVEL: "warn" });
     const url = sandbox.match[1]!;
     const dir = await mkdtemp(join(tmpdir(), "postbot-hosting-bench-"));
     try {
@@ -147,7 +158,8 @@ const bench: Bench = {
           continue;
         }
         // The flood: 100 mentions a second to random bots, each answered through the stream.
-        say("flooding");
+        say(`flooding (catch-up polls at the start of the flood: ${JSON.stringify((await again.report()).catch_up)})`);
+        if (PROFILE) await again.profile();
         const posted: string[] = [];
         const total = FLOOD_SECONDS * FLOOD_RATE;
         const t0 = Date.now();
@@ -162,6 +174,9 @@ const bench: Bench = {
           await sleep(1_000);
           report = await again.report();
         }
+        if (PROFILE) await again.profile(PROFILE);
+        say(`catch-up polls at the end: ${JSON.stringify(report.catch_up)}`);
+        for (const t of report.timeline as Array<Record<string, number>>) say(`  mentions made ${t.from_s} s in: ${t.n} answered, p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; to the handler p50 ${t.handler_p50} ms, p99 ${t.handler_p99} ms`);
         const lost = posted.filter((id) => !(report.ids as string[]).includes(id)).length;
         rows.push({ bench: `mention → reply, ${count.toLocaleString("en-US")} bots, ${FLOOD_RATE}/s for ${FLOOD_SECONDS} s: p50`, value: `${report.p50} ms`, aim: "≤ 20 ms", verdict: verdict(report.p50, 20) });
         rows.push({ bench: "  p99", value: `${report.p99} ms`, aim: "≤ 100 ms", verdict: verdict(report.p99, 100) });

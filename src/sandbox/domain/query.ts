@@ -347,7 +347,63 @@ function evaluate(node: QueryNode, f: PostFacts): boolean {
   }
 }
 
+/** The operators that hold when one of the post's values (listed here) equals the operator's. */
+const SET_OPERATORS = {
+  mention: (f: PostFacts) => f.mentions,
+  hashtag: (f: PostFacts) => f.hashtags,
+  cashtag: (f: PostFacts) => f.cashtags,
+  from: (f: PostFacts) => [f.authorUsername, f.authorId],
+  to: (f: PostFacts) => [f.inReplyToUsername, f.inReplyToUserId],
+} satisfies Partial<Record<Operator, (f: PostFacts) => ReadonlyArray<string | undefined>>>;
+type SetOperator = keyof typeof SET_OPERATORS;
+const isSetOperator = (name: Operator): name is SetOperator => name in SET_OPERATORS;
+
 /** Whether a post (by its facts) matches a query. */
 export function matches(query: Query, facts: PostFacts): boolean {
   return evaluate(query.root, facts);
+}
+
+/**
+ * Values of which a post must have at least one for the query to match it, as `op value`
+ * keys (see {@link valueKeysOf}), or undefined when the query requires none of them (a
+ * keyword, a negation...). Lets a stream find the few rules a post can match among
+ * thousands (the packed mention rules of 10,000 bots each require one of their `@name`s
+ * or `to:name`s) without testing every rule.
+ */
+export function requiredValues(query: Query): string[] | undefined {
+  const of = (node: QueryNode): string[] | undefined => {
+    switch (node.kind) {
+      case "op":
+        return isSetOperator(node.name) ? [valueKey(node.name, node.value)] : undefined;
+      case "or": {
+        const all: string[] = [];
+        for (const c of node.children) {
+          const keys = of(c);
+          if (!keys) return undefined;
+          all.push(...keys);
+        }
+        return all;
+      }
+      case "and": {
+        let best: string[] | undefined;
+        for (const c of node.children) {
+          const keys = of(c);
+          if (keys && (!best || keys.length < best.length)) best = keys;
+        }
+        return best;
+      }
+      default:
+        return undefined;
+    }
+  };
+  return of(query.root);
+}
+
+const valueKey = (name: SetOperator, value: string) => `${name} ${value}`;
+
+/** The `op value` keys a post has, one per value of each of {@link SET_OPERATORS} (see {@link requiredValues}). */
+export function valueKeysOf(f: PostFacts): string[] {
+  const keys: string[] = [];
+  for (const name of Object.keys(SET_OPERATORS) as SetOperator[]) for (const v of SET_OPERATORS[name](f)) if (v !== undefined) keys.push(valueKey(name, v));
+  return keys;
 }

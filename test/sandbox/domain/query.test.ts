@@ -42,6 +42,26 @@ describe("query language", () => {
     expect(m("(cat OR dog) bird", "dog bird")).toBe(true);
   });
 
+  it("an OR of many @name, to:, from:, #tag and $TAG operands (packed mention rules) matches a post naming any one of them, and nothing else", () => {
+    const names = Array.from({ length: 40 }, (_, i) => `u${String(i).padStart(5, "0")}`);
+    const packed = parseQuery(`(${names.map((n) => `@${n} OR to:${n}`).join(" OR ")}) -is:repost`);
+    expect(matches(packed, facts("hello @U00039"))).toBe(true);
+    expect(matches(packed, facts("hello @u00000 and @someone"))).toBe(true);
+    expect(matches(packed, facts("a reply", { inReplyToUsername: "u00007", inReplyToUserId: "7", inReplyToPostId: "9" }))).toBe(true);
+    expect(matches(packed, facts("hello @u00040 u00001", { inReplyToUsername: "bob", inReplyToUserId: "2", inReplyToPostId: "9" }))).toBe(false);
+    expect(matches(packed, facts("RT @u00001", { repostOfId: "5" }))).toBe(false);
+    // Mixed with other operands, each still counts.
+    const mixed = parseQuery("@ann OR #cats OR $ACME OR from:7 OR (dog bird) OR (owl -fish)");
+    expect(matches(mixed, facts("#CATS!"))).toBe(true);
+    expect(matches(mixed, facts("x", { cashtags: ["acme"] }))).toBe(true);
+    expect(matches(mixed, facts("x", { authorId: "7" }))).toBe(true);
+    expect(matches(mixed, facts("a dog and a bird fish"))).toBe(true);
+    expect(matches(mixed, facts("a fish"))).toBe(false);
+    expect(matches(mixed, facts("an owl"))).toBe(true);
+    expect(matches(mixed, facts("an owl and a fish"))).toBe(false);
+    expect(matches(mixed, facts("an owl, a fish and @Ann"))).toBe(true);
+  });
+
   it("negates terms and groups", () => {
     expect(m("cat -dog", "cat and dog")).toBe(false);
     expect(m("cat -(dog OR bird)", "cat bird")).toBe(false);

@@ -153,6 +153,28 @@ describe("filtered stream", () => {
     s.close();
   });
 
+  it("matches packed mention rules and keyword rules alike, each post with every rule it matches in the rules' order, as the rules change", async () => {
+    const { bearer } = await freshApp();
+    const packed = (names: string[]) => `(${names.map((n) => `@${n} OR to:${n}`).join(" OR ")}) -is:repost`;
+    const first = Array.from({ length: 30 }, (_, i) => `pk_a${i}`);
+    const second = Array.from({ length: 30 }, (_, i) => `pk_b${i}`);
+    const r = await rules(bearer, { add: [{ value: "owl", tag: "owls" }, { value: packed(first), tag: "m1" }, { value: packed(second), tag: "m2" }, { value: "from:st_author -owl", tag: "author" }] });
+    const [owl, m1, m2, fromAuthor] = r.body.data;
+    const s = await openStream(`${w.t.url}/2/posts/search/stream`, { authorization: `Bearer ${bearer}` });
+    const rulesOf = async (text: string) => {
+      const post = await w.post(author, text);
+      await s.until((x) => x.includes(post.id));
+      return lines(s.text()).find((l) => l.data.id === post.id).matching_rules.map((m: { id: string }) => m.id);
+    };
+    expect(await rulesOf("hello @pk_b29 and @PK_A3")).toEqual([m1.id, m2.id, fromAuthor.id]);
+    expect(await rulesOf("an owl for @pk_a0")).toEqual([owl.id, m1.id]);
+    // A rule deleted now no longer matches; one added does, on the same connection.
+    await rules(bearer, { delete: { ids: [m1.id] } });
+    const added = await rules(bearer, { add: [{ value: packed(["pk_c0"]), tag: "m3" }] });
+    expect(await rulesOf("an owl for @pk_a0 and @pk_c0")).toEqual([owl.id, added.body.data[0].id]);
+    s.close();
+  });
+
   it("allows one connection per app: a second gets 429 TooManyConnections; a hang-up frees it", async () => {
     const { bearer } = await freshApp();
     await rules(bearer, { add: [{ value: "anything" }] });
