@@ -307,45 +307,50 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     };
   };
 
-  let reads: ReturnType<typeof readPipeline>;
+  // The pipelines (a dozen closures and their tables each) are made at a bot's first action
+  // or read: most of 10,000 bots act rarely, and making them all at start was garbage to
+  // collect before the first one could act.
+  let made: { reads: ReturnType<typeof readPipeline>; actions: ReturnType<typeof actionPipeline> } | undefined;
+  const pipelines = () => (made ??= makePipelines());
   async function read<R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<Executed<R>>, opts: ReadOptions = {}): Promise<R> {
-    const outcome = await shared.countInFlight(reads(readJob(endpoint, run, opts)));
+    const outcome = await shared.countInFlight(pipelines().reads(readJob(endpoint, run, opts)));
     if (outcome.status === "sent" || outcome.status === "dry-run" || outcome.status === "duplicate") return outcome.result as R;
     throw new ReadError(outcome);
   }
 
-  const parts: PipelineParts = {
-    bot,
-    store: shared.store,
-    clock,
-    log,
-    budget,
-    queue: shared.queue,
-    ledger: shared.ledger,
-    useLedger: options.ledger ?? true,
-    retry: shared.retry,
-    executor: shared.dryRun ? dryRunExecutor() : options.executor,
-    dryRun: shared.dryRun,
-    replySafety: {
-      selfId: userId,
-      botIds: shared.botIds,
-      ...(options.replyToBots !== undefined ? { replyToBots: options.replyToBots } : {}),
-      ...(options.replyCooldownMs !== undefined ? { cooldownMs: options.replyCooldownMs } : {}),
-    },
-    check: checkWithService(
-      options.verifiers ?? {},
-      (verifier, action, signal) => read(verifier.endpoint, (s) => verifier.check(action, s), { priority: action.priority, signal, label: `check ${action.kind} ${action.target}` }),
+  function makePipelines() {
+    const parts: PipelineParts = {
+      bot,
+      store: shared.store,
+      clock,
       log,
-    ),
-    observe: shared.observe,
-    ...(options.onRevoked ? { onRevoked: options.onRevoked } : {}),
-  };
-  reads = readPipeline(parts);
-  const actions = actionPipeline(parts);
+      budget,
+      queue: shared.queue,
+      ledger: shared.ledger,
+      useLedger: options.ledger ?? true,
+      retry: shared.retry,
+      executor: shared.dryRun ? dryRunExecutor() : options.executor,
+      dryRun: shared.dryRun,
+      replySafety: {
+        selfId: userId,
+        botIds: shared.botIds,
+        ...(options.replyToBots !== undefined ? { replyToBots: options.replyToBots } : {}),
+        ...(options.replyCooldownMs !== undefined ? { cooldownMs: options.replyCooldownMs } : {}),
+      },
+      check: checkWithService(
+        options.verifiers ?? {},
+        (verifier, action, signal) => read(verifier.endpoint, (s) => verifier.check(action, s), { priority: action.priority, signal, label: `check ${action.kind} ${action.target}` }),
+        log,
+      ),
+      observe: shared.observe,
+      ...(options.onRevoked ? { onRevoked: options.onRevoked } : {}),
+    };
+    return { reads: readPipeline(parts), actions: actionPipeline(parts) };
+  }
 
   function run(action: Action, signal: AbortSignal | undefined): Promise<Outcome> {
     return shared.countInFlight(
-      actions({ action, signal: signal ?? new AbortController().signal }).then(({ headers: _answered, ...step }) => {
+      pipelines().actions({ action, signal: signal ?? new AbortController().signal }).then(({ headers: _answered, ...step }) => {
         const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as Outcome;
         reportOutcome(log, shared.observe, action, outcome);
         return outcome;

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Executor, Verifier } from "../../src/actions/action.ts";
 import type { ActionEvent } from "../../src/actions/observe.ts";
 import { NetworkError, ProblemError, RateLimitError, UsageCappedError } from "../../src/api/errors.ts";
+import { createHash } from "node:crypto";
+import { createMemoryStore, type Store } from "../../src/store/store.ts";
 import { fakeService, recordingExecutor, setup, START } from "./helpers.ts";
 
 const account = { appId: "app1", userId: "100", plan: "pro" as const };
@@ -52,6 +54,31 @@ describe("actions and their requests", () => {
     expect(outcome).toMatchObject({ status: "refused", reason: expect.stringContaining("not available on the free plan") });
     expect(calls).toHaveLength(0);
     expect(system.ledger.entries()).toHaveLength(0);
+  });
+});
+
+describe("bots that do not act", () => {
+  it("cost the store nothing: 1,000 layers write nothing; the first action of one still refuses its text of an hour ago and forgets its texts of yesterday", async () => {
+    const inner = createMemoryStore();
+    const fingerprint = (text: string) => createHash("sha256").update(text.normalize("NFC")).digest("hex").slice(0, 24);
+    inner.set("texts:bot-7", fingerprint("hello again"), { at: START - 3_600_000 });
+    inner.set("texts:bot-7", fingerprint("old news"), { at: START - 25 * 3_600_000 });
+    let writes = 0;
+    const store: Store = {
+      ...inner,
+      set: (ns, key, value) => void (writes++, inner.set(ns, key, value)),
+      delete: (ns, key) => void (writes++, inner.delete(ns, key)),
+      retain: (ns, retention) => void (writes++, inner.retain?.(ns, retention)),
+    };
+    const { system, clock } = setup({ store });
+    const { calls, executor } = recordingExecutor(clock);
+    writes = 0; // what the system itself keeps (the ledger's bound...) is written once, not per bot
+    const bots = Array.from({ length: 1_000 }, (_, i) => system.bot({ bot: `bot-${i}`, account: { ...account, userId: String(1_000 + i) }, executor }));
+    expect(writes).toBe(0);
+    expect(await bots[7]!.reply(mention("1"), "hello again")).toMatchObject({ status: "refused", reason: expect.stringContaining("the bot posted this text") });
+    expect(inner.get("texts:bot-7", fingerprint("old news"))).toBeUndefined();
+    expect(await bots[7]!.reply(mention("2"), "old news")).toMatchObject({ status: "sent" });
+    expect(calls).toHaveLength(1);
   });
 });
 
