@@ -28,6 +28,13 @@ const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>>
   // 0.562) and cost heldout-model-2 one false alarm, so its precision floor is 0.93.
   "heldout-model-1.jsonl": { precision: 0.93, recall: 0.47 },
   "heldout-model-2.jsonl": { precision: 0.93, recall: 0.56 },
+  // Written by someone who never saw the classifier or its data, sealed by sha256 before any
+  // scoring (sealed-8-10.sha256, commit e2e4b77), scored once against the model of 9269591:
+  // these are the honest figures (rules alone: recall 0.40, 0.27, 0.30). What gets past is
+  // threats and doxxing with no violent word, dehumanising and group insults, innuendo.
+  "heldout-8.jsonl": { precision: 1.0, recall: 0.56 },
+  "heldout-9.jsonl": { precision: 0.92, recall: 0.44 },
+  "heldout-10.jsonl": { precision: 0.92, recall: 0.47 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk
