@@ -45,7 +45,8 @@ export interface Started {
   /** The embedded sandbox, when no service is configured. */
   sandbox?: Sandbox;
   store: Store;
-  stop(): Promise<void>;
+  /** Stops the bots and saves the state; `saved: false` when the state's Redis was unreachable and the stop went on without it. */
+  stop(): Promise<{ saved: boolean }>;
 }
 
 /** The bots to run: all, or those `--only` names (an unknown name is an error). */
@@ -95,10 +96,11 @@ export async function start(options: StartOptions): Promise<Started> {
       ...(sandbox ? { sandbox } : {}),
       async stop() {
         stopCrowd?.();
-        if (shared) await shared.stop(); // gives the bots back, stops the runtime, closes the store
-        else await runtime.stop();
+        // Shared: gives the bots back, stops the runtime, closes the store (or stops without an unreachable Redis).
+        const { saved } = shared ? await shared.stop() : (await runtime.stop(), { saved: true });
         await sandbox?.close();
         if (!shared) await store.close();
+        return { saved };
       },
     };
   } catch (err) {

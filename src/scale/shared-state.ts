@@ -15,7 +15,7 @@
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { connectRedis, parseRedisUrl, type Redis } from "../store/redis/connect.ts";
+import { connectRedis, endConnection, parseRedisUrl, type Redis } from "../store/redis/connect.ts";
 import { openRedisStore, type RedisStore } from "../store/redis/redis-store.ts";
 import { BotClaims, type BotClaimsOptions } from "./bot-claims.ts";
 import { Leases, processOwnerId } from "./lease.ts";
@@ -47,9 +47,21 @@ export interface SharedState {
   readonly owner: string;
   /** Starts claiming bots for `runtime` (created with `hosting: "claimed"` over {@link store}). */
   run(runtime: Runtime): Promise<void>;
-  /** Gives every bot back (each saved first), stops the runtime, then closes the store and the connection. */
-  stop(): Promise<void>;
+  /**
+   * Gives every bot back (each saved first), stops the runtime, then closes the store and the
+   * connection. When Redis stays unreachable for {@link GIVE_UP_MS} meanwhile, it stops
+   * without it: what could not be written is logged, and it resolves `{ saved: false }`.
+   */
+  stop(): Promise<{ saved: boolean }>;
 }
+
+/**
+ * How long a stop waits for an unreachable Redis before it stops without it. Nothing sent is
+ * lost by that (each action's ledger mark reached Redis before its request left); what is
+ * lost is what came after: finished actions' records (the next process checks those with the
+ * service), cursor moves (polled again; the ledger skips what was answered), status.
+ */
+export const GIVE_UP_MS = 2_000;
 
 /** Connects, opens the store and prepares the claims; see the module comment. */
 export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
@@ -101,14 +113,47 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       await claims.start();
     },
     async stop() {
+      let gaveUp = false;
+      const unreachable = whenUnreachable(redis, clock, GIVE_UP_MS, () => {
+        gaveUp = true;
+        logger.warn({ state: display }, `Redis at ${display} has been unreachable for ${GIVE_UP_MS / 1000} s while stopping: stopping without it`);
+        opened.abandon();
+        // Every command waiting for Redis fails now, so the stop goes on (renewals, releases, writes).
+        void endConnection(redis);
+      });
       try {
         await claims.stop();
         await runtime?.stop();
-      } finally {
         await opened.close();
+      } catch (err) {
+        if (!gaveUp) throw err;
+      } finally {
+        unreachable.cancel();
       }
+      if (!gaveUp) return { saved: true };
+      const { changes, namespaces, bots } = opened.unsaved();
+      const what = Object.entries(namespaces).map(([ns, n]) => `${ns}: ${n}`).join(", ");
+      logger.warn(
+        { state: display, unsaved: changes, namespaces, bots },
+        `${changes > 0 ? `stopped without saving ${changes} changes (${what}${bots.length > 0 ? `; of the bots ${bots.join(", ")}` : ""})` : "stopped without Redis (every change had been written before)"}: Redis at ${display} was unreachable. Nothing sent is lost: each action's ledger mark reached Redis before its request left, and the next process to run these bots checks those actions with the service; their leases run out and the other processes take them over`,
+      );
+      return { saved: false };
     },
   };
+}
+
+/** Calls `then` once Redis has been unreachable for `forMs` without a break (checked every 100 ms of `clock`). */
+function whenUnreachable(redis: Redis, clock: Clock, forMs: number, then: () => void): { cancel(): void } {
+  let since = redis.status === "ready" ? undefined : clock.now();
+  let cancel = () => {};
+  const check = () => {
+    if (redis.status === "ready") since = undefined;
+    else since ??= clock.now();
+    if (since !== undefined && clock.now() - since >= forMs) return then();
+    cancel = clock.setTimeout(check, 100);
+  };
+  cancel = clock.setTimeout(check, 100);
+  return { cancel: () => cancel() };
 }
 
 /** Logs an outage once when it starts and once when Redis is back; ioredis's own errors are kept quiet. */

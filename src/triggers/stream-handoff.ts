@@ -28,6 +28,7 @@ import type { Redis } from "ioredis";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { BotEvent } from "../runtime/events.ts";
+import { endConnection } from "../store/redis/connect.ts";
 
 /** What one handoff entry carries: a bot's own-rule post, or mentions for its mentions trigger. */
 export type HandoffEntry = { kind: "post"; events: BotEvent[] } | { kind: "mentions"; events: BotEvent[] };
@@ -183,7 +184,7 @@ export class HandoffReader {
   async close(): Promise<void> {
     this.closed = true;
     this.cancelSweep?.();
-    this.bellConnection?.disconnect();
+    if (this.bellConnection) await endConnection(this.bellConnection); // its BLOCK read fails now, also while Redis is away
     await this.bellLoop;
   }
 

@@ -3,11 +3,18 @@
  * then stops the triggers, lets actions in flight finish (bounded), saves the state and
  * exits 0, all within 10 seconds. With no POSTBOT_BASE_URL it runs against an embedded
  * sandbox with simulated users: that is `npm start`.
+ *
+ * Exit codes of a stop: 0, stopped and saved; 3, stopped, but the state's Redis was
+ * unreachable (`--state`): what could not be saved is logged, and nothing sent is lost; 1,
+ * the stop did not end within {@link HARD_STOP_MS} (or a second signal came).
  */
 import type { Command } from "commander";
 
 /** Stopping must end before a service manager's 10 s; past this, the process exits anyway. */
 const HARD_STOP_MS = 9_500;
+
+/** The exit code of a stop that could not save the state: its Redis was unreachable. */
+export const EXIT_UNSAVED = 3;
 
 export default function register(program: Command): void {
   program
@@ -76,11 +83,12 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
       hard.unref();
       server?.stopping();
       await unpublish?.();
-      await started.stop();
+      const { saved } = await started.stop();
       await server?.close();
       clearTimeout(hard);
-      logger.info("stopped; state saved");
+      if (saved) logger.info("stopped; state saved");
+      else logger.warn(`stopped; the state could not all be saved (see above); exit ${EXIT_UNSAVED}`);
       // Whatever a plugin left running (a timer, a socket) must not keep the process alive.
-      process.exit(0);
+      process.exit(saved ? 0 : EXIT_UNSAVED);
     });
 }

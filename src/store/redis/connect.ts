@@ -157,3 +157,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     }),
   ]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Ends a connection for good and fails every command waiting in it, whatever it is doing
+ * (a process stopping without an unreachable Redis must not wait for it). ioredis's
+ * `disconnect()` alone fails nothing while it waits to reconnect (ioredis#2169): so nothing
+ * reconnects any more, the attempt that is due fails the waiting commands, and an attempt on
+ * its way (or a connection that came back) is ended. Resolves once the connection is closed.
+ */
+export async function endConnection(redis: Redis): Promise<void> {
+  redis.options.retryStrategy = () => null;
+  while (redis.status !== "end") {
+    if (redis.status !== "reconnecting") redis.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -70,6 +70,14 @@ export interface RedisStore extends Store {
    */
   flushFor(namespace: string, key: string): Promise<void>;
   stageFor(namespace: string, key: string): Promise<StagedWrite>;
+  /**
+   * Gives up writing (Redis is unreachable and the process stops without it): every flush,
+   * waiting or new, ends at once; {@link flushFor} and {@link stageFor} reject, so nothing is
+   * sent as if recorded. What was not written stays listed by {@link unsaved}.
+   */
+  abandon(): void;
+  /** The changes not written to Redis: how many, per namespace, and the held bots they are of. */
+  unsaved(): { changes: number; namespaces: Record<string, number>; bots: string[] };
   /** Round trips to Redis so far (a flush's writes count one per shard). */
   readonly writes: number;
 }
@@ -259,17 +267,23 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   // everything changed by then (a burst of flushes costs two writes, not one each).
   let tail: Promise<void> = Promise.resolve();
   let queued: Promise<void> | undefined;
+  // Once abandoned (RedisStore.abandon), flushes end at once, writing nothing.
+  let isAbandoned = false;
+  let abandoned = () => {};
+  const abandonedNow = new Promise<void>((resolve) => (abandoned = resolve));
   const flush = (): Promise<void> => {
-    if (readOnly) return Promise.resolve();
+    if (readOnly || isAbandoned) return Promise.resolve();
     if (queued) return queued;
     const run = tail.then(() => {
       queued = undefined;
       return writeOnce();
     });
-    queued = run;
+    queued = Promise.race([run, abandonedNow]);
     tail = run.catch(() => undefined);
-    return run;
+    return queued;
   };
+  /** What an abandoned store must not let pass as written. */
+  const unwritten = () => new Error("not written: Redis is unreachable and this process is stopping without it");
 
   return {
     redis,
@@ -291,6 +305,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     flush,
     async flushFor(namespace, key) {
       await flush();
+      if (isAbandoned) throw unwritten();
       const shard = defaultShardRule(namespace, key);
       const bot = fencing && isBotShard(shard) ? heldShards.get(shard) : undefined;
       if (fencing && isBotShard(shard) && (!bot || lost.has(bot))) throw await notHeld(bot, shard);
@@ -308,6 +323,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
         if (!bot || !lease || lost.has(bot) || heldShards.get(shard) !== bot) throw await notHeld(bot, shard);
         fence = { lease, key: fencing.leases.key(lease.name), value: fencing.leases.value(lease) };
       }
+      if (isAbandoned) throw unwritten();
       // Every change of the shard goes with it (a finished action's record rides on the next mark).
       const fields = dirty.get(shard) ?? new Set([fieldOf(namespace, key)]);
       dirty.delete(shard);
@@ -336,6 +352,26 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       const shard = botShard(bot);
       heldShards.delete(shard);
       forgetShard(shard);
+    },
+    abandon() {
+      isAbandoned = true;
+      abandoned();
+    },
+    unsaved() {
+      const namespaces: Record<string, number> = {};
+      const bots = new Set<string>();
+      let changes = 0;
+      for (const [shard, fields] of dirty) {
+        if (fencing && isBotShard(shard) && !heldShards.has(shard)) continue; // dropped anyway: not this process's to write
+        for (const field of fields) {
+          const namespace = field.slice(0, field.indexOf(SEP));
+          namespaces[namespace] = (namespaces[namespace] ?? 0) + 1;
+          changes++;
+        }
+        const bot = heldShards.get(shard);
+        if (bot) bots.add(bot);
+      }
+      return { changes, namespaces, bots: [...bots].sort() };
     },
     async close() {
       try {
