@@ -1,8 +1,9 @@
 /**
  * The abuse classifier: profanity and slurs (obscenity), phrase rules for threats,
  * harassment and aimed insults, the trained model (`model.ts`) where no rule found abuse,
- * and the bot's own block and allow lists, scored by `score.ts`. Offline, synchronous and pure, so the `moderate` plugin can run it on every
- * reply without a network round trip and tests get the same verdict every time.
+ * and the bot's own block and allow lists, scored by `score.ts`. Offline, synchronous and
+ * pure, so the `moderate` plugin can run it on every reply without a network round trip and
+ * tests get the same verdict every time.
  *
  * What "abusive" means here, for hiding replies to a bot's posts: a reply that threatens
  * or wishes harm, incites self-harm or threatens to expose someone's details; harasses or
