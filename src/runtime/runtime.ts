@@ -283,13 +283,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let round = 0;
   const saveStatus = async (stoppedAt?: number) => {
     let i = 0;
-    for (const item of [...bots.values(), ...paused.values()]) {
+    for (const name of [...bots.keys(), ...paused.keys()]) {
       // Live events first: the statuses of 10,000 bots took most of a second to gather, and
       // held every mention that came meanwhile (the reply latency's tail, every 15 s).
       if (i > 0 && i % STATUS_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const turn = i++ % STATUS_REFRESH_ROUNDS === round % STATUS_REFRESH_ROUNDS;
-      const s = item instanceof BotRuntime ? (bots.get(item.name) === item ? item.status() : undefined) : paused.get(item.bot) === item ? item : undefined;
-      if (!s) continue; // stopped here meanwhile (unhosted)
+      // Read by name when its turn comes: a bot stopped here meanwhile (unhosted) has none.
+      const s = bots.get(name)?.status() ?? paused.get(name);
+      if (!s) continue;
       const { updatedAt: _, ...what } = s;
       const fingerprint = JSON.stringify(what);
       if (stoppedAt === undefined && !turn && savedStatus.get(s.bot) === fingerprint) continue;

@@ -12,6 +12,8 @@
  * (src/limits/redis-windows.ts); {@link readSharedStatus} puts both where `bot status` reads
  * them.
  */
+import { z } from "zod";
+import { UserError } from "../errors.ts";
 import { MONTHLY_USAGE_NAMESPACE, type StoredUsage } from "../limits/budget-book.ts";
 import { readMonthlyCounts } from "../limits/redis-windows.ts";
 import type { Redis } from "../store/redis/connect.ts";
@@ -58,14 +60,42 @@ export function mergeAppParts(parts: readonly AppStatus[]): AppStatus {
   };
 }
 
+/**
+ * What {@link mergeAppParts} and `bot status` read of a part; the rest (the stream's
+ * details) is shown as written. A key under the prefix that is not a part (written by hand,
+ * or by another program sharing the database) is refused by name rather than crashing
+ * `bot status` with a parser's stack trace.
+ */
+const partShape = z.looseObject({
+  appId: z.string(),
+  plan: z.string(),
+  bots: z.number(),
+  capacity: z.array(z.string()),
+  catchUp: z.object({ waiting: z.number(), running: z.number(), done: z.number() }).optional(),
+  updatedAt: z.number(),
+});
+
+function parsePart(key: string, text: string): AppStatus {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (!partShape.safeParse(value).success) {
+    throw new UserError(`Redis key ${key} is not a postbot app status (a process's part, kept a minute at most); remove it (redis-cli DEL ${key}) and run \`bot status\` again`);
+  }
+  return value as AppStatus;
+}
+
 /** Every app's merged status, from the parts the processes published. */
 export async function readAppStatus(redis: Redis, prefix = "postbot:"): Promise<AppStatus[]> {
   const keys = await scanKeys(redis, `${prefix}status:app:*`);
   const values = keys.length > 0 ? await redis.mget(keys) : [];
   const byApp = new Map<string, AppStatus[]>();
-  for (const text of values) {
+  for (const [i, text] of values.entries()) {
     if (!text) continue; // expired between the scan and the read
-    const part = JSON.parse(text) as AppStatus;
+    const part = parsePart(keys[i]!, text);
     byApp.set(part.appId, [...(byApp.get(part.appId) ?? []), part]);
   }
   return [...byApp.values()].map(mergeAppParts);
