@@ -15,6 +15,7 @@ import type { HandoffControl, HandoffEntry } from "../../src/triggers/stream-han
 import { SharedStreams, type HubRequest } from "../../src/triggers/shared-streams.ts";
 import type { StreamHub } from "../../src/triggers/stream-hub.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { until } from "../helpers/until.ts";
 
 let server: RedisServer;
 const connections: Redis[] = [];
@@ -28,14 +29,6 @@ afterAll(async () => {
   for (const c of connections) c.disconnect();
   await server?.close();
 });
-
-async function until(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const mention = (n: number): BotEvent => ({
   kind: "mention",
@@ -85,9 +78,9 @@ describe("shared streams", () => {
     const b = await processWith("B");
     expect(await a.streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true })).toBeUndefined();
     await b.streams.host("liker", { userId: "2", username: "liker", rules: [{ value: "cats" }], mentions: true });
-    await until(() => hubs.length >= 1, "a hub started");
+    await until("a hub started", () => hubs.length >= 1, 10_000, 10);
     // The directory changed after the first start: one restart later (5 renewals) it knows both bots.
-    await until(() => hubs.at(-1)!.request.mentionBots.length === 2, "the hub knows both bots");
+    await until("the hub knows both bots", () => hubs.at(-1)!.request.mentionBots.length === 2, 10_000, 10);
     const live = hubs.filter((h) => !h.closed);
     expect(live).toHaveLength(1);
     const holder = live[0]!;
@@ -97,7 +90,7 @@ describe("shared streams", () => {
     holder.request.deliverMentions("liker", [mention(1)]);
     holder.request.deliverMentions("greeter", [mention(2)]);
     holder.request.onConnected(true);
-    await until(() => handled.length === 2 && controls.length === 2, "both posts handled, both processes told");
+    await until("both posts handled, both processes told", () => handled.length === 2 && controls.length === 2, 10_000, 10);
     expect(handled.sort()).toEqual([
       ["A", "greeter", "mention:2"],
       ["B", "liker", "mention:1"],
@@ -109,7 +102,7 @@ describe("shared streams", () => {
     const survivor = holder.by === "A" ? b : a;
     const dead = holder.by === "A" ? a : b;
     dead.redis.disconnect();
-    await until(() => hubs.some((h) => h.by !== holder.by), "the survivor runs the hub");
+    await until("the survivor runs the hub", () => hubs.some((h) => h.by !== holder.by), 10_000, 10);
     // The dead holder's own hub had stopped by itself before its lease ran out (it could not renew).
     expect(holder.closed).toBe(true);
     expect(hubs.filter((h) => h.by !== holder.by).at(-1)!.request.mentionBots.map((m) => m.bot).sort()).toEqual(["greeter", "liker"]);
