@@ -9,6 +9,7 @@ import { FEATURE_BITS, FEATURE_BUCKETS, features, type FeatureVector } from "../
 import { modelParts, type ModelFile } from "../src/moderation/model.ts";
 import { normalize } from "../src/moderation/normalize.ts";
 import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
+import { groupTexts } from "./moderation-groups.ts";
 
 /** One labelled text. */
 export interface Example {
@@ -108,21 +109,50 @@ export function train(examples: readonly Example[], options: TrainOptions = DEFA
 }
 
 /**
+ * The fold of each example for `folds`-fold cross-validation: related texts (one
+ * {@link groupTexts} group: twins and texts on one sentence frame) always share a fold, so a
+ * text is never scored by a model trained on its twin. Groups are dealt largest first, in a
+ * seeded order among equals, each to the fold with fewest texts of the group's majority
+ * label, so every fold has its share of abusive and harmless text.
+ */
+export function assignFolds(examples: readonly Example[], folds: number, seed: number): number[] {
+  const rng = seededRandom(seed);
+  const group = groupTexts(examples.map((e) => e.text));
+  const members = new Map<number, number[]>();
+  group.forEach((g, i) => {
+    const list = members.get(g);
+    if (list) list.push(i);
+    else members.set(g, [i]);
+  });
+  const groups = [...members.values()];
+  for (let i = groups.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [groups[i], groups[j]] = [groups[j]!, groups[i]!];
+  }
+  groups.sort((a, b) => b.length - a.length); // stable: the seeded order stays among equals
+  const counts = Array.from({ length: folds }, () => ({ abusive: 0, harmless: 0 }));
+  const fold = new Array<number>(examples.length);
+  for (const list of groups) {
+    const abusive = list.filter((i) => examples[i]!.abusive).length;
+    const label = abusive * 2 >= list.length ? "abusive" : "harmless";
+    let best = 0;
+    for (let f = 1; f < folds; f++) {
+      const [a, b] = [counts[f]!, counts[best]!];
+      if (a[label] < b[label] || (a[label] === b[label] && a.abusive + a.harmless < b.abusive + b.harmless)) best = f;
+    }
+    for (const i of list) fold[i] = best;
+    counts[best]!.abusive += abusive;
+    counts[best]!.harmless += list.length - abusive;
+  }
+  return fold;
+}
+
+/**
  * Out-of-fold probabilities: each example scored by a model trained on the other folds
- * (folds dealt in a seeded order, abusive and harmless texts dealt separately so every fold
- * has its share of both).
+ * (folds from {@link assignFolds}: related texts together).
  */
 export function crossValidate(examples: readonly Example[], folds: number, options: TrainOptions = DEFAULT_TRAIN_OPTIONS): number[] {
-  const rng = seededRandom(options.seed + 1);
-  const fold = new Array<number>(examples.length);
-  for (const label of [true, false]) {
-    const members = examples.map((e, i) => (e.abusive === label ? i : -1)).filter((i) => i >= 0);
-    for (let i = members.length - 1; i > 0; i--) {
-      const j = rng.int(i + 1);
-      [members[i], members[j]] = [members[j]!, members[i]!];
-    }
-    members.forEach((m, k) => (fold[m] = k % folds));
-  }
+  const fold = assignFolds(examples, folds, options.seed + 1);
   const scores = new Array<number>(examples.length);
   for (let f = 0; f < folds; f++) {
     const model = train(examples.filter((_, i) => fold[i] !== f), options);
