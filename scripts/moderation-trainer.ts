@@ -151,7 +151,11 @@ export function assignFolds(examples: readonly Example[], folds: number, seed: n
  * Out-of-fold probabilities: each example scored by a model trained on the other folds
  * (folds from {@link assignFolds}: related texts together).
  */
-export function crossValidate(examples: readonly Example[], folds: number, options: TrainOptions = DEFAULT_TRAIN_OPTIONS): number[] {
+export function crossValidate(
+  examples: readonly Example[],
+  folds: number,
+  options: TrainOptions = DEFAULT_TRAIN_OPTIONS,
+): { scores: number[]; fold: number[] } {
   const fold = assignFolds(examples, folds, options.seed + 1);
   const scores = new Array<number>(examples.length);
   for (let f = 0; f < folds; f++) {
@@ -160,7 +164,7 @@ export function crossValidate(examples: readonly Example[], folds: number, optio
       if (fold[i] === f) scores[i] = textProbability(model, e.text);
     });
   }
-  return scores;
+  return { scores, fold };
 }
 
 export interface Figures {
@@ -182,17 +186,41 @@ export function figures(verdicts: readonly boolean[], examples: readonly Example
   return { precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp + fn === 0 ? 1 : tp / (tp + fn) };
 }
 
+/** Figures of a cut out of fold: pooled, and the spread of precision between the folds. */
+export interface CutFigures extends Figures {
+  readonly cut: number;
+  /** Precision of each fold at this cut. */
+  readonly foldPrecision: readonly number[];
+  /** Standard deviation of {@link foldPrecision}: how far one fold's precision strays from the pooled figure. */
+  readonly spread: number;
+}
+
+/** The pooled and per-fold figures of `rules OR score >= cut`. */
+export function cutFigures(cut: number, scores: readonly number[], rules: readonly boolean[], examples: readonly Example[], fold: readonly number[]): CutFigures {
+  const verdicts = scores.map((s, i) => rules[i]! || s >= cut);
+  const folds = Math.max(...fold) + 1;
+  const foldPrecision = Array.from({ length: folds }, (_, f) => {
+    const members = fold.map((g, i) => (g === f ? i : -1)).filter((i) => i >= 0);
+    return figures(members.map((i) => verdicts[i]!), members.map((i) => examples[i]!)).precision;
+  });
+  const mean = foldPrecision.reduce((a, b) => a + b, 0) / folds;
+  const spread = Math.sqrt(foldPrecision.reduce((a, p) => a + (p - mean) ** 2, 0) / (folds - 1));
+  return { cut, ...figures(verdicts, examples), foldPrecision, spread };
+}
+
 /**
- * The lowest cut (so the highest recall) at which `rules OR probability >= cut` keeps
- * precision at or above `minPrecision` on the out-of-fold scores, searched in steps of 0.01.
+ * The lowest cut (so the highest recall), searched in steps of 0.01, at which
+ * `rules OR probability >= cut` keeps out-of-fold precision at `aimPrecision` plus a margin
+ * of one standard deviation of the folds' precisions: a fold is a batch of text the model
+ * did not see, so the spread between folds is the cross-validation's own measure of how far
+ * a fresh batch's precision may fall below the pooled figure.
  */
-export function chooseCut(scores: readonly number[], rules: readonly boolean[], examples: readonly Example[], minPrecision: number): { cut: number } & Figures {
+export function chooseCut(scores: readonly number[], rules: readonly boolean[], examples: readonly Example[], fold: readonly number[], aimPrecision: number): CutFigures {
   for (let c = 1; c <= 99; c++) {
-    const cut = c / 100;
-    const f = figures(scores.map((s, i) => rules[i]! || s >= cut), examples);
-    if (f.precision >= minPrecision) return { cut, ...f };
+    const f = cutFigures(c / 100, scores, rules, examples, fold);
+    if (f.precision - f.spread >= aimPrecision) return f;
   }
-  return { cut: 0.99, ...figures(scores.map((s, i) => rules[i]! || s >= 0.99), examples) };
+  return cutFigures(0.99, scores, rules, examples, fold);
 }
 
 /**

@@ -2,9 +2,11 @@
  * Trains the abuse model and writes src/moderation/model-weights.json
  * (`npm run train:moderation`). Trains on the own fixture, the tuning batches and the
  * training batches of test/fixtures/moderation, never on a held-out batch: those are the
- * honest measurements. Chooses the model's cut by 5-fold cross-validation: the lowest
- * probability at which "rules OR model" keeps precision ≥ 0.97 out of fold, so the highest
- * recall that precision allows. Seeded throughout: the same data gives the same file.
+ * honest measurements. Chooses the model's cut by 5-fold cross-validation with related
+ * texts in one fold (moderation-groups.ts): the lowest probability at which "rules OR model"
+ * keeps out-of-fold precision at the aim of issue 12 (0.95) plus one standard deviation of
+ * the folds' precisions, so the highest recall that precision allows. Seeded throughout: the
+ * same data gives the same file.
  */
 import { writeFileSync } from "node:fs";
 import { createClassifier, modelAsked } from "../src/moderation/classifier.ts";
@@ -12,7 +14,8 @@ import { loadBatches } from "../test/moderation/batches.ts";
 import { chooseCut, crossValidate, DEFAULT_TRAIN_OPTIONS, figures, toModelFile, train, type Example } from "./moderation-trainer.ts";
 
 const FOLDS = 5;
-const MIN_PRECISION = 0.97;
+/** Issue 12's aim for precision on text the model has never seen; the cut keeps it with a margin (chooseCut). */
+const AIM_PRECISION = 0.95;
 /** Weights smaller than this are dropped from the file (they change no verdict measurably; see the notes). */
 const PRUNE = 0.002;
 
@@ -29,8 +32,8 @@ export function main(): void {
   const ruleVerdicts = verdicts.map((v) => v.abusive);
   const asked = verdicts.map((v) => modelAsked(v.rules));
 
-  const scores = crossValidate(examples, FOLDS);
-  const chosen = chooseCut(scores.map((s, i) => (asked[i] ? s : 0)), ruleVerdicts, examples, MIN_PRECISION);
+  const { scores, fold } = crossValidate(examples, FOLDS);
+  const chosen = chooseCut(scores.map((s, i) => (asked[i] ? s : 0)), ruleVerdicts, examples, fold, AIM_PRECISION);
   const modelAlone = figures(scores.map((s) => s >= chosen.cut), examples);
   const rulesAlone = figures(ruleVerdicts, examples);
 
@@ -42,7 +45,11 @@ export function main(): void {
     options: DEFAULT_TRAIN_OPTIONS,
     crossValidated: {
       folds: FOLDS,
+      grouped: true,
+      rule: `lowest cut with rules-or-model precision - spread >= ${AIM_PRECISION}`,
       rulesOrModel: { precision: round(chosen.precision), recall: round(chosen.recall) },
+      foldPrecision: chosen.foldPrecision.map(round),
+      spread: round(chosen.spread),
       modelAlone: { precision: round(modelAlone.precision), recall: round(modelAlone.recall) },
       rulesAlone: { precision: round(rulesAlone.precision), recall: round(rulesAlone.recall) },
     },
@@ -61,8 +68,9 @@ export function main(): void {
   console.log(
     [
       `trained on ${examples.length} texts (${measured.abusive} abusive) from ${batches.length} batches`,
-      `${FOLDS}-fold cross-validation, cut ${chosen.cut} (lowest with rules-or-model precision ≥ ${MIN_PRECISION}):`,
-      `  rules or model: precision ${cv.rulesOrModel.precision}, recall ${cv.rulesOrModel.recall}`,
+      `${FOLDS}-fold cross-validation (related texts in one fold), cut ${chosen.cut}`,
+      `  (lowest with rules-or-model precision minus the folds' spread ≥ ${AIM_PRECISION}):`,
+      `  rules or model: precision ${cv.rulesOrModel.precision}, recall ${cv.rulesOrModel.recall} (folds ${cv.foldPrecision.join(" ")}, spread ${cv.spread})`,
       `  model alone:    precision ${cv.modelAlone.precision}, recall ${cv.modelAlone.recall}`,
       `  rules alone:    precision ${cv.rulesAlone.precision}, recall ${cv.rulesAlone.recall}`,
       `wrote ${out.pathname}: ${file.weights.length} weights, ${(json.length / 1024).toFixed(0)} KiB, in ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { createClassifier, WEIGHTS } from "../../src/moderation/index.ts";
 import { loadModel, shippedModel, type ModelFile } from "../../src/moderation/model.ts";
 import { normalize } from "../../src/moderation/normalize.ts";
-import { DEFAULT_TRAIN_OPTIONS, probability, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
+import { assignFolds, chooseCut, DEFAULT_TRAIN_OPTIONS, probability, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
+import { groupTexts } from "../../scripts/moderation-groups.ts";
 
 const withModel = createClassifier();
 const rulesAlone = createClassifier({}, null);
@@ -96,5 +97,37 @@ describe("training the abuse model", () => {
     for (const e of tiny) {
       expect(loaded.probability(normalize(e.text).collapsed.text), e.text).toBeCloseTo(probability(model, vectorise(e.text)), 2);
     }
+  });
+
+  it("keeps twins and texts on one sentence frame in one cross-validation fold", () => {
+    const texts = [
+      "we're coming to your house tonight",
+      "we're coming to your house tonight for the party, bringing cake",
+      "what a bunch of clowns",
+      "what a bunch of legends",
+      "the sunset over the harbour was lovely",
+      "send me the slides please",
+    ];
+    const group = groupTexts(texts);
+    expect(group[1]).toBe(group[0]);
+    expect(group[3]).toBe(group[2]);
+    expect(new Set(group).size).toBe(4);
+    const examples = texts.map((text, i) => ({ text, abusive: i % 2 === 0 }));
+    const fold = assignFolds(examples, 3, 1);
+    expect(fold[1]).toBe(fold[0]);
+    expect(fold[3]).toBe(fold[2]);
+    expect(assignFolds(examples, 3, 1)).toEqual(fold);
+  });
+
+  it("chooses the lowest cut whose out-of-fold precision, less the folds' spread, reaches the aim", () => {
+    // Two folds of four texts; the rules find nothing, so the cut decides alone.
+    const examples = [true, true, false, false, true, true, false, false].map((abusive, i) => ({ text: String(i), abusive }));
+    const fold = [0, 0, 0, 0, 1, 1, 1, 1];
+    const scores = [0.9, 0.8, 0.7, 0.1, 0.9, 0.6, 0.5, 0.2];
+    const rules = scores.map(() => false);
+    // At 0.71 both folds have precision 1 and no spread; below 0.7 fold 0's harmless 0.7 is flagged.
+    expect(chooseCut(scores, rules, examples, fold, 0.95)).toMatchObject({ cut: 0.71, precision: 1, recall: 0.75, spread: 0 });
+    // A lower aim allows a lower cut: at 0.51 the folds' precisions are 2/3 and 1.
+    expect(chooseCut(scores, rules, examples, fold, 0.5).cut).toBeLessThan(0.71);
   });
 });
