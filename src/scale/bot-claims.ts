@@ -66,7 +66,10 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
 return redis.call('ZCARD', KEYS[1])`);
 
-/** A bot's state here: claimed and starting, running, or being stopped. */
+/** Leases claimed at once (each claim is one round trip; thousands one after another took seconds). */
+const CLAIM_CONCURRENCY = 64;
+
+/** A bot's state here: claimed (waiting for its turn to start, or starting), running, or being stopped. */
 interface Held {
   lease: Lease;
   hosting?: Promise<void>;
@@ -128,8 +131,9 @@ export class BotClaims {
       await this.options.clock.sleep(settle, this.stopSignal.signal).catch(() => undefined);
     }
     await this.tick();
-    await this.claiming;
+    // Renewals run while the first share starts: starting thousands of bots takes longer than a ttl.
     this.loop = this.run();
+    await this.claiming;
   }
 
   /** The bots held here now. */
@@ -264,23 +268,29 @@ export class BotClaims {
     const fresh = shuffle(free.filter((bot) => !staleSet.has(bot)));
     // Free for a whole ttl: anyone takes them. Otherwise up to the share.
     const wanted = [...stale, ...fresh.slice(0, Math.max(0, share - mine.length - stale.length))];
-    const claimed: Array<[string, Lease]> = [];
-    for (const bot of wanted) {
-      if (this.stopped) break;
+    // Each claimed bot is held (so renewed at every tick) from its claim on, not from its turn
+    // to start: starting thousands takes longer than a ttl, and a lease left unrenewed that
+    // long expired, went to another process, and the bot then moved back and forth.
+    const claimed: Array<[string, Held]> = [];
+    await mapLimited(wanted, CLAIM_CONCURRENCY, async (bot) => {
+      if (this.stopped) return;
       const lease = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
-      if (lease) claimed.push([bot, lease]);
-    }
-    if (claimed.length === 0) return;
-    for (const [bot] of claimed) this.freeSince.delete(bot);
-    await mapLimited(claimed, this.options.hostConcurrency ?? 16, async ([bot, lease]) => {
+      if (!lease) return;
       const h: Held = { lease };
       this.held.set(bot, h);
-      h.hosting = this.options.host(bot, lease);
+      claimed.push([bot, h]);
+    });
+    if (claimed.length === 0) return;
+    for (const [bot] of claimed) this.freeSince.delete(bot);
+    await mapLimited(claimed, this.options.hostConcurrency ?? 16, async ([bot, h]) => {
+      // Lost or given back while it waited for its turn: nothing to start.
+      if (h.stopping || this.held.get(bot) !== h) return;
+      h.hosting = this.options.host(bot, h.lease);
       try {
         await h.hosting;
       } catch (err) {
         this.log.error({ err, bot }, `bot ${bot} could not start here: ${(err as Error)?.message ?? String(err)}; its lease is given back`);
-        this.held.delete(bot);
+        if (this.held.get(bot) === h) this.held.delete(bot);
         await this.options.leases.release(h.lease).catch(() => undefined);
       } finally {
         h.hosting = undefined;

@@ -263,6 +263,11 @@ export class SharedStreams {
     const signature = JSON.stringify(bots);
     if (app.hub && app.hubOf === signature) return;
     if (app.hub && this.options.clock.now() - (app.hubAt ?? 0) < RESTART_EVERY_RENEWALS * this.every) return;
+    if (app.hub) {
+      const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
+      const changed = bots.filter(([bot, json]) => before.get(bot) !== json).length + [...before.keys()].filter((bot) => !raw[bot]).length;
+      log.info({ app: appId, changed }, `stream of app ${appId}: ${changed} bots of its directory changed; restarting the stream with their rules`);
+    }
     this.stopHub(app);
     const wants: BotRules[] = [];
     const mentionBots: MentionBot[] = [];

@@ -70,7 +70,8 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
   }
   say(`${bots} bots provisioned and written`);
   const redis = await connectRedis(server.url);
-  const childEnv = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: hosted[0]!.app.key, POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret, POSTBOT_STATE: server.url, POSTBOT_LOG_LEVEL: "warn" };
+  // BENCH_SCALE_LOG_LEVEL (default warn): what the processes log (debug traces the handoff).
+  const childEnv = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: hosted[0]!.app.key, POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret, POSTBOT_STATE: server.url, POSTBOT_LOG_LEVEL: process.env.BENCH_SCALE_LOG_LEVEL ?? "warn" };
   const procs: Process[] = [];
   const start = async () => {
     const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], { env: childEnv });
@@ -141,6 +142,64 @@ export async function flood(d: Deployment, rate: number, seconds: number, at?: (
     made.push({ id: await d.mention(bot, `question ${i}`), bot });
   }
   return made;
+}
+
+/** Each bot's lease as Redis holds it now (`token|owner`, null: free), read 1,000 keys at a time. */
+export async function leaseValues(d: Deployment): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (let i = 0; i < d.names.length; i += 1_000) {
+    const some = d.names.slice(i, i + 1_000);
+    const values = await d.redis.mget(some.map((n) => `postbot:lease:bot:${n}`));
+    some.forEach((n, j) => out.set(n, values[j] ?? null));
+  }
+  return out;
+}
+
+/**
+ * What became of each mention never answered, for the bench's report: the bot's lease now (its
+ * fencing token counts the claims since the deployment started, `leasesAtStart`), the bells
+ * the hub rang for the bot (when it handed posts over), the bot's handoff stream (entries left,
+ * pending ones and their consumer), its state in Redis (inbox, cursor, ledger lines naming the
+ * mention) and what the processes logged about the bot.
+ */
+export async function traceUnanswered(
+  d: Deployment,
+  mentions: Array<{ id: string; bot: string }>,
+  leasesAtStart: Map<string, string | null>,
+  floodStart: number,
+): Promise<string[]> {
+  const replies = d.replies();
+  const out: string[] = [];
+  const bell = (await d.redis.xrange(`postbot:handoff:${d.appId}:bell`, "-", "+")) as Array<[string, string[]]>;
+  const controls = bell.filter(([, f]) => f[0] === "control").map(([id, f]) => `${f[1]}@${Number(id.split("-")[0]) - floodStart}ms`);
+  out.push(`hub controls on the bell (ms after the flood started): ${controls.join(", ") || "none"}`);
+  const leasesNow = await leaseValues(d);
+  const moved = d.names.filter((n) => leasesNow.get(n)?.split("|")[0] !== leasesAtStart.get(n)?.split("|")[0]).length;
+  out.push(`bots whose lease changed hands (or was claimed again) since the flood started: ${moved}`);
+  const stats = d.sandbox.context.data.meter.stats;
+  out.push(`sandbox requests: ${JSON.stringify(Object.fromEntries(Object.entries(stats).filter(([r]) => /mentions|POST \/2\/posts$|stream/.test(r))))}`);
+  for (const m of mentions.filter((x) => !replies.has(x.id))) {
+    const at = d.createdAt(m.id) - floodStart;
+    const key = `postbot:handoff:${d.appId}:bot:${m.bot}`;
+    const lease = leasesNow.get(m.bot);
+    const rang = bell.filter(([, f]) => f[0] === "bot" && f[1] === m.bot).map(([id]) => Number(id.split("-")[0]) - floodStart);
+    const entries = (await d.redis.xrange(key, "-", "+")) as Array<[string, string[]]>;
+    const pending = await d.redis.xpending(key, "handlers", "-", "+", 100).catch((e: Error) => e.message);
+    const groups = await d.redis.xinfo("GROUPS", key).catch((e: Error) => e.message);
+    const state = await d.redis.hgetall(`postbot:state:bots/${m.bot}`);
+    const fields = Object.entries(state).filter(([f, v]) => f.includes(m.id) || v.includes(m.id) || f.startsWith("cursors"));
+    const others = mentions.filter((x) => x.bot === m.bot && x.id !== m.id).map((x) => `${x.id}@${d.createdAt(x.id) - floodStart}ms${replies.has(x.id) ? " answered" : " unanswered"}`);
+    out.push(`mention ${m.id} of ${m.bot} at ${at} ms: not answered`);
+    out.push(`  lease at start ${leasesAtStart.get(m.bot)} now ${lease}`);
+    out.push(`  bells for ${m.bot} at ${rang.join(", ") || "none"} ms; other mentions of it: ${others.join(", ") || "none"}`);
+    out.push(`  stream entries ${JSON.stringify(entries.map(([id, f]) => [id, (f[1] ?? "").slice(0, 120)]))}; pending ${JSON.stringify(pending)}; groups ${JSON.stringify(groups)}`);
+    out.push(`  state ${JSON.stringify(fields).slice(0, 1500)}`);
+    for (const p of d.processes) {
+      const said = [...p.out.lines, ...p.err.lines].filter((l) => l.includes(`"${m.bot}"`) || l.includes(` ${m.bot} `) || l.includes(m.id));
+      if (said.length > 0) out.push(`  process ${p.child.pid}: ${said.slice(0, 20).join("\n    ")}`);
+    }
+  }
+  return out;
 }
 
 /** Lost (never answered), answered twice or more, and by a wrong bot, once the answers stop coming (bounded). */

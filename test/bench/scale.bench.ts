@@ -39,7 +39,7 @@ import { HandoffReader, HandoffWriter } from "../../src/triggers/stream-handoff.
 import { inFlightCounter } from "../actions/helpers.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { startSandbox } from "../helpers/sandbox.ts";
-import { deploy, flood, sleep, tally } from "./scale-deployment.ts";
+import { deploy, leaseValues, traceUnanswered, flood, sleep, tally } from "./scale-deployment.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 
 const DAY = 86_400_000;
@@ -320,8 +320,19 @@ async function redisRow(server: RedisServer, bots: number): Promise<BenchRow> {
 async function latencyRow(server: RedisServer, bots: number, seconds: number): Promise<BenchRow> {
   const d = await deploy(server, bots, PROCESSES, say);
   try {
+    const leasesAtStart = await leaseValues(d);
+    const floodStart = Date.now();
     const mentions = await flood(d, 100, seconds);
     const { lost, twice, wrong } = await tally(d, mentions);
+    if (lost > 0) {
+      for (const line of await traceUnanswered(d, mentions, leasesAtStart, floodStart)) say(line);
+      // Late or never: the unanswered ones given another minute.
+      const unanswered = mentions.filter((m) => !d.replies().has(m.id));
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && unanswered.some((m) => !d.replies().has(m.id))) await sleep(1_000);
+      const late = unanswered.filter((m) => d.replies().has(m.id));
+      say(`of the ${unanswered.length} unanswered, ${late.length} were answered within another minute (late: ${late.map((m) => `${m.id} after ${((d.replies().get(m.id)![0]!.at - d.createdAt(m.id)) / 1000).toFixed(1)} s`).join(", ")}); never: ${unanswered.filter((m) => !late.includes(m)).map((m) => `${m.id} (${m.bot})`).join(", ") || "none"}`);
+    }
     const replies = d.replies();
     const latencies = mentions.flatMap((m) => {
       const first = replies.get(m.id)?.[0];
