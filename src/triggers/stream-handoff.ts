@@ -122,8 +122,12 @@ export class HandoffReader {
   private readonly keys: ReturnType<typeof handoffKeys>;
   private readonly owned = new Set<string>();
   private readonly botOfKey = new Map<string, string>();
-  /** Entry ids being handled now (a re-read must not hand them out twice). */
-  private readonly inFlight = new Set<string>();
+  /**
+   * Entries being handled now (a re-read must not hand them out twice), by id: the bot and a
+   * token of this handing. Forgotten when the bot is disowned: a handling cut off by its bot's
+   * stop never ends, and the entry must go to the bot again if it comes back here.
+   */
+  private readonly inFlight = new Map<string, { bot: string }>();
   /** Bots whose stream is being read, and those to read again once that read ends. */
   private readonly reading = new Set<string>();
   private readonly again = new Set<string>();
@@ -169,10 +173,12 @@ export class HandoffReader {
 
   /** This process no longer runs these bots (lease lost or released): their entries are left to the next owner. */
   disown(bots: Iterable<string>): void {
-    for (const bot of bots) {
+    const gone = new Set(bots);
+    for (const bot of gone) {
       this.owned.delete(bot);
       this.botOfKey.delete(this.keys.bot(bot));
     }
+    for (const [id, handing] of this.inFlight) if (gone.has(handing.bot)) this.inFlight.delete(id);
   }
 
   /** Whether something is moving without the clock: a read, an entry being handled, an acknowledgement. */
@@ -268,14 +274,17 @@ export class HandoffReader {
         void this.ack(bot, key, id);
         continue;
       }
-      this.inFlight.add(id);
+      const handing = { bot };
+      this.inFlight.set(id, handing);
       this.options
         .handle(bot, entry)
         .then(
           () => this.ack(bot, key, id),
           (err: unknown) => this.options.log.error({ bot, err, entry: id }, `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`),
         )
-        .finally(() => this.inFlight.delete(id));
+        .finally(() => {
+          if (this.inFlight.get(id) === handing) this.inFlight.delete(id);
+        });
     }
   }
 

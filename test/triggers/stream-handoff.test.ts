@@ -121,6 +121,27 @@ describe("stream handoff", () => {
     expect(((await redis.xpending(handoffKeys(`app${app}`).bot("greeter"), HANDOFF_GROUP)) as [number])[0]).toBe(0);
   });
 
+  it("a bot stopped here while its post was being handled, then run here again, is handed that post again", async () => {
+    const handed: string[] = [];
+    // The first handling never ends: the bot was stopped under it (its lease went to another process).
+    const a = await process_("proc-a", (_bot, entry) => {
+      handed.push(...entry.events.map((e) => e.id));
+      return handed.length === 1 ? new Promise<void>(() => {}) : Promise.resolve();
+    });
+    a.start();
+    await a.own(["greeter"]);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await writer.send("greeter", { kind: "mentions", events: [mention(1)] });
+    await until(() => handed.length === 1, "handed once");
+    a.disown(["greeter"]);
+    expect(a.busy()).toBe(false); // the cut-off handling is not waited for
+    // The bot's lease comes back to this process: what it had not finished is handed to it again.
+    await a.own(["greeter"]);
+    await until(() => a.handled === 1, "handled and acknowledged after the bot came back");
+    expect(handed).toEqual(["mention:1", "mention:1"]);
+    expect(await (await connection()).xlen(handoffKeys(`app${app}`).bot("greeter"))).toBe(0);
+  });
+
   it("posts written while nobody listened to the bell are read by the sweep; a failed handling is handed out again", async () => {
     let fail = true;
     const got: string[] = [];
