@@ -406,7 +406,16 @@ const THREATS: PhraseRule[] = [
       `(?:burn|burns|burned) down with ${you} (?:in it|inside)|(?:dance|piss|spit|shit) on ${possessive} grave`,
   },
   { id: "threat:wish-death", kind: "threat", pattern: `${you}(?:re| are| r| will be| ll be| belong) six feet under|day ${you}(?:re| are) (?:six feet under|dead|in a coffin)` },
-  { id: "threat:kill-yourself", kind: "threat", pattern: `(?<!(?:get|take|it|them|this|that|clothes|shirt) )off ${yourself}(?![a-z0-9])` },
+  // "off yourself" as a command: at the start of a sentence or after a word that makes it one
+  // ("go", "just", "should", "and"). Normalised, "off" is "of" (repeats collapse), so without
+  // the command "take care of yourself" and "be proud of yourself" fired it.
+  {
+    id: "threat:kill-yourself",
+    kind: "threat",
+    pattern:
+      `(?:^[^a-z0-9]*|(?<=[.!?;:,][^a-z0-9]*)|(?<=(?<![a-z0-9])(?:go|just|pls|please|plz|should|shoud|shld|must|gonna|wanna|to|and|why dont|why not|dont forget to)[^a-z0-9]+))` +
+      `off ${yourself}(?![a-z0-9])`,
+  },
   { id: "threat:go-die", kind: "threat", pattern: `(?:go|just|pls|please|plz|should|^) ?(?:play (?:in|on) (?:the )?(?:traffic|motorway|highway|freeway|interstate|train tracks|railway|tracks)|jump off (?:a|the) (?:bridge|building|cliff|roof|tower)|walk into (?:the sea|the ocean|traffic|a river|the river|a lake|a wall of fire))` },
   {
     id: "threat:violence",

@@ -3,6 +3,7 @@ import { UserError } from "../../src/errors.ts";
 import { createClassifier, DEFAULT_THRESHOLD, WEIGHTS, type Verdict } from "../../src/moderation/index.ts";
 
 const classifier = createClassifier();
+const rulesAlone = createClassifier({}, null);
 const rules = (v: Verdict) => v.rules.map((r) => r.rule);
 const abusive = (text: string) => classifier.classify(text).abusive;
 /** Each `yes` text is abusive and each `no` text is not, with default options. */
@@ -50,6 +51,17 @@ describe("createClassifier: built-in rules", () => {
     expect(rules(classifier.classify("I hope you die"))).toEqual(["threat:wish-death"]);
     expect(rules(classifier.classify("I'll post your home address"))).toEqual(["threat:dox"]);
     for (const text of ["I'm dying of laughter", "this game kills it", "I'll kill the process", "i will beat you at chess", "I hope you die laughing"]) {
+      expect(classifier.classify(text).abusive, text).toBe(false);
+    }
+  });
+
+  it("reads \"off yourself\" as a threat only as a command, not \"take care of yourself\"", () => {
+    for (const text of ["off yourself", "go off yourself, loser", "just off urself already", "you should off yourself", "nobody likes you. off yourself"]) {
+      expect(rules(classifier.classify(text)), text).toContain("threat:kill-yourself");
+    }
+    // Normalised, "off" is "of": these fired the threat until it needed a command.
+    for (const text of ["take care of yourself", "you should be proud of yourself", "be kind to yourself and take care of yourself x", "make the most of yourself this year"]) {
+      expect(rulesAlone.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
       expect(classifier.classify(text).abusive, text).toBe(false);
     }
   });
