@@ -119,15 +119,17 @@ describe("training the abuse model", () => {
     expect(assignFolds(examples, 3, 1)).toEqual(fold);
   });
 
-  it("chooses the lowest cut whose out-of-fold precision, less the folds' spread, reaches the aim", () => {
+  it("chooses the lowest cut whose pooled out-of-fold precision reaches the floor, and reports the folds' spread", () => {
     // Two folds of four texts; the rules find nothing, so the cut decides alone.
     const examples = [true, true, false, false, true, true, false, false].map((abusive, i) => ({ text: String(i), abusive }));
     const fold = [0, 0, 0, 0, 1, 1, 1, 1];
     const scores = [0.9, 0.8, 0.7, 0.1, 0.9, 0.6, 0.5, 0.2];
     const rules = scores.map(() => false);
-    // At 0.71 both folds have precision 1 and no spread; below 0.7 fold 0's harmless 0.7 is flagged.
-    expect(chooseCut(scores, rules, examples, fold, 0.95)).toMatchObject({ cut: 0.71, precision: 1, recall: 0.75, spread: 0 });
-    // A lower aim allows a lower cut: at 0.51 the folds' precisions are 2/3 and 1.
-    expect(chooseCut(scores, rules, examples, fold, 0.5).cut).toBeLessThan(0.71);
+    // At 0.71 both folds have precision 1; below, fold 0's harmless 0.7 is flagged.
+    expect(chooseCut(scores, rules, examples, fold, 0.96)).toMatchObject({ cut: 0.71, precision: 1, recall: 0.75, spread: 0 });
+    // At 0.51 fold 0 has precision 2/3 and fold 1 has 1: pooled 0.8.
+    const lower = chooseCut(scores, rules, examples, fold, 0.8);
+    expect(lower).toMatchObject({ cut: 0.51, precision: 0.8, recall: 1, foldPrecision: [2 / 3, 1] });
+    expect(lower.spread).toBeCloseTo(Math.SQRT1_2 / 3, 10);
   });
 });
