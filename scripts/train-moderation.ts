@@ -4,9 +4,8 @@
  * training batches of test/fixtures/moderation, never on a held-out batch: those are the
  * honest measurements. Chooses the model's cut by 5-fold cross-validation with related
  * texts in one fold (moderation-groups.ts): the lowest probability at which "rules OR model"
- * keeps out-of-fold precision at the aim of issue 12 (0.95) plus one standard deviation of
- * the folds' precisions, so the highest recall that precision allows. Seeded throughout: the
- * same data gives the same file.
+ * keeps out-of-fold precision at the aim of issue 12 (0.95) plus {@link MARGIN}, so the
+ * highest recall that precision allows. Seeded throughout: the same data gives the same file.
  */
 import { writeFileSync } from "node:fs";
 import { createClassifier, modelAsked } from "../src/moderation/classifier.ts";
@@ -14,8 +13,17 @@ import { loadBatches } from "../test/moderation/batches.ts";
 import { chooseCut, crossValidate, DEFAULT_TRAIN_OPTIONS, figures, toModelFile, train, type Example } from "./moderation-trainer.ts";
 
 const FOLDS = 5;
-/** Issue 12's aim for precision on text the model has never seen; the cut keeps it with a margin (chooseCut). */
+/** Issue 12's aim for precision on text the model has never seen. */
 const AIM_PRECISION = 0.95;
+/**
+ * What the cut keeps above the aim, out of fold. Measured by grouped cross-validation: a
+ * fold (~1,200 texts the model never saw) strays from the pooled precision by 0.008-0.015
+ * (standard deviation of the five folds, over this data's retrains), so a pooled 0.95 would
+ * leave a fresh batch below the aim about as often as above it. Fixed at that spread's
+ * typical size rather than measured on each run: the measured spread moved the cut by 0.03
+ * from one batch of new data to the next.
+ */
+const MARGIN = 0.01;
 /** Weights smaller than this are dropped from the file (they change no verdict measurably; see the notes). */
 const PRUNE = 0.002;
 
@@ -33,7 +41,7 @@ export function main(): void {
   const asked = verdicts.map((v) => modelAsked(v.rules));
 
   const { scores, fold } = crossValidate(examples, FOLDS);
-  const chosen = chooseCut(scores.map((s, i) => (asked[i] ? s : 0)), ruleVerdicts, examples, fold, AIM_PRECISION);
+  const chosen = chooseCut(scores.map((s, i) => (asked[i] ? s : 0)), ruleVerdicts, examples, fold, AIM_PRECISION + MARGIN);
   const modelAlone = figures(scores.map((s) => s >= chosen.cut), examples);
   const rulesAlone = figures(ruleVerdicts, examples);
 
@@ -46,7 +54,7 @@ export function main(): void {
     crossValidated: {
       folds: FOLDS,
       grouped: true,
-      rule: `lowest cut with rules-or-model precision - spread >= ${AIM_PRECISION}`,
+      rule: `lowest cut with rules-or-model precision >= ${AIM_PRECISION} + ${MARGIN}`,
       rulesOrModel: { precision: round(chosen.precision), recall: round(chosen.recall) },
       foldPrecision: chosen.foldPrecision.map(round),
       spread: round(chosen.spread),
@@ -69,7 +77,7 @@ export function main(): void {
     [
       `trained on ${examples.length} texts (${measured.abusive} abusive) from ${batches.length} batches`,
       `${FOLDS}-fold cross-validation (related texts in one fold), cut ${chosen.cut}`,
-      `  (lowest with rules-or-model precision minus the folds' spread ≥ ${AIM_PRECISION}):`,
+      `  (lowest with rules-or-model precision ≥ ${AIM_PRECISION} + ${MARGIN}):`,
       `  rules or model: precision ${cv.rulesOrModel.precision}, recall ${cv.rulesOrModel.recall} (folds ${cv.foldPrecision.join(" ")}, spread ${cv.spread})`,
       `  model alone:    precision ${cv.modelAlone.precision}, recall ${cv.modelAlone.recall}`,
       `  rules alone:    precision ${cv.rulesAlone.precision}, recall ${cv.rulesAlone.recall}`,
