@@ -129,7 +129,7 @@ export class Ledger {
   async begin(key: string, slot?: SlotRecord): Promise<void> {
     const e = this.get(key);
     if (!e) throw new Error(`ledger: ${key} was never queued`);
-    this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", ...(slot ? { slot: { at: slot.at, keys: [...slot.keys] } } : {}), updatedAt: this.clock.now() });
+    this.put(key, { ...e, state: "pending", ...(slot ? { slot: { at: slot.at, keys: [...slot.keys] } } : {}), updatedAt: this.clock.now() });
     await (this.store.flushFor ? this.store.flushFor(this.ns, key) : this.store.flush());
   }
 
@@ -144,7 +144,7 @@ export class Ledger {
     if (!this.store.stageFor) return undefined;
     const e = this.get(key);
     if (!e) throw new Error(`ledger: ${key} was never queued`);
-    this.store.set<LedgerEntry>(this.ns, key, { ...e, state: "pending", slot: { at: slot.at, keys: [...slot.keys] }, updatedAt: this.clock.now() });
+    this.put(key, { ...e, state: "pending", slot: { at: slot.at, keys: [...slot.keys] }, updatedAt: this.clock.now() });
     const back = () => {
       if (this.get(key)?.state === "pending") this.store.set<LedgerEntry>(this.ns, key, e);
     };
@@ -175,7 +175,17 @@ export class Ledger {
     const result = summarize(details.result);
     if (result !== undefined) entry.result = result;
     if (details.reason !== undefined) entry.reason = details.reason;
-    this.store.set<LedgerEntry>(this.ns, key, entry);
+    this.put(key, entry);
+  }
+
+  /**
+   * Stores an entry made here of fresh parts and of the stored entry's (never of a caller's
+   * objects): the store may keep it as it is (Store.adopt) instead of copying the whole action
+   * once more on every step of every action.
+   */
+  private put(key: string, entry: LedgerEntry): void {
+    if (this.store.adopt) this.store.adopt<LedgerEntry>(this.ns, key, entry);
+    else this.store.set<LedgerEntry>(this.ns, key, entry);
   }
 
   /** Forgets an action that never left (refused by a rule before it was queued for sending). */

@@ -159,13 +159,18 @@ export class BudgetBook {
     if (this.dirty.size === 1) queueMicrotask(() => this.persist());
   }
 
-  /** Writes every changed window to the store now (dropping entries that became empty). */
+  /**
+   * Writes every changed window to the store now (dropping entries that became empty). The
+   * snapshot is a fresh array the book never touches again, so the store adopts it rather
+   * than copying it once more (an app's day is 5,000 times or more, written twice an action).
+   */
   persist(): void {
     const now = this.clock.now();
     for (const key of this.dirty) {
       const times = this.windows.get(key)?.snapshot(now) ?? [];
-      if (times.length > 0) this.store.set(NS_WINDOWS, key, times);
-      else this.store.delete(NS_WINDOWS, key);
+      if (times.length === 0) this.store.delete(NS_WINDOWS, key);
+      else if (this.store.adopt) this.store.adopt(NS_WINDOWS, key, times);
+      else this.store.set(NS_WINDOWS, key, times);
     }
     this.dirty.clear();
   }

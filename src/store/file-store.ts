@@ -409,6 +409,10 @@ function createFileStore(
       state.set(ns, key, value);
       changed();
     },
+    adopt(ns, key, value) {
+      state.set(ns, key, value, true);
+      changed();
+    },
     delete(ns, key) {
       if (state.delete(ns, key)) changed();
     },

@@ -16,6 +16,7 @@
  * partial last line, which was never acknowledged and is ignored; a bad line anywhere else
  * is corruption and reported like a corrupt file.
  */
+import { constants } from "node:fs";
 import { open, readdir, readFile, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError } from "../errors.ts";
@@ -33,6 +34,15 @@ export type JournalRecord =
   | [namespace: string, key: string, delta: number[], seq: number, kind: typeof WINDOW_DELTA];
 
 const NAME = /^journal-(\d+)\.log$/;
+
+/**
+ * How the journal is opened: for appending with synchronous data writes (`O_DSYNC`), so an
+ * append is durable when its one write returns. That is one call to Node's file-system
+ * threads per flush instead of a write and then an fdatasync (two hand-overs, each a few
+ * tenths of a millisecond of CPU at 100 flushes a second). Where `O_DSYNC` is missing
+ * (Windows), a plain append and an fdatasync after each write.
+ */
+const SYNC_APPEND = constants.O_DSYNC === undefined ? undefined : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
 export const journalName = (generation: number) => `journal-${generation}.log`;
 
 /** The journals in `stateDir`, oldest first. */
@@ -108,15 +118,15 @@ export class Journal {
     public generation: number,
   ) {}
 
-  /** Appends one line of changes and syncs it; returns its size in bytes. */
+  /** Appends one line of changes, durably (see {@link SYNC_APPEND}); returns its size in bytes. */
   async append(records: readonly JournalRecord[]): Promise<number> {
     if (this.broken) this.rotate(); // a failed append may have left a partial line: never write after it
     const line = Buffer.from(`${JSON.stringify(records)}\n`);
-    this.handle ??= open(join(this.stateDir, journalName(this.generation)), "a", 0o600);
+    this.handle ??= open(join(this.stateDir, journalName(this.generation)), SYNC_APPEND ?? "a", 0o600);
     try {
       const handle = await this.handle;
       await handle.write(line);
-      await handle.datasync();
+      if (SYNC_APPEND === undefined) await handle.datasync();
     } catch (error) {
       this.broken = true;
       throw error;

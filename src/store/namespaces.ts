@@ -79,6 +79,11 @@ export class Namespaces {
  * is copied with `slice`, many times faster than `structuredClone`.
  */
 function cloneOf(value: unknown): unknown {
-  if (Array.isArray(value) && value.every((v) => typeof v === "number")) return value.slice();
+  if (Array.isArray(value) && allNumbers(value)) return value.slice();
   return structuredClone(value);
+}
+
+function allNumbers(values: unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (typeof values[i] !== "number") return false;
+  return true;
 }

@@ -43,7 +43,8 @@ export class ShardedState {
   private nextSeq = 0;
   /**
    * The budget windows as last journaled (the arrays themselves: a `set` stores a new copy,
-   * never changes them), so the next line can carry only what changed (window-delta.ts).
+   * an `adopt` a value nobody changes, and neither changes them), so the next line can carry
+   * only what changed (window-delta.ts).
    */
   private journaled = new Map<string, unknown>();
   private loading: Map<string, Loaded[]> | undefined = new Map();
@@ -104,12 +105,15 @@ export class ShardedState {
     return this.spaces.entries<T>(namespace);
   }
 
-  set(namespace: string, key: string, value: unknown): void {
+  /** Sets a value (a copy of it; with `adopt`, the value itself: see Store.adopt). */
+  set(namespace: string, key: string, value: unknown, adopt = false): void {
     const path = this.rule(namespace, key);
     if (!this.spaces.has(namespace, key)) this.place(path, namespace, key, this.nextSeq++);
     this.markDirty(path);
     this.noteChange(namespace, key);
-    this.spaces.set(namespace, key, value); // may evict others (and, with a limit of 0, this one)
+    // May evict others (and, with a limit of 0, this one).
+    if (adopt) this.spaces.adopt(namespace, key, value);
+    else this.spaces.set(namespace, key, value);
   }
 
   /**

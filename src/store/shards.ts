@@ -39,12 +39,15 @@ export const STATUS_SHARD = "status.json";
 /** The folders of per-owner files, in the state directory. */
 export const SHARD_FOLDERS = ["bots", "accounts", "apps"] as const;
 
+const SAFE_NAME = /^[A-Za-z0-9_-]*$/;
+
 /**
  * A name made safe as a file name: letters, digits, `-` and `_` stay (every bot name
  * does), anything else becomes `~` and its UTF-8 bytes in hex, so two names never share a
  * file and none can climb out of its folder (`..`, `/`).
  */
 export function fileNameOf(name: string): string {
+  if (SAFE_NAME.test(name)) return name; // every bot name: the rule runs on every write
   let out = "";
   for (const ch of name) {
     if (/[A-Za-z0-9_-]/.test(ch)) out += ch;

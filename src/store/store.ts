@@ -15,6 +15,13 @@ import type { StagedWrite } from "./staged-write.ts";
 export interface Store {
   get<T>(namespace: string, key: string): T | undefined;
   set<T>(namespace: string, key: string, value: T): void;
+  /**
+   * Like {@link set}, for a value made for the store that its maker never changes afterwards
+   * (a budget window's fresh snapshot, 5,000 times for an app's day, stored on every request):
+   * kept as it is, without the copy `set` makes. Stores that do not implement it are given
+   * such values with {@link set}.
+   */
+  adopt?<T>(namespace: string, key: string, value: T): void;
   delete(namespace: string, key: string): void;
   /** All entries of a namespace, in insertion order. */
   entries<T>(namespace: string): Array<[string, T]>;
@@ -58,6 +65,7 @@ export function createMemoryStore(): Store {
   return {
     get: <T>(ns: string, key: string) => spaces.get<T>(ns, key),
     set: (ns, key, value) => spaces.set(ns, key, value),
+    adopt: (ns, key, value) => spaces.adopt(ns, key, value),
     delete: (ns, key) => void spaces.delete(ns, key),
     entries: <T>(ns: string) => spaces.entries<T>(ns),
     retain: (ns, retention) => spaces.retain(ns, retention),

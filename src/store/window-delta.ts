@@ -24,7 +24,11 @@ export const DELTA_NAMESPACE = "budget.windows";
 /** Below this many times a window is journaled whole (a delta saves nothing). */
 const MIN_LENGTH = 16;
 
-const isNumbers = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === "number");
+function isNumbers(v: unknown): v is number[] {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "number") return false;
+  return true;
+}
 
 /** Whether a record's payload is a delta: `[from, to, ...added]`, all numbers. */
 export const isDelta = (v: unknown): v is number[] => isNumbers(v) && v.length >= 2;
@@ -53,10 +57,22 @@ export function windowDelta(before: unknown, after: unknown): number[] | undefin
   const from = after[0]!;
   const to = before[start + kept - 1]!;
   // applyDelta(before, delta) must give `after` back: the run is all of `before` within
-  // [from, to] (checked without building it: this runs on every flush of a window).
-  const outside = (t: number) => t < from || t > to;
-  for (let i = 0; i < start; i++) if (!outside(before[i]!)) return undefined;
-  for (let i = start; i < start + kept; i++) if (outside(before[i]!)) return undefined;
-  for (let i = start + kept; i < before.length; i++) if (!outside(before[i]!)) return undefined;
-  return [from, to, ...after.slice(kept)];
+  // [from, to] (checked without building it, in plain loops: this runs on every flush of a
+  // window, and an app's day holds thousands of times).
+  const end = start + kept;
+  for (let i = 0; i < start; i++) {
+    const t = before[i]!;
+    if (t >= from && t <= to) return undefined;
+  }
+  for (let i = start; i < end; i++) {
+    const t = before[i]!;
+    if (t < from || t > to) return undefined;
+  }
+  for (let i = end; i < before.length; i++) {
+    const t = before[i]!;
+    if (t >= from && t <= to) return undefined;
+  }
+  const delta = [from, to];
+  for (let i = kept; i < after.length; i++) delta.push(after[i]!);
+  return delta;
 }

@@ -67,6 +67,7 @@ describe("bots that do not act", () => {
     const store: Store = {
       ...inner,
       set: (ns, key, value) => void (writes++, inner.set(ns, key, value)),
+      adopt: (ns, key, value) => void (writes++, inner.adopt!(ns, key, value)),
       delete: (ns, key) => void (writes++, inner.delete(ns, key)),
       retain: (ns, retention) => void (writes++, inner.retain?.(ns, retention)),
     };

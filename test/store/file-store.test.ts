@@ -1,4 +1,5 @@
-import { appendFile, chmod, mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { appendFile, chmod, mkdir, readFile, readdir, readlink, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -62,6 +63,36 @@ describe("openFileStore", () => {
     const again = await openFileStore(dir);
     expect(again.get("kv:ann", "greeting")).toBe("hello");
     expect(again.entries("ledger").map(([k]) => k)).toEqual(["ann:like:1", "bob:like:1", "cid:like:1"]);
+    await again.close();
+  });
+
+  it("appends to a journal opened for synchronous data writes, so a flush is one write call (no fdatasync after it)", async () => {
+    const store = await openFileStore(dir);
+    store.set("kv:ann", "greeting", "hi");
+    await store.flush();
+    // The open descriptor of the journal, as the kernel sees it (Linux: /proc/self/fdinfo).
+    const fds = await readdir("/proc/self/fd");
+    const links = await Promise.all(fds.map(async (fd) => [fd, await readlink(`/proc/self/fd/${fd}`).catch(() => "")] as const));
+    const fd = links.find(([, target]) => target === state("journal-1.log"))?.[0];
+    expect(fd).toBeDefined();
+    const flags = Number.parseInt(/flags:\s*([0-7]+)/.exec(await readFile(`/proc/self/fdinfo/${fd}`, "utf8"))![1]!, 8);
+    expect(flags & constants.O_DSYNC).toBe(constants.O_DSYNC);
+    expect(flags & constants.O_APPEND).toBe(constants.O_APPEND);
+    await store.close();
+  });
+
+  it("adopts a value as it is (no copy) and journals it like a set one", async () => {
+    const store = await openFileStore(dir);
+    const times = [1, 2, 3];
+    store.adopt!("budget.windows", "POST /2/posts|a:app1|15m", times);
+    expect(store.get("budget.windows", "POST /2/posts|a:app1|15m")).toBe(times);
+    const copied = { a: 1 };
+    store.set("kv:ann", "copied", copied);
+    expect(store.get("kv:ann", "copied")).not.toBe(copied);
+    await store.flush();
+    const again = await openFileStore(dir); // a crash: the journal alone holds them
+    expect(again.get("budget.windows", "POST /2/posts|a:app1|15m")).toEqual([1, 2, 3]);
+    expect(again.get("kv:ann", "copied")).toEqual({ a: 1 });
     await again.close();
   });
 
