@@ -6,8 +6,7 @@
  * the same weights, bit for bit. Used by `npm run train:moderation` (train-moderation.ts).
  */
 import { FEATURE_BITS, FEATURE_BUCKETS, features, type FeatureVector } from "../src/moderation/features.ts";
-import { modelParts, type ModelFile } from "../src/moderation/model.ts";
-import { normalize } from "../src/moderation/normalize.ts";
+import { modelParts, modelText, type ModelFile } from "../src/moderation/model.ts";
 import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
 import { groupTexts } from "./moderation-groups.ts";
 
@@ -48,9 +47,9 @@ export interface Trained {
   bias: number;
 }
 
-/** The features of a raw text, normalised as the classifier normalises it. */
+/** The features of a raw text, read as the classifier has the model read it ({@link modelText}). */
 export function vectorise(text: string): FeatureVector {
-  return features(normalize(text).collapsed.text);
+  return features(modelText(text));
 }
 
 const ONSETS = ["", "b", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "st", "tr", "ch", "sh"];
@@ -66,7 +65,7 @@ function filler(rng: Random): Example {
 
 /** The trained model's probability for a raw text, read as the classifier reads it (the highest of its parts). */
 export function textProbability(model: Trained, text: string): number {
-  return Math.max(...modelParts(normalize(text).collapsed.text).map((part) => probability(model, features(part))));
+  return Math.max(...modelParts(modelText(text)).map((part) => probability(model, features(part))));
 }
 
 /** The model's probability for one vector. */

@@ -24,7 +24,7 @@ import { reportedQuotes } from "./quotes.ts";
 import { aimedInsults } from "./aimed.ts";
 import { DEFAULT_THRESHOLD, kindOf, score, WEIGHTS } from "./score.ts";
 import { ModerationOptionError } from "./option-error.ts";
-import { shippedModel, type AbuseModel } from "./model.ts";
+import { modelText, shippedModel, type AbuseModel } from "./model.ts";
 import type { Classifier, ClassifierOptions, PlacedHit, RuleHit, RuleKind } from "./types.ts";
 
 interface CompiledRule {
@@ -139,8 +139,8 @@ export function modelAsked(hits: readonly RuleHit[]): boolean {
  * as the match (the model reads all of it), weighted like an insult or harassment so that
  * at the default threshold the model alone hides a reply, as any one rule does.
  */
-function modelHit(model: AbuseModel | null, text: Normalized): PlacedHit[] {
-  if (model === null || model.probability(text.collapsed.text) < model.cut) return [];
+function modelHit(model: AbuseModel | null, text: Normalized, quoted: ReadonlyArray<{ start: number; end: number }>): PlacedHit[] {
+  if (model === null || model.probability(modelText(text.original, text, quoted)) < model.cut) return [];
   return [{ rule: "model:abuse", match: text.original, weight: WEIGHTS.model, start: 0, end: text.original.length }];
 }
 
@@ -175,7 +175,7 @@ export function createClassifier(options: ClassifierOptions = {}, model: AbuseMo
       const ruled = [...profanity.find(normalized.folded, text), ...withAimed(phraseHits(rules, normalized), normalized), ...block(normalized)].filter(
         (hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end),
       );
-      const found = modelAsked(ruled) ? [...ruled, ...modelHit(model, normalized)] : ruled;
+      const found = modelAsked(ruled) ? [...ruled, ...modelHit(model, normalized, quoted)] : ruled;
       const hits = banter(text, dedupe(allow(normalized, found))).sort((a, b) => a.start - b.start || b.weight - a.weight);
       const value = score(hits);
       return {

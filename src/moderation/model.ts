@@ -12,6 +12,8 @@
  */
 import { readFileSync } from "node:fs";
 import { FEATURE_BITS, FEATURE_BUCKETS, visitFeatures } from "./features.ts";
+import { normalize, type Normalized } from "./normalize.ts";
+import { reportedQuotes } from "./quotes.ts";
 
 /** The shape of `model-weights.json`, as written by the training script. */
 export interface ModelFile {
@@ -28,6 +30,32 @@ export interface ModelFile {
   readonly weights: readonly number[];
   /** What training measured, for the record (cross-validated precision and recall, sizes). */
   readonly measured?: unknown;
+}
+
+/**
+ * What the model reads of a reply: its normalised form (`normalize(text).collapsed.text`)
+ * with each quote the reply reports or rejects (`quotes.ts`: "someone called me a 'useless
+ * cow' for posting this") replaced by the word "quote". The rules drop their hits inside
+ * such quotes; without this the model would still read the quoted insult and hide the
+ * reply of the person it was aimed at. The training script reads texts the same way.
+ *
+ * @param normalized and `quoted`: the text's normal form and reported quotes when the
+ *   caller has them already (the classifier), so the usual reply, with no quote, is not
+ *   normalised twice.
+ */
+export function modelText(
+  text: string,
+  normalized: Normalized = normalize(text),
+  quoted: ReadonlyArray<{ start: number; end: number }> = reportedQuotes(text),
+): string {
+  if (quoted.length === 0) return normalized.collapsed.text;
+  let kept = "";
+  let at = 0;
+  for (const q of quoted) {
+    kept += `${text.slice(at, q.start)} quote `;
+    at = q.end;
+  }
+  return normalize(kept + text.slice(at)).collapsed.text;
 }
 
 /** Where a normalised text is cut into sentences ("." "!" "?" ";" and the like). */
@@ -49,8 +77,8 @@ export function modelParts(normalised: string): string[] {
 /** A loaded model: its probability for a normalised text, and its cut. */
 export interface AbuseModel {
   /**
-   * The probability that a text is abusive, from its normalised form
-   * (`normalize(text).collapsed.text`): the highest of its {@link modelParts}.
+   * The probability that a text is abusive, from what the model reads of it
+   * ({@link modelText}): the highest of its {@link modelParts}.
    */
   probability(normalised: string): number;
   readonly cut: number;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createClassifier, WEIGHTS } from "../../src/moderation/index.ts";
-import { loadModel, shippedModel, type ModelFile } from "../../src/moderation/model.ts";
+import { loadModel, modelText, shippedModel, type ModelFile } from "../../src/moderation/model.ts";
 import { normalize } from "../../src/moderation/normalize.ts";
 import { assignFolds, chooseCut, DEFAULT_TRAIN_OPTIONS, probability, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
 import { groupTexts } from "../../scripts/moderation-groups.ts";
@@ -42,6 +42,17 @@ describe("the trained abuse model in the classifier", () => {
     const sworn = withModel.classify("everyone go flood her fucking replies");
     expect(sworn.rules.map((r) => r.rule).sort()).toEqual(["model:abuse", "profanity:fuck"]);
     expect(sworn.score).toBe(0.79);
+  });
+
+  it("does not read abuse quoted to report it, as the rules do not", () => {
+    const quoted = "he replied 'i know which gym you go to and when you leave' and got suspended";
+    expect(modelText(quoted)).toBe("he replied quote and got suspended");
+    expect(modelText("i know which gym you go to")).toBe("i know which gym you go to");
+    for (const text of [quoted, "got a DM saying 'everyone go flood her replies', blocked and reported"]) {
+      expect(withModel.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
+    }
+    // Quoting with no word that reports or rejects it is no disguise.
+    expect(withModel.classify("'everyone go flood her replies'").rules.map((r) => r.rule)).toEqual(["model:abuse"]);
   });
 
   it("is turned off for a bot by allowing model:abuse", () => {
