@@ -198,6 +198,14 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     return ops;
   };
 
+  /** Sets a value in memory (a copy, or with `adopt` the value itself: Store.adopt) and marks it to be written. */
+  const put = (namespace: string, key: string, value: unknown, adopt: boolean) => {
+    if (!seqs.has(fieldOf(namespace, key))) track(namespace, key, nextSeq());
+    if (adopt) spaces.adopt(namespace, key, value);
+    else spaces.set(namespace, key, value);
+    markDirty(namespace, key);
+  };
+
   /** A write of `bot` was refused by its lease's fence: nothing more of it is written here, and it stops running here. */
   const refuse = (bot: string) => {
     if (lost.has(bot)) return;
@@ -291,11 +299,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       return writes;
     },
     get: <T>(namespace: string, key: string) => spaces.get<T>(namespace, key),
-    set(namespace, key, value) {
-      if (!seqs.has(fieldOf(namespace, key))) track(namespace, key, nextSeq());
-      spaces.set(namespace, key, value);
-      markDirty(namespace, key);
-    },
+    set: (namespace, key, value) => put(namespace, key, value, false),
+    adopt: (namespace, key, value) => put(namespace, key, value, true),
     delete(namespace, key) {
       untrack(namespace, key);
       if (spaces.delete(namespace, key)) markDirty(namespace, key);

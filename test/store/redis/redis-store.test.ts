@@ -58,6 +58,16 @@ describe("the state in Redis", () => {
     expect((await redis.keys("postbot:state:*")).sort()).toEqual(["postbot:state:bots/echo", "postbot:state:bots/greeter", "postbot:state:credentials"]);
   });
 
+  it("adopts a value as it is (no copy, as the ledger's own entries are stored) and writes it like a set one", async () => {
+    const a = await openRedisStore({ redis: await connect(), closeConnection: false });
+    const entry = { state: "pending", kind: "like" };
+    a.adopt!("ledger", "greeter:1", entry);
+    expect(a.get("ledger", "greeter:1")).toBe(entry);
+    await a.flush();
+    const b = await openRedisStore({ redis: await connect(), closeConnection: false });
+    expect(b.entries("ledger")).toEqual([["greeter:1", { state: "pending", kind: "like" }]]);
+  });
+
   it("with fencing: a bot's values are read when held, written only under its lease, and refused once another holds it", async () => {
     const redis = await connect();
     const leases = new Leases(redis);
