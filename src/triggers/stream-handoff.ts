@@ -115,6 +115,9 @@ export interface HandoffReaderOptions {
   acknowledge?(bot: string, commands: Array<[string, ...string[]]>): Promise<void>;
 }
 
+/** An entry's name across the app's streams: its stream and its id (an id alone is only unique in its stream). */
+const entryKey = (stream: string, id: string) => `${stream} ${id}`;
+
 type StreamReply = Array<[key: string, entries: Array<[id: string, fields: string[]]>]> | null;
 
 /** One process's side: reads the streams of the bots it runs; see the module comment. */
@@ -123,9 +126,11 @@ export class HandoffReader {
   private readonly owned = new Set<string>();
   private readonly botOfKey = new Map<string, string>();
   /**
-   * Entries being handled now (a re-read must not hand them out twice), by id: the bot and a
-   * token of this handing. Forgotten when the bot is disowned: a handling cut off by its bot's
-   * stop never ends, and the entry must go to the bot again if it comes back here.
+   * Entries being handled now (a re-read must not hand them out twice), by stream and id
+   * ({@link entryKey}: ids are per stream, and two bots' entries written in the same
+   * millisecond have the same one): the bot and a token of this handing. Forgotten when the
+   * bot is disowned: a handling cut off by its bot's stop never ends, and the entry must go to
+   * the bot again if it comes back here.
    */
   private readonly inFlight = new Map<string, { bot: string }>();
   /** Bots whose stream is being read, and those to read again once that read ends. */
@@ -178,7 +183,7 @@ export class HandoffReader {
       this.owned.delete(bot);
       this.botOfKey.delete(this.keys.bot(bot));
     }
-    for (const [id, handing] of this.inFlight) if (gone.has(handing.bot)) this.inFlight.delete(id);
+    for (const [at, handing] of this.inFlight) if (gone.has(handing.bot)) this.inFlight.delete(at);
   }
 
   /** Whether something is moving without the clock: a read, an entry being handled, an acknowledgement. */
@@ -261,7 +266,8 @@ export class HandoffReader {
   /** Hands entries to their bot, each acknowledged once handled. */
   private handToBot(bot: string, key: string, entries: Array<[string, string[]]>): void {
     for (const [id, fields] of entries) {
-      if (this.inFlight.has(id)) continue;
+      const at = entryKey(key, id);
+      if (this.inFlight.has(at)) continue;
       let entry: HandoffEntry | undefined;
       try {
         const raw = fields[fields.indexOf("e") + 1];
@@ -275,7 +281,7 @@ export class HandoffReader {
         continue;
       }
       const handing = { bot };
-      this.inFlight.set(id, handing);
+      this.inFlight.set(at, handing);
       this.options
         .handle(bot, entry)
         .then(
@@ -283,7 +289,7 @@ export class HandoffReader {
           (err: unknown) => this.options.log.error({ bot, err, entry: id }, `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`),
         )
         .finally(() => {
-          if (this.inFlight.get(id) === handing) this.inFlight.delete(id);
+          if (this.inFlight.get(at) === handing) this.inFlight.delete(at);
         });
     }
   }

@@ -71,10 +71,12 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
   say(`${bots} bots provisioned and written`);
   const redis = await connectRedis(server.url);
   // BENCH_SCALE_LOG_LEVEL (default warn): what the processes log (debug traces the handoff).
+  // BENCH_PROFILE=DIR: each process writes a CPU profile there when it stops (see close()).
+  const nodeArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-interval=1000", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const childEnv = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: hosted[0]!.app.key, POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret, POSTBOT_STATE: server.url, POSTBOT_LOG_LEVEL: process.env.BENCH_SCALE_LOG_LEVEL ?? "warn" };
   const procs: Process[] = [];
   const start = async () => {
-    const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], { env: childEnv });
+    const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], { env: childEnv, nodeArgs });
     const out = lineReader(child.stdout);
     const err = lineReader(child.stderr);
     procs.push({ child, out, err });
@@ -121,7 +123,13 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
       if (process.env.BENCH_SCALE_LOG) {
         for (const [i, p] of procs.entries()) await writeFile(join(process.env.BENCH_SCALE_LOG, `process-${p.child.pid ?? i}.log`), `${p.out.lines.join("\n")}\n${p.err.lines.join("\n")}\n`);
       }
-      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+      const running = (p: Process) => p.child.exitCode === null && p.child.signalCode === null;
+      // A profiled process writes its profile only when it exits by itself: stop it (bounded) first.
+      if (process.env.BENCH_PROFILE) {
+        for (const p of procs) if (running(p)) p.child.kill("SIGTERM");
+        await until("the profiled processes stopped", () => procs.every((p) => !running(p)), 120_000, 200).catch(() => undefined);
+      }
+      for (const p of procs) if (running(p)) p.child.kill("SIGKILL");
       await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once("exit", r)))));
       redis.disconnect();
       await sandbox.close();
@@ -142,6 +150,78 @@ export async function flood(d: Deployment, rate: number, seconds: number, at?: (
     made.push({ id: await d.mention(bot, `question ${i}`), bot });
   }
   return made;
+}
+
+/**
+ * BENCH_PROFILE=DIR: profiles this process (the sandbox, the bench's clients) from now until
+ * the returned stop, writing `DIR/bench-<pid>.cpuprofile` and `DIR/window-<pid>.json` (the
+ * times of `marks`, in the profiles' clock: microseconds of CLOCK_MONOTONIC, as the
+ * processes' own `--cpu-prof` profiles, so their samples can be cut to the same window).
+ */
+export async function profileBench(redis: Redis, say: (what: string) => void): Promise<{ mark(name: string): void; stop(): Promise<void> }> {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return { mark() {}, async stop() {} };
+  // Redis's side: calls and time per command over the same window.
+  const commandStats = async () => {
+    const stats = new Map<string, { calls: number; usec: number }>();
+    for (const line of (await redis.info("commandstats")).split("\n")) {
+      const m = /^cmdstat_(\w+):calls=(\d+),usec=(\d+)/.exec(line.trim());
+      if (m) stats.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
+    }
+    return stats;
+  };
+  const before = await commandStats();
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 1000 });
+  await session.post("Profiler.start");
+  const marks: Record<string, number> = {};
+  const mark = (name: string) => void (marks[name] = Number(process.hrtime.bigint() / 1000n));
+  mark("start");
+  return {
+    mark,
+    async stop() {
+      mark("stop");
+      const { profile } = await session.post("Profiler.stop");
+      session.disconnect();
+      await writeFile(join(dir, `bench-${process.pid}.cpuprofile`), JSON.stringify(profile));
+      await writeFile(join(dir, `window-${process.pid}.json`), JSON.stringify(marks));
+      const after = await commandStats();
+      const seconds = (marks.stop! - marks.start!) / 1e6;
+      const used = [...after].map(([cmd, a]) => ({ cmd, calls: a.calls - (before.get(cmd)?.calls ?? 0), usec: a.usec - (before.get(cmd)?.usec ?? 0) })).filter((c) => c.calls > 0).sort((a, b) => b.usec - a.usec);
+      say(`Redis over the ${seconds.toFixed(0)} s profiled: ${used.slice(0, 12).map((c) => `${c.cmd} ${c.calls} calls ${(c.usec / 1000).toFixed(0)} ms`).join(", ")}; busy ${(used.reduce((t, c) => t + c.usec, 0) / 1e6 / seconds * 100).toFixed(0)}% of one core in commands`);
+    },
+  };
+}
+
+/**
+ * Where each answered mention's time went, from what Redis kept: created (the sandbox) →
+ * handed over (the first bell the hub rang for its bot after it, i.e. its XADD) → its reply
+ * action created (the ledger entry's `createdAt`: the bot's handler ran) → the reply posted
+ * (the sandbox). The p50 / p99 / max of each stage (ms), to say what the tail is made of.
+ */
+export async function stages(d: Deployment, mentions: Array<{ id: string; bot: string }>): Promise<string> {
+  const replies = d.replies();
+  const bell = (await d.redis.xrange(`postbot:handoff:${d.appId}:bell`, "-", "+")) as Array<[string, string[]]>;
+  const rang = new Map<string, number[]>();
+  for (const [id, f] of bell) if (f[0] === "bot") rang.set(f[1]!, [...(rang.get(f[1]!) ?? []), Number(id.split("-")[0])]);
+  const parts: Record<string, number[]> = { "to the handoff": [], "handoff to handler": [], "handler to reply": [] };
+  for (const m of mentions) {
+    const reply = replies.get(m.id)?.[0];
+    if (!reply) continue;
+    const created = d.createdAt(m.id);
+    const handed = (rang.get(m.bot) ?? []).find((t) => t >= created - 5);
+    const raw = await d.redis.hget(`postbot:state:bots/${m.bot}`, `ledger\u0000${m.bot}:reply:${m.id}`);
+    const acted = raw ? (JSON.parse(raw) as [number, { createdAt: number }])[1].createdAt : undefined;
+    if (handed === undefined || acted === undefined) continue;
+    parts["to the handoff"]!.push(handed - created);
+    parts["handoff to handler"]!.push(acted - handed);
+    parts["handler to reply"]!.push(reply.at - acted);
+  }
+  const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+  return Object.entries(parts).map(([name, xs]) => `${name} p50 ${q(xs, 50)} p99 ${q(xs, 99)} max ${Math.max(...xs)} ms (${xs.length})`).join("; ");
 }
 
 /** Each bot's lease as Redis holds it now (`token|owner`, null: free), read 1,000 keys at a time. */

@@ -22,6 +22,15 @@
  *
  * `BENCH_SCALE_BOTS` (default 10,000) and `BENCH_SCALE_SECONDS` (default 10) shrink the large
  * runs; `BENCH_SCALE_SMALL_BOTS` (default 30) is the deployment of the kill -9 and Redis rows.
+ *
+ * What the mention → reply row says besides its figure: where each mention's time went
+ * (created → handed off → handler → reply, from what Redis kept), the median and slowest answer
+ * per second of the flood, and for every mention not answered in time what became of it (its
+ * bot's lease, the hub's bells, its handoff stream, its state, what the processes logged),
+ * then which of those were late and which never answered. `BENCH_SCALE_LOG=DIR` keeps what
+ * the processes logged, `BENCH_SCALE_LOG_LEVEL` (default warn) sets how much; `BENCH_PROFILE=DIR`
+ * writes CPU profiles of the three processes and of this one (the sandbox), with the flood's
+ * window in the profiles' clock, and Redis's time per command over that window.
  */
 import { clientExecutor } from "../../src/actions/client.ts";
 import { createActionSystem, type ActionSystem } from "../../src/actions/layer.ts";
@@ -39,7 +48,7 @@ import { HandoffReader, HandoffWriter } from "../../src/triggers/stream-handoff.
 import { inFlightCounter } from "../actions/helpers.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { startSandbox } from "../helpers/sandbox.ts";
-import { deploy, leaseValues, traceUnanswered, flood, sleep, tally } from "./scale-deployment.ts";
+import { deploy, leaseValues, profileBench, stages, traceUnanswered, flood, sleep, tally } from "./scale-deployment.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 
 const DAY = 86_400_000;
@@ -324,9 +333,12 @@ async function latencyRow(server: RedisServer, bots: number, seconds: number): P
   const d = await deploy(server, bots, PROCESSES, say);
   try {
     const leasesAtStart = await leaseValues(d);
+    const profile = await profileBench(d.redis, say);
     const floodStart = Date.now();
     const mentions = await flood(d, 100, seconds);
+    profile.mark("flood end");
     const { lost, twice, wrong } = await tally(d, mentions);
+    await profile.stop();
     if (lost > 0) {
       for (const line of await traceUnanswered(d, mentions, leasesAtStart, floodStart)) say(line);
       // Late or never: the unanswered ones given another minute.
@@ -342,6 +354,15 @@ async function latencyRow(server: RedisServer, bots: number, seconds: number): P
       return first ? [first.at - d.createdAt(m.id)] : [];
     });
     const p99 = percentile(latencies, 99);
+    // What the tail is made of: per second of the flood, the median and slowest answer (s).
+    const bySecond = new Map<number, number[]>();
+    for (const m of mentions) {
+      const first = replies.get(m.id)?.[0];
+      const second = Math.floor((d.createdAt(m.id) - floodStart) / 1000);
+      if (first) bySecond.set(second, [...(bySecond.get(second) ?? []), first.at - d.createdAt(m.id)]);
+    }
+    say(`stages: ${await stages(d, mentions)}`);
+    say(`latency by second of the flood (p50/max s): ${[...bySecond].sort(([a], [b]) => a - b).map(([sec, l]) => `${sec}: ${(percentile(l, 50) / 1000).toFixed(1)}/${(Math.max(...l) / 1000).toFixed(1)}`).join(", ")}`);
     return {
       bench: `${bots.toLocaleString("en-US")} bots over 3 processes, mention → reply through the stream (100/s for ${seconds} s)`,
       measured: `p50 ${percentile(latencies, 50).toFixed(0)} ms; ${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot`,

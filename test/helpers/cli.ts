@@ -20,13 +20,15 @@ export interface BotRun {
 export interface SpawnOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /** Options for node itself (benches: `--cpu-prof`, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
 }
 
 const live = new Set<BotChild>();
 
 /** Starts `bot ARGS` and tracks it until it exits. */
 export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
-  const child = spawn(process.execPath, [BOT_BIN, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BOT_BIN, ...args], {
     env: { PATH: process.env.PATH ?? "", ...options.env },
     ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["pipe", "pipe", "pipe"],

@@ -142,6 +142,30 @@ describe("stream handoff", () => {
     expect(await (await connection()).xlen(handoffKeys(`app${app}`).bot("greeter"))).toBe(0);
   });
 
+  it("two bots' posts handed over in the same millisecond (the same entry id in their two streams) are both handled at once", async () => {
+    // Ids are per stream: the hub writing to two bots' streams within a millisecond gives both
+    // entries one id. The first being handled must not hold the second back (until a sweep).
+    let release = () => {};
+    const handed: Array<[string, string]> = [];
+    const a = await process_("proc-a", (bot, entry) => {
+      handed.push([bot, entry.events[0]!.id]);
+      return bot === "greeter" ? new Promise<void>((r) => (release = r)) : Promise.resolve();
+    });
+    a.start();
+    await a.own(["greeter", "liker"]);
+    const redis = await connection();
+    const keys = handoffKeys(`app${app}`);
+    // As HandoffWriter.send writes them, with the ids Redis gives two entries of one millisecond.
+    for (const [bot, n] of [["greeter", 1], ["liker", 2]] as const) {
+      await redis.multi().xadd(keys.bot(bot), "1795631477495-0", "e", JSON.stringify({ kind: "mentions", events: [mention(n)] })).xadd(keys.bell, "*", "bot", bot).exec();
+    }
+    // The clock (and so the sweep) stands still: only the bells read them.
+    await until(() => a.handled === 1, "liker's post handled while greeter's is still being handled");
+    expect(handed).toEqual([["greeter", "mention:1"], ["liker", "mention:2"]]);
+    release();
+    await until(() => a.handled === 2, "greeter's handled too");
+  });
+
   it("posts written while nobody listened to the bell are read by the sweep; a failed handling is handed out again", async () => {
     let fail = true;
     const got: string[] = [];
