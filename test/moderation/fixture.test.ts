@@ -39,6 +39,13 @@ const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>>
   // found 5 more of the three sealed batches' abuse together (78 -> 83, false alarms 4 -> 4),
   // one fewer in this one.
   "heldout-10.jsonl": { precision: 0.92, recall: 0.45 },
+  // Written the same way (a helper who never saw the classifier, its data or any batch),
+  // sealed by sha256 before scoring (sealed-11-13.sha256), scored once against the model of
+  // 1c801df (grouped CV, 6,708 training replies). heldout-11 met the aim (1.00 / 0.96) and is
+  // held to it; rules alone: recall 0.74, 0.57, 0.53. What gets past: doxxing and threats with
+  // no violent word, calls to pile on, sexual remarks without sexual words, dotted masks.
+  "heldout-12.jsonl": { precision: 1.0, recall: 0.77 },
+  "heldout-13.jsonl": { precision: 0.95, recall: 0.71 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk
