@@ -196,7 +196,14 @@ export class BotClaims {
   private async tick(): Promise<void> {
     const rechecking = this.recheck;
     this.members = Math.max(1, await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]));
-    await Promise.all([...this.held].map(([bot, h]) => this.renew(bot, h)));
+    const renewing = [...this.held].filter(([, h]) => !h.stopping);
+    const held = await this.options.leases.renewAll(
+      renewing.map(([, h]) => h.lease),
+      this.ttl,
+    );
+    // Those no longer held are claimed again when free before the tick ends (writes waiting for
+    // a recheck then carry the new claim); stopping the others is not waited for.
+    await Promise.all(renewing.filter((_, i) => !held[i]).map(([bot, h]) => this.expired(bot, h)));
     if (rechecking && this.recheck === rechecking) {
       this.recheck = undefined;
       rechecking.resolve();
@@ -208,10 +215,9 @@ export class BotClaims {
     }
   }
 
-  private async renew(bot: string, h: Held): Promise<void> {
+  /** A lease found no longer held at a renewal (Redis was away, or this process stalled): claim it again if it is free. */
+  private async expired(bot: string, h: Held): Promise<void> {
     if (h.stopping) return;
-    if (await this.options.leases.renew(h.lease, this.ttl)) return;
-    // Expired (Redis was away, or this process stalled): claim it again if it is free.
     const again = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
     if (again && again.token === h.lease.token + 1) {
       h.lease = again; // nobody claimed it in between: the bot goes on as it was

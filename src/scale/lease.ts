@@ -78,6 +78,22 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`);
 
+/** {@link RENEW} for many leases: KEYS the lease keys, ARGV[1] the ttl, ARGV[i + 1] the claim of KEYS[i]. */
+const RENEW_ALL = new RedisScript(`
+local renewed = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i + 1] then
+    redis.call('PEXPIRE', key, ARGV[1])
+    renewed[i] = 1
+  else
+    renewed[i] = 0
+  end
+end
+return renewed`);
+
+/** Leases renewed by one script run of {@link Leases.renewAll}: one round trip each, short enough not to hold Redis up. */
+const RENEW_BATCH = 500;
+
 const RELEASE = new RedisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
@@ -130,6 +146,20 @@ export class Leases {
   /** Extends the lease to `ttlMs` from now if it is still this claim; false when it was lost. */
   async renew(lease: Lease, ttlMs: number): Promise<boolean> {
     return (await RENEW.run<number>(this.redis, [this.key(lease.name)], [this.value(lease), Math.ceil(ttlMs)])) === 1;
+  }
+
+  /**
+   * {@link renew} for many leases at once (a process renewing thousands of bots' leases every
+   * few seconds sent as many scripts: 3,300 a second over three processes for 10,000 bots),
+   * in a few round trips. Resolves with whether each is still held, in order.
+   */
+  async renewAll(leases: readonly Lease[], ttlMs: number): Promise<boolean[]> {
+    const batches: Array<Promise<number[]>> = [];
+    for (let i = 0; i < leases.length; i += RENEW_BATCH) {
+      const some = leases.slice(i, i + RENEW_BATCH);
+      batches.push(RENEW_ALL.run<number[]>(this.redis, some.map((l) => this.key(l.name)), [Math.ceil(ttlMs), ...some.map((l) => this.value(l))]));
+    }
+    return (await Promise.all(batches)).flat().map((r) => r === 1);
   }
 
   /** Gives the lease up if it is still this claim (another process may claim it at once). */

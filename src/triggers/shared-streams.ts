@@ -20,6 +20,7 @@ import type { Redis } from "ioredis";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Lease, Leases } from "../scale/lease.ts";
+import { RedisScript } from "../store/redis/script.ts";
 import { handoffState, HandoffReader, HandoffWriter, type HandoffControl, type HandoffEntry } from "./stream-handoff.ts";
 import type { BotRules, MentionBot, StreamHub, StreamStatus } from "./stream-hub.ts";
 
@@ -69,6 +70,12 @@ export interface SharedStreamsOptions {
   prefix?: string;
 }
 
+/** Publishes a bot in its app's directory (KEYS[1]); a new or changed entry moves the version (KEYS[2]). */
+const PUBLISH = new RedisScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return redis.call('INCR', KEYS[2])`);
+
 /**
  * A hub is restarted for a changed directory at most once per this many renewals (15 s with
  * the default 3 s): each restart syncs the rules again and reconnects.
@@ -82,8 +89,9 @@ interface App {
   hosted: Set<string>;
   lease?: Lease;
   hub?: StreamHub;
-  /** The directory's content the hub was started with. */
+  /** The directory's content the hub was started with, and its version then. */
   hubOf?: string;
+  hubVersion?: string;
   hubAt?: number;
   /** Cancels the deadline by which the lease must be renewed again (see {@link SharedStreams.watch}). */
   unwatch?: () => void;
@@ -107,6 +115,11 @@ export class SharedStreams {
 
   private directoryKey(appId: string): string {
     return `${this.prefix}handoff:${appId}:bots`;
+  }
+
+  /** Counts the directory's changes: the hub's process reads the whole directory (10,000 entries) only after one. */
+  private versionKey(appId: string): string {
+    return `${this.prefix}handoff:${appId}:bots:version`;
   }
 
   private app(appId: string): App {
@@ -155,7 +168,7 @@ export class SharedStreams {
     if (!appId || this.stopped) return undefined;
     const app = this.app(appId);
     app.hosted.add(bot);
-    await this.options.redis.hset(this.directoryKey(appId), bot, JSON.stringify(entry));
+    await PUBLISH.run(this.options.redis, [this.directoryKey(appId), this.versionKey(appId)], [bot, JSON.stringify(entry)]);
     await app.reader.own([bot]);
     return await handoffState(this.options.redis, appId, `${this.prefix}handoff:`);
   }
@@ -223,6 +236,7 @@ export class SharedStreams {
     app.hub?.close();
     app.hub = undefined;
     app.hubOf = undefined;
+    app.hubVersion = undefined;
   }
 
   private async run(): Promise<void> {
@@ -256,12 +270,17 @@ export class SharedStreams {
       this.watch(appId, app);
       log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
     }
+    const version = await this.options.redis.get(this.versionKey(appId));
+    if (app.hub && version !== null && app.hubVersion === version) return;
     const raw = await this.options.redis.hgetall(this.directoryKey(appId));
     const bots = Object.entries(raw)
       .filter(([bot]) => this.options.appOf.get(bot) === appId)
       .sort(([a], [b]) => a.localeCompare(b));
     const signature = JSON.stringify(bots);
-    if (app.hub && app.hubOf === signature) return;
+    if (app.hub && app.hubOf === signature) {
+      app.hubVersion = version ?? undefined;
+      return;
+    }
     if (app.hub && this.options.clock.now() - (app.hubAt ?? 0) < RESTART_EVERY_RENEWALS * this.every) return;
     if (app.hub) {
       const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
@@ -281,6 +300,7 @@ export class SharedStreams {
       void app.writer.send(bot, entry).catch((err: unknown) => log.error({ app: appId, bot, err }, `could not hand a streamed post to ${bot}'s process: ${(err as Error)?.message ?? String(err)}`));
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
     app.hubOf = signature;
+    app.hubVersion = version ?? undefined;
     app.hubAt = this.options.clock.now();
     app.hub = this.options.startHub({
       appId,

@@ -55,6 +55,20 @@ describe("leases", () => {
     expect(taken?.token).toBe(lost!.token + 1);
   });
 
+  it("renewing many at once says which are still held and extends only those", async () => {
+    const mine = await Promise.all(Array.from({ length: 1_200 }, (_, i) => leases.claim(`bot:many${i}`, "A", 60_000)));
+    // One taken over by B, one released and claimed again by A (the old handle is stale).
+    await leases.release(mine[7]!);
+    await leases.claim("bot:many7", "B", 60_000);
+    await leases.claim("bot:many900", "A", 60_000);
+    const held = await leases.renewAll(mine.map((l) => l!), 120_000);
+    expect(held).toHaveLength(1_200);
+    expect(held.map((h, i) => (h ? -1 : i)).filter((i) => i >= 0)).toEqual([7, 900]);
+    expect((await leases.holder("bot:many1199"))!.ttlMs).toBeGreaterThan(60_000);
+    expect(await leases.holder("bot:many7")).toMatchObject({ owner: "B" });
+    expect((await leases.holder("bot:many7"))!.ttlMs).toBeLessThanOrEqual(60_000);
+  });
+
   it("a fenced write applies all its commands only while the claim is current", async () => {
     const a = (await leases.claim("bot:f", "A", 300))!;
     expect(await leases.fenced(a, [["SET", "t:x", "1"], ["HSET", "t:h", "k", 42], ["GET", "t:missing"], ["GET", "t:x"]])).toEqual(["OK", 1, null, "1"]);
