@@ -73,6 +73,17 @@ export class BudgetBook {
   private readonly writing = new Set<Promise<unknown>>();
   /** With shared windows: posts read per `<app>|<period start>`, as Redis last totalled them and counted here since. */
   private readonly reads = new Map<string, number>();
+  private freedCount = 0;
+
+  /**
+   * Counts the times room appeared other than by time passing (a slot given back, a window
+   * made again with other limits). Room otherwise only appears with time (a correction, a
+   * pause, a hold only take it away), so a request the budget put off until T stays put off
+   * until T while this count stays the same: the queue relies on it to not ask again.
+   */
+  get freed(): number {
+    return this.freedCount;
+  }
 
   constructor(options: { store: Store; clock: Clock; logger?: Logger; shared?: SharedWindows }) {
     this.store = options.store;
@@ -140,6 +151,7 @@ export class BudgetBook {
   window(key: string, max: number, windowMs: number): SlidingWindow {
     let w = this.windows.get(key);
     if (!w || w.max !== max || w.windowMs !== windowMs) {
+      if (w) this.freedCount++;
       const times = w ? w.snapshot(this.clock.now()) : (this.store.get<number[]>(NS_WINDOWS, key) ?? []);
       w = new SlidingWindow(max, windowMs, times);
       this.windows.set(key, w);
@@ -186,6 +198,7 @@ export class BudgetBook {
 
   /** Forgets one counted event of a window (a request that never reached the service), loading the window if need be. */
   forget(key: string, at: number, member?: string): void {
+    this.freedCount++;
     if (this.shared) this.sharedWrite("give back a slot", this.shared.forget(key, at, member));
     const w = this.windows.get(key);
     const times = w ? undefined : this.store.get<number[]>(NS_WINDOWS, key);

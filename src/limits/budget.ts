@@ -253,6 +253,11 @@ export class AccountBudget {
     return { endpoint, at, keys };
   }
 
+  /** See {@link BudgetBook.freed}: changes when room appears other than by time passing. */
+  get freed(): number {
+    return this.book.freed;
+  }
+
   /** Whether slots must be claimed from windows shared with other processes ({@link claim}). */
   get shared(): boolean {
     return this.book.shared !== undefined;

@@ -184,7 +184,12 @@ describe("openFileStore", () => {
     expect(await botFiles()).toEqual(["bot0.json", "bot1.json", "bot2.json"]);
     // Crash between a checkpoint's file writes and its journal's removal: the files are new and the old journal is still there.
     const journals = (await readdir(state())).filter((n) => n.startsWith("journal-"));
-    const kept = await Promise.all(journals.map(async (n) => [n, await readFile(state(n))] as const));
+    // (A journal a background checkpoint removes between the listing and the read was folded into the files.)
+    const kept: Array<[string, string]> = [];
+    for (const n of journals) {
+      const text = await readFile(state(n), "utf8").catch(() => undefined);
+      if (text !== undefined) kept.push([n, text]);
+    }
     await store.close();
     expect((await readdir(state())).filter((n) => n.startsWith("journal-"))).toEqual([]);
     for (const [n, text] of kept) await writeFile(state(n), text);
