@@ -101,8 +101,12 @@ describe("bot start --state redis:// in several processes", () => {
 
     // Exactly once, by the bot mentioned.
     for (const m of [...before, ...after]) expect(answers().get(m.id), `${m.bot}: ${m.id}`).toEqual([m.bot]);
-    const held = await owners();
-    expect(NAMES.every((bot) => pids.slice(1).includes(held.get(bot)!))).toBe(true);
+    // Every bot held by a survivor: waited for, since a survivor balancing its share gives a
+    // bot back a moment before the other claims it (seen once in five runs under load).
+    await until("every bot held by a survivor", async () => {
+      const held = await owners();
+      return NAMES.every((bot) => pids.slice(1).includes(held.get(bot)!)) || undefined;
+    }, 15_000, 100);
 
     // The survivors stop cleanly and give their bots back; `bot status` reads the same Redis.
     for (const c of children.slice(1)) {
