@@ -17,6 +17,8 @@ export const MASKED_WORDS: readonly string[] = [
   "asshole", "arsehole", "ass", "arse", "bastard", "whore", "slut", "twat", "wanker", "pussy",
   "nigger", "nigga", "faggot", "fag", "retard", "retarded", "tranny", "trannies", "kike", "spic", "spics", "paki", "chink",
   "coon", "kill", "die",
+  "niggers", "niggas", "faggots", "fags", "retards", "dyke", "dykes", "wetback", "beaner", "raghead", "towelhead",
+  "spastic", "poofter", "darkie", "kaffir", "jigaboo", "pikey", "gyppo",
   "idiot", "idiots", "moron", "morons", "loser", "losers", "stupid", "dumb", "dumbass", "twats", "wankers",
 ];
 
@@ -166,12 +168,35 @@ export const PERSONAL_DETAILS: readonly string[] = [
 ];
 
 /**
- * Slurs outside obscenity's English dataset (which already has the commonest). A slur
- * makes a reply abusive however it is used.
+ * Slurs outside obscenity's English dataset (which already has the commonest), each a whole
+ * word. Reviewed against LDNOOBW's English list (the `naughty-words` package), used as a
+ * reference only, plus slurs it lacks; a slur makes a reply abusive however it is used.
+ * Left out because their ordinary sense is commoner than the slur: "poof" ("and poof, it's
+ * gone"), "nip", "slope", "spook", "sambo" (a martial art), "kraut" (krautrock),
+ * "golliwog" (mostly said of the doll), "redskins" (the team's old name), "gypsy", "queer"
+ * (reclaimed). Doubled letters need not be written as obscenity's matcher sees them: the
+ * profanity matcher folds them (`profanity.ts`).
  */
 export const EXTRA_SLURS: readonly string[] = [
-  "spic", "spics", "paki", "pakis", "wetback", "wetbacks", "gook", "gooks", "raghead", "ragheads", "towelhead",
-  "towelheads", "beaner", "beaners", "coon", "coons", "kyke", "shemale", "sandnigger",
+  "spic", "spics", "spick", "spicks", "paki", "pakis", "wetback", "wetbacks", "gook", "gooks", "raghead", "ragheads",
+  "towelhead", "towelheads", "beaner", "beaners", "coon", "coons", "kyke", "shemale", "shemales", "sandnigger",
+  // Against Black people.
+  "darkie", "darkies", "darky", "jigaboo", "jigaboos", "jiggaboo", "jiggaboos", "jiggerboo", "nignog", "nig nog",
+  "nignogs", "porch monkey", "porch monkeys", "jungle bunny", "jungle bunnies", "spearchucker", "spear chucker",
+  "pickaninny", "pickaninnies", "wigger", "wiggers", "wog", "wogs", "kaffir", "kaffirs", "kaffer",
+  // Against Asian, Arab, South Asian and Muslim people.
+  "slanteye", "slanteyes", "slant eye", "slant eyes", "slant eyed", "zipperhead", "zipperheads", "jap", "japs",
+  "ching chong", "dothead", "dotheads", "curry muncher", "curry munchers", "sand monkey", "sand monkeys", "sandmonkey",
+  "camel jockey", "camel jockeys", "muzzie", "muzzies", "muzrat", "muzrats",
+  // Against Jewish, Romani, Italian, Native, white people.
+  "yid", "yids", "heeb", "heebs", "christ killer", "christ killers", "gypo", "gypos", "gyppo", "gyppos", "gippo",
+  "gippos", "pikey", "pikeys", "dago", "dagos", "dagoes", "wop", "wops", "injun", "injuns", "honkey", "honky", "honkies",
+  // Against gay, lesbian and trans people.
+  "poofter", "poofters", "poofta", "pooftah", "batty boy", "battyboy", "batty man", "shirtlifter", "shirt lifter",
+  "fudgepacker", "fudge packer", "fudgepackers", "carpet muncher", "carpetmuncher", "lesbo", "lezza", "lezzer", "lezzie",
+  "lezbo", "trannie", "troon", "troons",
+  // Against disabled people.
+  "spaz", "spazz", "spazzes", "spazzy", "mong", "mongs", "mongoloid", "mongoloids", "tard", "tards",
 ];
 
 /**
@@ -195,6 +220,9 @@ export const HARMLESS_LOOKALIKES: readonly string[] = [
   "chinks in", "chink of light", "chinks of light", "scunthorpe", "hancock", "cockburn", "cocktail", "peacock",
   "hitchcock", "dickens", "sussex", "essex", "middlesex", "analysis", "analyst", "therapist", "shitake",
   "cockney", "cocked", "spastic colon", "spastic paraplegia", "scattered",
+  // Names and things that start or end like a slur.
+  "fagan", "fagen", "fagin", "kaffir lime", "kaffir limes", "kaffir lily", "honky tonk", "honky-tonk", "honkytonk",
+  "mong kok", "spick and span", "spick-and-span",
   // Reclaimed by the people it names, said of oneself or one's own: a slur only when aimed.
   "proud dyke", "as a dyke", "im a dyke", "i am a dyke", "dyke march", "fellow dykes", "us dykes", "we dykes",
 ];

@@ -197,6 +197,8 @@ function resolveLeet(c: Chars, spans: ReadonlyArray<[number, number]>): void {
  */
 const STAND_INS: Readonly<Record<string, string>> = {
   "!": "iluoae", "@": "ao", $: "s", "|": "il", "0": "o", "1": "il", "3": "e", "4": "a", "5": "s", "7": "t",
+  // "ni99er", "fa99ot": 9 for g only where the token fits a masked word.
+  "9": "g",
 };
 
 /**
@@ -235,11 +237,26 @@ function resolveMasks(c: Chars, spans: ReadonlyArray<[number, number]>): void {
  * Joins letters spelt out one at a time ("f u c k", "k.y.s", "k-i-l-l"): three or more
  * single letters in a row, separated by one or two spacer characters, become one word.
  * Three, because "a b" occurs in ordinary text and "I a" does not say anything.
+ *
+ * A run is one word only if its letters are separated alike. Where plain spaces and
+ * dots (or dashes, stars...) mix, the spaces are the word breaks the writer kept: "you're
+ * a f.a.g.g.o.t" is "a faggot", not "afaggot" (which no word list matches), and
+ * "k-i-l-l y-o-u" is "kill you". Where only spaces separate them, a leading "a", "i" or "u"
+ * is its own word when the letters after it spell a known masked word ("a f a g g o t").
  */
 /** Whether character k is a letter or digit standing alone ("f" in "f u c k"). */
 function single(c: Chars, k: number): boolean {
   const n = c.chars.length;
   return isAlnum(c.chars[k]!) && (k === 0 || !isAlnum(c.chars[k - 1]!)) && (k + 1 >= n || !isAlnum(c.chars[k + 1]!));
+}
+
+/** Single-letter English words that may stand before a spelt-out word ("a f a g g o t", "u i d i o t"). */
+const ONE_LETTER_WORDS = "aiu";
+
+function copy(out: Chars, c: Chars, k: number): void {
+  out.chars.push(c.chars[k]!);
+  out.from.push(c.from[k]!);
+  out.to.push(c.to[k]!);
 }
 
 function joinSpacedLetters(c: Chars): Chars {
@@ -248,8 +265,9 @@ function joinSpacedLetters(c: Chars): Chars {
   let k = 0;
   while (k < n) {
     if (single(c, k)) {
-      // Collect the run of single letters starting here.
+      // Collect the run of single letters starting here, and whether each gap is spaces only.
       const run = [k];
+      const spaced: boolean[] = [];
       let j = k + 1;
       for (;;) {
         let gap = j;
@@ -257,22 +275,34 @@ function joinSpacedLetters(c: Chars): Chars {
         const width = gap - j;
         if (width >= 1 && width <= 2 && gap < n && single(c, gap)) {
           run.push(gap);
+          spaced.push(c.chars.slice(j, gap).every((ch) => ch === " "));
           j = gap + 1;
         } else break;
       }
       if (run.length >= 3) {
-        for (const r of run) {
-          out.chars.push(c.chars[r]!);
-          out.from.push(c.from[r]!);
-          out.to.push(c.to[r]!);
-        }
+        // Mixed separators: cut at the plain spaces. All spaces: a one-letter word may lead.
+        const mixed = spaced.includes(true) && spaced.includes(false);
+        const rest = run.slice(1).map((r) => c.chars[r]!).join("");
+        const leads = !mixed && ONE_LETTER_WORDS.includes(c.chars[run[0]!]!) && rest.length >= 3 && MASKED_WORDS.includes(rest);
+        const cuts = run.map((_, i) => i > 0 && ((mixed && spaced[i - 1]!) || (leads && i === 1)));
+        let piece: number[] = [];
+        const flush = (next: number | undefined) => {
+          if (piece.length >= 3 || !mixed) for (const r of piece) copy(out, c, r);
+          else for (let p = piece[0]!; p <= piece[piece.length - 1]!; p++) copy(out, c, p);
+          // The gap after the piece, as it was written.
+          if (next !== undefined) for (let p = piece[piece.length - 1]! + 1; p < next; p++) copy(out, c, p);
+          piece = [];
+        };
+        run.forEach((r, i) => {
+          if (cuts[i]) flush(r);
+          piece.push(r);
+        });
+        flush(undefined);
         k = run[run.length - 1]! + 1;
         continue;
       }
     }
-    out.chars.push(c.chars[k]!);
-    out.from.push(c.from[k]!);
-    out.to.push(c.to[k]!);
+    copy(out, c, k);
     k++;
   }
   return out;

@@ -31,6 +31,15 @@ const EXTRA_PROFANITY: ReadonlyArray<[word: string, patterns: string[]]> = [
   ["jizz", ["|jizz", "|jiz|"]],
 ];
 
+/**
+ * A word as obscenity's matcher sees it: its last transformer folds a run of one letter to
+ * one ("zipperhead" reads "ziperhead"), or to two for b, e, o, l, s and g ("jigaboo"), before
+ * patterns are matched, so a pattern spelt with other doubled letters would never match.
+ */
+export function asMatched(word: string): string {
+  return word.replace(/([a-z])\1+/g, (run, letter: string) => letter.repeat(Math.min(run.length, "beolsg".includes(letter) ? 2 : 1)));
+}
+
 function buildDataSet(): DataSet<Word> {
   const data = new DataSet<Word>().addAll(englishDataset as DataSet<{ originalWord: EnglishProfaneWord }> as DataSet<Word>);
   for (const [word, patterns] of EXTRA_PROFANITY) {
@@ -41,7 +50,7 @@ function buildDataSet(): DataSet<Word> {
     });
   }
   for (const slur of EXTRA_SLURS) {
-    data.addPhrase((phrase) => phrase.setMetadata({ originalWord: slur }).addPattern(parseRawPattern(`|${slur}|`)));
+    data.addPhrase((phrase) => phrase.setMetadata({ originalWord: slur }).addPattern(parseRawPattern(`|${asMatched(slur)}|`)));
   }
   return data;
 }

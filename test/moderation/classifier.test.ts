@@ -341,3 +341,22 @@ describe("createClassifier: banter, reclaimed words and the account's makers (tu
     });
   });
 });
+
+describe("createClassifier: slurs, however they are spelt", () => {
+  it("reads a slur spelt out with dots or dashes after a one-letter word", () => {
+    for (const text of ["you're a f.a.g.g.o.t", "ur a f-a-g-g-o-t", "what a f a g g o t", "you're a n.i.g.g.e.r"]) {
+      expect(rulesAlone.classify(text).rules.map((r) => r.rule), text).toContainEqual(expect.stringMatching(/^slur:/));
+    }
+    expect(rules(rulesAlone.classify("you absolute m.o.r.o.n"))).toContain("insult:moron");
+    expect(rules(rulesAlone.classify("you're a m.o.r.o.n"))).toContain("insult:moron");
+  });
+
+  it("knows slurs outside obscenity's list, with doubled letters and masks, and not the words that contain them", () => {
+    for (const text of ["typical zipperhead", "shut up you poofter", "go home pikey", "filthy wetbacks", "you f*ggot", "ni99er"]) {
+      expect(rulesAlone.classify(text).abusive, text).toBe(true);
+    }
+    for (const text of ["kaffir lime leaves in the curry", "Donald Fagen's new album", "dinner in Mong Kok", "honky tonk piano night", "Terry Wogan on the radio"]) {
+      expect(rulesAlone.classify(text).rules.filter((r) => r.rule.startsWith("slur:")), text).toEqual([]);
+    }
+  });
+});

@@ -22,8 +22,21 @@ describe("normalize", () => {
   it("joins letters spelt out one at a time, three or more", () => {
     expect(folded("f u c k you")).toBe("fuck you");
     expect(folded("k.y.s")).toBe("kys");
-    expect(folded("k-i-l-l y-o-u-r-s-e-l-f")).toBe("killyourself");
+    expect(folded("k-i-l-l y-o-u-r-s-e-l-f")).toBe("kill yourself");
     expect(folded("plan a b")).toBe("plan a b");
+  });
+
+  it("keeps a one-letter word apart from a spelt-out word after it", () => {
+    // Dots between the letters, a plain space before them: the space is a word break.
+    expect(folded("you're a f.a.g.g.o.t")).toBe("youre a faggot");
+    expect(folded("you're a n-i-g-g-e-r")).toBe("youre a nigger");
+    expect(folded("what a m.o.r.o.n")).toBe("what a moron");
+    expect(folded("a f.a.g")).toBe("a fag");
+    // Spaces only: "a" leads when the rest spells a known masked word.
+    expect(folded("ur a f a g g o t")).toBe("ur a faggot");
+    expect(folded("u r a b i t c h")).toBe("urabitch");
+    // Two dotted letters after a space stay as written.
+    expect(folded("plan a.b c")).toBe("plan a.b c");
   });
 
   it("resolves Unicode look-alikes, full-width letters and accents, and drops the rest", () => {
