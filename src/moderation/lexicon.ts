@@ -145,7 +145,7 @@ export const THREAT_VERBS: readonly string[] = [
   "burn", "punch", "smash", "end", "hunt down", "hunt", "gut", "skin", "torture", "slap", "bury", "hang", "drown",
   "lynch", "run over", "snap", "wring", "batter", "rearrange", "thump", "deck", "clobber", "wallop", "pummel", "maim",
   "cripple", "put a bullet in", "put a bullet through", "break", "cut", "curb stomp", "stomp", "knife",
-  "poison", "execute", "assassinate", "mutilate",
+  "poison", "execute", "assassinate", "mutilate", "shank", "pop", "merk", "glass", "jump",
 ];
 
 /**

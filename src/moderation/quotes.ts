@@ -14,7 +14,7 @@ const REPORTING = new Set([
   "typed", "posted", "yelled", "shouted", "screamed", "reported", "report", "reporting", "blocked", "block", "blocking",
   "banned", "ban", "suspended", "quote", "quoted", "argument", "word", "words", "phrase", "dm", "dms", "messaged",
   "stop", "not", "isnt", "never", "sent", "shouts", "shout", "yells", "yell", "screams", "scream", "mutters", "whispers",
-  "asks", "asked", "goes", "went", "character", "line", "villain",
+  "asks", "asked", "goes", "went", "character", "line", "villain", "got", "received", "post", "posts",
 ]);
 
 /** Quotation marks that open a quote, each with the marks that close it. */

@@ -59,7 +59,7 @@ const agents = oneOf(THREAT_AGENTS);
 /** "beat you at chess", "kill you in Fortnite", "shoot you a message" are not threats; "punch you in the face" is. */
 const notAGame =
   `(?! (?:${oneOf(["at", "on", "to", "with", "off", "a", "an", "some", "for"])}(?![a-z0-9])|` +
-  `in_(?!the (?:face|head|throat|neck|gut|stomach|mouth|teeth|balls|back|street))))`;
+  `in_(?!(?:the |your |ur |a |your own )?(?:face|head|throat|neck|gut|stomach|mouth|teeth|balls|back|street|sleep|bath|bed|backyard|back garden|garden|house|home|river|canal|woods|ditch|alley|car park|carpark|queue|shower|dark)(?![a-z0-9]))))`;
 const adverbs = "(?:just |literally |actually |fucking |personally |gladly |come and |come over and |find you and |hunt you down and |come |go )?";
 const fuck = oneOf(FUCK_FORMS.filter((f) => f !== "f"));
 const possessive = "(?:your|ur|yo)";
@@ -450,7 +450,7 @@ const THREATS: PhraseRule[] = [
   {
     id: "threat:violence",
     kind: "threat",
-    pattern: `${you} (?:wont|will not|will never|never) see (?:it|this|me|us) coming|(?:if|when|once) (?:i|we) (?:ever )?(?:see|meet|catch|find|run into) ${you} (?:irl|in real life|in person|outside|on the street|in the street)`,
+    pattern: `${you} (?:wont|will not|will never|never) (?:even )?see (?:it|this|me|us) coming|(?:if|when|once) (?:i|we) (?:ever )?(?:see|meet|catch|find|run into) ${you} (?:irl|in real life|in person|outside|on the street|in the street)`,
   },
   // A reply that is only "die" (or "just die.").
   { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please )?(?:die|diee|dies)(?=[^a-z0-9]*$)` },
@@ -531,6 +531,431 @@ const THREATS: PhraseRule[] = [
     pattern:
       `(?:heres|here is|here are|posting|leaking|sharing|dropping|publishing) (?:${possessive}|her|his|their) ${words(1)}(?:${oneOf(PRIVATE_DETAILS)})(?![a-z0-9])|` +
       `${possessive} (?:${oneOf(PRIVATE_DETAILS)}) (?:is|are) (?:going up|going public|going online|getting posted|being posted|about to be posted|about to go public)`,
+  },
+];
+
+/**
+ * The reader's people and things a dox or veiled threat names: "your kids", "your mum's
+ * number", "your car". Wider than `family` (which threats of violence name), because
+ * exposing a partner's workplace or a child's school is the threat itself.
+ */
+const kin = oneOf([
+  "family", "kids", "kid", "children", "child", "son", "daughter", "wife", "husband", "mom", "mum", "mother", "dad", "father",
+  "parents", "little one", "little ones", "missus", "girlfriend", "boyfriend", "gf", "bf", "partner", "sister", "brother",
+  "nan", "gran", "grandma", "grandad", "baby", "boy", "girl", "lad", "lass", "moms", "mums", "kiddies",
+]);
+/** A phone number as the collapsed text writes it (repeated digits fold, so five digits is a full number's floor). */
+const phone = `\\+?[0-9](?:[^a-z0-9]{0,2}[0-9]){4,}`;
+/** An e-mail address as the collapsed text writes it ("@" reads "a" inside a word). */
+const email = `[a-z0-9.-]+\\.(?:com|net|org|co\\.uk|co|uk|io|me|edu|gov|de|fr|au|ca|ie|nz)(?![a-z0-9])`;
+/** A street as people write an address: "14 elm road", "baker street". */
+const street =
+  `(?:[0-9]+[a-z]? )?[a-z]+_(?:street|st|road|rd|lane|ln|avenue|ave|drive|dr|close|crescent|terrace|grove|gardens|court|way|place|estate|flats|towers|mews|square|boulevard|blvd)(?![a-z0-9])`;
+/** A named school: "st mary's", "hillside primary" (not "a good primary", "the same school"). */
+const namedSchool =
+  `(?:(?:st|saint)_[a-z]+|(?!(?:a|an|the|that|this|which|what|same|good|great|local|new|nice|private|public|my|our|his|her|their)_)[a-z]+_` +
+  `(?:primary|academy|high|elementary|middle school|grammar|prep|infants|juniors|nursery|comprehensive|secondary))(?![a-z0-9])`;
+/** Not a question of the sentence ("is your email x@y.com? I wrote"): asking is not exposing. */
+const notAsked = `(?![^.!?\\n]*\\?)`;
+/**
+ * Not a question, unless a tag makes it a statement the speaker wants confirmed ("your kids
+ * go to St Anne's, right?" tells the reader what the speaker knows; "your kids go to St
+ * Anne's? so do mine" asks).
+ */
+const toldNotAsked = `(?:${notAsked}|(?=[^a-z0-9]*(?:right|yeah|yh|innit|correct|eh|no|yes|dont they|doesnt he|doesnt she|isnt it|dont you)[^a-z0-9]*\\?))`;
+/** Who finds out when a dox is published. */
+const audience =
+  `(?:everyone|everybody|every1|the whole (?:internet|world|town|street|school|village|city|site|estate|area)|the internet|` +
+  `all ${possessive} (?:followers|friends|neighbours|neighbors|colleagues|coworkers|family)|${possessive} (?:boss|employer|followers|neighbours|neighbors|wife|husband|family|kids|friends|parents|colleagues|coworkers))`;
+
+/**
+ * Doxxing: a private detail given about the reader or their people ("your mum's number is
+ * 07…", "you live on Elm Road", "your kids go to St Anne's right?"), or a threat to publish
+ * it ("everyone will know where you live"). The detail must have the shape of one (digits,
+ * an address, a named school), so "your number is up" or "your kids go to school" do not fire.
+ */
+const DOXXING: PhraseRule[] = [
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `${possessive} (?:${kin}s? )?(?:phone |mobile |cell |home |work |personal |private |new )?` +
+      `(?:number|phone|mobile|cell|digits|email|e mail|email address|addy|whatsapp)(?: is| s|:|=)? ${words(1)}(?:${phone}|${email})${notAsked}`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?<!(?:do|does|if|where|when|whether) )(?:${you} (?:live|living|stay|work|park)|${possessive} (?:${kin}s?|address|house|home|flat|place) ` +
+      `(?:lives?|living|stays?|works?|is|are|s)) ${words(3)}(?:at|on|in|off|above|near|behind|opposite) (?:the )?${street}${toldNotAsked}`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?<!(?:do|does|if|where|when|whether|which school|what school) )${possessive} (?:${kin})s? (?:still )?(?:goes|go|went|attends?|is|are|s|re) (?:to |at )?${namedSchool}${toldNotAsked}`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:call|text|ring|message|phone|whatsapp|spam|prank call) (?:him|her|them|this (?:guy|idiot|clown|loser|woman|man|bitch|moron|creep|freak)|` +
+      `${possessive} (?:${kin}s?|house|home|office|work)) (?:on|at )?${phone}|` +
+      `(?:everyone|everybody|yall|y all|lets all|guys|go) (?:call|text|ring|spam|message|prank call) ${words(3)}${phone}`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:${audience} (?:will|ll|is going to|are going to|s going to|gonna|is gonna|are gonna|is about to|are about to|shall|will soon|ll soon) ` +
+      `(?:soon |all |finally )?(?:know|see|find out|learn|hear)|(?:make sure|until|once|when|til|till) ${audience} (?:knows|know|sees|finds out|hears)) ` +
+      `(?:where ${you}(?:r| re| are)? (?:live|lives|living|work|sleep|are|go|park|stay|hide)|who ${you} (?:really|actually) (?:are|is)|` +
+      `${possessive} (?:real name|address|home address|face|number|phone number|workplace|secret)|what ${you} (?:did|look like|really (?:are|did)))`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `${possessive} (?:${kin}s? )?(?:home |house |real |work |full )?` +
+      `(?:address|home address|phone number|mobile number|ip|ip address|real name|location|postcode|personal info|personal details|details|number plate|license plate|workplace|nudes|pics|photos|secrets|dms|messages) ` +
+      `(?:will |would |might |could |is going to |are going to |are about to |is about to |could easily |gonna )?(?:go|goes|going|get|gets|getting|end up|ending up|ends up|find its way|make its way|find their way|leak|leaks|be) ` +
+      `(?:up|online|public|posted|out there|viral|everywhere|leaked|on here|on every|to everyone|all over|in the wrong hands)(?![a-z0-9])`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:what if|imagine if|wonder what (?:would|will|d) happen if|be a shame if|would be a pity if) ${words(2)}(?:posted|shared|leaked|published|dropped|found|found out|spread|sent round|sent around) ` +
+      `${possessive} (?:${kin}s? )?(?:home |house |real |work )?(?:${oneOf(PERSONAL_DETAILS)}|nudes|pics|photos|secrets|dms|messages)`,
+  },
+  { id: "threat:dox", kind: "threat", pattern: `${agents} ${adverbs}(?:expose|unmask|out|dox) ${you}(?![a-z0-9])(?! (?:to|for|as a fan))` },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:who wants|anyone want|anybody want|dm me for|dm for|message me for|ask me for) (?:his|her|their|${possessive}) (?:${kin}s? )?(?:home |real |full |work )?` +
+      `(?:address|number|phone number|mobile|details|real name|location|workplace|info|postcode)(?![a-z0-9])|` +
+      `(?:his|her|their|${possessive}) (?:${kin}s? )?(?:home |real |full |work )?(?:address|number|phone number|mobile|details|real name|workplace|location|info)(?: and [a-z]+(?: [a-z]+)?)? ` +
+      `(?:is|are|s) (?:in my bio|in the replies|below|pinned|in the thread|in the comments|in my dms|in the group chat)`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?<!(?:${you}|do|did|have|has|was|were) )(?:posted|dropped|shared|leaked|published|gave out|handed out|passed on|spread|put) ${possessive} (?:${kin}s? )?(?:home |house |real |work |full )?` +
+      `(?:address|home address|phone number|number|mobile|mobile number|details|personal details|personal info|info|real name|location|postcode|workplace|ip|ip address|nudes)` +
+      `(?! is| are| was)(?= (?:in|on|to|all over|everywhere|online|around|with)|[^a-z0-9]*$|[^a-z0-9]*[.!,])`,
+  },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern:
+      `(?:i|we|ive|weve) (?:know|got|have|found|found out|dug up) ${possessive} (?:${kin}s? )?(?:date of birth|dob|maiden name|mothers maiden name|kids names|childrens names|sons name|daughters name|` +
+      `number plate|reg|registration|plate|route home|shift pattern|work schedule|daily routine|school run|bank details|national insurance|ssn|social security)(?![a-z0-9])|` +
+      `(?:heres|here is|this is) (?:his|her|their) ${words(1)}(?:number|mobile|phone)(?: is|:)? ${phone}|` +
+      `(?:this is|heres|here is|thats) (?:his|her|their|${possessive}) (?:street|house|road|flat|front door|building|car) on (?:google maps|google|street view|maps|google street view)|` +
+      `${agents} ${adverbs}(?:share|post|tell everyone|tell people|leak|publish|spread|reveal|broadcast|announce|put out) (?:everyone |the world |people )?where ${you} (?:live|work|sleep|park|stay)|` +
+      `${possessive} (?:home |house |real |full )?(?:address|phone number|mobile number|real name|details|location|workplace|personal info) (?:is|are|s) (?:now )?(?:public|out there|on every|all over|in (?:the|every) group)(?![a-z0-9])|` +
+      `${you} drive (?:a|an) (?:silver|black|white|red|blue|grey|gray|green|yellow|orange|purple|brown|gold|beige|navy|maroon) [a-z]+|${possessive} (?:reg|registration|number plate|plate|license plate|licence plate) (?:ends in|ends with|starts with|begins with|(?:is|s) [a-z]{1,2}[0-9])|` +
+      `(?:someone|somebody|everyone|lets|go|anyone|can someone) (?:find|track down|dig up|look up) (?:his|her|their|${possessive}) ` +
+      `(?:employer|boss|workplace|address|home address|family|number|home|mum|mom|parents|school|kids|wife|husband)(?![a-z0-9])`,
+  },
+];
+
+/** Who or what of the reader's is watched in a veiled threat: their car, their route, their kids. */
+const watched =
+  `(?:car|route|shift|shifts|schedule|routine|commute|bus|train|gym|walk|run|jog|street|house|door|front door|garden|window|windows|` +
+  `kids|daughter|son|wife|husband|school run|dog|cat|shop|reg|number plate|plate|place|flat|family|mum|mom|kid|girlfriend|boyfriend|partner|workplace|office)(?![a-z0-9])`;
+/**
+ * What makes a remark about the reader's life menacing. The strong closes ("would be a
+ * shame", "for now", "lock your doors") turn even a compliment into a threat ("nice car...
+ * for now"); the weak ones ("see you soon") only a remark that the speaker knows or has
+ * watched the reader's life.
+ */
+const strongMenace =
+  `(?:(?:shame|pity) if|tick tock|(?:youve|you have|consider ${yourself}) (?:been )?warned|watch ${possessive} back|` +
+  `watch ${yourself}|lock ${possessive} doors?|for now(?![a-z0-9])|while (?:it lasts|${you} (?:still )?can)|` +
+  `(?:sleep|rest) (?:well|tight)|(?:accidents|things) happen)`;
+const menace =
+  `(?:${strongMenace}|see ${you} (?:soon|around|real soon|very soon|there|then)|be seeing ${you}|careful now|be careful|` +
+  `just saying|just sayin|any day now|wont be long|(?:be|stay) safe out there|${you} never know)`;
+/** A remark that the speaker knows or has seen the reader's life: harmless alone, a threat beside a menacing close. */
+const knowsLife =
+  `(?:(?:i|we|ive|weve) (?:know|found) ${possessive} ${watched}|(?:(?:i|we|ive|weve|i have|we have) )?(?:saw|seen|clocked|noticed|spotted) ${possessive} ${watched}|` +
+  `(?:i|we) saw ${you} (?:at|in|leaving|outside|with|walking|on)(?![a-z0-9])|` +
+  `${possessive} (?:kids|daughter|son|wife) ${words(1)}(?:look|looks|seem|seems) (?:cute|sweet|lovely|pretty|adorable|happy))`;
+/** A compliment on the reader's things: only a strong close makes it a threat. */
+const admired = `nice (?:house|car|family|kids|wife|daughter|son|shop|dog|garden|front door|place|street|neighbourhood|neighborhood|motor|flat)(?![a-z0-9])`;
+
+/**
+ * Threats with no violent word: what a careful moderator reads as menace from its shape
+ * rather than its verbs. A remark on the reader's car, route or kids is harmless alone
+ * ("nice car!") and a threat beside a menacing close ("nice car. would be a shame. see you
+ * soon"); watching or following the reader home, "accidents happen to people like you",
+ * "be a shame if something happened to your ..." and "you'll be sorry" are threats alone.
+ */
+const VEILED_THREATS: PhraseRule[] = [
+  {
+    id: "threat:veiled",
+    kind: "threat",
+    pattern:
+      `${knowsLife}(?=[^]*?${menace})|${menace}(?=[^]*?${knowsLife})|${admired}(?=[^]*?${strongMenace})|${strongMenace}(?=[^]*?${admired})`,
+  },
+  {
+    id: "threat:veiled",
+    kind: "threat",
+    pattern:
+      `(?:shame|pity) if (?:something|anything|someone|somebody|an accident|harm|something bad|something nasty|anything bad) ${words(2)}` +
+      `(?:happened|happen|happens|were to happen|was to happen|befell|came|was to come|were to come) (?:to )?(?:${you}|${possessive}|that|those|this)(?![a-z0-9])|` +
+      `(?:shame|pity) if ${possessive} ${words(3)}(?:got|were|was|went|caught|ended up|had|accidentally) ${words(1)}` +
+      `(?:hurt|damaged|burnt|burned|broken|smashed|scratched|keyed|missing|fire|torched|vandalised|vandalized|trashed|an accident|up in smoke)(?![a-z0-9])`,
+  },
+  {
+    id: "threat:veiled",
+    kind: "threat",
+    pattern:
+      `accidents (?:happen|can happen|do happen|have a way of happening) (?:to|around) ${words(2)}(?:${you}(?![a-z0-9])|people (?:like ${you}|who)|nosy|mouthy|${possessive} )|` +
+      `people like ${you} ${words(1)}(?:go|going|end up|turn up|get|wind up) (?:missing|hurt|dead|in a ditch|in hospital|in the river|found)|` +
+      `(?:what happens|what happened) to (?:people|girls|guys|boys|snitches|grasses|women|men) like ${you}|` +
+      `(?:people|girls|guys|boys|women|men|folk|folks|lads) like ${you} ${words(2)}(?:tend to|often|always|usually|seem to|have a habit of|have a way of) ` +
+      `(?:have (?:an )?accidents?|having accidents|go missing|going missing|disappear|get hurt|end up (?:hurt|dead|missing|in hospital))|` +
+      `(?:wouldnt|would not|dont|do not) want ${words(1)}(?:${you}|${possessive} ${kin}s?|${possessive} ${watched}) (?:to )?(?:have|having|get|getting|meet with|suffer) (?:an? )?(?:[a-z]+_)?(?:accident|hurt|harmed|damaged)`,
+  },
+  {
+    id: "threat:veiled",
+    kind: "threat",
+    pattern:
+      `${you}(?:ll| will| are going to|re going to|re gonna| are gonna) (?:be sorry(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:when|for|trust|mate|pal))|` +
+      `(?:live to )?regret (?:the day|ever|crossing|messing|posting|opening|saying|speaking|writing|this|it|that)|wish ${you}(?:d| had)? never (?:been born|said|posted|opened|crossed|met|started|written|spoken))|` +
+      `(?:youve|you have|u have|uve) been warned|consider ${yourself} warned|this is ${possessive} (?:first|last|final|only) warning|` +
+      `(?:^|(?<=[.!?,;][^a-z0-9]*))(?:last|final) warning(?=[^a-z0-9]*$|[^a-z0-9]*[.!])`,
+  },
+  {
+    id: "threat:stalking",
+    kind: "threat",
+    pattern:
+      `(?:i|we|ive|weve|i have|we have|been) (?:been )?(?:watching|following|tracking|clocking|stalking) ${possessive} ` +
+      `(?:house|home|kids|children|family|wife|husband|daughter|son|car|door|place|movements|every move|routine|schedule|street|window|windows|flat)` +
+      notFollowedBy(["grow", "growing", "play", "videos", "streams", "channel", "content", "renovation", "build", "progress", "tour", "journey", "story", "posts"]) + `|` +
+      `(?:followed|following|follow|tailed|trailed) ${you} (?:home|back home|to (?:work|school|${possessive} (?:car|house|door|flat|work|office|school)))(?![a-z0-9])|` +
+      `(?:i|we) know (?:what|which|the) ${words(1)}(?:car|bus|train|route|way home|gym|door|house|window|flat|street|school|nursery|shift) ${you} ` +
+      `(?:drive|drives|take|takes|walk|walks|go to|leave|leaves|park|parks|live in|come home|catch|use|sleep in|work)(?![a-z0-9])|` +
+      `(?:i|we) know (?:what time|when|how late|how early|which days) ${you} (?:leave|get home|go to bed|walk home|are home|are alone|re home|re alone)(?![a-z0-9])|` +
+      `(?:i|we) know (?:the|what|which|where|when) ${words(3)}${you} ${words(3)}(?:every (?:morning|day|night|evening|week|weekday|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|at [0-9])`,
+  },
+  {
+    id: "threat:stalking",
+    kind: "threat",
+    pattern:
+      `(?:im|i am|were|we are|ive been|i have been) (?:right |just |sat |sitting |standing |parked )?` +
+      `(?:outside|across from|across the road from|round the corner from|around the corner from|behind|by|near) ${possessive} ` +
+      `(?:house|home|door|front door|car|work|office|school|place|flat|window|gate|building)(?![a-z0-9])|` +
+      `(?:hello|hi|hey|greetings|waving|love) from (?:outside|across the road from|across from|the end of|behind) ${possessive} ` +
+      `(?:street|road|house|home|door|front door|window|flat|place|work|office)(?![a-z0-9])|` +
+      `(?:waiting|standing|parked|watching|lurking|sat|sitting) (?:outside|near|by|behind|next to) ${possessive} (?:car|gate|window|windows|front door|flat|building|kids school|gym)` +
+      `(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:tonight|tomorrow|later|every|again|mate|pal|now|right now))|` +
+      `${possessive} (?:little )?(?:kids|daughter|son|girl|boy|little one|wife|husband|kid) ${words(3)}(?:at|outside|leaving|in|by) (?:the )?` +
+      `(?:school gates?|gates|playground|bus stop|nursery|school run) (?:today|this morning|yesterday|earlier|again)`,
+  },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern:
+      `${you}(?:ll| will| are going to|re going to|re gonna| are gonna) ${words(1)}(?:be |end up |leave |leaving |go home |be going home |be leaving |be carried out |come out )?` +
+      `(?:in|on) (?:an? |the )?(?:ambulance|body bag|stretcher|coffin|ditch|casket|morgue|a&e|icu|intensive care|hospital bed|hearse|wheelchair|neck brace)(?![a-z0-9])|` +
+      `${you}(?:ll| will| are going to|re going to|re gonna| are gonna)(?: be)? found (?:in a (?:ditch|river|canal|skip|bin|dumpster|bag|lake|field|suitcase)|dead|face down)|` +
+      `${you}(?:ll| will)(?: be)? ${words(1)}(?:eating|drinking|talking|sipping|breathing) ${words(2)}through a (?:straw|tube)|` +
+      `(?:picking up|pick up|spitting out|swallowing|looking for) ${possessive} (?:own )?teeth|` +
+      `(?:knock|punch|kick|slap|smack|send|boot) ${you} (?:into next week|to kingdom come|into the middle of next week|across the room|through a wall|through the wall|into the ground)|` +
+      `(?:set|put|setting|light|lighting) (?:fire to ${possessive} (?:house|car|home|flat|shop|door|kids|family)|${possessive} (?:house|car|home|flat|shop|door) on fire)|` +
+      `(?:torch|torching|burn down|burning down|firebomb|petrol bomb) ${possessive} (?:house|car|home|flat|shop|door|place)|` +
+      `(?:petrol|gasoline|lighter fluid|a firework|fireworks|a lit rag|something burning|a brick) through ${possessive} (?:letterbox|letter box|door|window|mailbox)|` +
+      `(?:make|leave) ${possessive} (?:wife|husband|kids|children|mum|mom|mother|family) (?:a widow|a widower|widows|orphans|fatherless|motherless)|` +
+      `(?:make sure|see to it|ensure) (?:that )?${possessive} (?:kids|children) (?:grow|will grow) up without|` +
+      `(?:shut|silence) (?:that mouth|${possessive} (?:mouth|gob|trap)) (?:for good|permanently|forever)|${agents} ${adverbs}shut it (?:for good|permanently|forever)|` +
+      `(?:bullet|knife|blade|something sharp|a round|shell|bat) with ${possessive} name (?:on|carved on|written on) it|` +
+      `(?:bat|baseball bat|knife|gun|crowbar|machete|hammer|blade|shotgun|petrol|rope) and ${possessive} (?:address|postcode|name|number|details|location)|` +
+      `(?:im|i am|were|we are) ${adverbs}(?:breaking|smashing|kicking|punching|stabbing|killing|shooting|hurting|burning|slapping|battering|decking|knifing|bashing|strangling|choking|drowning) ${targets}${notAGame}|` +
+      `${you}(?:re| are| r) (?:getting|gonna get|going to get|about to get) (?:jumped|smacked|slapped|battered|stabbed|hurt|beaten|bodied|knocked out|merked|shanked|glassed|done in|kicked in|run over|beat up|beaten up|hospitalised|hospitalized)(?![a-z0-9])`,
+  },
+  {
+    id: "threat:veiled",
+    kind: "threat",
+    pattern:
+      `${you}(?:re| are) lucky (?:i|we) (?:dont|do not|cant|can not|cannot|havent|have not|didnt|did not) (?:know|find|found|reach|get (?:my|our) hands on|live (?:near|closer)|see ${you}|know where)|` +
+      `(?:me and my|my) (?:boys|lads|mates|crew|brothers|cousins|friends|guys) ${words(2)}(?:will|ll|are|re|gonna|going to|wil) (?:be )?` +
+      `(?:waiting|coming for ${you}|looking for ${you}|outside)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| for ${you}| outside)|` +
+      `(?:^|(?<=[a-z0-9][^a-z0-9]*))or else(?=[^a-z0-9]*$|[^a-z0-9]*[.!])|` +
+      `${you} (?:dont|do not|have no idea|got no idea|have no clue) (?:know )?who ${you}(?:re| are| r) (?:talking to|dealing with|messing with|fucking with|speaking to|messing about with)|` +
+      `pray (?:that )?(?:we|i) never (?:meet|see ${you}|run into ${you}|cross paths|find ${you})|` +
+      `(?:wont|will not|wouldnt|would not) be (?:so |as |this )?(?:brave|tough|loud|mouthy|cocky|confident|hard|big|gobby|smart) (?:when|once|if|face to face) ${words(3)}` +
+      `(?:meet|see ${you}|find ${you}|face to face|come|turn up|show up|catch ${you}|in person|irl)(?![a-z0-9])|` +
+      `(?:${you}(?:re| are)|${possessive} ${kin}s? (?:is|are|re|s)|${you} and ${possessive} ${kin}s? (?:are|re)) (?:first |next |top )?on my (?:hit ?list)|` +
+      `(?:${possessive} ${kin}s? (?:is|are|re|s)|${you} and ${possessive} ${kin}s? (?:are|re)) next(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])|` +
+      `hope ${possessive} (?:brakes|brake lines|tyres|tires|wheel nuts|wheels) (?:work|hold|are ok|are working|dont fail|still work)|` +
+      `(?:check|checked) ${possessive} (?:brakes|brake lines|wheel nuts)(?: lately| recently| today)?(?=[^a-z0-9]*\\?)|` +
+      `(?:id|i would|i d) be (?:very |real |really )?careful if i (?:were|was) ${you}|` +
+      `${you} (?:have|got|ve got|have got) no idea what (?:i|we)(?:m| am|re| are) capable of|` +
+      `(?:i|we) know (?:people|guys|some people|a few people|someone|somebody) (?:who|that) (?:can|could|would|will|d) (?:find|hurt|deal with|sort out|visit|pay a visit to|take care of) ${you}|` +
+      `(?:i|we) (?:have|got|know) (?:people|friends|mates|guys|someone|somebody|eyes) (?:in ${possessive} (?:area|town|city|street|building|school|estate)|near ${you}|where ${you} (?:live|work))` +
+      `(?![^.!?]*(?:help|assist|support|volunteer|available|deliver|install|repair|fix))|` +
+      `(?:make sure|see to it) (?:that )?${possessive} (?:career|life|business|channel|account) (?:is|s) (?:over|finished|done|ruined)`,
+  },
+];
+
+/**
+ * Harassment by a crowd: calls to pile on, flood or mass-report the account or its owner
+ * ("everyone go flood her replies", "report this page until it's gone"), and promises to
+ * follow someone into every thread. A call to flood replies "with love" is not one.
+ */
+const PILE_ONS: PhraseRule[] = [
+  {
+    id: "harassment:mass-report",
+    kind: "harassment",
+    pattern:
+      `(?:lets|let us|everyone|everybody|yall|y all|guys|go|time to|we need to|we should|pls|please|all|just|keep) ${words(2)}mass (?:report|flag|block|reporting|flagging)|` +
+      `mass (?:report|flag)(?:ing)? (?:this|that|him|her|them|his|their|${possessive})(?![a-z0-9])(?![^.!?]*(?:scam|spam|fake|impersonat|phishing|fraud|bot farm))|` +
+      `(?:report|flag)(?:ing)? ${words(4)}(?:until|till|til|so|and get) ${words(3)}` +
+      `(?:gone|banned|suspended|deleted|taken down|removed|nuked|shut down|deactivated|off (?:the|this) (?:site|app|platform))(?![a-z0-9])`,
+  },
+  {
+    id: "harassment:mass-report",
+    kind: "harassment",
+    pattern:
+      `(?:lets|let us|everyone|everybody|we need to|we should|we gotta|we have to|help me|time to|yall|y all|guys) ${words(1)}get ` +
+      `(?:him|her|them|(?:this|that) ${words(1)}(?:account|page|bot|guy|girl|woman|man|clown|idiot|person|creep|user|loser)|(?:his|her|their|${possessive}) (?:account|page|channel|profile|ass)) ` +
+      `(?:banned|suspended|deleted|taken down|cancelled|canceled|fired|sacked|removed|kicked off|deplatformed|nuked)(?![a-z0-9])`,
+  },
+  {
+    id: "harassment:pile-on",
+    kind: "harassment",
+    pattern:
+      `(?:everyone|everybody|guys|yall|y all|all of you|lets|let us|go|come on|lads|people) ${words(2)}` +
+      `(?:flood|spam|bombard|swamp|blow up|storm|invade|descend on|go after|come after|harass|troll|bully|drag|hound) ` +
+      `(?:(?:his|her|their|${possessive}|the|this|that) ${words(1)}(?:replies|mentions|dms|dm|inbox|comments|notifications|page|account|profile|timeline|feed|channel|posts|email|phone)|him|them|her)(?![a-z0-9])` +
+      `(?![^.!?]*with (?:love|support|kindness|positivity|hearts|praise|compliments|good|kind|nice|positive|happy|birthday|wishes|congratulations|congrats|thanks|gratitude))`,
+  },
+  {
+    id: "harassment:persistent",
+    kind: "harassment",
+    pattern:
+      `${agents} ${adverbs}(?:be|show up|turn up|pop up|appear) (?:in|under) (?:every|all|each) (?:single )?(?:one of )?(?:${possessive} )?` +
+      `(?:replies|reply|mentions|comments|comment section|comment sections|notifications|dms|thread|threads)(?![a-z0-9])|` +
+      `${agents} ${adverbs}(?:hound|haunt|stalk|chase) ${you} (?:everywhere|wherever|to every|onto every|across every|to the ends|until|till|no matter)|` +
+      `${agents} ${adverbs}follow ${you} (?:to the ends|until|till|no matter)|` +
+      `(?:everywhere|wherever|anywhere) ${you} (?:go|post|tweet|comment|turn|show up|hide|move)[^a-z0-9]+(?:il|i wil|im|i am|we|wel) (?:be there|be waiting|follow|find ${you}|show up|turn up)`,
+  },
+  {
+    id: "harassment:mass-report",
+    kind: "harassment",
+    pattern:
+      `(?:everyone|everybody|yall|y all|guys|all of you|lets all|lets|go|pls|please) ${words(1)}(?:report|flag|block and report|report and block) (?:this|that|his|her|their) ${words(1)}` +
+      `(?:loser|clown|idiot|moron|creep|freak|bitch|prick|twat|cunt|muppet|weirdo|nutter|troll|psycho|lunatic|bigot|scumbag)(?![a-z0-9])`,
+  },
+  {
+    id: "harassment:pile-on",
+    kind: "harassment",
+    pattern:
+      `(?:^|(?<=[.!?,;][^a-z0-9]*))(?:go |now |just |lets )?(?:flood|spam|bombard|swamp|blow up|storm|invade|harass|troll|bully|hound|ratio|dogpile|brigade|raid) (?:his|her|their) ${words(1)}` +
+      `(?:replies|mentions|dms|inbox|comments|notifications|page|account|profile|timeline|feed|channel|posts|email|phone)(?![a-z0-9])(?![^.!?]*with (?:love|support|kindness|positivity|hearts|praise|compliments|good|kind|nice|positive|happy|birthday|wishes|congratulations|congrats|thanks|gratitude))|` +
+      `(?:^|(?<=[.!?,;][^a-z0-9]*))(?:go |now |just |lets )?(?:ratio|dogpile|brigade|raid|swarm|mass report|gang up on|quote tweet|qt) (?:this|that) (?:clown|idiot|guy|girl|loser|moron|person|woman|man|fool|creep|freak|bitch|prick)(?![a-z0-9])|` +
+      `make (?:his|her|their) (?:life|lives|day|week) (?:miserable|hell|a living hell|a nightmare)|(?:@|tag|mention) (?:him|her|them) everywhere|` +
+      `(?:dont|do not|never) let (?:him|her|them) (?:post|speak|tweet|live|sleep) in peace|${you}(?:ll| will) never (?:post|tweet|speak|live|sleep|rest) in peace (?:again|ever)`,
+  },
+  {
+    id: "harassment:persistent",
+    kind: "harassment",
+    pattern:
+      `(?:${agents}|i (?:can|just|can just)|ill just|il keep|i wil keep) ${adverbs}(?:keep )?(?:make|making|create|creating|open|opening) ${words(1)}` +
+      `(?:another|new|more|alt|fresh|a hundred|hundreds of|[0-9]+) (?:accounts?|alts?)(?=[^]*?(?:block|stop me|until ${you}|til ${you}|till ${you}))|` +
+      `(?:block|blocked) me ${words(4)}(?:i|il|ill|i wil) ${words(1)}(?:make|made|open|opened|create|created|got) (?:another|a new|this|new|more) (?:account|acc|one|accounts)|` +
+      `(?:never|not) (?:leaving|going to leave|gonna leave|getting out of|going away from) ${possessive} (?:replies|mentions|dms|inbox|comments|notifications|life|head)|` +
+      `${agents} ${adverbs}(?:ratio|quote tweet|qt|dunk on|clown on|humiliate|embarrass|bully|troll) ${you} (?:into oblivion|every day|every time|forever|until|on every|everywhere|daily|again and again)|` +
+      `(?:im|i am|ive been|i have been|were|we are) (?:always |still |constantly )?watching (?:everything ${you}|every (?:move|post|thing|word) ${you}|${possessive} every move)|(?:im|i am) always watching`,
+  },
+  {
+    id: "harassment:exposure",
+    kind: "harassment",
+    pattern:
+      `(?:tell|show|inform|let) (?:everyone|everybody|all|people|them all) (?:at|in) ${possessive} (?:work|job|office|school|church|gym|family|street|uni|college) ${words(1)}(?:what ${you}|about ${you}|who ${you})|` +
+      `(?:screenshot|screenshotting|screenshots|sending|forwarding|saving|saved|keeping) ${words(3)}(?:for|to) ${possessive} (?:employer|boss|work|manager|hr|school|wife|husband|mum|mom|parents|family|ex)(?![a-z0-9])|` +
+      `(?:sent|send|sending|forwarded|showed|showing|shown) ${possessive} (?:ex|boss|employer|mum|mom|wife|husband|parents|family|manager|kids|girlfriend|boyfriend|partner) ` +
+      `(?:the |these |those |${possessive} |all |every )?(?:screenshots|screenshot|messages|posts|dms|pics|photos|receipts|tweets|replies|comments)|` +
+      `(?:messaged|dmed|dm d|contacted|texted) ${possessive} (?:kids|children|daughter|son|boss|employer)(?: on [a-z]+)?(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])`,
+  },
+];
+
+/** Parts of the body a remark aimed at the reader sexualises ("your legs look amazing"). */
+const bodyParts =
+  `(?:legs|thighs|curves|cleavage|bum|butt|booty|arse|ass|rack|chest|boobs|tits|hips|bust|backside|body|feet|lips|figure|bod)`;
+
+/**
+ * Sexual harassment without explicit words: remarks on the reader's body, requests for
+ * pictures of them, "what are you wearing" and its kin, and "how old are you, sweetie".
+ * A picture of "your setup", a "body of work" or "send me a pic of the error" is not one.
+ */
+const SEXUAL_REMARKS: PhraseRule[] = [
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `${possessive} ${bodyParts}(?! of) ${words(2)}(?:look|looks|looked|are|is|were|was|s|re) ${words(1)}` +
+      `(?:amazing|incredible|so good|great|hot|sexy|perfect|delicious|tasty|fit|tight|juicy|edible|unreal|fire|banging|bangin|stunning|gorgeous|lush|peng|thicc|firm|soft|perky|round|biteable|suckable|kissable|fuckable)(?![a-z0-9])|` +
+      `(?:that|this|the|those) (?:dress|top|skirt|outfit|shirt|jeans|leggings|shorts|swimsuit|bikini) ${words(2)}(?:shows off|show off|hugs|hug|shows|show|shows|does wonders for) (?:${possessive}|those|them) (?:curves|figure|legs|body|assets|chest|bum|butt|ass|thighs|cleavage|boobs|tits|hips)`,
+  },
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `(?:send|dm|snap|message|email|text) (?:me |us )?(?:a |some |more |any )?(?:pic|pics|picture|pictures|photo|photos|selfie|selfies|snap|snaps|video|vid|vids) ` +
+      `(?:of ${yourself}|of ${you}(?![a-z0-9])(?! (?:and|with|at|on|holding|doing|using|for|from))|of ${possessive} ${bodyParts}|in (?:a |${possessive} |that |those )?(?:bikini|underwear|lingerie|bra|knickers|panties|bed|shower|towel|swimsuit|nothing|pjs|pyjamas|pajamas))|` +
+      `(?:post|show) (?:me |us )?(?:a |some |more |any )?(?:pic|pics|picture|pictures|photo|photos|selfie|selfies|video|vid|vids) (?:of ${possessive} (?:legs|thighs|bum|butt|booty|arse|ass|chest|boobs|tits|feet|cleavage)|in (?:a |${possessive} |that )?(?:bikini|underwear|lingerie|bra|knickers|panties|towel|nothing))|` +
+      `(?:more|some|any|send|post) (?:pics|photos|selfies|pictures|nudes) (?:babe|baby|sexy|sweetheart|sweetie|hun|honey|darling|cutie|princess)(?![a-z0-9])`,
+  },
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `(?:are|r) ${you} wearing (?:anything|underwear|a bra|knickers|panties|pants|a thong) (?:under|right now|rn|now|today|tonight)|` +
+      `(?:should|could|need to|gotta|must|ought to) wear (?:less|nothing|fewer clothes|a shorter|shorter|tighter|something (?:tighter|shorter|smaller|more revealing|sexier|skimpier|lower))|` +
+      `wear (?:that|it|those|the) (?:dress|skirt|top|outfit|bikini|lingerie|heels) (?:again )?(?:for me|for us)|` +
+      `show (?:us |me )?(?:some|a bit of|a bit more|more|a little) skin|bend over (?:for me|for us|babe|baby|and)|` +
+      `(?:take|took|taking) (?:it|that|those|them|everything|it all) off (?:for me|for us|slowly|babe|baby)`,
+  },
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `(?:id|i would|i wanna|i want to|i wana|i could|let me|lemme|cant wait to|love to|like to) (?:love to |like to )?` +
+      `(?:see|touch|feel|taste|lick|kiss|hold|squeeze|grab|spank|smell|sniff|bite|suck|rub|massage|worship) ` +
+      `(?:${possessive}|those|them) (?:legs|thighs|curves|bum|butt|booty|arse|ass|chest|boobs|tits|feet|toes|lips|hips|neck|body)(?! of| work)|` +
+      `${agents} ${adverbs}(?:lick|spank|grope|fondle|sniff|taste|feel up|undress|strip) ${you}(?![a-z0-9])|` +
+      `${you}(?:re| are| r| look| looking| lookin) (?:so |such )?(?:like )?(?:a )?(?:snack|whole snack|whole meal|fuckable|doable|edible|thicc|juicy|tasty|delicious|ripe)(?![a-z0-9])(?! (?:recipe|dish|cake|sandwich|food|pie|burger))|` +
+      `${you}(?:d| would| should| belong| look| ll look|d look) ${words(2)}(?:in|on) my (?:bed|lap|face|sheets)(?![a-z0-9])|` +
+      `how old (?:are|r) ${you} (?:sweetie|babe|baby|cutie|princess|honey|sweetheart|darling|little one|gorgeous|beautiful|sexy)|` +
+      `(?:sweetie|babe|baby|cutie|princess|sweetheart|gorgeous|beautiful|sexy)[^a-z0-9]+how old (?:are|r) ${you}`,
+  },
+  {
+    id: "harassment:sexual",
+    kind: "harassment",
+    pattern:
+      `(?:^|(?<=[.!?,;][^a-z0-9]*))(?:now |just |go )?(?:bend over|spread (?:em|them|those)(?: legs| cheeks)?)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:for me|babe|baby))|` +
+      `take it (?:all )?off(?=[^a-z0-9]*(?:all|babe|baby|for me|for us|slowly|sexy)(?![a-z0-9]))|turn (?:around|round)[^a-z0-9]+(?:lets|let me|let us) see|` +
+      `(?:id|i would|i could|i wanna|i want to|il|i wil) (?:ruin|wreck|rail|pound|eat|devour|breed) ${you}(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| alive| so| til| until| all night| properly| in bed)|` +
+      `(?:give|giving) ${you} a (?:good )?(?:seeing to|rogering|pounding|railing)|(?:have|had) ${you} (?:screaming|moaning|begging) (?:my name|for more|for it)|` +
+      `make ${you} (?:my|a) (?:little )?(?:toy|bitch|slut|pet|plaything|fucktoy|sex toy)|forget ${possessive} (?:boyfriends|husbands|girlfriends|wifes|partners) name|` +
+      `(?:want|need|get) ${you} (?:in|into) my (?:bed|room|lap|arms)(?![a-z0-9])|breed (?:me|${you})(?![a-z0-9])|` +
+      `(?:pic|pics|photo|photos|picture|selfie) of what ${you}(?:re| are| r)? wearing|(?:or|and) not wearing|` +
+      `(?:dm|send|snap|show) (?:me |us )?${possessive} (?:body|legs|feet|tits|boobs|bum|butt|ass|chest|thighs|cleavage)(?! of)(?![a-z0-9])|` +
+      `(?:show|see) (?:me |us )?what(?:s| is) under (?:that|the|${possessive}) (?:jumper|top|shirt|dress|skirt|towel|hoodie|jeans|clothes)|` +
+      `bet ${you}(?:re| are| r) (?:wearing nothing|naked|not wearing (?:anything|much))|` +
+      `(?:see|picture|imagine) ${you} in ${words(4)}(?:and nothing else|nothing but)|` +
+      `(?:jerk|jerked|jerking|wank|wanked|wanking|touch|touching|touched|rub|rubbing|fap|fapping|fapped) (?:off |myself )?(?:to|over|thinking about|thinking of) ` +
+      `(?:${you}(?![a-z0-9])|${possessive} (?:pic|pics|photo|photos|picture|profile|selfie|selfies|videos?|body))|` +
+      `keep ${possessive} (?:picture|pic|photo|selfie|pics|photos) for later|` +
+      `${possessive} (?:boyfriend|husband|bf|man|girlfriend|wife|partner) ${words(2)}(?:doesnt|does not|cant|can not|never|couldnt) (?:satisfy|please) ${you}|` +
+      `(?:begging|asking) (?:to be|for it|to get) (?:grabbed|touched|groped|fucked|used)|` +
+      `what(?:s| is) ${possessive} (?:bra|cup|bust) size|nice (?:legs|body|butt|curves|thighs|figure|rack|bum|ass|tits|boobs|cleavage) (?:babe|baby|sexy|sweetheart|darling|hun)(?![a-z0-9])|(?:dressed|dress|dressing) like that (?:and|then) (?:expect|want|complain)`,
   },
 ];
 
@@ -661,6 +1086,7 @@ const HARASSMENT: PhraseRule[] = [
       `(?:nobody|no one|noone) (?:wants|needs|asked|cares) to (?:hear|see|read) (?:from )?${you}|` +
       `(?:log off|leave|go away|get out|get lost|fuck off|piss off|delete ${possessive} account|disappear) and never come back`,
   },
+  { id: "harassment:not-welcome", kind: "harassment", pattern: `${you}(?:re| are| r) not welcome (?:here|in this (?:thread|group|community|place|town|country)|on this (?:site|app|platform))` },
   { id: "harassment:you-are-nobody", kind: "harassment", pattern: `${youAreStatement} (?:a )?(?:nobody|nothing|no one)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])` },
   { id: "harassment:crawl-back", kind: "harassment", pattern: `(?:crawl|go|slither|get) back (?:under|into|to|in) (?:your|ur|the|a|whatever) (?:rock|hole|cave|basement|sewer|swamp|gutter|pit)` },
   { id: "harassment:imagine-being", kind: "harassment", pattern: `imagine being (?:this|so|that) (?:dumb|stupid|ugly|pathetic|braindead|fat|worthless|useless|retarded)` },
@@ -670,7 +1096,7 @@ const HARASSMENT: PhraseRule[] = [
     pattern:
       `(?:send|dm|snap|message) (?:me )?(?:${possessive} )?(?:nudes|noods)|send (?:me )?pics of ${possessive} (?:body|tits|boobs|ass)|` +
       `${you}(?:d| would| re| are| look like ${you}d| look like ${you} would)? ${words(2)}(?:be )?(?:good|great|fun|wild|a freak|tight) in bed|`+
-      `show (?:me )?(?:${possessive}|those|them|ur) (?:tits|boobs|body|pussy|dick|ass|titties|feet)|` +
+      `show (?:me |us )?(?:${possessive}|those|them|ur) (?:tits|boobs|body|pussy|dick|ass|titties|feet)(?! of)|` +
       `(?:^|(?<=[?.!,][^a-z0-9]*))send (?:me )?(?:pics|pictures|photos)(?=[^a-z0-9]*$| (?:babe|baby|sweetheart|sexy|hun|honey|girl|darling|sweetie|or))|` +
       `(?:post|send|show) (?:me )?(?:${possessive} )?(?:feet|feet pics|foot pics|bikini pics)|` +
       `(?:look|be|be even|look even) (?:better|hotter|prettier|sexier|nicer) (?:naked|nude|without (?:any )?(?:clothes|${possessive} clothes))|` +
@@ -764,7 +1190,9 @@ const HARASSMENT: PhraseRule[] = [
 ];
 
 /** Every phrase rule, in the order a verdict lists their hits. */
-export const PHRASE_RULES: readonly PhraseRule[] = [...THREATS, ...HARASSMENT, ...INSULT_PHRASES, ...DIRECTED_INSULTS, ...AIMED_AT_PEOPLE];
+export const PHRASE_RULES: readonly PhraseRule[] = [
+  ...THREATS, ...DOXXING, ...VEILED_THREATS, ...HARASSMENT, ...PILE_ONS, ...SEXUAL_REMARKS, ...INSULT_PHRASES, ...DIRECTED_INSULTS, ...AIMED_AT_PEOPLE,
+];
 
 /**
  * The canonical spelling of an insult caught by a `(?<word>…)` group, for the rule id:

@@ -342,6 +342,12 @@ describe("createClassifier: banter, reclaimed words and the account's makers (tu
   });
 });
 
+/** Each `yes` text fires `rule` with the rules alone; each `no` text is not abusive by the rules alone. */
+const checkRule = (rule: string, texts: { yes: string[]; no: string[] }) => {
+  for (const text of texts.yes) expect(rules(rulesAlone.classify(text)), text).toContain(rule);
+  for (const text of texts.no) expect(rulesAlone.classify(text).abusive, text).toBe(false);
+};
+
 describe("createClassifier: slurs, however they are spelt", () => {
   it("reads a slur spelt out with dots or dashes after a one-letter word", () => {
     for (const text of ["you're a f.a.g.g.o.t", "ur a f-a-g-g-o-t", "what a f a g g o t", "you're a n.i.g.g.e.r"]) {
@@ -358,5 +364,122 @@ describe("createClassifier: slurs, however they are spelt", () => {
     for (const text of ["kaffir lime leaves in the curry", "Donald Fagen's new album", "dinner in Mong Kok", "honky tonk piano night", "Terry Wogan on the radio"]) {
       expect(rulesAlone.classify(text).rules.filter((r) => r.rule.startsWith("slur:")), text).toEqual([]);
     }
+  });
+});
+
+describe("createClassifier: doxxing, veiled threats, pile-ons and sexual remarks without the usual words", () => {
+  it("finds a private detail given about the reader or their people, not the same words without one", () => {
+    checkRule("threat:dox", {
+      yes: [
+        "your mum's number is 07700 900123",
+        "your email: jane.doe@example.com, enjoy the spam",
+        "you live on Mill Lane",
+        "your kids go to Hillside Primary",
+        "your son goes to St Bede's",
+        "everyone's going to know where you live",
+        "soon everyone will know who you really are",
+        "your home address is going online tonight",
+        "what if someone posted your address",
+        "everyone ring her on 0161 496 0000",
+      ],
+      no: [
+        "your number is up, old printer",
+        "is your email support@example.com? I wrote twice",
+        "do you live on Mill Lane too? we're neighbours",
+        "your kids go to school on Monday right?",
+        "does your daughter go to Hillside Primary? mine starts there",
+        "everyone will know your name one day, keep going",
+        "your details are on the invoice",
+      ],
+    });
+  });
+
+  it("finds threats with no violent word, and not the friendly remarks they are built from", () => {
+    checkRule("threat:veiled", {
+      yes: [
+        "I know your car. see you soon",
+        "saw your kids at the park. be seeing you",
+        "nice house. shame if something happened to it",
+        "nice car you've got... for now",
+        "accidents happen to people like you",
+        "it'd be a shame if your shop caught fire",
+        "you'll be sorry.",
+        "consider yourself warned",
+      ],
+      no: [
+        "nice car! see you at the meet",
+        "I love your dog, see you soon!",
+        "accidents happen, don't worry about the spill",
+        "it would be a shame if this series ended",
+        "you'll be sorry you missed this gig, it was great",
+        "see you soon!",
+      ],
+    });
+    checkRule("threat:stalking", {
+      yes: ["I know what time you leave work", "i know which gym you go to", "followed you home yesterday", "been watching your house"],
+      no: ["I know what you mean", "I followed you from your old account", "been watching your videos for years", "I know the way you think"],
+    });
+  });
+
+  it("finds calls to pile on or mass-report the account, and not calls to send it love", () => {
+    checkRule("harassment:mass-report", {
+      yes: ["everyone mass report this account", "report this page until it's gone", "let's get her account suspended"],
+      no: ["our account got mass reported last week, sorry for the downtime", "please report the bug on the tracker", "let's get this thread to 1k likes"],
+    });
+    checkRule("harassment:pile-on", {
+      yes: ["everyone go flood her replies", "let's all spam his mentions"],
+      no: ["let's flood her replies with love", "everyone go check out the new replies feature"],
+    });
+    checkRule("harassment:persistent", {
+      yes: ["i'll be in every one of your replies", "wherever you post, i'll be there"],
+      no: ["I'll be at every one of your gigs!", "I'll be in the front row"],
+    });
+  });
+
+  it("finds sexual remarks without sexual words, and not the compliments and requests they resemble", () => {
+    checkRule("harassment:sexual", {
+      yes: [
+        "your legs look amazing in that",
+        "send me a pic of yourself",
+        "more pics babe",
+        "are you wearing anything under that",
+        "you should wear something tighter",
+        "i'd love to touch those thighs",
+        "how old are you sweetie",
+      ],
+      no: [
+        "send me a pic of the error message",
+        "your body of work is amazing",
+        "your legs must be tired after that marathon",
+        "what are you wearing to the wedding?",
+        "how old are you now? the bot I mean",
+        "post more pics of the garden please",
+      ],
+    });
+  });
+});
+
+describe("createClassifier: the moderator's stock phrases of menace, exposure and exclusion", () => {
+  it("finds threats of what the speaker can do or reach, and not the same words meant kindly", () => {
+    checkRule("threat:veiled", {
+      yes: ["I'd be careful if I were you", "you have no idea what I'm capable of", "we have people in your area", "I'll make sure your career is over"],
+      no: ["be careful out there, the roads are icy", "you have no idea how happy this makes me", "we have people in your area who can help, call us", "your career is over? no way, you're brilliant"],
+    });
+    checkRule("threat:violence", {
+      yes: ["you'll be leaving in an ambulance", "you'll be found in a ditch", "i'll drown you in the bath", "you're getting jumped"],
+      no: ["you'll be leaving in a limo", "i'll beat you in the final", "you're getting jumper cables for christmas"],
+    });
+  });
+
+  it("finds offers of someone's details to the crowd, and not a shop's own contact details", () => {
+    checkRule("threat:dox", {
+      yes: ["who wants her home address?", "his address is in my bio", "posted your address in the group chat"],
+      no: ["our address is on the contact page", "who wants the recipe? it's in my bio"],
+    });
+  });
+
+  it("finds exclusion and questions about someone's underwear, not their look-alikes", () => {
+    checkRule("harassment:not-welcome", { yes: ["you're not welcome here"], no: ["you're welcome here any time"] });
+    checkRule("harassment:sexual", { yes: ["what's your bra size", "nice legs babe"], no: ["what's your shoe size? ordering gifts", "nice legs on that table"] });
   });
 });

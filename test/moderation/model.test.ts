@@ -12,7 +12,7 @@ const rulesAlone = createClassifier({}, null);
 describe("the trained abuse model in the classifier", () => {
   it("hides abuse that no rule finds, as the hit model:abuse", () => {
     // Threats, harassment and doxxing with no word a phrase rule lists.
-    for (const text of ["lovely family you have, shame if they found out where you live", "everyone go flood her replies", "i know which gym you go to and when you leave"]) {
+    for (const text of ["lovely family you have, shame if they found out where you live", "everyone go fill her mentions", "your daughter walks home alone doesn't she"]) {
       expect(rulesAlone.classify(text).abusive, text).toBe(false);
       const verdict = withModel.classify(text);
       expect(verdict, text).toMatchObject({ abusive: true, score: WEIGHTS.model, rules: [{ rule: "model:abuse", match: text, weight: WEIGHTS.model }] });
@@ -39,7 +39,7 @@ describe("the trained abuse model in the classifier", () => {
   it("is asked only where no rule but swearing fired, so a rule's verdict and a bot's threshold mean what they did", () => {
     expect(withModel.classify("you're a fucking idiot").rules.map((r) => r.rule)).toEqual(["insult:idiot", "profanity:fuck"]);
     // Swearing plus what the model finds: both count, like swearing beside an insult.
-    const sworn = withModel.classify("everyone go flood her fucking replies");
+    const sworn = withModel.classify("everyone go fill her fucking mentions");
     expect(sworn.rules.map((r) => r.rule).sort()).toEqual(["model:abuse", "profanity:fuck"]);
     expect(sworn.score).toBe(0.79);
   });
@@ -52,11 +52,11 @@ describe("the trained abuse model in the classifier", () => {
       expect(withModel.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
     }
     // Quoting with no word that reports or rejects it is no disguise.
-    expect(withModel.classify("'everyone go flood her replies'").rules.map((r) => r.rule)).toEqual(["model:abuse"]);
+    expect(withModel.classify("'everyone go fill her mentions'").rules.map((r) => r.rule)).toEqual(["model:abuse"]);
   });
 
   it("is turned off for a bot by allowing model:abuse", () => {
-    const text = "everyone go flood her replies";
+    const text = "everyone go fill her mentions";
     expect(createClassifier({ allow: ["model:abuse"] }).classify(text)).toEqual({ abusive: false, score: 0, rules: [] });
   });
 
