@@ -53,7 +53,12 @@ export function windowDelta(before: unknown, after: unknown): number[] | undefin
   if (start < 0) return undefined;
   let kept = 0;
   while (start + kept < before.length && kept < after.length && before[start + kept] === after[kept]) kept++;
-  if (kept * 2 < after.length) return undefined; // mostly new: as cheap whole
+  // Two requests in the same millisecond, one of them moved to its answer's time: `before`
+  // ends [..., t, t], `after` [..., t, t']. The range [from, t] cannot keep one t of two, so
+  // the run stops before its last time's equals, which go with the added times instead
+  // (100 replies a second made this one flush in ten, and each wrote the app's whole day).
+  while (kept > 0 && start + kept < before.length && before[start + kept - 1] === before[start + kept]) kept--;
+  if (kept === 0 || kept * 2 < after.length) return undefined; // mostly new: as cheap whole
   const from = after[0]!;
   const to = before[start + kept - 1]!;
   // applyDelta(before, delta) must give `after` back: the run is all of `before` within

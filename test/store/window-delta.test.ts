@@ -42,6 +42,21 @@ describe("windowDelta", () => {
     expect(applyDelta(before, delta)).toEqual(after);
   });
 
+  it("round-trips one of two requests of the same millisecond moved to its answer's time (a delta, not the whole window)", () => {
+    const before = [...range(0, 30), 500, 500];
+    const after = [...range(10, 29), 500, 507];
+    const delta = windowDelta(before, after)!;
+    expect(delta).toEqual([10, 290, 500, 507]);
+    expect(applyDelta(before, delta)).toEqual(after);
+    // Three of a kind, two moved; and the equal times first in the window.
+    const three = [...range(0, 30), 600, 600, 600];
+    const moved = [...range(0, 30), 600, 601, 602];
+    expect(applyDelta(three, windowDelta(three, moved)!)).toEqual(moved);
+    const front = [5, 5, ...range(10, 30)];
+    const frontAfter = [5, ...range(10, 30)]; // one of the two given back: journaled whole
+    expect(windowDelta(front, frontAfter)).toBeUndefined();
+  });
+
   it("gives up (the value is journaled whole) when a change is not at the ends, or nothing is kept", () => {
     const before = range(0, 40);
     const retimed = [...before.slice(0, 10), 95, ...before.slice(10)]; // a time moved into the middle
