@@ -216,7 +216,7 @@ async function migrate(o: Opening, single: string): Promise<void> {
   await mkdir(temp, { mode: 0o700 });
   o.state.finishLoading();
   o.state.markAllDirty();
-  const cost = await writeStateFiles(temp, o.state.takeDirty(), new Set([temp]));
+  const cost = await writeStateFiles(temp, o.state.takeDirty(), (path) => o.state.contents(path), new Set([temp]));
   await syncDirectory(temp);
   await rename(temp, o.stateDir);
   await syncDirectory(o.dir);
@@ -366,12 +366,12 @@ function createFileStore(
       const upTo = journal.rotate();
       const batch = state.takeDirty();
       try {
-        const cost = await writeStateFiles(stateDir, batch, made, parallel);
+        const cost = await writeStateFiles(stateDir, batch, (path) => state.contents(path), made, parallel);
         filesWritten += cost.files;
         bytesWritten += cost.bytes;
         await journal.removeUpTo(upTo);
       } catch (error) {
-        for (const { path } of batch) state.markDirty(path);
+        for (const path of batch) state.markDirty(path);
         log.error({ dir: stateDir, err: error }, `cannot bring the files in ${stateDir} up to date: ${describeFsError(error)}; the journal keeps the state, and postbot tries again later`);
       } finally {
         checkpointing = undefined;

@@ -13,7 +13,6 @@ import { UserError } from "../errors.ts";
 import { syncDirectory } from "./atomic-file.ts";
 import { describeFsError } from "./fs-error.ts";
 import { SHARD_FOLDERS, type ShardPath } from "./shards.ts";
-import type { ShardWrite } from "./sharded-state.ts";
 import { readStateFile, StateFileAdapter, writeStateFile, type StateFileData } from "./state-file.ts";
 
 /** The state directory's name inside the data directory. */
@@ -79,11 +78,19 @@ export interface BatchCost {
 /**
  * Writes (or, for a file left empty, removes) each file of `batch` atomically, `parallel`
  * at a time, then syncs each directory touched once. Folders are made (0700) the first time.
+ * A file's contents are asked of `contents` when its turn comes (null: remove it).
  */
-export async function writeStateFiles(stateDir: string, batch: readonly ShardWrite[], made: Set<string>, parallel = PARALLEL_FILES): Promise<BatchCost> {
+export async function writeStateFiles(
+  stateDir: string,
+  batch: readonly ShardPath[],
+  contents: (path: ShardPath) => StateFileData | null,
+  made: Set<string>,
+  parallel = PARALLEL_FILES,
+): Promise<BatchCost> {
   const cost: BatchCost = { files: 0, bytes: 0 };
   const dirs = new Set<string>();
-  await eachLimited(batch, parallel, async ({ path, data }) => {
+  await eachLimited(batch, parallel, async (path) => {
+    const data = contents(path);
     const file = join(stateDir, path);
     const dir = dirname(file);
     dirs.add(dir);
