@@ -29,6 +29,7 @@ import { resolveIdentity } from "./identity.ts";
 import type { EventName } from "./plugin.ts";
 import { accountRefused, refusedAccountReason } from "./service.ts";
 import { startSharedApps, type SharedRedis } from "./shared-apps.ts";
+import { timeSlicer } from "../time-slice.ts";
 
 /** An app of the service: its keys and its plan (an app has one plan). */
 export interface AppCredentials {
@@ -283,10 +284,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let round = 0;
   const saveStatus = async (stoppedAt?: number) => {
     let i = 0;
+    const slice = timeSlicer();
     for (const name of [...bots.keys(), ...paused.keys()]) {
       // Live events first: the statuses of 10,000 bots took most of a second to gather, and
       // held every mention that came meanwhile (the reply latency's tail, every 15 s).
-      if (i > 0 && i % STATUS_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (i % STATUS_CHECK_EVERY === 0 && slice.due()) await slice.next();
       const turn = i++ % STATUS_REFRESH_ROUNDS === round % STATUS_REFRESH_ROUNDS;
       // Read by name when its turn comes: a bot stopped here meanwhile (unhosted) has none.
       const s = bots.get(name)?.status() ?? paused.get(name);
@@ -385,8 +387,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 /** How often the bots' and apps' status is saved (default of `statusEveryMs`). */
 const STATUS_EVERY_MS = 15_000;
 
-/** Bots whose status is gathered between two turns of the event loop (a few ms of work). */
-const STATUS_CHUNK = 200;
+/** Bots whose status is gathered between two looks at the time slice (time-slice.ts). */
+const STATUS_CHECK_EVERY = 16;
 
 /** An unchanged bot's status is saved again once in this many status rounds (15 s each by default). */
 const STATUS_REFRESH_ROUNDS = 8;

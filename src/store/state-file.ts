@@ -14,6 +14,7 @@ import { closeSync, fchmodSync, fstatSync, openSync, readFileSync } from "node:f
 import { Low, type Adapter } from "lowdb";
 import { z } from "zod";
 import { UserError } from "../errors.ts";
+import { timeSlicer } from "../time-slice.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 import { describeFsError } from "./fs-error.ts";
 
@@ -90,8 +91,6 @@ export class StateFileAdapter implements Adapter<StateFileData> {
 
 /** Entries of a file from which it is written in slices (below, in one piece). */
 const SLICED_ENTRIES = 512;
-/** The most a slice may take before the event loop gets a turn. */
-const SLICE_MS = 3;
 
 /**
  * `JSON.stringify(data)`, the same text, built entry by entry with a turn of the event loop
@@ -106,17 +105,14 @@ export async function stringifyStateFile(data: StateFileData): Promise<string> {
   const keys = Object.keys(data);
   if (entries < SLICED_ENTRIES || keys.length !== 2 || keys[0] !== "version" || keys[1] !== "namespaces") return JSON.stringify(data);
   const parts = [`{"version":${JSON.stringify(data.version)},"namespaces":{`];
-  let began = performance.now();
+  const slice = timeSlicer();
   let firstNs = true;
   for (const [ns, list] of Object.entries(data.namespaces)) {
     parts.push(`${firstNs ? "" : ","}${JSON.stringify(ns)}:[`);
     firstNs = false;
     for (let i = 0; i < list.length; i++) {
       parts.push(i === 0 ? JSON.stringify(list[i]) : `,${JSON.stringify(list[i])}`);
-      if ((i & 63) === 63 && performance.now() - began > SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        began = performance.now();
-      }
+      if ((i & 63) === 63 && slice.due()) await slice.next();
     }
     parts.push("]");
   }
