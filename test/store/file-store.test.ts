@@ -138,6 +138,23 @@ describe("openFileStore", () => {
     expect((await readJson(state("bots", "bot0.json"))).namespaces.ledger).toHaveLength(100);
   });
 
+  it("a flush and the flushes its turn's promise chains ask for a few microtasks later share one append", async () => {
+    const store = await openFileStore(dir);
+    // A streamed mention's inbox flush, then its handler's reply marking the ledger before sending.
+    store.set("inbox:ann", "m1", { id: "m1" });
+    const saved = store.flush();
+    const marked = (async () => {
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      store.set("ledger", "ann:reply:m1", { state: "pending" });
+      await store.flush();
+    })();
+    await Promise.all([saved, marked]);
+    expect(store.writes).toBe(1);
+    const line = JSON.parse((await readFile(state("journal-1.log"), "utf8")).trim()) as unknown[][];
+    expect(line.map((r) => r[0])).toEqual(["inbox:ann", "ledger"]);
+    await store.close();
+  });
+
   it("writes changes nobody flushes a moment later, together, and a flush meanwhile takes them at once", async () => {
     const store = await openFileStore(dir);
     store.set("kv:ann", "a", 1);
