@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createClassifier, WEIGHTS } from "../../src/moderation/index.ts";
 import { loadModel, modelText, shippedModel, type ModelFile } from "../../src/moderation/model.ts";
 import { normalize } from "../../src/moderation/normalize.ts";
-import { assignFolds, chooseCut, DEFAULT_TRAIN_OPTIONS, probability, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
+import { assignFolds, chooseCut, crossValidate, DEFAULT_TRAIN_OPTIONS, probability, repeatedCrossValidate, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
 import { groupTexts } from "../../scripts/moderation-groups.ts";
 
 const withModel = createClassifier();
@@ -128,6 +128,16 @@ describe("training the abuse model", () => {
     expect(fold[1]).toBe(fold[0]);
     expect(fold[3]).toBe(fold[2]);
     expect(assignFolds(examples, 3, 1)).toEqual(fold);
+  });
+
+  it("repeats cross-validation with each seed and lays the repeats end to end, each in folds of its own", () => {
+    const repeated = repeatedCrossValidate(tiny, 2, [3, 4], options);
+    const first = crossValidate(tiny, 2, { ...options, seed: 3 });
+    const second = crossValidate(tiny, 2, { ...options, seed: 4 });
+    expect(repeated.scores).toEqual([...first.scores, ...second.scores]);
+    expect(repeated.fold).toEqual([...first.fold, ...second.fold.map((f) => f + 2)]);
+    // Another seed is another split or another training order: the repeats differ.
+    expect(second.scores).not.toEqual(first.scores);
   });
 
   it("chooses the lowest cut whose pooled out-of-fold precision reaches the floor, and reports the folds' spread", () => {
