@@ -14,8 +14,8 @@
  *
  * Times come from the callers' clocks, not Redis's: tests move an injected clock, and
  * processes on several machines are expected to keep their clocks in sync (NTP), as the
- * service's own windows assume. Keys expire a window's length after their last event, so
- * windows of bots no longer hosted do not stay for ever.
+ * service's own windows assume. Keys expire a window's length (plus at most a minute) after
+ * their last event, so windows of bots no longer hosted do not stay for ever.
  *
  * The monthly read cap's count is a counter per app and period
  * (`<prefix>m:<app>:<period start>`), added to with INCRBY: the processes' reads add up,
@@ -31,69 +31,103 @@ import { RedisScript } from "../store/redis/script.ts";
 import type { SharedTake, SharedWindows, WindowClaim } from "./shared-windows.ts";
 
 /**
- * Lua lines that move counted slots to the time their answer came: `arg` holds
- * `[[window key, to, member], ...]` as JSON ('' for none); a slot no longer counted (given
- * back meanwhile) stays gone.
+ * Lua: moves counted slots to the time their answer came. ARGV from index `i` holds how many,
+ * then `window key, to, member` for each; a slot no longer counted (given back meanwhile)
+ * stays gone (`ZADD XX` only updates a member that is there). Returns the index after them.
+ * Flat arguments rather than JSON: no cjson in the script, no JSON.stringify in node.
  */
-function applyMoves(arg: string): string {
-  return `if ${arg} ~= '' then
-  for _, m in ipairs(cjson.decode(${arg})) do
-    if redis.call('ZSCORE', m[1], m[3]) then redis.call('ZADD', m[1], m[2], m[3]) end
+const APPLY_MOVES = `local function applyMoves(i)
+  local count = tonumber(ARGV[i])
+  for k = 1, count do
+    local at = i + 3 * k - 2
+    redis.call('ZADD', ARGV[at], 'XX', ARGV[at + 1], ARGV[at + 2])
   end
+  return i + 1 + 3 * count
 end`;
-}
 
-/** ARGV[1]: the moves, as {@link applyMoves} takes them. */
-const MOVES = new RedisScript(`${applyMoves("ARGV[1]")}
+/** ARGV: the moves, as {@link APPLY_MOVES} takes them. */
+const MOVES = new RedisScript(`${APPLY_MOVES}
+applyMoves(1)
 return 1`);
 
 /** How long a slot's move to its answer's time may wait to go with a take (or with other moves). */
 const MOVE_BATCH_MS = 25;
 
 /**
+ * How much longer than its window a window's key is kept, so a process extends its expiry at
+ * most once per this time rather than with every take (see {@link RedisWindows.take}).
+ */
+const EXPIRY_SLACK_MS = 60_000;
+
+/**
  * KEYS: the windows, then the pause keys, then (with a fence) the lease key. ARGV: now,
- * member, number of windows, windowMs and allowed for each window, number of pauses, the
- * fence's lease value ('' for none), the commands to apply with the slot as JSON ('' for
- * none), the slots to move first ({@link applyMoves}; '' for none). Refuses everything (a FENCED error) when the lease key does not hold the fence's
- * value. Returns {1, now} when taken (and the commands applied), {0, readyAt, index of the key
+ * member, number of windows, then windowMs, allowed and extend (1: set the key's expiry to
+ * windowMs + extend's slack, 0: the key's expiry is recent enough) for each window, number of
+ * pauses, the fence's lease value ('' for none), the commands to apply with the slot (how
+ * many, then for each its length and its words), the slots to move first ({@link APPLY_MOVES}).
+ * Refuses everything (a FENCED error) when the lease key does not hold the fence's value.
+ * Returns {1, now} when taken (and the commands applied), {0, readyAt, index of the key
  * holding it back} when not (readyAt -1: never).
+ *
+ * Few calls, since each costs Redis several microseconds when it runs cold between two takes
+ * (the usual case at 100 actions a second): the pauses and the fence are one MGET; a window is
+ * counted with ZCARD and trimmed of old events only when it looks full (what is counted is
+ * then never less than what is in the window, so a take is never granted wrongly, and a window
+ * never holds more than it allows); the expiry is extended only when the caller says so (or
+ * the key is new).
  */
 const TAKE = new RedisScript(`
-${applyMoves("ARGV[7 + 2 * tonumber(ARGV[3])]")}
+${APPLY_MOVES}
 local now = tonumber(ARGV[1])
 local member = ARGV[2]
 local n = tonumber(ARGV[3])
-local pauses = tonumber(ARGV[4 + 2 * n])
-local fence = ARGV[5 + 2 * n]
-local ops = ARGV[6 + 2 * n]
-if fence ~= '' and redis.call('GET', KEYS[n + pauses + 1]) ~= fence then
+local pauses = tonumber(ARGV[4 + 3 * n])
+local fence = ARGV[5 + 3 * n]
+local opsAt = 6 + 3 * n
+local nops = tonumber(ARGV[opsAt])
+local movesAt = opsAt + 1
+for k = 1, nops do movesAt = movesAt + 1 + tonumber(ARGV[movesAt]) end
+applyMoves(movesAt)
+local held = {}
+local checks = pauses + (fence ~= '' and 1 or 0)
+if checks > 0 then held = redis.call('MGET', unpack(KEYS, n + 1, n + checks)) end
+if fence ~= '' and held[checks] ~= fence then
   return redis.error_reply('FENCED lease is not held by this claim')
 end
 local readyAt = now
 local binding = 0
+local cards = {}
 for i = 1, n do
-  local ms = tonumber(ARGV[2 + 2 * i])
-  local allowed = tonumber(ARGV[3 + 2 * i])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - ms)
-  local over = redis.call('ZCARD', KEYS[i]) + 1 - allowed
-  if over > 0 then
-    if allowed <= 0 then return {0, -1, i} end
-    local e = redis.call('ZRANGE', KEYS[i], over - 1, over - 1, 'WITHSCORES')
-    local at = tonumber(e[2]) + ms
-    if at > readyAt then readyAt = at; binding = i end
+  local ms = tonumber(ARGV[1 + 3 * i])
+  local allowed = tonumber(ARGV[2 + 3 * i])
+  local card = redis.call('ZCARD', KEYS[i])
+  if card + 1 > allowed then
+    card = card - redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - ms)
+    local over = card + 1 - allowed
+    if over > 0 then
+      if allowed <= 0 then return {0, -1, i} end
+      local e = redis.call('ZRANGE', KEYS[i], over - 1, over - 1, 'WITHSCORES')
+      local at = tonumber(e[2]) + ms
+      if at > readyAt then readyAt = at; binding = i end
+    end
   end
+  cards[i] = card
 end
-for j = n + 1, n + pauses do
-  local held = tonumber(redis.call('GET', KEYS[j]) or '0')
-  if held > readyAt then readyAt = held; binding = j end
+for j = 1, pauses do
+  local until_ = tonumber(held[j] or '0')
+  if until_ > readyAt then readyAt = until_; binding = n + j end
 end
 if readyAt > now then return {0, readyAt, binding} end
 for i = 1, n do
   redis.call('ZADD', KEYS[i], now, member)
-  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2 + 2 * i]))
+  local extend = tonumber(ARGV[3 + 3 * i])
+  if extend > 0 or cards[i] == 0 then redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1 + 3 * i]) + ${EXPIRY_SLACK_MS}) end
 end
-if ops ~= '' then
-  for _, op in ipairs(cjson.decode(ops)) do redis.call(unpack(op)) end
+local at = opsAt + 1
+for k = 1, nops do
+  local len = tonumber(ARGV[at])
+  redis.call(unpack(ARGV, at + 1, at + len))
+  at = at + 1 + len
 end
 return {1, now}
 `);
@@ -155,6 +189,10 @@ export class RedisWindows implements SharedWindows {
   /** Slots to move to their answer's time, waiting to go with the next script ({@link retime}). */
   private moves: Array<{ move: [string, number, string]; resolve(): void; reject(err: unknown): void }> = [];
   private moveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the oldest of {@link moves} was queued (performance.now()). */
+  private movesSince = 0;
+  /** When this process last set each window key's expiry (its clock's ms): see {@link take}. */
+  private readonly extendedAt = new Map<string, number>();
 
   constructor(
     private readonly redis: Redis,
@@ -171,11 +209,31 @@ export class RedisWindows implements SharedWindows {
     return `${this.prefix}p:${key}`;
   }
 
+  /**
+   * See {@link SharedWindows.take}. A window's key is given an expiry of its length plus
+   * {@link EXPIRY_SLACK_MS} when it is new, or when this process last extended it
+   * {@link EXPIRY_SLACK_MS} ago or more (by its clock): every event counted here is then
+   * kept at least its window's length, without an expiry call in every take.
+   */
   async take(windows: readonly WindowClaim[], pauses: readonly string[], now: number, write?: StagedWrite): Promise<SharedTake> {
     const member = `${now}:${this.process}:${++this.seq}`;
-    const keys = [...windows.map((w) => this.window(w.key)), ...pauses.map((p) => this.held(p)), ...(write?.fence ? [write.fence.key] : [])];
+    const keys: string[] = [];
+    const args: Array<string | number> = [now, member, windows.length];
+    const extended: string[] = [];
+    for (const w of windows) {
+      const key = this.window(w.key);
+      keys.push(key);
+      const last = this.extendedAt.get(key);
+      const extend = last === undefined || now - last >= EXPIRY_SLACK_MS || now < last;
+      if (extend) extended.push(key);
+      args.push(w.windowMs, w.allowed, extend ? 1 : 0);
+    }
+    for (const p of pauses) keys.push(this.held(p));
+    if (write?.fence) keys.push(write.fence.key);
+    args.push(pauses.length, write?.fence?.value ?? "", write?.ops.length ?? 0);
+    for (const op of write?.ops ?? []) args.push(op.length, ...op);
     const moves = this.takeMoves();
-    const args = [now, member, windows.length, ...windows.flatMap((w) => [w.windowMs, w.allowed]), pauses.length, write?.fence?.value ?? "", write && write.ops.length > 0 ? JSON.stringify(write.ops) : "", moves.json];
+    for (const a of moves.args) args.push(a);
     let answer: [number, number, number?];
     try {
       answer = await TAKE.run<[number, number, number?]>(this.redis, keys, args);
@@ -189,7 +247,10 @@ export class RedisWindows implements SharedWindows {
     moves.settle();
     const [taken, at, index] = answer;
     write?.done(taken === 1 ? undefined : "not run");
-    if (taken === 1) return { ok: true, at, member };
+    if (taken === 1) {
+      this.noteExtended(extended, now);
+      return { ok: true, at, member };
+    }
     const i = (index ?? 1) - 1;
     return { ok: false, readyAt: at < 0 ? Infinity : at, binding: i < windows.length ? windows[i]!.key : pauses[i - windows.length]! };
   }
@@ -207,31 +268,53 @@ export class RedisWindows implements SharedWindows {
     if (!(to > from)) return;
     if (!member) return void (await MOVE.run(this.redis, [this.window(key)], [from, to, ""]));
     await new Promise<void>((resolve, reject) => {
+      if (this.moves.length === 0) this.movesSince = performance.now();
       this.moves.push({ move: [this.window(key), to, member], resolve, reject });
-      if (!this.moveTimer) {
-        this.moveTimer = setTimeout(() => void this.sendMoves(), MOVE_BATCH_MS);
-        this.moveTimer.unref();
-      }
+      this.armMoves(MOVE_BATCH_MS);
     });
   }
 
-  /** The moves waiting, for a script to apply; `settle` once it is known whether it did. */
-  private takeMoves(): { json: string; settle(err?: unknown): void } {
+  private armMoves(ms: number): void {
+    if (this.moveTimer) return;
+    this.moveTimer = setTimeout(() => void this.sendMoves(), ms);
+    this.moveTimer.unref();
+  }
+
+  /** Remembers when this process last extended the keys' expiry (forgetting the old ones now and then). */
+  private noteExtended(keys: readonly string[], now: number): void {
+    if (keys.length === 0) return;
+    if (this.extendedAt.size >= 50_000) {
+      for (const [key, at] of this.extendedAt) if (now - at >= EXPIRY_SLACK_MS || now < at) this.extendedAt.delete(key);
+    }
+    for (const key of keys) this.extendedAt.set(key, now);
+  }
+
+  /**
+   * The moves waiting, for a script to apply (as {@link APPLY_MOVES} reads them); `settle` once
+   * it is known whether it did. The batch timer is left to run out: a timer set and cleared for
+   * every request costs more than its one empty wake-up.
+   */
+  private takeMoves(): { args: Array<string | number>; settle(err?: unknown): void } {
     const batch = this.moves;
     this.moves = [];
-    clearTimeout(this.moveTimer);
-    this.moveTimer = undefined;
+    const args: Array<string | number> = [batch.length];
+    for (const m of batch) args.push(...m.move);
     return {
-      json: batch.length > 0 ? JSON.stringify(batch.map((m) => m.move)) : "",
+      args,
       settle: (err) => {
         for (const m of batch) err === undefined ? m.resolve() : m.reject(err);
       },
     };
   }
 
+  /** The batch timer ran out: sends the moves that have waited {@link MOVE_BATCH_MS}, or waits for the rest of it. */
   private async sendMoves(): Promise<void> {
+    this.moveTimer = undefined;
+    if (this.moves.length === 0) return;
+    const waited = performance.now() - this.movesSince;
+    if (waited < MOVE_BATCH_MS) return this.armMoves(MOVE_BATCH_MS - waited);
     const moves = this.takeMoves();
-    await MOVES.run(this.redis, [], [moves.json]).then(
+    await MOVES.run(this.redis, [], moves.args).then(
       () => moves.settle(),
       (err: unknown) => moves.settle(err),
     );

@@ -222,3 +222,69 @@ describe("budget windows shared on Redis", () => {
     expect(a.budget.monthlyUsage()!.used).toBe(500_000);
   });
 });
+
+describe("the take script", () => {
+  const KEY = "POST /2/users/:id/likes|u:7|15m";
+  const claim = [{ key: KEY, windowMs: MIN15, allowed: 15 }];
+  const full = (p: string) => `${p}w:${KEY}`;
+  const calls = async (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info("commandstats"))?.[1] ?? 0);
+
+  it("three processes on their own connections, with old events still in the window's key, get exactly what the window has left", async () => {
+    const p = `t${prefix}:`;
+    const seed = new RedisWindows(redis, { prefix: p });
+    // 10 events a window ago (no longer counted; still in the key, which is trimmed only when it looks full) and 3 live ones.
+    for (let i = 0; i < 10; i++) expect((await seed.take(claim, [], START - MIN15 - 60_000 + i)).ok).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await seed.take(claim, [], START - 1_000 + i)).ok).toBe(true);
+    expect(await redis.zcard(full(p))).toBe(13);
+    const connections = await Promise.all([0, 1, 2].map(() => connectRedis(server.url)));
+    try {
+      const windows = connections.map((c) => new RedisWindows(c, { prefix: p }));
+      const results = await Promise.all(windows.flatMap((w) => Array.from({ length: 12 }, () => w.take(claim, [], START))));
+      expect(results.filter((r) => r.ok)).toHaveLength(12); // 15 less the 3 live
+      for (const r of results) if (!r.ok) expect(r.readyAt).toBe(START - 1_000 + MIN15);
+      expect(await redis.zcard(full(p))).toBe(15); // the old ones trimmed once the window looked full
+      expect(await seed.used(KEY, MIN15, START)).toBe(15);
+    } finally {
+      for (const c of connections) c.disconnect();
+    }
+  });
+
+  it("a window's key expires its window plus a minute after the last extension; a process extends it at most once a minute, a new key at once", async () => {
+    const p = `t${prefix}:`;
+    const a = new RedisWindows(redis, { prefix: p });
+    await redis.config("RESETSTAT");
+    expect((await a.take(claim, [], START)).ok).toBe(true);
+    expect(await calls("pexpire")).toBe(1);
+    const ttl = await redis.pttl(full(p));
+    expect(ttl).toBeGreaterThan(MIN15 + 60_000 - 5_000);
+    expect(ttl).toBeLessThanOrEqual(MIN15 + 60_000);
+    for (let s = 1; s <= 5; s++) expect((await a.take(claim, [], START + s * 1_000)).ok).toBe(true);
+    expect(await calls("pexpire")).toBe(1);
+    expect((await a.take(claim, [], START + 61_000)).ok).toBe(true);
+    expect(await calls("pexpire")).toBe(2);
+    // Another process's first take extends it too; a key removed behind the process's back gets its expiry again.
+    expect((await new RedisWindows(redis, { prefix: p }).take(claim, [], START + 62_000)).ok).toBe(true);
+    expect(await calls("pexpire")).toBe(3);
+    await redis.del(full(p));
+    expect((await a.take(claim, [], START + 63_000)).ok).toBe(true);
+    expect(await calls("pexpire")).toBe(4);
+    expect(await redis.pttl(full(p))).toBeGreaterThan(MIN15);
+    // A refused take extends nothing.
+    await a.pause("hold", START + 10 * 60_000, START);
+    expect((await a.take(claim, ["hold"], START + 200_000)).ok).toBe(false);
+    expect(await calls("pexpire")).toBe(4);
+  });
+
+  it("a slot given back before its move to the answer's time stays given back", async () => {
+    const p = `t${prefix}:`;
+    const a = new RedisWindows(redis, { prefix: p });
+    const first = await a.take(claim, [], START);
+    if (!first.ok) throw new Error("no slot");
+    await a.forget(KEY, START, first.member);
+    const moved = a.retime(KEY, START, START + 5_000, first.member);
+    expect((await a.take(claim, [], START + 6_000)).ok).toBe(true); // the move goes with this take
+    await moved;
+    expect(await redis.zscore(full(p), first.member)).toBeNull();
+    expect(await a.used(KEY, MIN15, START + 6_000)).toBe(1);
+  });
+});
