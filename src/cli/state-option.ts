@@ -11,7 +11,7 @@ export function stateOption(flag: string | undefined, env: Readonly<Record<strin
   if (!source) return undefined;
   const url = (flag ?? env.POSTBOT_STATE ?? "").trim();
   if (!isRedisUrl(url)) {
-    throw new UserError(`${source} "${redactRedisUrl(url)}": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0); for a state directory use --data DIR`, { exitCode: 2 });
+    throw new UserError(`${source} "${redactRedisUrl(url)}": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0) or, for a Redis on this machine, its unix socket: unix:///PATH/TO/redis.sock?db=DB; for a state directory use --data DIR`, { exitCode: 2 });
   }
   parseRedisUrl(url, source);
   return { url, source };

@@ -1,6 +1,6 @@
 /**
  * A real `redis-server` for tests: Debian's, from PATH (`.ci/run` installs it when missing),
- * on a free loopback port, in a fresh temp directory, with no periodic snapshots and no
+ * on a free loopback port and a unix socket, in a fresh temp directory, with no periodic snapshots and no
  * append-only file.
  *
  * It never outlives the test process: `stop()` in `afterAll`/`finally`, and every server
@@ -29,6 +29,8 @@ import { join } from "node:path";
 export interface RedisServer {
   /** `redis://127.0.0.1:PORT/0`. */
   url: string;
+  /** The same server through its unix socket (in its temp directory): `unix:///…/redis.sock?db=0`. */
+  socketUrl: string;
   port: number;
   /** Whether the server process is running now. */
   running(): boolean;
@@ -86,7 +88,7 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
   let port = 0;
 
   const launch = async (): Promise<void> => {
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--shutdown-on-sigterm", "save", "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice", "--logfile", ""];
+    const args = ["--port", String(port), "--bind", "127.0.0.1", "--unixsocket", join(dir, "redis.sock"), "--unixsocketperm", "700", "--dir", dir, "--save", "", "--appendonly", "no", "--shutdown-on-sigterm", "save", "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice", "--logfile", ""];
     const proc = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
     live.add(proc);
     proc.once("exit", () => live.delete(proc));
@@ -145,6 +147,7 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
 
   return {
     url: `redis://127.0.0.1:${port}/0`,
+    socketUrl: `unix://${join(dir, "redis.sock")}?db=0`,
     port,
     running: () => !!child && child.exitCode === null && child.signalCode === null,
     stop,

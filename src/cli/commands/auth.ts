@@ -72,7 +72,7 @@ export default function register(program: Command): void {
   const data = (c: Command) =>
     c
       .option("--data <dir>", "directory of the state store", ".postbot")
-      .option("--state <url>", "keep the tokens in Redis (redis://HOST:PORT/DB), where `bot start --state` reads them (default: POSTBOT_STATE, else the --data directory)");
+      .option("--state <url>", "keep the tokens in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB), where `bot start --state` reads them (default: POSTBOT_STATE, else the --data directory)");
 
   data(
     auth

@@ -23,7 +23,7 @@ export default function register(program: Command): void {
     .option("--bots <dir>", "directory of bot files (one bot per *.yaml file)", "bots")
     .option("--plugins <dir>", "directory of local plugins", "plugins")
     .option("--data <dir>", "directory of the state store (cursors, ledger, budgets, tokens)", ".postbot")
-    .option("--state <url>", "keep the state in Redis (redis://HOST:PORT/DB) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)")
+    .option("--state <url>", "keep the state in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB for a Redis on this machine) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)")
     .option("--only <names...>", "run only these bots")
     .option("--dry-run", "log and count every action against a simulated budget; send none")
     .option("--http [host:port]", "serve a live status page (/), Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address (default 127.0.0.1:9464; off when not given)")

@@ -10,7 +10,7 @@ export default function register(program: Command): void {
     .command("status")
     .description("show each bot's triggers (last event and its age), cursors, last action, budget left, the monthly read cap and paused accounts")
     .option("--data <dir>", "directory of the state store", ".postbot")
-    .option("--state <url>", "read the state from Redis (redis://HOST:PORT/DB), as `bot start --state` keeps it (default: POSTBOT_STATE, else the --data directory)")
+    .option("--state <url>", "read the state from Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB), as `bot start --state` keeps it (default: POSTBOT_STATE, else the --data directory)")
     .option("--json", "print the report as JSON")
     .action(async (options: { data: string; state?: string; json?: boolean }) => {
       const [{ openFileStore, hasState }, { collectStatus, formatStatus }, { systemClock }, { UserError }] = await Promise.all([

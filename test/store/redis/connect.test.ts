@@ -62,3 +62,45 @@ describe("connectRedis", () => {
     expect(err.message).toMatch(/database 99 does not exist there/);
   });
 });
+
+describe("unix socket URLs (a Redis on this machine)", () => {
+  it("parse the socket's path, database and password; never show the password", () => {
+    expect(parseRedisUrl("unix:///run/redis/redis.sock")).toMatchObject({ path: "/run/redis/redis.sock", db: 0, display: "unix:///run/redis/redis.sock?db=0" });
+    expect(parseRedisUrl("redis+unix:///tmp/r.sock?db=3&password=s3cret")).toMatchObject({ path: "/tmp/r.sock", db: 3, password: "s3cret", display: "unix:///tmp/r.sock?db=3" });
+    expect(isRedisUrl("unix:///tmp/r.sock")).toBe(true);
+    expect(isRedisUrl("redis+unix:///tmp/r.sock")).toBe(true);
+    expect(redactRedisUrl("unix:///tmp/r.sock?password=s3cret&db=1")).toBe("unix:///tmp/r.sock?db=1");
+    expect(redactRedisUrl("unix:///tmp/r.sock?db=1&password=s3cret")).toBe("unix:///tmp/r.sock?db=1");
+    expect(redactRedisUrl("redis+unix://u:pw@/tmp/r.sock")).toBe("redis+unix:///tmp/r.sock");
+  });
+
+  it("refuse a host, a missing path, a bad database or an unknown option, saying what to give", () => {
+    const bad = (url: string) => {
+      try {
+        parseRedisUrl(url, "POSTBOT_STATE");
+      } catch (err) {
+        expect(err).toBeInstanceOf(UserError);
+        return (err as Error).message;
+      }
+      throw new Error(`${url} was accepted`);
+    };
+    expect(bad("unix://tmp/r.sock")).toMatch(/^POSTBOT_STATE: "unix:\/\/tmp\/r.sock" names a host \("tmp"\); a unix socket URL names a path after three slashes: give unix:\/\/\/PATH\/TO\/redis.sock\?db=DB/);
+    expect(bad("unix:///")).toMatch(/names no socket path/);
+    expect(bad("unix:///tmp/r.sock?db=one&password=hunter2")).toMatch(/the database "db=one" must be a number/);
+    expect(bad("unix:///tmp/r.sock?db=one&password=hunter2")).not.toContain("hunter2");
+    expect(bad("unix:///tmp/r.sock?timeout=5")).toMatch(/the option "timeout" is not understood \(only db and password are\)/);
+  });
+
+  it("connect to the same Redis as its TCP port", async () => {
+    const tcp = await connectRedis(server.url);
+    const unix = await connectRedis(server.socketUrl);
+    try {
+      await tcp.set("postbot:via", "tcp");
+      expect(await unix.get("postbot:via")).toBe("tcp");
+      expect(unix.options.path).toBe(parseRedisUrl(server.socketUrl).path);
+    } finally {
+      tcp.disconnect();
+      unix.disconnect();
+    }
+  });
+});
