@@ -234,8 +234,9 @@ function resolveMasks(c: Chars, spans: ReadonlyArray<[number, number]>): void {
 }
 
 /**
- * Joins letters spelt out one at a time ("f u c k", "k.y.s", "k-i-l-l"): three or more
- * single letters in a row, separated by one or two spacer characters, become one word.
+ * Joins letters spelt out one at a time ("f u c k", "k.y.s", "k-i-l-l", "k . y . s"): three or
+ * more single letters in a row, separated by one or two spacer characters (three if not all
+ * spaces), become one word.
  * Three, because "a b" occurs in ordinary text and "I a" does not say anything.
  *
  * A run is one word only if its letters are separated alike. Where plain spaces and
@@ -273,7 +274,9 @@ function joinSpacedLetters(c: Chars): Chars {
         let gap = j;
         while (gap < n && gap - j < 3 && SPACERS.includes(c.chars[gap]!)) gap++;
         const width = gap - j;
-        if (width >= 1 && width <= 2 && gap < n && single(c, gap)) {
+        // One or two spacers ("f.u", "f. u"), or three when not all spaces ("f . u").
+        const fits = width >= 1 && (width <= 2 || c.chars.slice(j, gap).some((ch) => ch !== " "));
+        if (fits && gap < n && single(c, gap)) {
           run.push(gap);
           spaced.push(c.chars.slice(j, gap).every((ch) => ch === " "));
           j = gap + 1;

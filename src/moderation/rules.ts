@@ -92,7 +92,10 @@ const addressedGroup =
   `(?:${you} (?:lot|all|guys|people|two|lads)|yall|y all|all of ${you}|every (?:single |last )?one of ${you}|all ${you}|` +
   `every (?:single )?(?:follower|fan|person|one|subscriber) (?:of|who|that|here|in)|` +
   `(?:all )?(?:${you}|${possessive}) (?:followers|fans|subscribers|audience|supporters|fanboys)|` +
-  `(?:everyone|everybody|anyone|people|all the people|whoever) (?:here|in here|in this thread|in the replies|in the comments|who|that|replying|liking|following)|` +
+  `(?:everyone|everybody|anyone|whoever) (?:here|in here|in this thread|in the replies|in the comments|who|that|replying|liking|following)|` +
+  // "people who like this are morons" is said to the repliers; "the people who fly-tip are morons" is not.
+  `(?:people|all the people) (?:here|in here|in this thread|in the replies|in the comments|replying|liking|following|` +
+  `(?:who|that) ${words(3)}(?:this|here|you|your|ur|it|the bot|the account|these)(?![a-z0-9]))|` +
   `the (?:replies|comments|comment section|people here|followers|fans)|this (?:thread|comment section|reply section))`;
 /**
  * Who an insult is said of when it is aimed at the reader without "you": the people behind
@@ -110,7 +113,8 @@ const publicPlace = `(?! on (?:the |${possessive} )?(?:site|website|contact page
 
 /** Curses aimed at someone: the swear word is not the point, the "you" is. */
 const INSULT_PHRASES: PhraseRule[] = [
-  { id: "insult:fuck-you", kind: "insult", pattern: `${fuck} (?:you|u|yourself|urself|ur self|yourselves|off|your|ur)` },
+  // Not across a stop: "you daft sod, you left your umbrella" curses no one.
+  { id: "insult:fuck-you", kind: "insult", pattern: `${fuck}(?![^a-z0-9]*[,;:.!?]) (?:you|u|yourself|urself|ur self|yourselves|off|your|ur)` },
   { id: "insult:fuck-you", kind: "insult", pattern: `(?:go_)?f_(?:you|u|yourself|urself|off)` },
   { id: "insult:fuck-you", kind: "insult", pattern: `go ${fuck} ${yourself}` },
   { id: "insult:stfu", kind: "insult", pattern: `stfu|shut the (?:fuck|fk|fck|hell|heck|fuk) up|shut ${possessive} ${mods}(?:mouth|face|trap|pie hole|gob|hole)` },
@@ -254,7 +258,7 @@ const THREATS: PhraseRule[] = [
     pattern:
       `(?:i|1|we) (?:will |l |can |are going to |re going to |gonna |am going to |m going to )?` +
       `(?:know|found|have found|know exactly|find|find out|found out) (?:where|were) (?:${you}|${possessive} ${family}) ` +
-      `(?:live|lives|living|work|works|sleep|sleeps|go to school|goes to school|study|stay|stays|are)`,
+      `(?:live|lives|living|work|works|sleep|sleeps|go to school|goes to school|study|stay|stays|are(?![^a-z0-9]*:| coming from| going with| heading with))`,
   },
   {
     id: "threat:know-where-you-live",
@@ -314,7 +318,8 @@ const THREATS: PhraseRule[] = [
   {
     id: "threat:watch-your-back",
     kind: "threat",
-    pattern: `watch ${possessive} back|sleep with one eye open|sleep with (?:the|${possessive}) lights on|count ${possessive} days|${possessive} days are numbered`,
+    // Not the back one can hurt: "watch your back on the ice", "when lifting".
+    pattern: `watch ${possessive} back(?! (?:on the (?:ice|stairs|path|steps|slope)|when (?:lifting|bending|you lift)|lifting|bending))|sleep with one eye open|sleep with (?:the|${possessive}) lights on|count ${possessive} days|${possessive} days are numbered`,
   },
   {
     id: "threat:youre-dead",
@@ -830,7 +835,8 @@ const PILE_ONS: PhraseRule[] = [
     id: "harassment:pile-on",
     kind: "harassment",
     pattern:
-      `(?:everyone|everybody|guys|yall|y all|all of you|lets|let us|go|come on|lads|people) ${words(2)}` +
+      // Not a call reported ("someone told people to flood her inbox").
+      `(?<!(?:told|telling|tells|asked|asking|asks|urged|urging|encouraged|encouraging) )(?:everyone|everybody|guys|yall|y all|all of you|lets|let us|go|come on|lads|people) ${words(2)}` +
       `(?:flood|spam|bombard|swamp|blow up|storm|invade|descend on|go after|come after|harass|troll|bully|drag|hound) ` +
       `(?:(?:his|her|their|${possessive}|the|this|that) ${words(1)}(?:replies|mentions|dms|dm|inbox|comments|notifications|page|account|profile|timeline|feed|channel|posts|email|phone)|him|them|her)(?![a-z0-9])` +
       `(?![^.!?]*with (?:love|support|kindness|positivity|hearts|praise|compliments|good|kind|nice|positive|happy|birthday|wishes|congratulations|congrats|thanks|gratitude))`,
@@ -878,7 +884,7 @@ const PILE_ONS: PhraseRule[] = [
     kind: "harassment",
     pattern:
       `(?:tell|show|inform|let) (?:everyone|everybody|all|people|them all) (?:at|in) ${possessive} (?:work|job|office|school|church|gym|family|street|uni|college) ${words(1)}(?:what ${you}|about ${you}|who ${you})|` +
-      `(?:screenshot|screenshotting|screenshots|sending|forwarding|saving|saved|keeping) ${words(3)}(?:for|to) ${possessive} (?:employer|boss|work|manager|hr|school|wife|husband|mum|mom|parents|family|ex)(?![a-z0-9])|` +
+      `(?:screenshot|screenshotting|screenshots|sending|forwarding|saving|saved|keeping) ${words(3)}(?:for|to) ${possessive} (?:employer|boss|work|manager|hr|school|ex)(?![a-z0-9])|` +
       `(?:sent|send|sending|forwarded|showed|showing|shown) ${possessive} (?:ex|boss|employer|mum|mom|wife|husband|parents|family|manager|kids|girlfriend|boyfriend|partner) ` +
       `(?:the |these |those |${possessive} |all |every )?(?:screenshots|screenshot|messages|posts|dms|pics|photos|receipts|tweets|replies|comments)|` +
       `(?:messaged|dmed|dm d|contacted|texted) ${possessive} (?:kids|children|daughter|son|boss|employer)(?: on [a-z]+)?(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])`,
@@ -1109,7 +1115,7 @@ const HARASSMENT: PhraseRule[] = [
       `(?:look|be|looks) (?:good|better|great|best|nice) on ${possessive} knees|` +
       `spread ${possessive} (?:legs|cheeks)|open ${possessive} legs|suck (?:me|my) off|blow me(?![a-z0-9])|give me head|` +
       `${youAre} (?:just |only |nothing but )?(?:a )?(?:pair of tits|piece of ass|set of tits|walking vagina)|` +
-      `(?:prettier|hotter|cuter|nicer) (?:if|when) ${you} (?:smiled?|shut up|kept quiet|stayed quiet)|how much for (?:a night|an hour|a (?:blowjob|bj|date))|` +
+      `(?:prettier|hotter|cuter|nicer) (?:if|when) ${you} (?:smiled?|shut up|kept quiet|stayed quiet)|how much for (?:a night|an hour(?! of)|a (?:blowjob|bj|date))|` +
       `(?:id|i would|i wanna|i want to|i could) (?:smash|tap that|hit that|rail ${you}|fuck ${you}|bang ${you}|bend ${you})(?=[^a-z0-9]*$| (?:her|him|${you}|that|so|ngl|tbh))`,
   },
   // Persistence the reader cannot escape: "blocking me won't help", "I'll keep tagging you".

@@ -483,3 +483,26 @@ describe("createClassifier: the moderator's stock phrases of menace, exposure an
     checkRule("harassment:sexual", { yes: ["what's your bra size", "nice legs babe"], no: ["what's your shoe size? ordering gifts", "nice legs on that table"] });
   });
 });
+
+describe("createClassifier: literal senses of threatening idioms (false alarms found in training-29..33)", () => {
+  it("reads 'watch your back on the ice', 'you daft sod, you ...', 'how much for an hour of tutoring' and 'where you are coming from' literally", () => {
+    for (const text of [
+      "watch your back on the ice this morning",
+      "you daft sod, you left your umbrella at the library",
+      "how much for an hour of tutoring?",
+      "I know where you are coming from",
+      "we know where you are: top of the league!",
+    ]) {
+      expect(rulesAlone.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
+    }
+    for (const text of ["watch your back", "sod you", "how much for an hour babe", "i know where you are"]) expect(rulesAlone.classify(text).abusive, text).toBe(true);
+  });
+
+  it("does not take a reported call to pile on, or a screenshot for someone's mum, as harassment", () => {
+    checkRule("harassment:pile-on", {
+      yes: ["people go flood her inbox"],
+      no: ["someone told people to flood her inbox last night, that's not okay", "screenshot n send to ur mum, she'll love it"],
+    });
+    checkRule("harassment:exposure", { yes: ["keep posting, i'm screenshotting it all for your boss"], no: ["screenshot this for your mum, she'll be so proud"] });
+  });
+});

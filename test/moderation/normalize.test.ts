@@ -24,6 +24,10 @@ describe("normalize", () => {
     expect(folded("k.y.s")).toBe("kys");
     expect(folded("k-i-l-l y-o-u-r-s-e-l-f")).toBe("kill yourself");
     expect(folded("plan a b")).toBe("plan a b");
+    // Three-character gaps when they are not all spaces ("k . y . s"); three spaces are a break.
+    expect(folded("k . y . s")).toBe("kys");
+    expect(folded("you're a f . a . g")).toBe("youre a fag");
+    expect(folded("plan a   b   c")).toBe("plan a b c");
   });
 
   it("keeps a one-letter word apart from a spelt-out word after it", () => {
