@@ -145,7 +145,7 @@ export const THREAT_VERBS: readonly string[] = [
   "burn", "punch", "smash", "end", "hunt down", "hunt", "gut", "skin", "torture", "slap", "bury", "hang", "drown",
   "lynch", "run over", "snap", "wring", "batter", "rearrange", "thump", "deck", "clobber", "wallop", "pummel", "maim",
   "cripple", "put a bullet in", "put a bullet through", "break", "cut", "curb stomp", "stomp", "knife",
-  "poison", "execute", "assassinate", "mutilate", "shank", "pop", "merk", "glass", "jump",
+  "poison", "execute", "assassinate", "mutilate", "shank", "pop", "merk", "glass",
 ];
 
 /**
@@ -222,7 +222,7 @@ export const HARMLESS_LOOKALIKES: readonly string[] = [
   "cockney", "cocked", "spastic colon", "spastic paraplegia", "scattered",
   // Names and things that start or end like a slur.
   "fagan", "fagen", "fagin", "kaffir lime", "kaffir limes", "kaffir lily", "honky tonk", "honky-tonk", "honkytonk",
-  "mong kok", "spick and span", "spick-and-span",
+  "mong kok", "spick and span", "spick-and-span", "spic and span", "spic-and-span",
   // Reclaimed by the people it names, said of oneself or one's own: a slur only when aimed.
   "proud dyke", "as a dyke", "im a dyke", "i am a dyke", "dyke march", "fellow dykes", "us dykes", "we dykes",
 ];

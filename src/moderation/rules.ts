@@ -945,7 +945,7 @@ const SEXUAL_REMARKS: PhraseRule[] = [
     id: "harassment:sexual",
     kind: "harassment",
     pattern:
-      `(?:^|(?<=[.!?,;][^a-z0-9]*))(?:now |just |go )?(?:bend over|spread (?:em|them|those)(?: legs| cheeks)?)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:for me|babe|baby))|` +
+      `(?:^|(?<=[.!?,;][^a-z0-9]*))(?:now |just |go )?(?:bend over|spread (?:em|them|those)(?: legs| cheeks)?)(?=[^a-z0-9]*$| (?:for me|babe|baby))|` +
       `take it (?:all )?off(?=[^a-z0-9]*(?:all|babe|baby|for me|for us|slowly|sexy)(?![a-z0-9]))|turn (?:around|round)[^a-z0-9]+(?:lets|let me|let us) see|` +
       `(?:id|i would|i could|i wanna|i want to|il|i wil) (?:ruin|wreck|rail|pound|eat|devour|breed) ${you}(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| alive| so| til| until| all night| properly| in bed)|` +
       `(?:give|giving) ${you} a (?:good )?(?:seeing to|rogering|pounding|railing)|(?:have|had) ${you} (?:screaming|moaning|begging) (?:my name|for more|for it)|` +

@@ -505,4 +505,10 @@ describe("createClassifier: literal senses of threatening idioms (false alarms f
     });
     checkRule("harassment:exposure", { yes: ["keep posting, i'm screenshotting it all for your boss"], no: ["screenshot this for your mum, she'll be so proud"] });
   });
+
+  it("leaves a jump start, a stretch and a clean kitchen alone", () => {
+    for (const text of ["I'll jump your car if the battery's flat", "bend over, touch your toes, hold for ten", "a spic and span kitchen is my dream"]) {
+      expect(rulesAlone.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
+    }
+  });
 });
