@@ -5,7 +5,7 @@
  * needed, nothing native). Everything random is seeded, so the same data and options give
  * the same weights, bit for bit. Used by `npm run train:moderation` (train-moderation.ts).
  */
-import { FEATURE_BITS, FEATURE_BUCKETS, features, type FeatureVector } from "../src/moderation/features.ts";
+import { FEATURE_BITS, FEATURE_BUCKETS, featureClustersId, features, type FeatureVector } from "../src/moderation/features.ts";
 import { modelParts, modelText, type ModelFile } from "../src/moderation/model.ts";
 import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
 import { groupTexts } from "./moderation-groups.ts";
@@ -260,5 +260,5 @@ export function toModelFile(model: Trained, cut: number, prune: number, generate
     weights.push(w);
     last = f;
   }
-  return { generated, bits: FEATURE_BITS, bias: Math.round(model.bias * 10_000) / 10_000, cut, buckets, weights, measured };
+  return { generated, bits: FEATURE_BITS, wordClusters: featureClustersId(), bias: Math.round(model.bias * 10_000) / 10_000, cut, buckets, weights, measured };
 }

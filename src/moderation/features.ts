@@ -5,9 +5,11 @@
  * "y0u're a w0rthle$$ m0r0n" and "you're a worthless moron" look the same to the model.
  *
  * Words say what is said ("know where you live", "your kids"); word classes carry it to
- * words of the same kind ("your daughter"); character n-grams carry it to spellings and
- * words the training text did not have ("worthles" in "worthlessly", "brainles" in
- * "brainless"). Both are hashed into {@link FEATURE_BUCKETS} buckets, so the
+ * words of the same kind ("your daughter"); word clusters (`word-clusters.ts`: 100,000
+ * English words grouped by pre-trained word vectors) carry it to words the training text
+ * never had but that mean much the same ("you filthy weasel" learns from "you filthy
+ * rat"); character n-grams carry it to spellings and words the training text did not have
+ * ("worthles" in "worthlessly", "brainles" in "brainless"). All are hashed into {@link FEATURE_BUCKETS} buckets, so the
  * model is one array of weights with no vocabulary to ship, and the training script and the
  * classifier cannot disagree about which feature is which: both call {@link features}.
  */
@@ -15,6 +17,7 @@
 import { INSULT_ADJECTIVE_SCORES, INSULT_NOUN_SCORES, PRAISE_NOUNS, FOND_ADJECTIVES, STRONG } from "./insult-lexicon.ts";
 import { INSULT_NOUNS, YOU } from "./lexicon.ts";
 import { normalizePattern } from "./normalize.ts";
+import { shippedWordClusters } from "./word-clusters.ts";
 
 /**
  * Word classes: a word of a class also counts as its class, alone and beside its
@@ -70,6 +73,37 @@ for (const [name, words] of Object.entries(WORD_CLASSES)) {
   for (const w of words) if (!w.includes(" ")) CLASS_OF.set(wordHash(normalizePattern(w)), id);
 }
 
+/**
+ * What a word's clusters weigh beside its own features: twice a word feature. Measured with
+ * training batches 23-27 left out and scored by a model trained on the rest (the notes of
+ * the moderation-embed session): at the same weight the model leans on the words it has
+ * seen, and the left-out text gained less from the clusters (recall at precision 0.95: 0.50,
+ * against 0.59 at twice and 0.38 with no clusters); three times was no better.
+ */
+const CLUSTER_WEIGHT = 2;
+
+/** Word hash → fine cluster id, and each fine cluster's feature hashes (its own and its coarse cluster's); built on first use. */
+interface Clusters {
+  readonly of: Map<number, number>;
+  readonly fine: readonly number[];
+  readonly coarse: readonly number[];
+}
+let clusters: Clusters | undefined;
+function loadClusters(): Clusters {
+  const of = new Map<number, number>();
+  const fine: number[] = [];
+  const coarse: number[] = [];
+  for (const [word, [f, c]] of shippedWordClusters().of) {
+    of.set(wordHash(word), f);
+    fine[f] ??= wordHash(`\u0002${f}`);
+    coarse[f] ??= wordHash(`\u0003${c}`);
+  }
+  return { of, fine, coarse };
+}
+
+/** The id of the word clusters the features use (`word-clusters.json`): weights are trained for one clustering. */
+export const featureClustersId = (): string => shippedWordClusters().id;
+
 const isWordChar = (code: number): boolean => (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
 
 /** A text's features: parallel lists of bucket and value (a bucket may repeat: values add up). */
@@ -81,8 +115,9 @@ export interface FeatureVector {
 /**
  * Hands each feature of one normalised text (`normalize(text).collapsed.text`) to `visit`,
  * as its bucket and value, without building lists (the classifier only sums weights). Word
- * features (unigrams, bigrams, with the start and end of the text as words, and for a word
- * of a class its class alone, after the previous word and before the next) and character
+ * features (unigrams, bigrams, with the start and end of the text as words, for a word
+ * of a class its class alone, after the previous word and before the next, and for a word
+ * of a cluster its clusters, see above) and character
  * n-grams (over the words joined by single spaces, padded with a space) are each scaled by
  * 1/√(their count), so a long reply and a short one weigh their evidence alike.
  */
@@ -110,19 +145,38 @@ export function visitFeatures(normalised: string, visit: (bucket: number, value:
   if (inWord) words.push(h);
   joined.push(32);
 
-  // Word unigrams and bigrams; 1 and 2 stand for the start and end of the text.
-  let classed = 0;
-  for (const w of words) if (CLASS_OF.has(w)) classed++;
-  const wordValue = 1 / Math.sqrt(words.length * 2 + 1 + classed * 3);
+  // Word unigrams and bigrams; 1 and 2 stand for the start and end of the text. A word of a
+  // cluster also counts as its fine cluster (alone, after the previous word, before the next
+  // one) and its coarse cluster (alone).
+  const { of: clusterOf, fine: fineHash, coarse: coarseHash } = (clusters ??= loadClusters());
+  const cluster: number[] = [];
+  let count = words.length * 2 + 1;
+  for (const w of words) {
+    if (CLASS_OF.has(w)) count += 3;
+    const f = clusterOf.get(w) ?? -1;
+    cluster.push(f);
+    if (f >= 0) count += 4;
+  }
+  const wordValue = 1 / Math.sqrt(count);
+  const clusterValue = wordValue * CLUSTER_WEIGHT;
   let previous = 1;
   for (let k = 0; k < words.length; k++) {
     const w = words[k]!;
+    const next = words[k + 1] ?? 2;
     const c = CLASS_OF.get(w);
     if (c !== undefined) {
       // The class alone, after the previous word and before the next one.
       visit(bucket(c ^ WORD), wordValue);
       visit(bucket(step(step(BIGRAM, previous), c)), wordValue);
-      visit(bucket(step(step(BIGRAM, c), words[k + 1] ?? 2)), wordValue);
+      visit(bucket(step(step(BIGRAM, c), next)), wordValue);
+    }
+    const f = cluster[k]!;
+    if (f >= 0) {
+      const fh = fineHash[f]!;
+      visit(bucket(fh ^ WORD), clusterValue);
+      visit(bucket(coarseHash[f]! ^ WORD), clusterValue);
+      visit(bucket(step(step(BIGRAM, previous), fh)), clusterValue);
+      visit(bucket(step(step(BIGRAM, fh), next)), clusterValue);
     }
     visit(bucket(w ^ WORD), wordValue);
     visit(bucket(step(step(BIGRAM, previous), w)), wordValue);

@@ -11,7 +11,7 @@
  * model says so, and `allow: ["model:abuse"]` turns the model off for a bot.
  */
 import { readFileSync } from "node:fs";
-import { FEATURE_BITS, FEATURE_BUCKETS, visitFeatures } from "./features.ts";
+import { FEATURE_BITS, FEATURE_BUCKETS, featureClustersId, visitFeatures } from "./features.ts";
 import { normalize, type Normalized } from "./normalize.ts";
 import { reportedQuotes } from "./quotes.ts";
 
@@ -21,6 +21,8 @@ export interface ModelFile {
   readonly generated: string;
   /** {@link FEATURE_BITS} of the features it was trained on. */
   readonly bits: number;
+  /** The id of the word clusters (`word-clusters.json`) its features used. */
+  readonly wordClusters: string;
   readonly bias: number;
   /** The probability from which the model calls a text abusive (chosen by cross-validation). */
   readonly cut: number;
@@ -90,6 +92,12 @@ export function loadModel(file: ModelFile, source = "model-weights.json"): Abuse
     throw new Error(
       `${source}: written for ${file.bits}-bit features with ${file.buckets.length} buckets and ${file.weights.length} weights; ` +
         `this code reads ${FEATURE_BITS}-bit features. Run \`npm run train:moderation\` to write it again`,
+    );
+  }
+  if (file.wordClusters !== featureClustersId()) {
+    throw new Error(
+      `${source}: trained with word clusters ${JSON.stringify(file.wordClusters)}, but word-clusters.json holds ${JSON.stringify(featureClustersId())}. ` +
+        "Run `npm run train:moderation` to write it again",
     );
   }
   const weights = new Float32Array(FEATURE_BUCKETS);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createClassifier, WEIGHTS } from "../../src/moderation/index.ts";
 import { loadModel, modelText, shippedModel, type ModelFile } from "../../src/moderation/model.ts";
 import { normalize } from "../../src/moderation/normalize.ts";
+import { FEATURE_BITS, featureClustersId } from "../../src/moderation/features.ts";
 import { assignFolds, chooseCut, crossValidate, DEFAULT_TRAIN_OPTIONS, probability, repeatedCrossValidate, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
 import { groupTexts } from "../../scripts/moderation-groups.ts";
 
@@ -71,10 +72,15 @@ describe("the trained abuse model in the classifier", () => {
     expect((file.measured as { trainedOn: string[] }).trainedOn.filter((f) => f.startsWith("heldout-"))).toEqual([]);
   });
 
-  it("refuses a weights file written for other features, saying how to write it again", () => {
-    expect(() => loadModel({ generated: "", bits: 16, bias: 0, cut: 0.5, buckets: [], weights: [] }, "model-weights.json")).toThrow(
+  it("refuses a weights file written for other features or other word clusters, saying how to write it again", () => {
+    expect(() => loadModel({ generated: "", bits: 16, wordClusters: featureClustersId(), bias: 0, cut: 0.5, buckets: [], weights: [] }, "model-weights.json")).toThrow(
       /model-weights\.json: written for 16-bit features.*npm run train:moderation/,
     );
+    // Weights are for one clustering of words: after `npm run gen:word-clusters` they must be retrained.
+    expect(() => loadModel({ generated: "", bits: FEATURE_BITS, wordClusters: "0123456789abcdef", bias: 0, cut: 0.5, buckets: [], weights: [] }, "model-weights.json")).toThrow(
+      /model-weights\.json: trained with word clusters "0123456789abcdef", but word-clusters\.json holds ".+"\. Run `npm run train:moderation`/,
+    );
+    expect(JSON.parse(readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8")).wordClusters).toBe(featureClustersId());
   });
 });
 
