@@ -688,6 +688,7 @@ const menace =
 const knowsLife =
   `(?:(?:i|we|ive|weve) (?:know|found) ${possessive} ${watched}|(?:(?:i|we|ive|weve|i have|we have) )?(?:saw|seen|clocked|noticed|spotted) ${possessive} ${watched}|` +
   `(?:i|we) saw ${you} (?:at|in|leaving|outside|with|walking|on)(?![a-z0-9])|` +
+  `(?:il|i wil|wel|we wil|im|were) (?:be |coming )?(?:outside|at|by|near|round|to) ${possessive} (?:house|home|door|front door|office|work|school|flat|place|car)(?![a-z0-9])|` +
   `${possessive} (?:kids|daughter|son|wife) ${words(1)}(?:look|looks|seem|seems) (?:cute|sweet|lovely|pretty|adorable|happy))`;
 /** A compliment on the reader's things: only a strong close makes it a threat. */
 const admired = `nice (?:house|car|family|kids|wife|daughter|son|shop|dog|garden|front door|place|street|neighbourhood|neighborhood|motor|flat)(?![a-z0-9])`;
@@ -732,7 +733,9 @@ const VEILED_THREATS: PhraseRule[] = [
     pattern:
       `${you}(?:ll| will| are going to|re going to|re gonna| are gonna) (?:be sorry(?=[^a-z0-9]*$|[^a-z0-9]*[.!,]| (?:when|for|trust|mate|pal))|` +
       `(?:live to )?regret (?:the day|ever|crossing|messing|posting|opening|saying|speaking|writing|this|it|that)|wish ${you}(?:d| had)? never (?:been born|said|posted|opened|crossed|met|started|written|spoken))|` +
-      `(?:youve|you have|u have|uve) been warned|consider ${yourself} warned|this is ${possessive} (?:first|last|final|only) warning|` +
+      // "you've been warned" alone is as often a joke ("consider yourself warned: the spin instructor takes no
+      // prisoners"); it is a menacing close beside a remark on the reader's life (strongMenace).
+      `this is ${possessive} (?:first|last|final|only) warning|` +
       `(?:^|(?<=[.!?,;][^a-z0-9]*))(?:last|final) warning(?=[^a-z0-9]*$|[^a-z0-9]*[.!])`,
   },
   {
