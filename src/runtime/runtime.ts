@@ -297,7 +297,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       const fingerprint = JSON.stringify(what);
       if (stoppedAt === undefined && !turn && savedStatus.get(s.bot) === fingerprint) continue;
       savedStatus.set(s.bot, fingerprint);
-      store.set("status", s.bot, stoppedAt ? { ...s, stoppedAt } : s);
+      // Adopted, not copied: status() makes a fresh object each time (its parts copies, or the
+      // bot file's budget policy), a paused bot's is made once, and nothing changes either later.
+      const saved = stoppedAt ? { ...s, stoppedAt } : s;
+      if (store.adopt) store.adopt("status", s.bot, saved);
+      else store.set("status", s.bot, saved);
     }
     round++;
     for (const a of hosting.apps()) store.set(APP_STATUS_NAMESPACE, a.appId, a);

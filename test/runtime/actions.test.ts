@@ -179,4 +179,23 @@ describe("saving the bots' status", () => {
     await bed.settle();
     expect(bed.store.get<{ paused?: unknown; updatedAt: number }>("status", "idle3")).toMatchObject({ paused: { reason: "test" }, updatedAt: bed.clock.now() });
   });
+
+  it("a saved status holds the figures of its round: a later event changes the live status, not the saved one", async () => {
+    const echo = definePlugin({ name: "echo", setup: (bot) => bot.on("mention", (ctx) => ctx.reply(`hi @${ctx.author.username}`)) });
+    bed = await createTestBed({
+      bots: [{ name: "hello", plan: "pro", triggers: { mentions: {} }, plugins: { echo: {} } }],
+      plugins: { echo },
+      runtime: { statusEveryMs: 60_000 },
+    });
+    await bed.advance(61_000); // the second round: after the first polls
+    await bed.settle();
+    type Saved = { triggers: { mentions?: { events: number; lastCheckAt?: number } }; updatedAt: number };
+    const saved = structuredClone(bed.store.get<Saved>("status", "hello")!);
+    await bed.post(await bed.user("alice"), "@hello hi");
+    await bed.advance(30_000); // a poll or two and the mention, before the next round
+    await bed.settle();
+    expect(bed.postsBy("hello")).toHaveLength(1);
+    expect(bed.runtime.status().find((s) => s.bot === "hello")!.triggers.mentions!.events).toBe(saved.triggers.mentions!.events + 1);
+    expect(bed.store.get<Saved>("status", "hello")).toEqual(saved);
+  });
 });
