@@ -25,6 +25,7 @@ import { openFileStore } from "../../src/store/file-store.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import { constants as perf, PerformanceObserver } from "node:perf_hooks";
 
 export interface ChildConfig {
   baseUrl: string;
@@ -61,6 +62,28 @@ const answer = definePlugin({
     bot.on("post", (ctx) => void handled.set(ctx.post.id, (handled.get(ctx.post.id) ?? 0) + 1));
   },
 });
+
+/**
+ * Where the main thread stopped: garbage collections (when, how long, which kind) and stalls
+ * of the event loop (a 10 ms timer that fired late by more than 10 ms: something held the
+ * thread), by the epoch ms they began, so the timeline can say what each window's tail sat on.
+ */
+const gcs: Array<{ at: number; ms: number; major: boolean }> = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
+    gcs.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, major: (kind & (perf.NODE_PERFORMANCE_GC_MAJOR | perf.NODE_PERFORMANCE_GC_INCREMENTAL)) !== 0 });
+  }
+}).observe({ entryTypes: ["gc"] });
+const stalls: Array<{ at: number; ms: number }> = [];
+const TICK_MS = 10;
+let lastTick = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  const late = now - lastTick - TICK_MS;
+  if (late > 10) stalls.push({ at: performance.timeOrigin + lastTick + TICK_MS, ms: late });
+  lastTick = now;
+}, TICK_MS).unref();
 
 const botConfig = (name: string) =>
   testBotConfig({ name, plan: "pro", triggers: config.rule ? { stream: [{ value: config.rule }] } : { mentions: {} }, plugins: { answer: {} } }, { answer });
@@ -107,7 +130,26 @@ const timeline = (everyMs: number) => {
     .map(([b, is]) => {
       const xs = is.map((i) => latencies[i]!);
       const hs = is.map((i) => toHandler[i]!);
-      return { from_s: (b * everyMs) / 1000, n: xs.length, p50: quantile(xs, 0.5), p99: quantile(xs, 0.99), max: Math.max(...xs), handler_p50: quantile(hs, 0.5), handler_p99: quantile(hs, 0.99) };
+      const from = first + b * everyMs;
+      const within = <T extends { at: number }>(xs: T[]) => xs.filter((x) => x.at >= from && x.at < from + everyMs);
+      const st = within(stalls);
+      const gc = within(gcs);
+      const major = gc.filter((g) => g.major);
+      return {
+        from_s: (b * everyMs) / 1000,
+        n: xs.length,
+        p50: quantile(xs, 0.5),
+        p99: quantile(xs, 0.99),
+        max: Math.max(...xs),
+        handler_p50: quantile(hs, 0.5),
+        handler_p99: quantile(hs, 0.99),
+        stalls: st.length,
+        stall_max: Math.round(Math.max(0, ...st.map((s) => s.ms))),
+        stall_ms: Math.round(st.reduce((sum, s) => sum + s.ms, 0)),
+        gc_major: major.length,
+        gc_major_max: Math.round(Math.max(0, ...major.map((g) => g.ms))),
+        gc_ms: Math.round(gc.reduce((sum, g) => sum + g.ms, 0)),
+      };
     });
 };
 

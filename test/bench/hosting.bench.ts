@@ -181,7 +181,7 @@ const bench: Bench = {
         }
         if (PROFILE) await again.profile(PROFILE);
         say(`catch-up polls at the end: ${JSON.stringify(report.catch_up)}`);
-        for (const t of report.timeline as Array<Record<string, number>>) say(`  mentions made ${t.from_s} s in: ${t.n} answered, p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; to the handler p50 ${t.handler_p50} ms, p99 ${t.handler_p99} ms`);
+        for (const t of report.timeline as Array<Record<string, number>>) say(`  mentions made ${t.from_s} s in: ${t.n} answered, p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; to the handler p50 ${t.handler_p50} ms, p99 ${t.handler_p99} ms; loop stalls > 10 ms: ${t.stalls} (max ${t.stall_max} ms, ${t.stall_ms} ms in all); GC ${t.gc_ms} ms in all, ${t.gc_major} major (max ${t.gc_major_max} ms)`);
         const lost = posted.filter((id) => !(report.ids as string[]).includes(id)).length;
         rows.push({ bench: `mention → reply, ${count.toLocaleString("en-US")} bots, ${FLOOD_RATE}/s for ${FLOOD_SECONDS} s: p50`, value: `${report.p50} ms`, aim: "≤ 20 ms", verdict: verdict(report.p50, 20) });
         rows.push({ bench: "  p99", value: `${report.p99} ms`, aim: "≤ 100 ms", verdict: verdict(report.p99, 100) });
