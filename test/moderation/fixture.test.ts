@@ -46,6 +46,16 @@ const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>>
   // no violent word, calls to pile on, sexual remarks without sexual words, dotted masks.
   "heldout-12.jsonl": { precision: 1.0, recall: 0.77 },
   "heldout-13.jsonl": { precision: 0.95, recall: 0.71 },
+  // Written the same way at the start of session 7 (sealed-14-16.sha256: sports, fitness
+  // and esports; weather, news, council and library; gardening, parenting, languages, books
+  // and art), scored once against the model of that session's end (word clusters, rules for
+  // doxxing, veiled threats, pile-ons and sexual remarks, 7,621 training replies, cut from
+  // three pooled CV seeds): precision 1.00 on all three, recall 0.70, 0.64, 0.49; rules
+  // alone 0.43, 0.40, 0.23. Most misses: doxxing, threats, harassment and sexual remarks in
+  // plain words.
+  "heldout-14.jsonl": { precision: 1.0, recall: 0.69 },
+  "heldout-15.jsonl": { precision: 1.0, recall: 0.64 },
+  "heldout-16.jsonl": { precision: 1.0, recall: 0.49 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk
