@@ -25,56 +25,20 @@ import {
   CONTAINERS,
   FOND_ADJECTIVES,
   INSULT_ADJECTIVE_SCORES,
-  INSULT_NOUN_SCORES,
   INTENSIFIERS,
   NEGATIONS,
+  OF_A_PERSON as OF_A_PERSONS,
   PERSON_NOUNS,
   PRAISE_NOUNS,
   STRONG,
 } from "./insult-lexicon.ts";
-import { normalizePattern, originalSpan, type Normalized } from "./normalize.ts";
+import { nounAt, PhraseTable, phraseSet as set, tokenize, wordSet as words, type Token } from "./insult-tokens.ts";
+import { originalSpan, type Normalized } from "./normalize.ts";
 import { compilePattern } from "./pattern.ts";
 import { AIMED_SUBJECT } from "./rules.ts";
 import { WEIGHTS } from "./score.ts";
 import type { PlacedHit } from "./types.ts";
 
-/** A word of the collapsed text, and whether a sentence or clause break comes before it. */
-interface Token {
-  readonly word: string;
-  readonly start: number;
-  readonly end: number;
-  /** A break (`.`, `!`, `?`, `;`, `:`, a line break, or a comma) between it and the word before. */
-  readonly broken: boolean;
-}
-
-/** Phrases of up to three words, keyed as the collapsed text writes them. */
-class PhraseTable<V> {
-  private readonly map = new Map<string, V>();
-  longest = 1;
-  constructor(entries: Iterable<readonly [string, V]>) {
-    for (const [phrase, value] of entries) {
-      const key = normalizePattern(phrase).split(/[^a-z0-9]+/).filter(Boolean).join(" ");
-      if (!key) continue;
-      this.map.set(key, value);
-      this.longest = Math.max(this.longest, key.split(" ").length);
-    }
-  }
-  /** The longest phrase starting at token `i`: how many words it spans and its value. */
-  at(tokens: readonly Token[], i: number): { length: number; value: V } | undefined {
-    let key = "";
-    let found: { length: number; value: V } | undefined;
-    for (let n = 0; n < this.longest && i + n < tokens.length; n++) {
-      if (n > 0 && tokens[i + n]!.broken) break;
-      key = n === 0 ? tokens[i]!.word : `${key} ${tokens[i + n]!.word}`;
-      const value = this.map.get(key);
-      if (value !== undefined) found = { length: n + 1, value };
-    }
-    return found;
-  }
-}
-
-const set = (words: readonly string[]) => new PhraseTable(words.map((w) => [w, true] as const));
-const NOUNS = new PhraseTable(INSULT_NOUN_SCORES);
 const ADJECTIVES = new PhraseTable(INSULT_ADJECTIVE_SCORES);
 const PERSONS = set(PERSON_NOUNS);
 const PRAISE = set(PRAISE_NOUNS);
@@ -84,8 +48,6 @@ const CONTAINER = set(CONTAINERS);
 const NEGATION = set(NEGATIONS);
 const INTENSIFIER = set(INTENSIFIERS);
 const BREAKER = set(BREAKERS);
-/** A set of single words, normalised as the collapsed text writes them ("look" is "lok" there). */
-const words = (list: readonly string[]) => new Set(list.map(normalizePattern));
 const YOU = words(["you", "u", "ya", "yu", "thou", "ye"]);
 /** "you're" and its spellings, read as "you are" ("your" only before an article: "your a moron"). */
 const YOU_ARE = words(["ur", "youre", "yer", "yor"]);
@@ -101,7 +63,7 @@ const AFTER_UNKNOWN_HEAD = words(["who", "that", "and", "of", "with", "in", "on"
 /** Intensifiers that, after a bare "you", make even an unknown noun an insult ("u absolute cabbage"); praise still stops it. */
 const SCORNFUL = words(["absolute", "utter", "complete", "total", "fucking", "fuckin", "fkn", "bloody", "massive", "raging", "certified"]);
 /** "walnut of a human": any noun followed by one of these is an insult. */
-const OF_A_PERSON = set(["of a human", "of a person", "of a man", "of a woman", "of a human being", "of a being", "of an adult", "of a bot", "of a dev", "of a developer", "of a coder", "of a mod"]);
+const OF_A_PERSON = set(OF_A_PERSONS);
 const CONDITIONS = words(["if", "unless", "whether", "when", "whenever"]);
 const LIKENED = words([
   "look", "looks", "sound", "sounds", "seem", "seems", "act", "acts", "smell", "smells", "write", "writes", "talk", "talks",
@@ -112,30 +74,6 @@ const MADE_BY = words(["run", "made", "written", "coded", "built", "programmed",
 const ACCOUNT_THINGS = words(["bot", "page", "account", "site", "app", "thing", "feed", "channel", "thread", "post", "garbage", "trash", "nonsense"]);
 const MAX_UNKNOWN = 2;
 const SCAN = 9;
-
-function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let last = 0;
-  for (const m of text.matchAll(/[a-z0-9]+/g)) {
-    const gap = text.slice(last, m.index);
-    tokens.push({ word: m[0], start: m.index, end: m.index + m[0].length, broken: tokens.length > 0 && /[.!?;:,\n]/.test(gap) });
-    last = m.index + m[0].length;
-  }
-  return tokens;
-}
-
-/** The noun at token i, singular or plural ("weasels", "buffoons" read as their singular). */
-function nounAt(tokens: readonly Token[], i: number): { length: number; value: number } | undefined {
-  const direct = NOUNS.at(tokens, i);
-  if (direct) return direct;
-  const word = tokens[i]!.word;
-  for (const cut of [1, 2]) {
-    if (word.length - cut < 3 || !(cut === 1 ? word.endsWith("s") : word.endsWith("es"))) continue;
-    const value = NOUNS.at([{ ...tokens[i]!, word: word.slice(0, -cut) }], 0);
-    if (value) return value;
-  }
-  return undefined;
-}
 
 /** Praise at token i, singular or plural ("what a bunch of absolute units"). */
 function praiseAt(tokens: readonly Token[], i: number): boolean {
@@ -177,7 +115,8 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
     if (noun) {
       const m = k + noun.length;
       const ofA = OF_A_PERSON.at(tokens, m);
-      if (ofA) return { from: j, to: m + ofA.length, word: "of-a-human" };
+      // "you absolute walnut of a human", but not "what a beast of a man" (praise).
+      if (ofA) return noun.value < STRONG && !strongAdjective && !scornful ? undefined : { from: j, to: m + ofA.length, word: "of-a-human" };
       // "you cheeky bastard, you did it": a fond adjective makes even a swear word banter.
       if (fond && !strongAdjective) return undefined;
       if (noun.value < STRONG && !strongAdjective) return undefined;

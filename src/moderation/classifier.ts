@@ -1,6 +1,6 @@
 /**
  * The abuse classifier: profanity and slurs (obscenity), phrase rules for threats,
- * harassment and aimed insults, the trained model (`model.ts`) where no rule found abuse,
+ * harassment and aimed insults, name-calling about a third person, the trained model (`model.ts`) where no rule found abuse,
  * and the bot's own block and allow lists, scored by `score.ts`. Offline, synchronous and
  * pure, so the `moderate` plugin can run it on every reply without a network round trip and
  * tests get the same verdict every time.
@@ -10,7 +10,8 @@
  * insults a person (the bot, its owner, another replier), with or without swear words;
  * uses a slur; or contains a term the bot blocks. Swearing for emphasis or about things
  * ("this is fucking awesome", "the traffic was shit"), criticism of a post or an idea,
- * insults about absent third parties, abuse quoted to report it ("he told me to 'kys'"),
+ * insults said about absent third parties ("the referee is an idiot"; name-calling them,
+ * "this twat thinks ...", is insult: `third-person.ts`), abuse quoted to report it ("he told me to 'kys'"),
  * figures of speech ("I'm dying of laughter", "this
  * game kills it") and look-alike words ("Scunthorpe", "cocktail") are not: hiding them
  * would silence the bot's friendliest audience.
@@ -22,6 +23,7 @@ import { INSULT_WORDS, PHRASE_RULES } from "./rules.ts";
 import { compileAllowList, compileBlockList } from "./lists.ts";
 import { reportedQuotes } from "./quotes.ts";
 import { aimedInsults } from "./aimed.ts";
+import { thirdPersonInsults } from "./third-person.ts";
 import { DEFAULT_THRESHOLD, kindOf, score, WEIGHTS } from "./score.ts";
 import { ModerationOptionError } from "./option-error.ts";
 import { modelText, shippedModel, type AbuseModel } from "./model.ts";
@@ -69,14 +71,17 @@ function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit
 }
 
 /**
- * The phrase rules' hits plus the aimed-insult detector's, except where a phrase rule
- * already caught an insult in the same words (one insult, one hit: "you worthless piece
- * of shit" is `insult:piece of shit`, not that and `insult:piece`).
+ * The phrase rules' hits plus the aimed-insult and third-person detectors', except where an
+ * earlier one already caught an insult in the same words (one insult, one hit: "you
+ * worthless piece of shit" is `insult:piece of shit`, not that and `insult:piece`).
  */
 function withAimed(hits: PlacedHit[], text: Normalized): PlacedHit[] {
   const insults = hits.filter((h) => h.rule.startsWith("insult:"));
-  const aimed = aimedInsults(text).filter((a) => !insults.some((h) => h.start < a.end && a.start < h.end));
-  return aimed.length === 0 ? hits : [...hits, ...aimed];
+  for (const found of [...aimedInsults(text), ...thirdPersonInsults(text)]) {
+    if (!insults.some((h) => h.start < found.end && found.start < h.end)) insults.push(found);
+  }
+  const added = insults.filter((h) => !hits.includes(h));
+  return added.length === 0 ? hits : [...hits, ...added];
 }
 
 /**

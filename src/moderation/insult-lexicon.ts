@@ -26,29 +26,63 @@ const strong = (words: string): Array<[string, number]> => words.trim().split(/\
 const mild = (words: string): Array<[string, number]> => words.trim().split(/\s+/).map((w) => [w.replace(/_/g, " "), MILD]);
 
 /**
+ * Strong insult nouns that name a person only to insult them: no animal, job, tool or
+ * figure of speech shares the word (not "rat", "clown", "troll", "loser", "git", "weirdo").
+ * So used of anyone, not only the reader, they are name-calling: "this twat thinks the bus
+ * is late", "absolute tosser of a man" (`third-person.ts`). Part of
+ * {@link INSULT_NOUN_SCORES}, listed once here.
+ */
+export const NAME_CALLING_NOUNS: readonly string[] = `
+  idiot moron imbecile cretin dumbass dumbfuck jackass asshole arsehole bitch bastard cunt twat prick dick dickhead
+  knobhead bellend tosser wanker whore slut skank douche douchebag motherfucker fucker fuckface fuckwit shithead dipshit
+  scumbag halfwit nitwit dimwit bozo buffoon cocksucker shitbag dirtbag shitstain dickwad fucknut slag assclown asshat ahole
+  oaf dolt twit prat pillock plonker nincompoop numbskull numbnuts bonehead blockhead knucklehead meathead airhead pinhead
+  dingbat doofus numpty muppet jerkoff douchecanoe dumbarse thicko divvy mouthbreather smartass wiseass lardass fatso
+  sleazebag slimeball scumbucket crybaby manchild neckbeard edgelord nutjob nutcase headcase lowlife simpleton
+`.trim().split(/\s+/);
+
+/**
+ * Name-calling nouns that are also sworn at things: "this hill is a bitch", "the bastard
+ * won't start", "this fucker keeps crashing". Of a third person they insult only where the
+ * words say a person is meant ("that bitch thinks she can dance").
+ */
+export const ALSO_SWORN_AT_THINGS: readonly string[] = ["bitch", "bastard", "fucker", "motherfucker"];
+
+/**
+ * "walnut of a human", "absolute tosser of a man": a noun followed by one of these names a
+ * person ("a bitch of a commute" does not). No family words: "you lovely boil of a brother"
+ * is fond.
+ */
+export const OF_A_PERSON: readonly string[] = [
+  "of a human", "of a person", "of a man", "of a woman", "of a human being", "of a being", "of an adult", "of a bot",
+  "of a dev", "of a developer", "of a coder", "of a mod", "of a bloke", "of a lad", "of a guy", "of a fella", "of a chap",
+  "of a boss", "of a manager", "of a landlord", "of a driver", "of a neighbour", "of a neighbor", "of a teacher",
+  "of a referee", "of a ref", "of a politician", "of a councillor", "of a colleague", "of a customer", "of a waiter",
+];
+
+/**
  * Nouns that insult the person they name (singular; `aimed.ts` also reads plurals).
  * Multi-word entries use "_" for a space here.
  */
 export const INSULT_NOUN_SCORES: ReadonlyMap<string, number> = new Map([
+  ...strong(NAME_CALLING_NOUNS.join(" ")),
   ...strong(`
-    idiot moron imbecile cretin dumbass dumbfuck jackass asshole arsehole bitch bastard cunt twat prick dick dickhead
-    knobhead bellend tosser wanker whore slut skank douche douchebag motherfucker fucker fuckface fuckwit shithead dipshit
-    scumbag scum loser clown freak creep pig troll parasite degenerate incel nonce cuck coward retard lowlife simpleton
-    halfwit nitwit dimwit bozo buffoon turd maggot cockroach subhuman vermin cocksucker shitbag dirtbag shitstain dickwad
-    fucknut slag fraud liar chimp weasel rat neckbeard simp dunce pos assclown asshat snowflake filth pest leech hypocrite
-    grifter charlatan sellout shill manchild crybaby worm weirdo ahole monkey cow
-    oaf dolt twit prat pillock plonker git nincompoop numbskull numbnuts bonehead blockhead knucklehead meathead airhead
-    pinhead dingbat dipstick dumbo doofus goon gremlin goblin ogre troglodyte neanderthal caveman ape baboon
+    scum loser clown freak creep pig troll parasite degenerate incel nonce cuck coward retard
+    turd maggot cockroach subhuman vermin
+    fraud liar chimp weasel rat simp dunce pos snowflake filth pest leech hypocrite
+    grifter charlatan sellout shill worm weirdo monkey cow
+    git
+    dipstick dumbo goon gremlin goblin ogre troglodyte neanderthal caveman ape baboon
     snob peasant pleb swine snake slug toad vulture hyena jackal harpy hag crone shrew trollop tart hussy floozy bimbo
-    wannabe poser phony phoney fake bigot racist sexist sociopath psychopath psycho lunatic maniac nutcase nutjob headcase
-    pervert perv sleazebag sleaze slimeball scoundrel reprobate thug hooligan lout yob chav hick bumpkin redneck
+    wannabe poser phony phoney fake bigot racist sexist sociopath psychopath psycho lunatic maniac
+    pervert perv sleaze scoundrel reprobate thug hooligan lout yob chav hick bumpkin redneck
     stooge lackey puppet bootlicker sheep drone npc wimp weakling sissy whiner brat twerp runt scrub
-    ignoramus philistine boor slob hog lardass fatso blimp gargoyle mutant abomination disgrace embarrassment
+    ignoramus philistine boor slob hog blimp gargoyle mutant abomination disgrace embarrassment
     nobody nonentity crook thief cheat traitor snitch bully tyrant egomaniac narcissist blowhard windbag gasbag bigmouth
-    loudmouth smartass wiseass nutter prig mouthbreather edgelord cur mutt louse tick rodent roach brute
-    lowlife scumbucket dregs deadbeat freeloader moocher leech vampire virus cancer tumour tumor plague
-    imbecil cretin simpleton mongrel gimp spaz sicko creeper predator groomer pedo paedo pedophile paedophile
-    dumbarse thicko divvy numpty muppet jerk jerkoff douchecanoe tool failure joke fool bore
+    loudmouth nutter prig cur mutt louse tick rodent roach brute
+    dregs deadbeat freeloader moocher leech vampire virus cancer tumour tumor plague
+    imbecil mongrel gimp spaz sicko creeper predator groomer pedo paedo pedophile paedophile
+    jerk tool failure joke fool bore
   `),
   ...mild(`
     goof dork nerd geek dweeb goose sod div wally dummy noob minx rascal scamp rogue menace dingus doughnut donut
@@ -83,12 +117,12 @@ export const INSULT_ADJECTIVE_SCORES: ReadonlyMap<string, number> = new Map([
 ]);
 
 /**
- * Fond adjectives: before even a swear word they make banter of it ("you cheeky bastard,
- * you actually did it", "you crazy sod").
+ * Fond and sympathetic adjectives: before even a swear word they make banter or pity of it
+ * ("you cheeky bastard, you actually did it", "you crazy sod", "the poor sod thinks it's Friday").
  */
 export const FOND_ADJECTIVES: readonly string[] = [
   "cheeky", "crazy", "lucky", "clever", "mad", "jammy", "magnificent", "beautiful", "gorgeous", "brilliant", "sneaky",
-  "sly", "handsome", "glorious", "lovely", "sweet", "adorable", "cute", "talented", "smart", "wonderful", "old",
+  "sly", "handsome", "glorious", "lovely", "sweet", "adorable", "cute", "talented", "smart", "wonderful", "old", "poor",
 ];
 
 /**

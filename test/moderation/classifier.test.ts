@@ -516,3 +516,65 @@ describe("createClassifier: literal senses of threatening idioms (false alarms f
     }
   });
 });
+
+describe("createClassifier: name-calling about a third person (third-person.ts)", () => {
+  /** Each `yes` text fires `insult:<noun>` by the rules alone; each `no` text is not abusive to the rules alone. */
+  const checkRules = (texts: { yes: Array<[string, string]>; no: string[] }) => {
+    for (const [text, rule] of texts.yes) expect(rules(rulesAlone.classify(text)), text).toContain(rule);
+    for (const [text] of texts.yes) expect(rulesAlone.classify(text).abusive, text).toBe(true);
+    for (const text of texts.no) expect(rulesAlone.classify(text).abusive, text).toBe(false);
+  };
+
+  it("names the hit after the noun in the lexicon's spelling and reports the words that show a person is meant", () => {
+    expect(rulesAlone.classify("this twat thinks the bus is late").rules).toContainEqual({ rule: "insult:twat", match: "this twat thinks", weight: WEIGHTS.insult });
+    expect(rulesAlone.classify("complete bellend of a human").rules).toEqual([{ rule: "insult:bellend", match: "bellend of a human", weight: WEIGHTS.insult }]);
+  });
+
+  it("finds an insult noun as the subject of a verb only a person does, after a determiner or opening a clause", () => {
+    checkRules({
+      yes: [
+        ["this twat thinks the bus is late", "insult:twat"], ["that bitch thinks she can dance", "insult:bitch"],
+        ["b!tch thinks she can dance", "insult:bitch"], ["d i c k h e a d reckons he's funny", "insult:dickhead"],
+        ["that prick keeps parking in my space", "insult:prick"], ["those wankers genuinely think they own the road", "insult:wanker"],
+        ["the twats next door reckon the fence is theirs", "insult:twat"], ["the twat who cut me up on the M6", "insult:twat"],
+      ],
+      no: [
+        "that girl thinks she can dance, and she can", "my idiot brother thinks he can cook, bless him", "Dick thinks it will rain later",
+        "the rat keeps getting into the compost bin", "the clown says hello to every kid", "git says the branch is two commits behind",
+        "did you see that idiot driver", "did you hear what that idiot councillor said about the library", "the referee is an idiot",
+      ],
+    });
+  });
+
+  it("finds a scornful 'the absolute ...' naming someone, but not a book title or a thing", () => {
+    checkRules({
+      yes: [["the absolute bellend at table 4", "insult:bellend"], ["that fat lazy twat on reception", "insult:twat"]],
+      no: ["the complete idiot's guide to sourdough", "the idiot box is on all day", "the stupid bastard won't start again", "what a fucking game"],
+    });
+  });
+
+  it("finds '<insult> behaviour', '<insult> move' and '<insult> energy', not praise or self-mockery", () => {
+    checkRules({
+      yes: [["idiot behaviour, parking on the kerb", "insult:idiot"], ["c.u.n.t behaviour", "insult:cunt"], ["tw@t move", "insult:twat"], ["proper bellend energy from the lad at the front", "insult:bellend"]],
+      no: ["big dick energy from that guitar solo", "bad bitch energy in the new video", "idiot behaviour from me, left my phone on the train", "rude behaviour from the bloke in the audi"],
+    });
+  });
+
+  it("finds '<insult> of a man/woman/human/bloke', not '<insult> of a thing'", () => {
+    checkRules({
+      yes: [["absolute tosser of a man", "insult:tosser"], ["complete bellend of a human", "insult:bellend"], ["pig of a bloke, grabbed my arm", "insult:pig"], ["cunt of a landlord", "insult:cunt"]],
+      no: ["a bitch of a commute", "the bastard of a bug took me hours", "son of a gun", "what a beast of a man, deadlifted a car", "a giant of a man", "this prick of light is Venus"],
+    });
+  });
+
+  it("leaves swearing for emphasis, figures of speech, pity, fondness, quotes and look-alikes alone", () => {
+    checkRules({
+      yes: [],
+      no: [
+        "this fucking slaps", "holy shit", "this hill is a bitch", "this bastard keeps crashing", "this fucker keeps freezing on the loading screen",
+        "that lucky bastard won the raffle again", "the poor sod thinks it's Friday", "this idiot thought it was Tuesday and missed my train",
+        "I'm the idiot who left the oven on", "he called me a 'stupid bitch' and then blocked me", "Scunthorpe", "cocktail", "reading Dickens",
+      ],
+    });
+  });
+});
