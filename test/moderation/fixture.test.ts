@@ -56,6 +56,17 @@ const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>>
   "heldout-14.jsonl": { precision: 1.0, recall: 0.69 },
   "heldout-15.jsonl": { precision: 1.0, recall: 0.64 },
   "heldout-16.jsonl": { precision: 1.0, recall: 0.49 },
+  // Written the same way at the start of session 8 (sealed-17-19.sha256: cooking,
+  // restaurants and travel; music, film and celebrity; work, commuting, DIY, cars and pets),
+  // scored once against the same model as heldout-14..16 (no moderation change between):
+  // precision 0.94, 1.00, 0.97 (three quotes of abuse taken for abuse), recall 0.62, 0.64,
+  // 0.68; rules alone 0.36, 0.28, 0.36. Of the 56 misses, 36 are doxxing, threats,
+  // harassment, sexual remarks and death wishes in plain words. The lead read the misses,
+  // then asked for the rules of third-person.ts (name-calling about a third person): held
+  // to what they score with those rules (recall 0.68, 0.68, 0.72), seen figures since.
+  "heldout-17.jsonl": { precision: 0.94, recall: 0.67 },
+  "heldout-18.jsonl": { precision: 1.0, recall: 0.67 },
+  "heldout-19.jsonl": { precision: 0.97, recall: 0.71 },
 };
 /**
  * Tuning batches left below 0.95 recall on purpose: tuning-10's "you write like a drunk
