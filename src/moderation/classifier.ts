@@ -1,7 +1,8 @@
 /**
  * The abuse classifier: profanity and slurs (obscenity), phrase rules for threats,
- * harassment and aimed insults, name-calling about a third person, the trained model (`model.ts`) where no rule found abuse,
- * and the bot's own block and allow lists, scored by `score.ts`. Offline, synchronous and
+ * harassment and aimed insults, name-calling about a third person, the trained model
+ * (`model.ts`) where no rule found abuse, and the bot's own block and allow lists, scored
+ * by `score.ts`. Offline, synchronous and
  * pure, so the `moderate` plugin can run it on every reply without a network round trip and
  * tests get the same verdict every time.
  *
@@ -11,10 +12,10 @@
  * uses a slur; or contains a term the bot blocks. Swearing for emphasis or about things
  * ("this is fucking awesome", "the traffic was shit"), criticism of a post or an idea,
  * insults said about absent third parties ("the referee is an idiot"; name-calling them,
- * "this twat thinks ...", is insult: `third-person.ts`), abuse quoted to report it ("he told me to 'kys'"),
- * figures of speech ("I'm dying of laughter", "this
- * game kills it") and look-alike words ("Scunthorpe", "cocktail") are not: hiding them
- * would silence the bot's friendliest audience.
+ * "this twat thinks ...", is insult: `third-person.ts`), abuse quoted to report it ("he
+ * told me to 'kys'"), figures of speech ("I'm dying of laughter", "this game kills it")
+ * and look-alike words ("Scunthorpe", "cocktail") are not: hiding them would silence the
+ * bot's friendliest audience.
  */
 import { normalize, originalSpan, type Normalized } from "./normalize.ts";
 import { compilePattern } from "./pattern.ts";
