@@ -30,6 +30,7 @@ import {
   OF_A_PERSON as OF_A_PERSONS,
   PERSON_NOUNS,
   PRAISE_NOUNS,
+  SCORNFUL_INTENSIFIERS,
   STRONG,
 } from "./insult-lexicon.ts";
 import { nounAt, PhraseTable, phraseSet as set, tokenize, wordSet as words, type Token } from "./insult-tokens.ts";
@@ -61,7 +62,7 @@ const AFTER_VOCATIVE = words(["and", "lol", "lmao", "haha", "mate", "bro", "dude
 /** Words that may follow an unknown head noun after "you are" ("a clueless dolt who ..."). */
 const AFTER_UNKNOWN_HEAD = words(["who", "that", "and", "of", "with", "in", "on", "lol"]);
 /** Intensifiers that, after a bare "you", make even an unknown noun an insult ("u absolute cabbage"); praise still stops it. */
-const SCORNFUL = words(["absolute", "utter", "complete", "total", "fucking", "fuckin", "fkn", "bloody", "massive", "raging", "certified"]);
+const SCORNFUL = words(SCORNFUL_INTENSIFIERS);
 /** "walnut of a human": any noun followed by one of these is an insult. */
 const OF_A_PERSON = set(OF_A_PERSONS);
 const CONDITIONS = words(["if", "unless", "whether", "when", "whenever"]);
@@ -175,12 +176,15 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
 const subject = compilePattern(AIMED_SUBJECT);
 
 /**
- * Finds insults aimed at the reader, each as an `insult:<word>` hit (named like the phrase rules' insults, so allow lists treat both alike) over the words from the
- * anchor to the insult.
+ * Finds insults aimed at the reader, each as an `insult:<word>` hit (named like the phrase
+ * rules' insults, so allow lists treat both alike) over the words from the anchor to the
+ * insult.
+ *
+ * @param tokens the words of `text.collapsed.text`, when the caller has them already (the
+ *   classifier tokenises once for this and `third-person.ts`).
  */
-export function aimedInsults(text: Normalized): PlacedHit[] {
+export function aimedInsults(text: Normalized, tokens: readonly Token[] = tokenize(text.collapsed.text)): PlacedHit[] {
   const collapsed = text.collapsed;
-  const tokens = tokenize(collapsed.text);
   const found: Array<Found & { anchor: number }> = [];
   const tryScan = (anchor: number, j: number, vocative: boolean, toReader = false) => {
     if (j >= tokens.length || tokens[j]!.broken) return;

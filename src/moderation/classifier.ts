@@ -25,6 +25,7 @@ import { compileAllowList, compileBlockList } from "./lists.ts";
 import { reportedQuotes } from "./quotes.ts";
 import { aimedInsults } from "./aimed.ts";
 import { thirdPersonInsults } from "./third-person.ts";
+import { tokenize } from "./insult-tokens.ts";
 import { DEFAULT_THRESHOLD, kindOf, score, WEIGHTS } from "./score.ts";
 import { ModerationOptionError } from "./option-error.ts";
 import { modelText, shippedModel, type AbuseModel } from "./model.ts";
@@ -78,7 +79,8 @@ function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit
  */
 function withAimed(hits: PlacedHit[], text: Normalized): PlacedHit[] {
   const insults = hits.filter((h) => h.rule.startsWith("insult:"));
-  for (const found of [...aimedInsults(text), ...thirdPersonInsults(text)]) {
+  const tokens = tokenize(text.collapsed.text);
+  for (const found of [...aimedInsults(text, tokens), ...thirdPersonInsults(text, tokens)]) {
     if (!insults.some((h) => h.start < found.end && found.start < h.end)) insults.push(found);
   }
   const added = insults.filter((h) => !hits.includes(h));

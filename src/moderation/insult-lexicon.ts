@@ -158,6 +158,14 @@ export const CONTAINERS: readonly string[] = ["sack", "bag", "pile", "heap", "lu
 export const NEGATIONS: readonly string[] = ["not", "never", "no", "hardly", "nt", "nothing like", "no longer", "far from", "anything but"];
 
 /**
+ * Intensifiers of scorn: they turn a noun into name-calling where it would not be one alone
+ * ("u absolute cabbage" in `aimed.ts`, "the absolute bellend at table 4" in `third-person.ts`).
+ */
+export const SCORNFUL_INTENSIFIERS: readonly string[] = [
+  "absolute", "utter", "complete", "total", "fucking", "fuckin", "fkn", "bloody", "massive", "raging", "certified",
+];
+
+/**
  * Words between "you" and an insult that keep it aimed at the reader: articles,
  * intensifiers and hedges ("you're such an absolute ...", "you are one seriously ...").
  */

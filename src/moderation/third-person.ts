@@ -19,7 +19,17 @@
  *   and so does "this idiot" beside "I" or "my" (self-mockery: "this idiot thought it was
  *   Tuesday and missed my train"), "big dick energy" and "bad bitch energy" (praise).
  */
-import { ALSO_SWORN_AT_THINGS, FOND_ADJECTIVES, INSULT_ADJECTIVE_SCORES, INSULT_NOUN_SCORES, INTENSIFIERS, NAME_CALLING_NOUNS, OF_A_PERSON, STRONG } from "./insult-lexicon.ts";
+import {
+  ALSO_SWORN_AT_THINGS,
+  FOND_ADJECTIVES,
+  INSULT_ADJECTIVE_SCORES,
+  INSULT_NOUN_SCORES,
+  INTENSIFIERS,
+  NAME_CALLING_NOUNS,
+  OF_A_PERSON,
+  SCORNFUL_INTENSIFIERS,
+  STRONG,
+} from "./insult-lexicon.ts";
 import { INSULT_MODIFIERS } from "./lexicon.ts";
 import { nounAt, phraseSet, tokenize, wordSet, type Token } from "./insult-tokens.ts";
 import { normalizePattern, originalSpan, type Normalized } from "./normalize.ts";
@@ -34,8 +44,12 @@ const OF_PERSON = phraseSet(OF_A_PERSON);
 const FOND = wordSet(FOND_ADJECTIVES);
 /** Words that may stand between a determiner and the noun: intensifiers and insulting adjectives ("that fat lazy twat"). */
 const MODIFIERS = wordSet([...INTENSIFIERS, ...INSULT_MODIFIERS, ...INSULT_ADJECTIVE_SCORES.keys()].filter((w) => !w.includes(" ") && !/^(?:a|an|the|and|or|as|being|all|both)$/.test(w)));
-/** Modifiers that make "the ... <noun>" name-calling with no verb: "the absolute bellend at table 4". */
-const SCORNFUL = wordSet(["absolute", "utter", "complete", "total", "fucking", "fuckin", "fkn", "bloody", "massive", "raging", "certified", "proper", "colossal"]);
+/**
+ * Modifiers that make "the ... <noun>" name-calling with no verb: "the absolute bellend at
+ * table 4". Also "proper" and "colossal", which before a name-calling noun can only scorn
+ * (`aimed.ts` leaves them out: before any noun, "I'd give you a proper hug" is fond).
+ */
+const SCORNFUL = wordSet([...SCORNFUL_INTENSIFIERS, "proper", "colossal"]);
 const STRONG_ADJECTIVES = wordSet([...INSULT_ADJECTIVE_SCORES].filter(([w, s]) => s >= STRONG && !w.includes(" ")).map(([w]) => w));
 const DETERMINERS = wordSet(["this", "that", "the", "these", "those", "dat", "tha"]);
 /** Verbs of the mind and of speech: their subject is a person, whatever noun names them. */
@@ -101,9 +115,10 @@ function hit(text: Normalized, tokens: readonly Token[], from: number, to: numbe
  * Finds name-calling about a third person, each as an `insult:<noun>` hit (named like the
  * other insults, so an allow list treats them alike) over the words from the determiner or
  * first modifier to the verb, conduct word or "of a man" that shows a person is meant.
+ *
+ * @param tokens the words of `text.collapsed.text`, when the caller has them already.
  */
-export function thirdPersonInsults(text: Normalized): PlacedHit[] {
-  const tokens = tokenize(text.collapsed.text);
+export function thirdPersonInsults(text: Normalized, tokens: readonly Token[] = tokenize(text.collapsed.text)): PlacedHit[] {
   const hits: PlacedHit[] = [];
   for (let k = 0; k < tokens.length; k++) {
     const next = tokens[k + 1];
