@@ -22,7 +22,9 @@ export const followBackOptions = z.strictObject({
     .int({ error: "expected a whole number of followers (0 follows everyone back)" })
     .min(0, { error: (iss) => `${String(iss.input)} is negative; use 0 or more (0 follows everyone back)` })
     .default(0)
-    .meta({ description: "Follow back only accounts with at least this many followers of their own; default 0 (everyone)" }),
+    .meta({
+      description: "Follow back only accounts with at least this many followers of their own; default 0 (everyone)",
+    }),
 });
 
 export default definePlugin({
@@ -32,7 +34,10 @@ export default definePlugin({
     bot.on("follow", async (ctx) => {
       const followers = ctx.user.public_metrics?.followers_count ?? 0;
       if (followers < options.min_followers) {
-        ctx.log.info({ user: ctx.user.username, followers }, `not following @${ctx.user.username} back: ${followers} followers, fewer than min_followers (${options.min_followers})`);
+        ctx.log.info(
+          { user: ctx.user.username, followers },
+          `not following @${ctx.user.username} back: ${followers} followers, fewer than min_followers (${options.min_followers})`,
+        );
         return;
       }
       await ctx.follow();

@@ -40,9 +40,15 @@ import { z } from "zod";
 
 const terms = (list: "block" | "allow", does: string) =>
   z
-    .array(z.string().trim().min(1, { error: `must be a word or phrase; remove the empty entry from ${list}` }), {
-      error: `expected a list of words or phrases (- item lines)`,
-    })
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, { error: `must be a word or phrase; remove the empty entry from ${list}` }),
+      {
+        error: `expected a list of words or phrases (- item lines)`,
+      },
+    )
     .default([])
     .meta({ description: does });
 
@@ -53,18 +59,30 @@ const terms = (list: "block" | "allow", does: string) =>
  */
 export const moderateOptions = z
   .strictObject({
-    hide: z
-      .enum(["abusive", "flagged", "never"])
-      .default("abusive")
-      .meta({ description: "abusive: hide replies scoring at least threshold (default); flagged: hide any reply a rule fires on; never: only log what would be hidden" }),
+    hide: z.enum(["abusive", "flagged", "never"]).default("abusive").meta({
+      description:
+        "abusive: hide replies scoring at least threshold (default); flagged: hide any reply a rule fires on; never: only log what would be hidden",
+    }),
     threshold: z
       .number({ error: "expected a number above 0 and at most 1, such as 0.5" })
-      .gt(0, { error: (iss) => `${String(iss.input)} is too low: use a number above 0 (0 would hide every reply); 0.5, the default, hides threats, slurs, insults and harassment` })
-      .max(1, { error: (iss) => `${String(iss.input)} is too high: use at most 1; 0.5, the default, hides threats, slurs, insults and harassment` })
+      .gt(0, {
+        error: (iss) =>
+          `${String(iss.input)} is too low: use a number above 0 (0 would hide every reply); 0.5, the default, hides threats, slurs, insults and harassment`,
+      })
+      .max(1, {
+        error: (iss) =>
+          `${String(iss.input)} is too high: use at most 1; 0.5, the default, hides threats, slurs, insults and harassment`,
+      })
       .optional()
       .meta({ description: "Score from which a reply is abusive, in (0, 1]; default 0.5" }),
-    block: terms("block", "Words or phrases that make a reply abusive in this bot's threads, de-obfuscated like the built-in rules"),
-    allow: terms("allow", "Words, phrases or rule ids (profanity:damn; model:abuse turns the trained model off) that never count"),
+    block: terms(
+      "block",
+      "Words or phrases that make a reply abusive in this bot's threads, de-obfuscated like the built-in rules",
+    ),
+    allow: terms(
+      "allow",
+      "Words, phrases or rule ids (profanity:damn; model:abuse turns the trained model off) that never count",
+    ),
     events: z
       .array(z.enum(["reply", "mention"]))
       .min(1, { error: "needs at least one event: reply or mention" })
@@ -101,7 +119,13 @@ export default definePlugin({
       if (!offending) return true;
       // The rule that decided: the heaviest that fired (the first of those, on a tie).
       const top = verdict.rules.reduce((best, hit) => (hit.weight > best.weight ? hit : best));
-      const fields = { rule: top.rule, match: top.match, score: Number(verdict.score.toFixed(3)), rules: verdict.rules.map((r) => r.rule), author: ctx.author.username };
+      const fields = {
+        rule: top.rule,
+        match: top.match,
+        score: Number(verdict.score.toFixed(3)),
+        rules: verdict.rules.map((r) => r.rule),
+        author: ctx.author.username,
+      };
       const what = `${ctx.event} ${ctx.post.id} by @${ctx.author.username}: ${top.rule} matched "${top.match}"`;
 
       if (options.hide === "never") {
@@ -117,7 +141,10 @@ export default definePlugin({
       if (outcome.status === "sent" || outcome.status === "duplicate" || outcome.status === "dry-run") {
         ctx.log.info(fields, `hid ${what}`);
       } else {
-        ctx.log.warn({ ...fields, status: outcome.status, reason: outcome.reason }, `could not hide ${what} (${outcome.reason}); not answered either`);
+        ctx.log.warn(
+          { ...fields, status: outcome.status, reason: outcome.reason },
+          `could not hide ${what} (${outcome.reason}); not answered either`,
+        );
       }
       return false;
     };

@@ -40,7 +40,10 @@ export const replyOptions = z.strictObject({
     .array(z.enum(["mention", "reply"]))
     .min(1, { error: "needs at least one event: mention or reply" })
     .default(["mention"])
-    .meta({ description: "What to answer: mention (posts mentioning the bot) and/or reply (replies to the bot's own posts); default [mention]" }),
+    .meta({
+      description:
+        "What to answer: mention (posts mentioning the bot) and/or reply (replies to the bot's own posts); default [mention]",
+    }),
 });
 
 /** Where the bot keeps its place in the list of texts (so a restart goes on with the next one). */

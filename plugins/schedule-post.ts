@@ -36,16 +36,25 @@ export const SCHEDULE_PLACEHOLDERS = ["date", "time", "weekday", "schedule"] as 
 
 const timezone = z
   .string({ error: "expected an IANA time zone such as Europe/Berlin or UTC" })
-  .refine(isTimeZone, { error: (iss) => `unknown time zone ${JSON.stringify(iss.input)}: use an IANA name such as Europe/Berlin or UTC` })
+  .refine(isTimeZone, {
+    error: (iss) => `unknown time zone ${JSON.stringify(iss.input)}: use an IANA name such as Europe/Berlin or UTC`,
+  })
   .optional()
   .meta({ description: "IANA time zone of {date}, {time} and {weekday}; default: the process's, as for schedules" });
 
 /** The options of `schedule-post` (exported so a bot's own tests, or a plugin built on this one, can reuse them). */
 export const schedulePostOptions = z.strictObject({
   posts: z
-    .record(z.string().min(1, { error: "must not be empty; use the name of one of the bot's schedules" }), templates(SCHEDULE_PLACEHOLDERS, "the post"))
-    .refine((posts) => Object.keys(posts).length > 0, { error: "is empty; give each schedule name (from triggers.schedule) the text to post" })
-    .meta({ description: "Schedule name (from triggers.schedule) -> the text to post, or a list of texts used in turn" }),
+    .record(
+      z.string().min(1, { error: "must not be empty; use the name of one of the bot's schedules" }),
+      templates(SCHEDULE_PLACEHOLDERS, "the post"),
+    )
+    .refine((posts) => Object.keys(posts).length > 0, {
+      error: "is empty; give each schedule name (from triggers.schedule) the text to post",
+    })
+    .meta({
+      description: "Schedule name (from triggers.schedule) -> the text to post, or a list of texts used in turn",
+    }),
   timezone,
 });
 
@@ -61,11 +70,24 @@ function isTimeZone(zone: string): boolean {
 /** The date placeholders of a moment, in a time zone (undefined: the process's). */
 export function dateValues(at: Date, timeZone: string | undefined): { date: string; time: string; weekday: string } {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23", weekday: "long" })
+    new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      weekday: "long",
+    })
       .formatToParts(at)
       .map((p) => [p.type, p.value]),
   ) as Record<string, string>;
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}`, weekday: parts.weekday! };
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    time: `${parts.hour}:${parts.minute}`,
+    weekday: parts.weekday!,
+  };
 }
 
 export default definePlugin({
@@ -76,7 +98,10 @@ export default definePlugin({
       const { name, at } = ctx.schedule;
       const texts = options.posts[name];
       if (!texts) return;
-      const text = render(nextText(bot.store, `schedule-post.next.${name}`, texts), { ...dateValues(at, options.timezone), schedule: name });
+      const text = render(nextText(bot.store, `schedule-post.next.${name}`, texts), {
+        ...dateValues(at, options.timezone),
+        schedule: name,
+      });
       await ctx.post(text);
     });
   },

@@ -37,7 +37,8 @@ for (const key of Object.keys(table)) if (!seen.has(key)) problems.push(`limits:
 // Part 4.1: the same endpoints, in the same order.
 const specKeys = spec.endpoints.map((e) => `${e.method} ${e.path}`);
 const ourKeys = ENDPOINTS.map((e) => e.key as string);
-for (const k of specKeys) if (!ourKeys.includes(k)) problems.push(`endpoints: ${k} (spec 4.1) is missing from src/api/endpoints.ts`);
+for (const k of specKeys)
+  if (!ourKeys.includes(k)) problems.push(`endpoints: ${k} (spec 4.1) is missing from src/api/endpoints.ts`);
 for (const k of ourKeys) if (!specKeys.includes(k)) problems.push(`endpoints: ${k} is not in spec 4.1`);
 checked += specKeys.length;
 

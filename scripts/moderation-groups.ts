@@ -24,7 +24,12 @@
  *   otherwise chains of common phrases would join a fifth of the data into one group;
  * - groups are the connected components of "related".
  */
-import { INSULT_ADJECTIVE_SCORES, INSULT_NOUN_SCORES, PRAISE_NOUNS, FOND_ADJECTIVES } from "../src/moderation/insult-lexicon.ts";
+import {
+  INSULT_ADJECTIVE_SCORES,
+  INSULT_NOUN_SCORES,
+  PRAISE_NOUNS,
+  FOND_ADJECTIVES,
+} from "../src/moderation/insult-lexicon.ts";
 import { INSULT_NOUNS } from "../src/moderation/lexicon.ts";
 import { normalize, normalizePattern } from "../src/moderation/normalize.ts";
 
@@ -35,7 +40,13 @@ export const COMMON_FRAME = 12;
 
 /** Words that decide a twin's label; masked, so twins that differ only in them share every n-gram. */
 const MASKED = new Set(
-  [...INSULT_NOUNS, ...INSULT_NOUN_SCORES.keys(), ...INSULT_ADJECTIVE_SCORES.keys(), ...PRAISE_NOUNS, ...FOND_ADJECTIVES]
+  [
+    ...INSULT_NOUNS,
+    ...INSULT_NOUN_SCORES.keys(),
+    ...INSULT_ADJECTIVE_SCORES.keys(),
+    ...PRAISE_NOUNS,
+    ...FOND_ADJECTIVES,
+  ]
     .filter((w) => !w.includes(" "))
     .map((w) => normalizePattern(w)),
 );

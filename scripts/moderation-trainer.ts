@@ -5,7 +5,13 @@
  * needed, nothing native). Everything random is seeded, so the same data and options give
  * the same weights, bit for bit. Used by `npm run train:moderation` (train-moderation.ts).
  */
-import { FEATURE_BITS, FEATURE_BUCKETS, featureClustersId, features, type FeatureVector } from "../src/moderation/features.ts";
+import {
+  FEATURE_BITS,
+  FEATURE_BUCKETS,
+  featureClustersId,
+  features,
+  type FeatureVector,
+} from "../src/moderation/features.ts";
 import { modelParts, modelText, type ModelFile } from "../src/moderation/model.ts";
 import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
 import { groupTexts } from "./moderation-groups.ts";
@@ -52,13 +58,39 @@ export function vectorise(text: string): FeatureVector {
   return features(modelText(text));
 }
 
-const ONSETS = ["", "b", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "st", "tr", "ch", "sh"];
+const ONSETS = [
+  "",
+  "b",
+  "d",
+  "f",
+  "g",
+  "h",
+  "k",
+  "l",
+  "m",
+  "n",
+  "p",
+  "r",
+  "s",
+  "t",
+  "v",
+  "w",
+  "z",
+  "br",
+  "st",
+  "tr",
+  "ch",
+  "sh",
+];
 const VOWELS = ["a", "e", "i", "o", "u", "ai", "ou", "ee"];
 
 /** One made-up harmless text of {@link TrainOptions}.fillers. */
 function filler(rng: Random): Example {
-  const words = Array.from({ length: 1 + rng.int(6) }, () =>
-    Array.from({ length: 1 + rng.int(3) }, () => rng.pick(ONSETS) + rng.pick(VOWELS)).join("") + (rng.chance(0.4) ? rng.pick(["n", "r", "s", "l", "t"]) : ""),
+  const words = Array.from(
+    { length: 1 + rng.int(6) },
+    () =>
+      Array.from({ length: 1 + rng.int(3) }, () => rng.pick(ONSETS) + rng.pick(VOWELS)).join("") +
+      (rng.chance(0.4) ? rng.pick(["n", "r", "s", "l", "t"]) : ""),
   );
   return { text: words.join(" "), abusive: false };
 }
@@ -158,7 +190,10 @@ export function crossValidate(
   const fold = assignFolds(examples, folds, options.seed + 1);
   const scores = new Array<number>(examples.length);
   for (let f = 0; f < folds; f++) {
-    const model = train(examples.filter((_, i) => fold[i] !== f), options);
+    const model = train(
+      examples.filter((_, i) => fold[i] !== f),
+      options,
+    );
     examples.forEach((e, i) => {
       if (fold[i] === f) scores[i] = textProbability(model, e.text);
     });
@@ -219,12 +254,21 @@ export interface CutFigures extends Figures {
 }
 
 /** The pooled and per-fold figures of `rules OR score >= cut`. */
-export function cutFigures(cut: number, scores: readonly number[], rules: readonly boolean[], examples: readonly Example[], fold: readonly number[]): CutFigures {
+export function cutFigures(
+  cut: number,
+  scores: readonly number[],
+  rules: readonly boolean[],
+  examples: readonly Example[],
+  fold: readonly number[],
+): CutFigures {
   const verdicts = scores.map((s, i) => rules[i]! || s >= cut);
   const folds = Math.max(...fold) + 1;
   const foldPrecision = Array.from({ length: folds }, (_, f) => {
     const members = fold.map((g, i) => (g === f ? i : -1)).filter((i) => i >= 0);
-    return figures(members.map((i) => verdicts[i]!), members.map((i) => examples[i]!)).precision;
+    return figures(
+      members.map((i) => verdicts[i]!),
+      members.map((i) => examples[i]!),
+    ).precision;
   });
   const mean = foldPrecision.reduce((a, b) => a + b, 0) / folds;
   const spread = Math.sqrt(foldPrecision.reduce((a, p) => a + (p - mean) ** 2, 0) / (folds - 1));
@@ -237,7 +281,13 @@ export function cutFigures(cut: number, scores: readonly number[], rules: readon
  * `minPrecision` (the training script asks for issue 12's aim plus a margin). The folds'
  * spread is reported beside it, not used: it is as noisy as the margin it would measure.
  */
-export function chooseCut(scores: readonly number[], rules: readonly boolean[], examples: readonly Example[], fold: readonly number[], minPrecision: number): CutFigures {
+export function chooseCut(
+  scores: readonly number[],
+  rules: readonly boolean[],
+  examples: readonly Example[],
+  fold: readonly number[],
+  minPrecision: number,
+): CutFigures {
   for (let c = 1; c <= 99; c++) {
     const f = cutFigures(c / 100, scores, rules, examples, fold);
     if (f.precision >= minPrecision) return f;
@@ -249,7 +299,13 @@ export function chooseCut(scores: readonly number[], rules: readonly boolean[], 
  * The model as stored: weights below `prune` in size dropped, the rest rounded to four
  * decimals, buckets delta-encoded.
  */
-export function toModelFile(model: Trained, cut: number, prune: number, generated: string, measured: unknown): ModelFile {
+export function toModelFile(
+  model: Trained,
+  cut: number,
+  prune: number,
+  generated: string,
+  measured: unknown,
+): ModelFile {
   const buckets: number[] = [];
   const weights: number[] = [];
   let last = 0;
@@ -260,5 +316,14 @@ export function toModelFile(model: Trained, cut: number, prune: number, generate
     weights.push(w);
     last = f;
   }
-  return { generated, bits: FEATURE_BITS, wordClusters: featureClustersId(), bias: Math.round(model.bias * 10_000) / 10_000, cut, buckets, weights, measured };
+  return {
+    generated,
+    bits: FEATURE_BITS,
+    wordClusters: featureClustersId(),
+    bias: Math.round(model.bias * 10_000) / 10_000,
+    cut,
+    buckets,
+    weights,
+    measured,
+  };
 }

@@ -57,7 +57,12 @@ function parseCell(raw: string, where: string): SpecCell {
 }
 
 /** Splits a Markdown table row into its cells. */
-const cells = (line: string) => line.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+const cells = (line: string) =>
+  line
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((c) => c.trim());
 
 export function parseSpec(file: URL | string = DEFAULT_SPEC): Spec {
   const text = readFileSync(file, "utf8");

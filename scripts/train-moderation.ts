@@ -10,7 +10,15 @@
 import { writeFileSync } from "node:fs";
 import { createClassifier, modelAsked } from "../src/moderation/classifier.ts";
 import { loadBatches } from "../test/moderation/batches.ts";
-import { chooseCut, DEFAULT_TRAIN_OPTIONS, repeatedCrossValidate, figures, toModelFile, train, type Example } from "./moderation-trainer.ts";
+import {
+  chooseCut,
+  DEFAULT_TRAIN_OPTIONS,
+  repeatedCrossValidate,
+  figures,
+  toModelFile,
+  train,
+  type Example,
+} from "./moderation-trainer.ts";
 
 const FOLDS = 5;
 /**
@@ -51,8 +59,17 @@ export function main(): void {
   const repeated = <T>(list: readonly T[]): T[] => REPEATS.flatMap(() => list);
   const pooled = repeated(examples);
   const pooledAsked = repeated(asked);
-  const chosen = chooseCut(scores.map((s, i) => (pooledAsked[i] ? s : 0)), repeated(ruleVerdicts), pooled, fold, AIM_PRECISION + MARGIN);
-  const modelAlone = figures(scores.map((s) => s >= chosen.cut), pooled);
+  const chosen = chooseCut(
+    scores.map((s, i) => (pooledAsked[i] ? s : 0)),
+    repeated(ruleVerdicts),
+    pooled,
+    fold,
+    AIM_PRECISION + MARGIN,
+  );
+  const modelAlone = figures(
+    scores.map((s) => s >= chosen.cut),
+    pooled,
+  );
   const rulesAlone = figures(ruleVerdicts, examples);
 
   const model = train(examples);

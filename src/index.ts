@@ -39,6 +39,12 @@ export {
 export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind } from "./actions/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
-export { startRuntime, type Runtime, type RuntimeOptions, type HostedBot, type AppCredentials } from "./runtime/runtime.ts";
+export {
+  startRuntime,
+  type Runtime,
+  type RuntimeOptions,
+  type HostedBot,
+  type AppCredentials,
+} from "./runtime/runtime.ts";
 export { createClassifier, ModerationOptionError, type Classifier, type Verdict } from "./moderation/index.ts";
 export * as api from "./api/index.ts";

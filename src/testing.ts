@@ -78,22 +78,32 @@ export interface TestBed {
 /** A bot file object to the config the runtime takes, with the given plugins resolved. */
 export function testBotConfig(input: BotFileInput, plugins: Record<string, PluginDefinition>): BotConfig {
   const file = botFileSchema.safeParse(input);
-  if (!file.success) throw new Error(`bot ${String(input.name)}: ${file.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!file.success)
+    throw new Error(
+      `bot ${String(input.name)}: ${file.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   const resolved = file.data.plugins.map(({ name, options: raw }) => {
     const definition = plugins[name];
     if (!definition) throw new Error(`bot ${file.data.name}: no plugin "${name}" was given to the test bed`);
     const parsed = definition.options ? definition.options.safeParse(raw ?? {}) : { success: true as const, data: {} };
-    if (!parsed.success) throw new Error(`bot ${file.data.name}: options of ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    if (!parsed.success)
+      throw new Error(
+        `bot ${file.data.name}: options of ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
     return { name, options: parsed.data, definition, source: `test bed (${name})` };
   });
   return { ...file.data, file: `${file.data.name}.yaml`, plugins: resolved };
 }
 
 export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
-  const clock = (options.sandbox?.context.clock as AdjustableClock | undefined) ?? createClock({ frozen: true, start: options.start ?? Date.parse("2026-03-02T12:00:00Z") });
+  const clock =
+    (options.sandbox?.context.clock as AdjustableClock | undefined) ??
+    createClock({ frozen: true, start: options.start ?? Date.parse("2026-03-02T12:00:00Z") });
   const sandbox = options.sandbox ?? (await createSandbox({ clock }));
   const store = options.store ?? createMemoryStore();
-  const logger = options.logger ?? (process.env.POSTBOT_TEST_LOG ? createLogger({ level: process.env.POSTBOT_TEST_LOG }) : silentLogger);
+  const logger =
+    options.logger ??
+    (process.env.POSTBOT_TEST_LOG ? createLogger({ level: process.env.POSTBOT_TEST_LOG }) : silentLogger);
   const configs = options.bots.map((b) => testBotConfig(b, options.plugins));
   const hosted = await provisionBots(sandbox, configs);
   const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store, clock, logger, ...options.runtime });
@@ -109,13 +119,19 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
       const post = fresh[0]!;
       const waiting = runtime
         .apps()
-        .filter((a) => a.stream?.state === "connected" && !runtime.streamed(a.appId, post.id) && matchingRules(sandbox.context, a.appId, post).length > 0);
+        .filter(
+          (a) =>
+            a.stream?.state === "connected" &&
+            !runtime.streamed(a.appId, post.id) &&
+            matchingRules(sandbox.context, a.appId, post).length > 0,
+        );
       if (waiting.length === 0) fresh.shift();
       else await new Promise((r) => setTimeout(r, 1));
     }
     fresh.length = 0;
   };
-  const userByName = (username: string) => Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
+  const userByName = (username: string) =>
+    Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
 
   const bed: TestBed = {
     sandbox,
@@ -127,7 +143,8 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
       const user = found ?? (await sandbox.admin.createUser({ username, name: username }));
       return { id: user.id, username: user.username };
     },
-    post: (as, text, inReplyTo) => sandbox.admin.createPost({ author_id: as.id, text, ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}) }),
+    post: (as, text, inReplyTo) =>
+      sandbox.admin.createPost({ author_id: as.id, text, ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}) }),
     async follow(as, username) {
       const target = userByName(username) ?? userByName(sandboxUsername(username));
       if (!target) throw new Error(`no user ${username} in the sandbox`);

@@ -15,7 +15,10 @@ describe("createClock (frozen)", () => {
     clock.setTimeout(() => seen.push(["a", clock.now()]), 100);
     clock.setTimeout(() => seen.push(["c", clock.now()]), 300);
     await clock.advance(250);
-    expect(seen).toEqual([["a", 100], ["b", 200]]);
+    expect(seen).toEqual([
+      ["a", 100],
+      ["b", 200],
+    ]);
     expect(clock.now()).toBe(250);
     expect(clock.pending()).toBe(1);
   });
@@ -66,7 +69,7 @@ describe("createClock (many timers)", () => {
     await clock.advance(500);
     const expected = Array.from({ length: 6_000 }, (_, i) => i)
       .filter((i) => i % 6 === 1)
-      .sort((a, b) => (a * 7919) % 500 - (b * 7919) % 500 || a - b);
+      .sort((a, b) => ((a * 7919) % 500) - ((b * 7919) % 500) || a - b);
     expect(fired).toEqual(expected);
     expect(clock.pending()).toBe(0);
   });

@@ -11,7 +11,10 @@ export const ruleTags = z
   .array(z.string().min(1, { error: "must not be empty; give a tag of one of the bot's stream rules" }))
   .min(1, { error: "needs at least one tag; leave tags out to act on every rule" })
   .optional()
-  .meta({ description: "Only posts delivered by the stream rules with these tags (as written in triggers.stream); default: every rule" });
+  .meta({
+    description:
+      "Only posts delivered by the stream rules with these tags (as written in triggers.stream); default: every rule",
+  });
 
 /** Whether a delivered stream post is one to act on. */
 export function wanted(ctx: StreamPostContext, tags: readonly string[] | undefined): boolean {

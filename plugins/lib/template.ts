@@ -44,11 +44,21 @@ const list = (names: readonly string[]) => (names.length ? names.map((n) => `{${
  */
 export function template(names: readonly string[], what: string) {
   return z
-    .string({ error: (iss) => (iss.input === undefined ? `is required; give ${what}` : `expected ${what} (text), got ${JSON.stringify(iss.input)}`) })
+    .string({
+      error: (iss) =>
+        iss.input === undefined
+          ? `is required; give ${what}`
+          : `expected ${what} (text), got ${JSON.stringify(iss.input)}`,
+    })
     .min(1, { error: `must not be empty; give ${what}` })
     .superRefine((text, ctx) => {
       for (const name of placeholdersOf(text)) {
-        if (!names.includes(name)) ctx.addIssue({ code: "custom", input: text, message: `unknown placeholder {${name}}; the placeholders here are ${list(names)}` });
+        if (!names.includes(name))
+          ctx.addIssue({
+            code: "custom",
+            input: text,
+            message: `unknown placeholder {${name}}; the placeholders here are ${list(names)}`,
+          });
       }
     })
     .meta({ description: `${what}; placeholders: ${list(names)}` });
@@ -63,7 +73,10 @@ export function templates(names: readonly string[], what: string) {
   const one = template(names, what);
   return z
     .union([one, z.array(one).min(1, { error: `needs at least one text; give ${what}` })], {
-      error: (iss) => (iss.input === undefined ? `is required; give ${what} (a text or a list of texts)` : `expected ${what}: a text or a list of texts`),
+      error: (iss) =>
+        iss.input === undefined
+          ? `is required; give ${what} (a text or a list of texts)`
+          : `expected ${what}: a text or a list of texts`,
     })
     .transform((value) => (Array.isArray(value) ? value : [value]))
     .meta({ description: `${what}, or a list of them used in turn; placeholders: ${list(names)}` });

@@ -17,7 +17,11 @@ import type { Action, ActionKind, Executed, Executor, HeaderBag, Verification, V
 /** Sends an action's endpoint with its path parameters and body; the client throws its typed errors (carrying the headers). */
 export function clientExecutor(client: ApiClient): Executor {
   // Untyped: an action names its endpoint at run time, so its arguments cannot be checked here.
-  const exchange = client.exchange.bind(client) as (key: EndpointKey, args: unknown, options: { signal: AbortSignal }) => Promise<{ body: unknown; headers: HeaderBag }>;
+  const exchange = client.exchange.bind(client) as (
+    key: EndpointKey,
+    args: unknown,
+    options: { signal: AbortSignal },
+  ) => Promise<{ body: unknown; headers: HeaderBag }>;
   return async (action, signal) => {
     const args = { params: action.path, ...(action.body !== undefined ? { body: action.body } : {}) };
     const { body, headers } = await exchange(action.endpoint, args, { signal });
@@ -30,12 +34,16 @@ const SLACK_MS = 60_000;
 
 /** Throws when the answer might be on a later page: the check cannot tell. */
 function assertOnePage(page: Envelope<unknown[]>, what: string): void {
-  if (page.meta?.next_token) throw new Error(`more ${what} than one page since the action was asked for; cannot tell whether it arrived`);
+  if (page.meta?.next_token)
+    throw new Error(`more ${what} than one page since the action was asked for; cannot tell whether it arrived`);
 }
 
 const textOf = (action: Action) => ((action.body as { text?: string } | undefined)?.text ?? "").trim();
 
-const found = (result: unknown, headers: HeaderBag): Executed<Verification> => ({ result: { done: true, result }, headers });
+const found = (result: unknown, headers: HeaderBag): Executed<Verification> => ({
+  result: { done: true, result },
+  headers,
+});
 const notFound = (headers: HeaderBag): Executed<Verification> => ({ result: { done: false }, headers });
 
 /**
@@ -51,7 +59,14 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
     async check(action, signal) {
       const { body: page, headers } = await client.exchange(
         "GET /2/users/:id/posts",
-        { params: { id: userId }, query: { max_results: 100, "post.fields": ["referenced_posts", "created_at"], start_time: new Date(action.createdAt - SLACK_MS) } },
+        {
+          params: { id: userId },
+          query: {
+            max_results: 100,
+            "post.fields": ["referenced_posts", "created_at"],
+            start_time: new Date(action.createdAt - SLACK_MS),
+          },
+        },
         { signal },
       );
       const post = (page.data ?? []).find((p) => match(action, p));
@@ -61,20 +76,33 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
     },
   });
   /** Looks for the action's target among the newest of one of the bot's lists (likes, follows). */
-  const amongNewest = (endpoint: "GET /2/users/:id/liked_posts" | "GET /2/users/:id/following", what: string, result: Record<string, unknown>): Verifier => ({
+  const amongNewest = (
+    endpoint: "GET /2/users/:id/liked_posts" | "GET /2/users/:id/following",
+    what: string,
+    result: Record<string, unknown>,
+  ): Verifier => ({
     endpoint,
     async check(action, signal) {
-      const { body: page, headers } = await client.exchange(endpoint, { params: { id: userId }, query: { max_results: 100 } }, { signal });
-      if ((page.data ?? []).some((x: { id: string }) => x.id === action.target)) return found({ data: result }, headers);
+      const { body: page, headers } = await client.exchange(
+        endpoint,
+        { params: { id: userId }, query: { max_results: 100 } },
+        { signal },
+      );
+      if ((page.data ?? []).some((x: { id: string }) => x.id === action.target))
+        return found({ data: result }, headers);
       assertOnePage(page as Envelope<unknown[]>, what);
       return notFound(headers);
     },
   });
 
   return {
-    reply: byOwnPosts((action, post) => !!post.referenced_posts?.some((r) => r.type === "replied_to" && r.id === action.target)),
+    reply: byOwnPosts(
+      (action, post) => !!post.referenced_posts?.some((r) => r.type === "replied_to" && r.id === action.target),
+    ),
     post: byOwnPosts((action, post) => post.text.trim() === textOf(action)),
-    repost: byOwnPosts((action, post) => !!post.referenced_posts?.some((r) => r.type === "reposted" && r.id === action.target)),
+    repost: byOwnPosts(
+      (action, post) => !!post.referenced_posts?.some((r) => r.type === "reposted" && r.id === action.target),
+    ),
     like: amongNewest("GET /2/users/:id/liked_posts", "likes", { liked: true }),
     follow: amongNewest("GET /2/users/:id/following", "followed accounts", { following: true }),
     dm: {
@@ -82,7 +110,10 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
       async check(action, signal) {
         const { body: page, headers } = await client.exchange(
           "GET /2/dm_conversations/with/:participant_id/dm_events",
-          { params: { participant_id: action.path.participant_id! }, query: { max_results: 100, "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"] } },
+          {
+            params: { participant_id: action.path.participant_id! },
+            query: { max_results: 100, "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"] },
+          },
           { signal },
         );
         const since = action.createdAt - SLACK_MS;
@@ -93,7 +124,8 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
             (e.text ?? "").trim() === textOf(action) &&
             (e.created_at === undefined || Date.parse(e.created_at) >= since),
         );
-        if (event) return found({ data: { dm_event_id: event.id, dm_conversation_id: event.dm_conversation_id } }, headers);
+        if (event)
+          return found({ data: { dm_event_id: event.id, dm_conversation_id: event.dm_conversation_id } }, headers);
         // Newest first: when the page reaches back past the action, later pages cannot hold it.
         const oldest = page.data?.at(-1)?.created_at;
         if (oldest === undefined || Date.parse(oldest) >= since) assertOnePage(page, "messages");

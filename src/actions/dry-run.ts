@@ -19,7 +19,12 @@ function answer(action: Action, id: string): unknown {
     case "follow":
       return { data: { following: true, pending_follow: false } };
     case "dm":
-      return { data: { dm_conversation_id: `${action.userId}-${action.path.participant_id ?? action.target}`, dm_event_id: id } };
+      return {
+        data: {
+          dm_conversation_id: `${action.userId}-${action.path.participant_id ?? action.target}`,
+          dm_event_id: id,
+        },
+      };
     case "hide":
       return { data: { hidden: body.hidden ?? true } };
     default:

@@ -32,7 +32,12 @@ const HOUR = 3_600_000;
 export const ACTION_KINDS: Readonly<Record<ActionKind, KindFacts>> = {
   hide: { endpoint: "PUT /2/posts/:id/hidden", priority: 0, ttlMs: 7 * 24 * HOUR, repeatable: true },
   reply: { endpoint: "POST /2/posts", priority: 1, ttlMs: 24 * HOUR, repeatable: false },
-  dm: { endpoint: "POST /2/dm_conversations/with/:participant_id/messages", priority: 2, ttlMs: 24 * HOUR, repeatable: false },
+  dm: {
+    endpoint: "POST /2/dm_conversations/with/:participant_id/messages",
+    priority: 2,
+    ttlMs: 24 * HOUR,
+    repeatable: false,
+  },
   post: { endpoint: "POST /2/posts", priority: 3, ttlMs: 6 * HOUR, repeatable: false },
   follow: { endpoint: "POST /2/users/:id/following", priority: 3, ttlMs: 7 * 24 * HOUR, repeatable: true },
   repost: { endpoint: "POST /2/users/:id/reposts", priority: 4, ttlMs: 24 * HOUR, repeatable: true },

@@ -12,13 +12,28 @@
 import { createHash } from "node:crypto";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
-import { BudgetBook, type AccountBudget, type ActionCap, type EndpointBudget, type MonthlyUsage } from "../limits/budget.ts";
+import {
+  BudgetBook,
+  type AccountBudget,
+  type ActionCap,
+  type EndpointBudget,
+  type MonthlyUsage,
+} from "../limits/budget.ts";
 import { CAPPED_ENDPOINTS } from "../limits/plan-limits.ts";
 import type { SharedWindows } from "../limits/shared-windows.ts";
 import type { Plan } from "../limits/types.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
-import { READ_KIND, type Action, type ActionKind, type Executed, type Executor, type Job, type Outcome, type Verifier } from "./action.ts";
+import {
+  READ_KIND,
+  type Action,
+  type ActionKind,
+  type Executed,
+  type Executor,
+  type Job,
+  type Outcome,
+  type Verifier,
+} from "./action.ts";
 import { dryRunExecutor } from "./dry-run.ts";
 import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
 import { Ledger, type LedgerOptions } from "./ledger.ts";
@@ -232,7 +247,12 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
   const store = dryRun ? createMemoryStore() : options.store;
   const log = options.logger ?? silentLogger;
   const observe = safeObserver(options.observe, log);
-  const book = new BudgetBook({ store, clock: options.clock, logger: log, ...(options.sharedWindows && !dryRun ? { shared: options.sharedWindows } : {}) });
+  const book = new BudgetBook({
+    store,
+    clock: options.clock,
+    logger: log,
+    ...(options.sharedWindows && !dryRun ? { shared: options.sharedWindows } : {}),
+  });
   const queue = new ActionQueue({ clock: options.clock, logger: log, observe });
   const ledger = new Ledger(store, options.clock, options.ledger);
   const botIds = new Set<string>();
@@ -243,7 +263,18 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
     void p.finally(() => running.delete(p)).catch(() => undefined);
     return p;
   };
-  const shared: Shared = { store, clock: options.clock, book, queue, ledger, retry: { ...DEFAULT_RETRY, ...options.retry }, dryRun, botIds, countInFlight, observe };
+  const shared: Shared = {
+    store,
+    clock: options.clock,
+    book,
+    queue,
+    ledger,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    dryRun,
+    botIds,
+    countInFlight,
+    observe,
+  };
   return {
     book,
     queue,
@@ -281,13 +312,22 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
   const { clock, log } = shared;
   const userId = options.account.userId;
   const { reserve, ...caps } = options.budget ?? {};
-  const budget = shared.book.account({ ...options.account, bot }, { reserve, caps, enrolmentDay: options.enrolmentDay });
+  const budget = shared.book.account(
+    { ...options.account, bot },
+    { reserve, caps, enrolmentDay: options.enrolmentDay },
+  );
   const priorityOf = (kind: ActionKind | typeof READ_KIND) =>
     options.priorities?.[kind] ?? (kind === READ_KIND ? READ_PRIORITY : ACTION_KINDS[kind].priority);
 
   /** The read as a job for the read pipeline: a synthetic action naming the endpoint, with its own request. */
-  const readJob = <R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<Executed<R>>, opts: ReadOptions): Job => {
-    const counted = CAPPED_ENDPOINTS.includes(endpoint) ? (opts.postsDelivered ?? defaultPostsDelivered) : opts.postsDelivered;
+  const readJob = <R>(
+    endpoint: EndpointKey,
+    run: (signal: AbortSignal) => Promise<Executed<R>>,
+    opts: ReadOptions,
+  ): Job => {
+    const counted = CAPPED_ENDPOINTS.includes(endpoint)
+      ? (opts.postsDelivered ?? defaultPostsDelivered)
+      : opts.postsDelivered;
     const now = clock.now();
     return {
       action: {
@@ -312,9 +352,14 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
   // collect before the first one could act.
   let made: { reads: ReturnType<typeof readPipeline>; actions: ReturnType<typeof actionPipeline> } | undefined;
   const pipelines = () => (made ??= makePipelines());
-  async function read<R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<Executed<R>>, opts: ReadOptions = {}): Promise<R> {
+  async function read<R>(
+    endpoint: EndpointKey,
+    run: (signal: AbortSignal) => Promise<Executed<R>>,
+    opts: ReadOptions = {},
+  ): Promise<R> {
     const outcome = await shared.countInFlight(pipelines().reads(readJob(endpoint, run, opts)));
-    if (outcome.status === "sent" || outcome.status === "dry-run" || outcome.status === "duplicate") return outcome.result as R;
+    if (outcome.status === "sent" || outcome.status === "dry-run" || outcome.status === "duplicate")
+      return outcome.result as R;
     throw new ReadError(outcome);
   }
 
@@ -339,7 +384,12 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       },
       check: checkWithService(
         options.verifiers ?? {},
-        (verifier, action, signal) => read(verifier.endpoint, (s) => verifier.check(action, s), { priority: action.priority, signal, label: `check ${action.kind} ${action.target}` }),
+        (verifier, action, signal) =>
+          read(verifier.endpoint, (s) => verifier.check(action, s), {
+            priority: action.priority,
+            signal,
+            label: `check ${action.kind} ${action.target}`,
+          }),
         log,
       ),
       observe: shared.observe,
@@ -350,16 +400,23 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
 
   function run(action: Action, signal: AbortSignal | undefined): Promise<Outcome> {
     return shared.countInFlight(
-      pipelines().actions({ action, signal: signal ?? new AbortController().signal }).then(({ headers: _answered, ...step }) => {
-        const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as Outcome;
-        reportOutcome(log, shared.observe, action, outcome);
-        return outcome;
-      }),
+      pipelines()
+        .actions({ action, signal: signal ?? new AbortController().signal })
+        .then(({ headers: _answered, ...step }) => {
+          const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as Outcome;
+          reportOutcome(log, shared.observe, action, outcome);
+          return outcome;
+        }),
     );
   }
 
   /** An action of `kind` on `target`, with its key, endpoint, priority and time-to-live. */
-  function build(kind: ActionKind, target: string, parts: { path?: Record<string, string>; body?: unknown; context?: Action["context"]; origin?: number }, opts: ActionOptions = {}): Action {
+  function build(
+    kind: ActionKind,
+    target: string,
+    parts: { path?: Record<string, string>; body?: unknown; context?: Action["context"]; origin?: number },
+    opts: ActionOptions = {},
+  ): Action {
     const now = clock.now();
     const origin = Math.min(parts.origin ?? now, now);
     const action: Action = {
@@ -391,23 +448,56 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       const context: NonNullable<Action["context"]> = {};
       if (to.author_id) context.authorId = to.author_id;
       if (to.conversation_id) context.conversationId = to.conversation_id;
-      return run(build("reply", to.id, { body: { text, reply: { in_reply_to_post_id: to.id } }, context, ...withOrigin(to) }, opts), opts?.signal);
+      return run(
+        build(
+          "reply",
+          to.id,
+          { body: { text, reply: { in_reply_to_post_id: to.id } }, context, ...withOrigin(to) },
+          opts,
+        ),
+        opts?.signal,
+      );
     },
-    like: (post, opts) => run(build("like", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts), opts?.signal),
-    repost: (post, opts) => run(build("repost", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts), opts?.signal),
-    follow: (target, opts) => run(build("follow", target, { path: { id: userId }, body: { target_user_id: target } }, opts), opts?.signal),
-    dm: (participant, text, opts) => run(build("dm", `${participant}:${shortHash(text)}`, { path: { participant_id: participant }, body: { text } }, opts), opts?.signal),
+    like: (post, opts) =>
+      run(
+        build("like", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts),
+        opts?.signal,
+      ),
+    repost: (post, opts) =>
+      run(
+        build("repost", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts),
+        opts?.signal,
+      ),
+    follow: (target, opts) =>
+      run(build("follow", target, { path: { id: userId }, body: { target_user_id: target } }, opts), opts?.signal),
+    dm: (participant, text, opts) =>
+      run(
+        build(
+          "dm",
+          `${participant}:${shortHash(text)}`,
+          { path: { participant_id: participant }, body: { text } },
+          opts,
+        ),
+        opts?.signal,
+      ),
     hide(post, opts) {
       const hidden = opts?.hidden ?? true;
       const id = idOf(post);
-      return run(build("hide", hidden ? id : `${id}:unhide`, { path: { id }, body: { hidden }, ...withOrigin(post) }, opts), opts?.signal);
+      return run(
+        build("hide", hidden ? id : `${id}:unhide`, { path: { id }, body: { hidden }, ...withOrigin(post) }, opts),
+        opts?.signal,
+      );
     },
     post: (text, opts) => run(build("post", shortHash(text), { body: { ...opts?.body, text } }, opts), opts?.signal),
     read,
-    remaining: (kind) => (isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind)),
+    remaining: (kind) =>
+      isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind),
     status() {
       const actions = Object.fromEntries(
-        (Object.keys(ACTION_KINDS) as ActionKind[]).map((kind) => [kind, budget.describe(ACTION_KINDS[kind].endpoint, kind)]),
+        (Object.keys(ACTION_KINDS) as ActionKind[]).map((kind) => [
+          kind,
+          budget.describe(ACTION_KINDS[kind].endpoint, kind),
+        ]),
       ) as Record<ActionKind, EndpointBudget>;
       const monthly = budget.monthlyUsage();
       return { bot, plan: options.account.plan, actions, ...(monthly ? { monthly } : {}) };
@@ -418,7 +508,10 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       const unfinished = shared.ledger.unfinished(bot).filter(([, e]) => e.action);
       if (unfinished.length > 0) {
         const pending = unfinished.filter(([, e]) => e.state === "pending").length;
-        log.info({ queued: unfinished.length - pending, pending }, `resuming ${unfinished.length} unfinished actions (${pending} to check with the service first)`);
+        log.info(
+          { queued: unfinished.length - pending, pending },
+          `resuming ${unfinished.length} unfinished actions (${pending} to check with the service first)`,
+        );
       }
       return Promise.all(unfinished.map(([, e]) => run(e.action!, undefined)));
     },

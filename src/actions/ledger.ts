@@ -63,7 +63,8 @@ export function summarize(result: unknown): unknown {
   const data = (result as { data?: unknown } | undefined)?.data;
   if (!data || typeof data !== "object" || Array.isArray(data)) return undefined;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(data)) if ((k === "id" || k.endsWith("_id") || typeof v === "boolean") && typeof v !== "object") out[k] = v;
+  for (const [k, v] of Object.entries(data))
+    if ((k === "id" || k.endsWith("_id") || typeof v === "boolean") && typeof v !== "object") out[k] = v;
   return Object.keys(out).length > 0 ? { data: out } : undefined;
 }
 
@@ -142,7 +143,12 @@ export class Ledger {
   async begin(key: string, slot?: SlotRecord): Promise<void> {
     const e = this.get(key);
     if (!e) throw new Error(`ledger: ${key} was never queued`);
-    this.put(key, { ...e, state: "pending", ...(slot ? { slot: { at: slot.at, keys: [...slot.keys] } } : {}), updatedAt: this.clock.now() });
+    this.put(key, {
+      ...e,
+      state: "pending",
+      ...(slot ? { slot: { at: slot.at, keys: [...slot.keys] } } : {}),
+      updatedAt: this.clock.now(),
+    });
     await (this.store.flushFor ? this.store.flushFor(this.ns, key) : this.store.flush());
   }
 
@@ -181,10 +187,21 @@ export class Ledger {
    * Records how the action ended. Not awaited: should the write be lost in a crash, the
    * entry is still `pending`, and the next start asks the service, which knows.
    */
-  finish(key: string, state: Exclude<LedgerState, "queued" | "pending">, details: { result?: unknown; reason?: string } = {}): void {
+  finish(
+    key: string,
+    state: Exclude<LedgerState, "queued" | "pending">,
+    details: { result?: unknown; reason?: string } = {},
+  ): void {
     const e = this.get(key);
     if (!e) return;
-    const entry: LedgerEntry = { state, kind: e.kind, bot: e.bot, target: e.target, createdAt: e.createdAt, updatedAt: this.clock.now() };
+    const entry: LedgerEntry = {
+      state,
+      kind: e.kind,
+      bot: e.bot,
+      target: e.target,
+      createdAt: e.createdAt,
+      updatedAt: this.clock.now(),
+    };
     const result = summarize(details.result);
     if (result !== undefined) entry.result = result;
     if (details.reason !== undefined) entry.reason = details.reason;
@@ -209,7 +226,9 @@ export class Ledger {
 
   /** Actions left unfinished by an earlier run, oldest first (optionally of one bot). */
   unfinished(bot?: string): Array<[string, LedgerEntry]> {
-    return this.store.entries<LedgerEntry>(this.ns).filter(([, e]) => !isFinished(e.state) && (bot === undefined || e.bot === bot));
+    return this.store
+      .entries<LedgerEntry>(this.ns)
+      .filter(([, e]) => !isFinished(e.state) && (bot === undefined || e.bot === bot));
   }
 
   /** All entries (for `bot status` and tests). */

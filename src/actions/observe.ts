@@ -14,13 +14,23 @@ export type ActionEvent =
   /** Work of `bot` started waiting for budget: the first of a wait, not every wake. */
   | { type: "waiting"; bot: string; endpoint: EndpointKey; label: string; readyAt: number; reason: string }
   /** The service answered a request (`status` 0: no answer), after `waitedMs` in the queue. */
-  | { type: "response"; bot: string; endpoint: EndpointKey; kind: ActionKind | typeof READ_KIND; status: number; waitedMs: number };
+  | {
+      type: "response";
+      bot: string;
+      endpoint: EndpointKey;
+      kind: ActionKind | typeof READ_KIND;
+      status: number;
+      waitedMs: number;
+    };
 
 /** Receives {@link ActionEvent}s. It must not throw (an error is logged and ignored). */
 export type ActionObserver = (event: ActionEvent) => void;
 
 /** An observer that calls `observer` and logs, rather than throws, what it throws. */
-export function safeObserver(observer: ActionObserver | undefined, log: { error(o: object, m: string): void }): ActionObserver {
+export function safeObserver(
+  observer: ActionObserver | undefined,
+  log: { error(o: object, m: string): void },
+): ActionObserver {
   if (!observer) return () => {};
   return (event) => {
     try {

@@ -64,11 +64,23 @@ export function actionPipeline(p: PipelineParts): Perform {
   return compose(
     [
       hiddenGuard(p.store, p.bot),
-      ledgerStep({ ledger: p.ledger, clock: p.clock, check: p.check, giveBack: (slot) => p.budget.giveBack(slot), enabled: p.useLedger }),
+      ledgerStep({
+        ledger: p.ledger,
+        clock: p.clock,
+        check: p.check,
+        giveBack: (slot) => p.budget.giveBack(slot),
+        enabled: p.useLedger,
+      }),
       replySafety({ store: p.store, clock: p.clock, ...p.replySafety }),
       duplicateGuard({ store: p.store, clock: p.clock, log: p.log, bot: p.bot }),
       budgetGate(p.budget),
-      retryStep({ policy: p.retry, clock: p.clock, log: p.log, check: p.check, ...(p.onRevoked ? { onRevoked: p.onRevoked } : {}) }),
+      retryStep({
+        policy: p.retry,
+        clock: p.clock,
+        log: p.log,
+        check: p.check,
+        ...(p.onRevoked ? { onRevoked: p.onRevoked } : {}),
+      }),
       queueStep({ queue: p.queue, budget: p.budget, clock: p.clock, bot: p.bot, observe: p.observe }),
     ],
     executorStep(p.executor, p.dryRun),

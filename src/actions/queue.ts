@@ -256,7 +256,14 @@ export class ActionQueue {
       }
       if (item.expiresAt !== undefined && item.expiresAt <= now) {
         this.left(item);
-        this.settle(item, () => item.reject(new QueueError("expired", `waited past its time-to-live (${iso(item.expiresAt!)})${item.reason ? `: ${item.reason}` : ""}`)));
+        this.settle(item, () =>
+          item.reject(
+            new QueueError(
+              "expired",
+              `waited past its time-to-live (${iso(item.expiresAt!)})${item.reason ? `: ${item.reason}` : ""}`,
+            ),
+          ),
+        );
         continue;
       }
       if (item.notBefore !== undefined && item.notBefore > now) {
@@ -301,7 +308,11 @@ export class ActionQueue {
       if (item.expiresAt !== undefined && r.readyAt >= item.expiresAt) {
         // Its turn cannot come before it expires: say so now rather than hold it till then.
         this.left(item);
-        this.settle(item, () => item.reject(new QueueError("expired", `would wait past its time-to-live (${iso(item.expiresAt!)}): ${r.reason}`)));
+        this.settle(item, () =>
+          item.reject(
+            new QueueError("expired", `would wait past its time-to-live (${iso(item.expiresAt!)}): ${r.reason}`),
+          ),
+        );
         continue;
       }
       item.reason = r.reason;
@@ -313,7 +324,14 @@ export class ActionQueue {
           { bot: item.bot, action: item.label, endpoint: item.endpoint, ready_at: iso(r.readyAt) },
           `${item.label} waits for budget until ${iso(r.readyAt)}, when it refills: ${r.reason}`,
         );
-        this.observe({ type: "waiting", bot: item.bot, endpoint: item.endpoint, label: item.label, readyAt: r.readyAt, reason: r.reason });
+        this.observe({
+          type: "waiting",
+          bot: item.bot,
+          endpoint: item.endpoint,
+          label: item.label,
+          readyAt: r.readyAt,
+          reason: r.reason,
+        });
       }
       wake = Math.min(wake, r.readyAt, item.expiresAt ?? Infinity);
       item.putOff = { until: r.readyAt, freed: item.budget.freed };
@@ -335,7 +353,11 @@ export class ActionQueue {
     item.claiming = true;
     let slow: (() => void) | undefined = this.clock.setTimeout(() => {
       slow = undefined;
-      if (this.slowClaims++ === 0) this.log.warn({ endpoint: item.endpoint }, `the shared budget (Redis) does not answer; actions wait for it, nothing is sent without a slot`);
+      if (this.slowClaims++ === 0)
+        this.log.warn(
+          { endpoint: item.endpoint },
+          `the shared budget (Redis) does not answer; actions wait for it, nothing is sent without a slot`,
+        );
     }, CLAIM_SLOW_MS);
     const done = () => {
       if (slow) slow();
@@ -364,7 +386,10 @@ export class ActionQueue {
         }
         // A refused script or a lost connection: try again a moment later, never without a slot.
         if (!item.gone) item.notBefore = Math.max(item.notBefore ?? 0, this.clock.now() + CLAIM_RETRY_MS);
-        this.log.warn({ err, endpoint: item.endpoint }, `could not claim a slot from the shared budget: ${(err as Error)?.message ?? String(err)}; trying again in ${CLAIM_RETRY_MS} ms`);
+        this.log.warn(
+          { err, endpoint: item.endpoint },
+          `could not claim a slot from the shared budget: ${(err as Error)?.message ?? String(err)}; trying again in ${CLAIM_RETRY_MS} ms`,
+        );
       },
     );
   }

@@ -30,7 +30,12 @@ export function describeAction(action: Pick<Action, "kind" | "target" | "path" |
 
 /** Logs how an action ended and tells the observer. */
 export function reportOutcome(log: Logger, observe: ActionObserver, action: Action, outcome: Outcome): void {
-  const fields = { action: action.kind, target: action.target, status: outcome.status, ...(action.key ? { key: action.key } : {}) };
+  const fields = {
+    action: action.kind,
+    target: action.target,
+    status: outcome.status,
+    ...(action.key ? { key: action.key } : {}),
+  };
   const what = describeAction(action);
   switch (outcome.status) {
     case "sent":
@@ -48,8 +53,19 @@ export function reportOutcome(log: Logger, observe: ActionObserver, action: Acti
       log.info({ ...fields, reason: outcome.reason }, `${what}: ${outcome.status}: ${outcome.reason}`);
       break;
     case "failed":
-      log.warn({ ...fields, reason: outcome.reason, maybe_sent: outcome.maybeSent }, `${what}: failed: ${outcome.reason}`);
+      log.warn(
+        { ...fields, reason: outcome.reason, maybe_sent: outcome.maybeSent },
+        `${what}: failed: ${outcome.reason}`,
+      );
       break;
   }
-  if (action.kind !== "read") observe({ type: "outcome", bot: action.bot, kind: action.kind as ActionKind, endpoint: action.endpoint, action, outcome });
+  if (action.kind !== "read")
+    observe({
+      type: "outcome",
+      bot: action.bot,
+      kind: action.kind as ActionKind,
+      endpoint: action.endpoint,
+      action,
+      outcome,
+    });
 }

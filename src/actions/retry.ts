@@ -7,7 +7,15 @@
  * waits until the reset and at least the back-off, so a reset that comes too early (clock
  * skew, a window the service counts differently) cannot turn into a burst of 429s.
  */
-import { ApiError, InvalidTokenError, NetworkError, OAuthError, RateLimitError, ResponseError, UsageCappedError } from "../api/errors.ts";
+import {
+  ApiError,
+  InvalidTokenError,
+  NetworkError,
+  OAuthError,
+  RateLimitError,
+  ResponseError,
+  UsageCappedError,
+} from "../api/errors.ts";
 import type { HeaderBag } from "./action.ts";
 
 /** How hard to try: spec part 7 rule 1's "a few seconds, doubling, up to a few minutes". */
@@ -48,7 +56,14 @@ export type Failure =
   | { kind: "aborted" };
 
 /** Connection errors that mean the request never reached the service. */
-const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+const NEVER_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 /**
  * Whether an error (or what it wraps) is the service refusing the account's token (401: code
@@ -67,7 +82,8 @@ export function isRevoked(error: unknown): boolean {
 export function classifyFailure(error: unknown, signal?: AbortSignal): Failure {
   if (signal?.aborted) return { kind: "aborted" };
   if (error instanceof UsageCappedError) return { kind: "usage-capped" };
-  if (error instanceof RateLimitError) return error.resetAt !== undefined ? { kind: "rate-limited", resetAt: error.resetAt } : { kind: "rate-limited" };
+  if (error instanceof RateLimitError)
+    return error.resetAt !== undefined ? { kind: "rate-limited", resetAt: error.resetAt } : { kind: "rate-limited" };
   if (isRevoked(error)) return { kind: "invalid-token" };
   if (error instanceof NetworkError) {
     if (error.aborted) return { kind: "aborted" };

@@ -17,7 +17,11 @@ export type CheckWithService = (action: Action, signal: AbortSignal) => Promise<
 /** Runs a verifier's lookup as a budgeted read. */
 export type BudgetedRead = (verifier: Verifier, action: Action, signal: AbortSignal) => Promise<Verification>;
 
-export function checkWithService(verifiers: Partial<Record<ActionKind, Verifier>>, read: BudgetedRead, log: Logger): CheckWithService {
+export function checkWithService(
+  verifiers: Partial<Record<ActionKind, Verifier>>,
+  read: BudgetedRead,
+  log: Logger,
+): CheckWithService {
   return async (action, signal) => {
     const verifier = isActionKind(action.kind) ? verifiers[action.kind] : undefined;
     if (!verifier) {
@@ -26,7 +30,11 @@ export function checkWithService(verifiers: Partial<Record<ActionKind, Verifier>
     }
     try {
       const found = await read(verifier, action, signal);
-      if (found.done) log.info({ action: action.kind, target: action.target, key: action.key }, `${action.kind} ${action.target} had reached the service; not sending it again`);
+      if (found.done)
+        log.info(
+          { action: action.kind, target: action.target, key: action.key },
+          `${action.kind} ${action.target} had reached the service; not sending it again`,
+        );
       return found;
     } catch (error) {
       // A repeatable action that cannot be checked is sent again: at worst the service sees it twice, harmlessly.

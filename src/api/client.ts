@@ -17,11 +17,23 @@ import type { Dispatcher } from "undici";
 import { systemClock, type Clock } from "../clock.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { bearerCache } from "./auth/bearer.ts";
-import { chooseMethod, identityOf, missingScopes, type ClientAuth, type CredentialIdentity } from "./auth/credentials.ts";
+import {
+  chooseMethod,
+  identityOf,
+  missingScopes,
+  type ClientAuth,
+  type CredentialIdentity,
+} from "./auth/credentials.ts";
 import { oauth1Header } from "./auth/oauth1.ts";
 import { endpoint, type AuthMethod, type EndpointKey } from "./endpoints.ts";
 import { AuthMethodError, type RequestInfo } from "./errors.ts";
-import { createTransport, type HttpResponse, type HttpStreamResponse, type HttpTimeouts, type HttpTransport } from "./http.ts";
+import {
+  createTransport,
+  type HttpResponse,
+  type HttpStreamResponse,
+  type HttpTimeouts,
+  type HttpTransport,
+} from "./http.ts";
 import { fetcherOf, Paginator, pageTokenParam, type PagedMethod, type PaginateOptions } from "./paginate.ts";
 import { encodeQuery, fillPath } from "./query.ts";
 import { hasRateLimitHeaders, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit-headers.ts";
@@ -67,7 +79,10 @@ export interface RateLimitObservation extends RateLimitHeaders {
 export type RateLimitObserver = (observation: RateLimitObservation) => void;
 
 /** One response of the service, with no headers, body or secret: what `bot start --http` counts. */
-export type ResponseObservation = Pick<RateLimitObservation, "endpoint" | "method" | "path" | "status" | "identity" | "at">;
+export type ResponseObservation = Pick<
+  RateLimitObservation,
+  "endpoint" | "method" | "path" | "status" | "identity" | "at"
+>;
 
 /** Receives every response (of a call, or of a stream's connect). Like the rate-limit observer, it must not throw. */
 export type ResponseObserver = (observation: ResponseObservation) => void;
@@ -88,9 +103,10 @@ export interface ClientOptions {
 }
 
 /** The arguments after the key of `client.request(key, ...)`. */
-export type RequestRest<K extends EndpointKey> = ArgsOptional<K> extends true
-  ? [args?: RequestArgs<K>, options?: CallOptions]
-  : [args: RequestArgs<K>, options?: CallOptions];
+export type RequestRest<K extends EndpointKey> =
+  ArgsOptional<K> extends true
+    ? [args?: RequestArgs<K>, options?: CallOptions]
+    : [args: RequestArgs<K>, options?: CallOptions];
 
 /** The two stream endpoints. */
 export type StreamEndpointKey = "GET /2/posts/search/stream" | "GET /2/posts/sample/stream";
@@ -115,7 +131,8 @@ interface Prepared {
 }
 
 /** The rate-limit headers of a response, and no other (an error carries them; nothing else of a response belongs in a log). */
-const limitHeaders = (headers: HttpResponse["headers"]) => Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith("x-") && name.includes("limit")));
+const limitHeaders = (headers: HttpResponse["headers"]) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith("x-") && name.includes("limit")));
 
 /** The endpoint groups of a client (`client.users.me()`...). */
 interface Groups {
@@ -204,7 +221,10 @@ export class ApiClient {
    * service, connection pool, clock, logger and rate-limit observer. Each is closed on its own.
    */
   withAuth(auth: ClientAuth): ApiClient {
-    return new ApiClient({ ...this.shared, transport: this.shared.newTransport(), closer: new AbortController() }, auth);
+    return new ApiClient(
+      { ...this.shared, transport: this.shared.newTransport(), closer: new AbortController() },
+      auth,
+    );
   }
 
   /** Calls any v2 endpoint by its key, with typed path parameters, query and body. */
@@ -217,7 +237,10 @@ export class ApiClient {
    * action layer corrects itself by them. A failure throws as `request` does, its
    * {@link ApiError} carrying the response's headers.
    */
-  async exchange<K extends EndpointKey>(key: K, ...[args, options]: RequestRest<K>): Promise<{ body: ResponseOf<K>; status: number; headers: HttpResponse["headers"] }> {
+  async exchange<K extends EndpointKey>(
+    key: K,
+    ...[args, options]: RequestRest<K>
+  ): Promise<{ body: ResponseOf<K>; status: number; headers: HttpResponse["headers"] }> {
     const a = (args ?? {}) as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
     const prepared = this.prepare(key, a, options);
     const signal = this.signalFor(options?.signal);
@@ -225,10 +248,26 @@ export class ApiClient {
     const headers: Record<string, string> = { authorization };
     if (prepared.body !== undefined) headers["content-type"] = "application/json";
     const started = this.clock.now();
-    const res = await this.transport.send({ ...prepared.info, query: prepared.query, headers, signal, ...(prepared.body !== undefined ? { body: prepared.body } : {}) });
+    const res = await this.transport.send({
+      ...prepared.info,
+      query: prepared.query,
+      headers,
+      signal,
+      ...(prepared.body !== undefined ? { body: prepared.body } : {}),
+    });
     this.afterResponse(prepared, res, authorization);
-    this.logger.debug({ endpoint: key, path: prepared.info.path, status: res.status, ms: this.clock.now() - started, auth: prepared.method }, "api call");
-    if (res.status < 200 || res.status >= 300) throw Object.assign(errorFromResponse(prepared.info, res), { headers: limitHeaders(res.headers) });
+    this.logger.debug(
+      {
+        endpoint: key,
+        path: prepared.info.path,
+        status: res.status,
+        ms: this.clock.now() - started,
+        auth: prepared.method,
+      },
+      "api call",
+    );
+    if (res.status < 200 || res.status >= 300)
+      throw Object.assign(errorFromResponse(prepared.info, res), { headers: limitHeaders(res.headers) });
     const body = (res.text.trim() === "" ? {} : parseEnvelope(prepared.info, res)) as ResponseOf<K>;
     return { body, status: res.status, headers: res.headers };
   }
@@ -237,14 +276,24 @@ export class ApiClient {
    * Every item of a list endpoint across pages, by key (`paginate("GET /2/users/:id/followers",
    * { params: { id } })`) or by grouped method (`paginate(client.users.followers, id)`).
    */
-  paginate<K extends ListEndpointKey>(key: K, args: RequestArgs<K>, options?: CallOptions & PaginateOptions): Paginator<ItemOf<K>>;
+  paginate<K extends ListEndpointKey>(
+    key: K,
+    args: RequestArgs<K>,
+    options?: CallOptions & PaginateOptions,
+  ): Paginator<ItemOf<K>>;
   paginate<A extends unknown[], T>(method: PagedMethod<A, T>, ...args: A): Paginator<T>;
   paginate(target: EndpointKey | PagedMethod<unknown[], unknown>, ...rest: unknown[]): Paginator<unknown> {
     if (typeof target === "function") return new Paginator(fetcherOf(target, rest));
-    const [args, options] = rest as [{ query?: Record<string, unknown> } | undefined, (CallOptions & PaginateOptions) | undefined];
+    const [args, options] = rest as [
+      { query?: Record<string, unknown> } | undefined,
+      (CallOptions & PaginateOptions) | undefined,
+    ];
     const param = pageTokenParam(target);
     const call = this.request.bind(this) as (key: EndpointKey, args: unknown, options?: CallOptions) => Promise<never>;
-    return new Paginator((token) => call(target, { ...args, query: { ...args?.query, ...(token ? { [param]: token } : {}) } }, options), options);
+    return new Paginator(
+      (token) => call(target, { ...args, query: { ...args?.query, ...(token ? { [param]: token } : {}) } }, options),
+      options,
+    );
   }
 
   /**
@@ -258,7 +307,12 @@ export class ApiClient {
       open: async (signal: AbortSignal): Promise<HttpStreamResponse> => {
         const s = this.signalFor(signal);
         const authorization = await this.authorization(prepared, s);
-        const res = await this.transport.open({ ...prepared.info, query: prepared.query, headers: { authorization }, signal: s });
+        const res = await this.transport.open({
+          ...prepared.info,
+          query: prepared.query,
+          headers: { authorization },
+          signal: s,
+        });
         this.afterResponse(prepared, res, authorization);
         return res;
       },
@@ -272,13 +326,22 @@ export class ApiClient {
     await this.transport.close();
   }
 
-  private prepare(key: EndpointKey, args: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown }, options?: CallOptions): Prepared {
+  private prepare(
+    key: EndpointKey,
+    args: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown },
+    options?: CallOptions,
+  ): Prepared {
     const ep = endpoint(key);
     const path = fillPath(ep.path, args.params, key);
     const method = chooseMethod(ep, this.auth, options?.auth);
     if (method === "pkce" && this.auth.pkce) {
       const missing = missingScopes(ep, this.auth.pkce);
-      if (missing.length > 0) throw new AuthMethodError(key, ep.auth.methods, `the PKCE token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (authorize again asking for them)`);
+      if (missing.length > 0)
+        throw new AuthMethodError(
+          key,
+          ep.auth.methods,
+          `the PKCE token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (authorize again asking for them)`,
+        );
     }
     return {
       info: { method: ep.method, path, endpoint: key },
@@ -294,9 +357,18 @@ export class ApiClient {
     switch (p.method) {
       case "oauth1":
         // JSON bodies are never signed; the query is (RFC 5849, wire-facts 4.1).
-        return oauth1Header({ consumer: auth.consumer!, token: auth.user!, method: p.info.method, url: this.transport.url(p.info.path, p.query), clock: this.clock });
+        return oauth1Header({
+          consumer: auth.consumer!,
+          token: auth.user!,
+          method: p.info.method,
+          url: this.transport.url(p.info.path, p.query),
+          clock: this.clock,
+        });
       case "app": {
-        const token = typeof auth.bearer === "string" ? auth.bearer : await bearerCache.get(this.transport, auth.consumer!, this.clock, signal);
+        const token =
+          typeof auth.bearer === "string"
+            ? auth.bearer
+            : await bearerCache.get(this.transport, auth.consumer!, this.clock, signal);
         return `Bearer ${token}`;
       }
       case "pkce":
@@ -311,13 +383,26 @@ export class ApiClient {
    */
   private afterResponse(p: Prepared, res: Pick<HttpResponse, "status" | "headers">, authorization: string) {
     this.observe(p, res.status, res.headers);
-    if (res.status === 401 && p.method === "app" && typeof this.auth.bearer !== "string" && authorization.startsWith("Bearer ")) bearerCache.forget(authorization.slice(7));
+    if (
+      res.status === 401 &&
+      p.method === "app" &&
+      typeof this.auth.bearer !== "string" &&
+      authorization.startsWith("Bearer ")
+    )
+      bearerCache.forget(authorization.slice(7));
   }
 
   private observe(p: Prepared, status: number, headers: HttpResponse["headers"]) {
     const at = this.clock.now();
     try {
-      this.shared.onResponse?.({ endpoint: p.info.endpoint, method: p.info.method, path: p.info.path, status, identity: p.identity, at });
+      this.shared.onResponse?.({
+        endpoint: p.info.endpoint,
+        method: p.info.method,
+        path: p.info.path,
+        status,
+        identity: p.identity,
+        at,
+      });
     } catch (err) {
       this.logger.error({ err, endpoint: p.info.endpoint }, "the response observer threw; ignored");
     }
@@ -326,7 +411,15 @@ export class ApiClient {
     const limits = parseRateLimitHeaders(headers);
     if (!hasRateLimitHeaders(limits)) return;
     try {
-      observer({ ...limits, endpoint: p.info.endpoint, method: p.info.method, path: p.info.path, status, identity: p.identity, at });
+      observer({
+        ...limits,
+        endpoint: p.info.endpoint,
+        method: p.info.method,
+        path: p.info.path,
+        status,
+        identity: p.identity,
+        at,
+      });
     } catch (err) {
       this.logger.error({ err, endpoint: p.info.endpoint }, "the rate-limit observer threw; ignored");
     }

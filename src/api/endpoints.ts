@@ -83,7 +83,11 @@ const READ: Scope[] = ["post.read", "users.read"];
  */
 export const AUTH_GROUPS = {
   postLookup: { specRow: "Post lookup (GET /2/posts, GET /2/posts/:id)", methods: ALL, scopes: READ },
-  managePosts: { specRow: "Manage posts (POST /2/posts, DELETE /2/posts/:id)", methods: USER, scopes: ["post.read", "post.write", "users.read"] },
+  managePosts: {
+    specRow: "Manage posts (POST /2/posts, DELETE /2/posts/:id)",
+    methods: USER,
+    scopes: ["post.read", "post.write", "users.read"],
+  },
   timelines: { specRow: "Timelines (user posts, mentions, home timeline)", methods: ALL, scopes: READ },
   homeTimeline: { specRow: "Timelines (user posts, mentions, home timeline)", methods: USER, scopes: READ },
   recentSearch: { specRow: "Recent search", methods: ALL, scopes: READ },
@@ -93,30 +97,82 @@ export const AUTH_GROUPS = {
   manageReposts: { specRow: "Manage reposts", methods: USER, scopes: ["post.read", "post.write", "users.read"] },
   repostedBy: { specRow: "Reposted-by lookup", methods: ALL, scopes: READ },
   bookmarksLookup: { specRow: "Bookmarks lookup", methods: PKCE, scopes: ["post.read", "users.read", "bookmark.read"] },
-  manageBookmarks: { specRow: "Manage bookmarks (add, remove)", methods: PKCE, scopes: ["post.read", "users.read", "bookmark.write"] },
+  manageBookmarks: {
+    specRow: "Manage bookmarks (add, remove)",
+    methods: PKCE,
+    scopes: ["post.read", "users.read", "bookmark.write"],
+  },
   manageLikes: { specRow: "Manage likes", methods: USER, scopes: ["post.read", "users.read", "like.write"] },
-  likesLookup: { specRow: "Likes lookup (liking users, liked posts)", methods: ALL, scopes: ["post.read", "users.read", "like.read"] },
-  hideReplies: { specRow: "Hide replies (PUT /2/posts/:id/hidden)", methods: USER, scopes: ["post.read", "users.read", "post.moderate.write"] },
+  likesLookup: {
+    specRow: "Likes lookup (liking users, liked posts)",
+    methods: ALL,
+    scopes: ["post.read", "users.read", "like.read"],
+  },
+  hideReplies: {
+    specRow: "Hide replies (PUT /2/posts/:id/hidden)",
+    methods: USER,
+    scopes: ["post.read", "users.read", "post.moderate.write"],
+  },
   usersLookup: { specRow: "Users lookup (ids, id, usernames, username, me)", methods: ALL, scopes: READ },
   usersMe: { specRow: "Users lookup (ids, id, usernames, username, me)", methods: USER, scopes: READ },
   manageFollows: { specRow: "Manage follows", methods: USER, scopes: ["post.read", "users.read", "follows.write"] },
-  followsLookup: { specRow: "Follows lookup (following, followers)", methods: ALL, scopes: ["post.read", "users.read", "follows.read"] },
+  followsLookup: {
+    specRow: "Follows lookup (following, followers)",
+    methods: ALL,
+    scopes: ["post.read", "users.read", "follows.read"],
+  },
   blocksLookup: { specRow: "Blocks lookup", methods: USER, scopes: ["post.read", "users.read", "block.read"] },
   manageMutes: { specRow: "Manage mutes", methods: USER, scopes: ["post.read", "users.read", "mute.write"] },
   mutesLookup: { specRow: "Mutes lookup", methods: USER, scopes: ["post.read", "users.read", "mute.read"] },
-  spacesLookup: { specRow: "Spaces lookup (id, ids, creator ids)", methods: ["app", "pkce"], scopes: ["post.read", "users.read", "space.read"] },
+  spacesLookup: {
+    specRow: "Spaces lookup (id, ids, creator ids)",
+    methods: ["app", "pkce"],
+    scopes: ["post.read", "users.read", "space.read"],
+  },
   spaceBuyers: { specRow: "Space buyers", methods: PKCE, scopes: ["post.read", "users.read", "space.read"] },
-  spacesSearch: { specRow: "Spaces search", methods: ["app", "pkce"], scopes: ["post.read", "users.read", "space.read"] },
-  listLookup: { specRow: "List lookup (by id, owned lists)", methods: ALL, scopes: ["post.read", "users.read", "list.read"] },
+  spacesSearch: {
+    specRow: "Spaces search",
+    methods: ["app", "pkce"],
+    scopes: ["post.read", "users.read", "space.read"],
+  },
+  listLookup: {
+    specRow: "List lookup (by id, owned lists)",
+    methods: ALL,
+    scopes: ["post.read", "users.read", "list.read"],
+  },
   createList: { specRow: "Create list", methods: USER, scopes: ["post.read", "users.read", "list.read", "list.write"] },
   manageList: { specRow: "Delete and update list", methods: USER, scopes: ["post.read", "users.read", "list.write"] },
   listPosts: { specRow: "List posts lookup", methods: ALL, scopes: ["post.read", "users.read", "list.read"] },
-  listMembers: { specRow: "List members lookup and memberships", methods: ALL, scopes: ["post.read", "users.read", "list.read"] },
-  manageListMembers: { specRow: "Manage list members", methods: USER, scopes: ["post.read", "users.read", "list.write"] },
-  listFollowers: { specRow: "List followers and followed lists lookup", methods: ALL, scopes: ["post.read", "users.read", "list.read"] },
-  manageListFollows: { specRow: "Manage list follows", methods: USER, scopes: ["post.read", "users.read", "list.write"] },
-  pinnedListsLookup: { specRow: "Pinned lists lookup", methods: USER, scopes: ["post.read", "users.read", "list.read"] },
-  managePinnedLists: { specRow: "Manage pinned lists", methods: USER, scopes: ["post.read", "users.read", "list.write"] },
+  listMembers: {
+    specRow: "List members lookup and memberships",
+    methods: ALL,
+    scopes: ["post.read", "users.read", "list.read"],
+  },
+  manageListMembers: {
+    specRow: "Manage list members",
+    methods: USER,
+    scopes: ["post.read", "users.read", "list.write"],
+  },
+  listFollowers: {
+    specRow: "List followers and followed lists lookup",
+    methods: ALL,
+    scopes: ["post.read", "users.read", "list.read"],
+  },
+  manageListFollows: {
+    specRow: "Manage list follows",
+    methods: USER,
+    scopes: ["post.read", "users.read", "list.write"],
+  },
+  pinnedListsLookup: {
+    specRow: "Pinned lists lookup",
+    methods: USER,
+    scopes: ["post.read", "users.read", "list.read"],
+  },
+  managePinnedLists: {
+    specRow: "Manage pinned lists",
+    methods: USER,
+    scopes: ["post.read", "users.read", "list.write"],
+  },
   compliance: { specRow: "Batch compliance (create job, get job, list jobs)", methods: APP, scopes: [] },
   // Not in the part 5 table; as the real service has them.
   quotePosts: { methods: ALL, scopes: READ },
@@ -300,7 +356,8 @@ export function matchEndpoint(
     }
     if (!ok) continue;
     const params: Record<string, string> = {};
-    for (let i = 0; i < tpl.length; i++) if (tpl[i]!.startsWith(":")) params[tpl[i]!.slice(1)] = decodeURIComponent(parts[i]!);
+    for (let i = 0; i < tpl.length; i++)
+      if (tpl[i]!.startsWith(":")) params[tpl[i]!.slice(1)] = decodeURIComponent(parts[i]!);
     return { endpoint: e, params };
   }
   return undefined;

@@ -52,7 +52,11 @@ export class NetworkError extends ApiError {
   /** True when the caller's own signal aborted the call (not a failure of the service). */
   readonly aborted: boolean;
 
-  constructor(request: RequestInfo, message: string, options: { cause?: unknown; code?: string; aborted?: boolean } = {}) {
+  constructor(
+    request: RequestInfo,
+    message: string,
+    options: { cause?: unknown; code?: string; aborted?: boolean } = {},
+  ) {
     super(request, message, { cause: options.cause });
     if (options.code) this.code = options.code;
     this.aborted = options.aborted ?? false;
@@ -82,7 +86,11 @@ export class ProblemError extends ApiError {
   readonly problem: Problem;
 
   constructor(request: RequestInfo, status: number, problem: Problem, hint = "") {
-    super(request, `${status} ${problem.title}${problem.detail && problem.detail !== problem.title ? `: ${problem.detail}` : ""}${hint}`, { status });
+    super(
+      request,
+      `${status} ${problem.title}${problem.detail && problem.detail !== problem.title ? `: ${problem.detail}` : ""}${hint}`,
+      { status },
+    );
     this.type = problem.type;
     this.kind = problemKind(problem);
     this.title = problem.title;
@@ -140,7 +148,12 @@ export class UsageCappedError extends ProblemError {
   readonly scope?: string;
 
   constructor(request: RequestInfo, problem: Problem) {
-    super(request, 429, problem, "; the usage cap is spent: hold these reads until the cap resets (the enrolment day of the month)");
+    super(
+      request,
+      429,
+      problem,
+      "; the usage cap is spent: hold these reads until the cap resets (the enrolment day of the month)",
+    );
     if (typeof problem.period === "string") this.period = problem.period;
     if (typeof problem.scope === "string") this.scope = problem.scope;
   }
@@ -168,7 +181,13 @@ export class InvalidTokenError extends OAuthError {
   override name = "InvalidTokenError";
 
   constructor(request: RequestInfo, serviceMessage = "Invalid or expired token.") {
-    super(request, 401, 89, serviceMessage, "; the access token was revoked or has expired: authorize the account again (bot auth login)");
+    super(
+      request,
+      401,
+      89,
+      serviceMessage,
+      "; the access token was revoked or has expired: authorize the account again (bot auth login)",
+    );
   }
 }
 
@@ -181,7 +200,13 @@ export class BearerTooFrequentError extends OAuthError {
   override name = "BearerTooFrequentError";
 
   constructor(request: RequestInfo, serviceMessage = "Unable to verify your credentials") {
-    super(request, 403, 99, serviceMessage, "; the bearer token was requested too often: reuse the cached token and wait before asking again");
+    super(
+      request,
+      403,
+      99,
+      serviceMessage,
+      "; the bearer token was requested too often: reuse the cached token and wait before asking again",
+    );
   }
 }
 

@@ -103,7 +103,8 @@ function networkError(info: RequestInfo, err: unknown): NetworkError {
   return new NetworkError(info, message, { cause: err, aborted, ...(code ? { code } : {}) });
 }
 
-const infoOf = (r: HttpRequest): RequestInfo => (r.endpoint ? { method: r.method, path: r.path, endpoint: r.endpoint } : { method: r.method, path: r.path });
+const infoOf = (r: HttpRequest): RequestInfo =>
+  r.endpoint ? { method: r.method, path: r.path, endpoint: r.endpoint } : { method: r.method, path: r.path };
 
 interface SharedPool {
   pool: Pool;
@@ -163,7 +164,9 @@ export function createTransport(options: TransportOptions): HttpTransport {
   const t = options.timeouts ?? {};
   const headersTimeout = t.headersMs ?? DEFAULT_TIMEOUTS.headersMs;
   const bodyTimeout = t.bodyMs ?? DEFAULT_TIMEOUTS.bodyMs;
-  const shared = options.dispatcher ? undefined : acquirePool(baseUrl.origin, t.keepAliveMs ?? DEFAULT_TIMEOUTS.keepAliveMs);
+  const shared = options.dispatcher
+    ? undefined
+    : acquirePool(baseUrl.origin, t.keepAliveMs ?? DEFAULT_TIMEOUTS.keepAliveMs);
   const dispatcher = options.dispatcher ?? shared!.dispatcher;
   const prefix = basePath(baseUrl);
   const userAgent = options.userAgent ?? USER_AGENT;

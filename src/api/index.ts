@@ -3,7 +3,15 @@
  * {@link ApiClient}). Everything a caller needs: the client, its authentication helpers, the
  * request and response types, and the error classes to tell failures apart.
  */
-export { ApiClient, createClient, type CallOptions, type ClientOptions, type RateLimitObservation, type RateLimitObserver, type StreamEndpointKey } from "./client.ts";
+export {
+  ApiClient,
+  createClient,
+  type CallOptions,
+  type ClientOptions,
+  type RateLimitObservation,
+  type RateLimitObserver,
+  type StreamEndpointKey,
+} from "./client.ts";
 export {
   ApiError,
   AuthMethodError,
@@ -20,9 +28,22 @@ export {
   type RateLimitWindow,
   type RequestInfo,
 } from "./errors.ts";
-export { availableMethods, chooseMethod, fingerprint, type ClientAuth, type CredentialIdentity } from "./auth/credentials.ts";
+export {
+  availableMethods,
+  chooseMethod,
+  fingerprint,
+  type ClientAuth,
+  type CredentialIdentity,
+} from "./auth/credentials.ts";
 export { oauth1Header, type ConsumerCredentials, type OAuth1Token } from "./auth/oauth1.ts";
-export { accessToken, authorizeUrl, invalidateToken, requestToken, type AccessToken, type RequestToken } from "./auth/oauth1-flow.ts";
+export {
+  accessToken,
+  authorizeUrl,
+  invalidateToken,
+  requestToken,
+  type AccessToken,
+  type RequestToken,
+} from "./auth/oauth1-flow.ts";
 export { BEARER_BACKOFF_MS, bearerCache, BearerCache, fetchBearerToken, invalidateBearerToken } from "./auth/bearer.ts";
 export {
   createPkceChallenge,
@@ -47,7 +68,14 @@ export { formatTime } from "./query.ts";
 export type * from "./params.ts";
 export type * from "./schema.ts";
 export { NEXT_TOKEN_ENDPOINTS } from "./schema.ts";
-export { PostStream, KEEP_ALIVE_INTERVAL_MS, STALL_GRACE_MS, type StreamEvent, type StreamOptions, type StreamSource } from "./stream/post-stream.ts";
+export {
+  PostStream,
+  KEEP_ALIVE_INTERVAL_MS,
+  STALL_GRACE_MS,
+  type StreamEvent,
+  type StreamOptions,
+  type StreamSource,
+} from "./stream/post-stream.ts";
 export {
   ReconnectPolicy,
   HTTP_MAX_MS,

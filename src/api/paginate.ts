@@ -17,7 +17,8 @@ import { NEXT_TOKEN_ENDPOINTS } from "./schema.ts";
 import type { Envelope, Includes } from "./types.ts";
 
 /** The name a family's page token is sent back under. */
-export const pageTokenParam = (key: EndpointKey): "next_token" | "pagination_token" => (NEXT_TOKEN_ENDPOINTS.has(key) ? "next_token" : "pagination_token");
+export const pageTokenParam = (key: EndpointKey): "next_token" | "pagination_token" =>
+  NEXT_TOKEN_ENDPOINTS.has(key) ? "next_token" : "pagination_token";
 
 export interface PaginateOptions {
   /** Stop after this many pages (default: all). */
@@ -90,10 +91,17 @@ export class Paginator<T> implements AsyncIterable<T> {
   private note(page: Envelope<T[]>) {
     const candidates = [page.meta?.newest_id, ...(page.data ?? []).map((d) => (d as { id?: unknown }).id)];
     for (const id of candidates) {
-      if (typeof id === "string" && /^\d+$/.test(id) && (this.newestId === undefined || compareIds(id, this.newestId) > 0)) this.newestId = id;
+      if (
+        typeof id === "string" &&
+        /^\d+$/.test(id) &&
+        (this.newestId === undefined || compareIds(id, this.newestId) > 0)
+      )
+        this.newestId = id;
     }
     const inc = page.includes;
-    if (inc) for (const k of Object.keys(this.includes) as Array<keyof typeof this.includes>) if (inc[k]) (this.includes[k] as unknown[]).push(...inc[k]!);
+    if (inc)
+      for (const k of Object.keys(this.includes) as Array<keyof typeof this.includes>)
+        if (inc[k]) (this.includes[k] as unknown[]).push(...inc[k]!);
   }
 }
 
@@ -105,7 +113,11 @@ export type PagedMethod<A extends unknown[], T> = ((...args: A) => Promise<Envel
 };
 
 /** Marks a grouped method as paged, for `client.paginate(method, ...args)`. */
-export function paged<A extends unknown[], T>(endpoint: EndpointKey, queryIndex: number, fn: (...args: A) => Promise<Envelope<T[]>>): PagedMethod<A, T> {
+export function paged<A extends unknown[], T>(
+  endpoint: EndpointKey,
+  queryIndex: number,
+  fn: (...args: A) => Promise<Envelope<T[]>>,
+): PagedMethod<A, T> {
   return Object.assign(fn, { endpoint, queryIndex });
 }
 

@@ -16,7 +16,8 @@ type QueryValue = string | number | boolean | Date | readonly (string | number)[
 /** `YYYY-MM-DDTHH:mm:ssZ`: the service's time parameter format (wire-facts 1.3; second granularity). */
 export function formatTime(value: Date | string | number): string {
   const d = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(d.getTime())) throw new ClientInputError(`${JSON.stringify(value)} is not a time; give a Date or an ISO-8601 string`);
+  if (Number.isNaN(d.getTime()))
+    throw new ClientInputError(`${JSON.stringify(value)} is not a time; give a Date or an ISO-8601 string`);
   return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
@@ -29,11 +30,14 @@ function queryValue(name: string, value: QueryValue): string | undefined {
     return value.map(String).join(",");
   }
   if (typeof value === "boolean" || typeof value === "number") {
-    if (typeof value === "number" && !Number.isFinite(value)) throw new ClientInputError(`query parameter ${name}: ${value} is not a finite number`);
+    if (typeof value === "number" && !Number.isFinite(value))
+      throw new ClientInputError(`query parameter ${name}: ${value} is not a finite number`);
     return String(value);
   }
   if (typeof value === "string") return value;
-  throw new ClientInputError(`query parameter ${name}: a ${typeof value} cannot be sent; use a string, number, boolean, Date or array`);
+  throw new ClientInputError(
+    `query parameter ${name}: a ${typeof value} cannot be sent; use a string, number, boolean, Date or array`,
+  );
 }
 
 /** Time parameters: a Date is formatted; an ISO string is normalised to the second. */
@@ -61,7 +65,11 @@ export const encodeForm = (fields: Record<string, string>): string =>
  * Fills a path template (`/2/users/:id/likes/:post_id`) with its parameters, each
  * percent-encoded; a missing or empty one is refused before any request, by name.
  */
-export function fillPath(template: string, params: Record<string, string | number | undefined> | undefined, what: string): string {
+export function fillPath(
+  template: string,
+  params: Record<string, string | number | undefined> | undefined,
+  what: string,
+): string {
   return template.replace(/:([a-z_]+)/g, (_, name: string) => {
     const v = params?.[name];
     if (v === undefined || v === null || String(v) === "") {

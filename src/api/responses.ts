@@ -26,7 +26,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** Parses a JSON body, or says (as a {@link ResponseError}) why it is not one. */
 function parseJson(info: RequestInfo, res: HttpResponse): unknown {
   const type = headerValue(res.headers, "content-type") ?? "no content-type";
-  if (res.text.trim() === "") throw new ResponseError(info, `HTTP ${res.status} with an empty body where JSON was expected`, { status: res.status });
+  if (res.text.trim() === "")
+    throw new ResponseError(info, `HTTP ${res.status} with an empty body where JSON was expected`, {
+      status: res.status,
+    });
   try {
     return JSON.parse(res.text);
   } catch {
@@ -39,7 +42,8 @@ function parseJson(info: RequestInfo, res: HttpResponse): unknown {
 }
 
 /** Whether a value has the shape of a v2 problem. */
-const isProblem = (v: unknown): v is Problem => isObject(v) && typeof v.type === "string" && typeof v.title === "string";
+const isProblem = (v: unknown): v is Problem =>
+  isObject(v) && typeof v.type === "string" && typeof v.title === "string";
 
 /** A short, printable excerpt of a plain-text error body (the OAuth endpoints send some). */
 const excerpt = (text: string) => {
@@ -76,7 +80,12 @@ export function errorFromResponse(info: RequestInfo, res: HttpResponse): ApiErro
       return new OAuthError(info, status, code, text);
     }
     if (typeof body.error === "string") {
-      return new OAuth2Error(info, status, body.error, typeof body.error_description === "string" ? body.error_description : undefined);
+      return new OAuth2Error(
+        info,
+        status,
+        body.error,
+        typeof body.error_description === "string" ? body.error_description : undefined,
+      );
     }
     if (isProblem(body)) {
       if (problemKind(body) === "usage-capped") return new UsageCappedError(info, body);
@@ -85,15 +94,22 @@ export function errorFromResponse(info: RequestInfo, res: HttpResponse): ApiErro
   }
 
   const type = headerValue(res.headers, "content-type") ?? "";
-  if (type.startsWith("text/plain") && res.text.trim()) return new ResponseError(info, `HTTP ${status}: ${excerpt(res.text)}`, { status });
-  const what = res.text.trim() === "" ? "an empty body" : body === undefined ? "a body that is not JSON" : "a body of no known error shape";
+  if (type.startsWith("text/plain") && res.text.trim())
+    return new ResponseError(info, `HTTP ${status}: ${excerpt(res.text)}`, { status });
+  const what =
+    res.text.trim() === ""
+      ? "an empty body"
+      : body === undefined
+        ? "a body that is not JSON"
+        : "a body of no known error shape";
   return new ResponseError(info, `unexpected HTTP ${status} with ${what}`, { status });
 }
 
 /** Parses a successful v2 answer: a JSON object, or a {@link ResponseError}. */
 export function parseEnvelope(info: RequestInfo, res: HttpResponse): Record<string, unknown> {
   const body = parseJson(info, res);
-  if (!isObject(body)) throw new ResponseError(info, `HTTP ${res.status} body is JSON but not an object`, { status: res.status });
+  if (!isObject(body))
+    throw new ResponseError(info, `HTTP ${res.status} body is JSON but not an object`, { status: res.status });
   return body;
 }
 
@@ -104,15 +120,21 @@ export function parseForm(info: RequestInfo, res: HttpResponse, required: readon
   if (text.startsWith("{")) {
     // Some deployments answer JSON although the spec shows a form; accept both.
     const body = parseJson(info, res);
-    if (isObject(body)) for (const [k, v] of Object.entries(body)) if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") fields[k] = String(v);
+    if (isObject(body))
+      for (const [k, v] of Object.entries(body))
+        if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") fields[k] = String(v);
   } else {
     for (const [k, v] of new URLSearchParams(text)) fields[k] = v;
   }
   const missing = required.filter((k) => !fields[k]);
   if (missing.length > 0) {
-    throw new ResponseError(info, `HTTP ${res.status} answer lacks ${missing.join(", ")} (got fields: ${Object.keys(fields).join(", ") || "none"})`, {
-      status: res.status,
-    });
+    throw new ResponseError(
+      info,
+      `HTTP ${res.status} answer lacks ${missing.join(", ")} (got fields: ${Object.keys(fields).join(", ") || "none"})`,
+      {
+        status: res.status,
+      },
+    );
   }
   return fields;
 }

@@ -63,7 +63,10 @@ export interface CreatePostBody {
 }
 
 /** `POST /2/posts/search/stream/rules`: add rules, or delete them by id or value. */
-export type StreamRulesBody = { add: Array<{ value: string; tag?: string }> } | { delete: { ids?: string[]; values?: string[] } } | Record<string, never>;
+export type StreamRulesBody =
+  | { add: Array<{ value: string; tag?: string }> }
+  | { delete: { ids?: string[]; values?: string[] } }
+  | Record<string, never>;
 
 /** A direct message's content: text, media, or both. */
 export interface DmMessage {
@@ -139,8 +142,15 @@ export interface EndpointTypes {
   // Search and streams
   "GET /2/posts/search/recent": Get<SearchQuery, Envelope<Post[]>>;
   "GET /2/posts/search/all": Get<SearchQuery, Envelope<Post[]>>;
-  "POST /2/posts/search/stream/rules": E<{ dry_run?: boolean; delete_all?: boolean }, StreamRulesBody, Envelope<StreamRule[]>>;
-  "GET /2/posts/search/stream/rules": Get<{ ids?: readonly string[]; max_results?: number; pagination_token?: string }, Envelope<StreamRule[]>>;
+  "POST /2/posts/search/stream/rules": E<
+    { dry_run?: boolean; delete_all?: boolean },
+    StreamRulesBody,
+    Envelope<StreamRule[]>
+  >;
+  "GET /2/posts/search/stream/rules": Get<
+    { ids?: readonly string[]; max_results?: number; pagination_token?: string },
+    Envelope<StreamRule[]>
+  >;
   "GET /2/posts/search/stream": Get<StreamQuery, StreamMessage>;
   "GET /2/posts/sample/stream": Get<StreamQuery, StreamMessage>;
   // Reposts, likes, bookmarks
@@ -170,14 +180,20 @@ export interface EndpointTypes {
   "POST /2/users/:id/muting": E<undefined, { target_user_id: string }, Envelope<Muting>>;
   "DELETE /2/users/:source_user_id/muting/:target_user_id": Get<undefined, Envelope<Muting>>;
   "GET /2/users/:id/muting": Get<UserFieldsQuery & PagingQuery, Envelope<User[]>>;
-  "GET /2/users/personalized_trends": Get<{ "personalized_trend.fields"?: readonly PersonalizedTrendField[] }, Envelope<PersonalizedTrend[]>>;
+  "GET /2/users/personalized_trends": Get<
+    { "personalized_trend.fields"?: readonly PersonalizedTrendField[] },
+    Envelope<PersonalizedTrend[]>
+  >;
   // Spaces
   "GET /2/spaces/:id": Get<SpaceFieldsQuery, Envelope<Space>>;
   "GET /2/spaces": Get<SpaceFieldsQuery & Ids, Envelope<Space[]>>;
   "GET /2/spaces/by/creator_ids": Get<SpaceFieldsQuery & { user_ids: readonly string[] }, Envelope<Space[]>>;
   "GET /2/spaces/:id/buyers": Get<UserFieldsQuery & PagingQuery, Envelope<User[]>>;
   "GET /2/spaces/:id/posts": Get<PostFieldsQuery & { max_results?: number }, Envelope<Post[]>>;
-  "GET /2/spaces/search": Get<SpaceFieldsQuery & { query: string; state?: "live" | "scheduled" | "all"; max_results?: number }, Envelope<Space[]>>;
+  "GET /2/spaces/search": Get<
+    SpaceFieldsQuery & { query: string; state?: "live" | "scheduled" | "all"; max_results?: number },
+    Envelope<Space[]>
+  >;
   // Lists
   "POST /2/lists": E<undefined, ListBody & { name: string }, Envelope<{ id: string; name: string }>>;
   "GET /2/lists/:id": Get<ListFieldsQuery, Envelope<List>>;
@@ -198,20 +214,42 @@ export interface EndpointTypes {
   "DELETE /2/users/:id/pinned_lists/:list_id": Get<undefined, Envelope<Pinned>>;
   // Direct messages
   "DELETE /2/dm_events/:id": Get<undefined, Envelope<Deleted>>;
-  "GET /2/dm_events": Get<DmEventFieldsQuery & PagingQuery & { event_types?: readonly DmEvent["event_type"][] }, Envelope<DmEvent[]>>;
+  "GET /2/dm_events": Get<
+    DmEventFieldsQuery & PagingQuery & { event_types?: readonly DmEvent["event_type"][] },
+    Envelope<DmEvent[]>
+  >;
   "GET /2/dm_events/:id": Get<DmEventFieldsQuery, Envelope<DmEvent>>;
-  "GET /2/dm_conversations/:dm_conversation_id/dm_events": Get<DmEventFieldsQuery & PagingQuery & { event_types?: readonly DmEvent["event_type"][] }, Envelope<DmEvent[]>>;
-  "GET /2/dm_conversations/with/:participant_id/dm_events": Get<DmEventFieldsQuery & PagingQuery & { event_types?: readonly DmEvent["event_type"][] }, Envelope<DmEvent[]>>;
+  "GET /2/dm_conversations/:dm_conversation_id/dm_events": Get<
+    DmEventFieldsQuery & PagingQuery & { event_types?: readonly DmEvent["event_type"][] },
+    Envelope<DmEvent[]>
+  >;
+  "GET /2/dm_conversations/with/:participant_id/dm_events": Get<
+    DmEventFieldsQuery & PagingQuery & { event_types?: readonly DmEvent["event_type"][] },
+    Envelope<DmEvent[]>
+  >;
   "POST /2/dm_conversations": E<undefined, CreateDmConversationBody, Envelope<DmSent>>;
   "POST /2/dm_conversations/:dm_conversation_id/messages": E<undefined, DmMessage, Envelope<DmSent>>;
   "POST /2/dm_conversations/with/:participant_id/messages": E<undefined, DmMessage, Envelope<DmSent>>;
   // Compliance, trends, communities
   "POST /2/compliance/jobs": E<undefined, CreateComplianceJobBody, Envelope<ComplianceJob>>;
-  "GET /2/compliance/jobs/:job_id": Get<{ "compliance_job.fields"?: readonly ComplianceJobField[] }, Envelope<ComplianceJob>>;
-  "GET /2/compliance/jobs": Get<{ type: "posts" | "users"; status?: ComplianceJob["status"]; "compliance_job.fields"?: readonly ComplianceJobField[] }, Envelope<ComplianceJob[]>>;
+  "GET /2/compliance/jobs/:job_id": Get<
+    { "compliance_job.fields"?: readonly ComplianceJobField[] },
+    Envelope<ComplianceJob>
+  >;
+  "GET /2/compliance/jobs": Get<
+    {
+      type: "posts" | "users";
+      status?: ComplianceJob["status"];
+      "compliance_job.fields"?: readonly ComplianceJobField[];
+    },
+    Envelope<ComplianceJob[]>
+  >;
   "GET /2/trends/by/woeid/:id": Get<{ max_trends?: number; "trend.fields"?: readonly TrendField[] }, Envelope<Trend[]>>;
   "GET /2/communities/:id": Get<{ "community.fields"?: readonly CommunityField[] }, Envelope<Community>>;
-  "GET /2/communities/search": Get<{ query: string; "community.fields"?: readonly CommunityField[] } & SearchPagingQuery, Envelope<Community[]>>;
+  "GET /2/communities/search": Get<
+    { query: string; "community.fields"?: readonly CommunityField[] } & SearchPagingQuery,
+    Envelope<Community[]>
+  >;
 }
 
 /** Fails to compile when an endpoint of endpoints.ts has no entry here (or an entry names no endpoint). */
@@ -234,12 +272,20 @@ export type PathParams<K extends EndpointKey> = { [N in ParamNames<PathOf<K>>]: 
 
 type RequiredKeys<T> = { [P in keyof T]-?: undefined extends T[P] ? never : P }[keyof T];
 
-type ParamsPart<K extends EndpointKey> = [ParamNames<PathOf<K>>] extends [never] ? { params?: undefined } : { params: PathParams<K> };
-type QueryPart<Q> = [Q] extends [undefined] ? { query?: undefined } : [RequiredKeys<Q>] extends [never] ? { query?: Q } : { query: Q };
+type ParamsPart<K extends EndpointKey> = [ParamNames<PathOf<K>>] extends [never]
+  ? { params?: undefined }
+  : { params: PathParams<K> };
+type QueryPart<Q> = [Q] extends [undefined]
+  ? { query?: undefined }
+  : [RequiredKeys<Q>] extends [never]
+    ? { query?: Q }
+    : { query: Q };
 type BodyPart<B> = [B] extends [undefined] ? { body?: undefined } : { body: B };
 
 /** What `client.request(key, args)` takes for an endpoint: its path parameters, query and body. */
-export type RequestArgs<K extends EndpointKey> = ParamsPart<K> & QueryPart<EndpointTypes[K]["query"]> & BodyPart<EndpointTypes[K]["body"]>;
+export type RequestArgs<K extends EndpointKey> = ParamsPart<K> &
+  QueryPart<EndpointTypes[K]["query"]> &
+  BodyPart<EndpointTypes[K]["body"]>;
 
 /** What an endpoint answers. */
 export type ResponseOf<K extends EndpointKey> = EndpointTypes[K]["response"];
@@ -248,7 +294,9 @@ export type ResponseOf<K extends EndpointKey> = EndpointTypes[K]["response"];
 export type ItemOf<K extends EndpointKey> = ResponseOf<K> extends Envelope<Array<infer T>> ? T : never;
 
 /** Endpoints whose answer is a page of a list (`data` is an array): what `paginate` accepts. */
-export type ListEndpointKey = { [K in EndpointKey]: ResponseOf<K> extends Envelope<unknown[]> ? K : never }[EndpointKey];
+export type ListEndpointKey = {
+  [K in EndpointKey]: ResponseOf<K> extends Envelope<unknown[]> ? K : never;
+}[EndpointKey];
 
 /** Whether an endpoint's arguments may be left out entirely. */
 export type ArgsOptional<K extends EndpointKey> = {} extends RequestArgs<K> ? true : false;

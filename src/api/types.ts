@@ -91,8 +91,26 @@ export const MEDIA_FIELDS = [
   "width",
 ] as const;
 export const POLL_FIELDS = ["duration_minutes", "end_datetime", "id", "options", "voting_status"] as const;
-export const PLACE_FIELDS = ["contained_within", "country", "country_code", "full_name", "geo", "id", "name", "place_type"] as const;
-export const LIST_FIELDS = ["created_at", "description", "follower_count", "id", "member_count", "name", "owner_id", "private"] as const;
+export const PLACE_FIELDS = [
+  "contained_within",
+  "country",
+  "country_code",
+  "full_name",
+  "geo",
+  "id",
+  "name",
+  "place_type",
+] as const;
+export const LIST_FIELDS = [
+  "created_at",
+  "description",
+  "follower_count",
+  "id",
+  "member_count",
+  "name",
+  "owner_id",
+  "private",
+] as const;
 export const SPACE_FIELDS = [
   "created_at",
   "creator_id",
@@ -125,7 +143,15 @@ export const DM_EVENT_FIELDS = [
   "sender_id",
   "text",
 ] as const;
-export const COMMUNITY_FIELDS = ["access", "created_at", "description", "id", "join_policy", "member_count", "name"] as const;
+export const COMMUNITY_FIELDS = [
+  "access",
+  "created_at",
+  "description",
+  "id",
+  "join_policy",
+  "member_count",
+  "name",
+] as const;
 export const COMPLIANCE_JOB_FIELDS = [
   "created_at",
   "download_expires_at",
@@ -178,7 +204,12 @@ export type PostExpansion = (typeof POST_EXPANSIONS)[number];
 export const USER_EXPANSIONS = ["pinned_post_id", "most_recent_post_id", "affiliation.user_id"] as const;
 export const LIST_EXPANSIONS = ["owner_id"] as const;
 export const SPACE_EXPANSIONS = ["creator_id", "host_ids", "invited_user_ids", "speaker_ids", "topic_ids"] as const;
-export const DM_EVENT_EXPANSIONS = ["attachments.media_keys", "participant_ids", "referenced_posts.id", "sender_id"] as const;
+export const DM_EVENT_EXPANSIONS = [
+  "attachments.media_keys",
+  "participant_ids",
+  "referenced_posts.id",
+  "sender_id",
+] as const;
 
 // ---------------------------------------------------------------------------------------
 // Objects (wire-facts 1.2, 2.x). Ids are decimal strings; times are ISO-8601 with ms.
@@ -238,10 +269,18 @@ export interface User {
   profile_banner_url?: string;
   pinned_post_id?: string;
   most_recent_post_id?: string;
-  public_metrics?: { followers_count: number; following_count: number; post_count: number; listed_count: number; like_count?: number };
+  public_metrics?: {
+    followers_count: number;
+    following_count: number;
+    post_count: number;
+    listed_count: number;
+    like_count?: number;
+  };
   entities?: { url?: { urls: PostEntities["urls"] }; description?: PostEntities };
   withheld?: { country_codes: string[] };
-  connection_status?: Array<"follow_request_received" | "follow_request_sent" | "blocking" | "followed_by" | "following" | "muting">;
+  connection_status?: Array<
+    "follow_request_received" | "follow_request_sent" | "blocking" | "followed_by" | "following" | "muting"
+  >;
 }
 
 export interface Media {
@@ -384,7 +423,11 @@ export interface Usage {
   project_usage?: number | string;
   cap_reset_day?: number;
   daily_project_usage?: { project_id: string; usage: Array<{ date: string; usage: number | string }> };
-  daily_client_app_usage?: Array<{ client_app_id: string; usage: Array<{ date: string; usage: number | string }>; usage_result_count: number }>;
+  daily_client_app_usage?: Array<{
+    client_app_id: string;
+    usage: Array<{ date: string; usage: number | string }>;
+    usage_result_count: number;
+  }>;
 }
 
 export interface SearchCount {

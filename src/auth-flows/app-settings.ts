@@ -15,7 +15,10 @@ export interface AppSettings {
 }
 
 /** The variables, from `env` when given (tests), else the process environment and `.env` files. */
-export function settingsEnv(env?: Readonly<Record<string, string | undefined>>, cwd?: string): { vars: Readonly<Record<string, string | undefined>>; file: string } {
+export function settingsEnv(
+  env?: Readonly<Record<string, string | undefined>>,
+  cwd?: string,
+): { vars: Readonly<Record<string, string | undefined>>; file: string } {
   const loaded = loadEnv({ botsDir: "bots", ...(env ? { env } : {}), ...(cwd ? { cwd } : {}) });
   return { vars: loaded.vars, file: loaded.suggestedFile };
 }
@@ -31,7 +34,12 @@ export const notSetMessage = (name: string, what: string, file: string) =>
 export const appKeysHint = (file: string) =>
   `check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET (the environment, then ${file}): they must be the API key and API key secret of the app on this service`;
 
-function required(vars: Readonly<Record<string, string | undefined>>, name: string, file: string, what: string): string {
+function required(
+  vars: Readonly<Record<string, string | undefined>>,
+  name: string,
+  file: string,
+  what: string,
+): string {
   const v = vars[name]?.trim();
   if (!v) throw new UserError(notSetMessage(name, what, file));
   return v;
@@ -55,7 +63,10 @@ export function appSettings(vars: Readonly<Record<string, string | undefined>>, 
 }
 
 /** The OAuth 2.0 client of the app, for PKCE. */
-export function pkceClientFrom(vars: Readonly<Record<string, string | undefined>>, file: string): { clientId: string; clientSecret?: string } {
+export function pkceClientFrom(
+  vars: Readonly<Record<string, string | undefined>>,
+  file: string,
+): { clientId: string; clientSecret?: string } {
   const clientId = required(vars, "POSTBOT_CLIENT_ID", file, "the app's OAuth 2.0 client id (PKCE)");
   const secret = vars.POSTBOT_CLIENT_SECRET?.trim();
   return secret ? { clientId, clientSecret: secret } : { clientId };

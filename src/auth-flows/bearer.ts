@@ -26,16 +26,23 @@ export async function bearer(ctx: AuthFlowContext, options: BearerOptions = {}):
   const stored = ctx.store.get<AppTokenRecord>(APP_TOKENS_NAMESPACE, key);
   if (options.invalidate) {
     const owner = pickAccount(ctx, options.account);
-    if (!owner.oauth1) throw new UserError(`account ${owner.name} has no OAuth 1.0a token; invalidating the bearer token needs the app owner's (bot auth login)`);
+    if (!owner.oauth1)
+      throw new UserError(
+        `account ${owner.name} has no OAuth 1.0a token; invalidating the bearer token needs the app owner's (bot auth login)`,
+      );
     const token = stored?.token ?? (await fetchBearerToken(baseUrl, consumer));
     await invalidateBearerToken(baseUrl, { consumer, owner: owner.oauth1, token, clock: ctx.clock });
     ctx.store.delete(APP_TOKENS_NAMESPACE, key);
     await ctx.store.flush();
-    ctx.terminal.print("The app's bearer token was invalidated and forgotten; the next one the service issues will differ.");
+    ctx.terminal.print(
+      "The app's bearer token was invalidated and forgotten; the next one the service issues will differ.",
+    );
     return;
   }
   if (stored) {
-    ctx.terminal.print(`The app's bearer token is already stored in ${ctx.statePath} (since ${stored.fetched_at}); not asking the service again.`);
+    ctx.terminal.print(
+      `The app's bearer token is already stored in ${ctx.statePath} (since ${stored.fetched_at}); not asking the service again.`,
+    );
     return;
   }
   await storedBearer(ctx.store, baseUrl, consumer, ctx.clock).catch((err: unknown) => {
@@ -56,7 +63,13 @@ export async function bearer(ctx: AuthFlowContext, options: BearerOptions = {}):
  * for it often (10 times per 15 minutes), so every start asking anew would lock the
  * stream out after a few restarts.
  */
-export async function storedBearer(store: Store, baseUrl: string | URL, consumer: ConsumerCredentials, clock: Clock, signal?: AbortSignal): Promise<string> {
+export async function storedBearer(
+  store: Store,
+  baseUrl: string | URL,
+  consumer: ConsumerCredentials,
+  clock: Clock,
+  signal?: AbortSignal,
+): Promise<string> {
   const key = appTokenKey(new URL(baseUrl), consumer.key);
   const stored = store.get<AppTokenRecord>(APP_TOKENS_NAMESPACE, key);
   if (stored) return stored.token;

@@ -3,7 +3,19 @@
  * the app's bearer token, signing out and listing, over the state store. The runtime reads
  * the stored accounts with {@link getAccount}.
  */
-export { ACCOUNTS_NAMESPACE, APP_TOKENS_NAMESPACE, getAccount, listAccounts, pickAccount, saveAccount, removeAccount, appTokenKey, type AccountRecord, type AccountSummary, type AppTokenRecord } from "./accounts.ts";
+export {
+  ACCOUNTS_NAMESPACE,
+  APP_TOKENS_NAMESPACE,
+  getAccount,
+  listAccounts,
+  pickAccount,
+  saveAccount,
+  removeAccount,
+  appTokenKey,
+  type AccountRecord,
+  type AccountSummary,
+  type AppTokenRecord,
+} from "./accounts.ts";
 export { appSettings, settingsEnv, type AppSettings } from "./app-settings.ts";
 export type { AuthFlowContext } from "./context.ts";
 export { login, verifierFrom, type LoginOptions } from "./login.ts";

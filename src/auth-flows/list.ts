@@ -16,7 +16,13 @@ export function list(ctx: AuthFlowContext): void {
     ]);
     const header = ["ACCOUNT", "USER", "ID", "AUTH", "EXPIRES", "SERVICE"];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    for (const row of [header, ...rows]) ctx.terminal.print(row.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+    for (const row of [header, ...rows])
+      ctx.terminal.print(
+        row
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd(),
+      );
   }
   const apps = ctx.store.entries(APP_TOKENS_NAMESPACE).length;
   if (apps > 0) ctx.terminal.print(`${apps} app bearer token${apps === 1 ? "" : "s"} stored.`);

@@ -22,9 +22,14 @@ export function verifierFrom(answer: string, requestTokenValue: string): string 
   const url = new URL(answer);
   const token = url.searchParams.get("oauth_token");
   const verifier = url.searchParams.get("oauth_verifier");
-  if (url.searchParams.get("denied")) throw new UserError("the authorization was cancelled on the service's page; nothing was stored");
-  if (!verifier) throw new UserError("that address has no oauth_verifier parameter; paste the whole address the browser was sent to after approving");
-  if (token && token !== requestTokenValue) throw new UserError("that address is for another sign-in (its oauth_token differs); run bot auth login again");
+  if (url.searchParams.get("denied"))
+    throw new UserError("the authorization was cancelled on the service's page; nothing was stored");
+  if (!verifier)
+    throw new UserError(
+      "that address has no oauth_verifier parameter; paste the whole address the browser was sent to after approving",
+    );
+  if (token && token !== requestTokenValue)
+    throw new UserError("that address is for another sign-in (its oauth_token differs); run bot auth login again");
   return verifier;
 }
 
@@ -33,16 +38,24 @@ export async function login(ctx: AuthFlowContext, options: LoginOptions = {}): P
   const { baseUrl, consumer } = appSettings(ctx.vars, ctx.envFile);
   const callback = options.callback ?? "oob";
   if (callback !== "oob" && !/^[a-z][a-z0-9+.-]*:/i.test(callback)) {
-    throw new UserError(`--callback ${JSON.stringify(callback)}: give "oob" (PIN) or the callback URL registered on the app`, { exitCode: 2 });
+    throw new UserError(
+      `--callback ${JSON.stringify(callback)}: give "oob" (PIN) or the callback URL registered on the app`,
+      { exitCode: 2 },
+    );
   }
   const rt = await requestToken(baseUrl, { consumer, callback, clock: ctx.clock });
   ctx.terminal.print("Open this page in a browser, sign in as the bot's account and authorize the app:");
   ctx.terminal.print(`  ${authorizeUrl(baseUrl, rt.token)}`);
-  const answer = await ctx.terminal.ask(callback === "oob" ? "Then type the PIN shown: " : "Then paste the address the browser was sent to: ");
+  const answer = await ctx.terminal.ask(
+    callback === "oob" ? "Then type the PIN shown: " : "Then paste the address the browser was sent to: ",
+  );
   const verifier = verifierFrom(answer, rt.token);
   const at = await accessToken(baseUrl, { consumer, requestToken: rt, verifier, clock: ctx.clock });
   const name = options.account ?? at.screenName;
-  if (!ACCOUNT_NAME.test(name)) throw new UserError(`the service's screen name ${JSON.stringify(name)} cannot be an account name; give one with --account NAME`);
+  if (!ACCOUNT_NAME.test(name))
+    throw new UserError(
+      `the service's screen name ${JSON.stringify(name)} cannot be an account name; give one with --account NAME`,
+    );
   const record = saveAccount(ctx.store, {
     name,
     base_url: baseUrl.href,
@@ -52,6 +65,8 @@ export async function login(ctx: AuthFlowContext, options: LoginOptions = {}): P
     updated_at: new Date(ctx.clock.now()).toISOString(),
   });
   await ctx.store.flush();
-  ctx.terminal.print(`Signed in: account ${name} is @${at.screenName} (user ${at.userId}); its token is stored in ${ctx.statePath}.`);
+  ctx.terminal.print(
+    `Signed in: account ${name} is @${at.screenName} (user ${at.userId}); its token is stored in ${ctx.statePath}.`,
+  );
   return record;
 }

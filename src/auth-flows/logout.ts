@@ -23,7 +23,9 @@ export async function logout(ctx: AuthFlowContext, options: LogoutOptions = {}):
     if (account.oauth1) {
       const { baseUrl, consumer } = appSettings(ctx.vars, ctx.envFile);
       if (consumer.key !== account.oauth1.consumer_key) {
-        throw new UserError(`account ${account.name} was signed in with another app's key than POSTBOT_CONSUMER_KEY; set that app's keys, or use --local-only to forget it without invalidating`);
+        throw new UserError(
+          `account ${account.name} was signed in with another app's key than POSTBOT_CONSUMER_KEY; set that app's keys, or use --local-only to forget it without invalidating`,
+        );
       }
       try {
         await invalidateToken(baseUrl, { consumer, token: account.oauth1, clock: ctx.clock });
@@ -42,10 +44,15 @@ export async function logout(ctx: AuthFlowContext, options: LogoutOptions = {}):
   }
   removeAccount(ctx.store, account.name);
   await ctx.store.flush();
-  ctx.terminal.print(`${options.localOnly ? "Forgot" : "Signed out and forgot"} account ${account.name} (@${account.username}).`);
+  ctx.terminal.print(
+    `${options.localOnly ? "Forgot" : "Signed out and forgot"} account ${account.name} (@${account.username}).`,
+  );
 }
 
 function withHint(err: unknown): Error {
   const e = err as Error;
-  return new UserError(`${e.message}. The account is still stored; try again, or use --local-only to forget it without telling the service`, { cause: err });
+  return new UserError(
+    `${e.message}. The account is still stored; try again, or use --local-only to forget it without telling the service`,
+    { cause: err },
+  );
 }

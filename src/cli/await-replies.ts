@@ -39,9 +39,18 @@ export async function awaitReplies(options: AwaitRepliesOptions): Promise<Answer
   for (;;) {
     let wait = every;
     try {
-      const page = await client.search.recent({ query: `in_reply_to_post_id:${postId}`, expansions: ["author_id"], "user.fields": ["username"], since_id: postId });
+      const page = await client.search.recent({
+        query: `in_reply_to_post_id:${postId}`,
+        expansions: ["author_id"],
+        "user.fields": ["username"],
+        since_id: postId,
+      });
       const users = new Map((page.includes?.users ?? []).map((u) => [u.id, u.username]));
-      const answers = (page.data ?? []).map((p) => ({ id: p.id, username: users.get(p.author_id ?? "") ?? "?", text: p.text }));
+      const answers = (page.data ?? []).map((p) => ({
+        id: p.id,
+        username: users.get(p.author_id ?? "") ?? "?",
+        text: p.text,
+      }));
       if (answers.length > 0) return answers.reverse();
     } catch (err) {
       if (!(err instanceof RateLimitError)) throw err;

@@ -47,7 +47,9 @@ export async function readDemo(dataDir: string): Promise<DemoAccess> {
   try {
     text = await readFile(file, "utf8");
   } catch {
-    throw new UserError(`no demo is running with the data directory ${dataDir} (no ${file}): start it with \`npm start\` (or \`bot start\` without POSTBOT_BASE_URL), or give --data DIR`);
+    throw new UserError(
+      `no demo is running with the data directory ${dataDir} (no ${file}): start it with \`npm start\` (or \`bot start\` without POSTBOT_BASE_URL), or give --data DIR`,
+    );
   }
   let access: DemoAccess;
   try {
@@ -55,9 +57,12 @@ export async function readDemo(dataDir: string): Promise<DemoAccess> {
   } catch {
     throw new UserError(`${file} is not JSON; restart the demo (npm start) to write it again`);
   }
-  if (typeof access.url !== "string" || typeof access.admin_token !== "string") throw new UserError(`${file} lacks url or admin_token; restart the demo (npm start) to write it again`);
+  if (typeof access.url !== "string" || typeof access.admin_token !== "string")
+    throw new UserError(`${file} lacks url or admin_token; restart the demo (npm start) to write it again`);
   if (typeof access.pid === "number" && !isAlive(access.pid)) {
-    throw new UserError(`the demo that wrote ${file} (pid ${access.pid}) is not running any more: start it with \`npm start\``);
+    throw new UserError(
+      `the demo that wrote ${file} (pid ${access.pid}) is not running any more: start it with \`npm start\``,
+    );
   }
   return access;
 }
@@ -66,10 +71,22 @@ export async function readDemo(dataDir: string): Promise<DemoAccess> {
  * Publishes the running demo for `bot say` and `bot follow`, and says how to use them (the
  * log line shows the commands, never the admin token). Returns what unpublishes it.
  */
-export async function announceDemo(dataDir: string, sandbox: { url: string; adminToken: string }, bots: string[], logger: Logger): Promise<() => Promise<void>> {
-  const unpublish = await publishDemo(dataDir, { url: sandbox.url, admin_token: sandbox.adminToken, pid: process.pid, bots });
+export async function announceDemo(
+  dataDir: string,
+  sandbox: { url: string; adminToken: string },
+  bots: string[],
+  logger: Logger,
+): Promise<() => Promise<void>> {
+  const unpublish = await publishDemo(dataDir, {
+    url: sandbox.url,
+    admin_token: sandbox.adminToken,
+    pid: process.pid,
+    bots,
+  });
   const data = dataDir === ".postbot" ? "" : ` --data ${dataDir}`;
   const bot = bots[0] ?? "BOT";
-  logger.info(`talk to the bots as a user of the demo: npx bot say${data} --as alice "@${bot} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${bot}`);
+  logger.info(
+    `talk to the bots as a user of the demo: npx bot say${data} --as alice "@${bot} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${bot}`,
+  );
   return unpublish;
 }

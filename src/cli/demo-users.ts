@@ -37,16 +37,28 @@ export interface DemoUsers {
 async function admin<T>(access: DemoAccess, path: string, body: unknown): Promise<{ status: number; body: T }> {
   let res: Response;
   try {
-    res = await fetch(`${access.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${access.admin_token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    res = await fetch(`${access.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${access.admin_token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   } catch {
     throw new UserError(`the demo's sandbox at ${access.url} does not answer: is the demo (npm start) still running?`);
   }
   const answer = (await res.json().catch(() => ({}))) as T;
-  if (res.status === 401) throw new UserError("the demo's sandbox refused the admin token in demo.json: restart the demo (npm start) to write it again");
+  if (res.status === 401)
+    throw new UserError(
+      "the demo's sandbox refused the admin token in demo.json: restart the demo (npm start) to write it again",
+    );
   return { status: res.status, body: answer };
 }
 
-const detailOf = (body: unknown) => String((body as { detail?: unknown; title?: unknown })?.detail ?? (body as { title?: unknown })?.title ?? JSON.stringify(body));
+const detailOf = (body: unknown) =>
+  String(
+    (body as { detail?: unknown; title?: unknown })?.detail ??
+      (body as { title?: unknown })?.title ??
+      JSON.stringify(body),
+  );
 
 export async function demoUsers(dataDir: string, access: DemoAccess, clock: Clock): Promise<DemoUsers> {
   const file = join(dataDir, USERS_FILE);
@@ -61,8 +73,12 @@ export async function demoUsers(dataDir: string, access: DemoAccess, clock: Cloc
 
   const app = async () => {
     if (!saved.app) {
-      const made = await admin<{ consumer_key: string; consumer_secret: string }>(access, "/_sandbox/apps", { name: "bot say", plan: "pro" });
-      if (made.status >= 300) throw new UserError(`the demo's sandbox would not make an app for bot say: ${detailOf(made.body)}`);
+      const made = await admin<{ consumer_key: string; consumer_secret: string }>(access, "/_sandbox/apps", {
+        name: "bot say",
+        plan: "pro",
+      });
+      if (made.status >= 300)
+        throw new UserError(`the demo's sandbox would not make an app for bot say: ${detailOf(made.body)}`);
       saved.app = { consumer_key: made.body.consumer_key, consumer_secret: made.body.consumer_secret };
       await save();
     }
@@ -99,13 +115,23 @@ export async function demoUsers(dataDir: string, access: DemoAccess, clock: Cloc
           id = await idOf(username);
         }
         const { consumer_key } = await app();
-        const token = await admin<{ token: string; token_secret: string }>(access, "/_sandbox/tokens", { consumer_key, user_id: id });
+        const token = await admin<{ token: string; token_secret: string }>(access, "/_sandbox/tokens", {
+          consumer_key,
+          user_id: id,
+        });
         if (token.status >= 300) throw new UserError(`--as ${username}: ${detailOf(token.body)}`);
         user = { id: id!, token: token.body.token, token_secret: token.body.token_secret };
         saved.users[key] = user;
         await save();
       }
-      return { id: user.id, client: base.withAuth({ consumer: await consumer(), user: { token: user.token, secret: user.token_secret }, label: username }) };
+      return {
+        id: user.id,
+        client: base.withAuth({
+          consumer: await consumer(),
+          user: { token: user.token, secret: user.token_secret },
+          label: username,
+        }),
+      };
     },
     close: () => base.close(),
   };
@@ -115,7 +141,12 @@ export async function demoUsers(dataDir: string, access: DemoAccess, clock: Cloc
  * Runs `fn` with the demo's users; when the sandbox no longer knows the saved app or tokens
  * (its state was reset), forgets them and tries once more.
  */
-export async function withDemoUsers<T>(dataDir: string, access: DemoAccess, clock: Clock, fn: (users: DemoUsers) => Promise<T>): Promise<T> {
+export async function withDemoUsers<T>(
+  dataDir: string,
+  access: DemoAccess,
+  clock: Clock,
+  fn: (users: DemoUsers) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const users = await demoUsers(dataDir, access, clock);
     try {

@@ -11,7 +11,8 @@ export type RegisterCommand = (program: Command) => void;
 
 /** postbot's version, from its package.json (the one place it is written). */
 export function postbotVersion(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+    .version;
 }
 
 /** Builds the program with every command of ./commands. */
@@ -22,7 +23,9 @@ export async function buildProgram(): Promise<Command> {
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   const dir = new URL("./commands/", import.meta.url);
-  const files = readdirSync(dir).filter((f) => f.endsWith(".ts")).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".ts"))
+    .sort();
   for (const file of files) {
     const mod = (await import(new URL(file, dir).href)) as { default: RegisterCommand };
     mod.default(program);

@@ -77,14 +77,18 @@ it("answers a mention", async () => {
 }
 
 async function writeNew(file: string, text: string): Promise<void> {
-  if (existsSync(file)) throw new UserError(`${file} exists already; choose another name (bot new never overwrites a file)`);
+  if (existsSync(file))
+    throw new UserError(`${file} exists already; choose another name (bot new never overwrites a file)`);
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, text, { flag: "wx" });
 }
 
 /** Writes `DIR/NAME.yaml`; returns the file written. */
 export async function newBot(name: string, botsDir: string): Promise<string> {
-  if (!BOT_NAME_PATTERN.test(name)) throw new UserError(`"${name}" is not a bot name: use lower-case letters, digits and dashes (a-z, 0-9, -)`, { exitCode: 2 });
+  if (!BOT_NAME_PATTERN.test(name))
+    throw new UserError(`"${name}" is not a bot name: use lower-case letters, digits and dashes (a-z, 0-9, -)`, {
+      exitCode: 2,
+    });
   const file = join(botsDir, `${name}.yaml`);
   await writeNew(file, botTemplate(name));
   return file;
@@ -92,10 +96,15 @@ export async function newBot(name: string, botsDir: string): Promise<string> {
 
 /** Writes `PLUGINS/NAME.ts` and `TESTS/NAME.test.ts`; returns the files written. */
 export async function newPlugin(name: string, pluginsDir: string, testsDir: string): Promise<string[]> {
-  if (!LOCAL_PLUGIN_NAME.test(name)) throw new UserError(`"${name}" is not a plugin name: use lower-case letters, digits and dashes, starting with a letter`, { exitCode: 2 });
+  if (!LOCAL_PLUGIN_NAME.test(name))
+    throw new UserError(
+      `"${name}" is not a plugin name: use lower-case letters, digits and dashes, starting with a letter`,
+      { exitCode: 2 },
+    );
   const plugin = join(pluginsDir, `${name}.ts`);
   const test = join(testsDir, `${name}.test.ts`);
-  if (existsSync(test)) throw new UserError(`${test} exists already; choose another name (bot new never overwrites a file)`);
+  if (existsSync(test))
+    throw new UserError(`${test} exists already; choose another name (bot new never overwrites a file)`);
   let importPath = relative(testsDir, plugin).split("\\").join("/");
   if (!importPath.startsWith(".")) importPath = `./${importPath}`;
   await writeNew(plugin, pluginTemplate(name));

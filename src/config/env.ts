@@ -89,7 +89,10 @@ export function interpolate(source: YamlSource, text: string, env: BotEnv): Sour
         const offset = offsetOf(expr);
         const parsed = body === undefined ? null : BODY.exec(body);
         if (!parsed) {
-          problems.push({ offset, message: `${JSON.stringify(expr)} is not a variable reference; write \${NAME} or \${NAME:-default} (or $\${ for a literal \${)` });
+          problems.push({
+            offset,
+            message: `${JSON.stringify(expr)} is not a variable reference; write \${NAME} or \${NAME:-default} (or $\${ for a literal \${)`,
+          });
           return expr;
         }
         const name = parsed[1]!;

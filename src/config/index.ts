@@ -3,7 +3,14 @@
  * Schema), loading with `file:line:col` problems, `${VAR}` interpolation, and what each plan
  * allows a bot file to ask for.
  */
-export { loadBots, BOT_FILE_PATTERN, type BotConfig, type ResolvedPlugin, type LoadBotsOptions, type LoadBotsResult } from "./load-bots.ts";
+export {
+  loadBots,
+  BOT_FILE_PATTERN,
+  type BotConfig,
+  type ResolvedPlugin,
+  type LoadBotsOptions,
+  type LoadBotsResult,
+} from "./load-bots.ts";
 export { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
 export {
   botFileSchema,
@@ -18,7 +25,12 @@ export {
   type BotFileInput,
 } from "./schema.ts";
 export { loadEnv, interpolate, type BotEnv, type LoadEnvOptions } from "./env.ts";
-export { fastestFollowersIntervalMs, fastestMentionIntervalMs, fastestPollIntervalMs, planHasStream } from "./plan-rules.ts";
+export {
+  fastestFollowersIntervalMs,
+  fastestMentionIntervalMs,
+  fastestPollIntervalMs,
+  planHasStream,
+} from "./plan-rules.ts";
 export { parseDuration, formatDuration, DURATION_PATTERN } from "./duration.ts";
 export { formatProblem, compareProblems, type BotFileProblem } from "./problem.ts";
 export { countOf } from "./messages.ts";

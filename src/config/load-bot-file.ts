@@ -31,9 +31,18 @@ export function parseBotFile(file: string, text: string, env: BotEnv): ParsedBot
   const { source, problems: syntax, position } = parseYamlSource(text);
   const atOffset = (p: SourceProblem): BotFileProblem => ({ file, ...position(p.offset), message: p.message });
   if (!source) {
-    return { file, problems: syntax.map(atOffset), problemAt: (p) => ({ file, key: keyOf(p.path), message: p.message }) };
+    return {
+      file,
+      problems: syntax.map(atOffset),
+      problemAt: (p) => ({ file, key: keyOf(p.path), message: p.message }),
+    };
   }
-  const problemAt = (p: PathProblem): BotFileProblem => ({ file, ...source.position(source.locate(p.path, p.at)), key: keyOf(p.path), message: p.message });
+  const problemAt = (p: PathProblem): BotFileProblem => ({
+    file,
+    ...source.position(source.locate(p.path, p.at)),
+    key: keyOf(p.path),
+    message: p.message,
+  });
   const result: ParsedBotFile = { file, problems: [], problemAt };
 
   const missing = interpolate(source, text, env);
@@ -65,4 +74,3 @@ export function parseBotFile(file: string, text: string, env: BotEnv): ParsedBot
 const keyOf = (path: readonly PropertyKey[]) => (path.length > 0 ? formatPath(path) : undefined);
 
 const rootOffset = (source: YamlSource) => source.doc.contents?.range?.[0] ?? 0;
-

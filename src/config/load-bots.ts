@@ -82,9 +82,13 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
   let entries: string[];
   try {
     if (!statSync(dir).isDirectory()) throw new Error("not a directory");
-    entries = readdirSync(dir).filter((f) => BOT_FILE_PATTERN.test(f)).sort();
+    entries = readdirSync(dir)
+      .filter((f) => BOT_FILE_PATTERN.test(f))
+      .sort();
   } catch {
-    throw new UserError(`the bots directory ${botsDir} does not exist; create it with one YAML file per bot, or pass --bots DIR`);
+    throw new UserError(
+      `the bots directory ${botsDir} does not exist; create it with one YAML file per bot, or pass --bots DIR`,
+    );
   }
   const env = loadEnv({ botsDir, cwd, env: options.env });
   const show = (file: string) => displayPath(file, cwd);
@@ -119,21 +123,34 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     const owner = owners.get(bot.name);
     const before = problems.length;
     if (owner) {
-      problems.push(result.problemAt({ path: ["name"], at: "value", message: `"${bot.name}" is already the name of the bot in ${owner}; bot names must be unique` }));
+      problems.push(
+        result.problemAt({
+          path: ["name"],
+          at: "value",
+          message: `"${bot.name}" is already the name of the bot in ${owner}; bot names must be unique`,
+        }),
+      );
     } else owners.set(bot.name, result.file);
     if (bot.app) {
       const first = appPlans.get(bot.app.consumer_key);
       if (!first) appPlans.set(bot.app.consumer_key, { plan: bot.plan, file: result.file });
       else if (first.plan !== bot.plan) {
         problems.push(
-          result.problemAt({ path: ["plan"], at: "value", message: `the bot's app (app.consumer_key) is also the app of ${first.file}, which names the ${first.plan} plan; an app has one plan: give both the same` }),
+          result.problemAt({
+            path: ["plan"],
+            at: "value",
+            message: `the bot's app (app.consumer_key) is also the app of ${first.file}, which names the ${first.plan} plan; an app has one plan: give both the same`,
+          }),
         );
       }
     }
     const resolved: ResolvedPlugin[] = [];
     for (const entry of bot.plugins) {
       const outcome = await resolvePlugin(entry.name, entry.options, plugins);
-      if ("problems" in outcome) problems.push(...outcome.problems.map((p) => result.problemAt({ ...p, path: ["plugins", entry.name, ...p.path] })));
+      if ("problems" in outcome)
+        problems.push(
+          ...outcome.problems.map((p) => result.problemAt({ ...p, path: ["plugins", entry.name, ...p.path] })),
+        );
       else resolved.push(outcome);
     }
     if (problems.length === before) bots.push({ ...bot, file: result.file, plugins: resolved });
@@ -161,22 +178,42 @@ class PluginCache {
   }
 }
 
-async function resolvePlugin(name: string, raw: unknown, cache: PluginCache): Promise<ResolvedPlugin | { problems: PathProblem[] }> {
+async function resolvePlugin(
+  name: string,
+  raw: unknown,
+  cache: PluginCache,
+): Promise<ResolvedPlugin | { problems: PathProblem[] }> {
   const loaded = await cache.get(name);
   if (!loaded) return { problems: [{ path: [], at: "key", message: unknownPluginMessage(name, cache) }] };
   if (!loaded.ok) return { problems: [{ path: [], at: "key", message: `plugin "${name}" ${loaded.message}` }] };
   const { definition, location } = loaded;
   const schema = definition.options;
   if (!schema) {
-    const empty = raw === undefined || raw === null || (typeof raw === "object" && !Array.isArray(raw) && Object.keys(raw).length === 0);
-    if (!empty) return { problems: [{ path: [], at: "key", message: `plugin "${name}" takes no options; leave its value empty (${name}: {})` }] };
+    const empty =
+      raw === undefined ||
+      raw === null ||
+      (typeof raw === "object" && !Array.isArray(raw) && Object.keys(raw).length === 0);
+    if (!empty)
+      return {
+        problems: [
+          { path: [], at: "key", message: `plugin "${name}" takes no options; leave its value empty (${name}: {})` },
+        ],
+      };
     return { name, options: {}, definition, source: location.label };
   }
   let result: Awaited<ReturnType<typeof schema.safeParseAsync>>;
   try {
     result = await schema.safeParseAsync(raw, { error: errorMap } as Parameters<typeof schema.safeParseAsync>[1]);
   } catch (error) {
-    return { problems: [{ path: [], at: "key", message: `plugin "${name}" (${location.label}) failed while checking its options: ${(error as Error)?.message ?? String(error)}` }] };
+    return {
+      problems: [
+        {
+          path: [],
+          at: "key",
+          message: `plugin "${name}" (${location.label}) failed while checking its options: ${(error as Error)?.message ?? String(error)}`,
+        },
+      ],
+    };
   }
   if (!result.success) return { problems: explainIssues(result.error.issues, schema) };
   return { name, options: result.data, definition, source: location.label };
@@ -189,5 +226,7 @@ function unknownPluginMessage(name: string, cache: PluginCache): string {
   const places = local.length > 0 ? `${dir}/${name}.{ts,js,mts,mjs}, ${dir}/${name}/index.{ts,js} and ` : "";
   const packages = packageCandidates(name).join(", ");
   const looked = `ooked for ${places}the npm packages ${packages}`;
-  return suggestion ? `unknown plugin "${name}"; did you mean "${suggestion}"? L${looked}` : `unknown plugin "${name}"; l${looked}`;
+  return suggestion
+    ? `unknown plugin "${name}"; did you mean "${suggestion}"? L${looked}`
+    : `unknown plugin "${name}"; l${looked}`;
 }

@@ -80,13 +80,16 @@ export function errorMap(issue: RawIssue): string | undefined {
       return valueError(TYPE_WORDS[issue.expected] ?? issue.expected)(issue);
     case "invalid_value": {
       const values = issue.values.map((v) => showValue(v)).join(", ");
-      if (input === undefined || input === null) return `is ${input === null ? "empty" : "required"}; use ${issue.values.length > 1 ? "one of " : ""}${values}`;
+      if (input === undefined || input === null)
+        return `is ${input === null ? "empty" : "required"}; use ${issue.values.length > 1 ? "one of " : ""}${values}`;
       return `${showValue(input)} is not allowed; use ${issue.values.length > 1 ? "one of " : ""}${values}`;
     }
     case "too_small": {
       const min = Number(issue.minimum);
-      if (issue.origin === "string") return min <= 1 ? "must not be empty" : `${showValue(input)} is too short; use at least ${min} characters`;
-      if (issue.origin === "array" || issue.origin === "set") return `needs at least ${min} item${min === 1 ? "" : "s"}`;
+      if (issue.origin === "string")
+        return min <= 1 ? "must not be empty" : `${showValue(input)} is too short; use at least ${min} characters`;
+      if (issue.origin === "array" || issue.origin === "set")
+        return `needs at least ${min} item${min === 1 ? "" : "s"}`;
       return `${showValue(input)} is too small; the least allowed is ${min}${issue.inclusive === false ? " (exclusive)" : ""}`;
     }
     case "too_big": {
@@ -129,7 +132,8 @@ export function explainIssues(issues: readonly z.core.$ZodIssue[], schema: unkno
         const suggestion = allowed ? didYouMean(key, allowed) : undefined;
         let message = "unknown key";
         if (suggestion) message += `; did you mean "${suggestion}"?`;
-        if (allowed) message += `${suggestion ? " Allowed" : "; allowed"} here: ${allowed.length ? allowed.join(", ") : "no keys"}`;
+        if (allowed)
+          message += `${suggestion ? " Allowed" : "; allowed"} here: ${allowed.length ? allowed.join(", ") : "no keys"}`;
         out.push({ path: [...path, key], at: "key", message });
       }
     } else if (issue.code === "invalid_key") {

@@ -52,7 +52,10 @@ export const DEFAULTS = {
 const text = (what: string) =>
   z.string({ error: valueError(what) }).min(1, { error: `must not be empty; give ${what}` });
 
-const notDuration = valueError(`a duration (${DURATION_HINT})`, (shown) => `${shown} is not a duration; ${DURATION_HINT}`);
+const notDuration = valueError(
+  `a duration (${DURATION_HINT})`,
+  (shown) => `${shown} is not a duration; ${DURATION_HINT}`,
+);
 
 function duration(description: string, minMs = 0) {
   return z
@@ -61,7 +64,11 @@ function duration(description: string, minMs = 0) {
     .transform((value, ctx) => {
       const ms = parseDuration(value)!;
       if (ms < minMs) {
-        ctx.issues.push({ code: "custom", input: value, message: `${showValue(value)} is too short; the least allowed is ${formatDuration(minMs)}` });
+        ctx.issues.push({
+          code: "custom",
+          input: value,
+          message: `${showValue(value)} is too short; the least allowed is ${formatDuration(minMs)}`,
+        });
         return z.NEVER;
       }
       return ms;
@@ -73,27 +80,55 @@ const botName = z
   .string({ error: valueError("a name (lower-case letters, digits and dashes)") })
   .max(60, { error: "is too long; use at most 60 characters" })
   .regex(BOT_NAME_PATTERN, {
-    error: (iss) => `${showValue(iss.input)} is not a valid name; use lower-case letters, digits and dashes (a-z, 0-9, -), starting with a letter or digit`,
+    error: (iss) =>
+      `${showValue(iss.input)} is not a valid name; use lower-case letters, digits and dashes (a-z, 0-9, -), starting with a letter or digit`,
   });
 
 const account = z
   .strictObject({
-    token: text("the account's OAuth 1.0a access token").optional().meta({ description: "OAuth 1.0a access token of the bot's account; write ${VAR} to read it from the environment" }),
-    token_secret: text("the access token's secret").optional().meta({ description: "OAuth 1.0a access token secret; write ${VAR} to read it from the environment" }),
-    stored: botName.optional().meta({ description: "An account saved by `bot auth login --account NAME` in the state store" }),
+    token: text("the account's OAuth 1.0a access token").optional().meta({
+      description: "OAuth 1.0a access token of the bot's account; write ${VAR} to read it from the environment",
+    }),
+    token_secret: text("the access token's secret")
+      .optional()
+      .meta({ description: "OAuth 1.0a access token secret; write ${VAR} to read it from the environment" }),
+    stored: botName
+      .optional()
+      .meta({ description: "An account saved by `bot auth login --account NAME` in the state store" }),
   })
   .superRefine((value, ctx) => {
     const hasPair = value.token !== undefined || value.token_secret !== undefined;
     if (value.stored !== undefined && hasPair) {
-      ctx.addIssue({ code: "custom", path: ["stored"], input: value.stored, message: "give either token and token_secret, or stored, not both" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["stored"],
+        input: value.stored,
+        message: "give either token and token_secret, or stored, not both",
+      });
       return;
     }
     if (value.stored !== undefined) return;
-    if (value.token === undefined) ctx.addIssue({ code: "custom", path: ["token"], input: undefined, message: "is required with token_secret (or write stored: NAME to use an account saved by `bot auth login --account NAME`)" });
-    if (value.token_secret === undefined) ctx.addIssue({ code: "custom", path: ["token_secret"], input: undefined, message: "is required with token (the secret that `bot auth login` printed with it)" });
+    if (value.token === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["token"],
+        input: undefined,
+        message:
+          "is required with token_secret (or write stored: NAME to use an account saved by `bot auth login --account NAME`)",
+      });
+    if (value.token_secret === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["token_secret"],
+        input: undefined,
+        message: "is required with token (the secret that `bot auth login` printed with it)",
+      });
   })
-  .transform((value): AccountRef =>
-    value.stored !== undefined ? { kind: "stored", stored: value.stored } : { kind: "oauth1", token: value.token!, token_secret: value.token_secret! },
+  .transform(
+    (value): AccountRef =>
+      value.stored !== undefined
+        ? { kind: "stored", stored: value.stored }
+        : { kind: "oauth1", token: value.token!, token_secret: value.token_secret! },
   )
   .meta({
     description:
@@ -101,14 +136,25 @@ const account = z
   });
 
 const plan = z
-  .enum(PLANS as [Plan, ...Plan[]], { error: valueError(`a plan: one of ${PLANS.join(", ")}`, (shown) => `${shown} is not a plan; use one of ${PLANS.join(", ")}`) })
+  .enum(PLANS as [Plan, ...Plan[]], {
+    error: valueError(
+      `a plan: one of ${PLANS.join(", ")}`,
+      (shown) => `${shown} is not a plan; use one of ${PLANS.join(", ")}`,
+    ),
+  })
   .meta({ description: "The app's plan: picks the limit table of the spec's part 8" });
 
 const app = z
   .strictObject({
-    consumer_key: text("the app's API key").meta({ description: "The app's API key (consumer key); write ${VAR} to read it from the environment" }),
-    consumer_secret: text("the app's API key secret").meta({ description: "The app's API key secret; write ${VAR} to read it from the environment" }),
-    plan: plan.optional().meta({ description: "The app's plan; when given, it must be the bot's `plan` (an app has one plan)" }),
+    consumer_key: text("the app's API key").meta({
+      description: "The app's API key (consumer key); write ${VAR} to read it from the environment",
+    }),
+    consumer_secret: text("the app's API key secret").meta({
+      description: "The app's API key secret; write ${VAR} to read it from the environment",
+    }),
+    plan: plan
+      .optional()
+      .meta({ description: "The app's plan; when given, it must be the bot's `plan` (an app has one plan)" }),
   })
   .meta({
     description:
@@ -123,36 +169,54 @@ export type AccountRef = { kind: "oauth1"; token: string; token_secret: string }
 
 const mentions = z
   .strictObject({
-    interval: duration("How often to poll the mention timeline; default: the fastest the plan allows", 1_000).optional(),
+    interval: duration(
+      "How often to poll the mention timeline; default: the fastest the plan allows",
+      1_000,
+    ).optional(),
     backfill: duration("How far back the very first poll reaches", 1_000).prefault(DEFAULTS.backfill),
     via: z
-      .enum(["poll", "stream"], { error: valueError("poll or stream", (shown) => `${shown} is not a way to get mentions; use poll or stream`) })
+      .enum(["poll", "stream"], {
+        error: valueError("poll or stream", (shown) => `${shown} is not a way to get mentions; use poll or stream`),
+      })
       .optional()
       .meta({
         description:
           "How mentions arrive: `stream` (the app's filtered stream, with one catch-up poll at start and after each reconnect; the default on plans with a stream) or `poll` (the mention timeline at the interval; the default on the others)",
       }),
   })
-  .meta({ description: "The bot's mentions (`mentions: {}` for the defaults): through the app's stream on plans that have one, else by polling the mention timeline" });
+  .meta({
+    description:
+      "The bot's mentions (`mentions: {}` for the defaults): through the app's stream on plans that have one, else by polling the mention timeline",
+  });
 
 const followers = z
   .strictObject({
     interval: duration("How often to look for new followers; default: the fastest the plan allows", 1_000).optional(),
   })
-  .meta({ description: "Poll the bot's followers for new ones (the `follow` event; `followers: {}` for the defaults)" });
+  .meta({
+    description: "Poll the bot's followers for new ones (the `follow` event; `followers: {}` for the defaults)",
+  });
 
 const streamRule = z
   .strictObject({
-    value: text("the rule (e.g. \"#askgreeter -is:repost\")").meta({ description: "The filtered-stream rule" }),
-    tag: text("a tag for the rule").optional().meta({ description: "Tells handlers which rule matched (ctx.rule.tag)" }),
+    value: text('the rule (e.g. "#askgreeter -is:repost")').meta({ description: "The filtered-stream rule" }),
+    tag: text("a tag for the rule")
+      .optional()
+      .meta({ description: "Tells handlers which rule matched (ctx.rule.tag)" }),
   })
   .meta({ description: "A filtered-stream rule of this bot" });
 
 const schedule = z
   .strictObject({
-    name: text("a name for the schedule").meta({ description: "Tells handlers which schedule fired (ctx.schedule.name)" }),
-    cron: text("a cron expression (e.g. \"0 9 * * *\")").meta({ description: "Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first" }),
-    timezone: text("an IANA time zone (e.g. Europe/Berlin)").optional().meta({ description: "IANA time zone (default: the process's)" }),
+    name: text("a name for the schedule").meta({
+      description: "Tells handlers which schedule fired (ctx.schedule.name)",
+    }),
+    cron: text('a cron expression (e.g. "0 9 * * *")').meta({
+      description: "Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first",
+    }),
+    timezone: text("an IANA time zone (e.g. Europe/Berlin)")
+      .optional()
+      .meta({ description: "IANA time zone (default: the process's)" }),
   })
   .superRefine((value, ctx) => {
     const problem = cronProblem(value.cron);
@@ -168,14 +232,23 @@ const triggers = z
   .strictObject({
     mentions: mentions.optional(),
     followers: followers.optional(),
-    stream: z.array(streamRule).default([]).meta({ description: "Filtered-stream rules; needs a plan with stream access (pro)" }),
+    stream: z
+      .array(streamRule)
+      .default([])
+      .meta({ description: "Filtered-stream rules; needs a plan with stream access (pro)" }),
     schedule: z
       .array(schedule)
       .default([])
       .superRefine((entries, ctx) => {
         const seen = new Set<string>();
         entries.forEach((entry, index) => {
-          if (seen.has(entry.name)) ctx.addIssue({ code: "custom", path: [index, "name"], input: entry.name, message: `${showValue(entry.name)} is already the name of another schedule of this bot; names must differ` });
+          if (seen.has(entry.name))
+            ctx.addIssue({
+              code: "custom",
+              path: [index, "name"],
+              input: entry.name,
+              message: `${showValue(entry.name)} is already the name of another schedule of this bot; names must differ`,
+            });
           seen.add(entry.name);
         });
       })
@@ -184,23 +257,35 @@ const triggers = z
   .meta({ description: "What wakes the bot: mentions, new followers, stream rules, schedules" });
 
 const pluginName = z.string().regex(PLUGIN_NAME_PATTERN, {
-  error: (iss) => `${showValue(iss.input)} is not a plugin name; use a plugin file's name (reply for plugins/reply.ts) or an npm package name`,
+  error: (iss) =>
+    `${showValue(iss.input)} is not a plugin name; use a plugin file's name (reply for plugins/reply.ts) or an npm package name`,
 });
 
 const plugins = z
   .record(pluginName, z.unknown())
   .default({})
-  .transform((entries) => Object.entries(entries).map(([name, options]) => ({ name, options: (options ?? {}) as unknown })))
-  .meta({ description: "Plugin name -> its options (checked by the plugin's own schema). Handlers run in this order." });
+  .transform((entries) =>
+    Object.entries(entries).map(([name, options]) => ({ name, options: (options ?? {}) as unknown })),
+  )
+  .meta({
+    description: "Plugin name -> its options (checked by the plugin's own schema). Handlers run in this order.",
+  });
 
-const notPercent = valueError("a percentage such as 10%", (shown) => `${shown} is not a percentage; write it with a % sign, e.g. 10%`);
+const notPercent = valueError(
+  "a percentage such as 10%",
+  (shown) => `${shown} is not a percentage; write it with a % sign, e.g. 10%`,
+);
 const percent = z
   .string({ error: notPercent })
   .regex(/^\d+(\.\d+)?%$/, { error: notPercent })
   .transform((value, ctx) => {
     const fraction = Number(value.slice(0, -1)) / 100;
     if (fraction >= 1) {
-      ctx.issues.push({ code: "custom", input: value, message: `${showValue(value)} would keep the whole budget unused; use less than 100%` });
+      ctx.issues.push({
+        code: "custom",
+        input: value,
+        message: `${showValue(value)} would keep the whole budget unused; use less than 100%`,
+      });
       return z.NEVER;
     }
     return fraction;
@@ -219,7 +304,10 @@ const cap = z
 const budget = z
   .strictObject({
     reserve: percent.prefault("0%").meta({ description: "Share of every plan window kept unused, e.g. 10%" }),
-    ...(Object.fromEntries(ACTION_NAMES.map((action) => [action, cap.optional()])) as Record<ActionKind, z.ZodOptional<typeof cap>>),
+    ...(Object.fromEntries(ACTION_NAMES.map((action) => [action, cap.optional()])) as Record<
+      ActionKind,
+      z.ZodOptional<typeof cap>
+    >),
   })
   .meta({ description: "Limits stricter than the plan's" });
 
@@ -239,8 +327,13 @@ export const botFileSchema = z
     reply_to_bots: z
       .boolean({ error: valueError("true or false") })
       .default(false)
-      .meta({ description: "Whether the bot may reply to itself or to other bots of the same process (reply loops get accounts suspended)" }),
-    reply_cooldown: duration("The bot never replies twice in one conversation within this time; 0s turns it off").prefault(DEFAULTS.replyCooldown),
+      .meta({
+        description:
+          "Whether the bot may reply to itself or to other bots of the same process (reply loops get accounts suspended)",
+      }),
+    reply_cooldown: duration(
+      "The bot never replies twice in one conversation within this time; 0s turns it off",
+    ).prefault(DEFAULTS.replyCooldown),
   })
   .superRefine((bot, ctx) => {
     if (bot.app?.plan !== undefined && bot.app.plan !== bot.plan) {
@@ -285,7 +378,8 @@ export const botFileSchema = z
   .transform((bot) => ({ ...bot, account: bot.account ?? ({ kind: "stored", stored: bot.name } as AccountRef) }))
   .meta({
     title: "postbot bot file",
-    description: "One bot of postbot: its account, plan, triggers, plugins and budget. Write ${VAR} or ${VAR:-default} to read the environment.",
+    description:
+      "One bot of postbot: its account, plan, triggers, plugins and budget. Write ${VAR} or ${VAR:-default} to read the environment.",
   });
 
 /** A bot file after validation: typed values (durations in ms, reserve as a fraction). */
@@ -305,7 +399,9 @@ export type PluginOptionSchemas = Readonly<Record<string, z.ZodType | undefined>
  * them), so an editor flags `reply: { text: 42 }`; other names (npm plugins) stay open.
  */
 export function botJsonSchema(plugins: PluginOptionSchemas = {}): Record<string, unknown> {
-  const schema = z.toJSONSchema(botFileSchema, { io: "input", unrepresentable: "any" }) as { properties: Record<string, Record<string, unknown>> };
+  const schema = z.toJSONSchema(botFileSchema, { io: "input", unrepresentable: "any" }) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
   const names = Object.keys(plugins).sort();
   if (names.length > 0) {
     schema.properties.plugins!.properties = Object.fromEntries(
@@ -322,7 +418,10 @@ export function botJsonSchema(plugins: PluginOptionSchemas = {}): Record<string,
 
 /** A plugin's options schema as JSON Schema, without its own `$schema` line. */
 function toOptionsSchema(options: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(options, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _, ...rest } = z.toJSONSchema(options, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 

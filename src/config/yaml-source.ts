@@ -12,10 +12,23 @@
  * It keeps the parsed document so that any problem found later (by the schema, by a
  * plugin's options schema) can be pointed at with `file:line:col`.
  */
-import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, visit, type Document, type Node } from "yaml";
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  visit,
+  type Document,
+  type Node,
+} from "yaml";
 
 /** Tags a bot file may spell out: YAML 1.2's core types, which plain YAML resolves anyway. */
-const ALLOWED_TAGS = new Set(["str", "int", "float", "bool", "null", "map", "seq"].map((t) => `tag:yaml.org,2002:${t}`));
+const ALLOWED_TAGS = new Set(
+  ["str", "int", "float", "bool", "null", "map", "seq"].map((t) => `tag:yaml.org,2002:${t}`),
+);
 
 /**
  * How many alias expansions yaml performs before refusing the file. A hand-written bot
@@ -52,23 +65,43 @@ export interface YamlSource {
  * Parses `text` and checks it for everything but the bot schema. Returns the source when
  * there are no problems; the data is read with {@link toData} after any edits (`${VAR}`).
  */
-export function parseYamlSource(text: string): { source?: YamlSource; problems: SourceProblem[]; position(offset: number): Position } {
+export function parseYamlSource(text: string): {
+  source?: YamlSource;
+  problems: SourceProblem[];
+  position(offset: number): Position;
+} {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false, strict: true });
   const position = (offset: number): Position => lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
   if (!Array.isArray(docs) || docs.length === 0) {
-    return { problems: [{ offset: 0, message: "the file is empty; a bot file is a mapping with at least name and plan" }], position };
+    return {
+      problems: [{ offset: 0, message: "the file is empty; a bot file is a mapping with at least name and plan" }],
+      position,
+    };
   }
   const problems: SourceProblem[] = [];
   const doc = docs[0]!;
   // Only the first syntax error: the ones after it are nearly always its consequences.
   const firstError = doc.errors[0];
-  if (firstError) return { problems: [{ offset: firstError.pos[0], message: `invalid YAML: ${firstError.message}${flowHint(text, firstError.pos[0])}` }], position };
+  if (firstError)
+    return {
+      problems: [
+        {
+          offset: firstError.pos[0],
+          message: `invalid YAML: ${firstError.message}${flowHint(text, firstError.pos[0])}`,
+        },
+      ],
+      position,
+    };
   for (const warning of doc.warnings) {
-    if (warning.code !== "TAG_RESOLVE_FAILED") problems.push({ offset: warning.pos[0], message: `invalid YAML: ${warning.message}` });
+    if (warning.code !== "TAG_RESOLVE_FAILED")
+      problems.push({ offset: warning.pos[0], message: `invalid YAML: ${warning.message}` });
   }
   if (docs.length > 1) {
-    problems.push({ offset: docs[1]!.range[0], message: "a second YAML document starts here; a bot file holds one bot, so put each bot in its own file" });
+    problems.push({
+      offset: docs[1]!.range[0],
+      message: "a second YAML document starts here; a bot file holds one bot, so put each bot in its own file",
+    });
   }
   problems.push(...structureProblems(doc, text, position));
   problems.sort((a, b) => a.offset - b.offset);
@@ -104,31 +137,47 @@ export function toData(source: YamlSource): { data?: unknown; problems: SourcePr
 }
 
 /** Tags, keys, duplicates and aliases, checked on the document tree. */
-function structureProblems(doc: Document.Parsed, text: string, position: (offset: number) => Position): SourceProblem[] {
+function structureProblems(
+  doc: Document.Parsed,
+  text: string,
+  position: (offset: number) => Position,
+): SourceProblem[] {
   const problems: SourceProblem[] = [];
   visit(doc, {
     Node(_, node) {
       if (node.tag !== undefined && !ALLOWED_TAGS.has(node.tag)) {
         const offset = tagOffset(text, node);
         const written = text.slice(offset).match(/^\S+/)?.[0] ?? node.tag;
-        problems.push({ offset, message: `the tag ${written} is not allowed: bot files are plain data (text, numbers, true/false, lists, mappings); remove the tag` });
+        problems.push({
+          offset,
+          message: `the tag ${written} is not allowed: bot files are plain data (text, numbers, true/false, lists, mappings); remove the tag`,
+        });
       }
       if (isAlias(node) && node.resolve(doc) === undefined) {
-        problems.push({ offset: node.range?.[0] ?? 0, message: `the alias *${node.source} refers to no anchor; define &${node.source} before it, or write the value out` });
+        problems.push({
+          offset: node.range?.[0] ?? 0,
+          message: `the alias *${node.source} refers to no anchor; define &${node.source} before it, or write the value out`,
+        });
       }
       if (isMap(node)) {
         const seen = new Map<string, Node>();
         for (const pair of node.items) {
           const key = pair.key as Node | null;
           if (!isScalar(key)) {
-            problems.push({ offset: key?.range?.[0] ?? node.range?.[0] ?? 0, message: "a key must be plain text, not a list or a mapping" });
+            problems.push({
+              offset: key?.range?.[0] ?? node.range?.[0] ?? 0,
+              message: "a key must be plain text, not a list or a mapping",
+            });
             continue;
           }
           const name = String(key.value);
           const earlier = seen.get(name);
           if (earlier) {
             const { line } = position(earlier.range?.[0] ?? 0);
-            problems.push({ offset: key.range?.[0] ?? 0, message: `duplicate key "${name}": it is already set on line ${line}; keep only one` });
+            problems.push({
+              offset: key.range?.[0] ?? 0,
+              message: `duplicate key "${name}": it is already set on line ${line}; keep only one`,
+            });
           } else seen.set(name, key);
         }
       }

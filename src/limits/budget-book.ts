@@ -113,7 +113,13 @@ export class BudgetBook {
    */
   sharedWrite(what: string, write: Promise<unknown>): void {
     const done = write
-      .catch((err: unknown) => this.warnOnce(`shared|${what}`, { err }, `could not ${what} in the shared budget: ${(err as Error)?.message ?? String(err)}`))
+      .catch((err: unknown) =>
+        this.warnOnce(
+          `shared|${what}`,
+          { err },
+          `could not ${what} in the shared budget: ${(err as Error)?.message ?? String(err)}`,
+        ),
+      )
       .finally(() => this.writing.delete(done));
     this.writing.add(done);
   }
@@ -253,7 +259,10 @@ export class BudgetBook {
       );
       return;
     }
-    this.store.set<StoredUsage>(NS_USAGE, appId, { periodStart: period.start, posts: this.postsRead(appId, period) + n });
+    this.store.set<StoredUsage>(NS_USAGE, appId, {
+      periodStart: period.start,
+      posts: this.postsRead(appId, period) + n,
+    });
   }
 
   /** Logs a warning once per distinct message key (a misconfigured plan would otherwise log on every response). */
@@ -271,10 +280,12 @@ export class BudgetBook {
     const now = this.clock.now();
     for (const [key, times] of this.store.entries<number[]>(NS_WINDOWS)) {
       const ms = perOfKey(key);
-      const kept = ms === undefined || !Array.isArray(times) ? [] : times.filter((t) => typeof t === "number" && t > now - ms);
+      const kept =
+        ms === undefined || !Array.isArray(times) ? [] : times.filter((t) => typeof t === "number" && t > now - ms);
       if (kept.length === 0) this.store.delete(NS_WINDOWS, key);
       else if (kept.length !== times.length) this.store.set(NS_WINDOWS, key, kept);
     }
-    for (const [key, until] of this.store.entries<number>(NS_PAUSES)) if (!(until > now)) this.store.delete(NS_PAUSES, key);
+    for (const [key, until] of this.store.entries<number>(NS_PAUSES))
+      if (!(until > now)) this.store.delete(NS_PAUSES, key);
   }
 }

@@ -19,7 +19,12 @@ export interface CapWindow {
 }
 
 /** The window of `action`'s cap for `bot`, when the bot file caps that action. */
-export function capWindow(book: BudgetBook, bot: string, caps: Readonly<Record<string, ActionCap | undefined>>, action: string | undefined): CapWindow | undefined {
+export function capWindow(
+  book: BudgetBook,
+  bot: string,
+  caps: Readonly<Record<string, ActionCap | undefined>>,
+  action: string | undefined,
+): CapWindow | undefined {
   const cap = action ? caps[action] : undefined;
   if (!action || !cap) return undefined;
   const key = `cap|${bot}|${action}|${cap.per}ms`;
@@ -27,4 +32,5 @@ export function capWindow(book: BudgetBook, bot: string, caps: Readonly<Record<s
 }
 
 /** Why a spent cap holds an action back. */
-export const capReason = (cap: ActionCap, action: string | undefined, until: string): string => `the bot's cap of ${cap.max} ${action} per ${cap.per / 1000}s is spent until ${until}`;
+export const capReason = (cap: ActionCap, action: string | undefined, until: string): string =>
+  `the bot's cap of ${cap.max} ${action} per ${cap.per / 1000}s is spent until ${until}`;

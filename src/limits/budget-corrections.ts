@@ -38,7 +38,10 @@ export function correctFromHeaders(t: CorrectionTarget, headers: RateLimitHeader
     if (!match || remaining === undefined || status === 429) return;
     const before = match.window.remaining(now);
     if (book.correct(match.key, match.window, match.limit.max, remaining)) {
-      book.log.debug({ window: match.key, counted_remaining: before, service_remaining: remaining }, "budget corrected by the service's headers");
+      book.log.debug(
+        { window: match.key, counted_remaining: before, service_remaining: remaining },
+        "budget corrected by the service's headers",
+      );
     }
   };
   const pauseIfSpent = (remaining: number | undefined, resetAt: number | undefined, scope: LimitScope) => {
@@ -54,7 +57,9 @@ export function correctFromHeaders(t: CorrectionTarget, headers: RateLimitHeader
         if (!match || c.window.remaining(now) < match.window.remaining(now)) match = c;
       }
       if (!match && counted.length > 0) {
-        const ours = counted.map((c) => `${c.limit.max}/${c.limit.per} ${c.limit.scope === "app" ? "A" : "U"}`).join("; ");
+        const ours = counted
+          .map((c) => `${c.limit.max}/${c.limit.per} ${c.limit.scope === "app" ? "A" : "U"}`)
+          .join("; ");
         book.warnOnce(
           `limit|${endpoint}|${w.limit}|${t.account.appId}`,
           { endpoint, service_limit: w.limit, plan: t.account.plan },

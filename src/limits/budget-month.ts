@@ -6,11 +6,13 @@
 
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
 
-const enrolmentIn = (year: number, month: number, day: number) => Date.UTC(year, month, Math.min(day, daysIn(year, month)));
+const enrolmentIn = (year: number, month: number, day: number) =>
+  Date.UTC(year, month, Math.min(day, daysIn(year, month)));
 
 /** Checks an enrolment day of the month (1 to 31), naming the option when it is wrong. */
 export function checkEnrolmentDay(day: number): number {
-  if (!Number.isInteger(day) || day < 1 || day > 31) throw new RangeError(`enrolmentDay must be a day of the month (1 to 31), got ${day}`);
+  if (!Number.isInteger(day) || day < 1 || day > 31)
+    throw new RangeError(`enrolmentDay must be a day of the month (1 to 31), got ${day}`);
   return day;
 }
 

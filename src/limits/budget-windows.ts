@@ -20,8 +20,11 @@ export interface CountedWindow {
 }
 
 /** Whose requests a window or a pause counts: `<endpoint>|u:<user id>` or `<endpoint>|a:<app id>`. */
-export const scopeKey = (account: { appId: string; userId: string }, endpoint: EndpointKey, scope: LimitScope): string =>
-  scope === "app" ? `${endpoint}|a:${account.appId}` : `${endpoint}|u:${account.userId}`;
+export const scopeKey = (
+  account: { appId: string; userId: string },
+  endpoint: EndpointKey,
+  scope: LimitScope,
+): string => (scope === "app" ? `${endpoint}|a:${account.appId}` : `${endpoint}|u:${account.userId}`);
 
 /**
  * What the reserve leaves of a maximum: `max - floor(max * reserve)`, so a reserve below
@@ -31,7 +34,8 @@ export const usableOf = (max: number, reserve: number): number => max - Math.flo
 
 /** Checks a reserve (a share of every window kept unused), naming the option when it is wrong. */
 export function checkReserve(reserve: number): number {
-  if (!(reserve >= 0 && reserve < 1)) throw new RangeError(`reserve must be at least 0 and below 1 (0% to 99%), got ${reserve}`);
+  if (!(reserve >= 0 && reserve < 1))
+    throw new RangeError(`reserve must be at least 0 and below 1 (0% to 99%), got ${reserve}`);
   return reserve;
 }
 
@@ -52,14 +56,20 @@ export class EndpointWindows {
 
   of(endpoint: EndpointKey): CountedWindow[] {
     const cached = this.cache.get(endpoint);
-    if (cached && cached.every((c) => this.book.window(c.key, c.limit.max, WINDOW_MS[c.limit.per]) === c.window)) return cached;
+    if (cached && cached.every((c) => this.book.window(c.key, c.limit.max, WINDOW_MS[c.limit.per]) === c.window))
+      return cached;
     const limits = this.limits(endpoint);
     const fresh =
       limits === "unavailable"
         ? []
         : limits.map((limit) => {
             const key = `${scopeKey(this.account, endpoint, limit.scope)}|${limit.per}`;
-            return { key, limit, window: this.book.window(key, limit.max, WINDOW_MS[limit.per]), usable: usableOf(limit.max, this.reserve) };
+            return {
+              key,
+              limit,
+              window: this.book.window(key, limit.max, WINDOW_MS[limit.per]),
+              usable: usableOf(limit.max, this.reserve),
+            };
           });
     this.cache.set(endpoint, fresh);
     return fresh;

@@ -149,7 +149,12 @@ export class AccountBudget {
     this.reserve = checkReserve(policy.reserve ?? 0);
     this.caps = policy.caps ?? {};
     this.windows = new EndpointWindows(book, this.account, this.reserve);
-    this.month = new MonthlyCap(book, this.account.appId, this.account.plan, checkEnrolmentDay(policy.enrolmentDay ?? 1));
+    this.month = new MonthlyCap(
+      book,
+      this.account.appId,
+      this.account.plan,
+      checkEnrolmentDay(policy.enrolmentDay ?? 1),
+    );
   }
 
   private now() {
@@ -193,10 +198,16 @@ export class AccountBudget {
     // The queue asks this for every waiting action on every wake, so the reason is only
     // written out at the end, for the one rule that holds the request back longest.
     let readyAt = now;
-    let binding: { cap: ActionCap } | { window: CountedWindow } | { paused: true } | { month: MonthlyUsage } | undefined;
+    let binding:
+      | { cap: ActionCap }
+      | { window: CountedWindow }
+      | { paused: true }
+      | { month: MonthlyUsage }
+      | undefined;
     const cap = this.cap(action);
     if (cap) {
-      if (cap.cap.max <= 0) return { ok: false, readyAt: Infinity, reason: `${action} is turned off by the bot's budget (max 0)` };
+      if (cap.cap.max <= 0)
+        return { ok: false, readyAt: Infinity, reason: `${action} is turned off by the bot's budget (max 0)` };
       const at = cap.window.nextFreeAt(now);
       if (at > readyAt && !this.book.shared) (readyAt = at), (binding = { cap: cap.cap });
     }
@@ -217,7 +228,8 @@ export class AccountBudget {
     }
     if (CAPPED_ENDPOINTS.includes(endpoint)) {
       const usage = this.month.usage();
-      if (usage && usage.used >= usage.cap && usage.resetAt > readyAt) (readyAt = usage.resetAt), (binding = { month: usage });
+      if (usage && usage.used >= usage.cap && usage.resetAt > readyAt)
+        (readyAt = usage.resetAt), (binding = { month: usage });
     }
     if (readyAt <= now || !binding) return { ok: true };
     let reason: string;
@@ -227,7 +239,8 @@ export class AccountBudget {
       const whose = c.limit.scope === "app" ? `app ${this.account.appId}'s` : "the account's";
       const kept = c.usable < c.limit.max ? ` (${c.usable} usable after the reserve)` : "";
       reason = `${whose} ${c.limit.max}/${c.limit.per} window of ${endpoint} is full${kept} until ${iso(readyAt)}`;
-    } else if ("paused" in binding) reason = `${endpoint} is paused after the service said the limit was reached, until ${iso(readyAt)}`;
+    } else if ("paused" in binding)
+      reason = `${endpoint} is paused after the service said the limit was reached, until ${iso(readyAt)}`;
     else reason = this.month.reason(binding.month);
     return { ok: false, readyAt, reason };
   }
@@ -272,7 +285,11 @@ export class AccountBudget {
    * applied with the slot in the same script (the slot is then `marked`), or neither is; a
    * write refused by its lease's fence rejects with {@link MarkRefused}.
    */
-  async claim(endpoint: EndpointKey, action?: string, stage?: StageMark): Promise<{ ok: true; slot: Slot } | (Readiness & { ok: false })> {
+  async claim(
+    endpoint: EndpointKey,
+    action?: string,
+    stage?: StageMark,
+  ): Promise<{ ok: true; slot: Slot } | (Readiness & { ok: false })> {
     const local = this.check(endpoint, action);
     if (!local.ok) return local;
     const shared = this.book.shared;
@@ -300,7 +317,9 @@ export class AccountBudget {
     if (!r.ok) {
       this.book.hold(r.binding, r.readyAt);
       const again = this.check(endpoint, action);
-      return again.ok ? { ok: false, readyAt: r.readyAt, reason: `the shared budget of ${endpoint} is spent until ${iso(r.readyAt)}` } : again;
+      return again.ok
+        ? { ok: false, readyAt: r.readyAt, reason: `the shared budget of ${endpoint} is spent until ${iso(r.readyAt)}` }
+        : again;
     }
     const keys = claims.map((c) => c.key);
     for (const c of counted) c.window.record(r.at);
@@ -319,7 +338,17 @@ export class AccountBudget {
     if (at > slot.at) for (const key of slot.keys) this.book.retime(key, slot.at, at, slot.member);
     if (answer.headers) this.observe(slot.endpoint, parseRateLimitHeaders(answer.headers), answer.status);
     if (answer.limitedUntil !== undefined) {
-      this.observe(slot.endpoint, { window: { remaining: 0, resetAt: answer.limitedUntil, ...(answer.limit !== undefined ? { limit: answer.limit } : {}) } }, 429);
+      this.observe(
+        slot.endpoint,
+        {
+          window: {
+            remaining: 0,
+            resetAt: answer.limitedUntil,
+            ...(answer.limit !== undefined ? { limit: answer.limit } : {}),
+          },
+        },
+        429,
+      );
     }
     if (answer.usageCapped) this.month.markSpent();
     if (answer.postsRead !== undefined) this.month.count(answer.postsRead);
@@ -338,7 +367,13 @@ export class AccountBudget {
   /** Trusts what the service reported after a response to `endpoint` (see ./budget-corrections.ts). */
   observe(endpoint: EndpointKey, headers: RateLimitHeaders, status = 200): void {
     correctFromHeaders(
-      { book: this.book, account: this.account, endpoint, counted: this.windows.of(endpoint), pause: (until, scope) => this.pause(endpoint, until, scope) },
+      {
+        book: this.book,
+        account: this.account,
+        endpoint,
+        counted: this.windows.of(endpoint),
+        pause: (until, scope) => this.pause(endpoint, until, scope),
+      },
       headers,
       status,
     );

@@ -19,7 +19,9 @@ type TableKey = keyof typeof SPEC_LIMITS;
  * - `GET /2/lists/:id/posts` on free: as the other list lookups on free
  *   (`GET /2/lists/:id/members`: 1/15m U; 1/15m A).
  */
-const ABSENT_CELLS: Partial<Record<TableKey, Partial<Record<Plan, readonly Limit[] | "unavailable" | { sameAs: TableKey }>>>> = {
+const ABSENT_CELLS: Partial<
+  Record<TableKey, Partial<Record<Plan, readonly Limit[] | "unavailable" | { sameAs: TableKey }>>>
+> = {
   "GET /2/posts/search/all": { free: "unavailable" },
   "POST /2/posts/search/stream/rules": { free: "unavailable" },
   "GET /2/lists/:id/posts": { free: { sameAs: "GET /2/lists/:id/members" } },

@@ -215,7 +215,12 @@ export class RedisWindows implements SharedWindows {
    * {@link EXPIRY_SLACK_MS} ago or more (by its clock): every event counted here is then
    * kept at least its window's length, without an expiry call in every take.
    */
-  async take(windows: readonly WindowClaim[], pauses: readonly string[], now: number, write?: StagedWrite): Promise<SharedTake> {
+  async take(
+    windows: readonly WindowClaim[],
+    pauses: readonly string[],
+    now: number,
+    write?: StagedWrite,
+  ): Promise<SharedTake> {
     const member = `${now}:${this.process}:${++this.seq}`;
     const keys: string[] = [];
     const args: Array<string | number> = [now, member, windows.length];
@@ -252,11 +257,21 @@ export class RedisWindows implements SharedWindows {
       return { ok: true, at, member };
     }
     const i = (index ?? 1) - 1;
-    return { ok: false, readyAt: at < 0 ? Infinity : at, binding: i < windows.length ? windows[i]!.key : pauses[i - windows.length]! };
+    return {
+      ok: false,
+      readyAt: at < 0 ? Infinity : at,
+      binding: i < windows.length ? windows[i]!.key : pauses[i - windows.length]!,
+    };
   }
 
   async correct(key: string, windowMs: number, max: number, remaining: number, now: number): Promise<number> {
-    return Number(await CORRECT.run(this.redis, [this.window(key)], [now, windowMs, max, Math.max(0, remaining), `${now}:${this.process}:c${++this.seq}`]));
+    return Number(
+      await CORRECT.run(
+        this.redis,
+        [this.window(key)],
+        [now, windowMs, max, Math.max(0, remaining), `${now}:${this.process}:c${++this.seq}`],
+      ),
+    );
   }
 
   /**
@@ -334,7 +349,9 @@ export class RedisWindows implements SharedWindows {
 
   async countReads(appId: string, period: { start: number; end: number }, n: number, now: number): Promise<number> {
     const keepMs = Math.max(1, Math.round(period.end - now + COUNT_KEPT_MS));
-    return Number(await COUNT.run(this.redis, [`${this.prefix}m:${appId}:${period.start}`], [Math.max(0, Math.round(n)), keepMs]));
+    return Number(
+      await COUNT.run(this.redis, [`${this.prefix}m:${appId}:${period.start}`], [Math.max(0, Math.round(n)), keepMs]),
+    );
   }
 }
 
@@ -342,7 +359,10 @@ export class RedisWindows implements SharedWindows {
  * The monthly read counts in Redis, per app: its latest period's start and posts read (what
  * the budget book keeps in `budget.usage` when it counts alone), for `bot status`.
  */
-export async function readMonthlyCounts(redis: Redis, prefix = DEFAULT_PREFIX): Promise<Map<string, { periodStart: number; posts: number }>> {
+export async function readMonthlyCounts(
+  redis: Redis,
+  prefix = DEFAULT_PREFIX,
+): Promise<Map<string, { periodStart: number; posts: number }>> {
   const keys = await scanKeys(redis, `${prefix}m:*`);
   const values = keys.length > 0 ? await redis.mget(keys) : [];
   const out = new Map<string, { periodStart: number; posts: number }>();

@@ -20,9 +20,7 @@ export interface WindowClaim {
 }
 
 /** What a shared take answered: a slot, or when the earliest room comes and which key holds it back. */
-export type SharedTake =
-  | { ok: true; at: number; member: string }
-  | { ok: false; readyAt: number; binding: string };
+export type SharedTake = { ok: true; at: number; member: string } | { ok: false; readyAt: number; binding: string };
 
 /** Windows and pauses shared by every process of a deployment; see the module comment. */
 export interface SharedWindows {
@@ -33,7 +31,12 @@ export interface SharedWindows {
    * with the slot, or not at all (a take refused, or its fence refused: a FencedError), and
    * its `done` is told which.
    */
-  take(windows: readonly WindowClaim[], pauses: readonly string[], now: number, write?: StagedWrite): Promise<SharedTake>;
+  take(
+    windows: readonly WindowClaim[],
+    pauses: readonly string[],
+    now: number,
+    write?: StagedWrite,
+  ): Promise<SharedTake>;
   /** The service reported `remaining` of a window of `max`: counts what is missing at `now`; returns how many were added. */
   correct(key: string, windowMs: number, max: number, remaining: number, now: number): Promise<number>;
   /** Moves one event counted at `from` (this slot's `member` when known) to `to`. */

@@ -27,4 +27,3 @@ export const STREAM_RULE_CAPS: Readonly<Record<Plan, StreamRuleCaps | undefined>
   basic: undefined,
   free: undefined,
 };
-

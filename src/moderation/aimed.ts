@@ -56,9 +56,55 @@ const COPULAS = words(["are", "r", "re", "were", "is", "s", "was"]);
 /** After "you": "you lot are", "you two are". */
 const GROUP_WORDS = words(["lot", "all", "guys", "people", "two", "lads", "folks"]);
 /** Words that may follow a predicate adjective and still leave it said of the reader ("you're dense af"). */
-const AFTER_PREDICATE = words(["and", "as", "af", "it", "its", "lol", "lmao", "tbh", "ngl", "honestly", "mate", "bro", "dude", "than", "too", "to", "you", "u", "but", "so", "like", "beyond", "frankly", "seriously"]);
+const AFTER_PREDICATE = words([
+  "and",
+  "as",
+  "af",
+  "it",
+  "its",
+  "lol",
+  "lmao",
+  "tbh",
+  "ngl",
+  "honestly",
+  "mate",
+  "bro",
+  "dude",
+  "than",
+  "too",
+  "to",
+  "you",
+  "u",
+  "but",
+  "so",
+  "like",
+  "beyond",
+  "frankly",
+  "seriously",
+]);
 /** Words that may follow a vocative insult and still close it ("you idiot lol", "you idiot and your bot"). */
-const AFTER_VOCATIVE = words(["and", "lol", "lmao", "haha", "mate", "bro", "dude", "you", "u", "who", "just", "like", "honestly", "seriously", "smh", "ffs", "omg", "ok", "okay", "of"]);
+const AFTER_VOCATIVE = words([
+  "and",
+  "lol",
+  "lmao",
+  "haha",
+  "mate",
+  "bro",
+  "dude",
+  "you",
+  "u",
+  "who",
+  "just",
+  "like",
+  "honestly",
+  "seriously",
+  "smh",
+  "ffs",
+  "omg",
+  "ok",
+  "okay",
+  "of",
+]);
 /** Words that may follow an unknown head noun after "you are" ("a clueless dolt who ..."). */
 const AFTER_UNKNOWN_HEAD = words(["who", "that", "and", "of", "with", "in", "on", "lol"]);
 /** Intensifiers that, after a bare "you", make even an unknown noun an insult ("u absolute cabbage"); praise still stops it. */
@@ -67,12 +113,60 @@ const SCORNFUL = words(SCORNFUL_INTENSIFIERS);
 const OF_A_PERSON = set(OF_A_PERSONS);
 const CONDITIONS = words(["if", "unless", "whether", "when", "whenever"]);
 const LIKENED = words([
-  "look", "looks", "sound", "sounds", "seem", "seems", "act", "acts", "smell", "smells", "write", "writes", "talk", "talks",
-  "think", "thinks", "type", "types", "argue", "argues", "behave", "behaves", "dress", "dresses",
+  "look",
+  "looks",
+  "sound",
+  "sounds",
+  "seem",
+  "seems",
+  "act",
+  "acts",
+  "smell",
+  "smells",
+  "write",
+  "writes",
+  "talk",
+  "talks",
+  "think",
+  "thinks",
+  "type",
+  "types",
+  "argue",
+  "argues",
+  "behave",
+  "behaves",
+  "dress",
+  "dresses",
 ]);
 /** "run by a gutless weasel": who made the account, said in the passive. */
-const MADE_BY = words(["run", "made", "written", "coded", "built", "programmed", "managed", "created", "designed", "operated", "owned"]);
-const ACCOUNT_THINGS = words(["bot", "page", "account", "site", "app", "thing", "feed", "channel", "thread", "post", "garbage", "trash", "nonsense"]);
+const MADE_BY = words([
+  "run",
+  "made",
+  "written",
+  "coded",
+  "built",
+  "programmed",
+  "managed",
+  "created",
+  "designed",
+  "operated",
+  "owned",
+]);
+const ACCOUNT_THINGS = words([
+  "bot",
+  "page",
+  "account",
+  "site",
+  "app",
+  "thing",
+  "feed",
+  "channel",
+  "thread",
+  "post",
+  "garbage",
+  "trash",
+  "nonsense",
+]);
 const MAX_UNKNOWN = 2;
 const SCAN = 9;
 
@@ -80,7 +174,9 @@ const SCAN = 9;
 function praiseAt(tokens: readonly Token[], i: number): boolean {
   if (PRAISE.at(tokens, i)) return true;
   const word = tokens[i]!.word;
-  return word.length > 3 && word.endsWith("s") && PRAISE.at([{ ...tokens[i]!, word: word.slice(0, -1) }], 0) !== undefined;
+  return (
+    word.length > 3 && word.endsWith("s") && PRAISE.at([{ ...tokens[i]!, word: word.slice(0, -1) }], 0) !== undefined
+  );
 }
 
 const closes = (tokens: readonly Token[], m: number, after: ReadonlySet<string>) =>
@@ -109,7 +205,8 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
   for (let k = j; k < stop; ) {
     if (k > j && tokens[k]!.broken) {
       // "you're a nasty, vindictive harpy": a comma between adjectives keeps the phrase.
-      if (!(strongAdjective && ADJECTIVES.at(tokens, k - 1) && (ADJECTIVES.at(tokens, k) || nounAt(tokens, k)))) return undefined;
+      if (!(strongAdjective && ADJECTIVES.at(tokens, k - 1) && (ADJECTIVES.at(tokens, k) || nounAt(tokens, k))))
+        return undefined;
     }
     if (NEGATION.at(tokens, k) || praiseAt(tokens, k)) return undefined;
     const noun = nounAt(tokens, k);
@@ -117,12 +214,22 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
       const m = k + noun.length;
       const ofA = OF_A_PERSON.at(tokens, m);
       // "you absolute walnut of a human", but not "what a beast of a man" (praise).
-      if (ofA) return noun.value < STRONG && !strongAdjective && !scornful ? undefined : { from: j, to: m + ofA.length, word: "of-a-human" };
+      if (ofA)
+        return noun.value < STRONG && !strongAdjective && !scornful
+          ? undefined
+          : { from: j, to: m + ofA.length, word: "of-a-human" };
       // "you cheeky bastard, you did it": a fond adjective makes even a swear word banter.
       if (fond && !strongAdjective) return undefined;
       if (noun.value < STRONG && !strongAdjective) return undefined;
       if (vocative && !closes(tokens, m, AFTER_VOCATIVE)) return undefined;
-      return { from: j, to: m, word: tokens.slice(k, m).map((t) => t.word).join(" ") };
+      return {
+        from: j,
+        to: m,
+        word: tokens
+          .slice(k, m)
+          .map((t) => t.word)
+          .join(" "),
+      };
     }
     const container = CONTAINER.at(tokens, k);
     if (container && tokens[k + container.length]?.word === "of" && k + container.length + 1 < tokens.length) {
@@ -141,7 +248,15 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
       const m = k + adjective.length;
       if (adjective.value >= STRONG) {
         strongAdjective = true;
-        if (!vocative && closes(tokens, m, AFTER_PREDICATE)) return { from: j, to: m, word: tokens.slice(k, m).map((t) => t.word).join(" ") };
+        if (!vocative && closes(tokens, m, AFTER_PREDICATE))
+          return {
+            from: j,
+            to: m,
+            word: tokens
+              .slice(k, m)
+              .map((t) => t.word)
+              .join(" "),
+          };
       }
       k = m;
       continue;
@@ -151,7 +266,14 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
       const m = k + person.length;
       if (!strongAdjective) return undefined;
       if (vocative && !closes(tokens, m, AFTER_VOCATIVE)) return undefined;
-      return { from: j, to: m, word: tokens.slice(k, m).map((t) => t.word).join(" ") };
+      return {
+        from: j,
+        to: m,
+        word: tokens
+          .slice(k, m)
+          .map((t) => t.word)
+          .join(" "),
+      };
     }
     const intensifier = INTENSIFIER.at(tokens, k);
     if (intensifier) {
@@ -163,8 +285,12 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
     }
     if (BREAKER.at(tokens, k)) return undefined;
     // An unknown word: a head noun the lexicon lacks, or a modifier before one.
-    if (OF_A_PERSON.at(tokens, k + 1)) return { from: j, to: k + 1 + OF_A_PERSON.at(tokens, k + 1)!.length, word: "of-a-human" };
-    if ((strongAdjective || (toReader && scornful && !fond)) && closes(tokens, k + 1, vocative ? AFTER_VOCATIVE : AFTER_UNKNOWN_HEAD)) {
+    if (OF_A_PERSON.at(tokens, k + 1))
+      return { from: j, to: k + 1 + OF_A_PERSON.at(tokens, k + 1)!.length, word: "of-a-human" };
+    if (
+      (strongAdjective || (toReader && scornful && !fond)) &&
+      closes(tokens, k + 1, vocative ? AFTER_VOCATIVE : AFTER_UNKNOWN_HEAD)
+    ) {
       return { from: j, to: k + 1, word: tokens[k]!.word };
     }
     if (++unknown > MAX_UNKNOWN) return undefined;
@@ -202,25 +328,45 @@ export function aimedInsults(text: Normalized, tokens: readonly Token[] = tokeni
         tryScan(i - 1, i + 1, false); // "are you stupid?"
       } else if (next && !next.broken && COPULAS.has(next.word)) {
         tryScan(i, i + 2, false); // "you are ...", "you're ..." (collapsed "you re")
-      } else if (next && !next.broken && GROUP_WORDS.has(next.word) && tokens[i + 2] && COPULAS.has(tokens[i + 2]!.word)) {
+      } else if (
+        next &&
+        !next.broken &&
+        GROUP_WORDS.has(next.word) &&
+        tokens[i + 2] &&
+        COPULAS.has(tokens[i + 2]!.word)
+      ) {
         tryScan(i, i + 3, false); // "you lot are ..."
       } else if (next && !next.broken && LIKENED.has(next.word) && tokens[i + 2]?.word === "like") {
         tryScan(i, i + 3, false); // "you sound like a complete dullard"
-      } else if (next && !next.broken && next.word === "ve" && tokens[i + 2]?.word === "always" && tokens[i + 3]?.word === "ben") {
+      } else if (
+        next &&
+        !next.broken &&
+        next.word === "ve" &&
+        tokens[i + 2]?.word === "always" &&
+        tokens[i + 3]?.word === "ben"
+      ) {
         tryScan(i, i + 4, false);
       } else {
         tryScan(i, i + 1, true, true);
       }
     } else if (YOU_ARE.has(word) || (word === "your" && next && /^(?:a|an|such|so)$/.test(next.word))) {
       tryScan(i, i + 1, false);
-    } else if ((word === "what" || word === "such") && (i === 0 || tokens[i]!.broken) && next && /^(?:a|an)$/.test(next.word)) {
+    } else if (
+      (word === "what" || word === "such") &&
+      (i === 0 || tokens[i]!.broken) &&
+      next &&
+      /^(?:a|an)$/.test(next.word)
+    ) {
       tryScan(i, i + 2, true); // "what a pack of snivelling weasels"
     }
   }
   for (let i = 0; i + 2 < tokens.length; i++) {
     const word = tokens[i]!.word;
     // "this page is run by a gutless weasel", "this bot was clearly made by a moron".
-    if (ACCOUNT_THINGS.has(word) && (tokens[i - 1]?.word === "this" || tokens[i - 1]?.word === "your" || tokens[i - 1]?.word === "ur")) {
+    if (
+      ACCOUNT_THINGS.has(word) &&
+      (tokens[i - 1]?.word === "this" || tokens[i - 1]?.word === "your" || tokens[i - 1]?.word === "ur")
+    ) {
       for (let k = i + 1; k < Math.min(tokens.length - 1, i + 5); k++) {
         if (tokens[k]!.broken) break;
         if (MADE_BY.has(tokens[k]!.word) && tokens[k + 1]?.word === "by") {
@@ -233,8 +379,22 @@ export function aimedInsults(text: Normalized, tokens: readonly Token[] = tokeni
     if (word === "as" && tokens[i + 1] && !tokens[i + 1]!.broken) {
       const adjective = ADJECTIVES.at(tokens, i + 1);
       const m = adjective ? i + 1 + adjective.length : -1;
-      if (adjective && adjective.value >= STRONG && tokens[m]?.word === "as" && tokens[m + 1] && YOU.has(tokens[m + 1]!.word)) {
-        found.push({ from: i, to: m + 2, word: tokens.slice(i + 1, m).map((t) => t.word).join(" "), anchor: i });
+      if (
+        adjective &&
+        adjective.value >= STRONG &&
+        tokens[m]?.word === "as" &&
+        tokens[m + 1] &&
+        YOU.has(tokens[m + 1]!.word)
+      ) {
+        found.push({
+          from: i,
+          to: m + 2,
+          word: tokens
+            .slice(i + 1, m)
+            .map((t) => t.word)
+            .join(" "),
+          anchor: i,
+        });
       }
     }
     // "typical gang of bootlicking losers", "a load of brain-dead sheep".
@@ -267,6 +427,11 @@ export function aimedInsults(text: Normalized, tokens: readonly Token[] = tokeni
   }
   return found.map(({ anchor, to, word }) => {
     const span = originalSpan(collapsed, tokens[anchor]!.start, tokens[to - 1]!.end);
-    return { rule: `insult:${word.replace(/ /g, "-")}`, match: text.original.slice(span.start, span.end), weight: WEIGHTS.insult, ...span };
+    return {
+      rule: `insult:${word.replace(/ /g, "-")}`,
+      match: text.original.slice(span.start, span.end),
+      weight: WEIGHTS.insult,
+      ...span,
+    };
   });
 }

@@ -62,7 +62,9 @@ function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit
         // `word2` catches a belittling phrase ("sad little man"), `word3` a comparison
         // ("thick as mince"): both named for what they do rather than their words.
         const g = m.groups ?? {};
-        const caught = (g.word ?? (g.word2 !== undefined ? "belittling" : g.word3 !== undefined ? "dumb-as" : "")).replace(/[^a-z0-9]+/g, " ");
+        const caught = (
+          g.word ?? (g.word2 !== undefined ? "belittling" : g.word3 !== undefined ? "dumb-as" : "")
+        ).replace(/[^a-z0-9]+/g, " ");
         rule = id + (INSULT_WORDS.get(caught) ?? caught);
       }
       const span = originalSpan(collapsed, m.index, m.index + m[0].length);
@@ -92,7 +94,8 @@ function withAimed(hits: PlacedHit[], text: Normalized): PlacedHit[] {
  * it", "you muppet, you've done it again 😂") mark banter between people who like each
  * other. "lol" and "lmao" are not counted: they are as often a sneer.
  */
-const BANTER = /[\u{1F602}\u{1F923}\u{1F606}\u{1F639}\u{1F480}\u{2764}\u{2665}\u{1F618}\u{1F970}\u{1F60D}]|<3|\b(?:a?ha(?:ha)+h?|he(?:he)+|ily|love (?:you|ya|u|it|this|that|him|her))\b/iu;
+const BANTER =
+  /[\u{1F602}\u{1F923}\u{1F606}\u{1F639}\u{1F480}\u{2764}\u{2665}\u{1F618}\u{1F970}\u{1F60D}]|<3|\b(?:a?ha(?:ha)+h?|he(?:he)+|ily|love (?:you|ya|u|it|this|that|him|her))\b/iu;
 
 /**
  * With a banter cue, an insult counts half ({@link WEIGHTS}.insult / 2, below the default
@@ -147,7 +150,11 @@ export function modelAsked(hits: readonly RuleHit[]): boolean {
  * as the match (the model reads all of it), weighted like an insult or harassment so that
  * at the default threshold the model alone hides a reply, as any one rule does.
  */
-function modelHit(model: AbuseModel | null, text: Normalized, quoted: ReadonlyArray<{ start: number; end: number }>): PlacedHit[] {
+function modelHit(
+  model: AbuseModel | null,
+  text: Normalized,
+  quoted: ReadonlyArray<{ start: number; end: number }>,
+): PlacedHit[] {
   if (model === null || model.probability(modelText(text.original, text, quoted)) < model.cut) return [];
   return [{ rule: "model:abuse", match: text.original, weight: WEIGHTS.model, start: 0, end: text.original.length }];
 }
@@ -170,7 +177,10 @@ function modelHit(model: AbuseModel | null, text: Normalized, quoted: ReadonlyAr
  *   (`model-weights.json`) by default; `null` for the rules alone, which the training script
  *   needs to choose the model's cut and tests need to tell what the model adds.
  */
-export function createClassifier(options: ClassifierOptions = {}, model: AbuseModel | null = shippedModel()): Classifier {
+export function createClassifier(
+  options: ClassifierOptions = {},
+  model: AbuseModel | null = shippedModel(),
+): Classifier {
   const threshold = checkThreshold(options.threshold);
   const block = compileBlockList(options.block);
   const allow = compileAllowList(options.allow);
@@ -180,11 +190,15 @@ export function createClassifier(options: ClassifierOptions = {}, model: AbuseMo
       if (typeof text !== "string") throw new TypeError(`classify() takes the text of a post, not ${typeof text}`);
       const normalized = normalize(text);
       const quoted = reportedQuotes(text);
-      const ruled = [...profanity.find(normalized.folded, text), ...withAimed(phraseHits(rules, normalized), normalized), ...block(normalized)].filter(
-        (hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end),
-      );
+      const ruled = [
+        ...profanity.find(normalized.folded, text),
+        ...withAimed(phraseHits(rules, normalized), normalized),
+        ...block(normalized),
+      ].filter((hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end));
       const found = modelAsked(ruled) ? [...ruled, ...modelHit(model, normalized, quoted)] : ruled;
-      const hits = banter(text, dedupe(allow(normalized, found))).sort((a, b) => a.start - b.start || b.weight - a.weight);
+      const hits = banter(text, dedupe(allow(normalized, found))).sort(
+        (a, b) => a.start - b.start || b.weight - a.weight,
+      );
       const value = score(hits);
       return {
         abusive: value >= threshold,

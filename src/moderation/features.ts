@@ -14,7 +14,13 @@
  * classifier cannot disagree about which feature is which: both call {@link features}.
  */
 
-import { INSULT_ADJECTIVE_SCORES, INSULT_NOUN_SCORES, PRAISE_NOUNS, FOND_ADJECTIVES, STRONG } from "./insult-lexicon.ts";
+import {
+  INSULT_ADJECTIVE_SCORES,
+  INSULT_NOUN_SCORES,
+  PRAISE_NOUNS,
+  FOND_ADJECTIVES,
+  STRONG,
+} from "./insult-lexicon.ts";
 import { INSULT_NOUNS, YOU } from "./lexicon.ts";
 import { normalizePattern } from "./normalize.ts";
 import { shippedWordClusters } from "./word-clusters.ts";
@@ -32,10 +38,21 @@ const WORD_CLASSES: Readonly<Record<string, readonly string[]>> = {
   ],
   praise: [...PRAISE_NOUNS, ...FOND_ADJECTIVES],
   you: [...YOU, "your", "ur", "yours", "youre", "yourself"],
-  family: "mum mom mother mam dad father wife husband kids kid children child son daughter sister brother family gran nan grandma grandad baby girlfriend boyfriend parents partner missus".split(" "),
-  place: "house home address street road work office school gym car door window flat workplace shift job postcode town bus train station park".split(" "),
-  harm: "kill hurt beat stab shoot punch break smash burn bleed knife gun bullet blade hospital teeth jaw skull neck grave funeral die dead death rope bleach choke drown suffer pain broken bones ambulance wheelchair".split(" "),
-  sexual: "naked nude nudes pics bed knees lap tits boobs ass body dress skirt underwear lick taste moan scream sexy hot bend spank daddy".split(" "),
+  family:
+    "mum mom mother mam dad father wife husband kids kid children child son daughter sister brother family gran nan grandma grandad baby girlfriend boyfriend parents partner missus".split(
+      " ",
+    ),
+  place:
+    "house home address street road work office school gym car door window flat workplace shift job postcode town bus train station park".split(
+      " ",
+    ),
+  harm: "kill hurt beat stab shoot punch break smash burn bleed knife gun bullet blade hospital teeth jaw skull neck grave funeral die dead death rope bleach choke drown suffer pain broken bones ambulance wheelchair".split(
+    " ",
+  ),
+  sexual:
+    "naked nude nudes pics bed knees lap tits boobs ass body dress skirt underwear lick taste moan scream sexy hot bend spank daddy".split(
+      " ",
+    ),
 };
 /** log2 of the number of hash buckets (2^18 = 262,144: few collisions for ~100k distinct n-grams). */
 export const FEATURE_BITS = 18;

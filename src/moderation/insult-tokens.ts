@@ -24,7 +24,10 @@ export class PhraseTable<V> {
   longest = 1;
   constructor(entries: Iterable<readonly [string, V]>) {
     for (const [phrase, value] of entries) {
-      const key = normalizePattern(phrase).split(/[^a-z0-9]+/).filter(Boolean).join(" ");
+      const key = normalizePattern(phrase)
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean)
+        .join(" ");
       if (!key) continue;
       this.map.set(key, value);
       this.longest = Math.max(this.longest, key.split(" ").length);
@@ -56,7 +59,12 @@ export function tokenize(text: string): Token[] {
   let last = 0;
   for (const m of text.matchAll(/[a-z0-9]+/g)) {
     const gap = text.slice(last, m.index);
-    tokens.push({ word: m[0], start: m.index, end: m.index + m[0].length, broken: tokens.length > 0 && /[.!?;:,\n]/.test(gap) });
+    tokens.push({
+      word: m[0],
+      start: m.index,
+      end: m.index + m[0].length,
+      broken: tokens.length > 0 && /[.!?;:,\n]/.test(gap),
+    });
     last = m.index + m[0].length;
   }
   return tokens;

@@ -47,7 +47,11 @@ function checkTerms(name: "block" | "allow", terms: unknown): string[] {
   }
   return terms.map((term, i) => {
     if (typeof term !== "string" || term.trim() === "") {
-      throw new ModerationOptionError(name, i, `must be a non-empty word or phrase (got ${JSON.stringify(term)}); remove it or write the term`);
+      throw new ModerationOptionError(
+        name,
+        i,
+        `must be a non-empty word or phrase (got ${JSON.stringify(term)}); remove it or write the term`,
+      );
     }
     // An allow entry shaped like a rule id must name a kind of rule, or it would silently
     // allow nothing ("treat:kys" for "threat:kys").
@@ -68,7 +72,12 @@ export function compileBlockList(terms: unknown): (text: Normalized) => PlacedHi
   const entries = checkTerms("block", terms).map((term) => ({ rule: `block:${term}`, find: finderFor(term) }));
   return (text) =>
     entries.flatMap(({ rule, find }) =>
-      find(text).map((span) => ({ rule, match: text.original.slice(span.start, span.end), weight: WEIGHTS.block, ...span })),
+      find(text).map((span) => ({
+        rule,
+        match: text.original.slice(span.start, span.end),
+        weight: WEIGHTS.block,
+        ...span,
+      })),
     );
 }
 

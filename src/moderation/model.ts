@@ -72,7 +72,9 @@ const SENTENCE_END = /[.!?;:]+(?:\s|$)/;
  * cross-validation the same way, so the cut is chosen for this reading.
  */
 export function modelParts(normalised: string): string[] {
-  const sentences = normalised.split(SENTENCE_END).filter((s) => s.split(" ").filter((w) => /[a-z0-9]/.test(w)).length >= 3);
+  const sentences = normalised
+    .split(SENTENCE_END)
+    .filter((s) => s.split(" ").filter((w) => /[a-z0-9]/.test(w)).length >= 3);
   return sentences.length > 1 ? [normalised, ...sentences] : [normalised];
 }
 

@@ -48,7 +48,18 @@ const MASKS = "*#%-<";
 /** Separators between spaced-out letters ("f u c k", "k.y.s", "f-u-c-k"). */
 const SPACERS = " .-_*,+~/:·•";
 /** Greek letters used as Latin look-alikes that obscenity's confusables table leaves out ("fμck"). */
-const GREEK: Readonly<Record<string, string>> = { μ: "u", υ: "u", ν: "v", α: "a", ο: "o", ι: "i", κ: "k", ε: "e", τ: "t", ρ: "p" };
+const GREEK: Readonly<Record<string, string>> = {
+  μ: "u",
+  υ: "u",
+  ν: "v",
+  α: "a",
+  ο: "o",
+  ι: "i",
+  κ: "k",
+  ε: "e",
+  τ: "t",
+  ρ: "p",
+};
 const APOSTROPHES = new Set(["'", "\u2019", "\u2018", "\u02bc", "`", "\u00b4"]);
 
 const isLetter = (c: string): boolean => c >= "a" && c <= "z";
@@ -101,7 +112,10 @@ function foldCodePoints(original: string): Chars {
       continue;
     }
     const direct = confusables.transform(cp);
-    let resolved = direct !== undefined && direct !== cp ? String.fromCodePoint(direct) : ch.normalize("NFKD").replace(/\p{M}/gu, "");
+    let resolved =
+      direct !== undefined && direct !== cp
+        ? String.fromCodePoint(direct)
+        : ch.normalize("NFKD").replace(/\p{M}/gu, "");
     if (resolved === ch) resolved = " ";
     for (const part of resolved) {
       const again = part.codePointAt(0)! >= 128 ? confusables.transform(part.codePointAt(0)!) : undefined;
@@ -180,7 +194,9 @@ function resolveLeet(c: Chars, spans: ReadonlyArray<[number, number]>): void {
       let last = k;
       while (last + 1 < end && c.chars[last + 1] === ch) last++;
       const ok =
-        ch === "!" ? wordy(c, k - 1, start, end) && wordy(c, k + 1, start, end) : wordy(c, last + 1, start, end) || (ch === "$" && wordy(c, first - 1, start, end));
+        ch === "!"
+          ? wordy(c, k - 1, start, end) && wordy(c, k + 1, start, end)
+          : wordy(c, last + 1, start, end) || (ch === "$" && wordy(c, first - 1, start, end));
       if (ok) read.push(k);
     }
     for (const k of read) {
@@ -196,7 +212,16 @@ function resolveLeet(c: Chars, spans: ReadonlyArray<[number, number]>): void {
  * "!diot"). Read against known words first, so "f!ck" is "fuck", not "fick".
  */
 const STAND_INS: Readonly<Record<string, string>> = {
-  "!": "iluoae", "@": "ao", $: "s", "|": "il", "0": "o", "1": "il", "3": "e", "4": "a", "5": "s", "7": "t",
+  "!": "iluoae",
+  "@": "ao",
+  $: "s",
+  "|": "il",
+  "0": "o",
+  "1": "il",
+  "3": "e",
+  "4": "a",
+  "5": "s",
+  "7": "t",
   // "ni99er", "fa99ot": 9 for g only where the token fits a masked word.
   "9": "g",
 };
@@ -227,7 +252,9 @@ function resolveMasks(c: Chars, spans: ReadonlyArray<[number, number]>): void {
     const fit = MASKED_WORDS.find(
       (candidate) =>
         candidate.length === word.length &&
-        [...candidate].every((letter, k) => word[k] === letter || MASKS.includes(word[k]!) || (STAND_INS[word[k]!] ?? "").includes(letter)),
+        [...candidate].every(
+          (letter, k) => word[k] === letter || MASKS.includes(word[k]!) || (STAND_INS[word[k]!] ?? "").includes(letter),
+        ),
     );
     if (fit) for (let k = 0; k < fit.length; k++) c.chars[start + k] = fit[k]!;
   }
@@ -285,8 +312,12 @@ function joinSpacedLetters(c: Chars): Chars {
       if (run.length >= 3) {
         // Mixed separators: cut at the plain spaces. All spaces: a one-letter word may lead.
         const mixed = spaced.includes(true) && spaced.includes(false);
-        const rest = run.slice(1).map((r) => c.chars[r]!).join("");
-        const leads = !mixed && ONE_LETTER_WORDS.includes(c.chars[run[0]!]!) && rest.length >= 3 && MASKED_WORDS.includes(rest);
+        const rest = run
+          .slice(1)
+          .map((r) => c.chars[r]!)
+          .join("");
+        const leads =
+          !mixed && ONE_LETTER_WORDS.includes(c.chars[run[0]!]!) && rest.length >= 3 && MASKED_WORDS.includes(rest);
         const cuts = run.map((_, i) => i > 0 && ((mixed && spaced[i - 1]!) || (leads && i === 1)));
         let piece: number[] = [];
         const flush = (next: number | undefined) => {

@@ -37,11 +37,15 @@ const EXTRA_PROFANITY: ReadonlyArray<[word: string, patterns: string[]]> = [
  * patterns are matched, so a pattern spelt with other doubled letters would never match.
  */
 export function asMatched(word: string): string {
-  return word.replace(/([a-z])\1+/g, (run, letter: string) => letter.repeat(Math.min(run.length, "beolsg".includes(letter) ? 2 : 1)));
+  return word.replace(/([a-z])\1+/g, (run, letter: string) =>
+    letter.repeat(Math.min(run.length, "beolsg".includes(letter) ? 2 : 1)),
+  );
 }
 
 function buildDataSet(): DataSet<Word> {
-  const data = new DataSet<Word>().addAll(englishDataset as DataSet<{ originalWord: EnglishProfaneWord }> as DataSet<Word>);
+  const data = new DataSet<Word>().addAll(
+    englishDataset as DataSet<{ originalWord: EnglishProfaneWord }> as DataSet<Word>,
+  );
   for (const [word, patterns] of EXTRA_PROFANITY) {
     data.addPhrase((phrase) => {
       phrase.setMetadata({ originalWord: word });
@@ -50,7 +54,9 @@ function buildDataSet(): DataSet<Word> {
     });
   }
   for (const slur of EXTRA_SLURS) {
-    data.addPhrase((phrase) => phrase.setMetadata({ originalWord: slur }).addPattern(parseRawPattern(`|${asMatched(slur)}|`)));
+    data.addPhrase((phrase) =>
+      phrase.setMetadata({ originalWord: slur }).addPattern(parseRawPattern(`|${asMatched(slur)}|`)),
+    );
   }
   return data;
 }
@@ -79,7 +85,10 @@ export function createProfanityMatcher(): ProfanityMatcher {
   // (The folded text is already what obscenity's whitelist transformers would make of it:
   // lower case, runs of spaces squeezed; our look-alikes are folded the same way, so
   // "Offa's Dyke" is "offas dyke".)
-  const whitelist = [...(built.whitelistedTerms ?? []), ...HARMLESS_LOOKALIKES.map((term) => normalize(term).folded.text)];
+  const whitelist = [
+    ...(built.whitelistedTerms ?? []),
+    ...HARMLESS_LOOKALIKES.map((term) => normalize(term).folded.text),
+  ];
   const harmless = (text: string, start: number, end: number) =>
     whitelist.some((term) => {
       for (let at = text.indexOf(term); at >= 0 && at <= start; at = text.indexOf(term, at + 1)) {

@@ -9,17 +9,85 @@
 
 /** Words that, outside the quotes, say the quote is being reported or rejected. */
 const REPORTING = new Set([
-  "said", "say", "says", "saying", "wrote", "write", "writes", "writing", "called", "call", "calling", "calls",
-  "replied", "reply", "replies", "replying", "comment", "comments", "commented", "told", "tell", "telling", "tells",
-  "typed", "posted", "yelled", "shouted", "screamed", "reported", "report", "reporting", "blocked", "block", "blocking",
-  "banned", "ban", "suspended", "quote", "quoted", "argument", "word", "words", "phrase", "dm", "dms", "messaged",
-  "stop", "not", "isnt", "never", "sent", "shouts", "shout", "yells", "yell", "screams", "scream", "mutters", "whispers",
-  "asks", "asked", "goes", "went", "character", "line", "villain", "got", "received", "post", "posts",
+  "said",
+  "say",
+  "says",
+  "saying",
+  "wrote",
+  "write",
+  "writes",
+  "writing",
+  "called",
+  "call",
+  "calling",
+  "calls",
+  "replied",
+  "reply",
+  "replies",
+  "replying",
+  "comment",
+  "comments",
+  "commented",
+  "told",
+  "tell",
+  "telling",
+  "tells",
+  "typed",
+  "posted",
+  "yelled",
+  "shouted",
+  "screamed",
+  "reported",
+  "report",
+  "reporting",
+  "blocked",
+  "block",
+  "blocking",
+  "banned",
+  "ban",
+  "suspended",
+  "quote",
+  "quoted",
+  "argument",
+  "word",
+  "words",
+  "phrase",
+  "dm",
+  "dms",
+  "messaged",
+  "stop",
+  "not",
+  "isnt",
+  "never",
+  "sent",
+  "shouts",
+  "shout",
+  "yells",
+  "yell",
+  "screams",
+  "scream",
+  "mutters",
+  "whispers",
+  "asks",
+  "asked",
+  "goes",
+  "went",
+  "character",
+  "line",
+  "villain",
+  "got",
+  "received",
+  "post",
+  "posts",
 ]);
 
 /** Quotation marks that open a quote, each with the marks that close it. */
 const PAIRS: ReadonlyArray<[open: string, close: string]> = [
-  ['"', '"'], ["\u201c", "\u201d\""], ["\u00ab", "\u00bb"], ["'", "'\u2019"], ["\u2018", "\u2019'"],
+  ['"', '"'],
+  ["\u201c", '\u201d"'],
+  ["\u00ab", "\u00bb"],
+  ["'", "'\u2019"],
+  ["\u2018", "\u2019'"],
 ];
 
 /** Any opening quotation mark: most replies have none, and then there is nothing to do. */
@@ -64,6 +132,10 @@ export function reportedQuotes(text: string): Array<{ start: number; end: number
     at = q.end;
   }
   outside += ` ${text.slice(at)}`;
-  const words = outside.toLowerCase().replace(/['\u2019]/g, "").split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  const words = outside
+    .toLowerCase()
+    .replace(/['\u2019]/g, "")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
   return words.some((w) => REPORTING.has(w)) ? quotes : [];
 }

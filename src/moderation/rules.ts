@@ -54,19 +54,53 @@ const nouns = oneOf(INSULT_NOUNS);
 const youAreNouns = oneOf([...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES]);
 const openers = oneOf(VOCATIVE_OPENERS);
 const targets = oneOf(TARGETS);
-const yourself = oneOf(["yourself", "urself", "ur self", "your self", "yourselves", "yoself", "uself", "yaself", "urslf", "yourslf", "yrself"]);
+const yourself = oneOf([
+  "yourself",
+  "urself",
+  "ur self",
+  "your self",
+  "yourselves",
+  "yoself",
+  "uself",
+  "yaself",
+  "urslf",
+  "yourslf",
+  "yrself",
+]);
 const agents = oneOf(THREAT_AGENTS);
 /** "beat you at chess", "kill you in Fortnite", "shoot you a message" are not threats; "punch you in the face" is. */
 const notAGame =
   `(?! (?:${oneOf(["at", "on", "to", "with", "off", "a", "an", "some", "for"])}(?![a-z0-9])|` +
   `in_(?!(?:the |your |ur |a |your own )?(?:face|head|throat|neck|gut|stomach|mouth|teeth|balls|back|street|sleep|bath|bed|backyard|back garden|garden|house|home|river|canal|woods|ditch|alley|car park|carpark|queue|shower|dark)(?![a-z0-9]))))`;
-const adverbs = "(?:just |literally |actually |fucking |personally |gladly |come and |come over and |find you and |hunt you down and |come |go )?";
+const adverbs =
+  "(?:just |literally |actually |fucking |personally |gladly |come and |come over and |find you and |hunt you down and |come |go )?";
 const fuck = oneOf(FUCK_FORMS.filter((f) => f !== "f"));
 const possessive = "(?:your|ur|yo)";
 const family = "(?:family|kids|kid|children|son|daughter|wife|husband|mom|mum|mother|dad|father|parents|dog|moms|mums)";
 const plurals = oneOf(INSULT_PLURALS);
 /** "sad little man": a person-word made an insult by the adjectives before it. */
-const belittling = oneOf(["sad", "little", "pathetic", "stupid", "dumb", "ugly", "fat", "worthless", "useless", "disgusting", "miserable", "sorry", "vile", "bitter", "creepy", "lazy", "smelly", "spineless", "insecure", "lonely"]);
+const belittling = oneOf([
+  "sad",
+  "little",
+  "pathetic",
+  "stupid",
+  "dumb",
+  "ugly",
+  "fat",
+  "worthless",
+  "useless",
+  "disgusting",
+  "miserable",
+  "sorry",
+  "vile",
+  "bitter",
+  "creepy",
+  "lazy",
+  "smelly",
+  "spineless",
+  "insecure",
+  "lonely",
+]);
 const belittled =
   `(?:${belittling} )+` +
   `(?:man|woman|boy|girl|person|creature|manchild|individual|excuse for a human|human being|human)(?![a-z0-9])`;
@@ -106,7 +140,21 @@ export const AIMED_SUBJECT =
   `${accountPeople}|${addressedGroup}|` +
   `(?:whoever|who ever|the (?:person|people|guy|one|team|idiot|clown|moron|muppet)) (?:who |that )?${words(3)}(?:this|these|ur|your)_` +
   `(?:bot|bots|account|page|thing|site|app|feed|thread|post|posts|trash|garbage|nonsense|rubbish|crap|channel)(?![a-z0-9])`;
-const collective = oneOf(["bunch", "buncha", "pack", "herd", "gang", "load", "band", "flock", "horde", "collection", "room full", "lot", "crowd"]);
+const collective = oneOf([
+  "bunch",
+  "buncha",
+  "pack",
+  "herd",
+  "gang",
+  "load",
+  "band",
+  "flock",
+  "horde",
+  "collection",
+  "room full",
+  "lot",
+  "crowd",
+]);
 const groups = oneOf(IDENTITY_GROUPS);
 /** "found your address on the contact page": a detail the account published itself is not a doxxing threat. */
 const publicPlace = `(?! on (?:the |${possessive} )?(?:site|website|contact page|page|profile|bio|invoice|form|about page))`;
@@ -114,12 +162,24 @@ const publicPlace = `(?! on (?:the |${possessive} )?(?:site|website|contact page
 /** Curses aimed at someone: the swear word is not the point, the "you" is. */
 const INSULT_PHRASES: PhraseRule[] = [
   // Not across a stop: "you daft sod, you left your umbrella" curses no one.
-  { id: "insult:fuck-you", kind: "insult", pattern: `${fuck}(?![^a-z0-9]*[,;:.!?]) (?:you|u|yourself|urself|ur self|yourselves|off|your|ur)` },
+  {
+    id: "insult:fuck-you",
+    kind: "insult",
+    pattern: `${fuck}(?![^a-z0-9]*[,;:.!?]) (?:you|u|yourself|urself|ur self|yourselves|off|your|ur)`,
+  },
   { id: "insult:fuck-you", kind: "insult", pattern: `(?:go_)?f_(?:you|u|yourself|urself|off)` },
   { id: "insult:fuck-you", kind: "insult", pattern: `go ${fuck} ${yourself}` },
-  { id: "insult:stfu", kind: "insult", pattern: `stfu|shut the (?:fuck|fk|fck|hell|heck|fuk) up|shut ${possessive} ${mods}(?:mouth|face|trap|pie hole|gob|hole)` },
+  {
+    id: "insult:stfu",
+    kind: "insult",
+    pattern: `stfu|shut the (?:fuck|fk|fck|hell|heck|fuk) up|shut ${possessive} ${mods}(?:mouth|face|trap|pie hole|gob|hole)`,
+  },
   { id: "insult:get-fucked", kind: "insult", pattern: `get (?:fucked|fuked|fcked|fckd)` },
-  { id: "insult:suck-my", kind: "insult", pattern: `suck (?:my|a|on my) (?:dick|cock|balls|d|nuts|ass|arse|bag of dicks)` },
+  {
+    id: "insult:suck-my",
+    kind: "insult",
+    pattern: `suck (?:my|a|on my) (?:dick|cock|balls|d|nuts|ass|arse|bag of dicks)`,
+  },
   { id: "insult:eat-shit", kind: "insult", pattern: `eat (?:shit|a dick|dirt|a bag of dicks|my shit|a cock)` },
   { id: "insult:kiss-my-ass", kind: "insult", pattern: `kiss my (?:ass|arse)` },
   { id: "insult:piss-off", kind: "insult", pattern: `(?:piss|bugger|sod|naff) off` },
@@ -136,23 +196,59 @@ const DIRECTED_INSULTS: PhraseRule[] = [
   { id: "insult:", kind: "insult", pattern: `${youAre} ${mods}(?<word>${youAreNouns})` },
   { id: "insult:", kind: "insult", pattern: `what (?:a|an) ${mods}(?<word>${nouns})${notFollowedBy(["of"])}` },
   // A bare insult opening the reply ("bitch please", "dickhead.") or after an opener.
-  { id: "insult:", kind: "insult", pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;](?<!bitch[^a-z0-9]*[,!.?:;])| (?:shut|mate|m8|bro|dude|lol|lmao|haha|innit|alert)(?![a-z0-9]))` },
-  { id: "insult:low-iq", kind: "insult", pattern: `(?:iq|brain cells|brains?|intelligence) (?:of|lower than|smaller than|below) (?:a |an |the )?` },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `^(?:${openers} )?${mods}(?<word>${nouns})(?=[^a-z0-9]*$|[^a-z0-9]*[,!.?:;](?<!bitch[^a-z0-9]*[,!.?:;])| (?:shut|mate|m8|bro|dude|lol|lmao|haha|innit|alert)(?![a-z0-9]))`,
+  },
+  {
+    id: "insult:low-iq",
+    kind: "insult",
+    pattern: `(?:iq|brain cells|brains?|intelligence) (?:of|lower than|smaller than|below) (?:a |an |the )?`,
+  },
   { id: "insult:", kind: "insult", pattern: `${openers}[,!.]? ${mods}(?<word>${nouns})` },
   // A bare insult closing a sentence after a comma ("thanks for nothing, idiot").
   { id: "insult:", kind: "insult", pattern: `(?<=[,;:!?-][^a-z0-9]*)${mods}(?<word>${nouns})(?=[^a-z0-9]*$)` },
   // "you sad little man": a person-word made an insult by what precedes it.
   { id: "insult:", kind: "insult", pattern: `${you} (?<word2>${belittled})` },
   { id: "insult:sack-of", kind: "insult", pattern: `${you} (?:${belittling} )+sack(?![a-z0-9])` },
-  { id: "insult:low-iq", kind: "insult", pattern: `(?:needs?|get|getting) a brain (?:transplant|cell)|(?:one|single|two) brain cells?` },
-  { id: "insult:", kind: "insult", pattern: `look at (?:all )?(?:these|those|the|this) ${mods}(?<word>${plurals}|${nouns})` },
-  { id: "insult:", kind: "insult", pattern: `^${mods}(?<word>${plurals}|${nouns}) (?:who )?(?:${oneOf(ACCOUNT_VERBS)}) (?:this|these|${possessive}|you)(?![a-z0-9])` },
-  { id: "insult:", kind: "insult", pattern: `${youAreStatement} (?:less than|lower than|worse than) (?<word>dirt|nothing|trash|garbage|scum|a worm|shit|dog shit)` },
+  {
+    id: "insult:low-iq",
+    kind: "insult",
+    pattern: `(?:needs?|get|getting) a brain (?:transplant|cell)|(?:one|single|two) brain cells?`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `look at (?:all )?(?:these|those|the|this) ${mods}(?<word>${plurals}|${nouns})`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `^${mods}(?<word>${plurals}|${nouns}) (?:who )?(?:${oneOf(ACCOUNT_VERBS)}) (?:this|these|${possessive}|you)(?![a-z0-9])`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `${youAreStatement} (?:less than|lower than|worse than) (?<word>dirt|nothing|trash|garbage|scum|a worm|shit|dog shit)`,
+  },
   { id: "insult:", kind: "insult", pattern: `(?:the )?human (?:equivalent|version) of (?:a |an )?` },
-  { id: "insult:", kind: "insult", pattern: `what (?:kind|sort|type) of (?:an? )?${mods}(?<word>${nouns}) (?:would )?(?:${oneOf(ACCOUNT_VERBS)}|programs|thinks|posts)` },
-  { id: "insult:", kind: "insult", pattern: `${you} (?:smell|smells|look|looks|sound|sounds) like ${mods}(?<word>${nouns}|shit|crap|garbage|trash|dumpster|roadkill|a corpse)` },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `what (?:kind|sort|type) of (?:an? )?${mods}(?<word>${nouns}) (?:would )?(?:${oneOf(ACCOUNT_VERBS)}|programs|thinks|posts)`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `${you} (?:smell|smells|look|looks|sound|sounds) like ${mods}(?<word>${nouns}|shit|crap|garbage|trash|dumpster|roadkill|a corpse)`,
+  },
   // "the idiot who runs this account": the insult is the subject.
-  { id: "insult:", kind: "insult", pattern: `the ${mods}(?<word>${nouns}) (?:who|that|behind|running) ${words(1)}(?:this|these|ur|your|you)(?![a-z0-9])` },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `the ${mods}(?<word>${nouns}) (?:who|that|behind|running) ${words(1)}(?:this|these|ur|your|you)(?![a-z0-9])`,
+  },
   {
     id: "insult:sack-of",
     kind: "insult",
@@ -168,7 +264,11 @@ const DIRECTED_INSULTS: PhraseRule[] = [
       `(?:the human race|humanity|mankind|society|the species|${possessive} (?:family|parents|species)|this (?:site|planet|world|country))`,
   },
   // A bare insult naming the account: "asshole bot", "idiot owner".
-  { id: "insult:", kind: "insult", pattern: `(?:^|[,.!?;] )${mods}(?<word>${nouns}) (?:bot|owner|account|admin|dev|devs|mods|page)(?![a-z0-9])` },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `(?:^|[,.!?;] )${mods}(?<word>${nouns}) (?:bot|owner|account|admin|dev|devs|mods|page)(?![a-z0-9])`,
+  },
 ];
 
 /**
@@ -178,12 +278,36 @@ const DIRECTED_INSULTS: PhraseRule[] = [
  * not fire: the account's people read their replies.
  */
 const AIMED_AT_PEOPLE: PhraseRule[] = [
-  { id: "insult:", kind: "insult", pattern: `${accountPeople} ${words(6)}${copula} (?:${words(3)}(?:or|and) )?(?:all |just |such |a bunch of |a pack of |nothing but )?${insultPredicate}` },
-  { id: "insult:", kind: "insult", pattern: `(?:all )?(?:these|those) ${mods}(?<word>${plurals})(?= in| here| on| replying|[^a-z0-9]*$)` },
-  { id: "insult:", kind: "insult", pattern: `tell ${accountPeople} ${words(3)}(?:he|she|they|theyre|hes|shes|hes|their|there) ${copula}? ?${insultPredicate}` },
-  { id: "insult:", kind: "insult", pattern: `(?:the|${possessive}) ${staff} (?:${copula} )?(?:(?:a |such a )?${collective} of )${mods}(?<word>${plurals})` },
-  { id: "insult:", kind: "insult", pattern: `(?:${you}re|${you} are|ur|youre|${you} r) all (?:${collective} of )?${insultPredicate}` },
-  { id: "insult:", kind: "insult", pattern: `${addressedGroup} ${words(4)}${copula} (?:${words(3)}(?:or|and|like) )?(?:all |just |such |a |nothing but )?(?:${collective} of )?${insultPredicate}` },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `${accountPeople} ${words(6)}${copula} (?:${words(3)}(?:or|and) )?(?:all |just |such |a bunch of |a pack of |nothing but )?${insultPredicate}`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `(?:all )?(?:these|those) ${mods}(?<word>${plurals})(?= in| here| on| replying|[^a-z0-9]*$)`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `tell ${accountPeople} ${words(3)}(?:he|she|they|theyre|hes|shes|hes|their|there) ${copula}? ?${insultPredicate}`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `(?:the|${possessive}) ${staff} (?:${copula} )?(?:(?:a |such a )?${collective} of )${mods}(?<word>${plurals})`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `(?:${you}re|${you} are|ur|youre|${you} r) all (?:${collective} of )?${insultPredicate}`,
+  },
+  {
+    id: "insult:",
+    kind: "insult",
+    pattern: `${addressedGroup} ${words(4)}${copula} (?:${words(3)}(?:or|and|like) )?(?:all |just |such |a |nothing but )?(?:${collective} of )?${insultPredicate}`,
+  },
   { id: "insult:", kind: "insult", pattern: `(?:what|such) (?:a |an )?${collective} of ${mods}(?<word>${plurals})` },
   { id: "insult:", kind: "insult", pattern: `(?:${collective} of|buncha) ${mods}(?<word>${plurals})(?! of)` },
   { id: "insult:", kind: "insult", pattern: `(?:full of|filled with|nothing but) ${mods}(?<word>${plurals})` },
@@ -192,10 +316,18 @@ const AIMED_AT_PEOPLE: PhraseRule[] = [
 
 /** Threats of violence, wishes of death or harm, incitement to self-harm, doxxing. */
 const THREATS: PhraseRule[] = [
-  { id: "threat:kill-yourself", kind: "threat", pattern: `(?:kill|hang|end|neck|unalive|rope|drown|delete) ${yourself}` },
+  {
+    id: "threat:kill-yourself",
+    kind: "threat",
+    pattern: `(?:kill|hang|end|neck|unalive|rope|drown|delete) ${yourself}`,
+  },
   { id: "threat:kill-yourself", kind: "threat", pattern: `slit ${possessive} (?:wrists|wrist|throat)` },
   { id: "threat:kys", kind: "threat", pattern: `kys|kyfs` },
-  { id: "threat:drink-bleach", kind: "threat", pattern: `(?:drink|chug|swallow|eat) (?:some )?(?:bleach|tide pods|antifreeze|poison)` },
+  {
+    id: "threat:drink-bleach",
+    kind: "threat",
+    pattern: `(?:drink|chug|swallow|eat) (?:some )?(?:bleach|tide pods|antifreeze|poison)`,
+  },
   {
     id: "threat:wish-death",
     kind: "threat",
@@ -203,7 +335,22 @@ const THREATS: PhraseRule[] = [
       `${you} (?:should|shud|shld|ought to|need to|deserve to|must|will|gonna|are going to|re going to|are gonna|re gonna|better) ` +
       `(?:just |go |all )?(?:die|be killed|get killed|be shot|get shot|be hanged|hang|rot|burn|suffer|be raped|get raped|be put down|` +
       `(?:be|get) hit by a (?:car|bus|truck|train))` +
-      notFollowedBy(["on", "laughing", "of", "your", "ur", "ya", "for", "in your sleep", "happy", "trying", "a hero", "hard", "out", "down"]),
+      notFollowedBy([
+        "on",
+        "laughing",
+        "of",
+        "your",
+        "ur",
+        "ya",
+        "for",
+        "in your sleep",
+        "happy",
+        "trying",
+        "a hero",
+        "hard",
+        "out",
+        "down",
+      ]),
   },
   {
     id: "threat:wish-death",
@@ -217,8 +364,7 @@ const THREATS: PhraseRule[] = [
   {
     id: "threat:violence",
     kind: "threat",
-    pattern:
-      `${agents} ${adverbs}${oneOf(THREAT_VERBS)} ${targets}${notAGame}`,
+    pattern: `${agents} ${adverbs}${oneOf(THREAT_VERBS)} ${targets}${notAGame}`,
   },
   // Verbs whose particle follows the victim: "run you over", "beat you up", "smash your face in".
   {
@@ -229,7 +375,11 @@ const THREATS: PhraseRule[] = [
       `(?:smash|kick|bash|cave|punch) ${possessive} (?:face|head|teeth|skull) in)`,
   },
   // "I will find you." is the threat; "I'll find you a link" is not.
-  { id: "threat:violence", kind: "threat", pattern: `${agents} ${adverbs}(?:find|hunt down|track down) ${targets}(?=[^a-z0-9]*$|[^a-z0-9]*[.!])` },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern: `${agents} ${adverbs}(?:find|hunt down|track down) ${targets}(?=[^a-z0-9]*$|[^a-z0-9]*[.!])`,
+  },
   { id: "threat:violence", kind: "threat", pattern: `${agents} ${adverbs}break every bone in ${possessive} body` },
   {
     id: "threat:make-you-pay",
@@ -251,7 +401,11 @@ const THREATS: PhraseRule[] = [
     pattern: `(?:${agents}|im|i am) (?:be )?(?:waiting|standing|parked|watching|lurking) (?:outside|near|at|by) ${possessive} (?:house|home|door|work|school|office|place)`,
   },
   { id: "threat:rape", kind: "threat", pattern: `(?:rape|raping|molest|molesting) (?:${you}|${possessive})` },
-  { id: "threat:coming-for-you", kind: "threat", pattern: `(?:im|i am|were|we are|i m) (?:coming|comming) (?:for|after) (?:${you}|${possessive} ${family})` },
+  {
+    id: "threat:coming-for-you",
+    kind: "threat",
+    pattern: `(?:im|i am|were|we are|i m) (?:coming|comming) (?:for|after) (?:${you}|${possessive} ${family})`,
+  },
   {
     id: "threat:know-where-you-live",
     kind: "threat",
@@ -284,7 +438,11 @@ const THREATS: PhraseRule[] = [
       `(?:i|1|we) (?:know|found|have|got|found out|tracked down|traced) ${possessive} ` +
       `(?:home |house |real |work |exact )?(?:address|adress|workplace|ip|ip address|real name|location|kids school|childrens school)${publicPlace}`,
   },
-  { id: "threat:dox", kind: "threat", pattern: `(?:dox|doxx|doxing|doxxing|doxed|doxxed) (?:${you}|him|her|them|this|${possessive})` },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern: `(?:dox|doxx|doxing|doxxing|doxed|doxxed) (?:${you}|him|her|them|this|${possessive})`,
+  },
   {
     id: "threat:dox",
     kind: "threat",
@@ -327,13 +485,46 @@ const THREATS: PhraseRule[] = [
     pattern:
       `${youAreStatement} (?:so )?(?:dead|a dead man|dead meat|going to die|gonna die)` +
       notFollowedBy([
-        "right", "on", "wrong", "serious", "tired", "set", "center", "centre", "last", "even", "to me", "inside", "funny",
-        "cute", "sexy", "weight", "ringer", "end", "simple", "easy", "certain", "sure", "asleep",
+        "right",
+        "on",
+        "wrong",
+        "serious",
+        "tired",
+        "set",
+        "center",
+        "centre",
+        "last",
+        "even",
+        "to me",
+        "inside",
+        "funny",
+        "cute",
+        "sexy",
+        "weight",
+        "ringer",
+        "end",
+        "simple",
+        "easy",
+        "certain",
+        "sure",
+        "asleep",
       ]),
   },
-  { id: "threat:when-i-find-you", kind: "threat", pattern: `(?:when|once|if|wait till|wait until) (?:i|we) (?:find|catch|get my hands on|get ahold of|track down|get hold of) ${you}` },
-  { id: "threat:not-safe", kind: "threat", pattern: `(?:${you}|${possessive} ${family}) (?:wont|will not|are not|re not|arent|r not|aint|will never) (?:be )?safe` },
-  { id: "threat:die-in-a-fire", kind: "threat", pattern: `(?:die|burn|rot) in (?:a fire|hell|a ditch|a hole|your sleep|agony)` },
+  {
+    id: "threat:when-i-find-you",
+    kind: "threat",
+    pattern: `(?:when|once|if|wait till|wait until) (?:i|we) (?:find|catch|get my hands on|get ahold of|track down|get hold of) ${you}`,
+  },
+  {
+    id: "threat:not-safe",
+    kind: "threat",
+    pattern: `(?:${you}|${possessive} ${family}) (?:wont|will not|are not|re not|arent|r not|aint|will never) (?:be )?safe`,
+  },
+  {
+    id: "threat:die-in-a-fire",
+    kind: "threat",
+    pattern: `(?:die|burn|rot) in (?:a fire|hell|a ditch|a hole|your sleep|agony)`,
+  },
   {
     id: "threat:go-die",
     kind: "threat",
@@ -378,10 +569,31 @@ const THREATS: PhraseRule[] = [
     kind: "threat",
     pattern:
       `(?:drop dead|stop existing|stop breathing|cease to exist|cease existing|die already|just die|pls die|please die)` +
-      notFollowedBy(["gorgeous", "sexy", "beautiful", "stunning", "handsome", "cute", "hot", "brilliant", "funny", "good", "of", "laughing"]),
+      notFollowedBy([
+        "gorgeous",
+        "sexy",
+        "beautiful",
+        "stunning",
+        "handsome",
+        "cute",
+        "hot",
+        "brilliant",
+        "funny",
+        "good",
+        "of",
+        "laughing",
+      ]),
   },
-  { id: "threat:wish-death", kind: "threat", pattern: `(?:should|shouldve|should of|should have|shoulda|deserved to be|should been) (?:been |ben )?aborted` },
-  { id: "threat:wish-death", kind: "threat", pattern: `(?:should have|shouldve|should of|shoulda) (?:drowned|strangled|killed|smothered|aborted) ${you}` },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern: `(?:should|shouldve|should of|should have|shoulda|deserved to be|should been) (?:been |ben )?aborted`,
+  },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern: `(?:should have|shouldve|should of|shoulda) (?:drowned|strangled|killed|smothered|aborted) ${you}`,
+  },
   {
     id: "threat:wish-death",
     kind: "threat",
@@ -400,7 +612,7 @@ const THREATS: PhraseRule[] = [
       `(?:hope|wish|may) ${you} (?:have|live|get) a (?:short|miserable|painful|horrible|lonely|terrible|slow) (?:life|death|existence)|` +
       `may ${possessive} days be (?:few|numbered|short)|` +
       `(?:hope|wish) ${you} (?:fall|trip|walk|jump|get thrown|run|slip) (?:into|off|in front of|under) (?:a |the )?` +
-      `(?:woodchipper|wood chipper|volcano|meat grinder|train|bus|cliff|bridge|lake|river|sea|truck|car)|`+
+      `(?:woodchipper|wood chipper|volcano|meat grinder|train|bus|cliff|bridge|lake|river|sea|truck|car)|` +
       `${you} should (?:just )?(?:disappear|vanish|go away|cease to exist|not exist) (?:permanently|forever|for good)`,
   },
   {
@@ -410,7 +622,11 @@ const THREATS: PhraseRule[] = [
       `(?:considered|consider|try|tried|thought about) (?:not existing|not being alive|not living|ending it all|dying)|` +
       `(?:burn|burns|burned) down with ${you} (?:in it|inside)|(?:dance|piss|spit|shit) on ${possessive} grave`,
   },
-  { id: "threat:wish-death", kind: "threat", pattern: `${you}(?:re| are| r| will be| ll be| belong) six feet under|day ${you}(?:re| are) (?:six feet under|dead|in a coffin)` },
+  {
+    id: "threat:wish-death",
+    kind: "threat",
+    pattern: `${you}(?:re| are| r| will be| ll be| belong) six feet under|day ${you}(?:re| are) (?:six feet under|dead|in a coffin)`,
+  },
   // "off yourself" as a command: at the start of a sentence or after a word that makes it one
   // ("go", "just", "should", "and"). Normalised, "off" is "of" (repeats collapse), so without
   // the command "take care of yourself" and "be proud of yourself" fired it.
@@ -421,12 +637,15 @@ const THREATS: PhraseRule[] = [
       `(?:^[^a-z0-9]*|(?<=[.!?;:,][^a-z0-9]*)|(?<=(?<![a-z0-9])(?:go|just|pls|please|plz|should|shoud|shld|must|gonna|wanna|to|and|why dont|why not|dont forget to)[^a-z0-9]+))` +
       `off ${yourself}(?![a-z0-9])`,
   },
-  { id: "threat:go-die", kind: "threat", pattern: `(?:go|just|pls|please|plz|should|^) ?(?:play (?:in|on) (?:the )?(?:traffic|motorway|highway|freeway|interstate|train tracks|railway|tracks)|jump off (?:a|the) (?:bridge|building|cliff|roof|tower)|walk into (?:the sea|the ocean|traffic|a river|the river|a lake|a wall of fire))` },
+  {
+    id: "threat:go-die",
+    kind: "threat",
+    pattern: `(?:go|just|pls|please|plz|should|^) ?(?:play (?:in|on) (?:the )?(?:traffic|motorway|highway|freeway|interstate|train tracks|railway|tracks)|jump off (?:a|the) (?:bridge|building|cliff|roof|tower)|walk into (?:the sea|the ocean|traffic|a river|the river|a lake|a wall of fire))`,
+  },
   {
     id: "threat:violence",
     kind: "threat",
-    pattern:
-      `${agents} (?:come|go|drive|show up|turn up|be|pay ${you} a visit) (?:to|at|round|around) ${possessive} (?:house|home|door|office|work|school|place|workplace|address)`,
+    pattern: `${agents} (?:come|go|drive|show up|turn up|be|pay ${you} a visit) (?:to|at|round|around) ${possessive} (?:house|home|door|office|work|school|place|workplace|address)`,
   },
   {
     id: "threat:violence",
@@ -443,15 +662,31 @@ const THREATS: PhraseRule[] = [
       `get ${possessive}s(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])|` +
       `get (?:whats|what is) coming(?: to ${you})?|get what ${you} deserve|get (?:hurt|killed|beaten|stabbed|shot|smacked))`,
   },
-  { id: "threat:violence", kind: "threat", pattern: `(?:shut|silence) ${you} up (?:for good|permanently|forever)|someone (?:will|should|is going to|is gonna|s gonna|gonna) (?:shut|silence) ${you}` },
-  { id: "threat:make-you-pay", kind: "threat", pattern: `(?:${agents}|i) (?:make sure|see to it) (?:that )?${you} (?:suffer|regret|pay|never|die|bleed|get hurt)` },
+  {
+    id: "threat:violence",
+    kind: "threat",
+    pattern: `(?:shut|silence) ${you} up (?:for good|permanently|forever)|someone (?:will|should|is going to|is gonna|s gonna|gonna) (?:shut|silence) ${you}`,
+  },
+  {
+    id: "threat:make-you-pay",
+    kind: "threat",
+    pattern: `(?:${agents}|i) (?:make sure|see to it) (?:that )?${you} (?:suffer|regret|pay|never|die|bleed|get hurt)`,
+  },
   {
     id: "threat:violence",
     kind: "threat",
     pattern: `(?:punch|knock|beat) ${possessive} lights out|knock ${you} out cold|(?:watch|see) what happens (?:next time|if|when) ${you}`,
   },
-  { id: "threat:fight", kind: "threat", pattern: `meet me outside(?=[^a-z0-9]*$| (?:and|bro|if|then|pussy|coward|tough guy)|[^a-z0-9]*[,.!])|catch these hands|square up` },
-  { id: "threat:make-you-pay", kind: "threat", pattern: `${agents} ${adverbs}make ${you} (?:disappear|vanish|cry|beg)|(?:${agents}|needs to|need to) teach ${you} a lesson` },
+  {
+    id: "threat:fight",
+    kind: "threat",
+    pattern: `meet me outside(?=[^a-z0-9]*$| (?:and|bro|if|then|pussy|coward|tough guy)|[^a-z0-9]*[,.!])|catch these hands|square up`,
+  },
+  {
+    id: "threat:make-you-pay",
+    kind: "threat",
+    pattern: `${agents} ${adverbs}make ${you} (?:disappear|vanish|cry|beg)|(?:${agents}|needs to|need to) teach ${you} a lesson`,
+  },
   {
     id: "threat:violence",
     kind: "threat",
@@ -460,7 +695,11 @@ const THREATS: PhraseRule[] = [
   // A reply that is only "die" (or "just die.").
   { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please )?(?:die|diee|dies)(?=[^a-z0-9]*$)` },
   { id: "threat:go-die", kind: "threat", pattern: `^(?:just |now |pls |please |plz |go )jump(?=[^a-z0-9]*$)` },
-  { id: "threat:watch-your-back", kind: "threat", pattern: `better watch (?:${yourself}|${possessive} (?:back|mouth|step))` },
+  {
+    id: "threat:watch-your-back",
+    kind: "threat",
+    pattern: `better watch (?:${yourself}|${possessive} (?:back|mouth|step))`,
+  },
   // Death wishes without "kill" or "die you": "may you rot", "hope a piano falls on you".
   {
     id: "threat:wish-death",
@@ -474,18 +713,20 @@ const THREATS: PhraseRule[] = [
       `${words(2)}(?:stopped existing|stop existing|died|disappeared|were gone|was gone|were dead|was dead|did not exist|didnt exist|never existed|vanished|got hit by)|` +
       `(?:hope|pray|wish|and) ${you} (?:dont|do not|never|wont) wake up|(?:dont|do not|never) wake up (?:again|tomorrow|ever)(?=[^a-z0-9]*$|[^a-z0-9]*[,.!])`,
   },
-  { id: "threat:go-die", kind: "threat", pattern: `(?:step|walk|jump|lie down|lay down|throw ${yourself}) in front of (?:a|the) (?:train|bus|car|truck|lorry|tram)` },
+  {
+    id: "threat:go-die",
+    kind: "threat",
+    pattern: `(?:step|walk|jump|lie down|lay down|throw ${yourself}) in front of (?:a|the) (?:train|bus|car|truck|lorry|tram)`,
+  },
   {
     id: "threat:violence",
     kind: "threat",
-    pattern:
-      `${you} ${words(5)}(?:with|after|once i give ${you}|when i give ${you}) (?:a |some )?(?:broken|smashed|busted|shattered|cracked) (?:jaw|nose|face|neck|arm|arms|leg|legs|skull|teeth|ribs)`,
+    pattern: `${you} ${words(5)}(?:with|after|once i give ${you}|when i give ${you}) (?:a |some )?(?:broken|smashed|busted|shattered|cracked) (?:jaw|nose|face|neck|arm|arms|leg|legs|skull|teeth|ribs)`,
   },
   {
     id: "threat:dox",
     kind: "threat",
-    pattern:
-      `(?:got|have|found|know) ${possessive} (?:${oneOf(PERSONAL_DETAILS)}) ${words(3)}(?:passing|sharing|posting|leaking|spreading|giving|handing|sending) (?:it|them) (?:around|out|online|everywhere|to everyone)`,
+    pattern: `(?:got|have|found|know) ${possessive} (?:${oneOf(PERSONAL_DETAILS)}) ${words(3)}(?:passing|sharing|posting|leaking|spreading|giving|handing|sending) (?:it|them) (?:around|out|online|everywhere|to everyone)`,
   },
   {
     id: "threat:wish-death",
@@ -545,17 +786,50 @@ const THREATS: PhraseRule[] = [
  * exposing a partner's workplace or a child's school is the threat itself.
  */
 const kin = oneOf([
-  "family", "kids", "kid", "children", "child", "son", "daughter", "wife", "husband", "mom", "mum", "mother", "dad", "father",
-  "parents", "little one", "little ones", "missus", "girlfriend", "boyfriend", "gf", "bf", "partner", "sister", "brother",
-  "nan", "gran", "grandma", "grandad", "baby", "boy", "girl", "lad", "lass", "moms", "mums", "kiddies",
+  "family",
+  "kids",
+  "kid",
+  "children",
+  "child",
+  "son",
+  "daughter",
+  "wife",
+  "husband",
+  "mom",
+  "mum",
+  "mother",
+  "dad",
+  "father",
+  "parents",
+  "little one",
+  "little ones",
+  "missus",
+  "girlfriend",
+  "boyfriend",
+  "gf",
+  "bf",
+  "partner",
+  "sister",
+  "brother",
+  "nan",
+  "gran",
+  "grandma",
+  "grandad",
+  "baby",
+  "boy",
+  "girl",
+  "lad",
+  "lass",
+  "moms",
+  "mums",
+  "kiddies",
 ]);
 /** A phone number as the collapsed text writes it (repeated digits fold, so five digits is a full number's floor). */
 const phone = `\\+?[0-9](?:[^a-z0-9]{0,2}[0-9]){4,}`;
 /** An e-mail address as the collapsed text writes it ("@" reads "a" inside a word). */
 const email = `[a-z0-9.-]+\\.(?:com|net|org|co\\.uk|co|uk|io|me|edu|gov|de|fr|au|ca|ie|nz)(?![a-z0-9])`;
 /** A street as people write an address: "14 elm road", "baker street". */
-const street =
-  `(?:[0-9]+[a-z]? )?[a-z]+_(?:street|st|road|rd|lane|ln|avenue|ave|drive|dr|close|crescent|terrace|grove|gardens|court|way|place|estate|flats|towers|mews|square|boulevard|blvd)(?![a-z0-9])`;
+const street = `(?:[0-9]+[a-z]? )?[a-z]+_(?:street|st|road|rd|lane|ln|avenue|ave|drive|dr|close|crescent|terrace|grove|gardens|court|way|place|estate|flats|towers|mews|square|boulevard|blvd)(?![a-z0-9])`;
 /** A named school: "st mary's", "hillside primary" (not "a good primary", "the same school"). */
 const namedSchool =
   `(?:(?:st|saint)_[a-z]+|(?!(?:a|an|the|that|this|which|what|same|good|great|local|new|nice|private|public|my|our|his|her|their)_)[a-z]+_` +
@@ -597,8 +871,7 @@ const DOXXING: PhraseRule[] = [
   {
     id: "threat:dox",
     kind: "threat",
-    pattern:
-      `(?<!(?:do|does|if|where|when|whether|which school|what school) )${possessive} (?:${kin})s? (?:still )?(?:goes|go|went|attends?|is|are|s|re) (?:to |at )?${namedSchool}${toldNotAsked}`,
+    pattern: `(?<!(?:do|does|if|where|when|whether|which school|what school) )${possessive} (?:${kin})s? (?:still )?(?:goes|go|went|attends?|is|are|s|re) (?:to |at )?${namedSchool}${toldNotAsked}`,
   },
   {
     id: "threat:dox",
@@ -633,7 +906,11 @@ const DOXXING: PhraseRule[] = [
       `(?:what if|imagine if|wonder what (?:would|will|d) happen if|be a shame if|would be a pity if) ${words(2)}(?:posted|shared|leaked|published|dropped|found|found out|spread|sent round|sent around) ` +
       `${possessive} (?:${kin}s? )?(?:home |house |real |work )?(?:${oneOf(PERSONAL_DETAILS)}|nudes|pics|photos|secrets|dms|messages)`,
   },
-  { id: "threat:dox", kind: "threat", pattern: `${agents} ${adverbs}(?:expose|unmask|out|dox) ${you}(?![a-z0-9])(?! (?:to|for|as a fan))` },
+  {
+    id: "threat:dox",
+    kind: "threat",
+    pattern: `${agents} ${adverbs}(?:expose|unmask|out|dox) ${you}(?![a-z0-9])(?! (?:to|for|as a fan))`,
+  },
   {
     id: "threat:dox",
     kind: "threat",
@@ -704,8 +981,7 @@ const VEILED_THREATS: PhraseRule[] = [
   {
     id: "threat:veiled",
     kind: "threat",
-    pattern:
-      `${knowsLife}(?=[^]*?${menace})|${menace}(?=[^]*?${knowsLife})|${admired}(?=[^]*?${strongMenace})|${strongMenace}(?=[^]*?${admired})`,
+    pattern: `${knowsLife}(?=[^]*?${menace})|${menace}(?=[^]*?${knowsLife})|${admired}(?=[^]*?${strongMenace})|${strongMenace}(?=[^]*?${admired})`,
   },
   {
     id: "threat:veiled",
@@ -744,7 +1020,23 @@ const VEILED_THREATS: PhraseRule[] = [
     pattern:
       `(?:i|we|ive|weve|i have|we have|been) (?:been )?(?:watching|following|tracking|clocking|stalking) ${possessive} ` +
       `(?:house|home|kids|children|family|wife|husband|daughter|son|car|door|place|movements|every move|routine|schedule|street|window|windows|flat)` +
-      notFollowedBy(["grow", "growing", "play", "videos", "streams", "channel", "content", "renovation", "build", "progress", "tour", "journey", "story", "posts"]) + `|` +
+      notFollowedBy([
+        "grow",
+        "growing",
+        "play",
+        "videos",
+        "streams",
+        "channel",
+        "content",
+        "renovation",
+        "build",
+        "progress",
+        "tour",
+        "journey",
+        "story",
+        "posts",
+      ]) +
+      `|` +
       `(?:followed|following|follow|tailed|trailed) ${you} (?:home|back home|to (?:work|school|${possessive} (?:car|house|door|flat|work|office|school)))(?![a-z0-9])|` +
       `(?:i|we) know (?:what|which|the) ${words(1)}(?:car|bus|train|route|way home|gym|door|house|window|flat|street|school|nursery|shift) ${you} ` +
       `(?:drive|drives|take|takes|walk|walks|go to|leave|leaves|park|parks|live in|come home|catch|use|sleep in|work)(?![a-z0-9])|` +
@@ -895,8 +1187,7 @@ const PILE_ONS: PhraseRule[] = [
 ];
 
 /** Parts of the body a remark aimed at the reader sexualises ("your legs look amazing"). */
-const bodyParts =
-  `(?:legs|thighs|curves|cleavage|bum|butt|booty|arse|ass|rack|chest|boobs|tits|hips|bust|backside|body|feet|lips|figure|bod)`;
+const bodyParts = `(?:legs|thighs|curves|cleavage|bum|butt|booty|arse|ass|rack|chest|boobs|tits|hips|bust|backside|body|feet|lips|figure|bod)`;
 
 /**
  * Sexual harassment without explicit words: remarks on the reader's body, requests for
@@ -977,13 +1268,21 @@ const HARASSMENT: PhraseRule[] = [
       `(?:nobody|no one|noone|no1) (?:would |will |d |is going to |is gonna |gonna )?(?:ever |even )?` +
       `(?:miss|care about|care if|notice if|mourn|cry for|cry over|remember|love|like|want) ${you}`,
   },
-  { id: "harassment:no-friends", kind: "harassment", pattern: `${you} (?:have|got|ve|has) (?:no|zero) (?:friends|life|one who cares)` },
+  {
+    id: "harassment:no-friends",
+    kind: "harassment",
+    pattern: `${you} (?:have|got|ve|has) (?:no|zero) (?:friends|life|one who cares)`,
+  },
   {
     id: "harassment:sexism",
     kind: "harassment",
     pattern: `(?:belong|belongs) in the kitchen|(?:get|go) back (?:in|to) the kitchen|make me a sandwich|women (?:like you )?(?:should|need to) (?:shut up|stay home|be silent)`,
   },
-  { id: "harassment:nobody-likes-you", kind: "harassment", pattern: `(?:nobody|no one|noone|no1) (?:likes|loves|wants|needs|cares about|respects) ${you}` },
+  {
+    id: "harassment:nobody-likes-you",
+    kind: "harassment",
+    pattern: `(?:nobody|no one|noone|no1) (?:likes|loves|wants|needs|cares about|respects) ${you}`,
+  },
   {
     id: "harassment:everyone-hates-you",
     kind: "harassment",
@@ -1047,10 +1346,26 @@ const HARASSMENT: PhraseRule[] = [
       `exterminated|hanged|hung|ashamed|euthanised|euthanized|in jail|in prison|caged|die|rot|burn|suffer|disappear|not exist|never (?:be|have) (?:born|been born))|` +
       `(?:shouldnt|should not|dont deserve to|do not deserve to|shouldnt be allowed to|should not be allowed to) (?:be allowed|exist|breathe|live|vote|have (?:kids|children|rights))|dont deserve)`,
   },
-  { id: "harassment:dehumanising", kind: "harassment", pattern: `(?:vermin|scum|filth|animals|trash|rats|parasites|cockroaches|subhumans|degenerates|creatures|monsters|things) like ${you}` },
-  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:a |an )?(?:walking|human|literal|living) (?:plague|cancer|disease|virus|tumou?r|infection|std|stain|biohazard)` },
-  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:a |an )?(?:${mods})?(?:plague|cancer|disease|stain|blight|virus|tumou?r|infection|pest|leech|waste) (?:on|to|of|in|upon)` },
-  { id: "harassment:dehumanising", kind: "harassment", pattern: `${youAreStatement} (?:not even|less than|barely|hardly|not) (?:a )?(?:human|person|human being)(?![a-z0-9])|imagine being ${you}(?![a-z0-9])|${you} belong in (?:a |the )?(?:zoo|cage|asylum|mental (?:hospital|asylum|ward)|psych ward|sewer|dumpster|landfill)` },
+  {
+    id: "harassment:dehumanising",
+    kind: "harassment",
+    pattern: `(?:vermin|scum|filth|animals|trash|rats|parasites|cockroaches|subhumans|degenerates|creatures|monsters|things) like ${you}`,
+  },
+  {
+    id: "harassment:dehumanising",
+    kind: "harassment",
+    pattern: `${youAreStatement} (?:a |an )?(?:walking|human|literal|living) (?:plague|cancer|disease|virus|tumou?r|infection|std|stain|biohazard)`,
+  },
+  {
+    id: "harassment:dehumanising",
+    kind: "harassment",
+    pattern: `${youAreStatement} (?:a |an )?(?:${mods})?(?:plague|cancer|disease|stain|blight|virus|tumou?r|infection|pest|leech|waste) (?:on|to|of|in|upon)`,
+  },
+  {
+    id: "harassment:dehumanising",
+    kind: "harassment",
+    pattern: `${youAreStatement} (?:not even|less than|barely|hardly|not) (?:a )?(?:human|person|human being)(?![a-z0-9])|imagine being ${you}(?![a-z0-9])|${you} belong in (?:a |the )?(?:zoo|cage|asylum|mental (?:hospital|asylum|ward)|psych ward|sewer|dumpster|landfill)`,
+  },
   {
     id: "harassment:hate",
     kind: "harassment",
@@ -1078,7 +1393,11 @@ const HARASSMENT: PhraseRule[] = [
     kind: "harassment",
     pattern: `cope (?:and seethe|harder|more)|(?:cry|seethe|mald) (?:about it|harder|more)|(?:go )?cry to ${possessive} (?:mom|mommy|mum|mummy|mama|momma|dad|daddy)`,
   },
-  { id: "harassment:nobody-likes-you", kind: "harassment", pattern: `(?:nobody|no one|noone|no1) (?:could|can|will|would) (?:ever )?(?:love|like|want|stand) ${you}` },
+  {
+    id: "harassment:nobody-likes-you",
+    kind: "harassment",
+    pattern: `(?:nobody|no one|noone|no1) (?:could|can|will|would) (?:ever )?(?:love|like|want|stand) ${you}`,
+  },
   {
     id: "harassment:go-away",
     kind: "harassment",
@@ -1095,16 +1414,32 @@ const HARASSMENT: PhraseRule[] = [
       `(?:nobody|no one|noone) (?:wants|needs|asked|cares) to (?:hear|see|read) (?:from )?${you}|` +
       `(?:log off|leave|go away|get out|get lost|fuck off|piss off|delete ${possessive} account|disappear) and never come back`,
   },
-  { id: "harassment:not-welcome", kind: "harassment", pattern: `${you}(?:re| are| r) not welcome (?:here|in this (?:thread|group|community|place|town|country)|on this (?:site|app|platform))` },
-  { id: "harassment:you-are-nobody", kind: "harassment", pattern: `${youAreStatement} (?:a )?(?:nobody|nothing|no one)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])` },
-  { id: "harassment:crawl-back", kind: "harassment", pattern: `(?:crawl|go|slither|get) back (?:under|into|to|in) (?:your|ur|the|a|whatever) (?:rock|hole|cave|basement|sewer|swamp|gutter|pit)` },
-  { id: "harassment:imagine-being", kind: "harassment", pattern: `imagine being (?:this|so|that) (?:dumb|stupid|ugly|pathetic|braindead|fat|worthless|useless|retarded)` },
+  {
+    id: "harassment:not-welcome",
+    kind: "harassment",
+    pattern: `${you}(?:re| are| r) not welcome (?:here|in this (?:thread|group|community|place|town|country)|on this (?:site|app|platform))`,
+  },
+  {
+    id: "harassment:you-are-nobody",
+    kind: "harassment",
+    pattern: `${youAreStatement} (?:a )?(?:nobody|nothing|no one)(?=[^a-z0-9]*$|[^a-z0-9]*[.!,])`,
+  },
+  {
+    id: "harassment:crawl-back",
+    kind: "harassment",
+    pattern: `(?:crawl|go|slither|get) back (?:under|into|to|in) (?:your|ur|the|a|whatever) (?:rock|hole|cave|basement|sewer|swamp|gutter|pit)`,
+  },
+  {
+    id: "harassment:imagine-being",
+    kind: "harassment",
+    pattern: `imagine being (?:this|so|that) (?:dumb|stupid|ugly|pathetic|braindead|fat|worthless|useless|retarded)`,
+  },
   {
     id: "harassment:sexual",
     kind: "harassment",
     pattern:
       `(?:send|dm|snap|message) (?:me )?(?:${possessive} )?(?:nudes|noods)|send (?:me )?pics of ${possessive} (?:body|tits|boobs|ass)|` +
-      `${you}(?:d| would| re| are| look like ${you}d| look like ${you} would)? ${words(2)}(?:be )?(?:good|great|fun|wild|a freak|tight) in bed|`+
+      `${you}(?:d| would| re| are| look like ${you}d| look like ${you} would)? ${words(2)}(?:be )?(?:good|great|fun|wild|a freak|tight) in bed|` +
       `show (?:me |us )?(?:${possessive}|those|them|ur) (?:tits|boobs|body|pussy|dick|ass|titties|feet)(?! of)|` +
       `(?:^|(?<=[?.!,][^a-z0-9]*))send (?:me )?(?:pics|pictures|photos)(?=[^a-z0-9]*$| (?:babe|baby|sweetheart|sexy|hun|honey|girl|darling|sweetie|or))|` +
       `(?:post|send|show) (?:me )?(?:${possessive} )?(?:feet|feet pics|foot pics|bikini pics)|` +
@@ -1200,7 +1535,15 @@ const HARASSMENT: PhraseRule[] = [
 
 /** Every phrase rule, in the order a verdict lists their hits. */
 export const PHRASE_RULES: readonly PhraseRule[] = [
-  ...THREATS, ...DOXXING, ...VEILED_THREATS, ...HARASSMENT, ...PILE_ONS, ...SEXUAL_REMARKS, ...INSULT_PHRASES, ...DIRECTED_INSULTS, ...AIMED_AT_PEOPLE,
+  ...THREATS,
+  ...DOXXING,
+  ...VEILED_THREATS,
+  ...HARASSMENT,
+  ...PILE_ONS,
+  ...SEXUAL_REMARKS,
+  ...INSULT_PHRASES,
+  ...DIRECTED_INSULTS,
+  ...AIMED_AT_PEOPLE,
 ];
 
 /**
@@ -1208,5 +1551,8 @@ export const PHRASE_RULES: readonly PhraseRule[] = [
  * the caught text is collapsed ("asshole" reads "ashole"), the id should not be.
  */
 export const INSULT_WORDS: ReadonlyMap<string, string> = new Map(
-  [...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS].map((w) => [w.replace(/(.)\1+/g, "$1").replace(/'/g, ""), w]),
+  [...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS].map((w) => [
+    w.replace(/(.)\1+/g, "$1").replace(/'/g, ""),
+    w,
+  ]),
 );

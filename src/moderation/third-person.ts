@@ -43,37 +43,175 @@ const SWORN_AT_THINGS = new Set(ALSO_SWORN_AT_THINGS);
 const OF_PERSON = phraseSet(OF_A_PERSON);
 const FOND = wordSet(FOND_ADJECTIVES);
 /** Words that may stand between a determiner and the noun: intensifiers and insulting adjectives ("that fat lazy twat"). */
-const MODIFIERS = wordSet([...INTENSIFIERS, ...INSULT_MODIFIERS, ...INSULT_ADJECTIVE_SCORES.keys()].filter((w) => !w.includes(" ") && !/^(?:a|an|the|and|or|as|being|all|both)$/.test(w)));
+const MODIFIERS = wordSet(
+  [...INTENSIFIERS, ...INSULT_MODIFIERS, ...INSULT_ADJECTIVE_SCORES.keys()].filter(
+    (w) => !w.includes(" ") && !/^(?:a|an|the|and|or|as|being|all|both)$/.test(w),
+  ),
+);
 /**
  * Modifiers that make "the ... <noun>" name-calling with no verb: "the absolute bellend at
  * table 4". Also "proper" and "colossal", which before a name-calling noun can only scorn
  * (`aimed.ts` leaves them out: before any noun, "I'd give you a proper hug" is fond).
  */
 const SCORNFUL = wordSet([...SCORNFUL_INTENSIFIERS, "proper", "colossal"]);
-const STRONG_ADJECTIVES = wordSet([...INSULT_ADJECTIVE_SCORES].filter(([w, s]) => s >= STRONG && !w.includes(" ")).map(([w]) => w));
+const STRONG_ADJECTIVES = wordSet(
+  [...INSULT_ADJECTIVE_SCORES].filter(([w, s]) => s >= STRONG && !w.includes(" ")).map(([w]) => w),
+);
 const DETERMINERS = wordSet(["this", "that", "the", "these", "those", "dat", "tha"]);
 /** Verbs of the mind and of speech: their subject is a person, whatever noun names them. */
 const PERSON_VERBS = wordSet([
-  "thinks", "think", "thought", "reckons", "reckon", "reckoned", "says", "said", "believes", "believe", "believed", "claims",
-  "claim", "claimed", "knows", "knew", "pretends", "pretended", "tells", "told", "insists", "insisted", "moans", "moaned",
-  "whinges", "whinged", "complains", "complained", "laughs", "laughed", "smirks", "smirked", "argues", "argued", "blames",
-  "blamed", "lied", "lies", "voted", "votes", "tweets", "tweeted", "replied", "assumes", "assumed", "decided", "decides",
-  "pretend", "imagines", "imagined", "reckoning", "acts", "acted", "behaves", "behaved", "called", "yelled", "shouted",
-  "screamed", "swore", "sneered", "expects", "expected", "demands", "demanded", "deserves", "deserved", "refuses", "refused",
+  "thinks",
+  "think",
+  "thought",
+  "reckons",
+  "reckon",
+  "reckoned",
+  "says",
+  "said",
+  "believes",
+  "believe",
+  "believed",
+  "claims",
+  "claim",
+  "claimed",
+  "knows",
+  "knew",
+  "pretends",
+  "pretended",
+  "tells",
+  "told",
+  "insists",
+  "insisted",
+  "moans",
+  "moaned",
+  "whinges",
+  "whinged",
+  "complains",
+  "complained",
+  "laughs",
+  "laughed",
+  "smirks",
+  "smirked",
+  "argues",
+  "argued",
+  "blames",
+  "blamed",
+  "lied",
+  "lies",
+  "voted",
+  "votes",
+  "tweets",
+  "tweeted",
+  "replied",
+  "assumes",
+  "assumed",
+  "decided",
+  "decides",
+  "pretend",
+  "imagines",
+  "imagined",
+  "reckoning",
+  "acts",
+  "acted",
+  "behaves",
+  "behaved",
+  "called",
+  "yelled",
+  "shouted",
+  "screamed",
+  "swore",
+  "sneered",
+  "expects",
+  "expected",
+  "demands",
+  "demanded",
+  "deserves",
+  "deserved",
+  "refuses",
+  "refused",
 ]);
 /** Verbs a person does but a thing may too ("this fucker keeps crashing"): only after nouns never sworn at things. */
 const ACTION_VERBS = wordSet([
-  "wants", "wanted", "keeps", "kept", "needs", "needed", "has", "had", "can", "cant", "cannot", "couldnt", "should",
-  "shouldnt", "wont", "wouldnt", "will", "would", "tried", "tries", "parked", "parks", "drives", "drove", "walked", "walks",
-  "cut", "nearly", "almost", "stole", "posted", "posts", "started", "starts", "gets", "got", "went", "goes",
+  "wants",
+  "wanted",
+  "keeps",
+  "kept",
+  "needs",
+  "needed",
+  "has",
+  "had",
+  "can",
+  "cant",
+  "cannot",
+  "couldnt",
+  "should",
+  "shouldnt",
+  "wont",
+  "wouldnt",
+  "will",
+  "would",
+  "tried",
+  "tries",
+  "parked",
+  "parks",
+  "drives",
+  "drove",
+  "walked",
+  "walks",
+  "cut",
+  "nearly",
+  "almost",
+  "stole",
+  "posted",
+  "posts",
+  "started",
+  "starts",
+  "gets",
+  "got",
+  "went",
+  "goes",
 ]);
 /** Adverbs between the noun and its verb: "that twat genuinely thinks". */
-const ADVERBS = wordSet(["just", "really", "actually", "honestly", "genuinely", "literally", "clearly", "obviously", "seriously", "still", "always", "never", "even", "now", "also", "apparently", "probably", "only", "then", "somehow", "proper"]);
+const ADVERBS = wordSet([
+  "just",
+  "really",
+  "actually",
+  "honestly",
+  "genuinely",
+  "literally",
+  "clearly",
+  "obviously",
+  "seriously",
+  "still",
+  "always",
+  "never",
+  "even",
+  "now",
+  "also",
+  "apparently",
+  "probably",
+  "only",
+  "then",
+  "somehow",
+  "proper",
+]);
 /** Where a person is, between the noun and its verb: "the twats next door reckon the fence is theirs". */
 const PLACES = wordSet(["next", "upstairs", "downstairs", "opposite"]);
 const DOOR = normalizePattern("door");
 /** "idiot behaviour", "tw@t move": what someone did, called by the name of who did it. */
-const CONDUCT = wordSet(["behaviour", "behavior", "behaviours", "move", "moves", "energy", "vibes", "antics", "mentality", "tactics", "attitude"]);
+const CONDUCT = wordSet([
+  "behaviour",
+  "behavior",
+  "behaviours",
+  "move",
+  "moves",
+  "energy",
+  "vibes",
+  "antics",
+  "mentality",
+  "tactics",
+  "attitude",
+]);
 /** "big dick energy", "bad bitch energy": praise. */
 const PRAISING_CONDUCT = wordSet(["big", "bad", "boss", "main"]);
 const FIRST_PERSON = wordSet(["i", "im", "me", "my", "myself", "mine", "ive", "id", "ill"]);
@@ -95,7 +233,8 @@ function nameCallingAt(tokens: readonly Token[], i: number): string | undefined 
 
 /** Whether the words near token i (eight either side) say "I", "me" or "my". */
 function firstPersonNear(tokens: readonly Token[], i: number): boolean {
-  for (let k = Math.max(0, i - 8); k < Math.min(tokens.length, i + 9); k++) if (FIRST_PERSON.has(tokens[k]!.word)) return true;
+  for (let k = Math.max(0, i - 8); k < Math.min(tokens.length, i + 9); k++)
+    if (FIRST_PERSON.has(tokens[k]!.word)) return true;
   return false;
 }
 
@@ -118,7 +257,10 @@ function hit(text: Normalized, tokens: readonly Token[], from: number, to: numbe
  *
  * @param tokens the words of `text.collapsed.text`, when the caller has them already.
  */
-export function thirdPersonInsults(text: Normalized, tokens: readonly Token[] = tokenize(text.collapsed.text)): PlacedHit[] {
+export function thirdPersonInsults(
+  text: Normalized,
+  tokens: readonly Token[] = tokenize(text.collapsed.text),
+): PlacedHit[] {
   const hits: PlacedHit[] = [];
   for (let k = 0; k < tokens.length; k++) {
     const next = tokens[k + 1];
@@ -126,7 +268,16 @@ export function thirdPersonInsults(text: Normalized, tokens: readonly Token[] = 
     const strongNoun = nounAt(tokens, k);
     if (strongNoun && strongNoun.value >= STRONG && next?.word === "of") {
       const person = OF_PERSON.at(tokens, k + strongNoun.length);
-      if (person) hits.push(hit(text, tokens, k, k + strongNoun.length + person.length - 1, spelling(tokens.slice(k, k + strongNoun.length))));
+      if (person)
+        hits.push(
+          hit(
+            text,
+            tokens,
+            k,
+            k + strongNoun.length + person.length - 1,
+            spelling(tokens.slice(k, k + strongNoun.length)),
+          ),
+        );
       continue;
     }
     const noun = nameCallingAt(tokens, k);
@@ -143,11 +294,13 @@ export function thirdPersonInsults(text: Normalized, tokens: readonly Token[] = 
     }
     if (fond) continue;
     if (j > 0 && !tokens[j]!.broken && FOND.has(tokens[j - 1]!.word)) continue;
-    const determiner = j > 0 && !tokens[j]!.broken && DETERMINERS.has(tokens[j - 1]!.word) ? tokens[j - 1]!.word : undefined;
+    const determiner =
+      j > 0 && !tokens[j]!.broken && DETERMINERS.has(tokens[j - 1]!.word) ? tokens[j - 1]!.word : undefined;
     const from = determiner ? j - 1 : j;
     const bare = !determiner && (j === 0 || tokens[j]!.broken);
     const selfMocking = () =>
-      ((bare || determiner === "this") && firstPersonNear(tokens, k)) || (from > 0 && SELF_COPULAS.has(tokens[from - 1]!.word));
+      ((bare || determiner === "this") && firstPersonNear(tokens, k)) ||
+      (from > 0 && SELF_COPULAS.has(tokens[from - 1]!.word));
     // "idiot behaviour", "c.u.n.t behaviour", "bitch move".
     if (next && !next.broken && CONDUCT.has(next.word) && !(k > 0 && PRAISING_CONDUCT.has(tokens[k - 1]!.word))) {
       if (!firstPersonNear(tokens, k)) hits.push(hit(text, tokens, from, k + 1, noun));
@@ -158,11 +311,16 @@ export function thirdPersonInsults(text: Normalized, tokens: readonly Token[] = 
     if (next?.word === "of" || next?.word === "guide") continue;
     // "that twat genuinely thinks ...", "b!tch thinks she can dance".
     let m = k + 1;
-    if (determiner && m < tokens.length && !tokens[m]!.broken && PLACES.has(tokens[m]!.word)) m += tokens[m]!.word === "next" && tokens[m + 1]?.word === DOOR ? 2 : 1;
+    if (determiner && m < tokens.length && !tokens[m]!.broken && PLACES.has(tokens[m]!.word))
+      m += tokens[m]!.word === "next" && tokens[m + 1]?.word === DOOR ? 2 : 1;
     while (m < tokens.length && m - k <= 2 && !tokens[m]!.broken && ADVERBS.has(tokens[m]!.word)) m++;
     const verb = m < tokens.length && !tokens[m]!.broken ? tokens[m]!.word : undefined;
     const thingToo = SWORN_AT_THINGS.has(noun);
-    const personVerb = verb !== undefined && (PERSON_VERBS.has(verb) || (!thingToo && ACTION_VERBS.has(verb)) || (!!determiner && (verb === "who" || verb === "whos")));
+    const personVerb =
+      verb !== undefined &&
+      (PERSON_VERBS.has(verb) ||
+        (!thingToo && ACTION_VERBS.has(verb)) ||
+        (!!determiner && (verb === "who" || verb === "whos")));
     if (personVerb && !(bare && NAMES.has(noun)) && !selfMocking()) {
       hits.push(hit(text, tokens, from, m, noun));
       continue;

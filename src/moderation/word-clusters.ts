@@ -40,8 +40,15 @@ export interface WordClusters {
  */
 export function readWordClusters(file: WordClustersFile, source = "word-clusters.json"): WordClusters {
   const f = file as Partial<WordClustersFile>;
-  if (typeof f.id !== "string" || !Array.isArray(f.clusters) || !Array.isArray(f.coarse) || f.clusters.length !== f.coarse.length) {
-    throw new Error(`${source}: needs id, clusters and coarse (one coarse cluster per cluster). Run \`npm run gen:word-clusters\` to write it again`);
+  if (
+    typeof f.id !== "string" ||
+    !Array.isArray(f.clusters) ||
+    !Array.isArray(f.coarse) ||
+    f.clusters.length !== f.coarse.length
+  ) {
+    throw new Error(
+      `${source}: needs id, clusters and coarse (one coarse cluster per cluster). Run \`npm run gen:word-clusters\` to write it again`,
+    );
   }
   const of = new Map<string, readonly [number, number]>();
   f.clusters.forEach((words, fine) => {

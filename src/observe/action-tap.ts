@@ -19,7 +19,13 @@ const textOf = (body: unknown) => {
 export function tapActions(observer: RuntimeObserver, clock: Clock): ActionObserver {
   return (event) => {
     if (event.type === "waiting") {
-      observer.waiting({ bot: event.bot, endpoint: event.endpoint, reason: event.reason, readyAt: event.readyAt, at: clock.now() });
+      observer.waiting({
+        bot: event.bot,
+        endpoint: event.endpoint,
+        reason: event.reason,
+        readyAt: event.readyAt,
+        at: clock.now(),
+      });
       return;
     }
     if (event.type === "response") {

@@ -5,7 +5,16 @@
  * pause, a stream's connection), so open pages refetch what they show at once. States
  * (a stream's connection, paused bots) are read from the runtime's status, not kept here.
  */
-import type { ActionSeen, EventSeen, PauseSeen, ResponseSeen, RuntimeObserver, ServiceErrorSeen, StreamSeen, WaitSeen } from "./observer.ts";
+import type {
+  ActionSeen,
+  EventSeen,
+  PauseSeen,
+  ResponseSeen,
+  RuntimeObserver,
+  ServiceErrorSeen,
+  StreamSeen,
+  WaitSeen,
+} from "./observer.ts";
 
 /** What changed, for the page's live updates. */
 export type Change =

@@ -25,9 +25,17 @@ export interface Readiness {
 /** Whether the process is ready, and what is not; see the module comment. */
 export function readiness(phase: Phase, source: StatusSource | undefined): Readiness {
   if (phase === "starting" || !source) {
-    return { status: 503, body: { ready: false, phase: "starting", notReady: [{ why: "the bots are starting (accounts checked, plugins set up, triggers started)" }] } };
+    return {
+      status: 503,
+      body: {
+        ready: false,
+        phase: "starting",
+        notReady: [{ why: "the bots are starting (accounts checked, plugins set up, triggers started)" }],
+      },
+    };
   }
-  if (phase === "stopping") return { status: 503, body: { ready: false, phase, notReady: [{ why: "postbot is stopping" }] } };
+  if (phase === "stopping")
+    return { status: 503, body: { ready: false, phase, notReady: [{ why: "postbot is stopping" }] } };
   const bots = source.bots();
   const notReady: Array<{ bot?: string; why: string }> = [];
   const paused: Array<{ bot: string; reason: string }> = [];
@@ -38,5 +46,8 @@ export function readiness(phase: Phase, source: StatusSource | undefined): Readi
   }
   if (bots.length === 0) notReady.push({ why: "no bot is hosted" });
   const ready = notReady.length === 0;
-  return { status: ready ? 200 : 503, body: { ready, phase, bots: bots.length, ...(paused.length ? { paused } : {}), ...(ready ? {} : { notReady }) } };
+  return {
+    status: ready ? 200 : 503,
+    body: { ready, phase, bots: bots.length, ...(paused.length ? { paused } : {}), ...(ready ? {} : { notReady }) },
+  };
 }

@@ -22,12 +22,17 @@ export function parseHttpAddress(value: string): HttpAddress {
   const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(text);
   const plain = /^([^:]*):(\d+)$/.exec(text);
   const portOnly = /^\d+$/.test(text) ? text : undefined;
-  const host = bracketed?.[1] ?? (plain ? plain[1] || DEFAULT_HTTP_ADDRESS.host : portOnly !== undefined ? DEFAULT_HTTP_ADDRESS.host : undefined);
+  const host =
+    bracketed?.[1] ??
+    (plain ? plain[1] || DEFAULT_HTTP_ADDRESS.host : portOnly !== undefined ? DEFAULT_HTTP_ADDRESS.host : undefined);
   const portText = bracketed?.[2] ?? plain?.[2] ?? portOnly;
-  if (host === undefined || portText === undefined) throw new UserError(`--http "${value}": not an address; ${HINT}`, { exitCode: 2 });
+  if (host === undefined || portText === undefined)
+    throw new UserError(`--http "${value}": not an address; ${HINT}`, { exitCode: 2 });
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--http "${value}": ${portText} is not a port (0 to 65535); ${HINT}`, { exitCode: 2 });
-  if (bracketed && isIP(host) !== 6) throw new UserError(`--http "${value}": ${host} is not an IPv6 address; ${HINT}`, { exitCode: 2 });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UserError(`--http "${value}": ${portText} is not a port (0 to 65535); ${HINT}`, { exitCode: 2 });
+  if (bracketed && isIP(host) !== 6)
+    throw new UserError(`--http "${value}": ${host} is not an IPv6 address; ${HINT}`, { exitCode: 2 });
   if (!bracketed && host !== "localhost" && isIP(host) === 0 && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(host)) {
     throw new UserError(`--http "${value}": ${host} is not a host name or IP address; ${HINT}`, { exitCode: 2 });
   }

@@ -8,7 +8,17 @@ export { tapActions } from "./action-tap.ts";
 export { readiness, type Phase, type Readiness } from "./health.ts";
 export { DEFAULT_HTTP_ADDRESS, isLoopback, parseHttpAddress, type HttpAddress } from "./http-address.ts";
 export { createMetrics, type Metrics } from "./metrics.ts";
-export { fanOut, type ActionSeen, type EventSeen, type PauseSeen, type ResponseSeen, type RuntimeObserver, type ServiceErrorSeen, type StreamSeen, type WaitSeen } from "./observer.ts";
+export {
+  fanOut,
+  type ActionSeen,
+  type EventSeen,
+  type PauseSeen,
+  type ResponseSeen,
+  type RuntimeObserver,
+  type ServiceErrorSeen,
+  type StreamSeen,
+  type WaitSeen,
+} from "./observer.ts";
 export { startObserveServer, type ObserveServer, type ObserveServerOptions } from "./server.ts";
 export { runtimeSource, type StatusSource } from "./source.ts";
 export { statusView, type StatusView, type ViewQuery } from "./status-view.ts";

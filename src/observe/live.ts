@@ -93,7 +93,12 @@ export class LiveUpdates {
     const p = this.pending;
     this.pending = undefined;
     if (!p || this.clients.size === 0) return;
-    const update: LiveUpdate = { now: this.now(), bots: p.all ? "all" : [...p.bots], actions: p.actions, streams: [...p.streams] };
+    const update: LiveUpdate = {
+      now: this.now(),
+      bots: p.all ? "all" : [...p.bots],
+      actions: p.actions,
+      streams: [...p.streams],
+    };
     this.write(`event: update\ndata: ${JSON.stringify(update)}\n\n`);
   }
 

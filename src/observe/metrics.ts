@@ -119,7 +119,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: reg,
     collect() {
       this.reset();
-      for (const a of reading?.apps ?? []) if (a.stream) this.set({ app: a.appId }, a.stream.state === "connected" ? 1 : 0);
+      for (const a of reading?.apps ?? [])
+        if (a.stream) this.set({ app: a.appId }, a.stream.state === "connected" ? 1 : 0);
     },
   });
   new Gauge({
@@ -201,7 +202,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
             for (const w of e.windows) {
               if (seen.has(w.key)) continue;
               seen.add(w.key);
-              const labels = { app: b.appId, bot: w.scope === "app" ? "" : b.bot, endpoint: e.endpoint, action: w.scope === "cap" ? kind : "", scope: w.scope, window: windowLabel(w.windowMs) };
+              const labels = {
+                app: b.appId,
+                bot: w.scope === "app" ? "" : b.bot,
+                endpoint: e.endpoint,
+                action: w.scope === "cap" ? kind : "",
+                scope: w.scope,
+                window: windowLabel(w.windowMs),
+              };
               this.set(labels, value(w));
             }
           }
@@ -213,7 +221,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     "Requests left now in each window of the plan (scope user: the bot's account; app: shared by the app's bots) and each cap of a bot file (scope cap, with its action).",
     (w) => Math.max(0, w.usable - w.used),
   );
-  budgetGauge("postbot_budget_limit", "What a window lets postbot use: the plan's maximum (or the bot file's cap) less the bot file's reserve.", (w) => w.usable);
+  budgetGauge(
+    "postbot_budget_limit",
+    "What a window lets postbot use: the plan's maximum (or the bot file's cap) less the bot file's reserve.",
+    (w) => w.usable,
+  );
 
   const observer: RuntimeObserver = {
     action(seen) {

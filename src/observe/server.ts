@@ -57,13 +57,18 @@ const PAGE_FILES: Record<string, { file: string; type: string }> = {
 
 /** Nothing but this server: no CDN, no inline script, no frame; user content can never run. */
 const SECURITY_HEADERS = {
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
 };
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
-  res.writeHead(status, { ...SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+  });
   res.end(JSON.stringify(body));
 };
 
@@ -85,7 +90,9 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
   const { clock } = options;
   const logger = options.logger ?? silentLogger;
   const pageDir = new URL("./page/", import.meta.url);
-  const page = Object.fromEntries(Object.entries(PAGE_FILES).map(([path, f]) => [path, { ...f, body: readFileSync(new URL(f.file, pageDir)) }]));
+  const page = Object.fromEntries(
+    Object.entries(PAGE_FILES).map(([path, f]) => [path, { ...f, body: readFileSync(new URL(f.file, pageDir)) }]),
+  );
 
   let source: StatusSource | undefined;
   let phase: Phase = "starting";
@@ -144,9 +151,15 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
   const port = (server.address() as AddressInfo).port;
   const url = `http://${formatHost(options.host)}:${port}`;
   if (!isLoopback(options.host)) {
-    logger.warn({ http: url }, `the status page and metrics listen on ${url}, not only on this machine; they have no authentication, so whoever reaches that address sees what the bots do (use 127.0.0.1 unless a firewall or proxy guards it)`);
+    logger.warn(
+      { http: url },
+      `the status page and metrics listen on ${url}, not only on this machine; they have no authentication, so whoever reaches that address sees what the bots do (use 127.0.0.1 unless a firewall or proxy guards it)`,
+    );
   }
-  logger.info({ http: url }, `status page at ${url}/, metrics at ${url}/metrics, health at ${url}/healthz and ${url}/readyz`);
+  logger.info(
+    { http: url },
+    `status page at ${url}/, metrics at ${url}/metrics, health at ${url}/healthz and ${url}/readyz`,
+  );
 
   return {
     url,

@@ -103,7 +103,13 @@ export function budgetBars(budget: BudgetStatus | undefined): BudgetBar[] {
 const PAUSED_LISTED = 100;
 
 /** Builds the page's data for `query` (see the module comment). */
-export function statusView(source: StatusSource | undefined, activity: Activity, query: ViewQuery, phase: StatusView["phase"], now: number): StatusView {
+export function statusView(
+  source: StatusSource | undefined,
+  activity: Activity,
+  query: ViewQuery,
+  phase: StatusView["phase"],
+  now: number,
+): StatusView {
   const all = source?.bots() ?? [];
   const paused = all.filter((b) => b.paused);
   const needle = query.q.toLowerCase();

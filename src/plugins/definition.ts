@@ -34,9 +34,11 @@ export interface PluginDefinition {
 export function definitionProblem(value: unknown): string | undefined {
   const usage = "export default definePlugin({ name, options, setup })";
   if (value === undefined) return `it has no default export; write ${usage}`;
-  if (value === null || typeof value !== "object") return `its default export is ${value === null ? "null" : `a ${typeof value}`}, not a plugin; write ${usage}`;
+  if (value === null || typeof value !== "object")
+    return `its default export is ${value === null ? "null" : `a ${typeof value}`}, not a plugin; write ${usage}`;
   const plugin = value as Record<string, unknown>;
-  if (typeof plugin.name !== "string" || plugin.name === "") return `its default export has no name (a non-empty string); write ${usage}`;
+  if (typeof plugin.name !== "string" || plugin.name === "")
+    return `its default export has no name (a non-empty string); write ${usage}`;
   if (typeof plugin.setup !== "function") return `its default export has no setup function; write ${usage}`;
   const options = plugin.options as { safeParseAsync?: unknown } | undefined;
   if (options !== undefined && (options === null || typeof options.safeParseAsync !== "function")) {
@@ -52,6 +54,7 @@ export function definitionProblem(value: unknown): string | undefined {
 export function definitionOf(module: Record<string, unknown>): unknown {
   const exported = module.default;
   const nested = (exported as { default?: { setup?: unknown } } | undefined)?.default;
-  if (exported && typeof (exported as { setup?: unknown }).setup !== "function" && typeof nested?.setup === "function") return nested;
+  if (exported && typeof (exported as { setup?: unknown }).setup !== "function" && typeof nested?.setup === "function")
+    return nested;
   return exported;
 }

@@ -34,7 +34,8 @@ const LOCAL_FORMS = ["NAME.ts", "NAME.js", "NAME.mts", "NAME.mjs", "NAME/index.t
 /** The npm package names tried for a plugin name, in order. */
 export function packageCandidates(name: string): string[] {
   const scoped = /^(@[^/]+)\/(.+)$/.exec(name);
-  if (scoped) return scoped[2]!.startsWith("postbot-plugin-") ? [name] : [`${scoped[1]}/postbot-plugin-${scoped[2]}`, name];
+  if (scoped)
+    return scoped[2]!.startsWith("postbot-plugin-") ? [name] : [`${scoped[1]}/postbot-plugin-${scoped[2]}`, name];
   return name.startsWith("postbot-plugin-") ? [name] : [`postbot-plugin-${name}`, name];
 }
 

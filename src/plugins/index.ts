@@ -1,4 +1,11 @@
 /** Plugins: the shape a plugin module exports, where plugins are found, and loading them. */
 export { definitionProblem, definitionOf, type PluginDefinition } from "./definition.ts";
-export { findPlugin, localPluginNames, localCandidates, packageCandidates, type PluginLocation, type FindOptions } from "./discover.ts";
+export {
+  findPlugin,
+  localPluginNames,
+  localCandidates,
+  packageCandidates,
+  type PluginLocation,
+  type FindOptions,
+} from "./discover.ts";
 export { loadPlugin, type LoadedPlugin } from "./load.ts";

@@ -15,7 +15,9 @@ import { definitionOf, definitionProblem, type PluginDefinition } from "./defini
 import type { PluginLocation } from "./discover.ts";
 
 /** A loaded plugin, or why it could not be loaded (a message naming its file). */
-export type LoadedPlugin = { ok: true; definition: PluginDefinition; location: PluginLocation } | { ok: false; message: string; location: PluginLocation };
+export type LoadedPlugin =
+  | { ok: true; definition: PluginDefinition; location: PluginLocation }
+  | { ok: false; message: string; location: PluginLocation };
 
 /** Imports the plugin at `location` and checks its default export. Never throws. */
 export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin> {
@@ -23,7 +25,11 @@ export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin
   try {
     module = await importModule(location.file);
   } catch (error) {
-    return { ok: false, location, message: `could not be loaded from ${location.label}: ${describeLoadError(error, location)}` };
+    return {
+      ok: false,
+      location,
+      message: `could not be loaded from ${location.label}: ${describeLoadError(error, location)}`,
+    };
   }
   const definition = definitionOf(module);
   const problem = definitionProblem(definition);
@@ -52,13 +58,14 @@ function describeLoadError(error: unknown, location: PluginLocation): string {
   const e = error as { name?: string; message?: string } | undefined;
   const name = e?.name && e.name !== "Error" ? `${e.name}: ` : "";
   const shown = displayPath(location.file);
-  let message = String(e?.message ?? error)
-    .replace(/^Transform failed with \d+ errors?:\s*/, "")
-    .replaceAll(location.file, shown)
-    .replace(/: ERROR: /g, ": ")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter(Boolean)[0] ?? "unknown error";
+  let message =
+    String(e?.message ?? error)
+      .replace(/^Transform failed with \d+ errors?:\s*/, "")
+      .replaceAll(location.file, shown)
+      .replace(/: ERROR: /g, ": ")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean)[0] ?? "unknown error";
   if (e?.name === "SyntaxError" && !message.includes(shown)) {
     const line = syntaxErrorLine(location.file);
     if (line) message += ` (${shown}:${line})`;

@@ -128,7 +128,10 @@ export class BotRuntime {
       const log = this.options.log.child({ plugin: plugin.name });
       this.pluginLogs.set(plugin.name, log);
       const register = (table: Map<EventName, Array<HandlerEntry<never>>>) => (event: EventName, fn: unknown) => {
-        if (!(event in TRIGGER_OF)) throw new Error(`plugin ${plugin.name}: there is no event "${event}"; events are ${Object.keys(TRIGGER_OF).join(", ")}`);
+        if (!(event in TRIGGER_OF))
+          throw new Error(
+            `plugin ${plugin.name}: there is no event "${event}"; events are ${Object.keys(TRIGGER_OF).join(", ")}`,
+          );
         const list = table.get(event) ?? [];
         list.push({ plugin: plugin.name, handler: fn as (ctx: never) => unknown });
         table.set(event, list);
@@ -157,7 +160,10 @@ export class BotRuntime {
     const onError = (trigger: TriggerName) => (err: unknown) => {
       // A refused token has paused the bot already (the action layer reports it): stop polling.
       if (this.pausedFor) return "stop" as const;
-      this.options.log.warn({ trigger, err }, `${trigger} poll failed: ${(err as Error)?.message ?? String(err)}; trying again at the next interval`);
+      this.options.log.warn(
+        { trigger, err },
+        `${trigger} poll failed: ${(err as Error)?.message ?? String(err)}; trying again at the next interval`,
+      );
     };
     const mentions = config.triggers.mentions;
     if (mentions) {
@@ -168,11 +174,18 @@ export class BotRuntime {
         store,
         intervalMs: this.options.mentionsIntervalMs,
         backfillMs: mentions.backfill,
-        fetch: (query, signal) => this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) => api.exchange("GET /2/users/:id/mentions", { params: { id: userId }, query }, { signal: s })),
+        fetch: (query, signal) =>
+          this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) =>
+            api.exchange("GET /2/users/:id/mentions", { params: { id: userId }, query }, { signal: s }),
+          ),
         deliver: (events) => this.deliver(events, false),
         onPoll: () => this.touch("mentions"),
         onError: onError("mentions"),
-        onCursorReset: (reason) => this.options.log.warn({ trigger: "mentions" }, `${reason}; dropped it and reading the mentions of the last ${Math.round(mentions.backfill / 60_000)} min instead`),
+        onCursorReset: (reason) =>
+          this.options.log.warn(
+            { trigger: "mentions" },
+            `${reason}; dropped it and reading the mentions of the last ${Math.round(mentions.backfill / 60_000)} min instead`,
+          ),
       });
       if (this.options.mentionsVia !== "stream") this.triggers.push(this.mentions.startPolling());
     }
@@ -183,7 +196,10 @@ export class BotRuntime {
           clock,
           store,
           intervalMs: this.options.followersIntervalMs,
-          fetch: (query, signal) => this.read("GET /2/users/:id/followers", "followers poll", signal, (s) => api.exchange("GET /2/users/:id/followers", { params: { id: userId }, query }, { signal: s })),
+          fetch: (query, signal) =>
+            this.read("GET /2/users/:id/followers", "followers poll", signal, (s) =>
+              api.exchange("GET /2/users/:id/followers", { params: { id: userId }, query }, { signal: s }),
+            ),
           deliver: (events) => this.deliver(events, false),
           onPoll: () => this.touch("followers"),
           onError: onError("followers"),
@@ -195,13 +211,22 @@ export class BotRuntime {
         startSchedule(schedule, {
           clock,
           run: async (at) => {
-            const event: BotEvent = { kind: "schedule", id: `schedule:${schedule.name}:${at}`, schedule: { name: schedule.name, cron: schedule.cron, at } };
+            const event: BotEvent = {
+              kind: "schedule",
+              id: `schedule:${schedule.name}:${at}`,
+              schedule: { name: schedule.name, cron: schedule.cron, at },
+            };
             const handled = this.handled(event.id);
             this.deliver([event]);
             await handled;
           },
-          onSkip: (at) => this.options.log.warn({ schedule: schedule.name, at: new Date(at).toISOString() }, `schedule ${schedule.name}: the previous run is still going; skipping this one`),
-          onError: (err) => this.options.log.error({ schedule: schedule.name, err }, `schedule ${schedule.name} failed`),
+          onSkip: (at) =>
+            this.options.log.warn(
+              { schedule: schedule.name, at: new Date(at).toISOString() },
+              `schedule ${schedule.name}: the previous run is still going; skipping this one`,
+            ),
+          onError: (err) =>
+            this.options.log.error({ schedule: schedule.name, err }, `schedule ${schedule.name} failed`),
         }),
       );
     }
@@ -219,9 +244,15 @@ export class BotRuntime {
     if (dropped.length > 0) {
       const gone = new Set(dropped);
       this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((e) => !gone.has(e.id)));
-      this.options.log.warn({ dropped: dropped.length }, `inbox full: dropped the ${dropped.length} oldest unhandled events`);
+      this.options.log.warn(
+        { dropped: dropped.length },
+        `inbox full: dropped the ${dropped.length} oldest unhandled events`,
+      );
     }
-    if (flush) void this.options.store.flush().catch((err: unknown) => this.options.log.error({ err }, "could not save the inbox"));
+    if (flush)
+      void this.options.store
+        .flush()
+        .catch((err: unknown) => this.options.log.error({ err }, "could not save the inbox"));
     for (const e of events) this.touch(TRIGGER_OF[e.kind], true);
     queueMicrotask(() => this.pump());
   }
@@ -246,7 +277,9 @@ export class BotRuntime {
   /** Mentions the app's stream delivered: each handed out once, whether streamed or polled first. */
   acceptMentions(events: readonly BotEvent[]): void {
     if (!this.mentions || this.stopped) return;
-    void this.mentions.accept(events).catch((err: unknown) => this.options.log.error({ err }, "could not save streamed mentions"));
+    void this.mentions
+      .accept(events)
+      .catch((err: unknown) => this.options.log.error({ err }, "could not save streamed mentions"));
   }
 
   /**
@@ -338,7 +371,17 @@ export class BotRuntime {
       // needs no view of its own.
       const lone = !filterEntries?.length && handlers?.length === 1 ? handlers[0]!.plugin : undefined;
       const contextLog = lone === undefined ? made.log : () => made.pluginLog(lone);
-      const { ctx, state } = createContext({ identity: this.identity, api: this.options.api, layer: this.options.layer, kv: this.kv, budget: this.budgetView, log: contextLog }, event);
+      const { ctx, state } = createContext(
+        {
+          identity: this.identity,
+          api: this.options.api,
+          layer: this.options.layer,
+          kv: this.kv,
+          budget: this.budgetView,
+          log: contextLog,
+        },
+        event,
+      );
       this.states.set(event.id, state);
       let blocked = false;
       if (filterEntries?.length) {
@@ -348,7 +391,11 @@ export class BotRuntime {
             if ((await handler(c)) === false) blocked = true;
           },
         }));
-        await dispatch(filters, ctx, this.dispatchOptions(state, made, () => blocked));
+        await dispatch(
+          filters,
+          ctx,
+          this.dispatchOptions(state, made, () => blocked),
+        );
       }
       if (blocked) made.log().info(`stopped by a filter; no handler runs`);
       else if (!handlers?.length) {
@@ -356,8 +403,13 @@ export class BotRuntime {
       }
       // After a handler hid the event's post, no later plugin answers it.
       else {
-        const entries = lone === undefined ? this.views<typeof ctx>(handlers, made) : (handlers as Array<HandlerEntry<typeof ctx>>);
-        await dispatch(entries, ctx, this.dispatchOptions(state, made, () => "hidden" in ctx && ctx.hidden));
+        const entries =
+          lone === undefined ? this.views<typeof ctx>(handlers, made) : (handlers as Array<HandlerEntry<typeof ctx>>);
+        await dispatch(
+          entries,
+          ctx,
+          this.dispatchOptions(state, made, () => "hidden" in ctx && ctx.hidden),
+        );
       }
     }
     this.states.delete(event.id);
@@ -400,13 +452,22 @@ export class BotRuntime {
    * A trigger's request, budgeted by the action layer (the answer's headers correct the
    * budget) and counted for {@link quiet}.
    */
-  private async read<R>(endpoint: EndpointKey, label: string, signal: AbortSignal, exchange: (signal: AbortSignal) => Promise<{ body: R; headers: HeaderBag }>): Promise<R> {
+  private async read<R>(
+    endpoint: EndpointKey,
+    label: string,
+    signal: AbortSignal,
+    exchange: (signal: AbortSignal) => Promise<{ body: R; headers: HeaderBag }>,
+  ): Promise<R> {
     this.fetching++;
     try {
-      return await this.options.layer.read(endpoint, async (s) => {
-        const { body, headers } = await exchange(s);
-        return { result: body, headers };
-      }, { signal, label });
+      return await this.options.layer.read(
+        endpoint,
+        async (s) => {
+          const { body, headers } = await exchange(s);
+          return { result: body, headers };
+        },
+        { signal, label },
+      );
     } finally {
       this.fetching--;
     }
@@ -432,7 +493,10 @@ export class BotRuntime {
     this.stopped = true;
     this.stopTriggers();
     const cancel = new AbortController();
-    await Promise.race([Promise.allSettled([...this.running.values()]), this.options.clock.sleep(timeoutMs, cancel.signal).catch(() => {})]);
+    await Promise.race([
+      Promise.allSettled([...this.running.values()]),
+      this.options.clock.sleep(timeoutMs, cancel.signal).catch(() => {}),
+    ]);
     cancel.abort();
   }
 
@@ -462,7 +526,9 @@ export class BotRuntime {
       triggers: copyLiveness(this.liveness),
       inbox: this.waiting.length + this.running.size,
       budgetPolicy: this.options.config.budget,
-      waiting: this.options.layer.waiting().map(({ label, endpoint, readyAt, reason }) => ({ label, endpoint, readyAt, ...(reason ? { reason } : {}) })),
+      waiting: this.options.layer
+        .waiting()
+        .map(({ label, endpoint, readyAt, reason }) => ({ label, endpoint, readyAt, ...(reason ? { reason } : {}) })),
       ...(this.options.enrolmentDay ? { enrolmentDay: this.options.enrolmentDay } : {}),
       updatedAt: this.options.clock.now(),
     };
@@ -474,7 +540,9 @@ export class BotRuntime {
  * gathered every 15 s, and structuredClone of each was a good part of that work with
  * 10,000 bots.
  */
-function copyLiveness(liveness: Partial<Record<TriggerName, TriggerStatus>>): Partial<Record<TriggerName, TriggerStatus>> {
+function copyLiveness(
+  liveness: Partial<Record<TriggerName, TriggerStatus>>,
+): Partial<Record<TriggerName, TriggerStatus>> {
   const out: Partial<Record<TriggerName, TriggerStatus>> = {};
   for (const [trigger, s] of Object.entries(liveness) as Array<[TriggerName, TriggerStatus]>) out[trigger] = { ...s };
   return out;

@@ -50,7 +50,9 @@ export function capacityLines(load: AppLoad): string[] {
     const hint = planHasStream(plan)
       ? "; mentions: {via: stream} (the default) delivers them through the app's stream as they happen"
       : "; pro delivers them through the stream";
-    lines.push(`${bots(load.mentionsPolled)} ${verb(load.mentionsPolled, "poll")} mentions on ${plan} (app ${load.appId}): each is polled every ${every}${hint}`);
+    lines.push(
+      `${bots(load.mentionsPolled)} ${verb(load.mentionsPolled, "poll")} mentions on ${plan} (app ${load.appId}): each is polled every ${every}${hint}`,
+    );
   }
   if (load.mentionsStreamed > 0) {
     const round = humanInterval(fastestMentionIntervalMs(plan, load.mentionsStreamed));
@@ -60,11 +62,15 @@ export function capacityLines(load: AppLoad): string[] {
   }
   if (load.followers > 0) {
     const every = humanInterval(fastestFollowersIntervalMs(plan, load.followers));
-    lines.push(`${bots(load.followers)} ${verb(load.followers, "poll")} followers on ${plan} (app ${load.appId}): each is polled every ${every}`);
+    lines.push(
+      `${bots(load.followers)} ${verb(load.followers, "poll")} followers on ${plan} (app ${load.appId}): each is polled every ${every}`,
+    );
   }
   if (load.streamBots > 0) {
     const cap = load.ruleCap !== undefined ? ` of the ${load.ruleCap} the plan allows` : "";
-    lines.push(`${bots(load.streamBots)} ${verb(load.streamBots, "share")} the stream of app ${load.appId} for ${load.streamBots === 1 ? "its" : "their"} own ${load.streamRules} ${load.streamRules === 1 ? "rule" : "rules"}${cap}`);
+    lines.push(
+      `${bots(load.streamBots)} ${verb(load.streamBots, "share")} the stream of app ${load.appId} for ${load.streamBots === 1 ? "its" : "their"} own ${load.streamRules} ${load.streamRules === 1 ? "rule" : "rules"}${cap}`,
+    );
   }
   return lines;
 }

@@ -165,7 +165,10 @@ class PostContextBase<E extends EventName> extends ContextBase<E> {
 }
 
 /** Builds the context of an event, and the state the runtime watches. */
-export function createContext(deps: ContextDeps, event: BotEvent): { ctx: EventContexts[EventName]; state: ContextState } {
+export function createContext(
+  deps: ContextDeps,
+  event: BotEvent,
+): { ctx: EventContexts[EventName]; state: ContextState } {
   const state: ContextState = { waiting: 0 };
   const { layer } = deps;
 

@@ -38,14 +38,20 @@ export interface DispatchReport {
 
 class HandlerTimeout extends Error {}
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === "function";
 
 /**
  * Settles with the handler's promise, or rejects with {@link HandlerTimeout} once
  * `timeoutMs` passed on the clock while `busy` is false. One clock timer, no AbortSignal:
  * thousands of events a second each start one.
  */
-function limited<C>(work: PromiseLike<unknown>, ctx: C, timeoutMs: number, options: DispatchOptions<C>): Promise<unknown> {
+function limited<C>(
+  work: PromiseLike<unknown>,
+  ctx: C,
+  timeoutMs: number,
+  options: DispatchOptions<C>,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let cancel: (() => void) | undefined;
     const arm = () => {
@@ -76,7 +82,11 @@ function limited<C>(work: PromiseLike<unknown>, ctx: C, timeoutMs: number, optio
  * no time limit (it cannot hang the event without hanging the process), so only a returned
  * promise is raced against the clock.
  */
-export async function dispatch<C>(entries: ReadonlyArray<HandlerEntry<C>>, ctx: C, options: DispatchOptions<C>): Promise<DispatchReport> {
+export async function dispatch<C>(
+  entries: ReadonlyArray<HandlerEntry<C>>,
+  ctx: C,
+  options: DispatchOptions<C>,
+): Promise<DispatchReport> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const report: DispatchReport = { ran: [], failed: [] };
   for (const { plugin, handler } of entries) {
@@ -87,10 +97,16 @@ export async function dispatch<C>(entries: ReadonlyArray<HandlerEntry<C>>, ctx: 
     } catch (error) {
       if (error instanceof HandlerTimeout) {
         report.failed.push({ plugin, reason: "timed out" });
-        options.log.error({ plugin, timeout_ms: timeoutMs }, `plugin ${plugin} did not finish within ${timeoutMs} ms; going on without it`);
+        options.log.error(
+          { plugin, timeout_ms: timeoutMs },
+          `plugin ${plugin} did not finish within ${timeoutMs} ms; going on without it`,
+        );
       } else {
         report.failed.push({ plugin, reason: "threw", error });
-        options.log.error({ plugin, err: error }, `plugin ${plugin} threw: ${(error as Error)?.message ?? String(error)}`);
+        options.log.error(
+          { plugin, err: error },
+          `plugin ${plugin} threw: ${(error as Error)?.message ?? String(error)}`,
+        );
       }
     }
     if (options.stop?.(ctx)) {

@@ -31,7 +31,16 @@ export const TRIGGER_OF: Record<EventName, TriggerName> = {
  * bot's own post from a mention).
  */
 export const EVENT_POST_QUERY = {
-  "post.fields": ["created_at", "author_id", "conversation_id", "in_reply_to_user_id", "referenced_posts", "entities", "lang", "public_metrics"],
+  "post.fields": [
+    "created_at",
+    "author_id",
+    "conversation_id",
+    "in_reply_to_user_id",
+    "referenced_posts",
+    "entities",
+    "lang",
+    "public_metrics",
+  ],
   "user.fields": ["created_at", "description", "name", "username", "protected", "verified", "public_metrics"],
   expansions: ["author_id", "referenced_posts.id", "referenced_posts.id.author_id"],
 } satisfies PostFieldsQuery;

@@ -20,7 +20,14 @@ interface CachedIdentity {
 }
 
 /** The bot's identity: the one `known` with its account, else the one remembered for its token, else asked once. */
-export async function resolveIdentity(options: { store: Store; client: ApiClient; bot: string; plan: Plan; token: string; known?: { id: string; username: string } }): Promise<BotIdentity> {
+export async function resolveIdentity(options: {
+  store: Store;
+  client: ApiClient;
+  bot: string;
+  plan: Plan;
+  token: string;
+  known?: { id: string; username: string };
+}): Promise<BotIdentity> {
   const { store, client, bot, plan, known } = options;
   if (known) return { name: bot, userId: known.id, username: known.username, plan };
   const token = fingerprint(options.token);

@@ -17,7 +17,8 @@ import type { AppCredentials, HostedBot } from "./runtime.ts";
 export const sandboxUsername = (bot: string) => bot.replace(/-/g, "_").slice(0, 15);
 
 /** The name of the sandbox app that hosts the bots of a plan (and of an API key the bot file names). */
-export const appName = (plan: Plan, consumerKey?: string) => (consumerKey === undefined ? `postbot-${plan}` : `postbot-${plan}-${fingerprint(consumerKey)}`);
+export const appName = (plan: Plan, consumerKey?: string) =>
+  consumerKey === undefined ? `postbot-${plan}` : `postbot-${plan}-${fingerprint(consumerKey)}`;
 
 /** A bot with its account in the sandbox: what the runtime needs, and the sandbox user it is. */
 export interface ProvisionedBot extends HostedBot {
@@ -34,7 +35,13 @@ export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]
     const existing = Object.values(data.auth.apps).find((a) => a.name === name && a.plan === plan);
     const app = existing ?? (await sandbox.admin.createApp({ name, plan }));
     const created = new Date(app.created_at).getUTCDate();
-    const credentials: AppCredentials = { id: app.id, key: app.consumer_key, secret: app.consumer_secret, plan, enrolmentDay: created };
+    const credentials: AppCredentials = {
+      id: app.id,
+      key: app.consumer_key,
+      secret: app.consumer_secret,
+      plan,
+      enrolmentDay: created,
+    };
     apps.set(name, credentials);
     return credentials;
   };
@@ -45,11 +52,19 @@ export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]
     const username = sandboxUsername(config.name);
     const user =
       Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase()) ??
-      (await sandbox.admin.createUser({ username, name: config.name, description: `postbot example bot (${config.file})` }));
-    const existing = Object.values(data.auth.access_tokens).find((t) => t.app_id === app.id && t.user_id === user.id && t.invalidated_at === undefined);
+      (await sandbox.admin.createUser({
+        username,
+        name: config.name,
+        description: `postbot example bot (${config.file})`,
+      }));
+    const existing = Object.values(data.auth.access_tokens).find(
+      (t) => t.app_id === app.id && t.user_id === user.id && t.invalidated_at === undefined,
+    );
     const token = existing
       ? { token: existing.token, secret: existing.secret }
-      : await sandbox.admin.createToken({ consumer_key: app.key, user_id: user.id }).then((t) => ({ token: t.token, secret: t.token_secret }));
+      : await sandbox.admin
+          .createToken({ consumer_key: app.key, user_id: user.id })
+          .then((t) => ({ token: t.token, secret: t.token_secret }));
     hosted.push({ config, app, token, user: { id: user.id, username: user.username } });
   }
   return hosted;

@@ -21,7 +21,14 @@ import type { RuntimeObserver } from "../observe/observer.ts";
 import type { Store } from "../store/store.ts";
 import { CatchUpQueue } from "../triggers/catch-up.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
-import { mergeRules, startStreamHub, type BotRules, type Budgeted, type StreamHub, type StreamStatus } from "../triggers/stream-hub.ts";
+import {
+  mergeRules,
+  startStreamHub,
+  type BotRules,
+  type Budgeted,
+  type StreamHub,
+  type StreamStatus,
+} from "../triggers/stream-hub.ts";
 import { BotRuntime, type BotStatus } from "./bot.ts";
 import { capacityLines, type AppLoad } from "./capacity.ts";
 import { TRIGGER_OF, type TriggerName } from "./events.ts";
@@ -146,8 +153,11 @@ const TRIGGER_YAML: Record<TriggerName, string> = {
 };
 
 const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
-  trigger === "mentions" ? !!config.triggers.mentions : trigger === "followers" ? !!config.triggers.followers : config.triggers[trigger].length > 0;
-
+  trigger === "mentions"
+    ? !!config.triggers.mentions
+    : trigger === "followers"
+      ? !!config.triggers.followers
+      : config.triggers[trigger].length > 0;
 
 /** Starts every bot. Bots whose account the service refuses start paused. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -158,7 +168,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     dryRun: options.dryRun ?? false,
     ...(observer ? { observe: tapActions(observer, clock) } : {}),
-    ...(options.shared ? { sharedWindows: new RedisWindows(options.shared.redis, { prefix: `${options.shared.leases.prefix}budget:` }) } : {}),
+    ...(options.shared
+      ? { sharedWindows: new RedisWindows(options.shared.redis, { prefix: `${options.shared.leases.prefix}budget:` }) }
+      : {}),
   });
   const layers = new Map<string, ActionLayer>();
   // Budget corrections travel with each budgeted call's own answer (the executor returns its headers).
@@ -167,7 +179,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     logger,
     ...(observer
-      ? { onResponse: (o) => o.status >= 400 && observer.serviceError({ ...(o.identity.user ? { bot: o.identity.user } : {}), app: o.identity.app, endpoint: o.endpoint, status: o.status, at: o.at }) }
+      ? {
+          onResponse: (o) =>
+            o.status >= 400 &&
+            observer.serviceError({
+              ...(o.identity.user ? { bot: o.identity.user } : {}),
+              app: o.identity.app,
+              endpoint: o.endpoint,
+              status: o.status,
+              at: o.at,
+            }),
+        }
       : {}),
   });
   const bots = new Map<string, BotRuntime>();
@@ -187,13 +209,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // How many bots of each app poll each endpoint (they share its A window).
   const pollers = new Map<string, number>();
   for (const b of options.bots) {
-    if (hasTrigger(b.config, "mentions") && mentionsVia(b) === "poll") pollers.set(`mentions ${b.app.id}`, (pollers.get(`mentions ${b.app.id}`) ?? 0) + 1);
-    if (hasTrigger(b.config, "followers")) pollers.set(`followers ${b.app.id}`, (pollers.get(`followers ${b.app.id}`) ?? 0) + 1);
+    if (hasTrigger(b.config, "mentions") && mentionsVia(b) === "poll")
+      pollers.set(`mentions ${b.app.id}`, (pollers.get(`mentions ${b.app.id}`) ?? 0) + 1);
+    if (hasTrigger(b.config, "followers"))
+      pollers.set(`followers ${b.app.id}`, (pollers.get(`followers ${b.app.id}`) ?? 0) + 1);
   }
   const countOnApp = (appId: string, trigger: "mentions" | "followers") => pollers.get(`${trigger} ${appId}`) ?? 0;
 
   /** Makes and starts one bot (its identity known), or records it paused when its account is refused. */
-  const hostBot = async (hosted: HostedBot, client: ApiClient, resolved: { identity: Awaited<ReturnType<typeof resolveIdentity>> } | { error: unknown }) => {
+  const hostBot = async (
+    hosted: HostedBot,
+    client: ApiClient,
+    resolved: { identity: Awaited<ReturnType<typeof resolveIdentity>> } | { error: unknown },
+  ) => {
     const { config, app } = hosted;
     const log = logger.child({ bot: config.name });
     let identity;
@@ -203,7 +231,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (!accountRefused(err)) throw err;
       const reason = refusedAccountReason(config, err);
       logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
-      paused.set(config.name, { bot: config.name, appId: app.id, userId: "", username: "", plan: app.plan, paused: { reason, at: clock.now() }, triggers: {}, inbox: 0, updatedAt: clock.now() });
+      paused.set(config.name, {
+        bot: config.name,
+        appId: app.id,
+        userId: "",
+        username: "",
+        plan: app.plan,
+        paused: { reason, at: clock.now() },
+        triggers: {},
+        inbox: 0,
+        updatedAt: clock.now(),
+      });
       return undefined;
     }
     const layer = actions.bot({
@@ -217,8 +255,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
       onRevoked: (err) => pause(config.name, err),
     });
-    const mentionsEvery = Math.max(config.triggers.mentions?.interval ?? 0, fastestMentionIntervalMs(app.plan, countOnApp(app.id, "mentions")));
-    const followersEvery = Math.max(config.triggers.followers?.interval ?? 0, fastestFollowersIntervalMs(app.plan, countOnApp(app.id, "followers")));
+    const mentionsEvery = Math.max(
+      config.triggers.mentions?.interval ?? 0,
+      fastestMentionIntervalMs(app.plan, countOnApp(app.id, "mentions")),
+    );
+    const followersEvery = Math.max(
+      config.triggers.followers?.interval ?? 0,
+      fastestFollowersIntervalMs(app.plan, countOnApp(app.id, "followers")),
+    );
     const bot = new BotRuntime({
       config,
       appId: app.id,
@@ -238,7 +282,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     await bot.setup();
     for (const [event, trigger] of Object.entries(TRIGGER_OF) as Array<[EventName, TriggerName]>) {
       if (bot.handles(event) && !hasTrigger(config, trigger)) {
-        log.warn(`a plugin handles "${event}" events but the bot has no ${trigger} trigger, so none will come; add ${TRIGGER_YAML[trigger]} to ${config.file}`);
+        log.warn(
+          `a plugin handles "${event}" events but the bot has no ${trigger} trigger, so none will come; add ${TRIGGER_YAML[trigger]} to ${config.file}`,
+        );
       }
     }
     layers.set(config.name, layer);
@@ -246,23 +292,44 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     return { bot, layer };
   };
   /** Actions an earlier run left unfinished: verified with the service, then sent or settled. */
-  const recover = (name: string, layer: ActionLayer) => void layer.recover().catch((err: unknown) => logger.error({ bot: name, err }, "could not resume unfinished actions"));
+  const recover = (name: string, layer: ActionLayer) =>
+    void layer
+      .recover()
+      .catch((err: unknown) => logger.error({ bot: name, err }, "could not resume unfinished actions"));
 
   // Who each account is: known with the account (stored by `bot auth login`, or provisioned),
   // else asked a few at a time (a first start of thousands of bots with tokens in their files
   // asks each once; later starts find them in the state store).
   const clients = options.bots.map((hosted) =>
-    base.withAuth({ consumer: { key: hosted.app.key, secret: hosted.app.secret }, user: hosted.token, label: hosted.config.name, appLabel: hosted.app.id }),
+    base.withAuth({
+      consumer: { key: hosted.app.key, secret: hosted.app.secret },
+      user: hosted.token,
+      label: hosted.config.name,
+      appLabel: hosted.app.id,
+    }),
   );
   const claimed = options.hosting === "claimed";
   if (claimed && !options.shared) {
-    const streaming = options.bots.filter((h) => h.config.triggers.stream.length > 0 || mentionsVia(h) === "stream").map((h) => h.config.name);
-    if (streaming.length > 0) logger.warn({ bots: streaming }, `state in Redis: the app streams are not connected in this mode yet; mentions are polled and stream rules deliver nothing (${streaming.join(", ")})`);
+    const streaming = options.bots
+      .filter((h) => h.config.triggers.stream.length > 0 || mentionsVia(h) === "stream")
+      .map((h) => h.config.name);
+    if (streaming.length > 0)
+      logger.warn(
+        { bots: streaming },
+        `state in Redis: the app streams are not connected in this mode yet; mentions are polled and stream rules deliver nothing (${streaming.join(", ")})`,
+      );
   }
   const identities = claimed
     ? []
     : await mapConcurrently(options.bots, IDENTITY_CONCURRENCY, (hosted, i) =>
-        resolveIdentity({ store, client: clients[i]!, bot: hosted.config.name, plan: hosted.app.plan, token: hosted.token.token, ...(hosted.user ? { known: hosted.user } : {}) }).then(
+        resolveIdentity({
+          store,
+          client: clients[i]!,
+          bot: hosted.config.name,
+          plan: hosted.app.plan,
+          token: hosted.token.token,
+          ...(hosted.user ? { known: hosted.user } : {}),
+        }).then(
           (identity) => ({ identity }),
           (error: unknown) => ({ error }),
         ),
@@ -274,7 +341,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   const hosting = startApps(claimed ? { ...options, bots: [] } : options, bots, layers, base, logger);
   const { hubs, queues } = hosting;
-  const sharedApps = claimed && options.shared ? startSharedApps({ options, shared: options.shared, bots, layers, base, logger, mentionsVia, capacity: (appId) => capacityLines(appLoad(options.bots.filter((h) => h.app.id === appId))) }) : undefined;
+  const sharedApps =
+    claimed && options.shared
+      ? startSharedApps({
+          options,
+          shared: options.shared,
+          bots,
+          layers,
+          base,
+          logger,
+          mentionsVia,
+          capacity: (appId) => capacityLines(appLoad(options.bots.filter((h) => h.app.id === appId))),
+        })
+      : undefined;
 
   const snapshot = (): BotStatus[] => [...[...bots.values()].map((b) => b.status()), ...paused.values()];
   // A bot's status is saved when it changed; an unchanged one only every STATUS_REFRESH_ROUNDS
@@ -322,7 +401,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     actions,
     status: snapshot,
     apps: () => [...hosting.apps(), ...(sharedApps?.apps() ?? [])],
-    streamed: (appId, postId) => (hubs.get(appId)?.has(postId) ?? false) || (sharedApps?.streamed(appId, postId) ?? false),
+    streamed: (appId, postId) =>
+      (hubs.get(appId)?.has(postId) ?? false) || (sharedApps?.streamed(appId, postId) ?? false),
     async idle(timeoutMs = 10_000) {
       // Real time on purpose: this guards a test against waiting forever, whatever its clock.
       const deadline = Date.now() + timeoutMs;
@@ -334,7 +414,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         busyBots.push(...(sharedApps?.busy() ?? []));
         calm = actions.inFlight() === later && busyBots.length === 0 ? calm + 1 : 0;
         if (calm === 0 && Date.now() > deadline) {
-          throw new Error(`the runtime did not settle: ${actions.inFlight()} actions in flight (${later} waiting for the clock), busy bots: ${busyBots.join(", ") || "none"}`);
+          throw new Error(
+            `the runtime did not settle: ${actions.inFlight()} actions in flight (${later} waiting for the clock), busy bots: ${busyBots.join(", ") || "none"}`,
+          );
         }
       }
     },
@@ -344,7 +426,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (bots.has(name) || stopped) return;
       const hosted = options.bots[i]!;
       paused.delete(name);
-      const resolved = await resolveIdentity({ store, client: clients[i]!, bot: name, plan: hosted.app.plan, token: hosted.token.token, ...(hosted.user ? { known: hosted.user } : {}) }).then(
+      const resolved = await resolveIdentity({
+        store,
+        client: clients[i]!,
+        bot: name,
+        plan: hosted.app.plan,
+        token: hosted.token.token,
+        ...(hosted.user ? { known: hosted.user } : {}),
+      }).then(
         (identity) => ({ identity }),
         (error: unknown) => ({ error }),
       );
@@ -401,7 +490,11 @@ const STATUS_REFRESH_ROUNDS = 8;
 const IDENTITY_CONCURRENCY = 16;
 
 /** `fn` over every item, at most `limit` at a time; results in the items' order. */
-async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function mapConcurrently<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
@@ -432,7 +525,8 @@ function appLoad(hosted: readonly HostedBot[]): AppLoad {
     mentionsStreamed: hosted.filter((h) => mentionsVia(h) === "stream").length,
     followers: hosted.filter((h) => h.config.triggers.followers).length,
     streamBots: ruled.length,
-    streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream }))).size,
+    streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream })))
+      .size,
     ...(caps ? { ruleCap: caps.maxRules } : {}),
   };
 }
@@ -441,7 +535,13 @@ function appLoad(hosted: readonly HostedBot[]): AppLoad {
  * Per app: the capacity lines (logged once at start), the stream connection (when a bot has
  * rules, or takes its mentions through it) and the catch-up polls of streamed mentions.
  */
-function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layers: Map<string, ActionLayer>, base: ApiClient, logger: Logger) {
+function startApps(
+  options: RuntimeOptions,
+  bots: Map<string, BotRuntime>,
+  layers: Map<string, ActionLayer>,
+  base: ApiClient,
+  logger: Logger,
+) {
   const byApp = new Map<string, HostedBot[]>();
   for (const hosted of options.bots) {
     if (!bots.has(hosted.config.name)) continue;
@@ -480,7 +580,13 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
     };
     const queue = new CatchUpQueue({
       poll: (bot, signal) => bots.get(bot)?.catchUpMentions(signal) ?? Promise.resolve(),
-      onError: (bot, err) => logger.child({ bot }).warn({ err, trigger: "mentions" }, `mentions catch-up poll failed: ${(err as Error)?.message ?? String(err)}; the next reconnect tries again`),
+      onError: (bot, err) =>
+        logger
+          .child({ bot })
+          .warn(
+            { err, trigger: "mentions" },
+            `mentions catch-up poll failed: ${(err as Error)?.message ?? String(err)}; the next reconnect tries again`,
+          ),
     });
     queues.set(appId, queue);
     const streamedNames = streamed.map((h) => h.config.name);
@@ -505,7 +611,13 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
       },
       forgetBearer: () => forgetStoredBearer(options.store, options.baseUrl, app.key),
       caps: caps ?? { maxRules: 0, maxRuleLength: 0 },
-      wants: ruled.map((h): BotRules => ({ bot: h.config.name, userId: bots.get(h.config.name)!.identity.userId, rules: h.config.triggers.stream })),
+      wants: ruled.map(
+        (h): BotRules => ({
+          bot: h.config.name,
+          userId: bots.get(h.config.name)!.identity.userId,
+          rules: h.config.triggers.stream,
+        }),
+      ),
       mentionBots: streamed.map((h) => {
         const identity = bots.get(h.config.name)!.identity;
         return { bot: h.config.name, userId: identity.userId, username: identity.username };
@@ -529,7 +641,12 @@ function startApps(options: RuntimeOptions, bots: Map<string, BotRuntime>, layer
         if (s.state === "connected" || s.state === "reconnecting") {
           touchAll();
           const error = s.state === "reconnecting" ? s.lastError : undefined;
-          options.observer?.stream({ app: appId, type: s.state, ...(error ? { cause: error.cause, error: error.message } : {}), at: options.clock.now() });
+          options.observer?.stream({
+            app: appId,
+            type: s.state,
+            ...(error ? { cause: error.cause, error: error.message } : {}),
+            at: options.clock.now(),
+          });
         }
         if (s.state === "reconnecting" && !polledOnce) {
           polledOnce = true;

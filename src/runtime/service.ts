@@ -29,7 +29,12 @@ export const hasService = (vars: Vars) => !!vars.POSTBOT_BASE_URL?.trim();
  * A bot file's `app:` names its app; the others share the app of `POSTBOT_CONSUMER_KEY`
  * (needed only when some bot names none). The bots of one app must name the same plan.
  */
-export function resolveService(vars: Vars, envFile: string, bots: readonly BotConfig[], store: Store): { baseUrl: string; bots: HostedBot[] } {
+export function resolveService(
+  vars: Vars,
+  envFile: string,
+  bots: readonly BotConfig[],
+  store: Store,
+): { baseUrl: string; bots: HostedBot[] } {
   const problems: string[] = [];
   const need = (name: string, what: string) => {
     const v = vars[name]?.trim();
@@ -43,21 +48,45 @@ export function resolveService(vars: Vars, envFile: string, bots: readonly BotCo
 
   const plans = [...new Set(defaultBots.map((b) => b.plan))];
   if (plans.length > 1) {
-    const which = plans.map((p) => `${p}: ${defaultBots.filter((b) => b.plan === p).map((b) => b.name).join(", ")}`).join("; ");
-    problems.push(`the bots that name no app share one (POSTBOT_CONSUMER_KEY), and an app has one plan, but they name several (${which}); give them all the app's plan, or give some their own app: {consumer_key, consumer_secret}`);
+    const which = plans
+      .map(
+        (p) =>
+          `${p}: ${defaultBots
+            .filter((b) => b.plan === p)
+            .map((b) => b.name)
+            .join(", ")}`,
+      )
+      .join("; ");
+    problems.push(
+      `the bots that name no app share one (POSTBOT_CONSUMER_KEY), and an app has one plan, but they name several (${which}); give them all the app's plan, or give some their own app: {consumer_key, consumer_secret}`,
+    );
   }
   const enrolment = vars.POSTBOT_ENROLMENT_DAY?.trim();
   const enrolmentDay = enrolment ? Number(enrolment) : undefined;
   if (enrolmentDay !== undefined && !(Number.isInteger(enrolmentDay) && enrolmentDay >= 1 && enrolmentDay <= 31)) {
-    problems.push(`POSTBOT_ENROLMENT_DAY is "${enrolment}": give the day of the month (1-31) the app enrolled, when the monthly read cap resets`);
+    problems.push(
+      `POSTBOT_ENROLMENT_DAY is "${enrolment}": give the day of the month (1-31) the app enrolled, when the monthly read cap resets`,
+    );
   }
-  const envApp: AppCredentials = { id: fingerprint(key || "none"), key, secret, plan: plans[0] ?? "basic", ...(enrolmentDay ? { enrolmentDay } : {}) };
+  const envApp: AppCredentials = {
+    id: fingerprint(key || "none"),
+    key,
+    secret,
+    plan: plans[0] ?? "basic",
+    ...(enrolmentDay ? { enrolmentDay } : {}),
+  };
   const apps = new Map<string, AppCredentials>();
   const appOf = (config: BotConfig): AppCredentials => {
     if (!config.app) return envApp;
     const known = apps.get(config.app.consumer_key);
     if (known) return known;
-    const app: AppCredentials = { id: fingerprint(config.app.consumer_key), key: config.app.consumer_key, secret: config.app.consumer_secret, plan: config.plan, ...(enrolmentDay ? { enrolmentDay } : {}) };
+    const app: AppCredentials = {
+      id: fingerprint(config.app.consumer_key),
+      key: config.app.consumer_key,
+      secret: config.app.consumer_secret,
+      plan: config.plan,
+      ...(enrolmentDay ? { enrolmentDay } : {}),
+    };
     apps.set(config.app.consumer_key, app);
     return app;
   };
@@ -78,7 +107,9 @@ export function resolveService(vars: Vars, envFile: string, bots: readonly BotCo
       continue;
     }
     if (record.oauth1.consumer_key !== app.key) {
-      problems.push(`${config.file}: the stored account "${name}" was signed in for another app (API key); sign it in again with \`bot auth login --account ${name}\``);
+      problems.push(
+        `${config.file}: the stored account "${name}" was signed in for another app (API key); sign it in again with \`bot auth login --account ${name}\``,
+      );
       continue;
     }
     const user = record.user_id && record.username ? { user: { id: record.user_id, username: record.username } } : {};
@@ -87,7 +118,6 @@ export function resolveService(vars: Vars, envFile: string, bots: readonly BotCo
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { baseUrl: secureBaseUrl(rawUrl, "POSTBOT_BASE_URL").href.replace(/\/$/, ""), bots: hosted };
 }
-
 
 /** How long `bot start` waits between tries while the service cannot be reached: 1 s doubling to 1 min. */
 export const UNREACHABLE_RETRY = { firstDelayMs: 1_000, maxDelayMs: 60_000, maxAttempts: Number.POSITIVE_INFINITY };
@@ -116,19 +146,33 @@ export async function checkService(check: ServiceCheck): Promise<void> {
   const { baseUrl, app, clock, logger, signal } = check;
   for (let attempt = 1; ; attempt++) {
     try {
-      await requestToken(baseUrl, { consumer: { key: app.key, secret: app.secret }, callback: "oob", clock, ...(signal ? { signal } : {}) });
+      await requestToken(baseUrl, {
+        consumer: { key: app.key, secret: app.secret },
+        callback: "oob",
+        clock,
+        ...(signal ? { signal } : {}),
+      });
     } catch (err) {
       if (err instanceof NetworkError && !err.aborted) {
         const delay = backoffMs(attempt, UNREACHABLE_RETRY);
-        logger.warn({ service: baseUrl, code: err.code, attempt }, `cannot reach the service at ${baseUrl} (${err.message.replace(/^\S+ \S+: /, "")}); trying again in ${delay / 1000} s (Ctrl-C stops)`);
+        logger.warn(
+          { service: baseUrl, code: err.code, attempt },
+          `cannot reach the service at ${baseUrl} (${err.message.replace(/^\S+ \S+: /, "")}); trying again in ${delay / 1000} s (Ctrl-C stops)`,
+        );
         await clock.sleep(delay, signal);
         continue;
       }
       if (err instanceof OAuthError && err.code === 32) {
-        throw new UserError(`the service at ${baseUrl} refused the app's keys (401, code 32 "Could not authenticate you"); ${appKeysHint(check.envFile)}`, { cause: err });
+        throw new UserError(
+          `the service at ${baseUrl} refused the app's keys (401, code 32 "Could not authenticate you"); ${appKeysHint(check.envFile)}`,
+          { cause: err },
+        );
       }
       if (err instanceof OAuthError && err.code === 135) {
-        throw new UserError(`the service at ${baseUrl} says this machine's clock is off (401, code 135 "Timestamp out of bounds"); set the system clock right (NTP) and start again`, { cause: err });
+        throw new UserError(
+          `the service at ${baseUrl} says this machine's clock is off (401, code 135 "Timestamp out of bounds"); set the system clock right (NTP) and start again`,
+          { cause: err },
+        );
       }
       if (signal?.aborted) throw signal.reason;
       // Any other answer came from the service and did not refuse the keys.
@@ -152,7 +196,8 @@ export const accountRefused: (err: unknown) => boolean = isRevoked;
  */
 export function refusedAccountReason(config: BotConfig, err: unknown): string {
   let refusal: OAuthError | undefined;
-  for (let e = err as { cause?: unknown } | undefined, i = 0; e && i < 5 && !refusal; i++, e = e.cause as typeof e) if (e instanceof OAuthError) refusal = e;
+  for (let e = err as { cause?: unknown } | undefined, i = 0; e && i < 5 && !refusal; i++, e = e.cause as typeof e)
+    if (e instanceof OAuthError) refusal = e;
   const what = refusal ? `${refusal.status}, code ${refusal.code}` : ((err as Error)?.message ?? String(err));
   const advice =
     config.account.kind === "stored"

@@ -84,13 +84,20 @@ export function startSharedApps(p: {
     if (!queue) {
       queue = new CatchUpQueue({
         poll: (bot, signal) => bots.get(bot)?.catchUpMentions(signal) ?? Promise.resolve(),
-        onError: (bot, err) => logger.child({ bot }).warn({ err, trigger: "mentions" }, `mentions catch-up poll failed: ${(err as Error)?.message ?? String(err)}; the next reconnect tries again`),
+        onError: (bot, err) =>
+          logger
+            .child({ bot })
+            .warn(
+              { err, trigger: "mentions" },
+              `mentions catch-up poll failed: ${(err as Error)?.message ?? String(err)}; the next reconnect tries again`,
+            ),
       });
       queues.set(appId, queue);
     }
     return queue;
   };
-  const streamedHere = (appId: string) => [...bots.keys()].filter((name) => appOf.get(name) === appId && streamedMentions(name));
+  const streamedHere = (appId: string) =>
+    [...bots.keys()].filter((name) => appOf.get(name) === appId && streamedMentions(name));
 
   const streams = new SharedStreams({
     redis: shared.redis,
@@ -117,7 +124,12 @@ export function startSharedApps(p: {
         appId: request.appId,
         clock,
         log,
-        client: async () => base.withAuth({ consumer, bearer: await storedBearer(store, options.baseUrl, consumer, clock), appLabel: request.appId }),
+        client: async () =>
+          base.withAuth({
+            consumer,
+            bearer: await storedBearer(store, options.baseUrl, consumer, clock),
+            appLabel: request.appId,
+          }),
         forgetBearer: () => forgetStoredBearer(store, options.baseUrl, app.key),
         caps: STREAM_RULE_CAPS[app.plan] ?? { maxRules: 0, maxRuleLength: 0 },
         wants: request.wants,
@@ -127,11 +139,20 @@ export function startSharedApps(p: {
         deliverMentions: request.deliverMentions,
         onConnected: request.onConnected,
         onInterrupted: request.onInterrupted,
-        onOverflow: (overflow) => log.error({ bots: overflow.length }, `the app's rule cap leaves ${overflow.length} bots without a mention rule; with the state in Redis they are not polled instead: give them an app of their own`),
+        onOverflow: (overflow) =>
+          log.error(
+            { bots: overflow.length },
+            `the app's rule cap leaves ${overflow.length} bots without a mention rule; with the state in Redis they are not polled instead: give them an app of their own`,
+          ),
         onStatus: (s) => {
           if (s.state !== "connected" && s.state !== "reconnecting") return;
           const error = s.state === "reconnecting" ? s.lastError : undefined;
-          options.observer?.stream({ app: request.appId, type: s.state, ...(error ? { cause: error.cause, error: error.message } : {}), at: clock.now() });
+          options.observer?.stream({
+            app: request.appId,
+            type: s.state,
+            ...(error ? { cause: error.cause, error: error.message } : {}),
+            at: clock.now(),
+          });
         },
       });
     },
@@ -209,7 +230,8 @@ export function startSharedApps(p: {
       for (const queue of queues.values()) queue.close();
       await streams.close();
       // Not while Redis is away (the command would wait for it): the parts then expire by themselves.
-      if (shared.redis.status === "ready") await withdrawAppParts(shared.redis, shared.leases.prefix, shared.owner, [...published]).catch(() => undefined);
+      if (shared.redis.status === "ready")
+        await withdrawAppParts(shared.redis, shared.leases.prefix, shared.owner, [...published]).catch(() => undefined);
     },
   };
 }

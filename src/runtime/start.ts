@@ -54,42 +54,97 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
   if (!only || only.length === 0) return bots;
   const names = new Set(bots.map((b) => b.name));
   const unknown = only.filter((n) => !names.has(n));
-  if (unknown.length > 0) throw new UserError(`--only ${unknown.join(", ")}: no such bot; the bots are ${[...names].join(", ") || "none"}`, { exitCode: 2 });
+  if (unknown.length > 0)
+    throw new UserError(`--only ${unknown.join(", ")}: no such bot; the bots are ${[...names].join(", ") || "none"}`, {
+      exitCode: 2,
+    });
   return bots.filter((b) => only.includes(b.name));
 }
 
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
-  const loaded = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins, ...(options.env ? { env: options.env } : {}) });
+  const loaded = await loadBots({
+    botsDir: options.bots,
+    pluginsDir: options.plugins,
+    ...(options.env ? { env: options.env } : {}),
+  });
   if (loaded.problems.length > 0) {
-    throw new UserError(`${loaded.problems.map(formatProblem).join("\n")}\n${countOf(loaded.problems.length, "problem")} in the bot files; fix them (bot validate checks without starting)`);
+    throw new UserError(
+      `${loaded.problems.map(formatProblem).join("\n")}\n${countOf(loaded.problems.length, "problem")} in the bot files; fix them (bot validate checks without starting)`,
+    );
   }
   const bots = pick(loaded.bots, options.only);
-  if (bots.length === 0) throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
+  if (bots.length === 0)
+    throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
 
   const vars = loaded.env.vars;
   if (options.state && !hasService(vars)) {
-    throw new UserError(`${options.state.source}: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL and the app's keys (a \`bot sandbox\` will do for a try), or leave out ${options.state.source} to run against an embedded sandbox`, { exitCode: 2 });
+    throw new UserError(
+      `${options.state.source}: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL and the app's keys (a \`bot sandbox\` will do for a try), or leave out ${options.state.source} to run against an embedded sandbox`,
+      { exitCode: 2 },
+    );
   }
-  const shared = options.state ? await openSharedState({ url: options.state.url, source: options.state.source, bots: bots.map((b) => b.name), clock, logger }) : undefined;
-  const store: Store = shared?.store ?? (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
+  const shared = options.state
+    ? await openSharedState({
+        url: options.state.url,
+        source: options.state.source,
+        bots: bots.map((b) => b.name),
+        clock,
+        logger,
+      })
+    : undefined;
+  const store: Store =
+    shared?.store ??
+    (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
   let sandbox: Sandbox | undefined;
   let stopCrowd: (() => void) | undefined;
   try {
     let service: { baseUrl: string; bots: HostedBot[] };
     if (hasService(vars)) {
       service = resolveService(vars, loaded.env.suggestedFile, bots, store);
-      await checkService({ baseUrl: service.baseUrl, app: service.bots[0]!.app, envFile: loaded.env.suggestedFile, clock, logger, ...(options.signal ? { signal: options.signal } : {}) });
-      logger.info({ service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false }, `starting ${countOf(bots.length, "bot")} against ${service.baseUrl}`);
+      await checkService({
+        baseUrl: service.baseUrl,
+        app: service.bots[0]!.app,
+        envFile: loaded.env.suggestedFile,
+        clock,
+        logger,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      logger.info(
+        { service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false },
+        `starting ${countOf(bots.length, "bot")} against ${service.baseUrl}`,
+      );
     } else {
       const embedded = await startEmbedded(options, bots, vars);
       sandbox = embedded.sandbox;
       stopCrowd = embedded.stopCrowd;
       service = { baseUrl: sandbox.url, bots: embedded.bots };
     }
-    const runtime = await startRuntime({ baseUrl: service.baseUrl, bots: service.bots, store, clock, logger, dryRun: options.dryRun ?? false, ...(options.observer ? { observer: options.observer } : {}), ...(shared ? { hosting: "claimed" as const, shared: { redis: shared.redis, leases: shared.leases, owner: shared.owner, leaseOf: (bot: string) => shared.claims.current(bot) } } : {}) });
+    const runtime = await startRuntime({
+      baseUrl: service.baseUrl,
+      bots: service.bots,
+      store,
+      clock,
+      logger,
+      dryRun: options.dryRun ?? false,
+      ...(options.observer ? { observer: options.observer } : {}),
+      ...(shared
+        ? {
+            hosting: "claimed" as const,
+            shared: {
+              redis: shared.redis,
+              leases: shared.leases,
+              owner: shared.owner,
+              leaseOf: (bot: string) => shared.claims.current(bot),
+            },
+          }
+        : {}),
+    });
     await shared?.run(runtime);
-    logger.info({ bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) }, "all bots started; stop with Ctrl-C");
+    logger.info(
+      { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
+      "all bots started; stop with Ctrl-C",
+    );
     return {
       runtime,
       store,
@@ -116,11 +171,18 @@ export async function start(options: StartOptions): Promise<Started> {
  * bots' (`DATA/sandbox.json`, so a restart continues), gives each bot an account, and a
  * crowd of simulated users starts mentioning, replying, following and posting.
  */
-async function startEmbedded(options: StartOptions, bots: BotConfig[], vars: Readonly<Record<string, string | undefined>>) {
+async function startEmbedded(
+  options: StartOptions,
+  bots: BotConfig[],
+  vars: Readonly<Record<string, string | undefined>>,
+) {
   const { createSandbox } = await import("../sandbox/index.ts");
   const { startCrowd, DEFAULT_CROWD_SIZE } = await import("../sandbox/crowd/index.ts");
   const port = Number(vars.POSTBOT_SANDBOX_PORT ?? 0);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`POSTBOT_SANDBOX_PORT is "${vars.POSTBOT_SANDBOX_PORT}": give a port number (0 for any free port)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UserError(
+      `POSTBOT_SANDBOX_PORT is "${vars.POSTBOT_SANDBOX_PORT}": give a port number (0 for any free port)`,
+    );
   const sandbox = await createSandbox({
     port,
     clock: options.clock,
@@ -134,7 +196,12 @@ async function startEmbedded(options: StartOptions, bots: BotConfig[], vars: Rea
   );
   try {
     const hosted = await provisionBots(sandbox, bots);
-    const crowd = await startCrowd({ sandbox, clock: options.clock, logger: options.logger.child({ component: "crowd" }), bots: hosted.map(crowdTarget) });
+    const crowd = await startCrowd({
+      sandbox,
+      clock: options.clock,
+      logger: options.logger.child({ component: "crowd" }),
+      bots: hosted.map(crowdTarget),
+    });
     return { sandbox, bots: hosted, stopCrowd: () => crowd.stop() };
   } catch (err) {
     await sandbox.close().catch(() => undefined);

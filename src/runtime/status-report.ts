@@ -41,11 +41,16 @@ function lastActions(store: Store): Map<string, LastAction> {
   for (const [, e] of store.entries<LedgerEntry>("ledger")) {
     const seen = last.get(e.bot);
     if (seen && seen.at > e.updatedAt) continue;
-    last.set(e.bot, { kind: e.kind, target: e.target, state: e.state, ...(e.reason ? { reason: e.reason } : {}), at: e.updatedAt });
+    last.set(e.bot, {
+      kind: e.kind,
+      target: e.target,
+      state: e.state,
+      ...(e.reason ? { reason: e.reason } : {}),
+      at: e.updatedAt,
+    });
   }
   return last;
 }
-
 
 /** Every bot's report, from the store. */
 export function collectStatus(store: Store, clock: Clock): BotReport[] {
@@ -66,7 +71,10 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
       ...status,
       ...(app ? { app } : {}),
       ...(lastAction ? { lastAction } : {}),
-      cursors: { ...(mentions?.since_id ? { mentions: mentions.since_id } : {}), ...(followers ? { followersKnown: followers.length } : {}) },
+      cursors: {
+        ...(mentions?.since_id ? { mentions: mentions.since_id } : {}),
+        ...(followers ? { followersKnown: followers.length } : {}),
+      },
     };
     if (status.userId) {
       const layer = system.bot({
@@ -114,7 +122,8 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** An app's lines: its plan and bots, its stream's state and last error, its capacity. */
 function formatApp(app: AppStatus, now: number): string[] {
-  const over = app.processes !== undefined ? ` over ${app.processes} ${app.processes === 1 ? "process" : "processes"}` : "";
+  const over =
+    app.processes !== undefined ? ` over ${app.processes} ${app.processes === 1 ? "process" : "processes"}` : "";
   const lines = [`app ${app.appId}  ${app.plan}  ${app.bots} ${app.bots === 1 ? "bot" : "bots"}${over}`];
   const s = app.stream;
   if (s) {
@@ -125,10 +134,15 @@ function formatApp(app: AppStatus, now: number): string[] {
     lines.push(
       `  stream     ${state}; ${s.reconnects} reconnects, ${s.posts} posts, last post ${ago(s.lastPostAt, now)}; rules: ${s.rules.own} of the bots, ${s.rules.mentions} for the mentions of ${s.mentionBots} bots`,
     );
-    if (s.lastError) lines.push(`  last error ${ago(s.lastError.at, now)} (${s.lastError.cause}): ${s.lastError.message}`);
-    if (s.gaps.count > 0) lines.push(`  gaps       ${s.gaps.count} closed, last ${age(s.gaps.lastMs ?? 0)} long; ${s.gaps.recovered} posts recovered by search`);
+    if (s.lastError)
+      lines.push(`  last error ${ago(s.lastError.at, now)} (${s.lastError.cause}): ${s.lastError.message}`);
+    if (s.gaps.count > 0)
+      lines.push(
+        `  gaps       ${s.gaps.count} closed, last ${age(s.gaps.lastMs ?? 0)} long; ${s.gaps.recovered} posts recovered by search`,
+      );
   }
-  if (app.catchUp && app.catchUp.waiting + app.catchUp.running > 0) lines.push(`  catch-up   ${app.catchUp.waiting + app.catchUp.running} mention polls to go`);
+  if (app.catchUp && app.catchUp.waiting + app.catchUp.running > 0)
+    lines.push(`  catch-up   ${app.catchUp.waiting + app.catchUp.running} mention polls to go`);
   for (const line of app.capacity) lines.push(`  capacity   ${line}`);
   return lines;
 }
@@ -147,7 +161,9 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
         : `running (status saved ${ago(r.updatedAt, now)}; if postbot is not running, it stopped without saving)`;
     lines.push(`${r.bot}  @${r.username || "?"}  ${r.plan}  ${state}`);
     for (const [trigger, t] of Object.entries(r.triggers)) {
-      lines.push(`  ${trigger.padEnd(10)} last check ${ago(t.lastCheckAt, now).padEnd(10)} last event ${ago(t.lastEventAt, now).padEnd(10)} ${t.events} events`);
+      lines.push(
+        `  ${trigger.padEnd(10)} last check ${ago(t.lastCheckAt, now).padEnd(10)} last event ${ago(t.lastEventAt, now).padEnd(10)} ${t.events} events`,
+      );
     }
     if (Object.keys(r.triggers).length === 0) lines.push("  (no trigger has run yet)");
     if (r.cursors.mentions) lines.push(`  cursor     mentions since_id ${r.cursors.mentions}`);
@@ -156,14 +172,24 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
     lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
     if (r.waiting && r.waiting.length > 0) {
       const next = r.waiting.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));
-      const shown = r.waiting.slice(0, 3).map((w) => w.label).join(", ") + (r.waiting.length > 3 ? `, and ${r.waiting.length - 3} more` : "");
-      lines.push(`  waiting    ${r.waiting.length} for budget, the next in ${age(next.readyAt - now)}: ${shown}${next.reason ? ` (${next.reason})` : ""}`);
+      const shown =
+        r.waiting
+          .slice(0, 3)
+          .map((w) => w.label)
+          .join(", ") + (r.waiting.length > 3 ? `, and ${r.waiting.length - 3} more` : "");
+      lines.push(
+        `  waiting    ${r.waiting.length} for budget, the next in ${age(next.readyAt - now)}: ${shown}${next.reason ? ` (${next.reason})` : ""}`,
+      );
     }
     if (r.budget) {
-      const parts = (Object.entries(r.budget.actions) as Array<[ActionKind, BudgetStatus["actions"][ActionKind]]>).map(([kind, b]) => {
-        if (b.remaining > 0) return `${kind} ${b.remaining}`;
-        return Number.isFinite(b.readyAt) ? `${kind} 0 (more in ${age(b.readyAt - now)})` : `${kind} — (${b.reason ?? "not on this plan"})`;
-      });
+      const parts = (Object.entries(r.budget.actions) as Array<[ActionKind, BudgetStatus["actions"][ActionKind]]>).map(
+        ([kind, b]) => {
+          if (b.remaining > 0) return `${kind} ${b.remaining}`;
+          return Number.isFinite(b.readyAt)
+            ? `${kind} 0 (more in ${age(b.readyAt - now)})`
+            : `${kind} — (${b.reason ?? "not on this plan"})`;
+        },
+      );
       lines.push(`  budget     ${parts.join(", ")}`);
       const m = r.budget.monthly;
       if (m) {

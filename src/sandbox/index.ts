@@ -3,7 +3,14 @@
  * `bot sandbox`. Start here: {@link createSandbox}.
  */
 export { createSandbox, type Sandbox, type SandboxOptions } from "./server.ts";
-export { SandboxAdminError, type SandboxAdmin, type NewAppInput, type NewUserInput, type NewPostInput, type FaultInput } from "./admin/in-process.ts";
+export {
+  SandboxAdminError,
+  type SandboxAdmin,
+  type NewAppInput,
+  type NewUserInput,
+  type NewPostInput,
+  type FaultInput,
+} from "./admin/in-process.ts";
 export type { AppView } from "./admin/routes.ts";
 export type { IssuedAccessToken } from "./auth/credentials.ts";
 export { DEFAULT_PASSWORD } from "./auth/state.ts";

@@ -16,7 +16,12 @@ export class ApiProblem extends Error {
 }
 
 /** A problem object of a kind, with the kind's type URI. */
-export function problem(kind: ProblemKind, title: string, detail: string, members: Record<string, unknown> = {}): Problem {
+export function problem(
+  kind: ProblemKind,
+  title: string,
+  detail: string,
+  members: Record<string, unknown> = {},
+): Problem {
   return { ...members, title, detail, type: PROBLEM_TYPE_BASE + kind };
 }
 
@@ -32,24 +37,43 @@ export function invalidRequest(message: string, parameters: Record<string, strin
 
 /** 404 for a path that names no resource (an unknown route, or an id in a path that must exist). */
 export function notFound(detail = "Not Found"): ApiProblem {
-  return new ApiProblem(404, { title: "Not Found Error", detail, type: PROBLEM_TYPE_BASE + "resource-not-found", status: 404 });
+  return new ApiProblem(404, {
+    title: "Not Found Error",
+    detail,
+    type: PROBLEM_TYPE_BASE + "resource-not-found",
+    status: 404,
+  });
 }
 
 /**
  * The partial error of a lookup (sent with HTTP 200 next to, or instead of, `data`):
  * `Could not find post with ids: [1].`
  */
-export function resourceNotFound(resourceType: "post" | "user" | "list" | "space" | "media", parameter: string, value: string): Problem {
-  return problem("resource-not-found", "Not Found Error", `Could not find ${resourceType} with ${parameter}: [${value}].`, {
-    value,
-    resource_type: resourceType,
-    parameter,
-    resource_id: value,
-  });
+export function resourceNotFound(
+  resourceType: "post" | "user" | "list" | "space" | "media",
+  parameter: string,
+  value: string,
+): Problem {
+  return problem(
+    "resource-not-found",
+    "Not Found Error",
+    `Could not find ${resourceType} with ${parameter}: [${value}].`,
+    {
+      value,
+      resource_type: resourceType,
+      parameter,
+      resource_id: value,
+    },
+  );
 }
 
 /** A plain HTTP problem (`about:blank`): 401 Unauthorized, 403 Forbidden, 429 Too Many Requests... */
-export function httpProblem(status: number, title: string, detail = title, headers: Record<string, string> = {}): ApiProblem {
+export function httpProblem(
+  status: number,
+  title: string,
+  detail = title,
+  headers: Record<string, string> = {},
+): ApiProblem {
   return new ApiProblem(status, { title, detail, type: "about:blank", status }, headers);
 }
 

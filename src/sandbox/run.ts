@@ -23,12 +23,27 @@ export async function runSandbox(o: RunOptions): Promise<void> {
   const adminToken = o.adminToken || process.env.POSTBOT_SANDBOX_ADMIN_TOKEN || randomBytes(24).toString("base64url");
   let sandbox: Sandbox;
   try {
-    sandbox = await createSandbox({ port: o.port, host: o.host, plan: o.plan, adminToken, stateFile: o.stateFile, logger });
+    sandbox = await createSandbox({
+      port: o.port,
+      host: o.host,
+      plan: o.plan,
+      adminToken,
+      stateFile: o.stateFile,
+      logger,
+    });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new UserError(`port ${o.port} on ${o.host} is already in use; pick another with --port (0 takes any free port)`, { cause: err });
-    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new UserError(`cannot listen on ${o.host}: not an address of this machine; use --host 127.0.0.1`, { cause: err });
-    if (code === "EACCES") throw new UserError(`not allowed to listen on port ${o.port}; use a port above 1023`, { cause: err });
+    if (code === "EADDRINUSE")
+      throw new UserError(
+        `port ${o.port} on ${o.host} is already in use; pick another with --port (0 takes any free port)`,
+        { cause: err },
+      );
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+      throw new UserError(`cannot listen on ${o.host}: not an address of this machine; use --host 127.0.0.1`, {
+        cause: err,
+      });
+    if (code === "EACCES")
+      throw new UserError(`not allowed to listen on port ${o.port}; use a port above 1023`, { cause: err });
     throw err;
   }
   process.stdout.write(`sandbox listening on ${sandbox.url}\n`);

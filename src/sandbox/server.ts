@@ -37,7 +37,17 @@ import { parseCookies } from "./auth/session.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";
 import { jsonReply, problemReply, replyOf, ReplyError, textReply, type Reply } from "./http/reply.ts";
-import { ClientGone, formBody, hasBody, jsonBody, NO_BODY, parseTarget, readBody, tokenRequestFields, type Target } from "./http/request.ts";
+import {
+  ClientGone,
+  formBody,
+  hasBody,
+  jsonBody,
+  NO_BODY,
+  parseTarget,
+  readBody,
+  tokenRequestFields,
+  type Target,
+} from "./http/request.ts";
 import { PlatformRequest } from "./http/route-request.ts";
 import { writeStream, type OpenStream } from "./http/stream.ts";
 import { checkCap } from "./meter/cap.ts";
@@ -111,7 +121,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const clock = options.clock ?? createClock();
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? "127.0.0.1";
-  const bodyLimits = { maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY, timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, clock };
+  const bodyLimits = {
+    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    clock,
+  };
   const adminToken = options.adminToken ?? randomBytes(24).toString("base64url");
   const data = (options.stateFile && (await loadState(options.stateFile))) || createData();
   const context: SandboxContext = { data, clock, events: new EventEmitter<SandboxEventMap>() };
@@ -179,7 +193,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (fault.kind === "error") {
       const body =
         fault.body === undefined
-          ? { title: STATUS_CODES[fault.status] ?? "Error", detail: STATUS_CODES[fault.status] ?? "Error", type: "about:blank", status: fault.status }
+          ? {
+              title: STATUS_CODES[fault.status] ?? "Error",
+              detail: STATUS_CODES[fault.status] ?? "Error",
+              type: "about:blank",
+              status: fault.status,
+            }
           : fault.body;
       const reply = typeof body === "string" ? textReply(fault.status, body) : jsonReply(fault.status, body);
       send(res, { ...reply, headers: { ...reply.headers, ...fault.headers } });
@@ -189,7 +208,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     return false;
   };
 
-  async function serveV2(req: IncomingMessage, res: ServerResponse, target: Target, endpoint: Endpoint, params: Record<string, string>) {
+  async function serveV2(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: Target,
+    endpoint: Endpoint,
+    params: Record<string, string>,
+  ) {
     const route = endpoint.key;
     if (p.faults.has(route) && (await requestFault(route, req, res))) return;
     let headers: Record<string, string> = {};
@@ -262,7 +287,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     try {
       const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
       if (!given || !sameSecret(given, adminToken)) {
-        throw httpProblem(401, "Unauthorized", "The admin API needs Authorization: Bearer <admin token> (printed by `bot sandbox` at start).");
+        throw httpProblem(
+          401,
+          "Unauthorized",
+          "The admin API needs Authorization: Bearer <admin token> (printed by `bot sandbox` at start).",
+        );
       }
       const handler = adminHandler(adminTable, key);
       if (!handler) throw notFound(`${key} is not an admin route.`);
@@ -287,7 +316,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (path === "/_sandbox" || path.startsWith("/_sandbox/")) return serveAdmin(req, res, target);
     // Compliance jobs' pre-signed upload and download URLs: outside the v2 API, no credentials.
     const file = fileRoute(method, path);
-    if (file) return send(res, await file({ sandbox: context, req, query: target.query, limits: bodyLimits }).catch((err) => errorReply(err, path)));
+    if (file)
+      return send(
+        res,
+        await file({ sandbox: context, req, query: target.query, limits: bodyLimits }).catch((err) =>
+          errorReply(err, path),
+        ),
+      );
     const oauth = matchOAuthRoute(method, path);
     if (oauth) return serveOAuth(req, res, target, oauth);
     let match: ReturnType<typeof matchEndpoint>;
@@ -297,7 +332,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       return send(res, errorReply(notFound(), path));
     }
     if (!match) {
-      return send(res, replyOf(notFound(`No route matches ${method} ${path}. The service's endpoints are listed in spec part 4.`)));
+      return send(
+        res,
+        replyOf(notFound(`No route matches ${method} ${path}. The service's endpoints are listed in spec part 4.`)),
+      );
     }
     return serveV2(req, res, target, match.endpoint, match.params);
   }
@@ -314,7 +352,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     handle(req, res)
       .catch((err) => fail(req, res, err))
       .finally(() => {
-        logger.debug({ method: req.method, url: req.url?.split("?")[0], status: res.statusCode, ms: +(performance.now() - started).toFixed(2) }, "request");
+        logger.debug(
+          {
+            method: req.method,
+            url: req.url?.split("?")[0],
+            status: res.statusCode,
+            ms: +(performance.now() - started).toFixed(2),
+          },
+          "request",
+        );
       });
   });
   server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
@@ -340,7 +386,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     p.windows.flush(clock.now());
     const file = options.stateFile;
     if (!file) return Promise.resolve();
-    saving = saving.then(() => saveState(file, data)).catch((err) => logger.error({ err, file }, "could not save the sandbox state"));
+    saving = saving
+      .then(() => saveState(file, data))
+      .catch((err) => logger.error({ err, file }, "could not save the sandbox state"));
     return saving;
   };
   const autosave = options.stateFile ? setInterval(() => void save(), AUTOSAVE_MS).unref() : undefined;
@@ -371,7 +419,8 @@ function clientErrorProblem(code: string | undefined): { status: number; title: 
       detail: `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB. Send long queries in fewer, shorter parameters.`,
     };
   }
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return { status: 408, title: "Request Timeout", detail: "The request did not arrive in time." };
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return { status: 408, title: "Request Timeout", detail: "The request did not arrive in time." };
   return { status: 400, title: "Bad Request", detail: "The request is not valid HTTP/1.1." };
 }
 

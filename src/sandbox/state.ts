@@ -23,14 +23,20 @@ export async function loadState(file: string): Promise<SandboxData | undefined> 
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file} is not valid JSON (${(err as Error).message}); restore it or start with another --state file`, { cause: err });
+    throw new UserError(
+      `${file} is not valid JSON (${(err as Error).message}); restore it or start with another --state file`,
+      { cause: err },
+    );
   }
   const obj = parsed as Partial<SandboxData> | null;
   if (!obj || typeof obj !== "object" || obj.version !== 1) {
-    throw new UserError(`${file} is not a postbot sandbox state file (expected {"version": 1, ...}); start with another --state file`);
+    throw new UserError(
+      `${file} is not a postbot sandbox state file (expected {"version": 1, ...}); start with another --state file`,
+    );
   }
   for (const slice of ["auth", "world", "meter"] as const) {
-    if (!obj[slice] || typeof obj[slice] !== "object") throw new UserError(`${file}: the "${slice}" section is missing or not an object`);
+    if (!obj[slice] || typeof obj[slice] !== "object")
+      throw new UserError(`${file}: the "${slice}" section is missing or not an object`);
   }
   const fresh = createData();
   return {

@@ -24,15 +24,27 @@ import { APP_STATUS_NAMESPACE, type AppStatus } from "../runtime/runtime.ts";
 const partKey = (prefix: string, appId: string, owner: string) => `${prefix}status:app:${appId}:${owner}`;
 
 /** Publishes this process's part of each app's status, kept `ttlMs` unless published again. */
-export async function publishAppParts(redis: Redis, prefix: string, owner: string, parts: readonly AppStatus[], ttlMs: number): Promise<void> {
+export async function publishAppParts(
+  redis: Redis,
+  prefix: string,
+  owner: string,
+  parts: readonly AppStatus[],
+  ttlMs: number,
+): Promise<void> {
   if (parts.length === 0) return;
   const pipeline = redis.pipeline();
-  for (const part of parts) pipeline.set(partKey(prefix, part.appId, owner), JSON.stringify(part), "PX", Math.max(1, Math.round(ttlMs)));
+  for (const part of parts)
+    pipeline.set(partKey(prefix, part.appId, owner), JSON.stringify(part), "PX", Math.max(1, Math.round(ttlMs)));
   for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
 }
 
 /** Removes this process's parts (it stops: it runs none of the apps' bots any more). */
-export async function withdrawAppParts(redis: Redis, prefix: string, owner: string, appIds: readonly string[]): Promise<void> {
+export async function withdrawAppParts(
+  redis: Redis,
+  prefix: string,
+  owner: string,
+  appIds: readonly string[],
+): Promise<void> {
   if (appIds.length > 0) await redis.del(...appIds.map((appId) => partKey(prefix, appId, owner)));
 }
 
@@ -44,7 +56,9 @@ export async function withdrawAppParts(redis: Redis, prefix: string, owner: stri
  */
 export function mergeAppParts(parts: readonly AppStatus[]): AppStatus {
   const latest = parts.reduce((a, b) => (b.updatedAt > a.updatedAt ? b : a));
-  const streamed = parts.filter((p) => p.stream).reduce<AppStatus | undefined>((a, b) => (!a || b.updatedAt > a.updatedAt ? b : a), undefined);
+  const streamed = parts
+    .filter((p) => p.stream)
+    .reduce<AppStatus | undefined>((a, b) => (!a || b.updatedAt > a.updatedAt ? b : a), undefined);
   const catchUps = parts.flatMap((p) => (p.catchUp ? [p.catchUp] : []));
   return {
     appId: latest.appId,
@@ -54,7 +68,13 @@ export function mergeAppParts(parts: readonly AppStatus[]): AppStatus {
     capacity: latest.capacity,
     ...(streamed?.stream ? { stream: streamed.stream } : {}),
     ...(catchUps.length > 0
-      ? { catchUp: { waiting: catchUps.reduce((n, c) => n + c.waiting, 0), running: catchUps.reduce((n, c) => n + c.running, 0), done: catchUps.reduce((n, c) => n + c.done, 0) } }
+      ? {
+          catchUp: {
+            waiting: catchUps.reduce((n, c) => n + c.waiting, 0),
+            running: catchUps.reduce((n, c) => n + c.running, 0),
+            done: catchUps.reduce((n, c) => n + c.done, 0),
+          },
+        }
       : {}),
     updatedAt: latest.updatedAt,
   };
@@ -83,7 +103,9 @@ function parsePart(key: string, text: string): AppStatus {
     value = undefined;
   }
   if (!partShape.safeParse(value).success) {
-    throw new UserError(`Redis key ${key} is not a postbot app status (a process's part, kept a minute at most); remove it (redis-cli DEL ${key}) and run \`bot status\` again`);
+    throw new UserError(
+      `Redis key ${key} is not a postbot app status (a process's part, kept a minute at most); remove it (redis-cli DEL ${key}) and run \`bot status\` again`,
+    );
   }
   return value as AppStatus;
 }
@@ -108,5 +130,6 @@ export async function readAppStatus(redis: Redis, prefix = "postbot:"): Promise<
  */
 export async function readSharedStatus(store: Store, redis: Redis, prefix = "postbot:"): Promise<void> {
   for (const app of await readAppStatus(redis, prefix)) store.set(APP_STATUS_NAMESPACE, app.appId, app);
-  for (const [appId, count] of await readMonthlyCounts(redis, `${prefix}budget:`)) store.set<StoredUsage>(MONTHLY_USAGE_NAMESPACE, appId, count);
+  for (const [appId, count] of await readMonthlyCounts(redis, `${prefix}budget:`))
+    store.set<StoredUsage>(MONTHLY_USAGE_NAMESPACE, appId, count);
 }

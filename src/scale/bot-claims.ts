@@ -109,7 +109,8 @@ export class BotClaims {
     this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     this.every = options.everyMs ?? DEFAULT_RENEW_EVERY_MS;
     this.log = options.logger ?? silentLogger;
-    if (!(this.every * 2 < this.ttl)) throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
+    if (!(this.every * 2 < this.ttl))
+      throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
   }
 
   /**
@@ -117,7 +118,10 @@ export class BotClaims {
    * their shares count it. {@link start} does it too.
    */
   async announce(): Promise<void> {
-    this.members = Math.max(1, await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]));
+    this.members = Math.max(
+      1,
+      await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
+    );
   }
 
   /** Claims a first share of bots and starts them, then renews and claims every `everyMs`. */
@@ -188,14 +192,22 @@ export class BotClaims {
       if (!this.kick) await this.options.clock.sleep(this.every, signal).catch(() => undefined);
       this.kick = false;
       if (this.stopped) break;
-      await this.tick().catch((err: unknown) => this.log.error({ err }, `could not renew the bots' leases: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`));
+      await this.tick().catch((err: unknown) =>
+        this.log.error(
+          { err },
+          `could not renew the bots' leases: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
+        ),
+      );
     }
   }
 
   /** Renews every lease, then (in the background) gives back or claims toward the fair share. */
   private async tick(): Promise<void> {
     const rechecking = this.recheck;
-    this.members = Math.max(1, await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]));
+    this.members = Math.max(
+      1,
+      await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
+    );
     const renewing = [...this.held].filter(([, h]) => !h.stopping);
     const held = await this.options.leases.renewAll(
       renewing.map(([, h]) => h.lease),
@@ -210,7 +222,9 @@ export class BotClaims {
     }
     if (!this.claiming && !this.stopped) {
       this.claiming = this.balance()
-        .catch((err: unknown) => this.log.error({ err }, `could not claim bots: ${(err as Error)?.message ?? String(err)}`))
+        .catch((err: unknown) =>
+          this.log.error({ err }, `could not claim bots: ${(err as Error)?.message ?? String(err)}`),
+        )
         .finally(() => (this.claiming = undefined));
     }
   }
@@ -234,7 +248,9 @@ export class BotClaims {
     h.stopping = true;
     this.log.warn({ bot }, `bot ${bot}: lease lost (${why}); stopped in this process`);
     await h.hosting?.catch(() => undefined);
-    await this.options.unhost(bot, "lost").catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
+    await this.options
+      .unhost(bot, "lost")
+      .catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
     if (this.held.get(bot) === h) this.held.delete(bot);
   }
 
@@ -243,7 +259,9 @@ export class BotClaims {
     if (!h || h.stopping) return;
     h.stopping = true;
     await h.hosting?.catch(() => undefined);
-    await this.options.unhost(bot, "released").catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
+    await this.options
+      .unhost(bot, "released")
+      .catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
     await this.options.leases.release(h.lease).catch(() => undefined);
     if (this.held.get(bot) === h) this.held.delete(bot);
   }
@@ -256,13 +274,16 @@ export class BotClaims {
     const others = all.filter((bot) => !this.held.has(bot));
     const keys = others.map((bot) => this.options.leases.key(`bot:${bot}`));
     const values: Array<string | null> = [];
-    for (let i = 0; i < keys.length; i += 1_000) values.push(...(await this.options.redis.mget(keys.slice(i, i + 1_000))));
+    for (let i = 0; i < keys.length; i += 1_000)
+      values.push(...(await this.options.redis.mget(keys.slice(i, i + 1_000))));
     const free = others.filter((_, i) => values[i] === null);
     // Above the share while nothing is free: another process wants some. (While bots are
     // free nobody else takes them, and giving more back would only make them move about.)
     if (mine.length > share && free.length === 0) {
       const extra = mine.slice(share);
-      this.log.info(`${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`);
+      this.log.info(
+        `${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`,
+      );
       await Promise.all(extra.map((bot) => this.giveBack(bot)));
       return;
     }
@@ -295,14 +316,19 @@ export class BotClaims {
       try {
         await h.hosting;
       } catch (err) {
-        this.log.error({ err, bot }, `bot ${bot} could not start here: ${(err as Error)?.message ?? String(err)}; its lease is given back`);
+        this.log.error(
+          { err, bot },
+          `bot ${bot} could not start here: ${(err as Error)?.message ?? String(err)}; its lease is given back`,
+        );
         if (this.held.get(bot) === h) this.held.delete(bot);
         await this.options.leases.release(h.lease).catch(() => undefined);
       } finally {
         h.hosting = undefined;
       }
     });
-    this.log.info(`claimed ${claimed.length} bots (${claimed.map(([b]) => b).join(", ")}); running ${this.bots().length} of ${all.length} with ${this.members} processes`);
+    this.log.info(
+      `claimed ${claimed.length} bots (${claimed.map(([b]) => b).join(", ")}); running ${this.bots().length} of ${all.length} with ${this.members} processes`,
+    );
   }
 }
 

@@ -139,7 +139,11 @@ export class Leases {
    */
   async claim(name: string, owner: string, ttlMs: number): Promise<Lease | undefined> {
     if (owner.includes("|")) throw new RangeError(`lease owner "${owner}" must not contain "|"`);
-    const [token] = await CLAIM.run<[number, number]>(this.redis, [this.key(name), `${this.prefix}fence:${name}`], [owner, Math.ceil(ttlMs)]);
+    const [token] = await CLAIM.run<[number, number]>(
+      this.redis,
+      [this.key(name), `${this.prefix}fence:${name}`],
+      [owner, Math.ceil(ttlMs)],
+    );
     return token > 0 ? { name, owner, token } : undefined;
   }
 
@@ -157,7 +161,13 @@ export class Leases {
     const batches: Array<Promise<number[]>> = [];
     for (let i = 0; i < leases.length; i += RENEW_BATCH) {
       const some = leases.slice(i, i + RENEW_BATCH);
-      batches.push(RENEW_ALL.run<number[]>(this.redis, some.map((l) => this.key(l.name)), [Math.ceil(ttlMs), ...some.map((l) => this.value(l))]));
+      batches.push(
+        RENEW_ALL.run<number[]>(
+          this.redis,
+          some.map((l) => this.key(l.name)),
+          [Math.ceil(ttlMs), ...some.map((l) => this.value(l))],
+        ),
+      );
     }
     return (await Promise.all(batches)).flat().map((r) => r === 1);
   }

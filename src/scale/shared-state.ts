@@ -68,7 +68,10 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   const { logger, clock } = options;
   const display = parseRedisUrl(options.url, options.source).display;
   const owner = processOwnerId();
-  const redis = await connectRedis(options.url, { ...(options.source ? { source: options.source } : {}), name: `postbot:${owner.replace(/[^\w.:-]/g, "_")}` });
+  const redis = await connectRedis(options.url, {
+    ...(options.source ? { source: options.source } : {}),
+    name: `postbot:${owner.replace(/[^\w.:-]/g, "_")}`,
+  });
   watchOutages(redis, display, logger);
   const leases = new Leases(redis, options.prefix ? { prefix: options.prefix } : {});
   let runtime: Runtime | undefined;
@@ -94,7 +97,12 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     },
   });
   try {
-    store = await openRedisStore({ redis, logger, ...(options.prefix ? { prefix: options.prefix } : {}), fencing: { leases, current: (bot) => claims.current(bot), refused: (bot) => claims.refused(bot) } });
+    store = await openRedisStore({
+      redis,
+      logger,
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+      fencing: { leases, current: (bot) => claims.current(bot), refused: (bot) => claims.refused(bot) },
+    });
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -116,7 +124,10 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       let gaveUp = false;
       const unreachable = whenUnreachable(redis, clock, GIVE_UP_MS, () => {
         gaveUp = true;
-        logger.warn({ state: display }, `Redis at ${display} has been unreachable for ${GIVE_UP_MS / 1000} s while stopping: stopping without it`);
+        logger.warn(
+          { state: display },
+          `Redis at ${display} has been unreachable for ${GIVE_UP_MS / 1000} s while stopping: stopping without it`,
+        );
         opened.abandon();
         // Every command waiting for Redis fails now, so the stop goes on (renewals, releases, writes).
         void endConnection(redis);
@@ -132,7 +143,9 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       }
       if (!gaveUp) return { saved: true };
       const { changes, namespaces, bots } = opened.unsaved();
-      const what = Object.entries(namespaces).map(([ns, n]) => `${ns}: ${n}`).join(", ");
+      const what = Object.entries(namespaces)
+        .map(([ns, n]) => `${ns}: ${n}`)
+        .join(", ");
       logger.warn(
         { state: display, unsaved: changes, namespaces, bots },
         `${changes > 0 ? `stopped without saving ${changes} changes (${what}${bots.length > 0 ? `; of the bots ${bots.join(", ")}` : ""})` : "stopped without Redis (every change had been written before)"}: Redis at ${display} was unreachable. Nothing sent is lost: each action's ledger mark reached Redis before its request left, and the next process to run these bots checks those actions with the service; their leases run out and the other processes take them over`,
@@ -167,7 +180,12 @@ function watchOutages(redis: Redis, display: string, logger: Logger): void {
     if (down || redis.status === "end") return;
     down = true;
     // The 'close' comes before the error that explains it: say it on the next turn.
-    setImmediate(() => logger.warn({ state: display }, `lost the connection to Redis at ${display}${lastError ? ` (${lastError})` : ""}: actions wait and triggers pause until it is back; retrying`));
+    setImmediate(() =>
+      logger.warn(
+        { state: display },
+        `lost the connection to Redis at ${display}${lastError ? ` (${lastError})` : ""}: actions wait and triggers pause until it is back; retrying`,
+      ),
+    );
   });
   redis.on("ready", () => {
     if (!down) return;

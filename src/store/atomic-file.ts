@@ -27,7 +27,12 @@ const tempPathOf = (path: string): string => join(dirname(path), `.${basename(pa
  * Replaces `path` with `text`: readers see either the old or the new contents in full,
  * never a mix; the file has exactly `mode` from the moment it exists.
  */
-export async function writeFileAtomic(path: string, text: string, mode = 0o600, options: { syncDir?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  mode = 0o600,
+  options: { syncDir?: boolean } = {},
+): Promise<void> {
   const temp = tempPathOf(path);
   const handle = await createExclusive(temp, mode);
   try {

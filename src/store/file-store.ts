@@ -28,8 +28,21 @@ import { syncDirectory } from "./atomic-file.ts";
 import { describeFsError } from "./fs-error.ts";
 import { ShardedState } from "./sharded-state.ts";
 import { CREDENTIALS_SHARD, defaultShardRule } from "./shards.ts";
-import { listStateFiles, PARALLEL_FILES, readStateFiles, SINGLE_STATE_FILE_NAME, STATE_DIR_NAME, writeStateFiles } from "./state-dir.ts";
-import { CorruptStateError, readStateFile, STATE_FILE_VERSION, StateFileAdapter, type StateFileData } from "./state-file.ts";
+import {
+  listStateFiles,
+  PARALLEL_FILES,
+  readStateFiles,
+  SINGLE_STATE_FILE_NAME,
+  STATE_DIR_NAME,
+  writeStateFiles,
+} from "./state-dir.ts";
+import {
+  CorruptStateError,
+  readStateFile,
+  STATE_FILE_VERSION,
+  StateFileAdapter,
+  type StateFileData,
+} from "./state-file.ts";
 import { acquireLock, LOCK_FILE_NAME, type StateLock } from "./state-lock.ts";
 import { Journal, journalName, listJournals, readJournal } from "./journal.ts";
 import type { Retention, Store } from "./store.ts";
@@ -99,9 +112,12 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (error) {
-      throw new UserError(`cannot create the state directory ${dir}: ${describeFsError(error)}; choose another data directory (--data DIR)`, {
-        cause: error,
-      });
+      throw new UserError(
+        `cannot create the state directory ${dir}: ${describeFsError(error)}; choose another data directory (--data DIR)`,
+        {
+          cause: error,
+        },
+      );
     }
   }
   const lock = readOnly ? undefined : await acquireLock(join(dir, LOCK_FILE_NAME), log, now);
@@ -182,7 +198,10 @@ async function loadDirectory(o: Opening): Promise<void> {
     } else if (result.data) {
       checkVersion(file, result.data);
       if (result.loosened !== undefined) {
-        o.log.warn({ file, mode: result.loosened.toString(8) }, "state file was readable by others; set its mode to 0600");
+        o.log.warn(
+          { file, mode: result.loosened.toString(8) },
+          "state file was readable by others; set its mode to 0600",
+        );
       }
       o.state.load(result.path, result.data);
     }
@@ -207,7 +226,11 @@ async function migrate(o: Opening, single: string): Promise<void> {
   }
   if (!data) return;
   checkVersion(single, data);
-  if (adapter.loosened !== undefined) o.log.warn({ file: single, mode: adapter.loosened.toString(8) }, "state file was readable by others; set its mode to 0600");
+  if (adapter.loosened !== undefined)
+    o.log.warn(
+      { file: single, mode: adapter.loosened.toString(8) },
+      "state file was readable by others; set its mode to 0600",
+    );
   o.state.load(SINGLE_STATE_FILE_NAME, data);
   if (o.readOnly) return;
 
@@ -252,7 +275,10 @@ async function corrupt(o: Opening, file: string, error: Error): Promise<void> {
   }
   if (o.readOnly) throw new UserError(`${file} is not a valid postbot state file (${error.message})`, { cause: error });
   const aside = await setAside(file, "corrupt", o.now);
-  o.log.warn({ file, moved_to: aside, problem: error.message }, `state file was corrupt; moved it to ${aside} and started without it`);
+  o.log.warn(
+    { file, moved_to: aside, problem: error.message },
+    `state file was corrupt; moved it to ${aside} and started without it`,
+  );
 }
 
 /** Renames `file` to `<file>.<why>-<time>` and returns the new name. */
@@ -292,7 +318,14 @@ const CHECKPOINT_PARALLEL = 2;
 function createFileStore(
   stateDir: string,
   state: ShardedState,
-  options: { log: Logger; readOnly: boolean; lock: StateLock | undefined; journal: Journal | undefined; checkpointBytes: number; foldNow: boolean },
+  options: {
+    log: Logger;
+    readOnly: boolean;
+    lock: StateLock | undefined;
+    journal: Journal | undefined;
+    checkpointBytes: number;
+    foldNow: boolean;
+  },
 ): FileStore {
   const { log, readOnly, lock, journal } = options;
   /** Bumped by every change; `written` is the change count the journal holds. */
@@ -376,7 +409,10 @@ function createFileStore(
         await journal.removeUpTo(upTo);
       } catch (error) {
         for (const path of batch) state.markDirty(path);
-        log.error({ dir: stateDir, err: error }, `cannot bring the files in ${stateDir} up to date: ${describeFsError(error)}; the journal keeps the state, and postbot tries again later`);
+        log.error(
+          { dir: stateDir, err: error },
+          `cannot bring the files in ${stateDir} up to date: ${describeFsError(error)}; the journal keeps the state, and postbot tries again later`,
+        );
       } finally {
         checkpointing = undefined;
       }

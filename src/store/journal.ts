@@ -42,7 +42,10 @@ const NAME = /^journal-(\d+)\.log$/;
  * tenths of a millisecond of CPU at 100 flushes a second). Where `O_DSYNC` is missing
  * (Windows), a plain append and an fdatasync after each write.
  */
-const SYNC_APPEND = constants.O_DSYNC === undefined ? undefined : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
+const SYNC_APPEND =
+  constants.O_DSYNC === undefined
+    ? undefined
+    : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
 export const journalName = (generation: number) => `journal-${generation}.log`;
 
 /** The journals in `stateDir`, oldest first. */
@@ -52,7 +55,10 @@ export async function listJournals(stateDir: string): Promise<number[]> {
     names = await readdir(stateDir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new UserError(`cannot read the state directory ${stateDir}: ${describeFsError(error)}; check its permissions`, { cause: error });
+    throw new UserError(
+      `cannot read the state directory ${stateDir}: ${describeFsError(error)}; check its permissions`,
+      { cause: error },
+    );
   }
   return names
     .map((n) => NAME.exec(n))
@@ -73,7 +79,9 @@ export async function readJournal(path: string): Promise<JournalRecord[][]> {
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new UserError(`cannot read the state journal ${path}: ${describeFsError(error)}; check its permissions`, { cause: error });
+    throw new UserError(`cannot read the state journal ${path}: ${describeFsError(error)}; check its permissions`, {
+      cause: error,
+    });
   }
   const lines = text.split("\n");
   const complete = lines.length - 1; // what follows the last newline is a partial line (or nothing)
@@ -147,7 +155,8 @@ export class Journal {
 
   /** Removes the journals up to `generation` (a checkpoint has written what they hold). */
   async removeUpTo(generation: number): Promise<void> {
-    for (const n of await listJournals(this.stateDir)) if (n <= generation) await unlink(join(this.stateDir, journalName(n))).catch(() => undefined);
+    for (const n of await listJournals(this.stateDir))
+      if (n <= generation) await unlink(join(this.stateDir, journalName(n))).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -41,14 +41,15 @@ export function processInfo(pid: number): ProcessInfo | undefined {
 }
 
 let procFs: boolean | undefined;
-const hasProcFs = (): boolean => (procFs ??= (() => {
-  try {
-    readFileSync("/proc/self/stat");
-    return true;
-  } catch {
-    return false;
-  }
-})());
+const hasProcFs = (): boolean =>
+  (procFs ??= (() => {
+    try {
+      readFileSync("/proc/self/stat");
+      return true;
+    } catch {
+      return false;
+    }
+  })());
 
 function signalled(pid: number): ProcessInfo | undefined {
   try {

@@ -24,7 +24,11 @@ export const SINGLE_STATE_FILE_NAME = "state.json";
 export const PARALLEL_FILES = 32;
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
-export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await fn(items[next++]!);
@@ -41,9 +45,13 @@ export async function listStateFiles(stateDir: string): Promise<ShardPath[]> {
       names = await readdir(join(stateDir, folder));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw new UserError(`cannot read the state directory ${join(stateDir, folder)}: ${describeFsError(error)}; check its permissions`, { cause: error });
+      throw new UserError(
+        `cannot read the state directory ${join(stateDir, folder)}: ${describeFsError(error)}; check its permissions`,
+        { cause: error },
+      );
     }
-    for (const name of names) if (name.endsWith(".json") && !name.startsWith(".")) files.push(folder ? `${folder}/${name}` : name);
+    for (const name of names)
+      if (name.endsWith(".json") && !name.startsWith(".")) files.push(folder ? `${folder}/${name}` : name);
   };
   await jsonIn("");
   for (const folder of SHARD_FOLDERS) await jsonIn(folder);
@@ -51,10 +59,16 @@ export async function listStateFiles(stateDir: string): Promise<ShardPath[]> {
 }
 
 /** One file as read: its contents, or the problem that makes it unreadable as state. */
-export type ReadResult = { path: ShardPath; data: StateFileData | null; loosened?: number } | { path: ShardPath; error: Error };
+export type ReadResult =
+  | { path: ShardPath; data: StateFileData | null; loosened?: number }
+  | { path: ShardPath; error: Error };
 
 /** Reads files of `stateDir`, many at a time; a bad file is reported, not thrown, so the caller decides. */
-export async function readStateFiles(stateDir: string, paths: readonly ShardPath[], options: { tighten: boolean }): Promise<ReadResult[]> {
+export async function readStateFiles(
+  stateDir: string,
+  paths: readonly ShardPath[],
+  options: { tighten: boolean },
+): Promise<ReadResult[]> {
   const results: ReadResult[] = [];
   await eachLimited(paths, PARALLEL_FILES, async (path) => {
     const adapter = new StateFileAdapter(join(stateDir, path), { tighten: options.tighten });

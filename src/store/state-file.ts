@@ -77,7 +77,9 @@ export class StateFileAdapter implements Adapter<StateFileData> {
       }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new UserError(`cannot read the state file ${this.path}: ${describeFsError(error)}; check its permissions`, { cause: error });
+      throw new UserError(`cannot read the state file ${this.path}: ${describeFsError(error)}; check its permissions`, {
+        cause: error,
+      });
     }
     return parseStateFile(text);
   }
@@ -103,7 +105,8 @@ export async function stringifyStateFile(data: StateFileData): Promise<string> {
   let entries = 0;
   for (const ns in data.namespaces) entries += data.namespaces[ns]!.length;
   const keys = Object.keys(data);
-  if (entries < SLICED_ENTRIES || keys.length !== 2 || keys[0] !== "version" || keys[1] !== "namespaces") return JSON.stringify(data);
+  if (entries < SLICED_ENTRIES || keys.length !== 2 || keys[0] !== "version" || keys[1] !== "namespaces")
+    return JSON.stringify(data);
   const parts = [`{"version":${JSON.stringify(data.version)},"namespaces":{`];
   const slice = timeSlicer();
   let firstNs = true;

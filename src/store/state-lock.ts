@@ -52,7 +52,10 @@ function parseHolder(text: string): Holder | undefined {
 /** Why a holder no longer holds anything, or undefined when it is alive (and not us). */
 function staleness(holder: Holder, me: Holder): string | undefined {
   // Our own pid: either this process reopening its directory, or a holder that is long gone.
-  if (holder.pid === me.pid) return holder.start === me.start ? "this process reopened it" : `its process (pid ${holder.pid}) is gone: this process has that pid now`;
+  if (holder.pid === me.pid)
+    return holder.start === me.start
+      ? "this process reopened it"
+      : `its process (pid ${holder.pid}) is gone: this process has that pid now`;
   const info = processInfo(holder.pid);
   if (!info) return `its process (pid ${holder.pid}) is gone`;
   if (info.zombie) return `its process (pid ${holder.pid}) has exited (a zombie)`;
@@ -76,7 +79,10 @@ export async function acquireLock(lockPath: string, log: Logger, now: () => numb
   // lock exists, and nobody ever reads a half-written lock.
   const temp = `${lockPath}.${process.pid}.tmp`;
   await writeFile(temp, text, { mode: 0o600 }).catch((error: unknown) => {
-    throw new UserError(`cannot create the lock file ${lockPath}: ${describeFsError(error)}; check the data directory's permissions`, { cause: error });
+    throw new UserError(
+      `cannot create the lock file ${lockPath}: ${describeFsError(error)}; check the data directory's permissions`,
+      { cause: error },
+    );
   });
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -85,7 +91,10 @@ export async function acquireLock(lockPath: string, log: Logger, now: () => numb
         return lockHandle(lockPath, me);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          throw new UserError(`cannot create the lock file ${lockPath}: ${describeFsError(error)}; check the data directory's permissions`, { cause: error });
+          throw new UserError(
+            `cannot create the lock file ${lockPath}: ${describeFsError(error)}; check the data directory's permissions`,
+            { cause: error },
+          );
         }
       }
       const found = await readFile(lockPath, "utf8").catch(() => undefined);
@@ -99,7 +108,9 @@ export async function acquireLock(lockPath: string, log: Logger, now: () => numb
   } finally {
     await unlink(temp).catch(() => undefined);
   }
-  throw new UserError(`cannot take the lock ${lockPath}: it keeps reappearing; is another postbot starting at the same time?`);
+  throw new UserError(
+    `cannot take the lock ${lockPath}: it keeps reappearing; is another postbot starting at the same time?`,
+  );
 }
 
 function refusal(lockPath: string, holder: Holder): UserError {

@@ -40,14 +40,20 @@ export async function pollFollowers(options: FollowersTriggerOptions, signal: Ab
   const fresh: User[] = [];
   let token: string | undefined;
   do {
-    const query = { "user.fields": EVENT_USER_FIELDS, max_results: FOLLOWERS_PAGE_SIZE, ...(token ? { pagination_token: token } : {}) };
+    const query = {
+      "user.fields": EVENT_USER_FIELDS,
+      max_results: FOLLOWERS_PAGE_SIZE,
+      ...(token ? { pagination_token: token } : {}),
+    };
     const page = await options.fetch(query, signal);
     const users = page.data ?? [];
     const cut = users.findIndex((u) => knownSet.has(u.id));
     fresh.push(...(cut === -1 ? users : users.slice(0, cut)));
     token = cut === -1 && known ? page.meta?.next_token : undefined;
   } while (token);
-  const events: BotEvent[] = known ? [...fresh].reverse().map((user) => ({ kind: "follow", id: `follow:${user.id}`, user })) : [];
+  const events: BotEvent[] = known
+    ? [...fresh].reverse().map((user) => ({ kind: "follow", id: `follow:${user.id}`, user }))
+    : [];
   options.deliver(events);
   const remembered = [...fresh.map((u) => u.id), ...(known ?? [])].slice(0, KNOWN_FOLLOWERS_LIMIT);
   store.set("cursors", followersCursorKey(options.bot), remembered);

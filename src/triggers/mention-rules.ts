@@ -72,18 +72,27 @@ export interface MentionRulesPlan {
  * usernames), given the app's existing mention rules and how many rules the app's other
  * (bot-file) rules leave free.
  */
-export function planMentionRules(wanted: readonly string[], existing: readonly StreamRule[], caps: RuleCaps, freeRules: number): MentionRulesPlan {
+export function planMentionRules(
+  wanted: readonly string[],
+  existing: readonly StreamRule[],
+  caps: RuleCaps,
+  freeRules: number,
+): MentionRulesPlan {
   const want = new Set(wanted.map((w) => w.toLowerCase()));
   const keep: StreamRule[] = [];
   const covered = new Set<string>();
   for (const rule of existing) {
     const names = usernamesOf(rule.value);
-    if (!names || rule.value.length > caps.maxRuleLength || !names.every((n) => want.has(n) && !covered.has(n))) continue;
+    if (!names || rule.value.length > caps.maxRuleLength || !names.every((n) => want.has(n) && !covered.has(n)))
+      continue;
     keep.push(rule);
     for (const n of names) covered.add(n);
   }
   const sorted = [...want].sort();
-  let packs = packUsernames(sorted.filter((n) => !covered.has(n)), caps.maxRuleLength);
+  let packs = packUsernames(
+    sorted.filter((n) => !covered.has(n)),
+    caps.maxRuleLength,
+  );
   let kept = keep;
   if (kept.length + packs.length > freeRules) {
     // Fragmented over time: start again with the fewest rules.

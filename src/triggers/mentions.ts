@@ -59,7 +59,11 @@ export interface MentionsTriggerOptions {
 function refusesSinceId(err: unknown): boolean {
   for (let e = err as { cause?: unknown; problem?: { errors?: unknown } } | undefined, i = 0; e && i < 5; i++) {
     const errors = e.problem?.errors;
-    if (Array.isArray(errors) && errors.some((x) => typeof x?.parameters === "object" && x.parameters !== null && "since_id" in x.parameters)) return true;
+    if (
+      Array.isArray(errors) &&
+      errors.some((x) => typeof x?.parameters === "object" && x.parameters !== null && "since_id" in x.parameters)
+    )
+      return true;
     e = e.cause as typeof e;
   }
   return false;
@@ -90,7 +94,10 @@ export class MentionsTrigger {
 
   /** Saves the cursor: `since_id` (the newest known) and what was streamed past it. */
   private save(ids: Array<string | undefined>, seen: Iterable<string>): void {
-    const since = ids.filter((id): id is string => id !== undefined).sort(compareIds).pop();
+    const since = ids
+      .filter((id): id is string => id !== undefined)
+      .sort(compareIds)
+      .pop();
     const rest = [...seen].filter((id) => since === undefined || compareIds(id, since) > 0).slice(-SEEN_LIMIT);
     if (since === undefined && rest.length === 0) return;
     this.options.store.set<MentionsCursor>("cursors", mentionsCursorKey(this.options.bot), {
@@ -122,7 +129,9 @@ export class MentionsTrigger {
         // A cursor the service refuses would fail every poll forever: drop it and reach back instead.
         if (!cursor?.since_id || token || !refusesSinceId(err)) throw err;
         store.delete("cursors", mentionsCursorKey(this.options.bot));
-        this.options.onCursorReset?.(`the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts`);
+        this.options.onCursorReset?.(
+          `the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts`,
+        );
         cursor = undefined;
         const { since_id: _dropped, ...rest } = base;
         base = { ...rest, ...backfill };
@@ -155,7 +164,9 @@ export class MentionsTrigger {
     const seen = new Set(cursor?.seen ?? []);
     const fresh = events.filter((e) => {
       const id = postIdOf(e);
-      return id !== undefined && !seen.has(id) && (cursor?.since_id === undefined || compareIds(id, cursor.since_id) > 0);
+      return (
+        id !== undefined && !seen.has(id) && (cursor?.since_id === undefined || compareIds(id, cursor.since_id) > 0)
+      );
     });
     if (fresh.length === 0) return 0;
     this.options.deliver(fresh);

@@ -41,7 +41,10 @@ const HORIZON_HOURS = 24 * 366 * 5;
 const HOUR = 3_600_000;
 
 const partsFormatters = new Map<string, Intl.DateTimeFormat>();
-function localHourMonth(at: number, timezone: string | undefined): { hour: number; month: number; minute: number; second: number } {
+function localHourMonth(
+  at: number,
+  timezone: string | undefined,
+): { hour: number; month: number; minute: number; second: number } {
   const key = timezone ?? "";
   let fmt = partsFormatters.get(key);
   if (!fmt) {
@@ -89,7 +92,9 @@ export function checkSchedule(spec: Pick<ScheduleSpec, "cron" | "timezone">): st
   const detail = cron.validateDetailed(spec.cron);
   if (!detail.valid) {
     const first = detail.errors[0];
-    return first ? `invalid cron expression "${spec.cron}": ${first.message} (field ${first.field})` : `invalid cron expression "${spec.cron}"`;
+    return first
+      ? `invalid cron expression "${spec.cron}": ${first.message} (field ${first.field})`
+      : `invalid cron expression "${spec.cron}"`;
   }
   if (spec.timezone !== undefined) {
     try {

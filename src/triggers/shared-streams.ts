@@ -21,7 +21,13 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Lease, Leases } from "../scale/lease.ts";
 import { RedisScript } from "../store/redis/script.ts";
-import { handoffState, HandoffReader, HandoffWriter, type HandoffControl, type HandoffEntry } from "./stream-handoff.ts";
+import {
+  handoffState,
+  HandoffReader,
+  HandoffWriter,
+  type HandoffControl,
+  type HandoffEntry,
+} from "./stream-handoff.ts";
 import type { BotRules, MentionBot, StreamHub, StreamStatus } from "./stream-hub.ts";
 
 /** What the directory keeps of a bot, for whichever process runs the app's hub. */
@@ -136,10 +142,16 @@ export class SharedStreams {
         onControl: (what) => this.options.onControl(appId, what),
         ...(this.options.sweepMs ? { sweepMs: this.options.sweepMs } : {}),
         prefix: `${this.prefix}handoff:`,
-        ...(this.options.leaseOf ? { acknowledge: (bot: string, commands: Array<[string, ...string[]]>) => this.acknowledge(bot, commands) } : {}),
+        ...(this.options.leaseOf
+          ? { acknowledge: (bot: string, commands: Array<[string, ...string[]]>) => this.acknowledge(bot, commands) }
+          : {}),
       });
       reader.start();
-      app = { reader, writer: new HandoffWriter(redis, appId, { prefix: `${this.prefix}handoff:` }), hosted: new Set() };
+      app = {
+        reader,
+        writer: new HandoffWriter(redis, appId, { prefix: `${this.prefix}handoff:` }),
+        hosted: new Set(),
+      };
       this.apps.set(appId, app);
     }
     return app;
@@ -168,7 +180,11 @@ export class SharedStreams {
     if (!appId || this.stopped) return undefined;
     const app = this.app(appId);
     app.hosted.add(bot);
-    await PUBLISH.run(this.options.redis, [this.directoryKey(appId), this.versionKey(appId)], [bot, JSON.stringify(entry)]);
+    await PUBLISH.run(
+      this.options.redis,
+      [this.directoryKey(appId), this.versionKey(appId)],
+      [bot, JSON.stringify(entry)],
+    );
     await app.reader.own([bot]);
     return await handoffState(this.options.redis, appId, `${this.prefix}handoff:`);
   }
@@ -223,13 +239,19 @@ export class SharedStreams {
    */
   private watch(appId: string, app: App): void {
     app.unwatch?.();
-    app.unwatch = this.options.clock.setTimeout(() => {
-      app.unwatch = undefined;
-      if (!app.lease || this.stopped) return;
-      this.options.log.warn({ app: appId }, `stream of app ${appId}: its lease could not be renewed in time (Redis unreachable?); stopping the stream so that whoever holds the lease next can connect`);
-      app.lease = undefined;
-      this.stopHub(app);
-    }, Math.max(this.every, this.ttl - this.every));
+    app.unwatch = this.options.clock.setTimeout(
+      () => {
+        app.unwatch = undefined;
+        if (!app.lease || this.stopped) return;
+        this.options.log.warn(
+          { app: appId },
+          `stream of app ${appId}: its lease could not be renewed in time (Redis unreachable?); stopping the stream so that whoever holds the lease next can connect`,
+        );
+        app.lease = undefined;
+        this.stopHub(app);
+      },
+      Math.max(this.every, this.ttl - this.every),
+    );
   }
 
   private stopHub(app: App): void {
@@ -243,7 +265,10 @@ export class SharedStreams {
     while (!this.stopped) {
       for (const [appId, app] of this.apps) {
         await this.tend(appId, app).catch((err: unknown) =>
-          this.options.log.warn({ app: appId, err: (err as Error)?.message }, `stream lease of app ${appId}: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`),
+          this.options.log.warn(
+            { app: appId, err: (err as Error)?.message },
+            `stream lease of app ${appId}: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
+          ),
         );
       }
       await this.options.clock.sleep(this.every, this.stopSignal.signal).catch(() => undefined);
@@ -284,8 +309,13 @@ export class SharedStreams {
     if (app.hub && this.options.clock.now() - (app.hubAt ?? 0) < RESTART_EVERY_RENEWALS * this.every) return;
     if (app.hub) {
       const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
-      const changed = bots.filter(([bot, json]) => before.get(bot) !== json).length + [...before.keys()].filter((bot) => !raw[bot]).length;
-      log.info({ app: appId, changed }, `stream of app ${appId}: ${changed} bots of its directory changed; restarting the stream with their rules`);
+      const changed =
+        bots.filter(([bot, json]) => before.get(bot) !== json).length +
+        [...before.keys()].filter((bot) => !raw[bot]).length;
+      log.info(
+        { app: appId, changed },
+        `stream of app ${appId}: ${changed} bots of its directory changed; restarting the stream with their rules`,
+      );
     }
     this.stopHub(app);
     const wants: BotRules[] = [];
@@ -297,7 +327,14 @@ export class SharedStreams {
     }
     if (wants.length === 0 && mentionBots.length === 0) return;
     const send = (bot: string, entry: HandoffEntry) =>
-      void app.writer.send(bot, entry).catch((err: unknown) => log.error({ app: appId, bot, err }, `could not hand a streamed post to ${bot}'s process: ${(err as Error)?.message ?? String(err)}`));
+      void app.writer
+        .send(bot, entry)
+        .catch((err: unknown) =>
+          log.error(
+            { app: appId, bot, err },
+            `could not hand a streamed post to ${bot}'s process: ${(err as Error)?.message ?? String(err)}`,
+          ),
+        );
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
     app.hubOf = signature;
     app.hubVersion = version ?? undefined;

@@ -82,7 +82,11 @@ export class HandoffWriter {
 
   /** Tells every process of the app that the stream connected or was interrupted. */
   async control(what: HandoffControl): Promise<void> {
-    await this.redis.multi().set(this.keys.state, what).xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "control", what).exec();
+    await this.redis
+      .multi()
+      .set(this.keys.state, what)
+      .xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "control", what)
+      .exec();
   }
 }
 
@@ -222,13 +226,25 @@ export class HandoffReader {
     let cursor = "0-0";
     let claimed = 0;
     do {
-      const [next, entries] = (await this.options.redis.xautoclaim(key, HANDOFF_GROUP, this.options.consumer, 0, cursor, "COUNT", READ_COUNT)) as [string, Array<[string, string[]] | null>];
+      const [next, entries] = (await this.options.redis.xautoclaim(
+        key,
+        HANDOFF_GROUP,
+        this.options.consumer,
+        0,
+        cursor,
+        "COUNT",
+        READ_COUNT,
+      )) as [string, Array<[string, string[]] | null>];
       cursor = next;
       const live = entries.filter((e): e is [string, string[]] => e !== null);
       claimed += live.length;
       this.handToBot(bot, key, live);
     } while (cursor !== "0-0" && !this.closed);
-    if (claimed > 0) this.options.log.info({ bot, entries: claimed }, `took over ${claimed} streamed posts of ${bot} that its previous process had not finished; handling them now`);
+    if (claimed > 0)
+      this.options.log.info(
+        { bot, entries: claimed },
+        `took over ${claimed} streamed posts of ${bot} that its previous process had not finished; handling them now`,
+      );
   }
 
   /** Reads what is new in `bot`'s stream (one read per bot at a time; a bell during it reads again after). */
@@ -242,7 +258,16 @@ export class HandoffReader {
     const key = this.keys.bot(bot);
     void this.track(async () => {
       for (;;) {
-        const reply = (await this.options.redis.xreadgroup("GROUP", HANDOFF_GROUP, this.options.consumer, "COUNT", READ_COUNT, "STREAMS", key, ">")) as StreamReply;
+        const reply = (await this.options.redis.xreadgroup(
+          "GROUP",
+          HANDOFF_GROUP,
+          this.options.consumer,
+          "COUNT",
+          READ_COUNT,
+          "STREAMS",
+          key,
+          ">",
+        )) as StreamReply;
         const entries = reply?.[0]?.[1] ?? [];
         this.handToBot(bot, key, entries);
         if (entries.length < READ_COUNT) break;
@@ -260,7 +285,10 @@ export class HandoffReader {
     const message = (err as Error)?.message ?? String(err);
     // The stream (and its group) went missing, e.g. Redis restarted without its data: make it again.
     if (/NOGROUP/.test(message)) void this.ensureGroup(this.keys.bot(bot)).catch(() => undefined);
-    this.options.log.warn({ bot, err: message }, `could not read the streamed posts of ${bot} from Redis: ${message}; the next sweep tries again`);
+    this.options.log.warn(
+      { bot, err: message },
+      `could not read the streamed posts of ${bot} from Redis: ${message}; the next sweep tries again`,
+    );
   }
 
   /** Hands entries to their bot, each acknowledged once handled. */
@@ -276,7 +304,10 @@ export class HandoffReader {
         entry = undefined;
       }
       if (!entry || !Array.isArray(entry.events)) {
-        this.options.log.error({ bot, entry: id }, `streamed entry ${id} for ${bot} is not a postbot handoff entry; dropped`);
+        this.options.log.error(
+          { bot, entry: id },
+          `streamed entry ${id} for ${bot} is not a postbot handoff entry; dropped`,
+        );
         void this.ack(bot, key, id);
         continue;
       }
@@ -286,7 +317,11 @@ export class HandoffReader {
         .handle(bot, entry)
         .then(
           () => this.ack(bot, key, id),
-          (err: unknown) => this.options.log.error({ bot, err, entry: id }, `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`),
+          (err: unknown) =>
+            this.options.log.error(
+              { bot, err, entry: id },
+              `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`,
+            ),
         )
         .finally(() => {
           if (this.inFlight.get(at) === handing) this.inFlight.delete(at);
@@ -296,10 +331,19 @@ export class HandoffReader {
 
   private async ack(bot: string, key: string, id: string): Promise<void> {
     await this.track(async () => {
-      if (this.options.acknowledge) await this.options.acknowledge(bot, [["XACK", key, HANDOFF_GROUP, id], ["XDEL", key, id]]);
+      if (this.options.acknowledge)
+        await this.options.acknowledge(bot, [
+          ["XACK", key, HANDOFF_GROUP, id],
+          ["XDEL", key, id],
+        ]);
       else await this.options.redis.multi().xack(key, HANDOFF_GROUP, id).xdel(key, id).exec();
       this.handled++;
-    }).catch((err: unknown) => this.options.log.warn({ bot, entry: id, err: (err as Error)?.message }, `streamed entry ${id} of ${bot} stays unacknowledged (${(err as Error)?.message ?? String(err)}): whichever process runs ${bot} next handles it; the ledger keeps its answers from repeating`));
+    }).catch((err: unknown) =>
+      this.options.log.warn(
+        { bot, entry: id, err: (err as Error)?.message },
+        `streamed entry ${id} of ${bot} stays unacknowledged (${(err as Error)?.message ?? String(err)}): whichever process runs ${bot} next handles it; the ledger keeps its answers from repeating`,
+      ),
+    );
   }
 
   /** Follows the app's bell: a bot's name reads its stream, a control word goes to `onControl`. */
@@ -317,11 +361,16 @@ export class HandoffReader {
           last = id;
           const [name, value] = fields;
           if (name === "bot" && value !== undefined) this.read(value);
-          else if (name === "control" && (value === "connected" || value === "interrupted")) this.options.onControl?.(value);
+          else if (name === "control" && (value === "connected" || value === "interrupted"))
+            this.options.onControl?.(value);
         }
       } catch (err) {
         if (this.closed) break;
-        if (!failing) this.options.log.warn({ err: (err as Error)?.message }, `the stream handoff cannot reach Redis: ${(err as Error)?.message ?? String(err)}; streamed posts wait there until it is back`);
+        if (!failing)
+          this.options.log.warn(
+            { err: (err as Error)?.message },
+            `the stream handoff cannot reach Redis: ${(err as Error)?.message ?? String(err)}; streamed posts wait there until it is back`,
+          );
         failing = true;
         await this.options.clock.sleep(BELL_RETRY_MS).catch(() => undefined);
       }
@@ -343,16 +392,34 @@ export class HandoffReader {
       const keys = bots.slice(i, i + SWEEP_BATCH).map((b) => this.keys.bot(b));
       await this.track(async () => {
         for (const from of ["0", ">"]) {
-          const reply = (await this.options.redis.xreadgroup("GROUP", HANDOFF_GROUP, this.options.consumer, "COUNT", READ_COUNT, "STREAMS", ...keys, ...keys.map(() => from))) as StreamReply;
+          const reply = (await this.options.redis.xreadgroup(
+            "GROUP",
+            HANDOFF_GROUP,
+            this.options.consumer,
+            "COUNT",
+            READ_COUNT,
+            "STREAMS",
+            ...keys,
+            ...keys.map(() => from),
+          )) as StreamReply;
           for (const [key, entries] of reply ?? []) {
             const bot = this.botOfKey.get(key);
-            if (bot) this.handToBot(bot, key, entries.filter((e) => e[1] !== null && e[1] !== undefined));
+            if (bot)
+              this.handToBot(
+                bot,
+                key,
+                entries.filter((e) => e[1] !== null && e[1] !== undefined),
+              );
           }
         }
       }).catch((err: unknown) => {
         const message = (err as Error)?.message ?? String(err);
         if (/NOGROUP/.test(message)) for (const key of keys) void this.ensureGroup(key).catch(() => undefined);
-        else if (!this.closed) this.options.log.warn({ err: message }, `stream handoff sweep failed: ${message}; trying again in a few seconds`);
+        else if (!this.closed)
+          this.options.log.warn(
+            { err: message },
+            `stream handoff sweep failed: ${message}; trying again in a few seconds`,
+          );
       });
     }
   }

@@ -176,7 +176,13 @@ export async function syncAppRules(
   let token: string | undefined;
   do {
     const page = await budgeted("GET /2/posts/search/stream/rules", (signal) =>
-      executed(client.exchange("GET /2/posts/search/stream/rules", { query: { max_results: 1000, ...(token ? { pagination_token: token } : {}) } }, { signal })),
+      executed(
+        client.exchange(
+          "GET /2/posts/search/stream/rules",
+          { query: { max_results: 1000, ...(token ? { pagination_token: token } : {}) } },
+          { signal },
+        ),
+      ),
     );
     existing.push(...((page.data as StreamRule[] | undefined) ?? []));
     token = page.meta?.next_token;
@@ -189,13 +195,24 @@ export async function syncAppRules(
   const keep = new Set(own.filter((r) => !stale.includes(r)).map((r) => r.value));
   const add = [...wanted].filter(([value]) => !keep.has(value)).map(([value, tag]) => ({ value, tag }));
   const plan = mentions
-    ? planMentionRules(mentions.usernames, existing.filter(isMention), mentions.caps, mentions.caps.maxRules - wanted.size)
+    ? planMentionRules(
+        mentions.usernames,
+        existing.filter(isMention),
+        mentions.caps,
+        mentions.caps.maxRules - wanted.size,
+      )
     : { keep: [], add: [], remove: existing.filter(isMention), overflow: [] };
 
   const doomed = [...stale, ...plan.remove];
   if (doomed.length > 0) {
     await budgeted("POST /2/posts/search/stream/rules", (signal) =>
-      executed(client.exchange("POST /2/posts/search/stream/rules", { body: { delete: { ids: doomed.map((r) => r.id) } } }, { signal })),
+      executed(
+        client.exchange(
+          "POST /2/posts/search/stream/rules",
+          { body: { delete: { ids: doomed.map((r) => r.id) } } },
+          { signal },
+        ),
+      ),
     );
     log.info({ deleted: doomed.length }, `stream rules: deleted ${doomed.length} no bot wants any more`);
   }
@@ -205,8 +222,11 @@ export async function syncAppRules(
       executed(client.exchange("POST /2/posts/search/stream/rules", { body: { add: rules } }, { signal })),
     );
     for (const rule of (res.data as StreamRule[] | undefined) ?? []) byId.set(rule.id, rule);
-    const refused = (res.errors ?? []).map((e) => `${String(e.value ?? "")}: ${e.title}${e.detail ? ` (${e.detail})` : ""}`);
-    if (refused.length > 0) log.error({ refused }, `stream rules: the service refused ${refused.length}; fix them in the bot files`);
+    const refused = (res.errors ?? []).map(
+      (e) => `${String(e.value ?? "")}: ${e.title}${e.detail ? ` (${e.detail})` : ""}`,
+    );
+    if (refused.length > 0)
+      log.error({ refused }, `stream rules: the service refused ${refused.length}; fix them in the bot files`);
   };
   if (add.length > 0) {
     try {
@@ -217,7 +237,10 @@ export async function syncAppRules(
       for (const rule of add) {
         await addRules([rule]).catch((e: unknown) => {
           if (!(e instanceof ProblemError) || e.status !== 400) throw e;
-          log.error({ rule: rule.value, bots: rule.tag }, `stream rule "${rule.value}" (${rule.tag}) was refused by the service: ${e.message}; fix it in the bot file`);
+          log.error(
+            { rule: rule.value, bots: rule.tag },
+            `stream rule "${rule.value}" (${rule.tag}) was refused by the service: ${e.message}; fix it in the bot file`,
+          );
         });
       }
     }
@@ -232,7 +255,10 @@ export async function syncAppRules(
 }
 
 /** {@link syncAppRules} for the bots' own rules only; returns the app's rules by id. */
-export async function syncRules(options: { client: ApiClient; log: Logger; budgeted?: Budgeted }, merged: Map<string, Array<{ bot: string; tag?: string }>>): Promise<Map<string, StreamRule>> {
+export async function syncRules(
+  options: { client: ApiClient; log: Logger; budgeted?: Budgeted },
+  merged: Map<string, Array<{ bot: string; tag?: string }>>,
+): Promise<Map<string, StreamRule>> {
   return (await syncAppRules(options, merged)).byId;
 }
 
@@ -303,7 +329,13 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       for (const wanter of merged.get(value) ?? []) {
         if (reached.has(wanter.bot) || userIds.get(wanter.bot) === post.author_id) continue;
         reached.add(wanter.bot);
-        options.deliver(wanter.bot, { kind: "post", id: `post:${post.id}`, post, author, rule: { value, ...(wanter.tag !== undefined ? { tag: wanter.tag } : {}) } });
+        options.deliver(wanter.bot, {
+          kind: "post",
+          id: `post:${post.id}`,
+          post,
+          author,
+          rule: { value, ...(wanter.tag !== undefined ? { tag: wanter.tag } : {}) },
+        });
       }
     }
     if (mentionBots.length > 0 && options.deliverMentions) {
@@ -325,13 +357,18 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   };
 
   const onPost = (event: Extract<StreamEvent, { type: "post" }>) => {
-    const values = (event.matching_rules ?? []).map((m) => rules?.byId.get(m.id)?.value).filter((v): v is string => v !== undefined);
+    const values = (event.matching_rules ?? [])
+      .map((m) => rules?.byId.get(m.id)?.value)
+      .filter((v): v is string => v !== undefined);
     if (route(event.data, event.includes, values)) lastPostId = event.data.id;
   };
 
   /** The posts of a gap, by recent search: each own rule alone, the mention rules joined. */
   const recover = async (client: ApiClient, since: { id?: string; at: number }): Promise<number> => {
-    const queries: Array<{ query: string; values: string[] }> = [...merged.keys()].map((value) => ({ query: value, values: [value] }));
+    const queries: Array<{ query: string; values: string[] }> = [...merged.keys()].map((value) => ({
+      query: value,
+      values: [value],
+    }));
     let joined = "";
     for (const value of rules?.mentionValues ?? []) {
       if (joined && joined.length + 4 + value.length > SEARCH_QUERY_MAX) {
@@ -395,7 +432,10 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
           status.rules = { own: merged.size, mentions: rules.mentionValues.length };
           if (rules.overflow.length > 0) {
             const bots = rules.overflow.map((u) => byUsername.get(u)?.bot).filter((b): b is string => b !== undefined);
-            log.error({ bots: bots.length }, `the app's rule cap (${options.caps.maxRules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`);
+            log.error(
+              { bots: bots.length },
+              `the app's rule cap (${options.caps.maxRules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`,
+            );
             for (const bot of bots) {
               const m = byUsername.get(bot);
               if (m) byUsername.delete(m.username.toLowerCase());
@@ -416,7 +456,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
               connectedAt = clock.now();
               enter("connected");
               options.onConnected?.(status.connects === 1);
-                      if (gap) {
+              if (gap) {
                 const closing = gap;
                 gap = undefined;
                 recovering++;
@@ -427,15 +467,23 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
                     status.gaps.lastMs = ms;
                     status.gaps.recovered += recovered;
                     changed();
-                    log.warn({ gap_ms: ms, recovered }, `stream gap of ${(ms / 1000).toFixed(1)} s closed: recent search recovered ${recovered} posts that matched the rules meanwhile`);
+                    log.warn(
+                      { gap_ms: ms, recovered },
+                      `stream gap of ${(ms / 1000).toFixed(1)} s closed: recent search recovered ${recovered} posts that matched the rules meanwhile`,
+                    );
                   })
                   .catch((err: unknown) => {
-                    if (!closer.signal.aborted) log.error({ err }, `could not recover the stream's gap with recent search: ${(err as Error)?.message ?? String(err)}; those posts are not delivered`);
+                    if (!closer.signal.aborted)
+                      log.error(
+                        { err },
+                        `could not recover the stream's gap with recent search: ${(err as Error)?.message ?? String(err)}; those posts are not delivered`,
+                      );
                   })
                   .finally(() => recovering--);
               }
             } else if (event.type === "gave-up") failure = { cause: event.cause, error: event.error };
-            else if (event.type === "stream-error") log.warn({ errors: event.errors }, "the service sent an error in the stream");
+            else if (event.type === "stream-error")
+              log.warn({ errors: event.errors }, "the service sent an error in the stream");
           }
         } catch (err) {
           failure ??= { cause: causeOf(err), error: err };
@@ -462,7 +510,10 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       const delay = policy.next(cause);
       status.retryAt = clock.now() + delay;
       enter("reconnecting");
-      log.warn({ cause, delay_ms: delay, attempt: policy.attempts, err: message }, `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})`);
+      log.warn(
+        { cause, delay_ms: delay, attempt: policy.attempts, err: message },
+        `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})`,
+      );
       if (delay > 0) await clock.sleep(delay, closer.signal).catch(() => undefined);
     }
     enter("stopped");

@@ -50,9 +50,12 @@ describe("the ledger across a crash", () => {
     // process opens the same file.
     const clock = createClock({ frozen: true, start: first.clock.now() });
     const store2 = await openFileStore(dir);
-    expect(
-      Object.fromEntries(store2.entries<{ state: string }>("ledger").map(([k, e]) => [k, e.state])),
-    ).toEqual({ "g:follow:u1": "done", "g:follow:u2": "queued", "g:reply:10": "pending", "g:reply:11": "pending" });
+    expect(Object.fromEntries(store2.entries<{ state: string }>("ledger").map(([k, e]) => [k, e.state]))).toEqual({
+      "g:follow:u1": "done",
+      "g:follow:u2": "queued",
+      "g:reply:10": "pending",
+      "g:reply:11": "pending",
+    });
 
     const second = setup({ store: store2, clock });
     const sent: string[] = [];
@@ -66,7 +69,9 @@ describe("the ledger across a crash", () => {
       endpoint: "GET /2/users/:id/posts",
       check: async (action) => {
         checked.push(action.target);
-        return { result: service.has(action.key!) ? { done: true, result: { data: { id: "found" } } } : { done: false } };
+        return {
+          result: service.has(action.key!) ? { done: true, result: { data: { id: "found" } } } : { done: false },
+        };
       },
     };
     const bot2 = second.system.bot({ bot: "g", account, executor: executor2, verifiers: { reply } });
@@ -124,7 +129,13 @@ describe("the ledger across a crash", () => {
     const second = setup({ store: store2, clock });
     const sent: string[] = [];
     const reply: Verifier = { endpoint: "GET /2/users/:id/posts", check: async () => ({ result: { done: false } }) };
-    const bot2 = second.system.bot({ bot: "g", account, budget, executor: async (a) => (sent.push(a.target), { result: { data: { id: `r${a.target}` } } }), verifiers: { reply } });
+    const bot2 = second.system.bot({
+      bot: "g",
+      account,
+      budget,
+      executor: async (a) => (sent.push(a.target), { result: { data: { id: `r${a.target}` } } }),
+      verifiers: { reply },
+    });
     const capUsed = () => bot2.budget.describe("POST /2/posts", "reply").windows.find((w) => w.scope === "cap")!.used;
     const postsUsed = () => bot2.budget.describe("POST /2/posts").windows[0]!.used;
     expect([capUsed(), postsUsed()]).toEqual([2, 2]); // held by the two lost requests
@@ -142,7 +153,11 @@ describe("the ledger across a crash", () => {
     const store1 = await openFileStore(dir);
     const first = setup({ store: store1 });
     const arrived = new Set<string>();
-    const bot1 = first.system.bot({ bot: "g", account, executor: async (a) => (arrived.add(a.target), new Promise<never>(() => {})) });
+    const bot1 = first.system.bot({
+      bot: "g",
+      account,
+      executor: async (a) => (arrived.add(a.target), new Promise<never>(() => {})),
+    });
     void bot1.like("7");
     await first.clock.advance(1);
     await store1.flush();
@@ -151,8 +166,16 @@ describe("the ledger across a crash", () => {
     const store2 = await openFileStore(dir);
     const second = setup({ store: store2, clock });
     let resent = 0;
-    const like: Verifier = { endpoint: "GET /2/users/:id/liked_posts", check: async (a) => ({ result: arrived.has(a.target) ? { done: true } : { done: false } }) };
-    const bot2 = second.system.bot({ bot: "g", account, executor: async () => (resent++, { result: {} }), verifiers: { like } });
+    const like: Verifier = {
+      endpoint: "GET /2/users/:id/liked_posts",
+      check: async (a) => ({ result: arrived.has(a.target) ? { done: true } : { done: false } }),
+    };
+    const bot2 = second.system.bot({
+      bot: "g",
+      account,
+      executor: async () => (resent++, { result: {} }),
+      verifiers: { like },
+    });
     expect(await bot2.recover()).toMatchObject([{ status: "duplicate", key: "g:like:7" }]);
     expect(resent).toBe(0);
     await store2.close();

@@ -29,7 +29,11 @@ export function recordingExecutor(clock: { now(): number }) {
   let id = 1000;
   const executor: Executor = async (action) => {
     calls.push({ action, at: clock.now() });
-    return { result: { data: action.kind === "reply" || action.kind === "post" ? { id: String(++id), text: "x" } : { ok: true } } };
+    return {
+      result: {
+        data: action.kind === "reply" || action.kind === "post" ? { id: String(++id), text: "x" } : { ok: true },
+      },
+    };
   };
   return { calls, executor };
 }
@@ -54,7 +58,10 @@ export function fakeService(clock: { now(): number }, plans: Record<string, Plan
     const full = counted.find((c) => c.w.remaining(now) === 0);
     if (full) {
       stats.tooMany++;
-      throw new RateLimitError({ method: "POST", path: action.endpoint }, { limit: full.l.max, remaining: 0, resetAt: full.w.resetAt(now) });
+      throw new RateLimitError(
+        { method: "POST", path: action.endpoint },
+        { limit: full.l.max, remaining: 0, resetAt: full.w.resetAt(now) },
+      );
     }
     for (const c of counted) c.w.record(now);
     stats.ok++;
@@ -91,7 +98,10 @@ export function inFlightCounter() {
     inFlight: () => n,
     counted,
     /** The executor `send`, each of its requests counted. */
-    executor: (send: Executor): Executor => (action, signal) => counted(() => send(action, signal)),
+    executor:
+      (send: Executor): Executor =>
+      (action, signal) =>
+        counted(() => send(action, signal)),
     async settle(): Promise<void> {
       for (let quiet = 0; quiet < 3; ) {
         await new Promise((r) => setTimeout(r, 2));

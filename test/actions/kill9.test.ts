@@ -84,7 +84,8 @@ describe("kill -9 during actions", () => {
     let kills = 0;
     const progress: number[] = [];
     for (let round = 0; round < 10; round++) {
-      const kill = round % 2 === 0 ? { onRequest: 1 + Math.floor(random() * 8) } : { msAfterFirst: Math.floor(random() * 40) };
+      const kill =
+        round % 2 === 0 ? { onRequest: 1 + Math.floor(random() * 8) } : { msAfterFirst: Math.floor(random() * 40) };
       const result = await run(kill);
       progress.push(received.size);
       if (result.killed) kills++;

@@ -33,7 +33,13 @@ describe("actions and their requests", () => {
       ["like", "POST /2/users/:id/likes", { id: "100" }, { post_id: "2" }, "greeter:like:2"],
       ["repost", "POST /2/users/:id/reposts", { id: "100" }, { post_id: "3" }, "greeter:repost:3"],
       ["follow", "POST /2/users/:id/following", { id: "100" }, { target_user_id: "4" }, "greeter:follow:4"],
-      ["dm", "POST /2/dm_conversations/with/:participant_id/messages", { participant_id: "5" }, { text: "welcome" }, expect.stringMatching(/^greeter:dm:5:[0-9a-f]{16}$/)],
+      [
+        "dm",
+        "POST /2/dm_conversations/with/:participant_id/messages",
+        { participant_id: "5" },
+        { text: "welcome" },
+        expect.stringMatching(/^greeter:dm:5:[0-9a-f]{16}$/),
+      ],
       ["hide", "PUT /2/posts/:id/hidden", { id: "6" }, { hidden: true }, "greeter:hide:6"],
       ["post", "POST /2/posts", {}, { text: "good morning" }, expect.stringMatching(/^greeter:post:[0-9a-f]{16}$/)],
     ]);
@@ -43,7 +49,12 @@ describe("actions and their requests", () => {
     const { system, clock, lines } = setup();
     const bot = system.bot({ bot: "greeter", account, executor: recordingExecutor(clock).executor });
     await bot.like("2");
-    expect(lines.find((l) => l.msg === "like post 2: sent")).toMatchObject({ bot: "greeter", action: "like", target: "2", status: "sent" });
+    expect(lines.find((l) => l.msg === "like post 2: sent")).toMatchObject({
+      bot: "greeter",
+      action: "like",
+      target: "2",
+      status: "sent",
+    });
   });
 
   it("refuses at once what the plan does not offer", async () => {
@@ -51,7 +62,10 @@ describe("actions and their requests", () => {
     const { calls, executor } = recordingExecutor(clock);
     const bot = system.bot({ bot: "b", account: { ...account, plan: "free" }, executor });
     const outcome = await bot.dm("5", "hi");
-    expect(outcome).toMatchObject({ status: "refused", reason: expect.stringContaining("not available on the free plan") });
+    expect(outcome).toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("not available on the free plan"),
+    });
     expect(calls).toHaveLength(0);
     expect(system.ledger.entries()).toHaveLength(0);
   });
@@ -74,9 +88,14 @@ describe("bots that do not act", () => {
     const { system, clock } = setup({ store });
     const { calls, executor } = recordingExecutor(clock);
     writes = 0; // what the system itself keeps (the ledger's bound...) is written once, not per bot
-    const bots = Array.from({ length: 1_000 }, (_, i) => system.bot({ bot: `bot-${i}`, account: { ...account, userId: String(1_000 + i) }, executor }));
+    const bots = Array.from({ length: 1_000 }, (_, i) =>
+      system.bot({ bot: `bot-${i}`, account: { ...account, userId: String(1_000 + i) }, executor }),
+    );
     expect(writes).toBe(0);
-    expect(await bots[7]!.reply(mention("1"), "hello again")).toMatchObject({ status: "refused", reason: expect.stringContaining("the bot posted this text") });
+    expect(await bots[7]!.reply(mention("1"), "hello again")).toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("the bot posted this text"),
+    });
     expect(inner.get("texts:bot-7", fingerprint("old news"))).toBeUndefined();
     expect(await bots[7]!.reply(mention("2"), "old news")).toMatchObject({ status: "sent" });
     expect(calls).toHaveLength(1);
@@ -91,7 +110,10 @@ describe("the ledger: exactly once", () => {
     const [a, b] = await Promise.all([bot.reply(mention("1"), "hi"), bot.reply(mention("1"), "hi")]);
     expect(a.status).toBe("sent");
     expect(b).toMatchObject({ status: "duplicate", key: "greeter:reply:1", result: { data: { id: "1001" } } });
-    expect(await bot.reply(mention("1"), "hi again")).toMatchObject({ status: "duplicate", result: { data: { id: "1001" } } });
+    expect(await bot.reply(mention("1"), "hi again")).toMatchObject({
+      status: "duplicate",
+      result: { data: { id: "1001" } },
+    });
     expect(calls).toHaveLength(1);
     expect(system.ledger.get("greeter:reply:1")).toMatchObject({ state: "done", result: { data: { id: "1001" } } });
   });
@@ -180,7 +202,10 @@ describe("retry", () => {
     };
     const outcome = system.bot({ bot: "g", account, executor }).like("1");
     await clock.advance(60_000);
-    expect(await outcome).toMatchObject({ status: "failed", reason: expect.stringContaining("gave up after 2 attempts") });
+    expect(await outcome).toMatchObject({
+      status: "failed",
+      reason: expect.stringContaining("gave up after 2 attempts"),
+    });
   });
 
   it("retries a repeatable action after a network failure without asking", async () => {
@@ -236,21 +261,38 @@ describe("retry", () => {
     let n = 0;
     const executor: Executor = async () => {
       n++;
-      throw new ProblemError(req, 403, { type: "about:blank", title: "Forbidden", detail: "You are not allowed to create a Post with duplicate content." });
+      throw new ProblemError(req, 403, {
+        type: "about:blank",
+        title: "Forbidden",
+        detail: "You are not allowed to create a Post with duplicate content.",
+      });
     };
     const outcome = await system.bot({ bot: "g", account, executor }).post("same");
-    expect(outcome).toMatchObject({ status: "failed", maybeSent: false, reason: expect.stringContaining("duplicate content") });
+    expect(outcome).toMatchObject({
+      status: "failed",
+      maybeSent: false,
+      reason: expect.stringContaining("duplicate content"),
+    });
     expect(n).toBe(1);
   });
 
   it("a usage-capped answer holds capped reads until the enrolment day", async () => {
     const { system, clock } = setup();
     let n = 0;
-    const bot = system.bot({ bot: "g", account: { ...account, plan: "basic" }, executor: recordingExecutor(clock).executor, enrolmentDay: 6 });
+    const bot = system.bot({
+      bot: "g",
+      account: { ...account, plan: "basic" },
+      executor: recordingExecutor(clock).executor,
+      enrolmentDay: 6,
+    });
     const read = bot.read(
       "GET /2/posts/search/recent",
       async () => {
-        if (++n === 1) throw new UsageCappedError(req, { type: "https://api.x.com/2/problems/usage-capped", title: "UsageCapExceeded" });
+        if (++n === 1)
+          throw new UsageCappedError(req, {
+            type: "https://api.x.com/2/problems/usage-capped",
+            title: "UsageCapExceeded",
+          });
         return { result: { data: [{ id: "1" }], meta: { result_count: 1 } } };
       },
       { label: "search" },
@@ -291,7 +333,13 @@ describe("the queue", () => {
   it("honours configured priorities", async () => {
     const { system, clock } = setup();
     const { calls, executor } = recordingExecutor(clock);
-    const bot = system.bot({ bot: "g", account: { ...account, plan: "free" }, executor, priorities: { post: 0 }, ttlMs: { post: 2 * 86_400_000 } });
+    const bot = system.bot({
+      bot: "g",
+      account: { ...account, plan: "free" },
+      executor,
+      priorities: { post: 0 },
+      ttlMs: { post: 2 * 86_400_000 },
+    });
     for (let i = 0; i < 17; i++) await bot.post(`p${i}`);
     const reply = bot.reply({ id: "1" }, "x", { ttlMs: 2 * 86_400_000 });
     const post = bot.post("urgent");
@@ -305,7 +353,10 @@ describe("the queue", () => {
     const { calls, executor } = recordingExecutor(clock);
     const bot = system.bot({ bot: "g", account, executor });
     const old = mention("1", { created_at: new Date(START - 25 * 3_600_000).toISOString() });
-    expect(await bot.reply(old, "hi")).toMatchObject({ status: "dropped", reason: expect.stringContaining("time-to-live") });
+    expect(await bot.reply(old, "hi")).toMatchObject({
+      status: "dropped",
+      reason: expect.stringContaining("time-to-live"),
+    });
     expect(calls).toHaveLength(0);
     expect(lines.some((l) => l.status === "dropped" && typeof l.reason === "string")).toBe(true);
   });
@@ -315,7 +366,10 @@ describe("the queue", () => {
     const { calls, executor } = recordingExecutor(clock);
     const bot = system.bot({ bot: "g", account: { ...account, plan: "basic" }, executor }); // follows: 5/15m
     for (let i = 0; i < 5; i++) await bot.follow(`u${i}`);
-    expect(await bot.follow("late", { ttlMs: 60_000 })).toMatchObject({ status: "dropped", reason: expect.stringContaining("would wait past") });
+    expect(await bot.follow("late", { ttlMs: 60_000 })).toMatchObject({
+      status: "dropped",
+      reason: expect.stringContaining("would wait past"),
+    });
     expect(calls).toHaveLength(5);
   });
 
@@ -369,8 +423,14 @@ describe("reply safety", () => {
     const { calls, executor } = recordingExecutor(clock);
     const a = system.bot({ bot: "a", account, executor });
     system.bot({ bot: "b", account: { ...account, userId: "300" }, executor });
-    expect(await a.reply(mention("1", { author_id: "100" }), "hi")).toMatchObject({ status: "refused", reason: expect.stringContaining("bot's own") });
-    expect(await a.reply(mention("2", { author_id: "300" }), "hi")).toMatchObject({ status: "refused", reason: expect.stringContaining("another bot") });
+    expect(await a.reply(mention("1", { author_id: "100" }), "hi")).toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("bot's own"),
+    });
+    expect(await a.reply(mention("2", { author_id: "300" }), "hi")).toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("another bot"),
+    });
     const c = system.bot({ bot: "c", account: { ...account, userId: "400" }, executor, replyToBots: true });
     expect(await c.reply(mention("3", { author_id: "300" }), "hi")).toMatchObject({ status: "sent" });
     expect(calls).toHaveLength(1);
@@ -381,7 +441,10 @@ describe("reply safety", () => {
     const { calls, executor } = recordingExecutor(clock);
     const bot = system.bot({ bot: "a", account, executor, replyCooldownMs: 600_000 });
     expect((await bot.reply(mention("1", { conversation_id: "c" }), "hi 1")).status).toBe("sent");
-    expect(await bot.reply(mention("2", { conversation_id: "c" }), "hi 2")).toMatchObject({ status: "refused", reason: expect.stringContaining("reply_cooldown") });
+    expect(await bot.reply(mention("2", { conversation_id: "c" }), "hi 2")).toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("reply_cooldown"),
+    });
     await clock.advance(600_000);
     expect((await bot.reply(mention("3", { conversation_id: "c" }), "hi 3")).status).toBe("sent");
     expect(calls).toHaveLength(2);
@@ -397,7 +460,10 @@ describe("reply safety", () => {
     const again = setup({ store, clock });
     again.system.bot({ bot: "quick", account: { ...account, userId: "500" }, executor });
     const slowAgain = again.system.bot({ bot: "slow", account, executor, replyCooldownMs: 3 * 86_400_000 });
-    expect(await slowAgain.reply(mention("2", { conversation_id: "c" }), "hi")).toMatchObject({ status: "refused", reason: expect.stringContaining("reply_cooldown") });
+    expect(await slowAgain.reply(mention("2", { conversation_id: "c" }), "hi")).toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("reply_cooldown"),
+    });
     expect(calls).toHaveLength(1);
   });
 
@@ -444,7 +510,11 @@ describe("dry run", () => {
 describe("budget for plugins and status", () => {
   it("reports what each action has left", async () => {
     const { system, clock } = setup();
-    const bot = system.bot({ bot: "g", account: { ...account, plan: "basic" }, executor: recordingExecutor(clock).executor });
+    const bot = system.bot({
+      bot: "g",
+      account: { ...account, plan: "basic" },
+      executor: recordingExecutor(clock).executor,
+    });
     await bot.like("1");
     expect(bot.remaining("like")).toBe(199);
     expect(bot.remaining("GET /2/users/:id/mentions")).toBe(10);
@@ -456,8 +526,14 @@ describe("budget for plugins and status", () => {
 
   it("budgets reads through read, and counts posts read on capped endpoints", async () => {
     const { system, clock } = setup();
-    const bot = system.bot({ bot: "g", account: { ...account, plan: "basic" }, executor: recordingExecutor(clock).executor });
-    const answer = await bot.read("GET /2/posts/search/recent", async () => ({ result: { data: [], meta: { result_count: 42 } } }));
+    const bot = system.bot({
+      bot: "g",
+      account: { ...account, plan: "basic" },
+      executor: recordingExecutor(clock).executor,
+    });
+    const answer = await bot.read("GET /2/posts/search/recent", async () => ({
+      result: { data: [], meta: { result_count: 42 } },
+    }));
     expect(answer).toEqual({ data: [], meta: { result_count: 42 } });
     expect(bot.budget.monthlyUsage()!.used).toBe(42);
     expect(bot.remaining("GET /2/posts/search/recent")).toBe(59);
@@ -465,8 +541,14 @@ describe("budget for plugins and status", () => {
 
   it("a read that can never run throws a ReadError naming the reason", async () => {
     const { system, clock } = setup();
-    const bot = system.bot({ bot: "g", account: { ...account, plan: "free" }, executor: recordingExecutor(clock).executor });
-    await expect(bot.read("GET /2/dm_events", async () => ({ result: {} }))).rejects.toThrow(/not available on the free plan/);
+    const bot = system.bot({
+      bot: "g",
+      account: { ...account, plan: "free" },
+      executor: recordingExecutor(clock).executor,
+    });
+    await expect(bot.read("GET /2/dm_events", async () => ({ result: {} }))).rejects.toThrow(
+      /not available on the free plan/,
+    );
   });
 
   it("tells the observer every outcome and every answer, in one place", async () => {

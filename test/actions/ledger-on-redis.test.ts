@@ -39,7 +39,12 @@ async function processOf(lease: () => Lease | undefined) {
   const { lines, logger } = captureLogs("info");
   const leases = new Leases(redis);
   const refused: string[] = [];
-  const store = await openRedisStore({ redis, closeConnection: false, logger, fencing: { leases, current: async () => lease(), refused: (bot) => void refused.push(bot) } });
+  const store = await openRedisStore({
+    redis,
+    closeConnection: false,
+    logger,
+    fencing: { leases, current: async () => lease(), refused: (bot) => void refused.push(bot) },
+  });
   await store.hold("g");
   const windows = new RedisWindows(redis);
   const system = createActionSystem({ store, clock, logger, sharedWindows: windows });
@@ -80,10 +85,18 @@ describe("the ledger's mark written with the budget's slot", () => {
     const p = await processOf(() => lease);
     // Another process used the whole 200/24h of the account.
     const other = new RedisWindows(redis);
-    for (let i = 0; i < 200; i++) expect((await other.take([{ key: LIKES, windowMs: 24 * 3_600_000, allowed: 200 }], [], START - 1_000)).ok).toBe(true);
+    for (let i = 0; i < 200; i++)
+      expect((await other.take([{ key: LIKES, windowMs: 24 * 3_600_000, allowed: 200 }], [], START - 1_000)).ok).toBe(
+        true,
+      );
     const like = p.bot.like("3");
     // Its claim is refused: it waits for the clock, its claim no longer on its way.
-    for (let calm = 0; calm < 3; calm = p.system.queue.claimsInFlight() === 0 && p.system.queue.list().length === 1 ? calm + 1 : 0) await new Promise((r) => setTimeout(r, 5));
+    for (
+      let calm = 0;
+      calm < 3;
+      calm = p.system.queue.claimsInFlight() === 0 && p.system.queue.list().length === 1 ? calm + 1 : 0
+    )
+      await new Promise((r) => setTimeout(r, 5));
     const entry = async () => {
       const raw = await redis.hget("postbot:state:bots/g", "ledger\u0000g:like:3");
       return raw ? (JSON.parse(raw) as [number, LedgerEntry])[1].state : undefined;
@@ -105,7 +118,10 @@ describe("the ledger's mark written with the budget's slot", () => {
     await leases.release(mine);
     await leases.claim("bot:g", "P2", 60_000);
     const outcome = await p.bot.like("5");
-    expect(outcome).toMatchObject({ status: "failed", reason: expect.stringMatching(/^not sent: could not record it in the ledger first \(lease "bot:g" .* refused\)$/) });
+    expect(outcome).toMatchObject({
+      status: "failed",
+      reason: expect.stringMatching(/^not sent: could not record it in the ledger first \(lease "bot:g" .* refused\)$/),
+    });
     expect(p.sent).toEqual(["4:pending"]);
     expect(await p.counted()).toBe(1); // no slot taken for it
     expect(await redis.hget("postbot:state:bots/g", "ledger\u0000g:like:5")).toBeNull();

@@ -12,7 +12,19 @@ describe("the ledger's queued actions", () => {
   it("are its own copies: the caller changing the action, its path, body or context afterwards changes nothing recorded", () => {
     const ledger = new Ledger(createMemoryStore(), createClock({ frozen: true, start: 1_000 }));
     const body = { text: "hello", reply: { in_reply_to_post_id: "7" } };
-    const action: Action = { key: "g:reply:7", kind: "reply", bot: "g", userId: "1", endpoint: "POST /2/posts", target: "7", path: {}, body, context: { authorId: "9" }, priority: 1, createdAt: 1_000 };
+    const action: Action = {
+      key: "g:reply:7",
+      kind: "reply",
+      bot: "g",
+      userId: "1",
+      endpoint: "POST /2/posts",
+      target: "7",
+      path: {},
+      body,
+      context: { authorId: "9" },
+      priority: 1,
+      createdAt: 1_000,
+    };
     ledger.queue(action);
     body.text = "changed";
     body.reply.in_reply_to_post_id = "8";
@@ -21,7 +33,12 @@ describe("the ledger's queued actions", () => {
     action.priority = 5;
     expect(ledger.get("g:reply:7")).toMatchObject({
       state: "queued",
-      action: { path: {}, body: { text: "hello", reply: { in_reply_to_post_id: "7" } }, context: { authorId: "9" }, priority: 1 },
+      action: {
+        path: {},
+        body: { text: "hello", reply: { in_reply_to_post_id: "7" } },
+        context: { authorId: "9" },
+        priority: 1,
+      },
     });
   });
 });

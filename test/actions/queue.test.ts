@@ -19,14 +19,18 @@ function setup() {
   const book = new BudgetBook({ store: createMemoryStore(), clock });
   const queue = new ActionQueue({ clock });
   const account = (n: number) => book.account({ appId: "app", userId: `u${n}`, plan: "basic" });
-  const wait = (budget: AccountBudget, label = "poll") => queue.acquire({ budget, bot: `bot-${label}`, endpoint: MENTIONS, priority: 5, label });
+  const wait = (budget: AccountBudget, label = "poll") =>
+    queue.acquire({ budget, bot: `bot-${label}`, endpoint: MENTIONS, priority: 5, label });
   return { clock, book, queue, account, wait };
 }
 
 /** Whether a promise has settled after the pending microtasks ran. */
 async function settled(p: Promise<unknown>): Promise<boolean> {
   let done = false;
-  void p.then(() => (done = true), () => (done = true));
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
   for (let i = 0; i < 5; i++) await Promise.resolve();
   return done;
 }
@@ -50,7 +54,8 @@ describe("the action queue", () => {
     const book = new BudgetBook({ store: createMemoryStore(), clock });
     const queue = new ActionQueue({ clock, logger });
     const budget = book.account({ appId: "app", userId: "u1", plan: "basic" });
-    const ask = (priority: number, label: string) => queue.acquire({ budget, bot: "bot", endpoint: MENTIONS, priority, label });
+    const ask = (priority: number, label: string) =>
+      queue.acquire({ budget, bot: "bot", endpoint: MENTIONS, priority, label });
     for (let i = 0; i < 10; i++) await ask(5, `first-${i}`);
     const order: string[] = [];
     const waiting = (

@@ -41,7 +41,11 @@ function world() {
     const client = createClient({
       baseUrl: t.url,
       clock: t.clock,
-      auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret }, label: account.user.id },
+      auth: {
+        consumer: { key: account.consumer_key, secret: account.consumer_secret },
+        user: { token: account.token, secret: account.token_secret },
+        label: account.user.id,
+      },
     });
     clients.push(client);
     const layer = system.bot({
@@ -70,15 +74,22 @@ describe("against the sandbox", () => {
       const account = await t.account({ plan: c.plan });
       const crowd = await t.account({ app: account.app });
       const targets = [];
-      for (let i = 0; i < c.n; i++) targets.push(await t.admin.createPost({ author_id: crowd.user.id, text: `hey bot #${i} (${c.plan})` }));
+      for (let i = 0; i < c.n; i++)
+        targets.push(await t.admin.createPost({ author_id: crowd.user.id, text: `hey bot #${i} (${c.plan})` }));
       const w = world();
       const { layer } = w.bot(`flood-${c.plan}`, account, c.plan);
-      const outcomes = targets.map((p, i) => layer.reply({ id: p.id, author_id: crowd.user.id, conversation_id: p.id }, `thanks #${i}`));
+      const outcomes = targets.map((p, i) =>
+        layer.reply({ id: p.id, author_id: crowd.user.id, conversation_id: p.id }, `thanks #${i}`),
+      );
       await w.settle();
       await advance(c.ms, c.step, w.settle);
       const after = await statusCounts("POST /2/posts");
       const sent = (after["201"] ?? 0) - (before["201"] ?? 0);
-      expect({ plan: c.plan, sent, tooMany: (after["429"] ?? 0) - (before["429"] ?? 0) }).toEqual({ plan: c.plan, sent: c.allowed, tooMany: 0 });
+      expect({ plan: c.plan, sent, tooMany: (after["429"] ?? 0) - (before["429"] ?? 0) }).toEqual({
+        plan: c.plan,
+        sent: c.allowed,
+        tooMany: 0,
+      });
       w.system.close();
       const ended = await Promise.all(outcomes);
       expect(ended.filter((o) => o.status === "sent")).toHaveLength(c.allowed);
@@ -94,13 +105,20 @@ describe("against the sandbox", () => {
     const poll = (bot: ReturnType<typeof w.bot>, account: Account) =>
       bot.layer.read("GET /2/users/:id/mentions", (signal) =>
         w.counted(async () => {
-          const { body, headers } = await bot.client.exchange("GET /2/users/:id/mentions", { params: { id: account.user.id } }, { signal });
+          const { body, headers } = await bot.client.exchange(
+            "GET /2/users/:id/mentions",
+            { params: { id: account.user.id } },
+            { signal },
+          );
           return { result: body, headers };
         }),
       );
     const botA = w.bot("a", a, "basic");
     const botB = w.bot("b", b, "basic");
-    const reads = [...Array.from({ length: 30 }, () => poll(botA, a)), ...Array.from({ length: 30 }, () => poll(botB, b))];
+    const reads = [
+      ...Array.from({ length: 30 }, () => poll(botA, a)),
+      ...Array.from({ length: 30 }, () => poll(botB, b)),
+    ];
     await w.settle();
     await advance(30 * 60_000, 15 * 60_000, w.settle);
     const after = await statusCounts("GET /2/users/:id/mentions");
@@ -120,7 +138,10 @@ describe("against the sandbox", () => {
     const client = createClient({
       baseUrl: t.url,
       clock: t.clock,
-      auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
+      auth: {
+        consumer: { key: account.consumer_key, secret: account.consumer_secret },
+        user: { token: account.token, secret: account.token_secret },
+      },
     });
     clients.push(client);
     const send = clientExecutor(client);
@@ -160,11 +181,17 @@ describe("against the sandbox", () => {
   it("the client verifiers find likes, reposts and follows that arrived, and only those", async () => {
     const account = await t.account({ plan: "pro" });
     const crowd = await t.account({ app: account.app });
-    const [done, missing] = [await t.admin.createPost({ author_id: crowd.user.id, text: "like me" }), await t.admin.createPost({ author_id: crowd.user.id, text: "not me" })];
+    const [done, missing] = [
+      await t.admin.createPost({ author_id: crowd.user.id, text: "like me" }),
+      await t.admin.createPost({ author_id: crowd.user.id, text: "not me" }),
+    ];
     const client = createClient({
       baseUrl: t.url,
       clock: t.clock,
-      auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
+      auth: {
+        consumer: { key: account.consumer_key, secret: account.consumer_secret },
+        user: { token: account.token, secret: account.token_secret },
+      },
     });
     clients.push(client);
     await client.likes.like(account.user.id, done.id);
@@ -172,8 +199,18 @@ describe("against the sandbox", () => {
     await client.users.follow(account.user.id, crowd.user.id);
     const verifiers = clientVerifiers(client, account.user.id);
     const action = (kind: "like" | "repost" | "follow", target: string) =>
-      ({ kind, bot: "g", userId: account.user.id, endpoint: "POST /2/users/:id/likes", target, path: {}, priority: 0, createdAt: t.clock.now() }) as const;
-    const check = async (kind: "like" | "repost" | "follow", target: string) => (await verifiers[kind]!.check({ ...action(kind, target) }, new AbortController().signal)).result.done;
+      ({
+        kind,
+        bot: "g",
+        userId: account.user.id,
+        endpoint: "POST /2/users/:id/likes",
+        target,
+        path: {},
+        priority: 0,
+        createdAt: t.clock.now(),
+      }) as const;
+    const check = async (kind: "like" | "repost" | "follow", target: string) =>
+      (await verifiers[kind]!.check({ ...action(kind, target) }, new AbortController().signal)).result.done;
     expect([await check("like", done.id), await check("like", missing.id)]).toEqual([true, false]);
     expect([await check("repost", done.id), await check("repost", missing.id)]).toEqual([true, false]);
     expect([await check("follow", crowd.user.id), await check("follow", account.user.id)]).toEqual([true, false]);

@@ -10,10 +10,14 @@ declare const client: ApiClient;
 
 describe("client types", () => {
   it("types answers by endpoint", () => {
-    expectTypeOf(client.request("GET /2/posts/:id", { params: { id: "1" } })).resolves.toHaveProperty("data").toEqualTypeOf<Post | undefined>();
+    expectTypeOf(client.request("GET /2/posts/:id", { params: { id: "1" } }))
+      .resolves.toHaveProperty("data")
+      .toEqualTypeOf<Post | undefined>();
     expectTypeOf(client.users.followers("1")).resolves.toHaveProperty("data").toEqualTypeOf<User[] | undefined>();
     expectTypeOf(client.paginate(client.users.mentions, "1", { since_id: "5" })).toMatchTypeOf<AsyncIterable<Post>>();
-    expectTypeOf(client.paginate("GET /2/users/:id/followers", { params: { id: "1" } })).toMatchTypeOf<AsyncIterable<User>>();
+    expectTypeOf(client.paginate("GET /2/users/:id/followers", { params: { id: "1" } })).toMatchTypeOf<
+      AsyncIterable<User>
+    >();
   });
 
   it("refuses calls the spec does not allow", () => {

@@ -55,13 +55,22 @@ describe("choosing the authentication method", () => {
       "POST /2/posts: it does not accept app (OAuth 2.0 App Only), which this call asked for; this endpoint accepts oauth1 (OAuth 1.0a User Context) or pkce (OAuth 2.0 Authorization Code with PKCE)",
     );
     const appOnly = make({ auth: { consumer } });
-    await expect(appOnly.users.me()).rejects.toThrow(/GET \/2\/users\/me: the client holds app \(OAuth 2.0 App Only\); this endpoint accepts oauth1/);
-    await expect(make({ auth: {} }).streams.rules()).rejects.toThrow(/the client holds no credentials; this endpoint accepts app/);
+    await expect(appOnly.users.me()).rejects.toThrow(
+      /GET \/2\/users\/me: the client holds app \(OAuth 2.0 App Only\); this endpoint accepts oauth1/,
+    );
+    await expect(make({ auth: {} }).streams.rules()).rejects.toThrow(
+      /the client holds no credentials; this endpoint accepts app/,
+    );
     expect(service.requests).toHaveLength(0);
   });
 
   it("refuses a PKCE call whose token lacks the endpoint's scopes, before sending", async () => {
-    const pkce = new PkceSession({ service: service.url, clientId: "cid", tokens: { access_token: "AT", expires_at: clock.now() + 7_200_000, scopes: ["post.read", "users.read"] }, clock });
+    const pkce = new PkceSession({
+      service: service.url,
+      clientId: "cid",
+      tokens: { access_token: "AT", expires_at: clock.now() + 7_200_000, scopes: ["post.read", "users.read"] },
+      clock,
+    });
     const client = make({ auth: { pkce } });
     await client.posts.lookup("1");
     expect(service.requests[0]!.headers.authorization).toBe("Bearer AT");
@@ -73,14 +82,17 @@ describe("choosing the authentication method", () => {
 describe("requests", () => {
   it("encodes path parameters, lists, times and spaces the way the service and the signature expect", async () => {
     const client = make();
-    await client.search.recent({
-      query: "cats OR dogs -is:repost",
-      "post.fields": ["created_at", "author_id"],
-      expansions: ["author_id"],
-      start_time: new Date("2026-02-28T10:11:12.345Z"),
-      end_time: "2026-03-01T00:00:00.000Z",
-      max_results: 100,
-    }, { auth: "oauth1" });
+    await client.search.recent(
+      {
+        query: "cats OR dogs -is:repost",
+        "post.fields": ["created_at", "author_id"],
+        expansions: ["author_id"],
+        start_time: new Date("2026-02-28T10:11:12.345Z"),
+        end_time: "2026-03-01T00:00:00.000Z",
+        max_results: 100,
+      },
+      { auth: "oauth1" },
+    );
     const r = service.requests[0]!;
     expect(r.url).toBe(
       "/2/posts/search/recent?end_time=2026-03-01T00%3A00%3A00Z&expansions=author_id&max_results=100&post.fields=created_at%2Cauthor_id&query=cats%20OR%20dogs%20-is%3Arepost&start_time=2026-02-28T10%3A11%3A12Z",
@@ -119,17 +131,22 @@ describe("rate-limit headers", () => {
   it("hands every response's windows to the observer with the endpoint and a secret-free identity", async () => {
     const seen: RateLimitObservation[] = [];
     service.handle((_q, res) =>
-      json(res, 201, { data: { id: "5", text: "x" } }, {
-        "x-rate-limit-limit": "100",
-        "x-rate-limit-remaining": "99",
-        "x-rate-limit-reset": "1772367300",
-        "x-app-limit-24hour-limit": "1667",
-        "x-app-limit-24hour-remaining": "1600",
-        "x-app-limit-24hour-reset": "1772409600",
-        "x-user-limit-24hour-limit": "100",
-        "x-user-limit-24hour-remaining": "42",
-        "x-user-limit-24hour-reset": "1772409601",
-      }),
+      json(
+        res,
+        201,
+        { data: { id: "5", text: "x" } },
+        {
+          "x-rate-limit-limit": "100",
+          "x-rate-limit-remaining": "99",
+          "x-rate-limit-reset": "1772367300",
+          "x-app-limit-24hour-limit": "1667",
+          "x-app-limit-24hour-remaining": "1600",
+          "x-app-limit-24hour-reset": "1772409600",
+          "x-user-limit-24hour-limit": "100",
+          "x-user-limit-24hour-remaining": "42",
+          "x-user-limit-24hour-reset": "1772409601",
+        },
+      ),
     );
     const client = make({ onRateLimit: (o) => seen.push(o), auth: { consumer, user, label: "greeter" } });
     await client.posts.create({ text: "x" });
@@ -152,11 +169,22 @@ describe("rate-limit headers", () => {
 
   it("reports the headers of failed calls too, and survives an observer that throws", async () => {
     const seen: RateLimitObservation[] = [];
-    service.handle((_q, res) => json(res, 429, { title: "Too Many Requests", type: "about:blank" }, { "x-rate-limit-remaining": "0", "x-rate-limit-reset": "1772367300" }));
+    service.handle((_q, res) =>
+      json(
+        res,
+        429,
+        { title: "Too Many Requests", type: "about:blank" },
+        { "x-rate-limit-remaining": "0", "x-rate-limit-reset": "1772367300" },
+      ),
+    );
     const client = make({ onRateLimit: (o) => seen.push(o) });
     await expect(client.users.mentions("1")).rejects.toThrow(/rate limit/);
     expect(seen[0]).toMatchObject({ status: 429, window: { remaining: 0, resetAt: 1772367300_000 } });
-    const throwing = make({ onRateLimit: () => { throw new Error("observer bug"); } });
+    const throwing = make({
+      onRateLimit: () => {
+        throw new Error("observer bug");
+      },
+    });
     await expect(throwing.users.mentions("1")).rejects.toThrow(/rate limit/);
   });
 });
@@ -165,7 +193,11 @@ describe("the app-only bearer token", () => {
   it("is fetched once per app with HTTP Basic, shared by concurrent calls and by other clients of the app", async () => {
     const a = make({ auth: { consumer } });
     const b = make({ auth: { consumer } });
-    await Promise.all([a.search.countsRecent({ query: "x" }), a.search.countsRecent({ query: "y" }), b.streams.rules()]);
+    await Promise.all([
+      a.search.countsRecent({ query: "x" }),
+      a.search.countsRecent({ query: "y" }),
+      b.streams.rules(),
+    ]);
     const token = service.to("/oauth2/token");
     expect(token).toHaveLength(1);
     expect(token[0]!.headers.authorization).toBe(`Basic ${Buffer.from("app-key:app-secret").toString("base64")}`);
@@ -177,7 +209,8 @@ describe("the app-only bearer token", () => {
     let n = 0;
     service.handle((req, res) => {
       if (req.path === "/oauth2/token") return json(res, 200, { token_type: "bearer", access_token: `BEARER-${++n}` });
-      if (req.headers.authorization === "Bearer BEARER-1") return json(res, 401, { errors: [{ code: 89, message: "Invalid or expired token." }] });
+      if (req.headers.authorization === "Bearer BEARER-1")
+        return json(res, 401, { errors: [{ code: 89, message: "Invalid or expired token." }] });
       json(res, 200, { data: [] });
     });
     const client = make({ auth: { consumer } });
@@ -188,7 +221,9 @@ describe("the app-only bearer token", () => {
   });
 
   it("is not asked for again within a minute after the service said 403/99", async () => {
-    service.handle((req, res) => json(res, 403, { errors: [{ code: 99, message: "Unable to verify your credentials" }] }));
+    service.handle((req, res) =>
+      json(res, 403, { errors: [{ code: 99, message: "Unable to verify your credentials" }] }),
+    );
     const client = make({ auth: { consumer } });
     await expect(client.streams.rules()).rejects.toBeInstanceOf(BearerTooFrequentError);
     await expect(client.streams.rules()).rejects.toBeInstanceOf(BearerTooFrequentError);
@@ -202,7 +237,8 @@ describe("the app-only bearer token", () => {
     const client = make({ auth: { consumer } });
     await client.streams.rules();
     service.handle((req, res) => {
-      if (req.path === "/oauth2/invalidate_token") return json(res, 200, { access_token: req.query.get("access_token") });
+      if (req.path === "/oauth2/invalidate_token")
+        return json(res, 200, { access_token: req.query.get("access_token") });
       if (req.path === "/oauth2/token") return json(res, 200, { token_type: "bearer", access_token: "BEARER-2" });
       json(res, 200, { data: [] });
     });
@@ -221,7 +257,13 @@ describe("PKCE sessions", () => {
     service.handle((req, res) => {
       if (req.path === "/2/oauth2/token") {
         refreshes++;
-        return json(res, 200, { token_type: "bearer", expires_in: 7200, access_token: `AT-${refreshes + 1}`, refresh_token: `RT-${refreshes + 1}`, scope: "post.read users.read offline.access" });
+        return json(res, 200, {
+          token_type: "bearer",
+          expires_in: 7200,
+          access_token: `AT-${refreshes + 1}`,
+          refresh_token: `RT-${refreshes + 1}`,
+          scope: "post.read users.read offline.access",
+        });
       }
       json(res, 200, { data: { id: "1", name: "n", username: "u" } });
     });
@@ -243,18 +285,34 @@ describe("PKCE sessions", () => {
     await Promise.all([client.users.me(), client.users.me()]);
     expect(refreshes).toBe(1);
     const form = new URLSearchParams(service.to("/2/oauth2/token")[0]!.body);
-    expect(Object.fromEntries(form)).toEqual({ refresh_token: "RT-1", grant_type: "refresh_token", client_id: "client-1" });
-    expect(service.to("/2/users/me").slice(2).map((r) => r.headers.authorization)).toEqual(["Bearer AT-2", "Bearer AT-2"]);
+    expect(Object.fromEntries(form)).toEqual({
+      refresh_token: "RT-1",
+      grant_type: "refresh_token",
+      client_id: "client-1",
+    });
+    expect(
+      service
+        .to("/2/users/me")
+        .slice(2)
+        .map((r) => r.headers.authorization),
+    ).toEqual(["Bearer AT-2", "Bearer AT-2"]);
     expect(stored).toEqual(["RT-2"]);
     expect(pkce.tokens.expires_at).toBe(clock.now() + 7_200_000);
   });
 
   it("without a refresh token, an expired session says to authorize again", async () => {
-    const pkce = new PkceSession({ service: service.url, clientId: "c", tokens: { access_token: "AT", expires_at: clock.now() + 1000, scopes: [] }, clock });
+    const pkce = new PkceSession({
+      service: service.url,
+      clientId: "c",
+      tokens: { access_token: "AT", expires_at: clock.now() + 1000, scopes: [] },
+      clock,
+    });
     const client = make({ auth: { pkce } });
     await client.users.me();
     await clock.advance(1000);
-    await expect(client.users.me()).rejects.toThrow(/expired .* no refresh token: authorize again, asking for the offline.access scope/);
+    await expect(client.users.me()).rejects.toThrow(
+      /expired .* no refresh token: authorize again, asking for the offline.access scope/,
+    );
     expect(service.requests).toHaveLength(1);
   });
 });

@@ -48,11 +48,16 @@ describe("responses become typed errors naming the request", () => {
   it("429 with x-rate-limit-reset is a RateLimitError with the reset time", async () => {
     const reset = Math.floor(clock.now() / 1000) + 600;
     service.handle((_q, res) =>
-      json(res, 429, { title: "Too Many Requests", detail: "Too Many Requests", type: "about:blank", status: 429 }, {
-        "x-rate-limit-limit": "10",
-        "x-rate-limit-remaining": "0",
-        "x-rate-limit-reset": String(reset),
-      }),
+      json(
+        res,
+        429,
+        { title: "Too Many Requests", detail: "Too Many Requests", type: "about:blank", status: 429 },
+        {
+          "x-rate-limit-limit": "10",
+          "x-rate-limit-remaining": "0",
+          "x-rate-limit-reset": String(reset),
+        },
+      ),
     );
     const e = await failure();
     expect(e).toBeInstanceOf(RateLimitError);
@@ -73,7 +78,13 @@ describe("responses become typed errors naming the request", () => {
 
   it("429 usage-capped is a UsageCappedError, whatever the type URI's host", async () => {
     service.handle((_q, res) =>
-      json(res, 429, { title: "UsageCapExceeded", detail: "Usage cap exceeded: Monthly product cap", type: "https://api.x.com/2/problems/usage-capped", period: "Monthly", scope: "Product" }),
+      json(res, 429, {
+        title: "UsageCapExceeded",
+        detail: "Usage cap exceeded: Monthly product cap",
+        type: "https://api.x.com/2/problems/usage-capped",
+        period: "Monthly",
+        scope: "Product",
+      }),
     );
     const e = (await failure()) as UsageCappedError;
     expect(e).toBeInstanceOf(UsageCappedError);
@@ -99,7 +110,11 @@ describe("responses become typed errors naming the request", () => {
   });
 
   it("403 with code 99 is a BearerTooFrequentError", async () => {
-    service.handle((_q, res) => json(res, 403, { errors: [{ code: 99, message: "Unable to verify your credentials", label: "authenticity_token_error" }] }));
+    service.handle((_q, res) =>
+      json(res, 403, {
+        errors: [{ code: 99, message: "Unable to verify your credentials", label: "authenticity_token_error" }],
+      }),
+    );
     expect(await failure()).toBeInstanceOf(BearerTooFrequentError);
   });
 

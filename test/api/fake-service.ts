@@ -56,10 +56,12 @@ export async function fakeService(handler: Handler = (_req, res) => void res.end
       query: url.searchParams,
       headers: raw.headers,
       body: Buffer.concat(chunks).toString("utf8"),
-      closed: new Promise<void>((resolve) => res.once("close", () => {
-        rec.closedSeq = ++closeSeq;
-        resolve();
-      })),
+      closed: new Promise<void>((resolve) =>
+        res.once("close", () => {
+          rec.closedSeq = ++closeSeq;
+          resolve();
+        }),
+      ),
       seq: ++seq,
       closedBefore: closeSeq,
       remotePort: raw.socket.remotePort ?? 0,
@@ -86,7 +88,8 @@ export async function fakeService(handler: Handler = (_req, res) => void res.end
     url: `http://127.0.0.1:${port}`,
     requests,
     to: (path) => requests.filter((r) => r.path === path),
-    waitForRequests: (n) => (requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    waitForRequests: (n) =>
+      requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve })),
     handle(h) {
       current = h;
     },
@@ -100,6 +103,10 @@ export async function fakeService(handler: Handler = (_req, res) => void res.end
 /** Answers JSON with a status and headers. */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }

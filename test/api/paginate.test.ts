@@ -8,7 +8,11 @@ let service: FakeService;
 let client: ApiClient;
 
 /** Five posts, newest first, served two per page with opaque tokens; honours since_id. */
-const POSTS = ["150", "140", "130", "120", "110"].map((id) => ({ id, text: `post ${id}`, edit_history_post_ids: [id] }));
+const POSTS = ["150", "140", "130", "120", "110"].map((id) => ({
+  id,
+  text: `post ${id}`,
+  edit_history_post_ids: [id],
+}));
 function pages(tokenParam: string) {
   return (req: { query: URLSearchParams }, res: Parameters<typeof json>[0]) => {
     const since = req.query.get("since_id");
@@ -18,13 +22,21 @@ function pages(tokenParam: string) {
     const meta: Record<string, unknown> = { result_count: data.length };
     if (data.length) Object.assign(meta, { newest_id: data[0]!.id, oldest_id: data.at(-1)!.id });
     if (start + 2 < all.length) meta.next_token = `tok-${start + 2}`;
-    json(res, 200, data.length ? { data, meta, includes: { users: [{ id: `u${start}`, name: "n", username: "u" }] } } : { meta });
+    json(
+      res,
+      200,
+      data.length ? { data, meta, includes: { users: [{ id: `u${start}`, name: "n", username: "u" }] } } : { meta },
+    );
   };
 }
 
 beforeEach(async () => {
   service = await fakeService();
-  client = createClient({ baseUrl: service.url, clock, auth: { consumer: { key: "k", secret: "s" }, user: { token: "t", secret: "ts" } } });
+  client = createClient({
+    baseUrl: service.url,
+    clock,
+    auth: { consumer: { key: "k", secret: "s" }, user: { token: "t", secret: "ts" } },
+  });
 });
 afterEach(async () => {
   await client.close();
@@ -68,7 +80,12 @@ describe("paginate", () => {
   });
 
   it("stops when the service repeats a token instead of looping forever", async () => {
-    service.handle((_q, res) => json(res, 200, { data: [{ id: "1", text: "t", edit_history_post_ids: ["1"] }], meta: { result_count: 1, next_token: "same" } }));
+    service.handle((_q, res) =>
+      json(res, 200, {
+        data: [{ id: "1", text: "t", edit_history_post_ids: ["1"] }],
+        meta: { result_count: 1, next_token: "same" },
+      }),
+    );
     const all = await client.paginate(client.users.followers, "7").toArray();
     expect(all).toHaveLength(2);
     expect(service.requests).toHaveLength(2);

@@ -7,8 +7,10 @@ import { createClock } from "../../src/clock.ts";
 
 describe("HTTPS is required except to loopback", () => {
   it("knows loopback hosts", () => {
-    for (const h of ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "::1", "api.localhost"]) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ["example.com", "10.0.0.1", "128.0.0.1", "[::2]", "localhost.example.com", "192.168.1.1"]) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "::1", "api.localhost"])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ["example.com", "10.0.0.1", "128.0.0.1", "[::2]", "localhost.example.com", "192.168.1.1"])
+      expect(isLoopbackHost(h), h).toBe(false);
   });
 
   it("accepts HTTPS anywhere and HTTP to loopback", () => {
@@ -30,7 +32,11 @@ describe("HTTPS is required except to loopback", () => {
   it("applies to the client and to every OAuth step, before anything is sent", async () => {
     expect(() => createClient({ baseUrl: "http://10.1.2.3:8080" })).toThrow(/plain HTTP/);
     await expect(
-      requestToken("http://api.example.com", { consumer: { key: "k", secret: "s" }, callback: "oob", clock: createClock({ frozen: true }) }),
+      requestToken("http://api.example.com", {
+        consumer: { key: "k", secret: "s" },
+        callback: "oob",
+        clock: createClock({ frozen: true }),
+      }),
     ).rejects.toThrow(/plain HTTP/);
   });
 });

@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.ts";
 import { InvalidTokenError } from "../../src/api/errors.ts";
-import { bearer, getAccount, list, login, logout, pkceLogin, verifierFrom, type AuthFlowContext, type Terminal } from "../../src/auth-flows/index.ts";
+import {
+  bearer,
+  getAccount,
+  list,
+  login,
+  logout,
+  pkceLogin,
+  verifierFrom,
+  type AuthFlowContext,
+  type Terminal,
+} from "../../src/auth-flows/index.ts";
 import { UserError } from "../../src/errors.ts";
 import type { AppView } from "../../src/sandbox/index.ts";
 import { createMemoryStore, type Store } from "../../src/store/store.ts";
@@ -45,7 +55,13 @@ function ctx(term: Terminal, vars: Record<string, string> = {}): AuthFlowContext
   return {
     store,
     terminal: term,
-    vars: { POSTBOT_BASE_URL: t.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: app.consumer_secret, POSTBOT_CLIENT_ID: app.client_id, ...vars },
+    vars: {
+      POSTBOT_BASE_URL: t.url,
+      POSTBOT_CONSUMER_KEY: app.consumer_key,
+      POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+      POSTBOT_CLIENT_ID: app.client_id,
+      ...vars,
+    },
     envFile: ".env",
     clock: t.clock,
     statePath: ".postbot/state.json",
@@ -59,10 +75,16 @@ describe("bot auth login", () => {
     expect(rec.name).toBe("greeter");
     const stored = getAccount(store, "greeter")!;
     expect(stored.oauth1?.consumer_key).toBe(app.consumer_key);
-    const me = createClient({ baseUrl: t.url, clock: t.clock, auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret }, user: stored.oauth1! } });
+    const me = createClient({
+      baseUrl: t.url,
+      clock: t.clock,
+      auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret }, user: stored.oauth1! },
+    });
     expect((await me.users.me()).data?.username).toBe("greeter");
     await me.close();
-    expect(printed.at(-1)).toBe(`Signed in: account greeter is @greeter (user ${stored.user_id}); its token is stored in .postbot/state.json.`);
+    expect(printed.at(-1)).toBe(
+      `Signed in: account greeter is @greeter (user ${stored.user_id}); its token is stored in .postbot/state.json.`,
+    );
     expect(printed.join("\n")).not.toContain(stored.oauth1!.token);
   });
 
@@ -82,7 +104,9 @@ describe("bot auth login", () => {
     await expect(login({ ...c, vars: { ...c.vars, POSTBOT_CONSUMER_SECRET: "" } })).rejects.toThrow(
       "POSTBOT_CONSUMER_SECRET is not set: it is the app's API key secret. Set it (export POSTBOT_CONSUMER_SECRET=...) or add a line POSTBOT_CONSUMER_SECRET=... to .env",
     );
-    await expect(login(ctx(terminal(pin("greeter")), { POSTBOT_BASE_URL: "http://api.example.com" }))).rejects.toThrow(/POSTBOT_BASE_URL http:\/\/api\.example\.com uses plain HTTP/);
+    await expect(login(ctx(terminal(pin("greeter")), { POSTBOT_BASE_URL: "http://api.example.com" }))).rejects.toThrow(
+      /POSTBOT_BASE_URL http:\/\/api\.example\.com uses plain HTTP/,
+    );
     await expect(login(ctx(terminal(pin("greeter"))), { account: "no spaces" })).rejects.toBeInstanceOf(UserError);
   });
 
@@ -106,15 +130,24 @@ describe("bot auth list and logout", () => {
 
     await logout(ctx(terminal(async () => "")));
     expect(getAccount(store, "greeter")).toBeUndefined();
-    const old = createClient({ baseUrl: t.url, clock: t.clock, auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret }, user: rec.oauth1! } });
+    const old = createClient({
+      baseUrl: t.url,
+      clock: t.clock,
+      auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret }, user: rec.oauth1! },
+    });
     await expect(old.users.me()).rejects.toBeInstanceOf(InvalidTokenError);
     await old.close();
   });
 
   it("keeps the account when the service cannot be reached, unless asked to forget it locally", async () => {
     await login(ctx(terminal(pin("greeter"))));
-    const offline = ctx(terminal(async () => ""), { POSTBOT_BASE_URL: "http://127.0.0.1:9" });
-    await expect(logout(offline, { account: "greeter" })).rejects.toThrow(/connection refused.*The account is still stored; try again, or use --local-only/);
+    const offline = ctx(
+      terminal(async () => ""),
+      { POSTBOT_BASE_URL: "http://127.0.0.1:9" },
+    );
+    await expect(logout(offline, { account: "greeter" })).rejects.toThrow(
+      /connection refused.*The account is still stored; try again, or use --local-only/,
+    );
     expect(getAccount(store, "greeter")).toBeDefined();
     await logout(offline, { account: "greeter", localOnly: true });
     expect(getAccount(store, "greeter")).toBeUndefined();
@@ -123,8 +156,12 @@ describe("bot auth list and logout", () => {
   it("asks which account when several are stored, and names the known ones", async () => {
     await login(ctx(terminal(pin("greeter"))));
     await login(ctx(terminal(pin("helper"))));
-    await expect(logout(ctx(terminal(async () => "")))).rejects.toThrow("several accounts are stored (greeter, helper); say which with --account NAME");
-    await expect(logout(ctx(terminal(async () => "")), { account: "nobody" })).rejects.toThrow('no account named "nobody" in .postbot/state.json; known: greeter, helper');
+    await expect(logout(ctx(terminal(async () => "")))).rejects.toThrow(
+      "several accounts are stored (greeter, helper); say which with --account NAME",
+    );
+    await expect(logout(ctx(terminal(async () => "")), { account: "nobody" })).rejects.toThrow(
+      'no account named "nobody" in .postbot/state.json; known: greeter, helper',
+    );
   });
 });
 
@@ -146,9 +183,16 @@ describe("bot auth bearer", () => {
 describe("bot auth pkce", () => {
   it("prints the consent page, takes the redirect, stores tokens with a refresh token; logout revokes", async () => {
     const term = terminal(async (url) => (await approveInBrowser(url, "helper")).headers.get("location")!);
-    const rec = await pkceLogin(ctx(term), { redirect: CALLBACK, scopes: ["post.read", "users.read", "offline.access"] });
+    const rec = await pkceLogin(ctx(term), {
+      redirect: CALLBACK,
+      scopes: ["post.read", "users.read", "offline.access"],
+    });
     expect(printed[1]).toMatch(new RegExp(`^  ${t.url}/i/oauth2/authorize\\?client_id=.*code_challenge_method=S256`));
-    expect(rec).toMatchObject({ name: "helper", username: "helper", pkce: { client_id: app.client_id, scopes: ["post.read", "users.read", "offline.access"] } });
+    expect(rec).toMatchObject({
+      name: "helper",
+      username: "helper",
+      pkce: { client_id: app.client_id, scopes: ["post.read", "users.read", "offline.access"] },
+    });
     expect(rec.pkce!.refresh_token).toBeDefined();
     await logout(ctx(terminal(async () => "")), { account: "helper" });
     expect((await t.admin.stats()).routes["POST /2/oauth2/revoke"]?.["200"]).toBeGreaterThanOrEqual(1);
@@ -157,7 +201,11 @@ describe("bot auth pkce", () => {
   });
 
   it("refuses a redirect of another sign-in and unknown scopes", async () => {
-    await expect(pkceLogin(ctx(terminal(async () => `${CALLBACK}?state=forged&code=x`)), { redirect: CALLBACK })).rejects.toThrow(/another sign-in/);
-    await expect(pkceLogin(ctx(terminal(async () => "")), { redirect: CALLBACK, scopes: ["tweet.read"] })).rejects.toThrow(/unknown scope tweet.read/);
+    await expect(
+      pkceLogin(ctx(terminal(async () => `${CALLBACK}?state=forged&code=x`)), { redirect: CALLBACK }),
+    ).rejects.toThrow(/another sign-in/);
+    await expect(
+      pkceLogin(ctx(terminal(async () => "")), { redirect: CALLBACK, scopes: ["tweet.read"] }),
+    ).rejects.toThrow(/unknown scope tweet.read/);
   });
 });

@@ -52,12 +52,18 @@ async function newDay(plan: Plan): Promise<Day> {
   const crowd = await t.account({ app: account.app });
   const n = allowedInDay(plan) + Math.max(20, Math.ceil(allowedInDay(plan) * 0.1)); // more than the day allows
   const targets: string[] = [];
-  for (let i = 0; i < n; i++) targets.push((await t.admin.createPost({ author_id: crowd.user.id, text: `@${account.user.username} question ${i}` })).id);
+  for (let i = 0; i < n; i++)
+    targets.push(
+      (await t.admin.createPost({ author_id: crowd.user.id, text: `@${account.user.username} question ${i}` })).id,
+    );
   const client = createClient({
     baseUrl: t.url,
     clock: t.clock,
     logger: silentLogger,
-    auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
+    auth: {
+      consumer: { key: account.consumer_key, secret: account.consumer_secret },
+      user: { token: account.token, secret: account.token_secret },
+    },
   });
   return { t, account, targets, client };
 }

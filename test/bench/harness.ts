@@ -45,7 +45,8 @@ export function startChild(
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`${args.join(" ")} exited (${code}) before it was ready:\n${out}`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`${args.join(" ")} exited (${code}) before it was ready:\n${out}`));
     child.once("exit", onExit);
     const onData = (d: Buffer) => {
       out += d.toString();

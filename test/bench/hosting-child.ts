@@ -72,7 +72,11 @@ const gcs: Array<{ at: number; ms: number; major: boolean }> = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
-    gcs.push({ at: performance.timeOrigin + e.startTime, ms: e.duration, major: (kind & (perf.NODE_PERFORMANCE_GC_MAJOR | perf.NODE_PERFORMANCE_GC_INCREMENTAL)) !== 0 });
+    gcs.push({
+      at: performance.timeOrigin + e.startTime,
+      ms: e.duration,
+      major: (kind & (perf.NODE_PERFORMANCE_GC_MAJOR | perf.NODE_PERFORMANCE_GC_INCREMENTAL)) !== 0,
+    });
   }
 }).observe({ entryTypes: ["gc"] });
 const stalls: Array<{ at: number; ms: number }> = [];
@@ -86,7 +90,15 @@ setInterval(() => {
 }, TICK_MS).unref();
 
 const botConfig = (name: string) =>
-  testBotConfig({ name, plan: "pro", triggers: config.rule ? { stream: [{ value: config.rule }] } : { mentions: {} }, plugins: { answer: {} } }, { answer });
+  testBotConfig(
+    {
+      name,
+      plan: "pro",
+      triggers: config.rule ? { stream: [{ value: config.rule }] } : { mentions: {} },
+      plugins: { answer: {} },
+    },
+    { answer },
+  );
 const bots = config.bots.slice(0, count);
 if (accounts === "stored") {
   // `bot auth login --account NAME` for each, before the start is timed.
@@ -94,7 +106,14 @@ if (accounts === "stored") {
   for (const b of bots) {
     if (getAccount(signIn, b.name)) continue;
     const oauth1 = { token: b.token, secret: b.secret, consumer_key: config.app.key };
-    saveAccount(signIn, { name: b.name, base_url: config.baseUrl, user_id: b.userId, username: b.name, oauth1, updated_at: new Date().toISOString() });
+    saveAccount(signIn, {
+      name: b.name,
+      base_url: config.baseUrl,
+      user_id: b.userId,
+      username: b.name,
+      oauth1,
+      updated_at: new Date().toISOString(),
+    });
   }
   await signIn.close();
 }
@@ -104,12 +123,28 @@ const store = await openFileStore(dataDir!);
 const clock = createClock();
 const hosted: HostedBot[] =
   accounts === "stored"
-    ? resolveService({ POSTBOT_BASE_URL: config.baseUrl, POSTBOT_CONSUMER_KEY: config.app.key, POSTBOT_CONSUMER_SECRET: config.app.secret }, ".env", bots.map((b) => botConfig(b.name)), store).bots
-    : bots.map((b) => ({ config: botConfig(b.name), app: { ...config.app, plan: "pro" }, token: { token: b.token, secret: b.secret } }));
+    ? resolveService(
+        {
+          POSTBOT_BASE_URL: config.baseUrl,
+          POSTBOT_CONSUMER_KEY: config.app.key,
+          POSTBOT_CONSUMER_SECRET: config.app.secret,
+        },
+        ".env",
+        bots.map((b) => botConfig(b.name)),
+        store,
+      ).bots
+    : bots.map((b) => ({
+        config: botConfig(b.name),
+        app: { ...config.app, plan: "pro" },
+        token: { token: b.token, secret: b.secret },
+      }));
 const runtime = await startRuntime({ baseUrl: config.baseUrl, bots: hosted, store, clock, logger: silentLogger });
 const startedMs = performance.now() - started;
-while (runtime.apps().some((a) => a.stream && a.stream.state !== "connected")) await new Promise((r) => setTimeout(r, 20));
-process.stdout.write(`READY ${JSON.stringify({ started_ms: Math.round(startedMs), rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`);
+while (runtime.apps().some((a) => a.stream && a.stream.state !== "connected"))
+  await new Promise((r) => setTimeout(r, 20));
+process.stdout.write(
+  `READY ${JSON.stringify({ started_ms: Math.round(startedMs), rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20) })}\n`,
+);
 
 const quantile = (xs: number[], q: number) => {
   if (xs.length === 0) return NaN;

@@ -43,20 +43,29 @@ const PROFILE = process.env.BENCH_PROFILE;
 const SANDBOX_ARGS = (process.env.BENCH_SANDBOX_ARGS ?? "").split(" ").filter(Boolean);
 const FLOOD_ONLY = process.env.BENCH_HOSTING_ONLY === "flood";
 
-const verdict = (value: number, aim: number, lowerIsBetter = true) => (Number.isNaN(value) ? "missed" : (lowerIsBetter ? value <= aim : value >= aim) ? "met" : "missed");
+const verdict = (value: number, aim: number, lowerIsBetter = true) =>
+  Number.isNaN(value) ? "missed" : (lowerIsBetter ? value <= aim : value >= aim) ? "met" : "missed";
 const say = (what: string) => process.stderr.write(`  hosting: ${what}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A runtime child: waits for READY, then answers `report`. */
 async function runChild(configPath: string, dataDir: string, count: number, accounts: "stored" | "file" = "stored") {
-  const child: ChildProcess = spawn(process.execPath, [...CHILD_ARGS, "--import", "tsx", CHILD, configPath, dataDir, String(count), accounts], { stdio: ["pipe", "pipe", "inherit"] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...CHILD_ARGS, "--import", "tsx", CHILD, configPath, dataDir, String(count), accounts],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   const lines = createInterface({ input: child.stdout! });
   const waiting: Array<(line: string) => void> = [];
   lines.on("line", (line) => waiting.shift()?.(line));
   const next = (prefix: string) =>
     new Promise<Record<string, any>>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`the runtime child exited (${code}) before ${prefix}`)));
-      waiting.push((line) => (line.startsWith(prefix) ? resolve(JSON.parse(line.slice(prefix.length + 1))) : reject(new Error(`unexpected: ${line}`))));
+      waiting.push((line) =>
+        line.startsWith(prefix)
+          ? resolve(JSON.parse(line.slice(prefix.length + 1)))
+          : reject(new Error(`unexpected: ${line}`)),
+      );
     });
   const ready = await next("READY");
   return {
@@ -88,7 +97,11 @@ async function dispatchRate(): Promise<number> {
   try {
     const bot = bed.runtime.bots.get("idle")!;
     const N = 50_000;
-    const events: BotEvent[] = Array.from({ length: N }, (_, i) => ({ kind: "schedule", id: `bench:${i}`, schedule: { name: "bench", cron: "* * * * *", at: i } }));
+    const events: BotEvent[] = Array.from({ length: N }, (_, i) => ({
+      kind: "schedule",
+      id: `bench:${i}`,
+      schedule: { name: "bench", cron: "* * * * *", at: i },
+    }));
     const start = performance.now();
     // In batches, keeping the inbox below its bound (10,000 waiting events).
     for (let i = 0; i < N; i += 1000) {
@@ -107,12 +120,21 @@ const bench: Bench = {
   async run() {
     const rows: BenchRow[] = [];
     const adminToken = randomBytes(16).toString("hex");
-    const sandbox = await startChild(process.execPath, [...SANDBOX_ARGS, BOT, "sandbox", "--port", "0", "--admin-token", adminToken, "--plan", "pro"], /listening on (http:\/\/[\d.:]+)/, { POSTBOT_LOG_LEVEL: "warn" });
+    const sandbox = await startChild(
+      process.execPath,
+      [...SANDBOX_ARGS, BOT, "sandbox", "--port", "0", "--admin-token", adminToken, "--plan", "pro"],
+      /listening on (http:\/\/[\d.:]+)/,
+      { POSTBOT_LOG_LEVEL: "warn" },
+    );
     const url = sandbox.match[1]!;
     const dir = await mkdtemp(join(tmpdir(), "postbot-hosting-bench-"));
     try {
       const admin = async (path: string, body: unknown) => {
-        const res = await fetch(url + path, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+        const res = await fetch(url + path, {
+          method: "POST",
+          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
         if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
         return (await res.json()) as Record<string, string>;
       };
@@ -132,20 +154,32 @@ const bench: Bench = {
       );
       say(`${BOTS} accounts provisioned`);
       const crowd = await admin("/_sandbox/users", { username: "crowd" });
-      const config: ChildConfig = { baseUrl: url, app: { id: app.id!, key: app.consumer_key!, secret: app.consumer_secret! }, bots: users.map((u) => ({ name: u.name, userId: u.id, token: u.token, secret: u.secret })) };
+      const config: ChildConfig = {
+        baseUrl: url,
+        app: { id: app.id!, key: app.consumer_key!, secret: app.consumer_secret! },
+        bots: users.map((u) => ({ name: u.name, userId: u.id, token: u.token, secret: u.secret })),
+      };
       const configPath = join(dir, "bots.json");
       await writeFile(configPath, JSON.stringify(config));
 
       // Start and memory: 1,000 bots, then all of them; the first start, and a restart.
       for (const count of FLOOD_ONLY ? [BOTS] : [...new Set([Math.min(1_000, BOTS), BOTS])]) {
         const n = count.toLocaleString("en-US");
-        const startAim = { aim: count === 10_000 ? "≤ 5,000 ms" : "", verdict: (ms: number) => (count === 10_000 ? verdict(ms, 5_000) : "") };
+        const startAim = {
+          aim: count === 10_000 ? "≤ 5,000 ms" : "",
+          verdict: (ms: number) => (count === 10_000 ? verdict(ms, 5_000) : ""),
+        };
         if (!FLOOD_ONLY) {
           say(`starting ${count} bots whose files give their tokens`);
           const fromFiles = await runChild(configPath, join(dir, `data-${count}-file`), count, "file");
           say(`started: ${JSON.stringify(fromFiles.ready)}`);
           await fromFiles.stop();
-          rows.push({ bench: `start ${n} bots, first start, tokens in the bot files (identities asked)`, value: `${fromFiles.ready.started_ms} ms`, aim: "", verdict: "" });
+          rows.push({
+            bench: `start ${n} bots, first start, tokens in the bot files (identities asked)`,
+            value: `${fromFiles.ready.started_ms} ms`,
+            aim: "",
+            verdict: "",
+          });
         }
         const data = join(dir, `data-${count}`);
         say(`starting ${count} bots of signed-in accounts`);
@@ -154,10 +188,25 @@ const bench: Bench = {
         await first.stop();
         const again = await runChild(configPath, data, count);
         say(`restarted: ${JSON.stringify(again.ready)}`);
-        rows.push({ bench: `start ${n} bots, first start, signed-in accounts (identities stored)`, value: `${first.ready.started_ms} ms`, aim: startAim.aim, verdict: startAim.verdict(first.ready.started_ms) });
-        rows.push({ bench: `start ${n} bots, restart`, value: `${again.ready.started_ms} ms`, aim: startAim.aim, verdict: startAim.verdict(again.ready.started_ms) });
+        rows.push({
+          bench: `start ${n} bots, first start, signed-in accounts (identities stored)`,
+          value: `${first.ready.started_ms} ms`,
+          aim: startAim.aim,
+          verdict: startAim.verdict(first.ready.started_ms),
+        });
+        rows.push({
+          bench: `start ${n} bots, restart`,
+          value: `${again.ready.started_ms} ms`,
+          aim: startAim.aim,
+          verdict: startAim.verdict(again.ready.started_ms),
+        });
         const aimMb = count <= 1_000 ? 250 : 1_024;
-        rows.push({ bench: `RSS with ${count.toLocaleString("en-US")} bots`, value: `${again.ready.rss_mb} MB`, aim: `≤ ${aimMb} MB`, verdict: verdict(again.ready.rss_mb, aimMb) });
+        rows.push({
+          bench: `RSS with ${count.toLocaleString("en-US")} bots`,
+          value: `${again.ready.rss_mb} MB`,
+          aim: `≤ ${aimMb} MB`,
+          verdict: verdict(again.ready.rss_mb, aimMb),
+        });
         if (count !== BOTS) {
           await again.stop();
           continue;
@@ -172,7 +221,9 @@ const bench: Bench = {
           const due = t0 + (i * 1000) / FLOOD_RATE;
           if (due > Date.now()) await sleep(due - Date.now());
           const target = users[Math.floor(Math.random() * users.length)]!;
-          posted.push((await admin("/_sandbox/posts", { author_id: crowd.id, text: `@${target.name} question ${i}` })).id!);
+          posted.push(
+            (await admin("/_sandbox/posts", { author_id: crowd.id, text: `@${target.name} question ${i}` })).id!,
+          );
         }
         let report = await again.report();
         for (let waited = 0; report.replies < total && waited < 60_000; waited += 1_000) {
@@ -181,13 +232,26 @@ const bench: Bench = {
         }
         if (PROFILE) await again.profile(PROFILE);
         say(`catch-up polls at the end: ${JSON.stringify(report.catch_up)}`);
-        for (const t of report.timeline as Array<Record<string, number>>) say(`  mentions made ${t.from_s} s in: ${t.n} answered, p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; to the handler p50 ${t.handler_p50} ms, p99 ${t.handler_p99} ms; loop stalls > 10 ms: ${t.stalls} (max ${t.stall_max} ms, ${t.stall_ms} ms in all); GC ${t.gc_ms} ms in all, ${t.gc_major} major (max ${t.gc_major_max} ms)`);
+        for (const t of report.timeline as Array<Record<string, number>>)
+          say(
+            `  mentions made ${t.from_s} s in: ${t.n} answered, p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; to the handler p50 ${t.handler_p50} ms, p99 ${t.handler_p99} ms; loop stalls > 10 ms: ${t.stalls} (max ${t.stall_max} ms, ${t.stall_ms} ms in all); GC ${t.gc_ms} ms in all, ${t.gc_major} major (max ${t.gc_major_max} ms)`,
+          );
         const lost = posted.filter((id) => !(report.ids as string[]).includes(id)).length;
-        rows.push({ bench: `mention → reply, ${count.toLocaleString("en-US")} bots, ${FLOOD_RATE}/s for ${FLOOD_SECONDS} s: p50`, value: `${report.p50} ms`, aim: "≤ 20 ms", verdict: verdict(report.p50, 20) });
+        rows.push({
+          bench: `mention → reply, ${count.toLocaleString("en-US")} bots, ${FLOOD_RATE}/s for ${FLOOD_SECONDS} s: p50`,
+          value: `${report.p50} ms`,
+          aim: "≤ 20 ms",
+          verdict: verdict(report.p50, 20),
+        });
         rows.push({ bench: "  p99", value: `${report.p99} ms`, aim: "≤ 100 ms", verdict: verdict(report.p99, 100) });
         rows.push({ bench: "  lost", value: lost, aim: "0", verdict: verdict(lost, 0) });
         rows.push({ bench: "  answered twice", value: report.twice, aim: "0", verdict: verdict(report.twice, 0) });
-        rows.push({ bench: "  RSS after the flood", value: `${report.rss_mb} MB`, aim: `≤ ${aimMb} MB`, verdict: verdict(report.rss_mb, aimMb) });
+        rows.push({
+          bench: "  RSS after the flood",
+          value: `${report.rss_mb} MB`,
+          aim: `≤ ${aimMb} MB`,
+          verdict: verdict(report.rss_mb, aimMb),
+        });
         await again.stop();
       }
       if (FLOOD_ONLY) return rows;
@@ -199,14 +263,25 @@ const bench: Bench = {
       const dropPath = join(dir, "drop.json");
       await writeFile(
         dropPath,
-        JSON.stringify({ baseUrl: url, app: { id: floodApp.id, key: floodApp.consumer_key, secret: floodApp.consumer_secret }, bots: [{ name: "fan", userId: fan.id, token: fanToken.token, secret: fanToken.token_secret }], rule: "#flood" } satisfies ChildConfig),
+        JSON.stringify({
+          baseUrl: url,
+          app: { id: floodApp.id, key: floodApp.consumer_key, secret: floodApp.consumer_secret },
+          bots: [{ name: "fan", userId: fan.id, token: fanToken.token, secret: fanToken.token_secret }],
+          rule: "#flood",
+        } satisfies ChildConfig),
       );
       say("stream drop");
       const FLOOD = 1_000;
-      await admin("/_sandbox/faults", { route: "GET /2/posts/search/stream", count: 1, kind: "drop", after_messages: 300 });
+      await admin("/_sandbox/faults", {
+        route: "GET /2/posts/search/stream",
+        count: 1,
+        kind: "drop",
+        after_messages: 300,
+      });
       const dropper = await runChild(dropPath, join(dir, "data-drop"), 1);
       const flood: string[] = [];
-      for (let i = 0; i < FLOOD; i++) flood.push((await admin("/_sandbox/posts", { author_id: crowd.id, text: `#flood number ${i}` })).id!);
+      for (let i = 0; i < FLOOD; i++)
+        flood.push((await admin("/_sandbox/posts", { author_id: crowd.id, text: `#flood number ${i}` })).id!);
       let report = await dropper.report();
       for (let waited = 0; report.handled < FLOOD && waited < 60_000; waited += 500) {
         await sleep(500);
@@ -227,7 +302,12 @@ const bench: Bench = {
     if (FLOOD_ONLY) return rows;
     say("dispatch");
     const rate = await dispatchRate();
-    rows.push({ bench: "dispatch through a no-op plugin", value: `${Math.round(rate).toLocaleString("en-US")} events/s`, aim: "≥ 50,000 events/s", verdict: verdict(rate, 50_000, false) });
+    rows.push({
+      bench: "dispatch through a no-op plugin",
+      value: `${Math.round(rate).toLocaleString("en-US")} events/s`,
+      aim: "≥ 50,000 events/s",
+      verdict: verdict(rate, 50_000, false),
+    });
     return rows;
   },
 };

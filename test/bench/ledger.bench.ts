@@ -27,17 +27,26 @@ async function once(t: TestSandbox, ledger: boolean, shape: "one at a time" | "a
   const account = await t.account({ plan: "pro" });
   const crowd = await t.account({ app: account.app });
   const posts: string[] = [];
-  for (let i = 0; i < ACTIONS; i++) posts.push((await t.admin.createPost({ author_id: crowd.user.id, text: `likeable ${i} ${account.user.id}` })).id);
+  for (let i = 0; i < ACTIONS; i++)
+    posts.push((await t.admin.createPost({ author_id: crowd.user.id, text: `likeable ${i} ${account.user.id}` })).id);
   const dir = await mkdtemp(join(tmpdir(), "postbot-ledger-bench-"));
   const store = await openFileStore(dir);
   const client = createClient({
     baseUrl: t.url,
     clock: t.clock,
     logger: silentLogger,
-    auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
+    auth: {
+      consumer: { key: account.consumer_key, secret: account.consumer_secret },
+      user: { token: account.token, secret: account.token_secret },
+    },
   });
   const system = createActionSystem({ store, clock: t.clock, logger: silentLogger });
-  const bot = system.bot({ bot: "bench", account: { appId: account.app.id, userId: account.user.id, plan: "pro" }, executor: clientExecutor(client), ledger });
+  const bot = system.bot({
+    bot: "bench",
+    account: { appId: account.app.id, userId: account.user.id, plan: "pro" },
+    executor: clientExecutor(client),
+    ledger,
+  });
   const start = performance.now();
   if (shape === "one at a time") {
     for (const id of posts) await bot.like(id);
@@ -70,7 +79,12 @@ const bench: Bench = {
         }
         const on = median(rates.on);
         const off = median(rates.off);
-        rows.push({ bench: `ledger cost, likes ${shape}`, "ledger on (actions/s)": on, "ledger off (actions/s)": off, "on / off": on / off });
+        rows.push({
+          bench: `ledger cost, likes ${shape}`,
+          "ledger on (actions/s)": on,
+          "ledger off (actions/s)": off,
+          "on / off": on / off,
+        });
       }
     } finally {
       await t.close();

@@ -24,7 +24,10 @@ import type { Bench, BenchRow } from "./harness.ts";
 const SPEED_AIM = 1_000;
 const MEASURE_MS = 2_000;
 
-function throughput(classify: (text: string) => unknown, texts: readonly string[]): { cpu: number; wall: number; usPerText: number } {
+function throughput(
+  classify: (text: string) => unknown,
+  texts: readonly string[],
+): { cpu: number; wall: number; usPerText: number } {
   for (const t of texts) classify(t); // warm-up: compile and JIT before measuring
   let n = 0;
   const start = performance.now();
@@ -42,7 +45,13 @@ function throughput(classify: (text: string) => unknown, texts: readonly string[
 /** Texts run together and cut at 280 characters, as full-length replies. */
 function fullLength(texts: readonly string[]): string[] {
   const long: string[] = [];
-  for (let i = 0; i < texts.length; i += 8) long.push(texts.slice(i, i + 40).join(" ").slice(0, 280));
+  for (let i = 0; i < texts.length; i += 8)
+    long.push(
+      texts
+        .slice(i, i + 40)
+        .join(" ")
+        .slice(0, 280),
+    );
   return long;
 }
 
@@ -71,7 +80,11 @@ const bench: Bench = {
         recall: s.recall.toFixed(3),
         "fp / fn": `${s.fp} / ${s.fn}`,
         "first scored": first ? `${first.precision.toFixed(3)} / ${first.recall.toFixed(3)} (${first.classifier})` : "",
-        aim: heldOut ? `≥ ${AIM.precision} / ≥ ${AIM.recall}` : batch.role === "training" ? "(trained on)" : "(tuned on)",
+        aim: heldOut
+          ? `≥ ${AIM.precision} / ≥ ${AIM.recall}`
+          : batch.role === "training"
+            ? "(trained on)"
+            : "(tuned on)",
         verdict: heldOut ? (met ? "ok" : "missed") : "",
       });
     }

@@ -36,7 +36,12 @@ const bench: Bench = {
     const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
     const sandbox = await createSandbox({ clock });
     const server = await startObserveServer({ host: "127.0.0.1", port: 0, clock });
-    const bots = Array.from({ length: BOTS }, (_, i) => ({ name: `bot-${i}`, plan: "pro" as const, triggers: { mentions: {} }, plugins: { quiet: {} } }));
+    const bots = Array.from({ length: BOTS }, (_, i) => ({
+      name: `bot-${i}`,
+      plan: "pro" as const,
+      triggers: { mentions: {} },
+      plugins: { quiet: {} },
+    }));
     const bed = await createTestBed({ bots, plugins: { quiet }, sandbox, runtime: { observer: server.observer } });
     try {
       server.attach(runtimeSource(bed.runtime, clock));
@@ -46,9 +51,27 @@ const bench: Bench = {
       const search = await median(text("/api/status?q=bot-99"));
       const kb = (s: string) => Math.round(Buffer.byteLength(s) / 1024);
       return [
-        { bench: `GET /metrics, ${BOTS} bots`, "median ms": metrics.ms, KB: kb(metrics.last), aim: "≤ 500 ms", verdict: verdict(metrics.ms, 500) },
-        { bench: "GET /api/status (page of 50)", "median ms": page.ms, KB: kb(page.last), aim: "≤ 50 ms", verdict: verdict(page.ms, 50) },
-        { bench: "GET /api/status?q=bot-99", "median ms": search.ms, KB: kb(search.last), aim: "≤ 50 ms", verdict: verdict(search.ms, 50) },
+        {
+          bench: `GET /metrics, ${BOTS} bots`,
+          "median ms": metrics.ms,
+          KB: kb(metrics.last),
+          aim: "≤ 500 ms",
+          verdict: verdict(metrics.ms, 500),
+        },
+        {
+          bench: "GET /api/status (page of 50)",
+          "median ms": page.ms,
+          KB: kb(page.last),
+          aim: "≤ 50 ms",
+          verdict: verdict(page.ms, 50),
+        },
+        {
+          bench: "GET /api/status?q=bot-99",
+          "median ms": search.ms,
+          KB: kb(search.last),
+          aim: "≤ 50 ms",
+          verdict: verdict(search.ms, 50),
+        },
       ];
     } finally {
       await server.close();

@@ -8,7 +8,9 @@ import { formatTable, type Bench, type BenchRow } from "./harness.ts";
 
 const filters = process.argv.slice(2);
 const dir = new URL("./", import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith(".bench.ts")).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith(".bench.ts"))
+  .sort();
 const tables: string[] = [];
 for (const file of files) {
   const bench = ((await import(new URL(file, dir).href)) as { default: Bench }).default;

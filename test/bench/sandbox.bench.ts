@@ -32,7 +32,12 @@ interface Target {
   offset: number;
 }
 
-async function round(pool: Pool, target: Target, path: string, sign: (url: string) => string): Promise<{ ms: number; statuses: Map<number, number> }> {
+async function round(
+  pool: Pool,
+  target: Target,
+  path: string,
+  sign: (url: string) => string,
+): Promise<{ ms: number; statuses: Map<number, number> }> {
   const statuses = new Map<number, number>();
   let left = ROUND;
   const worker = async () => {
@@ -82,7 +87,8 @@ async function measureBoth(targets: Array<{ target: Target; sign: (url: string) 
     return results.map((r, i) => {
       const before = cpuBefore[i];
       const after = cpuMs(targets[i]!.target.pid);
-      const cpuUsPerRequest = before === undefined || after === undefined ? undefined : ((after - before) * 1000) / total;
+      const cpuUsPerRequest =
+        before === undefined || after === undefined ? undefined : ((after - before) * 1000) / total;
       return { rps: (total / r.ms) * 1000, statuses: r.statuses, cpuUsPerRequest };
     });
   } finally {
@@ -95,22 +101,36 @@ const bench: Bench = {
   async run() {
     const adminToken = randomBytes(16).toString("hex");
     // BENCH_PROFILE=DIR writes a CPU profile of the sandbox process there (open it in Chrome DevTools).
-    const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-interval=200", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-    const sandbox = await startChild(process.execPath, [...profile, BOT, "sandbox", "--port", "0", "--admin-token", adminToken, "--plan", "pro"], /listening on (http:\/\/[\d.:]+)/, {
-      POSTBOT_LOG_LEVEL: "warn",
-    });
+    const profile = process.env.BENCH_PROFILE
+      ? ["--cpu-prof", "--cpu-prof-interval=200", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
+    const sandbox = await startChild(
+      process.execPath,
+      [...profile, BOT, "sandbox", "--port", "0", "--admin-token", adminToken, "--plan", "pro"],
+      /listening on (http:\/\/[\d.:]+)/,
+      {
+        POSTBOT_LOG_LEVEL: "warn",
+      },
+    );
     const sbUrl = sandbox.match[1]!;
     let bare: Awaited<ReturnType<typeof startChild>> | undefined;
     try {
       const admin = async (path: string, body: unknown) => {
-        const res = await fetch(sbUrl + path, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+        const res = await fetch(sbUrl + path, {
+          method: "POST",
+          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
         if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
         return (await res.json()) as Record<string, string> & { now_ms: number };
       };
       const app = await admin("/_sandbox/apps", { name: "bench" });
       const user = await admin("/_sandbox/users", { username: "bench" });
       const token = await admin("/_sandbox/tokens", { consumer_key: app.consumer_key, user_id: user.id });
-      const post = await admin("/_sandbox/posts", { author_id: user.id, text: "Benchmarking the sandbox, one signed request at a time. #postbot" });
+      const post = await admin("/_sandbox/posts", {
+        author_id: user.id,
+        text: "Benchmarking the sandbox, one signed request at a time. #postbot",
+      });
       const path = `/2/posts/${post.id}`;
 
       const sandboxTarget: Target = {
@@ -129,14 +149,18 @@ const bench: Bench = {
       });
       const signer = (target: Target) => (url: string) => {
         oauth.getTimeStamp = () => Math.floor((Date.now() + target.offset) / 1000);
-        return oauth.toHeader(oauth.authorize({ url, method: "GET" }, { key: token.token!, secret: token.token_secret! })).Authorization;
+        return oauth.toHeader(
+          oauth.authorize({ url, method: "GET" }, { key: token.token!, secret: token.token_secret! }),
+        ).Authorization;
       };
 
       const sample = await fetch(sbUrl + path, { headers: { authorization: signer(sandboxTarget)(sbUrl + path) } });
       const body = await sample.text();
       if (sample.status !== 200) throw new Error(`GET ${path} answered ${sample.status}: ${body}`);
 
-      bare = await startChild(process.execPath, ["--import", "tsx", BARE], /listening on (http:\/\/[\d.:]+)/, { BARE_BODY: body });
+      bare = await startChild(process.execPath, ["--import", "tsx", BARE], /listening on (http:\/\/[\d.:]+)/, {
+        BARE_BODY: body,
+      });
       const bareTarget: Target = { url: bare.match[1]!, pid: bare.child.pid, offset: 0, between: async () => {} };
 
       const [b, s] = (await measureBoth(

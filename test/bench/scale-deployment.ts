@@ -48,7 +48,12 @@ export interface Deployment {
 }
 
 /** Provisions `bots` pro bots in a fresh sandbox, writes their files and starts `processes` processes. */
-export async function deploy(server: RedisServer, bots: number, processes: number, say: (what: string) => void): Promise<Deployment> {
+export async function deploy(
+  server: RedisServer,
+  bots: number,
+  processes: number,
+  say: (what: string) => void,
+): Promise<Deployment> {
   const sandbox = await createSandbox({ clock: createClock() });
   const names = Array.from({ length: bots }, (_, i) => `sb${i}`);
   const hosted = await provisionBots(
@@ -58,7 +63,12 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
   const dir = await mkdtemp(join(tmpdir(), "postbot-scale-bench-"));
   await mkdir(join(dir, "bots"));
   // Tokens in the .env next to the bots directory (10,000 bots' tokens do not fit a process's environment).
-  const env = hosted.map((h) => `${h.config.name.toUpperCase()}_TOKEN=${h.token.token}\n${h.config.name.toUpperCase()}_SECRET=${h.token.secret}\n`).join("");
+  const env = hosted
+    .map(
+      (h) =>
+        `${h.config.name.toUpperCase()}_TOKEN=${h.token.token}\n${h.config.name.toUpperCase()}_SECRET=${h.token.secret}\n`,
+    )
+    .join("");
   await writeFile(join(dir, ".env"), env);
   await chmod(join(dir, ".env"), 0o600);
   for (const h of hosted) {
@@ -72,8 +82,16 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
   const redis = await connectRedis(server.url);
   // BENCH_SCALE_LOG_LEVEL (default warn): what the processes log (debug traces the handoff).
   // BENCH_PROFILE=DIR: each process writes a CPU profile there when it stops (see close()).
-  const nodeArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-interval=1000", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const childEnv = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: hosted[0]!.app.key, POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret, POSTBOT_STATE: server.url, POSTBOT_LOG_LEVEL: process.env.BENCH_SCALE_LOG_LEVEL ?? "warn" };
+  const nodeArgs = process.env.BENCH_PROFILE
+    ? ["--cpu-prof", "--cpu-prof-interval=1000", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  const childEnv = {
+    POSTBOT_BASE_URL: sandbox.url,
+    POSTBOT_CONSUMER_KEY: hosted[0]!.app.key,
+    POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret,
+    POSTBOT_STATE: server.url,
+    POSTBOT_LOG_LEVEL: process.env.BENCH_SCALE_LOG_LEVEL ?? "warn",
+  };
   const procs: Process[] = [];
   const start = async () => {
     const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], { env: childEnv, nodeArgs });
@@ -90,10 +108,25 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
   // The processes name the app of POSTBOT_CONSUMER_KEY as the runtime does.
   const appId = fingerprint(hosted[0]!.app.key);
   // Every bot held, every bot in the app's directory, and the app's stream connected after its last restart.
-  await until("every bot held by a process", async () => [...(await owners()).values()].every((pid) => pid !== undefined), 600_000, 200);
-  await until("every bot in the app's stream directory", async () => (await redis.hlen(`postbot:handoff:${appId}:bots`)) === names.length, 600_000, 200);
+  await until(
+    "every bot held by a process",
+    async () => [...(await owners()).values()].every((pid) => pid !== undefined),
+    600_000,
+    200,
+  );
+  await until(
+    "every bot in the app's stream directory",
+    async () => (await redis.hlen(`postbot:handoff:${appId}:bots`)) === names.length,
+    600_000,
+    200,
+  );
   await sleep(18_000);
-  await until("the app's stream connected", async () => (await handoffState(redis, appId)) === "connected", 120_000, 200);
+  await until(
+    "the app's stream connected",
+    async () => (await handoffState(redis, appId)) === "connected",
+    120_000,
+    200,
+  );
   say(`${processes} processes run the ${bots} bots; the stream is connected`);
   return {
     sandbox,
@@ -121,16 +154,28 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
     async close() {
       // BENCH_SCALE_LOG=DIR keeps what the processes logged (warnings and errors), one file each.
       if (process.env.BENCH_SCALE_LOG) {
-        for (const [i, p] of procs.entries()) await writeFile(join(process.env.BENCH_SCALE_LOG, `process-${p.child.pid ?? i}.log`), `${p.out.lines.join("\n")}\n${p.err.lines.join("\n")}\n`);
+        for (const [i, p] of procs.entries())
+          await writeFile(
+            join(process.env.BENCH_SCALE_LOG, `process-${p.child.pid ?? i}.log`),
+            `${p.out.lines.join("\n")}\n${p.err.lines.join("\n")}\n`,
+          );
       }
       const running = (p: Process) => p.child.exitCode === null && p.child.signalCode === null;
       // A profiled process writes its profile only when it exits by itself: stop it (bounded) first.
       if (process.env.BENCH_PROFILE) {
         for (const p of procs) if (running(p)) p.child.kill("SIGTERM");
-        await until("the profiled processes stopped", () => procs.every((p) => !running(p)), 120_000, 200).catch(() => undefined);
+        await until("the profiled processes stopped", () => procs.every((p) => !running(p)), 120_000, 200).catch(
+          () => undefined,
+        );
       }
       for (const p of procs) if (running(p)) p.child.kill("SIGKILL");
-      await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once("exit", r)))));
+      await Promise.all(
+        procs.map((p) =>
+          p.child.exitCode !== null || p.child.signalCode !== null
+            ? undefined
+            : new Promise((r) => p.child.once("exit", r)),
+        ),
+      );
       redis.disconnect();
       await sandbox.close();
       await rm(dir, { recursive: true, force: true });
@@ -139,7 +184,12 @@ export async function deploy(server: RedisServer, bots: number, processes: numbe
 }
 
 /** Mentions random bots at `rate` per second for `seconds`; `at(second)` runs at each whole second. Resolves with the mentions (id, bot). */
-export async function flood(d: Deployment, rate: number, seconds: number, at?: (second: number) => Promise<void> | void): Promise<Array<{ id: string; bot: string }>> {
+export async function flood(
+  d: Deployment,
+  rate: number,
+  seconds: number,
+  at?: (second: number) => Promise<void> | void,
+): Promise<Array<{ id: string; bot: string }>> {
   const made: Array<{ id: string; bot: string }> = [];
   const started = Date.now();
   for (let i = 0; i < rate * seconds; i++) {
@@ -158,7 +208,10 @@ export async function flood(d: Deployment, rate: number, seconds: number, at?: (
  * times of `marks`, in the profiles' clock: microseconds of CLOCK_MONOTONIC, as the
  * processes' own `--cpu-prof` profiles, so their samples can be cut to the same window).
  */
-export async function profileBench(redis: Redis, say: (what: string) => void): Promise<{ mark(name: string): void; stop(): Promise<void> }> {
+export async function profileBench(
+  redis: Redis,
+  say: (what: string) => void,
+): Promise<{ mark(name: string): void; stop(): Promise<void> }> {
   const dir = process.env.BENCH_PROFILE;
   if (!dir) return { mark() {}, async stop() {} };
   // Redis's side: calls and time per command over the same window.
@@ -190,8 +243,22 @@ export async function profileBench(redis: Redis, say: (what: string) => void): P
       await writeFile(join(dir, `window-${process.pid}.json`), JSON.stringify(marks));
       const after = await commandStats();
       const seconds = (marks.stop! - marks.start!) / 1e6;
-      const used = [...after].map(([cmd, a]) => ({ cmd, calls: a.calls - (before.get(cmd)?.calls ?? 0), usec: a.usec - (before.get(cmd)?.usec ?? 0) })).filter((c) => c.calls > 0).sort((a, b) => b.usec - a.usec);
-      say(`Redis over the ${seconds.toFixed(0)} s profiled: ${used.slice(0, 12).map((c) => `${c.cmd} ${c.calls} calls ${(c.usec / 1000).toFixed(0)} ms`).join(", ")}; busy ${(used.reduce((t, c) => t + c.usec, 0) / 1e6 / seconds * 100).toFixed(0)}% of one core in commands`);
+      const used = [...after]
+        .map(([cmd, a]) => ({
+          cmd,
+          calls: a.calls - (before.get(cmd)?.calls ?? 0),
+          usec: a.usec - (before.get(cmd)?.usec ?? 0),
+        }))
+        .filter((c) => c.calls > 0)
+        .sort((a, b) => b.usec - a.usec);
+      say(
+        `Redis over the ${seconds.toFixed(0)} s profiled: ${used
+          .slice(0, 12)
+          .map((c) => `${c.cmd} ${c.calls} calls ${(c.usec / 1000).toFixed(0)} ms`)
+          .join(
+            ", ",
+          )}; busy ${((used.reduce((t, c) => t + c.usec, 0) / 1e6 / seconds) * 100).toFixed(0)}% of one core in commands`,
+      );
     },
   };
 }
@@ -206,7 +273,8 @@ export async function stages(d: Deployment, mentions: Array<{ id: string; bot: s
   const replies = d.replies();
   const bell = (await d.redis.xrange(`postbot:handoff:${d.appId}:bell`, "-", "+")) as Array<[string, string[]]>;
   const rang = new Map<string, number[]>();
-  for (const [id, f] of bell) if (f[0] === "bot") rang.set(f[1]!, [...(rang.get(f[1]!) ?? []), Number(id.split("-")[0])]);
+  for (const [id, f] of bell)
+    if (f[0] === "bot") rang.set(f[1]!, [...(rang.get(f[1]!) ?? []), Number(id.split("-")[0])]);
   const parts: Record<string, number[]> = { "to the handoff": [], "handoff to handler": [], "handler to reply": [] };
   for (const m of mentions) {
     const reply = replies.get(m.id)?.[0];
@@ -220,8 +288,11 @@ export async function stages(d: Deployment, mentions: Array<{ id: string; bot: s
     parts["handoff to handler"]!.push(acted - handed);
     parts["handler to reply"]!.push(reply.at - acted);
   }
-  const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
-  return Object.entries(parts).map(([name, xs]) => `${name} p50 ${q(xs, 50)} p99 ${q(xs, 99)} max ${Math.max(...xs)} ms (${xs.length})`).join("; ");
+  const q = (xs: number[], p: number) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+  return Object.entries(parts)
+    .map(([name, xs]) => `${name} p50 ${q(xs, 50)} p99 ${q(xs, 99)} max ${Math.max(...xs)} ms (${xs.length})`)
+    .join("; ");
 }
 
 /** Each bot's lease as Redis holds it now (`token|owner`, null: free), read 1,000 keys at a time. */
@@ -251,31 +322,47 @@ export async function traceUnanswered(
   const replies = d.replies();
   const out: string[] = [];
   const bell = (await d.redis.xrange(`postbot:handoff:${d.appId}:bell`, "-", "+")) as Array<[string, string[]]>;
-  const controls = bell.filter(([, f]) => f[0] === "control").map(([id, f]) => `${f[1]}@${Number(id.split("-")[0]) - floodStart}ms`);
+  const controls = bell
+    .filter(([, f]) => f[0] === "control")
+    .map(([id, f]) => `${f[1]}@${Number(id.split("-")[0]) - floodStart}ms`);
   out.push(`hub controls on the bell (ms after the flood started): ${controls.join(", ") || "none"}`);
   const leasesNow = await leaseValues(d);
   const moved = d.names.filter((n) => leasesNow.get(n)?.split("|")[0] !== leasesAtStart.get(n)?.split("|")[0]).length;
   out.push(`bots whose lease changed hands (or was claimed again) since the flood started: ${moved}`);
   const stats = d.sandbox.context.data.meter.stats;
-  out.push(`sandbox requests: ${JSON.stringify(Object.fromEntries(Object.entries(stats).filter(([r]) => /mentions|POST \/2\/posts$|stream/.test(r))))}`);
+  out.push(
+    `sandbox requests: ${JSON.stringify(Object.fromEntries(Object.entries(stats).filter(([r]) => /mentions|POST \/2\/posts$|stream/.test(r))))}`,
+  );
   for (const m of mentions.filter((x) => !replies.has(x.id))) {
     const at = d.createdAt(m.id) - floodStart;
     const key = `postbot:handoff:${d.appId}:bot:${m.bot}`;
     const lease = leasesNow.get(m.bot);
-    const rang = bell.filter(([, f]) => f[0] === "bot" && f[1] === m.bot).map(([id]) => Number(id.split("-")[0]) - floodStart);
+    const rang = bell
+      .filter(([, f]) => f[0] === "bot" && f[1] === m.bot)
+      .map(([id]) => Number(id.split("-")[0]) - floodStart);
     const entries = (await d.redis.xrange(key, "-", "+")) as Array<[string, string[]]>;
     const pending = await d.redis.xpending(key, "handlers", "-", "+", 100).catch((e: Error) => e.message);
     const groups = await d.redis.xinfo("GROUPS", key).catch((e: Error) => e.message);
     const state = await d.redis.hgetall(`postbot:state:bots/${m.bot}`);
-    const fields = Object.entries(state).filter(([f, v]) => f.includes(m.id) || v.includes(m.id) || f.startsWith("cursors"));
-    const others = mentions.filter((x) => x.bot === m.bot && x.id !== m.id).map((x) => `${x.id}@${d.createdAt(x.id) - floodStart}ms${replies.has(x.id) ? " answered" : " unanswered"}`);
+    const fields = Object.entries(state).filter(
+      ([f, v]) => f.includes(m.id) || v.includes(m.id) || f.startsWith("cursors"),
+    );
+    const others = mentions
+      .filter((x) => x.bot === m.bot && x.id !== m.id)
+      .map((x) => `${x.id}@${d.createdAt(x.id) - floodStart}ms${replies.has(x.id) ? " answered" : " unanswered"}`);
     out.push(`mention ${m.id} of ${m.bot} at ${at} ms: not answered`);
     out.push(`  lease at start ${leasesAtStart.get(m.bot)} now ${lease}`);
-    out.push(`  bells for ${m.bot} at ${rang.join(", ") || "none"} ms; other mentions of it: ${others.join(", ") || "none"}`);
-    out.push(`  stream entries ${JSON.stringify(entries.map(([id, f]) => [id, (f[1] ?? "").slice(0, 120)]))}; pending ${JSON.stringify(pending)}; groups ${JSON.stringify(groups)}`);
+    out.push(
+      `  bells for ${m.bot} at ${rang.join(", ") || "none"} ms; other mentions of it: ${others.join(", ") || "none"}`,
+    );
+    out.push(
+      `  stream entries ${JSON.stringify(entries.map(([id, f]) => [id, (f[1] ?? "").slice(0, 120)]))}; pending ${JSON.stringify(pending)}; groups ${JSON.stringify(groups)}`,
+    );
     out.push(`  state ${JSON.stringify(fields).slice(0, 1500)}`);
     for (const p of d.processes) {
-      const said = [...p.out.lines, ...p.err.lines].filter((l) => l.includes(`"${m.bot}"`) || l.includes(` ${m.bot} `) || l.includes(m.id));
+      const said = [...p.out.lines, ...p.err.lines].filter(
+        (l) => l.includes(`"${m.bot}"`) || l.includes(` ${m.bot} `) || l.includes(m.id),
+      );
       if (said.length > 0) out.push(`  process ${p.child.pid}: ${said.slice(0, 20).join("\n    ")}`);
     }
   }
@@ -283,7 +370,11 @@ export async function traceUnanswered(
 }
 
 /** Lost (never answered), answered twice or more, and by a wrong bot, once the answers stop coming (bounded). */
-export async function tally(d: Deployment, mentions: Array<{ id: string; bot: string }>, boundMs = 60_000): Promise<{ lost: number; twice: number; wrong: number }> {
+export async function tally(
+  d: Deployment,
+  mentions: Array<{ id: string; bot: string }>,
+  boundMs = 60_000,
+): Promise<{ lost: number; twice: number; wrong: number }> {
   const deadline = Date.now() + boundMs;
   let last = -1;
   for (;;) {

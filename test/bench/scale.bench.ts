@@ -73,7 +73,13 @@ function allowedInDay(plan: Plan, users: number): number {
  * One simulated day of 3 processes × `botsEach` bots of one app answering a flood; `shared`:
  * windows on Redis, else each process counting alone (what a second process did before).
  */
-async function floodDay(server: RedisServer, plan: Plan, botsEach: number, shared: boolean, run: number): Promise<{ sent: number; tooMany: number; allowed: number }> {
+async function floodDay(
+  server: RedisServer,
+  plan: Plan,
+  botsEach: number,
+  shared: boolean,
+  run: number,
+): Promise<{ sent: number; tooMany: number; allowed: number }> {
   const t = await startSandbox();
   const first = await t.account({ plan });
   const accounts = [first];
@@ -83,7 +89,8 @@ async function floodDay(server: RedisServer, plan: Plan, botsEach: number, share
   const perBot = Math.ceil((allowed * 1.15) / accounts.length) + 2; // more than the day allows
   // Every bot answers each of these once (an answer's idempotency key is its bot and its target).
   const targets: string[] = [];
-  for (let i = 0; i < perBot; i++) targets.push((await t.admin.createPost({ author_id: crowd.user.id, text: `question ${i} for every bot` })).id);
+  for (let i = 0; i < perBot; i++)
+    targets.push((await t.admin.createPost({ author_id: crowd.user.id, text: `question ${i} for every bot` })).id);
   const requests = inFlightCounter();
   const connections: Redis[] = [];
   const clients: ApiClient[] = [];
@@ -104,7 +111,10 @@ async function floodDay(server: RedisServer, plan: Plan, botsEach: number, share
         baseUrl: t.url,
         clock: t.clock,
         logger: silentLogger,
-        auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } },
+        auth: {
+          consumer: { key: account.consumer_key, secret: account.consumer_secret },
+          user: { token: account.token, secret: account.token_secret },
+        },
       });
       clients.push(client);
       const bot = system.bot({
@@ -114,7 +124,8 @@ async function floodDay(server: RedisServer, plan: Plan, botsEach: number, share
         ttlMs: { reply: 2 * DAY },
         replyCooldownMs: 0,
       });
-      for (const [i, id] of targets.entries()) outcomes.push(bot.reply({ id }, `answer ${i} from ${account.user.username}`));
+      for (const [i, id] of targets.entries())
+        outcomes.push(bot.reply({ id }, `answer ${i} from ${account.user.username}`));
     }
   }
   const settle = async () => {
@@ -148,7 +159,12 @@ async function floodDay(server: RedisServer, plan: Plan, botsEach: number, share
  * counted: with only 20 of them, whichever ledger row ran first paid the warm-up (the fenced
  * row, 0.3-0.4 ms more than the unfenced one in session 5; the same once warm).
  */
-async function perAction(url: string, setup: { shared: boolean; state: "fenced" | "redis" | "memory"; ledger?: boolean }, rate: number, seconds: number): Promise<{ mean: number; p50: number }> {
+async function perAction(
+  url: string,
+  setup: { shared: boolean; state: "fenced" | "redis" | "memory"; ledger?: boolean },
+  rate: number,
+  seconds: number,
+): Promise<{ mean: number; p50: number }> {
   const clock = createClock();
   const redis = await connectRedis(url);
   const prefix = `overhead${++runs}:`;
@@ -157,7 +173,12 @@ async function perAction(url: string, setup: { shared: boolean; state: "fenced" 
   const store =
     setup.state === "memory"
       ? createMemoryStore()
-      : await openRedisStore({ redis, prefix, closeConnection: false, ...(lease ? { fencing: { leases, current: async () => lease, refused: () => {} } } : {}) });
+      : await openRedisStore({
+          redis,
+          prefix,
+          closeConnection: false,
+          ...(lease ? { fencing: { leases, current: async () => lease, refused: () => {} } } : {}),
+        });
   if (lease) await (store as RedisStore).hold("bench");
   const system = createActionSystem({
     store,
@@ -196,7 +217,12 @@ let runs = 0;
 const WARM_LIKES = 300;
 
 /** Posts handed to `bots` bots spread over 3 readers at `rate`/s for `seconds`: ms from XADD to the handler. */
-async function handoff(server: RedisServer, bots: number, rate: number, seconds: number): Promise<{ p50: number; p99: number; lost: number; twice: number }> {
+async function handoff(
+  server: RedisServer,
+  bots: number,
+  rate: number,
+  seconds: number,
+): Promise<{ p50: number; p99: number; lost: number; twice: number }> {
   const clock = createClock();
   const appId = `handoff${Date.now()}`;
   const sentAt = new Map<string, number>();
@@ -238,7 +264,19 @@ async function handoff(server: RedisServer, bots: number, rate: number, seconds:
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const id = `mention:${i}`;
-    const event = { kind: "mention", id, post: { id: String(i), text: "@bot hi", author_id: "9", created_at: new Date().toISOString(), conversation_id: String(i), edit_history_post_ids: [String(i)] }, author: { id: "9", name: "c", username: "c" } } as unknown as BotEvent;
+    const event = {
+      kind: "mention",
+      id,
+      post: {
+        id: String(i),
+        text: "@bot hi",
+        author_id: "9",
+        created_at: new Date().toISOString(),
+        conversation_id: String(i),
+        edit_history_post_ids: [String(i)],
+      },
+      author: { id: "9", name: "c", username: "c" },
+    } as unknown as BotEvent;
     sentAt.set(id, performance.now());
     sends.push(writer.send(names[Math.floor(Math.random() * bots)]!, { kind: "mentions", events: [event] }));
   }
@@ -247,7 +285,12 @@ async function handoff(server: RedisServer, bots: number, rate: number, seconds:
   while (handled.size < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   for (const r of readers) await r.close();
   for (const c of connections) c.disconnect();
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), lost: total - handled.size, twice: [...handled.values()].filter((n) => n > 1).length };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    lost: total - handled.size,
+    twice: [...handled.values()].filter((n) => n > 1).length,
+  };
 }
 
 /** BENCH_SCALE_ONLY=budget,overhead,handoff,kill,redis,latency runs only those rows. */
@@ -278,11 +321,13 @@ async function killRow(server: RedisServer, bots: number): Promise<BenchRow> {
     const { lost, twice, wrong } = await tally(d, mentions);
     // Each victim bot's first answer to a mention made after the kill; the slowest counts.
     const replies = d.replies();
-    const again = victimBots.map((bot) => {
-      const after = mentions.filter((m) => m.bot === bot && d.createdAt(m.id) >= killedAt);
-      const first = Math.min(...after.flatMap((m) => (replies.get(m.id) ?? []).map((r) => r.at)));
-      return after.length === 0 ? undefined : first - killedAt;
-    }).filter((ms): ms is number => ms !== undefined);
+    const again = victimBots
+      .map((bot) => {
+        const after = mentions.filter((m) => m.bot === bot && d.createdAt(m.id) >= killedAt);
+        const first = Math.min(...after.flatMap((m) => (replies.get(m.id) ?? []).map((r) => r.at)));
+        return after.length === 0 ? undefined : first - killedAt;
+      })
+      .filter((ms): ms is number => ms !== undefined);
     const slowest = again.length > 0 ? Math.max(...again) : NaN;
     return {
       bench: `kill -9 of one of 3 processes during a flood of mentions (${bots} pro bots, 10/s for 30 s, kill at 10 s)`,
@@ -347,7 +392,14 @@ async function latencyRow(server: RedisServer, bots: number, seconds: number): P
       const deadline = Date.now() + 60_000;
       while (Date.now() < deadline && unanswered.some((m) => !d.replies().has(m.id))) await sleep(1_000);
       const late = unanswered.filter((m) => d.replies().has(m.id));
-      say(`of the ${unanswered.length} unanswered, ${late.length} were answered within another minute (late: ${late.map((m) => `${m.id} after ${((d.replies().get(m.id)![0]!.at - d.createdAt(m.id)) / 1000).toFixed(1)} s`).join(", ")}); never: ${unanswered.filter((m) => !late.includes(m)).map((m) => `${m.id} (${m.bot})`).join(", ") || "none"}`);
+      say(
+        `of the ${unanswered.length} unanswered, ${late.length} were answered within another minute (late: ${late.map((m) => `${m.id} after ${((d.replies().get(m.id)![0]!.at - d.createdAt(m.id)) / 1000).toFixed(1)} s`).join(", ")}); never: ${
+          unanswered
+            .filter((m) => !late.includes(m))
+            .map((m) => `${m.id} (${m.bot})`)
+            .join(", ") || "none"
+        }`,
+      );
     }
     const replies = d.replies();
     const latencies = mentions.flatMap((m) => {
@@ -363,7 +415,12 @@ async function latencyRow(server: RedisServer, bots: number, seconds: number): P
       if (first) bySecond.set(second, [...(bySecond.get(second) ?? []), first.at - d.createdAt(m.id)]);
     }
     say(`stages: ${await stages(d, mentions)}`);
-    say(`latency by second of the flood (p50/max s): ${[...bySecond].sort(([a], [b]) => a - b).map(([sec, l]) => `${sec}: ${(percentile(l, 50) / 1000).toFixed(1)}/${(Math.max(...l) / 1000).toFixed(1)}`).join(", ")}`);
+    say(
+      `latency by second of the flood (p50/max s): ${[...bySecond]
+        .sort(([a], [b]) => a - b)
+        .map(([sec, l]) => `${sec}: ${(percentile(l, 50) / 1000).toFixed(1)}/${(Math.max(...l) / 1000).toFixed(1)}`)
+        .join(", ")}`,
+    );
     return {
       bench: `${bots.toLocaleString("en-US")} bots over 3 processes, mention → reply through the stream (100/s for ${seconds} s)`,
       measured: `p50 ${percentile(latencies, 50).toFixed(0)} ms; ${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot`,
@@ -383,10 +440,12 @@ const bench: Bench = {
     const server = await startRedisServer();
     try {
       let run = 0;
-      for (const [plan, botsEach] of (only("budget") ? [
-        ["basic", 6],
-        ["free", 1],
-      ] : []) as Array<readonly [Plan, number]>) {
+      for (const [plan, botsEach] of (only("budget")
+        ? [
+            ["basic", 6],
+            ["free", 1],
+          ]
+        : []) as Array<readonly [Plan, number]>) {
         for (const shared of [true, false]) {
           const { sent, tooMany, allowed } = await floodDay(server, plan, botsEach, shared, ++run);
           rows.push({
@@ -423,7 +482,15 @@ const bench: Bench = {
           { name: "tcp", url: server.url, label: "" },
           { name: "unix", url: server.socketUrl, label: ", unix socket" },
         ] as const;
-        const order: Array<[Row, "tcp" | "unix"]> = [["none", "tcp"], ["budget", "tcp"], ["fenced", "tcp"], ["redis", "tcp"], ["budget", "unix"], ["fenced", "unix"], ["redis", "unix"]];
+        const order: Array<[Row, "tcp" | "unix"]> = [
+          ["none", "tcp"],
+          ["budget", "tcp"],
+          ["fenced", "tcp"],
+          ["redis", "tcp"],
+          ["budget", "unix"],
+          ["fenced", "unix"],
+          ["redis", "unix"],
+        ];
         const results = new Map<string, Run[]>();
         for (const [row, transport] of [...order, ...[...order].reverse()]) {
           const url = transports.find((t) => t.name === transport)!.url;
@@ -432,14 +499,24 @@ const bench: Bench = {
         }
         const both = (key: string) => {
           const [a, b] = results.get(key) as [Run, Run];
-          return { mean: (a.mean + b.mean) / 2, p50: (a.p50 + b.p50) / 2, runs: `${a.mean.toFixed(3)} / ${b.mean.toFixed(3)}` };
+          return {
+            mean: (a.mean + b.mean) / 2,
+            p50: (a.p50 + b.p50) / 2,
+            runs: `${a.mean.toFixed(3)} / ${b.mean.toFixed(3)}`,
+          };
         };
         const ms = (r: Run) => `${r.mean.toFixed(3)} ms (median ${r.p50.toFixed(3)})`;
         const none = both("none|tcp");
         const baseline = `${ms(none)} (memory, no ledger; runs ${none.runs})`;
         for (const t of transports) {
           const budget = both(`budget|${t.name}`);
-          rows.push({ bench: `budget overhead per action on Redis, 100 actions/s${t.label}`, measured: `${ms(budget)} per like with windows on Redis (runs ${budget.runs}), ${baseline}`, figure: `${(budget.mean - none.mean).toFixed(3)} ms`, aim: "≤ 1 ms for ledger and budget together", verdict: budget.mean - none.mean <= 1 ? "met (budget part)" : "missed" });
+          rows.push({
+            bench: `budget overhead per action on Redis, 100 actions/s${t.label}`,
+            measured: `${ms(budget)} per like with windows on Redis (runs ${budget.runs}), ${baseline}`,
+            figure: `${(budget.mean - none.mean).toFixed(3)} ms`,
+            aim: "≤ 1 ms for ledger and budget together",
+            verdict: budget.mean - none.mean <= 1 ? "met (budget part)" : "missed",
+          });
           for (const state of ["fenced", "redis"] as const) {
             const r = both(`${state}|${t.name}`);
             rows.push({

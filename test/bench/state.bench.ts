@@ -57,7 +57,14 @@ function populate(store: Store, now: number): void {
   for (let i = 0; i < BOTS; i++) {
     const bot = botName(i);
     const uid = userId(i);
-    store.set("auth:accounts", bot, { name: bot, user_id: uid, username: bot, token: `${uid}-token-0123456789abcdef`, token_secret: "secret-0123456789abcdef0123456789", method: "oauth1" });
+    store.set("auth:accounts", bot, {
+      name: bot,
+      user_id: uid,
+      username: bot,
+      token: `${uid}-token-0123456789abcdef`,
+      token_secret: "secret-0123456789abcdef0123456789",
+      method: "oauth1",
+    });
     store.set("identity", bot, { userId: uid, username: bot, token: "fp0123456789abcdef" });
     store.set("status", bot, {
       bot,
@@ -70,7 +77,11 @@ function populate(store: Store, now: number): void {
       updatedAt: now,
     });
     store.set("cursors", `${bot}:mentions`, { since_id: String(1_460_000_000_000_000_000n + BigInt(i)) });
-    store.set("cursors", `${bot}:followers`, Array.from({ length: 20 }, (_, k) => String(2_000_000 + k)));
+    store.set(
+      "cursors",
+      `${bot}:followers`,
+      Array.from({ length: 20 }, (_, k) => String(2_000_000 + k)),
+    );
     for (let k = 0; k < 5; k++) {
       const target = String(1_450_000_000_000_000_000n + BigInt(i * 10 + k));
       store.set("ledger", `${bot}:reply:${target}`, {
@@ -172,7 +183,8 @@ interface Run {
   openMs: number;
 }
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
 
 /** A memory store that counts nothing written: the baseline, with the ledger off. */
 async function openMemoryStore(): Promise<BenchStore> {
@@ -188,7 +200,11 @@ async function run(layout: Layout, profile?: string): Promise<Run> {
   const dir = await mkdtemp(join(tmpdir(), `postbot-state-bench-${layout}-`));
   let memory: Promise<BenchStore> | undefined;
   const openStore = (): Promise<BenchStore> =>
-    layout === "before" ? openSingleFileStore(dir) : layout === "after" ? openFileStore(dir) : (memory ??= openMemoryStore());
+    layout === "before"
+      ? openSingleFileStore(dir)
+      : layout === "after"
+        ? openFileStore(dir)
+        : (memory ??= openMemoryStore());
   try {
     const now = systemClock.now();
     let store: BenchStore;
@@ -220,15 +236,35 @@ async function run(layout: Layout, profile?: string): Promise<Run> {
     const picks = Array.from({ length: WARMUP + RATE * SECONDS }, () => Math.floor(random() * BOTS));
     const layers = new Map<number, ActionLayer>();
     for (const i of picks) {
-      if (!layers.has(i)) layers.set(i, system.bot({ bot: botName(i), account: { appId: APP, userId: userId(i), plan: "pro" }, executor, ledger: layout !== "baseline" }));
+      if (!layers.has(i))
+        layers.set(
+          i,
+          system.bot({
+            bot: botName(i),
+            account: { appId: APP, userId: userId(i), plan: "pro" },
+            executor,
+            ledger: layout !== "baseline",
+          }),
+        );
     }
     let post = 0;
     const act = async (latencies?: number[]) => {
       const i = picks[post]!;
       const target = String(1_470_000_000_000_000_000n + BigInt(post++));
       const start = performance.now();
-      const outcome = await layers.get(i)!.reply({ id: target, author_id: "99", conversation_id: target, created_at: new Date(systemClock.now()).toISOString() }, `thanks! (${target})`);
-      if (outcome.status !== "sent") throw new Error(`reply ${target} of ${botName(i)}: ${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}`);
+      const outcome = await layers.get(i)!.reply(
+        {
+          id: target,
+          author_id: "99",
+          conversation_id: target,
+          created_at: new Date(systemClock.now()).toISOString(),
+        },
+        `thanks! (${target})`,
+      );
+      if (outcome.status !== "sent")
+        throw new Error(
+          `reply ${target} of ${botName(i)}: ${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}`,
+        );
       latencies?.push(performance.now() - start);
     };
 
@@ -272,7 +308,14 @@ async function run(layout: Layout, profile?: string): Promise<Run> {
     const bytes0 = store.bytesWritten;
     for (let k = 0; k < 20; k++) {
       const bot = botName(Math.floor(random() * BOTS));
-      store.set("ledger", `${bot}:like:${k}`, { state: "pending", kind: "like", bot, target: String(k), createdAt: now, updatedAt: now });
+      store.set("ledger", `${bot}:like:${k}`, {
+        state: "pending",
+        kind: "like",
+        bot,
+        target: String(k),
+        createdAt: now,
+        updatedAt: now,
+      });
       const t = performance.now();
       await store.flush();
       flushes.push(performance.now() - t);
@@ -301,10 +344,13 @@ const LABELS: Record<Layout, string> = {
   after: "journal + a file per bot/account/app (after)",
 };
 
-const LAYOUTS = (process.env.BENCH_STATE_LAYOUTS ?? "before,after").split(",").filter((l): l is "before" | "after" => l === "before" || l === "after");
+const LAYOUTS = (process.env.BENCH_STATE_LAYOUTS ?? "before,after")
+  .split(",")
+  .filter((l): l is "before" | "after" => l === "before" || l === "after");
 
 /** The run whose CPU per action is the median of `runs` (their latencies go with it). */
-const medianRun = (runs: Run[]): Run => [...runs].sort((a, b) => a.cpuPerAction - b.cpuPerAction)[Math.floor((runs.length - 1) / 2)]!;
+const medianRun = (runs: Run[]): Run =>
+  [...runs].sort((a, b) => a.cpuPerAction - b.cpuPerAction)[Math.floor((runs.length - 1) / 2)]!;
 
 const bench: Bench = {
   name: "state that scales",
@@ -314,7 +360,9 @@ const bench: Bench = {
     try {
       // Alternated, so a change in the machine's load falls on every layout alike.
       // Profiled runs come first and do not count (the profiler costs CPU too).
-      if (PROFILE) for (const layout of ["baseline", ...LAYOUTS] as const) await run(layout, PROFILE.replace(/(\.cpuprofile)?$/, `-${layout}.cpuprofile`));
+      if (PROFILE)
+        for (const layout of ["baseline", ...LAYOUTS] as const)
+          await run(layout, PROFILE.replace(/(\.cpuprofile)?$/, `-${layout}.cpuprofile`));
       for (let k = 0; k < RUNS; k++) {
         all.baseline.push(await run("baseline"));
         for (const layout of LAYOUTS) all[layout].push(await run(layout));
@@ -323,7 +371,8 @@ const bench: Bench = {
       for (const { dir } of templates.values()) await rm(dir, { recursive: true, force: true });
       templates.clear();
     }
-    const of = (layout: Layout) => (RUNS > 1 ? ` (median of ${RUNS}: ${all[layout].map((r) => r.cpuPerAction.toFixed(2)).join(", ")})` : "");
+    const of = (layout: Layout) =>
+      RUNS > 1 ? ` (median of ${RUNS}: ${all[layout].map((r) => r.cpuPerAction.toFixed(2)).join(", ")})` : "";
     const base = medianRun(all.baseline);
     rows.push({
       bench: `${BOTS.toLocaleString("en-US")} bots' state, ${RATE} replies/s for ${SECONDS} s: ${LABELS.baseline}${of("baseline")}`,

@@ -17,7 +17,9 @@ afterEach(async () => {
 
 describe("a bot file's app and how its mentions arrive", () => {
   it("reads app: {consumer_key, consumer_secret, plan?} from the environment, and mentions: {via}", () => {
-    const bot = parse("name: a\nplan: pro\napp:\n  consumer_key: ${KEY}\n  consumer_secret: ${SECRET}\n  plan: pro\ntriggers: { mentions: { via: poll } }\n").bot!;
+    const bot = parse(
+      "name: a\nplan: pro\napp:\n  consumer_key: ${KEY}\n  consumer_secret: ${SECRET}\n  plan: pro\ntriggers: { mentions: { via: poll } }\n",
+    ).bot!;
     expect(bot.app).toEqual({ consumer_key: "k1", consumer_secret: "s1", plan: "pro" });
     expect(bot.triggers.mentions?.via).toBe("poll");
   });
@@ -32,7 +34,9 @@ describe("a bot file's app and how its mentions arrive", () => {
     expect(problems("name: a\nplan: basic\ntriggers: { mentions: { via: stream } }\n")).toEqual([
       "a.yaml:3:30 triggers.mentions.via: the basic plan has no filtered stream, so mentions cannot come through it; write via: poll or leave via out",
     ]);
-    expect(problems("name: a\nplan: pro\ntriggers: { mentions: { via: push } }\n")).toEqual(['a.yaml:3:30 triggers.mentions.via: "push" is not a way to get mentions; use poll or stream']);
+    expect(problems("name: a\nplan: pro\ntriggers: { mentions: { via: push } }\n")).toEqual([
+      'a.yaml:3:30 triggers.mentions.via: "push" is not a way to get mentions; use poll or stream',
+    ]);
   });
 
   it("refuses two bots of one app that name different plans (bot validate)", async () => {
@@ -42,7 +46,9 @@ describe("a bot file's app and how its mentions arrive", () => {
     await writeFile(join(dir, "two.yaml"), "name: two\nplan: basic\napp: { consumer_key: k, consumer_secret: s }\n");
     const { problems: found } = await loadBots({ botsDir: dir, pluginsDir: join(dir, "plugins"), env: {} });
     expect(found.map(formatProblem).map((p) => p.replace(dir, "DIR"))).toEqual([
-      expect.stringMatching(/two\.yaml:2:7 plan: the bot's app \(app\.consumer_key\) is also the app of .*one\.yaml, which names the pro plan; an app has one plan: give both the same$/),
+      expect.stringMatching(
+        /two\.yaml:2:7 plan: the bot's app \(app\.consumer_key\) is also the app of .*one\.yaml, which names the pro plan; an app has one plan: give both the same$/,
+      ),
     ]);
   });
 });

@@ -10,7 +10,11 @@ const PLUGINS = "test/fixtures/plugins";
 
 describe("loadBots on the broken fixtures (one file per problem kind)", () => {
   it("reports each problem exactly, as file:line:col key: message", async () => {
-    const { bots, problems, files } = await loadBots({ botsDir: `${FIXTURES}/broken/bots`, pluginsDir: PLUGINS, env: {} });
+    const { bots, problems, files } = await loadBots({
+      botsDir: `${FIXTURES}/broken/bots`,
+      pluginsDir: PLUGINS,
+      env: {},
+    });
     const dir = `${FIXTURES}/broken/bots`;
     expect(problems.map(formatProblem)).toEqual([
       `${dir}/alias-bomb.yaml:5:8 aliases expand into too much data (more than 100 expansions; a "billion laughs" file?); a bot file needs few aliases, so write the values out`,
@@ -41,7 +45,12 @@ describe("loadBots on the broken fixtures (one file per problem kind)", () => {
     const dir = mkdtempSync(join(tmpdir(), "postbot-laughs-"));
     try {
       const levels = ["a: &a [" + Array(10).fill('"lol"').join(", ") + "]"];
-      for (let i = 1; i < 30; i++) levels.push(`l${i}: &l${i} [${Array(10).fill(i === 1 ? "*a" : `*l${i - 1}`).join(", ")}]`);
+      for (let i = 1; i < 30; i++)
+        levels.push(
+          `l${i}: &l${i} [${Array(10)
+            .fill(i === 1 ? "*a" : `*l${i - 1}`)
+            .join(", ")}]`,
+        );
       writeFileSync(join(dir, "laughs.yaml"), `name: laughs\nplan: free\n${levels.join("\n")}\n`);
       const { problems } = await loadBots({ botsDir: dir, pluginsDir: PLUGINS, env: {} });
       expect(problems).toHaveLength(1);
@@ -116,14 +125,20 @@ describe("loadBots on valid files", () => {
 
 describe("plugins that cannot be used", () => {
   it("name the plugin's file and what is wrong with it", async () => {
-    const { bots, problems } = await loadBots({ botsDir: `${FIXTURES}/plugin-errors/bots`, pluginsDir: PLUGINS, env: {} });
+    const { bots, problems } = await loadBots({
+      botsDir: `${FIXTURES}/plugin-errors/bots`,
+      pluginsDir: PLUGINS,
+      env: {},
+    });
     const at = `${FIXTURES}/plugin-errors/bots/uses-broken.yaml`;
     expect(bots).toEqual([]);
     expect(problems.map(formatProblem)).toHaveLength(3);
     // The syntax error's wording comes from the module loader (vite here, tsx in `bot`); the
     // exact text under `bot validate` is checked in validate-command.test.ts.
     expect(formatProblem(problems[0]!)).toMatch(
-      new RegExp(`^${at}:5:3 plugins\\.broken-syntax: plugin "broken-syntax" could not be loaded from ${PLUGINS}/broken-syntax\\.js: .+`),
+      new RegExp(
+        `^${at}:5:3 plugins\\.broken-syntax: plugin "broken-syntax" could not be loaded from ${PLUGINS}/broken-syntax\\.js: .+`,
+      ),
     );
     expect(formatProblem(problems[1]!)).toBe(
       `${at}:6:3 plugins.throws-on-import: plugin "throws-on-import" could not be loaded from ${PLUGINS}/throws-on-import.ts: the weather service is down`,
@@ -179,18 +194,24 @@ describe("loadBots in a project of its own", () => {
         "    empty_with_default: ${EMPTY:-used}",
         "",
       ].join("\n"),
-      "plugins/echo.ts": 'import { z } from "zod";\nexport default { name: "echo", options: z.record(z.string(), z.unknown()), setup() {} };\n',
+      "plugins/echo.ts":
+        'import { z } from "zod";\nexport default { name: "echo", options: z.record(z.string(), z.unknown()), setup() {} };\n',
     });
     const { bots, problems } = await loadBots({ cwd, env: { MAX: "7", EMPTY: "" } });
     expect(problems).toEqual([]);
     expect(bots[0]!.name).toBe("fallback-name");
     expect(bots[0]!.budget.reply).toEqual({ max: 7, per: 3_600_000 });
-    expect(bots[0]!.plugins[0]!.options).toEqual({ quoted: "7", escaped: "${NOT_A_VAR}", inside: "x-7-y", empty_with_default: "used" });
+    expect(bots[0]!.plugins[0]!.options).toEqual({
+      quoted: "7",
+      escaped: "${NOT_A_VAR}",
+      inside: "x-7-y",
+      empty_with_default: "used",
+    });
   });
 
   it("points at a malformed reference, and says how to write one inside { }", async () => {
     const cwd = project({
-      "bots/a.yaml": "name: a\nplan: basic\naccount: { stored: \"${bad name}\" }\n",
+      "bots/a.yaml": 'name: a\nplan: basic\naccount: { stored: "${bad name}" }\n',
       "flow/a.yaml": "name: a\nplan: basic\nbudget:\n  reply: { max: ${MAX}, per: 1h }\n",
     });
     const { problems } = await loadBots({ cwd, env: {} });
@@ -206,11 +227,18 @@ describe("loadBots in a project of its own", () => {
   it("finds plugins as npm packages installed in the project", async () => {
     const cwd = project({
       "bots/a.yaml": "name: a\nplan: pro\nplugins:\n  hello: { greeting: hi }\n  '@acme/wave': {}\n",
-      "node_modules/postbot-plugin-hello/package.json": JSON.stringify({ name: "postbot-plugin-hello", type: "module", exports: { ".": { import: "./lib/main.js" } } }),
+      "node_modules/postbot-plugin-hello/package.json": JSON.stringify({
+        name: "postbot-plugin-hello",
+        type: "module",
+        exports: { ".": { import: "./lib/main.js" } },
+      }),
       // A schema that is not zod (the project's zod is not installed here) but has its interface.
       "node_modules/postbot-plugin-hello/lib/main.js":
         'export default { name: "hello", options: { async safeParseAsync(v) { return { success: true, data: { greeting: String(v.greeting).toUpperCase() } }; } }, setup() {} };\n',
-      "node_modules/@acme/postbot-plugin-wave/package.json": JSON.stringify({ name: "@acme/postbot-plugin-wave", main: "index.cjs" }),
+      "node_modules/@acme/postbot-plugin-wave/package.json": JSON.stringify({
+        name: "@acme/postbot-plugin-wave",
+        main: "index.cjs",
+      }),
       "node_modules/@acme/postbot-plugin-wave/index.cjs": 'module.exports = { name: "wave", setup() {} };\n',
     });
     const { bots, problems } = await loadBots({ cwd, env: {} });
@@ -223,7 +251,8 @@ describe("loadBots in a project of its own", () => {
 
   it("reports plugin options at their position, with did-you-mean for unknown option keys", async () => {
     const cwd = project({
-      "bots/a.yaml": "name: a\nplan: basic\nplugins:\n  reply:\n    txt: hello\n  like: { fast: true }\n  counter: nonsense\n",
+      "bots/a.yaml":
+        "name: a\nplan: basic\nplugins:\n  reply:\n    txt: hello\n  like: { fast: true }\n  counter: nonsense\n",
     });
     const { problems } = await loadBots({ cwd, pluginsDir: join(process.cwd(), PLUGINS), env: {} });
     expect(problems.map(formatProblem)).toEqual([

@@ -12,11 +12,19 @@ afterEach(killBots);
 /** The example plugins' options schemas (an explicit list: not whatever plugins/ holds). */
 async function exampleSchemas(): Promise<Record<string, ZodType | undefined>> {
   const schemas: Record<string, ZodType | undefined> = {};
-  for (const name of EXAMPLE_PLUGINS) schemas[name] = ((await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition).options as ZodType | undefined;
+  for (const name of EXAMPLE_PLUGINS)
+    schemas[name] = ((await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition)
+      .options as ZodType | undefined;
   return schemas;
 }
 
-type Schema = { anyOf?: Schema[]; type?: string; properties?: Record<string, Schema>; items?: Schema; enum?: unknown[] };
+type Schema = {
+  anyOf?: Schema[];
+  type?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  enum?: unknown[];
+};
 
 describe("bot.schema.json", () => {
   it("is what `bot schema` prints with the example plugins (regenerate: node bin/bot.js schema > bot.schema.json)", async () => {
@@ -24,7 +32,9 @@ describe("bot.schema.json", () => {
   });
 
   it("checks each plugin's options, so an editor flags reply.text: 42", async () => {
-    const schema = botJsonSchema(await exampleSchemas()) as { properties: { plugins: { properties: Record<string, Schema>; additionalProperties: unknown } } };
+    const schema = botJsonSchema(await exampleSchemas()) as {
+      properties: { plugins: { properties: Record<string, Schema>; additionalProperties: unknown } };
+    };
     const plugins = schema.properties.plugins;
     expect(Object.keys(plugins.properties)).toEqual([...EXAMPLE_PLUGINS]);
     const [reply, empty] = plugins.properties.reply!.anyOf!;
@@ -43,7 +53,9 @@ describe("bot.schema.json", () => {
     expect(run.code).toBe(0);
     const schema = JSON.parse(run.stdout) as { properties: { plugins: { properties: Record<string, Schema> } } };
     expect(Object.keys(schema.properties.plugins.properties)).toEqual(["counter", "like", "reply"]);
-    expect(run.stderr).toMatch(/^warning: plugin broken-syntax could not be loaded from test\/fixtures\/plugins\/broken-syntax\.js: .*; its options are left unchecked in the schema$/m);
+    expect(run.stderr).toMatch(
+      /^warning: plugin broken-syntax could not be loaded from test\/fixtures\/plugins\/broken-syntax\.js: .*; its options are left unchecked in the schema$/m,
+    );
   }, 30_000);
 
   it("describes bot files as users write them", () => {
@@ -55,7 +67,12 @@ describe("bot.schema.json", () => {
     expect(schema.required).toEqual(["name", "plan"]);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.plan!.enum).toEqual(["pro", "basic", "free"]);
-    expect(Object.keys(schema.properties.triggers!.properties!)).toEqual(["mentions", "followers", "stream", "schedule"]);
+    expect(Object.keys(schema.properties.triggers!.properties!)).toEqual([
+      "mentions",
+      "followers",
+      "stream",
+      "schedule",
+    ]);
     expect(Object.keys(schema.properties.budget!.properties!)).toEqual(["reserve", ...ACTION_NAMES]);
     // Durations and the reserve are strings in the file, numbers only after loading.
     expect(schema.properties.reply_cooldown).toMatchObject({ type: "string", default: "15m" });

@@ -6,11 +6,20 @@ import { fastestMentionIntervalMs, planHasStream } from "../../src/config/plan-r
 
 describe("durations", () => {
   it("parse to milliseconds and format back in the shortest exact unit", () => {
-    expect([parseDuration("250ms"), parseDuration("30s"), parseDuration("15m"), parseDuration("1h"), parseDuration("7d")]).toEqual([
-      250, 30_000, 900_000, 3_600_000, 604_800_000,
-    ]);
+    expect([
+      parseDuration("250ms"),
+      parseDuration("30s"),
+      parseDuration("15m"),
+      parseDuration("1h"),
+      parseDuration("7d"),
+    ]).toEqual([250, 30_000, 900_000, 3_600_000, 604_800_000]);
     for (const bad of ["15", "15 m", "1.5h", "-1s", "1w", "", "1h30m"]) expect(parseDuration(bad)).toBeUndefined();
-    expect([formatDuration(90_000), formatDuration(900_000), formatDuration(86_400_000), formatDuration(1_500)]).toEqual(["90s", "15m", "1d", "1500ms"]);
+    expect([
+      formatDuration(90_000),
+      formatDuration(900_000),
+      formatDuration(86_400_000),
+      formatDuration(1_500),
+    ]).toEqual(["90s", "15m", "1d", "1500ms"]);
   });
 });
 
@@ -46,9 +55,15 @@ describe("message helpers", () => {
   });
 
   it("show values and paths in YAML's terms", () => {
-    expect([showValue("gold"), showValue(42), showValue(null), showValue(undefined), showValue([1]), showValue({ a: 1 }), showValue(true)]).toEqual([
-      '"gold"', "42", "nothing", "nothing", "a list", "a mapping", "true",
-    ]);
+    expect([
+      showValue("gold"),
+      showValue(42),
+      showValue(null),
+      showValue(undefined),
+      showValue([1]),
+      showValue({ a: 1 }),
+      showValue(true),
+    ]).toEqual(['"gold"', "42", "nothing", "nothing", "a list", "a mapping", "true"]);
     expect(showValue("x".repeat(200))).toHaveLength(60);
     expect(formatPath(["triggers", "schedule", 0, "cron"])).toBe("triggers.schedule[0].cron");
     expect(formatPath([])).toBe("");

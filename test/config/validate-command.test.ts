@@ -11,7 +11,10 @@ const PLUGINS = "test/fixtures/plugins";
 
 describe("bot validate", () => {
   it("exits 0 with a one-line summary when every bot is valid", async () => {
-    const run = await bot(["validate", "--bots", `${FIXTURES}/valid/bots`, "--plugins", PLUGINS], { GREETER_TOKEN: "t", COUNTER_STEP: "3" });
+    const run = await bot(["validate", "--bots", `${FIXTURES}/valid/bots`, "--plugins", PLUGINS], {
+      GREETER_TOKEN: "t",
+      COUNTER_STEP: "3",
+    });
     expect(run).toEqual({
       code: 0,
       stdout: [
@@ -37,7 +40,8 @@ describe("bot validate", () => {
       `${FIXTURES}/broken/bots/bad-cron.yaml:6:13 triggers.schedule[0].cron: "61" is not a valid minute (0-59); the 5 fields are read as minute hour day-of-month month day-of-week`,
       `${FIXTURES}/broken/bots/bad-plugin-option.yaml:5:11 plugins.reply.text: expected text, got 42`,
     ]);
-    for (const line of lines.slice(0, -1)) expect(line).toMatch(/^test\/fixtures\/config\/broken\/bots\/[a-z-]+\.yaml:\d+:\d+ \S/);
+    for (const line of lines.slice(0, -1))
+      expect(line).toMatch(/^test\/fixtures\/config\/broken\/bots\/[a-z-]+\.yaml:\d+:\d+ \S/);
     expect(lines.at(-1)).toBe("15 problems in 15 files; fix them before bot start");
   });
 
@@ -62,7 +66,8 @@ describe("bot validate", () => {
     expect(run).toEqual({
       code: 1,
       stdout: "",
-      stderr: "bot: the bots directory no/such/dir does not exist; create it with one YAML file per bot, or pass --bots DIR\n",
+      stderr:
+        "bot: the bots directory no/such/dir does not exist; create it with one YAML file per bot, or pass --bots DIR\n",
     });
   });
 

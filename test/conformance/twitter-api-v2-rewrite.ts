@@ -26,17 +26,27 @@
 import { Agent } from "node:http";
 import { TwitterApiPluginResponseOverride, type ITwitterApiClientPlugin } from "twitter-api-v2";
 
-const toServiceWord = (s: string) => s.replace(/retweet/g, "repost").replace(/Retweet/g, "Repost").replace(/tweet/g, "post").replace(/Tweet/g, "Post");
+const toServiceWord = (s: string) =>
+  s
+    .replace(/retweet/g, "repost")
+    .replace(/Retweet/g, "Repost")
+    .replace(/tweet/g, "post")
+    .replace(/Tweet/g, "Post");
 const toClientWord = (s: string) => s.replace(/repost/g, "retweet").replace(/post/g, "tweet");
 
 /** Query keys whose values are names (field lists, expansions, exclusions), not free text. */
 const NAME_VALUED = /(^|\.)fields$|^expansions$|^exclude$|^scope$/;
 
-function renameKeys(value: unknown, rename: (key: string) => string, enumValue: (key: string, v: string) => string = (_k, v) => v): unknown {
+function renameKeys(
+  value: unknown,
+  rename: (key: string) => string,
+  enumValue: (key: string, v: string) => string = (_k, v) => v,
+): unknown {
   if (Array.isArray(value)) return value.map((v) => renameKeys(v, rename, enumValue));
   if (value === null || typeof value !== "object" || Buffer.isBuffer(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[rename(k)] = typeof v === "string" ? enumValue(k, v) : renameKeys(v, rename, enumValue);
+  for (const [k, v] of Object.entries(value))
+    out[rename(k)] = typeof v === "string" ? enumValue(k, v) : renameKeys(v, rename, enumValue);
   return out;
 }
 
@@ -68,7 +78,13 @@ export function sandboxRewrite(sandbox: string): { plugins: ITwitterApiClientPlu
       const q: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(params.query)) {
         const names = NAME_VALUED.test(k);
-        q[toServiceWord(k)] = !names ? v : Array.isArray(v) ? v.map((x) => toServiceWord(String(x))) : typeof v === "string" ? toServiceWord(v) : v;
+        q[toServiceWord(k)] = !names
+          ? v
+          : Array.isArray(v)
+            ? v.map((x) => toServiceWord(String(x)))
+            : typeof v === "string"
+              ? toServiceWord(v)
+              : v;
       }
       params.query = q;
     }
@@ -84,11 +100,12 @@ export function sandboxRewrite(sandbox: string): { plugins: ITwitterApiClientPlu
         onBeforeStreamRequestConfig: (args) => void request(args as never),
         onAfterRequest: ({ url, response }) => {
           const form = url.pathname.startsWith("/oauth/") && typeof response.data === "string";
-          const data = form ? Object.fromEntries(new URLSearchParams(response.data as string)) : toClientNames(response.data);
+          const data = form
+            ? Object.fromEntries(new URLSearchParams(response.data as string))
+            : toClientNames(response.data);
           return new TwitterApiPluginResponseOverride({ ...response, data });
         },
       },
     ],
   };
 }
-

@@ -10,7 +10,13 @@
  * minutes of skew, far more than this file takes).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiResponseError, ETwitterStreamEvent, TwitterApi, type TweetStream, type TweetV2SingleStreamResult } from "twitter-api-v2";
+import {
+  ApiResponseError,
+  ETwitterStreamEvent,
+  TwitterApi,
+  type TweetStream,
+  type TweetV2SingleStreamResult,
+} from "twitter-api-v2";
 import { createClock } from "../../src/clock.ts";
 import type { AppView } from "../../src/sandbox/index.ts";
 import { approveInBrowser } from "../helpers/browser.ts";
@@ -31,7 +37,10 @@ let appClient: TwitterApi;
 
 const settings = () => ({ plugins: rewrite.plugins, httpAgent: rewrite.httpAgent });
 const userClient = (a: Account) =>
-  new TwitterApi({ appKey: a.consumer_key, appSecret: a.consumer_secret, accessToken: a.token, accessSecret: a.token_secret }, settings());
+  new TwitterApi(
+    { appKey: a.consumer_key, appSecret: a.consumer_secret, accessToken: a.token, accessSecret: a.token_secret },
+    settings(),
+  );
 
 /** The call's rejection, which must be the library's ApiResponseError. */
 async function apiError(call: Promise<unknown>): Promise<ApiResponseError> {
@@ -61,11 +70,20 @@ afterAll(async () => {
 describe("twitter-api-v2 against the sandbox", () => {
   it("OAuth 1.0a user context: me, posting, replies, lookups with expansions, likes, reposts, quotes, deletes", async () => {
     const me = await aliceClient.v2.me({ "user.fields": ["created_at", "public_metrics"] });
-    expect(me.data).toMatchObject({ id: alice.user.id, username: "alice", name: "alice", created_at: expect.any(String) });
+    expect(me.data).toMatchObject({
+      id: alice.user.id,
+      username: "alice",
+      name: "alice",
+      created_at: expect.any(String),
+    });
     expect(me.data.public_metrics).toMatchObject({ followers_count: 0, following_count: 0, tweet_count: 0 });
 
     const posted = await aliceClient.v2.tweet("hello from a real client");
-    expect(posted.data).toEqual({ id: expect.stringMatching(/^\d+$/), text: "hello from a real client", edit_history_tweet_ids: [posted.data.id] });
+    expect(posted.data).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      text: "hello from a real client",
+      edit_history_tweet_ids: [posted.data.id],
+    });
 
     const reply = await bobClient.v2.reply("nice one", posted.data.id);
     const quote = await bobClient.v2.quote("look at this", posted.data.id);
@@ -91,7 +109,14 @@ describe("twitter-api-v2 against the sandbox", () => {
 
     const both = await aliceClient.v2.tweets([posted.data.id, quote.data.id], { "tweet.fields": ["public_metrics"] });
     expect(both.data.map((p) => p.id)).toEqual([posted.data.id, quote.data.id]);
-    expect(both.data[0]!.public_metrics).toEqual({ retweet_count: 1, reply_count: 1, like_count: 1, quote_count: 1, bookmark_count: 0, impression_count: 0 });
+    expect(both.data[0]!.public_metrics).toEqual({
+      retweet_count: 1,
+      reply_count: 1,
+      like_count: 1,
+      quote_count: 1,
+      bookmark_count: 0,
+      impression_count: 0,
+    });
 
     const likers = await aliceClient.v2.tweetLikedBy(posted.data.id);
     expect(likers.data.map((u) => u.username)).toEqual(["bob"]);
@@ -114,12 +139,19 @@ describe("twitter-api-v2 against the sandbox", () => {
 
     const timeline = await aliceClient.v2.userTimeline(carol.user.id, { max_results: 5 });
     expect(timeline.tweets.map((p) => p.id)).toEqual(made.slice(-5).reverse());
-    expect(timeline.meta).toMatchObject({ result_count: 5, newest_id: made[11], oldest_id: made[7], next_token: expect.any(String) });
+    expect(timeline.meta).toMatchObject({
+      result_count: 5,
+      newest_id: made[11],
+      oldest_id: made[7],
+      next_token: expect.any(String),
+    });
     await timeline.fetchLast(10);
     expect(timeline.tweets.map((p) => p.id)).toEqual([...made].reverse());
     expect(timeline.done).toBe(true);
 
-    await aliceClient.v2.follow(alice.user.id, carol.user.id).then((r) => expect(r.data).toEqual({ following: true, pending_follow: false }));
+    await aliceClient.v2
+      .follow(alice.user.id, carol.user.id)
+      .then((r) => expect(r.data).toEqual({ following: true, pending_follow: false }));
     await bobClient.v2.follow(bob.user.id, carol.user.id);
     const followers = await aliceClient.v2.followers(carol.user.id, { max_results: 1, asPaginator: true });
     expect(followers.users.map((u) => u.username)).toHaveLength(1);
@@ -151,7 +183,10 @@ describe("twitter-api-v2 against the sandbox", () => {
     expect(small.done).toBe(true);
 
     expect((await appClient.v2.userByUsername("dave")).data).toMatchObject({ id: dave.user.id, username: "dave" });
-    expect((await appClient.v2.users([alice.user.id, dave.user.id])).data.map((u) => u.username)).toEqual(["alice", "dave"]);
+    expect((await appClient.v2.users([alice.user.id, dave.user.id])).data.map((u) => u.username)).toEqual([
+      "alice",
+      "dave",
+    ]);
     const counts = await appClient.v2.tweetCountRecent("gardening");
     expect(counts.meta.total_tweet_count).toBe(7);
     expect(counts.data.reduce((n, c) => n + c.tweet_count, 0)).toBe(7);
@@ -166,7 +201,12 @@ describe("twitter-api-v2 against the sandbox", () => {
     const back = new URL(approved.headers.get("location")!);
     expect(back.searchParams.get("oauth_token")).toBe(link.oauth_token);
     const temp = new TwitterApi(
-      { appKey: app.consumer_key, appSecret: app.consumer_secret, accessToken: link.oauth_token, accessSecret: link.oauth_token_secret },
+      {
+        appKey: app.consumer_key,
+        appSecret: app.consumer_secret,
+        accessToken: link.oauth_token,
+        accessSecret: link.oauth_token_secret,
+      },
       settings(),
     );
     const login = await temp.login(back.searchParams.get("oauth_verifier")!);
@@ -174,13 +214,21 @@ describe("twitter-api-v2 against the sandbox", () => {
     expect((await login.client.v2.me()).data.username).toBe("erin");
 
     const oauth2 = new TwitterApi({ clientId: app.client_id, clientSecret: app.client_secret }, settings());
-    const pkce = oauth2.generateOAuth2AuthLink(CALLBACK, { scope: ["tweet.read", "tweet.write", "users.read", "bookmark.read", "bookmark.write"] });
+    const pkce = oauth2.generateOAuth2AuthLink(CALLBACK, {
+      scope: ["tweet.read", "tweet.write", "users.read", "bookmark.read", "bookmark.write"],
+    });
     const page = toSandboxUrl(pkce.url, t.url);
-    expect(new URL(page).searchParams.get("scope")).toBe("post.read post.write users.read bookmark.read bookmark.write");
+    expect(new URL(page).searchParams.get("scope")).toBe(
+      "post.read post.write users.read bookmark.read bookmark.write",
+    );
     const granted = await approveInBrowser(page, "erin");
     const cb = new URL(granted.headers.get("location")!);
     expect(cb.searchParams.get("state")).toBe(pkce.state);
-    const signedIn = await oauth2.loginWithOAuth2({ code: cb.searchParams.get("code")!, codeVerifier: pkce.codeVerifier, redirectUri: CALLBACK });
+    const signedIn = await oauth2.loginWithOAuth2({
+      code: cb.searchParams.get("code")!,
+      codeVerifier: pkce.codeVerifier,
+      redirectUri: CALLBACK,
+    });
     expect(signedIn.expiresIn).toBeGreaterThan(0);
     expect(signedIn.scope.sort()).toEqual(["bookmark.read", "bookmark.write", "post.read", "post.write", "users.read"]);
     const erin = signedIn.client;
@@ -193,9 +241,15 @@ describe("twitter-api-v2 against the sandbox", () => {
   });
 
   it("lists: create, update, members, list posts, delete", async () => {
-    const list = await aliceClient.v2.createList({ name: "gardeners", description: "they grow things", private: false });
+    const list = await aliceClient.v2.createList({
+      name: "gardeners",
+      description: "they grow things",
+      private: false,
+    });
     expect(list.data).toEqual({ id: expect.stringMatching(/^\d+$/), name: "gardeners" });
-    expect((await aliceClient.v2.updateList(list.data.id, { description: "they grow tulips" })).data).toEqual({ updated: true });
+    expect((await aliceClient.v2.updateList(list.data.id, { description: "they grow tulips" })).data).toEqual({
+      updated: true,
+    });
     const dave = (await aliceClient.v2.userByUsername("dave")).data;
     expect((await aliceClient.v2.addListMember(list.data.id, dave.id)).data).toEqual({ is_member: true });
     const members = await aliceClient.v2.listMembers(list.data.id);
@@ -203,8 +257,15 @@ describe("twitter-api-v2 against the sandbox", () => {
     const posts = await aliceClient.v2.listTweets(list.data.id, { max_results: 5 });
     expect(posts.tweets).toHaveLength(5);
     expect(posts.tweets.every((p) => p.text.startsWith("gardening tip"))).toBe(true);
-    const lookup = await aliceClient.v2.list(list.data.id, { "list.fields": ["description", "member_count", "owner_id"] });
-    expect(lookup.data).toMatchObject({ name: "gardeners", description: "they grow tulips", member_count: 1, owner_id: alice.user.id });
+    const lookup = await aliceClient.v2.list(list.data.id, {
+      "list.fields": ["description", "member_count", "owner_id"],
+    });
+    expect(lookup.data).toMatchObject({
+      name: "gardeners",
+      description: "they grow tulips",
+      member_count: 1,
+      owner_id: alice.user.id,
+    });
     expect((await aliceClient.v2.removeListMember(list.data.id, dave.id)).data).toEqual({ is_member: false });
     expect((await aliceClient.v2.removeList(list.data.id)).data).toEqual({ deleted: true });
   });
@@ -213,11 +274,23 @@ describe("twitter-api-v2 against the sandbox", () => {
     await bobClient.v2.follow(bob.user.id, alice.user.id);
     await aliceClient.v2.follow(alice.user.id, bob.user.id);
     // The library types the answer as its `data` but hands over the whole body, `{data: {...}}`, as the service sends it.
-    const sent = (await aliceClient.v2.sendDmToParticipant(bob.user.id, { text: "psst, bob" })) as unknown as { data: { dm_conversation_id: string; dm_event_id: string } };
-    expect(sent).toEqual({ data: { dm_conversation_id: expect.any(String), dm_event_id: expect.stringMatching(/^\d+$/) } });
+    const sent = (await aliceClient.v2.sendDmToParticipant(bob.user.id, { text: "psst, bob" })) as unknown as {
+      data: { dm_conversation_id: string; dm_event_id: string };
+    };
+    expect(sent).toEqual({
+      data: { dm_conversation_id: expect.any(String), dm_event_id: expect.stringMatching(/^\d+$/) },
+    });
     await bobClient.v2.sendDmInConversation(sent.data.dm_conversation_id, { text: "hi alice" });
-    const withBob = await aliceClient.v2.listDmEventsWithParticipant(bob.user.id, { "dm_event.fields": ["sender_id", "text"] });
-    expect(withBob.events.map((e) => [e.event_type, "text" in e ? e.text : undefined, "sender_id" in e ? e.sender_id : undefined])).toEqual([
+    const withBob = await aliceClient.v2.listDmEventsWithParticipant(bob.user.id, {
+      "dm_event.fields": ["sender_id", "text"],
+    });
+    expect(
+      withBob.events.map((e) => [
+        e.event_type,
+        "text" in e ? e.text : undefined,
+        "sender_id" in e ? e.sender_id : undefined,
+      ]),
+    ).toEqual([
       ["MessageCreate", "hi alice", bob.user.id],
       ["MessageCreate", "psst, bob", alice.user.id],
     ]);
@@ -226,7 +299,9 @@ describe("twitter-api-v2 against the sandbox", () => {
   });
 
   it("filtered stream: rules with and without tags, and a delivered post with matching_rules", async () => {
-    const added = await appClient.v2.updateStreamRules({ add: [{ value: "tulip" }, { value: "orchid", tag: "orchids" }] });
+    const added = await appClient.v2.updateStreamRules({
+      add: [{ value: "tulip" }, { value: "orchid", tag: "orchids" }],
+    });
     expect(added.meta.summary).toEqual({ created: 2, not_created: 0, valid: 2, invalid: 0 });
     const [tulip, orchid] = added.data!;
     expect(tulip).toEqual({ id: expect.any(String), value: "tulip" });
@@ -236,12 +311,21 @@ describe("twitter-api-v2 against the sandbox", () => {
       ["tulip", undefined],
     ]);
 
-    const stream: TweetStream<TweetV2SingleStreamResult> = await appClient.v2.searchStream({ expansions: ["author_id"], autoConnect: true });
+    const stream: TweetStream<TweetV2SingleStreamResult> = await appClient.v2.searchStream({
+      expansions: ["author_id"],
+      autoConnect: true,
+    });
     try {
-      const next = new Promise<TweetV2SingleStreamResult>((resolve) => stream.on(ETwitterStreamEvent.Data, (e) => resolve(toClientNames(e))));
+      const next = new Promise<TweetV2SingleStreamResult>((resolve) =>
+        stream.on(ETwitterStreamEvent.Data, (e) => resolve(toClientNames(e))),
+      );
       const post = await bobClient.v2.tweet("a tulip and an orchid");
       const event = await next;
-      expect(event.data).toMatchObject({ id: post.data.id, text: "a tulip and an orchid", edit_history_tweet_ids: [post.data.id] });
+      expect(event.data).toMatchObject({
+        id: post.data.id,
+        text: "a tulip and an orchid",
+        edit_history_tweet_ids: [post.data.id],
+      });
       expect(event.includes?.users?.map((u) => u.username)).toEqual(["bob"]);
       expect(event.matching_rules).toEqual([
         { id: tulip!.id, tag: "" },
@@ -255,14 +339,20 @@ describe("twitter-api-v2 against the sandbox", () => {
   });
 
   it("errors the user handles: 401, 403 (app-only posting, a duplicate), 404 and 429 with its reset", async () => {
-    const wrong = new TwitterApi({ appKey: alice.consumer_key, appSecret: alice.consumer_secret, accessToken: alice.token, accessSecret: "wrong" }, settings());
+    const wrong = new TwitterApi(
+      { appKey: alice.consumer_key, appSecret: alice.consumer_secret, accessToken: alice.token, accessSecret: "wrong" },
+      settings(),
+    );
     const unauthorized = await apiError(wrong.v2.me());
     expect(unauthorized.code).toBe(401);
     expect(unauthorized.errors).toEqual([{ code: 32, message: "Could not authenticate you." }]);
 
     const appOnly = await apiError(appClient.v2.tweet("apps cannot post"));
     expect(appOnly.code).toBe(403);
-    expect(appOnly.data).toMatchObject({ title: "Unsupported Authentication", type: "https://api.twitter.com/2/problems/unsupported-authentication" });
+    expect(appOnly.data).toMatchObject({
+      title: "Unsupported Authentication",
+      type: "https://api.twitter.com/2/problems/unsupported-authentication",
+    });
 
     await aliceClient.v2.tweet("the very same words");
     const duplicate = await apiError(aliceClient.v2.tweet("the very same words"));

@@ -88,7 +88,8 @@ describe("compose.yaml", () => {
 
   it("sets only variables the README documents", () => {
     const documented = new Set([...readme.matchAll(/`(POSTBOT_[A-Z_]+)`/g)].map((m) => m[1]!));
-    for (const name of Object.keys(compose.services.postbot!.environment ?? {})) expect(documented, name).toContain(name);
+    for (const name of Object.keys(compose.services.postbot!.environment ?? {}))
+      expect(documented, name).toContain(name);
   });
 
   it("agrees with README's Scaling out: the same command line, the same number of replicas", async () => {
@@ -98,7 +99,9 @@ describe("compose.yaml", () => {
     const readmeFlags = flags(line.replace(/#.*$/, "").trim().split(/\s+/).slice(2));
     const known = await startFlags();
     for (const flag of readmeFlags.keys()) expect(known, `README: bot start ${flag}`).toContain(flag);
-    expect(parseRedisUrl(readmeFlags.get("--state")!, "README").port).toBe(parseRedisUrl(flags(compose.services.postbot!.command!.slice(3)).get("--state")!).port);
+    expect(parseRedisUrl(readmeFlags.get("--state")!, "README").port).toBe(
+      parseRedisUrl(flags(compose.services.postbot!.command!.slice(3)).get("--state")!).port,
+    );
     const words = ["two", "three", "four", "five"];
     expect(scaling).toContain(`${words[compose.services.postbot!.deploy!.replicas! - 2]} replicas of postbot`);
   });

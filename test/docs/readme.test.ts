@@ -22,7 +22,8 @@ const readme = await readFile("README.md", "utf8");
 
 /** The fenced block of `lang` whose first line contains `marker`. */
 function block(lang: string, marker: string): string {
-  for (const m of readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))) if (m[1]!.split("\n")[0]!.includes(marker)) return m[1]!;
+  for (const m of readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g")))
+    if (m[1]!.split("\n")[0]!.includes(marker)) return m[1]!;
   throw new Error(`README.md has no \`\`\`${lang} block starting with ${marker}`);
 }
 
@@ -34,7 +35,12 @@ function table(first: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
   }
   return rows;
 }
@@ -78,7 +84,11 @@ describe("README.md", () => {
     const shout = (await import(join(process.cwd(), work, "plugins", "shout.ts"))).default as PluginDefinition;
     const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
     const { lines, logger } = captureLogs("info");
-    const bed = await createTestBed({ logger, bots: [{ name: "loud", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: "hi" }, shout: {} } }], plugins: { reply, shout } });
+    const bed = await createTestBed({
+      logger,
+      bots: [{ name: "loud", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: "hi" }, shout: {} } }],
+      plugins: { reply, shout },
+    });
     try {
       const alice = await bed.user("alice");
       await bed.post(alice, "@loud hello");
@@ -108,13 +118,20 @@ describe("README.md", () => {
       const [, name, rest] = /^bot (\S+)(.*)$/.exec(code)!;
       // `bot auth login / pkce / ...` lists subcommands; `bot start [--bots DIR] ...` flags.
       const subcommands = rest!.includes(" / ") ? rest!.split("/").map((s) => s.trim()) : [];
-      documented.set(name!, { flags: sorted([...rest!.matchAll(/--[\w-]+/g)].map((m) => m[0])), subcommands: sorted(subcommands) });
+      documented.set(name!, {
+        flags: sorted([...rest!.matchAll(/--[\w-]+/g)].map((m) => m[0])),
+        subcommands: sorted(subcommands),
+      });
     }
     expect(sorted(documented.keys())).toEqual(sorted(program.commands.map((c) => c.name())));
     for (const cmd of program.commands) {
       const doc = documented.get(cmd.name())!;
-      if (cmd.commands.length > 0) expect(doc.subcommands, `bot ${cmd.name()}`).toEqual(sorted(cmd.commands.map((c) => c.name())));
-      else expect(doc.flags, `bot ${cmd.name()}`).toEqual(sorted(cmd.options.map((o) => o.long!).filter((f) => f !== "--help")));
+      if (cmd.commands.length > 0)
+        expect(doc.subcommands, `bot ${cmd.name()}`).toEqual(sorted(cmd.commands.map((c) => c.name())));
+      else
+        expect(doc.flags, `bot ${cmd.name()}`).toEqual(
+          sorted(cmd.options.map((o) => o.long!).filter((f) => f !== "--help")),
+        );
     }
   });
 
@@ -123,9 +140,13 @@ describe("README.md", () => {
     const keys = table("key").map(([cell]) => codeWords(cell!)[0]!);
     const top = sorted(keys.map((k) => k.split(".")[0]!));
     expect(top).toEqual(sorted(Object.keys(schema.properties)));
-    expect(sorted(keys.filter((k) => k.startsWith("triggers.")).map((k) => k.slice("triggers.".length)))).toEqual(sorted(Object.keys(schema.properties.triggers!.properties!)));
+    expect(sorted(keys.filter((k) => k.startsWith("triggers.")).map((k) => k.slice("triggers.".length)))).toEqual(
+      sorted(Object.keys(schema.properties.triggers!.properties!)),
+    );
     const budget = table("key").find(([cell]) => codeWords(cell!)[0] === "budget")!;
-    expect(sorted(codeWords(budget[1]!).filter((w) => /^\w+$/.test(w)))).toEqual(sorted(Object.keys(schema.properties.budget!.properties!)));
+    expect(sorted(codeWords(budget[1]!).filter((w) => /^\w+$/.test(w)))).toEqual(
+      sorted(Object.keys(schema.properties.budget!.properties!)),
+    );
   });
 
   it("documents every event a plugin can handle, and only those", () => {
@@ -134,11 +155,16 @@ describe("README.md", () => {
 
   it("documents every example plugin and each of its options, and only those", async () => {
     const documented = new Map<string, string[]>();
-    for (const [names, , options] of table("plugin")) for (const name of codeWords(names!)) documented.set(name, sorted(codeWords(options!)));
+    for (const [names, , options] of table("plugin"))
+      for (const name of codeWords(names!)) documented.set(name, sorted(codeWords(options!)));
     const inCode = new Map<string, string[]>();
     for (const name of EXAMPLE_PLUGINS) {
       const plugin = (await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition;
-      const schema = plugin.options ? (z.toJSONSchema(plugin.options, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, unknown> }) : {};
+      const schema = plugin.options
+        ? (z.toJSONSchema(plugin.options, { io: "input", unrepresentable: "any" }) as {
+            properties?: Record<string, unknown>;
+          })
+        : {};
       inCode.set(plugin.name, sorted(Object.keys(schema.properties ?? {})));
     }
     expect(Object.fromEntries([...documented].sort())).toEqual(Object.fromEntries([...inCode].sort()));

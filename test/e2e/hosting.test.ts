@@ -51,12 +51,21 @@ const statsOf = async (b: TestBed, route: string) => {
 };
 
 describe("hosting many bots", () => {
-  it("gives 500 bots of one app their mentions through the stream, each once, with one catch-up poll each", { timeout: 60_000 }, async () => {
-    const bots = Array.from({ length: 500 }, (_, i) => ({ name: `b${i}`, plan: "pro" as const, triggers: { mentions: {} }, plugins: { recorder: {} } }));
+  it("gives 500 bots of one app their mentions through the stream, each once, with one catch-up poll each", {
+    timeout: 60_000,
+  }, async () => {
+    const bots = Array.from({ length: 500 }, (_, i) => ({
+      name: `b${i}`,
+      plan: "pro" as const,
+      triggers: { mentions: {} },
+      plugins: { recorder: {} },
+    }));
     bed = await createTestBed({ bots, plugins: { recorder } });
     const alice = await bed.user("alice");
     // The mention rules pack the 500 names, within the pro caps.
-    const rules = Object.values(bed.sandbox.context.data.world.stream_rules).filter((r) => r.tag === "postbot:mentions");
+    const rules = Object.values(bed.sandbox.context.data.world.stream_rules).filter(
+      (r) => r.tag === "postbot:mentions",
+    );
     expect(rules.length).toBeGreaterThan(1);
     expect(rules.length).toBeLessThan(50);
     expect(rules.every((r) => r.value.length <= 1024)).toBe(true);
@@ -68,7 +77,8 @@ describe("hosting many bots", () => {
     await eventually(() => expect([...seen].sort()).toEqual(expected));
 
     // The catch-up polls spread within the app's window (450 per 15 minutes): one per bot, no polling loop.
-    const polls = async () => Object.values(await statsOf(bed!, "GET /2/users/:id/mentions")).reduce((a, b) => a + b, 0);
+    const polls = async () =>
+      Object.values(await statsOf(bed!, "GET /2/users/:id/mentions")).reduce((a, b) => a + b, 0);
     expect(await polls()).toBe(450);
     await bed.advance(15 * 60_000);
     await bed.settle();
@@ -88,7 +98,12 @@ describe("hosting many bots", () => {
       sandbox,
       logger,
       bots: [
-        { name: "fan", plan: "pro", triggers: { stream: [{ value: "#flood", tag: "flood" }] }, plugins: { recorder: {} } },
+        {
+          name: "fan",
+          plan: "pro",
+          triggers: { stream: [{ value: "#flood", tag: "flood" }] },
+          plugins: { recorder: {} },
+        },
         { name: "listener", plan: "pro", triggers: { mentions: {} }, plugins: { recorder: {} } },
       ],
       plugins: { recorder },
@@ -112,7 +127,9 @@ describe("hosting many bots", () => {
     const counts = new Map<string, number>();
     for (const s of seen) counts.set(s, (counts.get(s) ?? 0) + 1);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    expect(lines.some((l) => /^stream gap of [\d.]+ s closed: recent search recovered \d+ posts/.test(String(l.msg)))).toBe(true);
+    expect(
+      lines.some((l) => /^stream gap of [\d.]+ s closed: recent search recovered \d+ posts/.test(String(l.msg))),
+    ).toBe(true);
     expect(hub().gaps.count).toBe(1);
     await bed.close();
     await sandbox.close();
@@ -133,7 +150,10 @@ describe("hosting many bots", () => {
     const apps = bed.runtime.apps();
     expect(apps).toHaveLength(2);
     // Basic allows 15 mention reads per 15 minutes per app: 5 bots each are polled every 5 minutes.
-    for (const app of apps) expect(app.capacity).toEqual([`5 bots poll mentions on basic (app ${app.appId}): each is polled every 5 min; pro delivers them through the stream`]);
+    for (const app of apps)
+      expect(app.capacity).toEqual([
+        `5 bots poll mentions on basic (app ${app.appId}): each is polled every 5 min; pro delivers them through the stream`,
+      ]);
     const alice = await bed.user("alice");
     for (const bot of bots) await bed.post(alice, `@${bot.name} hello`);
     await bed.advance(5 * 60_000);
@@ -144,10 +164,19 @@ describe("hosting many bots", () => {
     expect(polls).toEqual({ 200: 20 });
   });
 
-  it("streams after 11 restarts within 15 minutes: the bearer token is fetched once and kept", { timeout: 60_000 }, async () => {
+  it("streams after 11 restarts within 15 minutes: the bearer token is fetched once and kept", {
+    timeout: 60_000,
+  }, async () => {
     const sandbox = await createSandbox({ clock: createClock({ frozen: true, start: T0 }) });
     const store = createMemoryStore();
-    const bots = [{ name: "news", plan: "pro" as const, triggers: { stream: [{ value: "#news", tag: "news" }] }, plugins: { recorder: {} } }];
+    const bots = [
+      {
+        name: "news",
+        plan: "pro" as const,
+        triggers: { stream: [{ value: "#news", tag: "news" }] },
+        plugins: { recorder: {} },
+      },
+    ];
     for (let start = 1; start <= 11; start++) {
       bed = await createTestBed({ sandbox, store, bots, plugins: { recorder } });
       await eventually(() => expect(bed!.runtime.apps()[0]!.stream?.state).toBe("connected"));
@@ -171,10 +200,17 @@ describe("hosting many bots", () => {
     await sandbox.admin.addFault({ route: "GET /2/posts/search/stream/rules", count: 1, kind: "error", status: 400 });
     await sandbox.admin.addFault({ route: "GET /2/posts/search/stream", count: 1, kind: "error", status: 503 });
     await sandbox.admin.addFault({ route: "GET /2/posts/search/stream", count: 1, kind: "error", status: 403 });
-    bed = await createTestBed({ sandbox, logger, bots: [{ name: "news", plan: "pro", triggers: { stream: [{ value: "#news" }] }, plugins: { recorder: {} } }], plugins: { recorder } });
+    bed = await createTestBed({
+      sandbox,
+      logger,
+      bots: [{ name: "news", plan: "pro", triggers: { stream: [{ value: "#news" }] }, plugins: { recorder: {} } }],
+      plugins: { recorder },
+    });
     const stream = () => bed!.runtime.apps()[0]!.stream!;
     // Each failure backs off as the documented policy says for HTTP errors: 5 s, 10 s, 20 s.
-    await eventually(() => expect(stream()).toMatchObject({ state: "reconnecting", reconnects: 1, lastError: { cause: "http" } }));
+    await eventually(() =>
+      expect(stream()).toMatchObject({ state: "reconnecting", reconnects: 1, lastError: { cause: "http" } }),
+    );
     expect(stream().lastError!.message).toMatch(/400/);
     expect(stream().retryAt! - bed.clock.now()).toBe(5_000);
     await bed.advance(5_000);
@@ -199,14 +235,24 @@ describe("hosting many bots", () => {
     const app = await sandbox.admin.createApp({ name: "postbot-pro", plan: "pro" });
     const store = createMemoryStore();
     const key = appTokenKey(new URL(sandbox.url), app.consumer_key);
-    store.set(APP_TOKENS_NAMESPACE, key, { token: "AAAA-invalidated-long-ago", fetched_at: new Date(T0 - 86_400_000).toISOString() });
-    bed = await createTestBed({ sandbox, store, bots: [{ name: "news", plan: "pro", triggers: { stream: [{ value: "#news" }] }, plugins: { recorder: {} } }], plugins: { recorder } });
+    store.set(APP_TOKENS_NAMESPACE, key, {
+      token: "AAAA-invalidated-long-ago",
+      fetched_at: new Date(T0 - 86_400_000).toISOString(),
+    });
+    bed = await createTestBed({
+      sandbox,
+      store,
+      bots: [{ name: "news", plan: "pro", triggers: { stream: [{ value: "#news" }] }, plugins: { recorder: {} } }],
+      plugins: { recorder },
+    });
     const stream = () => bed!.runtime.apps()[0]!.stream!;
     await eventually(() => expect(stream()).toMatchObject({ state: "reconnecting", lastError: { cause: "http" } }));
     expect(stream().lastError!.message).toMatch(/401/);
     await bed.advance(5_000);
     await eventually(() => expect(stream().state).toBe("connected"));
-    expect(store.get<{ token: string }>(APP_TOKENS_NAMESPACE, key)?.token).toBe(sandbox.context.data.auth.bearer_tokens[app.id]!.token);
+    expect(store.get<{ token: string }>(APP_TOKENS_NAMESPACE, key)?.token).toBe(
+      sandbox.context.data.auth.bearer_tokens[app.id]!.token,
+    );
     await bed.close();
     await sandbox.close();
     bed = undefined;

@@ -18,7 +18,10 @@ const ANSWER = "Thanks for your answer, @{author.username}!";
 /** The host bot, with `moderate` listed before or after `reply`. */
 function host(order: "moderate first" | "reply first", moderateOptions: Record<string, unknown> = {}) {
   const replyOptions = { text: ANSWER, events: ["reply", "mention"] };
-  const plugins = order === "moderate first" ? { moderate: moderateOptions, reply: replyOptions } : { reply: replyOptions, moderate: moderateOptions };
+  const plugins =
+    order === "moderate first"
+      ? { moderate: moderateOptions, reply: replyOptions }
+      : { reply: replyOptions, moderate: moderateOptions };
   // reply_cooldown 0s: the bot answers every benign reply of one thread, so that a missing
   // answer can only mean the reply was stopped.
   return { name: "host", plan: "pro" as const, reply_cooldown: "0s", triggers: { mentions: {} }, plugins };
@@ -56,7 +59,10 @@ describe("the moderate plugin, end to end", () => {
 
       const answers = bed.postsBy("host").filter((p) => p.in_reply_to_post_id !== undefined);
       expect(answers.map((p) => p.in_reply_to_post_id).sort()).toEqual([replies.benign1.id, replies.benign2.id].sort());
-      expect(answers.map((p) => p.text).sort()).toEqual(["Thanks for your answer, @bob!", "Thanks for your answer, @dave!"]);
+      expect(answers.map((p) => p.text).sort()).toEqual([
+        "Thanks for your answer, @bob!",
+        "Thanks for your answer, @dave!",
+      ]);
 
       const hides = lines.filter((l) => l.plugin === "moderate" && String(l.msg).startsWith("hid "));
       expect(hides.map((l) => [l.post, l.rule, l.match]).sort()).toEqual(
@@ -86,7 +92,12 @@ describe("the moderate plugin, end to end", () => {
     const posts = bed.sandbox.context.data.world.posts;
     expect(posts[replies.benign2.id]!.hidden).toBe(true);
     expect(posts[replies.benign1.id]!.hidden).toBeFalsy();
-    expect(bed.postsBy("host").filter((p) => p.in_reply_to_post_id).map((p) => p.text)).toEqual(["Thanks for your answer, @bob!"]);
+    expect(
+      bed
+        .postsBy("host")
+        .filter((p) => p.in_reply_to_post_id)
+        .map((p) => p.text),
+    ).toEqual(["Thanks for your answer, @bob!"]);
   });
 
   it("with hide: never, hides nothing and logs what it would hide, but still answers none of it", async () => {
@@ -97,8 +108,19 @@ describe("the moderate plugin, end to end", () => {
     await bed.settle();
     const posts = bed.sandbox.context.data.world.posts;
     expect(Object.values(replies).filter((r) => posts[r.id]!.hidden)).toEqual([]);
-    expect(lines.filter((l) => String(l.msg).startsWith("would hide")).map((l) => l.rule).sort()).toEqual(["harassment:nobody-likes-you", "insult:fuck-you", "insult:idiot"]);
-    expect(bed.postsBy("host").filter((p) => p.in_reply_to_post_id).map((p) => p.text).sort()).toEqual(["Thanks for your answer, @bob!", "Thanks for your answer, @dave!"]);
+    expect(
+      lines
+        .filter((l) => String(l.msg).startsWith("would hide"))
+        .map((l) => l.rule)
+        .sort(),
+    ).toEqual(["harassment:nobody-likes-you", "insult:fuck-you", "insult:idiot"]);
+    expect(
+      bed
+        .postsBy("host")
+        .filter((p) => p.in_reply_to_post_id)
+        .map((p) => p.text)
+        .sort(),
+    ).toEqual(["Thanks for your answer, @bob!", "Thanks for your answer, @dave!"]);
   });
 
   it("uses the bot's block and allow lists, and with events [mention] leaves abusive mentions unanswered", async () => {
@@ -119,6 +141,11 @@ describe("the moderate plugin, end to end", () => {
     expect(posts[allowed.id]!.hidden).toBeFalsy();
     // A mention that is not a reply cannot be hidden; it is only left unanswered.
     expect(posts[mention.id]!.hidden).toBeFalsy();
-    expect(bed.postsBy("host").filter((p) => p.in_reply_to_post_id).map((p) => p.in_reply_to_post_id)).toEqual([allowed.id]);
+    expect(
+      bed
+        .postsBy("host")
+        .filter((p) => p.in_reply_to_post_id)
+        .map((p) => p.in_reply_to_post_id),
+    ).toEqual([allowed.id]);
   });
 });

@@ -25,8 +25,19 @@ const seen: Array<{ bot: string; event: string; detail: string }> = [];
 const recorder = definePlugin({
   name: "recorder",
   setup(bot) {
-    bot.on("post", (ctx) => void seen.push({ bot: bot.name, event: "post", detail: `${ctx.rule.tag}:${ctx.post.text}` }));
-    bot.on("schedule", (ctx) => void seen.push({ bot: bot.name, event: "schedule", detail: `${ctx.schedule.name}@${ctx.schedule.at.toISOString()}` }));
+    bot.on(
+      "post",
+      (ctx) => void seen.push({ bot: bot.name, event: "post", detail: `${ctx.rule.tag}:${ctx.post.text}` }),
+    );
+    bot.on(
+      "schedule",
+      (ctx) =>
+        void seen.push({
+          bot: bot.name,
+          event: "schedule",
+          detail: `${ctx.schedule.name}@${ctx.schedule.at.toISOString()}`,
+        }),
+    );
     bot.on("mention", (ctx) => void seen.push({ bot: bot.name, event: "mention", detail: ctx.post.text }));
     bot.on("reply", (ctx) => void seen.push({ bot: bot.name, event: "reply", detail: ctx.post.text }));
     bot.on("follow", (ctx) => void seen.push({ bot: bot.name, event: "follow", detail: ctx.user.username }));
@@ -47,7 +58,14 @@ afterEach(async () => {
 describe("a YAML bot on the runtime", () => {
   it("answers mentions, once each, at the plan's polling pace", async () => {
     bed = await createTestBed({
-      bots: [{ name: "greeter", plan: "basic", triggers: { mentions: {} }, plugins: { echo: { text: "Hello @{author.username}!" } } }],
+      bots: [
+        {
+          name: "greeter",
+          plan: "basic",
+          triggers: { mentions: {} },
+          plugins: { echo: { text: "Hello @{author.username}!" } },
+        },
+      ],
       plugins: { echo },
     });
     const alice = await bed.user("alice");
@@ -89,9 +107,29 @@ describe("a YAML bot on the runtime", () => {
   it("sends each stream post to the bots whose rules matched, with their own tags", async () => {
     bed = await createTestBed({
       bots: [
-        { name: "cats", plan: "pro", triggers: { stream: [{ value: "#cats", tag: "felines" }] }, plugins: { recorder: {} } },
-        { name: "dogs", plan: "pro", triggers: { stream: [{ value: "#dogs", tag: "canines" }, { value: "#pets", tag: "all" }] }, plugins: { recorder: {} } },
-        { name: "birds", plan: "pro", triggers: { stream: [{ value: "#pets", tag: "any" }] }, plugins: { recorder: {} } },
+        {
+          name: "cats",
+          plan: "pro",
+          triggers: { stream: [{ value: "#cats", tag: "felines" }] },
+          plugins: { recorder: {} },
+        },
+        {
+          name: "dogs",
+          plan: "pro",
+          triggers: {
+            stream: [
+              { value: "#dogs", tag: "canines" },
+              { value: "#pets", tag: "all" },
+            ],
+          },
+          plugins: { recorder: {} },
+        },
+        {
+          name: "birds",
+          plan: "pro",
+          triggers: { stream: [{ value: "#pets", tag: "any" }] },
+          plugins: { recorder: {} },
+        },
       ],
       plugins: { recorder },
     });
@@ -101,17 +139,33 @@ describe("a YAML bot on the runtime", () => {
     await bed.post(alice, "a #dogs and #pets post");
     await bed.advance(1_000);
     await bed.settle();
-    const posts = seen.filter((s) => s.event === "post").map((s) => `${s.bot} ${s.detail}`).sort();
-    expect(posts).toEqual(["birds any:a #dogs and #pets post", "cats felines:look at my #cats", "dogs canines:a #dogs and #pets post"]);
+    const posts = seen
+      .filter((s) => s.event === "post")
+      .map((s) => `${s.bot} ${s.detail}`)
+      .sort();
+    expect(posts).toEqual([
+      "birds any:a #dogs and #pets post",
+      "cats felines:look at my #cats",
+      "dogs canines:a #dogs and #pets post",
+    ]);
     // The app's rules were merged: one per value, tagged with every bot that wants it.
-    const rules = Object.values(bed.sandbox.context.data.world.stream_rules).map((r) => `${r.value} ${r.tag}`).sort();
+    const rules = Object.values(bed.sandbox.context.data.world.stream_rules)
+      .map((r) => `${r.value} ${r.tag}`)
+      .sort();
     expect(rules).toEqual(["#cats cats/felines", "#dogs dogs/canines", "#pets dogs/all,birds/any"]);
   });
 
   it("fires schedules on a moved clock, in their time zone", async () => {
     bed = await createTestBed({
       start: Date.parse("2026-01-05T07:00:00Z"),
-      bots: [{ name: "clock", plan: "free", triggers: { schedule: [{ name: "morning", cron: "0 9 * * *", timezone: "Europe/Berlin" }] }, plugins: { recorder: {} } }],
+      bots: [
+        {
+          name: "clock",
+          plan: "free",
+          triggers: { schedule: [{ name: "morning", cron: "0 9 * * *", timezone: "Europe/Berlin" }] },
+          plugins: { recorder: {} },
+        },
+      ],
       plugins: { recorder },
     });
     await bed.advance(2 * 24 * 3_600_000);
@@ -135,12 +189,25 @@ describe("a YAML bot on the runtime", () => {
     bed = await createTestBed({
       logger,
       start: Date.parse("2026-01-05T07:00:00Z"),
-      bots: [{ name: "ticker", plan: "free", triggers: { schedule: [{ name: "tick", cron: "*/10 * * * * *", timezone: "UTC" }] }, plugins: { slow: {} } }],
+      bots: [
+        {
+          name: "ticker",
+          plan: "free",
+          triggers: { schedule: [{ name: "tick", cron: "*/10 * * * * *", timezone: "UTC" }] },
+          plugins: { slow: {} },
+        },
+      ],
       plugins: { slow },
     });
     await bed.advance(25_000); // 07:00:10 starts and hangs; 07:00:20 comes while it runs
     expect(started).toBe(1);
-    expect(lines.some((l) => l.bot === "ticker" && String(l.msg).includes("schedule tick: the previous run is still going; skipping this one"))).toBe(true);
+    expect(
+      lines.some(
+        (l) =>
+          l.bot === "ticker" &&
+          String(l.msg).includes("schedule tick: the previous run is still going; skipping this one"),
+      ),
+    ).toBe(true);
     release();
     await bed.advance(10_000); // 07:00:30 runs
     await bed.settle();
@@ -150,7 +217,14 @@ describe("a YAML bot on the runtime", () => {
   it("continues from its cursor after a restart: nothing missed, nothing repeated", async () => {
     const dir = await mkdtemp(join(tmpdir(), "postbot-restart-"));
     dirs.push(dir);
-    const bots = [{ name: "greeter", plan: "basic" as const, triggers: { mentions: {} }, plugins: { echo: { text: "Hi @{author.username}" } } }];
+    const bots = [
+      {
+        name: "greeter",
+        plan: "basic" as const,
+        triggers: { mentions: {} },
+        plugins: { echo: { text: "Hi @{author.username}" } },
+      },
+    ];
     bed = await createTestBed({ bots, plugins: { echo }, store: await openFileStore(dir) });
     const alice = await bed.user("alice");
     const bob = await bed.user("bob");
@@ -175,7 +249,14 @@ describe("a YAML bot on the runtime", () => {
   });
 
   it("handles first what an earlier run fetched but did not finish (a crash mid-handling)", async () => {
-    const bots = [{ name: "greeter", plan: "basic" as const, triggers: { mentions: {} }, plugins: { echo: { text: "Hi @{author.username}" } } }];
+    const bots = [
+      {
+        name: "greeter",
+        plan: "basic" as const,
+        triggers: { mentions: {} },
+        plugins: { echo: { text: "Hi @{author.username}" } },
+      },
+    ];
     bed = await createTestBed({ bots: [], plugins: {} });
     const alice = await bed.user("alice");
     await bed.sandbox.admin.createUser({ username: "greeter" });
@@ -187,7 +268,14 @@ describe("a YAML bot on the runtime", () => {
     const event = {
       kind: "mention",
       id: `mention:${post.id}`,
-      post: { id: post.id, text: post.text, author_id: alice.id, created_at: new Date(post.created_at).toISOString(), conversation_id: post.conversation_id, edit_history_post_ids: [post.id] },
+      post: {
+        id: post.id,
+        text: post.text,
+        author_id: alice.id,
+        created_at: new Date(post.created_at).toISOString(),
+        conversation_id: post.conversation_id,
+        edit_history_post_ids: [post.id],
+      },
       author: { id: alice.id, username: "alice", name: "alice" },
     };
     store.set("inbox:greeter", event.id, event);
@@ -213,7 +301,14 @@ describe("a YAML bot on the runtime", () => {
     });
     bed = await createTestBed({
       logger,
-      bots: [{ name: "sturdy", plan: "pro", triggers: { mentions: {} }, plugins: { thrower: {}, echo: { text: "still here" } } }],
+      bots: [
+        {
+          name: "sturdy",
+          plan: "pro",
+          triggers: { mentions: {} },
+          plugins: { thrower: {}, echo: { text: "still here" } },
+        },
+      ],
       plugins: { thrower, echo },
     });
     const alice = await bed.user("alice");
@@ -240,7 +335,10 @@ describe("a YAML bot on the runtime", () => {
     await bed.settle();
     // The recorder comes first in the file, yet never sees the reply the filter stopped.
     // (Events are handled concurrently, so their order is not asserted.)
-    expect(seen.map((s) => `${s.event}: ${s.detail}`).sort()).toEqual(["mention: @host just a mention", "reply: @host nice question"]);
+    expect(seen.map((s) => `${s.event}: ${s.detail}`).sort()).toEqual([
+      "mention: @host just a mention",
+      "reply: @host nice question",
+    ]);
     expect(bed.sandbox.context.data.world.posts[rude.id]!.hidden).toBe(true);
   });
 
@@ -284,7 +382,8 @@ describe("a YAML bot on the runtime", () => {
       plugins: { echo },
     });
     const doomed = bed.runtime.bots.get("doomed")!.identity.userId;
-    for (const t of Object.values(bed.sandbox.context.data.auth.access_tokens)) if (t.user_id === doomed) t.invalidated_at = bed.clock.now();
+    for (const t of Object.values(bed.sandbox.context.data.auth.access_tokens))
+      if (t.user_id === doomed) t.invalidated_at = bed.clock.now();
     const alice = await bed.user("alice");
     await bed.post(alice, "@doomed @fine hello both");
     await bed.advance(60_000);
@@ -292,7 +391,9 @@ describe("a YAML bot on the runtime", () => {
     expect(bed.postsBy("fine").map((p) => p.text)).toEqual(["fine answers"]);
     expect(bed.postsBy("doomed")).toEqual([]);
     const status = bed.runtime.status().find((s) => s.bot === "doomed")!;
-    expect(status.paused?.reason).toMatch(/refused the account.s token \(401, code 89\); sign it in again \(bot auth login --account doomed\)/);
+    expect(status.paused?.reason).toMatch(
+      /refused the account.s token \(401, code 89\); sign it in again \(bot auth login --account doomed\)/,
+    );
     expect(lines.some((l) => l.bot === "doomed" && String(l.msg).includes("is paused"))).toBe(true);
   });
 
@@ -300,7 +401,12 @@ describe("a YAML bot on the runtime", () => {
     bed = await createTestBed({
       bots: [
         // Polled (not through the stream), so the refusal comes to its poll, not to a reply.
-        { name: "forgotten", plan: "pro", triggers: { mentions: { via: "poll" } }, plugins: { echo: { text: "forgotten answers" } } },
+        {
+          name: "forgotten",
+          plan: "pro",
+          triggers: { mentions: { via: "poll" } },
+          plugins: { echo: { text: "forgotten answers" } },
+        },
         { name: "fine", plan: "pro", triggers: { mentions: {} }, plugins: { echo: { text: "fine answers" } } },
       ],
       plugins: { echo },
@@ -324,7 +430,15 @@ describe("a YAML bot on the runtime", () => {
 
   it("stops at once while actions wait for the budget, keeping them for the next start", async () => {
     const { lines, logger } = capture();
-    const bots = [{ name: "capped", plan: "pro" as const, budget: { reply: { max: 1, per: "1h" } }, triggers: { mentions: {} }, plugins: { echo: { text: "once an hour: @{author.username}" } } }];
+    const bots = [
+      {
+        name: "capped",
+        plan: "pro" as const,
+        budget: { reply: { max: 1, per: "1h" } },
+        triggers: { mentions: {} },
+        plugins: { echo: { text: "once an hour: @{author.username}" } },
+      },
+    ];
     bed = await createTestBed({ logger, bots, plugins: { echo } });
     const alice = await bed.user("alice");
     const bob = await bed.user("bob");
@@ -341,7 +455,12 @@ describe("a YAML bot on the runtime", () => {
     bed = await createTestBed({ sandbox, store: bed.store, bots, plugins: { echo } });
     await bed.advance(3_600_000);
     await bed.settle();
-    expect(bed.postsBy("capped").map((p) => p.text).sort()).toEqual(["once an hour: @alice", "once an hour: @bob"]);
+    expect(
+      bed
+        .postsBy("capped")
+        .map((p) => p.text)
+        .sort(),
+    ).toEqual(["once an hour: @alice", "once an hour: @bob"]);
     await bed.stop();
     await sandbox.close();
     bed = undefined;
@@ -349,9 +468,15 @@ describe("a YAML bot on the runtime", () => {
 
   it("warns when a plugin handles events that none of the bot's triggers produce", async () => {
     const { lines, logger } = capture();
-    bed = await createTestBed({ logger, bots: [{ name: "deaf", plan: "pro", plugins: { echo: { text: "unheard" } } }], plugins: { echo } });
+    bed = await createTestBed({
+      logger,
+      bots: [{ name: "deaf", plan: "pro", plugins: { echo: { text: "unheard" } } }],
+      plugins: { echo },
+    });
     const warning = lines.find((l) => l.bot === "deaf" && l.level === 40);
-    expect(warning?.msg).toBe('a plugin handles "mention" events but the bot has no mentions trigger, so none will come; add triggers: { mentions: {} } to deaf.yaml');
+    expect(warning?.msg).toBe(
+      'a plugin handles "mention" events but the bot has no mentions trigger, so none will come; add triggers: { mentions: {} } to deaf.yaml',
+    );
   });
 
   it("sends nothing in a dry run, but logs and counts the actions", async () => {

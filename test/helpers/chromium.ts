@@ -39,11 +39,20 @@ export interface Chromium {
 
 /** Starts Chromium with a fresh profile and one page; rejects after `timeoutMs` (default 60 s). */
 export async function openChromium(timeoutMs = 60_000): Promise<Chromium> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install it with apt-get install -y --no-install-recommends chromium (.ci/run does)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install it with apt-get install -y --no-install-recommends chromium (.ci/run does)`,
+    );
   const profile = await mkdtemp(join(tmpdir(), "postbot-chromium-"));
   let context: BrowserContext;
   try {
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: timeoutMs, viewport: { width: 1400, height: 900 } });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      timeout: timeoutMs,
+      viewport: { width: 1400, height: 900 },
+    });
   } catch (err) {
     await rm(profile, { recursive: true, force: true });
     throw err;

@@ -39,7 +39,11 @@ export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
 }
 
 /** Runs `bot ARGS` to its end (stdin closed at once) and returns what it printed. */
-export function runBot(args: string[], env: Record<string, string> = {}, options: Omit<SpawnOptions, "env"> = {}): Promise<BotRun> {
+export function runBot(
+  args: string[],
+  env: Record<string, string> = {},
+  options: Omit<SpawnOptions, "env"> = {},
+): Promise<BotRun> {
   return new Promise((done, fail) => {
     const child = spawnBot(args, { ...options, env });
     let stdout = "";

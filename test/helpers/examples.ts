@@ -12,7 +12,15 @@ import { join } from "node:path";
 export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "host", "morning"] as const;
 
 /** The plugins of `plugins/` that come with postbot (the examples the README documents). */
-export const EXAMPLE_PLUGINS = ["follow-back", "like", "moderate", "reply", "repost", "schedule-post", "welcome-dm"] as const;
+export const EXAMPLE_PLUGINS = [
+  "follow-back",
+  "like",
+  "moderate",
+  "reply",
+  "repost",
+  "schedule-post",
+  "welcome-dm",
+] as const;
 
 /** Copies the example bot files into a new temporary directory and returns its path. */
 export async function exampleBotsDir(): Promise<string> {

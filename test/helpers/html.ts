@@ -32,7 +32,12 @@ export function readForm(html: string): PageForm {
     fields[name] = attr(tag, "value") ?? "";
     if (attr(tag, "type") !== "hidden") visible.push(name);
   }
-  return { action: attr(form[0], "action") ?? "", method: (attr(form[0], "method") ?? "get").toUpperCase(), fields, visible };
+  return {
+    action: attr(form[0], "action") ?? "",
+    method: (attr(form[0], "method") ?? "get").toUpperCase(),
+    fields,
+    visible,
+  };
 }
 
 /** The cookie a response sets, as a `Cookie` header value (`name=value`). */

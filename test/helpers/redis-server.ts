@@ -60,7 +60,9 @@ function installExitHook(): void {
 function requireRedisServer(): void {
   const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {
-    throw new Error("redis-server is not on PATH: install it with `apt-get install -y redis-server` (.ci/run does when it is missing)");
+    throw new Error(
+      "redis-server is not on PATH: install it with `apt-get install -y redis-server` (.ci/run does when it is missing)",
+    );
   }
 }
 
@@ -88,14 +90,42 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
   let port = 0;
 
   const launch = async (): Promise<void> => {
-    const args = ["--port", String(port), "--bind", "127.0.0.1", "--unixsocket", join(dir, "redis.sock"), "--unixsocketperm", "700", "--dir", dir, "--save", "", "--appendonly", "no", "--shutdown-on-sigterm", "save", "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "notice", "--logfile", ""];
+    const args = [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--unixsocket",
+      join(dir, "redis.sock"),
+      "--unixsocketperm",
+      "700",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--shutdown-on-sigterm",
+      "save",
+      "--daemonize",
+      "no",
+      "--protected-mode",
+      "yes",
+      "--loglevel",
+      "notice",
+      "--logfile",
+      "",
+    ];
     const proc = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
     live.add(proc);
     proc.once("exit", () => live.delete(proc));
     child = proc;
     let output = "";
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error(`redis-server on port ${port} was not ready within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => fail(new Error(`redis-server on port ${port} was not ready within ${timeoutMs} ms:\n${output}`)),
+        timeoutMs,
+      );
       const fail = (err: Error) => {
         clearTimeout(timer);
         proc.kill("SIGKILL");
@@ -112,14 +142,19 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
       proc.stdout?.on("data", onData);
       proc.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
       proc.once("error", fail);
-      proc.once("exit", (code, signal) => fail(new Error(`redis-server on port ${port} exited (${signal ?? code}) before it was ready:\n${output}`)));
+      proc.once("exit", (code, signal) =>
+        fail(new Error(`redis-server on port ${port} exited (${signal ?? code}) before it was ready:\n${output}`)),
+      );
     });
     // Keep draining its output so a chatty server never blocks on a full pipe.
     proc.stdout?.resume();
     proc.stderr?.resume();
   };
 
-  const waitExit = (proc: ChildProcess) => new Promise<void>((resolve) => (proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.once("exit", () => resolve())));
+  const waitExit = (proc: ChildProcess) =>
+    new Promise<void>((resolve) =>
+      proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.once("exit", () => resolve()),
+    );
 
   const stop = async (): Promise<void> => {
     const proc = child;

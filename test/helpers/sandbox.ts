@@ -63,12 +63,21 @@ export interface TestResponse {
 }
 
 /** RFC 3986 encoding, which is also what oauth-1.0a decodes query strings with. */
-export const pct = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+export const pct = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 const queryString = (q: Record<string, string> | undefined) =>
-  q && Object.keys(q).length > 0 ? "?" + Object.entries(q).map(([k, v]) => `${pct(k)}=${pct(v)}`).join("&") : "";
+  q && Object.keys(q).length > 0
+    ? "?" +
+      Object.entries(q)
+        .map(([k, v]) => `${pct(k)}=${pct(v)}`)
+        .join("&")
+    : "";
 
-const formString = (f: Record<string, string>) => Object.entries(f).map(([k, v]) => `${pct(k)}=${pct(v)}`).join("&");
+const formString = (f: Record<string, string>) =>
+  Object.entries(f)
+    .map(([k, v]) => `${pct(k)}=${pct(v)}`)
+    .join("&");
 
 async function toResponse(res: Response): Promise<TestResponse> {
   const text = await res.text();
@@ -122,7 +131,12 @@ export interface TestSandbox {
   /** The app's bearer token from `POST /oauth2/token`. */
   appBearer(app: AppView): Promise<string>;
   /** A PKCE token of the user for the app, through the authorization page and the token endpoint. */
-  pkce(app: AppView, user: { username: string }, scopes: string[], opts?: { password?: string; method?: "S256" | "plain" }): Promise<PkceTokens>;
+  pkce(
+    app: AppView,
+    user: { username: string },
+    scopes: string[],
+    opts?: { password?: string; method?: "S256" | "plain" },
+  ): Promise<PkceTokens>;
   /** An admin API call over HTTP. */
   adminCall(method: string, path: string, body?: unknown, token?: string): Promise<TestResponse>;
 }
@@ -207,7 +221,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
       if (!redirect) throw new Error("the app needs a callback URL for PKCE (createApp({ callback_urls: [...] }))");
       const verifier = "v".repeat(20) + Math.random().toString(36).slice(2).padEnd(30, "x");
       const method = opts.method ?? "S256";
-      const challenge = method === "S256" ? (await import("node:crypto")).createHash("sha256").update(verifier).digest("base64url") : verifier;
+      const challenge =
+        method === "S256"
+          ? (await import("node:crypto")).createHash("sha256").update(verifier).digest("base64url")
+          : verifier;
       const fields = {
         response_type: "code",
         client_id: app.client_id,
@@ -219,15 +236,30 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
       };
       // As a browser: open the page, then post its form (hidden fields and CSRF token included).
       const page = await send("GET", "/i/oauth2/authorize", { query: fields });
-      if (page.status !== 200) throw new Error(`the authorization page answered ${page.status}: ${page.text.slice(0, 300)}`);
+      if (page.status !== 200)
+        throw new Error(`the authorization page answered ${page.status}: ${page.text.slice(0, 300)}`);
       const approved = await send("POST", "/i/oauth2/authorize", {
-        form: { ...readForm(page.text).fields, username: user.username, password: opts.password ?? "sandbox", decision: "allow" },
+        form: {
+          ...readForm(page.text).fields,
+          username: user.username,
+          password: opts.password ?? "sandbox",
+          decision: "allow",
+        },
       });
       const location = approved.headers.get("location");
       const code = location && new URL(location).searchParams.get("code");
-      if (!code) throw new Error(`the authorization page did not redirect with a code (${approved.status}): ${approved.text.slice(0, 300)}`);
+      if (!code)
+        throw new Error(
+          `the authorization page did not redirect with a code (${approved.status}): ${approved.text.slice(0, 300)}`,
+        );
       const res = await send("POST", "/2/oauth2/token", {
-        form: { grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: verifier, client_id: app.client_id },
+        form: {
+          grant_type: "authorization_code",
+          code,
+          redirect_uri: redirect,
+          code_verifier: verifier,
+          client_id: app.client_id,
+        },
       });
       if (res.status !== 200) throw new Error(`POST /2/oauth2/token answered ${res.status}: ${res.text}`);
       return res.body as PkceTokens;

@@ -84,7 +84,11 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
     await redis?.close();
   });
   afterEach(async () => {
-    for (const p of procs.splice(0)) await Promise.race([p.shared.stop().catch(() => p.shared.redis.disconnect()), new Promise((r) => setTimeout(r, 5_000))]);
+    for (const p of procs.splice(0))
+      await Promise.race([
+        p.shared.stop().catch(() => p.shared.redis.disconnect()),
+        new Promise((r) => setTimeout(r, 5_000)),
+      ]);
     await sandbox?.close();
     sandbox = undefined;
     if (!redis.running()) await redis.restart();
@@ -115,12 +119,25 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
       sandbox = await createSandbox({ clock });
       // pro: with "stream", mentions come through the app's stream (no polling but the catch-up polls).
       const triggers = { mentions: mentions === "poll" ? { via: "poll" as const } : {} };
-      hosted = await provisionBots(sandbox, names.map((name) => testBotConfig({ name, plan: "pro", triggers, plugins: { [plugin.name]: {} } }, { [plugin.name]: plugin })));
+      hosted = await provisionBots(
+        sandbox,
+        names.map((name) =>
+          testBotConfig({ name, plan: "pro", triggers, plugins: { [plugin.name]: {} } }, { [plugin.name]: plugin }),
+        ),
+      );
     },
     async proc(name, o = {}) {
       const { lines, logger } = captureLogs("info");
       const leaseClock = o.claimsClock ?? createClock();
-      const shared = await openSharedState({ url: redis.url, bots: names, clock: leaseClock, logger, ttlMs: TTL, everyMs: EVERY, ...(o.settleMs !== undefined ? { settleMs: o.settleMs } : {}) });
+      const shared = await openSharedState({
+        url: redis.url,
+        bots: names,
+        clock: leaseClock,
+        logger,
+        ttlMs: TTL,
+        everyMs: EVERY,
+        ...(o.settleMs !== undefined ? { settleMs: o.settleMs } : {}),
+      });
       const runtime = await startRuntime({
         baseUrl: sandbox!.url,
         bots: hosted,
@@ -128,7 +145,19 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
         clock,
         logger,
         hosting: "claimed",
-        ...(mentions === "stream" ? { shared: { redis: shared.redis, leases: shared.leases, owner: shared.owner, clock: leaseClock, ttlMs: TTL, everyMs: EVERY, leaseOf: (bot: string) => shared.claims.current(bot) } } : {}),
+        ...(mentions === "stream"
+          ? {
+              shared: {
+                redis: shared.redis,
+                leases: shared.leases,
+                owner: shared.owner,
+                clock: leaseClock,
+                ttlMs: TTL,
+                everyMs: EVERY,
+                leaseOf: (bot: string) => shared.claims.current(bot),
+              },
+            }
+          : {}),
         drainMs: 500,
       });
       await shared.run(runtime);
@@ -139,7 +168,11 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
     running,
     balanced(ps, perProcess) {
       const all = running(ps);
-      return all.length === names.length && new Set(all).size === names.length && (perProcess === undefined || ps.every((p) => p.runtime.bots.size === perProcess));
+      return (
+        all.length === names.length &&
+        new Set(all).size === names.length &&
+        (perProcess === undefined || ps.every((p) => p.runtime.bots.size === perProcess))
+      );
     },
     async settle(ps) {
       for (let i = 0; i < 2; i++) for (const p of ps) await p.runtime.idle();
@@ -152,9 +185,12 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
         .map((p) => p.in_reply_to_post_id ?? "");
     },
     async mentionEach(text) {
-      const alice = users().find((u) => u.username === "alice") ?? (await sandbox!.admin.createUser({ username: "alice", name: "alice" }));
+      const alice =
+        users().find((u) => u.username === "alice") ??
+        (await sandbox!.admin.createUser({ username: "alice", name: "alice" }));
       const ids = new Map<string, string>();
-      for (const bot of names) ids.set(bot, (await sandbox!.admin.createPost({ author_id: alice.id, text: `@${bot} ${text}` })).id);
+      for (const bot of names)
+        ids.set(bot, (await sandbox!.admin.createPost({ author_id: alice.id, text: `@${bot} ${text}` })).id);
       return ids;
     },
   };

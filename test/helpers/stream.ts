@@ -35,9 +35,13 @@ export async function openStream(url: string, headers: Record<string, string>): 
     headers: res.headers,
     text: () => received,
     ended,
-    until: (check) => vi.waitFor(() => {
-      if (!check(received)) throw new Error(`stream so far: ${JSON.stringify(received)}`);
-    }, { timeout: 5_000, interval: 5 }),
+    until: (check) =>
+      vi.waitFor(
+        () => {
+          if (!check(received)) throw new Error(`stream so far: ${JSON.stringify(received)}`);
+        },
+        { timeout: 5_000, interval: 5 },
+      ),
     close: () => abort.abort(),
   };
 }

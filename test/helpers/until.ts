@@ -5,7 +5,12 @@
  */
 
 /** Resolves once `probe` says yes (anything but `false`/`undefined`), with that answer; throws `not within N s: what` after `boundMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, boundMs = 15_000, everyMs = 20): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  boundMs = 15_000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + boundMs;
   for (;;) {
     const value = await probe();

@@ -16,7 +16,11 @@ function setup(store = createMemoryStore()) {
 }
 
 /** Takes slots until the budget says no; returns how many it gave. */
-function drain(budget: ReturnType<BudgetBook["account"]>, endpoint: Parameters<typeof limitsFor>[0], action?: string): number {
+function drain(
+  budget: ReturnType<BudgetBook["account"]>,
+  endpoint: Parameters<typeof limitsFor>[0],
+  action?: string,
+): number {
   let n = 0;
   while (budget.check(endpoint, action).ok) {
     budget.take(endpoint, action);
@@ -89,7 +93,10 @@ describe("budget windows", () => {
 
   it("applies a per-action cap on top of the plan, per action, and a cap of 0 turns the action off", async () => {
     const { book, clock } = setup();
-    const budget = book.account({ appId: "app", userId: "u", plan: "pro", bot: "greeter" }, { caps: { reply: { max: 2, per: 3_600_000 }, like: { max: 0, per: 60_000 } } });
+    const budget = book.account(
+      { appId: "app", userId: "u", plan: "pro", bot: "greeter" },
+      { caps: { reply: { max: 2, per: 3_600_000 }, like: { max: 0, per: 60_000 } } },
+    );
     expect(drain(budget, "POST /2/posts", "reply")).toBe(2);
     const r = budget.check("POST /2/posts", "reply");
     expect(r.ok).toBe(false);
@@ -111,7 +118,9 @@ describe("budget windows", () => {
     drain(budget, "POST /2/users/:id/following"); // 5/15m U
     await Promise.resolve(); // windows are written in a microtask
     const second = new BudgetBook({ store, clock: first.clock });
-    expect(second.account({ appId: "app", userId: "u", plan: "basic" }).check("POST /2/users/:id/following").ok).toBe(false);
+    expect(second.account({ appId: "app", userId: "u", plan: "basic" }).check("POST /2/users/:id/following").ok).toBe(
+      false,
+    );
     expect(store.entries("budget.windows")).toHaveLength(1);
     await first.clock.advance(15 * 60_000);
     new BudgetBook({ store, clock: first.clock }); // compaction on open
@@ -135,10 +144,14 @@ describe("corrections from the service's headers", () => {
     const budget = book.account({ appId: "app", userId: "u", plan: "pro" });
     // pro mentions: 300/15m U; 450/15m A. Another process used 100 of the user's window.
     budget.take("GET /2/users/:id/mentions");
-    budget.observe("GET /2/users/:id/mentions", { window: { limit: 300, remaining: 199, resetAt: clock.now() + 900_000 } });
+    budget.observe("GET /2/users/:id/mentions", {
+      window: { limit: 300, remaining: 199, resetAt: clock.now() + 900_000 },
+    });
     expect(budget.remaining("GET /2/users/:id/mentions")).toBe(199);
     // A report of more room than counted frees nothing.
-    budget.observe("GET /2/users/:id/mentions", { window: { limit: 300, remaining: 299, resetAt: clock.now() + 900_000 } });
+    budget.observe("GET /2/users/:id/mentions", {
+      window: { limit: 300, remaining: 299, resetAt: clock.now() + 900_000 },
+    });
     expect(budget.remaining("GET /2/users/:id/mentions")).toBe(199);
   });
 
@@ -174,7 +187,8 @@ describe("corrections from the service's headers", () => {
     const { book, clock, lines } = setup();
     const budget = book.account({ appId: "app", userId: "u", plan: "pro" });
     const reset = clock.now() + 120_000;
-    for (let i = 0; i < 3; i++) budget.observe("POST /2/users/:id/likes", { window: { limit: 200, remaining: 0, resetAt: reset } });
+    for (let i = 0; i < 3; i++)
+      budget.observe("POST /2/users/:id/likes", { window: { limit: 200, remaining: 0, resetAt: reset } });
     const r = budget.check("POST /2/users/:id/likes");
     expect(r.ok === false && r.readyAt === reset).toBe(true);
     const warnings = lines.filter((l) => String(l.msg).includes("is the bot file's plan the app's plan"));
@@ -185,7 +199,11 @@ describe("corrections from the service's headers", () => {
     const { book, clock } = setup();
     const budget = book.account({ appId: "app", userId: "u", plan: "basic" });
     budget.take("GET /2/users/:id/mentions");
-    budget.observe("GET /2/users/:id/mentions", { window: { limit: 10, remaining: 0, resetAt: clock.now() + 60_000 } }, 429);
+    budget.observe(
+      "GET /2/users/:id/mentions",
+      { window: { limit: 10, remaining: 0, resetAt: clock.now() + 60_000 } },
+      429,
+    );
     expect(budget.describe("GET /2/users/:id/mentions").windows.find((w) => w.scope === "user")!.used).toBe(1);
     const r = budget.check("GET /2/users/:id/mentions");
     expect(r.ok === false && r.readyAt === clock.now() + 60_000 && /paused/.test(r.reason)).toBe(true);

@@ -39,8 +39,15 @@ beforeEach(() => {
 });
 
 /** One process: its own book (own memory), the shared Redis windows, one bot of app "app". */
-function processWith(bot: string, options: { reserve?: number } = {}): { book: BudgetBook; budget: AccountBudget; queue: ActionQueue } {
-  const book = new BudgetBook({ store: createMemoryStore(), clock, shared: new RedisWindows(redis, { prefix: `t${prefix}:` }) });
+function processWith(
+  bot: string,
+  options: { reserve?: number } = {},
+): { book: BudgetBook; budget: AccountBudget; queue: ActionQueue } {
+  const book = new BudgetBook({
+    store: createMemoryStore(),
+    clock,
+    shared: new RedisWindows(redis, { prefix: `t${prefix}:` }),
+  });
   const budget = book.account({ appId: "app", userId: `user-${bot}`, plan: "basic", bot }, options);
   return { book, budget, queue: new ActionQueue({ clock }) };
 }
@@ -91,10 +98,15 @@ describe("budget windows shared on Redis", () => {
     const byBot = new Map<string, number>();
     for (const p of procs) {
       for (let i = 0; i < 40; i++) {
-        p.queue.acquire({ budget: p.budget, bot: p.budget.account.bot, endpoint: MENTIONS, priority: 1, label: `poll ${i}` }).then((slot: Slot) => {
-          times.push(slot.at);
-          byBot.set(p.budget.account.bot, (byBot.get(p.budget.account.bot) ?? 0) + 1);
-        }, () => undefined); // closed at the end: the rest never get a slot
+        p.queue
+          .acquire({ budget: p.budget, bot: p.budget.account.bot, endpoint: MENTIONS, priority: 1, label: `poll ${i}` })
+          .then(
+            (slot: Slot) => {
+              times.push(slot.at);
+              byBot.set(p.budget.account.bot, (byBot.get(p.budget.account.bot) ?? 0) + 1);
+            },
+            () => undefined,
+          ); // closed at the end: the rest never get a slot
       }
     }
     // Four windows' worth of time: 4 x 15 = 60 of the 120 waiting requests can go.
@@ -117,7 +129,15 @@ describe("budget windows shared on Redis", () => {
     const slot = await a.budget.claim(MENTIONS);
     expect(slot.ok).toBe(true);
     // The service says only 3 of the app's 15 are left (someone else used the token's app).
-    if (slot.ok) a.budget.settle(slot.slot, { status: 200, headers: { "x-rate-limit-limit": "15", "x-rate-limit-remaining": "3", "x-rate-limit-reset": String((START + MIN15) / 1000) } });
+    if (slot.ok)
+      a.budget.settle(slot.slot, {
+        status: 200,
+        headers: {
+          "x-rate-limit-limit": "15",
+          "x-rate-limit-remaining": "3",
+          "x-rate-limit-reset": String((START + MIN15) / 1000),
+        },
+      });
     await a.book.sharedWrites(); // the correction is written in the background
     const got = await Promise.all(Array.from({ length: 6 }, () => b.budget.claim(MENTIONS)));
     expect(got.filter((r) => r.ok)).toHaveLength(3);
@@ -163,7 +183,10 @@ describe("budget windows shared on Redis", () => {
   it("keeps the bot's reserve and caps across processes", async () => {
     const [a, b] = [processWith("a", { reserve: 0.4 }), processWith("b", { reserve: 0.4 })];
     // 15 - floor(15 * 0.4) = 9 usable of the app's window; each user 10 - 4 = 6.
-    const got = await Promise.all([...Array.from({ length: 8 }, () => a.budget.claim(MENTIONS)), ...Array.from({ length: 8 }, () => b.budget.claim(MENTIONS))]);
+    const got = await Promise.all([
+      ...Array.from({ length: 8 }, () => a.budget.claim(MENTIONS)),
+      ...Array.from({ length: 8 }, () => b.budget.claim(MENTIONS)),
+    ]);
     expect(got.filter((r) => r.ok)).toHaveLength(9);
   });
 
@@ -176,12 +199,33 @@ describe("budget windows shared on Redis", () => {
       const connections = await Promise.all(accounts.map(() => connectRedis(server.url)));
       // Three processes: each its own state, budget book and Redis connection; one bot each, all of one app.
       const procs = accounts.map((account, p) => {
-        const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger: silentLogger, sharedWindows: new RedisWindows(connections[p]!, { prefix: `t${prefix}:` }) });
-        const client = createClient({ baseUrl: t.url, clock: t.clock, logger: silentLogger, auth: { consumer: { key: account.consumer_key, secret: account.consumer_secret }, user: { token: account.token, secret: account.token_secret } } });
-        const bot = system.bot({ bot: `bot${p}`, account: { appId: account.app.id, userId: account.user.id, plan: "basic" }, executor: async () => ({ result: undefined }) });
+        const system = createActionSystem({
+          store: createMemoryStore(),
+          clock: t.clock,
+          logger: silentLogger,
+          sharedWindows: new RedisWindows(connections[p]!, { prefix: `t${prefix}:` }),
+        });
+        const client = createClient({
+          baseUrl: t.url,
+          clock: t.clock,
+          logger: silentLogger,
+          auth: {
+            consumer: { key: account.consumer_key, secret: account.consumer_secret },
+            user: { token: account.token, secret: account.token_secret },
+          },
+        });
+        const bot = system.bot({
+          bot: `bot${p}`,
+          account: { appId: account.app.id, userId: account.user.id, plan: "basic" },
+          executor: async () => ({ result: undefined }),
+        });
         const search = () =>
           bot.read("GET /2/posts/search/recent", async (signal) => {
-            const { body, headers } = await client.exchange("GET /2/posts/search/recent", { query: { query: "hello" } }, { signal });
+            const { body, headers } = await client.exchange(
+              "GET /2/posts/search/recent",
+              { query: { query: "hello" } },
+              { signal },
+            );
             return { result: body, headers };
           });
         return { system, client, bot, search };
@@ -227,7 +271,8 @@ describe("the take script", () => {
   const KEY = "POST /2/users/:id/likes|u:7|15m";
   const claim = [{ key: KEY, windowMs: MIN15, allowed: 15 }];
   const full = (p: string) => `${p}w:${KEY}`;
-  const calls = async (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info("commandstats"))?.[1] ?? 0);
+  const calls = async (command: string) =>
+    Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info("commandstats"))?.[1] ?? 0);
 
   it("three processes on their own connections, with old events still in the window's key, get exactly what the window has left", async () => {
     const p = `t${prefix}:`;
@@ -239,7 +284,9 @@ describe("the take script", () => {
     const connections = await Promise.all([0, 1, 2].map(() => connectRedis(server.url)));
     try {
       const windows = connections.map((c) => new RedisWindows(c, { prefix: p }));
-      const results = await Promise.all(windows.flatMap((w) => Array.from({ length: 12 }, () => w.take(claim, [], START))));
+      const results = await Promise.all(
+        windows.flatMap((w) => Array.from({ length: 12 }, () => w.take(claim, [], START))),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(12); // 15 less the 3 live
       for (const r of results) if (!r.ok) expect(r.readyAt).toBe(START - 1_000 + MIN15);
       expect(await redis.zcard(full(p))).toBe(15); // the old ones trimmed once the window looked full

@@ -21,9 +21,26 @@ import type { Classifier } from "../../src/moderation/index.ts";
 
 /** What each text tests. The own fixture uses the first eight; newer batches use all. */
 export const KINDS = [
-  "profanity", "slur", "obfuscated", "threat", "harassment", "lookalike", "emphasis", "benign",
-  "insult", "group", "masked", "death-wish", "sack-of", "dehumanising", "sexual", "dox",
-  "criticism", "sarcasm", "quoting", "figurative",
+  "profanity",
+  "slur",
+  "obfuscated",
+  "threat",
+  "harassment",
+  "lookalike",
+  "emphasis",
+  "benign",
+  "insult",
+  "group",
+  "masked",
+  "death-wish",
+  "sack-of",
+  "dehumanising",
+  "sexual",
+  "dox",
+  "criticism",
+  "sarcasm",
+  "quoting",
+  "figurative",
 ] as const;
 export type Kind = (typeof KINDS)[number];
 
@@ -117,9 +134,18 @@ export function scoreBatch(classifier: Classifier, batch: Batch): Score {
     else if (row.abusive) fn++;
     if (verdict.abusive !== row.abusive) {
       const fired = verdict.rules.map((r) => `${r.rule} "${r.match}"`).join(", ") || "no rule";
-      wrong.push(`${row.abusive ? "missed     " : "false alarm"} ${batch.file}:${row.line} [${row.kind}] ${JSON.stringify(row.text)} (score ${verdict.score}: ${fired})`);
+      wrong.push(
+        `${row.abusive ? "missed     " : "false alarm"} ${batch.file}:${row.line} [${row.kind}] ${JSON.stringify(row.text)} (score ${verdict.score}: ${fired})`,
+      );
     }
   }
   // A batch with no abusive text (or no verdict of abuse) has nothing to get wrong on that side.
-  return { precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp + fn === 0 ? 1 : tp / (tp + fn), tp, fp, fn, wrong };
+  return {
+    precision: tp + fp === 0 ? 1 : tp / (tp + fp),
+    recall: tp + fn === 0 ? 1 : tp / (tp + fn),
+    tp,
+    fp,
+    fn,
+    wrong,
+  };
 }

@@ -14,7 +14,12 @@ const check = (texts: { yes: string[]; no: string[] }) => {
 
 describe("createClassifier: built-in rules", () => {
   it("finds profanity, obfuscated or not, without calling swearing alone abusive", () => {
-    for (const text of ["this is fucking awesome", "this is fuuuucking awesome", "this is f**king awesome", "holy sh1t"]) {
+    for (const text of [
+      "this is fucking awesome",
+      "this is fuuuucking awesome",
+      "this is f**king awesome",
+      "holy sh1t",
+    ]) {
       const v = classifier.classify(text);
       expect(v.abusive, text).toBe(false);
       expect(v.score, text).toBe(WEIGHTS.profanity);
@@ -38,7 +43,12 @@ describe("createClassifier: built-in rules", () => {
   });
 
   it("does not treat insults about absent people or about oneself as abuse", () => {
-    for (const text of ["the referee is an idiot", "I'm such an idiot, forgot my keys", "this take is stupid", "your bot is broken"]) {
+    for (const text of [
+      "the referee is an idiot",
+      "I'm such an idiot, forgot my keys",
+      "this take is stupid",
+      "your bot is broken",
+    ]) {
       expect(classifier.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
     }
   });
@@ -50,17 +60,34 @@ describe("createClassifier: built-in rules", () => {
     expect(rules(classifier.classify("i'm g0nna k1ll u"))).toEqual(["threat:violence"]);
     expect(rules(classifier.classify("I hope you die"))).toEqual(["threat:wish-death"]);
     expect(rules(classifier.classify("I'll post your home address"))).toEqual(["threat:dox"]);
-    for (const text of ["I'm dying of laughter", "this game kills it", "I'll kill the process", "i will beat you at chess", "I hope you die laughing"]) {
+    for (const text of [
+      "I'm dying of laughter",
+      "this game kills it",
+      "I'll kill the process",
+      "i will beat you at chess",
+      "I hope you die laughing",
+    ]) {
       expect(classifier.classify(text).abusive, text).toBe(false);
     }
   });
 
-  it("reads \"off yourself\" as a threat only as a command, not \"take care of yourself\"", () => {
-    for (const text of ["off yourself", "go off yourself, loser", "just off urself already", "you should off yourself", "nobody likes you. off yourself"]) {
+  it('reads "off yourself" as a threat only as a command, not "take care of yourself"', () => {
+    for (const text of [
+      "off yourself",
+      "go off yourself, loser",
+      "just off urself already",
+      "you should off yourself",
+      "nobody likes you. off yourself",
+    ]) {
       expect(rules(classifier.classify(text)), text).toContain("threat:kill-yourself");
     }
     // Normalised, "off" is "of": these fired the threat until it needed a command.
-    for (const text of ["take care of yourself", "you should be proud of yourself", "be kind to yourself and take care of yourself x", "make the most of yourself this year"]) {
+    for (const text of [
+      "take care of yourself",
+      "you should be proud of yourself",
+      "be kind to yourself and take care of yourself x",
+      "make the most of yourself this year",
+    ]) {
       expect(rulesAlone.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
       expect(classifier.classify(text).abusive, text).toBe(false);
     }
@@ -77,13 +104,30 @@ describe("createClassifier: built-in rules", () => {
     const v = classifier.classify("typical tr4nny");
     expect(v.rules[0]).toEqual({ rule: "slur:tranny", match: "tr4nny", weight: WEIGHTS.slur });
     expect(v.abusive).toBe(true);
-    for (const text of ["pasta e fagioli", "fire retardant", "the Rio Negro", "a chink in the armour", "Dick Van Dyke"]) {
+    for (const text of [
+      "pasta e fagioli",
+      "fire retardant",
+      "the Rio Negro",
+      "a chink in the armour",
+      "Dick Van Dyke",
+    ]) {
       expect(classifier.classify(text).abusive, text).toBe(false);
     }
   });
 
   it("has no Scunthorpe problem", () => {
-    for (const text of ["Scunthorpe", "assessment", "cocktail", "Essex", "Sussex", "classic", "therapist", "shiitake", "Penistone", "cockpit"]) {
+    for (const text of [
+      "Scunthorpe",
+      "assessment",
+      "cocktail",
+      "Essex",
+      "Sussex",
+      "classic",
+      "therapist",
+      "shiitake",
+      "Penistone",
+      "cockpit",
+    ]) {
       expect(classifier.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
     }
   });
@@ -183,16 +227,21 @@ describe("createClassifier: threshold", () => {
     for (const bad of [0, -0.1, 1.5, Number.NaN, "0.5"]) {
       expect(() => createClassifier({ threshold: bad as number }), String(bad)).toThrow(UserError);
     }
-    expect(() => createClassifier({ threshold: 2 })).toThrow(/threshold must be a number above 0 and at most 1 \(got 2\)/);
+    expect(() => createClassifier({ threshold: 2 })).toThrow(
+      /threshold must be a number above 0 and at most 1 \(got 2\)/,
+    );
     expect(createClassifier({ threshold: 1 }).classify("x").abusive).toBe(false);
   });
 });
 
 describe("createClassifier: abuse the first rules missed (issue 12)", () => {
-
   it("reads words masked with symbols against known words, not symbol by symbol", () => {
     expect(rules(classifier.classify("what an !diot"))).toEqual(["insult:idiot"]);
-    expect(classifier.classify("f!ck you").rules[0]).toEqual({ rule: "insult:fuck-you", match: "f!ck you", weight: WEIGHTS.insult });
+    expect(classifier.classify("f!ck you").rules[0]).toEqual({
+      rule: "insult:fuck-you",
+      match: "f!ck you",
+      weight: WEIGHTS.insult,
+    });
     check({
       yes: ["shut up you @sshole", "you absolute tw@t", "@ss hat", "you're a s!ut", "what a c***", "fμck you"],
       no: ["wow!!!", "!important", "e-mail me", "@sam_codes great post", "price: $5!"],
@@ -202,24 +251,57 @@ describe("createClassifier: abuse the first rules missed (issue 12)", () => {
   it("finds insults aimed at a group the reply addresses, not the same nouns elsewhere", () => {
     expect(rules(classifier.classify("what a bunch of idiots"))).toEqual(["insult:idiots"]);
     check({
-      yes: ["you're all morons", "y'all are losers", "pack of losers, every one of you", "the replies are full of idiots"],
-      no: ["what a bunch of flowers! so pretty", "you're all invited to the party", "a pack of wolves on the trail cam", "everyone here is so nice"],
+      yes: [
+        "you're all morons",
+        "y'all are losers",
+        "pack of losers, every one of you",
+        "the replies are full of idiots",
+      ],
+      no: [
+        "what a bunch of flowers! so pretty",
+        "you're all invited to the party",
+        "a pack of wolves on the trail cam",
+        "everyone here is so nice",
+      ],
     });
   });
 
   it("finds insults aimed at the people behind the account, not about absent third parties", () => {
     expect(rules(classifier.classify("whoever runs this account is a complete moron"))).toEqual(["insult:moron"]);
     check({
-      yes: ["your admins are a bunch of clowns", "the person who programmed you is an idiot", "tell your owner he's a worthless hack"],
-      no: ["the referee is an idiot", "whoever runs this account is a genius", "the devs are legends", "the owner is wrong about this"],
+      yes: [
+        "your admins are a bunch of clowns",
+        "the person who programmed you is an idiot",
+        "tell your owner he's a worthless hack",
+      ],
+      no: [
+        "the referee is an idiot",
+        "whoever runs this account is a genius",
+        "the devs are legends",
+        "the owner is wrong about this",
+      ],
     });
   });
 
   it("finds death wishes that do not say 'kill', and not the figures of speech that sound like them", () => {
     expect(rules(classifier.classify("drop dead"))).toEqual(["threat:wish-death"]);
     check({
-      yes: ["hope you choke", "go play in traffic", "nobody would care if you died", "wish you were dead", "should have been aborted", "stop existing"],
-      no: ["drop dead gorgeous", "hope you feel better soon", "I'm dying of laughter", "you killed it", "kill it on stage tonight!", "I'd kill for a coffee"],
+      yes: [
+        "hope you choke",
+        "go play in traffic",
+        "nobody would care if you died",
+        "wish you were dead",
+        "should have been aborted",
+        "stop existing",
+      ],
+      no: [
+        "drop dead gorgeous",
+        "hope you feel better soon",
+        "I'm dying of laughter",
+        "you killed it",
+        "kill it on stage tonight!",
+        "I'd kill for a coffee",
+      ],
     });
   });
 
@@ -232,7 +314,11 @@ describe("createClassifier: abuse the first rules missed (issue 12)", () => {
   });
 
   it("does not count abuse quoted to report it, but does count a quote with nothing reported", () => {
-    for (const text of ["the troll who wrote 'kys' got banned, good", "someone replied 'kill yourself' to me and got suspended", '"you idiot" is not an argument']) {
+    for (const text of [
+      "the troll who wrote 'kys' got banned, good",
+      "someone replied 'kill yourself' to me and got suspended",
+      '"you idiot" is not an argument',
+    ]) {
       expect(classifier.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
     }
     expect(abusive("'kys' lol")).toBe(true);
@@ -243,31 +329,67 @@ describe("createClassifier: abuse the first rules missed (issue 12)", () => {
     check({
       yes: [],
       no: [
-        "this is fucking brilliant", "holy shit that's great", "fuck yes, finally some good news", "the fucking train was late again",
-        "Scunthorpe", "cocktail", "assassin", "classic", "Penistone", "therapist", "grape", "Cockermouth is lovely", "Sussex cricket",
+        "this is fucking brilliant",
+        "holy shit that's great",
+        "fuck yes, finally some good news",
+        "the fucking train was late again",
+        "Scunthorpe",
+        "cocktail",
+        "assassin",
+        "classic",
+        "Penistone",
+        "therapist",
+        "grape",
+        "Cockermouth is lovely",
+        "Sussex cricket",
       ],
     });
   });
 });
 
 describe("createClassifier: insults aimed at the reader in words no list has (aimed.ts)", () => {
-
   it("names the hit after the insult word and reports the words from 'you' to it", () => {
-    expect(classifier.classify("you are a bumbling oaf").rules).toEqual([{ rule: "insult:oaf", match: "you are a bumbling oaf", weight: WEIGHTS.insult }]);
+    expect(classifier.classify("you are a bumbling oaf").rules).toEqual([
+      { rule: "insult:oaf", match: "you are a bumbling oaf", weight: WEIGHTS.insult },
+    ]);
     expect(rules(classifier.classify("listen here you ignorant swine"))).toEqual(["insult:swine"]);
   });
 
   it("reads insults from the scored lexicon after 'you', 'you are', 'are you' and their spellings", () => {
     check({
-      yes: ["ur a brainless twit", "you're repugnant", "u r one seriously deluded goblin", "are u a nincompoop?", "yer a pillock", "you sound like a gormless plonker"],
-      no: ["you are a genius", "ur a hero", "you're a gem", "you are so kind", "you are right, I was wrong", "are you free on Friday?"],
+      yes: [
+        "ur a brainless twit",
+        "you're repugnant",
+        "u r one seriously deluded goblin",
+        "are u a nincompoop?",
+        "yer a pillock",
+        "you sound like a gormless plonker",
+      ],
+      no: [
+        "you are a genius",
+        "ur a hero",
+        "you're a gem",
+        "you are so kind",
+        "you are right, I was wrong",
+        "are you free on Friday?",
+      ],
     });
   });
 
   it("takes an unknown head noun as an insult after a strong insulting adjective, or 'of a human'", () => {
     check({
-      yes: ["you festering boil", "you're a nasty, vindictive harpy", "you are an absolute walnut of a human", "honestly you are the most insufferable person on this site"],
-      no: ["you lovely boil of a brother", "you're a dark horse", "you're a night owl like me", "you are a human being with rights"],
+      yes: [
+        "you festering boil",
+        "you're a nasty, vindictive harpy",
+        "you are an absolute walnut of a human",
+        "honestly you are the most insufferable person on this site",
+      ],
+      no: [
+        "you lovely boil of a brother",
+        "you're a dark horse",
+        "you're a night owl like me",
+        "you are a human being with rights",
+      ],
     });
   });
 
@@ -275,8 +397,17 @@ describe("createClassifier: insults aimed at the reader in words no list has (ai
     check({
       yes: ["u absolute cabbage", "you're an idiot", "what a fucking idiot"],
       no: [
-        "you absolute legend", "what a bunch of absolute units", "what a fucking game, what a bloody mess", "such a bloody shame", "you're not stupid for asking", "you're never a burden",
-        "if you are a racist, leave this page", "you cheeky bastard, you actually did it", "you crazy sod", "you silly goose", "you goof, you posted it twice",
+        "you absolute legend",
+        "what a bunch of absolute units",
+        "what a fucking game, what a bloody mess",
+        "such a bloody shame",
+        "you're not stupid for asking",
+        "you're never a burden",
+        "if you are a racist, leave this page",
+        "you cheeky bastard, you actually did it",
+        "you crazy sod",
+        "you silly goose",
+        "you goof, you posted it twice",
       ],
     });
   });
@@ -284,31 +415,65 @@ describe("createClassifier: insults aimed at the reader in words no list has (ai
   it("does not read an insult that a verb, pronoun or preposition puts on someone else", () => {
     check({
       yes: ["you two idiots", "you lot are a rabble of halfwits", "your dev team are a bunch of amateurs and frauds"],
-      no: ["you hired a clown for the party?", "did you see that idiot driver", "you remind me of my stupid cat", "you made that moron look smart", "you and your silly puns"],
+      no: [
+        "you hired a clown for the party?",
+        "did you see that idiot driver",
+        "you remind me of my stupid cat",
+        "you made that moron look smart",
+        "you and your silly puns",
+      ],
     });
   });
 });
 
 describe("createClassifier: harassment, death wishes and threats in new words (tuning-8/9)", () => {
-
   it("finds death wishes without 'kill' or 'die you'", () => {
     check({
-      yes: ["may you rot", "hope a piano falls on you", "wishing you a slow painful end", "go step in front of a train", "i'd dance at your funeral", "may your bloodline end with you"],
-      no: ["I hope your plane lands safely", "may your family be blessed", "can't wait to read your next post", "I'd dance at your wedding any day"],
+      yes: [
+        "may you rot",
+        "hope a piano falls on you",
+        "wishing you a slow painful end",
+        "go step in front of a train",
+        "i'd dance at your funeral",
+        "may your bloodline end with you",
+      ],
+      no: [
+        "I hope your plane lands safely",
+        "may your family be blessed",
+        "can't wait to read your next post",
+        "I'd dance at your wedding any day",
+      ],
     });
   });
 
   it("finds persistence the reader cannot escape, and not its friendly look-alikes", () => {
     check({
-      yes: ["blocking me won't help, i have twenty more accounts", "i'm going to keep tagging you until you answer me", "i'll follow you to every thread you post in"],
-      no: ["I'll keep tagging you in the good ones", "blocking me won't help you win the argument lol", "I'll be in your DMs every morning with the report"],
+      yes: [
+        "blocking me won't help, i have twenty more accounts",
+        "i'm going to keep tagging you until you answer me",
+        "i'll follow you to every thread you post in",
+      ],
+      no: [
+        "I'll keep tagging you in the good ones",
+        "blocking me won't help you win the argument lol",
+        "I'll be in your DMs every morning with the report",
+      ],
     });
   });
 
   it("finds calls to pile on a person, and threats of a beating, not their idioms", () => {
     check({
-      yes: ["guys let's all pile on this clown", "touch my post again and you're getting a slap", "i'll wring your scrawny neck", "i'd knock your teeth out"],
-      no: ["lets all pile on the pancakes this morning", "you're getting a slap on the wrist at most", "i'll knock your socks off with this recipe"],
+      yes: [
+        "guys let's all pile on this clown",
+        "touch my post again and you're getting a slap",
+        "i'll wring your scrawny neck",
+        "i'd knock your teeth out",
+      ],
+      no: [
+        "lets all pile on the pancakes this morning",
+        "you're getting a slap on the wrist at most",
+        "i'll knock your socks off with this recipe",
+      ],
     });
   });
 });
@@ -316,10 +481,18 @@ describe("createClassifier: harassment, death wishes and threats in new words (t
 describe("createClassifier: banter, reclaimed words and the account's makers (tuning-10)", () => {
   it("counts an insult half beside laughter or affection, so banter passes and swearing at someone still does not", () => {
     const v = classifier.classify("you idiot 😂😂 I can't breathe");
-    expect(v).toEqual({ abusive: false, score: WEIGHTS.insult / 2, rules: [{ rule: "insult:idiot", match: "you idiot", weight: WEIGHTS.insult / 2 }] });
+    expect(v).toEqual({
+      abusive: false,
+      score: WEIGHTS.insult / 2,
+      rules: [{ rule: "insult:idiot", match: "you idiot", weight: WEIGHTS.insult / 2 }],
+    });
     check({
       yes: ["you fucking idiot 😂", "kill yourself 😂", "you idiot", "lol you idiot"],
-      no: ["haha you absolute clown, love it", "you numpty 😂 it's the other button", "bitch please, we both know you're right"],
+      no: [
+        "haha you absolute clown, love it",
+        "you numpty 😂 it's the other button",
+        "bitch please, we both know you're right",
+      ],
     });
   });
 
@@ -329,15 +502,34 @@ describe("createClassifier: banter, reclaimed words and the account's makers (tu
 
   it("finds insults said of whoever made the account, in the passive or by comparison", () => {
     check({
-      yes: ["this page is run by a gutless weasel", "this bot was clearly made by a moron", "your takes are as dumb as you are", "typical gang of bootlicking losers"],
-      no: ["this page is run by volunteers, be kind", "your takes are as good as always", "a gang of geese on the lake"],
+      yes: [
+        "this page is run by a gutless weasel",
+        "this bot was clearly made by a moron",
+        "your takes are as dumb as you are",
+        "typical gang of bootlicking losers",
+      ],
+      no: [
+        "this page is run by volunteers, be kind",
+        "your takes are as good as always",
+        "a gang of geese on the lake",
+      ],
     });
   });
 
   it("finds threats of hospital, visits and 'before I make you', not their harmless twins", () => {
     check({
-      yes: ["gonna send you to the ER", "you'll be in a wheelchair by the time i'm done", "you won't be laughing when i turn up at your door", "quit posting before i make you"],
-      no: ["gonna send you the slides", "I'll put you in touch with the team", "we'll put you on the guest list", "what are you wearing to the wedding?"],
+      yes: [
+        "gonna send you to the ER",
+        "you'll be in a wheelchair by the time i'm done",
+        "you won't be laughing when i turn up at your door",
+        "quit posting before i make you",
+      ],
+      no: [
+        "gonna send you the slides",
+        "I'll put you in touch with the team",
+        "we'll put you on the guest list",
+        "what are you wearing to the wedding?",
+      ],
     });
   });
 });
@@ -351,18 +543,37 @@ const checkRule = (rule: string, texts: { yes: string[]; no: string[] }) => {
 describe("createClassifier: slurs, however they are spelt", () => {
   it("reads a slur spelt out with dots or dashes after a one-letter word", () => {
     for (const text of ["you're a f.a.g.g.o.t", "ur a f-a-g-g-o-t", "what a f a g g o t", "you're a n.i.g.g.e.r"]) {
-      expect(rulesAlone.classify(text).rules.map((r) => r.rule), text).toContainEqual(expect.stringMatching(/^slur:/));
+      expect(
+        rulesAlone.classify(text).rules.map((r) => r.rule),
+        text,
+      ).toContainEqual(expect.stringMatching(/^slur:/));
     }
     expect(rules(rulesAlone.classify("you absolute m.o.r.o.n"))).toContain("insult:moron");
     expect(rules(rulesAlone.classify("you're a m.o.r.o.n"))).toContain("insult:moron");
   });
 
   it("knows slurs outside obscenity's list, with doubled letters and masks, and not the words that contain them", () => {
-    for (const text of ["typical zipperhead", "shut up you poofter", "go home pikey", "filthy wetbacks", "you f*ggot", "ni99er"]) {
+    for (const text of [
+      "typical zipperhead",
+      "shut up you poofter",
+      "go home pikey",
+      "filthy wetbacks",
+      "you f*ggot",
+      "ni99er",
+    ]) {
       expect(rulesAlone.classify(text).abusive, text).toBe(true);
     }
-    for (const text of ["kaffir lime leaves in the curry", "Donald Fagen's new album", "dinner in Mong Kok", "honky tonk piano night", "Terry Wogan on the radio"]) {
-      expect(rulesAlone.classify(text).rules.filter((r) => r.rule.startsWith("slur:")), text).toEqual([]);
+    for (const text of [
+      "kaffir lime leaves in the curry",
+      "Donald Fagen's new album",
+      "dinner in Mong Kok",
+      "honky tonk piano night",
+      "Terry Wogan on the radio",
+    ]) {
+      expect(
+        rulesAlone.classify(text).rules.filter((r) => r.rule.startsWith("slur:")),
+        text,
+      ).toEqual([]);
     }
   });
 });
@@ -420,15 +631,29 @@ describe("createClassifier: doxxing, veiled threats, pile-ons and sexual remarks
       ],
     });
     checkRule("threat:stalking", {
-      yes: ["I know what time you leave work", "i know which gym you go to", "followed you home yesterday", "been watching your house"],
-      no: ["I know what you mean", "I followed you from your old account", "been watching your videos for years", "I know the way you think"],
+      yes: [
+        "I know what time you leave work",
+        "i know which gym you go to",
+        "followed you home yesterday",
+        "been watching your house",
+      ],
+      no: [
+        "I know what you mean",
+        "I followed you from your old account",
+        "been watching your videos for years",
+        "I know the way you think",
+      ],
     });
   });
 
   it("finds calls to pile on or mass-report the account, and not calls to send it love", () => {
     checkRule("harassment:mass-report", {
       yes: ["everyone mass report this account", "report this page until it's gone", "let's get her account suspended"],
-      no: ["our account got mass reported last week, sorry for the downtime", "please report the bug on the tracker", "let's get this thread to 1k likes"],
+      no: [
+        "our account got mass reported last week, sorry for the downtime",
+        "please report the bug on the tracker",
+        "let's get this thread to 1k likes",
+      ],
     });
     checkRule("harassment:pile-on", {
       yes: ["everyone go flood her replies", "let's all spam his mentions"],
@@ -466,11 +691,26 @@ describe("createClassifier: doxxing, veiled threats, pile-ons and sexual remarks
 describe("createClassifier: the moderator's stock phrases of menace, exposure and exclusion", () => {
   it("finds threats of what the speaker can do or reach, and not the same words meant kindly", () => {
     checkRule("threat:veiled", {
-      yes: ["I'd be careful if I were you", "you have no idea what I'm capable of", "we have people in your area", "I'll make sure your career is over"],
-      no: ["be careful out there, the roads are icy", "you have no idea how happy this makes me", "we have people in your area who can help, call us", "your career is over? no way, you're brilliant"],
+      yes: [
+        "I'd be careful if I were you",
+        "you have no idea what I'm capable of",
+        "we have people in your area",
+        "I'll make sure your career is over",
+      ],
+      no: [
+        "be careful out there, the roads are icy",
+        "you have no idea how happy this makes me",
+        "we have people in your area who can help, call us",
+        "your career is over? no way, you're brilliant",
+      ],
     });
     checkRule("threat:violence", {
-      yes: ["you'll be leaving in an ambulance", "you'll be found in a ditch", "i'll drown you in the bath", "you're getting jumped"],
+      yes: [
+        "you'll be leaving in an ambulance",
+        "you'll be found in a ditch",
+        "i'll drown you in the bath",
+        "you're getting jumped",
+      ],
       no: ["you'll be leaving in a limo", "i'll beat you in the final", "you're getting jumper cables for christmas"],
     });
   });
@@ -484,7 +724,10 @@ describe("createClassifier: the moderator's stock phrases of menace, exposure an
 
   it("finds exclusion and questions about someone's underwear, not their look-alikes", () => {
     checkRule("harassment:not-welcome", { yes: ["you're not welcome here"], no: ["you're welcome here any time"] });
-    checkRule("harassment:sexual", { yes: ["what's your bra size", "nice legs babe"], no: ["what's your shoe size? ordering gifts", "nice legs on that table"] });
+    checkRule("harassment:sexual", {
+      yes: ["what's your bra size", "nice legs babe"],
+      no: ["what's your shoe size? ordering gifts", "nice legs on that table"],
+    });
   });
 });
 
@@ -499,19 +742,30 @@ describe("createClassifier: literal senses of threatening idioms (false alarms f
     ]) {
       expect(rulesAlone.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
     }
-    for (const text of ["watch your back", "sod you", "how much for an hour babe", "i know where you are"]) expect(rulesAlone.classify(text).abusive, text).toBe(true);
+    for (const text of ["watch your back", "sod you", "how much for an hour babe", "i know where you are"])
+      expect(rulesAlone.classify(text).abusive, text).toBe(true);
   });
 
   it("does not take a reported call to pile on, or a screenshot for someone's mum, as harassment", () => {
     checkRule("harassment:pile-on", {
       yes: ["people go flood her inbox"],
-      no: ["someone told people to flood her inbox last night, that's not okay", "screenshot n send to ur mum, she'll love it"],
+      no: [
+        "someone told people to flood her inbox last night, that's not okay",
+        "screenshot n send to ur mum, she'll love it",
+      ],
     });
-    checkRule("harassment:exposure", { yes: ["keep posting, i'm screenshotting it all for your boss"], no: ["screenshot this for your mum, she'll be so proud"] });
+    checkRule("harassment:exposure", {
+      yes: ["keep posting, i'm screenshotting it all for your boss"],
+      no: ["screenshot this for your mum, she'll be so proud"],
+    });
   });
 
   it("leaves a jump start, a stretch and a clean kitchen alone", () => {
-    for (const text of ["I'll jump your car if the battery's flat", "bend over, touch your toes, hold for ten", "a spic and span kitchen is my dream"]) {
+    for (const text of [
+      "I'll jump your car if the battery's flat",
+      "bend over, touch your toes, hold for ten",
+      "a spic and span kitchen is my dream",
+    ]) {
       expect(rulesAlone.classify(text), text).toEqual({ abusive: false, score: 0, rules: [] });
     }
   });
@@ -526,44 +780,90 @@ describe("createClassifier: name-calling about a third person (third-person.ts)"
   };
 
   it("names the hit after the noun in the lexicon's spelling and reports the words that show a person is meant", () => {
-    expect(rulesAlone.classify("this twat thinks the bus is late").rules).toContainEqual({ rule: "insult:twat", match: "this twat thinks", weight: WEIGHTS.insult });
-    expect(rulesAlone.classify("complete bellend of a human").rules).toEqual([{ rule: "insult:bellend", match: "bellend of a human", weight: WEIGHTS.insult }]);
+    expect(rulesAlone.classify("this twat thinks the bus is late").rules).toContainEqual({
+      rule: "insult:twat",
+      match: "this twat thinks",
+      weight: WEIGHTS.insult,
+    });
+    expect(rulesAlone.classify("complete bellend of a human").rules).toEqual([
+      { rule: "insult:bellend", match: "bellend of a human", weight: WEIGHTS.insult },
+    ]);
   });
 
   it("finds an insult noun as the subject of a verb only a person does, after a determiner or opening a clause", () => {
     checkRules({
       yes: [
-        ["this twat thinks the bus is late", "insult:twat"], ["that bitch thinks she can dance", "insult:bitch"],
-        ["b!tch thinks she can dance", "insult:bitch"], ["d i c k h e a d reckons he's funny", "insult:dickhead"],
-        ["that prick keeps parking in my space", "insult:prick"], ["those wankers genuinely think they own the road", "insult:wanker"],
-        ["the twats next door reckon the fence is theirs", "insult:twat"], ["the twat who cut me up on the M6", "insult:twat"],
+        ["this twat thinks the bus is late", "insult:twat"],
+        ["that bitch thinks she can dance", "insult:bitch"],
+        ["b!tch thinks she can dance", "insult:bitch"],
+        ["d i c k h e a d reckons he's funny", "insult:dickhead"],
+        ["that prick keeps parking in my space", "insult:prick"],
+        ["those wankers genuinely think they own the road", "insult:wanker"],
+        ["the twats next door reckon the fence is theirs", "insult:twat"],
+        ["the twat who cut me up on the M6", "insult:twat"],
       ],
       no: [
-        "that girl thinks she can dance, and she can", "my idiot brother thinks he can cook, bless him", "Dick thinks it will rain later",
-        "the rat keeps getting into the compost bin", "the clown says hello to every kid", "git says the branch is two commits behind",
-        "did you see that idiot driver", "did you hear what that idiot councillor said about the library", "the referee is an idiot",
+        "that girl thinks she can dance, and she can",
+        "my idiot brother thinks he can cook, bless him",
+        "Dick thinks it will rain later",
+        "the rat keeps getting into the compost bin",
+        "the clown says hello to every kid",
+        "git says the branch is two commits behind",
+        "did you see that idiot driver",
+        "did you hear what that idiot councillor said about the library",
+        "the referee is an idiot",
       ],
     });
   });
 
   it("finds a scornful 'the absolute ...' naming someone, but not a book title or a thing", () => {
     checkRules({
-      yes: [["the absolute bellend at table 4", "insult:bellend"], ["that fat lazy twat on reception", "insult:twat"]],
-      no: ["the complete idiot's guide to sourdough", "the idiot box is on all day", "the stupid bastard won't start again", "what a fucking game"],
+      yes: [
+        ["the absolute bellend at table 4", "insult:bellend"],
+        ["that fat lazy twat on reception", "insult:twat"],
+      ],
+      no: [
+        "the complete idiot's guide to sourdough",
+        "the idiot box is on all day",
+        "the stupid bastard won't start again",
+        "what a fucking game",
+      ],
     });
   });
 
   it("finds '<insult> behaviour', '<insult> move' and '<insult> energy', not praise or self-mockery", () => {
     checkRules({
-      yes: [["idiot behaviour, parking on the kerb", "insult:idiot"], ["c.u.n.t behaviour", "insult:cunt"], ["tw@t move", "insult:twat"], ["proper bellend energy from the lad at the front", "insult:bellend"]],
-      no: ["big dick energy from that guitar solo", "bad bitch energy in the new video", "idiot behaviour from me, left my phone on the train", "rude behaviour from the bloke in the audi"],
+      yes: [
+        ["idiot behaviour, parking on the kerb", "insult:idiot"],
+        ["c.u.n.t behaviour", "insult:cunt"],
+        ["tw@t move", "insult:twat"],
+        ["proper bellend energy from the lad at the front", "insult:bellend"],
+      ],
+      no: [
+        "big dick energy from that guitar solo",
+        "bad bitch energy in the new video",
+        "idiot behaviour from me, left my phone on the train",
+        "rude behaviour from the bloke in the audi",
+      ],
     });
   });
 
   it("finds '<insult> of a man/woman/human/bloke', not '<insult> of a thing'", () => {
     checkRules({
-      yes: [["absolute tosser of a man", "insult:tosser"], ["complete bellend of a human", "insult:bellend"], ["pig of a bloke, grabbed my arm", "insult:pig"], ["cunt of a landlord", "insult:cunt"]],
-      no: ["a bitch of a commute", "the bastard of a bug took me hours", "son of a gun", "what a beast of a man, deadlifted a car", "a giant of a man", "this prick of light is Venus"],
+      yes: [
+        ["absolute tosser of a man", "insult:tosser"],
+        ["complete bellend of a human", "insult:bellend"],
+        ["pig of a bloke, grabbed my arm", "insult:pig"],
+        ["cunt of a landlord", "insult:cunt"],
+      ],
+      no: [
+        "a bitch of a commute",
+        "the bastard of a bug took me hours",
+        "son of a gun",
+        "what a beast of a man, deadlifted a car",
+        "a giant of a man",
+        "this prick of light is Venus",
+      ],
     });
   });
 
@@ -571,9 +871,19 @@ describe("createClassifier: name-calling about a third person (third-person.ts)"
     checkRules({
       yes: [],
       no: [
-        "this fucking slaps", "holy shit", "this hill is a bitch", "this bastard keeps crashing", "this fucker keeps freezing on the loading screen",
-        "that lucky bastard won the raffle again", "the poor sod thinks it's Friday", "this idiot thought it was Tuesday and missed my train",
-        "I'm the idiot who left the oven on", "he called me a 'stupid bitch' and then blocked me", "Scunthorpe", "cocktail", "reading Dickens",
+        "this fucking slaps",
+        "holy shit",
+        "this hill is a bitch",
+        "this bastard keeps crashing",
+        "this fucker keeps freezing on the loading screen",
+        "that lucky bastard won the raffle again",
+        "the poor sod thinks it's Friday",
+        "this idiot thought it was Tuesday and missed my train",
+        "I'm the idiot who left the oven on",
+        "he called me a 'stupid bitch' and then blocked me",
+        "Scunthorpe",
+        "cocktail",
+        "reading Dickens",
       ],
     });
   });

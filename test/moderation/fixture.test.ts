@@ -75,7 +75,16 @@ const BELOW_AIM: Readonly<Record<string, { precision: number; recall: number }>>
  * kids' names") has no words of a threat.
  */
 const TUNING_RECALL_EXCEPTIONS: Readonly<Record<string, number>> = { "tuning-10.jsonl": 0.92 };
-const OWN_KINDS = ["profanity", "slur", "obfuscated", "threat", "harassment", "lookalike", "emphasis", "benign"] as const;
+const OWN_KINDS = [
+  "profanity",
+  "slur",
+  "obfuscated",
+  "threat",
+  "harassment",
+  "lookalike",
+  "emphasis",
+  "benign",
+] as const;
 
 function report(batch: Batch): { precision: number; recall: number; text: string } {
   const s = scoreBatch(classifier, batch);
@@ -93,14 +102,16 @@ describe("the labelled moderation batches", () => {
       expect(new Set(batch.rows.map((r) => r.text)).size, batch.file).toBe(batch.rows.length);
       expect(batch.rows.filter((r) => r.abusive).length, batch.file).toBeGreaterThanOrEqual(20);
       expect(batch.rows.filter((r) => !r.abusive).length, batch.file).toBeGreaterThanOrEqual(20);
-      if (batch.role === "held-out") expect(scored[batch.file], `${batch.file} needs its first score in first-scores.json`).toBeDefined();
+      if (batch.role === "held-out")
+        expect(scored[batch.file], `${batch.file} needs its first score in first-scores.json`).toBeDefined();
     }
     expect(batches.filter((b) => b.role === "held-out").length).toBeGreaterThanOrEqual(2);
   });
 
   it("own fixture: at least 200 distinct texts covering every kind, both abusive and harmless", () => {
     expect(own.rows.length).toBeGreaterThanOrEqual(200);
-    for (const kind of OWN_KINDS) expect(own.rows.filter((r) => r.kind === kind).length, kind).toBeGreaterThanOrEqual(5);
+    for (const kind of OWN_KINDS)
+      expect(own.rows.filter((r) => r.kind === kind).length, kind).toBeGreaterThanOrEqual(5);
     expect(own.rows.filter((r) => r.abusive).length).toBeGreaterThanOrEqual(80);
     expect(own.rows.filter((r) => !r.abusive).length).toBeGreaterThanOrEqual(80);
   });

@@ -4,7 +4,18 @@ import { createClassifier, WEIGHTS } from "../../src/moderation/index.ts";
 import { loadModel, modelText, shippedModel, type ModelFile } from "../../src/moderation/model.ts";
 import { normalize } from "../../src/moderation/normalize.ts";
 import { FEATURE_BITS, featureClustersId } from "../../src/moderation/features.ts";
-import { assignFolds, chooseCut, crossValidate, DEFAULT_TRAIN_OPTIONS, probability, repeatedCrossValidate, toModelFile, train, vectorise, type Example } from "../../scripts/moderation-trainer.ts";
+import {
+  assignFolds,
+  chooseCut,
+  crossValidate,
+  DEFAULT_TRAIN_OPTIONS,
+  probability,
+  repeatedCrossValidate,
+  toModelFile,
+  train,
+  vectorise,
+  type Example,
+} from "../../scripts/moderation-trainer.ts";
 import { groupTexts } from "../../scripts/moderation-groups.ts";
 
 const withModel = createClassifier();
@@ -13,10 +24,18 @@ const rulesAlone = createClassifier({}, null);
 describe("the trained abuse model in the classifier", () => {
   it("hides abuse that no rule finds, as the hit model:abuse", () => {
     // Threats, harassment and doxxing with no word a phrase rule lists.
-    for (const text of ["lovely family you have, shame if they found out where you live", "everyone go fill her mentions", "your daughter walks home alone doesn't she"]) {
+    for (const text of [
+      "lovely family you have, shame if they found out where you live",
+      "everyone go fill her mentions",
+      "your daughter walks home alone doesn't she",
+    ]) {
       expect(rulesAlone.classify(text).abusive, text).toBe(false);
       const verdict = withModel.classify(text);
-      expect(verdict, text).toMatchObject({ abusive: true, score: WEIGHTS.model, rules: [{ rule: "model:abuse", match: text, weight: WEIGHTS.model }] });
+      expect(verdict, text).toMatchObject({
+        abusive: true,
+        score: WEIGHTS.model,
+        rules: [{ rule: "model:abuse", match: text, weight: WEIGHTS.model }],
+      });
     }
   });
 
@@ -26,19 +45,32 @@ describe("the trained abuse model in the classifier", () => {
     expect(rulesAlone.classify(long).abusive).toBe(false);
     expect(withModel.classify(long).rules.map((r) => r.rule)).toEqual(["model:abuse"]);
     // The same length of harmless text stays harmless.
-    const harmless = "Thanks for the update on the train times, the 7:42 has been late all week and the app never says why. Really useful bot, keep it up.";
+    const harmless =
+      "Thanks for the update on the train times, the 7:42 has been late all week and the app never says why. Really useful bot, keep it up.";
     expect(withModel.classify(harmless).abusive).toBe(false);
   });
 
   it("leaves swearing for emphasis, warm replies and look-alike words alone", () => {
-    for (const text of ["this is fucking brilliant, well done", "holy shit you did it", "you're so fucking talented", "i'll be at the station at six, see you there", "the sunset over scunthorpe was gorgeous"]) {
+    for (const text of [
+      "this is fucking brilliant, well done",
+      "holy shit you did it",
+      "you're so fucking talented",
+      "i'll be at the station at six, see you there",
+      "the sunset over scunthorpe was gorgeous",
+    ]) {
       expect(withModel.classify(text), text).toMatchObject({ abusive: false });
-      expect(withModel.classify(text).rules.map((r) => r.rule), text).not.toContain("model:abuse");
+      expect(
+        withModel.classify(text).rules.map((r) => r.rule),
+        text,
+      ).not.toContain("model:abuse");
     }
   });
 
   it("is asked only where no rule but swearing fired, so a rule's verdict and a bot's threshold mean what they did", () => {
-    expect(withModel.classify("you're a fucking idiot").rules.map((r) => r.rule)).toEqual(["insult:idiot", "profanity:fuck"]);
+    expect(withModel.classify("you're a fucking idiot").rules.map((r) => r.rule)).toEqual([
+      "insult:idiot",
+      "profanity:fuck",
+    ]);
     // Swearing plus what the model finds: both count, like swearing beside an insult.
     const sworn = withModel.classify("everyone go fill her fucking mentions");
     expect(sworn.rules.map((r) => r.rule).sort()).toEqual(["model:abuse", "profanity:fuck"]);
@@ -58,11 +90,17 @@ describe("the trained abuse model in the classifier", () => {
 
   it("is turned off for a bot by allowing model:abuse", () => {
     const text = "everyone go fill her mentions";
-    expect(createClassifier({ allow: ["model:abuse"] }).classify(text)).toEqual({ abusive: false, score: 0, rules: [] });
+    expect(createClassifier({ allow: ["model:abuse"] }).classify(text)).toEqual({
+      abusive: false,
+      score: 0,
+      rules: [],
+    });
   });
 
   it("ships as data that says how it was made, with a cut chosen by cross-validation", () => {
-    const file = JSON.parse(readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8")) as ModelFile;
+    const file = JSON.parse(
+      readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8"),
+    ) as ModelFile;
     expect(file.generated).toMatch(/npm run train:moderation/);
     expect(file.cut).toBeGreaterThan(0);
     expect(file.cut).toBeLessThan(1);
@@ -73,14 +111,33 @@ describe("the trained abuse model in the classifier", () => {
   });
 
   it("refuses a weights file written for other features or other word clusters, saying how to write it again", () => {
-    expect(() => loadModel({ generated: "", bits: 16, wordClusters: featureClustersId(), bias: 0, cut: 0.5, buckets: [], weights: [] }, "model-weights.json")).toThrow(
-      /model-weights\.json: written for 16-bit features.*npm run train:moderation/,
-    );
+    expect(() =>
+      loadModel(
+        { generated: "", bits: 16, wordClusters: featureClustersId(), bias: 0, cut: 0.5, buckets: [], weights: [] },
+        "model-weights.json",
+      ),
+    ).toThrow(/model-weights\.json: written for 16-bit features.*npm run train:moderation/);
     // Weights are for one clustering of words: after `npm run gen:word-clusters` they must be retrained.
-    expect(() => loadModel({ generated: "", bits: FEATURE_BITS, wordClusters: "0123456789abcdef", bias: 0, cut: 0.5, buckets: [], weights: [] }, "model-weights.json")).toThrow(
+    expect(() =>
+      loadModel(
+        {
+          generated: "",
+          bits: FEATURE_BITS,
+          wordClusters: "0123456789abcdef",
+          bias: 0,
+          cut: 0.5,
+          buckets: [],
+          weights: [],
+        },
+        "model-weights.json",
+      ),
+    ).toThrow(
       /model-weights\.json: trained with word clusters "0123456789abcdef", but word-clusters\.json holds ".+"\. Run `npm run train:moderation`/,
     );
-    expect(JSON.parse(readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8")).wordClusters).toBe(featureClustersId());
+    expect(
+      JSON.parse(readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8"))
+        .wordClusters,
+    ).toBe(featureClustersId());
   });
 });
 
@@ -112,7 +169,10 @@ describe("training the abuse model", () => {
     for (const e of tiny) expect(probability(model, vectorise(e.text)) >= 0.5, e.text).toBe(e.abusive);
     const loaded = loadModel(toModelFile(model, 0.5, 0, "test", undefined));
     for (const e of tiny) {
-      expect(loaded.probability(normalize(e.text).collapsed.text), e.text).toBeCloseTo(probability(model, vectorise(e.text)), 2);
+      expect(loaded.probability(normalize(e.text).collapsed.text), e.text).toBeCloseTo(
+        probability(model, vectorise(e.text)),
+        2,
+      );
     }
   });
 
@@ -148,12 +208,20 @@ describe("training the abuse model", () => {
 
   it("chooses the lowest cut whose pooled out-of-fold precision reaches the floor, and reports the folds' spread", () => {
     // Two folds of four texts; the rules find nothing, so the cut decides alone.
-    const examples = [true, true, false, false, true, true, false, false].map((abusive, i) => ({ text: String(i), abusive }));
+    const examples = [true, true, false, false, true, true, false, false].map((abusive, i) => ({
+      text: String(i),
+      abusive,
+    }));
     const fold = [0, 0, 0, 0, 1, 1, 1, 1];
     const scores = [0.9, 0.8, 0.7, 0.1, 0.9, 0.6, 0.5, 0.2];
     const rules = scores.map(() => false);
     // At 0.71 both folds have precision 1; below, fold 0's harmless 0.7 is flagged.
-    expect(chooseCut(scores, rules, examples, fold, 0.96)).toMatchObject({ cut: 0.71, precision: 1, recall: 0.75, spread: 0 });
+    expect(chooseCut(scores, rules, examples, fold, 0.96)).toMatchObject({
+      cut: 0.71,
+      precision: 1,
+      recall: 0.75,
+      spread: 0,
+    });
     // At 0.51 fold 0 has precision 2/3 and fold 1 has 1: pooled 0.8.
     const lower = chooseCut(scores, rules, examples, fold, 0.8);
     expect(lower).toMatchObject({ cut: 0.51, precision: 0.8, recall: 1, foldPrecision: [2 / 3, 1] });

@@ -63,7 +63,11 @@ describe("normalize", () => {
 
   it("collapses repeated characters", () => {
     expect(collapsed("fuuuuck youuuu!!!")).toBe("fuck you!");
-    expect(collapseRepeats({ text: "aab", from: [0, 1, 2], to: [1, 2, 3] })).toEqual({ text: "ab", from: [0, 2], to: [2, 3] });
+    expect(collapseRepeats({ text: "aab", from: [0, 1, 2], to: [1, 2, 3] })).toEqual({
+      text: "ab",
+      from: [0, 2],
+      to: [2, 3],
+    });
   });
 
   it("traces every character back to the original, through every step", () => {

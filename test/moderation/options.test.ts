@@ -27,15 +27,22 @@ describe("moderation options reported as data", () => {
   });
 
   it("refuses an allow entry naming a kind of rule that does not exist, and accepts real ones and phrases with colons", () => {
-    expect(() => createClassifier({ allow: ["treat:kys"] })).toThrow(/allow\[0\] names a rule of kind "treat", which does not exist/);
-    expect(() => createClassifier({ allow: ["threat:kys", "profanity:damn", "Insult:idiot", "re: cocktails", "10:30"] })).not.toThrow();
+    expect(() => createClassifier({ allow: ["treat:kys"] })).toThrow(
+      /allow\[0\] names a rule of kind "treat", which does not exist/,
+    );
+    expect(() =>
+      createClassifier({ allow: ["threat:kys", "profanity:damn", "Insult:idiot", "re: cocktails", "10:30"] }),
+    ).not.toThrow();
   });
 
   it("reaches the moderate plugin's option check, at the entry's place in the bot file", () => {
     const result = moderateOptions.safeParse({ allow: ["Cockburn", "treat:kys"] });
     expect(result.success).toBe(false);
     expect(result.error?.issues).toEqual([
-      expect.objectContaining({ path: ["allow", 1], message: expect.stringMatching(/^names a rule of kind "treat", which does not exist/) }),
+      expect.objectContaining({
+        path: ["allow", 1],
+        message: expect.stringMatching(/^names a rule of kind "treat", which does not exist/),
+      }),
     ]);
     expect(moderateOptions.safeParse({ allow: ["threat:kys"] }).success).toBe(true);
   });

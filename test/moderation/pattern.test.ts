@@ -35,7 +35,11 @@ describe("phrase patterns", () => {
 
   it("compile list terms as their words, whole, with any separators", () => {
     const re = compileLiteral("buy (folowers)");
-    expect(matches(re, "buy folowers, buy-folowers, buyfolowers")).toEqual(["buy folowers", "buy-folowers", "buyfolowers"]);
+    expect(matches(re, "buy folowers, buy-folowers, buyfolowers")).toEqual([
+      "buy folowers",
+      "buy-folowers",
+      "buyfolowers",
+    ]);
     expect(matches(re, "rebuy folowers, buy folowersx")).toEqual([]);
   });
 });

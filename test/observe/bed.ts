@@ -60,7 +60,12 @@ export async function observedBed(bots: BotFileInput[], options: { attach?: bool
 }
 
 /** The bot files of most tests: pro plan (a mentions poll every 3 s), answering with echo. */
-export const echoBot = (name: string): BotFileInput => ({ name, plan: "pro", triggers: { mentions: {} }, plugins: { echo: {} } });
+export const echoBot = (name: string): BotFileInput => ({
+  name,
+  plan: "pro",
+  triggers: { mentions: {} },
+  plugins: { echo: {} },
+});
 
 /** One sample of a Prometheus exposition: its name, labels and value. */
 export interface Sample {
@@ -77,7 +82,8 @@ export function parseExposition(text: string): Sample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/.exec(line);
     if (!m) throw new Error(`not an exposition line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, k, v] of (m[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[k!] = v!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
+    for (const [, k, v] of (m[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[k!] = v!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return samples;
@@ -124,4 +130,3 @@ function manyBots(n: number): StatusSource & { budgetReads: number } {
   };
   return source;
 }
-

@@ -35,7 +35,9 @@ describe("--http values", () => {
   });
 
   it("refuses what is not an address, saying what to write", () => {
-    expect(() => parseHttpAddress("127.0.0.1:99999")).toThrow('--http "127.0.0.1:99999": 99999 is not a port (0 to 65535); write HOST:PORT (127.0.0.1:9464)');
+    expect(() => parseHttpAddress("127.0.0.1:99999")).toThrow(
+      '--http "127.0.0.1:99999": 99999 is not a port (0 to 65535); write HOST:PORT (127.0.0.1:9464)',
+    );
     expect(() => parseHttpAddress("nonsense")).toThrow('--http "nonsense": not an address');
     expect(() => parseHttpAddress("[nope]:1")).toThrow("nope is not an IPv6 address");
     expect(() => parseHttpAddress("bad_host!:1")).toThrow("bad_host! is not a host name or IP address");
@@ -59,7 +61,9 @@ describe("--http values", () => {
       const port = (taken.address() as { port: number }).port;
       const busy = await runBot(["start", ...fixture, "--data", data, "--http", `127.0.0.1:${port}`]);
       expect(busy.code).toBe(2);
-      expect(busy.stderr).toContain(`bot: --http 127.0.0.1:${port}: cannot listen (EADDRINUSE): another program listens there; pick another port`);
+      expect(busy.stderr).toContain(
+        `bot: --http 127.0.0.1:${port}: cannot listen (EADDRINUSE): another program listens there; pick another port`,
+      );
       expect(busy.stdout).not.toContain("all bots started");
     } finally {
       taken.close();
@@ -70,10 +74,14 @@ describe("--http values", () => {
 describe("bot start --http", () => {
   it("serves health, metrics and the page while the bots run, and stops with them", async () => {
     const data = await tempDir();
-    const child = spawn(process.execPath, ["bin/bot.js", "start", ...fixture, "--data", data, "--http", "127.0.0.1:0"], {
-      env: { PATH: process.env.PATH ?? "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["bin/bot.js", "start", ...fixture, "--data", data, "--http", "127.0.0.1:0"],
+      {
+        env: { PATH: process.env.PATH ?? "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     children.push(child);
     const lines: Array<Record<string, unknown>> = [];
     let buffer = "";
@@ -109,7 +117,12 @@ describe("bot start --http", () => {
     }
     expect(value(metrics, "postbot_bots", { state: "running" })).toBe(1);
     expect(metrics.filter((s) => s.name === "postbot_stream_connected").map((s) => s.value)).toEqual([1]);
-    expect(metrics.some((s) => s.name === "postbot_budget_remaining" && s.labels.bot === "observed" && s.labels.endpoint === "POST /2/posts")).toBe(true);
+    expect(
+      metrics.some(
+        (s) =>
+          s.name === "postbot_budget_remaining" && s.labels.bot === "observed" && s.labels.endpoint === "POST /2/posts",
+      ),
+    ).toBe(true);
     expect((await fetch(`${url}/`)).status).toBe(200);
 
     const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -33,14 +33,18 @@ describe("/metrics", () => {
     // Budget left per window: the user's 15-minute window of POST /2/posts lost two requests...
     const posts = { endpoint: "POST /2/posts", action: "" };
     const limit = value(m, "postbot_budget_limit", { ...posts, bot: "greeter", scope: "user", window: "15m" });
-    expect(value(m, "postbot_budget_remaining", { ...posts, bot: "greeter", scope: "user", window: "15m" })).toBe(limit - 2);
+    expect(value(m, "postbot_budget_remaining", { ...posts, bot: "greeter", scope: "user", window: "15m" })).toBe(
+      limit - 2,
+    );
     expect(value(m, "postbot_budget_remaining", { ...posts, bot: "quiet", scope: "user", window: "15m" })).toBe(limit);
     // ...so did the app's 24-hour window ("1d"), shown once for both bots...
     const app = samples(m, "postbot_budget_remaining", { ...posts, scope: "app", window: "1d" });
     expect(app.map((s) => s.labels.bot)).toEqual([""]);
     expect(app[0]!.value).toBe(value(m, "postbot_budget_limit", { ...posts, scope: "app", window: "1d" }) - 2);
     // ...and the bot file's cap on replies.
-    expect(value(m, "postbot_budget_remaining", { bot: "greeter", action: "reply", scope: "cap", window: "1h" })).toBe(3);
+    expect(value(m, "postbot_budget_remaining", { bot: "greeter", action: "reply", scope: "cap", window: "1h" })).toBe(
+      3,
+    );
     expect(value(m, "postbot_budget_limit", { bot: "greeter", action: "reply", scope: "cap", window: "1h" })).toBe(5);
 
     expect(value(m, "postbot_queue_depth")).toBe(0);
@@ -48,7 +52,9 @@ describe("/metrics", () => {
     expect(value(m, "postbot_bots", { state: "paused" })).toBe(0);
     // Poll lag: the age of the trigger's last check, on the runtime's clock.
     const checkedAt = bed.runtime.status().find((s) => s.bot === "greeter")!.triggers.mentions!.lastCheckAt!;
-    expect(value(m, "postbot_poll_lag_seconds", { bot: "greeter", trigger: "mentions" })).toBe((bed.clock.now() - checkedAt) / 1000);
+    expect(value(m, "postbot_poll_lag_seconds", { bot: "greeter", trigger: "mentions" })).toBe(
+      (bed.clock.now() - checkedAt) / 1000,
+    );
     expect(value(m, "postbot_poll_lag_seconds", { bot: "greeter", trigger: "mentions" })).toBeLessThan(60);
     // prom-client's process metrics come along.
     expect(samples(m, "process_cpu_user_seconds_total").length).toBe(1);
@@ -81,7 +87,9 @@ describe("/metrics", () => {
   });
 
   it("reads each app's stream from the runtime's record of its apps, as bot status does", async () => {
-    t = await observedBed([{ name: "fan", plan: "pro", triggers: { stream: [{ value: "#flood", tag: "flood" }] }, plugins: { echo: {} } }]);
+    t = await observedBed([
+      { name: "fan", plan: "pro", triggers: { stream: [{ value: "#flood", tag: "flood" }] }, plugins: { echo: {} } },
+    ]);
     const { bed, server } = t;
     await bed.advance(3_000);
     await bed.settle();
@@ -89,14 +97,24 @@ describe("/metrics", () => {
     expect(app.stream?.state).toBe("connected");
     const m = await scrape(server.url);
     expect(value(m, "postbot_stream_connected", { app: app.appId })).toBe(1);
-    const view = (await (await fetch(`${server.url}/api/status`)).json()) as { streams: Array<Record<string, unknown>> };
-    expect(view.streams).toEqual([expect.objectContaining({ app: app.appId, state: "connected", reconnects: 0, posts: 0 })]);
+    const view = (await (await fetch(`${server.url}/api/status`)).json()) as {
+      streams: Array<Record<string, unknown>>;
+    };
+    expect(view.streams).toEqual([
+      expect.objectContaining({ app: app.appId, state: "connected", reconnects: 0, posts: 0 }),
+    ]);
   });
 
   it("counts 429s and other error answers of the service by endpoint and status", async () => {
     t = await observedBed([echoBot("greeter")]);
     const { bed, server } = t;
-    await bed.sandbox.admin.addFault({ route: "POST /2/posts", count: 1, kind: "error", status: 429, headers: { "x-rate-limit-reset": String(Math.floor(bed.clock.now() / 1000) + 1) } });
+    await bed.sandbox.admin.addFault({
+      route: "POST /2/posts",
+      count: 1,
+      kind: "error",
+      status: 429,
+      headers: { "x-rate-limit-reset": String(Math.floor(bed.clock.now() / 1000) + 1) },
+    });
     await bed.sandbox.admin.addFault({ route: "GET /2/users/:id/mentions", count: 1, kind: "error", status: 503 });
     const alice = await bed.user("alice");
     await bed.post(alice, "@greeter hello");
@@ -108,8 +126,16 @@ describe("/metrics", () => {
     await bed.settle();
 
     const m = await scrape(server.url);
-    expect(value(m, "postbot_service_errors_total", { bot: "greeter", endpoint: "POST /2/posts", status: "429" })).toBe(1);
-    expect(value(m, "postbot_service_errors_total", { bot: "greeter", endpoint: "GET /2/users/:id/mentions", status: "503" })).toBe(1);
+    expect(value(m, "postbot_service_errors_total", { bot: "greeter", endpoint: "POST /2/posts", status: "429" })).toBe(
+      1,
+    );
+    expect(
+      value(m, "postbot_service_errors_total", {
+        bot: "greeter",
+        endpoint: "GET /2/users/:id/mentions",
+        status: "503",
+      }),
+    ).toBe(1);
     expect(value(m, "postbot_actions_total", { bot: "greeter", kind: "reply", outcome: "sent" })).toBe(1);
     expect(bed.postsBy("greeter").map((p) => p.text)).toEqual(["echo: @greeter hello"]);
   });

@@ -20,7 +20,11 @@ const getJson = async (url: string) => {
 };
 
 /** Reads server-sent events from `url` until `until` returns true for one; aborts the connection after. */
-async function readEvents(url: string, until: (event: string, data: unknown) => boolean, started?: () => Promise<void>): Promise<Array<{ event: string; data: unknown }>> {
+async function readEvents(
+  url: string,
+  until: (event: string, data: unknown) => boolean,
+  started?: () => Promise<void>,
+): Promise<Array<{ event: string; data: unknown }>> {
   const abort = new AbortController();
   const res = await fetch(url, { signal: abort.signal });
   expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
@@ -69,13 +73,22 @@ describe("/healthz and /readyz", () => {
     bed.runtime.bots.get("helper")!.pause("the service refused the account; sign it in again");
     expect(await getJson(`${s.url}/readyz`)).toEqual({
       status: 200,
-      body: { ready: true, phase: "running", bots: 2, paused: [{ bot: "helper", reason: "the service refused the account; sign it in again" }] },
+      body: {
+        ready: true,
+        phase: "running",
+        bots: 2,
+        paused: [{ bot: "helper", reason: "the service refused the account; sign it in again" }],
+      },
     });
 
     s.stopping();
     const stopping = await getJson(`${s.url}/readyz`);
     expect(stopping.status).toBe(503);
-    expect(stopping.body).toMatchObject({ ready: false, phase: "stopping", notReady: [{ why: "postbot is stopping" }] });
+    expect(stopping.body).toMatchObject({
+      ready: false,
+      phase: "stopping",
+      notReady: [{ why: "postbot is stopping" }],
+    });
   });
 
   it("names a bot that is paused without a reason, or stopped", () => {
@@ -109,7 +122,9 @@ describe("/events (live updates)", () => {
     expect(seen[0]!.event).toBe("hello");
     const update = seen.at(-1)!.data as LiveUpdate;
     expect(update.bots).toContain("greeter");
-    expect(update.actions).toEqual([expect.objectContaining({ bot: "greeter", kind: "reply", status: "sent", text: "echo: @greeter live?" })]);
+    expect(update.actions).toEqual([
+      expect.objectContaining({ bot: "greeter", kind: "reply", status: "sent", text: "echo: @greeter live?" }),
+    ]);
     expect(update.now).toBe(bed.clock.now());
   });
 
@@ -121,16 +136,22 @@ describe("/events (live updates)", () => {
     const helper = bed.runtime.bots.get("helper")!.identity.userId;
     const seen = await readEvents(
       `${s.url}/events`,
-      (event, data) => event === "update" && Array.isArray((data as LiveUpdate).bots) && ((data as LiveUpdate).bots as string[]).includes("helper"),
+      (event, data) =>
+        event === "update" &&
+        Array.isArray((data as LiveUpdate).bots) &&
+        ((data as LiveUpdate).bots as string[]).includes("helper"),
       async () => {
-        for (const tok of Object.values(bed.sandbox.context.data.auth.access_tokens)) if (tok.user_id === helper) tok.invalidated_at = bed.clock.now();
+        for (const tok of Object.values(bed.sandbox.context.data.auth.access_tokens))
+          if (tok.user_id === helper) tok.invalidated_at = bed.clock.now();
         await bed.advance(60_000); // two bots of one app share the mentions window: polls are further apart
         await bed.settle();
       },
     );
     expect((seen.at(-1)!.data as LiveUpdate).actions).toEqual([]);
     const view = (await getJson(`${s.url}/api/status?state=paused`)).body as unknown as StatusView;
-    expect(view.paused).toEqual([expect.objectContaining({ bot: "helper", reason: expect.stringContaining("401, code 89") })]);
+    expect(view.paused).toEqual([
+      expect.objectContaining({ bot: "helper", reason: expect.stringContaining("401, code 89") }),
+    ]);
   });
 
   it("gathers a burst of changes into one message", async () => {
@@ -140,13 +161,29 @@ describe("/events (live updates)", () => {
       `${s.url}/events`,
       (event) => event === "update",
       async () => {
-        for (let i = 0; i < 100; i++) s.observer.action({ bot: `bot-${i % 7}`, kind: "like", target: String(i), status: "sent", at: T0, tookMs: 0 });
+        for (let i = 0; i < 100; i++)
+          s.observer.action({
+            bot: `bot-${i % 7}`,
+            kind: "like",
+            target: String(i),
+            status: "sent",
+            at: T0,
+            tookMs: 0,
+          });
       },
     );
     const update = seen.at(-1)!.data as LiveUpdate;
     expect(update.actions).toHaveLength(100);
     expect(update.actions[0]!.target).toBe("99"); // newest first
-    expect([...(update.bots as string[])].sort()).toEqual(["bot-0", "bot-1", "bot-2", "bot-3", "bot-4", "bot-5", "bot-6"]);
+    expect([...(update.bots as string[])].sort()).toEqual([
+      "bot-0",
+      "bot-1",
+      "bot-2",
+      "bot-3",
+      "bot-4",
+      "bot-5",
+      "bot-6",
+    ]);
   });
 });
 
@@ -162,8 +199,16 @@ describe("/api/status with 1,000 bots", () => {
   it("pages the bots (50 a page by default), reading budgets only for the page shown", async () => {
     const { source, view } = await start();
     const first = await view("");
-    expect(first).toMatchObject({ total: 1_000, matched: 1_000, pages: 20, counts: { running: 900, paused: 100 }, query: { page: 1, per: 50 } });
-    expect(first.bots.map((b) => b.bot)).toEqual(Array.from({ length: 50 }, (_, i) => `bot-${String(i).padStart(4, "0")}`));
+    expect(first).toMatchObject({
+      total: 1_000,
+      matched: 1_000,
+      pages: 20,
+      counts: { running: 900, paused: 100 },
+      query: { page: 1, per: 50 },
+    });
+    expect(first.bots.map((b) => b.bot)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `bot-${String(i).padStart(4, "0")}`),
+    );
     expect(source.budgetReads).toBe(50);
     expect(first.paused).toHaveLength(100);
 
@@ -185,7 +230,9 @@ describe("/api/status with 1,000 bots", () => {
     expect((await view("q=0042_user")).bots.map((b) => b.bot)).toEqual(["bot-0042"]);
     const paused = await view("state=paused&per=200");
     expect(paused.matched).toBe(100);
-    expect(paused.bots.every((b) => b.state === "paused" && b.paused!.reason.startsWith("the service refused"))).toBe(true);
+    expect(paused.bots.every((b) => b.state === "paused" && b.paused!.reason.startsWith("the service refused"))).toBe(
+      true,
+    );
     expect((await view("state=running")).matched).toBe(900);
     expect((await view("q=nobody")).bots).toEqual([]);
   });
@@ -206,23 +253,63 @@ describe("the status server", () => {
   });
 
   it("shows each app's stream as the runtime records it: state, since, reconnects, posts, the last error", () => {
-    const stream = (over: object) => ({ state: "connected", since: T0, connects: 1, reconnects: 0, posts: 3, rules: { own: 1, mentions: 0 }, mentionBots: 0, gaps: { count: 0, recovered: 0 }, ...over });
-    const app = (appId: string, over?: object) => ({ appId, plan: "pro" as const, bots: 1, capacity: [], updatedAt: T0, ...(over ? { stream: stream(over) as never } : {}) });
+    const stream = (over: object) => ({
+      state: "connected",
+      since: T0,
+      connects: 1,
+      reconnects: 0,
+      posts: 3,
+      rules: { own: 1, mentions: 0 },
+      mentionBots: 0,
+      gaps: { count: 0, recovered: 0 },
+      ...over,
+    });
+    const app = (appId: string, over?: object) => ({
+      appId,
+      plan: "pro" as const,
+      bots: 1,
+      capacity: [],
+      updatedAt: T0,
+      ...(over ? { stream: stream(over) as never } : {}),
+    });
     expect(
       streamStates([
         app("a", {}),
-        app("b", { state: "reconnecting", since: T0 + 9_000, reconnects: 2, retryAt: T0 + 14_000, lastError: { message: "no data for 90 s", cause: "stall", at: T0 + 9_000 } }),
+        app("b", {
+          state: "reconnecting",
+          since: T0 + 9_000,
+          reconnects: 2,
+          retryAt: T0 + 14_000,
+          lastError: { message: "no data for 90 s", cause: "stall", at: T0 + 9_000 },
+        }),
         app("c"),
       ]),
     ).toEqual([
       { app: "a", state: "connected", since: T0, reconnects: 0, posts: 3 },
-      { app: "b", state: "reconnecting", since: T0 + 9_000, reconnects: 2, posts: 3, cause: "stall", lastError: "no data for 90 s", retryAt: T0 + 14_000 },
+      {
+        app: "b",
+        state: "reconnecting",
+        since: T0 + 9_000,
+        reconnects: 2,
+        posts: 3,
+        cause: "stall",
+        lastError: "no data for 90 s",
+        retryAt: T0 + 14_000,
+      },
     ]);
   });
 
   it("keeps each bot's last five actions and the thirty latest", () => {
     const activity = new Activity();
-    for (let i = 0; i < 40; i++) activity.action({ bot: i % 2 ? "odd" : "even", kind: "like", target: String(i), status: "sent", at: T0 + i, tookMs: 0 });
+    for (let i = 0; i < 40; i++)
+      activity.action({
+        bot: i % 2 ? "odd" : "even",
+        kind: "like",
+        target: String(i),
+        status: "sent",
+        at: T0 + i,
+        tookMs: 0,
+      });
     expect(activity.lastActions("odd").map((a) => a.target)).toEqual(["39", "37", "35", "33", "31"]);
     expect(activity.recent()).toHaveLength(30);
     expect(activity.recent()[0]!.target).toBe("39");

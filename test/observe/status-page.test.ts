@@ -34,7 +34,9 @@ describe("the status page in Chromium", () => {
   it("shows the bots of a running test bed and updates after an action without a reload", async () => {
     t = await observedBed([echoBot("greeter"), echoBot("helper"), echoBot("watcher")]);
     const { bed, server } = t;
-    bed.runtime.bots.get("helper")!.pause(`the service refused the account (<script>document.title='pwned'</script>); sign it in again`);
+    bed.runtime.bots
+      .get("helper")!
+      .pause(`the service refused the account (<script>document.title='pwned'</script>); sign it in again`);
     const page = browser!.page;
 
     await page.goto(`${server.url}/`);
@@ -54,7 +56,9 @@ describe("the status page in Chromium", () => {
     await bed.post(alice, `@greeter ${HOSTILE}`);
     await bed.advance(10_000);
     await bed.settle();
-    await expect.poll(() => greeter.locator(".last").textContent(), { timeout: 15_000 }).toContain(`echo: @greeter ${HOSTILE}`.slice(0, 40));
+    await expect
+      .poll(() => greeter.locator(".last").textContent(), { timeout: 15_000 })
+      .toContain(`echo: @greeter ${HOSTILE}`.slice(0, 40));
     expect(await page.locator("#recent").textContent()).toContain(`echo: @greeter ${HOSTILE}`);
     expect(await greeter.locator(".last .badge").first().textContent()).toBe("reply sent");
     expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);

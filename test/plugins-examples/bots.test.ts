@@ -31,7 +31,10 @@ describe("the example bots in bots/", () => {
     for (const bot of bots) {
       // Each opens with a comment that says what it shows, and needs no credentials.
       const text = readFileSync(bot.file, "utf8");
-      expect(text.split("\n").filter((l) => l.startsWith("#") && !l.includes("$schema") && l.length > 2).length, bot.file).toBeGreaterThan(2);
+      expect(
+        text.split("\n").filter((l) => l.startsWith("#") && !l.includes("$schema") && l.length > 2).length,
+        bot.file,
+      ).toBeGreaterThan(2);
       expect(bot.account).toEqual({ kind: "stored", stored: bot.name });
       expect(bot.file).toBe(join(botsDir, `${bot.name}.yaml`));
     }
@@ -54,7 +57,13 @@ describe("the demo: every example bot with the simulated crowd", () => {
     const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T06:59:30Z") });
     sandbox = await createSandbox({ clock });
     const hosted = await provisionBots(sandbox, bots);
-    runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store: createMemoryStore(), clock, logger: silentLogger });
+    runtime = await startRuntime({
+      baseUrl: sandbox.url,
+      bots: hosted,
+      store: createMemoryStore(),
+      clock,
+      logger: silentLogger,
+    });
     await runtime.idle();
     const id = (name: string) => runtime!.bots.get(name)!.identity;
     crowd = await startCrowd({
@@ -97,8 +106,12 @@ describe("the demo: every example bot with the simulated crowd", () => {
     expect(hidden.length).toBeGreaterThan(0);
     // Exactly the abusive answers are hidden.
     const classifier = createClassifier();
-    expect(answers.map((p) => [p.text, p.hidden])).toEqual(answers.map((p) => [p.text, classifier.classify(p.text).abusive]));
-    const thanked = by("host").filter((p) => p.in_reply_to_post_id).map((p) => p.in_reply_to_post_id!);
+    expect(answers.map((p) => [p.text, p.hidden])).toEqual(
+      answers.map((p) => [p.text, classifier.classify(p.text).abusive]),
+    );
+    const thanked = by("host")
+      .filter((p) => p.in_reply_to_post_id)
+      .map((p) => p.in_reply_to_post_id!);
     expect(thanked.length).toBeGreaterThan(0);
     for (const t of thanked) expect(world.posts[t]!.hidden).toBe(false);
 
@@ -116,6 +129,8 @@ describe("the demo: every example bot with the simulated crowd", () => {
     expect(new Set(welcomes.map((w) => w.dm_conversation_id)).size).toBe(welcomes.length);
 
     // morning said good morning at 8:00 in Berlin.
-    expect(by("morning").map((p) => p.text)).toEqual(["Good morning! It is Monday, 2026-03-02. What is on your list today?"]);
+    expect(by("morning").map((p) => p.text)).toEqual([
+      "Good morning! It is Monday, 2026-03-02. What is on your list today?",
+    ]);
   });
 });

@@ -48,7 +48,12 @@ describe("follow-back and welcome-dm", () => {
     const { sandbox, store } = bed;
     await bed.stop();
     // A restart with another text: nobody is welcomed a second time.
-    bed = await createTestBed({ sandbox, store, bots: [friendly({ "welcome-dm": { text: "Changed: hello {user.name}" } })], plugins });
+    bed = await createTestBed({
+      sandbox,
+      store,
+      bots: [friendly({ "welcome-dm": { text: "Changed: hello {user.name}" } })],
+      plugins,
+    });
     await bed.advance(3 * 60_000);
     await bed.settle();
     const me = bed.runtime.bots.get("friendly")!.identity.userId;
@@ -68,6 +73,8 @@ describe("follow-back and welcome-dm", () => {
     await bed.advance(60_000);
     await bed.settle();
     const me = bed.runtime.bots.get("friendly")!.identity.userId;
-    expect(bed.sandbox.context.data.world.follows.filter((f) => f.source_id === me).map((f) => f.target_id)).toEqual([known.id]);
+    expect(bed.sandbox.context.data.world.follows.filter((f) => f.source_id === me).map((f) => f.target_id)).toEqual([
+      known.id,
+    ]);
   });
 });

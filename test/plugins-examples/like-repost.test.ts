@@ -16,7 +16,10 @@ const stream = [
 ];
 
 async function fan(plugins: Record<string, unknown>) {
-  bed = await createTestBed({ bots: [{ name: "fan", plan: "pro", triggers: { stream }, plugins }], plugins: { like, repost } });
+  bed = await createTestBed({
+    bots: [{ name: "fan", plan: "pro", triggers: { stream }, plugins }],
+    plugins: { like, repost },
+  });
   const b = bed;
   const alice = await b.user("alice");
   await b.advance(1_000);
@@ -32,8 +35,17 @@ async function fan(plugins: Record<string, unknown>) {
   const world = b.sandbox.context.data.world;
   return {
     posts,
-    liked: () => world.likes.filter((l) => l.user_id === fanId).map((l) => l.post_id).sort(),
-    reposted: () => b.postsBy("fan").filter((p) => p.repost_of_id).map((p) => p.repost_of_id!).sort(),
+    liked: () =>
+      world.likes
+        .filter((l) => l.user_id === fanId)
+        .map((l) => l.post_id)
+        .sort(),
+    reposted: () =>
+      b
+        .postsBy("fan")
+        .filter((p) => p.repost_of_id)
+        .map((p) => p.repost_of_id!)
+        .sort(),
     fanId,
   };
 }

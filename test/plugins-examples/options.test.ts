@@ -10,7 +10,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** One bot file per problem: `bot validate`'s lines for the lot, without the folder. */
 async function validate(files: Record<string, string>): Promise<string[]> {
   for (const [name, plugins] of Object.entries(files)) {
-    writeFileSync(join(dir, `${name}.yaml`), `name: ${name}\nplan: pro\ntriggers: { mentions: {}, followers: {} }\nplugins:\n${plugins}`);
+    writeFileSync(
+      join(dir, `${name}.yaml`),
+      `name: ${name}\nplan: pro\ntriggers: { mentions: {}, followers: {} }\nplugins:\n${plugins}`,
+    );
   }
   const { problems } = await loadBots({ botsDir: relative(process.cwd(), dir), pluginsDir: "plugins", env: {} });
   return problems.map(formatProblem).map((p) => p.replace(`${dir}/`, ""));

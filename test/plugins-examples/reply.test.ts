@@ -12,7 +12,14 @@ afterEach(async () => {
 describe("the reply plugin", () => {
   it("answers a mention with the rendered template", async () => {
     bed = await createTestBed({
-      bots: [{ name: "greeter", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: "Hi @{author.username} ({author.name}), you said: {post.text} [{post.id}]" } } }],
+      bots: [
+        {
+          name: "greeter",
+          plan: "pro",
+          triggers: { mentions: {} },
+          plugins: { reply: { text: "Hi @{author.username} ({author.name}), you said: {post.text} [{post.id}]" } },
+        },
+      ],
       plugins: { reply },
     });
     const alice = await bed.sandbox.admin.createUser({ username: "alice", name: "Alice Liddell" });
@@ -20,13 +27,22 @@ describe("the reply plugin", () => {
     await bed.advance(60_000);
     await bed.settle();
     const replies = bed.postsBy("greeter");
-    expect(replies.map((p) => p.text)).toEqual([`Hi @alice (Alice Liddell), you said: @greeter how does this work? [${mention.id}]`]);
+    expect(replies.map((p) => p.text)).toEqual([
+      `Hi @alice (Alice Liddell), you said: @greeter how does this work? [${mention.id}]`,
+    ]);
     expect(replies[0]!.in_reply_to_post_id).toBe(mention.id);
   });
 
   it("uses a list of texts in turn, and {post.body} quotes the post without its leading @mentions", async () => {
     bed = await createTestBed({
-      bots: [{ name: "greeter", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: ["One: {post.body}", "Two: {post.body}"] } } }],
+      bots: [
+        {
+          name: "greeter",
+          plan: "pro",
+          triggers: { mentions: {} },
+          plugins: { reply: { text: ["One: {post.body}", "Two: {post.body}"] } },
+        },
+      ],
       plugins: { reply },
     });
     const alice = await bed.user("alice");
@@ -40,7 +56,14 @@ describe("the reply plugin", () => {
 
   it("answers only the events it is given: replies to the bot's posts, not mentions", async () => {
     bed = await createTestBed({
-      bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: "Thanks, @{author.username}!", events: ["reply"] } } }],
+      bots: [
+        {
+          name: "host",
+          plan: "pro",
+          triggers: { mentions: {} },
+          plugins: { reply: { text: "Thanks, @{author.username}!", events: ["reply"] } },
+        },
+      ],
       plugins: { reply },
     });
     const me = await bed.user(sandboxUsername("host"));

@@ -27,7 +27,11 @@ function morning(posts: Record<string, unknown>) {
 describe("the schedule-post plugin", () => {
   it("posts when the schedule fires on a moved clock, with the date of its time zone", async () => {
     // Monday 2026-01-05, 07:00 UTC: 08:00 in Berlin.
-    bed = await createTestBed({ start: Date.parse("2026-01-05T07:00:00Z"), bots: [morning({ morning: "Good morning! {weekday} {date}, {time} ({schedule})" })], plugins: { "schedule-post": schedulePost } });
+    bed = await createTestBed({
+      start: Date.parse("2026-01-05T07:00:00Z"),
+      bots: [morning({ morning: "Good morning! {weekday} {date}, {time} ({schedule})" })],
+      plugins: { "schedule-post": schedulePost },
+    });
     await bed.advance(59 * 60_000);
     await bed.settle();
     expect(bed.postsBy("morning")).toEqual([]);
@@ -37,12 +41,19 @@ describe("the schedule-post plugin", () => {
     // The same text on the next day would be a duplicate; the date keeps each day's unique.
     await bed.advance(DAY);
     await bed.settle();
-    expect(bed.postsBy("morning").map((p) => p.text)).toEqual(["Good morning! Monday 2026-01-05, 09:00 (morning)", "Good morning! Tuesday 2026-01-06, 09:00 (morning)"]);
+    expect(bed.postsBy("morning").map((p) => p.text)).toEqual([
+      "Good morning! Monday 2026-01-05, 09:00 (morning)",
+      "Good morning! Tuesday 2026-01-06, 09:00 (morning)",
+    ]);
   });
 
   it("uses a list of texts in turn, one per run, going on after a restart; a schedule it has no text for is left alone", async () => {
     const posts = { morning: ["First", "Second", "Third"] };
-    bed = await createTestBed({ start: Date.parse("2026-01-05T07:00:00Z"), bots: [morning(posts)], plugins: { "schedule-post": schedulePost } });
+    bed = await createTestBed({
+      start: Date.parse("2026-01-05T07:00:00Z"),
+      bots: [morning(posts)],
+      plugins: { "schedule-post": schedulePost },
+    });
     await bed.advance(2 * DAY);
     await bed.settle();
     expect(bed.postsBy("morning").map((p) => p.text)).toEqual(["First", "Second"]);

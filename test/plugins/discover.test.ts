@@ -19,7 +19,10 @@ beforeAll(() => {
   write("plugins/types.d.ts");
   write("plugins/notes.md");
   write("plugins/empty-dir/readme.txt");
-  write("node_modules/postbot-plugin-hello/package.json", JSON.stringify({ exports: { ".": { require: "./c.cjs", import: "./e.js" } } }));
+  write(
+    "node_modules/postbot-plugin-hello/package.json",
+    JSON.stringify({ exports: { ".": { require: "./c.cjs", import: "./e.js" } } }),
+  );
   write("node_modules/wave/package.json", JSON.stringify({ module: "m.js", main: "c.js" }));
   write("node_modules/postbot-plugin-plain/package.json", JSON.stringify({ name: "postbot-plugin-plain" }));
   write("app/sub/.keep", "");
@@ -28,9 +31,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("finding a plugin", () => {
   it("prefers the plugins directory, in the documented order of forms", () => {
-    expect(findPlugin("reply", { pluginsDir: "plugins", projectDir: dir })).toEqual({ kind: "file", file: join(dir, "plugins/reply.ts"), label: "plugins/reply.ts" });
+    expect(findPlugin("reply", { pluginsDir: "plugins", projectDir: dir })).toEqual({
+      kind: "file",
+      file: join(dir, "plugins/reply.ts"),
+      label: "plugins/reply.ts",
+    });
     expect(findPlugin("like", { pluginsDir: "plugins", projectDir: dir })?.file).toBe(join(dir, "plugins/like.mjs"));
-    expect(findPlugin("folder", { pluginsDir: "plugins", projectDir: dir })?.file).toBe(join(dir, "plugins/folder/index.js"));
+    expect(findPlugin("folder", { pluginsDir: "plugins", projectDir: dir })?.file).toBe(
+      join(dir, "plugins/folder/index.js"),
+    );
     expect(findPlugin("empty-dir", { pluginsDir: "plugins", projectDir: dir })).toBeUndefined();
   });
 
@@ -40,8 +49,12 @@ describe("finding a plugin", () => {
       file: join(dir, "node_modules/postbot-plugin-hello/e.js"),
       label: "postbot-plugin-hello",
     });
-    expect(findPlugin("wave", { pluginsDir: "plugins", projectDir: dir })?.file).toBe(join(dir, "node_modules/wave/m.js"));
-    expect(findPlugin("plain", { pluginsDir: "plugins", projectDir: dir })?.file).toBe(join(dir, "node_modules/postbot-plugin-plain/index.js"));
+    expect(findPlugin("wave", { pluginsDir: "plugins", projectDir: dir })?.file).toBe(
+      join(dir, "node_modules/wave/m.js"),
+    );
+    expect(findPlugin("plain", { pluginsDir: "plugins", projectDir: dir })?.file).toBe(
+      join(dir, "node_modules/postbot-plugin-plain/index.js"),
+    );
     expect(findPlugin("nowhere", { pluginsDir: "plugins", projectDir: dir })).toBeUndefined();
   });
 

@@ -4,7 +4,11 @@ import { z } from "zod";
 import { definitionOf, definitionProblem } from "../../src/plugins/definition.ts";
 import { loadPlugin } from "../../src/plugins/load.ts";
 
-const fixture = (name: string) => ({ kind: "file" as const, file: resolve("test/fixtures/plugins", name), label: `plugins/${name}` });
+const fixture = (name: string) => ({
+  kind: "file" as const,
+  file: resolve("test/fixtures/plugins", name),
+  label: `plugins/${name}`,
+});
 
 describe("plugin definitions", () => {
   it("say what is wrong with a default export", () => {
@@ -13,7 +17,9 @@ describe("plugin definitions", () => {
     expect(definitionProblem(() => {})).toBe(`its default export is a function, not a plugin; ${usage}`);
     expect(definitionProblem({ setup() {} })).toBe(`its default export has no name (a non-empty string); ${usage}`);
     expect(definitionProblem({ name: "x" })).toBe(`its default export has no setup function; ${usage}`);
-    expect(definitionProblem({ name: "x", setup() {}, options: { text: "string" } })).toBe("its options are not a zod schema; write options: z.object({ ... })");
+    expect(definitionProblem({ name: "x", setup() {}, options: { text: "string" } })).toBe(
+      "its options are not a zod schema; write options: z.object({ ... })",
+    );
     expect(definitionProblem({ name: "x", setup() {}, options: z.object({}) })).toBeUndefined();
     expect(definitionProblem({ name: "x", setup() {} })).toBeUndefined();
   });
@@ -39,7 +45,8 @@ describe("loadPlugin", () => {
     });
     expect(await loadPlugin(fixture("not-a-plugin.ts"))).toMatchObject({
       ok: false,
-      message: "(plugins/not-a-plugin.ts) is not a plugin: its default export has no setup function; write export default definePlugin({ name, options, setup })",
+      message:
+        "(plugins/not-a-plugin.ts) is not a plugin: its default export has no setup function; write export default definePlugin({ name, options, setup })",
     });
     const broken = await loadPlugin(fixture("broken-syntax.js"));
     expect(broken.ok).toBe(false);

@@ -26,7 +26,10 @@ describe("ctx.actions", () => {
         bot.on("mention", (ctx) => void (keys = Object.keys(ctx.actions).sort()));
       },
     });
-    bed = await createTestBed({ bots: [{ name: "p", plan: "pro", triggers: { mentions: {} }, plugins: { peek: {} } }], plugins: { peek } });
+    bed = await createTestBed({
+      bots: [{ name: "p", plan: "pro", triggers: { mentions: {} }, plugins: { peek: {} } }],
+      plugins: { peek },
+    });
     await bed.post(await bed.user("alice"), "@p hi");
     await bed.advance(3_000);
     await bed.settle();
@@ -42,7 +45,11 @@ describe("ctx.actions", () => {
         bot.on("mention", async (ctx) => void liked.push((await ctx.actions.like(ctx.post)).status));
       },
     });
-    bed = await createTestBed({ logger, bots: [{ name: "free", plan: "free", triggers: { mentions: {} }, plugins: { liker: {} } }], plugins: { liker } });
+    bed = await createTestBed({
+      logger,
+      bots: [{ name: "free", plan: "free", triggers: { mentions: {} }, plugins: { liker: {} } }],
+      plugins: { liker },
+    });
     const alice = await bed.user("alice");
     await bed.post(alice, "@free one");
     await bed.post(alice, "@free two");
@@ -65,8 +72,15 @@ describe("a reply template without variation", () => {
         bot.on("mention", (ctx) => ctx.reply("thanks!"));
       },
     });
-    bed = await createTestBed({ logger, bots: [{ name: "polite", plan: "free", triggers: { mentions: {} }, reply_cooldown: "0s", plugins: { thanks: {} } }], plugins: { thanks } });
-    for (const name of ["alice", "bob", "carol", "dave"]) await bed.post(await bed.user(name), `@polite hello from ${name}`);
+    bed = await createTestBed({
+      logger,
+      bots: [
+        { name: "polite", plan: "free", triggers: { mentions: {} }, reply_cooldown: "0s", plugins: { thanks: {} } },
+      ],
+      plugins: { thanks },
+    });
+    for (const name of ["alice", "bob", "carol", "dave"])
+      await bed.post(await bed.user(name), `@polite hello from ${name}`);
     await bed.advance(15 * 60_000);
     await bed.settle();
     expect(bed.postsBy("polite").map((p) => p.text)).toEqual(["thanks!"]);
@@ -93,7 +107,15 @@ describe("a budget that runs out", () => {
     });
     bed = await createTestBed({
       logger,
-      bots: [{ name: "hello", plan: "pro", budget: { reply: { max: 1, per: "1h" } }, triggers: { mentions: {} }, plugins: { echo: {} } }],
+      bots: [
+        {
+          name: "hello",
+          plan: "pro",
+          budget: { reply: { max: 1, per: "1h" } },
+          triggers: { mentions: {} },
+          plugins: { echo: {} },
+        },
+      ],
       plugins: { echo },
       runtime: { statusEveryMs: 1_000 },
     });
@@ -110,7 +132,9 @@ describe("a budget that runs out", () => {
     await bed.settle();
     const report = collectStatus(bed.store, bed.clock).find((r) => r.bot === "hello")!;
     expect(report.waiting).toHaveLength(2);
-    expect(formatStatus([report], bed.clock.now())).toMatch(/waiting +2 for budget, the next in 60m: reply \d+, reply \d+ \(the bot's cap of 1 reply/);
+    expect(formatStatus([report], bed.clock.now())).toMatch(
+      /waiting +2 for budget, the next in 60m: reply \d+, reply \d+ \(the bot's cap of 1 reply/,
+    );
   });
 });
 
@@ -143,7 +167,9 @@ describe("bot status", () => {
     expect(text).toContain(`  last       reply to post ${mention.id}: sent 1m ago`);
     expect(text).toContain("  last       no action yet");
     expect(text).toMatch(
-      new RegExp(`  monthly    0 of 500,000 posts read by app ${hello.appId} this period: every post that recent search and the filtered stream return counts, for all the app's bots \\(mention polls do not\\); resets on \\d{4}-\\d\\d-\\d\\d, in \\d+d`),
+      new RegExp(
+        `  monthly    0 of 500,000 posts read by app ${hello.appId} this period: every post that recent search and the filtered stream return counts, for all the app's bots \\(mention polls do not\\); resets on \\d{4}-\\d\\d-\\d\\d, in \\d+d`,
+      ),
     );
   });
 });
@@ -177,11 +203,17 @@ describe("saving the bots' status", () => {
     bed.runtime.bots.get("idle3")!.pause("test");
     await bed.advance(1_000);
     await bed.settle();
-    expect(bed.store.get<{ paused?: unknown; updatedAt: number }>("status", "idle3")).toMatchObject({ paused: { reason: "test" }, updatedAt: bed.clock.now() });
+    expect(bed.store.get<{ paused?: unknown; updatedAt: number }>("status", "idle3")).toMatchObject({
+      paused: { reason: "test" },
+      updatedAt: bed.clock.now(),
+    });
   });
 
   it("a saved status holds the figures of its round: a later event changes the live status, not the saved one", async () => {
-    const echo = definePlugin({ name: "echo", setup: (bot) => bot.on("mention", (ctx) => ctx.reply(`hi @${ctx.author.username}`)) });
+    const echo = definePlugin({
+      name: "echo",
+      setup: (bot) => bot.on("mention", (ctx) => ctx.reply(`hi @${ctx.author.username}`)),
+    });
     bed = await createTestBed({
       bots: [{ name: "hello", plan: "pro", triggers: { mentions: {} }, plugins: { echo: {} } }],
       plugins: { echo },
@@ -195,7 +227,9 @@ describe("saving the bots' status", () => {
     await bed.advance(30_000); // a poll or two and the mention, before the next round
     await bed.settle();
     expect(bed.postsBy("hello")).toHaveLength(1);
-    expect(bed.runtime.status().find((s) => s.bot === "hello")!.triggers.mentions!.events).toBe(saved.triggers.mentions!.events + 1);
+    expect(bed.runtime.status().find((s) => s.bot === "hello")!.triggers.mentions!.events).toBe(
+      saved.triggers.mentions!.events + 1,
+    );
     expect(bed.store.get<Saved>("status", "hello")).toEqual(saved);
   });
 });

@@ -28,8 +28,15 @@ describe("event context", () => {
         });
       },
     });
-    const quiet = definePlugin({ name: "quiet", setup: (bot) => bot.on("mention", (ctx) => void ctx.log.warn("seen")) });
-    bed = await createTestBed({ bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { answer: {}, quiet: {} } }], plugins: { answer, quiet }, logger });
+    const quiet = definePlugin({
+      name: "quiet",
+      setup: (bot) => bot.on("mention", (ctx) => void ctx.log.warn("seen")),
+    });
+    bed = await createTestBed({
+      bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { answer: {}, quiet: {} } }],
+      plugins: { answer, quiet },
+      logger,
+    });
     const host = await bed.user(sandboxUsername("host"));
     const alice = await bed.user("alice");
     const mention = await bed.post(alice, `@${host.username} hello`);
@@ -37,8 +44,18 @@ describe("event context", () => {
     await bed.settle();
     expect(bed.postsBy("host").map((p) => p.text)).toEqual(["hi @alice"]);
     expect(remaining).toBeGreaterThan(0);
-    expect(lines.find((l) => l.msg === "answering")).toMatchObject({ bot: "host", plugin: "answer", event: "mention", post: mention.id });
-    expect(lines.find((l) => l.msg === "seen")).toMatchObject({ bot: "host", plugin: "quiet", event: "mention", post: mention.id });
+    expect(lines.find((l) => l.msg === "answering")).toMatchObject({
+      bot: "host",
+      plugin: "answer",
+      event: "mention",
+      post: mention.id,
+    });
+    expect(lines.find((l) => l.msg === "seen")).toMatchObject({
+      bot: "host",
+      plugin: "quiet",
+      event: "mention",
+      post: mention.id,
+    });
   });
 });
 
@@ -46,11 +63,20 @@ describe("event context of a plugin alone on its event", () => {
   it("names the plugin in its logs too", async () => {
     const { lines, logger } = captureLogs();
     const solo = definePlugin({ name: "solo", setup: (bot) => bot.on("mention", ({ log }) => void log.info("alone")) });
-    bed = await createTestBed({ bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { solo: {} } }], plugins: { solo }, logger });
+    bed = await createTestBed({
+      bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { solo: {} } }],
+      plugins: { solo },
+      logger,
+    });
     const host = await bed.user(sandboxUsername("host"));
     const mention = await bed.post(await bed.user("alice"), `@${host.username} hello`);
     await bed.advance(3_000);
     await bed.settle();
-    expect(lines.find((l) => l.msg === "alone")).toMatchObject({ bot: "host", plugin: "solo", event: "mention", post: mention.id });
+    expect(lines.find((l) => l.msg === "alone")).toMatchObject({
+      bot: "host",
+      plugin: "solo",
+      event: "mention",
+      post: mention.id,
+    });
   });
 });

@@ -15,7 +15,12 @@ describe("dispatch", () => {
     const report = await dispatch(
       [
         { plugin: "a", handler: () => void seen.push("a") },
-        { plugin: "b", handler: async () => { throw new Error("kaput"); } },
+        {
+          plugin: "b",
+          handler: async () => {
+            throw new Error("kaput");
+          },
+        },
         { plugin: "c", handler: async () => void seen.push("c") },
       ],
       {},
@@ -46,7 +51,9 @@ describe("dispatch", () => {
     const report = await done;
     expect(seen).toEqual(["next"]);
     expect(report.failed).toEqual([{ plugin: "slow", reason: "timed out" }]);
-    expect(lines.some((l) => l.plugin === "slow" && String(l.msg).includes("did not finish within 5000 ms"))).toBe(true);
+    expect(lines.some((l) => l.plugin === "slow" && String(l.msg).includes("did not finish within 5000 ms"))).toBe(
+      true,
+    );
     expect(clock.pending()).toBe(0);
   });
 
@@ -54,11 +61,12 @@ describe("dispatch", () => {
     const clock = createClock({ frozen: true });
     const ctx = { waiting: true };
     let finish!: () => void;
-    const done = dispatch(
-      [{ plugin: "reply", handler: () => new Promise<void>((r) => (finish = r)) }],
-      ctx,
-      { clock, log: capture().log, timeoutMs: 1_000, busy: (c) => c.waiting },
-    );
+    const done = dispatch([{ plugin: "reply", handler: () => new Promise<void>((r) => (finish = r)) }], ctx, {
+      clock,
+      log: capture().log,
+      timeoutMs: 1_000,
+      busy: (c) => c.waiting,
+    });
     await clock.advance(10_000);
     ctx.waiting = false;
     await clock.advance(999);

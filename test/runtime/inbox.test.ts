@@ -3,7 +3,11 @@ import type { BotEvent } from "../../src/runtime/events.ts";
 import { INBOX_LIMIT, Inbox } from "../../src/runtime/inbox.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 
-const event = (i: number): BotEvent => ({ kind: "schedule", id: `e${i}`, schedule: { name: "s", cron: "* * * * *", at: i } });
+const event = (i: number): BotEvent => ({
+  kind: "schedule",
+  id: `e${i}`,
+  schedule: { name: "s", cron: "* * * * *", at: i },
+});
 
 describe("Inbox", () => {
   it("stays within its limit, dropping the oldest, counting events handled and events already there", () => {

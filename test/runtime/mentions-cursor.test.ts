@@ -27,7 +27,12 @@ describe("a mentions cursor that is not a post id", () => {
     const store = createMemoryStore();
     store.set("cursors", mentionsCursorKey("greeter"), { since_id: "not-a-post-id" });
     const { lines, logger } = captureLogs();
-    bed = await createTestBed({ store, logger, bots: [{ name: "greeter", plan: "pro", triggers: { mentions: {} }, plugins: { answer: {} } }], plugins: { answer } });
+    bed = await createTestBed({
+      store,
+      logger,
+      bots: [{ name: "greeter", plan: "pro", triggers: { mentions: {} }, plugins: { answer: {} } }],
+      plugins: { answer },
+    });
     const alice = await bed.user("alice");
     await bed.post(alice, "@greeter hello");
     for (let i = 0; i < 5; i++) await bed.advance(3_000);

@@ -34,15 +34,21 @@ describe("resolveService", () => {
           "POSTBOT_CONSUMER_KEY is not set",
           "POSTBOT_CONSUMER_SECRET is not set",
           "the bots that name no app share one \\(POSTBOT_CONSUMER_KEY\\), and an app has one plan, but they name several \\(pro: a; basic: b\\)",
-          "bot a uses the stored account \"a\", which is not stored; sign it in with `bot auth login --account a`",
+          'bot a uses the stored account "a", which is not stored; sign it in with `bot auth login --account a`',
         ].join("[\\s\\S]*"),
       ),
     );
   });
 
   it("refuses plain HTTP to a host that is not loopback", () => {
-    const vars = { POSTBOT_BASE_URL: "http://api.example.com", POSTBOT_CONSUMER_KEY: "k", POSTBOT_CONSUMER_SECRET: "s" };
-    expect(() => resolveService(vars, ".env", [cfg("a", "pro", { token: "t", token_secret: "ts" })], createMemoryStore())).toThrow(/https/i);
+    const vars = {
+      POSTBOT_BASE_URL: "http://api.example.com",
+      POSTBOT_CONSUMER_KEY: "k",
+      POSTBOT_CONSUMER_SECRET: "s",
+    };
+    expect(() =>
+      resolveService(vars, ".env", [cfg("a", "pro", { token: "t", token_secret: "ts" })], createMemoryStore()),
+    ).toThrow(/https/i);
   });
 });
 
@@ -57,10 +63,24 @@ describe("bot start against a configured service", () => {
     dirs.push(dir);
     await writeFile(
       join(dir, "answerer.yaml"),
-      ["name: answerer", "plan: pro", "account:", "  token: ${ANSWERER_TOKEN}", "  token_secret: ${ANSWERER_SECRET}", "triggers:", "  mentions: {}", "plugins:", "  reply:", "    text: \"Thanks @{author.username}!\""].join("\n"),
+      [
+        "name: answerer",
+        "plan: pro",
+        "account:",
+        "  token: ${ANSWERER_TOKEN}",
+        "  token_secret: ${ANSWERER_SECRET}",
+        "triggers:",
+        "  mentions: {}",
+        "plugins:",
+        "  reply:",
+        '    text: "Thanks @{author.username}!"',
+      ].join("\n"),
     );
     const lines: string[] = [];
-    const logger = createLogger({ level: "info", destination: new Writable({ write: (c, _e, done) => (lines.push(String(c)), done()) }) });
+    const logger = createLogger({
+      level: "info",
+      destination: new Writable({ write: (c, _e, done) => (lines.push(String(c)), done()) }),
+    });
     const env = {
       POSTBOT_BASE_URL: sandbox.url,
       POSTBOT_CONSUMER_KEY: app.consumer_key,
@@ -87,7 +107,16 @@ describe("bot start against a configured service", () => {
 
 describe("bot start: who each account is", () => {
   const botFile = (name: string, account: string[]) =>
-    [`name: ${name}`, "plan: pro", ...account, "triggers:", "  mentions: {}", "plugins:", "  reply:", `    text: "${name} says hi to @{author.username}"`].join("\n");
+    [
+      `name: ${name}`,
+      "plan: pro",
+      ...account,
+      "triggers:",
+      "  mentions: {}",
+      "plugins:",
+      "  reply:",
+      `    text: "${name} says hi to @{author.username}"`,
+    ].join("\n");
 
   it("a bot whose stored account knows who it is starts without asking GET /2/users/me; one with a token in its file asks once, and not again at a restart", async () => {
     const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
@@ -113,11 +142,23 @@ describe("bot start: who each account is", () => {
       });
       await store.close();
       await writeFile(join(dir, "signed-in.yaml"), botFile("signed-in", []));
-      await writeFile(join(dir, "in-file.yaml"), botFile("in-file", ["account:", "  token: ${IN_FILE_TOKEN}", "  token_secret: ${IN_FILE_SECRET}"]));
-      const env = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: app.consumer_secret, IN_FILE_TOKEN: inFileToken.token, IN_FILE_SECRET: inFileToken.token_secret };
+      await writeFile(
+        join(dir, "in-file.yaml"),
+        botFile("in-file", ["account:", "  token: ${IN_FILE_TOKEN}", "  token_secret: ${IN_FILE_SECRET}"]),
+      );
+      const env = {
+        POSTBOT_BASE_URL: sandbox.url,
+        POSTBOT_CONSUMER_KEY: app.consumer_key,
+        POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+        IN_FILE_TOKEN: inFileToken.token,
+        IN_FILE_SECRET: inFileToken.token_secret,
+      };
       const asked = async () => (await sandbox.admin.stats()).routes["GET /2/users/me"] ?? {};
       const { logger } = captureLogs("info");
-      const repliesBy = (id: string) => Object.values(sandbox.context.data.world.posts).filter((p) => p.author_id === id).map((p) => p.text);
+      const repliesBy = (id: string) =>
+        Object.values(sandbox.context.data.world.posts)
+          .filter((p) => p.author_id === id)
+          .map((p) => p.text);
 
       for (const round of [1, 2]) {
         const started = await start({ bots: dir, plugins: "plugins", data, clock, logger, env });
@@ -165,10 +206,15 @@ describe("checkService: the service and the app's keys, before any bot starts", 
     const { lines, logger } = captureLogs("info");
     const app = { id: "app", key: "key", secret: "secret", plan: "pro" as const };
     let done = false;
-    const checked = checkService({ baseUrl: `http://127.0.0.1:${port}`, app, envFile: ".env", clock, logger }).then(() => (done = true));
-    const waits = () => lines.filter((l) => String(l.msg).startsWith(`cannot reach the service at http://127.0.0.1:${port}`));
+    const checked = checkService({ baseUrl: `http://127.0.0.1:${port}`, app, envFile: ".env", clock, logger }).then(
+      () => (done = true),
+    );
+    const waits = () =>
+      lines.filter((l) => String(l.msg).startsWith(`cannot reach the service at http://127.0.0.1:${port}`));
     await until(() => waits().length === 1, "the first retry");
-    expect(waits()[0]!.msg).toMatch(/\(connection refused: is the service \(or the sandbox\) running at this address\?\); trying again in 1 s \(Ctrl-C stops\)$/);
+    expect(waits()[0]!.msg).toMatch(
+      /\(connection refused: is the service \(or the sandbox\) running at this address\?\); trying again in 1 s \(Ctrl-C stops\)$/,
+    );
     expect(waits()[0]!.level).toBe(40);
     await clock.advance(1_000);
     await until(() => waits().length === 2, "the second retry");
@@ -192,7 +238,14 @@ describe("checkService: the service and the app's keys, before any bot starts", 
     const clock = createClock({ frozen: true });
     const stop = new AbortController();
     const { lines, logger } = captureLogs("info");
-    const checked = checkService({ baseUrl: `http://127.0.0.1:${await closedPort()}`, app: { id: "a", key: "k", secret: "s", plan: "pro" }, envFile: ".env", clock, logger, signal: stop.signal });
+    const checked = checkService({
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      app: { id: "a", key: "k", secret: "s", plan: "pro" },
+      envFile: ".env",
+      clock,
+      logger,
+      signal: stop.signal,
+    });
     await until(() => lines.length === 1, "the first retry");
     stop.abort(new Error("SIGINT"));
     await expect(checked).rejects.toThrow("SIGINT");
@@ -209,14 +262,31 @@ describe("bot start: what the service refuses", () => {
     return { clock, sandbox, app, dir };
   }
   const botFile = (name: string, tokenVar: string) =>
-    [`name: ${name}`, "plan: pro", "account:", `  token: \${${tokenVar}_TOKEN}`, `  token_secret: \${${tokenVar}_SECRET}`, "triggers:", "  mentions: {}", "plugins:", "  reply:", `    text: "${name} says hi"`].join("\n");
+    [
+      `name: ${name}`,
+      "plan: pro",
+      "account:",
+      `  token: \${${tokenVar}_TOKEN}`,
+      `  token_secret: \${${tokenVar}_SECRET}`,
+      "triggers:",
+      "  mentions: {}",
+      "plugins:",
+      "  reply:",
+      `    text: "${name} says hi"`,
+    ].join("\n");
 
   it("a wrong API key secret is a UserError naming the variables to check, and no bot starts", async () => {
     const { clock, sandbox, app, dir } = await setup();
     try {
       await writeFile(join(dir, "a.yaml"), botFile("a", "A"));
       const { logger } = captureLogs("info");
-      const env = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: "wrong", A_TOKEN: "t", A_SECRET: "s" };
+      const env = {
+        POSTBOT_BASE_URL: sandbox.url,
+        POSTBOT_CONSUMER_KEY: app.consumer_key,
+        POSTBOT_CONSUMER_SECRET: "wrong",
+        A_TOKEN: "t",
+        A_SECRET: "s",
+      };
       const failed = start({ bots: dir, plugins: "plugins", data: join(dir, "data"), clock, logger, env });
       await expect(failed).rejects.toBeInstanceOf(UserError);
       await expect(failed).rejects.toThrow(
@@ -252,12 +322,18 @@ describe("bot start: what the service refuses", () => {
           `the service refused the account's token (401, code 32); its token comes from account.token and account.token_secret in ${join(dir, "bad.yaml")}: check them (and the environment variables or .env lines they read) and restart`,
         );
         expect(bad.paused?.reason).not.toMatch(/bot auth login/);
-        expect(lines.some((l) => l.bot === "bad" && /^bot bad is paused: .*; the other bots go on$/.test(String(l.msg)))).toBe(true);
+        expect(
+          lines.some((l) => l.bot === "bad" && /^bot bad is paused: .*; the other bots go on$/.test(String(l.msg))),
+        ).toBe(true);
         const alice = await sandbox.admin.createUser({ username: "alice" });
         await sandbox.admin.createPost({ author_id: alice.id, text: "@good hello" });
         await clock.advance(3_000);
         await started.runtime.idle();
-        expect(Object.values(sandbox.context.data.world.posts).filter((p) => p.author_id === good.id).map((p) => p.text)).toEqual(["good says hi"]);
+        expect(
+          Object.values(sandbox.context.data.world.posts)
+            .filter((p) => p.author_id === good.id)
+            .map((p) => p.text),
+        ).toEqual(["good says hi"]);
       } finally {
         await started.stop();
       }

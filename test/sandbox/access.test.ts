@@ -12,7 +12,12 @@ beforeAll(async () => {
   t = await startSandbox();
   alice = await t.account({ username: "alice", callback_urls: ["http://127.0.0.1:1/cb"] });
   bearer = await t.appBearer(alice.app);
-  for (const key of ["GET /2/posts/counts/recent", "GET /2/users/:id/bookmarks", "GET /2/posts/:id", "DELETE /2/posts/:id"] as const) {
+  for (const key of [
+    "GET /2/posts/counts/recent",
+    "GET /2/users/:id/bookmarks",
+    "GET /2/posts/:id",
+    "DELETE /2/posts/:id",
+  ] as const) {
     restore.push(installHandler(key, echoHandler));
   }
 });
@@ -35,8 +40,12 @@ describe("methods and scopes per endpoint group (spec part 5)", () => {
 
   it("PKCE-only groups refuse OAuth 1.0a and the app bearer", async () => {
     const path = `/2/users/${alice.user.id}/bookmarks`;
-    expect((await t.signed(alice, "GET", path)).body.detail).toBe(wording("OAuth 1.0a User Context", "OAuth 2.0 User Context"));
-    expect((await t.bearer(bearer, "GET", path)).body.detail).toBe(wording("OAuth 2.0 Application-Only", "OAuth 2.0 User Context"));
+    expect((await t.signed(alice, "GET", path)).body.detail).toBe(
+      wording("OAuth 1.0a User Context", "OAuth 2.0 User Context"),
+    );
+    expect((await t.bearer(bearer, "GET", path)).body.detail).toBe(
+      wording("OAuth 2.0 Application-Only", "OAuth 2.0 User Context"),
+    );
   });
 
   it("user-only groups refuse the app bearer; three-mark groups take all three", async () => {
@@ -44,7 +53,11 @@ describe("methods and scopes per endpoint group (spec part 5)", () => {
       wording("OAuth 2.0 Application-Only", "OAuth 1.0a User Context, OAuth 2.0 User Context"),
     );
     const pkce = await t.pkce(alice.app, alice.user, ["post.read", "users.read"]);
-    for (const res of [await t.signed(alice, "GET", "/2/posts/1"), await t.bearer(bearer, "GET", "/2/posts/1"), await t.bearer(pkce.access_token, "GET", "/2/posts/1")]) {
+    for (const res of [
+      await t.signed(alice, "GET", "/2/posts/1"),
+      await t.bearer(bearer, "GET", "/2/posts/1"),
+      await t.bearer(pkce.access_token, "GET", "/2/posts/1"),
+    ]) {
       expect(res.status).toBe(200);
     }
   });

@@ -23,7 +23,10 @@ describe("the admin API", () => {
   });
 
   it("creates apps with every credential, on the sandbox's default plan unless told", async () => {
-    const res = await t.adminCall("POST", "/_sandbox/apps", { name: "greeter", callback_urls: ["http://127.0.0.1:1/cb"] });
+    const res = await t.adminCall("POST", "/_sandbox/apps", {
+      name: "greeter",
+      callback_urls: ["http://127.0.0.1:1/cb"],
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       id: expect.stringMatching(/^\d+$/),
@@ -37,7 +40,10 @@ describe("the admin API", () => {
       academic: false,
       created_at: new Date(T0).toISOString(),
     });
-    expect((await t.adminCall("POST", "/_sandbox/apps", { plan: "free", academic: true })).body).toMatchObject({ plan: "free", academic: true });
+    expect((await t.adminCall("POST", "/_sandbox/apps", { plan: "free", academic: true })).body).toMatchObject({
+      plan: "free",
+      academic: true,
+    });
   });
 
   it("refuses bad bodies with a 400 naming the field", async () => {
@@ -48,10 +54,17 @@ describe("the admin API", () => {
     expect(bad.body.errors[0].parameters).toEqual({ plan: [] });
     expect((await t.adminCall("POST", "/_sandbox/apps", { colour: "red" })).body.errors[0].message).toContain("colour");
     expect((await t.adminCall("POST", "/_sandbox/apps", { callback_urls: ["not a url"] })).status).toBe(400);
-    expect((await t.adminCall("POST", "/_sandbox/tokens", { consumer_key: "nope", user_id: "1" })).body.errors[0].message).toMatch(/^consumer_key/);
-    expect((await t.adminCall("POST", "/_sandbox/clock", { advance_ms: -5 })).body.errors[0].message).toMatch(/^advance_ms/);
+    expect(
+      (await t.adminCall("POST", "/_sandbox/tokens", { consumer_key: "nope", user_id: "1" })).body.errors[0].message,
+    ).toMatch(/^consumer_key/);
+    expect((await t.adminCall("POST", "/_sandbox/clock", { advance_ms: -5 })).body.errors[0].message).toMatch(
+      /^advance_ms/,
+    );
     expect((await t.adminCall("POST", "/_sandbox/clock", { advance_ms: "soon" })).status).toBe(400);
-    const notJson = await t.raw("POST", "/_sandbox/apps", { raw: "{oops", headers: { authorization: `Bearer admin-secret`, "content-type": "application/json" } });
+    const notJson = await t.raw("POST", "/_sandbox/apps", {
+      raw: "{oops",
+      headers: { authorization: `Bearer admin-secret`, "content-type": "application/json" },
+    });
     expect(notJson.status).toBe(400);
     expect(notJson.body.errors[0].message).toContain("not valid JSON");
     expect((await t.adminCall("POST", "/_sandbox/nothing", {})).status).toBe(404);
@@ -62,8 +75,16 @@ describe("the admin API", () => {
     const user = await createUser(t.sandbox, "tokenuser");
     const res = await t.adminCall("POST", "/_sandbox/tokens", { consumer_key: app.consumer_key, user_id: user.id });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ token: expect.stringMatching(new RegExp(`^${user.id}-\\w{40}$`)), token_secret: expect.stringMatching(/^\w{45}$/), user_id: user.id, screen_name: "tokenuser" });
-    expect((await t.adminCall("POST", "/_sandbox/tokens", { consumer_key: app.consumer_key, user_id: "999" })).body.errors[0].message).toMatch(/^user_id/);
+    expect(res.body).toEqual({
+      token: expect.stringMatching(new RegExp(`^${user.id}-\\w{40}$`)),
+      token_secret: expect.stringMatching(/^\w{45}$/),
+      user_id: user.id,
+      screen_name: "tokenuser",
+    });
+    expect(
+      (await t.adminCall("POST", "/_sandbox/tokens", { consumer_key: app.consumer_key, user_id: "999" })).body.errors[0]
+        .message,
+    ).toMatch(/^user_id/);
   });
 
   it("moves the clock and answers the new time", async () => {
@@ -72,7 +93,10 @@ describe("the admin API", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ now: new Date(before + 90_000).toISOString(), now_ms: before + 90_000 });
     expect(t.clock.now()).toBe(before + 90_000);
-    expect(await t.admin.advanceClock(10_000)).toEqual({ now: new Date(before + 100_000).toISOString(), now_ms: before + 100_000 });
+    expect(await t.admin.advanceClock(10_000)).toEqual({
+      now: new Date(before + 100_000).toISOString(),
+      now_ms: before + 100_000,
+    });
   });
 
   it("counts service requests by route template and status, exactly in the documented shape", async () => {

@@ -63,10 +63,17 @@ function rawRequest(port: number, bytes: Buffer): Promise<string> {
 
 describe("bad input never crashes the sandbox", () => {
   it("malformed JSON: 400 invalid-request naming the problem", async () => {
-    const res = await t.signed(alice, "POST", "/2/posts", { raw: '{"text": "hi"', headers: { "content-type": "application/json" } });
+    const res = await t.signed(alice, "POST", "/2/posts", {
+      raw: '{"text": "hi"',
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(res.body).toMatchObject({ title: "Invalid Request", type: INVALID, detail: "One or more parameters to your request was invalid." });
+    expect(res.body).toMatchObject({
+      title: "Invalid Request",
+      type: INVALID,
+      detail: "One or more parameters to your request was invalid.",
+    });
     expect(res.body.errors[0].message).toMatch(/^The request body is not valid JSON/);
   });
 
@@ -90,7 +97,10 @@ describe("bad input never crashes the sandbox", () => {
   });
 
   it("bad UTF-8 in the body, the query or the path: 400", async () => {
-    const body = await t.signed(alice, "POST", "/2/posts", { raw: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: { "content-type": "application/json" } });
+    const body = await t.signed(alice, "POST", "/2/posts", {
+      raw: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      headers: { "content-type": "application/json" },
+    });
     expect(body.status).toBe(400);
     expect(body.body.errors[0].message).toBe("The request body is not valid UTF-8.");
     const query = await t.raw("GET", "/2/posts/1?ids=%FF%FE");
@@ -103,14 +113,25 @@ describe("bad input never crashes the sandbox", () => {
 
   it("raw bytes outside ASCII in the request line: 400", async () => {
     const port = Number(new URL(t.url).port);
-    const line = await rawRequest(port, Buffer.concat([Buffer.from("GET /2/posts/"), Buffer.from([0xc3, 0xa9]), Buffer.from(" HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")]));
+    const line = await rawRequest(
+      port,
+      Buffer.concat([
+        Buffer.from("GET /2/posts/"),
+        Buffer.from([0xc3, 0xa9]),
+        Buffer.from(" HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"),
+      ]),
+    );
     expect(line).toMatch(/^HTTP\/1\.1 400/);
     const garbage = await rawRequest(port, Buffer.from("NONSENSE\r\n\r\n"));
     expect(garbage).toMatch(/^HTTP\/1\.1 400/);
   });
 
   it("an unknown route: 404 problem", async () => {
-    for (const [method, path] of [["GET", "/2/nothing/here"], ["PATCH", "/2/posts/1"], ["GET", "/"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/2/nothing/here"],
+      ["PATCH", "/2/posts/1"],
+      ["GET", "/"],
+    ] as const) {
       const res = await t.raw(method, path);
       expect(res.status, path).toBe(404);
       expect(res.body.type).toBe("https://api.twitter.com/2/problems/resource-not-found");
@@ -142,19 +163,34 @@ describe("bad input never crashes the sandbox", () => {
   });
 
   it("JSON sent as text/plain: 400 naming the content-type to use", async () => {
-    const res = await t.signed(alice, "POST", "/2/posts", { raw: JSON.stringify({ text: "hi" }), headers: { "content-type": "text/plain" } });
+    const res = await t.signed(alice, "POST", "/2/posts", {
+      raw: JSON.stringify({ text: "hi" }),
+      headers: { "content-type": "text/plain" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.type).toBe(INVALID);
-    expect(res.body.errors[0].message).toBe("This endpoint takes a JSON body; send it with content-type application/json, not text/plain.");
-    const charset = await t.signed(alice, "POST", "/2/posts", { raw: JSON.stringify({ text: "hi" }), headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(res.body.errors[0].message).toBe(
+      "This endpoint takes a JSON body; send it with content-type application/json, not text/plain.",
+    );
+    const charset = await t.signed(alice, "POST", "/2/posts", {
+      raw: JSON.stringify({ text: "hi" }),
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expect(charset.status).toBe(200);
   });
 
   it("a body far over the cap: 413 with a problem body, not a reset, by declared length or as it arrives", async () => {
     const big = JSON.stringify({ text: "x".repeat(100_000) });
-    const declared = await t.signed(alice, "POST", "/2/posts", { raw: big, headers: { "content-type": "application/json" } });
+    const declared = await t.signed(alice, "POST", "/2/posts", {
+      raw: big,
+      headers: { "content-type": "application/json" },
+    });
     expect(declared.status).toBe(413);
-    expect(declared.body).toMatchObject({ title: "Payload Too Large", status: 413, detail: expect.stringContaining("the limit is 4096 bytes") });
+    expect(declared.body).toMatchObject({
+      title: "Payload Too Large",
+      status: 413,
+      detail: expect.stringContaining("the limit is 4096 bytes"),
+    });
     const chunked = await fetch(`${t.url}/2/posts`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -169,7 +205,12 @@ describe("bad input never crashes the sandbox", () => {
     const res = await fetch(`${t.url}/2/posts/search/recent?query=${"a".repeat(60_000)}`);
     expect(res.status).toBe(431);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(await res.json()).toMatchObject({ title: "Request Header Fields Too Large", type: "about:blank", status: 431, detail: expect.stringContaining("16 KiB") });
+    expect(await res.json()).toMatchObject({
+      title: "Request Header Fields Too Large",
+      type: "about:blank",
+      status: 431,
+      detail: expect.stringContaining("16 KiB"),
+    });
   });
 
   it("a body that stalls: 408 with a problem body once the body timeout passes, and the connection is closed", async () => {
@@ -182,7 +223,11 @@ describe("bad input never crashes the sandbox", () => {
     });
     const res = parseResponse(conn.received);
     expect(res.statusLine).toBe("HTTP/1.1 408 Request Timeout");
-    expect(res.body).toMatchObject({ title: "Request Timeout", status: 408, detail: "The request body did not arrive within 10 s. Send the whole body promptly." });
+    expect(res.body).toMatchObject({
+      title: "Request Timeout",
+      status: 408,
+      detail: "The request body did not arrive within 10 s. Send the whole body promptly.",
+    });
   });
 
   it("a client that hangs up mid-body is neither a server error in the stats nor an error in the log", async () => {
@@ -192,7 +237,14 @@ describe("bad input never crashes the sandbox", () => {
     conn.socket.write(postHead(100) + '{"text":', () => conn.socket.destroy());
     await vi.waitFor(() => expect(stats()["499"]).toBe(1));
     expect(stats()["500"] ?? 0).toBe(before);
-    expect(logs.lines.filter((l) => (l.level as number) >= 50 && String(l.msg).includes("sandbox handler failed") && !String(l.where).startsWith("GET /2/users/"))).toEqual([]);
+    expect(
+      logs.lines.filter(
+        (l) =>
+          (l.level as number) >= 50 &&
+          String(l.msg).includes("sandbox handler failed") &&
+          !String(l.where).startsWith("GET /2/users/"),
+      ),
+    ).toEqual([]);
     expect(logs.lines.some((l) => l.msg === "client closed the connection mid-body" && l.level === 20)).toBe(true);
   });
 });

@@ -20,7 +20,10 @@ interface Running {
 
 /** Starts `bot sandbox ...` and waits for its listening line. */
 function start(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [BOT, "sandbox", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BOT, "sandbox", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let out = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -53,12 +56,21 @@ describe("bot sandbox", () => {
     const created = await admin(first.url, "token-from-env", "POST", "/_sandbox/apps", { name: "kept", plan: "basic" });
     expect(created.status).toBe(201);
     const app = (await created.json()) as { consumer_key: string; consumer_secret: string };
-    const user = (await (await admin(first.url, "token-from-env", "POST", "/_sandbox/users", { username: "kept_user" })).json()) as { id: string };
-    const token = (await (await admin(first.url, "token-from-env", "POST", "/_sandbox/tokens", { consumer_key: app.consumer_key, user_id: user.id })).json()) as {
+    const user = (await (
+      await admin(first.url, "token-from-env", "POST", "/_sandbox/users", { username: "kept_user" })
+    ).json()) as { id: string };
+    const token = (await (
+      await admin(first.url, "token-from-env", "POST", "/_sandbox/tokens", {
+        consumer_key: app.consumer_key,
+        user_id: user.id,
+      })
+    ).json()) as {
       token: string;
       token_secret: string;
     };
-    const post = (await (await admin(first.url, "token-from-env", "POST", "/_sandbox/posts", { author_id: user.id, text: "still here" })).json()) as { id: string };
+    const post = (await (
+      await admin(first.url, "token-from-env", "POST", "/_sandbox/posts", { author_id: user.id, text: "still here" })
+    ).json()) as { id: string };
     const basic = `Basic ${Buffer.from(`${app.consumer_key}:${app.consumer_secret}`).toString("base64")}`;
     const tokenRes = await fetch(`${first.url}/oauth2/token`, {
       method: "POST",
@@ -66,7 +78,9 @@ describe("bot sandbox", () => {
       body: "grant_type=client_credentials",
     });
     const { access_token } = (await tokenRes.json()) as { access_token: string };
-    const counted = await fetch(`${first.url}/2/posts/counts/recent?query=x`, { headers: { authorization: `Bearer ${access_token}` } });
+    const counted = await fetch(`${first.url}/2/posts/counts/recent?query=x`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
     expect(counted.headers.get("x-rate-limit-remaining")).toBe("4"); // basic: 5/15m A
 
     first.child.kill("SIGTERM");
@@ -78,7 +92,9 @@ describe("bot sandbox", () => {
     try {
       expect(second.output()).toContain("admin token: another-token");
       // The app and its bearer token survived, and so did the window.
-      const again = await fetch(`${second.url}/2/posts/counts/recent?query=x`, { headers: { authorization: `Bearer ${access_token}` } });
+      const again = await fetch(`${second.url}/2/posts/counts/recent?query=x`, {
+        headers: { authorization: `Bearer ${access_token}` },
+      });
       expect(again.headers.get("x-rate-limit-remaining")).toBe("3");
       // Users, tokens and posts too: the old token still signs and reads the old post.
       const creds = { ...app, token: token.token, token_secret: token.token_secret };
@@ -86,7 +102,9 @@ describe("bot sandbox", () => {
       const read = await fetch(url, { headers: { authorization: oauthHeader({ now: Date.now }, creds, "GET", url) } });
       expect(read.status).toBe(200);
       expect(((await read.json()) as { data: { text: string } }).data.text).toBe("still here");
-      const stats = (await (await admin(second.url, "another-token", "GET", "/_sandbox/stats")).json()) as { routes: Record<string, Record<string, number>> };
+      const stats = (await (await admin(second.url, "another-token", "GET", "/_sandbox/stats")).json()) as {
+        routes: Record<string, Record<string, number>>;
+      };
       expect(stats.routes["POST /oauth2/token"]).toEqual({ "200": 1 });
     } finally {
       second.child.kill("SIGINT");

@@ -27,7 +27,12 @@ describe("injected faults", () => {
       headers: { "retry-after": "1" },
     });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ id: expect.any(String), route: "GET /2/posts/:id", remaining: 2, kind: "error" });
+    expect(added.body).toMatchObject({
+      id: expect.any(String),
+      route: "GET /2/posts/:id",
+      remaining: 2,
+      kind: "error",
+    });
     expect((await t.adminCall("GET", "/_sandbox/faults")).body.faults).toHaveLength(1);
     for (let i = 0; i < 2; i++) {
       const res = await t.signed(alice, "GET", "/2/posts/1");
@@ -68,7 +73,9 @@ describe("injected faults", () => {
     const bad = await t.adminCall("POST", "/_sandbox/faults", { route: "GET /2/nothing", kind: "reset" });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].message).toMatch(/^route/);
-    expect((await t.adminCall("POST", "/_sandbox/faults", { route: "GET /2/posts/:id", kind: "explode" })).status).toBe(400);
+    expect((await t.adminCall("POST", "/_sandbox/faults", { route: "GET /2/posts/:id", kind: "explode" })).status).toBe(
+      400,
+    );
     await t.admin.addFault({ route: "GET /2/posts/:id", kind: "reset", count: 5 });
     await t.admin.clearFaults();
     expect((await t.signed(alice, "GET", "/2/posts/4")).status).toBe(200);

@@ -54,7 +54,11 @@ describe("saving and restoring the sandbox state", () => {
     expect(Object.keys(JSON.parse(await readFile(file, "utf8")).auth.nonces)).toHaveLength(1);
 
     // Same address (the signature covers it), one minute later: the nonce is still in its window.
-    const second = await startSandbox({ stateFile: file, port: Number(new URL(first.url).port), clock: createClock({ frozen: true, start: T0 + 60_000 }) });
+    const second = await startSandbox({
+      stateFile: file,
+      port: Number(new URL(first.url).port),
+      clock: createClock({ frozen: true, start: T0 + 60_000 }),
+    });
     try {
       const replay = await fetch(url, signed);
       expect(replay.status).toBe(401);

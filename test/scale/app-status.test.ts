@@ -14,13 +14,40 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-const part = (bots: number, updatedAt: number, extra: Partial<AppStatus> = {}): AppStatus => ({ appId: "7", plan: "pro", bots, capacity: ["line"], catchUp: { waiting: 1, running: 0, done: bots }, updatedAt, ...extra });
-const stream = { state: "connected" as const, since: 5, connects: 1, reconnects: 2, posts: 40, rules: { own: 0, mentions: 1 }, mentionBots: 9, gaps: { count: 0, recovered: 0 }, lastError: { message: "the service closed the stream", cause: "drop" as const, at: 4 } };
+const part = (bots: number, updatedAt: number, extra: Partial<AppStatus> = {}): AppStatus => ({
+  appId: "7",
+  plan: "pro",
+  bots,
+  capacity: ["line"],
+  catchUp: { waiting: 1, running: 0, done: bots },
+  updatedAt,
+  ...extra,
+});
+const stream = {
+  state: "connected" as const,
+  since: 5,
+  connects: 1,
+  reconnects: 2,
+  posts: 40,
+  rules: { own: 0, mentions: 1 },
+  mentionBots: 9,
+  gaps: { count: 0, recovered: 0 },
+  lastError: { message: "the service closed the stream", cause: "drop" as const, at: 4 },
+};
 
 describe("an app's status merged from its processes' parts", () => {
   it("takes the stream from the holder's part even when another part is newer, and sums the bots and catch-up polls", () => {
     const merged = mergeAppParts([part(3, 100, { stream }), part(4, 200), part(2, 150)]);
-    expect(merged).toEqual({ appId: "7", plan: "pro", bots: 9, processes: 3, capacity: ["line"], stream, catchUp: { waiting: 3, running: 0, done: 9 }, updatedAt: 200 });
+    expect(merged).toEqual({
+      appId: "7",
+      plan: "pro",
+      bots: 9,
+      processes: 3,
+      capacity: ["line"],
+      stream,
+      catchUp: { waiting: 3, running: 0, done: 9 },
+      updatedAt: 200,
+    });
   });
 
   it("of two holders' parts (the lease just moved), the newer stream wins", () => {
@@ -43,7 +70,9 @@ describe("reading the parts from Redis", () => {
         await redis.set("postbot:status:app:7:stray", bad);
         const err = await readAppStatus(redis).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(UserError);
-        expect((err as Error).message).toBe("Redis key postbot:status:app:7:stray is not a postbot app status (a process's part, kept a minute at most); remove it (redis-cli DEL postbot:status:app:7:stray) and run `bot status` again");
+        expect((err as Error).message).toBe(
+          "Redis key postbot:status:app:7:stray is not a postbot app status (a process's part, kept a minute at most); remove it (redis-cli DEL postbot:status:app:7:stray) and run `bot status` again",
+        );
       }
     } finally {
       redis.disconnect();

@@ -32,7 +32,13 @@ describe("accounts and tokens in Redis", () => {
     await createUser(t.sandbox, "greeter");
     const dir = await mkdtemp(join(tmpdir(), "postbot-auth-redis-"));
     dirs.push(dir);
-    const env = { HOME: dir, POSTBOT_BASE_URL: t.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: app.consumer_secret, POSTBOT_STATE: server.url };
+    const env = {
+      HOME: dir,
+      POSTBOT_BASE_URL: t.url,
+      POSTBOT_CONSUMER_KEY: app.consumer_key,
+      POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+      POSTBOT_STATE: server.url,
+    };
 
     const login = spawnBot(["auth", "login", "--account", "greeter"], { cwd: dir, env });
     let out = "";
@@ -47,7 +53,9 @@ describe("accounts and tokens in Redis", () => {
     });
     const code = await new Promise<number | null>((resolve) => login.once("close", resolve));
     expect(code).toBe(0);
-    expect(out).toContain(`its token is stored in Redis at redis://127.0.0.1:${server.port}/0 (postbot:state:credentials)`);
+    expect(out).toContain(
+      `its token is stored in Redis at redis://127.0.0.1:${server.port}/0 (postbot:state:credentials)`,
+    );
 
     const redis = await connectRedis(server.url);
     const stored = JSON.stringify(await redis.hgetall("postbot:state:credentials"));
@@ -64,14 +72,19 @@ describe("accounts and tokens in Redis", () => {
 
     const bots = join(dir, "bots");
     await mkdir(bots);
-    await writeFile(join(bots, "greeter.yaml"), `name: greeter\nplan: pro\ntriggers: { mentions: { via: poll } }\nplugins: { reply: { text: "hello @{author.username}" } }\n`);
+    await writeFile(
+      join(bots, "greeter.yaml"),
+      `name: greeter\nplan: pro\ntriggers: { mentions: { via: poll } }\nplugins: { reply: { text: "hello @{author.username}" } }\n`,
+    );
     const started = spawnBot(["start", "--bots", bots, "--plugins", join(process.cwd(), "plugins")], { cwd: dir, env });
     const lines = lineReader(started.stdout);
     await lines.waitFor(/claimed 1 bots \(greeter\)/);
     const alice = await createUser(t.sandbox, "alice");
     const mention = await t.sandbox.admin.createPost({ author_id: alice.id, text: "@greeter hi" });
     await lines.waitFor(/reply to post \d+ .*: sent/);
-    const replies = Object.values(t.sandbox.context.data.world.posts).filter((p) => p.in_reply_to_post_id === mention.id);
+    const replies = Object.values(t.sandbox.context.data.world.posts).filter(
+      (p) => p.in_reply_to_post_id === mention.id,
+    );
     expect(replies.map((p) => p.text)).toEqual(["hello @alice"]);
     expect(lines.lines.join("\n")).not.toContain(token!);
     const exit = new Promise<number | null>((resolve) => started.once("exit", resolve));

@@ -65,6 +65,10 @@ describe("claiming more bots than start within a lease's ttl", () => {
     await w.settle(ps);
     for (const bot of NAMES) expect(w.repliesOf(bot), bot).toEqual([posts.get(bot)]);
     // No bot's lease ran out under P1 (it gave ten back to P2 instead): nothing lost, refused or claimed again.
-    for (const p of ps) expect(p.lines.map((l) => String(l.msg)).filter((m) => /lease lost|lease had expired|was refused/.test(m)), p.name).toEqual([]);
+    for (const p of ps)
+      expect(
+        p.lines.map((l) => String(l.msg)).filter((m) => /lease lost|lease had expired|was refused/.test(m)),
+        p.name,
+      ).toEqual([]);
   }, 60_000);
 });

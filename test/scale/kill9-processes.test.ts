@@ -38,11 +38,18 @@ describe("bot start --state redis:// in several processes", () => {
     server = await startRedisServer();
     redis = await connectRedis(server.url);
     sandbox = await createSandbox({ clock: createClock() });
-    const configs = NAMES.map((name) => testBotConfig({ name, plan: "pro", triggers: { mentions: { via: "poll" } }, plugins: {} }, {}));
+    const configs = NAMES.map((name) =>
+      testBotConfig({ name, plan: "pro", triggers: { mentions: { via: "poll" } }, plugins: {} }, {}),
+    );
     const hosted = await provisionBots(sandbox, configs);
     const dir = await mkdtemp(join(tmpdir(), "postbot-scale-"));
     dirs.push(dir);
-    const env: Record<string, string> = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: hosted[0]!.app.key, POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret, POSTBOT_STATE: server.url };
+    const env: Record<string, string> = {
+      POSTBOT_BASE_URL: sandbox.url,
+      POSTBOT_CONSUMER_KEY: hosted[0]!.app.key,
+      POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret,
+      POSTBOT_STATE: server.url,
+    };
     for (const h of hosted) {
       const up = h.config.name.toUpperCase();
       env[`${up}_TOKEN`] = h.token.token;
@@ -61,10 +68,15 @@ describe("bot start --state redis:// in several processes", () => {
 
     const owners = () => leaseHolders(redis!, NAMES);
     const pids = children.map((c) => c.child.pid!);
-    await until("two bots per process", async () => {
-      const held = await owners();
-      return pids.every((pid) => [...held.values()].filter((p) => p === pid).length === 2) || undefined;
-    }, 60_000, 100);
+    await until(
+      "two bots per process",
+      async () => {
+        const held = await owners();
+        return pids.every((pid) => [...held.values()].filter((p) => p === pid).length === 2) || undefined;
+      },
+      60_000,
+      100,
+    );
 
     const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
     const posts = () => Object.values(sandbox!.context.data.world.posts);
@@ -78,8 +90,15 @@ describe("bot start --state redis:// in several processes", () => {
       }
       return by;
     };
-    const mentionAll = async (text: string) => Promise.all(NAMES.map(async (bot) => ({ bot, id: (await sandbox!.admin.createPost({ author_id: alice.id, text: `@${bot} ${text}` })).id })));
-    const allAnswered = (mentions: Array<{ id: string }>) => () => mentions.every((m) => answers().has(m.id)) || undefined;
+    const mentionAll = async (text: string) =>
+      Promise.all(
+        NAMES.map(async (bot) => ({
+          bot,
+          id: (await sandbox!.admin.createPost({ author_id: alice.id, text: `@${bot} ${text}` })).id,
+        })),
+      );
+    const allAnswered = (mentions: Array<{ id: string }>) => () =>
+      mentions.every((m) => answers().has(m.id)) || undefined;
 
     const before = await mentionAll("before the kill");
     await until("the first mentions answered", allAnswered(before), 60_000, 100);
@@ -90,23 +109,35 @@ describe("bot start --state redis:// in several processes", () => {
     const killedAt = Date.now();
     victim.child.kill("SIGKILL");
     const after = await mentionAll("after the kill");
-    await until("the victim's bots held by the survivors", async () => {
-      const held = await owners();
-      return victimBots.every((bot) => pids.slice(1).includes(held.get(bot)!)) || undefined;
-    }, 60_000, 100);
+    await until(
+      "the victim's bots held by the survivors",
+      async () => {
+        const held = await owners();
+        return victimBots.every((bot) => pids.slice(1).includes(held.get(bot)!)) || undefined;
+      },
+      60_000,
+      100,
+    );
     const takenOverMs = Date.now() - killedAt;
     await until("the mentions after the kill answered", allAnswered(after), 60_000, 100);
     const answeredMs = Date.now() - killedAt;
-    console.log(`kill -9 of 1 of 3 processes: its ${victimBots.length} bots held by the others after ${(takenOverMs / 1000).toFixed(1)} s, answering ${(answeredMs / 1000).toFixed(1)} s after the kill`);
+    console.log(
+      `kill -9 of 1 of 3 processes: its ${victimBots.length} bots held by the others after ${(takenOverMs / 1000).toFixed(1)} s, answering ${(answeredMs / 1000).toFixed(1)} s after the kill`,
+    );
 
     // Exactly once, by the bot mentioned.
     for (const m of [...before, ...after]) expect(answers().get(m.id), `${m.bot}: ${m.id}`).toEqual([m.bot]);
     // Every bot held by a survivor: waited for, since a survivor balancing its share gives a
     // bot back a moment before the other claims it (seen once in five runs under load).
-    await until("every bot held by a survivor", async () => {
-      const held = await owners();
-      return NAMES.every((bot) => pids.slice(1).includes(held.get(bot)!)) || undefined;
-    }, 15_000, 100);
+    await until(
+      "every bot held by a survivor",
+      async () => {
+        const held = await owners();
+        return NAMES.every((bot) => pids.slice(1).includes(held.get(bot)!)) || undefined;
+      },
+      15_000,
+      100,
+    );
 
     // The survivors stop cleanly and give their bots back; `bot status` reads the same Redis.
     for (const c of children.slice(1)) {

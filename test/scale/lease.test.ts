@@ -61,7 +61,10 @@ describe("leases", () => {
     await leases.release(mine[7]!);
     await leases.claim("bot:many7", "B", 60_000);
     await leases.claim("bot:many900", "A", 60_000);
-    const held = await leases.renewAll(mine.map((l) => l!), 120_000);
+    const held = await leases.renewAll(
+      mine.map((l) => l!),
+      120_000,
+    );
     expect(held).toHaveLength(1_200);
     expect(held.map((h, i) => (h ? -1 : i)).filter((i) => i >= 0)).toEqual([7, 900]);
     expect((await leases.holder("bot:many1199"))!.ttlMs).toBeGreaterThan(60_000);
@@ -71,12 +74,24 @@ describe("leases", () => {
 
   it("a fenced write applies all its commands only while the claim is current", async () => {
     const a = (await leases.claim("bot:f", "A", 300))!;
-    expect(await leases.fenced(a, [["SET", "t:x", "1"], ["HSET", "t:h", "k", 42], ["GET", "t:missing"], ["GET", "t:x"]])).toEqual(["OK", 1, null, "1"]);
+    expect(
+      await leases.fenced(a, [
+        ["SET", "t:x", "1"],
+        ["HSET", "t:h", "k", 42],
+        ["GET", "t:missing"],
+        ["GET", "t:x"],
+      ]),
+    ).toEqual(["OK", 1, null, "1"]);
     await expired("bot:f");
     // Expired and not yet claimed again: a stale holder is refused all the same.
     await expect(leases.fenced(a, [["SET", "t:x", "2"]])).rejects.toBeInstanceOf(FencedError);
     const b = (await leases.claim("bot:f", "B", 10_000))!;
-    await expect(leases.fenced(a, [["SET", "t:x", "3"], ["SET", "t:y", "3"]])).rejects.toThrow(/bot:f.*token 1.*refused/);
+    await expect(
+      leases.fenced(a, [
+        ["SET", "t:x", "3"],
+        ["SET", "t:y", "3"],
+      ]),
+    ).rejects.toThrow(/bot:f.*token 1.*refused/);
     expect(await redis.mget("t:x", "t:y")).toEqual(["1", null]);
     await leases.fenced(b, [["SET", "t:x", "4"]]);
     expect(await redis.get("t:x")).toBe("4");
@@ -91,7 +106,9 @@ describe("leases", () => {
     await setIfHolder.run(redis, [leases.key(a.name), "t:since"], [leases.value(a), "99"]);
     expect(await redis.get("t:since")).toBe("99");
     await leases.claim("stream:app", "A", 10_000);
-    const refused = await setIfHolder.run(redis, [leases.key(a.name), "t:since"], [leases.value(a), "100"]).catch((err: unknown) => err);
+    const refused = await setIfHolder
+      .run(redis, [leases.key(a.name), "t:since"], [leases.value(a), "100"])
+      .catch((err: unknown) => err);
     expect(isFenced(refused)).toBe(true);
     expect(await redis.get("t:since")).toBe("99");
   });

@@ -39,7 +39,10 @@ describe("test helper: redis-server", () => {
 const s = await startRedisServer();
 console.log(s.port);
 process.exit(1);`;
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     const port = Number(run.stdout.trim());
     expect(port, run.stderr).toBeGreaterThan(0);
     const left = spawnSync("pgrep", ["-f", `redis-server 127.0.0.1:${port}`], { encoding: "utf8" });

@@ -31,7 +31,11 @@ describe("bots shared by processes on one Redis", () => {
     const ps = await Promise.all([proc("P1"), proc("P2"), proc("P3")]);
     // Started together: each waited to see the others, then took its share; nobody gave any back.
     await until("two bots each", () => balanced(ps, 2));
-    for (const p of ps) expect(p.lines.filter((l) => /giving back/.test(String(l.msg))), p.name).toEqual([]);
+    for (const p of ps)
+      expect(
+        p.lines.filter((l) => /giving back/.test(String(l.msg))),
+        p.name,
+      ).toEqual([]);
     await settle(ps); // each bot's first poll, at its start, is done
     const first = await mentionEach("hello");
     await w.clock.advance(15_000);
@@ -93,8 +97,14 @@ describe("bots shared by processes on one Redis", () => {
     for (const bot of NAMES) expect(repliesOf(bot), bot).toEqual([during.get(bot)]);
     expect(balanced(ps)).toBe(true);
     for (const p of ps) {
-      expect(p.lines.filter((l) => /lost the connection to Redis/.test(String(l.msg))), p.name).toHaveLength(1);
-      expect(p.lines.filter((l) => /is back: resuming/.test(String(l.msg))), p.name).toHaveLength(1);
+      expect(
+        p.lines.filter((l) => /lost the connection to Redis/.test(String(l.msg))),
+        p.name,
+      ).toHaveLength(1);
+      expect(
+        p.lines.filter((l) => /is back: resuming/.test(String(l.msg))),
+        p.name,
+      ).toHaveLength(1);
     }
   }, 60_000);
 });

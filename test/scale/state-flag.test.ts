@@ -13,7 +13,9 @@ describe("--state and POSTBOT_STATE", () => {
   it("refuse what is not a redis:// URL, never showing a password, and say what to give", async () => {
     const run = await runBot(["status", "--state", "http://user:pw@cache:6379/0"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--state "http://cache:6379/0": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0) or, for a Redis on this machine, its unix socket: unix:///PATH/TO/redis.sock?db=DB; for a state directory use --data DIR');
+    expect(run.stderr).toContain(
+      '--state "http://cache:6379/0": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0) or, for a Redis on this machine, its unix socket: unix:///PATH/TO/redis.sock?db=DB; for a state directory use --data DIR',
+    );
     const env = await runBot(["status"], { POSTBOT_STATE: "redis://cache:6379/zero" });
     expect(env.code).toBe(2);
     expect(env.stderr).toMatch(/POSTBOT_STATE: "redis:\/\/cache:6379\/zero": the database "\/zero" must be a number/);
@@ -24,7 +26,9 @@ describe("--state and POSTBOT_STATE", () => {
     await gone.close();
     const run = await runBot(["status", "--state", `redis://:secret@127.0.0.1:${gone.port}/0`]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`cannot reach Redis at redis://127.0.0.1:${gone.port}/0 (--state): nothing listens there.`);
+    expect(run.stderr).toContain(
+      `cannot reach Redis at redis://127.0.0.1:${gone.port}/0 (--state): nothing listens there.`,
+    );
     expect(run.stderr).not.toContain("secret");
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
@@ -36,7 +40,14 @@ describe("--state and POSTBOT_STATE", () => {
       try {
         // A bot's status written over TCP is what `bot status` reads through the socket: the same Redis.
         const store = await openRedisStore({ redis: tcp, closeConnection: false });
-        store.set("status", "greeter", { bot: "greeter", appId: "app", userId: "1", username: "greeter", plan: "basic", triggers: {} });
+        store.set("status", "greeter", {
+          bot: "greeter",
+          appId: "app",
+          userId: "1",
+          username: "greeter",
+          plan: "basic",
+          triggers: {},
+        });
         await store.flush();
         for (const url of [redis.socketUrl, redis.socketUrl.replace(/^unix:/, "redis+unix:")]) {
           const status = await runBot(["status", "--json"], { POSTBOT_STATE: url });
@@ -49,7 +60,9 @@ describe("--state and POSTBOT_STATE", () => {
       const missing = `${redis.socketUrl.replace("redis.sock", "nothing.sock")}&password=hush`;
       const run = await runBot(["status", "--state", missing]);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`cannot reach Redis at unix://${missing.slice("unix://".length, missing.indexOf("?"))}?db=0 (--state): nothing listens there. Start Redis there (e.g. \`redis-server --unixsocket ${missing.slice("unix://".length, missing.indexOf("?"))}\`)`);
+      expect(run.stderr).toContain(
+        `cannot reach Redis at unix://${missing.slice("unix://".length, missing.indexOf("?"))}?db=0 (--state): nothing listens there. Start Redis there (e.g. \`redis-server --unixsocket ${missing.slice("unix://".length, missing.indexOf("?"))}\`)`,
+      );
       expect(run.stderr).not.toContain("hush");
       expect(run.stderr).not.toMatch(/\n\s+at /);
     } finally {
@@ -61,9 +74,13 @@ describe("--state and POSTBOT_STATE", () => {
     const redis = await startRedisServer();
     try {
       const bots = await exampleBotsDir();
-      const run = await runBot(["start", "--bots", bots], { POSTBOT_STATE: redis.url }).finally(() => rm(dirname(bots), { recursive: true, force: true }));
+      const run = await runBot(["start", "--bots", bots], { POSTBOT_STATE: redis.url }).finally(() =>
+        rm(dirname(bots), { recursive: true, force: true }),
+      );
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain("POSTBOT_STATE: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL");
+      expect(run.stderr).toContain(
+        "POSTBOT_STATE: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL",
+      );
     } finally {
       await redis.close();
     }

@@ -45,11 +45,17 @@ async function streaming(ps: Proc[]): Promise<void> {
   const appId = w.hosted[0]!.app.id;
   await until("the app's stream is connected for all six bots", async () => {
     const redis = ps[0]!.shared.redis;
-    return (await handoffState(redis, appId)) === "connected" && (await redis.hlen(`postbot:handoff:${appId}:bots`)) === NAMES.length;
+    return (
+      (await handoffState(redis, appId)) === "connected" &&
+      (await redis.hlen(`postbot:handoff:${appId}:bots`)) === NAMES.length
+    );
   });
   // A hub started before every bot was published restarts once it knows them all.
   await new Promise((r) => setTimeout(r, 6 * EVERY));
-  await until("connected again after the last restart", async () => (await handoffState(ps[0]!.shared.redis, appId)) === "connected");
+  await until(
+    "connected again after the last restart",
+    async () => (await handoffState(ps[0]!.shared.redis, appId)) === "connected",
+  );
 }
 
 describe("mentions through the stream, processes sharing one Redis", () => {
@@ -61,7 +67,9 @@ describe("mentions through the stream, processes sharing one Redis", () => {
     const appId = w.hosted[0]!.app.id;
     const posts = await mentionEach("hello");
     // Delivered by the one stream connection of the app (held by one process) ...
-    await until("the stream delivered every mention", () => [...posts.values()].every((id) => ps.some((p) => p.runtime.streamed(appId, id))));
+    await until("the stream delivered every mention", () =>
+      [...posts.values()].every((id) => ps.some((p) => p.runtime.streamed(appId, id))),
+    );
     expect(ps.filter((p) => [...posts.values()].some((id) => p.runtime.streamed(appId, id)))).toHaveLength(1);
     // ... and answered by the process running each bot, with the clock still where it was.
     await until("every mention answered", () => NAMES.every((bot) => repliesOf(bot).length >= 1));
@@ -84,7 +92,9 @@ describe("mentions through the stream, processes sharing one Redis", () => {
       return app?.processes === 3 && app.bots === NAMES.length ? app : undefined;
     });
     expect(apps.stream).toMatchObject({ state: "connected", posts: NAMES.length, mentionBots: NAMES.length });
-    expect(formatStatus(await report(), w.clock.now())).toMatch(new RegExp(`app ${appId}  pro  6 bots over 3 processes\n  stream     connected since`));
+    expect(formatStatus(await report(), w.clock.now())).toMatch(
+      new RegExp(`app ${appId}  pro  6 bots over 3 processes\n  stream     connected since`),
+    );
     // A process that stops withdraws its part (its bots' count comes back with their new hosts' next round).
     const leaving = ps.find((p) => p !== holder)!;
     w.procs.splice(w.procs.indexOf(leaving), 1);
@@ -104,7 +114,8 @@ describe("mentions through the stream, processes sharing one Redis", () => {
     const appId = w.hosted[0]!.app.id;
     const pending = async () => {
       let n = 0;
-      for (const bot of NAMES) n += ((await ack.xpending(`postbot:handoff:${appId}:bot:${bot}`, "handlers").catch(() => [0])) as [number])[0];
+      for (const bot of NAMES)
+        n += ((await ack.xpending(`postbot:handoff:${appId}:bot:${bot}`, "handlers").catch(() => [0])) as [number])[0];
       return n;
     };
     await until("all six delivered to their processes, unacknowledged", async () => (await pending()) === NAMES.length);
@@ -114,7 +125,10 @@ describe("mentions through the stream, processes sharing one Redis", () => {
     doomed.shared.redis.disconnect();
     openGate();
     const survivors = ps.filter((p) => p !== doomed);
-    await until("the survivors run all six", () => running(survivors).length === NAMES.length && new Set(running(survivors)).size === NAMES.length);
+    await until(
+      "the survivors run all six",
+      () => running(survivors).length === NAMES.length && new Set(running(survivors)).size === NAMES.length,
+    );
     await until("every mention answered", () => NAMES.every((bot) => repliesOf(bot).length >= 1));
     for (const p of survivors) await p.runtime.idle();
     await w.clock.advance(15_000);

@@ -23,9 +23,21 @@ afterEach(async () => {
 describe("stringifyStateFile", () => {
   it("gives exactly JSON.stringify's text for a file of thousands of entries in several namespaces", async () => {
     const namespaces: StateFileData["namespaces"] = {
-      status: Array.from({ length: 3_000 }, (_, i) => [`bot-${i}`, { bot: `bot-${i}`, triggers: { mentions: { events: i, lastCheckAt: 1_700_000_000_000 + i } }, note: i % 7 === 0 ? "é \"quoted\" \n ✓" : null, gone: undefined }, i]),
+      status: Array.from({ length: 3_000 }, (_, i) => [
+        `bot-${i}`,
+        {
+          bot: `bot-${i}`,
+          triggers: { mentions: { events: i, lastCheckAt: 1_700_000_000_000 + i } },
+          note: i % 7 === 0 ? 'é "quoted" \n ✓' : null,
+          gone: undefined,
+        },
+        i,
+      ]),
       "status.apps": [["app1", { bots: 3_000, capacity: ["one", "two"] }, 3_000]],
-      "old style": [["a", [1, 2, 3]], ["b", undefined]],
+      "old style": [
+        ["a", [1, 2, 3]],
+        ["b", undefined],
+      ],
     };
     const data: StateFileData = { version: 2, namespaces };
     expect(await stringifyStateFile(data)).toBe(JSON.stringify(data));
@@ -43,7 +55,10 @@ describe("ShardedState.takeDirty / contents", () => {
     expect(state.takeDirty().sort()).toEqual(["bots/greeter.json", "bots/other.json"]);
     expect(state.takeDirty()).toEqual([]);
     state.set("cursors", "greeter:mentions", { since_id: "2" }); // after the names were taken
-    expect(state.contents("bots/greeter.json")).toEqual({ version: 2, namespaces: { cursors: [["greeter:mentions", { since_id: "2" }, 0]] } });
+    expect(state.contents("bots/greeter.json")).toEqual({
+      version: 2,
+      namespaces: { cursors: [["greeter:mentions", { since_id: "2" }, 0]] },
+    });
     state.delete("kv:other", "n");
     expect(state.contents("bots/other.json")).toBeNull();
     expect(state.contents("bots/nobody.json")).toBeNull();
@@ -54,7 +69,8 @@ describe("a checkpoint of a large file", () => {
   it("writes every bot's status to status.json in slices, and the state reads back whole", async () => {
     const dir = join(root, "data");
     const store = await openFileStore(dir);
-    for (let i = 0; i < 2_000; i++) store.set("status", `bot-${i}`, { bot: `bot-${i}`, inbox: i, updatedAt: 1_700_000_000_000 + i });
+    for (let i = 0; i < 2_000; i++)
+      store.set("status", `bot-${i}`, { bot: `bot-${i}`, inbox: i, updatedAt: 1_700_000_000_000 + i });
     await store.close();
     const text = await readFile(join(dir, "state", "status.json"), "utf8");
     expect(text).toBe(JSON.stringify(JSON.parse(text)));

@@ -19,10 +19,15 @@ afterEach(async () => {
 });
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
-const readJson = async (path: string) => JSON.parse(await readFile(path, "utf8")) as { version: number; namespaces: Record<string, unknown[][]> };
+const readJson = async (path: string) =>
+  JSON.parse(await readFile(path, "utf8")) as { version: number; namespaces: Record<string, unknown[][]> };
 const state = (...parts: string[]) => join(dir, "state", ...parts);
 /** The state's JSON files, relative to the state directory, sorted. */
-const stateFiles = async () => (await readdir(state(), { recursive: true })).map(String).filter((f) => f.endsWith(".json")).sort();
+const stateFiles = async () =>
+  (await readdir(state(), { recursive: true }))
+    .map(String)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
 
 describe("openFileStore", () => {
   it("creates private directories and 0600 files that stay 0600 across rewrites", async () => {
@@ -40,7 +45,11 @@ describe("openFileStore", () => {
     for (const f of await stateFiles()) expect(await modeOf(state(f)), f).toBe(0o600);
     // Nothing but the files is left behind: no temporary file, no journal, no lock.
     expect(await readdir(dir)).toEqual(["state"]);
-    expect((await readdir(state(), { recursive: true })).sort()).toEqual(["bots", "bots/greeter.json", "credentials.json"]);
+    expect((await readdir(state(), { recursive: true })).sort()).toEqual([
+      "bots",
+      "bots/greeter.json",
+      "credentials.json",
+    ]);
   });
 
   it("a flush appends one journal line with only what changed, and is durable when it resolves", async () => {
@@ -72,7 +81,9 @@ describe("openFileStore", () => {
     await store.flush();
     // The open descriptor of the journal, as the kernel sees it (Linux: /proc/self/fdinfo).
     const fds = await readdir("/proc/self/fd");
-    const links = await Promise.all(fds.map(async (fd) => [fd, await readlink(`/proc/self/fd/${fd}`).catch(() => "")] as const));
+    const links = await Promise.all(
+      fds.map(async (fd) => [fd, await readlink(`/proc/self/fd/${fd}`).catch(() => "")] as const),
+    );
     const fd = links.find(([, target]) => target === state("journal-1.log"))?.[0];
     expect(fd).toBeDefined();
     const flags = Number.parseInt(/flags:\s*([0-7]+)/.exec(await readFile(`/proc/self/fdinfo/${fd}`, "utf8"))![1]!, 8);
@@ -102,8 +113,17 @@ describe("openFileStore", () => {
     store.set("budget.windows", "POST /2/posts|a:app1|15m", [1, 2]);
     store.set("budget.windows", "POST /2/posts|u:42|15m", [1]);
     await store.close();
-    expect(await stateFiles()).toEqual(["accounts/42.json", "apps/app1.json", "bots/ann.json", "bots/bob.json", "bots/cid.json"]);
-    const bob = { text: await readFile(state("bots", "bob.json"), "utf8"), mtime: (await stat(state("bots", "bob.json"))).mtimeMs };
+    expect(await stateFiles()).toEqual([
+      "accounts/42.json",
+      "apps/app1.json",
+      "bots/ann.json",
+      "bots/bob.json",
+      "bots/cid.json",
+    ]);
+    const bob = {
+      text: await readFile(state("bots", "bob.json"), "utf8"),
+      mtime: (await stat(state("bots", "bob.json"))).mtimeMs,
+    };
 
     const again = await openFileStore(dir);
     again.set("kv:ann", "greeting", "hello");
@@ -113,7 +133,10 @@ describe("openFileStore", () => {
     expect(again.filesWritten - files).toBe(1); // ann's file alone
     expect(await readFile(state("bots", "bob.json"), "utf8")).toBe(bob.text);
     expect((await stat(state("bots", "bob.json"))).mtimeMs).toBe(bob.mtime);
-    expect((await readJson(state("bots", "ann.json"))).namespaces["kv:ann"]![0]!.slice(0, 2)).toEqual(["greeting", "hello"]);
+    expect((await readJson(state("bots", "ann.json"))).namespaces["kv:ann"]![0]!.slice(0, 2)).toEqual([
+      "greeting",
+      "hello",
+    ]);
   });
 
   it("removes a file once nothing is left in it", async () => {
@@ -196,7 +219,8 @@ describe("openFileStore", () => {
       await store.flush();
     }
     // Written while running, in the background (not awaited by a flush): wait for them to appear.
-    const botFiles = async () => (await readdir(state("bots")).catch(() => [])).filter((n) => !n.startsWith(".")).sort();
+    const botFiles = async () =>
+      (await readdir(state("bots")).catch(() => [])).filter((n) => !n.startsWith(".")).sort();
     for (let i = 0; i < 500 && (await botFiles()).length < 3; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await botFiles()).toEqual(["bot0.json", "bot1.json", "bot2.json"]);
     // Crash between a checkpoint's file writes and its journal's removal: the files are new and the old journal is still there.
@@ -213,7 +237,9 @@ describe("openFileStore", () => {
     const again = await openFileStore(dir);
     expect([0, 1, 2].map((b) => again.get(`kv:bot${b}`, "n"))).toEqual([27, 28, 29]);
     expect(again.entries("ledger")).toHaveLength(30);
-    expect(again.entries("ledger").map(([k]) => k)).toEqual(Array.from({ length: 30 }, (_, i) => `bot${i % 3}:like:${i}`));
+    expect(again.entries("ledger").map(([k]) => k)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `bot${i % 3}:like:${i}`),
+    );
     await again.close();
   });
 
@@ -242,14 +268,21 @@ describe("openFileStore", () => {
     const store = await openFileStore(dir);
     for (const key of ["900", "10", "abc", "2"]) store.set("posts", key, { key });
     store.delete("posts", "abc");
-    for (const key of ["bob:like:1", "ann:like:1", "bob:like:2", "cid:like:1", "ann:like:2"]) store.set("ledger", key, { key });
+    for (const key of ["bob:like:1", "ann:like:1", "bob:like:2", "cid:like:1", "ann:like:2"])
+      store.set("ledger", key, { key });
     store.delete("ledger", "bob:like:1");
     store.set("ledger", "bob:like:1", { key: "again" }); // re-added: now the newest
     await store.close();
     const again = await openFileStore(dir);
     expect(again.entries("posts").map(([k]) => k)).toEqual(["900", "10", "2"]);
     expect(again.get("posts", "10")).toEqual({ key: "10" });
-    expect(again.entries("ledger").map(([k]) => k)).toEqual(["ann:like:1", "bob:like:2", "cid:like:1", "ann:like:2", "bob:like:1"]);
+    expect(again.entries("ledger").map(([k]) => k)).toEqual([
+      "ann:like:1",
+      "bob:like:2",
+      "cid:like:1",
+      "ann:like:2",
+      "bob:like:1",
+    ]);
     expect(again.get("ledger", "bob:like:1")).toEqual({ key: "again" });
     await again.close();
   });
@@ -298,7 +331,11 @@ describe("openFileStore", () => {
     await mkdir(state("bots"), { recursive: true });
     await writeFile(state("bots", "ann.json"), "{nope");
     const { lines, logger } = captureLogs();
-    const again = await openFileStore(dir, { onCorrupt: "set-aside", logger, now: () => Date.parse("2026-01-02T03:04:05.006Z") });
+    const again = await openFileStore(dir, {
+      onCorrupt: "set-aside",
+      logger,
+      now: () => Date.parse("2026-01-02T03:04:05.006Z"),
+    });
     expect(again.get("kv:bob", "k")).toBe("kept");
     const aside = "ann.json.corrupt-2026-01-02T03-04-05-006Z";
     expect((await readdir(state("bots"))).sort()).toEqual(["ann.json.corrupt-2026-01-02T03-04-05-006Z", "bob.json"]);
@@ -355,9 +392,18 @@ describe("openFileStore", () => {
   it("puts a value found in the wrong file back where it belongs, keeping the newest of two copies", async () => {
     await mkdir(state("bots"), { recursive: true });
     // As a crash while a value moved could leave it: in shared.json (older) and ann's file (newer).
-    await writeFile(state("shared.json"), JSON.stringify({ version: 2, namespaces: { "kv:ann": [["k", "old", 1]], other: [["x", 1, 0]] } }));
-    await writeFile(state("bots", "ann.json"), JSON.stringify({ version: 2, namespaces: { "kv:ann": [["k", "new", 5]] } }));
-    await writeFile(state("bots", "bob.json"), JSON.stringify({ version: 2, namespaces: { "kv:ann": [["j", "moved", 3]] } }));
+    await writeFile(
+      state("shared.json"),
+      JSON.stringify({ version: 2, namespaces: { "kv:ann": [["k", "old", 1]], other: [["x", 1, 0]] } }),
+    );
+    await writeFile(
+      state("bots", "ann.json"),
+      JSON.stringify({ version: 2, namespaces: { "kv:ann": [["k", "new", 5]] } }),
+    );
+    await writeFile(
+      state("bots", "bob.json"),
+      JSON.stringify({ version: 2, namespaces: { "kv:ann": [["j", "moved", 3]] } }),
+    );
     const store = await openFileStore(dir);
     expect(store.entries("kv:ann")).toEqual([
       ["j", "moved"],
@@ -365,7 +411,12 @@ describe("openFileStore", () => {
     ]);
     store.set("other", "y", 2);
     await store.close();
-    expect((await readJson(state("shared.json"))).namespaces).toEqual({ other: [["x", 1, 0], ["y", 2, 6]] });
+    expect((await readJson(state("shared.json"))).namespaces).toEqual({
+      other: [
+        ["x", 1, 0],
+        ["y", 2, 6],
+      ],
+    });
     expect((await readJson(state("bots", "ann.json"))).namespaces["kv:ann"]!.map(([k, v]) => [k, v])).toEqual([
       ["j", "moved"],
       ["k", "new"],

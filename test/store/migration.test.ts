@@ -96,7 +96,8 @@ describe("migrating the single state.json", () => {
       "status.json",
     ];
     const found: string[] = [];
-    for (const entry of await readdir(join(dir, "state"), { recursive: true })) if (String(entry).endsWith(".json")) found.push(String(entry));
+    for (const entry of await readdir(join(dir, "state"), { recursive: true }))
+      if (String(entry).endsWith(".json")) found.push(String(entry));
     expect(found.sort()).toEqual(files);
     for (const f of files) {
       expect((await stat(join(dir, "state", f))).mode & 0o777, f).toBe(0o600);
@@ -145,7 +146,9 @@ describe("migrating the single state.json", () => {
   it("a corrupt old file is refused with its name and the line, and nothing is migrated", async () => {
     const path = join(dir, "state.json");
     await writeFile(path, '{\n  "version": 1,\n  "namespaces": {\n    "ledger": [["a", 1]\n  }\n}\n');
-    await expect(openFileStore(dir)).rejects.toThrow(new RegExp(`${path.replace(/[.]/g, "\\.")} is not a valid postbot state file .*line 5`));
+    await expect(openFileStore(dir)).rejects.toThrow(
+      new RegExp(`${path.replace(/[.]/g, "\\.")} is not a valid postbot state file .*line 5`),
+    );
     expect(await readdir(dir)).toEqual(["state.json"]);
   });
 

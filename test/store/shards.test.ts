@@ -57,7 +57,11 @@ describe("the shard rule", () => {
   it("one action through the real action layer changes only its bot's, account's and app's files", async () => {
     const dir = join(root, "data");
     const first = setup({ store: await openFileStore(dir) });
-    const other = first.system.bot({ bot: "other", account: { appId: "app1", userId: "7", plan: "pro" }, executor: recordingExecutor(first.clock).executor });
+    const other = first.system.bot({
+      bot: "other",
+      account: { appId: "app1", userId: "7", plan: "pro" },
+      executor: recordingExecutor(first.clock).executor,
+    });
     expect((await other.like("1")).status).toBe("sent");
     await first.system.idle();
     await first.store.close();
@@ -66,7 +70,12 @@ describe("the shard rule", () => {
 
     const store = await openFileStore(dir);
     const { system, clock } = setup({ store, clock: first.clock });
-    const bot = system.bot({ bot: "greeter", account: { appId: "app1", userId: "42", plan: "pro" }, executor: recordingExecutor(clock).executor, budget: { reply: { max: 10, per: 3_600_000 } } });
+    const bot = system.bot({
+      bot: "greeter",
+      account: { appId: "app1", userId: "42", plan: "pro" },
+      executor: recordingExecutor(clock).executor,
+      budget: { reply: { max: 10, per: 3_600_000 } },
+    });
     expect((await bot.reply({ id: "10", created_at: new Date(clock.now()).toISOString() }, "hi")).status).toBe("sent");
     await system.idle();
     await store.close();

@@ -25,7 +25,8 @@ beforeEach(async () => {
   await mkdir(dir, { recursive: true });
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await rm(root, { recursive: true, force: true });
 });
 

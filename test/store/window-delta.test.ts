@@ -121,7 +121,11 @@ describe("budget windows in the journal", () => {
     await mkdir(state(), { recursive: true, mode: 0o700 });
     const old = range(1_000, 100);
     const newer = [...old.slice(1), 9_999];
-    await writeFile(state("journal-1.log"), `${JSON.stringify([["budget.windows", KEY, old, 0]])}\n${JSON.stringify([["budget.windows", KEY, newer, 0]])}\n`, { mode: 0o600 });
+    await writeFile(
+      state("journal-1.log"),
+      `${JSON.stringify([["budget.windows", KEY, old, 0]])}\n${JSON.stringify([["budget.windows", KEY, newer, 0]])}\n`,
+      { mode: 0o600 },
+    );
     const store = await openFileStore(dir);
     expect(store.get("budget.windows", KEY)).toEqual(newer);
     await store.close();

@@ -4,8 +4,10 @@ import { STREAM_RULE_CAPS } from "../../src/limits/stream-rules.ts";
 import { mentionRuleValue, packUsernames, planMentionRules, usernamesOf } from "../../src/triggers/mention-rules.ts";
 
 const caps = STREAM_RULE_CAPS.pro!;
-const names = (n: number, prefix = "bot") => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(5, "0")}`);
-const asRules = (values: string[]): StreamRule[] => values.map((value, i) => ({ id: String(1000 + i), value, tag: "postbot:mentions" }));
+const names = (n: number, prefix = "bot") =>
+  Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(5, "0")}`);
+const asRules = (values: string[]): StreamRule[] =>
+  values.map((value, i) => ({ id: String(1000 + i), value, tag: "postbot:mentions" }));
 
 describe("mention rules", () => {
   it("pack @name OR to:name within the rule length, every name once, and read back what they cover", () => {
@@ -30,7 +32,12 @@ describe("mention rules", () => {
     expect(added.remove).toEqual([]);
     expect(added.add).toEqual([mentionRuleValue(["newcomer"])]);
 
-    const gone = planMentionRules(names(300).filter((n) => n !== "bot00007"), existing, caps, caps.maxRules);
+    const gone = planMentionRules(
+      names(300).filter((n) => n !== "bot00007"),
+      existing,
+      caps,
+      caps.maxRules,
+    );
     expect(gone.remove).toHaveLength(1);
     expect(gone.add).toHaveLength(1);
     expect(usernamesOf(gone.add[0]!)).toEqual(usernamesOf(gone.remove[0]!.value)!.filter((n) => n !== "bot00007"));

@@ -33,11 +33,25 @@ afterAll(async () => {
 const mention = (n: number): BotEvent => ({
   kind: "mention",
   id: `mention:${n}`,
-  post: { id: String(n), text: "@x hi", author_id: "9", created_at: "2026-01-05T12:00:00.000Z", conversation_id: String(n), edit_history_post_ids: [String(n)] } as never,
+  post: {
+    id: String(n),
+    text: "@x hi",
+    author_id: "9",
+    created_at: "2026-01-05T12:00:00.000Z",
+    conversation_id: String(n),
+    edit_history_post_ids: [String(n)],
+  } as never,
   author: { id: "9", name: "Crowd", username: "crowd" },
 });
 
-const fakeHub = (): StreamHub => ({ routes: new Map(), done: Promise.resolve(), status: () => ({}) as never, has: () => false, busy: () => false, close: () => {} });
+const fakeHub = (): StreamHub => ({
+  routes: new Map(),
+  done: Promise.resolve(),
+  status: () => ({}) as never,
+  has: () => false,
+  busy: () => false,
+  close: () => {},
+});
 
 describe("shared streams", () => {
   it("one process runs the app's hub for every bot of the app; a dead holder's stream is taken over", async () => {
@@ -76,7 +90,9 @@ describe("shared streams", () => {
     };
     const a = await processWith("A");
     const b = await processWith("B");
-    expect(await a.streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true })).toBeUndefined();
+    expect(
+      await a.streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true }),
+    ).toBeUndefined();
     await b.streams.host("liker", { userId: "2", username: "liker", rules: [{ value: "cats" }], mentions: true });
     await until("a hub started", () => hubs.length >= 1, 10_000, 10);
     // The directory changed after the first start: one restart later (5 renewals) it knows both bots.
@@ -90,13 +106,20 @@ describe("shared streams", () => {
     holder.request.deliverMentions("liker", [mention(1)]);
     holder.request.deliverMentions("greeter", [mention(2)]);
     holder.request.onConnected(true);
-    await until("both posts handled, both processes told", () => handled.length === 2 && controls.length === 2, 10_000, 10);
+    await until(
+      "both posts handled, both processes told",
+      () => handled.length === 2 && controls.length === 2,
+      10_000,
+      10,
+    );
     expect(handled.sort()).toEqual([
       ["A", "greeter", "mention:2"],
       ["B", "liker", "mention:1"],
     ]);
     expect(controls.map(([p]) => p).sort()).toEqual(["A", "B"]);
-    expect(await b.streams.host("liker", { userId: "2", username: "liker", rules: [{ value: "cats" }], mentions: true })).toBe("connected");
+    expect(
+      await b.streams.host("liker", { userId: "2", username: "liker", rules: [{ value: "cats" }], mentions: true }),
+    ).toBe("connected");
 
     // The holder dies (its connection gone, nothing renewed): the other takes the stream once the lease expired.
     const survivor = holder.by === "A" ? b : a;
@@ -105,6 +128,12 @@ describe("shared streams", () => {
     await until("the survivor runs the hub", () => hubs.some((h) => h.by !== holder.by), 10_000, 10);
     // The dead holder's own hub had stopped by itself before its lease ran out (it could not renew).
     expect(holder.closed).toBe(true);
-    expect(hubs.filter((h) => h.by !== holder.by).at(-1)!.request.mentionBots.map((m) => m.bot).sort()).toEqual(["greeter", "liker"]);
+    expect(
+      hubs
+        .filter((h) => h.by !== holder.by)
+        .at(-1)!
+        .request.mentionBots.map((m) => m.bot)
+        .sort(),
+    ).toEqual(["greeter", "liker"]);
   });
 });

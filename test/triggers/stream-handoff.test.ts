@@ -8,7 +8,14 @@ import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/runtime/events.ts";
 import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
-import { HANDOFF_GROUP, HandoffReader, HandoffWriter, handoffKeys, type HandoffControl, type HandoffEntry } from "../../src/triggers/stream-handoff.ts";
+import {
+  HANDOFF_GROUP,
+  HandoffReader,
+  HandoffWriter,
+  handoffKeys,
+  type HandoffControl,
+  type HandoffEntry,
+} from "../../src/triggers/stream-handoff.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 
 let server: RedisServer;
@@ -40,13 +47,32 @@ async function connection(): Promise<Redis> {
 const mention = (n: number): BotEvent => ({
   kind: "mention",
   id: `mention:${n}`,
-  post: { id: String(n), text: `@bot hello ${n}`, author_id: "9", created_at: "2026-01-05T12:00:00.000Z", conversation_id: String(n), edit_history_post_ids: [String(n)] } as never,
+  post: {
+    id: String(n),
+    text: `@bot hello ${n}`,
+    author_id: "9",
+    created_at: "2026-01-05T12:00:00.000Z",
+    conversation_id: String(n),
+    edit_history_post_ids: [String(n)],
+  } as never,
   author: { id: "9", name: "Crowd", username: "crowd" },
 });
 
 /** One process's reader: what it was handed, and a handler the test controls. */
-async function process_(consumer: string, handle: (bot: string, entry: HandoffEntry) => Promise<void>, onControl?: (what: HandoffControl) => void) {
-  const reader = new HandoffReader({ redis: await connection(), appId: `app${app}`, consumer, clock, log: silentLogger, handle, ...(onControl ? { onControl } : {}) });
+async function process_(
+  consumer: string,
+  handle: (bot: string, entry: HandoffEntry) => Promise<void>,
+  onControl?: (what: HandoffControl) => void,
+) {
+  const reader = new HandoffReader({
+    redis: await connection(),
+    appId: `app${app}`,
+    consumer,
+    clock,
+    log: silentLogger,
+    handle,
+    ...(onControl ? { onControl } : {}),
+  });
   readers.push(reader);
   return reader;
 }
@@ -72,7 +98,8 @@ describe("stream handoff", () => {
     await a.own(["greeter"]);
     await b.own(["liker"]);
     const writer = new HandoffWriter(await connection(), `app${app}`);
-    for (let i = 1; i <= 20; i++) await writer.send(i % 2 ? "greeter" : "liker", { kind: "mentions", events: [mention(i)] });
+    for (let i = 1; i <= 20; i++)
+      await writer.send(i % 2 ? "greeter" : "liker", { kind: "mentions", events: [mention(i)] });
     await until(() => a.handled + b.handled === 20, "20 entries acknowledged");
     expect(seen.a!.every((s) => s.bot === "greeter")).toBe(true);
     expect(seen.b!.every((s) => s.bot === "liker")).toBe(true);
@@ -156,12 +183,22 @@ describe("stream handoff", () => {
     const redis = await connection();
     const keys = handoffKeys(`app${app}`);
     // As HandoffWriter.send writes them, with the ids Redis gives two entries of one millisecond.
-    for (const [bot, n] of [["greeter", 1], ["liker", 2]] as const) {
-      await redis.multi().xadd(keys.bot(bot), "1795631477495-0", "e", JSON.stringify({ kind: "mentions", events: [mention(n)] })).xadd(keys.bell, "*", "bot", bot).exec();
+    for (const [bot, n] of [
+      ["greeter", 1],
+      ["liker", 2],
+    ] as const) {
+      await redis
+        .multi()
+        .xadd(keys.bot(bot), "1795631477495-0", "e", JSON.stringify({ kind: "mentions", events: [mention(n)] }))
+        .xadd(keys.bell, "*", "bot", bot)
+        .exec();
     }
     // The clock (and so the sweep) stands still: only the bells read them.
     await until(() => a.handled === 1, "liker's post handled while greeter's is still being handled");
-    expect(handed).toEqual([["greeter", "mention:1"], ["liker", "mention:2"]]);
+    expect(handed).toEqual([
+      ["greeter", "mention:1"],
+      ["liker", "mention:2"],
+    ]);
     release();
     await until(() => a.handled === 2, "greeter's handled too");
   });
@@ -191,8 +228,16 @@ describe("stream handoff", () => {
 
   it("the hub's word about the connection reaches every process", async () => {
     const heard: Array<[string, HandoffControl]> = [];
-    const a = await process_("proc-a", async () => {}, (w) => heard.push(["a", w]));
-    const b = await process_("proc-b", async () => {}, (w) => heard.push(["b", w]));
+    const a = await process_(
+      "proc-a",
+      async () => {},
+      (w) => heard.push(["a", w]),
+    );
+    const b = await process_(
+      "proc-b",
+      async () => {},
+      (w) => heard.push(["b", w]),
+    );
     a.start();
     b.start();
     await a.own([]);

@@ -7,7 +7,8 @@ import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { mergeRules, syncRules, type Budgeted } from "../../src/triggers/stream-hub.ts";
 
 let sandbox: Sandbox | undefined;
-const proMax = (endpoint: keyof typeof SPEC_LIMITS) => (SPEC_LIMITS[endpoint].pro as ReadonlyArray<{ max: number }>)[0]!.max;
+const proMax = (endpoint: keyof typeof SPEC_LIMITS) =>
+  (SPEC_LIMITS[endpoint].pro as ReadonlyArray<{ max: number }>)[0]!.max;
 afterEach(async () => {
   await sandbox?.close();
   sandbox = undefined;
@@ -17,31 +18,51 @@ describe("syncRules", () => {
   it("keeps the rules still wanted, deletes the rest, adds what is missing (a restart with changed bot files)", async () => {
     sandbox = await createSandbox({ clock: createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") }) });
     const app = await sandbox.admin.createApp({ plan: "pro" });
-    const client = createClient({ baseUrl: sandbox.url, auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } } });
-    const rules = () => Object.values(sandbox!.context.data.world.stream_rules).map((r) => `${r.id} ${r.value} ${r.tag}`).sort();
+    const client = createClient({
+      baseUrl: sandbox.url,
+      auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
+    });
+    const rules = () =>
+      Object.values(sandbox!.context.data.world.stream_rules)
+        .map((r) => `${r.id} ${r.value} ${r.tag}`)
+        .sort();
 
-    const first = await syncRules({ client, log: silentLogger }, mergeRules([{ bot: "a", userId: "1", rules: [{ value: "#one", tag: "x" }, { value: "#two" }] }]));
+    const first = await syncRules(
+      { client, log: silentLogger },
+      mergeRules([{ bot: "a", userId: "1", rules: [{ value: "#one", tag: "x" }, { value: "#two" }] }]),
+    );
     const two = [...first.values()].find((r) => r.value === "#two")!;
-    await syncRules({ client, log: silentLogger }, mergeRules([
-      { bot: "a", userId: "1", rules: [{ value: "#two" }, { value: "#three", tag: "y" }] },
-    ]));
+    await syncRules(
+      { client, log: silentLogger },
+      mergeRules([{ bot: "a", userId: "1", rules: [{ value: "#two" }, { value: "#three", tag: "y" }] }]),
+    );
     const after = rules();
     expect(after.map((r) => r.split(" ").slice(1).join(" ")).sort()).toEqual(["#three a/y", "#two a/"]);
     // The rule still wanted kept its id: it was neither deleted nor added again.
     expect(after).toContain(`${two.id} #two a/`);
     // A second bot wanting an existing value changes its tag: the rule is replaced.
-    await syncRules({ client, log: silentLogger }, mergeRules([
-      { bot: "a", userId: "1", rules: [{ value: "#two" }, { value: "#three", tag: "y" }] },
-      { bot: "b", userId: "2", rules: [{ value: "#two", tag: "z" }] },
-    ]));
-    expect(rules().map((r) => r.split(" ").slice(1).join(" ")).sort()).toEqual(["#three a/y", "#two a/,b/z"]);
+    await syncRules(
+      { client, log: silentLogger },
+      mergeRules([
+        { bot: "a", userId: "1", rules: [{ value: "#two" }, { value: "#three", tag: "y" }] },
+        { bot: "b", userId: "2", rules: [{ value: "#two", tag: "z" }] },
+      ]),
+    );
+    expect(
+      rules()
+        .map((r) => r.split(" ").slice(1).join(" "))
+        .sort(),
+    ).toEqual(["#three a/y", "#two a/,b/z"]);
     await client.close();
   });
 
   it("hands each request's headers to the budget with its answer, so the app's windows are corrected by them", async () => {
     sandbox = await createSandbox({ clock: createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") }) });
     const app = await sandbox.admin.createApp({ plan: "pro" });
-    const client = createClient({ baseUrl: sandbox.url, auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } } });
+    const client = createClient({
+      baseUrl: sandbox.url,
+      auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
+    });
     // Another process of the app already spent 3 rule reads: only the headers can say so.
     for (let i = 0; i < 3; i++) await client.request("GET /2/posts/search/stream/rules", {});
     const seen: Array<{ endpoint: string; remaining: unknown }> = [];
@@ -50,10 +71,19 @@ describe("syncRules", () => {
       seen.push({ endpoint, remaining: headers?.["x-rate-limit-remaining"] });
       return result;
     };
-    await syncRules({ client, log: silentLogger, budgeted }, mergeRules([{ bot: "a", userId: "1", rules: [{ value: "#one" }] }]));
+    await syncRules(
+      { client, log: silentLogger, budgeted },
+      mergeRules([{ bot: "a", userId: "1", rules: [{ value: "#one" }] }]),
+    );
     expect(seen).toEqual([
-      { endpoint: "GET /2/posts/search/stream/rules", remaining: String(proMax("GET /2/posts/search/stream/rules") - 4) },
-      { endpoint: "POST /2/posts/search/stream/rules", remaining: String(proMax("POST /2/posts/search/stream/rules") - 1) },
+      {
+        endpoint: "GET /2/posts/search/stream/rules",
+        remaining: String(proMax("GET /2/posts/search/stream/rules") - 4),
+      },
+      {
+        endpoint: "POST /2/posts/search/stream/rules",
+        remaining: String(proMax("POST /2/posts/search/stream/rules") - 1),
+      },
     ]);
     await client.close();
   });

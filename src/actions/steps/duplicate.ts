@@ -31,16 +31,20 @@ const ns = (bot: string) => `texts:${bot}`;
 /** The text as the service compares it (NFC), hashed: what is kept per bot. */
 const fingerprintOf = (action: Action): string | undefined => {
   const text = (action.body as { text?: unknown } | undefined)?.text;
-  return typeof text === "string" ? createHash("sha256").update(text.normalize("NFC")).digest("hex").slice(0, 24) : undefined;
+  return typeof text === "string"
+    ? createHash("sha256").update(text.normalize("NFC")).digest("hex").slice(0, 24)
+    : undefined;
 };
 
 /** Whether the service refused a post as a duplicate (403 with its "duplicate content" wording). */
-const isDuplicateRefusal = (error: unknown): boolean => error instanceof ProblemError && error.status === 403 && /duplicate/i.test(error.message);
+const isDuplicateRefusal = (error: unknown): boolean =>
+  error instanceof ProblemError && error.status === 403 && /duplicate/i.test(error.message);
 
 export function duplicateGuard(options: { store: Store; clock: Clock; log: Logger; bot: string }): Step {
   const { store, clock, log, bot } = options;
   store.retain?.(ns(bot), { maxEntries: 20_000 });
-  for (const [k, p] of store.entries<Posted>(ns(bot))) if (!(p.at > clock.now() - DUPLICATE_TEXT_MS)) store.delete(ns(bot), k);
+  for (const [k, p] of store.entries<Posted>(ns(bot)))
+    if (!(p.at > clock.now() - DUPLICATE_TEXT_MS)) store.delete(ns(bot), k);
   const explained = new Set<string>();
   /** Texts on their way: the same text asked for meanwhile waits to see whether it was posted. */
   const sending = new Map<string, Promise<unknown>>();
@@ -64,15 +68,20 @@ export function duplicateGuard(options: { store: Store; clock: Clock; log: Logge
       return { status: "refused", ...(action.key ? { key: action.key } : {}), reason };
     }
     const running = next(job);
-    sending.set(fingerprint, running.catch(() => undefined));
+    sending.set(
+      fingerprint,
+      running.catch(() => undefined),
+    );
     let outcome;
     try {
       outcome = await running;
     } finally {
       sending.delete(fingerprint);
     }
-    if (outcome.status === "sent" || outcome.status === "dry-run") store.set<Posted>(ns(bot), fingerprint, { at: clock.now(), ...(action.key ? { key: action.key } : {}) });
-    else if (outcome.status === "failed" && isDuplicateRefusal(outcome.error)) store.set<Posted>(ns(bot), fingerprint, { at: clock.now() });
+    if (outcome.status === "sent" || outcome.status === "dry-run")
+      store.set<Posted>(ns(bot), fingerprint, { at: clock.now(), ...(action.key ? { key: action.key } : {}) });
+    else if (outcome.status === "failed" && isDuplicateRefusal(outcome.error))
+      store.set<Posted>(ns(bot), fingerprint, { at: clock.now() });
     return outcome;
   };
 }

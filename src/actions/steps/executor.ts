@@ -12,7 +12,12 @@ export function executorStep(executor: Executor, dryRun: boolean): Perform {
       const { result, headers } = await (job.send ? job.send(job.signal) : executor(job.action, job.signal));
       return { status: dryRun ? "dry-run" : "sent", result, ...(headers ? { headers } : {}) };
     } catch (error) {
-      return { status: "failed", reason: error instanceof Error ? error.message : String(error), maybeSent: true, error };
+      return {
+        status: "failed",
+        reason: error instanceof Error ? error.message : String(error),
+        maybeSent: true,
+        error,
+      };
     }
   };
 }

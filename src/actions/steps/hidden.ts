@@ -14,7 +14,8 @@ export const HIDDEN_LIMIT = 5_000;
 const ns = (bot: string) => `hidden:${bot}`;
 
 /** Whether the bot has hidden the post. */
-export const isHidden = (store: Store, bot: string, postId: string): boolean => store.get<boolean>(ns(bot), postId) === true;
+export const isHidden = (store: Store, bot: string, postId: string): boolean =>
+  store.get<boolean>(ns(bot), postId) === true;
 
 function markHidden(store: Store, bot: string, postId: string): void {
   store.set(ns(bot), postId, true);
@@ -30,10 +31,17 @@ export function hiddenGuard(store: Store, bot: string): Step {
   return (next) => async (job) => {
     const { kind, target, key, path, body } = job.action;
     if (ANSWERS.has(kind) && isHidden(store, bot, target)) {
-      return { status: "refused", ...(key !== undefined ? { key } : {}), reason: `post ${target} was hidden by this bot; it is not answered` };
+      return {
+        status: "refused",
+        ...(key !== undefined ? { key } : {}),
+        reason: `post ${target} was hidden by this bot; it is not answered`,
+      };
     }
     const outcome = await next(job);
-    if (kind === "hide" && (outcome.status === "sent" || outcome.status === "duplicate" || outcome.status === "dry-run")) {
+    if (
+      kind === "hide" &&
+      (outcome.status === "sent" || outcome.status === "duplicate" || outcome.status === "dry-run")
+    ) {
       const postId = path.id ?? target;
       if ((body as { hidden?: boolean } | undefined)?.hidden === false) store.delete(ns(bot), postId);
       else markHidden(store, bot, postId);

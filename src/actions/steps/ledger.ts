@@ -30,17 +30,26 @@ export function ledgerStep(options: LedgerStepOptions): Step {
     const key = action.key;
     if (options.enabled === false || !key) return next(job);
     const first = running.get(key);
-    if (first) return first.then((o): Outcome => (o.status === "sent" || o.status === "dry-run" ? { status: "duplicate", key, result: o.result } : o));
+    if (first)
+      return first.then(
+        (o): Outcome =>
+          o.status === "sent" || o.status === "dry-run" ? { status: "duplicate", key, result: o.result } : o,
+      );
     const run = (async (): Promise<Outcome> => {
       const entry = ledger.get(key);
-      if (entry && ledger.isFinal(key)) return { status: "duplicate", key, ...(entry.result !== undefined ? { result: entry.result } : {}) };
+      if (entry && ledger.isFinal(key))
+        return { status: "duplicate", key, ...(entry.result !== undefined ? { result: entry.result } : {}) };
       let current = action;
       if (entry?.state === "pending") {
         // Left by a run that stopped while sending: the service may have it already.
         current = entry.action ?? action;
         if (current.expiresAt !== undefined && current.expiresAt <= clock.now()) {
           ledger.finish(key, "unknown", { reason: "its time-to-live passed before it could be checked" });
-          return { status: "dropped", key, reason: "left unfinished by the last run and past its time-to-live; not sent again" };
+          return {
+            status: "dropped",
+            key,
+            reason: "left unfinished by the last run and past its time-to-live; not sent again",
+          };
         }
         const found = await check(current, job.signal);
         if ("unknown" in found) {
@@ -58,7 +67,12 @@ export function ledgerStep(options: LedgerStepOptions): Step {
         current = entry.action; // keep the first request's time-to-live
       }
       ledger.queue(current);
-      const outcome = await next({ ...job, action: current, beforeSend: (slot) => ledger.begin(key, slot), stageBeforeSend: (slot) => ledger.stageBegin(key, slot) });
+      const outcome = await next({
+        ...job,
+        action: current,
+        beforeSend: (slot) => ledger.begin(key, slot),
+        stageBeforeSend: (slot) => ledger.stageBegin(key, slot),
+      });
       switch (outcome.status) {
         case "sent":
         case "dry-run":

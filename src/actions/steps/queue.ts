@@ -15,9 +15,19 @@ import { ActionQueue, QueueError } from "../queue.ts";
 import { describeError, headersOf } from "../retry.ts";
 
 /** Not sent: the ledger's mark could not be written first. No `error`: the retry step leaves a failure decided before sending alone. */
-const notMarked = (error: unknown): Outcome => ({ status: "failed", reason: `not sent: could not record it in the ledger first (${describeError(error)})`, maybeSent: false });
+const notMarked = (error: unknown): Outcome => ({
+  status: "failed",
+  reason: `not sent: could not record it in the ledger first (${describeError(error)})`,
+  maybeSent: false,
+});
 
-export function queueStep(options: { queue: ActionQueue; budget: AccountBudget; clock: Clock; bot: string; observe: ActionObserver }): Step {
+export function queueStep(options: {
+  queue: ActionQueue;
+  budget: AccountBudget;
+  clock: Clock;
+  bot: string;
+  observe: ActionObserver;
+}): Step {
   const { queue, budget, clock, bot, observe } = options;
   return (next) => async (job) => {
     const { action, signal } = job;
@@ -43,7 +53,10 @@ export function queueStep(options: { queue: ActionQueue; budget: AccountBudget; 
       if (error instanceof QueueError) {
         if (error.kind === "refused") return { status: "refused", reason: error.message };
         if (error.kind === "expired") return { status: "dropped", reason: error.message };
-        return { status: "deferred", reason: "postbot stopped before the action's turn came; it is sent after the next start" };
+        return {
+          status: "deferred",
+          reason: "postbot stopped before the action's turn came; it is sent after the next start",
+        };
       }
       if (signal.aborted) return { status: "deferred", reason: "aborted before its turn came" };
       throw error;
@@ -60,13 +73,18 @@ export function queueStep(options: { queue: ActionQueue; budget: AccountBudget; 
     }
     const outcome = await next({ ...job, beforeSend: undefined, stageBeforeSend: undefined });
     const error = outcome.status === "failed" ? outcome.error : undefined;
-    const status = outcome.status === "sent" || outcome.status === "dry-run" ? 200 : ((error as { status?: number } | undefined)?.status ?? 0);
+    const status =
+      outcome.status === "sent" || outcome.status === "dry-run"
+        ? 200
+        : ((error as { status?: number } | undefined)?.status ?? 0);
     const headers = outcome.headers ?? headersOf(error);
     budget.settle(slot, {
       status,
       ...(headers ? { headers } : {}),
       ...(error instanceof UsageCappedError ? { usageCapped: true } : {}),
-      ...(error instanceof RateLimitError && error.resetAt !== undefined ? { limitedUntil: error.resetAt, ...(error.limit !== undefined ? { limit: error.limit } : {}) } : {}),
+      ...(error instanceof RateLimitError && error.resetAt !== undefined
+        ? { limitedUntil: error.resetAt, ...(error.limit !== undefined ? { limit: error.limit } : {}) }
+        : {}),
       ...(outcome.status === "sent" && job.postsDelivered ? { postsRead: job.postsDelivered(outcome.result) } : {}),
     });
     observe({ type: "response", bot, endpoint: action.endpoint, kind: action.kind, status, waitedMs });

@@ -50,7 +50,8 @@ function sweepExpired(store: Store, clock: Clock): void {
   const last = swept.get(store);
   if (last !== undefined && now - last < 60_000 && now >= last) return;
   swept.set(store, now);
-  for (const [key, mark] of store.entries<Mark>(NS)) if (!((mark.until ?? mark.at + LEGACY_MARK_MS) > now)) store.delete(NS, key);
+  for (const [key, mark] of store.entries<Mark>(NS))
+    if (!((mark.until ?? mark.at + LEGACY_MARK_MS) > now)) store.delete(NS, key);
 }
 
 /** The conversation a reply belongs to; a post with no known conversation is its own. */
@@ -70,7 +71,8 @@ export function replySafety(options: ReplySafetyOptions): Step {
   const refusal = (action: Action): string | undefined => {
     const author = action.context?.authorId;
     if (!replyToBots && author !== undefined) {
-      if (author === selfId) return `post ${action.target} is the bot's own; a bot does not reply to itself unless its file says reply_to_bots: true`;
+      if (author === selfId)
+        return `post ${action.target} is the bot's own; a bot does not reply to itself unless its file says reply_to_bots: true`;
       if (botIds.has(author)) {
         return `post ${action.target} is by another bot of this process (user ${author}); bots do not reply to each other unless the file says reply_to_bots: true`;
       }
@@ -97,7 +99,10 @@ export function replySafety(options: ReplySafetyOptions): Step {
     store.set<Mark>(NS, markKey, mark);
     const outcome = await next(job);
     const sentOrMaybe =
-      outcome.status === "sent" || outcome.status === "duplicate" || outcome.status === "dry-run" || (outcome.status === "failed" && outcome.maybeSent);
+      outcome.status === "sent" ||
+      outcome.status === "duplicate" ||
+      outcome.status === "dry-run" ||
+      (outcome.status === "failed" && outcome.maybeSent);
     if (!sentOrMaybe && store.get<Mark>(NS, markKey)?.key === mark.key) store.delete(NS, markKey);
     return outcome;
   };

@@ -30,7 +30,11 @@ export function retryStep(options: RetryStepOptions): Step {
     const label = action.kind === "read" ? action.target : `${action.kind} ${action.target}`;
     let notBefore = job.notBefore;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await next({ ...job, ...(notBefore !== undefined ? { notBefore } : {}), ...(attempt > 1 ? { beforeSend: undefined, stageBeforeSend: undefined } : {}) });
+      const outcome = await next({
+        ...job,
+        ...(notBefore !== undefined ? { notBefore } : {}),
+        ...(attempt > 1 ? { beforeSend: undefined, stageBeforeSend: undefined } : {}),
+      });
       // A failure without an error was decided before anything was sent (the ledger could not write): final.
       if (outcome.status !== "failed" || outcome.error === undefined) return outcome;
       const { error } = outcome;
@@ -39,7 +43,10 @@ export function retryStep(options: RetryStepOptions): Step {
       const giveUp = attempt >= policy.maxAttempts;
       switch (failure.kind) {
         case "aborted":
-          return { status: "deferred", reason: "postbot stopped while the request was on its way; it is checked after the next start" };
+          return {
+            status: "deferred",
+            reason: "postbot stopped while the request was on its way; it is checked after the next start",
+          };
         case "invalid-token":
           options.onRevoked?.(error);
           return { ...outcome, reason, maybeSent: false };
@@ -48,21 +55,32 @@ export function retryStep(options: RetryStepOptions): Step {
         case "rate-limited":
           if (giveUp) return { ...outcome, reason: `${reason} (gave up after ${attempt} attempts)`, maybeSent: false };
           notBefore = Math.max(failure.resetAt ?? 0, clock.now() + backoffMs(attempt, policy));
-          log.warn({ endpoint: action.endpoint, action: label, retry_at: new Date(notBefore).toISOString(), attempt }, `429 from the service; ${label} waits and tries again`);
+          log.warn(
+            { endpoint: action.endpoint, action: label, retry_at: new Date(notBefore).toISOString(), attempt },
+            `429 from the service; ${label} waits and tries again`,
+          );
           continue;
         case "usage-capped":
           if (giveUp) return { ...outcome, reason, maybeSent: false };
           notBefore = undefined; // the budget now holds capped reads until the enrolment day
           continue;
         case "transient": {
-          if (giveUp) return { ...outcome, reason: `${reason} (gave up after ${attempt} attempts)`, maybeSent: failure.maybeSent };
+          if (giveUp)
+            return {
+              ...outcome,
+              reason: `${reason} (gave up after ${attempt} attempts)`,
+              maybeSent: failure.maybeSent,
+            };
           if (failure.maybeSent && options.check) {
             const found = await options.check(action, signal);
             if ("unknown" in found) return { ...outcome, reason: `${reason}; ${found.unknown}`, maybeSent: true };
             if (found.done) return { status: "sent", result: found.result };
           }
           notBefore = clock.now() + backoffMs(attempt, policy);
-          log.warn({ endpoint: action.endpoint, action: label, retry_at: new Date(notBefore).toISOString(), attempt }, `${reason}; trying again`);
+          log.warn(
+            { endpoint: action.endpoint, action: label, retry_at: new Date(notBefore).toISOString(), attempt },
+            `${reason}; trying again`,
+          );
           continue;
         }
       }

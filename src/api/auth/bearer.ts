@@ -22,17 +22,26 @@ export const BEARER_BACKOFF_MS = 60_000;
  * `POST /oauth2/token` with HTTP Basic (key and secret, each percent-encoded first), grant
  * type `client_credentials`. Prefer {@link BearerCache.get}, which does not ask twice.
  */
-export async function fetchBearerToken(service: ServiceRef, consumer: ConsumerCredentials, signal?: AbortSignal): Promise<string> {
+export async function fetchBearerToken(
+  service: ServiceRef,
+  consumer: ConsumerCredentials,
+  signal?: AbortSignal,
+): Promise<string> {
   return withService(service, async (transport) => {
     const res = await transport.send({
       ...TOKEN_INFO,
-      headers: { authorization: basicAuthorization(consumer.key, consumer.secret), "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
+      headers: {
+        authorization: basicAuthorization(consumer.key, consumer.secret),
+        "content-type": "application/x-www-form-urlencoded;charset=UTF-8",
+      },
       body: encodeForm({ grant_type: "client_credentials" }),
       ...(signal ? { signal } : {}),
     });
     const body = parseEnvelope(TOKEN_INFO, expectSuccess(TOKEN_INFO, res));
     if (typeof body.access_token !== "string" || String(body.token_type).toLowerCase() !== "bearer") {
-      throw new ResponseError(TOKEN_INFO, "the answer is not a bearer token (token_type bearer with an access_token)", { status: res.status });
+      throw new ResponseError(TOKEN_INFO, "the answer is not a bearer token (token_type bearer with an access_token)", {
+        status: res.status,
+      });
     }
     return body.access_token;
   });
@@ -48,10 +57,22 @@ export async function invalidateBearerToken(
 ): Promise<void> {
   await withService(service, async (transport) => {
     const query = `access_token=${percentEncode(opts.token)}`;
-    const authorization = oauth1Header({ consumer: opts.consumer, token: opts.owner, method: "POST", url: transport.url(INVALIDATE_INFO.path, query), clock: opts.clock });
-    const res = await transport.send({ ...INVALIDATE_INFO, query, headers: { authorization }, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const authorization = oauth1Header({
+      consumer: opts.consumer,
+      token: opts.owner,
+      method: "POST",
+      url: transport.url(INVALIDATE_INFO.path, query),
+      clock: opts.clock,
+    });
+    const res = await transport.send({
+      ...INVALIDATE_INFO,
+      query,
+      headers: { authorization },
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     const body = parseEnvelope(INVALIDATE_INFO, expectSuccess(INVALIDATE_INFO, res));
-    if (typeof body.access_token !== "string") throw new ResponseError(INVALIDATE_INFO, "the answer lacks access_token", { status: res.status });
+    if (typeof body.access_token !== "string")
+      throw new ResponseError(INVALIDATE_INFO, "the answer lacks access_token", { status: res.status });
   });
   bearerCache.forget(opts.token);
 }
@@ -72,14 +93,22 @@ export class BearerCache {
   }
 
   /** The app's token: cached, or fetched once however many callers ask at the same time. */
-  async get(transport: HttpTransport, consumer: ConsumerCredentials, clock: Clock, signal?: AbortSignal): Promise<string> {
+  async get(
+    transport: HttpTransport,
+    consumer: ConsumerCredentials,
+    clock: Clock,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const key = this.key(transport, consumer);
     let entry = this.entries.get(key);
     if (!entry) this.entries.set(key, (entry = {}));
     if (entry.token) return entry.token;
     if (entry.pending) return entry.pending;
     if (entry.quietUntil !== undefined && clock.now() < entry.quietUntil) {
-      throw new BearerTooFrequentError(TOKEN_INFO, `not asking again before ${new Date(entry.quietUntil).toISOString()} after the service's 403/99`);
+      throw new BearerTooFrequentError(
+        TOKEN_INFO,
+        `not asking again before ${new Date(entry.quietUntil).toISOString()} after the service's 403/99`,
+      );
     }
     const e = entry;
     e.pending = fetchBearerToken(transport, consumer, signal)

@@ -53,7 +53,8 @@ export function availableMethods(auth: ClientAuth): AuthMethod[] {
   return methods;
 }
 
-const describe = (methods: readonly AuthMethod[]) => (methods.length === 0 ? "no credentials" : methods.map((m) => `${m} (${AUTH_METHOD_NAMES[m]})`).join(", "));
+const describe = (methods: readonly AuthMethod[]) =>
+  methods.length === 0 ? "no credentials" : methods.map((m) => `${m} (${AUTH_METHOD_NAMES[m]})`).join(", ");
 
 /**
  * The method a call to `ep` uses: the one asked for, checked against the endpoint and the
@@ -63,8 +64,18 @@ export function chooseMethod(ep: Endpoint, auth: ClientAuth, requested?: AuthMet
   const accepted = ep.auth.methods;
   const held = availableMethods(auth);
   if (requested) {
-    if (!accepted.includes(requested)) throw new AuthMethodError(ep.key, accepted, `it does not accept ${requested} (${AUTH_METHOD_NAMES[requested]}), which this call asked for`);
-    if (!held.includes(requested)) throw new AuthMethodError(ep.key, accepted, `this call asked for ${requested} but the client holds ${describe(held)}`);
+    if (!accepted.includes(requested))
+      throw new AuthMethodError(
+        ep.key,
+        accepted,
+        `it does not accept ${requested} (${AUTH_METHOD_NAMES[requested]}), which this call asked for`,
+      );
+    if (!held.includes(requested))
+      throw new AuthMethodError(
+        ep.key,
+        accepted,
+        `this call asked for ${requested} but the client holds ${describe(held)}`,
+      );
     return requested;
   }
   const method = accepted.find((m) => held.includes(m));
@@ -81,7 +92,15 @@ export function missingScopes(ep: Endpoint, session: PkceSession): string[] {
 
 /** The identity of a call made with `method`. */
 export function identityOf(method: AuthMethod, auth: ClientAuth): CredentialIdentity {
-  const app = auth.appLabel ?? (auth.consumer ? fingerprint(auth.consumer.key) : auth.pkce ? fingerprint(auth.pkce.clientId) : typeof auth.bearer === "string" ? fingerprint(auth.bearer) : "unknown");
+  const app =
+    auth.appLabel ??
+    (auth.consumer
+      ? fingerprint(auth.consumer.key)
+      : auth.pkce
+        ? fingerprint(auth.pkce.clientId)
+        : typeof auth.bearer === "string"
+          ? fingerprint(auth.bearer)
+          : "unknown");
   if (method === "app") return { method, app };
   if (method === "oauth1") return { method, app, user: auth.label ?? fingerprint(auth.user!.token) };
   return { method, app, user: auth.label ?? auth.pkce!.id };

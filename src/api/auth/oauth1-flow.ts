@@ -34,7 +34,14 @@ export interface AccessToken extends OAuth1Token {
 async function signedPost(
   service: ServiceRef,
   path: string,
-  opts: { consumer: ConsumerCredentials; token?: OAuth1Token; query?: Record<string, string>; oauthParams?: Record<string, string>; clock: Clock; signal?: AbortSignal },
+  opts: {
+    consumer: ConsumerCredentials;
+    token?: OAuth1Token;
+    query?: Record<string, string>;
+    oauthParams?: Record<string, string>;
+    clock: Clock;
+    signal?: AbortSignal;
+  },
 ) {
   return withService(service, async (transport) => {
     const query = encodeQuery(opts.query);
@@ -48,7 +55,12 @@ async function signedPost(
       ...(opts.oauthParams ? { oauthParams: opts.oauthParams } : {}),
     });
     const info: RequestInfo = { method: "POST", path };
-    const res = await transport.send({ ...info, query, headers: { authorization }, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const res = await transport.send({
+      ...info,
+      query,
+      headers: { authorization },
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     return { info, res: expectSuccess(info, res) };
   });
 }
@@ -60,7 +72,13 @@ async function signedPost(
  */
 export async function requestToken(
   service: ServiceRef,
-  opts: { consumer: ConsumerCredentials; callback: string; accessType?: "read" | "write"; clock: Clock; signal?: AbortSignal },
+  opts: {
+    consumer: ConsumerCredentials;
+    callback: string;
+    accessType?: "read" | "write";
+    clock: Clock;
+    signal?: AbortSignal;
+  },
 ): Promise<RequestToken> {
   const { info, res } = await signedPost(service, "/oauth/request_token", {
     consumer: opts.consumer,
@@ -71,7 +89,10 @@ export async function requestToken(
   });
   const f = parseForm(info, res, ["oauth_token", "oauth_token_secret"]);
   if (f.oauth_callback_confirmed !== "true") {
-    throw new ResponseError(info, "the service did not confirm the callback (oauth_callback_confirmed is not true); refusing the request token");
+    throw new ResponseError(
+      info,
+      "the service did not confirm the callback (oauth_callback_confirmed is not true); refusing the request token",
+    );
   }
   return { token: f.oauth_token!, secret: f.oauth_token_secret!, callbackConfirmed: true };
 }
@@ -100,7 +121,13 @@ export function authorizeUrl(
  */
 export async function accessToken(
   service: ServiceRef,
-  opts: { consumer: ConsumerCredentials; requestToken: OAuth1Token; verifier: string; clock: Clock; signal?: AbortSignal },
+  opts: {
+    consumer: ConsumerCredentials;
+    requestToken: OAuth1Token;
+    verifier: string;
+    clock: Clock;
+    signal?: AbortSignal;
+  },
 ): Promise<AccessToken> {
   const verifier = opts.verifier.trim();
   const { info, res } = await signedPost(service, "/oauth/access_token", {
@@ -129,5 +156,6 @@ export async function invalidateToken(
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const body = parseEnvelope(info, res);
-  if (typeof body.access_token !== "string") throw new ResponseError(info, "the answer lacks access_token", { status: res.status });
+  if (typeof body.access_token !== "string")
+    throw new ResponseError(info, "the answer lacks access_token", { status: res.status });
 }

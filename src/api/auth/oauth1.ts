@@ -53,7 +53,12 @@ function signerFor(consumer: ConsumerCredentials): OAuth {
 }
 
 /** A nonce of 32 random alphanumerics (any unique ASCII value works; wire-facts 4.1). */
-const newNonce = () => randomBytes(24).toString("base64").replace(/[^A-Za-z0-9]/g, "").padEnd(32, "0").slice(0, 32);
+const newNonce = () =>
+  randomBytes(24)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .padEnd(32, "0")
+    .slice(0, 32);
 
 /**
  * The `Authorization` header value for one request. Only protocol parameters go in the

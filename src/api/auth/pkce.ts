@@ -58,7 +58,14 @@ export const createPkceState = () => randomBytes(16).toString("base64url");
 /** The consent page URL: send the person here; the redirect brings `code` and `state`. */
 export function pkceAuthorizeUrl(
   service: ServiceRef,
-  opts: { clientId: string; redirectUri: string; scopes: readonly (Scope | string)[]; state: string; challenge: string; path?: string },
+  opts: {
+    clientId: string;
+    redirectUri: string;
+    scopes: readonly (Scope | string)[];
+    state: string;
+    challenge: string;
+    path?: string;
+  },
 ): string {
   const query = encodeQuery({
     response_type: "code",
@@ -81,7 +88,13 @@ function clientAuth(client: PkceClient, form: Record<string, string>): Record<st
   return { authorization: basicAuthorization(client.clientId, client.clientSecret) };
 }
 
-async function postForm(service: ServiceRef, info: RequestInfo, client: PkceClient, fields: Record<string, string>, signal?: AbortSignal) {
+async function postForm(
+  service: ServiceRef,
+  info: RequestInfo,
+  client: PkceClient,
+  fields: Record<string, string>,
+  signal?: AbortSignal,
+) {
   return withService(service, async (transport) => {
     const form = { ...fields };
     const headers = { ...clientAuth(client, form), "content-type": "application/x-www-form-urlencoded" };
@@ -123,7 +136,13 @@ export async function refreshPkceToken(
   service: ServiceRef,
   opts: PkceClient & { refreshToken: string; clock: Clock; signal?: AbortSignal },
 ): Promise<PkceTokens> {
-  const body = await postForm(service, TOKEN_INFO, opts, { refresh_token: opts.refreshToken, grant_type: "refresh_token" }, opts.signal);
+  const body = await postForm(
+    service,
+    TOKEN_INFO,
+    opts,
+    { refresh_token: opts.refreshToken, grant_type: "refresh_token" },
+    opts.signal,
+  );
   return tokensOf(body, opts.clock, opts.refreshToken);
 }
 
@@ -197,8 +216,14 @@ export class PkceSession {
   refresh(signal?: AbortSignal): Promise<PkceTokens> {
     if (!this.refreshing) {
       const refreshToken = this.current.refresh_token;
-      if (!refreshToken) return Promise.reject(new UserError("this PKCE session has no refresh token (ask for offline.access)"));
-      this.refreshing = refreshPkceToken(this.opts.service, { ...this.client(), refreshToken, clock: this.opts.clock, ...(signal ? { signal } : {}) })
+      if (!refreshToken)
+        return Promise.reject(new UserError("this PKCE session has no refresh token (ask for offline.access)"));
+      this.refreshing = refreshPkceToken(this.opts.service, {
+        ...this.client(),
+        refreshToken,
+        clock: this.opts.clock,
+        ...(signal ? { signal } : {}),
+      })
         .then(async (tokens) => {
           this.current = tokens;
           await this.opts.onRefresh?.(tokens);
@@ -221,11 +246,18 @@ export class PkceSession {
       ...(signal ? { signal } : {}),
     });
     if (t.refresh_token) {
-      await revokePkceToken(this.opts.service, { ...this.client(), token: t.access_token, hint: "access_token", ...(signal ? { signal } : {}) });
+      await revokePkceToken(this.opts.service, {
+        ...this.client(),
+        token: t.access_token,
+        hint: "access_token",
+        ...(signal ? { signal } : {}),
+      });
     }
   }
 
   private client(): PkceClient {
-    return this.opts.clientSecret ? { clientId: this.clientId, clientSecret: this.opts.clientSecret } : { clientId: this.clientId };
+    return this.opts.clientSecret
+      ? { clientId: this.clientId, clientSecret: this.opts.clientSecret }
+      : { clientId: this.clientId };
   }
 }

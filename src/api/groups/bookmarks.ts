@@ -10,7 +10,8 @@ import type { PagingQuery, PostFieldsQuery } from "../params.ts";
 export function bookmarksGroup(c: ApiClient) {
   return {
     /** `POST /2/users/:id/bookmarks`. */
-    add: (userId: string, postId: string, options?: CallOptions) => c.request("POST /2/users/:id/bookmarks", { params: { id: userId }, body: { post_id: postId } }, options),
+    add: (userId: string, postId: string, options?: CallOptions) =>
+      c.request("POST /2/users/:id/bookmarks", { params: { id: userId }, body: { post_id: postId } }, options),
     /** `POST /2/posts/:id/bookmarks`: the spec's other form of adding a bookmark. */
     addByPostsPath: (id: string, postId: string, options?: CallOptions) =>
       c.request("POST /2/posts/:id/bookmarks", { params: { id }, body: { post_id: postId } }, options),
@@ -18,20 +19,36 @@ export function bookmarksGroup(c: ApiClient) {
     remove: (userId: string, postId: string, options?: CallOptions) =>
       c.request("DELETE /2/users/:id/bookmarks/:post_id", { params: { id: userId, post_id: postId } }, options),
     /** `GET /2/users/:id/bookmarks`. */
-    list: paged("GET /2/users/:id/bookmarks", 1, (userId: string, query?: PostFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/users/:id/bookmarks", { params: { id: userId }, query }, options),
+    list: paged(
+      "GET /2/users/:id/bookmarks",
+      1,
+      (userId: string, query?: PostFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/users/:id/bookmarks", { params: { id: userId }, query }, options),
     ),
     /** `GET /2/posts/:id/bookmarks`: the spec's other form of the bookmark lookup. */
-    listByPostsPath: paged("GET /2/posts/:id/bookmarks", 1, (id: string, query?: PostFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/posts/:id/bookmarks", { params: { id }, query }, options),
+    listByPostsPath: paged(
+      "GET /2/posts/:id/bookmarks",
+      1,
+      (id: string, query?: PostFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/posts/:id/bookmarks", { params: { id }, query }, options),
     ),
     /** `GET /2/users/:id/bookmarks/folders`. */
-    folders: paged("GET /2/users/:id/bookmarks/folders", 1, (userId: string, query?: PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/users/:id/bookmarks/folders", { params: { id: userId }, query }, options),
+    folders: paged(
+      "GET /2/users/:id/bookmarks/folders",
+      1,
+      (userId: string, query?: PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/users/:id/bookmarks/folders", { params: { id: userId }, query }, options),
     ),
     /** `GET /2/users/:id/bookmarks/folders/:folder_id`: the ids of the posts in a folder. */
-    folder: paged("GET /2/users/:id/bookmarks/folders/:folder_id", 2, (userId: string, folderId: string, query?: PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/users/:id/bookmarks/folders/:folder_id", { params: { id: userId, folder_id: folderId }, query }, options),
+    folder: paged(
+      "GET /2/users/:id/bookmarks/folders/:folder_id",
+      2,
+      (userId: string, folderId: string, query?: PagingQuery, options?: CallOptions) =>
+        c.request(
+          "GET /2/users/:id/bookmarks/folders/:folder_id",
+          { params: { id: userId, folder_id: folderId }, query },
+          options,
+        ),
     ),
   };
 }

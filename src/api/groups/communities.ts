@@ -9,8 +9,13 @@ export function communitiesGroup(c: ApiClient) {
     lookup: (id: string, query?: { "community.fields"?: readonly CommunityField[] }, options?: CallOptions) =>
       c.request("GET /2/communities/:id", { params: { id }, query }, options),
     /** `GET /2/communities/search` (user context). */
-    search: paged("GET /2/communities/search", 0, (query: { query: string; "community.fields"?: readonly CommunityField[] } & SearchPagingQuery, options?: CallOptions) =>
-      c.request("GET /2/communities/search", { query }, options),
+    search: paged(
+      "GET /2/communities/search",
+      0,
+      (
+        query: { query: string; "community.fields"?: readonly CommunityField[] } & SearchPagingQuery,
+        options?: CallOptions,
+      ) => c.request("GET /2/communities/search", { query }, options),
     ),
   };
 }

@@ -9,39 +9,60 @@ export function listsGroup(c: ApiClient) {
     /** `POST /2/lists`: a list owned by the caller (name 1–25 characters). */
     create: (body: ListBody & { name: string }, options?: CallOptions) => c.request("POST /2/lists", { body }, options),
     /** `GET /2/lists/:id`. */
-    lookup: (id: string, query?: ListFieldsQuery, options?: CallOptions) => c.request("GET /2/lists/:id", { params: { id }, query }, options),
+    lookup: (id: string, query?: ListFieldsQuery, options?: CallOptions) =>
+      c.request("GET /2/lists/:id", { params: { id }, query }, options),
     /** `PUT /2/lists/:id` (owner only). */
-    update: (id: string, body: ListBody, options?: CallOptions) => c.request("PUT /2/lists/:id", { params: { id }, body }, options),
+    update: (id: string, body: ListBody, options?: CallOptions) =>
+      c.request("PUT /2/lists/:id", { params: { id }, body }, options),
     /** `DELETE /2/lists/:id` (owner only). */
     delete: (id: string, options?: CallOptions) => c.request("DELETE /2/lists/:id", { params: { id } }, options),
     /** `GET /2/users/:id/owned_lists`. */
-    owned: paged("GET /2/users/:id/owned_lists", 1, (userId: string, query?: ListFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/users/:id/owned_lists", { params: { id: userId }, query }, options),
+    owned: paged(
+      "GET /2/users/:id/owned_lists",
+      1,
+      (userId: string, query?: ListFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/users/:id/owned_lists", { params: { id: userId }, query }, options),
     ),
     /** `GET /2/lists/:id/posts`: posts of the list's members. */
-    posts: paged("GET /2/lists/:id/posts", 1, (id: string, query?: PostFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/lists/:id/posts", { params: { id }, query }, options),
+    posts: paged(
+      "GET /2/lists/:id/posts",
+      1,
+      (id: string, query?: PostFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/lists/:id/posts", { params: { id }, query }, options),
     ),
     /** `GET /2/lists/:id/members`. */
-    members: paged("GET /2/lists/:id/members", 1, (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/lists/:id/members", { params: { id }, query }, options),
+    members: paged(
+      "GET /2/lists/:id/members",
+      1,
+      (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/lists/:id/members", { params: { id }, query }, options),
     ),
     /** `POST /2/lists/:id/members`. */
-    addMember: (id: string, userId: string, options?: CallOptions) => c.request("POST /2/lists/:id/members", { params: { id }, body: { user_id: userId } }, options),
+    addMember: (id: string, userId: string, options?: CallOptions) =>
+      c.request("POST /2/lists/:id/members", { params: { id }, body: { user_id: userId } }, options),
     /** `DELETE /2/lists/:id/members/:user_id`. */
     removeMember: (id: string, userId: string, options?: CallOptions) =>
       c.request("DELETE /2/lists/:id/members/:user_id", { params: { id, user_id: userId } }, options),
     /** `GET /2/users/:id/list_memberships`: lists the user is a member of. */
-    memberships: paged("GET /2/users/:id/list_memberships", 1, (userId: string, query?: ListFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/users/:id/list_memberships", { params: { id: userId }, query }, options),
+    memberships: paged(
+      "GET /2/users/:id/list_memberships",
+      1,
+      (userId: string, query?: ListFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/users/:id/list_memberships", { params: { id: userId }, query }, options),
     ),
     /** `GET /2/lists/:id/followers`. */
-    followers: paged("GET /2/lists/:id/followers", 1, (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/lists/:id/followers", { params: { id }, query }, options),
+    followers: paged(
+      "GET /2/lists/:id/followers",
+      1,
+      (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/lists/:id/followers", { params: { id }, query }, options),
     ),
     /** `GET /2/users/:id/followed_lists`. */
-    followed: paged("GET /2/users/:id/followed_lists", 1, (userId: string, query?: ListFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/users/:id/followed_lists", { params: { id: userId }, query }, options),
+    followed: paged(
+      "GET /2/users/:id/followed_lists",
+      1,
+      (userId: string, query?: ListFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/users/:id/followed_lists", { params: { id: userId }, query }, options),
     ),
     /** `POST /2/users/:id/followed_lists`. */
     follow: (userId: string, listId: string, options?: CallOptions) =>
@@ -50,9 +71,11 @@ export function listsGroup(c: ApiClient) {
     unfollow: (userId: string, listId: string, options?: CallOptions) =>
       c.request("DELETE /2/users/:id/followed_lists/:list_id", { params: { id: userId, list_id: listId } }, options),
     /** `GET /2/users/:id/pinned_lists` (user context only). */
-    pinned: (userId: string, query?: ListFieldsQuery, options?: CallOptions) => c.request("GET /2/users/:id/pinned_lists", { params: { id: userId }, query }, options),
+    pinned: (userId: string, query?: ListFieldsQuery, options?: CallOptions) =>
+      c.request("GET /2/users/:id/pinned_lists", { params: { id: userId }, query }, options),
     /** `POST /2/users/:id/pinned_lists`. */
-    pin: (userId: string, listId: string, options?: CallOptions) => c.request("POST /2/users/:id/pinned_lists", { params: { id: userId }, body: { list_id: listId } }, options),
+    pin: (userId: string, listId: string, options?: CallOptions) =>
+      c.request("POST /2/users/:id/pinned_lists", { params: { id: userId }, body: { list_id: listId } }, options),
     /** `DELETE /2/users/:id/pinned_lists/:list_id`. */
     unpin: (userId: string, listId: string, options?: CallOptions) =>
       c.request("DELETE /2/users/:id/pinned_lists/:list_id", { params: { id: userId, list_id: listId } }, options),

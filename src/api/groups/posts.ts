@@ -11,9 +11,11 @@ import type { CreatePostBody } from "../schema.ts";
 export function postsGroup(c: ApiClient) {
   return {
     /** `GET /2/posts/:id`. A post that does not exist answers 200 with only `errors`. */
-    lookup: (id: string, query?: PostFieldsQuery, options?: CallOptions) => c.request("GET /2/posts/:id", { params: { id }, query }, options),
+    lookup: (id: string, query?: PostFieldsQuery, options?: CallOptions) =>
+      c.request("GET /2/posts/:id", { params: { id }, query }, options),
     /** `GET /2/posts?ids=` (up to 100). Missing posts come back as partial `errors` next to `data`. */
-    lookupMany: (ids: readonly string[], query?: PostFieldsQuery, options?: CallOptions) => c.request("GET /2/posts", { query: { ...query, ids } }, options),
+    lookupMany: (ids: readonly string[], query?: PostFieldsQuery, options?: CallOptions) =>
+      c.request("GET /2/posts", { query: { ...query, ids } }, options),
     /**
      * `POST /2/posts`. A reply names its parent in `reply.in_reply_to_post_id`; a quote in
      * `quote_post_id`. The same text twice is refused (403 duplicate content).
@@ -22,18 +24,28 @@ export function postsGroup(c: ApiClient) {
     /** `DELETE /2/posts/:id` (the author's own posts only). */
     delete: (id: string, options?: CallOptions) => c.request("DELETE /2/posts/:id", { params: { id } }, options),
     /** `PUT /2/posts/:id/hidden`: hides (or, with `false`, unhides) a reply in a conversation the caller started. */
-    hideReply: (id: string, hidden = true, options?: CallOptions) => c.request("PUT /2/posts/:id/hidden", { params: { id }, body: { hidden } }, options),
+    hideReply: (id: string, hidden = true, options?: CallOptions) =>
+      c.request("PUT /2/posts/:id/hidden", { params: { id }, body: { hidden } }, options),
     /** `GET /2/posts/:id/liking_users`. */
-    likingUsers: paged("GET /2/posts/:id/liking_users", 1, (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/posts/:id/liking_users", { params: { id }, query }, options),
+    likingUsers: paged(
+      "GET /2/posts/:id/liking_users",
+      1,
+      (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/posts/:id/liking_users", { params: { id }, query }, options),
     ),
     /** `GET /2/posts/:id/quote_posts`. */
-    quotePosts: paged("GET /2/posts/:id/quote_posts", 1, (id: string, query?: PostFieldsQuery & PagingQuery & ExcludeQuery, options?: CallOptions) =>
-      c.request("GET /2/posts/:id/quote_posts", { params: { id }, query }, options),
+    quotePosts: paged(
+      "GET /2/posts/:id/quote_posts",
+      1,
+      (id: string, query?: PostFieldsQuery & PagingQuery & ExcludeQuery, options?: CallOptions) =>
+        c.request("GET /2/posts/:id/quote_posts", { params: { id }, query }, options),
     ),
     /** `GET /2/posts/:id/reposted_by`. */
-    repostedBy: paged("GET /2/posts/:id/reposted_by", 1, (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
-      c.request("GET /2/posts/:id/reposted_by", { params: { id }, query }, options),
+    repostedBy: paged(
+      "GET /2/posts/:id/reposted_by",
+      1,
+      (id: string, query?: UserFieldsQuery & PagingQuery, options?: CallOptions) =>
+        c.request("GET /2/posts/:id/reposted_by", { params: { id }, query }, options),
     ),
   };
 }

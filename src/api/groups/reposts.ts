@@ -4,9 +4,14 @@ import type { ApiClient, CallOptions } from "../client.ts";
 export function repostsGroup(c: ApiClient) {
   return {
     /** `POST /2/users/:id/reposts`: `userId` (the caller) reposts `postId`. */
-    repost: (userId: string, postId: string, options?: CallOptions) => c.request("POST /2/users/:id/reposts", { params: { id: userId }, body: { post_id: postId } }, options),
+    repost: (userId: string, postId: string, options?: CallOptions) =>
+      c.request("POST /2/users/:id/reposts", { params: { id: userId }, body: { post_id: postId } }, options),
     /** `DELETE /2/users/:id/reposts/:source_post_id`. */
     unrepost: (userId: string, postId: string, options?: CallOptions) =>
-      c.request("DELETE /2/users/:id/reposts/:source_post_id", { params: { id: userId, source_post_id: postId } }, options),
+      c.request(
+        "DELETE /2/users/:id/reposts/:source_post_id",
+        { params: { id: userId, source_post_id: postId } },
+        options,
+      ),
   };
 }

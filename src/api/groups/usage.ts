@@ -5,6 +5,7 @@ import type { UsageField } from "../params.ts";
 export function usageGroup(c: ApiClient) {
   return {
     /** `GET /2/usage/posts`: daily usage of the last `days` (1–90), the cap and its reset day. */
-    posts: (query?: { days?: number; "usage.fields"?: readonly UsageField[] }, options?: CallOptions) => c.request("GET /2/usage/posts", { query }, options),
+    posts: (query?: { days?: number; "usage.fields"?: readonly UsageField[] }, options?: CallOptions) =>
+      c.request("GET /2/usage/posts", { query }, options),
   };
 }

@@ -110,13 +110,31 @@ export class PostStream implements AsyncIterable<StreamEvent> {
         if (outcome.fatal || !reconnect || this.policy.attempts >= maxRetries) {
           const error = outcome.error ?? new NetworkError(this.source.info, "the stream ended");
           const gaveUp: StreamEvent = { type: "gave-up", cause: outcome.cause, error };
-          this.log.error({ endpoint: this.source.info.endpoint, cause: outcome.cause, err: error.message }, "stream gave up");
+          this.log.error(
+            { endpoint: this.source.info.endpoint, cause: outcome.cause, err: error.message },
+            "stream gave up",
+          );
           yield gaveUp;
           throw error;
         }
         const delayMs = this.policy.next(outcome.cause);
-        const event: StreamEvent = { type: "reconnecting", cause: outcome.cause, delayMs, attempt: this.policy.attempts, ...(outcome.error ? { error: outcome.error } : {}) };
-        this.log.warn({ endpoint: this.source.info.endpoint, cause: outcome.cause, delayMs, attempt: this.policy.attempts, err: outcome.error?.message }, "stream reconnecting");
+        const event: StreamEvent = {
+          type: "reconnecting",
+          cause: outcome.cause,
+          delayMs,
+          attempt: this.policy.attempts,
+          ...(outcome.error ? { error: outcome.error } : {}),
+        };
+        this.log.warn(
+          {
+            endpoint: this.source.info.endpoint,
+            cause: outcome.cause,
+            delayMs,
+            attempt: this.policy.attempts,
+            err: outcome.error?.message,
+          },
+          "stream reconnecting",
+        );
         yield event;
         if (delayMs > 0) {
           try {
@@ -149,7 +167,12 @@ export class PostStream implements AsyncIterable<StreamEvent> {
         if (err instanceof NetworkError) return { cause: "network", error: err };
         // The bearer token could not be had just now (asked too often): wait, do not give up.
         if (err instanceof BearerTooFrequentError) return { cause: "http", error: err };
-        if (err instanceof ApiError) return { cause: err.status === 429 ? "rate-limit" : "http", error: err, fatal: err.status !== undefined && FATAL_STATUSES.has(err.status) };
+        if (err instanceof ApiError)
+          return {
+            cause: err.status === 429 ? "rate-limit" : "http",
+            error: err,
+            fatal: err.status !== undefined && FATAL_STATUSES.has(err.status),
+          };
         throw err;
       }
 
@@ -186,23 +209,42 @@ export class PostStream implements AsyncIterable<StreamEvent> {
         } catch (err) {
           if (this.closed) return { cause: "drop" };
           if (stalled) {
-            const error = new NetworkError(this.source.info, `no data and no keep-alive for ${stallMs} ms: the connection stalled`);
+            const error = new NetworkError(
+              this.source.info,
+              `no data and no keep-alive for ${stallMs} ms: the connection stalled`,
+            );
             return { cause: "stall", error };
           }
-          return { cause: "drop", error: new NetworkError(this.source.info, `the stream connection broke: ${(err as Error).message}`, { cause: err }) };
+          return {
+            cause: "drop",
+            error: new NetworkError(this.source.info, `the stream connection broke: ${(err as Error).message}`, {
+              cause: err,
+            }),
+          };
         } finally {
           disarm();
         }
         if (chunk.done) {
           const rest = splitter.takeRest();
-          if (rest) this.log.warn({ endpoint: this.source.info.endpoint, bytes: rest.length }, "stream ended in the middle of a line; the partial line was dropped");
+          if (rest)
+            this.log.warn(
+              { endpoint: this.source.info.endpoint, bytes: rest.length },
+              "stream ended in the middle of a line; the partial line was dropped",
+            );
           return { cause: "drop", error: new NetworkError(this.source.info, "the service closed the stream") };
         }
         for (const line of splitter.push(chunk.value)) {
           const event = this.parseLine(line);
           if (!event) continue;
           yield event;
-          if (event.type === "stream-error") return { cause: "stream-error", error: new NetworkError(this.source.info, `the service sent an error in the stream: ${describeProblems(event.errors)}`) };
+          if (event.type === "stream-error")
+            return {
+              cause: "stream-error",
+              error: new NetworkError(
+                this.source.info,
+                `the service sent an error in the stream: ${describeProblems(event.errors)}`,
+              ),
+            };
         }
       }
     } finally {
@@ -223,7 +265,10 @@ export class PostStream implements AsyncIterable<StreamEvent> {
     try {
       message = JSON.parse(line);
     } catch {
-      this.log.warn({ endpoint: this.source.info.endpoint, bytes: line.length, start: line.slice(0, 80) }, "stream line is not JSON; skipped");
+      this.log.warn(
+        { endpoint: this.source.info.endpoint, bytes: line.length, start: line.slice(0, 80) },
+        "stream line is not JSON; skipped",
+      );
       return undefined;
     }
     if (typeof message === "object" && message !== null && !Array.isArray(message)) {
@@ -234,17 +279,25 @@ export class PostStream implements AsyncIterable<StreamEvent> {
       }
       if (!("data" in m) && Array.isArray(m.errors)) {
         const errors = m.errors as Problem[];
-        this.log.warn({ endpoint: this.source.info.endpoint, errors: describeProblems(errors) }, "stream error message");
+        this.log.warn(
+          { endpoint: this.source.info.endpoint, errors: describeProblems(errors) },
+          "stream error message",
+        );
         return { type: "stream-error", errors };
       }
     }
-    this.log.warn({ endpoint: this.source.info.endpoint, bytes: line.length, start: line.slice(0, 80) }, "stream line is not a post or an error message; skipped");
+    this.log.warn(
+      { endpoint: this.source.info.endpoint, bytes: line.length, start: line.slice(0, 80) },
+      "stream line is not a post or an error message; skipped",
+    );
     return undefined;
   }
 }
 
 const describeProblems = (errors: Problem[]) =>
-  errors.map((p) => [p.title, (p as { disconnect_type?: string }).disconnect_type, p.detail].filter(Boolean).join(": ")).join("; ") || "no detail";
+  errors
+    .map((p) => [p.title, (p as { disconnect_type?: string }).disconnect_type, p.detail].filter(Boolean).join(": "))
+    .join("; ") || "no detail";
 
 async function readAll(body: Readable): Promise<string> {
   let text = "";

@@ -21,7 +21,11 @@ type Flows = typeof import("../../auth-flows/index.ts");
  * processes of `bot start --state` read the accounts) and the terminal, runs one flow, and
  * always closes the store.
  */
-async function withContext(options: Common, run: (ctx: AuthFlowContext, flows: Flows) => Promise<unknown> | void, readOnly = false): Promise<void> {
+async function withContext(
+  options: Common,
+  run: (ctx: AuthFlowContext, flows: Flows) => Promise<unknown> | void,
+  readOnly = false,
+): Promise<void> {
   const [{ openFileStore, credentialsPath }, flows, { systemClock }, { stateOption }] = await Promise.all([
     import("../../store/index.ts"),
     import("../../auth-flows/index.ts"),
@@ -32,7 +36,10 @@ async function withContext(options: Common, run: (ctx: AuthFlowContext, flows: F
   const shared = stateOption(options.state, process.env);
   let store, statePath;
   if (shared) {
-    const [{ connectRedis, parseRedisUrl }, { openRedisStore }] = await Promise.all([import("../../store/redis/connect.ts"), import("../../store/redis/redis-store.ts")]);
+    const [{ connectRedis, parseRedisUrl }, { openRedisStore }] = await Promise.all([
+      import("../../store/redis/connect.ts"),
+      import("../../store/redis/redis-store.ts"),
+    ]);
     const redis = await connectRedis(shared.url, { source: shared.source, name: "postbot:auth" });
     store = await openRedisStore({ redis, readOnly, loadBots: false }).catch((err: unknown) => {
       redis.disconnect();
@@ -68,11 +75,17 @@ DIR/state/credentials.json (mode 0600), or in Redis with --state redis://HOST:PO
 (or POSTBOT_STATE), and never printed.`;
 
 export default function register(program: Command): void {
-  const auth = program.command("auth").description("sign accounts in and out (OAuth 1.0a, PKCE, the app's bearer token)").addHelpText("after", ENV_HELP);
+  const auth = program
+    .command("auth")
+    .description("sign accounts in and out (OAuth 1.0a, PKCE, the app's bearer token)")
+    .addHelpText("after", ENV_HELP);
   const data = (c: Command) =>
     c
       .option("--data <dir>", "directory of the state store", ".postbot")
-      .option("--state <url>", "keep the tokens in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB), where `bot start --state` reads them (default: POSTBOT_STATE, else the --data directory)");
+      .option(
+        "--state <url>",
+        "keep the tokens in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB), where `bot start --state` reads them (default: POSTBOT_STATE, else the --data directory)",
+      );
 
   data(
     auth
@@ -82,21 +95,29 @@ export default function register(program: Command): void {
       .option("--callback <url|oob>", 'callback URL registered on the app, or "oob" for a PIN', "oob"),
   ).action((o: Common & { account?: string; callback: string }) =>
     userFacing(() =>
-      withContext(o, (ctx, flows) => flows.login(ctx, { ...(o.account ? { account: o.account } : {}), callback: o.callback })),
+      withContext(o, (ctx, flows) =>
+        flows.login(ctx, { ...(o.account ? { account: o.account } : {}), callback: o.callback }),
+      ),
     ),
   );
 
   data(
     auth
       .command("pkce")
-      .description("sign an account in with OAuth 2.0 PKCE (needs POSTBOT_CLIENT_ID): open the printed page, approve, paste the address you land on")
+      .description(
+        "sign an account in with OAuth 2.0 PKCE (needs POSTBOT_CLIENT_ID): open the printed page, approve, paste the address you land on",
+      )
       .requiredOption("--redirect <uri>", "redirect URI registered on the app")
       .option("--account <name>", "name to store the account under (default: its username)")
       .option("--scopes <scopes>", "space-separated scopes (default: all, with offline.access for refreshing)"),
   ).action((o: Common & { account?: string; redirect: string; scopes?: string }) =>
     userFacing(() =>
       withContext(o, (ctx, flows) =>
-        flows.pkceLogin(ctx, { redirect: o.redirect, ...(o.account ? { account: o.account } : {}), ...(o.scopes ? { scopes: o.scopes.split(/[\s,]+/).filter(Boolean) } : {}) }),
+        flows.pkceLogin(ctx, {
+          redirect: o.redirect,
+          ...(o.account ? { account: o.account } : {}),
+          ...(o.scopes ? { scopes: o.scopes.split(/[\s,]+/).filter(Boolean) } : {}),
+        }),
       ),
     ),
   );
@@ -109,7 +130,9 @@ export default function register(program: Command): void {
       .option("--account <name>", "the app owner's account, for --invalidate"),
   ).action((o: Common & { invalidate?: boolean; account?: string }) =>
     userFacing(() =>
-      withContext(o, (ctx, flows) => flows.bearer(ctx, { invalidate: o.invalidate ?? false, ...(o.account ? { account: o.account } : {}) })),
+      withContext(o, (ctx, flows) =>
+        flows.bearer(ctx, { invalidate: o.invalidate ?? false, ...(o.account ? { account: o.account } : {}) }),
+      ),
     ),
   );
 
@@ -121,7 +144,9 @@ export default function register(program: Command): void {
       .option("--local-only", "forget the tokens without telling the service"),
   ).action((o: Common & { account?: string; localOnly?: boolean }) =>
     userFacing(() =>
-      withContext(o, (ctx, flows) => flows.logout(ctx, { ...(o.account ? { account: o.account } : {}), localOnly: o.localOnly ?? false })),
+      withContext(o, (ctx, flows) =>
+        flows.logout(ctx, { ...(o.account ? { account: o.account } : {}), localOnly: o.localOnly ?? false }),
+      ),
     ),
   );
 

@@ -25,9 +25,12 @@ export default function register(program: Command): void {
         const { id, client } = await users.as(options.as);
         await client.users.follow(id, await users.idOf(name));
       }).catch((err: unknown) => {
-        if (err instanceof ApiError) throw new UserError(`@${options.as} could not follow @${name}: ${err.message}`, { cause: err });
+        if (err instanceof ApiError)
+          throw new UserError(`@${options.as} could not follow @${name}: ${err.message}`, { cause: err });
         throw err;
       });
-      process.stdout.write(`@${options.as} follows @${name}; a bot with a followers trigger sees it at its next poll.\n`);
+      process.stdout.write(
+        `@${options.as} follows @${name}; a bot with a followers trigger sees it at its next poll.\n`,
+      );
     });
 }

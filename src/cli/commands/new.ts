@@ -25,6 +25,8 @@ export default function register(program: Command): void {
     .action(async (name: string, options: { plugins: string; tests: string }) => {
       const { newPlugin } = await import("../scaffold.ts");
       const [plugin, test] = await newPlugin(name, options.plugins, options.tests);
-      process.stdout.write(`wrote ${plugin} and ${test}; run the test with \`npm test\`, and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`);
+      process.stdout.write(
+        `wrote ${plugin} and ${test}; run the test with \`npm test\`, and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`,
+      );
     });
 }

@@ -8,17 +8,28 @@ import type { Command } from "commander";
 export default function register(program: Command): void {
   program
     .command("schema")
-    .description("print the JSON Schema of bot files, with the options of the plugins in --plugins (bot schema > bot.schema.json)")
+    .description(
+      "print the JSON Schema of bot files, with the options of the plugins in --plugins (bot schema > bot.schema.json)",
+    )
     .option("--plugins <dir>", "directory of local plugins whose options to include", "plugins")
-    .addHelpText("after", "\nPoint an editor at it with a first line in a bot file:\n  # yaml-language-server: $schema=../bot.schema.json")
+    .addHelpText(
+      "after",
+      "\nPoint an editor at it with a first line in a bot file:\n  # yaml-language-server: $schema=../bot.schema.json",
+    )
     .action(async (options: { plugins: string }) => {
-      const [{ botJsonSchemaText }, { findPlugin, localPluginNames, loadPlugin }] = await Promise.all([import("../../config/schema.ts"), import("../../plugins/index.ts")]);
+      const [{ botJsonSchemaText }, { findPlugin, localPluginNames, loadPlugin }] = await Promise.all([
+        import("../../config/schema.ts"),
+        import("../../plugins/index.ts"),
+      ]);
       const schemas: Record<string, import("zod").ZodType | undefined> = {};
       for (const name of localPluginNames(options.plugins)) {
         const location = findPlugin(name, { pluginsDir: options.plugins });
         const loaded = location && (await loadPlugin(location));
         if (loaded?.ok) schemas[name] = loaded.definition.options;
-        else if (loaded) process.stderr.write(`warning: plugin ${name} ${loaded.message}; its options are left unchecked in the schema\n`);
+        else if (loaded)
+          process.stderr.write(
+            `warning: plugin ${name} ${loaded.message}; its options are left unchecked in the schema\n`,
+          );
       }
       process.stdout.write(botJsonSchemaText(schemas));
     });

@@ -23,10 +23,16 @@ export default function register(program: Command): void {
     .option("--bots <dir>", "directory of bot files (one bot per *.yaml file)", "bots")
     .option("--plugins <dir>", "directory of local plugins", "plugins")
     .option("--data <dir>", "directory of the state store (cursors, ledger, budgets, tokens)", ".postbot")
-    .option("--state <url>", "keep the state in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB for a Redis on this machine) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)")
+    .option(
+      "--state <url>",
+      "keep the state in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB for a Redis on this machine) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)",
+    )
     .option("--only <names...>", "run only these bots")
     .option("--dry-run", "log and count every action against a simulated budget; send none")
-    .option("--http [host:port]", "serve a live status page (/), Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address (default 127.0.0.1:9464; off when not given)")
+    .option(
+      "--http [host:port]",
+      "serve a live status page (/), Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address (default 127.0.0.1:9464; off when not given)",
+    )
     .addHelpText(
       "after",
       `
@@ -34,61 +40,89 @@ The service and the app: POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY, POSTBOT_CONSUME
 environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedded sandbox
 (state in DATA/sandbox.json; POSTBOT_SANDBOX_PORT picks its port) with simulated users.`,
     )
-    .action(async ({ http, state, ...options }: { bots: string; plugins: string; data: string; state?: string; only?: string[]; dryRun?: boolean; http?: string | true }) => {
-      const [{ start }, { createLogger }, { createClock }, observe] = await Promise.all([
-        import("../../runtime/start.ts"),
-        import("../../log.ts"),
-        import("../../clock.ts"),
-        import("../../observe/index.ts"),
-      ]);
-      const { stateOption } = await import("../state-option.ts");
-      const shared = stateOption(state, process.env);
-      const address = http === undefined ? undefined : http === true ? observe.DEFAULT_HTTP_ADDRESS : observe.parseHttpAddress(http);
-      const logger = createLogger();
-      const clock = createClock();
-      // Signals are caught from the very start: one arriving while the bots start stops them
-      // as soon as they have started; a second one while stopping exits at once.
-      let received: string | undefined;
-      let wake: ((signal: string) => void) | undefined;
-      const starting = new AbortController();
-      const onSignal = (signal: string) => {
-        if (received) {
-          logger.warn(`${signal} again: exiting without waiting for the stop to finish`);
+    .action(
+      async ({
+        http,
+        state,
+        ...options
+      }: {
+        bots: string;
+        plugins: string;
+        data: string;
+        state?: string;
+        only?: string[];
+        dryRun?: boolean;
+        http?: string | true;
+      }) => {
+        const [{ start }, { createLogger }, { createClock }, observe] = await Promise.all([
+          import("../../runtime/start.ts"),
+          import("../../log.ts"),
+          import("../../clock.ts"),
+          import("../../observe/index.ts"),
+        ]);
+        const { stateOption } = await import("../state-option.ts");
+        const shared = stateOption(state, process.env);
+        const address =
+          http === undefined
+            ? undefined
+            : http === true
+              ? observe.DEFAULT_HTTP_ADDRESS
+              : observe.parseHttpAddress(http);
+        const logger = createLogger();
+        const clock = createClock();
+        // Signals are caught from the very start: one arriving while the bots start stops them
+        // as soon as they have started; a second one while stopping exits at once.
+        let received: string | undefined;
+        let wake: ((signal: string) => void) | undefined;
+        const starting = new AbortController();
+        const onSignal = (signal: string) => {
+          if (received) {
+            logger.warn(`${signal} again: exiting without waiting for the stop to finish`);
+            process.exit(1);
+          }
+          received = signal;
+          starting.abort();
+          wake?.(signal);
+        };
+        process.on("SIGINT", onSignal);
+        process.on("SIGTERM", onSignal);
+        // The status server comes first, so /healthz answers and /readyz says "starting" while the bots start.
+        const server = address ? await observe.startObserveServer({ ...address, clock, logger }) : undefined;
+        const started = await start({
+          ...options,
+          ...(shared ? { state: shared } : {}),
+          clock,
+          logger,
+          signal: starting.signal,
+          ...(server ? { observer: server.observer } : {}),
+        }).catch(async (err: unknown) => {
+          await server?.close();
+          // A signal while waiting for the service ends the start; nothing ran, nothing to save.
+          if (!starting.signal.aborted) throw err;
+          logger.info(`${received}: stopped before the bots started`);
+          process.exit(0);
+        });
+        server?.attach(observe.runtimeSource(started.runtime, clock));
+        const { announceDemo } = await import("../demo-access.ts");
+        const unpublish = started.sandbox
+          ? await announceDemo(options.data, started.sandbox, [...started.runtime.bots.keys()], logger)
+          : undefined;
+        const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
+        logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
+        const hard = setTimeout(() => {
+          logger.error(`could not stop within ${HARD_STOP_MS / 1000} s; exiting without waiting further`);
           process.exit(1);
-        }
-        received = signal;
-        starting.abort();
-        wake?.(signal);
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
-      // The status server comes first, so /healthz answers and /readyz says "starting" while the bots start.
-      const server = address ? await observe.startObserveServer({ ...address, clock, logger }) : undefined;
-      const started = await start({ ...options, ...(shared ? { state: shared } : {}), clock, logger, signal: starting.signal, ...(server ? { observer: server.observer } : {}) }).catch(async (err: unknown) => {
+        }, HARD_STOP_MS);
+        hard.unref();
+        server?.stopping();
+        await unpublish?.();
+        const { saved } = await started.stop();
         await server?.close();
-        // A signal while waiting for the service ends the start; nothing ran, nothing to save.
-        if (!starting.signal.aborted) throw err;
-        logger.info(`${received}: stopped before the bots started`);
-        process.exit(0);
-      });
-      server?.attach(observe.runtimeSource(started.runtime, clock));
-      const { announceDemo } = await import("../demo-access.ts");
-      const unpublish = started.sandbox ? await announceDemo(options.data, started.sandbox, [...started.runtime.bots.keys()], logger) : undefined;
-      const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
-      logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
-      const hard = setTimeout(() => {
-        logger.error(`could not stop within ${HARD_STOP_MS / 1000} s; exiting without waiting further`);
-        process.exit(1);
-      }, HARD_STOP_MS);
-      hard.unref();
-      server?.stopping();
-      await unpublish?.();
-      const { saved } = await started.stop();
-      await server?.close();
-      clearTimeout(hard);
-      if (saved) logger.info("stopped; state saved");
-      else logger.warn(`stopped; the state could not all be saved (see above); exit ${EXIT_UNSAVED}`);
-      // Whatever a plugin left running (a timer, a socket) must not keep the process alive.
-      process.exit(saved ? 0 : EXIT_UNSAVED);
-    });
+        clearTimeout(hard);
+        if (saved) logger.info("stopped; state saved");
+        else logger.warn(`stopped; the state could not all be saved (see above); exit ${EXIT_UNSAVED}`);
+        // Whatever a plugin left running (a timer, a socket) must not keep the process alive.
+        process.exit(saved ? 0 : EXIT_UNSAVED);
+      },
+    );
 }

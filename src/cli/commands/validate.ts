@@ -7,17 +7,24 @@ import type { Command } from "commander";
 export default function register(program: Command): void {
   program
     .command("validate")
-    .description("check every bot file and every plugin's options, without connecting; prints file:line:col problems, exits 1 on any")
+    .description(
+      "check every bot file and every plugin's options, without connecting; prints file:line:col problems, exits 1 on any",
+    )
     .option("--bots <dir>", "directory of bot files (one bot per *.yaml file)", "bots")
     .option("--plugins <dir>", "directory of local plugins (NAME.ts, NAME.js or NAME/index.ts)", "plugins")
-    .addHelpText("after", "\nVariables (${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.")
+    .addHelpText(
+      "after",
+      "\nVariables (${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.",
+    )
     .action(async (options: { bots: string; plugins: string }) => {
       const { loadBots, formatProblem, countOf: count } = await import("../../config/index.ts");
       const { bots, problems, files } = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins });
       for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
       if (problems.length > 0) {
         const badFiles = new Set(problems.map((p) => p.file)).size;
-        process.stdout.write(`${count(problems.length, "problem")} in ${count(badFiles, "file")}; fix them before bot start\n`);
+        process.stdout.write(
+          `${count(problems.length, "problem")} in ${count(badFiles, "file")}; fix them before bot start\n`,
+        );
         process.exitCode = 1;
         return;
       }
@@ -26,8 +33,12 @@ export default function register(program: Command): void {
       const { localPluginNames, findPlugin } = await import("../../plugins/index.ts");
       for (const name of localPluginNames(options.plugins).filter((n) => !plugins.has(n))) {
         const file = findPlugin(name, { pluginsDir: options.plugins })?.label ?? name;
-        process.stdout.write(`${file}: warning: no bot uses the plugin "${name}", so it never runs; list it under plugins: in a bot file (plugins: { ${name}: {} })\n`);
+        process.stdout.write(
+          `${file}: warning: no bot uses the plugin "${name}", so it never runs; list it under plugins: in a bot file (plugins: { ${name}: {} })\n`,
+        );
       }
-      process.stdout.write(`OK: ${count(bots.length, "bot")} in ${count(files.length, "file")} (${bots.map((b) => b.name).join(", ")}), ${count(plugins.size, "plugin")} checked\n`);
+      process.stdout.write(
+        `OK: ${count(bots.length, "bot")} in ${count(files.length, "file")} (${bots.map((b) => b.name).join(", ")}), ${count(plugins.size, "plugin")} checked\n`,
+      );
     });
 }

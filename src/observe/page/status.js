@@ -40,7 +40,8 @@
       else if (k === "title") node.title = v;
       else node.setAttribute(k, v);
     }
-    for (const c of children.flat()) if (c !== undefined && c !== null) node.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
+    for (const c of children.flat())
+      if (c !== undefined && c !== null) node.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
     return node;
   }
 
@@ -53,7 +54,14 @@
   }
   const ago = (at) => (at === undefined || at === null ? "never" : `${age(view.now - at)} ago`);
   const until = (at) => (at === undefined || at === null ? "never" : `in ${age(at - view.now)}`);
-  const windowName = (ms) => (ms % 86400000 === 0 ? `${ms / 86400000}d` : ms % 3600000 === 0 ? `${ms / 3600000}h` : ms % 60000 === 0 ? `${ms / 60000}m` : `${ms / 1000}s`);
+  const windowName = (ms) =>
+    ms % 86400000 === 0
+      ? `${ms / 86400000}d`
+      : ms % 3600000 === 0
+        ? `${ms / 3600000}h`
+        : ms % 60000 === 0
+          ? `${ms / 60000}m`
+          : `${ms / 1000}s`;
   const plural = (n, one, many) => (n === 1 ? one : many);
   const short = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 
@@ -65,7 +73,11 @@
       " ",
       el("span", { class: "sub" }, ago(a.at)),
       " ",
-      el("span", { class: "text", title: a.reason || a.text || a.target }, a.text !== undefined ? `“${short(a.text, 80)}”` : a.reason ? short(a.reason, 80) : a.target),
+      el(
+        "span",
+        { class: "text", title: a.reason || a.text || a.target },
+        a.text !== undefined ? `“${short(a.text, 80)}”` : a.reason ? short(a.reason, 80) : a.target,
+      ),
     );
   }
 
@@ -88,7 +100,10 @@
         if (b.remaining === 0) bar.classList.add("empty");
         else if (share < 0.2) bar.classList.add("low");
         label = `${b.remaining}/${b.limit}${b.window ? ` per ${windowName(b.window.ms)}` : ""}`;
-        bar.title = b.remaining === 0 ? `${b.reason || "used up"}; more ${until(b.readyAt)}` : `${b.window ? `${b.window.scope} window of ${windowName(b.window.ms)}` : ""}`;
+        bar.title =
+          b.remaining === 0
+            ? `${b.reason || "used up"}; more ${until(b.readyAt)}`
+            : `${b.window ? `${b.window.scope} window of ${windowName(b.window.ms)}` : ""}`;
       }
       grid.append(el("span", {}, kind), bar, el("span", { class: "num" }, label));
     }
@@ -103,7 +118,12 @@
       { class: "triggers" },
       names.map((name) => {
         const t = triggers[name];
-        return el("li", {}, el("b", {}, name), ` checked ${ago(t.lastCheckAt)} · last event ${ago(t.lastEventAt)} · ${t.events}${plural(t.events, " event", " events")}`);
+        return el(
+          "li",
+          {},
+          el("b", {}, name),
+          ` checked ${ago(t.lastCheckAt)} · last event ${ago(t.lastEventAt)} · ${t.events}${plural(t.events, " event", " events")}`,
+        );
       }),
     );
   }
@@ -112,7 +132,12 @@
     return el(
       "tr",
       { "data-bot": b.bot },
-      el("td", {}, el("div", { class: "name" }, b.bot), el("div", { class: "sub" }, `@${b.username || "?"} · ${b.plan} · app ${b.app}`)),
+      el(
+        "td",
+        {},
+        el("div", { class: "name" }, b.bot),
+        el("div", { class: "sub" }, `@${b.username || "?"} · ${b.plan} · app ${b.app}`),
+      ),
       el(
         "td",
         {},
@@ -122,7 +147,13 @@
       ),
       el("td", {}, budgetCell(b.budget)),
       el("td", {}, triggersCell(b.triggers)),
-      el("td", {}, b.last.length ? el("ul", { class: "last" }, b.last.map(actionLine)) : el("span", { class: "sub" }, "no action yet")),
+      el(
+        "td",
+        {},
+        b.last.length
+          ? el("ul", { class: "last" }, b.last.map(actionLine))
+          : el("span", { class: "sub" }, "no action yet"),
+      ),
     );
   }
 
@@ -140,9 +171,22 @@
     );
     $("paused-section").hidden = v.paused.length === 0;
     const pausedShown = v.paused.slice(0, PAUSED_SHOWN);
-    const pausedItems = pausedShown.map((p) => el("li", {}, el("span", { class: "name" }, p.bot), " ", el("span", { class: "sub" }, `paused ${ago(p.at)}`), el("div", { class: "reason" }, p.reason)));
+    const pausedItems = pausedShown.map((p) =>
+      el(
+        "li",
+        {},
+        el("span", { class: "name" }, p.bot),
+        " ",
+        el("span", { class: "sub" }, `paused ${ago(p.at)}`),
+        el("div", { class: "reason" }, p.reason),
+      ),
+    );
     if (v.counts.paused > pausedShown.length) {
-      const all = el("button", { type: "button", id: "show-paused" }, `show all ${v.counts.paused} paused bots in the list below`);
+      const all = el(
+        "button",
+        { type: "button", id: "show-paused" },
+        `show all ${v.counts.paused} paused bots in the list below`,
+      );
       all.addEventListener("click", () => {
         $("state").value = "paused";
         setQuery({ state: "paused", page: 1 });
@@ -161,7 +205,11 @@
               el("span", { class: "name" }, `app ${s.app}`),
               " ",
               el("span", { class: `badge ${s.state}` }, s.state),
-              el("span", { class: "sub" }, ` since ${ago(s.since)} · ${s.reconnects}${plural(s.reconnects, " reconnect", " reconnects")}${s.cause ? ` · cause ${s.cause}` : ""}`),
+              el(
+                "span",
+                { class: "sub" },
+                ` since ${ago(s.since)} · ${s.reconnects}${plural(s.reconnects, " reconnect", " reconnects")}${s.cause ? ` · cause ${s.cause}` : ""}`,
+              ),
               s.lastError ? el("div", { class: "reason" }, `last error: ${s.lastError}`) : null,
             ),
           )),
@@ -169,20 +217,33 @@
     $("recent").replaceChildren(
       ...(v.recent.length === 0
         ? [el("tr", {}, el("td", { colspan: "5", class: "empty-note" }, "no action yet"))]
-        : v.recent.slice(0, RECENT_SHOWN).map((a) =>
+        : v.recent
+            .slice(0, RECENT_SHOWN)
+            .map((a) =>
+              el(
+                "tr",
+                {},
+                el("td", { class: "when" }, ago(a.at)),
+                el("td", { class: "name" }, a.bot),
+                el("td", {}, a.kind),
+                el("td", {}, el("span", { class: `badge ${a.status}` }, a.status)),
+                el("td", { class: "text" }, a.text !== undefined ? a.text : a.reason || a.target),
+              ),
+            )),
+    );
+    $("bots").replaceChildren(
+      ...(v.bots.length === 0
+        ? [
             el(
               "tr",
               {},
-              el("td", { class: "when" }, ago(a.at)),
-              el("td", { class: "name" }, a.bot),
-              el("td", {}, a.kind),
-              el("td", {}, el("span", { class: `badge ${a.status}` }, a.status)),
-              el("td", { class: "text" }, a.text !== undefined ? a.text : a.reason || a.target),
+              el("td", { colspan: "5", class: "empty-note" }, v.total === 0 ? "no bots yet" : "no bot matches"),
             ),
-          )),
+          ]
+        : v.bots.map(botRow)),
     );
-    $("bots").replaceChildren(...(v.bots.length === 0 ? [el("tr", {}, el("td", { colspan: "5", class: "empty-note" }, v.total === 0 ? "no bots yet" : "no bot matches"))] : v.bots.map(botRow)));
-    $("pageinfo").textContent = `page ${v.query.page} of ${v.pages} · ${v.matched} of ${v.total}${plural(v.total, " bot", " bots")}`;
+    $("pageinfo").textContent =
+      `page ${v.query.page} of ${v.pages} · ${v.matched} of ${v.total}${plural(v.total, " bot", " bots")}`;
     $("prev").disabled = v.query.page <= 1;
     $("next").disabled = v.query.page >= v.pages;
   }
@@ -196,7 +257,12 @@
     lastFetch = Date.now();
     const askedNow = asked;
     try {
-      const qs = new URLSearchParams({ q: query.q, state: query.state, page: String(query.page), per: String(query.per) });
+      const qs = new URLSearchParams({
+        q: query.q,
+        state: query.state,
+        page: String(query.page),
+        per: String(query.per),
+      });
       const res = await fetch(`/api/status?${qs}`, { cache: "no-store" });
       if (res.ok && askedNow !== asked) {
         // The reader changed the query meanwhile (a click on "next" while a refresh was

@@ -19,7 +19,10 @@ export class SandboxAdminError extends Error {
     readonly body: unknown,
   ) {
     const b = body as { detail?: string; title?: string; errors?: Array<{ message?: string }> } | undefined;
-    const specific = b?.errors?.map((e) => e.message).filter(Boolean).join("; ");
+    const specific = b?.errors
+      ?.map((e) => e.message)
+      .filter(Boolean)
+      .join("; ");
     super(`sandbox admin call refused (${status}): ${specific || b?.detail || b?.title || JSON.stringify(body)}`);
   }
 }
@@ -71,7 +74,11 @@ export function createAdminApi(table: AdminRouteTable, context: SandboxContext):
     const handler = adminHandler(table, key);
     if (!handler) throw new SandboxAdminError(404, { detail: `${key} has no handler in this sandbox yet.` });
     try {
-      const result = await handler({ sandbox: context, query: new URLSearchParams(), body: body === undefined ? undefined : structuredClone(body) });
+      const result = await handler({
+        sandbox: context,
+        query: new URLSearchParams(),
+        body: body === undefined ? undefined : structuredClone(body),
+      });
       if (result.status >= 400) throw new SandboxAdminError(result.status, result.body);
       return structuredClone(result.body) as T;
     } catch (err) {

@@ -45,7 +45,10 @@ const noWorldHandler = (key: string) =>
   });
 
 /** Every route template a fault may name: the v2 catalog and the OAuth endpoints. */
-export const FAULTABLE_ROUTES: ReadonlySet<string> = new Set([...ENDPOINTS.map((e) => e.key), ...Object.keys(OAUTH_ROUTES)]);
+export const FAULTABLE_ROUTES: ReadonlySet<string> = new Set([
+  ...ENDPOINTS.map((e) => e.key),
+  ...Object.keys(OAUTH_ROUTES),
+]);
 
 export function createAdminRoutes(p: Platform): AdminRouteTable {
   const data = () => p.context.data;
@@ -57,7 +60,8 @@ export function createAdminRoutes(p: Platform): AdminRouteTable {
         throw invalidRequest(`owner_id: no user has id ${input.owner_id}`, { owner_id: [input.owner_id] });
       }
       for (const url of input.callback_urls ?? []) {
-        if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(url)) throw invalidRequest(`callback_urls: ${JSON.stringify(url)} is not a URL`, { callback_urls: [url] });
+        if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(url))
+          throw invalidRequest(`callback_urls: ${JSON.stringify(url)} is not a URL`, { callback_urls: [url] });
       }
       const app = createApp(data(), p.clock.now(), { ...input, plan: input.plan ?? p.defaultPlan });
       return ok(appView(app), 201);
@@ -89,7 +93,10 @@ export function createAdminRoutes(p: Platform): AdminRouteTable {
     "POST /_sandbox/faults": ({ body }) => {
       const input = parseBody(faultSchema, body);
       if (!FAULTABLE_ROUTES.has(input.route)) {
-        throw invalidRequest(`route: ${JSON.stringify(input.route)} is not a route of the service; use a template such as "GET /2/posts/:id"`, { route: [input.route] });
+        throw invalidRequest(
+          `route: ${JSON.stringify(input.route)} is not a route of the service; use a template such as "GET /2/posts/:id"`,
+          { route: [input.route] },
+        );
       }
       const { route, count, ...spec } = input;
       return ok(p.faults.add(route, count, spec), 201);
@@ -111,13 +118,17 @@ export function createAdminRoutes(p: Platform): AdminRouteTable {
       if (body && typeof body === "object" && !Array.isArray(body) && "password" in body) {
         const { password: given, ...rest } = body as Record<string, unknown>;
         const parsed = passwordSchema.safeParse(given);
-        if (!parsed.success) throw invalidRequest("password: must be a string of 1 to 200 characters", { password: [] });
+        if (!parsed.success)
+          throw invalidRequest("password: must be a string of 1 to 200 characters", { password: [] });
         password = parsed.data;
         body = rest;
       }
       const result = await handler({ ...req, body });
-      const id = (result.body as { id?: unknown; data?: { id?: unknown } } | undefined)?.id ?? (result.body as { data?: { id?: unknown } })?.data?.id;
-      if (password !== undefined && result.status < 300 && typeof id === "string") flows(data()).passwords[id] = password;
+      const id =
+        (result.body as { id?: unknown; data?: { id?: unknown } } | undefined)?.id ??
+        (result.body as { data?: { id?: unknown } })?.data?.id;
+      if (password !== undefined && result.status < 300 && typeof id === "string")
+        flows(data()).passwords[id] = password;
       return result;
     },
   };

@@ -26,7 +26,11 @@ export const newTokenSchema = z.strictObject({
 export const passwordSchema = z.string().min(1).max(200);
 
 export const clockSchema = z.strictObject({
-  advance_ms: z.number().int().min(0).max(10 * 365 * 24 * 3_600_000),
+  advance_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 365 * 24 * 3_600_000),
 });
 
 const faultBase = {
@@ -42,7 +46,15 @@ export const faultSchema = z.discriminatedUnion("kind", [
     body: z.unknown().optional(),
     headers: z.record(z.string(), z.string()).optional(),
   }),
-  z.strictObject({ ...faultBase, kind: z.literal("delay"), delay_ms: z.number().int().min(0).max(24 * 3_600_000) }),
+  z.strictObject({
+    ...faultBase,
+    kind: z.literal("delay"),
+    delay_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3_600_000),
+  }),
   z.strictObject({ ...faultBase, kind: z.literal("reset") }),
   z.strictObject({ ...faultBase, kind: z.literal("drop"), after_messages: z.number().int().min(0).default(0) }),
   z.strictObject({ ...faultBase, kind: z.literal("stall"), after_messages: z.number().int().min(0).default(0) }),

@@ -19,10 +19,24 @@ import { verifyOAuth1 } from "./verify-oauth1.ts";
 export const BEARER_REQUESTS = { max: 10, windowMs: 15 * 60_000 } as const;
 
 const unableToVerify = () =>
-  new ReplyError(v1ErrorReply({ code: 99, message: "Unable to verify your credentials", label: "authenticity_token_error", status: 403 }));
+  new ReplyError(
+    v1ErrorReply({
+      code: 99,
+      message: "Unable to verify your credentials",
+      label: "authenticity_token_error",
+      status: 403,
+    }),
+  );
 
 const missing = (name: string) =>
-  new ReplyError(v1ErrorReply({ code: 170, message: `Missing required parameter: ${name}`, label: "forbidden_missing_parameter", status: 403 }));
+  new ReplyError(
+    v1ErrorReply({
+      code: 170,
+      message: `Missing required parameter: ${name}`,
+      label: "forbidden_missing_parameter",
+      status: 403,
+    }),
+  );
 
 /** `Authorization: Basic base64(urlencode(id):urlencode(secret))`, decoded; undefined when malformed. */
 export function parseBasic(header: string | undefined): { id: string; secret: string } | undefined {
@@ -56,7 +70,14 @@ export function bearerToken(p: Platform, inc: Incoming): Reply {
   const grant = inc.form.get("grant_type") ?? inc.target.query.get("grant_type");
   if (!grant) throw missing("grant_type");
   if (grant !== "client_credentials") {
-    throw new ReplyError(v1ErrorReply({ code: 170, message: "grant_type must be client_credentials", label: "forbidden_missing_parameter", status: 403 }));
+    throw new ReplyError(
+      v1ErrorReply({
+        code: 170,
+        message: "grant_type must be client_credentials",
+        label: "forbidden_missing_parameter",
+        status: 403,
+      }),
+    );
   }
   const now = p.clock.now();
   if (!allowTokenRequest(p, app, now)) throw unableToVerify();
@@ -70,14 +91,22 @@ export function bearerToken(p: Platform, inc: Incoming): Reply {
 export function invalidateBearer(p: Platform, inc: Incoming): Reply {
   const { app, token } = verifyOAuth1(p, inc, "access");
   if (app.owner_id && token.user_id !== app.owner_id) {
-    throw new ReplyError(v1ErrorReply({ code: 220, message: "Your credentials do not allow access to this resource.", status: 403 }));
+    throw new ReplyError(
+      v1ErrorReply({ code: 220, message: "Your credentials do not allow access to this resource.", status: 403 }),
+    );
   }
   const target = inc.target.query.get("access_token") ?? inc.form.get("access_token");
   if (!target) throw missing("access_token");
   const data = p.context.data;
   const held = data.auth.bearer_tokens[app.id];
   if (!held || !sameSecret(target, held.token)) {
-    throw new ReplyError(v1ErrorReply({ code: 348, message: "Client application is not permitted to invalidate this token.", status: 403 }));
+    throw new ReplyError(
+      v1ErrorReply({
+        code: 348,
+        message: "Client application is not permitted to invalidate this token.",
+        status: 403,
+      }),
+    );
   }
   delete data.auth.bearer_tokens[app.id];
   flows(data).revoked_bearers[target] = { app_id: app.id, revoked_at: p.clock.now() };

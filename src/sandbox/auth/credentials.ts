@@ -6,7 +6,13 @@
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Plan } from "../../limits/types.ts";
-import { nextId, type SandboxAccessToken, type SandboxApp, type SandboxData, type SandboxUser } from "../model/index.ts";
+import {
+  nextId,
+  type SandboxAccessToken,
+  type SandboxApp,
+  type SandboxData,
+  type SandboxUser,
+} from "../model/index.ts";
 import { findUsername } from "../domain/users.ts";
 import { flows, grantKey } from "./state.ts";
 
@@ -98,7 +104,14 @@ export function issueAccessToken(
     if (t.app_id === app.id && t.user_id === user.id && t.invalidated_at === undefined) record = t;
   }
   if (!record) {
-    record = { token: `${user.id}-${randomToken(40)}`, secret: randomToken(45), app_id: app.id, user_id: user.id, access, created_at: now };
+    record = {
+      token: `${user.id}-${randomToken(40)}`,
+      secret: randomToken(45),
+      app_id: app.id,
+      user_id: user.id,
+      access,
+      created_at: now,
+    };
     data.auth.access_tokens[record.token] = record;
   }
   record.access = access;

@@ -47,7 +47,8 @@ export function requestToken(p: Platform, inc: Incoming): Reply {
     throw new ReplyError(
       v1ErrorReply({
         code: 215,
-        message: "oauth_callback is required on every request_token call: a registered callback URL, or oob for the PIN flow.",
+        message:
+          "oauth_callback is required on every request_token call: a registered callback URL, or oob for the PIN flow.",
         status: 400,
       }),
     );
@@ -55,12 +56,22 @@ export function requestToken(p: Platform, inc: Incoming): Reply {
   if (!callbackAllowed(app, callback)) throw v1Error("callbackNotApproved");
   const accessParam = params.get("x_auth_access_type") ?? params.get("app_auth_access_type") ?? "write";
   if (accessParam !== "read" && accessParam !== "write") {
-    throw new ReplyError(v1ErrorReply({ code: 215, message: "app_auth_access_type must be read or write.", status: 400 }));
+    throw new ReplyError(
+      v1ErrorReply({ code: 215, message: "app_auth_access_type must be read or write.", status: 400 }),
+    );
   }
   const now = p.clock.now();
   const tables = flows(p.context.data);
-  for (const [k, t] of Object.entries(tables.request_tokens)) if (t.created_at + REQUEST_TOKEN_TTL_MS <= now) delete tables.request_tokens[k];
-  const rt: RequestToken = { token: randomToken(27), secret: randomToken(32), app_id: app.id, callback, access: accessParam, created_at: now };
+  for (const [k, t] of Object.entries(tables.request_tokens))
+    if (t.created_at + REQUEST_TOKEN_TTL_MS <= now) delete tables.request_tokens[k];
+  const rt: RequestToken = {
+    token: randomToken(27),
+    secret: randomToken(32),
+    app_id: app.id,
+    callback,
+    access: accessParam,
+    created_at: now,
+  };
   tables.request_tokens[rt.token] = rt;
   return formReply({ oauth_token: rt.token, oauth_token_secret: rt.secret, oauth_callback_confirmed: "true" });
 }
@@ -74,7 +85,10 @@ const INVALID_TOKEN_PAGE = () =>
     ),
   );
 
-function liveRequestToken(p: Platform, token: string | null | undefined): { rt: RequestToken; app: SandboxApp } | undefined {
+function liveRequestToken(
+  p: Platform,
+  token: string | null | undefined,
+): { rt: RequestToken; app: SandboxApp } | undefined {
   const rt = token ? flows(p.context.data).request_tokens[token] : undefined;
   if (!rt || rt.user_id || rt.created_at + REQUEST_TOKEN_TTL_MS <= p.clock.now()) return undefined;
   const app = p.context.data.auth.apps[rt.app_id];
@@ -84,7 +98,12 @@ function liveRequestToken(p: Platform, token: string | null | undefined): { rt: 
 const permissions = (access: "read" | "write") =>
   access === "read"
     ? ["Read posts from your timeline.", "See who you follow."]
-    : ["Read posts from your timeline.", "See who you follow, and follow new people.", "Update your profile.", "Post and delete posts for you."];
+    : [
+        "Read posts from your timeline.",
+        "See who you follow, and follow new people.",
+        "Update your profile.",
+        "Post and delete posts for you.",
+      ];
 
 /** The user approved: remember it and send the browser back (or show the PIN). */
 function approve(p: Platform, rt: RequestToken, app: SandboxApp, user: SandboxUser, cookie?: string): Reply {
@@ -95,7 +114,10 @@ function approve(p: Platform, rt: RequestToken, app: SandboxApp, user: SandboxUs
   const headers: Record<string, string> = cookie ? { "set-cookie": cookie } : {};
   if (rt.callback === "oob") return htmlReply(200, pinPage(app.name, rt.verifier), headers);
   const sep = rt.callback.includes("?") ? "&" : "?";
-  return redirectReply(`${rt.callback}${sep}oauth_token=${encodeURIComponent(rt.token)}&oauth_verifier=${encodeURIComponent(rt.verifier)}`, headers);
+  return redirectReply(
+    `${rt.callback}${sep}oauth_token=${encodeURIComponent(rt.token)}&oauth_verifier=${encodeURIComponent(rt.verifier)}`,
+    headers,
+  );
 }
 
 /**
@@ -153,7 +175,14 @@ export function authorizePost(p: Platform, inc: Incoming, mode: "authorize" | "a
     if (force) hidden.force_login = "true";
     return htmlReply(
       401,
-      authorizePage({ action: `/oauth/${mode}`, appName: app.name, hidden, username: f.get("username") ?? undefined, permissions: permissions(rt.access), error: checked }),
+      authorizePage({
+        action: `/oauth/${mode}`,
+        appName: app.name,
+        hidden,
+        username: f.get("username") ?? undefined,
+        permissions: permissions(rt.access),
+        error: checked,
+      }),
     );
   }
   return approve(p, rt, app, checked, startSession(p, checked));
@@ -171,7 +200,12 @@ export function accessToken(p: Platform, inc: Incoming): Reply {
   delete flows(p.context.data).request_tokens[rt.token];
   if (!user) return textReply(401, "Error processing your OAuth request: Invalid oauth_verifier parameter");
   const issued = issueAccessToken(p.context.data, now, app, user, rt.access);
-  return formReply({ oauth_token: issued.token, oauth_token_secret: issued.token_secret, user_id: issued.user_id, screen_name: issued.screen_name });
+  return formReply({
+    oauth_token: issued.token,
+    oauth_token_secret: issued.token_secret,
+    user_id: issued.user_id,
+    screen_name: issued.screen_name,
+  });
 }
 
 /**

@@ -140,5 +140,8 @@ export interface SignedRequest {
 
 /** Whether the request's signature is the HMAC-SHA1 of its base string (constant time). */
 export function verifySignature(req: SignedRequest, consumerSecret: string, tokenSecret = ""): boolean {
-  return sameSecret(req.signature, hmacSha1Signature(signatureBaseString(req.method, req.uri, req.params), consumerSecret, tokenSecret));
+  return sameSecret(
+    req.signature,
+    hmacSha1Signature(signatureBaseString(req.method, req.uri, req.params), consumerSecret, tokenSecret),
+  );
 }

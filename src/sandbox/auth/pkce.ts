@@ -47,10 +47,17 @@ function readAuthorize(p: Platform, q: URLSearchParams): AuthorizeParams | Reply
   if (!app) return htmlReply(400, errorPage("Something went wrong", "The client_id does not name a registered app."));
   const redirect_uri = q.get("redirect_uri") ?? "";
   if (!app.callback_urls.includes(redirect_uri)) {
-    return htmlReply(400, errorPage("Something went wrong", "The redirect_uri is not one of the app's registered callback URLs; it must match exactly."));
+    return htmlReply(
+      400,
+      errorPage(
+        "Something went wrong",
+        "The redirect_uri is not one of the app's registered callback URLs; it must match exactly.",
+      ),
+    );
   }
   const state = q.get("state") ?? "";
-  const fail = (error: string, description: string) => redirectWith(redirect_uri, { error, error_description: description, ...(state ? { state } : {}) });
+  const fail = (error: string, description: string) =>
+    redirectWith(redirect_uri, { error, error_description: description, ...(state ? { state } : {}) });
   if (q.get("response_type") !== "code") return fail("unsupported_response_type", "response_type must be code.");
   if (!state) return fail("invalid_request", "Missing required parameter [state].");
   const scopeText = (q.get("scope") ?? "").trim();
@@ -65,12 +72,28 @@ function readAuthorize(p: Platform, q: URLSearchParams): AuthorizeParams | Reply
   return { app, redirect_uri, scopes: scopes as Scope[], state, challenge, method: m === "s256" ? "S256" : "plain" };
 }
 
-const FORWARDED = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"];
+const FORWARDED = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+];
 
 /** What a CSRF token of the page binds to: the request's client, redirect, state and challenge. */
 const flowOf = (a: AuthorizeParams) => [a.app.client_id, a.redirect_uri, a.state, a.challenge].join("\n");
 
-function pageFor(p: Platform, inc: Incoming, a: AuthorizeParams, q: URLSearchParams, user: SandboxUser | undefined, error?: string, status = 200): Reply {
+function pageFor(
+  p: Platform,
+  inc: Incoming,
+  a: AuthorizeParams,
+  q: URLSearchParams,
+  user: SandboxUser | undefined,
+  error?: string,
+  status = 200,
+): Reply {
   const hidden: Record<string, string> = {};
   for (const k of FORWARDED) {
     const v = q.get(k);
@@ -79,7 +102,14 @@ function pageFor(p: Platform, inc: Incoming, a: AuthorizeParams, q: URLSearchPar
   hidden[CSRF_FIELD] = csrfToken(p, inc, flowOf(a));
   return htmlReply(
     status,
-    authorizePage({ action: "/i/oauth2/authorize", appName: a.app.name, hidden, signedInAs: user?.username, permissions: a.scopes, error }),
+    authorizePage({
+      action: "/i/oauth2/authorize",
+      appName: a.app.name,
+      hidden,
+      signedInAs: user?.username,
+      permissions: a.scopes,
+      error,
+    }),
   );
 }
 
@@ -123,7 +153,8 @@ export function pkceAuthorizePost(p: Platform, inc: Incoming): Reply {
 }
 
 /** An RFC 6749 error answer. */
-const oauthError = (status: number, error: string, description: string) => jsonReply(status, { error, error_description: description });
+const oauthError = (status: number, error: string, description: string) =>
+  jsonReply(status, { error, error_description: description });
 
 /**
  * The client of a token or revoke request: HTTP Basic (confidential clients) or `client_id`
@@ -135,8 +166,10 @@ function client(p: Platform, inc: Incoming): SandboxApp | Reply {
   if (inc.req.headers.authorization) {
     const basic = parseBasic(inc.req.headers.authorization);
     const app = basic && appByClientId(data, basic.id);
-    if (!basic || !app || !sameSecret(basic.secret, app.client_secret)) return oauthError(401, "invalid_client", "Client authentication failed.");
-    if (bodyId && bodyId !== basic.id) return oauthError(400, "invalid_request", "client_id does not match the authenticated client.");
+    if (!basic || !app || !sameSecret(basic.secret, app.client_secret))
+      return oauthError(401, "invalid_client", "Client authentication failed.");
+    if (bodyId && bodyId !== basic.id)
+      return oauthError(400, "invalid_request", "client_id does not match the authenticated client.");
     return app;
   }
   if (!bodyId) return oauthError(400, "invalid_request", "Missing required parameter [client_id].");
@@ -147,13 +180,31 @@ function client(p: Platform, inc: Incoming): SandboxApp | Reply {
 function issue(p: Platform, app: SandboxApp, userId: string, scopes: Scope[]): Reply {
   const data = p.context.data;
   const now = p.clock.now();
-  for (const [k, t] of Object.entries(data.auth.pkce_tokens)) if (t.expires_at + 30 * 24 * 3_600_000 < now) delete data.auth.pkce_tokens[k];
+  for (const [k, t] of Object.entries(data.auth.pkce_tokens))
+    if (t.expires_at + 30 * 24 * 3_600_000 < now) delete data.auth.pkce_tokens[k];
   const access_token = randomToken(80, URL_SAFE);
-  data.auth.pkce_tokens[access_token] = { token: access_token, app_id: app.id, user_id: userId, scopes, expires_at: now + PKCE_ACCESS_TTL_MS };
-  const body: Record<string, unknown> = { token_type: "bearer", expires_in: PKCE_ACCESS_TTL_MS / 1000, access_token, scope: scopes.join(" ") };
+  data.auth.pkce_tokens[access_token] = {
+    token: access_token,
+    app_id: app.id,
+    user_id: userId,
+    scopes,
+    expires_at: now + PKCE_ACCESS_TTL_MS,
+  };
+  const body: Record<string, unknown> = {
+    token_type: "bearer",
+    expires_in: PKCE_ACCESS_TTL_MS / 1000,
+    access_token,
+    scope: scopes.join(" "),
+  };
   if (scopes.includes("offline.access")) {
     const refresh_token = randomToken(80, URL_SAFE);
-    flows(data).refresh_tokens[refresh_token] = { token: refresh_token, app_id: app.id, user_id: userId, scopes, created_at: now };
+    flows(data).refresh_tokens[refresh_token] = {
+      token: refresh_token,
+      app_id: app.id,
+      user_id: userId,
+      scopes,
+      created_at: now,
+    };
     body.refresh_token = refresh_token;
   }
   return jsonReply(200, body);
@@ -178,7 +229,12 @@ export function pkceToken(p: Platform, inc: Incoming): Reply {
     if (!code || code.app_id !== app.id || code.expires_at <= p.clock.now()) {
       return oauthError(400, "invalid_request", "Value passed for the authorization code was invalid.");
     }
-    if (f.get("redirect_uri") !== code.redirect_uri) return oauthError(400, "invalid_request", "Value passed for the redirect_uri did not match the authorization request.");
+    if (f.get("redirect_uri") !== code.redirect_uri)
+      return oauthError(
+        400,
+        "invalid_request",
+        "Value passed for the redirect_uri did not match the authorization request.",
+      );
     const verifier = f.get("code_verifier");
     if (!verifier) return oauthError(400, "invalid_request", "Missing required parameter [code_verifier].");
     if (challengeOf(verifier, code.method) !== code.challenge) {
@@ -191,7 +247,8 @@ export function pkceToken(p: Platform, inc: Incoming): Reply {
     const value = f.get("refresh_token");
     if (!value) return oauthError(400, "invalid_request", "Missing required parameter [refresh_token].");
     const rt = tables.refresh_tokens[value];
-    if (!rt || rt.app_id !== app.id) return oauthError(400, "invalid_request", "Value passed for the token was invalid.");
+    if (!rt || rt.app_id !== app.id)
+      return oauthError(400, "invalid_request", "Value passed for the token was invalid.");
     delete tables.refresh_tokens[value];
     return issue(p, app, rt.user_id, rt.scopes);
   }

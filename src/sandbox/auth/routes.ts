@@ -53,7 +53,11 @@ export function meterOAuth(p: Platform, route: string, client: string): void {
     throw new ReplyError(
       v1ErrorReply(
         { code: 88, message: "Rate limit exceeded", status: 429 },
-        { "x-rate-limit-limit": String(OAUTH_LIMIT.max), "x-rate-limit-remaining": "0", "x-rate-limit-reset": String(Math.ceil(w.resetAt(now) / 1000)) },
+        {
+          "x-rate-limit-limit": String(OAUTH_LIMIT.max),
+          "x-rate-limit-remaining": "0",
+          "x-rate-limit-reset": String(Math.ceil(w.resetAt(now) / 1000)),
+        },
       ),
     );
   }

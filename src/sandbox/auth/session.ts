@@ -51,7 +51,8 @@ export function sessionUser(p: Platform, inc: Incoming): SandboxUser | undefined
 export function checkCredentials(p: Platform, username: string, password: string): SandboxUser | string {
   if (!username || !password) return "Enter your username and password.";
   const user = userByUsername(p.context.data, username);
-  if (!user || user.suspended || user.deactivated) return "The username and password you entered did not match our records.";
+  if (!user || user.suspended || user.deactivated)
+    return "The username and password you entered did not match our records.";
   const expected = flows(p.context.data).passwords[user.id] ?? DEFAULT_PASSWORD;
   if (!sameSecret(password, expected)) return "The username and password you entered did not match our records.";
   return user;

@@ -69,7 +69,16 @@ export const DEFAULT_PASSWORD = "sandbox";
 /** The flow tables of a sandbox, created on first use. */
 export function flows(data: SandboxData): FlowTables {
   const a = data.auth as Record<string, unknown>;
-  for (const t of ["request_tokens", "grants", "sessions", "passwords", "pkce_codes", "refresh_tokens", "revoked_bearers", "nonces"]) {
+  for (const t of [
+    "request_tokens",
+    "grants",
+    "sessions",
+    "passwords",
+    "pkce_codes",
+    "refresh_tokens",
+    "revoked_bearers",
+    "nonces",
+  ]) {
     if (!a[t] || typeof a[t] !== "object") a[t] = {};
   }
   return a as unknown as FlowTables;

@@ -14,7 +14,13 @@ import { flows, type RequestToken } from "./state.ts";
 /** How far `oauth_timestamp` may be from the sandbox clock (the real service allows 5 minutes). */
 export const TIMESTAMP_WINDOW_MS = 5 * 60_000;
 
-const REQUIRED = ["oauth_consumer_key", "oauth_nonce", "oauth_signature", "oauth_signature_method", "oauth_timestamp"] as const;
+const REQUIRED = [
+  "oauth_consumer_key",
+  "oauth_nonce",
+  "oauth_signature",
+  "oauth_signature_method",
+  "oauth_timestamp",
+] as const;
 
 export type TokenKind = "access" | "request" | "none";
 
@@ -28,8 +34,7 @@ export interface VerifiedOAuth1<K extends TokenKind> {
 /** Whether the request carries an `Authorization: OAuth` header at all. */
 export const hasOAuthHeader = (inc: Incoming) => /^\s*OAuth\s/i.test(inc.req.headers.authorization ?? "");
 
-const badData = () =>
-  new ReplyError(v1ErrorReply({ code: 215, message: "Bad Authentication data.", status: 400 }));
+const badData = () => new ReplyError(v1ErrorReply({ code: 215, message: "Bad Authentication data.", status: 400 }));
 
 /**
  * Verifies the request's OAuth 1.0a signature. `kind` says which token must sign it:
@@ -76,14 +81,19 @@ export function verifyOAuth1<K extends TokenKind>(p: Platform, inc: Incoming, ki
   for (const [k, v] of h) signed.push([k, v]);
 
   const check = (params: Array<[string, string]>) =>
-    verifySignature({ method: inc.method, uri: inc.uri, params, signature: h.get("oauth_signature")! }, app.consumer_secret, tokenSecret);
+    verifySignature(
+      { method: inc.method, uri: inc.uri, params, signature: h.get("oauth_signature")! },
+      app.consumer_secret,
+      tokenSecret,
+    );
   // RFC 5849 signs a parameter sent twice twice; widely used clients (twitter-api-v2's
   // `login`) also send `oauth_token` in the body of the access_token step and sign it once,
   // and the service accepts both.
   const once = () => signed.filter(([k, v], i) => !(i < signed.length - h.size && h.get(k) === v));
   if (!check(signed) && !check(once())) throw v1Error("couldNotAuthenticate");
 
-  if (kind === "access" && (token as SandboxAccessToken).invalidated_at !== undefined) throw v1Error("invalidOrExpiredToken");
+  if (kind === "access" && (token as SandboxAccessToken).invalidated_at !== undefined)
+    throw v1Error("invalidOrExpiredToken");
 
   const nonceKey = `${app.consumer_key}|${tokenValue ?? ""}|${h.get("oauth_nonce")}`;
   if (!p.nonces.use(nonceKey, Number(ts) * 1000, now)) throw v1Error("couldNotAuthenticate");

@@ -53,14 +53,29 @@ export function personas(size: number): Persona[] {
     if (round === 0) out.push(base);
     else {
       const suffix = String(round + 1);
-      out.push({ username: `${base.username.slice(0, 15 - suffix.length)}${suffix}`, name: `${base.name} ${suffix}`, bio: base.bio });
+      out.push({
+        username: `${base.username.slice(0, 15 - suffix.length)}${suffix}`,
+        name: `${base.name} ${suffix}`,
+        bio: base.bio,
+      });
     }
   }
   return out;
 }
 
 /** Places people write from (`{city}`). */
-export const CITIES = ["Lisbon", "Berlin", "Osaka", "Toronto", "Nairobi", "Lima", "Oslo", "Melbourne", "Austin", "Pune"] as const;
+export const CITIES = [
+  "Lisbon",
+  "Berlin",
+  "Osaka",
+  "Toronto",
+  "Nairobi",
+  "Lima",
+  "Oslo",
+  "Melbourne",
+  "Austin",
+  "Pune",
+] as const;
 
 /** Endings that vary a text without changing what it says. */
 export const ENDINGS = ["", " 🙂", " 👋", " :)", "!", " 🤖", " 🙏", " ✨"] as const;
@@ -82,7 +97,16 @@ export const MENTIONS = [
 ] as const;
 
 /** How replies to a bot's post begin. */
-export const REPLY_OPENINGS = ["", "Hmm, ", "Honestly, ", "Good one! ", "Easy: ", "For me, ", "Ha, ", "Not sure, but "] as const;
+export const REPLY_OPENINGS = [
+  "",
+  "Hmm, ",
+  "Honestly, ",
+  "Good one! ",
+  "Easy: ",
+  "For me, ",
+  "Ha, ",
+  "Not sure, but ",
+] as const;
 
 /**
  * Benign answers to a bot's post. Some use words a naive filter trips on: none is aimed at
@@ -167,27 +191,42 @@ export interface CrowdText {
   abusive: boolean;
 }
 
-const fill = (template: string, slots: Record<string, string>) => template.replace(/\{(\w+)\}/g, (whole, name: string) => slots[name] ?? whole);
+const fill = (template: string, slots: Record<string, string>) =>
+  template.replace(/\{(\w+)\}/g, (whole, name: string) => slots[name] ?? whole);
 
 /** A mention of the bot `bot` (its username). */
 export function mentionText(rng: Random, bot: string): CrowdText {
-  return { kind: "mention", abusive: false, text: fill(rng.pick(MENTIONS), { bot, city: rng.pick(CITIES) }) + rng.pick(ENDINGS) };
+  return {
+    kind: "mention",
+    abusive: false,
+    text: fill(rng.pick(MENTIONS), { bot, city: rng.pick(CITIES) }) + rng.pick(ENDINGS),
+  };
 }
 
 /** A reply to a post of the bot `bot`, abusive or not as asked. */
 export function replyText(rng: Random, bot: string, abusive: boolean): CrowdText {
-  const body = abusive ? rng.pick(ABUSIVE_OPENINGS) + rng.pick(ABUSIVE_REPLIES) : rng.pick(REPLY_OPENINGS) + rng.pick(BENIGN_REPLIES);
+  const body = abusive
+    ? rng.pick(ABUSIVE_OPENINGS) + rng.pick(ABUSIVE_REPLIES)
+    : rng.pick(REPLY_OPENINGS) + rng.pick(BENIGN_REPLIES);
   return { kind: "reply", abusive, text: `@${bot} ${body}${rng.pick(ENDINGS)}` };
 }
 
 /** A post on a topic (see {@link topicOf}). */
 export function topicText(rng: Random, topic: string): CrowdText {
-  return { kind: "topic", abusive: false, text: fill(rng.pick(TOPIC_POSTS), { topic, city: rng.pick(CITIES) }) + rng.pick(ENDINGS) };
+  return {
+    kind: "topic",
+    abusive: false,
+    text: fill(rng.pick(TOPIC_POSTS), { topic, city: rng.pick(CITIES) }) + rng.pick(ENDINGS),
+  };
 }
 
 /** Chatter. */
 export function chatterText(rng: Random): CrowdText {
-  return { kind: "chatter", abusive: false, text: fill(rng.pick(CHATTER), { city: rng.pick(CITIES) }) + rng.pick(ENDINGS) };
+  return {
+    kind: "chatter",
+    abusive: false,
+    text: fill(rng.pick(CHATTER), { city: rng.pick(CITIES) }) + rng.pick(ENDINGS),
+  };
 }
 
 /**

@@ -51,7 +51,13 @@ export type CrowdActionKind = "mention" | "reply" | "follow" | "topic" | "chatte
  * because they are what bots answer; replies are kept below what a pro bot can answer in its
  * 15-minute post window, so the demo shows bots keeping up rather than queueing.
  */
-export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = { mention: 3, reply: 2, follow: 1, topic: 2, chatter: 2 };
+export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = {
+  mention: 3,
+  reply: 2,
+  follow: 1,
+  topic: 2,
+  chatter: 2,
+};
 
 /** How to start a crowd: the sandbox and its clock, the bots to act on, and the dials. */
 export interface CrowdOptions {
@@ -103,11 +109,16 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
   const everyMs = options.everyMs ?? DEFAULT_CROWD_EVERY_MS;
   const abusiveShare = options.abusiveShare ?? DEFAULT_ABUSIVE_SHARE;
   if (!(everyMs > 0)) throw new RangeError(`crowd everyMs must be above 0 (got ${everyMs})`);
-  if (!(abusiveShare >= 0 && abusiveShare <= 1)) throw new RangeError(`crowd abusiveShare must be between 0 and 1 (got ${abusiveShare})`);
+  if (!(abusiveShare >= 0 && abusiveShare <= 1))
+    throw new RangeError(`crowd abusiveShare must be between 0 and 1 (got ${abusiveShare})`);
   const rng = options.rng ?? seededRandom(options.seed ?? clock.now());
   const world = () => sandbox.context.data.world;
   const bots = options.bots;
-  const users = await createPeople(sandbox, options.size ?? DEFAULT_CROWD_SIZE, new Set(bots.map((b) => b.username.toLowerCase())));
+  const users = await createPeople(
+    sandbox,
+    options.size ?? DEFAULT_CROWD_SIZE,
+    new Set(bots.map((b) => b.username.toLowerCase())),
+  );
 
   let done = 0;
   let stopped = false;
@@ -118,21 +129,30 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
     const posts = world().posts;
     const ownConversation = (p: SandboxPost) => {
       const root = posts[p.conversation_id];
-      return p.repost_of_id === undefined && root !== undefined && root.author_id === p.author_id && root.deleted_at === undefined;
+      return (
+        p.repost_of_id === undefined &&
+        root !== undefined &&
+        root.author_id === p.author_id &&
+        root.deleted_at === undefined
+      );
     };
-    return bots.filter((b) => b.mentions).flatMap((bot) =>
-      livePostsBy(sandbox.context, bot.userId)
-        .filter(ownConversation)
-        .slice(-RECENT_POSTS)
-        .reverse()
-        .map((post) => ({ bot, post })),
-    );
+    return bots
+      .filter((b) => b.mentions)
+      .flatMap((bot) =>
+        livePostsBy(sandbox.context, bot.userId)
+          .filter(ownConversation)
+          .slice(-RECENT_POSTS)
+          .reverse()
+          .map((post) => ({ bot, post })),
+      );
   };
 
   const followsNow = () => new Set(world().follows.map((f) => `${f.source_id}>${f.target_id}`));
   const followPairs = () => {
     const existing = followsNow();
-    return bots.filter((b) => b.followers).flatMap((bot) => users.filter((u) => !existing.has(`${u.id}>${bot.userId}`)).map((user) => ({ user, bot })));
+    return bots
+      .filter((b) => b.followers)
+      .flatMap((bot) => users.filter((u) => !existing.has(`${u.id}>${bot.userId}`)).map((user) => ({ user, bot })));
   };
 
   // Rules no text can match (only `from:` or `is:` operators) give no topic.
@@ -143,7 +163,11 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
     for (let attempt = 1; ; attempt++) {
       const text = make();
       try {
-        const post = await sandbox.admin.createPost({ author_id: user.id, text: text.text, ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}) });
+        const post = await sandbox.admin.createPost({
+          author_id: user.id,
+          text: text.text,
+          ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}),
+        });
         return { post, text };
       } catch (err) {
         const duplicate = err instanceof SandboxAdminError && err.status === 403 && /duplicate/i.test(err.message);
@@ -179,7 +203,11 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
         const user = rng.pick(users);
         const abusive = rng.chance(abusiveShare);
         const { post, text } = await postAs(user, () => replyText(rng, bot.username, abusive), target.id);
-        log(user, { to: bot.username, post: post.id, in_reply_to: target.id, abusive, text: text.text }, `replied${abusive ? " abusively" : ""} to @${bot.username}'s post ${target.id}: ${text.text}`);
+        log(
+          user,
+          { to: bot.username, post: post.id, in_reply_to: target.id, abusive, text: text.text },
+          `replied${abusive ? " abusively" : ""} to @${bot.username}'s post ${target.id}: ${text.text}`,
+        );
         return;
       }
       case "follow": {
@@ -187,7 +215,8 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
         const source = userById(sandbox.context, user.id);
         const target = userById(sandbox.context, bot.userId);
         if (!source || !target) return;
-        if (follow(sandbox.context, source, target).pending_follow) acceptFollowRequest(sandbox.context, target.id, source.id);
+        if (follow(sandbox.context, source, target).pending_follow)
+          acceptFollowRequest(sandbox.context, target.id, source.id);
         log(user, { to: bot.username }, `followed @${bot.username}`);
         return;
       }
@@ -219,7 +248,10 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
     if (!stopped) cancel = clock.setTimeout(() => void tick(), everyMs);
   };
   cancel = clock.setTimeout(() => void tick(), everyMs);
-  logger.debug({ users: users.map((u) => u.username), every_ms: everyMs }, `crowd: ${users.length} simulated users act every ${everyMs} ms`);
+  logger.debug(
+    { users: users.map((u) => u.username), every_ms: everyMs },
+    `crowd: ${users.length} simulated users act every ${everyMs} ms`,
+  );
 
   return {
     users,
@@ -236,14 +268,17 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
 
 /** The crowd's people: found by username when the sandbox already has them, else created. */
 async function createPeople(sandbox: Sandbox, size: number, taken: ReadonlySet<string>): Promise<CrowdUser[]> {
-  if (!Number.isInteger(size) || size < 0) throw new RangeError(`crowd size must be a whole number, 0 or more (got ${size})`);
+  if (!Number.isInteger(size) || size < 0)
+    throw new RangeError(`crowd size must be a whole number, 0 or more (got ${size})`);
   const users: CrowdUser[] = [];
   const existing = new Map(Object.values(sandbox.context.data.world.users).map((u) => [u.username.toLowerCase(), u]));
   for (const persona of personas(size + taken.size)) {
     if (users.length === size) break;
     if (taken.has(persona.username.toLowerCase())) continue;
     const found = existing.get(persona.username.toLowerCase());
-    const user = found ?? (await sandbox.admin.createUser({ username: persona.username, name: persona.name, description: persona.bio }));
+    const user =
+      found ??
+      (await sandbox.admin.createUser({ username: persona.username, name: persona.name, description: persona.bio }));
     users.push({ id: user.id, username: user.username, name: user.name });
   }
   return users;

@@ -46,7 +46,9 @@ export function seededRandom(seed: number): Random {
     },
     chance: (p) => next() < p,
     weighted(weights) {
-      const entries = Object.entries(weights).filter((e): e is [string, number] => typeof e[1] === "number" && e[1] > 0);
+      const entries = Object.entries(weights).filter(
+        (e): e is [string, number] => typeof e[1] === "number" && e[1] > 0,
+      );
       if (entries.length === 0) throw new RangeError("weighted() needs at least one positive weight");
       let at = next() * entries.reduce((sum, [, w]) => sum + w, 0);
       for (const [key, w] of entries) {

@@ -12,9 +12,15 @@ export const zId = z.string().regex(/^[0-9]{1,19}$/, "must be a string of 1 to 1
 function describe(issue: z.core.$ZodIssue): string {
   const path = "$" + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
   if (issue.code === "unrecognized_keys") {
-    return issue.keys.map((k) => `${path === "$" ? "$" : path}.${k}: is not defined in the schema and the schema does not allow additional properties`).join("; ");
+    return issue.keys
+      .map(
+        (k) =>
+          `${path === "$" ? "$" : path}.${k}: is not defined in the schema and the schema does not allow additional properties`,
+      )
+      .join("; ");
   }
-  if (issue.code === "invalid_type" && issue.message.includes("received undefined")) return `${path}: is missing but it is required`;
+  if (issue.code === "invalid_type" && issue.message.includes("received undefined"))
+    return `${path}: is missing but it is required`;
   return `${path}: ${issue.message}`;
 }
 

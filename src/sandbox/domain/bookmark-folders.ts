@@ -30,7 +30,12 @@ export function folderTable(ctx: SandboxContext): Record<string, SandboxBookmark
  * const folder = createFolder(ctx, alice, "Recipes", [post.id]);
  * ```
  */
-export function createFolder(ctx: SandboxContext, user: SandboxUser, name: string, postIds: readonly string[] = []): SandboxBookmarkFolder {
+export function createFolder(
+  ctx: SandboxContext,
+  user: SandboxUser,
+  name: string,
+  postIds: readonly string[] = [],
+): SandboxBookmarkFolder {
   const n = Array.from(name.trim()).length;
   if (n < 1 || Array.from(name).length > MAX_FOLDER_NAME) {
     throw invalidRequest(`name: a bookmark folder name must be 1 to ${MAX_FOLDER_NAME} characters`, { name: [name] });

@@ -33,11 +33,16 @@ export type NewCommunity = Partial<Omit<SandboxCommunity, "id" | "created_at">> 
 export function createCommunity(ctx: SandboxContext, input: NewCommunity): SandboxCommunity {
   const name = input.name.trim();
   if (!name || Array.from(name).length > MAX_COMMUNITY_NAME) {
-    throw invalidRequest(`name: a community name must be 1 to ${MAX_COMMUNITY_NAME} characters`, { name: [input.name] });
+    throw invalidRequest(`name: a community name must be 1 to ${MAX_COMMUNITY_NAME} characters`, {
+      name: [input.name],
+    });
   }
   const description = input.description ?? "";
   if (Array.from(description).length > MAX_COMMUNITY_DESCRIPTION) {
-    throw invalidRequest(`description: a community description must be at most ${MAX_COMMUNITY_DESCRIPTION} characters`, { description: [description] });
+    throw invalidRequest(
+      `description: a community description must be at most ${MAX_COMMUNITY_DESCRIPTION} characters`,
+      { description: [description] },
+    );
   }
   const now = ctx.clock.now();
   const c: SandboxCommunity = {

@@ -69,12 +69,18 @@ export function jobOf(ctx: SandboxContext, app: SandboxApp, id: string): Sandbox
  * const job = createJob(ctx, app, { type: "posts", name: "nightly" });
  * ```
  */
-export function createJob(ctx: SandboxContext, app: SandboxApp, input: { type: "posts" | "users"; name?: string; resumable?: boolean }): SandboxComplianceJob {
+export function createJob(
+  ctx: SandboxContext,
+  app: SandboxApp,
+  input: { type: "posts" | "users"; name?: string; resumable?: boolean },
+): SandboxComplianceJob {
   if (input.name !== undefined && Array.from(input.name).length > MAX_JOB_NAME) {
     throw invalidRequest(`$.name: a job name must be at most ${MAX_JOB_NAME} characters`, { name: [input.name] });
   }
   const now = ctx.clock.now();
-  const open = Object.values(jobTable(ctx)).find((j) => j.app_id === app.id && j.type === input.type && ["created", "in_progress"].includes(jobStatus(j, now)));
+  const open = Object.values(jobTable(ctx)).find(
+    (j) => j.app_id === app.id && j.type === input.type && ["created", "in_progress"].includes(jobStatus(j, now)),
+  );
   if (open) {
     throw new ApiProblem(
       409,
@@ -102,7 +108,8 @@ export function createJob(ctx: SandboxContext, app: SandboxApp, input: { type: "
 }
 
 /** The query of a job's pre-signed URLs: its secret and expiry, as an object store signs them. */
-const signedQuery = (job: SandboxComplianceJob, expires: number) => `?signature=${job.signature}&expires=${Math.floor(expires / 1000)}`;
+const signedQuery = (job: SandboxComplianceJob, expires: number) =>
+  `?signature=${job.signature}&expires=${Math.floor(expires / 1000)}`;
 
 /** The job as the service shows it, with its pre-signed URLs on the sandbox's address. */
 export function jobObject(ctx: SandboxContext, job: SandboxComplianceJob): ComplianceJob {
@@ -141,12 +148,17 @@ export function receiveIds(ctx: SandboxContext, job: SandboxComplianceJob, text:
     const line = lines[i]!;
     if (line === "") continue;
     if (!ID_PATTERN.test(line)) {
-      return failUpload(ctx, job, `Line ${i + 1} is not a ${job.type === "posts" ? "post" : "user"} id (1 to 19 digits): ${JSON.stringify(line.slice(0, 40))}.`);
+      return failUpload(
+        ctx,
+        job,
+        `Line ${i + 1} is not a ${job.type === "posts" ? "post" : "user"} id (1 to 19 digits): ${JSON.stringify(line.slice(0, 40))}.`,
+      );
     }
     ids.push(line);
   }
   if (!ids.length) return failUpload(ctx, job, "The upload holds no ids: send one id per line.");
-  if (ids.length > MAX_JOB_IDS) return failUpload(ctx, job, `The upload holds ${ids.length} ids; a job takes at most ${MAX_JOB_IDS}.`);
+  if (ids.length > MAX_JOB_IDS)
+    return failUpload(ctx, job, `The upload holds ${ids.length} ids; a job takes at most ${MAX_JOB_IDS}.`);
   job.uploaded_at = ctx.clock.now();
   delete job.partial;
   job.results = [...new Set(ids)].flatMap((id) => {

@@ -32,8 +32,10 @@ export function oneToOneId(a: string, b: string): string {
 }
 
 function checkText(text: unknown): string {
-  if (typeof text !== "string" || text.length === 0) throw invalidRequest("A message needs a `text` of at least one character", { text: [] });
-  if (Array.from(text).length > MAX_DM_LENGTH) throw invalidRequest(`The message text is longer than ${MAX_DM_LENGTH} characters`, { text: [] });
+  if (typeof text !== "string" || text.length === 0)
+    throw invalidRequest("A message needs a `text` of at least one character", { text: [] });
+  if (Array.from(text).length > MAX_DM_LENGTH)
+    throw invalidRequest(`The message text is longer than ${MAX_DM_LENGTH} characters`, { text: [] });
   return text;
 }
 
@@ -53,13 +55,23 @@ export function sendToParticipant(ctx: SandboxContext, sender: SandboxUser, part
   if (blocks(ctx, other.id, sender.id)) throw forbidden("You cannot send messages to this user: they block you.");
   const id = oneToOneId(sender.id, other.id);
   const convs = ctx.data.world.dm_conversations;
-  convs[id] ??= { id, type: "OneToOne", participant_ids: [sender.id, other.id].sort(compareIds), created_at: ctx.clock.now() };
+  convs[id] ??= {
+    id,
+    type: "OneToOne",
+    participant_ids: [sender.id, other.id].sort(compareIds),
+    created_at: ctx.clock.now(),
+  };
   const e = addEvent(ctx, { event_type: "MessageCreate", dm_conversation_id: id, sender_id: sender.id, text });
   return { dm_conversation_id: id, dm_event_id: e.id };
 }
 
 /** Sends a message into an existing conversation the sender belongs to. */
-export function sendToConversation(ctx: SandboxContext, sender: SandboxUser, conversationId: string, message: DmMessage) {
+export function sendToConversation(
+  ctx: SandboxContext,
+  sender: SandboxUser,
+  conversationId: string,
+  message: DmMessage,
+) {
   const text = checkText(message.text);
   const conv = ctx.data.world.dm_conversations[conversationId];
   if (!conv) throw notFound(`Could not find dm_conversation with dm_conversation_id: [${conversationId}].`);
@@ -73,16 +85,25 @@ export function createGroup(ctx: SandboxContext, sender: SandboxUser, participan
   const text = checkText(message.text);
   const others = [...new Set(participantIds)];
   if (others.includes(sender.id)) {
-    throw invalidRequest("`participant_ids` lists the other members; leave out the authenticated user", { participant_ids: participantIds });
+    throw invalidRequest("`participant_ids` lists the other members; leave out the authenticated user", {
+      participant_ids: participantIds,
+    });
   }
   if (others.length < 2 || others.length > 49) {
-    throw invalidRequest(`A group needs 2 to 49 other participants; \`participant_ids\` has ${others.length}`, { participant_ids: participantIds });
+    throw invalidRequest(`A group needs 2 to 49 other participants; \`participant_ids\` has ${others.length}`, {
+      participant_ids: participantIds,
+    });
   }
   for (const id of others) if (!userById(ctx, id)) throw notFound(`Could not find user with participant_ids: [${id}].`);
   const now = ctx.clock.now();
   const id = nextId(ctx.data, now);
   ctx.data.world.dm_conversations[id] = { id, type: "Group", participant_ids: [sender.id, ...others], created_at: now };
-  addEvent(ctx, { event_type: "ParticipantsJoin", dm_conversation_id: id, sender_id: sender.id, participant_ids: [sender.id, ...others] });
+  addEvent(ctx, {
+    event_type: "ParticipantsJoin",
+    dm_conversation_id: id,
+    sender_id: sender.id,
+    participant_ids: [sender.id, ...others],
+  });
   const e = addEvent(ctx, { event_type: "MessageCreate", dm_conversation_id: id, sender_id: sender.id, text });
   return { dm_conversation_id: id, dm_event_id: e.id };
 }
@@ -110,6 +131,7 @@ export function deleteEvent(ctx: SandboxContext, userId: string, eventId: string
   if (!e || e.deleted_at !== undefined || !isParticipant(ctx, userId, e.dm_conversation_id)) {
     throw notFound(`Could not find dm_event with id: [${eventId}].`);
   }
-  if (e.event_type !== "MessageCreate" || e.sender_id !== userId) throw forbidden("You can only delete messages that you sent.");
+  if (e.event_type !== "MessageCreate" || e.sender_id !== userId)
+    throw forbidden("You can only delete messages that you sent.");
   e.deleted_at = ctx.clock.now();
 }

@@ -16,7 +16,8 @@ function requireVisible(ctx: SandboxContext, user: SandboxUser, postId: string):
 export function like(ctx: SandboxContext, user: SandboxUser, postId: string): void {
   requireVisible(ctx, user, postId);
   const likes = ctx.data.world.likes;
-  if (!likes.some((l) => l.user_id === user.id && l.post_id === postId)) likes.push({ user_id: user.id, post_id: postId, created_at: ctx.clock.now() });
+  if (!likes.some((l) => l.user_id === user.id && l.post_id === postId))
+    likes.push({ user_id: user.id, post_id: postId, created_at: ctx.clock.now() });
 }
 
 /** Removes a like; a no-op when there is none, as the service answers `liked: false` either way. */
@@ -30,7 +31,8 @@ export function unlike(ctx: SandboxContext, userId: string, postId: string): voi
 export function bookmark(ctx: SandboxContext, user: SandboxUser, postId: string): void {
   requireVisible(ctx, user, postId);
   const marks = ctx.data.world.bookmarks;
-  if (!marks.some((b) => b.user_id === user.id && b.post_id === postId)) marks.push({ user_id: user.id, post_id: postId, created_at: ctx.clock.now() });
+  if (!marks.some((b) => b.user_id === user.id && b.post_id === postId))
+    marks.push({ user_id: user.id, post_id: postId, created_at: ctx.clock.now() });
 }
 
 /** Removes a bookmark; a no-op when there is none. */

@@ -5,7 +5,15 @@
  * everywhere, so `user.fields` mean the same thing; gone accounts left out), and the
  * envelope with partial errors.
  */
-import { DEFAULT_FIELDS, USER_FIELDS, type Envelope, type Includes, type Meta, type Problem, type Topic } from "../../api/types.ts";
+import {
+  DEFAULT_FIELDS,
+  USER_FIELDS,
+  type Envelope,
+  type Includes,
+  type Meta,
+  type Problem,
+  type Topic,
+} from "../../api/types.ts";
 import type { SandboxContext } from "../route.ts";
 import type { Params } from "./params.ts";
 import { envelopeOf, Renderer } from "./render.ts";
@@ -15,12 +23,18 @@ import { userById } from "./users.ts";
  * The fields a `*.fields` parameter asks for, plus the family's defaults (which the service
  * always sends). An unknown field is a 400 naming it.
  */
-export function readFields<T extends string>(q: Params, name: string, allowed: readonly T[], defaults: readonly T[]): Set<T> {
+export function readFields<T extends string>(
+  q: Params,
+  name: string,
+  allowed: readonly T[],
+  defaults: readonly T[],
+): Set<T> {
   return new Set([...defaults, ...(q.enumList(name, allowed) ?? [])]);
 }
 
 /** Reads `user.fields` for the users an expansion brings in. */
-export const readUserFields = (q: Params): Set<string> => readFields(q, "user.fields", USER_FIELDS, DEFAULT_FIELDS.user);
+export const readUserFields = (q: Params): Set<string> =>
+  readFields(q, "user.fields", USER_FIELDS, DEFAULT_FIELDS.user);
 
 /** One response's expansions and partial errors; see the module comment. */
 export class Expander {

@@ -20,7 +20,22 @@ const SCRIPTS: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 const WORDS: Record<string, ReadonlySet<string>> = {
-  en: new Set(["the", "and", "is", "are", "you", "this", "that", "with", "for", "not", "have", "what", "hello", "thanks"]),
+  en: new Set([
+    "the",
+    "and",
+    "is",
+    "are",
+    "you",
+    "this",
+    "that",
+    "with",
+    "for",
+    "not",
+    "have",
+    "what",
+    "hello",
+    "thanks",
+  ]),
   de: new Set(["der", "die", "das", "und", "ist", "nicht", "ich", "mit", "ein", "eine", "auch", "danke", "hallo"]),
   es: new Set(["el", "los", "las", "que", "es", "está", "por", "una", "con", "para", "gracias", "hola", "muy"]),
   fr: new Set(["le", "les", "est", "et", "pas", "je", "une", "des", "avec", "pour", "merci", "bonjour", "très"]),
@@ -31,7 +46,12 @@ export function detectLang(text: string): string {
   const entities = parseEntities(text);
   const cps = Array.from(text);
   const cut = new Set<number>();
-  for (const e of [...(entities.urls ?? []), ...(entities.mentions ?? []), ...(entities.hashtags ?? []), ...(entities.cashtags ?? [])]) {
+  for (const e of [
+    ...(entities.urls ?? []),
+    ...(entities.mentions ?? []),
+    ...(entities.hashtags ?? []),
+    ...(entities.cashtags ?? []),
+  ]) {
     for (let i = e.start; i < e.end; i++) cut.add(i);
   }
   const rest = cps.filter((_, i) => !cut.has(i)).join("");

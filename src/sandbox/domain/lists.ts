@@ -48,7 +48,8 @@ const hasListEdge = (ctx: SandboxContext, table: ListEdgeTable, listId: string, 
   listEdges(ctx, table).some((e) => e.list_id === listId && e.user_id === userId);
 
 function addListEdge(ctx: SandboxContext, table: ListEdgeTable, listId: string, userId: string): void {
-  if (!hasListEdge(ctx, table, listId, userId)) listEdges(ctx, table).push({ list_id: listId, user_id: userId, created_at: ctx.clock.now() });
+  if (!hasListEdge(ctx, table, listId, userId))
+    listEdges(ctx, table).push({ list_id: listId, user_id: userId, created_at: ctx.clock.now() });
 }
 
 function removeListEdge(ctx: SandboxContext, table: ListEdgeTable, listId: string, userId: string): void {
@@ -67,14 +68,19 @@ export interface ListChanges {
 function checkName(name: string): string {
   const n = Array.from(name.trim()).length;
   if (n < 1 || Array.from(name).length > MAX_LIST_NAME) {
-    throw invalidRequest(`$.name: a list name must be 1 to ${MAX_LIST_NAME} characters; [${name}] has ${Array.from(name).length}`, { name: [name] });
+    throw invalidRequest(
+      `$.name: a list name must be 1 to ${MAX_LIST_NAME} characters; [${name}] has ${Array.from(name).length}`,
+      { name: [name] },
+    );
   }
   return name;
 }
 
 function checkDescription(description: string): string {
   if (Array.from(description).length > MAX_LIST_DESCRIPTION) {
-    throw invalidRequest(`$.description: a list description must be at most ${MAX_LIST_DESCRIPTION} characters`, { description: [description] });
+    throw invalidRequest(`$.description: a list description must be at most ${MAX_LIST_DESCRIPTION} characters`, {
+      description: [description],
+    });
   }
   return description;
 }
@@ -86,7 +92,8 @@ export function liveList(ctx: SandboxContext, id: string): SandboxList | undefin
 }
 
 /** Whether a viewer (a user, or undefined for an app) may see a list: private lists are their owner's alone. */
-export const canSeeList = (viewerId: string | undefined, list: SandboxList): boolean => !list.private || viewerId === list.owner_id;
+export const canSeeList = (viewerId: string | undefined, list: SandboxList): boolean =>
+  !list.private || viewerId === list.owner_id;
 
 /** Why a viewer cannot see a list, or the list. */
 export type ListAccess = { ok: true; list: SandboxList } | { ok: false; reason: "not-found" | "not-authorized" };
@@ -102,13 +109,18 @@ export function listAccess(ctx: SandboxContext, viewerId: string | undefined, id
 /** The partial error of a list lookup that failed (wire-facts 1.1), in the service's wording. */
 export function listProblem(reason: "not-found" | "not-authorized", parameter: string, value: string): Problem {
   if (reason === "not-found") return resourceNotFound("list", parameter, value);
-  return problem("not-authorized-for-resource", "Authorization Error", `Sorry, you are not authorized to see the List with ${parameter}: [${value}].`, {
-    value,
-    resource_type: "list",
-    parameter,
-    resource_id: value,
-    section: "data",
-  });
+  return problem(
+    "not-authorized-for-resource",
+    "Authorization Error",
+    `Sorry, you are not authorized to see the List with ${parameter}: [${value}].`,
+    {
+      value,
+      resource_type: "list",
+      parameter,
+      resource_id: value,
+      section: "data",
+    },
+  );
 }
 
 /**
@@ -126,7 +138,8 @@ export function listForAction(ctx: SandboxContext, user: SandboxUser, id: string
 export function ownedList(ctx: SandboxContext, user: SandboxUser, id: string): SandboxList {
   const list = liveList(ctx, id);
   if (!list) throw notFound(`Could not find list with id: [${id}].`);
-  if (list.owner_id !== user.id) throw forbidden(`You are not allowed to change the List with id [${id}]: only its owner may.`);
+  if (list.owner_id !== user.id)
+    throw forbidden(`You are not allowed to change the List with id [${id}]: only its owner may.`);
   return list;
 }
 
@@ -138,13 +151,24 @@ export function ownedList(ctx: SandboxContext, user: SandboxUser, id: string): S
  * const list = createList(ctx, alice, { name: "cat people", private: true });
  * ```
  */
-export function createList(ctx: SandboxContext, owner: SandboxUser, input: ListChanges & { name: string }): SandboxList {
+export function createList(
+  ctx: SandboxContext,
+  owner: SandboxUser,
+  input: ListChanges & { name: string },
+): SandboxList {
   const name = checkName(input.name);
   const description = checkDescription(input.description ?? "");
   const owned = Object.values(listTable(ctx)).filter((l) => l.owner_id === owner.id).length;
   if (owned >= MAX_OWNED_LISTS) throw forbidden(`You cannot own more than ${MAX_OWNED_LISTS} Lists; delete one first.`);
   const now = ctx.clock.now();
-  const list: SandboxList = { id: nextId(ctx.data, now), owner_id: owner.id, name, description, private: input.private ?? false, created_at: now };
+  const list: SandboxList = {
+    id: nextId(ctx.data, now),
+    owner_id: owner.id,
+    name,
+    description,
+    private: input.private ?? false,
+    created_at: now,
+  };
   listTable(ctx)[list.id] = list;
   return list;
 }
@@ -173,7 +197,8 @@ export function addMember(ctx: SandboxContext, owner: SandboxUser, listId: strin
   if (!member) throw notFound(`Could not find user with user_id: [${userId}].`);
   if (blocks(ctx, member.id, owner.id)) throw forbidden("You cannot add this user to a List: they block you.");
   if (hasListEdge(ctx, "list_members", list.id, member.id)) return;
-  if (membersOf(ctx, list.id).length >= MAX_LIST_MEMBERS) throw forbidden(`A List can have at most ${MAX_LIST_MEMBERS} members.`);
+  if (membersOf(ctx, list.id).length >= MAX_LIST_MEMBERS)
+    throw forbidden(`A List can have at most ${MAX_LIST_MEMBERS} members.`);
   addListEdge(ctx, "list_members", list.id, member.id);
 }
 
@@ -190,7 +215,8 @@ export function followList(ctx: SandboxContext, user: SandboxUser, listId: strin
 }
 
 /** Stops following a list; a no-op when the user does not follow it. */
-export const unfollowList = (ctx: SandboxContext, userId: string, listId: string): void => removeListEdge(ctx, "list_followers", listId, userId);
+export const unfollowList = (ctx: SandboxContext, userId: string, listId: string): void =>
+  removeListEdge(ctx, "list_followers", listId, userId);
 
 /** Pins a list the user can see; a sixth pin is refused, as on the real service. */
 export function pinList(ctx: SandboxContext, user: SandboxUser, listId: string): void {
@@ -198,33 +224,42 @@ export function pinList(ctx: SandboxContext, user: SandboxUser, listId: string):
   if (hasListEdge(ctx, "pinned_lists", list.id, user.id)) return;
   const pinned = listEdges(ctx, "pinned_lists").filter((e) => e.user_id === user.id && liveList(ctx, e.list_id));
   if (pinned.length >= MAX_PINNED_LISTS) {
-    throw forbidden(`You cannot pin more than ${MAX_PINNED_LISTS} Lists. Unpin one (DELETE /2/users/:id/pinned_lists/:list_id) first.`);
+    throw forbidden(
+      `You cannot pin more than ${MAX_PINNED_LISTS} Lists. Unpin one (DELETE /2/users/:id/pinned_lists/:list_id) first.`,
+    );
   }
   addListEdge(ctx, "pinned_lists", list.id, user.id);
 }
 
 /** Unpins a list; a no-op when it is not pinned. */
-export const unpinList = (ctx: SandboxContext, userId: string, listId: string): void => removeListEdge(ctx, "pinned_lists", listId, userId);
+export const unpinList = (ctx: SandboxContext, userId: string, listId: string): void =>
+  removeListEdge(ctx, "pinned_lists", listId, userId);
 
 /** The member edges of a list (members that are gone included; callers drop them). */
-export const membersOf = (ctx: SandboxContext, listId: string): ListEdge[] => listEdges(ctx, "list_members").filter((e) => e.list_id === listId);
+export const membersOf = (ctx: SandboxContext, listId: string): ListEdge[] =>
+  listEdges(ctx, "list_members").filter((e) => e.list_id === listId);
 
 /** The follower edges of a list. */
-export const followersOf = (ctx: SandboxContext, listId: string): ListEdge[] => listEdges(ctx, "list_followers").filter((e) => e.list_id === listId);
+export const followersOf = (ctx: SandboxContext, listId: string): ListEdge[] =>
+  listEdges(ctx, "list_followers").filter((e) => e.list_id === listId);
 
 /** The edges of a user in a table: the lists they are a member of, follow, or pinned. */
-export const edgesOfUser = (ctx: SandboxContext, table: ListEdgeTable, userId: string): ListEdge[] => listEdges(ctx, table).filter((e) => e.user_id === userId);
+export const edgesOfUser = (ctx: SandboxContext, table: ListEdgeTable, userId: string): ListEdge[] =>
+  listEdges(ctx, table).filter((e) => e.user_id === userId);
 
 /** The lists a user owns, as edges (the list's creation is the edge's time). */
-export const ownedBy = (ctx: SandboxContext, userId: string): SandboxList[] => Object.values(listTable(ctx)).filter((l) => l.owner_id === userId);
+export const ownedBy = (ctx: SandboxContext, userId: string): SandboxList[] =>
+  Object.values(listTable(ctx)).filter((l) => l.owner_id === userId);
 
 /** The list as the service shows it, with the `list.fields` asked for (`id` and `name` always). */
 export function listObject(ctx: SandboxContext, list: SandboxList, fields: ReadonlySet<string>): List {
   const out: List = { id: list.id, name: list.name };
   if (fields.has("created_at")) out.created_at = iso(list.created_at);
   if (fields.has("description")) out.description = list.description;
-  if (fields.has("follower_count")) out.follower_count = followersOf(ctx, list.id).filter((e) => userById(ctx, e.user_id)).length;
-  if (fields.has("member_count")) out.member_count = membersOf(ctx, list.id).filter((e) => userById(ctx, e.user_id)).length;
+  if (fields.has("follower_count"))
+    out.follower_count = followersOf(ctx, list.id).filter((e) => userById(ctx, e.user_id)).length;
+  if (fields.has("member_count"))
+    out.member_count = membersOf(ctx, list.id).filter((e) => userById(ctx, e.user_id)).length;
   if (fields.has("owner_id")) out.owner_id = list.owner_id;
   if (fields.has("private")) out.private = list.private;
   return out;

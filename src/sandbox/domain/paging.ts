@@ -74,7 +74,11 @@ export interface PageRequest {
  * Reads `max_results` and the page token. `tokenNames` lists the names the family accepts
  * (search takes `next_token` and, in newer versions, `pagination_token`).
  */
-export function readPage(q: Params, range: PageRange, tokenNames: readonly string[] = ["pagination_token"]): PageRequest {
+export function readPage(
+  q: Params,
+  range: PageRange,
+  tokenNames: readonly string[] = ["pagination_token"],
+): PageRequest {
   const max = q.int("max_results", range.min, range.max, range.def);
   for (const name of tokenNames) {
     const token = q.get(name);
@@ -141,9 +145,12 @@ export function readWindow(q: Params, idsWin: boolean): TimeWindow {
   const start = q.time("start_time");
   const end = q.time("end_time");
   if (start !== undefined && end !== undefined && start >= end) {
-    throw invalidRequest(`Invalid 'start_time':'${q.get("start_time")}'. 'start_time' must be before 'end_time' ('${q.get("end_time")}')`, {
-      start_time: [q.get("start_time")!],
-    });
+    throw invalidRequest(
+      `Invalid 'start_time':'${q.get("start_time")}'. 'start_time' must be before 'end_time' ('${q.get("end_time")}')`,
+      {
+        start_time: [q.get("start_time")!],
+      },
+    );
   }
   if (!(idsWin && (since !== undefined || until !== undefined))) {
     if (start !== undefined) w.start_time = start;
@@ -153,7 +160,12 @@ export function readWindow(q: Params, idsWin: boolean): TimeWindow {
 }
 
 /** Whether an item (by id and creation time) is inside a window. */
-export function inWindow(w: TimeWindow, id: string, createdAt: number, compare: (a: string, b: string) => number): boolean {
+export function inWindow(
+  w: TimeWindow,
+  id: string,
+  createdAt: number,
+  compare: (a: string, b: string) => number,
+): boolean {
   if (w.since_id !== undefined && compare(id, w.since_id) <= 0) return false;
   if (w.until_id !== undefined && compare(id, w.until_id) >= 0) return false;
   if (w.start_time !== undefined && createdAt < w.start_time) return false;

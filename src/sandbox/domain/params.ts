@@ -29,7 +29,10 @@ export class Params {
       if (!allowed.includes(name)) {
         throw invalidRequest(`The query parameter [${name}] is not one of [${allowed.join(",")}]`, { [name]: [value] });
       }
-      if (seen.has(name)) throw invalidRequest(`The \`${name}\` query parameter was given more than once; give it once`, { [name]: query.getAll(name) });
+      if (seen.has(name))
+        throw invalidRequest(`The \`${name}\` query parameter was given more than once; give it once`, {
+          [name]: query.getAll(name),
+        });
       seen.add(name);
     }
   }
@@ -50,7 +53,12 @@ export class Params {
   /** A comma-separated list (empty items dropped). */
   list(name: string): string[] | undefined {
     const v = this.get(name);
-    return v === undefined ? undefined : v.split(",").map((s) => s.trim()).filter(Boolean);
+    return v === undefined
+      ? undefined
+      : v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
   }
 
   /** A list whose every item must be one of `allowed`. */
@@ -59,7 +67,9 @@ export class Params {
     if (!items) return undefined;
     for (const item of items) {
       if (!(allowed as readonly string[]).includes(item)) {
-        throw invalidRequest(`The \`${name}\` query parameter value [${item}] is not one of [${allowed.join(",")}]`, { [name]: [this.get(name)!] });
+        throw invalidRequest(`The \`${name}\` query parameter value [${item}] is not one of [${allowed.join(",")}]`, {
+          [name]: [this.get(name)!],
+        });
       }
     }
     return [...new Set(items)] as T[];
@@ -70,7 +80,9 @@ export class Params {
     const v = this.get(name);
     if (v === undefined) return undefined;
     if (!(allowed as readonly string[]).includes(v)) {
-      throw invalidRequest(`The \`${name}\` query parameter value [${v}] is not one of [${allowed.join(",")}]`, { [name]: [v] });
+      throw invalidRequest(`The \`${name}\` query parameter value [${v}] is not one of [${allowed.join(",")}]`, {
+        [name]: [v],
+      });
     }
     return v as T;
   }
@@ -78,17 +90,23 @@ export class Params {
   /** A required list of 1..max ids (duplicates dropped, order kept). */
   ids(name: string, max: number, pattern = ID_PATTERN): string[] {
     const items = this.list(name);
-    if (!items || !items.length) throw invalidRequest(`The \`${name}\` query parameter can not be empty`, { [name]: [] });
+    if (!items || !items.length)
+      throw invalidRequest(`The \`${name}\` query parameter can not be empty`, { [name]: [] });
     for (const item of items) {
       if (!pattern.test(item)) {
-        throw invalidRequest(`The \`${name}\` query parameter value [${item}] does not match ${pattern.source}`, { [name]: [this.get(name)!] });
+        throw invalidRequest(`The \`${name}\` query parameter value [${item}] does not match ${pattern.source}`, {
+          [name]: [this.get(name)!],
+        });
       }
     }
     const unique = [...new Set(items)];
     if (unique.length > max) {
-      throw invalidRequest(`The \`${name}\` query parameter value [${this.get(name)}] is not valid: give between 1 and ${max} values`, {
-        [name]: [this.get(name)!],
-      });
+      throw invalidRequest(
+        `The \`${name}\` query parameter value [${this.get(name)}] is not valid: give between 1 and ${max} values`,
+        {
+          [name]: [this.get(name)!],
+        },
+      );
     }
     return unique;
   }
@@ -96,7 +114,10 @@ export class Params {
   /** An optional single id. */
   id(name: string): string | undefined {
     const v = this.get(name);
-    if (v !== undefined && !ID_PATTERN.test(v)) throw invalidRequest(`The \`${name}\` query parameter value [${v}] does not match ${ID_PATTERN.source}`, { [name]: [v] });
+    if (v !== undefined && !ID_PATTERN.test(v))
+      throw invalidRequest(`The \`${name}\` query parameter value [${v}] does not match ${ID_PATTERN.source}`, {
+        [name]: [v],
+      });
     return v;
   }
 
@@ -106,7 +127,9 @@ export class Params {
     if (v === undefined) return def;
     const n = /^-?[0-9]+$/.test(v) ? Number(v) : NaN;
     if (!Number.isSafeInteger(n) || n < min || n > max) {
-      throw invalidRequest(`The \`${name}\` query parameter value [${v}] is not between ${min} and ${max}`, { [name]: [v] });
+      throw invalidRequest(`The \`${name}\` query parameter value [${v}] is not between ${min} and ${max}`, {
+        [name]: [v],
+      });
     }
     return n;
   }
@@ -115,7 +138,8 @@ export class Params {
   bool(name: string): boolean | undefined {
     const v = this.get(name);
     if (v === undefined) return undefined;
-    if (v !== "true" && v !== "false") throw invalidRequest(`The \`${name}\` query parameter value [${v}] is not one of [true,false]`, { [name]: [v] });
+    if (v !== "true" && v !== "false")
+      throw invalidRequest(`The \`${name}\` query parameter value [${v}] is not one of [true,false]`, { [name]: [v] });
     return v === "true";
   }
 
@@ -129,7 +153,9 @@ export class Params {
     const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(v);
     const t = ok ? Date.parse(v) : NaN;
     if (Number.isNaN(t)) {
-      throw invalidRequest(`Invalid '${name}':'${v}'. '${name}' must be a date-time in the form YYYY-MM-DDTHH:mm:ssZ`, { [name]: [v] });
+      throw invalidRequest(`Invalid '${name}':'${v}'. '${name}' must be a date-time in the form YYYY-MM-DDTHH:mm:ssZ`, {
+        [name]: [v],
+      });
     }
     return t;
   }
@@ -138,7 +164,10 @@ export class Params {
 /** Checks a path parameter that must be an id. */
 export function pathId(params: Record<string, string>, name: string): string {
   const v = params[name] ?? "";
-  if (!ID_PATTERN.test(v)) throw invalidRequest(`The \`${name}\` path parameter value [${v}] does not match ${ID_PATTERN.source}`, { [name]: [v] });
+  if (!ID_PATTERN.test(v))
+    throw invalidRequest(`The \`${name}\` path parameter value [${v}] does not match ${ID_PATTERN.source}`, {
+      [name]: [v],
+    });
   return v;
 }
 
@@ -146,7 +175,9 @@ export function pathId(params: Record<string, string>, name: string): string {
 export function pathUsername(params: Record<string, string>, name: string): string {
   const v = params[name] ?? "";
   if (!USERNAME_PATTERN.test(v)) {
-    throw invalidRequest(`The \`${name}\` path parameter value [${v}] does not match ${USERNAME_PATTERN.source}`, { [name]: [v] });
+    throw invalidRequest(`The \`${name}\` path parameter value [${v}] does not match ${USERNAME_PATTERN.source}`, {
+      [name]: [v],
+    });
   }
   return v;
 }

@@ -107,10 +107,12 @@ function indexOf(posts: Record<string, SandboxPost>): PostIndex {
 }
 
 /** Every live post, newest first. Read-only: it is the index itself. */
-export const liveNewestFirst = (posts: Record<string, SandboxPost>): readonly SandboxPost[] => indexOf(posts).newestFirst;
+export const liveNewestFirst = (posts: Record<string, SandboxPost>): readonly SandboxPost[] =>
+  indexOf(posts).newestFirst;
 
 /** An author's live posts, oldest first. */
-export const liveByAuthor = (posts: Record<string, SandboxPost>, authorId: string): readonly SandboxPost[] => indexOf(posts).byAuthor.get(authorId) ?? [];
+export const liveByAuthor = (posts: Record<string, SandboxPost>, authorId: string): readonly SandboxPost[] =>
+  indexOf(posts).byAuthor.get(authorId) ?? [];
 
 /** Live replies, quotes and reposts per post id. Read-only: it is the index itself. */
 export const refCounts = (posts: Record<string, SandboxPost>): Readonly<RefCounts> => indexOf(posts).refs;
@@ -142,6 +144,10 @@ export function indexDeleted(posts: Record<string, SandboxPost>, gone: readonly 
     countRefs(index.refs, p, -1);
     listRefs(index.lists, p, false);
     const list = index.byAuthor.get(p.author_id);
-    if (list) index.byAuthor.set(p.author_id, list.filter((q) => q !== p));
+    if (list)
+      index.byAuthor.set(
+        p.author_id,
+        list.filter((q) => q !== p),
+      );
   }
 }

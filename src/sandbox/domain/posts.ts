@@ -43,7 +43,8 @@ export interface NewPost {
 }
 
 /** Forbidden, as the service words a refusal to create a post. */
-const refuse = (detail: string) => new ApiProblem(403, { detail, type: "about:blank", title: "Forbidden", status: 403 });
+const refuse = (detail: string) =>
+  new ApiProblem(403, { detail, type: "about:blank", title: "Forbidden", status: 403 });
 
 /** A post that exists and is not deleted (whoever its author is), or undefined. */
 export function livePost(ctx: SandboxContext, id: string): SandboxPost | undefined {
@@ -88,10 +89,12 @@ export function livePostsNewestFirst(ctx: SandboxContext): readonly SandboxPost[
 }
 
 /** Live reposts of a post, oldest first (the index itself: read, never change it). */
-export const liveRepostsOf = (ctx: SandboxContext, id: string): readonly SandboxPost[] => refLists(ctx.data.world.posts).reposts.get(id) ?? [];
+export const liveRepostsOf = (ctx: SandboxContext, id: string): readonly SandboxPost[] =>
+  refLists(ctx.data.world.posts).reposts.get(id) ?? [];
 
 /** Live quotes of a post, oldest first (the index itself: read, never change it). */
-export const liveQuotesOf = (ctx: SandboxContext, id: string): readonly SandboxPost[] => refLists(ctx.data.world.posts).quotes.get(id) ?? [];
+export const liveQuotesOf = (ctx: SandboxContext, id: string): readonly SandboxPost[] =>
+  refLists(ctx.data.world.posts).quotes.get(id) ?? [];
 
 /**
  * Live posts (not reposts) that mention `username` or reply to `userId`, newest first: the
@@ -99,7 +102,10 @@ export const liveQuotesOf = (ctx: SandboxContext, id: string): readonly SandboxP
  */
 export function liveMentionsOf(ctx: SandboxContext, userId: string, username: string): SandboxPost[] {
   const lists = refLists(ctx.data.world.posts);
-  const found = new Set([...(lists.mentions.get(username.toLowerCase()) ?? []), ...(lists.repliesTo.get(userId) ?? [])]);
+  const found = new Set([
+    ...(lists.mentions.get(username.toLowerCase()) ?? []),
+    ...(lists.repliesTo.get(userId) ?? []),
+  ]);
   return [...found].sort((a, b) => compareIds(b.id, a.id));
 }
 
@@ -119,23 +125,28 @@ export function livePostsBy(ctx: SandboxContext, authorId: string): readonly San
  */
 export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
   const author = userById(ctx, input.author_id);
-  if (!author) throw invalidRequest(`The author_id [${input.author_id}] names no active user`, { author_id: [input.author_id] });
-  if (typeof input.text !== "string" || !input.text.trim()) throw invalidRequest("The post text can not be empty", { text: [] });
+  if (!author)
+    throw invalidRequest(`The author_id [${input.author_id}] names no active user`, { author_id: [input.author_id] });
+  if (typeof input.text !== "string" || !input.text.trim())
+    throw invalidRequest("The post text can not be empty", { text: [] });
   if (/[\uD800-\uDFFF]/u.test(input.text)) {
-    throw invalidRequest("The post text contains a lone surrogate (half of a UTF-16 pair); send well-formed Unicode text", { text: [] });
+    throw invalidRequest(
+      "The post text contains a lone surrogate (half of a UTF-16 pair); send well-formed Unicode text",
+      { text: [] },
+    );
   }
-  if (input.text.includes("\u0000")) throw invalidRequest("The post text contains a NUL character (U+0000); remove it", { text: [] });
+  if (input.text.includes("\u0000"))
+    throw invalidRequest("The post text contains a NUL character (U+0000); remove it", { text: [] });
   const text = input.text.normalize("NFC");
   const length = weightedLength(text);
   if (length > MAX_POST_LENGTH) {
-    throw refuse(`Your post text is too long: it counts ${length} characters and the limit is ${MAX_POST_LENGTH} (links count 23, most CJK characters and emoji count 2).`);
+    throw refuse(
+      `Your post text is too long: it counts ${length} characters and the limit is ${MAX_POST_LENGTH} (links count 23, most CJK characters and emoji count 2).`,
+    );
   }
   const now = ctx.clock.now();
   const duplicate = livePostsBy(ctx, author.id).some(
-    (p) =>
-      p.repost_of_id === undefined &&
-      p.text === text &&
-      now - p.created_at < DUPLICATE_WINDOW_MS,
+    (p) => p.repost_of_id === undefined && p.text === text && now - p.created_at < DUPLICATE_WINDOW_MS,
   );
   if (duplicate) throw refuse("You are not allowed to create a post with duplicate content.");
 
@@ -198,7 +209,9 @@ function store(ctx: SandboxContext, post: SandboxPost): SandboxPost {
 function checkReplySettings(ctx: SandboxContext, replier: SandboxUser, parent: SandboxPost): void {
   const root = ctx.data.world.posts[parent.conversation_id] ?? parent;
   if (root.reply_settings === "everyone" || root.author_id === replier.id) return;
-  const mentioned = (parseEntities(root.text).mentions ?? []).some((m) => m.username.toLowerCase() === replier.username.toLowerCase());
+  const mentioned = (parseEntities(root.text).mentions ?? []).some(
+    (m) => m.username.toLowerCase() === replier.username.toLowerCase(),
+  );
   const allowed = mentioned || (root.reply_settings === "following" && follows(ctx, root.author_id, replier.id));
   if (!allowed) {
     throw refuse(
@@ -229,7 +242,8 @@ export function deletePost(ctx: SandboxContext, userId: string, id: string): voi
 export function setHidden(ctx: SandboxContext, userId: string, id: string, hidden: boolean): boolean {
   const post = livePost(ctx, id);
   if (!post) throw notFound(`Could not find post with id: [${id}].`);
-  if (post.in_reply_to_post_id === undefined) throw forbidden("Only replies can be hidden or unhidden; this post is not a reply.");
+  if (post.in_reply_to_post_id === undefined)
+    throw forbidden("Only replies can be hidden or unhidden; this post is not a reply.");
   const root = ctx.data.world.posts[post.conversation_id];
   if (!root || root.author_id !== userId) {
     throw forbidden("You can only hide or unhide replies to a conversation that you started.");

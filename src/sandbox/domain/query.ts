@@ -80,13 +80,21 @@ const VALUE_OPERATORS = [
   "reposts_of_post_id",
   "lang",
 ] as const;
-const FLAG_OPERATORS = { is: ["reply", "repost", "quote", "verified"], has: ["mentions", "hashtags", "cashtags", "links", "media"] } as const;
+const FLAG_OPERATORS = {
+  is: ["reply", "repost", "quote", "verified"],
+  has: ["mentions", "hashtags", "cashtags", "links", "media"],
+} as const;
 type Operator = (typeof VALUE_OPERATORS)[number] | "is" | "has" | "mention" | "hashtag" | "cashtag";
 
 /** Operators that cannot be a query's only positive clause (the real service's rule). */
 const NEEDS_COMPANION = new Set<Operator>(["is", "has", "lang"]);
 
-const ID_OPERATORS = new Set<Operator>(["conversation_id", "in_reply_to_post_id", "quotes_of_post_id", "reposts_of_post_id"]);
+const ID_OPERATORS = new Set<Operator>([
+  "conversation_id",
+  "in_reply_to_post_id",
+  "quotes_of_post_id",
+  "reposts_of_post_id",
+]);
 
 /** Splits text into lower-case tokens: runs of letters, marks, digits and `_`. */
 export function tokenize(text: string): string[] {
@@ -121,7 +129,8 @@ function lex(source: string): Token[] {
     if (c === "-") {
       neg = true;
       i++;
-      if (i >= source.length || /\s/u.test(source[i]!)) throw new QueryError("A `-` must be followed by the term or group it negates", pos);
+      if (i >= source.length || /\s/u.test(source[i]!))
+        throw new QueryError("A `-` must be followed by the term or group it negates", pos);
       if (source[i] === "(") {
         out.push({ t: "term", pos, neg: true, text: "", quoted: false });
         continue; // the group follows; the parser joins them
@@ -129,7 +138,7 @@ function lex(source: string): Token[] {
     }
     if (source[i] === '"') {
       const end = source.indexOf('"', i + 1);
-      if (end < 0) throw new QueryError("Unterminated quoted phrase: a `\"` has no closing `\"`", i + 1);
+      if (end < 0) throw new QueryError('Unterminated quoted phrase: a `"` has no closing `"`', i + 1);
       out.push({ t: "term", pos, neg, text: source.slice(i + 1, end), quoted: true });
       i = end + 1;
       continue;
@@ -158,7 +167,8 @@ function term(token: Extract<Token, { t: "term" }>): QueryNode {
   const prefixed: Record<string, Operator> = { "@": "mention", "#": "hashtag", $: "cashtag" };
   if (prefixed[first] && text.length > 1) {
     const value = text.slice(1);
-    if (!/^[\p{L}\p{M}\p{N}_.]+$/u.test(value)) throw new QueryError(`\`${text}\` is not a valid ${prefixed[first]}`, pos);
+    if (!/^[\p{L}\p{M}\p{N}_.]+$/u.test(value))
+      throw new QueryError(`\`${text}\` is not a valid ${prefixed[first]}`, pos);
     return { kind: "op", name: prefixed[first]!, value: value.toLowerCase() };
   }
   const colon = text.indexOf(":");
@@ -170,7 +180,10 @@ function term(token: Extract<Token, { t: "term" }>): QueryNode {
       const allowed: readonly string[] = FLAG_OPERATORS[name];
       value = value.toLowerCase();
       if (!allowed.includes(value)) {
-        throw new QueryError(`Reference to invalid field '${name}:${value}'; \`${name}:\` takes one of ${allowed.join(", ")}`, pos);
+        throw new QueryError(
+          `Reference to invalid field '${name}:${value}'; \`${name}:\` takes one of ${allowed.join(", ")}`,
+          pos,
+        );
       }
       return { kind: "op", name, value };
     }
@@ -181,11 +194,13 @@ function term(token: Extract<Token, { t: "term" }>): QueryNode {
       );
     }
     const op = name as Operator;
-    if (ID_OPERATORS.has(op) && !/^[0-9]{1,19}$/.test(value)) throw new QueryError(`\`${name}:\` takes a post id (digits), not '${value}'`, pos);
+    if (ID_OPERATORS.has(op) && !/^[0-9]{1,19}$/.test(value))
+      throw new QueryError(`\`${name}:\` takes a post id (digits), not '${value}'`, pos);
     if ((op === "from" || op === "to") && !/^@?[A-Za-z0-9_]{1,15}$/.test(value) && !/^[0-9]{1,19}$/.test(value)) {
       throw new QueryError(`\`${name}:\` takes a username or a user id, not '${value}'`, pos);
     }
-    if (op === "lang" && !/^[a-z]{2,3}(-[a-z]{2,4})?$/i.test(value)) throw new QueryError(`\`lang:\` takes a language code such as en, not '${value}'`, pos);
+    if (op === "lang" && !/^[a-z]{2,3}(-[a-z]{2,4})?$/i.test(value))
+      throw new QueryError(`\`lang:\` takes a language code such as en, not '${value}'`, pos);
     return { kind: "op", name: op, value: value.replace(/^@/, "").toLowerCase() };
   }
   const tokens = tokenize(text);
@@ -199,7 +214,8 @@ function term(token: Extract<Token, { t: "term" }>): QueryNode {
  */
 export function parseQuery(source: string, maxLength = 4096): Query {
   if (!source.trim()) throw new QueryError("The query is empty", 1);
-  if (Array.from(source).length > maxLength) throw new QueryError(`The query is longer than ${maxLength} characters`, maxLength + 1);
+  if (Array.from(source).length > maxLength)
+    throw new QueryError(`The query is longer than ${maxLength} characters`, maxLength + 1);
   const tokens = lex(source);
   let at = 0;
   const peek = () => tokens[at];
@@ -211,7 +227,8 @@ export function parseQuery(source: string, maxLength = 4096): Query {
     while (peek()?.t === "or") {
       const or = tokens[at++]!;
       const next = peek();
-      if (!next || next.t === "or" || next.t === "rparen") throw new QueryError("`OR` needs a term on its right", or.pos);
+      if (!next || next.t === "or" || next.t === "rparen")
+        throw new QueryError("`OR` needs a term on its right", or.pos);
       children.push(parseAnd(depth));
     }
     return children.length === 1 ? children[0]! : { kind: "or", children };
@@ -404,6 +421,7 @@ const valueKey = (name: SetOperator, value: string) => `${name} ${value}`;
 /** The `op value` keys a post has, one per value of each of {@link SET_OPERATORS} (see {@link requiredValues}). */
 export function valueKeysOf(f: PostFacts): string[] {
   const keys: string[] = [];
-  for (const name of Object.keys(SET_OPERATORS) as SetOperator[]) for (const v of SET_OPERATORS[name](f)) if (v !== undefined) keys.push(valueKey(name, v));
+  for (const name of Object.keys(SET_OPERATORS) as SetOperator[])
+    for (const v of SET_OPERATORS[name](f)) if (v !== undefined) keys.push(valueKey(name, v));
   return keys;
 }

@@ -46,9 +46,14 @@ export const blocks = (ctx: SandboxContext, source: string, target: string) => h
  * approves with {@link acceptFollowRequest} (the service has no v2 endpoint for that; the
  * sandbox's admin can). Following oneself, or an account that blocks you, is refused.
  */
-export function follow(ctx: SandboxContext, source: SandboxUser, target: SandboxUser): { following: boolean; pending_follow: boolean } {
+export function follow(
+  ctx: SandboxContext,
+  source: SandboxUser,
+  target: SandboxUser,
+): { following: boolean; pending_follow: boolean } {
   if (source.id === target.id) throw forbidden("You cannot follow yourself.");
-  if (blocks(ctx, target.id, source.id)) throw forbidden("You have been blocked from following this account at the request of the user.");
+  if (blocks(ctx, target.id, source.id))
+    throw forbidden("You have been blocked from following this account at the request of the user.");
   if (follows(ctx, source.id, target.id)) return { following: true, pending_follow: false };
   if (target.protected) {
     addEdge(ctx, "follow_requests", source.id, target.id);
@@ -78,7 +83,8 @@ export function mute(ctx: SandboxContext, source: SandboxUser, target: SandboxUs
 }
 
 /** Ends a mute; a no-op when there is none. */
-export const unmute = (ctx: SandboxContext, sourceId: string, targetId: string): void => void removeEdge(ctx, "mutes", sourceId, targetId);
+export const unmute = (ctx: SandboxContext, sourceId: string, targetId: string): void =>
+  void removeEdge(ctx, "mutes", sourceId, targetId);
 
 /**
  * `source` blocks `target`: follows between them end both ways, as on the real service.
@@ -92,7 +98,8 @@ export function block(ctx: SandboxContext, sourceId: string, targetId: string): 
 }
 
 /** Ends a block; a no-op when there is none. */
-export const unblock = (ctx: SandboxContext, sourceId: string, targetId: string): void => void removeEdge(ctx, "blocks", sourceId, targetId);
+export const unblock = (ctx: SandboxContext, sourceId: string, targetId: string): void =>
+  void removeEdge(ctx, "blocks", sourceId, targetId);
 
 /** The ids `source` has an edge to in `table`, newest edge first, with the edge times. */
 export function outgoing(ctx: SandboxContext, table: EdgeTable, sourceId: string): Edge[] {

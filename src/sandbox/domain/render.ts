@@ -70,16 +70,29 @@ export interface RenderOptions {
  */
 export function readRender(q: Params, family: Family): RenderOptions {
   const allowed = RENDER_PARAMS[family];
-  const pick = <T extends string>(name: string, list: readonly T[]) => (allowed.includes(name) ? (q.enumList(name, list) ?? []) : []);
+  const pick = <T extends string>(name: string, list: readonly T[]) =>
+    allowed.includes(name) ? (q.enumList(name, list) ?? []) : [];
   pick("media.fields", MEDIA_FIELDS);
   pick("place.fields", PLACE_FIELDS);
   const expansions = new Set<string>(pick("expansions", EXPANSIONS[family]));
   const implied = [...expansions].map((e) => IMPLIED_FIELD[e]).filter((f): f is string => f !== undefined);
   const of = (list: readonly string[]) => implied.filter((f) => list.includes(f));
   return {
-    post: new Set([...DEFAULT_FIELDS.post, ...pick("post.fields", POST_FIELDS), ...(family === "post" ? of(POST_FIELDS) : [])]),
-    user: new Set([...DEFAULT_FIELDS.user, ...pick("user.fields", USER_FIELDS), ...(family === "user" ? of(USER_FIELDS) : [])]),
-    dm_event: new Set([...DEFAULT_FIELDS.dm_event, ...pick("dm_event.fields", DM_EVENT_FIELDS), ...(family === "dm_event" ? of(DM_EVENT_FIELDS) : [])]),
+    post: new Set([
+      ...DEFAULT_FIELDS.post,
+      ...pick("post.fields", POST_FIELDS),
+      ...(family === "post" ? of(POST_FIELDS) : []),
+    ]),
+    user: new Set([
+      ...DEFAULT_FIELDS.user,
+      ...pick("user.fields", USER_FIELDS),
+      ...(family === "user" ? of(USER_FIELDS) : []),
+    ]),
+    dm_event: new Set([
+      ...DEFAULT_FIELDS.dm_event,
+      ...pick("dm_event.fields", DM_EVENT_FIELDS),
+      ...(family === "dm_event" ? of(DM_EVENT_FIELDS) : []),
+    ]),
     poll: new Set(["id", "options", ...pick("poll.fields", POLL_FIELDS)]),
     expansions,
   };
@@ -112,7 +125,12 @@ const IMPLIED_FIELD: Record<string, string> = {
 export const DEFAULT_PROFILE_IMAGE = "https://abs.twimg.com/sticky/default_profile_images/default_profile_normal.png";
 
 /** The partial error for a post or user a viewer may not see (wire-facts 1.1). */
-export function notAuthorized(resourceType: "post" | "user", parameter: string, value: string, section: "data" | "includes" = "data"): Problem {
+export function notAuthorized(
+  resourceType: "post" | "user",
+  parameter: string,
+  value: string,
+  section: "data" | "includes" = "data",
+): Problem {
   const noun = resourceType === "post" ? "Post" : "User";
   return {
     value,
@@ -140,7 +158,12 @@ export function suspendedUser(parameter: string, value: string): Problem {
 }
 
 /** The partial error for a post that cannot be shown, by the reason `postAccess` gave. */
-export function postProblem(reason: "not-found" | "not-authorized", parameter: string, value: string, section?: "includes"): Problem {
+export function postProblem(
+  reason: "not-found" | "not-authorized",
+  parameter: string,
+  value: string,
+  section?: "includes",
+): Problem {
   if (reason === "not-authorized") return notAuthorized("post", parameter, value, section ?? "data");
   const p = resourceNotFound("post", parameter, value);
   return section ? { ...p, section } : p;
@@ -153,7 +176,8 @@ export function lookupUser(
   value: string,
   parameter: string,
 ): { user: SandboxUser } | { error: Problem } {
-  const u = by === "id" ? userById(ctx, value, { includeGone: true }) : userByUsername(ctx, value, { includeGone: true });
+  const u =
+    by === "id" ? userById(ctx, value, { includeGone: true }) : userByUsername(ctx, value, { includeGone: true });
   if (!u || u.deactivated) return { error: resourceNotFound("user", parameter, value) };
   if (u.suspended) return { error: suspendedUser(parameter, value) };
   return { user: u };
@@ -289,9 +313,14 @@ export class Renderer {
     if (f.has("reply_settings")) out.reply_settings = p.reply_settings;
     if (f.has("edit_controls")) {
       const editable = p.repost_of_id === undefined && p.poll === undefined;
-      out.edit_controls = { editable_until: iso(p.created_at + 3_600_000), edits_remaining: editable ? 5 : 0, is_edit_eligible: editable };
+      out.edit_controls = {
+        editable_until: iso(p.created_at + 3_600_000),
+        edits_remaining: editable ? 5 : 0,
+        is_edit_eligible: editable,
+      };
     }
-    if (f.has("display_text_range")) (out as Post & { display_text_range?: [number, number] }).display_text_range = displayRange(p);
+    if (f.has("display_text_range"))
+      (out as Post & { display_text_range?: [number, number] }).display_text_range = displayRange(p);
     for (const field of ["non_public_metrics", "organic_metrics"] as const) {
       if (!f.has(field)) continue;
       if (this.viewerId === p.author_id) {
@@ -333,7 +362,8 @@ export class Renderer {
     if (f.has("verified")) out.verified = u.verified;
     if (f.has("verified_type")) out.verified_type = u.verified ? "blue" : "none";
     if (f.has("profile_image_url")) out.profile_image_url = u.profile_image_url ?? DEFAULT_PROFILE_IMAGE;
-    if (f.has("pinned_post_id") && u.pinned_post_id && this.world.posts[u.pinned_post_id]?.deleted_at === undefined) out.pinned_post_id = u.pinned_post_id;
+    if (f.has("pinned_post_id") && u.pinned_post_id && this.world.posts[u.pinned_post_id]?.deleted_at === undefined)
+      out.pinned_post_id = u.pinned_post_id;
     if (f.has("most_recent_post_id")) {
       const newest = this.metrics().newestBy(u.id);
       if (newest) out.most_recent_post_id = newest;
@@ -350,7 +380,18 @@ export class Renderer {
     }
     if (f.has("entities")) {
       const entities: NonNullable<User["entities"]> = {};
-      if (u.url) entities.url = { urls: [{ start: 0, end: Array.from(u.url).length, url: u.url, expanded_url: u.url, display_url: u.url.replace(/^https?:\/\//, "") }] };
+      if (u.url)
+        entities.url = {
+          urls: [
+            {
+              start: 0,
+              end: Array.from(u.url).length,
+              url: u.url,
+              expanded_url: u.url,
+              display_url: u.url.replace(/^https?:\/\//, ""),
+            },
+          ],
+        };
       const d = addEntityIds(this.ctx, parseEntities(u.description));
       if (Object.keys(d).length) entities.description = d;
       if (Object.keys(entities).length) out.entities = entities;
@@ -407,7 +448,12 @@ export class Renderer {
  * A response body as the service shapes it: `data` omitted when undefined, `includes` and
  * `errors` only when non-empty, `meta` when given. Every envelope of the sandbox is made here.
  */
-export function envelopeOf<T>(data: T | undefined, includes: Includes, meta: Meta | undefined, errors: Problem[]): Envelope<T> {
+export function envelopeOf<T>(
+  data: T | undefined,
+  includes: Includes,
+  meta: Meta | undefined,
+  errors: Problem[],
+): Envelope<T> {
   const body: Envelope<T> = {};
   if (data !== undefined) body.data = data;
   if (Object.keys(includes).length) body.includes = includes;

@@ -66,7 +66,8 @@ export function compiledRule(value: string): Query {
 }
 
 /** A rule as the service shows it: `{id, value, tag?}`. */
-export const toWire = (r: RuleRecord): StreamRule => (r.tag !== undefined ? { id: r.id, value: r.value, tag: r.tag } : { id: r.id, value: r.value });
+export const toWire = (r: RuleRecord): StreamRule =>
+  r.tag !== undefined ? { id: r.id, value: r.value, tag: r.tag } : { id: r.id, value: r.value };
 
 /** The outcome of an add or delete: what the route answers. */
 export interface RulesOutcome {
@@ -102,7 +103,8 @@ function ruleProblems(item: { value: string; tag?: string }, plan: string, caps:
       details.push(e.message);
     }
   }
-  if (item.tag !== undefined && Array.from(item.tag).length > MAX_TAG_LENGTH) details.push(`The tag is longer than ${MAX_TAG_LENGTH} characters`);
+  if (item.tag !== undefined && Array.from(item.tag).length > MAX_TAG_LENGTH)
+    details.push(`The tag is longer than ${MAX_TAG_LENGTH} characters`);
   return details;
 }
 
@@ -110,7 +112,12 @@ function ruleProblems(item: { value: string; tag?: string }, plan: string, caps:
  * Adds rules (or, with `dryRun`, only checks them), rule by rule: see the module comment
  * for what is refused and how it is counted.
  */
-export function addRules(ctx: SandboxContext, app: SandboxApp, items: Array<{ value: string; tag?: string }>, dryRun: boolean): RulesOutcome {
+export function addRules(
+  ctx: SandboxContext,
+  app: SandboxApp,
+  items: Array<{ value: string; tag?: string }>,
+  dryRun: boolean,
+): RulesOutcome {
   const caps = STREAM_RULE_CAPS[app.plan] ?? NO_RULES;
   const existing = rulesOf(ctx, app.id);
   const errors: Problem[] = [];
@@ -126,7 +133,12 @@ export function addRules(ctx: SandboxContext, app: SandboxApp, items: Array<{ va
     } else if (seen.has(value)) {
       invalid++;
       const id = seen.get(value);
-      errors.push({ value, ...(id ? { id } : {}), title: "DuplicateRule", type: PROBLEM_TYPE_BASE + "duplicate-rules" });
+      errors.push({
+        value,
+        ...(id ? { id } : {}),
+        title: "DuplicateRule",
+        type: PROBLEM_TYPE_BASE + "duplicate-rules",
+      });
     } else if (existing.length + fresh.length >= caps.maxRules) {
       errors.push(overCap(value, app.plan, caps));
     } else {

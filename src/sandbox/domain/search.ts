@@ -22,7 +22,10 @@ export const END_TIME_LAG_MS = 10_000;
 /** Live public posts that match a query inside a window, newest first. */
 export function searchPosts(ctx: SandboxContext, query: Query, window: TimeWindow): SandboxPost[] {
   return livePostsNewestFirst(ctx).filter(
-    (p) => inWindow(window, p.id, p.created_at, compareIds) && visibleTo(ctx, undefined, p) && matches(query, postFacts(ctx, p)),
+    (p) =>
+      inWindow(window, p.id, p.created_at, compareIds) &&
+      visibleTo(ctx, undefined, p) &&
+      matches(query, postFacts(ctx, p)),
   );
 }
 
@@ -34,7 +37,10 @@ export function searchSortKey(ctx: SandboxContext, order: "recency" | "relevancy
   if (order === "recency") return (p) => sortKey(p.id);
   const m = countWorld(ctx);
   return (p) =>
-    sortKey((m.likes.get(p.id) ?? 0) + (m.reposts.get(p.id) ?? 0) + (m.replies.get(p.id) ?? 0) + (m.quotes.get(p.id) ?? 0), p.id);
+    sortKey(
+      (m.likes.get(p.id) ?? 0) + (m.reposts.get(p.id) ?? 0) + (m.replies.get(p.id) ?? 0) + (m.quotes.get(p.id) ?? 0),
+      p.id,
+    );
 }
 
 /** The bucket sizes of the counts endpoints. */
@@ -53,7 +59,12 @@ export interface Bucket {
  * first, covering `[start, end)`: the first and last buckets are cut at `start` and `end`
  * as the service cuts them.
  */
-export function countBuckets(posts: readonly SandboxPost[], start: number, end: number, granularity: Granularity): Bucket[] {
+export function countBuckets(
+  posts: readonly SandboxPost[],
+  start: number,
+  end: number,
+  granularity: Granularity,
+): Bucket[] {
   const step = STEP[granularity];
   const buckets: Bucket[] = [];
   for (let s = start; s < end; ) {

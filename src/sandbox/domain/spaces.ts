@@ -78,7 +78,8 @@ export interface NewSpace {
 }
 
 function checkUsers(ctx: SandboxContext, ids: readonly string[], field: string): string[] {
-  for (const id of ids) if (!userById(ctx, id)) throw invalidRequest(`${field}: no active user has id ${id}`, { [field]: [id] });
+  for (const id of ids)
+    if (!userById(ctx, id)) throw invalidRequest(`${field}: no active user has id ${id}`, { [field]: [id] });
   return [...new Set(ids)];
 }
 
@@ -93,30 +94,41 @@ function checkUsers(ctx: SandboxContext, ids: readonly string[], field: string):
  */
 export function createSpace(ctx: SandboxContext, input: NewSpace): SandboxSpace {
   const now = ctx.clock.now();
-  if (!userById(ctx, input.creator_id)) throw invalidRequest(`creator_id: no active user has id ${input.creator_id}`, { creator_id: [input.creator_id] });
+  if (!userById(ctx, input.creator_id))
+    throw invalidRequest(`creator_id: no active user has id ${input.creator_id}`, { creator_id: [input.creator_id] });
   const title = input.title.trim();
   if (!title || Array.from(title).length > MAX_SPACE_TITLE) {
     throw invalidRequest(`title: a space title must be 1 to ${MAX_SPACE_TITLE} characters`, { title: [input.title] });
   }
   if (input.scheduled_start !== undefined && input.scheduled_start <= now) {
-    throw invalidRequest(`scheduled_start: must be later than the sandbox clock's now (${iso(now)}); leave it out for a space that is live at once`, {
-      scheduled_start: [iso(input.scheduled_start)],
-    });
+    throw invalidRequest(
+      `scheduled_start: must be later than the sandbox clock's now (${iso(now)}); leave it out for a space that is live at once`,
+      {
+        scheduled_start: [iso(input.scheduled_start)],
+      },
+    );
   }
   if (input.duration_ms !== undefined && input.ends_at !== undefined) {
     throw invalidRequest("give duration_ms or ends_at, not both", { duration_ms: [String(input.duration_ms)] });
   }
   const starts = input.scheduled_start ?? now;
   const ends = input.ends_at ?? (input.duration_ms !== undefined ? starts + input.duration_ms : undefined);
-  if (ends !== undefined && ends <= starts) throw invalidRequest("ends_at: a space must end after it starts", { ends_at: [iso(ends)] });
+  if (ends !== undefined && ends <= starts)
+    throw invalidRequest("ends_at: a space must end after it starts", { ends_at: [iso(ends)] });
   for (const id of input.topic_ids ?? []) {
     if (!SPACE_TOPICS.some((t) => t.id === id)) {
-      throw invalidRequest(`topic_ids: ${id} is not a sandbox topic; use one of ${SPACE_TOPICS.map((t) => `${t.id} (${t.name})`).join(", ")}`, {
-        topic_ids: [id],
-      });
+      throw invalidRequest(
+        `topic_ids: ${id} is not a sandbox topic; use one of ${SPACE_TOPICS.map((t) => `${t.id} (${t.name})`).join(", ")}`,
+        {
+          topic_ids: [id],
+        },
+      );
     }
   }
-  if (input.buyer_ids?.length && !input.is_ticketed) throw invalidRequest("buyer_ids: only a ticketed space (is_ticketed: true) has buyers", { buyer_ids: input.buyer_ids });
+  if (input.buyer_ids?.length && !input.is_ticketed)
+    throw invalidRequest("buyer_ids: only a ticketed space (is_ticketed: true) has buyers", {
+      buyer_ids: input.buyer_ids,
+    });
   const space: SandboxSpace = {
     id: newSpaceId(ctx, now),
     creator_id: input.creator_id,
@@ -125,7 +137,11 @@ export function createSpace(ctx: SandboxContext, input: NewSpace): SandboxSpace 
     starts_at: starts,
     scheduled: input.scheduled_start !== undefined,
     ...(ends !== undefined ? { ends_at: ends } : {}),
-    host_ids: checkUsers(ctx, (input.host_ids ?? []).filter((id) => id !== input.creator_id), "host_ids"),
+    host_ids: checkUsers(
+      ctx,
+      (input.host_ids ?? []).filter((id) => id !== input.creator_id),
+      "host_ids",
+    ),
     speaker_ids: checkUsers(ctx, input.speaker_ids ?? [], "speaker_ids"),
     invited_user_ids: checkUsers(ctx, input.invited_user_ids ?? [], "invited_user_ids"),
     participant_count: input.participant_count ?? 0,
@@ -153,7 +169,8 @@ export function liveSpace(ctx: SandboxContext, id: string): SandboxSpace | undef
 }
 
 /** Every space whose creator is not gone. */
-export const allSpaces = (ctx: SandboxContext): SandboxSpace[] => Object.values(spaceTable(ctx)).filter((s) => userById(ctx, s.creator_id));
+export const allSpaces = (ctx: SandboxContext): SandboxSpace[] =>
+  Object.values(spaceTable(ctx)).filter((s) => userById(ctx, s.creator_id));
 
 /** Whether every word of a search query is a word of the space's title (case-insensitive). */
 export function titleMatches(space: SandboxSpace, query: string): boolean {
@@ -182,7 +199,10 @@ export function spaceObject(space: SandboxSpace, fields: ReadonlySet<string>, no
   if (fields.has("started_at") && started) out.started_at = iso(space.starts_at);
   if (fields.has("ended_at") && ended) out.ended_at = iso(space.ends_at!);
   if (fields.has("topic_ids") && space.topic_ids.length) out.topic_ids = space.topic_ids;
-  if (fields.has("updated_at")) out.updated_at = iso(ended ? space.ends_at! : started ? Math.max(space.starts_at, space.created_at) : space.created_at);
+  if (fields.has("updated_at"))
+    out.updated_at = iso(
+      ended ? space.ends_at! : started ? Math.max(space.starts_at, space.created_at) : space.created_at,
+    );
   return out;
 }
 

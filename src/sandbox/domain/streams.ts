@@ -54,7 +54,11 @@ export function claimConnection(ctx: SandboxContext, appId: string): () => void 
  * Each carries `tag`, `""` for a rule added without one: the service always sends it here
  * (widely used clients read `rule["tag"]` unguarded), while the rules lookup omits it.
  */
-export function matchingRules(ctx: SandboxContext, appId: string, post: SandboxPost): Array<{ id: string; tag: string }> {
+export function matchingRules(
+  ctx: SandboxContext,
+  appId: string,
+  post: SandboxPost,
+): Array<{ id: string; tag: string }> {
   if (!visibleTo(ctx, undefined, post)) return [];
   const facts = postFacts(ctx, post);
   const rules = rulesOf(ctx, appId);
@@ -113,4 +117,5 @@ export function inSample(id: string): boolean {
 }
 
 /** Whether the sample stream delivers a post: public and in the sample. */
-export const sampled = (ctx: SandboxContext, post: SandboxPost): boolean => inSample(post.id) && visibleTo(ctx, undefined, post);
+export const sampled = (ctx: SandboxContext, post: SandboxPost): boolean =>
+  inSample(post.id) && visibleTo(ctx, undefined, post);

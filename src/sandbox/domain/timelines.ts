@@ -25,10 +25,16 @@ export const MENTIONS_CAP = 800;
 export type Exclusion = "replies" | "reposts";
 
 const excluded = (p: SandboxPost, exclude: readonly Exclusion[]) =>
-  (exclude.includes("replies") && p.in_reply_to_post_id !== undefined) || (exclude.includes("reposts") && p.repost_of_id !== undefined);
+  (exclude.includes("replies") && p.in_reply_to_post_id !== undefined) ||
+  (exclude.includes("reposts") && p.repost_of_id !== undefined);
 
 /** A user's posts and reposts, newest first, within the 3200 reachable, minus `exclude`. */
-export function userPosts(ctx: SandboxContext, viewerId: string | undefined, userId: string, exclude: readonly Exclusion[] = []): SandboxPost[] {
+export function userPosts(
+  ctx: SandboxContext,
+  viewerId: string | undefined,
+  userId: string,
+  exclude: readonly Exclusion[] = [],
+): SandboxPost[] {
   return livePostsBy(ctx, userId)
     .slice(-USER_TIMELINE_CAP)
     .reverse()
@@ -47,8 +53,17 @@ export function mentionsOf(ctx: SandboxContext, viewerId: string | undefined, us
 
 /** The user's own posts and those of the accounts they follow, minus muted accounts. */
 export function homeTimeline(ctx: SandboxContext, userId: string, exclude: readonly Exclusion[] = []): SandboxPost[] {
-  const authors = new Set([userId, ...edges(ctx, "follows").filter((f) => f.source_id === userId).map((f) => f.target_id)]);
+  const authors = new Set([
+    userId,
+    ...edges(ctx, "follows")
+      .filter((f) => f.source_id === userId)
+      .map((f) => f.target_id),
+  ]);
   return livePostsNewestFirst(ctx).filter(
-    (p) => authors.has(p.author_id) && !mutes(ctx, userId, p.author_id) && !excluded(p, exclude) && visibleTo(ctx, userId, p),
+    (p) =>
+      authors.has(p.author_id) &&
+      !mutes(ctx, userId, p.author_id) &&
+      !excluded(p, exclude) &&
+      visibleTo(ctx, userId, p),
   );
 }

@@ -21,8 +21,18 @@ export interface TrendLocation {
 
 export const TREND_LOCATIONS: readonly TrendLocation[] = [
   { woeid: 1, name: "Worldwide", placeType: "Supername", aliases: [] },
-  { woeid: 23424977, name: "United States", placeType: "Country", aliases: ["united states", "usa", "u.s.a.", "us", "america"] },
-  { woeid: 23424975, name: "United Kingdom", placeType: "Country", aliases: ["united kingdom", "uk", "england", "scotland", "wales", "great britain"] },
+  {
+    woeid: 23424977,
+    name: "United States",
+    placeType: "Country",
+    aliases: ["united states", "usa", "u.s.a.", "us", "america"],
+  },
+  {
+    woeid: 23424975,
+    name: "United Kingdom",
+    placeType: "Country",
+    aliases: ["united kingdom", "uk", "england", "scotland", "wales", "great britain"],
+  },
   { woeid: 23424829, name: "Germany", placeType: "Country", aliases: ["germany", "deutschland"] },
   { woeid: 23424819, name: "France", placeType: "Country", aliases: ["france"] },
   { woeid: 23424856, name: "Japan", placeType: "Country", aliases: ["japan", "日本"] },
@@ -30,7 +40,13 @@ export const TREND_LOCATIONS: readonly TrendLocation[] = [
   { woeid: 23424748, name: "Australia", placeType: "Country", aliases: ["australia"] },
   { woeid: 23424768, name: "Brazil", placeType: "Country", aliases: ["brazil", "brasil"] },
   { woeid: 23424848, name: "India", placeType: "Country", aliases: ["india"] },
-  { woeid: 2459115, name: "New York", placeType: "Town", aliases: ["new york", "nyc", "brooklyn", "manhattan"], parent: 23424977 },
+  {
+    woeid: 2459115,
+    name: "New York",
+    placeType: "Town",
+    aliases: ["new york", "nyc", "brooklyn", "manhattan"],
+    parent: 23424977,
+  },
   { woeid: 2442047, name: "Los Angeles", placeType: "Town", aliases: ["los angeles"], parent: 23424977 },
   { woeid: 2487956, name: "San Francisco", placeType: "Town", aliases: ["san francisco", "sf"], parent: 23424977 },
   { woeid: 2379574, name: "Chicago", placeType: "Town", aliases: ["chicago"], parent: 23424977 },
@@ -47,7 +63,8 @@ export const TREND_LOCATIONS: readonly TrendLocation[] = [
 ];
 
 /** The place of a WOEID, or undefined for a code the sandbox does not know. */
-export const trendLocation = (woeid: number): TrendLocation | undefined => TREND_LOCATIONS.find((l) => l.woeid === woeid);
+export const trendLocation = (woeid: number): TrendLocation | undefined =>
+  TREND_LOCATIONS.find((l) => l.woeid === woeid);
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -64,5 +81,7 @@ export function locatedIn(place: TrendLocation, location: string | undefined): b
   if (!location) return false;
   const text = location.toLowerCase();
   if (names(place, text)) return true;
-  return place.placeType === "Country" && TREND_LOCATIONS.some((town) => town.parent === place.woeid && names(town, text));
+  return (
+    place.placeType === "Country" && TREND_LOCATIONS.some((town) => town.parent === place.woeid && names(town, text))
+  );
 }

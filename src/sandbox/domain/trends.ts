@@ -64,7 +64,10 @@ function textOf(ctx: SandboxContext, post: SandboxPost): string {
 }
 
 /** The public posts of the trend window, newest first, that `include` keeps. */
-export function recentPublicPosts(ctx: SandboxContext, include: (post: SandboxPost) => boolean = () => true): SandboxPost[] {
+export function recentPublicPosts(
+  ctx: SandboxContext,
+  include: (post: SandboxPost) => boolean = () => true,
+): SandboxPost[] {
   const since = ctx.clock.now() - TREND_WINDOW_MS;
   const out: SandboxPost[] = [];
   for (const p of livePostsNewestFirst(ctx)) {
@@ -95,13 +98,21 @@ export const trends = (c: TrendCount): boolean => c.hashtag || c.count >= MIN_WO
 
 /** Orders trends: most posts first, then the most recently started, then by name. */
 export function rankTrends(list: TrendCount[], score: (t: TrendCount) => number = (t) => t.count): TrendCount[] {
-  return [...list].sort((a, b) => score(b) - score(a) || b.since - a.since || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...list].sort(
+    (a, b) => score(b) - score(a) || b.since - a.since || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
 }
 
 const CATEGORIES: Array<[string, RegExp]> = [
-  ["Sports", /\b(?:football|soccer|basketball|baseball|tennis|golf|cricket|rugby|hockey|nba|nfl|fifa|olympic|match|goal|league|cup\b|race\b)/i],
+  [
+    "Sports",
+    /\b(?:football|soccer|basketball|baseball|tennis|golf|cricket|rugby|hockey|nba|nfl|fifa|olympic|match|goal|league|cup\b|race\b)/i,
+  ],
   ["Music", /\b(?:music|song|album|concert|band\b|tour\b|singer|spotify|playlist|jazz|rock\b|rap\b|pop\b)/i],
-  ["Technology", /\b(?:tech|code|coding|software|ai\b|programming|javascript|typescript|python|rust\b|computer|robot|apps?\b|api\b|data\b|cloud|linux)/i],
+  [
+    "Technology",
+    /\b(?:tech|code|coding|software|ai\b|programming|javascript|typescript|python|rust\b|computer|robot|apps?\b|api\b|data\b|cloud|linux)/i,
+  ],
   ["Gaming", /\b(?:game|gaming|gamer|xbox|playstation|nintendo|esports|twitch)/i],
   ["Politics", /\b(?:election|vote|president|minister|senate|congress|parliament|policy|government|politic)/i],
   ["Entertainment", /\b(?:movie|film|tv\b|series|netflix|show\b|actor|actress|celebrity|oscars|premiere)/i],

@@ -32,12 +32,17 @@ export interface NewUser {
 export function createUser(ctx: SandboxContext, input: NewUser): SandboxUser {
   const { username } = input;
   if (typeof username !== "string" || !USERNAME_PATTERN.test(username)) {
-    throw invalidRequest(`The username [${String(username)}] does not match ${USERNAME_PATTERN.source}: use 1 to 15 letters, digits or _`, {
-      username: [String(username)],
-    });
+    throw invalidRequest(
+      `The username [${String(username)}] does not match ${USERNAME_PATTERN.source}: use 1 to 15 letters, digits or _`,
+      {
+        username: [String(username)],
+      },
+    );
   }
   if (userByUsername(ctx, username, { includeGone: true })) {
-    throw invalidRequest(`The username [${username}] is taken (usernames are unique ignoring case)`, { username: [username] });
+    throw invalidRequest(`The username [${username}] is taken (usernames are unique ignoring case)`, {
+      username: [username],
+    });
   }
   const name = input.name ?? username;
   if (typeof name !== "string" || !name.trim() || Array.from(name).length > 50) {
@@ -68,7 +73,11 @@ export function createUser(ctx: SandboxContext, input: NewUser): SandboxUser {
 export const isGone = (u: SandboxUser): boolean => Boolean(u.suspended || u.deactivated);
 
 /** A user by id, or undefined; gone accounts only with `includeGone`. */
-export function userById(ctx: SandboxContext, id: string, opts: { includeGone?: boolean } = {}): SandboxUser | undefined {
+export function userById(
+  ctx: SandboxContext,
+  id: string,
+  opts: { includeGone?: boolean } = {},
+): SandboxUser | undefined {
   const u = ctx.data.world.users[id];
   return u && (opts.includeGone || !isGone(u)) ? u : undefined;
 }
@@ -102,10 +111,15 @@ export function findUsername(users: Record<string, SandboxUser>, lower: string):
 }
 
 /** A user by username, ignoring case; gone accounts only with `includeGone`. */
-export function userByUsername(ctx: SandboxContext, username: string, opts: { includeGone?: boolean } = {}): SandboxUser | undefined {
+export function userByUsername(
+  ctx: SandboxContext,
+  username: string,
+  opts: { includeGone?: boolean } = {},
+): SandboxUser | undefined {
   const u = findUsername(ctx.data.world.users, username.toLowerCase());
   return u && (opts.includeGone || !isGone(u)) ? u : undefined;
 }
 
 /** Every account that is not gone, oldest first. */
-export const activeUsers = (ctx: SandboxContext): SandboxUser[] => Object.values(ctx.data.world.users).filter((u) => !isGone(u));
+export const activeUsers = (ctx: SandboxContext): SandboxUser[] =>
+  Object.values(ctx.data.world.users).filter((u) => !isGone(u));

@@ -21,7 +21,8 @@ export const NO_BODY = Buffer.alloc(0);
 
 /** Whether a request has a body to read: most (GET, DELETE) have neither a length nor chunked encoding. */
 export const hasBody = (req: IncomingMessage) =>
-  req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
+  req.headers["transfer-encoding"] !== undefined ||
+  (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
 
 const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -125,7 +126,8 @@ export function readBody(req: IncomingMessage, limits: number | BodyLimits): Pro
         // Read and drop the rest, so the client reads the 413 rather than a reset; a body
         // that never ends is cut at the deadline.
         req.on("data", () => {}).on("error", () => {});
-        if (timeoutMs !== undefined && clock) void clock.sleep(timeoutMs).then(() => req.complete || req.socket.destroy());
+        if (timeoutMs !== undefined && clock)
+          void clock.sleep(timeoutMs).then(() => req.complete || req.socket.destroy());
         reject(err);
       });
     const onData = (chunk: Buffer) => {
@@ -150,14 +152,24 @@ export function readBody(req: IncomingMessage, limits: number | BodyLimits): Pro
 }
 
 const tooLarge = (size: number, max: number): ApiProblem =>
-  httpProblem(413, "Payload Too Large", `The request body is ${size} bytes; the limit is ${max} bytes. Send a smaller body.`);
+  httpProblem(
+    413,
+    "Payload Too Large",
+    `The request body is ${size} bytes; the limit is ${max} bytes. Send a smaller body.`,
+  );
 
 /** 408 for a body that stopped arriving; the connection is closed with the answer. */
 const bodyTimeout = (ms: number): ApiProblem =>
-  httpProblem(408, "Request Timeout", `The request body did not arrive within ${ms / 1000} s. Send the whole body promptly.`, { connection: "close" });
+  httpProblem(
+    408,
+    "Request Timeout",
+    `The request body did not arrive within ${ms / 1000} s. Send the whole body promptly.`,
+    { connection: "close" },
+  );
 
 /** The media type of a request, lowercased, without parameters. */
-export const mediaType = (req: IncomingMessage) => (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+export const mediaType = (req: IncomingMessage) =>
+  (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
 
 export const isForm = (req: IncomingMessage) => mediaType(req) === "application/x-www-form-urlencoded";
 

@@ -72,7 +72,8 @@ export function writeStream(o: StreamOptions): OpenStream {
 
   /** Applies the fault's threshold once `sent` messages went out. */
   const applyFault = () => {
-    if (!o.fault || sent < (o.fault.kind === "drop" || o.fault.kind === "stall" ? o.fault.after_messages : Infinity)) return;
+    if (!o.fault || sent < (o.fault.kind === "drop" || o.fault.kind === "stall" ? o.fault.after_messages : Infinity))
+      return;
     if (o.fault.kind === "drop") finish();
     else if (o.fault.kind === "stall") {
       stalled = true;

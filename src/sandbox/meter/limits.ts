@@ -48,7 +48,10 @@ const DAY_HEADER_ENDPOINTS: ReadonlySet<EndpointKey> = new Set<EndpointKey>(["PO
 /** 403 for an endpoint the app's plan does not offer, naming the plans that do. */
 export function unavailableOnPlan(key: EndpointKey, app: SandboxApp): ApiProblem {
   const offering = PLANS.filter((plan) => limitsFor(key, plan) !== "unavailable");
-  const where = offering.length > 0 ? `it is available on the ${offering.join(" and ")} plan${offering.length > 1 ? "s" : ""}` : "no plan offers it";
+  const where =
+    offering.length > 0
+      ? `it is available on the ${offering.join(" and ")} plan${offering.length > 1 ? "s" : ""}`
+      : "no plan offers it";
   return new ApiProblem(403, {
     client_id: app.client_id,
     title: "Client Forbidden",

@@ -20,7 +20,8 @@ export class WindowBook {
     const stored = this.data.meter.windows[key];
     const held = this.live.get(key);
     // Reuse the live window unless the stored array was replaced behind its back.
-    if (held && held.source === stored && held.window.max === max && held.window.windowMs === windowMs) return held.window;
+    if (held && held.source === stored && held.window.max === max && held.window.windowMs === windowMs)
+      return held.window;
     const window = new SlidingWindow(max, windowMs, stored ?? []);
     this.live.set(key, { window, source: stored });
     return window;

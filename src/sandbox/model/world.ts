@@ -160,7 +160,10 @@ export interface WorldData {
   bookmarks: Array<Relation & { user_id: string; post_id: string; folder_id?: string }>;
   mutes: Array<Relation & { source_id: string; target_id: string }>;
   blocks: Array<Relation & { source_id: string; target_id: string }>;
-  dm_conversations: Record<string, { id: string; type: "OneToOne" | "Group"; participant_ids: string[]; created_at: number }>;
+  dm_conversations: Record<
+    string,
+    { id: string; type: "OneToOne" | "Group"; participant_ids: string[]; created_at: number }
+  >;
   dm_events: Record<
     string,
     {

@@ -46,14 +46,29 @@ const newPost = z
     in_reply_to_post_id: zId.optional(),
     quote_post_id: zId.optional(),
     reply_settings: z.enum(["everyone", "following", "mentionedUsers"]).optional(),
-    lang: z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "must be a language code such as en").optional(),
+    lang: z
+      .string()
+      .regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "must be a language code such as en")
+      .optional(),
   })
   .strict();
 
 const edge = z.object({ source_user_id: zId, target_user_id: zId }).strict();
 
 /** Every post field an admin caller could want, so the answer shows the post as created. */
-const ALL_POST_FIELDS = new Set(["id", "text", "edit_history_post_ids", "author_id", "created_at", "conversation_id", "in_reply_to_user_id", "referenced_posts", "lang", "reply_settings", "entities"]);
+const ALL_POST_FIELDS = new Set([
+  "id",
+  "text",
+  "edit_history_post_ids",
+  "author_id",
+  "created_at",
+  "conversation_id",
+  "in_reply_to_user_id",
+  "referenced_posts",
+  "lang",
+  "reply_settings",
+  "entities",
+]);
 
 function existing(req: AdminRequest, id: string, field: string) {
   const user = userById(req.sandbox, id, { includeGone: field === "id" });
@@ -75,7 +90,8 @@ export const worldAdminRoutes: AdminRouteTable = {
     const user = existing(req, id, "id");
     if (pinned_post_id) {
       const post = req.sandbox.data.world.posts[pinned_post_id];
-      if (!post || post.author_id !== id || post.deleted_at !== undefined) throw notFound(`Could not find a post of user ${id} with id: [${pinned_post_id}].`);
+      if (!post || post.author_id !== id || post.deleted_at !== undefined)
+        throw notFound(`Could not find a post of user ${id} with id: [${pinned_post_id}].`);
       user.pinned_post_id = pinned_post_id;
     } else if (pinned_post_id === null) delete user.pinned_post_id;
     Object.assign(user, changes);
@@ -87,7 +103,13 @@ export const worldAdminRoutes: AdminRouteTable = {
     const input = parseBody(newPost, req.body);
     existing(req, input.author_id, "author_id");
     const post = createPost(req.sandbox, { ...input, source: "postbot sandbox" });
-    const r = new Renderer(req.sandbox, post.author_id, { post: ALL_POST_FIELDS, user: new Set(), dm_event: new Set(), poll: new Set(), expansions: new Set() });
+    const r = new Renderer(req.sandbox, post.author_id, {
+      post: ALL_POST_FIELDS,
+      user: new Set(),
+      dm_event: new Set(),
+      poll: new Set(),
+      expansions: new Set(),
+    });
     return { status: 201, body: r.post(post) };
   },
 

@@ -22,9 +22,7 @@ import { engagementRoutes } from "./engagement.ts";
 
 const PAGE_PARAMS = ["max_results", "pagination_token"];
 
-const newFolder = z
-  .object({ user_id: zId, name: z.string(), post_ids: z.array(zId).max(1000).optional() })
-  .strict();
+const newFolder = z.object({ user_id: zId, name: z.string(), post_ids: z.array(zId).max(1000).optional() }).strict();
 
 /** Bookmark folder handlers, and the posts-path forms of the bookmark endpoints, by endpoint key. */
 export const bookmarkRoutes: RouteTable = {

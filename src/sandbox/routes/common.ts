@@ -43,7 +43,9 @@ export function callerAs(req: RouteRequest, name = "id"): SandboxUser {
   const id = pathId(req.params, name);
   const user = callerUser(req);
   if (user.id !== id) {
-    throw forbidden(`The \`${name}\` in the path (${id}) must be the authenticated user's id (${user.id}): you can only act for, or read the private lists of, yourself.`);
+    throw forbidden(
+      `The \`${name}\` in the path (${id}) must be the authenticated user's id (${user.id}): you can only act for, or read the private lists of, yourself.`,
+    );
   }
   return user;
 }
@@ -72,7 +74,11 @@ export function listMeta(page: Page<unknown>, opts: { previous?: boolean } = {})
  * for it: a partial error when the user is missing, suspended, or protected from the
  * viewer (with `guarded`), as the service answers lookups.
  */
-export function pathUser(req: RouteRequest, name = "id", guarded = true): { user: SandboxUser } | { answer: JsonResult } {
+export function pathUser(
+  req: RouteRequest,
+  name = "id",
+  guarded = true,
+): { user: SandboxUser } | { answer: JsonResult } {
   const id = pathId(req.params, name);
   const found = lookupUser(req.sandbox, "id", id, name);
   if ("error" in found) return { answer: ok({ errors: [found.error] }) };

@@ -22,7 +22,13 @@ const newCommunity = z
     description: z.string().optional(),
     access: z.enum(["Public", "Closed"]).optional(),
     join_policy: z
-      .enum(["Open", "RestrictedJoinRequestsDisabled", "RestrictedJoinRequestsRequireAdminApproval", "RestrictedJoinRequestsRequireModeratorApproval", "SuperFollowRequired"])
+      .enum([
+        "Open",
+        "RestrictedJoinRequestsDisabled",
+        "RestrictedJoinRequestsRequireAdminApproval",
+        "RestrictedJoinRequestsRequireModeratorApproval",
+        "SuperFollowRequired",
+      ])
       .optional(),
     member_count: z.number().int().min(1).optional(),
   })
@@ -59,7 +65,9 @@ export const communityRoutes: RouteTable = {
     const q = new Params(req.query, ["query", "max_results", "next_token", "pagination_token", "community.fields"]);
     const query = q.required("query");
     if (Array.from(query).length > MAX_QUERY) {
-      throw invalidRequest(`The \`query\` query parameter value is longer than ${MAX_QUERY} characters`, { query: [query.slice(0, 50) + "…"] });
+      throw invalidRequest(`The \`query\` query parameter value is longer than ${MAX_QUERY} characters`, {
+        query: [query.slice(0, 50) + "…"],
+      });
     }
     const page = readPage(q, PAGE_RANGES.communitySearch, ["next_token", "pagination_token"]);
     const fields = readCommunityFields(q);

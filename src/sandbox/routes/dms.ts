@@ -11,7 +11,16 @@ import { PROBLEM_TYPE_BASE, type Problem } from "../../api/types.ts";
 import { invalidRequest } from "../problems.ts";
 import type { JsonResult, RouteRequest, RouteTable } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
-import { createGroup, deleteEvent, eventsOf, isParticipant, oneToOneId, sendToConversation, sendToParticipant, type DmEventRecord } from "../domain/dms.ts";
+import {
+  createGroup,
+  deleteEvent,
+  eventsOf,
+  isParticipant,
+  oneToOneId,
+  sendToConversation,
+  sendToParticipant,
+  type DmEventRecord,
+} from "../domain/dms.ts";
 import { Params, pathId } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, sortKey } from "../domain/paging.ts";
 import { lookupUser, readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
@@ -31,15 +40,20 @@ const CONVERSATION_ID = /^([0-9]{1,19}-[0-9]{1,19}|[0-9]{15,19})$/;
 
 /** The message of a body; attachments need media, which the sandbox does not have. */
 function messageOf(body: z.infer<typeof messageBody>, at = "$") {
-  if (body.attachments?.length) throw invalidRequest(`${at}.attachments: the media does not exist (the sandbox has no media upload)`);
-  if (body.text === undefined || body.text === "") throw invalidRequest(`${at}.text: a message needs text of at least one character`);
+  if (body.attachments?.length)
+    throw invalidRequest(`${at}.attachments: the media does not exist (the sandbox has no media upload)`);
+  if (body.text === undefined || body.text === "")
+    throw invalidRequest(`${at}.text: a message needs text of at least one character`);
   return { text: body.text };
 }
 
 function conversationParam(req: RouteRequest): string {
   const id = req.params.dm_conversation_id ?? "";
   if (!CONVERSATION_ID.test(id)) {
-    throw invalidRequest(`The \`dm_conversation_id\` path parameter value [${id}] does not match ${CONVERSATION_ID.source}`, { dm_conversation_id: [id] });
+    throw invalidRequest(
+      `The \`dm_conversation_id\` path parameter value [${id}] does not match ${CONVERSATION_ID.source}`,
+      { dm_conversation_id: [id] },
+    );
   }
   return id;
 }
@@ -70,7 +84,12 @@ function eventList(req: RouteRequest, select: (userId: string) => DmEventRecord[
   const events = types ? selected.filter((e) => types.includes(e.event_type)) : selected;
   const cut = paginate(events, (e) => sortKey(e.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((e) => r.dmEvent(e)), listMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((e) => r.dmEvent(e)),
+      listMeta(cut),
+    ),
+  );
 }
 
 /** Direct-message handlers by endpoint key. */

@@ -33,10 +33,18 @@ function markedPosts(req: RouteRequest, range: PageRange, marksOf: () => Marks |
   if (!Array.isArray(marks)) return marks.answer;
   const items = marks
     .map((m) => ({ m, post: req.sandbox.data.world.posts[m.post_id] }))
-    .filter((x): x is { m: Marks[number]; post: SandboxPost } => x.post !== undefined && visibleTo(req.sandbox, viewer, x.post));
+    .filter(
+      (x): x is { m: Marks[number]; post: SandboxPost } =>
+        x.post !== undefined && visibleTo(req.sandbox, viewer, x.post),
+    );
   const cut = paginate(items, (x) => sortKey(x.m.created_at, x.post.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((x) => r.post(x.post)), listMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((x) => r.post(x.post)),
+      listMeta(cut),
+    ),
+  );
 }
 
 /** Like, repost and bookmark handlers by endpoint key. */

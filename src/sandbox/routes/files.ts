@@ -20,7 +20,15 @@ import { readBody, type BodyLimits } from "../http/request.ts";
 import { sameSecret } from "../auth/credentials.ts";
 import { ApiProblem } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
-import { DOWNLOAD_PATH, failUpload, jobStatus, jobTable, receiveIds, resultLines, UPLOAD_PATH } from "../domain/compliance.ts";
+import {
+  DOWNLOAD_PATH,
+  failUpload,
+  jobStatus,
+  jobTable,
+  receiveIds,
+  resultLines,
+  UPLOAD_PATH,
+} from "../domain/compliance.ts";
 
 /** A request to a pre-signed URL, as the platform hands it over: the body not yet read. */
 export interface FileRequest {
@@ -38,7 +46,8 @@ const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
 /** The handler of a pre-signed URL, or undefined when the request is not for one. */
 export function fileRoute(method: string, pathname: string): FileHandler | undefined {
   if (method === "PUT" && pathname.startsWith(UPLOAD_PATH)) return (r) => upload(r, pathname.slice(UPLOAD_PATH.length));
-  if (method === "GET" && pathname.startsWith(DOWNLOAD_PATH)) return (r) => download(r, pathname.slice(DOWNLOAD_PATH.length));
+  if (method === "GET" && pathname.startsWith(DOWNLOAD_PATH))
+    return (r) => download(r, pathname.slice(DOWNLOAD_PATH.length));
   return undefined;
 }
 
@@ -46,7 +55,10 @@ export function fileRoute(method: string, pathname: string): FileHandler | undef
 function signedJob(r: FileRequest, id: string): SandboxComplianceJob | Reply {
   const job = jobTable(r.sandbox)[id];
   if (!job || !sameSecret(r.query.get("signature") ?? "", job.signature)) {
-    return textReply(403, "SignatureDoesNotMatch: this URL was not issued by the sandbox; use the job's upload_url or download_url exactly as given.");
+    return textReply(
+      403,
+      "SignatureDoesNotMatch: this URL was not issued by the sandbox; use the job's upload_url or download_url exactly as given.",
+    );
   }
   return job;
 }
@@ -65,27 +77,50 @@ async function upload(r: FileRequest, id: string): Promise<Reply> {
     throw err;
   }
   const status = jobStatus(job, ctx.clock.now());
-  if (status === "expired") return textReply(403, `Request has expired: the upload URL of job ${job.id} expired at ${new Date(job.upload_expires_at).toISOString()}. Create a new job.`);
-  if (status !== "created") return textReply(409, `Job ${job.id} already has its ids (it is ${status}); create a new job to check other ids.`);
+  if (status === "expired")
+    return textReply(
+      403,
+      `Request has expired: the upload URL of job ${job.id} expired at ${new Date(job.upload_expires_at).toISOString()}. Create a new job.`,
+    );
+  if (status !== "created")
+    return textReply(409, `Job ${job.id} already has its ids (it is ${status}); create a new job to check other ids.`);
 
   const range = r.req.headers["content-range"];
   if (range === undefined) {
-    if (job.partial !== undefined) return textReply(400, "This upload was started in parts: send the rest with Content-Range headers.");
+    if (job.partial !== undefined)
+      return textReply(400, "This upload was started in parts: send the rest with Content-Range headers.");
     return finish(r, job, body);
   }
-  if (!job.resumable) return textReply(400, "This upload URL is not resumable: send the whole file in one PUT, or create the job with resumable: true.");
+  if (!job.resumable)
+    return textReply(
+      400,
+      "This upload URL is not resumable: send the whole file in one PUT, or create the job with resumable: true.",
+    );
   const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(range);
-  if (!m) return textReply(400, `Content-Range must look like "bytes 0-999/2000" (or "bytes 0-999/*" while the total is unknown), not ${JSON.stringify(range)}.`);
+  if (!m)
+    return textReply(
+      400,
+      `Content-Range must look like "bytes 0-999/2000" (or "bytes 0-999/*" while the total is unknown), not ${JSON.stringify(range)}.`,
+    );
   const [first, last] = [Number(m[1]), Number(m[2])];
   const total = m[3] === "*" ? undefined : Number(m[3]);
   const received = job.partial?.length ?? 0;
-  if (first !== received) return textReply(400, `This part starts at byte ${first}, but ${received} bytes have arrived so far: send the part that starts at byte ${received}.`);
-  if (last - first + 1 !== body.length) return textReply(400, `Content-Range announces ${last - first + 1} bytes but the body has ${body.length}.`);
+  if (first !== received)
+    return textReply(
+      400,
+      `This part starts at byte ${first}, but ${received} bytes have arrived so far: send the part that starts at byte ${received}.`,
+    );
+  if (last - first + 1 !== body.length)
+    return textReply(400, `Content-Range announces ${last - first + 1} bytes but the body has ${body.length}.`);
   const sofar = received + body.length;
-  if (total !== undefined && sofar > total) return textReply(400, `The parts add up to ${sofar} bytes, more than the announced total of ${total}.`);
+  if (total !== undefined && sofar > total)
+    return textReply(400, `The parts add up to ${sofar} bytes, more than the announced total of ${total}.`);
   if (sofar > r.limits.maxBytes) {
     failUpload(ctx, job, `The upload is larger than ${r.limits.maxBytes} bytes, the most this sandbox takes.`);
-    return textReply(413, `The upload is larger than ${r.limits.maxBytes} bytes, the most this sandbox takes; the job has failed.`);
+    return textReply(
+      413,
+      `The upload is larger than ${r.limits.maxBytes} bytes, the most this sandbox takes; the job has failed.`,
+    );
   }
   const bytes = (job.partial ?? "") + body.toString("latin1");
   if (total === undefined || sofar < total) {
@@ -114,8 +149,15 @@ async function download(r: FileRequest, id: string): Promise<Reply> {
   const now = r.sandbox.clock.now();
   const status = jobStatus(job, now);
   if (status === "expired" && now >= job.download_expires_at) {
-    return textReply(403, `Request has expired: the results of job ${job.id} could be downloaded until ${new Date(job.download_expires_at).toISOString()}.`);
+    return textReply(
+      403,
+      `Request has expired: the results of job ${job.id} could be downloaded until ${new Date(job.download_expires_at).toISOString()}.`,
+    );
   }
-  if (status !== "complete") return textReply(404, `NoSuchKey: job ${job.id} has no results (it is ${status}); poll GET /2/compliance/jobs/${job.id} until it is complete.`);
+  if (status !== "complete")
+    return textReply(
+      404,
+      `NoSuchKey: job ${job.id} has no results (it is ${status}); poll GET /2/compliance/jobs/${job.id} until it is complete.`,
+    );
   return { status: 200, headers: { "content-type": "application/x-ndjson; charset=utf-8" }, body: resultLines(job) };
 }

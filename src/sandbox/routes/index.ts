@@ -39,4 +39,9 @@ export const routes: RouteTable = {
 };
 
 /** The admin routes that act on the world (users, posts, relations, spaces, communities, bookmark folders). */
-export const worldAdminRoutes: AdminRouteTable = { ...adminTable, ...spaceAdminRoutes, ...communityAdminRoutes, ...bookmarkFolderAdminRoutes };
+export const worldAdminRoutes: AdminRouteTable = {
+  ...adminTable,
+  ...spaceAdminRoutes,
+  ...communityAdminRoutes,
+  ...bookmarkFolderAdminRoutes,
+};

@@ -79,7 +79,11 @@ class ListView {
  * gives the lists with the time each joined the listing; it may answer instead (a partial
  * error for the path's user). Lists the viewer may not see are left out.
  */
-function listPage(req: RouteRequest, paged: boolean, select: () => Array<{ list: SandboxList; at: number }> | { answer: JsonResult }) {
+function listPage(
+  req: RouteRequest,
+  paged: boolean,
+  select: () => Array<{ list: SandboxList; at: number }> | { answer: JsonResult },
+) {
   const q = new Params(req.query, [...(paged ? PAGE_PARAMS : []), ...LIST_RENDER_PARAMS]);
   const page = readPage(q, PAGE_RANGES.lists);
   const view = new ListView(req, q);
@@ -121,7 +125,12 @@ function listUsers(req: RouteRequest, edgesOf: (listId: string) => Array<{ user_
   });
   const cut = paginate(users, (u) => sortKey(u.at, u.user.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((u) => r.user(u.user)), listMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((u) => r.user(u.user)),
+      listMeta(cut),
+    ),
+  );
 }
 
 /** The posts of a list's members that the viewer may see, newest first. */
@@ -134,10 +143,17 @@ function listPosts(req: RouteRequest) {
   const access = listAccess(req.sandbox, viewer, id);
   if (!access.ok) return ok({ errors: [listProblem(access.reason, "id", id)] });
   const members = new Set(membersOf(req.sandbox, id).map((e) => e.user_id));
-  const posts = [...members].flatMap((m) => livePostsBy(req.sandbox, m)).filter((p) => visibleTo(req.sandbox, viewer, p));
+  const posts = [...members]
+    .flatMap((m) => livePostsBy(req.sandbox, m))
+    .filter((p) => visibleTo(req.sandbox, viewer, p));
   const cut = paginate(posts, (p) => sortKey(p.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((p) => r.post(p)),
+      listMeta(cut),
+    ),
+  );
 }
 
 /** The list id of a path. */

@@ -12,7 +12,15 @@ import type { JsonResult, RouteRequest, RouteTable } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
 import { Params, pathId } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, sortKey } from "../domain/paging.ts";
-import { createPost, deletePost, liveQuotesOf, liveRepostsOf, postAccess, setHidden, visibleTo } from "../domain/posts.ts";
+import {
+  createPost,
+  deletePost,
+  liveQuotesOf,
+  liveRepostsOf,
+  postAccess,
+  setHidden,
+  visibleTo,
+} from "../domain/posts.ts";
 import { postProblem, readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
 import { isGone, userById } from "../domain/users.ts";
 import { callerUser, listMeta, ok, viewerOf } from "./common.ts";
@@ -38,7 +46,10 @@ const createSchema = z
       })
       .strict()
       .optional(),
-    media: z.object({ media_ids: z.array(zId).min(1).max(4), tagged_user_ids: z.array(zId).max(10).optional() }).strict().optional(),
+    media: z
+      .object({ media_ids: z.array(zId).min(1).max(4), tagged_user_ids: z.array(zId).max(10).optional() })
+      .strict()
+      .optional(),
     card_uri: z.string().optional(),
     for_super_followers_only: z.boolean().optional(),
     nullcast: z.boolean().optional(),
@@ -61,15 +72,26 @@ function create(req: RouteRequest) {
   const body = parseBody(createSchema, req.body);
   const exclusive = (["media", "poll", "quote_post_id", "card_uri"] as const).filter((k) => body[k] !== undefined);
   if (exclusive.length > 1) {
-    throw invalidRequest(`${exclusive.map((k) => `$.${k}`).join(", ")}: media, poll, quote_post_id and card_uri are mutually exclusive; send one`);
+    throw invalidRequest(
+      `${exclusive.map((k) => `$.${k}`).join(", ")}: media, poll, quote_post_id and card_uri are mutually exclusive; send one`,
+    );
   }
-  if (body.media) throw invalidRequest("$.media.media_ids: Your media IDs are invalid. (The sandbox has no media upload, so no media id exists.)");
-  if (body.card_uri !== undefined) throw invalidRequest("$.card_uri: the card does not exist (the sandbox has no cards)");
-  if (body.geo?.place_id !== undefined) throw invalidRequest("$.geo.place_id: the place does not exist (the sandbox has no places)");
-  if (body.community_id !== undefined) throw invalidRequest("$.community_id: the community does not exist in the sandbox");
-  if (body.edit_options) throw invalidRequest("$.edit_options: the sandbox does not support editing posts; delete and post again");
-  if (body.for_super_followers_only) throw invalidRequest("$.for_super_followers_only: the sandbox has no super follows; leave it out or false");
-  if (body.nullcast) throw invalidRequest("$.nullcast: promoted-only posts need an ads account, which the sandbox does not have");
+  if (body.media)
+    throw invalidRequest(
+      "$.media.media_ids: Your media IDs are invalid. (The sandbox has no media upload, so no media id exists.)",
+    );
+  if (body.card_uri !== undefined)
+    throw invalidRequest("$.card_uri: the card does not exist (the sandbox has no cards)");
+  if (body.geo?.place_id !== undefined)
+    throw invalidRequest("$.geo.place_id: the place does not exist (the sandbox has no places)");
+  if (body.community_id !== undefined)
+    throw invalidRequest("$.community_id: the community does not exist in the sandbox");
+  if (body.edit_options)
+    throw invalidRequest("$.edit_options: the sandbox does not support editing posts; delete and post again");
+  if (body.for_super_followers_only)
+    throw invalidRequest("$.for_super_followers_only: the sandbox has no super follows; leave it out or false");
+  if (body.nullcast)
+    throw invalidRequest("$.nullcast: promoted-only posts need an ads account, which the sandbox does not have");
   if (body.text === undefined) throw invalidRequest("$.text: is missing but it is required");
   const post = createPost(req.sandbox, {
     author_id: user.id,
@@ -77,7 +99,9 @@ function create(req: RouteRequest) {
     source: req.caller.app.name,
     ...(body.reply ? { in_reply_to_post_id: body.reply.in_reply_to_post_id } : {}),
     ...(body.quote_post_id !== undefined ? { quote_post_id: body.quote_post_id } : {}),
-    ...(body.reply_settings ?? body.poll?.reply_settings ? { reply_settings: body.reply_settings ?? body.poll!.reply_settings! } : {}),
+    ...((body.reply_settings ?? body.poll?.reply_settings)
+      ? { reply_settings: body.reply_settings ?? body.poll!.reply_settings! }
+      : {}),
     ...(body.poll ? { poll: { options: body.poll.options, duration_minutes: body.poll.duration_minutes } } : {}),
   });
   return ok({ data: { id: post.id, text: post.text, edit_history_post_ids: [post.id] } }, 201);
@@ -95,7 +119,12 @@ function usersOf(req: RouteRequest, relationsOf: (postId: string) => Array<{ use
     .filter((x): x is { rel: typeof x.rel; user: SandboxUser } => x.user !== undefined && !isGone(x.user));
   const cut = paginate(users, (x) => sortKey(x.rel.created_at, x.user.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((x) => r.user(x.user)), listMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((x) => r.user(x.user)),
+      listMeta(cut),
+    ),
+  );
 }
 
 /** The post a GET path names, or the partial-error answer. */
@@ -143,7 +172,8 @@ export const postRoutes: RouteTable = {
     return ok({ data: { hidden: setHidden(req.sandbox, callerUser(req).id, pathId(req.params, "id"), hidden) } });
   },
 
-  "GET /2/posts/:id/liking_users": (req) => usersOf(req, (id) => req.sandbox.data.world.likes.filter((l) => l.post_id === id)),
+  "GET /2/posts/:id/liking_users": (req) =>
+    usersOf(req, (id) => req.sandbox.data.world.likes.filter((l) => l.post_id === id)),
 
   "GET /2/posts/:id/reposted_by": (req) =>
     usersOf(req, (id) =>
@@ -159,12 +189,15 @@ export const postRoutes: RouteTable = {
     if ("answer" in found) return found.answer;
     const viewer = viewerOf(req);
     const quotes = liveQuotesOf(req.sandbox, found.post.id).filter(
-      (p) =>
-        visibleTo(req.sandbox, viewer, p) &&
-        !(exclude.includes("replies") && p.in_reply_to_post_id !== undefined),
+      (p) => visibleTo(req.sandbox, viewer, p) && !(exclude.includes("replies") && p.in_reply_to_post_id !== undefined),
     );
     const cut = paginate(quotes, (p) => sortKey(p.id), page);
     if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-    return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut, { previous: false })));
+    return ok(
+      r.envelope(
+        cut.items.map((p) => r.post(p)),
+        listMeta(cut, { previous: false }),
+      ),
+    );
   },
 };

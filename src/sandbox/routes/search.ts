@@ -13,7 +13,15 @@ import { iso, Params } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, readWindow, type TimeWindow } from "../domain/paging.ts";
 import { parseQuery, QueryError, type Query } from "../domain/query.ts";
 import { readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
-import { ARCHIVE_DEFAULT_MS, countBuckets, END_TIME_LAG_MS, RECENT_WINDOW_MS, searchPosts, searchSortKey, type Granularity } from "../domain/search.ts";
+import {
+  ARCHIVE_DEFAULT_MS,
+  countBuckets,
+  END_TIME_LAG_MS,
+  RECENT_WINDOW_MS,
+  searchPosts,
+  searchSortKey,
+  type Granularity,
+} from "../domain/search.ts";
 import { ok, postListMeta } from "./common.ts";
 
 type Archive = "recent" | "all";
@@ -60,14 +68,20 @@ function searchWindow(req: RouteRequest, q: Params, archive: Archive): TimeWindo
   const w = readWindow(q, false);
   const earliest = now - RECENT_WINDOW_MS;
   if (archive === "recent" && w.start_time !== undefined && w.start_time < earliest) {
-    throw invalidRequest(`Invalid 'start_time':'${q.get("start_time")}'. 'start_time' must be on or after ${iso(earliest)}`, {
-      start_time: [q.get("start_time")!],
-    });
+    throw invalidRequest(
+      `Invalid 'start_time':'${q.get("start_time")}'. 'start_time' must be on or after ${iso(earliest)}`,
+      {
+        start_time: [q.get("start_time")!],
+      },
+    );
   }
   if (w.end_time !== undefined && w.end_time > now - END_TIME_LAG_MS) {
-    throw invalidRequest(`Invalid 'end_time':'${q.get("end_time")}'. 'end_time' must be a minimum of 10 seconds prior to the request time.`, {
-      end_time: [q.get("end_time")!],
-    });
+    throw invalidRequest(
+      `Invalid 'end_time':'${q.get("end_time")}'. 'end_time' must be a minimum of 10 seconds prior to the request time.`,
+      {
+        end_time: [q.get("end_time")!],
+      },
+    );
   }
   const start = w.start_time ?? (archive === "recent" ? earliest : now - ARCHIVE_DEFAULT_MS);
   return { ...w, start_time: start };
@@ -84,7 +98,13 @@ function readSearch(req: RouteRequest, archive: Archive, allowed: readonly strin
 }
 
 function search(req: RouteRequest, archive: Archive) {
-  const { q, query, window } = readSearch(req, archive, [...SCOPE_PARAMS, "max_results", ...TOKEN_PARAMS, "sort_order", ...RENDER_PARAMS.post]);
+  const { q, query, window } = readSearch(req, archive, [
+    ...SCOPE_PARAMS,
+    "max_results",
+    ...TOKEN_PARAMS,
+    "sort_order",
+    ...RENDER_PARAMS.post,
+  ]);
   const page = readPage(q, archive === "all" ? PAGE_RANGES.fullArchiveSearch : PAGE_RANGES.recentSearch, TOKEN_PARAMS);
   const order = q.oneOf("sort_order", ["recency", "relevancy"]) ?? "recency";
   const r = new Renderer(req.sandbox, undefined, readRender(q, "post"));
@@ -92,16 +112,30 @@ function search(req: RouteRequest, archive: Archive) {
   const cut = paginate(searchPosts(req.sandbox, query, window), key, page);
   if (archive === "recent" && cut.items.length) req.countPostsRead(cut.items.length);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((p) => r.post(p)), postListMeta(cut, { previous: false })));
+  return ok(
+    r.envelope(
+      cut.items.map((p) => r.post(p)),
+      postListMeta(cut, { previous: false }),
+    ),
+  );
 }
 
 function counts(req: RouteRequest, archive: Archive) {
-  const { q, query, window } = readSearch(req, archive, [...SCOPE_PARAMS, "granularity", ...TOKEN_PARAMS, "search_count.fields"]);
+  const { q, query, window } = readSearch(req, archive, [
+    ...SCOPE_PARAMS,
+    "granularity",
+    ...TOKEN_PARAMS,
+    "search_count.fields",
+  ]);
   q.enumList("search_count.fields", ["end", "start", "post_count"]);
   // Every bucket fits in one answer, so the sandbox never hands out a token to come back with.
   for (const name of TOKEN_PARAMS) {
     const token = q.get(name);
-    if (token !== undefined) throw invalidRequest(`The \`${name}\` query parameter value [${token}] is not valid; counts come in one page, without tokens`, { [name]: [token] });
+    if (token !== undefined)
+      throw invalidRequest(
+        `The \`${name}\` query parameter value [${token}] is not valid; counts come in one page, without tokens`,
+        { [name]: [token] },
+      );
   }
   const granularity: Granularity = q.oneOf("granularity", ["minute", "hour", "day"]) ?? "hour";
   const now = req.sandbox.clock.now();
@@ -123,4 +157,3 @@ export const searchRoutes: RouteTable = {
   "GET /2/posts/counts/recent": (req) => counts(req, "recent"),
   "GET /2/posts/counts/all": (req) => counts(req, "all"),
 };
-

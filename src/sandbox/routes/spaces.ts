@@ -17,7 +17,17 @@ import { Params } from "../domain/params.ts";
 import { PAGE_RANGES, paginate, readPage, sortKey } from "../domain/paging.ts";
 import { livePostsNewestFirst, visibleTo } from "../domain/posts.ts";
 import { readRender, Renderer, RENDER_PARAMS } from "../domain/render.ts";
-import { allSpaces, createSpace, liveSpace, sharesSpace, SPACE_ID_PATTERN, SPACE_TOPICS, spaceObject, spaceState, titleMatches } from "../domain/spaces.ts";
+import {
+  allSpaces,
+  createSpace,
+  liveSpace,
+  sharesSpace,
+  SPACE_ID_PATTERN,
+  SPACE_TOPICS,
+  spaceObject,
+  spaceState,
+  titleMatches,
+} from "../domain/spaces.ts";
 import { userById } from "../domain/users.ts";
 import { callerUser, listMeta, ok, viewerOf } from "./common.ts";
 
@@ -50,7 +60,12 @@ class SpaceView {
     if (x.has("topic_ids")) {
       for (const id of s.topic_ids) {
         const t = SPACE_TOPICS.find((topic) => topic.id === id);
-        if (t) this.x.topic({ id: t.id, name: t.name, ...(this.topicFields.has("description") && t.description ? { description: t.description } : {}) });
+        if (t)
+          this.x.topic({
+            id: t.id,
+            name: t.name,
+            ...(this.topicFields.has("description") && t.description ? { description: t.description } : {}),
+          });
       }
     }
     return spaceObject(s, this.fields, this.now);
@@ -59,7 +74,9 @@ class SpaceView {
 
 function spaceParam(value: string, name: string): string {
   if (!SPACE_ID_PATTERN.test(value)) {
-    throw invalidRequest(`The \`${name}\` path parameter value [${value}] does not match ${SPACE_ID_PATTERN.source}`, { [name]: [value] });
+    throw invalidRequest(`The \`${name}\` path parameter value [${value}] does not match ${SPACE_ID_PATTERN.source}`, {
+      [name]: [value],
+    });
   }
   return value;
 }
@@ -68,7 +85,12 @@ function spaceParam(value: string, name: string): string {
 function spaceList(view: SpaceView, spaces: SandboxSpace[], max: number): JsonResult {
   const cut = [...spaces].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).slice(0, max);
   if (!cut.length) return ok(view.x.envelope(undefined, { result_count: 0 }));
-  return ok(view.x.envelope(cut.map((s) => view.space(s)), { result_count: cut.length }));
+  return ok(
+    view.x.envelope(
+      cut.map((s) => view.space(s)),
+      { result_count: cut.length },
+    ),
+  );
 }
 
 const newSpace = z
@@ -76,7 +98,12 @@ const newSpace = z
     creator_id: zId,
     title: z.string(),
     scheduled_start: z.iso.datetime({ offset: true }).optional(),
-    duration_ms: z.number().int().min(1).max(365 * 24 * 3_600_000).optional(),
+    duration_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 24 * 3_600_000)
+      .optional(),
     ends_at: z.iso.datetime({ offset: true }).optional(),
     is_ticketed: z.boolean().optional(),
     host_ids: z.array(zId).max(100).optional(),
@@ -84,7 +111,10 @@ const newSpace = z
     invited_user_ids: z.array(zId).max(100).optional(),
     participant_count: z.number().int().min(0).optional(),
     subscriber_count: z.number().int().min(0).optional(),
-    lang: z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "must be a language code such as en").optional(),
+    lang: z
+      .string()
+      .regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, "must be a language code such as en")
+      .optional(),
     topic_ids: z.array(zId).max(25).optional(),
     buyer_ids: z.array(zId).max(1000).optional(),
   })
@@ -118,7 +148,9 @@ export const spaceRoutes: RouteTable = {
     const q = new Params(req.query, ["user_ids", ...SPACE_RENDER_PARAMS]);
     const creators = new Set(q.ids("user_ids", 100));
     const view = new SpaceView(req, q);
-    const spaces = allSpaces(req.sandbox).filter((s) => creators.has(s.creator_id) && spaceState(s, view.now) !== "ended");
+    const spaces = allSpaces(req.sandbox).filter(
+      (s) => creators.has(s.creator_id) && spaceState(s, view.now) !== "ended",
+    );
     return spaceList(view, spaces, 100);
   },
 
@@ -126,7 +158,9 @@ export const spaceRoutes: RouteTable = {
     const q = new Params(req.query, ["query", "state", "max_results", ...SPACE_RENDER_PARAMS]);
     const query = q.required("query");
     if (Array.from(query).length > MAX_SPACE_QUERY) {
-      throw invalidRequest(`The \`query\` query parameter value is longer than ${MAX_SPACE_QUERY} characters`, { query: [query.slice(0, 50) + "…"] });
+      throw invalidRequest(`The \`query\` query parameter value is longer than ${MAX_SPACE_QUERY} characters`, {
+        query: [query.slice(0, 50) + "…"],
+      });
     }
     const state = q.oneOf("state", ["live", "scheduled", "all"]) ?? "all";
     const max = q.int("max_results", PAGE_RANGES.spaces.min, PAGE_RANGES.spaces.max, PAGE_RANGES.spaces.def);
@@ -153,7 +187,12 @@ export const spaceRoutes: RouteTable = {
     });
     const cut = paginate(buyers, (b) => sortKey(b.at, b.user.id), page);
     if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-    return ok(r.envelope(cut.items.map((b) => r.user(b.user)), listMeta(cut)));
+    return ok(
+      r.envelope(
+        cut.items.map((b) => r.user(b.user)),
+        listMeta(cut),
+      ),
+    );
   },
 
   "GET /2/spaces/:id/posts": (req) => {
@@ -167,7 +206,12 @@ export const spaceRoutes: RouteTable = {
       .filter((p) => sharesSpace(p, id) && visibleTo(req.sandbox, viewer, p))
       .slice(0, max);
     if (!posts.length) return ok(r.envelope(undefined, { result_count: 0 }));
-    return ok(r.envelope(posts.map((p) => r.post(p)), { result_count: posts.length }));
+    return ok(
+      r.envelope(
+        posts.map((p) => r.post(p)),
+        { result_count: posts.length },
+      ),
+    );
   },
 };
 

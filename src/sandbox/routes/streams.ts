@@ -30,8 +30,14 @@ import { listMeta, ok } from "./common.ts";
 
 const rulesBody = z
   .object({
-    add: z.array(z.object({ value: z.string(), tag: z.string().optional() }).strict()).min(1).optional(),
-    delete: z.object({ ids: z.array(zId).optional(), values: z.array(z.string()).optional() }).strict().optional(),
+    add: z
+      .array(z.object({ value: z.string(), tag: z.string().optional() }).strict())
+      .min(1)
+      .optional(),
+    delete: z
+      .object({ ids: z.array(zId).optional(), values: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -43,23 +49,38 @@ function manageRules(req: RouteRequest) {
   const sent = iso(req.sandbox.clock.now());
   const app = req.caller.app;
   if (all) {
-    if (body.add) throw invalidRequest("delete_all=true deletes every rule; it cannot be combined with `add`", { delete_all: ["true"] });
+    if (body.add)
+      throw invalidRequest("delete_all=true deletes every rule; it cannot be combined with `add`", {
+        delete_all: ["true"],
+      });
     const out = deleteRules(req.sandbox, app, { all: true, ...body.delete }, dryRun);
-    return ok({ meta: { sent, summary: out.summary }, ...(out.errors.length ? { errors: out.errors } : {}) }, out.status);
+    return ok(
+      { meta: { sent, summary: out.summary }, ...(out.errors.length ? { errors: out.errors } : {}) },
+      out.status,
+    );
   }
   if (Boolean(body.add) === Boolean(body.delete)) {
-    throw invalidRequest("The body must have exactly one of `add` (a list of {value, tag}) or `delete` ({ids} or {values})");
+    throw invalidRequest(
+      "The body must have exactly one of `add` (a list of {value, tag}) or `delete` ({ids} or {values})",
+    );
   }
   if (body.delete) {
     const ids = body.delete.ids ?? [];
     const values = body.delete.values ?? [];
     if (!ids.length && !values.length) throw invalidRequest("`delete` needs `ids` or `values` with at least one item");
     const out = deleteRules(req.sandbox, app, { ids, values }, dryRun);
-    return ok({ meta: { sent, summary: out.summary }, ...(out.errors.length ? { errors: out.errors } : {}) }, out.status);
+    return ok(
+      { meta: { sent, summary: out.summary }, ...(out.errors.length ? { errors: out.errors } : {}) },
+      out.status,
+    );
   }
   const out = addRules(req.sandbox, app, body.add!, dryRun);
   return ok(
-    { ...(out.data ? { data: out.data } : {}), meta: { sent, summary: out.summary }, ...(out.errors.length ? { errors: out.errors } : {}) },
+    {
+      ...(out.data ? { data: out.data } : {}),
+      meta: { sent, summary: out.summary },
+      ...(out.errors.length ? { errors: out.errors } : {}),
+    },
     out.status,
   );
 }
@@ -75,7 +96,12 @@ function listRules(req: RouteRequest) {
 }
 
 /** One message: the post rendered with the request's fields and expansions. */
-function message(req: RouteRequest, options: RenderOptions, post: SandboxPost, rules?: Array<{ id: string; tag?: string }>) {
+function message(
+  req: RouteRequest,
+  options: RenderOptions,
+  post: SandboxPost,
+  rules?: Array<{ id: string; tag?: string }>,
+) {
   const r = new Renderer(req.sandbox, undefined, options);
   const body = r.envelope(r.post(post));
   return rules ? { ...body, matching_rules: rules } : body;
@@ -123,7 +149,10 @@ function filteredStream(req: RouteRequest): StreamResult {
       });
       if (backfill > 0) {
         const since = ctx.clock.now() - backfill * 60_000;
-        for (const p of livePostsNewestFirst(ctx).filter((p) => p.created_at >= since).reverse()) deliver(p);
+        for (const p of livePostsNewestFirst(ctx)
+          .filter((p) => p.created_at >= since)
+          .reverse())
+          deliver(p);
       }
       listen(ctx, deliver);
       return () => {

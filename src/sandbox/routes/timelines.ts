@@ -31,7 +31,12 @@ function timeline(
   const posts = selected.filter((p) => inWindow(window, p.id, p.created_at, compareIds));
   const cut = paginate(posts, (p) => sortKey(p.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((p) => r.post(p)), postListMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((p) => r.post(p)),
+      postListMeta(cut),
+    ),
+  );
 }
 
 /**
@@ -48,7 +53,12 @@ function repostsOfMe(req: RouteRequest) {
     .filter((p) => p.author_id !== me.id && visibleTo(req.sandbox, me.id, p));
   const cut = paginate(reposts, (p) => sortKey(p.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((p) => r.post(p)), listMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((p) => r.post(p)),
+      listMeta(cut),
+    ),
+  );
 }
 
 /** Timeline handlers by endpoint key. */
@@ -68,5 +78,7 @@ export const timelineRoutes: RouteTable = {
     }),
 
   "GET /2/users/:id/timelines/reverse_chronological": (req) =>
-    timeline(req, PAGE_RANGES.homeTimeline, true, (_q, exclude) => homeTimeline(req.sandbox, callerAs(req).id, exclude)),
+    timeline(req, PAGE_RANGES.homeTimeline, true, (_q, exclude) =>
+      homeTimeline(req.sandbox, callerAs(req).id, exclude),
+    ),
 };

@@ -29,33 +29,55 @@ export const trendRoutes: RouteTable = {
   "GET /2/trends/by/woeid/:id": (req) => {
     const q = new Params(req.query, ["max_trends", "trend.fields"]);
     const max = q.int("max_trends", 1, 50, 20);
-    const fields = readFields(q, "trend.fields", TREND_FIELDS, q.get("trend.fields") === undefined ? TREND_FIELDS : ["trend_name"]);
+    const fields = readFields(
+      q,
+      "trend.fields",
+      TREND_FIELDS,
+      q.get("trend.fields") === undefined ? TREND_FIELDS : ["trend_name"],
+    );
     const id = pathId(req.params, "id");
     const place = trendLocation(Number(id));
-    if (!place) throw notFound(`Could not find trends for woeid: [${id}]. Use a location code such as 1 (Worldwide) or 23424977 (United States).`);
+    if (!place)
+      throw notFound(
+        `Could not find trends for woeid: [${id}]. Use a location code such as 1 (Worldwide) or 23424977 (United States).`,
+      );
     const ctx = req.sandbox;
     const posts = recentPublicPosts(ctx, (p) => locatedIn(place, userById(ctx, p.author_id)?.location));
     const top = rankTrends([...countTerms(ctx, posts).values()].filter(trends)).slice(0, max);
     if (!top.length) return ok({ meta: { result_count: 0 } });
-    const data: Trend[] = top.map((t) => ({ trend_name: t.name, ...(fields.has("post_count") ? { post_count: t.count } : {}) }));
+    const data: Trend[] = top.map((t) => ({
+      trend_name: t.name,
+      ...(fields.has("post_count") ? { post_count: t.count } : {}),
+    }));
     return ok({ data });
   },
 
   "GET /2/users/personalized_trends": (req) => {
     const q = new Params(req.query, ["personalized_trend.fields"]);
     const asked = q.get("personalized_trend.fields") !== undefined;
-    const fields = readFields(q, "personalized_trend.fields", PERSONALIZED_TREND_FIELDS, asked ? ["trend_name"] : ["trend_name", "post_count"]);
+    const fields = readFields(
+      q,
+      "personalized_trend.fields",
+      PERSONALIZED_TREND_FIELDS,
+      asked ? ["trend_name"] : ["trend_name", "post_count"],
+    );
     const me = callerUser(req);
     const ctx = req.sandbox;
     const followed = new Set(outgoing(ctx, "follows", me.id).map((e) => e.target_id));
-    const posts = recentPublicPosts(ctx, (p) => !mutes(ctx, me.id, p.author_id) && !blocks(ctx, me.id, p.author_id) && !blocks(ctx, p.author_id, me.id));
-    const overall = countTerms(ctx, posts);
-    const fromFollowed = countTerms(ctx, posts.filter((p) => followed.has(p.author_id)));
-    const key = (name: string) => name.toLowerCase();
-    const top = rankTrends([...overall.values()].filter(trends), (t) => t.count + (FOLLOWED_WEIGHT - 1) * (fromFollowed.get(key(t.name))?.count ?? 0)).slice(
-      0,
-      PERSONALIZED_TRENDS,
+    const posts = recentPublicPosts(
+      ctx,
+      (p) => !mutes(ctx, me.id, p.author_id) && !blocks(ctx, me.id, p.author_id) && !blocks(ctx, p.author_id, me.id),
     );
+    const overall = countTerms(ctx, posts);
+    const fromFollowed = countTerms(
+      ctx,
+      posts.filter((p) => followed.has(p.author_id)),
+    );
+    const key = (name: string) => name.toLowerCase();
+    const top = rankTrends(
+      [...overall.values()].filter(trends),
+      (t) => t.count + (FOLLOWED_WEIGHT - 1) * (fromFollowed.get(key(t.name))?.count ?? 0),
+    ).slice(0, PERSONALIZED_TRENDS);
     if (!top.length) return ok({ meta: { result_count: 0 } });
     const data: PersonalizedTrend[] = top.map((t) => {
       const out: PersonalizedTrend = { trend_name: t.name };

@@ -30,7 +30,12 @@ export const usageRoutes: RouteTable = {
   "GET /2/usage/posts": (req) => {
     const q = new Params(req.query, ["days", "usage.fields"]);
     const days = q.int("days", 1, 90, 7);
-    const fields = readFields(q, "usage.fields", USAGE_FIELDS, q.get("usage.fields") === undefined ? DEFAULT_USAGE_FIELDS : []);
+    const fields = readFields(
+      q,
+      "usage.fields",
+      USAGE_FIELDS,
+      q.get("usage.fields") === undefined ? DEFAULT_USAGE_FIELDS : [],
+    );
     const app = req.caller.app;
     const data = req.sandbox.data;
     const now = req.sandbox.clock.now();
@@ -47,7 +52,8 @@ export const usageRoutes: RouteTable = {
     if (fields.has("project_usage")) out.project_usage = String(status.used);
     if (fields.has("cap_reset_day")) out.cap_reset_day = status.resetDayOfMonth;
     if (fields.has("daily_project_usage")) out.daily_project_usage = { project_id: app.id, usage: series };
-    if (fields.has("daily_client_app_usage")) out.daily_client_app_usage = [{ client_app_id: app.id, usage: series, usage_result_count: series.length }];
+    if (fields.has("daily_client_app_usage"))
+      out.daily_client_app_usage = [{ client_app_id: app.id, usage: series, usage_result_count: series.length }];
     return ok({ data: out });
   },
 };

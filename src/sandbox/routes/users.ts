@@ -60,7 +60,12 @@ function userList(req: RouteRequest, range: PageRange, edgesOf: () => Edges | { 
     .filter((x): x is { e: (typeof edges)[number]; user: SandboxUser } => x.user !== undefined);
   const cut = paginate(users, (x) => sortKey(x.e.created_at, x.user.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((x) => r.user(x.user)), listMeta(cut)));
+  return ok(
+    r.envelope(
+      cut.items.map((x) => r.user(x.user)),
+      listMeta(cut),
+    ),
+  );
 }
 
 /** The target of a follow or mute, which must exist (404 otherwise). */
@@ -86,7 +91,12 @@ function searchUsers(req: RouteRequest) {
   });
   const cut = paginate(hits, (u) => sortKey(u.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
-  return ok(r.envelope(cut.items.map((u) => r.user(u)), listMeta(cut, { previous: false })));
+  return ok(
+    r.envelope(
+      cut.items.map((u) => r.user(u)),
+      listMeta(cut, { previous: false }),
+    ),
+  );
 }
 
 /** User, follow, mute and block handlers by endpoint key. */
@@ -121,14 +131,20 @@ export const userRoutes: RouteTable = {
     userList(req, PAGE_RANGES.relations, () => {
       const found = pathUser(req);
       if ("answer" in found) return found;
-      return outgoing(req.sandbox, "follows", found.user.id).map((e) => ({ id: e.target_id, created_at: e.created_at }));
+      return outgoing(req.sandbox, "follows", found.user.id).map((e) => ({
+        id: e.target_id,
+        created_at: e.created_at,
+      }));
     }),
 
   "GET /2/users/:id/followers": (req) =>
     userList(req, PAGE_RANGES.relations, () => {
       const found = pathUser(req);
       if ("answer" in found) return found;
-      return incoming(req.sandbox, "follows", found.user.id).map((e) => ({ id: e.source_id, created_at: e.created_at }));
+      return incoming(req.sandbox, "follows", found.user.id).map((e) => ({
+        id: e.source_id,
+        created_at: e.created_at,
+      }));
     }),
 
   "GET /2/users/:id/blocking": (req) =>
@@ -155,4 +171,3 @@ export const userRoutes: RouteTable = {
       outgoing(req.sandbox, "mutes", callerAs(req).id).map((e) => ({ id: e.target_id, created_at: e.created_at })),
     ),
 };
-

@@ -62,18 +62,29 @@ export function parseRedisUrl(url: string, source = "--state"): RedisTarget {
   }
   if (parsed.protocol === "unix:" || parsed.protocol === "redis+unix:") return parseSocketUrl(url, parsed, source);
   if (parsed.protocol !== "redis:") {
-    const hint = parsed.protocol === "rediss:" ? " (TLS, rediss://, is not supported; reach Redis over a private network or a tunnel)" : "";
-    throw new UserError(`${source}: "${redactRedisUrl(url)}" is not a redis:// URL${hint}; give ${example}`, { exitCode: 2 });
+    const hint =
+      parsed.protocol === "rediss:"
+        ? " (TLS, rediss://, is not supported; reach Redis over a private network or a tunnel)"
+        : "";
+    throw new UserError(`${source}: "${redactRedisUrl(url)}" is not a redis:// URL${hint}; give ${example}`, {
+      exitCode: 2,
+    });
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
   if (!host) throw new UserError(`${source}: "${redactRedisUrl(url)}" names no host; give ${example}`, { exitCode: 2 });
   const port = parsed.port === "" ? 6379 : Number(parsed.port);
   const dbText = parsed.pathname.replace(/^\//, "");
   if (dbText !== "" && !/^\d+$/.test(dbText)) {
-    throw new UserError(`${source}: "${redactRedisUrl(url)}": the database "/${dbText}" must be a number (0 to 15 on a default Redis); give ${example}`, { exitCode: 2 });
+    throw new UserError(
+      `${source}: "${redactRedisUrl(url)}": the database "/${dbText}" must be a number (0 to 15 on a default Redis); give ${example}`,
+      { exitCode: 2 },
+    );
   }
   if (parsed.search || parsed.hash) {
-    throw new UserError(`${source}: "${redactRedisUrl(url)}": options after "?" or "#" are not understood; give ${example}`, { exitCode: 2 });
+    throw new UserError(
+      `${source}: "${redactRedisUrl(url)}": options after "?" or "#" are not understood; give ${example}`,
+      { exitCode: 2 },
+    );
   }
   const db = dbText === "" ? 0 : Number(dbText);
   const username = parsed.username ? decodeURIComponent(parsed.username) : undefined;
@@ -87,19 +98,32 @@ function parseSocketUrl(url: string, parsed: URL, source: string): RedisTarget {
   const example = "unix:///PATH/TO/redis.sock?db=DB, e.g. unix:///run/redis/redis.sock?db=0";
   const shown = redactRedisUrl(url);
   if (parsed.hostname) {
-    throw new UserError(`${source}: "${shown}" names a host ("${parsed.hostname}"); a unix socket URL names a path after three slashes: give ${example}`, { exitCode: 2 });
+    throw new UserError(
+      `${source}: "${shown}" names a host ("${parsed.hostname}"); a unix socket URL names a path after three slashes: give ${example}`,
+      { exitCode: 2 },
+    );
   }
   const path = decodeURIComponent(parsed.pathname);
-  if (!path || path === "/") throw new UserError(`${source}: "${shown}" names no socket path; give ${example}`, { exitCode: 2 });
-  if (parsed.hash) throw new UserError(`${source}: "${shown}": "#" is not understood; give ${example}`, { exitCode: 2 });
+  if (!path || path === "/")
+    throw new UserError(`${source}: "${shown}" names no socket path; give ${example}`, { exitCode: 2 });
+  if (parsed.hash)
+    throw new UserError(`${source}: "${shown}": "#" is not understood; give ${example}`, { exitCode: 2 });
   let db = 0;
   let password: string | undefined;
   for (const [name, value] of parsed.searchParams) {
     if (name === "db") {
-      if (!/^\d+$/.test(value)) throw new UserError(`${source}: "${shown}": the database "db=${value}" must be a number (0 to 15 on a default Redis); give ${example}`, { exitCode: 2 });
+      if (!/^\d+$/.test(value))
+        throw new UserError(
+          `${source}: "${shown}": the database "db=${value}" must be a number (0 to 15 on a default Redis); give ${example}`,
+          { exitCode: 2 },
+        );
       db = Number(value);
     } else if (name === "password") password = value;
-    else throw new UserError(`${source}: "${shown}": the option "${name}" is not understood (only db and password are); give ${example}`, { exitCode: 2 });
+    else
+      throw new UserError(
+        `${source}: "${shown}": the option "${name}" is not understood (only db and password are); give ${example}`,
+        { exitCode: 2 },
+      );
   }
   return { host: "", port: 0, path, db, password, display: `unix://${path}?db=${db}` };
 }
@@ -175,11 +199,20 @@ function unreachable(target: RedisTarget, source: string, err: Error): UserError
   const text = err.message ?? String(err);
   const where = `Redis at ${target.display} (${source})`;
   if (/NOAUTH|WRONGPASS|invalid password|invalid username/i.test(text)) {
-    const withPassword = target.path !== undefined ? `unix://${target.path}?db=${target.db}&password=PASSWORD` : `redis://:PASSWORD@${target.host}:${target.port}/${target.db}`;
-    return new UserError(`${where} refused the password: put the right one in the URL (${withPassword}), or check the user`, { cause: err });
+    const withPassword =
+      target.path !== undefined
+        ? `unix://${target.path}?db=${target.db}&password=PASSWORD`
+        : `redis://:PASSWORD@${target.host}:${target.port}/${target.db}`;
+    return new UserError(
+      `${where} refused the password: put the right one in the URL (${withPassword}), or check the user`,
+      { cause: err },
+    );
   }
   if (/DB index is out of range|invalid DB index/i.test(text)) {
-    return new UserError(`${where}: database ${target.db} does not exist there; use a number below that Redis's "databases" setting (16 by default)`, { cause: err });
+    return new UserError(
+      `${where}: database ${target.db} does not exist there; use a number below that Redis's "databases" setting (16 by default)`,
+      { cause: err },
+    );
   }
   const why =
     code === "ECONNREFUSED" || code === "ENOENT"
@@ -191,8 +224,12 @@ function unreachable(target: RedisTarget, source: string, err: Error): UserError
           : code === "ETIMEDOUT" || text === TIMEOUT
             ? "it did not answer in time"
             : text;
-  const start = target.path !== undefined ? `redis-server --unixsocket ${target.path}` : `redis-server --port ${target.port}`;
-  return new UserError(`cannot reach ${where}: ${why}. Start Redis there (e.g. \`${start}\`), or fix the URL; without --state, postbot keeps its state in .postbot/`, { cause: err });
+  const start =
+    target.path !== undefined ? `redis-server --unixsocket ${target.path}` : `redis-server --port ${target.port}`;
+  return new UserError(
+    `cannot reach ${where}: ${why}. Start Redis there (e.g. \`${start}\`), or fix the URL; without --state, postbot keeps its state in .postbot/`,
+    { cause: err },
+  );
 }
 
 const TIMEOUT = "timed out";

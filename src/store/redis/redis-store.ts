@@ -151,7 +151,9 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
           parsed = undefined;
         }
         if (cut < 0 || !Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== "number") {
-          throw new UserError(`Redis key ${hashes[i]} field ${JSON.stringify(field.replace(SEP, " "))} is not a postbot value; remove it (redis-cli HDEL ${hashes[i]} <field>) and start again`);
+          throw new UserError(
+            `Redis key ${hashes[i]} field ${JSON.stringify(field.replace(SEP, " "))} is not a postbot value; remove it (redis-cli HDEL ${hashes[i]} <field>) and start again`,
+          );
         }
         rows.push([parsed[0], field.slice(0, cut), field.slice(cut + 1), parsed[1]]);
       }
@@ -189,7 +191,8 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       const cut = field.indexOf(SEP);
       const namespace = field.slice(0, cut);
       const key = field.slice(cut + 1);
-      if (spaces.has(namespace, key)) sets.push(field, JSON.stringify([seqs.get(field) ?? nextSeq(), spaces.get(namespace, key)]));
+      if (spaces.has(namespace, key))
+        sets.push(field, JSON.stringify([seqs.get(field) ?? nextSeq(), spaces.get(namespace, key)]));
       else dels.push(field);
     }
     const ops: Array<[string, ...string[]]> = [];
@@ -210,7 +213,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
   const refuse = (bot: string) => {
     if (lost.has(bot)) return;
     lost.add(bot);
-    log.warn({ bot }, `bot ${bot}: another process runs it now (its lease was lost); this process's writes for it are refused`);
+    log.warn(
+      { bot },
+      `bot ${bot}: another process runs it now (its lease was lost); this process's writes for it are refused`,
+    );
     fencing?.refused(bot);
   };
 
@@ -394,7 +400,10 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
  * ../../scale/app-status.ts) put in; `close()` disconnects.
  */
 export async function readRedisState(url: string, source = "--state"): Promise<RedisStore> {
-  const [{ connectRedis }, { readSharedStatus }] = await Promise.all([import("./connect.ts"), import("../../scale/app-status.ts")]);
+  const [{ connectRedis }, { readSharedStatus }] = await Promise.all([
+    import("./connect.ts"),
+    import("../../scale/app-status.ts"),
+  ]);
   const redis = await connectRedis(url, { source, name: "postbot:status" });
   try {
     const store = await openRedisStore({ redis, readOnly: true });

@@ -5,7 +5,10 @@ import { percentEncode } from "../../../src/api/query.ts";
 import { createClock } from "../../../src/clock.ts";
 
 const consumer = { key: "xvz1evFS4wEEPTGEFPHBog", secret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw" };
-const token = { token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb", secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE" };
+const token = {
+  token: "370773112-GmHxMAgYyLbNEtIKZeRNFsMKPR9EyMZeS9weJAEb",
+  secret: "LswwdoUaIvS8ltyTt5jkRh4J50vUPVVHtR2YPi5kE",
+};
 const nonce = "kYjzVBB8Y0ZFabxSWbWovY3uYSQ2pTgmZeNu2VS4cg";
 const clock = createClock({ frozen: true, start: 1318622958_000 });
 
@@ -20,7 +23,9 @@ function expectedSignature(method: string, baseUrl: string, all: Record<string, 
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
   const base = `${method}&${percentEncode(baseUrl)}&${percentEncode(paramString)}`;
-  return createHmac("sha1", `${percentEncode(consumer.secret)}&${percentEncode(tokenSecret)}`).update(base).digest("base64");
+  return createHmac("sha1", `${percentEncode(consumer.secret)}&${percentEncode(tokenSecret)}`)
+    .update(base)
+    .digest("base64");
 }
 
 describe("OAuth 1.0a signing", () => {
@@ -47,11 +52,24 @@ describe("OAuth 1.0a signing", () => {
     const p = params(header);
     expect(p.oauth_timestamp).toBe("1318622958");
     const { oauth_signature, ...signed } = p;
-    expect(oauth_signature).toBe(expectedSignature("GET", "http://127.0.0.1:9/2/users/1/mentions", { ...signed, max_results: "100", since_id: "42" }, token.secret));
+    expect(oauth_signature).toBe(
+      expectedSignature(
+        "GET",
+        "http://127.0.0.1:9/2/users/1/mentions",
+        { ...signed, max_results: "100", since_id: "42" },
+        token.secret,
+      ),
+    );
   });
 
   it("puts oauth_callback in the header and signs it; without a token the key ends in '&'", () => {
-    const header = oauth1Header({ consumer, method: "POST", url: "https://api.example.com/oauth/request_token", oauthParams: { oauth_callback: "oob" }, clock });
+    const header = oauth1Header({
+      consumer,
+      method: "POST",
+      url: "https://api.example.com/oauth/request_token",
+      oauthParams: { oauth_callback: "oob" },
+      clock,
+    });
     const p = params(header);
     expect(p.oauth_callback).toBe("oob");
     expect(p.oauth_token).toBeUndefined();

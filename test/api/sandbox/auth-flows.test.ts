@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerCache, fetchBearerToken, invalidateBearerToken } from "../../../src/api/auth/bearer.ts";
 import { accessToken, authorizeUrl, invalidateToken, requestToken } from "../../../src/api/auth/oauth1-flow.ts";
-import { createPkceChallenge, createPkceState, exchangePkceCode, pkceAuthorizeUrl, PkceSession } from "../../../src/api/auth/pkce.ts";
+import {
+  createPkceChallenge,
+  createPkceState,
+  exchangePkceCode,
+  pkceAuthorizeUrl,
+  PkceSession,
+} from "../../../src/api/auth/pkce.ts";
 import { createClient, type ApiClient } from "../../../src/api/client.ts";
 import { ALL_SCOPES } from "../../../src/api/endpoints.ts";
 import { InvalidTokenError, OAuthError } from "../../../src/api/errors.ts";
@@ -67,16 +73,27 @@ describe("OAuth 1.0a, 3-legged", () => {
     expect(done.status).toBe(302);
     const redirect = new URL(done.headers.get("location")!);
     expect(redirect.searchParams.get("oauth_token")).toBe(rt.token);
-    const at = await accessToken(t.url, { consumer: consumer(), requestToken: rt, verifier: redirect.searchParams.get("oauth_verifier")!, clock: t.clock });
+    const at = await accessToken(t.url, {
+      consumer: consumer(),
+      requestToken: rt,
+      verifier: redirect.searchParams.get("oauth_verifier")!,
+      clock: t.clock,
+    });
     expect(at.screenName).toBe("alice");
   });
 
   it("a wrong verifier, or an unregistered callback, is a typed error", async () => {
     const rt = await requestToken(t.url, { consumer: consumer(), callback: "oob", clock: t.clock });
-    await expect(accessToken(t.url, { consumer: consumer(), requestToken: rt, verifier: "0000000", clock: t.clock })).rejects.toThrow(
+    await expect(
+      accessToken(t.url, { consumer: consumer(), requestToken: rt, verifier: "0000000", clock: t.clock }),
+    ).rejects.toThrow(
       /POST \/oauth\/access_token: HTTP 401: Error processing your OAuth request: Invalid oauth_verifier parameter/,
     );
-    const refused = await requestToken(t.url, { consumer: consumer(), callback: "http://evil.example/cb", clock: t.clock }).catch((e: unknown) => e);
+    const refused = await requestToken(t.url, {
+      consumer: consumer(),
+      callback: "http://evil.example/cb",
+      clock: t.clock,
+    }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OAuthError);
     expect((refused as OAuthError).code).toBe(415);
   });
@@ -113,7 +130,12 @@ describe("OAuth 2.0 app-only bearer", () => {
     await c.streams.rules();
     const before = await fetchBearerToken(t.url, consumer());
     const ownerToken = await t.admin.createToken({ consumer_key: app.consumer_key, user_id: owner.id });
-    await invalidateBearerToken(c.transport, { consumer: consumer(), owner: { token: ownerToken.token, secret: ownerToken.token_secret }, token: before, clock: t.clock });
+    await invalidateBearerToken(c.transport, {
+      consumer: consumer(),
+      owner: { token: ownerToken.token, secret: ownerToken.token_secret },
+      token: before,
+      clock: t.clock,
+    });
     await c.streams.rules();
     const after = await fetchBearerToken(t.url, consumer());
     expect(after).not.toBe(before);
@@ -126,18 +148,36 @@ describe("OAuth 2.0 Authorization Code with PKCE", () => {
   it("authorize page → code → tokens; refreshed before the two-hour expiry; revoked", async () => {
     const { verifier, challenge } = createPkceChallenge();
     const state = createPkceState();
-    const url = pkceAuthorizeUrl(t.url, { clientId: app.client_id, redirectUri: CALLBACK, scopes: ALL_SCOPES, state, challenge });
+    const url = pkceAuthorizeUrl(t.url, {
+      clientId: app.client_id,
+      redirectUri: CALLBACK,
+      scopes: ALL_SCOPES,
+      state,
+      challenge,
+    });
     const done = await approveInBrowser(url, "alice");
     expect(done.status).toBe(302);
     const redirect = new URL(done.headers.get("location")!);
     expect(redirect.searchParams.get("state")).toBe(state);
-    const tokens = await exchangePkceCode(t.url, { clientId: app.client_id, code: redirect.searchParams.get("code")!, redirectUri: CALLBACK, verifier, clock: t.clock });
+    const tokens = await exchangePkceCode(t.url, {
+      clientId: app.client_id,
+      code: redirect.searchParams.get("code")!,
+      redirectUri: CALLBACK,
+      verifier,
+      clock: t.clock,
+    });
     expect(tokens.expires_at).toBe(t.clock.now() + 7_200_000);
     expect(tokens.refresh_token).toBeDefined();
     expect(tokens.scopes).toEqual(expect.arrayContaining(["bookmark.write", "offline.access"]));
 
     const rotated: string[] = [];
-    const session = new PkceSession({ service: t.url, clientId: app.client_id, tokens, clock: t.clock, onRefresh: (n) => void rotated.push(n.access_token) });
+    const session = new PkceSession({
+      service: t.url,
+      clientId: app.client_id,
+      tokens,
+      clock: t.clock,
+      onRefresh: (n) => void rotated.push(n.access_token),
+    });
     const c = client({ pkce: session });
     const me = await c.users.me();
     expect(me.data?.username).toBe("alice");

@@ -23,7 +23,11 @@ beforeAll(async () => {
   client = createClient({
     baseUrl: t.url,
     clock: t.clock,
-    auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret }, user: { token: token.token, secret: token.token_secret }, label: "alice" },
+    auth: {
+      consumer: { key: app.consumer_key, secret: app.consumer_secret },
+      user: { token: token.token, secret: token.token_secret },
+      label: "alice",
+    },
     onRateLimit: (o) => void seen.push(o),
   });
 });
@@ -49,7 +53,9 @@ describe("paging against the sandbox", () => {
   });
 
   it("pages search results with next_token", async () => {
-    const found = await client.paginate("GET /2/posts/search/recent", { query: { query: "mention", max_results: 10 } }).toArray();
+    const found = await client
+      .paginate("GET /2/posts/search/recent", { query: { query: "mention", max_results: 10 } })
+      .toArray();
     expect(found).toHaveLength(14);
   });
 });
@@ -66,7 +72,11 @@ describe("rate-limit headers from the sandbox", () => {
 
     // Basic plan: GET /2/users/:id is 100/24h per user; spend it and see the 429.
     let error: unknown;
-    for (let i = 0; i < 101 && !error; i++) error = await client.users.lookup(bob.id).then(() => undefined, (e: unknown) => e);
+    for (let i = 0; i < 101 && !error; i++)
+      error = await client.users.lookup(bob.id).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(RateLimitError);
     const last = seen.at(-1)!;
     expect(last).toMatchObject({ endpoint: "GET /2/users/:id", status: 429, window: { remaining: 0 } });

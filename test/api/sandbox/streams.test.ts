@@ -28,7 +28,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(async () => {
   bearerCache.clear();
-  client = createClient({ baseUrl: t.url, clock: t.clock, auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } } });
+  client = createClient({
+    baseUrl: t.url,
+    clock: t.clock,
+    auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
+  });
   opens = 0;
   const open = client.transport.open;
   client.transport.open = (r) => {
@@ -72,7 +76,11 @@ describe("the filtered stream against the sandbox", () => {
     await t.admin.createPost({ author_id: poster.id, text: "dogs only" });
     await t.admin.createPost({ author_id: poster.id, text: "I like cats" });
     const ev = await r.next();
-    expect(ev).toMatchObject({ type: "post", data: { text: "I like cats", author_id: poster.id }, matching_rules: [{ tag: "felines" }] });
+    expect(ev).toMatchObject({
+      type: "post",
+      data: { text: "I like cats", author_id: poster.id },
+      matching_rules: [{ tag: "felines" }],
+    });
     const ka = r.pending();
     await t.clock.advance(20_000);
     expect(await ka).toEqual({ type: "keep-alive" });

@@ -19,7 +19,10 @@ let plan: Array<(res: ServerResponse, req: Received) => void>;
 /** Connection attempts the client started (counted when it calls the transport, before any I/O). */
 let opens: number;
 
-const post = (id: string, tag = "cats") => ({ data: { id, text: `post ${id}`, edit_history_post_ids: [id] }, matching_rules: [{ id: "r1", tag }] });
+const post = (id: string, tag = "cats") => ({
+  data: { id, text: `post ${id}`, edit_history_post_ids: [id] },
+  matching_rules: [{ id: "r1", tag }],
+});
 const line = (m: unknown) => `${JSON.stringify(m)}\r\n`;
 const open200 = (res: ServerResponse) => {
   res.writeHead(200, { "content-type": "application/json" });
@@ -37,7 +40,10 @@ beforeEach(async () => {
     connections.push({ req, res });
     (plan.shift() ?? open200)(res, req);
   });
-  const logger = createLogger({ level: "debug", destination: { write: (s: string) => void logged.push(JSON.parse(s)) } });
+  const logger = createLogger({
+    level: "debug",
+    destination: { write: (s: string) => void logged.push(JSON.parse(s)) },
+  });
   client = createClient({ baseUrl: service.url, clock, logger, auth: { consumer: { key: "k", secret: "s" } } });
   countOpens(client);
 });
@@ -90,7 +96,10 @@ describe("filtered stream events", () => {
     const second = await r.next();
     expect(second.type === "post" && second.matching_rules).toEqual([{ id: "r1", tag: "dogs" }]);
     const skipped = logged.filter((l) => typeof l.msg === "string" && (l.msg as string).includes("skipped"));
-    expect(skipped.map((l) => l.msg)).toEqual(["stream line is not JSON; skipped", "stream line is not a post or an error message; skipped"]);
+    expect(skipped.map((l) => l.msg)).toEqual([
+      "stream line is not JSON; skipped",
+      "stream line is not a post or an error message; skipped",
+    ]);
     stream.close();
     expect(await r.it.next()).toEqual({ done: true, value: undefined });
   });
@@ -117,7 +126,8 @@ describe("reconnecting", () => {
   });
 
   it("backs off HTTP errors from 5 s, doubling, and starts over after a success", async () => {
-    const fail503 = (res: ServerResponse) => json(res, 503, { title: "Service Unavailable", type: "about:blank", status: 503 });
+    const fail503 = (res: ServerResponse) =>
+      json(res, 503, { title: "Service Unavailable", type: "about:blank", status: 503 });
     plan.push(fail503, fail503, fail503);
     const r = reader(client.streams.filtered());
     let ev = await r.next();
@@ -142,7 +152,12 @@ describe("reconnecting", () => {
 
   it("backs off 429 from 60 s", async () => {
     plan.push((res) =>
-      json(res, 429, { title: "ConnectionException", detail: "This stream is currently at the maximum allowed connection limit.", connection_issue: "TooManyConnections", type: "https://api.twitter.com/2/problems/streaming-connection" }),
+      json(res, 429, {
+        title: "ConnectionException",
+        detail: "This stream is currently at the maximum allowed connection limit.",
+        connection_issue: "TooManyConnections",
+        type: "https://api.twitter.com/2/problems/streaming-connection",
+      }),
     );
     plan.push((res) => json(res, 429, { title: "Too Many Requests", type: "about:blank" }));
     const r = reader(client.streams.filtered());
@@ -199,7 +214,18 @@ describe("reconnecting", () => {
   it("surfaces an in-stream error message, then reconnects at once", async () => {
     plan.push((res) => {
       open200(res);
-      res.write(line({ errors: [{ title: "operational-disconnect", disconnect_type: "UpstreamOperationalDisconnect", detail: "This stream has been disconnected upstream for operational reasons.", type: "https://api.twitter.com/2/problems/operational-disconnect" }] }));
+      res.write(
+        line({
+          errors: [
+            {
+              title: "operational-disconnect",
+              disconnect_type: "UpstreamOperationalDisconnect",
+              detail: "This stream has been disconnected upstream for operational reasons.",
+              type: "https://api.twitter.com/2/problems/operational-disconnect",
+            },
+          ],
+        }),
+      );
     });
     const r = reader(client.streams.filtered());
     expect((await r.next()).type).toBe("connected");
@@ -219,11 +245,20 @@ describe("reconnecting", () => {
     expect(connections[0]!.req.path).toBe("/2/posts/sample/stream");
     expect(await r.next()).toMatchObject({ type: "post", data: { id: "1" } });
     expect(await r.next()).toMatchObject({ type: "reconnecting", cause: "drop" });
-    expect(logged.some((l) => l.msg === "stream ended in the middle of a line; the partial line was dropped")).toBe(true);
+    expect(logged.some((l) => l.msg === "stream ended in the middle of a line; the partial line was dropped")).toBe(
+      true,
+    );
   });
 
   it("gives up on a status retrying cannot fix, emitting gave-up and then throwing", async () => {
-    plan.push((res) => json(res, 403, { title: "Forbidden", detail: "Your plan does not include this endpoint.", type: "about:blank", status: 403 }));
+    plan.push((res) =>
+      json(res, 403, {
+        title: "Forbidden",
+        detail: "Your plan does not include this endpoint.",
+        type: "about:blank",
+        status: 403,
+      }),
+    );
     const r = reader(client.streams.filtered());
     expect(await r.next()).toMatchObject({ type: "gave-up", cause: "http" });
     await expect(r.it.next()).rejects.toBeInstanceOf(ProblemError);
@@ -231,7 +266,9 @@ describe("reconnecting", () => {
   });
 
   it("waits, rather than giving up, when the bearer token cannot be had (403/99)", async () => {
-    service.handle((req, res) => json(res, 403, { errors: [{ code: 99, message: "Unable to verify your credentials" }] }));
+    service.handle((req, res) =>
+      json(res, 403, { errors: [{ code: 99, message: "Unable to verify your credentials" }] }),
+    );
     const r = reader(client.streams.filtered());
     expect(await r.next()).toMatchObject({ type: "reconnecting", cause: "http", delayMs: 5_000 });
   });
@@ -241,7 +278,8 @@ describe("reconnecting", () => {
     service.handle((req, res) => {
       if (req.path === "/oauth2/token") return json(res, 200, { token_type: "bearer", access_token: `B-${++issued}` });
       connections.push({ req, res });
-      if (req.headers.authorization === "Bearer B-1") return json(res, 401, { errors: [{ code: 89, message: "Invalid or expired token." }] });
+      if (req.headers.authorization === "Bearer B-1")
+        return json(res, 401, { errors: [{ code: 89, message: "Invalid or expired token." }] });
       open200(res);
     });
     const r = reader(client.streams.filtered());
@@ -274,6 +312,10 @@ describe("reconnecting", () => {
     const msgs = logged.map((l) => l.msg);
     expect(msgs).toContain("stream reconnecting");
     expect(msgs).toContain("stream connected");
-    expect(logged.find((l) => l.msg === "stream reconnecting")).toMatchObject({ cause: "http", delayMs: 5_000, stream: "GET /2/posts/search/stream" });
+    expect(logged.find((l) => l.msg === "stream reconnecting")).toMatchObject({
+      cause: "http",
+      delayMs: 5_000,
+      stream: "GET /2/posts/search/stream",
+    });
   });
 });

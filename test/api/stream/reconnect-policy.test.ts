@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ReconnectPolicy, type ReconnectCause } from "../../../src/api/stream/reconnect-policy.ts";
 
-const delays = (policy: ReconnectPolicy, cause: ReconnectCause, n: number) => Array.from({ length: n }, () => policy.next(cause));
+const delays = (policy: ReconnectPolicy, cause: ReconnectCause, n: number) =>
+  Array.from({ length: n }, () => policy.next(cause));
 
 describe("the documented reconnect policy", () => {
   it("reconnects at once after an established connection drops, stalls or sends an error", () => {
@@ -17,11 +18,15 @@ describe("the documented reconnect policy", () => {
   });
 
   it("backs off HTTP errors exponentially from 5 s up to 320 s", () => {
-    expect(delays(new ReconnectPolicy(), "http", 9)).toEqual([5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 320_000, 320_000]);
+    expect(delays(new ReconnectPolicy(), "http", 9)).toEqual([
+      5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 320_000, 320_000,
+    ]);
   });
 
   it("backs off 429 exponentially from 60 s, up to the 15-minute window", () => {
-    expect(delays(new ReconnectPolicy(), "rate-limit", 6)).toEqual([60_000, 120_000, 240_000, 480_000, 900_000, 900_000]);
+    expect(delays(new ReconnectPolicy(), "rate-limit", 6)).toEqual([
+      60_000, 120_000, 240_000, 480_000, 900_000, 900_000,
+    ]);
   });
 
   it("keeps each cause's count separately and starts over once a connection is established", () => {

@@ -36,7 +36,11 @@ interface Run {
 }
 
 /** Runs `bot ...args`; `onOutput` sees stdout as it grows and may write to stdin. */
-function bot(args: string[], onOutput?: (stdout: string, stdin: NodeJS.WritableStream) => void, env: Record<string, string> = {}): Promise<Run> {
+function bot(
+  args: string[],
+  onOutput?: (stdout: string, stdin: NodeJS.WritableStream) => void,
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawnBot(args, {
       cwd: dir,
@@ -93,7 +97,8 @@ describe("bot auth (child process)", () => {
     expect(out.stdout).toContain("Signed out and forgot account greeter-bot (@greeter).");
     // Forgotten: no state file holds it (credentials.json goes once nothing is left in it).
     for (const f of await readdir(join(dir, "state", "state"), { recursive: true })) {
-      if (String(f).endsWith(".json")) expect(await readFile(join(dir, "state", "state", String(f)), "utf8")).not.toContain(token);
+      if (String(f).endsWith(".json"))
+        expect(await readFile(join(dir, "state", "state", String(f)), "utf8")).not.toContain(token);
     }
   }, 60_000);
 
@@ -104,9 +109,13 @@ describe("bot auth (child process)", () => {
   }, 30_000);
 
   it("bearer with a wrong API key secret says to check the app's keys, not that it asked too often", async () => {
-    const run = await bot(["auth", "bearer", "--data", "state3"], undefined, { POSTBOT_CONSUMER_SECRET: "not-the-secret" });
+    const run = await bot(["auth", "bearer", "--data", "state3"], undefined, {
+      POSTBOT_CONSUMER_SECRET: "not-the-secret",
+    });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^bot: the service could not verify the app's credentials \(403, code 99 "Unable to verify your credentials"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET \(the environment, then \S*\.env\)/);
+    expect(run.stderr).toMatch(
+      /^bot: the service could not verify the app's credentials \(403, code 99 "Unable to verify your credentials"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET \(the environment, then \S*\.env\)/,
+    );
     expect(run.stderr).not.toMatch(/requested too often/);
     expect(run.stderr).not.toContain("not-the-secret");
   }, 30_000);

@@ -25,16 +25,24 @@ afterAll(async () => {
 async function newProject(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "postbot-project-"));
   dirs.push(dir);
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "my-bots", private: true, type: "module", scripts: { test: "vitest run" } }));
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "my-bots", private: true, type: "module", scripts: { test: "vitest run" } }),
+  );
   await mkdir(join(dir, "node_modules"));
-  for (const entry of await readdir("node_modules")) await symlink(join(process.cwd(), "node_modules", entry), join(dir, "node_modules", entry));
+  for (const entry of await readdir("node_modules"))
+    await symlink(join(process.cwd(), "node_modules", entry), join(dir, "node_modules", entry));
   await symlink(process.cwd(), join(dir, "node_modules", "postbot"));
   return dir;
 }
 
 function npmTest(cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn("npm", ["test"], { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npm", ["test"], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: cwd, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.add(child);
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
@@ -49,7 +57,8 @@ describe("bot new", () => {
     const made = await runBot(["new", "plugin", "shout-back"], {}, { cwd: project });
     expect(made).toEqual({
       code: 0,
-      stdout: "wrote plugins/shout-back.ts and test/shout-back.test.ts; run the test with `npm test`, and list the plugin in a bot file to run it: plugins: { shout-back: {} }\n",
+      stdout:
+        "wrote plugins/shout-back.ts and test/shout-back.test.ts; run the test with `npm test`, and list the plugin in a bot file to run it: plugins: { shout-back: {} }\n",
       stderr: "",
     });
     expect(await readFile(join(project, "test", "shout-back.test.ts"), "utf8")).toContain('from "postbot/testing"');
@@ -58,7 +67,10 @@ describe("bot new", () => {
     expect(tested.code).toBe(0);
 
     const again = await runBot(["new", "plugin", "shout-back"], {}, { cwd: project });
-    expect(again).toMatchObject({ code: 1, stderr: "bot: test/shout-back.test.ts exists already; choose another name (bot new never overwrites a file)\n" });
+    expect(again).toMatchObject({
+      code: 1,
+      stderr: "bot: test/shout-back.test.ts exists already; choose another name (bot new never overwrites a file)\n",
+    });
   }, 180_000);
 
   it("bot NAME: writes a bot file that validates as written; a bad name is refused", async () => {
@@ -67,11 +79,16 @@ describe("bot new", () => {
     const bots = join(dir, "bots");
     const made = await runBot(["new", "bot", "hello", "--bots", bots]);
     expect(made.code).toBe(0);
-    expect(made.stdout).toBe(`wrote ${join(bots, "hello.yaml")}; check it with \`bot validate\`, run it with \`bot start --only hello\`\n`);
+    expect(made.stdout).toBe(
+      `wrote ${join(bots, "hello.yaml")}; check it with \`bot validate\`, run it with \`bot start --only hello\`\n`,
+    );
     const valid = await runBot(["validate", "--bots", bots, "--plugins", "plugins"]);
     expect(valid.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\), 1 plugin checked$/m);
     expect(valid.code).toBe(0);
     const bad = await runBot(["new", "bot", "Hello"]);
-    expect(bad).toMatchObject({ code: 2, stderr: 'bot: "Hello" is not a bot name: use lower-case letters, digits and dashes (a-z, 0-9, -)\n' });
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: 'bot: "Hello" is not a bot name: use lower-case letters, digits and dashes (a-z, 0-9, -)\n',
+    });
   }, 60_000);
 });

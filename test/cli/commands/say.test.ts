@@ -24,13 +24,19 @@ describe("bot say and bot follow (the demo's users)", () => {
     await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
     const { port } = free.address() as { port: number };
     await new Promise<void>((resolve) => free.close(() => resolve()));
-    const demo = spawnBot(["start", "--bots", "test/fixtures/cli/demo-bots", "--data", data], { env: { POSTBOT_SANDBOX_PORT: String(port) } });
+    const demo = spawnBot(["start", "--bots", "test/fixtures/cli/demo-bots", "--data", data], {
+      env: { POSTBOT_SANDBOX_PORT: String(port) },
+    });
     const log = lineReader(demo.stdout);
     const hint = JSON.parse(await log.waitFor(/talk to the bots/)) as { msg: string };
     expect(hint.msg).toBe(
       `talk to the bots as a user of the demo: npx bot say --data ${data} --as alice "@greeter hello" (add --reply-to POST_ID to answer a post); npx bot follow --data ${data} --as alice greeter`,
     );
-    const published = JSON.parse(await readFile(join(data, "demo.json"), "utf8")) as { url: string; admin_token: string; pid: number };
+    const published = JSON.parse(await readFile(join(data, "demo.json"), "utf8")) as {
+      url: string;
+      admin_token: string;
+      pid: number;
+    };
     expect((await stat(join(data, "demo.json"))).mode & 0o777).toBe(0o600);
     expect(published.url).toBe(`http://127.0.0.1:${port}`);
     expect(published.pid).toBe(demo.pid);
@@ -41,14 +47,18 @@ describe("bot say and bot follow (the demo's users)", () => {
     expect(said.code).toBe(0);
     const postId = /^@alice posted (\d+): "@greeter hi"$/m.exec(said.stdout)?.[1];
     expect(postId).toBeDefined();
-    const reply = JSON.parse(await log.waitFor(new RegExp(`"bot":"greeter".*"action":"reply","target":"${postId}","status":"sent"`))) as { msg: string };
+    const reply = JSON.parse(
+      await log.waitFor(new RegExp(`"bot":"greeter".*"action":"reply","target":"${postId}","status":"sent"`)),
+    ) as { msg: string };
     expect(reply.msg).toMatch(new RegExp(`^reply to post ${postId} "Hello @alice! You said: @greeter hi": sent$`));
 
     // bob waits for the answer and sees it in his terminal.
     const waited = await runBot(["say", "--data", data, "--as", "bob", "--wait", "60", "@greeter are you there?"]);
     expect(waited.stderr).toBe("");
     expect(waited.code).toBe(0);
-    expect(waited.stdout).toMatch(/^@bob posted (\d+): "@greeter are you there\?"\n@greeter answered \d+: "Hello @bob! You said: @greeter are you there\?"\nAnswer a reply with --reply-to ITS_ID\.\n$/);
+    expect(waited.stdout).toMatch(
+      /^@bob posted (\d+): "@greeter are you there\?"\n@greeter answered \d+: "Hello @bob! You said: @greeter are you there\?"\nAnswer a reply with --reply-to ITS_ID\.\n$/,
+    );
 
     // A post no bot answers: --wait says so after its time, with what to check.
     const unanswered = await runBot(["say", "--data", data, "--as", "carol", "--wait", "2", "nobody mentioned"]);
@@ -60,7 +70,10 @@ describe("bot say and bot follow (the demo's users)", () => {
     expect(again.code).toBe(0);
     expect((await stat(join(data, "demo-users.json"))).mode & 0o777).toBe(0o600);
     const followed = await runBot(["follow", "--data", data, "--as", "alice", "greeter"]);
-    expect(followed).toMatchObject({ code: 0, stdout: "@alice follows @greeter; a bot with a followers trigger sees it at its next poll.\n" });
+    expect(followed).toMatchObject({
+      code: 0,
+      stdout: "@alice follows @greeter; a bot with a followers trigger sees it at its next poll.\n",
+    });
 
     const stopped = new Promise<number | null>((resolve) => demo.once("exit", resolve));
     demo.kill("SIGTERM");
@@ -71,8 +84,22 @@ describe("bot say and bot follow (the demo's users)", () => {
   it("says to start the demo when none runs, and what --wait takes", async () => {
     const run = await runBot(["say", "--data", join(tmpdir(), "postbot-no-demo"), "--as", "alice", "hi"]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^bot: no demo is running with the data directory .*postbot-no-demo .*start it with `npm start`/);
-    const badWait = await runBot(["say", "--data", join(tmpdir(), "postbot-no-demo"), "--as", "alice", "--wait", "soon", "hi"]);
-    expect(badWait).toMatchObject({ code: 2, stderr: "bot: --wait soon: expected whole seconds from 1 to 600 (or --wait alone for 60)\n" });
+    expect(run.stderr).toMatch(
+      /^bot: no demo is running with the data directory .*postbot-no-demo .*start it with `npm start`/,
+    );
+    const badWait = await runBot([
+      "say",
+      "--data",
+      join(tmpdir(), "postbot-no-demo"),
+      "--as",
+      "alice",
+      "--wait",
+      "soon",
+      "hi",
+    ]);
+    expect(badWait).toMatchObject({
+      code: 2,
+      stderr: "bot: --wait soon: expected whole seconds from 1 to 600 (or --wait alone for 60)\n",
+    });
   }, 60_000);
 });

@@ -12,7 +12,11 @@ import { EXAMPLE_BOTS, exampleBotsDir } from "../../helpers/examples.ts";
 const botsDir = await exampleBotsDir();
 
 /** `bot start` on the example bots, as `npm start` runs it: JSON logs (no terminal). */
-function startBot(data: string): { child: BotChild; lines: Array<Record<string, unknown>>; waitFor(msg: RegExp): Promise<Record<string, unknown>> } {
+function startBot(data: string): {
+  child: BotChild;
+  lines: Array<Record<string, unknown>>;
+  waitFor(msg: RegExp): Promise<Record<string, unknown>>;
+} {
   const child = spawnBot(["start", "--bots", botsDir, "--data", data]);
   const reader = lineReader(child.stdout);
   const parse = (line: string) => JSON.parse(line) as Record<string, unknown>;
@@ -25,7 +29,8 @@ function startBot(data: string): { child: BotChild; lines: Array<Record<string, 
   };
 }
 
-const exited = (child: BotChild) => new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+const exited = (child: BotChild) =>
+  new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
 const bot = runBot;
 
@@ -41,18 +46,23 @@ describe("bot start (the npm start demo)", () => {
     dirs.push(data);
     const first = startBot(data);
     await first.waitFor(/all bots started/);
-    expect(String(first.lines[0]!.msg)).toMatch(/^no POSTBOT_BASE_URL set: running 5 bots against an embedded sandbox at http:\/\/127\.0\.0\.1:\d+ with \d+ simulated users/);
+    expect(String(first.lines[0]!.msg)).toMatch(
+      /^no POSTBOT_BASE_URL set: running 5 bots against an embedded sandbox at http:\/\/127\.0\.0\.1:\d+ with \d+ simulated users/,
+    );
     const code = exited(first.child);
     const stopAt = Date.now();
     first.child.kill("SIGTERM");
     expect(await code).toBe(0);
     expect(Date.now() - stopAt).toBeLessThan(10_000);
     expect(first.lines.at(-1)!.msg).toBe("stopped; state saved");
-    const stateFiles = (await readdir(join(data, "state"), { recursive: true })).map(String).filter((f) => f.endsWith(".json"));
+    const stateFiles = (await readdir(join(data, "state"), { recursive: true }))
+      .map(String)
+      .filter((f) => f.endsWith(".json"));
     // The bots' status (saved at the stop) and the app's bearer token; a bot's own file comes
     // with its first cursor, inbox or ledger entry (who its account is was known without one).
     expect(stateFiles).toEqual(expect.arrayContaining(["status.json", "credentials.json"]));
-    for (const file of ["sandbox.json", ...stateFiles.map((f) => join("state", f))]) expect((await stat(join(data, file))).mode & 0o777, file).toBe(0o600);
+    for (const file of ["sandbox.json", ...stateFiles.map((f) => join("state", f))])
+      expect((await stat(join(data, file))).mode & 0o777, file).toBe(0o600);
     // Secrets stay in the state files.
     const logged = first.lines.map((l) => JSON.stringify(l)).join("\n");
     expect(logged).not.toMatch(/token_secret|consumer_secret|"token":/);
@@ -65,7 +75,9 @@ describe("bot start (the npm start demo)", () => {
 
     // A restart finds the same accounts in the saved sandbox.
     const accounts = async () =>
-      (JSON.parse((await bot(["status", "--data", data, "--json"])).stdout) as Array<{ bot: string; userId: string }>).map((r) => `${r.bot}:${r.userId}`);
+      (
+        JSON.parse((await bot(["status", "--data", data, "--json"])).stdout) as Array<{ bot: string; userId: string }>
+      ).map((r) => `${r.bot}:${r.userId}`);
     const before = await accounts();
     expect(before).toHaveLength(5);
     const again = startBot(data);
@@ -83,7 +95,9 @@ describe("bot start (the npm start demo)", () => {
     await first.waitFor(/all bots started/);
     const second = await bot(["start", "--data", data]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/the state in \S+ is in use by another process: pid \d+ .*kill \d+.*remove \S+state\.lock/);
+    expect(second.stderr).toMatch(
+      /the state in \S+ is in use by another process: pid \d+ .*kill \d+.*remove \S+state\.lock/,
+    );
     expect(second.stderr).not.toMatch(/\n\s+at /);
     const code = exited(first.child);
     first.child.kill("SIGTERM");
@@ -91,10 +105,26 @@ describe("bot start (the npm start demo)", () => {
   }, 60_000);
 
   it("reports bad flags and bad bot files without a stack trace", async () => {
-    const only = await bot(["start", "--bots", botsDir, "--only", "nobody", "--data", join(tmpdir(), "postbot-unused")]);
+    const only = await bot([
+      "start",
+      "--bots",
+      botsDir,
+      "--only",
+      "nobody",
+      "--data",
+      join(tmpdir(), "postbot-unused"),
+    ]);
     expect(only.code).toBe(2);
     expect(only.stderr).toMatch(/--only nobody: no such bot; the bots are fan, friendly, greeter, host, morning/);
-    const broken = await bot(["start", "--bots", "test/fixtures/config/broken/bots", "--plugins", "test/fixtures/plugins", "--data", join(tmpdir(), "postbot-unused")]);
+    const broken = await bot([
+      "start",
+      "--bots",
+      "test/fixtures/config/broken/bots",
+      "--plugins",
+      "test/fixtures/plugins",
+      "--data",
+      join(tmpdir(), "postbot-unused"),
+    ]);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/unknown-plan\.yaml:2:7 plan: "gold" is not a plan/);
     expect(broken.stderr).toMatch(/^\d+ problems in the bot files; fix them/m);
@@ -107,7 +137,10 @@ describe("bot start against a configured service: the user's mistakes are not bu
   async function oneBot(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), "postbot-service-cli-"));
     dirs.push(dir);
-    await writeFile(join(dir, "solo.yaml"), "name: solo\nplan: pro\naccount:\n  token: ${SOLO_TOKEN}\n  token_secret: ${SOLO_SECRET}\ntriggers: { mentions: {} }\nplugins: { reply: { text: hi } }\n");
+    await writeFile(
+      join(dir, "solo.yaml"),
+      "name: solo\nplan: pro\naccount:\n  token: ${SOLO_TOKEN}\n  token_secret: ${SOLO_SECRET}\ntriggers: { mentions: {} }\nplugins: { reply: { text: hi } }\n",
+    );
     return dir;
   }
 
@@ -117,13 +150,21 @@ describe("bot start against a configured service: the user's mistakes are not bu
     const { port } = server.address() as { port: number };
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const dir = await oneBot();
-    const env = { POSTBOT_BASE_URL: `http://127.0.0.1:${port}`, POSTBOT_CONSUMER_KEY: "k", POSTBOT_CONSUMER_SECRET: "s", SOLO_TOKEN: "t", SOLO_SECRET: "ts" };
+    const env = {
+      POSTBOT_BASE_URL: `http://127.0.0.1:${port}`,
+      POSTBOT_CONSUMER_KEY: "k",
+      POSTBOT_CONSUMER_SECRET: "s",
+      SOLO_TOKEN: "t",
+      SOLO_SECRET: "ts",
+    };
     const child = spawnBot(["start", "--bots", dir, "--data", join(dir, "data")], { env });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const out = lineReader(child.stdout);
     const line = JSON.parse(await out.waitFor(/cannot reach the service/)) as { msg: string };
-    expect(line.msg).toBe(`cannot reach the service at http://127.0.0.1:${port} (connection refused: is the service (or the sandbox) running at this address?); trying again in 1 s (Ctrl-C stops)`);
+    expect(line.msg).toBe(
+      `cannot reach the service at http://127.0.0.1:${port} (connection refused: is the service (or the sandbox) running at this address?); trying again in 1 s (Ctrl-C stops)`,
+    );
     const code = exited(child);
     child.kill("SIGINT");
     expect(await code).toBe(0);
@@ -136,10 +177,18 @@ describe("bot start against a configured service: the user's mistakes are not bu
     try {
       const app = await sandbox.admin.createApp({ plan: "pro" });
       const dir = await oneBot();
-      const env = { POSTBOT_BASE_URL: sandbox.url, POSTBOT_CONSUMER_KEY: app.consumer_key, POSTBOT_CONSUMER_SECRET: "not-the-secret", SOLO_TOKEN: "t", SOLO_SECRET: "ts" };
+      const env = {
+        POSTBOT_BASE_URL: sandbox.url,
+        POSTBOT_CONSUMER_KEY: app.consumer_key,
+        POSTBOT_CONSUMER_SECRET: "not-the-secret",
+        SOLO_TOKEN: "t",
+        SOLO_SECRET: "ts",
+      };
       const run = await bot(["start", "--bots", dir, "--data", join(dir, "data")], env);
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/^bot: the service at http:\/\/127\.0\.0\.1:\d+ refused the app's keys \(401, code 32 "Could not authenticate you"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET/);
+      expect(run.stderr).toMatch(
+        /^bot: the service at http:\/\/127\.0\.0\.1:\d+ refused the app's keys \(401, code 32 "Could not authenticate you"\); check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET/,
+      );
       expect(run.stderr).not.toMatch(/bug in postbot|\n\s+at /);
       expect(run.stderr + run.stdout).not.toContain("not-the-secret");
     } finally {

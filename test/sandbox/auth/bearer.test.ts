@@ -22,7 +22,10 @@ describe("app-only bearer tokens", () => {
     const app = await t.admin.createApp();
     const first = await t.raw("POST", "/oauth2/token", {
       form: { grant_type: "client_credentials" },
-      headers: { authorization: basic(app.consumer_key, app.consumer_secret), "content-type": "application/x-www-form-urlencoded;charset=UTF-8" },
+      headers: {
+        authorization: basic(app.consumer_key, app.consumer_secret),
+        "content-type": "application/x-www-form-urlencoded;charset=UTF-8",
+      },
     });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ token_type: "bearer", access_token: expect.stringMatching(/^A{22}\w+$/) });
@@ -36,14 +39,24 @@ describe("app-only bearer tokens", () => {
 
   it("refuses wrong credentials and grant types", async () => {
     const app = await t.admin.createApp();
-    const wrong = await t.raw("POST", "/oauth2/token", { form: { grant_type: "client_credentials" }, headers: { authorization: basic(app.consumer_key, "nope") } });
+    const wrong = await t.raw("POST", "/oauth2/token", {
+      form: { grant_type: "client_credentials" },
+      headers: { authorization: basic(app.consumer_key, "nope") },
+    });
     expect(wrong.status).toBe(403);
-    expect(wrong.body).toEqual({ errors: [{ code: 99, message: "Unable to verify your credentials", label: "authenticity_token_error" }] });
+    expect(wrong.body).toEqual({
+      errors: [{ code: 99, message: "Unable to verify your credentials", label: "authenticity_token_error" }],
+    });
     expect((await t.raw("POST", "/oauth2/token", { form: { grant_type: "client_credentials" } })).status).toBe(403);
-    const noGrant = await t.raw("POST", "/oauth2/token", { headers: { authorization: basic(app.consumer_key, app.consumer_secret) } });
+    const noGrant = await t.raw("POST", "/oauth2/token", {
+      headers: { authorization: basic(app.consumer_key, app.consumer_secret) },
+    });
     expect(noGrant.status).toBe(403);
     expect(noGrant.body.errors[0]).toMatchObject({ code: 170, message: "Missing required parameter: grant_type" });
-    const otherGrant = await t.raw("POST", "/oauth2/token", { form: { grant_type: "password" }, headers: { authorization: basic(app.consumer_key, app.consumer_secret) } });
+    const otherGrant = await t.raw("POST", "/oauth2/token", {
+      form: { grant_type: "password" },
+      headers: { authorization: basic(app.consumer_key, app.consumer_secret) },
+    });
     expect(otherGrant.status).toBe(403);
     expect(otherGrant.body.errors[0].message).toContain("client_credentials");
   });
@@ -51,7 +64,10 @@ describe("app-only bearer tokens", () => {
   it(`answers 403 with code 99 when asked more than ${BEARER_REQUESTS.max} times in 15 minutes`, async () => {
     const app = await t.admin.createApp();
     for (let i = 0; i < BEARER_REQUESTS.max; i++) await t.appBearer(app);
-    const tooOften = await t.raw("POST", "/oauth2/token", { form: { grant_type: "client_credentials" }, headers: { authorization: basic(app.consumer_key, app.consumer_secret) } });
+    const tooOften = await t.raw("POST", "/oauth2/token", {
+      form: { grant_type: "client_credentials" },
+      headers: { authorization: basic(app.consumer_key, app.consumer_secret) },
+    });
     expect(tooOften.status).toBe(403);
     expect(tooOften.body.errors[0].code).toBe(99);
     await t.clock.advance(BEARER_REQUESTS.windowMs);
@@ -64,14 +80,21 @@ describe("app-only bearer tokens", () => {
     const ownerToken = await t.admin.createToken({ consumer_key: app.consumer_key, user_id: owner.id });
     const someone = await t.account({ username: "someone1", app });
     const bearer = await t.appBearer(app);
-    const creds = { consumer_key: app.consumer_key, consumer_secret: app.consumer_secret, token: ownerToken.token, token_secret: ownerToken.token_secret };
+    const creds = {
+      consumer_key: app.consumer_key,
+      consumer_secret: app.consumer_secret,
+      token: ownerToken.token,
+      token_secret: ownerToken.token_secret,
+    };
 
     const notOwner = await t.signed(someone, "POST", "/oauth2/invalidate_token", { query: { access_token: bearer } });
     expect(notOwner.status).toBe(403);
     const missing = await t.signed(creds, "POST", "/oauth2/invalidate_token");
     expect(missing.status).toBe(403);
     expect(missing.body.errors[0].message).toContain("access_token");
-    const wrong = await t.signed(creds, "POST", "/oauth2/invalidate_token", { query: { access_token: "AAAAnot-this-one" } });
+    const wrong = await t.signed(creds, "POST", "/oauth2/invalidate_token", {
+      query: { access_token: "AAAAnot-this-one" },
+    });
     expect(wrong.status).toBe(403);
 
     const res = await t.signed(creds, "POST", "/oauth2/invalidate_token", { query: { access_token: bearer } });

@@ -20,7 +20,9 @@ const v1 = (code: number, message: string) => ({ errors: [{ code, message }] });
 
 describe("OAuth 1.0a user context on v2 endpoints", () => {
   it("accepts a correctly signed request and names the caller", async () => {
-    const res = await t.signed(alice, "GET", "/2/users/me", { query: { "user.fields": "created_at,description", q: "a b+c/ü*" } });
+    const res = await t.signed(alice, "GET", "/2/users/me", {
+      query: { "user.fields": "created_at,description", q: "a b+c/ü*" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ method: "oauth1", app_id: alice.app.id, user_id: alice.user.id });
     expect(res.body.data.query).toEqual({ "user.fields": "created_at,description", q: "a b+c/ü*" });
@@ -41,13 +43,21 @@ describe("OAuth 1.0a user context on v2 endpoints", () => {
   });
 
   it("refuses an unknown consumer key or token with code 32", async () => {
-    expect((await t.signed({ ...alice, consumer_key: "unknownkey" }, "GET", "/2/users/me")).body).toEqual(v1(32, "Could not authenticate you."));
-    expect((await t.signed({ ...alice, token: "1-unknown" }, "GET", "/2/users/me")).body).toEqual(v1(32, "Could not authenticate you."));
+    expect((await t.signed({ ...alice, consumer_key: "unknownkey" }, "GET", "/2/users/me")).body).toEqual(
+      v1(32, "Could not authenticate you."),
+    );
+    expect((await t.signed({ ...alice, token: "1-unknown" }, "GET", "/2/users/me")).body).toEqual(
+      v1(32, "Could not authenticate you."),
+    );
   });
 
   it("refuses a token of another app with code 32", async () => {
     const other = await t.account({ username: "otherapp" });
-    const res = await t.signed({ ...other, token: alice.token, token_secret: alice.token_secret }, "GET", "/2/users/me");
+    const res = await t.signed(
+      { ...other, token: alice.token, token_secret: alice.token_secret },
+      "GET",
+      "/2/users/me",
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual(v1(32, "Could not authenticate you."));
   });

@@ -42,7 +42,9 @@ describe("OAuth 1.0a signatures (RFC 5849)", () => {
 
   it("computes the documented signature for the api.twitter.com/1.1 base URL", () => {
     const base = signatureBaseString("post", "https://api.twitter.com/1.1/statuses/update.json", EX.params);
-    expect(base.startsWith("POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&include_entities%3Dtrue")).toBe(true);
+    expect(
+      base.startsWith("POST&https%3A%2F%2Fapi.twitter.com%2F1.1%2Fstatuses%2Fupdate.json&include_entities%3Dtrue"),
+    ).toBe(true);
     expect(hmacSha1Signature(base, EX.consumerSecret, EX.tokenSecret)).toBe("hCtSmYh+iHYCEqBWrE7C7hYmtUk=");
     // ...and the value the original page printed, for its /1/ URL.
     const v1 = signatureBaseString("POST", "https://api.twitter.com/1/statuses/update.json", EX.params);
@@ -50,16 +52,34 @@ describe("OAuth 1.0a signatures (RFC 5849)", () => {
   });
 
   it("verifies the documented request and refuses any change to it", () => {
-    const req = { method: "POST", uri: "https://api.twitter.com/1.1/statuses/update.json", params: EX.params, signature: "hCtSmYh+iHYCEqBWrE7C7hYmtUk=" };
+    const req = {
+      method: "POST",
+      uri: "https://api.twitter.com/1.1/statuses/update.json",
+      params: EX.params,
+      signature: "hCtSmYh+iHYCEqBWrE7C7hYmtUk=",
+    };
     expect(verifySignature(req, EX.consumerSecret, EX.tokenSecret)).toBe(true);
     expect(verifySignature({ ...req, method: "GET" }, EX.consumerSecret, EX.tokenSecret)).toBe(false);
     expect(verifySignature(req, EX.consumerSecret, "wrong")).toBe(false);
-    expect(verifySignature({ ...req, params: [...EX.params.slice(1), ["status", "Hello Ladies"]] }, EX.consumerSecret, EX.tokenSecret)).toBe(false);
+    expect(
+      verifySignature(
+        { ...req, params: [...EX.params.slice(1), ["status", "Hello Ladies"]] },
+        EX.consumerSecret,
+        EX.tokenSecret,
+      ),
+    ).toBe(false);
     expect(verifySignature({ ...req, signature: "" }, EX.consumerSecret, EX.tokenSecret)).toBe(false);
   });
 
   it("sorts duplicate names by value and leaves oauth_signature out", () => {
-    expect(normalizeParameters([["b", "2"], ["a", "z"], ["a", "y"], ["oauth_signature", "x"]])).toBe("a=y&a=z&b=2");
+    expect(
+      normalizeParameters([
+        ["b", "2"],
+        ["a", "z"],
+        ["a", "y"],
+        ["oauth_signature", "x"],
+      ]),
+    ).toBe("a=y&a=z&b=2");
   });
 
   it("normalizes the base string URI: lowercase scheme and host, no default port", () => {
@@ -69,7 +89,9 @@ describe("OAuth 1.0a signatures (RFC 5849)", () => {
   });
 
   it("parses an Authorization header, percent-decoding keys and values", () => {
-    const h = parseOAuthHeader('OAuth realm="x", oauth_consumer_key="abc", oauth_signature="tnnArxj06cWHq44gCs1OSKk%2FjLY%3D", oauth_callback="http%3A%2F%2Fa.b%2Fc"');
+    const h = parseOAuthHeader(
+      'OAuth realm="x", oauth_consumer_key="abc", oauth_signature="tnnArxj06cWHq44gCs1OSKk%2FjLY%3D", oauth_callback="http%3A%2F%2Fa.b%2Fc"',
+    );
     expect(h?.realm).toBe("x");
     expect(h?.params.get("oauth_signature")).toBe("tnnArxj06cWHq44gCs1OSKk/jLY=");
     expect(h?.params.get("oauth_callback")).toBe("http://a.b/c");
@@ -81,7 +103,11 @@ describe("OAuth 1.0a signatures (RFC 5849)", () => {
     expect(parseOAuthHeader('OAuthx a="1"')).toBeUndefined();
     // Commas without spaces, spaces around "=", any case of the scheme.
     const tight = parseOAuthHeader('oauth a="1",b = "x%20y" ,  c="%2C"');
-    expect([...tight!.params]).toEqual([["a", "1"], ["b", "x y"], ["c", ","]]);
+    expect([...tight!.params]).toEqual([
+      ["a", "1"],
+      ["b", "x y"],
+      ["c", ","],
+    ]);
     expect(parseOAuthHeader("OAuth")?.params.size).toBe(0);
   });
 });

@@ -17,7 +17,10 @@ beforeAll(async () => {
   t = await startSandbox();
   app = await t.admin.createApp({ name: "Pkce App", callback_urls: [REDIRECT] });
   await createUser(t.sandbox, "alice");
-  restore.push(installHandler("GET /2/users/me", echoHandler), installHandler("GET /2/users/:id/bookmarks", echoHandler));
+  restore.push(
+    installHandler("GET /2/users/me", echoHandler),
+    installHandler("GET /2/users/:id/bookmarks", echoHandler),
+  );
 });
 afterAll(async () => {
   restore.forEach((r) => r());
@@ -41,7 +44,9 @@ async function authorize(over: Record<string, string> = {}, decision = "allow") 
   const page = await t.raw("GET", `/i/oauth2/authorize?${authorizeQuery(over)}`);
   expect(page.status, page.text).toBe(200);
   const form = readForm(page.text);
-  const res = await t.raw("POST", form.action, { form: { ...form.fields, username: "alice", password: "sandbox", decision } });
+  const res = await t.raw("POST", form.action, {
+    form: { ...form.fields, username: "alice", password: "sandbox", decision },
+  });
   expect(res.status).toBe(302);
   return { res, location: new URL(res.headers.get("location")!) };
 }
@@ -51,7 +56,13 @@ const token = (form: Record<string, string>) => t.raw("POST", "/2/oauth2/token",
 async function codeExchange(over: Record<string, string> = {}, verifier = VERIFIER) {
   const { location } = await authorize(over);
   expect(location.searchParams.get("state")).toBe("xyz");
-  return token({ grant_type: "authorization_code", code: location.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: verifier, client_id: app.client_id });
+  return token({
+    grant_type: "authorization_code",
+    code: location.searchParams.get("code")!,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    client_id: app.client_id,
+  });
 }
 
 describe("OAuth 2.0 Authorization Code with PKCE", () => {
@@ -60,12 +71,20 @@ describe("OAuth 2.0 Authorization Code with PKCE", () => {
     const form = readForm(page.text);
     const { csrf_token, ...without } = form.fields;
     expect(csrf_token).toMatch(/^[\w-]{40,}$/);
-    for (const fields of [without, { ...form.fields, csrf_token: "x".repeat(43) }, { ...form.fields, state: "other" }]) {
-      const res = await t.raw("POST", form.action, { form: { ...fields, username: "alice", password: "sandbox", decision: "allow" } });
+    for (const fields of [
+      without,
+      { ...form.fields, csrf_token: "x".repeat(43) },
+      { ...form.fields, state: "other" },
+    ]) {
+      const res = await t.raw("POST", form.action, {
+        form: { ...fields, username: "alice", password: "sandbox", decision: "allow" },
+      });
       expect(res.status, JSON.stringify(fields)).toBe(403);
       expect(res.headers.get("location")).toBeNull();
     }
-    const ok = await t.raw("POST", form.action, { form: { ...form.fields, username: "alice", password: "sandbox", decision: "allow" } });
+    const ok = await t.raw("POST", form.action, {
+      form: { ...form.fields, username: "alice", password: "sandbox", decision: "allow" },
+    });
     expect(ok.status).toBe(302);
   });
 
@@ -95,10 +114,19 @@ describe("OAuth 2.0 Authorization Code with PKCE", () => {
   it("refuses a verifier that does not match the challenge, and a reused code", async () => {
     const bad = await codeExchange({}, "x".repeat(43));
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: "invalid_request", error_description: "Value passed for the code verifier did not match the code challenge." });
+    expect(bad.body).toEqual({
+      error: "invalid_request",
+      error_description: "Value passed for the code verifier did not match the code challenge.",
+    });
 
     const { location } = await authorize();
-    const form = { grant_type: "authorization_code", code: location.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: VERIFIER, client_id: app.client_id };
+    const form = {
+      grant_type: "authorization_code",
+      code: location.searchParams.get("code")!,
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+      client_id: app.client_id,
+    };
     const missing = await token({ ...form, code_verifier: "" });
     expect(missing.body.error_description).toBe("Missing required parameter [code_verifier].");
     expect((await token(form)).status).toBe(200);
@@ -113,11 +141,19 @@ describe("OAuth 2.0 Authorization Code with PKCE", () => {
     expect(noOffline.body.refresh_token).toBeUndefined();
 
     const first = await codeExchange();
-    const refreshed = await token({ grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: app.client_id });
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: first.body.refresh_token,
+      client_id: app.client_id,
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(first.body.refresh_token);
     expect(refreshed.body.access_token).not.toBe(first.body.access_token);
-    const reused = await token({ grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: app.client_id });
+    const reused = await token({
+      grant_type: "refresh_token",
+      refresh_token: first.body.refresh_token,
+      client_id: app.client_id,
+    });
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe("invalid_request");
   });
@@ -130,25 +166,42 @@ describe("OAuth 2.0 Authorization Code with PKCE", () => {
     const expired = await t.bearer(res.body.access_token, "GET", "/2/users/me");
     expect(expired.status).toBe(401);
     expect(expired.body).toEqual({ errors: [{ code: 89, message: "Invalid or expired token." }] });
-    const refreshed = await token({ grant_type: "refresh_token", refresh_token: res.body.refresh_token, client_id: app.client_id });
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: res.body.refresh_token,
+      client_id: app.client_id,
+    });
     expect((await t.bearer(refreshed.body.access_token, "GET", "/2/users/me")).status).toBe(200);
   });
 
   it("revoke: {revoked: true}, and the token is refused afterwards", async () => {
     const res = await codeExchange();
-    const revoked = await t.raw("POST", "/2/oauth2/revoke", { form: { token: res.body.access_token, client_id: app.client_id, token_type_hint: "access_token" } });
+    const revoked = await t.raw("POST", "/2/oauth2/revoke", {
+      form: { token: res.body.access_token, client_id: app.client_id, token_type_hint: "access_token" },
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body).toEqual({ revoked: true });
     expect((await t.bearer(res.body.access_token, "GET", "/2/users/me")).status).toBe(401);
     await t.raw("POST", "/2/oauth2/revoke", { form: { token: res.body.refresh_token, client_id: app.client_id } });
-    expect((await token({ grant_type: "refresh_token", refresh_token: res.body.refresh_token, client_id: app.client_id })).status).toBe(400);
+    expect(
+      (await token({ grant_type: "refresh_token", refresh_token: res.body.refresh_token, client_id: app.client_id }))
+        .status,
+    ).toBe(400);
   });
 
   it("confidential clients authenticate with HTTP Basic", async () => {
     const { location } = await authorize();
     const basic = `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString("base64")}`;
-    const form = { grant_type: "authorization_code", code: location.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: VERIFIER };
-    const wrong = await t.raw("POST", "/2/oauth2/token", { form, headers: { authorization: `Basic ${Buffer.from(`${app.client_id}:nope`).toString("base64")}` } });
+    const form = {
+      grant_type: "authorization_code",
+      code: location.searchParams.get("code")!,
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+    };
+    const wrong = await t.raw("POST", "/2/oauth2/token", {
+      form,
+      headers: { authorization: `Basic ${Buffer.from(`${app.client_id}:nope`).toString("base64")}` },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe("invalid_client");
     expect((await t.raw("POST", "/2/oauth2/token", { form, headers: { authorization: basic } })).status).toBe(200);
@@ -182,7 +235,10 @@ describe("OAuth 2.0 Authorization Code with PKCE", () => {
     const page = await t.raw("GET", `/i/oauth2/authorize?${authorizeQuery()}`, { headers: { cookie } });
     const form = readForm(page.text);
     expect(form.visible).toEqual([]);
-    const approved = await t.raw("POST", form.action, { form: { ...form.fields, decision: "allow" }, headers: { cookie } });
+    const approved = await t.raw("POST", form.action, {
+      form: { ...form.fields, decision: "allow" },
+      headers: { cookie },
+    });
     expect(new URL(approved.headers.get("location")!).searchParams.get("code")).toBeTruthy();
   });
 

@@ -24,7 +24,10 @@ afterAll(async () => {
 const consumer = () => ({ consumer_key: app.consumer_key, consumer_secret: app.consumer_secret });
 
 async function requestToken(callback: string, extra: Record<string, string> = {}) {
-  const res = await t.signed(consumer(), "POST", "/oauth/request_token", { oauth: { oauth_callback: callback }, query: extra });
+  const res = await t.signed(consumer(), "POST", "/oauth/request_token", {
+    oauth: { oauth_callback: callback },
+    query: extra,
+  });
   expect(res.status, res.text).toBe(200);
   const f = new URLSearchParams(res.text);
   expect(f.get("oauth_callback_confirmed")).toBe("true");
@@ -37,7 +40,10 @@ async function approve(path: string, cookie?: string, fill: Record<string, strin
   expect(page.status).toBe(200);
   expect(page.headers.get("content-type")).toContain("text/html");
   const form = readForm(page.text);
-  const res = await t.raw(form.method, form.action, { form: { ...form.fields, ...fill, decision }, headers: cookie ? { cookie } : {} });
+  const res = await t.raw(form.method, form.action, {
+    form: { ...form.fields, ...fill, decision },
+    headers: cookie ? { cookie } : {},
+  });
   return { page, form, res };
 }
 
@@ -50,7 +56,10 @@ async function exchange(rt: { token: string; secret: string }, verifier?: string
 describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
   it("refuses a post of the authorize form without its CSRF token, with a wrong one, or with another browser's", async () => {
     const rt = await requestToken(CALLBACK);
-    const first = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "alice", password: "sandbox" });
+    const first = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, {
+      username: "alice",
+      password: "sandbox",
+    });
     const cookie = first.res.headers.get("set-cookie")!.split(";")[0]!;
     const rt2 = await requestToken(CALLBACK);
     // A page fetched without the victim's session (by another browser, or a server)...
@@ -72,7 +81,10 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
 
   it("request token → sign in and approve → callback with verifier → access token that works", async () => {
     const rt = await requestToken(CALLBACK);
-    const { form, res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "alice", password: "sandbox" });
+    const { form, res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, {
+      username: "alice",
+      password: "sandbox",
+    });
     expect(form.visible).toEqual(["username", "password"]);
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get("location")!);
@@ -86,7 +98,11 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
     const f = new URLSearchParams(access.text);
     expect(f.get("screen_name")).toBe("alice");
     expect(f.get("user_id")).toMatch(/^\d+$/);
-    const me = await t.signed({ ...consumer(), token: f.get("oauth_token")!, token_secret: f.get("oauth_token_secret")! }, "GET", "/2/users/me");
+    const me = await t.signed(
+      { ...consumer(), token: f.get("oauth_token")!, token_secret: f.get("oauth_token_secret")! },
+      "GET",
+      "/2/users/me",
+    );
     expect(me.status).toBe(200);
     expect(me.body.data.user_id).toBe(f.get("user_id"));
 
@@ -96,7 +112,10 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
 
   it("requires oauth_verifier, strictly", async () => {
     const rt = await requestToken(CALLBACK);
-    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "alice", password: "sandbox" });
+    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, {
+      username: "alice",
+      password: "sandbox",
+    });
     expect(res.status).toBe(302);
     const missing = await exchange(rt);
     expect(missing.status).toBe(401);
@@ -111,7 +130,10 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
 
   it("PIN mode (oob): the page shows the PIN, which is the verifier", async () => {
     const rt = await requestToken("oob");
-    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "bob", password: "hunter2" });
+    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, {
+      username: "bob",
+      password: "hunter2",
+    });
     expect(res.status).toBe(200);
     const pin = /id="oauth_pin">(\d+)</.exec(res.text)?.[1];
     expect(pin).toMatch(/^\d{7}$/);
@@ -123,27 +145,39 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
     const none = await t.signed(consumer(), "POST", "/oauth/request_token");
     expect(none.status).toBe(400);
     expect(none.body.errors[0].message).toContain("oauth_callback");
-    const bad = await t.signed(consumer(), "POST", "/oauth/request_token", { oauth: { oauth_callback: "http://evil.example/cb" } });
+    const bad = await t.signed(consumer(), "POST", "/oauth/request_token", {
+      oauth: { oauth_callback: "http://evil.example/cb" },
+    });
     expect(bad.status).toBe(403);
-    expect(bad.body).toEqual({ errors: [{ code: 415, message: "Callback URL not approved for this client application." }] });
+    expect(bad.body).toEqual({
+      errors: [{ code: 415, message: "Callback URL not approved for this client application." }],
+    });
     // A query string on a registered URL is the app's own state, allowed.
     await requestToken(`${CALLBACK}?next=/home`);
   });
 
   it("refuses a request_token call with a bad signature", async () => {
-    const res = await t.signed({ ...consumer(), consumer_secret: "x" }, "POST", "/oauth/request_token", { oauth: { oauth_callback: "oob" } });
+    const res = await t.signed({ ...consumer(), consumer_secret: "x" }, "POST", "/oauth/request_token", {
+      oauth: { oauth_callback: "oob" },
+    });
     expect(res.status).toBe(401);
     expect(res.body.errors[0].code).toBe(32);
   });
 
   it("signs form-encoded body parameters", async () => {
-    const res = await t.signed(consumer(), "POST", "/oauth/request_token", { oauth: { oauth_callback: "oob" }, form: { x_auth_access_type: "read" } });
+    const res = await t.signed(consumer(), "POST", "/oauth/request_token", {
+      oauth: { oauth_callback: "oob" },
+      form: { x_auth_access_type: "read" },
+    });
     expect(res.status).toBe(200);
   });
 
   it("a wrong password shows the form again with an error, and no redirect", async () => {
     const rt = await requestToken(CALLBACK);
-    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "bob", password: "sandbox" });
+    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, {
+      username: "bob",
+      password: "sandbox",
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("location")).toBeNull();
     expect(res.text).toContain("did not match our records");
@@ -164,7 +198,12 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
 
   it("cancel sends the browser back with denied=", async () => {
     const rt = await requestToken(CALLBACK);
-    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "alice", password: "sandbox" }, "deny");
+    const { res } = await approve(
+      `/oauth/authorize?oauth_token=${rt.token}`,
+      undefined,
+      { username: "alice", password: "sandbox" },
+      "deny",
+    );
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get("location")!).searchParams.get("denied")).toBe(rt.token);
   });
@@ -174,7 +213,10 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
     const carol = await createUser(t.sandbox, "carol");
     // First sign-in: credentials typed, session cookie set, grant recorded.
     const rt1 = await requestToken(CALLBACK);
-    const first = await approve(`/oauth/authenticate?oauth_token=${rt1.token}`, undefined, { username: "carol", password: "sandbox" });
+    const first = await approve(`/oauth/authenticate?oauth_token=${rt1.token}`, undefined, {
+      username: "carol",
+      password: "sandbox",
+    });
     expect(first.res.status).toBe(302);
     const cookie = cookieOf(first.res.headers)!;
     expect(cookie).toMatch(/^sandbox_session=/);
@@ -188,7 +230,9 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
 
     // force_login: the page asks for credentials even with the session.
     const rt3 = await requestToken(CALLBACK);
-    const forced = await t.raw("GET", `/oauth/authenticate?oauth_token=${rt3.token}&force_login=true`, { headers: { cookie } });
+    const forced = await t.raw("GET", `/oauth/authenticate?oauth_token=${rt3.token}&force_login=true`, {
+      headers: { cookie },
+    });
     expect(forced.status).toBe(200);
     expect(readForm(forced.text).visible).toEqual(["username", "password"]);
 
@@ -201,9 +245,14 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
     expect(approved.res.status).toBe(302);
 
     // A user who never granted this other app sees the approve page even on authenticate.
-    const otherRt = await t.signed({ consumer_key: other.consumer_key, consumer_secret: other.consumer_secret }, "POST", "/oauth/request_token", {
-      oauth: { oauth_callback: CALLBACK },
-    });
+    const otherRt = await t.signed(
+      { consumer_key: other.consumer_key, consumer_secret: other.consumer_secret },
+      "POST",
+      "/oauth/request_token",
+      {
+        oauth: { oauth_callback: CALLBACK },
+      },
+    );
     const token = new URLSearchParams(otherRt.text).get("oauth_token");
     const ask = await t.raw("GET", `/oauth/authenticate?oauth_token=${token}`, { headers: { cookie } });
     expect(ask.status).toBe(200);
@@ -212,7 +261,10 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
 
   it("app_auth_access_type=read gives a token that may read but not write", async () => {
     const rt = await requestToken("oob", { x_auth_access_type: "read" });
-    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "alice", password: "sandbox" });
+    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, {
+      username: "alice",
+      password: "sandbox",
+    });
     const pin = /id="oauth_pin">(\d+)</.exec(res.text)![1]!;
     const f = new URLSearchParams((await exchange(rt, pin)).text);
     const creds = { ...consumer(), token: f.get("oauth_token")!, token_secret: f.get("oauth_token_secret")! };
@@ -222,7 +274,10 @@ describe("the 3-legged OAuth 1.0a flow through the HTML pages", () => {
     expect(write.body.detail).toContain("oauth1 app permissions");
     // Authorizing again with write access upgrades the same token.
     const rt2 = await requestToken("oob");
-    const again = await approve(`/oauth/authorize?oauth_token=${rt2.token}`, undefined, { username: "alice", password: "sandbox" });
+    const again = await approve(`/oauth/authorize?oauth_token=${rt2.token}`, undefined, {
+      username: "alice",
+      password: "sandbox",
+    });
     const f2 = new URLSearchParams((await exchange(rt2, /id="oauth_pin">(\d+)</.exec(again.res.text)![1]!)).text);
     expect(f2.get("oauth_token")).toBe(creds.token);
     expect((await t.signed(creds, "POST", "/2/posts", { json: { text: "hi" } })).status).toBe(200);
@@ -250,13 +305,18 @@ describe("POST /1.1/oauth/invalidate_token", () => {
 
     const fresh = await t.admin.createToken({ consumer_key: app.consumer_key, user_id: dave.user.id });
     expect(fresh.token).not.toBe(dave.token);
-    expect((await t.signed({ ...dave, token: fresh.token, token_secret: fresh.token_secret }, "GET", "/2/users/me")).status).toBe(200);
+    expect(
+      (await t.signed({ ...dave, token: fresh.token, token_secret: fresh.token_secret }, "GET", "/2/users/me")).status,
+    ).toBe(200);
   });
 
   it("a token made by the admin API is the one the flow gives for the same user", async () => {
     const erin = await t.account({ username: "erin", app });
     const rt = await requestToken("oob");
-    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, { username: "erin", password: "sandbox" });
+    const { res } = await approve(`/oauth/authorize?oauth_token=${rt.token}`, undefined, {
+      username: "erin",
+      password: "sandbox",
+    });
     const f = new URLSearchParams((await exchange(rt, /id="oauth_pin">(\d+)</.exec(res.text)![1]!)).text);
     expect(f.get("oauth_token")).toBe(erin.token);
     expect(f.get("oauth_token_secret")).toBe(erin.token_secret);

@@ -22,19 +22,23 @@ const fill = (t: string, slots: Record<string, string>) => t.replace(/\{(\w+)\}/
 describe("the crowd's texts", () => {
   it("has every benign reply pass the moderation classifier, with every opening and ending", () => {
     const flagged: string[] = [];
-    for (const o of REPLY_OPENINGS) for (const b of BENIGN_REPLIES) for (const e of ENDINGS) {
-      const text = `@host ${o}${b}${e}`;
-      if (classifier.classify(text).abusive) flagged.push(text);
-    }
+    for (const o of REPLY_OPENINGS)
+      for (const b of BENIGN_REPLIES)
+        for (const e of ENDINGS) {
+          const text = `@host ${o}${b}${e}`;
+          if (classifier.classify(text).abusive) flagged.push(text);
+        }
     expect(flagged).toEqual([]);
   });
 
   it("has every abusive reply, plain or obfuscated, caught by the classifier", () => {
     const missed: string[] = [];
-    for (const o of ABUSIVE_OPENINGS) for (const b of ABUSIVE_REPLIES) for (const e of ENDINGS) {
-      const text = `@host ${o}${b}${e}`;
-      if (!classifier.classify(text).abusive) missed.push(text);
-    }
+    for (const o of ABUSIVE_OPENINGS)
+      for (const b of ABUSIVE_REPLIES)
+        for (const e of ENDINGS) {
+          const text = `@host ${o}${b}${e}`;
+          if (!classifier.classify(text).abusive) missed.push(text);
+        }
     expect(missed).toEqual([]);
     // Both kinds are there: some need de-obfuscation to be caught.
     expect(ABUSIVE_REPLIES.some((t) => /[0-9*]|(\w ){2}\w/.test(t))).toBe(true);
@@ -42,10 +46,12 @@ describe("the crowd's texts", () => {
 
   it("writes mentions, topic posts and chatter on which no rule fires at all", () => {
     const fired: string[] = [];
-    for (const t of [...MENTIONS, ...TOPIC_POSTS, ...CHATTER]) for (const city of CITIES) for (const e of ENDINGS) {
-      const text = fill(t, { bot: "greeter", city, topic: "#postbot" }) + e;
-      if (classifier.classify(text).rules.length > 0) fired.push(text);
-    }
+    for (const t of [...MENTIONS, ...TOPIC_POSTS, ...CHATTER])
+      for (const city of CITIES)
+        for (const e of ENDINGS) {
+          const text = fill(t, { bot: "greeter", city, topic: "#postbot" }) + e;
+          if (classifier.classify(text).rules.length > 0) fired.push(text);
+        }
     expect(fired).toEqual([]);
   });
 

@@ -24,19 +24,37 @@ async function world() {
   const sandbox = await createSandbox({ clock });
   const entry: { sandbox: Sandbox; crowd?: Crowd } = { sandbox };
   open.push(entry);
-  const [greeter, host, fan] = await Promise.all(["greeter", "host", "fan"].map((username) => sandbox.admin.createUser({ username })));
+  const [greeter, host, fan] = await Promise.all(
+    ["greeter", "host", "fan"].map((username) => sandbox.admin.createUser({ username })),
+  );
   const question = await sandbox.admin.createPost({ author_id: host!.id, text: "What are you building this week?" });
   const bots: CrowdBot[] = [
     { username: "greeter", userId: greeter!.id, streamRules: [], mentions: true, followers: false },
     { username: "host", userId: host!.id, streamRules: [], mentions: true, followers: true },
-    { username: "fan", userId: fan!.id, streamRules: ["#postbot -is:repost", "(typescript OR #ts) bots"], mentions: false, followers: true },
+    {
+      username: "fan",
+      userId: fan!.id,
+      streamRules: ["#postbot -is:repost", "(typescript OR #ts) bots"],
+      mentions: false,
+      followers: true,
+    },
   ];
   return { clock, sandbox, bots, question, entry };
 }
 
 /** The crowd's actions as its log lines tell them. */
 const actionsOf = (lines: Array<Record<string, unknown>>) =>
-  lines.filter((l) => l.action !== undefined).map((l) => ({ user: l.user, action: l.action, to: l.to, text: l.text, abusive: l.abusive, in_reply_to: l.in_reply_to, post: l.post }));
+  lines
+    .filter((l) => l.action !== undefined)
+    .map((l) => ({
+      user: l.user,
+      action: l.action,
+      to: l.to,
+      text: l.text,
+      abusive: l.abusive,
+      in_reply_to: l.in_reply_to,
+      post: l.post,
+    }));
 
 async function run(seed: number, ms: number) {
   const { clock, sandbox, bots, question, entry } = await world();
@@ -49,7 +67,17 @@ async function run(seed: number, ms: number) {
 
 /** Every text the templates can produce for these bots and rules. */
 function everyText(bots: CrowdBot[]): { benign: Set<string>; abusive: Set<string> } {
-  const { MENTIONS, CITIES, ENDINGS, REPLY_OPENINGS, BENIGN_REPLIES, ABUSIVE_OPENINGS, ABUSIVE_REPLIES, TOPIC_POSTS, CHATTER } = content;
+  const {
+    MENTIONS,
+    CITIES,
+    ENDINGS,
+    REPLY_OPENINGS,
+    BENIGN_REPLIES,
+    ABUSIVE_OPENINGS,
+    ABUSIVE_REPLIES,
+    TOPIC_POSTS,
+    CHATTER,
+  } = content;
   const fill = (t: string, slots: Record<string, string>) => t.replace(/\{(\w+)\}/g, (_, k: string) => slots[k]!);
   const benign = new Set<string>();
   const abusive = new Set<string>();
@@ -79,7 +107,9 @@ describe("the simulated crowd", () => {
     expect(a.crowd.users.map((u) => u.username)).toEqual(b.crowd.users.map((u) => u.username));
     expect(shape(c)).not.toEqual(shape(a));
     // Sixty actions of a mixed crowd: every kind shows up.
-    expect(new Set(a.actions.map((x) => x.action))).toEqual(new Set(["mention", "reply", "follow", "topic", "chatter"]));
+    expect(new Set(a.actions.map((x) => x.action))).toEqual(
+      new Set(["mention", "reply", "follow", "topic", "chatter"]),
+    );
   });
 
   it("acts on the clock: one action per interval, none before the first, none after stop()", async () => {
@@ -149,7 +179,8 @@ describe("the simulated crowd", () => {
     // With 300 actions, every person ends up following every bot that watches followers.
     expect(follows.length).toBe(crowd.users.length * followed.size);
     const edges = sandbox.context.data.world.follows.map((f) => `${f.source_id}>${f.target_id}`);
-    for (const bot of bots.filter((b) => b.followers)) for (const u of crowd.users) expect(edges).toContain(`${u.id}>${bot.userId}`);
+    for (const bot of bots.filter((b) => b.followers))
+      for (const u of crowd.users) expect(edges).toContain(`${u.id}>${bot.userId}`);
   });
 
   it("acts only through the sandbox's own world functions: no request to the service, every post made by the admin path", async () => {
@@ -158,7 +189,11 @@ describe("the simulated crowd", () => {
     const stats = await sandbox.admin.stats();
     expect(stats.routes).toEqual({});
     const crowdIds = new Set(crowd.users.map((u) => u.id));
-    const sources = new Set(Object.values(sandbox.context.data.world.posts).filter((p) => crowdIds.has(p.author_id)).map((p) => p.source));
+    const sources = new Set(
+      Object.values(sandbox.context.data.world.posts)
+        .filter((p) => crowdIds.has(p.author_id))
+        .map((p) => p.source),
+    );
     expect(sources).toEqual(new Set(["postbot sandbox"]));
   });
 

@@ -12,8 +12,13 @@ describe("parseEntities", () => {
     expect(e.hashtags).toEqual([{ start: 15, end: 20, tag: "Cats" }]);
     expect(e.cashtags).toEqual([{ start: 25, end: 30, tag: "TWTR" }]);
     expect(e.urls).toHaveLength(1);
-    expect(e.urls![0]).toMatchObject({ url: "https://example.com/a?b=1", expanded_url: "https://example.com/a?b=1", display_url: "example.com/a?b=1" });
-    for (const list of [e.mentions!, e.hashtags!, e.cashtags!]) for (const x of list) expect(slice(text, x)[0]).toMatch(/[@#$]/);
+    expect(e.urls![0]).toMatchObject({
+      url: "https://example.com/a?b=1",
+      expanded_url: "https://example.com/a?b=1",
+      display_url: "example.com/a?b=1",
+    });
+    for (const list of [e.mentions!, e.hashtags!, e.cashtags!])
+      for (const x of list) expect(slice(text, x)[0]).toMatch(/[@#$]/);
     expect(slice(text, e.urls![0]!)).toBe("https://example.com/a?b=1");
   });
 

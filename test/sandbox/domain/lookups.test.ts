@@ -28,7 +28,11 @@ describe("username lookups", () => {
     createUser(ctx, { username: "old" });
     expect(userByUsername(ctx, "old")).toBeDefined();
     const loaded = createData();
-    loaded.world.users["42"] = { ...ctx.data.world.users[Object.keys(ctx.data.world.users)[0]!]!, id: "42", username: "fresh" };
+    loaded.world.users["42"] = {
+      ...ctx.data.world.users[Object.keys(ctx.data.world.users)[0]!]!,
+      id: "42",
+      username: "fresh",
+    };
     ctx.data = loaded;
     expect(userByUsername(ctx, "fresh")?.id).toBe("42");
     expect(userByUsername(ctx, "old")).toBeUndefined();

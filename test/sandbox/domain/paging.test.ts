@@ -5,8 +5,10 @@ import { ApiProblem } from "../../../src/sandbox/problems.ts";
 import { compareIds } from "../../../src/sandbox/model/index.ts";
 import { invalidMessage } from "./world.ts";
 
-const params = (q: Record<string, string>, allowed = ["max_results", "pagination_token", "since_id", "until_id", "start_time", "end_time"]) =>
-  new Params(new URLSearchParams(q), allowed);
+const params = (
+  q: Record<string, string>,
+  allowed = ["max_results", "pagination_token", "since_id", "until_id", "start_time", "end_time"],
+) => new Params(new URLSearchParams(q), allowed);
 const items = Array.from({ length: 7 }, (_, i) => String(100 + i)); // ids 100..106
 const key = (id: string) => sortKey(id);
 
@@ -16,19 +18,35 @@ describe("paginate", () => {
     const p1 = paginate(shuffled, key, readPage(params({ max_results: "3" }), { min: 1, max: 10, def: 5 }));
     expect(p1.items).toEqual(["106", "105", "104"]);
     expect(p1.previous_token).toBeUndefined();
-    const p2 = paginate(items, key, readPage(params({ max_results: "3", pagination_token: p1.next_token! }), { min: 1, max: 10, def: 5 }));
+    const p2 = paginate(
+      items,
+      key,
+      readPage(params({ max_results: "3", pagination_token: p1.next_token! }), { min: 1, max: 10, def: 5 }),
+    );
     expect(p2.items).toEqual(["103", "102", "101"]);
-    const p3 = paginate(items, key, readPage(params({ max_results: "3", pagination_token: p2.next_token! }), { min: 1, max: 10, def: 5 }));
+    const p3 = paginate(
+      items,
+      key,
+      readPage(params({ max_results: "3", pagination_token: p2.next_token! }), { min: 1, max: 10, def: 5 }),
+    );
     expect(p3.items).toEqual(["100"]);
     expect(p3.next_token).toBeUndefined();
-    const back = paginate(items, key, readPage(params({ max_results: "3", pagination_token: p3.previous_token! }), { min: 1, max: 10, def: 5 }));
+    const back = paginate(
+      items,
+      key,
+      readPage(params({ max_results: "3", pagination_token: p3.previous_token! }), { min: 1, max: 10, def: 5 }),
+    );
     expect(back.items).toEqual(["103", "102", "101"]);
   });
 
   it("keeps a page stable when newer items arrive above it", () => {
     const p1 = paginate(items, key, { max: 3 });
     const grown = [...items, "107", "108"];
-    const p2 = paginate(grown, key, readPage(params({ pagination_token: p1.next_token! }), { min: 1, max: 10, def: 3 }));
+    const p2 = paginate(
+      grown,
+      key,
+      readPage(params({ pagination_token: p1.next_token! }), { min: 1, max: 10, def: 3 }),
+    );
     expect(p2.items).toEqual(["103", "102", "101"]);
   });
 
@@ -36,15 +54,25 @@ describe("paginate", () => {
     const p = paginate(items, key, { max: 2 });
     expect(p.next_token!.length).toBeGreaterThanOrEqual(16);
     expect(() => readPage(params({ pagination_token: "abc" }), { min: 1, max: 10, def: 5 })).toThrow(ApiProblem);
-    expect(invalidMessage(() => readPage(params({ pagination_token: Buffer.from("x:123456789012345").toString("base64url") }), { min: 1, max: 10, def: 5 }))).toMatch(
-      /not valid/,
-    );
+    expect(
+      invalidMessage(() =>
+        readPage(params({ pagination_token: Buffer.from("x:123456789012345").toString("base64url") }), {
+          min: 1,
+          max: 10,
+          def: 5,
+        }),
+      ),
+    ).toMatch(/not valid/);
   });
 
   it("checks max_results against the family's range, with its default", () => {
     expect(readPage(params({}), { min: 5, max: 100, def: 10 }).max).toBe(10);
-    expect(invalidMessage(() => readPage(params({ max_results: "101" }), { min: 5, max: 100, def: 10 }))).toMatch(/not between 5 and 100/);
-    expect(invalidMessage(() => readPage(params({ max_results: "ten" }), { min: 5, max: 100, def: 10 }))).toMatch(/\[ten\]/);
+    expect(invalidMessage(() => readPage(params({ max_results: "101" }), { min: 5, max: 100, def: 10 }))).toMatch(
+      /not between 5 and 100/,
+    );
+    expect(invalidMessage(() => readPage(params({ max_results: "ten" }), { min: 5, max: 100, def: 10 }))).toMatch(
+      /\[ten\]/,
+    );
   });
 });
 
@@ -66,7 +94,11 @@ describe("windows", () => {
   });
 
   it("refuses a start_time not before end_time and unparseable times", () => {
-    expect(invalidMessage(() => readWindow(params({ start_time: "2026-03-02T12:00:00Z", end_time: "2026-03-02T12:00:00Z" }), true))).toMatch(/must be before/);
+    expect(
+      invalidMessage(() =>
+        readWindow(params({ start_time: "2026-03-02T12:00:00Z", end_time: "2026-03-02T12:00:00Z" }), true),
+      ),
+    ).toMatch(/must be before/);
     expect(invalidMessage(() => readWindow(params({ end_time: "2026-13-02" }), true))).toMatch(/Invalid 'end_time'/);
   });
 });
@@ -74,6 +106,8 @@ describe("windows", () => {
 describe("Params", () => {
   it("refuses unknown and repeated parameters, naming them", () => {
     expect(invalidMessage(() => params({ bogus: "1" }))).toMatch(/\[bogus\] is not one of/);
-    expect(invalidMessage(() => new Params(new URLSearchParams("max_results=1&max_results=2"), ["max_results"]))).toMatch(/more than once/);
+    expect(
+      invalidMessage(() => new Params(new URLSearchParams("max_results=1&max_results=2"), ["max_results"])),
+    ).toMatch(/more than once/);
   });
 });

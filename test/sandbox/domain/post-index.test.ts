@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { countWorld } from "../../../src/sandbox/domain/metrics.ts";
-import { createPost, deletePost, liveMentionsOf, livePostsNewestFirst, liveQuotesOf, liveRepostsOf, repost, unrepost } from "../../../src/sandbox/domain/posts.ts";
+import {
+  createPost,
+  deletePost,
+  liveMentionsOf,
+  livePostsNewestFirst,
+  liveQuotesOf,
+  liveRepostsOf,
+  repost,
+  unrepost,
+} from "../../../src/sandbox/domain/posts.ts";
 import { createUser } from "../../../src/sandbox/domain/users.ts";
 import { context } from "./world.ts";
 
@@ -35,7 +44,13 @@ describe("the post index behind timelines, search and the duplicate check", () =
     const a = createPost(ctx, { author_id: alice.id, text: "counted" });
     const counts = () => {
       const m = countWorld(ctx);
-      return [m.replies.get(a.id) ?? 0, m.quotes.get(a.id) ?? 0, m.reposts.get(a.id) ?? 0, m.postsBy(bob.id), m.newestBy(bob.id)];
+      return [
+        m.replies.get(a.id) ?? 0,
+        m.quotes.get(a.id) ?? 0,
+        m.reposts.get(a.id) ?? 0,
+        m.postsBy(bob.id),
+        m.newestBy(bob.id),
+      ];
     };
     expect(counts()).toEqual([0, 0, 0, 0, undefined]);
     await clock.advance(1);
@@ -45,7 +60,11 @@ describe("the post index behind timelines, search and the duplicate check", () =
     await clock.advance(1);
     const shared = repost(ctx, bob, a.id);
     expect(counts()).toEqual([1, 1, 1, 3, shared.id]);
-    expect([liveQuotesOf(ctx, a.id), liveRepostsOf(ctx, a.id), liveMentionsOf(ctx, alice.id, "ALICE")]).toEqual([[quote], [shared], [reply]]);
+    expect([liveQuotesOf(ctx, a.id), liveRepostsOf(ctx, a.id), liveMentionsOf(ctx, alice.id, "ALICE")]).toEqual([
+      [quote],
+      [shared],
+      [reply],
+    ]);
     await clock.advance(1);
     const mention = createPost(ctx, { author_id: bob.id, text: "hey @Alice and @alice" });
     expect(liveMentionsOf(ctx, alice.id, "alice")).toEqual([mention, reply]);
@@ -53,11 +72,17 @@ describe("the post index behind timelines, search and the duplicate check", () =
     deletePost(ctx, bob.id, quote.id);
     deletePost(ctx, bob.id, mention.id);
     expect(counts()).toEqual([1, 0, 0, 1, reply.id]);
-    expect([liveQuotesOf(ctx, a.id), liveRepostsOf(ctx, a.id), liveMentionsOf(ctx, alice.id, "alice")]).toEqual([[], [], [reply]]);
+    expect([liveQuotesOf(ctx, a.id), liveRepostsOf(ctx, a.id), liveMentionsOf(ctx, alice.id, "alice")]).toEqual([
+      [],
+      [],
+      [reply],
+    ]);
     // The same numbers as a count from scratch (a state loaded from a file).
     const loaded = { ...ctx, data: structuredClone(ctx.data) };
     const m = countWorld(loaded);
-    expect([m.replies.get(a.id), m.quotes.get(a.id) ?? 0, m.reposts.get(a.id) ?? 0, m.postsBy(bob.id)]).toEqual([1, 0, 0, 1]);
+    expect([m.replies.get(a.id), m.quotes.get(a.id) ?? 0, m.reposts.get(a.id) ?? 0, m.postsBy(bob.id)]).toEqual([
+      1, 0, 0, 1,
+    ]);
   });
 
   it("is built from a state loaded from a file", () => {

@@ -47,8 +47,15 @@ describe("query language", () => {
     const packed = parseQuery(`(${names.map((n) => `@${n} OR to:${n}`).join(" OR ")}) -is:repost`);
     expect(matches(packed, facts("hello @U00039"))).toBe(true);
     expect(matches(packed, facts("hello @u00000 and @someone"))).toBe(true);
-    expect(matches(packed, facts("a reply", { inReplyToUsername: "u00007", inReplyToUserId: "7", inReplyToPostId: "9" }))).toBe(true);
-    expect(matches(packed, facts("hello @u00040 u00001", { inReplyToUsername: "bob", inReplyToUserId: "2", inReplyToPostId: "9" }))).toBe(false);
+    expect(
+      matches(packed, facts("a reply", { inReplyToUsername: "u00007", inReplyToUserId: "7", inReplyToPostId: "9" })),
+    ).toBe(true);
+    expect(
+      matches(
+        packed,
+        facts("hello @u00040 u00001", { inReplyToUsername: "bob", inReplyToUserId: "2", inReplyToPostId: "9" }),
+      ),
+    ).toBe(false);
     expect(matches(packed, facts("RT @u00001", { repostOfId: "5" }))).toBe(false);
     // Mixed with other operands, each still counts.
     const mixed = parseQuery("@ann OR #cats OR $ACME OR from:7 OR (dog bird) OR (owl -fish)");

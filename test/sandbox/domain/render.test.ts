@@ -31,12 +31,18 @@ describe("fields and expansions", () => {
     const root = createPost(ctx, { author_id: alice.id, text: "root" });
     const a = createPost(ctx, { author_id: bob.id, text: "@alice one", in_reply_to_post_id: root.id });
     const b = createPost(ctx, { author_id: bob.id, text: "@alice two", in_reply_to_post_id: root.id });
-    const r = new Renderer(ctx, undefined, options({ expansions: "author_id,in_reply_to_user_id,entities.mentions.username,referenced_posts.id" }));
+    const r = new Renderer(
+      ctx,
+      undefined,
+      options({ expansions: "author_id,in_reply_to_user_id,entities.mentions.username,referenced_posts.id" }),
+    );
     const body = r.envelope([r.post(a), r.post(b)]);
     expect(body.includes!.users!.map((u) => u.username)).toEqual(["bob", "alice"]);
     expect(body.includes!.posts!.map((p) => p.id)).toEqual([root.id]);
     const bare = new Renderer(ctx, undefined, options({ expansions: "referenced_posts.id" }));
-    expect(bare.envelope(bare.post(root))).toEqual({ data: { id: root.id, text: "root", edit_history_post_ids: [root.id] } });
+    expect(bare.envelope(bare.post(root))).toEqual({
+      data: { id: root.id, text: "root", edit_history_post_ids: [root.id] },
+    });
   });
 
   it("reports an expanded post the viewer may not see as an includes-section error", () => {
@@ -51,7 +57,11 @@ describe("fields and expansions", () => {
     const body = r.envelope(r.post(quote));
     expect(body.includes).toBeUndefined();
     expect(body.errors).toEqual([
-      expect.objectContaining({ section: "includes", parameter: "referenced_posts.id", type: "https://api.twitter.com/2/problems/not-authorized-for-resource" }),
+      expect.objectContaining({
+        section: "includes",
+        parameter: "referenced_posts.id",
+        type: "https://api.twitter.com/2/problems/not-authorized-for-resource",
+      }),
     ]);
   });
 
@@ -63,12 +73,17 @@ describe("fields and expansions", () => {
     expect(own.post(p)).toHaveProperty("non_public_metrics");
     const other = new Renderer(ctx, undefined, options({ "post.fields": "non_public_metrics" }));
     expect(other.post(p)).not.toHaveProperty("non_public_metrics");
-    expect(other.errors[0]).toMatchObject({ field: "non_public_metrics", type: "https://api.twitter.com/2/problems/not-authorized-for-field" });
+    expect(other.errors[0]).toMatchObject({
+      field: "non_public_metrics",
+      type: "https://api.twitter.com/2/problems/not-authorized-for-field",
+    });
   });
 
   it("refuses unknown fields and expansions, naming the value", () => {
     expect(invalidMessage(() => options({ "user.fields": "shoe_size" }, "user"))).toMatch(/\[shoe_size\]/);
-    expect(invalidMessage(() => options({ expansions: "author_id" }, "user"))).toMatch(/\[author_id\] is not one of \[pinned_post_id/);
+    expect(invalidMessage(() => options({ expansions: "author_id" }, "user"))).toMatch(
+      /\[author_id\] is not one of \[pinned_post_id/,
+    );
   });
 
   it("gives a reply's display_text_range after its leading mentions", () => {

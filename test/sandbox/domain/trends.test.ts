@@ -15,7 +15,12 @@ describe("trend terms", () => {
 
   it("ranks by count, then the most recent start, then name; categories start at word boundaries", () => {
     const t = (name: string, count: number, since: number) => ({ name, count, since, hashtag: false });
-    expect(rankTrends([t("b", 2, 1), t("a", 2, 1), t("c", 2, 5), t("d", 9, 0)]).map((x) => x.name)).toEqual(["d", "c", "a", "b"]);
+    expect(rankTrends([t("b", 2, 1), t("a", 2, 1), t("c", 2, 5), t("d", 9, 0)]).map((x) => x.name)).toEqual([
+      "d",
+      "c",
+      "a",
+      "b",
+    ]);
     expect(categoryOf("#WorldCup")).toBe("Trending");
     expect(categoryOf("#football")).toBe("Sports");
     expect(categoryOf("TypeScript")).toBe("Technology");

@@ -10,7 +10,13 @@ const MIN15 = 15 * 60_000;
 
 beforeAll(async () => {
   t = await startSandbox();
-  for (const key of ["GET /2/users/:id/mentions", "GET /2/posts/:id", "POST /2/posts", "GET /2/posts/counts/all"] as const) restore.push(installHandler(key, echoHandler));
+  for (const key of [
+    "GET /2/users/:id/mentions",
+    "GET /2/posts/:id",
+    "POST /2/posts",
+    "GET /2/posts/counts/all",
+  ] as const)
+    restore.push(installHandler(key, echoHandler));
   restore.push(
     installHandler("GET /2/posts/search/recent", (req: RouteRequest) => {
       req.countPostsRead(Number(req.query.get("deliver") ?? "0"));
@@ -40,11 +46,20 @@ describe("rate limits (spec part 8)", () => {
       const res = await t.signed(one, "GET", path(one));
       expect(res.status).toBe(200);
       // The tightest window is the user's: 10 - i left (the app has 15 - i).
-      expect(limitHeaders(res.headers)).toEqual({ limit: "10", remaining: String(10 - i), reset: seconds(start + MIN15) });
+      expect(limitHeaders(res.headers)).toEqual({
+        limit: "10",
+        remaining: String(10 - i),
+        reset: seconds(start + MIN15),
+      });
     }
     const over = await t.signed(one, "GET", path(one));
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ title: "Too Many Requests", detail: "Too Many Requests", type: "about:blank", status: 429 });
+    expect(over.body).toEqual({
+      title: "Too Many Requests",
+      detail: "Too Many Requests",
+      type: "about:blank",
+      status: 429,
+    });
     expect(limitHeaders(over.headers)).toEqual({ limit: "10", remaining: "0", reset: seconds(start + MIN15) });
 
     // The second user has its own U window but shares the app's A window (10 of 15 spent).
@@ -116,15 +131,23 @@ describe("rate limits (spec part 8)", () => {
     const a = await t.account({ plan: "basic" });
     const res = await t.bearer(await t.appBearer(a.app), "GET", "/2/posts/counts/all");
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ title: "Client Forbidden", type: "https://api.twitter.com/2/problems/client-forbidden", reason: "client-not-enrolled" });
-    expect(res.body.detail).toBe("GET /2/posts/counts/all is not available on the basic plan; it is available on the pro plan.");
+    expect(res.body).toMatchObject({
+      title: "Client Forbidden",
+      type: "https://api.twitter.com/2/problems/client-forbidden",
+      reason: "client-not-enrolled",
+    });
+    expect(res.body.detail).toBe(
+      "GET /2/posts/counts/all is not available on the basic plan; it is available on the pro plan.",
+    );
   });
 
   it("keeps the windows in the sandbox state", async () => {
     const a = await t.account({ plan: "pro" });
     await t.signed(a, "GET", "/2/posts/5");
     await t.sandbox.save();
-    const keys = Object.keys(t.sandbox.context.data.meter.windows).filter((k) => k.startsWith("GET /2/posts/:id|a:" + a.app.id));
+    const keys = Object.keys(t.sandbox.context.data.meter.windows).filter((k) =>
+      k.startsWith("GET /2/posts/:id|a:" + a.app.id),
+    );
     expect(keys).toEqual([`GET /2/posts/:id|a:${a.app.id}|15m`]);
   });
 });

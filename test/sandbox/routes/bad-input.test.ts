@@ -58,7 +58,10 @@ describe("bad input", () => {
       for (const value of PATH_VALUES) {
         const path = e.path.replace(/:[a-z_]+/g, encodeURIComponent(value === "1" ? alice.user.id : value));
         const match = matchEndpoint(e.method, path);
-        const params = match?.endpoint.key === e.key ? match.params : Object.fromEntries([...e.path.matchAll(/:([a-z_]+)/g)].map((m) => [m[1]!, value]));
+        const params =
+          match?.endpoint.key === e.key
+            ? match.params
+            : Object.fromEntries([...e.path.matchAll(/:([a-z_]+)/g)].map((m) => [m[1]!, value]));
         const n = Math.max(QUERIES.length, BODIES.length);
         for (let i = 0; i < n; i++) {
           const query = QUERIES[i % QUERIES.length]!;
@@ -78,10 +81,13 @@ describe("bad input", () => {
           try {
             const result = await routes[e.key]!(req);
             if (isStream(result)) result.stream({ send: () => {}, end: () => {} })();
-            else if (result.status >= 500) failures.push(`${e.key} ${path} ${JSON.stringify(query)} → ${result.status}`);
+            else if (result.status >= 500)
+              failures.push(`${e.key} ${path} ${JSON.stringify(query)} → ${result.status}`);
           } catch (err) {
             if (!(err instanceof ApiProblem) || err.status >= 500) {
-              failures.push(`${e.key} ${path} ${JSON.stringify(query)} ${JSON.stringify(body)?.slice(0, 80)} → ${String(err)}`);
+              failures.push(
+                `${e.key} ${path} ${JSON.stringify(query)} ${JSON.stringify(body)?.slice(0, 80)} → ${String(err)}`,
+              );
             }
           } finally {
             aborted.abort();

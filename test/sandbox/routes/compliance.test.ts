@@ -20,7 +20,11 @@ async function appClient(t: TestSandbox = w.t) {
 
 /** A request to a pre-signed URL: no Authorization header at all. */
 async function presigned(url: string, method: "PUT" | "GET", body?: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method, body, headers: body === undefined ? headers : { "content-type": "text/plain", ...headers } });
+  const res = await fetch(url, {
+    method,
+    body,
+    headers: body === undefined ? headers : { "content-type": "text/plain", ...headers },
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -68,7 +72,9 @@ describe("compliance jobs", () => {
     expect((await c.create({ type: "users", resumable: true })).status).toBe(200);
 
     expect((await presigned(job.download_url, "GET")).status).toBe(404);
-    expect((await presigned(job.upload_url.replace(/signature=[^&]+/, "signature=forged"), "PUT", "1\n")).status).toBe(403);
+    expect((await presigned(job.upload_url.replace(/signature=[^&]+/, "signature=forged"), "PUT", "1\n")).status).toBe(
+      403,
+    );
     const ids = [pOk.id, pDeleted.id, pSusp.id, pProt.id, pDeact.id, "123", ""].join("\n");
     const up = await presigned(job.upload_url, "PUT", ids);
     expect(up.status).toBe(200);
@@ -86,7 +92,10 @@ describe("compliance jobs", () => {
     const down = await presigned(job.download_url, "GET");
     expect(down.status).toBe(200);
     expect(down.headers.get("content-type")).toMatch(/ndjson/);
-    const lines = down.text.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = down.text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       { id: pDeleted.id, action: "delete", created_at: expect.any(String), redacted_at: deletedAt, reason: "deleted" },
       { id: pSusp.id, action: "delete", created_at: expect.any(String), reason: "suspended" },
@@ -111,8 +120,14 @@ describe("compliance jobs", () => {
 
     const empty = (await c.create({ type: "users" })).body.data;
     await presigned(empty.upload_url, "PUT", "\n\n");
-    expect((await c.job(empty.id)).body.data).toMatchObject({ status: "failed", error: expect.stringMatching(/no ids/) });
-    expect((await c.jobs({ type: "users", status: "failed" })).body.data.map((j: { id: string }) => j.id)).toEqual([empty.id, bad.id]);
+    expect((await c.job(empty.id)).body.data).toMatchObject({
+      status: "failed",
+      error: expect.stringMatching(/no ids/),
+    });
+    expect((await c.jobs({ type: "users", status: "failed" })).body.data.map((j: { id: string }) => j.id)).toEqual([
+      empty.id,
+      bad.id,
+    ]);
   });
 
   it("reports users that are suspended, protected or deactivated", async () => {
@@ -125,7 +140,10 @@ describe("compliance jobs", () => {
     const job = (await c.create({ type: "users" })).body.data;
     await presigned(job.upload_url, "PUT", `${fine.user.id}\r\n${prot.user.id}\r\n${susp.user.id}\r\n`);
     await w.t.clock.advance(5000);
-    const lines = (await presigned(job.download_url, "GET")).text.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = (await presigned(job.download_url, "GET")).text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l: { id: string; reason: string }) => [l.id, l.reason])).toEqual([
       [prot.user.id, "protected"],
       [susp.user.id, "suspended"],
@@ -157,10 +175,15 @@ describe("compliance jobs", () => {
     expect((await c.job(job.id)).body.data.status).toBe("created");
     const wrongStart = await presigned(job.upload_url, "PUT", "x", { "content-range": "bytes 5-5/*" });
     expect(wrongStart.status).toBe(400);
-    const last = await presigned(job.upload_url, "PUT", file.slice(2), { "content-range": `bytes 2-${file.length - 1}/${file.length}` });
+    const last = await presigned(job.upload_url, "PUT", file.slice(2), {
+      "content-range": `bytes 2-${file.length - 1}/${file.length}`,
+    });
     expect(last.status).toBe(200);
     await w.t.clock.advance(5000);
-    const lines = (await presigned(job.download_url, "GET")).text.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = (await presigned(job.download_url, "GET")).text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([expect.objectContaining({ id: p.id, reason: "deleted" })]);
 
     const plain = (await c.create({ type: "users" })).body.data;

@@ -53,8 +53,15 @@ describe("reposts", () => {
     expect(res.body).toEqual({ data: { id: expect.any(String), reposted: true } });
     expect(again.body.data.id).toBe(res.body.data.id);
     expect(created).toEqual([res.body.data.id]);
-    const view = await w.get(bob, `/2/posts/${res.body.data.id}`, { "post.fields": "referenced_posts,author_id", expansions: "referenced_posts.id" });
-    expect(view.body.data).toMatchObject({ text: "RT @rp_a: share me", author_id: bob.user.id, referenced_posts: [{ type: "reposted", id: p.id }] });
+    const view = await w.get(bob, `/2/posts/${res.body.data.id}`, {
+      "post.fields": "referenced_posts,author_id",
+      expansions: "referenced_posts.id",
+    });
+    expect(view.body.data).toMatchObject({
+      text: "RT @rp_a: share me",
+      author_id: bob.user.id,
+      referenced_posts: [{ type: "reposted", id: p.id }],
+    });
     expect(view.body.includes.posts[0].id).toBe(p.id);
     expect((await w.get(alice, `/2/posts/${p.id}/reposted_by`)).body.data[0].id).toBe(bob.user.id);
     const undo = await w.call(bob, "DELETE", `/2/users/${bob.user.id}/reposts/${p.id}`);
@@ -78,7 +85,9 @@ describe("bookmarks (PKCE only)", () => {
     const alice = await w.user("bm_a");
     const p = await w.post(alice, "read later");
     const token = await w.t.pkce(w.app, alice.user, ["post.read", "users.read", "bookmark.read", "bookmark.write"]);
-    const add = await w.t.bearer(token.access_token, "POST", `/2/users/${alice.user.id}/bookmarks`, { json: { post_id: p.id } });
+    const add = await w.t.bearer(token.access_token, "POST", `/2/users/${alice.user.id}/bookmarks`, {
+      json: { post_id: p.id },
+    });
     expect(add.status).toBe(200);
     expect(add.body).toEqual({ data: { bookmarked: true } });
     const list = await w.t.bearer(token.access_token, "GET", `/2/users/${alice.user.id}/bookmarks`);
@@ -88,7 +97,9 @@ describe("bookmarks (PKCE only)", () => {
     expect(metrics.body.data.public_metrics.bookmark_count).toBe(1);
     const del = await w.t.bearer(token.access_token, "DELETE", `/2/users/${alice.user.id}/bookmarks/${p.id}`);
     expect(del.body).toEqual({ data: { bookmarked: false } });
-    expect((await w.t.bearer(token.access_token, "GET", `/2/users/${alice.user.id}/bookmarks`)).body).toEqual({ meta: { result_count: 0 } });
+    expect((await w.t.bearer(token.access_token, "GET", `/2/users/${alice.user.id}/bookmarks`)).body).toEqual({
+      meta: { result_count: 0 },
+    });
     const bob = await w.user("bm_b");
     const other = await w.t.bearer(token.access_token, "GET", `/2/users/${bob.user.id}/bookmarks`);
     expect(other.status).toBe(403);

@@ -13,7 +13,9 @@ async function makeList(owner: Account, body: Record<string, unknown>): Promise<
 describe("lists: create, look up, update, delete", () => {
   it("creates (201 {id, name}), looks up with list.fields and the owner expanded, updates and deletes", async () => {
     const alice = await w.user("ls_a");
-    const made = await w.call(alice, "POST", "/2/lists", { json: { name: "cat people", description: "people who like cats" } });
+    const made = await w.call(alice, "POST", "/2/lists", {
+      json: { name: "cat people", description: "people who like cats" },
+    });
     expect(made.status).toBe(201);
     expect(made.body).toEqual({ data: { id: expect.stringMatching(/^\d+$/), name: "cat people" } });
     const id = made.body.data.id;
@@ -34,18 +36,29 @@ describe("lists: create, look up, update, delete", () => {
       owner_id: alice.user.id,
       private: false,
     });
-    expect(full.body.includes.users).toEqual([{ id: alice.user.id, name: "ls_a", username: "ls_a", created_at: expect.any(String) }]);
+    expect(full.body.includes.users).toEqual([
+      { id: alice.user.id, name: "ls_a", username: "ls_a", created_at: expect.any(String) },
+    ]);
 
     const upd = await w.call(alice, "PUT", `/2/lists/${id}`, { json: { name: "cat fans", private: true } });
     expect(upd.status).toBe(200);
     expect(upd.body).toEqual({ data: { updated: true } });
-    expect((await w.get(alice, `/2/lists/${id}`, { "list.fields": "private" })).body.data).toEqual({ id, name: "cat fans", private: true });
+    expect((await w.get(alice, `/2/lists/${id}`, { "list.fields": "private" })).body.data).toEqual({
+      id,
+      name: "cat fans",
+      private: true,
+    });
 
     const del = await w.call(alice, "DELETE", `/2/lists/${id}`);
     expect(del.body).toEqual({ data: { deleted: true } });
     const gone = await w.get(alice, `/2/lists/${id}`);
     expect(gone.status).toBe(200);
-    expect(gone.body.errors[0]).toMatchObject({ resource_type: "list", parameter: "id", resource_id: id, detail: `Could not find list with id: [${id}].` });
+    expect(gone.body.errors[0]).toMatchObject({
+      resource_type: "list",
+      parameter: "id",
+      resource_id: id,
+      detail: `Could not find list with id: [${id}].`,
+    });
     expect((await w.call(alice, "DELETE", `/2/lists/${id}`)).status).toBe(404);
   });
 
@@ -55,7 +68,9 @@ describe("lists: create, look up, update, delete", () => {
     expect(long.status).toBe(400);
     expect(long.body.errors[0].message).toContain("1 to 25 characters");
     expect((await w.call(alice, "POST", "/2/lists", { json: { name: "  " } })).status).toBe(400);
-    expect((await w.call(alice, "POST", "/2/lists", { json: { name: "ok", description: "d".repeat(101) } })).status).toBe(400);
+    expect(
+      (await w.call(alice, "POST", "/2/lists", { json: { name: "ok", description: "d".repeat(101) } })).status,
+    ).toBe(400);
     expect((await w.call(alice, "POST", "/2/lists", { json: { name: "ok", secret: true } })).status).toBe(400);
     expect((await w.call(alice, "POST", "/2/lists", { json: { name: "ok", private: "yes" } })).status).toBe(400);
     const id = await makeList(alice, { name: "fine" });
@@ -73,7 +88,9 @@ describe("lists: create, look up, update, delete", () => {
     expect(upd.status).toBe(403);
     expect(upd.body.detail).toMatch(/only its owner/);
     expect((await w.call(other, "DELETE", `/2/lists/${id}`)).status).toBe(403);
-    expect((await w.call(other, "POST", `/2/lists/${id}/members`, { json: { user_id: other.user.id } })).status).toBe(403);
+    expect((await w.call(other, "POST", `/2/lists/${id}/members`, { json: { user_id: other.user.id } })).status).toBe(
+      403,
+    );
     expect((await w.call(other, "DELETE", `/2/lists/${id}/members/${owner.user.id}`)).status).toBe(403);
     expect((await w.call(owner, "PUT", "/2/lists/12345", { json: { name: "x" } })).status).toBe(404);
     expect((await w.get(owner, `/2/lists/${id}`)).body.data.name).toBe("mine");
@@ -92,13 +109,18 @@ describe("members, list posts, memberships", () => {
       const add = await w.call(owner, "POST", `/2/lists/${id}/members`, { json: { user_id: m.user.id } });
       expect(add.body).toEqual({ data: { is_member: true } });
     }
-    expect((await w.call(owner, "POST", `/2/lists/${id}/members`, { json: { user_id: bob.user.id } })).body).toEqual({ data: { is_member: true } });
+    expect((await w.call(owner, "POST", `/2/lists/${id}/members`, { json: { user_id: bob.user.id } })).body).toEqual({
+      data: { is_member: true },
+    });
     expect((await w.call(owner, "POST", `/2/lists/${id}/members`, { json: { user_id: "999" } })).status).toBe(404);
     const members = await w.get(outsider, `/2/lists/${id}/members`);
     expect(ids(members)).toEqual([carol.user.id, bob.user.id]);
     expect(members.body.meta).toEqual({ result_count: 2 });
     expect((await w.get(outsider, `/2/lists/${id}`, { "list.fields": "member_count" })).body.data.member_count).toBe(2);
-    expect((await w.get(outsider, `/2/users/${bob.user.id}`, { "user.fields": "public_metrics" })).body.data.public_metrics.listed_count).toBe(1);
+    expect(
+      (await w.get(outsider, `/2/users/${bob.user.id}`, { "user.fields": "public_metrics" })).body.data.public_metrics
+        .listed_count,
+    ).toBe(1);
 
     const b1 = await w.post(bob, "bob one");
     const c1 = await w.post(carol, "carol one");
@@ -108,17 +130,24 @@ describe("members, list posts, memberships", () => {
     expect(ids(first)).toEqual([b2.id, c1.id]);
     expect(first.body.data[0].author_id).toBe(bob.user.id);
     expect(first.body.meta).toEqual({ result_count: 2, next_token: expect.any(String) });
-    const second = await w.get(outsider, `/2/lists/${id}/posts`, { max_results: "2", pagination_token: first.body.meta.next_token });
+    const second = await w.get(outsider, `/2/lists/${id}/posts`, {
+      max_results: "2",
+      pagination_token: first.body.meta.next_token,
+    });
     expect(ids(second)).toEqual([b1.id]);
 
-    const memberships = await w.get(outsider, `/2/users/${bob.user.id}/list_memberships`, { "list.fields": "owner_id" });
+    const memberships = await w.get(outsider, `/2/users/${bob.user.id}/list_memberships`, {
+      "list.fields": "owner_id",
+    });
     expect(memberships.body.data).toEqual([{ id, name: "friends", owner_id: owner.user.id }]);
 
     const rm = await w.call(owner, "DELETE", `/2/lists/${id}/members/${bob.user.id}`);
     expect(rm.body).toEqual({ data: { is_member: false } });
     expect(ids(await w.get(outsider, `/2/lists/${id}/members`))).toEqual([carol.user.id]);
     expect(ids(await w.get(outsider, `/2/lists/${id}/posts`))).toEqual([c1.id]);
-    expect((await w.get(outsider, `/2/users/${bob.user.id}/list_memberships`)).body).toEqual({ meta: { result_count: 0 } });
+    expect((await w.get(outsider, `/2/users/${bob.user.id}/list_memberships`)).body).toEqual({
+      meta: { result_count: 0 },
+    });
   });
 
   it("refuses to add someone who blocks the owner", async () => {
@@ -126,7 +155,9 @@ describe("members, list posts, memberships", () => {
     const blocker = await w.user("lm_bb");
     await w.admin("POST", "/_sandbox/blocks", { source_user_id: blocker.user.id, target_user_id: owner.user.id });
     const id = await makeList(owner, { name: "nope" });
-    expect((await w.call(owner, "POST", `/2/lists/${id}/members`, { json: { user_id: blocker.user.id } })).status).toBe(403);
+    expect((await w.call(owner, "POST", `/2/lists/${id}/members`, { json: { user_id: blocker.user.id } })).status).toBe(
+      403,
+    );
   });
 });
 
@@ -140,16 +171,27 @@ describe("owned lists, follows and private lists", () => {
     expect(ids(await w.get(fan, `/2/users/${owner.user.id}/owned_lists`))).toEqual([l2, l1]);
     const paged = await w.get(fan, `/2/users/${owner.user.id}/owned_lists`, { max_results: "1" });
     expect(ids(paged)).toEqual([l2]);
-    expect(ids(await w.get(fan, `/2/users/${owner.user.id}/owned_lists`, { max_results: "1", pagination_token: paged.body.meta.next_token }))).toEqual([l1]);
+    expect(
+      ids(
+        await w.get(fan, `/2/users/${owner.user.id}/owned_lists`, {
+          max_results: "1",
+          pagination_token: paged.body.meta.next_token,
+        }),
+      ),
+    ).toEqual([l1]);
 
     const follow = await w.call(fan, "POST", `/2/users/${fan.user.id}/followed_lists`, { json: { list_id: l1 } });
     expect(follow.body).toEqual({ data: { following: true } });
     expect(ids(await w.get(owner, `/2/lists/${l1}/followers`))).toEqual([fan.user.id]);
     expect(ids(await w.get(owner, `/2/users/${fan.user.id}/followed_lists`))).toEqual([l1]);
-    expect((await w.get(owner, `/2/lists/${l1}`, { "list.fields": "follower_count" })).body.data.follower_count).toBe(1);
+    expect((await w.get(owner, `/2/lists/${l1}`, { "list.fields": "follower_count" })).body.data.follower_count).toBe(
+      1,
+    );
     const asOther = await w.call(owner, "POST", `/2/users/${fan.user.id}/followed_lists`, { json: { list_id: l1 } });
     expect(asOther.status).toBe(403);
-    expect((await w.call(fan, "POST", `/2/users/${fan.user.id}/followed_lists`, { json: { list_id: "4040" } })).status).toBe(404);
+    expect(
+      (await w.call(fan, "POST", `/2/users/${fan.user.id}/followed_lists`, { json: { list_id: "4040" } })).status,
+    ).toBe(404);
     const unfollow = await w.call(fan, "DELETE", `/2/users/${fan.user.id}/followed_lists/${l1}`);
     expect(unfollow.body).toEqual({ data: { following: false } });
     expect((await w.get(owner, `/2/lists/${l1}/followers`)).body).toEqual({ meta: { result_count: 0 } });
@@ -164,7 +206,11 @@ describe("owned lists, follows and private lists", () => {
     await w.call(owner, "POST", `/2/lists/${secret}/members`, { json: { user_id: member.user.id } });
     await w.post(member, "member's post");
 
-    expect((await w.get(owner, `/2/lists/${secret}`, { "list.fields": "private" })).body.data).toEqual({ id: secret, name: "secret", private: true });
+    expect((await w.get(owner, `/2/lists/${secret}`, { "list.fields": "private" })).body.data).toEqual({
+      id: secret,
+      name: "secret",
+      private: true,
+    });
     const peek = await w.get(other, `/2/lists/${secret}`);
     expect(peek.status).toBe(200);
     expect(peek.body.data).toBeUndefined();
@@ -187,11 +233,20 @@ describe("owned lists, follows and private lists", () => {
     }
     expect(ids(await w.get(other, `/2/users/${owner.user.id}/owned_lists`))).toEqual([open]);
     expect(ids(await w.get(owner, `/2/users/${owner.user.id}/owned_lists`))).toEqual([open, secret]);
-    expect((await w.get(other, `/2/users/${member.user.id}/list_memberships`)).body).toEqual({ meta: { result_count: 0 } });
+    expect((await w.get(other, `/2/users/${member.user.id}/list_memberships`)).body).toEqual({
+      meta: { result_count: 0 },
+    });
     expect(ids(await w.get(owner, `/2/users/${member.user.id}/list_memberships`))).toEqual([secret]);
-    expect((await w.get(other, `/2/users/${member.user.id}`, { "user.fields": "public_metrics" })).body.data.public_metrics.listed_count).toBe(0);
-    expect((await w.call(other, "POST", `/2/users/${other.user.id}/followed_lists`, { json: { list_id: secret } })).status).toBe(403);
-    expect((await w.call(other, "POST", `/2/users/${other.user.id}/pinned_lists`, { json: { list_id: secret } })).status).toBe(403);
+    expect(
+      (await w.get(other, `/2/users/${member.user.id}`, { "user.fields": "public_metrics" })).body.data.public_metrics
+        .listed_count,
+    ).toBe(0);
+    expect(
+      (await w.call(other, "POST", `/2/users/${other.user.id}/followed_lists`, { json: { list_id: secret } })).status,
+    ).toBe(403);
+    expect(
+      (await w.call(other, "POST", `/2/users/${other.user.id}/pinned_lists`, { json: { list_id: secret } })).status,
+    ).toBe(403);
 
     const bearer = await w.t.appBearer(w.app);
     const asApp = await w.t.bearer(bearer, "GET", `/2/lists/${secret}`);
@@ -211,9 +266,13 @@ describe("pinned lists", () => {
       const pin = await w.call(pinner, "POST", `/2/users/${pinner.user.id}/pinned_lists`, { json: { list_id: id } });
       expect(pin.body).toEqual({ data: { pinned: true } });
     }
-    const again = await w.call(pinner, "POST", `/2/users/${pinner.user.id}/pinned_lists`, { json: { list_id: lists[0] } });
+    const again = await w.call(pinner, "POST", `/2/users/${pinner.user.id}/pinned_lists`, {
+      json: { list_id: lists[0] },
+    });
     expect(again.body).toEqual({ data: { pinned: true } });
-    const sixth = await w.call(pinner, "POST", `/2/users/${pinner.user.id}/pinned_lists`, { json: { list_id: lists[5] } });
+    const sixth = await w.call(pinner, "POST", `/2/users/${pinner.user.id}/pinned_lists`, {
+      json: { list_id: lists[5] },
+    });
     expect(sixth.status).toBe(403);
     expect(sixth.body).toMatchObject({ title: "Forbidden", type: "about:blank", status: 403 });
     expect(sixth.body.detail).toMatch(/cannot pin more than 5 Lists/);
@@ -226,7 +285,9 @@ describe("pinned lists", () => {
 
     const unpin = await w.call(pinner, "DELETE", `/2/users/${pinner.user.id}/pinned_lists/${lists[0]}`);
     expect(unpin.body).toEqual({ data: { pinned: false } });
-    expect((await w.call(pinner, "POST", `/2/users/${pinner.user.id}/pinned_lists`, { json: { list_id: lists[5] } })).status).toBe(200);
+    expect(
+      (await w.call(pinner, "POST", `/2/users/${pinner.user.id}/pinned_lists`, { json: { list_id: lists[5] } })).status,
+    ).toBe(200);
 
     await w.call(owner, "DELETE", `/2/lists/${lists[1]}`);
     expect(ids(await w.get(pinner, `/2/users/${pinner.user.id}/pinned_lists`))).not.toContain(lists[1]);

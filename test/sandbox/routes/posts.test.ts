@@ -36,7 +36,11 @@ describe("post lookup", () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((p: { id: string }) => p.id)).toEqual([a.id, b.id]);
     expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors[0]).toMatchObject({ parameter: "ids", resource_id: "999", detail: "Could not find post with ids: [999]." });
+    expect(res.body.errors[0]).toMatchObject({
+      parameter: "ids",
+      resource_id: "999",
+      detail: "Could not find post with ids: [999].",
+    });
   });
 
   it("refuses bad ids, unknown parameters and unknown field values with 400 naming them", async () => {
@@ -55,7 +59,9 @@ describe("post lookup", () => {
     const field = await w.get(alice, "/2/posts/1", { "post.fields": "created_at,bogus" });
     expect(field.status).toBe(400);
     expect(field.body.errors[0].message).toMatch(/The `post.fields` query parameter value \[bogus\] is not one of/);
-    const tooMany = await w.get(alice, "/2/posts", { ids: Array.from({ length: 101 }, (_, i) => String(i + 1)).join(",") });
+    const tooMany = await w.get(alice, "/2/posts", {
+      ids: Array.from({ length: 101 }, (_, i) => String(i + 1)).join(","),
+    });
     expect(tooMany.status).toBe(400);
   });
 
@@ -65,9 +71,11 @@ describe("post lookup", () => {
     const root = await w.post(alice, "root post #hello");
     const reply = await w.post(bob, "@fields_a nice https://example.com", { in_reply_to_post_id: root.id });
     const res = await w.get(bob, `/2/posts/${reply.id}`, {
-      "post.fields": "author_id,conversation_id,created_at,in_reply_to_user_id,referenced_posts,entities,public_metrics,lang",
+      "post.fields":
+        "author_id,conversation_id,created_at,in_reply_to_user_id,referenced_posts,entities,public_metrics,lang",
       "user.fields": "username,created_at",
-      expansions: "author_id,referenced_posts.id,referenced_posts.id.author_id,in_reply_to_user_id,entities.mentions.username",
+      expansions:
+        "author_id,referenced_posts.id,referenced_posts.id.author_id,in_reply_to_user_id,entities.mentions.username",
     });
     expect(res.status).toBe(200);
     const d = res.body.data;
@@ -79,7 +87,14 @@ describe("post lookup", () => {
       referenced_posts: [{ type: "replied_to", id: root.id }],
       lang: "en",
       created_at: "2026-03-02T12:00:00.000Z",
-      public_metrics: { repost_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0 },
+      public_metrics: {
+        repost_count: 0,
+        reply_count: 0,
+        like_count: 0,
+        quote_count: 0,
+        bookmark_count: 0,
+        impression_count: 0,
+      },
     });
     expect(d.entities.mentions).toEqual([{ start: 0, end: 9, username: "fields_a", id: alice.user.id }]);
     expect(d.entities.urls[0]).toMatchObject({ start: 15, end: 34, expanded_url: "https://example.com" });
@@ -127,12 +142,24 @@ describe("post creation", () => {
     w.t.sandbox.context.events.on("post:created", listener);
     const root = await w.call(alice, "POST", "/2/posts", { json: { text: "first!" } });
     expect(root.status).toBe(201);
-    expect(root.body).toEqual({ data: { id: expect.any(String), text: "first!", edit_history_post_ids: [root.body.data.id] } });
-    const reply = await w.call(bob, "POST", "/2/posts", { json: { text: "@create_a welcome", reply: { in_reply_to_post_id: root.body.data.id } } });
+    expect(root.body).toEqual({
+      data: { id: expect.any(String), text: "first!", edit_history_post_ids: [root.body.data.id] },
+    });
+    const reply = await w.call(bob, "POST", "/2/posts", {
+      json: { text: "@create_a welcome", reply: { in_reply_to_post_id: root.body.data.id } },
+    });
     expect(reply.status).toBe(201);
-    const second = await w.call(alice, "POST", "/2/posts", { json: { text: "thanks", reply: { in_reply_to_post_id: reply.body.data.id } } });
-    const view = await w.get(alice, `/2/posts/${second.body.data.id}`, { "post.fields": "conversation_id,in_reply_to_user_id,source" });
-    expect(view.body.data).toMatchObject({ conversation_id: root.body.data.id, in_reply_to_user_id: bob.user.id, source: w.app.name });
+    const second = await w.call(alice, "POST", "/2/posts", {
+      json: { text: "thanks", reply: { in_reply_to_post_id: reply.body.data.id } },
+    });
+    const view = await w.get(alice, `/2/posts/${second.body.data.id}`, {
+      "post.fields": "conversation_id,in_reply_to_user_id,source",
+    });
+    expect(view.body.data).toMatchObject({
+      conversation_id: root.body.data.id,
+      in_reply_to_user_id: bob.user.id,
+      source: w.app.name,
+    });
     w.t.sandbox.context.events.off("post:created", listener);
     expect(seen).toEqual([root.body.data.id, reply.body.data.id, second.body.data.id]);
   });
@@ -143,7 +170,12 @@ describe("post creation", () => {
     expect((await w.call(alice, "POST", "/2/posts", { json: { text: "same words" } })).status).toBe(201);
     const dup = await w.call(alice, "POST", "/2/posts", { json: { text: "same words" } });
     expect(dup.status).toBe(403);
-    expect(dup.body).toEqual({ detail: "You are not allowed to create a post with duplicate content.", type: "about:blank", title: "Forbidden", status: 403 });
+    expect(dup.body).toEqual({
+      detail: "You are not allowed to create a post with duplicate content.",
+      type: "about:blank",
+      title: "Forbidden",
+      status: 403,
+    });
     expect((await w.call(bob, "POST", "/2/posts", { json: { text: "same words" } })).status).toBe(201);
   });
 
@@ -164,7 +196,10 @@ describe("post creation", () => {
   it("refuses text with a lone surrogate or a NUL character as invalid", async () => {
     const alice = await w.user("bad_text");
     for (const [raw, message] of [
-      ['{"text":"half a pair \\ud83d here"}', "The post text contains a lone surrogate (half of a UTF-16 pair); send well-formed Unicode text"],
+      [
+        '{"text":"half a pair \\ud83d here"}',
+        "The post text contains a lone surrogate (half of a UTF-16 pair); send well-formed Unicode text",
+      ],
       ['{"text":"nul \\u0000 here"}', "The post text contains a NUL character (U+0000); remove it"],
     ] as const) {
       const res = await w.call(alice, "POST", "/2/posts", { raw, headers: { "content-type": "application/json" } });
@@ -176,7 +211,9 @@ describe("post creation", () => {
 
   it("refuses replies to missing posts, mutually exclusive options, unknown fields and bad bodies", async () => {
     const alice = await w.user("bad_a");
-    const missing = await w.call(alice, "POST", "/2/posts", { json: { text: "hi", reply: { in_reply_to_post_id: "123" } } });
+    const missing = await w.call(alice, "POST", "/2/posts", {
+      json: { text: "hi", reply: { in_reply_to_post_id: "123" } },
+    });
     expect(missing.status).toBe(403);
     expect(missing.body.detail).toBe("You attempted to reply to a post that is deleted or not visible to you.");
     const p = await w.post(alice, "quotable");
@@ -202,7 +239,9 @@ describe("post creation", () => {
     const q = await w.call(bob, "POST", "/2/posts", { json: { text: "so true", quote_post_id: p.id } });
     expect(q.status).toBe(201);
     const list = await w.get(alice, `/2/posts/${p.id}/quote_posts`, { "post.fields": "referenced_posts" });
-    expect(list.body.data).toEqual([expect.objectContaining({ id: q.body.data.id, referenced_posts: [{ type: "quoted", id: p.id }] })]);
+    expect(list.body.data).toEqual([
+      expect.objectContaining({ id: q.body.data.id, referenced_posts: [{ type: "quoted", id: p.id }] }),
+    ]);
     expect(list.body.meta).toEqual({ result_count: 1 });
     const none = await w.get(alice, `/2/posts/${q.body.data.id}/quote_posts`);
     expect(none.body).toEqual({ meta: { result_count: 0 } });
@@ -212,17 +251,25 @@ describe("post creation", () => {
     const alice = await w.user("rs_a");
     const bob = await w.user("rs_b");
     const carol = await w.user("rs_c");
-    const root = await w.call(alice, "POST", "/2/posts", { json: { text: "only @rs_b may reply", reply_settings: "mentionedUsers" } });
-    const ok = await w.call(bob, "POST", "/2/posts", { json: { text: "me!", reply: { in_reply_to_post_id: root.body.data.id } } });
+    const root = await w.call(alice, "POST", "/2/posts", {
+      json: { text: "only @rs_b may reply", reply_settings: "mentionedUsers" },
+    });
+    const ok = await w.call(bob, "POST", "/2/posts", {
+      json: { text: "me!", reply: { in_reply_to_post_id: root.body.data.id } },
+    });
     expect(ok.status).toBe(201);
-    const no = await w.call(carol, "POST", "/2/posts", { json: { text: "me too", reply: { in_reply_to_post_id: root.body.data.id } } });
+    const no = await w.call(carol, "POST", "/2/posts", {
+      json: { text: "me too", reply: { in_reply_to_post_id: root.body.data.id } },
+    });
     expect(no.status).toBe(403);
     expect(no.body.detail).toMatch(/^Reply to this conversation is not allowed/);
   });
 
   it("creates a poll and expands it", async () => {
     const alice = await w.user("poll_a");
-    const res = await w.call(alice, "POST", "/2/posts", { json: { text: "cats or dogs?", poll: { options: ["cats", "dogs"], duration_minutes: 60 } } });
+    const res = await w.call(alice, "POST", "/2/posts", {
+      json: { text: "cats or dogs?", poll: { options: ["cats", "dogs"], duration_minutes: 60 } },
+    });
     expect(res.status).toBe(201);
     const view = await w.get(alice, `/2/posts/${res.body.data.id}`, {
       expansions: "attachments.poll_ids",
@@ -231,7 +278,15 @@ describe("post creation", () => {
     });
     const pollId = view.body.data.attachments.poll_ids[0];
     expect(view.body.includes.polls).toEqual([
-      { id: pollId, options: [{ position: 1, label: "cats", votes: 0 }, { position: 2, label: "dogs", votes: 0 }], duration_minutes: 60, voting_status: "open" },
+      {
+        id: pollId,
+        options: [
+          { position: 1, label: "cats", votes: 0 },
+          { position: 2, label: "dogs", votes: 0 },
+        ],
+        duration_minutes: 60,
+        voting_status: "open",
+      },
     ]);
   });
 });
@@ -286,16 +341,26 @@ describe("liking users and reposted by", () => {
     const p = await w.post(alice, "like this");
     for (const f of fans) {
       await w.t.clock.advance(1000);
-      expect((await w.call(f, "POST", `/2/users/${f.user.id}/likes`, { json: { post_id: p.id } })).body).toEqual({ data: { liked: true } });
-      expect((await w.call(f, "POST", `/2/users/${f.user.id}/reposts`, { json: { post_id: p.id } })).body.data.reposted).toBe(true);
+      expect((await w.call(f, "POST", `/2/users/${f.user.id}/likes`, { json: { post_id: p.id } })).body).toEqual({
+        data: { liked: true },
+      });
+      expect(
+        (await w.call(f, "POST", `/2/users/${f.user.id}/reposts`, { json: { post_id: p.id } })).body.data.reposted,
+      ).toBe(true);
     }
     const page1 = await w.get(alice, `/2/posts/${p.id}/liking_users`, { max_results: "2" });
     expect(page1.body.data.map((u: { username: string }) => u.username)).toEqual(["lu_f3", "lu_f2"]);
     expect(page1.body.meta).toEqual({ result_count: 2, next_token: expect.any(String) });
-    const page2 = await w.get(alice, `/2/posts/${p.id}/liking_users`, { max_results: "2", pagination_token: page1.body.meta.next_token });
+    const page2 = await w.get(alice, `/2/posts/${p.id}/liking_users`, {
+      max_results: "2",
+      pagination_token: page1.body.meta.next_token,
+    });
     expect(page2.body.data.map((u: { username: string }) => u.username)).toEqual(["lu_f1"]);
     expect(page2.body.meta).toEqual({ result_count: 1, previous_token: expect.any(String) });
-    const back = await w.get(alice, `/2/posts/${p.id}/liking_users`, { max_results: "2", pagination_token: page2.body.meta.previous_token });
+    const back = await w.get(alice, `/2/posts/${p.id}/liking_users`, {
+      max_results: "2",
+      pagination_token: page2.body.meta.previous_token,
+    });
     expect(back.body.data.map((u: { username: string }) => u.username)).toEqual(["lu_f3", "lu_f2"]);
     const rb = await w.get(alice, `/2/posts/${p.id}/reposted_by`);
     expect(rb.body.data.map((u: { username: string }) => u.username)).toEqual(["lu_f3", "lu_f2", "lu_f1"]);

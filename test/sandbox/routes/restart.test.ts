@@ -23,15 +23,24 @@ describe("lists, spaces, communities and compliance jobs across a restart", () =
     const file = join(dir, "state.json");
     const first = await start(file);
     const alice = await first.account({ username: "rs_alice" });
-    const list = (await first.signed(alice, "POST", "/2/lists", { json: { name: "kept", private: true } })).body.data.id;
-    const space = (await first.adminCall("POST", "/_sandbox/spaces", { creator_id: alice.user.id, title: "Kept", duration_ms: 3_600_000 })).body.id;
+    const list = (await first.signed(alice, "POST", "/2/lists", { json: { name: "kept", private: true } })).body.data
+      .id;
+    const space = (
+      await first.adminCall("POST", "/_sandbox/spaces", {
+        creator_id: alice.user.id,
+        title: "Kept",
+        duration_ms: 3_600_000,
+      })
+    ).body.id;
     const community = (await first.adminCall("POST", "/_sandbox/communities", { name: "Kept" })).body.id;
     const bearer = await first.appBearer(alice.app);
     const job = (await first.bearer(bearer, "POST", "/2/compliance/jobs", { json: { type: "users" } })).body.data;
     await first.close();
 
     const second = await start(file);
-    expect((await second.signed(alice, "GET", `/2/lists/${list}`, { query: { "list.fields": "private" } })).body.data).toEqual({ id: list, name: "kept", private: true });
+    expect(
+      (await second.signed(alice, "GET", `/2/lists/${list}`, { query: { "list.fields": "private" } })).body.data,
+    ).toEqual({ id: list, name: "kept", private: true });
     const bearer2 = await second.appBearer(alice.app);
     expect((await second.bearer(bearer2, "GET", `/2/spaces/${space}`)).body.data).toEqual({ id: space, state: "live" });
     await second.clock.advance(3_600_000);
@@ -49,10 +58,22 @@ describe("lists, spaces, communities and compliance jobs across a restart", () =
     const bob = await first.account({ username: "rs_bob" });
     await first.close();
     const saved = JSON.parse(await readFile(file, "utf8"));
-    for (const table of ["lists", "list_members", "list_followers", "pinned_lists", "spaces", "communities", "bookmark_folders", "compliance_jobs"]) delete saved.world[table];
+    for (const table of [
+      "lists",
+      "list_members",
+      "list_followers",
+      "pinned_lists",
+      "spaces",
+      "communities",
+      "bookmark_folders",
+      "compliance_jobs",
+    ])
+      delete saved.world[table];
     await writeFile(file, JSON.stringify(saved));
     const second = await start(file);
-    expect((await second.signed(bob, "GET", `/2/users/${bob.user.id}/owned_lists`)).body).toEqual({ meta: { result_count: 0 } });
+    expect((await second.signed(bob, "GET", `/2/users/${bob.user.id}/owned_lists`)).body).toEqual({
+      meta: { result_count: 0 },
+    });
     expect((await second.signed(bob, "POST", "/2/lists", { json: { name: "new" } })).status).toBe(201);
   });
 });

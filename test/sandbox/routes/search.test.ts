@@ -46,7 +46,10 @@ describe("recent search", () => {
 
   it("answers meta, pages with next_token, and counts delivered posts against the cap", async () => {
     const before = Object.values(w.t.sandbox.context.data.meter.posts_read[w.app.id] ?? {}).reduce((a, b) => a + b, 0);
-    const res = await w.get(alice, "/2/posts/search/recent", { query: "cat OR dog OR read OR katze", max_results: "10" });
+    const res = await w.get(alice, "/2/posts/search/recent", {
+      query: "cat OR dog OR read OR katze",
+      max_results: "10",
+    });
     expect(res.body.meta).toEqual({ newest_id: posts.german, oldest_id: posts.cat, result_count: 5 });
     const after = Object.values(w.t.sandbox.context.data.meter.posts_read[w.app.id] ?? {}).reduce((a, b) => a + b, 0);
     expect(after - before).toBe(5);
@@ -61,7 +64,12 @@ describe("recent search", () => {
     for (let i = 0; i < 12; i++) made.push((await w.post(bob, `pager item ${i}`)).id);
     const p1 = await w.get(alice, "/2/posts/search/recent", { query: "pager" });
     expect(ids(p1)).toEqual([...made].reverse().slice(0, 10));
-    expect(p1.body.meta).toEqual({ newest_id: made[11], oldest_id: made[2], result_count: 10, next_token: expect.any(String) });
+    expect(p1.body.meta).toEqual({
+      newest_id: made[11],
+      oldest_id: made[2],
+      result_count: 10,
+      next_token: expect.any(String),
+    });
     const p2 = await w.get(alice, "/2/posts/search/recent", { query: "pager", next_token: p1.body.meta.next_token });
     expect(ids(p2)).toEqual([made[1], made[0]]);
     expect(p2.body.meta).toEqual({ newest_id: made[1], oldest_id: made[0], result_count: 2 });
@@ -83,10 +91,16 @@ describe("recent search", () => {
     const missing = await w.get(alice, "/2/posts/search/recent", {});
     expect(missing.status).toBe(400);
     const now = w.t.clock.now();
-    const tooOld = await w.get(alice, "/2/posts/search/recent", { query: "cat", start_time: new Date(now - 8 * DAY).toISOString() });
+    const tooOld = await w.get(alice, "/2/posts/search/recent", {
+      query: "cat",
+      start_time: new Date(now - 8 * DAY).toISOString(),
+    });
     expect(tooOld.status).toBe(400);
     expect(tooOld.body.errors[0].message).toMatch(/'start_time' must be on or after/);
-    const tooNew = await w.get(alice, "/2/posts/search/recent", { query: "cat", end_time: new Date(now).toISOString() });
+    const tooNew = await w.get(alice, "/2/posts/search/recent", {
+      query: "cat",
+      end_time: new Date(now).toISOString(),
+    });
     expect(tooNew.status).toBe(400);
     expect(tooNew.body.errors[0].message).toMatch(/minimum of 10 seconds prior/);
   });
@@ -104,7 +118,11 @@ describe("full archive and counts", () => {
     const bearer = await w.t.appBearer(w.app);
     const res = await w.t.bearer(bearer, "GET", "/2/posts/search/all", { query: { query: "cat" } });
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ title: "Client Forbidden", reason: "client-not-enrolled", type: "https://api.twitter.com/2/problems/client-forbidden" });
+    expect(res.body).toMatchObject({
+      title: "Client Forbidden",
+      reason: "client-not-enrolled",
+      type: "https://api.twitter.com/2/problems/client-forbidden",
+    });
     const counts = await w.t.bearer(bearer, "GET", "/2/posts/counts/all", { query: { query: "cat" } });
     expect(counts.status).toBe(403);
   });
@@ -124,15 +142,25 @@ describe("full archive and counts", () => {
     expect(res.status).toBe(200);
     expect(res.body.meta).toEqual({ total_post_count: 3 });
     expect(res.body.data.length).toBeGreaterThanOrEqual(7 * 24);
-    expect(res.body.data[0]).toEqual({ end: expect.stringMatching(/:00:00.000Z$/), start: expect.any(String), post_count: 0 });
+    expect(res.body.data[0]).toEqual({
+      end: expect.stringMatching(/:00:00.000Z$/),
+      start: expect.any(String),
+      post_count: 0,
+    });
     const hour = res.body.data.find((b: { post_count: number }) => b.post_count > 0);
     expect(hour.post_count).toBe(3);
     const start = new Date(w.t.clock.now() - 3_600_000).toISOString();
-    const minutes = await w.t.bearer(bearer, "GET", "/2/posts/counts/recent", { query: { query: "cat", granularity: "minute", start_time: start } });
+    const minutes = await w.t.bearer(bearer, "GET", "/2/posts/counts/recent", {
+      query: { query: "cat", granularity: "minute", start_time: start },
+    });
     expect(minutes.body.data).toHaveLength(61);
-    const day = await w.t.bearer(bearer, "GET", "/2/posts/counts/recent", { query: { query: "cat", granularity: "day" } });
+    const day = await w.t.bearer(bearer, "GET", "/2/posts/counts/recent", {
+      query: { query: "cat", granularity: "day" },
+    });
     expect(day.body.meta.total_post_count).toBe(3);
-    const bad = await w.t.bearer(bearer, "GET", "/2/posts/counts/recent", { query: { query: "cat", granularity: "week" } });
+    const bad = await w.t.bearer(bearer, "GET", "/2/posts/counts/recent", {
+      query: { query: "cat", granularity: "week" },
+    });
     expect(bad.status).toBe(400);
   });
 });

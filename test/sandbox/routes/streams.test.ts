@@ -14,8 +14,13 @@ async function freshApp(plan: "pro" | "basic" = "pro"): Promise<{ app: AppView; 
   return { app, bearer: await w.t.appBearer(app) };
 }
 
-const rules = (bearer: string, body: unknown, query: Record<string, string> = {}) => w.t.bearer(bearer, "POST", RULES, { json: body, query });
-const lines = (text: string) => text.split("\r\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+const rules = (bearer: string, body: unknown, query: Record<string, string> = {}) =>
+  w.t.bearer(bearer, "POST", RULES, { json: body, query });
+const lines = (text: string) =>
+  text
+    .split("\r\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
 
 let author: Account;
 beforeAll(async () => {
@@ -27,7 +32,10 @@ describe("stream rules", () => {
     const { bearer } = await freshApp();
     const add = await rules(bearer, { add: [{ value: "cat has:links", tag: "cats" }, { value: "dog" }] });
     expect(add.status).toBe(201);
-    expect(add.body.meta).toEqual({ sent: "2026-03-02T12:00:00.000Z", summary: { created: 2, not_created: 0, valid: 2, invalid: 0 } });
+    expect(add.body.meta).toEqual({
+      sent: "2026-03-02T12:00:00.000Z",
+      summary: { created: 2, not_created: 0, valid: 2, invalid: 0 },
+    });
     expect(add.body.data).toEqual([
       { id: expect.stringMatching(/^\d+$/), value: "cat has:links", tag: "cats" },
       { id: expect.stringMatching(/^\d+$/), value: "dog" },
@@ -41,10 +49,15 @@ describe("stream rules", () => {
     const del = await rules(bearer, { delete: { ids: [add.body.data[0].id, "1"] } });
     expect(del.status).toBe(200);
     expect(del.body.meta.summary).toEqual({ deleted: 1, not_deleted: 1 });
-    expect(del.body.errors[0]).toMatchObject({ resource_id: "1", type: "https://api.twitter.com/2/problems/resource-not-found" });
+    expect(del.body.errors[0]).toMatchObject({
+      resource_id: "1",
+      type: "https://api.twitter.com/2/problems/resource-not-found",
+    });
     const byValue = await rules(bearer, { delete: { values: ["dog"] } });
     expect(byValue.body.meta.summary).toEqual({ deleted: 1, not_deleted: 0 });
-    expect((await w.t.bearer(bearer, "GET", RULES)).body).toEqual({ meta: { sent: expect.any(String), result_count: 0 } });
+    expect((await w.t.bearer(bearer, "GET", RULES)).body).toEqual({
+      meta: { sent: expect.any(String), result_count: 0 },
+    });
   });
 
   it("reports duplicates and invalid rules per rule and still creates the others", async () => {
@@ -54,14 +67,23 @@ describe("stream rules", () => {
     expect(dup.status).toBe(201);
     expect(dup.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 1, invalid: 1 });
     expect(dup.body.errors).toEqual([
-      { value: "cat", id: first.body.data[0].id, title: "DuplicateRule", type: "https://api.twitter.com/2/problems/duplicate-rules" },
+      {
+        value: "cat",
+        id: first.body.data[0].id,
+        title: "DuplicateRule",
+        type: "https://api.twitter.com/2/problems/duplicate-rules",
+      },
     ]);
     const bad = await rules(bearer, { add: [{ value: "fish" }, { value: "cat (" }] });
     expect(bad.status).toBe(201);
     expect(bad.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 1, invalid: 1 });
     expect(bad.body.data).toEqual([{ id: expect.any(String), value: "fish" }]);
     expect(bad.body.errors).toHaveLength(1);
-    expect(bad.body.errors[0]).toMatchObject({ value: "cat (", title: "UnprocessableEntity", type: "https://api.twitter.com/2/problems/invalid-rules" });
+    expect(bad.body.errors[0]).toMatchObject({
+      value: "cat (",
+      title: "UnprocessableEntity",
+      type: "https://api.twitter.com/2/problems/invalid-rules",
+    });
     expect(bad.body.errors[0].details[0]).toMatch(/never closed \(at position 5\)/);
     const onlyBad = await rules(bearer, { add: [{ value: "dog (" }] });
     expect(onlyBad.status).toBe(200);
@@ -75,15 +97,29 @@ describe("stream rules", () => {
     const { bearer } = await freshApp();
     const exact = "a".repeat(1024);
     const tooLong = "b".repeat(1025);
-    const first = await rules(bearer, { add: [...Array.from({ length: 998 }, (_, i) => ({ value: `word${i}` })), { value: exact }] });
+    const first = await rules(bearer, {
+      add: [...Array.from({ length: 998 }, (_, i) => ({ value: `word${i}` })), { value: exact }],
+    });
     expect(first.body.meta.summary).toEqual({ created: 999, not_created: 0, valid: 999, invalid: 0 });
-    const over = await rules(bearer, { add: [{ value: tooLong }, { value: "rule1000", tag: "last" }, { value: "rule1001" }, { value: "rule1002" }] });
+    const over = await rules(bearer, {
+      add: [{ value: tooLong }, { value: "rule1000", tag: "last" }, { value: "rule1001" }, { value: "rule1002" }],
+    });
     expect(over.status).toBe(201);
     expect(over.body.data).toEqual([{ id: expect.any(String), value: "rule1000", tag: "last" }]);
     expect(over.body.meta.summary).toEqual({ created: 1, not_created: 3, valid: 3, invalid: 1 });
     expect(over.body.errors).toEqual([
-      { value: tooLong, details: ["Rule is longer than 1024 characters, the limit of the pro plan"], title: "UnprocessableEntity", type: "https://api.twitter.com/2/problems/invalid-rules" },
-      ...["rule1001", "rule1002"].map((value) => ({ value, title: "RuleCapExceeded", detail: expect.stringContaining("allows 1000 rules"), type: "https://api.twitter.com/2/problems/rule-cap" })),
+      {
+        value: tooLong,
+        details: ["Rule is longer than 1024 characters, the limit of the pro plan"],
+        title: "UnprocessableEntity",
+        type: "https://api.twitter.com/2/problems/invalid-rules",
+      },
+      ...["rule1001", "rule1002"].map((value) => ({
+        value,
+        title: "RuleCapExceeded",
+        detail: expect.stringContaining("allows 1000 rules"),
+        type: "https://api.twitter.com/2/problems/rule-cap",
+      })),
     ]);
     const full = await rules(bearer, { add: [{ value: "one more" }] });
     expect(full.status).toBe(200);
@@ -93,7 +129,9 @@ describe("stream rules", () => {
     await rules(bearer, { delete: { values: ["word0"] } });
     const dry = await rules(bearer, { add: [{ value: "x1" }, { value: "x2" }] }, { dry_run: "true" });
     expect(dry.body.meta.summary).toEqual({ created: 1, not_created: 1, valid: 2, invalid: 0 });
-    expect(dry.body.errors.map((e: { value: string; type: string }) => [e.value, e.type])).toEqual([["x2", "https://api.twitter.com/2/problems/rule-cap"]]);
+    expect(dry.body.errors.map((e: { value: string; type: string }) => [e.value, e.type])).toEqual([
+      ["x2", "https://api.twitter.com/2/problems/rule-cap"],
+    ]);
   });
 
   it("dry_run checks without changing anything; delete_all removes every rule", async () => {
@@ -132,7 +170,9 @@ describe("filtered stream", () => {
     const { app, bearer } = await freshApp();
     const r = await rules(bearer, { add: [{ value: "cat", tag: "cats" }, { value: "happy" }] });
     const [catRule, happyRule] = r.body.data;
-    const s = await openStream(`${w.t.url}/2/posts/search/stream?expansions=author_id&post.fields=author_id`, { authorization: `Bearer ${bearer}` });
+    const s = await openStream(`${w.t.url}/2/posts/search/stream?expansions=author_id&post.fields=author_id`, {
+      authorization: `Bearer ${bearer}`,
+    });
     expect(s.status).toBe(200);
     await w.post(author, "nothing to see");
     const match = await w.post(author, "a happy cat");
@@ -141,7 +181,10 @@ describe("filtered stream", () => {
     expect(msg).toEqual({
       data: { id: match.id, text: "a happy cat", edit_history_post_ids: [match.id], author_id: author.user.id },
       includes: { users: [{ id: author.user.id, name: "st_author", username: "st_author" }] },
-      matching_rules: [{ id: catRule.id, tag: "cats" }, { id: happyRule.id, tag: "" }],
+      matching_rules: [
+        { id: catRule.id, tag: "cats" },
+        { id: happyRule.id, tag: "" },
+      ],
     });
     expect(Object.values(w.t.sandbox.context.data.meter.posts_read[app.id] ?? {}).reduce((a, b) => a + b, 0)).toBe(1);
 
@@ -158,13 +201,22 @@ describe("filtered stream", () => {
     const packed = (names: string[]) => `(${names.map((n) => `@${n} OR to:${n}`).join(" OR ")}) -is:repost`;
     const first = Array.from({ length: 30 }, (_, i) => `pk_a${i}`);
     const second = Array.from({ length: 30 }, (_, i) => `pk_b${i}`);
-    const r = await rules(bearer, { add: [{ value: "owl", tag: "owls" }, { value: packed(first), tag: "m1" }, { value: packed(second), tag: "m2" }, { value: "from:st_author -owl", tag: "author" }] });
+    const r = await rules(bearer, {
+      add: [
+        { value: "owl", tag: "owls" },
+        { value: packed(first), tag: "m1" },
+        { value: packed(second), tag: "m2" },
+        { value: "from:st_author -owl", tag: "author" },
+      ],
+    });
     const [owl, m1, m2, fromAuthor] = r.body.data;
     const s = await openStream(`${w.t.url}/2/posts/search/stream`, { authorization: `Bearer ${bearer}` });
     const rulesOf = async (text: string) => {
       const post = await w.post(author, text);
       await s.until((x) => x.includes(post.id));
-      return lines(s.text()).find((l) => l.data.id === post.id).matching_rules.map((m: { id: string }) => m.id);
+      return lines(s.text())
+        .find((l) => l.data.id === post.id)
+        .matching_rules.map((m: { id: string }) => m.id);
     };
     expect(await rulesOf("hello @pk_b29 and @PK_A3")).toEqual([m1.id, m2.id, fromAuthor.id]);
     expect(await rulesOf("an owl for @pk_a0")).toEqual([owl.id, m1.id]);

@@ -26,9 +26,18 @@ describe("user posts timeline", () => {
     expect(ids(p1)).toEqual([made[5], made[4], made[3], made[2], made[1]]);
     expect(p1.body.meta.next_token).toEqual(expect.any(String));
     expect(p1.body.meta.previous_token).toBeUndefined();
-    const p2 = await w.get(alice, `/2/users/${alice.user.id}/posts`, { exclude: "replies,reposts", max_results: "5", pagination_token: p1.body.meta.next_token });
+    const p2 = await w.get(alice, `/2/users/${alice.user.id}/posts`, {
+      exclude: "replies,reposts",
+      max_results: "5",
+      pagination_token: p1.body.meta.next_token,
+    });
     expect(ids(p2)).toEqual([made[0]]);
-    expect(p2.body.meta).toEqual({ newest_id: made[0], oldest_id: made[0], result_count: 1, previous_token: expect.any(String) });
+    expect(p2.body.meta).toEqual({
+      newest_id: made[0],
+      oldest_id: made[0],
+      result_count: 1,
+      previous_token: expect.any(String),
+    });
 
     const small = await w.get(alice, `/2/users/${alice.user.id}/posts`, { max_results: "4" });
     expect(small.status).toBe(400);
@@ -48,10 +57,18 @@ describe("user posts timeline", () => {
     expect(ids(since)).toEqual([made[3], made[2]]);
     const until = await w.get(alice, `/2/users/${alice.user.id}/posts`, { until_id: made[2]! });
     expect(ids(until)).toEqual([made[1], made[0]]);
-    const created = (i: number) => new Date(w.t.sandbox.context.data.world.posts[made[i]!]!.created_at).toISOString().replace(".000", "");
-    const times = await w.get(alice, `/2/users/${alice.user.id}/posts`, { start_time: created(1), end_time: created(3) });
+    const created = (i: number) =>
+      new Date(w.t.sandbox.context.data.world.posts[made[i]!]!.created_at).toISOString().replace(".000", "");
+    const times = await w.get(alice, `/2/users/${alice.user.id}/posts`, {
+      start_time: created(1),
+      end_time: created(3),
+    });
     expect(ids(times)).toEqual([made[2], made[1]]);
-    const both = await w.get(alice, `/2/users/${alice.user.id}/posts`, { since_id: made[2]!, start_time: created(0), end_time: created(1) });
+    const both = await w.get(alice, `/2/users/${alice.user.id}/posts`, {
+      since_id: made[2]!,
+      start_time: created(0),
+      end_time: created(1),
+    });
     expect(ids(both)).toEqual([made[3]]);
     const badTime = await w.get(alice, `/2/users/${alice.user.id}/posts`, { start_time: "yesterday" });
     expect(badTime.status).toBe(400);
@@ -88,7 +105,10 @@ describe("home timeline", () => {
     const bob = await w.user("home_b");
     const carol = await w.user("home_c");
     const dave = await w.user("home_d");
-    expect((await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, { json: { target_user_id: bob.user.id } })).body).toEqual({
+    expect(
+      (await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, { json: { target_user_id: bob.user.id } }))
+        .body,
+    ).toEqual({
       data: { following: true, pending_follow: false },
     });
     await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, { json: { target_user_id: dave.user.id } });

@@ -40,13 +40,19 @@ beforeAll(async () => {
   const c = await post(nowhere, "Cats and #dogs");
   await post(berliner, "Dinner with cats");
   await w.t.clock.advance(1000);
-  expect((await w.call(reposter, "POST", `/2/users/${reposter.user.id}/reposts`, { json: { post_id: c.id } })).status).toBe(200);
+  expect(
+    (await w.call(reposter, "POST", `/2/users/${reposter.user.id}/reposts`, { json: { post_id: c.id } })).status,
+  ).toBe(200);
   await post(friend.user, "#coffee break", "coffee");
   await post(secretive, "#secret cats cats");
-  expect((await w.call(viewer, "POST", `/2/users/${viewer.user.id}/following`, { json: { target_user_id: friend.user.id } })).status).toBe(200);
+  expect(
+    (await w.call(viewer, "POST", `/2/users/${viewer.user.id}/following`, { json: { target_user_id: friend.user.id } }))
+      .status,
+  ).toBe(200);
 });
 
-const byWoeid = (woeid: number | string, query?: Record<string, string>) => w.t.bearer(bearer, "GET", `/2/trends/by/woeid/${woeid}`, query ? { query } : {});
+const byWoeid = (woeid: number | string, query?: Record<string, string>) =>
+  w.t.bearer(bearer, "GET", `/2/trends/by/woeid/${woeid}`, query ? { query } : {});
 
 describe("trends by location", () => {
   it("counts hashtags and words of the last 24 hours worldwide (a repost counts; protected posts do not)", async () => {
@@ -61,7 +67,10 @@ describe("trends by location", () => {
       ],
     });
     expect((await byWoeid(1, { max_trends: "1" })).body.data).toEqual([{ trend_name: "cats", post_count: 5 }]);
-    expect((await byWoeid(1, { "trend.fields": "trend_name", max_trends: "2" })).body.data).toEqual([{ trend_name: "cats" }, { trend_name: "#dogs" }]);
+    expect((await byWoeid(1, { "trend.fields": "trend_name", max_trends: "2" })).body.data).toEqual([
+      { trend_name: "cats" },
+      { trend_name: "#dogs" },
+    ]);
   });
 
   it("places posts by their authors' profile locations: a city counts for its country", async () => {
@@ -99,14 +108,21 @@ describe("personalized trends", () => {
       { trend_name: "#dogs", post_count: 2 },
       { trend_name: "#Caturday", post_count: 2 },
     ]);
-    const fields = await w.get(viewer, "/2/users/personalized_trends", { "personalized_trend.fields": "category,trending_since" });
+    const fields = await w.get(viewer, "/2/users/personalized_trends", {
+      "personalized_trend.fields": "category,trending_since",
+    });
     expect(fields.body.data[1]).toEqual({ trend_name: "#coffee", category: "Food", trending_since: at.coffee });
-    expect((await w.get(viewer, "/2/users/personalized_trends", { "personalized_trend.fields": "mood" })).status).toBe(400);
+    expect((await w.get(viewer, "/2/users/personalized_trends", { "personalized_trend.fields": "mood" })).status).toBe(
+      400,
+    );
     expect((await w.t.bearer(bearer, "GET", "/2/users/personalized_trends")).status).toBe(403);
   });
 
   it("leaves out muted accounts", async () => {
-    expect((await w.call(viewer, "POST", `/2/users/${viewer.user.id}/muting`, { json: { target_user_id: berliner.id } })).status).toBe(200);
+    expect(
+      (await w.call(viewer, "POST", `/2/users/${viewer.user.id}/muting`, { json: { target_user_id: berliner.id } }))
+        .status,
+    ).toBe(200);
     const res = await w.get(viewer, "/2/users/personalized_trends");
     expect(res.body.data).toEqual([
       { trend_name: "#coffee", post_count: 1 },

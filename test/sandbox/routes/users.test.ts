@@ -16,7 +16,9 @@ describe("users lookup", () => {
     expect((await w.get(alice, "/2/users/by/username/ul_alice")).body.data.id).toBe(alice.user.id);
     const bad = await w.get(alice, "/2/users/by", { usernames: "not valid!" });
     expect(bad.status).toBe(400);
-    const me = await w.get(alice, "/2/users/me", { "user.fields": "created_at,protected,public_metrics,description,profile_image_url,verified" });
+    const me = await w.get(alice, "/2/users/me", {
+      "user.fields": "created_at,protected,public_metrics,description,profile_image_url,verified",
+    });
     expect(me.body.data).toMatchObject({
       id: alice.user.id,
       protected: false,
@@ -52,14 +54,21 @@ describe("users lookup", () => {
     const alice = await w.user("ul_pin");
     const p = await w.post(alice, "pinned!");
     await w.admin("PATCH", "/_sandbox/users", { id: alice.user.id, pinned_post_id: p.id });
-    const res = await w.get(alice, `/2/users/${alice.user.id}`, { expansions: "pinned_post_id", "user.fields": "pinned_post_id" });
+    const res = await w.get(alice, `/2/users/${alice.user.id}`, {
+      expansions: "pinned_post_id",
+      "user.fields": "pinned_post_id",
+    });
     expect(res.body.data.pinned_post_id).toBe(p.id);
     expect(res.body.includes.posts).toEqual([{ id: p.id, text: "pinned!", edit_history_post_ids: [p.id] }]);
   });
 
   it("searches users by username, name and description", async () => {
     const alice = await w.user("ul_search");
-    await w.admin("POST", "/_sandbox/users", { username: "gardener1", name: "Rose Grower", description: "I love tulips" });
+    await w.admin("POST", "/_sandbox/users", {
+      username: "gardener1",
+      name: "Rose Grower",
+      description: "I love tulips",
+    });
     const res = await w.get(alice, "/2/users/search", { query: "tulips" });
     expect(res.body.data.map((u: { username: string }) => u.username)).toEqual(["gardener1"]);
     expect((await w.get(alice, "/2/users/search", { query: "rose grower" })).body.data).toHaveLength(1);
@@ -73,12 +82,18 @@ describe("follows", () => {
     const bob = await w.user("fo_b");
     const priv = await w.user("fo_priv");
     await w.admin("PATCH", "/_sandbox/users", { id: priv.user.id, protected: true });
-    const f = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, { json: { target_user_id: bob.user.id } });
+    const f = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, {
+      json: { target_user_id: bob.user.id },
+    });
     expect(f.body).toEqual({ data: { following: true, pending_follow: false } });
-    const p = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, { json: { target_user_id: priv.user.id } });
+    const p = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, {
+      json: { target_user_id: priv.user.id },
+    });
     expect(p.body).toEqual({ data: { following: false, pending_follow: true } });
     const following = await w.get(alice, `/2/users/${alice.user.id}/following`, { "user.fields": "connection_status" });
-    expect(following.body.data).toEqual([{ id: bob.user.id, name: "fo_b", username: "fo_b", connection_status: ["following"] }]);
+    expect(following.body.data).toEqual([
+      { id: bob.user.id, name: "fo_b", username: "fo_b", connection_status: ["following"] },
+    ]);
     expect(following.body.meta).toEqual({ result_count: 1 });
     const followers = await w.get(bob, `/2/users/${bob.user.id}/followers`);
     expect(followers.body.data.map((u: { id: string }) => u.id)).toEqual([alice.user.id]);
@@ -89,9 +104,13 @@ describe("follows", () => {
     const un = await w.call(alice, "DELETE", `/2/users/${alice.user.id}/following/${bob.user.id}`);
     expect(un.body).toEqual({ data: { following: false } });
     expect((await w.get(alice, `/2/users/${alice.user.id}/following`)).body).toEqual({ meta: { result_count: 0 } });
-    const missing = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, { json: { target_user_id: "5" } });
+    const missing = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, {
+      json: { target_user_id: "5" },
+    });
     expect(missing.status).toBe(404);
-    const self = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, { json: { target_user_id: alice.user.id } });
+    const self = await w.call(alice, "POST", `/2/users/${alice.user.id}/following`, {
+      json: { target_user_id: alice.user.id },
+    });
     expect(self.status).toBe(403);
     const asOther = await w.call(alice, "DELETE", `/2/users/${bob.user.id}/following/${alice.user.id}`);
     expect(asOther.status).toBe(403);
@@ -102,18 +121,26 @@ describe("mutes and blocks", () => {
   it("mutes, lists mutes, unmutes; lists blocks; :id must be the caller", async () => {
     const alice = await w.user("mb_a");
     const bob = await w.user("mb_b");
-    const m = await w.call(alice, "POST", `/2/users/${alice.user.id}/muting`, { json: { target_user_id: bob.user.id } });
+    const m = await w.call(alice, "POST", `/2/users/${alice.user.id}/muting`, {
+      json: { target_user_id: bob.user.id },
+    });
     expect(m.body).toEqual({ data: { muting: true } });
-    expect((await w.get(alice, `/2/users/${alice.user.id}/muting`)).body.data.map((u: { id: string }) => u.id)).toEqual([bob.user.id]);
+    expect((await w.get(alice, `/2/users/${alice.user.id}/muting`)).body.data.map((u: { id: string }) => u.id)).toEqual(
+      [bob.user.id],
+    );
     const um = await w.call(alice, "DELETE", `/2/users/${alice.user.id}/muting/${bob.user.id}`);
     expect(um.body).toEqual({ data: { muting: false } });
     expect((await w.get(alice, `/2/users/${alice.user.id}/muting`)).body).toEqual({ meta: { result_count: 0 } });
 
     await w.admin("POST", "/_sandbox/blocks", { source_user_id: alice.user.id, target_user_id: bob.user.id });
-    expect((await w.get(alice, `/2/users/${alice.user.id}/blocking`)).body.data.map((u: { id: string }) => u.id)).toEqual([bob.user.id]);
+    expect(
+      (await w.get(alice, `/2/users/${alice.user.id}/blocking`)).body.data.map((u: { id: string }) => u.id),
+    ).toEqual([bob.user.id]);
     expect((await w.get(bob, `/2/users/${alice.user.id}/blocking`)).status).toBe(403);
     expect((await w.get(bob, `/2/users/${alice.user.id}/muting`)).status).toBe(403);
-    const blocked = await w.call(bob, "POST", `/2/users/${bob.user.id}/following`, { json: { target_user_id: alice.user.id } });
+    const blocked = await w.call(bob, "POST", `/2/users/${bob.user.id}/following`, {
+      json: { target_user_id: alice.user.id },
+    });
     expect(blocked.status).toBe(403);
   });
 });
@@ -132,9 +159,21 @@ describe("admin world routes", () => {
     expect(long.status).toBe(400);
     const post = await w.admin("POST", "/_sandbox/posts", { author_id: made.body.id, text: "from the crowd" });
     expect(post.status).toBe(201);
-    expect(post.body).toMatchObject({ id: expect.any(String), text: "from the crowd", author_id: made.body.id, conversation_id: post.body.id });
-    const reply = await w.admin("POST", "/_sandbox/posts", { author_id: made.body.id, text: "again", in_reply_to_post_id: post.body.id });
-    expect(reply.body).toMatchObject({ in_reply_to_user_id: made.body.id, referenced_posts: [{ type: "replied_to", id: post.body.id }] });
+    expect(post.body).toMatchObject({
+      id: expect.any(String),
+      text: "from the crowd",
+      author_id: made.body.id,
+      conversation_id: post.body.id,
+    });
+    const reply = await w.admin("POST", "/_sandbox/posts", {
+      author_id: made.body.id,
+      text: "again",
+      in_reply_to_post_id: post.body.id,
+    });
+    expect(reply.body).toMatchObject({
+      in_reply_to_user_id: made.body.id,
+      referenced_posts: [{ type: "replied_to", id: post.body.id }],
+    });
     const noAuthor = await w.admin("POST", "/_sandbox/posts", { author_id: "1", text: "ghost" });
     expect(noAuthor.status).toBe(400);
   });

@@ -11,9 +11,17 @@ afterAll(() => server?.close());
 
 describe("redis:// URLs", () => {
   it("parses host, port and database, with defaults", () => {
-    expect(parseRedisUrl("redis://10.0.0.5:6380/3")).toMatchObject({ host: "10.0.0.5", port: 6380, db: 3, display: "redis://10.0.0.5:6380/3" });
+    expect(parseRedisUrl("redis://10.0.0.5:6380/3")).toMatchObject({
+      host: "10.0.0.5",
+      port: 6380,
+      db: 3,
+      display: "redis://10.0.0.5:6380/3",
+    });
     expect(parseRedisUrl("redis://cache")).toMatchObject({ host: "cache", port: 6379, db: 0 });
-    expect(parseRedisUrl("redis://:s3cret@cache:7000/1")).toMatchObject({ password: "s3cret", display: "redis://cache:7000/1" });
+    expect(parseRedisUrl("redis://:s3cret@cache:7000/1")).toMatchObject({
+      password: "s3cret",
+      display: "redis://cache:7000/1",
+    });
     expect(isRedisUrl("redis://x")).toBe(true);
     expect(isRedisUrl(".postbot")).toBe(false);
   });
@@ -28,7 +36,9 @@ describe("redis:// URLs", () => {
       }
       throw new Error(`${url} was accepted`);
     };
-    expect(bad("redis://:hunter2@cache:6379/x", "POSTBOT_STATE")).toMatch(/^POSTBOT_STATE: "redis:\/\/cache:6379\/x": the database "\/x" must be a number/);
+    expect(bad("redis://:hunter2@cache:6379/x", "POSTBOT_STATE")).toMatch(
+      /^POSTBOT_STATE: "redis:\/\/cache:6379\/x": the database "\/x" must be a number/,
+    );
     expect(bad("redis://:hunter2@cache:6379/x")).not.toContain("hunter2");
     expect(bad("http://cache:6379")).toMatch(/is not a redis:\/\/ URL; give redis:\/\/HOST:PORT\/DB/);
     expect(bad("rediss://cache")).toMatch(/TLS/);
@@ -51,13 +61,21 @@ describe("connectRedis", () => {
     const other = await startRedisServer();
     const url = other.url.replace("redis://", "redis://:topsecret@");
     await other.close();
-    const err = await connectRedis(url, { source: "POSTBOT_STATE" }).then(() => new Error("connected"), (e: unknown) => e as Error);
+    const err = await connectRedis(url, { source: "POSTBOT_STATE" }).then(
+      () => new Error("connected"),
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(UserError);
-    expect(err.message).toBe(`cannot reach Redis at redis://127.0.0.1:${other.port}/0 (POSTBOT_STATE): nothing listens there. Start Redis there (e.g. \`redis-server --port ${other.port}\`), or fix the URL; without --state, postbot keeps its state in .postbot/`);
+    expect(err.message).toBe(
+      `cannot reach Redis at redis://127.0.0.1:${other.port}/0 (POSTBOT_STATE): nothing listens there. Start Redis there (e.g. \`redis-server --port ${other.port}\`), or fix the URL; without --state, postbot keeps its state in .postbot/`,
+    );
   });
 
   it("says so when the database does not exist", async () => {
-    const err = await connectRedis(server.url.replace(/\/0$/, "/99")).then(() => new Error("connected"), (e: unknown) => e as Error);
+    const err = await connectRedis(server.url.replace(/\/0$/, "/99")).then(
+      () => new Error("connected"),
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(UserError);
     expect(err.message).toMatch(/database 99 does not exist there/);
   });
@@ -65,8 +83,17 @@ describe("connectRedis", () => {
 
 describe("unix socket URLs (a Redis on this machine)", () => {
   it("parse the socket's path, database and password; never show the password", () => {
-    expect(parseRedisUrl("unix:///run/redis/redis.sock")).toMatchObject({ path: "/run/redis/redis.sock", db: 0, display: "unix:///run/redis/redis.sock?db=0" });
-    expect(parseRedisUrl("redis+unix:///tmp/r.sock?db=3&password=s3cret")).toMatchObject({ path: "/tmp/r.sock", db: 3, password: "s3cret", display: "unix:///tmp/r.sock?db=3" });
+    expect(parseRedisUrl("unix:///run/redis/redis.sock")).toMatchObject({
+      path: "/run/redis/redis.sock",
+      db: 0,
+      display: "unix:///run/redis/redis.sock?db=0",
+    });
+    expect(parseRedisUrl("redis+unix:///tmp/r.sock?db=3&password=s3cret")).toMatchObject({
+      path: "/tmp/r.sock",
+      db: 3,
+      password: "s3cret",
+      display: "unix:///tmp/r.sock?db=3",
+    });
     expect(isRedisUrl("unix:///tmp/r.sock")).toBe(true);
     expect(isRedisUrl("redis+unix:///tmp/r.sock")).toBe(true);
     expect(redactRedisUrl("unix:///tmp/r.sock?password=s3cret&db=1")).toBe("unix:///tmp/r.sock?db=1");
@@ -84,11 +111,15 @@ describe("unix socket URLs (a Redis on this machine)", () => {
       }
       throw new Error(`${url} was accepted`);
     };
-    expect(bad("unix://tmp/r.sock")).toMatch(/^POSTBOT_STATE: "unix:\/\/tmp\/r.sock" names a host \("tmp"\); a unix socket URL names a path after three slashes: give unix:\/\/\/PATH\/TO\/redis.sock\?db=DB/);
+    expect(bad("unix://tmp/r.sock")).toMatch(
+      /^POSTBOT_STATE: "unix:\/\/tmp\/r.sock" names a host \("tmp"\); a unix socket URL names a path after three slashes: give unix:\/\/\/PATH\/TO\/redis.sock\?db=DB/,
+    );
     expect(bad("unix:///")).toMatch(/names no socket path/);
     expect(bad("unix:///tmp/r.sock?db=one&password=hunter2")).toMatch(/the database "db=one" must be a number/);
     expect(bad("unix:///tmp/r.sock?db=one&password=hunter2")).not.toContain("hunter2");
-    expect(bad("unix:///tmp/r.sock?timeout=5")).toMatch(/the option "timeout" is not understood \(only db and password are\)/);
+    expect(bad("unix:///tmp/r.sock?timeout=5")).toMatch(
+      /the option "timeout" is not understood \(only db and password are\)/,
+    );
   });
 
   it("connect to the same Redis as its TCP port", async () => {

@@ -55,7 +55,11 @@ describe("the state in Redis", () => {
     await c.close();
     // One hash per file of the file store's table; the token only in the credentials one.
     const redis = await connect();
-    expect((await redis.keys("postbot:state:*")).sort()).toEqual(["postbot:state:bots/echo", "postbot:state:bots/greeter", "postbot:state:credentials"]);
+    expect((await redis.keys("postbot:state:*")).sort()).toEqual([
+      "postbot:state:bots/echo",
+      "postbot:state:bots/greeter",
+      "postbot:state:credentials",
+    ]);
   });
 
   it("adopts a value as it is (no copy, as the ledger's own entries are stored) and writes it like a set one", async () => {
@@ -133,6 +137,8 @@ describe("the state in Redis", () => {
   it("refuses a value it cannot read, naming the key and how to remove it", async () => {
     const redis = await connect();
     await redis.hset("postbot:state:shared", "junk", "not json");
-    await expect(openRedisStore({ redis, closeConnection: false })).rejects.toThrow(/Redis key postbot:state:shared field "junk" is not a postbot value; remove it \(redis-cli HDEL postbot:state:shared <field>\)/);
+    await expect(openRedisStore({ redis, closeConnection: false })).rejects.toThrow(
+      /Redis key postbot:state:shared field "junk" is not a postbot value; remove it \(redis-cli HDEL postbot:state:shared <field>\)/,
+    );
   });
 });
