@@ -7,6 +7,7 @@ export {
   SandboxAdminError,
   type SandboxAdmin,
   type NewAppInput,
+  type AppChangesInput,
   type NewUserInput,
   type NewPostInput,
   type FaultInput,

@@ -6,7 +6,8 @@
  * writes JSON or a stream. Nothing a client sends can crash it: every failure is an answer.
  *
  * The sandbox serves plain HTTP. The spec requires HTTPS for every OAuth step; postbot's
- * client allows plain HTTP only to loopback addresses, which is where the sandbox listens.
+ * client allows plain HTTP only to loopback addresses, which is where the sandbox listens,
+ * and the sandbox answers OAuth steps over plain HTTP only to loopback (`auth/transport.ts`).
  *
  * @example
  * ```ts
@@ -34,6 +35,7 @@ import { flows } from "./auth/state.ts";
 import { baseStringUri } from "./auth/oauth1.ts";
 import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
 import { parseCookies } from "./auth/session.ts";
+import { refusePlainHttp } from "./auth/transport.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";
 import { jsonReply, problemReply, replyOf, ReplyError, textReply, type Reply } from "./http/reply.ts";
@@ -272,6 +274,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       const body = await readBody(req, bodyLimits);
       const inc = incoming(req, target, body, true);
       if (route.startsWith("POST /2/oauth2/")) inc.form = tokenRequestFields(req, body);
+      refusePlainHttp(req);
       meterOAuth(p, route, req.socket.remoteAddress ?? "unknown");
       reply = OAUTH_ROUTES[route]!(p, inc);
     } catch (err) {

@@ -32,8 +32,19 @@ export interface NewAppInput {
   plan?: Plan;
   callback_urls?: string[];
   academic?: boolean;
+  /** The sign-in setting: `/oauth/authenticate` skips asking a user who already granted the app (default true). */
+  allow_sign_in?: boolean;
   /** The user whose token must sign `POST /oauth2/invalidate_token`. */
   owner_id?: string;
+}
+
+/** What `PATCH /_sandbox/apps` changes; fields left out keep their value. */
+export interface AppChangesInput {
+  consumer_key: string;
+  name?: string;
+  /** Replaces the whole list. */
+  callback_urls?: string[];
+  allow_sign_in?: boolean;
 }
 
 export interface NewUserInput {
@@ -55,6 +66,8 @@ export type FaultInput = FaultSpec & { route: string; count?: number };
 
 export interface SandboxAdmin {
   createApp(input?: NewAppInput): Promise<AppView>;
+  /** Changes an app's settings: its callback URLs, name or sign-in setting. */
+  updateApp(input: AppChangesInput): Promise<AppView>;
   createUser(input: NewUserInput): Promise<{ id: string; username: string; name: string; [field: string]: unknown }>;
   createToken(input: { consumer_key: string; user_id: string; access?: "read" | "write" }): Promise<IssuedAccessToken>;
   createPost(input: NewPostInput): Promise<{ id: string; text: string; [field: string]: unknown }>;
@@ -88,6 +101,7 @@ export function createAdminApi(table: AdminRouteTable, context: SandboxContext):
   };
   return {
     createApp: (input = {}) => call("POST /_sandbox/apps", input),
+    updateApp: (input) => call("PATCH /_sandbox/apps", input),
     createUser: async (input) => unwrap(await call("POST /_sandbox/users", input)) as never,
     createToken: (input) => call("POST /_sandbox/tokens", input),
     createPost: async (input) => unwrap(await call("POST /_sandbox/posts", input)) as never,

@@ -5,7 +5,7 @@
  * `sandbox.admin` calls the same handlers in-process.
  */
 import { ENDPOINTS } from "../../api/endpoints.ts";
-import { issueAccessToken, createApp, appByConsumerKey } from "../auth/credentials.ts";
+import { issueAccessToken, createApp, appByConsumerKey, signInAllowed } from "../auth/credentials.ts";
 import { OAUTH_ROUTES } from "../auth/routes.ts";
 import { flows } from "../auth/state.ts";
 import type { SandboxApp } from "../model/index.ts";
@@ -15,7 +15,15 @@ import { ApiProblem, invalidRequest } from "../problems.ts";
 import type { AdminRequest, AdminRouteTable } from "../route.ts";
 import { ok } from "../routes/common.ts";
 import { worldAdminRoutes } from "../routes/index.ts";
-import { clockSchema, faultSchema, newAppSchema, newTokenSchema, parseBody, passwordSchema } from "./schemas.ts";
+import {
+  appChangesSchema,
+  clockSchema,
+  faultSchema,
+  newAppSchema,
+  newTokenSchema,
+  parseBody,
+  passwordSchema,
+} from "./schemas.ts";
 
 /** An app as the admin API shows it: every credential a test or a demo needs. */
 export function appView(app: SandboxApp) {
@@ -29,6 +37,7 @@ export function appView(app: SandboxApp) {
     client_secret: app.client_secret,
     callback_urls: app.callback_urls,
     academic: app.academic,
+    allow_sign_in: signInAllowed(app),
     ...(app.owner_id ? { owner_id: app.owner_id } : {}),
     created_at: new Date(app.created_at).toISOString(),
   };
@@ -59,12 +68,17 @@ export function createAdminRoutes(p: Platform): AdminRouteTable {
       if (input.owner_id && !data().world.users[input.owner_id]) {
         throw invalidRequest(`owner_id: no user has id ${input.owner_id}`, { owner_id: [input.owner_id] });
       }
-      for (const url of input.callback_urls ?? []) {
-        if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(url))
-          throw invalidRequest(`callback_urls: ${JSON.stringify(url)} is not a URL`, { callback_urls: [url] });
-      }
       const app = createApp(data(), p.clock.now(), { ...input, plan: input.plan ?? p.defaultPlan });
       return ok(appView(app), 201);
+    },
+
+    /** Changes an app's settings (callback URLs, name, sign-in), as its developer would on the portal. */
+    "PATCH /_sandbox/apps": ({ body }) => {
+      const { consumer_key, ...changes } = parseBody(appChangesSchema, body);
+      const app = appByConsumerKey(data(), consumer_key);
+      if (!app) throw invalidRequest("consumer_key: no app has this consumer key", { consumer_key: [] });
+      Object.assign(app, changes);
+      return ok(appView(app));
     },
 
     "POST /_sandbox/tokens": ({ body }) => {

@@ -8,12 +8,39 @@ import { invalidRequest, type ApiProblem } from "../problems.ts";
 
 const id = z.string().regex(/^\d{1,19}$/, "must be a decimal id");
 
+/**
+ * The callback URLs registered on an app (spec part 5 rule 2): any scheme, since the spec
+ * allows custom schemes for desktop and mobile apps, but each must be a URL.
+ */
+const callbackUrls = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(2000)
+      .regex(/^[a-z][a-z0-9+.-]*:\S+$/i, "must be a URL (https://app.example/callback, or a custom scheme)"),
+  )
+  .max(50);
+
 export const newAppSchema = z.strictObject({
   name: z.string().min(1).max(100).optional(),
   plan: z.enum(PLANS).optional(),
-  callback_urls: z.array(z.string().min(1).max(2000)).max(50).optional(),
+  callback_urls: callbackUrls.optional(),
   academic: z.boolean().optional(),
+  allow_sign_in: z.boolean().optional(),
   owner_id: id.optional(),
+});
+
+/**
+ * `PATCH /_sandbox/apps`: the app's settings a developer changes on the real service's
+ * portal. The app is named by its `consumer_key`; fields left out keep their value, and
+ * `callback_urls` replaces the whole list.
+ */
+export const appChangesSchema = z.strictObject({
+  consumer_key: z.string().min(1),
+  name: z.string().min(1).max(100).optional(),
+  callback_urls: callbackUrls.optional(),
+  allow_sign_in: z.boolean().optional(),
 });
 
 export const newTokenSchema = z.strictObject({

@@ -45,6 +45,7 @@ export interface NewApp {
   plan: Plan;
   callback_urls?: string[];
   academic?: boolean;
+  allow_sign_in?: boolean;
   owner_id?: string;
 }
 
@@ -59,6 +60,7 @@ export function createApp(data: SandboxData, now: number, input: NewApp): Sandbo
     consumer_secret: randomToken(50),
     callback_urls: input.callback_urls ?? [],
     academic: input.academic ?? false,
+    allow_sign_in: input.allow_sign_in ?? true,
     client_id: randomToken(34, ALNUM + "-_"),
     client_secret: randomToken(50, ALNUM + "-_"),
     created_at: now,
@@ -67,6 +69,9 @@ export function createApp(data: SandboxData, now: number, input: NewApp): Sandbo
   data.auth.apps[id] = app;
   return app;
 }
+
+/** Whether `/oauth/authenticate` may skip asking a user who already granted the app. */
+export const signInAllowed = (app: SandboxApp) => app.allow_sign_in !== false;
 
 export function appByConsumerKey(data: SandboxData, key: string): SandboxApp | undefined {
   const apps = data.auth.apps;

@@ -40,24 +40,47 @@ export interface AuthorizeForm {
   username?: string;
   /** What the app asks for: read and write, or PKCE scopes. */
   permissions: string[];
+  /**
+   * The access level an OAuth 1.0a request token asks for (`app_auth_access_type`), said in
+   * one line above the list; PKCE pages list scopes instead and leave it out.
+   */
+  access?: "read" | "write";
+  /** Some usernames of the sandbox, offered as suggestions in the username box. */
+  usernames?: string[];
   error?: string;
 }
+
+/**
+ * How a person signs in to the sandbox, said on the page itself: a sandbox has no real
+ * accounts, so nobody could otherwise know a password (the rule is in `session.ts`).
+ */
+const SIGN_IN_HELP = `<p class="note" id="sign-in-help">This is a sandbox: sign in as any of its users with the password <code>sandbox</code>, unless a password was set when the user was created (<code>POST /_sandbox/users</code> with <code>"password"</code>).</p>`;
+
+const ACCESS_LINE = {
+  read: `<p id="access">Access requested: <strong>read only</strong>.</p>`,
+  write: `<p id="access">Access requested: <strong>read and write</strong>.</p>`,
+};
 
 /**
  * The sign-in-and-approve page. When someone is signed in (and `force_login` was not asked),
  * it only asks to approve; otherwise it asks for the username and password in the same form.
  */
 export function authorizePage(f: AuthorizeForm): string {
+  const suggestions = f.usernames?.length
+    ? `<datalist id="sandbox-users">${f.usernames.map((u) => `<option value="${escapeHtml(u)}">`).join("")}</datalist>`
+    : "";
   const creds = f.signedInAs
     ? `<p>Signed in as <strong>@${escapeHtml(f.signedInAs)}</strong>.</p>`
     : `<label for="username">Username</label>
-<input type="text" id="username" name="username" autocomplete="username" value="${escapeHtml(f.username ?? "")}">
+<input type="text" id="username" name="username" autocomplete="username"${suggestions ? ' list="sandbox-users"' : ""} value="${escapeHtml(f.username ?? "")}">${suggestions}
 <label for="password">Password</label>
-<input type="password" id="password" name="password" autocomplete="current-password">`;
+<input type="password" id="password" name="password" autocomplete="current-password">
+${SIGN_IN_HELP}`;
   return page(
     `Authorize ${f.appName}`,
     `<h1>Authorize <strong>${escapeHtml(f.appName)}</strong> to use your account?</h1>
 ${f.error ? `<p class="error" role="alert">${escapeHtml(f.error)}</p>` : ""}
+${f.access ? ACCESS_LINE[f.access] : ""}
 <p>This application will be able to:</p>
 <ul>${f.permissions.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>
 <form method="post" action="${escapeHtml(f.action)}">

@@ -17,10 +17,10 @@ import {
   type Reply,
 } from "../http/reply.ts";
 import type { SandboxApp, SandboxUser } from "../model/index.ts";
-import { issueAccessToken, randomToken, sameSecret } from "./credentials.ts";
+import { issueAccessToken, randomToken, sameSecret, signInAllowed } from "./credentials.ts";
 import { authorizePage, deniedPage, errorPage, pinPage } from "./html.ts";
 import { CSRF_FIELD, csrfToken, refuseForgedPost } from "./csrf.ts";
-import { checkCredentials, sessionUser, startSession } from "./session.ts";
+import { checkCredentials, sessionUser, startSession, suggestedUsernames } from "./session.ts";
 import { flows, grantKey, type RequestToken } from "./state.ts";
 import { verifyOAuth1 } from "./verify-oauth1.ts";
 
@@ -120,10 +120,38 @@ function approve(p: Platform, rt: RequestToken, app: SandboxApp, user: SandboxUs
   );
 }
 
+/** The sign-in-and-approve page of a request token (status 401 when it shows a sign-in error). */
+function pageFor(
+  p: Platform,
+  inc: Incoming,
+  found: { rt: RequestToken; app: SandboxApp },
+  mode: "authorize" | "authenticate",
+  o: { force: boolean; signedInAs?: string; username?: string; error?: string },
+): Reply {
+  const { rt, app } = found;
+  const hidden: Record<string, string> = { oauth_token: rt.token, [CSRF_FIELD]: csrfToken(p, inc, rt.token) };
+  if (o.force) hidden.force_login = "true";
+  return htmlReply(
+    o.error ? 401 : 200,
+    authorizePage({
+      action: `/oauth/${mode}`,
+      appName: app.name,
+      hidden,
+      signedInAs: o.signedInAs,
+      username: o.username,
+      access: rt.access,
+      permissions: permissions(rt.access),
+      usernames: o.signedInAs ? undefined : suggestedUsernames(p),
+      error: o.error,
+    }),
+  );
+}
+
 /**
  * `GET /oauth/authorize` and `GET /oauth/authenticate`. Authenticate signs in with the
- * browser's session and, when that user already granted the app, redirects without asking
- * again; `force_login=true` always asks for credentials; `screen_name` prefills the username.
+ * browser's session and, when that user already granted the app and the app's sign-in
+ * setting is on, redirects without asking again; `force_login=true` always asks for
+ * credentials; `screen_name` prefills the username.
  */
 export function authorizeGet(p: Platform, inc: Incoming, mode: "authorize" | "authenticate"): Reply {
   const q = inc.target.query;
@@ -132,22 +160,19 @@ export function authorizeGet(p: Platform, inc: Incoming, mode: "authorize" | "au
   const { rt, app } = found;
   const force = isTrue(q.get("force_login"));
   const user = force ? undefined : sessionUser(p, inc);
-  if (mode === "authenticate" && user && flows(p.context.data).grants[grantKey(app.id, user.id)]) {
+  if (
+    mode === "authenticate" &&
+    user &&
+    signInAllowed(app) &&
+    flows(p.context.data).grants[grantKey(app.id, user.id)]
+  ) {
     return approve(p, rt, app, user);
   }
-  const hidden: Record<string, string> = { oauth_token: rt.token, [CSRF_FIELD]: csrfToken(p, inc, rt.token) };
-  if (force) hidden.force_login = "true";
-  return htmlReply(
-    200,
-    authorizePage({
-      action: `/oauth/${mode}`,
-      appName: app.name,
-      hidden,
-      signedInAs: user?.username,
-      username: q.get("screen_name") ?? undefined,
-      permissions: permissions(rt.access),
-    }),
-  );
+  return pageFor(p, inc, found, mode, {
+    force,
+    signedInAs: user?.username,
+    username: q.get("screen_name") ?? undefined,
+  });
 }
 
 /** The form of the authorize page: approve (signing in if needed) or cancel. */
@@ -170,21 +195,8 @@ export function authorizePost(p: Platform, inc: Incoming, mode: "authorize" | "a
   if (session) return approve(p, rt, app, session);
 
   const checked = checkCredentials(p, f.get("username") ?? "", f.get("password") ?? "");
-  if (typeof checked === "string") {
-    const hidden: Record<string, string> = { oauth_token: rt.token, [CSRF_FIELD]: csrfToken(p, inc, rt.token) };
-    if (force) hidden.force_login = "true";
-    return htmlReply(
-      401,
-      authorizePage({
-        action: `/oauth/${mode}`,
-        appName: app.name,
-        hidden,
-        username: f.get("username") ?? undefined,
-        permissions: permissions(rt.access),
-        error: checked,
-      }),
-    );
-  }
+  if (typeof checked === "string")
+    return pageFor(p, inc, found, mode, { force, username: f.get("username") ?? undefined, error: checked });
   return approve(p, rt, app, checked, startSession(p, checked));
 }
 

@@ -13,7 +13,7 @@ import { appByClientId, randomToken, sameSecret } from "./credentials.ts";
 import { parseBasic } from "./bearer.ts";
 import { authorizePage, errorPage } from "./html.ts";
 import { CSRF_FIELD, csrfToken, refuseForgedPost } from "./csrf.ts";
-import { checkCredentials, sessionUser, startSession } from "./session.ts";
+import { checkCredentials, sessionUser, startSession, suggestedUsernames } from "./session.ts";
 import { flows, type PkceCode } from "./state.ts";
 
 /** Access token lifetime: two hours (`expires_in: 7200`). */
@@ -108,6 +108,7 @@ function pageFor(
       hidden,
       signedInAs: user?.username,
       permissions: a.scopes,
+      usernames: user ? undefined : suggestedUsernames(p),
       error,
     }),
   );

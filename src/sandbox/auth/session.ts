@@ -64,3 +64,21 @@ export function startSession(p: Platform, user: SandboxUser): string {
   flows(p.context.data).sessions[sid] = { user_id: user.id, created_at: p.clock.now() };
   return `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_MS / 1000}`;
 }
+
+/** How many usernames the sign-in box suggests: enough to pick one, few enough to read. */
+export const SUGGESTED_USERS = 12;
+
+/**
+ * Some active users a person may sign in as (the first created), so someone trying the
+ * sandbox in a browser does not need to look usernames up first.
+ */
+export function suggestedUsernames(p: Platform, max = SUGGESTED_USERS): string[] {
+  const out: string[] = [];
+  for (const id in p.context.data.world.users) {
+    const user = p.context.data.world.users[id]!;
+    if (user.suspended || user.deactivated) continue;
+    out.push(user.username);
+    if (out.length >= max) break;
+  }
+  return out;
+}

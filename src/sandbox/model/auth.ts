@@ -16,6 +16,12 @@ export interface SandboxApp {
   callback_urls: string[];
   /** Academic Research access: needed for full-archive search. */
   academic: boolean;
+  /**
+   * The app record's sign-in setting (spec 4.2, `GET /oauth/authenticate`): when on, a user
+   * who already granted the app is sent back without being asked again. Absent (state from
+   * before the setting) means on; read it through `signInAllowed`.
+   */
+  allow_sign_in?: boolean;
   /** The OAuth 2.0 client id used by PKCE. */
   client_id: string;
   /** The OAuth 2.0 client secret: confidential PKCE clients authenticate with HTTP Basic. */
