@@ -20,6 +20,9 @@ export type { HeaderBag };
  * service's wire shapes, so an executor can hand them to the client without knowing the
  * action kinds.
  */
+/** An action's idempotency key (see {@link Action.key}): what the ledger files it under. */
+export const actionKey = (bot: string, kind: string, target: string): string => `${bot}:${kind}:${target}`;
+
 export interface Action {
   /**
    * The idempotency key, `<bot>:<kind>:<target>` (e.g. `greeter:reply:1460323737035677698`):

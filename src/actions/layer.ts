@@ -25,6 +25,7 @@ import type { Plan } from "../limits/types.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
 import {
+  actionKey,
   READ_KIND,
   type Action,
   type ActionKind,
@@ -420,7 +421,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     const now = clock.now();
     const origin = Math.min(parts.origin ?? now, now);
     const action: Action = {
-      key: `${bot}:${kind}:${opts.key ?? target}`,
+      key: actionKey(bot, kind, opts.key ?? target),
       kind,
       bot,
       userId,

@@ -8,10 +8,32 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { BotRuntime } from "../runtime/bot.ts";
+import { TRIGGER_OF } from "../runtime/events.ts";
+import type { EventName } from "../runtime/plugin.ts";
 import { writeFileAtomic } from "../store/atomic-file.ts";
 
 /** The file, in the data directory, that says where the running demo's sandbox is. */
 export const DEMO_FILE = "demo.json";
+
+/** What a bot of the demo answers, and how soon it can: what `bot say --wait` waits for. */
+export interface DemoAnswerer {
+  /** The events of a post that some plugin of the bot handles: `mention`, `reply` (to its own post). */
+  events: Array<"mention" | "reply">;
+  /** How its mentions (and replies to it) reach it: through the app's stream, or polled. */
+  via: "poll" | "stream";
+  /** Its mentions poll interval (ms; on the stream, the catch-up poll's). */
+  every_ms: number;
+}
+
+/** A bot of the running demo as `bot start` describes it when it publishes the demo. */
+export interface DemoBot {
+  name: string;
+  /** The events some plugin of the bot handles (`mention`, `follow`, ...). */
+  handles: string[];
+  /** How its mentions reach it; absent when its file has no mentions trigger. */
+  mentions?: { via: "poll" | "stream"; everyMs: number };
+}
 
 export interface DemoAccess {
   /** The embedded sandbox's base URL (loopback). */
@@ -22,6 +44,31 @@ export interface DemoAccess {
   pid: number;
   /** The bots of the demo, by name (their accounts have the same usernames). */
   bots: string[];
+  /** The bots that answer posts (a mentions trigger and a plugin handling mentions or replies), by name. */
+  answers?: Record<string, DemoAnswerer>;
+}
+
+/** The hosted bots as the demo describes them: what each handles, and how its mentions reach it. */
+export function demoBots(bots: ReadonlyMap<string, Pick<BotRuntime, "handles" | "mentionsDelivery">>): DemoBot[] {
+  return [...bots].map(([name, bot]) => {
+    const mentions = bot.mentionsDelivery();
+    return {
+      name,
+      handles: (Object.keys(TRIGGER_OF) as EventName[]).filter((e) => bot.handles(e)),
+      ...(mentions ? { mentions } : {}),
+    };
+  });
+}
+
+/** The bots of `bots` that answer posts, and how soon (see {@link DemoAccess.answers}). */
+export function answerers(bots: readonly DemoBot[]): Record<string, DemoAnswerer> {
+  const out: Record<string, DemoAnswerer> = {};
+  for (const bot of bots) {
+    const events = (["mention", "reply"] as const).filter((e) => bot.handles.includes(e));
+    if (bot.mentions && events.length > 0)
+      out[bot.name] = { events, via: bot.mentions.via, every_ms: bot.mentions.everyMs };
+  }
+  return out;
 }
 
 /** Writes `DATA/demo.json` and returns what removes it (at stop). */
@@ -69,24 +116,29 @@ export async function readDemo(dataDir: string): Promise<DemoAccess> {
 
 /**
  * Publishes the running demo for `bot say` and `bot follow`, and says how to use them (the
- * log line shows the commands, never the admin token). Returns what unpublishes it.
+ * log line shows the commands, never the admin token), naming a bot that answers mentions
+ * and one that notices follows. Returns what unpublishes it.
  */
 export async function announceDemo(
   dataDir: string,
   sandbox: { url: string; adminToken: string },
-  bots: string[],
+  bots: readonly DemoBot[],
   logger: Logger,
 ): Promise<() => Promise<void>> {
+  const answers = answerers(bots);
   const unpublish = await publishDemo(dataDir, {
     url: sandbox.url,
     admin_token: sandbox.adminToken,
     pid: process.pid,
-    bots,
+    bots: bots.map((b) => b.name),
+    answers,
   });
   const data = dataDir === ".postbot" ? "" : ` --data ${dataDir}`;
-  const bot = bots[0] ?? "BOT";
+  const answering =
+    Object.keys(answers).find((name) => answers[name]!.events.includes("mention")) ?? bots[0]?.name ?? "BOT";
+  const following = bots.find((b) => b.handles.includes("follow"))?.name ?? answering;
   logger.info(
-    `talk to the bots as a user of the demo: npx bot say${data} --as alice "@${bot} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${bot}`,
+    `talk to the bots as a user of the demo: npx bot say${data} --as alice "@${answering} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${following}`,
   );
   return unpublish;
 }

@@ -153,6 +153,15 @@ export class BotRuntime {
     return (this.handlers.get(event)?.length ?? 0) > 0 || (this.filters.get(event)?.length ?? 0) > 0;
   }
 
+  /**
+   * How the bot's mentions reach it, when its file has a mentions trigger: through the app's
+   * stream, or polled every `everyMs`. `bot say --wait` waits that long for an answer.
+   */
+  mentionsDelivery(): { via: "poll" | "stream"; everyMs: number } | undefined {
+    if (!this.options.config.triggers.mentions) return undefined;
+    return { via: this.options.mentionsVia ?? "poll", everyMs: this.options.mentionsIntervalMs };
+  }
+
   /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
   start(): void {
     const { config, clock, store, api } = this.options;

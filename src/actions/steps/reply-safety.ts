@@ -54,6 +54,22 @@ function sweepExpired(store: Store, clock: Clock): void {
     if (!((mark.until ?? mark.at + LEGACY_MARK_MS) > now)) store.delete(NS, key);
 }
 
+/**
+ * The bot's last reply in a conversation while its cooldown lasts, as the state keeps it:
+ * `bot say --wait` reads it to tell a user why a bot did not answer.
+ */
+export function cooldownMark(
+  store: Store,
+  bot: string,
+  conversationId: string,
+  now: number,
+): { at: number; key: string; until: number } | undefined {
+  const mark = store.get<Mark>(NS, `${bot}:${conversationId}`);
+  if (!mark) return undefined;
+  const until = mark.until ?? mark.at + LEGACY_MARK_MS;
+  return until > now ? { at: mark.at, key: mark.key, until } : undefined;
+}
+
 /** The conversation a reply belongs to; a post with no known conversation is its own. */
 const conversationOf = (action: Action) => action.context?.conversationId ?? action.target;
 

@@ -103,9 +103,9 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
           process.exit(0);
         });
         server?.attach(observe.runtimeSource(started.runtime, clock));
-        const { announceDemo } = await import("../demo-access.ts");
+        const { announceDemo, demoBots } = await import("../demo-access.ts");
         const unpublish = started.sandbox
-          ? await announceDemo(options.data, started.sandbox, [...started.runtime.bots.keys()], logger)
+          ? await announceDemo(options.data, started.sandbox, demoBots(started.runtime.bots), logger)
           : undefined;
         const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
         logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);

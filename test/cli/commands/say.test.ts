@@ -60,6 +60,21 @@ describe("bot say and bot follow (the demo's users)", () => {
       /^@bob posted (\d+): "@greeter are you there\?"\n@greeter answered \d+: "Hello @bob! You said: @greeter are you there\?"\nAnswer a reply with --reply-to ITS_ID\.\n$/,
     );
 
+    // --wait alone, then the text (as the README writes it): it says whom it waits for, and until when.
+    const alone = await runBot(["say", "--data", data, "--as", "bob", "--wait", "@greeter hello"]);
+    expect(alone.stderr).toBe("");
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toMatch(
+      /^@bob posted (\d+): "@greeter hello"\nwaiting for @greeter \(a mention, seen through the stream, within seconds\) until \d\d:\d\d:\d\d\n@greeter answered \d+: "Hello @bob! You said: @greeter hello"\nAnswer a reply with --reply-to ITS_ID\.\n$/,
+    );
+
+    // --wait alone for a post no bot answers: says so at once, naming the bots that answer.
+    const nobody = await runBot(["say", "--data", data, "--as", "carol", "--wait", "hello everyone"]);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toBe(
+      "bot: no bot of the demo answers this post: it mentions none that answers mentions, and replies to no post of one that answers replies; the bots that answer: @greeter (mentions)\n",
+    );
+
     // A post no bot answers: --wait says so after its time, with what to check.
     const unanswered = await runBot(["say", "--data", data, "--as", "carol", "--wait", "2", "nobody mentioned"]);
     expect(unanswered.code).toBe(1);
@@ -99,7 +114,8 @@ describe("bot say and bot follow (the demo's users)", () => {
     ]);
     expect(badWait).toMatchObject({
       code: 2,
-      stderr: "bot: --wait soon: expected whole seconds from 1 to 600 (or --wait alone for 60)\n",
+      stderr:
+        "bot: --wait soon: expected whole seconds from 1 to 600 (or --wait alone to wait as long as the bots need)\n",
     });
   }, 60_000);
 });

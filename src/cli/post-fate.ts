@@ -1,0 +1,89 @@
+/**
+ * What became of a post a bot was expected to answer, read from the demo's state (read-only,
+ * as `bot status` reads it, while the demo runs): when `bot say --wait` gives up, it says
+ * what actually happened (not seen yet, seen and waiting, answered later, refused by the
+ * reply cooldown, or handled with no answer) instead of guessing at the user's mistake.
+ */
+import { actionKey } from "../actions/action.ts";
+import type { LedgerEntry } from "../actions/ledger.ts";
+import { cooldownMark } from "../actions/steps/reply-safety.ts";
+import type { BotStatus } from "../runtime/bot.ts";
+import { Inbox } from "../runtime/inbox.ts";
+import type { Store } from "../store/store.ts";
+import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
+
+/** What became of the post, for one bot. */
+export type PostFate =
+  | { kind: "answered"; at: number; replyId?: string }
+  | { kind: "queued"; since: number; readyAt?: number; reason?: string }
+  | { kind: "ended"; state: string; reason?: string }
+  | { kind: "cooldown"; at: number; until: number }
+  | { kind: "inbox" }
+  | { kind: "no-answer" }
+  | { kind: "unseen"; lastCheckAt?: number };
+
+/** Whether post id `a` is at or before `b` (ids grow with time; compared as numbers). */
+const atOrBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a <= b);
+
+/**
+ * Looks `postId` up in `bot`'s state: its reply in the ledger, the event in the inbox,
+ * whether the mentions cursor has passed it, and a reply cooldown running in its conversation.
+ */
+export function postFate(store: Store, bot: string, postId: string, conversationId: string, now: number): PostFate {
+  const entry = store.get<LedgerEntry>("ledger", actionKey(bot, "reply", postId));
+  if (entry) {
+    if (entry.state === "done") {
+      const id = (entry.result as { data?: { id?: unknown } } | undefined)?.data?.id;
+      return { kind: "answered", at: entry.updatedAt, ...(typeof id === "string" ? { replyId: id } : {}) };
+    }
+    if (entry.state === "queued" || entry.state === "pending") {
+      const status = store.entries<BotStatus>("status").find(([, s]) => s.bot === bot)?.[1];
+      const waiting = status?.waiting?.find((w) => w.label.includes(postId));
+      return {
+        kind: "queued",
+        since: entry.createdAt,
+        ...(waiting ? { readyAt: waiting.readyAt, reason: waiting.reason } : {}),
+      };
+    }
+    return { kind: "ended", state: entry.state, ...(entry.reason ? { reason: entry.reason } : {}) };
+  }
+  if (new Inbox(store, bot).pending().some((e) => "post" in e && e.post.id === postId)) return { kind: "inbox" };
+  const cursor = store.get<MentionsCursor>("cursors", mentionsCursorKey(bot));
+  const seen = (cursor?.since_id && atOrBefore(postId, cursor.since_id)) || cursor?.seen?.includes(postId);
+  if (seen) {
+    const mark = cooldownMark(store, bot, conversationId, now);
+    if (mark && mark.key !== actionKey(bot, "reply", postId))
+      return { kind: "cooldown", at: mark.at, until: mark.until };
+    return { kind: "no-answer" };
+  }
+  const status = store.entries<BotStatus>("status").find(([, s]) => s.bot === bot)?.[1];
+  const lastCheckAt = status?.triggers.mentions?.lastCheckAt;
+  return { kind: "unseen", ...(lastCheckAt !== undefined ? { lastCheckAt } : {}) };
+}
+
+/** `13:05:09`: a time of day as the user's terminal shows it. */
+export const timeOfDay = (ms: number) => new Date(ms).toLocaleTimeString("en-GB", { hour12: false });
+
+/** The fate as a sentence about `@bot`, with what to do about it. */
+export function describeFate(bot: string, fate: PostFate): string {
+  switch (fate.kind) {
+    case "answered":
+      return `@${bot} answered it at ${timeOfDay(fate.at)}, after the wait${fate.replyId ? ` (post ${fate.replyId})` : ""}`;
+    case "queued":
+      return `@${bot} saw it; its answer waits for budget${fate.readyAt ? ` until ${timeOfDay(fate.readyAt)}` : ""}${fate.reason ? ` (${fate.reason})` : ""}: \`npx bot status\` shows what waits`;
+    case "ended": {
+      const why = fate.reason ? `: ${fate.reason}` : "";
+      if (fate.state === "dropped") return `@${bot} saw it, but dropped its answer${why}`;
+      if (fate.state === "unknown") return `@${bot} saw it; whether its answer was sent is unknown${why}`;
+      return `@${bot} saw it, but its answer ${fate.state}${why}`;
+    }
+    case "cooldown":
+      return `@${bot} saw it, but refused to answer: it replied in this conversation at ${timeOfDay(fate.at)}, and its reply_cooldown allows no second reply there until ${timeOfDay(fate.until)} (set reply_cooldown in its bot file; 0s turns it off)`;
+    case "inbox":
+      return `@${bot} saw it and has not handled it yet (its plugins handle events in turn): wait longer, or watch the demo's log`;
+    case "no-answer":
+      return `@${bot} saw it and sent no answer (a filter, reply safety or its plugins chose not to): the demo's log says why`;
+    case "unseen":
+      return `@${bot} has not seen it yet${fate.lastCheckAt ? ` (its mentions were last checked at ${timeOfDay(fate.lastCheckAt)})` : ""}: the demo may be busy; wait longer with --wait SECONDS`;
+  }
+}

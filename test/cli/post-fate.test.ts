@@ -1,0 +1,107 @@
+/**
+ * What `bot say --wait` says when no answer came: read from the bot's own state, as a bot
+ * left it (the test bed runs the example `reply` plugin against the sandbox in-process).
+ */
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { describeFate, postFate } from "../../src/cli/post-fate.ts";
+import type { PluginDefinition } from "../../src/plugins/index.ts";
+import { createTestBed, type TestBed } from "../../src/testing.ts";
+
+const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
+
+let bed: TestBed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+describe("postFate", () => {
+  it("tells unseen, answered, refused by the reply cooldown, and handled without an answer", async () => {
+    bed = await createTestBed({
+      bots: [
+        { name: "greeter", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: ["hi {post.id}"] } } },
+      ],
+      plugins: { reply },
+    });
+    const b = bed;
+    const fate = (postId: string, conversation = postId) =>
+      postFate(b.store, "greeter", postId, conversation, b.clock.now());
+    const alice = await b.user("alice");
+    const first = await b.post(alice, "@greeter hello");
+    expect(fate(first.id)).toEqual({ kind: "unseen" });
+
+    await b.advance(3_000); // the next mentions poll on pro
+    await b.settle();
+    const answer = b.postsBy("greeter")[0]!;
+    const answered = fate(first.id);
+    expect(answered).toMatchObject({ kind: "answered", replyId: answer.id });
+    expect(describeFate("greeter", answered)).toMatch(
+      /^@greeter answered it at \d\d:\d\d:\d\d, after the wait \(post \d+\)$/,
+    );
+
+    // A second mention in the same conversation, within the default 15 min cooldown.
+    const again = await b.post(alice, "@greeter again?", answer.id);
+    await b.advance(3_000);
+    await b.settle();
+    const refused = fate(again.id, first.id);
+    expect(refused).toMatchObject({ kind: "cooldown", until: expect.any(Number) });
+    expect(describeFate("greeter", refused)).toMatch(
+      /^@greeter saw it, but refused to answer: it replied in this conversation at .*reply_cooldown allows no second reply there until .* \(set reply_cooldown in its bot file; 0s turns it off\)$/,
+    );
+
+    // Once the cooldown is over, a mention it saw and did not answer is only "no answer".
+    await b.advance(16 * 60_000);
+    await b.settle();
+    expect(fate(again.id, first.id)).toEqual({ kind: "no-answer" });
+  });
+
+  it("tells an answer waiting for budget, and until when", async () => {
+    bed = await createTestBed({
+      bots: [
+        {
+          name: "greeter",
+          plan: "pro",
+          triggers: { mentions: {} },
+          plugins: { reply: { text: ["hi {post.id}"] } },
+          budget: { reply: { max: 1, per: "10m" } },
+        },
+      ],
+      plugins: { reply },
+    });
+    const alice = await bed.user("alice");
+    const bob = await bed.user("bob");
+    await bed.post(alice, "@greeter hello");
+    const second = await bed.post(bob, "@greeter and me?");
+    await bed.advance(3_000);
+    await bed.settle();
+    expect(bed.postsBy("greeter")).toHaveLength(1);
+    const waiting = postFate(bed.store, "greeter", second.id, second.id, bed.clock.now());
+    expect(waiting).toMatchObject({ kind: "queued" });
+    expect(describeFate("greeter", waiting)).toMatch(/^@greeter saw it; its answer waits for budget/);
+  });
+
+  it("tells an answer dropped because the budget would not come back in time", async () => {
+    bed = await createTestBed({
+      bots: [
+        {
+          name: "greeter",
+          plan: "pro",
+          triggers: { mentions: {} },
+          plugins: { reply: { text: ["hi {post.id}"] } },
+          budget: { reply: { max: 1, per: "24h" } },
+        },
+      ],
+      plugins: { reply },
+    });
+    await bed.post(await bed.user("alice"), "@greeter hello");
+    const second = await bed.post(await bed.user("bob"), "@greeter and me?");
+    await bed.advance(3_000);
+    await bed.settle();
+    const dropped = postFate(bed.store, "greeter", second.id, second.id, bed.clock.now());
+    expect(dropped).toMatchObject({ kind: "ended", state: "dropped" });
+    expect(describeFate("greeter", dropped)).toMatch(
+      /^@greeter saw it, but dropped its answer: would wait past its time-to-live/,
+    );
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * `bot say --wait`: the text is never taken for --wait's number, and --wait alone waits as
+ * long as the bots the post is for need to see it (their poll interval and a margin).
+ */
+import { describe, expect, it } from "vitest";
+import type { DemoAccess } from "../../src/cli/demo-access.ts";
+import {
+  awaitedBots,
+  defaultWaitMs,
+  describeAwaited,
+  FALLBACK_WAIT_S,
+  sayInput,
+  WAIT_MARGIN_MS,
+} from "../../src/cli/say-wait.ts";
+import { UserError } from "../../src/errors.ts";
+
+const demo: DemoAccess = {
+  url: "http://127.0.0.1:1",
+  admin_token: "t",
+  pid: 1,
+  bots: ["fan", "greeter", "host"],
+  answers: {
+    greeter: { events: ["mention"], via: "poll", every_ms: 90_000 },
+    host: { events: ["reply"], via: "stream", every_ms: 3_000 },
+  },
+};
+
+describe("sayInput", () => {
+  it("reads --wait followed by the text as --wait alone and the text", () => {
+    expect(sayInput(undefined, "@greeter hello")).toEqual({ text: "@greeter hello", wait: true });
+    expect(sayInput("@greeter hello", true)).toEqual({ text: "@greeter hello", wait: true });
+    expect(sayInput("@greeter hello", "45")).toEqual({ text: "@greeter hello", wait: 45 });
+    expect(sayInput("@greeter hello", undefined)).toEqual({ text: "@greeter hello", wait: undefined });
+  });
+
+  it("refuses a missing text and a --wait that is not whole seconds, with exit code 2", () => {
+    expect(() => sayInput(undefined, undefined)).toThrow(
+      /^missing the text to post: bot say --as USER \[--wait\] TEXT$/,
+    );
+    expect(() => sayInput(undefined, "30")).toThrow(/^missing the text to post/);
+    for (const bad of ["soon", "0", "601", "1.5"]) {
+      let err: unknown;
+      try {
+        sayInput("hi", bad);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(UserError);
+      expect((err as UserError).exitCode).toBe(2);
+      expect((err as Error).message).toMatch(new RegExp(`^--wait ${bad.replace(".", "\\.")}: expected whole seconds`));
+    }
+  });
+});
+
+describe("awaitedBots and defaultWaitMs", () => {
+  it("waits for a mentioned bot that answers mentions: its poll interval and a margin", () => {
+    const awaited = awaitedBots(demo, "@Greeter hello @fan");
+    expect(awaited.map((a) => a.bot)).toEqual(["greeter"]);
+    expect(defaultWaitMs(awaited)).toBe(90_000 + WAIT_MARGIN_MS);
+    expect(describeAwaited(awaited[0]!)).toBe("@greeter (a mention, seen at its next mentions poll, every 90 s)");
+  });
+
+  it("waits for the bot whose post a reply answers, when it answers replies", () => {
+    const awaited = awaitedBots(demo, "great question", "host");
+    expect(awaited.map((a) => [a.bot, a.event])).toEqual([["host", "reply"]]);
+    expect(describeAwaited(awaited[0]!)).toBe("@host (a reply to its post, seen through the stream, within seconds)");
+    expect(awaitedBots(demo, "thanks", "greeter")).toEqual([]); // greeter answers mentions only
+  });
+
+  it("awaits no one for a post no bot answers, and an older demo's minute when it does not say", () => {
+    expect(awaitedBots(demo, "nobody mentioned")).toEqual([]);
+    expect(awaitedBots({ ...demo, answers: undefined }, "@greeter hi")).toEqual([]);
+    expect(defaultWaitMs([])).toBe(FALLBACK_WAIT_S * 1000);
+  });
+});
