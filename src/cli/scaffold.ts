@@ -12,8 +12,8 @@ import { UserError } from "../errors.ts";
 /** Local plugin names `bot new plugin` accepts: what a file name and a bot file key can both be. */
 const LOCAL_PLUGIN_NAME = /^[a-z][a-z0-9-]*$/;
 
-/** `shout-back` → `shoutBack`: the plugin's import name in its test. */
-const identifier = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** `shout` or `"shout-back"`: the name as an object key, quoted only when it must be (as Biome writes keys). */
+const key = (name: string) => (/^[a-z][a-z0-9]*$/.test(name) ? name : JSON.stringify(name));
 
 export function botTemplate(name: string): string {
   return `# yaml-language-server: $schema=../bot.schema.json
@@ -29,14 +29,15 @@ plugins:                         # run in this order
 }
 
 export function pluginTemplate(name: string): string {
-  return `// plugins/${name}.ts (written by \`bot new plugin\`; see README.md, "Writing a plugin").
+  return `// plugins/${name}.ts (written by \`bot new plugin\`; see README.md, "Your first plugin").
 // List it in a bot file to run it:  plugins: { ${name}: {} }
 import { definePlugin } from "postbot";
 import { z } from "zod";
 
 export default definePlugin({
   name: "${name}",
-  options: z.object({
+  // Strict: an option the schema does not name (a typo) is a \`bot validate\` problem, not silently ignored.
+  options: z.strictObject({
     text: z.string().min(1).default("Hello @{username}!").describe("the answer; {username} is the author's username"),
   }),
   setup(bot, options) {
@@ -51,11 +52,10 @@ export default definePlugin({
 }
 
 export function pluginTestTemplate(name: string, pluginFile: string): string {
-  const id = identifier(name);
   return `// The test of plugins/${name}.ts: the sandbox in-process, on a clock that moves only when told.
 import { afterEach, expect, it } from "vitest";
 import { createTestBed, type TestBed } from "postbot/testing";
-import ${id} from "${pluginFile}";
+import plugin from "${pluginFile}";
 
 let bed: TestBed | undefined;
 afterEach(async () => {
@@ -64,8 +64,15 @@ afterEach(async () => {
 
 it("answers a mention", async () => {
   bed = await createTestBed({
-    bots: [{ name: "tester", plan: "pro", triggers: { mentions: {} }, plugins: { "${name}": {} } }],
-    plugins: { "${name}": ${id} },
+    bots: [
+      {
+        name: "tester",
+        plan: "pro",
+        triggers: { mentions: {} },
+        plugins: { ${key(name)}: {} },
+      },
+    ],
+    plugins: { ${key(name)}: plugin },
   });
   const alice = await bed.user("alice");
   await bed.post(alice, "@tester hello");

@@ -27,8 +27,20 @@ type Schema = {
 };
 
 describe("bot.schema.json", () => {
-  it("is what `bot schema` prints with the example plugins (regenerate: node bin/bot.js schema > bot.schema.json)", async () => {
-    expect(readFileSync("bot.schema.json", "utf8")).toBe(botJsonSchemaText(await exampleSchemas()));
+  it("holds what `bot schema` prints for the example plugins, whatever other plugins it has (regenerate: npx bot schema > bot.schema.json)", async () => {
+    // The README tells users to regenerate the file after adding a plugin: their plugins'
+    // entries are theirs, so only the rest is compared (built from the example plugins).
+    type File = { properties: { plugins: { properties: Record<string, unknown> } } };
+    const file = JSON.parse(readFileSync("bot.schema.json", "utf8")) as File;
+    const expected = JSON.parse(botJsonSchemaText(await exampleSchemas())) as File;
+    const examples = expected.properties.plugins.properties;
+    const theirs = Object.fromEntries(
+      Object.entries(file.properties.plugins.properties).filter(([name]) => name in examples),
+    );
+    expect(theirs).toEqual(examples);
+    file.properties.plugins.properties = {};
+    expected.properties.plugins.properties = {};
+    expect(file).toEqual(expected);
   });
 
   it("checks each plugin's options, so an editor flags reply.text: 42", async () => {

@@ -14,7 +14,9 @@ export default function register(program: Command): void {
     .action(async (name: string, options: { bots: string }) => {
       const { newBot } = await import("../scaffold.ts");
       const file = await newBot(name, options.bots);
-      process.stdout.write(`wrote ${file}; check it with \`bot validate\`, run it with \`bot start --only ${name}\`\n`);
+      process.stdout.write(
+        `wrote ${file}; check it with \`npx bot validate\`, run it with \`npx bot start --only ${name}\`\n`,
+      );
     });
   create
     .command("plugin")
@@ -26,7 +28,7 @@ export default function register(program: Command): void {
       const { newPlugin } = await import("../scaffold.ts");
       const [plugin, test] = await newPlugin(name, options.plugins, options.tests);
       process.stdout.write(
-        `wrote ${plugin} and ${test}; run the test with \`npm test\`, and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`,
+        `wrote ${plugin} and ${test}; run its test with \`npx vitest run ${test}\` (\`npm test\` runs every test), and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`,
       );
     });
 }

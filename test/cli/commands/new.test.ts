@@ -58,7 +58,7 @@ describe("bot new", () => {
     expect(made).toEqual({
       code: 0,
       stdout:
-        "wrote plugins/shout-back.ts and test/shout-back.test.ts; run the test with `npm test`, and list the plugin in a bot file to run it: plugins: { shout-back: {} }\n",
+        "wrote plugins/shout-back.ts and test/shout-back.test.ts; run its test with `npx vitest run test/shout-back.test.ts` (`npm test` runs every test), and list the plugin in a bot file to run it: plugins: { shout-back: {} }\n",
       stderr: "",
     });
     expect(await readFile(join(project, "test", "shout-back.test.ts"), "utf8")).toContain('from "postbot/testing"');
@@ -80,7 +80,7 @@ describe("bot new", () => {
     const made = await runBot(["new", "bot", "hello", "--bots", bots]);
     expect(made.code).toBe(0);
     expect(made.stdout).toBe(
-      `wrote ${join(bots, "hello.yaml")}; check it with \`bot validate\`, run it with \`bot start --only hello\`\n`,
+      `wrote ${join(bots, "hello.yaml")}; check it with \`npx bot validate\`, run it with \`npx bot start --only hello\`\n`,
     );
     const valid = await runBot(["validate", "--bots", bots, "--plugins", "plugins"]);
     expect(valid.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\), 1 plugin checked$/m);

@@ -1,0 +1,29 @@
+/**
+ * `npm test` checks the format of `plugins/` and `test/` (Biome), so what `bot new plugin`
+ * writes must already be formatted as `biome.json` says: otherwise a newcomer's first
+ * `npm test` fails on files they did not write. Each file goes through `biome format` as it
+ * would at its place in the tree.
+ */
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { pluginTemplate, pluginTestTemplate } from "../../src/cli/scaffold.ts";
+
+const BIOME = new URL("../../node_modules/.bin/biome", import.meta.url).pathname;
+
+/** `text` as Biome formats it at `path` (the path picks the language and the includes). */
+function biomeFormat(path: string, text: string): string {
+  const run = spawnSync(BIOME, ["format", `--stdin-file-path=${path}`], { input: text, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`biome format ${path} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+describe("bot new plugin", () => {
+  for (const name of ["shout", "shout-back", "a-rather-long-plugin-name-that-answers-mentions-in-a-loud-voice"]) {
+    it(`writes ${name} and its test formatted as biome.json says`, () => {
+      const plugin = pluginTemplate(name);
+      const test = pluginTestTemplate(name, `../plugins/${name}.ts`);
+      expect(biomeFormat(`plugins/${name}.ts`, plugin)).toBe(plugin);
+      expect(biomeFormat(`test/${name}.test.ts`, test)).toBe(test);
+    });
+  }
+});
