@@ -60,6 +60,7 @@ import { createData } from "./model/index.ts";
 import type { Incoming, Platform } from "./platform.ts";
 import { ApiProblem, httpProblem, notFound } from "./problems.ts";
 import { isStream, type SandboxContext, type SandboxEventMap } from "./route.ts";
+import { CHAT_COMPLETIONS_PATH, chatCompletions } from "./routes/chat-completions.ts";
 import { fileRoute } from "./routes/files.ts";
 import { routes } from "./routes/index.ts";
 import { loadState, saveState } from "./state.ts";
@@ -80,6 +81,11 @@ export interface SandboxOptions {
   logger?: Logger;
   /** Largest request body accepted; larger ones get 413 (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * The API key the chat-completions stand-in (`POST /v1/chat/completions`) asks for as
+   * `Authorization: Bearer KEY`. Without one, the stand-in takes any key or none.
+   */
+  chatCompletionsKey?: string;
   /**
    * Time (on the sandbox's clock) a request body may take to arrive once its headers are in;
    * a body that stalls longer gets 408 and the connection is closed (default 30 s).
@@ -326,6 +332,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           errorReply(err, path),
         ),
       );
+    // The language-model stand-in of the demo: not part of the service, outside every plan.
+    if (path === CHAT_COMPLETIONS_PATH) {
+      const reply = await chatCompletions({ req, clock, limits: bodyLimits, key: options.chatCompletionsKey }).catch(
+        (err) => errorReply(err, path),
+      );
+      countRequest(data, `${method} ${path}`, reply.status);
+      return send(res, reply);
+    }
     const oauth = matchOAuthRoute(method, path);
     if (oauth) return serveOAuth(req, res, target, oauth);
     let match: ReturnType<typeof matchEndpoint>;
