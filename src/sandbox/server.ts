@@ -91,6 +91,12 @@ export interface SandboxOptions {
    * a body that stalls longer gets 408 and the connection is closed (default 30 s).
    */
   bodyTimeoutMs?: number;
+  /**
+   * Real time a client may take to send a request line and headers; a slower one (a
+   * slowloris) gets 408 and the connection is closed (default 30 s). Node's own default
+   * (60 s, checked every 30 s) cut one only after up to 90 s.
+   */
+  headersTimeoutMs?: number;
 }
 
 export interface Sandbox {
@@ -113,6 +119,9 @@ export interface Sandbox {
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+/** How often, at most, Node checks connections for the headers timeout (it is cut this much late at worst). */
+const TIMEOUT_CHECK_MS = 1_000;
 /**
  * The request line and headers Node reads (its default is 16 KiB); past it the answer is 431
  * with a problem body. The service's own bound is not published; 16 KiB is common.
@@ -191,7 +200,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     const fault = p.faults.take(route, "request");
     if (!fault) return false;
     if (fault.kind === "delay") {
-      await clock.sleep(fault.delay_ms, closing.signal);
+      // A client that hangs up during the delay is gone: its request is not handled (a
+      // stream would take the app's one connection for nobody).
+      const gone = new AbortController();
+      const leave = () => gone.abort();
+      res.once("close", leave);
+      try {
+        await clock.sleep(fault.delay_ms, AbortSignal.any([closing.signal, gone.signal]));
+      } catch (err) {
+        if (closing.signal.aborted) throw err;
+        countRequest(data, route, CLIENT_GONE);
+        return true;
+      } finally {
+        res.off("close", leave);
+      }
       return false;
     }
     if (fault.kind === "reset") {
@@ -243,7 +265,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       const result = answer instanceof Promise ? await answer : answer;
       if (isStream(result)) {
         status = 200;
-        const open = writeStream({
+        // The stream may end before writeStream returns (a drop fault at message 0), so
+        // onEnd must not need what it returns.
+        let open: OpenStream | undefined;
+        open = writeStream({
           res,
           clock,
           logger,
@@ -251,7 +276,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
           headers,
           fault: p.faults.take(route, "stream"),
           onEnd: () => {
-            streams.delete(open);
+            if (open) streams.delete(open);
             rr.leave();
           },
         });
@@ -363,7 +388,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     send(res, errorReply(err, `${req.method} ${req.url}`));
   };
   const debug = logger.isLevelEnabled("debug");
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const serverOptions = {
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout,
+    // Node refuses a request timeout shorter than the headers timeout; 0 would switch it off.
+    requestTimeout: Math.max(headersTimeout, 300_000),
+    connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, headersTimeout),
+  };
+  const server = createServer(serverOptions, (req, res) => {
     if (!debug) return void handle(req, res).catch((err) => fail(req, res, err));
     const started = performance.now();
     handle(req, res)

@@ -11,6 +11,7 @@ import { invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { bookmark } from "./engagement.ts";
 import { postAccess } from "./posts.ts";
+import { codePointsUpTo } from "./code-points.ts";
 
 /** The longest folder name, in characters. */
 export const MAX_FOLDER_NAME = 25;
@@ -36,8 +37,7 @@ export function createFolder(
   name: string,
   postIds: readonly string[] = [],
 ): SandboxBookmarkFolder {
-  const n = Array.from(name.trim()).length;
-  if (n < 1 || Array.from(name).length > MAX_FOLDER_NAME) {
+  if (!name.trim() || codePointsUpTo(name, MAX_FOLDER_NAME) > MAX_FOLDER_NAME) {
     throw invalidRequest(`name: a bookmark folder name must be 1 to ${MAX_FOLDER_NAME} characters`, { name: [name] });
   }
   const missing = postIds.find((id) => !postAccess(ctx, user.id, id).ok);

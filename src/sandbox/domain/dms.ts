@@ -10,6 +10,7 @@ import { forbidden, invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { blocks } from "./relations.ts";
 import { userById } from "./users.ts";
+import { codePointsUpTo } from "./code-points.ts";
 
 /** A stored DM event (the world keeps them by id). */
 export type DmEventRecord = WorldData["dm_events"][string];
@@ -34,7 +35,7 @@ export function oneToOneId(a: string, b: string): string {
 function checkText(text: unknown): string {
   if (typeof text !== "string" || text.length === 0)
     throw invalidRequest("A message needs a `text` of at least one character", { text: [] });
-  if (Array.from(text).length > MAX_DM_LENGTH)
+  if (codePointsUpTo(text, MAX_DM_LENGTH) > MAX_DM_LENGTH)
     throw invalidRequest(`The message text is longer than ${MAX_DM_LENGTH} characters`, { text: [] });
   return text;
 }

@@ -1,7 +1,7 @@
 /**
  * What the service reads out of a post's text: mentions, hashtags, cashtags and links
- * (the `entities` field, wire-facts 1.2), and the weighted length that the 280-character
- * limit is measured in.
+ * (the `entities` field, wire-facts 1.2). The weighted length the 280-character limit is
+ * measured in is `post-length.ts`.
  *
  * Indices count Unicode code points (not UTF-16 units), zero-based, `start` inclusive and
  * `end` exclusive, as the v2 service documents: a client can slice `Array.from(text)` with
@@ -9,22 +9,28 @@
  *
  * The sandbox keeps a post's text as written: links are not rewritten to `t.co` ones, so
  * a URL entity's `url` and `expanded_url` are both the link as typed. Links are recognised
- * when they start with `http://`, `https://` or `www.` (not bare domains).
+ * when they start with `http://`, `https://` or `www.` (not bare domains), and only up to
+ * {@link MAX_URL_LENGTH} characters, as twitter-text bounds them.
+ *
+ * Every pass here is linear in the text: the regular expressions cannot backtrack over
+ * their own matches, trailing punctuation is stripped by a loop (a `[...]+$` pattern retried
+ * at every position of a long run is quadratic), and entities are checked against the links
+ * they might overlap with a cursor, not by scanning every link each time.
  */
 import type { PostEntities } from "../../api/types.ts";
 
-/** The longest post, in weighted characters (see {@link weightedLength}). */
-export const MAX_POST_LENGTH = 280;
-
-/** What every link counts for in {@link weightedLength}: the length of a `t.co` link. */
-export const URL_WEIGHT = 23;
+/**
+ * The longest link, in UTF-16 units: twitter-text's bound ("the maximum url length that the
+ * Twitter backend supports"). A longer one is no link: it is left as plain text.
+ */
+export const MAX_URL_LENGTH = 4096;
 
 const MENTION = /(^|[^\p{L}\p{N}_!#$%&*@＠])[@＠]([A-Za-z0-9_]+)/gu;
 const HASHTAG = /(^|[^\p{L}\p{M}\p{N}_&])[#＃]([\p{L}\p{M}\p{N}_]+)/gu;
 const CASHTAG = /(^|\s)\$([A-Za-z]{1,6}(?:[._][A-Za-z]{1,2})?)(?![\p{L}\p{N}_])/gu;
 const URL = /(^|[^\p{L}\p{N}_@/.])((?:https?:\/\/|www\.)[^\s<>"]+)/giu;
 /** Punctuation that ends a sentence rather than a link. */
-const URL_TRAILING = /[.,;:!?'")\]}>]+$/u;
+const URL_TRAILING = new Set([...".,;:!?'\")]}>"]);
 
 /** Maps UTF-16 offsets of `text` to code-point offsets. */
 function codePointOffsets(text: string): (utf16: number) => number {
@@ -49,6 +55,42 @@ function displayUrl(url: string): string {
   return bare.length > 26 ? bare.slice(0, 26) + "…" : bare;
 }
 
+/** Where a link sits in a text, in UTF-16 units (`start` inclusive, `end` exclusive). */
+export interface LinkSpan {
+  start: number;
+  end: number;
+  url: string;
+}
+
+/** The links of a text, in order: what both the entities and the weighted length count as links. */
+export function linkSpans(text: string): LinkSpan[] {
+  const out: LinkSpan[] = [];
+  for (const m of text.matchAll(URL)) {
+    const match = m[2]!;
+    let cut = match.length;
+    while (cut > 0 && URL_TRAILING.has(match[cut - 1]!)) cut--;
+    if (cut < 8 || cut > MAX_URL_LENGTH) continue;
+    const url = match.slice(0, cut);
+    if (/^www\.$/i.test(url)) continue;
+    const start = m.index! + m[1]!.length;
+    out.push({ start, end: start + url.length, url });
+  }
+  return out;
+}
+
+/**
+ * Whether a span overlaps one of `spans` (sorted, disjoint), for spans asked in increasing
+ * order of `start`: a cursor moves along `spans`, so a text's checks cost one pass in all.
+ */
+function overlapCursor(spans: readonly LinkSpan[]): (start: number, end: number) => boolean {
+  let i = 0;
+  return (start, end) => {
+    while (i < spans.length && spans[i]!.end <= start) i++;
+    const s = spans[i];
+    return s !== undefined && s.start < end;
+  };
+}
+
 /**
  * Finds the entities of a text. Mentions carry no `id` here: whether `@name` is a user is
  * a question for the world (the renderer adds ids of users that exist). Returns only the
@@ -57,48 +99,47 @@ function displayUrl(url: string): string {
 export function parseEntities(text: string): PostEntities {
   const at = codePointOffsets(text);
   const out: PostEntities = {};
-  const taken: Array<[number, number]> = [];
-  const overlaps = (s: number, e: number) => taken.some(([a, b]) => s < b && e > a);
+  const links = linkSpans(text);
 
-  const urls: NonNullable<PostEntities["urls"]> = [];
-  for (const m of text.matchAll(URL)) {
-    const raw = m[2]!.replace(URL_TRAILING, "");
-    if (/^www\.$/i.test(raw) || raw.length < 8) continue;
-    const s = m.index! + m[1]!.length;
-    const e = s + raw.length;
-    taken.push([s, e]);
-    const expanded = /^www\./i.test(raw) ? `http://${raw}` : raw;
-    urls.push({ start: at(s), end: at(e), url: raw, expanded_url: expanded, display_url: displayUrl(raw) });
-  }
+  const urls: NonNullable<PostEntities["urls"]> = links.map(({ start, end, url }) => ({
+    start: at(start),
+    end: at(end),
+    url,
+    expanded_url: /^www\./i.test(url) ? `http://${url}` : url,
+    display_url: displayUrl(url),
+  }));
 
   const mentions: NonNullable<PostEntities["mentions"]> = [];
+  const mentionOverlaps = overlapCursor(links);
   for (const m of text.matchAll(MENTION)) {
     const name = m[2]!;
     const s = m.index! + m[1]!.length;
     const e = s + 1 + name.length;
-    if (name.length > 15 || overlaps(s, e)) continue;
+    if (name.length > 15 || mentionOverlaps(s, e)) continue;
     // `@name@host` is an address, not a mention.
     if (text[e] === "@" || text[e] === "＠") continue;
     mentions.push({ start: at(s), end: at(e), username: name });
   }
 
   const hashtags: NonNullable<PostEntities["hashtags"]> = [];
+  const hashtagOverlaps = overlapCursor(links);
   for (const m of text.matchAll(HASHTAG)) {
     const tag = m[2]!;
     const s = m.index! + m[1]!.length;
     const e = s + 1 + tag.length;
     // A tag of digits only (`#1`) is not a hashtag; nor is one glued to a link.
-    if (/^[\p{N}_]+$/u.test(tag) || overlaps(s, e)) continue;
+    if (/^[\p{N}_]+$/u.test(tag) || hashtagOverlaps(s, e)) continue;
     if (text.startsWith("://", e)) continue;
     hashtags.push({ start: at(s), end: at(e), tag });
   }
 
   const cashtags: NonNullable<PostEntities["cashtags"]> = [];
+  const cashtagOverlaps = overlapCursor(links);
   for (const m of text.matchAll(CASHTAG)) {
     const tag = m[2]!;
     const s = m.index! + m[1]!.length;
     const e = s + 1 + tag.length;
-    if (overlaps(s, e)) continue;
+    if (cashtagOverlaps(s, e)) continue;
     cashtags.push({ start: at(s), end: at(e), tag });
   }
 
@@ -107,60 +148,4 @@ export function parseEntities(text: string): PostEntities {
   if (cashtags.length) out.cashtags = cashtags;
   if (mentions.length) out.mentions = mentions;
   return out;
-}
-
-/** Code points that count once; every other code point counts twice (twitter-text v3). */
-const LIGHT_RANGES: ReadonlyArray<readonly [number, number]> = [
-  [0, 4351],
-  [8192, 8205],
-  [8208, 8223],
-  [8242, 8247],
-];
-
-/** Grapheme clusters: an emoji sequence is one cluster, however many code points it joins. */
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
-
-/**
- * Whether a grapheme cluster is an emoji as twitter-text's emoji parser finds them: a
- * character shown as emoji by default, or any sequence made emoji by a variation selector
- * (U+FE0F), a zero-width joiner, a skin-tone modifier, a keycap (U+20E3) or a pair of
- * regional indicators (a flag). A plain `©` or `™` stays text.
- */
-const isEmoji = (cluster: string) =>
-  /\p{Emoji_Presentation}|\uFE0F|\u20E3|\p{Emoji_Modifier}|\p{Regional_Indicator}/u.test(cluster) ||
-  (cluster.includes("\u200D") && /\p{Extended_Pictographic}/u.test(cluster));
-
-/**
- * The length the 280 limit applies to, counted as the real service counts (twitter-text
- * v3): the text is NFC-normalised; Latin, Greek, Cyrillic and most other alphabetic scripts
- * count 1 per code point; CJK and everything else count 2; every emoji counts 2, a whole
- * sequence joined by U+200D or modifiers included (a family emoji of 7 code points is 2);
- * every link counts {@link URL_WEIGHT}, whatever its length.
- */
-export function weightedLength(text: string): number {
-  const normal = text.normalize("NFC");
-  const urls = parseEntities(normal).urls ?? [];
-  let total = 0;
-  let at = 0; // code point index of the cluster
-  let u = 0;
-  for (const { segment } of graphemes.segment(normal)) {
-    const cps = Array.from(segment);
-    const start = at;
-    at += cps.length;
-    while (urls[u] && urls[u]!.end <= start) u++;
-    const link = urls[u];
-    if (link && start >= link.start) {
-      if (start === link.start) total += URL_WEIGHT;
-      continue;
-    }
-    if (isEmoji(segment)) {
-      total += 2;
-      continue;
-    }
-    for (const ch of cps) {
-      const cp = ch.codePointAt(0)!;
-      total += LIGHT_RANGES.some(([a, b]) => cp >= a && cp <= b) ? 1 : 2;
-    }
-  }
-  return total;
 }

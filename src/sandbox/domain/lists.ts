@@ -18,6 +18,7 @@ import type { SandboxContext } from "../route.ts";
 import { iso } from "./params.ts";
 import { blocks } from "./relations.ts";
 import { userById } from "./users.ts";
+import { codePointsUpTo } from "./code-points.ts";
 
 /** The longest list name, in characters. */
 export const MAX_LIST_NAME = 25;
@@ -66,10 +67,10 @@ export interface ListChanges {
 }
 
 function checkName(name: string): string {
-  const n = Array.from(name.trim()).length;
-  if (n < 1 || Array.from(name).length > MAX_LIST_NAME) {
+  const n = codePointsUpTo(name, MAX_LIST_NAME);
+  if (!name.trim() || n > MAX_LIST_NAME) {
     throw invalidRequest(
-      `$.name: a list name must be 1 to ${MAX_LIST_NAME} characters; [${name}] has ${Array.from(name).length}`,
+      `$.name: a list name must be 1 to ${MAX_LIST_NAME} characters; [${name}] has ${n > MAX_LIST_NAME ? `more than ${MAX_LIST_NAME}` : n}`,
       { name: [name] },
     );
   }
@@ -77,7 +78,7 @@ function checkName(name: string): string {
 }
 
 function checkDescription(description: string): string {
-  if (Array.from(description).length > MAX_LIST_DESCRIPTION) {
+  if (codePointsUpTo(description, MAX_LIST_DESCRIPTION) > MAX_LIST_DESCRIPTION) {
     throw invalidRequest(`$.description: a list description must be at most ${MAX_LIST_DESCRIPTION} characters`, {
       description: [description],
     });

@@ -14,13 +14,20 @@ import type { PostEntities } from "../../api/types.ts";
 import { compareIds, nextId, type SandboxPost, type SandboxUser } from "../model/index.ts";
 import { ApiProblem, forbidden, invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
-import { MAX_POST_LENGTH, parseEntities, weightedLength } from "./entities.ts";
+import { parseEntities } from "./entities.ts";
+import { MAX_POST_LENGTH, MAX_POST_UNITS, weightedLength } from "./post-length.ts";
 import { indexAdded, indexDeleted, liveByAuthor, liveNewestFirst, refLists } from "./post-index.ts";
 import { detectLang } from "./lang.ts";
 import type { PostFacts } from "./query.ts";
 import { tokenize } from "./query.ts";
 import { blocks, follows } from "./relations.ts";
 import { userById } from "./users.ts";
+
+/**
+ * How far a text too long is counted for the refusal's message: far enough to tell a
+ * writer how much to cut, and no further, so a long text costs no more than a short one.
+ */
+const COUNTED_UP_TO = 2 * MAX_POST_LENGTH;
 
 /** How long the same author cannot post the same text again. */
 export const DUPLICATE_WINDOW_MS = 24 * 3_600_000;
@@ -138,10 +145,16 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
   if (input.text.includes("\u0000"))
     throw invalidRequest("The post text contains a NUL character (U+0000); remove it", { text: [] });
   const text = input.text.normalize("NFC");
-  const length = weightedLength(text);
-  if (length > MAX_POST_LENGTH) {
+  if (text.length > MAX_POST_UNITS) {
     throw refuse(
-      `Your post text is too long: it counts ${length} characters and the limit is ${MAX_POST_LENGTH} (links count 23, most CJK characters and emoji count 2).`,
+      `Your post text is too long: it has ${text.length} UTF-16 code units, more than any text within the limit of ${MAX_POST_LENGTH} characters can have (${MAX_POST_UNITS}).`,
+    );
+  }
+  const length = weightedLength(text, COUNTED_UP_TO);
+  if (length > MAX_POST_LENGTH) {
+    const counted = length > COUNTED_UP_TO ? `more than ${COUNTED_UP_TO}` : String(length);
+    throw refuse(
+      `Your post text is too long: it counts ${counted} characters and the limit is ${MAX_POST_LENGTH} (links count 23, most CJK characters and emoji count 2).`,
     );
   }
   const now = ctx.clock.now();

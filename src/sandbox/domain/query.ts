@@ -24,6 +24,7 @@
  * Anything else (an unknown `op:`, an unbalanced parenthesis, an unterminated quote, a
  * dangling `OR` or `-`) is a {@link QueryError} that says what and at which position.
  */
+import { codePointsUpTo } from "./code-points.ts";
 
 /** A syntax or semantic error in a query; `position` is 1-based, in characters. */
 export class QueryError extends Error {
@@ -214,7 +215,7 @@ function term(token: Extract<Token, { t: "term" }>): QueryNode {
  */
 export function parseQuery(source: string, maxLength = 4096): Query {
   if (!source.trim()) throw new QueryError("The query is empty", 1);
-  if (Array.from(source).length > maxLength)
+  if (codePointsUpTo(source, maxLength) > maxLength)
     throw new QueryError(`The query is longer than ${maxLength} characters`, maxLength + 1);
   const tokens = lex(source);
   let at = 0;

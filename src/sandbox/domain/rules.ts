@@ -19,6 +19,7 @@ import { STREAM_RULE_CAPS, type StreamRuleCaps } from "../../limits/stream-rules
 import { compareIds, nextId, type SandboxApp, type WorldData } from "../model/index.ts";
 import type { SandboxContext } from "../route.ts";
 import { parseQuery, QueryError, type Query } from "./query.ts";
+import { codePointsUpTo } from "./code-points.ts";
 
 /** A plan without a filtered stream keeps no rules (reachable only through the domain). */
 const NO_RULES: StreamRuleCaps = { maxRules: 0, maxRuleLength: Number.MAX_SAFE_INTEGER };
@@ -93,7 +94,7 @@ function overCap(value: string, plan: string, caps: StreamRuleCaps): Problem {
 /** Why a rule is invalid on this plan (empty when it is valid). */
 function ruleProblems(item: { value: string; tag?: string }, plan: string, caps: StreamRuleCaps): string[] {
   const details: string[] = [];
-  if (Array.from(item.value).length > caps.maxRuleLength) {
+  if (codePointsUpTo(item.value, caps.maxRuleLength) > caps.maxRuleLength) {
     details.push(`Rule is longer than ${caps.maxRuleLength} characters, the limit of the ${plan} plan`);
   } else {
     try {
@@ -103,7 +104,7 @@ function ruleProblems(item: { value: string; tag?: string }, plan: string, caps:
       details.push(e.message);
     }
   }
-  if (item.tag !== undefined && Array.from(item.tag).length > MAX_TAG_LENGTH)
+  if (item.tag !== undefined && codePointsUpTo(item.tag, MAX_TAG_LENGTH) > MAX_TAG_LENGTH)
     details.push(`The tag is longer than ${MAX_TAG_LENGTH} characters`);
   return details;
 }
@@ -176,13 +177,17 @@ export function deleteRules(
   const errors: Problem[] = [];
   const doomed = new Set<RuleRecord>();
   if (target.all) for (const r of mine) doomed.add(r);
+  // By map, not by a scan of the app's rules per id: a body may name tens of thousands.
+  const byId = new Map(mine.map((r) => [r.id, r] as const));
+  const byValue = new Map<string, RuleRecord>();
+  for (const r of mine) if (!byValue.has(r.value)) byValue.set(r.value, r);
   for (const id of target.ids ?? []) {
-    const r = mine.find((m) => m.id === id);
+    const r = byId.get(id);
     if (r) doomed.add(r);
     else errors.push(missing("ids", id));
   }
   for (const value of target.values ?? []) {
-    const r = mine.find((m) => m.value === value);
+    const r = byValue.get(value);
     if (r) doomed.add(r);
     else errors.push(missing("values", value));
   }

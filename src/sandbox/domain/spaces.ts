@@ -17,6 +17,7 @@ import type { SandboxContext } from "../route.ts";
 import { iso } from "./params.ts";
 import { tokenize } from "./query.ts";
 import { userById } from "./users.ts";
+import { codePointsUpTo } from "./code-points.ts";
 
 /** The pattern of a space id: up to 13 letters and digits (`1DXxyRYNejbKM`). */
 export const SPACE_ID_PATTERN = /^[A-Za-z0-9]{1,13}$/;
@@ -97,7 +98,7 @@ export function createSpace(ctx: SandboxContext, input: NewSpace): SandboxSpace 
   if (!userById(ctx, input.creator_id))
     throw invalidRequest(`creator_id: no active user has id ${input.creator_id}`, { creator_id: [input.creator_id] });
   const title = input.title.trim();
-  if (!title || Array.from(title).length > MAX_SPACE_TITLE) {
+  if (!title || codePointsUpTo(title, MAX_SPACE_TITLE) > MAX_SPACE_TITLE) {
     throw invalidRequest(`title: a space title must be 1 to ${MAX_SPACE_TITLE} characters`, { title: [input.title] });
   }
   if (input.scheduled_start !== undefined && input.scheduled_start <= now) {

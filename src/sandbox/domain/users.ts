@@ -7,6 +7,7 @@ import { nextId, type SandboxUser } from "../model/index.ts";
 import { invalidRequest } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { USERNAME_PATTERN } from "./params.ts";
+import { codePointsUpTo } from "./code-points.ts";
 
 /** What an account can be created with; everything but `username` is optional. */
 export interface NewUser {
@@ -45,10 +46,10 @@ export function createUser(ctx: SandboxContext, input: NewUser): SandboxUser {
     });
   }
   const name = input.name ?? username;
-  if (typeof name !== "string" || !name.trim() || Array.from(name).length > 50) {
+  if (typeof name !== "string" || !name.trim() || codePointsUpTo(name, 50) > 50) {
     throw invalidRequest(`The name [${String(name)}] must be 1 to 50 characters`, { name: [String(name)] });
   }
-  if (input.description !== undefined && Array.from(input.description).length > 160) {
+  if (input.description !== undefined && codePointsUpTo(input.description, 160) > 160) {
     throw invalidRequest("The description must be at most 160 characters", { description: [input.description] });
   }
   const now = ctx.clock.now();

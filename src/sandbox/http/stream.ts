@@ -93,6 +93,12 @@ export function writeStream(o: StreamOptions): OpenStream {
     end: finish,
   };
 
+  if (res.destroyed) {
+    // The client left before the stream began (during an injected delay, say): its
+    // handler never runs, and whatever it claimed is released through `onEnd`.
+    finish();
+    return { end: finish };
+  }
   res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache", ...o.headers });
   res.flushHeaders();
   res.on("close", finish);

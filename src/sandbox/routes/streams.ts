@@ -138,7 +138,10 @@ function filteredStream(req: RouteRequest): StreamResult {
   const ctx = req.sandbox;
   const appId = req.caller.app.id;
   const release = claimConnection(ctx, appId);
-  req.signal.addEventListener("abort", release, { once: true });
+  // Already aborted when the client left before this ran (an injected delay): an abort
+  // listener added now would never be called.
+  if (req.signal.aborted) release();
+  else req.signal.addEventListener("abort", release, { once: true });
   return {
     stream(sink) {
       const deliver = guarded(sink, (post: SandboxPost) => {

@@ -82,12 +82,22 @@ function target(req: RouteRequest): SandboxUser {
  */
 function searchUsers(req: RouteRequest) {
   const q = new Params(req.query, ["query", "max_results", "next_token", ...RENDER_PARAMS.user]);
-  const words = q.required("query").toLowerCase().split(/\s+/).filter(Boolean);
+  // Each word once, without its `@`: a query repeating a word costs no more than one naming it.
+  const words = [
+    ...new Set(
+      q
+        .required("query")
+        .toLowerCase()
+        .split(/\s+/)
+        .map((w) => w.replace(/^@/, ""))
+        .filter(Boolean),
+    ),
+  ];
   const page = readPage(q, PAGE_RANGES.usersSearch, ["next_token"]);
   const r = new Renderer(req.sandbox, viewerOf(req), readRender(q, "user"));
   const hits = activeUsers(req.sandbox).filter((u) => {
     const hay = `${u.username} ${u.name} ${u.description}`.toLowerCase();
-    return words.every((w) => hay.includes(w.replace(/^@/, "")));
+    return words.every((w) => hay.includes(w));
   });
   const cut = paginate(hits, (u) => sortKey(u.id), page);
   if (!cut.items.length) return ok(r.envelope(undefined, { result_count: 0 }));
