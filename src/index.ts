@@ -35,16 +35,11 @@ export {
   type BudgetView,
   type Handler,
   type Filter,
-} from "./runtime/plugin.ts";
+} from "./plugins/plugin.ts";
 export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind } from "./actions/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
-export {
-  startRuntime,
-  type Runtime,
-  type RuntimeOptions,
-  type HostedBot,
-  type AppCredentials,
-} from "./runtime/runtime.ts";
+export { startRuntime } from "./hosting/runtime.ts";
+export type { Runtime, RuntimeOptions, HostedBot, AppCredentials } from "./hosting/types.ts";
 export { createClassifier, ModerationOptionError, type Classifier, type Verdict } from "./moderation/index.ts";
 export * as api from "./api/index.ts";

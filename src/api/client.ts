@@ -38,7 +38,7 @@ import { fetcherOf, Paginator, pageTokenParam, type PagedMethod, type PaginateOp
 import { encodeQuery, fillPath } from "./query.ts";
 import { hasRateLimitHeaders, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit-headers.ts";
 import { errorFromResponse, parseEnvelope } from "./responses.ts";
-import type { ArgsOptional, ItemOf, ListEndpointKey, RequestArgs, ResponseOf } from "./schema.ts";
+import type { ItemOf, ListEndpointKey, RequestArgs, ResponseOf } from "./schema.ts";
 import { PostStream, type StreamOptions } from "./stream/post-stream.ts";
 import type { StreamQuery } from "./params.ts";
 import { bookmarksGroup } from "./groups/bookmarks.ts";
@@ -55,12 +55,9 @@ import { searchGroup } from "./groups/search.ts";
 import { spacesGroup } from "./groups/spaces.ts";
 import { streamsGroup } from "./groups/streams.ts";
 import { usersGroup } from "./groups/users.ts";
+import type { CallOptions, Caller, RequestRest, StreamEndpointKey } from "./caller.ts";
 
-/** Per-call options: which authentication method to use (default: the endpoint's first the client holds) and an abort signal. */
-export interface CallOptions {
-  auth?: AuthMethod;
-  signal?: AbortSignal;
-}
+export type { CallOptions, RequestRest, StreamEndpointKey };
 
 /** One response's rate-limit report, for the budget layer. */
 export interface RateLimitObservation extends RateLimitHeaders {
@@ -101,15 +98,6 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
   userAgent?: string;
 }
-
-/** The arguments after the key of `client.request(key, ...)`. */
-export type RequestRest<K extends EndpointKey> =
-  ArgsOptional<K> extends true
-    ? [args?: RequestArgs<K>, options?: CallOptions]
-    : [args: RequestArgs<K>, options?: CallOptions];
-
-/** The two stream endpoints. */
-export type StreamEndpointKey = "GET /2/posts/search/stream" | "GET /2/posts/sample/stream";
 
 interface Shared {
   transport: HttpTransport;
@@ -153,7 +141,7 @@ interface Groups {
 }
 
 /** A client of the service for one set of credentials. Create it with {@link createClient}. */
-export class ApiClient {
+export class ApiClient implements Caller {
   readonly transport: HttpTransport;
   readonly clock: Clock;
   readonly logger: Logger;

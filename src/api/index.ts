@@ -31,10 +31,10 @@ export {
 export {
   availableMethods,
   chooseMethod,
-  fingerprint,
   type ClientAuth,
   type CredentialIdentity,
 } from "./auth/credentials.ts";
+export { fingerprint } from "./auth/fingerprint.ts";
 export { oauth1Header, type ConsumerCredentials, type OAuth1Token } from "./auth/oauth1.ts";
 export {
   accessToken,

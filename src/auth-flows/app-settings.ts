@@ -6,7 +6,7 @@
  */
 import type { ConsumerCredentials } from "../api/auth/oauth1.ts";
 import { secureBaseUrl } from "../api/secure-origin.ts";
-import { loadEnv } from "../config/env.ts";
+import { loadEnv, notSetMessage } from "../config/env.ts";
 import { UserError } from "../errors.ts";
 
 export interface AppSettings {
@@ -22,17 +22,6 @@ export function settingsEnv(
   const loaded = loadEnv({ botsDir: "bots", ...(env ? { env } : {}), ...(cwd ? { cwd } : {}) });
   return { vars: loaded.vars, file: loaded.suggestedFile };
 }
-
-/** What to say about a setting that is not set: what it is, and the two ways to give it. */
-export const notSetMessage = (name: string, what: string, file: string) =>
-  `${name} is not set: it is ${what}. Set it (export ${name}=...) or add a line ${name}=... to ${file}`;
-
-/**
- * What to check when the service refuses the app's own keys (401 code 32 on a signed call,
- * 403 code 99 at the bearer token endpoint): the two variables, and where they were read.
- */
-export const appKeysHint = (file: string) =>
-  `check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET (the environment, then ${file}): they must be the API key and API key secret of the app on this service`;
 
 function required(
   vars: Readonly<Record<string, string | undefined>>,

@@ -2,16 +2,16 @@
  * `bot auth bearer`: gets the app's app-only bearer token (once: the service answers 403/99
  * when asked too often) and keeps it in the state store; `--invalidate` revokes it, signed
  * by the app owner's account. `bot start` reads and keeps the token the same way
- * ({@link storedBearer}), so restarts do not ask the service again.
+ * (`storedBearer`, ../credentials/bearer.ts), so restarts do not ask the service again.
  */
 import { fetchBearerToken, invalidateBearerToken } from "../api/auth/bearer.ts";
-import type { ConsumerCredentials } from "../api/auth/oauth1.ts";
-import type { Clock } from "../clock.ts";
 import { BearerTooFrequentError } from "../api/errors.ts";
 import { UserError } from "../errors.ts";
-import type { Store } from "../store/store.ts";
-import { APP_TOKENS_NAMESPACE, appTokenKey, pickAccount, type AppTokenRecord } from "./accounts.ts";
-import { appKeysHint, appSettings } from "./app-settings.ts";
+import { APP_TOKENS_NAMESPACE, appTokenKey, type AppTokenRecord } from "../credentials/accounts.ts";
+import { storedBearer } from "../credentials/bearer.ts";
+import { pickAccount } from "./accounts.ts";
+import { appKeysHint } from "../config/env.ts";
+import { appSettings } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 
 export interface BearerOptions {
@@ -55,31 +55,4 @@ export async function bearer(ctx: AuthFlowContext, options: BearerOptions = {}):
     );
   });
   ctx.terminal.print(`The app's bearer token is stored in ${ctx.statePath}.`);
-}
-
-/**
- * The app's bearer token as kept in the state store, fetched (and kept) only when none is:
- * the service keeps one token per app, valid until invalidated, and refuses to be asked
- * for it often (10 times per 15 minutes), so every start asking anew would lock the
- * stream out after a few restarts.
- */
-export async function storedBearer(
-  store: Store,
-  baseUrl: string | URL,
-  consumer: ConsumerCredentials,
-  clock: Clock,
-  signal?: AbortSignal,
-): Promise<string> {
-  const key = appTokenKey(new URL(baseUrl), consumer.key);
-  const stored = store.get<AppTokenRecord>(APP_TOKENS_NAMESPACE, key);
-  if (stored) return stored.token;
-  const token = await fetchBearerToken(baseUrl, consumer, signal);
-  store.set<AppTokenRecord>(APP_TOKENS_NAMESPACE, key, { token, fetched_at: new Date(clock.now()).toISOString() });
-  await store.flush();
-  return token;
-}
-
-/** Forgets the stored token the service refused (401), so the next {@link storedBearer} fetches the current one. */
-export function forgetStoredBearer(store: Store, baseUrl: string | URL, consumerKey: string): void {
-  store.delete(APP_TOKENS_NAMESPACE, appTokenKey(new URL(baseUrl), consumerKey));
 }

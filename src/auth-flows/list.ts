@@ -1,5 +1,5 @@
 /** `bot auth list`: the stored accounts, without secrets. */
-import { APP_TOKENS_NAMESPACE, listAccounts } from "./accounts.ts";
+import { APP_TOKENS_NAMESPACE, listAccounts } from "../credentials/accounts.ts";
 import type { AuthFlowContext } from "./context.ts";
 
 export function list(ctx: AuthFlowContext): void {

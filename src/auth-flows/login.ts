@@ -5,7 +5,8 @@
  */
 import { accessToken, authorizeUrl, requestToken } from "../api/auth/oauth1-flow.ts";
 import { UserError } from "../errors.ts";
-import { ACCOUNT_NAME, checkAccountOption, saveAccount, type AccountRecord } from "./accounts.ts";
+import { saveAccount, type AccountRecord } from "../credentials/accounts.ts";
+import { ACCOUNT_NAME, checkAccountOption } from "./accounts.ts";
 import { appSettings } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 

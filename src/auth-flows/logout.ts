@@ -7,7 +7,8 @@ import { invalidateToken } from "../api/auth/oauth1-flow.ts";
 import { PkceSession } from "../api/auth/pkce.ts";
 import { InvalidTokenError } from "../api/errors.ts";
 import { UserError } from "../errors.ts";
-import { pickAccount, removeAccount } from "./accounts.ts";
+import { removeAccount } from "../credentials/accounts.ts";
+import { pickAccount } from "./accounts.ts";
 import { appSettings, pkceClientFrom } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 

@@ -14,7 +14,8 @@ import {
 import { createClient } from "../api/client.ts";
 import { ALL_SCOPES } from "../api/endpoints.ts";
 import { UserError } from "../errors.ts";
-import { checkAccountOption, saveAccount, type AccountRecord } from "./accounts.ts";
+import { saveAccount, type AccountRecord } from "../credentials/accounts.ts";
+import { checkAccountOption } from "./accounts.ts";
 import { baseUrlFrom, pkceClientFrom } from "./app-settings.ts";
 import type { AuthFlowContext } from "./context.ts";
 

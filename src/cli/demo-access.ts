@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
-import { TRIGGER_OF } from "../runtime/events.ts";
-import type { EventName } from "../runtime/plugin.ts";
+import { TRIGGER_OF } from "../triggers/events.ts";
+import type { EventName } from "../plugins/plugin.ts";
 import { writeFileAtomic } from "../store/atomic-file.ts";
 
 /** The file, in the data directory, that says where the running demo's sandbox is. */

@@ -7,7 +7,7 @@
 import { actionKey } from "../actions/action.ts";
 import type { LedgerEntry } from "../actions/ledger.ts";
 import { cooldownMark } from "../actions/steps/reply-safety.ts";
-import type { BotStatus } from "../runtime/bot.ts";
+import type { BotStatus } from "../runtime/types.ts";
 import { Inbox } from "../runtime/inbox.ts";
 import type { Store } from "../store/store.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";

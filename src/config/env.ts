@@ -16,7 +16,7 @@ import { dirname, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { isScalar, visit } from "yaml";
 import { UserError } from "../errors.ts";
-import { displayPath } from "./problem.ts";
+import { displayPath } from "../display-path.ts";
 import type { SourceProblem, YamlSource } from "./yaml-source.ts";
 
 /** The variables bot files may read, and which `.env` file a user should add one to. */
@@ -121,3 +121,14 @@ function typed(value: string): string | number | boolean | null {
   if (/^(null|Null|NULL|~)$/.test(value)) return null;
   return value;
 }
+
+/** What to say about a setting that is not set: what it is, and the two ways to give it. */
+export const notSetMessage = (name: string, what: string, file: string) =>
+  `${name} is not set: it is ${what}. Set it (export ${name}=...) or add a line ${name}=... to ${file}`;
+
+/**
+ * What to check when the service refuses the app's own keys (401 code 32 on a signed call,
+ * 403 code 99 at the bearer token endpoint): the two variables, and where they were read.
+ */
+export const appKeysHint = (file: string) =>
+  `check POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET (the environment, then ${file}): they must be the API key and API key secret of the app on this service`;

@@ -16,7 +16,8 @@ import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
 import { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
 import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
-import { compareProblems, displayPath, type BotFileProblem } from "./problem.ts";
+import { displayPath } from "../display-path.ts";
+import { compareProblems, type BotFileProblem } from "./problem.ts";
 import type { BotFile } from "./schema.ts";
 
 /** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */

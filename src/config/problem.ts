@@ -3,7 +3,6 @@
  * to start on: where (`file:line:col`) and what, in one line that editors and terminals can
  * jump to.
  */
-import { relative } from "node:path";
 
 /** A problem in a bot file, positioned for `file:line:col` output (not the service's problem JSON, which is `Problem` in src/api/types.ts). */
 export interface BotFileProblem {
@@ -30,15 +29,6 @@ export interface BotFileProblem {
 export function formatProblem(problem: BotFileProblem): string {
   const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}:${problem.col ?? 1}`;
   return `${where} ${problem.key ? `${problem.key}: ` : ""}${problem.message}`;
-}
-
-/**
- * A path as problems and logs show it: relative to `cwd` when inside it (what the user
- * typed, and what a terminal or editor opens from there), absolute otherwise.
- */
-export function displayPath(file: string, cwd = process.cwd()): string {
-  const rel = relative(cwd, file);
-  return rel === "" || rel.startsWith("..") ? file : rel;
 }
 
 /** Orders problems by file, then position, so output reads top to bottom. */

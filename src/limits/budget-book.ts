@@ -19,7 +19,8 @@
 import type { Clock } from "../clock.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import { AccountBudget, type BudgetAccount, type BudgetPolicy } from "./budget.ts";
+import { AccountBudget, type BudgetAccount, type BudgetPolicy } from "./account-budget.ts";
+import type { WindowBook } from "./book.ts";
 import type { SharedWindows } from "./shared-windows.ts";
 import { WINDOW_MS, type Per } from "./types.ts";
 import { SlidingWindow } from "./window.ts";
@@ -58,7 +59,7 @@ const perOfKey = (key: string): number | undefined => {
  * greeter.check("POST /2/posts", "reply"); // { ok: true } or { ok: false, readyAt, reason }
  * ```
  */
-export class BudgetBook {
+export class BudgetBook implements WindowBook {
   readonly clock: Clock;
   readonly log: Logger;
   private readonly store: Store;

@@ -2,7 +2,7 @@
  * The bot file's per-action caps (`budget.reply: {max: 50, per: 24h}`): at most `max`
  * actions of a kind in any `per` milliseconds, counted per bot, on top of the plan's windows.
  */
-import type { BudgetBook } from "./budget-book.ts";
+import type { WindowBook } from "./book.ts";
 import type { SlidingWindow } from "./window.ts";
 
 /** At most `max` actions in any `per` milliseconds (a bot file's `budget.reply: {max, per}`). */
@@ -20,7 +20,7 @@ export interface CapWindow {
 
 /** The window of `action`'s cap for `bot`, when the bot file caps that action. */
 export function capWindow(
-  book: BudgetBook,
+  book: WindowBook,
   bot: string,
   caps: Readonly<Record<string, ActionCap | undefined>>,
   action: string | undefined,

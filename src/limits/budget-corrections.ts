@@ -17,12 +17,12 @@
  */
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { RateLimitHeaders } from "../api/rate-limit-headers.ts";
-import type { BudgetBook } from "./budget-book.ts";
+import type { WindowBook } from "./book.ts";
 import type { CountedWindow } from "./budget-windows.ts";
 import type { LimitScope, Plan } from "./types.ts";
 
 export interface CorrectionTarget {
-  book: BudgetBook;
+  book: WindowBook;
   account: { appId: string; plan: Plan };
   endpoint: EndpointKey;
   counted: readonly CountedWindow[];

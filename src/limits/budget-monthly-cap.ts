@@ -4,7 +4,7 @@
  * calendar is ./budget-month.ts). When it is spent, those reads wait until the next
  * enrolment day, and that is logged once.
  */
-import type { BudgetBook } from "./budget-book.ts";
+import type { WindowBook } from "./book.ts";
 import { capPeriod } from "./budget-month.ts";
 import { MONTHLY_POST_CAP } from "./plan-limits.ts";
 import type { Plan } from "./types.ts";
@@ -22,7 +22,7 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** The monthly read cap of one app, read and counted through the book. */
 export class MonthlyCap {
   constructor(
-    private readonly book: BudgetBook,
+    private readonly book: WindowBook,
     private readonly appId: string,
     private readonly plan: Plan,
     private readonly enrolmentDay: number,

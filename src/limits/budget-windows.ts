@@ -5,7 +5,7 @@
  * usable.
  */
 import type { EndpointKey } from "../api/endpoints.ts";
-import type { BudgetBook } from "./budget-book.ts";
+import type { WindowBook } from "./book.ts";
 import { limitsFor } from "./plan-limits.ts";
 import { WINDOW_MS, type Limit, type LimitScope, type Plan } from "./types.ts";
 import type { SlidingWindow } from "./window.ts";
@@ -44,7 +44,7 @@ export class EndpointWindows {
   private readonly cache = new Map<EndpointKey, CountedWindow[]>();
 
   constructor(
-    private readonly book: BudgetBook,
+    private readonly book: WindowBook,
     private readonly account: { appId: string; userId: string; plan: Plan },
     private readonly reserve: number,
   ) {}

@@ -1,6 +1,6 @@
 /**
  * Windows shared by several processes: the contract a {@link BudgetBook} needs when the
- * state lives where many `bot start` processes meet (Redis: ./redis-windows.ts). Without one
+ * state lives where many `bot start` processes meet (Redis: src/redis/shared-windows.ts). Without one
  * the book counts in process memory, which is exact for one process and the fastest path.
  *
  * Why a separate contract rather than a second SlidingWindow: a shared window must check and

@@ -14,7 +14,7 @@ import type {
   ServiceErrorSeen,
   StreamSeen,
   WaitSeen,
-} from "./observer.ts";
+} from "../hosting/observer.ts";
 
 /** What changed, for the page's live updates. */
 export type Change =

@@ -4,7 +4,7 @@
  */
 export { Activity, type Change } from "./activity.ts";
 export { streamStates, type StreamState } from "./stream-state.ts";
-export { tapActions } from "./action-tap.ts";
+export { tapActions } from "../hosting/action-tap.ts";
 export { readiness, type Phase, type Readiness } from "./health.ts";
 export { DEFAULT_HTTP_ADDRESS, isLoopback, parseHttpAddress, type HttpAddress } from "./http-address.ts";
 export { createMetrics, type Metrics } from "./metrics.ts";
@@ -18,7 +18,7 @@ export {
   type ServiceErrorSeen,
   type StreamSeen,
   type WaitSeen,
-} from "./observer.ts";
+} from "../hosting/observer.ts";
 export { startObserveServer, type ObserveServer, type ObserveServerOptions } from "./server.ts";
 export { runtimeSource, type StatusSource } from "./source.ts";
 export { statusView, type StatusView, type ViewQuery } from "./status-view.ts";

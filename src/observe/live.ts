@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Activity } from "./activity.ts";
-import type { ActionSeen } from "./observer.ts";
+import type { ActionSeen } from "../hosting/observer.ts";
 
 /** One `update` message. */
 export interface LiveUpdate {

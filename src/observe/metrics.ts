@@ -14,9 +14,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { BudgetStatus } from "../actions/index.ts";
 import { formatDuration } from "../config/index.ts";
 import type { WindowState } from "../limits/budget.ts";
-import type { BotStatus } from "../runtime/bot.ts";
-import type { AppStatus } from "../runtime/runtime.ts";
-import type { RuntimeObserver } from "./observer.ts";
+import type { AppStatus, BotStatus } from "../runtime/types.ts";
+import type { RuntimeObserver } from "../hosting/observer.ts";
 import type { StatusSource } from "./source.ts";
 
 export interface Metrics {

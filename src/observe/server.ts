@@ -23,7 +23,7 @@ import { readiness, type Phase } from "./health.ts";
 import { formatHost, isLoopback, type HttpAddress } from "./http-address.ts";
 import { LiveUpdates } from "./live.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
-import { fanOut, type RuntimeObserver } from "./observer.ts";
+import { fanOut, type RuntimeObserver } from "../hosting/observer.ts";
 import type { StatusSource } from "./source.ts";
 import { parseViewQuery, statusView } from "./status-view.ts";
 

@@ -5,8 +5,8 @@
  */
 import type { BudgetStatus } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
-import type { BotStatus } from "../runtime/bot.ts";
-import type { AppStatus, Runtime } from "../runtime/runtime.ts";
+import type { Runtime } from "../hosting/types.ts";
+import type { AppStatus, BotStatus } from "../runtime/types.ts";
 
 export interface StatusSource {
   /** Every bot's status, the paused ones included. */

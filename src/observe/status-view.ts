@@ -5,9 +5,9 @@
  * built (budgets are read for its bots alone), so the page stays light with 1,000 bots.
  */
 import type { BudgetStatus } from "../actions/index.ts";
-import type { TriggerStatus } from "../runtime/bot.ts";
+import type { TriggerStatus } from "../runtime/types.ts";
 import type { Activity } from "./activity.ts";
-import type { ActionSeen } from "./observer.ts";
+import type { ActionSeen } from "../hosting/observer.ts";
 import type { StatusSource } from "./source.ts";
 import { streamStates, type StreamState } from "./stream-state.ts";
 

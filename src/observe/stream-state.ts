@@ -3,7 +3,7 @@
  * runtime's own record of its apps (`runtime.apps()`, the same one `bot status` prints), so
  * the page, the metrics and `bot status` never disagree about a stream.
  */
-import type { AppStatus } from "../runtime/runtime.ts";
+import type { AppStatus } from "../runtime/types.ts";
 
 /** One app's stream, as the page lists it. */
 export interface StreamState {

@@ -10,7 +10,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { displayPath } from "../config/problem.ts";
+import { displayPath } from "../display-path.ts";
 import { definitionOf, definitionProblem, type PluginDefinition } from "./definition.ts";
 import type { PluginLocation } from "./discover.ts";
 

@@ -3,7 +3,7 @@
  * the liveness figures `bot status` shows (the age of the last event of each trigger catches
  * a silent wedge). The runtime creates one per bot file and feeds stream events to it.
  */
-import type { ActionLayer, BudgetStatus, HeaderBag, WaitingInfo } from "../actions/index.ts";
+import type { ActionLayer, BudgetStatus, HeaderBag } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
@@ -14,44 +14,14 @@ import { startFollowersTrigger } from "../triggers/followers.ts";
 import { MentionsTrigger } from "../triggers/mentions.ts";
 import type { PollLoop } from "../triggers/poller.ts";
 import { startSchedule, type ScheduleHandle } from "../triggers/schedule.ts";
-import { botStore, budgetView, createContext, viewFor } from "./context.ts";
-import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
-import { TRIGGER_OF, type BotEvent, type TriggerName } from "./events.ts";
+import { botStore, budgetView, createContext, viewFor } from "../plugins/context.ts";
+import { dispatch, type DispatchOptions, type HandlerEntry } from "../plugins/dispatcher.ts";
+import { TRIGGER_OF, type BotEvent, type TriggerName } from "../triggers/events.ts";
 import { Inbox } from "./inbox.ts";
-import type { BotIdentity, BotStore, BudgetView, EventName, Filter, Handler, PluginBot } from "./plugin.ts";
+import type { BotIdentity, BotStatus, TriggerStatus } from "./types.ts";
+import type { BotStore, BudgetView, EventName, Filter, Handler, PluginBot } from "../plugins/plugin.ts";
 
 export type { TriggerName };
-
-/** Liveness of one trigger. */
-export interface TriggerStatus {
-  /** When the trigger last asked the service (polls) or last heard from it (stream). */
-  lastCheckAt?: number;
-  lastEventAt?: number;
-  events: number;
-}
-
-/** What `bot status` shows of a bot (kept in the state store's `status` namespace). */
-export interface BotStatus {
-  bot: string;
-  /** The app (non-secret id) whose windows the bot shares. */
-  appId: string;
-  userId: string;
-  username: string;
-  plan: string;
-  paused?: { reason: string; at: number };
-  /** When the runtime last stopped cleanly (absent while it runs, or after a crash). */
-  stoppedAt?: number;
-  /** Day of the month the app's monthly read cap resets. */
-  enrolmentDay?: number;
-  triggers: Partial<Record<TriggerName, TriggerStatus>>;
-  /** Events fetched and not yet handled. */
-  inbox: number;
-  /** The bot file's `budget` (reserve and caps), so `bot status` can show what is left. */
-  budgetPolicy?: BotConfig["budget"];
-  /** What waits for budget now (an answer to a mention, a poll...), and until when. */
-  waiting?: Array<Pick<WaitingInfo, "label" | "endpoint" | "readyAt" | "reason">>;
-  updatedAt: number;
-}
 
 export interface BotRuntimeOptions {
   config: BotConfig;
@@ -292,7 +262,7 @@ export class BotRuntime {
   }
 
   /**
-   * Events handed over from another process (the stream handoff, src/triggers/stream-handoff.ts):
+   * Events handed over from another process (the stream handoff, src/redis/stream-handoff.ts):
    * resolves once each has been handled here, so the handoff acknowledges it only then. While
    * the bot is stopped or paused it never resolves: the entry stays unacknowledged and goes to
    * whichever process runs the bot next.

@@ -5,7 +5,7 @@
  * handlers have run. On start, what is left is handled first.
  */
 import type { Store } from "../store/store.ts";
-import type { BotEvent } from "./events.ts";
+import type { BotEvent } from "../triggers/events.ts";
 
 /** Events kept at most per bot; past it the oldest are dropped (and reported). */
 export const INBOX_LIMIT = 10_000;

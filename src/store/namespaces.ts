@@ -1,9 +1,16 @@
 /**
- * The in-memory heart of every {@link Store}: values by namespace and key, in insertion
+ * The in-memory heart of every `Store` (./store.ts): values by namespace and key, in insertion
  * order, with the retention each namespace declares. The memory store is just this; the
  * file store is this plus the files it is saved to, so both behave the same in tests.
  */
-import type { Retention } from "./store.ts";
+
+/** How large a namespace may grow; see `Store.retain` (./store.ts). */
+export interface Retention {
+  /** The most entries the namespace keeps (when enough of them are evictable). */
+  maxEntries: number;
+  /** Whether an entry may be dropped (default: all may); an unfinished ledger entry may not. */
+  evictable?: (value: unknown, key: string) => boolean;
+}
 
 /** Namespaced values in insertion order, with per-namespace retention. */
 export class Namespaces {

@@ -1,7 +1,7 @@
 /**
  * A write handed to another atomic step instead of being sent on its own: with the state on
  * Redis, the ledger's "pending" mark of an action is written by the same script that takes
- * the action's budget slot (src/limits/redis-windows.ts), so the mark and the slot cost one
+ * the action's budget slot (src/redis/shared-windows.ts), so the mark and the slot cost one
  * round trip, not two, and exist either both or neither.
  *
  * The store prepares it ({@link Store.stageFor}): the commands that make the value (and the
@@ -10,7 +10,7 @@
  * with the error (or `"not run"`) when they were not, so the store writes them another time
  * or, refused by the fence, stops the bot as a refused flush does.
  */
-import type { Lease } from "../scale/lease.ts";
+import type { Lease } from "../fencing.ts";
 
 /** One command: `["HSET", key, field, value]`. */
 export type StagedOp = readonly [command: string, ...args: string[]];

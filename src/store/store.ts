@@ -8,8 +8,10 @@
  * written so far durable, so a caller that must not lose a write (the ledger, before it
  * sends a request) awaits it.
  */
-import { Namespaces } from "./namespaces.ts";
+import { Namespaces, type Retention } from "./namespaces.ts";
 import type { StagedWrite } from "./staged-write.ts";
+
+export type { Retention };
 
 /** The state interface every part of postbot uses; see the module comment. */
 export interface Store {
@@ -49,14 +51,6 @@ export interface Store {
    * keeps everything, and owners of a namespace still compact it themselves by age.
    */
   retain?(namespace: string, retention: Retention): void;
-}
-
-/** How large a namespace may grow; see {@link Store.retain}. */
-export interface Retention {
-  /** The most entries the namespace keeps (when enough of them are evictable). */
-  maxEntries: number;
-  /** Whether an entry may be dropped (default: all may); an unfinished ledger entry may not. */
-  evictable?: (value: unknown, key: string) => boolean;
 }
 
 /** A store that lives only in memory: for tests and `--dry-run`. */

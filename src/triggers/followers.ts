@@ -11,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import type { PagingQuery, UserFieldsQuery } from "../api/params.ts";
 import type { Envelope, User } from "../api/types.ts";
 import type { Store } from "../store/store.ts";
-import { EVENT_USER_FIELDS, type BotEvent } from "../runtime/events.ts";
+import { EVENT_USER_FIELDS, type BotEvent } from "./events.ts";
 import { startPollLoop, type PollLoop } from "./poller.ts";
 
 /** The largest page of `GET /2/users/:id/followers` (wire-facts 1.3). */

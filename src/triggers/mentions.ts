@@ -22,7 +22,7 @@ import type { Envelope, Post } from "../api/types.ts";
 import { compareIds } from "../api/ids.ts";
 import type { TimelineQuery } from "../api/params.ts";
 import type { Store } from "../store/store.ts";
-import { EVENT_POST_QUERY, mentionEvents, type BotEvent } from "../runtime/events.ts";
+import { EVENT_POST_QUERY, mentionEvents, type BotEvent } from "./events.ts";
 import { startPollLoop, type PollLoop } from "./poller.ts";
 
 /** The largest page of `GET /2/users/:id/mentions` (wire-facts 1.3). */

@@ -29,7 +29,7 @@ import { ReconnectPolicy, type ReconnectCause } from "../api/stream/reconnect-po
 import type { Executed, HeaderBag } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "../runtime/events.ts";
+import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "./events.ts";
 import { MENTIONS_RULE_TAG, planMentionRules, type RuleCaps } from "./mention-rules.ts";
 
 export interface BotRules {

@@ -9,10 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createActionSystem } from "../../src/actions/layer.ts";
 import type { LedgerEntry } from "../../src/actions/ledger.ts";
 import { createClock } from "../../src/clock.ts";
-import { RedisWindows } from "../../src/limits/redis-windows.ts";
-import { Leases, type Lease } from "../../src/scale/lease.ts";
-import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
-import { openRedisStore } from "../../src/store/redis/redis-store.ts";
+import { RedisWindows } from "../../src/redis/shared-windows.ts";
+import type { Lease } from "../../src/fencing.ts";
+import { Leases } from "../../src/redis/leases.ts";
+import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import { openRedisStore } from "../../src/redis/store.ts";
 import { captureLogs } from "../helpers/log.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 

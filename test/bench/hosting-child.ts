@@ -17,10 +17,11 @@
 import { createInterface } from "node:readline";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { definePlugin } from "../../src/runtime/plugin.ts";
-import { startRuntime, type HostedBot } from "../../src/runtime/runtime.ts";
-import { resolveService } from "../../src/runtime/service.ts";
-import { getAccount, saveAccount } from "../../src/auth-flows/accounts.ts";
+import { definePlugin } from "../../src/plugins/plugin.ts";
+import { startRuntime } from "../../src/hosting/runtime.ts";
+import type { HostedBot } from "../../src/hosting/types.ts";
+import { resolveService } from "../../src/hosting/service.ts";
+import { getAccount, saveAccount } from "../../src/credentials/accounts.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { readFileSync, writeFileSync } from "node:fs";

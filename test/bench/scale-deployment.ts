@@ -8,13 +8,13 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fingerprint } from "../../src/api/auth/credentials.ts";
+import { fingerprint } from "../../src/api/auth/fingerprint.ts";
 import { createClock } from "../../src/clock.ts";
-import { provisionBots } from "../../src/runtime/provision.ts";
+import { provisionBots } from "../../src/hosting/provision.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { connectRedis, type Redis } from "../../src/store/redis/connect.ts";
+import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { testBotConfig } from "../../src/testing.ts";
-import { handoffState } from "../../src/triggers/stream-handoff.ts";
+import { handoffState } from "../../src/redis/stream-handoff.ts";
 import { lineReader, spawnBot, type BotChild } from "../helpers/cli.ts";
 import type { RedisServer } from "../helpers/redis-server.ts";
 import { until } from "../helpers/until.ts";

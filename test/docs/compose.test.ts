@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { buildProgram } from "../../src/cli/main.ts";
 import { parseHttpAddress } from "../../src/observe/http-address.ts";
-import { parseRedisUrl } from "../../src/store/redis/connect.ts";
+import { parseRedisUrl } from "../../src/redis/connect.ts";
 
 const text = await readFile("compose.yaml", "utf8");
 const readme = await readFile("README.md", "utf8");

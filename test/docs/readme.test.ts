@@ -12,7 +12,7 @@ import { z } from "zod";
 import { buildProgram } from "../../src/cli/main.ts";
 import { botJsonSchema } from "../../src/config/index.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
-import { TRIGGER_OF } from "../../src/runtime/events.ts";
+import { TRIGGER_OF } from "../../src/triggers/events.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
 import { captureLogs } from "../helpers/log.ts";

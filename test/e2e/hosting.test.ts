@@ -8,10 +8,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createClock } from "../../src/clock.ts";
-import { definePlugin } from "../../src/runtime/plugin.ts";
+import { definePlugin } from "../../src/plugins/plugin.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
-import { APP_TOKENS_NAMESPACE, appTokenKey } from "../../src/auth-flows/accounts.ts";
+import { APP_TOKENS_NAMESPACE, appTokenKey } from "../../src/credentials/accounts.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
 import { T0 } from "../helpers/sandbox.ts";

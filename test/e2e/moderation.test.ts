@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import moderate from "../../plugins/moderate.ts";
 import reply from "../../plugins/reply.ts";
-import { sandboxUsername } from "../../src/runtime/provision.ts";
+import { sandboxUsername } from "../../src/hosting/provision.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
 

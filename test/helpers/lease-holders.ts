@@ -1,9 +1,9 @@
 /**
  * Which `bot start` process holds each bot, as Redis says: the pid inside the owner of each
- * bot's lease (`token|host:pid:random`, see src/scale/lease.ts), for tests and benches that
+ * bot's lease (`token|host:pid:random`, see src/redis/leases.ts), for tests and benches that
  * run real processes and watch the takeovers.
  */
-import type { Redis } from "../../src/store/redis/connect.ts";
+import type { Redis } from "../../src/redis/connect.ts";
 
 /** Bot name → the pid holding its lease (undefined: nobody); read 1,000 keys at a time. */
 export async function leaseHolders(

@@ -12,12 +12,13 @@
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createClock, type AdjustableClock, type Clock } from "../../src/clock.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
-import { provisionBots, type ProvisionedBot } from "../../src/runtime/provision.ts";
-import { startRuntime, type Runtime } from "../../src/runtime/runtime.ts";
+import { provisionBots, type ProvisionedBot } from "../../src/hosting/provision.ts";
+import { startRuntime } from "../../src/hosting/runtime.ts";
+import type { Runtime } from "../../src/hosting/types.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { compareIds } from "../../src/sandbox/model/index.ts";
-import { openSharedState, type SharedState } from "../../src/scale/shared-state.ts";
-import { connectRedis } from "../../src/store/redis/connect.ts";
+import { openSharedState, type SharedState } from "../../src/redis/shared-state.ts";
+import { connectRedis } from "../../src/redis/connect.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { captureLogs } from "./log.ts";
 import { startRedisServer, type RedisServer } from "./redis-server.ts";

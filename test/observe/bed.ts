@@ -8,7 +8,7 @@ import { createClock } from "../../src/clock.ts";
 import type { BotFileInput } from "../../src/config/index.ts";
 import { definePlugin } from "../../src/index.ts";
 import { runtimeSource, startObserveServer, type ObserveServer, type StatusSource } from "../../src/observe/index.ts";
-import type { BotStatus } from "../../src/runtime/bot.ts";
+import type { BotStatus } from "../../src/runtime/types.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import reply, { bodyOf } from "../../plugins/reply.ts";
-import { sandboxUsername } from "../../src/runtime/provision.ts";
+import { sandboxUsername } from "../../src/hosting/provision.ts";
 
 let bed: TestBed | undefined;
 afterEach(async () => {

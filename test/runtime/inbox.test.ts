@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BotEvent } from "../../src/runtime/events.ts";
+import type { BotEvent } from "../../src/triggers/events.ts";
 import { INBOX_LIMIT, Inbox } from "../../src/runtime/inbox.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 

@@ -3,7 +3,7 @@
  * post id made every poll fail forever. The bot drops the cursor, says so once, and goes on.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { definePlugin } from "../../src/runtime/plugin.ts";
+import { definePlugin } from "../../src/plugins/plugin.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { mentionsCursorKey } from "../../src/triggers/mentions.ts";

@@ -5,10 +5,10 @@
  * accepts (endpoints.ts, in the order listed there) that the client holds, or the one the
  * caller asks for. A method the endpoint refuses fails here, before any request.
  */
-import { createHash } from "node:crypto";
 import { AUTH_METHOD_NAMES, type AuthMethod, type Endpoint } from "../endpoints.ts";
 import { AuthMethodError } from "../errors.ts";
 import type { ConsumerCredentials, OAuth1Token } from "./oauth1.ts";
+import { fingerprint } from "./fingerprint.ts";
 import type { PkceSession } from "./pkce.ts";
 
 /** The credentials of one client. */
@@ -40,9 +40,6 @@ export interface CredentialIdentity {
   /** Absent for app-only calls. */
   user?: string;
 }
-
-/** A short, stable, non-secret name for a secret value. */
-export const fingerprint = (value: string) => createHash("sha256").update(value).digest("hex").slice(0, 12);
 
 /** The methods a set of credentials can use. */
 export function availableMethods(auth: ClientAuth): AuthMethod[] {

@@ -11,7 +11,7 @@ import type { Scope } from "../endpoints.ts";
 import { ResponseError, type RequestInfo } from "../errors.ts";
 import { encodeForm, encodeQuery } from "../query.ts";
 import { parseEnvelope } from "../responses.ts";
-import { fingerprint } from "./credentials.ts";
+import { fingerprint } from "./fingerprint.ts";
 import { basicAuthorization, expectSuccess, pageUrl, withService, type ServiceRef } from "./service.ts";
 
 const TOKEN_INFO: RequestInfo = { method: "POST", path: "/2/oauth2/token" };

@@ -3,11 +3,11 @@
  * says. The spec lists the lookup and the add both under `/2/users/:id/bookmarks` and under
  * `/2/posts/:id/bookmarks`; both forms are here, with `:id` the bookmarking user in each.
  */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { PagingQuery, PostFieldsQuery } from "../params.ts";
 
-export function bookmarksGroup(c: ApiClient) {
+export function bookmarksGroup(c: Caller) {
   return {
     /** `POST /2/users/:id/bookmarks`. */
     add: (userId: string, postId: string, options?: CallOptions) =>

@@ -1,9 +1,9 @@
 /** Communities (spec 4.1 "Compliance, trends, communities"). */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { CommunityField, SearchPagingQuery } from "../params.ts";
 
-export function communitiesGroup(c: ApiClient) {
+export function communitiesGroup(c: Caller) {
   return {
     /** `GET /2/communities/:id`. */
     lookup: (id: string, query?: { "community.fields"?: readonly CommunityField[] }, options?: CallOptions) =>

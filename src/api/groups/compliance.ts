@@ -1,12 +1,12 @@
 /** Batch compliance jobs (spec 4.1 "Compliance"): app-only. */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import type { ComplianceJobField } from "../params.ts";
 import type { CreateComplianceJobBody } from "../schema.ts";
 import type { ComplianceJob } from "../types.ts";
 
 type JobQuery = { "compliance_job.fields"?: readonly ComplianceJobField[] };
 
-export function complianceGroup(c: ApiClient) {
+export function complianceGroup(c: Caller) {
   return {
     /** `POST /2/compliance/jobs`: answers the job with its `upload_url` (PUT the ids there, one per line, no auth). */
     createJob: (body: CreateComplianceJobBody, options?: CallOptions) =>

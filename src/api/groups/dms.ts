@@ -1,5 +1,5 @@
 /** Direct messages (spec 4.1 "Direct messages"): user context only. */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { DmEventFieldsQuery, PagingQuery } from "../params.ts";
 import type { DmMessage } from "../schema.ts";
@@ -7,7 +7,7 @@ import type { DmEventType } from "../types.ts";
 
 type EventsQuery = DmEventFieldsQuery & PagingQuery & { event_types?: readonly DmEventType[] };
 
-export function dmsGroup(c: ApiClient) {
+export function dmsGroup(c: Caller) {
   return {
     /** `POST /2/dm_conversations/with/:participant_id/messages`: a one-to-one message (the conversation is made if needed). */
     sendTo: (participantId: string, message: DmMessage, options?: CallOptions) =>

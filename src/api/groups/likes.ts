@@ -1,9 +1,9 @@
 /** Likes (spec 4.1 "Reposts, likes, bookmarks"). Who liked a post is `client.posts.likingUsers`. */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { PagingQuery, PostFieldsQuery } from "../params.ts";
 
-export function likesGroup(c: ApiClient) {
+export function likesGroup(c: Caller) {
   return {
     /** `POST /2/users/:id/likes`: `userId` (the caller) likes `postId`. */
     like: (userId: string, postId: string, options?: CallOptions) =>

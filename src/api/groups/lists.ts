@@ -1,10 +1,10 @@
 /** Lists (spec 4.1 "Lists"): owned lists, members, followers, follows and pins. */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { ListFieldsQuery, PagingQuery, PostFieldsQuery, UserFieldsQuery } from "../params.ts";
 import type { ListBody } from "../schema.ts";
 
-export function listsGroup(c: ApiClient) {
+export function listsGroup(c: Caller) {
   return {
     /** `POST /2/lists`: a list owned by the caller (name 1–25 characters). */
     create: (body: ListBody & { name: string }, options?: CallOptions) => c.request("POST /2/lists", { body }, options),

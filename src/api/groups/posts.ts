@@ -3,12 +3,12 @@
  * Timelines are under `client.users`, counts under `client.search`, bookmarks under
  * `client.bookmarks`.
  */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { ExcludeQuery, PagingQuery, PostFieldsQuery, UserFieldsQuery } from "../params.ts";
 import type { CreatePostBody } from "../schema.ts";
 
-export function postsGroup(c: ApiClient) {
+export function postsGroup(c: Caller) {
   return {
     /** `GET /2/posts/:id`. A post that does not exist answers 200 with only `errors`. */
     lookup: (id: string, query?: PostFieldsQuery, options?: CallOptions) =>

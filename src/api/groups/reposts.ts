@@ -1,7 +1,7 @@
 /** Reposts (spec 4.1 "Reposts, likes, bookmarks"). Who reposted a post is `client.posts.repostedBy`. */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 
-export function repostsGroup(c: ApiClient) {
+export function repostsGroup(c: Caller) {
   return {
     /** `POST /2/users/:id/reposts`: `userId` (the caller) reposts `postId`. */
     repost: (userId: string, postId: string, options?: CallOptions) =>

@@ -1,9 +1,9 @@
 /** Search (spec 4.1 "Search"): recent and full-archive search, and the counts of both. */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { CountsQuery, SearchQuery } from "../params.ts";
 
-export function searchGroup(c: ApiClient) {
+export function searchGroup(c: Caller) {
   return {
     /** `GET /2/posts/search/recent`: the last 7 days. Counts against the basic plan's monthly read cap. */
     recent: paged("GET /2/posts/search/recent", 0, (query: SearchQuery, options?: CallOptions) =>

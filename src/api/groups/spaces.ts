@@ -1,9 +1,9 @@
 /** Spaces, the live audio rooms (spec 4.1 "Spaces"): app-only or PKCE, never OAuth 1.0a. */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type { PagingQuery, PostFieldsQuery, SpaceFieldsQuery, UserFieldsQuery } from "../params.ts";
 
-export function spacesGroup(c: ApiClient) {
+export function spacesGroup(c: Caller) {
   return {
     /** `GET /2/spaces/:id`. */
     lookup: (id: string, query?: SpaceFieldsQuery, options?: CallOptions) =>

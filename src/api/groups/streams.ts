@@ -2,11 +2,11 @@
  * The filtered and sample streams and the filtered stream's rules (spec 4.1 "Search and
  * streams"). All app-only: a client needs the app's keys (or a bearer token).
  */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import type { StreamQuery } from "../params.ts";
 import type { StreamOptions } from "../stream/post-stream.ts";
 
-export function streamsGroup(c: ApiClient) {
+export function streamsGroup(c: Caller) {
   return {
     /** The filtered stream: posts matching the app's rules, each with `matching_rules`. Reconnects on its own. */
     filtered: (query?: StreamQuery, options?: CallOptions & StreamOptions) =>

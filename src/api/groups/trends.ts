@@ -1,8 +1,8 @@
 /** Trends (spec 4.1 "Compliance, trends, communities"): by location (app-only) and personalized (user context). */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import type { PersonalizedTrendField, TrendField } from "../params.ts";
 
-export function trendsGroup(c: ApiClient) {
+export function trendsGroup(c: Caller) {
   return {
     /** `GET /2/trends/by/woeid/:id`: trends of a location (a WOEID, e.g. 1 for the world). */
     byLocation: (

@@ -2,7 +2,7 @@
  * Users (spec 4.1 "Users") and their timelines: lookups, the authenticated user, search,
  * follows, mutes, blocks, and the post, mention and home timelines.
  */
-import type { ApiClient, CallOptions } from "../client.ts";
+import type { CallOptions, Caller } from "../caller.ts";
 import { paged } from "../paginate.ts";
 import type {
   ExcludeQuery,
@@ -13,7 +13,7 @@ import type {
   UserFieldsQuery,
 } from "../params.ts";
 
-export function usersGroup(c: ApiClient) {
+export function usersGroup(c: Caller) {
   return {
     /** `GET /2/users/:id`. */
     lookup: (id: string, query?: UserFieldsQuery, options?: CallOptions) =>

@@ -37,8 +37,8 @@ async function withContext(
   let store, statePath;
   if (shared) {
     const [{ connectRedis, parseRedisUrl }, { openRedisStore }] = await Promise.all([
-      import("../../store/redis/connect.ts"),
-      import("../../store/redis/redis-store.ts"),
+      import("../../redis/connect.ts"),
+      import("../../redis/store.ts"),
     ]);
     const redis = await connectRedis(shared.url, { source: shared.source, name: "postbot:auth" });
     store = await openRedisStore({ redis, readOnly, loadBots: false }).catch((err: unknown) => {

@@ -55,7 +55,7 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
         http?: string | true;
       }) => {
         const [{ start }, { createLogger }, { createClock }, observe] = await Promise.all([
-          import("../../runtime/start.ts"),
+          import("../../hosting/start.ts"),
           import("../../log.ts"),
           import("../../clock.ts"),
           import("../../observe/index.ts"),

@@ -21,14 +21,14 @@ export default function register(program: Command): void {
       const [{ openFileStore, hasState }, { collectStatus, formatStatus }, { systemClock }, { UserError }] =
         await Promise.all([
           import("../../store/index.ts"),
-          import("../../runtime/status-report.ts"),
+          import("../../hosting/status-report.ts"),
           import("../../clock.ts"),
           import("../../errors.ts"),
         ]);
       const { stateOption } = await import("../state-option.ts");
       const shared = stateOption(options.state, process.env);
       if (shared) {
-        const { readRedisState } = await import("../../store/redis/redis-store.ts");
+        const { readRedisState } = await import("../../redis/store.ts");
         const store = await readRedisState(shared.url, shared.source);
         try {
           const reports = collectStatus(store, systemClock);

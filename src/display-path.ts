@@ -1,0 +1,14 @@
+/**
+ * How a file's path is shown to the person who typed it: in bot file problems (src/config) and
+ * in a plugin's load error (src/plugins) alike, so both point at the same place the same way.
+ */
+import { relative } from "node:path";
+
+/**
+ * A path as problems and logs show it: relative to `cwd` when inside it (what the user
+ * typed, and what a terminal or editor opens from there), absolute otherwise.
+ */
+export function displayPath(file: string, cwd = process.cwd()): string {
+  const rel = relative(cwd, file);
+  return rel === "" || rel.startsWith("..") ? file : rel;
+}

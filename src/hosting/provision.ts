@@ -1,0 +1,71 @@
+/**
+ * Gives bots accounts in a sandbox: one app per plan (an app has one plan) for the bots that
+ * name no app, one app per API key for those that do (`app: {consumer_key}`: the sandbox
+ * makes its own keys, so the key only tells apps apart), one user per bot (named like the
+ * bot), and an access token for it, as the 3-legged flow would give.
+ *
+ * Idempotent: with a sandbox restored from its state file, the same apps, users and tokens
+ * are found again, so the bots' cursors, ledger and budget windows still refer to them.
+ */
+import { fingerprint } from "../api/auth/fingerprint.ts";
+import type { BotConfig } from "../config/index.ts";
+import type { Plan } from "../limits/types.ts";
+import type { Sandbox } from "../sandbox/index.ts";
+import type { AppCredentials, HostedBot } from "./types.ts";
+
+/** The sandbox username of a bot: its name with `-` as `_`, cut to the service's 15 characters. */
+export const sandboxUsername = (bot: string) => bot.replace(/-/g, "_").slice(0, 15);
+
+/** The name of the sandbox app that hosts the bots of a plan (and of an API key the bot file names). */
+export const appName = (plan: Plan, consumerKey?: string) =>
+  consumerKey === undefined ? `postbot-${plan}` : `postbot-${plan}-${fingerprint(consumerKey)}`;
+
+/** A bot with its account in the sandbox: what the runtime needs, and the sandbox user it is. */
+export interface ProvisionedBot extends HostedBot {
+  user: { id: string; username: string };
+}
+
+export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]): Promise<ProvisionedBot[]> {
+  const { data } = sandbox.context;
+  const apps = new Map<string, AppCredentials>();
+  const appFor = async (plan: Plan, consumerKey: string | undefined): Promise<AppCredentials> => {
+    const name = appName(plan, consumerKey);
+    const known = apps.get(name);
+    if (known) return known;
+    const existing = Object.values(data.auth.apps).find((a) => a.name === name && a.plan === plan);
+    const app = existing ?? (await sandbox.admin.createApp({ name, plan }));
+    const created = new Date(app.created_at).getUTCDate();
+    const credentials: AppCredentials = {
+      id: app.id,
+      key: app.consumer_key,
+      secret: app.consumer_secret,
+      plan,
+      enrolmentDay: created,
+    };
+    apps.set(name, credentials);
+    return credentials;
+  };
+
+  const hosted: ProvisionedBot[] = [];
+  for (const config of bots) {
+    const app = await appFor(config.plan, config.app?.consumer_key);
+    const username = sandboxUsername(config.name);
+    const user =
+      Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase()) ??
+      (await sandbox.admin.createUser({
+        username,
+        name: config.name,
+        description: `postbot example bot (${config.file})`,
+      }));
+    const existing = Object.values(data.auth.access_tokens).find(
+      (t) => t.app_id === app.id && t.user_id === user.id && t.invalidated_at === undefined,
+    );
+    const token = existing
+      ? { token: existing.token, secret: existing.secret }
+      : await sandbox.admin
+          .createToken({ consumer_key: app.key, user_id: user.id })
+          .then((t) => ({ token: t.token, secret: t.token_secret }));
+    hosted.push({ config, app, token, user: { id: user.id, username: user.username } });
+  }
+  return hosted;
+}

@@ -1,0 +1,222 @@
+/**
+ * What `bot start` does, apart from the process's signals: load and check every bot, open
+ * the state store, find the service (or start the embedded sandbox with a crowd of simulated
+ * users when none is configured), and start the runtime. Returns a handle whose `stop`
+ * persists everything.
+ */
+import { join } from "node:path";
+import type { AdjustableClock } from "../clock.ts";
+import { countOf, formatProblem, loadBots, type BotConfig } from "../config/index.ts";
+import { UserError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { RuntimeObserver } from "./observer.ts";
+import type { Sandbox } from "../sandbox/index.ts";
+import { openSharedState } from "../redis/shared-state.ts";
+import { openFileStore } from "../store/index.ts";
+import type { Store } from "../store/store.ts";
+import { provisionBots, type ProvisionedBot } from "./provision.ts";
+import { startRuntime } from "./runtime.ts";
+import type { HostedBot, Runtime } from "./types.ts";
+import { checkService, hasService, resolveService } from "./service.ts";
+
+export interface StartOptions {
+  bots: string;
+  plugins: string;
+  data: string;
+  /**
+   * `redis://HOST:PORT/DB`: the state is in Redis, shared with other `bot start` processes,
+   * each running the bots it claims (src/redis). Without it, the state directory in `data`.
+   */
+  state?: { url: string; source: string };
+  only?: string[];
+  dryRun?: boolean;
+  /** Shared with the embedded sandbox, whose `POST /_sandbox/clock` moves it. */
+  clock: AdjustableClock;
+  logger: Logger;
+  /** Default `process.env` (plus `.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Told what the runtime does (`bot start --http`). */
+  observer?: RuntimeObserver;
+  /** Stops the start while it waits for a service that cannot be reached (SIGINT). */
+  signal?: AbortSignal;
+}
+
+export interface Started {
+  runtime: Runtime;
+  /** The embedded sandbox, when no service is configured. */
+  sandbox?: Sandbox;
+  store: Store;
+  /** Stops the bots and saves the state; `saved: false` when the state's Redis was unreachable and the stop went on without it. */
+  stop(): Promise<{ saved: boolean }>;
+}
+
+/** The bots to run: all, or those `--only` names (an unknown name is an error). */
+function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
+  if (!only || only.length === 0) return bots;
+  const names = new Set(bots.map((b) => b.name));
+  const unknown = only.filter((n) => !names.has(n));
+  if (unknown.length > 0)
+    throw new UserError(`--only ${unknown.join(", ")}: no such bot; the bots are ${[...names].join(", ") || "none"}`, {
+      exitCode: 2,
+    });
+  return bots.filter((b) => only.includes(b.name));
+}
+
+export async function start(options: StartOptions): Promise<Started> {
+  const { logger, clock } = options;
+  const loaded = await loadBots({
+    botsDir: options.bots,
+    pluginsDir: options.plugins,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  if (loaded.problems.length > 0) {
+    throw new UserError(
+      `${loaded.problems.map(formatProblem).join("\n")}\n${countOf(loaded.problems.length, "problem")} in the bot files; fix them (bot validate checks without starting)`,
+    );
+  }
+  const bots = pick(loaded.bots, options.only);
+  if (bots.length === 0)
+    throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
+
+  const vars = loaded.env.vars;
+  if (options.state && !hasService(vars)) {
+    throw new UserError(
+      `${options.state.source}: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL and the app's keys (a \`bot sandbox\` will do for a try), or leave out ${options.state.source} to run against an embedded sandbox`,
+      { exitCode: 2 },
+    );
+  }
+  const shared = options.state
+    ? await openSharedState({
+        url: options.state.url,
+        source: options.state.source,
+        bots: bots.map((b) => b.name),
+        clock,
+        logger,
+      })
+    : undefined;
+  const store: Store =
+    shared?.store ??
+    (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
+  let sandbox: Sandbox | undefined;
+  let stopCrowd: (() => void) | undefined;
+  try {
+    let service: { baseUrl: string; bots: HostedBot[] };
+    if (hasService(vars)) {
+      service = resolveService(vars, loaded.env.suggestedFile, bots, store);
+      await checkService({
+        baseUrl: service.baseUrl,
+        app: service.bots[0]!.app,
+        envFile: loaded.env.suggestedFile,
+        clock,
+        logger,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      logger.info(
+        { service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false },
+        `starting ${countOf(bots.length, "bot")} against ${service.baseUrl}`,
+      );
+    } else {
+      const embedded = await startEmbedded(options, bots, vars);
+      sandbox = embedded.sandbox;
+      stopCrowd = embedded.stopCrowd;
+      service = { baseUrl: sandbox.url, bots: embedded.bots };
+    }
+    const runtime = await startRuntime({
+      baseUrl: service.baseUrl,
+      bots: service.bots,
+      store,
+      clock,
+      logger,
+      dryRun: options.dryRun ?? false,
+      ...(options.observer ? { observer: options.observer } : {}),
+      ...(shared
+        ? {
+            hosting: "claimed" as const,
+            shared: {
+              redis: shared.redis,
+              leases: shared.leases,
+              owner: shared.owner,
+              leaseOf: (bot: string) => shared.claims.current(bot),
+            },
+          }
+        : {}),
+    });
+    await shared?.run(runtime);
+    logger.info(
+      { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
+      "all bots started; stop with Ctrl-C",
+    );
+    return {
+      runtime,
+      store,
+      ...(sandbox ? { sandbox } : {}),
+      async stop() {
+        stopCrowd?.();
+        // Shared: gives the bots back, stops the runtime, closes the store (or stops without an unreachable Redis).
+        const { saved } = shared ? await shared.stop() : (await runtime.stop(), { saved: true });
+        await sandbox?.close();
+        if (!shared) await store.close();
+        return { saved };
+      },
+    };
+  } catch (err) {
+    stopCrowd?.();
+    await sandbox?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * No service configured: the sandbox runs in this process, keeps its state next to the
+ * bots' (`DATA/sandbox.json`, so a restart continues), gives each bot an account, and a
+ * crowd of simulated users starts mentioning, replying, following and posting.
+ */
+async function startEmbedded(
+  options: StartOptions,
+  bots: BotConfig[],
+  vars: Readonly<Record<string, string | undefined>>,
+) {
+  const { createSandbox } = await import("../sandbox/index.ts");
+  const { startCrowd, DEFAULT_CROWD_SIZE } = await import("../sandbox/crowd/index.ts");
+  const port = Number(vars.POSTBOT_SANDBOX_PORT ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UserError(
+      `POSTBOT_SANDBOX_PORT is "${vars.POSTBOT_SANDBOX_PORT}": give a port number (0 for any free port)`,
+    );
+  const sandbox = await createSandbox({
+    port,
+    clock: options.clock,
+    stateFile: join(options.data, "sandbox.json"),
+    logger: options.logger.child({ component: "sandbox" }),
+    ...(vars.POSTBOT_SANDBOX_ADMIN_TOKEN ? { adminToken: vars.POSTBOT_SANDBOX_ADMIN_TOKEN } : {}),
+  });
+  options.logger.info(
+    { sandbox: sandbox.url, bots: bots.map((b) => b.name) },
+    `no POSTBOT_BASE_URL set: running ${countOf(bots.length, "bot")} against an embedded sandbox at ${sandbox.url} with ${DEFAULT_CROWD_SIZE} simulated users (set POSTBOT_BASE_URL and the app's keys to use a real service)`,
+  );
+  try {
+    const hosted = await provisionBots(sandbox, bots);
+    const crowd = await startCrowd({
+      sandbox,
+      clock: options.clock,
+      logger: options.logger.child({ component: "crowd" }),
+      bots: hosted.map(crowdTarget),
+    });
+    return { sandbox, bots: hosted, stopCrowd: () => crowd.stop() };
+  } catch (err) {
+    await sandbox.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** What the crowd needs to know of a bot: whom to mention, follow, and what topics to post on. */
+function crowdTarget({ config, user }: ProvisionedBot) {
+  return {
+    username: user.username,
+    userId: user.id,
+    streamRules: config.triggers.stream.map((r) => r.value),
+    mentions: !!config.triggers.mentions,
+    followers: !!config.triggers.followers,
+  };
+}

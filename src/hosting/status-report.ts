@@ -1,0 +1,202 @@
+/**
+ * What `bot status` shows, read from the state store (never written, so it can look while
+ * `bot start` runs): per bot, whether it runs or is paused and why, each trigger's last check
+ * and last event with their ages (a trigger that has gone quiet is how a silent wedge
+ * shows), its cursors, what it did last (from the action ledger), the budget left per action,
+ * and what its app's monthly read cap has counted.
+ */
+import { createActionSystem, type BudgetStatus } from "../actions/index.ts";
+import type { ActionKind } from "../actions/action.ts";
+import type { LedgerEntry, LedgerState } from "../actions/ledger.ts";
+import type { Clock } from "../clock.ts";
+import { BUDGET_NAMESPACES } from "../limits/budget.ts";
+import type { Plan } from "../limits/types.ts";
+import { createMemoryStore, type Store } from "../store/store.ts";
+import { followersCursorKey } from "../triggers/followers.ts";
+import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
+import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime/types.ts";
+
+export interface BotReport extends BotStatus {
+  cursors: { mentions?: string; followersKnown?: number };
+  budget?: BudgetStatus;
+  /** The bot's app: who shares its windows, its stream's state and last error. */
+  app?: AppStatus;
+  /** The action the ledger changed last for this bot: what, on what, how it ended, when. */
+  lastAction?: LastAction;
+}
+
+/** A bot's latest action as the ledger has it. */
+export interface LastAction {
+  kind: string;
+  target: string;
+  state: LedgerState;
+  reason?: string;
+  at: number;
+}
+
+/** Each bot's latest ledger entry, in one pass over the ledger (keys are `<bot>:<kind>:<target>`). */
+function lastActions(store: Store): Map<string, LastAction> {
+  const last = new Map<string, LastAction>();
+  for (const [, e] of store.entries<LedgerEntry>("ledger")) {
+    const seen = last.get(e.bot);
+    if (seen && seen.at > e.updatedAt) continue;
+    last.set(e.bot, {
+      kind: e.kind,
+      target: e.target,
+      state: e.state,
+      ...(e.reason ? { reason: e.reason } : {}),
+      at: e.updatedAt,
+    });
+  }
+  return last;
+}
+
+/** Every bot's report, from the store. */
+export function collectStatus(store: Store, clock: Clock): BotReport[] {
+  // The budget is rebuilt from a copy of its namespaces, so reading it writes nothing.
+  const copy = createMemoryStore();
+  for (const ns of BUDGET_NAMESPACES) for (const [k, v] of store.entries(ns)) copy.set(ns, k, v);
+  const system = createActionSystem({ store: copy, clock });
+  const refuse = async () => {
+    throw new Error("bot status sends nothing");
+  };
+  const last = lastActions(store);
+  return store.entries<BotStatus>("status").map(([, status]) => {
+    const mentions = store.get<MentionsCursor>("cursors", mentionsCursorKey(status.bot));
+    const followers = store.get<string[]>("cursors", followersCursorKey(status.bot));
+    const app = store.get<AppStatus>(APP_STATUS_NAMESPACE, status.appId);
+    const lastAction = last.get(status.bot);
+    const report: BotReport = {
+      ...status,
+      ...(app ? { app } : {}),
+      ...(lastAction ? { lastAction } : {}),
+      cursors: {
+        ...(mentions?.since_id ? { mentions: mentions.since_id } : {}),
+        ...(followers ? { followersKnown: followers.length } : {}),
+      },
+    };
+    if (status.userId) {
+      const layer = system.bot({
+        bot: status.bot,
+        account: { appId: status.appId, userId: status.userId, plan: status.plan as Plan },
+        executor: refuse,
+        ...(status.budgetPolicy ? { budget: status.budgetPolicy } : {}),
+        ...(status.enrolmentDay ? { enrolmentDay: status.enrolmentDay } : {}),
+      });
+      report.budget = layer.status();
+    }
+    return report;
+  });
+}
+
+/** `3s`, `4m`, `2h`, `5d`: how long ago. */
+export function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.round(s / 60)}m`;
+  if (s < 86_400) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86_400)}d`;
+}
+
+const ago = (at: number | undefined, now: number) => (at === undefined ? "never" : `${age(now - at)} ago`);
+
+/** How a ledger state reads in a sentence: `sent`, `failed (why)`... */
+const ENDED: Record<LedgerState, string> = {
+  queued: "waiting for budget",
+  pending: "being sent",
+  done: "sent",
+  failed: "failed",
+  unknown: "may have been sent (the service could not tell; never sent again)",
+  dropped: "dropped",
+};
+
+/** `reply to 1460323737035677698: sent 3m ago`, `follow of 42: failed 2h ago (why)`. */
+function formatLastAction(a: LastAction, now: number): string {
+  const on = a.kind === "follow" || a.kind === "dm" ? "to user" : a.kind === "reply" ? "to post" : "of post";
+  return `${a.kind} ${on} ${a.target}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
+}
+
+const thousands = (n: number) => n.toLocaleString("en-US");
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** An app's lines: its plan and bots, its stream's state and last error, its capacity. */
+function formatApp(app: AppStatus, now: number): string[] {
+  const over =
+    app.processes !== undefined ? ` over ${app.processes} ${app.processes === 1 ? "process" : "processes"}` : "";
+  const lines = [`app ${app.appId}  ${app.plan}  ${app.bots} ${app.bots === 1 ? "bot" : "bots"}${over}`];
+  const s = app.stream;
+  if (s) {
+    const state =
+      s.state === "reconnecting" && s.retryAt !== undefined
+        ? `reconnecting (next attempt in ${age(s.retryAt - now)})`
+        : `${s.state} since ${ago(s.since, now)}`;
+    lines.push(
+      `  stream     ${state}; ${s.reconnects} reconnects, ${s.posts} posts, last post ${ago(s.lastPostAt, now)}; rules: ${s.rules.own} of the bots, ${s.rules.mentions} for the mentions of ${s.mentionBots} bots`,
+    );
+    if (s.lastError)
+      lines.push(`  last error ${ago(s.lastError.at, now)} (${s.lastError.cause}): ${s.lastError.message}`);
+    if (s.gaps.count > 0)
+      lines.push(
+        `  gaps       ${s.gaps.count} closed, last ${age(s.gaps.lastMs ?? 0)} long; ${s.gaps.recovered} posts recovered by search`,
+      );
+  }
+  if (app.catchUp && app.catchUp.waiting + app.catchUp.running > 0)
+    lines.push(`  catch-up   ${app.catchUp.waiting + app.catchUp.running} mention polls to go`);
+  for (const line of app.capacity) lines.push(`  capacity   ${line}`);
+  return lines;
+}
+
+/** The report as text for a terminal. */
+export function formatStatus(reports: readonly BotReport[], now: number): string {
+  if (reports.length === 0) return "No bot has run with this data directory yet (start them with `bot start`).";
+  const lines: string[] = [];
+  const apps = new Map(reports.filter((r) => r.app).map((r) => [r.app!.appId, r.app!]));
+  for (const app of apps.values()) lines.push(...formatApp(app, now));
+  for (const r of reports) {
+    const state = r.paused
+      ? `PAUSED since ${ago(r.paused.at, now)}: ${r.paused.reason}`
+      : r.stoppedAt
+        ? `stopped ${ago(r.stoppedAt, now)}`
+        : `running (status saved ${ago(r.updatedAt, now)}; if postbot is not running, it stopped without saving)`;
+    lines.push(`${r.bot}  @${r.username || "?"}  ${r.plan}  ${state}`);
+    for (const [trigger, t] of Object.entries(r.triggers)) {
+      lines.push(
+        `  ${trigger.padEnd(10)} last check ${ago(t.lastCheckAt, now).padEnd(10)} last event ${ago(t.lastEventAt, now).padEnd(10)} ${t.events} events`,
+      );
+    }
+    if (Object.keys(r.triggers).length === 0) lines.push("  (no trigger has run yet)");
+    if (r.cursors.mentions) lines.push(`  cursor     mentions since_id ${r.cursors.mentions}`);
+    if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
+    if (r.inbox > 0) lines.push(`  inbox      ${r.inbox} events waiting to be handled`);
+    lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
+    if (r.waiting && r.waiting.length > 0) {
+      const next = r.waiting.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));
+      const shown =
+        r.waiting
+          .slice(0, 3)
+          .map((w) => w.label)
+          .join(", ") + (r.waiting.length > 3 ? `, and ${r.waiting.length - 3} more` : "");
+      lines.push(
+        `  waiting    ${r.waiting.length} for budget, the next in ${age(next.readyAt - now)}: ${shown}${next.reason ? ` (${next.reason})` : ""}`,
+      );
+    }
+    if (r.budget) {
+      const parts = (Object.entries(r.budget.actions) as Array<[ActionKind, BudgetStatus["actions"][ActionKind]]>).map(
+        ([kind, b]) => {
+          if (b.remaining > 0) return `${kind} ${b.remaining}`;
+          return Number.isFinite(b.readyAt)
+            ? `${kind} 0 (more in ${age(b.readyAt - now)})`
+            : `${kind} — (${b.reason ?? "not on this plan"})`;
+        },
+      );
+      lines.push(`  budget     ${parts.join(", ")}`);
+      const m = r.budget.monthly;
+      if (m) {
+        lines.push(
+          `  monthly    ${thousands(m.used)} of ${thousands(m.cap)} posts read by app ${r.appId} this period: every post that recent search and the filtered stream return counts, for all the app's bots (mention polls do not); resets on ${dayOf(m.resetAt)}, in ${age(m.resetAt - now)}`,
+        );
+      }
+    }
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,99 @@
+/**
+ * What hosting is given and gives back: an app's keys, a bot ready to host, the options of
+ * `startRuntime` (users embed it: `import { startRuntime } from "postbot"`) and the runtime it
+ * returns. One module for the hosting layer's shared types; below it, src/runtime/types.ts
+ * holds the status records the Redis layer shares too.
+ */
+import type { ActionSystem } from "../actions/index.ts";
+import type { Clock } from "../clock.ts";
+import type { BotConfig } from "../config/index.ts";
+import type { Plan } from "../limits/types.ts";
+import type { Logger } from "../log.ts";
+import type { SharedRedis } from "../redis/shared-state.ts";
+import type { BotRuntime } from "../runtime/bot.ts";
+import type { AppStatus, BotStatus } from "../runtime/types.ts";
+import type { Store } from "../store/store.ts";
+import type { RuntimeObserver } from "./observer.ts";
+
+/** An app of the service: its keys and its plan (an app has one plan). */
+export interface AppCredentials {
+  /** A non-secret name for the app (logs, windows). */
+  id: string;
+  key: string;
+  secret: string;
+  plan: Plan;
+  /** Day of the month the app enrolled (the monthly read cap resets then). */
+  enrolmentDay?: number;
+}
+
+/** A bot ready to host: its file, its app and its account's OAuth 1.0a token. */
+export interface HostedBot {
+  config: BotConfig;
+  app: AppCredentials;
+  token: { token: string; secret: string };
+  /**
+   * Who the account is, when that was learnt with the token: `bot auth login` stores the
+   * user id and username the access-token answer carries, and the sandbox provisioning makes
+   * the user. Known, the bot starts without asking `GET /2/users/me` (10,000 of them made a
+   * first start take 12 s); unknown (a token written in the bot file), it is asked once.
+   */
+  user?: { id: string; username: string };
+}
+
+export interface RuntimeOptions {
+  baseUrl: string;
+  bots: readonly HostedBot[];
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Log and count actions against a simulated budget; send nothing. */
+  dryRun?: boolean;
+  /** How long one handler may run (default 30 s; waiting for the budget does not count). */
+  handlerTimeoutMs?: number;
+  /** How long `stop()` lets handlers and actions in flight finish (default 4 s each). */
+  drainMs?: number;
+  /** How often the status of each bot is saved for `bot status` (default 15 s). */
+  statusEveryMs?: number;
+  /** Told of every action's outcome, event handled, error answer and stream change (`bot start --http`). */
+  observer?: RuntimeObserver;
+  /**
+   * `"all"` (the default): every bot runs from the start. `"claimed"`: none does until
+   * {@link Runtime.host} is called for it, and {@link Runtime.unhost} stops it again: the
+   * process's bot claims decide (several processes sharing one Redis, src/redis/bot-claims.ts).
+   * The app streams are not connected in this mode (mentions are polled).
+   */
+  hosting?: "all" | "claimed";
+  /**
+   * With `hosting: "claimed"`, the Redis shared with the other processes: the budget windows
+   * are counted there (src/redis/shared-windows.ts) and the apps' streams run through it
+   * (./shared-apps.ts).
+   */
+  shared?: SharedRedis;
+}
+
+/** A started runtime: its bots, their and their apps' status, and how to stop it. */
+export interface Runtime {
+  readonly bots: ReadonlyMap<string, BotRuntime>;
+  readonly actions: ActionSystem;
+  status(): BotStatus[];
+  /** Every app's status: capacity, stream, catch-up polls. */
+  apps(): AppStatus[];
+  /** Whether the app's stream has delivered this post (tests wait for what the sandbox sent). */
+  streamed(appId: string, postId: string): boolean;
+  /**
+   * Resolves when nothing can happen until the clock moves: every action in flight waits in
+   * the budget queue for a later time, every handler running waits for such an action, every
+   * poll in progress for its request. With a frozen clock, this is when a test can look at
+   * the results. Rejects after `timeoutMs` of real time (default 10 s) naming what is busy.
+   */
+  idle(timeoutMs?: number): Promise<void>;
+  /** Starts running a bot of the options' list here (`hosting: "claimed"`): its state must be in the store. */
+  host(name: string): Promise<void>;
+  /**
+   * Stops running a bot here: its triggers stop and its handlers finish (bounded). `"lost"`:
+   * another process may run it already, so nothing of it is saved (the store refuses it anyway).
+   */
+  unhost(name: string, why: "lost" | "released"): Promise<void>;
+  /** Stops everything and persists; resolves when done. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,350 @@
+/**
+ * Who runs which bot, when several `bot start` processes share one Redis: each process claims
+ * bots by lease (lease `bot:<name>`, ./leases.ts), runs only those, and renews them
+ * every few seconds.
+ *
+ * - A process that dies, even by `kill -9`, stops renewing; its leases expire `ttl` later by
+ *   Redis's own clock and the survivors, which look for free bots at every renewal, take its
+ *   bots over: with the defaults (ttl 9 s, every 3 s) within about 12 s of the death.
+ * - A bot never runs in two processes at once: a claim succeeds only on a free lease, and
+ *   every write of the bot's state carries the claim's fencing token (./store.ts), so a
+ *   process that lost a lease without noticing has its writes refused and stops the bot.
+ * - Fair shares: processes announce themselves in a members set (expiring like leases); a
+ *   process claims up to `ceil(bots / processes)` and gives back what is above that, one
+ *   renewal at a time, so a process joining later gets its share. A bot left free for a
+ *   whole ttl is claimed by anyone, so shares never leave a bot unrun.
+ * - Redis away: renewals wait in the client's queue; when Redis answers again the leases are
+ *   checked first, and writes of the bots' state wait for that ({@link BotClaims.current}).
+ *   A lease that expired meanwhile and is free is claimed again; when its new token directly
+ *   follows the old one nobody held it in between, so the bot simply goes on.
+ *
+ * Timing (renewals) runs on the injected {@link Clock}; expiry is Redis's TTL.
+ */
+import type { Redis } from "ioredis";
+import type { Clock } from "../clock.ts";
+import { silentLogger, type Logger } from "../log.ts";
+import { RedisScript } from "./script.ts";
+import type { Lease } from "../fencing.ts";
+import type { Leases } from "./leases.ts";
+
+/** Lease time-to-live (default): long enough to ride out two missed renewals. */
+export const DEFAULT_LEASE_TTL_MS = 9_000;
+/** How often leases are renewed and free bots looked for (default). */
+export const DEFAULT_RENEW_EVERY_MS = 3_000;
+
+export interface BotClaimsOptions {
+  redis: Redis;
+  leases: Leases;
+  /** This process's name as a lease owner ({@link processOwnerId}). */
+  owner: string;
+  /** Every bot of the deployment (the same bot files in every process). */
+  bots: readonly string[];
+  clock: Clock;
+  logger?: Logger;
+  ttlMs?: number;
+  everyMs?: number;
+  /** How many bots are started at once after a claim (default 16). */
+  hostConcurrency?: number;
+  /**
+   * How long a starting process waits, once it has announced itself, before its first claim
+   * (default `everyMs`): processes started together (a compose file's replicas) then see each
+   * other and each take its share, instead of the first taking every bot and giving most back.
+   */
+  settleMs?: number;
+  /** Starts running `bot` here (its lease is held). A rejection gives the lease back. */
+  host(bot: string, lease: Lease): Promise<void>;
+  /**
+   * Stops running `bot` here: `"lost"` when another process may already run it (write
+   * nothing more), `"released"` when this process gives it up (save it first).
+   */
+  unhost(bot: string, why: "lost" | "released"): Promise<void>;
+}
+
+const HEARTBEAT = new RedisScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
+return redis.call('ZCARD', KEYS[1])`);
+
+/** Leases claimed at once (each claim is one round trip; thousands one after another took seconds). */
+const CLAIM_CONCURRENCY = 64;
+
+/** A bot's state here: claimed (waiting for its turn to start, or starting), running, or being stopped. */
+interface Held {
+  lease: Lease;
+  hosting?: Promise<void>;
+  stopping?: boolean;
+}
+
+/** The bots this process claims and runs; see the module comment. */
+export class BotClaims {
+  private readonly held = new Map<string, Held>();
+  private readonly ttl: number;
+  private readonly every: number;
+  private readonly log: Logger;
+  private members = 1;
+  /** Since when (this clock) each bot has been seen free; past a ttl anyone claims it, share or not. */
+  private freeSince = new Map<string, number>();
+  private stopped = false;
+  private readonly stopSignal = new AbortController();
+  private wake?: AbortController;
+  private loop?: Promise<void>;
+  private claiming?: Promise<void>;
+  /** Pending while the leases must be checked again (after Redis was away). */
+  private recheck?: { promise: Promise<void>; resolve: () => void };
+  private readonly onClose = () => {
+    if (this.recheck || this.stopped) return;
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.recheck = { promise, resolve };
+  };
+  /** Redis came back: renew at once rather than at the next turn. */
+  private kick = false;
+  private readonly onReady = () => {
+    this.kick = true;
+    this.wake?.abort();
+  };
+
+  constructor(private readonly options: BotClaimsOptions) {
+    this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.every = options.everyMs ?? DEFAULT_RENEW_EVERY_MS;
+    this.log = options.logger ?? silentLogger;
+    if (!(this.every * 2 < this.ttl))
+      throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
+  }
+
+  /**
+   * Tells the other processes this one is coming (before the slow part of a start), so that
+   * their shares count it. {@link start} does it too.
+   */
+  async announce(): Promise<void> {
+    this.members = Math.max(
+      1,
+      await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
+    );
+  }
+
+  /** Claims a first share of bots and starts them, then renews and claims every `everyMs`. */
+  async start(): Promise<void> {
+    this.options.redis.on("close", this.onClose);
+    this.options.redis.on("ready", this.onReady);
+    const settle = this.options.settleMs ?? this.every;
+    if (settle > 0) {
+      await this.announce();
+      this.log.info(`waiting ${settle / 1000} s for the other processes to announce themselves before claiming bots`);
+      await this.options.clock.sleep(settle, this.stopSignal.signal).catch(() => undefined);
+    }
+    await this.tick();
+    // Renewals run while the first share starts: starting thousands of bots takes longer than a ttl.
+    this.loop = this.run();
+    await this.claiming;
+  }
+
+  /** The bots held here now. */
+  bots(): string[] {
+    return [...this.held].filter(([, h]) => !h.stopping).map(([bot]) => bot);
+  }
+
+  /** How many processes share the bots, as last seen. */
+  processes(): number {
+    return this.members;
+  }
+
+  /**
+   * The lease that fences `bot`'s writes, or `undefined` when this process does not hold it.
+   * Waits while the leases are checked again after Redis came back.
+   */
+  async current(bot: string): Promise<Lease | undefined> {
+    while (this.recheck) await this.recheck.promise;
+    return this.held.get(bot)?.lease;
+  }
+
+  /** A write for `bot` was refused (another process holds it): stop it here. */
+  refused(bot: string): void {
+    const h = this.held.get(bot);
+    if (h && !h.stopping) void this.lose(bot, h, "its state was written by another process");
+  }
+
+  /** Stops every bot held here (saving it), gives the leases back and leaves the members. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.stopSignal.abort();
+    this.wake?.abort();
+    this.recheck?.resolve();
+    this.recheck = undefined;
+    await this.loop;
+    await this.claiming;
+    await Promise.all([...this.held.keys()].map((bot) => this.giveBack(bot)));
+    await HEARTBEAT.run(this.options.redis, [this.membersKey], [this.options.owner, "0"]).catch(() => undefined);
+    this.options.redis.off("close", this.onClose);
+    this.options.redis.off("ready", this.onReady);
+  }
+
+  private get membersKey(): string {
+    return `${this.options.leases.prefix}members`;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      this.wake = new AbortController();
+      const signal = AbortSignal.any([this.wake.signal, this.stopSignal.signal]);
+      if (!this.kick) await this.options.clock.sleep(this.every, signal).catch(() => undefined);
+      this.kick = false;
+      if (this.stopped) break;
+      await this.tick().catch((err: unknown) =>
+        this.log.error(
+          { err },
+          `could not renew the bots' leases: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
+        ),
+      );
+    }
+  }
+
+  /** Renews every lease, then (in the background) gives back or claims toward the fair share. */
+  private async tick(): Promise<void> {
+    const rechecking = this.recheck;
+    this.members = Math.max(
+      1,
+      await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
+    );
+    const renewing = [...this.held].filter(([, h]) => !h.stopping);
+    const held = await this.options.leases.renewAll(
+      renewing.map(([, h]) => h.lease),
+      this.ttl,
+    );
+    // Those no longer held are claimed again when free before the tick ends (writes waiting for
+    // a recheck then carry the new claim); stopping the others is not waited for.
+    await Promise.all(renewing.filter((_, i) => !held[i]).map(([bot, h]) => this.expired(bot, h)));
+    if (rechecking && this.recheck === rechecking) {
+      this.recheck = undefined;
+      rechecking.resolve();
+    }
+    if (!this.claiming && !this.stopped) {
+      this.claiming = this.balance()
+        .catch((err: unknown) =>
+          this.log.error({ err }, `could not claim bots: ${(err as Error)?.message ?? String(err)}`),
+        )
+        .finally(() => (this.claiming = undefined));
+    }
+  }
+
+  /** A lease found no longer held at a renewal (Redis was away, or this process stalled): claim it again if it is free. */
+  private async expired(bot: string, h: Held): Promise<void> {
+    if (h.stopping) return;
+    const again = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
+    if (again && again.token === h.lease.token + 1) {
+      h.lease = again; // nobody claimed it in between: the bot goes on as it was
+      this.log.info({ bot }, `bot ${bot}: its lease had expired and nobody had claimed it; claimed again, it goes on`);
+      return;
+    }
+    if (again) await this.options.leases.release(again);
+    // Not awaited: stopping the bot (its handlers drain) must not hold up the other renewals.
+    void this.lose(bot, h, again ? "another process ran it meanwhile" : "another process holds its lease now");
+  }
+
+  private async lose(bot: string, h: Held, why: string): Promise<void> {
+    if (h.stopping) return;
+    h.stopping = true;
+    this.log.warn({ bot }, `bot ${bot}: lease lost (${why}); stopped in this process`);
+    await h.hosting?.catch(() => undefined);
+    await this.options
+      .unhost(bot, "lost")
+      .catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
+    if (this.held.get(bot) === h) this.held.delete(bot);
+  }
+
+  private async giveBack(bot: string): Promise<void> {
+    const h = this.held.get(bot);
+    if (!h || h.stopping) return;
+    h.stopping = true;
+    await h.hosting?.catch(() => undefined);
+    await this.options
+      .unhost(bot, "released")
+      .catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
+    await this.options.leases.release(h.lease).catch(() => undefined);
+    if (this.held.get(bot) === h) this.held.delete(bot);
+  }
+
+  /** Gives back what is above the fair share, or claims free bots up to it. */
+  private async balance(): Promise<void> {
+    const all = this.options.bots;
+    const share = Math.ceil(all.length / this.members);
+    const mine = this.bots();
+    const others = all.filter((bot) => !this.held.has(bot));
+    const keys = others.map((bot) => this.options.leases.key(`bot:${bot}`));
+    const values: Array<string | null> = [];
+    for (let i = 0; i < keys.length; i += 1_000)
+      values.push(...(await this.options.redis.mget(keys.slice(i, i + 1_000))));
+    const free = others.filter((_, i) => values[i] === null);
+    // Above the share while nothing is free: another process wants some. (While bots are
+    // free nobody else takes them, and giving more back would only make them move about.)
+    if (mine.length > share && free.length === 0) {
+      const extra = mine.slice(share);
+      this.log.info(
+        `${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`,
+      );
+      await Promise.all(extra.map((bot) => this.giveBack(bot)));
+      return;
+    }
+    if (free.length === 0) return;
+    const now = this.options.clock.now();
+    this.freeSince = new Map(free.map((bot) => [bot, this.freeSince.get(bot) ?? now]));
+    const stale = free.filter((bot) => now - this.freeSince.get(bot)! >= this.ttl);
+    const staleSet = new Set(stale);
+    const fresh = shuffle(free.filter((bot) => !staleSet.has(bot)));
+    // Free for a whole ttl: anyone takes them. Otherwise up to the share.
+    const wanted = [...stale, ...fresh.slice(0, Math.max(0, share - mine.length - stale.length))];
+    // Each claimed bot is held (so renewed at every tick) from its claim on, not from its turn
+    // to start: starting thousands takes longer than a ttl, and a lease left unrenewed that
+    // long expired, went to another process, and the bot then moved back and forth.
+    const claimed: Array<[string, Held]> = [];
+    await mapLimited(wanted, CLAIM_CONCURRENCY, async (bot) => {
+      if (this.stopped) return;
+      const lease = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
+      if (!lease) return;
+      const h: Held = { lease };
+      this.held.set(bot, h);
+      claimed.push([bot, h]);
+    });
+    if (claimed.length === 0) return;
+    for (const [bot] of claimed) this.freeSince.delete(bot);
+    await mapLimited(claimed, this.options.hostConcurrency ?? 16, async ([bot, h]) => {
+      // Lost or given back while it waited for its turn: nothing to start.
+      if (h.stopping || this.held.get(bot) !== h) return;
+      h.hosting = this.options.host(bot, h.lease);
+      try {
+        await h.hosting;
+      } catch (err) {
+        this.log.error(
+          { err, bot },
+          `bot ${bot} could not start here: ${(err as Error)?.message ?? String(err)}; its lease is given back`,
+        );
+        if (this.held.get(bot) === h) this.held.delete(bot);
+        await this.options.leases.release(h.lease).catch(() => undefined);
+      } finally {
+        h.hosting = undefined;
+      }
+    });
+    this.log.info(
+      `claimed ${claimed.length} bots (${claimed.map(([b]) => b).join(", ")}); running ${this.bots().length} of ${all.length} with ${this.members} processes`,
+    );
+  }
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

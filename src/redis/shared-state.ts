@@ -1,0 +1,220 @@
+/**
+ * `bot start --state redis://…`: the pieces that let several processes share one state, put
+ * together for start.ts: the Redis connection, the state store in it, this process's bot
+ * claims (which bots it runs), and the log lines of a Redis outage (one when it goes, one
+ * when it is back).
+ *
+ * @example
+ * ```ts
+ * const shared = await openSharedState({ url, bots: ["greeter", "echo"], clock, logger });
+ * const runtime = await startRuntime({ ..., store: shared.store, hosting: "claimed" });
+ * await shared.run(runtime);   // claims a share of the bots and starts them
+ * await shared.stop();         // gives them back (saved) for the other processes, stops the runtime
+ * ```
+ */
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { Lease } from "../fencing.ts";
+import { connectRedis, endConnection, parseRedisUrl, type Redis } from "./connect.ts";
+import { openRedisStore, type RedisStore } from "./store.ts";
+import { BotClaims, type BotClaimsOptions } from "./bot-claims.ts";
+import { Leases, processOwnerId } from "./leases.ts";
+
+/** What a process shares its bots' streams through: the Redis, the leases and its owner name. */
+export interface SharedRedis {
+  redis: Redis;
+  leases: Leases;
+  owner: string;
+  /** What the stream leases' renewals wait on (default: the runtime's clock); tests give a running one. */
+  clock?: Clock;
+  /** Stream lease time-to-live and renewal (defaults: those of the bots' leases). */
+  ttlMs?: number;
+  everyMs?: number;
+  /** The lease this process holds for a bot now (the bot claims'), fencing the handoff's acknowledgements. */
+  leaseOf?(bot: string): Promise<Lease | undefined>;
+}
+
+/**
+ * What the bot claims start and stop: the runtime of this process (`startRuntime` with
+ * `hosting: "claimed"`, src/hosting/runtime.ts), as far as the claims drive it.
+ */
+export interface ClaimedRuntime {
+  host(bot: string): Promise<void>;
+  unhost(bot: string, why: "lost" | "released"): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface SharedStateOptions {
+  /** `redis://HOST:PORT/DB`. */
+  url: string;
+  /** Where the URL came from, for messages (`--state`, `POSTBOT_STATE`). */
+  source?: string;
+  /** Every bot of the deployment. */
+  bots: readonly string[];
+  clock: Clock;
+  logger: Logger;
+  /** Lease timing (tests shorten the ttl; the renewals follow `clock`). */
+  ttlMs?: number;
+  everyMs?: number;
+  /** Wait before the first claim (default: `everyMs`); see {@link BotClaimsOptions.settleMs}. */
+  settleMs?: number;
+  /** Key prefix (default `postbot:`): two deployments can share one Redis database. */
+  prefix?: string;
+}
+
+export interface SharedState {
+  readonly redis: Redis;
+  readonly store: RedisStore;
+  readonly claims: BotClaims;
+  /** The leases (bots' and the apps' streams'), under the deployment's key prefix. */
+  readonly leases: Leases;
+  readonly owner: string;
+  /** Starts claiming bots for `runtime` (created with `hosting: "claimed"` over {@link store}). */
+  run(runtime: ClaimedRuntime): Promise<void>;
+  /**
+   * Gives every bot back (each saved first), stops the runtime, then closes the store and the
+   * connection. When Redis stays unreachable for {@link GIVE_UP_MS} meanwhile, it stops
+   * without it: what could not be written is logged, and it resolves `{ saved: false }`.
+   */
+  stop(): Promise<{ saved: boolean }>;
+}
+
+/**
+ * How long a stop waits for an unreachable Redis before it stops without it. Nothing sent is
+ * lost by that (each action's ledger mark reached Redis before its request left); what is
+ * lost is what came after: finished actions' records (the next process checks those with the
+ * service), cursor moves (polled again; the ledger skips what was answered), status.
+ */
+export const GIVE_UP_MS = 2_000;
+
+/** Connects, opens the store and prepares the claims; see the module comment. */
+export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
+  const { logger, clock } = options;
+  const display = parseRedisUrl(options.url, options.source).display;
+  const owner = processOwnerId();
+  const redis = await connectRedis(options.url, {
+    ...(options.source ? { source: options.source } : {}),
+    name: `postbot:${owner.replace(/[^\w.:-]/g, "_")}`,
+  });
+  watchOutages(redis, display, logger);
+  const leases = new Leases(redis, options.prefix ? { prefix: options.prefix } : {});
+  let runtime: ClaimedRuntime | undefined;
+  let store: RedisStore | undefined;
+  const claims = new BotClaims({
+    redis,
+    leases,
+    owner,
+    bots: options.bots,
+    clock,
+    logger,
+    ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
+    ...(options.everyMs ? { everyMs: options.everyMs } : {}),
+    ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
+    async host(bot) {
+      await store!.hold(bot);
+      await runtime!.host(bot);
+    },
+    async unhost(bot, why) {
+      await runtime?.unhost(bot, why);
+      if (why === "released") await store!.flush();
+      store!.drop(bot);
+    },
+  });
+  try {
+    store = await openRedisStore({
+      redis,
+      logger,
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+      fencing: { leases, current: (bot) => claims.current(bot), refused: (bot) => claims.refused(bot) },
+    });
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  await claims.announce();
+  logger.info({ state: display, owner }, `state in Redis at ${display}; this process is ${owner}`);
+  const opened = store;
+  return {
+    redis,
+    store: opened,
+    claims,
+    leases,
+    owner,
+    async run(r) {
+      runtime = r;
+      await claims.start();
+    },
+    async stop() {
+      let gaveUp = false;
+      const unreachable = whenUnreachable(redis, clock, GIVE_UP_MS, () => {
+        gaveUp = true;
+        logger.warn(
+          { state: display },
+          `Redis at ${display} has been unreachable for ${GIVE_UP_MS / 1000} s while stopping: stopping without it`,
+        );
+        opened.abandon();
+        // Every command waiting for Redis fails now, so the stop goes on (renewals, releases, writes).
+        void endConnection(redis);
+      });
+      try {
+        await claims.stop();
+        await runtime?.stop();
+        await opened.close();
+      } catch (err) {
+        if (!gaveUp) throw err;
+      } finally {
+        unreachable.cancel();
+      }
+      if (!gaveUp) return { saved: true };
+      const { changes, namespaces, bots } = opened.unsaved();
+      const what = Object.entries(namespaces)
+        .map(([ns, n]) => `${ns}: ${n}`)
+        .join(", ");
+      logger.warn(
+        { state: display, unsaved: changes, namespaces, bots },
+        `${changes > 0 ? `stopped without saving ${changes} changes (${what}${bots.length > 0 ? `; of the bots ${bots.join(", ")}` : ""})` : "stopped without Redis (every change had been written before)"}: Redis at ${display} was unreachable. Nothing sent is lost: each action's ledger mark reached Redis before its request left, and the next process to run these bots checks those actions with the service; their leases run out and the other processes take them over`,
+      );
+      return { saved: false };
+    },
+  };
+}
+
+/** Calls `then` once Redis has been unreachable for `forMs` without a break (checked every 100 ms of `clock`). */
+function whenUnreachable(redis: Redis, clock: Clock, forMs: number, then: () => void): { cancel(): void } {
+  let since = redis.status === "ready" ? undefined : clock.now();
+  let cancel = () => {};
+  const check = () => {
+    if (redis.status === "ready") since = undefined;
+    else since ??= clock.now();
+    if (since !== undefined && clock.now() - since >= forMs) return then();
+    cancel = clock.setTimeout(check, 100);
+  };
+  cancel = clock.setTimeout(check, 100);
+  return { cancel: () => cancel() };
+}
+
+/** Logs an outage once when it starts and once when Redis is back; ioredis's own errors are kept quiet. */
+function watchOutages(redis: Redis, display: string, logger: Logger): void {
+  let down = false;
+  let lastError = "";
+  redis.on("error", (err: Error) => {
+    lastError = err.message;
+  });
+  redis.on("close", () => {
+    if (down || redis.status === "end") return;
+    down = true;
+    // The 'close' comes before the error that explains it: say it on the next turn.
+    setImmediate(() =>
+      logger.warn(
+        { state: display },
+        `lost the connection to Redis at ${display}${lastError ? ` (${lastError})` : ""}: actions wait and triggers pause until it is back; retrying`,
+      ),
+    );
+  });
+  redis.on("ready", () => {
+    if (!down) return;
+    down = false;
+    lastError = "";
+    logger.info({ state: display }, `Redis at ${display} is back: resuming`);
+  });
+}

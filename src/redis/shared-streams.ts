@@ -1,0 +1,353 @@
+/**
+ * The apps' streams when several processes share one Redis (`bot start --state redis://`):
+ * the service allows one filtered-stream connection per app, so per app exactly one process
+ * holds the lease `stream:<app>` and runs the app's {@link StreamHub}; every post it routes
+ * goes through the stream handoff (./stream-handoff.ts) to the process running the post's
+ * bot, and what the hub learns of the connection reaches every process (their bots' catch-up
+ * polls). Every process:
+ *
+ * - publishes each bot it starts running in the app's directory (`<prefix>handoff:<app>:bots`,
+ *   the bot's user id, username and stream rules), since the hub needs every bot of the app
+ *   while the state store shows a process only the bots it runs;
+ * - reads the handoff streams of the bots it runs (and takes over what a dead process left
+ *   unacknowledged when it takes a bot over);
+ * - tries for each app's stream lease at every renewal (every few seconds, on the injected
+ *   clock) while it runs a bot of that app: when the holder dies its lease expires and
+ *   another process starts the hub within a renewal or two. The hub restarts (rules synced
+ *   again, idempotent) when the directory changed, at most once per {@link RESTART_EVERY_RENEWALS} renewals.
+ */
+import type { Redis } from "ioredis";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { Lease } from "../fencing.ts";
+import type { Leases } from "./leases.ts";
+import { RedisScript } from "./script.ts";
+import {
+  handoffState,
+  HandoffReader,
+  HandoffWriter,
+  type HandoffControl,
+  type HandoffEntry,
+} from "./stream-handoff.ts";
+import type { BotRules, MentionBot, StreamHub, StreamStatus } from "../triggers/stream-hub.ts";
+
+/** What the directory keeps of a bot, for whichever process runs the app's hub. */
+export interface DirectoryBot {
+  userId: string;
+  username: string;
+  /** Its own stream rules (empty: none). */
+  rules: BotRules["rules"];
+  /** Whether its mentions come through the stream. */
+  mentions: boolean;
+}
+
+/** What the runtime makes a hub from (it knows the app's keys, bearer and budget). */
+export interface HubRequest {
+  appId: string;
+  wants: BotRules[];
+  mentionBots: MentionBot[];
+  deliver(bot: string, event: HandoffEntry["events"][number]): void;
+  deliverMentions(bot: string, events: HandoffEntry["events"]): void;
+  onConnected(first: boolean): void;
+  onInterrupted(): void;
+}
+
+export interface SharedStreamsOptions {
+  redis: Redis;
+  leases: Leases;
+  /** This process's lease owner name. */
+  owner: string;
+  clock: Clock;
+  log: Logger;
+  /** The app of every bot of the deployment (the same bot files in every process). */
+  appOf: ReadonlyMap<string, string>;
+  /** Starts an app's hub in this process (it holds the app's stream lease). */
+  startHub(request: HubRequest): StreamHub;
+  /** Hands an entry to the bot running here; resolves once handled. */
+  handle(bot: string, entry: HandoffEntry): Promise<void>;
+  /** The app's hub (in whichever process) connected or was interrupted. */
+  onControl(appId: string, what: HandoffControl): void;
+  /** Stream lease time-to-live and renewal (defaults 9 s and 3 s, as the bots' leases). */
+  ttlMs?: number;
+  everyMs?: number;
+  /** How often each owned bot's handoff stream is read whatever its bell said (default 5 s). */
+  sweepMs?: number;
+  /** The lease this process holds for a bot now (its handoff acknowledgements are fenced by it); without it they are not fenced. */
+  leaseOf?(bot: string): Promise<Lease | undefined>;
+  prefix?: string;
+}
+
+/** Publishes a bot in its app's directory (KEYS[1]); a new or changed entry moves the version (KEYS[2]). */
+const PUBLISH = new RedisScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return redis.call('INCR', KEYS[2])`);
+
+/**
+ * A hub is restarted for a changed directory at most once per this many renewals (15 s with
+ * the default 3 s): each restart syncs the rules again and reconnects.
+ */
+export const RESTART_EVERY_RENEWALS = 5;
+
+interface App {
+  reader: HandoffReader;
+  writer: HandoffWriter;
+  /** Bots of the app running here. */
+  hosted: Set<string>;
+  lease?: Lease;
+  hub?: StreamHub;
+  /** The directory's content the hub was started with, and its version then. */
+  hubOf?: string;
+  hubVersion?: string;
+  hubAt?: number;
+  /** Cancels the deadline by which the lease must be renewed again (see {@link SharedStreams.watch}). */
+  unwatch?: () => void;
+}
+
+/** The apps' streams of one process; see the module comment. */
+export class SharedStreams {
+  private readonly apps = new Map<string, App>();
+  private readonly ttl: number;
+  private readonly every: number;
+  private readonly prefix: string;
+  private stopped = false;
+  private readonly stopSignal = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: SharedStreamsOptions) {
+    this.ttl = options.ttlMs ?? 9_000;
+    this.every = options.everyMs ?? 3_000;
+    this.prefix = options.prefix ?? "postbot:";
+  }
+
+  private directoryKey(appId: string): string {
+    return `${this.prefix}handoff:${appId}:bots`;
+  }
+
+  /** Counts the directory's changes: the hub's process reads the whole directory (10,000 entries) only after one. */
+  private versionKey(appId: string): string {
+    return `${this.prefix}handoff:${appId}:bots:version`;
+  }
+
+  private app(appId: string): App {
+    let app = this.apps.get(appId);
+    if (!app) {
+      const { redis, clock, log, owner } = this.options;
+      const reader = new HandoffReader({
+        redis,
+        appId,
+        consumer: owner,
+        clock,
+        log: log.child({ app: appId }),
+        handle: (bot, entry) => this.options.handle(bot, entry),
+        onControl: (what) => this.options.onControl(appId, what),
+        ...(this.options.sweepMs ? { sweepMs: this.options.sweepMs } : {}),
+        prefix: `${this.prefix}handoff:`,
+        ...(this.options.leaseOf
+          ? { acknowledge: (bot: string, commands: Array<[string, ...string[]]>) => this.acknowledge(bot, commands) }
+          : {}),
+      });
+      reader.start();
+      app = {
+        reader,
+        writer: new HandoffWriter(redis, appId, { prefix: `${this.prefix}handoff:` }),
+        hosted: new Set(),
+      };
+      this.apps.set(appId, app);
+    }
+    return app;
+  }
+
+  /** Acknowledges only while this process holds the bot's lease (a FencedError otherwise). */
+  private async acknowledge(bot: string, commands: Array<[string, ...string[]]>): Promise<void> {
+    const lease = await this.options.leaseOf!(bot);
+    if (!lease) throw new Error(`${bot} does not run here any more`);
+    await this.options.leases.fenced(lease, commands);
+  }
+
+  /** Starts the lease loop (each app's stream lease is tried at every renewal). */
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /**
+   * A bot started running here: it is published in its app's directory, its handoff stream
+   * is read here (what a dead process left of it first), and this process tries for the app's
+   * stream lease. Resolves with the hub's last word about the app's connection, so the bot's
+   * mentions trigger knows whether the stream is connected now.
+   */
+  async host(bot: string, entry: DirectoryBot): Promise<HandoffControl | undefined> {
+    const appId = this.options.appOf.get(bot);
+    if (!appId || this.stopped) return undefined;
+    const app = this.app(appId);
+    app.hosted.add(bot);
+    await PUBLISH.run(
+      this.options.redis,
+      [this.directoryKey(appId), this.versionKey(appId)],
+      [bot, JSON.stringify(entry)],
+    );
+    await app.reader.own([bot]);
+    return await handoffState(this.options.redis, appId, `${this.prefix}handoff:`);
+  }
+
+  /** A bot stopped running here: its handoff entries are left for its next process. */
+  unhost(bot: string): void {
+    const appId = this.options.appOf.get(bot);
+    const app = appId ? this.apps.get(appId) : undefined;
+    if (!app) return;
+    app.hosted.delete(bot);
+    app.reader.disown([bot]);
+  }
+
+  /** The app's stream as this process runs it (only the lease holder has one). */
+  status(appId: string): StreamStatus | undefined {
+    return this.apps.get(appId)?.hub?.status();
+  }
+
+  /** Whether the app's stream delivered this post here (the holder; tests wait for it). */
+  has(appId: string, postId: string): boolean {
+    return this.apps.get(appId)?.hub?.has(postId) ?? false;
+  }
+
+  /** Whether something moves without the clock: a hub syncing or recovering, a handoff read or entry being handled. */
+  busy(): string[] {
+    const out: string[] = [];
+    for (const [appId, app] of this.apps) {
+      if (app.hub?.busy()) out.push(`the stream of app ${appId}`);
+      if (app.reader.busy()) out.push(`the stream handoff of app ${appId}`);
+    }
+    return out;
+  }
+
+  /** Stops the hubs (their leases given back) and the readers. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.stopSignal.abort();
+    await this.loop;
+    for (const [, app] of this.apps) {
+      app.unwatch?.();
+      this.stopHub(app);
+      if (app.lease) await this.options.leases.release(app.lease).catch(() => undefined);
+      await app.reader.close();
+    }
+  }
+
+  /**
+   * The holder's side of the lease: unless it is renewed again within `ttl - every`, the hub
+   * stops by itself, a renewal before the lease runs out in Redis. So when Redis is away (the
+   * renewal cannot happen) the old holder's connection is closed before another process can
+   * claim the lease and connect: the service allows one connection per app.
+   */
+  private watch(appId: string, app: App): void {
+    app.unwatch?.();
+    app.unwatch = this.options.clock.setTimeout(
+      () => {
+        app.unwatch = undefined;
+        if (!app.lease || this.stopped) return;
+        this.options.log.warn(
+          { app: appId },
+          `stream of app ${appId}: its lease could not be renewed in time (Redis unreachable?); stopping the stream so that whoever holds the lease next can connect`,
+        );
+        app.lease = undefined;
+        this.stopHub(app);
+      },
+      Math.max(this.every, this.ttl - this.every),
+    );
+  }
+
+  private stopHub(app: App): void {
+    app.hub?.close();
+    app.hub = undefined;
+    app.hubOf = undefined;
+    app.hubVersion = undefined;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      for (const [appId, app] of this.apps) {
+        await this.tend(appId, app).catch((err: unknown) =>
+          this.options.log.warn(
+            { app: appId, err: (err as Error)?.message },
+            `stream lease of app ${appId}: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
+          ),
+        );
+      }
+      await this.options.clock.sleep(this.every, this.stopSignal.signal).catch(() => undefined);
+    }
+  }
+
+  /** One renewal for an app: keep or claim its stream lease, start or restart its hub. */
+  private async tend(appId: string, app: App): Promise<void> {
+    const { leases, owner, log } = this.options;
+    const held = app.lease;
+    if (held) {
+      if (await leases.renew(held, this.ttl)) {
+        if (app.lease === held) this.watch(appId, app);
+      } else {
+        log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
+        app.lease = undefined;
+        this.stopHub(app);
+      }
+    }
+    if (!app.lease) {
+      if (app.hosted.size === 0) return; // only a process running bots of the app runs its stream
+      app.lease = await leases.claim(`stream:${appId}`, owner, this.ttl);
+      if (!app.lease) return;
+      this.watch(appId, app);
+      log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
+    }
+    const version = await this.options.redis.get(this.versionKey(appId));
+    if (app.hub && version !== null && app.hubVersion === version) return;
+    const raw = await this.options.redis.hgetall(this.directoryKey(appId));
+    const bots = Object.entries(raw)
+      .filter(([bot]) => this.options.appOf.get(bot) === appId)
+      .sort(([a], [b]) => a.localeCompare(b));
+    const signature = JSON.stringify(bots);
+    if (app.hub && app.hubOf === signature) {
+      app.hubVersion = version ?? undefined;
+      return;
+    }
+    if (app.hub && this.options.clock.now() - (app.hubAt ?? 0) < RESTART_EVERY_RENEWALS * this.every) return;
+    if (app.hub) {
+      const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
+      const changed =
+        bots.filter(([bot, json]) => before.get(bot) !== json).length +
+        [...before.keys()].filter((bot) => !raw[bot]).length;
+      log.info(
+        { app: appId, changed },
+        `stream of app ${appId}: ${changed} bots of its directory changed; restarting the stream with their rules`,
+      );
+    }
+    this.stopHub(app);
+    const wants: BotRules[] = [];
+    const mentionBots: MentionBot[] = [];
+    for (const [bot, json] of bots) {
+      const entry = JSON.parse(json) as DirectoryBot;
+      if (entry.rules.length > 0) wants.push({ bot, userId: entry.userId, rules: entry.rules });
+      if (entry.mentions) mentionBots.push({ bot, userId: entry.userId, username: entry.username });
+    }
+    if (wants.length === 0 && mentionBots.length === 0) return;
+    const send = (bot: string, entry: HandoffEntry) =>
+      void app.writer
+        .send(bot, entry)
+        .catch((err: unknown) =>
+          log.error(
+            { app: appId, bot, err },
+            `could not hand a streamed post to ${bot}'s process: ${(err as Error)?.message ?? String(err)}`,
+          ),
+        );
+    const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
+    app.hubOf = signature;
+    app.hubVersion = version ?? undefined;
+    app.hubAt = this.options.clock.now();
+    app.hub = this.options.startHub({
+      appId,
+      wants,
+      mentionBots,
+      deliver: (bot, event) => send(bot, { kind: "post", events: [event] }),
+      deliverMentions: (bot, events) => send(bot, { kind: "mentions", events }),
+      onConnected: () => control("connected"),
+      onInterrupted: () => control("interrupted"),
+    });
+  }
+}

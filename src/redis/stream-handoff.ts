@@ -1,0 +1,426 @@
+/**
+ * The stream handoff: with several `bot start` processes, the one process that holds an
+ * app's stream lease runs its filtered-stream connection (../triggers/stream-hub.ts), but each
+ * delivered post belongs to the process that runs its bot. The hub hands every routed post
+ * over through Redis, durably, and the owner acknowledges it only once its handlers ran, so
+ * a process dying between delivery and handling loses nothing:
+ *
+ * - {@link HandoffWriter} (the hub's process) appends each bot's events to that bot's own
+ *   Redis stream (`XADD postbot:handoff:<app>:<bot>`) and rings the app's bell stream with the
+ *   bot's name, in one transaction. What the hub learns about the connection (connected,
+ *   interrupted) goes on the bell too, so every process can run its bots' catch-up polls.
+ * - {@link HandoffReader} (every process) listens to the bell and reads the streams of the
+ *   bots it runs through the consumer group `handlers` (`XREADGROUP`), hands each entry to
+ *   its bot, and `XACK`s (and deletes) it once handled. A bell missed (the process was busy
+ *   reconnecting, Redis was away) costs nothing: a sweep every few seconds reads every owned
+ *   bot's stream anyway.
+ * - When a process takes a bot over (its lease was won after the owner died), it first
+ *   claims what the dead consumer had been given and not acknowledged (`XAUTOCLAIM`) and
+ *   hands it to the bot again. A post handled but not yet acknowledged comes back once more:
+ *   the bot's inbox and mentions cursor drop what they already had, and the action ledger
+ *   never sends the same reply twice.
+ *
+ * Why a stream per bot rather than one per app: consumer groups hand an entry to whichever
+ * consumer asks, not to the owner of its bot; a bot's own stream has exactly one reader
+ * (the lease holder), and a takeover only has to look at the streams of the bots it took.
+ */
+import type { Redis } from "ioredis";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { BotEvent } from "../triggers/events.ts";
+import { endConnection } from "./connect.ts";
+
+/** What one handoff entry carries: a bot's own-rule post, or mentions for its mentions trigger. */
+export type HandoffEntry = { kind: "post"; events: BotEvent[] } | { kind: "mentions"; events: BotEvent[] };
+
+/** What the hub says about the app's connection, for every process's catch-up polls. */
+export type HandoffControl = "connected" | "interrupted";
+
+/** The consumer group every process reads a bot's stream in. */
+export const HANDOFF_GROUP = "handlers";
+/** Bells kept (approximately) per app: readers that fall further behind rely on the sweep. */
+const BELL_MAXLEN = 10_000;
+/** Entries read from one stream at a time. */
+const READ_COUNT = 100;
+/** How long the bell waits after Redis could not be reached, before it listens again. */
+const BELL_RETRY_MS = 500;
+/** Streams named in one sweep command. */
+const SWEEP_BATCH = 500;
+
+const defaultPrefix = "postbot:handoff:";
+
+/** The Redis keys of one app's handoff. */
+export function handoffKeys(appId: string, prefix = defaultPrefix) {
+  return {
+    bot: (bot: string) => `${prefix}${appId}:bot:${bot}`,
+    bell: `${prefix}${appId}:bell`,
+    /** The hub's last word about the connection, for a process that starts running a bot later. */
+    state: `${prefix}${appId}:state`,
+  };
+}
+
+/** The hub's side: appends each bot's events to its stream and rings the app's bell. */
+export class HandoffWriter {
+  private readonly keys: ReturnType<typeof handoffKeys>;
+
+  constructor(
+    private readonly redis: Redis,
+    appId: string,
+    options: { prefix?: string } = {},
+  ) {
+    this.keys = handoffKeys(appId, options.prefix);
+  }
+
+  /** Hands `entry` to whichever process runs `bot`; resolves once Redis has it. */
+  async send(bot: string, entry: HandoffEntry): Promise<void> {
+    await this.redis
+      .multi()
+      .xadd(this.keys.bot(bot), "*", "e", JSON.stringify(entry))
+      .xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "bot", bot)
+      .exec();
+  }
+
+  /** Tells every process of the app that the stream connected or was interrupted. */
+  async control(what: HandoffControl): Promise<void> {
+    await this.redis
+      .multi()
+      .set(this.keys.state, what)
+      .xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "control", what)
+      .exec();
+  }
+}
+
+/** The hub's last word about the app's connection (`undefined`: no hub has connected yet). */
+export async function handoffState(redis: Redis, appId: string, prefix?: string): Promise<HandoffControl | undefined> {
+  const value = await redis.get(handoffKeys(appId, prefix).state);
+  return value === "connected" || value === "interrupted" ? value : undefined;
+}
+
+export interface HandoffReaderOptions {
+  redis: Redis;
+  appId: string;
+  /** This process's consumer name (the lease owner id: `host:pid:random`). */
+  consumer: string;
+  clock: Clock;
+  log: Logger;
+  /** Hands an entry to its bot; resolves once the bot has handled it (then it is acknowledged). */
+  handle(bot: string, entry: HandoffEntry): Promise<void>;
+  /** The hub said the app's stream connected or was interrupted. */
+  onControl?(what: HandoffControl): void;
+  /** How often every owned bot's stream is read whatever the bell said (default 5 s). */
+  sweepMs?: number;
+  prefix?: string;
+  /**
+   * Runs the commands that acknowledge a handled entry of `bot` (default: in one
+   * transaction). The runtime runs them fenced by the bot's lease, so a process that lost
+   * the bot meanwhile (whose handling may have had its writes refused) leaves the entry to
+   * the bot's next process instead of acknowledging it; a rejection leaves it pending.
+   */
+  acknowledge?(bot: string, commands: Array<[string, ...string[]]>): Promise<void>;
+}
+
+/** An entry's name across the app's streams: its stream and its id (an id alone is only unique in its stream). */
+const entryKey = (stream: string, id: string) => `${stream} ${id}`;
+
+type StreamReply = Array<[key: string, entries: Array<[id: string, fields: string[]]>]> | null;
+
+/** One process's side: reads the streams of the bots it runs; see the module comment. */
+export class HandoffReader {
+  private readonly keys: ReturnType<typeof handoffKeys>;
+  private readonly owned = new Set<string>();
+  private readonly botOfKey = new Map<string, string>();
+  /**
+   * Entries being handled now (a re-read must not hand them out twice), by stream and id
+   * ({@link entryKey}: ids are per stream, and two bots' entries written in the same
+   * millisecond have the same one): the bot and a token of this handing. Forgotten when the
+   * bot is disowned: a handling cut off by its bot's stop never ends, and the entry must go to
+   * the bot again if it comes back here.
+   */
+  private readonly inFlight = new Map<string, { bot: string }>();
+  /** Bots whose stream is being read, and those to read again once that read ends. */
+  private readonly reading = new Set<string>();
+  private readonly again = new Set<string>();
+  private bellConnection: Redis | undefined;
+  private closed = false;
+  private cancelSweep: (() => void) | undefined;
+  private bellLoop: Promise<void> | undefined;
+  /** Reads and acknowledgements on their way (tests and `idle()` wait for them). */
+  private working = 0;
+  /** Entries handled and acknowledged since start. */
+  handled = 0;
+
+  constructor(private readonly options: HandoffReaderOptions) {
+    this.keys = handoffKeys(options.appId, options.prefix);
+  }
+
+  /** Starts listening to the app's bell and sweeping the owned bots' streams. */
+  start(): void {
+    const bell = (this.bellConnection = this.options.redis.duplicate());
+    bell.on("error", () => {}); // the loop below reports; ioredis reconnects by itself
+    this.bellLoop = this.listen(bell);
+    this.armSweep();
+  }
+
+  /**
+   * This process now runs these bots: their groups exist, what an earlier consumer left
+   * unacknowledged is claimed and handed to them again, then what is new.
+   */
+  async own(bots: Iterable<string>): Promise<void> {
+    const fresh: string[] = [];
+    for (const bot of bots) {
+      if (this.owned.has(bot)) continue;
+      this.owned.add(bot);
+      this.botOfKey.set(this.keys.bot(bot), bot);
+      fresh.push(bot);
+    }
+    await this.track(async () => {
+      for (const bot of fresh) await this.ensureGroup(this.keys.bot(bot));
+      for (const bot of fresh) await this.reclaim(bot);
+    });
+    for (const bot of fresh) this.read(bot);
+  }
+
+  /** This process no longer runs these bots (lease lost or released): their entries are left to the next owner. */
+  disown(bots: Iterable<string>): void {
+    const gone = new Set(bots);
+    for (const bot of gone) {
+      this.owned.delete(bot);
+      this.botOfKey.delete(this.keys.bot(bot));
+    }
+    for (const [at, handing] of this.inFlight) if (gone.has(handing.bot)) this.inFlight.delete(at);
+  }
+
+  /** Whether something is moving without the clock: a read, an entry being handled, an acknowledgement. */
+  busy(): boolean {
+    return this.working > 0 || this.inFlight.size > 0;
+  }
+
+  /** Stops listening and reading; entries being handled stay unacknowledged for the next owner if they never finish. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelSweep?.();
+    if (this.bellConnection) await endConnection(this.bellConnection); // its BLOCK read fails now, also while Redis is away
+    await this.bellLoop;
+  }
+
+  private async track<T>(work: () => Promise<T>): Promise<T> {
+    this.working++;
+    try {
+      return await work();
+    } finally {
+      this.working--;
+    }
+  }
+
+  private async ensureGroup(key: string): Promise<void> {
+    try {
+      await this.options.redis.xgroup("CREATE", key, HANDOFF_GROUP, "0", "MKSTREAM");
+    } catch (err) {
+      if (!/BUSYGROUP/.test(String((err as Error)?.message))) throw err;
+    }
+  }
+
+  /** Takes over what other consumers were given of `bot`'s stream and never acknowledged. */
+  private async reclaim(bot: string): Promise<void> {
+    const key = this.keys.bot(bot);
+    let cursor = "0-0";
+    let claimed = 0;
+    do {
+      const [next, entries] = (await this.options.redis.xautoclaim(
+        key,
+        HANDOFF_GROUP,
+        this.options.consumer,
+        0,
+        cursor,
+        "COUNT",
+        READ_COUNT,
+      )) as [string, Array<[string, string[]] | null>];
+      cursor = next;
+      const live = entries.filter((e): e is [string, string[]] => e !== null);
+      claimed += live.length;
+      this.handToBot(bot, key, live);
+    } while (cursor !== "0-0" && !this.closed);
+    if (claimed > 0)
+      this.options.log.info(
+        { bot, entries: claimed },
+        `took over ${claimed} streamed posts of ${bot} that its previous process had not finished; handling them now`,
+      );
+  }
+
+  /** Reads what is new in `bot`'s stream (one read per bot at a time; a bell during it reads again after). */
+  private read(bot: string): void {
+    if (this.closed || !this.owned.has(bot)) return;
+    if (this.reading.has(bot)) {
+      this.again.add(bot);
+      return;
+    }
+    this.reading.add(bot);
+    const key = this.keys.bot(bot);
+    void this.track(async () => {
+      for (;;) {
+        const reply = (await this.options.redis.xreadgroup(
+          "GROUP",
+          HANDOFF_GROUP,
+          this.options.consumer,
+          "COUNT",
+          READ_COUNT,
+          "STREAMS",
+          key,
+          ">",
+        )) as StreamReply;
+        const entries = reply?.[0]?.[1] ?? [];
+        this.handToBot(bot, key, entries);
+        if (entries.length < READ_COUNT) break;
+      }
+    })
+      .catch((err: unknown) => this.readFailed(bot, err))
+      .finally(() => {
+        this.reading.delete(bot);
+        if (this.again.delete(bot)) this.read(bot);
+      });
+  }
+
+  private readFailed(bot: string, err: unknown): void {
+    if (this.closed) return;
+    const message = (err as Error)?.message ?? String(err);
+    // The stream (and its group) went missing, e.g. Redis restarted without its data: make it again.
+    if (/NOGROUP/.test(message)) void this.ensureGroup(this.keys.bot(bot)).catch(() => undefined);
+    this.options.log.warn(
+      { bot, err: message },
+      `could not read the streamed posts of ${bot} from Redis: ${message}; the next sweep tries again`,
+    );
+  }
+
+  /** Hands entries to their bot, each acknowledged once handled. */
+  private handToBot(bot: string, key: string, entries: Array<[string, string[]]>): void {
+    for (const [id, fields] of entries) {
+      const at = entryKey(key, id);
+      if (this.inFlight.has(at)) continue;
+      let entry: HandoffEntry | undefined;
+      try {
+        const raw = fields[fields.indexOf("e") + 1];
+        entry = raw === undefined ? undefined : (JSON.parse(raw) as HandoffEntry);
+      } catch {
+        entry = undefined;
+      }
+      if (!entry || !Array.isArray(entry.events)) {
+        this.options.log.error(
+          { bot, entry: id },
+          `streamed entry ${id} for ${bot} is not a postbot handoff entry; dropped`,
+        );
+        void this.ack(bot, key, id);
+        continue;
+      }
+      const handing = { bot };
+      this.inFlight.set(at, handing);
+      this.options
+        .handle(bot, entry)
+        .then(
+          () => this.ack(bot, key, id),
+          (err: unknown) =>
+            this.options.log.error(
+              { bot, err, entry: id },
+              `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`,
+            ),
+        )
+        .finally(() => {
+          if (this.inFlight.get(at) === handing) this.inFlight.delete(at);
+        });
+    }
+  }
+
+  private async ack(bot: string, key: string, id: string): Promise<void> {
+    await this.track(async () => {
+      if (this.options.acknowledge)
+        await this.options.acknowledge(bot, [
+          ["XACK", key, HANDOFF_GROUP, id],
+          ["XDEL", key, id],
+        ]);
+      else await this.options.redis.multi().xack(key, HANDOFF_GROUP, id).xdel(key, id).exec();
+      this.handled++;
+    }).catch((err: unknown) =>
+      this.options.log.warn(
+        { bot, entry: id, err: (err as Error)?.message },
+        `streamed entry ${id} of ${bot} stays unacknowledged (${(err as Error)?.message ?? String(err)}): whichever process runs ${bot} next handles it; the ledger keeps its answers from repeating`,
+      ),
+    );
+  }
+
+  /** Follows the app's bell: a bot's name reads its stream, a control word goes to `onControl`. */
+  private async listen(bell: Redis): Promise<void> {
+    let last: string | undefined;
+    let failing = false;
+    while (!this.closed) {
+      try {
+        // From the newest bell when it starts: what rang before is what `own` and the sweep read.
+        last ??= (await bell.xrevrange(this.keys.bell, "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
+        const reply = (await bell.xread("BLOCK", 1_000, "STREAMS", this.keys.bell, last)) as StreamReply;
+        if (failing) this.options.log.info("the stream handoff reaches Redis again");
+        failing = false;
+        for (const [id, fields] of reply?.[0]?.[1] ?? []) {
+          last = id;
+          const [name, value] = fields;
+          if (name === "bot" && value !== undefined) this.read(value);
+          else if (name === "control" && (value === "connected" || value === "interrupted"))
+            this.options.onControl?.(value);
+        }
+      } catch (err) {
+        if (this.closed) break;
+        if (!failing)
+          this.options.log.warn(
+            { err: (err as Error)?.message },
+            `the stream handoff cannot reach Redis: ${(err as Error)?.message ?? String(err)}; streamed posts wait there until it is back`,
+          );
+        failing = true;
+        await this.options.clock.sleep(BELL_RETRY_MS).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Reads every owned bot's stream (new entries, and this consumer's own unacknowledged ones). */
+  private armSweep(): void {
+    if (this.closed) return;
+    this.cancelSweep = this.options.clock.setTimeout(() => {
+      void this.sweep().finally(() => this.armSweep());
+    }, this.options.sweepMs ?? 5_000);
+  }
+
+  /** One sweep; see {@link armSweep}. Exposed for tests that move the clock. */
+  async sweep(): Promise<void> {
+    const bots = [...this.owned];
+    for (let i = 0; i < bots.length && !this.closed; i += SWEEP_BATCH) {
+      const keys = bots.slice(i, i + SWEEP_BATCH).map((b) => this.keys.bot(b));
+      await this.track(async () => {
+        for (const from of ["0", ">"]) {
+          const reply = (await this.options.redis.xreadgroup(
+            "GROUP",
+            HANDOFF_GROUP,
+            this.options.consumer,
+            "COUNT",
+            READ_COUNT,
+            "STREAMS",
+            ...keys,
+            ...keys.map(() => from),
+          )) as StreamReply;
+          for (const [key, entries] of reply ?? []) {
+            const bot = this.botOfKey.get(key);
+            if (bot)
+              this.handToBot(
+                bot,
+                key,
+                entries.filter((e) => e[1] !== null && e[1] !== undefined),
+              );
+          }
+        }
+      }).catch((err: unknown) => {
+        const message = (err as Error)?.message ?? String(err);
+        if (/NOGROUP/.test(message)) for (const key of keys) void this.ensureGroup(key).catch(() => undefined);
+        else if (!this.closed)
+          this.options.log.warn(
+            { err: message },
+            `stream handoff sweep failed: ${message}; trying again in a few seconds`,
+          );
+      });
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * What the runtime says of its bots and apps, and what a bot is to everything above it: the
+ * records `bot status`, the metrics and the status page read (saved in the state store, and
+ * with the state on Redis published per process by src/redis/app-status.ts), and a bot's
+ * identity. One module, low enough for the Redis layer, hosting, observe and the plugin API
+ * to share; it mentions nothing above the runtime.
+ */
+import type { BotActionsOptions, WaitingInfo } from "../actions/index.ts";
+import type { Plan } from "../limits/types.ts";
+import type { TriggerName } from "../triggers/events.ts";
+import type { StreamStatus } from "../triggers/stream-hub.ts";
+
+/** The bot a handler runs for: its name and its account on the service. */
+export interface BotIdentity {
+  /** The bot's name (its file's `name`). */
+  name: string;
+  /** Its account's user id and username on the service. */
+  userId: string;
+  username: string;
+  plan: Plan;
+}
+
+/** Liveness of one trigger. */
+export interface TriggerStatus {
+  /** When the trigger last asked the service (polls) or last heard from it (stream). */
+  lastCheckAt?: number;
+  lastEventAt?: number;
+  events: number;
+}
+
+/** What `bot status` shows of a bot (kept in the state store's `status` namespace). */
+export interface BotStatus {
+  bot: string;
+  /** The app (non-secret id) whose windows the bot shares. */
+  appId: string;
+  userId: string;
+  username: string;
+  plan: string;
+  paused?: { reason: string; at: number };
+  /** When the runtime last stopped cleanly (absent while it runs, or after a crash). */
+  stoppedAt?: number;
+  /** Day of the month the app's monthly read cap resets. */
+  enrolmentDay?: number;
+  triggers: Partial<Record<TriggerName, TriggerStatus>>;
+  /** Events fetched and not yet handled. */
+  inbox: number;
+  /** The bot file's `budget` (reserve and caps), so `bot status` can show what is left. */
+  budgetPolicy?: BotActionsOptions["budget"];
+  /** What waits for budget now (an answer to a mention, a poll...), and until when. */
+  waiting?: Array<Pick<WaitingInfo, "label" | "endpoint" | "readyAt" | "reason">>;
+  updatedAt: number;
+}
+
+/**
+ * What `bot status` (and the metrics) show of an app: who shares it, what that means for
+ * each bot (the capacity lines logged at start), its stream's state and last error, and
+ * its catch-up polls. Saved in the state store's `status.apps` namespace with the bots'.
+ */
+export interface AppStatus {
+  appId: string;
+  plan: Plan;
+  /** Bots of the process on this app (of all processes, in `bot status` of a state on Redis). */
+  bots: number;
+  /** With the state on Redis: how many processes run the app's bots (see src/redis/app-status.ts). */
+  processes?: number;
+  /** How the bots use the app's shared windows, one sentence per endpoint. */
+  capacity: string[];
+  /** The app's stream, when some bot's rules or mentions use it. */
+  stream?: StreamStatus;
+  /** Catch-up mention polls (bots whose mentions come through the stream) waiting and running, and done since start. */
+  catchUp?: { waiting: number; running: number; done: number };
+  updatedAt: number;
+}
+
+/** The store namespace of {@link AppStatus} records, by app id. */
+export const APP_STATUS_NAMESPACE = "status.apps";

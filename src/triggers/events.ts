@@ -1,0 +1,86 @@
+/**
+ * Events as triggers produce them and the inbox keeps them: plain JSON, so an event that was
+ * fetched but not yet handled survives a crash.
+ */
+import type { PostFieldsQuery } from "../api/params.ts";
+import type { Includes, Post, User } from "../api/types.ts";
+
+/** A post as events deliver it: the fields postbot always asks for are present. */
+export type EventPost = Post & Required<Pick<Post, "author_id" | "created_at" | "conversation_id">>;
+
+export type BotEvent =
+  | { kind: "mention"; id: string; post: EventPost; author: User }
+  | { kind: "reply"; id: string; post: EventPost; author: User; inReplyTo: string }
+  | { kind: "post"; id: string; post: EventPost; author: User; rule: { value: string; tag?: string } }
+  | { kind: "schedule"; id: string; schedule: { name: string; cron: string; at: number } }
+  | { kind: "follow"; id: string; user: User };
+
+/** The events a plugin can handle: the kinds of {@link BotEvent}. */
+export type EventName = BotEvent["kind"];
+
+/** The triggers of a bot file. */
+export type TriggerName = "mentions" | "stream" | "schedule" | "followers";
+
+/** Which trigger an event comes from (liveness in `bot status`, and warnings at start). */
+export const TRIGGER_OF: Record<EventName, TriggerName> = {
+  mention: "mentions",
+  reply: "mentions",
+  post: "stream",
+  schedule: "schedule",
+  follow: "followers",
+};
+
+/**
+ * What postbot asks for with every post it delivers to plugins: the fields `EventPost`
+ * promises, the author expanded, and the replied-to post's author (to tell a reply to the
+ * bot's own post from a mention).
+ */
+export const EVENT_POST_QUERY = {
+  "post.fields": [
+    "created_at",
+    "author_id",
+    "conversation_id",
+    "in_reply_to_user_id",
+    "referenced_posts",
+    "entities",
+    "lang",
+    "public_metrics",
+  ],
+  "user.fields": ["created_at", "description", "name", "username", "protected", "verified", "public_metrics"],
+  expansions: ["author_id", "referenced_posts.id", "referenced_posts.id.author_id"],
+} satisfies PostFieldsQuery;
+
+/** The user fields of `follow` events. */
+export const EVENT_USER_FIELDS = EVENT_POST_QUERY["user.fields"];
+
+/** A post with the fields of {@link EVENT_POST_QUERY}, or undefined when the service left one out. */
+export function asEventPost(post: Post): EventPost | undefined {
+  if (!post.author_id || !post.created_at || !post.conversation_id) return undefined;
+  return post as EventPost;
+}
+
+/** The expanded author of a post, from the response's `includes`. */
+export function authorOf(post: Post, includes: Includes | undefined): User | undefined {
+  return includes?.users?.find((u) => u.id === post.author_id);
+}
+
+/**
+ * Turns the posts of a mentions timeline into events: a reply to one of the bot's own posts
+ * is a `reply`, anything else a `mention`; the bot's own posts are not events.
+ */
+export function mentionEvents(posts: readonly Post[], includes: Includes | undefined, botUserId: string): BotEvent[] {
+  const events: BotEvent[] = [];
+  for (const raw of posts) {
+    const post = asEventPost(raw);
+    if (!post || post.author_id === botUserId) continue;
+    const author = authorOf(post, includes) ?? { id: post.author_id, name: "", username: "" };
+    const repliedTo = post.referenced_posts?.find((r) => r.type === "replied_to")?.id;
+    const parent = repliedTo ? includes?.posts?.find((p) => p.id === repliedTo) : undefined;
+    if (repliedTo && parent?.author_id === botUserId) {
+      events.push({ kind: "reply", id: `reply:${post.id}`, post, author, inReplyTo: repliedTo });
+    } else {
+      events.push({ kind: "mention", id: `mention:${post.id}`, post, author });
+    }
+  }
+  return events;
+}

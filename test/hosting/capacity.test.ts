@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { capacityLines, humanInterval } from "../../src/hosting/capacity.ts";
+
+const load = { appId: "app1", mentionsPolled: 0, mentionsStreamed: 0, followers: 0, streamBots: 0, streamRules: 0 };
+
+describe("capacity lines", () => {
+  it("say how often each of many bots is polled, and what the stream would change", () => {
+    expect(capacityLines({ ...load, plan: "basic", mentionsPolled: 1000 })).toEqual([
+      "1,000 bots poll mentions on basic (app app1): each is polled every 16 h 40 min; pro delivers them through the stream",
+    ]);
+    const pro = capacityLines({
+      ...load,
+      plan: "pro",
+      mentionsStreamed: 10_000,
+      followers: 2,
+      streamBots: 3,
+      streamRules: 4,
+      ruleCap: 1000,
+    });
+    expect(pro).toEqual([
+      "10,000 bots get mentions through the stream of app app1 (pro) as they happen; the catch-up poll of each at start and after a reconnect takes up to 5 h 33 min for all",
+      "2 bots poll followers on pro (app app1): each is polled every 60 s",
+      "3 bots share the stream of app app1 for their own 4 rules of the 1000 the plan allows",
+    ]);
+    expect(capacityLines({ ...load, plan: "pro", mentionsPolled: 1 })[0]).toMatch(
+      /^1 bot polls mentions on pro .*every 3 s; mentions: \{via: stream\}/,
+    );
+    expect(capacityLines({ ...load, plan: "pro" })).toEqual([]);
+    expect([humanInterval(3_000), humanInterval(600_000), humanInterval(7_200_000)]).toEqual(["3 s", "10 min", "2 h"]);
+  });
+});

@@ -1,0 +1,145 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FencedError, type Lease } from "../../src/fencing.ts";
+import { Leases } from "../../src/redis/leases.ts";
+import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import { openRedisStore, readRedisState, type Fencing } from "../../src/redis/store.ts";
+import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+
+let server: RedisServer;
+const clients: Redis[] = [];
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.disconnect();
+  const admin = await connectRedis(server.url);
+  await admin.flushdb();
+  admin.disconnect();
+});
+afterAll(() => server?.close());
+
+const connect = async () => {
+  const c = await connectRedis(server.url);
+  clients.push(c);
+  return c;
+};
+
+/** Fencing by a fixed table of leases, as the bot claims would give. */
+function fencingOf(leases: Leases, held: Map<string, Lease>, refused: string[]): Fencing {
+  return { leases, current: async (bot) => held.get(bot), refused: (bot) => void refused.push(bot) };
+}
+
+describe("the state in Redis", () => {
+  it("keeps values across opens, in insertion order, with deletes and retention", async () => {
+    const a = await openRedisStore({ redis: await connect(), closeConnection: false });
+    a.set("ledger", "greeter:1", { state: "done" });
+    a.set("ledger", "echo:1", { state: "queued" });
+    a.set("ledger", "greeter:2", { state: "done" });
+    a.set("auth:accounts", "main", { token: "t0ken" });
+    a.set("kv:greeter", "count", 3);
+    await a.flush();
+    a.delete("kv:greeter", "count");
+    a.set("ledger", "greeter:1", { state: "failed" }); // an update keeps its place
+    await a.flush();
+    const b = await openRedisStore({ redis: await connect(), closeConnection: false });
+    expect(b.entries("ledger")).toEqual([
+      ["greeter:1", { state: "failed" }],
+      ["echo:1", { state: "queued" }],
+      ["greeter:2", { state: "done" }],
+    ]);
+    expect(b.get("kv:greeter", "count")).toBeUndefined();
+    expect(b.get("auth:accounts", "main")).toEqual({ token: "t0ken" });
+    b.retain!("ledger", { maxEntries: 2 });
+    await b.flush();
+    const c = await readRedisState(server.url);
+    expect(c.entries("ledger").map(([k]) => k)).toEqual(["echo:1", "greeter:2"]);
+    await c.close();
+    // One hash per file of the file store's table; the token only in the credentials one.
+    const redis = await connect();
+    expect((await redis.keys("postbot:state:*")).sort()).toEqual([
+      "postbot:state:bots/echo",
+      "postbot:state:bots/greeter",
+      "postbot:state:credentials",
+    ]);
+  });
+
+  it("adopts a value as it is (no copy, as the ledger's own entries are stored) and writes it like a set one", async () => {
+    const a = await openRedisStore({ redis: await connect(), closeConnection: false });
+    const entry = { state: "pending", kind: "like" };
+    a.adopt!("ledger", "greeter:1", entry);
+    expect(a.get("ledger", "greeter:1")).toBe(entry);
+    await a.flush();
+    const b = await openRedisStore({ redis: await connect(), closeConnection: false });
+    expect(b.entries("ledger")).toEqual([["greeter:1", { state: "pending", kind: "like" }]]);
+  });
+
+  it("with fencing: a bot's values are read when held, written only under its lease, and refused once another holds it", async () => {
+    const redis = await connect();
+    const leases = new Leases(redis);
+    const held = new Map<string, Lease>();
+    const refused: string[] = [];
+    const seed = await openRedisStore({ redis, closeConnection: false });
+    seed.set("cursors", "greeter:mentions", { since_id: "5" });
+    seed.set("auth:accounts", "main", { token: "x" });
+    await seed.flush();
+
+    const store = await openRedisStore({ redis, closeConnection: false, fencing: fencingOf(leases, held, refused) });
+    expect(store.get("auth:accounts", "main")).toEqual({ token: "x" });
+    expect(store.get("cursors", "greeter:mentions")).toBeUndefined(); // not held: not read
+    held.set("greeter", (await leases.claim("bot:greeter", "P1", 60_000))!);
+    await store.hold("greeter");
+    expect(store.get("cursors", "greeter:mentions")).toEqual({ since_id: "5" });
+
+    store.set("cursors", "greeter:mentions", { since_id: "6" });
+    store.set("cursors", "echo:mentions", { since_id: "99" }); // echo is not held here: dropped
+    await store.flushFor("cursors", "greeter:mentions");
+    expect(await redis.hkeys("postbot:state:bots/echo")).toEqual([]);
+
+    // Another process takes greeter over (this one's lease expired meanwhile).
+    await leases.release(held.get("greeter")!);
+    const other = (await leases.claim("bot:greeter", "P2", 60_000))!;
+    store.set("ledger", "greeter:reply-1", { state: "pending" });
+    store.set("auth:accounts", "second", { token: "y" });
+    await expect(store.flushFor("ledger", "greeter:reply-1")).rejects.toBeInstanceOf(FencedError);
+    expect(refused).toEqual(["greeter"]);
+    const after = await readRedisState(server.url);
+    expect(after.get("ledger", "greeter:reply-1")).toBeUndefined();
+    expect(after.get("cursors", "greeter:mentions")).toEqual({ since_id: "6" });
+    expect(after.get("auth:accounts", "second")).toEqual({ token: "y" }); // other values went on
+    await after.close();
+    expect(other.token).toBeGreaterThan(held.get("greeter")!.token);
+
+    // Dropped and held again (with a new lease): read fresh, written again.
+    store.drop("greeter");
+    expect(store.get("ledger", "greeter:reply-1")).toBeUndefined();
+    await leases.release(other);
+    held.set("greeter", (await leases.claim("bot:greeter", "P1", 60_000))!);
+    await store.hold("greeter");
+    store.set("kv:greeter", "n", 1);
+    await store.flushFor("kv:greeter", "n");
+    expect(await redis.hkeys("postbot:state:bots/greeter")).toContain("kv:greeter\u0000n");
+  });
+
+  it("a flush while Redis is down waits and completes when it is back", async () => {
+    const store = await openRedisStore({ redis: await connect(), closeConnection: false });
+    await server.stop();
+    store.set("kv:greeter", "during", "outage");
+    let done = false;
+    const flushed = store.flush().then(() => (done = true));
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false);
+    await server.restart();
+    await flushed;
+    const check = await readRedisState(server.url);
+    expect(check.get("kv:greeter", "during")).toBe("outage");
+    await check.close();
+  });
+
+  it("refuses a value it cannot read, naming the key and how to remove it", async () => {
+    const redis = await connect();
+    await redis.hset("postbot:state:shared", "junk", "not json");
+    await expect(openRedisStore({ redis, closeConnection: false })).rejects.toThrow(
+      /Redis key postbot:state:shared field "junk" is not a postbot value; remove it \(redis-cli HDEL postbot:state:shared <field>\)/,
+    );
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * The stream handoff on a real redis-server: the hub's process hands each bot's posts to
+ * the process that runs the bot, which acknowledges them once handled; a process killed
+ * between delivery and acknowledgement loses nothing, and nothing acknowledged comes back.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createClock, type AdjustableClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import type { BotEvent } from "../../src/triggers/events.ts";
+import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import {
+  HANDOFF_GROUP,
+  HandoffReader,
+  HandoffWriter,
+  handoffKeys,
+  type HandoffControl,
+  type HandoffEntry,
+} from "../../src/redis/stream-handoff.ts";
+import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+
+let server: RedisServer;
+let clock: AdjustableClock;
+const connections: Redis[] = [];
+const readers: HandoffReader[] = [];
+let app = 0;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  for (const r of readers) await r.close();
+  for (const c of connections) c.disconnect();
+  await server?.close();
+});
+beforeEach(() => {
+  clock = createClock({ frozen: true, start: Date.parse("2026-01-05T12:00:00Z") });
+  app++;
+});
+
+/** A connection of its own, as each process has. */
+async function connection(): Promise<Redis> {
+  const c = await connectRedis(server.url);
+  connections.push(c);
+  return c;
+}
+
+const mention = (n: number): BotEvent => ({
+  kind: "mention",
+  id: `mention:${n}`,
+  post: {
+    id: String(n),
+    text: `@bot hello ${n}`,
+    author_id: "9",
+    created_at: "2026-01-05T12:00:00.000Z",
+    conversation_id: String(n),
+    edit_history_post_ids: [String(n)],
+  } as never,
+  author: { id: "9", name: "Crowd", username: "crowd" },
+});
+
+/** One process's reader: what it was handed, and a handler the test controls. */
+async function process_(
+  consumer: string,
+  handle: (bot: string, entry: HandoffEntry) => Promise<void>,
+  onControl?: (what: HandoffControl) => void,
+) {
+  const reader = new HandoffReader({
+    redis: await connection(),
+    appId: `app${app}`,
+    consumer,
+    clock,
+    log: silentLogger,
+    handle,
+    ...(onControl ? { onControl } : {}),
+  });
+  readers.push(reader);
+  return reader;
+}
+
+/** Waits (bounded by real time: a hang guard, not a speed check) until `done()` holds. */
+async function until(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const idsOf = (entries: Array<{ entry: HandoffEntry }>) => entries.flatMap((e) => e.entry.events.map((ev) => ev.id));
+
+describe("stream handoff", () => {
+  it("hands each bot's posts to the process that runs the bot, and acknowledges them once handled", async () => {
+    const seen: Record<string, Array<{ bot: string; entry: HandoffEntry }>> = { a: [], b: [] };
+    const a = await process_("proc-a", async (bot, entry) => void seen.a!.push({ bot, entry }));
+    const b = await process_("proc-b", async (bot, entry) => void seen.b!.push({ bot, entry }));
+    a.start();
+    b.start();
+    await a.own(["greeter"]);
+    await b.own(["liker"]);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    for (let i = 1; i <= 20; i++)
+      await writer.send(i % 2 ? "greeter" : "liker", { kind: "mentions", events: [mention(i)] });
+    await until(() => a.handled + b.handled === 20, "20 entries acknowledged");
+    expect(seen.a!.every((s) => s.bot === "greeter")).toBe(true);
+    expect(seen.b!.every((s) => s.bot === "liker")).toBe(true);
+    expect(idsOf(seen.a!).sort()).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19].map((n) => `mention:${n}`).sort());
+    expect(idsOf(seen.b!)).toHaveLength(10);
+    const redis = await connection();
+    const keys = handoffKeys(`app${app}`);
+    // Acknowledged entries are gone: nothing pending, nothing left in the streams.
+    expect(await redis.xlen(keys.bot("greeter"))).toBe(0);
+    expect(await redis.xlen(keys.bot("liker"))).toBe(0);
+  });
+
+  it("a process killed between delivery and acknowledgement loses nothing: the next owner takes over what it had not finished", async () => {
+    const handledByA: string[] = [];
+    // Process A handles the first 5 posts; then it is stuck (it will be killed) holding the rest.
+    const a = await process_("proc-a", (_bot, entry) => {
+      if (handledByA.length < 5) {
+        handledByA.push(...entry.events.map((e) => e.id));
+        return Promise.resolve();
+      }
+      handledByA.push(...entry.events.map((e) => `stuck ${e.id}`));
+      return new Promise<void>(() => {});
+    });
+    a.start();
+    await a.own(["greeter"]);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    for (let i = 1; i <= 20; i++) await writer.send("greeter", { kind: "mentions", events: [mention(i)] });
+    await until(() => handledByA.length === 20 && a.handled === 5, "A was handed all 20 and finished 5");
+    // kill -9: A's connections go, nothing of it acknowledges anything any more.
+    await a.close();
+    const redis = await connection();
+    const pending = (await redis.xpending(handoffKeys(`app${app}`).bot("greeter"), HANDOFF_GROUP)) as [number];
+    expect(pending[0]).toBe(15);
+
+    const byB: string[] = [];
+    const b = await process_("proc-b", async (_bot, entry) => void byB.push(...entry.events.map((e) => e.id)));
+    b.start();
+    await b.own(["greeter"]); // B won greeter's lease
+    await until(() => b.handled === 15, "B finished the 15 A left");
+    expect(byB.sort()).toEqual(Array.from({ length: 15 }, (_, i) => `mention:${i + 6}`).sort());
+    // What A had acknowledged never comes back; posts after the takeover go to B.
+    await writer.send("greeter", { kind: "mentions", events: [mention(21)] });
+    await until(() => b.handled === 16, "B handles a new post");
+    expect(byB.filter((id) => id === "mention:1")).toHaveLength(0);
+    expect(byB.filter((id) => id === "mention:21")).toHaveLength(1);
+    expect(((await redis.xpending(handoffKeys(`app${app}`).bot("greeter"), HANDOFF_GROUP)) as [number])[0]).toBe(0);
+  });
+
+  it("a bot stopped here while its post was being handled, then run here again, is handed that post again", async () => {
+    const handed: string[] = [];
+    // The first handling never ends: the bot was stopped under it (its lease went to another process).
+    const a = await process_("proc-a", (_bot, entry) => {
+      handed.push(...entry.events.map((e) => e.id));
+      return handed.length === 1 ? new Promise<void>(() => {}) : Promise.resolve();
+    });
+    a.start();
+    await a.own(["greeter"]);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await writer.send("greeter", { kind: "mentions", events: [mention(1)] });
+    await until(() => handed.length === 1, "handed once");
+    a.disown(["greeter"]);
+    expect(a.busy()).toBe(false); // the cut-off handling is not waited for
+    // The bot's lease comes back to this process: what it had not finished is handed to it again.
+    await a.own(["greeter"]);
+    await until(() => a.handled === 1, "handled and acknowledged after the bot came back");
+    expect(handed).toEqual(["mention:1", "mention:1"]);
+    expect(await (await connection()).xlen(handoffKeys(`app${app}`).bot("greeter"))).toBe(0);
+  });
+
+  it("two bots' posts handed over in the same millisecond (the same entry id in their two streams) are both handled at once", async () => {
+    // Ids are per stream: the hub writing to two bots' streams within a millisecond gives both
+    // entries one id. The first being handled must not hold the second back (until a sweep).
+    let release = () => {};
+    const handed: Array<[string, string]> = [];
+    const a = await process_("proc-a", (bot, entry) => {
+      handed.push([bot, entry.events[0]!.id]);
+      return bot === "greeter" ? new Promise<void>((r) => (release = r)) : Promise.resolve();
+    });
+    a.start();
+    await a.own(["greeter", "liker"]);
+    const redis = await connection();
+    const keys = handoffKeys(`app${app}`);
+    // As HandoffWriter.send writes them, with the ids Redis gives two entries of one millisecond.
+    for (const [bot, n] of [
+      ["greeter", 1],
+      ["liker", 2],
+    ] as const) {
+      await redis
+        .multi()
+        .xadd(keys.bot(bot), "1795631477495-0", "e", JSON.stringify({ kind: "mentions", events: [mention(n)] }))
+        .xadd(keys.bell, "*", "bot", bot)
+        .exec();
+    }
+    // The clock (and so the sweep) stands still: only the bells read them.
+    await until(() => a.handled === 1, "liker's post handled while greeter's is still being handled");
+    expect(handed).toEqual([
+      ["greeter", "mention:1"],
+      ["liker", "mention:2"],
+    ]);
+    release();
+    await until(() => a.handled === 2, "greeter's handled too");
+  });
+
+  it("posts written while nobody listened to the bell are read by the sweep; a failed handling is handed out again", async () => {
+    let fail = true;
+    const got: string[] = [];
+    const a = await process_("proc-a", async (_bot, entry) => {
+      if (fail) {
+        fail = false;
+        throw new Error("handler crashed");
+      }
+      got.push(...entry.events.map((e) => e.id));
+    });
+    await a.own(["greeter"]); // not started: no bell, no timer
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await writer.send("greeter", { kind: "post", events: [mention(1)] });
+    await writer.send("greeter", { kind: "post", events: [mention(2)] });
+    await a.sweep();
+    await until(() => !a.busy(), "the sweep's entries handled");
+    expect(got).toEqual(["mention:2"]); // the first failed, stays unacknowledged
+    await a.sweep();
+    await until(() => got.length === 2 && !a.busy(), "the failed one handed out again");
+    expect(got).toEqual(["mention:2", "mention:1"]);
+    expect(a.handled).toBe(2);
+  });
+
+  it("the hub's word about the connection reaches every process", async () => {
+    const heard: Array<[string, HandoffControl]> = [];
+    const a = await process_(
+      "proc-a",
+      async () => {},
+      (w) => heard.push(["a", w]),
+    );
+    const b = await process_(
+      "proc-b",
+      async () => {},
+      (w) => heard.push(["b", w]),
+    );
+    a.start();
+    b.start();
+    await a.own([]);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    // The readers start listening from the newest bell; give them that first answer.
+    await until(async () => {
+      await writer.control("connected");
+      return heard.length >= 2 && heard.some(([p]) => p === "a") && heard.some(([p]) => p === "b");
+    }, "both processes heard the hub");
+    await writer.control("interrupted");
+    const interrupted = () => heard.filter(([, w]) => w === "interrupted").map(([p]) => p);
+    await until(() => interrupted().length === 2, "both heard the interruption");
+    expect(interrupted().sort()).toEqual(["a", "b"]);
+  });
+});
