@@ -5,9 +5,22 @@
  */
 export * from "./action.ts";
 export { ACTION_KINDS, READ_PRIORITY, isActionKind, type KindFacts } from "./kinds.ts";
-export { Ledger, summarize, type LedgerEntry, type LedgerOptions, type LedgerState } from "./ledger.ts";
-export { ActionQueue, QueueError, type SlotRequest, type WaitingInfo } from "./queue.ts";
-export { backoffMs, classifyFailure, DEFAULT_RETRY, isRevoked, type Failure, type RetryPolicy } from "./retry.ts";
+export {
+  Ledger,
+  summarize,
+  type LedgerEntry,
+  type LedgerOptions,
+  type LedgerState,
+} from "./mechanics/idempotency-ledger.ts";
+export { ActionQueue, QueueError, type SlotRequest, type WaitingInfo } from "./mechanics/budget-queue.ts";
+export {
+  backoffMs,
+  classifyFailure,
+  DEFAULT_RETRY,
+  isRevoked,
+  type Failure,
+  type RetryPolicy,
+} from "./mechanics/retry-policy.ts";
 export { dryRunExecutor } from "./dry-run.ts";
 export type { ActionEvent, ActionObserver } from "./observe.ts";
 export {

@@ -37,14 +37,14 @@ import {
 } from "./action.ts";
 import { dryRunExecutor } from "./dry-run.ts";
 import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
-import { Ledger, type LedgerOptions } from "./ledger.ts";
+import { Ledger, type LedgerOptions } from "./mechanics/idempotency-ledger.ts";
 import { safeObserver, type ActionObserver } from "./observe.ts";
 import { actionPipeline, readPipeline, type PipelineParts } from "./pipeline.ts";
-import { ActionQueue, type WaitingInfo } from "./queue.ts";
+import { ActionQueue, type WaitingInfo } from "./mechanics/budget-queue.ts";
 import { reportOutcome } from "./report.ts";
 import { isHidden } from "./steps/hidden.ts";
-import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts";
-import { checkWithService } from "./verify.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "./mechanics/retry-policy.ts";
+import { checkWithService } from "./mechanics/service-check.ts";
 
 /** What the process-wide action system is built on. */
 export interface ActionSystemOptions {

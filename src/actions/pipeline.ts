@@ -23,10 +23,10 @@ import type { AccountBudget } from "../limits/budget.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { Executor, Perform, Step } from "./action.ts";
-import type { Ledger } from "./ledger.ts";
+import type { Ledger } from "./mechanics/idempotency-ledger.ts";
 import type { ActionObserver } from "./observe.ts";
-import type { ActionQueue } from "./queue.ts";
-import type { RetryPolicy } from "./retry.ts";
+import type { ActionQueue } from "./mechanics/budget-queue.ts";
+import type { RetryPolicy } from "./mechanics/retry-policy.ts";
 import { budgetGate } from "./steps/budget-gate.ts";
 import { duplicateGuard } from "./steps/duplicate.ts";
 import { executorStep } from "./steps/executor.ts";
@@ -35,7 +35,7 @@ import { ledgerStep } from "./steps/ledger.ts";
 import { replySafety, type ReplySafetyOptions } from "./steps/reply-safety.ts";
 import { retryStep } from "./steps/retry.ts";
 import { queueStep } from "./steps/queue.ts";
-import type { CheckWithService } from "./verify.ts";
+import type { CheckWithService } from "./mechanics/service-check.ts";
 
 /** What one bot's pipelines are built from. */
 export interface PipelineParts {

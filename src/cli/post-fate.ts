@@ -5,7 +5,7 @@
  * reply cooldown, or handled with no answer) instead of guessing at the user's mistake.
  */
 import { actionKey } from "../actions/action.ts";
-import type { LedgerEntry } from "../actions/ledger.ts";
+import type { LedgerEntry } from "../actions/index.ts";
 import { cooldownMark } from "../actions/steps/reply-safety.ts";
 import type { BotStatus } from "../runtime/types.ts";
 import { Inbox } from "../runtime/inbox.ts";

@@ -7,7 +7,7 @@
  */
 import { createActionSystem, type BudgetStatus } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
-import type { LedgerEntry, LedgerState } from "../actions/ledger.ts";
+import type { LedgerEntry, LedgerState } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";

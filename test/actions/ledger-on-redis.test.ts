@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createActionSystem } from "../../src/actions/layer.ts";
-import type { LedgerEntry } from "../../src/actions/ledger.ts";
+import type { LedgerEntry } from "../../src/actions/index.ts";
 import { createClock } from "../../src/clock.ts";
 import { RedisWindows } from "../../src/redis/shared-windows.ts";
 import type { Lease } from "../../src/fencing.ts";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createActionSystem } from "../../src/actions/layer.ts";
-import { ActionQueue } from "../../src/actions/queue.ts";
+import { ActionQueue } from "../../src/actions/index.ts";
 import { createClient } from "../../src/api/client.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { BudgetBook, type AccountBudget, type Slot } from "../../src/limits/budget.ts";

@@ -9,8 +9,8 @@
  */
 import type { Clock } from "../../clock.ts";
 import type { Outcome, Step } from "../action.ts";
-import type { Ledger } from "../ledger.ts";
-import type { CheckWithService } from "../verify.ts";
+import type { Ledger } from "../mechanics/idempotency-ledger.ts";
+import type { CheckWithService } from "../mechanics/service-check.ts";
 
 export interface LedgerStepOptions {
   ledger: Ledger;

@@ -11,8 +11,8 @@ import type { Clock } from "../../clock.ts";
 import { RateLimitError, UsageCappedError } from "../../api/errors.ts";
 import type { Outcome, Step } from "../action.ts";
 import type { ActionObserver } from "../observe.ts";
-import { ActionQueue, QueueError } from "../queue.ts";
-import { describeError, headersOf } from "../retry.ts";
+import { ActionQueue, QueueError } from "../mechanics/budget-queue.ts";
+import { describeError, headersOf } from "../mechanics/retry-policy.ts";
 
 /** Not sent: the ledger's mark could not be written first. No `error`: the retry step leaves a failure decided before sending alone. */
 const notMarked = (error: unknown): Outcome => ({

@@ -10,8 +10,8 @@
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { Step } from "../action.ts";
-import { backoffMs, classifyFailure, describeError, type RetryPolicy } from "../retry.ts";
-import type { CheckWithService } from "../verify.ts";
+import { backoffMs, classifyFailure, describeError, type RetryPolicy } from "../mechanics/retry-policy.ts";
+import type { CheckWithService } from "../mechanics/service-check.ts";
 
 export interface RetryStepOptions {
   policy: RetryPolicy;

@@ -1,14 +1,14 @@
 /**
- * The queue's waiting requests (src/actions/queue.ts): served the moment room comes, whether
+ * The queue's waiting requests (src/actions/mechanics/budget-queue.ts): served the moment room comes, whether
  * it comes with time or because a slot was given back, and not asked again about their
  * budgets on every new request while neither has happened (10,000 bots' polls wait at once).
  */
 import { describe, expect, it } from "vitest";
-import { ActionQueue } from "../../src/actions/queue.ts";
-import { createClock } from "../../src/clock.ts";
-import { BudgetBook, type AccountBudget, type Slot } from "../../src/limits/budget.ts";
-import { createMemoryStore } from "../../src/store/store.ts";
-import { captureLogs } from "../helpers/log.ts";
+import { ActionQueue } from "../../../src/actions/mechanics/budget-queue.ts";
+import { createClock } from "../../../src/clock.ts";
+import { BudgetBook, type AccountBudget, type Slot } from "../../../src/limits/budget.ts";
+import { createMemoryStore } from "../../../src/store/store.ts";
+import { captureLogs } from "../../helpers/log.ts";
 
 const START = Date.parse("2026-01-05T12:00:00Z");
 const MENTIONS = "GET /2/users/:id/mentions" as const; // basic: 10 per 15 min a user, 15 per 15 min the app

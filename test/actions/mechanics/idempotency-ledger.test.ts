@@ -3,10 +3,10 @@
  * send, whatever the caller does with the objects it passed afterwards.
  */
 import { describe, expect, it } from "vitest";
-import type { Action } from "../../src/actions/action.ts";
-import { Ledger } from "../../src/actions/ledger.ts";
-import { createClock } from "../../src/clock.ts";
-import { createMemoryStore } from "../../src/store/store.ts";
+import type { Action } from "../../../src/actions/action.ts";
+import { Ledger } from "../../../src/actions/mechanics/idempotency-ledger.ts";
+import { createClock } from "../../../src/clock.ts";
+import { createMemoryStore } from "../../../src/store/store.ts";
 
 describe("the ledger's queued actions", () => {
   it("are its own copies: the caller changing the action, its path, body or context afterwards changes nothing recorded", () => {

@@ -1,8 +1,9 @@
 /**
- * The queue: where an action waits for budget. It hands out a slot (a request counted in
- * every window) as soon as every window of the action's endpoint has room, highest priority
- * first, so a flood of work is sent exactly as fast as the plan allows: never a request the
- * plan forbids, never a slot left unused while work waits.
+ * The budget queue, the mechanism behind the queue step (../steps/queue.ts): where an action
+ * waits for budget. It hands out a slot (a request counted in every window) as soon as every
+ * window of the action's endpoint has room, highest priority first, so a flood of work is
+ * sent exactly as fast as the plan allows: never a request the plan forbids, never a slot
+ * left unused while work waits.
  *
  * There are no polling loops: the queue asks each budget when its next slot frees
  * (`readyAt`, from the windows' `nextFreeAt`) and sleeps on the injected clock until the
@@ -19,11 +20,11 @@
  * sleeps until then; while Redis is away the claim waits with it (the log says so once), and
  * nothing is sent without a slot.
  */
-import type { EndpointKey } from "../api/endpoints.ts";
-import type { Clock } from "../clock.ts";
-import { MarkRefused, type AccountBudget, type Readiness, type Slot, type StageMark } from "../limits/budget.ts";
-import { silentLogger, type Logger } from "../log.ts";
-import type { ActionObserver } from "./observe.ts";
+import type { EndpointKey } from "../../api/endpoints.ts";
+import type { Clock } from "../../clock.ts";
+import { MarkRefused, type AccountBudget, type Readiness, type Slot, type StageMark } from "../../limits/budget.ts";
+import { silentLogger, type Logger } from "../../log.ts";
+import type { ActionObserver } from "../observe.ts";
 
 /** A wait that can never end or ended without a slot; `kind` says which. */
 export class QueueError extends Error {

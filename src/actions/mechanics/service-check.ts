@@ -1,15 +1,16 @@
 /**
- * Checking with the service whether an action that may have been sent arrived. The ledger
- * step asks after a restart (an action left `pending`), the retry step after a failure that
- * may have reached the service; both ask here. The check is a read, made through the read
- * pipeline (budgeted like any other request), by the kind's {@link Verifier}. Without one,
- * a kind whose repetition is harmless on the service (a like leaves a liked post liked) is
- * simply sent again; any other is never sent again, since nothing can tell.
+ * The service check, a mechanism behind the ledger and retry steps: asking the service
+ * whether an action that may have been sent arrived. The ledger step asks after a restart
+ * (an action left `pending`), the retry step after a failure that may have reached the
+ * service; both ask here. The check is a read, made through the read pipeline (budgeted like
+ * any other request), by the kind's {@link Verifier}. Without one, a kind whose repetition is
+ * harmless on the service (a like leaves a liked post liked) is simply sent again; any other
+ * is never sent again, since nothing can tell.
  */
-import type { Logger } from "../log.ts";
-import type { Action, ActionKind, Verification, Verifier } from "./action.ts";
-import { ACTION_KINDS, isActionKind } from "./kinds.ts";
-import { describeError } from "./retry.ts";
+import type { Logger } from "../../log.ts";
+import type { Action, ActionKind, Verification, Verifier } from "../action.ts";
+import { ACTION_KINDS, isActionKind } from "../kinds.ts";
+import { describeError } from "./retry-policy.ts";
 
 /** Whether an action reached the service: found (`done`), not found, or `unknown` (not sent again). */
 export type CheckWithService = (action: Action, signal: AbortSignal) => Promise<Verification | { unknown: string }>;

@@ -1,5 +1,7 @@
 /**
- * The idempotency ledger: what became of every action, by its key, in the state store.
+ * The idempotency ledger, the mechanism behind the ledger step (../steps/ledger.ts): what
+ * became of every action, by its key, in the state store. How the steps use it to send a key
+ * at most once is argued in ../pipeline.ts ("job channels").
  *
  * An action's life: `queued` (asked for, waiting for budget) → `pending` (written and flushed
  * to disk right before its request leaves) → `done` (the service accepted it). A crash can
@@ -12,10 +14,10 @@
  * `unknown` (it may have been sent and no verifier could tell; never sent again: at most once
  * wins over at least once for replies) and `dropped` (waited past its time-to-live).
  */
-import type { Clock } from "../clock.ts";
-import type { StagedWrite } from "../store/staged-write.ts";
-import type { Store } from "../store/store.ts";
-import type { Action, SlotRecord } from "./action.ts";
+import type { Clock } from "../../clock.ts";
+import type { StagedWrite } from "../../store/staged-write.ts";
+import type { Store } from "../../store/store.ts";
+import type { Action, SlotRecord } from "../action.ts";
 
 /** Where an action is in its life (see the module comment for the transitions). */
 export type LedgerState = "queued" | "pending" | "done" | "failed" | "unknown" | "dropped";

@@ -1,6 +1,7 @@
 /**
- * What to do when sending an action fails: the error classes of the client sorted into what
- * the layer does next, and the back-off between attempts.
+ * The retry policy, the mechanism behind the retry step (../steps/retry.ts): what to do when
+ * sending an action fails: the error classes of the client sorted into what the layer does
+ * next, and the back-off between attempts.
  *
  * Spec part 7 rule 1: on a 429, pause until `x-rate-limit-reset`, or back off exponentially
  * from a few seconds, doubling, up to a few minutes. postbot does both: the next attempt
@@ -15,8 +16,8 @@ import {
   RateLimitError,
   ResponseError,
   UsageCappedError,
-} from "../api/errors.ts";
-import type { HeaderBag } from "./action.ts";
+} from "../../api/errors.ts";
+import type { HeaderBag } from "../action.ts";
 
 /** How hard to try: spec part 7 rule 1's "a few seconds, doubling, up to a few minutes". */
 export interface RetryPolicy {
