@@ -5,7 +5,6 @@
  */
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { HeaderBag } from "../api/rate-limit-headers.ts";
-import type { StagedWrite } from "../store/staged-write.ts";
 
 /** The actions a plugin can take (`ctx.reply`, `ctx.like`...). */
 export type ActionKind = "reply" | "like" | "repost" | "follow" | "dm" | "hide" | "post";
@@ -101,41 +100,3 @@ export interface SlotRecord {
   readonly at: number;
   readonly keys: readonly string[];
 }
-
-/** One action (or budgeted read) on its way through the pipeline. */
-export interface Job {
-  readonly action: Action;
-  readonly signal: AbortSignal;
-  /**
-   * Runs once, right before the first request leaves, with the slot it was counted in: the
-   * ledger's durable "pending" mark. When it fails, nothing is sent.
-   */
-  beforeSend?: (slot: SlotRecord) => Promise<void>;
-  /**
-   * The same mark, prepared for the budget's shared take to write with the slot (one round
-   * trip, both or neither; see `AccountBudget.claim`): `undefined` when the store cannot, and
-   * then {@link beforeSend} runs. Goes and comes with {@link beforeSend}.
-   */
-  stageBeforeSend?: (slot: SlotRecord) => Promise<StagedWrite | undefined>;
-  /** Not before this time (ms): a retry's back-off, set by the retry step for the queue. */
-  notBefore?: number;
-  /** How to send a read's request (actions are sent by the bot's executor). */
-  send?: (signal: AbortSignal) => Promise<Executed>;
-  /** Posts a read delivered, counted against the monthly read cap (capped endpoints only). */
-  postsDelivered?: (result: unknown) => number;
-}
-
-/**
- * What the pipeline's steps pass back up: an {@link Outcome}, and for a request that got an
- * answer, the answer's headers, which the queue step turns into budget corrections.
- */
-export type StepOutcome = Outcome & { headers?: HeaderBag };
-
-/** The rest of the pipeline, as a step sees it. */
-export type Perform = (job: Job) => Promise<StepOutcome>;
-
-/**
- * One step of the pipeline, wrapped around the rest of it: it may look at the job, refuse
- * it, change it, or act on the outcome (grammY's API transformers have the same shape).
- */
-export type Step = (next: Perform) => Perform;

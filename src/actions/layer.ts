@@ -31,7 +31,6 @@ import {
   type ActionKind,
   type Executed,
   type Executor,
-  type Job,
   type Outcome,
   type Verifier,
 } from "./action.ts";
@@ -39,7 +38,8 @@ import { dryRunExecutor } from "./dry-run.ts";
 import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
 import { Ledger, type LedgerOptions } from "./mechanics/idempotency-ledger.ts";
 import { safeObserver, type ActionObserver } from "./observe.ts";
-import { actionPipeline, readPipeline, type PipelineParts } from "./pipeline.ts";
+import { botPipelines, type PipelineParts } from "./bot-pipelines.ts";
+import type { Job } from "./pipeline.ts";
 import { ActionQueue, type WaitingInfo } from "./mechanics/budget-queue.ts";
 import { reportOutcome } from "./report.ts";
 import { isHidden } from "./steps/hidden.ts";
@@ -351,7 +351,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
   // The pipelines (a dozen closures and their tables each) are made at a bot's first action
   // or read: most of 10,000 bots act rarely, and making them all at start was garbage to
   // collect before the first one could act.
-  let made: { reads: ReturnType<typeof readPipeline>; actions: ReturnType<typeof actionPipeline> } | undefined;
+  let made: ReturnType<typeof botPipelines> | undefined;
   const pipelines = () => (made ??= makePipelines());
   async function read<R>(
     endpoint: EndpointKey,
@@ -396,7 +396,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       observe: shared.observe,
       ...(options.onRevoked ? { onRevoked: options.onRevoked } : {}),
     };
-    return { reads: readPipeline(parts), actions: actionPipeline(parts) };
+    return botPipelines(parts);
   }
 
   function run(action: Action, signal: AbortSignal | undefined): Promise<Outcome> {

@@ -1,6 +1,7 @@
 /**
  * The action pipeline: every action a bot takes passes these steps, in this order, each a
- * file of ./steps that states the one thing it guarantees:
+ * file of ./steps that states the one thing it guarantees (and has its own test in
+ * test/actions/steps):
  *
  *     hidden guard ▸ ledger ▸ reply safety ▸ duplicate guard ▸ budget gate ▸ retry ▸ queue ▸ executor
  *
@@ -17,84 +18,160 @@
  * same budget:
  *
  *     budget gate ▸ retry ▸ queue ▸ executor
+ *
+ * The steps are wrapped around each other (a {@link Step} gets the rest of the pipeline as
+ * `next`); the mechanisms some of them drive live in ./mechanics (the budget queue, the
+ * idempotency ledger, the retry policy, the service check). Steps talk to each other only
+ * through the job they pass down and the outcome they pass up: every such channel is listed
+ * in "Job channels" below, and nowhere else. ./bot-pipelines.ts makes a bot's steps from its
+ * parts; this file puts them in order.
+ *
+ * ## At most once, in one place
+ *
+ * An idempotency key is sent at most once, across crashes, because:
+ *
+ * 1. The ledger step lets one job per key through at a time (the same key asked for again
+ *    meanwhile waits for the first's outcome), answers `duplicate` for a key whose entry is
+ *    final (`done`, or `unknown`: it may have been sent), and records the action `queued`.
+ * 2. It hands the job a {@link PendingMark}: the entry's `pending` mark for this key. Only the
+ *    queue step uses it, once it holds the request's slot and before it calls `next` (the
+ *    executor): with a budget shared on Redis, the slot's claim writes the mark in the same
+ *    script (both or neither; the slot comes back `marked`); otherwise the queue step awaits
+ *    {@link PendingMark.write}, which resolves only once the mark is flushed to disk. If the
+ *    mark cannot be written, the slot is given back and nothing is sent
+ *    ({@link unsentFailure}).
+ * 3. So a request never leaves before its key reads `pending` in durable state. A process that
+ *    dies after that leaves the key `pending`; at the next start the ledger step asks the
+ *    service (./mechanics/service-check.ts) before anything is sent again: found, it is done;
+ *    not found, the slot the lost request held is given back and it is sent. A process that
+ *    dies before it leaves the key `queued` (or unwritten): never sent, so sending it is safe.
+ * 4. The retry step hands the mark to the first attempt only: later attempts go out under the
+ *    same `pending` entry. After an ambiguous failure (the request may have arrived) it checks
+ *    with the service before sending again, and one that cannot be checked ends `unknown`,
+ *    final for the ledger step.
+ * 5. The steps between the ledger and the queue (reply safety, duplicate guard, budget gate,
+ *    retry) pass the job on with its channels; none drops or replaces the mark.
  */
-import type { Clock } from "../clock.ts";
-import type { AccountBudget } from "../limits/budget.ts";
-import type { Logger } from "../log.ts";
-import type { Store } from "../store/store.ts";
-import type { Executor, Perform, Step } from "./action.ts";
-import type { Ledger } from "./mechanics/idempotency-ledger.ts";
-import type { ActionObserver } from "./observe.ts";
-import type { ActionQueue } from "./mechanics/budget-queue.ts";
-import type { RetryPolicy } from "./mechanics/retry-policy.ts";
-import { budgetGate } from "./steps/budget-gate.ts";
-import { duplicateGuard } from "./steps/duplicate.ts";
-import { executorStep } from "./steps/executor.ts";
-import { hiddenGuard } from "./steps/hidden.ts";
-import { ledgerStep } from "./steps/ledger.ts";
-import { replySafety, type ReplySafetyOptions } from "./steps/reply-safety.ts";
-import { retryStep } from "./steps/retry.ts";
-import { queueStep } from "./steps/queue.ts";
-import type { CheckWithService } from "./mechanics/service-check.ts";
+import type { StagedWrite } from "../store/staged-write.ts";
+import type { Action, Executed, HeaderBag, Outcome, SlotRecord } from "./action.ts";
 
-/** What one bot's pipelines are built from. */
-export interface PipelineParts {
-  bot: string;
-  store: Store;
-  clock: Clock;
-  log: Logger;
-  budget: AccountBudget;
-  queue: ActionQueue;
-  ledger: Ledger;
-  /** Off only to measure what the ledger costs. */
-  useLedger: boolean;
-  retry: RetryPolicy;
-  executor: Executor;
-  dryRun: boolean;
-  replySafety: Omit<ReplySafetyOptions, "store" | "clock">;
-  check: CheckWithService;
-  observe: ActionObserver;
-  onRevoked?: (error: unknown) => void;
+// ---------------------------------------------------------------------------------------------
+// Job channels: what a step sets on the job (or on the outcome) for another step. Each says
+// who writes it, who reads it, and who clears it.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The ledger's durable `pending` mark of one job's key, made by the ledger step for the queue
+ * step (see "At most once" above). `write` and `stage` are two ways to write the same mark:
+ * which one runs is the budget's choice, never both. Plain functions, handed on detached.
+ */
+export interface PendingMark {
+  /**
+   * Marks the key `pending` with the slot its request is counted in and resolves once that is
+   * durable (flushed). Called by the queue step right before `next`, unless the slot came
+   * back `marked`. When it throws, nothing is sent.
+   */
+  readonly write: (slot: SlotRecord) => Promise<void>;
+  /**
+   * The same mark, prepared for a shared budget's take to write with the slot (one round trip,
+   * both or neither; see `AccountBudget.claim`), or `undefined` when the store cannot (then
+   * {@link write} runs after the slot).
+   */
+  readonly stage: (slot: SlotRecord) => Promise<StagedWrite | undefined>;
 }
 
+/** What steps pass down on a job for a later step. */
+export interface JobChannels {
+  /**
+   * The ledger's mark of the job's key. Written by the ledger step (absent when the ledger is
+   * off or the action has no key); cleared by the retry step for every attempt after the
+   * first; used (staged or written) and cleared by the queue step, so the executor never
+   * sees it.
+   */
+  readonly pendingMark?: PendingMark | undefined;
+  /**
+   * Not before this time (ms on the clock): a retry's back-off or a 429's reset. Written by the
+   * retry step; read by the queue step, which hands out no slot sooner.
+   */
+  readonly notBefore?: number | undefined;
+}
+
+/**
+ * One action (or budgeted read) on its way through the pipeline: what the layer asked for,
+ * and the {@link JobChannels} steps add. The ledger step may also hand on, as `action`, the
+ * copy of it an earlier run recorded (so a resumed action keeps its first time-to-live).
+ */
+export interface Job extends JobChannels {
+  readonly action: Action;
+  readonly signal: AbortSignal;
+  /** How to send a read's request (actions are sent by the bot's executor). Set by the layer. */
+  readonly send?: (signal: AbortSignal) => Promise<Executed>;
+  /** Posts a read delivered, counted against the monthly read cap (capped endpoints only). Set by the layer. */
+  readonly postsDelivered?: (result: unknown) => number;
+}
+
+/**
+ * What steps pass back up: an {@link Outcome}, and channels on it.
+ *
+ * - `headers`: the answer's headers (for a request that got an answer), written by the
+ *   executor step and read by the queue step, which turns them into budget corrections; the
+ *   layer strips them before a plugin sees the outcome.
+ * - a `failed` outcome's `error`: what the executor caught, which the retry step sorts. A
+ *   failure without one was decided before any request left (see {@link unsentFailure}) and
+ *   the retry step returns it as it is.
+ */
+export type StepOutcome = Outcome & { headers?: HeaderBag };
+
+/**
+ * A failure decided before any request left (the ledger's mark could not be written): no
+ * `error`, so the retry step leaves it alone, and `maybeSent: false`, so the ledger step ends
+ * the key `failed`, free to be asked for again.
+ */
+export const unsentFailure = (reason: string): StepOutcome => ({ status: "failed", reason, maybeSent: false });
+
+/** Whether a failure was decided before any request left (no `error` to sort): see {@link unsentFailure}. */
+export const isUnsentFailure = (outcome: StepOutcome & { status: "failed" }): boolean => outcome.error === undefined;
+
+// ---------------------------------------------------------------------------------------------
+// Steps and their order
+// ---------------------------------------------------------------------------------------------
+
+/** The rest of the pipeline, as a step sees it. */
+export type Perform = (job: Job) => Promise<StepOutcome>;
+
+/**
+ * One step of the pipeline, wrapped around the rest of it: it may look at the job, refuse
+ * it, change it, or act on the outcome (grammY's API transformers have the same shape).
+ */
+export type Step = (next: Perform) => Perform;
+
+/** One bot's steps, each made for it (./bot-pipelines.ts), by name. */
+export interface ActionSteps {
+  hiddenGuard: Step;
+  ledger: Step;
+  replySafety: Step;
+  duplicateGuard: Step;
+  budgetGate: Step;
+  retry: Step;
+  queue: Step;
+  executor: Perform;
+}
+
+/** The steps of budgeted reads: the short way. */
+export type ReadSteps = Pick<ActionSteps, "budgetGate" | "retry" | "queue" | "executor">;
+
+/** Wraps the steps around `last`, the first step outermost. */
 const compose = (steps: Step[], last: Perform): Perform => steps.reduceRight<Perform>((next, step) => step(next), last);
 
-/** The pipeline of a bot's actions. */
-export function actionPipeline(p: PipelineParts): Perform {
+/** The pipeline of a bot's actions, in the order of the module comment. */
+export function actionPipeline(s: ActionSteps): Perform {
   return compose(
-    [
-      hiddenGuard(p.store, p.bot),
-      ledgerStep({
-        ledger: p.ledger,
-        clock: p.clock,
-        check: p.check,
-        giveBack: (slot) => p.budget.giveBack(slot),
-        enabled: p.useLedger,
-      }),
-      replySafety({ store: p.store, clock: p.clock, ...p.replySafety }),
-      duplicateGuard({ store: p.store, clock: p.clock, log: p.log, bot: p.bot }),
-      budgetGate(p.budget),
-      retryStep({
-        policy: p.retry,
-        clock: p.clock,
-        log: p.log,
-        check: p.check,
-        ...(p.onRevoked ? { onRevoked: p.onRevoked } : {}),
-      }),
-      queueStep({ queue: p.queue, budget: p.budget, clock: p.clock, bot: p.bot, observe: p.observe }),
-    ],
-    executorStep(p.executor, p.dryRun),
+    [s.hiddenGuard, s.ledger, s.replySafety, s.duplicateGuard, s.budgetGate, s.retry, s.queue],
+    s.executor,
   );
 }
 
 /** The pipeline of a bot's budgeted reads (each job brings its own request as `send`). */
-export function readPipeline(p: PipelineParts): Perform {
-  return compose(
-    [
-      budgetGate(p.budget),
-      retryStep({ policy: p.retry, clock: p.clock, log: p.log, ...(p.onRevoked ? { onRevoked: p.onRevoked } : {}) }),
-      queueStep({ queue: p.queue, budget: p.budget, clock: p.clock, bot: p.bot, observe: p.observe }),
-    ],
-    executorStep(p.executor, false),
-  );
+export function readPipeline(s: ReadSteps): Perform {
+  return compose([s.budgetGate, s.retry, s.queue], s.executor);
 }

@@ -4,7 +4,7 @@
  * else goes on to the queue, which waits for room.
  */
 import type { AccountBudget } from "../../limits/budget.ts";
-import type { Step } from "../action.ts";
+import type { Step } from "../pipeline.ts";
 
 export function budgetGate(budget: AccountBudget): Step {
   return (next) => async (job) => {

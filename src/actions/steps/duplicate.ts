@@ -12,7 +12,8 @@ import { ProblemError } from "../../api/errors.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { Store } from "../../store/store.ts";
-import type { Action, Step } from "../action.ts";
+import type { Action } from "../action.ts";
+import type { Step } from "../pipeline.ts";
 
 /** How long the service refuses a repeated text from one account (24 hours). */
 export const DUPLICATE_TEXT_MS = 24 * 3_600_000;

@@ -4,7 +4,8 @@
  * it decides nothing. In a dry run the executor answers as the service would, and the
  * outcome says `dry-run`.
  */
-import type { Executor, Perform } from "../action.ts";
+import type { Executor } from "../action.ts";
+import type { Perform } from "../pipeline.ts";
 
 export function executorStep(executor: Executor, dryRun: boolean): Perform {
   return async (job) => {

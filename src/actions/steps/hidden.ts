@@ -6,7 +6,7 @@
  * dispatcher's "stop after a hide" read the same record through {@link isHidden}.
  */
 import type { Store } from "../../store/store.ts";
-import type { Step } from "../action.ts";
+import type { Step } from "../pipeline.ts";
 
 /** Hidden post ids remembered per bot (the oldest are forgotten past it). */
 export const HIDDEN_LIMIT = 5_000;

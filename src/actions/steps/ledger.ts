@@ -4,11 +4,12 @@
  * for the first. An action an earlier run left `pending` (its request may have arrived) is
  * checked with the service first: found, it is done; not found, the slot the lost request
  * held is given back to the budget and the action is sent. The durable `pending` mark is
- * written right before the request leaves (the queue step calls `beforeSend`, or, with a
- * budget shared on Redis, has the budget's take write it with the slot: `stageBeforeSend`).
+ * handed down to the queue step as the job's `pendingMark`, which writes it right before the
+ * request leaves: the whole argument is in ../pipeline.ts ("At most once").
  */
 import type { Clock } from "../../clock.ts";
-import type { Outcome, Step } from "../action.ts";
+import type { Outcome } from "../action.ts";
+import type { PendingMark, Step } from "../pipeline.ts";
 import type { Ledger } from "../mechanics/idempotency-ledger.ts";
 import type { CheckWithService } from "../mechanics/service-check.ts";
 
@@ -67,12 +68,11 @@ export function ledgerStep(options: LedgerStepOptions): Step {
         current = entry.action; // keep the first request's time-to-live
       }
       ledger.queue(current);
-      const outcome = await next({
-        ...job,
-        action: current,
-        beforeSend: (slot) => ledger.begin(key, slot),
-        stageBeforeSend: (slot) => ledger.stageBegin(key, slot),
-      });
+      const pendingMark: PendingMark = {
+        write: (slot) => ledger.begin(key, slot),
+        stage: (slot) => ledger.stageBegin(key, slot),
+      };
+      const outcome = await next({ ...job, action: current, pendingMark });
       switch (outcome.status) {
         case "sent":
         case "dry-run":

@@ -2,24 +2,22 @@
  * Queue step. Invariant: no request leaves without a slot in every window that applies to it
  * (the plan's U and A windows, the bot's caps, the monthly read cap), and every answer
  * corrects the slot it was counted in. The step waits in the process's {@link ActionQueue}
- * (by priority, until the time-to-live), writes the ledger's durable mark before the first
- * request, sends through the rest of the pipeline, and hands the answer's status and headers
- * back to the budget: the corrections travel with the call's own result.
+ * (by priority, until the time-to-live, not before the job's `notBefore`), writes the job's
+ * `pendingMark` (the ledger's durable mark) before the request, sends through the rest of the
+ * pipeline, and hands the answer's status and headers back to the budget: the corrections
+ * travel with the call's own result. The channels it reads are in ../pipeline.ts.
  */
 import { MarkRefused, type AccountBudget } from "../../limits/budget.ts";
 import type { Clock } from "../../clock.ts";
 import { RateLimitError, UsageCappedError } from "../../api/errors.ts";
-import type { Outcome, Step } from "../action.ts";
+import { unsentFailure, type Step } from "../pipeline.ts";
 import type { ActionObserver } from "../observe.ts";
 import { ActionQueue, QueueError } from "../mechanics/budget-queue.ts";
 import { describeError, headersOf } from "../mechanics/retry-policy.ts";
 
-/** Not sent: the ledger's mark could not be written first. No `error`: the retry step leaves a failure decided before sending alone. */
-const notMarked = (error: unknown): Outcome => ({
-  status: "failed",
-  reason: `not sent: could not record it in the ledger first (${describeError(error)})`,
-  maybeSent: false,
-});
+/** Not sent: the ledger's mark could not be written first. */
+const notMarked = (error: unknown) =>
+  unsentFailure(`not sent: could not record it in the ledger first (${describeError(error)})`);
 
 export function queueStep(options: {
   queue: ActionQueue;
@@ -30,7 +28,7 @@ export function queueStep(options: {
 }): Step {
   const { queue, budget, clock, bot, observe } = options;
   return (next) => async (job) => {
-    const { action, signal } = job;
+    const { action, signal, pendingMark } = job;
     const cap = action.kind === "read" ? undefined : action.kind;
     const label = action.kind === "read" ? action.target : `${action.kind} ${action.target}`;
     const asked = clock.now();
@@ -46,7 +44,7 @@ export function queueStep(options: {
         ...(job.notBefore !== undefined ? { notBefore: job.notBefore } : {}),
         signal,
         label,
-        ...(job.beforeSend && job.stageBeforeSend ? { stage: job.stageBeforeSend } : {}),
+        ...(pendingMark ? { stage: pendingMark.stage } : {}),
       });
     } catch (error) {
       if (error instanceof MarkRefused) return notMarked(error.cause);
@@ -62,16 +60,15 @@ export function queueStep(options: {
       throw error;
     }
     const waitedMs = clock.now() - asked;
-    if (job.beforeSend && !slot.marked) {
-      const mark = job.beforeSend;
+    if (pendingMark && !slot.marked) {
       try {
-        await mark(slot);
+        await pendingMark.write(slot);
       } catch (error) {
         budget.giveBack(slot);
         return notMarked(error);
       }
     }
-    const outcome = await next({ ...job, beforeSend: undefined, stageBeforeSend: undefined });
+    const outcome = await next({ ...job, pendingMark: undefined });
     const error = outcome.status === "failed" ? outcome.error : undefined;
     const status =
       outcome.status === "sent" || outcome.status === "dry-run"

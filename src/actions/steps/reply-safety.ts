@@ -8,7 +8,8 @@
  */
 import type { Clock } from "../../clock.ts";
 import type { Store } from "../../store/store.ts";
-import type { Action, Step } from "../action.ts";
+import type { Action } from "../action.ts";
+import type { Step } from "../pipeline.ts";
 
 /** The bot file's reply-safety settings and what the policy needs to apply them. */
 export interface ReplySafetyOptions {

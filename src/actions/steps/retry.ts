@@ -5,11 +5,12 @@
  * (spec part 7 rule 1); a spent monthly cap waits in the queue until the enrolment day; a
  * network failure or a 5xx backs off, checking first when the request may have arrived; a
  * refused token pauses the bot (the one place revocation is detected); anything else the
- * service refused is final.
+ * service refused is final. It tells the queue step when to try again (the job's `notBefore`)
+ * and sends later attempts without the ledger's mark (../pipeline.ts, "Job channels").
  */
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
-import type { Step } from "../action.ts";
+import { isUnsentFailure, type Step } from "../pipeline.ts";
 import { backoffMs, classifyFailure, describeError, type RetryPolicy } from "../mechanics/retry-policy.ts";
 import type { CheckWithService } from "../mechanics/service-check.ts";
 
@@ -33,10 +34,11 @@ export function retryStep(options: RetryStepOptions): Step {
       const outcome = await next({
         ...job,
         ...(notBefore !== undefined ? { notBefore } : {}),
-        ...(attempt > 1 ? { beforeSend: undefined, stageBeforeSend: undefined } : {}),
+        // Later attempts go out under the ledger's mark the first one wrote.
+        ...(attempt > 1 ? { pendingMark: undefined } : {}),
       });
-      // A failure without an error was decided before anything was sent (the ledger could not write): final.
-      if (outcome.status !== "failed" || outcome.error === undefined) return outcome;
+      // A failure decided before anything was sent (the ledger could not write) is final.
+      if (outcome.status !== "failed" || isUnsentFailure(outcome)) return outcome;
       const { error } = outcome;
       const failure = classifyFailure(error, signal);
       const reason = describeError(error);
