@@ -3,6 +3,7 @@
  * with the same validation, as the HTTP call would; only the transport is skipped. Tests and
  * the embedded sandbox of `bot start` use it to set up apps, users, tokens and posts.
  */
+import type { DmEvent } from "../../api/types.ts";
 import type { Plan } from "../../limits/types.ts";
 import type { IssuedAccessToken } from "../auth/credentials.ts";
 import type { Fault, FaultSpec } from "../faults.ts";
@@ -62,6 +63,13 @@ export interface NewPostInput {
   [field: string]: unknown;
 }
 
+/** A one-to-one message sent as `sender_id`, outside every budget. */
+export interface NewDmInput {
+  sender_id: string;
+  recipient_id: string;
+  text: string;
+}
+
 export type FaultInput = FaultSpec & { route: string; count?: number };
 
 export interface SandboxAdmin {
@@ -71,6 +79,8 @@ export interface SandboxAdmin {
   createUser(input: NewUserInput): Promise<{ id: string; username: string; name: string; [field: string]: unknown }>;
   createToken(input: { consumer_key: string; user_id: string; access?: "read" | "write" }): Promise<IssuedAccessToken>;
   createPost(input: NewPostInput): Promise<{ id: string; text: string; [field: string]: unknown }>;
+  /** Sends a direct message as a user (`POST /_sandbox/dms`); answers the event with every field. */
+  sendDm(input: NewDmInput): Promise<DmEvent>;
   /** Moves the sandbox clock forward (timers due in between fire in order). */
   advanceClock(ms: number): Promise<{ now: string; now_ms: number }>;
   stats(): Promise<Stats>;
@@ -105,6 +115,7 @@ export function createAdminApi(table: AdminRouteTable, context: SandboxContext):
     createUser: async (input) => unwrap(await call("POST /_sandbox/users", input)) as never,
     createToken: (input) => call("POST /_sandbox/tokens", input),
     createPost: async (input) => unwrap(await call("POST /_sandbox/posts", input)) as never,
+    sendDm: (input) => call("POST /_sandbox/dms", input),
     advanceClock: (ms) => call("POST /_sandbox/clock", { advance_ms: ms }),
     stats: () => call("GET /_sandbox/stats"),
     addFault: (input) => call("POST /_sandbox/faults", input),

@@ -1,7 +1,7 @@
 /**
  * The admin API (DESIGN.md "The sandbox"), which is not part of the service: apps, tokens,
- * stats, the clock and injected faults here; users and posts from the world's own table
- * (`worldAdminRoutes`). Every call needs `Authorization: Bearer <admin token>` over HTTP;
+ * stats, the clock and injected faults here; users, posts and direct messages from the
+ * world's own table (`worldAdminRoutes`, whose module comment lists them). Every call needs `Authorization: Bearer <admin token>` over HTTP;
  * `sandbox.admin` calls the same handlers in-process.
  */
 import { ENDPOINTS } from "../../api/endpoints.ts";

@@ -4,10 +4,17 @@
  * group conversations of the creator plus 2–49 others, whose id is a fresh numeric id.
  * Messages are `MessageCreate` events; creating a group also records a `ParticipantsJoin`.
  * Reads reach the last 30 days, as on the real service.
+ *
+ * Each participant sees every event of their conversations, their own messages included
+ * (with `sender_id` themselves): the sender's view and the recipient's differ only in who
+ * `sender_id` is. Reads go through an index of each user's conversations and each
+ * conversation's events, so a bot polling its DMs costs what its own conversations hold,
+ * not what the whole world's do.
  */
 import { compareIds, nextId, type SandboxUser, type WorldData } from "../model/index.ts";
 import { forbidden, invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
+import { parseEntities } from "./entities.ts";
 import { blocks } from "./relations.ts";
 import { userById } from "./users.ts";
 import { codePointsUpTo } from "./code-points.ts";
@@ -40,10 +47,54 @@ function checkText(text: unknown): string {
   return text;
 }
 
+/** Who is in which conversation, and each conversation's events in the order they were made. */
+interface DmIndex {
+  conversations: WorldData["dm_conversations"];
+  conversationsOf: Map<string, Set<string>>;
+  eventsOf: Map<string, DmEventRecord[]>;
+}
+
+/** Per events table (replaced with the world): its index, built on first use, kept by the writers below. */
+const indexes = new WeakMap<object, DmIndex>();
+
+function dmIndex(ctx: SandboxContext): DmIndex {
+  const w = ctx.data.world;
+  let index = indexes.get(w.dm_events);
+  if (index && index.conversations === w.dm_conversations) return index;
+  index = { conversations: w.dm_conversations, conversationsOf: new Map(), eventsOf: new Map() };
+  for (const conv of Object.values(w.dm_conversations)) indexConversation(index, conv);
+  for (const e of Object.values(w.dm_events).sort((a, b) => compareIds(a.id, b.id))) indexEvent(index, e);
+  indexes.set(w.dm_events, index);
+  return index;
+}
+
+function indexConversation(index: DmIndex, conv: DmConversation): void {
+  for (const id of conv.participant_ids) {
+    const mine = index.conversationsOf.get(id);
+    if (mine) mine.add(conv.id);
+    else index.conversationsOf.set(id, new Set([conv.id]));
+  }
+}
+
+function indexEvent(index: DmIndex, e: DmEventRecord): void {
+  const list = index.eventsOf.get(e.dm_conversation_id);
+  if (list) list.push(e);
+  else index.eventsOf.set(e.dm_conversation_id, [e]);
+}
+
+function addConversation(ctx: SandboxContext, conv: DmConversation): DmConversation {
+  const index = dmIndex(ctx);
+  ctx.data.world.dm_conversations[conv.id] = conv;
+  indexConversation(index, conv);
+  return conv;
+}
+
 function addEvent(ctx: SandboxContext, event: Omit<DmEventRecord, "id" | "created_at">): DmEventRecord {
+  const index = dmIndex(ctx);
   const now = ctx.clock.now();
   const e: DmEventRecord = { id: nextId(ctx.data, now), created_at: now, ...event };
   ctx.data.world.dm_events[e.id] = e;
+  indexEvent(index, e);
   return e;
 }
 
@@ -55,13 +106,14 @@ export function sendToParticipant(ctx: SandboxContext, sender: SandboxUser, part
   if (other.id === sender.id) throw forbidden("You cannot send a direct message to yourself.");
   if (blocks(ctx, other.id, sender.id)) throw forbidden("You cannot send messages to this user: they block you.");
   const id = oneToOneId(sender.id, other.id);
-  const convs = ctx.data.world.dm_conversations;
-  convs[id] ??= {
-    id,
-    type: "OneToOne",
-    participant_ids: [sender.id, other.id].sort(compareIds),
-    created_at: ctx.clock.now(),
-  };
+  if (!ctx.data.world.dm_conversations[id]) {
+    addConversation(ctx, {
+      id,
+      type: "OneToOne",
+      participant_ids: [sender.id, other.id].sort(compareIds),
+      created_at: ctx.clock.now(),
+    });
+  }
   const e = addEvent(ctx, { event_type: "MessageCreate", dm_conversation_id: id, sender_id: sender.id, text });
   return { dm_conversation_id: id, dm_event_id: e.id };
 }
@@ -98,7 +150,7 @@ export function createGroup(ctx: SandboxContext, sender: SandboxUser, participan
   for (const id of others) if (!userById(ctx, id)) throw notFound(`Could not find user with participant_ids: [${id}].`);
   const now = ctx.clock.now();
   const id = nextId(ctx.data, now);
-  ctx.data.world.dm_conversations[id] = { id, type: "Group", participant_ids: [sender.id, ...others], created_at: now };
+  addConversation(ctx, { id, type: "Group", participant_ids: [sender.id, ...others], created_at: now });
   addEvent(ctx, {
     event_type: "ParticipantsJoin",
     dm_conversation_id: id,
@@ -109,22 +161,46 @@ export function createGroup(ctx: SandboxContext, sender: SandboxUser, participan
   return { dm_conversation_id: id, dm_event_id: e.id };
 }
 
-/** Events of the conversations a user belongs to, newest first, from the last 30 days. */
+/** Events of the conversations a user belongs to (or of one of them), newest first, from the last 30 days. */
 export function eventsOf(ctx: SandboxContext, userId: string, conversationId?: string): DmEventRecord[] {
-  const w = ctx.data.world;
+  const index = dmIndex(ctx);
+  const mine = index.conversationsOf.get(userId);
+  const conversations =
+    conversationId === undefined ? [...(mine ?? [])] : mine?.has(conversationId) ? [conversationId] : [];
   const since = ctx.clock.now() - DM_HISTORY_MS;
-  return Object.values(w.dm_events)
-    .filter((e) => {
-      if (e.deleted_at !== undefined || e.created_at < since) return false;
-      if (conversationId !== undefined && e.dm_conversation_id !== conversationId) return false;
-      return w.dm_conversations[e.dm_conversation_id]?.participant_ids.includes(userId) ?? false;
-    })
-    .sort((a, b) => compareIds(b.id, a.id));
+  const out: DmEventRecord[] = [];
+  for (const id of conversations)
+    for (const e of index.eventsOf.get(id) ?? []) if (e.deleted_at === undefined && e.created_at >= since) out.push(e);
+  return out.sort((a, b) => compareIds(b.id, a.id));
+}
+
+/** One event a user may read (theirs, live, from the last 30 days), or undefined. */
+export function eventFor(ctx: SandboxContext, userId: string, eventId: string): DmEventRecord | undefined {
+  const e = ctx.data.world.dm_events[eventId];
+  if (!e || e.deleted_at !== undefined || e.created_at < ctx.clock.now() - DM_HISTORY_MS) return undefined;
+  return isParticipant(ctx, userId, e.dm_conversation_id) ? e : undefined;
 }
 
 /** Whether a user belongs to a conversation. */
 export const isParticipant = (ctx: SandboxContext, userId: string, conversationId: string): boolean =>
   ctx.data.world.dm_conversations[conversationId]?.participant_ids.includes(userId) ?? false;
+
+/**
+ * A post link as the service's apps share one (`https://x.com/<name>/status/<id>`, or on
+ * twitter.com): what makes a message's `referenced_posts`.
+ */
+const POST_LINK =
+  /^https?:\/\/(?:(?:www|mobile)\.)?(?:x|twitter)\.com\/[A-Za-z0-9_]{1,15}\/status\/([0-9]{1,19})(?:[/?#]|$)/i;
+
+/** The posts a message links to, in order, each once: its `referenced_posts`. */
+export function referencedPosts(text: string): Array<{ id: string }> {
+  const ids = new Set<string>();
+  for (const u of parseEntities(text).urls ?? []) {
+    const id = POST_LINK.exec(u.expanded_url ?? u.url)?.[1];
+    if (id) ids.add(id);
+  }
+  return [...ids].map((id) => ({ id }));
+}
 
 /** Deletes one of the user's own messages. */
 export function deleteEvent(ctx: SandboxContext, userId: string, eventId: string): void {

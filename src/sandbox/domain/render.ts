@@ -33,6 +33,7 @@ import type { SandboxPost, SandboxUser, WorldData } from "../model/index.ts";
 import { resourceNotFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { parseEntities } from "./entities.ts";
+import { referencedPosts } from "./dms.ts";
 import { countWorld, type WorldCounts } from "./metrics.ts";
 import { iso, type Params } from "./params.ts";
 import { postAccess, postEntities } from "./posts.ts";
@@ -261,6 +262,8 @@ export class Renderer {
     const x = this.options.expansions;
     if (x.has("sender_id")) this.wantUser(e.sender_id);
     if (x.has("participant_ids")) for (const id of e.participant_ids ?? []) this.wantUser(id);
+    const refs = e.text === undefined ? [] : referencedPosts(e.text);
+    if (x.has("referenced_posts.id")) for (const r of refs) this.wantPost(r.id, "referenced_posts.id");
     const f = this.options.dm_event;
     const out: DmEvent = { id: e.id, event_type: e.event_type };
     if (e.text !== undefined && f.has("text")) out.text = e.text;
@@ -268,6 +271,7 @@ export class Renderer {
     if (f.has("dm_conversation_id")) out.dm_conversation_id = e.dm_conversation_id;
     if (f.has("created_at")) out.created_at = iso(e.created_at);
     if (f.has("participant_ids") && e.participant_ids) out.participant_ids = e.participant_ids;
+    if (f.has("referenced_posts") && refs.length) out.referenced_posts = refs;
     if (f.has("entities") && e.text !== undefined) {
       const ent = addEntityIds(this.ctx, parseEntities(e.text));
       if (Object.keys(ent).length) out.entities = ent;

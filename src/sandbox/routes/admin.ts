@@ -1,14 +1,22 @@
 /**
- * The admin API's world routes (DESIGN.md "The sandbox"): accounts and posts made outside
- * the service's API and every budget (the demo's crowd posts this way), plus the relations
- * and account states the service has no endpoint for (approving follows, blocking,
- * suspending), so tests and demos can set up any situation. Each goes through the same
- * domain functions as the API.
+ * The admin API's world routes (DESIGN.md "The sandbox"): accounts, posts and direct
+ * messages made outside the service's API and every budget (the demo's crowd posts this
+ * way), plus the relations and account states the service has no endpoint for (approving
+ * follows, blocking, suspending), so tests and demos can set up any situation. Each goes
+ * through the same domain functions as the API.
+ *
+ * - `POST /_sandbox/users` `{username, name?, description?, location?, url?, protected?, verified?}`
+ * - `PATCH /_sandbox/users` `{id, protected?, suspended?, deactivated?, pinned_post_id?, ...}`
+ * - `POST /_sandbox/posts` `{author_id, text, in_reply_to_post_id?, quote_post_id?, reply_settings?, lang?}`
+ * - `POST /_sandbox/dms` `{sender_id, recipient_id, text}`: a one-to-one message, answered
+ *   with the event as `GET /2/dm_events` shows it with every field
+ * - `POST /_sandbox/follows`, `POST /_sandbox/blocks` `{source_user_id, target_user_id}`
  */
 import { z } from "zod";
 import { invalidRequest, notFound } from "../problems.ts";
 import type { AdminRequest, AdminRouteTable, JsonResult } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
+import { sendToParticipant } from "../domain/dms.ts";
 import { createPost } from "../domain/posts.ts";
 import { acceptFollowRequest, block, follow } from "../domain/relations.ts";
 import { Renderer } from "../domain/render.ts";
@@ -53,6 +61,8 @@ const newPost = z
   })
   .strict();
 
+const newDm = z.object({ sender_id: zId, recipient_id: zId, text: z.string() }).strict();
+
 const edge = z.object({ source_user_id: zId, target_user_id: zId }).strict();
 
 /** Every post field an admin caller could want, so the answer shows the post as created. */
@@ -69,6 +79,27 @@ const ALL_POST_FIELDS = new Set([
   "reply_settings",
   "entities",
 ]);
+
+/** Every DM event field, for the same reason. */
+const ALL_DM_EVENT_FIELDS = new Set([
+  "id",
+  "event_type",
+  "text",
+  "sender_id",
+  "dm_conversation_id",
+  "created_at",
+  "entities",
+]);
+
+/** Renders one object with the given fields and no expansions. */
+const renderer = (req: AdminRequest, viewerId: string, fields: { post?: Set<string>; dm_event?: Set<string> }) =>
+  new Renderer(req.sandbox, viewerId, {
+    post: fields.post ?? new Set(),
+    user: new Set(),
+    dm_event: fields.dm_event ?? new Set(),
+    poll: new Set(),
+    expansions: new Set(),
+  });
 
 function existing(req: AdminRequest, id: string, field: string) {
   const user = userById(req.sandbox, id, { includeGone: field === "id" });
@@ -103,14 +134,21 @@ export const worldAdminRoutes: AdminRouteTable = {
     const input = parseBody(newPost, req.body);
     existing(req, input.author_id, "author_id");
     const post = createPost(req.sandbox, { ...input, source: "postbot sandbox" });
-    const r = new Renderer(req.sandbox, post.author_id, {
-      post: ALL_POST_FIELDS,
-      user: new Set(),
-      dm_event: new Set(),
-      poll: new Set(),
-      expansions: new Set(),
-    });
-    return { status: 201, body: r.post(post) };
+    return { status: 201, body: renderer(req, post.author_id, { post: ALL_POST_FIELDS }).post(post) };
+  },
+
+  /**
+   * `{sender_id, recipient_id, text}` → the `MessageCreate` event: a one-to-one message sent
+   * as the sender, outside every budget (the sender needs no app or token), with the same
+   * checks as `POST /2/dm_conversations/with/:participant_id/messages` (text, blocks).
+   */
+  "POST /_sandbox/dms": (req): JsonResult => {
+    const input = parseBody(newDm, req.body);
+    const sender = existing(req, input.sender_id, "sender_id");
+    existing(req, input.recipient_id, "recipient_id");
+    const sent = sendToParticipant(req.sandbox, sender, input.recipient_id, { text: input.text });
+    const event = req.sandbox.data.world.dm_events[sent.dm_event_id]!;
+    return { status: 201, body: renderer(req, sender.id, { dm_event: ALL_DM_EVENT_FIELDS }).dmEvent(event) };
   },
 
   /** `{source_user_id, target_user_id}`: a follow, approved at once even for a protected target. */

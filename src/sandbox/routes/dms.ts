@@ -14,6 +14,7 @@ import { parseBody, zId } from "../domain/body.ts";
 import {
   createGroup,
   deleteEvent,
+  eventFor,
   eventsOf,
   isParticipant,
   oneToOneId,
@@ -137,7 +138,7 @@ export const dmRoutes: RouteTable = {
     const id = pathId(req.params, "id");
     const user = callerUser(req);
     const r = new Renderer(req.sandbox, user.id, readRender(q, "dm_event"));
-    const event = eventsOf(req.sandbox, user.id).find((e) => e.id === id);
+    const event = eventFor(req.sandbox, user.id, id);
     if (!event) {
       return ok({
         errors: [
