@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { createClassifier, modelAsked } from "../src/moderation/classifier.ts";
-import { loadBatches } from "../test/moderation/batches.ts";
+import { loadBatches } from "./moderation-batches.ts";
 import {
   chooseCut,
   DEFAULT_TRAIN_OPTIONS,

@@ -1,7 +1,7 @@
 /**
  * The abuse classifier, measured two ways:
  * - quality: precision and recall on each labelled batch separately (see
- *   test/moderation/batches.ts). Only held-out batches, written before the rules were
+ *   scripts/moderation-batches.ts). Only held-out batches, written before the rules were
  *   tuned, carry the aim (precision ≥ 0.95, recall ≥ 0.9) and their figures when first
  *   scored ("first scored", with the classifier's commit: before any tuning could see
  *   them), and the verdict is given on that first score; the own fixture and tuning
@@ -18,7 +18,7 @@
  */
 import { loadavg } from "node:os";
 import { createClassifier } from "../../src/moderation/index.ts";
-import { AIM, firstScores, loadBatches, scoreBatch } from "../moderation/batches.ts";
+import { AIM, firstScores, loadBatches, scoreBatch } from "../../scripts/moderation-batches.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 
 const SPEED_AIM = 1_000;

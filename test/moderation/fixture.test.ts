@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createClassifier } from "../../src/moderation/index.ts";
-import { AIM, firstScores, loadBatches, scoreBatch, type Batch } from "./batches.ts";
+import { AIM, firstScores, loadBatches, scoreBatch, type Batch } from "../../scripts/moderation-batches.ts";
 
 /**
- * The labelled batches of test/fixtures/moderation (format and roles in batches.ts), scored
+ * The labelled batches of test/fixtures/moderation (format and roles in scripts/moderation-batches.ts), scored
  * with default options. The own fixture was tuned on, so it only guards against regressions;
  * held-out batches carry the aim of issue 12.
  */
