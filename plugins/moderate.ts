@@ -8,7 +8,7 @@
  *     hide: abusive                # abusive (default) | flagged | never
  *     threshold: 0.5               # from 0 (exclusive) to 1; default 0.5
  *     block: ["crypto giveaway"]   # always abusive here (leetspeak and spacing included)
- *     allow: ["Cockburn Street"]   # never counts (a word, a phrase or a rule such as profanity:damn or model:abuse)
+ *     allow: ["Cockburn Street"]   # never counts (a word, a phrase, a rule such as profanity:damn or model:abuse, or one pattern such as threat:dox/found-your-details)
  *     events: [reply]              # reply (default) and/or mention
  * ```
  *
@@ -28,8 +28,9 @@
  *
  * The plugin registers a filter, not a handler: filters run before every handler whatever
  * the order of plugins in the bot file, so `reply` listed before `moderate` still never sees
- * a hidden reply. Each decision is logged with the rule that decided it and the words that
- * matched (the reply is public; the rest of its text stays out of the log).
+ * a hidden reply. Each decision is logged with the rule that decided it (and, for a phrase
+ * rule, its `pattern`: one of the family's patterns, as in `threat:dox/found-your-details`)
+ * and the words that matched (the reply is public; the rest of its text stays out of the log).
  *
  * With `events: [mention]` too, abusive mentions are not answered either. Only a reply in a
  * conversation the bot started can be hidden (the service's rule); other abusive mentions
@@ -81,7 +82,7 @@ export const moderateOptions = z
     ),
     allow: terms(
       "allow",
-      "Words, phrases or rule ids (profanity:damn; model:abuse turns the trained model off) that never count",
+      "Words, phrases, rule ids (profanity:damn; model:abuse turns the trained model off) or phrase rule pattern ids (threat:dox/found-your-details) that never count",
     ),
     events: z
       .array(z.enum(["reply", "mention"]))
@@ -121,6 +122,7 @@ export default definePlugin({
       const top = verdict.rules.reduce((best, hit) => (hit.weight > best.weight ? hit : best));
       const fields = {
         rule: top.rule,
+        pattern: top.pattern, // the one phrase rule of the family that fired; absent for others
         match: top.match,
         score: Number(verdict.score.toFixed(3)),
         rules: verdict.rules.map((r) => r.rule),

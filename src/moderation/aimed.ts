@@ -36,7 +36,7 @@ import {
 import { nounAt, PhraseTable, phraseSet as set, tokenize, wordSet as words, type Token } from "./insult-tokens.ts";
 import { originalSpan, type Normalized } from "./normalize.ts";
 import { compilePattern } from "./pattern.ts";
-import { AIMED_SUBJECT } from "./rules.ts";
+import { AIMED_SUBJECT } from "./rules/index.ts";
 import { WEIGHTS } from "./score.ts";
 import type { PlacedHit } from "./types.ts";
 

@@ -18,9 +18,8 @@
  * bot's friendliest audience.
  */
 import { normalize, originalSpan, type Normalized } from "./normalize.ts";
-import { compilePattern } from "./pattern.ts";
 import { createProfanityMatcher, type ProfanityMatcher } from "./profanity.ts";
-import { INSULT_WORDS, PHRASE_RULES } from "./rules.ts";
+import { compiledRules, INSULT_WORDS, type CompiledRule } from "./rules/index.ts";
 import { compileAllowList, compileBlockList } from "./lists.ts";
 import { reportedQuotes } from "./quotes.ts";
 import { aimedInsults } from "./aimed.ts";
@@ -29,46 +28,43 @@ import { tokenize } from "./insult-tokens.ts";
 import { DEFAULT_THRESHOLD, kindOf, score, WEIGHTS } from "./score.ts";
 import { ModerationOptionError } from "./option-error.ts";
 import { modelText, shippedModel, type AbuseModel } from "./model.ts";
-import type { Classifier, ClassifierOptions, PlacedHit, RuleHit, RuleKind } from "./types.ts";
-
-interface CompiledRule {
-  readonly id: string;
-  readonly kind: RuleKind;
-  readonly regex: RegExp;
-}
+import type { Classifier, ClassifierOptions, PlacedHit, RuleHit } from "./types.ts";
 
 // The built-in rules are the same for every bot, so they are compiled once, on first use.
-let shared: { profanity: ProfanityMatcher; rules: CompiledRule[] } | undefined;
+let shared: { profanity: ProfanityMatcher; rules: readonly CompiledRule[] } | undefined;
 function builtIns() {
-  shared ??= {
-    profanity: createProfanityMatcher(),
-    rules: PHRASE_RULES.map((r) => ({ id: r.id, kind: r.kind, regex: compilePattern(r.pattern) })),
-  };
+  shared ??= { profanity: createProfanityMatcher(), rules: compiledRules() };
   return shared;
 }
 
 function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit[] {
   const hits: PlacedHit[] = [];
   const collapsed = text.collapsed;
-  for (const { id, kind, regex } of rules) {
+  for (const { id, kind, family, namedByWord, regex } of rules) {
     regex.lastIndex = 0;
     for (let m = regex.exec(collapsed.text); m; m = regex.exec(collapsed.text)) {
       if (m[0].length === 0) {
         regex.lastIndex++;
         continue;
       }
-      let rule = id;
-      if (id.endsWith(":")) {
+      let rule = family;
+      if (namedByWord) {
         // `word2` catches a belittling phrase ("sad little man"), `word3` a comparison
         // ("thick as mince"): both named for what they do rather than their words.
         const g = m.groups ?? {};
         const caught = (
           g.word ?? (g.word2 !== undefined ? "belittling" : g.word3 !== undefined ? "dumb-as" : "")
         ).replace(/[^a-z0-9]+/g, " ");
-        rule = id + (INSULT_WORDS.get(caught) ?? caught);
+        rule = family + (INSULT_WORDS.get(caught) ?? caught);
       }
       const span = originalSpan(collapsed, m.index, m.index + m[0].length);
-      hits.push({ rule, match: text.original.slice(span.start, span.end), weight: WEIGHTS[kind], ...span });
+      hits.push({
+        rule,
+        pattern: id,
+        match: text.original.slice(span.start, span.end),
+        weight: WEIGHTS[kind],
+        ...span,
+      });
     }
   }
   return hits;
@@ -203,7 +199,9 @@ export function createClassifier(
       return {
         abusive: value >= threshold,
         score: value,
-        rules: hits.map(({ rule, match, weight }) => ({ rule, match, weight })),
+        rules: hits.map(({ rule, pattern, match, weight }) =>
+          pattern === undefined ? { rule, match, weight } : { rule, pattern, match, weight },
+        ),
       };
     },
   };

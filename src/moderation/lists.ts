@@ -6,9 +6,9 @@
 import { ModerationOptionError } from "./option-error.ts";
 import { normalize, originalSpan, type Normalized } from "./normalize.ts";
 import { compileLiteral } from "./pattern.ts";
+import { PHRASE_RULES } from "./rules/index.ts";
 import { kindOf, WEIGHTS } from "./score.ts";
-import type { RuleKind } from "./types.ts";
-import type { PlacedHit } from "./types.ts";
+import type { PlacedHit, RuleKind } from "./types.ts";
 
 /** Finds every occurrence of one list term in a text, as spans of the original. */
 type Finder = (text: Normalized) => Array<{ start: number; end: number }>;
@@ -54,7 +54,8 @@ function checkTerms(name: "block" | "allow", terms: unknown): string[] {
       );
     }
     // An allow entry shaped like a rule id must name a kind of rule, or it would silently
-    // allow nothing ("treat:kys" for "threat:kys").
+    // allow nothing ("treat:kys" for "threat:kys"); one shaped like a phrase rule's own id
+    // must name one ("threat:dox/found-you-details" for "threat:dox/found-your-details").
     const id = /^([a-z]+):[a-z0-9][a-z0-9 ._-]*$/i.exec(term.trim());
     if (name === "allow" && id && !KINDS.includes(id[1]!.toLowerCase() as RuleKind)) {
       throw new ModerationOptionError(
@@ -63,8 +64,27 @@ function checkTerms(name: "block" | "allow", terms: unknown): string[] {
         `names a rule of kind "${id[1]}", which does not exist; a rule id starts with ${KINDS.join(", ")} (as in "profanity:damn")`,
       );
     }
+    if (name === "allow" && /^(?:threat|harassment|insult):[^\s/]+\/[^\s/]+$/i.test(term.trim())) {
+      checkPatternId(term.trim().toLowerCase(), i);
+    }
     return term.trim();
   });
+}
+
+const PATTERN_IDS = new Set(PHRASE_RULES.map((r) => r.id));
+
+/** Refuses an allow entry shaped like a phrase rule's id that names none, saying which ids its family has. */
+function checkPatternId(entry: string, index: number): void {
+  if (PATTERN_IDS.has(entry)) return;
+  const family = entry.slice(0, entry.indexOf("/"));
+  const siblings = [...PATTERN_IDS].filter((id) => id.startsWith(`${family}/`));
+  throw new ModerationOptionError(
+    "allow",
+    index,
+    siblings.length > 0
+      ? `names no pattern of ${family}; its patterns are ${siblings.join(", ")} (or allow "${family}" for all of them)`
+      : `names no phrase rule's pattern: a pattern id is kind:family/name, as in "threat:dox/found-your-details" (the ids are in src/moderation/rules/)`,
+  );
 }
 
 /** The compiled block list: hits for every blocked term in a text. */
@@ -90,7 +110,11 @@ export function compileAllowList(terms: unknown): (text: Normalized, hits: Place
   return (text, hits) => {
     const byName = hits.filter((hit) => {
       const rule = hit.rule.toLowerCase();
-      return !names.has(rule) && !names.has(rule.slice(kindOf(rule).length + 1));
+      return (
+        !names.has(rule) &&
+        !names.has(rule.slice(kindOf(rule).length + 1)) &&
+        (hit.pattern === undefined || !names.has(hit.pattern))
+      );
     });
     if (byName.length === 0) return byName;
     const allowed = finders.flatMap((find) => find(text));

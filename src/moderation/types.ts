@@ -19,6 +19,14 @@ export type RuleKind = "threat" | "slur" | "insult" | "harassment" | "model" | "
 export interface RuleHit {
   /** `kind:name`, e.g. `profanity:fuck`, `threat:kill-yourself`, `insult:idiot`, `block:crypto giveaway`. */
   readonly rule: string;
+  /**
+   * The phrase rule's own id when a phrase rule fired (`threat:dox/found-your-details`, one of
+   * the patterns of `threat:dox`; the rules are in `src/moderation/rules/`), so a log line can
+   * name the one pattern and an `allow` entry can switch it off alone. Absent for swearing,
+   * slurs, the block list, the model and the insult detectors (`aimed.ts`, `third-person.ts`),
+   * whose `rule` already names what fired.
+   */
+  readonly pattern?: string;
   /** The text as the author wrote it that made the rule fire (for the log line of a hide). */
   readonly match: string;
   /** The rule's weight in the score, 0..1. */
@@ -55,8 +63,9 @@ export interface ClassifierOptions {
   readonly block?: readonly string[];
   /**
    * Words, phrases or rule ids that never count. An entry drops a hit when it names the
-   * hit's rule (`"profanity:damn"`, `"threat:watch-your-back"`) or the rule's word
-   * (`"sex"` drops `profanity:sex`), or when the hit's text lies inside an occurrence of
+   * hit's rule (`"profanity:damn"`, `"threat:watch-your-back"`: every pattern of the
+   * family), its pattern (`"threat:dox/found-your-details"`: that one only) or the rule's
+   * word (`"sex"` drops `profanity:sex`), or when the hit's text lies inside an occurrence of
    * the entry in the reply (`"Cockburn Street"`). Allow wins over block.
    */
   readonly allow?: readonly string[];

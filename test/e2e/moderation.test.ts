@@ -72,6 +72,14 @@ describe("the moderate plugin, end to end", () => {
           [replies.harassment.id, "harassment:nobody-likes-you", "nobody likes you"],
         ].sort(),
       );
+      // A phrase rule's hide names the one pattern of its family that fired.
+      expect(hides.map((l) => [l.rule, l.pattern]).sort()).toEqual(
+        [
+          ["insult:idiot", "insult:<word>/you-are-insult"],
+          ["insult:fuck-you", "insult:fuck-you/fuck-you"],
+          ["harassment:nobody-likes-you", "harassment:nobody-likes-you/nobody-likes-you"],
+        ].sort(),
+      );
       for (const line of hides) {
         expect(line).toMatchObject({ bot: "host", event: "reply", level: 30 });
         expect(line.score).toBeGreaterThanOrEqual(0.5);

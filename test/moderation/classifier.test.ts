@@ -29,7 +29,12 @@ describe("createClassifier: built-in rules", () => {
 
   it("reports the original text of each hit, as the author wrote it", () => {
     const v = classifier.classify("wow, f u c k y0u");
-    expect(v.rules).toContainEqual({ rule: "insult:fuck-you", match: "f u c k y0u", weight: WEIGHTS.insult });
+    expect(v.rules).toContainEqual({
+      rule: "insult:fuck-you",
+      pattern: "insult:fuck-you/fuck-you",
+      match: "f u c k y0u",
+      weight: WEIGHTS.insult,
+    });
     expect(v.rules).toContainEqual({ rule: "profanity:fuck", match: "f u c k", weight: WEIGHTS.profanity });
   });
 
@@ -200,6 +205,37 @@ describe("createClassifier: allow list", () => {
     expect(rules(c.classify("kys"))).toEqual(["threat:kys"]);
   });
 
+  it("drops the hits of one pattern named by its id, and of every pattern of a family named by the family", () => {
+    const text = "found your address. time to dox this clown";
+    expect(rulesAlone.classify(text).rules.map((r) => r.pattern)).toEqual([
+      "threat:dox/found-your-details",
+      "threat:dox/dox-you",
+    ]);
+    const one = createClassifier({ allow: ["threat:dox/found-your-details"] }, null).classify(text);
+    expect(one.rules.map((r) => [r.rule, r.pattern])).toEqual([["threat:dox", "threat:dox/dox-you"]]);
+    expect(createClassifier({ allow: ["threat:dox"] }, null).classify(text)).toEqual({
+      abusive: false,
+      score: 0,
+      rules: [],
+    });
+    // A pattern that names its hits after the insult: its id drops them whatever the word.
+    const insults = createClassifier({ allow: ["insult:<word>/you-insult"] }, null);
+    expect(insults.classify("you idiot").rules).toEqual([]);
+    expect(insults.classify("you're an idiot").rules.map((r) => r.pattern)).toEqual(["insult:<word>/you-are-insult"]);
+  });
+
+  it("refuses an entry shaped like a pattern id that names none, listing the family's patterns", () => {
+    expect(() => createClassifier({ allow: ["threat:kys/kyss"] })).toThrow(
+      /allow\[0\] names no pattern of threat:kys; its patterns are threat:kys\/kys \(or allow "threat:kys" for all of them\)/,
+    );
+    expect(() => createClassifier({ allow: ["threat:nope/x"] })).toThrow(
+      /allow\[0\] names no phrase rule's pattern: a pattern id is kind:family\/name/,
+    );
+    expect(() =>
+      createClassifier({ allow: ["threat:dox/dox-you", "http://example.com/a", "and/or", "ratio: 3/4"] }),
+    ).not.toThrow();
+  });
+
   it("wins over the block list", () => {
     const c = createClassifier({ block: ["giveaway"], allow: ["official giveaway"] });
     expect(c.classify("our official giveaway").abusive).toBe(false);
@@ -239,6 +275,7 @@ describe("createClassifier: abuse the first rules missed (issue 12)", () => {
     expect(rules(classifier.classify("what an !diot"))).toEqual(["insult:idiot"]);
     expect(classifier.classify("f!ck you").rules[0]).toEqual({
       rule: "insult:fuck-you",
+      pattern: "insult:fuck-you/fuck-you",
       match: "f!ck you",
       weight: WEIGHTS.insult,
     });
@@ -484,7 +521,9 @@ describe("createClassifier: banter, reclaimed words and the account's makers (tu
     expect(v).toEqual({
       abusive: false,
       score: WEIGHTS.insult / 2,
-      rules: [{ rule: "insult:idiot", match: "you idiot", weight: WEIGHTS.insult / 2 }],
+      rules: [
+        { rule: "insult:idiot", pattern: "insult:<word>/you-insult", match: "you idiot", weight: WEIGHTS.insult / 2 },
+      ],
     });
     check({
       yes: ["you fucking idiot 😂", "kill yourself 😂", "you idiot", "lol you idiot"],
