@@ -12,6 +12,7 @@ import {
   features,
   type FeatureVector,
 } from "../src/moderation/features.ts";
+import { trainingFingerprint } from "../src/moderation/fingerprint.ts";
 import { modelParts, modelText, type ModelFile } from "../src/moderation/model.ts";
 import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
 import { groupTexts } from "./moderation-groups.ts";
@@ -297,7 +298,8 @@ export function chooseCut(
 
 /**
  * The model as stored: weights below `prune` in size dropped, the rest rounded to four
- * decimals, buckets delta-encoded.
+ * decimals, buckets delta-encoded, with the fingerprint of the rules, word lists and
+ * features it was trained behind.
  */
 export function toModelFile(
   model: Trained,
@@ -320,6 +322,7 @@ export function toModelFile(
     generated,
     bits: FEATURE_BITS,
     wordClusters: featureClustersId(),
+    fingerprint: trainingFingerprint(),
     bias: Math.round(model.bias * 10_000) / 10_000,
     cut,
     buckets,

@@ -118,6 +118,14 @@ function loadClusters(): Clusters {
   return { of, fine, coarse };
 }
 
+/**
+ * What defines the features, as data, for the trained model's fingerprint (`fingerprint.ts`):
+ * weights are fitted to one hashing size, one set of word classes and one weight of clusters.
+ */
+export function featuresDefinition(): unknown {
+  return { bits: FEATURE_BITS, classes: WORD_CLASSES, clusterWeight: CLUSTER_WEIGHT };
+}
+
 /** The id of the word clusters the features use (`word-clusters.json`): weights are trained for one clustering. */
 export const featureClustersId = (): string => shippedWordClusters().id;
 

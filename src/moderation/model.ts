@@ -9,11 +9,17 @@
  * by cross-validation at training time, adds a hit `model:abuse` (weight
  * {@link WEIGHTS}.model), so at the default threshold a text is hidden when a rule or the
  * model says so, and `allow: ["model:abuse"]` turns the model off for a bot.
+ *
+ * The weights record what they were trained behind (the word clusters' id and the
+ * fingerprint of the rules, word lists and features: `fingerprint.ts`) and refuse to load
+ * beside anything else, with the command that trains them again.
  */
 import { readFileSync } from "node:fs";
 import { FEATURE_BITS, FEATURE_BUCKETS, featureClustersId, visitFeatures } from "./features.ts";
-import { normalize, type Normalized } from "./normalize.ts";
-import { reportedQuotes } from "./quotes.ts";
+import { fingerprintDifferences, trainingFingerprint, type TrainingFingerprint } from "./fingerprint.ts";
+import { modelParts } from "./model-text.ts";
+
+export { modelParts, modelText } from "./model-text.ts";
 
 /** The shape of `model-weights.json`, as written by the training script. */
 export interface ModelFile {
@@ -23,6 +29,12 @@ export interface ModelFile {
   readonly bits: number;
   /** The id of the word clusters (`word-clusters.json`) its features used. */
   readonly wordClusters: string;
+  /**
+   * The rules, word lists and features it was trained behind (`fingerprint.ts`): the file is
+   * refused beside others. Absent only in a file written before fingerprints, which is refused
+   * too.
+   */
+  readonly fingerprint?: TrainingFingerprint;
   readonly bias: number;
   /** The probability from which the model calls a text abusive (chosen by cross-validation). */
   readonly cut: number;
@@ -32,50 +44,6 @@ export interface ModelFile {
   readonly weights: readonly number[];
   /** What training measured, for the record (cross-validated precision and recall, sizes). */
   readonly measured?: unknown;
-}
-
-/**
- * What the model reads of a reply: its normalised form (`normalize(text).collapsed.text`)
- * with each quote the reply reports or rejects (`quotes.ts`: "someone called me a 'useless
- * cow' for posting this") replaced by the word "quote". The rules drop their hits inside
- * such quotes; without this the model would still read the quoted insult and hide the
- * reply of the person it was aimed at. The training script reads texts the same way.
- *
- * @param normalized and `quoted`: the text's normal form and reported quotes when the
- *   caller has them already (the classifier), so the usual reply, with no quote, is not
- *   normalised twice.
- */
-export function modelText(
-  text: string,
-  normalized: Normalized = normalize(text),
-  quoted: ReadonlyArray<{ start: number; end: number }> = reportedQuotes(text),
-): string {
-  if (quoted.length === 0) return normalized.collapsed.text;
-  let kept = "";
-  let at = 0;
-  for (const q of quoted) {
-    kept += `${text.slice(at, q.start)} quote `;
-    at = q.end;
-  }
-  return normalize(kept + text.slice(at)).collapsed.text;
-}
-
-/** Where a normalised text is cut into sentences ("." "!" "?" ";" and the like). */
-const SENTENCE_END = /[.!?;:]+(?:\s|$)/;
-
-/**
- * The parts of a normalised text the model reads: the whole text and, when it has more than
- * one, each sentence of at least three words. A long reply of harmless sentences around one
- * abusive one ("great thread, learned a lot about the canal. anyway, lovely family you have,
- * shame if they found out where you live") would otherwise dilute the abuse below the cut:
- * the model's features are scaled by the text's length. The training script scores
- * cross-validation the same way, so the cut is chosen for this reading.
- */
-export function modelParts(normalised: string): string[] {
-  const sentences = normalised
-    .split(SENTENCE_END)
-    .filter((s) => s.split(" ").filter((w) => /[a-z0-9]/.test(w)).length >= 3);
-  return sentences.length > 1 ? [normalised, ...sentences] : [normalised];
 }
 
 /** A loaded model: its probability for a normalised text, and its cut. */
@@ -88,7 +56,31 @@ export interface AbuseModel {
   readonly cut: number;
 }
 
-/** Builds a model from its file's contents; a file for other features is refused with a clear message. */
+/**
+ * Refuses weights trained behind other rules, word lists or features than this tree's: the
+ * model answers only where the rules found nothing but swearing, with a cut chosen beside
+ * them, so weights fitted to other rules would answer for replies they were not fitted to.
+ */
+function checkFingerprint(file: ModelFile, source: string): void {
+  const here = trainingFingerprint();
+  const retrain = "Run `npm run train:moderation` to train it again (a few minutes), and commit the new file";
+  if (file.fingerprint === undefined) {
+    throw new Error(
+      `${source}: has no fingerprint of the rules, word lists and features it was trained behind (it was written before ` +
+        `models recorded one), so it cannot be trusted with these. ${retrain}`,
+    );
+  }
+  const differ = fingerprintDifferences(file.fingerprint, here);
+  if (differ.length > 0) {
+    const parts = differ.map((part) => `${part} ${file.fingerprint![part]} (here ${here[part]})`).join(", ");
+    throw new Error(
+      `${source}: trained behind other ${differ.join(" and ")} than this tree's: ${parts}. ` +
+        `After a change to the moderation rules, word lists or features, the model must be trained again. ${retrain}`,
+    );
+  }
+}
+
+/** Builds a model from its file's contents; a file for other features, rules or word lists is refused with a clear message. */
 export function loadModel(file: ModelFile, source = "model-weights.json"): AbuseModel {
   if (file.bits !== FEATURE_BITS || file.buckets.length !== file.weights.length) {
     throw new Error(
@@ -102,6 +94,7 @@ export function loadModel(file: ModelFile, source = "model-weights.json"): Abuse
         "Run `npm run train:moderation` to write it again",
     );
   }
+  checkFingerprint(file, source);
   const weights = new Float32Array(FEATURE_BUCKETS);
   let at = 0;
   for (let i = 0; i < file.buckets.length; i++) {

@@ -61,6 +61,15 @@ function buildDataSet(): DataSet<Word> {
   return data;
 }
 
+/**
+ * What the matcher knows, as data (obscenity's dataset with the additions above: each
+ * word's patterns, its harmless look-alikes and its name), for the trained model's
+ * fingerprint (`fingerprint.ts`): a new word here, or a new obscenity, asks for a retrain.
+ */
+export function profanityVocabulary(): string {
+  return JSON.stringify(buildDataSet());
+}
+
 /** Finds profanity and slurs; build once, use for every text. */
 export interface ProfanityMatcher {
   find(folded: TracedText, original: string): PlacedHit[];

@@ -5,6 +5,12 @@ import { loadModel, modelText, shippedModel, type ModelFile } from "../../src/mo
 import { normalize } from "../../src/moderation/normalize.ts";
 import { FEATURE_BITS, featureClustersId } from "../../src/moderation/features.ts";
 import {
+  fingerprintDifferences,
+  fingerprintedData,
+  fingerprintOf,
+  trainingFingerprint,
+} from "../../src/moderation/fingerprint.ts";
+import {
   assignFolds,
   chooseCut,
   crossValidate,
@@ -138,6 +144,64 @@ describe("the trained abuse model in the classifier", () => {
       JSON.parse(readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8"))
         .wordClusters,
     ).toBe(featureClustersId());
+  });
+});
+
+describe("the model's fingerprint of the rules, word lists and features it was trained behind", () => {
+  const file = (fingerprint: ModelFile["fingerprint"]): ModelFile => ({
+    generated: "",
+    bits: FEATURE_BITS,
+    wordClusters: featureClustersId(),
+    ...(fingerprint === undefined ? {} : { fingerprint }),
+    bias: 0,
+    cut: 0.5,
+    buckets: [],
+    weights: [],
+  });
+  const here = trainingFingerprint();
+
+  it("is recorded in the shipped weights, equal to this tree's", () => {
+    const shipped = JSON.parse(
+      readFileSync(new URL("../../src/moderation/model-weights.json", import.meta.url), "utf8"),
+    ) as ModelFile;
+    expect(shipped.fingerprint).toEqual(here);
+    for (const part of Object.values(here)) expect(part).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("moves with a rule's pattern, a word of a list or a feature, and with nothing else", () => {
+    const data = fingerprintedData();
+    expect(fingerprintOf(data)).toEqual(here);
+    const [first, ...others] = data.rules.phrase;
+    const changed = fingerprintOf({
+      ...data,
+      rules: { ...data.rules, phrase: [[first![0], `${first![1]}|new words`], ...others] },
+    });
+    expect(fingerprintDifferences(changed, here)).toEqual(["rules"]);
+    const renamed = fingerprintOf({
+      ...data,
+      rules: { ...data.rules, phrase: [["threat:new/rule", first![1]], ...others] },
+    });
+    expect(fingerprintDifferences(renamed, here)).toEqual(["rules"]);
+    const listed = fingerprintOf({ ...data, vocabulary: { ...(data.vocabulary as object), extra: ["numpty"] } });
+    expect(fingerprintDifferences(listed, here)).toEqual(["vocabulary"]);
+    const featured = fingerprintOf({ ...data, features: { ...(data.features as object), bits: 17 } });
+    expect(fingerprintDifferences(featured, here)).toEqual(["features"]);
+  });
+
+  it("refuses weights trained behind other rules, word lists or features, or with no fingerprint, saying to retrain", () => {
+    expect(() => loadModel(file(here), "model-weights.json")).not.toThrow();
+    expect(() => loadModel(file({ ...here, rules: "0123456789abcdef" }), "model-weights.json")).toThrow(
+      new RegExp(
+        `^model-weights\\.json: trained behind other rules than this tree's: rules 0123456789abcdef \\(here ${here.rules}\\)\\..*` +
+          "Run `npm run train:moderation` to train it again",
+      ),
+    );
+    expect(() =>
+      loadModel(file({ ...here, vocabulary: "0123456789abcdef", features: "fedcba9876543210" }), "model-weights.json"),
+    ).toThrow(/trained behind other vocabulary and features than this tree's.*npm run train:moderation/);
+    expect(() => loadModel(file(undefined), "model-weights.json")).toThrow(
+      /^model-weights\.json: has no fingerprint of the rules, word lists and features it was trained behind.*Run `npm run train:moderation`/,
+    );
   });
 });
 
