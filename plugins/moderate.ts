@@ -82,7 +82,7 @@ export const moderateOptions = z
     ),
     allow: terms(
       "allow",
-      "Words, phrases, rule ids (profanity:damn; model:abuse turns the trained model off) or phrase rule pattern ids (threat:dox/found-your-details) that never count",
+      "Words, phrases, rules (profanity:damn; model:abuse turns the trained model off) or one pattern of a rule (threat:dox/found-your-details) that never count",
     ),
     events: z
       .array(z.enum(["reply", "mention"]))
