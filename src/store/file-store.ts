@@ -8,26 +8,34 @@
  *   line is the commit, so a flush is atomic across files. `flush()` resolves only once
  *   everything set before it is on disk, which is what the ledger awaits before it sends a
  *   request. A burst of `set`s costs one append.
+ * - Secrets only in `credentials.json`: its values (the accounts' tokens, the apps' bearer
+ *   tokens) are never journaled; a flush that changed one writes the file whole, atomically,
+ *   before its journal line. It changes seldom (a sign-in, a bearer token fetched at start or
+ *   after a 401), so that costs a few writes a day, and the promise of the README holds: no
+ *   other file, the journal included, ever holds a secret. (A 0600 journal would keep them
+ *   private too, but then every journal, and every copy of it, holds the tokens.)
  * - The files follow in the background: once the journal passes a size (and on close), the
  *   files whose values changed are rewritten, each atomically (temporary file, fsync, rename),
  *   and then the journals they cover are removed. A crash (kill -9 at any moment) leaves
  *   files and journals that together are the state; the next open replays the journals.
  * - Private: the directories are created 0700 and every file is always 0600 (tokens).
  * - Never silently reset: an unreadable or corrupt file stops the start with a message naming
- *   the file and what to do; it is set aside only when the caller asks for that.
+ *   the file and what to do; it is set aside only when the caller asks for that. The same
+ *   goes for a journal cut or damaged after it was written (journal-check.ts), while the
+ *   torn last append a crash leaves is dropped with a log line.
  * - Migrated: the single `state.json` of earlier postbots becomes the directory on the first
  *   start and is kept as `state.json.migrated-<time>`.
  * - One writer: `state.lock` refuses a second process on the same directory (state-lock.ts);
  *   readers (`bot status`) read the files and the journals without it.
  */
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError } from "../errors.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { syncDirectory } from "./atomic-file.ts";
 import { describeFsError } from "./fs-error.ts";
 import { ShardedState } from "./sharded-state.ts";
-import { CREDENTIALS_SHARD, defaultShardRule } from "./shards.ts";
+import { CREDENTIALS_SHARD, defaultShardRule, type ShardPath } from "./shards.ts";
 import {
   listStateFiles,
   PARALLEL_FILES,
@@ -44,7 +52,9 @@ import {
   type StateFileData,
 } from "./state-file.ts";
 import { acquireLock, LOCK_FILE_NAME, type StateLock } from "./state-lock.ts";
-import { Journal, journalName, listJournals, readJournal } from "./journal.ts";
+import { Journal, listJournals } from "./journal.ts";
+import { readJournals, type JournalsRead } from "./journal-check.ts";
+import { SYNCED_MARK_NAME, SyncedMarkWriter, type SyncedMark } from "./synced-mark.ts";
 import type { Retention, Store } from "./store.ts";
 
 /** How {@link openFileStore} treats problems and whether it may write. */
@@ -122,9 +132,10 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
   }
   const lock = readOnly ? undefined : await acquireLock(join(dir, LOCK_FILE_NAME), log, now);
   try {
-    const opening: Opening = { dir, stateDir, log, readOnly, now, options, state: new ShardedState(defaultShardRule) };
+    const state = new ShardedState(defaultShardRule, UNJOURNALED);
+    const opening: Opening = { dir, stateDir, log, readOnly, now, options, state };
     const single = join(dir, SINGLE_STATE_FILE_NAME);
-    let journals: number[] = [];
+    let journals: JournalsRead | undefined;
     if (await exists(stateDir)) {
       await loadDirectory(opening);
       opening.state.finishLoading();
@@ -144,15 +155,26 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
     }
     opening.state.finishLoading();
     // A new journal each run: never append after what a crash may have left half-written.
-    const journal = readOnly ? undefined : new Journal(stateDir, (journals.at(-1) ?? 0) + 1);
-    return createFileStore(stateDir, opening.state, {
+    const journal = readOnly
+      ? undefined
+      : new Journal(
+          stateDir,
+          (journals?.generation ?? 0) + 1,
+          journals?.seq ?? 0,
+          await createMark(stateDir, journals?.mark ?? { generation: 0, bytes: 0, seq: 0, folded: 0 }),
+        );
+    const { store, folding } = createFileStore(stateDir, opening.state, {
       log,
       readOnly,
       lock,
       journal,
       checkpointBytes: options.checkpointBytes ?? CHECKPOINT_BYTES,
-      foldNow: journals.length > 0 || opening.state.hasChanges,
+      foldNow: (journals?.generations.length ?? 0) > 0 || opening.state.hasChanges,
     });
+    // Journals of an earlier postbot (no checksums, perhaps holding tokens) are folded into
+    // the files before the start goes on: read once, and then gone.
+    if (journals?.legacy) await folding;
+    return store;
   } catch (error) {
     await lock?.release();
     throw error;
@@ -169,21 +191,27 @@ interface Opening {
   state: ShardedState;
 }
 
-/** Replays the journals left by the last run, oldest first; returns their generations. */
-async function replayJournals(o: Opening): Promise<number[]> {
-  const generations = await listJournals(o.stateDir);
-  for (const n of generations) {
-    const file = join(o.stateDir, journalName(n));
-    let lines;
-    try {
-      lines = await readJournal(file);
-    } catch (error) {
-      await corrupt(o, file, error as Error);
-      continue;
-    }
-    for (const records of lines) o.state.replay(records);
+/** Replays the journals left by the last run, oldest first, once they check (journal-check.ts). */
+async function replayJournals(o: Opening): Promise<JournalsRead> {
+  const read = await readJournals(o.stateDir, {
+    readOnly: o.readOnly,
+    log: o.log,
+    damaged: (file, error) => corrupt(o, file, error),
+  });
+  for (const records of read.lines) o.state.replay(records);
+  return read;
+}
+
+/** The synced mark of this run, first saying what the journals on disk hold (synced-mark.ts). */
+async function createMark(stateDir: string, mark: SyncedMark): Promise<SyncedMarkWriter> {
+  try {
+    return await SyncedMarkWriter.create(stateDir, mark);
+  } catch (error) {
+    throw new UserError(
+      `cannot write ${join(stateDir, SYNCED_MARK_NAME)}: ${describeFsError(error)}; check the state directory's permissions`,
+      { cause: error },
+    );
   }
-  return generations;
 }
 
 /** Reads every file of the state directory into `state`. */
@@ -239,7 +267,8 @@ async function migrate(o: Opening, single: string): Promise<void> {
   await mkdir(temp, { mode: 0o700 });
   o.state.finishLoading();
   o.state.markAllDirty();
-  const cost = await writeStateFiles(temp, o.state.takeDirty(), (path) => o.state.contents(path), new Set([temp]));
+  const all = [...o.state.takeUnjournaled(), ...o.state.takeDirty()];
+  const cost = await writeStateFiles(temp, all, (path) => o.state.contents(path), new Set([temp]));
   await syncDirectory(temp);
   await rename(temp, o.stateDir);
   await syncDirectory(o.dir);
@@ -266,6 +295,10 @@ function checkVersion(file: string, data: StateFileData): void {
 async function corrupt(o: Opening, file: string, error: Error): Promise<void> {
   if (!(error instanceof CorruptStateError)) throw error;
   if ((o.options.onCorrupt ?? "refuse") === "refuse") {
+    if (error.recovery !== undefined)
+      throw new UserError(`${file} is damaged (${error.message}). Nothing was changed. ${error.recovery}`, {
+        cause: error,
+      });
     const hint = o.options.corruptHint ?? `move it aside yourself (mv ${file} ${file}.bad) to start without it`;
     throw new UserError(
       `${file} is not a valid postbot state file (${error.message}). Nothing was changed. ` +
@@ -304,6 +337,9 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** The files never journaled: the secrets' (see the module comment). */
+const UNJOURNALED: ReadonlySet<ShardPath> = new Set([CREDENTIALS_SHARD]);
+
 /** How long a change nobody flushes waits before it is appended (joined by what comes meanwhile). */
 const AUTOSAVE_MS = 50;
 
@@ -326,7 +362,7 @@ function createFileStore(
     checkpointBytes: number;
     foldNow: boolean;
   },
-): FileStore {
+): { store: FileStore; folding: Promise<void> | undefined } {
   const { log, readOnly, lock, journal } = options;
   /** Bumped by every change; `written` is the change count the journal holds. */
   let version = 0;
@@ -342,6 +378,8 @@ function createFileStore(
   let closed = false;
   let waiters: Waiter[] = [];
   let checkpointing: Promise<void> | undefined;
+  /** The write of the unjournaled files (the credentials) in progress. */
+  let unjournaledWrite: Promise<void> | undefined;
   const made = new Set<string>([stateDir]);
 
   const settle = (error?: Error) => {
@@ -352,6 +390,30 @@ function createFileStore(
       else still.push(w);
     }
     waiters = still;
+  };
+
+  /**
+   * Writes the unjournaled files that changed (credentials.json) whole, one write at a time
+   * (a flush and a checkpoint may both ask); resolves once what changed before the call is on
+   * disk, including what a write already under way holds.
+   */
+  const writeUnjournaled = async (): Promise<void> => {
+    while (unjournaledWrite) await unjournaledWrite.catch(() => undefined);
+    const paths = state.takeUnjournaled();
+    if (paths.length === 0) return;
+    unjournaledWrite = (async () => {
+      try {
+        const cost = await writeStateFiles(stateDir, paths, (path) => state.contents(path), made);
+        filesWritten += cost.files;
+        bytesWritten += cost.bytes;
+      } catch (error) {
+        for (const path of paths) state.markDirty(path);
+        throw error;
+      }
+    })().finally(() => {
+      unjournaledWrite = undefined;
+    });
+    await unjournaledWrite;
   };
 
   /** Appends until the journal holds every change; one append covers all changes made before it. */
@@ -366,15 +428,17 @@ function createFileStore(
       while (written < version) {
         const target = version;
         const records = state.takeChanges();
-        if (records.length > 0) {
-          try {
+        try {
+          // The credentials first, whole: they are never in the journal (see the module comment).
+          if (unjournaledWrite || state.hasUnjournaledChanges) await writeUnjournaled();
+          if (records.length > 0) {
             bytesWritten += await journal.append(records);
-          } catch (error) {
-            state.restoreChanges(records);
-            throw error;
+            filesWritten++;
+            writes++;
           }
-          filesWritten++;
-          writes++;
+        } catch (error) {
+          state.restoreChanges(records);
+          throw error;
         }
         written = target;
         settle();
@@ -401,12 +465,15 @@ function createFileStore(
     if (!journal) return Promise.resolve();
     checkpointing ??= (async () => {
       const upTo = journal.rotate();
+      const upToSeq = journal.started;
       const batch = state.takeDirty();
       try {
+        // First: a value moving into credentials.json (found in another file) is there before it leaves the other.
+        await writeUnjournaled();
         const cost = await writeStateFiles(stateDir, batch, (path) => state.contents(path), made, parallel);
         filesWritten += cost.files;
         bytesWritten += cost.bytes;
-        await journal.removeUpTo(upTo);
+        await journal.removeUpTo(upTo, upToSeq);
       } catch (error) {
         for (const path of batch) state.markDirty(path);
         log.error(
@@ -419,7 +486,8 @@ function createFileStore(
     })();
     return checkpointing;
   };
-  if (options.foldNow) void checkpoint(); // journals left by the last run: fold them into the files
+  // Journals left by the last run: fold them into the files.
+  const folding = options.foldNow ? checkpoint() : undefined;
 
   const changed = () => {
     if (closed) throw new Error(`the state store ${stateDir} is closed`);
@@ -480,8 +548,11 @@ function createFileStore(
       await checkpointing;
       await checkpoint(PARALLEL_FILES); // leaves the files whole and no journal behind; nothing else waits now
       await journal?.close();
+      // With no journal left, the mark has nothing to vouch for.
+      if (journal && (await listJournals(stateDir)).length === 0)
+        await unlink(join(stateDir, SYNCED_MARK_NAME)).catch(() => undefined);
       await lock?.release();
     },
   };
-  return store;
+  return { store, folding };
 }

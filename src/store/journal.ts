@@ -8,30 +8,25 @@
  * the background (a checkpoint: see file-store.ts), after which the journals they cover are
  * removed. On open, the files are read and then the journals replayed in order.
  *
- * A line is `[[namespace, key, value, seq], [namespace, key], ...]`: a value set (with its
- * place in the namespace's order) or deleted. A budget window (a sorted list of request
- * times, up to 10,000 for an app's day) changes by a few times at its ends on every request,
- * so it is journaled as what changed (window-delta.ts): `[namespace, key, [from, to, ...added],
- * seq, "w"]`, "keep the times of the value before within [from, to], then add these". A crash in the middle of an append leaves a
- * partial last line, which was never acknowledged and is ignored; a bad line anywhere else
- * is corruption and reported like a corrupt file.
+ * A line's changes are `[[namespace, key, value, seq], [namespace, key], ...]`: a value set
+ * (with its place in the namespace's order) or deleted. A budget window (a sorted list of
+ * request times, up to 10,000 for an app's day) changes by a few times at its ends on every
+ * request, so it is journaled as what changed (window-delta.ts): `[namespace, key, [from, to,
+ * ...added], seq, "w"]`, "keep the times of the value before within [from, to], then add
+ * these". Each line carries a checksum and a sequence number (journal-line.ts), and after
+ * each append the synced mark records how far the journal reached (synced-mark.ts), so a
+ * journal cut or damaged after it was written is told from what a crash leaves
+ * (journal-check.ts).
+ *
+ * Secrets are never journaled: the credentials file is written whole instead (file-store.ts).
  */
 import { constants } from "node:fs";
 import { open, readdir, readFile, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError } from "../errors.ts";
 import { describeFsError } from "./fs-error.ts";
-import { CorruptStateError } from "./state-file.ts";
-import { isDelta, WINDOW_DELTA } from "./window-delta.ts";
-
-/**
- * A change: `[namespace, key, value, seq]` (set), `[namespace, key]` (deleted) or
- * `[namespace, key, [from, to, ...added], seq, "w"]` (a window's times moved: see window-delta.ts).
- */
-export type JournalRecord =
-  | [namespace: string, key: string, value: unknown, seq: number]
-  | [namespace: string, key: string]
-  | [namespace: string, key: string, delta: number[], seq: number, kind: typeof WINDOW_DELTA];
+import { encodeLine, parseJournal, type JournalRecord, type ParsedJournal } from "./journal-line.ts";
+import type { SyncedMarkWriter } from "./synced-mark.ts";
 
 const NAME = /^journal-(\d+)\.log$/;
 
@@ -68,49 +63,22 @@ export async function listJournals(stateDir: string): Promise<number[]> {
 }
 
 /**
- * Reads a journal's lines of changes. A missing file (removed by a checkpoint meanwhile) has
- * none; a partial last line is dropped.
+ * Reads a journal: its whole lines and the length of a torn last append (journal-line.ts);
+ * undefined when the file is gone (removed by a checkpoint since it was listed).
  *
- * @throws {CorruptStateError} for a bad line that is not the last.
+ * @throws {import("./journal-line.ts").JournalDamageError} for a line that does not check.
  */
-export async function readJournal(path: string): Promise<JournalRecord[][]> {
-  let text: string;
+export async function readJournal(path: string): Promise<ParsedJournal | undefined> {
+  let bytes: Buffer;
   try {
-    text = await readFile(path, "utf8");
+    bytes = await readFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new UserError(`cannot read the state journal ${path}: ${describeFsError(error)}; check its permissions`, {
       cause: error,
     });
   }
-  const lines = text.split("\n");
-  const complete = lines.length - 1; // what follows the last newline is a partial line (or nothing)
-  const out: JournalRecord[][] = [];
-  for (let i = 0; i < complete; i++) {
-    const records = parseLine(lines[i]!);
-    if (records) out.push(records);
-    else if (i < complete - 1) throw new CorruptStateError(`line ${i + 1} is not a journal entry`);
-    // A bad last line is a torn append (a crash can persist the file's new length before
-    // its data): it was never acknowledged, so it is dropped.
-  }
-  return out;
-}
-
-function parseLine(line: string): JournalRecord[] | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(json)) return undefined;
-  for (const r of json) {
-    if (!Array.isArray(r) || typeof r[0] !== "string" || typeof r[1] !== "string") return undefined;
-    if (r.length === 5) {
-      if (r[4] !== WINDOW_DELTA || !Number.isInteger(r[3]) || !isDelta(r[2])) return undefined;
-    } else if (r.length === 4 ? !Number.isInteger(r[3]) : r.length !== 2) return undefined;
-  }
-  return json as JournalRecord[];
+  return parseJournal(bytes);
 }
 
 /** The journal being appended to: one generation at a time, rotated by a checkpoint. */
@@ -119,18 +87,34 @@ export class Journal {
   private broken = false;
   /** Bytes in the current generation. */
   size = 0;
+  /**
+   * The number of the last line whose append started: a checkpoint that rotates while an
+   * append is under way folds that line too (its changes were taken before it began).
+   */
+  started: number;
 
   constructor(
     private readonly stateDir: string,
     /** The generation appended to. */
     public generation: number,
-  ) {}
+    /** The sequence number of the last line written (by this run or the one before). */
+    public seq: number,
+    /** Told of every append once it is durable, before the flush is acknowledged. */
+    private readonly mark?: SyncedMarkWriter,
+  ) {
+    this.started = seq;
+  }
 
   /** Appends one line of changes, durably (see {@link SYNC_APPEND}); returns its size in bytes. */
   async append(records: readonly JournalRecord[]): Promise<number> {
     if (this.broken) this.rotate(); // a failed append may have left a partial line: never write after it
-    const line = Buffer.from(`${JSON.stringify(records)}\n`);
-    this.handle ??= open(join(this.stateDir, journalName(this.generation)), SYNC_APPEND ?? "a", 0o600);
+    // A failed append's number is used again by the line that retries it, in the next generation.
+    const seq = this.seq + 1;
+    this.started = seq;
+    const line = encodeLine(seq, records);
+    const generation = this.generation;
+    const offset = this.size;
+    this.handle ??= open(join(this.stateDir, journalName(generation)), SYNC_APPEND ?? "a", 0o600);
     try {
       const handle = await this.handle;
       await handle.write(line);
@@ -139,7 +123,12 @@ export class Journal {
       this.broken = true;
       throw error;
     }
-    this.size += line.length;
+    this.seq = seq;
+    const bytes = offset + line.length;
+    // Rotated meanwhile (a checkpoint began), the line is in the generation that checkpoint folds.
+    if (this.generation === generation) this.size = bytes;
+    if (this.mark && this.mark.mark.generation <= generation)
+      this.mark.set({ ...this.mark.mark, generation, bytes, seq });
     return line.length;
   }
 
@@ -153,14 +142,25 @@ export class Journal {
     return finished;
   }
 
-  /** Removes the journals up to `generation` (a checkpoint has written what they hold). */
-  async removeUpTo(generation: number): Promise<void> {
+  /**
+   * Removes the journals up to `generation`, whose changes (up to line `seq`) a checkpoint has
+   * written to the files and synced. The mark says so first: a crash between the two leaves
+   * journals the files already hold, which replay harmlessly.
+   */
+  async removeUpTo(generation: number, seq: number): Promise<void> {
+    if (this.mark) {
+      const { mark } = this.mark;
+      // Still naming one of them: no line went to a later generation yet.
+      const newest = mark.generation <= generation ? { generation: generation + 1, bytes: 0, seq } : mark;
+      this.mark.set({ ...newest, folded: Math.max(mark.folded, seq) });
+    }
     for (const n of await listJournals(this.stateDir))
       if (n <= generation) await unlink(join(this.stateDir, journalName(n))).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     await this.closeHandle();
+    this.mark?.close();
   }
 
   private async closeHandle(): Promise<void> {

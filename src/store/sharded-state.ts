@@ -7,9 +7,14 @@
  * Each entry carries a sequence number, its place in its namespace's insertion order, so
  * that a namespace spread over many files (the ledger: one part per bot) comes back in the
  * same order after a restart, and "drop the oldest" still drops the oldest.
+ *
+ * Some files are never journaled (`unjournaled`: the credentials, which must be nowhere but
+ * their own 0600 file): their changes are left out of the journal lines, and the files are
+ * handed out by {@link ShardedState.takeUnjournaled} to be written whole at the next flush
+ * instead of by a checkpoint.
  */
 import { Namespaces } from "./namespaces.ts";
-import type { JournalRecord } from "./journal.ts";
+import type { JournalRecord } from "./journal-line.ts";
 import { applyDelta, DELTA_NAMESPACE, WINDOW_DELTA, windowDelta } from "./window-delta.ts";
 import type { ShardPath, ShardRule } from "./shards.ts";
 import { STATE_FILE_VERSION, type StateFileData, type StoredEntry } from "./state-file.ts";
@@ -32,6 +37,8 @@ export class ShardedState {
   private readonly spaces = new Namespaces((ns, key) => this.forget(ns, key));
   private readonly shards = new Map<ShardPath, Shard>();
   private readonly dirty = new Set<ShardPath>();
+  /** Unjournaled files changed since last written: the next flush writes them whole. */
+  private readonly dirtyUnjournaled = new Set<ShardPath>();
   /** Keys changed since the last {@link takeChanges}, by namespace: what the next journal line holds. */
   private changed = new Map<string, Set<string>>();
   private nextSeq = 0;
@@ -43,7 +50,11 @@ export class ShardedState {
   private journaled = new Map<string, unknown>();
   private loading: Map<string, Loaded[]> | undefined = new Map();
 
-  constructor(private readonly rule: ShardRule) {}
+  constructor(
+    private readonly rule: ShardRule,
+    /** Files whose values never go into the journal (see the module comment). */
+    private readonly unjournaled: ReadonlySet<ShardPath> = new Set(),
+  ) {}
 
   /**
    * Adds a file's contents (before {@link finishLoading}). A file without sequence numbers
@@ -135,17 +146,22 @@ export class ShardedState {
     this.changed.clear(); // replayed changes are in a journal already
   }
 
-  /** The changes since the last call, as a journal line's records (values as they are now). */
+  /**
+   * The changes since the last call, as a journal line's records (values as they are now),
+   * but those of unjournaled files: {@link takeUnjournaled} gives their files.
+   */
   takeChanges(): JournalRecord[] {
     const records: JournalRecord[] = [];
     for (const [ns, keys] of this.changed) {
       for (const key of keys) {
+        const path = this.rule(ns, key);
+        if (this.unjournaled.has(path)) continue;
         if (!this.spaces.has(ns, key)) {
           records.push([ns, key]);
           if (ns === DELTA_NAMESPACE) this.journaled.delete(key);
           continue;
         }
-        const seq = this.shards.get(this.rule(ns, key))!.members.get(ns)!.get(key)!;
+        const seq = this.shards.get(path)!.members.get(ns)!.get(key)!;
         const value = this.spaces.get(ns, key);
         if (ns === DELTA_NAMESPACE) {
           const delta = windowDelta(this.journaled.get(key), value);
@@ -183,7 +199,7 @@ export class ShardedState {
   }
 
   /**
-   * Files changed since last taken; they count as clean. Their contents are read with
+   * Files changed since last taken (unjournaled ones aside); they count as clean. Their contents are read with
    * {@link contents} as each is written, not all at once: a checkpoint takes thousands of
    * files, and gathering them in one piece held the event loop for 60-200 ms.
    */
@@ -209,13 +225,30 @@ export class ShardedState {
     return this.serialize(shard);
   }
 
-  /** Marks files changed again, after a write of them failed. */
+  /**
+   * The unjournaled files changed since last taken (to be written whole now, with
+   * {@link contents}); they count as written.
+   */
+  takeUnjournaled(): ShardPath[] {
+    if (this.dirtyUnjournaled.size === 0) return [];
+    const out = [...this.dirtyUnjournaled];
+    this.dirtyUnjournaled.clear();
+    return out;
+  }
+
+  /** Marks files changed (again, after a write of them failed). */
   markDirty(path: ShardPath): void {
-    this.dirty.add(path);
+    if (this.unjournaled.has(path)) this.dirtyUnjournaled.add(path);
+    else this.dirty.add(path);
+  }
+
+  /** Whether an unjournaled file changed since last taken. */
+  get hasUnjournaledChanges(): boolean {
+    return this.dirtyUnjournaled.size > 0;
   }
 
   get hasChanges(): boolean {
-    return this.dirty.size > 0;
+    return this.dirty.size > 0 || this.dirtyUnjournaled.size > 0;
   }
 
   private serialize(shard: Shard): StateFileData | null {

@@ -24,6 +24,8 @@
  *
  * A trigger's inbox (`inbox:<bot>`) and its cursor (`cursors`, `<bot>:mentions`) share the
  * bot's file, so "add the events and move the cursor in one write" stays one atomic write.
+ * `credentials.json` holds the secrets, and is the one file never journaled: the file store
+ * writes it whole at the flush of a change to it (file-store.ts).
  */
 
 /** A file of the state directory, relative to it (`bots/greeter.json`): where a value lives. */

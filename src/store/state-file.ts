@@ -38,7 +38,15 @@ const StateFileSchema = z.object({
 });
 
 /** A file that is not a state file: the message says where (line and column, or the field). */
-export class CorruptStateError extends Error {}
+export class CorruptStateError extends Error {
+  constructor(
+    message: string,
+    /** How to recover, when it is not the file's own (restore it, fix it, or move it aside): a journal's damage. */
+    readonly recovery?: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * lowdb's adapter for one state file. `read` answers null for a missing file and throws

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtemp } from "node:fs/promises";
 import { UserError } from "../../src/errors.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
+import { encodeLine, parseJournal } from "../../src/store/journal-line.ts";
 import { captureLogs } from "../helpers/log.ts";
 
 let root: string;
@@ -22,6 +23,8 @@ const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const readJson = async (path: string) =>
   JSON.parse(await readFile(path, "utf8")) as { version: number; namespaces: Record<string, unknown[][]> };
 const state = (...parts: string[]) => join(dir, "state", ...parts);
+/** A journal's lines, each the records it holds (its checksum checked). */
+const linesOf = (text: string) => parseJournal(Buffer.from(text)).lines.map((l) => l.records);
 /** The state's JSON files, relative to the state directory, sorted. */
 const stateFiles = async () =>
   (await readdir(state(), { recursive: true }))
@@ -62,12 +65,12 @@ describe("openFileStore", () => {
     expect(store.writes).toBe(1);
     const journal = await readFile(state("journal-1.log"), "utf8");
     expect(journal.split("\n")).toHaveLength(2); // one line and its newline
-    expect(JSON.parse(journal)).toHaveLength(6);
+    expect(linesOf(journal)[0]).toHaveLength(6);
     // What one more change costs does not grow with the state.
     const before = store.bytesWritten;
     store.set("kv:ann", "greeting", "hello");
     await store.flush();
-    expect(store.bytesWritten - before).toBe(Buffer.byteLength('[["kv:ann","greeting","hello",0]]\n'));
+    expect(store.bytesWritten - before).toBe(encodeLine(2, [["kv:ann", "greeting", "hello", 0]]).length);
     // A crash now (the store abandoned, never closed) loses nothing that was flushed.
     const again = await openFileStore(dir);
     expect(again.get("kv:ann", "greeting")).toBe("hello");
@@ -154,7 +157,7 @@ describe("openFileStore", () => {
     for (let i = 0; i < 500; i++) store.set("ledger", `bot${i % 5}:like:${i}`, { state: "done", i });
     await store.flush();
     expect(store.writes).toBe(1);
-    expect(JSON.parse(await readFile(state("journal-1.log"), "utf8"))).toHaveLength(500);
+    expect(linesOf(await readFile(state("journal-1.log"), "utf8"))[0]).toHaveLength(500);
     await store.flush(); // nothing new: no write
     expect(store.writes).toBe(1);
     await store.close();
@@ -173,7 +176,7 @@ describe("openFileStore", () => {
     })();
     await Promise.all([saved, marked]);
     expect(store.writes).toBe(1);
-    const line = JSON.parse((await readFile(state("journal-1.log"), "utf8")).trim()) as unknown[][];
+    const line = linesOf(await readFile(state("journal-1.log"), "utf8"))[0]!;
     expect(line.map((r) => r[0])).toEqual(["inbox:ann", "ledger"]);
     await store.close();
   });
