@@ -1,7 +1,8 @@
 /**
  * Test helpers for the action layer: a frozen clock, a logger whose lines can be read, a
  * fake service that enforces the plan's windows exactly as the real one does, counting 429s,
- * and a counter of requests in flight to a loopback service (the benchmarks use it too).
+ * a counter of requests in flight to a loopback service (the benchmarks use it too), and
+ * whether a promise has settled once the pending microtasks ran.
  */
 import type { Action, Executed, Executor } from "../../src/actions/action.ts";
 import { createActionSystem, type ActionSystemOptions } from "../../src/actions/layer.ts";
@@ -109,4 +110,15 @@ export function inFlightCounter() {
       }
     },
   };
+}
+
+/** Whether a promise has settled after the pending microtasks ran. */
+export async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+  return done;
 }

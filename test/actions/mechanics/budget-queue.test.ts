@@ -9,6 +9,7 @@ import { createClock } from "../../../src/clock.ts";
 import { BudgetBook, type AccountBudget, type Slot } from "../../../src/limits/budget.ts";
 import { createMemoryStore } from "../../../src/store/store.ts";
 import { captureLogs } from "../../helpers/log.ts";
+import { settled } from "../helpers.ts";
 
 const START = Date.parse("2026-01-05T12:00:00Z");
 const MENTIONS = "GET /2/users/:id/mentions" as const; // basic: 10 per 15 min a user, 15 per 15 min the app
@@ -22,17 +23,6 @@ function setup() {
   const wait = (budget: AccountBudget, label = "poll") =>
     queue.acquire({ budget, bot: `bot-${label}`, endpoint: MENTIONS, priority: 5, label });
   return { clock, book, queue, account, wait };
-}
-
-/** Whether a promise has settled after the pending microtasks ran. */
-async function settled(p: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void p.then(
-    () => (done = true),
-    () => (done = true),
-  );
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-  return done;
 }
 
 describe("the action queue", () => {
