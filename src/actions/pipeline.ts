@@ -37,20 +37,21 @@
  *    queue step uses it, once it holds the request's slot and before it calls `next` (the
  *    executor): with a budget shared on Redis, the slot's claim writes the mark in the same
  *    script (both or neither; the slot comes back `marked`); otherwise the queue step awaits
- *    {@link PendingMark.write}, which resolves only once the mark is flushed to disk. If the
- *    mark cannot be written, the slot is given back and nothing is sent
- *    ({@link unsentFailure}).
+ *    {@link PendingMark.write}, which resolves only once the store has made the mark durable
+ *    (`flushFor`, or `flush`). If the mark cannot be written, nothing is sent and a slot taken
+ *    for it is given back ({@link unsentFailure}).
  * 3. So a request never leaves before its key reads `pending` in durable state. A process that
  *    dies after that leaves the key `pending`; at the next start the ledger step asks the
  *    service (./mechanics/service-check.ts) before anything is sent again: found, it is done;
  *    not found, the slot the lost request held is given back and it is sent. A process that
- *    dies before it leaves the key `queued` (or unwritten): never sent, so sending it is safe.
+ *    dies before that leaves the key `queued` (or unwritten): never sent, so sending it is safe.
  * 4. The retry step hands the mark to the first attempt only: later attempts go out under the
  *    same `pending` entry. After an ambiguous failure (the request may have arrived) it checks
  *    with the service before sending again, and one that cannot be checked ends `unknown`,
  *    final for the ledger step.
  * 5. The steps between the ledger and the queue (reply safety, duplicate guard, budget gate,
- *    retry) pass the job on with its channels; none drops or replaces the mark.
+ *    retry) pass the job on with its channels; none replaces the mark, and only the retry step
+ *    drops it, as point 4 says.
  */
 import type { StagedWrite } from "../store/staged-write.ts";
 import type { Action, Executed, HeaderBag, Outcome, SlotRecord } from "./action.ts";
