@@ -23,7 +23,7 @@
 import { createClock, type AdjustableClock } from "./clock.ts";
 import { botFileSchema, type BotConfig, type BotFileInput } from "./config/index.ts";
 import { createLogger, silentLogger, type Logger } from "./log.ts";
-import type { PluginDefinition } from "./plugins/index.ts";
+import type { Plugin } from "./plugins/plugin.ts";
 import { provisionBots, sandboxUsername } from "./hosting/provision.ts";
 import { startRuntime } from "./hosting/runtime.ts";
 import type { Runtime, RuntimeOptions } from "./hosting/types.ts";
@@ -36,7 +36,7 @@ export interface TestBedOptions {
   /** Bot files, as objects (the YAML's shape). */
   bots: BotFileInput[];
   /** The plugins the bots name, by the name the bot files use. */
-  plugins: Record<string, PluginDefinition>;
+  plugins: Record<string, Plugin>;
   /** Start of the frozen clock (default 2026-03-02T12:00:00Z, a Monday). */
   start?: number;
   /** The state store (default: in memory). Pass a file store to test restarts. */
@@ -77,7 +77,7 @@ export interface TestBed {
 }
 
 /** A bot file object to the config the runtime takes, with the given plugins resolved. */
-export function testBotConfig(input: BotFileInput, plugins: Record<string, PluginDefinition>): BotConfig {
+export function testBotConfig(input: BotFileInput, plugins: Record<string, Plugin>): BotConfig {
   const file = botFileSchema.safeParse(input);
   if (!file.success)
     throw new Error(

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UserError } from "../errors.ts";
-import type { PluginDefinition } from "../plugins/definition.ts";
+import type { PluginEntry } from "../plugins/registry.ts";
 import { findPlugin, localCandidates, localPluginNames, packageCandidates } from "../plugins/discover.ts";
 import { loadPlugin, type LoadedPlugin } from "../plugins/load.ts";
 import { didYouMean } from "./did-you-mean.ts";
@@ -21,12 +21,7 @@ import { compareProblems, type BotFileProblem } from "./problem.ts";
 import type { BotFile } from "./schema.ts";
 
 /** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */
-export interface ResolvedPlugin {
-  /** The name the bot file uses for it. */
-  name: string;
-  /** The options after the plugin's schema (defaults filled in); `{}` when it has none. */
-  options: unknown;
-  definition: PluginDefinition;
+export interface ResolvedPlugin extends PluginEntry {
   /** Where it was loaded from: a local file or an npm package name (for logs). */
   source: string;
 }

@@ -7,7 +7,11 @@
  * never restated.
  */
 import { fastestFollowersIntervalMs, fastestMentionIntervalMs, planHasStream } from "../config/plan-rules.ts";
+import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
 import type { Plan } from "../limits/types.ts";
+import { mergeRules } from "../triggers/stream-hub.ts";
+import { mentionsVia } from "./trigger-plan.ts";
+import type { HostedBot } from "./types.ts";
 
 /** How the bots of one app use its shared windows. */
 export interface AppLoad {
@@ -24,6 +28,24 @@ export interface AppLoad {
   streamRules: number;
   /** The plan's cap on the app's rules. */
   ruleCap?: number;
+}
+
+/** What the bots of one app (`hosted`, all of the same app) ask of it: their triggers, the stream rules. */
+export function appLoad(hosted: readonly HostedBot[]): AppLoad {
+  const app = hosted[0]!.app;
+  const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
+  const caps = STREAM_RULE_CAPS[app.plan];
+  return {
+    appId: app.id,
+    plan: app.plan,
+    mentionsPolled: hosted.filter((h) => h.config.triggers.mentions && mentionsVia(h) === "poll").length,
+    mentionsStreamed: hosted.filter((h) => mentionsVia(h) === "stream").length,
+    followers: hosted.filter((h) => h.config.triggers.followers).length,
+    streamBots: ruled.length,
+    streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream })))
+      .size,
+    ...(caps ? { ruleCap: caps.maxRules } : {}),
+  };
 }
 
 /** `45 s`, `6 min`, `16 h 40 min`: an interval as people read it. */

@@ -11,6 +11,7 @@ import { fingerprint } from "../api/auth/fingerprint.ts";
 import type { Plan } from "../limits/types.ts";
 import type { Store } from "../store/store.ts";
 import type { BotIdentity } from "../runtime/types.ts";
+import type { HostedBot } from "./types.ts";
 
 interface CachedIdentity {
   userId: string;
@@ -38,4 +39,46 @@ export async function resolveIdentity(options: {
   store.set<CachedIdentity>("identity", bot, { userId: me.data.id, username: me.data.username, token });
   await store.flush();
   return { name: bot, userId: me.data.id, username: me.data.username, plan };
+}
+
+/** Who a hosted bot's account is, or why the service would not say. */
+export type Identified = { identity: BotIdentity } | { error: unknown };
+
+/** {@link resolveIdentity} of a hosted bot, its failure kept as a value (one refused account pauses only its bot). */
+export function identify(store: Store, hosted: HostedBot, client: ApiClient): Promise<Identified> {
+  return resolveIdentity({
+    store,
+    client,
+    bot: hosted.config.name,
+    plan: hosted.app.plan,
+    token: hosted.token.token,
+    ...(hosted.user ? { known: hosted.user } : {}),
+  }).then(
+    (identity) => ({ identity }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/** How many accounts' identities are asked for at once at start. */
+const IDENTITY_CONCURRENCY = 16;
+
+/**
+ * {@link identify} of every bot, a few at a time: a first start of thousands of bots with
+ * tokens in their files asks each once; later starts find them in the state store.
+ */
+export async function identifyAll(
+  store: Store,
+  bots: readonly HostedBot[],
+  clients: readonly ApiClient[],
+): Promise<Identified[]> {
+  const out = new Array<Identified>(bots.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < bots.length) {
+      const i = next++;
+      out[i] = await identify(store, bots[i]!, clients[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IDENTITY_CONCURRENCY, bots.length) }, worker));
+  return out;
 }

@@ -47,20 +47,7 @@ export function resolveService(
   const secret = defaultBots.length > 0 ? need("POSTBOT_CONSUMER_SECRET", "the app's API key secret") : "";
 
   const plans = [...new Set(defaultBots.map((b) => b.plan))];
-  if (plans.length > 1) {
-    const which = plans
-      .map(
-        (p) =>
-          `${p}: ${defaultBots
-            .filter((b) => b.plan === p)
-            .map((b) => b.name)
-            .join(", ")}`,
-      )
-      .join("; ");
-    problems.push(
-      `the bots that name no app share one (POSTBOT_CONSUMER_KEY), and an app has one plan, but they name several (${which}); give them all the app's plan, or give some their own app: {consumer_key, consumer_secret}`,
-    );
-  }
+  if (plans.length > 1) problems.push(severalPlans(defaultBots, plans));
   const enrolment = vars.POSTBOT_ENROLMENT_DAY?.trim();
   const enrolmentDay = enrolment ? Number(enrolment) : undefined;
   if (enrolmentDay !== undefined && !(Number.isInteger(enrolmentDay) && enrolmentDay >= 1 && enrolmentDay <= 31)) {
@@ -93,30 +80,40 @@ export function resolveService(
 
   const hosted: HostedBot[] = [];
   for (const config of bots) {
-    const app = appOf(config);
-    if (config.account.kind === "oauth1") {
-      hosted.push({ config, app, token: { token: config.account.token, secret: config.account.token_secret } });
-      continue;
-    }
-    const name = config.account.stored;
-    const record = getAccount(store, name);
-    if (!record?.oauth1) {
-      problems.push(
-        `${config.file}: bot ${config.name} uses the stored account "${name}", which ${record ? "has no OAuth 1.0a token" : "is not stored"}; sign it in with \`bot auth login --account ${name}\`, or give account: {token, token_secret} in the bot file`,
-      );
-      continue;
-    }
-    if (record.oauth1.consumer_key !== app.key) {
-      problems.push(
-        `${config.file}: the stored account "${name}" was signed in for another app (API key); sign it in again with \`bot auth login --account ${name}\``,
-      );
-      continue;
-    }
-    const user = record.user_id && record.username ? { user: { id: record.user_id, username: record.username } } : {};
-    hosted.push({ config, app, token: { token: record.oauth1.token, secret: record.oauth1.secret }, ...user });
+    const bot = withAccount(config, appOf(config), store);
+    if (typeof bot === "string") problems.push(bot);
+    else hosted.push(bot);
   }
   if (problems.length > 0) throw new UserError(problems.join("\n"));
   return { baseUrl: secureBaseUrl(rawUrl, "POSTBOT_BASE_URL").href.replace(/\/$/, ""), bots: hosted };
+}
+
+/** The problem of bots that share the environment's app but name different plans. */
+function severalPlans(defaultBots: readonly BotConfig[], plans: readonly string[]): string {
+  const which = plans
+    .map(
+      (p) =>
+        `${p}: ${defaultBots
+          .filter((b) => b.plan === p)
+          .map((b) => b.name)
+          .join(", ")}`,
+    )
+    .join("; ");
+  return `the bots that name no app share one (POSTBOT_CONSUMER_KEY), and an app has one plan, but they name several (${which}); give them all the app's plan, or give some their own app: {consumer_key, consumer_secret}`;
+}
+
+/** A bot with its app and its account's token (from its file, or signed in and stored), or what is wrong. */
+function withAccount(config: BotConfig, app: AppCredentials, store: Store): HostedBot | string {
+  if (config.account.kind === "oauth1")
+    return { config, app, token: { token: config.account.token, secret: config.account.token_secret } };
+  const name = config.account.stored;
+  const record = getAccount(store, name);
+  if (!record?.oauth1)
+    return `${config.file}: bot ${config.name} uses the stored account "${name}", which ${record ? "has no OAuth 1.0a token" : "is not stored"}; sign it in with \`bot auth login --account ${name}\`, or give account: {token, token_secret} in the bot file`;
+  if (record.oauth1.consumer_key !== app.key)
+    return `${config.file}: the stored account "${name}" was signed in for another app (API key); sign it in again with \`bot auth login --account ${name}\``;
+  const user = record.user_id && record.username ? { user: { id: record.user_id, username: record.username } } : {};
+  return { config, app, token: { token: record.oauth1.token, secret: record.oauth1.secret }, ...user };
 }
 
 /** How long `bot start` waits between tries while the service cannot be reached: 1 s doubling to 1 min. */

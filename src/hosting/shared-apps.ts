@@ -1,7 +1,7 @@
 /**
  * The apps' streams of a process that shares its state in Redis with others (`bot start
- * --state redis://`, the runtime in `hosting: "claimed"` mode): what ./runtime.ts's
- * `startApps` does for one process, spread over many (see ../redis/shared-streams.ts).
+ * --state redis://`, the runtime in `hosting: "claimed"` mode): what ./apps.ts does for one
+ * process, spread over many (see ../redis/shared-streams.ts).
  *
  * - The process holding an app's stream lease runs its hub, with the rules and mention
  *   rules of every bot of the app, budgeted through a bot of the app it runs.
@@ -15,16 +15,16 @@
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
-import { forgetStoredBearer, storedBearer } from "../credentials/bearer.ts";
 import type { Logger } from "../log.ts";
-import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
-import { publishAppParts, withdrawAppParts } from "../redis/app-status.ts";
+import { AppStatusParts } from "../redis/app-status.ts";
 import type { SharedRedis } from "../redis/shared-state.ts";
-import { CatchUpQueue } from "../triggers/catch-up.ts";
-import { SharedStreams } from "../redis/shared-streams.ts";
-import { startStreamHub, type Budgeted } from "../triggers/stream-hub.ts";
+import type { CatchUpQueue } from "../triggers/catch-up.ts";
+import { SharedStreams, type HubRequest } from "../redis/shared-streams.ts";
+import type { HandoffControl, HandoffEntry } from "../redis/stream-handoff.ts";
+import { startStreamHub, type Budgeted, type StreamHub } from "../triggers/stream-hub.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { AppStatus } from "../runtime/types.ts";
+import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
 import type { HostedBot, RuntimeOptions } from "./types.ts";
 
 export interface SharedApps {
@@ -44,7 +44,8 @@ export interface SharedApps {
   close(): Promise<void>;
 }
 
-export function startSharedApps(p: {
+/** What the shared apps are started with. */
+export interface SharedAppsDeps {
   options: RuntimeOptions;
   shared: SharedRedis;
   bots: ReadonlyMap<string, BotRuntime>;
@@ -54,169 +55,170 @@ export function startSharedApps(p: {
   mentionsVia(hosted: HostedBot): "poll" | "stream";
   /** The capacity lines of an app, for all its bots (the same bot files in every process). */
   capacity(appId: string): string[];
-}): SharedApps {
-  const { options, shared, bots, layers, base, logger } = p;
-  const { store, clock } = options;
-  const byName = new Map(options.bots.map((h) => [h.config.name, h]));
-  const appOf = new Map(options.bots.map((h) => [h.config.name, h.app.id]));
-  const streamedMentions = (name: string) => {
-    const hosted = byName.get(name);
-    return !!hosted?.config.triggers.mentions && p.mentionsVia(hosted) === "stream";
-  };
-  const queues = new Map<string, CatchUpQueue>();
-  const queueOf = (appId: string) => {
-    let queue = queues.get(appId);
+}
+
+export function startSharedApps(deps: SharedAppsDeps): SharedApps {
+  return new ProcessApps(deps);
+}
+
+/** This process's side of the shared apps; see the module comment. */
+class ProcessApps implements SharedApps {
+  private readonly byName: Map<string, HostedBot>;
+  private readonly appOf: Map<string, string>;
+  private readonly queues = new Map<string, CatchUpQueue>();
+  private readonly capacity = new Map<string, string[]>();
+  private readonly streams: SharedStreams;
+  private readonly parts: AppStatusParts;
+
+  constructor(private readonly deps: SharedAppsDeps) {
+    const { options, shared, logger } = deps;
+    this.byName = new Map(options.bots.map((h) => [h.config.name, h]));
+    this.appOf = new Map(options.bots.map((h) => [h.config.name, h.app.id]));
+    this.parts = new AppStatusParts(shared.redis, shared.leases.prefix, shared.owner);
+    this.streams = new SharedStreams({
+      redis: shared.redis,
+      leases: shared.leases,
+      owner: shared.owner,
+      clock: shared.clock ?? options.clock,
+      ...(shared.ttlMs ? { ttlMs: shared.ttlMs } : {}),
+      ...(shared.everyMs ? { everyMs: shared.everyMs } : {}),
+      ...(shared.leaseOf ? { leaseOf: shared.leaseOf } : {}),
+      log: logger.child({ trigger: "stream" }),
+      appOf: this.appOf,
+      prefix: shared.leases.prefix,
+      startHub: (request) => this.startHub(request),
+      handle: (name, entry) => this.handle(name, entry),
+      onControl: (appId, what) => this.onControl(appId, what),
+    });
+    this.streams.start();
+  }
+
+  private streamedMentions(name: string): boolean {
+    const hosted = this.byName.get(name);
+    return !!hosted?.config.triggers.mentions && this.deps.mentionsVia(hosted) === "stream";
+  }
+
+  private queueOf(appId: string): CatchUpQueue {
+    let queue = this.queues.get(appId);
     if (!queue) {
-      queue = new CatchUpQueue({
-        poll: (bot, signal) => bots.get(bot)?.catchUpMentions(signal) ?? Promise.resolve(),
-        onError: (bot, err) =>
-          logger
-            .child({ bot })
-            .warn(
-              { err, trigger: "mentions" },
-              `mentions catch-up poll failed: ${(err as Error)?.message ?? String(err)}; the next reconnect tries again`,
-            ),
-      });
-      queues.set(appId, queue);
+      queue = catchUpQueue(this.deps.bots, this.deps.logger);
+      this.queues.set(appId, queue);
     }
     return queue;
-  };
-  const streamedHere = (appId: string) =>
-    [...bots.keys()].filter((name) => appOf.get(name) === appId && streamedMentions(name));
+  }
 
-  const streams = new SharedStreams({
-    redis: shared.redis,
-    leases: shared.leases,
-    owner: shared.owner,
-    clock: shared.clock ?? clock,
-    ...(shared.ttlMs ? { ttlMs: shared.ttlMs } : {}),
-    ...(shared.everyMs ? { everyMs: shared.everyMs } : {}),
-    ...(shared.leaseOf ? { leaseOf: shared.leaseOf } : {}),
-    log: logger.child({ trigger: "stream" }),
-    appOf,
-    prefix: shared.leases.prefix,
-    startHub: (request) => {
-      const app = options.bots.find((h) => h.app.id === request.appId)!.app;
-      const consumer = { key: app.key, secret: app.secret };
-      const log = logger.child({ app: request.appId, trigger: "stream" });
-      // Rules and gap searches count against the app's windows, through any bot of the app running here.
-      const budgeted: Budgeted = async (endpoint, run) => {
-        const layer = [...layers].find(([name]) => appOf.get(name) === request.appId)?.[1];
-        if (!layer) return (await run(new AbortController().signal)).result;
-        return await layer.read(endpoint, run, { label: "stream" });
-      };
-      return startStreamHub({
-        appId: request.appId,
-        clock,
-        log,
-        client: async () =>
-          base.withAuth({
-            consumer,
-            bearer: await storedBearer(store, options.baseUrl, consumer, clock),
-            appLabel: request.appId,
-          }),
-        forgetBearer: () => forgetStoredBearer(store, options.baseUrl, app.key),
-        caps: STREAM_RULE_CAPS[app.plan] ?? { maxRules: 0, maxRuleLength: 0 },
-        wants: request.wants,
-        mentionBots: request.mentionBots,
-        budgeted,
-        deliver: request.deliver,
-        deliverMentions: request.deliverMentions,
-        onConnected: request.onConnected,
-        onInterrupted: request.onInterrupted,
-        onOverflow: (overflow) =>
-          log.error(
-            { bots: overflow.length },
-            `the app's rule cap leaves ${overflow.length} bots without a mention rule; with the state in Redis they are not polled instead: give them an app of their own`,
-          ),
-        onStatus: (s) => {
-          if (s.state !== "connected" && s.state !== "reconnecting") return;
-          const error = s.state === "reconnecting" ? s.lastError : undefined;
-          options.observer?.stream({
-            app: request.appId,
-            type: s.state,
-            ...(error ? { cause: error.cause, error: error.message } : {}),
-            at: clock.now(),
-          });
-        },
-      });
-    },
-    handle: (name, entry) => {
-      const bot = bots.get(name);
-      // Not running here (any more): left unacknowledged for the process that runs it.
-      if (!bot) return new Promise<void>(() => {});
-      return entry.kind === "post" ? bot.deliverHandled(entry.events) : bot.acceptMentionsHandled(entry.events);
-    },
-    onControl: (appId, what) => {
-      const names = streamedHere(appId);
-      for (const name of names) {
-        bots.get(name)?.mentionsStream(what === "connected");
-        bots.get(name)?.touch("mentions");
-      }
-      if (what === "connected") queueOf(appId).request(names);
-    },
-  });
-  streams.start();
+  /** The app's hub, in this process (it holds the app's stream lease). */
+  private startHub(request: HubRequest): StreamHub {
+    const { options, layers, base, logger } = this.deps;
+    const { store, clock } = options;
+    const app = options.bots.find((h) => h.app.id === request.appId)!.app;
+    const log = logger.child({ app: request.appId, trigger: "stream" });
+    // Rules and gap searches count against the app's windows, through any bot of the app running here.
+    const budgeted: Budgeted = async (endpoint, run) => {
+      const layer = [...layers].find(([name]) => this.appOf.get(name) === request.appId)?.[1];
+      if (!layer) return (await run(new AbortController().signal)).result;
+      return await layer.read(endpoint, run, { label: "stream" });
+    };
+    return startStreamHub({
+      appId: request.appId,
+      clock,
+      log,
+      ...appConnection(app, { store, baseUrl: options.baseUrl, clock, base }),
+      wants: request.wants,
+      mentionBots: request.mentionBots,
+      budgeted,
+      deliver: request.deliver,
+      deliverMentions: request.deliverMentions,
+      onConnected: request.onConnected,
+      onInterrupted: request.onInterrupted,
+      onOverflow: (overflow) =>
+        log.error(
+          { bots: overflow.length },
+          `the app's rule cap leaves ${overflow.length} bots without a mention rule; with the state in Redis they are not polled instead: give them an app of their own`,
+        ),
+      onStatus: reportStream(options.observer, request.appId, clock),
+    });
+  }
 
-  const capacity = new Map<string, string[]>();
-  const published = new Set<string>();
-  let closed = false;
-  const apps = (): AppStatus[] => {
+  /** An entry of the handoff for a bot: resolves once handled here. */
+  private handle(name: string, entry: HandoffEntry): Promise<void> {
+    const bot = this.deps.bots.get(name);
+    // Not running here (any more): left unacknowledged for the process that runs it.
+    if (!bot) return new Promise<void>(() => {});
+    return entry.kind === "post" ? bot.deliverHandled(entry.events) : bot.acceptMentionsHandled(entry.events);
+  }
+
+  /** The app's hub (in whichever process) connected or was interrupted: its streamed bots here follow. */
+  private onControl(appId: string, what: HandoffControl): void {
+    const { bots } = this.deps;
+    const names = [...bots.keys()].filter((name) => this.appOf.get(name) === appId && this.streamedMentions(name));
+    for (const name of names) {
+      bots.get(name)?.mentionsStream(what === "connected");
+      bots.get(name)?.touch("mentions");
+    }
+    if (what === "connected") this.queueOf(appId).request(names);
+  }
+
+  apps(): AppStatus[] {
     const here = new Map<string, { plan: HostedBot["app"]["plan"]; bots: number }>();
-    for (const name of bots.keys()) {
-      const app = byName.get(name)?.app;
+    for (const name of this.deps.bots.keys()) {
+      const app = this.byName.get(name)?.app;
       if (!app) continue;
       const seen = here.get(app.id);
       if (seen) seen.bots++;
       else here.set(app.id, { plan: app.plan, bots: 1 });
     }
     return [...here].map(([appId, { plan, bots: count }]) => {
-      if (!capacity.has(appId)) capacity.set(appId, p.capacity(appId));
-      const stream = streams.status(appId);
-      const queue = queues.get(appId);
+      if (!this.capacity.has(appId)) this.capacity.set(appId, this.deps.capacity(appId));
+      const stream = this.streams.status(appId);
+      const queue = this.queues.get(appId);
       return {
         appId,
         plan,
         bots: count,
-        capacity: capacity.get(appId)!,
+        capacity: this.capacity.get(appId)!,
         ...(stream ? { stream } : {}),
         ...(queue ? { catchUp: { ...queue.pending(), done: queue.done } } : {}),
-        updatedAt: clock.now(),
+        updatedAt: this.deps.options.clock.now(),
       };
     });
-  };
+  }
 
-  return {
-    async host(hosted, bot) {
-      const name = hosted.config.name;
-      const state = await streams.host(name, {
-        userId: bot.identity.userId,
-        username: bot.identity.username,
-        rules: hosted.config.triggers.stream,
-        mentions: streamedMentions(name),
-      });
-      if (!streamedMentions(name)) return;
-      bot.mentionsStream(state === "connected");
-      queueOf(hosted.app.id).request([name]);
-    },
-    unhost: (name) => streams.unhost(name),
-    streamed: (appId, postId) => streams.has(appId, postId),
-    // Catch-up polls are the bots' own (BotRuntime.quiet counts them).
-    busy: () => streams.busy(),
-    apps,
-    async saveStatus(ttlMs) {
-      if (closed) return;
-      const parts = apps();
-      for (const part of parts) published.add(part.appId);
-      await publishAppParts(shared.redis, shared.leases.prefix, shared.owner, parts, ttlMs);
-    },
-    async close() {
-      closed = true;
-      for (const queue of queues.values()) queue.close();
-      await streams.close();
-      // Not while Redis is away (the command would wait for it): the parts then expire by themselves.
-      if (shared.redis.status === "ready")
-        await withdrawAppParts(shared.redis, shared.leases.prefix, shared.owner, [...published]).catch(() => undefined);
-    },
-  };
+  async host(hosted: HostedBot, bot: BotRuntime): Promise<void> {
+    const name = hosted.config.name;
+    const state = await this.streams.host(name, {
+      userId: bot.identity.userId,
+      username: bot.identity.username,
+      rules: hosted.config.triggers.stream,
+      mentions: this.streamedMentions(name),
+    });
+    if (!this.streamedMentions(name)) return;
+    bot.mentionsStream(state === "connected");
+    this.queueOf(hosted.app.id).request([name]);
+  }
+
+  unhost(name: string): void {
+    this.streams.unhost(name);
+  }
+
+  streamed(appId: string, postId: string): boolean {
+    return this.streams.has(appId, postId);
+  }
+
+  // Catch-up polls are the bots' own (BotRuntime.quiet counts them).
+  busy(): string[] {
+    return this.streams.busy();
+  }
+
+  async saveStatus(ttlMs: number): Promise<void> {
+    if (this.parts.stopping) return;
+    await this.parts.publish(this.apps(), ttlMs);
+  }
+
+  async close(): Promise<void> {
+    this.parts.close();
+    for (const queue of this.queues.values()) queue.close();
+    await this.streams.close();
+    await this.parts.withdraw();
+  }
 }

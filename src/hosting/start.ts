@@ -64,27 +64,7 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
 
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
-  const loaded = await loadBots({
-    botsDir: options.bots,
-    pluginsDir: options.plugins,
-    ...(options.env ? { env: options.env } : {}),
-  });
-  if (loaded.problems.length > 0) {
-    throw new UserError(
-      `${loaded.problems.map(formatProblem).join("\n")}\n${countOf(loaded.problems.length, "problem")} in the bot files; fix them (bot validate checks without starting)`,
-    );
-  }
-  const bots = pick(loaded.bots, options.only);
-  if (bots.length === 0)
-    throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
-
-  const vars = loaded.env.vars;
-  if (options.state && !hasService(vars)) {
-    throw new UserError(
-      `${options.state.source}: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL and the app's keys (a \`bot sandbox\` will do for a try), or leave out ${options.state.source} to run against an embedded sandbox`,
-      { exitCode: 2 },
-    );
-  }
+  const { bots, vars, envFile } = await loadRunnable(options);
   const shared = options.state
     ? await openSharedState({
         url: options.state.url,
@@ -97,33 +77,12 @@ export async function start(options: StartOptions): Promise<Started> {
   const store: Store =
     shared?.store ??
     (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
-  let sandbox: Sandbox | undefined;
-  let stopCrowd: (() => void) | undefined;
+  let found: FoundService | undefined;
   try {
-    let service: { baseUrl: string; bots: HostedBot[] };
-    if (hasService(vars)) {
-      service = resolveService(vars, loaded.env.suggestedFile, bots, store);
-      await checkService({
-        baseUrl: service.baseUrl,
-        app: service.bots[0]!.app,
-        envFile: loaded.env.suggestedFile,
-        clock,
-        logger,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      logger.info(
-        { service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false },
-        `starting ${countOf(bots.length, "bot")} against ${service.baseUrl}`,
-      );
-    } else {
-      const embedded = await startEmbedded(options, bots, vars);
-      sandbox = embedded.sandbox;
-      stopCrowd = embedded.stopCrowd;
-      service = { baseUrl: sandbox.url, bots: embedded.bots };
-    }
+    found = await findService(options, bots, vars, envFile, store);
     const runtime = await startRuntime({
-      baseUrl: service.baseUrl,
-      bots: service.bots,
+      baseUrl: found.baseUrl,
+      bots: found.bots,
       store,
       clock,
       logger,
@@ -146,6 +105,7 @@ export async function start(options: StartOptions): Promise<Started> {
       { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
       "all bots started; stop with Ctrl-C",
     );
+    const { sandbox, stopCrowd } = found;
     return {
       runtime,
       store,
@@ -160,11 +120,75 @@ export async function start(options: StartOptions): Promise<Started> {
       },
     };
   } catch (err) {
-    stopCrowd?.();
-    await sandbox?.close().catch(() => undefined);
+    found?.stopCrowd?.();
+    await found?.sandbox?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The bots to start, checked, and the environment they were read with. */
+async function loadRunnable(
+  options: StartOptions,
+): Promise<{ bots: BotConfig[]; vars: Readonly<Record<string, string | undefined>>; envFile: string }> {
+  const loaded = await loadBots({
+    botsDir: options.bots,
+    pluginsDir: options.plugins,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  if (loaded.problems.length > 0) {
+    throw new UserError(
+      `${loaded.problems.map(formatProblem).join("\n")}\n${countOf(loaded.problems.length, "problem")} in the bot files; fix them (bot validate checks without starting)`,
+    );
+  }
+  const bots = pick(loaded.bots, options.only);
+  if (bots.length === 0)
+    throw new UserError(`no bots to start in ${options.bots}: write one (see README.md, "Your first bot")`);
+  const vars = loaded.env.vars;
+  if (options.state && !hasService(vars)) {
+    throw new UserError(
+      `${options.state.source}: processes sharing a state in Redis must share one service too; set POSTBOT_BASE_URL and the app's keys (a \`bot sandbox\` will do for a try), or leave out ${options.state.source} to run against an embedded sandbox`,
+      { exitCode: 2 },
+    );
+  }
+  return { bots, vars, envFile: loaded.env.suggestedFile };
+}
+
+/** The service the bots run against, and their accounts there; the embedded sandbox and its crowd when none is set. */
+interface FoundService {
+  baseUrl: string;
+  bots: HostedBot[];
+  sandbox?: Sandbox;
+  stopCrowd?: () => void;
+}
+
+/** The service of the environment (checked: reachable, the app's keys accepted), else an embedded sandbox. */
+async function findService(
+  options: StartOptions,
+  bots: BotConfig[],
+  vars: Readonly<Record<string, string | undefined>>,
+  envFile: string,
+  store: Store,
+): Promise<FoundService> {
+  const { logger, clock } = options;
+  if (!hasService(vars)) {
+    const embedded = await startEmbedded(options, bots, vars);
+    return { ...embedded, baseUrl: embedded.sandbox.url };
+  }
+  const service = resolveService(vars, envFile, bots, store);
+  await checkService({
+    baseUrl: service.baseUrl,
+    app: service.bots[0]!.app,
+    envFile,
+    clock,
+    logger,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  logger.info(
+    { service: service.baseUrl, bots: bots.map((b) => b.name), dry_run: options.dryRun ?? false },
+    `starting ${countOf(bots.length, "bot")} against ${service.baseUrl}`,
+  );
+  return service;
 }
 
 /**

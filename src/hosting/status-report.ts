@@ -13,6 +13,7 @@ import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
 import { followersCursorKey } from "../triggers/followers.ts";
+import { CURSORS_NAMESPACE } from "../triggers/events.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
 import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime/types.ts";
 
@@ -62,8 +63,8 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
   };
   const last = lastActions(store);
   return store.entries<BotStatus>("status").map(([, status]) => {
-    const mentions = store.get<MentionsCursor>("cursors", mentionsCursorKey(status.bot));
-    const followers = store.get<string[]>("cursors", followersCursorKey(status.bot));
+    const mentions = store.get<MentionsCursor>(CURSORS_NAMESPACE, mentionsCursorKey(status.bot));
+    const followers = store.get<string[]>(CURSORS_NAMESPACE, followersCursorKey(status.bot));
     const app = store.get<AppStatus>(APP_STATUS_NAMESPACE, status.appId);
     const lastAction = last.get(status.bot);
     const report: BotReport = {

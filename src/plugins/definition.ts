@@ -1,31 +1,8 @@
 /**
- * The shape a plugin module's default export must have. The runtime's `definePlugin` gives
- * plugin authors the full typing (events, contexts); this is the minimal structural type
- * the loader checks an imported module against, so a wrong export is refused at load time
- * with a message, not at the first event with a TypeError.
+ * Whether a plugin module's default export is a `Plugin` (./plugin.ts): the loader checks an
+ * imported module against its shape, so a wrong export is refused at load time with a
+ * message, not at the first event with a TypeError.
  */
-import type { ZodType } from "zod";
-
-/**
- * A plugin: its name (for logs), the zod schema of its options in bot files, and `setup`,
- * which the runtime calls once per bot that lists the plugin, with the parsed options.
- *
- * @example
- * ```ts
- * export default {
- *   name: "reply",
- *   options: z.object({ text: z.string() }),
- *   setup(bot, options) { bot.on("mention", (ctx) => ctx.reply(options.text)); },
- * } satisfies PluginDefinition;
- * ```
- */
-export interface PluginDefinition {
-  readonly name: string;
-  /** Validates and defaults the options a bot file gives; absent: the plugin takes none. */
-  readonly options?: ZodType;
-  /** Typed by `definePlugin`; any function is structurally acceptable here. */
-  readonly setup: (...args: never[]) => unknown;
-}
 
 /**
  * What is wrong with `value` as a plugin definition, in words a plugin author can act on,

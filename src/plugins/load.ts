@@ -11,12 +11,13 @@
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { displayPath } from "../display-path.ts";
-import { definitionOf, definitionProblem, type PluginDefinition } from "./definition.ts";
+import { definitionOf, definitionProblem } from "./definition.ts";
 import type { PluginLocation } from "./discover.ts";
+import type { Plugin } from "./plugin.ts";
 
 /** A loaded plugin, or why it could not be loaded (a message naming its file). */
 export type LoadedPlugin =
-  | { ok: true; definition: PluginDefinition; location: PluginLocation }
+  | { ok: true; definition: Plugin; location: PluginLocation }
   | { ok: false; message: string; location: PluginLocation };
 
 /** Imports the plugin at `location` and checks its default export. Never throws. */
@@ -34,7 +35,7 @@ export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin
   const definition = definitionOf(module);
   const problem = definitionProblem(definition);
   if (problem) return { ok: false, location, message: `(${location.label}) is not a plugin: ${problem}` };
-  return { ok: true, location, definition: definition as PluginDefinition };
+  return { ok: true, location, definition: definition as Plugin };
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {

@@ -167,12 +167,23 @@ export interface PluginBot {
   filter<E extends EventName>(event: E, check: Filter<E>): void;
 }
 
-/** A plugin as `definePlugin` returns it. */
+/**
+ * A plugin: its name (for logs), the zod schema of its options in bot files, and `setup`,
+ * which runs once per bot that lists the plugin, with that bot's options as the schema
+ * outputs them. `definePlugin` makes one with every type filled in; the loader checks that
+ * a module's default export is one (./definition.ts), and `postbot/testing` takes them.
+ * Any `Plugin<S>` is a `Plugin` (so a map of plugins of different options is typed).
+ */
 export interface Plugin<S extends z.ZodType = z.ZodType> {
   readonly name: string;
+  /** Validates and defaults the options a bot file gives; absent: the plugin takes none. */
   readonly options?: S;
-  readonly setup: (bot: PluginBot, options: z.output<S>) => void | Promise<void>;
+  /** Registers the plugin's handlers and filters on `bot`. */
+  setup(bot: PluginBot, options: z.output<S>): void | Promise<void>;
 }
+
+/** @deprecated The one plugin type is {@link Plugin}; `PluginDefinition` is its old name. */
+export type PluginDefinition = Plugin;
 
 /**
  * Defines a plugin. It only gives the object its types: the options a handler sees are

@@ -49,6 +49,44 @@ export async function withdrawAppParts(
 }
 
 /**
+ * This process's parts of its apps' status: published every status round (each kept `ttlMs`
+ * unless published again), and withdrawn when the process stops.
+ */
+export class AppStatusParts {
+  private readonly published = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly owner: string,
+  ) {}
+
+  /** Whether the process is stopping (nothing is published any more). */
+  get stopping(): boolean {
+    return this.closed;
+  }
+
+  async publish(parts: readonly AppStatus[], ttlMs: number): Promise<void> {
+    if (this.closed) return;
+    for (const part of parts) this.published.add(part.appId);
+    await publishAppParts(this.redis, this.prefix, this.owner, parts, ttlMs);
+  }
+
+  /** Publishes nothing more (the process is stopping). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Removes every part published; not while Redis is away (the command would wait for it): the parts then expire by themselves. */
+  async withdraw(): Promise<void> {
+    this.closed = true;
+    if (this.redis.status === "ready")
+      await withdrawAppParts(this.redis, this.prefix, this.owner, [...this.published]).catch(() => undefined);
+  }
+}
+
+/**
  * One app's status from its processes' parts: bots and catch-up polls summed, the stream
  * of the part that has one (the lease holder; of two, as when the lease just moved, the
  * later), capacity and plan of the latest part (every process computes them from the same

@@ -1,11 +1,12 @@
 /**
  * A bot's inbox: events fetched from the service and not yet handled, kept in the state
- * store. A trigger adds events and moves its cursor in the same store write, so a crash can
- * neither lose a fetched event nor fetch it twice; an event leaves the inbox once its
- * handlers have run. On start, what is left is handled first.
+ * store, and the cursors of the triggers that fetched them. A trigger's events and its
+ * cursor's move are written together ({@link Inbox.add}) and made durable by one flush, so a
+ * crash can neither lose a fetched event nor fetch it twice; an event leaves the inbox once
+ * its handlers have run. On start, what is left is handled first.
  */
 import type { Store } from "../store/store.ts";
-import type { BotEvent } from "../triggers/events.ts";
+import { CURSORS_NAMESPACE, type BotEvent, type CursorMove } from "../triggers/events.ts";
 
 /** Events kept at most per bot; past it the oldest are dropped (and reported). */
 export const INBOX_LIMIT = 10_000;
@@ -23,10 +24,20 @@ export class Inbox {
   }
 
   /**
-   * Adds events not already waiting; does not flush, so the caller can move its cursor in
-   * the same write. Returns the events added and the ids of any dropped to stay bounded.
+   * Adds events not already waiting, and moves a trigger's cursor with them; does not flush
+   * ({@link flush} makes both durable at once). Returns the events added and the ids of any
+   * dropped to stay bounded.
    */
-  add(events: readonly BotEvent[]): { added: BotEvent[]; dropped: string[] } {
+  add(events: readonly BotEvent[], cursor?: CursorMove): { added: BotEvent[]; dropped: string[] } {
+    const result = events.length > 0 ? this.put(events) : { added: [], dropped: [] };
+    if (cursor) {
+      if (cursor.value === undefined) this.store.delete(CURSORS_NAMESPACE, cursor.key);
+      else this.store.set(CURSORS_NAMESPACE, cursor.key, cursor.value);
+    }
+    return result;
+  }
+
+  private put(events: readonly BotEvent[]): { added: BotEvent[]; dropped: string[] } {
     this.size ??= this.store.entries(this.namespace).length;
     const added = events.filter((e) => this.store.get(this.namespace, e.id) === undefined);
     for (const e of added) this.store.set(this.namespace, e.id, e);
@@ -37,6 +48,16 @@ export class Inbox {
     for (const id of dropped) this.store.delete(this.namespace, id);
     this.size = all.length - dropped.length;
     return { added, dropped };
+  }
+
+  /** A trigger's cursor, as last moved. */
+  cursor<T>(key: string): T | undefined {
+    return this.store.get<T>(CURSORS_NAMESPACE, key);
+  }
+
+  /** Makes what was added (events and cursors) durable. */
+  flush(): Promise<void> {
+    return this.store.flush();
   }
 
   /** Whether an event waits here (fetched, not yet handled). */

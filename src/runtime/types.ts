@@ -7,7 +7,7 @@
  */
 import type { BotActionsOptions, WaitingInfo } from "../actions/index.ts";
 import type { Plan } from "../limits/types.ts";
-import type { TriggerName } from "../triggers/events.ts";
+import type { BotEvent, EventName, TriggerName } from "../triggers/events.ts";
 import type { StreamStatus } from "../triggers/stream-hub.ts";
 
 /** The bot a handler runs for: its name and its account on the service. */
@@ -74,3 +74,19 @@ export interface AppStatus {
 
 /** The store namespace of {@link AppStatus} records, by app id. */
 export const APP_STATUS_NAMESPACE = "status.apps";
+
+/**
+ * What the engine hands each event to: the plugins stage (src/plugins/stage.ts), injected
+ * by hosting. The engine knows nothing of plugins, contexts or handlers beyond this.
+ */
+export interface EventHandling {
+  /** Whether some plugin of the bot handles or filters events of this kind. */
+  handles(kind: EventName): boolean;
+  /**
+   * Runs the bot's filters and handlers for the event (each plugin inside its error boundary
+   * and time limit); `undefined` when none takes events of its kind. Never rejects.
+   */
+  handle(event: BotEvent): Promise<void> | undefined;
+  /** Whether the handlers running for this event all wait for an action the budget holds back. */
+  waiting(eventId: string): boolean;
+}

@@ -1,6 +1,7 @@
 /**
  * Events as triggers produce them and the inbox keeps them: plain JSON, so an event that was
- * fetched but not yet handled survives a crash.
+ * fetched but not yet handled survives a crash. And the inbox as a polling trigger sees it
+ * ({@link TriggerInbox}): where its cursor is kept, and where it hands what it fetched.
  */
 import type { PostFieldsQuery } from "../api/params.ts";
 import type { Includes, Post, User } from "../api/types.ts";
@@ -20,6 +21,31 @@ export type EventName = BotEvent["kind"];
 
 /** The triggers of a bot file. */
 export type TriggerName = "mentions" | "stream" | "schedule" | "followers";
+
+/** The state store namespace of the triggers' cursors (keys `<bot>:mentions`, `<bot>:followers`). */
+export const CURSORS_NAMESPACE = "cursors";
+
+/** A trigger's cursor as it moves with the events it delivers; an undefined `value` drops it. */
+export interface CursorMove {
+  key: string;
+  value: unknown;
+}
+
+/**
+ * The bot's inbox as a polling trigger sees it. A trigger reads its cursor here and hands
+ * over what it fetched with the cursor's new position; the inbox keeps both in one durable
+ * write, so a crash neither loses a fetched event nor fetches it twice. No trigger flushes
+ * the state store itself.
+ */
+export interface TriggerInbox {
+  /** The trigger's cursor, as last moved. */
+  cursor<T>(key: string): T | undefined;
+  /**
+   * Puts `events` in the inbox and moves the cursor at once (before returning), then makes
+   * both durable; resolves once they are.
+   */
+  commit(events: readonly BotEvent[], cursor?: CursorMove): Promise<void>;
+}
 
 /** Which trigger an event comes from (liveness in `bot status`, and warnings at start). */
 export const TRIGGER_OF: Record<EventName, TriggerName> = {

@@ -5,13 +5,13 @@
  * The service lists followers newest first, so each poll reads pages only until it meets a
  * follower it knows. On the very first run the current followers are remembered without
  * events: a bot does not greet everyone who followed it before it started. The remembered
- * set is bounded to the most recent followers.
+ * set is bounded to the most recent followers, and is the trigger's cursor: the bot's inbox
+ * keeps it, moved in the same write as the events it delivers.
  */
 import type { Clock } from "../clock.ts";
 import type { PagingQuery, UserFieldsQuery } from "../api/params.ts";
 import type { Envelope, User } from "../api/types.ts";
-import type { Store } from "../store/store.ts";
-import { EVENT_USER_FIELDS, type BotEvent } from "./events.ts";
+import { EVENT_USER_FIELDS, type BotEvent, type TriggerInbox } from "./events.ts";
 import { startPollLoop, type PollLoop } from "./poller.ts";
 
 /** The largest page of `GET /2/users/:id/followers` (wire-facts 1.3). */
@@ -22,10 +22,10 @@ export const KNOWN_FOLLOWERS_LIMIT = 5_000;
 export interface FollowersTriggerOptions {
   bot: string;
   clock: Clock;
-  store: Store;
+  /** The bot's inbox: keeps the followers known, and takes the events with them. */
+  inbox: TriggerInbox;
   intervalMs: number;
   fetch(query: UserFieldsQuery & PagingQuery, signal: AbortSignal): Promise<Envelope<User[]>>;
-  deliver(events: BotEvent[]): void;
   onPoll?(delivered: number): void;
   onError(err: unknown): "stop" | void;
 }
@@ -34,8 +34,8 @@ export const followersCursorKey = (bot: string) => `${bot}:followers`;
 
 /** Polls once; returns how many new followers it delivered. */
 export async function pollFollowers(options: FollowersTriggerOptions, signal: AbortSignal): Promise<number> {
-  const { store } = options;
-  const known = store.get<string[]>("cursors", followersCursorKey(options.bot));
+  const { inbox } = options;
+  const known = inbox.cursor<string[]>(followersCursorKey(options.bot));
   const knownSet = new Set(known ?? []);
   const fresh: User[] = [];
   let token: string | undefined;
@@ -54,10 +54,8 @@ export async function pollFollowers(options: FollowersTriggerOptions, signal: Ab
   const events: BotEvent[] = known
     ? [...fresh].reverse().map((user) => ({ kind: "follow", id: `follow:${user.id}`, user }))
     : [];
-  options.deliver(events);
   const remembered = [...fresh.map((u) => u.id), ...(known ?? [])].slice(0, KNOWN_FOLLOWERS_LIMIT);
-  store.set("cursors", followersCursorKey(options.bot), remembered);
-  await store.flush();
+  await inbox.commit(events, { key: followersCursorKey(options.bot), value: remembered });
   return events.length;
 }
 

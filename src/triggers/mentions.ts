@@ -3,8 +3,8 @@
  * `reply` events, by polling the bot's mention timeline or, on a plan with a filtered
  * stream, from the app's one stream connection (see ./mention-rules.ts and ./stream-hub.ts).
  *
- * - The cursor (`since_id`) is kept in the state store and moves in the same write that puts
- *   the events in the bot's inbox, so a restart neither misses nor repeats a post.
+ * - The cursor (`since_id`) is kept by the bot's inbox and moves in the same write that puts
+ *   the events there ({@link TriggerInbox.commit}), so a restart neither misses nor repeats a post.
  * - Every page is read (the newest first), each request asking for 100 posts, the most the
  *   endpoint allows: on the free plan one request is all there is for 15 minutes.
  * - On its very first run a bot reaches back `backfillMs` (one hour by default), never the
@@ -21,8 +21,7 @@ import type { Clock } from "../clock.ts";
 import type { Envelope, Post } from "../api/types.ts";
 import { compareIds } from "../api/ids.ts";
 import type { TimelineQuery } from "../api/params.ts";
-import type { Store } from "../store/store.ts";
-import { EVENT_POST_QUERY, mentionEvents, type BotEvent } from "./events.ts";
+import { EVENT_POST_QUERY, mentionEvents, type BotEvent, type CursorMove, type TriggerInbox } from "./events.ts";
 import { startPollLoop, type PollLoop } from "./poller.ts";
 
 /** The largest page of `GET /2/users/:id/mentions` (wire-facts 1.3). */
@@ -41,13 +40,12 @@ export interface MentionsTriggerOptions {
   bot: string;
   userId: string;
   clock: Clock;
-  store: Store;
+  /** The bot's inbox: keeps the cursor, and takes the events with the cursor's move. */
+  inbox: TriggerInbox;
   intervalMs: number;
   backfillMs: number;
   /** Fetches one page (budgeted by the caller). */
   fetch(query: TimelineQuery, signal: AbortSignal): Promise<Envelope<Post[]>>;
-  /** Puts events in the inbox without flushing; the trigger flushes with its cursor. */
-  deliver(events: BotEvent[]): void;
   /** After each successful poll: how many events it delivered. */
   onPoll?(delivered: number): void;
   onError(err: unknown): "stop" | void;
@@ -89,26 +87,27 @@ export class MentionsTrigger {
   constructor(private readonly options: MentionsTriggerOptions) {}
 
   private cursor(): MentionsCursor | undefined {
-    return this.options.store.get<MentionsCursor>("cursors", mentionsCursorKey(this.options.bot));
+    return this.options.inbox.cursor<MentionsCursor>(mentionsCursorKey(this.options.bot));
   }
 
-  /** Saves the cursor: `since_id` (the newest known) and what was streamed past it. */
-  private save(ids: Array<string | undefined>, seen: Iterable<string>): void {
+  /** The cursor's move: `since_id` (the newest known) and what was streamed past it (none when both are empty). */
+  private move(ids: Array<string | undefined>, seen: Iterable<string>): CursorMove | undefined {
     const since = ids
       .filter((id): id is string => id !== undefined)
       .sort(compareIds)
       .pop();
     const rest = [...seen].filter((id) => since === undefined || compareIds(id, since) > 0).slice(-SEEN_LIMIT);
-    if (since === undefined && rest.length === 0) return;
-    this.options.store.set<MentionsCursor>("cursors", mentionsCursorKey(this.options.bot), {
+    if (since === undefined && rest.length === 0) return undefined;
+    const value: MentionsCursor = {
       ...(since !== undefined ? { since_id: since } : {}),
       ...(rest.length > 0 ? { seen: rest } : {}),
-    });
+    };
+    return { key: mentionsCursorKey(this.options.bot), value };
   }
 
   /** Polls once: reads every new page, delivers the events oldest first, moves the cursor. */
   async poll(signal: AbortSignal): Promise<number> {
-    const { store, clock } = this.options;
+    const { inbox, clock } = this.options;
     const epoch = this.epoch;
     const connected = this.connected;
     let cursor = this.cursor();
@@ -128,7 +127,7 @@ export class MentionsTrigger {
       } catch (err) {
         // A cursor the service refuses would fail every poll forever: drop it and reach back instead.
         if (!cursor?.since_id || token || !refusesSinceId(err)) throw err;
-        store.delete("cursors", mentionsCursorKey(this.options.bot));
+        await inbox.commit([], { key: mentionsCursorKey(this.options.bot), value: undefined });
         this.options.onCursorReset?.(
           `the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts`,
         );
@@ -147,10 +146,10 @@ export class MentionsTrigger {
     const now = this.cursor();
     const seen = new Set(now?.seen ?? []);
     const events = fetched.filter((e) => !seen.has(postIdOf(e) ?? ""));
-    this.options.deliver(events);
-    this.save([now?.since_id, newest], seen);
+    // The inbox takes the events and the cursor at once; durable when `committed` resolves.
+    const committed = inbox.commit(events, this.move([now?.since_id, newest], seen));
     if (connected && epoch === this.epoch) this.inSync = true;
-    await store.flush();
+    await committed;
     this.options.onPoll?.(events.length);
     return events.length;
   }
@@ -169,12 +168,12 @@ export class MentionsTrigger {
       );
     });
     if (fresh.length === 0) return 0;
-    this.options.deliver(fresh);
     const ids = fresh.map((e) => postIdOf(e)!);
     // In sync, the stream's posts move the cursor; otherwise they wait in `seen` for the poll.
-    if (this.inSync) this.save([cursor?.since_id, ...ids], seen);
-    else this.save([cursor?.since_id], [...seen, ...ids]);
-    await this.options.store.flush();
+    const move = this.inSync
+      ? this.move([cursor?.since_id, ...ids], seen)
+      : this.move([cursor?.since_id], [...seen, ...ids]);
+    await this.options.inbox.commit(fresh, move);
     return fresh.length;
   }
 

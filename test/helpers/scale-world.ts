@@ -11,7 +11,7 @@
  */
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createClock, type AdjustableClock, type Clock } from "../../src/clock.ts";
-import type { PluginDefinition } from "../../src/plugins/index.ts";
+import type { Plugin } from "../../src/plugins/index.ts";
 import { provisionBots, type ProvisionedBot } from "../../src/hosting/provision.ts";
 import { startRuntime } from "../../src/hosting/runtime.ts";
 import type { Runtime } from "../../src/hosting/types.ts";
@@ -33,7 +33,7 @@ export interface ScaleWorldOptions {
   /** The bots' names. */
   names: string[];
   /** The one plugin every bot runs (with `{}` options). */
-  plugin: PluginDefinition;
+  plugin: Plugin;
   /** How mentions reach the bots: polling per bot, or the app's stream handed off through Redis. */
   mentions: "poll" | "stream";
 }

@@ -1,0 +1,94 @@
+/**
+ * A bot built from its parts, by injection: its action layer (the process's action system,
+ * the bot's account, its file's budget and reply rules), its plugins stage (src/plugins:
+ * each plugin's setup run for the bot), its triggers as its file and plan make them, and the
+ * engine (src/runtime) that takes its events from the triggers to the stage.
+ */
+import type { ActionLayer, ActionSystem } from "../actions/index.ts";
+import { clientExecutor, clientVerifiers } from "../actions/client.ts";
+import type { ApiClient } from "../api/client.ts";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import { PluginsStage } from "../plugins/stage.ts";
+import { BotRuntime } from "../runtime/bot.ts";
+import type { BotIdentity, BotStatus } from "../runtime/types.ts";
+import type { Store } from "../store/store.ts";
+import type { RuntimeObserver } from "./observer.ts";
+import { triggerSpecs, unheardEvents, type PollerCount } from "./trigger-plan.ts";
+import type { HostedBot } from "./types.ts";
+
+/** What every bot of the process is built with. */
+export interface BotFactoryDeps {
+  actions: ActionSystem;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  observer?: RuntimeObserver;
+  /** How long one handler may run (waiting for the budget does not count). */
+  handlerTimeoutMs: number;
+  pollers: PollerCount;
+  /** How the bot's mentions come: through the app's stream, or polled. */
+  mentionsVia(hosted: HostedBot): "poll" | "stream";
+  /** The service refused the bot's account while it ran (a revoked token). */
+  onRevoked(bot: string, err: unknown): void;
+}
+
+/** A bot built and set up, not started yet. */
+export interface BuiltBot {
+  bot: BotRuntime;
+  layer: ActionLayer;
+}
+
+/** Builds one bot whose account is known, and runs its plugins' setup. */
+export async function buildBot(
+  hosted: HostedBot,
+  client: ApiClient,
+  identity: BotIdentity,
+  deps: BotFactoryDeps,
+): Promise<BuiltBot> {
+  const { config, app } = hosted;
+  const { store, clock, observer } = deps;
+  const log = deps.logger.child({ bot: config.name });
+  const layer = deps.actions.bot({
+    bot: config.name,
+    account: { appId: app.id, userId: identity.userId, plan: app.plan },
+    executor: clientExecutor(client),
+    verifiers: clientVerifiers(client, identity.userId),
+    budget: config.budget,
+    replyToBots: config.reply_to_bots,
+    replyCooldownMs: config.reply_cooldown,
+    ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
+    onRevoked: (err) => deps.onRevoked(config.name, err),
+  });
+  // What the stage and the engine both work with: who the bot is, its client and action layer.
+  const shared = { identity, api: client, layer, store, clock, log };
+  const stage = new PluginsStage({ ...shared, handlerTimeoutMs: deps.handlerTimeoutMs });
+  const bot = new BotRuntime({
+    ...shared,
+    name: config.name,
+    appId: app.id,
+    ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
+    handling: stage,
+    triggers: triggerSpecs(hosted, deps.pollers, deps.mentionsVia(hosted)),
+    budgetPolicy: config.budget,
+    ...(observer ? { onHandled: (kind) => observer.event({ bot: config.name, kind, at: clock.now() }) } : {}),
+  });
+  await stage.setup(config.plugins);
+  for (const line of unheardEvents(config, (event) => stage.handles(event))) log.warn(line);
+  return { bot, layer };
+}
+
+/** The status of a bot whose account the service refused at start: it never ran. */
+export function refusedStatus(hosted: HostedBot, reason: string, at: number): BotStatus {
+  return {
+    bot: hosted.config.name,
+    appId: hosted.app.id,
+    userId: "",
+    username: "",
+    plan: hosted.app.plan,
+    paused: { reason, at },
+    triggers: {},
+    inbox: 0,
+    updatedAt: at,
+  };
+}

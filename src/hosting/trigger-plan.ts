@@ -1,0 +1,98 @@
+/**
+ * How a bot file's triggers become the engine's (src/runtime/bot-triggers.ts): each poll no
+ * faster than the plan allows for all the bots sharing the app's window, mentions through
+ * the app's stream when the plan has one (unless the bot asks to poll), and a warning when a
+ * plugin handles events that no trigger of the bot will bring.
+ */
+import {
+  fastestFollowersIntervalMs,
+  fastestMentionIntervalMs,
+  planHasStream,
+  type BotConfig,
+} from "../config/index.ts";
+import type { TriggerSpecs } from "../runtime/bot-triggers.ts";
+import { TRIGGER_OF, type EventName, type TriggerName } from "../triggers/events.ts";
+import type { HostedBot } from "./types.ts";
+
+/** Whether a bot's mentions come through its app's stream (the plan has one, and the bot did not ask to poll). */
+export function mentionsVia(hosted: HostedBot): "poll" | "stream" {
+  const mentions = hosted.config.triggers.mentions;
+  return mentions && mentions.via !== "poll" && planHasStream(hosted.app.plan) ? "stream" : "poll";
+}
+
+/** Whether the bot file has this trigger. */
+export const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
+  trigger === "mentions"
+    ? !!config.triggers.mentions
+    : trigger === "followers"
+      ? !!config.triggers.followers
+      : config.triggers[trigger].length > 0;
+
+/** How many bots of an app poll an endpoint (they share its A window): counted once for all bots. */
+export type PollerCount = (appId: string, trigger: "mentions" | "followers") => number;
+
+/** {@link PollerCount} of `bots`. */
+export function pollerCounts(bots: readonly HostedBot[]): PollerCount {
+  const pollers = new Map<string, number>();
+  for (const b of bots) {
+    if (hasTrigger(b.config, "mentions") && mentionsVia(b) === "poll")
+      pollers.set(`mentions ${b.app.id}`, (pollers.get(`mentions ${b.app.id}`) ?? 0) + 1);
+    if (hasTrigger(b.config, "followers"))
+      pollers.set(`followers ${b.app.id}`, (pollers.get(`followers ${b.app.id}`) ?? 0) + 1);
+  }
+  return (appId, trigger) => pollers.get(`${trigger} ${appId}`) ?? 0;
+}
+
+/**
+ * The engine's triggers for a bot: its file's, each poll at the file's interval or the
+ * fastest its plan allows for the bots sharing the app's window, whichever is slower.
+ */
+export function triggerSpecs(hosted: HostedBot, pollers: PollerCount, via: "poll" | "stream"): TriggerSpecs {
+  const { config, app } = hosted;
+  const { mentions, followers, schedule } = config.triggers;
+  return {
+    ...(mentions
+      ? {
+          mentions: {
+            intervalMs: Math.max(
+              mentions.interval ?? 0,
+              fastestMentionIntervalMs(app.plan, pollers(app.id, "mentions")),
+            ),
+            backfillMs: mentions.backfill,
+            via,
+          },
+        }
+      : {}),
+    ...(followers
+      ? {
+          followers: {
+            intervalMs: Math.max(
+              followers.interval ?? 0,
+              fastestFollowersIntervalMs(app.plan, pollers(app.id, "followers")),
+            ),
+          },
+        }
+      : {}),
+    schedules: schedule,
+  };
+}
+
+/** How a bot file asks for each trigger (for the warning when a plugin's events have none). */
+const TRIGGER_YAML: Record<TriggerName, string> = {
+  mentions: "triggers: { mentions: {} }",
+  followers: "triggers: { followers: {} }",
+  stream: 'triggers: { stream: [{ value: "..." }] }',
+  schedule: 'triggers: { schedule: [{ name: ..., cron: "..." }] }',
+};
+
+/** What to warn of: each event some plugin of the bot handles that no trigger of its file brings. */
+export function unheardEvents(config: BotConfig, handles: (event: EventName) => boolean): string[] {
+  const lines: string[] = [];
+  for (const [event, trigger] of Object.entries(TRIGGER_OF) as Array<[EventName, TriggerName]>) {
+    if (handles(event) && !hasTrigger(config, trigger))
+      lines.push(
+        `a plugin handles "${event}" events but the bot has no ${trigger} trigger, so none will come; add ${TRIGGER_YAML[trigger]} to ${config.file}`,
+      );
+  }
+  return lines;
+}

@@ -1,0 +1,238 @@
+/**
+ * A bot's own triggers, wired to its event loop: the mentions poll (or, through the app's
+ * stream, the catch-up polls and the streamed mentions), the followers poll and the cron
+ * schedules. Each poll's request goes through the bot's action layer (budgeted, its answer's
+ * headers correcting the budget) and is counted, so {@link BotTriggers.quiet} can tell a
+ * poll waiting for the budget from one under way.
+ */
+import type { ActionLayer, HeaderBag } from "../actions/index.ts";
+import type { ApiClient } from "../api/client.ts";
+import type { EndpointKey } from "../api/endpoints.ts";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { BotEvent, TriggerName } from "../triggers/events.ts";
+import { startFollowersTrigger } from "../triggers/followers.ts";
+import { MentionsTrigger } from "../triggers/mentions.ts";
+import type { PollLoop } from "../triggers/poller.ts";
+import { startSchedule, type ScheduleHandle, type ScheduleSpec } from "../triggers/schedule.ts";
+import type { EventLoop } from "./event-loop.ts";
+import type { Liveness } from "./liveness.ts";
+
+/** The triggers a bot runs, as hosting reads them from its bot file and its plan. */
+export interface TriggerSpecs {
+  mentions?: {
+    /** Poll interval: the bot file's, or the fastest its plan allows. */
+    intervalMs: number;
+    /** How far the very first poll reaches back. */
+    backfillMs: number;
+    /**
+     * How mentions arrive: polled at the interval, or through the app's stream (hosting then
+     * feeds {@link BotTriggers.acceptMentions} and asks for {@link BotTriggers.catchUpMentions}).
+     */
+    via: "poll" | "stream";
+  };
+  followers?: { intervalMs: number };
+  schedules: readonly ScheduleSpec[];
+}
+
+export interface BotTriggersOptions {
+  bot: string;
+  userId: string;
+  clock: Clock;
+  api: ApiClient;
+  layer: ActionLayer;
+  log: Logger;
+  specs: TriggerSpecs;
+  loop: EventLoop;
+  liveness: Liveness;
+}
+
+/** One bot's triggers; see the module comment. */
+export class BotTriggers {
+  private readonly running: Array<PollLoop | ScheduleHandle> = [];
+  /** The mentions trigger, when the bot file has one. */
+  private mentions: MentionsTrigger | undefined;
+  /** Polls whose request is on its way (or waiting for the budget). */
+  private fetching = 0;
+  /** Catch-up polls of streamed mentions under way. */
+  private catchingUp = 0;
+
+  constructor(private readonly options: BotTriggersOptions) {}
+
+  /** How the bot's mentions reach it (undefined: its file has no mentions trigger). */
+  mentionsDelivery(): { via: "poll" | "stream"; everyMs: number } | undefined {
+    const mentions = this.options.specs.mentions;
+    return mentions ? { via: mentions.via, everyMs: mentions.intervalMs } : undefined;
+  }
+
+  /** Starts the polls and schedules (a poll runs at once, then at its interval). */
+  start(): void {
+    const { specs } = this.options;
+    if (specs.mentions) {
+      this.mentions = this.mentionsTrigger(specs.mentions);
+      if (specs.mentions.via !== "stream") this.running.push(this.mentions.startPolling());
+    }
+    if (specs.followers) this.running.push(this.followersTrigger(specs.followers.intervalMs));
+    for (const schedule of specs.schedules) this.running.push(this.schedule(schedule));
+  }
+
+  private mentionsTrigger(spec: NonNullable<TriggerSpecs["mentions"]>): MentionsTrigger {
+    const { bot, userId, clock, api, loop, log } = this.options;
+    return new MentionsTrigger({
+      bot,
+      userId,
+      clock,
+      inbox: loop,
+      intervalMs: spec.intervalMs,
+      backfillMs: spec.backfillMs,
+      fetch: (query, signal) =>
+        this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) =>
+          api.exchange("GET /2/users/:id/mentions", { params: { id: userId }, query }, { signal: s }),
+        ),
+      onPoll: () => this.options.liveness.touch("mentions"),
+      onError: this.onError("mentions"),
+      onCursorReset: (reason) =>
+        log.warn(
+          { trigger: "mentions" },
+          `${reason}; dropped it and reading the mentions of the last ${Math.round(spec.backfillMs / 60_000)} min instead`,
+        ),
+    });
+  }
+
+  private followersTrigger(intervalMs: number): PollLoop {
+    const { bot, userId, clock, api, loop } = this.options;
+    return startFollowersTrigger({
+      bot,
+      clock,
+      inbox: loop,
+      intervalMs,
+      fetch: (query, signal) =>
+        this.read("GET /2/users/:id/followers", "followers poll", signal, (s) =>
+          api.exchange("GET /2/users/:id/followers", { params: { id: userId }, query }, { signal: s }),
+        ),
+      onPoll: () => this.options.liveness.touch("followers"),
+      onError: this.onError("followers"),
+    });
+  }
+
+  /** A schedule's run spans its event's handling: the next run waits for it (or is skipped). */
+  private schedule(schedule: ScheduleSpec): ScheduleHandle {
+    const { clock, loop, log } = this.options;
+    return startSchedule(schedule, {
+      clock,
+      run: async (at) => {
+        const event: BotEvent = {
+          kind: "schedule",
+          id: `schedule:${schedule.name}:${at}`,
+          schedule: { name: schedule.name, cron: schedule.cron, at },
+        };
+        const handled = loop.handled(event.id);
+        loop.deliver([event]);
+        await handled;
+      },
+      onSkip: (at) =>
+        log.warn(
+          { schedule: schedule.name, at: new Date(at).toISOString() },
+          `schedule ${schedule.name}: the previous run is still going; skipping this one`,
+        ),
+      onError: (err) => log.error({ schedule: schedule.name, err }, `schedule ${schedule.name} failed`),
+    });
+  }
+
+  private onError(trigger: TriggerName) {
+    return (err: unknown) => {
+      // A refused token has paused the bot already (the action layer reports it): stop polling.
+      if (this.options.loop.paused) return "stop" as const;
+      this.options.log.warn(
+        { trigger, err },
+        `${trigger} poll failed: ${(err as Error)?.message ?? String(err)}; trying again at the next interval`,
+      );
+    };
+  }
+
+  /**
+   * One catch-up poll of mentions that come through the stream (at start and after a
+   * reconnect). Resolves when its events are in the inbox.
+   */
+  async catchUpMentions(signal: AbortSignal): Promise<void> {
+    const { loop } = this.options;
+    if (!this.mentions || loop.isStopped || loop.paused) return;
+    this.catchingUp++;
+    try {
+      await this.mentions.poll(signal);
+    } catch (err) {
+      // A refused token has paused the bot already (the action layer reports it).
+      if (!loop.paused) throw err;
+    } finally {
+      this.catchingUp--;
+    }
+  }
+
+  /** Mentions the app's stream delivered: each handed out once, whether streamed or polled first. */
+  acceptMentions(events: readonly BotEvent[]): void {
+    if (!this.mentions || this.options.loop.isStopped) return;
+    void this.mentions
+      .accept(events)
+      .catch((err: unknown) => this.options.log.error({ err }, "could not save streamed mentions"));
+  }
+
+  /**
+   * {@link acceptMentions} for handed-over mentions: resolves once those the trigger took
+   * (not seen before) have been handled; those it had already are done at once.
+   */
+  async acceptMentionsHandled(events: readonly BotEvent[]): Promise<void> {
+    const { loop } = this.options;
+    const mentions = this.mentions;
+    if (!mentions) return;
+    if (loop.isStopped || loop.paused) return new Promise<void>(() => {});
+    await loop.handledAfter(events, () => mentions.accept(events));
+  }
+
+  /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
+  mentionsStream(connected: boolean): void {
+    if (connected) this.mentions?.streamConnected();
+    else this.mentions?.streamInterrupted();
+  }
+
+  /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
+  pollMentionsInstead(): void {
+    const { loop } = this.options;
+    if (this.mentions && !loop.isStopped && !loop.paused) this.running.push(this.mentions.startPolling());
+  }
+
+  /** Whether every poll in progress is waiting for its (budgeted) request. */
+  quiet(): boolean {
+    const polling = this.running.filter((t) => "current" in t && t.current() !== undefined).length + this.catchingUp;
+    return polling === this.fetching;
+  }
+
+  /** Stops the polls and schedules; a poll in progress finishes. */
+  stop(): void {
+    for (const t of this.running.splice(0)) t.stop();
+  }
+
+  /**
+   * A trigger's request, budgeted by the action layer (the answer's headers correct the
+   * budget) and counted for {@link quiet}.
+   */
+  private async read<R>(
+    endpoint: EndpointKey,
+    label: string,
+    signal: AbortSignal,
+    exchange: (signal: AbortSignal) => Promise<{ body: R; headers: HeaderBag }>,
+  ): Promise<R> {
+    this.fetching++;
+    try {
+      return await this.options.layer.read(
+        endpoint,
+        async (s) => {
+          const { body, headers } = await exchange(s);
+          return { result: body, headers };
+        },
+        { signal, label },
+      );
+    } finally {
+      this.fetching--;
+    }
+  }
+}

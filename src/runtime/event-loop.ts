@@ -1,0 +1,197 @@
+/**
+ * A bot's event loop: events enter its inbox (from its triggers, the app's stream, or
+ * another process through the stream handoff), wait their turn, and are handed to the
+ * plugins stage a few at a time ({@link EventHandling}, injected); once handled they leave
+ * the inbox. It is the bot's {@link TriggerInbox}: a polling trigger's events and its
+ * cursor's move go in together and are made durable by one flush, here, not by the trigger.
+ */
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { BotEvent, CursorMove, EventName, TriggerInbox } from "../triggers/events.ts";
+import type { Inbox } from "./inbox.ts";
+import type { BotStatus, EventHandling } from "./types.ts";
+
+export interface EventLoopOptions {
+  inbox: Inbox;
+  /** The plugins stage. */
+  handling: EventHandling;
+  clock: Clock;
+  log: Logger;
+  /** Events handled at once (their actions still queue by priority); default 8. */
+  concurrency?: number;
+  /** An event came in (liveness counts it against its trigger). */
+  onDelivered(event: BotEvent): void;
+  /** An event has been handled (`bot start --http` counts them). */
+  onHandled?(kind: EventName): void;
+}
+
+/** One bot's events on their way from the inbox to the plugins stage; see the module comment. */
+export class EventLoop implements TriggerInbox {
+  /** Events waiting to be handled, oldest first: the inbox's content, kept in memory. */
+  private readonly waiting: BotEvent[] = [];
+  private readonly running = new Map<string, Promise<void>>();
+  /** Who waits for an event to be handled (a schedule run spans its event's handling). */
+  private readonly waiters = new Map<string, Array<() => void>>();
+  private readonly concurrency: number;
+  private stopped = false;
+  private pausedFor: BotStatus["paused"];
+
+  constructor(private readonly options: EventLoopOptions) {
+    this.concurrency = options.concurrency ?? 8;
+  }
+
+  /** Whether the bot stopped taking events (it is being stopped here). */
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** Why and since when the bot is paused (its account refused), if it is. */
+  get paused(): BotStatus["paused"] {
+    return this.pausedFor;
+  }
+
+  /** Events fetched and not yet handled (waiting or being handled). */
+  get size(): number {
+    return this.waiting.length + this.running.size;
+  }
+
+  /** Handles what an earlier run fetched and did not finish handling first, then what comes. */
+  resume(): void {
+    const queued = new Set(this.waiting.map((e) => e.id));
+    this.waiting.unshift(...this.options.inbox.pending().filter((e) => !queued.has(e.id)));
+    this.pump();
+  }
+
+  /** Puts events in the inbox (flushing unless the caller says it need not) and handles them. */
+  deliver(events: readonly BotEvent[], flush = true): void {
+    if (events.length === 0) return;
+    this.take(events);
+    if (flush)
+      void this.options.inbox
+        .flush()
+        .catch((err: unknown) => this.options.log.error({ err }, "could not save the inbox"));
+  }
+
+  cursor<T>(key: string): T | undefined {
+    return this.options.inbox.cursor<T>(key);
+  }
+
+  commit(events: readonly BotEvent[], cursor?: CursorMove): Promise<void> {
+    if (events.length > 0) this.take(events, cursor);
+    else if (cursor) this.options.inbox.add(events, cursor);
+    return this.options.inbox.flush();
+  }
+
+  /** Adds events (and a cursor's move) to the inbox, counts them, and starts handling them soon. */
+  private take(events: readonly BotEvent[], cursor?: CursorMove): void {
+    const { added, dropped } = this.options.inbox.add(events, cursor);
+    this.waiting.push(...added);
+    if (dropped.length > 0) {
+      const gone = new Set(dropped);
+      this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((e) => !gone.has(e.id)));
+      this.options.log.warn(
+        { dropped: dropped.length },
+        `inbox full: dropped the ${dropped.length} oldest unhandled events`,
+      );
+    }
+    for (const e of events) this.options.onDelivered(e);
+    queueMicrotask(() => this.pump());
+  }
+
+  /** Resolves once the event has been handled (it may be waiting behind others). */
+  handled(id: string): Promise<void> {
+    return new Promise((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
+  }
+
+  /**
+   * Events handed over from another process (the stream handoff, src/redis/stream-handoff.ts):
+   * resolves once each has been handled here, so the handoff acknowledges it only then. While
+   * the bot is stopped or paused it never resolves: the entry stays unacknowledged and goes to
+   * whichever process runs the bot next.
+   */
+  async deliverHandled(events: readonly BotEvent[]): Promise<void> {
+    if (this.stopped || this.pausedFor) return new Promise<void>(() => {});
+    const done = events.map((e) => this.handled(e.id));
+    this.deliver(events);
+    await Promise.all(done);
+  }
+
+  /**
+   * Runs `take`, which puts those of `events` it has not seen before in the inbox, and
+   * resolves once those have been handled; the others are done at once.
+   */
+  async handledAfter(events: readonly BotEvent[], take: () => Promise<unknown>): Promise<void> {
+    const done = new Map(events.map((e) => [e.id, this.handled(e.id)]));
+    await take();
+    const waits: Array<Promise<void>> = [];
+    for (const e of events) {
+      if (this.options.inbox.has(e.id) || this.running.has(e.id)) waits.push(done.get(e.id)!);
+      else this.waiters.delete(e.id);
+    }
+    await Promise.all(waits);
+  }
+
+  /** Whether every event being handled waits for an action (the budget queue holds it back). */
+  quiet(): boolean {
+    for (const id of this.running.keys()) if (!this.options.handling.waiting(id)) return false;
+    return true;
+  }
+
+  /** Stops starting events (they wait in the inbox) while the bot's account is refused. */
+  pause(reason: string): void {
+    this.pausedFor = { reason, at: this.options.clock.now() };
+  }
+
+  /** Stops taking events and waits up to `timeoutMs` for those being handled. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.stopped = true;
+    const cancel = new AbortController();
+    await Promise.race([
+      Promise.allSettled([...this.running.values()]),
+      this.options.clock.sleep(timeoutMs, cancel.signal).catch(() => {}),
+    ]);
+    cancel.abort();
+  }
+
+  /** Starts handling waiting events, up to the concurrency. */
+  private pump(): void {
+    if (this.stopped || this.pausedFor) return;
+    while (this.running.size < this.concurrency && this.waiting.length > 0) {
+      const event = this.waiting.shift()!;
+      this.running.set(event.id, this.run(event));
+    }
+  }
+
+  /**
+   * Hands the event to the plugins stage; once handled, it leaves the inbox and its slot goes
+   * to the next. An event no plugin takes is done at once.
+   */
+  private run(event: BotEvent): Promise<void> {
+    const release = () => {
+      this.running.delete(event.id);
+      this.pump();
+    };
+    const work = this.options.handling.handle(event);
+    if (work === undefined) {
+      this.finish(event);
+      return Promise.resolve().then(release);
+    }
+    return work.then(
+      () => {
+        this.finish(event);
+        release();
+      },
+      (err: unknown) => {
+        release();
+        throw err;
+      },
+    );
+  }
+
+  private finish(event: BotEvent): void {
+    this.options.inbox.done(event.id);
+    this.options.onHandled?.(event.kind);
+    for (const wake of this.waiters.get(event.id) ?? []) wake();
+    this.waiters.delete(event.id);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The event loop: a trigger's events and its cursor go into the store in one step, made
+ * durable by one flush; events go to the injected plugins stage a few at a time, leave the
+ * inbox once handled, and wait there while the bot is paused.
+ */
+import { describe, expect, it } from "vitest";
+import { createClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { EventLoop } from "../../src/runtime/event-loop.ts";
+import { Inbox } from "../../src/runtime/inbox.ts";
+import type { EventHandling } from "../../src/runtime/types.ts";
+import { createMemoryStore, type Store } from "../../src/store/store.ts";
+import type { BotEvent } from "../../src/triggers/events.ts";
+
+const event = (i: number): BotEvent => ({
+  kind: "schedule",
+  id: `e${i}`,
+  schedule: { name: "s", cron: "* * * * *", at: i },
+});
+
+/** A store that records, at each flush, what it held. */
+function flushRecordingStore() {
+  const store = createMemoryStore();
+  const flushed: Array<{ inbox: string[]; cursor: unknown }> = [];
+  const recording: Store = {
+    ...store,
+    async flush() {
+      flushed.push({
+        inbox: store.entries("inbox:bot").map(([id]) => id),
+        cursor: store.get("cursors", "bot:mentions"),
+      });
+    },
+  };
+  return { store: recording, flushed };
+}
+
+/** A stage whose handlers finish when told; `none` kinds have no handler. */
+function stage(none: BotEvent["kind"][] = []) {
+  const started: string[] = [];
+  const finish = new Map<string, () => void>();
+  const handling: EventHandling = {
+    handles: (kind) => !none.includes(kind),
+    handle(e) {
+      if (none.includes(e.kind)) return undefined;
+      started.push(e.id);
+      return new Promise<void>((resolve) => finish.set(e.id, resolve));
+    },
+    waiting: () => false,
+  };
+  return { handling, started, finish };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+function loop(store: Store, handling: EventHandling, concurrency = 2) {
+  return new EventLoop({
+    inbox: new Inbox(store, "bot"),
+    handling,
+    clock: createClock({ frozen: true, start: 0 }),
+    log: silentLogger,
+    concurrency,
+    onDelivered: () => {},
+  });
+}
+
+describe("EventLoop", () => {
+  it("keeps a trigger's events and its cursor in the one write its commit flushes", async () => {
+    const { store, flushed } = flushRecordingStore();
+    const { handling } = stage();
+    const events = loop(store, handling);
+    await events.commit([event(1), event(2)], { key: "bot:mentions", value: { since_id: "2" } });
+    expect(flushed).toEqual([{ inbox: ["e1", "e2"], cursor: { since_id: "2" } }]);
+    expect(events.cursor("bot:mentions")).toEqual({ since_id: "2" });
+    await events.commit([], { key: "bot:mentions", value: undefined });
+    expect(flushed[1]!.cursor).toBeUndefined();
+  });
+
+  it("hands events to the stage a few at a time; each leaves the inbox once handled", async () => {
+    const { store } = flushRecordingStore();
+    const { handling, started, finish } = stage(["follow"]);
+    const events = loop(store, handling, 2);
+    const inbox = new Inbox(store, "bot");
+    events.deliver([event(1), event(2), event(3)]);
+    await tick();
+    expect(started).toEqual(["e1", "e2"]);
+    expect(events.size).toBe(3);
+    finish.get("e1")!();
+    await tick();
+    expect(started).toEqual(["e1", "e2", "e3"]);
+    expect(inbox.has("e1")).toBe(false);
+    expect(inbox.has("e2")).toBe(true);
+    finish.get("e2")!();
+    finish.get("e3")!();
+    // An event no plugin takes is done at once.
+    const follow: BotEvent = { kind: "follow", id: "f1", user: { id: "7", name: "", username: "ann" } };
+    const handled = events.handled("f1");
+    events.deliver([follow]);
+    await handled;
+    expect(inbox.has("f1")).toBe(false);
+  });
+
+  it("starts nothing while paused: the events wait in the inbox", async () => {
+    const { store } = flushRecordingStore();
+    const { handling, started } = stage();
+    const events = loop(store, handling);
+    events.pause("the service refused the account");
+    events.deliver([event(1)]);
+    await tick();
+    expect(started).toEqual([]);
+    expect(events.paused?.reason).toBe("the service refused the account");
+    expect(new Inbox(store, "bot").pending().map((e) => e.id)).toEqual(["e1"]);
+  });
+});
