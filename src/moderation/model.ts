@@ -63,7 +63,7 @@ export interface AbuseModel {
  */
 function checkFingerprint(file: ModelFile, source: string): void {
   const here = trainingFingerprint();
-  const retrain = "Run `npm run train:moderation` to train it again (a few minutes), and commit the new file";
+  const retrain = "Run `npm run train:moderation` to train it again (about half a minute), and commit the new file";
   if (file.fingerprint === undefined) {
     throw new Error(
       `${source}: has no fingerprint of the rules, word lists and features it was trained behind (it was written before ` +
