@@ -298,20 +298,28 @@ export class AccountBudget {
     const claims = counted.map((c) => ({ key: c.key, windowMs: c.window.windowMs, allowed: c.usable }));
     if (cap) claims.push({ key: cap.key, windowMs: cap.cap.per, allowed: cap.cap.max });
     const at = this.now();
-    let write: StagedWrite | undefined;
-    if (stage) {
-      try {
-        write = await stage({ at, keys: claims.map((c) => c.key) });
-      } catch (err) {
-        throw new MarkRefused(err);
-      }
-    }
     let r: SharedTake;
-    try {
-      r = await shared.take(claims, this.pauseKeys(endpoint), at, write);
-    } catch (err) {
-      if (err instanceof FencedError) throw new MarkRefused(err);
-      throw err;
+    let write: StagedWrite | undefined;
+    for (let attempt = 0; ; attempt++) {
+      write = undefined;
+      if (stage) {
+        try {
+          write = await stage({ at, keys: claims.map((c) => c.key) });
+        } catch (err) {
+          throw new MarkRefused(err);
+        }
+      }
+      try {
+        r = await shared.take(claims, this.pauseKeys(endpoint), at, write);
+        break;
+      } catch (err) {
+        // Refused by the mark's fence: the store first checks whether the bot is still this
+        // process's (its lease may only have run out while Redis hung, and been claimed again),
+        // so a second stage carries the new lease, or is refused itself.
+        if (err instanceof FencedError && write && attempt === 0) continue;
+        if (err instanceof FencedError) throw new MarkRefused(err);
+        throw err;
+      }
     }
     if (!r.ok) {
       this.book.hold(r.binding, r.readyAt);

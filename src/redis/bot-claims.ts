@@ -75,6 +75,8 @@ interface Held {
   lease: Lease;
   hosting?: Promise<void>;
   stopping?: boolean;
+  /** Its lease being claimed again (found gone at a renewal, or a write refused): one claim at a time. */
+  reclaiming?: Promise<void>;
 }
 
 /** The bots this process claims and runs; see the module comment. */
@@ -160,6 +162,22 @@ export class BotClaims {
     return this.held.get(bot)?.lease;
   }
 
+  /**
+   * A write for `bot` carrying `refused` was refused by its fence: is the bot still this
+   * process's? The lease may have run out in Redis while Redis hung (no renewal can reach a
+   * frozen Redis) with nobody else claiming it since: then it is claimed again here (as a
+   * renewal that finds it gone does) and the new lease is returned, for the write to be made
+   * again with it. `undefined` when another process holds it now (the caller stops the bot
+   * with {@link refused}).
+   */
+  async verify(bot: string, refused: Lease): Promise<Lease | undefined> {
+    while (this.recheck) await this.recheck.promise;
+    const h = this.held.get(bot);
+    if (!h || h.stopping) return undefined;
+    if (h.lease.token === refused.token) await this.reclaim(bot, h, h.lease);
+    return this.held.get(bot) === h && !h.stopping ? h.lease : undefined;
+  }
+
   /** A write for `bot` was refused (another process holds it): stop it here. */
   refused(bot: string): void {
     const h = this.held.get(bot);
@@ -183,7 +201,7 @@ export class BotClaims {
   }
 
   private get membersKey(): string {
-    return `${this.options.leases.prefix}members`;
+    return this.options.leases.membersKey;
   }
 
   private async run(): Promise<void> {
@@ -209,14 +227,14 @@ export class BotClaims {
       1,
       await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
     );
-    const renewing = [...this.held].filter(([, h]) => !h.stopping);
+    const renewing = [...this.held].filter(([, h]) => !h.stopping).map(([bot, h]) => ({ bot, h, lease: h.lease }));
     const held = await this.options.leases.renewAll(
-      renewing.map(([, h]) => h.lease),
+      renewing.map((r) => r.lease),
       this.ttl,
     );
     // Those no longer held are claimed again when free before the tick ends (writes waiting for
     // a recheck then carry the new claim); stopping the others is not waited for.
-    await Promise.all(renewing.filter((_, i) => !held[i]).map(([bot, h]) => this.expired(bot, h)));
+    await Promise.all(renewing.filter((_, i) => !held[i]).map((r) => this.reclaim(r.bot, r.h, r.lease)));
     if (rechecking && this.recheck === rechecking) {
       this.recheck = undefined;
       rechecking.resolve();
@@ -228,6 +246,17 @@ export class BotClaims {
         )
         .finally(() => (this.claiming = undefined));
     }
+  }
+
+  /**
+   * Claims `bot` again once its lease `seen` was found gone, one claim at a time per bot: a
+   * renewal and a refused write may both find it so, and a second claim would fence off the
+   * first's new lease. Nothing to do when the lease has changed since `seen` (claimed again already).
+   */
+  private reclaim(bot: string, h: Held, seen: Lease): Promise<void> {
+    if (h.stopping || h.lease !== seen) return h.reclaiming ?? Promise.resolve();
+    h.reclaiming ??= this.expired(bot, h).finally(() => (h.reclaiming = undefined));
+    return h.reclaiming;
   }
 
   /** A lease found no longer held at a renewal (Redis was away, or this process stalled): claim it again if it is free. */
@@ -253,6 +282,9 @@ export class BotClaims {
       .unhost(bot, "lost")
       .catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
     if (this.held.get(bot) === h) this.held.delete(bot);
+    // Should the lease be this process's still (or have run out with it the last holder), nobody
+    // else could claim it while this process lives: give it up (a no-op when another holds it).
+    await this.options.leases.release(h.lease).catch(() => undefined);
   }
 
   private async giveBack(bot: string): Promise<void> {

@@ -14,6 +14,16 @@
  * exactly this claim, all in one atomic step. A stale holder's write is refused with
  * {@link FencedError} and nothing of it is applied.
  *
+ * A lease can also run out while its holder is alive and well: Redis hung (stopped, a stalled
+ * host) for longer than the lease had left, so no renewal could reach it, and on waking Redis
+ * finds the key past its expiry. Whoever asks first would then take it, and the bot (or the
+ * stream) would move for nothing. So a lease that ran out stays its last holder's to claim
+ * again while that holder is a live member of the deployment (`<prefix>members`, refreshed by
+ * every process at each renewal: ./bot-claims.ts): others are refused until the holder claims
+ * it again, gives it back, or is itself gone from the members (dead: its entry expires with
+ * the same ttl, so a dead holder's leases are free as soon as they would have been). The
+ * holder's new claim takes a new token all the same: what it wrote with the old one is fenced off.
+ *
  * @example
  * ```ts
  * const leases = new Leases(redis);
@@ -42,13 +52,29 @@ export interface LeaseHolder {
 /** One Redis command for {@link Leases.fenced}: `["HSET", key, field, value]`. */
 export type RedisOp = readonly [command: string, ...args: Array<string | number>];
 
+/**
+ * KEYS: the lease, its fence counter, its last holder, the members; ARGV: the owner, the ttl.
+ * Refused ({0, ms}) while another holds it, or while it ran out and its last holder is still
+ * a live member ({0, -1}): see the module comment.
+ */
 const CLAIM = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if current and string.sub(current, string.find(current, '|', 1, true) + 1) ~= ARGV[1] then
   return {0, redis.call('PTTL', KEYS[1])}
 end
+if not current then
+  local last = redis.call('GET', KEYS[3])
+  if last and last ~= ARGV[1] then
+    local until_ms = redis.call('ZSCORE', KEYS[4], last)
+    local t = redis.call('TIME')
+    if until_ms and tonumber(until_ms) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then
+      return {0, -1}
+    end
+  end
+end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], token .. '|' .. ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[1])
 return {token, 0}`);
 
 const RENEW = new RedisScript(`
@@ -72,7 +98,9 @@ return renewed`);
 /** Leases renewed by one script run of {@link Leases.renewAll}: one round trip each, short enough not to hold Redis up. */
 const RENEW_BATCH = 500;
 
+/** KEYS: the lease, its last holder; ARGV: the claim's value, its owner. A lease that ran out is given up too. */
 const RELEASE = new RedisScript(`
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`);
@@ -105,21 +133,32 @@ export class Leases {
     return `${this.prefix}lease:${name}`;
   }
 
+  /** Who last claimed lease `name` (kept after it runs out, until given back: see the module comment). */
+  private lastKey(name: string): string {
+    return `${this.prefix}lease-last:${name}`;
+  }
+
+  /** The deployment's live processes, each scored with the time (Redis's, ms) its membership runs out (./bot-claims.ts). */
+  get membersKey(): string {
+    return `${this.prefix}members`;
+  }
+
   /** What the lease key holds while `lease` is the current claim (ARGV[1] for {@link FENCE_CHECK_LUA}). */
   value(lease: Lease): string {
     return `${lease.token}|${lease.owner}`;
   }
 
   /**
-   * Claims lease `name` for `owner` for `ttlMs`, unless someone else holds it (then
-   * `undefined`). Claiming a lease `owner` already holds makes a new claim with a larger
-   * token, so any older handle of it is fenced off from then on.
+   * Claims lease `name` for `owner` for `ttlMs`, unless someone else holds it, or it ran out
+   * and its last holder, another live member, may still claim it again (then `undefined`).
+   * Claiming a lease `owner` already holds makes a new claim with a larger token, so any older
+   * handle of it is fenced off from then on.
    */
   async claim(name: string, owner: string, ttlMs: number): Promise<Lease | undefined> {
     if (owner.includes("|")) throw new RangeError(`lease owner "${owner}" must not contain "|"`);
     const [token] = await CLAIM.run<[number, number]>(
       this.redis,
-      [this.key(name), `${this.prefix}fence:${name}`],
+      [this.key(name), `${this.prefix}fence:${name}`, this.lastKey(name), this.membersKey],
       [owner, Math.ceil(ttlMs)],
     );
     return token > 0 ? { name, owner, token } : undefined;
@@ -150,9 +189,18 @@ export class Leases {
     return (await Promise.all(batches)).flat().map((r) => r === 1);
   }
 
-  /** Gives the lease up if it is still this claim (another process may claim it at once). */
+  /**
+   * Gives the lease up if it is still this claim, or if it ran out with this owner its last
+   * holder (another process may claim it at once). True when the claim was still current.
+   */
   async release(lease: Lease): Promise<boolean> {
-    return (await RELEASE.run<number>(this.redis, [this.key(lease.name)], [this.value(lease)])) === 1;
+    return (
+      (await RELEASE.run<number>(
+        this.redis,
+        [this.key(lease.name), this.lastKey(lease.name)],
+        [this.value(lease), lease.owner],
+      )) === 1
+    );
   }
 
   /** Who holds lease `name` now, if anyone. */

@@ -125,7 +125,12 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       redis,
       logger,
       ...(options.prefix ? { prefix: options.prefix } : {}),
-      fencing: { leases, current: (bot) => claims.current(bot), refused: (bot) => claims.refused(bot) },
+      fencing: {
+        leases,
+        current: (bot) => claims.current(bot),
+        verify: (bot, lease) => claims.verify(bot, lease),
+        refused: (bot) => claims.refused(bot),
+      },
     });
   } catch (err) {
     redis.disconnect();
@@ -179,18 +184,52 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   };
 }
 
-/** Calls `then` once Redis has been unreachable for `forMs` without a break (checked every 100 ms of `clock`). */
+/**
+ * Calls `then` once Redis has given no answer for `forMs` (looked at every 100 ms of `clock`).
+ * "No answer" covers a Redis that refuses connections and one that hangs (stopped, or a host
+ * that stalls): then the connection stays open and `ready`, and only a question shows that
+ * nothing comes back. So a `PING` goes out on a connection of its own (not queued behind the
+ * stop's own writes) whenever the last one was answered, and the clock runs from the last
+ * answer.
+ */
 function whenUnreachable(redis: Redis, clock: Clock, forMs: number, then: () => void): { cancel(): void } {
-  let since = redis.status === "ready" ? undefined : clock.now();
+  const probe = redis.duplicate();
+  probe.on("error", () => undefined);
+  let answeredAt = clock.now();
+  let asking = false;
   let cancel = () => {};
+  let done = false;
+  const ask = () => {
+    asking = true;
+    probe.ping().then(
+      () => {
+        asking = false;
+        answeredAt = clock.now();
+      },
+      () => {
+        asking = false;
+      },
+    );
+  };
   const check = () => {
-    if (redis.status === "ready") since = undefined;
-    else since ??= clock.now();
-    if (since !== undefined && clock.now() - since >= forMs) return then();
+    if (done) return;
+    if (clock.now() - answeredAt >= forMs) {
+      done = true;
+      void endConnection(probe);
+      return then();
+    }
+    if (!asking) ask();
     cancel = clock.setTimeout(check, 100);
   };
+  ask();
   cancel = clock.setTimeout(check, 100);
-  return { cancel: () => cancel() };
+  return {
+    cancel: () => {
+      done = true;
+      cancel();
+      void endConnection(probe);
+    },
+  };
 }
 
 /** Logs an outage once when it starts and once when Redis is back; ioredis's own errors are kept quiet. */

@@ -102,6 +102,12 @@ interface App {
   hubAt?: number;
   /** Cancels the deadline by which the lease must be renewed again (see {@link SharedStreams.watch}). */
   unwatch?: () => void;
+  /**
+   * The lease this process stopped using when it could not renew it in time: it stays this
+   * process's to claim again while it lives (../redis/leases.ts), so it is given up should
+   * this process no longer run any bot of the app.
+   */
+  lapsed?: Lease;
 }
 
 /** The apps' streams of one process; see the module comment. */
@@ -227,7 +233,8 @@ export class SharedStreams {
     for (const [, app] of this.apps) {
       app.unwatch?.();
       this.stopHub(app);
-      if (app.lease) await this.options.leases.release(app.lease).catch(() => undefined);
+      const lease = app.lease ?? app.lapsed;
+      if (lease) await this.options.leases.release(lease).catch(() => undefined);
       await app.reader.close();
     }
   }
@@ -248,6 +255,7 @@ export class SharedStreams {
           { app: appId },
           `stream of app ${appId}: its lease could not be renewed in time (Redis unreachable?); stopping the stream so that whoever holds the lease next can connect`,
         );
+        app.lapsed = app.lease;
         app.lease = undefined;
         this.stopHub(app);
       },
@@ -290,9 +298,16 @@ export class SharedStreams {
       }
     }
     if (!app.lease) {
-      if (app.hosted.size === 0) return; // only a process running bots of the app runs its stream
+      if (app.hosted.size === 0) {
+        // Only a process running bots of the app runs its stream.
+        const lapsed = app.lapsed;
+        app.lapsed = undefined;
+        if (lapsed) await leases.release(lapsed);
+        return;
+      }
       app.lease = await leases.claim(`stream:${appId}`, owner, this.ttl);
       if (!app.lease) return;
+      app.lapsed = undefined;
       this.watch(appId, app);
       log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
     }

@@ -12,9 +12,11 @@
  * `fencing` given, a bot's hash is read when the process starts running the bot
  * ({@link RedisStore.hold}) and forgotten when it stops ({@link RedisStore.drop}); every write to
  * it is a fenced write carrying the lease's token, so a process that lost the lease (another
- * took the bot over) has its writes refused, nothing of them applied. {@link RedisStore.flushFor}
- * then rejects for that bot, which is what keeps its ledger from sending; other bots' flushes
- * go on. Writes to a bot this process does not hold are dropped. Everything else (accounts,
+ * took the bot over) has its writes refused, nothing of them applied. A refusal is checked
+ * first ({@link Fencing.verify}): a lease that only ran out while Redis hung, with nobody
+ * claiming it since, is claimed again and the write goes again with it. Otherwise
+ * {@link RedisStore.flushFor} then rejects for that bot, which is what keeps its ledger from
+ * sending; other bots' flushes go on. Writes to a bot this process does not hold are dropped. Everything else (accounts,
  * tokens, apps, status) is shared and written plainly, field by field.
  *
  * While Redis is unreachable a flush simply waits (the client queues its commands), so the
@@ -39,6 +41,13 @@ export interface Fencing {
    * May wait while the claims are being checked again (after Redis came back).
    */
   current(bot: string): Promise<Lease | undefined>;
+  /**
+   * A write of `bot` carrying `lease` was refused by its fence: the lease this process holds
+   * for it now, checked with Redis (claimed again if it ran out while nobody else claimed it,
+   * as after Redis hung), or `undefined` when another process holds it. Without it, the
+   * refusal stands.
+   */
+  verify?(bot: string, lease: Lease): Promise<Lease | undefined>;
   /** A write of `bot` was refused: another process holds it now. Stop running it here. */
   refused(bot: string): void;
 }
@@ -84,6 +93,8 @@ export interface RedisStore extends Store {
 }
 
 const SEP = "\u0000";
+/** How many times a bot's write refused by its fence goes again with a lease claimed anew before the bot is given up. */
+const FENCED_RETRIES = 3;
 const fieldOf = (namespace: string, key: string) => `${namespace}${SEP}${key}`;
 
 /** Opens the state in Redis and reads it (the shared values; bots' values on {@link RedisStore.hold}). */
@@ -221,6 +232,38 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     fencing?.refused(bot);
   };
 
+  /** Bots whose refused write is being checked ({@link Fencing.verify}): their writes wait for the answer. */
+  const verifying = new Map<string, Promise<void>>();
+  /**
+   * A write of `bot` carrying `lease` was refused: asks the claims whether the bot is still
+   * this process's (its lease may only have run out while Redis hung) and refuses the bot's
+   * writes from now on only when it is not. Resolves once decided.
+   */
+  const refusedWith = (bot: string, lease: Lease): Promise<void> => {
+    const running = verifying.get(bot);
+    if (running) return running;
+    if (!fencing?.verify) {
+      refuse(bot);
+      return Promise.resolve();
+    }
+    const check = fencing
+      .verify(bot, lease)
+      .then(
+        (now) => {
+          if (!now || now.token === lease.token) refuse(bot);
+        },
+        () => refuse(bot),
+      )
+      .finally(() => verifying.delete(bot));
+    verifying.set(bot, check);
+    return check;
+  };
+  /** The lease fencing `bot`'s writes now, once any refused write of it has been checked. */
+  const leaseOf = async (bot: string): Promise<Lease | undefined> => {
+    for (let check = verifying.get(bot); check; check = verifying.get(bot)) await check;
+    return lost.has(bot) ? undefined : await fencing?.current(bot);
+  };
+
   /** Puts fields taken for a write that did not happen back among the changes. */
   const redirty = (shard: ShardPath, fields: Iterable<string>) => {
     let set = dirty.get(shard);
@@ -242,7 +285,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       const bot = heldShards.get(shard);
       if (!bot || lost.has(bot)) return;
       for (let attempt = 0; ; attempt++) {
-        const lease = await fencing.current(bot);
+        const lease = await leaseOf(bot);
         if (!lease || heldShards.get(shard) !== bot) return;
         try {
           writes++;
@@ -250,11 +293,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
           return;
         } catch (err) {
           if (!(err instanceof FencedError)) throw err;
-          // The claims may have just claimed it again (after an outage): try once with that.
-          const now = await fencing.current(bot);
-          if (attempt === 0 && now && now.token !== lease.token) continue;
-          refuse(bot);
-          return;
+          // The claims may claim it again (its lease ran out while Redis hung, nobody took it):
+          // then the write goes again with the new lease; a few times at most.
+          if (attempt >= FENCED_RETRIES) {
+            refuse(bot);
+            return;
+          }
+          await refusedWith(bot, lease);
         }
       }
     }
@@ -331,7 +376,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       let fence: { lease: Lease; key: string; value: string } | undefined;
       const bot = fencing && isBotShard(shard) ? heldShards.get(shard) : undefined;
       if (fencing && isBotShard(shard)) {
-        const lease = bot && !lost.has(bot) ? await fencing.current(bot) : undefined;
+        const lease = bot && !lost.has(bot) ? await leaseOf(bot) : undefined;
         if (!bot || !lease || lost.has(bot) || heldShards.get(shard) !== bot) throw await notHeld(bot, shard);
         fence = { lease, key: fencing.leases.key(lease.name), value: fencing.leases.value(lease) };
       }
@@ -349,7 +394,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
             return;
           }
           redirty(shard, fields);
-          if (bot && failure instanceof FencedError) refuse(bot);
+          if (bot && failure instanceof FencedError) void refusedWith(bot, failure.lease);
         },
       };
     },

@@ -9,7 +9,9 @@
  * `stop()` shuts the server down the way an operator's restart does (`SHUTDOWN SAVE`: the data
  * is written to its directory) and `restart()` starts it again on the same port from that
  * data, so "Redis was away for 10 s" loses nothing Redis had. `kill()` is a crash (SIGKILL):
- * what it held is gone unless saved before.
+ * what it held is gone unless saved before. `freeze()` (SIGSTOP) makes it hang rather than
+ * refuse: connections stay open, the kernel still accepts new ones, nothing answers until
+ * `thaw()` (SIGCONT), as `redis-cli DEBUG SLEEP` or a stalled host would.
  *
  * @example
  * ```ts
@@ -38,6 +40,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Kills it with SIGKILL (a crash): unsaved data is lost. */
   kill(): Promise<void>;
+  /** Stops the process (SIGSTOP): it hangs, silent, until {@link thaw}. */
+  freeze(): void;
+  /** Lets a frozen process go on (SIGCONT); what clients sent meanwhile is answered then. */
+  thaw(): void;
   /** Starts it again on the same port with the data it last saved (stops it first if running). */
   restart(): Promise<void>;
   /** Stops it for good and removes its directory. */
@@ -52,6 +58,7 @@ function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once("exit", () => {
+    // SIGKILL ends a frozen (SIGSTOPped) server too.
     for (const child of live) child.kill("SIGKILL");
   });
 }
@@ -161,6 +168,7 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     // SIGTERM makes it save its data and exit (--shutdown-on-sigterm save), as `SHUTDOWN SAVE` does.
     proc.kill("SIGTERM");
+    proc.kill("SIGCONT"); // a frozen server takes its SIGTERM once it runs again
     const killer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
     await waitExit(proc);
     clearTimeout(killer);
@@ -191,6 +199,12 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
       if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill("SIGKILL");
       await waitExit(proc);
+    },
+    freeze() {
+      if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGSTOP");
+    },
+    thaw() {
+      if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGCONT");
     },
     async restart() {
       await stop();

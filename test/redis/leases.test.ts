@@ -101,6 +101,37 @@ describe("leases", () => {
     expect(await redis.get("t:n")).toBe("17639424000001");
   });
 
+  it("a lease that ran out stays its last holder's while that holder is a live member; a stale handle is still refused", async () => {
+    const members = leases.membersKey;
+    const alive = async (owner: string, forMs: number) => {
+      const [s, us] = await redis.time();
+      await redis.zadd(members, Number(s) * 1000 + Math.floor(Number(us) / 1000) + forMs, owner);
+    };
+    await alive("A", 60_000);
+    await alive("B", 60_000);
+    const a = (await leases.claim("bot:p", "A", 300))!;
+    await expired("bot:p"); // as when Redis hung longer than the lease had left
+    // B, a live member too, may not take it: A may still come back for it.
+    expect(await leases.claim("bot:p", "B", 10_000)).toBeUndefined();
+    const again = (await leases.claim("bot:p", "A", 300))!;
+    expect(again.token).toBe(a.token + 1);
+    await expect(leases.fenced(a, [["SET", "t:p", "stale"]])).rejects.toBeInstanceOf(FencedError);
+    expect(await redis.get("t:p")).toBeNull();
+    // Given back (even once run out): anyone may claim it at once.
+    await expired("bot:p");
+    expect(await leases.release(again)).toBe(false);
+    expect((await leases.claim("bot:p", "B", 300))?.owner).toBe("B");
+    // A holder that is no longer a live member (dead: its membership expired) keeps nothing.
+    await alive("B", -1);
+    await expired("bot:p");
+    expect((await leases.claim("bot:p", "A", 10_000))?.owner).toBe("A");
+    // Without members at all (no bot claims), a lease that ran out is free as it always was.
+    await redis.del(members);
+    const c = (await leases.claim("stream:free", "A", 300))!;
+    await expired("stream:free");
+    expect((await leases.claim("stream:free", "B", 10_000))?.token).toBe(c.token + 1);
+  });
+
   it("scripts of one's own can start with the fence check", async () => {
     const setIfHolder = new RedisScript(`${FENCE_CHECK_LUA}\nreturn redis.call('SET', KEYS[2], ARGV[2])`);
     const a = (await leases.claim("stream:app", "A", 10_000))!;
