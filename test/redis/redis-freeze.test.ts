@@ -9,22 +9,11 @@
  * once. Real time, bounded (Redis's TTLs are real).
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { FencedError, type Lease } from "../../src/fencing.ts";
-import { definePlugin } from "../../src/plugins/plugin.ts";
+import { echo } from "../helpers/echo-plugin.ts";
 import { connectRedis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { EVERY, scaleWorld, TTL, until } from "../helpers/scale-world.ts";
-
-const echo = definePlugin({
-  name: "echo",
-  options: z.object({}),
-  setup(bot) {
-    bot.on("mention", async (ctx) => {
-      await ctx.reply(`hi @${ctx.author.username} from ${bot.name}: ${ctx.post.text}`);
-    });
-  },
-});
 
 // Seven: the shares are uneven (3, 2, 2), so a process below its share would take a bot it finds free.
 const NAMES = ["f1", "f2", "f3", "f4", "f5", "f6", "f7"];

@@ -5,20 +5,9 @@
  * one for a process that stalls), and lease expiry is Redis's real TTL, kept short.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createClock } from "../../src/clock.ts";
-import { definePlugin } from "../../src/plugins/plugin.ts";
+import { echo } from "../helpers/echo-plugin.ts";
 import { scaleWorld, TTL, until } from "../helpers/scale-world.ts";
-
-const echo = definePlugin({
-  name: "echo",
-  options: z.object({}),
-  setup(bot) {
-    bot.on("mention", async (ctx) => {
-      await ctx.reply(`hi @${ctx.author.username} from ${bot.name}: ${ctx.post.text}`);
-    });
-  },
-});
 
 const NAMES = ["b1", "b2", "b3", "b4", "b5", "b6"];
 const w = scaleWorld({ names: NAMES, plugin: echo, mentions: "poll" });
