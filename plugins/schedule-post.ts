@@ -102,7 +102,7 @@ export default definePlugin({
         ...dateValues(at, options.timezone),
         schedule: name,
       });
-      await ctx.post(text);
+      await ctx.publish(text);
     });
   },
 });

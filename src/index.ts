@@ -35,6 +35,17 @@ export {
   type BudgetView,
   type Handler,
   type Filter,
+  type PluginDefinition,
+  type ContextActions,
+  type ActionResults,
+  type ActionOutcome,
+  type ReplyOutcome,
+  type PublishOutcome,
+  type LikeOutcome,
+  type RepostOutcome,
+  type FollowOutcome,
+  type DmOutcome,
+  type HideOutcome,
 } from "./plugins/plugin.ts";
 export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind } from "./actions/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";

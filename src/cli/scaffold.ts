@@ -43,7 +43,7 @@ export default definePlugin({
   setup(bot, options) {
     bot.on("mention", async (ctx) => {
       const outcome = await ctx.reply(options.text.replaceAll("{username}", ctx.author.username));
-      // "sent", or why not: "duplicate" (answered already), "refused", "dropped", ...
+      // "sent" (outcome.result.data.id is the reply's id), or why not: "duplicate", "refused", "dropped", ...
       ctx.log.info({ status: outcome.status }, \`answered: \${outcome.status}\`);
     });
   },

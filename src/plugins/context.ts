@@ -3,17 +3,27 @@
  * to its post and author, all going through the bot's action layer.
  *
  * One context is made per event and shared by its handlers; each plugin sees it through a
- * view with its own logger. Every action a handler awaits, through `ctx.reply` or
- * `ctx.actions.like`, is counted while it runs, so a handler waiting for the budget is not
- * taken for a hanging one and the test bed's `settle()` knows what it waits for.
+ * view with its own logger (and its name, for the deprecation warnings of ./deprecation.ts).
+ * Every action a handler awaits, through `ctx.reply` or `ctx.actions.like`, is counted while
+ * it runs, so a handler waiting for the budget is not taken for a hanging one and the test
+ * bed's `settle()` knows what it waits for.
  */
-import type { ActionLayer, ActionOptions, Actions, Outcome, PostRef } from "../actions/index.ts";
+import type { ActionLayer, ActionOptions, Outcome, PostRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Logger } from "../log.ts";
+import type { BotIdentity } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import type { BotEvent } from "../triggers/events.ts";
-import type { BotIdentity } from "../runtime/types.ts";
-import type { BotStore, BudgetView, EventContexts, EventName, EventPost } from "./plugin.ts";
+import { warnDeprecated, type DEPRECATED } from "./deprecation.ts";
+import type {
+  BotStore,
+  BudgetView,
+  ContextActions,
+  EventContexts,
+  EventName,
+  EventPost,
+  PublishOutcome,
+} from "./plugin.ts";
 
 export interface ContextDeps {
   identity: BotIdentity;
@@ -27,6 +37,8 @@ export interface ContextDeps {
    * event (and per plugin) was most of the cost of dispatching one.
    */
   log: () => Logger;
+  /** The plugin that sees the context itself (it is alone on the event); others see views. */
+  plugin?: string;
 }
 
 /** What the runtime watches of a context while its handlers run. */
@@ -63,32 +75,34 @@ async function awaited(state: ContextState, action: Promise<Outcome>): Promise<O
 }
 
 /** `ctx.actions`: every verb through the layer, each counted while awaited. */
-function actionsOf(layer: ActionLayer, state: ContextState): Actions {
+function actionsOf(layer: ActionLayer, state: ContextState, oldRemaining: () => void): ContextActions {
   // Methods, not arrow properties: tsx names every arrow it compiles with a
-  // defineProperty, which thousands of events a second each paid for.
+  // defineProperty, which thousands of events a second each paid for. The layer's outcomes
+  // are the service's answers to each action, so they have the result types the API names.
   return {
     reply(to, text, o) {
-      return awaited(state, layer.reply(to, text, o));
+      return awaited(state, layer.reply(to, text, o)) as never;
     },
     like(post, o) {
-      return awaited(state, layer.like(post, o));
+      return awaited(state, layer.like(post, o)) as never;
     },
     repost(post, o) {
-      return awaited(state, layer.repost(post, o));
+      return awaited(state, layer.repost(post, o)) as never;
     },
     follow(userId, o) {
-      return awaited(state, layer.follow(userId, o));
+      return awaited(state, layer.follow(userId, o)) as never;
     },
     dm(userId, text, o) {
-      return awaited(state, layer.dm(userId, text, o));
+      return awaited(state, layer.dm(userId, text, o)) as never;
     },
     hide(post, o) {
-      return awaited(state, layer.hide(post, o));
+      return awaited(state, layer.hide(post, o)) as never;
     },
     post(text, o) {
-      return awaited(state, layer.post(text, o));
+      return awaited(state, layer.post(text, o)) as never;
     },
     remaining(kind) {
+      oldRemaining();
       return layer.remaining(kind);
     },
   };
@@ -111,15 +125,22 @@ const STATE = Symbol("state");
 const LOG = Symbol("log");
 const ACTIONS = Symbol("actions");
 const POST_ID = Symbol("postId");
+const PUBLISH = Symbol("publish");
+/** The plugin a view is of. */
+const PLUGIN = Symbol("plugin");
+const DEPRECATED_USE = Symbol("deprecated");
+
+type Publish = (text: string, options?: ActionOptions) => Promise<PublishOutcome>;
 
 /**
- * What every event's context has. `log` and `actions` are getters on the prototype, made
- * when first read (destructuring `({ log })` reads them too); the verbs each context adds
- * are methods that need no `this`, so `({ reply }) => reply("hi")` works.
+ * What every event's context has. `log`, `actions` (and the old spelling `api`) are getters
+ * on the prototype, made when first read (destructuring `({ log })` reads them too); the
+ * verbs each context adds are methods that need no `this`, so `({ reply }) => reply("hi")`
+ * works.
  */
 class ContextBase<E extends EventName> {
   readonly bot: BotIdentity;
-  readonly api: ApiClient;
+  readonly unbudgetedApi: ApiClient;
   readonly store: BotStore;
   readonly budget: BudgetView;
   // Symbol keys, not #private fields: a plugin's view (Object.create of the context) reads
@@ -127,7 +148,9 @@ class ContextBase<E extends EventName> {
   readonly [DEPS]: ContextDeps;
   readonly [STATE]: ContextState;
   [LOG]: Logger | undefined;
-  [ACTIONS]: Actions | undefined;
+  [ACTIONS]: ContextActions | undefined;
+  /** Set on views only (no field on each context: it would cost every event a property). */
+  declare [PLUGIN]: string | undefined;
 
   constructor(
     readonly event: E,
@@ -135,7 +158,7 @@ class ContextBase<E extends EventName> {
     state: ContextState,
   ) {
     this.bot = deps.identity;
-    this.api = deps.api;
+    this.unbudgetedApi = deps.api;
     this.store = deps.kv;
     this.budget = deps.budget;
     this[DEPS] = deps;
@@ -146,14 +169,27 @@ class ContextBase<E extends EventName> {
     return (this[LOG] ??= this[DEPS].log());
   }
 
-  get actions(): Actions {
-    return (this[ACTIONS] ??= actionsOf(this[DEPS].layer, this[STATE]));
+  get actions(): ContextActions {
+    return (this[ACTIONS] ??= actionsOf(this[DEPS].layer, this[STATE], () => this[DEPRECATED_USE]("remaining")));
+  }
+
+  /** The old spelling of {@link unbudgetedApi}. */
+  get api(): ApiClient {
+    this[DEPRECATED_USE]("api");
+    return this.unbudgetedApi;
+  }
+
+  /** Warns (once per plugin) that the plugin this context is seen by uses an old spelling. */
+  [DEPRECATED_USE](which: keyof typeof DEPRECATED): void {
+    warnDeprecated(this.log, this[PLUGIN] ?? this[DEPS].plugin, which);
   }
 }
 
-/** The context of an event that delivers a post: whether a handler hid it. */
+/** The context of an event that delivers a post: whether a handler hid it, and publishing. */
 class PostContextBase<E extends EventName> extends ContextBase<E> {
   readonly [POST_ID]: string;
+  /** Set when first read (declared only: no field on each context). */
+  declare [PUBLISH]: Publish | undefined;
 
   constructor(event: E, deps: ContextDeps, state: ContextState, postId: string) {
     super(event, deps, state);
@@ -162,6 +198,29 @@ class PostContextBase<E extends EventName> extends ContextBase<E> {
 
   get hidden(): boolean {
     return this[DEPS].layer.hidden(this[POST_ID]);
+  }
+
+  /** Made when first read: most handlers of a post answer it rather than publish. */
+  get publish(): Publish {
+    const { layer } = this[DEPS];
+    const state = this[STATE];
+    return (this[PUBLISH] ??= (text, o) => awaited(state, layer.post(text, o)) as Promise<PublishOutcome>);
+  }
+}
+
+/**
+ * The context of an event without a post (schedule, follow): it publishes with its own
+ * `publish`, and still answers to the old spelling `ctx.post(text)`.
+ */
+class PublishingContextBase<E extends EventName> extends ContextBase<E> {
+  declare readonly publish: Publish;
+
+  /** The old spelling of `publish`. */
+  get post(): Publish {
+    return (text, o) => {
+      this[DEPRECATED_USE]("publish");
+      return this.publish(text, o);
+    };
   }
 }
 
@@ -207,18 +266,18 @@ export function createContext(
     case "schedule": {
       let n = 0;
       const run = `${event.schedule.name}:${new Date(event.schedule.at).toISOString()}`;
-      const ctx = Object.assign(new ContextBase("schedule" as const, deps, state), {
+      const ctx = Object.assign(new PublishingContextBase("schedule" as const, deps, state), {
         schedule: { name: event.schedule.name, cron: event.schedule.cron, at: new Date(event.schedule.at) },
         // A schedule that posts the same text every day must post it every day: the
         // idempotency key is the run (and the post's place in it), not the text.
-        post(text: string, o?: ActionOptions) {
-          return awaited(state, layer.post(text, { key: `${run}:${n++}`, ...o }));
+        publish(text: string, o?: ActionOptions) {
+          return awaited(state, layer.post(text, { key: `${run}:${n++}`, ...o })) as Promise<PublishOutcome>;
         },
       });
-      return { ctx, state };
+      return { ctx: ctx as unknown as EventContexts[EventName], state };
     }
     case "follow": {
-      const ctx = Object.assign(new ContextBase("follow" as const, deps, state), {
+      const ctx = Object.assign(new PublishingContextBase("follow" as const, deps, state), {
         user: event.user,
         follow(o?: ActionOptions) {
           return awaited(state, layer.follow(event.user.id, o));
@@ -226,11 +285,11 @@ export function createContext(
         dm(text: string, o?: ActionOptions) {
           return awaited(state, layer.dm(event.user.id, text, o));
         },
-        post(text: string, o?: ActionOptions) {
-          return awaited(state, layer.post(text, o));
+        publish(text: string, o?: ActionOptions) {
+          return awaited(state, layer.post(text, o)) as Promise<PublishOutcome>;
         },
       });
-      return { ctx, state };
+      return { ctx: ctx as unknown as EventContexts[EventName], state };
     }
   }
 }
@@ -239,7 +298,7 @@ export function createContext(
  * The context as one plugin sees it: the same context, with a logger naming the plugin,
  * made only when the handler logs (`log` builds it from the plugin's own logger).
  */
-export function viewFor<C extends object>(ctx: C, log: () => Logger): C {
+export function viewFor<C extends object>(ctx: C, log: () => Logger, plugin: string): C {
   let made: Logger | undefined;
   return Object.create(ctx, {
     log: {
@@ -248,5 +307,6 @@ export function viewFor<C extends object>(ctx: C, log: () => Logger): C {
       },
       enumerable: true,
     },
+    [PLUGIN]: { value: plugin },
   }) as C;
 }

@@ -4,12 +4,20 @@
  * A plugin is `definePlugin({ name, options, setup })`. `setup` runs once for each bot that
  * lists the plugin, with that bot's options parsed by the plugin's zod schema, and registers
  * handlers with `bot.on(event, handler)`. The context a handler gets is typed by its event:
- * a `mention` handler's `ctx.post` is always there; a `schedule` handler has no post but
- * `ctx.schedule.name`.
+ * `ctx.post` is the event's post, on the events that deliver one (a `mention` handler's is
+ * always there); a `schedule` handler has no post but `ctx.schedule.name`. Every event can
+ * publish a new post with `ctx.publish(text)`.
  *
  * Every action goes through the budgeted action layer: it never exceeds the plan, is never
  * sent twice (not even across a crash), and resolves with an {@link Outcome} rather than
- * throwing when the plan or a rule says no.
+ * throwing when the plan or a rule says no; the outcome is typed by the action, so a sent
+ * reply's `result.data.id` is the new post's id. Only `ctx.unbudgetedApi` goes around all
+ * of that.
+ *
+ * Old spellings that still work for one release, each with a one-time warning in the log
+ * naming the plugin: `ctx.post(text)` on `schedule` and `follow` events (now
+ * `ctx.publish(text)`), `ctx.actions.remaining(kind)` (now `ctx.budget.remaining(kind)`),
+ * `ctx.api` (now `ctx.unbudgetedApi`), and the type `PluginDefinition` (now `Plugin`).
  *
  * @example
  * ```ts
@@ -31,6 +39,7 @@ import type { z } from "zod";
 import type { ActionOptions, Actions, BudgetStatus, Outcome } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
 import type { ApiClient } from "../api/client.ts";
+import type { Created, DmSent, Following, Hidden, Liked, Reposted } from "../api/schema.ts";
 import type { User } from "../api/types.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
@@ -56,50 +65,107 @@ export interface BudgetView {
   status(): BudgetStatus;
 }
 
+/**
+ * What the service answered each action that it accepted: a `sent` (or `--dry-run`) outcome
+ * carries it as `result`. A reply or a post gives the new post (`result.data.id`).
+ */
+export interface ActionResults {
+  reply: { data: Created };
+  post: { data: Created };
+  like: { data: Liked };
+  repost: { data: Reposted };
+  follow: { data: Following };
+  dm: { data: DmSent };
+  hide: { data: Hidden };
+}
+
+/** How an action of `kind` ended, its `sent` result typed by the kind. */
+export type ActionOutcome<K extends ActionKind> = Outcome<ActionResults[K]>;
+/** How a reply ended: when `sent`, `result.data.id` is the new post's id. */
+export type ReplyOutcome = ActionOutcome<"reply">;
+/** How publishing a post ended: when `sent`, `result.data.id` is the new post's id. */
+export type PublishOutcome = ActionOutcome<"post">;
+export type LikeOutcome = ActionOutcome<"like">;
+export type RepostOutcome = ActionOutcome<"repost">;
+export type FollowOutcome = ActionOutcome<"follow">;
+export type DmOutcome = ActionOutcome<"dm">;
+export type HideOutcome = ActionOutcome<"hide">;
+
+/** The layer's verbs (src/actions/layer.ts), each of which a plugin may call with explicit targets. */
+type Verbs = Omit<Actions, "remaining">;
+
+/**
+ * Every action, with explicit targets (`ctx.actions.like(postId)`): the action layer's verbs,
+ * each resolving with its typed outcome and never throwing for what the plan or a rule
+ * refuses; awaiting one counts as waiting for the budget, as `ctx.reply` does.
+ */
+export type ContextActions = {
+  [K in keyof Verbs]: (...args: Parameters<Verbs[K]>) => Promise<ActionOutcome<K>>;
+} & {
+  /** @deprecated What is left of the budget is `ctx.budget.remaining(kind)`; this old spelling goes in the next release. */
+  remaining(kind: ActionKind): number;
+};
+
 /** What every handler gets, whatever its event. */
 export interface BaseContext<E extends EventName> {
   event: E;
   bot: BotIdentity;
-  /** The typed API client, as the bot's account. Calls made here are not budgeted. */
-  api: ApiClient;
   /** A logger that names the bot, the plugin and the event. */
   log: Logger;
   store: BotStore;
+  /** What is left of the budget (`ctx.budget.remaining("reply")`), and when windows reset. */
   budget: BudgetView;
+  /** Every action, with explicit targets (`ctx.actions.like(postId)`). */
+  actions: ContextActions;
   /**
-   * Every action, with explicit targets (`ctx.actions.like(postId)`, `ctx.actions.post(text)`),
-   * and `remaining(kind)`. Awaiting one counts as waiting for the budget, as `ctx.reply` does.
+   * Publishes a new post as the bot (not a reply), through the action layer like every verb:
+   * budgeted, recorded, never sent twice. On a `schedule` event each run publishes its posts
+   * anew, even with yesterday's text.
    */
-  actions: Actions;
+  publish(text: string, options?: ActionOptions): Promise<PublishOutcome>;
+  /**
+   * The typed API client, as the bot's account, **around** the action layer: a call made here
+   * is not budgeted (it can exceed the plan, and a 429 it gets is not waited out), not
+   * recorded in the ledger (a crash or a retry can send it twice), and not checked by reply
+   * safety (cooldowns, replies to bots, hidden posts). Read with it; act with the context's
+   * verbs or `ctx.actions`.
+   */
+  unbudgetedApi: ApiClient;
+  /**
+   * @deprecated The same client as `ctx.unbudgetedApi`, renamed to say what it bypasses (the
+   * budget, the ledger and reply safety); this old spelling goes in the next release.
+   */
+  api: ApiClient;
 }
 
 /**
- * Events without a post of their own offer `ctx.post(text)` to publish one. (On events that
- * deliver a post, `ctx.post` is that post; publish with `ctx.actions.post(text)` there.)
+ * @deprecated Every context publishes with `ctx.publish(text)`; this is the context of the
+ * events without a post of their own, with the old spelling `ctx.post(text)`.
  */
 export interface PublishContext<E extends EventName> extends BaseContext<E> {
-  /** Publishes a new post as the bot. */
-  post(text: string, options?: ActionOptions): Promise<Outcome>;
+  /** @deprecated Publish with `ctx.publish(text)`; `ctx.post(text)` goes in the next release. */
+  post(text: string, options?: ActionOptions): Promise<PublishOutcome>;
 }
 
 /** The actions on the post an event delivered, and on its author. */
 export interface PostContext<E extends EventName> extends BaseContext<E> {
+  /** The event's post. */
   post: EventPost;
   /** The post's author (expanded). */
   author: User;
-  /** Replies to the post. */
-  reply(text: string, options?: ActionOptions): Promise<Outcome>;
-  like(options?: ActionOptions): Promise<Outcome>;
-  repost(options?: ActionOptions): Promise<Outcome>;
+  /** Replies to the post; when `sent`, `result.data.id` is the reply's id. */
+  reply(text: string, options?: ActionOptions): Promise<ReplyOutcome>;
+  like(options?: ActionOptions): Promise<LikeOutcome>;
+  repost(options?: ActionOptions): Promise<RepostOutcome>;
   /**
    * Hides the post, a reply in a conversation the bot started. Once hidden, the event goes
    * to no further plugin, and no plugin of the bot can answer it.
    */
-  hide(options?: ActionOptions): Promise<Outcome>;
+  hide(options?: ActionOptions): Promise<HideOutcome>;
   /** Follows the post's author. */
-  follow(options?: ActionOptions): Promise<Outcome>;
+  follow(options?: ActionOptions): Promise<FollowOutcome>;
   /** Sends the post's author a direct message. */
-  dm(text: string, options?: ActionOptions): Promise<Outcome>;
+  dm(text: string, options?: ActionOptions): Promise<DmOutcome>;
   /** Whether the post has been hidden by this bot. */
   readonly hidden: boolean;
 }
@@ -120,18 +186,22 @@ export interface StreamPostContext extends PostContext<"post"> {
 }
 
 /** `schedule`: one of the bot's cron schedules fired. */
-export interface ScheduleContext extends PublishContext<"schedule"> {
+export interface ScheduleContext extends BaseContext<"schedule"> {
   schedule: { name: string; cron: string; at: Date };
+  /** @deprecated Publish with `ctx.publish(text)`; `ctx.post(text)` goes in the next release. */
+  post(text: string, options?: ActionOptions): Promise<PublishOutcome>;
 }
 
 /** `follow`: a user started following the bot. */
-export interface FollowContext extends PublishContext<"follow"> {
+export interface FollowContext extends BaseContext<"follow"> {
   /** The new follower. */
   user: User;
   /** Follows the new follower back. */
-  follow(options?: ActionOptions): Promise<Outcome>;
+  follow(options?: ActionOptions): Promise<FollowOutcome>;
   /** Sends the new follower a direct message. */
-  dm(text: string, options?: ActionOptions): Promise<Outcome>;
+  dm(text: string, options?: ActionOptions): Promise<DmOutcome>;
+  /** @deprecated Publish with `ctx.publish(text)`; `ctx.post(text)` goes in the next release. */
+  post(text: string, options?: ActionOptions): Promise<PublishOutcome>;
 }
 
 /** The context of each event. */

@@ -106,6 +106,7 @@ export class PluginsStage implements EventHandling {
         kv: this.kv,
         budget: this.budgetView,
         log: contextLog,
+        plugin: lone,
       },
       event,
     );
@@ -146,7 +147,7 @@ export class PluginsStage implements EventHandling {
     return entries.map(({ plugin, handler }) => ({
       plugin,
       handler(c: C) {
-        return (handler as (c: unknown) => unknown)(viewFor(c, () => made.pluginLog(plugin)));
+        return (handler as (c: unknown) => unknown)(viewFor(c, () => made.pluginLog(plugin), plugin));
       },
     }));
   }
