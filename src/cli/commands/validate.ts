@@ -29,6 +29,10 @@ export default function register(program: Command): void {
         return;
       }
       const plugins = new Set(bots.flatMap((bot) => bot.plugins.map((p) => p.name)));
+      // Mistakes that pass validation: options that drop unknown keys, two plugins answering one event.
+      const { looseOptionWarnings, sharedEventWarnings } = await import("../plugin-warnings.ts");
+      for (const line of [...looseOptionWarnings(bots), ...(await sharedEventWarnings(bots))])
+        process.stdout.write(`${line}\n`);
       // A plugin in the plugins directory that no bot lists never runs: say so (not a problem).
       const { localPluginNames, findPlugin } = await import("../../plugins/index.ts");
       for (const name of localPluginNames(options.plugins).filter((n) => !plugins.has(n))) {
