@@ -59,7 +59,6 @@ function read(source: StatusSource): Reading {
 /** Creates the registry and its metrics; see the module comment. */
 export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const reg = [registry];
 
   const actions = new Counter({
@@ -225,6 +224,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
     "What a window lets postbot use: the plan's maximum (or the bot file's cap) less the bot file's reserve.",
     (w) => w.usable,
   );
+  // Node's process metrics after postbot's own, so `curl /metrics | head` shows what postbot does.
+  collectDefaultMetrics({ register: registry });
 
   const observer: RuntimeObserver = {
     action(seen) {

@@ -60,6 +60,15 @@ describe("/metrics", () => {
     expect(samples(m, "process_cpu_user_seconds_total").length).toBe(1);
   });
 
+  it("lists postbot's own metrics before Node's process metrics, so the head of /metrics is postbot's", async () => {
+    t = await observedBed([echoBot("greeter")]);
+    const text = await (await fetch(`${t.server.url}/metrics`)).text();
+    const names = [...text.matchAll(/^# HELP (\S+)/gm)].map((m) => m[1]!);
+    const firstOther = names.findIndex((n) => !n.startsWith("postbot_"));
+    expect(firstOther).toBeGreaterThan(0);
+    expect(names.slice(firstOther).filter((n) => n.startsWith("postbot_"))).toEqual([]);
+  });
+
   it("counts waits for budget once each, and each request's time in the queue", async () => {
     t = await observedBed([{ ...echoBot("greeter"), budget: { reply: { max: 1, per: "1h" } } }]);
     const { bed, server } = t;
