@@ -1,11 +1,55 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Tests that start real processes (`bot`, `redis-server`, Chromium, `npm`): they spend most
+ * of their time waiting for those processes. They are their own project (`npx vitest run
+ * --project unit` runs the rest, in about a minute), run beside the in-process tests.
+ */
+const PROCESSES = [
+  "test/actions/kill9.test.ts",
+  "test/actions/ledger-on-redis.test.ts",
+  "test/browser/**/*.test.ts",
+  "test/cli/commands/**/*.test.ts",
+  "test/cli/main.test.ts",
+  "test/config/schema-file.test.ts",
+  "test/config/validate-command.test.ts",
+  "test/docs/**/*.test.ts",
+  "test/limits/redis-windows.test.ts",
+  "test/observe/cli.test.ts",
+  "test/observe/status-page.test.ts",
+  "test/sandbox/cli.test.ts",
+  "test/scale/**/*.test.ts",
+  "test/store/redis/**/*.test.ts",
+  "test/store/state-lock.test.ts",
+  "test/triggers/shared-streams.test.ts",
+  "test/triggers/stream-handoff.test.ts",
+];
+
+const shared = { testTimeout: 20_000, hookTimeout: 20_000 };
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["test/bench/**", "node_modules/**"],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
-    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"] },
+    // On 2 cores: the process tests mostly wait for their children, so a third worker runs one
+    // of them beside two in-process files. (Vitest wants one worker count for projects that run together.)
+    maxWorkers: 3,
+    // Type tests (*.test-d.ts) are checked by `npm run typecheck` (tsc covers test/), not again here.
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/bench/**", "node_modules/**", ...PROCESSES],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "processes",
+          include: PROCESSES,
+          exclude: ["node_modules/**"],
+        },
+      },
+    ],
   },
 });
