@@ -4,18 +4,9 @@
  * `npm test` fails on files they did not write. Each file goes through `biome format` as it
  * would at its place in the tree.
  */
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { pluginTemplate, pluginTestTemplate } from "../../src/cli/scaffold.ts";
-
-const BIOME = new URL("../../node_modules/.bin/biome", import.meta.url).pathname;
-
-/** `text` as Biome formats it at `path` (the path picks the language and the includes). */
-function biomeFormat(path: string, text: string): string {
-  const run = spawnSync(BIOME, ["format", `--stdin-file-path=${path}`], { input: text, encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`biome format ${path} failed: ${run.stderr}`);
-  return run.stdout;
-}
+import { biomeFormat } from "../helpers/biome.ts";
 
 describe("bot new plugin", () => {
   for (const name of ["shout", "shout-back", "a-rather-long-plugin-name-that-answers-mentions-in-a-loud-voice"]) {

@@ -1,22 +1,10 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ZodType } from "zod";
 import { ACTION_NAMES, botJsonSchema, botJsonSchemaText } from "../../src/config/schema.ts";
-import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
-import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
+import { EXAMPLE_PLUGINS, exampleSchemas } from "../helpers/examples.ts";
 
 afterEach(killBots);
-
-/** The example plugins' options schemas (an explicit list: not whatever plugins/ holds). */
-async function exampleSchemas(): Promise<Record<string, ZodType | undefined>> {
-  const schemas: Record<string, ZodType | undefined> = {};
-  for (const name of EXAMPLE_PLUGINS)
-    schemas[name] = ((await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition)
-      .options as ZodType | undefined;
-  return schemas;
-}
 
 type Schema = {
   anyOf?: Schema[];

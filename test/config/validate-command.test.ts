@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { botJsonSchemaText } from "../../src/config/schema.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
+import { exampleSchemas } from "../helpers/examples.ts";
+import { scratchClone } from "../helpers/scratch-clone.ts";
 
 afterEach(killBots);
 
@@ -81,9 +83,30 @@ describe("bot validate", () => {
 });
 
 describe("bot schema", () => {
-  it("prints the committed bot.schema.json", async () => {
-    const run = await bot(["schema"]);
-    expect(run).toEqual({ code: 0, stdout: readFileSync("bot.schema.json", "utf8"), stderr: "" });
+  it("warns about options that drop unknown keys and two plugins handling mentions, and still exits 0", async () => {
+    const dir = `${FIXTURES}/warnings`;
+    const run = await bot(["validate", "--bots", `${dir}/bots`, "--plugins", `${dir}/plugins`]);
+    expect(run).toEqual({
+      code: 0,
+      stdout: [
+        `${dir}/plugins/loud.ts: warning: plugin "loud" ignores options it does not know (its schema is z.object), so a misspelt option in a bot file is dropped without a word; use z.strictObject`,
+        `${dir}/bots/twice.yaml: warning: bot twice has 2 plugins handling mentions (echo, loud): if they all answer, a post gets one answer, from echo (listed first), and the reply of loud resolves "duplicate"; keep one, or filter in each handler`,
+        "OK: 1 bot in 1 file (twice), 2 plugins checked",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  it("prints the schema of the example plugins, as shipped in bot.schema.json", async () => {
+    // In a scratch copy holding only the example plugins: what a user adds to plugins/ is theirs.
+    const clone = await scratchClone();
+    try {
+      const run = await bot(["schema"], {}, { cwd: clone.dir });
+      expect(run).toEqual({ code: 0, stdout: botJsonSchemaText(await exampleSchemas()), stderr: "" });
+    } finally {
+      await clone.remove();
+    }
     const help = await bot(["schema", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: bot schema");

@@ -1,10 +1,10 @@
 /**
- * compose.yaml, the example deployment of README.md's "Scaling out", against the code and the
- * README: Docker cannot run here, so this checks what can go wrong without it. The file is
- * valid YAML; its postbot command is `bot start` with flags the CLI has and values the CLI
- * accepts (the Redis URL names the compose file's Redis service, the status address is the
- * port its health check asks); every variable it sets is one the README documents; the
- * README's own command line and the number of replicas agree with it.
+ * compose.yaml, the example deployment of docs/operations.md's "Scaling out", against the code
+ * and the documents: Docker cannot run here, so this checks what can go wrong without it. The
+ * file is valid YAML; its postbot command is `bot start` with flags the CLI has and values the
+ * CLI accepts (the Redis URL names the compose file's Redis service, the status address is the
+ * port its health check asks); every variable it sets is one the documents document; the
+ * documents' own command line and the number of replicas agree with it.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -13,9 +13,12 @@ import { parseDocument } from "yaml";
 import { buildProgram } from "../../src/cli/main.ts";
 import { parseHttpAddress } from "../../src/observe/http-address.ts";
 import { parseRedisUrl } from "../../src/redis/connect.ts";
+import { docFiles } from "../helpers/doc-blocks.ts";
 
 const text = await readFile("compose.yaml", "utf8");
-const readme = await readFile("README.md", "utf8");
+const operations = await readFile("docs/operations.md", "utf8");
+/** Every document, README first. */
+const documents = (await Promise.all(docFiles().map((f) => readFile(f, "utf8")))).join("\n");
 
 interface Service {
   image?: string;
@@ -30,12 +33,12 @@ interface Service {
 const doc = parseDocument(text, { prettyErrors: true });
 const compose = doc.toJS() as { services: Record<string, Service>; volumes?: Record<string, unknown> };
 
-/** README's "Scaling out" section. */
+/** docs/operations.md's "Scaling out" section. */
 const scaling = (() => {
-  const start = readme.indexOf("## Scaling out");
-  if (start < 0) throw new Error('README.md has no "## Scaling out" section');
-  const end = readme.indexOf("\n## ", start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+  const start = operations.indexOf("## Scaling out");
+  if (start < 0) throw new Error('docs/operations.md has no "## Scaling out" section');
+  const end = operations.indexOf("\n## ", start + 1);
+  return operations.slice(start, end < 0 ? undefined : end);
 })();
 
 /** The `bot start` options the CLI has. */
@@ -86,20 +89,20 @@ describe("compose.yaml", () => {
     expect(postbot.healthcheck?.test?.join(" ")).toContain(`:${address.port}/healthz`);
   });
 
-  it("sets only variables the README documents", () => {
-    const documented = new Set([...readme.matchAll(/`(POSTBOT_[A-Z_]+)`/g)].map((m) => m[1]!));
+  it("sets only variables the documents document", () => {
+    const documented = new Set([...documents.matchAll(/`(POSTBOT_[A-Z_]+)`/g)].map((m) => m[1]!));
     for (const name of Object.keys(compose.services.postbot!.environment ?? {}))
       expect(documented, name).toContain(name);
   });
 
-  it("agrees with README's Scaling out: the same command line, the same number of replicas", async () => {
+  it("agrees with the documents' Scaling out: the same command line, the same number of replicas", async () => {
     expect(scaling).toContain("compose.yaml");
-    const line = scaling.split("\n").find((l) => l.startsWith("bot start "));
-    if (!line) throw new Error('the "Scaling out" section shows no `bot start` line');
-    const readmeFlags = flags(line.replace(/#.*$/, "").trim().split(/\s+/).slice(2));
+    const line = scaling.split("\n").find((l) => l.startsWith("npx bot start "));
+    if (!line) throw new Error('the "Scaling out" section shows no `npx bot start` line');
+    const docFlags = flags(line.replace(/#.*$/, "").trim().split(/\s+/).slice(3));
     const known = await startFlags();
-    for (const flag of readmeFlags.keys()) expect(known, `README: bot start ${flag}`).toContain(flag);
-    expect(parseRedisUrl(readmeFlags.get("--state")!, "README").port).toBe(
+    for (const flag of docFlags.keys()) expect(known, `docs/operations.md: bot start ${flag}`).toContain(flag);
+    expect(parseRedisUrl(docFlags.get("--state")!, "docs/operations.md").port).toBe(
       parseRedisUrl(flags(compose.services.postbot!.command!.slice(3)).get("--state")!).port,
     );
     const words = ["two", "three", "four", "five"];

@@ -1,9 +1,10 @@
 /**
- * The README against the code, in both directions, so neither can drift from the other:
- * its example plugin and that plugin's test run as written; its bot file validates; every
- * command, flag, bot file key, event and example plugin option it documents exists in the
- * code, and everything the code offers there is documented. Every expectation comes from the
- * README or from the code, never from this file.
+ * The documents (README.md and docs/*.md) against the code, in both directions, so neither
+ * can drift from the other: the README's example plugin and that plugin's test run as
+ * written; its bot file validates; every command, flag, bot file key, event and example
+ * plugin option they document exists in the code, and everything the code offers there is
+ * documented. Every expectation comes from the documents or from the code, never from this
+ * file. (test/docs/commands.test.ts runs their shell commands.)
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -15,23 +16,27 @@ import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { TRIGGER_OF } from "../../src/triggers/events.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
+import { biomeFormat } from "../helpers/biome.ts";
+import { docBlocks, docFiles } from "../helpers/doc-blocks.ts";
 import { captureLogs } from "../helpers/log.ts";
 import { createTestBed } from "../../src/testing.ts";
 
 const readme = await readFile("README.md", "utf8");
+/** Every document, README first: the tables may be in any of them. */
+const documents = (await Promise.all(docFiles().map((f) => readFile(f, "utf8")))).join("\n");
 
-/** The fenced block of `lang` whose first line contains `marker`. */
-function block(lang: string, marker: string): string {
-  for (const m of readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g")))
-    if (m[1]!.split("\n")[0]!.includes(marker)) return m[1]!;
-  throw new Error(`README.md has no \`\`\`${lang} block starting with ${marker}`);
+/** The README's block marked `<!-- file: PATH -->`: a file the reader writes. */
+function block(path: string): string {
+  const found = docBlocks("README.md").find((b) => b.marker?.kind === "file" && b.marker.path === path);
+  if (!found) throw new Error(`README.md has no block marked <!-- file: ${path} -->`);
+  return found.text;
 }
 
-/** The rows of the README table whose header row starts with `| first |`: each row's cells. */
+/** The rows of the documents' table whose header row starts with `| first |`: each row's cells. */
 function table(first: string): string[][] {
-  const lines = readme.split("\n");
+  const lines = documents.split("\n");
   const start = lines.findIndex((l) => l.startsWith(`| ${first} |`));
-  if (start < 0) throw new Error(`README.md has no table headed "| ${first} |"`);
+  if (start < 0) throw new Error(`no document has a table headed "| ${first} |"`);
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
@@ -55,7 +60,7 @@ const work = join("test", ".readme-work");
 afterAll(() => rm(work, { recursive: true, force: true }));
 afterEach(killBots);
 
-describe("README.md", () => {
+describe("README.md and docs/", () => {
   it("opens with the two commands a newcomer runs", () => {
     const first = readme.split("\n").slice(0, 6).join("\n");
     expect(first).toContain("npm install && npm start");
@@ -65,22 +70,29 @@ describe("README.md", () => {
   it("its plugin passes its own test, as the README writes both", async () => {
     await mkdir(join(work, "plugins"), { recursive: true });
     await mkdir(join(work, "test"), { recursive: true });
-    await writeFile(join(work, "plugins", "shout.ts"), block("ts", "// plugins/shout.ts"));
-    // The README's test, with vitest's `it` collecting its body so this test can run it.
-    const source = block("ts", 'import { afterEach, expect, it } from "vitest";').replace(
+    await writeFile(join(work, "plugins", "shout.ts"), block("plugins/shout.ts"));
+    // The README's test, with vitest's `it` and `afterEach` collecting their bodies so this test can run them.
+    const source = block("test/shout.test.ts").replace(
       'import { afterEach, expect, it } from "vitest";',
-      'import { expect } from "vitest";\nconst afterEach = (_: unknown) => {};\nexport const tests: Array<() => Promise<void>> = [];\nconst it = (_name: string, fn: () => Promise<void>) => void tests.push(fn);',
+      'import { expect } from "vitest";\nexport const tests: Array<() => Promise<void>> = [];\nexport const cleanups: Array<() => Promise<void>> = [];\nconst afterEach = (fn: () => Promise<void>) => void cleanups.push(fn);\nconst it = (_name: string, fn: () => Promise<void>) => void tests.push(fn);',
     );
     const file = join(work, "test", "shout.test.ts");
     await writeFile(file, source);
-    const { tests } = (await import(join(process.cwd(), file))) as { tests: Array<() => Promise<void>> };
+    const { tests, cleanups } = (await import(join(process.cwd(), file))) as {
+      tests: Array<() => Promise<void>>;
+      cleanups: Array<() => Promise<void>>;
+    };
     expect(tests).toHaveLength(1);
-    await tests[0]!();
+    try {
+      await tests[0]!();
+    } finally {
+      for (const cleanup of cleanups) await cleanup();
+    }
   });
 
   it("its plugin, next to reply on one bot, logs what became of its reply (duplicate: reply answered first)", async () => {
     await mkdir(join(work, "plugins"), { recursive: true });
-    await writeFile(join(work, "plugins", "shout.ts"), block("ts", "// plugins/shout.ts"));
+    await writeFile(join(work, "plugins", "shout.ts"), block("plugins/shout.ts"));
     const shout = (await import(join(process.cwd(), work, "plugins", "shout.ts"))).default as PluginDefinition;
     const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
     const { lines, logger } = captureLogs("info");
@@ -102,9 +114,20 @@ describe("README.md", () => {
     }
   });
 
+  it("its code is formatted as biome.json says, so pasting it keeps npm test's format check green", () => {
+    const code = docFiles()
+      .flatMap((f) => docBlocks(f))
+      .filter((b) => b.marker?.kind === "file" && /\.(ts|js)$/.test(b.marker.path));
+    expect(code.length).toBeGreaterThan(0);
+    for (const b of code) {
+      const path = (b.marker as { path: string }).path;
+      expect(biomeFormat(path, b.text), `${b.file}:${b.line}: ${path}`).toBe(b.text);
+    }
+  });
+
   it("its first bot file validates with the example plugins", async () => {
     await mkdir(join(work, "bots"), { recursive: true });
-    await writeFile(join(work, "bots", "hello.yaml"), block("yaml", "yaml-language-server"));
+    await writeFile(join(work, "bots", "hello.yaml"), block("bots/hello.yaml"));
     const res = await runBot(["validate", "--bots", join(work, "bots"), "--plugins", "plugins"]);
     expect(res.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\)/m);
     expect(res.code).toBe(0);

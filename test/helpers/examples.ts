@@ -7,6 +7,8 @@
 import { copyFile, mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ZodType } from "zod";
+import type { PluginDefinition } from "../../src/plugins/index.ts";
 
 /** The bot files of `bots/` that come with postbot (the demo). */
 export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "host", "morning"] as const;
@@ -28,4 +30,13 @@ export async function exampleBotsDir(): Promise<string> {
   await mkdir(dir);
   for (const name of EXAMPLE_BOTS) await copyFile(join("bots", `${name}.yaml`), join(dir, `${name}.yaml`));
   return dir;
+}
+
+/** The example plugins' options schemas, by name: what `bot schema` builds the shipped bot.schema.json from. */
+export async function exampleSchemas(): Promise<Record<string, ZodType | undefined>> {
+  const schemas: Record<string, ZodType | undefined> = {};
+  for (const name of EXAMPLE_PLUGINS)
+    schemas[name] = ((await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition)
+      .options as ZodType | undefined;
+  return schemas;
 }

@@ -1,0 +1,42 @@
+/**
+ * A scratch copy of this checkout as a newcomer has it after `git clone` and `npm install`,
+ * for running the documentation's commands as written: the code (`src/`, `bin/`,
+ * `node_modules/`, the configuration) is linked, and what a reader is told to write or
+ * regenerate (`bots/`, `plugins/`, `test/`, `bot.schema.json`, `.postbot/`) is the scratch
+ * copy's own, starting from the examples postbot ships (never what a user added here).
+ */
+import { cp, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { EXAMPLE_BOTS, EXAMPLE_PLUGINS } from "./examples.ts";
+
+/** What the scratch copy links from this checkout: the code and its configuration. */
+const LINKED = [
+  "bin",
+  "src",
+  "scripts",
+  "node_modules",
+  "package.json",
+  "tsconfig.json",
+  "biome.json",
+  "vitest.config.ts",
+];
+
+export interface ScratchClone {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+export async function scratchClone(): Promise<ScratchClone> {
+  const root = resolve(".");
+  const dir = await mkdtemp(join(tmpdir(), "postbot-clone-"));
+  for (const entry of LINKED) await symlink(join(root, entry), join(dir, entry));
+  await mkdir(join(dir, "bots"));
+  for (const name of EXAMPLE_BOTS) await cp(join(root, "bots", `${name}.yaml`), join(dir, "bots", `${name}.yaml`));
+  await mkdir(join(dir, "plugins"));
+  for (const name of EXAMPLE_PLUGINS) await cp(join(root, "plugins", `${name}.ts`), join(dir, "plugins", `${name}.ts`));
+  await cp(join(root, "plugins", "lib"), join(dir, "plugins", "lib"), { recursive: true });
+  await mkdir(join(dir, "test"));
+  await cp(join(root, "bot.schema.json"), join(dir, "bot.schema.json"));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
