@@ -123,4 +123,49 @@ describe("the status page in Chromium", () => {
       await page.close();
     }
   }, 60_000);
+
+  it("on a 390 px phone: ?per=2 shows in the page-size selector, and an id stays on one line", async () => {
+    const phone = await startObserveServer({
+      host: "127.0.0.1",
+      port: 0,
+      clock: createClock({ frozen: true, start: T0 }),
+    });
+    const page = await browser!.context.newPage();
+    try {
+      phone.attach(manyBots(5));
+      const liked = "2126303379847118848";
+      phone.observer.action({ bot: "bot-0001", kind: "like", target: liked, status: "sent", at: T0, tookMs: 1 });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${phone.url}/?per=2`);
+      await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 3 · 5 of 5 bots");
+      expect(await page.locator("#per").inputValue()).toBe("2");
+      expect(await page.locator("#per option:checked").textContent()).toBe("2 a page");
+      expect(await page.locator("#bots tr").count()).toBe(2);
+
+      const id = page.locator("#recent .id");
+      await expect.poll(() => id.textContent()).toBe(liked);
+      // The browser's globals, typed for this file (its tsconfig has no DOM library).
+      type Browser = {
+        getComputedStyle(e: unknown): { lineHeight: string };
+        document: { documentElement: { scrollWidth: number } };
+      };
+      // Measured in the page at once (a live refresh may replace the row between two calls).
+      const measured = () =>
+        id.evaluate((e) => {
+          const box = (e as { getBoundingClientRect(): { height: number; right: number } }).getBoundingClientRect();
+          const line = Number.parseFloat((globalThis as unknown as Browser).getComputedStyle(e).lineHeight);
+          return { lines: Math.round(box.height / line), right: box.right };
+        });
+      expect(await measured()).toEqual({ lines: 1, right: expect.any(Number) }); // one line, not four
+      expect((await measured()).right).toBeLessThanOrEqual(390); // and within the screen
+      // Nothing wider than the screen: no sideways scrolling.
+      expect(
+        await page.evaluate(() => (globalThis as unknown as Browser).document.documentElement.scrollWidth),
+      ).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(TEST_RESULTS, "status-page-390.png"), fullPage: true });
+    } finally {
+      await page.close();
+      await phone.close();
+    }
+  }, 60_000);
 });

@@ -73,11 +73,13 @@
       " ",
       el("span", { class: "sub" }, ago(a.at)),
       " ",
-      el(
-        "span",
-        { class: "text", title: a.reason || a.text || a.target },
-        a.text !== undefined ? `“${short(a.text, 80)}”` : a.reason ? short(a.reason, 80) : a.target,
-      ),
+      a.text === undefined && !a.reason
+        ? el("span", { class: "text id", title: a.target }, a.target)
+        : el(
+            "span",
+            { class: "text", title: a.reason || a.text },
+            a.text !== undefined ? `“${short(a.text, 80)}”` : short(a.reason, 80),
+          ),
     );
   }
 
@@ -227,7 +229,9 @@
                 el("td", { class: "name" }, a.bot),
                 el("td", {}, a.kind),
                 el("td", {}, el("span", { class: `badge ${a.status}` }, a.status)),
-                el("td", { class: "text" }, a.text !== undefined ? a.text : a.reason || a.target),
+                a.text === undefined && !a.reason
+                  ? el("td", { class: "text id" }, a.target)
+                  : el("td", { class: "text" }, a.text !== undefined ? a.text : a.reason),
               ),
             )),
     );
@@ -271,6 +275,8 @@
       } else if (res.ok) {
         view = await res.json();
         query.page = view.query.page;
+        query.per = view.query.per;
+        showPer(view.query.per);
         render();
       }
     } catch {
@@ -306,9 +312,17 @@
     void load();
   }
 
+  /** Shows `per` in the page-size selector, with an option of its own when it is not one of the usual (`?per=2`). */
+  function showPer(per) {
+    const select = $("per");
+    if (![...select.options].some((o) => o.value === String(per)))
+      select.append(el("option", { value: String(per) }, `${per} a page`));
+    select.value = String(per);
+  }
+
   $("q").value = query.q;
   $("state").value = query.state;
-  $("per").value = String(query.per);
+  showPer(query.per);
   $("filters").addEventListener("submit", (e) => e.preventDefault());
   $("q").addEventListener("input", () => setQuery({ q: $("q").value, page: 1 }));
   $("state").addEventListener("change", () => setQuery({ state: $("state").value, page: 1 }));
