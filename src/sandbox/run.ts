@@ -49,6 +49,11 @@ export async function runSandbox(o: RunOptions): Promise<void> {
   process.stdout.write(`sandbox listening on ${sandbox.url}\n`);
   process.stdout.write(`admin token: ${adminToken}\n`);
   if (o.stateFile) process.stdout.write(`state file: ${o.stateFile}\n`);
+  // What to do next: an app, whose keys the bots (or a client) use with this address.
+  process.stdout.write(
+    `an app for your bots (its consumer_key and consumer_secret go in POSTBOT_CONSUMER_KEY and POSTBOT_CONSUMER_SECRET, with POSTBOT_BASE_URL=${sandbox.url}):\n` +
+      `  curl -s -X POST ${sandbox.url}/_sandbox/apps -H "Authorization: Bearer ${adminToken}" -H "Content-Type: application/json" -d '{"name": "my-app"}'\n`,
+  );
 
   await new Promise<void>((resolve) => {
     let stopping = false;

@@ -107,7 +107,12 @@ const EXPECTED: Record<string, Expectation> = {
   "npx vitest run test/shout.test.ts": { stdout: /Tests +1 passed \(1\)/, stderr: /.*/ },
   // docs/sandbox.md
   "npx bot sandbox --port 8787 --state .sandbox.json": {
-    serves: { ready: /^state file: \.sandbox\.json$/, stopped: /^sandbox stopped; state saved to \.sandbox\.json$/m },
+    // Ready once it has said how to make an app: the command the document runs next.
+    serves: {
+      ready:
+        /^  curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/_sandbox\/apps -H "Authorization: Bearer \S+" -H "Content-Type: application\/json" -d '\{"name": "my-app"\}'$/,
+      stopped: /^sandbox stopped; state saved to \.sandbox\.json$/m,
+    },
   },
   'curl -s -X POST http://127.0.0.1:8787/_sandbox/apps -H "Authorization: Bearer ADMIN_TOKEN" -H "Content-Type: application/json" -d \'{"name": "my-app", "plan": "basic"}\'':
     { stdout: /^\{"id":"\d+","name":"my-app","plan":"basic",.*"consumer_key":"[^"]+","consumer_secret":"[^"]+"/ },
