@@ -78,7 +78,7 @@ export function describeFate(bot: string, fate: PostFate): string {
       return `@${bot} saw it, but its answer ${fate.state}${why}`;
     }
     case "cooldown":
-      return `@${bot} saw it, but refused to answer: it replied in this conversation at ${timeOfDay(fate.at)}, and its reply_cooldown allows no second reply there until ${timeOfDay(fate.until)} (set reply_cooldown in its bot file; 0s turns it off)`;
+      return `@${bot} saw it and sent no answer: it replied in this conversation at ${timeOfDay(fate.at)}, and its reply_cooldown allows no second reply there until ${timeOfDay(fate.until)} (set reply_cooldown in its bot file; 0s turns it off)`;
     case "inbox":
       return `@${bot} saw it and has not handled it yet (its plugins handle events in turn): wait longer, or watch the demo's log`;
     case "no-answer":

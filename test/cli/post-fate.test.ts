@@ -20,7 +20,12 @@ describe("postFate", () => {
   it("tells unseen, answered, refused by the reply cooldown, and handled without an answer", async () => {
     bed = await createTestBed({
       bots: [
-        { name: "greeter", plan: "pro", triggers: { mentions: {} }, plugins: { reply: { text: ["hi {post.id}"] } } },
+        {
+          name: "greeter",
+          plan: "pro",
+          triggers: { mentions: {} },
+          plugins: { reply: { text: ["hi {post.id}"], events: ["mention", "reply"] } },
+        },
       ],
       plugins: { reply },
     });
@@ -47,7 +52,7 @@ describe("postFate", () => {
     const refused = fate(again.id, first.id);
     expect(refused).toMatchObject({ kind: "cooldown", until: expect.any(Number) });
     expect(describeFate("greeter", refused)).toMatch(
-      /^@greeter saw it, but refused to answer: it replied in this conversation at .*reply_cooldown allows no second reply there until .* \(set reply_cooldown in its bot file; 0s turns it off\)$/,
+      /^@greeter saw it and sent no answer: it replied in this conversation at .*reply_cooldown allows no second reply there until .* \(set reply_cooldown in its bot file; 0s turns it off\)$/,
     );
 
     // Once the cooldown is over, a mention it saw and did not answer is only "no answer".
