@@ -14,15 +14,11 @@ const PROCESSES = [
   "test/config/schema-file.test.ts",
   "test/config/validate-command.test.ts",
   "test/docs/**/*.test.ts",
-  "test/limits/redis-windows.test.ts",
   "test/observe/cli.test.ts",
   "test/observe/status-page.test.ts",
+  "test/redis/**/*.test.ts",
   "test/sandbox/cli.test.ts",
-  "test/scale/**/*.test.ts",
-  "test/store/redis/**/*.test.ts",
   "test/store/state-lock.test.ts",
-  "test/triggers/shared-streams.test.ts",
-  "test/triggers/stream-handoff.test.ts",
 ];
 
 const shared = { testTimeout: 20_000, hookTimeout: 20_000 };

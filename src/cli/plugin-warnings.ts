@@ -14,7 +14,7 @@
 import { z } from "zod";
 import type { BotConfig, ResolvedPlugin } from "../config/index.ts";
 import { silentLogger } from "../log.ts";
-import type { EventName, PluginBot } from "../runtime/plugin.ts";
+import type { EventName, PluginBot } from "../plugins/plugin.ts";
 
 /** Events a plugin handles by answering the post: two plugins on one of these answer twice. */
 const ANSWERED: ReadonlyArray<{ event: EventName; what: string }> = [
