@@ -44,6 +44,6 @@ it("logs a reply refused by reply_cooldown at info, naming the setting", async (
   const refused = lines.filter((l) => l.bot === "greeter" && l.status === "refused");
   expect(refused.map((l) => [l.level, l.target])).toEqual([[30, again.id]]);
   expect(refused[0]!.msg).toMatch(
-    /^reply to post \d+ ".*": refused: the bot replied in conversation \d+ \d+ s ago, and its reply_cooldown \(15 min\) allows one reply per conversation in that time; to change it, set reply_cooldown in its bot file \(0s turns it off\)$/,
+    /^reply to post \d+ ".*": refused: the bot replied in conversation \d+ \d+ s ago; its reply_cooldown is 900 s, one reply per conversation in that time: to change it, set reply_cooldown in its bot file \(0s turns it off\)$/,
   );
 });

@@ -99,9 +99,7 @@ export function replySafety(options: ReplySafetyOptions): Step {
       const since = mark ? clock.now() - mark.at : Infinity;
       // A mark ends with the cooldown of the bot that made it (its `until`), swept or not.
       if (mark && since < cooldownMs && !((mark.until ?? Infinity) <= clock.now()) && mark.key !== action.key) {
-        const cooldown =
-          cooldownMs % 60_000 === 0 ? `${cooldownMs / 60_000} min` : `${Math.round(cooldownMs / 1000)} s`;
-        return `the bot replied in conversation ${conversationOf(action)} ${Math.round(since / 1000)} s ago, and its reply_cooldown (${cooldown}) allows one reply per conversation in that time; to change it, set reply_cooldown in its bot file (0s turns it off)`;
+        return `the bot replied in conversation ${conversationOf(action)} ${Math.round(since / 1000)} s ago; its reply_cooldown is ${Math.round(cooldownMs / 1000)} s, one reply per conversation in that time: to change it, set reply_cooldown in its bot file (0s turns it off)`;
       }
     }
     return undefined;
