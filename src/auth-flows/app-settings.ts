@@ -36,17 +36,27 @@ function required(
 
 /** The service's base URL (checked: HTTPS, or HTTP to loopback). */
 export function baseUrlFrom(vars: Readonly<Record<string, string | undefined>>, file: string): URL {
-  const raw = required(vars, "POSTBOT_BASE_URL", file, "the address of the service (or of a running `bot sandbox`)");
+  const raw = required(vars, "POSTBOT_BASE_URL", file, APP_VARIABLES[0][1]);
   return secureBaseUrl(raw, "POSTBOT_BASE_URL");
 }
 
-/** Base URL and the app's API key and secret. */
+/** What each setting of the app is, for the message when it is not set. */
+const APP_VARIABLES = [
+  ["POSTBOT_BASE_URL", "the address of the service (or of a running `bot sandbox`)"],
+  ["POSTBOT_CONSUMER_KEY", "the app's API key"],
+  ["POSTBOT_CONSUMER_SECRET", "the app's API key secret"],
+] as const;
+
+/** Base URL and the app's API key and secret; every one not set is named at once, not one per try. */
 export function appSettings(vars: Readonly<Record<string, string | undefined>>, file: string): AppSettings {
+  const missing = APP_VARIABLES.filter(([name]) => !vars[name]?.trim());
+  if (missing.length > 0)
+    throw new UserError(missing.map(([name, what]) => notSetMessage(name, what, file)).join("\n"));
   return {
     baseUrl: baseUrlFrom(vars, file),
     consumer: {
-      key: required(vars, "POSTBOT_CONSUMER_KEY", file, "the app's API key"),
-      secret: required(vars, "POSTBOT_CONSUMER_SECRET", file, "the app's API key secret"),
+      key: required(vars, "POSTBOT_CONSUMER_KEY", file, APP_VARIABLES[1][1]),
+      secret: required(vars, "POSTBOT_CONSUMER_SECRET", file, APP_VARIABLES[2][1]),
     },
   };
 }

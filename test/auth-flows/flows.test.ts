@@ -99,6 +99,20 @@ describe("bot auth login", () => {
     expect(store.entries("auth:accounts")).toEqual([]);
   });
 
+  it("names every missing setting at once, not one per try", async () => {
+    const c = ctx(terminal(pin("greeter")));
+    const none = { ...c.vars, POSTBOT_BASE_URL: "", POSTBOT_CONSUMER_KEY: "", POSTBOT_CONSUMER_SECRET: "" };
+    await expect(login({ ...c, vars: none })).rejects.toThrow(
+      new RegExp(
+        [
+          "POSTBOT_BASE_URL is not set",
+          "\\nPOSTBOT_CONSUMER_KEY is not set",
+          "\\nPOSTBOT_CONSUMER_SECRET is not set",
+        ].join("[^\\n]*"),
+      ),
+    );
+  });
+
   it("explains a missing setting, naming the variable and the .env file", async () => {
     const c = ctx(terminal(pin("greeter")));
     await expect(login({ ...c, vars: { ...c.vars, POSTBOT_CONSUMER_SECRET: "" } })).rejects.toThrow(
