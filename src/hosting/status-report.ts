@@ -16,6 +16,7 @@ import { followersCursorKey } from "../triggers/followers.ts";
 import { CURSORS_NAMESPACE } from "../triggers/events.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
 import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime/types.ts";
+import { STATUS_EVERY_MS } from "./status-saver.ts";
 
 export interface BotReport extends BotStatus {
   cursors: { mentions?: string; followersKnown?: number };
@@ -111,13 +112,38 @@ const ENDED: Record<LedgerState, string> = {
   dropped: "dropped",
 };
 
-/** `reply to 1460323737035677698: sent 3m ago`, `follow of 42: failed 2h ago (why)`. */
-function formatLastAction(a: LastAction, now: number): string {
-  const on = a.kind === "follow" || a.kind === "dm" ? "to user" : a.kind === "reply" ? "to post" : "of post";
-  return `${a.kind} ${on} ${a.target}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
+/**
+ * What an action acted on, as a person reads it: `reply to post 1460…`, `like of post 1460…`,
+ * `follow of user 42`, `dm to user 42` (its ledger target is the user and a hash of the text),
+ * `post` (its target is an internal key, not something to show).
+ */
+function actionTarget(kind: string, target: string): string {
+  switch (kind) {
+    case "reply":
+      return `reply to post ${target}`;
+    case "dm":
+      return `dm to user ${target.split(":")[0]}`;
+    case "follow":
+      return `follow of user ${target}`;
+    case "post":
+      return "post";
+    default:
+      return `${kind} of post ${target.split(":")[0]}`;
+  }
 }
 
+/** `reply to post 1460323737035677698: sent 3m ago`, `follow of user 42: failed 2h ago (why)`. */
+function formatLastAction(a: LastAction, now: number): string {
+  return `${actionTarget(a.kind, a.target)}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
+}
+
+/** `1 bot`, `3 events`: a count with its noun. */
+const count = (n: number, noun: string) => `${thousands(n)} ${n === 1 ? noun : `${noun}s`}`;
+
 const thousands = (n: number) => n.toLocaleString("en-US");
+
+/** A running bot's status older than three status rounds: its process may have stopped without saving. */
+const STALE_STATUS_MS = 3 * STATUS_EVERY_MS;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** An app's lines: its plan and bots, its stream's state and last error, its capacity. */
@@ -132,7 +158,7 @@ function formatApp(app: AppStatus, now: number): string[] {
         ? `reconnecting (next attempt in ${age(s.retryAt - now)})`
         : `${s.state} since ${ago(s.since, now)}`;
     lines.push(
-      `  stream     ${state}; ${s.reconnects} reconnects, ${s.posts} posts, last post ${ago(s.lastPostAt, now)}; rules: ${s.rules.own} of the bots, ${s.rules.mentions} for the mentions of ${s.mentionBots} bots`,
+      `  stream     ${state}; ${count(s.reconnects, "reconnect")}, ${count(s.posts, "post")}, last post ${ago(s.lastPostAt, now)}; rules: ${s.rules.own} for the bots' stream triggers, ${s.rules.mentions} for the mentions of ${count(s.mentionBots, "bot")}`,
     );
     if (s.lastError)
       lines.push(`  last error ${ago(s.lastError.at, now)} (${s.lastError.cause}): ${s.lastError.message}`);
@@ -158,17 +184,19 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
       ? `PAUSED since ${ago(r.paused.at, now)}: ${r.paused.reason}`
       : r.stoppedAt
         ? `stopped ${ago(r.stoppedAt, now)}`
-        : `running (status saved ${ago(r.updatedAt, now)}; if postbot is not running, it stopped without saving)`;
+        : now - r.updatedAt <= STALE_STATUS_MS
+          ? `running (status saved ${ago(r.updatedAt, now)})`
+          : `running as of ${ago(r.updatedAt, now)}: no status saved since, so if postbot is not running, it stopped without saving`;
     lines.push(`${r.bot}  @${r.username || "?"}  ${r.plan}  ${state}`);
     for (const [trigger, t] of Object.entries(r.triggers)) {
       lines.push(
-        `  ${trigger.padEnd(10)} last check ${ago(t.lastCheckAt, now).padEnd(10)} last event ${ago(t.lastEventAt, now).padEnd(10)} ${t.events} events`,
+        `  ${trigger.padEnd(10)} last check ${ago(t.lastCheckAt, now).padEnd(10)} last event ${ago(t.lastEventAt, now).padEnd(10)} ${count(t.events, "event")}`,
       );
     }
     if (Object.keys(r.triggers).length === 0) lines.push("  (no trigger has run yet)");
     if (r.cursors.mentions) lines.push(`  cursor     mentions since_id ${r.cursors.mentions}`);
     if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
-    if (r.inbox > 0) lines.push(`  inbox      ${r.inbox} events waiting to be handled`);
+    if (r.inbox > 0) lines.push(`  inbox      ${count(r.inbox, "event")} waiting to be handled`);
     lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
     if (r.waiting && r.waiting.length > 0) {
       const next = r.waiting.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));

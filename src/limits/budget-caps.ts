@@ -31,6 +31,10 @@ export function capWindow(
   return { key, cap, window: book.window(key, Math.max(cap.max, 0), cap.per) };
 }
 
-/** Why a spent cap holds an action back. */
+/** A cap's window as a bot file writes it: `24h`, `15m`, `90s`. */
+const perWindow = (ms: number) =>
+  ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`;
+
+/** Why a spent cap holds an action back, in the bot file's words: `the bot's cap of 50 reply per 24h is spent until …`. */
 export const capReason = (cap: ActionCap, action: string | undefined, until: string): string =>
-  `the bot's cap of ${cap.max} ${action} per ${cap.per / 1000}s is spent until ${until}`;
+  `the bot's cap of ${cap.max} ${action} per ${perWindow(cap.per)} is spent until ${until}`;
