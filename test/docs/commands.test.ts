@@ -13,6 +13,7 @@
  * `<!-- syntax only: WHY -->` are not run; their `bot` commands go through the CLI's own
  * parser, their `npm` scripts must exist, and any other program must be one this file knows.
  */
+import { existsSync } from "node:fs";
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -105,6 +106,8 @@ const EXPECTED: Record<string, Expectation> = {
   // README.md, "Your first plugin" and "Testing it"
   "npx bot new plugin shout": { stdout: /^wrote plugins\/shout\.ts and test\/shout\.test\.ts; / },
   "npx vitest run test/shout.test.ts": { stdout: /Tests +1 passed \(1\)/, stderr: /.*/ },
+  // docs/moderation.md, "Adding a rule" (the steps that retrain and score every labelled reply are syntax only)
+  "npx vitest run test/moderation/rules.test.ts": { stdout: /Tests +\d+ passed \(\d+\)/, stderr: /.*/ },
   // docs/sandbox.md
   "npx bot sandbox --port 8787 --state .sandbox.json": {
     // Ready once it has said how to make an app: the command the document runs next.
@@ -259,6 +262,14 @@ async function checkSyntax(where: string, line: string[], scripts: Record<string
   if (first < 0) return; // only assignments
   const [program, ...args] = line.slice(first);
   if (program === "npx" && args[0] === "bot") return parseBot(where, args.slice(1));
+  if (program === "npx" && args[0] === "tsx") {
+    expect(existsSync(args[1]!), `${where}: npx tsx ${args[1]}: no such script`).toBe(true);
+    return;
+  }
+  if (program === "npx" && args[0] === "vitest") {
+    for (const file of args.filter((a) => a.endsWith(".ts"))) expect(existsSync(file), `${where}: ${file}`).toBe(true);
+    return;
+  }
   if (program === "bot") return parseBot(where, args);
   if (program === "npm") {
     const [verb, name] = args;

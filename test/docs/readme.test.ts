@@ -6,8 +6,9 @@
  * documented. Every expectation comes from the documents or from the code, never from this
  * file. (test/docs/commands.test.ts runs their shell commands.)
  */
+import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildProgram } from "../../src/cli/main.ts";
@@ -123,6 +124,35 @@ describe("README.md and docs/", () => {
       const path = (b.marker as { path: string }).path;
       expect(biomeFormat(path, b.text), `${b.file}:${b.line}: ${path}`).toBe(b.text);
     }
+  });
+
+  it("links only to documents and headings that exist", async () => {
+    /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as dashes. */
+    const slug = (heading: string) =>
+      heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, "")
+        .replace(/ /g, "-");
+    const anchors = async (file: string) =>
+      new Set(
+        (await readFile(file, "utf8"))
+          .split("\n")
+          .filter((l) => /^#{1,6} /.test(l))
+          .map((l) => slug(l.replace(/^#+ /, ""))),
+      );
+    const broken: string[] = [];
+    for (const file of docFiles()) {
+      const text = await readFile(file, "utf8");
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue; // https:, mailto:
+        const [path, hash] = target!.split("#");
+        const linked = path ? join(dirname(file), path) : file;
+        if (!existsSync(linked)) broken.push(`${file}: ${target} (no such file)`);
+        else if (hash !== undefined && !(await anchors(linked)).has(hash))
+          broken.push(`${file}: ${target} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it("its first bot file validates with the example plugins", async () => {

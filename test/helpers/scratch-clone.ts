@@ -1,11 +1,12 @@
 /**
  * A scratch copy of this checkout as a newcomer has it after `git clone` and `npm install`,
  * for running the documentation's commands as written: the code (`src/`, `bin/`,
- * `node_modules/`, the configuration) is linked, and what a reader is told to write or
- * regenerate (`bots/`, `plugins/`, `test/`, `bot.schema.json`, `.postbot/`) is the scratch
- * copy's own, starting from the examples postbot ships (never what a user added here).
+ * `node_modules/`, the configuration, the folders of `test/`) is linked, and what a reader
+ * is told to write or regenerate (`bots/`, `plugins/`, the top of `test/`, `bot.schema.json`,
+ * `.postbot/`) is the scratch copy's own, starting from the examples postbot ships (never
+ * what a user added here). Nothing the documents run may write into what is linked.
  */
-import { cp, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { EXAMPLE_BOTS, EXAMPLE_PLUGINS } from "./examples.ts";
@@ -36,7 +37,12 @@ export async function scratchClone(): Promise<ScratchClone> {
   await mkdir(join(dir, "plugins"));
   for (const name of EXAMPLE_PLUGINS) await cp(join(root, "plugins", `${name}.ts`), join(dir, "plugins", `${name}.ts`));
   await cp(join(root, "plugins", "lib"), join(dir, "plugins", "lib"), { recursive: true });
+  // The repository's own tests (the documents run some: `npx vitest run test/moderation/...`),
+  // folder by folder; the top of test/ is the reader's (`bot new plugin` writes test/NAME.test.ts).
   await mkdir(join(dir, "test"));
+  for (const entry of await readdir(join(root, "test"), { withFileTypes: true }))
+    if (entry.isDirectory() && !entry.name.startsWith("."))
+      await symlink(join(root, "test", entry.name), join(dir, "test", entry.name));
   await cp(join(root, "bot.schema.json"), join(dir, "bot.schema.json"));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
