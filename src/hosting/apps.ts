@@ -1,8 +1,14 @@
 /**
- * The apps of a process that runs its bots alone: per app, the capacity lines (logged once
- * at start), the one stream connection (when a bot has rules, or takes its mentions through
- * it) and the catch-up polls of streamed mentions. With the state in Redis, the same is
- * spread over the processes by ./shared-apps.ts.
+ * The apps of a process that runs its bots alone: per app, the capacity lines (logged at
+ * start, and again with what changed when the app's bots change), the one stream connection
+ * (when a bot has rules, or takes its mentions through it) and the catch-up polls of
+ * streamed mentions. With the state in Redis, the same is spread over the processes by
+ * ./shared-apps.ts.
+ *
+ * The bots of an app may change while it runs (the live fleet): a bot added, changed or
+ * removed changes the app's rules by the smallest step while its stream stays connected
+ * ({@link StreamHub.update}); the other bots notice nothing. An app's stream starts when its
+ * first bot wanting one arrives and closes when its last one leaves.
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
@@ -14,19 +20,25 @@ import {
   startStreamHub,
   type BotRules,
   type Budgeted,
+  type MentionBot,
   type StreamHub,
-  type StreamHubOptions,
 } from "../triggers/stream-hub.ts";
 import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
-import { appLoad, capacityLines } from "./capacity.ts";
+import { appLoad, capacityChanges, capacityLines, type AppLoad } from "./capacity.ts";
 import { mentionsVia } from "./trigger-plan.ts";
-import type { HostedBot, RuntimeOptions } from "./types.ts";
+import type { AppCredentials, HostedBot, RuntimeOptions } from "./types.ts";
 
 /** The apps of a process: their hubs (tests and `idle` look at them), catch-up queues and status. */
 export interface Apps {
   hubs: Map<string, StreamHub>;
   queues: Map<string, CatchUpQueue>;
   apps(): AppStatus[];
+  /** A bot started running here (after `bot.start()`): its app's stream and capacity follow. */
+  add(hosted: HostedBot): Promise<void>;
+  /** A running bot was restarted with a new configuration (`after`, already started). */
+  replace(before: HostedBot, after: HostedBot): Promise<void>;
+  /** A bot stopped for good: its rules leave the app's stream. */
+  remove(hosted: HostedBot): Promise<void>;
 }
 
 /** What the apps are started with. */
@@ -38,143 +50,226 @@ interface AppDeps {
   logger: Logger;
 }
 
+/** One app as this process runs it. */
+interface App {
+  app: AppCredentials;
+  /** Its bots running here, by name, in the order they came. */
+  bots: Map<string, HostedBot>;
+  capacity: string[];
+  /** What the capacity lines were made of, to say what changed. */
+  load?: AppLoad;
+  log: Logger;
+}
+
 /** Starts every app of the bots running here; see the module comment. */
 export function startApps(deps: AppDeps): Apps {
-  const byApp = new Map<string, HostedBot[]>();
-  for (const hosted of deps.options.bots) {
-    if (!deps.bots.has(hosted.config.name)) continue;
-    const list = byApp.get(hosted.app.id);
-    if (list) list.push(hosted);
-    else byApp.set(hosted.app.id, [hosted]);
+  return new ProcessApps(deps);
+}
+
+const wantsStream = (h: HostedBot) => h.config.triggers.stream.length > 0 || mentionsVia(h) === "stream";
+
+class ProcessApps implements Apps {
+  readonly hubs = new Map<string, StreamHub>();
+  readonly queues = new Map<string, CatchUpQueue>();
+  private readonly byApp = new Map<string, App>();
+
+  constructor(private readonly deps: AppDeps) {
+    for (const hosted of deps.options.bots) {
+      if (!deps.bots.has(hosted.config.name)) continue;
+      this.appOf(hosted).bots.set(hosted.config.name, hosted);
+    }
+    for (const [appId, app] of this.byApp) {
+      app.load = appLoad([...app.bots.values()]);
+      app.capacity = capacityLines(app.load);
+      for (const line of app.capacity) app.log.info({ capacity: true, plan: app.app.plan }, line);
+      if ([...app.bots.values()].some(wantsStream)) this.startStream(appId, app);
+    }
   }
-  const hubs = new Map<string, StreamHub>();
-  const queues = new Map<string, CatchUpQueue>();
-  const capacity = new Map<string, string[]>();
-  for (const [appId, hosted] of byApp) {
-    const app = hosted[0]!.app;
-    const log = deps.logger.child({ app: appId });
-    const lines = capacityLines(appLoad(hosted));
-    capacity.set(appId, lines);
-    for (const line of lines) log.info({ capacity: true, plan: app.plan }, line);
-    const started = startAppStream(appId, hosted, deps, log);
-    if (!started) continue;
-    queues.set(appId, started.queue);
-    hubs.set(appId, started.hub);
+
+  private appOf(hosted: HostedBot): App {
+    let app = this.byApp.get(hosted.app.id);
+    if (!app) {
+      app = { app: hosted.app, bots: new Map(), capacity: [], log: this.deps.logger.child({ app: hosted.app.id }) };
+      this.byApp.set(hosted.app.id, app);
+    }
+    return app;
   }
-  const apps = (): AppStatus[] =>
-    [...byApp].map(([appId, hosted]) => {
-      const hub = hubs.get(appId);
-      const queue = queues.get(appId);
+
+  apps(): AppStatus[] {
+    return [...this.byApp].map(([appId, app]) => {
+      const hub = this.hubs.get(appId);
+      const queue = this.queues.get(appId);
       return {
         appId,
-        plan: hosted[0]!.app.plan,
-        bots: hosted.length,
-        capacity: capacity.get(appId) ?? [],
+        plan: app.app.plan,
+        bots: app.bots.size,
+        capacity: app.capacity,
         ...(hub ? { stream: hub.status() } : {}),
         ...(queue ? { catchUp: { ...queue.pending(), done: queue.done } } : {}),
-        updatedAt: deps.options.clock.now(),
+        updatedAt: this.deps.options.clock.now(),
       };
     });
-  return { hubs, queues, apps };
-}
+  }
 
-/**
- * An app's stream connection, when a bot of it has rules or takes its mentions through it:
- * its requests budgeted through a bot of the app, its posts delivered to the bots, and one
- * catch-up poll per streamed bot once connected (or at once, if the first attempt fails) and
- * after every reconnect.
- */
-function startAppStream(
-  appId: string,
-  hosted: readonly HostedBot[],
-  deps: AppDeps,
-  log: Logger,
-): { hub: StreamHub; queue: CatchUpQueue } | undefined {
-  const { options, bots } = deps;
-  const streamed = hosted.filter((h) => mentionsVia(h) === "stream");
-  const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
-  if (streamed.length === 0 && ruled.length === 0) return undefined;
+  async add(hosted: HostedBot): Promise<void> {
+    const app = this.appOf(hosted);
+    app.bots.set(hosted.config.name, hosted);
+    this.recount(hosted.app.id, app);
+    await this.follow(hosted.app.id, app, hosted);
+  }
 
-  const layer = deps.layers.get(hosted[0]!.config.name)!;
-  // While a request of the hub is with the action layer, the layer's own accounting says
-  // whether it waits for the clock; the hub counts as busy only outside them.
-  let inLayer = 0;
-  const budgeted: Budgeted = async (endpoint, run) => {
-    inLayer++;
-    try {
-      return await layer.read(endpoint, run, { label: "stream" });
-    } finally {
-      inLayer--;
+  async replace(before: HostedBot, after: HostedBot): Promise<void> {
+    if (before.app.id !== after.app.id) {
+      await this.remove(before);
+      await this.add(after);
+      return;
     }
-  };
-  const queue = catchUpQueue(bots, deps.logger);
-  const streamedNames = streamed.map((h) => h.config.name);
-  // One poll each closes what came while the process was down: once connected (so that
-  // streamed posts and the poll's meet), or at once if the first attempt fails.
-  let polledOnce = false;
-  const touchAll = () => {
-    for (const h of [...ruled, ...streamed]) {
+    const app = this.appOf(after);
+    app.bots.set(after.config.name, after);
+    this.recount(after.app.id, app);
+    await this.follow(after.app.id, app, after);
+  }
+
+  async remove(hosted: HostedBot): Promise<void> {
+    const appId = hosted.app.id;
+    const app = this.byApp.get(appId);
+    if (!app?.bots.delete(hosted.config.name)) return;
+    this.recount(appId, app);
+    const hub = this.hubs.get(appId);
+    if (hub && ![...app.bots.values()].some(wantsStream)) {
+      // No bot of the app wants its stream any more: its rules go, then the connection.
+      await hub.update([], []);
+      this.stopStream(appId);
+      app.log.info(`stream of app ${appId}: no bot of the app wants it any more; closed`);
+    } else if (hub) await hub.update(...this.wants(app));
+    if (app.bots.size === 0) this.byApp.delete(appId);
+  }
+
+  /** The app's capacity after its bots changed: the lines that changed are logged. */
+  private recount(appId: string, app: App): void {
+    const load = appLoad([...app.bots.values()], app.app);
+    for (const line of capacityChanges(app.load, load))
+      app.log.info({ capacity: true, plan: app.app.plan, app: appId }, line);
+    app.load = load;
+    app.capacity = capacityLines(load);
+  }
+
+  /**
+   * The app's stream after one of its bots came or changed: started when it is the first to
+   * want it, else told the new wants; once the service has the bot's rules, its mentions
+   * trigger learns whether the stream is connected and one catch-up poll closes what came
+   * before the rules did.
+   */
+  private async follow(appId: string, app: App, hosted: HostedBot): Promise<void> {
+    const name = hosted.config.name;
+    const hub = this.hubs.get(appId);
+    if (!hub) {
+      if (wantsStream(hosted)) this.startStream(appId, app);
+      return;
+    }
+    await hub.update(...this.wants(app));
+    if (mentionsVia(hosted) !== "stream" || !hosted.config.triggers.mentions) return;
+    const bot = this.deps.bots.get(name);
+    bot?.mentionsStream(hub.status().state === "connected");
+    this.queues.get(appId)?.request([name]);
+  }
+
+  /** What the app's bots running here want of its stream: their own rules, and their mentions. */
+  private wants(app: App): [BotRules[], MentionBot[]] {
+    const { bots } = this.deps;
+    const wants: BotRules[] = [];
+    const mentionBots: MentionBot[] = [];
+    for (const h of app.bots.values()) {
       const bot = bots.get(h.config.name);
-      if (h.config.triggers.stream.length > 0) bot?.touch("stream");
-      if (mentionsVia(h) === "stream") bot?.touch("mentions");
+      if (!bot) continue;
+      const { userId, username } = bot.identity;
+      if (h.config.triggers.stream.length > 0)
+        wants.push({ bot: h.config.name, userId, rules: h.config.triggers.stream });
+      if (mentionsVia(h) === "stream") mentionBots.push({ bot: h.config.name, userId, username });
     }
-  };
-  const report = reportStream(options.observer, appId, options.clock);
-  const hub = startStreamHub({
-    appId,
-    clock: options.clock,
-    log: log.child({ trigger: "stream" }),
-    ...appConnection(hosted[0]!.app, {
-      store: options.store,
-      baseUrl: options.baseUrl,
-      clock: options.clock,
-      base: deps.base,
-    }),
-    ...hubWants(ruled, streamed, bots),
-    budgeted,
-    deliver: (bot, event) => bots.get(bot)?.deliver([event]),
-    deliverMentions: (bot, events) => bots.get(bot)?.acceptMentions(events),
-    onConnected: () => {
-      for (const name of streamedNames) bots.get(name)?.mentionsStream(true);
-      polledOnce = true;
-      queue.request(streamedNames);
-      touchAll();
-    },
-    onInterrupted: () => {
-      for (const name of streamedNames) bots.get(name)?.mentionsStream(false);
-    },
-    onOverflow: (overflow) => {
-      for (const name of overflow) bots.get(name)?.pollMentionsInstead();
-    },
-    onStatus: (s) => {
-      if (s.state === "connected" || s.state === "reconnecting") touchAll();
-      report(s);
-      if (s.state === "reconnecting" && !polledOnce) {
-        polledOnce = true;
-        queue.request(streamedNames);
-      }
-    },
-  });
-  return { hub: { ...hub, busy: () => inLayer === 0 && hub.busy() }, queue };
-}
+    return [wants, mentionBots];
+  }
 
-/** What the bots want of their app's stream: their own rules, and their mentions. */
-function hubWants(
-  ruled: readonly HostedBot[],
-  streamed: readonly HostedBot[],
-  bots: ReadonlyMap<string, BotRuntime>,
-): Pick<StreamHubOptions, "wants" | "mentionBots"> {
-  return {
-    wants: ruled.map(
-      (h): BotRules => ({
-        bot: h.config.name,
-        userId: bots.get(h.config.name)!.identity.userId,
-        rules: h.config.triggers.stream,
+  private stopStream(appId: string): void {
+    this.hubs.get(appId)?.close();
+    this.queues.get(appId)?.close();
+    this.hubs.delete(appId);
+    this.queues.delete(appId);
+  }
+
+  /**
+   * An app's stream connection: its requests budgeted through a bot of the app, its posts
+   * delivered to the bots, and one catch-up poll per streamed bot once connected (or at
+   * once, if the first attempt fails) and after every reconnect.
+   */
+  private startStream(appId: string, app: App): void {
+    const { options, bots } = this.deps;
+    // While a request of the hub is with the action layer, the layer's own accounting says
+    // whether it waits for the clock; the hub counts as busy only outside them.
+    let inLayer = 0;
+    const budgeted: Budgeted = async (endpoint, run) => {
+      const layer = [...app.bots.keys()].map((name) => this.deps.layers.get(name)).find((l) => l !== undefined);
+      if (!layer) return (await run(new AbortController().signal)).result;
+      inLayer++;
+      try {
+        return await layer.read(endpoint, run, { label: "stream" });
+      } finally {
+        inLayer--;
+      }
+    };
+    const queue = catchUpQueue(bots, this.deps.logger);
+    const streamedNames = () =>
+      [...app.bots.values()].filter((h) => mentionsVia(h) === "stream").map((h) => h.config.name);
+    // One poll each closes what came while the process was down: once connected (so that
+    // streamed posts and the poll's meet), or at once if the first attempt fails.
+    let polledOnce = false;
+    const touchAll = () => {
+      for (const h of app.bots.values()) {
+        const bot = bots.get(h.config.name);
+        if (h.config.triggers.stream.length > 0) bot?.touch("stream");
+        if (mentionsVia(h) === "stream") bot?.touch("mentions");
+      }
+    };
+    const report = reportStream(options.observer, appId, options.clock);
+    const [wants, mentionBots] = this.wants(app);
+    const hub = startStreamHub({
+      appId,
+      clock: options.clock,
+      log: app.log.child({ trigger: "stream" }),
+      ...appConnection(app.app, {
+        store: options.store,
+        baseUrl: options.baseUrl,
+        clock: options.clock,
+        base: this.deps.base,
       }),
-    ),
-    mentionBots: streamed.map((h) => {
-      const identity = bots.get(h.config.name)!.identity;
-      return { bot: h.config.name, userId: identity.userId, username: identity.username };
-    }),
-  };
+      wants,
+      mentionBots,
+      budgeted,
+      deliver: (bot, event) => bots.get(bot)?.deliver([event]),
+      deliverMentions: (bot, events) => bots.get(bot)?.acceptMentions(events),
+      onConnected: () => {
+        const names = streamedNames();
+        for (const name of names) bots.get(name)?.mentionsStream(true);
+        polledOnce = true;
+        queue.request(names);
+        touchAll();
+      },
+      onInterrupted: () => {
+        for (const name of streamedNames()) bots.get(name)?.mentionsStream(false);
+      },
+      onOverflow: (overflow) => {
+        for (const name of overflow) bots.get(name)?.pollMentionsInstead();
+      },
+      onStatus: (s) => {
+        if (s.state === "connected" || s.state === "reconnecting") touchAll();
+        report(s);
+        if (s.state === "reconnecting" && !polledOnce) {
+          polledOnce = true;
+          queue.request(streamedNames());
+        }
+      },
+    });
+    this.queues.set(appId, queue);
+    this.hubs.set(appId, { ...hub, busy: () => inLayer === 0 && hub.busy() });
+  }
 }

@@ -30,9 +30,11 @@ export interface AppLoad {
   ruleCap?: number;
 }
 
-/** What the bots of one app (`hosted`, all of the same app) ask of it: their triggers, the stream rules. */
-export function appLoad(hosted: readonly HostedBot[]): AppLoad {
-  const app = hosted[0]!.app;
+/**
+ * What the bots of one app (`hosted`, all of the same app) ask of it: their triggers, the
+ * stream rules. `app` names the app when `hosted` may be empty (its last bot left).
+ */
+export function appLoad(hosted: readonly HostedBot[], app: HostedBot["app"] = hosted[0]!.app): AppLoad {
   const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
   const caps = STREAM_RULE_CAPS[app.plan];
   return {
@@ -63,36 +65,65 @@ const bots = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "bot" : "b
 /** The verb agreeing with `n` bots: `poll` or `polls`. */
 const verb = (n: number, plural: string) => (n === 1 ? `${plural}s` : plural);
 
+/** What a capacity line is about: one per shared endpoint (and the stream's rules). */
+type CapacityKind = "mentions-polled" | "mentions-streamed" | "followers" | "stream-rules";
+
 /** One line per shared endpoint of the app; empty when no bot shares anything. */
 export function capacityLines(load: AppLoad): string[] {
+  return capacityParts(load).map(([, line]) => line);
+}
+
+/**
+ * What to log when an app's bots changed while it runs (a bot added, changed or removed): each
+ * line that is new or different, with what it was, and each that no longer applies. Empty
+ * when nothing the lines say changed.
+ */
+export function capacityChanges(before: AppLoad | undefined, after: AppLoad): string[] {
+  const was = new Map(before ? capacityParts(before) : []);
+  const now = new Map(capacityParts(after));
+  const out: string[] = [];
+  for (const [kind, line] of now) {
+    const old = was.get(kind);
+    if (old !== line) out.push(old === undefined ? `capacity now: ${line}` : `capacity now: ${line} (was: ${old})`);
+  }
+  for (const [kind, line] of was)
+    if (!now.has(kind)) out.push(`capacity now: no bot of app ${after.appId} does this any more (was: ${line})`);
+  return out;
+}
+
+function capacityParts(load: AppLoad): Array<[CapacityKind, string]> {
   const { plan } = load;
-  const lines: string[] = [];
+  const lines: Array<[CapacityKind, string]> = [];
   if (load.mentionsPolled > 0) {
     const every = humanInterval(fastestMentionIntervalMs(plan, load.mentionsPolled));
     const hint = planHasStream(plan)
       ? "; mentions: {via: stream} (the default) delivers them through the app's stream as they happen"
       : "; pro delivers them through the stream";
-    lines.push(
+    lines.push([
+      "mentions-polled",
       `${bots(load.mentionsPolled)} ${verb(load.mentionsPolled, "poll")} mentions on ${plan} (app ${load.appId}): each is polled every ${every}${hint}`,
-    );
+    ]);
   }
   if (load.mentionsStreamed > 0) {
     const round = humanInterval(fastestMentionIntervalMs(plan, load.mentionsStreamed));
-    lines.push(
+    lines.push([
+      "mentions-streamed",
       `${bots(load.mentionsStreamed)} ${verb(load.mentionsStreamed, "get")} mentions through the stream of app ${load.appId} (${plan}) as they happen; the catch-up poll of each at start and after a reconnect takes up to ${round} for all`,
-    );
+    ]);
   }
   if (load.followers > 0) {
     const every = humanInterval(fastestFollowersIntervalMs(plan, load.followers));
-    lines.push(
+    lines.push([
+      "followers",
       `${bots(load.followers)} ${verb(load.followers, "poll")} followers on ${plan} (app ${load.appId}): each is polled every ${every}`,
-    );
+    ]);
   }
   if (load.streamBots > 0) {
     const cap = load.ruleCap !== undefined ? ` of the ${load.ruleCap} the plan allows` : "";
-    lines.push(
+    lines.push([
+      "stream-rules",
       `${bots(load.streamBots)} ${verb(load.streamBots, "share")} the stream of app ${load.appId} for ${load.streamBots === 1 ? "its" : "their"} own ${load.streamRules} ${load.streamRules === 1 ? "rule" : "rules"}${cap}`,
-    );
+    ]);
   }
   return lines;
 }

@@ -8,6 +8,11 @@
  * One failing account (a revoked token: 401, code 89) is reported and paused; the other bots
  * go on. `stop()` stops the triggers, lets actions in flight finish within a bound, persists
  * everything, and resolves well within the 10 seconds a service manager waits.
+ *
+ * The fleet can change while it runs ({@link FleetOps}): a bot added, replaced, removed,
+ * paused or resumed, one change per bot at a time. Each touches its bot alone; its app's
+ * stream changes its rules without reconnecting, and the poll intervals and capacity lines
+ * shared by the app's bots follow.
  */
 import { createActionSystem, type ActionLayer, type ActionSystem } from "../actions/index.ts";
 import { createClient, type ApiClient } from "../api/client.ts";
@@ -19,11 +24,15 @@ import { startApps, type Apps } from "./apps.ts";
 import { buildBot, refusedStatus, type BotFactoryDeps } from "./bot-factory.ts";
 import { appLoad, capacityLines } from "./capacity.ts";
 import { identify, identifyAll, type Identified } from "./identity.ts";
+import { FleetError } from "./fleet-error.ts";
 import { accountRefused, refusedAccountReason } from "./service.ts";
 import { startSharedApps, type SharedApps } from "./shared-apps.ts";
 import { STATUS_EVERY_MS, StatusSaver } from "./status-saver.ts";
-import { mentionsVia, pollerCounts } from "./trigger-plan.ts";
+import { mentionsVia, pollerCounts, triggerSpecs, type PollerCount } from "./trigger-plan.ts";
 import type { HostedBot, Runtime, RuntimeOptions } from "./types.ts";
+
+/** How long a bot being restarted (replaced, resumed) lets the events it handles finish. */
+export const HAND_OVER_MS = 30_000;
 
 /** Starts every bot. Bots whose account the service refuses start paused. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -76,8 +85,15 @@ class HostedRuntime implements Runtime {
   private readonly layers = new Map<string, ActionLayer>();
   /** Bots whose account the service refused at start (they never ran). */
   private readonly paused = new Map<string, BotStatus>();
-  /** Each bot's client, in the order of the options' bots. */
-  private readonly clients: ApiClient[];
+  /** Every bot of the fleet, by name, in the order they came (with `hosting: "claimed"`, those run elsewhere too). */
+  private readonly hostedBots = new Map<string, HostedBot>();
+  /** Each bot's client. */
+  private readonly clients = new Map<string, ApiClient>();
+  /** Bots paused by a change of the fleet ({@link pause}), and why: they stay paused when hosted again. */
+  private readonly held = new Map<string, { reason: string; at: number }>();
+  /** The change of each bot under way: one at a time per bot. */
+  private readonly changing = new Map<string, Promise<unknown>>();
+  private pollers: PollerCount;
   private readonly claimed: boolean;
   private readonly factory: BotFactoryDeps;
   private readonly saver: StatusSaver;
@@ -91,14 +107,8 @@ class HostedRuntime implements Runtime {
     private readonly base: ApiClient,
   ) {
     this.claimed = options.hosting === "claimed";
-    this.clients = options.bots.map((hosted) =>
-      base.withAuth({
-        consumer: { key: hosted.app.key, secret: hosted.app.secret },
-        user: hosted.token,
-        label: hosted.config.name,
-        appLabel: hosted.app.id,
-      }),
-    );
+    for (const hosted of options.bots) this.enter(hosted);
+    this.pollers = pollerCounts(options.bots);
     this.factory = {
       actions,
       store: options.store,
@@ -106,10 +116,10 @@ class HostedRuntime implements Runtime {
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
       handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
-      pollers: pollerCounts(options.bots),
+      pollers: (appId, trigger) => this.pollers(appId, trigger),
       // A process sharing its state without the shared streams polls every bot's mentions.
-      mentionsVia: (hosted) => (this.claimed && !options.shared ? "poll" : mentionsVia(hosted)),
-      onRevoked: (name, err) => this.pause(name, err),
+      mentionsVia: (hosted) => this.via(hosted),
+      onRevoked: (name, err) => this.revoked(name, err),
     };
     this.saver = new StatusSaver({
       store: options.store,
@@ -123,6 +133,26 @@ class HostedRuntime implements Runtime {
     });
   }
 
+  /** How a bot's mentions come here. */
+  private via(hosted: HostedBot): "poll" | "stream" {
+    return this.claimed && !this.options.shared ? "poll" : mentionsVia(hosted);
+  }
+
+  /** Takes a bot into the fleet (or its new configuration): its client, and the count of its app's pollers. */
+  private enter(hosted: HostedBot): void {
+    const name = hosted.config.name;
+    this.hostedBots.set(name, hosted);
+    this.clients.set(
+      name,
+      this.base.withAuth({
+        consumer: { key: hosted.app.key, secret: hosted.app.secret },
+        user: hosted.token,
+        label: name,
+        appLabel: hosted.app.id,
+      }),
+    );
+  }
+
   /**
    * Starts every bot (with `hosting: "claimed"`, none: the claims host them one by one), the
    * apps' streams and the status loop. Who each account is: known with the account (stored by
@@ -131,9 +161,14 @@ class HostedRuntime implements Runtime {
   async start(): Promise<void> {
     const { options } = this;
     if (this.claimed && !options.shared) this.warnUnstreamed();
-    const identities = this.claimed ? [] : await identifyAll(options.store, options.bots, this.clients);
-    for (const [i, hosted] of this.claimed ? [] : options.bots.entries())
-      await this.hostBot(hosted, this.clients[i]!, identities[i]!);
+    const all = this.claimed ? [] : options.bots;
+    const identities = await identifyAll(
+      options.store,
+      all,
+      all.map((h) => this.clients.get(h.config.name)!),
+    );
+    for (const [i, hosted] of all.entries())
+      await this.hostBot(hosted, this.clients.get(hosted.config.name)!, identities[i]!);
     for (const [name, layer] of this.layers) this.recover(name, layer);
     for (const bot of this.bots.values()) bot.start();
     this.hosting = startApps({
@@ -152,7 +187,7 @@ class HostedRuntime implements Runtime {
         base: this.base,
         logger: options.logger,
         mentionsVia,
-        capacity: (appId) => capacityLines(appLoad(options.bots.filter((h) => h.app.id === appId))),
+        capacity: (appId) => capacityLines(appLoad([...this.hostedBots.values()].filter((h) => h.app.id === appId))),
       });
     this.saver.start();
   }
@@ -185,9 +220,16 @@ class HostedRuntime implements Runtime {
     return built;
   }
 
+  /** Starts a bot just built, or holds it paused when a change of the fleet paused it. */
+  private run(name: string, bot: BotRuntime): void {
+    const held = this.held.get(name);
+    if (held) bot.pause(held.reason);
+    else bot.start();
+  }
+
   /** A running bot's account was refused (a revoked token): it pauses, the others go on. */
-  private pause(name: string, err: unknown): void {
-    const config = this.options.bots.find((b) => b.config.name === name)?.config;
+  private revoked(name: string, err: unknown): void {
+    const config = this.hostedBots.get(name)?.config;
     if (!config) return;
     const reason = refusedAccountReason(config, err);
     const bot = this.bots.get(name);
@@ -201,7 +243,7 @@ class HostedRuntime implements Runtime {
   private recover(name: string, layer: ActionLayer): void {
     void layer
       .recover()
-      .catch((err: unknown) => this.options.logger.error({ bot: name, err }, "could not resume unfinished actions"));
+      .catch((err: unknown) => this.options.logger.error({ err, bot: name }, "could not resume unfinished actions"));
   }
 
   status(): BotStatus[] {
@@ -226,6 +268,7 @@ class HostedRuntime implements Runtime {
       const busyBots = [...this.bots.values()].filter((b) => !b.quiet()).map((b) => b.name);
       for (const [appId, hub] of this.hosting?.hubs ?? []) if (hub.busy()) busyBots.push(`the stream of app ${appId}`);
       busyBots.push(...(this.sharedApps?.busy() ?? []));
+      for (const name of this.changing.keys()) busyBots.push(`the change of bot ${name}`);
       calm = actions.inFlight() === later && busyBots.length === 0 ? calm + 1 : 0;
       if (calm === 0 && Date.now() > deadline) {
         throw new Error(
@@ -236,19 +279,15 @@ class HostedRuntime implements Runtime {
   }
 
   async host(name: string): Promise<void> {
-    const i = this.options.bots.findIndex((h) => h.config.name === name);
-    if (i < 0) throw new Error(`no bot ${name} in this runtime`);
+    const hosted = this.hostedBots.get(name);
+    if (!hosted) throw new Error(`no bot ${name} in this runtime`);
     if (this.bots.has(name) || this.stopped) return;
-    const hosted = this.options.bots[i]!;
+    const client = this.clients.get(name)!;
     this.paused.delete(name);
-    const made = await this.hostBot(
-      hosted,
-      this.clients[i]!,
-      await identify(this.options.store, hosted, this.clients[i]!),
-    );
+    const made = await this.hostBot(hosted, client, await identify(this.options.store, hosted, client));
     if (!made) return;
     this.recover(name, made.layer);
-    made.bot.start();
+    this.run(name, made.bot);
     await this.sharedApps?.host(hosted, made.bot);
   }
 
@@ -265,6 +304,195 @@ class HostedRuntime implements Runtime {
       this.options.store.set("status", name, { ...bot.status(), stoppedAt: this.options.clock.now() });
   }
 
+  fleet(): ReadonlyMap<string, HostedBot> {
+    return this.hostedBots;
+  }
+
+  /** Runs one change of a bot after the one under way (a change per bot at a time). */
+  private change<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const before = this.changing.get(name) ?? Promise.resolve();
+    const next = before.then(() => {
+      if (this.stopped) throw new FleetError("stopping", `the bots are stopping; bot ${name} was not changed`);
+      return work();
+    });
+    const settled = next.catch(() => undefined);
+    this.changing.set(name, settled);
+    void settled.then(() => {
+      if (this.changing.get(name) === settled) this.changing.delete(name);
+    });
+    return next;
+  }
+
+  private known(name: string): HostedBot {
+    const hosted = this.hostedBots.get(name);
+    if (!hosted)
+      throw new FleetError(
+        "not-found",
+        `no bot ${name} runs here; the bots are ${[...this.hostedBots.keys()].slice(0, 20).join(", ") || "none"}`,
+      );
+    return hosted;
+  }
+
+  add(hosted: HostedBot): Promise<void> {
+    const name = hosted.config.name;
+    return this.change(name, async () => {
+      if (this.hostedBots.has(name))
+        throw new FleetError(
+          "exists",
+          `a bot named ${name} runs already (${this.hostedBots.get(name)!.config.file}); replace it, or give the new one another name`,
+        );
+      this.enter(hosted);
+      this.sharedApps?.register(hosted);
+      this.retune(hosted.app.id);
+      if (this.claimed) return;
+      const client = this.clients.get(name)!;
+      try {
+        const made = await this.hostBot(hosted, client, await identify(this.options.store, hosted, client));
+        if (!made) return;
+        this.recover(name, made.layer);
+        this.run(name, made.bot);
+        await this.hosting?.add(hosted);
+      } catch (err) {
+        this.hostedBots.delete(name);
+        this.clients.delete(name);
+        this.retune(hosted.app.id);
+        throw err;
+      }
+    });
+  }
+
+  replace(hosted: HostedBot): Promise<void> {
+    const name = hosted.config.name;
+    return this.change(name, async () => {
+      const before = this.known(name);
+      this.enter(hosted);
+      this.sharedApps?.register(hosted);
+      this.retune(before.app.id, hosted.app.id);
+      const old = this.bots.get(name);
+      try {
+        if (old) await this.restart(before, hosted, old);
+        else if (this.paused.has(name)) await this.again(hosted);
+      } catch (err) {
+        // Not built (its plugins' setup failed, its account could not be asked): the running version goes on.
+        this.enter(before);
+        this.sharedApps?.register(before);
+        this.retune(before.app.id, hosted.app.id);
+        throw err;
+      }
+    });
+  }
+
+  /** A bot that never ran (its account refused at start) is tried again. */
+  private async again(hosted: HostedBot): Promise<void> {
+    if (this.claimed) return;
+    const name = hosted.config.name;
+    const client = this.clients.get(name)!;
+    this.paused.delete(name);
+    const made = await this.hostBot(hosted, client, await identify(this.options.store, hosted, client));
+    if (!made) return;
+    this.recover(name, made.layer);
+    this.run(name, made.bot);
+    await this.hosting?.add(hosted);
+  }
+
+  /**
+   * Restarts a running bot with `after`: the new bot is built first (its plugins set up), then
+   * the old one hands over (its triggers stop, the events it handles finish, bounded by
+   * {@link HAND_OVER_MS}; what arrives meanwhile waits in the inbox), and the new one starts
+   * from the same state. Its actions in flight are not recovered again: the old layer
+   * finishes them.
+   */
+  private async restart(before: HostedBot, after: HostedBot, old: BotRuntime): Promise<void> {
+    const name = after.config.name;
+    const { logger } = this.options;
+    const client = this.clients.get(name)!;
+    const sameAccount = before.app.id === after.app.id && before.token.token === after.token.token;
+    const resolved = sameAccount ? { identity: old.identity } : await identify(this.options.store, after, client);
+    if ("error" in resolved && !accountRefused(resolved.error)) throw resolved.error;
+    const built = "error" in resolved ? undefined : await buildBot(after, client, resolved.identity, this.factory);
+    if (this.claimed) this.sharedApps?.unhost(name);
+    const finished = await old.handOver(HAND_OVER_MS);
+    if (!finished)
+      logger.warn(
+        { bot: name },
+        `bot ${name}: events still being handled after ${HAND_OVER_MS / 1000} s; its new configuration starts beside them (the ledger keeps any action from being sent twice)`,
+      );
+    this.bots.delete(name);
+    this.layers.delete(name);
+    if (!built) {
+      await this.hostBot(after, client, resolved);
+      if (!this.claimed) await this.hosting?.remove(before);
+      return;
+    }
+    this.bots.set(name, built.bot);
+    this.layers.set(name, built.layer);
+    this.run(name, built.bot);
+    if (this.claimed) await this.sharedApps?.host(after, built.bot);
+    else await this.hosting?.replace(before, after);
+  }
+
+  remove(name: string): Promise<void> {
+    return this.change(name, async () => {
+      const hosted = this.known(name);
+      this.hostedBots.delete(name);
+      this.clients.delete(name);
+      this.held.delete(name);
+      this.paused.delete(name);
+      this.retune(hosted.app.id);
+      const bot = this.bots.get(name);
+      if (bot) {
+        this.bots.delete(name);
+        this.layers.delete(name);
+        bot.stopTriggers();
+        await bot.drain(this.options.drainMs ?? 4_000);
+      }
+      if (this.claimed) await this.sharedApps?.forget(hosted);
+      else await this.hosting?.remove(hosted);
+      // `bot status` lists it no more; its state (inbox, cursors, ledger) stays for a return.
+      this.options.store.delete("status", name);
+    });
+  }
+
+  pause(name: string, reason: string): Promise<void> {
+    return this.change(name, async () => {
+      this.known(name);
+      const at = this.options.clock.now();
+      this.held.set(name, { reason, at });
+      const bot = this.bots.get(name);
+      if (!bot || bot.paused) return;
+      bot.pause(reason);
+      this.options.observer?.paused({ bot: name, reason, at });
+    });
+  }
+
+  resume(name: string): Promise<void> {
+    return this.change(name, async () => {
+      const hosted = this.known(name);
+      this.held.delete(name);
+      const bot = this.bots.get(name);
+      if (bot?.paused) await this.restart(hosted, hosted, bot);
+      else if (!bot && this.paused.has(name)) await this.again(hosted);
+    });
+  }
+
+  /**
+   * The bots of these apps changed: each of their bots running here polls at the interval the
+   * plan allows for the app's pollers now (the capacity lines say it).
+   */
+  private retune(...appIds: string[]): void {
+    this.pollers = pollerCounts([...this.hostedBots.values()]);
+    const apps = new Set(appIds);
+    for (const [name, bot] of this.bots) {
+      const hosted = this.hostedBots.get(name);
+      if (!hosted || !apps.has(hosted.app.id)) continue;
+      const specs = triggerSpecs(hosted, this.pollers, this.via(hosted));
+      bot.retune({
+        ...(specs.mentions ? { mentionsMs: specs.mentions.intervalMs } : {}),
+        ...(specs.followers ? { followersMs: specs.followers.intervalMs } : {}),
+      });
+    }
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
@@ -274,6 +502,13 @@ class HostedRuntime implements Runtime {
     for (const hub of this.hosting?.hubs.values() ?? []) hub.close();
     for (const queue of this.hosting?.queues.values() ?? []) queue.close();
     await this.sharedApps?.close();
+    // Changes under way end (a stream's rules change gives up once its hub is closed).
+    const cancelChanges = new AbortController();
+    await Promise.race([
+      Promise.allSettled([...this.changing.values()]),
+      options.clock.sleep(drainMs, cancelChanges.signal).catch(() => undefined),
+    ]);
+    cancelChanges.abort();
     for (const bot of this.bots.values()) bot.stopTriggers();
     // Actions still waiting for the budget end now as deferred (the ledger keeps them for
     // the next start), so handlers awaiting them finish; requests in flight complete.

@@ -32,6 +32,10 @@ export interface SharedApps {
   host(hosted: HostedBot, bot: BotRuntime): Promise<void>;
   /** A bot stopped running here. */
   unhost(name: string): void;
+  /** A bot joined the fleet, or has a new configuration (wherever it runs). */
+  register(hosted: HostedBot): void;
+  /** A bot left the fleet: it leaves its app's directory, so its rules leave the app's stream. */
+  forget(hosted: HostedBot): Promise<void>;
   /** Whether the app's hub (when held here) delivered this post. */
   streamed(appId: string, postId: string): boolean;
   /** What moves without the clock (hubs syncing or recovering, handoff reads and entries being handled). */
@@ -111,7 +115,7 @@ class ProcessApps implements SharedApps {
   private startHub(request: HubRequest): StreamHub {
     const { options, layers, base, logger } = this.deps;
     const { store, clock } = options;
-    const app = options.bots.find((h) => h.app.id === request.appId)!.app;
+    const app = [...this.byName.values()].find((h) => h.app.id === request.appId)!.app;
     const log = logger.child({ app: request.appId, trigger: "stream" });
     // Rules and gap searches count against the app's windows, through any bot of the app running here.
     const budgeted: Budgeted = async (endpoint, run) => {
@@ -199,6 +203,23 @@ class ProcessApps implements SharedApps {
 
   unhost(name: string): void {
     this.streams.unhost(name);
+  }
+
+  register(hosted: HostedBot): void {
+    const name = hosted.config.name;
+    const before = this.byName.get(name);
+    this.byName.set(name, hosted);
+    this.appOf.set(name, hosted.app.id);
+    this.capacity.delete(hosted.app.id);
+    if (before) this.capacity.delete(before.app.id);
+  }
+
+  async forget(hosted: HostedBot): Promise<void> {
+    const name = hosted.config.name;
+    this.byName.delete(name);
+    this.appOf.delete(name);
+    this.capacity.delete(hosted.app.id);
+    await this.streams.forget(name, hosted.app.id);
   }
 
   streamed(appId: string, postId: string): boolean {

@@ -71,8 +71,34 @@ export interface RuntimeOptions {
   shared?: SharedRedis;
 }
 
+/**
+ * Changes of the fleet while the runtime runs (the live fleet): each touches one bot, and the
+ * other bots do not notice (no stream reconnect, no queue drained, no event lost or handled
+ * twice). Each refuses with a {@link FleetError} saying what to do (no such bot, a bot of
+ * that name runs already, the runtime is stopping). With `hosting: "claimed"`, `add` and
+ * `replace` only tell the runtime of the bot: it runs once the process claims it.
+ */
+export interface FleetOps {
+  /** The bots of the fleet now (with `hosting: "claimed"`, also those other processes run). */
+  fleet(): ReadonlyMap<string, HostedBot>;
+  /** Starts a new bot (its account's identity asked once when unknown; refused: it is paused). */
+  add(hosted: HostedBot): Promise<void>;
+  /**
+   * Restarts one bot with a new configuration, after the events it is handling finish
+   * (bounded), keeping its state: inbox, cursors, ledger, session data. Its stream rules
+   * change by the smallest step; the app's connection stays.
+   */
+  replace(hosted: HostedBot): Promise<void>;
+  /** Stops a bot for good (its state is kept) and takes its rules from its app's stream. */
+  remove(name: string): Promise<void>;
+  /** Pauses a bot: its triggers stop, and what the stream brings it waits in its inbox. */
+  pause(name: string, reason: string): Promise<void>;
+  /** Resumes a paused bot (whatever paused it): it restarts and handles what waited. */
+  resume(name: string): Promise<void>;
+}
+
 /** A started runtime: its bots, their and their apps' status, and how to stop it. */
-export interface Runtime {
+export interface Runtime extends FleetOps {
   readonly bots: ReadonlyMap<string, BotRuntime>;
   readonly actions: ActionSystem;
   status(): BotStatus[];

@@ -13,8 +13,10 @@
  *   unacknowledged when it takes a bot over);
  * - tries for each app's stream lease at every renewal (every few seconds, on the injected
  *   clock) while it runs a bot of that app: when the holder dies its lease expires and
- *   another process starts the hub within a renewal or two. The hub restarts (rules synced
- *   again, idempotent) when the directory changed, at most once per {@link RESTART_EVERY_RENEWALS} renewals.
+ *   another process starts the hub within a renewal or two. When the directory changed (a
+ *   bot added, changed or removed anywhere), the holder's hub is told at its next renewal and
+ *   changes the app's rules by the smallest step, without reconnecting
+ *   ({@link StreamHub.update}).
  */
 import type { Redis } from "ioredis";
 import type { Clock } from "../clock.ts";
@@ -83,11 +85,10 @@ if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return redis.call('INCR', KEYS[2])`);
 
-/**
- * A hub is restarted for a changed directory at most once per this many renewals (15 s with
- * the default 3 s): each restart syncs the rules again and reconnects.
- */
-export const RESTART_EVERY_RENEWALS = 5;
+/** Takes a bot out of its app's directory (KEYS[1]); moves the version (KEYS[2]) when it was there. */
+const FORGET = new RedisScript(`
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+return redis.call('INCR', KEYS[2])`);
 
 interface App {
   reader: HandoffReader;
@@ -99,7 +100,6 @@ interface App {
   /** The directory's content the hub was started with, and its version then. */
   hubOf?: string;
   hubVersion?: string;
-  hubAt?: number;
   /** Cancels the deadline by which the lease must be renewed again (see {@link SharedStreams.watch}). */
   unwatch?: () => void;
   /**
@@ -203,6 +203,15 @@ export class SharedStreams {
     if (!app) return;
     app.hosted.delete(bot);
     app.reader.disown([bot]);
+  }
+
+  /**
+   * A bot left the deployment (removed from the fleet, not merely stopped here): it leaves
+   * its app's directory, so the hub (wherever it runs) drops its rules at its next renewal.
+   */
+  async forget(bot: string, appId: string): Promise<void> {
+    this.unhost(bot);
+    await FORGET.run(this.options.redis, [this.directoryKey(appId), this.versionKey(appId)], [bot]);
   }
 
   /** The app's stream as this process runs it (only the lease holder has one). */
@@ -318,11 +327,20 @@ export class SharedStreams {
       .filter(([bot]) => this.options.appOf.get(bot) === appId)
       .sort(([a], [b]) => a.localeCompare(b));
     const signature = JSON.stringify(bots);
+    // Entries of bots this process does not know yet (added elsewhere a moment ago) are read
+    // again at the next renewal, whatever the version says.
+    const seen = bots.length === Object.keys(raw).length ? (version ?? undefined) : undefined;
     if (app.hub && app.hubOf === signature) {
-      app.hubVersion = version ?? undefined;
+      app.hubVersion = seen;
       return;
     }
-    if (app.hub && this.options.clock.now() - (app.hubAt ?? 0) < RESTART_EVERY_RENEWALS * this.every) return;
+    const wants: BotRules[] = [];
+    const mentionBots: MentionBot[] = [];
+    for (const [bot, json] of bots) {
+      const entry = JSON.parse(json) as DirectoryBot;
+      if (entry.rules.length > 0) wants.push({ bot, userId: entry.userId, rules: entry.rules });
+      if (entry.mentions) mentionBots.push({ bot, userId: entry.userId, username: entry.username });
+    }
     if (app.hub) {
       const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
       const changed =
@@ -330,16 +348,12 @@ export class SharedStreams {
         [...before.keys()].filter((bot) => !raw[bot]).length;
       log.info(
         { app: appId, changed },
-        `stream of app ${appId}: ${changed} bots of its directory changed; restarting the stream with their rules`,
+        `stream of app ${appId}: ${changed} bots of its directory changed; changing the app's rules (the stream stays connected)`,
       );
-    }
-    this.stopHub(app);
-    const wants: BotRules[] = [];
-    const mentionBots: MentionBot[] = [];
-    for (const [bot, json] of bots) {
-      const entry = JSON.parse(json) as DirectoryBot;
-      if (entry.rules.length > 0) wants.push({ bot, userId: entry.userId, rules: entry.rules });
-      if (entry.mentions) mentionBots.push({ bot, userId: entry.userId, username: entry.username });
+      app.hubOf = signature;
+      app.hubVersion = seen;
+      void app.hub.update(wants, mentionBots);
+      return;
     }
     if (wants.length === 0 && mentionBots.length === 0) return;
     const send = (bot: string, entry: HandoffEntry) =>
@@ -353,8 +367,7 @@ export class SharedStreams {
         );
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
     app.hubOf = signature;
-    app.hubVersion = version ?? undefined;
-    app.hubAt = this.options.clock.now();
+    app.hubVersion = seen;
     app.hub = this.options.startHub({
       appId,
       wants,

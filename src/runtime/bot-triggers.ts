@@ -56,8 +56,25 @@ export class BotTriggers {
   private fetching = 0;
   /** Catch-up polls of streamed mentions under way. */
   private catchingUp = 0;
+  /** The running polls, to follow a change of their interval ({@link retune}). */
+  private polls: { mentions?: PollLoop; followers?: PollLoop } = {};
 
   constructor(private readonly options: BotTriggersOptions) {}
+
+  /**
+   * New poll intervals (the bots sharing the app's windows changed): the polls running now
+   * follow at their next wait; a later start uses them too.
+   */
+  retune(intervals: { mentionsMs?: number; followersMs?: number }): void {
+    const { specs } = this.options;
+    const mentions =
+      specs.mentions && intervals.mentionsMs ? { ...specs.mentions, intervalMs: intervals.mentionsMs } : specs.mentions;
+    const followers =
+      specs.followers && intervals.followersMs ? { intervalMs: intervals.followersMs } : specs.followers;
+    this.options.specs = { ...specs, ...(mentions ? { mentions } : {}), ...(followers ? { followers } : {}) };
+    if (mentions) this.polls.mentions?.setInterval(mentions.intervalMs);
+    if (followers) this.polls.followers?.setInterval(followers.intervalMs);
+  }
 
   /** How the bot's mentions reach it (undefined: its file has no mentions trigger). */
   mentionsDelivery(): { via: "poll" | "stream"; everyMs: number } | undefined {
@@ -70,9 +87,9 @@ export class BotTriggers {
     const { specs } = this.options;
     if (specs.mentions) {
       this.mentions = this.mentionsTrigger(specs.mentions);
-      if (specs.mentions.via !== "stream") this.running.push(this.mentions.startPolling());
+      if (specs.mentions.via !== "stream") this.running.push((this.polls.mentions = this.mentions.startPolling()));
     }
-    if (specs.followers) this.running.push(this.followersTrigger(specs.followers.intervalMs));
+    if (specs.followers) this.running.push((this.polls.followers = this.followersTrigger(specs.followers.intervalMs)));
     for (const schedule of specs.schedules) this.running.push(this.schedule(schedule));
   }
 
@@ -197,7 +214,8 @@ export class BotTriggers {
   /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
   pollMentionsInstead(): void {
     const { loop } = this.options;
-    if (this.mentions && !loop.isStopped && !loop.paused) this.running.push(this.mentions.startPolling());
+    if (this.mentions && !loop.isStopped && !loop.paused)
+      this.running.push((this.polls.mentions = this.mentions.startPolling()));
   }
 
   /** Whether every poll in progress is waiting for its (budgeted) request. */
@@ -209,6 +227,7 @@ export class BotTriggers {
   /** Stops the polls and schedules; a poll in progress finishes. */
   stop(): void {
     for (const t of this.running.splice(0)) t.stop();
+    this.polls = {};
   }
 
   /**

@@ -156,6 +156,23 @@ export class BotRuntime {
     await drained;
   }
 
+  /**
+   * Hands the bot over to its successor (hosting restarts it with a new configuration, or
+   * resumes it): its triggers stop, no event starts any more (events still come into the
+   * inbox, where the successor finds them), and those being handled get up to `timeoutMs` to
+   * finish. Resolves whether they all did.
+   */
+  async handOver(timeoutMs: number): Promise<boolean> {
+    if (!this.loop.paused) this.loop.pause("being restarted with its new configuration");
+    this.triggers.stop();
+    return this.loop.settled(timeoutMs);
+  }
+
+  /** New poll intervals (the bots sharing the app's windows changed); see {@link BotTriggers.retune}. */
+  retune(intervals: { mentionsMs?: number; followersMs?: number }): void {
+    this.triggers.retune(intervals);
+  }
+
   /** Pauses the bot: its triggers stop and its events wait in the inbox. */
   pause(reason: string): void {
     this.loop.pause(reason);

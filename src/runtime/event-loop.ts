@@ -142,6 +142,23 @@ export class EventLoop implements TriggerInbox {
     this.pausedFor = { reason, at: this.options.clock.now() };
   }
 
+  /**
+   * Waits up to `timeoutMs` for the events being handled now (none start while paused or
+   * stopped); resolves whether they all finished.
+   */
+  async settled(timeoutMs: number): Promise<boolean> {
+    const cancel = new AbortController();
+    const finished = await Promise.race([
+      Promise.allSettled([...this.running.values()]).then(() => true),
+      this.options.clock.sleep(timeoutMs, cancel.signal).then(
+        () => false,
+        () => false,
+      ),
+    ]);
+    cancel.abort();
+    return finished;
+  }
+
   /** Stops taking events and waits up to `timeoutMs` for those being handled. */
   async drain(timeoutMs: number): Promise<void> {
     this.stopped = true;

@@ -1,7 +1,9 @@
 /**
  * The loop shared by polling triggers: poll, wait the interval on the clock, poll again,
  * until stopped. A failed poll is reported and the loop goes on; `stop` ends the wait at
- * once and lets a poll in progress finish.
+ * once and lets a poll in progress finish. The interval can change while the loop runs
+ * (bots sharing an app's window joined or left it): the wait under way is shortened or
+ * lengthened to the new interval, counted from the last poll.
  */
 import type { Clock } from "../clock.ts";
 
@@ -18,12 +20,34 @@ export interface PollLoop {
   readonly done: Promise<void>;
   /** The poll in progress, if one is (tests and shutdown wait for it). */
   current(): Promise<void> | undefined;
+  /** The interval now. */
+  intervalMs(): number;
+  /** Changes the interval; the wait under way ends at the last poll plus the new interval. */
+  setInterval(ms: number): void;
   stop(): void;
 }
 
 export function startPollLoop(options: PollLoopOptions): PollLoop {
+  const { clock } = options;
   const stopper = new AbortController();
   let current: Promise<void> | undefined;
+  let interval = options.intervalMs;
+  /** Ends the wait under way early, so that it starts again with the new interval. */
+  let retimed: AbortController | undefined;
+  /** Waits until `from + interval`, the interval as it is when the wait ends. */
+  const wait = async (from: number) => {
+    for (;;) {
+      retimed = new AbortController();
+      const left = from + interval - clock.now();
+      if (left <= 0) return;
+      try {
+        await clock.sleep(left, AbortSignal.any([stopper.signal, retimed.signal]));
+        return;
+      } catch (err) {
+        if (stopper.signal.aborted) throw err;
+      }
+    }
+  };
   const done = (async () => {
     while (!stopper.signal.aborted) {
       try {
@@ -36,11 +60,21 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         current = undefined;
       }
       try {
-        await options.clock.sleep(options.intervalMs, stopper.signal);
+        await wait(clock.now());
       } catch {
         break;
       }
     }
   })();
-  return { done, current: () => current, stop: () => stopper.abort(new Error("stopped")) };
+  return {
+    done,
+    current: () => current,
+    intervalMs: () => interval,
+    setInterval(ms) {
+      if (ms === interval) return;
+      interval = ms;
+      retimed?.abort();
+    },
+    stop: () => stopper.abort(new Error("stopped")),
+  };
 }

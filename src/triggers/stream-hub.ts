@@ -127,6 +127,14 @@ export interface StreamHub {
   has(postId: string): boolean;
   /** Whether it is doing something that needs no clock to move: syncing, connecting, recovering a gap. */
   busy(): boolean;
+  /**
+   * The bots of the app changed (one added, changed or removed): posts are routed to the new
+   * wants at once, and the app's rules get the smallest change ({@link updateAppRules})
+   * while the connection stays up. Resolves once the service has the new rules (at the next
+   * sync when the hub is not connected: it syncs everything before it connects). A failed
+   * change is retried, and logged, until it goes through or the hub closes.
+   */
+  update(wants: readonly BotRules[], mentionBots?: readonly MentionBot[]): Promise<void>;
   close(): void;
 }
 
@@ -166,11 +174,11 @@ const direct: Budgeted = async (_endpoint, run) => (await run(new AbortControlle
  * logged and the rest go on. Idempotent: a second run with the same wants sends no change.
  */
 export async function syncAppRules(
-  options: { client: ApiClient; log: Logger; budgeted?: Budgeted },
+  options: RulesOptions,
   merged: Map<string, Array<{ bot: string; tag?: string }>>,
   mentions?: { usernames: readonly string[]; caps: RuleCaps },
 ): Promise<SyncedRules> {
-  const { client, log } = options;
+  const { client } = options;
   const budgeted = options.budgeted ?? direct;
   const existing: StreamRule[] = [];
   let token: string | undefined;
@@ -187,11 +195,50 @@ export async function syncAppRules(
     existing.push(...((page.data as StreamRule[] | undefined) ?? []));
     token = page.meta?.next_token;
   } while (token);
+  // A rule whose tag no longer names its bots is replaced, so the service's list reads right.
+  return await changeRules(options, existing, merged, mentions, { retag: true });
+}
 
+/**
+ * The smallest change from the rules synced before (`current`) to the wanted ones, for a
+ * stream that stays connected (a bot added, changed or removed): only values no bot wanted
+ * before are added, only values no bot wants any more deleted, and the mention rules keep
+ * every pack whose bots are all still wanted. A value whose bots changed keeps its rule
+ * (posts are routed by value; its tag is brought up to date at the next full sync). Adds go
+ * before deletes when the cap leaves room, so a repacked mention rule leaves no gap.
+ */
+export async function updateAppRules(
+  options: RulesOptions,
+  current: SyncedRules,
+  merged: Map<string, Array<{ bot: string; tag?: string }>>,
+  mentions?: { usernames: readonly string[]; caps: RuleCaps },
+): Promise<SyncedRules> {
+  return await changeRules(options, [...current.byId.values()], merged, mentions, { retag: false });
+}
+
+/** How rules are synced: the app's client, its log, and the budget its requests go through. */
+export interface RulesOptions {
+  client: ApiClient;
+  log: Logger;
+  budgeted?: Budgeted;
+  /** The plan's caps (how many rules the app may have: whether adds fit before the deletes). */
+  caps?: RuleCaps;
+}
+
+/** Computes and sends the change from `existing` to the wanted rules; see {@link syncAppRules}, {@link updateAppRules}. */
+async function changeRules(
+  options: RulesOptions,
+  existing: readonly StreamRule[],
+  merged: Map<string, Array<{ bot: string; tag?: string }>>,
+  mentions: { usernames: readonly string[]; caps: RuleCaps } | undefined,
+  how: { retag: boolean },
+): Promise<SyncedRules> {
+  const { client, log } = options;
+  const budgeted = options.budgeted ?? direct;
   const wanted = new Map([...merged].map(([value, wanters]) => [value, ruleTag(wanters)]));
   const isMention = (r: StreamRule) => r.tag === MENTIONS_RULE_TAG;
   const own = existing.filter((r) => !isMention(r));
-  const stale = own.filter((r) => wanted.get(r.value) !== (r.tag ?? ""));
+  const stale = own.filter((r) => (how.retag ? wanted.get(r.value) !== (r.tag ?? "") : !wanted.has(r.value)));
   const keep = new Set(own.filter((r) => !stale.includes(r)).map((r) => r.value));
   const add = [...wanted].filter(([value]) => !keep.has(value)).map(([value, tag]) => ({ value, tag }));
   const plan = mentions
@@ -204,7 +251,9 @@ export async function syncAppRules(
     : { keep: [], add: [], remove: existing.filter(isMention), overflow: [] };
 
   const doomed = [...stale, ...plan.remove];
-  if (doomed.length > 0) {
+  const byId = new Map([...own.filter((r) => keep.has(r.value)), ...plan.keep].map((r) => [r.id, r]));
+  const remove = async () => {
+    if (doomed.length === 0) return;
     await budgeted("POST /2/posts/search/stream/rules", (signal) =>
       executed(
         client.exchange(
@@ -215,8 +264,7 @@ export async function syncAppRules(
       ),
     );
     log.info({ deleted: doomed.length }, `stream rules: deleted ${doomed.length} no bot wants any more`);
-  }
-  const byId = new Map([...own.filter((r) => keep.has(r.value)), ...plan.keep].map((r) => [r.id, r]));
+  };
   const addRules = async (rules: Array<{ value: string; tag: string }>) => {
     const res = await budgeted("POST /2/posts/search/stream/rules", (signal) =>
       executed(client.exchange("POST /2/posts/search/stream/rules", { body: { add: rules } }, { signal })),
@@ -228,27 +276,40 @@ export async function syncAppRules(
     if (refused.length > 0)
       log.error({ refused }, `stream rules: the service refused ${refused.length}; fix them in the bot files`);
   };
-  if (add.length > 0) {
-    try {
-      await addRules(add);
-    } catch (err) {
-      if (!(err instanceof ProblemError) || err.status !== 400) throw err;
-      // One refused rule refuses the whole request: add them one by one, naming each refused.
-      for (const rule of add) {
-        await addRules([rule]).catch((e: unknown) => {
-          if (!(e instanceof ProblemError) || e.status !== 400) throw e;
-          log.error(
-            { rule: rule.value, bots: rule.tag },
-            `stream rule "${rule.value}" (${rule.tag}) was refused by the service: ${e.message}; fix it in the bot file`,
-          );
-        });
+  const addAll = async () => {
+    if (add.length > 0) {
+      try {
+        await addRules(add);
+      } catch (err) {
+        if (!(err instanceof ProblemError) || err.status !== 400) throw err;
+        // One refused rule refuses the whole request: add them one by one, naming each refused.
+        for (const rule of add) {
+          await addRules([rule]).catch((e: unknown) => {
+            if (!(e instanceof ProblemError) || e.status !== 400) throw e;
+            log.error(
+              { rule: rule.value, bots: rule.tag },
+              `stream rule "${rule.value}" (${rule.tag}) was refused by the service: ${e.message}; fix it in the bot file`,
+            );
+          });
+        }
       }
+      log.info({ added: add.length }, `stream rules: added ${add.length} of the bots' rules`);
     }
-    log.info({ added: add.length }, `stream rules: added ${add.length} of the bots' rules`);
-  }
-  if (plan.add.length > 0) {
-    await addRules(plan.add.map((value) => ({ value, tag: MENTIONS_RULE_TAG })));
-    log.info({ added: plan.add.length }, `stream rules: added ${plan.add.length} mention rules`);
+    if (plan.add.length > 0) {
+      await addRules(plan.add.map((value) => ({ value, tag: MENTIONS_RULE_TAG })));
+      log.info({ added: plan.add.length }, `stream rules: added ${plan.add.length} mention rules`);
+    }
+  };
+  // Adding first leaves no moment without a rule for a repacked bot; a full sync (or a cap
+  // without room for both) deletes first, as the service counts every rule against the cap.
+  const cap = (options.caps ?? mentions?.caps)?.maxRules ?? 0;
+  const room = cap - existing.length;
+  if (!how.retag && add.length + plan.add.length <= room) {
+    await addAll();
+    await remove();
+  } else {
+    await remove();
+    await addAll();
   }
   const mentionValues = [...byId.values()].filter(isMention).map((r) => r.value);
   return { byId, mentionValues, overflow: plan.overflow };
@@ -256,7 +317,7 @@ export async function syncAppRules(
 
 /** {@link syncAppRules} for the bots' own rules only; returns the app's rules by id. */
 export async function syncRules(
-  options: { client: ApiClient; log: Logger; budgeted?: Budgeted },
+  options: RulesOptions,
   merged: Map<string, Array<{ bot: string; tag?: string }>>,
 ): Promise<Map<string, StreamRule>> {
   return (await syncAppRules(options, merged)).byId;
@@ -289,15 +350,54 @@ const SEARCH_QUERY_MAX = 4096;
 export function startStreamHub(options: StreamHubOptions): StreamHub {
   const { clock, log } = options;
   const budgeted = options.budgeted ?? direct;
-  const merged = mergeRules(options.wants);
-  const userIds = new Map(options.wants.map((w) => [w.bot, w.userId]));
-  const mentionBots = options.mentionBots ?? [];
-  const byUsername = new Map(mentionBots.map((m) => [m.username.toLowerCase(), m]));
-  const byUserId = new Map(mentionBots.map((m) => [m.userId, m]));
+  const merged = new Map<string, Array<{ bot: string; tag?: string }>>();
+  const userIds = new Map<string, string>();
+  let mentionBots: readonly MentionBot[] = [];
+  const byUsername = new Map<string, MentionBot>();
+  const byUserId = new Map<string, MentionBot>();
+  /** What the bots want now: routing follows at once, the service's rules at the next sync or update. */
+  const want = (wants: readonly BotRules[], mentioned: readonly MentionBot[]) => {
+    merged.clear();
+    for (const [value, wanters] of mergeRules(wants)) merged.set(value, wanters);
+    userIds.clear();
+    for (const w of wants) userIds.set(w.bot, w.userId);
+    mentionBots = mentioned;
+    byUsername.clear();
+    byUserId.clear();
+    for (const m of mentioned) {
+      byUsername.set(m.username.toLowerCase(), m);
+      byUserId.set(m.userId, m);
+    }
+  };
+  want(options.wants, options.mentionBots ?? []);
+  const mentionsWanted = () =>
+    mentionBots.length > 0 ? { usernames: mentionBots.map((m) => m.username), caps: options.caps } : undefined;
   const closer = new AbortController();
   const recent = new Set<string>();
   let rules: SyncedRules | undefined;
   let current: { close(): void } | undefined;
+  /** Syncs and updates of the rules, one at a time (an update waits for the sync under way). */
+  let rulesWork: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = rulesWork.then(work);
+    rulesWork = next.catch(() => undefined);
+    return next;
+  };
+  /** Rule updates sending their requests now (not waiting for the clock to retry). */
+  let applying = 0;
+  /** The rules just synced: the status follows, and bots the cap leaves out poll instead. */
+  const synced = (next: SyncedRules) => {
+    rules = next;
+    status.rules = { own: merged.size, mentions: next.mentionValues.length };
+    if (next.overflow.length === 0) return;
+    const bots = next.overflow.map((u) => byUsername.get(u)?.bot).filter((b): b is string => b !== undefined);
+    log.error(
+      { bots: bots.length },
+      `the app's rule cap (${options.caps.maxRules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`,
+    );
+    for (const username of next.overflow) byUsername.delete(username);
+    options.onOverflow?.(bots);
+  };
 
   const status: StreamStatus = {
     state: "starting",
@@ -424,24 +524,10 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       try {
         client = await options.client();
         if (!rules) {
-          rules = await syncAppRules(
-            { client, log, budgeted },
-            merged,
-            mentionBots.length > 0 ? { usernames: mentionBots.map((m) => m.username), caps: options.caps } : undefined,
+          const c = client;
+          await exclusive(async () =>
+            synced(await syncAppRules({ client: c, log, budgeted }, merged, mentionsWanted())),
           );
-          status.rules = { own: merged.size, mentions: rules.mentionValues.length };
-          if (rules.overflow.length > 0) {
-            const bots = rules.overflow.map((u) => byUsername.get(u)?.bot).filter((b): b is string => b !== undefined);
-            log.error(
-              { bots: bots.length },
-              `the app's rule cap (${options.caps.maxRules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`,
-            );
-            for (const bot of bots) {
-              const m = byUsername.get(bot);
-              if (m) byUsername.delete(m.username.toLowerCase());
-            }
-            options.onOverflow?.(bots);
-          }
         }
         if (closer.signal.aborted) break;
         const stream = client.stream("GET /2/posts/search/stream", EVENT_POST_QUERY, { reconnect: false });
@@ -520,12 +606,44 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   };
 
   const done = run().catch((err: unknown) => log.error({ err }, "the stream hub stopped unexpectedly"));
+
+  const update = (wants: readonly BotRules[], mentioned: readonly MentionBot[] = []): Promise<void> => {
+    want(wants, mentioned);
+    status.mentionBots = mentioned.length;
+    return exclusive(async () => {
+      for (let attempt = 1; rules && !closer.signal.aborted; attempt++) {
+        let client: ApiClient | undefined;
+        applying++;
+        try {
+          client = await options.client();
+          synced(await updateAppRules({ client, log, budgeted, caps: options.caps }, rules, merged, mentionsWanted()));
+          changed();
+          return;
+        } catch (err) {
+          if (closer.signal.aborted) return;
+          if (apiErrorOf(err)?.status === 401) options.forgetBearer();
+          const delay = Math.min(60_000, 1_000 * 2 ** (attempt - 1));
+          log.warn(
+            { err: (err as Error)?.message ?? String(err), delay_ms: delay },
+            `stream of app ${options.appId}: could not change its rules for the bots' change (${(err as Error)?.message ?? String(err)}); trying again in ${delay / 1000} s (the stream stays connected)`,
+          );
+          applying--;
+          await clock.sleep(delay, closer.signal).catch(() => undefined);
+          applying++;
+        } finally {
+          applying--;
+          void client?.close();
+        }
+      }
+    });
+  };
   return {
     routes: merged,
     done,
     status: () => structuredClone(status),
     has: (postId) => recent.has(postId),
-    busy: () => status.state === "starting" || recovering > 0,
+    busy: () => status.state === "starting" || recovering > 0 || applying > 0,
+    update,
     close() {
       closer.abort();
       current?.close();

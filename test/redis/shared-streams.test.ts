@@ -50,6 +50,7 @@ const fakeHub = (): StreamHub => ({
   status: () => ({}) as never,
   has: () => false,
   busy: () => false,
+  update: async () => {},
   close: () => {},
 });
 
@@ -79,7 +80,14 @@ describe("shared streams", () => {
         startHub: (request) => {
           const record = { by: name, request, closed: false };
           hubs.push(record);
-          return { ...fakeHub(), close: () => void (record.closed = true) };
+          return {
+            ...fakeHub(),
+            // What the hub is told of the directory's changes, kept with what it was started with.
+            update: async (wants, mentionBots = []) => {
+              record.request = { ...record.request, wants: [...wants], mentionBots: [...mentionBots] };
+            },
+            close: () => void (record.closed = true),
+          };
         },
         handle: async (bot: string, entry: HandoffEntry) => void handled.push([name, bot, entry.events[0]!.id]),
         onControl: (_app, what) => void controls.push([name, what]),
@@ -95,7 +103,7 @@ describe("shared streams", () => {
     ).toBeUndefined();
     await b.streams.host("liker", { userId: "2", username: "liker", rules: [{ value: "cats" }], mentions: true });
     await until("a hub started", () => hubs.length >= 1, 10_000, 10);
-    // The directory changed after the first start: one restart later (5 renewals) it knows both bots.
+    // The directory changed after the first start: at a renewal the hub is told, and knows both bots.
     await until("the hub knows both bots", () => hubs.at(-1)!.request.mentionBots.length === 2, 10_000, 10);
     const live = hubs.filter((h) => !h.closed);
     expect(live).toHaveLength(1);
