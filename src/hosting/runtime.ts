@@ -282,13 +282,23 @@ class HostedRuntime implements Runtime {
     const hosted = this.hostedBots.get(name);
     if (!hosted) throw new Error(`no bot ${name} in this runtime`);
     if (this.bots.has(name) || this.stopped) return;
+    await this.begin(hosted);
+  }
+
+  /**
+   * Starts a bot that does not run here yet: who its account is, its build, what an earlier
+   * run left unfinished, and its place in its app's stream. Refused: recorded paused.
+   */
+  private async begin(hosted: HostedBot): Promise<void> {
+    const name = hosted.config.name;
     const client = this.clients.get(name)!;
     this.paused.delete(name);
     const made = await this.hostBot(hosted, client, await identify(this.options.store, hosted, client));
     if (!made) return;
     this.recover(name, made.layer);
     this.run(name, made.bot);
-    await this.sharedApps?.host(hosted, made.bot);
+    if (this.claimed) await this.sharedApps?.host(hosted, made.bot);
+    else await this.hosting?.add(hosted);
   }
 
   async unhost(name: string, why: "lost" | "released"): Promise<void> {
@@ -345,13 +355,8 @@ class HostedRuntime implements Runtime {
       this.sharedApps?.register(hosted);
       this.retune(hosted.app.id);
       if (this.claimed) return;
-      const client = this.clients.get(name)!;
       try {
-        const made = await this.hostBot(hosted, client, await identify(this.options.store, hosted, client));
-        if (!made) return;
-        this.recover(name, made.layer);
-        this.run(name, made.bot);
-        await this.hosting?.add(hosted);
+        await this.begin(hosted);
       } catch (err) {
         this.hostedBots.delete(name);
         this.clients.delete(name);
@@ -371,7 +376,7 @@ class HostedRuntime implements Runtime {
       const old = this.bots.get(name);
       try {
         if (old) await this.restart(before, hosted, old);
-        else if (this.paused.has(name)) await this.again(hosted);
+        else if (this.paused.has(name) && !this.claimed) await this.begin(hosted);
       } catch (err) {
         // Not built (its plugins' setup failed, its account could not be asked): the running version goes on.
         this.enter(before);
@@ -380,19 +385,6 @@ class HostedRuntime implements Runtime {
         throw err;
       }
     });
-  }
-
-  /** A bot that never ran (its account refused at start) is tried again. */
-  private async again(hosted: HostedBot): Promise<void> {
-    if (this.claimed) return;
-    const name = hosted.config.name;
-    const client = this.clients.get(name)!;
-    this.paused.delete(name);
-    const made = await this.hostBot(hosted, client, await identify(this.options.store, hosted, client));
-    if (!made) return;
-    this.recover(name, made.layer);
-    this.run(name, made.bot);
-    await this.hosting?.add(hosted);
   }
 
   /**
@@ -471,7 +463,7 @@ class HostedRuntime implements Runtime {
       this.held.delete(name);
       const bot = this.bots.get(name);
       if (bot?.paused) await this.restart(hosted, hosted, bot);
-      else if (!bot && this.paused.has(name)) await this.again(hosted);
+      else if (!bot && this.paused.has(name) && !this.claimed) await this.begin(hosted);
     });
   }
 
