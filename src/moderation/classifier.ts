@@ -28,7 +28,8 @@ import { tokenize } from "./insult-tokens.ts";
 import { DEFAULT_THRESHOLD, kindOf, score, WEIGHTS } from "./score.ts";
 import { ModerationOptionError } from "./option-error.ts";
 import { modelText, shippedModel, type AbuseModel } from "./model.ts";
-import type { Classifier, ClassifierOptions, PlacedHit, RuleHit } from "./types.ts";
+import { assessment } from "./band.ts";
+import type { Classifier, ClassifierOptions, PlacedHit, RuleHit, Verdict } from "./types.ts";
 
 // The built-in rules are the same for every bot, so they are compiled once, on first use.
 let shared: { profanity: ProfanityMatcher; rules: readonly CompiledRule[] } | undefined;
@@ -146,12 +147,8 @@ export function modelAsked(hits: readonly RuleHit[]): boolean {
  * as the match (the model reads all of it), weighted like an insult or harassment so that
  * at the default threshold the model alone hides a reply, as any one rule does.
  */
-function modelHit(
-  model: AbuseModel | null,
-  text: Normalized,
-  quoted: ReadonlyArray<{ start: number; end: number }>,
-): PlacedHit[] {
-  if (model === null || model.probability(modelText(text.original, text, quoted)) < model.cut) return [];
+function modelHit(model: AbuseModel, text: Normalized, probability: number): PlacedHit[] {
+  if (probability < model.cut) return [];
   return [{ rule: "model:abuse", match: text.original, weight: WEIGHTS.model, start: 0, end: text.original.length }];
 }
 
@@ -181,28 +178,43 @@ export function createClassifier(
   const block = compileBlockList(options.block);
   const allow = compileAllowList(options.allow);
   const { profanity, rules } = builtIns();
+  /** `allow: ["model:abuse"]` turns the model off: its probability is then no evidence either. */
+  const modelOff =
+    allow(normalize(""), [{ rule: "model:abuse", match: "", weight: WEIGHTS.model, start: 0, end: 0 }]).length === 0;
+  /** The verdict, and the model's probability when it was asked. */
+  const run = (text: string): { verdict: Verdict; probability?: number } => {
+    if (typeof text !== "string") throw new TypeError(`classify() takes the text of a post, not ${typeof text}`);
+    const normalized = normalize(text);
+    const quoted = reportedQuotes(text);
+    const ruled = [
+      ...profanity.find(normalized.folded, text),
+      ...withAimed(phraseHits(rules, normalized), normalized),
+      ...block(normalized),
+    ].filter((hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end));
+    const probability =
+      model !== null && modelAsked(ruled)
+        ? model.probability(modelText(normalized.original, normalized, quoted))
+        : undefined;
+    const found = probability === undefined ? ruled : [...ruled, ...modelHit(model!, normalized, probability)];
+    const hits = banter(text, dedupe(allow(normalized, found))).sort(
+      (a, b) => a.start - b.start || b.weight - a.weight,
+    );
+    const value = score(hits);
+    const verdict: Verdict = {
+      abusive: value >= threshold,
+      score: value,
+      rules: hits.map(({ rule, pattern, match, weight }) =>
+        pattern === undefined ? { rule, match, weight } : { rule, pattern, match, weight },
+      ),
+    };
+    return probability === undefined ? { verdict } : { verdict, probability };
+  };
   return {
-    classify(text) {
-      if (typeof text !== "string") throw new TypeError(`classify() takes the text of a post, not ${typeof text}`);
-      const normalized = normalize(text);
-      const quoted = reportedQuotes(text);
-      const ruled = [
-        ...profanity.find(normalized.folded, text),
-        ...withAimed(phraseHits(rules, normalized), normalized),
-        ...block(normalized),
-      ].filter((hit) => !quoted.some((q) => q.start <= hit.start && hit.end <= q.end));
-      const found = modelAsked(ruled) ? [...ruled, ...modelHit(model, normalized, quoted)] : ruled;
-      const hits = banter(text, dedupe(allow(normalized, found))).sort(
-        (a, b) => a.start - b.start || b.weight - a.weight,
-      );
-      const value = score(hits);
-      return {
-        abusive: value >= threshold,
-        score: value,
-        rules: hits.map(({ rule, pattern, match, weight }) =>
-          pattern === undefined ? { rule, match, weight } : { rule, pattern, match, weight },
-        ),
-      };
+    classify: (text) => run(text).verdict,
+    assess(text) {
+      const { verdict, probability } = run(text);
+      // The model's probability counts only where it was asked and the bot did not turn it off.
+      return assessment(verdict, modelOff ? undefined : probability, model?.cut);
     },
   };
 }

@@ -73,7 +73,23 @@ export interface ClassifierOptions {
   readonly threshold?: number;
 }
 
+/**
+ * A verdict with how sure the built-in is of it (`band.ts`): what the `moderate` plugin needs
+ * to decide whether to ask a judge.
+ */
+export interface Assessment {
+  readonly verdict: Verdict;
+  /** The built-in's evidence, 0..1: the score, or the trained model's scaled probability where that is more. */
+  readonly evidence: number;
+  /** Whether the evidence lies in the unsure band (`UNSURE_BAND` of `band.ts`). */
+  readonly unsure: boolean;
+  /** The trained model's probability, when it was asked (no rule but swearing fired) and not turned off. */
+  readonly model?: number;
+}
+
 /** A configured classifier. Pure and synchronous: the same text always gets the same verdict. */
 export interface Classifier {
   classify(text: string): Verdict;
+  /** The verdict with its evidence and whether the built-in is unsure of it (`band.ts`). */
+  assess(text: string): Assessment;
 }
