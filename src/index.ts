@@ -29,6 +29,8 @@ export {
   type StreamPostContext,
   type ScheduleContext,
   type FollowContext,
+  type DmContext,
+  type DmMessage,
   type PublishContext,
   type BotIdentity,
   type BotStore,

@@ -28,6 +28,7 @@ import { provisionBots, sandboxUsername } from "./hosting/provision.ts";
 import { startRuntime } from "./hosting/runtime.ts";
 import type { Runtime, RuntimeOptions } from "./hosting/types.ts";
 import { createSandbox, type Sandbox } from "./sandbox/index.ts";
+import { eventsOf, oneToOneId } from "./sandbox/domain/dms.ts";
 import { matchingRules } from "./sandbox/domain/streams.ts";
 import { compareIds, type SandboxPost } from "./sandbox/model/index.ts";
 import { createMemoryStore, type Store } from "./store/store.ts";
@@ -53,6 +54,18 @@ export interface TestUser {
   username: string;
 }
 
+/** A direct message of a conversation, as {@link TestBed.dmsWith} shows it. */
+export interface TestDm {
+  id: string;
+  text: string;
+  /** The sender's user id and username. */
+  sender_id: string;
+  sender: string;
+  dm_conversation_id: string;
+  /** ISO time. */
+  created_at: string;
+}
+
 export interface TestBed {
   sandbox: Sandbox;
   clock: AdjustableClock;
@@ -62,6 +75,16 @@ export interface TestBed {
   user(username: string): Promise<TestUser>;
   /** Posts as a user (a reply when `inReplyTo` is given); outside every budget. */
   post(as: TestUser, text: string, inReplyTo?: string): Promise<{ id: string; text: string }>;
+  /**
+   * Sends a direct message as a user to a bot (by its name, or any user by username), outside
+   * every budget, as `POST /_sandbox/dms` does. The bot sees it at its next dms poll.
+   */
+  dm(as: TestUser, to: string, text: string): Promise<TestDm>;
+  /**
+   * The one-to-one conversation of a user and a bot (or any user), oldest first: the
+   * messages of both, as either of them reads it (a test asserts the bot's answers here).
+   */
+  dmsWith(user: TestUser, other: string): TestDm[];
   /** Makes a user follow a bot (or any user). */
   follow(as: TestUser, username: string): Promise<void>;
   /** Moves the clock (and so the sandbox's), running every timer due in between. */
@@ -133,6 +156,26 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
   };
   const userByName = (username: string) =>
     Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
+  /** A bot's account by the bot's name, or any user by username. */
+  const named = (name: string) => {
+    const user = userByName(name) ?? userByName(sandboxUsername(name));
+    if (!user) throw new Error(`no user ${name} in the sandbox (a bot of the test bed, or a user made with bed.user)`);
+    return user;
+  };
+  const asTestDm = (e: {
+    id: string;
+    text?: string;
+    sender_id: string;
+    dm_conversation_id: string;
+    created_at: number;
+  }): TestDm => ({
+    id: e.id,
+    text: e.text ?? "",
+    sender_id: e.sender_id,
+    sender: data.world.users[e.sender_id]?.username ?? "",
+    dm_conversation_id: e.dm_conversation_id,
+    created_at: new Date(e.created_at).toISOString(),
+  });
 
   const bed: TestBed = {
     sandbox,
@@ -146,6 +189,22 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
     },
     post: (as, text, inReplyTo) =>
       sandbox.admin.createPost({ author_id: as.id, text, ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}) }),
+    async dm(as, to, text) {
+      const sent = await sandbox.admin.sendDm({ sender_id: as.id, recipient_id: named(to).id, text });
+      return asTestDm({
+        ...sent,
+        sender_id: as.id,
+        dm_conversation_id: sent.dm_conversation_id ?? "",
+        created_at: Date.parse(sent.created_at ?? ""),
+      });
+    },
+    dmsWith(user, other) {
+      const conversation = oneToOneId(user.id, named(other).id);
+      return eventsOf(sandbox.context, user.id, conversation)
+        .filter((e) => e.event_type === "MessageCreate")
+        .reverse()
+        .map(asTestDm);
+    },
     async follow(as, username) {
       const target = userByName(username) ?? userByName(sandboxUsername(username));
       if (!target) throw new Error(`no user ${username} in the sandbox`);

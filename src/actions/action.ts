@@ -71,6 +71,8 @@ export type Verification = { done: true; result?: unknown } | { done: false };
  */
 export interface Verifier {
   endpoint: EndpointKey;
+  /** The read an action's check makes, when it depends on the action (a DM answered in a conversation). */
+  endpointFor?(action: Action): EndpointKey;
   check(action: Action, signal: AbortSignal): Promise<Executed<Verification>>;
 }
 

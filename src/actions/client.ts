@@ -107,15 +107,29 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
     follow: amongNewest("GET /2/users/:id/following", "followed accounts", { following: true }),
     dm: {
       endpoint: "GET /2/dm_conversations/with/:participant_id/dm_events",
+      // An answer to a message went into its conversation (a group's too): it is looked for there.
+      endpointFor: (action) =>
+        action.path.dm_conversation_id !== undefined
+          ? "GET /2/dm_conversations/:dm_conversation_id/dm_events"
+          : "GET /2/dm_conversations/with/:participant_id/dm_events",
       async check(action, signal) {
-        const { body: page, headers } = await client.exchange(
-          "GET /2/dm_conversations/with/:participant_id/dm_events",
-          {
-            params: { participant_id: action.path.participant_id! },
-            query: { max_results: 100, "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"] },
-          },
-          { signal },
-        );
+        const query = {
+          max_results: 100,
+          "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"],
+        } as const;
+        const conversation = action.path.dm_conversation_id;
+        const { body: page, headers } =
+          conversation !== undefined
+            ? await client.exchange(
+                "GET /2/dm_conversations/:dm_conversation_id/dm_events",
+                { params: { dm_conversation_id: conversation }, query },
+                { signal },
+              )
+            : await client.exchange(
+                "GET /2/dm_conversations/with/:participant_id/dm_events",
+                { params: { participant_id: action.path.participant_id! }, query },
+                { signal },
+              );
         const since = action.createdAt - SLACK_MS;
         const event = (page.data ?? []).find(
           (e) =>

@@ -21,7 +21,8 @@ function answer(action: Action, id: string): unknown {
     case "dm":
       return {
         data: {
-          dm_conversation_id: `${action.userId}-${action.path.participant_id ?? action.target}`,
+          dm_conversation_id:
+            action.path.dm_conversation_id ?? `${action.userId}-${action.path.participant_id ?? action.target}`,
           dm_event_id: id,
         },
       };

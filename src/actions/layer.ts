@@ -104,6 +104,16 @@ export interface PostRef {
   created_at?: string | number;
 }
 
+/**
+ * A direct message as actions refer to it: the message an answer goes to (its id keys the
+ * answer), its conversation, and, when known, its sender (for reply safety).
+ */
+export interface DmRef {
+  id: string;
+  dm_conversation_id: string;
+  sender_id?: string;
+}
+
 /** Per-call choices a plugin may make; every one has a default from the kind. */
 export interface ActionOptions {
   /** Overrides the target part of the idempotency key (`<bot>:<kind>:<key>`). */
@@ -183,6 +193,15 @@ export interface ActionLayer extends Actions {
   /** Requests to an endpoint (or actions of a kind) that may be sent right now. */
   remaining(kind: ActionKind | EndpointKey): number;
   status(): BudgetStatus;
+  /**
+   * Answers a direct message in its conversation (`POST /2/dm_conversations/:id/messages`):
+   * a `dm` action (the bot file's `dm` cap applies) keyed `<bot>:dm-reply:<message id>`, so a
+   * message is answered once, whatever the text (as a reply answers a post once). Reply
+   * safety refuses an answer to the bot itself or to another bot of the process. Its
+   * time-to-live counts from when it is asked for, not from the message: a bot on basic
+   * sees a message up to a day after it came, and the person is still waiting.
+   */
+  answerDm(message: DmRef, text: string, options?: ActionOptions): Promise<Outcome>;
   /** Whether the bot has hidden the post (the hidden guard's record: nothing of the bot answers it). */
   hidden(postId: string): boolean;
   /** What of this bot waits for budget now, and until when. */
@@ -223,6 +242,11 @@ const originOf = (post: PostRef | string): number | undefined => {
 };
 
 const idOf = (post: PostRef | string) => (typeof post === "string" ? post : post.id);
+
+/** The endpoint that answers a direct message in its conversation (a `dm` action's other endpoint). */
+export const DM_ANSWER_ENDPOINT = "POST /2/dm_conversations/:dm_conversation_id/messages" satisfies EndpointKey;
+/** What an answer to a direct message is filed under in the ledger: `<bot>:dm-reply:<message id>`. */
+const DM_ANSWER_KEY = "dm-reply";
 
 /** Posts delivered by a capped read, by default: the envelope's `meta.result_count`, else its data. */
 function defaultPostsDelivered(result: unknown): number {
@@ -386,7 +410,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       check: checkWithService(
         options.verifiers ?? {},
         (verifier, action, signal) =>
-          read(verifier.endpoint, (s) => verifier.check(action, s), {
+          read(verifier.endpointFor?.(action) ?? verifier.endpoint, (s) => verifier.check(action, s), {
             priority: action.priority,
             signal,
             label: `check ${action.kind} ${action.target}`,
@@ -411,21 +435,30 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     );
   }
 
-  /** An action of `kind` on `target`, with its key, endpoint, priority and time-to-live. */
+  /**
+   * An action of `kind` on `target`, with its key, endpoint, priority and time-to-live. `as`
+   * files it under another key kind and endpoint than the kind's own (a DM answer).
+   */
   function build(
     kind: ActionKind,
     target: string,
-    parts: { path?: Record<string, string>; body?: unknown; context?: Action["context"]; origin?: number },
+    parts: {
+      path?: Record<string, string>;
+      body?: unknown;
+      context?: Action["context"];
+      origin?: number;
+      as?: { key: string; endpoint: EndpointKey };
+    },
     opts: ActionOptions = {},
   ): Action {
     const now = clock.now();
     const origin = Math.min(parts.origin ?? now, now);
     const action: Action = {
-      key: actionKey(bot, kind, opts.key ?? target),
+      key: actionKey(bot, parts.as?.key ?? kind, opts.key ?? target),
       kind,
       bot,
       userId,
-      endpoint: ACTION_KINDS[kind].endpoint,
+      endpoint: parts.as?.endpoint ?? ACTION_KINDS[kind].endpoint,
       target,
       path: parts.path ?? {},
       priority: opts.priority ?? priorityOf(kind),
@@ -481,6 +514,22 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         ),
         opts?.signal,
       ),
+    answerDm(message, text, opts) {
+      return run(
+        build(
+          "dm",
+          message.id,
+          {
+            path: { dm_conversation_id: message.dm_conversation_id },
+            body: { text },
+            ...(message.sender_id !== undefined ? { context: { authorId: message.sender_id } } : {}),
+            as: { key: DM_ANSWER_KEY, endpoint: DM_ANSWER_ENDPOINT },
+          },
+          opts,
+        ),
+        opts?.signal,
+      );
+    },
     hide(post, opts) {
       const hidden = opts?.hidden ?? true;
       const id = idOf(post);

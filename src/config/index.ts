@@ -26,9 +26,11 @@ export {
 } from "./schema.ts";
 export { loadEnv, interpolate, type BotEnv, type LoadEnvOptions } from "./env.ts";
 export {
+  fastestDmsIntervalMs,
   fastestFollowersIntervalMs,
   fastestMentionIntervalMs,
   fastestPollIntervalMs,
+  planHasDms,
   planHasStream,
 } from "./plan-rules.ts";
 export { parseDuration, formatDuration, DURATION_PATTERN } from "./duration.ts";

@@ -10,6 +10,7 @@ import type { EndpointKey } from "../api/endpoints.ts";
 const MENTIONS = "GET /2/users/:id/mentions" as const;
 const FOLLOWERS = "GET /2/users/:id/followers" as const;
 const STREAM = "GET /2/posts/search/stream" as const;
+const DMS = "GET /2/dm_events" as const;
 
 /**
  * The shortest interval at which one bot can poll `endpoint` on `plan` and never run out of
@@ -54,4 +55,23 @@ export function fastestFollowersIntervalMs(plan: Plan, botsOnApp = 1): number {
 /** Whether `plan` may open the filtered stream (so whether a bot on it may have stream rules). */
 export function planHasStream(plan: Plan): boolean {
   return limitsFor(STREAM, plan) !== "unavailable";
+}
+
+/** Whether `plan` may read the bot's direct messages (so whether a bot on it may have a dms trigger). */
+export function planHasDms(plan: Plan): boolean {
+  return limitsFor(DMS, plan) !== "unavailable";
+}
+
+/**
+ * The shortest interval at which a bot can poll its direct messages on `plan` (a user
+ * window only: each bot has its own). Only for a plan that has them ({@link planHasDms}).
+ *
+ * @example
+ * ```ts
+ * fastestDmsIntervalMs("pro"); // 60000: 15 requests per 15 minutes per user
+ * fastestDmsIntervalMs("basic"); // 86400000: 1 request per 24 hours per user
+ * ```
+ */
+export function fastestDmsIntervalMs(plan: Plan): number {
+  return fastestPollIntervalMs(DMS, plan);
 }

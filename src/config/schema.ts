@@ -25,7 +25,13 @@ import { checkSchedule } from "../triggers/schedule.ts";
 import { DURATION_HINT, DURATION_PATTERN, formatDuration, parseDuration } from "./duration.ts";
 import { cronProblem } from "./cron-message.ts";
 import { showValue, valueError } from "./messages.ts";
-import { fastestFollowersIntervalMs, fastestMentionIntervalMs, planHasStream } from "./plan-rules.ts";
+import {
+  fastestDmsIntervalMs,
+  fastestFollowersIntervalMs,
+  fastestMentionIntervalMs,
+  planHasDms,
+  planHasStream,
+} from "./plan-rules.ts";
 
 /** Bot names: lower-case letters, digits and dashes (they prefix stream rule tags and log lines). */
 export const BOT_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
@@ -197,6 +203,19 @@ const followers = z
     description: "Poll the bot's followers for new ones (the `follow` event; `followers: {}` for the defaults)",
   });
 
+const dms = z
+  .strictObject({
+    interval: duration(
+      "How often to look for new direct messages; default: the fastest the plan allows (pro: every minute, basic: once a day)",
+      1_000,
+    ).optional(),
+    backfill: duration("How far back the very first look reaches", 1_000).prefault(DEFAULTS.backfill),
+  })
+  .meta({
+    description:
+      "The direct messages people send the bot (the `dm` event; `dms: {}` for the defaults), polled within the bot's own window; needs a plan with DM lookup (basic or pro)",
+  });
+
 const streamRule = z
   .strictObject({
     value: text('the rule (e.g. "#askgreeter -is:repost")').meta({ description: "The filtered-stream rule" }),
@@ -232,6 +251,7 @@ const triggers = z
   .strictObject({
     mentions: mentions.optional(),
     followers: followers.optional(),
+    dms: dms.optional(),
     stream: z
       .array(streamRule)
       .default([])
@@ -254,7 +274,7 @@ const triggers = z
       })
       .meta({ description: "Cron schedules (the `schedule` event)" }),
   })
-  .meta({ description: "What wakes the bot: mentions, new followers, stream rules, schedules" });
+  .meta({ description: "What wakes the bot: mentions, new followers, direct messages, stream rules, schedules" });
 
 const pluginName = z.string().regex(PLUGIN_NAME_PATTERN, {
   error: (iss) =>
@@ -360,9 +380,18 @@ export const botFileSchema = z
         message: `the ${bot.plan} plan has no filtered stream, so stream rules cannot run; remove them or use the pro plan`,
       });
     }
+    if (bot.triggers.dms && !planHasDms(bot.plan)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["triggers", "dms"],
+        input: bot.triggers.dms,
+        message: `the ${bot.plan} plan has no DM lookup, so no direct message can be read; remove dms or use the basic plan (DMs checked once a day) or pro (every minute)`,
+      });
+    }
     const polled = [
       ["mentions", bot.triggers.mentions?.interval, fastestMentionIntervalMs(bot.plan)],
       ["followers", bot.triggers.followers?.interval, fastestFollowersIntervalMs(bot.plan)],
+      ...(planHasDms(bot.plan) ? [["dms", bot.triggers.dms?.interval, fastestDmsIntervalMs(bot.plan)] as const] : []),
     ] as const;
     for (const [trigger, interval, fastest] of polled) {
       if (interval !== undefined && interval < fastest) {

@@ -6,7 +6,13 @@
  * `via: stream` an informed one. Derived from the limit table through ../config/plan-rules.ts,
  * never restated.
  */
-import { fastestFollowersIntervalMs, fastestMentionIntervalMs, planHasStream } from "../config/plan-rules.ts";
+import {
+  fastestDmsIntervalMs,
+  fastestFollowersIntervalMs,
+  fastestMentionIntervalMs,
+  planHasDms,
+  planHasStream,
+} from "../config/plan-rules.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
 import type { Plan } from "../limits/types.ts";
 import { mergeRules } from "../triggers/stream-hub.ts";
@@ -23,6 +29,8 @@ export interface AppLoad {
   mentionsStreamed: number;
   /** Bots polling their followers. */
   followers: number;
+  /** Bots polling their direct messages (each in its own window; absent: none). */
+  dms?: number;
   /** Bots with stream rules of their own, and how many distinct rules they make. */
   streamBots: number;
   streamRules: number;
@@ -43,6 +51,7 @@ export function appLoad(hosted: readonly HostedBot[], app: HostedBot["app"] = ho
     mentionsPolled: hosted.filter((h) => h.config.triggers.mentions && mentionsVia(h) === "poll").length,
     mentionsStreamed: hosted.filter((h) => mentionsVia(h) === "stream").length,
     followers: hosted.filter((h) => h.config.triggers.followers).length,
+    dms: hosted.filter((h) => h.config.triggers.dms).length,
     streamBots: ruled.length,
     streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream })))
       .size,
@@ -61,12 +70,20 @@ export function humanInterval(ms: number): string {
   return rest ? `${h} h ${rest} min` : `${h} h`;
 }
 
+/** `once a day`, `every minute`, `every 6 min`: how often a poll runs, as people say it. */
+export function howOften(ms: number): string {
+  if (ms === 86_400_000) return "once a day";
+  if (ms === 3_600_000) return "once an hour";
+  if (ms === 60_000) return "every minute";
+  return `every ${humanInterval(ms)}`;
+}
+
 const bots = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "bot" : "bots"}`;
 /** The verb agreeing with `n` bots: `poll` or `polls`. */
 const verb = (n: number, plural: string) => (n === 1 ? `${plural}s` : plural);
 
 /** What a capacity line is about: one per shared endpoint (and the stream's rules). */
-type CapacityKind = "mentions-polled" | "mentions-streamed" | "followers" | "stream-rules";
+type CapacityKind = "mentions-polled" | "mentions-streamed" | "followers" | "dms" | "stream-rules";
 
 /** One line per shared endpoint of the app; empty when no bot shares anything. */
 export function capacityLines(load: AppLoad): string[] {
@@ -116,6 +133,14 @@ function capacityParts(load: AppLoad): Array<[CapacityKind, string]> {
     lines.push([
       "followers",
       `${bots(load.followers)} ${verb(load.followers, "poll")} followers on ${plan} (app ${load.appId}): each is polled every ${every}`,
+    ]);
+  }
+  if (load.dms && planHasDms(plan)) {
+    // Each bot has its own window of the DM lookup: the app's bots do not share it.
+    const hint = plan === "pro" ? "" : `; pro checks them ${howOften(fastestDmsIntervalMs("pro"))}`;
+    lines.push([
+      "dms",
+      `${bots(load.dms)} ${verb(load.dms, "read")} direct messages on ${plan} (app ${load.appId}): ${plan}: DMs are checked ${howOften(fastestDmsIntervalMs(plan))} for each bot, in its own window${hint}`,
     ]);
   }
   if (load.streamBots > 0) {

@@ -12,6 +12,7 @@ import type { Clock } from "../clock.ts";
 import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
+import { dmsCursorKey, type DmsCursor } from "../triggers/dms.ts";
 import { followersCursorKey } from "../triggers/followers.ts";
 import { CURSORS_NAMESPACE } from "../triggers/events.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
@@ -19,7 +20,7 @@ import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime
 import { STATUS_EVERY_MS } from "./status-saver.ts";
 
 export interface BotReport extends BotStatus {
-  cursors: { mentions?: string; followersKnown?: number };
+  cursors: { mentions?: string; followersKnown?: number; dms?: string };
   budget?: BudgetStatus;
   /** The bot's app: who shares its windows, its stream's state and last error. */
   app?: AppStatus;
@@ -31,6 +32,8 @@ export interface BotReport extends BotStatus {
 export interface LastAction {
   kind: string;
   target: string;
+  /** Its ledger key (`<bot>:dm-reply:<message>` tells a DM answer from a DM to a user). */
+  key?: string;
   state: LedgerState;
   reason?: string;
   at: number;
@@ -39,12 +42,13 @@ export interface LastAction {
 /** Each bot's latest ledger entry, in one pass over the ledger (keys are `<bot>:<kind>:<target>`). */
 function lastActions(store: Store): Map<string, LastAction> {
   const last = new Map<string, LastAction>();
-  for (const [, e] of store.entries<LedgerEntry>("ledger")) {
+  for (const [key, e] of store.entries<LedgerEntry>("ledger")) {
     const seen = last.get(e.bot);
     if (seen && seen.at > e.updatedAt) continue;
     last.set(e.bot, {
       kind: e.kind,
       target: e.target,
+      key,
       state: e.state,
       ...(e.reason ? { reason: e.reason } : {}),
       at: e.updatedAt,
@@ -66,6 +70,7 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
   return store.entries<BotStatus>("status").map(([, status]) => {
     const mentions = store.get<MentionsCursor>(CURSORS_NAMESPACE, mentionsCursorKey(status.bot));
     const followers = store.get<string[]>(CURSORS_NAMESPACE, followersCursorKey(status.bot));
+    const dms = store.get<DmsCursor>(CURSORS_NAMESPACE, dmsCursorKey(status.bot));
     const app = store.get<AppStatus>(APP_STATUS_NAMESPACE, status.appId);
     const lastAction = last.get(status.bot);
     const report: BotReport = {
@@ -75,6 +80,7 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
       cursors: {
         ...(mentions?.since_id ? { mentions: mentions.since_id } : {}),
         ...(followers ? { followersKnown: followers.length } : {}),
+        ...(dms && "last_id" in dms ? { dms: dms.last_id } : {}),
       },
     };
     if (status.userId) {
@@ -117,7 +123,9 @@ const ENDED: Record<LedgerState, string> = {
  * `follow of user 42`, `dm to user 42` (its ledger target is the user and a hash of the text),
  * `post` (its target is an internal key, not something to show).
  */
-function actionTarget(kind: string, target: string): string {
+function actionTarget(kind: string, target: string, key?: string): string {
+  // An answer to a DM is filed under `<bot>:dm-reply:<message id>`: it goes to a conversation, not a user.
+  if (key?.includes(":dm-reply:")) return `dm answering message ${target}`;
   switch (kind) {
     case "reply":
       return `reply to post ${target}`;
@@ -134,7 +142,7 @@ function actionTarget(kind: string, target: string): string {
 
 /** `reply to post 1460323737035677698: sent 3m ago`, `follow of user 42: failed 2h ago (why)`. */
 function formatLastAction(a: LastAction, now: number): string {
-  return `${actionTarget(a.kind, a.target)}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
+  return `${actionTarget(a.kind, a.target, a.key)}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
 }
 
 /** `1 bot`, `3 events`: a count with its noun. */
@@ -196,6 +204,7 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
     if (Object.keys(r.triggers).length === 0) lines.push("  (no trigger has run yet)");
     if (r.cursors.mentions) lines.push(`  cursor     mentions since_id ${r.cursors.mentions}`);
     if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
+    if (r.cursors.dms) lines.push(`  cursor     direct messages up to event ${r.cursors.dms}`);
     if (r.inbox > 0) lines.push(`  inbox      ${count(r.inbox, "event")} waiting to be handled`);
     lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
     if (r.waiting && r.waiting.length > 0) {

@@ -5,6 +5,7 @@
  * plugin handles events that no trigger of the bot will bring.
  */
 import {
+  fastestDmsIntervalMs,
   fastestFollowersIntervalMs,
   fastestMentionIntervalMs,
   planHasStream,
@@ -22,11 +23,9 @@ export function mentionsVia(hosted: HostedBot): "poll" | "stream" {
 
 /** Whether the bot file has this trigger. */
 export const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
-  trigger === "mentions"
-    ? !!config.triggers.mentions
-    : trigger === "followers"
-      ? !!config.triggers.followers
-      : config.triggers[trigger].length > 0;
+  trigger === "mentions" || trigger === "followers" || trigger === "dms"
+    ? !!config.triggers[trigger]
+    : config.triggers[trigger].length > 0;
 
 /** How many bots of an app poll an endpoint (they share its A window): counted once for all bots. */
 export type PollerCount = (appId: string, trigger: "mentions" | "followers") => number;
@@ -49,7 +48,7 @@ export function pollerCounts(bots: readonly HostedBot[]): PollerCount {
  */
 export function triggerSpecs(hosted: HostedBot, pollers: PollerCount, via: "poll" | "stream"): TriggerSpecs {
   const { config, app } = hosted;
-  const { mentions, followers, schedule } = config.triggers;
+  const { mentions, followers, dms, schedule } = config.triggers;
   return {
     ...(mentions
       ? {
@@ -73,6 +72,15 @@ export function triggerSpecs(hosted: HostedBot, pollers: PollerCount, via: "poll
           },
         }
       : {}),
+    // Each bot polls its DMs in its own (user) window: no share of the app's to divide.
+    ...(dms
+      ? {
+          dms: {
+            intervalMs: Math.max(dms.interval ?? 0, fastestDmsIntervalMs(app.plan)),
+            backfillMs: dms.backfill,
+          },
+        }
+      : {}),
     schedules: schedule,
   };
 }
@@ -81,6 +89,7 @@ export function triggerSpecs(hosted: HostedBot, pollers: PollerCount, via: "poll
 const TRIGGER_YAML: Record<TriggerName, string> = {
   mentions: "triggers: { mentions: {} }",
   followers: "triggers: { followers: {} }",
+  dms: "triggers: { dms: {} }",
   stream: 'triggers: { stream: [{ value: "..." }] }',
   schedule: 'triggers: { schedule: [{ name: ..., cron: "..." }] }',
 };

@@ -165,7 +165,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   });
   new Gauge({
     name: "postbot_poll_lag_seconds",
-    help: "Seconds since a polling trigger (mentions, followers) last asked the service; grows past its interval when polls are late or stuck.",
+    help: "Seconds since a polling trigger (mentions, followers, dms) last asked the service; grows past its interval when polls are late or stuck.",
     labelNames: ["bot", "trigger"] as const,
     registers: reg,
     collect() {
@@ -173,7 +173,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       if (!reading) return;
       for (const b of reading.bots) {
         if (b.paused) continue;
-        for (const trigger of ["mentions", "followers"] as const) {
+        for (const trigger of ["mentions", "followers", "dms"] as const) {
           const at = b.triggers[trigger]?.lastCheckAt;
           if (at !== undefined) this.set({ bot: b.bot, trigger }, seconds(reading.now - at));
         }

@@ -19,6 +19,7 @@ import type {
   BotStore,
   BudgetView,
   ContextActions,
+  DmOutcome,
   EventContexts,
   EventName,
   EventPost,
@@ -284,6 +285,26 @@ export function createContext(
         },
         dm(text: string, o?: ActionOptions) {
           return awaited(state, layer.dm(event.user.id, text, o));
+        },
+        publish(text: string, o?: ActionOptions) {
+          return awaited(state, layer.post(text, o)) as Promise<PublishOutcome>;
+        },
+      });
+      return { ctx: ctx as unknown as EventContexts[EventName], state };
+    }
+    case "dm": {
+      const { message, sender } = event;
+      // `reply` and `dm` are one verb here: both answer in the message's conversation.
+      const answer = (text: string, o?: ActionOptions) =>
+        awaited(state, layer.answerDm(message, text, o)) as Promise<DmOutcome>;
+      const ctx = Object.assign(new ContextBase("dm" as const, deps, state), {
+        message,
+        sender,
+        conversation: { id: message.dm_conversation_id },
+        reply: answer,
+        dm: answer,
+        follow(o?: ActionOptions) {
+          return awaited(state, layer.follow(sender.id, o));
         },
         publish(text: string, o?: ActionOptions) {
           return awaited(state, layer.post(text, o)) as Promise<PublishOutcome>;

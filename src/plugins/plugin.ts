@@ -43,9 +43,9 @@ import type { Created, DmSent, Following, Hidden, Liked, Reposted } from "../api
 import type { User } from "../api/types.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
-import type { EventName, EventPost } from "../triggers/events.ts";
+import type { DmMessage, EventName, EventPost } from "../triggers/events.ts";
 
-export type { BotIdentity, EventName, EventPost };
+export type { BotIdentity, DmMessage, EventName, EventPost };
 
 /**
  * The bot's own key-value state, kept in the state store across restarts. Values must be
@@ -204,6 +204,28 @@ export interface FollowContext extends BaseContext<"follow"> {
   post(text: string, options?: ActionOptions): Promise<PublishOutcome>;
 }
 
+/** `dm`: a direct message someone sent the bot (the `dms` trigger). */
+export interface DmContext extends BaseContext<"dm"> {
+  /** The message, in the wire's names: `text`, `id`, `created_at`, `dm_conversation_id`, `sender_id`. */
+  message: DmMessage;
+  /** Who sent it (expanded). */
+  sender: User;
+  /** The conversation it came in: one-to-one (`<lower user id>-<higher user id>`) or a group. */
+  conversation: { id: string };
+  /**
+   * Answers in that conversation, through the action layer like every verb: budgeted (the
+   * bot file's `dm` cap applies), recorded, and sent once per message, so a second answer to
+   * the same message is a `duplicate` unless it gives its own `key`. When `sent`,
+   * `result.data.dm_event_id` is the new message's id. Refused when the sender is another bot
+   * of the process (unless `reply_to_bots`); `reply_cooldown` does not apply in DMs.
+   */
+  reply(text: string, options?: ActionOptions): Promise<DmOutcome>;
+  /** The same as {@link reply}: answers in the message's conversation. */
+  dm(text: string, options?: ActionOptions): Promise<DmOutcome>;
+  /** Follows the sender. */
+  follow(options?: ActionOptions): Promise<FollowOutcome>;
+}
+
 /** The context of each event. */
 export interface EventContexts {
   mention: MentionContext;
@@ -211,6 +233,7 @@ export interface EventContexts {
   post: StreamPostContext;
   schedule: ScheduleContext;
   follow: FollowContext;
+  dm: DmContext;
 }
 
 /** A handler of one event. */

@@ -1,7 +1,7 @@
 /**
  * A bot's own triggers, wired to its event loop: the mentions poll (or, through the app's
- * stream, the catch-up polls and the streamed mentions), the followers poll and the cron
- * schedules. Each poll's request goes through the bot's action layer (budgeted, its answer's
+ * stream, the catch-up polls and the streamed mentions), the followers poll, the direct
+ * messages poll and the cron schedules. Each poll's request goes through the bot's action layer (budgeted, its answer's
  * headers correcting the budget) and is counted, so {@link BotTriggers.quiet} can tell a
  * poll waiting for the budget from one under way.
  */
@@ -10,6 +10,7 @@ import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import { startDmsTrigger } from "../triggers/dms.ts";
 import type { BotEvent, TriggerName } from "../triggers/events.ts";
 import { startFollowersTrigger } from "../triggers/followers.ts";
 import { MentionsTrigger } from "../triggers/mentions.ts";
@@ -32,6 +33,8 @@ export interface TriggerSpecs {
     via: "poll" | "stream";
   };
   followers?: { intervalMs: number };
+  /** Direct messages: polled at the interval (the bot's own window), the first poll reaching back `backfillMs`. */
+  dms?: { intervalMs: number; backfillMs: number };
   schedules: readonly ScheduleSpec[];
 }
 
@@ -82,6 +85,12 @@ export class BotTriggers {
     return mentions ? { via: mentions.via, everyMs: mentions.intervalMs } : undefined;
   }
 
+  /** How often the bot's direct messages are polled (undefined: its file has no dms trigger). */
+  dmsDelivery(): { everyMs: number } | undefined {
+    const dms = this.options.specs.dms;
+    return dms ? { everyMs: dms.intervalMs } : undefined;
+  }
+
   /** Starts the polls and schedules (a poll runs at once, then at its interval). */
   start(): void {
     const { specs } = this.options;
@@ -90,6 +99,8 @@ export class BotTriggers {
       if (specs.mentions.via !== "stream") this.running.push((this.polls.mentions = this.mentions.startPolling()));
     }
     if (specs.followers) this.running.push((this.polls.followers = this.followersTrigger(specs.followers.intervalMs)));
+    // Each bot polls its DMs in its own window: the app's other bots never change its interval.
+    if (specs.dms) this.running.push(this.dmsTrigger(specs.dms));
     for (const schedule of specs.schedules) this.running.push(this.schedule(schedule));
   }
 
@@ -129,6 +140,24 @@ export class BotTriggers {
         ),
       onPoll: () => this.options.liveness.touch("followers"),
       onError: this.onError("followers"),
+    });
+  }
+
+  private dmsTrigger(spec: NonNullable<TriggerSpecs["dms"]>): PollLoop {
+    const { bot, userId, clock, api, loop } = this.options;
+    return startDmsTrigger({
+      bot,
+      userId,
+      clock,
+      inbox: loop,
+      intervalMs: spec.intervalMs,
+      backfillMs: spec.backfillMs,
+      fetch: (query, signal) =>
+        this.read("GET /2/dm_events", "dms poll", signal, (s) =>
+          api.exchange("GET /2/dm_events", { query }, { signal: s }),
+        ),
+      onPoll: () => this.options.liveness.touch("dms"),
+      onError: this.onError("dms"),
     });
   }
 

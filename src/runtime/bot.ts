@@ -90,6 +90,11 @@ export class BotRuntime {
     return this.triggers.mentionsDelivery();
   }
 
+  /** How often the bot's direct messages are polled, when its file has a dms trigger (`bot say --dm --wait`). */
+  dmsDelivery(): { everyMs: number } | undefined {
+    return this.triggers.dmsDelivery();
+  }
+
   /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
   start(): void {
     this.triggers.start();

@@ -9,20 +9,35 @@ import type { Includes, Post, User } from "../api/types.ts";
 /** A post as events deliver it: the fields postbot always asks for are present. */
 export type EventPost = Post & Required<Pick<Post, "author_id" | "created_at" | "conversation_id">>;
 
+/**
+ * A direct message as the `dm` event delivers it (the wire's names): who sent it, in which
+ * conversation (`<lower id>-<higher id>` for one-to-one, a number for a group), and when.
+ */
+export interface DmMessage {
+  /** The DM event's id. */
+  id: string;
+  text: string;
+  /** ISO time, as on the wire. */
+  created_at: string;
+  dm_conversation_id: string;
+  sender_id: string;
+}
+
 export type BotEvent =
   | { kind: "mention"; id: string; post: EventPost; author: User }
   | { kind: "reply"; id: string; post: EventPost; author: User; inReplyTo: string }
   | { kind: "post"; id: string; post: EventPost; author: User; rule: { value: string; tag?: string } }
   | { kind: "schedule"; id: string; schedule: { name: string; cron: string; at: number } }
-  | { kind: "follow"; id: string; user: User };
+  | { kind: "follow"; id: string; user: User }
+  | { kind: "dm"; id: string; message: DmMessage; sender: User };
 
 /** The events a plugin can handle: the kinds of {@link BotEvent}. */
 export type EventName = BotEvent["kind"];
 
 /** The triggers of a bot file. */
-export type TriggerName = "mentions" | "stream" | "schedule" | "followers";
+export type TriggerName = "mentions" | "stream" | "schedule" | "followers" | "dms";
 
-/** The state store namespace of the triggers' cursors (keys `<bot>:mentions`, `<bot>:followers`). */
+/** The state store namespace of the triggers' cursors (keys `<bot>:mentions`, `<bot>:followers`, `<bot>:dms`). */
 export const CURSORS_NAMESPACE = "cursors";
 
 /** A trigger's cursor as it moves with the events it delivers; an undefined `value` drops it. */
@@ -54,6 +69,7 @@ export const TRIGGER_OF: Record<EventName, TriggerName> = {
   post: "stream",
   schedule: "schedule",
   follow: "followers",
+  dm: "dms",
 };
 
 /**

@@ -29,7 +29,7 @@ describe("loadBots on the broken fixtures (one file per problem kind)", () => {
       `${dir}/invalid-syntax.yaml:5:1 invalid YAML: Flow map in block collection must be sufficiently indented and end with a }`,
       `${dir}/missing-env.yaml:4:10 the environment variable MISSING_ENV_TOKEN is not set; set it (export MISSING_ENV_TOKEN=...), add a line MISSING_ENV_TOKEN=... to ${FIXTURES}/broken/.env, or write \${MISSING_ENV_TOKEN:-default}`,
       `${dir}/stream-on-basic.yaml:4:3 triggers.stream: the basic plan has no filtered stream, so stream rules cannot run; remove them or use the pro plan`,
-      `${dir}/unknown-key.yaml:4:3 triggers.mentoins: unknown key; did you mean "mentions"? Allowed here: mentions, followers, stream, schedule`,
+      `${dir}/unknown-key.yaml:4:3 triggers.mentoins: unknown key; did you mean "mentions"? Allowed here: mentions, followers, dms, stream, schedule`,
       `${dir}/unknown-plan.yaml:2:7 plan: "gold" is not a plan; use one of pro, basic, free`,
       `${dir}/unknown-plugin.yaml:4:3 plugins.rpely: unknown plugin "rpely"; did you mean "reply"? Looked for ${PLUGINS}/rpely.{ts,js,mts,mjs}, ${PLUGINS}/rpely/index.{ts,js} and the npm packages postbot-plugin-rpely, rpely`,
     ]);

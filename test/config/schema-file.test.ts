@@ -70,6 +70,7 @@ describe("bot.schema.json", () => {
     expect(Object.keys(schema.properties.triggers!.properties!)).toEqual([
       "mentions",
       "followers",
+      "dms",
       "stream",
       "schedule",
     ]);

@@ -28,4 +28,13 @@ describe("capacity lines", () => {
     expect(capacityLines({ ...load, plan: "pro" })).toEqual([]);
     expect([humanInterval(3_000), humanInterval(600_000), humanInterval(7_200_000)]).toEqual(["3 s", "10 min", "2 h"]);
   });
+
+  it("say what the plan means for direct messages: once a day on basic, every minute on pro", () => {
+    expect(capacityLines({ ...load, plan: "basic", dms: 1 })).toEqual([
+      "1 bot reads direct messages on basic (app app1): basic: DMs are checked once a day for each bot, in its own window; pro checks them every minute",
+    ]);
+    expect(capacityLines({ ...load, plan: "pro", dms: 3 })).toEqual([
+      "3 bots read direct messages on pro (app app1): pro: DMs are checked every minute for each bot, in its own window",
+    ]);
+  });
 });

@@ -4,6 +4,12 @@
  * its cooldown. Two bots answering each other, or one bot answering its own answers, is a
  * reply loop, and reply loops get accounts suspended.
  *
+ * An answer to a direct message (a `dm` action naming the message's sender) obeys the first
+ * rule: two bots of the process that answer DMs would otherwise talk to each other forever.
+ * The cooldown does not apply to it: a DM conversation has two people in it, one of whom
+ * asked, and a bot answering each message there is what DMs are for (a conversation of
+ * several questions would stop at the first answer otherwise).
+ *
  * The cooldown is persisted, so a restart does not reopen it.
  */
 import type { Clock } from "../../clock.ts";
@@ -105,8 +111,23 @@ export function replySafety(options: ReplySafetyOptions): Step {
     return undefined;
   };
 
+  /** Why an answer to a direct message would start a loop, if it would. */
+  const dmRefusal = (action: Action, sender: string): string | undefined => {
+    if (replyToBots) return undefined;
+    if (sender === selfId)
+      return `message ${action.target} is the bot's own; a bot does not answer itself unless its file says reply_to_bots: true`;
+    if (botIds.has(sender))
+      return `message ${action.target} is from another bot of this process (user ${sender}); bots do not answer each other unless the file says reply_to_bots: true`;
+    return undefined;
+  };
+
   return (next) => async (job) => {
     const { action } = job;
+    if (action.kind === "dm" && action.context?.authorId !== undefined) {
+      const reason = dmRefusal(action, action.context.authorId);
+      if (reason) return action.key ? { status: "refused", key: action.key, reason } : { status: "refused", reason };
+      return next(job);
+    }
     if (action.kind !== "reply") return next(job);
     const reason = refusal(action);
     if (reason) return action.key ? { status: "refused", key: action.key, reason } : { status: "refused", reason };

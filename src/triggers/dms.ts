@@ -1,0 +1,139 @@
+/**
+ * The dms trigger: turns the direct messages people send the bot into `dm` events, by
+ * polling `GET /2/dm_events` within the bot's own (user) window.
+ *
+ * The endpoint lists every event of the bot's conversations, the bot's own messages among
+ * them, newest first, and has no `since_id` (wire-facts 1.3 and 2.14): a poll reads pages
+ * until it meets the newest event the previous poll saw, which the cursor keeps. So:
+ *
+ * - The cursor (`last_id`, the newest event seen, the bot's own included) is kept by the
+ *   bot's inbox and moves in the same write that puts the events there
+ *   ({@link TriggerInbox.commit}): a restart neither misses nor repeats a message.
+ * - Until a poll has seen any event, the cursor holds the time the very first poll reached
+ *   back to (`since`: `backfillMs` before it, one hour by default), so a bot polled once a
+ *   day (basic) still gets a message that came hours after its first poll.
+ * - Only `MessageCreate` events are asked for; the bot's own messages move the cursor and
+ *   are never delivered. Messages are delivered oldest first.
+ * - Requests go through the caller's `fetch`, which the runtime budgets like any action.
+ */
+import type { DmEventFieldsQuery, PagingQuery } from "../api/params.ts";
+import { compareIds } from "../api/ids.ts";
+import type { DmEvent, Envelope, User } from "../api/types.ts";
+import type { Clock } from "../clock.ts";
+import { EVENT_USER_FIELDS, type BotEvent, type DmMessage, type TriggerInbox } from "./events.ts";
+import { startPollLoop, type PollLoop } from "./poller.ts";
+
+/** The largest page of `GET /2/dm_events` (wire-facts 1.3). */
+export const DMS_PAGE_SIZE = 100;
+
+/** Where the dms trigger is: the newest event seen, or, before any was, how far back to read. */
+export type DmsCursor = { last_id: string } | { since: number };
+
+/** The query of a dms poll: messages only, with what {@link DmMessage} needs and the sender expanded. */
+export type DmsQuery = DmEventFieldsQuery & PagingQuery & { event_types: readonly "MessageCreate"[] };
+
+/** What postbot asks for with every DM it delivers to plugins. */
+export const EVENT_DM_QUERY = {
+  event_types: ["MessageCreate"],
+  "dm_event.fields": ["id", "event_type", "text", "created_at", "dm_conversation_id", "sender_id"],
+  expansions: ["sender_id"],
+  "user.fields": EVENT_USER_FIELDS,
+} satisfies DmsQuery;
+
+export const dmsCursorKey = (bot: string) => `${bot}:dms`;
+
+export interface DmsTriggerOptions {
+  bot: string;
+  userId: string;
+  clock: Clock;
+  /** The bot's inbox: keeps the cursor, and takes the events with the cursor's move. */
+  inbox: TriggerInbox;
+  intervalMs: number;
+  /** How far the very first poll reaches back. */
+  backfillMs: number;
+  /** Fetches one page (budgeted by the caller). */
+  fetch(query: DmsQuery, signal: AbortSignal): Promise<Envelope<DmEvent[]>>;
+  /** After each successful poll: how many events it delivered. */
+  onPoll?(delivered: number): void;
+  onError(err: unknown): "stop" | void;
+}
+
+/** A DM event as a {@link DmMessage}, or undefined when it is not a message or lacks a field asked for. */
+function asMessage(e: DmEvent): DmMessage | undefined {
+  if (e.event_type !== "MessageCreate") return undefined;
+  const { id, text, created_at, dm_conversation_id, sender_id } = e;
+  if (text === undefined || !created_at || !dm_conversation_id || !sender_id) return undefined;
+  return { id, text, created_at, dm_conversation_id, sender_id };
+}
+
+/** The `dm` events of messages others sent, oldest first (the sender expanded from `includes`). */
+export function dmEvents(
+  messages: Iterable<DmMessage>,
+  users: ReadonlyMap<string, User>,
+  botUserId: string,
+): BotEvent[] {
+  return [...messages]
+    .filter((m) => m.sender_id !== botUserId)
+    .sort((a, b) => compareIds(a.id, b.id))
+    .map((message) => ({
+      kind: "dm",
+      id: `dm:${message.id}`,
+      message,
+      sender: users.get(message.sender_id) ?? { id: message.sender_id, name: "", username: "" },
+    }));
+}
+
+/** Polls once: reads pages back to the cursor, delivers the others' messages oldest first, moves the cursor. */
+export async function pollDms(options: DmsTriggerOptions, signal: AbortSignal): Promise<number> {
+  const { inbox, clock } = options;
+  const key = dmsCursorKey(options.bot);
+  const cursor = inbox.cursor<DmsCursor>(key);
+  const lastId = cursor && "last_id" in cursor ? cursor.last_id : undefined;
+  const since =
+    lastId === undefined ? (cursor && "since" in cursor ? cursor.since : clock.now() - options.backfillMs) : undefined;
+  const messages = new Map<string, DmMessage>();
+  const users = new Map<string, User>();
+  let newest = lastId;
+  let token: string | undefined;
+  for (;;) {
+    const page = await options.fetch(
+      { ...EVENT_DM_QUERY, max_results: DMS_PAGE_SIZE, ...(token ? { pagination_token: token } : {}) },
+      signal,
+    );
+    let reached = false;
+    for (const e of page.data ?? []) {
+      if (lastId !== undefined && compareIds(e.id, lastId) <= 0) reached = true;
+      else if (since !== undefined && e.created_at !== undefined && Date.parse(e.created_at) < since) reached = true;
+      if (reached) break;
+      if (newest === undefined || compareIds(e.id, newest) > 0) newest = e.id;
+      const message = asMessage(e);
+      if (message) messages.set(message.id, message);
+    }
+    for (const u of page.includes?.users ?? []) users.set(u.id, u);
+    token = page.meta?.next_token;
+    if (reached || !token) break;
+  }
+  const events = dmEvents(messages.values(), users, options.userId);
+  // Before any event was seen, the cursor keeps the first poll's reach, so later polls reach as far.
+  const value: DmsCursor | undefined =
+    newest !== undefined
+      ? newest !== lastId
+        ? { last_id: newest }
+        : undefined
+      : cursor
+        ? undefined
+        : { since: since! };
+  await inbox.commit(events, value !== undefined ? { key, value } : undefined);
+  options.onPoll?.(events.length);
+  return events.length;
+}
+
+/** Starts polling at `intervalMs`; the first poll runs at once. */
+export function startDmsTrigger(options: DmsTriggerOptions): PollLoop {
+  return startPollLoop({
+    clock: options.clock,
+    intervalMs: options.intervalMs,
+    poll: async (signal) => void (await pollDms(options, signal)),
+    onError: options.onError,
+  });
+}
