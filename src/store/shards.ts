@@ -17,7 +17,7 @@
  * | `budget.windows`, `budget.pauses` | `...\|u:<user id>...` | `accounts/<user id>.json` |
  * | `budget.windows`, `budget.pauses` | `...\|a:<app id>...` | `apps/<app id>.json` |
  * | `budget.windows` | `cap\|<bot>\|...` | `bots/<bot>.json` |
- * | `budget.usage` | `<app id>` | `apps/<app id>.json` |
+ * | `budget.usage`, `stream.marks` | `<app id>` | `apps/<app id>.json` |
  * | `status` | `<bot>` | `status.json` (saved for all bots at once, every few seconds) |
  * | `auth:*`, `credentials` | any | `credentials.json` |
  * | anything else | | `shared.json` |
@@ -107,6 +107,7 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "budget.pauses":
       return budgetShard(key);
     case "budget.usage":
+    case "stream.marks":
       return owned("apps", key);
     case "status":
     case "status.apps":

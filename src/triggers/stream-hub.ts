@@ -17,7 +17,11 @@
  * - No silent gaps: after a reconnect, the posts that matched the app's rules while it was
  *   away are fetched with recent search since the last post the stream delivered, and
  *   delivered once (a post both searched and streamed is handed out once). The log says
- *   how long the gap was and how many posts it recovered.
+ *   how long the gap was and how many posts it recovered. The same at start: where the app's
+ *   stream left off in an earlier run (a restart, or another process that held it and died)
+ *   is kept in the state ({@link StreamMark}, ./stream-mark.ts), and the first connection
+ *   closes the gap since then. Recent search reaches back 7 days: what matched before that
+ *   is said, in the log and the status, to be beyond recovery.
  */
 import type { ApiClient } from "../api/client.ts";
 import { compareIds } from "../api/ids.ts";
@@ -31,6 +35,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "./events.ts";
 import { MENTIONS_RULE_TAG, planMentionRules, type RuleCaps } from "./mention-rules.ts";
+import { MarkKeeper, REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS, type StreamMark } from "./stream-mark.ts";
 
 export interface BotRules {
   bot: string;
@@ -79,8 +84,12 @@ export interface StreamStatus {
   rules: { own: number; mentions: number };
   /** Bots whose mentions come through the stream. */
   mentionBots: number;
-  /** Gaps closed after reconnects: how many, the last one's length, posts recovered in all. */
-  gaps: { count: number; lastMs?: number; recovered: number };
+  /**
+   * Gaps closed, at start (since an earlier run's stream) and after reconnects: how many, the
+   * last one's length, posts recovered in all, and the part of the last gap too old for recent
+   * search (its posts could not be recovered), if any.
+   */
+  gaps: { count: number; lastMs?: number; recovered: number; unrecovered?: { from: number; to: number } };
 }
 
 export interface StreamHubOptions {
@@ -113,6 +122,13 @@ export interface StreamHubOptions {
   onInterrupted?(): void;
   /** Bots the mention rules could not cover (the app's rule cap): they must poll. */
   onOverflow?(bots: string[]): void;
+  /**
+   * Where the app's stream left off in an earlier run ({@link StreamMark}): the first
+   * connection closes the gap since then. Read once, before the first connection.
+   */
+  resume?(): Promise<StreamMark | undefined>;
+  /** The mark moved (a post delivered, a gap closed, the connection ended or closed): save it. */
+  onMark?(mark: StreamMark): void;
   /** Every status change. */
   onStatus?(status: StreamStatus): void;
 }
@@ -135,6 +151,8 @@ export interface StreamHub {
    * change is retried, and logged, until it goes through or the hub closes.
    */
   update(wants: readonly BotRules[], mentionBots?: readonly MentionBot[]): Promise<void>;
+  /** Where the stream is now ({@link StreamMark}; its `until` now while connected), to save it again. */
+  mark(): StreamMark | undefined;
   close(): void;
 }
 
@@ -341,6 +359,17 @@ function causeOf(failure: unknown): ReconnectCause {
   return "http";
 }
 
+/** A gap to close: since when (`from`), from which post (or time) to search, and whether it is the one since an earlier run. */
+interface Gap {
+  from: number;
+  sinceId?: string;
+  sinceAt: number;
+  start?: boolean;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const days = (ms: number) => `${(ms / 86_400_000).toFixed(1)} days`;
+
 /** How many post ids the hub remembers to hand each post out once (stream and recovery). */
 const RECENT_POSTS = 50_000;
 /** A recent search query's longest (pro; the mention rules are joined up to it). */
@@ -460,11 +489,24 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     const values = (event.matching_rules ?? [])
       .map((m) => rules?.byId.get(m.id)?.value)
       .filter((v): v is string => v !== undefined);
-    if (route(event.data, event.includes, values)) lastPostId = event.data.id;
+    if (!route(event.data, event.includes, values)) return;
+    lastPostId = event.data.id;
+    marks.delivered(event.data.id, clock.now(), true);
   };
 
-  /** The posts of a gap, by recent search: each own rule alone, the mention rules joined. */
+  /**
+   * The posts of a gap, by recent search: each own rule alone, the mention rules joined; from
+   * the last post delivered (`since.id`), or from `since.at`; not further back than recent
+   * search reaches.
+   */
   const recover = async (client: ApiClient, since: { id?: string; at: number }): Promise<number> => {
+    const reach = clock.now() - RECENT_SEARCH_REACH_MS + REACH_MARGIN_MS;
+    const from =
+      since.at < reach
+        ? { start_time: new Date(reach) }
+        : since.id
+          ? { since_id: since.id }
+          : { start_time: new Date(since.at) };
     const queries: Array<{ query: string; values: string[] }> = [...merged.keys()].map((value) => ({
       query: value,
       values: [value],
@@ -492,7 +534,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
                   ...EVENT_POST_QUERY,
                   query,
                   max_results: 100,
-                  ...(since.id ? { since_id: since.id } : { start_time: new Date(since.at) }),
+                  ...from,
                   ...(next ? { next_token: next } : {}),
                 },
               },
@@ -504,19 +546,87 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
         next = page.meta?.next_token;
       } while (next && !closer.signal.aborted);
       found.sort((a, b) => compareIds(a.post.id, b.post.id));
-      for (const { post, includes } of found) if (route(post, includes, values)) recovered++;
+      for (const { post, includes } of found) {
+        if (!route(post, includes, values)) continue;
+        recovered++;
+        marks.delivered(post.id, clock.now(), false);
+      }
     }
     return recovered;
   };
 
+  /**
+   * Closes a gap once connected (in the background: the stream's posts flow meanwhile) and
+   * says how long it was and what it recovered; `start` for the gap since an earlier run.
+   */
+  const closeGap = (client: ApiClient, gap: Gap) => {
+    recovering++;
+    marks.holdForGap();
+    const reach = clock.now() - RECENT_SEARCH_REACH_MS + REACH_MARGIN_MS;
+    const unrecovered = gap.from < reach ? { from: gap.from, to: reach } : undefined;
+    if (unrecovered) {
+      status.gaps.unrecovered = unrecovered;
+      log.error(
+        {
+          gap_ms: clock.now() - gap.from,
+          unrecovered_from: iso(unrecovered.from),
+          unrecovered_to: iso(unrecovered.to),
+        },
+        `stream gap of ${days(clock.now() - gap.from)} is longer than recent search reaches (7 days): posts that matched the rules between ${iso(unrecovered.from)} and ${iso(unrecovered.to)} could not be recovered`,
+      );
+    }
+    void recover(client, { ...(gap.sinceId ? { id: gap.sinceId } : {}), at: gap.sinceAt })
+      .then((recovered) => {
+        const ms = clock.now() - gap.from;
+        status.gaps.count++;
+        status.gaps.lastMs = ms;
+        status.gaps.recovered += recovered;
+        marks.gapEnded(true, clock.now());
+        changed();
+        log.warn(
+          { gap_ms: ms, recovered, ...(gap.start ? { at_start: true } : {}) },
+          gap.start
+            ? `stream gap of ${(ms / 1000).toFixed(1)} s since this app's stream last ran (a restart, or a process that held it stopped) closed: recent search recovered ${recovered} posts that matched the rules meanwhile`
+            : `stream gap of ${(ms / 1000).toFixed(1)} s closed: recent search recovered ${recovered} posts that matched the rules meanwhile`,
+        );
+      })
+      .catch((err: unknown) => {
+        marks.gapEnded(false, clock.now());
+        if (!closer.signal.aborted)
+          log.error(
+            { err },
+            `could not recover the stream's gap with recent search: ${(err as Error)?.message ?? String(err)}; those posts are not delivered${options.onMark ? " (the next start tries again)" : ""}`,
+          );
+      })
+      .finally(() => recovering--);
+  };
+
   let lastPostId: string | undefined;
   let recovering = 0;
+  const marks = new MarkKeeper((mark) => options.onMark?.(mark));
+  /** The earlier run's mark, if any (a failure to read it is said, and the stream starts without). */
+  const resume = async (): Promise<StreamMark | undefined> => {
+    try {
+      return await options.resume?.();
+    } catch (err) {
+      log.error(
+        { err },
+        `could not read where the app's stream left off: ${(err as Error)?.message ?? String(err)}; what matched the rules while no process held the stream is not searched for`,
+      );
+      return undefined;
+    }
+  };
 
   const run = async () => {
     const policy = new ReconnectPolicy();
-    /** Set while a connection that was established has ended: the gap to close on the next one. */
-    let gap: { from: number; sinceId?: string; sinceAt: number } | undefined;
+    /** Set while a connection that was established has ended (or an earlier run's did): the gap to close on the next one. */
+    let gap: Gap | undefined;
     let connectedAt = clock.now();
+    const earlier = await resume();
+    if (earlier) {
+      marks.resume(earlier);
+      gap = { from: earlier.until, ...(earlier.id ? { sinceId: earlier.id } : {}), sinceAt: earlier.at, start: true };
+    }
     while (!closer.signal.aborted) {
       if (status.state !== "starting") enter("starting");
       let failure: { cause: ReconnectCause; error: unknown } | undefined;
@@ -541,31 +651,11 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
               status.connects++;
               connectedAt = clock.now();
               enter("connected");
+              marks.connected(clock.now());
               options.onConnected?.(status.connects === 1);
               if (gap) {
-                const closing = gap;
+                closeGap(c, gap);
                 gap = undefined;
-                recovering++;
-                void recover(c, { ...(closing.sinceId ? { id: closing.sinceId } : {}), at: closing.sinceAt })
-                  .then((recovered) => {
-                    const ms = clock.now() - closing.from;
-                    status.gaps.count++;
-                    status.gaps.lastMs = ms;
-                    status.gaps.recovered += recovered;
-                    changed();
-                    log.warn(
-                      { gap_ms: ms, recovered },
-                      `stream gap of ${(ms / 1000).toFixed(1)} s closed: recent search recovered ${recovered} posts that matched the rules meanwhile`,
-                    );
-                  })
-                  .catch((err: unknown) => {
-                    if (!closer.signal.aborted)
-                      log.error(
-                        { err },
-                        `could not recover the stream's gap with recent search: ${(err as Error)?.message ?? String(err)}; those posts are not delivered`,
-                      );
-                  })
-                  .finally(() => recovering--);
               }
             } else if (event.type === "gave-up") failure = { cause: event.cause, error: event.error };
             else if (event.type === "stream-error")
@@ -576,6 +666,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
         }
         if (status.state === "connected") {
           gap = { from: clock.now(), ...(lastPostId ? { sinceId: lastPostId } : {}), sinceAt: connectedAt };
+          marks.lostAt(clock.now());
           options.onInterrupted?.();
         }
       } catch (err) {
@@ -644,7 +735,9 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     has: (postId) => recent.has(postId),
     busy: () => status.state === "starting" || recovering > 0 || applying > 0,
     update,
+    mark: () => marks.now(clock.now(), status.state === "connected"),
     close() {
+      if (status.state === "connected") marks.lostAt(clock.now());
       closer.abort();
       current?.close();
     },

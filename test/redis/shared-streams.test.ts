@@ -51,6 +51,7 @@ const fakeHub = (): StreamHub => ({
   has: () => false,
   busy: () => false,
   update: async () => {},
+  mark: () => undefined,
   close: () => {},
 });
 

@@ -1,0 +1,159 @@
+/**
+ * The stream hub at start: where the app's stream left off in an earlier run (its mark, kept
+ * in the state) is where the first connection's gap search begins, as after a reconnect. The
+ * posts that matched while no process held the stream are delivered once; the log and the
+ * status say how long the gap was, what it recovered, and what was too old for recent search
+ * (7 days). On the sandbox with a frozen clock; the stream crosses a real socket, so the test
+ * waits for outcomes (never for a time).
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createClient, type ApiClient } from "../../src/api/client.ts";
+import { createClock, type AdjustableClock } from "../../src/clock.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import type { BotEvent } from "../../src/triggers/events.ts";
+import { startStreamHub, type StreamHub } from "../../src/triggers/stream-hub.ts";
+import { MarkKeeper, type StreamMark } from "../../src/triggers/stream-mark.ts";
+import { captureLogs } from "../helpers/log.ts";
+import { T0 } from "../helpers/sandbox.ts";
+
+let sandbox: Sandbox | undefined;
+let hub: StreamHub | undefined;
+const clients: ApiClient[] = [];
+afterEach(async () => {
+  hub?.close();
+  await hub?.done;
+  hub = undefined;
+  for (const c of clients.splice(0)) await c.close();
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+const eventually = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 10 });
+const DAY = 86_400_000;
+
+/** A sandbox, an app, a user who posts, and a hub for one bot with the rule `#cats`, resuming from `resume`. */
+async function world(clock: AdjustableClock) {
+  sandbox = await createSandbox({ clock });
+  const app = await sandbox.admin.createApp({ plan: "pro" });
+  const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+  const fan = await sandbox.admin.createUser({ username: "fan", name: "fan" });
+  const post = async (text: string) => (await sandbox!.admin.createPost({ author_id: alice.id, text })).id;
+  const start = (resume: StreamMark | undefined) => {
+    const { lines, logger } = captureLogs("info");
+    const delivered: string[] = [];
+    const marks: StreamMark[] = [];
+    hub = startStreamHub({
+      appId: "app",
+      clock,
+      log: logger,
+      client: async () => {
+        const client = createClient({
+          baseUrl: sandbox!.url,
+          auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
+        });
+        clients.push(client);
+        return client;
+      },
+      forgetBearer: () => {},
+      caps: { maxRules: 1000, maxRuleLength: 1024 },
+      wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
+      deliver: (_bot, event: BotEvent) => void delivered.push(event.post!.text),
+      resume: async () => resume,
+      onMark: (mark) => void marks.push(mark),
+    });
+    return { lines, delivered, marks, hub };
+  };
+  return { post, start };
+}
+
+describe("the stream hub closes the gap since an earlier run at start", () => {
+  it("delivers once what matched while no process held the stream, says so, and moves the mark on", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const { post, start } = await world(clock);
+    // An earlier run delivered up to "#cats 1" and was connected until a minute later.
+    await post("#cats 0");
+    const last = await post("#cats 1");
+    await clock.advance(60_000);
+    const mark: StreamMark = { id: last, at: T0, until: clock.now() };
+    // While no process held the stream: three matching posts, one not matching.
+    await clock.advance(10 * 60_000);
+    for (const text of ["#cats 2", "#dogs 3", "#cats 4", "#cats 5"]) await post(text);
+    await clock.advance(60_000);
+    const run = start(mark);
+    await eventually(() => expect(run.hub.status().gaps.count).toBe(1));
+    expect(run.delivered).toEqual(["#cats 2", "#cats 4", "#cats 5"]);
+    // Streamed from now on, each once.
+    await post("#cats 6");
+    await eventually(() => expect(run.delivered).toHaveLength(4));
+    expect(run.delivered.at(-1)).toBe("#cats 6");
+    const gap = run.lines.find((l) => /^stream gap of/.test(String(l.msg)))!;
+    expect(gap.msg).toBe(
+      "stream gap of 660.0 s since this app's stream last ran (a restart, or a process that held it stopped) closed: recent search recovered 3 posts that matched the rules meanwhile",
+    );
+    expect(run.hub.status().gaps).toMatchObject({ count: 1, lastMs: 660_000, recovered: 3 });
+    expect(run.hub.status().gaps.unrecovered).toBeUndefined();
+    // The mark: on to the newest post delivered, the stream connected until now.
+    const newest = Object.values(sandbox!.context.data.world.posts).find((p) => p.text === "#cats 6")!.id;
+    expect(run.marks.at(-1)).toMatchObject({ id: newest, until: clock.now() });
+    expect(run.hub.mark()).toMatchObject({ id: newest });
+  });
+
+  it("a gap longer than recent search reaches: what it can is recovered, the rest is named in the log and the status", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const { post, start } = await world(clock);
+    const last = await post("#cats old");
+    const mark: StreamMark = { id: last, at: T0, until: T0 };
+    await clock.advance(DAY);
+    await post("#cats beyond reach"); // 9 days before the start below
+    await clock.advance(8 * DAY);
+    await post("#cats within reach");
+    await clock.advance(60_000);
+    const run = start(mark);
+    await eventually(() => expect(run.hub.status().gaps.count).toBe(1));
+    expect(run.delivered).toEqual(["#cats within reach"]);
+    const to = clock.now() - 7 * DAY + 60_000;
+    expect(run.hub.status().gaps.unrecovered).toEqual({ from: T0, to });
+    expect(run.lines.map((l) => l.msg)).toContain(
+      `stream gap of 9.0 days is longer than recent search reaches (7 days): posts that matched the rules between ${new Date(T0).toISOString()} and ${new Date(to).toISOString()} could not be recovered`,
+    );
+  });
+
+  it("without a mark (the app's stream never ran) nothing is searched; the first connection makes one", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const { post, start } = await world(clock);
+    await post("#cats before any run");
+    const run = start(undefined);
+    await eventually(() => expect(run.hub.status().state).toBe("connected"));
+    expect(run.marks[0]).toEqual({ at: T0, until: T0 });
+    await post("#cats streamed");
+    await eventually(() => expect(run.delivered).toEqual(["#cats streamed"]));
+    expect(run.hub.status().gaps.count).toBe(0);
+  });
+});
+
+describe("MarkKeeper", () => {
+  it("moves with streamed posts, holds still while a gap is recovered, and stays where a gap could not be", () => {
+    const saved: StreamMark[] = [];
+    const keeper = new MarkKeeper((m) => void saved.push(m));
+    keeper.resume({ id: "100", at: 1, until: 2 });
+    expect(keeper.now(10, false)).toEqual({ id: "100", at: 1, until: 2 });
+    keeper.holdForGap();
+    keeper.delivered("120", 11, true); // streamed while the gap since 100 is searched
+    keeper.delivered("110", 12, false); // found by the search
+    expect(saved).toEqual([]);
+    expect(keeper.now(13, true)).toEqual({ id: "100", at: 1, until: 2 });
+    keeper.gapEnded(true, 14);
+    expect(saved.at(-1)).toEqual({ id: "120", at: 14, until: 14 });
+    keeper.delivered("130", 15, true);
+    expect(saved.at(-1)).toEqual({ id: "130", at: 15, until: 15 });
+    expect(keeper.now(20, true)).toEqual({ id: "130", at: 15, until: 20 });
+    keeper.lostAt(21);
+    expect(saved.at(-1)).toEqual({ id: "130", at: 15, until: 21 });
+    // A gap that could not be recovered: the mark stays for the next start to try again.
+    keeper.holdForGap();
+    keeper.gapEnded(false, 30);
+    keeper.delivered("140", 31, true);
+    keeper.lostAt(32);
+    expect(keeper.now(33, true)).toEqual({ id: "130", at: 15, until: 21 });
+  });
+});
