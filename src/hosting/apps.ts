@@ -16,6 +16,7 @@ import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { AppStatus } from "../runtime/types.ts";
 import type { CatchUpQueue } from "../triggers/catch-up.ts";
+import { storeMarks, type StreamMarks } from "../triggers/stream-mark.ts";
 import {
   startStreamHub,
   type BotRules,
@@ -39,6 +40,8 @@ export interface Apps {
   replace(before: HostedBot, after: HostedBot): Promise<void>;
   /** A bot stopped for good: its rules leave the app's stream. */
   remove(hosted: HostedBot): Promise<void>;
+  /** Saves each stream's mark as it is now (with the status, every few seconds: how long the stream is known connected). */
+  saveMarks(): void;
 }
 
 /** What the apps are started with. */
@@ -72,8 +75,11 @@ class ProcessApps implements Apps {
   readonly hubs = new Map<string, StreamHub>();
   readonly queues = new Map<string, CatchUpQueue>();
   private readonly byApp = new Map<string, App>();
+  /** Where each app's stream left off, in the state store (set with the events of each post it delivers). */
+  private readonly marks: StreamMarks;
 
   constructor(private readonly deps: AppDeps) {
+    this.marks = storeMarks(deps.options.store);
     for (const hosted of deps.options.bots) {
       if (!deps.bots.has(hosted.config.name)) continue;
       this.appOf(hosted).bots.set(hosted.config.name, hosted);
@@ -190,6 +196,13 @@ class ProcessApps implements Apps {
     return [wants, mentionBots];
   }
 
+  saveMarks(): void {
+    for (const [appId, hub] of this.hubs) {
+      const mark = hub.mark();
+      if (mark) this.marks.save(appId, mark);
+    }
+  }
+
   private stopStream(appId: string): void {
     this.hubs.get(appId)?.close();
     this.queues.get(appId)?.close();
@@ -200,7 +213,9 @@ class ProcessApps implements Apps {
   /**
    * An app's stream connection: its requests budgeted through a bot of the app, its posts
    * delivered to the bots, and one catch-up poll per streamed bot once connected (or at
-   * once, if the first attempt fails) and after every reconnect.
+   * once, if the first attempt fails) and after every reconnect. Where it left off is kept in
+   * the state store, set with the events of each post it delivers: the next start (or the
+   * app's next stream, here) closes the gap since then.
    */
   private startStream(appId: string, app: App): void {
     const { options, bots } = this.deps;
@@ -245,6 +260,8 @@ class ProcessApps implements Apps {
       wants,
       mentionBots,
       budgeted,
+      resume: () => this.marks.read(appId),
+      onMark: (mark) => this.marks.save(appId, mark),
       deliver: (bot, event) => bots.get(bot)?.deliver([event]),
       deliverMentions: (bot, events) => bots.get(bot)?.acceptMentions(events),
       onConnected: () => {

@@ -129,6 +129,7 @@ class HostedRuntime implements Runtime {
       names: () => [...this.bots.keys(), ...this.paused.keys()],
       status: (name) => this.bots.get(name)?.status() ?? this.paused.get(name),
       apps: () => this.hosting?.apps() ?? [],
+      alsoSave: () => this.hosting?.saveMarks(),
       ...(this.claimed && options.shared ? { publish: (ttlMs) => this.sharedApps!.saveStatus(ttlMs) } : {}),
     });
   }

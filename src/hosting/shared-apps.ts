@@ -135,6 +135,8 @@ class ProcessApps implements SharedApps {
       deliverMentions: request.deliverMentions,
       onConnected: request.onConnected,
       onInterrupted: request.onInterrupted,
+      resume: request.resume,
+      onMark: request.onMark,
       onOverflow: (overflow) =>
         log.error(
           { bots: overflow.length },

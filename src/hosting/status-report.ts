@@ -148,6 +148,7 @@ function formatLastAction(a: LastAction, now: number): string {
 /** `1 bot`, `3 events`: a count with its noun. */
 const count = (n: number, noun: string) => `${thousands(n)} ${n === 1 ? noun : `${noun}s`}`;
 
+const iso = (ms: number) => new Date(ms).toISOString();
 const thousands = (n: number) => n.toLocaleString("en-US");
 
 /** A running bot's status older than three status rounds: its process may have stopped without saving. */
@@ -173,6 +174,11 @@ function formatApp(app: AppStatus, now: number): string[] {
     if (s.gaps.count > 0)
       lines.push(
         `  gaps       ${s.gaps.count} closed, last ${age(s.gaps.lastMs ?? 0)} long; ${s.gaps.recovered} posts recovered by search`,
+      );
+    const lost = s.gaps.unrecovered;
+    if (lost)
+      lines.push(
+        `  lost       posts that matched the rules from ${iso(lost.from)} to ${iso(lost.to)} could not be recovered: the stream was away longer than recent search reaches back (7 days)`,
       );
   }
   if (app.catchUp && app.catchUp.waiting + app.catchUp.running > 0)

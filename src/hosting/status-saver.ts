@@ -32,6 +32,8 @@ export interface StatusSaverOptions {
   /** A bot's status now (undefined: it stopped running here meanwhile). */
   status(name: string): BotStatus | undefined;
   apps(): AppStatus[];
+  /** Sets what else is saved with each round (the apps' stream marks: until when each stream is known connected). */
+  alsoSave?(): void;
   /** Saves what the store does not hold (with the state on Redis: this process's part of each app), kept `ttlMs`. */
   publish?(ttlMs: number): Promise<void>;
 }
@@ -94,6 +96,7 @@ export class StatusSaver {
     }
     this.round++;
     for (const a of this.options.apps()) store.set(APP_STATUS_NAMESPACE, a.appId, a);
+    this.options.alsoSave?.();
     await Promise.all([store.flush(), this.options.publish?.(3 * this.options.everyMs)]);
   }
 }

@@ -17,6 +17,10 @@
  *   bot added, changed or removed anywhere), the holder's hub is told at its next renewal and
  *   changes the app's rules by the smallest step, without reconnecting
  *   ({@link StreamHub.update}).
+ *
+ * Where the app's stream left off is kept in Redis (./stream-marks.ts), moved by the holder's
+ * hub as it delivers and at each renewal: every hub started, here or in the process that
+ * takes the stream over, first closes the gap since then with recent search.
  */
 import type { Redis } from "ioredis";
 import type { Clock } from "../clock.ts";
@@ -32,6 +36,8 @@ import {
   type HandoffEntry,
 } from "./stream-handoff.ts";
 import type { BotRules, MentionBot, StreamHub, StreamStatus } from "../triggers/stream-hub.ts";
+import type { StreamMark } from "../triggers/stream-mark.ts";
+import { readStreamMark, StreamMarkWriter, streamMarkKey } from "./stream-marks.ts";
 
 /** What the directory keeps of a bot, for whichever process runs the app's hub. */
 export interface DirectoryBot {
@@ -52,6 +58,10 @@ export interface HubRequest {
   deliverMentions(bot: string, events: HandoffEntry["events"]): void;
   onConnected(first: boolean): void;
   onInterrupted(): void;
+  /** Where the app's stream left off, in whichever process ran it last (./stream-marks.ts). */
+  resume(): Promise<StreamMark | undefined>;
+  /** The hub's mark moved: written for the next holder, fenced by this process's stream lease. */
+  onMark(mark: StreamMark): void;
 }
 
 export interface SharedStreamsOptions {
@@ -97,6 +107,8 @@ interface App {
   hosted: Set<string>;
   lease?: Lease;
   hub?: StreamHub;
+  /** Writes the hub's mark while it runs. */
+  marks?: StreamMarkWriter;
   /** The directory's content the hub was started with, and its version then. */
   hubOf?: string;
   hubVersion?: string;
@@ -274,6 +286,8 @@ export class SharedStreams {
 
   private stopHub(app: App): void {
     app.hub?.close();
+    app.marks?.retire();
+    app.marks = undefined;
     app.hub = undefined;
     app.hubOf = undefined;
     app.hubVersion = undefined;
@@ -320,6 +334,9 @@ export class SharedStreams {
       this.watch(appId, app);
       log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
     }
+    // Until when the stream is known connected, for whoever takes it next.
+    const mark = app.hub?.mark();
+    if (mark) app.marks?.save(mark);
     const version = await this.options.redis.get(this.versionKey(appId));
     if (app.hub && version !== null && app.hubVersion === version) return;
     const raw = await this.options.redis.hgetall(this.directoryKey(appId));
@@ -368,6 +385,8 @@ export class SharedStreams {
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
     app.hubOf = signature;
     app.hubVersion = seen;
+    const marks = new StreamMarkWriter(leases, streamMarkKey(this.prefix, appId), () => app.lease, log);
+    app.marks = marks;
     app.hub = this.options.startHub({
       appId,
       wants,
@@ -376,6 +395,8 @@ export class SharedStreams {
       deliverMentions: (bot, events) => send(bot, { kind: "mentions", events }),
       onConnected: () => control("connected"),
       onInterrupted: () => control("interrupted"),
+      resume: () => readStreamMark(this.options.redis, this.prefix, appId, log),
+      onMark: (mark) => marks.save(mark),
     });
   }
 }

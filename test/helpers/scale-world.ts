@@ -36,6 +36,8 @@ export interface ScaleWorldOptions {
   plugin: Plugin;
   /** How mentions reach the bots: polling per bot, or the app's stream handed off through Redis. */
   mentions: "poll" | "stream";
+  /** A stream rule every bot has (its matches come through the app's stream, handed off through Redis). */
+  rule?: string;
 }
 
 export interface ScaleProc {
@@ -71,7 +73,8 @@ export interface ScaleWorld {
 
 /** Installs the hooks and returns the world (its fields are set once `start()` ran). */
 export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
-  const { names, plugin, mentions } = options;
+  const { names, plugin, mentions, rule } = options;
+  const streams = mentions === "stream" || rule !== undefined;
   let redis: RedisServer;
   let sandbox: Sandbox | undefined;
   let clock: AdjustableClock;
@@ -119,7 +122,10 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
       clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
       sandbox = await createSandbox({ clock });
       // pro: with "stream", mentions come through the app's stream (no polling but the catch-up polls).
-      const triggers = { mentions: mentions === "poll" ? { via: "poll" as const } : {} };
+      const triggers = {
+        mentions: mentions === "poll" ? { via: "poll" as const } : {},
+        ...(rule !== undefined ? { stream: [{ value: rule }] } : {}),
+      };
       hosted = await provisionBots(
         sandbox,
         names.map((name) =>
@@ -146,7 +152,7 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
         clock,
         logger,
         hosting: "claimed",
-        ...(mentions === "stream"
+        ...(streams
           ? {
               shared: {
                 redis: shared.redis,

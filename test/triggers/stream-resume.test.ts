@@ -57,7 +57,7 @@ async function world(clock: AdjustableClock) {
       forgetBearer: () => {},
       caps: { maxRules: 1000, maxRuleLength: 1024 },
       wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
-      deliver: (_bot, event: BotEvent) => void delivered.push(event.post!.text),
+      deliver: (_bot, event: BotEvent) => void delivered.push(event.kind === "post" ? event.post.text : event.id),
       resume: async () => resume,
       onMark: (mark) => void marks.push(mark),
     });
