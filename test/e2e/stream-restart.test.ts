@@ -43,18 +43,24 @@ afterEach(async () => {
 
 const eventually = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 10 });
 
+/** A sandbox and a state directory; `start()` runs the bot on them (a restart when run again), connected. */
+async function world() {
+  sandbox = await createSandbox({ clock: createClock({ frozen: true, start: T0 }) });
+  dir = await mkdtemp(join(tmpdir(), "postbot-stream-restart-"));
+  const start = async () => {
+    const { lines, logger } = captureLogs("info");
+    const store = await openFileStore(dir!);
+    bed = await createTestBed({ sandbox, store, logger, bots, plugins: { liker } });
+    await eventually(() => expect(bed!.runtime.apps()[0]!.stream?.state).toBe("connected"));
+    return { lines, store };
+  };
+  const likesOf = (postId: string) => sandbox!.context.data.world.likes.filter((l) => l.post_id === postId).length;
+  return { start, likesOf };
+}
+
 describe("a bot's stream rule across a restart (file store)", () => {
   it("likes once every post that matched while the process was down, and nothing twice", async () => {
-    sandbox = await createSandbox({ clock: createClock({ frozen: true, start: T0 }) });
-    dir = await mkdtemp(join(tmpdir(), "postbot-stream-restart-"));
-    const start = async () => {
-      const { lines, logger } = captureLogs("info");
-      const store = await openFileStore(dir!);
-      bed = await createTestBed({ sandbox, store, logger, bots, plugins: { liker } });
-      await eventually(() => expect(bed!.runtime.apps()[0]!.stream?.state).toBe("connected"));
-      return { lines, store };
-    };
-    const likesOf = (postId: string) => sandbox!.context.data.world.likes.filter((l) => l.post_id === postId).length;
+    const { start, likesOf } = await world();
 
     const first = await start();
     const alice = await bed!.user("alice");
@@ -67,10 +73,10 @@ describe("a bot's stream rule across a restart (file store)", () => {
     // While no process runs: 25 matching posts over 5 minutes, and one that does not match.
     const during: string[] = [];
     for (let i = 0; i < 25; i++) {
-      during.push((await sandbox.admin.createPost({ author_id: alice.id, text: `#cats while down ${i}` })).id);
+      during.push((await sandbox!.admin.createPost({ author_id: alice.id, text: `#cats while down ${i}` })).id);
       await bed!.advance(12_000);
     }
-    await sandbox.admin.createPost({ author_id: alice.id, text: "#dogs while down" });
+    await sandbox!.admin.createPost({ author_id: alice.id, text: "#dogs while down" });
 
     const second = await start();
     await eventually(() => expect(during.filter((id) => likesOf(id) === 1)).toHaveLength(during.length));
@@ -97,16 +103,7 @@ describe("a bot's stream rule across a restart (file store)", () => {
   });
 
   it("down longer than recent search reaches: what it can is liked, the rest is named in the log and by bot status", async () => {
-    sandbox = await createSandbox({ clock: createClock({ frozen: true, start: T0 }) });
-    dir = await mkdtemp(join(tmpdir(), "postbot-stream-restart-"));
-    const start = async () => {
-      const { lines, logger } = captureLogs("info");
-      const store = await openFileStore(dir!);
-      bed = await createTestBed({ sandbox, store, logger, bots, plugins: { liker } });
-      await eventually(() => expect(bed!.runtime.apps()[0]!.stream?.state).toBe("connected"));
-      return { lines, store };
-    };
-    const likesOf = (postId: string) => sandbox!.context.data.world.likes.filter((l) => l.post_id === postId).length;
+    const { start, likesOf } = await world();
     const first = await start();
     const alice = await bed!.user("alice");
     await bed!.settle();
@@ -115,9 +112,9 @@ describe("a bot's stream rule across a restart (file store)", () => {
     const stoppedAt = bed!.clock.now();
     const DAY = 86_400_000;
     await bed!.advance(DAY);
-    const beyond = (await sandbox.admin.createPost({ author_id: alice.id, text: "#cats a day after the stop" })).id;
+    const beyond = (await sandbox!.admin.createPost({ author_id: alice.id, text: "#cats a day after the stop" })).id;
     await bed!.advance(8 * DAY);
-    const within = (await sandbox.admin.createPost({ author_id: alice.id, text: "#cats nine days after" })).id;
+    const within = (await sandbox!.admin.createPost({ author_id: alice.id, text: "#cats nine days after" })).id;
     await bed!.advance(60_000);
 
     const second = await start();
