@@ -46,6 +46,8 @@ export interface ContextDeps {
 export interface ContextState {
   /** Actions a handler is awaiting (the dispatcher does not time a handler out meanwhile). */
   waiting: number;
+  /** Told when the handling starts awaiting an action (`true`, none awaited before) and when it awaits none any more. */
+  onWaiting?: ((waiting: boolean) => void) | undefined;
 }
 
 /** The per-bot key-value store plugins get as `ctx.store` and `bot.store`. */
@@ -67,11 +69,11 @@ const refOf = (post: EventPost): PostRef => ({
 
 /** Counts an action as awaited while it runs. */
 async function awaited(state: ContextState, action: Promise<Outcome>): Promise<Outcome> {
-  state.waiting++;
+  if (state.waiting++ === 0) state.onWaiting?.(true);
   try {
     return await action;
   } finally {
-    state.waiting--;
+    if (--state.waiting === 0) state.onWaiting?.(false);
   }
 }
 
@@ -229,8 +231,9 @@ class PublishingContextBase<E extends EventName> extends ContextBase<E> {
 export function createContext(
   deps: ContextDeps,
   event: BotEvent,
+  onWaiting?: (waiting: boolean) => void,
 ): { ctx: EventContexts[EventName]; state: ContextState } {
-  const state: ContextState = { waiting: 0 };
+  const state: ContextState = { waiting: 0, onWaiting };
   const { layer } = deps;
 
   switch (event.kind) {

@@ -67,18 +67,19 @@ export class PluginsStage implements EventHandling {
     return (this.states.get(eventId)?.waiting ?? 0) > 0;
   }
 
-  handle(event: BotEvent): Promise<void> | undefined {
+  handle(event: BotEvent, onWaiting?: (waiting: boolean) => void): Promise<void> | undefined {
     const handlers = this.registry.handlers.get(event.kind);
     const filters = this.registry.filters.get(event.kind);
     // Filters run whether or not a handler follows: a filter may act (moderation hides a reply).
     if (!handlers?.length && !filters?.length) return undefined;
-    return this.run(event, handlers, filters);
+    return this.run(event, handlers, filters, onWaiting);
   }
 
   private async run(
     event: BotEvent,
     handlers: Array<HandlerEntry<never>> | undefined,
     filterEntries: Array<HandlerEntry<never>> | undefined,
+    onWaiting: ((waiting: boolean) => void) | undefined,
   ): Promise<void> {
     // Loggers are made on first use: most events log nothing. (Methods rather than named
     // arrows here and in context.ts: tsx names each arrow with a defineProperty per event.)
@@ -109,6 +110,7 @@ export class PluginsStage implements EventHandling {
         plugin: lone,
       },
       event,
+      onWaiting,
     );
     this.states.set(event.id, state);
     let blocked = false;

@@ -4,6 +4,13 @@
  * plugins stage a few at a time ({@link EventHandling}, injected); once handled they leave
  * the inbox. It is the bot's {@link TriggerInbox}: a polling trigger's events and its
  * cursor's move go in together and are made durable by one flush, here, not by the trigger.
+ *
+ * No head-of-line blocking: a handler awaiting an action (which waits, mostly, for its budget:
+ * a reply for the 15-minute reply window) holds no slot. The slots (`concurrency`) count
+ * only the events whose handlers are at work, so a like is never held up by replies waiting
+ * for their window. What bounds memory then is {@link DEFAULT_MAX_IN_FLIGHT}: events being
+ * handled at most, waiting or not; past it, events wait in the inbox (durable, and bounded
+ * there) until one ends.
  */
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
@@ -17,19 +24,33 @@ export interface EventLoopOptions {
   handling: EventHandling;
   clock: Clock;
   log: Logger;
-  /** Events handled at once (their actions still queue by priority); default 8. */
+  /** Events whose handlers are at work at once (their actions still queue by priority); default 8. */
   concurrency?: number;
+  /** Events being handled at most, those awaiting an action included; default {@link DEFAULT_MAX_IN_FLIGHT}. */
+  maxInFlight?: number;
   /** An event came in (liveness counts it against its trigger). */
   onDelivered(event: BotEvent): void;
   /** An event has been handled (`bot start --http` counts them). */
   onHandled?(kind: EventName): void;
 }
 
+/**
+ * Events being handled at most per bot, those whose handlers await an action included: 1,000.
+ * Each is in memory anyway (the inbox keeps its events there, up to 10,000 a bot); being
+ * handled adds its handler's context and its request in the budget queue, a kilobyte or two:
+ * at most a couple of megabytes for a bot whose replies all wait, ten times the pro plan's
+ * 100 replies per 15 minutes.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 1_000;
+
 /** One bot's events on their way from the inbox to the plugins stage; see the module comment. */
 export class EventLoop implements TriggerInbox {
   /** Events waiting to be handled, oldest first: the inbox's content, kept in memory. */
   private readonly waiting: BotEvent[] = [];
   private readonly running = new Map<string, Promise<void>>();
+  /** Events being handled whose handlers await an action: they hold no slot. */
+  private readonly parked = new Set<string>();
+  private readonly maxInFlight: number;
   /** Who waits for an event to be handled (a schedule run spans its event's handling). */
   private readonly waiters = new Map<string, Array<() => void>>();
   private readonly concurrency: number;
@@ -38,6 +59,7 @@ export class EventLoop implements TriggerInbox {
 
   constructor(private readonly options: EventLoopOptions) {
     this.concurrency = options.concurrency ?? 8;
+    this.maxInFlight = Math.max(this.concurrency, options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
   }
 
   /** Whether the bot stopped taking events (it is being stopped here). */
@@ -170,13 +192,29 @@ export class EventLoop implements TriggerInbox {
     cancel.abort();
   }
 
-  /** Starts handling waiting events, up to the concurrency. */
+  /** Starts handling waiting events while a slot is free (see the module comment). */
   private pump(): void {
     if (this.stopped || this.pausedFor) return;
-    while (this.running.size < this.concurrency && this.waiting.length > 0) {
+    while (this.hasSlot() && this.waiting.length > 0) {
       const event = this.waiting.shift()!;
       this.running.set(event.id, this.run(event));
     }
+  }
+
+  /** Whether an event may start: fewer than `concurrency` at work, fewer than `maxInFlight` in all. */
+  private hasSlot(): boolean {
+    return this.running.size - this.parked.size < this.concurrency && this.running.size < this.maxInFlight;
+  }
+
+  /** The event's handler awaits an action (its slot is free for the next), or no longer does. */
+  private parks(id: string, waiting: boolean): void {
+    if (!waiting) {
+      this.parked.delete(id);
+      return;
+    }
+    this.parked.add(id);
+    // Not from inside the handler's own call: the pump that started it may still be running.
+    queueMicrotask(() => this.pump());
   }
 
   /**
@@ -184,11 +222,15 @@ export class EventLoop implements TriggerInbox {
    * to the next. An event no plugin takes is done at once.
    */
   private run(event: BotEvent): Promise<void> {
+    let ended = false;
     const release = () => {
+      ended = true;
       this.running.delete(event.id);
+      this.parked.delete(event.id);
       this.pump();
     };
-    const work = this.options.handling.handle(event);
+    // An action a handler left running past its end (not awaited) is no longer the event's.
+    const work = this.options.handling.handle(event, (waiting) => ended || this.parks(event.id, waiting));
     if (work === undefined) {
       this.finish(event);
       return Promise.resolve().then(release);

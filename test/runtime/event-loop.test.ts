@@ -99,6 +99,47 @@ describe("EventLoop", () => {
     expect(inbox.has("f1")).toBe(false);
   });
 
+  it("a handler awaiting an action holds no slot: events behind it start, up to the bound in flight", async () => {
+    const { store } = flushRecordingStore();
+    // Each handler awaits its action: told "waiting" at once; it ends when its action is let go.
+    const started: string[] = [];
+    const letGo = new Map<string, () => void>();
+    const handling: EventHandling = {
+      handles: () => true,
+      handle(e, onWaiting) {
+        started.push(e.id);
+        onWaiting?.(true);
+        return new Promise<void>((resolve) =>
+          letGo.set(e.id, () => {
+            onWaiting?.(false);
+            resolve();
+          }),
+        );
+      },
+      waiting: () => true,
+    };
+    const events = new EventLoop({
+      inbox: new Inbox(store, "bot"),
+      handling,
+      clock: createClock({ frozen: true, start: 0 }),
+      log: silentLogger,
+      concurrency: 2,
+      maxInFlight: 5,
+      onDelivered: () => {},
+    });
+    events.deliver(Array.from({ length: 8 }, (_, i) => event(i)));
+    await tick();
+    // Two slots, but every handler awaits its action: five (the bound) are in flight, three wait.
+    expect(started).toEqual(["e0", "e1", "e2", "e3", "e4"]);
+    letGo.get("e2")!();
+    await tick();
+    expect(started).toEqual(["e0", "e1", "e2", "e3", "e4", "e5"]);
+    for (const id of ["e0", "e1", "e3", "e4", "e5"]) letGo.get(id)!();
+    await tick();
+    await tick();
+    expect(started).toHaveLength(8);
+  });
+
   it("starts nothing while paused: the events wait in the inbox", async () => {
     const { store } = flushRecordingStore();
     const { handling, started } = stage();
