@@ -9,6 +9,7 @@ const PROCESSES = [
   "test/actions/kill9.test.ts",
   "test/actions/ledger-on-redis.test.ts",
   "test/browser/**/*.test.ts",
+  "test/chaos/**/*.test.ts",
   "test/cli/commands/**/*.test.ts",
   "test/cli/main.test.ts",
   "test/config/schema-file.test.ts",

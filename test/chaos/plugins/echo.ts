@@ -1,0 +1,14 @@
+// The chaos campaign's answering plugin: replies to each mention with its text (every answer
+// differs, so the service never refuses one as a duplicate), so a tally can find each answer.
+import { z } from "zod";
+import { definePlugin } from "../../../src/plugins/plugin.ts";
+
+export default definePlugin({
+  name: "echo",
+  options: z.strictObject({}),
+  setup(bot) {
+    bot.on("mention", async (ctx) => {
+      await ctx.reply(`@${ctx.author.username} got it: ${ctx.post.text.replace(/@\w+\s*/g, "").slice(0, 200)}`);
+    });
+  },
+});

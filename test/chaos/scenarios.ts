@@ -1,0 +1,334 @@
+/**
+ * The chaos campaign's scenarios (issue 26's fault campaign, kept so the next change can be
+ * checked the same way). Each starts its own world (./world.ts), does its harm while
+ * mentions and matching posts come, waits (bounded) for the outcome, and returns its row:
+ *
+ * - `kill -9 loop`: one `bot start` (state in files) killed with SIGKILL every 2–6 s and
+ *   started again at once, through all the mentions.
+ * - `stream faults`: the app's stream dropped, refused (503), reset and stalled by the
+ *   sandbox's faults while the posts come (with `--long`, a 429 too: a minute's backoff).
+ * - `Redis`: three processes sharing a Redis; Redis frozen (SIGSTOP) for less than a lease,
+ *   the stream's holder killed with SIGKILL (started again later), Redis restarted.
+ * - `journal cuts`: a state directory whose journal is cut at a random offset, started: the
+ *   start must refuse it with a message (never replay a part of it without a word).
+ */
+import { cp, readdir, stat, truncate } from "node:fs/promises";
+import { join } from "node:path";
+import { connectRedis } from "../../src/redis/connect.ts";
+import type { FaultSpec } from "../../src/sandbox/faults.ts";
+import { startRedisServer } from "../helpers/redis-server.ts";
+import {
+  between,
+  type BotProcess,
+  type ChaosRow,
+  type ChaosWorld,
+  chaosWorld,
+  sleep,
+  trackRedis,
+  waitUntil,
+} from "./world.ts";
+
+/** How much of everything: `tiny` (the test's), `default` (about 5 minutes), `long`. */
+export interface ChaosScale {
+  name: string;
+  answerers: number;
+  /** The kill -9 loop: mentions, one matching post per `matchingEvery` of them, mentions per second, kills (`undefined`: every 2–6 s until the mentions end). */
+  kill: { mentions: number; matchingEvery: number; perSecond: number; kills?: number };
+  /** The stream faults: matching posts, per second, the faults (in order, one per connection), messages each connection carries first. */
+  stream: {
+    posts: number;
+    perSecond: number;
+    faults: Array<"drop" | "503" | "reset" | "stall" | "429">;
+    afterMessages: number;
+  };
+  /** The Redis scenario: mentions, matching post per N, per second, the freeze's length. */
+  redis: { mentions: number; matchingEvery: number; perSecond: number; freezeMs: number; restart: boolean };
+  /** Journal cuts at random offsets. */
+  journalCuts: number;
+  /** How long each scenario waits for the last answers and likes once the load ended. */
+  drainMs: number;
+}
+
+export const SCALES: Record<string, ChaosScale> = {
+  tiny: {
+    name: "tiny",
+    answerers: 2,
+    kill: { mentions: 6, matchingEvery: 3, perSecond: 2, kills: 1 },
+    stream: { posts: 6, perSecond: 2, faults: ["drop"], afterMessages: 3 },
+    redis: { mentions: 6, matchingEvery: 3, perSecond: 2, freezeMs: 1_000, restart: false },
+    journalCuts: 1,
+    drainMs: 60_000,
+  },
+  default: {
+    name: "default",
+    // 100 answers each in 15 minutes is the pro plan's reply window: 10 bots answer 1,000.
+    answerers: 10,
+    kill: { mentions: 1_000, matchingEvery: 5, perSecond: 12 },
+    stream: { posts: 120, perSecond: 3, faults: ["drop", "503", "reset", "stall", "drop"], afterMessages: 12 },
+    redis: { mentions: 240, matchingEvery: 3, perSecond: 6, freezeMs: 5_000, restart: true },
+    journalCuts: 5,
+    drainMs: 60_000,
+  },
+  long: {
+    name: "long",
+    answerers: 10,
+    kill: { mentions: 1_000, matchingEvery: 2, perSecond: 4 },
+    stream: {
+      posts: 300,
+      perSecond: 3,
+      faults: ["drop", "503", "reset", "stall", "429", "drop", "stall"],
+      afterMessages: 12,
+    },
+    redis: { mentions: 600, matchingEvery: 2, perSecond: 4, freezeMs: 8_000, restart: true },
+    journalCuts: 20,
+    drainMs: 180_000,
+  },
+};
+
+type Say = (line: string) => void;
+type Posted = Array<{ id: string; at: number }>;
+
+/**
+ * Waits (bounded) until a process's bots started and, with `streaming`, its app's stream first
+ * connected: posts made before a deployment's very first connection are none of its business
+ * (a bot sees what comes once it runs), so the load starts after it. False when the process
+ * died first or the time ran out.
+ */
+async function started(proc: BotProcess, streaming = false, ms = 60_000): Promise<boolean> {
+  return await Promise.race([
+    proc.out.waitFor(streaming ? /"msg":"stream connected"/ : /all bots started/).then(() => true),
+    proc.exit.then(() => false),
+    sleep(ms).then(() => false),
+  ]);
+}
+
+/** Posts `count` mentions (and a matching post every `matchingEvery`) at `perSecond`, calling `at(i)` before each. */
+async function produce(
+  world: ChaosWorld,
+  o: { count: number; perSecond: number; matchingEvery: number },
+  at: (i: number) => Promise<void> | void = () => {},
+): Promise<{ mentions: Posted; posts: Posted }> {
+  const mentions: Posted = [];
+  const posts: Posted = [];
+  const t0 = Date.now();
+  for (let i = 0; i < o.count; i++) {
+    await at(i);
+    mentions.push(await world.mention(i));
+    if (i % o.matchingEvery === 0) posts.push(await world.matching(i));
+    const due = t0 + ((i + 1) * 1000) / o.perSecond;
+    if (due > Date.now()) await sleep(due - Date.now());
+  }
+  return { mentions, posts };
+}
+
+/** kill -9 every 2–6 s (or `kills` times, spread) through the mentions; the process is started again at once. */
+export async function killLoop(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const world = await chaosWorld({ answerers: scale.answerers });
+  const data = await world.dataDir();
+  let proc = world.start(data);
+  if (!(await started(proc, true))) say("kill -9 loop: the first bot start did not connect its stream");
+  let producing = true;
+  let kills = 0;
+  const killOnce = async () => {
+    await proc.kill9();
+    kills++;
+    proc = world.start(data);
+  };
+  const { kills: fixed } = scale.kill;
+  const killer = (async () => {
+    if (fixed !== undefined) return;
+    while (producing) {
+      await sleep(between(2_000, 6_000));
+      if (producing) await killOnce();
+    }
+  })();
+  const spread = fixed !== undefined ? Math.max(1, Math.floor(scale.kill.mentions / (fixed + 1))) : 0;
+  const { mentions, posts } = await produce(
+    world,
+    { count: scale.kill.mentions, perSecond: scale.kill.perSecond, matchingEvery: scale.kill.matchingEvery },
+    async (i) => {
+      if (fixed !== undefined && i > 0 && i % spread === 0 && kills < fixed) await killOnce();
+    },
+  );
+  producing = false;
+  await killer;
+  say(`kill -9 loop: ${mentions.length} mentions posted, ${kills} kills; waiting for the last answers`);
+  await waitUntil(() => world.done(mentions, posts), scale.drainMs);
+  const code = await proc.stop();
+  if (code !== 0) say(`kill -9 loop: the last bot start exited ${code} when stopped`);
+  return world.tally("kill -9 loop (state in files)", `${kills} × kill -9, every 2–6 s`, mentions, posts);
+}
+
+/**
+ * What the next connection of the app's stream gets, per fault: a sandbox fault applies to the
+ * connection opened after it was added (a drop or a stall once its stream opens, an error or a
+ * reset to the attempt), so each stage also ends the connection after it, for the next stage.
+ */
+function faultStage(which: ChaosScale["stream"]["faults"][number], after: number): FaultSpec[] {
+  const drop: FaultSpec = { kind: "drop", after_messages: after };
+  switch (which) {
+    case "drop":
+      return [drop];
+    case "stall":
+      return [{ kind: "stall", after_messages: after }];
+    case "reset":
+      return [{ kind: "reset" }, drop];
+    case "503":
+      return [{ kind: "error", status: 503 }, drop];
+    case "429":
+      return [{ kind: "error", status: 429 }, drop];
+  }
+}
+
+/** The app's stream dropped, refused, reset and stalled while the posts come, one fault after the other. */
+export async function streamFaults(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const world = await chaosWorld({ answerers: scale.answerers });
+  const route = "GET /2/posts/search/stream";
+  const { faults, afterMessages } = scale.stream;
+  const pending = async () => {
+    const res = await fetch(new URL("/_sandbox/faults", world.sandbox.url), {
+      headers: { authorization: `Bearer ${world.sandbox.adminToken}` },
+    });
+    return ((await res.json()) as { faults: unknown[] }).faults.length;
+  };
+  let applied = 0;
+  const next = async () => {
+    const which = faults[applied];
+    if (which === undefined) return;
+    for (const spec of faultStage(which, afterMessages))
+      await world.sandbox.admin.addFault({ route, count: 1, ...spec });
+    applied++;
+  };
+  await next(); // the first connection gets the first fault
+  const proc = world.start(await world.dataDir());
+  if (!(await started(proc, true))) say("stream faults: bot start did not connect its stream");
+  const { mentions, posts } = await produce(
+    world,
+    { count: scale.stream.posts, perSecond: scale.stream.perSecond, matchingEvery: 1 },
+    async () => {
+      // The connection the last stage's faults are for has opened: the next stage is for the one after it.
+      if (applied < faults.length && (await pending()) === 0) await next();
+    },
+  );
+  const got = faults.slice(0, applied);
+  say(`stream faults: ${posts.length} matching posts, faults ${got.join(", ")}; waiting for the last likes`);
+  await waitUntil(() => world.done(mentions, posts), scale.drainMs);
+  await proc.stop();
+  return world.tally("stream faults", `${got.join(", ")} (${applied} of ${faults.length} applied)`, mentions, posts);
+}
+
+/** Three processes on one Redis: Redis frozen, the stream's holder killed, Redis restarted. */
+export async function redisTrouble(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const server = trackRedis(await startRedisServer());
+  const world = await chaosWorld({ answerers: scale.answerers, env: { POSTBOT_STATE: server.url } });
+  const admin = await connectRedis(server.url);
+  admin.on("error", () => undefined);
+  try {
+    const procs: BotProcess[] = [world.start(), world.start(), world.start()];
+    for (const p of procs) if (!(await started(p))) say("Redis: a bot start did not start");
+    const appStream = async () => (await admin.keys("postbot:handoff:*:state")).length > 0;
+    if (!(await waitUntil(appStream, 60_000))) say("Redis: the app's stream did not connect");
+    const streamHolder = async (): Promise<BotProcess | undefined> => {
+      const keys = await admin.keys("postbot:lease:stream:*");
+      const value = keys[0] ? await admin.get(keys[0]) : null;
+      const pid = value ? Number(value.split("|")[1]?.split(":").at(-2)) : undefined;
+      return procs.find((p) => p.child.pid === pid);
+    };
+    await waitUntil(async () => (await streamHolder()) !== undefined, 30_000);
+    const count = scale.redis.mentions;
+    const done: string[] = [];
+    let restarted: Promise<void> | undefined;
+    const { mentions, posts } = await produce(
+      world,
+      { count, perSecond: scale.redis.perSecond, matchingEvery: scale.redis.matchingEvery },
+      async (i) => {
+        if (i === Math.floor(count / 5)) {
+          server.freeze();
+          await sleep(scale.redis.freezeMs);
+          server.thaw();
+          done.push(`Redis frozen ${scale.redis.freezeMs / 1000} s`);
+        } else if (i === Math.floor((2 * count) / 5)) {
+          const holder = await streamHolder();
+          if (holder) {
+            await holder.kill9();
+            done.push("the stream's holder killed (-9)");
+            restarted = sleep(10_000).then(async () => {
+              const again = world.start();
+              procs.splice(procs.indexOf(holder), 1, again);
+              await started(again);
+            });
+          }
+        } else if (i === Math.floor((3 * count) / 5) && scale.redis.restart) {
+          await server.stop();
+          await sleep(3_000);
+          await server.restart();
+          done.push("Redis restarted (3 s away)");
+        }
+      },
+    );
+    await restarted;
+    say(
+      `Redis: ${mentions.length} mentions, ${posts.length} matching posts; ${done.join(", ")}; waiting for the last answers`,
+    );
+    await waitUntil(() => world.done(mentions, posts), scale.drainMs);
+    const codes = await Promise.all(procs.map((p) => p.stop()));
+    if (codes.some((c) => c !== 0)) say(`Redis: the processes exited ${codes.join(", ")} when stopped`);
+    return world.tally("Redis, 3 processes", done.join("; "), mentions, posts);
+  } finally {
+    admin.disconnect();
+  }
+}
+
+/** A state directory whose journal was cut: each start must refuse it, saying so. */
+export async function journalCuts(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const world = await chaosWorld({ answerers: scale.answerers });
+  const data = await world.dataDir();
+  const first = world.start(data);
+  if (!(await started(first, true))) say("journal cuts: bot start did not connect its stream");
+  const { mentions, posts } = await produce(world, { count: 10, perSecond: 5, matchingEvery: 2 });
+  await waitUntil(() => world.done(mentions, posts), scale.drainMs);
+  await first.kill9(); // its journal holds the run (a clean stop would fold it into the files)
+  let refused = 0;
+  let silent = 0;
+  for (let i = 0; i < scale.journalCuts; i++) {
+    const copy = await world.dataDir();
+    await cp(data, copy, { recursive: true });
+    const stateDir = join(copy, "state");
+    const journals = [];
+    for (const name of await readdir(stateDir))
+      if (/^journal-\d+\.log$/.test(name)) journals.push({ name, size: (await stat(join(stateDir, name))).size });
+    const target = journals.filter((j) => j.size > 1).sort((a, b) => b.size - a.size)[0];
+    if (!target) {
+      say("journal cuts: no journal to cut");
+      break;
+    }
+    await truncate(join(stateDir, target.name), between(1, target.size - 1));
+    const proc = world.start(copy);
+    const outcome = await Promise.race([
+      proc.exit.then((code) => ({ code })),
+      proc.out.waitFor(/all bots started/).then(() => ({ code: undefined })),
+      sleep(60_000).then(() => ({ code: null })),
+    ]);
+    const message = proc.err.lines.join("\n");
+    if (outcome.code !== undefined && outcome.code !== 0 && /damaged/.test(message)) refused++;
+    else {
+      silent++;
+      say(`journal cut ${i + 1}: the start did not refuse the cut journal (${message.slice(0, 200)})`);
+      await sleep(5_000); // what it answers again, it answers now
+      await proc.stop();
+    }
+    await proc.kill9();
+  }
+  // The directory as the kill left it starts and answers what comes, nothing twice.
+  const again = world.start(data);
+  await started(again);
+  const after = await produce(world, { count: 4, perSecond: 4, matchingEvery: 2 });
+  await waitUntil(() => world.done(after.mentions, after.posts), scale.drainMs);
+  await again.stop();
+  return world.tally(
+    "journal cuts",
+    `${scale.journalCuts} cuts at random offsets: ${refused} refused with a message, ${silent} started without a word`,
+    [...mentions, ...after.mentions],
+    [...posts, ...after.posts],
+  );
+}

@@ -1,0 +1,273 @@
+/**
+ * The world of the chaos campaign (./run.ts): a sandbox in this process on real time (the
+ * service), bot files for a crowd of answering bots and one liking bot, real `bot start`
+ * processes (bin/bot.js, as an operator runs them) and what they did, tallied from the
+ * sandbox: each mention answered, answered twice or never; each matching post liked or not;
+ * how late. Loopback only. Every process started here is tracked and killed by {@link closeAll}
+ * (Ctrl-C included: ./run.ts calls it on SIGINT and SIGTERM).
+ */
+import { createWriteStream } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClock } from "../../src/clock.ts";
+import { provisionBots, type ProvisionedBot } from "../../src/hosting/provision.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { testBotConfig } from "../../src/testing.ts";
+import { killBots, lineReader, spawnBot, type BotChild } from "../helpers/cli.ts";
+import type { RedisServer } from "../helpers/redis-server.ts";
+
+/** Where the campaign's plugins are (they import postbot from the source tree, as fixtures do). */
+export const CHAOS_PLUGINS = new URL("./plugins", import.meta.url).pathname;
+/** The tag of the posts the liking bot's stream rule matches. */
+export const RULE = "#chaosmonkey";
+/** A reply or like this long after its post counts as late. */
+export const LATE_MS = 60_000;
+
+/** One row of the campaign's table. */
+export interface ChaosRow {
+  scenario: string;
+  faults: string;
+  mentions: number;
+  answered: number;
+  twice: number;
+  never: number;
+  matching: number;
+  liked: number;
+  notLiked: number;
+  late: number;
+  /** The longest a mention waited for its answer or a post for its like (ms). */
+  slowestMs: number;
+}
+
+/** A `bot start` process of the campaign. */
+export interface BotProcess {
+  child: BotChild;
+  out: ReturnType<typeof lineReader>;
+  err: ReturnType<typeof lineReader>;
+  exit: Promise<number | null>;
+  /** kill -9; resolves once it is gone. */
+  kill9(): Promise<void>;
+  /** SIGTERM; resolves with its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Where each process's output is kept (`npm run chaos -- --logs DIR`), if anywhere. */
+let logsDir: string | undefined;
+let processes = 0;
+export function keepLogs(dir: string): void {
+  logsDir = dir;
+}
+
+const servers = new Set<RedisServer>();
+const sandboxes = new Set<Sandbox>();
+const dirs = new Set<string>();
+
+/** Tracks a Redis the campaign started, for {@link closeAll}. */
+export function trackRedis(server: RedisServer): RedisServer {
+  servers.add(server);
+  return server;
+}
+
+/** Stops everything the campaign started: `bot start` processes (kill -9), Redis servers (thawed first), sandboxes, temp dirs. */
+export async function closeAll(): Promise<void> {
+  await killBots();
+  for (const s of servers) {
+    s.thaw();
+    await s.close().catch(() => undefined);
+  }
+  servers.clear();
+  for (const s of sandboxes) await s.close().catch(() => undefined);
+  sandboxes.clear();
+  for (const d of dirs) await rm(d, { recursive: true, force: true }).catch(() => undefined);
+  dirs.clear();
+}
+
+export interface ChaosWorldOptions {
+  /** How many answering bots (each takes its share of the mentions; pro: 100 replies per 15 minutes each). */
+  answerers: number;
+  /** Environment the processes get besides the service's and the bots' (POSTBOT_STATE...). */
+  env?: Record<string, string>;
+}
+
+export interface ChaosWorld {
+  sandbox: Sandbox;
+  hosted: ProvisionedBot[];
+  answerers: string[];
+  liker: string;
+  /** A fresh data directory (`--data`). */
+  dataDir(): Promise<string>;
+  /** Starts `bot start` on the bots (with `--data DIR` when given; `env` added to the world's). */
+  start(data?: string, env?: Record<string, string>): BotProcess;
+  /** Alice mentions answerer `n % answerers` (the text carries `n`). */
+  mention(n: number): Promise<{ id: string; at: number }>;
+  /** Alice posts a post the liker's rule matches. */
+  matching(n: number): Promise<{ id: string; at: number }>;
+  /** The row for these mentions and matching posts, as the sandbox has them now. */
+  tally(
+    scenario: string,
+    faults: string,
+    mentions: ReadonlyArray<{ id: string; at: number }>,
+    posts: ReadonlyArray<{ id: string; at: number }>,
+  ): ChaosRow;
+  /** Whether every mention is answered and every matching post liked. */
+  done(mentions: ReadonlyArray<{ id: string }>, posts: ReadonlyArray<{ id: string }>): boolean;
+}
+
+/** Makes the sandbox, the app, the bots' accounts and their files. */
+export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld> {
+  const sandbox = await createSandbox({ clock: createClock() });
+  sandboxes.add(sandbox);
+  const answerers = Array.from({ length: options.answerers }, (_, i) => `answer${String(i + 1).padStart(2, "0")}`);
+  const liker = "liker";
+  const configs = [
+    ...answerers.map((name) => testBotConfig({ name, plan: "pro", triggers: { mentions: {} }, plugins: {} }, {})),
+    testBotConfig({ name: liker, plan: "pro", triggers: { stream: [{ value: RULE }] }, plugins: {} }, {}),
+  ];
+  const hosted = await provisionBots(sandbox, configs);
+  const root = await mkdtemp(join(tmpdir(), "postbot-chaos-"));
+  dirs.add(root);
+  const botsDir = join(root, "bots");
+  await mkdir(botsDir);
+  const env: Record<string, string> = {
+    POSTBOT_BASE_URL: sandbox.url,
+    POSTBOT_CONSUMER_KEY: hosted[0]!.app.key,
+    POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret,
+    ...options.env,
+  };
+  for (const h of hosted) {
+    const up = h.config.name.toUpperCase();
+    env[`${up}_TOKEN`] = h.token.token;
+    env[`${up}_SECRET`] = h.token.secret;
+    const triggers = h.config.name === liker ? `{ stream: [{ value: "${RULE}" }] }` : "{ mentions: {} }";
+    const plugins = h.config.name === liker ? "{ liker: {} }" : "{ echo: {} }";
+    await writeFile(
+      join(botsDir, `${h.config.name}.yaml`),
+      `name: ${h.config.name}\nplan: pro\naccount:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: ${triggers}\nplugins: ${plugins}\n`,
+    );
+  }
+  const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+  const userOf = new Map(hosted.map((h) => [h.user.id, h.config.name]));
+  const likerId = hosted.find((h) => h.config.name === liker)!.user.id;
+  let dataDirs = 0;
+  let posted = 0;
+
+  const world: ChaosWorld = {
+    sandbox,
+    hosted,
+    answerers,
+    liker,
+    async dataDir() {
+      const dir = join(root, `data-${++dataDirs}`);
+      await mkdir(dir);
+      return dir;
+    },
+    start(data, more) {
+      const child = spawnBot(
+        ["start", "--bots", botsDir, "--plugins", CHAOS_PLUGINS, ...(data ? ["--data", data] : [])],
+        { env: { ...env, ...more } },
+      );
+      const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      if (logsDir) {
+        const file = createWriteStream(join(logsDir, `bot-start-${++processes}.log`));
+        child.stdout.pipe(file);
+        child.stderr.pipe(file);
+      }
+      return {
+        child,
+        out: lineReader(child.stdout),
+        err: lineReader(child.stderr),
+        exit,
+        async kill9() {
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+          await exit;
+        },
+        async stop() {
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+          return await exit;
+        },
+      };
+    },
+    async mention(n) {
+      const bot = answerers[n % answerers.length]!;
+      const post = await sandbox.admin.createPost({ author_id: alice.id, text: `@${bot} question ${n} (${++posted})` });
+      return { id: post.id, at: Date.now() };
+    },
+    async matching(n) {
+      const post = await sandbox.admin.createPost({ author_id: alice.id, text: `${RULE} picture ${n} (${++posted})` });
+      return { id: post.id, at: Date.now() };
+    },
+    tally(scenario, faults, mentions, posts) {
+      const { replies, likes } = index(sandbox, userOf, likerId);
+      let answered = 0;
+      let twice = 0;
+      let late = 0;
+      let slowest = 0;
+      for (const m of mentions) {
+        const at = replies.get(m.id) ?? [];
+        if (at.length > 0) answered++;
+        if (at.length > 1) twice++;
+        if (at.length > 0) {
+          const wait = Math.min(...at) - m.at;
+          slowest = Math.max(slowest, wait);
+          if (wait > LATE_MS) late++;
+        }
+      }
+      let liked = 0;
+      for (const p of posts) {
+        const at = likes.get(p.id);
+        if (at === undefined) continue;
+        liked++;
+        slowest = Math.max(slowest, at - p.at);
+        if (at - p.at > LATE_MS) late++;
+      }
+      return {
+        scenario,
+        faults,
+        mentions: mentions.length,
+        answered,
+        twice,
+        never: mentions.length - answered,
+        matching: posts.length,
+        liked,
+        notLiked: posts.length - liked,
+        late,
+        slowestMs: slowest,
+      };
+    },
+    done(mentions, posts) {
+      const { replies, likes } = index(sandbox, userOf, likerId);
+      return mentions.every((m) => replies.has(m.id)) && posts.every((p) => likes.has(p.id));
+    },
+  };
+  return world;
+}
+
+/** The bots' replies by the post they answer (their times), and the liker's likes by post (the time). */
+function index(sandbox: Sandbox, userOf: ReadonlyMap<string, string>, likerId: string) {
+  const replies = new Map<string, number[]>();
+  for (const p of Object.values(sandbox.context.data.world.posts)) {
+    if (!p.in_reply_to_post_id || !userOf.has(p.author_id)) continue;
+    const list = replies.get(p.in_reply_to_post_id);
+    if (list) list.push(p.created_at);
+    else replies.set(p.in_reply_to_post_id, [p.created_at]);
+  }
+  const likes = new Map<string, number>();
+  for (const l of sandbox.context.data.world.likes) if (l.user_id === likerId) likes.set(l.post_id, l.created_at);
+  return { replies, likes };
+}
+
+/** Waits (real time) until `check` holds or `ms` passed; says which. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms: number, everyMs = 250): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await sleep(everyMs);
+  }
+  return await check();
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A whole number in [min, max]. */
+export const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
