@@ -27,6 +27,7 @@ import type { AppStatus } from "../runtime/types.ts";
 import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
 import type { HostedBot, RuntimeOptions } from "./types.ts";
 
+/** The apps of a process sharing its state in Redis, as its runtime drives them. */
 export interface SharedApps {
   /** A bot started running here (after `bot.start()`). */
   host(hosted: HostedBot, bot: BotRuntime): Promise<void>;
@@ -61,6 +62,7 @@ export interface SharedAppsDeps {
   capacity(appId: string): string[];
 }
 
+/** Starts this process's side of the shared apps (see the module comment). */
 export function startSharedApps(deps: SharedAppsDeps): SharedApps {
   return new ProcessApps(deps);
 }

@@ -22,6 +22,7 @@ const STATUS_CHECK_EVERY = 16;
 /** An unchanged bot's status is saved again once in this many status rounds (15 s each by default). */
 const STATUS_REFRESH_ROUNDS = 8;
 
+/** Where the status goes, and where each bot's and app's is read from. */
 export interface StatusSaverOptions {
   store: Store;
   clock: Clock;

@@ -85,6 +85,7 @@ export type ActionOutcome<K extends ActionKind> = Outcome<ActionResults[K]>;
 export type ReplyOutcome = ActionOutcome<"reply">;
 /** How publishing a post ended: when `sent`, `result.data.id` is the new post's id. */
 export type PublishOutcome = ActionOutcome<"post">;
+/** How a like (repost, follow, DM, hide) ended, its `sent` result the service's answer. */
 export type LikeOutcome = ActionOutcome<"like">;
 export type RepostOutcome = ActionOutcome<"repost">;
 export type FollowOutcome = ActionOutcome<"follow">;

@@ -18,6 +18,7 @@ import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.
 import type { BotStore, BudgetView } from "./plugin.ts";
 import { HandlerRegistry, type PluginEntry } from "./registry.ts";
 
+/** What a bot's contexts are made of (its identity, client, action layer and state) and the handlers' time limit. */
 export interface PluginsStageOptions {
   identity: BotIdentity;
   /** The bot's client (`ctx.unbudgetedApi`). */

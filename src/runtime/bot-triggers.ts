@@ -38,6 +38,7 @@ export interface TriggerSpecs {
   schedules: readonly ScheduleSpec[];
 }
 
+/** What a bot's triggers are wired to: its account, client and action layer, its event loop and liveness. */
 export interface BotTriggersOptions {
   bot: string;
   userId: string;

@@ -17,8 +17,7 @@ import { Inbox } from "./inbox.ts";
 import { Liveness } from "./liveness.ts";
 import type { BotIdentity, BotStatus, EventHandling } from "./types.ts";
 
-export type { TriggerName };
-
+/** A bot's parts, as hosting builds them (src/hosting/bot-factory.ts). */
 export interface BotRuntimeOptions {
   name: string;
   appId: string;

@@ -18,6 +18,7 @@ import type { BotEvent, CursorMove, EventName, TriggerInbox } from "../triggers/
 import type { Inbox } from "./inbox.ts";
 import type { BotStatus, EventHandling } from "./types.ts";
 
+/** What an event loop takes events from and hands them to. */
 export interface EventLoopOptions {
   inbox: Inbox;
   /** The plugins stage. */

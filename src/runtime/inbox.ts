@@ -11,6 +11,7 @@ import { CURSORS_NAMESPACE, type BotEvent, type CursorMove } from "../triggers/e
 /** Events kept at most per bot; past it the oldest are dropped (and reported). */
 export const INBOX_LIMIT = 10_000;
 
+/** One bot's inbox; see the module comment. */
 export class Inbox {
   private readonly namespace: string;
   /** Events in the store's namespace (counted once, then kept), so adding one is not O(inbox). */

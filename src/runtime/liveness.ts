@@ -7,6 +7,7 @@ import type { Clock } from "../clock.ts";
 import type { TriggerName } from "../triggers/events.ts";
 import type { TriggerStatus } from "./types.ts";
 
+/** One bot's liveness figures; see the module comment. */
 export class Liveness {
   private readonly triggers: Partial<Record<TriggerName, TriggerStatus>> = {};
 

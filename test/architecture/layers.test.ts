@@ -62,6 +62,18 @@ describe("the check itself", () => {
     ]);
   });
 
+  it("lets only hosting, cli and the entry points wire the Redis parts in", () => {
+    const problems = checkLayers([
+      { path: "observe/metrics.ts", imports: ["../redis/store.ts"] },
+      { path: "hosting/start.ts", imports: ["../redis/store.ts"] },
+      { path: "redis/store.ts", imports: ["../store/store.ts"] },
+      { path: "store/store.ts", imports: [] },
+    ]).map(formatProblem);
+    expect(problems).toEqual([
+      'src/observe/metrics.ts imports "../redis/store.ts": only hosting, cli, entry may import redis (they wire it in; lower layers define what it implements)',
+    ]);
+  });
+
   it("refuses a folder no layer holds, and lets moderation import only the base", () => {
     const problems = checkLayers([
       { path: "gadgets/x.ts", imports: [] },

@@ -23,7 +23,8 @@
  *   base         the single files at src/ top level (clock, log, errors, fencing...)
  *
  * `sandbox` stands apart: only `hosting`, `cli` and the entry points may import it, and it
- * may import only `api`, `limits` and the base.
+ * may import only `api`, `limits` and the base. `redis` implements what lower layers define
+ * (a Store, shared windows...) and only `hosting`, `cli` and the entry points wire it in.
  *
  * The check reads imports with TypeScript's own `ts.preProcessFile` (static, dynamic and
  * `import("...")` types alike) and works on any list of files, so a test can show it failing.
@@ -54,6 +55,9 @@ export const LAYERS: ReadonlyArray<{ layer: string; holds: readonly string[] }> 
 
 /** The layer that stands apart, who may import it, and what it may import. */
 export const APART = { layer: "sandbox", importedBy: ["hosting", "cli", "entry"], imports: ["api", "limits", "base"] };
+
+/** Layers that only some layers above them may import: those that wire them in. */
+export const WIRED_BY: Readonly<Record<string, readonly string[]>> = { redis: ["hosting", "cli", "entry"] };
 
 /** One file of `src/` (a path relative to `src/`, posix separators) and what it imports (as written). */
 export interface SourceFile {
@@ -87,6 +91,9 @@ function brokenRule(from: string, to: string): string | undefined {
       : `only ${APART.importedBy.join(", ")} may import ${APART.layer} (it stands apart)`;
   if (from === APART.layer)
     return APART.imports.includes(to) ? undefined : `${APART.layer} may import only ${APART.imports.join(", ")}`;
+  const wiredBy = WIRED_BY[to];
+  if (wiredBy && !wiredBy.includes(from))
+    return `only ${wiredBy.join(", ")} may import ${to} (they wire it in; lower layers define what it implements)`;
   return rank.get(to)! < rank.get(from)!
     ? `${from} may not import ${to}: ${to} is a higher layer (imports run downwards only)`
     : undefined;
