@@ -1,11 +1,12 @@
 /**
- * `reply`: answers mentions (and, if asked, replies to the bot's own posts) with a text.
+ * `reply`: answers mentions (and, if asked, replies to the bot's own posts, or the direct
+ * messages people send it) with a text.
  *
  * ```yaml
  * plugins:
  *   reply:
  *     text: "Hello @{author.username}! I'm a bot made with postbot."
- *     events: [mention]            # mention (default) and/or reply
+ *     events: [mention]            # mention (default), reply and/or dm
  * ```
  *
  * `text` may be a list: the bot uses its texts in turn. That is worth doing for a bot that
@@ -14,7 +15,9 @@
  *
  * Placeholders: `{author.username}`, `{author.name}`, `{post.text}`, `{post.id}`, and
  * `{post.body}`: the text without the @mentions it starts with (who it was addressed to), to
- * quote what someone said. Any other placeholder is refused when the bot file is loaded
+ * quote what someone said. On a direct message (`events: [dm]`, with `triggers: { dms: {} }`),
+ * `{author.*}` is its sender and `{post.*}` the message; the answer goes into that
+ * conversation. Any other placeholder is refused when the bot file is loaded
  * (`bot validate` shows where). Quoting a long post can make the reply longer than the
  * service allows (280 characters); such a reply is refused by the service and logged.
  *
@@ -23,7 +26,7 @@
  * process, answer twice in one conversation within the bot's `reply_cooldown`, exceed the
  * plan's limits, or answer a reply that the `moderate` plugin hid.
  */
-import { definePlugin, type MentionContext, type ReplyContext } from "postbot";
+import { definePlugin, type DmContext, type MentionContext, type ReplyContext } from "postbot";
 import { z } from "zod";
 import { nextText, render, templates } from "./lib/template.ts";
 
@@ -37,12 +40,12 @@ export const bodyOf = (text: string) => text.replace(/^(?:@\w+\s+)+/, "");
 export const replyOptions = z.strictObject({
   text: templates(REPLY_PLACEHOLDERS, "the reply"),
   events: z
-    .array(z.enum(["mention", "reply"]))
-    .min(1, { error: "needs at least one event: mention or reply" })
+    .array(z.enum(["mention", "reply", "dm"]))
+    .min(1, { error: "needs at least one event: mention, reply or dm" })
     .default(["mention"])
     .meta({
       description:
-        "What to answer: mention (posts mentioning the bot) and/or reply (replies to the bot's own posts); default [mention]",
+        "What to answer: mention (posts mentioning the bot), reply (replies to the bot's own posts) and/or dm (direct messages, with triggers: { dms: {} }); default [mention]",
     }),
 });
 
@@ -53,17 +56,24 @@ export default definePlugin({
   name: "reply",
   options: replyOptions,
   setup(bot, options) {
-    const answer = async (ctx: MentionContext | ReplyContext) => {
-      const text = render(nextText(bot.store, NEXT_TEXT, options.text), {
-        "author.username": ctx.author.username,
-        "author.name": ctx.author.name,
-        "post.text": ctx.post.text,
-        "post.body": bodyOf(ctx.post.text),
-        "post.id": ctx.post.id,
+    const textFor = (author: { username: string; name: string }, text: string, id: string) =>
+      render(nextText(bot.store, NEXT_TEXT, options.text), {
+        "author.username": author.username,
+        "author.name": author.name,
+        "post.text": text,
+        "post.body": bodyOf(text),
+        "post.id": id,
       });
-      // The action layer logs how it ended (sent, refused by a rule, waiting for the budget...).
-      await ctx.reply(text);
+    // The action layer logs how each answer ended (sent, refused by a rule, waiting for the budget...).
+    const answerPost = async (ctx: MentionContext | ReplyContext) => {
+      await ctx.reply(textFor(ctx.author, ctx.post.text, ctx.post.id));
     };
-    for (const event of new Set(options.events)) bot.on(event, answer);
+    const answerDm = async (ctx: DmContext) => {
+      await ctx.reply(textFor(ctx.sender, ctx.message.text, ctx.message.id));
+    };
+    for (const event of new Set(options.events)) {
+      if (event === "dm") bot.on("dm", answerDm);
+      else bot.on(event, answerPost);
+    }
   },
 });

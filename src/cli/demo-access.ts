@@ -33,6 +33,14 @@ export interface DemoBot {
   handles: string[];
   /** How its mentions reach it; absent when its file has no mentions trigger. */
   mentions?: { via: "poll" | "stream"; everyMs: number };
+  /** How often it reads its direct messages; absent when its file has no dms trigger. */
+  dms?: { everyMs: number };
+}
+
+/** A bot of the demo that answers direct messages, and how soon it can: what `bot say --dm --wait` waits for. */
+export interface DemoDmAnswerer {
+  /** How often it reads its direct messages (ms). */
+  every_ms: number;
 }
 
 export interface DemoAccess {
@@ -46,16 +54,22 @@ export interface DemoAccess {
   bots: string[];
   /** The bots that answer posts (a mentions trigger and a plugin handling mentions or replies), by name. */
   answers?: Record<string, DemoAnswerer>;
+  /** The bots that answer direct messages (a dms trigger and a plugin handling `dm`), by name. */
+  dm_answers?: Record<string, DemoDmAnswerer>;
 }
 
 /** The hosted bots as the demo describes them: what each handles, and how its mentions reach it. */
-export function demoBots(bots: ReadonlyMap<string, Pick<BotRuntime, "handles" | "mentionsDelivery">>): DemoBot[] {
+export function demoBots(
+  bots: ReadonlyMap<string, Pick<BotRuntime, "handles" | "mentionsDelivery" | "dmsDelivery">>,
+): DemoBot[] {
   return [...bots].map(([name, bot]) => {
     const mentions = bot.mentionsDelivery();
+    const dms = bot.dmsDelivery();
     return {
       name,
       handles: (Object.keys(TRIGGER_OF) as EventName[]).filter((e) => bot.handles(e)),
       ...(mentions ? { mentions } : {}),
+      ...(dms ? { dms } : {}),
     };
   });
 }
@@ -68,6 +82,13 @@ export function answerers(bots: readonly DemoBot[]): Record<string, DemoAnswerer
     if (bot.mentions && events.length > 0)
       out[bot.name] = { events, via: bot.mentions.via, every_ms: bot.mentions.everyMs };
   }
+  return out;
+}
+
+/** The bots of `bots` that answer direct messages, and how soon (see {@link DemoAccess.dm_answers}). */
+export function dmAnswerers(bots: readonly DemoBot[]): Record<string, DemoDmAnswerer> {
+  const out: Record<string, DemoDmAnswerer> = {};
+  for (const bot of bots) if (bot.dms && bot.handles.includes("dm")) out[bot.name] = { every_ms: bot.dms.everyMs };
   return out;
 }
 
@@ -126,12 +147,14 @@ export async function announceDemo(
   logger: Logger,
 ): Promise<() => Promise<void>> {
   const answers = answerers(bots);
+  const dmAnswers = dmAnswerers(bots);
   const unpublish = await publishDemo(dataDir, {
     url: sandbox.url,
     admin_token: sandbox.adminToken,
     pid: process.pid,
     bots: bots.map((b) => b.name),
     answers,
+    dm_answers: dmAnswers,
   });
   const data = dataDir === ".postbot" ? "" : ` --data ${dataDir}`;
   const answering =

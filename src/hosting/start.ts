@@ -242,5 +242,6 @@ function crowdTarget({ config, user }: ProvisionedBot) {
     streamRules: config.triggers.stream.map((r) => r.value),
     mentions: !!config.triggers.mentions,
     followers: !!config.triggers.followers,
+    dms: !!config.triggers.dms,
   };
 }

@@ -78,6 +78,33 @@ describe("the reply plugin", () => {
   });
 });
 
+describe("the reply plugin on direct messages", () => {
+  it("answers a DM in its conversation, with the sender and the message as placeholders", async () => {
+    bed = await createTestBed({
+      bots: [
+        {
+          name: "helpdesk",
+          plan: "pro",
+          triggers: { mentions: {}, dms: {} },
+          plugins: { reply: { text: 'Hi {author.name}, about "{post.body}": we will look into it.', events: ["dm"] } },
+        },
+      ],
+      plugins: { reply },
+    });
+    const alice = await bed.sandbox.admin.createUser({ username: "alice", name: "Alice Liddell" });
+    await bed.dm(alice, "helpdesk", "my parcel never came");
+    await bed.post(alice, "@helpdesk hello in public");
+    await bed.advance(60_000);
+    await bed.settle();
+    expect(bed.dmsWith(alice, "helpdesk").map((m) => [m.sender, m.text])).toEqual([
+      ["alice", "my parcel never came"],
+      ["helpdesk", 'Hi Alice Liddell, about "my parcel never came": we will look into it.'],
+    ]);
+    // Only the events it is given: the mention gets no answer.
+    expect(bed.postsBy("helpdesk")).toEqual([]);
+  });
+});
+
 describe("bodyOf", () => {
   it("drops only the @mentions a post starts with", () => {
     expect(bodyOf("@host @alice hello @bob")).toBe("hello @bob");

@@ -96,6 +96,18 @@ export const MENTIONS = [
   "@{bot} can you help me with my bot?",
 ] as const;
 
+/** What the crowd writes to a bot in a direct message. */
+export const DMS = [
+  "hi! is this where I ask for help?",
+  "hello, are you a bot or a person?",
+  "quick question: what can you do?",
+  "hey, greetings from {city}",
+  "thanks for the follow back!",
+  "can you tell me more about postbot?",
+  "is anyone reading these?",
+  "hi, I have a question about my order",
+] as const;
+
 /** How replies to a bot's post begin. */
 export const REPLY_OPENINGS = [
   "",
@@ -181,7 +193,7 @@ export const CHATTER = [
 ] as const;
 
 /** What a crowd text is: its kind and whether it was written to be abusive. */
-export type TextKind = "mention" | "reply" | "topic" | "chatter";
+export type TextKind = "mention" | "reply" | "topic" | "chatter" | "dm";
 
 /** A text the crowd will post, with what it is. */
 export interface CrowdText {
@@ -209,6 +221,11 @@ export function replyText(rng: Random, bot: string, abusive: boolean): CrowdText
     ? rng.pick(ABUSIVE_OPENINGS) + rng.pick(ABUSIVE_REPLIES)
     : rng.pick(REPLY_OPENINGS) + rng.pick(BENIGN_REPLIES);
   return { kind: "reply", abusive, text: `@${bot} ${body}${rng.pick(ENDINGS)}` };
+}
+
+/** A direct message to a bot. */
+export function dmText(rng: Random): CrowdText {
+  return { kind: "dm", abusive: false, text: fill(rng.pick(DMS), { city: rng.pick(CITIES) }) + rng.pick(ENDINGS) };
 }
 
 /** A post on a topic (see {@link topicOf}). */

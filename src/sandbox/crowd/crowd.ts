@@ -1,12 +1,13 @@
 /**
  * The demo's simulated crowd: people in the sandbox who mention the bots, reply to their
- * posts (some abusively), follow them and post on the topics their stream rules watch, so
- * that `npm start` shows bots at work within seconds and with no real account.
+ * posts (some abusively), follow them, send them direct messages and post on the topics
+ * their stream rules watch, so that `npm start` shows bots at work within seconds and with
+ * no real account.
  *
  * The crowd acts the way DESIGN.md says it does: through the sandbox's own world functions
- * (the in-process admin API for accounts and posts, the world's `follow`), outside every
+ * (the in-process admin API for accounts, posts and DMs, the world's `follow`), outside every
  * budget and every rate limit, never through the service's API. Its bots see its posts as
- * they would see anyone's: in their mention timeline, stream and follower list.
+ * they would see anyone's: in their mention timeline, stream, follower list and DM events.
  *
  * One action every `everyMs` of the given clock, chosen with a seeded {@link Random}: the
  * same seed on a frozen clock gives the same people, texts and actions every time.
@@ -17,7 +18,16 @@ import { acceptFollowRequest, follow, livePostsBy, userById } from "../domain/in
 import type { SandboxPost } from "../model/index.ts";
 import { SandboxAdminError } from "../admin/in-process.ts";
 import type { Sandbox } from "../server.ts";
-import { chatterText, mentionText, personas, replyText, topicOf, topicText, type CrowdText } from "./content.ts";
+import {
+  chatterText,
+  dmText,
+  mentionText,
+  personas,
+  replyText,
+  topicOf,
+  topicText,
+  type CrowdText,
+} from "./content.ts";
 import { seededRandom, type Random } from "./random.ts";
 
 /** How many people the crowd has unless told otherwise. */
@@ -41,20 +51,24 @@ export interface CrowdBot {
   mentions: boolean;
   /** Whether it watches its followers (otherwise the crowd does not follow it). */
   followers: boolean;
+  /** Whether it reads its direct messages (otherwise the crowd sends it none). */
+  dms?: boolean;
 }
 
 /** What the crowd does. */
-export type CrowdActionKind = "mention" | "reply" | "follow" | "topic" | "chatter";
+export type CrowdActionKind = "mention" | "reply" | "follow" | "dm" | "topic" | "chatter";
 /**
  * How often the crowd does each thing, relative to the others (an action that has no target,
  * such as replying when no bot has posted yet, is not picked). Mentions and replies dominate
  * because they are what bots answer; replies are kept below what a pro bot can answer in its
- * 15-minute post window, so the demo shows bots keeping up rather than queueing.
+ * 15-minute post window, so the demo shows bots keeping up rather than queueing. DMs are
+ * rarer: a pro bot answers 15 per 15 minutes, and reads them once a minute.
  */
 export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = {
   mention: 3,
   reply: 2,
   follow: 1,
+  dm: 1,
   topic: 2,
   chatter: 2,
 };
@@ -183,6 +197,7 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
       mention: bots.some((b) => b.mentions) ? ACTION_WEIGHTS.mention : 0,
       reply: targets.length > 0 ? ACTION_WEIGHTS.reply : 0,
       follow: pairs.length > 0 ? ACTION_WEIGHTS.follow : 0,
+      dm: bots.some((b) => b.dms) ? ACTION_WEIGHTS.dm : 0,
       topic: topics.length > 0 ? ACTION_WEIGHTS.topic : 0,
       chatter: ACTION_WEIGHTS.chatter,
     });
@@ -218,6 +233,14 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
         if (follow(sandbox.context, source, target).pending_follow)
           acceptFollowRequest(sandbox.context, target.id, source.id);
         log(user, { to: bot.username }, `followed @${bot.username}`);
+        return;
+      }
+      case "dm": {
+        const bot = rng.pick(bots.filter((b) => b.dms));
+        const user = rng.pick(users);
+        const text = dmText(rng);
+        const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: bot.userId, text: text.text });
+        log(user, { to: bot.username, dm: sent.id, text: text.text }, `sent @${bot.username} a DM: ${text.text}`);
         return;
       }
       case "topic": {

@@ -197,6 +197,34 @@ describe("the simulated crowd", () => {
     expect(sources).toEqual(new Set(["postbot sandbox"]));
   });
 
+  it("sends direct messages only to bots that read them, from its templates, outside every budget", async () => {
+    const { clock, sandbox, bots, entry } = await world();
+    const desk = await sandbox.admin.createUser({ username: "desk" });
+    const withDms = [
+      ...bots,
+      { username: "desk", userId: desk.id, streamRules: [], mentions: false, followers: false, dms: true },
+    ];
+    const { lines, logger } = capture();
+    const crowd = await startCrowd({ sandbox, clock, logger, bots: withDms, seed: 9 });
+    entry.crowd = crowd;
+    await clock.advance(100 * EVERY);
+    const dms = actionsOf(lines).filter((x) => x.action === "dm");
+    expect(dms.length).toBeGreaterThan(3);
+    expect(new Set(dms.map((x) => x.to))).toEqual(new Set(["desk"]));
+    const texts = new Set(content.DMS.flatMap((t) => content.CITIES.map((city) => t.replace("{city}", city))));
+    const crowdIds = new Set(crowd.users.map((u) => u.id));
+    const sent = Object.values(sandbox.context.data.world.dm_events).filter((e) => crowdIds.has(e.sender_id));
+    expect(sent).toHaveLength(dms.length);
+    for (const e of sent) {
+      expect(e.dm_conversation_id.split("-")).toContain(desk.id);
+      expect(
+        [...content.ENDINGS].some((end) => texts.has(e.text!.slice(0, e.text!.length - end.length))),
+        e.text,
+      ).toBe(true);
+    }
+    expect((await sandbox.admin.stats()).routes).toEqual({});
+  });
+
   it("finds its people again in a sandbox that already has them (a restored state file)", async () => {
     const { clock, sandbox, bots, entry } = await world();
     const first = await startCrowd({ sandbox, clock, logger: capture().logger, bots, seed: 1 });
