@@ -48,6 +48,8 @@ export {
   type FollowOutcome,
   type DmOutcome,
   type HideOutcome,
+  type MuteOutcome,
+  type BudgetedReadOptions,
 } from "./plugins/plugin.ts";
 export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind } from "./actions/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";
@@ -55,4 +57,8 @@ export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
 export { startRuntime } from "./hosting/runtime.ts";
 export type { Runtime, RuntimeOptions, HostedBot, AppCredentials } from "./hosting/types.ts";
 export { createClassifier, ModerationOptionError, type Classifier, type Verdict } from "./moderation/index.ts";
+/** What the `moderate` plugin builds on beyond the classifier: its judge, evidence, review list and counts. */
+export * as moderation from "./moderation/index.ts";
+export { ReadError } from "./actions/index.ts";
+export { parseDuration, formatDuration, DURATION_HINT } from "./config/duration.ts";
 export * as api from "./api/index.ts";

@@ -7,7 +7,7 @@ import type { EndpointKey } from "../api/endpoints.ts";
 import type { HeaderBag } from "../api/rate-limit-headers.ts";
 
 /** The actions a plugin can take (`ctx.reply`, `ctx.like`...). */
-export type ActionKind = "reply" | "like" | "repost" | "follow" | "dm" | "hide" | "post";
+export type ActionKind = "reply" | "like" | "repost" | "follow" | "dm" | "hide" | "post" | "mute";
 
 /** What the layer calls a budgeted read made through {@link ActionLayer.read}. */
 export const READ_KIND = "read";

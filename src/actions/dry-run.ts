@@ -28,6 +28,8 @@ function answer(action: Action, id: string): unknown {
       };
     case "hide":
       return { data: { hidden: body.hidden ?? true } };
+    case "mute":
+      return { data: { muting: true } };
     default:
       return { data: [], meta: { result_count: 0 } };
   }

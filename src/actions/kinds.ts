@@ -27,7 +27,7 @@ const HOUR = 3_600_000;
  * The defaults. Hiding an abusive reply comes first (it protects people), then answers to
  * people (replies, DMs), then what can wait (posts, follows), and likes last: there are many
  * and each matters little. Reactions to a post expire a day after it (a reply to a day-old
- * mention is not worth sending); hides and follows stay useful for a week.
+ * mention is not worth sending); hides, mutes and follows stay useful for a week.
  */
 export const ACTION_KINDS: Readonly<Record<ActionKind, KindFacts>> = {
   hide: { endpoint: "PUT /2/posts/:id/hidden", priority: 0, ttlMs: 7 * 24 * HOUR, repeatable: true },
@@ -40,6 +40,8 @@ export const ACTION_KINDS: Readonly<Record<ActionKind, KindFacts>> = {
   },
   post: { endpoint: "POST /2/posts", priority: 3, ttlMs: 6 * HOUR, repeatable: false },
   follow: { endpoint: "POST /2/users/:id/following", priority: 3, ttlMs: 7 * 24 * HOUR, repeatable: true },
+  // Muting an abusive author where the bot cannot hide (moderate's `also: mute`): protective, so early.
+  mute: { endpoint: "POST /2/users/:id/muting", priority: 1, ttlMs: 7 * 24 * HOUR, repeatable: true },
   repost: { endpoint: "POST /2/users/:id/reposts", priority: 4, ttlMs: 24 * HOUR, repeatable: true },
   like: { endpoint: "POST /2/users/:id/likes", priority: 5, ttlMs: 24 * HOUR, repeatable: true },
 };

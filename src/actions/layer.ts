@@ -168,6 +168,11 @@ export interface Actions {
    * is sent once (a welcome DM), a different text is a new message.
    */
   dm(userId: string, text: string, options?: ActionOptions): Promise<Outcome>;
+  /**
+   * Mutes a user (`POST /2/users/:id/muting`): the bot's account no longer sees their posts
+   * in its timelines. Muting twice leaves them muted.
+   */
+  mute(userId: string, options?: ActionOptions): Promise<Outcome>;
   /** Hides (or with `hidden: false`, unhides) a reply to one of the bot's posts. */
   hide(post: PostRef | string, options?: ActionOptions & { hidden?: boolean }): Promise<Outcome>;
   /**
@@ -538,6 +543,8 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         opts?.signal,
       );
     },
+    mute: (target, opts) =>
+      run(build("mute", target, { path: { id: userId }, body: { target_user_id: target } }, opts), opts?.signal),
     post: (text, opts) => run(build("post", shortHash(text), { body: { ...opts?.body, text } }, opts), opts?.signal),
     read,
     remaining: (kind) =>

@@ -18,7 +18,8 @@ export function describeAction(action: Pick<Action, "kind" | "target" | "path" |
     case "dm":
       return `dm to user ${action.path.participant_id ?? action.target}${quoted}`;
     case "follow":
-      return `follow user ${action.target}`;
+    case "mute":
+      return `${action.kind} user ${action.target}`;
     case "like":
     case "repost":
     case "hide":

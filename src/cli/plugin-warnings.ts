@@ -11,6 +11,7 @@
  *   stand-in bot that records what it registers and can do nothing else (no service, no
  *   state); a setup that fails or does not finish in a moment is left to `bot start`.
  */
+import { systemClock } from "../clock.ts";
 import { z } from "zod";
 import type { BotConfig, ResolvedPlugin } from "../config/index.ts";
 import { silentLogger } from "../log.ts";
@@ -59,6 +60,7 @@ async function handledEvents(bot: BotConfig, plugin: ResolvedPlugin): Promise<Se
     name: bot.name,
     identity: { name: bot.name, userId: "0", username: bot.name, plan: bot.plan },
     log: silentLogger,
+    clock: systemClock,
     store: {
       get: <T>(key: string) => kept.get(key) as T | undefined,
       set: (key, value) => void kept.set(key, value),

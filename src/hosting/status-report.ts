@@ -132,7 +132,8 @@ function actionTarget(kind: string, target: string, key?: string): string {
     case "dm":
       return `dm to user ${target.split(":")[0]}`;
     case "follow":
-      return `follow of user ${target}`;
+    case "mute":
+      return `${kind} of user ${target}`;
     case "post":
       return "post";
     default:

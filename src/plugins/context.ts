@@ -10,6 +10,8 @@
  */
 import type { ActionLayer, ActionOptions, Outcome, PostRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
+import type { EndpointKey } from "../api/endpoints.ts";
+import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
@@ -17,6 +19,7 @@ import type { BotEvent } from "../triggers/events.ts";
 import { warnDeprecated, type DEPRECATED } from "./deprecation.ts";
 import type {
   BotStore,
+  BudgetedReadOptions,
   BudgetView,
   ContextActions,
   DmOutcome,
@@ -67,8 +70,8 @@ const refOf = (post: EventPost): PostRef => ({
   created_at: post.created_at,
 });
 
-/** Counts an action as awaited while it runs. */
-async function awaited(state: ContextState, action: Promise<Outcome>): Promise<Outcome> {
+/** Counts an action (or a budgeted read) as awaited while it runs. */
+async function awaited<T = Outcome>(state: ContextState, action: Promise<T>): Promise<T> {
   if (state.waiting++ === 0) state.onWaiting?.(true);
   try {
     return await action;
@@ -103,6 +106,9 @@ function actionsOf(layer: ActionLayer, state: ContextState, oldRemaining: () => 
     },
     post(text, o) {
       return awaited(state, layer.post(text, o)) as never;
+    },
+    mute(userId, o) {
+      return awaited(state, layer.mute(userId, o)) as never;
     },
     remaining(kind) {
       oldRemaining();
@@ -174,6 +180,28 @@ class ContextBase<E extends EventName> {
 
   get actions(): ContextActions {
     return (this[ACTIONS] ??= actionsOf(this[DEPS].layer, this[STATE], () => this[DEPRECATED_USE]("remaining")));
+  }
+
+  /** A read through the bot's budget (see `BaseContext.read`), counted as waiting for it. */
+  read<K extends EndpointKey>(
+    endpoint: K,
+    args: RequestArgs<K>,
+    options?: BudgetedReadOptions,
+  ): Promise<ResponseOf<K>> {
+    const { layer, api } = this[DEPS];
+    const exchange = api.exchange.bind(api) as (
+      key: K,
+      args: unknown,
+      options: { signal: AbortSignal },
+    ) => Promise<{ body: ResponseOf<K>; headers: Record<string, string | string[] | undefined> }>;
+    return awaited(
+      this[STATE],
+      layer.read(
+        endpoint,
+        (signal) => exchange(endpoint, args, { signal }).then((r) => ({ result: r.body, headers: r.headers })),
+        { label: `${endpoint} for plugin ${this[PLUGIN] ?? this[DEPS].plugin ?? "?"}`, ...options },
+      ),
+    );
   }
 
   /** The old spelling of {@link unbudgetedApi}. */

@@ -39,7 +39,10 @@ import type { z } from "zod";
 import type { ActionOptions, Actions, BudgetStatus, Outcome } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
 import type { ApiClient } from "../api/client.ts";
-import type { Created, DmSent, Following, Hidden, Liked, Reposted } from "../api/schema.ts";
+import type { EndpointKey } from "../api/endpoints.ts";
+import type { RequestArgs, ResponseOf } from "../api/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { Created, DmSent, Following, Hidden, Liked, Muting, Reposted } from "../api/schema.ts";
 import type { User } from "../api/types.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
@@ -55,6 +58,14 @@ export interface BotStore {
   get<T>(key: string): T | undefined;
   set<T>(key: string, value: T): void;
   delete(key: string): void;
+}
+
+/** How long a budgeted read ({@link BaseContext.read}) may wait, and how urgent it is. */
+export interface BudgetedReadOptions {
+  /** Give up (a `ReadError`) when no slot was free within this many ms (default: wait as long as it takes). */
+  ttlMs?: number;
+  /** Lower runs sooner when work competes for one window (default: as urgent as replies). */
+  priority?: number;
 }
 
 /** What is left of the bot's budget. */
@@ -77,6 +88,7 @@ export interface ActionResults {
   follow: { data: Following };
   dm: { data: DmSent };
   hide: { data: Hidden };
+  mute: { data: Muting };
 }
 
 /** How an action of `kind` ended, its `sent` result typed by the kind. */
@@ -91,6 +103,7 @@ export type RepostOutcome = ActionOutcome<"repost">;
 export type FollowOutcome = ActionOutcome<"follow">;
 export type DmOutcome = ActionOutcome<"dm">;
 export type HideOutcome = ActionOutcome<"hide">;
+export type MuteOutcome = ActionOutcome<"mute">;
 
 /** The layer's verbs (src/actions/layer.ts), each of which a plugin may call with explicit targets. */
 type Verbs = Omit<Actions, "remaining">;
@@ -124,6 +137,20 @@ export interface BaseContext<E extends EventName> {
    * anew, even with yesterday's text.
    */
   publish(text: string, options?: ActionOptions): Promise<PublishOutcome>;
+  /**
+   * A read through the bot's budget, as the bot's account (where `unbudgetedApi` goes
+   * around it): it waits for a slot of the endpoint's windows, shared with the bot's actions
+   * and polls, so it never exceeds the plan; retries a 429 once its window resets; and
+   * corrects the budget by the answer's headers. Awaiting it counts as waiting for the
+   * budget, as an action does. Throws `ReadError` when no answer can be had (the plan lacks
+   * the endpoint, no slot within `ttlMs`, the service kept failing). Call it as `ctx.read(...)`.
+   *
+   * @example
+   * ```ts
+   * const { data } = await ctx.read("GET /2/posts/:id", { params: { id }, query: { "post.fields": ["author_id"] } });
+   * ```
+   */
+  read<K extends EndpointKey>(endpoint: K, args: RequestArgs<K>, options?: BudgetedReadOptions): Promise<ResponseOf<K>>;
   /**
    * The typed API client, as the bot's account, **around** the action layer: a call made here
    * is not budgeted (it can exceed the plan, and a 429 it gets is not waited out), not
@@ -250,13 +277,18 @@ export interface PluginBot {
   /** A logger that names the bot and the plugin. */
   readonly log: Logger;
   readonly store: BotStore;
+  /**
+   * The runtime's clock: what a plugin waits on or measures time with (timeouts, ages), so a
+   * test moves it instead of sleeping.
+   */
+  readonly clock: Clock;
   /** Registers a handler; handlers of one event run in the order the bot file lists plugins. */
   on<E extends EventName>(event: E, handler: Handler<E>): void;
   /**
    * Registers a filter. Every filter of an event runs before any of its handlers, whatever
    * the order of plugins in the bot file; one answering `false` stops the event for every
    * plugin. This is how the `moderate` plugin makes sure no plugin ever answers a reply it
-   * hides.
+   * hides. A filter that stops an event logs why itself: the stage only notes it at debug level.
    */
   filter<E extends EventName>(event: E, check: Filter<E>): void;
 }

@@ -3,6 +3,7 @@
  * its bot file, and registers what it handles (`bot.on`) and filters (`bot.filter`). The
  * plugins stage (./stage.ts) reads them for every event.
  */
+import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import { TRIGGER_OF, type EventName } from "../triggers/events.ts";
@@ -27,7 +28,7 @@ export class HandlerRegistry {
   /** Runs every plugin's setup, in the order of the bot file. */
   async setup(
     plugins: readonly PluginEntry[],
-    bot: { name: string; identity: BotIdentity; log: Logger; store: BotStore },
+    bot: { name: string; identity: BotIdentity; log: Logger; store: BotStore; clock: Clock },
   ): Promise<void> {
     for (const plugin of plugins) {
       const log = bot.log.child({ plugin: plugin.name });
@@ -46,6 +47,7 @@ export class HandlerRegistry {
         identity: bot.identity,
         log,
         store: bot.store,
+        clock: bot.clock,
         on: register(this.handlers) as <E extends EventName>(event: E, handler: Handler<E>) => void,
         filter: register(this.filters) as <E extends EventName>(event: E, check: Filter<E>) => void,
       };

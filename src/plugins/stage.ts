@@ -57,7 +57,13 @@ export class PluginsStage implements EventHandling {
   /** Runs every plugin's setup for this bot, in the order of its bot file. */
   setup(plugins: readonly PluginEntry[]): Promise<void> {
     const { identity, log } = this.options;
-    return this.registry.setup(plugins, { name: identity.name, identity, log, store: this.kv });
+    return this.registry.setup(plugins, {
+      name: identity.name,
+      identity,
+      log,
+      store: this.kv,
+      clock: this.options.clock,
+    });
   }
 
   handles(kind: EventName): boolean {
@@ -114,22 +120,27 @@ export class PluginsStage implements EventHandling {
       onWaiting,
     );
     this.states.set(event.id, state);
-    let blocked = false;
+    /** The plugin whose filter stopped the event. */
+    let blocked: string | undefined;
     if (filterEntries?.length) {
       const filters = this.views<typeof ctx>(filterEntries, made).map(({ plugin, handler }) => ({
         plugin,
         async handler(c: typeof ctx) {
-          if ((await handler(c)) === false) blocked = true;
+          if ((await handler(c)) === false) blocked ??= plugin;
         },
       }));
       await dispatch(
         filters,
         ctx,
-        this.dispatchOptions(state, made, () => blocked),
+        this.dispatchOptions(state, made, () => blocked !== undefined),
       );
     }
-    if (blocked) made.log().info(`stopped by a filter; no handler runs`);
-    else if (!handlers?.length) {
+    // A filter says why it stops an event (moderation logs its hide); the stage only notes it
+    // for debugging, and not at all for a post that was hidden: its hide's line says it all.
+    if (blocked !== undefined) {
+      if (this.options.log.isLevelEnabled("debug") && !("hidden" in ctx && ctx.hidden))
+        made.log().debug({ filter: blocked }, `stopped by the filter of plugin ${blocked}; no handler runs`);
+    } else if (!handlers?.length) {
       if (this.options.log.isLevelEnabled("debug")) made.log().debug("no plugin handles this event");
     }
     // After a handler hid the event's post, no later plugin answers it.

@@ -33,7 +33,7 @@ describe("ctx.actions", () => {
     await bed.post(await bed.user("alice"), "@p hi");
     await bed.advance(3_000);
     await bed.settle();
-    expect(keys).toEqual(["dm", "follow", "hide", "like", "post", "remaining", "reply", "repost"]);
+    expect(keys).toEqual(["dm", "follow", "hide", "like", "mute", "post", "remaining", "reply", "repost"]);
   });
 
   it("is tracked like ctx.reply: a handler waiting for the budget lets the bed settle and is not timed out", async () => {
