@@ -21,8 +21,8 @@ export type { Assessment, Classifier, ClassifierOptions, RuleHit, RuleKind, Verd
 export { evidenceOf, isUnsure, UNSURE_BAND } from "./band.ts";
 export { decide, topRule, type DecisionInput, type DecisionSource, type ModerationDecision } from "./decide.ts";
 export { CUT_LIMITS, CUT_STEPS, cutFor, mutualMatters, type Facts } from "./evidence/cut.ts";
-export { AuthorHistory, HISTORY_WINDOW_MS, type AuthorHistoryFact } from "./evidence/history.ts";
-export { BoundedRecord, type KeyValue } from "./evidence/kv.ts";
+export { AuthorHistory, HISTORY_WINDOW_MS, MUTUAL_TTL_MS, type AuthorHistoryFact } from "./evidence/history.ts";
+export { RingRecord, type KeyValue } from "./evidence/kv.ts";
 export { PILE_ON_DEFAULTS, PileOns, type PileOnFact } from "./evidence/pile-on.ts";
 export { NEAR_IDENTICAL, nearIdentical, overlap, signatureOf, type Signature } from "./evidence/similar.ts";
 export {
@@ -43,6 +43,7 @@ export {
   type JudgeSettings,
 } from "./judge/judge.ts";
 export { JudgeError, type JudgeFailure } from "./judge/request.ts";
+export { JUDGED_LIMIT, JudgedReplies, type JudgedRecord } from "./judge/judged.ts";
 export {
   REVIEW_DECISIONS,
   ReviewStore,

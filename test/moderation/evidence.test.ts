@@ -29,9 +29,11 @@ function memoryKv(): KeyValue & { data: Map<string, string> } {
 const DAY = 86_400_000;
 
 describe("near-identical texts", () => {
-  it("sees through handles, leetspeak, spacing and punctuation, and tells different insults apart", () => {
+  it("sees through handles, leetspeak, case, text-speak, punctuation and emoji, and tells different insults apart", () => {
     const s = signatureOf;
     expect(nearIdentical(s("@bot you are a clown 🤡"), s("@host @bot u are a cl0wn!!"))).toBe(true);
+    expect(nearIdentical(s("@bot you are a clown 🤡"), s("@host @bot U R A CLOWN!!"))).toBe(true);
+    expect(nearIdentical(s("@bot you're a clown"), s("youre a clown"))).toBe(true);
     expect(nearIdentical(s("go back to where you came from"), s("GO BACK to where you came from."))).toBe(true);
     expect(nearIdentical(s("you are a clown"), s("your dog is lovely"))).toBe(false);
     expect(nearIdentical(s(""), s(""))).toBe(false);

@@ -1,20 +1,25 @@
 /**
- * The author's history with this bot: whose replies it hid, and when. An author the bot hid
- * in the last {@link HISTORY_WINDOW_MS} (30 days) needs less evidence before the next hide
- * (see `cut.ts`). Kept in the bot's state, so a restart remembers, for the
- * {@link HISTORY_AUTHORS} authors hidden most recently.
+ * The author's history with this bot: whose replies it hid, and when; and whether the author
+ * and the bot follow each other, as last looked up. An author the bot hid in the last
+ * {@link HISTORY_WINDOW_MS} (30 days) needs less evidence before the next hide, a mutual
+ * follow needs more (see `cut.ts`). Kept in the bot's state, one entry per author, so a
+ * restart remembers, for the {@link HISTORY_AUTHORS} authors written most recently.
  */
-import { BoundedRecord, type KeyValue } from "./kv.ts";
+import { RingRecord, type KeyValue } from "./kv.ts";
 
 /** How long a hide counts against its author: 30 days. */
 export const HISTORY_WINDOW_MS = 30 * 24 * 3_600_000;
-/** Authors remembered per bot (the least recently hidden are forgotten first). */
-export const HISTORY_AUTHORS = 2_000;
+/** Authors remembered per bot (the least recently added are forgotten first). */
+export const HISTORY_AUTHORS = 5_000;
+/** How long a looked-up mutual follow is trusted: a day. */
+export const MUTUAL_TTL_MS = 24 * 3_600_000;
 
-/** One author's hides within the window. */
+/** One author's record. */
 export interface AuthorRecord {
-  /** When each hide was (ms), oldest first; at most 20. */
-  at: number[];
+  /** When each hide of the author's replies was (ms), oldest first; at most 20. */
+  hid?: number[];
+  /** Whether the author and the bot followed each other, and when that was looked up. */
+  mutual?: { value: boolean; at: number };
 }
 
 /** What the history says of an author now. */
@@ -25,26 +30,38 @@ export interface AuthorHistoryFact {
   last: number;
 }
 
-/** One bot's memory of the authors it hid; see the module comment. */
+/** One bot's memory of its repliers; see the module comment. */
 export class AuthorHistory {
-  private readonly record: BoundedRecord<AuthorRecord>;
+  private readonly record: RingRecord<AuthorRecord>;
 
   constructor(
     kv: KeyValue,
     private readonly windowMs = HISTORY_WINDOW_MS,
   ) {
-    this.record = new BoundedRecord(kv, "moderate:hidden-authors", HISTORY_AUTHORS);
+    this.record = new RingRecord(kv, "moderate:author", HISTORY_AUTHORS);
   }
 
   /** The author's hides within the window before `now`, or undefined when there are none. */
   of(authorId: string, now: number): AuthorHistoryFact | undefined {
-    const at = (this.record.get(authorId)?.at ?? []).filter((t) => t > now - this.windowMs && t <= now);
+    const at = (this.record.get(authorId)?.hid ?? []).filter((t) => t > now - this.windowMs && t <= now);
     return at.length === 0 ? undefined : { hides: at.length, last: at[at.length - 1]! };
   }
 
   /** Records a hide of the author's reply at `now`. */
   hid(authorId: string, now: number): void {
-    const at = (this.record.get(authorId)?.at ?? []).filter((t) => t > now - this.windowMs);
-    this.record.set(authorId, { at: [...at, now].slice(-20) });
+    const r = this.record.get(authorId) ?? {};
+    const at = (r.hid ?? []).filter((t) => t > now - this.windowMs);
+    this.record.set(authorId, { ...r, hid: [...at, now].slice(-20) });
+  }
+
+  /** Whether the author and the bot follow each other, as looked up within a day; undefined when not known. */
+  mutual(authorId: string, now: number): boolean | undefined {
+    const m = this.record.get(authorId)?.mutual;
+    return m && now - m.at < MUTUAL_TTL_MS ? m.value : undefined;
+  }
+
+  /** Records a lookup of the follow between the author and the bot. */
+  setMutual(authorId: string, value: boolean, now: number): void {
+    this.record.set(authorId, { ...this.record.get(authorId), mutual: { value, at: now } });
   }
 }

@@ -5,9 +5,12 @@
  * or a later unsure reply of the same author within the history window, follows what the
  * person decided.
  *
- * Kept in the bot's key-value state (the plugin's `store`), so `bot review` and the status
- * page's `/review` read the same list the plugin writes, and a restart keeps it. Bounded: the
- * {@link REVIEW_LIMITS} most recent items and examples.
+ * Kept in the bot's key-value state (the plugin's `store`), one key per item and example,
+ * so `bot review` and the status page's `/review` read the same list the plugin writes, and
+ * a restart keeps it. Bounded: the {@link REVIEW_LIMITS} most recent items and examples.
+ * Finding the example a reply follows costs a lookup per word of the reply, not a comparison
+ * with every example: they are indexed in memory, and the index is rebuilt when a decision
+ * was recorded since (the examples' version moved).
  *
  * Sending a decision is not done here (this folder cannot reach the action pipeline): the
  * caller sends it through the bot's action layer (`PUT /2/posts/:id/hidden`), then records
@@ -15,7 +18,7 @@
  * the same decision was already sent, so it is sent once.
  */
 import { HISTORY_WINDOW_MS } from "../evidence/history.ts";
-import { BoundedRecord, type KeyValue } from "../evidence/kv.ts";
+import { RingRecord, type KeyValue } from "../evidence/kv.ts";
 import { nearIdentical, signatureOf, type Signature } from "../evidence/similar.ts";
 
 export const REVIEW_LIMITS = { items: 500, examples: 500 } as const;
@@ -86,17 +89,25 @@ export function stateAfter(decision: ReviewDecision, before: ReplyState): ReplyS
   return decision === "hide" ? "hidden" : decision === "unhide" ? "visible" : before;
 }
 
+/** The examples of one bot, indexed: by author (the latest), and by word. */
+interface ExampleIndex {
+  version: number;
+  byAuthor: Map<string, ReviewExample>;
+  byWord: Map<string, ReviewExample[]>;
+}
+
 /** One bot's review list and examples; see the module comment. */
 export class ReviewStore {
-  private readonly items: BoundedRecord<ReviewItem>;
-  private readonly examples: BoundedRecord<ReviewExample>;
+  private readonly items: RingRecord<ReviewItem>;
+  private readonly examples: RingRecord<ReviewExample>;
+  private index: ExampleIndex | undefined;
 
   constructor(
     kv: KeyValue,
     private readonly windowMs = HISTORY_WINDOW_MS,
   ) {
-    this.items = new BoundedRecord(kv, "moderate:review", REVIEW_LIMITS.items);
-    this.examples = new BoundedRecord(kv, "moderate:examples", REVIEW_LIMITS.examples);
+    this.items = new RingRecord(kv, "moderate:review", REVIEW_LIMITS.items);
+    this.examples = new RingRecord(kv, "moderate:example", REVIEW_LIMITS.examples);
   }
 
   /** Lists a reply (again: a reply moderated twice keeps its decision). */
@@ -124,7 +135,7 @@ export class ReviewStore {
    */
   pending(post: string, decision: ReviewDecision): boolean {
     const d = this.items.get(post)?.decision;
-    return !(d && d.decision === decision && ["sent", "duplicate", "dry-run", "none"].includes(d.status));
+    return !(d && d.decision === decision && TOOK_EFFECT.has(d.status));
   }
 
   /**
@@ -134,7 +145,7 @@ export class ReviewStore {
   decided(post: string, record: Omit<DecisionRecord, "state">): ReviewItem | undefined {
     const item = this.items.get(post);
     if (!item) return undefined;
-    const tookEffect = ["sent", "duplicate", "dry-run", "none"].includes(record.status);
+    const tookEffect = TOOK_EFFECT.has(record.status);
     const state = tookEffect ? stateAfter(record.decision, item.state) : item.state;
     const updated: ReviewItem = { ...item, state, decision: { ...record, state } };
     this.items.set(post, updated);
@@ -155,13 +166,36 @@ export class ReviewStore {
    * latest decision about the same author within the history window.
    */
   exampleFor(signature: Signature, author: string, now: number): ExampleMatch | undefined {
-    const all = this.examples.entries().map(([, e]) => e);
-    for (let i = all.length - 1; i >= 0; i--)
-      if (nearIdentical(all[i]!.signature, signature)) return { by: "text", example: all[i]! };
-    for (let i = all.length - 1; i >= 0; i--) {
-      const e = all[i]!;
-      if (e.author === author && e.at > now - this.windowMs) return { by: "author", example: e };
+    const index = this.indexed();
+    let best: ReviewExample | undefined;
+    const seen = new Set<ReviewExample>();
+    for (const gram of signature) {
+      for (const e of index.byWord.get(gram) ?? []) {
+        if (seen.has(e)) continue;
+        seen.add(e);
+        if ((!best || e.at > best.at) && nearIdentical(e.signature, signature)) best = e;
+      }
     }
-    return undefined;
+    if (best) return { by: "text", example: best };
+    const mine = index.byAuthor.get(author);
+    return mine && mine.at > now - this.windowMs ? { by: "author", example: mine } : undefined;
+  }
+
+  /** The examples' index, rebuilt when a decision was recorded since it was built. */
+  private indexed(): ExampleIndex {
+    const version = this.examples.version();
+    if (this.index?.version === version) return this.index;
+    const byAuthor = new Map<string, ReviewExample>();
+    const byWord = new Map<string, ReviewExample[]>();
+    for (const [, e] of this.examples.entries()) {
+      const latest = byAuthor.get(e.author);
+      if (!latest || e.at > latest.at) byAuthor.set(e.author, e);
+      for (const gram of e.signature) byWord.set(gram, [...(byWord.get(gram) ?? []), e]);
+    }
+    this.index = { version, byAuthor, byWord };
+    return this.index;
   }
 }
+
+/** How a sent decision's action ended when it took effect (`none`: keep, which sends nothing). */
+const TOOK_EFFECT = new Set(["sent", "duplicate", "dry-run", "none"]);
