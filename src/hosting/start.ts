@@ -17,6 +17,8 @@ import type { Store } from "../store/store.ts";
 import { provisionBots, type ProvisionedBot } from "./provision.ts";
 import { startRuntime } from "./runtime.ts";
 import type { HostedBot, Runtime } from "./types.ts";
+import { ReviewDesk } from "./review-desk.ts";
+import { watchReviewRequests } from "./review-requests.ts";
 import { checkService, hasService, resolveService } from "./service.ts";
 
 export interface StartOptions {
@@ -46,6 +48,8 @@ export interface Started {
   /** The embedded sandbox, when no service is configured. */
   sandbox?: Sandbox;
   store: Store;
+  /** Sends a person's review decisions through the bots' action pipelines (`bot review`, `/review`). */
+  desk: ReviewDesk;
   /** Stops the bots and saves the state; `saved: false` when the state's Redis was unreachable and the stop went on without it. */
   stop(): Promise<{ saved: boolean }>;
 }
@@ -106,12 +110,19 @@ export async function start(options: StartOptions): Promise<Started> {
       "all bots started; stop with Ctrl-C",
     );
     const { sandbox, stopCrowd } = found;
+    const desk = new ReviewDesk({ store, clock, log: logger, layerOf: (bot) => runtime.bots.get(bot)?.layer });
+    // `bot review` hands decisions over in the data directory (the state has one writer: us).
+    const requests = shared
+      ? undefined
+      : watchReviewRequests({ data: options.data, desk, clock, log: logger, runsHere: (bot) => runtime.bots.has(bot) });
     return {
       runtime,
       store,
+      desk,
       ...(sandbox ? { sandbox } : {}),
       async stop() {
         stopCrowd?.();
+        await requests?.stop();
         // Shared: gives the bots back, stops the runtime, closes the store (or stops without an unreachable Redis).
         const { saved } = shared ? await shared.stop() : (await runtime.stop(), { saved: true });
         await sandbox?.close();

@@ -14,6 +14,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { BudgetStatus } from "../actions/index.ts";
 import { formatDuration } from "../config/index.ts";
 import type { WindowState } from "../limits/budget.ts";
+import { moderationTallies, type Tally } from "../moderation/index.ts";
 import type { AppStatus, BotStatus } from "../runtime/types.ts";
 import type { RuntimeObserver } from "../hosting/observer.ts";
 import type { StatusSource } from "./source.ts";
@@ -106,6 +107,35 @@ export function createMetrics(options: MetricsOptions): Metrics {
     buckets: [0.01, 0.1, 1, 5, 15, 60, 300, 900, 3600, 86_400],
     registers: reg,
   });
+
+  // Moderation's counts (src/moderation/tallies.ts: the plugin and the judges count as they
+  // go, this side reads them when scraped).
+  const tallied = <L extends string>(name: string, help: string, tally: Tally<L>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: tally.labelNames,
+      registers: reg,
+      collect() {
+        this.reset();
+        for (const { labels, n } of tally.entries()) this.inc(labels as never, n);
+      },
+    });
+  tallied(
+    "postbot_moderation_verdicts_total",
+    "Replies moderated, by bot, verdict (hidden; not-hidden: abusive where the bot cannot hide it; would-hide, with hide: never; kept) and source (built-in, judge, review: what decided).",
+    moderationTallies.verdicts,
+  );
+  tallied(
+    "postbot_moderation_reviews_total",
+    "Decisions a person made in a review (bot review, /review), by bot and decision (hide, unhide, keep).",
+    moderationTallies.reviews,
+  );
+  tallied(
+    "postbot_moderation_judge_failures_total",
+    "Replies a moderation judge gave no opinion on (the built-in classifier's verdict stood), by judge and reason (timeout, rate-limited, server-error, refused, unreachable, busy, bad-answer).",
+    moderationTallies.judgeFailures,
+  );
 
   /** Set for the length of a scrape; the gauges read it. */
   let reading: Reading | undefined;

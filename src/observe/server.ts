@@ -6,7 +6,9 @@
  * - `GET /`: the status page (plain HTML, CSS and JS from `./page`, no build step, nothing
  *   loaded from elsewhere: its Content-Security-Policy allows this server only);
  * - `GET /api/status?q=&state=&page=&per=`: the page's data ({@link statusView});
- * - `GET /events`: its live updates ({@link LiveUpdates}).
+ * - `GET /events`: its live updates ({@link LiveUpdates});
+ * - `GET /review` and `GET /api/review`: the replies moderation hid or was unsure of, with
+ *   why and any decision (read-only; decide with `bot review` on the machine).
  *
  * It starts before the bots (so `/healthz` answers and `/readyz` says "starting" while a
  * thousand bots start), is given the runtime with {@link ObserveServer.attach} once it runs,
@@ -53,6 +55,8 @@ const PAGE_FILES: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/status.css": { file: "status.css", type: "text/css; charset=utf-8" },
   "/status.js": { file: "status.js", type: "text/javascript; charset=utf-8" },
+  "/review": { file: "review.html", type: "text/html; charset=utf-8" },
+  "/review.js": { file: "review.js", type: "text/javascript; charset=utf-8" },
 };
 
 /** Nothing but this server: no CDN, no inline script, no frame; user content can never run. */
@@ -130,6 +134,9 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
         return json(res, 200, statusView(source, activity, parseViewQuery(url.searchParams), phase, clock.now()));
       case "/events":
         return live.handle(req, res);
+      case "/api/review":
+        // The replies moderation hid or was unsure of, as `bot review` lists them (read-only here).
+        return json(res, 200, { now: clock.now(), items: source?.review?.() ?? [] });
       default:
         res.writeHead(404, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8" });
         res.end("not found: the status page is at /, metrics at /metrics, health at /healthz and /readyz\n");

@@ -5,7 +5,9 @@
  */
 import type { BudgetStatus } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
+import { reviewList, type BotReviewItem } from "../hosting/review-desk.ts";
 import type { Runtime } from "../hosting/types.ts";
+import type { Store } from "../store/store.ts";
 import type { AppStatus, BotStatus } from "../runtime/types.ts";
 
 export interface StatusSource {
@@ -19,15 +21,18 @@ export interface StatusSource {
   apps(): AppStatus[];
   /** The runtime's clock (ages on the page, poll lag). */
   now(): number;
+  /** The replies the bots' moderation listed for review (`/review`), newest first; absent: no list. */
+  review?(): BotReviewItem[];
 }
 
-/** The status source of a started runtime. */
-export function runtimeSource(runtime: Runtime, clock: Clock): StatusSource {
+/** The status source of a started runtime (with its state store: the review list too). */
+export function runtimeSource(runtime: Runtime, clock: Clock, store?: Store): StatusSource {
   return {
     bots: () => runtime.status(),
     budget: (bot) => runtime.bots.get(bot)?.budget(),
     queueDepth: () => runtime.actions.queue.size,
     apps: () => runtime.apps(),
     now: () => clock.now(),
+    ...(store ? { review: () => reviewList(store, { bots: [...runtime.bots.keys()] }) } : {}),
   };
 }

@@ -44,6 +44,8 @@ export interface BotRuntimeOptions {
 export class BotRuntime {
   readonly name: string;
   readonly identity: BotIdentity;
+  /** The bot's action layer: what hosting sends a person's decisions through (a review's hide). */
+  readonly layer: ActionLayer;
   readonly inbox: Inbox;
   private readonly liveness: Liveness;
   private readonly loop: EventLoop;
@@ -52,6 +54,7 @@ export class BotRuntime {
   constructor(private readonly options: BotRuntimeOptions) {
     this.name = options.name;
     this.identity = options.identity;
+    this.layer = options.layer;
     this.inbox = new Inbox(options.store, this.name);
     this.liveness = new Liveness(options.clock);
     this.loop = new EventLoop({

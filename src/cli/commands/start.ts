@@ -102,7 +102,7 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
           logger.info(`${received}: stopped before the bots started`);
           process.exit(0);
         });
-        server?.attach(observe.runtimeSource(started.runtime, clock));
+        server?.attach(observe.runtimeSource(started.runtime, clock, started.store));
         const { announceDemo, demoBots } = await import("../demo-access.ts");
         const unpublish = started.sandbox
           ? await announceDemo(options.data, started.sandbox, demoBots(started.runtime.bots), logger)

@@ -1,0 +1,105 @@
+/**
+ * `bot review` as a user runs it: the list read from the state (without writing it), a
+ * decision handed to `bot start` as a request file, and clear refusals.
+ */
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { reviewRequestsDir } from "../../../src/hosting/review-requests.ts";
+import { ReviewStore } from "../../../src/moderation/index.ts";
+import { botStore } from "../../../src/plugins/context.ts";
+import { openFileStore } from "../../../src/store/index.ts";
+import { killBots, runBot } from "../../helpers/cli.ts";
+
+let data: string;
+beforeEach(async () => {
+  data = await mkdtemp(join(tmpdir(), "postbot-review-cli-"));
+  const store = await openFileStore(data);
+  store.set("status", "host", { bot: "host", updatedAt: 0 });
+  const review = new ReviewStore(botStore(store, "host"));
+  const item = {
+    author: { id: "7", username: "alice" },
+    conversation: "100",
+    inReplyTo: "100",
+    source: "built-in" as const,
+    evidence: 0.7,
+    score: 0.7,
+  };
+  review.add({
+    ...item,
+    post: "101",
+    text: "@host you're an idiot",
+    at: Date.now() - 20 * 60_000,
+    state: "hidden",
+    listed: "hidden",
+    rule: "insult:idiot",
+    match: "you're an idiot",
+    reasons: ["unsure: evidence 0.7 in [0.3, 0.75)"],
+  });
+  review.add({
+    ...item,
+    post: "102",
+    text: "@host get lost clown 😂",
+    at: Date.now() - 10 * 60_000,
+    state: "visible",
+    listed: "unsure",
+    score: 0.35,
+    evidence: 0.35,
+    reasons: [],
+  });
+  review.decided("102", { decision: "keep", by: "cli:op", at: Date.now() - 5 * 60_000, status: "none" });
+  await store.close();
+});
+afterEach(async () => {
+  await killBots();
+  await rm(data, { recursive: true, force: true });
+});
+
+describe("bot review", () => {
+  it("lists the replies with why and any decision, newest first, and as JSON", async () => {
+    const run = await runBot(["review", "--data", data]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      [
+        `host: reply 102 by @alice, 10m ago: unsure, visible (built-in: score 0.35)`,
+        `  "@host get lost clown 😂"`,
+        `  decided: keep by cli:op, 5m ago (none)`,
+        `host: reply 101 by @alice, 20m ago: hidden (built-in: insult:idiot matched "you're an idiot")`,
+        `  "@host you're an idiot"`,
+        `  unsure: evidence 0.7 in [0.3, 0.75)`,
+        `  decide: bot review hide|unhide|keep 101`,
+        "",
+      ].join("\n"),
+    );
+    const open = await runBot(["review", "--open", "--json", "--data", data]);
+    expect((JSON.parse(open.stdout) as Array<{ post: string }>).map((i) => i.post)).toEqual(["101"]);
+  });
+
+  it("hands a decision to bot start as a request file, and refuses what it cannot do with what to write", async () => {
+    const run = await runBot(["review", "unhide", "101", "--data", data]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("unhide of host's reply 101 by @alice: handed to bot start");
+    const [file] = await readdir(reviewRequestsDir(data));
+    expect(JSON.parse(await readFile(join(reviewRequestsDir(data), file!), "utf8"))).toMatchObject({
+      bot: "host",
+      post: "101",
+      decision: "unhide",
+    });
+
+    const bad = await runBot(["review", "frob", "101", "--data", data]);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      `bot: "frob" is not a decision: write bot review hide|unhide|keep POST_ID, or bot review to list\n`,
+    ]);
+    const unknown = await runBot(["review", "hide", "999", "--data", data]);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      "bot: post 999 is not on any bot's review list; bot review lists them\n",
+    ]);
+    const none = await runBot(["review", "--data", join(data, "nothing")]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("no state in");
+  });
+});
