@@ -374,7 +374,7 @@ export default definePlugin({
         threshold,
         facts,
         ...(example ? { example } : {}),
-        ...(asksJudge ? { judge: { name: judge!.name, result: await opinion(ctx) } } : {}),
+        ...(asksJudge ? { judge: { name: judge!.name, result: await ctx.waitFor(opinion(ctx)) } } : {}),
       };
       let decision = m.decide(input);
       // A mutual follow is looked up (a budgeted read) only when it could spare the reply.

@@ -49,7 +49,13 @@ export interface ContextDeps {
 export interface ContextState {
   /** Actions a handler is awaiting (the dispatcher does not time a handler out meanwhile). */
   waiting: number;
-  /** Told when the handling starts awaiting an action (`true`, none awaited before) and when it awaits none any more. */
+  /**
+   * Work outside the bot a handler is awaiting (`ctx.waitFor`: a moderation judge's answer):
+   * it frees the handler's slot as an action does, but the bot is not idle meanwhile (a
+   * test bed's settle waits for it) and the handler's timeout still runs.
+   */
+  outside?: number;
+  /** Told when the handling starts awaiting an action or outside work (`true`, none awaited before) and when it awaits none any more. */
   onWaiting?: ((waiting: boolean) => void) | undefined;
 }
 
@@ -72,11 +78,24 @@ const refOf = (post: EventPost): PostRef => ({
 
 /** Counts an action (or a budgeted read) as awaited while it runs. */
 async function awaited<T = Outcome>(state: ContextState, action: Promise<T>): Promise<T> {
-  if (state.waiting++ === 0) state.onWaiting?.(true);
+  if (state.waiting++ + (state.outside ?? 0) === 0) state.onWaiting?.(true);
   try {
     return await action;
   } finally {
-    if (--state.waiting === 0) state.onWaiting?.(false);
+    if (--state.waiting + (state.outside ?? 0) === 0) state.onWaiting?.(false);
+  }
+}
+
+/** Counts outside work (`ctx.waitFor`) as awaited while it runs; see {@link ContextState.outside}. */
+async function awaitedOutside<T>(state: ContextState, work: Promise<T>): Promise<T> {
+  const outside = state.outside ?? 0;
+  state.outside = outside + 1;
+  if (outside + state.waiting === 0) state.onWaiting?.(true);
+  try {
+    return await work;
+  } finally {
+    state.outside = (state.outside ?? 1) - 1;
+    if (state.outside + state.waiting === 0) state.onWaiting?.(false);
   }
 }
 
@@ -180,6 +199,11 @@ class ContextBase<E extends EventName> {
 
   get actions(): ContextActions {
     return (this[ACTIONS] ??= actionsOf(this[DEPS].layer, this[STATE], () => this[DEPRECATED_USE]("remaining")));
+  }
+
+  /** Work outside the bot (see `BaseContext.waitFor`): the event holds no handler slot meanwhile. */
+  waitFor<T>(work: Promise<T>): Promise<T> {
+    return awaitedOutside(this[STATE], work);
   }
 
   /** A read through the bot's budget (see `BaseContext.read`), counted as waiting for it. */

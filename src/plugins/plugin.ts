@@ -138,6 +138,18 @@ export interface BaseContext<E extends EventName> {
    */
   publish(text: string, options?: ActionOptions): Promise<PublishOutcome>;
   /**
+   * Awaits work done outside the bot, such as a moderation judge's or a model's answer:
+   * meanwhile the event holds none of the bot's handler slots (as while it awaits an action),
+   * so the bot's other events go on. The work must bound its own wait (a timeout): the
+   * handler's time limit still runs. Resolves or rejects as `work` does.
+   *
+   * @example
+   * ```ts
+   * const opinion = await ctx.waitFor(judge.opinion(ctx.post.text));
+   * ```
+   */
+  waitFor<T>(work: Promise<T>): Promise<T>;
+  /**
    * A read through the bot's budget, as the bot's account (where `unbudgetedApi` goes
    * around it): it waits for a slot of the endpoint's windows, shared with the bot's actions
    * and polls, so it never exceeds the plan; retries a 429 once its window resets; and

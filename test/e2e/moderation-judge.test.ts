@@ -225,6 +225,25 @@ describe("when the judge fails, the built-in's verdict stands", () => {
   });
 });
 
+describe("waiting for the judge holds no handler slot", () => {
+  it("ten unsure replies awaiting a hanging judge (more than the bot's 8 slots) hold back no mention", async () => {
+    const { root } = await start();
+    model!.chat.respond(answer.hang());
+    const users = await Promise.all(Array.from({ length: 10 }, (_, i) => bed!.user(`rude${i}`)));
+    const rude = [];
+    for (const [i, u] of users.entries()) rude.push(await bed!.post(u, `@host you're an idiot ${i}`, root.id));
+    // The judge's concurrency (4) is in flight; the other six wait for a slot of the judge.
+    await model!.whenPending(4);
+    const erin = await bed!.user("erin");
+    const hello = await bed!.post(erin, "@host hello, what does this bot do?");
+    await until("the mention answered while ten replies wait for the judge", () => answered().includes(hello.id));
+    expect(rude.filter((r) => posts()[r.id]!.hidden)).toEqual([]);
+    await bed!.advance(3_000); // the judge's timeout: the built-in decides them all
+    await bed!.settle();
+    expect(rude.filter((r) => !posts()[r.id]!.hidden)).toEqual([]);
+  });
+});
+
 describe("the author's history and the thread", () => {
   it("an author hidden before needs less evidence; the hide's line says why", async () => {
     const { lines, root } = await start(noJudge);
