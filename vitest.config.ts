@@ -17,6 +17,7 @@ const PROCESSES = [
   "test/docs/**/*.test.ts",
   "test/observe/cli.test.ts",
   "test/observe/status-page.test.ts",
+  "test/observe/status-page-admin.test.ts",
   "test/redis/**/*.test.ts",
   "test/sandbox/cli.test.ts",
   "test/store/state-lock.test.ts",

@@ -5,8 +5,11 @@
  */
 export {
   loadBots,
+  loadBotText,
+  PluginCache,
   BOT_FILE_PATTERN,
   type BotConfig,
+  type LoadBotTextOptions,
   type ResolvedPlugin,
   type LoadBotsOptions,
   type LoadBotsResult,

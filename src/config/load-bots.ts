@@ -8,6 +8,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseDocument } from "yaml";
 import { UserError } from "../errors.ts";
 import type { PluginEntry } from "../plugins/registry.ts";
 import { findPlugin, localCandidates, localPluginNames, packageCandidates } from "../plugins/discover.ts";
@@ -108,55 +109,129 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     parsed.push(result);
   }
 
-  const owners = new Map<string, string>();
-  // An app has one plan: the first bot naming an API key sets it for the others.
-  const appPlans = new Map<string, { plan: string; file: string }>();
+  const seen: BotsSeen = { owners: new Map(), appPlans: new Map() };
   const plugins = new PluginCache(pluginsDir, cwd);
   const bots: BotConfig[] = [];
   for (const result of parsed) {
-    const bot = result.bot;
-    if (!bot) continue;
-    const owner = owners.get(bot.name);
-    const before = problems.length;
-    if (owner) {
-      problems.push(
-        result.problemAt({
-          path: ["name"],
-          at: "value",
-          message: `"${bot.name}" is already the name of the bot in ${owner}; bot names must be unique`,
-        }),
-      );
-    } else owners.set(bot.name, result.file);
-    if (bot.app) {
-      const first = appPlans.get(bot.app.consumer_key);
-      if (!first) appPlans.set(bot.app.consumer_key, { plan: bot.plan, file: result.file });
-      else if (first.plan !== bot.plan) {
-        problems.push(
-          result.problemAt({
-            path: ["plan"],
-            at: "value",
-            message: `the bot's app (app.consumer_key) is also the app of ${first.file}, which names the ${first.plan} plan; an app has one plan: give both the same`,
-          }),
-        );
-      }
-    }
-    const resolved: ResolvedPlugin[] = [];
-    for (const entry of bot.plugins) {
-      const outcome = await resolvePlugin(entry.name, entry.options, plugins);
-      if ("problems" in outcome)
-        problems.push(
-          ...outcome.problems.map((p) => result.problemAt({ ...p, path: ["plugins", entry.name, ...p.path] })),
-        );
-      else resolved.push(outcome);
-    }
-    if (problems.length === before) bots.push({ ...bot, file: result.file, plugins: resolved });
+    const bot = await checkBot(result, seen, plugins, problems);
+    if (bot) bots.push(bot);
   }
   problems.sort(compareProblems);
   return { bots, problems, files, env };
 }
 
-/** Each plugin is found and imported once, however many bots use it. */
-class PluginCache {
+/** What the bots checked so far claim: their names (and files), and each API key's plan. */
+interface BotsSeen {
+  owners: Map<string, string>;
+  /** An app has one plan: the first bot naming an API key sets it for the others. */
+  appPlans: Map<string, { plan: string; file: string }>;
+}
+
+/**
+ * The checks of one parsed bot file that need more than its text: its name unique, its app's
+ * plan agreeing with the bots before it, its plugins found and their options valid. Adds its
+ * problems to `problems`; returns the bot when it has none.
+ */
+async function checkBot(
+  result: ParsedBotFile,
+  seen: BotsSeen,
+  plugins: PluginCache,
+  problems: BotFileProblem[],
+): Promise<BotConfig | undefined> {
+  const bot = result.bot;
+  if (!bot) return undefined;
+  const owner = seen.owners.get(bot.name);
+  const before = problems.length;
+  if (owner) {
+    problems.push(
+      result.problemAt({
+        path: ["name"],
+        at: "value",
+        message: `"${bot.name}" is already the name of the bot in ${owner}; bot names must be unique`,
+      }),
+    );
+  } else seen.owners.set(bot.name, result.file);
+  if (bot.app) {
+    const first = seen.appPlans.get(bot.app.consumer_key);
+    if (!first) seen.appPlans.set(bot.app.consumer_key, { plan: bot.plan, file: result.file });
+    else if (first.plan !== bot.plan) {
+      problems.push(
+        result.problemAt({
+          path: ["plan"],
+          at: "value",
+          message: `the bot's app (app.consumer_key) is also the app of ${first.file}, which names the ${first.plan} plan; an app has one plan: give both the same`,
+        }),
+      );
+    }
+  }
+  const resolved: ResolvedPlugin[] = [];
+  for (const entry of bot.plugins) {
+    const outcome = await resolvePlugin(entry.name, entry.options, plugins);
+    if ("problems" in outcome)
+      problems.push(
+        ...outcome.problems.map((p) => result.problemAt({ ...p, path: ["plugins", entry.name, ...p.path] })),
+      );
+    else resolved.push(outcome);
+  }
+  return problems.length === before ? { ...bot, file: result.file, plugins: resolved } : undefined;
+}
+
+export interface LoadBotTextOptions {
+  /** The name to show in problems: the file's path, or what stands for it (`POST /api/admin/bots`). */
+  file: string;
+  text: string;
+  /** The environment `${VAR}` reads (from {@link loadEnv}, as `loadBots` reads it). */
+  env: BotEnv;
+  /** The other bots of the fleet: the new one's name must differ, and its app's plan agree. */
+  others: readonly BotConfig[];
+  /** Where its plugins are found; one loader for many calls imports each plugin once. */
+  plugins: PluginCache;
+  /**
+   * Bot files whose text must not carry the account's token (`account: {token,
+   * token_secret}` other than `${VAR}`): a bot kept in the state, where no secret may be.
+   */
+  noSecrets?: boolean;
+}
+
+/**
+ * One bot file's text checked exactly as {@link loadBots} checks each file of the bots
+ * directory: its syntax, `${VAR}`, the schema, its plugins and their options, its name unique
+ * and its app's plan agreeing among `others`. For a file that changed while `bot start` runs,
+ * or a bot sent to the admin API. Never throws for anything in the text.
+ */
+export async function loadBotText(
+  options: LoadBotTextOptions,
+): Promise<{ bot?: BotConfig; problems: BotFileProblem[] }> {
+  const result = parseBotFile(options.file, options.text, options.env);
+  const problems = [...result.problems];
+  if (options.noSecrets && result.bot?.account.kind === "oauth1") {
+    // As written, before `${VAR}` was read: a value that reads no variable is the secret itself.
+    const written = parseDocument(options.text);
+    const literal = (["token", "token_secret"] as const).find((key) => {
+      const value = written.getIn(["account", key]);
+      return typeof value === "string" && !value.includes("${");
+    });
+    if (literal)
+      problems.push(
+        result.problemAt({
+          path: ["account", literal],
+          at: "value",
+          message: `a bot kept in the state must not carry its account's token in plain text (the state is no place for secrets); sign the account in (bot auth login --account NAME) and write account: {stored: NAME}, or read it from the environment with \${VAR}`,
+        }),
+      );
+  }
+  const seen: BotsSeen = { owners: new Map(), appPlans: new Map() };
+  for (const other of options.others) {
+    seen.owners.set(other.name, other.file);
+    if (other.app && !seen.appPlans.has(other.app.consumer_key))
+      seen.appPlans.set(other.app.consumer_key, { plan: other.plan, file: other.file });
+  }
+  const bot = problems.length === 0 ? await checkBot(result, seen, options.plugins, problems) : undefined;
+  return { ...(bot ? { bot } : {}), problems: problems.sort(compareProblems) };
+}
+
+/** Each plugin is found and imported once, however many bots use it (plugin code changes need a restart). */
+export class PluginCache {
   private readonly loaded = new Map<string, Promise<LoadedPlugin | undefined>>();
   constructor(
     readonly pluginsDir: string,

@@ -121,7 +121,7 @@ class ProcessApps implements Apps {
     const app = this.appOf(hosted);
     app.bots.set(hosted.config.name, hosted);
     this.recount(hosted.app.id, app);
-    await this.follow(hosted.app.id, app, hosted);
+    await this.follow(hosted.app.id, app, hosted, true);
   }
 
   async replace(before: HostedBot, after: HostedBot): Promise<void> {
@@ -133,7 +133,7 @@ class ProcessApps implements Apps {
     const app = this.appOf(after);
     app.bots.set(after.config.name, after);
     this.recount(after.app.id, app);
-    await this.follow(after.app.id, app, after);
+    await this.follow(after.app.id, app, after, false);
   }
 
   async remove(hosted: HostedBot): Promise<void> {
@@ -162,11 +162,14 @@ class ProcessApps implements Apps {
 
   /**
    * The app's stream after one of its bots came or changed: started when it is the first to
-   * want it, else told the new wants; once the service has the bot's rules, its mentions
-   * trigger learns whether the stream is connected and one catch-up poll closes what came
-   * before the rules did.
+   * want it, else told the new wants. Once the service has the bot's rules, its mentions
+   * trigger learns whether the stream is connected; a bot restarted in sync with the stream
+   * (it took its predecessor's state) needs nothing more. Otherwise one catch-up poll closes
+   * what came before the rules did, and a bot new to the stream (`fresh`) gets what mentioned
+   * it before its rule was in at once, by a search ({@link StreamHub.backfill}): its catch-up
+   * poll may wait long behind those of thousands of bots in the app's window.
    */
-  private async follow(appId: string, app: App, hosted: HostedBot): Promise<void> {
+  private async follow(appId: string, app: App, hosted: HostedBot, fresh: boolean): Promise<void> {
     const name = hosted.config.name;
     const hub = this.hubs.get(appId);
     if (!hub) {
@@ -174,9 +177,21 @@ class ProcessApps implements Apps {
       return;
     }
     await hub.update(...this.wants(app));
-    if (mentionsVia(hosted) !== "stream" || !hosted.config.triggers.mentions) return;
+    const mentions = hosted.config.triggers.mentions;
+    if (mentionsVia(hosted) !== "stream" || !mentions) return;
     const bot = this.deps.bots.get(name);
-    bot?.mentionsStream(hub.status().state === "connected");
+    if (!bot || bot.mentionsInSync()) return;
+    const connected = hub.status().state === "connected";
+    bot.mentionsStream(connected);
+    if (fresh && connected)
+      hub
+        .backfill([name], this.deps.options.clock.now() - mentions.backfill)
+        .catch((err: unknown) =>
+          app.log.warn(
+            { bot: name, err: (err as Error)?.message },
+            `bot ${name}: could not search for what mentioned it before its stream rule was in (${(err as Error)?.message ?? String(err)}); its catch-up poll brings it`,
+          ),
+        );
     this.queues.get(appId)?.request([name]);
   }
 

@@ -5,8 +5,11 @@
  */
 import { UserError } from "../errors.ts";
 
-/** What kind of refusal: no such bot, a bot of that name exists already, or the runtime is stopping. */
-export type FleetErrorKind = "not-found" | "exists" | "stopping";
+/**
+ * What kind of refusal: no such bot, a bot of that name exists already, a change that must be
+ * made elsewhere (a bot file's bot is changed in its file), or the runtime is stopping.
+ */
+export type FleetErrorKind = "not-found" | "exists" | "conflict" | "stopping";
 
 export class FleetError extends UserError {
   override name = "FleetError";

@@ -78,6 +78,18 @@ export interface PauseSeen {
   at: number;
 }
 
+/**
+ * A change of the fleet while the process runs (the live fleet): a bot added, restarted with
+ * a new configuration, removed, paused or resumed, and who made it (an admin token's name,
+ * a bot file, a connected account); the status page shows it at once.
+ */
+export interface FleetChange {
+  bot: string;
+  change: "added" | "replaced" | "removed" | "paused" | "resumed";
+  by: string;
+  at: number;
+}
+
 /** An event a bot finished handling (its plugins ran, or none handles its kind). */
 export interface EventSeen {
   bot: string;
@@ -98,6 +110,7 @@ export interface RuntimeObserver {
   waiting(seen: WaitSeen): void;
   response(seen: ResponseSeen): void;
   paused(seen: PauseSeen): void;
+  fleet(seen: FleetChange): void;
 }
 
 /** One observer that hands everything to each of `observers`, in order. */
@@ -110,5 +123,6 @@ export function fanOut(...observers: RuntimeObserver[]): RuntimeObserver {
     waiting: (s) => observers.forEach((o) => o.waiting(s)),
     response: (s) => observers.forEach((o) => o.response(s)),
     paused: (s) => observers.forEach((o) => o.paused(s)),
+    fleet: (s) => observers.forEach((o) => o.fleet(s)),
   };
 }

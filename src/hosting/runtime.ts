@@ -108,6 +108,7 @@ class HostedRuntime implements Runtime {
   ) {
     this.claimed = options.hosting === "claimed";
     for (const hosted of options.bots) this.enter(hosted);
+    for (const [name, reason] of options.paused ?? []) this.held.set(name, { reason, at: options.clock.now() });
     this.pollers = pollerCounts(options.bots);
     this.factory = {
       actions,
@@ -171,7 +172,7 @@ class HostedRuntime implements Runtime {
     for (const [i, hosted] of all.entries())
       await this.hostBot(hosted, this.clients.get(hosted.config.name)!, identities[i]!);
     for (const [name, layer] of this.layers) this.recover(name, layer);
-    for (const bot of this.bots.values()) bot.start();
+    for (const [name, bot] of this.bots) this.run(name, bot);
     this.hosting = startApps({
       options: this.claimed ? { ...options, bots: [] } : options,
       bots: this.bots,
@@ -405,6 +406,8 @@ class HostedRuntime implements Runtime {
     const built = "error" in resolved ? undefined : await buildBot(after, client, resolved.identity, this.factory);
     if (this.claimed) this.sharedApps?.unhost(name);
     const finished = await old.handOver(HAND_OVER_MS);
+    // Taken when the old one stopped: a drop of the stream during the hand-over counts.
+    const sync = old.mentionsSync();
     if (!finished)
       logger.warn(
         { bot: name },
@@ -420,6 +423,7 @@ class HostedRuntime implements Runtime {
     this.bots.set(name, built.bot);
     this.layers.set(name, built.layer);
     this.run(name, built.bot);
+    if (sync && this.via(after) === "stream" && this.via(before) === "stream") built.bot.adoptMentionsSync(sync);
     if (this.claimed) await this.sharedApps?.host(after, built.bot);
     else await this.hosting?.replace(before, after);
   }

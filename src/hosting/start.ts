@@ -1,19 +1,33 @@
 /**
- * What `bot start` does, apart from the process's signals: load and check every bot, open
+ * What `bot start` does, apart from the process's signals: load and check every bot (the
+ * bots directory's files, and the bots kept in the state: ../store/dynamic-bots.ts), open
  * the state store, find the service (or start the embedded sandbox with a crowd of simulated
- * users when none is configured), and start the runtime. Returns a handle whose `stop`
- * persists everything.
+ * users when none is configured), start the runtime, and keep the fleet live: the bots
+ * directory is watched (./bot-watcher.ts), and with the state in Redis what other processes
+ * change in the fleet is followed. Returns a handle whose `stop` persists everything.
  */
 import { join } from "node:path";
 import type { AdjustableClock } from "../clock.ts";
-import { countOf, formatProblem, loadBots, type BotConfig } from "../config/index.ts";
+import {
+  countOf,
+  formatProblem,
+  loadBots,
+  loadBotText,
+  PluginCache,
+  type BotConfig,
+  type BotEnv,
+} from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { RuntimeObserver } from "./observer.ts";
+import type { FleetChange, RuntimeObserver } from "./observer.ts";
 import type { Sandbox } from "../sandbox/index.ts";
+import { redisDynamicBots } from "../redis/dynamic-bots.ts";
 import { openSharedState } from "../redis/shared-state.ts";
+import { storeDynamicBots, type DynamicBots } from "../store/dynamic-bots.ts";
 import { openFileStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
+import { watchBotFiles } from "./bot-watcher.ts";
+import { Fleet, stateFile } from "./fleet.ts";
 import { provisionBots, type ProvisionedBot } from "./provision.ts";
 import { startRuntime } from "./runtime.ts";
 import type { HostedBot, Runtime } from "./types.ts";
@@ -41,10 +55,18 @@ export interface StartOptions {
   observer?: RuntimeObserver;
   /** Stops the start while it waits for a service that cannot be reached (SIGINT). */
   signal?: AbortSignal;
+  /** Whether the bots directory is watched while the bots run (default: yes). */
+  watch?: boolean;
+  /** Where relative directories and `.env` are found (default `process.cwd()`). */
+  cwd?: string;
+  /** Told of every change of the fleet while the bots run. */
+  onFleetChange?(change: FleetChange): void;
 }
 
 export interface Started {
   runtime: Runtime;
+  /** The fleet: where each bot comes from, and its changes while the bots run (the admin API's). */
+  fleet: Fleet;
   /** The embedded sandbox, when no service is configured. */
   sandbox?: Sandbox;
   store: Store;
@@ -68,12 +90,13 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
 
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
-  const { bots, vars, envFile } = await loadRunnable(options);
+  const { bots: files, env, envFile } = await loadRunnable(options);
+  const vars = env.vars;
   const shared = options.state
     ? await openSharedState({
         url: options.state.url,
         source: options.state.source,
-        bots: bots.map((b) => b.name),
+        bots: files.map((b) => b.name),
         clock,
         logger,
       })
@@ -81,9 +104,16 @@ export async function start(options: StartOptions): Promise<Started> {
   const store: Store =
     shared?.store ??
     (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
+  const dynamic = shared ? redisDynamicBots(shared.redis, shared.leases.prefix) : storeDynamicBots(store);
   let found: FoundService | undefined;
+  let stopFollowing: (() => void) | undefined;
   try {
+    // `--only` runs the bots named, from files: none kept in the state.
+    const kept = options.only?.length ? [] : await keptBots(dynamic, files, env, options);
+    const bots = [...files, ...kept];
+    for (const bot of kept) shared?.claims.track(bot.name);
     found = await findService(options, bots, vars, envFile, store);
+    const pauses = await dynamic.pauses();
     const runtime = await startRuntime({
       baseUrl: found.baseUrl,
       bots: found.bots,
@@ -91,6 +121,7 @@ export async function start(options: StartOptions): Promise<Started> {
       clock,
       logger,
       dryRun: options.dryRun ?? false,
+      paused: new Map([...pauses].map(([name, p]) => [name, p.reason])),
       ...(options.observer ? { observer: options.observer } : {}),
       ...(shared
         ? {
@@ -104,12 +135,44 @@ export async function start(options: StartOptions): Promise<Started> {
           }
         : {}),
     });
+    const { sandbox } = found;
+    const fleet = new Fleet({
+      runtime,
+      dynamic,
+      accounts: sandbox
+        ? async (config) => (await provisionBots(sandbox, [config]))[0]!
+        : async (config) => resolveService(vars, envFile, [config], store).bots[0]!,
+      botsDir: options.bots,
+      pluginsDir: options.plugins,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.env ? { env: options.env } : {}),
+      clock,
+      logger,
+      ...(options.observer ? { observer: options.observer } : {}),
+      ...(shared ? { claims: shared.claims } : {}),
+      ...(options.only?.length ? { only: options.only } : {}),
+      ...(options.onFleetChange ? { onChange: options.onFleetChange } : {}),
+    });
+    await fleet.load();
     await shared?.run(runtime);
+    // Processes sharing the state follow each other's changes at every lease renewal.
+    if (shared) stopFollowing = fleet.followEvery(shared.claims.renewEveryMs);
+    const watcher =
+      options.watch === false
+        ? undefined
+        : watchBotFiles({
+            fleet,
+            botsDir: options.bots,
+            pluginsDir: options.plugins,
+            ...(options.cwd ? { cwd: options.cwd } : {}),
+            clock,
+            logger,
+          });
     logger.info(
       { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
-      "all bots started; stop with Ctrl-C",
+      `all bots started; stop with Ctrl-C${watcher ? `; changes in ${options.bots} apply as they are saved` : ""}`,
     );
-    const { sandbox, stopCrowd } = found;
+    const { stopCrowd } = found;
     const desk = new ReviewDesk({ store, clock, log: logger, layerOf: (bot) => runtime.bots.get(bot)?.layer });
     // `bot review` hands decisions over in the data directory (the state has one writer: us).
     const requests = shared
@@ -117,10 +180,13 @@ export async function start(options: StartOptions): Promise<Started> {
       : watchReviewRequests({ data: options.data, desk, clock, log: logger, runsHere: (bot) => runtime.bots.has(bot) });
     return {
       runtime,
+      fleet,
       store,
       desk,
       ...(sandbox ? { sandbox } : {}),
       async stop() {
+        watcher?.close();
+        stopFollowing?.();
         stopCrowd?.();
         await requests?.stop();
         // Shared: gives the bots back, stops the runtime, closes the store (or stops without an unreachable Redis).
@@ -131,6 +197,7 @@ export async function start(options: StartOptions): Promise<Started> {
       },
     };
   } catch (err) {
+    stopFollowing?.();
     found?.stopCrowd?.();
     await found?.sandbox?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
@@ -138,14 +205,50 @@ export async function start(options: StartOptions): Promise<Started> {
   }
 }
 
-/** The bots to start, checked, and the environment they were read with. */
-async function loadRunnable(
+/**
+ * The bots kept in the state (added through the admin API, or for a connected account),
+ * checked as their files would be. One that no longer validates (a plugin gone, a variable
+ * unset) is logged and left out; the others start.
+ */
+async function keptBots(
+  dynamic: DynamicBots,
+  files: readonly BotConfig[],
+  env: BotEnv,
   options: StartOptions,
-): Promise<{ bots: BotConfig[]; vars: Readonly<Record<string, string | undefined>>; envFile: string }> {
+): Promise<BotConfig[]> {
+  const records = await dynamic.list();
+  const plugins = new PluginCache(options.plugins, options.cwd ?? process.cwd());
+  const kept: BotConfig[] = [];
+  for (const record of records) {
+    const checked = await loadBotText({
+      file: stateFile(record.name),
+      text: record.yaml,
+      env,
+      others: [...files, ...kept],
+      plugins,
+    });
+    if (checked.bot && checked.bot.name === record.name) kept.push(checked.bot);
+    else
+      options.logger.error(
+        { bot: record.name, problems: checked.problems.map(formatProblem) },
+        `bot ${record.name} (kept in the state, added by ${record.by}) is not started: ${checked.problems.map(formatProblem).join("; ") || "its name changed"}; replace it (PUT /api/admin/bots/${record.name}) or remove it`,
+      );
+  }
+  if (kept.length > 0)
+    options.logger.info(
+      { bots: kept.map((b) => b.name) },
+      `${countOf(kept.length, "bot")} kept in the state (added through the admin API or by connecting): ${kept.map((b) => b.name).join(", ")}`,
+    );
+  return kept;
+}
+
+/** The bots to start, checked, and the environment they were read with. */
+async function loadRunnable(options: StartOptions): Promise<{ bots: BotConfig[]; env: BotEnv; envFile: string }> {
   const loaded = await loadBots({
     botsDir: options.bots,
     pluginsDir: options.plugins,
     ...(options.env ? { env: options.env } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   if (loaded.problems.length > 0) {
     throw new UserError(
@@ -162,7 +265,7 @@ async function loadRunnable(
       { exitCode: 2 },
     );
   }
-  return { bots, vars, envFile: loaded.env.suggestedFile };
+  return { bots, env: loaded.env, envFile: loaded.env.suggestedFile };
 }
 
 /** The service the bots run against, and their accounts there; the embedded sandbox and its crowd when none is set. */

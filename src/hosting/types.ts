@@ -57,6 +57,11 @@ export interface RuntimeOptions {
   /** Told of every action's outcome, event handled, error answer and stream change (`bot start --http`). */
   observer?: RuntimeObserver;
   /**
+   * Bots a person paused (the admin API, the status page), and why: they start paused, and
+   * stay so until resumed ({@link FleetOps.resume}).
+   */
+  paused?: ReadonlyMap<string, string>;
+  /**
    * `"all"` (the default): every bot runs from the start. `"claimed"`: none does until
    * {@link Runtime.host} is called for it, and {@link Runtime.unhost} stops it again: the
    * process's bot claims decide (several processes sharing one Redis, src/redis/bot-claims.ts).

@@ -8,6 +8,7 @@
 import type {
   ActionSeen,
   EventSeen,
+  FleetChange,
   PauseSeen,
   ResponseSeen,
   RuntimeObserver,
@@ -55,6 +56,11 @@ export class Activity implements RuntimeObserver {
 
   paused(seen: PauseSeen): void {
     this.emit({ type: "bot", bot: seen.bot });
+  }
+
+  /** A bot came, went, or changed: every page may show it (a new row, one less). */
+  fleet(_seen: FleetChange): void {
+    this.emit({ type: "bots" });
   }
 
   serviceError(_seen: ServiceErrorSeen): void {

@@ -12,6 +12,7 @@ export {
   fanOut,
   type ActionSeen,
   type EventSeen,
+  type FleetChange,
   type PauseSeen,
   type ResponseSeen,
   type RuntimeObserver,
@@ -20,5 +21,6 @@ export {
   type WaitSeen,
 } from "../hosting/observer.ts";
 export { startObserveServer, type ObserveServer, type ObserveServerOptions } from "./server.ts";
+export { AdminApi, adminAccess, type AdminAccess, type FleetControl } from "./admin-api.ts";
 export { runtimeSource, type StatusSource } from "./source.ts";
 export { statusView, type StatusView, type ViewQuery } from "./status-view.ts";

@@ -94,6 +94,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: reg,
   });
 
+  const fleetChanges = new Counter({
+    name: "postbot_fleet_changes_total",
+    help: "Changes of the fleet while the process runs (bots added, replaced, removed, paused, resumed), by change.",
+    labelNames: ["change"] as const,
+    registers: reg,
+  });
   const budgetWaits = new Counter({
     name: "postbot_budget_waits_total",
     help: "Times work of a bot (an action, a budgeted read) started waiting for budget, by bot and endpoint: counted once per wait, when it begins.",
@@ -279,6 +285,9 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
     paused() {
       // A state: postbot_bot_paused reads it at scrape time.
+    },
+    fleet(seen) {
+      fleetChanges.inc({ change: seen.change });
     },
   };
 

@@ -9,6 +9,8 @@
  * - `GET /events`: its live updates ({@link LiveUpdates});
  * - `GET /review` and `GET /api/review`: the replies moderation hid or was unsure of, with
  *   why and any decision (read-only; decide with `bot review` on the machine).
+ * - `/api/admin/...`: the admin API ({@link AdminApi}: the fleet's changes, behind
+ *   `POSTBOT_ADMIN_TOKEN`; off without one).
  *
  * It starts before the bots (so `/healthz` answers and `/readyz` says "starting" while a
  * thousand bots start), is given the runtime with {@link ObserveServer.attach} once it runs,
@@ -21,6 +23,7 @@ import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { Activity } from "./activity.ts";
+import { AdminApi, type AdminAccess, type FleetControl } from "./admin-api.ts";
 import { readiness, type Phase } from "./health.ts";
 import { formatHost, isLoopback, type HttpAddress } from "./http-address.ts";
 import { LiveUpdates } from "./live.ts";
@@ -33,6 +36,8 @@ export interface ObserveServerOptions extends HttpAddress {
   /** The runtime's clock: the page's ages and the poll lag are on it. */
   clock: Clock;
   logger?: Logger;
+  /** The admin token (`POSTBOT_ADMIN_TOKEN`, {@link adminAccess}); without it the admin API is off. */
+  admin?: AdminAccess;
 }
 
 export interface ObserveServer {
@@ -44,6 +49,8 @@ export interface ObserveServer {
   readonly activity: Activity;
   /** The runtime runs: read its status from now on. */
   attach(source: StatusSource): void;
+  /** The fleet the admin API changes (once the bots run). */
+  manage(fleet: FleetControl): void;
   /** The runtime is stopping: not ready any more. */
   stopping(): void;
   /** Ends the live updates and closes every connection. */
@@ -103,9 +110,11 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
   const activity = new Activity();
   const metrics = createMetrics({ source: () => source });
   const live = new LiveUpdates(activity, () => clock.now());
+  const admin = new AdminApi(options.admin, logger);
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    if (admin.handles(url.pathname)) return await admin.handle(req, res, url);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { ...SECURITY_HEADERS, allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" });
       res.end("only GET and HEAD\n");
@@ -131,7 +140,10 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
         return json(res, r.status, r.body);
       }
       case "/api/status":
-        return json(res, 200, statusView(source, activity, parseViewQuery(url.searchParams), phase, clock.now()));
+        return json(res, 200, {
+          ...statusView(source, activity, parseViewQuery(url.searchParams), phase, clock.now()),
+          admin: admin.on,
+        });
       case "/events":
         return live.handle(req, res);
       case "/api/review":
@@ -167,6 +179,11 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
     { http: url },
     `status page at ${url}/, metrics at ${url}/metrics, health at ${url}/healthz and ${url}/readyz`,
   );
+  if (options.admin)
+    logger.info(
+      { http: url, admin: options.admin.name },
+      `admin API at ${url}/api/admin/bots, for the holder of POSTBOT_ADMIN_TOKEN (${options.admin.name})${isLoopback(options.host) ? "" : "; the token crosses the network in the clear unless a TLS proxy stands in front"}`,
+    );
 
   return {
     url,
@@ -177,6 +194,9 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
       source = s;
       phase = "running";
       activity.botsChanged();
+    },
+    manage(fleet) {
+      admin.attach(fleet);
     },
     stopping() {
       phase = "stopping";

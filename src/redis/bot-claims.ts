@@ -17,6 +17,11 @@
  *   checked first, and writes of the bots' state wait for that ({@link BotClaims.current}).
  *   A lease that expired meanwhile and is free is claimed again; when its new token directly
  *   follows the old one nobody held it in between, so the bot simply goes on.
+ * - The bots change while the processes run (the live fleet): a bot added anywhere is
+ *   {@link BotClaims.track}ed by every process that learns of it, and the first claim wins its
+ *   lease (the process that added it looks at once, the others at their next renewal); one
+ *   removed is {@link BotClaims.forget}ten, stopped by the process that runs it and never
+ *   claimed again.
  *
  * Timing (renewals) runs on the injected {@link Clock}; expiry is Redis's TTL.
  */
@@ -37,7 +42,7 @@ export interface BotClaimsOptions {
   leases: Leases;
   /** This process's name as a lease owner ({@link processOwnerId}). */
   owner: string;
-  /** Every bot of the deployment (the same bot files in every process). */
+  /** Every bot of the deployment at start (the same bot files in every process); see {@link BotClaims.track}. */
   bots: readonly string[];
   clock: Clock;
   logger?: Logger;
@@ -82,6 +87,8 @@ interface Held {
 /** The bots this process claims and runs; see the module comment. */
 export class BotClaims {
   private readonly held = new Map<string, Held>();
+  /** Every bot of the deployment, as this process knows it now. */
+  private readonly all: Set<string>;
   private readonly ttl: number;
   private readonly every: number;
   private readonly log: Logger;
@@ -112,6 +119,7 @@ export class BotClaims {
     this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
     this.every = options.everyMs ?? DEFAULT_RENEW_EVERY_MS;
     this.log = options.logger ?? silentLogger;
+    this.all = new Set(options.bots);
     if (!(this.every * 2 < this.ttl))
       throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
   }
@@ -146,6 +154,27 @@ export class BotClaims {
   /** The bots held here now. */
   bots(): string[] {
     return [...this.held].filter(([, h]) => !h.stopping).map(([bot]) => bot);
+  }
+
+  /** How often the leases are renewed (and free bots looked for). */
+  get renewEveryMs(): number {
+    return this.every;
+  }
+
+  /** A bot joined the fleet: it is claimed at the next look for free bots, which comes at once. */
+  track(bot: string): void {
+    if (this.all.has(bot)) return;
+    this.all.add(bot);
+    if (this.stopped) return;
+    this.kick = true;
+    this.wake?.abort();
+  }
+
+  /** A bot left the fleet: stopped here (saved first) when it runs here, and never claimed again. */
+  async forget(bot: string): Promise<void> {
+    this.all.delete(bot);
+    this.freeSince.delete(bot);
+    await this.giveBack(bot);
   }
 
   /** How many processes share the bots, as last seen. */
@@ -301,7 +330,7 @@ export class BotClaims {
 
   /** Gives back what is above the fair share, or claims free bots up to it. */
   private async balance(): Promise<void> {
-    const all = this.options.bots;
+    const all = [...this.all];
     const share = Math.ceil(all.length / this.members);
     const mine = this.bots();
     const others = all.filter((bot) => !this.held.has(bot));

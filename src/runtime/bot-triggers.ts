@@ -13,7 +13,7 @@ import type { Logger } from "../log.ts";
 import { startDmsTrigger } from "../triggers/dms.ts";
 import type { BotEvent, TriggerName } from "../triggers/events.ts";
 import { startFollowersTrigger } from "../triggers/followers.ts";
-import { MentionsTrigger } from "../triggers/mentions.ts";
+import { MentionsTrigger, type MentionsSync } from "../triggers/mentions.ts";
 import type { PollLoop } from "../triggers/poller.ts";
 import { startSchedule, type ScheduleHandle, type ScheduleSpec } from "../triggers/schedule.ts";
 import type { EventLoop } from "./event-loop.ts";
@@ -233,6 +233,21 @@ export class BotTriggers {
     if (!mentions) return;
     if (loop.isStopped || loop.paused) return new Promise<void>(() => {});
     await loop.handledAfter(events, () => mentions.accept(events));
+  }
+
+  /** The mentions trigger's state with the stream (undefined: no mentions trigger, or not started). */
+  mentionsSync(): MentionsSync | undefined {
+    return this.mentions?.syncState();
+  }
+
+  /** Takes over a predecessor's state with the stream (see {@link MentionsTrigger.adopt}); call after {@link start}. */
+  adoptMentionsSync(state: MentionsSync): void {
+    this.mentions?.adopt(state);
+  }
+
+  /** Whether the mentions trigger is in sync with the stream (no catch-up poll needed). */
+  mentionsInSync(): boolean {
+    return this.mentions?.synced ?? false;
   }
 
   /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */

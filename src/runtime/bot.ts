@@ -11,6 +11,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { TRIGGER_OF, type BotEvent, type EventName, type TriggerName } from "../triggers/events.ts";
+import type { MentionsSync } from "../triggers/mentions.ts";
 import { BotTriggers, type TriggerSpecs } from "./bot-triggers.ts";
 import { EventLoop } from "./event-loop.ts";
 import { Inbox } from "./inbox.ts";
@@ -131,6 +132,21 @@ export class BotRuntime {
   /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
   mentionsStream(connected: boolean): void {
     this.triggers.mentionsStream(connected);
+  }
+
+  /** See {@link BotTriggers.mentionsSync}: what a successor of this bot takes over. */
+  mentionsSync(): MentionsSync | undefined {
+    return this.triggers.mentionsSync();
+  }
+
+  /** See {@link BotTriggers.adoptMentionsSync}. */
+  adoptMentionsSync(state: MentionsSync): void {
+    this.triggers.adoptMentionsSync(state);
+  }
+
+  /** See {@link BotTriggers.mentionsInSync}. */
+  mentionsInSync(): boolean {
+    return this.triggers.mentionsInSync();
   }
 
   /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */

@@ -69,6 +69,12 @@ function refusesSinceId(err: unknown): boolean {
 
 export const mentionsCursorKey = (bot: string) => `${bot}:mentions`;
 
+/** A mentions trigger's state with the app's stream ({@link MentionsTrigger.syncState}). */
+export interface MentionsSync {
+  connected: boolean;
+  inSync: boolean;
+}
+
 /** The id of the post an event is about. */
 const postIdOf = (e: BotEvent) => ("post" in e ? e.post.id : undefined);
 
@@ -175,6 +181,26 @@ export class MentionsTrigger {
       : this.move([cursor?.since_id], [...seen, ...ids]);
     await this.options.inbox.commit(fresh, move);
     return fresh.length;
+  }
+
+  /** Where the trigger is with the stream, for its successor when the bot restarts with a new configuration. */
+  syncState(): MentionsSync {
+    return { connected: this.connected, inSync: this.inSync };
+  }
+
+  /**
+   * Takes over the state of the bot's previous trigger (the bot restarted with a new
+   * configuration in the same process): when that one was in sync with the stream, so is
+   * this one, and no catch-up poll is needed.
+   */
+  adopt(state: MentionsSync): void {
+    this.connected = state.connected;
+    this.inSync = state.connected && state.inSync;
+  }
+
+  /** Whether a poll has run with the stream connected throughout (streamed posts move the cursor). */
+  get synced(): boolean {
+    return this.inSync;
   }
 
   /** The app's stream connected: a poll from now on closes the gap behind it. */

@@ -34,8 +34,8 @@ import type { Executed, HeaderBag } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "./events.ts";
-import { MENTIONS_RULE_TAG, planMentionRules, type RuleCaps } from "./mention-rules.ts";
 import { MarkKeeper, REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS, type StreamMark } from "./stream-mark.ts";
+import { MENTIONS_RULE_TAG, mentionRuleValue, planMentionRules, type RuleCaps } from "./mention-rules.ts";
 
 export interface BotRules {
   bot: string;
@@ -153,6 +153,15 @@ export interface StreamHub {
   update(wants: readonly BotRules[], mentionBots?: readonly MentionBot[]): Promise<void>;
   /** Where the stream is now ({@link StreamMark}; its `until` now while connected), to save it again. */
   mark(): StreamMark | undefined;
+  /**
+   * What mentioned bots that just joined the stream before their mention rule was in place:
+   * one recent search of each one's mention terms since `sinceMs`, handed to its mentions
+   * trigger as the stream would have (which hands each post out once, however it came).
+   * Costs a search, not a mentions poll: in a large fleet the app's window of mentions polls
+   * is spent on catch-up polls for hours, and a new bot's first mention must not wait for it.
+   * Resolves with the posts found.
+   */
+  backfill(bots: readonly string[], sinceMs: number): Promise<number>;
   close(): void;
 }
 
@@ -414,6 +423,8 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   };
   /** Rule updates sending their requests now (not waiting for the clock to retry). */
   let applying = 0;
+  /** Searches for new bots' earlier mentions under way. */
+  let backfilling = 0;
   /** The rules just synced: the status follows, and bots the cap leaves out poll instead. */
   const synced = (next: SyncedRules) => {
     rules = next;
@@ -698,6 +709,49 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
 
   const done = run().catch((err: unknown) => log.error({ err }, "the stream hub stopped unexpectedly"));
 
+  const backfill = async (bots: readonly string[], sinceMs: number): Promise<number> => {
+    const wanted = mentionBots.filter((m) => bots.includes(m.bot));
+    if (wanted.length === 0 || closer.signal.aborted) return 0;
+    backfilling++;
+    let found = 0;
+    let client: ApiClient | undefined;
+    try {
+      client = await options.client();
+      const c = client;
+      for (const bot of wanted) {
+        let next: string | undefined;
+        do {
+          const page = await budgeted("GET /2/posts/search/recent", (signal) =>
+            executed(
+              c.exchange(
+                "GET /2/posts/search/recent",
+                {
+                  query: {
+                    ...EVENT_POST_QUERY,
+                    query: mentionRuleValue([bot.username.toLowerCase()]),
+                    max_results: 100,
+                    start_time: new Date(sinceMs),
+                    ...(next ? { next_token: next } : {}),
+                  },
+                },
+                { signal: AbortSignal.any([signal, closer.signal]) },
+              ),
+            ),
+          );
+          const posts = [...(page.data ?? [])].sort((a, b) => compareIds(a.id, b.id));
+          const events = mentionEvents(posts, page.includes, bot.userId);
+          found += events.length;
+          if (events.length > 0) options.deliverMentions?.(bot.bot, events);
+          next = page.meta?.next_token;
+        } while (next && !closer.signal.aborted);
+      }
+    } finally {
+      backfilling--;
+      void client?.close();
+    }
+    return found;
+  };
+
   const update = (wants: readonly BotRules[], mentioned: readonly MentionBot[] = []): Promise<void> => {
     want(wants, mentioned);
     status.mentionBots = mentioned.length;
@@ -733,9 +787,10 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     done,
     status: () => structuredClone(status),
     has: (postId) => recent.has(postId),
-    busy: () => status.state === "starting" || recovering > 0 || applying > 0,
+    busy: () => status.state === "starting" || recovering > 0 || applying > 0 || backfilling > 0,
     update,
     mark: () => marks.now(clock.now(), status.state === "connected"),
+    backfill,
     close() {
       if (status.state === "connected") marks.lostAt(clock.now());
       closer.abort();

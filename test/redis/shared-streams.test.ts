@@ -52,6 +52,7 @@ const fakeHub = (): StreamHub => ({
   busy: () => false,
   update: async () => {},
   mark: () => undefined,
+  backfill: async () => 0,
   close: () => {},
 });
 

@@ -4,6 +4,10 @@
  * exits 0, all within 10 seconds. With no POSTBOT_BASE_URL it runs against an embedded
  * sandbox with simulated users: that is `npm start`.
  *
+ * While it runs, the bots directory is watched (a file added, changed or removed starts,
+ * restarts or stops its bot alone) and SIGHUP reads it all again; with `--http` and
+ * POSTBOT_ADMIN_TOKEN, the admin API changes the fleet from outside (src/observe/admin-api.ts).
+ *
  * Exit codes of a stop: 0, stopped and saved; 3, stopped, but the state's Redis was
  * unreachable (`--state`): what could not be saved is logged, and nothing sent is lost; 1,
  * the stop did not end within {@link HARD_STOP_MS} (or a second signal came).
@@ -31,14 +35,22 @@ export default function register(program: Command): void {
     .option("--dry-run", "log and count every action against a simulated budget; send none")
     .option(
       "--http [host:port]",
-      "serve a live status page (/), Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address (default 127.0.0.1:9464; off when not given)",
+      "serve a live status page (/), Prometheus metrics (/metrics), health (/healthz, /readyz) and, with POSTBOT_ADMIN_TOKEN set, the admin API (/api/admin/bots) on this address (default 127.0.0.1:9464; off when not given)",
     )
     .addHelpText(
       "after",
       `
 The service and the app: POSTBOT_BASE_URL, POSTBOT_CONSUMER_KEY, POSTBOT_CONSUMER_SECRET (the
 environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedded sandbox
-(state in DATA/sandbox.json; POSTBOT_SANDBOX_PORT picks its port) with simulated users.`,
+(state in DATA/sandbox.json; POSTBOT_SANDBOX_PORT picks its port) with simulated users.
+
+While it runs, a bot file added, changed or removed in --bots starts, restarts or stops its
+bot alone (a file with problems is reported and its bot goes on as it was); SIGHUP reads the
+whole directory again. Plugin code changes need a restart.
+
+With --http, POSTBOT_ADMIN_TOKEN (at least 16 random characters) turns on the admin API:
+list, add, replace, remove, pause and resume bots (Authorization: Bearer TOKEN);
+POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
     )
     .action(
       async ({
@@ -54,11 +66,12 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
         dryRun?: boolean;
         http?: string | true;
       }) => {
-        const [{ start }, { createLogger }, { createClock }, observe] = await Promise.all([
+        const [{ start }, { createLogger }, { createClock }, observe, { loadEnv }] = await Promise.all([
           import("../../hosting/start.ts"),
           import("../../log.ts"),
           import("../../clock.ts"),
           import("../../observe/index.ts"),
+          import("../../config/index.ts"),
         ]);
         const { stateOption } = await import("../state-option.ts");
         const shared = stateOption(state, process.env);
@@ -86,8 +99,19 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
         };
         process.on("SIGINT", onSignal);
         process.on("SIGTERM", onSignal);
+        // SIGHUP reads the bots directory again (it would end the process otherwise).
+        let reread: (() => void) | undefined;
+        process.on("SIGHUP", () => {
+          if (!reread) return logger.info("SIGHUP while the bots start: the bots directory is read once they run");
+          reread();
+        });
+        // The admin API's token, from the environment or .env as the bot files' variables.
+        const admin = address ? observe.adminAccess(loadEnv({ botsDir: options.bots }).vars) : undefined;
         // The status server comes first, so /healthz answers and /readyz says "starting" while the bots start.
-        const server = address ? await observe.startObserveServer({ ...address, clock, logger }) : undefined;
+        const server = address
+          ? await observe.startObserveServer({ ...address, clock, logger, ...(admin ? { admin } : {}) })
+          : undefined;
+        let republish: (() => void) | undefined;
         const started = await start({
           ...options,
           ...(shared ? { state: shared } : {}),
@@ -95,6 +119,7 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
           logger,
           signal: starting.signal,
           ...(server ? { observer: server.observer } : {}),
+          onFleetChange: () => republish?.(),
         }).catch(async (err: unknown) => {
           await server?.close();
           // A signal while waiting for the service ends the start; nothing ran, nothing to save.
@@ -103,10 +128,28 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
           process.exit(0);
         });
         server?.attach(observe.runtimeSource(started.runtime, clock, started.store));
-        const { announceDemo, demoBots } = await import("../demo-access.ts");
-        const unpublish = started.sandbox
-          ? await announceDemo(options.data, started.sandbox, demoBots(started.runtime.bots), logger)
+        server?.manage(started.fleet);
+        reread = () => {
+          logger.info(`SIGHUP: reading ${options.bots} again`);
+          void started.fleet.readFiles(undefined, "changed");
+        };
+        const { announceDemo, answerers, demoBots, publishDemo } = await import("../demo-access.ts");
+        const sandbox = started.sandbox;
+        const unpublish = sandbox
+          ? await announceDemo(options.data, sandbox, demoBots(started.runtime.bots), logger)
           : undefined;
+        // `bot say` finds the bots of the demo as they are now.
+        if (sandbox)
+          republish = () => {
+            const bots = demoBots(started.runtime.bots);
+            void publishDemo(options.data, {
+              url: sandbox.url,
+              admin_token: sandbox.adminToken,
+              pid: process.pid,
+              bots: bots.map((b) => b.name),
+              answers: answerers(bots),
+            }).catch(() => undefined);
+          };
         const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
         logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
         const hard = setTimeout(() => {
@@ -115,6 +158,7 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
         }, HARD_STOP_MS);
         hard.unref();
         server?.stopping();
+        republish = undefined;
         await unpublish?.();
         const { saved } = await started.stop();
         await server?.close();

@@ -1,7 +1,8 @@
 // postbot's status page: fetches one page of bots from /api/status, renders it with DOM
 // calls (textContent only, never innerHTML: bot names, usernames, post texts and reasons
 // are shown as text, whatever they contain), and follows /events (server-sent events) to
-// refresh what changed without a reload.
+// refresh what changed without a reload. When the admin API is on, each bot has a pause or
+// resume button; the admin token is asked for once and kept in this page's memory only.
 "use strict";
 
 (() => {
@@ -30,6 +31,8 @@
   let timer;
   /** Bumped by every change of the query, so an answer to an older query is never shown. */
   let asked = 0;
+  /** The admin token, once given: in memory only (never stored), forgotten on reload or refusal. */
+  let adminToken;
 
   /** An element with attributes and children; strings become text nodes. */
   function el(tag, attrs, ...children) {
@@ -130,6 +133,85 @@
     );
   }
 
+  /** A note under the header: what a button did, or why it could not. */
+  function note(text, bad) {
+    const n = $("admin-note");
+    n.textContent = text;
+    n.className = bad ? "admin-note bad" : "admin-note";
+    n.hidden = false;
+  }
+
+  /** Asks for the admin token in the dialog; resolves with it, or undefined when cancelled. */
+  function askToken(error) {
+    const dialog = $("token-dialog");
+    const input = $("token");
+    input.value = "";
+    $("token-error").hidden = !error;
+    $("token-error").textContent = error || "";
+    return new Promise((resolve) => {
+      const done = (value) => {
+        $("token-form").removeEventListener("submit", onSubmit);
+        $("token-cancel").removeEventListener("click", onCancel);
+        dialog.removeEventListener("cancel", onCancel);
+        dialog.close();
+        resolve(value);
+      };
+      const onSubmit = (e) => {
+        e.preventDefault();
+        done(input.value.trim() || undefined);
+      };
+      const onCancel = (e) => {
+        e.preventDefault();
+        done(undefined);
+      };
+      $("token-form").addEventListener("submit", onSubmit);
+      $("token-cancel").addEventListener("click", onCancel);
+      dialog.addEventListener("cancel", onCancel);
+      dialog.showModal();
+      input.focus();
+    });
+  }
+
+  /** Pauses or resumes a bot through the admin API, asking for the token when needed. */
+  async function fleetAction(bot, action, button) {
+    let error;
+    for (;;) {
+      if (!adminToken) adminToken = await askToken(error);
+      if (!adminToken) return;
+      button.disabled = true;
+      let res;
+      try {
+        res = await fetch(`/api/admin/bots/${encodeURIComponent(bot)}/${action}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${adminToken}` },
+          cache: "no-store",
+        });
+      } catch {
+        button.disabled = false;
+        return note(`could not reach postbot to ${action} ${bot}; try again`, true);
+      }
+      button.disabled = false;
+      if (res.status === 401) {
+        adminToken = undefined;
+        error = "That token was refused; give this process's POSTBOT_ADMIN_TOKEN.";
+        continue;
+      }
+      if (!res.ok) {
+        const problem = await res.json().catch(() => ({}));
+        return note(`${action} ${bot}: ${problem.detail || `answered ${res.status}`}`, true);
+      }
+      note(`${bot} ${action === "pause" ? "paused" : "resumed"}`);
+      return refreshSoon();
+    }
+  }
+
+  function fleetButton(b) {
+    const action = b.state === "paused" ? "resume" : "pause";
+    const button = el("button", { type: "button", class: "fleet", "data-action": action }, action);
+    button.addEventListener("click", () => void fleetAction(b.bot, action, button));
+    return button;
+  }
+
   function botRow(b) {
     return el(
       "tr",
@@ -146,6 +228,7 @@
         el("span", { class: `badge ${b.state}` }, b.state),
         b.paused ? el("div", { class: "reason" }, `since ${ago(b.paused.at)}: ${b.paused.reason}`) : null,
         b.inbox > 0 ? el("div", { class: "sub" }, `${b.inbox}${plural(b.inbox, " event", " events")} waiting`) : null,
+        view.admin ? el("div", {}, fleetButton(b)) : null,
       ),
       el("td", {}, budgetCell(b.budget)),
       el("td", {}, triggersCell(b.triggers)),

@@ -1,0 +1,506 @@
+/**
+ * The live fleet: which bots run and where each comes from (a file of the bots directory, or
+ * the state: added through the admin API, or made for an account that connected itself), and
+ * every change to it while `bot start` runs. A change is checked exactly like a bot file
+ * (`bot validate`'s problems, `file:line:col`), given its account (the embedded sandbox makes
+ * one; a service's comes from the bot file or the credential store), applied through the
+ * runtime's fleet operations ({@link FleetOps}), logged with who made it, and told to the
+ * status page. A file that does not validate is reported and its running version goes on.
+ *
+ * Bots kept in the state and the pauses people asked for are in the dynamic bots store
+ * (../store/dynamic-bots.ts), so they outlive a restart; with the state in Redis every process
+ * follows what any of them changed ({@link Fleet.follow}), and the bot claims decide which one
+ * runs each bot.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Clock } from "../clock.ts";
+import {
+  BOT_FILE_PATTERN,
+  formatProblem,
+  loadBotText,
+  loadEnv,
+  PluginCache,
+  type BotConfig,
+  type BotFileProblem,
+} from "../config/index.ts";
+import { displayPath } from "../display-path.ts";
+import type { Logger } from "../log.ts";
+import type { DynamicBot, DynamicBots, FleetPause } from "../store/dynamic-bots.ts";
+import { FleetError } from "./fleet-error.ts";
+import type { FleetChange, RuntimeObserver } from "./observer.ts";
+import type { HostedBot, Runtime } from "./types.ts";
+
+/** Where a bot comes from: a bot file, or the state (how it got there: `api`, `connect:<template>`). */
+export type BotSource = { kind: "file"; file: string } | { kind: "state"; origin: string };
+
+/** One bot of the fleet as the admin API lists it. */
+export interface FleetEntry {
+  name: string;
+  source: BotSource;
+  /** `running` here, `paused`, or `elsewhere` (another process sharing the state runs it). */
+  state: "running" | "paused" | "elsewhere";
+  paused?: { reason: string; at: number; by?: string };
+  plan: string;
+  username?: string;
+  /** Who made or last changed a bot kept in the state, and when. */
+  by?: string;
+  updatedAt?: number;
+}
+
+/** What the bot claims (several processes sharing Redis) learn of the fleet's changes. */
+export interface FleetClaims {
+  /** A bot joined the fleet: some process claims it. */
+  track(bot: string): void;
+  /** A bot left the fleet: stopped here if it runs here, and never claimed again. */
+  forget(bot: string): Promise<void>;
+}
+
+export interface FleetOptions {
+  runtime: Runtime;
+  dynamic: DynamicBots;
+  /** Gives a checked bot its account (the embedded sandbox makes one; a service's is the file's or stored). */
+  accounts(config: BotConfig): Promise<HostedBot>;
+  botsDir: string;
+  pluginsDir: string;
+  /** Default `process.cwd()`. */
+  cwd?: string;
+  /** The environment `${VAR}` reads (default `process.env`, plus `.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  clock: Clock;
+  logger: Logger;
+  observer?: RuntimeObserver;
+  /** With the state in Redis: the claims of this process. */
+  claims?: FleetClaims;
+  /** `bot start --only`: the bots of other files are left alone. */
+  only?: readonly string[];
+  /** Told of every change after it was made (the demo republishes its bots). */
+  onChange?(change: FleetChange): void;
+}
+
+/** Who asks for a change: the admin token's name, the connecting account, or the file. */
+export interface Requester {
+  by: string;
+}
+
+/** A change refused for what the bot file says: its problems, as `bot validate` prints them. */
+export type Checked = { ok: true; entry: FleetEntry } | { ok: false; problems: BotFileProblem[] };
+
+/** The name problems of a bot kept in the state are shown under (it has no file). */
+export const stateFile = (name: string) => `state:${name}.yaml`;
+
+/** A bot's configuration as compared for a change: its file's settings and its account, not where it was read. */
+function fingerprintOf(hosted: HostedBot): string {
+  const { config } = hosted;
+  return JSON.stringify({
+    ...config,
+    file: undefined,
+    plugins: config.plugins.map((p) => ({ name: p.name, options: p.options })),
+    token: hosted.token.token,
+    app: hosted.app.id,
+  });
+}
+
+/** The fleet of one process; see the module comment. */
+export class Fleet {
+  private readonly plugins: PluginCache;
+  private readonly cwd: string;
+  /** The bot files as last read: file (as shown) → its bot's name and text (`text` also for a file that did not validate). */
+  private readonly files = new Map<string, { name: string; text: string }>();
+  /** The records of the bots kept in the state, as last applied. */
+  private records = new Map<string, DynamicBot>();
+  private pauses = new Map<string, FleetPause>();
+  private version: string | undefined;
+  /** Changes run one at a time, in the order asked. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: FleetOptions) {
+    this.cwd = options.cwd ?? process.cwd();
+    this.plugins = new PluginCache(options.pluginsDir, this.cwd);
+  }
+
+  /** Learns what the runtime started with: its files' texts, the records and pauses of the state. */
+  async load(): Promise<void> {
+    this.version = await this.options.dynamic.version();
+    this.records = new Map((await this.options.dynamic.list()).map((r) => [r.name, r]));
+    this.pauses = await this.options.dynamic.pauses();
+    for (const [name, hosted] of this.options.runtime.fleet()) {
+      if (this.records.has(name) && hosted.config.file === stateFile(name)) continue;
+      try {
+        this.files.set(hosted.config.file, { name, text: readFileSync(resolve(this.cwd, hosted.config.file), "utf8") });
+      } catch {
+        // Gone since it was read: the next look at the directory stops it.
+      }
+    }
+  }
+
+  /** Every bot of the fleet, with where it comes from and its state. */
+  list(): FleetEntry[] {
+    const { runtime } = this.options;
+    const status = new Map(runtime.status().map((s) => [s.bot, s]));
+    return [...runtime.fleet()].map(([name, hosted]) => {
+      const record = this.records.get(name);
+      const s = status.get(name);
+      const pause = this.pauses.get(name);
+      return {
+        name,
+        source:
+          record && hosted.config.file === stateFile(name)
+            ? { kind: "state", origin: record.origin }
+            : { kind: "file", file: hosted.config.file },
+        state: !s ? "elsewhere" : s.paused ? "paused" : "running",
+        ...(s?.paused ? { paused: { ...s.paused, ...(pause ? { by: pause.by } : {}) } } : {}),
+        plan: hosted.app.plan,
+        ...(s?.username ? { username: s.username } : {}),
+        ...(record ? { by: record.by, updatedAt: record.updatedAt } : {}),
+      } satisfies FleetEntry;
+    });
+  }
+
+  /** Runs `work` after the changes asked before it. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private configs(except?: string): BotConfig[] {
+    return [...this.options.runtime.fleet().values()].map((h) => h.config).filter((c) => c.name !== except);
+  }
+
+  private env() {
+    return loadEnv({
+      botsDir: this.options.botsDir,
+      cwd: this.cwd,
+      ...(this.options.env ? { env: this.options.env } : {}),
+    });
+  }
+
+  /**
+   * A bot file's text checked as `bot validate` checks it, then given its account: the bot
+   * ready to run, or the problems. An app has one plan, also across the bots that run already.
+   */
+  private async check(
+    file: string,
+    text: string,
+    except: string | undefined,
+    noSecrets: boolean,
+  ): Promise<{ hosted: HostedBot } | { problems: BotFileProblem[] }> {
+    const checked = await loadBotText({
+      file,
+      text,
+      env: this.env(),
+      others: this.configs(except),
+      plugins: this.plugins,
+      noSecrets,
+    });
+    if (!checked.bot) return { problems: checked.problems };
+    let hosted: HostedBot;
+    try {
+      hosted = await this.options.accounts(checked.bot);
+    } catch (err) {
+      return { problems: [{ file, message: (err as Error)?.message ?? String(err) }] };
+    }
+    const clash = [...this.options.runtime.fleet().values()].find(
+      (h) => h.app.id === hosted.app.id && h.app.plan !== hosted.app.plan && h.config.name !== except,
+    );
+    if (clash)
+      return {
+        problems: [
+          {
+            file,
+            key: "plan",
+            message: `the bot's app is also the app of ${clash.config.name} (${clash.config.file}), which runs on the ${clash.app.plan} plan; an app has one plan: give both the same, or this bot its own app`,
+          },
+        ],
+      };
+    return { hosted };
+  }
+
+  /** Logs a change with who made it, and tells the status page. */
+  private changed(bot: string, change: FleetChange["change"], by: string, how: string): void {
+    const at = this.options.clock.now();
+    this.options.logger.info({ bot, change, by }, `bot ${bot} ${how} (by ${by})`);
+    this.options.observer?.fleet({ bot, change, by, at });
+    this.options.onChange?.({ bot, change, by, at });
+  }
+
+  private entry(name: string): FleetEntry {
+    return this.list().find((e) => e.name === name)!;
+  }
+
+  /** The record of a bot kept in the state, or why the change is refused (no such bot, or a file's). */
+  private record(name: string, verb: string): DynamicBot {
+    const record = this.records.get(name);
+    if (record) return record;
+    const hosted = this.options.runtime.fleet().get(name);
+    if (hosted)
+      throw new FleetError(
+        "conflict",
+        `bot ${name} comes from ${hosted.config.file}: ${verb} that file instead (bot start watches the bots directory)`,
+      );
+    throw new FleetError("not-found", `no bot ${name} in the fleet; list them with GET /api/admin/bots`);
+  }
+
+  /** Adds a bot kept in the state (the admin API; a connected account). */
+  add(text: string, who: Requester & { origin: string; label: string }): Promise<Checked> {
+    return this.serial(async () => {
+      const checked = await this.check(who.label, text, undefined, true);
+      if ("problems" in checked) return { ok: false as const, problems: checked.problems };
+      const { hosted } = checked;
+      const name = hosted.config.name;
+      const at = this.options.clock.now();
+      const record: DynamicBot = { name, yaml: text, origin: who.origin, by: who.by, createdAt: at, updatedAt: at };
+      await this.options.runtime.add({ ...hosted, config: { ...hosted.config, file: stateFile(name) } });
+      await this.options.dynamic.put(record);
+      this.records.set(name, record);
+      this.options.claims?.track(name);
+      this.changed(name, "added", who.by, `added (${who.origin})`);
+      return { ok: true as const, entry: this.entry(name) };
+    });
+  }
+
+  /** Replaces a bot kept in the state with a new text (its name stays). */
+  replace(name: string, text: string, who: Requester & { label: string }): Promise<Checked> {
+    return this.serial(async () => {
+      const before = this.record(name, "edit");
+      const checked = await this.check(who.label, text, name, true);
+      if ("problems" in checked) return { ok: false as const, problems: checked.problems };
+      const { hosted } = checked;
+      if (hosted.config.name !== name)
+        return {
+          ok: false as const,
+          problems: [
+            {
+              file: who.label,
+              key: "name",
+              message: `the bot file names "${hosted.config.name}", but it replaces ${name}: a bot keeps its name (add a new bot and remove this one to rename it)`,
+            },
+          ],
+        };
+      await this.options.runtime.replace({ ...hosted, config: { ...hosted.config, file: stateFile(name) } });
+      const record: DynamicBot = { ...before, yaml: text, by: who.by, updatedAt: this.options.clock.now() };
+      await this.options.dynamic.put(record);
+      this.records.set(name, record);
+      this.changed(name, "replaced", who.by, "restarted with its new configuration");
+      return { ok: true as const, entry: this.entry(name) };
+    });
+  }
+
+  /** Removes a bot kept in the state (its own state, inbox and ledger, is kept). */
+  remove(name: string, who: Requester): Promise<void> {
+    return this.serial(async () => {
+      this.record(name, "delete");
+      await this.options.claims?.forget(name);
+      await this.options.runtime.remove(name);
+      await this.options.dynamic.remove(name);
+      this.records.delete(name);
+      this.pauses.delete(name);
+      this.changed(name, "removed", who.by, "removed");
+    });
+  }
+
+  /** Pauses any bot of the fleet, until resumed (kept in the state: a restart keeps it paused). */
+  pause(name: string, who: Requester & { reason?: string }): Promise<FleetEntry> {
+    return this.serial(async () => {
+      if (!this.options.runtime.fleet().has(name))
+        throw new FleetError("not-found", `no bot ${name} in the fleet; list them with GET /api/admin/bots`);
+      const pause: FleetPause = {
+        reason: `paused by ${who.by}${who.reason ? `: ${who.reason}` : ""}; resume it on the status page or with POST /api/admin/bots/${name}/resume`,
+        by: who.by,
+        at: this.options.clock.now(),
+      };
+      await this.options.dynamic.setPause(name, pause);
+      this.pauses.set(name, pause);
+      await this.options.runtime.pause(name, pause.reason);
+      this.changed(name, "paused", who.by, "paused");
+      return this.entry(name);
+    });
+  }
+
+  /** Resumes a paused bot (paused by a person, or because its account was refused: it tries again). */
+  resume(name: string, who: Requester): Promise<FleetEntry> {
+    return this.serial(async () => {
+      if (!this.options.runtime.fleet().has(name))
+        throw new FleetError("not-found", `no bot ${name} in the fleet; list them with GET /api/admin/bots`);
+      // Whoever paused it (this process or another, seen yet or not): the pause goes.
+      await this.options.dynamic.setPause(name, undefined);
+      this.pauses.delete(name);
+      await this.options.runtime.resume(name);
+      this.changed(name, "resumed", who.by, "resumed");
+      return this.entry(name);
+    });
+  }
+
+  /**
+   * Looks at bot files again: those named (a watcher's events), or the whole directory. A new
+   * file's bot starts, a changed file restarts its bot alone (nothing happens when what it
+   * says did not change), a removed file stops its bot. A file with problems is reported as
+   * `bot validate` reports it, and its running version goes on.
+   */
+  readFiles(changed?: readonly string[], why = "changed"): Promise<void> {
+    return this.serial(async () => {
+      const dir = resolve(this.cwd, this.options.botsDir);
+      let present: string[];
+      try {
+        present = readdirSync(dir)
+          .filter((f) => BOT_FILE_PATTERN.test(f))
+          .map((f) => displayPath(join(dir, f), this.cwd));
+      } catch (err) {
+        this.options.logger.error(
+          { err: (err as Error)?.message },
+          `cannot read the bots directory ${this.options.botsDir}: ${(err as Error)?.message}; the bots go on as they are`,
+        );
+        return;
+      }
+      const here = new Set(present);
+      const candidates = changed ? [...new Set(changed)] : [...new Set([...present, ...this.files.keys()])];
+      // Gone files first: a bot moved to another file stops before it starts again there.
+      const gone = candidates.filter((f) => !here.has(f)).sort();
+      for (const file of gone) await this.fileGone(file);
+      for (const file of candidates.filter((f) => here.has(f)).sort()) await this.fileChanged(file, why);
+    });
+  }
+
+  private async fileGone(file: string): Promise<void> {
+    const known = this.files.get(file);
+    this.files.delete(file);
+    const hosted = known && this.options.runtime.fleet().get(known.name);
+    if (!known || !hosted || hosted.config.file !== file) return;
+    await this.options.claims?.forget(known.name);
+    await this.options.runtime.remove(known.name);
+    this.changed(known.name, "removed", file, `stopped: ${file} was removed`);
+  }
+
+  private async fileChanged(file: string, why: string): Promise<void> {
+    let text: string;
+    try {
+      if (!statSync(resolve(this.cwd, file)).isFile()) return;
+      text = readFileSync(resolve(this.cwd, file), "utf8");
+    } catch {
+      return await this.fileGone(file);
+    }
+    const known = this.files.get(file);
+    if (known?.text === text) return;
+    const running = known ? this.options.runtime.fleet().get(known.name) : undefined;
+    const ownsName = running?.config.file === file;
+    const checked = await this.check(file, text, ownsName ? known!.name : undefined, false);
+    this.files.set(file, { name: known?.name ?? "", text });
+    if ("problems" in checked) {
+      const { logger } = this.options;
+      for (const problem of checked.problems) logger.error({ file, problem: true }, formatProblem(problem));
+      logger.error(
+        { file, problems: checked.problems.length },
+        ownsName
+          ? `${file} ${why} but has ${checked.problems.length === 1 ? "a problem" : `${checked.problems.length} problems`}; bot ${known!.name} goes on with the configuration it had (bot validate checks a file)`
+          : `${file} has ${checked.problems.length === 1 ? "a problem" : `${checked.problems.length} problems`}; its bot is not started (bot validate checks a file)`,
+      );
+      if (ownsName) this.files.set(file, { name: known!.name, text });
+      return;
+    }
+    const { hosted } = checked;
+    const name = hosted.config.name;
+    this.files.set(file, { name, text });
+    if (this.options.only && !this.options.only.includes(name)) return;
+    if (ownsName && known!.name !== name) {
+      // Renamed in its file: the old bot stops, the new one starts.
+      await this.options.claims?.forget(known!.name);
+      await this.options.runtime.remove(known!.name);
+      this.changed(known!.name, "removed", file, `stopped: ${file} names ${name} now`);
+    }
+    if (ownsName && known!.name === name) {
+      if (fingerprintOf(running!) === fingerprintOf(hosted)) return;
+      await this.options.runtime.replace(hosted);
+      this.changed(name, "replaced", file, `restarted with its new configuration (${file} ${why})`);
+      return;
+    }
+    await this.options.runtime.add(hosted);
+    this.options.claims?.track(name);
+    this.changed(name, "added", file, `started (${file} is new)`);
+  }
+
+  /** {@link follow} every `everyMs` on the clock, until the returned function is called. */
+  followEvery(everyMs: number): () => void {
+    const stop = new AbortController();
+    void (async () => {
+      while (!stop.signal.aborted) {
+        await this.options.clock.sleep(everyMs, stop.signal).catch(() => undefined);
+        if (stop.signal.aborted) break;
+        await this.follow().catch((err: unknown) =>
+          this.options.logger.warn(
+            { err: (err as Error)?.message },
+            `could not read the fleet's changes from the state: ${(err as Error)?.message ?? String(err)}; trying again in ${everyMs / 1000} s`,
+          ),
+        );
+      }
+    })();
+    return () => stop.abort();
+  }
+
+  /**
+   * With the state shared (Redis): applies what other processes changed in it since the last
+   * look (bots added, changed or removed there; pauses and resumes). Cheap when nothing
+   * changed: one read of the version.
+   */
+  follow(): Promise<void> {
+    return this.serial(async () => {
+      const { dynamic, runtime, logger } = this.options;
+      const version = await dynamic.version();
+      if (version === this.version) return;
+      this.version = version;
+      const records = new Map((await dynamic.list()).map((r) => [r.name, r]));
+      const pauses = await dynamic.pauses();
+      for (const [name, record] of records) {
+        const seen = this.records.get(name);
+        if (seen && seen.updatedAt === record.updatedAt && seen.yaml === record.yaml) continue;
+        const hosted = runtime.fleet().get(name);
+        if (!seen && hosted) {
+          logger.error(
+            { bot: name },
+            `another process added bot ${name}, but ${hosted.config.file} here names a bot ${name} too; this process runs its file's bot (give one of them another name)`,
+          );
+          continue;
+        }
+        this.records.set(name, record);
+        const checked = await this.check(stateFile(name), record.yaml, seen ? name : undefined, false);
+        if ("problems" in checked) {
+          for (const problem of checked.problems) logger.error({ bot: name, problem: true }, formatProblem(problem));
+          continue;
+        }
+        const ready = { ...checked.hosted, config: { ...checked.hosted.config, file: stateFile(name) } };
+        if (hosted) {
+          await runtime.replace(ready);
+          this.changed(
+            name,
+            "replaced",
+            record.by,
+            "restarted with its new configuration (changed by another process)",
+          );
+        } else {
+          await runtime.add(ready);
+          this.options.claims?.track(name);
+          this.changed(name, "added", record.by, `added (${record.origin}, by another process)`);
+        }
+      }
+      for (const name of [...this.records.keys()]) {
+        if (records.has(name)) continue;
+        this.records.delete(name);
+        if (runtime.fleet().get(name)?.config.file !== stateFile(name)) continue;
+        await this.options.claims?.forget(name);
+        await runtime.remove(name);
+        this.changed(name, "removed", "another process", "removed");
+      }
+      for (const [name, pause] of pauses) {
+        if (this.pauses.get(name)?.at === pause.at || !runtime.fleet().has(name)) continue;
+        await runtime.pause(name, pause.reason);
+        this.changed(name, "paused", pause.by, "paused (by another process)");
+      }
+      for (const name of this.pauses.keys()) {
+        if (pauses.has(name) || !runtime.fleet().has(name)) continue;
+        await runtime.resume(name);
+        this.changed(name, "resumed", "another process", "resumed");
+      }
+      this.pauses = pauses;
+    });
+  }
+}

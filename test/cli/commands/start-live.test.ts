@@ -1,0 +1,85 @@
+/**
+ * A running `bot start` (a real process, the embedded sandbox, real time) while its bot files
+ * change (issue 23 items 1 and 3): a new file's bot answers, a changed file's bot answers with
+ * its new text, a broken file is reported as `bot validate` reports it while its bot goes on
+ * as it was, a removed file's bot stops; SIGHUP reads the directory again; the admin API of
+ * its `--http` server takes its token from the environment. The process is killed after each
+ * test, whatever happened.
+ */
+import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { killBots, lineReader, runBot, spawnBot } from "../../helpers/cli.ts";
+
+const TOKEN = "live-fleet-admin-token-0123456789";
+const dirs: string[] = [];
+afterEach(killBots);
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const botFile = (name: string, text: string, plan = "pro") =>
+  `name: ${name}\nplan: ${plan}\ntriggers:\n  mentions: {}\nplugins:\n  reply:\n    text: "${text}: {post.body}"\n`;
+
+describe("bot start while its bot files change", () => {
+  it("starts, restarts and stops bots as their files are added, changed, broken and removed; SIGHUP reads them again", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-live-"));
+    dirs.push(dir);
+    const bots = join(dir, "bots");
+    const data = join(dir, "data");
+    await mkdir(bots);
+    await writeFile(join(bots, "alpha.yaml"), botFile("alpha", "alpha v1"));
+    const child = spawnBot(["start", "--bots", bots, "--data", data, "--http", "127.0.0.1:0"], {
+      env: { POSTBOT_ADMIN_TOKEN: TOKEN, POSTBOT_ADMIN_TOKEN_NAME: "tester" },
+    });
+    const out = lineReader(child.stdout);
+    const logged = async (msg: RegExp) =>
+      JSON.parse(await out.waitFor(new RegExp(`"msg":"${msg.source}`))) as Record<string, unknown>;
+    const say = async (text: string) => {
+      const run = await runBot(["say", "--as", "alice", "--data", data, "--wait", "60", text]);
+      expect(run.stderr).toBe("");
+      return run.stdout;
+    };
+    await logged(/all bots started/);
+    const http = String((await logged(/status page at/)).http);
+
+    // Added.
+    await writeFile(join(bots, "beta.yaml"), botFile("beta", "beta v1"));
+    await logged(/bot beta started/);
+    expect(await say("@beta hello")).toContain("beta v1: hello");
+
+    // Changed: it answers with its new text; the other bot is untouched.
+    await writeFile(join(bots, "alpha.yaml"), botFile("alpha", "alpha v2"));
+    await logged(/bot alpha restarted with its new configuration/);
+    expect(await say("@alpha how are you")).toContain("alpha v2: how are you");
+
+    // Broken: reported as bot validate says it; the running version goes on.
+    await writeFile(join(bots, "beta.yaml"), botFile("beta", "beta v2", "gold"));
+    const problem = await logged(/[^"]*beta\.yaml:2:7 plan: \\"gold\\" is not a plan/);
+    expect(String(problem.msg)).toMatch(/beta\.yaml:2:7 plan: "gold" is not a plan; use one of/);
+    await logged(/[^"]*beta\.yaml changed but has a problem; bot beta goes on with the configuration it had/);
+    expect(await say("@beta still there")).toContain("beta v1: still there");
+
+    // Removed.
+    await unlink(join(bots, "alpha.yaml"));
+    await logged(/bot alpha stopped: [^"]*alpha\.yaml was removed/);
+
+    // SIGHUP: the whole directory again (beta is still broken, so it is reported again).
+    child.kill("SIGHUP");
+    await logged(/SIGHUP: reading [^"]*bots again/);
+
+    // The admin API, with the token from the environment.
+    const list = async (token: string) =>
+      fetch(`${http}/api/admin/bots`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await list("not-the-token-at-all")).status).toBe(401);
+    const bots200 = await list(TOKEN);
+    expect(bots200.status).toBe(200);
+    expect(((await bots200.json()) as { bots: Array<{ name: string }> }).bots.map((b) => b.name)).toEqual(["beta"]);
+    expect(out.lines.join("\n")).not.toContain(TOKEN);
+
+    const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  }, 120_000);
+});
