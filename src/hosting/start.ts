@@ -170,8 +170,12 @@ export async function start(options: StartOptions): Promise<Started> {
           });
     logger.info(
       { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
-      `all bots started; stop with Ctrl-C${watcher ? `; changes in ${options.bots} apply as they are saved` : ""}`,
+      "all bots started; stop with Ctrl-C",
     );
+    if (watcher)
+      logger.info(
+        `changes in ${options.bots} apply as they are saved (a file added, changed or removed starts, restarts or stops its bot alone); SIGHUP reads it all again`,
+      );
     const { stopCrowd } = found;
     const desk = new ReviewDesk({ store, clock, log: logger, layerOf: (bot) => runtime.bots.get(bot)?.layer });
     // `bot review` hands decisions over in the data directory (the state has one writer: us).
