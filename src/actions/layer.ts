@@ -251,7 +251,7 @@ const idOf = (post: PostRef | string) => (typeof post === "string" ? post : post
 /** The endpoint that answers a direct message in its conversation (a `dm` action's other endpoint). */
 export const DM_ANSWER_ENDPOINT = "POST /2/dm_conversations/:dm_conversation_id/messages" satisfies EndpointKey;
 /** What an answer to a direct message is filed under in the ledger: `<bot>:dm-reply:<message id>`. */
-const DM_ANSWER_KEY = "dm-reply";
+export const DM_ANSWER_KEY = "dm-reply";
 
 /** Posts delivered by a capped read, by default: the envelope's `meta.result_count`, else its data. */
 function defaultPostsDelivered(result: unknown): number {

@@ -34,27 +34,40 @@ export interface AwaitRepliesOptions {
  */
 export async function awaitReplies(options: AwaitRepliesOptions): Promise<Answer[]> {
   const { client, clock, postId, timeoutMs } = options;
-  const every = options.everyMs ?? 2_000;
+  return lookUntil(clock, timeoutMs, options.everyMs ?? 2_000, async () => {
+    const page = await client.search.recent({
+      query: `in_reply_to_post_id:${postId}`,
+      expansions: ["author_id"],
+      "user.fields": ["username"],
+      since_id: postId,
+    });
+    const users = new Map((page.includes?.users ?? []).map((u) => [u.id, u.username]));
+    return (page.data ?? [])
+      .map((p) => ({ id: p.id, username: users.get(p.author_id ?? "") ?? "?", text: p.text }))
+      .reverse();
+  });
+}
+
+/**
+ * Calls `look` every `everyMs` until it finds something (returned) or `timeoutMs` has passed
+ * (an empty list). A rate limit makes it wait for the window's reset (within the time left),
+ * never fail: the user asked to wait, not to see a 429.
+ */
+export async function lookUntil<T>(
+  clock: Clock,
+  timeoutMs: number,
+  everyMs: number,
+  look: () => Promise<T[]>,
+): Promise<T[]> {
   const deadline = clock.now() + timeoutMs;
   for (;;) {
-    let wait = every;
+    let wait = everyMs;
     try {
-      const page = await client.search.recent({
-        query: `in_reply_to_post_id:${postId}`,
-        expansions: ["author_id"],
-        "user.fields": ["username"],
-        since_id: postId,
-      });
-      const users = new Map((page.includes?.users ?? []).map((u) => [u.id, u.username]));
-      const answers = (page.data ?? []).map((p) => ({
-        id: p.id,
-        username: users.get(p.author_id ?? "") ?? "?",
-        text: p.text,
-      }));
-      if (answers.length > 0) return answers.reverse();
+      const found = await look();
+      if (found.length > 0) return found;
     } catch (err) {
       if (!(err instanceof RateLimitError)) throw err;
-      if (err.resetAt !== undefined) wait = Math.max(every, err.resetAt - clock.now());
+      if (err.resetAt !== undefined) wait = Math.max(everyMs, err.resetAt - clock.now());
     }
     const left = deadline - clock.now();
     if (left <= 0) return [];

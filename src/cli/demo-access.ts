@@ -138,7 +138,8 @@ export async function readDemo(dataDir: string): Promise<DemoAccess> {
 /**
  * Publishes the running demo for `bot say` and `bot follow`, and says how to use them (the
  * log line shows the commands, never the admin token), naming a bot that answers mentions
- * and one that notices follows. Returns what unpublishes it.
+ * and one that notices follows, and, when one answers direct messages, how to send it one.
+ * Returns what unpublishes it.
  */
 export async function announceDemo(
   dataDir: string,
@@ -163,5 +164,11 @@ export async function announceDemo(
   logger.info(
     `talk to the bots as a user of the demo: npx bot say${data} --as alice "@${answering} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${following}`,
   );
+  const dmBot = Object.keys(dmAnswers)[0];
+  if (dmBot !== undefined) {
+    logger.info(
+      `send a bot a direct message as a user of the demo: npx bot say${data} --dm --as alice ${dmBot} "hello" (add --wait to see its answer)`,
+    );
+  }
   return unpublish;
 }

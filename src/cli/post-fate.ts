@@ -2,15 +2,18 @@
  * What became of a post a bot was expected to answer, read from the demo's state (read-only,
  * as `bot status` reads it, while the demo runs): when `bot say --wait` gives up, it says
  * what actually happened (not seen yet, seen and waiting, answered later, refused by the
- * reply cooldown, or handled with no answer) instead of guessing at the user's mistake.
+ * reply cooldown, or handled with no answer) instead of guessing at the user's mistake. The
+ * same for a direct message `bot say --dm --wait` sent.
  */
 import { actionKey } from "../actions/action.ts";
 import type { LedgerEntry } from "../actions/index.ts";
+import { DM_ANSWER_KEY } from "../actions/layer.ts";
 import { cooldownMark } from "../actions/steps/reply-safety.ts";
 import type { BotStatus } from "../runtime/types.ts";
 import { Inbox } from "../runtime/inbox.ts";
 import type { Store } from "../store/store.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
+import { dmsCursorKey, type DmsCursor } from "../triggers/dms.ts";
 
 /** What became of the post, for one bot. */
 export type PostFate =
@@ -20,7 +23,7 @@ export type PostFate =
   | { kind: "cooldown"; at: number; until: number }
   | { kind: "inbox" }
   | { kind: "no-answer" }
-  | { kind: "unseen"; lastCheckAt?: number };
+  | { kind: "unseen"; lastCheckAt?: number; checked?: "mentions" | "DMs" };
 
 /** Whether post id `a` is at or before `b` (ids grow with time; compared as numbers). */
 const atOrBefore = (a: string, b: string) => a.length < b.length || (a.length === b.length && a <= b);
@@ -31,22 +34,7 @@ const atOrBefore = (a: string, b: string) => a.length < b.length || (a.length ==
  */
 export function postFate(store: Store, bot: string, postId: string, conversationId: string, now: number): PostFate {
   const entry = store.get<LedgerEntry>("ledger", actionKey(bot, "reply", postId));
-  if (entry) {
-    if (entry.state === "done") {
-      const id = (entry.result as { data?: { id?: unknown } } | undefined)?.data?.id;
-      return { kind: "answered", at: entry.updatedAt, ...(typeof id === "string" ? { replyId: id } : {}) };
-    }
-    if (entry.state === "queued" || entry.state === "pending") {
-      const status = store.entries<BotStatus>("status").find(([, s]) => s.bot === bot)?.[1];
-      const waiting = status?.waiting?.find((w) => w.label.includes(postId));
-      return {
-        kind: "queued",
-        since: entry.createdAt,
-        ...(waiting ? { readyAt: waiting.readyAt, reason: waiting.reason } : {}),
-      };
-    }
-    return { kind: "ended", state: entry.state, ...(entry.reason ? { reason: entry.reason } : {}) };
-  }
+  if (entry) return ledgerFate(store, bot, entry, postId);
   if (new Inbox(store, bot).pending().some((e) => "post" in e && e.post.id === postId)) return { kind: "inbox" };
   const cursor = store.get<MentionsCursor>("cursors", mentionsCursorKey(bot));
   const seen = (cursor?.since_id && atOrBefore(postId, cursor.since_id)) || cursor?.seen?.includes(postId);
@@ -59,6 +47,41 @@ export function postFate(store: Store, bot: string, postId: string, conversation
   const status = store.entries<BotStatus>("status").find(([, s]) => s.bot === bot)?.[1];
   const lastCheckAt = status?.triggers.mentions?.lastCheckAt;
   return { kind: "unseen", ...(lastCheckAt !== undefined ? { lastCheckAt } : {}) };
+}
+
+/** What an entry of the ledger says of an answer: sent, waiting, or ended otherwise. */
+function ledgerFate(store: Store, bot: string, entry: LedgerEntry, target: string): PostFate {
+  if (entry.state === "done") {
+    // A post's answer has an id; a DM's answer is in the conversation (`dm_event_id`, not shown).
+    const id = (entry.result as { data?: { id?: unknown } } | undefined)?.data?.id;
+    return { kind: "answered", at: entry.updatedAt, ...(typeof id === "string" ? { replyId: id } : {}) };
+  }
+  if (entry.state === "queued" || entry.state === "pending") {
+    const status = store.entries<BotStatus>("status").find(([, s]) => s.bot === bot)?.[1];
+    const waiting = status?.waiting?.find((w) => w.label.includes(target));
+    return {
+      kind: "queued",
+      since: entry.createdAt,
+      ...(waiting ? { readyAt: waiting.readyAt, reason: waiting.reason } : {}),
+    };
+  }
+  return { kind: "ended", state: entry.state, ...(entry.reason ? { reason: entry.reason } : {}) };
+}
+
+/**
+ * Looks direct message `messageId` up in `bot`'s state: its answer in the ledger, the event in
+ * the inbox, and whether the dms cursor has passed it.
+ */
+export function dmFate(store: Store, bot: string, messageId: string): PostFate {
+  const entry = store.get<LedgerEntry>("ledger", actionKey(bot, DM_ANSWER_KEY, messageId));
+  if (entry) return ledgerFate(store, bot, entry, messageId);
+  if (new Inbox(store, bot).pending().some((e) => e.kind === "dm" && e.message.id === messageId))
+    return { kind: "inbox" };
+  const cursor = store.get<DmsCursor>("cursors", dmsCursorKey(bot));
+  if (cursor && "last_id" in cursor && atOrBefore(messageId, cursor.last_id)) return { kind: "no-answer" };
+  const status = store.entries<BotStatus>("status").find(([, s]) => s.bot === bot)?.[1];
+  const lastCheckAt = status?.triggers.dms?.lastCheckAt;
+  return { kind: "unseen", checked: "DMs", ...(lastCheckAt !== undefined ? { lastCheckAt } : {}) };
 }
 
 /** `13:05:09`: a time of day as the user's terminal shows it. */
@@ -84,6 +107,6 @@ export function describeFate(bot: string, fate: PostFate): string {
     case "no-answer":
       return `@${bot} saw it and sent no answer (a filter, reply safety or its plugins chose not to): the demo's log says why`;
     case "unseen":
-      return `@${bot} has not seen it yet${fate.lastCheckAt ? ` (its mentions were last checked at ${timeOfDay(fate.lastCheckAt)})` : ""}: the demo may be busy; wait longer with --wait SECONDS`;
+      return `@${bot} has not seen it yet${fate.lastCheckAt ? ` (its ${fate.checked ?? "mentions"} were last checked at ${timeOfDay(fate.lastCheckAt)})` : ""}: the demo may be busy; wait longer with --wait SECONDS`;
   }
 }

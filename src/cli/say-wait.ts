@@ -47,6 +47,28 @@ export function sayInput(text: string | undefined, wait: string | true | undefin
   return { text: words, wait: seconds };
 }
 
+/** `bot say --dm`'s bot, text and `--wait`. */
+export interface SayDmInput extends SayInput {
+  bot: string;
+}
+
+/**
+ * Reads `bot say --dm`'s two words, the bot and the text, and `--wait`: a `--wait` value that
+ * is not a number is the first of them (`--wait friendly "hi"`), as {@link sayInput} reads it.
+ */
+export function sayDmInput(first: string | undefined, second: string | undefined, wait: string | true | undefined) {
+  const stolen = typeof wait === "string" && !/^\d+$/.test(wait.trim());
+  const words = [...(stolen ? [wait] : []), first, second].filter((w): w is string => w !== undefined);
+  if (words.length !== 2) {
+    throw new UserError(
+      `${words.length < 2 ? "missing" : "too many words:"} the bot and the text of the message: bot say --dm --as USER [--wait] BOT TEXT (quote the text)`,
+      { exitCode: 2 },
+    );
+  }
+  const [bot, text] = words as [string, string];
+  return { bot: bot.replace(/^@/, ""), ...sayInput(text, stolen ? true : wait) } satisfies SayDmInput;
+}
+
 /** A bot expected to answer the post, why, and how soon it can. */
 export interface Awaited {
   bot: string;

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeFate, postFate } from "../../src/cli/post-fate.ts";
+import { describeFate, dmFate, postFate } from "../../src/cli/post-fate.ts";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 
@@ -108,5 +108,44 @@ describe("postFate", () => {
     expect(describeFate("greeter", dropped)).toMatch(
       /^@greeter saw it, but dropped its answer: would wait past its time-to-live/,
     );
+  });
+});
+
+describe("dmFate", () => {
+  it("tells a direct message unseen, answered, waiting for budget, and seen without an answer", async () => {
+    bed = await createTestBed({
+      bots: [
+        {
+          name: "desk",
+          plan: "pro",
+          triggers: { dms: {} },
+          plugins: { reply: { text: ["hi {author.username}"], events: ["dm"] } },
+          budget: { dm: { max: 1, per: "10m" } },
+        },
+      ],
+      plugins: { reply },
+    });
+    const b = bed;
+    const alice = await b.user("alice");
+    const bob = await b.user("bob");
+    const first = await b.dm(alice, "desk", "hello");
+    expect(dmFate(b.store, "desk", first.id)).toEqual({ kind: "unseen", checked: "DMs" });
+    expect(describeFate("desk", { kind: "unseen", checked: "DMs", lastCheckAt: b.clock.now() })).toMatch(
+      /^@desk has not seen it yet \(its DMs were last checked at \d\d:\d\d:\d\d\): the demo may be busy/,
+    );
+    const second = await b.dm(bob, "desk", "and me?");
+    await b.advance(60_000); // the next DM poll on pro
+    await b.settle();
+    expect(dmFate(b.store, "desk", first.id)).toMatchObject({ kind: "answered" });
+    expect(describeFate("desk", dmFate(b.store, "desk", first.id))).toMatch(
+      /^@desk answered it at \d\d:\d\d:\d\d, after the wait$/,
+    );
+    // The bot file's dm cap lets one answer through in 10 minutes: bob's waits.
+    expect(dmFate(b.store, "desk", second.id)).toMatchObject({ kind: "queued" });
+    // Its own answers are passed by the cursor at the next poll and never handled: "no answer".
+    await b.advance(60_000);
+    await b.settle();
+    const own = b.dmsWith(alice, "desk").find((m) => m.sender === "desk")!;
+    expect(dmFate(b.store, "desk", own.id)).toEqual({ kind: "no-answer" });
   });
 });

@@ -9,6 +9,7 @@ import {
   defaultWaitMs,
   describeAwaited,
   FALLBACK_WAIT_S,
+  sayDmInput,
   sayInput,
   WAIT_MARGIN_MS,
 } from "../../src/cli/say-wait.ts";
@@ -71,5 +72,36 @@ describe("awaitedBots and defaultWaitMs", () => {
     expect(awaitedBots(demo, "nobody mentioned")).toEqual([]);
     expect(awaitedBots({ ...demo, answers: undefined }, "@greeter hi")).toEqual([]);
     expect(defaultWaitMs([])).toBe(FALLBACK_WAIT_S * 1000);
+  });
+});
+
+describe("sayDmInput", () => {
+  it("reads the bot and the text, whether --wait took the bot as its value or not", () => {
+    expect(sayDmInput("friendly", "hi there", undefined)).toEqual({
+      bot: "friendly",
+      text: "hi there",
+      wait: undefined,
+    });
+    expect(sayDmInput("hi there", undefined, "friendly")).toEqual({ bot: "friendly", text: "hi there", wait: true });
+    expect(sayDmInput("@friendly", "hi", true)).toEqual({ bot: "friendly", text: "hi", wait: true });
+    expect(sayDmInput("friendly", "hi", "30")).toEqual({ bot: "friendly", text: "hi", wait: 30 });
+  });
+
+  it("refuses one word or three, with exit code 2", () => {
+    for (const [a, b, w] of [
+      ["friendly", undefined, undefined],
+      [undefined, undefined, "friendly"],
+      ["hi", "there", "friendly"],
+    ] as const) {
+      let error: unknown;
+      try {
+        sayDmInput(a, b, w);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(UserError);
+      expect((error as UserError).exitCode).toBe(2);
+      expect((error as Error).message).toMatch(/the bot and the text of the message: bot say --dm --as USER/);
+    }
   });
 });

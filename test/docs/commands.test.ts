@@ -90,6 +90,13 @@ const EXPECTED: Record<string, Expectation> = {
   },
   'npx bot say --as alice --reply-to ID "thanks!"': { demo: true, stdout: /^@alice posted \d+: "thanks!"\n/ },
   "npx bot follow --as alice friendly": { demo: true, stdout: /^@alice follows @friendly; / },
+  'npx bot say --dm --as alice --wait friendly "hi there"': {
+    demo: true,
+    // friendly reads its DMs every minute (pro). The test moves the demo's clock instead of waiting.
+    meanwhile: { when: /^waiting for @friendly/, then: advanceDemo(60_000) },
+    stdout:
+      /^@alice sent @friendly a DM \d+ \(conversation \d+-\d+\): "hi there"\nwaiting for @friendly \(reads its DMs every 60 s\) until \d\d:\d\d:\d\d\n@friendly answered \d+: "Hi alice! You wrote \\"hi there\\"\. I am an example bot of postbot: I answer DMs within a minute\."\n$/,
+  },
   "npx bot status": { demo: true, stdout: /^greeter  @greeter  basic  running/m },
   // README.md, "Your first bot"
   "npx bot new bot hello": { stdout: /^wrote bots\/hello\.yaml; check it with `npx bot validate`/ },

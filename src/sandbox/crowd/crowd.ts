@@ -36,6 +36,11 @@ export const DEFAULT_CROWD_SIZE = 8;
 export const DEFAULT_CROWD_EVERY_MS = 2_000;
 /** The share of replies to bots' posts that are abusive unless told otherwise. */
 export const DEFAULT_ABUSIVE_SHARE = 0.25;
+/**
+ * The least time between two of the crowd's DMs to one bot: a pro bot answers 15 DMs per 15
+ * minutes, so the crowd's 3 leave it room for the ones a person sends with `bot say --dm`.
+ */
+export const DM_GAP_MS = 5 * 60_000;
 /** How many of a bot's newest posts the crowd replies to. */
 export const RECENT_POSTS = 5;
 /** How many texts the crowd tries before giving up an action the service refuses as a duplicate. */
@@ -62,7 +67,7 @@ export type CrowdActionKind = "mention" | "reply" | "follow" | "dm" | "topic" | 
  * such as replying when no bot has posted yet, is not picked). Mentions and replies dominate
  * because they are what bots answer; replies are kept below what a pro bot can answer in its
  * 15-minute post window, so the demo shows bots keeping up rather than queueing. DMs are
- * rarer: a pro bot answers 15 per 15 minutes, and reads them once a minute.
+ * rarer still: one bot gets one at most every {@link DM_GAP_MS}.
  */
 export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = {
   mention: 3,
@@ -134,6 +139,10 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
     new Set(bots.map((b) => b.username.toLowerCase())),
   );
 
+  /** When the crowd last sent each bot a DM (by user id), for {@link DM_GAP_MS}. */
+  const lastDm = new Map<string, number>();
+  const dmTargets = () => bots.filter((b) => b.dms && clock.now() - (lastDm.get(b.userId) ?? -Infinity) >= DM_GAP_MS);
+
   let done = 0;
   let stopped = false;
   let cancel: (() => void) | undefined;
@@ -193,11 +202,12 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
   const act = async (): Promise<void> => {
     const targets = replyTargets();
     const pairs = followPairs();
+    const dmBots = dmTargets();
     const kind = rng.weighted<CrowdActionKind>({
       mention: bots.some((b) => b.mentions) ? ACTION_WEIGHTS.mention : 0,
       reply: targets.length > 0 ? ACTION_WEIGHTS.reply : 0,
       follow: pairs.length > 0 ? ACTION_WEIGHTS.follow : 0,
-      dm: bots.some((b) => b.dms) ? ACTION_WEIGHTS.dm : 0,
+      dm: dmBots.length > 0 ? ACTION_WEIGHTS.dm : 0,
       topic: topics.length > 0 ? ACTION_WEIGHTS.topic : 0,
       chatter: ACTION_WEIGHTS.chatter,
     });
@@ -236,9 +246,10 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
         return;
       }
       case "dm": {
-        const bot = rng.pick(bots.filter((b) => b.dms));
+        const bot = rng.pick(dmBots);
         const user = rng.pick(users);
         const text = dmText(rng);
+        lastDm.set(bot.userId, clock.now());
         const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: bot.userId, text: text.text });
         log(user, { to: bot.username, dm: sent.id, text: text.text }, `sent @${bot.username} a DM: ${text.text}`);
         return;

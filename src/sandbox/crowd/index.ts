@@ -9,6 +9,7 @@ export {
   DEFAULT_ABUSIVE_SHARE,
   ACTION_WEIGHTS,
   RECENT_POSTS,
+  DM_GAP_MS,
   type Crowd,
   type CrowdBot,
   type CrowdOptions,

@@ -1,6 +1,7 @@
 /**
  * Talking to the demo as a user would: `bot start` (no service: the embedded sandbox) in one
- * child process, `bot say --as alice "@greeter hi"` in another, and greeter answers.
+ * child process, `bot say --as alice "@greeter hi"` in another, and greeter answers; `bot say
+ * --dm --as alice desk "..."` sends desk a direct message, and desk answers in that conversation.
  */
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -90,6 +91,45 @@ describe("bot say and bot follow (the demo's users)", () => {
       stdout: "@alice follows @greeter; a bot with a followers trigger sees it at its next poll.\n",
     });
 
+    // A direct message: desk (pro) reads its DMs every minute; the test moves the demo's clock instead of waiting.
+    expect(JSON.parse(await log.waitFor(/send a bot a direct message/)).msg).toBe(
+      `send a bot a direct message as a user of the demo: npx bot say --data ${data} --dm --as alice desk "hello" (add --wait to see its answer)`,
+    );
+    const dm = spawnBot(["say", "--data", data, "--dm", "--as", "alice", "--wait", "desk", "are you open?"]);
+    const dmOut = lineReader(dm.stdout);
+    let dmErr = "";
+    dm.stderr.on("data", (d: Buffer) => (dmErr += d.toString()));
+    const dmExit = new Promise<number | null>((resolve) => dm.once("exit", resolve));
+    await dmOut.waitFor(/^waiting for @desk/);
+    const res = await fetch(`${published.url}/_sandbox/clock`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${published.admin_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ advance_ms: 60_000 }),
+    });
+    expect(res.status).toBe(200);
+    expect(await dmExit).toBe(0);
+    expect(dmErr).toBe("");
+    const dmLines = dmOut.lines.join("\n");
+    expect(dmLines).toMatch(
+      /^@alice sent @desk a DM (\d+) \(conversation (\d+-\d+)\): "are you open\?"\nwaiting for @desk \(reads its DMs every 60 s\) until \d\d:\d\d:\d\d\n@desk answered \d+: "Hi alice, desk here\. You wrote: are you open\?"$/,
+    );
+    // desk's log says it answered that message.
+    const messageId = /a DM (\d+)/.exec(dmLines)![1]!;
+    await log.waitFor(new RegExp(`"bot":"desk".*"action":"dm","target":"${messageId}","status":"sent"`));
+
+    // Without --wait: sent, and what to expect. To a bot that answers no DMs, --wait alone says so at once.
+    const sent = await runBot(["say", "--data", data, "--dm", "--as", "bob", "desk", "hello"]);
+    expect(sent).toMatchObject({ code: 0, stderr: "" });
+    expect(sent.stdout).toMatch(
+      /^@bob sent @desk a DM \d+ \(conversation \d+-\d+\): "hello"\n@desk sees it at its next DM check \(every 60 s\): watch the demo's log, or add --wait\.\n$/,
+    );
+    const notDesk = await runBot(["say", "--data", data, "--dm", "--as", "bob", "--wait", "greeter", "hello"]);
+    expect(notDesk).toMatchObject({
+      code: 1,
+      stderr:
+        "bot: @greeter does not answer direct messages; the bots that answer DMs: @desk (reads its DMs every 60 s)\n",
+    });
+
     const stopped = new Promise<number | null>((resolve) => demo.once("exit", resolve));
     demo.kill("SIGTERM");
     expect(await stopped).toBe(0);
@@ -116,6 +156,24 @@ describe("bot say and bot follow (the demo's users)", () => {
       code: 2,
       stderr:
         "bot: --wait soon: expected whole seconds from 1 to 600 (or --wait alone to wait as long as the bots need)\n",
+    });
+    // Two words without --dm: the text was not quoted. --dm needs the bot and the text, and no --reply-to.
+    const noDemo = join(tmpdir(), "postbot-no-demo");
+    expect(await runBot(["say", "--data", noDemo, "--as", "alice", "hello", "there"])).toMatchObject({
+      code: 2,
+      stderr:
+        'bot: too many words: quote the text to post (bot say --as alice "hello there"), or add --dm to send a bot a direct message\n',
+    });
+    expect(await runBot(["say", "--data", noDemo, "--dm", "--as", "alice", "--wait", "desk"])).toMatchObject({
+      code: 2,
+      stderr:
+        "bot: missing the bot and the text of the message: bot say --dm --as USER [--wait] BOT TEXT (quote the text)\n",
+    });
+    expect(
+      await runBot(["say", "--data", noDemo, "--dm", "--as", "alice", "--reply-to", "1", "desk", "hi"]),
+    ).toMatchObject({
+      code: 2,
+      stderr: "bot: --reply-to answers a post; a direct message has none (drop --dm or --reply-to)\n",
     });
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createClock } from "../../../src/clock.ts";
 import { createClassifier } from "../../../src/moderation/index.ts";
-import { content, startCrowd, type Crowd, type CrowdBot } from "../../../src/sandbox/crowd/index.ts";
+import { content, DM_GAP_MS, startCrowd, type Crowd, type CrowdBot } from "../../../src/sandbox/crowd/index.ts";
 import { createSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
 import { captureLogs } from "../../helpers/log.ts";
 
@@ -197,7 +197,7 @@ describe("the simulated crowd", () => {
     expect(sources).toEqual(new Set(["postbot sandbox"]));
   });
 
-  it("sends direct messages only to bots that read them, from its templates, outside every budget", async () => {
+  it("sends direct messages only to bots that read them, from its templates, outside every budget, one per DM_GAP_MS at most", async () => {
     const { clock, sandbox, bots, entry } = await world();
     const desk = await sandbox.admin.createUser({ username: "desk" });
     const withDms = [
@@ -207,14 +207,17 @@ describe("the simulated crowd", () => {
     const { lines, logger } = capture();
     const crowd = await startCrowd({ sandbox, clock, logger, bots: withDms, seed: 9 });
     entry.crowd = crowd;
-    await clock.advance(100 * EVERY);
+    await clock.advance(6 * DM_GAP_MS);
     const dms = actionsOf(lines).filter((x) => x.action === "dm");
     expect(dms.length).toBeGreaterThan(3);
+    expect(dms.length).toBeLessThanOrEqual(6);
     expect(new Set(dms.map((x) => x.to))).toEqual(new Set(["desk"]));
     const texts = new Set(content.DMS.flatMap((t) => content.CITIES.map((city) => t.replace("{city}", city))));
     const crowdIds = new Set(crowd.users.map((u) => u.id));
     const sent = Object.values(sandbox.context.data.world.dm_events).filter((e) => crowdIds.has(e.sender_id));
     expect(sent).toHaveLength(dms.length);
+    const times = sent.map((e) => e.created_at).sort((a, b) => a - b);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(DM_GAP_MS);
     for (const e of sent) {
       expect(e.dm_conversation_id.split("-")).toContain(desk.id);
       expect(
