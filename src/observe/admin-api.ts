@@ -10,6 +10,7 @@
  * | `DELETE /api/admin/bots/NAME` | stops and removes it: 204 |
  * | `POST /api/admin/bots/NAME/pause` (`{"reason": "..."}` optional) | pauses any bot, until resumed |
  * | `POST /api/admin/bots/NAME/resume` | resumes it |
+ * | `POST /api/admin/review/BOT/POST_ID` (`{"decision": "hide" \| "unhide" \| "keep"}`) | a person's decision about a reply moderation listed for review, sent once through the bot's action pipeline (`/review` on the status page sends it) |
  *
  * Only with `Authorization: Bearer <POSTBOT_ADMIN_TOKEN>`, compared in constant time
  * (`timingSafeEqual` over the SHA-256 digests, so neither the token's content nor its length
@@ -29,6 +30,8 @@ import { formatProblem } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Checked, Fleet } from "../hosting/fleet.ts";
 import { FleetError } from "../hosting/fleet-error.ts";
+import type { ReviewDesk } from "../hosting/review-desk.ts";
+import { REVIEW_DECISIONS, type ReviewDecision } from "../moderation/index.ts";
 import type { Logger } from "../log.ts";
 
 /** The admin token and the name changes are logged with. */
@@ -65,6 +68,9 @@ export function adminAccess(env: Readonly<Record<string, string | undefined>>): 
 
 /** What the API changes the fleet with (the running process's {@link Fleet}). */
 export type FleetControl = Pick<Fleet, "list" | "add" | "replace" | "remove" | "pause" | "resume">;
+
+/** What the API decides reviews with (the running process's review desk). */
+export type ReviewControl = Pick<ReviewDesk, "decide">;
 
 /** The largest bot file accepted as a body. */
 const MAX_BODY = 256 * 1024;
@@ -112,6 +118,7 @@ export function fileProblems(problems: readonly BotFileProblem[]): Problem {
 /** The admin API; {@link AdminApi.attach} gives it the fleet once the bots run. */
 export class AdminApi {
   private fleet: FleetControl | undefined;
+  private review: ReviewControl | undefined;
   private readonly digest: Buffer | undefined;
 
   constructor(
@@ -128,6 +135,11 @@ export class AdminApi {
 
   attach(fleet: FleetControl): void {
     this.fleet = fleet;
+  }
+
+  /** Gives the API the desk that sends review decisions (once the bots run). */
+  attachReview(review: ReviewControl): void {
+    this.review = review;
   }
 
   /** Whether `path` is the API's. */
@@ -165,6 +177,7 @@ export class AdminApi {
         { "www-authenticate": 'Bearer realm="postbot admin", error="invalid_token"' },
       );
     }
+    if (url.pathname.startsWith("/api/admin/review/")) return await this.decide(req, url, who, send);
     const fleet = this.fleet;
     if (!fleet)
       return send(
@@ -226,6 +239,42 @@ export class AdminApi {
     }
   }
 
+  /** `POST /api/admin/review/BOT/POST_ID`: a decision about a listed reply (see the module comment). */
+  private async decide(
+    req: IncomingMessage,
+    url: URL,
+    who: string,
+    send: (status: number, body: unknown, headers?: Record<string, string>) => void,
+  ): Promise<void> {
+    const parts = url.pathname.split("/").slice(4).map(decodeURIComponent); // [BOT, POST_ID]
+    if (parts.length !== 2 || !parts[0] || !parts[1])
+      return send(
+        404,
+        problem(404, "not-found", "Not found", "a decision goes to /api/admin/review/BOT/POST_ID, as /review lists it"),
+      );
+    if (req.method !== "POST")
+      return send(405, problem(405, "method", "Method not allowed", `${url.pathname} answers POST`), {
+        allow: "POST",
+      });
+    const review = this.review;
+    if (!review)
+      return send(
+        503,
+        problem(503, "starting", "Starting", "the bots are still starting; try again in a few seconds"),
+        { "retry-after": "2" },
+      );
+    const [bot, post] = parts as [string, string];
+    try {
+      const decision = decisionOf(await readBody(req));
+      const outcome = await review.decide(bot, post, decision, `admin:${who}`);
+      return send(200, outcome);
+    } catch (err) {
+      if (err instanceof BodyError) return send(err.status, problem(err.status, "body", "Bad body", err.message));
+      if (err instanceof UserError) return send(404, problem(404, "not-found", "Not on the list", err.message));
+      throw err;
+    }
+  }
+
   private checked(
     send: (status: number, body: unknown, headers?: Record<string, string>) => void,
     done: Checked,
@@ -267,6 +316,23 @@ async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The decision of a review: `{"decision": "hide" | "unhide" | "keep"}`. */
+function decisionOf(body: string): ReviewDecision {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new BodyError(
+      400,
+      `the body of a review decision is JSON: {"decision": "${REVIEW_DECISIONS.join('" | "')}"}`,
+    );
+  }
+  const decision = (parsed as { decision?: unknown })?.decision;
+  if (!REVIEW_DECISIONS.includes(decision as ReviewDecision))
+    throw new BodyError(400, `"decision" is ${JSON.stringify(decision)}: write one of ${REVIEW_DECISIONS.join(", ")}`);
+  return decision as ReviewDecision;
 }
 
 /** The reason of a pause: `{"reason": "..."}`, or none. */

@@ -8,9 +8,10 @@
  * - `GET /api/status?q=&state=&page=&per=`: the page's data ({@link statusView});
  * - `GET /events`: its live updates ({@link LiveUpdates});
  * - `GET /review` and `GET /api/review`: the replies moderation hid or was unsure of, with
- *   why and any decision (read-only; decide with `bot review` on the machine).
- * - `/api/admin/...`: the admin API ({@link AdminApi}: the fleet's changes, behind
- *   `POSTBOT_ADMIN_TOKEN`; off without one).
+ *   why and any decision; deciding there goes through the admin API (its token), or
+ *   `bot review` on the machine.
+ * - `/api/admin/...`: the admin API ({@link AdminApi}: the fleet's changes and review
+ *   decisions, behind `POSTBOT_ADMIN_TOKEN`; off without one).
  *
  * It starts before the bots (so `/healthz` answers and `/readyz` says "starting" while a
  * thousand bots start), is given the runtime with {@link ObserveServer.attach} once it runs,
@@ -23,7 +24,7 @@ import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { Activity } from "./activity.ts";
-import { AdminApi, type AdminAccess, type FleetControl } from "./admin-api.ts";
+import { AdminApi, type AdminAccess, type FleetControl, type ReviewControl } from "./admin-api.ts";
 import { readiness, type Phase } from "./health.ts";
 import { formatHost, isLoopback, type HttpAddress } from "./http-address.ts";
 import { LiveUpdates } from "./live.ts";
@@ -51,6 +52,8 @@ export interface ObserveServer {
   attach(source: StatusSource): void;
   /** The fleet the admin API changes (once the bots run). */
   manage(fleet: FleetControl): void;
+  /** The desk the admin API sends review decisions through (`/review`'s buttons; once the bots run). */
+  review(desk: ReviewControl): void;
   /** The runtime is stopping: not ready any more. */
   stopping(): void;
   /** Ends the live updates and closes every connection. */
@@ -148,7 +151,7 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
         return live.handle(req, res);
       case "/api/review":
         // The replies moderation hid or was unsure of, as `bot review` lists them (read-only here).
-        return json(res, 200, { now: clock.now(), items: source?.review?.() ?? [] });
+        return json(res, 200, { now: clock.now(), items: source?.review?.() ?? [], admin: admin.on });
       default:
         res.writeHead(404, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8" });
         res.end("not found: the status page is at /, metrics at /metrics, health at /healthz and /readyz\n");
@@ -194,6 +197,9 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
       source = s;
       phase = "running";
       activity.botsChanged();
+    },
+    review(desk) {
+      admin.attachReview(desk);
     },
     manage(fleet) {
       admin.attach(fleet);

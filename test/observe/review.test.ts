@@ -1,12 +1,17 @@
 /**
  * The status server's review page and moderation metrics: `/api/review` lists what the
- * `moderate` plugin hid or was unsure of (read-only), `/review` serves the page, and
- * `/metrics` counts verdicts by bot, verdict and source.
+ * `moderate` plugin hid or was unsure of, `/review` serves the page, `/metrics` counts
+ * verdicts by bot, verdict and source; and a decision made through the admin API
+ * (`POST /api/admin/review/BOT/POST_ID`, behind POSTBOT_ADMIN_TOKEN, as `/review`'s buttons
+ * send it) goes once through the bot's action pipeline.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import moderate from "../../plugins/moderate.ts";
 import { createClock } from "../../src/clock.ts";
 import { sandboxUsername } from "../../src/hosting/provision.ts";
+import { ReviewDesk } from "../../src/hosting/review-desk.ts";
+import { silentLogger } from "../../src/log.ts";
+import { moderationTallies } from "../../src/moderation/index.ts";
 import { runtimeSource, startObserveServer, type ObserveServer } from "../../src/observe/index.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
@@ -67,5 +72,68 @@ describe("the review page and moderation metrics", () => {
     expect(value(m, "postbot_moderation_verdicts_total", { bot: "warden", verdict: "kept", source: "built-in" })).toBe(
       1,
     );
+  });
+
+  it("decide through the admin API with its token: sent once through the pipeline, refused without the token", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    sandbox = await createSandbox({ clock });
+    const token = "review-admin-token-0123456789";
+    server = await startObserveServer({ host: "127.0.0.1", port: 0, clock, admin: { token, name: "ops" } });
+    bed = await createTestBed({
+      sandbox,
+      bots: [{ name: "warden", plan: "pro", triggers: { mentions: {} }, plugins: { moderate: {} } }],
+      plugins: { moderate },
+      runtime: { observer: server.observer },
+    });
+    server.attach(runtimeSource(bed.runtime, clock, bed.store));
+    const desk = new ReviewDesk({
+      store: bed.store,
+      clock,
+      log: silentLogger,
+      layerOf: (b) => bed!.runtime.bots.get(b)?.layer,
+    });
+    const me = await bed.user(sandboxUsername("warden"));
+    const root = await bed.post(me, "Ask me anything");
+    const alice = await bed.user("alice");
+    const rude = await bed.post(alice, "@warden you're an idiot", root.id);
+    await bed.settle();
+    expect(sandbox.context.data.world.posts[rude.id]!.hidden).toBe(true);
+    const decide = (decision: unknown, auth?: string, post = rude.id) =>
+      fetch(`${server!.url}/api/admin/review/warden/${post}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
+        body: JSON.stringify({ decision }),
+      });
+
+    expect(((await (await fetch(`${server.url}/api/review`)).json()) as { admin: boolean }).admin).toBe(true);
+    // Before the desk is given: starting.
+    expect((await decide("unhide", token)).status).toBe(503);
+    server.review(desk);
+    expect((await decide("unhide")).status).toBe(401);
+    expect((await decide("unhide", "not-the-token-at-all-000")).status).toBe(401);
+    const bad = await decide("delete", token);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: string }).detail).toBe(
+      '"decision" is "delete": write one of hide, unhide, keep',
+    );
+    const missing = await decide("hide", token, "123");
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { detail: string }).detail).toContain(
+      "post 123 is not on bot warden's review list",
+    );
+    expect(sandbox.context.data.world.posts[rude.id]!.hidden).toBe(true);
+
+    const before = moderationTallies.reviews.get({ bot: "warden", decision: "unhide" });
+    const res = await decide("unhide", token);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      status: "sent",
+      item: { post: rude.id, state: "visible", decision: { decision: "unhide", by: "admin:ops" } },
+    });
+    expect(sandbox.context.data.world.posts[rude.id]!.hidden).toBe(false);
+    // Sent once: the same decision again sends nothing.
+    expect(await (await decide("unhide", token)).json()).toMatchObject({ status: "done already" });
+    expect(sandbox.context.data.meter.stats["PUT /2/posts/:id/hidden"]).toEqual({ "200": 2 });
+    expect(moderationTallies.reviews.get({ bot: "warden", decision: "unhide" }) - before).toBe(1);
   });
 });

@@ -129,6 +129,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         });
         server?.attach(observe.runtimeSource(started.runtime, clock, started.store));
         server?.manage(started.fleet);
+        server?.review(started.desk);
         reread = () => {
           logger.info(`SIGHUP: reading ${options.bots} again`);
           void started.fleet.readFiles(undefined, "changed");
