@@ -65,6 +65,7 @@ const PAGE_FILES: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/status.css": { file: "status.css", type: "text/css; charset=utf-8" },
   "/status.js": { file: "status.js", type: "text/javascript; charset=utf-8" },
+  "/dom.js": { file: "dom.js", type: "text/javascript; charset=utf-8" },
   "/review": { file: "review.html", type: "text/html; charset=utf-8" },
   "/review.js": { file: "review.js", type: "text/javascript; charset=utf-8" },
 };

@@ -7,27 +7,8 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  const { el, age } = window.postbotPage;
   const REFRESH_MS = 10_000;
-
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "class") node.className = v;
-      else node.setAttribute(k, v);
-    }
-    for (const c of children.flat())
-      if (c !== undefined && c !== null) node.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
-    return node;
-  }
-
-  function age(ms) {
-    const s = Math.max(0, Math.round(ms / 1000));
-    if (s < 60) return `${s}s`;
-    if (s < 3600) return `${Math.round(s / 60)}m`;
-    if (s < 86400) return `${Math.round(s / 3600)}h`;
-    return `${Math.round(s / 86400)}d`;
-  }
 
   /** A note above the list: what a decision did, or why it could not be made. */
   function note(text, bad) {

@@ -7,6 +7,7 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  const { el, age } = window.postbotPage;
   const KINDS_SHOWN = ["reply", "like", "repost", "follow", "dm", "hide", "post"];
   /** The smallest gap between two fetches of the page's data (a burst of updates is one fetch). */
   const MIN_REFRESH_MS = 300;
@@ -34,27 +35,6 @@
   /** The admin token, once given: in memory only (never stored), forgotten on reload or refusal. */
   let adminToken;
 
-  /** An element with attributes and children; strings become text nodes. */
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === "class") node.className = v;
-      else if (k === "title") node.title = v;
-      else node.setAttribute(k, v);
-    }
-    for (const c of children.flat())
-      if (c !== undefined && c !== null) node.append(typeof c === "string" || typeof c === "number" ? String(c) : c);
-    return node;
-  }
-
-  function age(ms) {
-    const s = Math.max(0, Math.round(ms / 1000));
-    if (s < 60) return `${s}s`;
-    if (s < 3600) return `${Math.round(s / 60)}m`;
-    if (s < 86400) return `${Math.round(s / 3600)}h`;
-    return `${Math.round(s / 86400)}d`;
-  }
   const ago = (at) => (at === undefined || at === null ? "never" : `${age(view.now - at)} ago`);
   const until = (at) => (at === undefined || at === null ? "never" : `in ${age(at - view.now)}`);
   const windowName = (ms) =>
