@@ -6,41 +6,20 @@
  * send it) goes once through the bot's action pipeline.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import moderate from "../../plugins/moderate.ts";
-import { createClock } from "../../src/clock.ts";
-import { sandboxUsername } from "../../src/hosting/provision.ts";
-import { ReviewDesk } from "../../src/hosting/review-desk.ts";
-import { silentLogger } from "../../src/log.ts";
 import { moderationTallies } from "../../src/moderation/index.ts";
-import { runtimeSource, startObserveServer, type ObserveServer } from "../../src/observe/index.ts";
-import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { createTestBed, type TestBed } from "../../src/testing.ts";
-import { parseExposition, T0, value } from "./bed.ts";
+import { startReviewBed, type ReviewBed } from "../helpers/review-bed.ts";
+import { parseExposition, value } from "./bed.ts";
 
-let bed: TestBed | undefined;
-let server: ObserveServer | undefined;
-let sandbox: Sandbox | undefined;
+let rb: ReviewBed | undefined;
 afterEach(async () => {
-  await server?.close();
-  await bed?.close();
-  await sandbox?.close();
-  bed = server = sandbox = undefined;
+  await rb?.close();
+  rb = undefined;
 });
 
 describe("the review page and moderation metrics", () => {
   it("list the hidden and unsure replies with why, and count the verdicts", async () => {
-    const clock = createClock({ frozen: true, start: T0 });
-    sandbox = await createSandbox({ clock });
-    server = await startObserveServer({ host: "127.0.0.1", port: 0, clock });
-    bed = await createTestBed({
-      sandbox,
-      bots: [{ name: "warden", plan: "pro", triggers: { mentions: {} }, plugins: { moderate: {} } }],
-      plugins: { moderate },
-      runtime: { observer: server.observer },
-    });
-    server.attach(runtimeSource(bed.runtime, clock, bed.store));
-    const me = await bed.user(sandboxUsername("warden"));
-    const root = await bed.post(me, "Ask me anything");
+    rb = await startReviewBed();
+    const { bed, server, root } = rb;
     const alice = await bed.user("alice");
     const rude = await bed.post(alice, "@warden you're an idiot <script>alert(1)</script>", root.id);
     await bed.post(alice, "@warden lovely, thanks", root.id);
@@ -75,31 +54,15 @@ describe("the review page and moderation metrics", () => {
   });
 
   it("decide through the admin API with its token: sent once through the pipeline, refused without the token", async () => {
-    const clock = createClock({ frozen: true, start: T0 });
-    sandbox = await createSandbox({ clock });
     const token = "review-admin-token-0123456789";
-    server = await startObserveServer({ host: "127.0.0.1", port: 0, clock, admin: { token, name: "ops" } });
-    bed = await createTestBed({
-      sandbox,
-      bots: [{ name: "warden", plan: "pro", triggers: { mentions: {} }, plugins: { moderate: {} } }],
-      plugins: { moderate },
-      runtime: { observer: server.observer },
-    });
-    server.attach(runtimeSource(bed.runtime, clock, bed.store));
-    const desk = new ReviewDesk({
-      store: bed.store,
-      clock,
-      log: silentLogger,
-      layerOf: (b) => bed!.runtime.bots.get(b)?.layer,
-    });
-    const me = await bed.user(sandboxUsername("warden"));
-    const root = await bed.post(me, "Ask me anything");
+    rb = await startReviewBed({ admin: { token, name: "ops" } });
+    const { bed, server, root, desk, sandbox, hidden } = rb;
     const alice = await bed.user("alice");
     const rude = await bed.post(alice, "@warden you're an idiot", root.id);
     await bed.settle();
-    expect(sandbox.context.data.world.posts[rude.id]!.hidden).toBe(true);
+    expect(hidden(rude.id)).toBe(true);
     const decide = (decision: unknown, auth?: string, post = rude.id) =>
-      fetch(`${server!.url}/api/admin/review/warden/${post}`, {
+      fetch(`${server.url}/api/admin/review/warden/${post}`, {
         method: "POST",
         headers: { "content-type": "application/json", ...(auth ? { authorization: `Bearer ${auth}` } : {}) },
         body: JSON.stringify({ decision }),
@@ -121,7 +84,7 @@ describe("the review page and moderation metrics", () => {
     expect(((await missing.json()) as { detail: string }).detail).toContain(
       "post 123 is not on bot warden's review list",
     );
-    expect(sandbox.context.data.world.posts[rude.id]!.hidden).toBe(true);
+    expect(hidden(rude.id)).toBe(true);
 
     const before = moderationTallies.reviews.get({ bot: "warden", decision: "unhide" });
     const res = await decide("unhide", token);
@@ -130,7 +93,7 @@ describe("the review page and moderation metrics", () => {
       status: "sent",
       item: { post: rude.id, state: "visible", decision: { decision: "unhide", by: "admin:ops" } },
     });
-    expect(sandbox.context.data.world.posts[rude.id]!.hidden).toBe(false);
+    expect(hidden(rude.id)).toBe(false);
     // Sent once: the same decision again sends nothing.
     expect(await (await decide("unhide", token)).json()).toMatchObject({ status: "done already" });
     expect(sandbox.context.data.meter.stats["PUT /2/posts/:id/hidden"]).toEqual({ "200": 2 });
