@@ -39,8 +39,11 @@ export interface Action {
   path: Record<string, string>;
   /** The JSON body (wire-facts part 2, renamed), when the endpoint takes one. */
   body?: unknown;
-  /** What reply safety needs to know about the post replied to. */
-  context?: { authorId?: string; conversationId?: string };
+  /**
+   * What reply safety needs to know about the post replied to, and the conversation the bot
+   * holds that the action speaks in, if any (src/plugins/conversations).
+   */
+  context?: { authorId?: string; conversationId?: string; conversation?: string };
   /** Lower runs sooner when actions compete for the same window. */
   priority: number;
   /** When the action was asked for (ms on the layer's clock). */

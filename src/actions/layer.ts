@@ -39,10 +39,11 @@ import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
 import { Ledger, type LedgerOptions } from "./mechanics/idempotency-ledger.ts";
 import { safeObserver, type ActionObserver } from "./observe.ts";
 import { botPipelines, type PipelineParts } from "./bot-pipelines.ts";
-import type { Job } from "./pipeline.ts";
 import { ActionQueue, type WaitingInfo } from "./mechanics/budget-queue.ts";
 import { reportOutcome } from "./report.ts";
 import { isHidden } from "./steps/hidden.ts";
+import { postedRecently } from "./steps/duplicate.ts";
+import type { Job, LedgerRider } from "./pipeline.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./mechanics/retry-policy.ts";
 import { checkWithService } from "./mechanics/service-check.ts";
 
@@ -124,6 +125,21 @@ export interface ActionOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What the plugins stage adds to a plugin's {@link ActionOptions} (a plugin never gives these:
+ * its context's verbs are typed with {@link ActionOptions}).
+ */
+export interface LayerActionOptions extends ActionOptions {
+  /** What rides with the action's first ledger record: the handler's session, a conversation's step (./pipeline.ts). */
+  rider?: LedgerRider;
+  /**
+   * The conversation the bot holds that the action speaks in (src/plugins/conversations): a
+   * reply in it is not refused by `reply_cooldown`, and may answer the bot's own question in
+   * it (a timeout's word). Kept with the action in the ledger, so a resumed one is treated alike.
+   */
+  conversation?: string;
+}
+
 /** Options of a budgeted read ({@link ActionLayer.read}). */
 export interface ReadOptions {
   priority?: number;
@@ -187,6 +203,18 @@ export interface Actions {
 /** One bot's actions, reads and budget, for the runtime. Performing never throws for refusals, drops or failures. */
 export interface ActionLayer extends Actions {
   readonly bot: string;
+  /**
+   * The store the bot's ledger is kept in (a dry run's is its own, in memory): what rides with
+   * an action's record ({@link LayerActionOptions.rider}) must be set here to be written with it.
+   */
+  readonly store: Store;
+  reply(to: PostRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
+  dm(userId: string, text: string, options?: LayerActionOptions): Promise<Outcome>;
+  /**
+   * Whether the service would refuse this text from the bot as a duplicate now (the bot posted
+   * it within the last 24 hours): what the duplicate guard refuses, asked beforehand.
+   */
+  repeatsText(text: string): boolean;
   /** The bot's budget (for the runtime and tests; plugins see `remaining` and `status`). */
   readonly budget: AccountBudget;
   /**
@@ -428,10 +456,10 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     return botPipelines(parts);
   }
 
-  function run(action: Action, signal: AbortSignal | undefined): Promise<Outcome> {
+  function run(action: Action, signal: AbortSignal | undefined, rider?: LedgerRider): Promise<Outcome> {
     return shared.countInFlight(
       pipelines()
-        .actions({ action, signal: signal ?? new AbortController().signal })
+        .actions({ action, signal: signal ?? new AbortController().signal, ...(rider ? { rider } : {}) })
         .then(({ headers: _answered, ...step }) => {
           const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as Outcome;
           reportOutcome(log, shared.observe, action, outcome);
@@ -483,10 +511,12 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
   return {
     bot,
     budget,
-    reply(to, text, opts) {
+    store: shared.store,
+    reply(to, text, opts?: LayerActionOptions) {
       const context: NonNullable<Action["context"]> = {};
       if (to.author_id) context.authorId = to.author_id;
       if (to.conversation_id) context.conversationId = to.conversation_id;
+      if (opts?.conversation !== undefined) context.conversation = opts.conversation;
       return run(
         build(
           "reply",
@@ -495,6 +525,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
           opts,
         ),
         opts?.signal,
+        opts?.rider,
       );
     },
     like: (post, opts) =>
@@ -509,15 +540,20 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       ),
     follow: (target, opts) =>
       run(build("follow", target, { path: { id: userId }, body: { target_user_id: target } }, opts), opts?.signal),
-    dm: (participant, text, opts) =>
+    dm: (participant, text, opts?: LayerActionOptions) =>
       run(
         build(
           "dm",
           `${participant}:${shortHash(text)}`,
-          { path: { participant_id: participant }, body: { text } },
+          {
+            path: { participant_id: participant },
+            body: { text },
+            ...(opts?.conversation !== undefined ? { context: { conversation: opts.conversation } } : {}),
+          },
           opts,
         ),
         opts?.signal,
+        opts?.rider,
       ),
     answerDm(message, text, opts) {
       return run(
@@ -560,6 +596,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       return { bot, plan: options.account.plan, actions, ...(monthly ? { monthly } : {}) };
     },
     hidden: (postId) => isHidden(shared.store, bot, postId),
+    repeatsText: (text) => postedRecently(shared.store, bot, text, clock.now()),
     waiting: () => shared.queue.list(bot),
     recover() {
       const unfinished = shared.ledger.unfinished(bot).filter(([, e]) => e.action);

@@ -52,6 +52,21 @@
  * 5. The steps between the ledger and the queue (reply safety, duplicate guard, budget gate,
  *    retry) pass the job on with its channels; none replaces the mark, and only the retry step
  *    drops it, as point 4 says.
+ *
+ * ## What rides with the ledger's record
+ *
+ * A handler's other changes (its user's session, a conversation's step: src/plugins/conversations)
+ * must become durable together with the actions it sends: a crash may lose neither one without
+ * the other. The job's {@link LedgerRider} carries them. The ledger step applies it (sets its
+ * values in the store) in the same synchronous run as `Ledger.queue` (./mechanics/idempotency-ledger.ts), the first record of
+ * the action, and nowhere else. Both stores make a bot's changes durable a whole "file" at a time
+ * (the file store: one journal line holds every change made before it; Redis: one fenced script
+ * per bot hash, and the ledger, sessions and conversations share the bot's hash), so every
+ * durable write holds both the record and the rider's values, or neither: a write that holds the
+ * session holds the action `queued` (or, later, `pending`), which the next start resumes, and
+ * the `pending` mark written before the request leaves holds the session. An action the ledger
+ * does not record (a duplicate, refused before the ledger, the ledger off) leaves its rider
+ * unapplied; its owner writes the values at the end of the handler instead.
  */
 import type { StagedWrite } from "../store/staged-write.ts";
 import type { Action, Executed, HeaderBag, Outcome, SlotRecord } from "./action.ts";
@@ -81,8 +96,29 @@ export interface PendingMark {
   readonly stage: (slot: SlotRecord) => Promise<StagedWrite | undefined>;
 }
 
+/**
+ * Values that must become durable with an action's first ledger record (see "What rides with
+ * the ledger's record" above): made by whoever asked for the action (a handler's durable scope,
+ * src/plugins/conversations/durable-scope.ts), applied by the ledger step. A plain object,
+ * handed on detached.
+ */
+export interface LedgerRider {
+  /**
+   * Sets the values in the store, synchronously (no await), so they join the same durable
+   * write as the record set right after. May set nothing (they were written with another
+   * action already); never throws.
+   */
+  apply(): void;
+}
+
 /** What steps pass down on a job for a later step. */
 export interface JobChannels {
+  /**
+   * What rides with the action's first ledger record. Written by the layer (from what asked for
+   * the action); applied by the ledger step right before it records the action `queued`; not
+   * read by any other step.
+   */
+  readonly rider?: LedgerRider | undefined;
   /**
    * The ledger's mark of the job's key. Written by the ledger step (absent when the ledger is
    * off or the action has no key); cleared by the retry step for every attempt after the

@@ -11,10 +11,15 @@
  * for their window. What bounds memory then is {@link DEFAULT_MAX_IN_FLIGHT}: events being
  * handled at most, waiting or not; past it, events wait in the inbox (durable, and bounded
  * there) until one ends.
+ *
+ * One user's events are handled one at a time, in the order they came ({@link eventUser}):
+ * an answer in a conversation is never handled beside the message before it, and a user's
+ * session is never changed by two handlers at once. While one of a user's events runs, the
+ * next ones wait aside and take the first free turn after it; other users' events go on.
  */
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import type { BotEvent, CursorMove, EventName, TriggerInbox } from "../triggers/events.ts";
+import { eventUser, type BotEvent, type CursorMove, type EventName, type TriggerInbox } from "../triggers/events.ts";
 import type { Inbox } from "./inbox.ts";
 import type { BotStatus, EventHandling } from "./types.ts";
 
@@ -52,6 +57,11 @@ export class EventLoop implements TriggerInbox {
   /** Events being handled whose handlers await an action: they hold no slot. */
   private readonly parked = new Set<string>();
   private readonly maxInFlight: number;
+  /** Users with an event running now. */
+  private readonly busyUsers = new Set<string>();
+  /** Events that came while their user's previous one ran, per user, oldest first. */
+  private readonly held = new Map<string, BotEvent[]>();
+  private heldCount = 0;
   /** Who waits for an event to be handled (a schedule run spans its event's handling). */
   private readonly waiters = new Map<string, Array<() => void>>();
   private readonly concurrency: number;
@@ -75,12 +85,13 @@ export class EventLoop implements TriggerInbox {
 
   /** Events fetched and not yet handled (waiting or being handled). */
   get size(): number {
-    return this.waiting.length + this.running.size;
+    return this.waiting.length + this.running.size + this.heldCount;
   }
 
   /** Handles what an earlier run fetched and did not finish handling first, then what comes. */
   resume(): void {
-    const queued = new Set(this.waiting.map((e) => e.id));
+    const queued = new Set([...this.waiting.map((e) => e.id), ...this.running.keys()]);
+    for (const events of this.held.values()) for (const e of events) queued.add(e.id);
     this.waiting.unshift(...this.options.inbox.pending().filter((e) => !queued.has(e.id)));
     this.pump();
   }
@@ -112,6 +123,12 @@ export class EventLoop implements TriggerInbox {
     if (dropped.length > 0) {
       const gone = new Set(dropped);
       this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((e) => !gone.has(e.id)));
+      for (const [user, events] of this.held) {
+        const kept = events.filter((e) => !gone.has(e.id));
+        this.heldCount -= events.length - kept.length;
+        if (kept.length > 0) this.held.set(user, kept);
+        else this.held.delete(user);
+      }
       this.options.log.warn(
         { dropped: dropped.length },
         `inbox full: dropped the ${dropped.length} oldest unhandled events`,
@@ -193,12 +210,26 @@ export class EventLoop implements TriggerInbox {
     cancel.abort();
   }
 
-  /** Starts handling waiting events while a slot is free (see the module comment). */
+  /**
+   * Starts handling waiting events while a slot is free (see the module comment); an event
+   * whose user has one running waits aside for it.
+   */
   private pump(): void {
     if (this.stopped || this.pausedFor) return;
     while (this.hasSlot() && this.waiting.length > 0) {
       const event = this.waiting.shift()!;
-      this.running.set(event.id, this.run(event));
+      const user = eventUser(event);
+      if (user !== undefined) {
+        if (this.busyUsers.has(user)) {
+          const later = this.held.get(user);
+          if (later) later.push(event);
+          else this.held.set(user, [event]);
+          this.heldCount++;
+          continue;
+        }
+        this.busyUsers.add(user);
+      }
+      this.running.set(event.id, this.run(event, user));
     }
   }
 
@@ -220,14 +251,25 @@ export class EventLoop implements TriggerInbox {
 
   /**
    * Hands the event to the plugins stage; once handled, it leaves the inbox and its slot goes
-   * to the next. An event no plugin takes is done at once.
+   * to the next: the user's next event first, if one waits. An event no plugin takes is done
+   * at once.
    */
-  private run(event: BotEvent): Promise<void> {
+  private run(event: BotEvent, user: string | undefined): Promise<void> {
     let ended = false;
     const release = () => {
       ended = true;
       this.running.delete(event.id);
       this.parked.delete(event.id);
+      if (user !== undefined) {
+        this.busyUsers.delete(user);
+        const later = this.held.get(user);
+        const next = later?.shift();
+        if (next) {
+          this.heldCount--;
+          if (later!.length === 0) this.held.delete(user);
+          this.waiting.unshift(next);
+        }
+      }
       this.pump();
     };
     // An action a handler left running past its end (not awaited) is no longer the event's.

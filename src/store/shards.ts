@@ -11,7 +11,7 @@
  *
  * | namespace | key | file |
  * |---|---|---|
- * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>` | any | `bots/<bot>.json` |
+ * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>`, `session:<bot>`, `conv:<bot>` | any | `bots/<bot>.json` |
  * | `ledger`, `cursors`, `replies.recent` | `<bot>:...` | `bots/<bot>.json` |
  * | `identity` | `<bot>` | `bots/<bot>.json` |
  * | `budget.windows`, `budget.pauses` | `...\|u:<user id>...` | `accounts/<user id>.json` |
@@ -24,6 +24,9 @@
  *
  * A trigger's inbox (`inbox:<bot>`) and its cursor (`cursors`, `<bot>:mentions`) share the
  * bot's file, so "add the events and move the cursor in one write" stays one atomic write.
+ * A bot's sessions (`session:<bot>`) and open conversations (`conv:<bot>`) share the file of
+ * its ledger too: a handler's session change and a conversation's step go in the same atomic
+ * write as the `pending` mark of the action they ride with (src/plugins/conversations/durable-scope.ts).
  * `credentials.json` holds the secrets, and is the one file never journaled: the file store
  * writes it whole at the flush of a change to it (file-store.ts).
  */
@@ -96,6 +99,8 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "inbox":
     case "hidden":
     case "texts":
+    case "session":
+    case "conv":
       return colon > 0 ? owned("bots", namespace.slice(colon + 1)) : SHARED_SHARD;
     case "ledger":
     case "cursors":

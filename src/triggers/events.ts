@@ -31,6 +31,24 @@ export type BotEvent =
   | { kind: "follow"; id: string; user: User }
   | { kind: "dm"; id: string; message: DmMessage; sender: User };
 
+/**
+ * The user an event comes from (a post's author, a new follower), or undefined for an event
+ * of nobody (a schedule): the bot's engine handles one user's events one at a time, in order,
+ * and a user's session and conversations are keyed by it.
+ */
+export function eventUser(event: BotEvent): string | undefined {
+  switch (event.kind) {
+    case "mention":
+    case "reply":
+    case "post":
+      return event.author.id;
+    case "follow":
+      return event.user.id;
+    default:
+      return undefined;
+  }
+}
+
 /** The events a plugin can handle: the kinds of {@link BotEvent}. */
 export type EventName = BotEvent["kind"];
 

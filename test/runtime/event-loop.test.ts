@@ -140,6 +140,54 @@ describe("EventLoop", () => {
     expect(started).toHaveLength(8);
   });
 
+  it("handles one user's events one at a time and in order, while other users' go on", async () => {
+    const { store } = flushRecordingStore();
+    const { handling, started, finish } = stage();
+    const events = loop(store, handling, 4);
+    const from = (id: string, user: string): BotEvent => ({
+      kind: "follow",
+      id,
+      user: { id: user, name: "", username: user },
+    });
+    // ann's answer a2 came while a1 ran; bob's and the schedule need not wait for her.
+    events.deliver([from("a1", "ann"), from("a2", "ann"), from("b1", "bob"), event(9), from("a3", "ann")]);
+    await tick();
+    expect(started).toEqual(["a1", "b1", "e9"]);
+    expect(events.size).toBe(5);
+    finish.get("b1")!();
+    await tick();
+    expect(started).toEqual(["a1", "b1", "e9"]); // a2 still waits for a1, however free the loop is
+    finish.get("a1")!();
+    await tick();
+    expect(started).toEqual(["a1", "b1", "e9", "a2"]);
+    finish.get("a2")!();
+    await tick();
+    expect(started).toEqual(["a1", "b1", "e9", "a2", "a3"]);
+    finish.get("a3")!();
+    finish.get("e9")!();
+    await tick();
+    expect(events.size).toBe(0);
+    expect(new Inbox(store, "bot").pending()).toEqual([]);
+  });
+
+  it("after a restart, a user's events left in the inbox are handled in the order they came", async () => {
+    const { store } = flushRecordingStore();
+    const first = loop(store, stage().handling, 4);
+    const from = (id: string): BotEvent => ({ kind: "follow", id, user: { id: "7", name: "", username: "ann" } });
+    first.deliver([from("a1"), from("a2"), from("a3")]);
+    // The process died with all three in the inbox; the next one resumes them.
+    const { handling, started, finish } = stage();
+    const second = loop(store, handling, 4);
+    second.resume();
+    await tick();
+    expect(started).toEqual(["a1"]);
+    finish.get("a1")!();
+    await tick();
+    finish.get("a2")!();
+    await tick();
+    expect(started).toEqual(["a1", "a2", "a3"]);
+  });
+
   it("starts nothing while paused: the events wait in the inbox", async () => {
     const { store } = flushRecordingStore();
     const { handling, started } = stage();

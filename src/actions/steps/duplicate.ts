@@ -30,12 +30,23 @@ interface Posted {
 const ns = (bot: string) => `texts:${bot}`;
 
 /** The text as the service compares it (NFC), hashed: what is kept per bot. */
+const fingerprint = (text: string): string =>
+  createHash("sha256").update(text.normalize("NFC")).digest("hex").slice(0, 24);
+
 const fingerprintOf = (action: Action): string | undefined => {
   const text = (action.body as { text?: unknown } | undefined)?.text;
-  return typeof text === "string"
-    ? createHash("sha256").update(text.normalize("NFC")).digest("hex").slice(0, 24)
-    : undefined;
+  return typeof text === "string" ? fingerprint(text) : undefined;
 };
+
+/**
+ * Whether the bot posted `text` within the service's duplicate window before `now` (what this
+ * step would refuse): a plugin that must vary a text it repeats (a conversation asking two
+ * people the same question) asks first.
+ */
+export function postedRecently(store: Store, bot: string, text: string, now: number): boolean {
+  const before = store.get<Posted>(ns(bot), fingerprint(text));
+  return before !== undefined && before.at > now - DUPLICATE_TEXT_MS;
+}
 
 /** Whether the service refused a post as a duplicate (403 with its "duplicate content" wording). */
 const isDuplicateRefusal = (error: unknown): boolean =>

@@ -5,7 +5,9 @@
  * checked with the service first: found, it is done; not found, the slot the lost request
  * held is given back to the budget and the action is sent. The durable `pending` mark is
  * handed down to the queue step as the job's `pendingMark`, which writes it right before the
- * request leaves: the whole argument is in ../pipeline.ts ("At most once").
+ * request leaves: the whole argument is in ../pipeline.ts ("At most once"). The job's rider (a
+ * handler's session, a conversation's step) is applied with the action's first record, so the
+ * two are durable together or not at all (../pipeline.ts, "What rides with the ledger's record").
  */
 import type { Clock } from "../../clock.ts";
 import type { Outcome } from "../action.ts";
@@ -67,6 +69,9 @@ export function ledgerStep(options: LedgerStepOptions): Step {
       } else if (entry?.state === "queued" && entry.action) {
         current = entry.action; // keep the first request's time-to-live
       }
+      // What the handler changed alongside (its session, a conversation's step) joins the
+      // record, in this same synchronous run: see ../pipeline.ts ("What rides with the ledger's record").
+      job.rider?.apply();
       ledger.queue(current);
       const pendingMark: PendingMark = {
         write: (slot) => ledger.begin(key, slot),

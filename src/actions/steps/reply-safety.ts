@@ -11,6 +11,12 @@
  * several questions would stop at the first answer otherwise).
  *
  * The cooldown is persisted, so a restart does not reopen it.
+ *
+ * Inside a conversation the bot holds (src/plugins/conversations: the action names it in its
+ * `context.conversation`), a question and its answers take turns by design, so the cooldown
+ * does not apply there, and the bot may answer its own question (to say that the time for an
+ * answer is up). The other bots of the process stay refused unless `reply_to_bots`. The
+ * conversation's replies still mark the thread, so other plugins wait out the cooldown after it.
  */
 import type { Clock } from "../../clock.ts";
 import type { Store } from "../../store/store.ts";
@@ -93,14 +99,15 @@ export function replySafety(options: ReplySafetyOptions): Step {
 
   const refusal = (action: Action): string | undefined => {
     const author = action.context?.authorId;
+    const held = action.context?.conversation !== undefined;
     if (!replyToBots && author !== undefined) {
-      if (author === selfId)
+      if (author === selfId && !held)
         return `post ${action.target} is the bot's own; a bot does not reply to itself unless its file says reply_to_bots: true`;
-      if (botIds.has(author)) {
+      if (author !== selfId && botIds.has(author)) {
         return `post ${action.target} is by another bot of this process (user ${author}); bots do not reply to each other unless the file says reply_to_bots: true`;
       }
     }
-    if (cooldownMs > 0) {
+    if (cooldownMs > 0 && !held) {
       const mark = store.get<Mark>(NS, `${action.bot}:${conversationOf(action)}`);
       const since = mark ? clock.now() - mark.at : Infinity;
       // A mark ends with the cooldown of the bot that made it (its `until`), swept or not.

@@ -44,6 +44,37 @@ async function leftPending(ledger: Ledger, action: Action): Promise<void> {
 }
 
 describe("the ledger step", () => {
+  it("applies the job's rider in the same synchronous run as it records the action queued, and only then", async () => {
+    const { step, store } = setup();
+    const seen: Array<string | undefined> = [];
+    const rider = {
+      apply() {
+        seen.push(store.get<{ state: string }>("ledger", "g:reply:1")?.state);
+        store.set("session:g", "u", { v: 1 });
+      },
+    };
+    let recorded: unknown;
+    const { next } = fakeNext(() => {
+      recorded = {
+        session: store.get("session:g", "u"),
+        ledger: store.get<{ state: string }>("ledger", "g:reply:1")?.state,
+      };
+      return { status: "sent", result: { data: { id: "9" } } };
+    });
+    const perform = step(next);
+    const sending = perform(jobOf(actionOf("reply", "1"), { rider }));
+    // Synchronously within the call: the rider's values and the queued record, together.
+    expect(seen).toEqual([undefined]);
+    expect(store.get<{ state: string }>("ledger", "g:reply:1")?.state).toBe("queued");
+    expect(store.get("session:g", "u")).toEqual({ v: 1 });
+    await sending;
+    expect(recorded).toEqual({ session: { v: 1 }, ledger: "queued" });
+    // A key already done is a duplicate: its rider is left for its owner to write.
+    const late = { apply: () => seen.push("late") };
+    expect(await perform(jobOf(actionOf("reply", "1"), { rider: late }))).toMatchObject({ status: "duplicate" });
+    expect(seen).toEqual([undefined]);
+  });
+
   it("sends a key once when it is asked for twice at once: the second waits for the first and answers duplicate with its result", async () => {
     const { step, ledger } = setup();
     const answer = deferred<StepOutcome>();

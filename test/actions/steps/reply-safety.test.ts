@@ -50,6 +50,24 @@ describe("reply safety", () => {
     expect(jobs).toHaveLength(0);
   });
 
+  it("inside a conversation the bot holds: no cooldown, and the bot may answer its own question; other bots stay refused", async () => {
+    const { step } = setup();
+    const { next, jobs } = fakeNext();
+    const perform = step(next);
+    const held = (id: string, author: string) =>
+      jobOf(actionOf("reply", id, { context: { authorId: author, conversationId: "thread", conversation: "quiz1" } }));
+    expect(await perform(held("10", "200"))).toMatchObject({ status: "sent" }); // the first question
+    expect(await perform(held("11", "200"))).toMatchObject({ status: "sent" }); // the next one, at once
+    expect(await perform(held("12", USER))).toMatchObject({ status: "sent" }); // "no answer, so I stopped"
+    expect(await perform(held("13", OTHER_BOT))).toMatchObject({ status: "refused" });
+    expect(jobs).toHaveLength(3);
+    // Outside the conversation, the thread's cooldown holds as always.
+    expect(await perform(replyTo("14", "200", "thread"))).toMatchObject({
+      status: "refused",
+      reason: expect.stringContaining("reply_cooldown"),
+    });
+  });
+
   it("lets them through when the bot file says reply_to_bots: true", async () => {
     const { make } = setup();
     const { next, jobs } = fakeNext();
