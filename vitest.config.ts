@@ -18,6 +18,8 @@ const PROCESSES = [
   "test/observe/cli.test.ts",
   "test/observe/status-page.test.ts",
   "test/observe/status-page-admin.test.ts",
+  "test/plugins/conversations/kill9-*.test.ts",
+  "test/plugins/conversations/*-on-redis.test.ts",
   "test/redis/**/*.test.ts",
   "test/sandbox/cli.test.ts",
   "test/store/state-lock.test.ts",

@@ -1,13 +1,13 @@
 /**
  * A run's durable scope (src/plugins/conversations/durable-scope.ts): a handler's session
  * changes ride with its first action's ledger record (in the same durable write, in the file
- * store and on Redis), or are set at its end when it sent nothing; a run cut short runs again
+ * store; on Redis: ./session-on-redis.test.ts), or are set at its end when it sent nothing; a run cut short runs again
  * from the values it found; a session has a size cap and an optional expiry.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../../../src/actions/index.ts";
 import { createClock } from "../../../src/clock.ts";
 import {
@@ -17,14 +17,9 @@ import {
   SessionTooLargeError,
   sweepTombstones,
 } from "../../../src/plugins/conversations/durable-scope.ts";
-import { connectRedis, type Redis } from "../../../src/redis/connect.ts";
-import { Leases } from "../../../src/redis/leases.ts";
-import { RedisWindows } from "../../../src/redis/shared-windows.ts";
-import { openRedisStore } from "../../../src/redis/store.ts";
 import { openFileStore } from "../../../src/store/file-store.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
 import { setup, START } from "../../actions/helpers.ts";
-import { startRedisServer, type RedisServer } from "../../helpers/redis-server.ts";
 
 const SETTINGS: SessionSettings = { maxBytes: 200 };
 type Counter = { counter?: { n?: number } };
@@ -184,64 +179,6 @@ describe("a session written with a reply", () => {
     scope.finish();
     await store.flush();
     expect((await onDisk()).session).toEqual({ counter: { n: 1 } });
-    system.close();
-    await store.close();
-  });
-});
-
-describe("a session written with a reply, on Redis", () => {
-  let server: RedisServer;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedisServer();
-    redis = await connectRedis(server.url);
-  });
-  afterEach(async () => {
-    await redis.flushdb();
-  });
-  afterAll(async () => {
-    redis?.disconnect();
-    await server?.close();
-  });
-
-  const inRedis = async (field: string) => {
-    const raw = await redis.hget("postbot:state:bots/g", field);
-    return raw ? (JSON.parse(raw) as [number, unknown])[1] : undefined;
-  };
-
-  it("is in the bot's hash with the pending mark, written by the script that takes the slot", async () => {
-    const leases = new Leases(redis);
-    const lease = (await leases.claim("bot:g", "P1", 60_000))!;
-    const store = await openRedisStore({
-      redis,
-      closeConnection: false,
-      fencing: { leases, current: async () => lease, refused: () => {} },
-    });
-    await store.hold("g");
-    const { system, clock } = setup({ store, sharedWindows: new RedisWindows(redis) });
-    const seen: unknown[] = [];
-    const layer = system.bot({
-      bot: "g",
-      account: { appId: "app", userId: "100", plan: "pro" },
-      executor: async () => {
-        seen.push({
-          session: ((await inRedis("session:g\u0000u1")) as ScopedRecord<Counter> | undefined)?.v,
-          ledger: ((await inRedis("ledger\u0000g:reply:p1")) as LedgerEntry | undefined)?.state,
-        });
-        return { result: { data: { id: "9" } } };
-      },
-    });
-    const scope = new DurableScope({ store: layer.store, clock, bot: "g", id: "e1", user: "u1", session: SETTINGS });
-    scope.session("counter").n = 1;
-    await store.flush();
-    expect(await inRedis("session:g\u0000u1")).toBeUndefined();
-    const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info("commandstats"))?.[1] ?? 0);
-    await redis.config("RESETSTAT");
-    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope })).toMatchObject({
-      status: "sent",
-    });
-    expect(seen).toEqual([{ session: { counter: { n: 1 } }, ledger: "pending" }]);
-    expect(await calls()).toBe(1); // the slot, the mark and the session: one script
     system.close();
     await store.close();
   });

@@ -1,0 +1,538 @@
+/**
+ * The conversations of one bot: which are open, which message belongs to which, running each
+ * turn (./types.ts says what a turn is), their timeouts on the injected clock, and what the
+ * status shows. The plugins stage (../stage.ts) gives it every message a user sends the bot
+ * (a mention or reply in a thread, a DM) before any handler; the conversation waiting for
+ * that user in that place takes it.
+ *
+ * ## State, in the bot's part of the store
+ *
+ * `conv:<bot>` → `<user id>:<thread|dm>` → the open conversation (one per bot, user and
+ * channel) as a {@link ScopedRecord}: its step, data, turn count, place (the thread, the DM
+ * conversation), the post its next message answers, and the wait's deadline. Every change is
+ * staged in the run's {@link DurableScope} and becomes durable with the turn's message's ledger
+ * record (or at the run's end when it said nothing): see ./durable-scope.ts for why a crash
+ * at any moment neither repeats nor skips a question. On Redis the records are in the bot's
+ * hash, so they move with the bot's lease: the process that takes the bot over reads them and
+ * arms their timeouts.
+ *
+ * ## A turn
+ *
+ * 1. Under the user's lock (one turn of a user at a time: the engine's per-user order covers
+ *    events, the lock covers a timeout firing meanwhile), the record is read as the run
+ *    starts from it ({@link DurableScope.read}).
+ * 2. The plugin's turn handler runs on a copy of the data and the user's session; it says
+ *    texts and picks the next step (or ends). If it throws, nothing of the turn is kept.
+ * 3. The new record is staged, and the turn's texts go out as one message: in a thread a reply
+ *    (starting with `@user`, so two users asked the same question get different texts, which
+ *    the service requires) to the user's message (a timeout: to the bot's last question); in
+ *    DMs a message to the user. Its idempotency key is the conversation's id and the turn's
+ *    number, so a turn run again sends nothing twice. A text the bot posted within 24 hours
+ *    (the same user taking the quiz again) gets a counter, `(2)`, instead of being refused.
+ * 4. The message's first ledger record carries the staged record and session (the scope is
+ *    its rider); the timer of the new wait is armed once the turn is over.
+ *
+ * A timeout is a turn too, run by a clock timer at the deadline, under its own scope (id
+ * `timeout:<conversation>:<turn>`), so a crash in it is resumed the same way: a deadline that
+ * passed while the process was down fires at start. An answer written before the deadline
+ * counts even when it arrives after it (a poll's delay); the timeout turn of a wait that got
+ * its answer does nothing.
+ */
+import { createHash } from "node:crypto";
+import type { LayerActionOptions, Outcome, PostRef } from "../../actions/index.ts";
+import type { User } from "../../api/types.ts";
+import type { Clock } from "../../clock.ts";
+import type { Logger } from "../../log.ts";
+import type { Store } from "../../store/store.ts";
+import { DurableScope, type ScopedRecord, type SessionSettings, sweepTombstones } from "./durable-scope.ts";
+import type {
+  ChannelKind,
+  ConversationDefinition,
+  ConversationMessage,
+  ConversationState,
+  StartResult,
+  Turn,
+  TurnHandler,
+  TurnReason,
+} from "./types.ts";
+
+/** The store namespace of a bot's open conversations. */
+export const conversationNamespace = (bot: string) => `conv:${bot}`;
+
+/** The key of a user's conversation in a channel. */
+export const conversationKey = (userId: string, channel: ChannelKind) => `${userId}:${channel}`;
+
+/** How long a wait lasts by default. */
+export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/** An open conversation as stored (see the module comment). */
+export interface ConversationRecord {
+  id: string;
+  plugin: string;
+  name: string;
+  user: { id: string; username: string; name: string };
+  channel: ChannelKind;
+  /** The thread's conversation id, or the DM conversation's id when known. */
+  place?: string;
+  /** Thread: the post the next message answers (the user's last message in the thread). */
+  replyTo?: PostRef;
+  /** Thread: the bot's last message, which a timeout's word answers. */
+  lastBotPost?: string;
+  step: string;
+  data: unknown;
+  /** Turns so far: the next message's key. */
+  turns: number;
+  /** Answers the current step got so far (a retry's attempt). */
+  attempts: number;
+  deadline?: number;
+  startedAt: number;
+}
+
+/** A user's message to the bot, as the stage hands it over (made from a mention, reply or DM event). */
+export interface Inbound {
+  user: User;
+  channel: ChannelKind;
+  /** The thread's conversation id, or the DM conversation's id. */
+  place: string;
+  message: ConversationMessage;
+  /** Thread: the post itself, to reply to. */
+  post?: PostRef;
+}
+
+/** How the engine speaks: the bot's action layer (each verb through the whole pipeline). */
+export interface ConversationSender {
+  reply(to: PostRef, text: string, options: LayerActionOptions): Promise<Outcome>;
+  dm(userId: string, text: string, options: LayerActionOptions): Promise<Outcome>;
+  /** Whether the service would refuse this text as the bot's duplicate now. */
+  repeatsText(text: string): boolean;
+}
+
+/** What the engine is told of each turn and wait (metrics, `bot status`). */
+export interface ConversationCounters {
+  /** Turns run on a user's answer (steps taken), since start. */
+  steps: number;
+  /** Waits whose time ran out, since start. */
+  timeouts: number;
+  /** Conversations opened since start. */
+  started: number;
+}
+
+export interface EngineOptions {
+  bot: string;
+  /** The store the bot's ledger is in: what a turn changes rides with its message's record. */
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  session: SessionSettings;
+  /** The bot file, for messages. */
+  file?: string;
+  /** Whether an event is still in the bot's inbox (a tombstone it wrote is kept until it leaves). */
+  inInbox(eventId: string): boolean;
+}
+
+interface Defined {
+  plugin: string;
+  name: string;
+  definition: ConversationDefinition<unknown, unknown>;
+}
+
+/** How a turn is run: with the run's scope, the sender, and how awaiting its message is counted. */
+interface TurnRun {
+  scope: DurableScope;
+  send: ConversationSender;
+  /** The logger of the run (the plugin's, naming the event). */
+  log: Logger;
+}
+
+const MAX_VARIANTS = 20;
+
+/** A message's text without the @mentions it starts with (who it was addressed to), trimmed. */
+export const answerText = (text: string) => text.replace(/^(?:\s*@\w+)+\s*/, "").trim();
+
+/** One bot's conversations; see the module comment. */
+export class ConversationEngine {
+  private readonly defined = new Map<string, Defined>();
+  private readonly timers = new Map<string, () => void>();
+  private readonly locks = new Map<string, Promise<void>>();
+  /** Timeout turns running now (the runtime's idle check waits for them). */
+  private timeoutsRunning = 0;
+  private stopped = true;
+  /** Timeout turns need a sender and logger of their own (no event brought them). */
+  private timeoutRun: Omit<TurnRun, "scope"> | undefined;
+  readonly counters: ConversationCounters = { steps: 0, timeouts: 0, started: 0 };
+  private readonly ns: string;
+
+  constructor(private readonly options: EngineOptions) {
+    this.ns = conversationNamespace(options.bot);
+  }
+
+  /** Registers a plugin's conversation (from its setup). */
+  define(plugin: string, name: string, definition: ConversationDefinition<unknown, unknown>): void {
+    const id = `${plugin}\u0000${name}`;
+    if (this.defined.has(id))
+      throw new Error(`plugin ${plugin} defines the conversation "${name}" twice; give each a name of its own`);
+    for (const step of Object.keys(definition.steps))
+      if (!step) throw new Error(`plugin ${plugin}, conversation "${name}": a step needs a name`);
+    this.defined.set(id, { plugin, name, definition });
+  }
+
+  /** Whether any plugin of the bot defines a conversation (the stage routes messages only then). */
+  get active(): boolean {
+    return this.defined.size > 0;
+  }
+
+  /** Conversations open now. */
+  get openCount(): number {
+    let open = 0;
+    for (const [, record] of this.options.store.entries<ScopedRecord<ConversationRecord>>(this.ns))
+      if (record.v) open++;
+    return open;
+  }
+
+  /** Whether a timeout turn is running (not waiting for the clock). */
+  get busy(): boolean {
+    return this.timeoutsRunning > 0;
+  }
+
+  /**
+   * The bot runs here from now: counts its open conversations, sweeps finished runs'
+   * tombstones, and arms every wait's timer; a deadline that passed while the process was down
+   * fires at once (after the events the inbox kept have been taken up).
+   */
+  resume(timeoutRun: Omit<TurnRun, "scope">): void {
+    this.stopped = false;
+    this.timeoutRun = timeoutRun;
+    const { store, inInbox } = this.options;
+    sweepTombstones(store, this.ns, inInbox);
+    for (const [key, record] of store.entries<ScopedRecord<ConversationRecord>>(this.ns))
+      if (record.v) this.arm(key, record.v);
+  }
+
+  /** The bot stops running here: no timer fires any more (the records stay for the next start). */
+  suspend(): void {
+    this.stopped = true;
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+
+  /** The open conversation of a user in a channel, as stored. */
+  record(userId: string, channel: ChannelKind): ConversationRecord | undefined {
+    return (
+      this.options.store.get<ScopedRecord<ConversationRecord>>(this.ns, conversationKey(userId, channel))?.v ??
+      undefined
+    );
+  }
+
+  /** An open conversation as the status and the test bed show it. */
+  state(userId: string, channel: ChannelKind, plugin?: string): ConversationState | undefined {
+    const r = this.record(userId, channel);
+    if (!r || (plugin !== undefined && r.plugin !== plugin)) return undefined;
+    return {
+      id: r.id,
+      plugin: r.plugin,
+      name: r.name,
+      user: { id: r.user.id, username: r.user.username },
+      channel: r.channel,
+      ...(r.place !== undefined ? { place: r.place } : {}),
+      step: r.step,
+      data: r.data,
+      turns: r.turns,
+      ...(r.deadline !== undefined ? { deadline: r.deadline } : {}),
+      startedAt: r.startedAt,
+    };
+  }
+
+  /** Every open conversation (for `bot status` and the status page). */
+  all(): ConversationState[] {
+    const out: ConversationState[] = [];
+    for (const [, record] of this.options.store.entries<ScopedRecord<ConversationRecord>>(this.ns))
+      if (record.v) out.push(this.state(record.v.user.id, record.v.channel)!);
+    return out;
+  }
+
+  /**
+   * Gives a user's message to the conversation waiting for it, if one is: resolves `true` once
+   * its turn is over (the message belongs to it, and no handler of the bot sees it), `false`
+   * when no conversation of that user waits in that place.
+   */
+  async route(inbound: Inbound, run: TurnRun): Promise<boolean> {
+    if (this.defined.size === 0 || this.stopped) return false;
+    const key = conversationKey(inbound.user.id, inbound.channel);
+    return this.locked(inbound.user.id, async () => {
+      const record = run.scope.read<ConversationRecord>(this.ns, key);
+      if (!record || (inbound.channel === "thread" && record.place !== inbound.place)) return false;
+      const found = this.defined.get(`${record.plugin}\u0000${record.name}`);
+      if (!found) {
+        run.log.warn(
+          { conversation: record.id, plugin: record.plugin },
+          `the conversation "${record.name}" of plugin ${record.plugin} is no longer defined (the plugin left the bot file?); closed it`,
+        );
+        run.scope.stage(this.ns, key, null);
+        run.scope.apply();
+        this.disarm(key);
+        return false;
+      }
+      const written = inbound.message.createdAt !== undefined ? Date.parse(inbound.message.createdAt) : NaN;
+      const at = Number.isFinite(written) ? written : this.options.clock.now();
+      if (record.deadline !== undefined && at > record.deadline) {
+        // Written after the wait's time was up: the timeout's turn comes first, and the message
+        // is a new one (it may start the conversation again).
+        await this.turn(record, key, "timeout", undefined, found, run);
+        return false;
+      }
+      const text = answerText(inbound.message.text);
+      const cancel = found.definition.cancel?.some((w) => w.toLowerCase() === text.toLowerCase()) ?? false;
+      const next: ConversationRecord = {
+        ...record,
+        ...(inbound.post ? { replyTo: inbound.post } : {}),
+        ...(inbound.channel === "dm" ? { place: inbound.place } : {}),
+      };
+      if (!cancel) this.counters.steps++;
+      await this.turn(next, key, cancel ? "cancel" : "answer", inbound.message, found, run);
+      return true;
+    });
+  }
+
+  /** Opens a conversation with the message's user and runs its first turn; see `Conversation.start`. */
+  async start(plugin: string, name: string, inbound: Inbound, run: TurnRun): Promise<StartResult> {
+    const found = this.defined.get(`${plugin}\u0000${name}`);
+    if (!found) throw new Error(`plugin ${plugin} has no conversation named "${name}"`);
+    if (this.stopped) return { started: false, reason: "stopped" };
+    const key = conversationKey(inbound.user.id, inbound.channel);
+    return this.locked(inbound.user.id, async () => {
+      if (run.scope.read<ConversationRecord>(this.ns, key)) return { started: false, reason: "open" };
+      const id = shortId(`${this.options.bot}\u0000${key}\u0000${run.scope.id}`);
+      const record: ConversationRecord = {
+        id,
+        plugin,
+        name,
+        user: { id: inbound.user.id, username: inbound.user.username, name: inbound.user.name },
+        channel: inbound.channel,
+        place: inbound.place,
+        ...(inbound.post ? { replyTo: inbound.post } : {}),
+        step: "",
+        data: found.definition.data ? found.definition.data() : {},
+        turns: 0,
+        attempts: 0,
+        startedAt: this.options.clock.now(),
+      };
+      this.counters.started++;
+      const opened = await this.turn(record, key, "start", inbound.message, found, run);
+      return opened ? { started: true, id } : { started: false, reason: "stopped" };
+    });
+  }
+
+  /**
+   * Runs one turn of `record` (see the module comment) and returns whether it ran (a handler
+   * that threw leaves everything as it was).
+   */
+  private async turn(
+    record: ConversationRecord,
+    key: string,
+    reason: TurnReason,
+    message: ConversationMessage | undefined,
+    found: Defined,
+    run: TurnRun,
+  ): Promise<boolean> {
+    const { definition, plugin } = found;
+    const handler: TurnHandler<unknown, unknown> | undefined =
+      reason === "start"
+        ? definition.start
+        : reason === "timeout"
+          ? definition.timeout
+          : reason === "cancel"
+            ? definition.cancelled
+            : definition.steps[record.step];
+    const log = run.log.child({ conversation: record.id, step: record.step || "start" });
+    const said: string[] = [];
+    let waitFor: { step: string; timeoutMs?: number } | undefined;
+    const data = structuredClone(record.data) as Record<string, unknown>;
+    const session = run.scope.session(plugin);
+    const turn: Turn<unknown, unknown> = {
+      reason,
+      step: record.step || undefined,
+      message,
+      text: message ? answerText(message.text) : "",
+      user: record.user,
+      channel: record.channel,
+      attempt: reason === "answer" ? record.attempts : 0,
+      data,
+      session,
+      log,
+      say(text: string) {
+        if (typeof text !== "string" || text.trim() === "")
+          throw new TypeError("turn.say needs a text that is not empty");
+        said.push(text);
+      },
+      wait(step: string, options?: { timeoutMs?: number; say?: string }) {
+        if (!Object.hasOwn(definition.steps, step))
+          throw new Error(
+            `turn.wait("${step}"): the conversation "${found.name}" has no such step (its steps: ${Object.keys(definition.steps).join(", ") || "none"})`,
+          );
+        if (options?.say !== undefined) turn.say(options.say);
+        waitFor = { step, ...(options?.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+      },
+      end() {
+        waitFor = undefined;
+      },
+    };
+    if (handler === undefined && reason === "answer") {
+      log.warn(`the conversation "${found.name}" has no step "${record.step}" any more; closed it`);
+    } else if (handler) {
+      try {
+        await handler(turn as Turn<unknown, unknown>);
+      } catch (error) {
+        run.scope.discard(plugin);
+        log.error(
+          { err: error },
+          `plugin ${plugin}, conversation "${found.name}": its ${reason === "answer" ? `step "${record.step}"` : reason} threw: ${(error as Error)?.message ?? String(error)}; the conversation stays as it was`,
+        );
+        return false;
+      }
+    }
+    // The turn's new state, staged to ride with its message's record.
+    const now = this.options.clock.now();
+    const turns = record.turns + 1;
+    const next: ConversationRecord | null = waitFor
+      ? (() => {
+          const timeoutMs = waitFor.timeoutMs ?? definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+          const { deadline: _old, ...rest } = record;
+          return {
+            ...rest,
+            step: waitFor.step,
+            data,
+            turns,
+            attempts: waitFor.step === record.step && reason === "answer" ? record.attempts + 1 : 0,
+            ...(timeoutMs > 0 && Number.isFinite(timeoutMs) ? { deadline: now + timeoutMs } : {}),
+          };
+        })()
+      : null;
+    run.scope.stage(this.ns, key, next);
+    if (reason === "timeout") this.counters.timeouts++;
+    if (!next) this.disarm(key);
+    if (said.length > 0) {
+      const outcome = await this.say(record, reason, said.join("\n"), `${record.id}:${turns}`, run);
+      if (outcome.status === "sent" && next && record.channel === "thread") {
+        const id = (outcome.result as { data?: { id?: string } } | undefined)?.data?.id;
+        if (id) run.scope.stage(this.ns, key, { ...next, lastBotPost: id });
+      } else if (outcome.status !== "sent" && outcome.status !== "duplicate" && outcome.status !== "dry-run") {
+        log.warn(
+          { outcome: outcome.status, reason: "reason" in outcome ? outcome.reason : undefined },
+          `conversation "${found.name}" with @${record.user.username}: its message was not sent (${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}); the conversation ${next ? `waits in step "${next.step}" anyway` : "ends"}`,
+        );
+      }
+    }
+    // What no message carried (a silent turn) is set now, and the wait's timer armed.
+    run.scope.apply();
+    if (next) this.arm(key, next);
+    return true;
+  }
+
+  /**
+   * Sends a turn's message where the conversation is: in DMs to the user; in a thread as a
+   * reply to the user's message, or, for a timeout, to the bot's last question (a reply to the
+   * user's message would look, to the ledger's check after a crash, like the question itself).
+   */
+  private say(
+    record: ConversationRecord,
+    reason: TurnReason,
+    text: string,
+    key: string,
+    run: TurnRun,
+  ): Promise<Outcome> {
+    const options: LayerActionOptions = { key: `conv:${key}`, rider: run.scope, conversation: record.id };
+    if (record.channel === "dm") return run.send.dm(record.user.id, text, options);
+    const target: PostRef | undefined =
+      reason === "timeout" && record.lastBotPost !== undefined
+        ? { id: record.lastBotPost, ...(record.place !== undefined ? { conversation_id: record.place } : {}) }
+        : record.replyTo;
+    if (!target) throw new Error(`conversation ${record.id} has no post to answer in its thread`);
+    return run.send.reply(target, this.varied(`@${record.user.username} ${text}`, run.send), options);
+  }
+
+  /** The text, or with a counter when the bot posted it within 24 hours (the service refuses a repeat). */
+  private varied(text: string, send: ConversationSender): string {
+    if (!send.repeatsText(text)) return text;
+    for (let n = 2; n <= MAX_VARIANTS; n++) {
+      const candidate = `${text} (${n})`;
+      if (!send.repeatsText(candidate)) return candidate;
+    }
+    return text;
+  }
+
+  /** Arms the timer of a record's wait (replacing the one before). */
+  private arm(key: string, record: ConversationRecord): void {
+    this.disarm(key);
+    if (this.stopped || record.deadline === undefined) return;
+    const fire = () => {
+      this.timers.delete(key);
+      void this.fire(key, record.turns);
+    };
+    const due = record.deadline - this.options.clock.now();
+    if (due <= 0) {
+      // Passed while the process was down: at once, after what the start handles first.
+      let cancelled = false;
+      this.timers.set(key, () => (cancelled = true));
+      setImmediate(() => {
+        if (!cancelled) fire();
+      });
+    } else this.timers.set(key, this.options.clock.setTimeout(fire, due));
+  }
+
+  /** A wait's time is up: its timeout turn, if the conversation still waits there. */
+  private async fire(key: string, turns: number): Promise<void> {
+    const timeoutRun = this.timeoutRun;
+    if (this.stopped || !timeoutRun) return;
+    const userId = key.slice(0, key.lastIndexOf(":"));
+    this.timeoutsRunning++;
+    try {
+      await this.locked(userId, async () => {
+        const scopeId = `timeout:${this.options.bot}:${key}:${turns}`;
+        const scope = new DurableScope({
+          store: this.options.store,
+          clock: this.options.clock,
+          bot: this.options.bot,
+          id: scopeId,
+          user: userId,
+          session: this.options.session,
+          ...(this.options.file !== undefined ? { file: this.options.file } : {}),
+        });
+        const record = scope.read<ConversationRecord>(this.ns, key);
+        if (!record || record.turns !== turns || record.deadline === undefined) return;
+        if (record.deadline > this.options.clock.now()) return void this.arm(key, record);
+        const found = this.defined.get(`${record.plugin}\u0000${record.name}`);
+        if (!found) return;
+        await this.turn(record, key, "timeout", undefined, found, { ...timeoutRun, scope });
+        for (const err of scope.finish()) timeoutRun.log.error({ plugin: found.plugin }, err.message);
+      });
+    } catch (err) {
+      this.options.log.error({ err }, `a conversation's timeout failed: ${(err as Error)?.message ?? String(err)}`);
+    } finally {
+      this.timeoutsRunning--;
+    }
+  }
+
+  private disarm(key: string): void {
+    this.timers.get(key)?.();
+    this.timers.delete(key);
+  }
+
+  /** Runs `fn` when the user's turns before it are over (one turn of a user at a time). */
+  private async locked<T>(userId: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.locks.get(userId) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = before.then(() => mine);
+    this.locks.set(userId, tail);
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.locks.get(userId) === tail) this.locks.delete(userId);
+    }
+  }
+}
+
+/** A short, stable id made of `seed` (a conversation's: the same start, run again, gets the same id). */
+const shortId = (seed: string) => createHash("sha256").update(seed).digest("base64url").slice(0, 12);

@@ -1,0 +1,75 @@
+/**
+ * A session written with a reply, with the state on Redis: it is in the bot's hash together
+ * with the reply's pending mark before the request leaves, both written by the one fenced
+ * script that takes the request's budget slot (src/plugins/conversations/durable-scope.ts).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { LedgerEntry } from "../../../src/actions/index.ts";
+import { DurableScope, type ScopedRecord } from "../../../src/plugins/conversations/durable-scope.ts";
+import { connectRedis, type Redis } from "../../../src/redis/connect.ts";
+import { Leases } from "../../../src/redis/leases.ts";
+import { RedisWindows } from "../../../src/redis/shared-windows.ts";
+import { openRedisStore } from "../../../src/redis/store.ts";
+import { setup } from "../../actions/helpers.ts";
+import { startRedisServer, type RedisServer } from "../../helpers/redis-server.ts";
+
+type Counter = { counter?: { n?: number } };
+const SETTINGS = { maxBytes: 200 };
+
+describe("a session written with a reply, on Redis", () => {
+  let server: RedisServer;
+  let redis: Redis;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    redis = await connectRedis(server.url);
+  });
+  afterEach(async () => {
+    await redis.flushdb();
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.close();
+  });
+
+  const inRedis = async (field: string) => {
+    const raw = await redis.hget("postbot:state:bots/g", field);
+    return raw ? (JSON.parse(raw) as [number, unknown])[1] : undefined;
+  };
+
+  it("is in the bot's hash with the pending mark, written by the script that takes the slot", async () => {
+    const leases = new Leases(redis);
+    const lease = (await leases.claim("bot:g", "P1", 60_000))!;
+    const store = await openRedisStore({
+      redis,
+      closeConnection: false,
+      fencing: { leases, current: async () => lease, refused: () => {} },
+    });
+    await store.hold("g");
+    const { system, clock } = setup({ store, sharedWindows: new RedisWindows(redis) });
+    const seen: unknown[] = [];
+    const layer = system.bot({
+      bot: "g",
+      account: { appId: "app", userId: "100", plan: "pro" },
+      executor: async () => {
+        seen.push({
+          session: ((await inRedis("session:g\u0000u1")) as ScopedRecord<Counter> | undefined)?.v,
+          ledger: ((await inRedis("ledger\u0000g:reply:p1")) as LedgerEntry | undefined)?.state,
+        });
+        return { result: { data: { id: "9" } } };
+      },
+    });
+    const scope = new DurableScope({ store: layer.store, clock, bot: "g", id: "e1", user: "u1", session: SETTINGS });
+    scope.session("counter").n = 1;
+    await store.flush();
+    expect(await inRedis("session:g\u0000u1")).toBeUndefined();
+    const calls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info("commandstats"))?.[1] ?? 0);
+    await redis.config("RESETSTAT");
+    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope })).toMatchObject({
+      status: "sent",
+    });
+    expect(seen).toEqual([{ session: { counter: { n: 1 } }, ledger: "pending" }]);
+    expect(await calls()).toBe(1); // the slot, the mark and the session: one script
+    system.close();
+    await store.close();
+  });
+});
