@@ -50,7 +50,20 @@ export {
   type HideOutcome,
   type MuteOutcome,
   type BudgetedReadOptions,
+  type SessionData,
+  type HandlerContext,
+  type Conversation,
+  type ConversationDefinition,
+  type ConversationMessage,
+  type ConversationState,
+  type ChannelKind,
+  type StartResult,
+  type Turn,
+  type TurnHandler,
+  type TurnReason,
 } from "./plugins/plugin.ts";
+/** Durations as bot files write them (`30s`, `10m`, `1d`), for plugins whose options take one. */
+export { parseDuration, formatDuration, DURATION_HINT, DURATION_PATTERN } from "./config/duration.ts";
 export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind } from "./actions/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
@@ -60,5 +73,4 @@ export { createClassifier, ModerationOptionError, type Classifier, type Verdict 
 /** What the `moderate` plugin builds on beyond the classifier: its judge, evidence, review list and counts. */
 export * as moderation from "./moderation/index.ts";
 export { ReadError } from "./actions/index.ts";
-export { parseDuration, formatDuration, DURATION_HINT } from "./config/duration.ts";
 export * as api from "./api/index.ts";

@@ -32,6 +32,8 @@ import { eventsOf, oneToOneId } from "./sandbox/domain/dms.ts";
 import { matchingRules } from "./sandbox/domain/streams.ts";
 import { compareIds, type SandboxPost } from "./sandbox/model/index.ts";
 import { createMemoryStore, type Store } from "./store/store.ts";
+import { readConversation } from "./plugins/conversations/engine.ts";
+import type { ChannelKind, ConversationState } from "./plugins/conversations/types.ts";
 
 export interface TestBedOptions {
   /** Bot files, as objects (the YAML's shape). */
@@ -85,6 +87,17 @@ export interface TestBed {
    * messages of both, as either of them reads it (a test asserts the bot's answers here).
    */
   dmsWith(user: TestUser, other: string): TestDm[];
+  /**
+   * Answers a bot's conversation in a thread as the user: a reply to the bot's last message to
+   * them there (its question). Throws when the user has no conversation open with the bot in a
+   * thread.
+   */
+  answer(as: TestUser, botName: string, text: string): Promise<{ id: string; text: string }>;
+  /**
+   * The user's open conversation with a bot (its step, data, turns, deadline...), in a thread
+   * or by DM (default: the thread's, else the DM's); undefined when none is open.
+   */
+  conversation(botName: string, user: TestUser, channel?: ChannelKind): ConversationState | undefined;
   /** Makes a user follow a bot (or any user). */
   follow(as: TestUser, username: string): Promise<void>;
   /** Moves the clock (and so the sandbox's), running every timer due in between. */
@@ -204,6 +217,24 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
         .filter((e) => e.event_type === "MessageCreate")
         .reverse()
         .map(asTestDm);
+    },
+    answer(as, botName, text) {
+      const open = readConversation(runtime.actions.store, botName, as.id, "thread");
+      if (!open) throw new Error(`${as.username} has no conversation open with ${botName} in a thread`);
+      const botUser = userByName(botName) ?? userByName(sandboxUsername(botName));
+      // The bot's last message to them in the thread: the conversation knows it once it was sent.
+      const last =
+        open.lastBotPost ??
+        Object.values(data.world.posts)
+          .filter((p) => p.author_id === botUser?.id && p.conversation_id === open.place)
+          .sort((a, b) => compareIds(b.id, a.id))[0]?.id;
+      if (!last) throw new Error(`${botName} has said nothing to ${as.username} in their conversation yet`);
+      return sandbox.admin.createPost({ author_id: as.id, text, in_reply_to_post_id: last });
+    },
+    conversation(botName, user, channel) {
+      const from = runtime.actions.store;
+      if (channel) return readConversation(from, botName, user.id, channel);
+      return readConversation(from, botName, user.id, "thread") ?? readConversation(from, botName, user.id, "dm");
     },
     async follow(as, username) {
       const target = userByName(username) ?? userByName(sandboxUsername(username));

@@ -209,7 +209,13 @@ export interface ActionLayer extends Actions {
    */
   readonly store: Store;
   reply(to: PostRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
+  like(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
+  repost(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
+  follow(userId: string, options?: LayerActionOptions): Promise<Outcome>;
   dm(userId: string, text: string, options?: LayerActionOptions): Promise<Outcome>;
+  hide(post: PostRef | string, options?: LayerActionOptions & { hidden?: boolean }): Promise<Outcome>;
+  post(text: string, options?: LayerActionOptions & { body?: Record<string, unknown> }): Promise<Outcome>;
+  mute(userId: string, options?: LayerActionOptions): Promise<Outcome>;
   /**
    * Whether the service would refuse this text from the bot as a duplicate now (the bot posted
    * it within the last 24 hours): what the duplicate guard refuses, asked beforehand.
@@ -234,7 +240,7 @@ export interface ActionLayer extends Actions {
    * time-to-live counts from when it is asked for, not from the message: a bot on basic
    * sees a message up to a day after it came, and the person is still waiting.
    */
-  answerDm(message: DmRef, text: string, options?: ActionOptions): Promise<Outcome>;
+  answerDm(message: DmRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
   /** Whether the bot has hidden the post (the hidden guard's record: nothing of the bot answers it). */
   hidden(postId: string): boolean;
   /** What of this bot waits for budget now, and until when. */
@@ -248,6 +254,8 @@ export interface ActionLayer extends Actions {
 
 /** What the process's bots share. */
 export interface ActionSystem {
+  /** The store the ledger is kept in (a dry run's is its own, in memory). */
+  readonly store: Store;
   readonly book: BudgetBook;
   readonly queue: ActionQueue;
   readonly ledger: Ledger;
@@ -334,6 +342,7 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
     observe,
   };
   return {
+    store,
     book,
     queue,
     ledger,
@@ -528,18 +537,24 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         opts?.rider,
       );
     },
-    like: (post, opts) =>
+    like: (post, opts?: LayerActionOptions) =>
       run(
         build("like", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts),
         opts?.signal,
+        opts?.rider,
       ),
-    repost: (post, opts) =>
+    repost: (post, opts?: LayerActionOptions) =>
       run(
         build("repost", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts),
         opts?.signal,
+        opts?.rider,
       ),
-    follow: (target, opts) =>
-      run(build("follow", target, { path: { id: userId }, body: { target_user_id: target } }, opts), opts?.signal),
+    follow: (target, opts?: LayerActionOptions) =>
+      run(
+        build("follow", target, { path: { id: userId }, body: { target_user_id: target } }, opts),
+        opts?.signal,
+        opts?.rider,
+      ),
     dm: (participant, text, opts?: LayerActionOptions) =>
       run(
         build(
@@ -555,7 +570,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         opts?.signal,
         opts?.rider,
       ),
-    answerDm(message, text, opts) {
+    answerDm(message, text, opts?: LayerActionOptions) {
       return run(
         build(
           "dm",
@@ -563,25 +578,35 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
           {
             path: { dm_conversation_id: message.dm_conversation_id },
             body: { text },
-            ...(message.sender_id !== undefined ? { context: { authorId: message.sender_id } } : {}),
+            context: {
+              ...(message.sender_id !== undefined ? { authorId: message.sender_id } : {}),
+              ...(opts?.conversation !== undefined ? { conversation: opts.conversation } : {}),
+            },
             as: { key: DM_ANSWER_KEY, endpoint: DM_ANSWER_ENDPOINT },
           },
           opts,
         ),
         opts?.signal,
+        opts?.rider,
       );
     },
-    hide(post, opts) {
+    hide(post, opts?: LayerActionOptions & { hidden?: boolean }) {
       const hidden = opts?.hidden ?? true;
       const id = idOf(post);
       return run(
         build("hide", hidden ? id : `${id}:unhide`, { path: { id }, body: { hidden }, ...withOrigin(post) }, opts),
         opts?.signal,
+        opts?.rider,
       );
     },
-    mute: (target, opts) =>
-      run(build("mute", target, { path: { id: userId }, body: { target_user_id: target } }, opts), opts?.signal),
-    post: (text, opts) => run(build("post", shortHash(text), { body: { ...opts?.body, text } }, opts), opts?.signal),
+    mute: (target, opts?: LayerActionOptions) =>
+      run(
+        build("mute", target, { path: { id: userId }, body: { target_user_id: target } }, opts),
+        opts?.signal,
+        opts?.rider,
+      ),
+    post: (text, opts?: LayerActionOptions & { body?: Record<string, unknown> }) =>
+      run(build("post", shortHash(text), { body: { ...opts?.body, text } }, opts), opts?.signal, opts?.rider),
     read,
     remaining: (kind) =>
       isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind),

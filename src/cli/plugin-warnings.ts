@@ -68,6 +68,11 @@ async function handledEvents(bot: BotConfig, plugin: ResolvedPlugin): Promise<Se
     },
     on: (event) => void events.add(event),
     filter: () => {},
+    conversation: (name) => ({
+      name,
+      start: async () => ({ started: false, reason: "stopped" }),
+      state: () => undefined,
+    }),
   };
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -331,6 +331,26 @@ const budget = z
   })
   .meta({ description: "Limits stricter than the plan's" });
 
+/** Sessions: what the bot's plugins keep per user (`ctx.session`, src/plugins/conversations/durable-scope.ts). */
+const session = z
+  .strictObject({
+    ttl: duration(
+      "A user's session unchanged for this long is forgotten: the next event of that user starts a new one; default: kept",
+      60_000,
+    ).optional(),
+    max_bytes: z
+      .number({ error: valueError("a number of bytes") })
+      .int({ error: "must be a whole number of bytes" })
+      .min(256, { error: "must be at least 256 (bytes)" })
+      .max(1_048_576, { error: "must be at most 1048576 (1 MiB); keep large data out of sessions" })
+      .default(8192)
+      .meta({
+        description:
+          "The most bytes one plugin's session of one user may take as JSON (default 8192); a handler that makes it larger is refused",
+      }),
+  })
+  .meta({ description: "Per-user sessions of the bot's plugins (ctx.session)" });
+
 /**
  * The bot file schema. Parse with the loader (src/config/load-bot-file.ts), which adds
  * file:line:col positions and `${VAR}` interpolation; this schema sees plain data.
@@ -354,6 +374,7 @@ export const botFileSchema = z
     reply_cooldown: duration(
       "The bot never replies twice in one conversation within this time; 0s turns it off",
     ).prefault(DEFAULTS.replyCooldown),
+    session: session.optional(),
   })
   .superRefine((bot, ctx) => {
     if (bot.app?.plan !== undefined && bot.app.plan !== bot.plan) {

@@ -62,7 +62,16 @@ export async function buildBot(
   });
   // What the stage and the engine both work with: who the bot is, its client and action layer.
   const shared = { identity, api: client, layer, store, clock, log };
-  const stage = new PluginsStage({ ...shared, handlerTimeoutMs: deps.handlerTimeoutMs });
+  const stage = new PluginsStage({
+    ...shared,
+    handlerTimeoutMs: deps.handlerTimeoutMs,
+    file: config.file,
+    ...(config.session
+      ? {
+          session: { maxBytes: config.session.max_bytes, ...(config.session.ttl ? { ttlMs: config.session.ttl } : {}) },
+        }
+      : {}),
+  });
   const bot = new BotRuntime({
     ...shared,
     name: config.name,

@@ -16,7 +16,7 @@ import { dmsCursorKey, type DmsCursor } from "../triggers/dms.ts";
 import { followersCursorKey } from "../triggers/followers.ts";
 import { CURSORS_NAMESPACE } from "../triggers/events.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
-import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime/types.ts";
+import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus, type ConversationCounts } from "../runtime/types.ts";
 import { STATUS_EVERY_MS } from "./status-saver.ts";
 
 export interface BotReport extends BotStatus {
@@ -146,6 +146,16 @@ function formatLastAction(a: LastAction, now: number): string {
   return `${actionTarget(a.kind, a.target, a.key)}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
 }
 
+/** `2 conversations open (1 in a thread, 1 by DM); since start 3 started, 5 steps, 1 timeout`. */
+function formatConversations(c: ConversationCounts): string {
+  const open = c.open.thread + c.open.dm;
+  const where =
+    open === 0
+      ? ""
+      : ` (${[c.open.thread > 0 ? `${c.open.thread} in ${c.open.thread === 1 ? "a thread" : "threads"}` : "", c.open.dm > 0 ? `${c.open.dm} by DM` : ""].filter(Boolean).join(", ")})`;
+  return `${count(open, "conversation")} open${where}; since start ${thousands(c.started)} started, ${count(c.steps, "step")}, ${count(c.timeouts, "timeout")}`;
+}
+
 /** `1 bot`, `3 events`: a count with its noun. */
 const count = (n: number, noun: string) => `${thousands(n)} ${n === 1 ? noun : `${noun}s`}`;
 
@@ -213,6 +223,7 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
     if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
     if (r.cursors.dms) lines.push(`  cursor     direct messages up to event ${r.cursors.dms}`);
     if (r.inbox > 0) lines.push(`  inbox      ${count(r.inbox, "event")} waiting to be handled`);
+    if (r.conversations) lines.push(`  talking    ${formatConversations(r.conversations)}`);
     lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
     if (r.waiting && r.waiting.length > 0) {
       const next = r.waiting.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));

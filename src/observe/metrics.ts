@@ -216,6 +216,40 @@ export function createMetrics(options: MetricsOptions): Metrics {
       }
     },
   });
+  new Gauge({
+    name: "postbot_conversations_open",
+    help: "Conversations a bot holds open now (waiting for a user's next message, in a thread or by DM); only bots whose plugins define conversations.",
+    labelNames: ["bot"] as const,
+    registers: reg,
+    collect() {
+      this.reset();
+      for (const b of reading?.bots ?? [])
+        if (b.conversations) this.set({ bot: b.bot }, b.conversations.open.thread + b.conversations.open.dm);
+    },
+  });
+  /** A bot's conversation counts since the process started, as counters read at scrape time. */
+  const conversationCounter = (name: string, help: string, key: "started" | "steps" | "timeouts") =>
+    new Counter({
+      name,
+      help,
+      labelNames: ["bot"] as const,
+      registers: reg,
+      collect() {
+        this.reset();
+        for (const b of reading?.bots ?? []) if (b.conversations) this.inc({ bot: b.bot }, b.conversations[key]);
+      },
+    });
+  conversationCounter("postbot_conversations_started_total", "Conversations a bot opened, by bot.", "started");
+  conversationCounter(
+    "postbot_conversation_steps_total",
+    "Steps of conversations taken: answers of users handled by the conversation waiting for them, by bot.",
+    "steps",
+  );
+  conversationCounter(
+    "postbot_conversation_timeouts_total",
+    "Waits of conversations whose time ran out before the user answered, by bot.",
+    "timeouts",
+  );
   /**
    * Each window once, by its key: a user window of `POST /2/posts` counts replies and posts
    * alike, an app window is shared by every bot of the app, a cap belongs to one action of one

@@ -5,7 +5,7 @@
  * built (budgets are read for its bots alone), so the page stays light with 1,000 bots.
  */
 import type { BudgetStatus } from "../actions/index.ts";
-import type { TriggerStatus } from "../runtime/types.ts";
+import type { ConversationCounts, TriggerStatus } from "../runtime/types.ts";
 import type { Activity } from "./activity.ts";
 import type { ActionSeen } from "../hosting/observer.ts";
 import type { StatusSource } from "./source.ts";
@@ -47,6 +47,8 @@ export interface BotRow {
   paused?: { reason: string; at: number };
   triggers: Partial<Record<string, TriggerStatus>>;
   inbox: number;
+  /** The bot's conversations, when a plugin of it defines one. */
+  conversations?: ConversationCounts;
   budget: BudgetBar[];
   last: readonly ActionSeen[];
 }
@@ -141,6 +143,7 @@ export function statusView(
       ...(b.paused ? { paused: b.paused } : {}),
       triggers: b.triggers,
       inbox: b.inbox,
+      ...(b.conversations ? { conversations: b.conversations } : {}),
       budget: budgetBars(source?.budget(b.bot)),
       last: activity.lastActions(b.bot),
     })),

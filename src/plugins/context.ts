@@ -7,8 +7,12 @@
  * Every action a handler awaits, through `ctx.reply` or `ctx.actions.like`, is counted while
  * it runs, so a handler waiting for the budget is not taken for a hanging one and the test
  * bed's `settle()` knows what it waits for.
+ *
+ * An event from a user has a durable scope (./conversations/durable-scope.ts): `ctx.session`
+ * reads the user's session of the plugin from it, and every action a handler asks for carries
+ * the scope along, so what the handler changed is written with the action's first ledger record.
  */
-import type { ActionLayer, ActionOptions, Outcome, PostRef } from "../actions/index.ts";
+import type { ActionLayer, ActionOptions, LayerActionOptions, Outcome, PostRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { RequestArgs, ResponseOf } from "../api/schema.ts";
@@ -16,6 +20,7 @@ import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import type { BotEvent } from "../triggers/events.ts";
+import type { DurableScope } from "./conversations/durable-scope.ts";
 import { warnDeprecated, type DEPRECATED } from "./deprecation.ts";
 import type {
   BotStore,
@@ -27,6 +32,7 @@ import type {
   EventName,
   EventPost,
   PublishOutcome,
+  SessionData,
 } from "./plugin.ts";
 
 export interface ContextDeps {
@@ -43,6 +49,8 @@ export interface ContextDeps {
   log: () => Logger;
   /** The plugin that sees the context itself (it is alone on the event); others see views. */
   plugin?: string;
+  /** A plugin's session of the event's user (`ctx.session`), as its schema reads it (the stage's). */
+  session?: (plugin: string | undefined, state: ContextState) => SessionData;
 }
 
 /** What the runtime watches of a context while its handlers run. */
@@ -57,6 +65,22 @@ export interface ContextState {
   outside?: number;
   /** Told when the handling starts awaiting an action or outside work (`true`, none awaited before) and when it awaits none any more. */
   onWaiting?: ((waiting: boolean) => void) | undefined;
+  /** The event's durable scope, when it comes from a user: its session, and what rides with its actions. */
+  scope?: DurableScope | undefined;
+  /** The event (a conversation started from the context reads where it happened). */
+  event: BotEvent;
+}
+
+/**
+ * The layer's options of an action a handler asks for: its own, with the event's scope riding
+ * along (what the handler changed is written with the action's first record). A session over
+ * its cap refuses the action here, before anything is recorded.
+ */
+function riding(state: ContextState, o: ActionOptions | undefined): LayerActionOptions | undefined {
+  const scope = state.scope;
+  if (!scope) return o;
+  scope.check();
+  return o ? { ...o, rider: scope } : { rider: scope };
 }
 
 /** The per-bot key-value store plugins get as `ctx.store` and `bot.store`. */
@@ -69,7 +93,8 @@ export function botStore(store: Store, bot: string): BotStore {
   };
 }
 
-const refOf = (post: EventPost): PostRef => ({
+/** A post as the action layer refers to it. */
+export const refOf = (post: EventPost): PostRef => ({
   id: post.id,
   author_id: post.author_id,
   conversation_id: post.conversation_id,
@@ -77,7 +102,7 @@ const refOf = (post: EventPost): PostRef => ({
 });
 
 /** Counts an action (or a budgeted read) as awaited while it runs. */
-async function awaited<T = Outcome>(state: ContextState, action: Promise<T>): Promise<T> {
+export async function awaited<T = Outcome>(state: ContextState, action: Promise<T>): Promise<T> {
   if (state.waiting++ + (state.outside ?? 0) === 0) state.onWaiting?.(true);
   try {
     return await action;
@@ -106,28 +131,28 @@ function actionsOf(layer: ActionLayer, state: ContextState, oldRemaining: () => 
   // are the service's answers to each action, so they have the result types the API names.
   return {
     reply(to, text, o) {
-      return awaited(state, layer.reply(to, text, o)) as never;
+      return awaited(state, layer.reply(to, text, riding(state, o))) as never;
     },
     like(post, o) {
-      return awaited(state, layer.like(post, o)) as never;
+      return awaited(state, layer.like(post, riding(state, o))) as never;
     },
     repost(post, o) {
-      return awaited(state, layer.repost(post, o)) as never;
+      return awaited(state, layer.repost(post, riding(state, o))) as never;
     },
     follow(userId, o) {
-      return awaited(state, layer.follow(userId, o)) as never;
+      return awaited(state, layer.follow(userId, riding(state, o))) as never;
     },
     dm(userId, text, o) {
-      return awaited(state, layer.dm(userId, text, o)) as never;
+      return awaited(state, layer.dm(userId, text, riding(state, o))) as never;
     },
     hide(post, o) {
-      return awaited(state, layer.hide(post, o)) as never;
+      return awaited(state, layer.hide(post, riding(state, o))) as never;
     },
     post(text, o) {
-      return awaited(state, layer.post(text, o)) as never;
+      return awaited(state, layer.post(text, riding(state, o))) as never;
     },
     mute(userId, o) {
-      return awaited(state, layer.mute(userId, o)) as never;
+      return awaited(state, layer.mute(userId, riding(state, o))) as never;
     },
     remaining(kind) {
       oldRemaining();
@@ -234,6 +259,27 @@ class ContextBase<E extends EventName> {
     return this.unbudgetedApi;
   }
 
+  /**
+   * The user's session of the plugin this context is seen by: read (and checked by the plugin's
+   * schema) on first use, kept with the handler's first action or when it ends.
+   *
+   * @throws {Error} on an event from nobody (a schedule).
+   */
+  get session(): SessionData {
+    const read = this[DEPS].session;
+    if (!read) throw new Error("ctx.session: this bot keeps no sessions");
+    return read(this[PLUGIN] ?? this[DEPS].plugin, this[STATE]);
+  }
+
+  /** Replaces the session with another object (kept like a change of it). */
+  set session(value: SessionData) {
+    const scope = this[STATE].scope;
+    if (!scope) throw new Error(`ctx.session: a ${this.event} event comes from no user, so it has no session`);
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      throw new TypeError("ctx.session must be a plain object");
+    scope.replaceSession(this[PLUGIN] ?? this[DEPS].plugin ?? "", value);
+  }
+
   /** Warns (once per plugin) that the plugin this context is seen by uses an old spelling. */
   [DEPRECATED_USE](which: keyof typeof DEPRECATED): void {
     warnDeprecated(this.log, this[PLUGIN] ?? this[DEPS].plugin, which);
@@ -259,7 +305,8 @@ class PostContextBase<E extends EventName> extends ContextBase<E> {
   get publish(): Publish {
     const { layer } = this[DEPS];
     const state = this[STATE];
-    return (this[PUBLISH] ??= (text, o) => awaited(state, layer.post(text, o)) as Promise<PublishOutcome>);
+    return (this[PUBLISH] ??= (text, o) =>
+      awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>);
   }
 }
 
@@ -284,8 +331,9 @@ export function createContext(
   deps: ContextDeps,
   event: BotEvent,
   onWaiting?: (waiting: boolean) => void,
+  scope?: DurableScope,
 ): { ctx: EventContexts[EventName]; state: ContextState } {
-  const state: ContextState = { waiting: 0, onWaiting };
+  const state: ContextState = { waiting: 0, onWaiting, scope, event };
   const { layer } = deps;
 
   switch (event.kind) {
@@ -299,22 +347,22 @@ export function createContext(
         ...(event.kind === "reply" ? { inReplyTo: event.inReplyTo } : {}),
         ...(event.kind === "post" ? { rule: event.rule } : {}),
         reply(text: string, o?: ActionOptions) {
-          return awaited(state, layer.reply(ref, text, o));
+          return awaited(state, layer.reply(ref, text, riding(state, o)));
         },
         like(o?: ActionOptions) {
-          return awaited(state, layer.like(ref, o));
+          return awaited(state, layer.like(ref, riding(state, o)));
         },
         repost(o?: ActionOptions) {
-          return awaited(state, layer.repost(ref, o));
+          return awaited(state, layer.repost(ref, riding(state, o)));
         },
         follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(event.author.id, o));
+          return awaited(state, layer.follow(event.author.id, riding(state, o)));
         },
         dm(text: string, o?: ActionOptions) {
-          return awaited(state, layer.dm(event.author.id, text, o));
+          return awaited(state, layer.dm(event.author.id, text, riding(state, o)));
         },
         hide(o?: ActionOptions) {
-          return awaited(state, layer.hide(ref, o));
+          return awaited(state, layer.hide(ref, riding(state, o)));
         },
       });
       return { ctx: ctx as unknown as EventContexts[EventName], state };
@@ -327,7 +375,10 @@ export function createContext(
         // A schedule that posts the same text every day must post it every day: the
         // idempotency key is the run (and the post's place in it), not the text.
         publish(text: string, o?: ActionOptions) {
-          return awaited(state, layer.post(text, { key: `${run}:${n++}`, ...o })) as Promise<PublishOutcome>;
+          return awaited(
+            state,
+            layer.post(text, riding(state, { key: `${run}:${n++}`, ...o })),
+          ) as Promise<PublishOutcome>;
         },
       });
       return { ctx: ctx as unknown as EventContexts[EventName], state };
@@ -336,13 +387,13 @@ export function createContext(
       const ctx = Object.assign(new PublishingContextBase("follow" as const, deps, state), {
         user: event.user,
         follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(event.user.id, o));
+          return awaited(state, layer.follow(event.user.id, riding(state, o)));
         },
         dm(text: string, o?: ActionOptions) {
-          return awaited(state, layer.dm(event.user.id, text, o));
+          return awaited(state, layer.dm(event.user.id, text, riding(state, o)));
         },
         publish(text: string, o?: ActionOptions) {
-          return awaited(state, layer.post(text, o)) as Promise<PublishOutcome>;
+          return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
         },
       });
       return { ctx: ctx as unknown as EventContexts[EventName], state };
@@ -368,6 +419,11 @@ export function createContext(
       return { ctx: ctx as unknown as EventContexts[EventName], state };
     }
   }
+}
+
+/** The state of a context (or a plugin's view of it); undefined for anything else. */
+export function contextState(ctx: object): ContextState | undefined {
+  return (ctx as Partial<Record<typeof STATE, ContextState>>)[STATE];
 }
 
 /**

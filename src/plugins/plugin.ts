@@ -47,6 +47,19 @@ import type { User } from "../api/types.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { DmMessage, EventName, EventPost } from "../triggers/events.ts";
+import type { Conversation, ConversationDefinition } from "./conversations/types.ts";
+
+export type {
+  ChannelKind,
+  Conversation,
+  ConversationDefinition,
+  ConversationMessage,
+  ConversationState,
+  StartResult,
+  Turn,
+  TurnHandler,
+  TurnReason,
+} from "./conversations/types.ts";
 
 export type { BotIdentity, DmMessage, EventName, EventPost };
 
@@ -276,14 +289,32 @@ export interface EventContexts {
   dm: DmContext;
 }
 
+/**
+ * A user's session of one plugin (`ctx.session`): a small JSON object kept per bot and user,
+ * typed by the plugin's `session` schema. It is read before the handler runs and saved in the
+ * same durable write as the handler's first action (or when the handler ends, if it sent
+ * nothing): a crash loses neither the change without the action nor the action without the
+ * change (src/plugins/conversations/durable-scope.ts).
+ */
+export type SessionData = Record<string, unknown>;
+
+/**
+ * The context a plugin's handler gets: its event's, and on every event that comes from a user
+ * (all but `schedule`), that user's session of the plugin.
+ */
+export type HandlerContext<E extends EventName, Sess = SessionData> = EventContexts[E] &
+  (E extends "schedule" ? unknown : { session: Sess });
+
 /** A handler of one event. */
-export type Handler<E extends EventName> = (ctx: EventContexts[E]) => unknown;
+export type Handler<E extends EventName, Sess = SessionData> = (ctx: HandlerContext<E, Sess>) => unknown;
 
 /** A filter of one event: `false` stops the event before any handler sees it. */
-export type Filter<E extends EventName> = (ctx: EventContexts[E]) => boolean | Promise<boolean>;
+export type Filter<E extends EventName, Sess = SessionData> = (
+  ctx: HandlerContext<E, Sess>,
+) => boolean | Promise<boolean>;
 
 /** What `setup` gets: the bot, to register handlers on. */
-export interface PluginBot {
+export interface PluginBot<Sess = SessionData> {
   readonly name: string;
   readonly identity: BotIdentity;
   /** A logger that names the bot and the plugin. */
@@ -295,14 +326,22 @@ export interface PluginBot {
    */
   readonly clock: Clock;
   /** Registers a handler; handlers of one event run in the order the bot file lists plugins. */
-  on<E extends EventName>(event: E, handler: Handler<E>): void;
+  on<E extends EventName>(event: E, handler: Handler<E, Sess>): void;
   /**
    * Registers a filter. Every filter of an event runs before any of its handlers, whatever
    * the order of plugins in the bot file; one answering `false` stops the event for every
    * plugin. This is how the `moderate` plugin makes sure no plugin ever answers a reply it
    * hides. A filter that stops an event logs why itself: the stage only notes it at debug level.
    */
-  filter<E extends EventName>(event: E, check: Filter<E>): void;
+  filter<E extends EventName>(event: E, check: Filter<E, Sess>): void;
+  /**
+   * Defines a conversation: a dialog with one user at a time that waits for their next message
+   * in the thread it started in (or in DMs), written as named steps (see
+   * {@link ConversationDefinition}). Start it from a handler with `start(ctx)`; the user's
+   * answers then go to it, not to the bot's handlers. Its state is durable: after a crash it
+   * neither asks a question twice nor skips one.
+   */
+  conversation<D = Record<string, unknown>>(name: string, definition: ConversationDefinition<D, Sess>): Conversation;
 }
 
 /**
@@ -312,12 +351,19 @@ export interface PluginBot {
  * a module's default export is one (./definition.ts), and `postbot/testing` takes them.
  * Any `Plugin<S>` is a `Plugin` (so a map of plugins of different options is typed).
  */
-export interface Plugin<S extends z.ZodType = z.ZodType> {
+export interface Plugin<S extends z.ZodType = z.ZodType, T extends z.ZodType = z.ZodType> {
   readonly name: string;
   /** Validates and defaults the options a bot file gives; absent: the plugin takes none. */
   readonly options?: S;
+  /**
+   * The schema of the plugin's per-user session (`ctx.session`): a stored session is parsed
+   * with it when a handler first reads it (one that no longer fits, after the plugin changed,
+   * starts anew, with a warning), so it must accept `{}`, a new user's session (give its fields
+   * defaults or make them optional). Absent: any JSON object.
+   */
+  readonly session?: T;
   /** Registers the plugin's handlers and filters on `bot`. */
-  setup(bot: PluginBot, options: z.output<S>): void | Promise<void>;
+  setup(bot: PluginBot<z.output<T>>, options: z.output<S>): void | Promise<void>;
 }
 
 /** @deprecated The one plugin type is {@link Plugin}; `PluginDefinition` is its old name. */
@@ -327,10 +373,14 @@ export type PluginDefinition = Plugin;
  * Defines a plugin. It only gives the object its types: the options a handler sees are
  * exactly what the schema outputs, and each event's context is narrowed.
  */
-export function definePlugin<S extends z.ZodType = z.ZodObject<Record<string, never>>>(plugin: {
+export function definePlugin<
+  S extends z.ZodType = z.ZodObject<Record<string, never>>,
+  T extends z.ZodType = z.ZodType<SessionData, SessionData>,
+>(plugin: {
   name: string;
   options?: S;
-  setup: (bot: PluginBot, options: z.output<S>) => void | Promise<void>;
-}): Plugin<S> {
+  session?: T;
+  setup: (bot: PluginBot<z.output<T>>, options: z.output<S>) => void | Promise<void>;
+}): Plugin<S, T> {
   return plugin;
 }

@@ -8,6 +8,7 @@ import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import { TRIGGER_OF, type EventName } from "../triggers/events.ts";
 import type { HandlerEntry } from "./dispatcher.ts";
+import type { Conversation, ConversationDefinition } from "./conversations/types.ts";
 import type { BotStore, Filter, Handler, Plugin, PluginBot } from "./plugin.ts";
 
 /** A plugin as a bot lists it: its name in the bot file, its parsed options, and the plugin. */
@@ -28,7 +29,15 @@ export class HandlerRegistry {
   /** Runs every plugin's setup, in the order of the bot file. */
   async setup(
     plugins: readonly PluginEntry[],
-    bot: { name: string; identity: BotIdentity; log: Logger; store: BotStore; clock: Clock },
+    bot: {
+      name: string;
+      identity: BotIdentity;
+      log: Logger;
+      store: BotStore;
+      clock: Clock;
+      /** Defines a plugin's conversation (`bot.conversation`). */
+      conversation(plugin: string, name: string, definition: ConversationDefinition<unknown, unknown>): Conversation;
+    },
   ): Promise<void> {
     for (const plugin of plugins) {
       const log = bot.log.child({ plugin: plugin.name });
@@ -50,7 +59,14 @@ export class HandlerRegistry {
         clock: bot.clock,
         on: register(this.handlers) as <E extends EventName>(event: E, handler: Handler<E>) => void,
         filter: register(this.filters) as <E extends EventName>(event: E, check: Filter<E>) => void,
+        conversation: (name, definition) =>
+          bot.conversation(plugin.name, name, definition as ConversationDefinition<unknown, unknown>),
       };
+      const session = plugin.definition.session;
+      if (session && !session.safeParse({}).success)
+        throw new Error(
+          `plugin ${plugin.name}: its session schema does not accept {}, the session of a user it never met; give its fields defaults or make them optional`,
+        );
       await plugin.definition.setup(pluginBot, plugin.options);
     }
   }

@@ -5,18 +5,39 @@
  * dispatcher's error boundary and time limit (./dispatcher.ts); after a handler hid the
  * event's post, no later plugin answers it. The bot's engine (src/runtime) calls it through
  * {@link EventHandling} and knows nothing of contexts.
+ *
+ * An event from a user runs in a durable scope (./conversations/durable-scope.ts): the user's
+ * sessions are read from it, every action the handlers ask for carries it (what they changed
+ * is written with the action's first ledger record), and what no action carried is set when the
+ * handlers are done. A user's message (a mention or a reply in a thread) goes first, after the
+ * filters, to the bot's conversation waiting for that user there (./conversations/engine.ts);
+ * a message a conversation takes reaches no handler.
  */
-import type { ActionLayer } from "../actions/index.ts";
+import type { ActionLayer, LayerActionOptions, PostRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import type { BotIdentity, EventHandling } from "../runtime/types.ts";
+import { Inbox } from "../runtime/inbox.ts";
+import type { BotIdentity, ConversationCounts, EventHandling } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
-import type { BotEvent, EventName } from "../triggers/events.ts";
-import { botStore, budgetView, createContext, viewFor, type ContextState } from "./context.ts";
+import { eventUser, type BotEvent, type EventName } from "../triggers/events.ts";
+import {
+  awaited,
+  botStore,
+  budgetView,
+  contextState,
+  createContext,
+  refOf,
+  viewFor,
+  type ContextState,
+} from "./context.ts";
+import { DEFAULT_SESSION_MAX_BYTES, DurableScope, type SessionSettings } from "./conversations/durable-scope.ts";
+import { ConversationEngine, type ConversationSender, type Inbound } from "./conversations/engine.ts";
+import type { Conversation, ConversationDefinition, StartResult } from "./conversations/types.ts";
 import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
-import type { BotStore, BudgetView } from "./plugin.ts";
+import type { BotStore, BudgetView, SessionData } from "./plugin.ts";
 import { HandlerRegistry, type PluginEntry } from "./registry.ts";
+import type { z } from "zod";
 
 /** What a bot's contexts are made of (its identity, client, action layer and state) and the handlers' time limit. */
 export interface PluginsStageOptions {
@@ -32,6 +53,23 @@ export interface PluginsStageOptions {
   log: Logger;
   /** How long a handler may run before it is abandoned (not counting waits for the budget). */
   handlerTimeoutMs: number;
+  /** The bot file's `session` (ttl and size cap of `ctx.session`). */
+  session?: { ttlMs?: number; maxBytes?: number };
+  /** The bot file, for messages. */
+  file?: string;
+}
+
+/** A user's message in a thread, as a conversation takes it (DMs: once the `dm` event exists). */
+function inboundOf(event: BotEvent): Inbound | undefined {
+  if (event.kind !== "mention" && event.kind !== "reply") return undefined;
+  const { post } = event;
+  return {
+    user: event.author,
+    channel: "thread",
+    place: post.conversation_id,
+    message: { id: post.id, text: post.text, createdAt: post.created_at },
+    post: refOf(post),
+  };
 }
 
 /** An event's loggers, each made when first used. */
@@ -48,26 +86,129 @@ export class PluginsStage implements EventHandling {
   private readonly budgetView: BudgetView;
   /** The contexts of the events being handled, as the engine watches them. */
   private readonly states = new Map<string, ContextState>();
+  /** The bot's conversations. */
+  private readonly engine: ConversationEngine;
+  private readonly session: SessionSettings;
+  /** Each plugin's session schema, when it gives one. */
+  private readonly sessionSchemas = new Map<string, z.ZodType>();
+  /** The plugins whose session each scope has read through its schema already. */
+  private readonly parsed = new WeakMap<DurableScope, Set<string>>();
 
   constructor(private readonly options: PluginsStageOptions) {
     this.kv = botStore(options.store, options.identity.name);
     this.budgetView = budgetView(options.layer);
+    this.session = {
+      maxBytes: options.session?.maxBytes ?? DEFAULT_SESSION_MAX_BYTES,
+      ...(options.session?.ttlMs !== undefined ? { ttlMs: options.session.ttlMs } : {}),
+    };
+    const inbox = new Inbox(options.store, options.identity.name);
+    this.engine = new ConversationEngine({
+      bot: options.identity.name,
+      store: options.layer.store,
+      clock: options.clock,
+      log: options.log,
+      session: this.session,
+      ...(options.file !== undefined ? { file: options.file } : {}),
+      inInbox: (id) => inbox.has(id),
+    });
   }
 
   /** Runs every plugin's setup for this bot, in the order of its bot file. */
   setup(plugins: readonly PluginEntry[]): Promise<void> {
     const { identity, log } = this.options;
+    for (const p of plugins) if (p.definition.session) this.sessionSchemas.set(p.name, p.definition.session);
     return this.registry.setup(plugins, {
       name: identity.name,
       identity,
       log,
       store: this.kv,
       clock: this.options.clock,
+      conversation: (plugin, name, definition) => this.conversation(plugin, name, definition),
     });
   }
 
   handles(kind: EventName): boolean {
-    return this.registry.handles(kind);
+    // A conversation takes answers in threads: mentions and replies to the bot.
+    return this.registry.handles(kind) || (this.engine.active && (kind === "mention" || kind === "reply"));
+  }
+
+  start(): void {
+    const { layer, log } = this.options;
+    this.engine.resume({ send: layer, log });
+  }
+
+  stop(): void {
+    this.engine.suspend();
+  }
+
+  busy(): boolean {
+    return this.engine.busy;
+  }
+
+  conversations(): ConversationCounts | undefined {
+    if (!this.engine.active) return undefined;
+    const open = { thread: 0, dm: 0 };
+    for (const c of this.engine.all()) open[c.channel]++;
+    const { started, steps, timeouts } = this.engine.counters;
+    return { open, started, steps, timeouts };
+  }
+
+  /** A user's open conversation in a channel (the test bed and the status read it). */
+  conversationOf(userId: string, channel: "thread" | "dm") {
+    return this.engine.state(userId, channel);
+  }
+
+  /** What `bot.conversation(name, definition)` gives a plugin. */
+  private conversation(
+    plugin: string,
+    name: string,
+    definition: ConversationDefinition<unknown, unknown>,
+  ): Conversation {
+    this.engine.define(plugin, name, definition);
+    const { engine } = this;
+    const { layer } = this.options;
+    return {
+      name,
+      async start(ctx: object): Promise<StartResult> {
+        const state = contextState(ctx);
+        if (!state) throw new TypeError(`${name}.start(ctx): give it the context a handler got`);
+        const inbound = inboundOf(state.event);
+        if (!state.scope) return { started: false, reason: "no user" };
+        if (!inbound) return { started: false, reason: "not a message" };
+        return engine.start(plugin, name, inbound, {
+          scope: state.scope,
+          send: counted(state, layer),
+          log: (ctx as { log: Logger }).log,
+        });
+      },
+      state: (userId, channel) => engine.state(userId, channel, plugin),
+    };
+  }
+
+  /** A plugin's session of the scope's user, read through the plugin's schema the first time. */
+  private sessionOf(plugin: string | undefined, state: ContextState): SessionData {
+    const { scope } = state;
+    if (!scope) throw new Error(`ctx.session: a ${state.event.kind} event comes from no user, so it has no session`);
+    const name = plugin ?? "";
+    let parsed = this.parsed.get(scope);
+    if (!parsed) this.parsed.set(scope, (parsed = new Set()));
+    if (!parsed.has(name)) {
+      parsed.add(name);
+      const schema = this.sessionSchemas.get(name);
+      if (schema) {
+        const read = schema.safeParse(scope.session(name));
+        if (read.success) scope.replaceSession(name, read.data as SessionData);
+        else {
+          this.options.log.warn(
+            { plugin: name, user: scope.user },
+            `plugin ${name}: the stored session of user ${scope.user} does not fit its session schema (${read.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}); it starts anew`,
+          );
+          const fresh = schema.safeParse({});
+          scope.replaceSession(name, (fresh.success ? fresh.data : {}) as SessionData);
+        }
+      }
+    }
+    return scope.session(name);
   }
 
   waiting(eventId: string): boolean {
@@ -78,14 +219,17 @@ export class PluginsStage implements EventHandling {
     const handlers = this.registry.handlers.get(event.kind);
     const filters = this.registry.filters.get(event.kind);
     // Filters run whether or not a handler follows: a filter may act (moderation hides a reply).
-    if (!handlers?.length && !filters?.length) return undefined;
-    return this.run(event, handlers, filters, onWaiting);
+    // A user's message may be an answer a conversation waits for.
+    const inbound = this.engine.active ? inboundOf(event) : undefined;
+    if (!handlers?.length && !filters?.length && !inbound) return undefined;
+    return this.run(event, handlers, filters, inbound, onWaiting);
   }
 
   private async run(
     event: BotEvent,
     handlers: Array<HandlerEntry<never>> | undefined,
     filterEntries: Array<HandlerEntry<never>> | undefined,
+    inbound: Inbound | undefined,
     onWaiting: ((waiting: boolean) => void) | undefined,
   ): Promise<void> {
     // Loggers are made on first use: most events log nothing. (Methods rather than named
@@ -106,6 +250,19 @@ export class PluginsStage implements EventHandling {
     // needs no view of its own.
     const lone = !filterEntries?.length && handlers?.length === 1 ? handlers[0]!.plugin : undefined;
     const contextLog = lone === undefined ? made.log : () => made.pluginLog(lone);
+    const user = eventUser(event);
+    const scope =
+      user === undefined
+        ? undefined
+        : new DurableScope({
+            store: this.options.layer.store,
+            clock: this.options.clock,
+            bot: this.options.identity.name,
+            id: event.id,
+            user,
+            session: this.session,
+            ...(this.options.file !== undefined ? { file: this.options.file } : {}),
+          });
     const { ctx, state } = createContext(
       {
         identity: this.options.identity,
@@ -115,9 +272,11 @@ export class PluginsStage implements EventHandling {
         budget: this.budgetView,
         log: contextLog,
         plugin: lone,
+        session: (plugin, s) => this.sessionOf(plugin, s),
       },
       event,
       onWaiting,
+      scope,
     );
     this.states.set(event.id, state);
     /** The plugin whose filter stopped the event. */
@@ -135,11 +294,23 @@ export class PluginsStage implements EventHandling {
         this.dispatchOptions(state, made, () => blocked !== undefined),
       );
     }
+    // A conversation waiting for this user here takes the message; no handler sees it then.
+    const taken =
+      blocked === undefined && inbound && scope
+        ? await this.engine
+            .route(inbound, { scope, send: counted(state, this.options.layer), log: made.log() })
+            .catch((err: unknown) => {
+              made.log().error({ err }, `a conversation could not take this message: ${(err as Error)?.message}`);
+              return true;
+            })
+        : false;
     // A filter says why it stops an event (moderation logs its hide); the stage only notes it
     // for debugging, and not at all for a post that was hidden: its hide's line says it all.
     if (blocked !== undefined) {
       if (this.options.log.isLevelEnabled("debug") && !("hidden" in ctx && ctx.hidden))
         made.log().debug({ filter: blocked }, `stopped by the filter of plugin ${blocked}; no handler runs`);
+    } else if (taken) {
+      // Handled by the conversation.
     } else if (!handlers?.length) {
       if (this.options.log.isLevelEnabled("debug")) made.log().debug("no plugin handles this event");
     }
@@ -153,6 +324,8 @@ export class PluginsStage implements EventHandling {
         this.dispatchOptions(state, made, () => "hidden" in ctx && ctx.hidden),
       );
     }
+    // What no action carried is set now (a handler that sent nothing, or changed more after).
+    for (const refused of scope?.finish() ?? []) made.log().error({ plugin: refused.plugin }, refused.message);
     this.states.delete(event.id);
   }
 
@@ -179,4 +352,13 @@ export class PluginsStage implements EventHandling {
       stop,
     };
   }
+}
+
+/** The bot's layer as a conversation's turn speaks through it, counted as the event's handlers awaiting it. */
+function counted(state: ContextState, layer: ActionLayer): ConversationSender {
+  return {
+    reply: (to: PostRef, text: string, o: LayerActionOptions) => awaited(state, layer.reply(to, text, o)),
+    dm: (userId: string, text: string, o: LayerActionOptions) => awaited(state, layer.dm(userId, text, o)),
+    repeatsText: (text: string) => layer.repeatsText(text),
+  };
 }

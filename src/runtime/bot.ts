@@ -102,6 +102,7 @@ export class BotRuntime {
   start(): void {
     this.triggers.start();
     this.loop.resume();
+    this.options.handling.start?.();
   }
 
   /** Puts events in the inbox (flushing unless the caller flushes) and handles them. */
@@ -164,7 +165,7 @@ export class BotRuntime {
    * waiting for an action, and every poll in progress is waiting for its (budgeted) request.
    */
   quiet(): boolean {
-    return this.loop.quiet() && this.triggers.quiet();
+    return this.loop.quiet() && this.triggers.quiet() && !this.options.handling.busy?.();
   }
 
   /** Stops the triggers; events being handled go on (see {@link drain}). */
@@ -176,6 +177,7 @@ export class BotRuntime {
   async drain(timeoutMs: number): Promise<void> {
     const drained = this.loop.drain(timeoutMs);
     this.triggers.stop();
+    this.options.handling.stop?.();
     await drained;
   }
 
@@ -200,6 +202,7 @@ export class BotRuntime {
   pause(reason: string): void {
     this.loop.pause(reason);
     this.triggers.stop();
+    this.options.handling.stop?.();
   }
 
   get paused(): BotStatus["paused"] {
@@ -214,6 +217,7 @@ export class BotRuntime {
   status(): BotStatus {
     const { options } = this;
     const paused = this.loop.paused;
+    const conversations = options.handling.conversations?.();
     return {
       bot: this.name,
       appId: options.appId,
@@ -228,6 +232,7 @@ export class BotRuntime {
         .waiting()
         .map(({ label, endpoint, readyAt, reason }) => ({ label, endpoint, readyAt, ...(reason ? { reason } : {}) })),
       ...(options.enrolmentDay ? { enrolmentDay: options.enrolmentDay } : {}),
+      ...(conversations ? { conversations } : {}),
       updatedAt: options.clock.now(),
     };
   }

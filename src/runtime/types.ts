@@ -48,7 +48,21 @@ export interface BotStatus {
   budgetPolicy?: BotActionsOptions["budget"];
   /** What waits for budget now (an answer to a mention, a poll...), and until when. */
   waiting?: Array<Pick<WaitingInfo, "label" | "endpoint" | "readyAt" | "reason">>;
+  /** The bot's conversations (src/plugins/conversations), when a plugin of it defines one. */
+  conversations?: ConversationCounts;
   updatedAt: number;
+}
+
+/** A bot's conversations: open now (by channel), and what happened since the process started. */
+export interface ConversationCounts {
+  /** Open now, in threads and by DM. */
+  open: { thread: number; dm: number };
+  /** Conversations started since the process started. */
+  started: number;
+  /** Turns on a user's answer (steps taken) since the process started. */
+  steps: number;
+  /** Waits whose time ran out since the process started. */
+  timeouts: number;
 }
 
 /**
@@ -91,4 +105,12 @@ export interface EventHandling {
   handle(event: BotEvent, onWaiting?: (waiting: boolean) => void): Promise<void> | undefined;
   /** Whether the handlers running for this event all wait for an action the budget holds back. */
   waiting(eventId: string): boolean;
+  /** The bot starts running here (after the inbox's events were taken up): the stage's own timers start. */
+  start?(): void;
+  /** The bot stops running here (stopped, paused, or taken over by another process): its timers stop. */
+  stop?(): void;
+  /** Whether the stage is doing work of its own that no event brought (a conversation's timeout turn). */
+  busy?(): boolean;
+  /** The bot's conversations, when a plugin defines one. */
+  conversations?(): ConversationCounts | undefined;
 }

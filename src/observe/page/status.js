@@ -192,6 +192,12 @@
     return button;
   }
 
+  /** "2 conversations open · 5 steps, 1 timeout": a bot's conversations, when it holds any. */
+  function conversationsLine(c) {
+    const open = c.open.thread + c.open.dm;
+    return `${open}${plural(open, " conversation", " conversations")} open · ${c.steps}${plural(c.steps, " step", " steps")}, ${c.timeouts}${plural(c.timeouts, " timeout", " timeouts")}`;
+  }
+
   function botRow(b) {
     return el(
       "tr",
@@ -208,6 +214,7 @@
         el("span", { class: `badge ${b.state}` }, b.state),
         b.paused ? el("div", { class: "reason" }, `since ${ago(b.paused.at)}: ${b.paused.reason}`) : null,
         b.inbox > 0 ? el("div", { class: "sub" }, `${b.inbox}${plural(b.inbox, " event", " events")} waiting`) : null,
+        b.conversations ? el("div", { class: "sub conversations" }, conversationsLine(b.conversations)) : null,
         view.admin ? el("div", {}, fleetButton(b)) : null,
       ),
       el("td", {}, budgetCell(b.budget)),

@@ -227,19 +227,7 @@ export class ConversationEngine {
   state(userId: string, channel: ChannelKind, plugin?: string): ConversationState | undefined {
     const r = this.record(userId, channel);
     if (!r || (plugin !== undefined && r.plugin !== plugin)) return undefined;
-    return {
-      id: r.id,
-      plugin: r.plugin,
-      name: r.name,
-      user: { id: r.user.id, username: r.user.username },
-      channel: r.channel,
-      ...(r.place !== undefined ? { place: r.place } : {}),
-      step: r.step,
-      data: r.data,
-      turns: r.turns,
-      ...(r.deadline !== undefined ? { deadline: r.deadline } : {}),
-      startedAt: r.startedAt,
-    };
+    return stateOf(r);
   }
 
   /** Every open conversation (for `bot status` and the status page). */
@@ -532,6 +520,41 @@ export class ConversationEngine {
       if (this.locks.get(userId) === tail) this.locks.delete(userId);
     }
   }
+}
+
+/** A record as {@link ConversationState} shows it. */
+function stateOf(r: ConversationRecord): ConversationState {
+  return {
+    id: r.id,
+    plugin: r.plugin,
+    name: r.name,
+    user: { id: r.user.id, username: r.user.username },
+    channel: r.channel,
+    ...(r.place !== undefined ? { place: r.place } : {}),
+    step: r.step,
+    data: r.data,
+    turns: r.turns,
+    ...(r.deadline !== undefined ? { deadline: r.deadline } : {}),
+    startedAt: r.startedAt,
+  };
+}
+
+/**
+ * A user's open conversation with a bot, read from the store (`postbot/testing` and tools that
+ * look at a state from outside), with the bot's last message in it when it is in a thread.
+ */
+export function readConversation(
+  store: Store,
+  bot: string,
+  userId: string,
+  channel: ChannelKind,
+): (ConversationState & { lastBotPost?: string }) | undefined {
+  const r = store.get<ScopedRecord<ConversationRecord>>(
+    conversationNamespace(bot),
+    conversationKey(userId, channel),
+  )?.v;
+  if (!r) return undefined;
+  return { ...stateOf(r), ...(r.lastBotPost !== undefined ? { lastBotPost: r.lastBotPost } : {}) };
 }
 
 /** A short, stable id made of `seed` (a conversation's: the same start, run again, gets the same id). */

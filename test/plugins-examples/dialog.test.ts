@@ -1,0 +1,219 @@
+/**
+ * The `dialog` plugin (plugins/dialog.ts) end to end against the sandbox, on a frozen clock,
+ * with the bot file of issue 22 (the quiz): in a thread, two users at once, a wrong answer,
+ * a timeout (also one that passes while the bot is stopped), cancel; and its options checked
+ * with the step and field named.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import dialog, { dialogOptions } from "../../plugins/dialog.ts";
+import { openFileStore } from "../../src/store/file-store.ts";
+import { createTestBed, testBotConfig, type TestBed } from "../../src/testing.ts";
+
+/** The bot file of issue 22, item 4 (its `dms` trigger is left to the DM tests). */
+const QUIZ = {
+  name: "quiz",
+  plan: "pro" as const,
+  triggers: { mentions: {} },
+  plugins: {
+    dialog: {
+      start: ["quiz", "start"],
+      timeout: "10m",
+      timeout_text: "No answer, so I stopped. Say quiz to start again.",
+      cancel: ["stop", "cancel"],
+      steps: [
+        { ask: "What's your name?", save: "name" },
+        {
+          ask: "Hi {session.name}! Favourite colour: red, green or blue?",
+          expect: ["red", "green", "blue"],
+          retry: "Please answer red, green or blue.",
+          save: "colour",
+        },
+        { say: "Thanks {session.name}, {session.colour} it is. Bye!" },
+      ],
+    },
+  },
+};
+
+let bed: TestBed | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+/** The quiz bot's posts, as text. */
+const said = () => bed!.postsBy("quiz").map((p) => p.text);
+
+/** Posts, then lets the stream deliver it and the bot answer. */
+async function settle() {
+  await bed!.settle();
+}
+
+describe("the dialog plugin in a thread", () => {
+  it("takes the quiz of issue 22 end to end: each question a reply in the thread, the answers saved", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    const start = await bed.post(alice, "@quiz let's do the quiz");
+    await settle();
+    expect(said()).toEqual(["@alice What's your name?"]);
+    const question = bed.postsBy("quiz")[0]!;
+    expect(question.in_reply_to_post_id).toBe(start.id);
+    expect(bed.conversation("quiz", alice)).toMatchObject({ step: "1", channel: "thread", place: start.id });
+
+    await bed.answer(alice, "quiz", "@quiz Ann");
+    await settle();
+    await bed.answer(alice, "quiz", "@quiz blue");
+    await settle();
+    expect(said()).toEqual([
+      "@alice What's your name?",
+      "@alice Hi Ann! Favourite colour: red, green or blue?",
+      "@alice Thanks Ann, blue it is. Bye!",
+    ]);
+    // Every message in the one thread, each answering the user's last message.
+    expect(new Set(bed.postsBy("quiz").map((p) => p.conversation_id))).toEqual(new Set([start.id]));
+    expect(bed.conversation("quiz", alice)).toBeUndefined();
+  });
+
+  it("asks again after a wrong answer, with the retry text, and takes the right one", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@quiz quiz");
+    await settle();
+    await bed.answer(alice, "quiz", "Ann");
+    await settle();
+    await bed.answer(alice, "quiz", "purple");
+    await settle();
+    expect(said().at(-1)).toBe(
+      "@alice Please answer red, green or blue.\nHi Ann! Favourite colour: red, green or blue?",
+    );
+    expect(bed.conversation("quiz", alice)).toMatchObject({ step: "2" });
+    await bed.answer(alice, "quiz", "Green!");
+    await settle();
+    expect(said().at(-1)).toBe("@alice Thanks Ann, green it is. Bye!");
+  });
+
+  it("holds two users' quizzes at once, in their own threads, though the questions are the same words", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    const bob = await bed.user("bob");
+    await bed.post(alice, "@quiz quiz");
+    await bed.post(bob, "@quiz start");
+    await settle();
+    await bed.answer(bob, "quiz", "Bob");
+    await bed.answer(alice, "quiz", "Ann");
+    await settle();
+    await bed.answer(alice, "quiz", "red");
+    await bed.answer(bob, "quiz", "green");
+    await settle();
+    const texts = said();
+    for (const who of [
+      ["alice", "Ann", "red"],
+      ["bob", "Bob", "green"],
+    ])
+      expect(texts).toEqual(
+        expect.arrayContaining([
+          `@${who[0]} What's your name?`,
+          `@${who[0]} Hi ${who[1]}! Favourite colour: red, green or blue?`,
+          `@${who[0]} Thanks ${who[1]}, ${who[2]} it is. Bye!`,
+        ]),
+      );
+    expect(texts).toHaveLength(6);
+  });
+
+  it("says the timeout text when no answer comes within 10 minutes, and ends", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@quiz quiz");
+    await settle();
+    await bed.advance(10 * 60_000 - 1_000);
+    await settle();
+    expect(said()).toHaveLength(1);
+    await bed.advance(1_000);
+    await settle();
+    expect(said()).toEqual(["@alice What's your name?", "@alice No answer, so I stopped. Say quiz to start again."]);
+    // In reply to the question, in its thread; and the quiz can be taken again.
+    const [question, stopped] = bed.postsBy("quiz");
+    expect(stopped!.in_reply_to_post_id).toBe(question!.id);
+    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    await bed.post(alice, "@quiz quiz again", stopped!.id);
+    await settle();
+    expect(said().at(-1)).toBe("@alice What's your name? (2)"); // the same words within 24 h: counted
+  });
+
+  it("ends at a cancel word, and the next start word begins anew", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@quiz quiz");
+    await settle();
+    await bed.answer(alice, "quiz", "@quiz Stop");
+    await settle();
+    expect(said()).toEqual(["@alice What's your name?"]);
+    expect(bed.conversation("quiz", alice)).toBeUndefined();
+  });
+
+  it("fires at start a timeout that passed while the bot was stopped", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-dialog-"));
+    dirs.push(dir);
+    const first = await createTestBed({ bots: [QUIZ], plugins: { dialog }, store: await openFileStore(dir) });
+    const alice = await first.user("alice");
+    await first.post(alice, "@quiz quiz");
+    await first.settle();
+    await first.stop();
+    await first.store.close();
+    await first.advance(60 * 60_000); // the bot is down for an hour
+    bed = await createTestBed({
+      bots: [QUIZ],
+      plugins: { dialog },
+      store: await openFileStore(dir),
+      sandbox: first.sandbox,
+    });
+    await bed.settle();
+    expect(said()).toEqual(["@alice What's your name?", "@alice No answer, so I stopped. Say quiz to start again."]);
+    await bed.close();
+    await first.sandbox.close();
+    await bed.store.close();
+    bed = undefined;
+  });
+});
+
+describe("the dialog plugin's options", () => {
+  const problems = (options: unknown) => {
+    const parsed = dialogOptions.safeParse(options);
+    return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  };
+
+  it("names the step and the field of a mistake", () => {
+    expect(
+      problems({
+        start: ["quiz"],
+        steps: [
+          { ask: "Name?", save: "Name" },
+          { ask: "Hi {session.name}!", retry: "again" },
+          { say: "Bye", expect: ["x"] },
+        ],
+      }),
+    ).toEqual([
+      "steps.0.save: must be a name: lower-case letters, digits and _, starting with a letter",
+      'steps.2: "expect" is not part of a say step, which takes only say',
+      "steps.1.ask: {session.name} is not saved by an earlier step; add save: name to a step before this one",
+      "steps.1.retry: is said when an answer is not one of expect; give expect too, or remove retry",
+    ]);
+    expect(problems({ start: ["quiz"], steps: [{ ask: "Name?", save: "name" }, { say: "{user.nick}" }] })).toEqual([
+      "steps.1.say: unknown placeholder {user.nick}; the placeholders here are {user.username}, {user.name} and {session.NAME} of an earlier step's save",
+    ]);
+    expect(problems({ start: [], steps: [{ say: "hi" }], timeout: "10 minutes", colour: 1 })).toEqual([
+      "start: needs at least one word (a mention or a DM containing one of them starts the conversation)",
+      "timeout: is not a duration; write a whole number and a unit: ms, s, m, h or d (30s, 15m, 1h, 1d)",
+      ': unknown option "colour"; dialog takes start, steps, timeout, timeout_text, cancel and cancel_text',
+      "steps: has no ask: a dialog needs at least one question to be a conversation",
+    ]);
+  });
+
+  it("takes the bot file of issue 22 as written", () => {
+    expect(() => testBotConfig(QUIZ, { dialog })).not.toThrow();
+  });
+});
