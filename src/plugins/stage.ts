@@ -93,6 +93,8 @@ export class PluginsStage implements EventHandling {
   private readonly sessionSchemas = new Map<string, z.ZodType>();
   /** The plugins whose session each scope has read through its schema already. */
   private readonly parsed = new WeakMap<DurableScope, Set<string>>();
+  /** Whether a handler read a session (the user's events are handled one at a time from then on). */
+  private sessionsRead = false;
 
   constructor(private readonly options: PluginsStageOptions) {
     this.kv = botStore(options.store, options.identity.name);
@@ -130,6 +132,26 @@ export class PluginsStage implements EventHandling {
   handles(kind: EventName): boolean {
     // A conversation takes answers in threads: mentions and replies to the bot.
     return this.registry.handles(kind) || (this.engine.active && (kind === "mention" || kind === "reply"));
+  }
+
+  /**
+   * One at a time, in order: the events of one user, when the bot keeps something per user (a
+   * conversation, a session a plugin declared or has read, the bot file's `session`), so their
+   * handlers never change that user's state at once; otherwise one user's events in one thread
+   * (or DM conversation), so answers there keep their order while the user's other threads, each
+   * perhaps waiting for budget, go on beside them.
+   */
+  orderKey(event: BotEvent): string | undefined {
+    const user = eventUser(event);
+    if (user === undefined || this.perUser()) return user;
+    const place = "post" in event ? event.post.conversation_id : undefined;
+    return place === undefined ? user : `${user}\u0000${place}`;
+  }
+
+  private perUser(): boolean {
+    return (
+      this.sessionsRead || this.engine.active || this.sessionSchemas.size > 0 || this.options.session !== undefined
+    );
   }
 
   start(): void {
@@ -190,6 +212,7 @@ export class PluginsStage implements EventHandling {
     const { scope } = state;
     if (!scope) throw new Error(`ctx.session: a ${state.event.kind} event comes from no user, so it has no session`);
     const name = plugin ?? "";
+    this.sessionsRead = true;
     let parsed = this.parsed.get(scope);
     if (!parsed) this.parsed.set(scope, (parsed = new Set()));
     if (!parsed.has(name)) {

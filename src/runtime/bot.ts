@@ -64,6 +64,7 @@ export class BotRuntime {
       clock: options.clock,
       log: options.log,
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.handling.orderKey ? { orderKey: (e: BotEvent) => options.handling.orderKey!(e) } : {}),
       onDelivered: (e) => this.liveness.touch(TRIGGER_OF[e.kind], true),
       ...(options.onHandled ? { onHandled: options.onHandled } : {}),
     });

@@ -12,10 +12,12 @@
  * handled at most, waiting or not; past it, events wait in the inbox (durable, and bounded
  * there) until one ends.
  *
- * One user's events are handled one at a time, in the order they came ({@link eventUser}):
- * an answer in a conversation is never handled beside the message before it, and a user's
- * session is never changed by two handlers at once. While one of a user's events runs, the
- * next ones wait aside and take the first free turn after it; other users' events go on.
+ * Events of one order key are handled one at a time, in the order they came: the stage says
+ * which ({@link EventHandling.orderKey}; by default the user an event comes from,
+ * {@link eventUser}). So an answer in a conversation is never handled beside the message
+ * before it, and a user's session is never changed by two handlers at once. While one event
+ * of a key runs, the next ones wait aside and take the first free turn after it; other keys'
+ * events go on.
  */
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
@@ -34,6 +36,8 @@ export interface EventLoopOptions {
   concurrency?: number;
   /** Events being handled at most, those awaiting an action included; default {@link DEFAULT_MAX_IN_FLIGHT}. */
   maxInFlight?: number;
+  /** The key of events handled one at a time, in order (default: the event's user); undefined: any order. */
+  orderKey?: (event: BotEvent) => string | undefined;
   /** An event came in (liveness counts it against its trigger). */
   onDelivered(event: BotEvent): void;
   /** An event has been handled (`bot start --http` counts them). */
@@ -218,7 +222,7 @@ export class EventLoop implements TriggerInbox {
     if (this.stopped || this.pausedFor) return;
     while (this.hasSlot() && this.waiting.length > 0) {
       const event = this.waiting.shift()!;
-      const user = eventUser(event);
+      const user = (this.options.orderKey ?? eventUser)(event);
       if (user !== undefined) {
         if (this.busyUsers.has(user)) {
           const later = this.held.get(user);

@@ -105,6 +105,11 @@ export interface EventHandling {
   handle(event: BotEvent, onWaiting?: (waiting: boolean) => void): Promise<void> | undefined;
   /** Whether the handlers running for this event all wait for an action the budget holds back. */
   waiting(eventId: string): boolean;
+  /**
+   * The key of the events the engine must handle one at a time, in the order they came
+   * (undefined: any order); absent: by the user an event comes from.
+   */
+  orderKey?(event: BotEvent): string | undefined;
   /** The bot starts running here (after the inbox's events were taken up): the stage's own timers start. */
   start?(): void;
   /** The bot stops running here (stopped, paused, or taken over by another process): its timers stop. */
