@@ -101,9 +101,10 @@ export class BotRuntime {
 
   /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
   start(): void {
+    // The stage first: what the inbox kept may be answers its conversations wait for.
+    this.options.handling.start?.();
     this.triggers.start();
     this.loop.resume();
-    this.options.handling.start?.();
   }
 
   /** Puts events in the inbox (flushing unless the caller flushes) and handles them. */

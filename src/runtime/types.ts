@@ -110,7 +110,7 @@ export interface EventHandling {
    * (undefined: any order); absent: by the user an event comes from.
    */
   orderKey?(event: BotEvent): string | undefined;
-  /** The bot starts running here (after the inbox's events were taken up): the stage's own timers start. */
+  /** The bot starts running here (before the inbox's events are taken up): the stage's own timers start. */
   start?(): void;
   /** The bot stops running here (stopped, paused, or taken over by another process): its timers stop. */
   stop?(): void;

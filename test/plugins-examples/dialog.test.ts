@@ -9,33 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import dialog, { dialogOptions } from "../../plugins/dialog.ts";
+import { Inbox } from "../../src/runtime/inbox.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
+import type { BotEvent } from "../../src/triggers/events.ts";
+import { mentionsCursorKey } from "../../src/triggers/mentions.ts";
+import { QUIZ } from "../fixtures/quiz-bot.ts";
 import { createTestBed, testBotConfig, type TestBed } from "../../src/testing.ts";
-
-/** The bot file of issue 22, item 4 (its `dms` trigger is left to the DM tests). */
-const QUIZ = {
-  name: "quiz",
-  plan: "pro" as const,
-  triggers: { mentions: {} },
-  plugins: {
-    dialog: {
-      start: ["quiz", "start"],
-      timeout: "10m",
-      timeout_text: "No answer, so I stopped. Say quiz to start again.",
-      cancel: ["stop", "cancel"],
-      steps: [
-        { ask: "What's your name?", save: "name" },
-        {
-          ask: "Hi {session.name}! Favourite colour: red, green or blue?",
-          expect: ["red", "green", "blue"],
-          retry: "Please answer red, green or blue.",
-          save: "colour",
-        },
-        { say: "Thanks {session.name}, {session.colour} it is. Bye!" },
-      ],
-    },
-  },
-};
 
 let bed: TestBed | undefined;
 const dirs: string[] = [];
@@ -173,6 +152,49 @@ describe("the dialog plugin in a thread", () => {
     });
     await bed.settle();
     expect(said()).toEqual(["@alice What's your name?", "@alice No answer, so I stopped. Say quiz to start again."]);
+    await bed.close();
+    await first.sandbox.close();
+    await bed.store.close();
+    bed = undefined;
+  });
+});
+
+describe("the dialog plugin across a restart", () => {
+  it("takes an answer a crash left in the inbox, first thing at the next start", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-dialog-"));
+    dirs.push(dir);
+    const first = await createTestBed({ bots: [QUIZ], plugins: { dialog }, store: await openFileStore(dir) });
+    const alice = await first.user("alice");
+    await first.post(alice, "@quiz quiz");
+    await first.settle();
+    await first.stop();
+    // The answer came, was put in the inbox (and the cursor moved past it), and the process died.
+    const question = first.postsBy("quiz")[0]!;
+    const answer = await first.post(alice, "@quiz Ann", question.id);
+    const event: BotEvent = {
+      kind: "reply",
+      id: `reply:${answer.id}`,
+      post: {
+        id: answer.id,
+        text: answer.text,
+        author_id: alice.id,
+        created_at: new Date(first.clock.now()).toISOString(),
+        conversation_id: question.conversation_id,
+        edit_history_post_ids: [answer.id],
+      },
+      author: { id: alice.id, username: "alice", name: "alice" },
+      inReplyTo: question.id,
+    };
+    new Inbox(first.store, "quiz").add([event], { key: mentionsCursorKey("quiz"), value: { since_id: answer.id } });
+    await first.store.close();
+    bed = await createTestBed({
+      bots: [QUIZ],
+      plugins: { dialog },
+      store: await openFileStore(dir),
+      sandbox: first.sandbox,
+    });
+    await bed.settle();
+    expect(said()).toEqual(["@alice What's your name?", "@alice Hi Ann! Favourite colour: red, green or blue?"]);
     await bed.close();
     await first.sandbox.close();
     await bed.store.close();
