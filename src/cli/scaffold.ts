@@ -83,6 +83,97 @@ it("answers a mention", async () => {
 `;
 }
 
+/**
+ * A plugin holding a conversation (`bot new plugin NAME --conversation`): a question in the
+ * thread of the mention that starts it, the answer checked, kept in the user's session, a
+ * timeout and a cancel word (docs/conversations.md explains each part).
+ */
+export function conversationPluginTemplate(name: string): string {
+  return `// plugins/${name}.ts (written by \`bot new plugin --conversation\`; see docs/conversations.md).
+// List it in a bot file to run it:  plugins: { ${name}: {} }
+import { definePlugin } from "postbot";
+import { z } from "zod";
+
+export default definePlugin({
+  name: "${name}",
+  options: z.strictObject({
+    start: z.string().min(1).default("order").describe("a mention containing this word starts the conversation"),
+  }),
+  // What the plugin keeps per user (turn.session, ctx.session): {} for a user it never met.
+  session: z.strictObject({ size: z.string().optional() }),
+  setup(bot, options) {
+    // A conversation is named steps; each turn says something and waits in a step, or ends.
+    // Its state is saved with the message it sends, so a crash never asks a question twice.
+    const order = bot.conversation("order", {
+      start(turn) {
+        turn.wait("size", { say: "Which size: S, M or L?" });
+      },
+      steps: {
+        size(turn) {
+          const size = turn.text.toUpperCase(); // the answer, without the @mentions it starts with
+          if (!["S", "M", "L"].includes(size)) return turn.wait("size", { say: "S, M or L, please." });
+          turn.session.size = size;
+          turn.say(\`Size \${size}, noted. Thanks!\`); // no wait: the conversation ends
+        },
+      },
+      timeoutMs: 10 * 60_000,
+      timeout(turn) {
+        turn.say("No answer, so I stopped.");
+      },
+      cancel: ["stop"],
+    });
+    bot.on("mention", async (ctx) => {
+      if (ctx.post.text.toLowerCase().includes(options.start)) await order.start(ctx);
+    });
+  },
+});
+`;
+}
+
+/** The test of {@link conversationPluginTemplate}: the conversation in a thread, on the sandbox. */
+export function conversationTestTemplate(name: string, pluginFile: string): string {
+  return `// The test of plugins/${name}.ts: the sandbox in-process, on a clock that moves only when told.
+import { afterEach, expect, it } from "vitest";
+import { createTestBed, type TestBed } from "postbot/testing";
+import plugin from "${pluginFile}";
+
+let bed: TestBed | undefined;
+afterEach(async () => {
+  await bed?.close();
+});
+
+it("asks in the thread, takes the answer there, and keeps it in the session", async () => {
+  bed = await createTestBed({
+    bots: [
+      {
+        name: "tester",
+        plan: "pro",
+        triggers: { mentions: {} },
+        plugins: { ${key(name)}: {} },
+      },
+    ],
+    plugins: { ${key(name)}: plugin },
+  });
+  const alice = await bed.user("alice");
+  await bed.post(alice, "@tester I'd like to order");
+  await bed.settle();
+  expect(bed.postsBy("tester").map((p) => p.text)).toEqual(["@alice Which size: S, M or L?"]);
+  expect(bed.conversation("tester", alice)?.step).toBe("size");
+
+  await bed.answer(alice, "tester", "XL"); // a reply to the question, in its thread
+  await bed.settle();
+  await bed.answer(alice, "tester", "m");
+  await bed.settle();
+  expect(bed.postsBy("tester").map((p) => p.text)).toEqual([
+    "@alice Which size: S, M or L?",
+    "@alice S, M or L, please.",
+    "@alice Size M, noted. Thanks!",
+  ]);
+  expect(bed.conversation("tester", alice)).toBeUndefined();
+});
+`;
+}
+
 async function writeNew(file: string, text: string): Promise<void> {
   if (existsSync(file))
     throw new UserError(`${file} exists already; choose another name (bot new never overwrites a file)`);
@@ -101,8 +192,16 @@ export async function newBot(name: string, botsDir: string): Promise<string> {
   return file;
 }
 
-/** Writes `PLUGINS/NAME.ts` and `TESTS/NAME.test.ts`; returns the files written. */
-export async function newPlugin(name: string, pluginsDir: string, testsDir: string): Promise<string[]> {
+/**
+ * Writes `PLUGINS/NAME.ts` and `TESTS/NAME.test.ts` (with `conversation`: a plugin holding a
+ * conversation); returns the files written.
+ */
+export async function newPlugin(
+  name: string,
+  pluginsDir: string,
+  testsDir: string,
+  options: { conversation?: boolean } = {},
+): Promise<string[]> {
   if (!LOCAL_PLUGIN_NAME.test(name))
     throw new UserError(
       `"${name}" is not a plugin name: use lower-case letters, digits and dashes, starting with a letter`,
@@ -114,7 +213,11 @@ export async function newPlugin(name: string, pluginsDir: string, testsDir: stri
     throw new UserError(`${test} exists already; choose another name (bot new never overwrites a file)`);
   let importPath = relative(testsDir, plugin).split("\\").join("/");
   if (!importPath.startsWith(".")) importPath = `./${importPath}`;
-  await writeNew(plugin, pluginTemplate(name));
-  await writeNew(test, pluginTestTemplate(name, importPath));
+  const conversation = options.conversation ?? false;
+  await writeNew(plugin, conversation ? conversationPluginTemplate(name) : pluginTemplate(name));
+  await writeNew(
+    test,
+    conversation ? conversationTestTemplate(name, importPath) : pluginTestTemplate(name, importPath),
+  );
   return [plugin, test];
 }

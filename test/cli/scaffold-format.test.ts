@@ -5,7 +5,12 @@
  * would at its place in the tree.
  */
 import { describe, expect, it } from "vitest";
-import { pluginTemplate, pluginTestTemplate } from "../../src/cli/scaffold.ts";
+import {
+  conversationPluginTemplate,
+  conversationTestTemplate,
+  pluginTemplate,
+  pluginTestTemplate,
+} from "../../src/cli/scaffold.ts";
 import { biomeFormat } from "../helpers/biome.ts";
 
 describe("bot new plugin", () => {
@@ -13,6 +18,17 @@ describe("bot new plugin", () => {
     it(`writes ${name} and its test formatted as biome.json says`, () => {
       const plugin = pluginTemplate(name);
       const test = pluginTestTemplate(name, `../plugins/${name}.ts`);
+      expect(biomeFormat(`plugins/${name}.ts`, plugin)).toBe(plugin);
+      expect(biomeFormat(`test/${name}.test.ts`, test)).toBe(test);
+    });
+  }
+});
+
+describe("bot new plugin --conversation", () => {
+  for (const name of ["order", "take-an-order"]) {
+    it(`writes ${name} and its test formatted as biome.json says`, () => {
+      const plugin = conversationPluginTemplate(name);
+      const test = conversationTestTemplate(name, `../plugins/${name}.ts`);
       expect(biomeFormat(`plugins/${name}.ts`, plugin)).toBe(plugin);
       expect(biomeFormat(`test/${name}.test.ts`, test)).toBe(test);
     });

@@ -24,9 +24,12 @@ export default function register(program: Command): void {
     .argument("<name>", "the plugin's name (lower-case letters, digits and dashes)")
     .option("--plugins <dir>", "directory of local plugins", "plugins")
     .option("--tests <dir>", "directory for the plugin's test", "test")
-    .action(async (name: string, options: { plugins: string; tests: string }) => {
+    .option("--conversation", "write a plugin that holds a conversation (a question, the answer, a timeout)")
+    .action(async (name: string, options: { plugins: string; tests: string; conversation?: boolean }) => {
       const { newPlugin } = await import("../scaffold.ts");
-      const [plugin, test] = await newPlugin(name, options.plugins, options.tests);
+      const [plugin, test] = await newPlugin(name, options.plugins, options.tests, {
+        conversation: options.conversation ?? false,
+      });
       process.stdout.write(
         `wrote ${plugin} and ${test}; run its test with \`npx vitest run ${test}\` (\`npm test\` runs every test), and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`,
       );

@@ -73,6 +73,16 @@ describe("bot new", () => {
     });
   }, 180_000);
 
+  it("plugin NAME --conversation: a plugin holding a conversation, whose test passes under npm test", async () => {
+    const project = await newProject();
+    const made = await runBot(["new", "plugin", "order", "--conversation"], {}, { cwd: project });
+    expect(made).toMatchObject({ code: 0, stderr: "" });
+    expect(await readFile(join(project, "plugins", "order.ts"), "utf8")).toContain('bot.conversation("order"');
+    const tested = await npmTest(project);
+    expect(tested.output).toMatch(/Tests +1 passed \(1\)/);
+    expect(tested.code).toBe(0);
+  }, 180_000);
+
   it("bot NAME: writes a bot file that validates as written; a bad name is refused", async () => {
     const dir = await mkdtemp(join(tmpdir(), "postbot-new-bot-"));
     dirs.push(dir);
