@@ -15,6 +15,7 @@ export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "host", "morning"] as
 
 /** The plugins of `plugins/` that come with postbot (the examples the README documents). */
 export const EXAMPLE_PLUGINS = [
+  "dialog",
   "follow-back",
   "like",
   "moderate",
