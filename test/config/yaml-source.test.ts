@@ -60,8 +60,8 @@ describe("schema problems point at the key or the value", () => {
       "a.yaml:2:1 plan: is empty; give a plan: one of pro, basic, free",
     ]);
     expect(problems("name: a\nplan: basic\nbudjet: {}\nweather: sunny\n")).toEqual([
-      'a.yaml:3:1 budjet: unknown key; did you mean "budget"? Allowed here: name, account, plan, app, triggers, plugins, budget, reply_to_bots, reply_cooldown',
-      "a.yaml:4:1 weather: unknown key; allowed here: name, account, plan, app, triggers, plugins, budget, reply_to_bots, reply_cooldown",
+      'a.yaml:3:1 budjet: unknown key; did you mean "budget"? Allowed here: name, account, plan, app, triggers, plugins, budget, reply_to_bots, reply_cooldown, session',
+      "a.yaml:4:1 weather: unknown key; allowed here: name, account, plan, app, triggers, plugins, budget, reply_to_bots, reply_cooldown, session",
     ]);
     expect(
       problems(
