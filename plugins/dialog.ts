@@ -44,6 +44,7 @@ import {
   definePlugin,
   parseDuration,
   type ConversationDefinition,
+  type DmContext,
   type MentionContext,
   type ReplyContext,
   type Turn,
@@ -261,10 +262,13 @@ export default definePlugin({
   session: z.record(z.string(), z.string()),
   setup(bot, options) {
     const dialog = bot.conversation("dialog", dialogConversation(options));
-    const maybeStart = async (ctx: MentionContext | ReplyContext) => {
-      if (containsWord(bodyOf(ctx.post.text), options.start)) await dialog.start(ctx);
+    const maybeStart = async (ctx: MentionContext | ReplyContext | DmContext) => {
+      const text = "message" in ctx ? ctx.message.text : bodyOf(ctx.post.text);
+      if (containsWord(text, options.start)) await dialog.start(ctx);
     };
     bot.on("mention", maybeStart);
     bot.on("reply", maybeStart);
+    // A DM that is no answer to an open conversation (those never reach a handler) may start one.
+    bot.on("dm", maybeStart);
   },
 });

@@ -402,7 +402,7 @@ export function createContext(
       const { message, sender } = event;
       // `reply` and `dm` are one verb here: both answer in the message's conversation.
       const answer = (text: string, o?: ActionOptions) =>
-        awaited(state, layer.answerDm(message, text, o)) as Promise<DmOutcome>;
+        awaited(state, layer.answerDm(message, text, riding(state, o))) as Promise<DmOutcome>;
       const ctx = Object.assign(new ContextBase("dm" as const, deps, state), {
         message,
         sender,
@@ -410,10 +410,10 @@ export function createContext(
         reply: answer,
         dm: answer,
         follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(sender.id, o));
+          return awaited(state, layer.follow(sender.id, riding(state, o)));
         },
         publish(text: string, o?: ActionOptions) {
-          return awaited(state, layer.post(text, o)) as Promise<PublishOutcome>;
+          return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
         },
       });
       return { ctx: ctx as unknown as EventContexts[EventName], state };

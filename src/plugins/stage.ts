@@ -18,7 +18,7 @@ import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { Inbox } from "../runtime/inbox.ts";
-import type { BotIdentity, ConversationCounts, EventHandling } from "../runtime/types.ts";
+import type { BotIdentity, ConversationCounts, EventHandling, PolledChannels } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import { eventUser, type BotEvent, type EventName } from "../triggers/events.ts";
 import {
@@ -59,8 +59,17 @@ export interface PluginsStageOptions {
   file?: string;
 }
 
-/** A user's message in a thread, as a conversation takes it (DMs: once the `dm` event exists). */
+/** A user's message as a conversation takes it: a mention or reply in a thread, or a DM. */
 function inboundOf(event: BotEvent): Inbound | undefined {
+  if (event.kind === "dm") {
+    const { message } = event;
+    return {
+      user: event.sender,
+      channel: "dm",
+      place: message.dm_conversation_id,
+      message: { id: message.id, text: message.text, createdAt: message.created_at },
+    };
+  }
   if (event.kind !== "mention" && event.kind !== "reply") return undefined;
   const { post } = event;
   return {
@@ -112,6 +121,14 @@ export class PluginsStage implements EventHandling {
       session: this.session,
       ...(options.file !== undefined ? { file: options.file } : {}),
       inInbox: (id) => inbox.has(id),
+      // A message of the user there, fetched and not yet handled: it may be the answer.
+      waitingMessage: (userId, channel, place) =>
+        inbox.pending().some((e) => {
+          const m = inboundOf(e);
+          return (
+            m !== undefined && m.user.id === userId && m.channel === channel && (channel === "dm" || m.place === place)
+          );
+        }),
     });
   }
 
@@ -130,8 +147,10 @@ export class PluginsStage implements EventHandling {
   }
 
   handles(kind: EventName): boolean {
-    // A conversation takes answers in threads: mentions and replies to the bot.
-    return this.registry.handles(kind) || (this.engine.active && (kind === "mention" || kind === "reply"));
+    // A conversation takes answers: mentions and replies to the bot in threads, and DMs.
+    return (
+      this.registry.handles(kind) || (this.engine.active && (kind === "mention" || kind === "reply" || kind === "dm"))
+    );
   }
 
   /**
@@ -144,7 +163,8 @@ export class PluginsStage implements EventHandling {
   orderKey(event: BotEvent): string | undefined {
     const user = eventUser(event);
     if (user === undefined || this.perUser()) return user;
-    const place = "post" in event ? event.post.conversation_id : undefined;
+    const place =
+      "post" in event ? event.post.conversation_id : event.kind === "dm" ? event.message.dm_conversation_id : undefined;
     return place === undefined ? user : `${user}\u0000${place}`;
   }
 
@@ -154,9 +174,13 @@ export class PluginsStage implements EventHandling {
     );
   }
 
-  start(): void {
+  start(polled?: PolledChannels): void {
     const { layer, log } = this.options;
-    this.engine.resume({ send: layer, log });
+    this.engine.resume({ send: layer, log }, polled);
+  }
+
+  heard(trigger: "mentions" | "dms"): void {
+    this.engine.heard(trigger === "dms" ? "dm" : "thread");
   }
 
   stop(): void {

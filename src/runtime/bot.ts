@@ -57,7 +57,9 @@ export class BotRuntime {
     this.identity = options.identity;
     this.layer = options.layer;
     this.inbox = new Inbox(options.store, this.name);
-    this.liveness = new Liveness(options.clock);
+    this.liveness = new Liveness(options.clock, (trigger) => {
+      if (trigger === "mentions" || trigger === "dms") options.handling.heard?.(trigger);
+    });
     this.loop = new EventLoop({
       inbox: this.inbox,
       handling: options.handling,
@@ -102,7 +104,10 @@ export class BotRuntime {
   /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
   start(): void {
     // The stage first: what the inbox kept may be answers its conversations wait for.
-    this.options.handling.start?.();
+    this.options.handling.start?.({
+      thread: this.triggers.mentionsDelivery()?.via === "poll",
+      dm: this.triggers.dmsDelivery() !== undefined,
+    });
     this.triggers.start();
     this.loop.resume();
   }

@@ -11,7 +11,11 @@ import type { TriggerStatus } from "./types.ts";
 export class Liveness {
   private readonly triggers: Partial<Record<TriggerName, TriggerStatus>> = {};
 
-  constructor(private readonly clock: Clock) {}
+  /** `onCheck`: told of every check (not of events), as it is recorded. */
+  constructor(
+    private readonly clock: Clock,
+    private readonly onCheck?: (trigger: TriggerName) => void,
+  ) {}
 
   /** Records a check of a trigger, or (`event`) an event from it. */
   touch(trigger: TriggerName, event = false): void {
@@ -21,7 +25,7 @@ export class Liveness {
     if (event) {
       s.lastEventAt = now;
       s.events++;
-    }
+    } else this.onCheck?.(trigger);
   }
 
   /**

@@ -93,6 +93,14 @@ export const APP_STATUS_NAMESPACE = "status.apps";
  * What the engine hands each event to: the plugins stage (src/plugins/stage.ts), injected
  * by hosting. The engine knows nothing of plugins, contexts or handlers beyond this.
  */
+/** Which channels of users' messages reach the bot by a poll (see {@link EventHandling.start}). */
+export interface PolledChannels {
+  /** Mentions and replies in threads: the mentions trigger polls (not the stream). */
+  thread: boolean;
+  /** Direct messages: the dms trigger. */
+  dm: boolean;
+}
+
 export interface EventHandling {
   /** Whether some plugin of the bot handles or filters events of this kind. */
   handles(kind: EventName): boolean;
@@ -110,8 +118,17 @@ export interface EventHandling {
    * (undefined: any order); absent: by the user an event comes from.
    */
   orderKey?(event: BotEvent): string | undefined;
-  /** The bot starts running here (before the inbox's events are taken up): the stage's own timers start. */
-  start?(): void;
+  /**
+   * The bot starts running here (before the inbox's events are taken up): the stage's own
+   * timers start. `polled` says which of the messages a user sends the bot come by a poll
+   * (mentions polled rather than streamed, DMs): they are known only as late as its next poll.
+   */
+  start?(polled?: PolledChannels): void;
+  /**
+   * A trigger has just read the service (its poll is over, its events are in the inbox): a
+   * conversation's timeout that waited to know whether an answer came in time may go on.
+   */
+  heard?(trigger: "mentions" | "dms"): void;
   /** The bot stops running here (stopped, paused, or taken over by another process): its timers stop. */
   stop?(): void;
   /** Whether the stage is doing work of its own that no event brought (a conversation's timeout turn). */

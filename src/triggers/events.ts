@@ -32,7 +32,7 @@ export type BotEvent =
   | { kind: "dm"; id: string; message: DmMessage; sender: User };
 
 /**
- * The user an event comes from (a post's author, a new follower), or undefined for an event
+ * The user an event comes from (a post's author, a new follower, a DM's sender), or undefined for an event
  * of nobody (a schedule): the bot's engine handles one user's events one at a time, in order,
  * and a user's session and conversations are keyed by it.
  */
@@ -44,6 +44,8 @@ export function eventUser(event: BotEvent): string | undefined {
       return event.author.id;
     case "follow":
       return event.user.id;
+    case "dm":
+      return event.sender.id;
     default:
       return undefined;
   }

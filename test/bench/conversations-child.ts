@@ -31,7 +31,7 @@ const rssMb = () => {
 
 const store = await openFileStore(dir!);
 const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
-const definition = dialogConversation(dialogOptions.parse(QUIZ.plugins.dialog));
+const definition = dialogConversation(dialogOptions.parse(QUIZ.plugins!.dialog));
 let id = 1_000_000;
 const sender: ConversationSender = {
   reply(_to, _text, o) {

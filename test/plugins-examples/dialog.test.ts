@@ -4,7 +4,7 @@
  * a timeout (also one that passes while the bot is stopped), cancel; and its options checked
  * with the step and field named.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,7 +13,8 @@ import { Inbox } from "../../src/runtime/inbox.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { mentionsCursorKey } from "../../src/triggers/mentions.ts";
-import { QUIZ } from "../fixtures/quiz-bot.ts";
+import { formatProblem, loadBots } from "../../src/config/index.ts";
+import { QUIZ, QUIZ_YAML } from "../fixtures/quiz-bot.ts";
 import { createTestBed, testBotConfig, type TestBed } from "../../src/testing.ts";
 
 let bed: TestBed | undefined;
@@ -159,6 +160,130 @@ describe("the dialog plugin in a thread", () => {
   });
 });
 
+describe("the dialog plugin by DM", () => {
+  /** The DM conversation of a user and the quiz, as `who: text` lines, oldest first. */
+  const dms = (user: { id: string; username: string }) =>
+    bed!.dmsWith(user, "quiz").map((m) => `${m.sender_id === user.id ? user.username : "quiz"}: ${m.text}`);
+  /** One DM polling interval on pro (15 per 15 min): the bot reads what came, and answers. */
+  const poll = async () => {
+    await bed!.advance(60_000);
+    await bed!.settle();
+  };
+
+  it("takes the quiz started by a DM in that DM conversation, in the author's words, and posts nothing", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    await bed.dm(alice, "quiz", "Can I take the quiz?");
+    await poll();
+    expect(dms(alice)).toEqual(["alice: Can I take the quiz?", "quiz: What's your name?"]);
+    expect(bed.conversation("quiz", alice)).toMatchObject({ step: "1", channel: "dm" });
+    await bed.dm(alice, "quiz", "Ann");
+    await poll();
+    await bed.dm(alice, "quiz", "purple");
+    await poll();
+    await bed.dm(alice, "quiz", "Blue.");
+    await poll();
+    expect(dms(alice)).toEqual([
+      "alice: Can I take the quiz?",
+      "quiz: What's your name?",
+      "alice: Ann",
+      "quiz: Hi Ann! Favourite colour: red, green or blue?",
+      "alice: purple",
+      "quiz: Please answer red, green or blue.\nHi Ann! Favourite colour: red, green or blue?",
+      "alice: Blue.",
+      "quiz: Thanks Ann, blue it is. Bye!",
+    ]);
+    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    expect(bed.postsBy("quiz")).toEqual([]);
+    // Taken again at once: the same words to the same person are no duplicate in DMs.
+    await bed.dm(alice, "quiz", "quiz");
+    await poll();
+    expect(dms(alice).at(-1)).toBe("quiz: What's your name?");
+  });
+
+  it("holds two users' quizzes by DM at once, each asked the same questions word for word", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    const bob = await bed.user("bob");
+    await bed.dm(alice, "quiz", "quiz");
+    await bed.dm(bob, "quiz", "start");
+    await poll();
+    await bed.dm(bob, "quiz", "Bob");
+    await bed.dm(alice, "quiz", "Ann");
+    await poll();
+    await bed.dm(alice, "quiz", "red");
+    await bed.dm(bob, "quiz", "green");
+    await poll();
+    for (const [user, name, colour] of [
+      [alice, "Ann", "red"],
+      [bob, "Bob", "green"],
+    ] as const)
+      expect(dms(user).filter((line) => line.startsWith("quiz: "))).toEqual([
+        "quiz: What's your name?",
+        `quiz: Hi ${name}! Favourite colour: red, green or blue?`,
+        `quiz: Thanks ${name}, ${colour} it is. Bye!`,
+      ]);
+  });
+
+  it("keeps a DM quiz and a thread quiz of one user apart, and cancels the DM one at its word", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@quiz quiz");
+    await bed.dm(alice, "quiz", "quiz");
+    await poll();
+    expect(bed.conversation("quiz", alice, "thread")).toMatchObject({ step: "1" });
+    expect(bed.conversation("quiz", alice, "dm")).toMatchObject({ step: "1" });
+    await bed.dm(alice, "quiz", "cancel");
+    await poll();
+    expect(bed.conversation("quiz", alice, "dm")).toBeUndefined();
+    await bed.answer(alice, "quiz", "Ann");
+    await bed.settle();
+    expect(said()).toEqual(["@alice What's your name?", "@alice Hi Ann! Favourite colour: red, green or blue?"]);
+    expect(dms(alice)).toEqual(["alice: quiz", "quiz: What's your name?", "alice: cancel"]);
+  });
+
+  it("times out by DM: the timeout text in the DM conversation, once the bot has read its DMs past the deadline", async () => {
+    bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    await bed.dm(alice, "quiz", "quiz");
+    await poll();
+    await bed.advance(10 * 60_000 + 60_000);
+    await bed.settle();
+    expect(dms(alice)).toEqual([
+      "alice: quiz",
+      "quiz: What's your name?",
+      "quiz: No answer, so I stopped. Say quiz to start again.",
+    ]);
+    expect(bed.conversation("quiz", alice)).toBeUndefined();
+  });
+
+  it("on basic (DMs read once a day): an answer written in time counts though the bot reads it a day later; no answer times out", async () => {
+    const DAY = 24 * 60 * 60_000;
+    bed = await createTestBed({ bots: [{ ...QUIZ, plan: "basic" }], plugins: { dialog } });
+    const alice = await bed.user("alice");
+    await bed.dm(alice, "quiz", "quiz");
+    await bed.advance(DAY);
+    await bed.settle();
+    expect(dms(alice)).toEqual(["alice: quiz", "quiz: What's your name?"]);
+    // She answers two minutes later; the bot reads it at its next poll, a day on: well past the 10 minutes.
+    await bed.advance(2 * 60_000);
+    await bed.dm(alice, "quiz", "Ann");
+    await bed.advance(DAY - 2 * 60_000);
+    await bed.settle();
+    expect(dms(alice)).toEqual([
+      "alice: quiz",
+      "quiz: What's your name?",
+      "alice: Ann",
+      "quiz: Hi Ann! Favourite colour: red, green or blue?",
+    ]);
+    // No answer this time: the next day's poll finds none, and the quiz ends.
+    await bed.advance(DAY);
+    await bed.settle();
+    expect(dms(alice).at(-1)).toBe("quiz: No answer, so I stopped. Say quiz to start again.");
+    expect(bed.conversation("quiz", alice)).toBeUndefined();
+  });
+});
+
 describe("the dialog plugin across a restart", () => {
   it("takes an answer a crash left in the inbox, first thing at the next start", async () => {
     const dir = await mkdtemp(join(tmpdir(), "postbot-dialog-"));
@@ -237,5 +362,23 @@ describe("the dialog plugin's options", () => {
 
   it("takes the bot file of issue 22 as written", () => {
     expect(() => testBotConfig(QUIZ, { dialog })).not.toThrow();
+  });
+
+  it("bot validate takes the issue's file as written, and points at a mistake's step and field by line", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-dialog-validate-"));
+    dirs.push(dir);
+    const plugins = join(process.cwd(), "plugins");
+    await writeFile(join(dir, "quiz.yaml"), QUIZ_YAML);
+    const good = await loadBots({ botsDir: dir, pluginsDir: plugins, env: {} });
+    expect(good.problems.map(formatProblem)).toEqual([]);
+    expect(good.bots.map((b) => b.name)).toEqual(["quiz"]);
+    await writeFile(
+      join(dir, "quiz.yaml"),
+      QUIZ_YAML.replace('retry: "Please answer red, green or blue."', 'retyr: "Please answer red, green or blue."'),
+    );
+    const bad = await loadBots({ botsDir: dir, pluginsDir: plugins, env: {} });
+    expect(bad.problems.map(formatProblem)).toEqual([
+      `${join(dir, "quiz.yaml")}:17:9 plugins.dialog.steps[1].retyr: unknown key; did you mean "retry"? Allowed here: ask, expect, retry, save`,
+    ]);
   });
 });

@@ -128,7 +128,15 @@ export interface EngineOptions {
   file?: string;
   /** Whether an event is still in the bot's inbox (a tombstone it wrote is kept until it leaves). */
   inInbox(eventId: string): boolean;
+  /**
+   * Whether the inbox holds a message of the user in that channel (and thread), fetched and
+   * not yet handled: it may be the answer a wait's timeout must not pass over.
+   */
+  waitingMessage?(userId: string, channel: ChannelKind, place: string | undefined): boolean;
 }
+
+/** How often a timeout whose user's message waits in the inbox is looked at again. */
+const RECHECK_MS = 60_000;
 
 interface Defined {
   plugin: string;
@@ -159,6 +167,11 @@ export class ConversationEngine {
   private stopped = true;
   /** Timeout turns need a sender and logger of their own (no event brought them). */
   private timeoutRun: Omit<TurnRun, "scope"> | undefined;
+  /** The channels whose messages come by a poll, and when each was last read. */
+  private polled: Partial<Record<ChannelKind, boolean>> = {};
+  private readonly heardAt = new Map<ChannelKind, number>();
+  /** Timeouts due but waiting for their channel's next poll, by key: the wait's turn count. */
+  private readonly deferred = new Map<string, number>();
   readonly counters: ConversationCounters = { steps: 0, timeouts: 0, started: 0 };
   private readonly ns: string;
 
@@ -199,9 +212,11 @@ export class ConversationEngine {
    * tombstones, and arms every wait's timer; a deadline that passed while the process was down
    * fires at once (after the events the inbox kept have been taken up).
    */
-  resume(timeoutRun: Omit<TurnRun, "scope">): void {
+  resume(timeoutRun: Omit<TurnRun, "scope">, polled?: Partial<Record<ChannelKind, boolean>>): void {
     this.stopped = false;
     this.timeoutRun = timeoutRun;
+    this.polled = polled ?? {};
+    this.heardAt.clear();
     const { store, inInbox } = this.options;
     sweepTombstones(store, this.ns, inInbox);
     for (const [key, record] of store.entries<ScopedRecord<ConversationRecord>>(this.ns))
@@ -211,6 +226,7 @@ export class ConversationEngine {
   /** The bot stops running here: no timer fires any more (the records stay for the next start). */
   suspend(): void {
     this.stopped = true;
+    this.deferred.clear();
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
   }
@@ -467,11 +483,46 @@ export class ConversationEngine {
     } else this.timers.set(key, this.options.clock.setTimeout(fire, due));
   }
 
-  /** A wait's time is up: its timeout turn, if the conversation still waits there. */
+  /**
+   * The bot has just read a channel's messages from the service (a poll is over; what it
+   * fetched is in the inbox): the timeouts that waited to know whether an answer came in time
+   * go on.
+   */
+  heard(channel: ChannelKind): void {
+    this.heardAt.set(channel, this.options.clock.now());
+    for (const [key, turns] of [...this.deferred]) {
+      if (!key.endsWith(`:${channel}`)) continue;
+      this.deferred.delete(key);
+      void this.fire(key, turns);
+    }
+  }
+
+  /**
+   * A wait's time is up: its timeout turn, if the conversation still waits there, and only
+   * once the bot knows no answer came in time. An answer counts by when it was written, and a
+   * polled channel's messages are known only at its next poll (DMs on basic: once a day), so
+   * the timeout waits for a poll after the deadline; and when a message of the user there
+   * waits in the inbox, its handling decides (an answer in time, or the timeout first).
+   */
   private async fire(key: string, turns: number): Promise<void> {
     const timeoutRun = this.timeoutRun;
     if (this.stopped || !timeoutRun) return;
     const userId = key.slice(0, key.lastIndexOf(":"));
+    const channel = key.slice(key.lastIndexOf(":") + 1) as ChannelKind;
+    const waiting = this.options.store.get<ScopedRecord<ConversationRecord>>(this.ns, key)?.v;
+    if (waiting && waiting.turns === turns && waiting.deadline !== undefined) {
+      if (this.polled[channel] && !((this.heardAt.get(channel) ?? -Infinity) >= waiting.deadline)) {
+        this.deferred.set(key, turns);
+        return;
+      }
+      if (this.options.waitingMessage?.(userId, channel, waiting.place)) {
+        this.timers.set(
+          key,
+          this.options.clock.setTimeout(() => void this.fire(key, turns), RECHECK_MS),
+        );
+        return;
+      }
+    }
     this.timeoutsRunning++;
     try {
       await this.locked(userId, async () => {
@@ -503,6 +554,7 @@ export class ConversationEngine {
   private disarm(key: string): void {
     this.timers.get(key)?.();
     this.timers.delete(key);
+    this.deferred.delete(key);
   }
 
   /** Runs `fn` when the user's turns before it are over (one turn of a user at a time). */
