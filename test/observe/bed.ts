@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { createClock } from "../../src/clock.ts";
 import type { BotFileInput } from "../../src/config/index.ts";
-import { definePlugin } from "../../src/index.ts";
+import { definePlugin, type Plugin } from "../../src/index.ts";
 import { runtimeSource, startObserveServer, type ObserveServer, type StatusSource } from "../../src/observe/index.ts";
 import type { BotStatus } from "../../src/runtime/types.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
@@ -34,13 +34,21 @@ export interface ObservedBed {
 }
 
 /** Starts the server first (as `bot start --http` does), then the bots, then attaches them. */
-export async function observedBed(bots: BotFileInput[], options: { attach?: boolean } = {}): Promise<ObservedBed> {
+export async function observedBed(
+  bots: BotFileInput[],
+  options: { attach?: boolean; plugins?: Record<string, Plugin> } = {},
+): Promise<ObservedBed> {
   const clock = createClock({ frozen: true, start: T0 });
   const sandbox = await createSandbox({ clock });
   const server = await startObserveServer({ host: "127.0.0.1", port: 0, clock });
   let bed: TestBed;
   try {
-    bed = await createTestBed({ bots, plugins: { echo }, sandbox, runtime: { observer: server.observer } });
+    bed = await createTestBed({
+      bots,
+      plugins: { echo, ...options.plugins },
+      sandbox,
+      runtime: { observer: server.observer },
+    });
   } catch (err) {
     await server.close();
     await sandbox.close();
