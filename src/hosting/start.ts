@@ -361,5 +361,12 @@ function crowdTarget({ config, user }: ProvisionedBot) {
     mentions: !!config.triggers.mentions,
     followers: !!config.triggers.followers,
     dms: !!config.triggers.dms,
+    ...startWords(config),
   };
+}
+
+/** The words that start the bot's `dialog` (the crowd takes its quiz), when it has one. */
+function startWords(config: ProvisionedBot["config"]): { starts?: string[] } {
+  const start = (config.plugins.find((p) => p.name === "dialog")?.options as { start?: unknown } | undefined)?.start;
+  return Array.isArray(start) && start.every((w) => typeof w === "string") ? { starts: start } : {};
 }

@@ -28,7 +28,11 @@ import {
   topicText,
   type CrowdText,
 } from "./content.ts";
+import { answerTo, openQuestions } from "./conversations.ts";
 import { seededRandom, type Random } from "./random.ts";
+
+/** How the crowd opens a conversation in a thread, before the start word. */
+const OPENERS = ["", "let's do the ", "can I take the ", "hi! ", "ok, "] as const;
 
 /** How many people the crowd has unless told otherwise. */
 export const DEFAULT_CROWD_SIZE = 8;
@@ -58,22 +62,31 @@ export interface CrowdBot {
   followers: boolean;
   /** Whether it reads its direct messages (otherwise the crowd sends it none). */
   dms?: boolean;
+  /**
+   * Words that start a conversation with it (its `dialog`'s `start`): the crowd starts one now
+   * and then, and answers the questions it asks (./conversations.ts).
+   */
+  starts?: readonly string[];
 }
 
 /** What the crowd does. */
-export type CrowdActionKind = "mention" | "reply" | "follow" | "dm" | "topic" | "chatter";
+export type CrowdActionKind = "mention" | "reply" | "follow" | "dm" | "converse" | "answer" | "topic" | "chatter";
 /**
  * How often the crowd does each thing, relative to the others (an action that has no target,
  * such as replying when no bot has posted yet, is not picked). Mentions and replies dominate
  * because they are what bots answer; replies are kept below what a pro bot can answer in its
  * 15-minute post window, so the demo shows bots keeping up rather than queueing. DMs are
  * rarer still: one bot gets one at most every {@link DM_GAP_MS}.
+ * A conversation (a quiz) is started rarely and its questions answered soon: an open
+ * question is the likeliest thing to be done when there is one.
  */
 export const ACTION_WEIGHTS: Readonly<Record<CrowdActionKind, number>> = {
   mention: 3,
   reply: 2,
   follow: 1,
   dm: 1,
+  converse: 1,
+  answer: 4,
   topic: 2,
   chatter: 2,
 };
@@ -203,11 +216,15 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
     const targets = replyTargets();
     const pairs = followPairs();
     const dmBots = dmTargets();
+    const talkers = bots.filter((b) => (b.starts?.length ?? 0) > 0 && (b.mentions || b.dms));
+    const questions = talkers.length > 0 ? openQuestions(sandbox.context, talkers, users) : [];
     const kind = rng.weighted<CrowdActionKind>({
       mention: bots.some((b) => b.mentions) ? ACTION_WEIGHTS.mention : 0,
       reply: targets.length > 0 ? ACTION_WEIGHTS.reply : 0,
       follow: pairs.length > 0 ? ACTION_WEIGHTS.follow : 0,
       dm: dmBots.length > 0 ? ACTION_WEIGHTS.dm : 0,
+      converse: talkers.length > 0 ? ACTION_WEIGHTS.converse : 0,
+      answer: questions.length > 0 ? ACTION_WEIGHTS.answer : 0,
       topic: topics.length > 0 ? ACTION_WEIGHTS.topic : 0,
       chatter: ACTION_WEIGHTS.chatter,
     });
@@ -252,6 +269,52 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
         lastDm.set(bot.userId, clock.now());
         const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: bot.userId, text: text.text });
         log(user, { to: bot.username, dm: sent.id, text: text.text }, `sent @${bot.username} a DM: ${text.text}`);
+        return;
+      }
+      case "converse": {
+        const bot = rng.pick(talkers);
+        const user = rng.pick(users);
+        const word = rng.pick(bot.starts!);
+        if (bot.dms && (!bot.mentions || rng.chance(0.5))) {
+          const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: bot.userId, text: word });
+          log(
+            user,
+            { to: bot.username, dm: sent.id, text: word },
+            `started a conversation with @${bot.username} by DM: ${word}`,
+          );
+          return;
+        }
+        const { post, text } = await postAs(user, () => ({
+          kind: "mention",
+          abusive: false,
+          text: `@${bot.username} ${rng.pick(OPENERS)}${word}`,
+        }));
+        log(
+          user,
+          { to: bot.username, post: post.id, text: text.text },
+          `started a conversation with @${bot.username}: ${text.text}`,
+        );
+        return;
+      }
+      case "answer": {
+        const q = rng.pick(questions);
+        const user = users.find((u) => u.id === q.user.id)!;
+        const answer = answerTo(q.text, q.user, rng);
+        if (q.postId === undefined) {
+          const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: q.bot.userId, text: answer });
+          log(user, { to: q.bot.username, dm: sent.id, text: answer }, `answered @${q.bot.username} by DM: ${answer}`);
+          return;
+        }
+        const { post } = await postAs(
+          user,
+          () => ({ kind: "reply", abusive: false, text: `@${q.bot.username} ${answer}` }),
+          q.postId,
+        );
+        log(
+          user,
+          { to: q.bot.username, post: post.id, in_reply_to: q.postId, text: post.text },
+          `answered @${q.bot.username}: ${post.text}`,
+        );
         return;
       }
       case "topic": {
