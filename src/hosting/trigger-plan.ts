@@ -98,6 +98,8 @@ const TRIGGER_YAML: Record<TriggerName, string> = {
 export function unheardEvents(config: BotConfig, handles: (event: EventName) => boolean): string[] {
   const lines: string[] = [];
   for (const [event, trigger] of Object.entries(TRIGGER_OF) as Array<[EventName, TriggerName]>) {
+    // No DMs on free: adding the trigger is no advice there (a dialog also answers in threads).
+    if (trigger === "dms" && config.plan === "free") continue;
     if (handles(event) && !hasTrigger(config, trigger))
       lines.push(
         `a plugin handles "${event}" events but the bot has no ${trigger} trigger, so none will come; add ${TRIGGER_YAML[trigger]} to ${config.file}`,

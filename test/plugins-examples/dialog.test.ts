@@ -15,6 +15,7 @@ import type { BotEvent } from "../../src/triggers/events.ts";
 import { mentionsCursorKey } from "../../src/triggers/mentions.ts";
 import { formatProblem, loadBots } from "../../src/config/index.ts";
 import { QUIZ, QUIZ_YAML } from "../fixtures/quiz-bot.ts";
+import { captureLogs } from "../helpers/log.ts";
 import { createTestBed, testBotConfig, type TestBed } from "../../src/testing.ts";
 
 let bed: TestBed | undefined;
@@ -358,6 +359,21 @@ describe("the dialog plugin's options", () => {
       ': unknown option "colour"; dialog takes start, steps, timeout, timeout_text, cancel and cancel_text',
       "steps: has no ask: a dialog needs at least one question to be a conversation",
     ]);
+  });
+
+  it("at start, advises the dms trigger to a quiz without it, except on free, where DMs cannot be read", async () => {
+    const warned = async (plan: "pro" | "free") => {
+      const { lines, logger } = captureLogs();
+      const test = await createTestBed({
+        bots: [{ ...QUIZ, plan, triggers: { mentions: {} } }],
+        plugins: { dialog },
+        logger,
+      });
+      await test.close();
+      return lines.map((l) => String(l.msg)).filter((m) => m.includes("no dms trigger"));
+    };
+    expect(await warned("pro")).toHaveLength(1);
+    expect(await warned("free")).toEqual([]);
   });
 
   it("takes the bot file of issue 22 as written", () => {
