@@ -124,6 +124,28 @@ describe("the status page in Chromium", () => {
     }
   }, 60_000);
 
+  it("shows a bot's open conversations in its row, and nothing of them for a bot without", async () => {
+    const server = await startObserveServer({
+      host: "127.0.0.1",
+      port: 0,
+      clock: createClock({ frozen: true, start: T0 }),
+    });
+    const page = await browser!.context.newPage();
+    try {
+      const source = manyBots(3);
+      const bots = source.bots();
+      bots[1] = { ...bots[1]!, conversations: { open: { thread: 1, dm: 1 }, started: 3, steps: 1, timeouts: 1 } };
+      server.attach({ ...source, bots: () => bots });
+      await page.goto(`${server.url}/`);
+      const talking = page.locator('tr[data-bot="bot-0001"] .conversations');
+      await expect.poll(() => talking.textContent()).toBe("2 conversations open · 1 step, 1 timeout");
+      expect(await page.locator('tr[data-bot="bot-0002"] .conversations').count()).toBe(0);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  }, 60_000);
+
   it("on a 390 px phone: ?per=2 shows in the page-size selector, and an id stays on one line", async () => {
     const phone = await startObserveServer({
       host: "127.0.0.1",
