@@ -5,7 +5,9 @@
  *   quiz of issue 22 (`dialog`) on an in-process sandbox on the real clock; from the sandbox
  *   creating the user's answer to it creating the bot's next question. That includes the
  *   service's part (the stream line to the bot, the question's request on loopback), so the
- *   runtime's own time is less than what is shown;
+ *   runtime's own time is less than what is shown. A row beside it times a plain reply (a
+ *   mention answered by `reply`, no conversation) on the same path, for comparison: the
+ *   service's part and the reply path without the conversation;
  * - 10,000 open conversations in one process: RSS (after a full GC) of 100 bots, each with
  *   100 users waiting for an answer (records in the file store, a timer each), against the
  *   same bots idle, in a process of its own (./conversations-child.ts);
@@ -24,6 +26,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import dialog from "../../plugins/dialog.ts";
+import reply from "../../plugins/reply.ts";
 import { createClock } from "../../src/clock.ts";
 import { DurableScope } from "../../src/plugins/conversations/durable-scope.ts";
 import { connectRedis } from "../../src/redis/connect.ts";
@@ -93,6 +96,53 @@ async function answerToQuestion(): Promise<BenchRow[]> {
         value: `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
         aim: "p50 ≤ 10 ms, p99 ≤ 50 ms (service excluded)",
         verdict: p50 <= 10 && p99 <= 50 ? "met" : "missed",
+      },
+    ];
+  } finally {
+    await bed.close();
+    await sandbox.close();
+  }
+}
+
+/**
+ * The same path for a plain reply (a mention answered by the `reply` plugin, no conversation):
+ * what the service and the runtime's reply path take without the conversation; the latency row
+ * minus this is the conversation's own share.
+ */
+async function plainReply(): Promise<BenchRow[]> {
+  const sandbox = await createSandbox({ clock: createClock() });
+  const botCount = Math.ceil((2 * QUIZZES) / (3 * QUIZZES_PER_BOT));
+  const names = Array.from({ length: botCount }, (_, i) => `echo${i}`);
+  const bots = names.map((name) => ({
+    name,
+    plan: "pro" as const,
+    triggers: { mentions: {} },
+    plugins: { reply: { text: "@{author.username} noted: {post.body}" } },
+  }));
+  const bed = await createTestBed({ bots, plugins: { reply }, sandbox });
+  try {
+    const botIds = new Set(await Promise.all(names.map(async (n) => (await bed.user(n)).id)));
+    let waiting: ((at: number) => void) | undefined;
+    const onPost = (post: SandboxPost) => {
+      if (botIds.has(post.author_id)) waiting?.(performance.now());
+    };
+    sandbox.context.events.on("post:created", onPost);
+    const samples: number[] = [];
+    for (let q = 0; q < 2 * QUIZZES; q++) {
+      const user = await bed.user(`asker${q}`);
+      const answered = new Promise<number>((resolve) => (waiting = resolve));
+      const sent = performance.now();
+      await bed.post(user, `@${names[q % botCount]} hello ${q}`);
+      samples.push((await answered) - sent);
+    }
+    sandbox.context.events.off("post:created", onPost);
+    samples.sort((a, b) => a - b);
+    return [
+      {
+        bench: `  for comparison: a plain reply on the same path, no conversation (${samples.length} mentions)`,
+        value: `p50 ${percentile(samples, 0.5).toFixed(1)} ms, p99 ${percentile(samples, 0.99).toFixed(1)} ms`,
+        aim: "(the service and the reply path; no aim)",
+        verdict: "",
       },
     ];
   } finally {
@@ -251,6 +301,7 @@ const bench: Bench = {
     const rows: BenchRow[] = [];
     say("answer → next question through the stream...");
     rows.push(...(await answerToQuestion()));
+    rows.push(...(await plainReply()));
     say("10,000 open conversations...");
     rows.push(...(await openConversations()));
     say("session load + save...");
