@@ -32,11 +32,11 @@ import { DurableScope } from "../../src/plugins/conversations/durable-scope.ts";
 import { connectRedis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
-import { createSandbox } from "../../src/sandbox/index.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import type { SandboxPost } from "../../src/sandbox/model/index.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import type { Store } from "../../src/store/store.ts";
-import { createTestBed } from "../../src/testing.ts";
+import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { QUIZ } from "../fixtures/quiz-bot.ts";
 import { startRedisServer } from "../helpers/redis-server.ts";
 import type { Bench, BenchRow } from "./harness.ts";
@@ -49,6 +49,20 @@ const CHILD = new URL("./conversations-child.ts", import.meta.url).pathname;
 const verdict = (value: number, aim: number) => (Number.isFinite(value) && value <= aim ? "met" : "missed");
 const say = (what: string) => process.stderr.write(`  conversations: ${what}\n`);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+/** When the next post of one of the bots is created (`performance.now()`), one wait at a time. */
+async function botPosts(bed: TestBed, sandbox: Sandbox, names: readonly string[]) {
+  const botIds = new Set(await Promise.all(names.map(async (n) => (await bed.user(n)).id)));
+  let waiting: ((at: number) => void) | undefined;
+  const onPost = (post: SandboxPost) => {
+    if (botIds.has(post.author_id)) waiting?.(performance.now());
+  };
+  sandbox.context.events.on("post:created", onPost);
+  return {
+    next: () => new Promise<number>((resolve) => (waiting = resolve)),
+    off: () => sandbox.context.events.off("post:created", onPost),
+  };
+}
 
 /**
  * The quizzes of one bot in the latency row: its three posts each stay within the pro user
@@ -65,13 +79,7 @@ async function answerToQuestion(): Promise<BenchRow[]> {
   const bots = names.map((name) => ({ ...QUIZ, name, triggers: { mentions: {} } }));
   const bed = await createTestBed({ bots, plugins: { dialog }, sandbox });
   try {
-    const botIds = new Set(await Promise.all(names.map(async (n) => (await bed.user(n)).id)));
-    let waiting: ((at: number) => void) | undefined;
-    const onPost = (post: SandboxPost) => {
-      if (botIds.has(post.author_id)) waiting?.(performance.now());
-    };
-    sandbox.context.events.on("post:created", onPost);
-    const next = () => new Promise<number>((resolve) => (waiting = resolve));
+    const { next, off } = await botPosts(bed, sandbox, names);
     const samples: number[] = [];
     for (let q = 0; q < QUIZZES; q++) {
       const name = names[q % botCount]!;
@@ -86,7 +94,7 @@ async function answerToQuestion(): Promise<BenchRow[]> {
         samples.push((await asked) - sent);
       }
     }
-    sandbox.context.events.off("post:created", onPost);
+    off();
     samples.sort((a, b) => a - b);
     const p50 = percentile(samples, 0.5);
     const p99 = percentile(samples, 0.99);
@@ -121,21 +129,16 @@ async function plainReply(): Promise<BenchRow[]> {
   }));
   const bed = await createTestBed({ bots, plugins: { reply }, sandbox });
   try {
-    const botIds = new Set(await Promise.all(names.map(async (n) => (await bed.user(n)).id)));
-    let waiting: ((at: number) => void) | undefined;
-    const onPost = (post: SandboxPost) => {
-      if (botIds.has(post.author_id)) waiting?.(performance.now());
-    };
-    sandbox.context.events.on("post:created", onPost);
+    const { next, off } = await botPosts(bed, sandbox, names);
     const samples: number[] = [];
     for (let q = 0; q < 2 * QUIZZES; q++) {
       const user = await bed.user(`asker${q}`);
-      const answered = new Promise<number>((resolve) => (waiting = resolve));
+      const answered = next();
       const sent = performance.now();
       await bed.post(user, `@${names[q % botCount]} hello ${q}`);
       samples.push((await answered) - sent);
     }
-    sandbox.context.events.off("post:created", onPost);
+    off();
     samples.sort((a, b) => a - b);
     return [
       {

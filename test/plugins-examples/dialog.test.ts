@@ -34,6 +34,26 @@ async function settle() {
   await bed!.settle();
 }
 
+/** The quiz started again on the state `first` left in `dir` and its sandbox, once it settled. */
+async function restart(first: TestBed, dir: string): Promise<TestBed> {
+  const next = await createTestBed({
+    bots: [QUIZ],
+    plugins: { dialog },
+    store: await openFileStore(dir),
+    sandbox: first.sandbox,
+  });
+  await next.settle();
+  return next;
+}
+
+/** Stops the restarted bed, then the sandbox it shared with `first`. */
+async function stopBoth(first: TestBed): Promise<void> {
+  await bed!.close();
+  await first.sandbox.close();
+  await bed!.store.close();
+  bed = undefined;
+}
+
 describe("the dialog plugin in a thread", () => {
   it("takes the quiz of issue 22 end to end: each question a reply in the thread, the answers saved", async () => {
     bed = await createTestBed({ bots: [QUIZ], plugins: { dialog } });
@@ -146,18 +166,9 @@ describe("the dialog plugin in a thread", () => {
     await first.stop();
     await first.store.close();
     await first.advance(60 * 60_000); // the bot is down for an hour
-    bed = await createTestBed({
-      bots: [QUIZ],
-      plugins: { dialog },
-      store: await openFileStore(dir),
-      sandbox: first.sandbox,
-    });
-    await bed.settle();
+    bed = await restart(first, dir);
     expect(said()).toEqual(["@alice What's your name?", "@alice No answer, so I stopped. Say quiz to start again."]);
-    await bed.close();
-    await first.sandbox.close();
-    await bed.store.close();
-    bed = undefined;
+    await stopBoth(first);
   });
 });
 
@@ -314,18 +325,9 @@ describe("the dialog plugin across a restart", () => {
     };
     new Inbox(first.store, "quiz").add([event], { key: mentionsCursorKey("quiz"), value: { since_id: answer.id } });
     await first.store.close();
-    bed = await createTestBed({
-      bots: [QUIZ],
-      plugins: { dialog },
-      store: await openFileStore(dir),
-      sandbox: first.sandbox,
-    });
-    await bed.settle();
+    bed = await restart(first, dir);
     expect(said()).toEqual(["@alice What's your name?", "@alice Hi Ann! Favourite colour: red, green or blue?"]);
-    await bed.close();
-    await first.sandbox.close();
-    await bed.store.close();
-    bed = undefined;
+    await stopBoth(first);
   });
 });
 
