@@ -7,23 +7,12 @@
  * starts again, and the bot's messages must be exactly the quiz's, each once: no question
  * asked twice (the service would refuse the same text: none was even tried), none skipped.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import dialog from "../../../plugins/dialog.ts";
-import { createClock } from "../../../src/clock.ts";
-import { provisionBots } from "../../../src/hosting/provision.ts";
-import { createSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
-import { compareIds, type SandboxPost } from "../../../src/sandbox/model/index.ts";
+import type { SandboxPost } from "../../../src/sandbox/model/index.ts";
 import { openFileStore } from "../../../src/store/file-store.ts";
-import { testBotConfig } from "../../../src/testing.ts";
-import { QUIZ } from "../../fixtures/quiz-bot.ts";
+import { quizWorld, until, type QuizWorld } from "../../helpers/quiz-process.ts";
 import { mulberry32 } from "../../helpers/random.ts";
 
-const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "quiz-child.ts");
 const EXPECTED = [
   "@alice What's your name?",
   "@alice Hi Ann! Favourite colour: red, green or blue?",
@@ -32,64 +21,19 @@ const EXPECTED = [
 /** What alice says at each step: the start in a new thread, then her answers to the last question. */
 const SAYS = ["@quiz quiz", "@quiz Ann", "@quiz blue"];
 
-const children = new Set<ChildProcess>();
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const c of children) c.kill("SIGKILL");
-  children.clear();
   for (const f of cleanups.splice(0)) await f();
 });
 
-/** Real time, for a child that runs on the real clock: a guard against hanging, never an assertion of speed. */
-async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting ${ms / 1000} s for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function world() {
-  const sandbox: Sandbox = await createSandbox({ clock: createClock() });
-  const dir = await mkdtemp(join(tmpdir(), "postbot-kill9-quiz-"));
-  cleanups.push(async () => {
-    await sandbox.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const [hosted] = await provisionBots(sandbox, [testBotConfig(QUIZ, { dialog })]);
-  const { app, token, user } = hosted!;
-  const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
-  const botPosts = (): SandboxPost[] =>
-    Object.values(sandbox.context.data.world.posts)
-      .filter((p) => p.author_id === user!.id)
-      .sort((a, b) => compareIds(a.id, b.id));
-
-  /** Starts the bot's process; resolves once it is running. */
-  const start = async () => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", CHILD, sandbox.url, dir, JSON.stringify({ app, token, user })],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    children.add(child);
-    let err = "";
-    child.stderr!.on("data", (c) => (err += c));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    await Promise.race([
-      new Promise<void>((resolve) => createInterface({ input: child.stdout! }).once("line", () => resolve())),
-      exited.then((code) => {
-        throw new Error(`the quiz process exited (${code}) before it was ready: ${err}`);
-      }),
-    ]);
-    return { child, exited, err: () => err };
-  };
-  return { sandbox, dir, alice, botPosts, start, botId: user!.id };
+async function world(): Promise<QuizWorld> {
+  const w = await quizWorld();
+  cleanups.push(w.close);
+  return w;
 }
 
 /** Runs the quiz, killing the bot once in each step as `kill` arms it; checks the messages after each restart. */
-async function quizWithKills(arm: (w: Awaited<ReturnType<typeof world>>, kill: () => void, step: number) => void) {
+async function quizWithKills(arm: (w: QuizWorld, kill: () => void, step: number) => void) {
   const w = await world();
   let bot = await w.start();
   for (let step = 0; step < SAYS.length; step++) {
@@ -111,7 +55,6 @@ async function quizWithKills(arm: (w: Awaited<ReturnType<typeof world>>, kill: (
     await Promise.race([running.exited, until("the armed kill", () => killed, 20_000).catch(() => kill())]);
     kill();
     await running.exited;
-    children.delete(running.child);
     bot = await w.start();
     await until(`message ${step + 1} of the quiz`, () => w.botPosts().length >= step + 1);
     await new Promise((r) => setTimeout(r, 800)); // time for a repeated question to show, if one came
@@ -123,7 +66,6 @@ async function quizWithKills(arm: (w: Awaited<ReturnType<typeof world>>, kill: (
   // Stopped cleanly: the conversation is over, and no reply was ever refused as a duplicate.
   bot.child.kill("SIGTERM");
   expect(await bot.exited, bot.err()).toBe(0);
-  children.delete(bot.child);
   const store = await openFileStore(w.dir, { readOnly: true });
   expect(store.entries<{ v: unknown }>("conv:quiz").filter(([, r]) => r.v !== null)).toEqual([]);
   expect(store.get<{ v: unknown }>("session:quiz", w.alice.id)?.v).toEqual({ dialog: { name: "Ann", colour: "blue" } });

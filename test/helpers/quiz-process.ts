@@ -1,0 +1,81 @@
+/**
+ * The quiz of issue 22 as a real process (test/fixtures/quiz-child.ts) against a sandbox in
+ * this process, on the real clock, for the kill -9 tests of conversations: the world (sandbox,
+ * data directory, the bot's account, alice), starting the bot's process, and what the bot said.
+ * The caller kills the process with SIGKILL and starts it again; `close()` (give it to
+ * afterEach) kills whatever still runs and removes the directory.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import dialog from "../../plugins/dialog.ts";
+import { createClock } from "../../src/clock.ts";
+import { provisionBots } from "../../src/hosting/provision.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { compareIds, type SandboxPost } from "../../src/sandbox/model/index.ts";
+import { testBotConfig } from "../../src/testing.ts";
+import { QUIZ } from "../fixtures/quiz-bot.ts";
+
+const CHILD = join(import.meta.dirname, "..", "fixtures", "quiz-child.ts");
+
+/** Real time, for a child that runs on the real clock: a guard against hanging, never an assertion of speed. */
+export async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting ${ms / 1000} s for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A started quiz process. */
+export interface QuizProcess {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  err(): string;
+}
+
+export async function quizWorld() {
+  const sandbox: Sandbox = await createSandbox({ clock: createClock() });
+  const dir = await mkdtemp(join(tmpdir(), "postbot-kill9-quiz-"));
+  const children = new Set<ChildProcess>();
+  const [hosted] = await provisionBots(sandbox, [testBotConfig(QUIZ, { dialog })]);
+  const { app, token, user } = hosted!;
+  const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+  const botPosts = (): SandboxPost[] =>
+    Object.values(sandbox.context.data.world.posts)
+      .filter((p) => p.author_id === user!.id)
+      .sort((a, b) => compareIds(a.id, b.id));
+
+  /** Starts the bot's process; resolves once it is running. */
+  const start = async (): Promise<QuizProcess> => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", CHILD, sandbox.url, dir, JSON.stringify({ app, token, user })],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    children.add(child);
+    let err = "";
+    child.stderr!.on("data", (c) => (err += c));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    exited.then(() => children.delete(child));
+    await Promise.race([
+      new Promise<void>((resolve) => createInterface({ input: child.stdout! }).once("line", () => resolve())),
+      exited.then((code) => {
+        throw new Error(`the quiz process exited (${code}) before it was ready: ${err}`);
+      }),
+    ]);
+    return { child, exited, err: () => err };
+  };
+
+  const close = async () => {
+    for (const c of children) c.kill("SIGKILL");
+    children.clear();
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { sandbox, dir, alice, botPosts, start, botId: user!.id, close };
+}
+
+export type QuizWorld = Awaited<ReturnType<typeof quizWorld>>;
