@@ -73,6 +73,9 @@ async function filterOf(options: Record<string, unknown>) {
     filter(_event, check) {
       filter = check as never;
     },
+    conversation() {
+      throw new Error("moderate holds no conversation");
+    },
   };
   await moderate.setup(bot, moderateOptions.parse(options));
   let waited = 0;
