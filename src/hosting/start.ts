@@ -23,8 +23,9 @@ import type { FleetChange, RuntimeObserver } from "./observer.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { redisDynamicBots } from "../redis/dynamic-bots.ts";
 import { openSharedState } from "../redis/shared-state.ts";
+import { Inbox } from "../runtime/inbox.ts";
 import { storeDynamicBots, type DynamicBots } from "../store/dynamic-bots.ts";
-import { openFileStore } from "../store/index.ts";
+import { hasState, openFileStore } from "../store/index.ts";
 import type { Store } from "../store/store.ts";
 import { watchBotFiles } from "./bot-watcher.ts";
 import { Fleet, stateFile } from "./fleet.ts";
@@ -76,6 +77,17 @@ export interface Started {
   stop(): Promise<{ saved: boolean }>;
 }
 
+/**
+ * `resumed from .postbot/ (5 bots, 3 events waiting)`: a start that continues the last run
+ * says so, and how much it picks up (the bots with state from before, the events fetched and
+ * not yet handled), so it is never mistaken for a start afresh.
+ */
+function resumedFrom(store: Store, dir: string, bots: readonly BotConfig[]): string {
+  const known = bots.filter((b) => store.get("status", b.name) !== undefined).length;
+  const waiting = bots.reduce((n, b) => n + new Inbox(store, b.name).pending().length, 0);
+  return `resumed from ${dir.replace(/\/+$/, "")}/ (${countOf(known, "bot")}, ${countOf(waiting, "event")} waiting)`;
+}
+
 /** The bots to run: all, or those `--only` names (an unknown name is an error). */
 function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
   if (!only || only.length === 0) return bots;
@@ -101,6 +113,8 @@ export async function start(options: StartOptions): Promise<Started> {
         logger,
       })
     : undefined;
+  // Asked before the store is opened (opening creates the directory).
+  const resuming = !shared && (await hasState(options.data));
   const store: Store =
     shared?.store ??
     (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
@@ -113,6 +127,7 @@ export async function start(options: StartOptions): Promise<Started> {
     const bots = [...files, ...kept];
     for (const bot of kept) shared?.claims.track(bot.name);
     found = await findService(options, bots, vars, envFile, store);
+    if (resuming) logger.info(resumedFrom(store, options.data, bots));
     const pauses = await dynamic.pauses();
     const runtime = await startRuntime({
       baseUrl: found.baseUrl,
