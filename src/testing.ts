@@ -20,9 +20,10 @@
  * await bed.close();
  * ```
  */
+import { Writable } from "node:stream";
 import { createClock, type AdjustableClock } from "./clock.ts";
 import { botFileSchema, type BotConfig, type BotFileInput } from "./config/index.ts";
-import { createLogger, silentLogger, type Logger } from "./log.ts";
+import { createLogger, type Logger } from "./log.ts";
 import type { Plugin } from "./plugins/plugin.ts";
 import { provisionBots, sandboxUsername } from "./hosting/provision.ts";
 import { startRuntime } from "./hosting/runtime.ts";
@@ -46,7 +47,11 @@ export interface TestBedOptions {
   store?: Store;
   /** A sandbox to reuse (default: a new one on a frozen clock). */
   sandbox?: Sandbox;
-  /** Logs (default: none; `POSTBOT_TEST_LOG=debug` shows them). */
+  /**
+   * Logs. Default: what the plugins log (`ctx.log`, `bot.log`, a handler that threw), on the
+   * console of the test that made them; postbot's own lines stay out.
+   * `POSTBOT_TEST_LOG=debug` (or another level) shows everything from that level.
+   */
   logger?: Logger;
   runtime?: Partial<Pick<RuntimeOptions, "dryRun" | "handlerTimeoutMs" | "drainMs" | "statusEveryMs" | "observer">>;
 }
@@ -132,6 +137,35 @@ export function testBotConfig(input: BotFileInput, plugins: Record<string, Plugi
   return { ...file.data, file: `${file.data.name}.yaml`, plugins: resolved };
 }
 
+/** Fields every log line has; what else a line carries is printed after its message. */
+const LINE_FIELDS = new Set(["level", "time", "msg", "bot", "plugin", "event", "component"]);
+
+/**
+ * The test bed's logger when the test gives none: the lines that name a plugin (what it logs
+ * with `ctx.log` or `bot.log`, and a handler that threw or hung), each printed with `console`
+ * so the test runner shows it with the test that wrote it (`loud shout: shouted back
+ * {"status":"sent"}`). postbot's own lines stay out: `POSTBOT_TEST_LOG=LEVEL` shows them all.
+ */
+export function pluginLines(): Logger {
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      const line = JSON.parse(String(chunk)) as Record<string, unknown>;
+      const level = Number(line.level);
+      if (line.plugin !== undefined) {
+        const who = [line.bot, line.plugin].filter((v) => typeof v === "string").join(" ");
+        const rest = Object.fromEntries(Object.entries(line).filter(([k]) => !LINE_FIELDS.has(k)));
+        const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : "";
+        const text = `${who ? `${who}: ` : ""}${String(line.msg ?? "")}${extra}`;
+        if (level >= 50) console.error(`ERROR ${text}`);
+        else if (level >= 40) console.warn(`WARN ${text}`);
+        else console.log(text);
+      }
+      done();
+    },
+  });
+  return createLogger({ level: "info", pretty: false, destination });
+}
+
 export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
   const clock =
     (options.sandbox?.context.clock as AdjustableClock | undefined) ??
@@ -140,7 +174,7 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
   const store = options.store ?? createMemoryStore();
   const logger =
     options.logger ??
-    (process.env.POSTBOT_TEST_LOG ? createLogger({ level: process.env.POSTBOT_TEST_LOG }) : silentLogger);
+    (process.env.POSTBOT_TEST_LOG ? createLogger({ level: process.env.POSTBOT_TEST_LOG }) : pluginLines());
   const configs = options.bots.map((b) => testBotConfig(b, options.plugins));
   const hosted = await provisionBots(sandbox, configs);
   const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store, clock, logger, ...options.runtime });
