@@ -40,10 +40,12 @@ export interface Action {
   /** The JSON body (wire-facts part 2, renamed), when the endpoint takes one. */
   body?: unknown;
   /**
-   * What reply safety needs to know about the post replied to, and the conversation the bot
-   * holds that the action speaks in, if any (src/plugins/conversations).
+   * What reply safety needs to know about the post replied to, the conversation the bot
+   * holds that the action speaks in, if any (src/plugins/conversations), and how a person
+   * reads the target (`about`: `@ana: "any tips for…"` for a post, `@ana` for a user), for
+   * log lines and the status page only, never for a decision.
    */
-  context?: { authorId?: string; conversationId?: string; conversation?: string };
+  context?: { authorId?: string; conversationId?: string; conversation?: string; about?: string };
   /** Lower runs sooner when actions compete for the same window. */
   priority: number;
   /** When the action was asked for (ms on the layer's clock). */

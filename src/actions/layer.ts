@@ -103,6 +103,14 @@ export interface PostRef {
   conversation_id?: string;
   /** ISO time (as on the wire) or ms: a reaction's time-to-live counts from it. */
   created_at?: string | number;
+  /** How a person reads the post (`@ana: "any tips for…"`): log lines and the status page show it beside the id. */
+  about?: string;
+}
+
+/** A user as actions refer to them: the id, and how a person reads it (`@ana`), when known. */
+export interface UserRef {
+  id: string;
+  about?: string;
 }
 
 /**
@@ -178,12 +186,12 @@ export interface Actions {
   reply(to: PostRef, text: string, options?: ActionOptions): Promise<Outcome>;
   like(post: PostRef | string, options?: ActionOptions): Promise<Outcome>;
   repost(post: PostRef | string, options?: ActionOptions): Promise<Outcome>;
-  follow(userId: string, options?: ActionOptions): Promise<Outcome>;
+  follow(user: string | UserRef, options?: ActionOptions): Promise<Outcome>;
   /**
    * Sends a direct message. The key is the user and the text: the same text to the same user
    * is sent once (a welcome DM), a different text is a new message.
    */
-  dm(userId: string, text: string, options?: ActionOptions): Promise<Outcome>;
+  dm(user: string | UserRef, text: string, options?: ActionOptions): Promise<Outcome>;
   /**
    * Mutes a user (`POST /2/users/:id/muting`): the bot's account no longer sees their posts
    * in its timelines. Muting twice leaves them muted.
@@ -211,8 +219,8 @@ export interface ActionLayer extends Actions {
   reply(to: PostRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
   like(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
   repost(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
-  follow(userId: string, options?: LayerActionOptions): Promise<Outcome>;
-  dm(userId: string, text: string, options?: LayerActionOptions): Promise<Outcome>;
+  follow(user: string | UserRef, options?: LayerActionOptions): Promise<Outcome>;
+  dm(user: string | UserRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
   hide(post: PostRef | string, options?: LayerActionOptions & { hidden?: boolean }): Promise<Outcome>;
   post(text: string, options?: LayerActionOptions & { body?: Record<string, unknown> }): Promise<Outcome>;
   mute(userId: string, options?: LayerActionOptions): Promise<Outcome>;
@@ -282,7 +290,11 @@ const originOf = (post: PostRef | string): number | undefined => {
   return Number.isFinite(ms) ? ms : undefined;
 };
 
-const idOf = (post: PostRef | string) => (typeof post === "string" ? post : post.id);
+const idOf = (ref: PostRef | UserRef | string) => (typeof ref === "string" ? ref : ref.id);
+
+/** The action's context saying how a person reads its target, when the caller said. */
+const aboutOf = (ref: PostRef | UserRef | string): { context?: Action["context"] } =>
+  typeof ref !== "string" && ref.about ? { context: { about: ref.about } } : {};
 
 /** The endpoint that answers a direct message in its conversation (a `dm` action's other endpoint). */
 export const DM_ANSWER_ENDPOINT = "POST /2/dm_conversations/:dm_conversation_id/messages" satisfies EndpointKey;
@@ -525,6 +537,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       const context: NonNullable<Action["context"]> = {};
       if (to.author_id) context.authorId = to.author_id;
       if (to.conversation_id) context.conversationId = to.conversation_id;
+      if (to.about) context.about = to.about;
       if (opts?.conversation !== undefined) context.conversation = opts.conversation;
       return run(
         build(
@@ -539,37 +552,55 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     },
     like: (post, opts?: LayerActionOptions) =>
       run(
-        build("like", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts),
-        opts?.signal,
-        opts?.rider,
-      ),
-    repost: (post, opts?: LayerActionOptions) =>
-      run(
-        build("repost", idOf(post), { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post) }, opts),
-        opts?.signal,
-        opts?.rider,
-      ),
-    follow: (target, opts?: LayerActionOptions) =>
-      run(
-        build("follow", target, { path: { id: userId }, body: { target_user_id: target } }, opts),
-        opts?.signal,
-        opts?.rider,
-      ),
-    dm: (participant, text, opts?: LayerActionOptions) =>
-      run(
         build(
-          "dm",
-          `${participant}:${shortHash(text)}`,
-          {
-            path: { participant_id: participant },
-            body: { text },
-            ...(opts?.conversation !== undefined ? { context: { conversation: opts.conversation } } : {}),
-          },
+          "like",
+          idOf(post),
+          { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post), ...aboutOf(post) },
           opts,
         ),
         opts?.signal,
         opts?.rider,
       ),
+    repost: (post, opts?: LayerActionOptions) =>
+      run(
+        build(
+          "repost",
+          idOf(post),
+          { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post), ...aboutOf(post) },
+          opts,
+        ),
+        opts?.signal,
+        opts?.rider,
+      ),
+    follow: (user, opts?: LayerActionOptions) =>
+      run(
+        build(
+          "follow",
+          idOf(user),
+          { path: { id: userId }, body: { target_user_id: idOf(user) }, ...aboutOf(user) },
+          opts,
+        ),
+        opts?.signal,
+        opts?.rider,
+      ),
+    dm: (user, text, opts?: LayerActionOptions) => {
+      const context: NonNullable<Action["context"]> = { ...aboutOf(user).context };
+      if (opts?.conversation !== undefined) context.conversation = opts.conversation;
+      return run(
+        build(
+          "dm",
+          `${idOf(user)}:${shortHash(text)}`,
+          {
+            path: { participant_id: idOf(user) },
+            body: { text },
+            ...(Object.keys(context).length > 0 ? { context } : {}),
+          },
+          opts,
+        ),
+        opts?.signal,
+        opts?.rider,
+      );
+    },
     answerDm(message, text, opts?: LayerActionOptions) {
       return run(
         build(
@@ -594,7 +625,12 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       const hidden = opts?.hidden ?? true;
       const id = idOf(post);
       return run(
-        build("hide", hidden ? id : `${id}:unhide`, { path: { id }, body: { hidden }, ...withOrigin(post) }, opts),
+        build(
+          "hide",
+          hidden ? id : `${id}:unhide`,
+          { path: { id }, body: { hidden }, ...withOrigin(post), ...aboutOf(post) },
+          opts,
+        ),
         opts?.signal,
         opts?.rider,
       );

@@ -7,23 +7,25 @@ import type { Action, ActionKind, Outcome } from "./action.ts";
 import type { ActionObserver } from "./observe.ts";
 
 /** How a log line names an action: what it does and to what, with the text it sends, shortened. */
-export function describeAction(action: Pick<Action, "kind" | "target" | "path" | "body">): string {
+export function describeAction(action: Pick<Action, "kind" | "target" | "path" | "body" | "context">): string {
   const text = (action.body as { text?: unknown } | undefined)?.text;
   const quoted = typeof text === "string" ? ` "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"` : "";
+  // Who or what the target is, for a person (`@ana: "any tips…"`), when the plugin's event said.
+  const about = action.context?.about ? ` (${action.context.about})` : "";
   switch (action.kind) {
     case "reply":
       return `reply to post ${action.target}${quoted}`;
     case "post":
       return `post${quoted}`;
     case "dm":
-      return `dm to user ${action.path.participant_id ?? action.target}${quoted}`;
+      return `dm to user ${action.path.participant_id ?? action.target}${about}${quoted}`;
     case "follow":
     case "mute":
-      return `${action.kind} user ${action.target}`;
+      return `${action.kind} user ${action.target}${about}`;
     case "like":
     case "repost":
     case "hide":
-      return `${action.kind} post ${action.target}`;
+      return `${action.kind} post ${action.target}${about}`;
     default:
       return `${action.kind} ${action.target}`;
   }

@@ -42,6 +42,7 @@ export function tapActions(observer: RuntimeObserver, clock: Clock): ActionObser
       status: outcome.status,
       ...("reason" in outcome ? { reason: outcome.reason } : {}),
       ...(text !== undefined ? { text } : {}),
+      ...(action.context?.about ? { about: action.context.about } : {}),
       at: now,
       tookMs: Math.max(0, now - action.createdAt),
     });

@@ -22,6 +22,8 @@ export interface ActionSeen {
   reason?: string;
   /** The text it sent or would have sent (replies, posts, DMs): user content, shown escaped. */
   text?: string;
+  /** How a person reads the target (`@ana: "any tips for…"`, `@ana`), when the plugin's event said: user content. */
+  about?: string;
   /** When it ended (ms, on the runtime's clock). */
   at: number;
   /** From the moment a plugin asked for it to its outcome (ms): mostly waiting for budget. */

@@ -48,6 +48,17 @@
   const plural = (n, one, many) => (n === 1 ? one : many);
   const short = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 
+  /**
+   * What an action was about, for a person: the text it sent (a reply, a post, a DM), else
+   * who or what it acted on (`@ana: “any tips…”`), else why it ended so, else the bare id.
+   */
+  function what(a, n) {
+    if (a.text !== undefined) return el("span", { class: "text", title: a.text }, `“${short(a.text, n)}”`);
+    if (a.about) return el("span", { class: "text", title: a.reason || a.target }, short(a.about, n));
+    if (a.reason) return el("span", { class: "text", title: a.reason }, short(a.reason, n));
+    return el("span", { class: "text id", title: a.target }, a.target);
+  }
+
   function actionLine(a) {
     return el(
       "li",
@@ -56,13 +67,7 @@
       " ",
       el("span", { class: "sub" }, ago(a.at)),
       " ",
-      a.text === undefined && !a.reason
-        ? el("span", { class: "text id", title: a.target }, a.target)
-        : el(
-            "span",
-            { class: "text", title: a.reason || a.text },
-            a.text !== undefined ? `“${short(a.text, 80)}”` : short(a.reason, 80),
-          ),
+      what(a, 80),
     );
   }
 
@@ -299,9 +304,7 @@
                 el("td", { class: "name" }, a.bot),
                 el("td", {}, a.kind),
                 el("td", {}, el("span", { class: `badge ${a.status}` }, a.status)),
-                a.text === undefined && !a.reason
-                  ? el("td", { class: "text id" }, a.target)
-                  : el("td", { class: "text" }, a.text !== undefined ? a.text : a.reason),
+                el("td", {}, what(a, 200)),
               ),
             )),
     );
