@@ -37,4 +37,5 @@ export {
   type BudgetStatus,
   type ReadOptions,
   type PostRef,
+  type UserRef,
 } from "./layer.ts";

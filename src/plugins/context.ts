@@ -12,7 +12,7 @@
  * reads the user's session of the plugin from it, and every action a handler asks for carries
  * the scope along, so what the handler changed is written with the action's first ledger record.
  */
-import type { ActionLayer, ActionOptions, LayerActionOptions, Outcome, PostRef } from "../actions/index.ts";
+import type { ActionLayer, ActionOptions, LayerActionOptions, Outcome, PostRef, UserRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { RequestArgs, ResponseOf } from "../api/schema.ts";
@@ -93,13 +93,29 @@ export function botStore(store: Store, bot: string): BotStore {
   };
 }
 
-/** A post as the action layer refers to it. */
-export const refOf = (post: EventPost): PostRef => ({
+/** `@ana`: a user as a person reads them in a log line. */
+const userAbout = (user: { username?: string }) => (user.username ? `@${user.username}` : undefined);
+
+/** `@ana: "any tips for Lisbon? I land on…"`: a post as a person reads it in a log line. */
+function postAbout(post: EventPost, author: { username?: string }): string {
+  const text = post.text.length > 40 ? `${post.text.slice(0, 39)}…` : post.text;
+  return `${userAbout(author) ?? "a post"}: ${JSON.stringify(text)}`;
+}
+
+/** A post as the action layer refers to it (with how a person reads it, when its author is known). */
+export const refOf = (post: EventPost, author?: { username?: string }): PostRef => ({
   id: post.id,
   author_id: post.author_id,
   conversation_id: post.conversation_id,
   created_at: post.created_at,
+  ...(author ? { about: postAbout(post, author) } : {}),
 });
+
+/** The user an event is from, for `follow` and `dm`, with how a person reads them. */
+const userRef = (user: { id: string; username?: string }): UserRef => {
+  const about = userAbout(user);
+  return about ? { id: user.id, about } : { id: user.id };
+};
 
 /** Counts an action (or a budgeted read) as awaited while it runs. */
 export async function awaited<T = Outcome>(state: ContextState, action: Promise<T>): Promise<T> {
@@ -340,7 +356,7 @@ export function createContext(
     case "mention":
     case "reply":
     case "post": {
-      const ref = refOf(event.post);
+      const ref = refOf(event.post, event.author);
       const ctx = Object.assign(new PostContextBase(event.kind, deps, state, event.post.id), {
         post: event.post,
         author: event.author,
@@ -356,10 +372,10 @@ export function createContext(
           return awaited(state, layer.repost(ref, riding(state, o)));
         },
         follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(event.author.id, riding(state, o)));
+          return awaited(state, layer.follow(userRef(event.author), riding(state, o)));
         },
         dm(text: string, o?: ActionOptions) {
-          return awaited(state, layer.dm(event.author.id, text, riding(state, o)));
+          return awaited(state, layer.dm(userRef(event.author), text, riding(state, o)));
         },
         hide(o?: ActionOptions) {
           return awaited(state, layer.hide(ref, riding(state, o)));
@@ -387,10 +403,10 @@ export function createContext(
       const ctx = Object.assign(new PublishingContextBase("follow" as const, deps, state), {
         user: event.user,
         follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(event.user.id, riding(state, o)));
+          return awaited(state, layer.follow(userRef(event.user), riding(state, o)));
         },
         dm(text: string, o?: ActionOptions) {
-          return awaited(state, layer.dm(event.user.id, text, riding(state, o)));
+          return awaited(state, layer.dm(userRef(event.user), text, riding(state, o)));
         },
         publish(text: string, o?: ActionOptions) {
           return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
