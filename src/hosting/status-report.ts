@@ -36,6 +36,8 @@ export interface LastAction {
   key?: string;
   state: LedgerState;
   reason?: string;
+  /** Who or what the target is, for a person (`@ana`, `@ana: "any tips…"`), when the plugin's event said. */
+  about?: string;
   at: number;
 }
 
@@ -51,6 +53,7 @@ function lastActions(store: Store): Map<string, LastAction> {
       key,
       state: e.state,
       ...(e.reason ? { reason: e.reason } : {}),
+      ...(e.about ? { about: e.about } : {}),
       at: e.updatedAt,
     });
   }
@@ -141,9 +144,16 @@ function actionTarget(kind: string, target: string, key?: string): string {
   }
 }
 
-/** `reply to post 1460323737035677698: sent 3m ago`, `follow of user 42: failed 2h ago (why)`. */
+/** Kinds named by who or what they acted on (as the log names them); a reply or post is named by its own post. */
+const NAMED_BY_TARGET = new Set(["like", "repost", "hide", "follow", "mute", "dm"]);
+
+/**
+ * `reply to post 1460323737035677698: sent 3m ago`, `follow of user 42 (@ana): failed 2h ago (why)`,
+ * `like of post 1460… (@ana: "any tips…"): sent 1m ago`.
+ */
 function formatLastAction(a: LastAction, now: number): string {
-  return `${actionTarget(a.kind, a.target, a.key)}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
+  const about = a.about && NAMED_BY_TARGET.has(a.kind) ? ` (${a.about})` : "";
+  return `${actionTarget(a.kind, a.target, a.key)}${about}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
 }
 
 /** `2 conversations open (1 in a thread, 1 by DM); since start 3 started, 5 steps, 1 timeout`. */

@@ -157,6 +157,18 @@ describe("the status page in Chromium", () => {
       phone.attach(manyBots(5));
       const liked = "2126303379847118848";
       phone.observer.action({ bot: "bot-0001", kind: "like", target: liked, status: "sent", at: T0, tookMs: 1 });
+      // A like of an event's post says whose post and what it said, not its id.
+      const about = '@alice: "any tips for a first week in Lis…"';
+      const reposted = "2126303379847118849";
+      phone.observer.action({
+        bot: "bot-0002",
+        kind: "repost",
+        target: reposted,
+        about,
+        status: "sent",
+        at: T0,
+        tookMs: 1,
+      });
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${phone.url}/?per=2`);
       await expect.poll(() => page.locator("#pageinfo").textContent()).toBe("page 1 of 3 · 5 of 5 bots");
@@ -166,6 +178,8 @@ describe("the status page in Chromium", () => {
 
       const id = page.locator("#recent .id");
       await expect.poll(() => id.textContent()).toBe(liked);
+      expect(await page.locator("#recent").textContent()).toContain(about);
+      expect(await page.locator("#recent").textContent()).not.toContain(reposted);
       // The browser's globals, typed for this file (its tsconfig has no DOM library).
       type Browser = {
         getComputedStyle(e: unknown): { lineHeight: string };

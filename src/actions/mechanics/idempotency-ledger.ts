@@ -36,6 +36,11 @@ export interface LedgerEntry {
   result?: unknown;
   /** Why it ended as it did, when not `done`. */
   reason?: string;
+  /**
+   * How a person reads the target (`@ana: "any tips for…"`), kept once the action has ended
+   * and its whole copy is gone, so `bot status` names whom a like or follow was for.
+   */
+  about?: string;
   createdAt: number;
   updatedAt: number;
 }
@@ -207,6 +212,8 @@ export class Ledger {
     const result = summarize(details.result);
     if (result !== undefined) entry.result = result;
     if (details.reason !== undefined) entry.reason = details.reason;
+    const about = e.action?.context?.about ?? e.about;
+    if (about !== undefined) entry.about = about;
     this.put(key, entry);
   }
 
