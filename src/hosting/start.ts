@@ -128,61 +128,14 @@ export async function start(options: StartOptions): Promise<Started> {
     for (const bot of kept) shared?.claims.track(bot.name);
     found = await findService(options, bots, vars, envFile, store);
     if (resuming) logger.info(resumedFrom(store, options.data, bots));
-    const pauses = await dynamic.pauses();
-    const runtime = await startRuntime({
-      baseUrl: found.baseUrl,
-      bots: found.bots,
-      store,
-      clock,
-      logger,
-      dryRun: options.dryRun ?? false,
-      paused: new Map([...pauses].map(([name, p]) => [name, p.reason])),
-      ...(options.observer ? { observer: options.observer } : {}),
-      ...(shared
-        ? {
-            hosting: "claimed" as const,
-            shared: {
-              redis: shared.redis,
-              leases: shared.leases,
-              owner: shared.owner,
-              leaseOf: (bot: string) => shared.claims.current(bot),
-            },
-          }
-        : {}),
-    });
+    const runtime = await startRuntime(runtimeOptions(options, found, store, shared, await dynamic.pauses()));
     const { sandbox } = found;
-    const fleet = new Fleet({
-      runtime,
-      dynamic,
-      accounts: sandbox
-        ? async (config) => (await provisionBots(sandbox, [config]))[0]!
-        : async (config) => resolveService(vars, envFile, [config], store).bots[0]!,
-      botsDir: options.bots,
-      pluginsDir: options.plugins,
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-      ...(options.env ? { env: options.env } : {}),
-      clock,
-      logger,
-      ...(options.observer ? { observer: options.observer } : {}),
-      ...(shared ? { claims: shared.claims } : {}),
-      ...(options.only?.length ? { only: options.only } : {}),
-      ...(options.onFleetChange ? { onChange: options.onFleetChange } : {}),
-    });
+    const fleet = new Fleet(fleetOptions(options, { runtime, dynamic, found, store, vars, envFile, shared }));
     await fleet.load();
     await shared?.run(runtime);
     // Processes sharing the state follow each other's changes at every lease renewal.
     if (shared) stopFollowing = fleet.followEvery(shared.claims.renewEveryMs);
-    const watcher =
-      options.watch === false
-        ? undefined
-        : watchBotFiles({
-            fleet,
-            botsDir: options.bots,
-            pluginsDir: options.plugins,
-            ...(options.cwd ? { cwd: options.cwd } : {}),
-            clock,
-            logger,
-          });
+    const watcher = options.watch === false ? undefined : watchBots(options, fleet);
     logger.info(
       { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
       "all bots started; stop with Ctrl-C",
@@ -222,6 +175,86 @@ export async function start(options: StartOptions): Promise<Started> {
     await store.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The state shared with other processes through Redis (`--state redis://…`). */
+type SharedState = Awaited<ReturnType<typeof openSharedState>>;
+
+/** The runtime's options: the service's accounts, the store, the pauses kept, and with Redis, the claims. */
+function runtimeOptions(
+  options: StartOptions,
+  found: FoundService,
+  store: Store,
+  shared: SharedState | undefined,
+  pauses: Awaited<ReturnType<DynamicBots["pauses"]>>,
+): Parameters<typeof startRuntime>[0] {
+  return {
+    baseUrl: found.baseUrl,
+    bots: found.bots,
+    store,
+    clock: options.clock,
+    logger: options.logger,
+    dryRun: options.dryRun ?? false,
+    paused: new Map([...pauses].map(([name, p]) => [name, p.reason])),
+    ...(options.observer ? { observer: options.observer } : {}),
+    ...(shared
+      ? {
+          hosting: "claimed" as const,
+          shared: {
+            redis: shared.redis,
+            leases: shared.leases,
+            owner: shared.owner,
+            leaseOf: (bot: string) => shared.claims.current(bot),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The fleet's options: where a bot added while running gets its account (the sandbox, or the environment's). */
+function fleetOptions(
+  options: StartOptions,
+  parts: {
+    runtime: Runtime;
+    dynamic: DynamicBots;
+    found: FoundService;
+    store: Store;
+    vars: Readonly<Record<string, string | undefined>>;
+    envFile: string;
+    shared: SharedState | undefined;
+  },
+): ConstructorParameters<typeof Fleet>[0] {
+  const { runtime, dynamic, found, store, vars, envFile, shared } = parts;
+  const { sandbox } = found;
+  return {
+    runtime,
+    dynamic,
+    accounts: sandbox
+      ? async (config) => (await provisionBots(sandbox, [config]))[0]!
+      : async (config) => resolveService(vars, envFile, [config], store).bots[0]!,
+    botsDir: options.bots,
+    pluginsDir: options.plugins,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    clock: options.clock,
+    logger: options.logger,
+    ...(options.observer ? { observer: options.observer } : {}),
+    ...(shared ? { claims: shared.claims } : {}),
+    ...(options.only?.length ? { only: options.only } : {}),
+    ...(options.onFleetChange ? { onChange: options.onFleetChange } : {}),
+  };
+}
+
+/** Watches the bots directory while the bots run (./bot-watcher.ts). */
+function watchBots(options: StartOptions, fleet: Fleet): ReturnType<typeof watchBotFiles> {
+  return watchBotFiles({
+    fleet,
+    botsDir: options.bots,
+    pluginsDir: options.plugins,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    clock: options.clock,
+    logger: options.logger,
+  });
 }
 
 /**
