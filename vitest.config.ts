@@ -15,6 +15,7 @@ const PROCESSES = [
   "test/config/schema-file.test.ts",
   "test/config/validate-command.test.ts",
   "test/docs/**/*.test.ts",
+  "test/llm/kill9.test.ts",
   "test/observe/cli.test.ts",
   "test/observe/status-page.test.ts",
   "test/observe/status-page-admin.test.ts",

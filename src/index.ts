@@ -64,7 +64,18 @@ export {
 } from "./plugins/plugin.ts";
 /** Durations as bot files write them (`30s`, `10m`, `1d`), for plugins whose options take one. */
 export { parseDuration, formatDuration, DURATION_HINT, DURATION_PATTERN } from "./config/duration.ts";
-export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind } from "./actions/index.ts";
+export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind, WriteText } from "./actions/index.ts";
+export { TextRefused } from "./actions/index.ts";
+export {
+  chatMessages,
+  replyWriter,
+  shapeReply,
+  type ChatMessage,
+  type ModelAccess,
+  type ModelBudgetStatus,
+  type ReplyWriterOptions,
+  type ChatTurn,
+} from "./llm/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
 export { startRuntime } from "./hosting/runtime.ts";

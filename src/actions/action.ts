@@ -102,6 +102,33 @@ export type Outcome<R = unknown> =
   | { status: "failed"; key?: string; reason: string; maybeSent: boolean; error?: unknown }
   | { status: "deferred"; key?: string; reason: string };
 
+/**
+ * Writes an action's text when the action is about to go, not when it is asked for: a
+ * language model's reply (the `llm-reply` plugin). The layer calls it at most once per
+ * idempotency key, after the rules that need no text (hidden guard, ledger, reply safety)
+ * let the action through, and records the text with the action's ledger entry, durably,
+ * before anything else happens to it: a retry or a restart sends the recorded text and
+ * never calls the writer again. Throw {@link TextRefused} when the text must not be sent
+ * (the outcome is `refused`); any other error is a failure to write (`failed`, nothing sent).
+ */
+export type WriteText = (signal: AbortSignal) => Promise<string>;
+
+/**
+ * Thrown by a {@link WriteText} for a text that must not be sent (a moderation check refused
+ * it, nothing usable was written): the action ends `refused` with this message as its reason.
+ */
+export class TextRefused extends Error {
+  override name = "TextRefused";
+}
+
+/** The kinds whose body carries a text a {@link WriteText} may write. */
+const TEXT_KINDS: ReadonlySet<string> = new Set(["reply", "post", "dm"]);
+
+/** Whether the action is still waiting for its text to be written (see {@link WriteText}). */
+export function awaitsText(action: Pick<Action, "kind" | "body">): boolean {
+  return TEXT_KINDS.has(action.kind) && typeof (action.body as { text?: unknown } | undefined)?.text !== "string";
+}
+
 /** A budget slot an action's request was counted in (see `AccountBudget.take`). */
 export interface SlotRecord {
   readonly at: number;

@@ -22,6 +22,7 @@ import { ledgerStep } from "./steps/ledger.ts";
 import { queueStep } from "./steps/queue.ts";
 import { replySafety, type ReplySafetyOptions } from "./steps/reply-safety.ts";
 import { retryStep } from "./steps/retry.ts";
+import { textWriter } from "./steps/text-writer.ts";
 
 /** What one bot's pipelines are built from. */
 export interface PipelineParts {
@@ -59,6 +60,7 @@ export function botPipelines(p: PipelineParts): { actions: Perform; reads: Perfo
       enabled: p.useLedger,
     }),
     replySafety: replySafety({ store: p.store, clock: p.clock, ...p.replySafety }),
+    textWriter: textWriter(),
     duplicateGuard: duplicateGuard({ store: p.store, clock: p.clock, log: p.log, bot: p.bot }),
     budgetGate: gate,
     retry: retryStep({ policy: p.retry, clock: p.clock, log: p.log, check: p.check, ...revoked }),

@@ -1,7 +1,7 @@
 /**
  * The action layer: every action a bot takes goes through one pipeline (./pipeline.ts),
  *
- *     hidden guard ▸ ledger ▸ reply safety ▸ duplicate guard ▸ budget gate ▸ retry ▸ queue ▸ executor
+ *     hidden guard ▸ ledger ▸ reply safety ▸ text writer ▸ duplicate guard ▸ budget gate ▸ retry ▸ queue ▸ executor
  */
 export * from "./action.ts";
 export type { Job, JobChannels, LedgerRider, PendingMark, Perform, Step, StepOutcome } from "./pipeline.ts";

@@ -26,6 +26,7 @@ import { silentLogger, type Logger } from "../log.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
 import {
   actionKey,
+  awaitsText,
   READ_KIND,
   type Action,
   type ActionKind,
@@ -33,6 +34,7 @@ import {
   type Executor,
   type Outcome,
   type Verifier,
+  type WriteText,
 } from "./action.ts";
 import { dryRunExecutor } from "./dry-run.ts";
 import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
@@ -182,8 +184,12 @@ export interface BudgetStatus {
  * resolves with an {@link Outcome} and never throws for what the plan or a rule refuses.
  */
 export interface Actions {
-  /** Replies to a post (`POST /2/posts` with `reply.in_reply_to_post_id`). */
-  reply(to: PostRef, text: string, options?: ActionOptions): Promise<Outcome>;
+  /**
+   * Replies to a post (`POST /2/posts` with `reply.in_reply_to_post_id`). The text may be a
+   * {@link WriteText} instead: written when the reply goes, once per key, and recorded in the
+   * ledger before it is sent (a model's reply; see ./steps/text-writer.ts).
+   */
+  reply(to: PostRef, text: string | WriteText, options?: ActionOptions): Promise<Outcome>;
   like(post: PostRef | string, options?: ActionOptions): Promise<Outcome>;
   repost(post: PostRef | string, options?: ActionOptions): Promise<Outcome>;
   follow(user: string | UserRef, options?: ActionOptions): Promise<Outcome>;
@@ -216,7 +222,7 @@ export interface ActionLayer extends Actions {
    * an action's record ({@link LayerActionOptions.rider}) must be set here to be written with it.
    */
   readonly store: Store;
-  reply(to: PostRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
+  reply(to: PostRef, text: string | WriteText, options?: LayerActionOptions): Promise<Outcome>;
   like(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
   repost(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
   follow(user: string | UserRef, options?: LayerActionOptions): Promise<Outcome>;
@@ -246,9 +252,10 @@ export interface ActionLayer extends Actions {
    * message is answered once, whatever the text (as a reply answers a post once). Reply
    * safety refuses an answer to the bot itself or to another bot of the process. Its
    * time-to-live counts from when it is asked for, not from the message: a bot on basic
-   * sees a message up to a day after it came, and the person is still waiting.
+   * sees a message up to a day after it came, and the person is still waiting. The text may
+   * be a {@link WriteText}, as for {@link Actions.reply}.
    */
-  answerDm(message: DmRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
+  answerDm(message: DmRef, text: string | WriteText, options?: LayerActionOptions): Promise<Outcome>;
   /** Whether the bot has hidden the post (the hidden guard's record: nothing of the bot answers it). */
   hidden(postId: string): boolean;
   /** What of this bot waits for budget now, and until when. */
@@ -477,17 +484,36 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     return botPipelines(parts);
   }
 
-  function run(action: Action, signal: AbortSignal | undefined, rider?: LedgerRider): Promise<Outcome> {
+  function run(
+    action: Action,
+    signal: AbortSignal | undefined,
+    rider?: LedgerRider,
+    write?: WriteText,
+  ): Promise<Outcome> {
+    // A written text is reported with the outcome, as a given one is.
+    let written: string | undefined;
+    const job = {
+      action,
+      signal: signal ?? new AbortController().signal,
+      ...(rider ? { rider } : {}),
+      ...(write ? { write: async (s: AbortSignal) => (written = await write(s)) } : {}),
+    };
     return shared.countInFlight(
       pipelines()
-        .actions({ action, signal: signal ?? new AbortController().signal, ...(rider ? { rider } : {}) })
+        .actions(job)
         .then(({ headers: _answered, ...step }) => {
           const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as Outcome;
-          reportOutcome(log, shared.observe, action, outcome);
+          const shown =
+            written === undefined ? action : { ...action, body: { ...(action.body as object), text: written } };
+          reportOutcome(log, shared.observe, shown, outcome);
           return outcome;
         }),
     );
   }
+
+  /** A text as a body gives it (absent when it is written when the action goes), and the writer. */
+  const textOf = (text: string | WriteText) =>
+    typeof text === "string" ? { body: { text }, write: undefined } : { body: {}, write: text };
 
   /**
    * An action of `kind` on `target`, with its key, endpoint, priority and time-to-live. `as`
@@ -539,15 +565,17 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       if (to.conversation_id) context.conversationId = to.conversation_id;
       if (to.about) context.about = to.about;
       if (opts?.conversation !== undefined) context.conversation = opts.conversation;
+      const { body, write } = textOf(text);
       return run(
         build(
           "reply",
           to.id,
-          { body: { text, reply: { in_reply_to_post_id: to.id } }, context, ...withOrigin(to) },
+          { body: { ...body, reply: { in_reply_to_post_id: to.id } }, context, ...withOrigin(to) },
           opts,
         ),
         opts?.signal,
         opts?.rider,
+        write,
       );
     },
     like: (post, opts?: LayerActionOptions) =>
@@ -602,13 +630,14 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       );
     },
     answerDm(message, text, opts?: LayerActionOptions) {
+      const { body, write } = textOf(text);
       return run(
         build(
           "dm",
           message.id,
           {
             path: { dm_conversation_id: message.dm_conversation_id },
-            body: { text },
+            body,
             context: {
               ...(message.sender_id !== undefined ? { authorId: message.sender_id } : {}),
               ...(opts?.conversation !== undefined ? { conversation: opts.conversation } : {}),
@@ -619,6 +648,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         ),
         opts?.signal,
         opts?.rider,
+        write,
       );
     },
     hide(post, opts?: LayerActionOptions & { hidden?: boolean }) {
@@ -660,7 +690,9 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     repeatsText: (text) => postedRecently(shared.store, bot, text, clock.now()),
     waiting: () => shared.queue.list(bot),
     recover() {
-      const unfinished = shared.ledger.unfinished(bot).filter(([, e]) => e.action);
+      // An action still waiting for its text (a model's reply a crash stopped before it was
+      // recorded) is left to its event, which waits in the inbox and writes the text again.
+      const unfinished = shared.ledger.unfinished(bot).filter(([, e]) => e.action && !awaitsText(e.action));
       if (unfinished.length > 0) {
         const pending = unfinished.filter(([, e]) => e.state === "pending").length;
         log.info(

@@ -3,11 +3,13 @@
  * file of ./steps that states the one thing it guarantees (and has its own test in
  * test/actions/steps):
  *
- *     hidden guard ▸ ledger ▸ reply safety ▸ duplicate guard ▸ budget gate ▸ retry ▸ queue ▸ executor
+ *     hidden guard ▸ ledger ▸ reply safety ▸ text writer ▸ duplicate guard ▸ budget gate ▸ retry ▸ queue ▸ executor
  *
  * - hidden guard: nothing answers a post the bot has hidden;
  * - ledger: an idempotency key is sent at most once, and nothing asked for is lost;
  * - reply safety: no reply that would start a loop;
+ * - text writer: a text written when the action goes (a model's reply) is written once per
+ *   key and recorded with the ledger entry before anything is sent;
  * - duplicate guard: no request spent on a text the service refuses as a duplicate;
  * - budget gate: what the plan or the bot file never allows is refused at once;
  * - retry: a failure is tried again only when that can help, checking first whether it arrived;
@@ -49,9 +51,9 @@
  *    same `pending` entry. After an ambiguous failure (the request may have arrived) it checks
  *    with the service before sending again, and one that cannot be checked ends `unknown`,
  *    final for the ledger step.
- * 5. The steps between the ledger and the queue (reply safety, duplicate guard, budget gate,
- *    retry) pass the job on with its channels; none replaces the mark, and only the retry step
- *    drops it, as point 4 says.
+ * 5. The steps between the ledger and the queue (reply safety, text writer, duplicate guard,
+ *    budget gate, retry) pass the job on with its channels; none replaces the mark, and only
+ *    the retry step drops it, as point 4 says.
  *
  * ## What rides with the ledger's record
  *
@@ -67,9 +69,19 @@
  * the `pending` mark written before the request leaves holds the session. An action the ledger
  * does not record (a duplicate, refused before the ledger, the ledger off) leaves its rider
  * unapplied; its owner writes the values at the end of the handler instead.
+ *
+ * ## A written text, once
+ *
+ * A text written when its action goes (a language model's reply: {@link WriteText}) is asked
+ * for at most once per key, and the text sent is the one written. The ledger step lets one
+ * job per key through, and hands on the action as an earlier run recorded it; the text writer
+ * step calls the writer only when that action has no text, and awaits {@link JobChannels.record}
+ * (the action with its text, `queued`, flushed) before passing it on. So a retry, or a restart
+ * after a crash anywhere after the record, resumes the recorded action and sends its text; a
+ * crash before the record leaves no text, and the event, still in the bot's inbox, asks again.
  */
 import type { StagedWrite } from "../store/staged-write.ts";
-import type { Action, Executed, HeaderBag, Outcome, SlotRecord } from "./action.ts";
+import type { Action, Executed, HeaderBag, Outcome, SlotRecord, WriteText } from "./action.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Job channels: what a step sets on the job (or on the outcome) for another step. Each says
@@ -131,6 +143,18 @@ export interface JobChannels {
    * retry step; read by the queue step, which hands out no slot sooner.
    */
   readonly notBefore?: number | undefined;
+  /**
+   * Writes the action's text (see {@link WriteText}) when the action as the ledger has it has
+   * none yet. Set by the layer (a verb given a writer instead of a text); called at most once,
+   * by the text writer step, which hands the text on in the action and clears this.
+   */
+  readonly write?: WriteText | undefined;
+  /**
+   * Records the action, its written text in it, with its ledger entry, and resolves once that
+   * is durable. Written by the ledger step; called by the text writer step right after the
+   * text is written (absent when the ledger is off).
+   */
+  readonly record?: ((action: Action) => Promise<void>) | undefined;
 }
 
 /**
@@ -187,6 +211,7 @@ export interface ActionSteps {
   hiddenGuard: Step;
   ledger: Step;
   replySafety: Step;
+  textWriter: Step;
   duplicateGuard: Step;
   budgetGate: Step;
   retry: Step;
@@ -203,7 +228,7 @@ const compose = (steps: Step[], last: Perform): Perform => steps.reduceRight<Per
 /** The pipeline of a bot's actions, in the order of the module comment. */
 export function actionPipeline(s: ActionSteps): Perform {
   return compose(
-    [s.hiddenGuard, s.ledger, s.replySafety, s.duplicateGuard, s.budgetGate, s.retry, s.queue],
+    [s.hiddenGuard, s.ledger, s.replySafety, s.textWriter, s.duplicateGuard, s.budgetGate, s.retry, s.queue],
     s.executor,
   );
 }

@@ -321,6 +321,39 @@ const cap = z
   })
   .meta({ description: "At most `max` of this action in any `per` interval" });
 
+const wholeAtLeastOne = (what: string) =>
+  z
+    .number({ error: valueError(`a whole number of ${what}`) })
+    .int({ error: valueError(`a whole number of ${what}`) })
+    .min(1, {
+      error: (iss) => `${showValue(iss.input)} is too few; use 1 or more ${what} (leave it out for no limit)`,
+    });
+
+/**
+ * `budget.llm`: what the bot's language model may use (the `llm-reply` plugin). `tokens` (prompt
+ * and answer, from each answer's `usage`) in any `per` (default 24h); `requests` in any `per`
+ * too, or in any minute with `per_minute: true`. Each left out: no limit of that kind.
+ */
+const llmBudget = z
+  .strictObject({
+    tokens: wholeAtLeastOne("tokens")
+      .optional()
+      .meta({ description: "Tokens (prompt and answer) at most in any `per`" }),
+    per: duration("The window tokens (and requests, unless per_minute) are counted in; default 24h", 60_000).optional(),
+    requests: wholeAtLeastOne("requests")
+      .optional()
+      .meta({ description: "Requests to the model at most in any `per` (or minute, with per_minute: true)" }),
+    per_minute: z
+      .boolean({ error: valueError("true or false") })
+      .default(false)
+      .meta({ description: "true: `requests` is counted per minute, not per `per`" }),
+  })
+  .transform((b) => {
+    const per = b.per ?? 24 * 3_600_000;
+    return { tokens: b.tokens, tokensPerMs: per, requests: b.requests, requestsPerMs: b.per_minute ? 60_000 : per };
+  })
+  .meta({ description: "What the bot's language model may use (llm-reply): tokens and requests per window" });
+
 const budget = z
   .strictObject({
     reserve: percent.prefault("0%").meta({ description: "Share of every plan window kept unused, e.g. 10%" }),
@@ -328,6 +361,7 @@ const budget = z
       ActionKind,
       z.ZodOptional<typeof cap>
     >),
+    llm: llmBudget.optional(),
   })
   .meta({ description: "Limits stricter than the plan's" });
 

@@ -8,6 +8,7 @@ import type { ActionLayer, ActionSystem } from "../actions/index.ts";
 import { clientExecutor, clientVerifiers } from "../actions/client.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
+import { ModelBudget, type ModelAccess } from "../llm/index.ts";
 import type { Logger } from "../log.ts";
 import { PluginsStage } from "../plugins/stage.ts";
 import { BotRuntime } from "../runtime/bot.ts";
@@ -49,12 +50,14 @@ export async function buildBot(
   const { config, app } = hosted;
   const { store, clock, observer } = deps;
   const log = deps.logger.child({ bot: config.name });
+  // The model's budget is the llm plugin's own (../llm), not a window of the service.
+  const { llm: llmBudget, ...budget } = config.budget;
   const layer = deps.actions.bot({
     bot: config.name,
     account: { appId: app.id, userId: identity.userId, plan: app.plan },
     executor: clientExecutor(client),
     verifiers: clientVerifiers(client, identity.userId),
-    budget: config.budget,
+    budget,
     replyToBots: config.reply_to_bots,
     replyCooldownMs: config.reply_cooldown,
     ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
@@ -62,10 +65,19 @@ export async function buildBot(
   });
   // What the stage and the engine both work with: who the bot is, its client and action layer.
   const shared = { identity, api: client, layer, store, clock, log };
+  const models: ModelAccess = {
+    bot: config.name,
+    clock,
+    ...(llmBudget
+      ? { budget: new ModelBudget(config.name, llmBudget, clock, deps.actions.dryRun ? undefined : store) }
+      : {}),
+    ...(observer?.model ? { observe: observer.model } : {}),
+  };
   const stage = new PluginsStage({
     ...shared,
     handlerTimeoutMs: deps.handlerTimeoutMs,
     file: config.file,
+    models,
     ...(config.session
       ? {
           session: { maxBytes: config.session.max_bytes, ...(config.session.ttl ? { ttlMs: config.session.ttl } : {}) },
@@ -79,7 +91,7 @@ export async function buildBot(
     ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
     handling: stage,
     triggers: triggerSpecs(hosted, deps.pollers, deps.mentionsVia(hosted)),
-    budgetPolicy: config.budget,
+    budgetPolicy: budget,
     ...(observer ? { onHandled: (kind) => observer.event({ bot: config.name, kind, at: clock.now() }) } : {}),
   });
   await stage.setup(config.plugins);

@@ -9,6 +9,7 @@
  * Every method must return quickly and never throw: the runtime calls them on its hot paths.
  */
 import type { Outcome } from "../actions/action.ts";
+import type { ModelObserver } from "../llm/writer.ts";
 
 /** How an action ended, as the status page lists it and the metrics count it. */
 export interface ActionSeen {
@@ -113,6 +114,8 @@ export interface RuntimeObserver {
   response(seen: ResponseSeen): void;
   paused(seen: PauseSeen): void;
   fleet(seen: FleetChange): void;
+  /** What the bots' language models did (requests, tokens, texts refused); optional. */
+  model?: ModelObserver;
 }
 
 /** One observer that hands everything to each of `observers`, in order. */
@@ -126,5 +129,10 @@ export function fanOut(...observers: RuntimeObserver[]): RuntimeObserver {
     response: (s) => observers.forEach((o) => o.response(s)),
     paused: (s) => observers.forEach((o) => o.paused(s)),
     fleet: (s) => observers.forEach((o) => o.fleet(s)),
+    model: {
+      request: (s) => observers.forEach((o) => o.model?.request(s)),
+      tokens: (s) => observers.forEach((o) => o.model?.tokens(s)),
+      refused: (s) => observers.forEach((o) => o.model?.refused(s)),
+    },
   };
 }

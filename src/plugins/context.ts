@@ -12,7 +12,15 @@
  * reads the user's session of the plugin from it, and every action a handler asks for carries
  * the scope along, so what the handler changed is written with the action's first ledger record.
  */
-import type { ActionLayer, ActionOptions, LayerActionOptions, Outcome, PostRef, UserRef } from "../actions/index.ts";
+import type {
+  ActionLayer,
+  ActionOptions,
+  LayerActionOptions,
+  Outcome,
+  PostRef,
+  UserRef,
+  WriteText,
+} from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { RequestArgs, ResponseOf } from "../api/schema.ts";
@@ -365,6 +373,9 @@ export function createContext(
         reply(text: string, o?: ActionOptions) {
           return awaited(state, layer.reply(ref, text, riding(state, o)));
         },
+        replyWith(write: WriteText, o?: ActionOptions) {
+          return awaited(state, layer.reply(ref, write, riding(state, o)));
+        },
         like(o?: ActionOptions) {
           return awaited(state, layer.like(ref, riding(state, o)));
         },
@@ -417,13 +428,14 @@ export function createContext(
     case "dm": {
       const { message, sender } = event;
       // `reply` and `dm` are one verb here: both answer in the message's conversation.
-      const answer = (text: string, o?: ActionOptions) =>
+      const answer = (text: string | WriteText, o?: ActionOptions) =>
         awaited(state, layer.answerDm(message, text, riding(state, o))) as Promise<DmOutcome>;
       const ctx = Object.assign(new ContextBase("dm" as const, deps, state), {
         message,
         sender,
         conversation: { id: message.dm_conversation_id },
         reply: answer,
+        replyWith: answer,
         dm: answer,
         follow(o?: ActionOptions) {
           return awaited(state, layer.follow(sender.id, riding(state, o)));

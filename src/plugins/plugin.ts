@@ -37,13 +37,14 @@
  */
 import type { z } from "zod";
 import type { ActionOptions, Actions, BudgetStatus, Outcome } from "../actions/index.ts";
-import type { ActionKind } from "../actions/action.ts";
+import type { ActionKind, WriteText } from "../actions/action.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Created, DmSent, Following, Hidden, Liked, Muting, Reposted } from "../api/schema.ts";
 import type { User } from "../api/types.ts";
+import type { ModelAccess } from "../llm/access.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { DmMessage, EventName, EventPost } from "../triggers/events.ts";
@@ -61,7 +62,7 @@ export type {
   TurnReason,
 } from "./conversations/types.ts";
 
-export type { BotIdentity, DmMessage, EventName, EventPost };
+export type { BotIdentity, DmMessage, EventName, EventPost, WriteText };
 
 /**
  * The bot's own key-value state, kept in the state store across restarts. Values must be
@@ -208,6 +209,14 @@ export interface PostContext<E extends EventName> extends BaseContext<E> {
   author: User;
   /** Replies to the post; when `sent`, `result.data.id` is the reply's id. */
   reply(text: string, options?: ActionOptions): Promise<ReplyOutcome>;
+  /**
+   * Replies to the post with a text written when the reply goes (a language model's answer):
+   * `write` is called once, only if reply safety lets the reply through, and its text is
+   * recorded with the reply's ledger entry before it is sent, so a retry or a restart sends
+   * that text and never calls `write` again. Throw `TextRefused` from it for a text that must
+   * not go out (the outcome is `refused`).
+   */
+  replyWith(write: WriteText, options?: ActionOptions): Promise<ReplyOutcome>;
   like(options?: ActionOptions): Promise<LikeOutcome>;
   repost(options?: ActionOptions): Promise<RepostOutcome>;
   /**
@@ -273,6 +282,8 @@ export interface DmContext extends BaseContext<"dm"> {
    * of the process (unless `reply_to_bots`); `reply_cooldown` does not apply in DMs.
    */
   reply(text: string, options?: ActionOptions): Promise<DmOutcome>;
+  /** Answers with a text written when the answer goes, once, as a post's `replyWith` does. */
+  replyWith(write: WriteText, options?: ActionOptions): Promise<DmOutcome>;
   /** The same as {@link reply}: answers in the message's conversation. */
   dm(text: string, options?: ActionOptions): Promise<DmOutcome>;
   /** Follows the sender. */
@@ -325,6 +336,12 @@ export interface PluginBot<Sess = SessionData> {
    * test moves it instead of sleeping.
    */
   readonly clock: Clock;
+  /**
+   * What asking a language model takes for this bot: its file's `budget.llm` (counted), the
+   * clock, and where the model's figures go. The `llm-reply` plugin writes replies with it.
+   * Absent where no runtime hosts the bot (a stand-in bot of a test or a tool).
+   */
+  readonly models?: ModelAccess;
   /** Registers a handler; handlers of one event run in the order the bot file lists plugins. */
   on<E extends EventName>(event: E, handler: Handler<E, Sess>): void;
   /**

@@ -4,6 +4,7 @@
  * plugins stage (./stage.ts) reads them for every event.
  */
 import type { Clock } from "../clock.ts";
+import type { ModelAccess } from "../llm/access.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import { TRIGGER_OF, type EventName } from "../triggers/events.ts";
@@ -35,6 +36,7 @@ export class HandlerRegistry {
       log: Logger;
       store: BotStore;
       clock: Clock;
+      models: ModelAccess;
       /** Defines a plugin's conversation (`bot.conversation`). */
       conversation(plugin: string, name: string, definition: ConversationDefinition<unknown, unknown>): Conversation;
     },
@@ -57,6 +59,7 @@ export class HandlerRegistry {
         log,
         store: bot.store,
         clock: bot.clock,
+        models: bot.models,
         on: register(this.handlers) as <E extends EventName>(event: E, handler: Handler<E>) => void,
         filter: register(this.filters) as <E extends EventName>(event: E, check: Filter<E>) => void,
         conversation: (name, definition) =>

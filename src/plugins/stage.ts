@@ -16,6 +16,7 @@
 import type { ActionLayer, LayerActionOptions, PostRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
+import type { ModelAccess } from "../llm/access.ts";
 import type { Logger } from "../log.ts";
 import { Inbox } from "../runtime/inbox.ts";
 import type { BotIdentity, ConversationCounts, EventHandling, PolledChannels } from "../runtime/types.ts";
@@ -57,6 +58,8 @@ export interface PluginsStageOptions {
   session?: { ttlMs?: number; maxBytes?: number };
   /** The bot file, for messages. */
   file?: string;
+  /** The bot's model budget and figures (`bot.models`); default: no budget, nothing observed. */
+  models?: ModelAccess;
 }
 
 /** A user's message as a conversation takes it: a mention or reply in a thread, or a DM. */
@@ -136,6 +139,7 @@ export class PluginsStage implements EventHandling {
   setup(plugins: readonly PluginEntry[]): Promise<void> {
     const { identity, log } = this.options;
     for (const p of plugins) if (p.definition.session) this.sessionSchemas.set(p.name, p.definition.session);
+    const models = this.options.models ?? { bot: identity.name, clock: this.options.clock };
     return this.registry.setup(plugins, {
       name: identity.name,
       identity,
@@ -143,6 +147,7 @@ export class PluginsStage implements EventHandling {
       store: this.kv,
       clock: this.options.clock,
       conversation: (plugin, name, definition) => this.conversation(plugin, name, definition),
+      models,
     });
   }
 

@@ -14,6 +14,7 @@
  *   plugins      the plugin API and the plugins stage (contexts, dispatcher, loader)
  *   runtime      the per-bot engine: event loop, inbox, trigger wiring, liveness
  *   triggers     mentions, followers, schedule, the stream hub; the events they make
+ *   llm          language models: replies a model writes, their budget, shape and check
  *   actions      the budgeted action layer
  *   limits       the limit table, windows, budgets
  *   credentials  the stored accounts and the app's bearer token
@@ -44,6 +45,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; holds: readonly string[] }> 
   { layer: "plugins", holds: ["plugins"] },
   { layer: "runtime", holds: ["runtime"] },
   { layer: "triggers", holds: ["triggers"] },
+  { layer: "llm", holds: ["llm"] },
   { layer: "actions", holds: ["actions"] },
   { layer: "limits", holds: ["limits"] },
   { layer: "credentials", holds: ["credentials"] },

@@ -74,7 +74,7 @@ describe("bot.schema.json", () => {
       "stream",
       "schedule",
     ]);
-    expect(Object.keys(schema.properties.budget!.properties!)).toEqual(["reserve", ...ACTION_NAMES]);
+    expect(Object.keys(schema.properties.budget!.properties!)).toEqual(["reserve", ...ACTION_NAMES, "llm"]);
     // Durations and the reserve are strings in the file, numbers only after loading.
     expect(schema.properties.reply_cooldown).toMatchObject({ type: "string", default: "15m" });
     expect(schema.properties.budget!.properties!.reserve).toMatchObject({ type: "string", default: "0%" });

@@ -144,6 +144,16 @@ export class Ledger {
   }
 
   /**
+   * Records an action as asked for, like {@link queue}, and waits until that is on disk: for
+   * an action whose text was just written (a model's reply), which a restart must send as it
+   * is rather than write again.
+   */
+  async record(action: Action): Promise<void> {
+    this.queue(action);
+    await (this.store.flushFor ? this.store.flushFor(this.ns, action.key!) : this.store.flush());
+  }
+
+  /**
    * Marks the action as being sent, with the budget slot its request is counted in, and
    * waits until that is on disk: call right before the request.
    */

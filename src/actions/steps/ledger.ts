@@ -77,7 +77,7 @@ export function ledgerStep(options: LedgerStepOptions): Step {
         write: (slot) => ledger.begin(key, slot),
         stage: (slot) => ledger.stageBegin(key, slot),
       };
-      const outcome = await next({ ...job, action: current, pendingMark });
+      const outcome = await next({ ...job, action: current, pendingMark, record: (written) => ledger.record(written) });
       switch (outcome.status) {
         case "sent":
         case "dry-run":

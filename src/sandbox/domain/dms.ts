@@ -14,7 +14,7 @@
 import { compareIds, nextId, type SandboxUser, type WorldData } from "../model/index.ts";
 import { forbidden, invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
-import { parseEntities } from "./entities.ts";
+import { parseEntities } from "../../api/text/entities.ts";
 import { blocks } from "./relations.ts";
 import { userById } from "./users.ts";
 import { codePointsUpTo } from "./code-points.ts";

@@ -9,8 +9,8 @@ export { follow, unfollow, acceptFollowRequest, mute, unmute, block, unblock } f
 export { like, unlike, bookmark, unbookmark } from "./engagement.ts";
 export { sendToParticipant, sendToConversation, createGroup } from "./dms.ts";
 export { parseQuery, matches, QueryError, type Query } from "./query.ts";
-export { parseEntities } from "./entities.ts";
-export { weightedLength, MAX_POST_LENGTH } from "./post-length.ts";
+export { parseEntities } from "../../api/text/entities.ts";
+export { weightedLength, MAX_POST_LENGTH } from "../../api/text/post-length.ts";
 export { inSample } from "./streams.ts";
 export { createList, addMember, followList, pinList } from "./lists.ts";
 export { createSpace, spaceState, type NewSpace } from "./spaces.ts";

@@ -5,7 +5,7 @@
  * German, Spanish and French apart, and English wins ties. Texts with nothing to read get
  * the service's special codes: `qht` (hashtags only) and `zxx` (no linguistic content).
  */
-import { parseEntities } from "./entities.ts";
+import { parseEntities } from "../../api/text/entities.ts";
 
 const SCRIPTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, "ja"],

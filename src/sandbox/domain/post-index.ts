@@ -9,7 +9,7 @@
  * otherwise cost minutes.
  */
 import { compareIds, type SandboxPost } from "../model/index.ts";
-import { parseEntities } from "./entities.ts";
+import { parseEntities } from "../../api/text/entities.ts";
 
 interface PostIndex {
   /** Live posts, newest first. */

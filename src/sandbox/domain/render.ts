@@ -32,7 +32,7 @@ import {
 import type { SandboxPost, SandboxUser, WorldData } from "../model/index.ts";
 import { resourceNotFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
-import { parseEntities } from "./entities.ts";
+import { parseEntities } from "../../api/text/entities.ts";
 import { referencedPosts } from "./dms.ts";
 import { countWorld, type WorldCounts } from "./metrics.ts";
 import { iso, type Params } from "./params.ts";

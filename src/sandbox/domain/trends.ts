@@ -9,7 +9,7 @@
  */
 import type { SandboxPost } from "../model/index.ts";
 import type { SandboxContext } from "../route.ts";
-import { parseEntities } from "./entities.ts";
+import { parseEntities } from "../../api/text/entities.ts";
 import { livePostsNewestFirst, visibleTo } from "./posts.ts";
 
 /** How far back trends look. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseEntities } from "../../../src/sandbox/domain/entities.ts";
-import { weightedLength } from "../../../src/sandbox/domain/post-length.ts";
+import { parseEntities } from "../../../src/api/text/entities.ts";
+import { weightedLength } from "../../../src/api/text/post-length.ts";
 
 /** Slices by code points, as a client would with the entity indices. */
 const slice = (text: string, e: { start: number; end: number }) => Array.from(text).slice(e.start, e.end).join("");

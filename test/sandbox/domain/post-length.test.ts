@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { codePointsUpTo } from "../../../src/sandbox/domain/code-points.ts";
-import { parseEntities } from "../../../src/sandbox/domain/entities.ts";
+import { parseEntities } from "../../../src/api/text/entities.ts";
 import {
   MAX_EMOJI_CODE_POINTS,
   MAX_POST_LENGTH,
   MAX_POST_UNITS,
   weightedLength,
-} from "../../../src/sandbox/domain/post-length.ts";
+} from "../../../src/api/text/post-length.ts";
 import { mulberry32 } from "../../helpers/random.ts";
 
 /**

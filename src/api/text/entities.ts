@@ -17,7 +17,7 @@
  * at every position of a long run is quadratic), and entities are checked against the links
  * they might overlap with a cursor, not by scanning every link each time.
  */
-import type { PostEntities } from "../../api/types.ts";
+import type { PostEntities } from "../types.ts";
 
 /**
  * The longest link, in UTF-16 units: twitter-text's bound ("the maximum url length that the

@@ -1,0 +1,82 @@
+/**
+ * A model's text made fit to post as the bot's reply: within the service's 280 weighted
+ * characters (the service's own count, `weightedLength`), cut at the end of a sentence, or
+ * else of a word, and never inside a grapheme (an emoji, a letter with its accents), with
+ * `Intl.Segmenter`; no one mentioned but the person answered (a model that writes `@someone`
+ * would otherwise make the bot address a stranger); whitespace tidied. A text cut short by the
+ * model (`finish_reason: length`) loses its unfinished last sentence when a whole one is left.
+ */
+import { MAX_POST_LENGTH, weightedLength } from "../api/text/post-length.ts";
+
+const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
+const words = new Intl.Segmenter("en", { granularity: "word" });
+const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+
+/** How a shortened text ends when it was cut inside a sentence. */
+const ELLIPSIS = "…";
+
+/** A mention as the service finds them: `@` (or the full-width `＠`) and up to 15 word characters. */
+const MENTION = /(^|[^\p{L}\p{N}_@＠])[@＠]([A-Za-z0-9_]{1,15})(?![A-Za-z0-9_@＠])/gu;
+
+export interface ShapeOptions {
+  /** The username of the person answered (without `@`): the one mention kept. */
+  answered?: string | undefined;
+  /** The model stopped at `max_tokens` (`finish_reason: length`). */
+  cutShort?: boolean;
+  /** Default 280, the service's limit. */
+  limit?: number;
+}
+
+/** Drops the `@` of every mention but `answered`'s, so the name stays readable and mentions no one. */
+export function withoutOtherMentions(text: string, answered: string | undefined): string {
+  const keep = answered?.toLowerCase();
+  return text.replace(MENTION, (all, before: string, name: string) =>
+    name.toLowerCase() === keep ? all : `${before}${name}`,
+  );
+}
+
+const fits = (text: string, limit: number) => weightedLength(text, limit) <= limit;
+
+/** The longest run of whole segments from the start of `text` that fits, trimmed. */
+function longestFitting(text: string, segmenter: Intl.Segmenter, limit: number): string {
+  let kept = "";
+  for (const { segment } of segmenter.segment(text)) {
+    if (!fits(kept + segment, limit)) break;
+    kept += segment;
+  }
+  return kept.trimEnd();
+}
+
+/** `text` within `limit` weighted characters: whole sentences, else whole words and `…`, else whole graphemes. */
+export function fitToLength(text: string, limit = MAX_POST_LENGTH): string {
+  if (fits(text, limit)) return text;
+  const bySentence = longestFitting(text, sentences, limit);
+  if (bySentence) return bySentence;
+  const room = limit - weightedLength(ELLIPSIS);
+  const byWord = longestFitting(text, words, room).replace(/[\s\p{P}]+$/u, "");
+  if (byWord) return byWord + ELLIPSIS;
+  return longestFitting(text, graphemes, room) + ELLIPSIS;
+}
+
+/** Drops an unfinished last sentence (one with no closing punctuation) when a whole one comes before it. */
+function withoutUnfinished(text: string): string {
+  const parts = [...sentences.segment(text)].map((s) => s.segment);
+  if (parts.length < 2) return text;
+  const last = parts.at(-1)!.trim();
+  if (/[.!?…。！？)"'”’]$/u.test(last)) return text;
+  return parts.slice(0, -1).join("").trimEnd();
+}
+
+/** The model's text as the bot may post it (see the module comment); `""` when nothing usable is left. */
+export function shapeReply(text: string, options: ShapeOptions = {}): string {
+  let shaped = text
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t]+/g, " ")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  // A model that quotes its whole answer: the quotes are not part of it.
+  if (/^"[^"]*"$/.test(shaped)) shaped = shaped.slice(1, -1).trim();
+  shaped = withoutOtherMentions(shaped, options.answered);
+  if (options.cutShort) shaped = withoutUnfinished(shaped);
+  return fitToLength(shaped, options.limit ?? MAX_POST_LENGTH).trim();
+}

@@ -1,0 +1,130 @@
+/**
+ * A reply written by a language model, as a `WriteText` the action layer calls when the reply
+ * goes (once per reply: the layer records the text before it is sent, see
+ * src/actions/steps/text-writer.ts). Writing it is:
+ *
+ * 1. wait for the bot's model budget (tokens and requests, ./budget.ts) on the clock;
+ * 2. ask the model (./chat.ts); a failure that can pass (no answer in time, unreachable, a 5xx,
+ *    a 429, an answer that is not the format) is tried again with exponential back-off, each
+ *    try waiting for the budget again (a 429 pauses it for the server's `retry-after`), up
+ *    to {@link WRITER_RETRY}`.attempts`; one that cannot (a bad key, an unknown model) ends it;
+ * 3. shape the text for the service (./shape.ts: 280 weighted characters, no other mentions);
+ * 4. check it with the moderation classifier: a text it finds abusive is refused
+ *    (`TextRefused`), logged with the rule that fired, and counted, never posted.
+ *
+ * The person's words reach the model only as `user` messages (./prompt.ts): the system
+ * message is the bot file's alone.
+ */
+import { TextRefused, type WriteText } from "../actions/action.ts";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../log.ts";
+import type { Classifier } from "../moderation/types.ts";
+import type { ModelBudget } from "./budget.ts";
+import { chatCompletion, ModelError, type ChatMessage, type ChatTarget, type ModelFailure } from "./chat.ts";
+import { shapeReply } from "./shape.ts";
+
+/** What happened with the model, for `/metrics` (`postbot_llm_*`). */
+export interface ModelObserver {
+  /** One request to the model and how long it took (`outcome`: `ok` or the failure's reason). */
+  request(seen: { bot: string; seconds: number; outcome: "ok" | ModelFailure }): void;
+  /** An answer's tokens. */
+  tokens(seen: { bot: string; prompt: number; completion: number }): void;
+  /** A written text that was not posted: refused by a check, or nothing usable. */
+  refused(seen: { bot: string; by: "classifier" | "empty"; reason: string }): void;
+}
+
+/** Tries and back-off of a failed generation. */
+export const WRITER_RETRY = { attempts: 4, firstDelayMs: 2_000, maxDelayMs: 60_000 };
+
+/** Failures that a later try may not meet. */
+const PASSING: ReadonlySet<ModelFailure> = new Set([
+  "timeout",
+  "unreachable",
+  "rate-limited",
+  "server-error",
+  "busy",
+  "bad-answer",
+]);
+
+export interface ReplyWriterOptions {
+  bot: string;
+  target: ChatTarget;
+  maxTokens: number;
+  clock: Clock;
+  log: Logger;
+  classifier: Classifier;
+  budget?: ModelBudget | undefined;
+  observe?: ModelObserver | undefined;
+  retry?: Partial<typeof WRITER_RETRY>;
+  /** How long one request may take (default `CHAT_TIMEOUT_MS`). */
+  timeoutMs?: number;
+}
+
+/** One reply to write: the chat to send, and whom it answers (the one mention kept). */
+export interface ReplyRequest {
+  messages: readonly ChatMessage[];
+  answered?: string | undefined;
+}
+
+/** The writer of one reply; see the module comment. */
+export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): WriteText {
+  const retry = { ...WRITER_RETRY, ...o.retry };
+  return async (signal) => {
+    let answer;
+    for (let attempt = 1; ; attempt++) {
+      await o.budget?.acquire(signal);
+      const started = o.clock.now();
+      try {
+        answer = await chatCompletion(
+          o.target,
+          { messages: request.messages, maxTokens: o.maxTokens },
+          o.clock,
+          signal,
+          o.timeoutMs,
+        );
+        o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: "ok" });
+        break;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        const failure = err instanceof ModelError ? err : new ModelError("unreachable", String(err));
+        o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: failure.reason });
+        if (failure.reason === "rate-limited" && failure.retryAfterMs !== undefined)
+          o.budget?.pause(failure.retryAfterMs);
+        if (!PASSING.has(failure.reason) || attempt >= retry.attempts)
+          throw new Error(
+            `the model at ${o.target.url} ${failure.message}${attempt > 1 ? ` (after ${attempt} tries)` : ""}`,
+          );
+        const backoff = Math.min(retry.maxDelayMs, retry.firstDelayMs * 2 ** (attempt - 1));
+        const wait = Math.max(backoff, failure.retryAfterMs ?? 0);
+        o.log.warn(
+          { reason: failure.reason, attempt, retry_in_ms: wait },
+          `the model ${failure.message}; asking again in ${Math.ceil(wait / 1000)} s (try ${attempt + 1} of ${retry.attempts})`,
+        );
+        await o.clock.sleep(wait, signal);
+      }
+    }
+    o.budget?.spend(answer.usage.prompt + answer.usage.completion);
+    o.observe?.tokens({ bot: o.bot, ...answer.usage });
+    const cutShort = answer.finishReason === "length";
+    if (cutShort)
+      o.log.info(
+        { max_tokens: o.maxTokens },
+        `the model stopped at max_tokens (${o.maxTokens}); its unfinished last sentence is left out`,
+      );
+    const text = shapeReply(answer.text, { answered: request.answered, cutShort });
+    if (!text) {
+      const reason = "the model answered no text that could be posted";
+      o.observe?.refused({ bot: o.bot, by: "empty", reason });
+      throw new TextRefused(reason);
+    }
+    const verdict = o.classifier.classify(text);
+    if (verdict.abusive) {
+      const rule = verdict.rules[0]?.rule ?? "model:abuse";
+      const reason = `the moderation classifier refused the model's text (rule ${rule}, score ${verdict.score.toFixed(2)}); not posted`;
+      o.observe?.refused({ bot: o.bot, by: "classifier", reason });
+      o.log.warn({ rule, score: verdict.score }, reason);
+      throw new TextRefused(reason);
+    }
+    return text;
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The world of the kill -9 tests of model replies (test/llm/kill9.test.ts, and the bench's
+ * figure): a loopback service that records every reply it receives (by key, with its text), a
+ * model server whose every answer is new (`Answer N to pK.`, so an answer written twice would
+ * show), and the child (test/fixtures/llm-child.ts) started and killed at will.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { answer, startModelServer, type ModelServer } from "./model-server.ts";
+
+const CHILD = join(import.meta.dirname, "..", "fixtures", "llm-child.ts");
+
+export interface ReplyWorld {
+  serviceUrl: string;
+  model: ModelServer;
+  /** Texts the service received, by reply key (more than one: posted twice). */
+  received: Map<string, string[]>;
+  /** Answers the model gave, by post, in order. */
+  answers: Map<string, string[]>;
+  /** Called when a reply reaches the service; `true`: it is not answered (the child is being killed). */
+  onArrival?: ((res: ServerResponse) => boolean) | undefined;
+  close(): Promise<void>;
+}
+
+export async function startReplyWorld(): Promise<ReplyWorld> {
+  const model = await startModelServer();
+  const received = new Map<string, string[]>();
+  const answers = new Map<string, string[]>();
+  let n = 0;
+  model.chat.respond((req) => {
+    const content = req.messages.at(-1)?.content;
+    const post = (typeof content === "string" ? content : "").replace(/^post /, "");
+    const text = `Answer ${++n} to ${post}.`;
+    answers.set(post, [...(answers.get(post) ?? []), text]);
+    return answer.chat(text);
+  });
+  const world: ReplyWorld = {
+    serviceUrl: "",
+    model,
+    received,
+    answers,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await model.close();
+    },
+  };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url!, "http://x");
+    if (url.pathname === "/has") {
+      res.end(JSON.stringify({ done: received.has(url.searchParams.get("key")!) }));
+      return;
+    }
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const { key, text } = JSON.parse(body) as { key: string; text: string };
+      received.set(key, [...(received.get(key) ?? []), text]);
+      if (world.onArrival?.(res)) return;
+      res.end(JSON.stringify({ data: { id: key } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  world.serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return world;
+}
+
+export interface ChildRun {
+  code: number | null;
+  killed: boolean;
+  out: string;
+}
+
+/**
+ * Runs the child once over `dataDir`: killed with SIGKILL when it prints `posting` (with
+ * `hold`), on the n-th reply reaching the service (`onReply`), or `afterMs` after it started.
+ */
+export function runChild(
+  world: ReplyWorld,
+  dataDir: string,
+  count: number,
+  kill: { hold?: boolean; onReply?: number; afterMs?: number } = {},
+): Promise<ChildRun> {
+  return new Promise((resolve) => {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ["--import", "tsx", CHILD, dataDir, world.serviceUrl, world.model.url, String(count)],
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOLD: kill.hold ? "1" : "0" } },
+    );
+    let out = "";
+    let killed = false;
+    const doKill = () => {
+      if (!killed && child.exitCode === null) {
+        killed = true;
+        child.kill("SIGKILL");
+      }
+    };
+    const timer = kill.afterMs !== undefined ? setTimeout(doKill, kill.afterMs) : undefined;
+    child.stdout!.on("data", (c) => {
+      out += c;
+      if (kill.hold && out.includes("posting ")) doKill();
+    });
+    child.stderr!.on("data", (c) => (out += c));
+    let seen = 0;
+    world.onArrival = (res) => {
+      if (++seen !== kill.onReply) return false;
+      doKill(); // it arrived; the child dies before the answer
+      res.destroy();
+      return true;
+    };
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      world.onArrival = undefined;
+      resolve({ code, killed, out });
+    });
+  });
+}
