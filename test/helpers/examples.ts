@@ -18,6 +18,7 @@ export const EXAMPLE_PLUGINS = [
   "dialog",
   "follow-back",
   "like",
+  "llm-reply",
   "moderate",
   "reply",
   "repost",
