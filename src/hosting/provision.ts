@@ -9,6 +9,7 @@
  */
 import { fingerprint } from "../api/auth/fingerprint.ts";
 import type { BotConfig } from "../config/index.ts";
+import type { AccountRecord } from "../credentials/accounts.ts";
 import type { Plan } from "../limits/types.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import type { AppCredentials, HostedBot } from "./types.ts";
@@ -25,30 +26,61 @@ export interface ProvisionedBot extends HostedBot {
   user: { id: string; username: string };
 }
 
-export async function provisionBots(sandbox: Sandbox, bots: readonly BotConfig[]): Promise<ProvisionedBot[]> {
+/**
+ * The sandbox app of a plan (and of an API key a bot file names), made the first time: the app
+ * every bot of that plan runs on, and the one an account connecting with a template of that
+ * plan authorizes.
+ */
+export async function sandboxApp(sandbox: Sandbox, plan: Plan, consumerKey?: string): Promise<AppCredentials> {
+  const { data } = sandbox.context;
+  const name = appName(plan, consumerKey);
+  const existing = Object.values(data.auth.apps).find((a) => a.name === name && a.plan === plan);
+  const app = existing ?? (await sandbox.admin.createApp({ name, plan }));
+  return {
+    id: app.id,
+    key: app.consumer_key,
+    secret: app.consumer_secret,
+    plan,
+    enrolmentDay: new Date(app.created_at).getUTCDate(),
+  };
+}
+
+/**
+ * Gives each bot its account: the sandbox user named like the bot (made the first time) with a
+ * token as the 3-legged flow would give. A bot whose stored account (`stored`: the credential
+ * store's) holds a token of this sandbox for the bot's app runs as that account instead: an
+ * account that connected itself through the web (`/connect/NAME`), or one signed in with
+ * `bot auth login` against this sandbox. A revoked one too: the bot is then paused, as on a
+ * real service.
+ */
+export async function provisionBots(
+  sandbox: Sandbox,
+  bots: readonly BotConfig[],
+  stored?: (name: string) => AccountRecord | undefined,
+): Promise<ProvisionedBot[]> {
   const { data } = sandbox.context;
   const apps = new Map<string, AppCredentials>();
   const appFor = async (plan: Plan, consumerKey: string | undefined): Promise<AppCredentials> => {
     const name = appName(plan, consumerKey);
-    const known = apps.get(name);
-    if (known) return known;
-    const existing = Object.values(data.auth.apps).find((a) => a.name === name && a.plan === plan);
-    const app = existing ?? (await sandbox.admin.createApp({ name, plan }));
-    const created = new Date(app.created_at).getUTCDate();
-    const credentials: AppCredentials = {
-      id: app.id,
-      key: app.consumer_key,
-      secret: app.consumer_secret,
-      plan,
-      enrolmentDay: created,
-    };
-    apps.set(name, credentials);
-    return credentials;
+    const known = apps.get(name) ?? (await sandboxApp(sandbox, plan, consumerKey));
+    apps.set(name, known);
+    return known;
   };
 
   const hosted: ProvisionedBot[] = [];
   for (const config of bots) {
     const app = await appFor(config.plan, config.app?.consumer_key);
+    const account = config.account.kind === "stored" ? stored?.(config.account.stored) : undefined;
+    const own = account?.oauth1 && data.auth.access_tokens[account.oauth1.token];
+    if (account?.oauth1 && own && own.app_id === app.id) {
+      hosted.push({
+        config,
+        app,
+        token: { token: account.oauth1.token, secret: account.oauth1.secret },
+        user: { id: account.user_id, username: account.username },
+      });
+      continue;
+    }
     const username = sandboxUsername(config.name);
     const user =
       Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase()) ??

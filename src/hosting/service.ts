@@ -35,6 +35,33 @@ export function resolveService(
   bots: readonly BotConfig[],
   store: Store,
 ): { baseUrl: string; bots: HostedBot[] } {
+  const { baseUrl, appOf, problems } = serviceApps(vars, envFile, bots);
+  const hosted: HostedBot[] = [];
+  for (const config of bots) {
+    const bot = withAccount(config, appOf(config), store);
+    if (typeof bot === "string") problems.push(bot);
+    else hosted.push(bot);
+  }
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return { baseUrl: baseUrl(), bots: hosted };
+}
+
+/**
+ * The app a bot of this configuration runs on with the environment's service: the one its file
+ * names, else the environment's (an account connecting with a template authorizes that app).
+ */
+export function serviceAppOf(vars: Vars, envFile: string, config: BotConfig): AppCredentials {
+  const { appOf, problems } = serviceApps(vars, envFile, [config]);
+  if (problems.length > 0) throw new UserError(problems.join("\n"));
+  return appOf(config);
+}
+
+/** The service's address and each bot's app, with every setting missing or wrong. */
+function serviceApps(
+  vars: Vars,
+  envFile: string,
+  bots: readonly BotConfig[],
+): { baseUrl(): string; appOf(config: BotConfig): AppCredentials; problems: string[] } {
   const problems: string[] = [];
   const need = (name: string, what: string) => {
     const v = vars[name]?.trim();
@@ -77,15 +104,9 @@ export function resolveService(
     apps.set(config.app.consumer_key, app);
     return app;
   };
-
-  const hosted: HostedBot[] = [];
-  for (const config of bots) {
-    const bot = withAccount(config, appOf(config), store);
-    if (typeof bot === "string") problems.push(bot);
-    else hosted.push(bot);
-  }
-  if (problems.length > 0) throw new UserError(problems.join("\n"));
-  return { baseUrl: secureBaseUrl(rawUrl, "POSTBOT_BASE_URL").href.replace(/\/$/, ""), bots: hosted };
+  // Checked once every setting is known to be there, so all missing ones are named at once.
+  const baseUrl = () => secureBaseUrl(rawUrl, "POSTBOT_BASE_URL").href.replace(/\/$/, "");
+  return { baseUrl, appOf, problems };
 }
 
 /** The problem of bots that share the environment's app but name different plans. */

@@ -72,6 +72,8 @@ export interface RedisStore extends Store {
   readonly redis: Redis;
   /** Reads `bot`'s values from Redis (replacing any in memory): call once its lease is held. */
   hold(bot: string): Promise<void>;
+  /** Reads one shared value again from Redis (another process may have written it since). */
+  reread(namespace: string, key: string): Promise<void>;
   /** Forgets `bot`'s values in memory, written or not: call once it no longer runs here. */
   drop(bot: string): void;
   /**
@@ -404,6 +406,19 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       lost.delete(bot);
       await load([hashOf(shard)]);
       heldShards.set(shard, bot);
+    },
+    async reread(namespace, key) {
+      const field = fieldOf(namespace, key);
+      const text = await redis.hget(hashOf(defaultShardRule(namespace, key)), field);
+      const parsed = text === null ? undefined : (JSON.parse(text) as [number, unknown]);
+      untrack(namespace, key);
+      if (!Array.isArray(parsed) || typeof parsed[0] !== "number") {
+        spaces.delete(namespace, key);
+        return;
+      }
+      track(namespace, key, parsed[0]);
+      lastSeq = Math.max(lastSeq, parsed[0]);
+      spaces.adopt(namespace, key, parsed[1]);
     },
     drop(bot) {
       const shard = botShard(bot);

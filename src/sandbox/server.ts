@@ -34,7 +34,7 @@ import { NonceCache } from "./auth/nonces.ts";
 import { flows } from "./auth/state.ts";
 import { baseStringUri } from "./auth/oauth1.ts";
 import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
-import { parseCookies } from "./auth/session.ts";
+import { parseCookies } from "../cookies.ts";
 import { refusePlainHttp } from "./auth/transport.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";

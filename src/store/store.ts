@@ -42,6 +42,13 @@ export interface Store {
    * Stores that cannot hand their writes over do not implement it (callers {@link flushFor}).
    */
   stageFor?(namespace: string, key: string): Promise<StagedWrite>;
+  /**
+   * Reads one value again from where several processes share it (Redis), replacing the one in
+   * memory: for a value another process may have written since this one started (an account
+   * signed in through the web on another process). Stores a single process owns need not
+   * implement it: what is in memory is all there is.
+   */
+  reread?(namespace: string, key: string): Promise<void>;
   /** Flushes and releases the store. */
   close(): Promise<void>;
   /**

@@ -8,6 +8,7 @@
  *   entry        src/index.ts, src/testing.ts: the public entry points
  *   cli          the commands, and the CLI's sign-in flows (auth-flows)
  *   observe      metrics, the status page, its HTTP server
+ *   connect      accounts that connect themselves through the web (its pages and flows)
  *   hosting      start-up and hosting wiring: each bot built from its parts
  *   redis        everything that talks to Redis (implements lower layers' interfaces)
  *   config       bot files, schema, validation
@@ -39,6 +40,7 @@ export const LAYERS: ReadonlyArray<{ layer: string; holds: readonly string[] }> 
   { layer: "entry", holds: ["index.ts", "testing.ts"] },
   { layer: "cli", holds: ["cli", "auth-flows"] },
   { layer: "observe", holds: ["observe"] },
+  { layer: "connect", holds: ["connect"] },
   { layer: "hosting", holds: ["hosting"] },
   { layer: "redis", holds: ["redis"] },
   { layer: "config", holds: ["config"] },

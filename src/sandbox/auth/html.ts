@@ -4,9 +4,9 @@
  * test (or `curl`) can drive them by posting the form's fields, exactly as a browser would.
  */
 
-/** Escapes text for HTML element content and attribute values. */
-export const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+import { escapeHtml } from "../../escape-html.ts";
+
+export { escapeHtml };
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#0f1419}
 h1{font-size:1.4rem}label{display:block;margin:.6rem 0 .2rem}input[type=text],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box}

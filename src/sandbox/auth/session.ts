@@ -15,24 +15,6 @@ export const SESSION_COOKIE = "sandbox_session";
 /** How long a browser stays signed in on the sandbox clock (30 days, like a "remember me"). */
 export const SESSION_MS = 30 * 24 * 3_600_000;
 
-/** Parses a `Cookie` header. */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    let value = part.slice(eq + 1).trim();
-    try {
-      value = decodeURIComponent(value);
-    } catch {
-      continue;
-    }
-    out.set(name, value);
-  }
-  return out;
-}
-
 /** The user signed in in this browser, if the session is still valid. */
 export function sessionUser(p: Platform, inc: Incoming): SandboxUser | undefined {
   const sid = inc.cookies.get(SESSION_COOKIE);
