@@ -29,7 +29,7 @@ plugins:
     text: "Hi @{author.username}! I answer for @{account.username}."
 `;
 
-const env = { vars: {}, suggestedFile: ".env" };
+const env = { vars: {}, files: [], suggestedFile: ".env" };
 
 describe("rendering a template for an account", () => {
   it("puts the username in the name as a bot name (lower case, - for _) and as written elsewhere", () => {
