@@ -15,6 +15,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isPair, isScalar, visit } from "yaml";
 import { displayPath } from "../display-path.ts";
+import type { BotConfig } from "./load-bots.ts";
 import type { BotFileProblem } from "./problem.ts";
 import { BOT_NAME_PATTERN } from "./schema.ts";
 import { parseYamlSource } from "./yaml-source.ts";
@@ -227,4 +228,24 @@ function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
+}
+
+/** Checks a bot file's text as `bot validate` checks a file (`loadBotText` with the fleet's plugins and environment). */
+export type BotTextCheck = (file: string, text: string) => Promise<{ bot?: BotConfig; problems: BotFileProblem[] }>;
+
+/**
+ * A template rendered for `username` and checked as the bot file it becomes: the bot and its
+ * text, or the problems, each pointed at the template's own line and column. With
+ * {@link SAMPLE_USERNAME}, this is how `bot validate` and `bot start` check a template.
+ */
+export async function renderChecked(
+  template: Template,
+  username: string,
+  check: BotTextCheck,
+): Promise<{ bot: BotConfig; text: string } | { problems: BotFileProblem[] }> {
+  const rendered = renderTemplate(template, username);
+  if (rendered.problems.length > 0) return { problems: rendered.problems };
+  const checked = await check(template.file, rendered.text);
+  if (!checked.bot) return { problems: checked.problems.map((p) => rendered.original(p)) };
+  return { bot: checked.bot, text: rendered.text };
 }

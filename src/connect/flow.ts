@@ -35,9 +35,10 @@ import type { BotConfig, BotFileProblem } from "../config/index.ts";
 import { formatProblem } from "../config/index.ts";
 import {
   ACCOUNT_PLACEHOLDER,
-  renderTemplate,
+  renderChecked,
   SAMPLE_USERNAME,
   usernameInName,
+  type BotTextCheck,
   type ReadTemplates,
   type Template,
 } from "../config/template.ts";
@@ -96,7 +97,7 @@ export interface ConnectOptions {
   /** The templates as they are now (read at each use: an edited template serves the next connection). */
   templates(): ReadTemplates;
   /** Checks a bot file's text exactly as `bot validate` does; its bot, or its problems. */
-  check(file: string, text: string): Promise<{ bot?: BotConfig; problems: BotFileProblem[] }>;
+  check: BotTextCheck;
   /** The app a bot of this configuration runs on. */
   appOf(config: BotConfig): Promise<AppCredentials>;
   fleet: ConnectFleet;
@@ -149,6 +150,11 @@ export class Connect {
     return `${this.options.publicUrl}/connect/${encodeURIComponent(template)}`;
   }
 
+  /** Whether there is a template to connect with. */
+  hasTemplates(): boolean {
+    return this.options.templates().templates.length > 0;
+  }
+
   /** Every template checked, as `bot start` checks them before serving: the problems of those that do not validate. */
   async problems(): Promise<BotFileProblem[]> {
     const { templates, problems } = this.options.templates();
@@ -161,15 +167,8 @@ export class Connect {
   }
 
   /** A template rendered for `username` and checked as a bot file; problems point into the template. */
-  private async render(
-    template: Template,
-    username: string,
-  ): Promise<{ bot: BotConfig; text: string } | { problems: BotFileProblem[] }> {
-    const rendered = renderTemplate(template, username);
-    if (rendered.problems.length > 0) return { problems: rendered.problems };
-    const checked = await this.options.check(template.file, rendered.text);
-    if (!checked.bot) return { problems: checked.problems.map((p) => rendered.original(p)) };
-    return { bot: checked.bot, text: rendered.text };
+  private render(template: Template, username: string) {
+    return renderChecked(template, username, this.options.check);
   }
 
   private async sample(template: Template) {

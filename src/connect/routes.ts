@@ -16,7 +16,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseCookies } from "../cookies.ts";
 import type { Logger } from "../log.ts";
-import type { Connect, ConnectReply } from "./flow.ts";
+import type { DynamicBots } from "../store/dynamic-bots.ts";
+import { templateOf, type Connect, type ConnectReply } from "./flow.ts";
 import { CONNECT_CSS, CONNECT_CSS_PATH, messagePage } from "./pages.ts";
 
 const HEADERS = {
@@ -42,12 +43,31 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefin
   return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
 }
 
-/** The connect pages of one process: {@link ConnectPages.handles} says which paths are theirs. */
+/**
+ * The connect pages of one process: {@link ConnectPages.handles} says which paths are theirs;
+ * the status server mounts them (src/observe/server.ts `MountedPages`) and links to them.
+ */
 export class ConnectPages {
   constructor(
     private readonly connect: Connect,
+    private readonly dynamic: DynamicBots,
     private readonly logger: Logger,
   ) {}
+
+  /** `/connect` while there are templates to connect with. */
+  connectLink(): string | undefined {
+    return this.connect.hasTemplates() ? "/connect" : undefined;
+  }
+
+  /** Where each of these bots' accounts connects again: the page of the template it was made from. */
+  async reconnectLinks(bots: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    const links = new Map<string, string>();
+    for (const bot of bots) {
+      const template = templateOf((await this.dynamic.get(bot))?.origin);
+      if (template) links.set(bot, `/connect/${encodeURIComponent(template)}`);
+    }
+    return links;
+  }
 
   /** Whether a path is one of the connect pages'. */
   handles(pathname: string): boolean {

@@ -107,7 +107,7 @@ export function refusedStatus(hosted: HostedBot, reason: string, at: number): Bo
     userId: "",
     username: "",
     plan: hosted.app.plan,
-    paused: { reason, at },
+    paused: { reason, at, accountRefused: true },
     triggers: {},
     inbox: 0,
     updatedAt: at,

@@ -236,7 +236,7 @@ class HostedRuntime implements Runtime {
     const reason = refusedAccountReason(config, err);
     const bot = this.bots.get(name);
     if (bot?.paused) return;
-    bot?.pause(reason);
+    bot?.pause(reason, true);
     this.options.logger.error({ bot: name }, `bot ${name} is paused: ${reason}; the other bots go on`);
     this.options.observer?.paused({ bot: name, reason, at: this.options.clock.now() });
   }

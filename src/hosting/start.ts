@@ -17,6 +17,7 @@ import {
   type BotConfig,
   type BotEnv,
 } from "../config/index.ts";
+import { ACCOUNTS_NAMESPACE, getAccount } from "../credentials/accounts.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { FleetChange, RuntimeObserver } from "./observer.ts";
@@ -35,6 +36,7 @@ import type { HostedBot, Runtime } from "./types.ts";
 import { ReviewDesk } from "./review-desk.ts";
 import { watchReviewRequests } from "./review-requests.ts";
 import { checkService, hasService, resolveService } from "./service.ts";
+import { webAccounts, type WebAccounts } from "./web-accounts.ts";
 
 export interface StartOptions {
   bots: string;
@@ -68,6 +70,12 @@ export interface Started {
   runtime: Runtime;
   /** The fleet: where each bot comes from, and its changes while the bots run (the admin API's). */
   fleet: Fleet;
+  /** The bots kept in the state and the pauses people asked for (in Redis, every process's). */
+  dynamic: DynamicBots;
+  /** The service's base URL (the embedded sandbox's when it runs). */
+  baseUrl: string;
+  /** What accounts connecting themselves through the web need (src/connect). */
+  web: WebAccounts;
   /** The embedded sandbox, when no service is configured. */
   sandbox?: Sandbox;
   store: Store;
@@ -129,6 +137,7 @@ export async function start(options: StartOptions): Promise<Started> {
     found = await findService(options, bots, vars, envFile, store);
     if (resuming) logger.info(resumedFrom(store, options.data, bots));
     const runtime = await startRuntime(runtimeOptions(options, found, store, shared, await dynamic.pauses()));
+    const service = found;
     const { sandbox } = found;
     const fleet = new Fleet(fleetOptions(options, { runtime, dynamic, found, store, vars, envFile, shared }));
     await fleet.load();
@@ -153,6 +162,19 @@ export async function start(options: StartOptions): Promise<Started> {
     return {
       runtime,
       fleet,
+      dynamic,
+      baseUrl: service.baseUrl,
+      web: webAccounts({
+        ...(sandbox ? { sandbox } : {}),
+        vars,
+        envFile,
+        ...(shared ? { shared } : {}),
+        botsDir: options.bots,
+        pluginsDir: options.plugins,
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        ...(options.env ? { env: options.env } : {}),
+        clock,
+      }),
       store,
       desk,
       ...(sandbox ? { sandbox } : {}),
@@ -229,9 +251,13 @@ function fleetOptions(
   return {
     runtime,
     dynamic,
-    accounts: sandbox
-      ? async (config) => (await provisionBots(sandbox, [config]))[0]!
-      : async (config) => resolveService(vars, envFile, [config], store).bots[0]!,
+    async accounts(config) {
+      // Signed in by another process sharing the state (an account that connected there): read it afresh.
+      if (config.account.kind === "stored") await store.reread?.(ACCOUNTS_NAMESPACE, config.account.stored);
+      return sandbox
+        ? (await provisionBots(sandbox, [config], (name) => getAccount(store, name)))[0]!
+        : resolveService(vars, envFile, [config], store).bots[0]!;
+    },
     botsDir: options.bots,
     pluginsDir: options.plugins,
     ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -338,7 +364,7 @@ async function findService(
 ): Promise<FoundService> {
   const { logger, clock } = options;
   if (!hasService(vars)) {
-    const embedded = await startEmbedded(options, bots, vars);
+    const embedded = await startEmbedded(options, bots, vars, store);
     return { ...embedded, baseUrl: embedded.sandbox.url };
   }
   const service = resolveService(vars, envFile, bots, store);
@@ -366,6 +392,7 @@ async function startEmbedded(
   options: StartOptions,
   bots: BotConfig[],
   vars: Readonly<Record<string, string | undefined>>,
+  store: Store,
 ) {
   const { createSandbox } = await import("../sandbox/index.ts");
   const { startCrowd, DEFAULT_CROWD_SIZE } = await import("../sandbox/crowd/index.ts");
@@ -386,7 +413,8 @@ async function startEmbedded(
     `no POSTBOT_BASE_URL set: running ${countOf(bots.length, "bot")} against an embedded sandbox at ${sandbox.url} with ${DEFAULT_CROWD_SIZE} simulated users (set POSTBOT_BASE_URL and the app's keys to use a real service)`,
   );
   try {
-    const hosted = await provisionBots(sandbox, bots);
+    // Accounts that connected themselves keep their own: stored with a token of this sandbox.
+    const hosted = await provisionBots(sandbox, bots, (name) => getAccount(store, name));
     const crowd = await startCrowd({
       sandbox,
       clock: options.clock,

@@ -12,6 +12,8 @@
  *   `bot review` on the machine.
  * - `/api/admin/...`: the admin API ({@link AdminApi}: the fleet's changes and review
  *   decisions, behind `POSTBOT_ADMIN_TOKEN`; off without one).
+ * - `/connect/...`: the pages where accounts connect themselves (src/connect), mounted with
+ *   {@link ObserveServer.mount} once the bots run; the page links there.
  *
  * It starts before the bots (so `/healthz` answers and `/readyz` says "starting" while a
  * thousand bots start), is given the runtime with {@link ObserveServer.attach} once it runs,
@@ -41,6 +43,20 @@ export interface ObserveServerOptions extends HttpAddress {
   admin?: AdminAccess;
 }
 
+/**
+ * Pages served beside the status page by a layer above it (the connect pages, src/connect),
+ * mounted once the bots run, and what the status page links to there.
+ */
+export interface MountedPages {
+  handles(pathname: string): boolean;
+  /** Answers one request (never throws). */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** The page where accounts connect, when there is one to link to. */
+  connectLink(): string | undefined;
+  /** Of these bots (each paused because its account's token was refused), where each one's account connects again. */
+  reconnectLinks(bots: readonly string[]): Promise<ReadonlyMap<string, string>>;
+}
+
 export interface ObserveServer {
   /** `http://127.0.0.1:9464` (the port the system gave when 0 was asked). */
   readonly url: string;
@@ -54,6 +70,8 @@ export interface ObserveServer {
   manage(fleet: FleetControl): void;
   /** The desk the admin API sends review decisions through (`/review`'s buttons; once the bots run). */
   review(desk: ReviewControl): void;
+  /** Serves these pages too (the connect pages, once the bots run), and links to them. */
+  mount(pages: MountedPages): void;
   /** The runtime is stopping: not ready any more. */
   stopping(): void;
   /** Ends the live updates and closes every connection. */
@@ -115,10 +133,35 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
   const metrics = createMetrics({ source: () => source });
   const live = new LiveUpdates(activity, () => clock.now());
   const admin = new AdminApi(options.admin, logger);
+  let mounted: MountedPages | undefined;
+
+  /** The page's data, with the links to the mounted pages (connect an account; connect a revoked one again). */
+  const status = async (url: URL) => {
+    const view = statusView(source, activity, parseViewQuery(url.searchParams), phase, clock.now());
+    if (!mounted) return { ...view, admin: admin.on };
+    const refused = new Set([
+      ...view.paused.filter((p) => p.accountRefused).map((p) => p.bot),
+      ...view.bots.filter((b) => b.paused?.accountRefused).map((b) => b.bot),
+    ]);
+    const links = refused.size > 0 ? await mounted.reconnectLinks([...refused]) : new Map<string, string>();
+    const withLink = <T extends { bot: string }>(row: T): T => {
+      const reconnect = links.get(row.bot);
+      return reconnect ? { ...row, reconnect } : row;
+    };
+    const connect = mounted.connectLink();
+    return {
+      ...view,
+      paused: view.paused.map(withLink),
+      bots: view.bots.map(withLink),
+      admin: admin.on,
+      ...(connect ? { connect } : {}),
+    };
+  };
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (admin.handles(url.pathname)) return await admin.handle(req, res, url);
+    if (mounted?.handles(url.pathname)) return await mounted.handle(req, res, url);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { ...SECURITY_HEADERS, allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" });
       res.end("only GET and HEAD\n");
@@ -144,10 +187,7 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
         return json(res, r.status, r.body);
       }
       case "/api/status":
-        return json(res, 200, {
-          ...statusView(source, activity, parseViewQuery(url.searchParams), phase, clock.now()),
-          admin: admin.on,
-        });
+        return json(res, 200, await status(url));
       case "/events":
         return live.handle(req, res);
       case "/api/review":
@@ -204,6 +244,10 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
     },
     manage(fleet) {
       admin.attach(fleet);
+    },
+    mount(pages) {
+      mounted = pages;
+      activity.botsChanged();
     },
     stopping() {
       phase = "stopping";

@@ -44,7 +44,9 @@ export interface BotRow {
   plan: string;
   app: string;
   state: "running" | "paused";
-  paused?: { reason: string; at: number };
+  paused?: { reason: string; at: number; accountRefused?: true };
+  /** Where the bot's account can connect again (its token was revoked; a bot made by connecting). */
+  reconnect?: string;
   triggers: Partial<Record<string, TriggerStatus>>;
   inbox: number;
   /** The bot's conversations, when a plugin of it defines one. */
@@ -63,7 +65,7 @@ export interface StatusView {
   queueDepth: number;
   streams: StreamState[];
   /** Every paused bot and why (the first 100). */
-  paused: Array<{ bot: string; reason: string; at: number }>;
+  paused: Array<{ bot: string; reason: string; at: number; accountRefused?: true; reconnect?: string }>;
   recent: readonly ActionSeen[];
   query: ViewQuery;
   /** Bots matching the query, and how many pages of them there are. */
@@ -129,7 +131,7 @@ export function statusView(
     counts: { running: all.length - paused.length, paused: paused.length },
     queueDepth: source?.queueDepth() ?? 0,
     streams: streamStates(source?.apps() ?? []),
-    paused: paused.slice(0, PAUSED_LISTED).map((b) => ({ bot: b.bot, reason: b.paused!.reason, at: b.paused!.at })),
+    paused: paused.slice(0, PAUSED_LISTED).map((b) => ({ bot: b.bot, ...b.paused! })),
     recent: activity.recent(),
     query: { ...query, page },
     matched: matching.length,

@@ -205,9 +205,9 @@ export class BotRuntime {
     this.triggers.retune(intervals);
   }
 
-  /** Pauses the bot: its triggers stop and its events wait in the inbox. */
-  pause(reason: string): void {
-    this.loop.pause(reason);
+  /** Pauses the bot: its triggers stop and its events wait in the inbox (`accountRefused`: its token was revoked). */
+  pause(reason: string, accountRefused = false): void {
+    this.loop.pause(reason, accountRefused);
     this.triggers.stop();
     this.options.handling.stop?.();
   }

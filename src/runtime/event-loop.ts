@@ -181,9 +181,13 @@ export class EventLoop implements TriggerInbox {
     return true;
   }
 
-  /** Stops starting events (they wait in the inbox) while the bot's account is refused. */
-  pause(reason: string): void {
-    this.pausedFor = { reason, at: this.options.clock.now() };
+  /** Stops starting events (they wait in the inbox) while the bot's account is refused, or a person paused it. */
+  pause(reason: string, accountRefused = false): void {
+    this.pausedFor = {
+      reason,
+      at: this.options.clock.now(),
+      ...(accountRefused ? { accountRefused: true as const } : {}),
+    };
   }
 
   /**

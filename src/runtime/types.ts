@@ -36,7 +36,11 @@ export interface BotStatus {
   userId: string;
   username: string;
   plan: string;
-  paused?: { reason: string; at: number };
+  /**
+   * Why and since when the bot is paused. `accountRefused`: the service refused its account's
+   * token (revoked: 401, code 89); signing the account in again, not resuming, brings it back.
+   */
+  paused?: { reason: string; at: number; accountRefused?: true };
   /** When the runtime last stopped cleanly (absent while it runs, or after a crash). */
   stoppedAt?: number;
   /** Day of the month the app's monthly read cap resets. */

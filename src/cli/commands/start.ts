@@ -13,6 +13,7 @@
  * the stop did not end within {@link HARD_STOP_MS} (or a second signal came).
  */
 import type { Command } from "commander";
+import { UserError } from "../../errors.ts";
 
 /** Stopping must end before a service manager's 10 s; past this, the process exits anyway. */
 const HARD_STOP_MS = 9_500;
@@ -35,7 +36,16 @@ export default function register(program: Command): void {
     .option("--dry-run", "log and count every action against a simulated budget; send none")
     .option(
       "--http [host:port]",
-      "serve a live status page (/), Prometheus metrics (/metrics), health (/healthz, /readyz) and, with POSTBOT_ADMIN_TOKEN set, the admin API (/api/admin/bots) on this address (default 127.0.0.1:9464; off when not given)",
+      "serve a live status page (/), Prometheus metrics (/metrics), health (/healthz, /readyz), the pages where accounts connect themselves (/connect) and, with POSTBOT_ADMIN_TOKEN set, the admin API (/api/admin/bots) on this address (default 127.0.0.1:9464; off when not given)",
+    )
+    .option(
+      "--public-url <url>",
+      "where browsers reach the --http server (https://bots.example.com): the service sends people who connect their account back to <url>/connect/callback (default: the --http address)",
+    )
+    .option(
+      "--templates <dir>",
+      "directory of bot templates for accounts that connect themselves (NAME.yaml)",
+      "templates",
     )
     .addHelpText(
       "after",
@@ -48,6 +58,11 @@ While it runs, a bot file added, changed or removed in --bots starts, restarts o
 bot alone (a file with problems is reported and its bot goes on as it was); SIGHUP reads the
 whole directory again. Plugin code changes need a restart.
 
+With --http, people connect their own account at /connect/NAME: they sign in with the service,
+and the bot of templates/NAME.yaml starts as their account ({account.username} in its name
+and texts); /connect/NAME/disconnect undoes it. The app's settings must list the callback URL
+<public-url>/connect/callback (the embedded sandbox's apps list it by themselves).
+
 With --http, POSTBOT_ADMIN_TOKEN (at least 16 random characters) turns on the admin API:
 list, add, replace, remove, pause and resume bots (Authorization: Bearer TOKEN);
 POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
@@ -56,6 +71,8 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
       async ({
         http,
         state,
+        publicUrl,
+        templates,
         ...options
       }: {
         bots: string;
@@ -65,6 +82,8 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         only?: string[];
         dryRun?: boolean;
         http?: string | true;
+        publicUrl?: string;
+        templates: string;
       }) => {
         const [{ start }, { createLogger }, { createClock }, observe, { loadEnv }] = await Promise.all([
           import("../../hosting/start.ts"),
@@ -81,6 +100,13 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
             : http === true
               ? observe.DEFAULT_HTTP_ADDRESS
               : observe.parseHttpAddress(http);
+        const { parsePublicUrl, serveConnect } = await import("../../connect/index.ts");
+        if (publicUrl !== undefined && !address)
+          throw new UserError(
+            "--public-url is where browsers reach the --http server's connect pages; give --http too (--http 127.0.0.1:9464 behind a proxy, say)",
+            { exitCode: 2 },
+          );
+        const connectUrl = publicUrl === undefined ? undefined : parsePublicUrl(publicUrl);
         const logger = createLogger();
         const clock = createClock();
         // Signals are caught from the very start: one arriving while the bots start stops them
@@ -130,6 +156,16 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         server?.attach(observe.runtimeSource(started.runtime, clock, started.store));
         server?.manage(started.fleet);
         server?.review(started.desk);
+        if (server) {
+          const { pages } = await serveConnect({
+            started,
+            publicUrl: connectUrl ?? server.url,
+            templatesDir: templates,
+            clock,
+            logger,
+          });
+          server.mount(pages);
+        }
         reread = () => {
           logger.info(`SIGHUP: reading ${options.bots} again`);
           void started.fleet.readFiles(undefined, "changed");

@@ -2,7 +2,9 @@
 // calls (textContent only, never innerHTML: bot names, usernames, post texts and reasons
 // are shown as text, whatever they contain), and follows /events (server-sent events) to
 // refresh what changed without a reload. When the admin API is on, each bot has a pause or
-// resume button; the admin token is asked for once and kept in this page's memory only.
+// resume button; the admin token is asked for once and kept in this page's memory only. With
+// templates (bot start --http), the summary links to the page where accounts connect, and a
+// bot made by connecting whose token was revoked links to where its account connects again.
 "use strict";
 
 (() => {
@@ -218,6 +220,9 @@
         {},
         el("span", { class: `badge ${b.state}` }, b.state),
         b.paused ? el("div", { class: "reason" }, `since ${ago(b.paused.at)}: ${b.paused.reason}`) : null,
+        b.reconnect
+          ? el("div", {}, el("a", { href: b.reconnect, class: "reconnect" }, "connect the account again"))
+          : null,
         b.inbox > 0 ? el("div", { class: "sub" }, `${b.inbox}${plural(b.inbox, " event", " events")} waiting`) : null,
         b.conversations ? el("div", { class: "sub conversations" }, conversationsLine(b.conversations)) : null,
         view.admin ? el("div", {}, fleetButton(b)) : null,
@@ -244,6 +249,7 @@
         el("span", {}, el("b", {}, v.queueDepth), " waiting for budget"),
         v.phase === "running" ? null : el("span", { class: "badge paused" }, v.phase),
         el("span", {}, `as of ${new Date(v.now).toISOString().replace("T", " ").slice(0, 19)} UTC`),
+        v.connect ? el("a", { href: v.connect, id: "connect-link" }, "connect an account") : null,
       ].filter(Boolean),
     );
     $("paused-section").hidden = v.paused.length === 0;
@@ -256,6 +262,7 @@
         " ",
         el("span", { class: "sub" }, `paused ${ago(p.at)}`),
         el("div", { class: "reason" }, p.reason),
+        p.reconnect ? el("a", { href: p.reconnect, class: "reconnect" }, "connect the account again") : null,
       ),
     );
     if (v.counts.paused > pausedShown.length) {
