@@ -12,7 +12,7 @@
  * it is written as the service spells it.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { isPair, isScalar, visit } from "yaml";
 import { displayPath } from "../display-path.ts";
 import type { BotConfig } from "./load-bots.ts";
@@ -30,8 +30,8 @@ export const ACCOUNT_PLACEHOLDER = "{account.username}";
  */
 export const SAMPLE_USERNAME = "Sample_Account1";
 
-/** Where templates are, by default (`--templates`). */
-export const TEMPLATES_DIR = "templates";
+/** Where templates are by default (`--templates`): `templates/` next to the bots directory. */
+export const templatesDirOf = (botsDir: string) => join(dirname(botsDir), "templates");
 
 /** Template files: `NAME.yaml` (or `.yml`), NAME being what `/connect/NAME` says. */
 const TEMPLATE_FILE = /^(.*)\.ya?ml$/;

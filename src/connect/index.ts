@@ -5,7 +5,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { countOf, formatProblem } from "../config/index.ts";
-import { readTemplates, TEMPLATES_DIR } from "../config/template.ts";
+import { readTemplates } from "../config/template.ts";
 import { UserError } from "../errors.ts";
 import type { Started } from "../hosting/start.ts";
 import type { Logger } from "../log.ts";
@@ -22,8 +22,8 @@ export interface ServeConnectOptions {
    * service sends them back to `<publicUrl>/connect/callback`.
    */
   publicUrl: string;
-  /** The templates directory (default `templates`). */
-  templatesDir?: string;
+  /** The templates directory. */
+  templatesDir: string;
   cwd?: string;
   clock: Clock;
   logger: Logger;
@@ -57,7 +57,7 @@ export function parsePublicUrl(value: string): string {
 
 export async function serveConnect(options: ServeConnectOptions): Promise<{ pages: ConnectPages; connect: Connect }> {
   const { started, logger } = options;
-  const dir = options.templatesDir ?? TEMPLATES_DIR;
+  const dir = options.templatesDir;
   const cwd = options.cwd ?? process.cwd();
   const connect: Connect = new Connect({
     publicUrl: options.publicUrl,

@@ -219,7 +219,7 @@ export function refusedAccountReason(config: BotConfig, err: unknown): string {
   const what = refusal ? `${refusal.status}, code ${refusal.code}` : ((err as Error)?.message ?? String(err));
   const advice =
     config.account.kind === "stored"
-      ? `sign it in again (bot auth login --account ${config.account.stored}) and restart`
+      ? `sign it in again (bot auth login --account ${config.account.stored}) and restart, or, for an account that connected itself, connect it again on its connect page`
       : `its token comes from account.token and account.token_secret in ${config.file}: check them (and the environment variables or .env lines they read) and restart`;
   return `the service refused the account's token (${what}); ${advice}`;
 }

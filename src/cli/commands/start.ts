@@ -44,8 +44,7 @@ export default function register(program: Command): void {
     )
     .option(
       "--templates <dir>",
-      "directory of bot templates for accounts that connect themselves (NAME.yaml)",
-      "templates",
+      "directory of bot templates for accounts that connect themselves (NAME.yaml; default: templates next to --bots)",
     )
     .addHelpText(
       "after",
@@ -83,7 +82,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         dryRun?: boolean;
         http?: string | true;
         publicUrl?: string;
-        templates: string;
+        templates?: string;
       }) => {
         const [{ start }, { createLogger }, { createClock }, observe, { loadEnv }] = await Promise.all([
           import("../../hosting/start.ts"),
@@ -101,6 +100,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
               ? observe.DEFAULT_HTTP_ADDRESS
               : observe.parseHttpAddress(http);
         const { parsePublicUrl, serveConnect } = await import("../../connect/index.ts");
+        const { templatesDirOf } = await import("../../config/template.ts");
         if (publicUrl !== undefined && !address)
           throw new UserError(
             "--public-url is where browsers reach the --http server's connect pages; give --http too (--http 127.0.0.1:9464 behind a proxy, say)",
@@ -160,7 +160,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
           const { pages } = await serveConnect({
             started,
             publicUrl: connectUrl ?? server.url,
-            templatesDir: templates,
+            templatesDir: templates ?? templatesDirOf(options.bots),
             clock,
             logger,
           });

@@ -1,6 +1,8 @@
 /**
  * `bot validate`: checks every bot file and every plugin's options without connecting to
- * the service, so a mistake is found before `bot start`, in CI or in an editor's task.
+ * the service, so a mistake is found before `bot start`, in CI or in an editor's task; and
+ * every template (`templates/NAME.yaml`, for accounts that connect themselves), rendered for a
+ * sample username and checked as the bot file it becomes.
  */
 import type { Command } from "commander";
 
@@ -12,13 +14,24 @@ export default function register(program: Command): void {
     )
     .option("--bots <dir>", "directory of bot files (one bot per *.yaml file)", "bots")
     .option("--plugins <dir>", "directory of local plugins (NAME.ts, NAME.js or NAME/index.ts)", "plugins")
+    .option("--templates <dir>", "directory of bot templates (NAME.yaml; default: templates next to --bots)")
     .addHelpText(
       "after",
       "\nVariables (${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.",
     )
-    .action(async (options: { bots: string; plugins: string }) => {
-      const { loadBots, formatProblem, countOf: count } = await import("../../config/index.ts");
-      const { bots, problems, files } = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins });
+    .action(async (options: { bots: string; plugins: string; templates?: string }) => {
+      const { loadBots, formatProblem, countOf: count, compareProblems } = await import("../../config/index.ts");
+      const loaded = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins });
+      const { bots, files } = loaded;
+      const { checkTemplates } = await import("../../config/template-check.ts");
+      const templates = await checkTemplates({
+        dir: options.templates,
+        botsDir: options.bots,
+        pluginsDir: options.plugins,
+        env: loaded.env,
+        others: bots,
+      });
+      const problems = [...loaded.problems, ...templates.problems].sort(compareProblems);
       for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
       if (problems.length > 0) {
         const badFiles = new Set(problems.map((p) => p.file)).size;
@@ -28,7 +41,7 @@ export default function register(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      const plugins = new Set(bots.flatMap((bot) => bot.plugins.map((p) => p.name)));
+      const plugins = new Set([...bots, ...templates.bots].flatMap((bot) => bot.plugins.map((p) => p.name)));
       // Mistakes that pass validation: options that drop unknown keys, two plugins answering one event.
       const { looseOptionWarnings, sharedEventWarnings } = await import("../plugin-warnings.ts");
       for (const line of [...looseOptionWarnings(bots), ...(await sharedEventWarnings(bots))])
@@ -41,8 +54,11 @@ export default function register(program: Command): void {
           `${file}: warning: no bot uses the plugin "${name}", so it never runs; list it under plugins: in a bot file (plugins: { ${name}: {} })\n`,
         );
       }
+      const checked = templates.bots.length
+        ? `, ${count(templates.bots.length, "template")} (${templates.names.join(", ")})`
+        : "";
       process.stdout.write(
-        `OK: ${count(bots.length, "bot")} in ${count(files.length, "file")} (${bots.map((b) => b.name).join(", ")}), ${count(plugins.size, "plugin")} checked\n`,
+        `OK: ${count(bots.length, "bot")} in ${count(files.length, "file")} (${bots.map((b) => b.name).join(", ")})${checked}, ${count(plugins.size, "plugin")} checked\n`,
       );
     });
 }
