@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
+import { PERSONAS } from "../sandbox/crowd/content.ts";
 import { TRIGGER_OF } from "../triggers/events.ts";
 import type { EventName } from "../plugins/plugin.ts";
 import { writeFileAtomic } from "../store/atomic-file.ts";
@@ -146,6 +147,8 @@ export async function announceDemo(
   sandbox: { url: string; adminToken: string },
   bots: readonly DemoBot[],
   logger: Logger,
+  /** The connect page (`--http` with templates): where a person connects a sandbox user. */
+  connectPage?: string,
 ): Promise<() => Promise<void>> {
   const answers = answerers(bots);
   const dmAnswers = dmAnswerers(bots);
@@ -168,6 +171,12 @@ export async function announceDemo(
   if (dmBot !== undefined) {
     logger.info(
       `send a bot a direct message as a user of the demo: npx bot say${data} --dm --as alice ${dmBot} "hello" (add --wait to see its answer)`,
+    );
+  }
+  if (connectPage) {
+    const someone = PERSONAS[0]!.username;
+    logger.info(
+      `connect a sandbox user in the browser: open ${connectPage}, sign in as ${someone} (every simulated user's password is sandbox), then mention it: npx bot say${data} --as alice "@${someone} hello"`,
     );
   }
   return unpublish;

@@ -72,7 +72,7 @@ const advanceDemo = (ms: number) => async (session: Session) => {
   expect(res.status).toBe(200);
 };
 
-const OK_VALIDATE = /^OK: \d+ bots in \d+ files \(.*hello.*\), \d+ plugins checked$/m;
+const OK_VALIDATE = /^OK: \d+ bots in \d+ files \(.*hello.*\), 1 template \(greeter\), \d+ plugins checked$/m;
 
 /**
  * What each documented command must do, by its text as written (its comment aside). A
@@ -132,6 +132,44 @@ const EXPECTED: Record<string, Expectation> = {
   },
   "curl -s http://127.0.0.1:9464/metrics | head -n 3": { stdout: /^# HELP postbot_/ },
   "curl -s http://127.0.0.1:9464/readyz": { stdout: /"ready":true/ },
+  // docs/operations.md, "The admin API"
+  "POSTBOT_ADMIN_TOKEN=change-me-to-a-long-random-token POSTBOT_ADMIN_TOKEN_NAME=ops npx bot start --http 127.0.0.1:9464":
+    {
+      serves: { ready: /"msg":"all bots started; stop with Ctrl-C/, stopped: /"msg":"stopped; state saved"/ },
+    },
+  'curl -s http://127.0.0.1:9464/api/admin/bots -H "Authorization: Bearer wrong-token"': {
+    stdout: /^\{"type":"tag:postbot,2026:admin\/unauthorized","title":"Wrong token","status":401,/,
+  },
+  'curl -s -X POST http://127.0.0.1:9464/api/admin/bots -H "Authorization: Bearer change-me-to-a-long-random-token" --data-binary @night-owl.yaml':
+    {
+      stdout: /^\{"bot":\{"name":"night-owl","source":\{"kind":"state","origin":"api"\},"state":"running",.*"by":"ops"/,
+    },
+  'curl -s -X POST http://127.0.0.1:9464/api/admin/bots -H "Authorization: Bearer change-me-to-a-long-random-token" --data-binary "plan: gold"':
+    {
+      stdout:
+        /^\{"type":"tag:postbot,2026:admin\/invalid-bot-file",.*"status":422,.*"errors":\[.*\{"line":1,"column":7,"key":"plan",/,
+    },
+  'curl -s -X POST http://127.0.0.1:9464/api/admin/bots/night-owl/pause -H "Authorization: Bearer change-me-to-a-long-random-token" -d \'{"reason": "maintenance"}\'':
+    { stdout: /^\{"bot":\{"name":"night-owl",.*"state":"paused","paused":\{"reason":"paused by ops: maintenance;/ },
+  'curl -s -X POST http://127.0.0.1:9464/api/admin/bots/night-owl/resume -H "Authorization: Bearer change-me-to-a-long-random-token"':
+    {
+      stdout: /^\{"bot":\{"name":"night-owl",.*"state":"running"/,
+    },
+  'curl -s -X DELETE http://127.0.0.1:9464/api/admin/bots/night-owl -H "Authorization: Bearer change-me-to-a-long-random-token" -w "%{http_code}\\n"':
+    {
+      stdout: /^204\n$/,
+      after: async (session) => {
+        // Every change logged with the token's name, never its value.
+        const log = session.serving.at(-1)!.command.stdout();
+        for (const change of ["added (api)", "paused", "resumed", "removed"])
+          expect(log).toMatch(new RegExp(`"msg":"bot night-owl ${change.replace(/[()]/g, "\\$&")}[^"]*\\(by ops\\)"`));
+        expect(log).not.toContain("change-me-to-a-long-random-token");
+      },
+    },
+  // docs/operations.md, "Accounts that connect themselves"
+  'curl -s -o /dev/null -w "%{http_code} %{redirect_url}\\n" http://127.0.0.1:9464/connect/greeter': {
+    stdout: /^302 http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?oauth_token=\w+\n$/,
+  },
 };
 
 /** Programs a syntax-only block may use besides `npx bot`, `bot` and `npm`: what this suite cannot run. */

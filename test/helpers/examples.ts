@@ -13,6 +13,9 @@ import type { PluginDefinition } from "../../src/plugins/index.ts";
 /** The bot files of `bots/` that come with postbot (the demo). */
 export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "host", "morning"] as const;
 
+/** The templates of `templates/` that come with postbot (the demo's connect page). */
+export const EXAMPLE_TEMPLATES = ["greeter"] as const;
+
 /** The plugins of `plugins/` that come with postbot (the examples the README documents). */
 export const EXAMPLE_PLUGINS = [
   "dialog",

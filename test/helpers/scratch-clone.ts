@@ -2,14 +2,14 @@
  * A scratch copy of this checkout as a newcomer has it after `git clone` and `npm install`,
  * for running the documentation's commands as written: the code (`src/`, `bin/`,
  * `node_modules/`, the configuration, the folders of `test/`) is linked, and what a reader
- * is told to write or regenerate (`bots/`, `plugins/`, the top of `test/`, `bot.schema.json`,
+ * is told to write or regenerate (`bots/`, `templates/`, `plugins/`, the top of `test/`, `bot.schema.json`,
  * `.postbot/`) is the scratch copy's own, starting from the examples postbot ships (never
  * what a user added here). Nothing the documents run may write into what is linked.
  */
 import { cp, mkdir, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { EXAMPLE_BOTS, EXAMPLE_PLUGINS } from "./examples.ts";
+import { EXAMPLE_BOTS, EXAMPLE_PLUGINS, EXAMPLE_TEMPLATES } from "./examples.ts";
 
 /** What the scratch copy links from this checkout: the code and its configuration. */
 const LINKED = [
@@ -34,6 +34,9 @@ export async function scratchClone(): Promise<ScratchClone> {
   for (const entry of LINKED) await symlink(join(root, entry), join(dir, entry));
   await mkdir(join(dir, "bots"));
   for (const name of EXAMPLE_BOTS) await cp(join(root, "bots", `${name}.yaml`), join(dir, "bots", `${name}.yaml`));
+  await mkdir(join(dir, "templates"));
+  for (const name of EXAMPLE_TEMPLATES)
+    await cp(join(root, "templates", `${name}.yaml`), join(dir, "templates", `${name}.yaml`));
   await mkdir(join(dir, "plugins"));
   for (const name of EXAMPLE_PLUGINS) await cp(join(root, "plugins", `${name}.ts`), join(dir, "plugins", `${name}.ts`));
   await cp(join(root, "plugins", "lib"), join(dir, "plugins", "lib"), { recursive: true });

@@ -156,6 +156,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         server?.attach(observe.runtimeSource(started.runtime, clock, started.store));
         server?.manage(started.fleet);
         server?.review(started.desk);
+        let connectPage: string | undefined;
         if (server) {
           const { pages } = await serveConnect({
             started,
@@ -165,6 +166,8 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
             logger,
           });
           server.mount(pages);
+          const link = pages.connectLink();
+          if (link) connectPage = `${connectUrl ?? server.url}${link}`;
         }
         reread = () => {
           logger.info(`SIGHUP: reading ${options.bots} again`);
@@ -173,7 +176,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         const { announceDemo, answerers, demoBots, publishDemo } = await import("../demo-access.ts");
         const sandbox = started.sandbox;
         const unpublish = sandbox
-          ? await announceDemo(options.data, sandbox, demoBots(started.runtime.bots), logger)
+          ? await announceDemo(options.data, sandbox, demoBots(started.runtime.bots), logger, connectPage)
           : undefined;
         // `bot say` finds the bots of the demo as they are now.
         if (sandbox)
