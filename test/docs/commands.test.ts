@@ -192,9 +192,10 @@ function substitute(command: string, session: Session, where: string): string {
     if (!session.lastId) throw new Error(`${where}: ID, but no command before it printed a post id`);
     text = text.replace(/\bID\b/g, session.lastId);
   }
-  if (text.includes("ADMIN_TOKEN")) {
+  // The word alone: POSTBOT_ADMIN_TOKEN is a variable's name.
+  if (/\bADMIN_TOKEN\b/.test(text)) {
     if (!session.adminToken) throw new Error(`${where}: ADMIN_TOKEN, but no command before it printed one`);
-    text = text.replaceAll("ADMIN_TOKEN", session.adminToken);
+    text = text.replace(/\bADMIN_TOKEN\b/g, session.adminToken);
   }
   return text;
 }
