@@ -92,7 +92,7 @@ plugins:
     const problems = parseBotFile(t.file, rendered.text, env).problems.map((p) => formatProblem(rendered.original(p)));
     const col = text.split("\n")[4]!.indexOf("sometimes") + 1;
     expect(problems).toContain(
-      `templates/greeter.yaml:3:26 triggers.mentoins: unknown key; did you mean "mentions"? Allowed here: mentions, followers, stream, schedule`,
+      `templates/greeter.yaml:3:26 triggers.mentoins: unknown key; did you mean "mentions"? Allowed here: mentions, followers, dms, stream, schedule`,
     );
     // The plugin's options are checked later (by the loader); the position rule is the same.
     const position = rendered.original({
