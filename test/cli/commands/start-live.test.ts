@@ -3,12 +3,13 @@
  * change (issue 23 items 1 and 3): a new file's bot answers, a changed file's bot answers with
  * its new text, a broken file is reported as `bot validate` reports it while its bot goes on
  * as it was, a removed file's bot stops; SIGHUP reads the directory again; the admin API of
- * its `--http` server takes its token from the environment. The process is killed after each
+ * its `--http` server takes its token from the environment; a changed plugin is logged as
+ * needing a restart. The process is killed after each
  * test, whatever happened.
  */
 import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { killBots, lineReader, runBot, spawnBot } from "../../helpers/cli.ts";
 
@@ -20,7 +21,22 @@ afterAll(async () => {
 });
 
 const botFile = (name: string, text: string, plan = "pro") =>
-  `name: ${name}\nplan: ${plan}\ntriggers:\n  mentions: {}\nplugins:\n  reply:\n    text: "${text}: {post.body}"\n`;
+  `name: ${name}\nplan: ${plan}\ntriggers:\n  mentions: {}\nplugins:\n  echo:\n    text: "${text}"\n`;
+
+/** The project's own plugin (its directory is watched too): answers "TEXT: what was said". */
+const ECHO = `import { z } from ${JSON.stringify(resolve("node_modules/zod/index.js"))};
+import { definePlugin } from ${JSON.stringify(resolve("src/plugins/plugin.ts"))};
+
+export default definePlugin({
+  name: "echo",
+  options: z.strictObject({ text: z.string() }),
+  setup(bot, options) {
+    bot.on("mention", async (ctx) => {
+      await ctx.reply(\`\${options.text}: \${ctx.post.text.replace(/@\\w+\\s*/g, "")}\`);
+    });
+  },
+});
+`;
 
 describe("bot start while its bot files change", () => {
   it("starts, restarts and stops bots as their files are added, changed, broken and removed; SIGHUP reads them again", async () => {
@@ -28,9 +44,13 @@ describe("bot start while its bot files change", () => {
     dirs.push(dir);
     const bots = join(dir, "bots");
     const data = join(dir, "data");
+    const plugins = join(dir, "plugins");
     await mkdir(bots);
+    await mkdir(plugins);
+    await writeFile(join(plugins, "echo.ts"), ECHO);
+    await writeFile(join(dir, "package.json"), '{"type": "module"}\n'); // as a project's: ES modules
     await writeFile(join(bots, "alpha.yaml"), botFile("alpha", "alpha v1"));
-    const child = spawnBot(["start", "--bots", bots, "--data", data, "--http", "127.0.0.1:0"], {
+    const child = spawnBot(["start", "--bots", bots, "--plugins", plugins, "--data", data, "--http", "127.0.0.1:0"], {
       env: { POSTBOT_ADMIN_TOKEN: TOKEN, POSTBOT_ADMIN_TOKEN_NAME: "tester" },
     });
     const out = lineReader(child.stdout);
@@ -64,6 +84,11 @@ describe("bot start while its bot files change", () => {
     // Removed.
     await unlink(join(bots, "alpha.yaml"));
     await logged(/bot alpha stopped: [^"]*alpha\.yaml was removed/);
+
+    // Plugin code: loaded once; the log says a restart is needed, and the bots go on.
+    await writeFile(join(plugins, "echo.ts"), ECHO.replace("options.text", "options.text.toUpperCase()"));
+    await logged(/[^"]*echo\.ts changed: plugin code is loaded once, so restart bot start to use it/);
+    expect(await say("@beta after the plugin changed")).toContain("beta v1: after the plugin changed");
 
     // SIGHUP: the whole directory again (beta is still broken, so it is reported again).
     child.kill("SIGHUP");
