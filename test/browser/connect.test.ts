@@ -5,12 +5,14 @@
  * Cancel connects nothing; the callback opened again (the browser's history) stores nothing;
  * disconnecting signs in through the service's /oauth/authenticate (at once for an account
  * that already granted the app) and, on postbot's button, revokes the token at the service
- * and removes the bot. The status page links to the connect page. The fleet runs in-process with the embedded sandbox; nothing leaves
+ * and removes the bot. The status page links to the connect page, and for a connected bot
+ * paused because its token was revoked, to its template's page again. The fleet runs in-process with the embedded sandbox; nothing leaves
  * this machine. Screenshots go to test-results/.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { invalidateToken } from "../../src/api/auth/oauth1-flow.ts";
 import { getAccount } from "../../src/credentials/accounts.ts";
 import { compareIds } from "../../src/sandbox/model/index.ts";
 import { openChromium, TEST_RESULTS, type Chromium } from "../helpers/chromium.ts";
@@ -23,6 +25,7 @@ beforeAll(async () => {
   mkdirSync(TEST_RESULTS, { recursive: true });
   s = await startConnectServer({ templates: { "greeter.yaml": echoTemplate("greeter", "hello") } });
   await s.started.sandbox!.admin.createUser({ username: "nina", name: "Nina" });
+  await s.started.sandbox!.admin.createUser({ username: "pia", name: "Pia" });
   browser = await openChromium();
 }, 90_000);
 
@@ -118,6 +121,46 @@ describe("connecting an account in Chromium", () => {
     expect([...s!.started.runtime.fleet().keys()]).toEqual(["keeper"]);
     expect(await s!.started.dynamic.list()).toEqual([]);
     expect(getAccount(s!.started.store, "greeter-nina")).toBeUndefined();
+    expect(stayedHere()).toEqual([]);
+  }, 60_000);
+  it("a revoked token pauses the bot; the status page offers the connect link again, which signs the account in anew", async () => {
+    const page = browser!.page;
+    await browser!.context.clearCookies(); // another person at this browser
+    await page.goto(`${s!.url}/connect/greeter`);
+    await page.waitForURL(`${sandboxUrl()}/oauth/authorize?*`);
+    await page.getByLabel("Username").fill("pia");
+    await page.getByLabel("Password").fill("sandbox");
+    await page.getByRole("button", { name: "Authorize app" }).click();
+    await page.waitForURL(`${s!.url}/connect/callback?*`);
+    expect(await page.locator("h1").textContent()).toBe("@pia is connected");
+
+    const first = getAccount(s!.started.store, "greeter-pia")!.oauth1!;
+    const app = s!.started.runtime.fleet().get("greeter-pia")!.app;
+    await invalidateToken(s!.started.baseUrl, {
+      consumer: { key: app.key, secret: app.secret },
+      token: { token: first.token, secret: first.secret },
+      clock: s!.clock,
+    });
+    const bob = Object.values(s!.started.sandbox!.context.data.world.users).find((u) => u.username === "bob")!;
+    await s!.started.sandbox!.admin.createPost({ author_id: bob.id, text: "@pia still there?" });
+    await vi.waitFor(
+      () => expect(s!.started.runtime.status().find((b) => b.bot === "greeter-pia")?.paused).toBeDefined(),
+      { timeout: 20_000, interval: 20 },
+    );
+
+    await page.goto(`${s!.url}/`);
+    const again = page.locator("#paused a.reconnect");
+    await again.waitFor({ timeout: 20_000 });
+    expect(await again.textContent()).toBe("connect the account again");
+    expect(await again.getAttribute("href")).toBe("/connect/greeter");
+    await page.screenshot({ path: join(TEST_RESULTS, "connect-revoked.png"), fullPage: true });
+    await again.click();
+    await page.waitForURL(`${sandboxUrl()}/oauth/authorize?*`);
+    await page.getByRole("button", { name: "Authorize app" }).click();
+    await page.waitForURL(`${s!.url}/connect/callback?*`);
+    expect(await page.locator("h1").textContent()).toBe("@pia is served again");
+    expect(getAccount(s!.started.store, "greeter-pia")!.oauth1!.token).not.toBe(first.token);
+    expect(s!.started.runtime.status().find((b) => b.bot === "greeter-pia")?.paused).toBeUndefined();
     expect(stayedHere()).toEqual([]);
   }, 60_000);
 });
