@@ -143,6 +143,26 @@ export function createMetrics(options: MetricsOptions): Metrics {
     moderationTallies.judgeFailures,
   );
 
+  const llmTokens = new Counter({
+    name: "postbot_llm_tokens_total",
+    help: "Tokens a bot's language model used (llm-reply), from each answer's usage, by bot and kind (prompt, completion).",
+    labelNames: ["bot", "kind"] as const,
+    registers: reg,
+  });
+  const llmSeconds = new Histogram({
+    name: "postbot_llm_request_seconds",
+    help: "Time each request to a bot's language model took, on the runtime's clock, by bot and outcome (ok, or why it failed: timeout, rate-limited, server-error...).",
+    labelNames: ["bot", "outcome"] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: reg,
+  });
+  const llmRefused = new Counter({
+    name: "postbot_llm_refused_total",
+    help: "Texts a bot's language model wrote that were not posted, by bot and what refused them (classifier, empty).",
+    labelNames: ["bot", "by"] as const,
+    registers: reg,
+  });
+
   /** Set for the length of a scrape; the gauges read it. */
   let reading: Reading | undefined;
 
@@ -319,6 +339,18 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
     paused() {
       // A state: postbot_bot_paused reads it at scrape time.
+    },
+    model: {
+      request(seen) {
+        llmSeconds.observe({ bot: seen.bot, outcome: seen.outcome }, seen.seconds);
+      },
+      tokens(seen) {
+        llmTokens.inc({ bot: seen.bot, kind: "prompt" }, seen.prompt);
+        llmTokens.inc({ bot: seen.bot, kind: "completion" }, seen.completion);
+      },
+      refused(seen) {
+        llmRefused.inc({ bot: seen.bot, by: seen.by });
+      },
     },
     fleet(seen) {
       fleetChanges.inc({ change: seen.change });

@@ -8,7 +8,8 @@ import llmReply from "../../plugins/llm-reply.ts";
 import { weightedLength } from "../../src/api/text/post-length.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import type { BotFileInput } from "../../src/config/schema.ts";
-import type { RuntimeObserver } from "../../src/hosting/observer.ts";
+import { fanOut, type RuntimeObserver } from "../../src/hosting/observer.ts";
+import { createMetrics } from "../../src/observe/metrics.ts";
 import { CHAT_TIMEOUT_MS } from "../../src/llm/chat.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
@@ -31,7 +32,13 @@ const noop = () => undefined;
  * answers with `llm-reply` pointed at the model server.
  */
 async function start(
-  o: { options?: Record<string, unknown>; bot?: Partial<BotFileInput>; others?: BotFileInput[]; key?: string } = {},
+  o: {
+    options?: Record<string, unknown>;
+    bot?: Partial<BotFileInput>;
+    others?: BotFileInput[];
+    key?: string;
+    observer?: RuntimeObserver;
+  } = {},
 ) {
   const clock: AdjustableClock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
   const sandbox = (opened.sandbox = await createSandbox({ clock }));
@@ -70,7 +77,7 @@ async function start(
       ...(o.others ?? []),
     ],
     plugins: { "llm-reply": llmReply },
-    runtime: { observer },
+    runtime: { observer: o.observer ? fanOut(observer, o.observer) : observer },
   }));
   return { bed, model, seen, clock };
 }
@@ -226,6 +233,34 @@ describe("llm-reply: what is never generated or posted", () => {
     await poll(again);
     expect(model.chat.requests).toHaveLength(1);
     expect(replyTexts(again)).toEqual(["Once only."]);
+  });
+});
+
+describe("llm-reply: figures", () => {
+  it("/metrics counts the model's tokens by kind, its requests' time by outcome, and the texts refused", async () => {
+    const metrics = createMetrics({ source: () => undefined });
+    const { bed, model } = await start({ observer: metrics.observer });
+    model.chat.queue(
+      answer.error(500),
+      answer.chat("Fine words.", { prompt_tokens: 30, completion_tokens: 3 }),
+      answer.chat("You worthless idiot, nobody would miss you.", { prompt_tokens: 31, completion_tokens: 8 }),
+    );
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@helpdesk one");
+    await until(
+      () => model.chat.requests.length === 2,
+      () => bed.advance(500),
+    );
+    await bed.settle();
+    await bed.post(alice, "@helpdesk two");
+    await until(() => model.chat.requests.length === 3);
+    await bed.settle();
+    const { body } = await metrics.scrape();
+    expect(body).toContain('postbot_llm_tokens_total{bot="helpdesk",kind="prompt"} 61');
+    expect(body).toContain('postbot_llm_tokens_total{bot="helpdesk",kind="completion"} 11');
+    expect(body).toContain('postbot_llm_request_seconds_count{bot="helpdesk",outcome="ok"} 2');
+    expect(body).toContain('postbot_llm_request_seconds_count{bot="helpdesk",outcome="server-error"} 1');
+    expect(body).toContain('postbot_llm_refused_total{bot="helpdesk",by="classifier"} 1');
   });
 });
 
