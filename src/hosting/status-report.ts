@@ -9,6 +9,7 @@ import { createActionSystem, type BudgetStatus } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
 import type { LedgerEntry, LedgerState } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
+import { savedModelBudget, type ModelBudgetStatus } from "../llm/index.ts";
 import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
@@ -22,6 +23,8 @@ import { STATUS_EVERY_MS } from "./status-saver.ts";
 export interface BotReport extends BotStatus {
   cursors: { mentions?: string; followersKnown?: number; dms?: string };
   budget?: BudgetStatus;
+  /** What the bot's language model used of its file's `budget.llm` (llm-reply), when it has one. */
+  llm?: ModelBudgetStatus;
   /** The bot's app: who shares its windows, its stream's state and last error. */
   app?: AppStatus;
   /** The action the ledger changed last for this bot: what, on what, how it ended, when. */
@@ -76,10 +79,12 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
     const dms = store.get<DmsCursor>(CURSORS_NAMESPACE, dmsCursorKey(status.bot));
     const app = store.get<AppStatus>(APP_STATUS_NAMESPACE, status.appId);
     const lastAction = last.get(status.bot);
+    const llm = savedModelBudget(store, status.bot, clock.now());
     const report: BotReport = {
       ...status,
       ...(app ? { app } : {}),
       ...(lastAction ? { lastAction } : {}),
+      ...(llm ? { llm } : {}),
       cursors: {
         ...(mentions?.since_id ? { mentions: mentions.since_id } : {}),
         ...(followers ? { followersKnown: followers.length } : {}),
@@ -172,6 +177,20 @@ const count = (n: number, noun: string) => `${thousands(n)} ${n === 1 ? noun : `
 const iso = (ms: number) => new Date(ms).toISOString();
 const thousands = (n: number) => n.toLocaleString("en-US");
 
+/** `tokens 48,210 of 50,000 left per 1d, requests 0 of 30 left per 1m (more in 20s)`: what the bot's model may still use. */
+function llmLine(b: ModelBudgetStatus, now: number): string {
+  const window = (name: string, w: NonNullable<ModelBudgetStatus["tokens"]>) => {
+    const left = Math.max(0, w.limit - w.used);
+    return `${name} ${thousands(left)} of ${thousands(w.limit)} left per ${age(w.windowMs)}${left === 0 ? ` (more in ${age(w.resetAt - now)})` : ""}`;
+  };
+  const parts = [
+    ...(b.tokens ? [window("tokens", b.tokens)] : []),
+    ...(b.requests ? [window("requests", b.requests)] : []),
+  ];
+  if (b.pausedUntil !== undefined) parts.push(`paused by the model server for ${age(b.pausedUntil - now)}`);
+  return parts.join(", ") || "no limit";
+}
+
 /** A running bot's status older than three status rounds: its process may have stopped without saving. */
 const STALE_STATUS_MS = 3 * STATUS_EVERY_MS;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -257,6 +276,7 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
       );
       lines.push(`  budget     ${parts.join(", ")}`);
       const m = r.budget.monthly;
+      if (r.llm) lines.push(`  llm        ${llmLine(r.llm, now)}`);
       if (m) {
         lines.push(
           `  monthly    ${thousands(m.used)} of ${thousands(m.cap)} posts read by app ${r.appId} this period: every post that recent search and the filtered stream return counts, for all the app's bots (mention polls do not); resets on ${dayOf(m.resetAt)}, in ${age(m.resetAt - now)}`,

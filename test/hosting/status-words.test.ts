@@ -78,3 +78,24 @@ describe("bot status in words", () => {
     expect(last("follow", "42")).toBe("  last       follow of user 42: sent 1m ago");
   });
 });
+
+describe("bot status: the model's budget", () => {
+  it("says what the bot's model may still use of its budget.llm, and when a spent window refills", () => {
+    const text = formatStatus(
+      [
+        bot({
+          budget: { bot: "greeter", plan: "pro", actions: {} as never },
+          llm: {
+            tokens: { used: 1_790, limit: 50_000, windowMs: 86_400_000, resetAt: NOW + 3_600_000 },
+            requests: { used: 30, limit: 30, windowMs: 60_000, resetAt: NOW + 20_000 },
+            waiting: 1,
+          },
+        }),
+      ],
+      NOW,
+    );
+    expect(text).toContain(
+      "  llm        tokens 48,210 of 50,000 left per 1d, requests 0 of 30 left per 1m (more in 20s)",
+    );
+  });
+});
