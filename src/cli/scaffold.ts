@@ -51,7 +51,11 @@ export default definePlugin({
 `;
 }
 
-export function pluginTestTemplate(name: string, pluginFile: string): string {
+/**
+ * The start both scaffolded tests share, up to the test's own steps: the test bed on the
+ * sandbox with one pro bot "tester" running the plugin, and a user alice.
+ */
+function testOpening(name: string, pluginFile: string, title: string): string {
   return `// The test of plugins/${name}.ts: the sandbox in-process, on a clock that moves only when told.
 import { afterEach, expect, it } from "vitest";
 import { createTestBed, type TestBed } from "postbot/testing";
@@ -62,7 +66,7 @@ afterEach(async () => {
   await bed?.close();
 });
 
-it("answers a mention", async () => {
+it("${title}", async () => {
   bed = await createTestBed({
     bots: [
       {
@@ -74,7 +78,11 @@ it("answers a mention", async () => {
     ],
     plugins: { ${key(name)}: plugin },
   });
-  const alice = await bed.user("alice");
+  const alice = await bed.user("alice");`;
+}
+
+export function pluginTestTemplate(name: string, pluginFile: string): string {
+  return `${testOpening(name, pluginFile, "answers a mention")}
   await bed.post(alice, "@tester hello");
   await bed.advance(3_000); // the next mentions poll on the pro plan
   await bed.settle();
@@ -132,29 +140,7 @@ export default definePlugin({
 
 /** The test of {@link conversationPluginTemplate}: the conversation in a thread, on the sandbox. */
 export function conversationTestTemplate(name: string, pluginFile: string): string {
-  return `// The test of plugins/${name}.ts: the sandbox in-process, on a clock that moves only when told.
-import { afterEach, expect, it } from "vitest";
-import { createTestBed, type TestBed } from "postbot/testing";
-import plugin from "${pluginFile}";
-
-let bed: TestBed | undefined;
-afterEach(async () => {
-  await bed?.close();
-});
-
-it("asks in the thread, takes the answer there, and keeps it in the session", async () => {
-  bed = await createTestBed({
-    bots: [
-      {
-        name: "tester",
-        plan: "pro",
-        triggers: { mentions: {} },
-        plugins: { ${key(name)}: {} },
-      },
-    ],
-    plugins: { ${key(name)}: plugin },
-  });
-  const alice = await bed.user("alice");
+  return `${testOpening(name, pluginFile, "asks in the thread, takes the answer there, and keeps it in the session")}
   await bed.post(alice, "@tester I'd like to order");
   await bed.settle();
   expect(bed.postsBy("tester").map((p) => p.text)).toEqual(["@alice Which size: S, M or L?"]);
