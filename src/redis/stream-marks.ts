@@ -54,6 +54,7 @@ export class StreamMarkWriter {
   private pending: StreamMark | undefined;
   private writing = false;
   private retired = false;
+  private draining: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly leases: Leases,
@@ -66,7 +67,12 @@ export class StreamMarkWriter {
   save(mark: StreamMark): void {
     if (this.retired) return;
     this.pending = mark;
-    if (!this.writing) void this.drain();
+    if (!this.writing) this.draining = this.drain();
+  }
+
+  /** Resolves once what was asked so far is written or refused (a test's way to wait for it). */
+  settled(): Promise<void> {
+    return this.draining;
   }
 
   /** The hub stopped: what was asked before is still written, nothing after. */

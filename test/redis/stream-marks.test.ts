@@ -53,7 +53,7 @@ describe("stream marks in Redis", () => {
     expect(other).toBeDefined();
     lease = stale;
     writer.save({ id: "4", at: 4, until: 4 });
-    await new Promise((r) => setTimeout(r, 100));
+    await writer.settled();
     expect((await readStreamMark(redis, "sm:", "app1", logger))?.id).toBe("3");
     // The next holder's writer moves it on; once retired (its hub stopped), nothing more.
     const next = new StreamMarkWriter(leases, key, () => other, logger);
@@ -61,7 +61,7 @@ describe("stream marks in Redis", () => {
     await until("the next holder's mark", async () => (await readStreamMark(redis, "sm:", "app1", logger))?.id === "5");
     next.retire();
     next.save({ id: "6", at: 6, until: 6 });
-    await new Promise((r) => setTimeout(r, 100));
+    await next.settled();
     expect((await readStreamMark(redis, "sm:", "app1", logger))?.id).toBe("5");
     // Not a mark: said, and none.
     await redis.set(key, "{not json");
