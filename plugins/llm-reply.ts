@@ -6,7 +6,7 @@
  * ```yaml
  * plugins:
  *   llm-reply:
- *     url: ${LLM_URL}                 # the server's base URL; /v1/chat/completions is added
+ *     url: ${LLM_URL:-sandbox}        # the server's base URL; /v1/chat/completions is added
  *     key: ${LLM_KEY:-}               # optional (empty: no key is sent)
  *     model: llama3.2
  *     system: "You are the help desk of a bike shop. Be brief and kind."
@@ -27,6 +27,12 @@
  * (280 weighted characters, cut at a sentence or word; no one mentioned but the person
  * answered) and checked by the moderation classifier; a text it refuses is not posted.
  *
+ * `url: sandbox` is the chat-completions stand-in of the sandbox the bot runs against (the
+ * demo's embedded one, or a `bot sandbox` at POSTBOT_BASE_URL): no model, a labelled,
+ * deterministic text, so the demo shows the plugin with nothing but Node; the real service
+ * has no such path. `${LLM_URL:-sandbox}` keeps the demo working and points the bot at a real
+ * server (Ollama, llama.cpp) by one variable.
+ *
  * `context: thread` sends the earlier posts of the conversation (up to
  * {@link THREAD_TURNS}, each the post it replies to), or the DM conversation's earlier
  * messages, as messages: the bot's own as `assistant`, everyone else's as `user`. They are
@@ -45,6 +51,9 @@ import {
 } from "postbot";
 import { z } from "zod";
 
+/** The `url` that means the sandbox's own chat-completions stand-in (see the module comment). */
+export const SANDBOX_MODEL = "sandbox";
+
 /** Earlier posts of a thread sent with `context: thread`. */
 export const THREAD_TURNS = 6;
 
@@ -54,11 +63,13 @@ const EVENTS = ["mention", "reply", "post", "dm"] as const;
 export const llmReplyOptions = z.strictObject({
   url: z
     .string({ error: "expected the model server's base URL, such as http://127.0.0.1:11434" })
-    .regex(/^https?:\/\/[^\s/]+/i, {
+    .regex(/^(https?:\/\/[^\s/]+|sandbox$)/i, {
       error: (iss) =>
-        `${JSON.stringify(iss.input)} is not an http(s) URL; give the server's base URL, such as http://127.0.0.1:11434 (Ollama) or http://127.0.0.1:8080 (llama.cpp)`,
+        `${JSON.stringify(iss.input)} is not an http(s) URL; give the server's base URL, such as http://127.0.0.1:11434 (Ollama) or http://127.0.0.1:8080 (llama.cpp), or ${SANDBOX_MODEL} for the sandbox's stand-in`,
     })
-    .meta({ description: "Base URL of a server speaking POST /v1/chat/completions" }),
+    .meta({
+      description: `Base URL of a server speaking POST /v1/chat/completions, or ${SANDBOX_MODEL}: the stand-in of the sandbox the bot runs against (no model)`,
+    }),
   key: z
     .string({ error: "expected the API key as text; write ${LLM_KEY} to read it from the environment" })
     .optional()
@@ -104,9 +115,18 @@ export default definePlugin({
   setup(bot, options) {
     const classifier = createClassifier();
     const models = bot.models ?? { bot: bot.name, clock: bot.clock };
+    const url = options.url.toLowerCase() === SANDBOX_MODEL ? models.serviceUrl : options.url;
+    if (url === undefined)
+      throw new Error(
+        `url: ${SANDBOX_MODEL} is the stand-in of the sandbox the bot runs against, and this bot runs against none; give the model server's URL`,
+      );
+    if (url !== options.url)
+      bot.log.info(
+        `llm-reply answers with the sandbox's stand-in at ${url} (no model: a fixed text, labelled "(sandbox stand-in)"); point url at a model server for real answers`,
+      );
     const writerOptions = {
       bot: bot.name,
-      target: { url: options.url, key: options.key, model: options.model },
+      target: { url, key: options.key, model: options.model },
       maxTokens: options.max_tokens,
       clock: models.clock,
       log: bot.log,

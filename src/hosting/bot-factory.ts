@@ -25,6 +25,8 @@ export interface BotFactoryDeps {
   clock: Clock;
   logger: Logger;
   observer?: RuntimeObserver;
+  /** The service's base URL (`bot.models.serviceUrl`: where `llm-reply`'s `url: sandbox` points). */
+  serviceUrl: string;
   /** How long one handler may run (waiting for the budget does not count). */
   handlerTimeoutMs: number;
   pollers: PollerCount;
@@ -68,6 +70,7 @@ export async function buildBot(
   const models: ModelAccess = {
     bot: config.name,
     clock,
+    serviceUrl: deps.serviceUrl,
     ...(llmBudget
       ? { budget: new ModelBudget(config.name, llmBudget, clock, deps.actions.dryRun ? undefined : store) }
       : {}),

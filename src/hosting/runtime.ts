@@ -116,6 +116,7 @@ class HostedRuntime implements Runtime {
       clock: options.clock,
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
+      serviceUrl: options.baseUrl,
       handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
       pollers: (appId, trigger) => this.pollers(appId, trigger),
       // A process sharing its state without the shared streams polls every bot's mentions.

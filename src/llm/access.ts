@@ -1,7 +1,7 @@
 /**
  * What a bot's plugins use to ask a language model: the bot's model budget (from its file's
  * `budget.llm`; absent when the file sets none), the clock every wait and timeout runs on,
- * and where the model's figures go (`/metrics`). Hosting makes one per bot; plugins get it as
+ * where the model's figures go (`/metrics`), and where the sandbox's stand-in is. Hosting makes one per bot; plugins get it as
  * `bot.models`.
  */
 import type { Clock } from "../clock.ts";
@@ -14,4 +14,11 @@ export interface ModelAccess {
   /** The bot file's `budget.llm`, counted; absent: the model is asked without a budget. */
   readonly budget?: ModelBudget | undefined;
   readonly observe?: ModelObserver | undefined;
+  /**
+   * The base URL of the service the bot runs against: where `url: sandbox` finds the
+   * sandbox's chat-completions stand-in (the demo's embedded sandbox, or a `bot sandbox`),
+   * so a bot file works in the demo without naming a port it cannot know. Absent where no
+   * runtime hosts the bot.
+   */
+  readonly serviceUrl?: string | undefined;
 }

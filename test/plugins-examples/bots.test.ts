@@ -9,6 +9,7 @@ import { createClassifier } from "../../src/moderation/index.ts";
 import { provisionBots } from "../../src/hosting/provision.ts";
 import { startRuntime } from "../../src/hosting/runtime.ts";
 import type { Runtime } from "../../src/hosting/types.ts";
+import { standInText } from "../../src/sandbox/chat/compose.ts";
 import { startCrowd, type Crowd } from "../../src/sandbox/crowd/index.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
@@ -98,6 +99,16 @@ describe("the demo: every example bot with the simulated crowd", () => {
     const greetings = by("greeter").filter((p) => p.in_reply_to_post_id);
     expect(greetings.length).toBeGreaterThan(0);
     for (const g of greetings) expect(crowdIds.has(world.posts[g.in_reply_to_post_id!]!.author_id)).toBe(true);
+
+    // helpdesk answered mentions with llm-reply, its model the sandbox's stand-in (url: sandbox).
+    const written = by("helpdesk").filter((p) => p.in_reply_to_post_id);
+    expect(written.length).toBeGreaterThan(0);
+    for (const w of written) {
+      const mention = world.posts[w.in_reply_to_post_id!]!;
+      expect(crowdIds.has(mention.author_id)).toBe(true);
+      expect(w.text).toBe(standInText(mention.text));
+      expect(w.text).toMatch(/^\(sandbox stand-in\) /);
+    }
 
     // host asked questions, hid abusive answers, thanked some others, and never an abusive one.
     const questions = by("host").filter((p) => !p.in_reply_to_post_id);
