@@ -145,14 +145,7 @@ export async function start(options: StartOptions): Promise<Started> {
     // Processes sharing the state follow each other's changes at every lease renewal.
     if (shared) stopFollowing = fleet.followEvery(shared.claims.renewEveryMs);
     const watcher = options.watch === false ? undefined : watchBots(options, fleet);
-    logger.info(
-      { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
-      "all bots started; stop with Ctrl-C",
-    );
-    if (watcher)
-      logger.info(
-        `changes in ${options.bots} apply as they are saved (a file added, changed or removed starts, restarts or stops its bot alone); SIGHUP reads it all again`,
-      );
+    sayStarted(options, runtime, watcher !== undefined);
     const { stopCrowd } = found;
     const desk = new ReviewDesk({ store, clock, log: logger, layerOf: (bot) => runtime.bots.get(bot)?.layer });
     // `bot review` hands decisions over in the data directory (the state has one writer: us).
@@ -164,17 +157,7 @@ export async function start(options: StartOptions): Promise<Started> {
       fleet,
       dynamic,
       baseUrl: service.baseUrl,
-      web: webAccounts({
-        ...(sandbox ? { sandbox } : {}),
-        vars,
-        envFile,
-        ...(shared ? { shared } : {}),
-        botsDir: options.bots,
-        pluginsDir: options.plugins,
-        ...(options.cwd ? { cwd: options.cwd } : {}),
-        ...(options.env ? { env: options.env } : {}),
-        clock,
-      }),
+      web: webAccounts(webOptions(options, { sandbox, vars, envFile, shared })),
       store,
       desk,
       ...(sandbox ? { sandbox } : {}),
@@ -268,6 +251,43 @@ function fleetOptions(
     ...(shared ? { claims: shared.claims } : {}),
     ...(options.only?.length ? { only: options.only } : {}),
     ...(options.onFleetChange ? { onChange: options.onFleetChange } : {}),
+  };
+}
+
+/** The log lines that say the bots run: which (and which are paused), and that their files are watched. */
+function sayStarted(options: StartOptions, runtime: Runtime, watching: boolean): void {
+  const { logger } = options;
+  logger.info(
+    { bots: runtime.status().map((s) => `${s.bot}${s.paused ? " (paused)" : ""}`) },
+    "all bots started; stop with Ctrl-C",
+  );
+  if (watching)
+    logger.info(
+      `changes in ${options.bots} apply as they are saved (a file added, changed or removed starts, restarts or stops its bot alone); SIGHUP reads it all again`,
+    );
+}
+
+/** What accounts that connect through the web need: the sandbox or the environment's app, the shared state, the bots' files. */
+function webOptions(
+  options: StartOptions,
+  parts: {
+    sandbox: Sandbox | undefined;
+    vars: Readonly<Record<string, string | undefined>>;
+    envFile: string;
+    shared: SharedState | undefined;
+  },
+): Parameters<typeof webAccounts>[0] {
+  const { sandbox, vars, envFile, shared } = parts;
+  return {
+    ...(sandbox ? { sandbox } : {}),
+    vars,
+    envFile,
+    ...(shared ? { shared } : {}),
+    botsDir: options.bots,
+    pluginsDir: options.plugins,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    clock: options.clock,
   };
 }
 

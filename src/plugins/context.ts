@@ -358,95 +358,106 @@ export function createContext(
   scope?: DurableScope,
 ): { ctx: EventContexts[EventName]; state: ContextState } {
   const state: ContextState = { waiting: 0, onWaiting, scope, event };
-  const { layer } = deps;
+  const ctx =
+    event.kind === "schedule"
+      ? scheduleContext(deps, state, event)
+      : event.kind === "follow"
+        ? followContext(deps, state, event)
+        : event.kind === "dm"
+          ? dmContext(deps, state, event)
+          : postContext(deps, state, event);
+  return { ctx: ctx as unknown as EventContexts[EventName], state };
+}
 
-  switch (event.kind) {
-    case "mention":
-    case "reply":
-    case "post": {
-      const ref = refOf(event.post, event.author);
-      const ctx = Object.assign(new PostContextBase(event.kind, deps, state, event.post.id), {
-        post: event.post,
-        author: event.author,
-        ...(event.kind === "reply" ? { inReplyTo: event.inReplyTo } : {}),
-        ...(event.kind === "post" ? { rule: event.rule } : {}),
-        reply(text: string, o?: ActionOptions) {
-          return awaited(state, layer.reply(ref, text, riding(state, o)));
-        },
-        replyWith(write: WriteText, o?: ActionOptions) {
-          return awaited(state, layer.reply(ref, write, riding(state, o)));
-        },
-        like(o?: ActionOptions) {
-          return awaited(state, layer.like(ref, riding(state, o)));
-        },
-        repost(o?: ActionOptions) {
-          return awaited(state, layer.repost(ref, riding(state, o)));
-        },
-        follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(userRef(event.author), riding(state, o)));
-        },
-        dm(text: string, o?: ActionOptions) {
-          return awaited(state, layer.dm(userRef(event.author), text, riding(state, o)));
-        },
-        hide(o?: ActionOptions) {
-          return awaited(state, layer.hide(ref, riding(state, o)));
-        },
-      });
-      return { ctx: ctx as unknown as EventContexts[EventName], state };
-    }
-    case "schedule": {
-      let n = 0;
-      const run = `${event.schedule.name}:${new Date(event.schedule.at).toISOString()}`;
-      const ctx = Object.assign(new PublishingContextBase("schedule" as const, deps, state), {
-        schedule: { name: event.schedule.name, cron: event.schedule.cron, at: new Date(event.schedule.at) },
-        // A schedule that posts the same text every day must post it every day: the
-        // idempotency key is the run (and the post's place in it), not the text.
-        publish(text: string, o?: ActionOptions) {
-          return awaited(
-            state,
-            layer.post(text, riding(state, { key: `${run}:${n++}`, ...o })),
-          ) as Promise<PublishOutcome>;
-        },
-      });
-      return { ctx: ctx as unknown as EventContexts[EventName], state };
-    }
-    case "follow": {
-      const ctx = Object.assign(new PublishingContextBase("follow" as const, deps, state), {
-        user: event.user,
-        follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(userRef(event.user), riding(state, o)));
-        },
-        dm(text: string, o?: ActionOptions) {
-          return awaited(state, layer.dm(userRef(event.user), text, riding(state, o)));
-        },
-        publish(text: string, o?: ActionOptions) {
-          return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
-        },
-      });
-      return { ctx: ctx as unknown as EventContexts[EventName], state };
-    }
-    case "dm": {
-      const { message, sender } = event;
-      // `reply` and `dm` are one verb here: both answer in the message's conversation.
-      const answer = (text: string | WriteText, o?: ActionOptions) =>
-        awaited(state, layer.answerDm(message, text, riding(state, o))) as Promise<DmOutcome>;
-      const ctx = Object.assign(new ContextBase("dm" as const, deps, state), {
-        message,
-        sender,
-        conversation: { id: message.dm_conversation_id },
-        reply: answer,
-        replyWith: answer,
-        dm: answer,
-        follow(o?: ActionOptions) {
-          return awaited(state, layer.follow(sender.id, riding(state, o)));
-        },
-        publish(text: string, o?: ActionOptions) {
-          return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
-        },
-      });
-      return { ctx: ctx as unknown as EventContexts[EventName], state };
-    }
-  }
+/** The context of an event with a post (mention, reply, a stream's post): its verbs act on that post. */
+function postContext(
+  deps: ContextDeps,
+  state: ContextState,
+  event: Extract<BotEvent, { kind: "mention" | "reply" | "post" }>,
+) {
+  const { layer } = deps;
+  const ref = refOf(event.post, event.author);
+  return Object.assign(new PostContextBase(event.kind, deps, state, event.post.id), {
+    post: event.post,
+    author: event.author,
+    ...(event.kind === "reply" ? { inReplyTo: event.inReplyTo } : {}),
+    ...(event.kind === "post" ? { rule: event.rule } : {}),
+    reply(text: string, o?: ActionOptions) {
+      return awaited(state, layer.reply(ref, text, riding(state, o)));
+    },
+    replyWith(write: WriteText, o?: ActionOptions) {
+      return awaited(state, layer.reply(ref, write, riding(state, o)));
+    },
+    like(o?: ActionOptions) {
+      return awaited(state, layer.like(ref, riding(state, o)));
+    },
+    repost(o?: ActionOptions) {
+      return awaited(state, layer.repost(ref, riding(state, o)));
+    },
+    follow(o?: ActionOptions) {
+      return awaited(state, layer.follow(userRef(event.author), riding(state, o)));
+    },
+    dm(text: string, o?: ActionOptions) {
+      return awaited(state, layer.dm(userRef(event.author), text, riding(state, o)));
+    },
+    hide(o?: ActionOptions) {
+      return awaited(state, layer.hide(ref, riding(state, o)));
+    },
+  });
+}
+
+/** The context of a schedule's run: it publishes, keyed by the run. */
+function scheduleContext(deps: ContextDeps, state: ContextState, event: Extract<BotEvent, { kind: "schedule" }>) {
+  const { layer } = deps;
+  let n = 0;
+  const run = `${event.schedule.name}:${new Date(event.schedule.at).toISOString()}`;
+  return Object.assign(new PublishingContextBase("schedule" as const, deps, state), {
+    schedule: { name: event.schedule.name, cron: event.schedule.cron, at: new Date(event.schedule.at) },
+    // A schedule that posts the same text every day must post it every day: the
+    // idempotency key is the run (and the post's place in it), not the text.
+    publish(text: string, o?: ActionOptions) {
+      return awaited(state, layer.post(text, riding(state, { key: `${run}:${n++}`, ...o }))) as Promise<PublishOutcome>;
+    },
+  });
+}
+
+/** The context of a new follower: follow back, DM them, publish. */
+function followContext(deps: ContextDeps, state: ContextState, event: Extract<BotEvent, { kind: "follow" }>) {
+  const { layer } = deps;
+  return Object.assign(new PublishingContextBase("follow" as const, deps, state), {
+    user: event.user,
+    follow(o?: ActionOptions) {
+      return awaited(state, layer.follow(userRef(event.user), riding(state, o)));
+    },
+    dm(text: string, o?: ActionOptions) {
+      return awaited(state, layer.dm(userRef(event.user), text, riding(state, o)));
+    },
+    publish(text: string, o?: ActionOptions) {
+      return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
+    },
+  });
+}
+
+/** The context of a direct message: `reply` and `dm` are one verb, both answer in the message's conversation. */
+function dmContext(deps: ContextDeps, state: ContextState, event: Extract<BotEvent, { kind: "dm" }>) {
+  const { layer } = deps;
+  const { message, sender } = event;
+  const answer = (text: string | WriteText, o?: ActionOptions) =>
+    awaited(state, layer.answerDm(message, text, riding(state, o))) as Promise<DmOutcome>;
+  return Object.assign(new ContextBase("dm" as const, deps, state), {
+    message,
+    sender,
+    conversation: { id: message.dm_conversation_id },
+    reply: answer,
+    replyWith: answer,
+    dm: answer,
+    follow(o?: ActionOptions) {
+      return awaited(state, layer.follow(sender.id, riding(state, o)));
+    },
+    publish(text: string, o?: ActionOptions) {
+      return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
+    },
+  });
 }
 
 /** The state of a context (or a plugin's view of it); undefined for anything else. */

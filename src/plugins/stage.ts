@@ -284,37 +284,12 @@ export class PluginsStage implements EventHandling {
     inbound: Inbound | undefined,
     onWaiting: ((waiting: boolean) => void) | undefined,
   ): Promise<void> {
-    // Loggers are made on first use: most events log nothing. (Methods rather than named
-    // arrows here and in context.ts: tsx names each arrow with a defineProperty per event.)
-    const bindings = { event: event.kind, ...("post" in event ? { post: event.post.id } : {}) };
-    let log: Logger | undefined;
-    const logger = this.options.log;
-    const pluginLogs = this.registry.pluginLogs;
-    const made: EventLogs = {
-      log() {
-        return (log ??= logger.child(bindings));
-      },
-      pluginLog(plugin) {
-        return (pluginLogs.get(plugin) ?? logger.child({ plugin })).child(bindings);
-      },
-    };
+    const made = this.eventLogs(event);
     // One plugin alone on the event (the usual bot): its context's logger names it, and it
     // needs no view of its own.
     const lone = !filterEntries?.length && handlers?.length === 1 ? handlers[0]!.plugin : undefined;
     const contextLog = lone === undefined ? made.log : () => made.pluginLog(lone);
-    const user = eventUser(event);
-    const scope =
-      user === undefined
-        ? undefined
-        : new DurableScope({
-            store: this.options.layer.store,
-            clock: this.options.clock,
-            bot: this.options.identity.name,
-            id: event.id,
-            user,
-            session: this.session,
-            ...(this.options.file !== undefined ? { file: this.options.file } : {}),
-          });
+    const scope = this.scopeOf(event);
     const { ctx, state } = createContext(
       {
         identity: this.options.identity,
@@ -331,31 +306,9 @@ export class PluginsStage implements EventHandling {
       scope,
     );
     this.states.set(event.id, state);
-    /** The plugin whose filter stopped the event. */
-    let blocked: string | undefined;
-    if (filterEntries?.length) {
-      const filters = this.views<typeof ctx>(filterEntries, made).map(({ plugin, handler }) => ({
-        plugin,
-        async handler(c: typeof ctx) {
-          if ((await handler(c)) === false) blocked ??= plugin;
-        },
-      }));
-      await dispatch(
-        filters,
-        ctx,
-        this.dispatchOptions(state, made, () => blocked !== undefined),
-      );
-    }
+    const blocked = filterEntries?.length ? await this.runFilters(filterEntries, ctx, state, made) : undefined;
     // A conversation waiting for this user here takes the message; no handler sees it then.
-    const taken =
-      blocked === undefined && inbound && scope
-        ? await this.engine
-            .route(inbound, { scope, send: counted(state, this.options.layer), log: made.log() })
-            .catch((err: unknown) => {
-              made.log().error({ err }, `a conversation could not take this message: ${(err as Error)?.message}`);
-              return true;
-            })
-        : false;
+    const taken = blocked === undefined && inbound && scope ? await this.route(inbound, scope, state, made) : false;
     // A filter says why it stops an event (moderation logs its hide); the stage only notes it
     // for debugging, and not at all for a post that was hidden: its hide's line says it all.
     if (blocked !== undefined) {
@@ -379,6 +332,71 @@ export class PluginsStage implements EventHandling {
     // What no action carried is set now (a handler that sent nothing, or changed more after).
     for (const refused of scope?.finish() ?? []) made.log().error({ plugin: refused.plugin }, refused.message);
     this.states.delete(event.id);
+  }
+
+  /** The event's loggers, made on first use: most events log nothing. */
+  private eventLogs(event: BotEvent): EventLogs {
+    // (Methods rather than named arrows here and in context.ts: tsx names each arrow with a
+    // defineProperty per event.)
+    const bindings = { event: event.kind, ...("post" in event ? { post: event.post.id } : {}) };
+    let log: Logger | undefined;
+    const logger = this.options.log;
+    const pluginLogs = this.registry.pluginLogs;
+    return {
+      log() {
+        return (log ??= logger.child(bindings));
+      },
+      pluginLog(plugin) {
+        return (pluginLogs.get(plugin) ?? logger.child({ plugin })).child(bindings);
+      },
+    };
+  }
+
+  /** The durable scope of an event from a user (none for one from no user). */
+  private scopeOf(event: BotEvent): DurableScope | undefined {
+    const user = eventUser(event);
+    if (user === undefined) return undefined;
+    return new DurableScope({
+      store: this.options.layer.store,
+      clock: this.options.clock,
+      bot: this.options.identity.name,
+      id: event.id,
+      user,
+      session: this.session,
+      ...(this.options.file !== undefined ? { file: this.options.file } : {}),
+    });
+  }
+
+  /** Runs every filter of the event; the plugin whose filter stopped it (answered `false`), if one did. */
+  private async runFilters<C extends object>(
+    filterEntries: Array<HandlerEntry<never>>,
+    ctx: C,
+    state: ContextState,
+    made: EventLogs,
+  ): Promise<string | undefined> {
+    let blocked: string | undefined;
+    const filters = this.views<C>(filterEntries, made).map(({ plugin, handler }) => ({
+      plugin,
+      async handler(c: C) {
+        if ((await handler(c)) === false) blocked ??= plugin;
+      },
+    }));
+    await dispatch(
+      filters,
+      ctx,
+      this.dispatchOptions(state, made, () => blocked !== undefined),
+    );
+    return blocked;
+  }
+
+  /** Hands a user's message to the conversation waiting for it: whether one took it (an error counts as taken). */
+  private route(inbound: Inbound, scope: DurableScope, state: ContextState, made: EventLogs): Promise<boolean> {
+    return this.engine
+      .route(inbound, { scope, send: counted(state, this.options.layer), log: made.log() })
+      .catch((err: unknown) => {
+        made.log().error({ err }, `a conversation could not take this message: ${(err as Error)?.message}`);
+        return true;
+      });
   }
 
   /** The handlers as each plugin sees the context: through a view naming the plugin in its logs. */

@@ -339,52 +339,15 @@ export class ConversationEngine {
     run: TurnRun,
   ): Promise<boolean> {
     const { definition, plugin } = found;
-    const handler: TurnHandler<unknown, unknown> | undefined =
-      reason === "start"
-        ? definition.start
-        : reason === "timeout"
-          ? definition.timeout
-          : reason === "cancel"
-            ? definition.cancelled
-            : definition.steps[record.step];
+    const handler = handlerOf(definition, reason, record.step);
     const log = run.log.child({ conversation: record.id, step: record.step || "start" });
-    const said: string[] = [];
-    let waitFor: { step: string; timeoutMs?: number } | undefined;
     const data = structuredClone(record.data) as Record<string, unknown>;
-    const session = run.scope.session(plugin);
-    const turn: Turn<unknown, unknown> = {
-      reason,
-      step: record.step || undefined,
-      message,
-      text: message ? answerText(message.text) : "",
-      user: record.user,
-      channel: record.channel,
-      attempt: reason === "answer" ? record.attempts : 0,
-      data,
-      session,
-      log,
-      say(text: string) {
-        if (typeof text !== "string" || text.trim() === "")
-          throw new TypeError("turn.say needs a text that is not empty");
-        said.push(text);
-      },
-      wait(step: string, options?: { timeoutMs?: number; say?: string }) {
-        if (!Object.hasOwn(definition.steps, step))
-          throw new Error(
-            `turn.wait("${step}"): the conversation "${found.name}" has no such step (its steps: ${Object.keys(definition.steps).join(", ") || "none"})`,
-          );
-        if (options?.say !== undefined) turn.say(options.say);
-        waitFor = { step, ...(options?.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
-      },
-      end() {
-        waitFor = undefined;
-      },
-    };
+    const asked = turnOf(record, reason, message, found, { data, session: run.scope.session(plugin), log });
     if (handler === undefined && reason === "answer") {
       log.warn(`the conversation "${found.name}" has no step "${record.step}" any more; closed it`);
     } else if (handler) {
       try {
-        await handler(turn as Turn<unknown, unknown>);
+        await handler(asked.turn);
       } catch (error) {
         run.scope.discard(plugin);
         log.error(
@@ -395,41 +358,41 @@ export class ConversationEngine {
       }
     }
     // The turn's new state, staged to ride with its message's record.
-    const now = this.options.clock.now();
-    const turns = record.turns + 1;
-    const next: ConversationRecord | null = waitFor
-      ? (() => {
-          const timeoutMs = waitFor.timeoutMs ?? definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-          const { deadline: _old, ...rest } = record;
-          return {
-            ...rest,
-            step: waitFor.step,
-            data,
-            turns,
-            attempts: waitFor.step === record.step && reason === "answer" ? record.attempts + 1 : 0,
-            ...(timeoutMs > 0 && Number.isFinite(timeoutMs) ? { deadline: now + timeoutMs } : {}),
-          };
-        })()
-      : null;
+    const next = nextRecord(record, reason, asked.waitFor, data, definition, this.options.clock.now());
     run.scope.stage(this.ns, key, next);
     if (reason === "timeout") this.counters.timeouts++;
     if (!next) this.disarm(key);
-    if (said.length > 0) {
-      const outcome = await this.say(record, reason, said.join("\n"), `${record.id}:${turns}`, run);
-      if (outcome.status === "sent" && next && record.channel === "thread") {
-        const id = (outcome.result as { data?: { id?: string } } | undefined)?.data?.id;
-        if (id) run.scope.stage(this.ns, key, { ...next, lastBotPost: id });
-      } else if (outcome.status !== "sent" && outcome.status !== "duplicate" && outcome.status !== "dry-run") {
-        log.warn(
-          { outcome: outcome.status, reason: "reason" in outcome ? outcome.reason : undefined },
-          `conversation "${found.name}" with @${record.user.username}: its message was not sent (${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}); the conversation ${next ? `waits in step "${next.step}" anyway` : "ends"}`,
-        );
-      }
-    }
+    if (asked.said.length > 0) await this.sayAll(record, reason, asked.said, next, key, found, run, log);
     // What no message carried (a silent turn) is set now, and the wait's timer armed.
     run.scope.apply();
     if (next) this.arm(key, next);
     return true;
+  }
+
+  /**
+   * Sends what a turn said, as one message; in a thread the bot's post is noted on the waiting
+   * record (a timeout's message answers it), and a message not sent is logged.
+   */
+  private async sayAll(
+    record: ConversationRecord,
+    reason: TurnReason,
+    said: readonly string[],
+    next: ConversationRecord | null,
+    key: string,
+    found: Defined,
+    run: TurnRun,
+    log: Logger,
+  ): Promise<void> {
+    const outcome = await this.say(record, reason, said.join("\n"), `${record.id}:${record.turns + 1}`, run);
+    if (outcome.status === "sent" && next && record.channel === "thread") {
+      const id = (outcome.result as { data?: { id?: string } } | undefined)?.data?.id;
+      if (id) run.scope.stage(this.ns, key, { ...next, lastBotPost: id });
+    } else if (outcome.status !== "sent" && outcome.status !== "duplicate" && outcome.status !== "dry-run") {
+      log.warn(
+        { outcome: outcome.status, reason: "reason" in outcome ? outcome.reason : undefined },
+        `conversation "${found.name}" with @${record.user.username}: its message was not sent (${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}); the conversation ${next ? `waits in step "${next.step}" anyway` : "ends"}`,
+      );
+    }
   }
 
   /**
@@ -572,6 +535,89 @@ export class ConversationEngine {
       if (this.locks.get(userId) === tail) this.locks.delete(userId);
     }
   }
+}
+
+/** The handler a turn runs: the definition's start, timeout or cancelled, or the waiting step's. */
+function handlerOf(
+  definition: ConversationDefinition<unknown, unknown>,
+  reason: TurnReason,
+  step: string,
+): TurnHandler<unknown, unknown> | undefined {
+  if (reason === "start") return definition.start;
+  if (reason === "timeout") return definition.timeout;
+  if (reason === "cancel") return definition.cancelled;
+  return definition.steps[step];
+}
+
+/** What a turn's handler asked for: the texts it said, and the step it waits in next (none: it ends). */
+interface Asked {
+  turn: Turn<unknown, unknown>;
+  said: string[];
+  waitFor: { step: string; timeoutMs?: number } | undefined;
+}
+
+/** The `turn` a handler gets, writing what it says and where it waits into the answer. */
+function turnOf(
+  record: ConversationRecord,
+  reason: TurnReason,
+  message: ConversationMessage | undefined,
+  found: Defined,
+  parts: { data: Record<string, unknown>; session: Turn<unknown, unknown>["session"]; log: Logger },
+): Asked {
+  const { definition } = found;
+  const asked: Asked = { turn: undefined as never, said: [], waitFor: undefined };
+  const turn: Turn<unknown, unknown> = {
+    reason,
+    step: record.step || undefined,
+    message,
+    text: message ? answerText(message.text) : "",
+    user: record.user,
+    channel: record.channel,
+    attempt: reason === "answer" ? record.attempts : 0,
+    data: parts.data,
+    session: parts.session,
+    log: parts.log,
+    say(text: string) {
+      if (typeof text !== "string" || text.trim() === "")
+        throw new TypeError("turn.say needs a text that is not empty");
+      asked.said.push(text);
+    },
+    wait(step: string, options?: { timeoutMs?: number; say?: string }) {
+      if (!Object.hasOwn(definition.steps, step))
+        throw new Error(
+          `turn.wait("${step}"): the conversation "${found.name}" has no such step (its steps: ${Object.keys(definition.steps).join(", ") || "none"})`,
+        );
+      if (options?.say !== undefined) turn.say(options.say);
+      asked.waitFor = { step, ...(options?.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+    },
+    end() {
+      asked.waitFor = undefined;
+    },
+  };
+  asked.turn = turn;
+  return asked;
+}
+
+/** The record after a turn: waiting in its next step (with its deadline from `now`), or null when it ended. */
+function nextRecord(
+  record: ConversationRecord,
+  reason: TurnReason,
+  waitFor: Asked["waitFor"],
+  data: Record<string, unknown>,
+  definition: ConversationDefinition<unknown, unknown>,
+  now: number,
+): ConversationRecord | null {
+  if (!waitFor) return null;
+  const timeoutMs = waitFor.timeoutMs ?? definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { deadline: _old, ...rest } = record;
+  return {
+    ...rest,
+    step: waitFor.step,
+    data,
+    turns: record.turns + 1,
+    attempts: waitFor.step === record.step && reason === "answer" ? record.attempts + 1 : 0,
+    ...(timeoutMs > 0 && Number.isFinite(timeoutMs) ? { deadline: now + timeoutMs } : {}),
+  };
 }
 
 /** A record as {@link ConversationState} shows it. */
