@@ -6,10 +6,16 @@ import type { Logger } from "../log.ts";
 import type { Action, ActionKind, Outcome } from "./action.ts";
 import type { ActionObserver } from "./observe.ts";
 
-/** How a log line names an action: what it does and to what, with the text it sends, shortened. */
-export function describeAction(action: Pick<Action, "kind" | "target" | "path" | "body" | "context">): string {
+/**
+ * How a log line names an action: what it does and to what, with the text it sends, shortened
+ * unless `whole` (a dry run's line is all there is to see of what would have been sent).
+ */
+export function describeAction(
+  action: Pick<Action, "kind" | "target" | "path" | "body" | "context">,
+  whole = false,
+): string {
   const text = (action.body as { text?: unknown } | undefined)?.text;
-  const quoted = typeof text === "string" ? ` "${text.length > 60 ? `${text.slice(0, 57)}...` : text}"` : "";
+  const quoted = typeof text === "string" ? ` "${text.length > 60 && !whole ? `${text.slice(0, 57)}...` : text}"` : "";
   // Who or what the target is, for a person (`@ana: "any tips…"`), when the plugin's event said.
   const about = action.context?.about ? ` (${action.context.about})` : "";
   switch (action.kind) {
@@ -45,7 +51,7 @@ export function reportOutcome(log: Logger, observe: ActionObserver, action: Acti
       log.info(fields, `${what}: sent`);
       break;
     case "dry-run":
-      log.info({ ...fields, dry_run: true }, `${what}: dry run, not sent`);
+      log.info({ ...fields, dry_run: true }, `${describeAction(action, true)}: dry run, not sent`);
       break;
     case "duplicate":
       log.debug(fields, `${what}: done already, not sent again`);

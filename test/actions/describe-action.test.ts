@@ -22,6 +22,13 @@ describe("describeAction", () => {
     expect(about("dm", "42:ab12", "welcome!", { participant_id: "42" })).toBe('dm to user 42 (@ana) "welcome!"');
   });
 
+  it("shortens the text of a line to 60 characters, unless the whole text is asked for (a dry run's line)", () => {
+    const text = `${"a very long answer ".repeat(5)}end.`;
+    const reply = { kind: "reply" as const, target: "7", path: {}, body: { text } };
+    expect(describeAction(reply)).toBe(`reply to post 7 "${text.slice(0, 57)}..."`);
+    expect(describeAction(reply, true)).toBe(`reply to post 7 "${text}"`);
+  });
+
   it("names the target by id alone when nothing says more", () => {
     expect(describeAction({ kind: "like", target: "123", path: {} })).toBe("like post 123");
     expect(describeAction({ kind: "follow", target: "42", path: {} })).toBe("follow user 42");

@@ -119,6 +119,21 @@ const EXPECTED: Record<string, Expectation> = {
   // README.md, "Your first plugin" and "Testing it"
   "npx bot new plugin shout": { stdout: /^wrote plugins\/shout\.ts and test\/shout\.test\.ts; / },
   "npx vitest run test/shout.test.ts": { stdout: /Tests +1 passed \(1\)/, stderr: /.*/ },
+  // docs/llm.md, "Trying it without posting"
+  "npx bot start --dry-run --only helpdesk": {
+    serves: { ready: /"msg":"all bots started; stop with Ctrl-C"/, stopped: /"msg":"stopped; state saved"/ },
+  },
+  'npx bot say --as alice "@helpdesk hello"': {
+    stdout: /^@alice posted \d+: "@helpdesk hello"\n/,
+    after: async (session) => {
+      // The dry run's line: the stand-in's whole text, not posted.
+      const run = session.serving.at(-1)!.command;
+      const line = await run.waitFor(
+        /You wrote about \\"hello\\"\. A language model would answer here\.\\": dry run, not sent"/,
+      );
+      expect(line).toMatch(/"bot":"helpdesk".*"status":"dry-run"/);
+    },
+  },
   // docs/moderation.md, "Adding a rule" (the steps that retrain and score every labelled reply are syntax only)
   "npx vitest run test/moderation/rules.test.ts": { stdout: /Tests +\d+ passed \(\d+\)/, stderr: /.*/ },
   // docs/sandbox.md
