@@ -7,6 +7,7 @@ import type { BudgetStatus } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import { reviewList, type BotReviewItem } from "../hosting/review-desk.ts";
 import type { Runtime } from "../hosting/types.ts";
+import { savedModelBudget, type ModelBudgetStatus } from "../llm/index.ts";
 import type { Store } from "../store/store.ts";
 import type { AppStatus, BotStatus } from "../runtime/types.ts";
 
@@ -23,9 +24,17 @@ export interface StatusSource {
   now(): number;
   /** The replies the bots' moderation listed for review (`/review`), newest first; absent: no list. */
   review?(): BotReviewItem[];
+  /**
+   * What a bot's language model may still use of its file's `budget.llm` (llm-reply), as
+   * `bot status` shows it; undefined for a bot without one (or before its first request).
+   */
+  llm?(bot: string): ModelBudgetStatus | undefined;
 }
 
-/** The status source of a started runtime (with its state store: the review list too). */
+/**
+ * The status source of a started runtime; with its state store, the review list and the
+ * model budgets too, read from the store as `bot status` reads them (one place for each).
+ */
 export function runtimeSource(runtime: Runtime, clock: Clock, store?: Store): StatusSource {
   return {
     bots: () => runtime.status(),
@@ -33,6 +42,11 @@ export function runtimeSource(runtime: Runtime, clock: Clock, store?: Store): St
     queueDepth: () => runtime.actions.queue.size,
     apps: () => runtime.apps(),
     now: () => clock.now(),
-    ...(store ? { review: () => reviewList(store, { bots: [...runtime.bots.keys()] }) } : {}),
+    ...(store
+      ? {
+          review: () => reviewList(store, { bots: [...runtime.bots.keys()] }),
+          llm: (bot: string) => savedModelBudget(store, bot, clock.now()),
+        }
+      : {}),
   };
 }

@@ -1,10 +1,12 @@
 /**
  * What the status page shows, as JSON (`GET /api/status`): a summary of the process, the
  * paused bots and why, the latest actions, and one page of bots matching a search, each with
- * its state, budget bars, last actions and triggers' last checks. Only the page asked for is
+ * its state, budget bars (and its language model's, `budget.llm`), last actions and triggers'
+ * last checks. Only the page asked for is
  * built (budgets are read for its bots alone), so the page stays light with 1,000 bots.
  */
 import type { BudgetStatus } from "../actions/index.ts";
+import type { ModelBudgetStatus } from "../llm/index.ts";
 import type { ConversationCounts, TriggerStatus } from "../runtime/types.ts";
 import type { Activity } from "./activity.ts";
 import type { ActionSeen } from "../hosting/observer.ts";
@@ -52,6 +54,8 @@ export interface BotRow {
   /** The bot's conversations, when a plugin of it defines one. */
   conversations?: ConversationCounts;
   budget: BudgetBar[];
+  /** What its language model may still use of `budget.llm` (tokens, requests, a 429's pause), when it has one. */
+  llm?: ModelBudgetStatus;
   last: readonly ActionSeen[];
 }
 
@@ -136,18 +140,22 @@ export function statusView(
     query: { ...query, page },
     matched: matching.length,
     pages,
-    bots: shown.map((b) => ({
-      bot: b.bot,
-      username: b.username,
-      plan: b.plan,
-      app: b.appId,
-      state: b.paused ? "paused" : "running",
-      ...(b.paused ? { paused: b.paused } : {}),
-      triggers: b.triggers,
-      inbox: b.inbox,
-      ...(b.conversations ? { conversations: b.conversations } : {}),
-      budget: budgetBars(source?.budget(b.bot)),
-      last: activity.lastActions(b.bot),
-    })),
+    bots: shown.map((b) => {
+      const llm = source?.llm?.(b.bot);
+      return {
+        bot: b.bot,
+        username: b.username,
+        plan: b.plan,
+        app: b.appId,
+        state: b.paused ? "paused" : "running",
+        ...(b.paused ? { paused: b.paused } : {}),
+        triggers: b.triggers,
+        inbox: b.inbox,
+        ...(b.conversations ? { conversations: b.conversations } : {}),
+        budget: budgetBars(source?.budget(b.bot)),
+        ...(llm ? { llm } : {}),
+        last: activity.lastActions(b.bot),
+      };
+    }),
   };
 }

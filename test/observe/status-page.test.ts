@@ -146,6 +146,43 @@ describe("the status page in Chromium", () => {
     }
   }, 60_000);
 
+  it("shows a bot's language model budget (budget.llm) in its budget cell, and nothing of it for a bot without", async () => {
+    const server = await startObserveServer({
+      host: "127.0.0.1",
+      port: 0,
+      clock: createClock({ frozen: true, start: T0 }),
+    });
+    const page = await browser!.context.newPage();
+    try {
+      const source = manyBots(3);
+      server.attach({
+        ...source,
+        llm: (bot) =>
+          bot === "bot-0001"
+            ? {
+                tokens: { used: 49, limit: 1000, windowMs: 86_400_000, resetAt: T0 + 86_400_000 },
+                requests: { used: 5, limit: 5, windowMs: 60_000, resetAt: T0 + 20_000 },
+                waiting: 0,
+                pausedUntil: T0 + 30_000,
+              }
+            : undefined,
+      });
+      await page.goto(`${server.url}/`);
+      const model = page.locator('tr[data-bot="bot-0001"] .model');
+      await expect.poll(() => model.count()).toBe(1);
+      expect(await model.locator(".budget").textContent()).toBe(
+        "tokens951/1,000 per 1drequests0/5 per 1m, more in 20s",
+      );
+      expect(await model.locator(".reason").textContent()).toBe("paused by the model server (429): asks again in 30s");
+      // This source reads no action budgets: the cell holds the model's alone; a bot with neither shows a dash.
+      expect(await page.locator('tr[data-bot="bot-0002"] td').nth(2).textContent()).toBe("—");
+      expect(await page.locator('tr[data-bot="bot-0002"] .model').count()).toBe(0);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  }, 60_000);
+
   it("on a 390 px phone: ?per=2 shows in the page-size selector, and an id stays on one line", async () => {
     const phone = await startObserveServer({
       host: "127.0.0.1",

@@ -73,8 +73,45 @@
     );
   }
 
-  function budgetCell(bars) {
-    if (bars.length === 0) return el("span", { class: "sub" }, "—");
+  /** One window of the model's budget as a bar row: what is left, and when more comes once spent. */
+  function modelRow(name, w) {
+    const left = Math.max(0, w.limit - w.used);
+    const share = w.limit > 0 ? Math.min(1, left / w.limit) : 0;
+    const bar = el("div", { class: "bar" }, el("span"));
+    bar.firstChild.style.width = `${Math.round(share * 100)}%`;
+    if (left === 0) bar.classList.add("empty");
+    else if (share < 0.2) bar.classList.add("low");
+    bar.title =
+      left === 0 ? `used up; more ${until(w.resetAt)}` : `${w.used} used in the last ${windowName(w.windowMs)}`;
+    const label = `${left.toLocaleString("en-US")}/${w.limit.toLocaleString("en-US")} per ${windowName(w.windowMs)}`;
+    return [
+      el("span", {}, name),
+      bar,
+      el("span", { class: "num" }, left === 0 ? `${label}, more ${until(w.resetAt)}` : label),
+    ];
+  }
+
+  /** The bot's language model (budget.llm): tokens and requests left, and a 429's pause. */
+  function modelBudget(llm) {
+    const grid = el("div", { class: "budget llm" });
+    if (llm.tokens) grid.append(...modelRow("tokens", llm.tokens));
+    if (llm.requests) grid.append(...modelRow("requests", llm.requests));
+    return el(
+      "div",
+      { class: "model" },
+      el("div", { class: "sub" }, "language model"),
+      grid,
+      llm.pausedUntil !== undefined
+        ? el("div", { class: "reason" }, `paused by the model server (429): asks again ${until(llm.pausedUntil)}`)
+        : null,
+      llm.waiting > 0 ? el("div", { class: "sub" }, `${llm.waiting} waiting for the model's budget`) : null,
+    );
+  }
+
+  function budgetCell(bars, llm) {
+    if (bars.length === 0 && !llm) return el("span", { class: "sub" }, "—");
+    const model = llm ? modelBudget(llm) : null;
+    if (bars.length === 0) return model;
     const grid = el("div", { class: "budget" });
     const byKind = new Map(bars.map((b) => [b.kind, b]));
     for (const kind of KINDS_SHOWN) {
@@ -99,7 +136,7 @@
       }
       grid.append(el("span", {}, kind), bar, el("span", { class: "num" }, label));
     }
-    return grid;
+    return model ? el("div", {}, grid, model) : grid;
   }
 
   function triggersCell(triggers) {
@@ -227,7 +264,7 @@
         b.conversations ? el("div", { class: "sub conversations" }, conversationsLine(b.conversations)) : null,
         view.admin ? el("div", {}, fleetButton(b)) : null,
       ),
-      el("td", {}, budgetCell(b.budget)),
+      el("td", {}, budgetCell(b.budget, b.llm)),
       el("td", {}, triggersCell(b.triggers)),
       el(
         "td",
