@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { startObserveServer, type ObserveServer } from "../../src/observe/index.ts";
+import { startObserveServer, type ObserveServer, type StatusSource } from "../../src/observe/index.ts";
 import { openChromium, TEST_RESULTS, type Chromium } from "../helpers/chromium.ts";
 import { echoBot, manyBots, observedBed, T0, type ObservedBed } from "./bed.ts";
 
@@ -26,6 +26,27 @@ afterAll(async () => {
   await t?.close();
   await many?.close();
 }, 30_000);
+
+/**
+ * Opens the page of a status server of its own, on `source`, in a new tab; closes both after
+ * `look`, whatever happens.
+ */
+async function onOwnPage(source: StatusSource, look: (page: Chromium["page"]) => Promise<void>): Promise<void> {
+  const server = await startObserveServer({
+    host: "127.0.0.1",
+    port: 0,
+    clock: createClock({ frozen: true, start: T0 }),
+  });
+  const page = await browser!.context.newPage();
+  try {
+    server.attach(source);
+    await page.goto(`${server.url}/`);
+    await look(page);
+  } finally {
+    await page.close();
+    await server.close();
+  }
+}
 
 /** Markup in user content: shown as text, never run or rendered. */
 const HOSTILE = `<img src=x onerror="document.title='pwned'"><b>bold</b>`;
@@ -125,49 +146,27 @@ describe("the status page in Chromium", () => {
   }, 60_000);
 
   it("shows a bot's open conversations in its row, and nothing of them for a bot without", async () => {
-    const server = await startObserveServer({
-      host: "127.0.0.1",
-      port: 0,
-      clock: createClock({ frozen: true, start: T0 }),
-    });
-    const page = await browser!.context.newPage();
-    try {
-      const source = manyBots(3);
-      const bots = source.bots();
-      bots[1] = { ...bots[1]!, conversations: { open: { thread: 1, dm: 1 }, started: 3, steps: 1, timeouts: 1 } };
-      server.attach({ ...source, bots: () => bots });
-      await page.goto(`${server.url}/`);
+    const source = manyBots(3);
+    const bots = source.bots();
+    bots[1] = { ...bots[1]!, conversations: { open: { thread: 1, dm: 1 }, started: 3, steps: 1, timeouts: 1 } };
+    await onOwnPage({ ...source, bots: () => bots }, async (page) => {
       const talking = page.locator('tr[data-bot="bot-0001"] .conversations');
       await expect.poll(() => talking.textContent()).toBe("2 conversations open · 1 step, 1 timeout");
       expect(await page.locator('tr[data-bot="bot-0002"] .conversations').count()).toBe(0);
-    } finally {
-      await page.close();
-      await server.close();
-    }
+    });
   }, 60_000);
 
   it("shows a bot's language model budget (budget.llm) in its budget cell, and nothing of it for a bot without", async () => {
-    const server = await startObserveServer({
-      host: "127.0.0.1",
-      port: 0,
-      clock: createClock({ frozen: true, start: T0 }),
-    });
-    const page = await browser!.context.newPage();
-    try {
-      const source = manyBots(3);
-      server.attach({
-        ...source,
-        llm: (bot) =>
-          bot === "bot-0001"
-            ? {
-                tokens: { used: 49, limit: 1000, windowMs: 86_400_000, resetAt: T0 + 86_400_000 },
-                requests: { used: 5, limit: 5, windowMs: 60_000, resetAt: T0 + 20_000 },
-                waiting: 0,
-                pausedUntil: T0 + 30_000,
-              }
-            : undefined,
-      });
-      await page.goto(`${server.url}/`);
+    const llm = (bot: string) =>
+      bot === "bot-0001"
+        ? {
+            tokens: { used: 49, limit: 1000, windowMs: 86_400_000, resetAt: T0 + 86_400_000 },
+            requests: { used: 5, limit: 5, windowMs: 60_000, resetAt: T0 + 20_000 },
+            waiting: 0,
+            pausedUntil: T0 + 30_000,
+          }
+        : undefined;
+    await onOwnPage({ ...manyBots(3), llm }, async (page) => {
       const model = page.locator('tr[data-bot="bot-0001"] .model');
       await expect.poll(() => model.count()).toBe(1);
       expect(await model.locator(".budget").textContent()).toBe(
@@ -177,10 +176,7 @@ describe("the status page in Chromium", () => {
       // This source reads no action budgets: the cell holds the model's alone; a bot with neither shows a dash.
       expect(await page.locator('tr[data-bot="bot-0002"] td').nth(2).textContent()).toBe("—");
       expect(await page.locator('tr[data-bot="bot-0002"] .model').count()).toBe(0);
-    } finally {
-      await page.close();
-      await server.close();
-    }
+    });
   }, 60_000);
 
   it("on a 390 px phone: ?per=2 shows in the page-size selector, and an id stays on one line", async () => {
