@@ -25,7 +25,9 @@
  * model is asked within the bot's `budget.llm` (waiting for it holds back none of the bot's
  * other actions), failures are tried again with back-off, the text is made to fit the service
  * (280 weighted characters, cut at a sentence or word; no one mentioned but the person
- * answered) and checked by the moderation classifier; a text it refuses is not posted.
+ * answered) and checked by the moderation classifier, and by the bot's moderation judge when
+ * its `moderate` options configure one (a judge that fails or times out leaves the
+ * classifier's verdict standing); a text either refuses is not posted.
  *
  * `url: sandbox` is the chat-completions stand-in of the sandbox the bot runs against (the
  * demo's embedded one, or a `bot sandbox` at POSTBOT_BASE_URL): no model, a labelled,
@@ -134,6 +136,8 @@ export default definePlugin({
       budget: models.budget,
       observe: models.observe,
     };
+    /** The writer's options with the bot's judge, read when a text is written (`moderate` may be set up after this plugin). */
+    const judged = () => ({ ...writerOptions, judge: models.judge?.current });
 
     /** The earlier posts of the thread, each the one the next replies to, oldest first. */
     async function threadOf(ctx: PostContext<"mention" | "reply" | "post">, signal: AbortSignal): Promise<ChatTurn[]> {
@@ -161,7 +165,7 @@ export default definePlugin({
       const write: WriteText = async (signal) => {
         const history = options.context === "thread" ? await threadOf(ctx, signal) : [];
         const messages = chatMessages({ system: options.system, history, text: ctx.post.text });
-        return replyWriter(writerOptions, { messages, answered: ctx.author.username })(signal);
+        return replyWriter(judged(), { messages, answered: ctx.author.username })(signal);
       };
       const outcome = await ctx.replyWith(write);
       if ("reason" in outcome)
@@ -200,7 +204,7 @@ export default definePlugin({
           const write: WriteText = async (signal) => {
             const history = options.context === "thread" ? await historyOf(ctx, signal) : [];
             const messages = chatMessages({ system: options.system, history, text: ctx.message.text });
-            return replyWriter(writerOptions, { messages, answered: ctx.sender.username })(signal);
+            return replyWriter(judged(), { messages, answered: ctx.sender.username })(signal);
           };
           const outcome = await ctx.replyWith(write);
           if ("reason" in outcome)

@@ -274,6 +274,8 @@ export default definePlugin({
           bot.log,
         )
       : undefined;
+    // The model's replies (`llm-reply`) go through the same judge.
+    if (judge) bot.models?.judge?.offer(judge);
     if (judge)
       bot.log.info(
         { judge: judge.name, when: options.judge!.when },

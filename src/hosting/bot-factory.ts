@@ -8,7 +8,7 @@ import type { ActionLayer, ActionSystem } from "../actions/index.ts";
 import { clientExecutor, clientVerifiers } from "../actions/client.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
-import { ModelBudget, type ModelAccess } from "../llm/index.ts";
+import { JudgeSlot, ModelBudget, type ModelAccess } from "../llm/index.ts";
 import type { Logger } from "../log.ts";
 import { PluginsStage } from "../plugins/stage.ts";
 import { BotRuntime } from "../runtime/bot.ts";
@@ -75,6 +75,7 @@ export async function buildBot(
       ? { budget: new ModelBudget(config.name, llmBudget, clock, deps.actions.dryRun ? undefined : store) }
       : {}),
     ...(observer?.model ? { observe: observer.model } : {}),
+    judge: new JudgeSlot(),
   };
   const stage = new PluginsStage({
     ...shared,

@@ -1,11 +1,13 @@
 /**
  * What a bot's plugins use to ask a language model: the bot's model budget (from its file's
  * `budget.llm`; absent when the file sets none), the clock every wait and timeout runs on,
- * where the model's figures go (`/metrics`), and where the sandbox's stand-in is. Hosting makes one per bot; plugins get it as
- * `bot.models`.
+ * where the model's figures go (`/metrics`), where the sandbox's stand-in is, and the bot's
+ * moderation judge, when its file configures one (./judge-slot.ts). Hosting makes one per bot;
+ * plugins get it as `bot.models`.
  */
 import type { Clock } from "../clock.ts";
 import type { ModelBudget } from "./budget.ts";
+import type { JudgeSlot } from "./judge-slot.ts";
 import type { ModelObserver } from "./writer.ts";
 
 export interface ModelAccess {
@@ -21,4 +23,6 @@ export interface ModelAccess {
    * runtime hosts the bot.
    */
   readonly serviceUrl?: string | undefined;
+  /** Where the `moderate` plugin leaves the bot's judge, which checks the model's text too. */
+  readonly judge?: JudgeSlot | undefined;
 }

@@ -11,3 +11,4 @@ export { fitToLength, shapeReply, withoutOtherMentions, type ShapeOptions } from
 export { replyWriter, WRITER_RETRY } from "./writer.ts";
 export type { ModelObserver, ReplyRequest, ReplyWriterOptions } from "./writer.ts";
 export type { ModelAccess } from "./access.ts";
+export { JudgeSlot, type TextJudge } from "./judge-slot.ts";

@@ -10,7 +10,12 @@
  *    to {@link WRITER_RETRY}`.attempts`; one that cannot (a bad key, an unknown model) ends it;
  * 3. shape the text for the service (./shape.ts: 280 weighted characters, no other mentions);
  * 4. check it with the moderation classifier: a text it finds abusive is refused
- *    (`TextRefused`), logged with the rule that fired, and counted, never posted.
+ *    (`TextRefused`), logged with the rule that fired, and counted, never posted;
+ * 5. then, where the bot file configures a moderation judge (`moderate`'s `judge:`, handed
+ *    over through ./judge-slot.ts), ask it too: a text it flags is refused the same way, with
+ *    the categories it named. A judge that fails or does not answer within its timeout gives
+ *    no opinion, and, as for the replies it judges for `moderate`, the classifier's verdict
+ *    stands: the text is posted, and the log says the judge gave none.
  *
  * The person's words reach the model only as `user` messages (./prompt.ts): the system
  * message is the bot file's alone.
@@ -20,6 +25,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Classifier } from "../moderation/types.ts";
 import type { ModelBudget } from "./budget.ts";
+import type { TextJudge } from "./judge-slot.ts";
 import { chatCompletion, ModelError, type ChatMessage, type ChatTarget, type ModelFailure } from "./chat.ts";
 import { shapeReply } from "./shape.ts";
 
@@ -30,7 +36,7 @@ export interface ModelObserver {
   /** An answer's tokens. */
   tokens(seen: { bot: string; prompt: number; completion: number }): void;
   /** A written text that was not posted: refused by a check, or nothing usable. */
-  refused(seen: { bot: string; by: "classifier" | "empty"; reason: string }): void;
+  refused(seen: { bot: string; by: "classifier" | "judge" | "empty"; reason: string }): void;
 }
 
 /** Tries and back-off of a failed generation. */
@@ -53,6 +59,8 @@ export interface ReplyWriterOptions {
   clock: Clock;
   log: Logger;
   classifier: Classifier;
+  /** The bot's moderation judge, asked about every text the classifier lets through; absent: none configured. */
+  judge?: TextJudge | undefined;
   budget?: ModelBudget | undefined;
   observe?: ModelObserver | undefined;
   retry?: Partial<typeof WRITER_RETRY>;
@@ -125,6 +133,26 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
       o.log.warn({ rule, score: verdict.score }, reason);
       throw new TextRefused(reason);
     }
+    if (o.judge) await judged(o, o.judge, text);
     return text;
   };
+}
+
+/** Asks the judge about the text: refuses it when flagged; its failure leaves the classifier's verdict standing. */
+async function judged(o: ReplyWriterOptions, judge: TextJudge, text: string): Promise<void> {
+  const result = await judge.opinion(text);
+  if (!result.ok) {
+    // The judge logs its outage once (src/moderation/judge/judge.ts); each text says it was not judged.
+    o.log.info(
+      { judge: judge.name, reason: result.error.reason },
+      `judge ${judge.name} gave no opinion of the model's text (${result.error.reason}); the classifier's verdict stands`,
+    );
+    return;
+  }
+  if (!result.opinion.flagged) return;
+  const categories = result.opinion.categories;
+  const reason = `judge ${judge.name} refused the model's text (${categories.join(", ")}); not posted`;
+  o.observe?.refused({ bot: o.bot, by: "judge", reason });
+  o.log.warn({ judge: judge.name, categories }, reason);
+  throw new TextRefused(reason);
 }

@@ -158,7 +158,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   });
   const llmRefused = new Counter({
     name: "postbot_llm_refused_total",
-    help: "Texts a bot's language model wrote that were not posted, by bot and what refused them (classifier, empty).",
+    help: "Texts a bot's language model wrote that were not posted, by bot and what refused them (classifier, judge, empty).",
     labelNames: ["bot", "by"] as const,
     registers: reg,
   });

@@ -17,6 +17,7 @@ import type { ActionLayer, LayerActionOptions, PostRef } from "../actions/index.
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import type { ModelAccess } from "../llm/access.ts";
+import { JudgeSlot } from "../llm/judge-slot.ts";
 import type { Logger } from "../log.ts";
 import { Inbox } from "../runtime/inbox.ts";
 import type { BotIdentity, ConversationCounts, EventHandling, PolledChannels } from "../runtime/types.ts";
@@ -139,7 +140,7 @@ export class PluginsStage implements EventHandling {
   setup(plugins: readonly PluginEntry[]): Promise<void> {
     const { identity, log } = this.options;
     for (const p of plugins) if (p.definition.session) this.sessionSchemas.set(p.name, p.definition.session);
-    const models = this.options.models ?? { bot: identity.name, clock: this.options.clock };
+    const models = this.options.models ?? { bot: identity.name, clock: this.options.clock, judge: new JudgeSlot() };
     return this.registry.setup(plugins, {
       name: identity.name,
       identity,
