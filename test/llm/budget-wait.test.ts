@@ -1,0 +1,89 @@
+/**
+ * Waiting for the model never holds back the bot's other actions (issue 27 item 3): with the
+ * bot's `budget.llm` spent (its requests, or its tokens), a reply waits for the model's window
+ * on the clock while a like of the same bot goes out at once; when the window has room again,
+ * the model is asked and the reply is posted. The sandbox in-process and the loopback model
+ * server on one frozen clock.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import like from "../../plugins/like.ts";
+import llmReply from "../../plugins/llm-reply.ts";
+import type { LedgerEntry } from "../../src/actions/mechanics/idempotency-ledger.ts";
+import { createClock } from "../../src/clock.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { createTestBed, type TestBed } from "../../src/testing.ts";
+import { answer, startModelServer, type ModelServer } from "../helpers/model-server.ts";
+import { until } from "../helpers/until.ts";
+
+let opened: { bed?: TestBed; model?: ModelServer; sandbox?: Sandbox } = {};
+afterEach(async () => {
+  await opened.bed?.close();
+  await opened.model?.close();
+  await opened.sandbox?.close();
+  opened = {};
+});
+
+const HOUR = 3_600_000;
+
+/** The `helpdesk` bot: llm-reply on its mentions, like on what its stream rule delivers, and this `budget.llm`. */
+async function start(llm: Record<string, unknown>) {
+  const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+  const sandbox = (opened.sandbox = await createSandbox({ clock }));
+  const model = (opened.model = await startModelServer({ clock }));
+  const bed = (opened.bed = await createTestBed({
+    sandbox,
+    bots: [
+      {
+        name: "helpdesk",
+        plan: "pro",
+        triggers: { mentions: {}, stream: [{ value: "#bikes -is:repost", tag: "bikes" }] },
+        reply_cooldown: "0s",
+        budget: { llm },
+        plugins: { "llm-reply": { url: model.url, model: "llama3.2" }, like: {} },
+      },
+    ],
+    plugins: { "llm-reply": llmReply, like },
+  }));
+  const id = bed.runtime.bots.get("helpdesk")!.identity.userId;
+  const liked = () => bed.sandbox.context.data.world.likes.filter((l) => l.user_id === id).map((l) => l.post_id);
+  const replies = () => bed.postsBy("helpdesk").map((p) => p.text);
+  return { bed, model, liked, replies };
+}
+
+describe("llm-reply: a spent model budget holds back only the reply", () => {
+  for (const [spent, llm] of [
+    ["requests", { requests: 1, per: "1h" }],
+    ["tokens", { tokens: 50, per: "1h" }],
+  ] as const) {
+    it(`${spent} spent: a like goes out at once while the reply waits for the model's window; the reply goes when it refills`, async () => {
+      const { bed, model, liked, replies } = await start(llm);
+      model.chat.queue(
+        answer.chat("First answer.", { prompt_tokens: 40, completion_tokens: 20 }),
+        answer.chat("Second answer, an hour later.", { prompt_tokens: 40, completion_tokens: 20 }),
+      );
+      const alice = await bed.user("alice");
+      await bed.post(alice, "@helpdesk first question");
+      await until("the first reply", () => replies().length === 1);
+      const second = await bed.post(alice, "@helpdesk second question");
+      // The second reply is asked for (in the ledger, its text still to be written) and waits
+      // for the model's window: the model is not asked, nothing is posted.
+      await until("the second reply asked for", () =>
+        bed.store
+          .entries<LedgerEntry>("ledger")
+          .some(([key, e]) => key.endsWith(`:reply:${second.id}`) && e.state === "queued"),
+      );
+      const bikes = await bed.post(alice, "new #bikes in the shop");
+      // No clock moves: the like goes out while the reply waits.
+      await until("the like sent while the reply waits", () => liked().includes(bikes.id));
+      expect(model.chat.requests).toHaveLength(1);
+      expect(replies()).toEqual(["First answer."]);
+
+      await bed.advance(HOUR - 1_000);
+      expect(model.chat.requests).toHaveLength(1);
+      await bed.advance(1_000);
+      await until("the reply sent once the window refilled", () => replies().length === 2);
+      expect(model.chat.requests).toHaveLength(2);
+      expect(replies()).toEqual(["First answer.", "Second answer, an hour later."]);
+    });
+  }
+});
