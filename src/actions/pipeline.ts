@@ -79,6 +79,18 @@
  * (the action with its text, `queued`, flushed) before passing it on. So a retry, or a restart
  * after a crash anywhere after the record, resumes the recorded action and sends its text; a
  * crash before the record leaves no text, and the event, still in the bot's inbox, asks again.
+ *
+ * The window in which a crash costs the model a second request is therefore exactly: from the
+ * model's answer reaching the writer to the record being durable. It holds the writer's own
+ * work on the answer (budget.llm's count, the shaping, the moderation classifier, and a
+ * moderation judge where the bot file configures one, up to the judge's timeout) and one
+ * durable write (the file store: the journal's append and fdatasync, shared with whatever else
+ * is flushed at once; Redis: the bot's fenced write). A request whose answer a crash cut off
+ * on its way is in it too. Past it, nothing depends on the text that is not durable: the
+ * duplicate guard, the budget queue, the `pending` mark and the request all come after the
+ * record, and `recover()` resumes a recorded action even once its event has left the inbox
+ * (test/llm/kill9.test.ts kills a child at both ends: a reply waiting for its slot with its
+ * text recorded, and one marked `pending`).
  */
 import type { StagedWrite } from "../store/staged-write.ts";
 import type { Action, Executed, HeaderBag, Outcome, SlotRecord, WriteText } from "./action.ts";

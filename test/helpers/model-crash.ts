@@ -21,6 +21,8 @@ export interface ReplyWorld {
   answers: Map<string, string[]>;
   /** Called when a reply reaches the service; `true`: it is not answered (the child is being killed). */
   onArrival?: ((res: ServerResponse) => boolean) | undefined;
+  /** Called as the model answers a request (the answer goes out right after). */
+  onAnswer?: (() => void) | undefined;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startReplyWorld(): Promise<ReplyWorld> {
     const post = (typeof content === "string" ? content : "").replace(/^post /, "");
     const text = `Answer ${++n} to ${post}.`;
     answers.set(post, [...(answers.get(post) ?? []), text]);
+    world.onAnswer?.();
     return answer.chat(text);
   });
   const world: ReplyWorld = {
@@ -75,19 +78,33 @@ export interface ChildRun {
 
 /**
  * Runs the child once over `dataDir`: killed with SIGKILL when it prints `posting` (with
- * `hold`), on the n-th reply reaching the service (`onReply`), or `afterMs` after it started.
+ * `hold`: a reply marked `pending`, about to be sent) or `recorded` (with `holdRecorded`: a
+ * reply's text recorded, the reply waiting for its slot), on the n-th reply reaching the
+ * service (`onReply`), `delayMs` after the model answered its n-th request (`onAnswer`: the
+ * answer on its way to the child or just arrived), or `afterMs` after it started. `env` adds to the child's environment
+ * (`BOTS`).
  */
 export function runChild(
   world: ReplyWorld,
   dataDir: string,
   count: number,
-  kill: { hold?: boolean; onReply?: number; afterMs?: number } = {},
+  kill: {
+    hold?: boolean;
+    holdRecorded?: boolean;
+    onReply?: number;
+    onAnswer?: { n: number; delayMs: number };
+    afterMs?: number;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<ChildRun> {
   return new Promise((resolve) => {
     const child: ChildProcess = spawn(
       process.execPath,
       ["--import", "tsx", CHILD, dataDir, world.serviceUrl, world.model.url, String(count)],
-      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOLD: kill.hold ? "1" : "0" } },
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ...kill.env, HOLD: kill.hold ? "1" : kill.holdRecorded ? "recorded" : "0" },
+      },
     );
     let out = "";
     let killed = false;
@@ -100,7 +117,7 @@ export function runChild(
     const timer = kill.afterMs !== undefined ? setTimeout(doKill, kill.afterMs) : undefined;
     child.stdout!.on("data", (c) => {
       out += c;
-      if (kill.hold && out.includes("posting ")) doKill();
+      if ((kill.hold && out.includes("posting ")) || (kill.holdRecorded && out.includes("recorded"))) doKill();
     });
     child.stderr!.on("data", (c) => (out += c));
     let seen = 0;
@@ -110,9 +127,14 @@ export function runChild(
       res.destroy();
       return true;
     };
+    let answered = 0;
+    world.onAnswer = () => {
+      if (++answered === kill.onAnswer?.n) setTimeout(doKill, kill.onAnswer.delayMs);
+    };
     child.on("exit", (code) => {
       clearTimeout(timer);
       world.onArrival = undefined;
+      world.onAnswer = undefined;
       resolve({ code, killed, out });
     });
   });

@@ -1,7 +1,8 @@
 /**
  * Model replies exactly once across real crashes: a child process (test/fixtures/llm-child.ts)
  * answers posts with text a model writes, and is killed with SIGKILL between the model's answer
- * and the post, then at random moments. Started again, it posts the text the model first
+ * and the post (once the reply is marked pending and about to be sent; and earlier, right after
+ * its text was recorded, while it waits for a slot), then at random moments. Started again, it posts the text the model first
  * wrote, once, and never asks the model again for a reply whose text it recorded.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -41,6 +42,24 @@ describe("kill -9 during model replies", () => {
     expect(second.code, second.out).toBe(0);
     expect(world.received.get("writer:reply:p0")).toEqual(["Answer 1 to p0."]);
     expect(world.model.chat.requests).toHaveLength(1);
+  }, 60_000);
+
+  it("killed after the model's text was recorded, while its reply waits for a slot: the restart posts that text, without asking again", async () => {
+    world = await startReplyWorld();
+    const dataDir = await freshDir();
+    // One reply an hour: one reply takes the slot, the other's text is recorded and it waits.
+    const first = await runChild(world, dataDir, 2, { holdRecorded: true });
+    expect(first.killed, first.out).toBe(true);
+    expect(first.out).toContain("recorded");
+    expect(world.model.chat.requests).toHaveLength(2);
+
+    const second = await runChild(world, dataDir, 2);
+    expect(second.code, second.out).toBe(0);
+    for (const p of ["p0", "p1"]) {
+      expect(world.answers.get(p), p).toHaveLength(1);
+      expect(world.received.get(`writer:reply:${p}`), p).toEqual(world.answers.get(p));
+    }
+    expect(world.model.chat.requests).toHaveLength(2);
   }, 60_000);
 
   it("after random kills and restarts, every reply is posted once, with the last text the model wrote for it", async () => {
