@@ -45,6 +45,7 @@ import {
   chatMessages,
   createClassifier,
   definePlugin,
+  judgeCheck,
   replyWriter,
   type DmContext,
   type PostContext,
@@ -136,8 +137,14 @@ export default definePlugin({
       budget: models.budget,
       observe: models.observe,
     };
-    /** The writer's options with the bot's judge, read when a text is written (`moderate` may be set up after this plugin). */
-    const judged = () => ({ ...writerOptions, judge: models.judge?.current });
+    /**
+     * A writer with the bot's moderation judge as its check (run by the action layer once the
+     * text is recorded), read when an event is handled: `moderate` may be set up after this plugin.
+     */
+    const judged = (write: (signal: AbortSignal) => Promise<string>): WriteText => {
+      const judge = models.judge?.current;
+      return judge ? Object.assign(write, { check: judgeCheck(writerOptions, judge) }) : write;
+    };
 
     /** The earlier posts of the thread, each the one the next replies to, oldest first. */
     async function threadOf(ctx: PostContext<"mention" | "reply" | "post">, signal: AbortSignal): Promise<ChatTurn[]> {
@@ -162,11 +169,11 @@ export default definePlugin({
     }
 
     const answerPost = async (ctx: PostContext<"mention" | "reply" | "post">) => {
-      const write: WriteText = async (signal) => {
+      const write = judged(async (signal) => {
         const history = options.context === "thread" ? await threadOf(ctx, signal) : [];
         const messages = chatMessages({ system: options.system, history, text: ctx.post.text });
-        return replyWriter(judged(), { messages, answered: ctx.author.username })(signal);
-      };
+        return replyWriter(writerOptions, { messages, answered: ctx.author.username })(signal);
+      });
       const outcome = await ctx.replyWith(write);
       if ("reason" in outcome)
         ctx.log.info({ status: outcome.status }, `no model reply to post ${ctx.post.id}: ${outcome.reason}`);
@@ -201,11 +208,11 @@ export default definePlugin({
     for (const event of options.on) {
       if (event === "dm") {
         bot.on("dm", async (ctx) => {
-          const write: WriteText = async (signal) => {
+          const write = judged(async (signal) => {
             const history = options.context === "thread" ? await historyOf(ctx, signal) : [];
             const messages = chatMessages({ system: options.system, history, text: ctx.message.text });
-            return replyWriter(judged(), { messages, answered: ctx.sender.username })(signal);
-          };
+            return replyWriter(writerOptions, { messages, answered: ctx.sender.username })(signal);
+          });
           const outcome = await ctx.replyWith(write);
           if ("reason" in outcome)
             ctx.log.info({ status: outcome.status }, `no model answer to message ${ctx.message.id}: ${outcome.reason}`);

@@ -68,6 +68,7 @@ export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind
 export { TextRefused } from "./actions/index.ts";
 export {
   chatMessages,
+  judgeCheck,
   replyWriter,
   shapeReply,
   type ChatMessage,

@@ -45,7 +45,17 @@ export interface Action {
    * reads the target (`about`: `@ana: "any tips for…"` for a post, `@ana` for a user), for
    * log lines and the status page only, never for a decision.
    */
-  context?: { authorId?: string; conversationId?: string; conversation?: string; about?: string };
+  context?: {
+    authorId?: string;
+    conversationId?: string;
+    conversation?: string;
+    about?: string;
+    /**
+     * The action's written text is recorded and its writer's {@link CheckText} has not passed
+     * yet: it is checked before it goes on, again after a restart (see `awaitsCheck`).
+     */
+    unchecked?: true;
+  };
   /** Lower runs sooner when actions compete for the same window. */
   priority: number;
   /** When the action was asked for (ms on the layer's clock). */
@@ -111,7 +121,18 @@ export type Outcome<R = unknown> =
  * never calls the writer again. Throw {@link TextRefused} when the text must not be sent
  * (the outcome is `refused`); any other error is a failure to write (`failed`, nothing sent).
  */
-export type WriteText = (signal: AbortSignal) => Promise<string>;
+export type WriteText = ((signal: AbortSignal) => Promise<string>) & {
+  /**
+   * A check that may take time (a moderation judge over the network): run once the text is
+   * recorded, not before, so that a crash while it runs never costs the writer a second call.
+   * Until it passes, the record says the text is unchecked, and a restart runs it again on
+   * the recorded text. Throw {@link TextRefused} to refuse the text.
+   */
+  readonly check?: CheckText;
+};
+
+/** Checks a written text before it goes (see {@link WriteText}`.check`). */
+export type CheckText = (text: string, signal: AbortSignal) => Promise<void>;
 
 /**
  * Thrown by a {@link WriteText} for a text that must not be sent (a moderation check refused
@@ -127,6 +148,11 @@ const TEXT_KINDS: ReadonlySet<string> = new Set(["reply", "post", "dm"]);
 /** Whether the action is still waiting for its text to be written (see {@link WriteText}). */
 export function awaitsText(action: Pick<Action, "kind" | "body">): boolean {
   return TEXT_KINDS.has(action.kind) && typeof (action.body as { text?: unknown } | undefined)?.text !== "string";
+}
+
+/** Whether the action's recorded text still waits for its writer's check (see {@link WriteText}). */
+export function awaitsCheck(action: Pick<Action, "context">): boolean {
+  return action.context?.unchecked === true;
 }
 
 /** A budget slot an action's request was counted in (see `AccountBudget.take`). */

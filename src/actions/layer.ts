@@ -26,6 +26,7 @@ import { silentLogger, type Logger } from "../log.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
 import {
   actionKey,
+  awaitsCheck,
   awaitsText,
   READ_KIND,
   type Action,
@@ -497,6 +498,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       signal: signal ?? new AbortController().signal,
       ...(rider ? { rider } : {}),
       ...(write ? { write: async (s: AbortSignal) => (written = await write(s)) } : {}),
+      ...(write?.check ? { check: write.check } : {}),
     };
     return shared.countInFlight(
       pipelines()
@@ -691,8 +693,11 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     waiting: () => shared.queue.list(bot),
     recover() {
       // An action still waiting for its text (a model's reply a crash stopped before it was
-      // recorded) is left to its event, which waits in the inbox and writes the text again.
-      const unfinished = shared.ledger.unfinished(bot).filter(([, e]) => e.action && !awaitsText(e.action));
+      // recorded), or for its recorded text's check, is left to its event, which waits in the
+      // inbox and writes the text again, or checks the recorded one.
+      const unfinished = shared.ledger
+        .unfinished(bot)
+        .filter(([, e]) => e.action && !awaitsText(e.action) && !awaitsCheck(e.action));
       if (unfinished.length > 0) {
         const pending = unfinished.filter(([, e]) => e.state === "pending").length;
         log.info(

@@ -80,20 +80,26 @@
  * after a crash anywhere after the record, resumes the recorded action and sends its text; a
  * crash before the record leaves no text, and the event, still in the bot's inbox, asks again.
  *
+ * A writer's check that takes time (a moderation judge: `WriteText.check`) runs after the
+ * record, on the recorded text, which the record marks unchecked until it passes (then it is
+ * recorded again, checked, before the action goes on). A crash while it runs costs the writer
+ * nothing: the restart's event checks the recorded text again, and `recover()` leaves an
+ * unchecked action to its event, so no text goes out unchecked.
+ *
  * The window in which a crash costs the model a second request is therefore exactly: from the
  * model's answer reaching the writer to the record being durable. It holds the writer's own
- * work on the answer (budget.llm's count, the shaping, the moderation classifier, and a
- * moderation judge where the bot file configures one, up to the judge's timeout) and one
- * durable write (the file store: the journal's append and fdatasync, shared with whatever else
- * is flushed at once; Redis: the bot's fenced write). A request whose answer a crash cut off
- * on its way is in it too. Past it, nothing depends on the text that is not durable: the
- * duplicate guard, the budget queue, the `pending` mark and the request all come after the
- * record, and `recover()` resumes a recorded action even once its event has left the inbox
- * (test/llm/kill9.test.ts kills a child at both ends: a reply waiting for its slot with its
- * text recorded, and one marked `pending`).
+ * synchronous work on the answer (budget.llm's count, the shaping, the moderation classifier:
+ * about half a millisecond) and one durable write (the file store: the journal's append and
+ * fdatasync, shared with whatever else is flushed at once; Redis: the bot's fenced write). A
+ * request whose answer a crash cut off on its way is in it too. Past it, nothing depends on
+ * the text that is not durable: the check, the duplicate guard, the budget queue, the
+ * `pending` mark and the request all come after the record, and `recover()` resumes a
+ * recorded, checked action even once its event has left the inbox (test/llm/kill9.test.ts
+ * kills a child at each of these: while the recorded text is checked, while the reply waits for
+ * its slot, and once it is marked `pending`).
  */
 import type { StagedWrite } from "../store/staged-write.ts";
-import type { Action, Executed, HeaderBag, Outcome, SlotRecord, WriteText } from "./action.ts";
+import type { Action, CheckText, Executed, HeaderBag, Outcome, SlotRecord, WriteText } from "./action.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Job channels: what a step sets on the job (or on the outcome) for another step. Each says
@@ -161,6 +167,12 @@ export interface JobChannels {
    * by the text writer step, which hands the text on in the action and clears this.
    */
   readonly write?: WriteText | undefined;
+  /**
+   * The writer's check of its recorded text (`WriteText.check`). Set by the layer with
+   * `write`; called by the text writer step on a text whose record says it is unchecked,
+   * before the action goes on (a restart's event brings it again); not read by any other step.
+   */
+  readonly check?: CheckText | undefined;
   /**
    * Records the action, its written text in it, with its ledger entry, and resolves once that
    * is durable. Written by the ledger step; called by the text writer step right after the

@@ -8,7 +8,7 @@ export { chatCompletion, CHAT_TIMEOUT_MS, ModelError } from "./chat.ts";
 export type { ChatAnswer, ChatMessage, ChatTarget, ModelFailure } from "./chat.ts";
 export { chatMessages, type ChatTurn } from "./prompt.ts";
 export { fitToLength, shapeReply, withoutOtherMentions, type ShapeOptions } from "./shape.ts";
-export { replyWriter, WRITER_RETRY } from "./writer.ts";
+export { judgeCheck, replyWriter, WRITER_RETRY } from "./writer.ts";
 export type { ModelObserver, ReplyRequest, ReplyWriterOptions } from "./writer.ts";
 export type { ModelAccess } from "./access.ts";
 export { JudgeSlot, type TextJudge } from "./judge-slot.ts";

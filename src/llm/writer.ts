@@ -12,15 +12,19 @@
  * 4. check it with the moderation classifier: a text it finds abusive is refused
  *    (`TextRefused`), logged with the rule that fired, and counted, never posted;
  * 5. then, where the bot file configures a moderation judge (`moderate`'s `judge:`, handed
- *    over through ./judge-slot.ts), ask it too: a text it flags is refused the same way, with
- *    the categories it named. A judge that fails or does not answer within its timeout gives
- *    no opinion, and, as for the replies it judges for `moderate`, the classifier's verdict
+ *    over through ./judge-slot.ts), ask it too, as the writer's check ({@link judgeCheck},
+ *    given as `WriteText.check`):
+ *    the action layer runs it once the text is recorded, so that a crash while the judge is
+ *    asked (up to its timeout) costs no second request to the model, and runs it again on the
+ *    recorded text after a restart. A text it flags is refused the same way, with the
+ *    categories it named. A judge that fails or does not answer within its timeout gives no
+ *    opinion, and, as for the replies it judges for `moderate`, the classifier's verdict
  *    stands: the text is posted, and the log says the judge gave none.
  *
  * The person's words reach the model only as `user` messages (./prompt.ts): the system
  * message is the bot file's alone.
  */
-import { TextRefused, type WriteText } from "../actions/action.ts";
+import { TextRefused, type CheckText, type WriteText } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Classifier } from "../moderation/types.ts";
@@ -59,8 +63,6 @@ export interface ReplyWriterOptions {
   clock: Clock;
   log: Logger;
   classifier: Classifier;
-  /** The bot's moderation judge, asked about every text the classifier lets through; absent: none configured. */
-  judge?: TextJudge | undefined;
   budget?: ModelBudget | undefined;
   observe?: ModelObserver | undefined;
   retry?: Partial<typeof WRITER_RETRY>;
@@ -77,7 +79,7 @@ export interface ReplyRequest {
 /** The writer of one reply; see the module comment. */
 export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): WriteText {
   const retry = { ...WRITER_RETRY, ...o.retry };
-  return async (signal) => {
+  const write = async (signal: AbortSignal): Promise<string> => {
     let answer;
     for (let attempt = 1; ; attempt++) {
       await o.budget?.acquire(signal);
@@ -133,13 +135,26 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
       o.log.warn({ rule, score: verdict.score }, reason);
       throw new TextRefused(reason);
     }
-    if (o.judge) await judged(o, o.judge, text);
     return text;
   };
+  return write;
 }
 
-/** Asks the judge about the text: refuses it when flagged; its failure leaves the classifier's verdict standing. */
-async function judged(o: ReplyWriterOptions, judge: TextJudge, text: string): Promise<void> {
+/**
+ * The bot's judge as the check of a written text (step 5 of the module comment): asked once
+ * the text is recorded, so a crash while it is asked costs no second request to the model, and
+ * again after a restart until it answers. Refuses a text it flags; its failure leaves the
+ * classifier's verdict standing.
+ */
+export function judgeCheck(o: Pick<ReplyWriterOptions, "bot" | "log" | "observe">, judge: TextJudge): CheckText {
+  return (text) => judged(o, judge, text);
+}
+
+async function judged(
+  o: Pick<ReplyWriterOptions, "bot" | "log" | "observe">,
+  judge: TextJudge,
+  text: string,
+): Promise<void> {
   const result = await judge.opinion(text);
   if (!result.ok) {
     // The judge logs its outage once (src/moderation/judge/judge.ts); each text says it was not judged.

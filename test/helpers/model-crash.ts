@@ -91,6 +91,8 @@ export function runChild(
   kill: {
     hold?: boolean;
     holdRecorded?: boolean;
+    /** The writer's check (`CHECK`): `hang` (killed when it prints `checking`) or `pass`. */
+    check?: "hang" | "pass";
     onReply?: number;
     onAnswer?: { n: number; delayMs: number };
     afterMs?: number;
@@ -103,7 +105,12 @@ export function runChild(
       ["--import", "tsx", CHILD, dataDir, world.serviceUrl, world.model.url, String(count)],
       {
         stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, ...kill.env, HOLD: kill.hold ? "1" : kill.holdRecorded ? "recorded" : "0" },
+        env: {
+          ...process.env,
+          ...kill.env,
+          HOLD: kill.hold ? "1" : kill.holdRecorded ? "recorded" : "0",
+          ...(kill.check ? { CHECK: kill.check } : {}),
+        },
       },
     );
     let out = "";
@@ -117,7 +124,12 @@ export function runChild(
     const timer = kill.afterMs !== undefined ? setTimeout(doKill, kill.afterMs) : undefined;
     child.stdout!.on("data", (c) => {
       out += c;
-      if ((kill.hold && out.includes("posting ")) || (kill.holdRecorded && out.includes("recorded"))) doKill();
+      if (
+        (kill.hold && out.includes("posting ")) ||
+        (kill.holdRecorded && out.includes("recorded")) ||
+        (kill.check === "hang" && out.includes("checking "))
+      )
+        doKill();
     });
     child.stderr!.on("data", (c) => (out += c));
     let seen = 0;

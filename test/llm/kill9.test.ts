@@ -1,8 +1,9 @@
 /**
  * Model replies exactly once across real crashes: a child process (test/fixtures/llm-child.ts)
  * answers posts with text a model writes, and is killed with SIGKILL between the model's answer
- * and the post (once the reply is marked pending and about to be sent; and earlier, right after
- * its text was recorded, while it waits for a slot), then at random moments. Started again, it posts the text the model first
+ * and the post (once the reply is marked pending and about to be sent; earlier, right after its
+ * text was recorded, while it waits for a slot; and while its recorded text is checked, as a
+ * moderation judge checks it), then at random moments. Started again, it posts the text the model first
  * wrote, once, and never asks the model again for a reply whose text it recorded.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -60,6 +61,20 @@ describe("kill -9 during model replies", () => {
       expect(world.received.get(`writer:reply:${p}`), p).toEqual(world.answers.get(p));
     }
     expect(world.model.chat.requests).toHaveLength(2);
+  }, 60_000);
+
+  it("killed while its recorded text is checked (a judge asked): the restart checks that text again, posts it, and does not ask the model again", async () => {
+    world = await startReplyWorld();
+    const dataDir = await freshDir();
+    const first = await runChild(world, dataDir, 1, { check: "hang" });
+    expect(first.killed, first.out).toBe(true);
+    expect(first.out).toContain("checking Answer 1 to p0.");
+
+    const second = await runChild(world, dataDir, 1, { check: "pass" });
+    expect(second.code, second.out).toBe(0);
+    expect(second.out).toContain("checked Answer 1 to p0.");
+    expect(world.received.get("writer:reply:p0")).toEqual(["Answer 1 to p0."]);
+    expect(world.model.chat.requests).toHaveLength(1);
   }, 60_000);
 
   it("after random kills and restarts, every reply is posted once, with the last text the model wrote for it", async () => {

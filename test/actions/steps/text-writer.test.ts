@@ -12,7 +12,7 @@ import { ledgerStep } from "../../../src/actions/steps/ledger.ts";
 import { textWriter } from "../../../src/actions/steps/text-writer.ts";
 import { createClock } from "../../../src/clock.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
-import { actionOf, deferred, fakeNext, jobOf, START } from "./helpers.ts";
+import { actionOf, BOT, deferred, fakeNext, jobOf, START } from "./helpers.ts";
 
 /** A reply whose text is still to be written, as the layer builds one for `ctx.replyWith`. */
 const unwritten = (target = "500"): Action => {
@@ -120,6 +120,70 @@ describe("text writer step", () => {
     });
     expect((await again.perform(jobOf(unwritten(), { write }))).status).toBe("sent");
     expect({ writes, sent }).toEqual({ writes: 1, sent: ["answer number 1"] });
+  });
+
+  it("a writer's check runs once the text is recorded (flushed, marked unchecked); a text it refuses is not sent", async () => {
+    const store = createMemoryStore();
+    let flushed = 0;
+    const flush = store.flush.bind(store);
+    store.flush = async () => {
+      flushed++;
+      return flush();
+    };
+    const sent: string[] = [];
+    const { perform, ledger } = pipeline(store, async (job) => {
+      sent.push(textOf(job.action)!);
+      return { status: "sent", result: { data: { id: "9" } } };
+    });
+    const atCheck: Array<{ text?: string; unchecked?: boolean; flushed: number }> = [];
+    const judged = (verdict: "pass" | "refuse") =>
+      Object.assign(async () => `a text to ${verdict}`, {
+        check: async (text: string) => {
+          const entry = ledger.get(`${BOT}:reply:${verdict === "pass" ? "510" : "511"}`)!;
+          atCheck.push({ text: textOf(entry.action!), unchecked: entry.action!.context?.unchecked, flushed });
+          expect(text).toBe(`a text to ${verdict}`);
+          if (verdict === "refuse") throw new TextRefused("the judge refused it");
+        },
+      });
+    const refused = await perform(jobOf(unwritten("511"), { write: judged("refuse"), check: judged("refuse").check }));
+    expect(refused).toMatchObject({ status: "refused", reason: "the judge refused it" });
+    const passed = await perform(jobOf(unwritten("510"), { write: judged("pass"), check: judged("pass").check }));
+    expect(passed.status).toBe("sent");
+    expect(atCheck).toEqual([
+      { text: "a text to refuse", unchecked: true, flushed: 1 },
+      { text: "a text to pass", unchecked: true, flushed: 2 },
+    ]);
+    expect(sent).toEqual(["a text to pass"]);
+  });
+
+  it("a recorded text whose check had not passed when the run stopped is checked again, never written again", async () => {
+    const store = createMemoryStore();
+    const sent: string[] = [];
+    const first = pipeline(store, async () => ({ status: "sent", result: { data: { id: "9" } } }));
+    let writes = 0;
+    let checks = 0;
+    const write = async () => `answer number ${++writes}`;
+    const stop = new AbortController();
+    const hanging = async (_text: string, signal: AbortSignal) => {
+      checks++;
+      stop.abort();
+      throw signal.reason;
+    };
+    const stopped = await first.perform(jobOf(unwritten(), { write, check: hanging, signal: stop.signal }));
+    expect(stopped.status).toBe("deferred");
+    expect(first.ledger.get(`${BOT}:reply:500`)!.action!.context?.unchecked).toBe(true);
+    // The next run: the event asks again with its writer and its check.
+    const again = pipeline(store, async (job) => {
+      sent.push(textOf(job.action)!);
+      expect(job.action.context?.unchecked).toBeUndefined();
+      return { status: "sent", result: { data: { id: "9" } } };
+    });
+    const passing = async (text: string) => {
+      checks++;
+      expect(text).toBe("answer number 1");
+    };
+    expect((await again.perform(jobOf(unwritten(), { write, check: passing }))).status).toBe("sent");
+    expect({ writes, checks, sent }).toEqual({ writes: 1, checks: 2, sent: ["answer number 1"] });
   });
 
   it("the same key asked for twice at once is written once; a key done is not written again", async () => {
