@@ -34,6 +34,11 @@ export interface QuizProcess {
   child: ChildProcess;
   exited: Promise<number | null>;
   err(): string;
+  /**
+   * Resolves once the process has settled (its runtime idle: what a restart repeats, such as a
+   * question asked twice, has been sent by then), so a test checks after it instead of sleeping.
+   */
+  idle(): Promise<void>;
 }
 
 export async function quizWorld() {
@@ -53,20 +58,31 @@ export async function quizWorld() {
     const child = spawn(
       process.execPath,
       ["--import", "tsx", CHILD, sandbox.url, dir, JSON.stringify({ app, token, user })],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      { stdio: ["pipe", "pipe", "pipe"] },
     );
     children.add(child);
     let err = "";
     child.stderr!.on("data", (c) => (err += c));
+    child.stdin!.on("error", () => undefined); // killed while a question was on its way
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     exited.then(() => children.delete(child));
+    // Its lines after "ready" answer "idle?", in order.
+    const answers: Array<(line: string) => void> = [];
+    const lines = createInterface({ input: child.stdout! });
     await Promise.race([
-      new Promise<void>((resolve) => createInterface({ input: child.stdout! }).once("line", () => resolve())),
+      new Promise<void>((resolve) => lines.once("line", () => resolve())),
       exited.then((code) => {
         throw new Error(`the quiz process exited (${code}) before it was ready: ${err}`);
       }),
     ]);
-    return { child, exited, err: () => err };
+    lines.on("line", (line) => answers.shift()?.(line));
+    const idle = async () => {
+      const answer = new Promise<string>((resolve) => answers.push(resolve));
+      child.stdin!.write("idle?\n");
+      const line = await Promise.race([answer, exited.then((code) => `exited (${code}) before it settled: ${err}`)]);
+      if (line !== "idle") throw new Error(`the quiz process ${line}`);
+    };
+    return { child, exited, err: () => err, idle };
   };
 
   const close = async () => {

@@ -62,7 +62,7 @@ async function quizWithKills(arm: (w: QuizWorld, kill: () => void) => Promise<vo
     if (cutsEveryStep) expect({ cut, said: botDms(w).length }, `step ${step + 1}`).toEqual({ cut: true, said: step });
     const again = await w.start();
     await until(`message ${step + 1} of the quiz`, () => botDms(w).length >= step + 1);
-    await new Promise((r) => setTimeout(r, 800)); // time for a repeated question to show, if one came
+    await again.idle(); // settled: a repeated question, had one come, is there by now
     expect(botDms(w), `after the kill in step ${step + 1}`).toEqual(EXPECTED.slice(0, step + 1));
     again.child.kill("SIGTERM");
     expect(await again.exited, again.err()).toBe(0);

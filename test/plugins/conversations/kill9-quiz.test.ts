@@ -57,7 +57,7 @@ async function quizWithKills(arm: (w: QuizWorld, kill: () => void, step: number)
     await running.exited;
     bot = await w.start();
     await until(`message ${step + 1} of the quiz`, () => w.botPosts().length >= step + 1);
-    await new Promise((r) => setTimeout(r, 800)); // time for a repeated question to show, if one came
+    await bot.idle(); // settled: a repeated question, had one come, is there by now
     expect(
       w.botPosts().map((p) => p.text),
       `after the kill in step ${step + 1}`,
