@@ -26,7 +26,12 @@ const PROCESSES = [
   "test/store/state-lock.test.ts",
 ];
 
-const shared = { testTimeout: 20_000, hookTimeout: 20_000 };
+/**
+ * `expect.poll` waits for something a test caused (a page rendered, a queue emptied): its
+ * timeout only guards against waiting forever, so it is as generous as a test's own. (Vitest's
+ * default, 1 s, failed the status page's 1,000 bots under load, with nothing wrong.)
+ */
+const shared = { testTimeout: 20_000, hookTimeout: 20_000, expect: { poll: { timeout: 15_000 } } };
 
 export default defineConfig({
   test: {

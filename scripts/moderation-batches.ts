@@ -141,13 +141,11 @@ export function scoreBatch(classifier: Classifier, batch: Batch): Score {
       );
     }
   }
+  return { ...precisionRecall(tp, fp, fn), tp, fp, fn, wrong };
+}
+
+/** Precision and recall from the counts of a batch, or of several scored apart and summed. */
+export function precisionRecall(tp: number, fp: number, fn: number): { precision: number; recall: number } {
   // A batch with no abusive text (or no verdict of abuse) has nothing to get wrong on that side.
-  return {
-    precision: tp + fp === 0 ? 1 : tp / (tp + fp),
-    recall: tp + fn === 0 ? 1 : tp / (tp + fn),
-    tp,
-    fp,
-    fn,
-    wrong,
-  };
+  return { precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp + fn === 0 ? 1 : tp / (tp + fn) };
 }
