@@ -4,7 +4,7 @@
  * written; its bot file validates; every command, flag, bot file key, event and example
  * plugin option they document exists in the code, and everything the code offers there is
  * documented. Every expectation comes from the documents or from the code, never from this
- * file. (test/docs/commands.test.ts runs their shell commands.)
+ * file. (test/docs/commands.ts runs their shell commands.)
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
