@@ -49,28 +49,34 @@ export async function awaitReplies(options: AwaitRepliesOptions): Promise<Answer
 }
 
 /**
- * Calls `look` every `everyMs` until it finds something (returned) or `timeoutMs` has passed
- * (an empty list). A rate limit makes it wait for the window's reset (within the time left),
- * never fail: the user asked to wait, not to see a 429.
+ * Calls `look` until it finds something (returned) or `timeoutMs` has passed (an empty list),
+ * at the times `waits` says: a number, at once and then every `waits` ms; a list, after each
+ * of its waits in turn (not at once), the last one repeated. A look is due at the deadline too.
+ * A rate limit makes it wait for the window's reset (within the time left), never fail: the
+ * user asked to wait, not to see a 429.
  */
 export async function lookUntil<T>(
   clock: Clock,
   timeoutMs: number,
-  everyMs: number,
+  waits: number | readonly number[],
   look: () => Promise<T[]>,
 ): Promise<T[]> {
   const deadline = clock.now() + timeoutMs;
-  for (;;) {
-    let wait = everyMs;
+  /** The wait before look `i`, the last one repeated. */
+  const schedule = typeof waits === "number" ? [0, waits] : waits;
+  let resetAt: number | undefined;
+  for (let i = 0; ; i++) {
+    const wait = Math.max(schedule[Math.min(i, schedule.length - 1)]!, (resetAt ?? 0) - clock.now());
+    const left = deadline - clock.now();
+    if (wait > 0 && left > 0) await clock.sleep(Math.min(wait, left));
+    resetAt = undefined;
     try {
       const found = await look();
       if (found.length > 0) return found;
     } catch (err) {
       if (!(err instanceof RateLimitError)) throw err;
-      if (err.resetAt !== undefined) wait = Math.max(everyMs, err.resetAt - clock.now());
+      resetAt = err.resetAt;
     }
-    const left = deadline - clock.now();
-    if (left <= 0) return [];
-    await clock.sleep(Math.min(wait, left));
+    if (deadline - clock.now() <= 0) return [];
   }
 }
