@@ -40,6 +40,11 @@ export interface Apps {
   replace(before: HostedBot, after: HostedBot): Promise<void>;
   /** A bot stopped for good: its rules leave the app's stream. */
   remove(hosted: HostedBot): Promise<void>;
+  /**
+   * Resolves once the rule changes of the bots added, replaced and removed so far went
+   * through: those calls resolve before (a change may wait for the app's window of rule changes).
+   */
+  rulesSettled(): Promise<void>;
   /** Saves each stream's mark as it is now (with the status, every few seconds: how long the stream is known connected). */
   saveMarks(): void;
 }
@@ -77,6 +82,13 @@ class ProcessApps implements Apps {
   private readonly byApp = new Map<string, App>();
   /** Where each app's stream left off, in the state store (set with the events of each post it delivers). */
   private readonly marks: StreamMarks;
+  /**
+   * The rule changes of fleet changes, until the service has them. An app may change its rules
+   * 100 times per 15 minutes: past that a change waits for the window, and the fleet's next
+   * change (a bot paused, an account connecting) must not wait behind it. Changes waiting
+   * together go out as one request (the hub sends what is wanted when its turn comes).
+   */
+  private readonly rulesInFlight = new Set<Promise<void>>();
 
   constructor(private readonly deps: AppDeps) {
     this.marks = storeMarks(deps.options.store);
@@ -147,8 +159,27 @@ class ProcessApps implements Apps {
       await hub.update([], []);
       this.stopStream(appId);
       app.log.info(`stream of app ${appId}: no bot of the app wants it any more; closed`);
-    } else if (hub) await hub.update(...this.wants(app));
+    } else if (hub) this.afterRules(app, hub.update(...this.wants(app)));
     if (app.bots.size === 0) this.byApp.delete(appId);
+  }
+
+  /** Runs `then` once the rule change went through, without holding up the fleet change that made it. */
+  private afterRules(app: App, change: Promise<void>, then: () => void = () => {}): void {
+    const done: Promise<void> = change
+      .then(then)
+      .catch((err: unknown) =>
+        app.log.warn(
+          { err: (err as Error)?.message },
+          `stream rules: a fleet change's rules could not be followed up (${(err as Error)?.message ?? String(err)})`,
+        ),
+      )
+      .finally(() => this.rulesInFlight.delete(done));
+    this.rulesInFlight.add(done);
+  }
+
+  async rulesSettled(): Promise<void> {
+    // A follow-up may start another change (a backfill does not; a rules change is awaited by then).
+    while (this.rulesInFlight.size > 0) await Promise.all([...this.rulesInFlight]);
   }
 
   /** The app's capacity after its bots changed: the lines that changed are logged. */
@@ -176,7 +207,13 @@ class ProcessApps implements Apps {
       if (wantsStream(hosted)) this.startStream(appId, app);
       return;
     }
-    await hub.update(...this.wants(app));
+    this.afterRules(app, hub.update(...this.wants(app)), () => this.joined(appId, app, hub, hosted, fresh));
+  }
+
+  /** {@link follow}, once the service has the bot's rules. */
+  private joined(appId: string, app: App, hub: StreamHub, hosted: HostedBot, fresh: boolean): void {
+    const name = hosted.config.name;
+    if (this.hubs.get(appId) !== hub || app.bots.get(name) !== hosted) return; // gone or changed meanwhile
     const mentions = hosted.config.triggers.mentions;
     if (mentionsVia(hosted) !== "stream" || !mentions) return;
     const bot = this.deps.bots.get(name);

@@ -321,6 +321,10 @@ class HostedRuntime implements Runtime {
     return this.hostedBots;
   }
 
+  rulesSettled(): Promise<void> {
+    return this.hosting?.rulesSettled() ?? Promise.resolve();
+  }
+
   /** Runs one change of a bot after the one under way (a change per bot at a time). */
   private change<T>(name: string, work: () => Promise<T>): Promise<T> {
     const before = this.changing.get(name) ?? Promise.resolve();

@@ -96,6 +96,12 @@ export interface FleetOps {
   replace(hosted: HostedBot): Promise<void>;
   /** Stops a bot for good (its state is kept) and takes its rules from its app's stream. */
   remove(name: string): Promise<void>;
+  /**
+   * Resolves once the stream rules of the bots added, replaced and removed so far are in at
+   * the service. `add`, `replace` and `remove` resolve before: an app may change its rules 100
+   * times per 15 minutes, and past that the fleet's next change must not wait for the window.
+   */
+  rulesSettled(): Promise<void>;
   /** Pauses a bot: its triggers stop, and what the stream brings it waits in its inbox. */
   pause(name: string, reason: string): Promise<void>;
   /** Resumes a paused bot (whatever paused it): it restarts and handles what waited. */

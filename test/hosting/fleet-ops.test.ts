@@ -67,6 +67,7 @@ describe("the live fleet: changes while the runtime runs", () => {
     await bed.post(alice, "@newbie early");
 
     await bed.runtime.add(hosted);
+    await bed.runtime.rulesSettled();
     expect(await rulesRequests(bed)).toBe(before + 1);
     expect(appRules(bed).some((v) => v.includes("@newbie OR to:newbie"))).toBe(true);
     await bed.post(alice, "@newbie hello");
@@ -113,6 +114,7 @@ describe("the live fleet: changes while the runtime runs", () => {
         echoBot("a", "v2", { triggers: { mentions: {}, stream: [{ value: "#dogs", tag: "dogs" }] } }),
       ),
     );
+    await bed.runtime.rulesSettled();
     expect(await rulesRequests(bed)).toBe(before + 2);
     expect(appRules(bed)).toContain("#dogs");
     expect(appRules(bed)).not.toContain("#cats");
@@ -136,6 +138,7 @@ describe("the live fleet: changes while the runtime runs", () => {
         echoBot("a", "v3", { triggers: { mentions: {}, stream: [{ value: "#dogs", tag: "dogs" }] } }),
       ),
     );
+    await bed.runtime.rulesSettled();
     expect(await rulesRequests(bed)).toBe(now);
   });
 
@@ -170,6 +173,7 @@ describe("the live fleet: changes while the runtime runs", () => {
     const hostedA = bed.runtime.fleet().get("a")!;
 
     await bed.runtime.remove("a");
+    await bed.runtime.rulesSettled();
     expect(appRules(bed).some((v) => v.includes("@a OR to:a"))).toBe(false);
     expect(appRules(bed).some((v) => v.includes("@b OR to:b"))).toBe(true);
     expect(bed.runtime.status().map((s) => s.bot)).toEqual(["b"]);
