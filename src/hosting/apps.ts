@@ -23,6 +23,7 @@ import {
   type Budgeted,
   type MentionBot,
   type StreamHub,
+  type StreamStatus,
 } from "../triggers/stream-hub.ts";
 import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
 import { appLoad, capacityChanges, capacityLines, type AppLoad } from "./capacity.ts";
@@ -63,6 +64,11 @@ interface App {
   app: AppCredentials;
   /** Its bots running here, by name, in the order they came. */
   bots: Map<string, HostedBot>;
+  /**
+   * What each of them wants of the stream (see {@link ProcessApps.wants}), kept as they come
+   * and go: a change of one bot of 10,000 does not ask each of the others again.
+   */
+  wants: Map<string, { rules?: BotRules; mentions?: MentionBot }>;
   capacity: string[];
   /** What the capacity lines were made of, to say what changed. */
   load?: AppLoad;
@@ -75,6 +81,21 @@ export function startApps(deps: AppDeps): Apps {
 }
 
 const wantsStream = (h: HostedBot) => h.config.triggers.stream.length > 0 || mentionsVia(h) === "stream";
+
+/** Whether a bot of the app wants its stream (the first one found says so). */
+function anyWantsStream(app: App): boolean {
+  for (const h of app.bots.values()) if (wantsStream(h)) return true;
+  return false;
+}
+
+/** The action layer of the app's first bot running here: the stream's requests are budgeted through it. */
+function firstLayer(app: App, layers: ReadonlyMap<string, ActionLayer>): ActionLayer | undefined {
+  for (const name of app.bots.keys()) {
+    const layer = layers.get(name);
+    if (layer) return layer;
+  }
+  return undefined;
+}
 
 class ProcessApps implements Apps {
   readonly hubs = new Map<string, StreamHub>();
@@ -94,20 +115,44 @@ class ProcessApps implements Apps {
     this.marks = storeMarks(deps.options.store);
     for (const hosted of deps.options.bots) {
       if (!deps.bots.has(hosted.config.name)) continue;
-      this.appOf(hosted).bots.set(hosted.config.name, hosted);
+      this.place(this.appOf(hosted), hosted);
     }
     for (const [appId, app] of this.byApp) {
       app.load = appLoad([...app.bots.values()]);
       app.capacity = capacityLines(app.load);
       for (const line of app.capacity) app.log.info({ capacity: true, plan: app.app.plan }, line);
-      if ([...app.bots.values()].some(wantsStream)) this.startStream(appId, app);
+      if (anyWantsStream(app)) this.startStream(appId, app);
     }
+  }
+
+  /** A bot comes to its app here (or its new configuration): its wants are asked once. */
+  private place(app: App, hosted: HostedBot): void {
+    const name = hosted.config.name;
+    app.bots.set(name, hosted);
+    const bot = this.deps.bots.get(name);
+    if (!bot) {
+      app.wants.delete(name);
+      return;
+    }
+    const { userId, username } = bot.identity;
+    app.wants.set(name, {
+      ...(hosted.config.triggers.stream.length > 0
+        ? { rules: { bot: name, userId, rules: hosted.config.triggers.stream } }
+        : {}),
+      ...(mentionsVia(hosted) === "stream" ? { mentions: { bot: name, userId, username } } : {}),
+    });
   }
 
   private appOf(hosted: HostedBot): App {
     let app = this.byApp.get(hosted.app.id);
     if (!app) {
-      app = { app: hosted.app, bots: new Map(), capacity: [], log: this.deps.logger.child({ app: hosted.app.id }) };
+      app = {
+        app: hosted.app,
+        bots: new Map(),
+        wants: new Map(),
+        capacity: [],
+        log: this.deps.logger.child({ app: hosted.app.id }),
+      };
       this.byApp.set(hosted.app.id, app);
     }
     return app;
@@ -131,7 +176,7 @@ class ProcessApps implements Apps {
 
   async add(hosted: HostedBot): Promise<void> {
     const app = this.appOf(hosted);
-    app.bots.set(hosted.config.name, hosted);
+    this.place(app, hosted);
     this.recount(hosted.app.id, app);
     await this.follow(hosted.app.id, app, hosted, true);
   }
@@ -143,7 +188,7 @@ class ProcessApps implements Apps {
       return;
     }
     const app = this.appOf(after);
-    app.bots.set(after.config.name, after);
+    this.place(app, after);
     this.recount(after.app.id, app);
     await this.follow(after.app.id, app, after, false);
   }
@@ -152,9 +197,10 @@ class ProcessApps implements Apps {
     const appId = hosted.app.id;
     const app = this.byApp.get(appId);
     if (!app?.bots.delete(hosted.config.name)) return;
+    app.wants.delete(hosted.config.name);
     this.recount(appId, app);
     const hub = this.hubs.get(appId);
-    if (hub && ![...app.bots.values()].some(wantsStream)) {
+    if (hub && !anyWantsStream(app)) {
       // No bot of the app wants its stream any more: its rules go, then the connection.
       await hub.update([], []);
       this.stopStream(appId);
@@ -237,13 +283,10 @@ class ProcessApps implements Apps {
     const { bots } = this.deps;
     const wants: BotRules[] = [];
     const mentionBots: MentionBot[] = [];
-    for (const h of app.bots.values()) {
-      const bot = bots.get(h.config.name);
-      if (!bot) continue;
-      const { userId, username } = bot.identity;
-      if (h.config.triggers.stream.length > 0)
-        wants.push({ bot: h.config.name, userId, rules: h.config.triggers.stream });
-      if (mentionsVia(h) === "stream") mentionBots.push({ bot: h.config.name, userId, username });
+    for (const [name, want] of app.wants) {
+      if (!bots.has(name)) continue; // stopping (its rules go with it)
+      if (want.rules) wants.push(want.rules);
+      if (want.mentions) mentionBots.push(want.mentions);
     }
     return [wants, mentionBots];
   }
@@ -275,7 +318,7 @@ class ProcessApps implements Apps {
     // whether it waits for the clock; the hub counts as busy only outside them.
     let inLayer = 0;
     const budgeted: Budgeted = async (endpoint, run) => {
-      const layer = [...app.bots.keys()].map((name) => this.deps.layers.get(name)).find((l) => l !== undefined);
+      const layer = firstLayer(app, this.deps.layers);
       if (!layer) return (await run(new AbortController().signal)).result;
       inLayer++;
       try {
@@ -298,6 +341,11 @@ class ProcessApps implements Apps {
       }
     };
     const report = reportStream(options.observer, appId, options.clock);
+    let seen: Pick<StreamStatus, "state" | "connects" | "reconnects"> = {
+      state: "starting",
+      connects: 0,
+      reconnects: 0,
+    };
     const [wants, mentionBots] = this.wants(app);
     const hub = startStreamHub({
       appId,
@@ -330,7 +378,12 @@ class ProcessApps implements Apps {
         for (const name of overflow) bots.get(name)?.pollMentionsInstead();
       },
       onStatus: (s) => {
-        if (s.state === "connected" || s.state === "reconnecting") touchAll();
+        // The stream says it is there when it connects or tries again, not when its rules
+        // change (each fleet change does that: a pass over all the app's bots each time
+        // held up the others' mentions).
+        const moved = s.state !== seen.state || s.connects !== seen.connects || s.reconnects !== seen.reconnects;
+        seen = s;
+        if (moved && (s.state === "connected" || s.state === "reconnecting")) touchAll();
         report(s);
         if (s.state === "reconnecting" && !polledOnce) {
           polledOnce = true;

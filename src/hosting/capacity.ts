@@ -15,7 +15,7 @@ import {
 } from "../config/plan-rules.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
 import type { Plan } from "../limits/types.ts";
-import { mergeRules } from "../triggers/stream-hub.ts";
+import { mergeRules, type BotRules } from "../triggers/stream-hub.ts";
 import { mentionsVia } from "./trigger-plan.ts";
 import type { HostedBot } from "./types.ts";
 
@@ -43,18 +43,25 @@ export interface AppLoad {
  * stream rules. `app` names the app when `hosted` may be empty (its last bot left).
  */
 export function appLoad(hosted: readonly HostedBot[], app: HostedBot["app"] = hosted[0]!.app): AppLoad {
-  const ruled = hosted.filter((h) => h.config.triggers.stream.length > 0);
+  // One pass: an app's bots change while it runs, and its load is counted again each time.
   const caps = STREAM_RULE_CAPS[app.plan];
+  const load = { mentionsPolled: 0, mentionsStreamed: 0, followers: 0, dms: 0, streamBots: 0 };
+  const ruled: BotRules[] = [];
+  for (const h of hosted) {
+    const { triggers } = h.config;
+    const via = mentionsVia(h);
+    if (triggers.mentions && via === "poll") load.mentionsPolled++;
+    if (via === "stream") load.mentionsStreamed++;
+    if (triggers.followers) load.followers++;
+    if (triggers.dms) load.dms++;
+    if (triggers.stream.length > 0) ruled.push({ bot: h.config.name, userId: "", rules: triggers.stream });
+  }
   return {
     appId: app.id,
     plan: app.plan,
-    mentionsPolled: hosted.filter((h) => h.config.triggers.mentions && mentionsVia(h) === "poll").length,
-    mentionsStreamed: hosted.filter((h) => mentionsVia(h) === "stream").length,
-    followers: hosted.filter((h) => h.config.triggers.followers).length,
-    dms: hosted.filter((h) => h.config.triggers.dms).length,
+    ...load,
     streamBots: ruled.length,
-    streamRules: mergeRules(ruled.map((h) => ({ bot: h.config.name, userId: "", rules: h.config.triggers.stream })))
-      .size,
+    streamRules: mergeRules(ruled).size,
     ...(caps ? { ruleCap: caps.maxRules } : {}),
   };
 }

@@ -12,7 +12,7 @@
  * follows what any of them changed ({@link Fleet.follow}), and the bot claims decide which one
  * runs each bot.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Clock } from "../clock.ts";
 import {
@@ -343,9 +343,14 @@ export class Fleet {
       const dir = resolve(this.cwd, this.options.botsDir);
       let present: string[];
       try {
-        present = readdirSync(dir)
-          .filter((f) => BOT_FILE_PATTERN.test(f))
-          .map((f) => displayPath(join(dir, f), this.cwd));
+        // The files named are looked at alone: listing 10,000 files for each save held up
+        // the other bots' mentions. SIGHUP (nothing named) reads the whole directory.
+        present = changed
+          ? changed.filter((f) => existsSync(resolve(this.cwd, f)))
+          : readdirSync(dir)
+              .filter((f) => BOT_FILE_PATTERN.test(f))
+              .map((f) => displayPath(join(dir, f), this.cwd));
+        if (changed) statSync(dir);
       } catch (err) {
         this.options.logger.error(
           { err: (err as Error)?.message },

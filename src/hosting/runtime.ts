@@ -479,11 +479,20 @@ class HostedRuntime implements Runtime {
 
   /**
    * The bots of these apps changed: each of their bots running here polls at the interval the
-   * plan allows for the app's pollers now (the capacity lines say it).
+   * plan allows for the app's pollers now (the capacity lines say it). A bot's intervals depend
+   * on its app's counts of pollers alone, so an app whose counts did not change is left as it
+   * is: a streamed bot added to 10,000 costs no pass over the others (their mentions wait
+   * meanwhile).
    */
   private retune(...appIds: string[]): void {
+    const before = this.pollers;
     this.pollers = pollerCounts([...this.hostedBots.values()]);
-    const apps = new Set(appIds);
+    const apps = new Set(
+      appIds.filter((id) =>
+        (["mentions", "followers"] as const).some((trigger) => before(id, trigger) !== this.pollers(id, trigger)),
+      ),
+    );
+    if (apps.size === 0) return;
     for (const [name, bot] of this.bots) {
       const hosted = this.hostedBots.get(name);
       if (!hosted || !apps.has(hosted.app.id)) continue;
