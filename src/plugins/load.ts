@@ -9,6 +9,8 @@
  * names the plugin's file and, for syntax errors, the line.
  */
 import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { displayPath } from "../display-path.ts";
 import { definitionOf, definitionProblem } from "./definition.ts";
@@ -56,7 +58,9 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
  * `node --check` to find the line.
  */
 function describeLoadError(error: unknown, location: PluginLocation): string {
-  const e = error as { name?: string; message?: string } | undefined;
+  const e = error as { name?: string; message?: string; code?: string } | undefined;
+  const advice = e?.code === "ERR_REQUIRE_CYCLE_MODULE" ? commonJsAdvice(location.file) : undefined;
+  if (advice) return advice;
   const name = e?.name && e.name !== "Error" ? `${e.name}: ` : "";
   const shown = displayPath(location.file);
   let message =
@@ -72,6 +76,41 @@ function describeLoadError(error: unknown, location: PluginLocation): string {
     if (line) message += ` (${shown}:${line})`;
   }
   return `${name === "TransformError: " ? "" : name}${message}`;
+}
+
+/**
+ * Why a plugin was compiled as CommonJS, and what to do. A .ts or .js file is an ES module
+ * only under a package.json that says `"type": "module"`; compiled as CommonJS, its
+ * `import ... from "postbot"` becomes a require() of postbot's ES modules, which Node refuses
+ * ("require() ES Module ... in a cycle"). tsx's `tsImport` does not help: postbot loaded a
+ * second time that way breaks its own dependencies.
+ */
+function commonJsAdvice(file: string): string | undefined {
+  const pkg = nearestPackageJson(dirname(file));
+  if (pkg && packageType(pkg) === "module") return undefined; // another cause: Node's message says it
+  const base = basename(file).replace(/\.(ts|js)$/, "");
+  const rename = /\.(ts|js)$/.test(file) ? `, or name the plugin ${base}.m${extname(file).slice(1)}` : "";
+  return pkg
+    ? `it is read as CommonJS, because ${displayPath(pkg)} does not say "type": "module" (postbot and its plugins are ES modules): add "type": "module" to ${displayPath(pkg)}${rename}`
+    : `it is read as CommonJS, because no package.json above it says "type": "module" (postbot and its plugins are ES modules): write a package.json with {"type": "module"} in the project${rename}`;
+}
+
+/** A package.json's "type" (undefined when it has none or cannot be read). */
+function packageType(file: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(file, "utf8")) as { type?: unknown }).type;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The package.json that decides how Node reads files in `dir`: the nearest one up the tree. */
+function nearestPackageJson(dir: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    const file = join(at, "package.json");
+    if (existsSync(file)) return file;
+    if (dirname(at) === at) return undefined;
+  }
 }
 
 /** The line `node --check` reports for a syntax error in a JavaScript file. */

@@ -21,13 +21,21 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-/** A new project: package.json with `npm test` = vitest, and node_modules holding postbot (this checkout) and its dependencies. */
-async function newProject(): Promise<string> {
+/**
+ * A new project: package.json with `npm test` = vitest (and `"type": "module"` unless
+ * `commonJs`), and node_modules holding postbot (this checkout) and its dependencies.
+ */
+async function newProject(commonJs = false): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "postbot-project-"));
   dirs.push(dir);
   await writeFile(
     join(dir, "package.json"),
-    JSON.stringify({ name: "my-bots", private: true, type: "module", scripts: { test: "vitest run" } }),
+    JSON.stringify({
+      name: "my-bots",
+      private: true,
+      ...(commonJs ? {} : { type: "module" }),
+      scripts: { test: "vitest run" },
+    }),
   );
   await mkdir(join(dir, "node_modules"));
   for (const entry of await readdir("node_modules"))
@@ -82,6 +90,26 @@ describe("bot new", () => {
     expect(tested.output).toMatch(/Tests +1 passed \(1\)/);
     expect(tested.code).toBe(0);
   }, 180_000);
+
+  it('plugin NAME in a project whose package.json lacks "type": "module": bot validate says how to fix it, and passes once it is there', async () => {
+    const project = await newProject(true);
+    expect(await runBot(["new", "plugin", "greet"], {}, { cwd: project })).toMatchObject({ code: 0 });
+    expect(await runBot(["new", "bot", "hello"], {}, { cwd: project })).toMatchObject({ code: 0 });
+    const file = join(project, "bots", "hello.yaml");
+    await writeFile(file, (await readFile(file, "utf8")).replace(/^plugins:.*$[\s\S]*/m, "plugins:\n  greet: {}\n"));
+
+    const refused = await runBot(["validate"], {}, { cwd: project });
+    expect(refused.stdout).toBe(
+      'bots/hello.yaml:8:3 plugins.greet: plugin "greet" could not be loaded from plugins/greet.ts: it is read as CommonJS, because package.json does not say "type": "module" (postbot and its plugins are ES modules): add "type": "module" to package.json, or name the plugin greet.mts\n1 problem in 1 file; fix them before bot start\n',
+    );
+    expect(refused.code).toBe(1);
+
+    const pkg = join(project, "package.json");
+    await writeFile(pkg, JSON.stringify({ ...JSON.parse(await readFile(pkg, "utf8")), type: "module" }));
+    const valid = await runBot(["validate"], {}, { cwd: project });
+    expect(valid.stdout).toMatch(/^OK: 1 bot in 1 file \(hello\), 1 plugin checked$/m);
+    expect(valid.code).toBe(0);
+  }, 60_000);
 
   it("bot NAME: writes a bot file that validates as written; a bad name is refused", async () => {
     const dir = await mkdtemp(join(tmpdir(), "postbot-new-bot-"));
