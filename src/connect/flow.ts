@@ -46,7 +46,7 @@ import { getAccount, removeAccount, saveAccount, ACCOUNTS_NAMESPACE } from "../c
 import { FleetError } from "../hosting/fleet-error.ts";
 import type { AppCredentials } from "../hosting/types.ts";
 import type { Logger } from "../log.ts";
-import type { DynamicBots } from "../store/dynamic-bots.ts";
+import { connectOrigin, templateOf, type DynamicBots } from "../store/dynamic-bots.ts";
 import type { PendingFlows } from "../store/pending-flows.ts";
 import type { Store } from "../store/store.ts";
 import { connectedPage, disconnectPage, indexPage, messagePage, type TemplateEntry } from "./pages.ts";
@@ -60,12 +60,7 @@ export const DISCONNECT_FORM_MS = 10 * 60_000;
 /** The cookie that ties the disconnect form to the browser that signed in. */
 export const FORM_COOKIE = "postbot_connect";
 
-/** The origin of a bot made from a template, in the dynamic bots store (`connect:<template>`). */
-export const connectOrigin = (template: string) => `connect:${template}`;
-
-/** The template a bot was made from, when it was made by connecting. */
-export const templateOf = (origin: string | undefined) =>
-  origin?.startsWith("connect:") ? origin.slice("connect:".length) : undefined;
+export { connectOrigin, templateOf } from "../store/dynamic-bots.ts";
 
 /** A flow waiting for its callback, or a signed-in person's disconnect form. */
 export type PendingConnect =

@@ -251,7 +251,11 @@ export class Fleet {
       const name = hosted.config.name;
       const at = this.options.clock.now();
       const record: DynamicBot = { name, yaml: text, origin: who.origin, by: who.by, createdAt: at, updatedAt: at };
-      await this.options.runtime.add({ ...hosted, config: { ...hosted.config, file: stateFile(name) } });
+      await this.options.runtime.add({
+        ...hosted,
+        origin: who.origin,
+        config: { ...hosted.config, file: stateFile(name) },
+      });
       await this.options.dynamic.put(record);
       this.records.set(name, record);
       this.options.claims?.track(name);
@@ -278,7 +282,11 @@ export class Fleet {
             },
           ],
         };
-      await this.options.runtime.replace({ ...hosted, config: { ...hosted.config, file: stateFile(name) } });
+      await this.options.runtime.replace({
+        ...hosted,
+        origin: before.origin,
+        config: { ...hosted.config, file: stateFile(name) },
+      });
       const record: DynamicBot = { ...before, yaml: text, by: who.by, updatedAt: this.options.clock.now() };
       await this.options.dynamic.put(record);
       this.records.set(name, record);
@@ -472,7 +480,11 @@ export class Fleet {
           for (const problem of checked.problems) logger.error({ bot: name, problem: true }, formatProblem(problem));
           continue;
         }
-        const ready = { ...checked.hosted, config: { ...checked.hosted.config, file: stateFile(name) } };
+        const ready = {
+          ...checked.hosted,
+          origin: record.origin,
+          config: { ...checked.hosted.config, file: stateFile(name) },
+        };
         if (hosted) {
           await runtime.replace(ready);
           this.changed(

@@ -212,7 +212,7 @@ class HostedRuntime implements Runtime {
     if ("error" in resolved) {
       const err = resolved.error;
       if (!accountRefused(err)) throw err;
-      const reason = refusedAccountReason(config, err);
+      const reason = refusedAccountReason(config, err, hosted.origin);
       this.options.logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
       this.paused.set(config.name, refusedStatus(hosted, reason, this.options.clock.now()));
       return undefined;
@@ -232,9 +232,9 @@ class HostedRuntime implements Runtime {
 
   /** A running bot's account was refused (a revoked token): it pauses, the others go on. */
   private revoked(name: string, err: unknown): void {
-    const config = this.hostedBots.get(name)?.config;
-    if (!config) return;
-    const reason = refusedAccountReason(config, err);
+    const hosted = this.hostedBots.get(name);
+    if (!hosted) return;
+    const reason = refusedAccountReason(hosted.config, err, hosted.origin);
     const bot = this.bots.get(name);
     if (bot?.paused) return;
     bot?.pause(reason, true);

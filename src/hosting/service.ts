@@ -15,6 +15,7 @@ import { appKeysHint, notSetMessage } from "../config/env.ts";
 import type { Clock } from "../clock.ts";
 import type { BotConfig } from "../config/index.ts";
 import { UserError } from "../errors.ts";
+import { templateOf } from "../store/dynamic-bots.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { AppCredentials, HostedBot } from "./types.ts";
@@ -208,18 +209,26 @@ export async function checkService(check: ServiceCheck): Promise<void> {
 export const accountRefused: (err: unknown) => boolean = isRevoked;
 
 /**
- * Why a bot whose account the service refused is paused, and what to do: sign in again when
- * the token was stored by `bot auth login`, or check the token its bot file gives (`${VAR}`
+ * Why a bot whose account the service refused is paused, and what to do: connect it again on
+ * its connect page when it was made by connecting (`origin`), sign in again when the token was
+ * stored by `bot auth login`, or check the token its bot file gives (`${VAR}`
  * reads the environment or `.env`), where signing in again would change nothing.
  */
-export function refusedAccountReason(config: BotConfig, err: unknown): string {
+export function refusedAccountReason(config: BotConfig, err: unknown, origin?: string): string {
   let refusal: OAuthError | undefined;
   for (let e = err as { cause?: unknown } | undefined, i = 0; e && i < 5 && !refusal; i++, e = e.cause as typeof e)
     if (e instanceof OAuthError) refusal = e;
   const what = refusal ? `${refusal.status}, code ${refusal.code}` : ((err as Error)?.message ?? String(err));
-  const advice =
+  // A bot made by connecting: its connect page first (what the account's person can do).
+  const template = templateOf(origin);
+  const login =
     config.account.kind === "stored"
-      ? `sign it in again (bot auth login --account ${config.account.stored}) and restart, or, for an account that connected itself, connect it again on its connect page`
+      ? `sign it in again (bot auth login --account ${config.account.stored}) and restart`
+      : "";
+  const advice = template
+    ? `connect the account again on its connect page (/connect/${template}), which restarts the bot${login ? `; or ${login}` : ""}`
+    : login
+      ? `${login}, or, for an account that connected itself, connect it again on its connect page`
       : `its token comes from account.token and account.token_secret in ${config.file}: check them (and the environment variables or .env lines they read) and restart`;
   return `the service refused the account's token (${what}); ${advice}`;
 }

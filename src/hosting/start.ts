@@ -131,10 +131,16 @@ export async function start(options: StartOptions): Promise<Started> {
   let stopFollowing: (() => void) | undefined;
   try {
     // `--only` runs the bots named, from files: none kept in the state.
-    const kept = options.only?.length ? [] : await keptBots(dynamic, files, env, options);
+    const { kept, origins } = options.only?.length
+      ? { kept: [], origins: new Map<string, string>() }
+      : await keptBots(dynamic, files, env, options);
     const bots = [...files, ...kept];
     for (const bot of kept) shared?.claims.track(bot.name);
     found = await findService(options, bots, vars, envFile, store);
+    found.bots = found.bots.map((h) => {
+      const origin = origins.get(h.config.name);
+      return origin ? { ...h, origin } : h;
+    });
     if (resuming) logger.info(resumedFrom(store, options.data, bots));
     const runtime = await startRuntime(runtimeOptions(options, found, store, shared, await dynamic.pauses()));
     const service = found;
@@ -313,8 +319,9 @@ async function keptBots(
   files: readonly BotConfig[],
   env: BotEnv,
   options: StartOptions,
-): Promise<BotConfig[]> {
+): Promise<{ kept: BotConfig[]; origins: Map<string, string> }> {
   const records = await dynamic.list();
+  const origins = new Map<string, string>();
   const plugins = new PluginCache(options.plugins, options.cwd ?? process.cwd());
   const kept: BotConfig[] = [];
   for (const record of records) {
@@ -325,8 +332,10 @@ async function keptBots(
       others: [...files, ...kept],
       plugins,
     });
-    if (checked.bot && checked.bot.name === record.name) kept.push(checked.bot);
-    else
+    if (checked.bot && checked.bot.name === record.name) {
+      kept.push(checked.bot);
+      origins.set(record.name, record.origin);
+    } else
       options.logger.error(
         { bot: record.name, problems: checked.problems.map(formatProblem) },
         `bot ${record.name} (kept in the state, added by ${record.by}) is not started: ${checked.problems.map(formatProblem).join("; ") || "its name changed"}; replace it (PUT /api/admin/bots/${record.name}) or remove it`,
@@ -337,7 +346,7 @@ async function keptBots(
       { bots: kept.map((b) => b.name) },
       `${countOf(kept.length, "bot")} kept in the state (added through the admin API or by connecting): ${kept.map((b) => b.name).join(", ")}`,
     );
-  return kept;
+  return { kept, origins };
 }
 
 /** The bots to start, checked, and the environment they were read with. */

@@ -38,6 +38,11 @@ export interface HostedBot {
    * first start take 12 s); unknown (a token written in the bot file), it is asked once.
    */
   user?: { id: string; username: string };
+  /**
+   * Where a bot kept in the state came from (`api`, `connect:<template>`; absent for a bot
+   * file's): a refused token's advice names what brings the bot back, the connect page first.
+   */
+  origin?: string;
 }
 
 export interface RuntimeOptions {

@@ -33,6 +33,13 @@ export interface DynamicBot {
   updatedAt: number;
 }
 
+/** The origin of a bot made from a template ({@link DynamicBot.origin}): `connect:<template>`. */
+export const connectOrigin = (template: string) => `connect:${template}`;
+
+/** The template a bot was made from, when it was made by connecting (its connect page is `/connect/<template>`). */
+export const templateOf = (origin: string | undefined) =>
+  origin?.startsWith("connect:") ? origin.slice("connect:".length) : undefined;
+
 /** A pause a person asked for: why, who, since when. */
 export interface FleetPause {
   reason: string;

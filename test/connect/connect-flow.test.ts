@@ -167,6 +167,10 @@ describe("connecting an account through the web", () => {
       expect(status.bots).toEqual([expect.objectContaining({ bot: "greeter-dora", reconnect: "/connect/greeter" })]);
     });
     expect(postsOf(s, "dora")).toEqual([]);
+    // What brings it back, its connect page first.
+    expect(s.started.runtime.status().find((b) => b.bot === "greeter-dora")?.paused?.reason).toBe(
+      "the service refused the account's token (401, code 89); connect the account again on its connect page (/connect/greeter), which restarts the bot; or sign it in again (bot auth login --account greeter-dora) and restart",
+    );
 
     const again = await open(await signInAndApprove(`${s.url}/connect/greeter`, "dora"));
     expect(again.title).toBe("@dora is served again");
