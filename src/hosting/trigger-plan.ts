@@ -32,14 +32,18 @@ export type PollerCount = (appId: string, trigger: "mentions" | "followers") => 
 
 /** {@link PollerCount} of `bots`. */
 export function pollerCounts(bots: readonly HostedBot[]): PollerCount {
-  const pollers = new Map<string, number>();
+  // Counted again at every change of the fleet: one entry per app, no key made per bot.
+  const pollers = new Map<string, { mentions: number; followers: number }>();
   for (const b of bots) {
-    if (hasTrigger(b.config, "mentions") && mentionsVia(b) === "poll")
-      pollers.set(`mentions ${b.app.id}`, (pollers.get(`mentions ${b.app.id}`) ?? 0) + 1);
-    if (hasTrigger(b.config, "followers"))
-      pollers.set(`followers ${b.app.id}`, (pollers.get(`followers ${b.app.id}`) ?? 0) + 1);
+    const mentions = hasTrigger(b.config, "mentions") && mentionsVia(b) === "poll";
+    const followers = hasTrigger(b.config, "followers");
+    if (!mentions && !followers) continue;
+    let app = pollers.get(b.app.id);
+    if (!app) pollers.set(b.app.id, (app = { mentions: 0, followers: 0 }));
+    if (mentions) app.mentions++;
+    if (followers) app.followers++;
   }
-  return (appId, trigger) => pollers.get(`${trigger} ${appId}`) ?? 0;
+  return (appId, trigger) => pollers.get(appId)?.[trigger] ?? 0;
 }
 
 /**

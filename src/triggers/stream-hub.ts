@@ -393,6 +393,15 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   let mentionBots: readonly MentionBot[] = [];
   const byUsername = new Map<string, MentionBot>();
   const byUserId = new Map<string, MentionBot>();
+  /**
+   * Each mention bot routed now (as given: the caller keeps a bot's object while it does not
+   * change), its username's key, and the update that last named it. A change of one bot of
+   * 10,000 re-routes that one; the others are only recognised.
+   */
+  const routed = new Map<MentionBot, { key: string; seen: number }>();
+  let updates = 0;
+  /** Bots the rule cap left out: routed again at the next want, as every bot named is. */
+  const capped = new Map<string, MentionBot>();
   /** What the bots want now: routing follows at once, the service's rules at the next sync or update. */
   const want = (wants: readonly BotRules[], mentioned: readonly MentionBot[]) => {
     merged.clear();
@@ -400,11 +409,29 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     userIds.clear();
     for (const w of wants) userIds.set(w.bot, w.userId);
     mentionBots = mentioned;
-    byUsername.clear();
-    byUserId.clear();
+    const seen = ++updates;
+    for (const [key, m] of capped) if (!byUsername.has(key)) byUsername.set(key, m);
+    capped.clear();
+    let named = 0;
     for (const m of mentioned) {
-      byUsername.set(m.username.toLowerCase(), m);
+      const known = routed.get(m);
+      if (known) {
+        if (known.seen !== seen) named++;
+        known.seen = seen;
+        continue;
+      }
+      const key = m.username.toLowerCase();
+      routed.set(m, { key, seen });
+      named++;
+      byUsername.set(key, m);
       byUserId.set(m.userId, m);
+    }
+    if (named === routed.size) return;
+    for (const [m, { key, seen: last }] of routed) {
+      if (last === seen) continue;
+      routed.delete(m);
+      if (byUsername.get(key) === m) byUsername.delete(key);
+      if (byUserId.get(m.userId) === m) byUserId.delete(m.userId);
     }
   };
   want(options.wants, options.mentionBots ?? []);
@@ -435,7 +462,11 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       { bots: bots.length },
       `the app's rule cap (${options.caps.maxRules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`,
     );
-    for (const username of next.overflow) byUsername.delete(username);
+    for (const username of next.overflow) {
+      const m = byUsername.get(username);
+      if (m) capped.set(username, m);
+      byUsername.delete(username);
+    }
     options.onOverflow?.(bots);
   };
 
