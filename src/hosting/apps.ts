@@ -97,6 +97,20 @@ function firstLayer(app: App, layers: ReadonlyMap<string, ActionLayer>): ActionL
   return undefined;
 }
 
+/**
+ * Whether each status a hub reports moved its state or its connection count. The stream says
+ * it is there when it connects or tries again, not when its rules change: each fleet change
+ * does that, and a pass over all the app's bots each time held up the others' mentions.
+ */
+function stateMoves(): (s: StreamStatus) => boolean {
+  let seen: Pick<StreamStatus, "state" | "connects" | "reconnects"> = { state: "starting", connects: 0, reconnects: 0 };
+  return (s) => {
+    const moved = s.state !== seen.state || s.connects !== seen.connects || s.reconnects !== seen.reconnects;
+    seen = s;
+    return moved;
+  };
+}
+
 class ProcessApps implements Apps {
   readonly hubs = new Map<string, StreamHub>();
   readonly queues = new Map<string, CatchUpQueue>();
@@ -341,11 +355,7 @@ class ProcessApps implements Apps {
       }
     };
     const report = reportStream(options.observer, appId, options.clock);
-    let seen: Pick<StreamStatus, "state" | "connects" | "reconnects"> = {
-      state: "starting",
-      connects: 0,
-      reconnects: 0,
-    };
+    const moved = stateMoves();
     const [wants, mentionBots] = this.wants(app);
     const hub = startStreamHub({
       appId,
@@ -378,12 +388,7 @@ class ProcessApps implements Apps {
         for (const name of overflow) bots.get(name)?.pollMentionsInstead();
       },
       onStatus: (s) => {
-        // The stream says it is there when it connects or tries again, not when its rules
-        // change (each fleet change does that: a pass over all the app's bots each time
-        // held up the others' mentions).
-        const moved = s.state !== seen.state || s.connects !== seen.connects || s.reconnects !== seen.reconnects;
-        seen = s;
-        if (moved && (s.state === "connected" || s.state === "reconnecting")) touchAll();
+        if (moved(s) && (s.state === "connected" || s.state === "reconnecting")) touchAll();
         report(s);
         if (s.state === "reconnecting" && !polledOnce) {
           polledOnce = true;
