@@ -26,7 +26,7 @@ import {
   type StreamStatus,
 } from "../triggers/stream-hub.ts";
 import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
-import { appLoad, capacityChanges, capacityLines, type AppLoad } from "./capacity.ts";
+import { capacityChanges, capacityLines, LoadTally, type AppLoad } from "./capacity.ts";
 import { mentionsVia } from "./trigger-plan.ts";
 import type { AppCredentials, HostedBot, RuntimeOptions } from "./types.ts";
 
@@ -69,6 +69,8 @@ interface App {
    * and go: a change of one bot of 10,000 does not ask each of the others again.
    */
   wants: Map<string, { rules?: BotRules; mentions?: MentionBot }>;
+  /** What they ask of the app, counted as they come and go. */
+  tally: LoadTally;
   capacity: string[];
   /** What the capacity lines were made of, to say what changed. */
   load?: AppLoad;
@@ -132,7 +134,7 @@ class ProcessApps implements Apps {
       this.place(this.appOf(hosted), hosted);
     }
     for (const [appId, app] of this.byApp) {
-      app.load = appLoad([...app.bots.values()]);
+      app.load = app.tally.load();
       app.capacity = capacityLines(app.load);
       for (const line of app.capacity) app.log.info({ capacity: true, plan: app.app.plan }, line);
       if (anyWantsStream(app)) this.startStream(appId, app);
@@ -142,6 +144,9 @@ class ProcessApps implements Apps {
   /** A bot comes to its app here (or its new configuration): its wants are asked once. */
   private place(app: App, hosted: HostedBot): void {
     const name = hosted.config.name;
+    const before = app.bots.get(name);
+    if (before) app.tally.add(before, -1);
+    app.tally.add(hosted);
     app.bots.set(name, hosted);
     const bot = this.deps.bots.get(name);
     if (!bot) {
@@ -164,6 +169,7 @@ class ProcessApps implements Apps {
         app: hosted.app,
         bots: new Map(),
         wants: new Map(),
+        tally: new LoadTally(hosted.app),
         capacity: [],
         log: this.deps.logger.child({ app: hosted.app.id }),
       };
@@ -210,7 +216,10 @@ class ProcessApps implements Apps {
   async remove(hosted: HostedBot): Promise<void> {
     const appId = hosted.app.id;
     const app = this.byApp.get(appId);
-    if (!app?.bots.delete(hosted.config.name)) return;
+    const gone = app?.bots.get(hosted.config.name);
+    if (!app || !gone) return;
+    app.bots.delete(hosted.config.name);
+    app.tally.add(gone, -1);
     app.wants.delete(hosted.config.name);
     this.recount(appId, app);
     const hub = this.hubs.get(appId);
@@ -244,7 +253,7 @@ class ProcessApps implements Apps {
 
   /** The app's capacity after its bots changed: the lines that changed are logged. */
   private recount(appId: string, app: App): void {
-    const load = appLoad([...app.bots.values()], app.app);
+    const load = app.tally.load();
     for (const line of capacityChanges(app.load, load))
       app.log.info({ capacity: true, plan: app.app.plan, app: appId }, line);
     app.load = load;

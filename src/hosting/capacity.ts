@@ -15,7 +15,6 @@ import {
 } from "../config/plan-rules.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
 import type { Plan } from "../limits/types.ts";
-import { mergeRules, type BotRules } from "../triggers/stream-hub.ts";
 import { mentionsVia } from "./trigger-plan.ts";
 import type { HostedBot } from "./types.ts";
 
@@ -43,27 +42,49 @@ export interface AppLoad {
  * stream rules. `app` names the app when `hosted` may be empty (its last bot left).
  */
 export function appLoad(hosted: readonly HostedBot[], app: HostedBot["app"] = hosted[0]!.app): AppLoad {
-  // One pass: an app's bots change while it runs, and its load is counted again each time.
-  const caps = STREAM_RULE_CAPS[app.plan];
-  const load = { mentionsPolled: 0, mentionsStreamed: 0, followers: 0, dms: 0, streamBots: 0 };
-  const ruled: BotRules[] = [];
-  for (const h of hosted) {
-    const { triggers } = h.config;
-    const via = mentionsVia(h);
-    if (triggers.mentions && via === "poll") load.mentionsPolled++;
-    if (via === "stream") load.mentionsStreamed++;
-    if (triggers.followers) load.followers++;
-    if (triggers.dms) load.dms++;
-    if (triggers.stream.length > 0) ruled.push({ bot: h.config.name, userId: "", rules: triggers.stream });
+  const tally = new LoadTally(app);
+  for (const h of hosted) tally.add(h);
+  return tally.load();
+}
+
+/**
+ * An app's {@link AppLoad} kept as its bots come and go: while the fleet changes, each change
+ * counts one bot, not the app's 10,000 again (the others' mentions wait while it counts).
+ */
+export class LoadTally {
+  private readonly counts = { mentionsPolled: 0, mentionsStreamed: 0, followers: 0, dms: 0, streamBots: 0 };
+  /** Each rule value of the bots' own, with how many of them want it. */
+  private readonly values = new Map<string, number>();
+
+  constructor(private readonly app: HostedBot["app"]) {}
+
+  /** A bot of the app came (`sign` -1: it left, as it was counted). */
+  add(hosted: HostedBot, sign: 1 | -1 = 1): void {
+    const { triggers } = hosted.config;
+    const via = mentionsVia(hosted);
+    if (triggers.mentions && via === "poll") this.counts.mentionsPolled += sign;
+    if (via === "stream") this.counts.mentionsStreamed += sign;
+    if (triggers.followers) this.counts.followers += sign;
+    if (triggers.dms) this.counts.dms += sign;
+    if (triggers.stream.length === 0) return;
+    this.counts.streamBots += sign;
+    for (const value of new Set(triggers.stream.map((r) => r.value))) {
+      const wanting = (this.values.get(value) ?? 0) + sign;
+      if (wanting > 0) this.values.set(value, wanting);
+      else this.values.delete(value);
+    }
   }
-  return {
-    appId: app.id,
-    plan: app.plan,
-    ...load,
-    streamBots: ruled.length,
-    streamRules: mergeRules(ruled).size,
-    ...(caps ? { ruleCap: caps.maxRules } : {}),
-  };
+
+  load(): AppLoad {
+    const caps = STREAM_RULE_CAPS[this.app.plan];
+    return {
+      appId: this.app.id,
+      plan: this.app.plan,
+      ...this.counts,
+      streamRules: this.values.size,
+      ...(caps ? { ruleCap: caps.maxRules } : {}),
+    };
+  }
 }
 
 /** `45 s`, `6 min`, `16 h 40 min`: an interval as people read it. */

@@ -28,7 +28,7 @@ import { FleetError } from "./fleet-error.ts";
 import { accountRefused, refusedAccountReason } from "./service.ts";
 import { startSharedApps, type SharedApps } from "./shared-apps.ts";
 import { STATUS_EVERY_MS, StatusSaver } from "./status-saver.ts";
-import { mentionsVia, pollerCounts, triggerSpecs, type PollerCount } from "./trigger-plan.ts";
+import { mentionsVia, PollerTally, triggerSpecs, type PollerCount } from "./trigger-plan.ts";
 import type { HostedBot, Runtime, RuntimeOptions } from "./types.ts";
 
 /** How long a bot being restarted (replaced, resumed) lets the events it handles finish. */
@@ -93,6 +93,8 @@ class HostedRuntime implements Runtime {
   private readonly held = new Map<string, { reason: string; at: number }>();
   /** The change of each bot under way: one at a time per bot. */
   private readonly changing = new Map<string, Promise<unknown>>();
+  /** The pollers of each app now ({@link pollers}: as the running bots were last tuned to). */
+  private readonly pollerTally = new PollerTally();
   private pollers: PollerCount;
   private readonly claimed: boolean;
   private readonly factory: BotFactoryDeps;
@@ -109,7 +111,7 @@ class HostedRuntime implements Runtime {
     this.claimed = options.hosting === "claimed";
     for (const hosted of options.bots) this.enter(hosted);
     for (const [name, reason] of options.paused ?? []) this.held.set(name, { reason, at: options.clock.now() });
-    this.pollers = pollerCounts(options.bots);
+    this.pollers = this.pollerTally.counts();
     this.factory = {
       actions,
       store: options.store,
@@ -144,7 +146,10 @@ class HostedRuntime implements Runtime {
   /** Takes a bot into the fleet (or its new configuration): its client, and the count of its app's pollers. */
   private enter(hosted: HostedBot): void {
     const name = hosted.config.name;
-    this.hostedBots.set(name, hosted);
+    const before = this.hostedBots.get(name);
+    if (before) this.pollerTally.add(before, -1);
+    this.pollerTally.add(hosted);
+    this.hostedBots.set(name, hosted); // a new configuration keeps the bot's place
     this.clients.set(
       name,
       this.base.withAuth({
@@ -154,6 +159,14 @@ class HostedRuntime implements Runtime {
         appLabel: hosted.app.id,
       }),
     );
+  }
+
+  /** A bot leaves the fleet (or makes room for its new configuration): its app's pollers follow. */
+  private leave(name: string): void {
+    const hosted = this.hostedBots.get(name);
+    if (!hosted) return;
+    this.pollerTally.add(hosted, -1);
+    this.hostedBots.delete(name);
   }
 
   /**
@@ -365,7 +378,7 @@ class HostedRuntime implements Runtime {
       try {
         await this.begin(hosted);
       } catch (err) {
-        this.hostedBots.delete(name);
+        this.leave(name);
         this.clients.delete(name);
         this.retune(hosted.app.id);
         throw err;
@@ -436,7 +449,7 @@ class HostedRuntime implements Runtime {
   remove(name: string): Promise<void> {
     return this.change(name, async () => {
       const hosted = this.known(name);
-      this.hostedBots.delete(name);
+      this.leave(name);
       this.clients.delete(name);
       this.held.delete(name);
       this.paused.delete(name);
@@ -486,7 +499,7 @@ class HostedRuntime implements Runtime {
    */
   private retune(...appIds: string[]): void {
     const before = this.pollers;
-    this.pollers = pollerCounts([...this.hostedBots.values()]);
+    this.pollers = this.pollerTally.counts();
     const apps = new Set(
       appIds.filter((id) =>
         (["mentions", "followers"] as const).some((trigger) => before(id, trigger) !== this.pollers(id, trigger)),

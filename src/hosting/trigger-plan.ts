@@ -32,18 +32,34 @@ export type PollerCount = (appId: string, trigger: "mentions" | "followers") => 
 
 /** {@link PollerCount} of `bots`. */
 export function pollerCounts(bots: readonly HostedBot[]): PollerCount {
-  // Counted again at every change of the fleet: one entry per app, no key made per bot.
-  const pollers = new Map<string, { mentions: number; followers: number }>();
-  for (const b of bots) {
-    const mentions = hasTrigger(b.config, "mentions") && mentionsVia(b) === "poll";
-    const followers = hasTrigger(b.config, "followers");
-    if (!mentions && !followers) continue;
-    let app = pollers.get(b.app.id);
-    if (!app) pollers.set(b.app.id, (app = { mentions: 0, followers: 0 }));
-    if (mentions) app.mentions++;
-    if (followers) app.followers++;
+  const tally = new PollerTally();
+  for (const b of bots) tally.add(b);
+  return tally.counts();
+}
+
+/**
+ * The pollers of each app, kept as bots come and go: at each change of a fleet of 10,000 one
+ * bot is counted, not all of them again.
+ */
+export class PollerTally {
+  private readonly byApp = new Map<string, { mentions: number; followers: number }>();
+
+  /** A bot came (`sign` -1: it left, as it was counted). */
+  add(bot: HostedBot, sign: 1 | -1 = 1): void {
+    const mentions = hasTrigger(bot.config, "mentions") && mentionsVia(bot) === "poll";
+    const followers = hasTrigger(bot.config, "followers");
+    if (!mentions && !followers) return;
+    let app = this.byApp.get(bot.app.id);
+    if (!app) this.byApp.set(bot.app.id, (app = { mentions: 0, followers: 0 }));
+    if (mentions) app.mentions += sign;
+    if (followers) app.followers += sign;
   }
-  return (appId, trigger) => pollers.get(appId)?.[trigger] ?? 0;
+
+  /** The counts as they are now (later changes do not move them). */
+  counts(): PollerCount {
+    const now = new Map([...this.byApp].map(([id, c]) => [id, { ...c }]));
+    return (appId, trigger) => now.get(appId)?.[trigger] ?? 0;
+  }
 }
 
 /**
