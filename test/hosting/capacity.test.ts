@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { capacityLines, humanInterval } from "../../src/hosting/capacity.ts";
+import { appLoad, capacityLines, humanInterval, LoadTally } from "../../src/hosting/capacity.ts";
+import { pollerCounts, PollerTally } from "../../src/hosting/trigger-plan.ts";
+import type { HostedBot } from "../../src/hosting/types.ts";
 
 const load = { appId: "app1", mentionsPolled: 0, mentionsStreamed: 0, followers: 0, streamBots: 0, streamRules: 0 };
 
@@ -36,5 +38,66 @@ describe("capacity lines", () => {
     expect(capacityLines({ ...load, plan: "pro", dms: 3 })).toEqual([
       "3 bots read direct messages on pro (app app1): pro: DMs are checked every minute for each bot, in its own window",
     ]);
+  });
+});
+
+describe("an app's load and pollers, counted as its bots come and go", () => {
+  const app = { id: "app1", key: "k", secret: "s", plan: "pro" as const };
+  const bot = (name: string, triggers: Record<string, unknown>): HostedBot =>
+    ({
+      config: { name, file: `bots/${name}.yaml`, plan: "pro", triggers: { stream: [], schedule: [], ...triggers } },
+      app,
+      token: { token: "t", secret: "s" },
+    }) as unknown as HostedBot;
+  const fleet = [
+    bot("a", { mentions: { backfill: 0 } }),
+    bot("b", { mentions: { via: "poll", backfill: 0 }, followers: {} }),
+    bot("c", { dms: {}, stream: [{ value: "#cats" }, { value: "#dogs" }] }),
+    bot("d", { stream: [{ value: "#cats" }, { value: "#cats", tag: "again" }] }),
+    bot("e", { followers: {}, stream: [{ value: "#owls" }] }),
+  ];
+
+  it("are what counting the bots there are says, after each arrival, departure and change", () => {
+    const load = new LoadTally(app);
+    const pollers = new PollerTally();
+    const here = new Map<string, HostedBot>();
+    const same = () => {
+      expect(load.load()).toEqual(appLoad([...here.values()], app));
+      const counted = pollerCounts([...here.values()]);
+      for (const trigger of ["mentions", "followers"] as const)
+        expect(pollers.counts()("app1", trigger)).toBe(counted("app1", trigger));
+    };
+    const come = (h: HostedBot) => {
+      const before = here.get(h.config.name);
+      if (before) {
+        load.add(before, -1);
+        pollers.add(before, -1);
+      }
+      load.add(h);
+      pollers.add(h);
+      here.set(h.config.name, h);
+      same();
+    };
+    const go = (name: string) => {
+      load.add(here.get(name)!, -1);
+      pollers.add(here.get(name)!, -1);
+      here.delete(name);
+      same();
+    };
+    for (const h of fleet) come(h);
+    expect(load.load()).toMatchObject({
+      mentionsPolled: 1,
+      mentionsStreamed: 1,
+      followers: 2,
+      dms: 1,
+      streamBots: 3,
+      streamRules: 3,
+    });
+    go("c");
+    expect(load.load().streamRules).toBe(2); // #cats is still d's
+    come(bot("d", { mentions: { via: "poll", backfill: 0 } }));
+    expect(load.load()).toMatchObject({ mentionsPolled: 2, streamBots: 1, streamRules: 1 });
+    for (const name of [...here.keys()]) go(name);
+    expect(load.load()).toMatchObject({ mentionsPolled: 0, mentionsStreamed: 0, followers: 0, dms: 0, streamRules: 0 });
   });
 });
