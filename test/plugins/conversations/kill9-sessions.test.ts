@@ -8,16 +8,14 @@
  * reply is in the ledger without its event in the session. In the end every reply reached the
  * service exactly once and every session counted each of its events exactly once, in order.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScopedRecord } from "../../../src/plugins/conversations/durable-scope.ts";
 import { connectRedis, type Redis } from "../../../src/redis/connect.ts";
 import { openFileStore } from "../../../src/store/file-store.ts";
+import { runKilled, startKeyService } from "../../helpers/kill9-service.ts";
 import { mulberry32 } from "../../helpers/random.ts";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.ts";
 
@@ -45,72 +43,6 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-/** The loopback service: counts each reply by key; `/has` answers the ledger's check after a crash. */
-async function service() {
-  const received = new Map<string, number>();
-  let onArrival: ((res: ServerResponse) => boolean) | undefined;
-  const http: Server = createServer((req, res) => {
-    const url = new URL(req.url!, "http://x");
-    if (url.pathname === "/has") {
-      res.end(JSON.stringify({ done: (received.get(url.searchParams.get("key")!) ?? 0) > 0 }));
-      return;
-    }
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      const { key } = JSON.parse(body) as { key: string };
-      received.set(key, (received.get(key) ?? 0) + 1);
-      if (onArrival?.(res)) return;
-      setTimeout(() => res.end(JSON.stringify({ data: { id: key } })), 2);
-    });
-  });
-  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    received,
-    arrivals: (fn: typeof onArrival) => (onArrival = fn),
-    close: () => new Promise<void>((r) => http.close(() => r())),
-  };
-}
-
-/** Runs the child once; kills it on the n-th reply it sends, or some ms after its first one. */
-function run(
-  state: string,
-  svc: Awaited<ReturnType<typeof service>>,
-  kill?: { onRequest?: number; msAfterFirst?: number },
-) {
-  return new Promise<{ code: number | null; killed: boolean; out: string }>((resolve) => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CHILD, state, svc.url, String(COUNT)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let killed = false;
-    let timer: NodeJS.Timeout | undefined;
-    const doKill = () => {
-      if (!killed && child.exitCode === null) {
-        killed = true;
-        child.kill("SIGKILL");
-      }
-    };
-    child.stdout!.on("data", (c) => (out += c));
-    child.stderr!.on("data", (c) => (out += c));
-    let seen = 0;
-    svc.arrivals((res) => {
-      seen++;
-      if (seen === 1 && kill?.msAfterFirst !== undefined) timer = setTimeout(doKill, kill.msAfterFirst);
-      if (seen !== kill?.onRequest) return false;
-      doKill();
-      res.destroy();
-      return true;
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      svc.arrivals(undefined);
-      resolve({ code, killed, out });
-    });
-  });
-}
-
 /** Every durable state must pair each session change with its reply's ledger record, both ways. */
 function checkPairs(durable: Durable, note: string): void {
   const inSessions = new Set<number>();
@@ -133,13 +65,13 @@ async function killUntilComplete(
   seed: number,
 ): Promise<{ kills: number; durable: Durable; received: Map<string, number> }> {
   const random = mulberry32(seed);
-  const svc = await service();
+  const svc = await startKeyService();
   let kills = 0;
   try {
     for (let round = 0; round < 10; round++) {
       const kill =
         round % 2 === 0 ? { onRequest: 1 + Math.floor(random() * 6) } : { msAfterFirst: Math.floor(random() * 40) };
-      const result = await run(state, svc, kill);
+      const result = await runKilled(CHILD, [state, svc.url, String(COUNT)], svc, kill);
       if (!result.killed) {
         expect(result.code, `seed ${seed}: ${result.out}`).toBe(0);
         break;
@@ -147,7 +79,7 @@ async function killUntilComplete(
       kills++;
       checkPairs(await read(), `seed ${seed}, after kill ${kills}`);
     }
-    const last = await run(state, svc);
+    const last = await runKilled(CHILD, [state, svc.url, String(COUNT)], svc);
     expect(last.code, `seed ${seed}: ${last.out}`).toBe(0);
     expect(last.out).toContain("complete");
     return { kills, durable: await read(), received: svc.received };
