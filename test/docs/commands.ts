@@ -75,6 +75,15 @@ const advanceDemo = (ms: number) => async (session: Session) => {
   expect(res.status).toBe(200);
 };
 
+/**
+ * When the demo with `--http` serves everything: its last start-up line, the connect page's
+ * hint. "all bots started" comes before the admin API has the fleet and before the connect
+ * pages are mounted (src/cli/commands/start.ts), so a `curl` right after it could get a 404:
+ * as far as the code shows, why docs/operations.md's `/connect/greeter` failed now and then
+ * under load.
+ */
+const HTTP_READY = /"msg":"connect a sandbox user in the browser: open http:\/\/127\.0\.0\.1:\d+\/connect/;
+
 const OK_VALIDATE = /^OK: \d+ bots in \d+ files \(.*hello.*\), 1 template \(greeter\), \d+ plugins checked$/m;
 
 /**
@@ -151,16 +160,12 @@ const EXPECTED: Record<string, Expectation> = {
   'curl -s -X POST http://127.0.0.1:8787/_sandbox/apps -H "Authorization: Bearer ADMIN_TOKEN" -H "Content-Type: application/json" -d \'{"name": "my-app", "plan": "basic"}\'':
     { stdout: /^\{"id":"\d+","name":"my-app","plan":"basic",.*"consumer_key":"[^"]+","consumer_secret":"[^"]+"/ },
   // docs/operations.md, "Metrics, health and the status page"
-  "npx bot start --http 127.0.0.1:9464": {
-    serves: { ready: /"msg":"all bots started; stop with Ctrl-C"/, stopped: /"msg":"stopped; state saved"/ },
-  },
+  "npx bot start --http 127.0.0.1:9464": { serves: { ready: HTTP_READY, stopped: /"msg":"stopped; state saved"/ } },
   "curl -s http://127.0.0.1:9464/metrics | head -n 3": { stdout: /^# HELP postbot_/ },
   "curl -s http://127.0.0.1:9464/readyz": { stdout: /"ready":true/ },
   // docs/operations.md, "The admin API"
   "POSTBOT_ADMIN_TOKEN=change-me-to-a-long-random-token POSTBOT_ADMIN_TOKEN_NAME=ops npx bot start --http 127.0.0.1:9464":
-    {
-      serves: { ready: /"msg":"all bots started; stop with Ctrl-C/, stopped: /"msg":"stopped; state saved"/ },
-    },
+    { serves: { ready: HTTP_READY, stopped: /"msg":"stopped; state saved"/ } },
   'curl -s http://127.0.0.1:9464/api/admin/bots -H "Authorization: Bearer wrong-token"': {
     stdout: /^\{"type":"tag:postbot,2026:admin\/unauthorized","title":"Wrong token","status":401,/,
   },
