@@ -7,32 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientExecutor, clientVerifiers } from "../../src/actions/client.ts";
 import { createActionSystem } from "../../src/actions/layer.ts";
-import { createClient, type ApiClient } from "../../src/api/client.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
-import { startSandbox, type Account, type TestSandbox } from "../helpers/sandbox.ts";
+import { startSandbox, type TestSandbox } from "../helpers/sandbox.ts";
 
 let t: TestSandbox;
-const clients: ApiClient[] = [];
 beforeAll(async () => {
   t = await startSandbox();
 });
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await t.close();
-});
-
-function clientOf(account: Account): ApiClient {
-  const client = createClient({
-    baseUrl: t.url,
-    clock: t.clock,
-    auth: {
-      consumer: { key: account.consumer_key, secret: account.consumer_secret },
-      user: { token: account.token, secret: account.token_secret },
-    },
-  });
-  clients.push(client);
-  return client;
-}
+afterAll(() => t.close());
 
 const reads = async (route: string) =>
   Object.values((await t.admin.stats()).routes[route] ?? {}).reduce((a, b) => a + b, 0);
@@ -42,7 +24,7 @@ describe("answering a direct message", () => {
     const bot = await t.account({ plan: "pro" });
     const alice = await t.account({ app: bot.app });
     const message = await t.admin.sendDm({ sender_id: alice.user.id, recipient_id: bot.user.id, text: "hi bot" });
-    const client = clientOf(bot);
+    const client = t.client(bot);
     const layer = createActionSystem({ store: createMemoryStore(), clock: t.clock }).bot({
       bot: "desk",
       account: { appId: bot.app.id, userId: bot.user.id, plan: "pro" },
@@ -75,7 +57,7 @@ describe("answering a direct message", () => {
     });
     const ref = { id: message.id, dm_conversation_id: message.dm_conversation_id!, sender_id: alice.user.id };
     const store = createMemoryStore();
-    const client = clientOf(bot);
+    const client = t.client(bot);
     const send = clientExecutor(client);
     const account = { appId: bot.app.id, userId: bot.user.id, plan: "pro" as const };
     // Run 1 sends the answer, but "dies" before the service's answer: its executor never returns.

@@ -8,21 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Executor } from "../../src/actions/action.ts";
 import { clientExecutor, clientVerifiers } from "../../src/actions/client.ts";
 import { createActionSystem } from "../../src/actions/layer.ts";
-import { createClient, type ApiClient } from "../../src/api/client.ts";
 import type { Plan } from "../../src/limits/types.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { startSandbox, type Account, type TestSandbox } from "../helpers/sandbox.ts";
 import { inFlightCounter, logSink } from "./helpers.ts";
 
 let t: TestSandbox;
-const clients: ApiClient[] = [];
 beforeAll(async () => {
   t = await startSandbox();
 });
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await t.close();
-});
+afterAll(() => t.close());
 
 /** Moves the clock `ms` in steps of `step`, letting the requests each step releases finish. */
 async function advance(ms: number, step: number, settle: () => Promise<void>) {
@@ -38,16 +33,7 @@ function world() {
   const system = createActionSystem({ store: createMemoryStore(), clock: t.clock, logger });
   const requests = inFlightCounter();
   const bot = (name: string, account: Account, plan: Plan, options: { executor?: Executor } = {}) => {
-    const client = createClient({
-      baseUrl: t.url,
-      clock: t.clock,
-      auth: {
-        consumer: { key: account.consumer_key, secret: account.consumer_secret },
-        user: { token: account.token, secret: account.token_secret },
-        label: account.user.id,
-      },
-    });
-    clients.push(client);
+    const client = t.client(account, { label: account.user.id });
     const layer = system.bot({
       bot: name,
       account: { appId: account.app.id, userId: account.user.id, plan },
@@ -135,15 +121,7 @@ describe("against the sandbox", () => {
     const store = createMemoryStore();
     // Run 1 sends the reply, but "dies" before the answer: its executor never returns.
     const first = createActionSystem({ store, clock: t.clock });
-    const client = createClient({
-      baseUrl: t.url,
-      clock: t.clock,
-      auth: {
-        consumer: { key: account.consumer_key, secret: account.consumer_secret },
-        user: { token: account.token, secret: account.token_secret },
-      },
-    });
-    clients.push(client);
+    const client = t.client(account);
     const send = clientExecutor(client);
     let arrived!: () => void;
     const reached = new Promise<void>((r) => (arrived = r));
@@ -185,15 +163,7 @@ describe("against the sandbox", () => {
       await t.admin.createPost({ author_id: crowd.user.id, text: "like me" }),
       await t.admin.createPost({ author_id: crowd.user.id, text: "not me" }),
     ];
-    const client = createClient({
-      baseUrl: t.url,
-      clock: t.clock,
-      auth: {
-        consumer: { key: account.consumer_key, secret: account.consumer_secret },
-        user: { token: account.token, secret: account.token_secret },
-      },
-    });
-    clients.push(client);
+    const client = t.client(account);
     await client.likes.like(account.user.id, done.id);
     await client.reposts.repost(account.user.id, done.id);
     await client.users.follow(account.user.id, crowd.user.id);

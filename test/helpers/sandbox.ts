@@ -17,6 +17,7 @@
 import { createHmac } from "node:crypto";
 import OAuth from "oauth-1.0a";
 import { readForm } from "./html.ts";
+import { createClient, type ApiClient } from "../../src/api/client.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import type { Plan } from "../../src/limits/types.ts";
 import { createSandbox, type AppView, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
@@ -119,9 +120,12 @@ export interface TestSandbox {
   url: string;
   clock: AdjustableClock;
   admin: Sandbox["admin"];
+  /** Closes the clients of {@link client}, then the sandbox. */
   close(): Promise<void>;
   /** Creates an app (or uses `app`), a user and the user's access token. */
   account(opts?: { username?: string; plan?: Plan; app?: AppView; callback_urls?: string[] }): Promise<Account>;
+  /** postbot's API client signed as `account` (OAuth 1.0a), on the sandbox's clock; closed by {@link close}. */
+  client(account: Account, options?: { label?: string }): ApiClient;
   /** A request signed with OAuth 1.0a. */
   signed(creds: OAuth1Creds, method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   /** A request with `Authorization: Bearer <token>` (app-only or PKCE). */
@@ -178,12 +182,30 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<TestSa
     return toResponse(res);
   };
 
+  const clients: ApiClient[] = [];
   const t: TestSandbox = {
     sandbox,
     url,
     clock,
     admin: sandbox.admin,
-    close: () => sandbox.close(),
+    async close() {
+      await Promise.all(clients.splice(0).map((c) => c.close()));
+      await sandbox.close();
+    },
+
+    client(account, options = {}) {
+      const client = createClient({
+        baseUrl: url,
+        clock,
+        auth: {
+          consumer: { key: account.consumer_key, secret: account.consumer_secret },
+          user: { token: account.token, secret: account.token_secret },
+          ...(options.label !== undefined ? { label: options.label } : {}),
+        },
+      });
+      clients.push(client);
+      return client;
+    },
 
     async account(opts = {}) {
       const app = opts.app ?? (await sandbox.admin.createApp({ plan: opts.plan, callback_urls: opts.callback_urls }));
