@@ -46,6 +46,22 @@ async function restart(first: TestBed, dir: string): Promise<TestBed> {
   return next;
 }
 
+/**
+ * A bed with its state in a new directory: alice starts the quiz, the bot asks its first
+ * question, and the bot stops (its store still open: the caller closes it, or reads what a
+ * crash would leave), for a test of what the next start does.
+ */
+async function askedThenStopped() {
+  const dir = await mkdtemp(join(tmpdir(), "postbot-dialog-"));
+  dirs.push(dir);
+  const first = await createTestBed({ bots: [QUIZ], plugins: { dialog }, store: await openFileStore(dir) });
+  const alice = await first.user("alice");
+  await first.post(alice, "@quiz quiz");
+  await first.settle();
+  await first.stop();
+  return { dir, first, alice };
+}
+
 /** Stops the restarted bed, then the sandbox it shared with `first`. */
 async function stopBoth(first: TestBed): Promise<void> {
   await bed!.close();
@@ -157,13 +173,7 @@ describe("the dialog plugin in a thread", () => {
   });
 
   it("fires at start a timeout that passed while the bot was stopped", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "postbot-dialog-"));
-    dirs.push(dir);
-    const first = await createTestBed({ bots: [QUIZ], plugins: { dialog }, store: await openFileStore(dir) });
-    const alice = await first.user("alice");
-    await first.post(alice, "@quiz quiz");
-    await first.settle();
-    await first.stop();
+    const { dir, first, alice } = await askedThenStopped();
     await first.store.close();
     await first.advance(60 * 60_000); // the bot is down for an hour
     bed = await restart(first, dir);
@@ -299,13 +309,7 @@ describe("the dialog plugin by DM", () => {
 
 describe("the dialog plugin across a restart", () => {
   it("takes an answer a crash left in the inbox, first thing at the next start", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "postbot-dialog-"));
-    dirs.push(dir);
-    const first = await createTestBed({ bots: [QUIZ], plugins: { dialog }, store: await openFileStore(dir) });
-    const alice = await first.user("alice");
-    await first.post(alice, "@quiz quiz");
-    await first.settle();
-    await first.stop();
+    const { dir, first, alice } = await askedThenStopped();
     // The answer came, was put in the inbox (and the cursor moved past it), and the process died.
     const question = first.postsBy("quiz")[0]!;
     const answer = await first.post(alice, "@quiz Ann", question.id);
