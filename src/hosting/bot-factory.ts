@@ -32,8 +32,8 @@ export interface BotFactoryDeps {
   pollers: PollerCount;
   /** How the bot's mentions come: through the app's stream, or polled. */
   mentionsVia(hosted: HostedBot): "poll" | "stream";
-  /** The service refused the bot's account while it ran (a revoked token). */
-  onRevoked(bot: string, err: unknown): void;
+  /** The service refused the bot's account while it ran (a revoked token: `token`, the one refused). */
+  onRevoked(bot: string, err: unknown, token: string): void;
 }
 
 /** A bot built and set up, not started yet. */
@@ -63,7 +63,7 @@ export async function buildBot(
     replyToBots: config.reply_to_bots,
     replyCooldownMs: config.reply_cooldown,
     ...(app.enrolmentDay ? { enrolmentDay: app.enrolmentDay } : {}),
-    onRevoked: (err) => deps.onRevoked(config.name, err),
+    onRevoked: (err) => deps.onRevoked(config.name, err, hosted.token.token),
   });
   // What the stage and the engine both work with: who the bot is, its client and action layer.
   const shared = { identity, api: client, layer, store, clock, log };

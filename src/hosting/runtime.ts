@@ -123,7 +123,7 @@ class HostedRuntime implements Runtime {
       pollers: (appId, trigger) => this.pollers(appId, trigger),
       // A process sharing its state without the shared streams polls every bot's mentions.
       mentionsVia: (hosted) => this.via(hosted),
-      onRevoked: (name, err) => this.revoked(name, err),
+      onRevoked: (name, err, token) => this.revoked(name, err, token),
     };
     this.saver = new StatusSaver({
       store: options.store,
@@ -243,10 +243,14 @@ class HostedRuntime implements Runtime {
     else bot.start();
   }
 
-  /** A running bot's account was refused (a revoked token): it pauses, the others go on. */
-  private revoked(name: string, err: unknown): void {
+  /**
+   * A running bot's account was refused (a revoked token): it pauses, the others go on. A
+   * refusal of a token the bot no longer uses (a request of its previous configuration,
+   * answered after the account was connected again) leaves it running.
+   */
+  private revoked(name: string, err: unknown, token: string): void {
     const hosted = this.hostedBots.get(name);
-    if (!hosted) return;
+    if (!hosted || hosted.token.token !== token) return;
     const reason = refusedAccountReason(hosted.config, err, hosted.origin);
     const bot = this.bots.get(name);
     if (bot?.paused) return;

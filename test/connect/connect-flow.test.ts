@@ -9,6 +9,7 @@
 import { stat } from "node:fs/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { invalidateToken } from "../../src/api/auth/oauth1-flow.ts";
+import { createClient } from "../../src/api/client.ts";
 import { getAccount } from "../../src/credentials/accounts.ts";
 import { compareIds } from "../../src/sandbox/model/index.ts";
 import { credentialsPath } from "../../src/store/file-store.ts";
@@ -180,6 +181,42 @@ describe("connecting an account through the web", () => {
     await mention(s, "@dora back?");
     await eventually(() => expect(postsOf(s!, "dora")).toEqual(["hi for @dora: back?"]));
     expect(s.started.runtime.status().find((b) => b.bot === "greeter-dora")?.paused).toBeUndefined();
+  });
+
+  it("connected again with a new token: a request of the bot's previous run refused afterwards (the old token) does not pause it", async () => {
+    s = await startConnectServer({ templates: { "greeter.yaml": echoTemplate("greeter", "hi") } });
+    await user(s, "fay");
+    await open(await signInAndApprove(`${s.url}/connect/greeter`, "fay"));
+    const first = getAccount(s.started.store, "greeter-fay")!.oauth1!;
+    const app = s.started.runtime.fleet().get("greeter-fay")!.app;
+    const previous = s.started.runtime.bots.get("greeter-fay")!;
+    await invalidateToken(s.started.baseUrl, {
+      consumer: { key: app.key, secret: app.secret },
+      token: { token: first.token, secret: first.secret },
+      clock: s.clock,
+    });
+    expect((await open(await signInAndApprove(`${s.url}/connect/greeter`, "fay"))).title).toBe("@fay is served again");
+    expect(s.started.runtime.bots.get("greeter-fay")).not.toBe(previous);
+
+    // A read of the previous run, with the old token, answered now: 401, code 89.
+    const old = createClient({
+      baseUrl: s.started.baseUrl,
+      clock: s.clock,
+      auth: { consumer: { key: app.key, secret: app.secret }, user: { token: first.token, secret: first.secret } },
+    });
+    try {
+      await expect(
+        previous.layer.read("GET /2/users/me", async (signal) => {
+          const { body, headers } = await old.exchange("GET /2/users/me", {}, { signal });
+          return { result: body, headers };
+        }),
+      ).rejects.toThrow(/89/);
+    } finally {
+      await old.close();
+    }
+    expect(s.started.runtime.status().find((b) => b.bot === "greeter-fay")?.paused).toBeUndefined();
+    await mention(s, "@fay still here?");
+    await eventually(() => expect(postsOf(s!, "fay")).toEqual(["hi for @fay: still here?"]));
   });
 
   it("disconnecting: sign in again, the form lists the bot; it revokes the token at the service, removes the bot and the token, and only from the browser that signed in", async () => {
