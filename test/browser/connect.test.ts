@@ -133,6 +133,12 @@ describe("connecting an account in Chromium", () => {
     await page.getByRole("button", { name: "Authorize app" }).click();
     await page.waitForURL(`${s!.url}/connect/callback?*`);
     expect(await page.locator("h1").textContent()).toBe("@pia is connected");
+    // Revoked once the bot runs in sync with the stream (its rule in, its catch-up poll done):
+    // the page answers before that (the rules follow the fleet's change).
+    await vi.waitFor(() => expect(s!.started.runtime.bots.get("greeter-pia")?.mentionsInSync()).toBe(true), {
+      timeout: 20_000,
+      interval: 20,
+    });
 
     const first = getAccount(s!.started.store, "greeter-pia")!.oauth1!;
     const app = s!.started.runtime.fleet().get("greeter-pia")!.app;
