@@ -123,9 +123,7 @@ export async function start(options: StartOptions): Promise<Started> {
     : undefined;
   // Asked before the store is opened (opening creates the directory).
   const resuming = !shared && (await hasState(options.data));
-  const store: Store =
-    shared?.store ??
-    (await openFileStore(options.data, { logger, corruptHint: "move the file away to start with an empty state" }));
+  const store: Store = shared?.store ?? (await openStateDir(options));
   const dynamic = shared ? redisDynamicBots(shared.redis, shared.leases.prefix) : storeDynamicBots(store);
   let found: FoundService | undefined;
   let stopFollowing: (() => void) | undefined;
@@ -155,9 +153,17 @@ export async function start(options: StartOptions): Promise<Started> {
     const { stopCrowd } = found;
     const desk = new ReviewDesk({ store, clock, log: logger, layerOf: (bot) => runtime.bots.get(bot)?.layer });
     // `bot review` hands decisions over in the data directory (the state has one writer: us).
-    const requests = shared
-      ? undefined
-      : watchReviewRequests({ data: options.data, desk, clock, log: logger, runsHere: (bot) => runtime.bots.has(bot) });
+    // A dry run leaves them for the next real start: it would send none of them, and remove them.
+    const requests =
+      shared || options.dryRun
+        ? undefined
+        : watchReviewRequests({
+            data: options.data,
+            desk,
+            clock,
+            log: logger,
+            runsHere: (bot) => runtime.bots.has(bot),
+          });
     return {
       runtime,
       fleet,
@@ -186,6 +192,20 @@ export async function start(options: StartOptions): Promise<Started> {
     await store.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The state directory of `--data`. A dry run reads it as usual (cursors, inbox, credentials,
+ * ledger) and keeps whatever it changes in memory over what it read: nothing reaches the
+ * files, so a later real start answers what the dry run saw. It still takes the directory's
+ * lock: beside a real start on the same directory it would answer the same mentions.
+ */
+function openStateDir(options: StartOptions): Promise<Store> {
+  return openFileStore(options.data, {
+    logger: options.logger,
+    corruptHint: "move the file away to start with an empty state",
+    ...(options.dryRun ? { readOnly: true, lock: true } : {}),
+  });
 }
 
 /** The state shared with other processes through Redis (`--state redis://…`). */
@@ -351,6 +371,11 @@ async function keptBots(
 
 /** The bots to start, checked, and the environment they were read with. */
 async function loadRunnable(options: StartOptions): Promise<{ bots: BotConfig[]; env: BotEnv; envFile: string }> {
+  if (options.state && options.dryRun)
+    throw new UserError(
+      `--dry-run with ${options.state.source}: a dry run leaves the state as it found it, and with the state in Redis it would take its bots' leases from the processes running them; run the dry run without ${options.state.source === "--state" ? "--state" : "POSTBOT_STATE (unset it)"}: it then reads and leaves unchanged the --data directory's state`,
+      { exitCode: 2 },
+    );
   const loaded = await loadBots({
     botsDir: options.bots,
     pluginsDir: options.plugins,

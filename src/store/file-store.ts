@@ -69,10 +69,18 @@ export interface FileStoreOptions {
   /** Added to the corrupt-file message: how this program lets the user set the file aside. */
   corruptHint?: string;
   /**
-   * Reads the state but never writes it and takes no lock: for `bot status`, which looks at
-   * a running bot's state. Changes stay in memory.
+   * Reads the state but never writes it (nor sets its files' modes), and takes no lock unless
+   * {@link lock} says so: for `bot status`, which looks at a running bot's state, and
+   * `bot start --dry-run`. Changes stay in memory, over what was read.
    */
   readOnly?: boolean;
+  /**
+   * Takes the directory's lock even when {@link readOnly}: `bot start --dry-run` reads the
+   * state and keeps its own changes in memory, yet must not run beside a `bot start` on the
+   * same directory (the two would answer the same mentions, and with the embedded sandbox
+   * share its file). Default: locked unless read-only.
+   */
+  lock?: boolean;
   /** Time source for the names of set-aside files and the lock (default: the system time). */
   now?: () => number;
   /** Journal bytes after which the files are brought up to date (default 8 MiB; tests pass less). */
@@ -117,8 +125,9 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
   const readOnly = options.readOnly ?? false;
   const now = options.now ?? Date.now;
   const stateDir = join(dir, STATE_DIR_NAME);
+  const locking = options.lock ?? !readOnly;
 
-  if (!readOnly) {
+  if (!readOnly || locking) {
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (error) {
@@ -130,7 +139,7 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
       );
     }
   }
-  const lock = readOnly ? undefined : await acquireLock(join(dir, LOCK_FILE_NAME), log, now);
+  const lock = locking ? await acquireLock(join(dir, LOCK_FILE_NAME), log, now) : undefined;
   try {
     const state = new ShardedState(defaultShardRule, UNJOURNALED);
     const opening: Opening = { dir, stateDir, log, readOnly, now, options, state };

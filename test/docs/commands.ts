@@ -133,7 +133,10 @@ const EXPECTED: Record<string, Expectation> = {
   "npx vitest run test/shout.test.ts": { stdout: /Tests +1 passed \(1\)/, stderr: /.*/ },
   // docs/llm.md, "Trying it without posting"
   "npx bot start --dry-run --only helpdesk": {
-    serves: { ready: /"msg":"all bots started; stop with Ctrl-C"/, stopped: /"msg":"stopped; state saved"/ },
+    serves: {
+      ready: /"msg":"all bots started; stop with Ctrl-C"/,
+      stopped: /"msg":"stopped; dry run: the state is as it was"/,
+    },
   },
   'npx bot say --as alice "@helpdesk hello"': {
     stdout: /^@alice posted \d+: "@helpdesk hello"\n/,

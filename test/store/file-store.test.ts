@@ -375,6 +375,34 @@ describe("openFileStore", () => {
     await writer.close();
   });
 
+  it("read-only with the lock (bot start --dry-run) holds the lock, keeps its changes in memory, and leaves every file as it was", async () => {
+    const writer = await openFileStore(dir);
+    writer.set("cursors", "greeter:mentions", "42");
+    writer.set("auth:accounts", "greeter", { token: "t" });
+    await writer.flush();
+    await writer.close();
+    const snapshot = async () => {
+      const files: Record<string, string> = {};
+      for (const f of (await readdir(dir, { recursive: true })).map(String).sort())
+        if ((await stat(join(dir, f))).isFile())
+          files[f] = `${await modeOf(join(dir, f))} ${await readFile(join(dir, f), "base64")}`;
+      return files;
+    };
+    const before = await snapshot();
+    const dry = await openFileStore(dir, { readOnly: true, lock: true });
+    // It holds the lock meanwhile (state-lock.ts refuses another process): no real start beside it.
+    expect(JSON.parse(await readFile(join(dir, "state.lock"), "utf8"))).toMatchObject({ pid: process.pid });
+    expect(dry.get("auth:accounts", "greeter")).toEqual({ token: "t" });
+    dry.set("cursors", "greeter:mentions", "43");
+    dry.delete("auth:accounts", "greeter");
+    await dry.flush();
+    expect(dry.get("cursors", "greeter:mentions")).toBe("43");
+    expect(dry.get("auth:accounts", "greeter")).toBeUndefined();
+    await dry.close();
+    expect(dry.writes).toBe(0);
+    expect(await snapshot()).toEqual(before);
+  });
+
   it("bounds a namespace that declares a retention, across files, keeping entries that may not be evicted", async () => {
     const store = await openFileStore(dir);
     store.retain!("ledger", { maxEntries: 3, evictable: (v) => (v as { state: string }).state === "done" });

@@ -33,7 +33,10 @@ export default function register(program: Command): void {
       "keep the state in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB for a Redis on this machine) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)",
     )
     .option("--only <names...>", "run only these bots")
-    .option("--dry-run", "log and count every action against a simulated budget; send none")
+    .option(
+      "--dry-run",
+      "log and count every action against a simulated budget; send none, and leave the state (--data) as it was",
+    )
     .option(
       "--http [host:port]",
       "serve a live status page (/), Prometheus metrics (/metrics), health (/healthz, /readyz), the pages where accounts connect themselves (/connect) and, with POSTBOT_ADMIN_TOKEN set, the admin API (/api/admin/bots) on this address (default 127.0.0.1:9464; off when not given)",
@@ -203,7 +206,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         const { saved } = await started.stop();
         await server?.close();
         clearTimeout(hard);
-        if (saved) logger.info("stopped; state saved");
+        if (saved) logger.info(options.dryRun ? "stopped; dry run: the state is as it was" : "stopped; state saved");
         else logger.warn(`stopped; the state could not all be saved (see above); exit ${EXIT_UNSAVED}`);
         // Whatever a plugin left running (a timer, a socket) must not keep the process alive.
         process.exit(saved ? 0 : EXIT_UNSAVED);

@@ -1,10 +1,13 @@
 /**
  * `bot start --dry-run` on the demo's helpdesk bot (llm-reply, its model the embedded
  * sandbox's stand-in), as a user runs it: the model is asked, the text is shaped and checked,
- * the log line shows the whole text that would have been posted, and nothing is posted or
- * recorded as sent in the state's ledger.
+ * the log line shows the whole text that would have been posted, and nothing is posted. The
+ * state is left as the dry run found it: nothing reaches the data directory's state (not the
+ * ledger, nor the cursors, inbox or stream marks), so a later real start answers what the dry
+ * run saw. With the state in Redis, a dry run is refused.
  */
-import { readFile, readdir, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile, readdir, rm, stat } from "node:fs/promises";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -24,19 +27,75 @@ afterAll(async () => {
 const exited = (child: BotChild) =>
   new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
+async function dataDir(): Promise<string> {
+  const data = await mkdtemp(join(tmpdir(), "postbot-dry-run-"));
+  dirs.push(data);
+  return data;
+}
+
+/** Starts helpdesk alone on `data` (`--dry-run` when asked) and waits until it runs. */
+async function startHelpdesk(data: string, dryRun: boolean) {
+  const child = spawnBot([
+    "start",
+    ...(dryRun ? ["--dry-run"] : []),
+    "--bots",
+    botsDir,
+    "--only",
+    "helpdesk",
+    "--data",
+    data,
+  ]);
+  const out = lineReader(child.stdout);
+  await out.waitFor(/"msg":"all bots started/);
+  return { child, out };
+}
+
+/** Stops a `bot start` as a service manager does (SIGTERM) and returns its exit code. */
+async function stop(child: BotChild): Promise<number | null> {
+  const code = exited(child);
+  child.kill("SIGTERM");
+  return code;
+}
+
+/** Alice mentions helpdesk through `bot say`; returns the mention's id. */
+async function mention(data: string, text: string): Promise<string> {
+  const said = await runBot(["say", "--data", data, "--as", "alice", text]);
+  expect(said.code, said.stderr).toBe(0);
+  return /^@alice posted (\d+):/.exec(said.stdout)![1]!;
+}
+
+/** Every file of the state directory: its bytes and mode, by path. */
+async function stateFiles(data: string): Promise<Record<string, { bytes: string; mode: number }>> {
+  const dir = join(data, "state");
+  const files: Record<string, { bytes: string; mode: number }> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath, entry.name);
+    files[file.slice(dir.length + 1)] = { bytes: await readFile(file, "base64"), mode: (await stat(file)).mode };
+  }
+  return files;
+}
+
+/** The embedded sandbox's world, as it saved it at the stop. */
+async function world(data: string) {
+  return (
+    JSON.parse(await readFile(join(data, "sandbox.json"), "utf8")) as {
+      world: {
+        users: Record<string, { id: string; username: string }>;
+        posts: Record<string, { author_id: string; in_reply_to_post_id?: string }>;
+      };
+    }
+  ).world;
+}
+
 describe("bot start --dry-run with llm-reply", () => {
-  it("asks the model and logs the whole reply it would post; posts nothing, and the ledger records nothing", async () => {
-    const data = await mkdtemp(join(tmpdir(), "postbot-dry-run-"));
-    dirs.push(data);
-    const child = spawnBot(["start", "--dry-run", "--bots", botsDir, "--only", "helpdesk", "--data", data]);
-    const out = lineReader(child.stdout);
-    await out.waitFor(/"msg":"all bots started/);
+  it("asks the model and logs the whole reply it would post; posts nothing, and writes no state", async () => {
+    const data = await dataDir();
+    const { child, out } = await startHelpdesk(data, true);
 
     const text = "@helpdesk my brakes squeak on wet days, what should I do?";
-    const said = await runBot(["say", "--data", data, "--as", "alice", text]);
-    expect(said.code, said.stderr).toBe(0);
-    const mention = /^@alice posted (\d+):/.exec(said.stdout)![1]!;
-    const line = JSON.parse(await out.waitFor(new RegExp(`"target":"${mention}".*dry run, not sent`))) as Record<
+    const id = await mention(data, text);
+    const line = JSON.parse(await out.waitFor(new RegExp(`"target":"${id}".*dry run, not sent`))) as Record<
       string,
       unknown
     >;
@@ -48,36 +107,74 @@ describe("bot start --dry-run with llm-reply", () => {
       action: "reply",
       status: "dry-run",
       dry_run: true,
-      msg: `reply to post ${mention} "${written}": dry run, not sent`,
+      msg: `reply to post ${id} "${written}": dry run, not sent`,
     });
 
-    const code = exited(child);
-    child.kill("SIGTERM");
-    expect(await code).toBe(0);
+    expect(await stop(child)).toBe(0);
+    expect(out.lines.at(-1)).toContain('"msg":"stopped; dry run: the state is as it was"');
 
     // Nothing posted: the sandbox (its state saved at the stop) holds no post by helpdesk.
-    const world = (
-      JSON.parse(await readFile(join(data, "sandbox.json"), "utf8")) as {
-        world: {
-          users: Record<string, { id: string; username: string }>;
-          posts: Record<string, { author_id: string }>;
-        };
-      }
-    ).world;
-    const helpdesk = Object.values(world.users).find((u) => u.username === "helpdesk")!;
+    const { users, posts } = await world(data);
+    const helpdesk = Object.values(users).find((u) => u.username === "helpdesk")!;
     expect(helpdesk).toBeDefined();
-    expect(world.posts[mention]).toBeDefined();
-    expect(Object.values(world.posts).filter((p) => p.author_id === helpdesk.id)).toEqual([]);
+    expect(posts[id]).toBeDefined();
+    expect(Object.values(posts).filter((p) => p.author_id === helpdesk.id)).toEqual([]);
 
-    // The state's ledger has no entry for the reply (a dry run's ledger lives in memory).
-    const stateFiles = (await readdir(join(data, "state"), { recursive: true })).map(String);
-    for (const file of stateFiles.filter((f) => f.endsWith(".json")))
-      expect(await readFile(join(data, "state", file), "utf8"), file).not.toContain(`helpdesk:reply:${mention}`);
+    // No state written: not the reply's ledger entry, nor the bot's status, cursors or inbox.
+    expect(existsSync(join(data, "state"))).toBe(false);
     const status = await runBot(["status", "--data", data, "--json"]);
-    const helpdeskStatus = (JSON.parse(status.stdout) as Array<{ bot: string; lastAction?: unknown }>).find(
-      (r) => r.bot === "helpdesk",
-    )!;
-    expect(helpdeskStatus).toBeDefined();
-    expect(helpdeskStatus.lastAction).toBeUndefined();
+    expect(status.code).not.toBe(0);
+    expect(status.stderr).toContain(`no state in ${data}: no bot has run with this data directory`);
   }, 60_000);
+
+  it("leaves a real run's state byte for byte as it was, and the next real start answers the mention the dry run saw", async () => {
+    const data = await dataDir();
+    const first = await startHelpdesk(data, false);
+    expect(await stop(first.child)).toBe(0);
+    const before = await stateFiles(data);
+    expect(Object.keys(before).length).toBeGreaterThan(0);
+
+    const dry = await startHelpdesk(data, true);
+    const id = await mention(data, "@helpdesk is a dry run quiet?");
+    await dry.out.waitFor(new RegExp(`"target":"${id}".*dry run, not sent`));
+    expect(await stop(dry.child)).toBe(0);
+    expect(await stateFiles(data)).toEqual(before);
+    expect(existsSync(join(data, "state.lock"))).toBe(false);
+
+    const real = await startHelpdesk(data, false);
+    await real.out.waitFor(new RegExp(`"target":"${id}".*"status":"sent"`));
+    expect(await stop(real.child)).toBe(0);
+    const { users, posts } = await world(data);
+    const helpdesk = Object.values(users).find((u) => u.username === "helpdesk")!;
+    const replies = Object.values(posts).filter((p) => p.author_id === helpdesk.id && p.in_reply_to_post_id === id);
+    expect(replies).toHaveLength(1);
+  }, 90_000);
+
+  it("refuses a dry run with the state in Redis, naming the setting and what to do", async () => {
+    const data = await dataDir();
+    const flag = await runBot([
+      "start",
+      "--dry-run",
+      "--state",
+      "redis://127.0.0.1:1/0",
+      "--bots",
+      botsDir,
+      "--only",
+      "helpdesk",
+      "--data",
+      data,
+    ]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("--dry-run with --state: a dry run leaves the state as it found it");
+    expect(flag.stderr).toContain("run the dry run without --state");
+    expect(flag.stderr).not.toMatch(/\n\s+at /);
+
+    const env = await runBot(["start", "--dry-run", "--bots", botsDir, "--only", "helpdesk", "--data", data], {
+      POSTBOT_STATE: "redis://127.0.0.1:1/0",
+    });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain("--dry-run with POSTBOT_STATE:");
+    expect(env.stderr).toContain("run the dry run without POSTBOT_STATE (unset it)");
+    expect(existsSync(join(data, "state"))).toBe(false);
+  }, 30_000);
 });
