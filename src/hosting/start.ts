@@ -152,18 +152,7 @@ export async function start(options: StartOptions): Promise<Started> {
     sayStarted(options, runtime, watcher !== undefined);
     const { stopCrowd } = found;
     const desk = new ReviewDesk({ store, clock, log: logger, layerOf: (bot) => runtime.bots.get(bot)?.layer });
-    // `bot review` hands decisions over in the data directory (the state has one writer: us).
-    // A dry run leaves them for the next real start: it would send none of them, and remove them.
-    const requests =
-      shared || options.dryRun
-        ? undefined
-        : watchReviewRequests({
-            data: options.data,
-            desk,
-            clock,
-            log: logger,
-            runsHere: (bot) => runtime.bots.has(bot),
-          });
+    const requests = watchRequests(options, desk, runtime, shared);
     return {
       runtime,
       fleet,
@@ -206,6 +195,22 @@ function openStateDir(options: StartOptions): Promise<Store> {
     corruptHint: "move the file away to start with an empty state",
     ...(options.dryRun ? { readOnly: true, lock: true } : {}),
   });
+}
+
+/**
+ * `bot review` hands decisions over in the data directory (the state has one writer: us).
+ * Not with the state in Redis, and a dry run leaves them for the next real start: it would
+ * send none of them, and remove them.
+ */
+function watchRequests(
+  options: StartOptions,
+  desk: ReviewDesk,
+  runtime: Runtime,
+  shared: SharedState | undefined,
+): ReturnType<typeof watchReviewRequests> | undefined {
+  if (shared || options.dryRun) return undefined;
+  const { data, clock, logger: log } = options;
+  return watchReviewRequests({ data, desk, clock, log, runsHere: (bot) => runtime.bots.has(bot) });
 }
 
 /** The state shared with other processes through Redis (`--state redis://…`). */
