@@ -113,10 +113,11 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
     dm: {
       endpoint: "GET /2/dm_conversations/with/:participant_id/dm_events",
       // An answer to a message went into its conversation (a group's too): it is looked for there.
-      endpointFor: (action) =>
-        action.path.dm_conversation_id !== undefined
+      endpointFor(action) {
+        return action.path.dm_conversation_id !== undefined
           ? "GET /2/dm_conversations/:dm_conversation_id/dm_events"
-          : "GET /2/dm_conversations/with/:participant_id/dm_events",
+          : "GET /2/dm_conversations/with/:participant_id/dm_events";
+      },
       async check(action, signal) {
         const query = {
           max_results: 100,

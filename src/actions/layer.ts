@@ -370,7 +370,7 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
     botIds,
     bot: (bot) => {
       botIds.add(bot.account.userId);
-      return createLayer(bot, { ...shared, log: log.child({ bot: bot.bot }) });
+      return createLayer(bot, shared, log.child({ bot: bot.bot }));
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
@@ -380,10 +380,10 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
   };
 }
 
+/** What the process's bots share (each bot's layer has its own logger). */
 interface Shared {
   store: Store;
   clock: Clock;
-  log?: Logger;
   book: BudgetBook;
   queue: ActionQueue;
   ledger: Ledger;
@@ -394,37 +394,68 @@ interface Shared {
   observe: ActionObserver;
 }
 
-function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger }): ActionLayer {
-  const { bot } = options;
-  const { clock, log } = shared;
-  const userId = options.account.userId;
-  const { reserve, ...caps } = options.budget ?? {};
-  const budget = shared.book.account(
-    { ...options.account, bot },
-    { reserve, caps, enrolmentDay: options.enrolmentDay },
-  );
-  const priorityOf = (kind: ActionKind | typeof READ_KIND) =>
-    options.priorities?.[kind] ?? (kind === READ_KIND ? READ_PRIORITY : ACTION_KINDS[kind].priority);
+/** A text as a body gives it (absent when it is written when the action goes), and the writer. */
+function textOf(text: string | WriteText) {
+  return typeof text === "string" ? { body: { text }, write: undefined } : { body: {}, write: text };
+}
+
+/** The origin of an action on a post: when the post was made, when known. */
+function withOrigin(post: PostRef | string) {
+  const origin = originOf(post);
+  return origin !== undefined ? { origin } : {};
+}
+
+/**
+ * One bot's layer inside: how its actions and reads are built and run through its pipelines.
+ * A class, its methods on its prototype: with 10,000 bots, a closure per helper per bot was
+ * memory (each named arrow costs a few hundred bytes once tsx has named it).
+ */
+class LayerCore {
+  readonly bot: string;
+  readonly userId: string;
+  readonly budget: AccountBudget;
+  readonly log: Logger;
+  /**
+   * The pipelines (a dozen closures and their tables each) are made at a bot's first action
+   * or read: most of 10,000 bots act rarely, and making them all at start was garbage to
+   * collect before the first one could act.
+   */
+  private made: ReturnType<typeof botPipelines> | undefined;
+
+  constructor(
+    readonly options: BotActionsOptions,
+    readonly shared: Shared,
+    log: Logger,
+  ) {
+    this.bot = options.bot;
+    this.userId = options.account.userId;
+    this.log = log;
+    const { reserve, ...caps } = options.budget ?? {};
+    this.budget = shared.book.account(
+      { ...options.account, bot: options.bot },
+      { reserve, caps, enrolmentDay: options.enrolmentDay },
+    );
+  }
+
+  priorityOf(kind: ActionKind | typeof READ_KIND): number {
+    return this.options.priorities?.[kind] ?? (kind === READ_KIND ? READ_PRIORITY : ACTION_KINDS[kind].priority);
+  }
 
   /** The read as a job for the read pipeline: a synthetic action naming the endpoint, with its own request. */
-  const readJob = <R>(
-    endpoint: EndpointKey,
-    run: (signal: AbortSignal) => Promise<Executed<R>>,
-    opts: ReadOptions,
-  ): Job => {
+  readJob<R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<Executed<R>>, opts: ReadOptions): Job {
     const counted = CAPPED_ENDPOINTS.includes(endpoint)
       ? (opts.postsDelivered ?? defaultPostsDelivered)
       : opts.postsDelivered;
-    const now = clock.now();
+    const now = this.shared.clock.now();
     return {
       action: {
         kind: READ_KIND,
-        bot,
-        userId,
+        bot: this.bot,
+        userId: this.userId,
         endpoint,
         target: opts.label ?? endpoint,
         path: {},
-        priority: opts.priority ?? priorityOf(READ_KIND),
+        priority: opts.priority ?? this.priorityOf(READ_KIND),
         createdAt: now,
         ...(opts.ttlMs !== undefined ? { expiresAt: now + opts.ttlMs } : {}),
       },
@@ -432,31 +463,31 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       send: run,
       ...(counted ? { postsDelivered: counted } : {}),
     };
-  };
+  }
 
-  // The pipelines (a dozen closures and their tables each) are made at a bot's first action
-  // or read: most of 10,000 bots act rarely, and making them all at start was garbage to
-  // collect before the first one could act.
-  let made: ReturnType<typeof botPipelines> | undefined;
-  const pipelines = () => (made ??= makePipelines());
-  async function read<R>(
+  pipelines(): ReturnType<typeof botPipelines> {
+    return (this.made ??= this.makePipelines());
+  }
+
+  async read<R>(
     endpoint: EndpointKey,
     run: (signal: AbortSignal) => Promise<Executed<R>>,
     opts: ReadOptions = {},
   ): Promise<R> {
-    const outcome = await shared.countInFlight(pipelines().reads(readJob(endpoint, run, opts)));
+    const outcome = await this.shared.countInFlight(this.pipelines().reads(this.readJob(endpoint, run, opts)));
     if (outcome.status === "sent" || outcome.status === "dry-run" || outcome.status === "duplicate")
       return outcome.result as R;
     throw new ReadError(outcome);
   }
 
-  function makePipelines() {
+  private makePipelines() {
+    const { options, shared, log } = this;
     const parts: PipelineParts = {
-      bot,
+      bot: this.bot,
       store: shared.store,
-      clock,
+      clock: shared.clock,
       log,
-      budget,
+      budget: this.budget,
       queue: shared.queue,
       ledger: shared.ledger,
       useLedger: options.ledger ?? true,
@@ -464,7 +495,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       executor: shared.dryRun ? dryRunExecutor() : options.executor,
       dryRun: shared.dryRun,
       replySafety: {
-        selfId: userId,
+        selfId: this.userId,
         botIds: shared.botIds,
         ...(options.replyToBots !== undefined ? { replyToBots: options.replyToBots } : {}),
         ...(options.replyCooldownMs !== undefined ? { cooldownMs: options.replyCooldownMs } : {}),
@@ -472,7 +503,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       check: checkWithService(
         options.verifiers ?? {},
         (verifier, action, signal) =>
-          read(verifier.endpointFor?.(action) ?? verifier.endpoint, (s) => verifier.check(action, s), {
+          this.read(verifier.endpointFor?.(action) ?? verifier.endpoint, (s) => verifier.check(action, s), {
             priority: action.priority,
             signal,
             label: `check ${action.kind} ${action.target}`,
@@ -485,12 +516,8 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     return botPipelines(parts);
   }
 
-  function run(
-    action: Action,
-    signal: AbortSignal | undefined,
-    rider?: LedgerRider,
-    write?: WriteText,
-  ): Promise<Outcome> {
+  run(action: Action, signal: AbortSignal | undefined, rider?: LedgerRider, write?: WriteText): Promise<Outcome> {
+    const { log, shared } = this;
     // A written text is reported with the outcome, as a given one is.
     let written: string | undefined;
     const job = {
@@ -501,7 +528,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       ...(write?.check ? { check: write.check } : {}),
     };
     return shared.countInFlight(
-      pipelines()
+      this.pipelines()
         .actions(job)
         .then(({ headers: _answered, ...step }) => {
           const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as Outcome;
@@ -513,15 +540,11 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     );
   }
 
-  /** A text as a body gives it (absent when it is written when the action goes), and the writer. */
-  const textOf = (text: string | WriteText) =>
-    typeof text === "string" ? { body: { text }, write: undefined } : { body: {}, write: text };
-
   /**
    * An action of `kind` on `target`, with its key, endpoint, priority and time-to-live. `as`
    * files it under another key kind and endpoint than the kind's own (a DM answer).
    */
-  function build(
+  build(
     kind: ActionKind,
     target: string,
     parts: {
@@ -533,30 +556,35 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     },
     opts: ActionOptions = {},
   ): Action {
-    const now = clock.now();
+    const { bot } = this;
+    const now = this.shared.clock.now();
     const origin = Math.min(parts.origin ?? now, now);
     const action: Action = {
       key: actionKey(bot, parts.as?.key ?? kind, opts.key ?? target),
       kind,
       bot,
-      userId,
+      userId: this.userId,
       endpoint: parts.as?.endpoint ?? ACTION_KINDS[kind].endpoint,
       target,
       path: parts.path ?? {},
-      priority: opts.priority ?? priorityOf(kind),
+      priority: opts.priority ?? this.priorityOf(kind),
       createdAt: now,
-      expiresAt: origin + (opts.ttlMs ?? options.ttlMs?.[kind] ?? ACTION_KINDS[kind].ttlMs),
+      expiresAt: origin + (opts.ttlMs ?? this.options.ttlMs?.[kind] ?? ACTION_KINDS[kind].ttlMs),
     };
     if (parts.body !== undefined) action.body = parts.body;
     if (parts.context) action.context = parts.context;
     return action;
   }
+}
 
-  const withOrigin = (post: PostRef | string) => {
-    const origin = originOf(post);
-    return origin !== undefined ? { origin } : {};
-  };
-
+/**
+ * A bot's action layer: a literal of methods (each closing over the bot's {@link LayerCore}),
+ * so a verb taken off the layer (`const { reply } = layer`) still works.
+ */
+function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): ActionLayer {
+  const core = new LayerCore(options, shared, log);
+  const { bot, budget, userId } = core;
+  const { clock } = shared;
   return {
     bot,
     budget,
@@ -568,8 +596,8 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       if (to.about) context.about = to.about;
       if (opts?.conversation !== undefined) context.conversation = opts.conversation;
       const { body, write } = textOf(text);
-      return run(
-        build(
+      return core.run(
+        core.build(
           "reply",
           to.id,
           { body: { ...body, reply: { in_reply_to_post_id: to.id } }, context, ...withOrigin(to) },
@@ -580,9 +608,9 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         write,
       );
     },
-    like: (post, opts?: LayerActionOptions) =>
-      run(
-        build(
+    like(post, opts?: LayerActionOptions) {
+      return core.run(
+        core.build(
           "like",
           idOf(post),
           { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post), ...aboutOf(post) },
@@ -590,10 +618,11 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         ),
         opts?.signal,
         opts?.rider,
-      ),
-    repost: (post, opts?: LayerActionOptions) =>
-      run(
-        build(
+      );
+    },
+    repost(post, opts?: LayerActionOptions) {
+      return core.run(
+        core.build(
           "repost",
           idOf(post),
           { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post), ...aboutOf(post) },
@@ -601,10 +630,11 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         ),
         opts?.signal,
         opts?.rider,
-      ),
-    follow: (user, opts?: LayerActionOptions) =>
-      run(
-        build(
+      );
+    },
+    follow(user, opts?: LayerActionOptions) {
+      return core.run(
+        core.build(
           "follow",
           idOf(user),
           { path: { id: userId }, body: { target_user_id: idOf(user) }, ...aboutOf(user) },
@@ -612,12 +642,13 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         ),
         opts?.signal,
         opts?.rider,
-      ),
-    dm: (user, text, opts?: LayerActionOptions) => {
+      );
+    },
+    dm(user, text, opts?: LayerActionOptions) {
       const context: NonNullable<Action["context"]> = { ...aboutOf(user).context };
       if (opts?.conversation !== undefined) context.conversation = opts.conversation;
-      return run(
-        build(
+      return core.run(
+        core.build(
           "dm",
           `${idOf(user)}:${shortHash(text)}`,
           {
@@ -633,8 +664,8 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     },
     answerDm(message, text, opts?: LayerActionOptions) {
       const { body, write } = textOf(text);
-      return run(
-        build(
+      return core.run(
+        core.build(
           "dm",
           message.id,
           {
@@ -656,8 +687,8 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
     hide(post, opts?: LayerActionOptions & { hidden?: boolean }) {
       const hidden = opts?.hidden ?? true;
       const id = idOf(post);
-      return run(
-        build(
+      return core.run(
+        core.build(
           "hide",
           hidden ? id : `${id}:unhide`,
           { path: { id }, body: { hidden }, ...withOrigin(post), ...aboutOf(post) },
@@ -667,17 +698,26 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
         opts?.rider,
       );
     },
-    mute: (target, opts?: LayerActionOptions) =>
-      run(
-        build("mute", target, { path: { id: userId }, body: { target_user_id: target } }, opts),
+    mute(target, opts?: LayerActionOptions) {
+      return core.run(
+        core.build("mute", target, { path: { id: userId }, body: { target_user_id: target } }, opts),
         opts?.signal,
         opts?.rider,
-      ),
-    post: (text, opts?: LayerActionOptions & { body?: Record<string, unknown> }) =>
-      run(build("post", shortHash(text), { body: { ...opts?.body, text } }, opts), opts?.signal, opts?.rider),
-    read,
-    remaining: (kind) =>
-      isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind),
+      );
+    },
+    post(text, opts?: LayerActionOptions & { body?: Record<string, unknown> }) {
+      return core.run(
+        core.build("post", shortHash(text), { body: { ...opts?.body, text } }, opts),
+        opts?.signal,
+        opts?.rider,
+      );
+    },
+    read(endpoint, fetch, opts) {
+      return core.read(endpoint, fetch, opts);
+    },
+    remaining(kind) {
+      return isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind);
+    },
     status() {
       const actions = Object.fromEntries(
         (Object.keys(ACTION_KINDS) as ActionKind[]).map((kind) => [
@@ -688,9 +728,15 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
       const monthly = budget.monthlyUsage();
       return { bot, plan: options.account.plan, actions, ...(monthly ? { monthly } : {}) };
     },
-    hidden: (postId) => isHidden(shared.store, bot, postId),
-    repeatsText: (text) => postedRecently(shared.store, bot, text, clock.now()),
-    waiting: () => shared.queue.list(bot),
+    hidden(postId) {
+      return isHidden(shared.store, bot, postId);
+    },
+    repeatsText(text) {
+      return postedRecently(shared.store, bot, text, clock.now());
+    },
+    waiting() {
+      return shared.queue.list(bot);
+    },
     recover() {
       // An action still waiting for its text (a model's reply a crash stopped before it was
       // recorded), or for its recorded text's check, is left to its event, which waits in the
@@ -705,7 +751,7 @@ function createLayer(options: BotActionsOptions, shared: Shared & { log: Logger 
           `resuming ${unfinished.length} unfinished actions (${pending} to check with the service first)`,
         );
       }
-      return Promise.all(unfinished.map(([, e]) => run(e.action!, undefined)));
+      return Promise.all(unfinished.map(([, e]) => core.run(e.action!, undefined)));
     },
   };
 }

@@ -155,6 +155,33 @@ export function serviceUrl(baseUrl: URL, path: string, query?: string): string {
   return `${baseUrl.origin}${basePath(baseUrl)}${path}${query ? `?${query}` : ""}`;
 }
 
+/** Where a transport's requests go, and how long they may take. */
+interface Destination {
+  dispatcher: Dispatcher;
+  origin: string;
+  prefix: string;
+  userAgent: string;
+  headersTimeout: number;
+  bodyTimeout: number;
+}
+
+/**
+ * One request through undici. (A function of the module, not a closure per transport: every
+ * bot has a transport, and with 10,000 bots each closure tsx names costs a few hundred bytes.)
+ */
+function undiciRequest(to: Destination, r: HttpRequest, streaming: boolean) {
+  return to.dispatcher.request({
+    origin: to.origin,
+    method: r.method as Dispatcher.HttpMethod,
+    path: `${to.prefix}${r.path}${r.query ? `?${r.query}` : ""}`,
+    headers: { "user-agent": to.userAgent, ...r.headers },
+    body: r.body ?? null,
+    signal: r.signal ?? null,
+    headersTimeout: to.headersTimeout,
+    bodyTimeout: streaming ? 0 : to.bodyTimeout,
+  });
+}
+
 /**
  * Creates the transport of one origin. The base URL is checked here, so no request can go out
  * over plain HTTP to a remote host. Transports of the same origin share one pool.
@@ -168,28 +195,23 @@ export function createTransport(options: TransportOptions): HttpTransport {
     ? undefined
     : acquirePool(baseUrl.origin, t.keepAliveMs ?? DEFAULT_TIMEOUTS.keepAliveMs);
   const dispatcher = options.dispatcher ?? shared!.dispatcher;
-  const prefix = basePath(baseUrl);
-  const userAgent = options.userAgent ?? USER_AGENT;
-
-  const undiciRequest = (r: HttpRequest, streaming: boolean) =>
-    dispatcher.request({
-      origin: baseUrl.origin,
-      method: r.method as Dispatcher.HttpMethod,
-      path: `${prefix}${r.path}${r.query ? `?${r.query}` : ""}`,
-      headers: { "user-agent": userAgent, ...r.headers },
-      body: r.body ?? null,
-      signal: r.signal ?? null,
-      headersTimeout,
-      bodyTimeout: streaming ? 0 : bodyTimeout,
-    });
-
+  const to: Destination = {
+    dispatcher,
+    origin: baseUrl.origin,
+    prefix: basePath(baseUrl),
+    userAgent: options.userAgent ?? USER_AGENT,
+    headersTimeout,
+    bodyTimeout,
+  };
   return {
     baseUrl,
-    url: (path, query) => serviceUrl(baseUrl, path, query),
+    url(path, query) {
+      return serviceUrl(baseUrl, path, query);
+    },
     async send(r) {
       const info = infoOf(r);
       try {
-        const res = await undiciRequest(r, false);
+        const res = await undiciRequest(to, r, false);
         const text = await res.body.text();
         return { status: res.statusCode, headers: res.headers, text };
       } catch (err) {
@@ -198,7 +220,7 @@ export function createTransport(options: TransportOptions): HttpTransport {
     },
     async open(r) {
       try {
-        const res = await undiciRequest(r, true);
+        const res = await undiciRequest(to, r, true);
         return { status: res.statusCode, headers: res.headers, body: res.body };
       } catch (err) {
         throw networkError(infoOf(r), err);

@@ -91,13 +91,22 @@ function riding(state: ContextState, o: ActionOptions | undefined): LayerActionO
   return o ? { ...o, rider: scope } : { rider: scope };
 }
 
-/** The per-bot key-value store plugins get as `ctx.store` and `bot.store`. */
+/**
+ * The per-bot key-value store plugins get as `ctx.store` and `bot.store`. (Methods, not named
+ * arrows: each bot has one, and tsx gives every named arrow a name property of its own.)
+ */
 export function botStore(store: Store, bot: string): BotStore {
   const ns = `kv:${bot}`;
   return {
-    get: <T>(key: string) => store.get<T>(ns, key),
-    set: (key, value) => store.set(ns, key, value),
-    delete: (key) => store.delete(ns, key),
+    get<T>(key: string) {
+      return store.get<T>(ns, key);
+    },
+    set(key, value) {
+      store.set(ns, key, value);
+    },
+    delete(key) {
+      store.delete(ns, key);
+    },
   };
 }
 

@@ -34,7 +34,12 @@ import {
   type ContextState,
 } from "./context.ts";
 import { DEFAULT_SESSION_MAX_BYTES, DurableScope, type SessionSettings } from "./conversations/durable-scope.ts";
-import { ConversationEngine, type ConversationSender, type Inbound } from "./conversations/engine.ts";
+import {
+  ConversationEngine,
+  conversationNamespace,
+  type ConversationSender,
+  type Inbound,
+} from "./conversations/engine.ts";
 import type { Conversation, ConversationDefinition, StartResult } from "./conversations/types.ts";
 import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
 import type { BotStore, BudgetView, SessionData } from "./plugin.ts";
@@ -99,8 +104,11 @@ export class PluginsStage implements EventHandling {
   private readonly budgetView: BudgetView;
   /** The contexts of the events being handled, as the engine watches them. */
   private readonly states = new Map<string, ContextState>();
-  /** The bot's conversations. */
-  private readonly engine: ConversationEngine;
+  /**
+   * The bot's conversations, made when a plugin defines one or the state keeps one of the
+   * bot's (most bots have none: with 10,000 bots, an engine each was a few kB a bot).
+   */
+  private made: ConversationEngine | undefined;
   private readonly session: SessionSettings;
   /** Each plugin's session schema, when it gives one. */
   private readonly sessionSchemas = new Map<string, z.ZodType>();
@@ -116,8 +124,22 @@ export class PluginsStage implements EventHandling {
       maxBytes: options.session?.maxBytes ?? DEFAULT_SESSION_MAX_BYTES,
       ...(options.session?.ttlMs !== undefined ? { ttlMs: options.session.ttlMs } : {}),
     };
+  }
+
+  /** The bot's conversations (made on first use). */
+  private get engine(): ConversationEngine {
+    return (this.made ??= this.makeEngine());
+  }
+
+  /** Whether a plugin of the bot defines a conversation. */
+  private get conversing(): boolean {
+    return this.made?.active ?? false;
+  }
+
+  private makeEngine(): ConversationEngine {
+    const { options } = this;
     const inbox = new Inbox(options.store, options.identity.name);
-    this.engine = new ConversationEngine({
+    return new ConversationEngine({
       bot: options.identity.name,
       store: options.layer.store,
       clock: options.clock,
@@ -136,18 +158,26 @@ export class PluginsStage implements EventHandling {
     });
   }
 
+  /** Whether the state keeps a conversation of the bot (or what a finished one left to sweep). */
+  private keepsConversations(): boolean {
+    return this.options.layer.store.entries(conversationNamespace(this.options.identity.name)).length > 0;
+  }
+
   /** Runs every plugin's setup for this bot, in the order of its bot file. */
   setup(plugins: readonly PluginEntry[]): Promise<void> {
     const { identity, log } = this.options;
     for (const p of plugins) if (p.definition.session) this.sessionSchemas.set(p.name, p.definition.session);
     const models = this.options.models ?? { bot: identity.name, clock: this.options.clock, judge: new JudgeSlot() };
+    const stage = this;
     return this.registry.setup(plugins, {
       name: identity.name,
       identity,
       log,
       store: this.kv,
       clock: this.options.clock,
-      conversation: (plugin, name, definition) => this.conversation(plugin, name, definition),
+      conversation(plugin, name, definition) {
+        return stage.conversation(plugin, name, definition);
+      },
       models,
     });
   }
@@ -155,7 +185,7 @@ export class PluginsStage implements EventHandling {
   handles(kind: EventName): boolean {
     // A conversation takes answers: mentions and replies to the bot in threads, and DMs.
     return (
-      this.registry.handles(kind) || (this.engine.active && (kind === "mention" || kind === "reply" || kind === "dm"))
+      this.registry.handles(kind) || (this.conversing && (kind === "mention" || kind === "reply" || kind === "dm"))
     );
   }
 
@@ -175,30 +205,30 @@ export class PluginsStage implements EventHandling {
   }
 
   private perUser(): boolean {
-    return (
-      this.sessionsRead || this.engine.active || this.sessionSchemas.size > 0 || this.options.session !== undefined
-    );
+    return this.sessionsRead || this.conversing || this.sessionSchemas.size > 0 || this.options.session !== undefined;
   }
 
   start(polled?: PolledChannels): void {
     const { layer, log } = this.options;
-    this.engine.resume({ send: layer, log }, polled);
+    // Conversations the state keeps are taken up (their waits armed) even when no plugin defines them now.
+    const engine = this.made ?? (this.keepsConversations() ? this.engine : undefined);
+    engine?.resume({ send: layer, log }, polled);
   }
 
   heard(trigger: "mentions" | "dms"): void {
-    this.engine.heard(trigger === "dms" ? "dm" : "thread");
+    this.made?.heard(trigger === "dms" ? "dm" : "thread");
   }
 
   stop(): void {
-    this.engine.suspend();
+    this.made?.suspend();
   }
 
   busy(): boolean {
-    return this.engine.busy;
+    return this.made?.busy ?? false;
   }
 
   conversations(): ConversationCounts | undefined {
-    if (!this.engine.active) return undefined;
+    if (!this.conversing) return undefined;
     const open = { thread: 0, dm: 0 };
     for (const c of this.engine.all()) open[c.channel]++;
     const { started, steps, timeouts } = this.engine.counters;
@@ -273,7 +303,7 @@ export class PluginsStage implements EventHandling {
     const filters = this.registry.filters.get(event.kind);
     // Filters run whether or not a handler follows: a filter may act (moderation hides a reply).
     // A user's message may be an answer a conversation waits for.
-    const inbound = this.engine.active ? inboundOf(event) : undefined;
+    const inbound = this.conversing ? inboundOf(event) : undefined;
     if (!handlers?.length && !filters?.length && !inbound) return undefined;
     return this.run(event, handlers, filters, inbound, onWaiting);
   }

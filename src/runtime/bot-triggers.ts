@@ -105,8 +105,11 @@ export class BotTriggers {
     for (const schedule of specs.schedules) this.running.push(this.schedule(schedule));
   }
 
+  // The triggers' callbacks are methods (closing over `triggers`), not named arrows: every bot
+  // has them, and tsx gives each named arrow a name property of its own (a few hundred bytes).
   private mentionsTrigger(spec: NonNullable<TriggerSpecs["mentions"]>): MentionsTrigger {
-    const { bot, userId, clock, api, loop, log } = this.options;
+    const { bot, userId, clock, api, loop, log, liveness } = this.options;
+    const triggers = this;
     return new MentionsTrigger({
       bot,
       userId,
@@ -114,38 +117,47 @@ export class BotTriggers {
       inbox: loop,
       intervalMs: spec.intervalMs,
       backfillMs: spec.backfillMs,
-      fetch: (query, signal) =>
-        this.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) =>
+      fetch(query, signal) {
+        return triggers.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) =>
           api.exchange("GET /2/users/:id/mentions", { params: { id: userId }, query }, { signal: s }),
-        ),
-      onPoll: () => this.options.liveness.touch("mentions"),
+        );
+      },
+      onPoll() {
+        liveness.touch("mentions");
+      },
       onError: this.onError("mentions"),
-      onCursorReset: (reason) =>
+      onCursorReset(reason) {
         log.warn(
           { trigger: "mentions" },
           `${reason}; dropped it and reading the mentions of the last ${Math.round(spec.backfillMs / 60_000)} min instead`,
-        ),
+        );
+      },
     });
   }
 
   private followersTrigger(intervalMs: number): PollLoop {
-    const { bot, userId, clock, api, loop } = this.options;
+    const { bot, userId, clock, api, loop, liveness } = this.options;
+    const triggers = this;
     return startFollowersTrigger({
       bot,
       clock,
       inbox: loop,
       intervalMs,
-      fetch: (query, signal) =>
-        this.read("GET /2/users/:id/followers", "followers poll", signal, (s) =>
+      fetch(query, signal) {
+        return triggers.read("GET /2/users/:id/followers", "followers poll", signal, (s) =>
           api.exchange("GET /2/users/:id/followers", { params: { id: userId }, query }, { signal: s }),
-        ),
-      onPoll: () => this.options.liveness.touch("followers"),
+        );
+      },
+      onPoll() {
+        liveness.touch("followers");
+      },
       onError: this.onError("followers"),
     });
   }
 
   private dmsTrigger(spec: NonNullable<TriggerSpecs["dms"]>): PollLoop {
-    const { bot, userId, clock, api, loop } = this.options;
+    const { bot, userId, clock, api, loop, liveness } = this.options;
+    const triggers = this;
     return startDmsTrigger({
       bot,
       userId,
@@ -153,11 +165,14 @@ export class BotTriggers {
       inbox: loop,
       intervalMs: spec.intervalMs,
       backfillMs: spec.backfillMs,
-      fetch: (query, signal) =>
-        this.read("GET /2/dm_events", "dms poll", signal, (s) =>
+      fetch(query, signal) {
+        return triggers.read("GET /2/dm_events", "dms poll", signal, (s) =>
           api.exchange("GET /2/dm_events", { query }, { signal: s }),
-        ),
-      onPoll: () => this.options.liveness.touch("dms"),
+        );
+      },
+      onPoll() {
+        liveness.touch("dms");
+      },
       onError: this.onError("dms"),
     });
   }

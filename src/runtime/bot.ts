@@ -60,14 +60,26 @@ export class BotRuntime {
     this.liveness = new Liveness(options.clock, (trigger) => {
       if (trigger === "mentions" || trigger === "dms") options.handling.heard?.(trigger);
     });
+    const { handling } = options;
+    const liveness = this.liveness;
+    // Methods, not named arrows: every bot has them, and tsx gives each named arrow a name
+    // property of its own (a few hundred bytes a bot).
     this.loop = new EventLoop({
       inbox: this.inbox,
-      handling: options.handling,
+      handling,
       clock: options.clock,
       log: options.log,
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...(options.handling.orderKey ? { orderKey: (e: BotEvent) => options.handling.orderKey!(e) } : {}),
-      onDelivered: (e) => this.liveness.touch(TRIGGER_OF[e.kind], true),
+      ...(handling.orderKey
+        ? {
+            orderKey(e: BotEvent) {
+              return handling.orderKey!(e);
+            },
+          }
+        : {}),
+      onDelivered(e) {
+        liveness.touch(TRIGGER_OF[e.kind], true);
+      },
       ...(options.onHandled ? { onHandled: options.onHandled } : {}),
     });
     this.triggers = new BotTriggers({
