@@ -201,7 +201,9 @@ export class ApiClient implements Caller {
     this.transport = shared.transport;
     this.clock = shared.clock;
     this.logger = shared.logger;
-    this.auth = Object.freeze({ ...auth });
+    // (Not `freeze({ ...auth })`: V8 gives a frozen spread copy a hidden class of its own, a
+    // few hundred bytes for each of 10,000 bots' clients.)
+    this.auth = Object.freeze(Object.assign({}, auth));
   }
 
   /**

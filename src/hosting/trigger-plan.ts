@@ -69,7 +69,10 @@ export class PollerTally {
 export function triggerSpecs(hosted: HostedBot, pollers: PollerCount, via: "poll" | "stream"): TriggerSpecs {
   const { config, app } = hosted;
   const { mentions, followers, dms, schedule } = config.triggers;
+  // `schedules` first: an object literal that starts with a spread gets a hidden class of its
+  // own in V8 (a few hundred bytes for each of 10,000 bots).
   return {
+    schedules: schedule,
     ...(mentions
       ? {
           mentions: {
@@ -101,7 +104,6 @@ export function triggerSpecs(hosted: HostedBot, pollers: PollerCount, via: "poll
           },
         }
       : {}),
-    schedules: schedule,
   };
 }
 
