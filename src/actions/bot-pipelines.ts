@@ -56,7 +56,9 @@ export function botPipelines(p: PipelineParts): { actions: Perform; reads: Perfo
       ledger: p.ledger,
       clock: p.clock,
       check: p.check,
-      giveBack: (slot) => p.budget.giveBack(slot),
+      giveBack(slot) {
+        p.budget.giveBack(slot);
+      },
       enabled: p.useLedger,
     }),
     replySafety: replySafety({ store: p.store, clock: p.clock, ...p.replySafety }),

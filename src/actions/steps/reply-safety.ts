@@ -87,6 +87,52 @@ export function cooldownMark(
 const conversationOf = (action: Action) => action.context?.conversationId ?? action.target;
 
 /**
+ * What reply safety decides by. (Its refusals are functions of the module, not closures of
+ * each bot's step: with 10,000 bots, each closure tsx names costs a few hundred bytes.)
+ */
+interface Rules {
+  store: ReplySafetyOptions["store"];
+  clock: ReplySafetyOptions["clock"];
+  selfId: string;
+  botIds: ReadonlySet<string>;
+  replyToBots: boolean;
+  cooldownMs: number;
+}
+
+/** Why a reply would start a loop or break the cooldown, if it would. */
+function refusal(rules: Rules, action: Action): string | undefined {
+  const { store, clock, selfId, botIds, replyToBots, cooldownMs } = rules;
+  const author = action.context?.authorId;
+  const held = action.context?.conversation !== undefined;
+  if (!replyToBots && author !== undefined) {
+    if (author === selfId && !held)
+      return `post ${action.target} is the bot's own; a bot does not reply to itself unless its file says reply_to_bots: true`;
+    if (author !== selfId && botIds.has(author)) {
+      return `post ${action.target} is by another bot of this process (user ${author}); bots do not reply to each other unless the file says reply_to_bots: true`;
+    }
+  }
+  if (cooldownMs > 0 && !held) {
+    const mark = store.get<Mark>(NS, `${action.bot}:${conversationOf(action)}`);
+    const since = mark ? clock.now() - mark.at : Infinity;
+    // A mark ends with the cooldown of the bot that made it (its `until`), swept or not.
+    if (mark && since < cooldownMs && !((mark.until ?? Infinity) <= clock.now()) && mark.key !== action.key) {
+      return `the bot replied in conversation ${conversationOf(action)} ${Math.round(since / 1000)} s ago; its reply_cooldown is ${Math.round(cooldownMs / 1000)} s, one reply per conversation in that time: to change it, set reply_cooldown in its bot file (0s turns it off)`;
+    }
+  }
+  return undefined;
+}
+
+/** Why an answer to a direct message would start a loop, if it would. */
+function dmRefusal(rules: Rules, action: Action, sender: string): string | undefined {
+  if (rules.replyToBots) return undefined;
+  if (sender === rules.selfId)
+    return `message ${action.target} is the bot's own; a bot does not answer itself unless its file says reply_to_bots: true`;
+  if (rules.botIds.has(sender))
+    return `message ${action.target} is from another bot of this process (user ${sender}); bots do not answer each other unless the file says reply_to_bots: true`;
+  return undefined;
+}
+
+/**
  * The reply safety step: refuses replies that would start a loop, and marks the conversation
  * when one is let through (unmarking it if the reply is not sent in the end).
  */
@@ -97,46 +143,16 @@ export function replySafety(options: ReplySafetyOptions): Step {
   store.retain?.(NS, { maxEntries: 10_000 });
   sweepExpired(store, clock);
 
-  const refusal = (action: Action): string | undefined => {
-    const author = action.context?.authorId;
-    const held = action.context?.conversation !== undefined;
-    if (!replyToBots && author !== undefined) {
-      if (author === selfId && !held)
-        return `post ${action.target} is the bot's own; a bot does not reply to itself unless its file says reply_to_bots: true`;
-      if (author !== selfId && botIds.has(author)) {
-        return `post ${action.target} is by another bot of this process (user ${author}); bots do not reply to each other unless the file says reply_to_bots: true`;
-      }
-    }
-    if (cooldownMs > 0 && !held) {
-      const mark = store.get<Mark>(NS, `${action.bot}:${conversationOf(action)}`);
-      const since = mark ? clock.now() - mark.at : Infinity;
-      // A mark ends with the cooldown of the bot that made it (its `until`), swept or not.
-      if (mark && since < cooldownMs && !((mark.until ?? Infinity) <= clock.now()) && mark.key !== action.key) {
-        return `the bot replied in conversation ${conversationOf(action)} ${Math.round(since / 1000)} s ago; its reply_cooldown is ${Math.round(cooldownMs / 1000)} s, one reply per conversation in that time: to change it, set reply_cooldown in its bot file (0s turns it off)`;
-      }
-    }
-    return undefined;
-  };
-
-  /** Why an answer to a direct message would start a loop, if it would. */
-  const dmRefusal = (action: Action, sender: string): string | undefined => {
-    if (replyToBots) return undefined;
-    if (sender === selfId)
-      return `message ${action.target} is the bot's own; a bot does not answer itself unless its file says reply_to_bots: true`;
-    if (botIds.has(sender))
-      return `message ${action.target} is from another bot of this process (user ${sender}); bots do not answer each other unless the file says reply_to_bots: true`;
-    return undefined;
-  };
-
+  const rules: Rules = { store, clock, selfId, botIds, replyToBots, cooldownMs };
   return (next) => async (job) => {
     const { action } = job;
     if (action.kind === "dm" && action.context?.authorId !== undefined) {
-      const reason = dmRefusal(action, action.context.authorId);
+      const reason = dmRefusal(rules, action, action.context.authorId);
       if (reason) return action.key ? { status: "refused", key: action.key, reason } : { status: "refused", reason };
       return next(job);
     }
     if (action.kind !== "reply") return next(job);
-    const reason = refusal(action);
+    const reason = refusal(rules, action);
     if (reason) return action.key ? { status: "refused", key: action.key, reason } : { status: "refused", reason };
     if (cooldownMs <= 0) return next(job);
     const markKey = `${action.bot}:${conversationOf(action)}`;
