@@ -35,6 +35,18 @@ function pipeline(store: Store, next: Perform) {
   return { ledger, perform };
 }
 
+/** A memory store that counts its flushes, to see that a text is durable before what follows depends on it. */
+function countingFlushes() {
+  const store = createMemoryStore();
+  let flushed = 0;
+  const flush = store.flush.bind(store);
+  store.flush = async () => {
+    flushed++;
+    return flush();
+  };
+  return { store, flushes: () => flushed };
+}
+
 describe("text writer step", () => {
   it("writes the text and hands the action on with it", async () => {
     const { next, jobs } = fakeNext();
@@ -83,17 +95,11 @@ describe("text writer step", () => {
   });
 
   it("records the written text with the ledger entry, flushed, before the action goes on", async () => {
-    const store = createMemoryStore();
-    let flushed = 0;
-    const flush = store.flush.bind(store);
-    store.flush = async () => {
-      flushed++;
-      return flush();
-    };
+    const { store, flushes } = countingFlushes();
     const seen: Array<{ state?: string; text?: string; flushed: number }> = [];
     const { perform, ledger } = pipeline(store, async (job) => {
       const entry = ledger.get(job.action.key!);
-      seen.push({ state: entry?.state, text: entry?.action && textOf(entry.action), flushed });
+      seen.push({ state: entry?.state, text: entry?.action && textOf(entry.action), flushed: flushes() });
       return { status: "sent", result: { data: { id: "9" } } };
     });
     await perform(jobOf(unwritten(), { write: async () => "Recorded first." }));
@@ -123,13 +129,7 @@ describe("text writer step", () => {
   });
 
   it("a writer's check runs once the text is recorded (flushed, marked unchecked); a text it refuses is not sent", async () => {
-    const store = createMemoryStore();
-    let flushed = 0;
-    const flush = store.flush.bind(store);
-    store.flush = async () => {
-      flushed++;
-      return flush();
-    };
+    const { store, flushes } = countingFlushes();
     const sent: string[] = [];
     const { perform, ledger } = pipeline(store, async (job) => {
       sent.push(textOf(job.action)!);
@@ -140,7 +140,11 @@ describe("text writer step", () => {
       Object.assign(async () => `a text to ${verdict}`, {
         check: async (text: string) => {
           const entry = ledger.get(`${BOT}:reply:${verdict === "pass" ? "510" : "511"}`)!;
-          atCheck.push({ text: textOf(entry.action!), unchecked: entry.action!.context?.unchecked, flushed });
+          atCheck.push({
+            text: textOf(entry.action!),
+            unchecked: entry.action!.context?.unchecked,
+            flushed: flushes(),
+          });
           expect(text).toBe(`a text to ${verdict}`);
           if (verdict === "refuse") throw new TextRefused("the judge refused it");
         },
