@@ -175,15 +175,23 @@ export class ModelBudget {
     };
   }
 
-  /** Not flushed: a crash loses at most the last uses, as the service's windows do. */
+  /**
+   * Not flushed: a crash loses at most the last uses, as the service's windows do. Runs twice
+   * per reply (the request, then its tokens), so the value is built fresh here (new lists,
+   * new pairs, a copy of the policy) and handed to the store as it is (`adopt`): `set` would
+   * copy it all once more (a `structuredClone` of every pair of the day's window).
+   */
   private save(): void {
     if (!this.store) return;
     const s = this.snapshot();
-    this.store.set<Saved>(MODEL_BUDGET_NAMESPACE, this.bot, {
+    const fresh: Saved = {
       ...s,
+      policy: { ...s.policy },
       tokens: s.tokens.map(([at, n]) => [at, n]),
       requests: s.requests.map(([at, n]) => [at, n]),
-    });
+    };
+    if (this.store.adopt) this.store.adopt<Saved>(MODEL_BUDGET_NAMESPACE, this.bot, fresh);
+    else this.store.set<Saved>(MODEL_BUDGET_NAMESPACE, this.bot, fresh);
   }
 }
 
