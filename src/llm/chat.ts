@@ -68,16 +68,21 @@ export async function chatCompletion(
   signal: AbortSignal,
   timeoutMs = CHAT_TIMEOUT_MS,
 ): Promise<ChatAnswer> {
-  const timeout = new AbortController();
-  const cancel = clock.setTimeout(() => timeout.abort(), timeoutMs);
-  const both = AbortSignal.any([signal, timeout.signal]);
+  // One controller aborted by the timeout or by `signal`: `AbortSignal.any` would do the same
+  // at several times the cost (Node 20 keeps a weak reference per call on `signal`, which
+  // lives as long as the bot).
+  const both = new AbortController();
+  const cancel = clock.setTimeout(() => both.abort(), timeoutMs);
+  const stop = () => both.abort(signal.reason);
+  if (signal.aborted) stop();
+  else signal.addEventListener("abort", stop, { once: true });
   let body: unknown;
   try {
     body = await postJson({
       url: endpointUrl(target.url, "/v1/chat/completions"),
       ...(target.key ? { key: target.key } : {}),
       body: { model: target.model, messages: request.messages, max_tokens: request.maxTokens, stream: false },
-      signal: both,
+      signal: both.signal,
       now: clock.now(),
     });
   } catch (err) {
@@ -88,6 +93,7 @@ export async function chatCompletion(
     throw err;
   } finally {
     cancel();
+    signal.removeEventListener("abort", stop);
   }
   const choice = (body as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }> })
     ?.choices?.[0];
