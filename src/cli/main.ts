@@ -1,18 +1,19 @@
 /**
  * The `bot` command. Each subcommand is a module in ./commands that default-exports a
- * function adding itself to the program; adding a command is adding a file. Command modules
+ * function adding itself to the program; adding a command is adding a file (NAME.ts, or
+ * NAME.js in a bundled copy of postbot, test/helpers/prebuilt.ts). Command modules
  * import their implementation lazily inside the action, so `bot --help` stays fast.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { UserError } from "../errors.ts";
+import { packageFile } from "../package-files.ts";
 
 export type RegisterCommand = (program: Command) => void;
 
 /** postbot's version, from its package.json (the one place it is written). */
 export function postbotVersion(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
-    .version;
+  return (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
 }
 
 /** Builds the program with every command of ./commands. */
@@ -24,7 +25,7 @@ export async function buildProgram(): Promise<Command> {
     .exitOverride();
   const dir = new URL("./commands/", import.meta.url);
   const files = readdirSync(dir)
-    .filter((f) => f.endsWith(".ts"))
+    .filter((f) => /\.[jt]s$/.test(f))
     .sort();
   for (const file of files) {
     const mod = (await import(new URL(file, dir).href)) as { default: RegisterCommand };

@@ -15,6 +15,7 @@
  * beside anything else, with the command that trains them again.
  */
 import { readFileSync } from "node:fs";
+import { packageFile } from "../package-files.ts";
 import { FEATURE_BITS, FEATURE_BUCKETS, featureClustersId, visitFeatures } from "./features.ts";
 import { fingerprintDifferences, trainingFingerprint, type TrainingFingerprint } from "./fingerprint.ts";
 import { modelParts } from "./model-text.ts";
@@ -120,7 +121,7 @@ export function loadModel(file: ModelFile, source = "model-weights.json"): Abuse
   };
 }
 
-const WEIGHTS_FILE = new URL("./model-weights.json", import.meta.url);
+const WEIGHTS_FILE = packageFile("src/moderation/model-weights.json");
 let shipped: AbuseModel | undefined;
 
 /** The model shipped in `model-weights.json`, read once, on first use. */

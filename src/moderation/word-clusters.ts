@@ -11,6 +11,7 @@
  * of 128 broad ones (a topic).
  */
 import { readFileSync } from "node:fs";
+import { packageFile } from "../package-files.ts";
 
 /** The shape of `word-clusters.json`. */
 export interface WordClustersFile {
@@ -58,7 +59,7 @@ export function readWordClusters(file: WordClustersFile, source = "word-clusters
   return { id: f.id, of };
 }
 
-const FILE = new URL("./word-clusters.json", import.meta.url);
+const FILE = packageFile("src/moderation/word-clusters.json");
 let shipped: WordClusters | undefined;
 
 /** The clusters shipped in `word-clusters.json`, read once, on first use. */

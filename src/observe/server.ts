@@ -25,6 +25,7 @@ import type { AddressInfo } from "node:net";
 import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { silentLogger, type Logger } from "../log.ts";
+import { packageFile } from "../package-files.ts";
 import { Activity } from "./activity.ts";
 import { AdminApi, type AdminAccess, type FleetControl, type ReviewControl } from "./admin-api.ts";
 import { readiness, type Phase } from "./health.ts";
@@ -122,7 +123,7 @@ function listenError(err: NodeJS.ErrnoException, where: string): Error {
 export async function startObserveServer(options: ObserveServerOptions): Promise<ObserveServer> {
   const { clock } = options;
   const logger = options.logger ?? silentLogger;
-  const pageDir = new URL("./page/", import.meta.url);
+  const pageDir = packageFile("src/observe/page/");
   const page = Object.fromEntries(
     Object.entries(PAGE_FILES).map(([path, f]) => [path, { ...f, body: readFileSync(new URL(f.file, pageDir)) }]),
   );

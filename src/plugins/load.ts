@@ -1,8 +1,9 @@
 /**
  * Importing a plugin module and checking what it exports. TypeScript plugins need no build
- * step: the `bot` command runs under tsx, so a plain `import()` compiles them; a process
- * without tsx's loader (a program embedding postbot) falls back to tsx's `tsImport`.
- * Importing through the process's own loader (rather than always `tsImport`, which loads
+ * step: the `bot` command runs under tsx, so a plain `import()` compiles them. A process
+ * without a TypeScript loader (a bundled postbot, which starts faster without one) registers
+ * tsx's for the rest of the process when it first meets a TypeScript plugin, and imports it
+ * again. Importing through the process's own loader (rather than tsx's `tsImport`, which loads
  * into a separate module graph) keeps one instance of each module, postbot's included.
  *
  * Any failure (a syntax error, a throw at import, a wrong export) becomes one message that
@@ -46,9 +47,18 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
     return (await import(url)) as Record<string, unknown>;
   } catch (error) {
     if ((error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    const { tsImport } = await import("tsx/esm/api");
-    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    await typeScriptLoader();
+    // Node keeps the failed import under the plain URL; the query makes it a new one.
+    return (await import(`${url}?typescript`)) as Record<string, unknown>;
   }
+}
+
+let registered: Promise<void> | undefined;
+
+/** Registers tsx's loader once, however many plugins find it missing at the same time. */
+function typeScriptLoader(): Promise<void> {
+  registered ??= import("tsx/esm/api").then(({ register }) => void register());
+  return registered;
 }
 
 /**

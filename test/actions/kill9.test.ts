@@ -12,7 +12,6 @@ import { type Kill, runKilled, startKeyService } from "../helpers/kill9-service.
 import { mulberry32 } from "../helpers/random.ts";
 
 const COUNT = 40;
-const CHILD = join(import.meta.dirname, "..", "fixtures", "action-child.ts");
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -27,7 +26,7 @@ describe("kill -9 during actions", () => {
     dirs.push(dataDir);
 
     const svc = await startKeyService();
-    const run = (kill?: Kill) => runKilled(CHILD, [dataDir, svc.url, String(COUNT)], svc, kill);
+    const run = (kill?: Kill) => runKilled("action-child", [dataDir, svc.url, String(COUNT)], svc, kill);
 
     let kills = 0;
     const progress: number[] = [];

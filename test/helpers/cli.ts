@@ -1,13 +1,13 @@
 /**
- * Runs `bot ARGS` as a user would: a child process of `bin/bot.js` with only the environment
+ * Runs `bot ARGS` as a user would: a child process of `bin/bot.js` (or of the suite's bundled
+ * copy of it, test/helpers/prebuilt.ts, which starts in half the time) with only the environment
  * given (no inherited secrets). Every child is tracked, and {@link killBots} (in each test
  * file's `afterEach`) kills those still running, so a failing test never leaves a `bot start`
  * behind.
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-
-export const BOT_BIN = new URL("../../bin/bot.js", import.meta.url).pathname;
+import { botBin } from "./prebuilt.ts";
 
 export type BotChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -28,7 +28,7 @@ const live = new Set<BotChild>();
 
 /** Starts `bot ARGS` and tracks it until it exits. */
 export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BOT_BIN, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), botBin(), ...args], {
     env: { PATH: process.env.PATH ?? "", ...options.env },
     ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["pipe", "pipe", "pipe"],

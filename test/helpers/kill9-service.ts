@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type FixtureChild, fixtureCommand } from "./prebuilt.ts";
 
 export interface KeyService {
   url: string;
@@ -53,15 +54,15 @@ export interface Kill {
   msAfterFirst?: number;
 }
 
-/** Runs `node --import tsx CHILD ...args` once against `svc`, killed as `kill` says; its exit code and output. */
+/** Runs the fixture child (test/fixtures/CHILD.ts) with `args` once against `svc`, killed as `kill` says; its exit code and output. */
 export function runKilled(
-  child: string,
+  child: FixtureChild,
   args: readonly string[],
   svc: KeyService,
   kill?: Kill,
 ): Promise<{ code: number | null; killed: boolean; out: string }> {
   return new Promise((resolve) => {
-    const proc: ChildProcess = spawn(process.execPath, ["--import", "tsx", child, ...args], {
+    const proc: ChildProcess = spawn(process.execPath, [...fixtureCommand(child), ...args], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -7,10 +7,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { answer, startModelServer, type ModelServer } from "./model-server.ts";
-
-const CHILD = join(import.meta.dirname, "..", "fixtures", "llm-child.ts");
+import { fixtureCommand } from "./prebuilt.ts";
 
 export interface ReplyWorld {
   serviceUrl: string;
@@ -102,7 +100,7 @@ export function runChild(
   return new Promise((resolve) => {
     const child: ChildProcess = spawn(
       process.execPath,
-      ["--import", "tsx", CHILD, dataDir, world.serviceUrl, world.model.url, String(count)],
+      [...fixtureCommand("llm-child"), dataDir, world.serviceUrl, world.model.url, String(count)],
       {
         stdio: ["ignore", "pipe", "pipe"],
         env: {

@@ -17,8 +17,7 @@ import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { compareIds, type SandboxPost } from "../../src/sandbox/model/index.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { QUIZ } from "../fixtures/quiz-bot.ts";
-
-const CHILD = join(import.meta.dirname, "..", "fixtures", "quiz-child.ts");
+import { fixtureCommand } from "./prebuilt.ts";
 
 /** Real time, for a child that runs on the real clock: a guard against hanging, never an assertion of speed. */
 export async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
@@ -57,7 +56,7 @@ export async function quizWorld() {
   const start = async (): Promise<QuizProcess> => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", CHILD, sandbox.url, dir, JSON.stringify({ app, token, user })],
+      [...fixtureCommand("quiz-child"), sandbox.url, dir, JSON.stringify({ app, token, user })],
       { stdio: ["pipe", "pipe", "pipe"] },
     );
     children.add(child);

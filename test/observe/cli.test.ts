@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isLoopback, parseHttpAddress } from "../../src/observe/index.ts";
 import { runBot } from "../helpers/cli.ts";
+import { botBin } from "../helpers/prebuilt.ts";
 import { parseExposition, value } from "./bed.ts";
 
 const dirs: string[] = [];
@@ -74,14 +75,10 @@ describe("--http values", () => {
 describe("bot start --http", () => {
   it("serves health, metrics and the page while the bots run, and stops with them", async () => {
     const data = await tempDir();
-    const child = spawn(
-      process.execPath,
-      ["bin/bot.js", "start", ...fixture, "--data", data, "--http", "127.0.0.1:0"],
-      {
-        env: { PATH: process.env.PATH ?? "" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(process.execPath, [botBin(), "start", ...fixture, "--data", data, "--http", "127.0.0.1:0"], {
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(child);
     const lines: Array<Record<string, unknown>> = [];
     let buffer = "";

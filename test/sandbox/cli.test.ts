@@ -3,9 +3,10 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { botBin } from "../helpers/prebuilt.ts";
 import { oauthHeader } from "../helpers/sandbox.ts";
 
-const BOT = new URL("../../bin/bot.js", import.meta.url).pathname;
+const BOT = botBin();
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");

@@ -20,7 +20,6 @@ import { mulberry32 } from "../../helpers/random.ts";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.ts";
 
 const COUNT = 30;
-const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "session-child.ts");
 
 type Session = ScopedRecord<{ counter?: { count: number; seen: number[] } }>;
 
@@ -71,7 +70,7 @@ async function killUntilComplete(
     for (let round = 0; round < 10; round++) {
       const kill =
         round % 2 === 0 ? { onRequest: 1 + Math.floor(random() * 6) } : { msAfterFirst: Math.floor(random() * 40) };
-      const result = await runKilled(CHILD, [state, svc.url, String(COUNT)], svc, kill);
+      const result = await runKilled("session-child", [state, svc.url, String(COUNT)], svc, kill);
       if (!result.killed) {
         expect(result.code, `seed ${seed}: ${result.out}`).toBe(0);
         break;
@@ -79,7 +78,7 @@ async function killUntilComplete(
       kills++;
       checkPairs(await read(), `seed ${seed}, after kill ${kills}`);
     }
-    const last = await runKilled(CHILD, [state, svc.url, String(COUNT)], svc);
+    const last = await runKilled("session-child", [state, svc.url, String(COUNT)], svc);
     expect(last.code, `seed ${seed}: ${last.out}`).toBe(0);
     expect(last.out).toContain("complete");
     return { kills, durable: await read(), received: svc.received };
