@@ -1,10 +1,10 @@
 /**
  * Importing a plugin module and checking what it exports. TypeScript plugins need no build
- * step: the `bot` command runs under tsx, so a plain `import()` compiles them. A process
- * without a TypeScript loader (a bundled postbot, which starts faster without one) registers
- * tsx's for the rest of the process when it first meets a TypeScript plugin, and imports it
- * again. Importing through the process's own loader (rather than tsx's `tsImport`, which loads
- * into a separate module graph) keeps one instance of each module, postbot's included.
+ * step: the `bot` command runs under tsx, so a plain `import()` compiles them. A bundled
+ * postbot, which starts faster without a TypeScript loader, registers tsx's for the rest of
+ * the process before its first plugin. Importing through the process's own loader (rather
+ * than tsx's `tsImport`, which loads into a separate module graph) keeps one instance of each
+ * module, postbot's included.
  *
  * Any failure (a syntax error, a throw at import, a wrong export) becomes one message that
  * names the plugin's file and, for syntax errors, the line.
@@ -42,20 +42,22 @@ export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    await typeScriptLoader();
-    // Node keeps the failed import under the plain URL; the query makes it a new one.
-    return (await import(`${url}?typescript`)) as Record<string, unknown>;
-  }
+  if (!RUNS_FROM_SOURCE) await typeScriptLoader();
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
 }
+
+/**
+ * Whether postbot runs from its TypeScript source: then whatever loads it (tsx under `bot`,
+ * vitest) loads TypeScript plugins too. A bundled postbot (test/helpers/prebuilt-setup.ts)
+ * does not; its plugins are imported once tsx's loader is there, which also sends their
+ * `import "postbot"` where the bundle says (its tsconfig's `paths`). The loader is registered
+ * before the first import: a failed import stays in Node's module cache.
+ */
+const RUNS_FROM_SOURCE = import.meta.url.endsWith(".ts");
 
 let registered: Promise<void> | undefined;
 
-/** Registers tsx's loader once, however many plugins find it missing at the same time. */
+/** Registers tsx's loader once, however many plugins are imported at the same time. */
 function typeScriptLoader(): Promise<void> {
   registered ??= import("tsx/esm/api").then(({ register }) => void register());
   return registered;

@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { prebuiltEnv } from "../helpers/prebuilt.ts";
 
 const RUN = new URL("./run.ts", import.meta.url).pathname;
 let child: ChildProcess | undefined;
@@ -32,7 +33,7 @@ describe("npm run chaos", () => {
     const out: string[] = [];
     // About a minute on a calm machine; the campaign itself stops at 6 (and says so), the test a minute later.
     child = spawn(process.execPath, ["--import", "tsx", RUN, "--tiny", "--minutes", "6"], {
-      env: { PATH: process.env.PATH ?? "" },
+      env: { PATH: process.env.PATH ?? "", ...prebuiltEnv() },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });

@@ -27,6 +27,12 @@ function prebuiltDir(): string | undefined {
   return process.env[PREBUILT_VARIABLE] || undefined;
 }
 
+/** The environment that gives a child which starts `bot` itself (the chaos campaign) the same copy. */
+export function prebuiltEnv(): Record<string, string> {
+  const dir = prebuiltDir();
+  return dir ? { [PREBUILT_VARIABLE]: dir } : {};
+}
+
 /** The script that runs `bot`: the copy's bin when there is one, else the checkout's bin/bot.js. */
 export function botBin(): string {
   const dir = prebuiltDir();
