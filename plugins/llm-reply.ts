@@ -29,6 +29,11 @@
  * its `moderate` options configure one (a judge that fails or times out leaves the
  * classifier's verdict standing); a text either refuses is not posted.
  *
+ * The plugins listed after it handle the same event without waiting for the model
+ * (`ctx.meanwhile`): a `like` of the post goes out at once. The event still ends with the
+ * reply, so it stays in the bot's inbox until the reply is done, and a crash before the text
+ * is recorded handles it again (the model asked then).
+ *
  * `url: sandbox` is the chat-completions stand-in of the sandbox the bot runs against (the
  * demo's embedded one, or a `bot sandbox` at POSTBOT_BASE_URL): no model, a labelled,
  * deterministic text, so the demo shows the plugin with nothing but Node; the real service
@@ -168,7 +173,7 @@ export default definePlugin({
       return turns;
     }
 
-    const answerPost = async (ctx: PostContext<"mention" | "reply" | "post">) => {
+    const replyTo = async (ctx: PostContext<"mention" | "reply" | "post">) => {
       const write = judged(async (signal) => {
         const history = options.context === "thread" ? await threadOf(ctx, signal) : [];
         const messages = chatMessages({ system: options.system, history, text: ctx.post.text });
@@ -178,6 +183,8 @@ export default definePlugin({
       if ("reason" in outcome)
         ctx.log.info({ status: outcome.status }, `no model reply to post ${ctx.post.id}: ${outcome.reason}`);
     };
+    // The plugins after this one do not wait for the model (see the module comment).
+    const answerPost = (ctx: PostContext<"mention" | "reply" | "post">) => ctx.meanwhile(replyTo(ctx));
 
     /** The earlier messages of a DM conversation, oldest first. */
     async function historyOf(ctx: DmContext, signal: AbortSignal): Promise<ChatTurn[]> {
@@ -207,7 +214,7 @@ export default definePlugin({
 
     for (const event of options.on) {
       if (event === "dm") {
-        bot.on("dm", async (ctx) => {
+        const answerDm = async (ctx: DmContext) => {
           const write = judged(async (signal) => {
             const history = options.context === "thread" ? await historyOf(ctx, signal) : [];
             const messages = chatMessages({ system: options.system, history, text: ctx.message.text });
@@ -216,7 +223,8 @@ export default definePlugin({
           const outcome = await ctx.replyWith(write);
           if ("reason" in outcome)
             ctx.log.info({ status: outcome.status }, `no model answer to message ${ctx.message.id}: ${outcome.reason}`);
-        });
+        };
+        bot.on("dm", (ctx) => ctx.meanwhile(answerDm(ctx)));
       } else bot.on(event, answerPost);
     }
   },

@@ -77,6 +77,11 @@ export interface ContextState {
   scope?: DurableScope | undefined;
   /** The event (a conversation started from the context reads where it happened). */
   event: BotEvent;
+  /**
+   * Work a handler left to go on while the later plugins run (`ctx.meanwhile`), each settled
+   * quietly (a rejection is logged): the event ends once it has settled.
+   */
+  meanwhile?: Array<Promise<void>>;
 }
 
 /**
@@ -262,6 +267,18 @@ class ContextBase<E extends EventName> {
   /** Work outside the bot (see `BaseContext.waitFor`): the event holds no handler slot meanwhile. */
   waitFor<T>(work: Promise<T>): Promise<T> {
     return awaitedOutside(this[STATE], work);
+  }
+
+  /** Work the event ends with, its later plugins not waiting for it (see `BaseContext.meanwhile`). */
+  meanwhile(work: Promise<unknown>): void {
+    const plugin = this[PLUGIN] ?? this[DEPS].plugin ?? "?";
+    (this[STATE].meanwhile ??= []).push(
+      work.then(
+        () => undefined,
+        (err: unknown) =>
+          this.log.error({ plugin, err }, `plugin ${plugin} threw: ${(err as Error)?.message ?? String(err)}`),
+      ),
+    );
   }
 
   /** A read through the bot's budget (see `BaseContext.read`), counted as waiting for it. */

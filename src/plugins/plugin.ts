@@ -164,6 +164,22 @@ export interface BaseContext<E extends EventName> {
    */
   waitFor<T>(work: Promise<T>): Promise<T>;
   /**
+   * Lets the plugins after this one handle the event while `work` goes on, instead of
+   * waiting for it as they wait for an awaited handler: for an answer that takes long to write
+   * (a model's reply) when a later plugin's action (a like) need not wait for it. The event
+   * still ends with `work`: it stays in the bot's inbox until `work` has settled (so after a
+   * crash it is handled again, as if the handler had awaited `work`), and the next event of
+   * its user or thread waits for it as before. Awaiting an action in `work` counts as waiting
+   * for the budget, as in a handler; the work must bound its own wait (the handler's time
+   * limit does not run on it). A rejection is logged with the plugin, as a handler's throw is.
+   *
+   * @example
+   * ```ts
+   * bot.on("mention", (ctx) => ctx.meanwhile(ctx.replyWith(write)));
+   * ```
+   */
+  meanwhile(work: Promise<unknown>): void;
+  /**
    * A read through the bot's budget, as the bot's account (where `unbudgetedApi` goes
    * around it): it waits for a slot of the endpoint's windows, shared with the bot's actions
    * and polls, so it never exceeds the plan; retries a 429 once its window resets; and

@@ -3,13 +3,15 @@
  * context (./context.ts), runs every filter of the event first (one answering `false` stops
  * it for every plugin), then the handlers in the order of the bot file, each inside the
  * dispatcher's error boundary and time limit (./dispatcher.ts); after a handler hid the
- * event's post, no later plugin answers it. The bot's engine (src/runtime) calls it through
- * {@link EventHandling} and knows nothing of contexts.
+ * event's post, no later plugin answers it. A handler may leave work to go on while the
+ * later handlers run (`ctx.meanwhile`: `llm-reply`'s reply, whose model may take seconds):
+ * the event ends, and leaves the inbox, only once that work has settled too. The bot's engine
+ * (src/runtime) calls it through {@link EventHandling} and knows nothing of contexts.
  *
  * An event from a user runs in a durable scope (./conversations/durable-scope.ts): the user's
  * sessions are read from it, every action the handlers ask for carries it (what they changed
  * is written with the action's first ledger record), and what no action carried is set when the
- * handlers are done. A user's message (a mention or a reply in a thread) goes first, after the
+ * handlers (and the work they left meanwhile) are done. A user's message (a mention or a reply in a thread) goes first, after the
  * filters, to the bot's conversation waiting for that user there (./conversations/engine.ts);
  * a message a conversation takes reaches no handler.
  */
@@ -360,6 +362,8 @@ export class PluginsStage implements EventHandling {
         this.dispatchOptions(state, made, () => "hidden" in ctx && ctx.hidden),
       );
     }
+    // The event ends with the work a handler left to go on beside the later plugins (`ctx.meanwhile`).
+    while (state.meanwhile?.length) await Promise.all(state.meanwhile.splice(0));
     // What no action carried is set now (a handler that sent nothing, or changed more after).
     for (const refused of scope?.finish() ?? []) made.log().error({ plugin: refused.plugin }, refused.message);
     this.states.delete(event.id);

@@ -2,14 +2,17 @@
  * Waiting for the model never holds back the bot's other actions (issue 27 item 3): with the
  * bot's `budget.llm` spent (its requests, or its tokens), a reply waits for the model's window
  * on the clock while a like of the same bot goes out at once; when the window has room again,
- * the model is asked and the reply is posted. The sandbox in-process and the loopback model
- * server on one frozen clock.
+ * the model is asked and the reply is posted. Nor does a slow model hold back the plugins listed
+ * after `llm-reply` on the same event (a like of the mention goes out while the model thinks),
+ * while the event stays in the inbox until the reply is done. The sandbox in-process and the
+ * loopback model server on one frozen clock.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import like from "../../plugins/like.ts";
 import llmReply from "../../plugins/llm-reply.ts";
 import type { LedgerEntry } from "../../src/actions/mechanics/idempotency-ledger.ts";
 import { createClock } from "../../src/clock.ts";
+import { definePlugin, type Plugin } from "../../src/plugins/plugin.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { answer, startModelServer, type ModelServer } from "../helpers/model-server.ts";
@@ -25,11 +28,15 @@ afterEach(async () => {
 
 const HOUR = 3_600_000;
 
-/** The `helpdesk` bot: llm-reply on its mentions, like on what its stream rule delivers, and this `budget.llm`. */
-async function start(llm: Record<string, unknown>) {
+/**
+ * The `helpdesk` bot on a sandbox and a model server sharing a frozen clock: llm-reply on its
+ * mentions, then `after` (default: like on what its stream rule delivers), with this `budget.llm`.
+ */
+async function start(o: { llm?: Record<string, unknown>; after?: Plugin } = {}) {
   const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
   const sandbox = (opened.sandbox = await createSandbox({ clock }));
   const model = (opened.model = await startModelServer({ clock }));
+  const after = o.after ?? like;
   const bed = (opened.bed = await createTestBed({
     sandbox,
     bots: [
@@ -38,11 +45,11 @@ async function start(llm: Record<string, unknown>) {
         plan: "pro",
         triggers: { mentions: {}, stream: [{ value: "#bikes -is:repost", tag: "bikes" }] },
         reply_cooldown: "0s",
-        budget: { llm },
-        plugins: { "llm-reply": { url: model.url, model: "llama3.2" }, like: {} },
+        ...(o.llm ? { budget: { llm: o.llm } } : {}),
+        plugins: { "llm-reply": { url: model.url, model: "llama3.2" }, [after.name]: {} },
       },
     ],
-    plugins: { "llm-reply": llmReply, like },
+    plugins: { "llm-reply": llmReply, [after.name]: after },
   }));
   const id = bed.runtime.bots.get("helpdesk")!.identity.userId;
   const liked = () => bed.sandbox.context.data.world.likes.filter((l) => l.user_id === id).map((l) => l.post_id);
@@ -56,7 +63,7 @@ describe("llm-reply: a spent model budget holds back only the reply", () => {
     ["tokens", { tokens: 50, per: "1h" }],
   ] as const) {
     it(`${spent} spent: a like goes out at once while the reply waits for the model's window; the reply goes when it refills`, async () => {
-      const { bed, model, liked, replies } = await start(llm);
+      const { bed, model, liked, replies } = await start({ llm });
       model.chat.queue(
         answer.chat("First answer.", { prompt_tokens: 40, completion_tokens: 20 }),
         answer.chat("Second answer, an hour later.", { prompt_tokens: 40, completion_tokens: 20 }),
@@ -86,4 +93,35 @@ describe("llm-reply: a spent model budget holds back only the reply", () => {
       expect(replies()).toEqual(["First answer.", "Second answer, an hour later."]);
     });
   }
+});
+
+describe("llm-reply: the plugins after it on the same event do not wait for the model", () => {
+  it("llm-reply then a plugin liking the mention: the like goes out before the model answers; the mention stays in the inbox until the reply is posted", async () => {
+    const fan = definePlugin({
+      name: "fan",
+      setup(bot) {
+        bot.on("mention", async (ctx) => {
+          await ctx.like();
+        });
+      },
+    });
+    const { bed, model, liked, replies } = await start({ after: fan });
+    const inInbox = (post: string) => bed.store.get("inbox:helpdesk", `mention:${post}`) !== undefined;
+    model.chat.queue(answer.delayed(30_000, answer.chat("A slow answer.")));
+
+    const alice = await bed.user("alice");
+    const mention = await bed.post(alice, "@helpdesk do you fix brakes?");
+    await model.whenPending(1);
+    // The model thinks (its answer is 30 s away on the frozen clock): the like is not held back.
+    await until("the like sent while the model thinks", () => liked().includes(mention.id));
+    expect(replies()).toEqual([]);
+    // The event ends with the reply: a crash now would handle the mention again.
+    expect(inInbox(mention.id)).toBe(true);
+
+    await bed.advance(30_000);
+    await until("the reply posted once the model answered", () => replies().length === 1);
+    expect(replies()).toEqual(["A slow answer."]);
+    expect(model.chat.requests).toHaveLength(1);
+    await until("the mention gone from the inbox once its reply is done", () => !inInbox(mention.id));
+  });
 });

@@ -7,6 +7,7 @@ import { definePlugin } from "../../src/plugins/plugin.ts";
 import { sandboxUsername } from "../../src/hosting/provision.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
+import { until } from "../helpers/until.ts";
 
 let bed: TestBed | undefined;
 afterEach(async () => {
@@ -77,6 +78,54 @@ describe("event context of a plugin alone on its event", () => {
       plugin: "solo",
       event: "mention",
       post: mention.id,
+    });
+  });
+});
+
+describe("ctx.meanwhile", () => {
+  it("lets the plugins after it run at once; the event ends (leaves the inbox) with the work, whose failure is logged naming its plugin", async () => {
+    const { lines, logger } = captureLogs();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const ran: string[] = [];
+    const slow = definePlugin({
+      name: "slow",
+      setup: (bot) =>
+        bot.on("mention", (ctx) =>
+          ctx.meanwhile(
+            gate.then(() => {
+              ran.push("slow's work");
+              throw new Error("the slow work broke");
+            }),
+          ),
+        ),
+    });
+    const next = definePlugin({
+      name: "next",
+      setup: (bot) => bot.on("mention", () => void ran.push("next")),
+    });
+    bed = await createTestBed({
+      bots: [{ name: "host", plan: "pro", triggers: { mentions: {} }, plugins: { slow: {}, next: {} } }],
+      plugins: { slow, next },
+      logger,
+    });
+    const host = await bed.user(sandboxUsername("host"));
+    const alice = await bed.user("alice");
+    const mention = await bed.post(alice, `@${host.username} hello`);
+    const inInbox = () => bed!.store.get("inbox:host", `mention:${mention.id}`) !== undefined;
+    await bed.advance(3_000);
+    await until("the next plugin ran", () => ran.includes("next"));
+    expect(ran).toEqual(["next"]);
+    expect(inInbox()).toBe(true);
+
+    release();
+    await bed.settle();
+    expect(ran).toEqual(["next", "slow's work"]);
+    expect(inInbox()).toBe(false);
+    expect(lines.find((l) => l.msg === "plugin slow threw: the slow work broke")).toMatchObject({
+      bot: "host",
+      plugin: "slow",
+      event: "mention",
     });
   });
 });
