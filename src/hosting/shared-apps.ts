@@ -95,6 +95,8 @@ class ProcessApps implements SharedApps {
       startHub: (request) => this.startHub(request),
       handle: (name, entry) => this.handle(name, entry),
       onControl: (appId, what) => this.onControl(appId, what),
+      mentionsBackfillMs: (name) =>
+        this.streamedMentions(name) ? this.byName.get(name)?.config.triggers.mentions?.backfill : undefined,
     });
     this.streams.start();
   }

@@ -79,6 +79,11 @@ export interface SharedStreamsOptions {
   handle(bot: string, entry: HandoffEntry): Promise<void>;
   /** The app's hub (in whichever process) connected or was interrupted. */
   onControl(appId: string, what: HandoffControl): void;
+  /**
+   * How far back a bot's mentions are searched for when it joins a running hub's mention
+   * rules (its `mentions.backfill`, ms); `undefined`: not searched. Without it, none is.
+   */
+  mentionsBackfillMs?(bot: string): number | undefined;
   /** Stream lease time-to-live and renewal (defaults 9 s and 3 s, as the bots' leases). */
   ttlMs?: number;
   everyMs?: number;
@@ -284,6 +289,31 @@ export class SharedStreams {
     );
   }
 
+  /**
+   * Mention bots that joined the running hub's rules (added to the fleet, in this process or
+   * another): their catch-up poll ran when they started, before the hub had their rule, so
+   * what mentioned them in between came through neither. Once the rules are in, one search
+   * each closes that gap, as a single process does (../hosting/apps.ts); their mentions
+   * trigger hands each post out once, however it came. A hub not connected needs none: when
+   * it connects, every process polls its bots' mentions to catch up.
+   */
+  private backfill(appId: string, app: App, hub: StreamHub, bots: readonly string[]): void {
+    if (app.hub !== hub || hub.status().state !== "connected") return;
+    const now = this.options.clock.now();
+    for (const bot of bots) {
+      const backfillMs = this.options.mentionsBackfillMs?.(bot);
+      if (backfillMs === undefined) continue;
+      hub
+        .backfill([bot], now - backfillMs)
+        .catch((err: unknown) =>
+          this.options.log.warn(
+            { app: appId, bot, err: (err as Error)?.message },
+            `bot ${bot}: could not search for what mentioned it before its stream rule was in (${(err as Error)?.message ?? String(err)}); its mentions are polled again when the stream next reconnects`,
+          ),
+        );
+    }
+  }
+
   private stopHub(app: App): void {
     app.hub?.close();
     app.marks?.retire();
@@ -369,7 +399,9 @@ export class SharedStreams {
       );
       app.hubOf = signature;
       app.hubVersion = seen;
-      void app.hub.update(wants, mentionBots);
+      const hub = app.hub;
+      const joined = mentionBots.map((m) => m.bot).filter((bot) => !mentionedIn(before.get(bot)));
+      void hub.update(wants, mentionBots).then(() => this.backfill(appId, app, hub, joined));
       return;
     }
     if (wants.length === 0 && mentionBots.length === 0) return;
@@ -399,4 +431,9 @@ export class SharedStreams {
       onMark: (mark) => marks.save(mark),
     });
   }
+}
+
+/** Whether a directory entry (its JSON) has the bot's mentions come through the stream. */
+function mentionedIn(entry: string | undefined): boolean {
+  return entry !== undefined && (JSON.parse(entry) as DirectoryBot).mentions;
 }

@@ -146,4 +146,61 @@ describe("shared streams", () => {
         .sort(),
     ).toEqual(["greeter", "liker"]);
   });
+
+  it("a mention bot that joins a running hub's rules is searched for once they are in: what mentioned it between its catch-up poll and its rule", async () => {
+    const clock = createClock();
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    let hubs = 0;
+    const updates: string[][] = [];
+    const backfills: Array<{ bots: string[]; since: number }> = [];
+    const streams = new SharedStreams({
+      redis,
+      leases: new Leases(redis, { prefix: "sb:" }),
+      owner: "A",
+      clock,
+      log: silentLogger,
+      appOf: new Map([
+        ["keeper", "app2"],
+        ["newbie", "app2"],
+        ["liker", "app2"],
+      ]),
+      prefix: "sb:",
+      ttlMs: 400,
+      everyMs: 100,
+      startHub: () => {
+        hubs++;
+        return {
+          ...fakeHub(),
+          status: () => ({ state: "connected" }) as never,
+          update: async (_wants, mentionBots = []) => void updates.push(mentionBots.map((m) => m.bot)),
+          backfill: async (bots, since) => (backfills.push({ bots: [...bots], since }), 0),
+        };
+      },
+      handle: async () => {},
+      onControl: () => {},
+      mentionsBackfillMs: () => 3_600_000,
+    });
+    running.push(streams);
+    streams.start();
+    // The hub starts with keeper: its gap is closed by the catch-up poll every process runs on "connected".
+    await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
+    await until("the hub started", () => hubs === 1, 10_000, 10);
+    // Then a mention bot and a bot with rules only join (added to the fleet while the hub runs).
+    await streams.host("newbie", { userId: "2", username: "newbie", rules: [], mentions: true });
+    await streams.host("liker", { userId: "3", username: "liker", rules: [{ value: "cats" }], mentions: false });
+    await until("the hub told of both", () => updates.at(-1)?.includes("newbie") && updates.length, 10_000, 10);
+    await until("a search", () => backfills.length > 0, 10_000, 10);
+    expect(backfills.map((b) => b.bots)).toEqual([["newbie"]]);
+    // As far back as the bot's mentions.backfill reaches.
+    expect(clock.now() - 3_600_000 - backfills[0]!.since).toBeLessThan(10_000);
+    expect(clock.now() - 3_600_000 - backfills[0]!.since).toBeGreaterThanOrEqual(0);
+
+    // Hosted again (a restart here, the same entry): no change, no search.
+    await streams.host("newbie", { userId: "2", username: "newbie", rules: [], mentions: true });
+    const told = updates.length;
+    await streams.host("liker", { userId: "3", username: "liker", rules: [{ value: "dogs" }], mentions: false });
+    await until("the hub told of liker's new rules", () => updates.length > told, 10_000, 10);
+    expect(backfills.map((b) => b.bots)).toEqual([["newbie"]]);
+  });
 });
