@@ -68,7 +68,8 @@ describe("--state and POSTBOT_STATE", () => {
     } finally {
       await redis.close();
     }
-  });
+    // Three `bot` children one after another: 6 s alone, over 20 s beside the whole suite.
+  }, 60_000);
 
   it("bot start with a shared state needs a shared service, not an embedded sandbox each", async () => {
     const redis = await startRedisServer();

@@ -34,9 +34,13 @@ describe("stream marks in Redis", () => {
     // Three moves at once: the first goes, the newest follows it, the one between is skipped.
     const sets: string[] = [];
     const monitor = redis.duplicate();
-    await monitor
-      .monitor()
-      .then((m) => m.on("monitor", (_t: string, args: string[]) => args[0] === "evalsha" && sets.push(args.join(" "))));
+    let seen = "";
+    await monitor.monitor().then((m) =>
+      m.on("monitor", (_t: string, args: string[]) => {
+        if (args[0] === "evalsha") sets.push(args.join(" "));
+        if (args[0] === "echo") seen = args[1]!;
+      }),
+    );
     writer.save({ id: "1", at: 1, until: 1 });
     writer.save({ id: "2", at: 2, until: 2 });
     writer.save({ id: "3", at: 3, until: 3 });
@@ -44,6 +48,10 @@ describe("stream marks in Redis", () => {
       "the newest mark written",
       async () => (await readStreamMark(redis, "sm:", "app1", logger))?.id === "3",
     );
+    // MONITOR reports in order but late (under load, after the read above): once it reports a
+    // command sent after the writes, it has reported every write.
+    await redis.echo("writes-done");
+    await until("the monitor caught up", () => seen === "writes-done");
     expect(sets).toHaveLength(2);
     monitor.disconnect();
     // Another process took the stream: this one's lease is stale, its mark is refused.
