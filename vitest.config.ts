@@ -31,7 +31,13 @@ const PROCESSES = [
  * timeout only guards against waiting forever, so it is as generous as a test's own. (Vitest's
  * default, 1 s, failed the status page's 1,000 bots under load, with nothing wrong.)
  */
-const shared = { testTimeout: 20_000, hookTimeout: 20_000, expect: { poll: { timeout: 15_000 } } };
+const shared = {
+  // A failing test also lists what its frozen clocks wait for: a retry on one comes only when the test advances it.
+  setupFiles: ["test/helpers/frozen-timers.ts"],
+  testTimeout: 20_000,
+  hookTimeout: 20_000,
+  expect: { poll: { timeout: 15_000 } },
+};
 
 export default defineConfig({
   test: {

@@ -13,6 +13,9 @@
  * await clock.advance(60_000); // `done` resolves; no real minute passes
  * ```
  */
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
 export interface Clock {
   /** Milliseconds since the Unix epoch, on this clock. */
   now(): number;
@@ -31,6 +34,21 @@ export interface AdjustableClock extends Clock {
   advance(ms: number): Promise<void>;
   /** How many timers are waiting (useful to assert that something is, or is not, scheduled). */
   pending(): number;
+  /**
+   * The timers waiting, earliest first: how far ahead each is due, and what scheduled it (on
+   * a clock that {@link ClockOptions.trace traces}). On a frozen clock nothing comes due unless
+   * a test advances it, so a test waiting for a retry scheduled on it (after a transient
+   * failure) waits in vain: this names the retry.
+   */
+  waiting(): WaitingTimer[];
+}
+
+/** A timer not yet due ({@link AdjustableClock.waiting}). */
+export interface WaitingTimer {
+  /** How far ahead of the clock's time it is due. */
+  inMs: number;
+  /** Its scheduler: the first caller outside this module, `file:line (function)` (`unknown` when not traced). */
+  by: string;
 }
 
 export interface ClockOptions {
@@ -41,6 +59,11 @@ export interface ClockOptions {
   frozen?: boolean;
   /** Start time in ms since the epoch (default: now). */
   start?: number;
+  /**
+   * Records where each timer was scheduled, for {@link AdjustableClock.waiting} (a few µs per
+   * timer). Default: on for a frozen clock (a test's), off for a running one.
+   */
+  trace?: boolean;
 }
 
 interface Timer {
@@ -49,6 +72,8 @@ interface Timer {
   fn: () => void;
   /** Cancelled timers stay in the heap until they reach its top (cancelling is O(1)). */
   cancelled: boolean;
+  /** Where it was scheduled (a traced clock): read only when asked. */
+  from?: Error;
 }
 
 const before = (a: Timer, b: Timer) => a.due < b.due || (a.due === b.due && a.seq < b.seq);
@@ -61,12 +86,12 @@ const before = (a: Timer, b: Timer) => a.due < b.due || (a.due === b.due && a.se
 class TimerHeap {
   private readonly heap: Timer[] = [];
   /** Timers not cancelled. */
-  live = 0;
+  count = 0;
 
   push(t: Timer): void {
     const h = this.heap;
     h.push(t);
-    this.live++;
+    this.count++;
     for (let i = h.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1;
       if (!before(h[i]!, h[parent]!)) break;
@@ -78,13 +103,18 @@ class TimerHeap {
   cancel(t: Timer): void {
     if (t.cancelled) return;
     t.cancelled = true;
-    this.live--;
+    this.count--;
     // Many cancelled timers far from the top (handler time limits): rebuild without them.
-    if (this.heap.length > 1024 && this.heap.length > 4 * this.live) {
+    if (this.heap.length > 1024 && this.heap.length > 4 * this.count) {
       const kept = this.heap.filter((x) => !x.cancelled).sort((a, b) => (before(a, b) ? -1 : 1));
       this.heap.length = 0;
       for (const x of kept) this.heap.push(x); // a sorted array is a heap
     }
+  }
+
+  /** The timers not cancelled, earliest first. */
+  live(): Timer[] {
+    return this.heap.filter((t) => !t.cancelled).sort((a, b) => (before(a, b) ? -1 : 1));
   }
 
   /** The earliest timer not cancelled (dropping cancelled ones from the top). */
@@ -99,7 +129,7 @@ class TimerHeap {
     if (!t || t.due > until) return undefined;
     this.pop();
     t.cancelled = true;
-    this.live--;
+    this.count--;
     return t;
   }
 
@@ -127,6 +157,7 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Creates a clock; see {@link ClockOptions} for frozen (tests) or running (real time) mode. */
 export function createClock(options: ClockOptions = {}): AdjustableClock {
   const frozen = options.frozen ?? false;
+  const trace = options.trace ?? frozen;
   const realStart = Date.now();
   let offset = (options.start ?? realStart) - realStart;
   let frozenAt = options.start ?? realStart;
@@ -169,12 +200,13 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
     now,
     setTimeout(fn, ms) {
       const timer: Timer = { due: now() + Math.max(0, ms), seq: seq++, fn, cancelled: false };
+      if (trace) timer.from = new Error("scheduled");
       timers.push(timer);
       if (!advancing) arm();
       return () => {
         timers.cancel(timer);
         // With nothing left to wait for, the real timer must not keep the process alive.
-        if (!advancing && timers.live === 0) arm();
+        if (!advancing && timers.count === 0) arm();
       };
     },
     sleep(ms, signal) {
@@ -211,9 +243,45 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
       }
       await settle();
     },
-    pending: () => timers.live,
+    pending: () => timers.count,
+    waiting: () => timers.live().map((t) => ({ inMs: t.due - now(), by: t.from ? scheduler(t.from) : "unknown" })),
   };
+  if (frozen) frozenMade.add(new WeakRef(clock));
   return clock;
+}
+
+/** The frozen clocks made in this process and still in use ({@link frozenClocks}). */
+const frozenMade = new Set<WeakRef<AdjustableClock>>();
+
+/**
+ * The frozen clocks made in this process and still reachable: when a test fails, its harness
+ * lists what they wait for (test/helpers/frozen-timers.ts), since a timer on one comes due only
+ * when the test advances it.
+ */
+export function frozenClocks(): AdjustableClock[] {
+  const out: AdjustableClock[] = [];
+  for (const ref of frozenMade) {
+    const clock = ref.deref();
+    if (clock) out.push(clock);
+    else frozenMade.delete(ref);
+  }
+  return out;
+}
+
+const SELF = import.meta.url;
+const SELF_PATH = SELF.startsWith("file:") ? fileURLToPath(SELF) : SELF;
+
+/** The first frame of `from` outside this module and Node's own: `file:line (function)`, the file relative to the working directory. */
+function scheduler(from: Error): string {
+  for (const line of (from.stack ?? "").split("\n").slice(1)) {
+    if (line.includes(SELF_PATH) || line.includes(SELF) || line.includes("node:") || line.includes("<anonymous>"))
+      continue;
+    const m = /at (?:(.+?) \()?(.+?):(\d+):\d+\)?$/.exec(line.trim());
+    if (!m) continue;
+    const file = m[2]!.startsWith("file:") ? fileURLToPath(m[2]!) : m[2]!;
+    return `${relative(process.cwd(), file)}:${m[3]}${m[1] ? ` (${m[1]})` : ""}`;
+  }
+  return "unknown";
 }
 
 /** The real clock, for production use where nothing needs to move time by hand. */

@@ -102,3 +102,29 @@ describe("createClock (running)", () => {
     expect(fired).toBe(true);
   });
 });
+
+describe("what a clock's timers wait for", () => {
+  it("a frozen clock lists them earliest first with what scheduled them; a running one by default does not trace", async () => {
+    const frozen = createClock({ frozen: true, start: 0 });
+    const retry = () => frozen.sleep(5_000);
+    void retry();
+    const cancel = frozen.setTimeout(() => {}, 1_000);
+    frozen.setTimeout(() => {}, 60_000);
+    cancel();
+    expect(frozen.waiting()).toEqual([
+      { inMs: 5_000, by: expect.stringMatching(/^test\/clock\.test\.ts:\d+ \(retry\)$/) },
+      { inMs: 60_000, by: expect.stringMatching(/^test\/clock\.test\.ts:\d+$/) },
+    ]);
+    await frozen.advance(5_000);
+    expect(frozen.waiting()).toEqual([{ inMs: 55_000, by: expect.stringMatching(/^test\/clock\.test\.ts:\d+$/) }]);
+
+    const running = createClock();
+    const stop = running.setTimeout(() => {}, 60_000);
+    expect(running.waiting()).toEqual([{ inMs: expect.any(Number), by: "unknown" }]);
+    stop();
+    const traced = createClock({ trace: true });
+    const stopTraced = traced.setTimeout(() => {}, 60_000);
+    expect(traced.waiting()[0]!.by).toMatch(/^test\/clock\.test\.ts:\d+$/);
+    stopTraced();
+  });
+});
