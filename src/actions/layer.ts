@@ -23,7 +23,8 @@ import { CAPPED_ENDPOINTS } from "../limits/plan-limits.ts";
 import type { SharedWindows } from "../limits/shared-windows.ts";
 import type { Plan } from "../limits/types.ts";
 import { silentLogger, type Logger } from "../log.ts";
-import { createMemoryStore, type Store } from "../store/store.ts";
+import { overlayStore } from "../store/overlay.ts";
+import type { Store } from "../store/store.ts";
 import {
   actionKey,
   awaitsCheck,
@@ -58,7 +59,8 @@ export interface ActionSystemOptions {
   logger?: Logger;
   /**
    * `--dry-run`: nothing is sent; actions are logged and counted against a simulated budget
-   * and ledger kept in memory, so a dry run leaves the real state untouched.
+   * and ledger that start from the real state (read: what was sent already is a duplicate, a
+   * window spent is spent) and are kept in memory, so a dry run leaves the real state untouched.
    */
   dryRun?: boolean;
   retry?: Partial<RetryPolicy>;
@@ -219,7 +221,7 @@ export interface Actions {
 export interface ActionLayer extends Actions {
   readonly bot: string;
   /**
-   * The store the bot's ledger is kept in (a dry run's is its own, in memory): what rides with
+   * The store the bot's ledger is kept in (a dry run's keeps its writes in memory): what rides with
    * an action's record ({@link LayerActionOptions.rider}) must be set here to be written with it.
    */
   readonly store: Store;
@@ -270,7 +272,7 @@ export interface ActionLayer extends Actions {
 
 /** What the process's bots share. */
 export interface ActionSystem {
-  /** The store the ledger is kept in (a dry run's is its own, in memory). */
+  /** The store the ledger is kept in (a dry run's reads the real state and keeps its writes in memory). */
   readonly store: Store;
   readonly book: BudgetBook;
   readonly queue: ActionQueue;
@@ -330,7 +332,7 @@ function defaultPostsDelivered(result: unknown): number {
  */
 export function createActionSystem(options: ActionSystemOptions): ActionSystem {
   const dryRun = options.dryRun ?? false;
-  const store = dryRun ? createMemoryStore() : options.store;
+  const store = dryRun ? overlayStore(options.store) : options.store;
   const log = options.logger ?? silentLogger;
   const observe = safeObserver(options.observe, log);
   const book = new BudgetBook({

@@ -52,7 +52,8 @@ export async function buildBot(
   const { config, app } = hosted;
   const { store, clock, observer } = deps;
   const log = deps.logger.child({ bot: config.name });
-  // The model's budget is the llm plugin's own (../llm), not a window of the service.
+  // The model's budget is the llm plugin's own (../llm), not a window of the service. It is
+  // kept where the ledger is: a dry run's starts from the real state and changes only its copy.
   const { llm: llmBudget, ...budget } = config.budget;
   const layer = deps.actions.bot({
     bot: config.name,
@@ -74,9 +75,7 @@ export async function buildBot(
     bot: config.name,
     clock,
     serviceUrl: deps.serviceUrl,
-    ...(llmBudget
-      ? { budget: new ModelBudget(config.name, llmBudget, clock, deps.actions.dryRun ? undefined : store) }
-      : {}),
+    ...(llmBudget ? { budget: new ModelBudget(config.name, llmBudget, clock, deps.actions.store) } : {}),
     ...(observer?.model ? { observe: observer.model } : {}),
     judge: new JudgeSlot(),
   };

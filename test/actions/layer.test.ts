@@ -505,7 +505,33 @@ describe("dry run", () => {
     expect(lines.some((l) => l.dry_run === true && l.action === "reply")).toBe(true);
     expect(await bot.reply(mention("1"), "hi")).toMatchObject({ status: "duplicate" });
   });
+
+  it("starts from the real state: what a real run sent is a duplicate, what it spent is spent; the real state is left as it was", async () => {
+    const real = setup();
+    const sent = botOn(real);
+    expect((await sent.bot.reply(mention("1"), "hi")).status).toBe("sent");
+    await real.system.idle();
+    const ledger = structuredClone(real.store.entries("ledger"));
+    const windows = structuredClone(real.store.entries("budget.windows"));
+    expect(ledger).toHaveLength(1);
+
+    const dry = setup({ store: real.store, clock: real.clock, dryRun: true });
+    const { bot, calls } = botOn(dry);
+    expect(await bot.reply(mention("1"), "hi")).toMatchObject({ status: "duplicate" });
+    expect(bot.remaining("reply")).toBe(sent.bot.remaining("reply"));
+    expect((await bot.reply(mention("2"), "hi again")).status).toBe("dry-run");
+    expect(bot.remaining("reply")).toBe(sent.bot.remaining("reply") - 1);
+    expect(calls).toHaveLength(0);
+    expect(real.store.entries("ledger")).toEqual(ledger);
+    expect(real.store.entries("budget.windows")).toEqual(windows);
+  });
 });
+
+/** A bot "g" on `s`'s action system, and what its executor was asked to send. */
+function botOn(s: ReturnType<typeof setup>) {
+  const { calls, executor } = recordingExecutor(s.clock);
+  return { bot: s.system.bot({ bot: "g", account: { ...account, plan: "basic" }, executor }), calls };
+}
 
 describe("budget for plugins and status", () => {
   it("reports what each action has left", async () => {

@@ -156,7 +156,8 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
           logger.info(`${received}: stopped before the bots started`);
           process.exit(0);
         });
-        server?.attach(observe.runtimeSource(started.runtime, clock, started.store));
+        // Read where the actions keep it: a dry run's model budgets are the state's and its own uses since.
+        server?.attach(observe.runtimeSource(started.runtime, clock, started.runtime.actions.store));
         server?.manage(started.fleet);
         server?.review(started.desk);
         let connectPage: string | undefined;

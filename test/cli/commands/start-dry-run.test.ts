@@ -4,14 +4,17 @@
  * the log line shows the whole text that would have been posted, and nothing is posted. The
  * state is left as the dry run found it: nothing reaches the data directory's state (not the
  * ledger, nor the cursors, inbox or stream marks), so a later real start answers what the dry
- * run saw. With the state in Redis, a dry run is refused.
+ * run saw. It starts from the real state all the same: what a real run answered is not
+ * "would be" answered again, and its model budget is what the real run left. With the state
+ * in Redis, a dry run is refused.
  */
 import { existsSync } from "node:fs";
-import { readFile, readdir, rm, stat } from "node:fs/promises";
+import { readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { StatusView } from "../../../src/observe/status-view.ts";
 import { standInText } from "../../../src/sandbox/chat/compose.ts";
 import { killBots, lineReader, runBot, spawnBot, type BotChild } from "../../helpers/cli.ts";
 import { exampleBotsDir } from "../../helpers/examples.ts";
@@ -34,16 +37,17 @@ async function dataDir(): Promise<string> {
 }
 
 /** Starts helpdesk alone on `data` (`--dry-run` when asked) and waits until it runs. */
-async function startHelpdesk(data: string, dryRun: boolean) {
+async function startHelpdesk(data: string, dryRun: boolean, more: { bots?: string; args?: string[] } = {}) {
   const child = spawnBot([
     "start",
     ...(dryRun ? ["--dry-run"] : []),
     "--bots",
-    botsDir,
+    more.bots ?? botsDir,
     "--only",
     "helpdesk",
     "--data",
     data,
+    ...(more.args ?? []),
   ]);
   const out = lineReader(child.stdout);
   await out.waitFor(/"msg":"all bots started/);
@@ -148,6 +152,39 @@ describe("bot start --dry-run with llm-reply", () => {
     const helpdesk = Object.values(users).find((u) => u.username === "helpdesk")!;
     const replies = Object.values(posts).filter((p) => p.author_id === helpdesk.id && p.in_reply_to_post_id === id);
     expect(replies).toHaveLength(1);
+  }, 90_000);
+
+  it("starts from a real run's ledger and budget.llm: logs nothing for what it answered; the model's spent request is spent", async () => {
+    // helpdesk with one model request a day: the real run spends it on the first mention it answers.
+    const bots = await exampleBotsDir();
+    dirs.push(dirname(bots));
+    const file = join(bots, "helpdesk.yaml");
+    await writeFile(file, (await readFile(file, "utf8")).replace(/^ {2}llm: .*$/m, "  llm: { requests: 1, per: 24h }"));
+    const data = await dataDir();
+    const real = await startHelpdesk(data, false, { bots });
+    await mention(data, "@helpdesk my chain is rusty");
+    // Alice's mention or one of the demo's crowd: whichever the real run answered with its one request.
+    const sent = JSON.parse(await real.out.waitFor(/"action":"reply".*"status":"sent"/)) as { target: string };
+    expect(await stop(real.child)).toBe(0);
+
+    const dry = await startHelpdesk(data, true, { bots, args: ["--http", "127.0.0.1:0"] });
+    const http = (JSON.parse(await dry.out.waitFor(/"msg":"status page at/)) as { http: string }).http;
+    await mention(data, "@helpdesk and my brakes squeak");
+    await mention(data, "@helpdesk and the bell is stuck");
+    // The dry run's model budget is the real run's, its one request spent: the mentions wait in
+    // the bot's inbox for it, none "would be" answered.
+    const row = async () =>
+      ((await (await fetch(`${http}/api/status`)).json()) as StatusView).bots.find((b) => b.bot === "helpdesk");
+    await expect
+      .poll(async () => {
+        const r = await row();
+        return { inbox: (r?.inbox ?? 0) >= 2, llm: r?.llm?.requests };
+      })
+      .toMatchObject({ inbox: true, llm: { used: 1, limit: 1 } });
+    expect(await stop(dry.child)).toBe(0);
+    // Nothing "would be" replied: not what the real run answered, nor anything past the spent budget.
+    expect(dry.out.lines.filter((l) => l.includes(sent.target) && l.includes('"action":"reply"'))).toEqual([]);
+    expect(dry.out.lines.filter((l) => l.includes("dry run, not sent"))).toEqual([]);
   }, 90_000);
 
   it("refuses a dry run with the state in Redis, naming the setting and what to do", async () => {
