@@ -3,7 +3,7 @@
  * `POSTBOT_STATE` variable; neither means the state directory (`--data`).
  */
 import { UserError } from "../errors.ts";
-import { isRedisUrl, parseRedisUrl, redactRedisUrl } from "../redis/connect.ts";
+import { isRedisUrl, parseRedisUrl, redactRedisUrl } from "../redis/url.ts";
 
 /** The Redis URL and the setting it came from (for messages), or `undefined` for the state directory. */
 export function stateOption(

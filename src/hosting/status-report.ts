@@ -9,7 +9,7 @@ import { createActionSystem, type BudgetStatus } from "../actions/index.ts";
 import type { ActionKind } from "../actions/action.ts";
 import type { LedgerEntry, LedgerState } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
-import { savedModelBudget, type ModelBudgetStatus } from "../llm/index.ts";
+import { savedModelBudget, type ModelBudgetStatus } from "../llm/budget.ts";
 import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
