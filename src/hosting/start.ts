@@ -47,6 +47,11 @@ export interface StartOptions {
    * each running the bots it claims (src/redis). Without it, the state directory in `data`.
    */
   state?: { url: string; source: string };
+  /**
+   * With `state`: how long this process's leases (its bots', its apps' streams') last once
+   * it stops renewing them, in ms; renewed every third of it. Default: 9 s (src/redis/bot-claims.ts).
+   */
+  leaseMs?: number;
   only?: string[];
   dryRun?: boolean;
   /** Shared with the embedded sandbox, whose `POST /_sandbox/clock` moves it. */
@@ -119,6 +124,7 @@ export async function start(options: StartOptions): Promise<Started> {
         bots: files.map((b) => b.name),
         clock,
         logger,
+        ...leaseTiming(options),
       })
     : undefined;
   // Asked before the store is opened (opening creates the directory).
@@ -213,6 +219,11 @@ function watchRequests(
   return watchReviewRequests({ data, desk, clock, log, runsHere: (bot) => runtime.bots.has(bot) });
 }
 
+/** The leases' time-to-live and renewal (every third of it) of `--lease`; none for the defaults. */
+function leaseTiming(options: StartOptions): { ttlMs?: number; everyMs?: number } {
+  return options.leaseMs ? { ttlMs: options.leaseMs, everyMs: Math.round(options.leaseMs / 3) } : {};
+}
+
 /** The state shared with other processes through Redis (`--state redis://…`). */
 type SharedState = Awaited<ReturnType<typeof openSharedState>>;
 
@@ -241,6 +252,7 @@ function runtimeOptions(
             leases: shared.leases,
             owner: shared.owner,
             leaseOf: (bot: string) => shared.claims.current(bot),
+            ...leaseTiming(options),
           },
         }
       : {}),

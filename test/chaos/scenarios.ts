@@ -8,7 +8,7 @@
  * - `stream faults`: the app's stream dropped, refused (503), reset and stalled by the
  *   sandbox's faults while the posts come (with `--long`, a 429 too: a minute's backoff).
  * - `Redis`: three processes sharing a Redis; Redis frozen (SIGSTOP) for less than a lease,
- *   the stream's holder killed with SIGKILL (started again later), Redis restarted.
+ *   the stream's holder killed with SIGKILL (started again a lease later), Redis restarted.
  * - `journal cuts`: a state directory whose journal is cut at a random offset, started: the
  *   start must refuse it with a message (never replay a part of it without a word).
  */
@@ -23,6 +23,7 @@ import {
   type ChaosRow,
   type ChaosWorld,
   chaosWorld,
+  RULE,
   sleep,
   trackRedis,
   waitUntil,
@@ -41,8 +42,18 @@ export interface ChaosScale {
     faults: Array<"drop" | "503" | "reset" | "stall" | "429">;
     afterMessages: number;
   };
-  /** The Redis scenario: mentions, matching post per N, per second, the freeze's length. */
-  redis: { mentions: number; matchingEvery: number; perSecond: number; freezeMs: number; restart: boolean };
+  /**
+   * The Redis scenario: mentions, matching post per N, per second, the freeze's length (under
+   * a lease: it must move no bot), and the processes' lease (`--lease`, seconds; default 9).
+   */
+  redis: {
+    mentions: number;
+    matchingEvery: number;
+    perSecond: number;
+    freezeMs: number;
+    restart: boolean;
+    leaseSeconds?: number;
+  };
   /** Journal cuts at random offsets. */
   journalCuts: number;
   /** How long each scenario waits for the last answers and likes once the load ended. */
@@ -53,9 +64,10 @@ export const SCALES: Record<string, ChaosScale> = {
   tiny: {
     name: "tiny",
     answerers: 2,
-    kill: { mentions: 6, matchingEvery: 3, perSecond: 2, kills: 1 },
-    stream: { posts: 6, perSecond: 2, faults: ["drop"], afterMessages: 3 },
-    redis: { mentions: 6, matchingEvery: 3, perSecond: 2, freezeMs: 1_000, restart: false },
+    kill: { mentions: 6, matchingEvery: 3, perSecond: 4, kills: 1 },
+    stream: { posts: 6, perSecond: 4, faults: ["drop"], afterMessages: 3 },
+    // A 3 s lease: the killed holder's bots and stream move after 3 s, not 9.
+    redis: { mentions: 6, matchingEvery: 3, perSecond: 4, freezeMs: 1_000, restart: false, leaseSeconds: 3 },
     journalCuts: 1,
     drainMs: 60_000,
   },
@@ -220,7 +232,12 @@ export async function streamFaults(scale: ChaosScale, say: Say): Promise<ChaosRo
 /** Three processes on one Redis: Redis frozen, the stream's holder killed, Redis restarted. */
 export async function redisTrouble(scale: ChaosScale, say: Say): Promise<ChaosRow> {
   const server = trackRedis(await startRedisServer());
-  const world = await chaosWorld({ answerers: scale.answerers, env: { POSTBOT_STATE: server.url } });
+  const lease = scale.redis.leaseSeconds;
+  const world = await chaosWorld({
+    answerers: scale.answerers,
+    env: { POSTBOT_STATE: server.url },
+    ...(lease ? { args: ["--lease", String(lease)] } : {}),
+  });
   const admin = await connectRedis(server.url);
   admin.on("error", () => undefined);
   try {
@@ -235,6 +252,12 @@ export async function redisTrouble(scale: ChaosScale, say: Say): Promise<ChaosRo
       return procs.find((p) => p.child.pid === pid);
     };
     await waitUntil(async () => (await streamHolder()) !== undefined, 30_000);
+    // The liker's rule in the app's stream too: the holder adds it once it reads that another
+    // process runs the liker, and a matching post before that is none of the stream's business
+    // (as posts before its first connection: started() above).
+    const ruleIn = () =>
+      Object.values(world.sandbox.context.data.world.stream_rules).some((r) => r.value.includes(RULE));
+    if (!(await waitUntil(ruleIn, 30_000))) say("Redis: the liker's stream rule was not added");
     const count = scale.redis.mentions;
     const done: string[] = [];
     let restarted: Promise<void> | undefined;
@@ -252,7 +275,8 @@ export async function redisTrouble(scale: ChaosScale, say: Say): Promise<ChaosRo
           if (holder) {
             await holder.kill9();
             done.push("the stream's holder killed (-9)");
-            restarted = sleep(10_000).then(async () => {
+            // Started again a lease and a second later: the others have taken its bots and the stream over by then.
+            restarted = sleep(((lease ?? 9) + 1) * 1000).then(async () => {
               const again = world.start();
               procs.splice(procs.indexOf(holder), 1, again);
               await started(again);

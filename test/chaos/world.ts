@@ -88,6 +88,8 @@ export interface ChaosWorldOptions {
   answerers: number;
   /** Environment the processes get besides the service's and the bots' (POSTBOT_STATE...). */
   env?: Record<string, string>;
+  /** Flags every `bot start` of the world gets besides its directories (`--lease 3`...). */
+  args?: string[];
 }
 
 export interface ChaosWorld {
@@ -164,7 +166,15 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
     },
     start(data, more) {
       const child = spawnBot(
-        ["start", "--bots", botsDir, "--plugins", CHAOS_PLUGINS, ...(data ? ["--data", data] : [])],
+        [
+          "start",
+          "--bots",
+          botsDir,
+          "--plugins",
+          CHAOS_PLUGINS,
+          ...(data ? ["--data", data] : []),
+          ...(options.args ?? []),
+        ],
         { env: { ...env, ...more } },
       );
       const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

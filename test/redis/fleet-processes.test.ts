@@ -35,8 +35,9 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-const botFile = (name: string, up: string) =>
-  `name: ${name}\nplan: pro\naccount:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: { mentions: { via: poll } }\nplugins: { reply: { text: "${name} here: {post.body}" } }\n`;
+/** A bot's file; `ownApp`: on the app of the environment's `UP_APP_KEY` and `UP_APP_SECRET`. */
+const botFile = (name: string, up: string, ownApp = false) =>
+  `name: ${name}\nplan: pro\n${ownApp ? `app:\n  consumer_key: \${${up}_APP_KEY}\n  consumer_secret: \${${up}_APP_SECRET}\n` : ""}account:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: { mentions: { via: poll } }\nplugins: { reply: { text: "${name} here: {post.body}" } }\n`;
 
 describe("the live fleet across processes sharing Redis", () => {
   it("a bot added through one process is run by exactly one; paused through another it pauses where it runs; removed it stops everywhere", async (ctx) => {
@@ -46,8 +47,18 @@ describe("the live fleet across processes sharing Redis", () => {
     const names = [...FILE_BOTS, "dyn"];
     const hosted = await provisionBots(
       sandbox,
+      // dyn on an app of its own: its mentions polled every 3 s (pro), not every 8 s as four bots sharing one app's window.
       names.map((name) =>
-        testBotConfig({ name, plan: "pro", triggers: { mentions: { via: "poll" } }, plugins: {} }, {}),
+        testBotConfig(
+          {
+            name,
+            plan: "pro",
+            ...(name === "dyn" ? { app: { consumer_key: "app-of-dyn", consumer_secret: "-" } } : {}),
+            triggers: { mentions: { via: "poll" } },
+            plugins: {},
+          },
+          {},
+        ),
       ),
     );
     const dir = await mkdtemp(join(tmpdir(), "postbot-fleet-redis-"));
@@ -63,11 +74,18 @@ describe("the live fleet across processes sharing Redis", () => {
       const up = h.config.name.toUpperCase();
       env[`${up}_TOKEN`] = h.token.token;
       env[`${up}_SECRET`] = h.token.secret;
+      env[`${up}_APP_KEY`] = h.app.key;
+      env[`${up}_APP_SECRET`] = h.app.secret;
       if (FILE_BOTS.includes(h.config.name))
         await writeFile(join(dir, `${h.config.name}.yaml`), botFile(h.config.name, up));
     }
     const processes = [0, 1, 2].map(() => {
-      const child = spawnBot(["start", "--bots", dir, "--plugins", "plugins", "--http", "127.0.0.1:0"], { env });
+      // A 3 s lease, renewed every second: the processes read each other's fleet changes at each
+      // renewal, so every second rather than every 3 s (the default 9 s lease's).
+      const child = spawnBot(
+        ["start", "--bots", dir, "--plugins", "plugins", "--http", "127.0.0.1:0", "--lease", "3"],
+        { env },
+      );
       const out = lineReader(child.stdout);
       return { child, out, http: "" };
     });
@@ -106,7 +124,7 @@ describe("the live fleet across processes sharing Redis", () => {
 
     // Added through the first process.
     const addedAt = Date.now();
-    const added = await api(processes[0]!, "", { method: "POST", body: botFile("dyn", "DYN") });
+    const added = await api(processes[0]!, "", { method: "POST", body: botFile("dyn", "DYN", true) });
     expect(added.status, await added.clone().text()).toBe(201);
     const runner = await until("dyn claimed by a process", async () => (await holder()) || undefined, 20_000, 50);
     console.log(

@@ -21,6 +21,22 @@ describe("--state and POSTBOT_STATE", () => {
     expect(env.stderr).toMatch(/POSTBOT_STATE: "redis:\/\/cache:6379\/zero": the database "\/zero" must be a number/);
   });
 
+  it("bot start --lease: seconds from 3 to 600, and only with a state in Redis", async () => {
+    for (const bad of ["1", "0.5", "soon", "601"]) {
+      const run = await runBot(["start", "--state", "redis://127.0.0.1:6379/0", "--lease", bad]);
+      expect(run.code, bad).toBe(2);
+      expect(run.stderr).toBe(
+        `bot: --lease ${bad}: expected seconds from 3 to 600 (how long a process's bots stay its own once it stops renewing them; default 9)\n`,
+      );
+    }
+    const alone = await runBot(["start", "--lease", "3"]);
+    expect(alone).toMatchObject({
+      code: 2,
+      stderr:
+        "bot: --lease is how long the bots shared in Redis stay a process's own; it needs --state (or POSTBOT_STATE): a --data directory is run by one process, with no leases\n",
+    });
+  });
+
   it("name the Redis that cannot be reached", async () => {
     const gone = await startRedisServer();
     await gone.close();

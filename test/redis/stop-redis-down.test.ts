@@ -57,7 +57,9 @@ async function world() {
     );
   }
   const start = () => {
-    const child = spawnBot(["start", "--bots", dir, "--plugins", "plugins"], { env });
+    // A 3 s lease (renewed every second): the second process claims the bots 1 s after it
+    // starts, not 3 s, and the bots of the hung one run out sooner; the stop's 2 s wait is the same.
+    const child = spawnBot(["start", "--bots", dir, "--plugins", "plugins", "--lease", "3"], { env });
     return {
       child,
       out: lineReader(child.stdout),

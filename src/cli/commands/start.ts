@@ -32,6 +32,10 @@ export default function register(program: Command): void {
       "--state <url>",
       "keep the state in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB for a Redis on this machine) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)",
     )
+    .option(
+      "--lease <seconds>",
+      "with --state: how long a process's bots and app streams stay its own once it stops renewing them (killed, hung): the other processes take them over after it; renewed every third of it; give every process the same (default 9, from 3 to 600)",
+    )
     .option("--only <names...>", "run only these bots")
     .option(
       "--dry-run",
@@ -73,6 +77,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
       async ({
         http,
         state,
+        lease,
         publicUrl,
         templates,
         ...options
@@ -81,6 +86,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         plugins: string;
         data: string;
         state?: string;
+        lease?: string;
         only?: string[];
         dryRun?: boolean;
         http?: string | true;
@@ -94,8 +100,9 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
           import("../../observe/index.ts"),
           import("../../config/index.ts"),
         ]);
-        const { stateOption } = await import("../state-option.ts");
+        const { leaseOption, stateOption } = await import("../state-option.ts");
         const shared = stateOption(state, process.env);
+        const leaseMs = leaseOption(lease, shared);
         const address =
           http === undefined
             ? undefined
@@ -144,6 +151,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         const started = await start({
           ...options,
           ...(shared ? { state: shared } : {}),
+          ...(leaseMs ? { leaseMs } : {}),
           clock,
           logger,
           signal: starting.signal,
