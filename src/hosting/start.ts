@@ -86,6 +86,14 @@ export interface Started {
   store: Store;
   /** Sends a person's review decisions through the bots' action pipelines (`bot review`, `/review`). */
   desk: ReviewDesk;
+  /**
+   * Logs that the bots run ("all bots started; stop with Ctrl-C", and that their files are
+   * watched). Not logged by {@link start} itself: its caller serves more around the bots (the
+   * status page's runtime, the admin API, the connect pages, the demo's file for `bot say`),
+   * and a script that waits for the line must find all of it answering; so the caller says it
+   * once everything it announces is up.
+   */
+  sayStarted(): void;
   /** Stops the bots and saves the state; `saved: false` when the state's Redis was unreachable and the stop went on without it. */
   stop(): Promise<{ saved: boolean }>;
 }
@@ -155,7 +163,6 @@ export async function start(options: StartOptions): Promise<Started> {
     // Processes sharing the state follow each other's changes at every lease renewal.
     if (shared) stopFollowing = fleet.followEvery(shared.claims.renewEveryMs);
     const watcher = options.watch === false ? undefined : watchBots(options, fleet);
-    sayStarted(options, runtime, watcher !== undefined);
     const { stopCrowd } = found;
     const desk = new ReviewDesk({ store, clock, log: logger, layerOf: (bot) => runtime.bots.get(bot)?.layer });
     const requests = watchRequests(options, desk, runtime, shared);
@@ -168,6 +175,7 @@ export async function start(options: StartOptions): Promise<Started> {
       store,
       desk,
       ...(sandbox ? { sandbox } : {}),
+      sayStarted: () => sayStarted(options, runtime, watcher !== undefined),
       async stop() {
         watcher?.close();
         stopFollowing?.();

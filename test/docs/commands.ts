@@ -76,13 +76,12 @@ const advanceDemo = (ms: number) => async (session: Session) => {
 };
 
 /**
- * When the demo with `--http` serves everything: its last start-up line, the connect page's
- * hint. "all bots started" comes before the admin API has the fleet and before the connect
- * pages are mounted (src/cli/commands/start.ts), so a `curl` right after it could get a 404:
- * as far as the code shows, why docs/operations.md's `/connect/greeter` failed now and then
- * under load.
+ * When `bot start` serves everything: "all bots started", its last start-up line, logged once
+ * the status page, the admin API, the connect pages and the demo's file for `bot say` answer
+ * (src/cli/commands/start.ts; it used to come before the connect pages were mounted, and a
+ * `curl` right after it could get a 404).
  */
-const HTTP_READY = /"msg":"connect a sandbox user in the browser: open http:\/\/127\.0\.0\.1:\d+\/connect/;
+const STARTED = /"msg":"all bots started; stop with Ctrl-C"/;
 
 const OK_VALIDATE = /^OK: \d+ bots in \d+ files \(.*hello.*\), 1 template \(greeter\), \d+ plugins checked$/m;
 
@@ -126,7 +125,7 @@ const EXPECTED: Record<string, Expectation> = {
     },
   },
   "npx bot start --only hello": {
-    serves: { ready: /"msg":"all bots started; stop with Ctrl-C"/, stopped: /"msg":"stopped; state saved"/ },
+    serves: { ready: STARTED, stopped: /"msg":"stopped; state saved"/ },
   },
   // README.md, "Your first plugin" and "Testing it"
   "npx bot new plugin shout": { stdout: /^wrote plugins\/shout\.ts and test\/shout\.test\.ts; / },
@@ -134,7 +133,7 @@ const EXPECTED: Record<string, Expectation> = {
   // docs/llm.md, "Trying it without posting"
   "npx bot start --dry-run --only helpdesk": {
     serves: {
-      ready: /"msg":"all bots started; stop with Ctrl-C"/,
+      ready: STARTED,
       stopped: /"msg":"stopped; dry run: the state is as it was"/,
     },
   },
@@ -163,12 +162,12 @@ const EXPECTED: Record<string, Expectation> = {
   'curl -s -X POST http://127.0.0.1:8787/_sandbox/apps -H "Authorization: Bearer ADMIN_TOKEN" -H "Content-Type: application/json" -d \'{"name": "my-app", "plan": "basic"}\'':
     { stdout: /^\{"id":"\d+","name":"my-app","plan":"basic",.*"consumer_key":"[^"]+","consumer_secret":"[^"]+"/ },
   // docs/operations.md, "Metrics, health and the status page"
-  "npx bot start --http 127.0.0.1:9464": { serves: { ready: HTTP_READY, stopped: /"msg":"stopped; state saved"/ } },
+  "npx bot start --http 127.0.0.1:9464": { serves: { ready: STARTED, stopped: /"msg":"stopped; state saved"/ } },
   "curl -s http://127.0.0.1:9464/metrics | head -n 3": { stdout: /^# HELP postbot_/ },
   "curl -s http://127.0.0.1:9464/readyz": { stdout: /"ready":true/ },
   // docs/operations.md, "The admin API"
   "POSTBOT_ADMIN_TOKEN=change-me-to-a-long-random-token POSTBOT_ADMIN_TOKEN_NAME=ops npx bot start --http 127.0.0.1:9464":
-    { serves: { ready: HTTP_READY, stopped: /"msg":"stopped; state saved"/ } },
+    { serves: { ready: STARTED, stopped: /"msg":"stopped; state saved"/ } },
   'curl -s http://127.0.0.1:9464/api/admin/bots -H "Authorization: Bearer wrong-token"': {
     stdout: /^\{"type":"tag:postbot,2026:admin\/unauthorized","title":"Wrong token","status":401,/,
   },

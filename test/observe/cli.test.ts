@@ -1,17 +1,18 @@
 /** `bot start --http` as a user runs it: flag errors, and a real process serving the page, metrics and health. */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isLoopback, parseHttpAddress } from "../../src/observe/index.ts";
-import { runBot } from "../helpers/cli.ts";
+import { killBots, lineReader, runBot, spawnBot } from "../helpers/cli.ts";
 import { botBin } from "../helpers/prebuilt.ts";
 import { parseExposition, value } from "./bed.ts";
 
 const dirs: string[] = [];
 const children: Array<ReturnType<typeof spawn>> = [];
+afterEach(killBots);
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   for (const d of dirs) await rm(d, { recursive: true, force: true });
@@ -126,5 +127,70 @@ describe("bot start --http", () => {
     child.kill("SIGTERM");
     expect(await exit).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
+
+describe("bot start --http, its start-up lines", () => {
+  it("says 'all bots started' last, once the status page, the admin API, the connect pages and `bot say`'s file answer", async () => {
+    const dir = await tempDir();
+    const bots = join(dir, "bots");
+    const templates = join(dir, "templates");
+    const data = join(dir, "data");
+    await mkdir(bots);
+    await mkdir(templates);
+    await copyFile("test/fixtures/observe/bots/observed.yaml", join(bots, "observed.yaml"));
+    await writeFile(
+      join(templates, "visitor.yaml"),
+      'name: "visitor-{account.username}"\nplan: pro\ntriggers:\n  mentions: {}\nplugins:\n  reply: { text: "hi" }\n',
+    );
+    const token = "start-up-order-admin-token-0123";
+    const child = spawnBot(
+      [
+        "start",
+        "--bots",
+        bots,
+        "--plugins",
+        "test/fixtures/plugins",
+        "--templates",
+        templates,
+        "--data",
+        data,
+        "--http",
+        "127.0.0.1:0",
+      ],
+      { env: { POSTBOT_ADMIN_TOKEN: token } },
+    );
+    const out = lineReader(child.stdout);
+    const url = (JSON.parse(await out.waitFor(/"msg":"status page at/)) as { http: string }).http;
+    await out.waitFor(/"msg":"all bots started; stop with Ctrl-C"/);
+    // At once, nothing waited for: everything the line announces answers.
+    const [ready, admin, connect] = await Promise.all([
+      fetch(`${url}/readyz`),
+      fetch(`${url}/api/admin/bots`, { headers: { authorization: `Bearer ${token}` } }),
+      fetch(`${url}/connect/visitor`, { redirect: "manual" }),
+    ]);
+    expect(await ready.json()).toEqual({ ready: true, phase: "running", bots: 1 });
+    expect(admin.status).toBe(200);
+    expect(((await admin.json()) as { bots: Array<{ name: string }> }).bots.map((b) => b.name)).toEqual(["observed"]);
+    expect(connect.status).toBe(302);
+    expect(JSON.parse(await readFile(join(data, "demo.json"), "utf8"))).toMatchObject({ bots: ["observed"] });
+    // The start-up lines, in order: the hints come before it, none after it.
+    const msgs = out.lines.map((l) => String((JSON.parse(l) as { msg: unknown }).msg));
+    const at = (start: string) => msgs.findIndex((m) => m.startsWith(start));
+    const started = at("all bots started");
+    for (const before of [
+      "status page at",
+      "talk to the bots as a user of the demo",
+      "connect a sandbox user in the browser",
+    ])
+      expect(at(before), `"${before}..." before "all bots started": ${msgs.join(" | ")}`).toBeGreaterThan(-1);
+    expect(
+      ["status page at", "talk to the bots", "connect a sandbox user"].map(at).every((i) => i < started),
+      msgs.join(" | "),
+    ).toBe(true);
+
+    const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
   }, 60_000);
 });

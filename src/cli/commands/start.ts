@@ -202,6 +202,8 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
               answers: answerers(bots),
             }).catch(() => undefined);
           };
+        // Last: everything the line announces answers by now (/readyz, the admin API, /connect, `bot say`).
+        started.sayStarted();
         const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
         logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
         const hard = setTimeout(() => {
