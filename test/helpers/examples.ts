@@ -11,7 +11,7 @@ import type { ZodType } from "zod";
 import type { PluginDefinition } from "../../src/plugins/index.ts";
 
 /** The bot files of `bots/` that come with postbot (the demo). */
-export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "helpdesk", "host", "morning"] as const;
+export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "helpdesk", "host", "morning", "quiz"] as const;
 
 /** The templates of `templates/` that come with postbot (the demo's connect page). */
 export const EXAMPLE_TEMPLATES = ["greeter"] as const;

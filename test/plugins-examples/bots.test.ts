@@ -79,6 +79,8 @@ describe("the demo: every example bot with the simulated crowd", () => {
         streamRules: b.triggers.stream.map((r) => r.value),
         mentions: !!b.triggers.mentions,
         followers: !!b.triggers.followers,
+        // The dialog's start words, as the demo gives them (the crowd takes the quiz now and then).
+        ...startWords(b),
       })),
     });
     for (let i = 0; i < 36; i++) {
@@ -140,9 +142,20 @@ describe("the demo: every example bot with the simulated crowd", () => {
     expect(welcomes.length).toBe(followedBack.length);
     expect(new Set(welcomes.map((w) => w.dm_conversation_id)).size).toBe(welcomes.length);
 
+    // quiz held its conversation with people of the crowd, to its end: asked, answered, thanked.
+    const quizzed = by("quiz").map((p) => p.text);
+    expect(quizzed.some((t) => /^@\w+ What's your name\?/.test(t))).toBe(true);
+    expect(quizzed.some((t) => /^@\w+ Thanks \w+, (red|green|blue) it is\. Bye!$/.test(t))).toBe(true);
+
     // morning said good morning at 8:00 in Berlin.
     expect(by("morning").map((p) => p.text)).toEqual([
       "Good morning! It is Monday, 2026-03-02. What is on your list today?",
     ]);
   });
 });
+
+/** The words that start a bot's `dialog`, when it has one: the crowd starts its conversation with them. */
+function startWords(bot: BotConfig): { starts?: string[] } {
+  const options = bot.plugins.find((p) => p.name === "dialog")?.options as { start?: string[] } | undefined;
+  return options?.start ? { starts: options.start } : {};
+}
