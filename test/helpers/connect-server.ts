@@ -1,34 +1,23 @@
 /**
  * A running fleet with its connect pages (`bot start --http` with templates, in-process): the
- * status server first, then `start()` on a project of the given bot files and templates, then
- * the connect pages mounted, as the command does. The service is the embedded sandbox (the
- * demo's way), or one given by `env` (POSTBOT_BASE_URL and the app's keys), which several
- * fleets can share. A frozen clock, no watcher; plugins from test/fixtures/fleet/plugins.
+ * fleet behind its status server (./fleet-server.ts) on a project of the given bot files and
+ * templates, then the connect pages mounted, as the command does. The service is the embedded
+ * sandbox (the demo's way), or one given by `env` (POSTBOT_BASE_URL and the app's keys), which
+ * several fleets can share. A frozen clock unless given one, no watcher.
  *
  * {@link signInAndApprove} is the person at the browser, without one: the service's page
  * signed in and approved by posting its form, the redirect back to the connect pages read.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { createClock, type AdjustableClock } from "../../src/clock.ts";
+import { join } from "node:path";
+import type { AdjustableClock } from "../../src/clock.ts";
 import { serveConnect } from "../../src/connect/index.ts";
 import type { Connect } from "../../src/connect/flow.ts";
-import { start, type Started } from "../../src/hosting/start.ts";
 import { silentLogger, type Logger } from "../../src/log.ts";
-import { runtimeSource, startObserveServer, type ObserveServer } from "../../src/observe/index.ts";
 import { approveInBrowser } from "./browser.ts";
-import { T0 } from "./sandbox.ts";
+import { startServedFleet, type FleetServer } from "./fleet-server.ts";
 
-export interface ConnectServer {
-  dir: string;
-  started: Started;
-  server: ObserveServer;
+export interface ConnectServer extends FleetServer {
   connect: Connect;
-  /** The status server's address: the connect pages' public URL. */
-  url: string;
-  clock: AdjustableClock;
-  close(): Promise<void>;
 }
 
 /** A template of these tests: pro, mentions, answered by the `echo` fixture plugin. */
@@ -49,60 +38,24 @@ export async function startConnectServer(
     logger?: Logger;
   } = { templates: {} },
 ): Promise<ConnectServer> {
-  const dir = await mkdtemp(join(tmpdir(), "postbot-connect-"));
-  await mkdir(join(dir, "bots"));
-  await mkdir(join(dir, "templates"));
-  const files = options.files ?? {
-    "keeper.yaml": "name: keeper\nplan: pro\ntriggers:\n  mentions: {}\nplugins:\n  echo:\n    text: keeper\n",
-  };
-  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, "bots", name), text);
-  for (const [name, text] of Object.entries(options.templates)) await writeFile(join(dir, "templates", name), text);
-  const logger = options.logger ?? silentLogger;
-  const clock = options.clock ?? createClock({ frozen: true, start: T0 });
-  const server = await startObserveServer({ host: "127.0.0.1", port: 0, clock, logger });
-  let started: Started;
-  try {
-    started = await start({
-      bots: join(dir, "bots"),
-      plugins: resolve("test/fixtures/fleet/plugins"),
-      data: join(dir, "data"),
-      cwd: dir,
-      env: options.env ?? {},
-      ...(options.state ? { state: { url: options.state, source: "--state" } } : {}),
-      clock,
-      logger,
-      watch: false,
-      observer: server.observer,
-    });
-  } catch (err) {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-    throw err;
-  }
-  server.attach(runtimeSource(started.runtime, clock));
-  server.manage(started.fleet);
-  const { pages, connect } = await serveConnect({
-    started,
-    publicUrl: server.url,
-    templatesDir: join(dir, "templates"),
-    cwd: dir,
-    clock,
-    logger,
-  });
-  server.mount(pages);
-  return {
-    dir,
-    started,
-    server,
-    connect,
-    url: server.url,
-    clock,
-    async close() {
-      await server.close();
-      await started.stop();
-      await rm(dir, { recursive: true, force: true });
+  const { templates, ...rest } = options;
+  const fleet = await startServedFleet({
+    ...rest,
+    files: options.files ?? {
+      "keeper.yaml": "name: keeper\nplan: pro\ntriggers:\n  mentions: {}\nplugins:\n  echo:\n    text: keeper\n",
     },
-  };
+    dirs: { templates },
+  });
+  const { pages, connect } = await serveConnect({
+    started: fleet.started,
+    publicUrl: fleet.url,
+    templatesDir: join(fleet.dir, "templates"),
+    cwd: fleet.dir,
+    clock: fleet.clock,
+    logger: options.logger ?? silentLogger,
+  });
+  fleet.server.mount(pages);
+  return { ...fleet, connect };
 }
 
 /**

@@ -1,13 +1,16 @@
 /**
- * A running fleet behind a status server with the admin API on (`bot start --http` with
- * POSTBOT_ADMIN_TOKEN, in-process): the server first, then `start()` on a bots directory of
- * the given files (the embedded sandbox, a frozen clock, no watcher: tests hand the fleet its
- * changes), then the runtime and its fleet attached. Plugins from test/fixtures/fleet/plugins.
+ * A running fleet behind a status server (`bot start --http`, in-process): the server first,
+ * then `start()` on a bots directory of the given files (a frozen clock unless given one, no
+ * watcher: tests hand the fleet its changes), then the runtime and its fleet attached. Plugins
+ * from test/fixtures/fleet/plugins. The service is the embedded sandbox, or one given by `env`.
+ *
+ * {@link startFleetServer} has the admin API on (POSTBOT_ADMIN_TOKEN); ./connect-server.ts
+ * mounts the connect pages on {@link startServedFleet}'s server.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createClock } from "../../src/clock.ts";
+import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { start, type Started } from "../../src/hosting/start.ts";
 import { silentLogger, type Logger } from "../../src/log.ts";
 import { adminAccess } from "../../src/observe/admin-api.ts";
@@ -18,6 +21,9 @@ export interface FleetServer {
   dir: string;
   started: Started;
   server: ObserveServer;
+  /** The status server's address. */
+  url: string;
+  clock: AdjustableClock;
   close(): Promise<void>;
 }
 
@@ -25,24 +31,40 @@ export interface FleetServer {
 export const echoBotFile = (name: string, text: string) =>
   `name: ${name}\nplan: pro\ntriggers:\n  mentions: {}\nplugins:\n  echo:\n    text: "${text}"\n`;
 
-export async function startFleetServer(options: {
-  /** File name → its text. */
+/** What {@link startServedFleet} starts. */
+export interface ServedFleetOptions {
+  /** Bot files: file name → its text. */
   files: Record<string, string>;
-  token: string;
-  tokenName: string;
+  /** Other directories of the project (`templates` → file name → text). */
+  dirs?: Record<string, Record<string, string>>;
+  /** The service and app (POSTBOT_*); default: the embedded sandbox. */
+  env?: Record<string, string>;
+  /** `redis://...`: the state in Redis, shared with other fleets. */
+  state?: string;
+  clock?: AdjustableClock;
   logger?: Logger;
-}): Promise<FleetServer> {
+  /** The admin API's token and its holder's name (POSTBOT_ADMIN_TOKEN, POSTBOT_ADMIN_TOKEN_NAME). */
+  admin?: { token: string; tokenName: string };
+}
+
+/** A fleet behind its status server; see the module comment. */
+export async function startServedFleet(options: ServedFleetOptions): Promise<FleetServer> {
   const dir = await mkdtemp(join(tmpdir(), "postbot-fleet-server-"));
-  await mkdir(join(dir, "bots"));
-  for (const [name, text] of Object.entries(options.files)) await writeFile(join(dir, "bots", name), text);
+  for (const [sub, files] of Object.entries({ bots: options.files, ...options.dirs })) {
+    await mkdir(join(dir, sub));
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, sub, name), text);
+  }
   const logger = options.logger ?? silentLogger;
-  const clock = createClock({ frozen: true, start: T0 });
+  const clock = options.clock ?? createClock({ frozen: true, start: T0 });
+  const { admin } = options;
   const server = await startObserveServer({
     host: "127.0.0.1",
     port: 0,
     clock,
     logger,
-    admin: adminAccess({ POSTBOT_ADMIN_TOKEN: options.token, POSTBOT_ADMIN_TOKEN_NAME: options.tokenName })!,
+    ...(admin
+      ? { admin: adminAccess({ POSTBOT_ADMIN_TOKEN: admin.token, POSTBOT_ADMIN_TOKEN_NAME: admin.tokenName })! }
+      : {}),
   });
   let started: Started;
   try {
@@ -51,7 +73,8 @@ export async function startFleetServer(options: {
       plugins: resolve("test/fixtures/fleet/plugins"),
       data: join(dir, "data"),
       cwd: dir,
-      env: {},
+      env: options.env ?? {},
+      ...(options.state ? { state: { url: options.state, source: "--state" as const } } : {}),
       clock,
       logger,
       watch: false,
@@ -68,10 +91,23 @@ export async function startFleetServer(options: {
     dir,
     started,
     server,
+    url: server.url,
+    clock,
     async close() {
       await server.close();
       await started.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A fleet of `files` with the admin API on, for `token` (held by `tokenName`). */
+export function startFleetServer(options: {
+  files: Record<string, string>;
+  token: string;
+  tokenName: string;
+  logger?: Logger;
+}): Promise<FleetServer> {
+  const { files, token, tokenName, logger } = options;
+  return startServedFleet({ files, admin: { token, tokenName }, ...(logger ? { logger } : {}) });
 }
