@@ -17,9 +17,10 @@
  * and look-alike words ("Scunthorpe", "cocktail") are not: hiding them would silence the
  * bot's friendliest audience.
  */
-import { normalize, originalSpan, type Normalized } from "./normalize.ts";
+import { normalize, type Normalized } from "./normalize.ts";
 import { createProfanityMatcher, type ProfanityMatcher } from "./profanity.ts";
-import { compiledRules, INSULT_WORDS, type CompiledRule } from "./rules/index.ts";
+import { compiledRules, type CompiledRule } from "./rules/index.ts";
+import { phraseHits } from "./phrase-hits.ts";
 import { compileAllowList, compileBlockList } from "./lists.ts";
 import { reportedQuotes } from "./quotes.ts";
 import { aimedInsults } from "./aimed.ts";
@@ -36,39 +37,6 @@ let shared: { profanity: ProfanityMatcher; rules: readonly CompiledRule[] } | un
 function builtIns() {
   shared ??= { profanity: createProfanityMatcher(), rules: compiledRules() };
   return shared;
-}
-
-function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit[] {
-  const hits: PlacedHit[] = [];
-  const collapsed = text.collapsed;
-  for (const { id, kind, family, namedByWord, regex } of rules) {
-    regex.lastIndex = 0;
-    for (let m = regex.exec(collapsed.text); m; m = regex.exec(collapsed.text)) {
-      if (m[0].length === 0) {
-        regex.lastIndex++;
-        continue;
-      }
-      let rule = family;
-      if (namedByWord) {
-        // `word2` catches a belittling phrase ("sad little man"), `word3` a comparison
-        // ("thick as mince"): both named for what they do rather than their words.
-        const g = m.groups ?? {};
-        const caught = (
-          g.word ?? (g.word2 !== undefined ? "belittling" : g.word3 !== undefined ? "dumb-as" : "")
-        ).replace(/[^a-z0-9]+/g, " ");
-        rule = family + (INSULT_WORDS.get(caught) ?? caught);
-      }
-      const span = originalSpan(collapsed, m.index, m.index + m[0].length);
-      hits.push({
-        rule,
-        pattern: id,
-        match: text.original.slice(span.start, span.end),
-        weight: WEIGHTS[kind],
-        ...span,
-      });
-    }
-  }
-  return hits;
 }
 
 /**

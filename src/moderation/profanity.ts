@@ -10,11 +10,13 @@ import {
   englishDataset,
   englishRecommendedBlacklistMatcherTransformers,
   parseRawPattern,
-  RegExpMatcher,
   type EnglishProfaneWord,
+  type StatefulTransformerContainer,
+  type TransformerContainer,
 } from "obscenity";
 import { EXTRA_SLURS, HARMLESS_LOOKALIKES, SLUR_WORDS } from "./lexicon.ts";
 import { normalize, originalSpan, type TracedText } from "./normalize.ts";
+import { createTermMatcher } from "./term-matcher.ts";
 import { WEIGHTS } from "./score.ts";
 import type { PlacedHit } from "./types.ts";
 
@@ -70,6 +72,15 @@ export function profanityVocabulary(): string {
   return JSON.stringify(buildDataSet());
 }
 
+/** obscenity's collapsing of repeated letters, the last of its recommended English transformers (see {@link asMatched}). */
+export function collapseRepeats(): StatefulTransformerContainer {
+  const last: TransformerContainer | undefined = englishRecommendedBlacklistMatcherTransformers.at(-1);
+  if (last === undefined || !("factory" in last)) {
+    throw new Error("obscenity's last recommended English transformer is no longer its collapsing of repeated letters");
+  }
+  return last;
+}
+
 /** Finds profanity and slurs; build once, use for every text. */
 export interface ProfanityMatcher {
   find(folded: TracedText, original: string): PlacedHit[];
@@ -83,11 +94,10 @@ export function createProfanityMatcher(): ProfanityMatcher {
   // The folded text is already lower-case ASCII with look-alikes and leetspeak read (more
   // carefully than obscenity reads them: "|" stays a separator), so of obscenity's
   // recommended transformers only the last, its collapsing of repeated letters, is still
-  // needed. Re-running the other three per character was a third of its time.
-  const matcher = new RegExpMatcher({
-    blacklistedTerms: built.blacklistedTerms,
-    blacklistMatcherTransformers: englishRecommendedBlacklistMatcherTransformers.slice(-1),
-  });
+  // needed. Re-running the other three per character was a third of its time. The terms are
+  // matched as obscenity's `RegExpMatcher` matches them, without its copy of every term's
+  // regular expression per text (`term-matcher.ts`).
+  const matcher = createTermMatcher(built.blacklistedTerms, collapseRepeats());
   // obscenity would search every harmless look-alike in every text, which cost as much as
   // the swear words' own search; here they are searched only in a text where a swear word
   // matched, with obscenity's rule: a look-alike that contains the whole match cancels it.
@@ -108,7 +118,7 @@ export function createProfanityMatcher(): ProfanityMatcher {
   return {
     find(folded, original) {
       const hits: PlacedHit[] = [];
-      const matches = matcher.getAllMatches(folded.text, true);
+      const matches = matcher.matches(folded.text);
       if (matches.length === 0) return hits;
       const seen = new Set<string>();
       for (const match of matches) {

@@ -8,6 +8,7 @@
  * The order below is the order in which a verdict lists hits that start and end together.
  */
 import { compilePattern } from "../pattern.ts";
+import { requiredText, type Required } from "../required-text.ts";
 import type { RuleKind } from "../types.ts";
 import { INSULT_ADJECTIVES, INSULT_NOUNS, INSULT_NOUNS_AFTER_YOU_ARE, INSULT_PLURALS } from "../lexicon.ts";
 import { ACCOUNT_AND_GROUP_INSULTS } from "./account-and-group-insults.ts";
@@ -53,6 +54,8 @@ export interface CompiledRule {
   /** Whether the hit is named after the word its `(?<word>…)` group caught (the family `<word>`). */
   readonly namedByWord: boolean;
   readonly regex: RegExp;
+  /** What text a match needs (`required-text.ts`): where the text lacks it, the regex is not run. */
+  readonly needs: Required;
 }
 
 /** Splits a rule id `kind:family/name` into its parts; undefined when it has another shape. */
@@ -72,12 +75,14 @@ export function compiledRules(): readonly CompiledRule[] {
     const parts = parseRuleId(rule.id);
     if (!parts) throw new Error(`phrase rule ${JSON.stringify(rule.id)}: an id is kind:family/name`);
     const namedByWord = parts.family === "<word>";
+    const regex = compilePattern(rule.pattern);
     return {
       id: rule.id,
       kind: parts.kind as PhraseKind,
       family: namedByWord ? `${parts.kind}:` : `${parts.kind}:${parts.family}`,
       namedByWord,
-      regex: compilePattern(rule.pattern),
+      regex,
+      needs: requiredText(regex.source),
     };
   });
   return compiled;
