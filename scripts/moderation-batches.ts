@@ -149,3 +149,19 @@ export function precisionRecall(tp: number, fp: number, fn: number): { precision
   // A batch with no abusive text (or no verdict of abuse) has nothing to get wrong on that side.
   return { precision: tp + fp === 0 ? 1 : tp / (tp + fp), recall: tp + fn === 0 ? 1 : tp / (tp + fn) };
 }
+
+/**
+ * Texts run together and cut at 280 characters, as full-length replies: the moderation
+ * bench times the classifier on them and the tests of its fast paths check them.
+ */
+export function fullLength(texts: readonly string[]): string[] {
+  const long: string[] = [];
+  for (let i = 0; i < texts.length; i += 8)
+    long.push(
+      texts
+        .slice(i, i + 40)
+        .join(" ")
+        .slice(0, 280),
+    );
+  return long;
+}

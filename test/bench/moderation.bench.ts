@@ -18,7 +18,7 @@
  */
 import { loadavg } from "node:os";
 import { createClassifier } from "../../src/moderation/index.ts";
-import { AIM, firstScores, loadBatches, scoreBatch } from "../../scripts/moderation-batches.ts";
+import { AIM, firstScores, fullLength, loadBatches, scoreBatch } from "../../scripts/moderation-batches.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 
 const SPEED_AIM = 1_000;
@@ -40,19 +40,6 @@ function throughput(
   const used = process.cpuUsage(cpuStart);
   const cpuMs = (used.user + used.system) / 1000;
   return { cpu: Math.round((n / cpuMs) * 1000), wall: Math.round((n / ms) * 1000), usPerText: (cpuMs * 1000) / n };
-}
-
-/** Texts run together and cut at 280 characters, as full-length replies. */
-function fullLength(texts: readonly string[]): string[] {
-  const long: string[] = [];
-  for (let i = 0; i < texts.length; i += 8)
-    long.push(
-      texts
-        .slice(i, i + 40)
-        .join(" ")
-        .slice(0, 280),
-    );
-  return long;
 }
 
 const bench: Bench = {
