@@ -76,7 +76,11 @@ describe("accounts and tokens in Redis", () => {
       join(bots, "greeter.yaml"),
       `name: greeter\nplan: pro\ntriggers: { mentions: { via: poll } }\nplugins: { reply: { text: "hello @{author.username}" } }\n`,
     );
-    const started = spawnBot(["start", "--bots", bots, "--plugins", join(process.cwd(), "plugins")], { cwd: dir, env });
+    // --lease 3: the process claims its bot 1 s after it starts (a third of the lease), not 3 s.
+    const started = spawnBot(["start", "--bots", bots, "--plugins", join(process.cwd(), "plugins"), "--lease", "3"], {
+      cwd: dir,
+      env,
+    });
     const lines = lineReader(started.stdout);
     await lines.waitFor(/claimed 1 bots \(greeter\)/);
     const alice = await createUser(t.sandbox, "alice");
