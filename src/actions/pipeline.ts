@@ -89,7 +89,8 @@
  * The window in which a crash costs the model a second request is therefore exactly: from the
  * model's answer reaching the writer to the record being durable. It holds the writer's own
  * synchronous work on the answer (budget.llm's count, the shaping, the moderation classifier:
- * about half a millisecond) and one durable write (the file store: the journal's append and
+ * about half a millisecond; answers that came back at once take their turns for it one after
+ * another, src/llm/turns.ts) and one durable write (the file store: the journal's append and
  * fdatasync, shared with whatever else is flushed at once; Redis: the bot's fenced write). A
  * request whose answer a crash cut off on its way is in it too. Past it, nothing depends on
  * the text that is not durable: the check, the duplicate guard, the budget queue, the

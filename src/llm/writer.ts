@@ -21,6 +21,11 @@
  *    opinion, and, as for the replies it judges for `moderate`, the classifier's verdict
  *    stands: the text is posted, and the log says the judge gave none.
  *
+ * The request goes out, and its answer is worked on (steps 3 and 4), each in a turn of the event
+ * loop of its own, taken in order with every other writer of the process (./turns.ts): a hundred
+ * mentions asked, or answered, at once then hold back none of the bots' other actions (a like
+ * that came meanwhile goes out between two of them, not after all of them).
+ *
  * The person's words reach the model only as `user` messages (./prompt.ts): the system
  * message is the bot file's alone.
  */
@@ -32,6 +37,7 @@ import type { ModelBudget } from "./budget.ts";
 import type { TextJudge } from "./judge-slot.ts";
 import { chatCompletion, ModelError, type ChatMessage, type ChatTarget, type ModelFailure } from "./chat.ts";
 import { shapeReply } from "./shape.ts";
+import { modelTurns } from "./turns.ts";
 
 /** What happened with the model, for `/metrics` (`postbot_llm_*`). */
 export interface ModelObserver {
@@ -83,6 +89,8 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
     let answer;
     for (let attempt = 1; ; attempt++) {
       await o.budget?.acquire(signal);
+      // The request goes out in a turn of its own (./turns.ts), as its answer is worked on below.
+      await modelTurns.next();
       const started = o.clock.now();
       try {
         answer = await chatCompletion(
@@ -113,6 +121,8 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
         await o.clock.sleep(wait, signal);
       }
     }
+    // Answers that came back at once are shaped and checked one per turn, the bot's other work between.
+    await modelTurns.next();
     o.budget?.spend(answer.usage.prompt + answer.usage.completion);
     o.observe?.tokens({ bot: o.bot, ...answer.usage });
     const cutShort = answer.finishReason === "length";
