@@ -39,6 +39,12 @@ export function botBin(): string {
   return dir ? join(dir, "bin", "bot.js") : join(ROOT, "bin", "bot.js");
 }
 
+/** The postbot module that `bot` runs (a plugin's `import "postbot"` must get this one): the copy's or src/'s. */
+export function botIndex(): string {
+  const dir = prebuiltDir();
+  return dir ? join(dir, "src", "index.js") : join(ROOT, "src", "index.ts");
+}
+
 /** Node's arguments that run a fixture child: the copy's bundle of it, or its TypeScript under tsx. */
 export function fixtureCommand(name: FixtureChild): string[] {
   const dir = prebuiltDir();
