@@ -4,10 +4,18 @@
  * match traced back to the words of the original that it covers.
  */
 import { originalSpan, type Normalized } from "./normalize.ts";
-import { hasRequired } from "./required-text.ts";
+import { RequiredIndex } from "./required-text.ts";
 import { INSULT_WORDS, type CompiledRule } from "./rules/index.ts";
 import { WEIGHTS } from "./score.ts";
 import type { PlacedHit } from "./types.ts";
+
+/** Each list of rules' needs, indexed once (the built-in rules are one list for every bot). */
+const indexes = new WeakMap<readonly CompiledRule[], RequiredIndex>();
+function indexOf(rules: readonly CompiledRule[]): RequiredIndex {
+  let index = indexes.get(rules);
+  if (index === undefined) indexes.set(rules, (index = new RequiredIndex(rules.map((r) => r.needs))));
+  return index;
+}
 
 /**
  * Every hit of the rules in a text, rule by rule in their order, each rule's hits in the
@@ -17,9 +25,12 @@ import type { PlacedHit } from "./types.ts";
 export function phraseHits(rules: readonly CompiledRule[], text: Normalized): PlacedHit[] {
   const hits: PlacedHit[] = [];
   const collapsed = text.collapsed;
-  for (const { id, kind, family, namedByWord, regex, needs } of rules) {
+  const required = indexOf(rules);
+  required.scan(collapsed.text);
+  for (let r = 0; r < rules.length; r++) {
     // Most rules need words most replies do not have (`required-text.ts`): no search then.
-    if (!hasRequired(collapsed.text, needs)) continue;
+    if (!required.satisfied(r)) continue;
+    const { id, kind, family, namedByWord, regex } = rules[r]!;
     regex.lastIndex = 0;
     for (let m = regex.exec(collapsed.text); m; m = regex.exec(collapsed.text)) {
       if (m[0].length === 0) {

@@ -219,8 +219,125 @@ export function requiredText(source: string): Required {
   }
 }
 
-/** Whether a text contains a string of each list. */
+/** Whether a text contains a string of each list (for one expression; {@link RequiredIndex} checks many at once). */
 export function hasRequired(text: string, required: Required): boolean {
   for (const list of required) if (!list.some((s) => text.includes(s))) return false;
   return true;
+}
+
+/**
+ * The needs of many expressions checked together: one pass over a text (an Aho-Corasick
+ * automaton of every string any of them needs) marks which of those strings the text
+ * contains, and then each expression's lists are looked up by number. Checking each list
+ * with `includes` instead searched the text once per string, hundreds of times per text.
+ * Not reentrant: {@link scan} a text, then ask {@link satisfied} for it, synchronously.
+ */
+export class RequiredIndex {
+  /** Each expression's lists, as the numbers of their strings. */
+  private readonly lists: ReadonlyArray<ReadonlyArray<Int32Array>>;
+  /** Character code (below 128) → its column in {@link next}; 0 for a character no string has. */
+  private readonly column = new Int32Array(128);
+  /** Characters from 128 on, where a string has some (no normalised text does). */
+  private readonly wideColumn = new Map<number, number>();
+  private readonly width: number;
+  /** The automaton: state × column → next state. */
+  private readonly next: Int32Array;
+  /** Per state, the numbers of the strings that end there, and the next state down its fail chain that has some. */
+  private readonly ends: ReadonlyArray<readonly number[]>;
+  private readonly endLink: Int32Array;
+  /** String number → the number of the last scan that found it. */
+  private readonly found: Uint32Array;
+  private scans = 0;
+
+  constructor(needs: readonly Required[]) {
+    const numbers = new Map<string, number>();
+    for (const required of needs)
+      for (const list of required) for (const s of list) numbers.set(s, numbers.get(s) ?? numbers.size);
+    this.lists = needs.map((required) => required.map((list) => Int32Array.from(list, (s) => numbers.get(s)!)));
+    this.found = new Uint32Array(numbers.size);
+    // The alphabet: column 0 stands for every character no string has.
+    let columns = 1;
+    for (const s of numbers.keys()) {
+      for (let i = 0; i < s.length; i++) {
+        const code = s.charCodeAt(i);
+        if (code < 128) {
+          if (this.column[code] === 0) this.column[code] = columns++;
+        } else if (!this.wideColumn.has(code)) this.wideColumn.set(code, columns++);
+      }
+    }
+    this.width = columns;
+    // The trie of the strings.
+    const children: Array<Map<number, number>> = [new Map()];
+    const ends: number[][] = [[]];
+    for (const [s, n] of numbers) {
+      let state = 0;
+      for (let i = 0; i < s.length; i++) {
+        const c = this.columnOf(s.charCodeAt(i));
+        let child = children[state]!.get(c);
+        if (child === undefined) {
+          child = children.length;
+          children.push(new Map());
+          ends.push([]);
+          children[state]!.set(c, child);
+        }
+        state = child;
+      }
+      ends[state]!.push(n);
+    }
+    // Fail links and the full transition table, breadth first.
+    const next = new Int32Array(children.length * columns);
+    const fail = new Int32Array(children.length);
+    const endLink = new Int32Array(children.length).fill(-1);
+    const queue: number[] = [];
+    for (const [c, child] of children[0]!) {
+      next[c] = child;
+      queue.push(child);
+    }
+    for (let head = 0; head < queue.length; head++) {
+      const state = queue[head]!;
+      const f = fail[state]!;
+      endLink[state] = ends[f]!.length > 0 ? f : endLink[f]!;
+      for (let c = 0; c < columns; c++) {
+        const child = children[state]!.get(c);
+        if (child === undefined) {
+          next[state * columns + c] = next[f * columns + c]!;
+        } else {
+          next[state * columns + c] = child;
+          fail[child] = next[f * columns + c]!;
+          queue.push(child);
+        }
+      }
+    }
+    this.next = next;
+    this.ends = ends;
+    this.endLink = endLink;
+  }
+
+  private columnOf(code: number): number {
+    return code < 128 ? this.column[code]! : (this.wideColumn.get(code) ?? 0);
+  }
+
+  /** Marks which of the strings `text` contains, for {@link satisfied}. */
+  scan(text: string): void {
+    const scan = ++this.scans;
+    const { next, ends, endLink, found, width } = this;
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      state = next[state * width + this.columnOf(text.charCodeAt(i))]!;
+      for (let s = ends[state]!.length > 0 ? state : endLink[state]!; s > 0; s = endLink[s]!) {
+        for (const n of ends[s]!) found[n] = scan;
+      }
+    }
+  }
+
+  /** Whether the text last scanned contains a string of each of expression `index`'s lists. */
+  satisfied(index: number): boolean {
+    const scan = this.scans;
+    for (const list of this.lists[index]!) {
+      let any = false;
+      for (let k = 0; k < list.length && !any; k++) any = this.found[list[k]!] === scan;
+      if (!any) return false;
+    }
+    return true;
+  }
 }

@@ -3,7 +3,7 @@ import { englishDataset, RegExpMatcher } from "obscenity";
 import { normalize } from "../../src/moderation/normalize.ts";
 import { phraseHits } from "../../src/moderation/phrase-hits.ts";
 import { collapseRepeats } from "../../src/moderation/profanity.ts";
-import { hasRequired, requiredText } from "../../src/moderation/required-text.ts";
+import { hasRequired, RequiredIndex, requiredText } from "../../src/moderation/required-text.ts";
 import { compiledRules } from "../../src/moderation/rules/index.ts";
 import { createTermMatcher } from "../../src/moderation/term-matcher.ts";
 import { fullLength, loadBatches } from "../../scripts/moderation-batches.ts";
@@ -65,6 +65,36 @@ describe("required text (the phrase rules' prefilter)", () => {
       for (const rule of rules) if (!hasRequired(collapsed, rule.needs)) skipped++;
     }
     expect(skipped).toBeGreaterThan((texts.length * rules.length) / 2);
+  });
+
+  it("checks every rule's needs in one pass as each rule's own search of the text does", { timeout: 60_000 }, () => {
+    const rules = compiledRules();
+    const index = new RequiredIndex(rules.map((r) => r.needs));
+    const differ: string[] = [];
+    for (const text of texts) {
+      const collapsed = normalize(text).collapsed.text;
+      index.scan(collapsed);
+      rules.forEach((rule, r) => {
+        if (index.satisfied(r) !== hasRequired(collapsed, rule.needs)) differ.push(`${rule.id} on ${collapsed}`);
+      });
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it("finds strings inside one another, overlapping, at the ends, and beside characters none has", () => {
+    const needs = [[["he"], ["hers"]], [["she", "xyz"]], [["ushers"]], [["é"]], [["a&e"], ["s"]], []];
+    const index = new RequiredIndex(needs);
+    const satisfied = (text: string) => {
+      index.scan(text);
+      return needs.map((_, r) => index.satisfied(r));
+    };
+    expect(satisfied("ushers")).toEqual([true, true, true, false, false, true]);
+    expect(satisfied("he\u00e9 🙂 a&e's")).toEqual([false, false, false, true, true, true]);
+    expect(satisfied("")).toEqual([false, false, false, false, false, true]);
+    for (const text of ["hers", "she", "xyz", "a&es", "ushe", "ushers"]) {
+      index.scan(text);
+      needs.forEach((required, r) => expect(index.satisfied(r), `${r} in ${text}`).toBe(hasRequired(text, required)));
+    }
   });
 
   it("finds the same phrase hits as every rule run on every text, disguised text included", { timeout: 60_000 }, () => {
