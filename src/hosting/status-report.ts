@@ -177,7 +177,7 @@ const count = (n: number, noun: string) => `${thousands(n)} ${n === 1 ? noun : `
 const iso = (ms: number) => new Date(ms).toISOString();
 const thousands = (n: number) => n.toLocaleString("en-US");
 
-/** `tokens 48,210 of 50,000 left per 1d, requests 0 of 30 left per 1m (more in 20s)`: what the bot's model may still use. */
+/** `tokens 48,210 of 50,000 left per 1d, requests 0 of 30 left per 1m (more in 20s), 2 replies waiting for it`: what the bot's model may still use. */
 function llmLine(b: ModelBudgetStatus, now: number): string {
   const window = (name: string, w: NonNullable<ModelBudgetStatus["tokens"]>) => {
     const left = Math.max(0, w.limit - w.used);
@@ -188,6 +188,7 @@ function llmLine(b: ModelBudgetStatus, now: number): string {
     ...(b.requests ? [window("requests", b.requests)] : []),
   ];
   if (b.pausedUntil !== undefined) parts.push(`paused by the model server for ${age(b.pausedUntil - now)}`);
+  if (b.waiting > 0) parts.push(`${count(b.waiting, "reply")} waiting for it`);
   return parts.join(", ") || "no limit";
 }
 

@@ -49,6 +49,8 @@ interface Saved {
   tokens: Array<[number, number]>;
   requests: Array<[number, number]>;
   pausedUntil?: number;
+  /** Requests waiting for room when it was saved (absent: none), for `bot status` and the status page. */
+  waiting?: number;
 }
 
 /** The store namespace of the model budgets, by bot. */
@@ -136,15 +138,23 @@ export class ModelBudget {
    */
   async acquire(signal: AbortSignal): Promise<void> {
     this.waiters++;
+    // Saved when a request starts and stops waiting (not on the path that waits for nothing),
+    // so what reads the store (`bot status`, the status page) sees the replies held back.
+    let waited = false;
     try {
       for (;;) {
         const at = this.readyAt();
         const now = this.clock.now();
         if (at <= now) break;
+        if (!waited) {
+          waited = true;
+          this.save();
+        }
         await this.clock.sleep(at - now, signal);
       }
     } finally {
       this.waiters--;
+      if (waited) this.save();
     }
     this.requests?.add(this.clock.now(), 1);
     this.save();
@@ -172,6 +182,7 @@ export class ModelBudget {
       tokens: this.tokens?.uses ?? [],
       requests: this.requests?.uses ?? [],
       ...(this.pausedUntil > 0 ? { pausedUntil: this.pausedUntil } : {}),
+      ...(this.waiters > 0 ? { waiting: this.waiters } : {}),
     };
   }
 
@@ -213,5 +224,5 @@ function modelBudgetStatus(saved: Saved, now: number, waiting: number): ModelBud
 /** A bot's model budget as the store keeps it, at `now`, or undefined when it has none. */
 export function savedModelBudget(store: Store, bot: string, now: number): ModelBudgetStatus | undefined {
   const saved = store.get<Saved>(MODEL_BUDGET_NAMESPACE, bot);
-  return saved ? modelBudgetStatus(saved, now, 0) : undefined;
+  return saved ? modelBudgetStatus(saved, now, saved.waiting ?? 0) : undefined;
 }

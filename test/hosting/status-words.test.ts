@@ -80,7 +80,7 @@ describe("bot status in words", () => {
 });
 
 describe("bot status: the model's budget", () => {
-  it("says what the bot's model may still use of its budget.llm, and when a spent window refills", () => {
+  it("says what the bot's model may still use of its budget.llm, when a spent window refills, and the replies waiting for it", () => {
     const text = formatStatus(
       [
         bot({
@@ -94,8 +94,8 @@ describe("bot status: the model's budget", () => {
       ],
       NOW,
     );
-    expect(text).toContain(
-      "  llm        tokens 48,210 of 50,000 left per 1d, requests 0 of 30 left per 1m (more in 20s)",
+    expect(text.split("\n")).toContain(
+      "  llm        tokens 48,210 of 50,000 left per 1d, requests 0 of 30 left per 1m (more in 20s), 1 reply waiting for it",
     );
   });
 });

@@ -44,6 +44,27 @@ describe("ModelBudget in the store", () => {
     expect(savedModelBudget(store, "helpdesk", clock.now())).toEqual({ ...budget.status(), waiting: 0 });
   });
 
+  it("saves how many requests wait for room, so bot status and the status page show them", async () => {
+    const { clock, store, budget } = setUp();
+    const stop = new AbortController();
+    for (let i = 0; i < 5; i++) await budget.acquire(stop.signal);
+    expect(savedModelBudget(store, "helpdesk", clock.now())!.waiting).toBe(0);
+    const sixth = budget.acquire(stop.signal);
+    const seventh = budget.acquire(stop.signal);
+    expect(savedModelBudget(store, "helpdesk", clock.now())!.waiting).toBe(2);
+    await clock.advance(60_000);
+    await Promise.all([sixth, seventh]);
+    expect(savedModelBudget(store, "helpdesk", clock.now())!.waiting).toBe(0);
+    // A restart starts with none waiting, whatever was saved.
+    for (let i = 0; i < 3; i++) await budget.acquire(stop.signal);
+    const waiting = budget.acquire(stop.signal);
+    expect(savedModelBudget(store, "helpdesk", clock.now())!.waiting).toBe(1);
+    new ModelBudget("helpdesk", policy, clock, store);
+    expect(savedModelBudget(store, "helpdesk", clock.now())!.waiting).toBe(0);
+    stop.abort(new Error("stopped"));
+    await expect(waiting).rejects.toThrow("stopped");
+  });
+
   it("a store without adopt is given the same value with set", async () => {
     const memory = createMemoryStore();
     const { adopt: _none, ...withoutAdopt } = memory;
