@@ -13,6 +13,7 @@
  *     on: [mention, dm]               # mention (default), reply, post, dm
  *     context: thread                 # thread (default) | none
  *     max_tokens: 120                 # default 120
+ *     parallel: 4                     # requests in flight to the server at once (default 4)
  * budget:
  *   llm: { tokens: 50000, per: 24h, requests: 30, per_minute: true }
  * ```
@@ -51,6 +52,7 @@ import {
   createClassifier,
   definePlugin,
   judgeCheck,
+  MODEL_PARALLEL,
   replyWriter,
   type DmContext,
   type PostContext,
@@ -113,6 +115,15 @@ export const llmReplyOptions = z.strictObject({
     .max(4096, { error: "is more than a post can use; 120 is about 280 characters" })
     .default(120)
     .meta({ description: "The most tokens the model may answer with (default 120)" }),
+  parallel: z
+    .number({ error: `expected a whole number of requests, such as ${MODEL_PARALLEL}` })
+    .int({ error: `expected a whole number of requests, such as ${MODEL_PARALLEL}` })
+    .min(1, { error: "must be at least 1" })
+    .max(256, { error: "is more than a model server works on at once; give the number it serves in parallel" })
+    .default(MODEL_PARALLEL)
+    .meta({
+      description: `The most requests in flight to this model server at once, over all of the process's bots (default ${MODEL_PARALLEL}); each is held until its answer is recorded, so a crash asks again for at most this many`,
+    }),
 });
 
 export type LlmReplyOptions = z.output<typeof llmReplyOptions>;
@@ -141,12 +152,13 @@ export default definePlugin({
       classifier,
       budget: models.budget,
       observe: models.observe,
+      parallel: options.parallel,
     };
     /**
      * A writer with the bot's moderation judge as its check (run by the action layer once the
      * text is recorded), read when an event is handled: `moderate` may be set up after this plugin.
      */
-    const judged = (write: (signal: AbortSignal) => Promise<string>): WriteText => {
+    const judged = (write: WriteText): WriteText => {
       const judge = models.judge?.current;
       return judge ? Object.assign(write, { check: judgeCheck(writerOptions, judge) }) : write;
     };
@@ -174,10 +186,10 @@ export default definePlugin({
     }
 
     const replyTo = async (ctx: PostContext<"mention" | "reply" | "post">) => {
-      const write = judged(async (signal) => {
+      const write = judged(async (signal, recorded) => {
         const history = options.context === "thread" ? await threadOf(ctx, signal) : [];
         const messages = chatMessages({ system: options.system, history, text: ctx.post.text });
-        return replyWriter(writerOptions, { messages, answered: ctx.author.username })(signal);
+        return replyWriter(writerOptions, { messages, answered: ctx.author.username })(signal, recorded);
       });
       const outcome = await ctx.replyWith(write);
       if ("reason" in outcome)
@@ -215,10 +227,10 @@ export default definePlugin({
     for (const event of options.on) {
       if (event === "dm") {
         const answerDm = async (ctx: DmContext) => {
-          const write = judged(async (signal) => {
+          const write = judged(async (signal, recorded) => {
             const history = options.context === "thread" ? await historyOf(ctx, signal) : [];
             const messages = chatMessages({ system: options.system, history, text: ctx.message.text });
-            return replyWriter(writerOptions, { messages, answered: ctx.sender.username })(signal);
+            return replyWriter(writerOptions, { messages, answered: ctx.sender.username })(signal, recorded);
           });
           const outcome = await ctx.replyWith(write);
           if ("reason" in outcome)

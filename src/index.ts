@@ -69,6 +69,7 @@ export { TextRefused } from "./actions/index.ts";
 export {
   chatMessages,
   judgeCheck,
+  MODEL_PARALLEL,
   replyWriter,
   shapeReply,
   type ChatMessage,

@@ -120,8 +120,14 @@ export type Outcome<R = unknown> =
  * before anything else happens to it: a retry or a restart sends the recorded text and
  * never calls the writer again. Throw {@link TextRefused} when the text must not be sent
  * (the outcome is `refused`); any other error is a failure to write (`failed`, nothing sent).
+ *
+ * `recorded` resolves once the text the call returns is durable with the ledger entry, or
+ * once it never will be (the call threw, the record failed, the ledger is off); it never
+ * rejects. A writer that holds something for its text until a crash can no longer lose it (a
+ * model server's request slot: src/llm/request-slots.ts) lets it go then. A caller other than
+ * the layer may leave it out: the writer then lets go when it returns.
  */
-export type WriteText = ((signal: AbortSignal) => Promise<string>) & {
+export type WriteText = ((signal: AbortSignal, recorded?: Promise<void>) => Promise<string>) & {
   /**
    * A check that may take time (a moderation judge over the network): run once the text is
    * recorded, not before, so that a crash while it runs never costs the writer a second call.

@@ -526,7 +526,9 @@ class LayerCore {
       action,
       signal: signal ?? new AbortController().signal,
       ...(rider ? { rider } : {}),
-      ...(write ? { write: async (s: AbortSignal) => (written = await write(s)) } : {}),
+      ...(write
+        ? { write: async (s: AbortSignal, recorded?: Promise<void>) => (written = await write(s, recorded)) }
+        : {}),
       ...(write?.check ? { check: write.check } : {}),
     };
     return shared.countInFlight(

@@ -92,12 +92,17 @@
  * about half a millisecond; answers that came back at once take their turns for it one after
  * another, src/llm/turns.ts) and one durable write (the file store: the journal's append and
  * fdatasync, shared with whatever else is flushed at once; Redis: the bot's fenced write). A
- * request whose answer a crash cut off on its way is in it too. Past it, nothing depends on
- * the text that is not durable: the check, the duplicate guard, the budget queue, the
- * `pending` mark and the request all come after the record, and `recover()` resumes a
- * recorded, checked action even once its event has left the inbox (test/llm/kill9.test.ts
- * kills a child at each of these: while the recorded text is checked, while the reply waits for
- * its slot, and once it is marked `pending`).
+ * request whose answer a crash cut off on its way is in it too. How many answers a crash can
+ * find in it is bounded by the writer, not by how fast they are recorded: the step tells the
+ * writer when its text is durable (`WriteText`'s `recorded`), and a model's writer holds its
+ * server's request slot until then (src/llm/request-slots.ts), so at most `parallel` answers
+ * of a server are ever outside the record (without it, 200 requests went out at once, a
+ * journal append under load took 30-300 ms, and a kill found ~100 answers not recorded).
+ * Past it, nothing depends on the text that is not durable: the check, the duplicate guard,
+ * the budget queue, the `pending` mark and the request all come after the record, and
+ * `recover()` resumes a recorded, checked action even once its event has left the inbox
+ * (test/llm/kill9.test.ts kills a child at each of these: while the recorded text is checked,
+ * while the reply waits for its slot, and once it is marked `pending`).
  */
 import type { StagedWrite } from "../store/staged-write.ts";
 import type { Action, CheckText, Executed, HeaderBag, Outcome, SlotRecord, WriteText } from "./action.ts";

@@ -48,6 +48,9 @@ export interface ChatTarget {
   model: string;
 }
 
+/** The URL requests to the model server at `url` (its base URL) go to. */
+export const chatEndpoint = (url: string): string => endpointUrl(url, "/v1/chat/completions");
+
 /** How long one request may take before it counts as a `timeout`. */
 export const CHAT_TIMEOUT_MS = 60_000;
 
@@ -79,7 +82,7 @@ export async function chatCompletion(
   let body: unknown;
   try {
     body = await postJson({
-      url: endpointUrl(target.url, "/v1/chat/completions"),
+      url: chatEndpoint(target.url),
       ...(target.key ? { key: target.key } : {}),
       body: { model: target.model, messages: request.messages, max_tokens: request.maxTokens, stream: false },
       signal: both.signal,

@@ -21,6 +21,11 @@
  *    opinion, and, as for the replies it judges for `moderate`, the classifier's verdict
  *    stands: the text is posted, and the log says the judge gave none.
  *
+ * Each request first takes one of its model server's request slots (./request-slots.ts:
+ * `parallel` per server and process) and keeps it until the action layer says its text is
+ * recorded (`WriteText`'s `recorded`), so that a crash never finds more than `parallel` of a
+ * server's answers unrecorded; a failed try gives its slot back before its back-off.
+ *
  * The request goes out, and its answer is worked on (steps 3 and 4), each in a turn of the event
  * loop of its own, taken in order with every other writer of the process (./turns.ts): a hundred
  * mentions asked, or answered, at once then hold back none of the bots' other actions (a like
@@ -35,7 +40,15 @@ import type { Logger } from "../log.ts";
 import type { Classifier } from "../moderation/types.ts";
 import type { ModelBudget } from "./budget.ts";
 import type { TextJudge } from "./judge-slot.ts";
-import { chatCompletion, ModelError, type ChatMessage, type ChatTarget, type ModelFailure } from "./chat.ts";
+import {
+  chatCompletion,
+  chatEndpoint,
+  ModelError,
+  type ChatMessage,
+  type ChatTarget,
+  type ModelFailure,
+} from "./chat.ts";
+import { MODEL_PARALLEL, modelSlots, type ReleaseSlot } from "./request-slots.ts";
 import { shapeReply } from "./shape.ts";
 import { modelTurns } from "./turns.ts";
 
@@ -74,6 +87,12 @@ export interface ReplyWriterOptions {
   retry?: Partial<typeof WRITER_RETRY>;
   /** How long one request may take (default `CHAT_TIMEOUT_MS`). */
   timeoutMs?: number;
+  /**
+   * The most requests in flight to this model server from the process (`llm-reply`'s
+   * `parallel`; default {@link MODEL_PARALLEL}), each held until its answer is recorded: see
+   * ./request-slots.ts.
+   */
+  parallel?: number | undefined;
 }
 
 /** One reply to write: the chat to send, and whom it answers (the one mention kept). */
@@ -85,10 +104,27 @@ export interface ReplyRequest {
 /** The writer of one reply; see the module comment. */
 export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): WriteText {
   const retry = { ...WRITER_RETRY, ...o.retry };
-  const write = async (signal: AbortSignal): Promise<string> => {
+  const parallel = o.parallel ?? MODEL_PARALLEL;
+  const write = async (signal: AbortSignal, recorded?: Promise<void>): Promise<string> => {
+    // The server's request slot (./request-slots.ts): held from before the request leaves until
+    // the answer's text is durable (`recorded`), or given back once nothing will be recorded.
+    let release: ReleaseSlot | undefined;
+    try {
+      const text = await written(signal, (slot) => (release = slot));
+      if (recorded) void recorded.then(release);
+      else release?.();
+      release = undefined;
+      return text;
+    } finally {
+      release?.();
+    }
+  };
+  const written = async (signal: AbortSignal, held: (slot: ReleaseSlot | undefined) => void): Promise<string> => {
     let answer;
     for (let attempt = 1; ; attempt++) {
       await o.budget?.acquire(signal);
+      const slot = await modelSlots(chatEndpoint(o.target.url)).acquire(parallel, signal);
+      held(slot);
       // The request goes out in a turn of its own (./turns.ts), as its answer is worked on below.
       await modelTurns.next();
       const started = o.clock.now();
@@ -103,6 +139,9 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
         o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: "ok" });
         break;
       } catch (err) {
+        // No slot held through a back-off: another reply's request may use it meanwhile.
+        slot();
+        held(undefined);
         if (signal.aborted) throw err;
         const failure = err instanceof ModelError ? err : new ModelError("unreachable", String(err));
         o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: failure.reason });

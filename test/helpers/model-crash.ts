@@ -21,6 +21,14 @@ export interface ReplyWorld {
   onArrival?: ((res: ServerResponse) => boolean) | undefined;
   /** Called as the model answers a request (the answer goes out right after). */
   onAnswer?: (() => void) | undefined;
+  /**
+   * While set, the model holds its answers until this many requests wait, then gives them all
+   * at once: answers that come back together. {@link runChild} forgets the requests of an
+   * earlier (killed) child still held.
+   */
+  together?: number | undefined;
+  /** Forgets the held requests (see {@link together}). */
+  forgetHeld(): void;
   close(): Promise<void>;
 }
 
@@ -29,7 +37,17 @@ export async function startReplyWorld(): Promise<ReplyWorld> {
   const received = new Map<string, string[]>();
   const answers = new Map<string, string[]>();
   let n = 0;
-  model.chat.respond((req) => {
+  let held: Array<() => void> = [];
+  model.chat.respond(async (req) => {
+    const together = world.together;
+    if (together !== undefined)
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        if (held.length < together) return;
+        const all = held;
+        held = [];
+        for (const go of all) go();
+      });
     const content = req.messages.at(-1)?.content;
     const post = (typeof content === "string" ? content : "").replace(/^post /, "");
     const text = `Answer ${++n} to ${post}.`;
@@ -42,6 +60,9 @@ export async function startReplyWorld(): Promise<ReplyWorld> {
     model,
     received,
     answers,
+    forgetHeld() {
+      held = [];
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
@@ -97,6 +118,7 @@ export function runChild(
     env?: Record<string, string>;
   } = {},
 ): Promise<ChildRun> {
+  world.forgetHeld();
   return new Promise((resolve) => {
     const child: ChildProcess = spawn(
       process.execPath,

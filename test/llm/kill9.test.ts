@@ -4,7 +4,9 @@
  * and the post (once the reply is marked pending and about to be sent; earlier, right after its
  * text was recorded, while it waits for a slot; and while its recorded text is checked, as a
  * moderation judge checks it), then at random moments. Started again, it posts the text the model first
- * wrote, once, and never asks the model again for a reply whose text it recorded.
+ * wrote, once, and never asks the model again for a reply whose text it recorded; and for one
+ * whose answer had come back but was not recorded yet, it asks again for at most `parallel`
+ * of them, however many came back together.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -75,6 +77,34 @@ describe("kill -9 during model replies", () => {
     expect(second.out).toContain("checked Answer 1 to p0.");
     expect(world.received.get("writer:reply:p0")).toEqual(["Answer 1 to p0."]);
     expect(world.model.chat.requests).toHaveLength(1);
+  }, 60_000);
+
+  it("killed as a burst of answers comes back together: the restart asks the model again for at most `parallel` replies", async () => {
+    world = await startReplyWorld();
+    const dataDir = await freshDir();
+    const PARALLEL = 4;
+    const COUNT = 24;
+    const env = { PARALLEL: String(PARALLEL), BOTS: "3" };
+    // The model answers in bursts: held until PARALLEL requests wait, then all at once. The
+    // child is killed as the second burst leaves the model, before it can record them.
+    world.together = PARALLEL;
+    const first = await runChild(world, dataDir, COUNT, { onAnswer: { n: 2 * PARALLEL, delayMs: 0 }, env });
+    expect(first.killed, first.out).toBe(true);
+    world.together = undefined;
+    const second = await runChild(world, dataDir, COUNT, { env });
+    expect(second.code, second.out).toBe(0);
+
+    const posts = Array.from({ length: COUNT }, (_, i) => `p${i}`);
+    let askedAgain = 0;
+    for (const [i, p] of posts.entries()) {
+      const bot = i % 3 === 0 ? "writer" : `writer${i % 3}`;
+      const answers = world.answers.get(p) ?? [];
+      // Posted once, with the last answer the model gave for it (none asked after a record).
+      expect(world.received.get(`${bot}:reply:${p}`), p).toEqual([answers.at(-1)]);
+      askedAgain += answers.length - 1;
+    }
+    expect(askedAgain).toBeLessThanOrEqual(PARALLEL);
+    expect(world.model.chat.requests).toHaveLength(COUNT + askedAgain);
   }, 60_000);
 
   it("after random kills and restarts, every reply is posted once, with the last text the model wrote for it", async () => {

@@ -4,13 +4,15 @@
  * it posts, and every way the model can fail or answer badly.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import llmReply from "../../plugins/llm-reply.ts";
+import llmReply, { llmReplyOptions } from "../../plugins/llm-reply.ts";
 import { weightedLength } from "../../src/api/text/post-length.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import type { BotFileInput } from "../../src/config/schema.ts";
 import { fanOut, type RuntimeObserver } from "../../src/hosting/observer.ts";
 import { createMetrics } from "../../src/observe/metrics.ts";
+import type { LedgerEntry } from "../../src/actions/mechanics/idempotency-ledger.ts";
 import { CHAT_TIMEOUT_MS } from "../../src/llm/chat.ts";
+import { MODEL_PARALLEL } from "../../src/llm/request-slots.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { answer, startModelServer, type ModelServer } from "../helpers/model-server.ts";
@@ -233,6 +235,52 @@ describe("llm-reply: what is never generated or posted", () => {
     await poll(again);
     expect(model.chat.requests).toHaveLength(1);
     expect(replyTexts(again)).toEqual(["Once only."]);
+  });
+});
+
+describe("llm-reply: requests in flight to the model server", () => {
+  it("parallel: 2 asks the model two at a time for five mentions at once, each next request once an earlier answer is recorded", async () => {
+    const { bed, model } = await start({ options: { parallel: 2 } });
+    /** Replies whose text the ledger holds (recorded, or sent since). */
+    const recorded = () =>
+      bed.store
+        .entries<LedgerEntry>("ledger")
+        .filter(
+          ([key, e]) =>
+            key.includes(":reply:") &&
+            (e.state !== "queued" || typeof (e.action?.body as { text?: unknown } | undefined)?.text === "string"),
+        ).length;
+    /** At each request's arrival at the model: how many replies had their text recorded. */
+    const atArrival: number[] = [];
+    const texts = [
+      "Our shop opens at nine.",
+      "Yes, we fix flat tyres.",
+      "The blue bike is in stock.",
+      "We close at six on Sundays.",
+      "Helmets are on the second shelf.",
+    ];
+    model.chat.respond(() => {
+      atArrival.push(recorded());
+      return answer.delayed(1_000, answer.chat(texts[atArrival.length - 1]!));
+    });
+    const alice = await bed.user("alice");
+    for (let i = 0; i < 5; i++) await bed.post(alice, `@helpdesk question ${i}?`);
+    await bed.advance(60_000);
+    // The model answers only when the clock moves.
+    await until(
+      () => replyTexts(bed).length === 5,
+      () => (model.pending > 0 ? bed.advance(1_000) : undefined),
+    );
+    expect(model.chat.requests).toHaveLength(5);
+    // The k-th request leaves only once k - 2 answers are recorded: never a third in flight.
+    expect(atArrival.map((done, k) => done >= k - 1)).toEqual([true, true, true, true, true]);
+  });
+
+  it("parallel must be a whole number from 1", () => {
+    const bad = llmReplyOptions.safeParse({ url: "http://127.0.0.1:11434", model: "m", parallel: 0 });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.message).toBe("must be at least 1");
+    expect(llmReplyOptions.parse({ url: "http://127.0.0.1:11434", model: "m" }).parallel).toBe(MODEL_PARALLEL);
   });
 });
 

@@ -47,27 +47,35 @@ export function textWriter(): Step {
         ...keyed,
         reason: "its text was to be written when it went, and nothing here writes it",
       };
-    let text: string;
+    // Told to the writer once its text is durable, or never will be (see `WriteText`).
+    let settle!: () => void;
+    const recorded = new Promise<void>((resolve) => (settle = resolve));
+    let written: Action;
     try {
-      text = await write(job.signal);
-    } catch (error) {
-      if (job.signal.aborted) return { status: "deferred", ...keyed, reason: "stopped while its text was written" };
-      if (error instanceof TextRefused) return { status: "refused", ...keyed, reason: error.message };
-      // No `error`: decided before any request left (see `unsentFailure`); the ledger ends it `failed`.
-      return { status: "failed", ...keyed, reason: `its text could not be written: ${why(error)}`, maybeSent: false };
-    }
-    const written = withText(action, text, check !== undefined);
-    if (record) {
+      let text: string;
       try {
-        await record(written);
+        text = await write(job.signal, recorded);
       } catch (error) {
-        return {
-          status: "failed",
-          ...keyed,
-          reason: `its written text could not be recorded: ${why(error)}`,
-          maybeSent: false,
-        };
+        if (job.signal.aborted) return { status: "deferred", ...keyed, reason: "stopped while its text was written" };
+        if (error instanceof TextRefused) return { status: "refused", ...keyed, reason: error.message };
+        // No `error`: decided before any request left (see `unsentFailure`); the ledger ends it `failed`.
+        return { status: "failed", ...keyed, reason: `its text could not be written: ${why(error)}`, maybeSent: false };
       }
+      written = withText(action, text, check !== undefined);
+      if (record) {
+        try {
+          await record(written);
+        } catch (error) {
+          return {
+            status: "failed",
+            ...keyed,
+            reason: `its written text could not be recorded: ${why(error)}`,
+            maybeSent: false,
+          };
+        }
+      }
+    } finally {
+      settle();
     }
     if (!check) return next({ ...rest, action: written });
     return checkThen(next, { ...rest, action: written }, check, record);

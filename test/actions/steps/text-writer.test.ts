@@ -106,6 +106,45 @@ describe("text writer step", () => {
     expect(seen).toEqual([{ state: "queued", text: "Recorded first.", flushed: 1 }]);
   });
 
+  it("tells the writer once its text is durable (`recorded`), not before; and at once when nothing will be recorded", async () => {
+    const store = createMemoryStore();
+    const disk = deferred<void>();
+    let durable = false;
+    const flush = store.flush.bind(store);
+    store.flush = async () => {
+      await disk.promise;
+      await flush();
+      durable = true;
+    };
+    const { perform } = pipeline(store, async () => ({ status: "sent", result: { data: { id: "9" } } }));
+    const told: boolean[] = [];
+    let given: Promise<void> | undefined;
+    const write = async (_signal: AbortSignal, recorded?: Promise<void>) => {
+      given = recorded;
+      void recorded?.then(() => told.push(durable));
+      return "Held until durable.";
+    };
+    const outcome = perform(jobOf(unwritten(), { write }));
+    await new Promise((r) => setImmediate(r));
+    expect(given).toBeDefined();
+    expect(told).toEqual([]);
+    disk.resolve();
+    expect((await outcome).status).toBe("sent");
+    expect(told).toEqual([true]);
+
+    // A write that fails, or is refused: told at once (nothing will be recorded).
+    for (const thrown of [new Error("the model answered 500"), new TextRefused("refused")]) {
+      let settled = false;
+      const failing = async (_signal: AbortSignal, recorded?: Promise<void>) => {
+        void recorded?.then(() => (settled = true));
+        throw thrown;
+      };
+      await textWriter()(fakeNext().next)(jobOf(unwritten("502"), { write: failing }));
+      await new Promise((r) => setImmediate(r));
+      expect(settled, thrown.message).toBe(true);
+    }
+  });
+
   it("after a stop while sending, the recorded text is sent again and the writer is not asked", async () => {
     const store = createMemoryStore();
     const sent: string[] = [];
