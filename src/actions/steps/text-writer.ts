@@ -62,18 +62,8 @@ export function textWriter(): Step {
         return { status: "failed", ...keyed, reason: `its text could not be written: ${why(error)}`, maybeSent: false };
       }
       written = withText(action, text, check !== undefined);
-      if (record) {
-        try {
-          await record(written);
-        } catch (error) {
-          return {
-            status: "failed",
-            ...keyed,
-            reason: `its written text could not be recorded: ${why(error)}`,
-            maybeSent: false,
-          };
-        }
-      }
+      const unrecorded = await recordOrFail(record, written, "written");
+      if (unrecorded) return { ...unrecorded, ...keyed };
     } finally {
       settle();
     }
@@ -107,17 +97,22 @@ async function checkThen(
     }
   }
   const passed = checked(job.action);
-  if (record) {
-    try {
-      await record(passed);
-    } catch (error) {
-      return {
-        status: "failed",
-        ...keyed,
-        reason: `its checked text could not be recorded: ${why(error)}`,
-        maybeSent: false,
-      };
-    }
-  }
+  const unrecorded = await recordOrFail(record, passed, "checked");
+  if (unrecorded) return { ...unrecorded, ...keyed };
   return next({ ...job, action: passed });
+}
+
+/** Records `action` (when the job records at all); the failed outcome if that failed, else nothing. */
+async function recordOrFail(
+  record: ((action: Action) => Promise<void>) | undefined,
+  action: Action,
+  what: "written" | "checked",
+): Promise<StepOutcome | undefined> {
+  if (!record) return undefined;
+  try {
+    await record(action);
+    return undefined;
+  } catch (error) {
+    return { status: "failed", reason: `its ${what} text could not be recorded: ${why(error)}`, maybeSent: false };
+  }
 }
