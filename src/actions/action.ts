@@ -119,15 +119,22 @@ export type Outcome<R = unknown> =
  * let the action through, and records the text with the action's ledger entry, durably,
  * before anything else happens to it: a retry or a restart sends the recorded text and
  * never calls the writer again. Throw {@link TextRefused} when the text must not be sent
- * (the outcome is `refused`); any other error is a failure to write (`failed`, nothing sent).
+ * (the outcome is `refused`), or {@link TextExpired} when the action's time-to-live passed
+ * before anything was asked for it (`dropped`); any other error is a failure to write
+ * (`failed`, nothing sent).
  *
  * `recorded` resolves once the text the call returns is durable with the ledger entry, or
  * once it never will be (the call threw, the record failed, the ledger is off); it never
  * rejects. A writer that holds something for its text until a crash can no longer lose it (a
  * model server's request slot: src/llm/request-slots.ts) lets it go then. A caller other than
  * the layer may leave it out: the writer then lets go when it returns.
+ *
+ * `expiresAt` is the action's time-to-live (ms on the layer's clock), when it has one: a
+ * writer that waits before its work costs anything (a model's budget, its server's request
+ * slot) looks at it once the wait is over, and throws {@link TextExpired} rather than write a
+ * text that would only be dropped.
  */
-export type WriteText = ((signal: AbortSignal, recorded?: Promise<void>) => Promise<string>) & {
+export type WriteText = ((signal: AbortSignal, recorded?: Promise<void>, expiresAt?: number) => Promise<string>) & {
   /**
    * A check that may take time (a moderation judge over the network): run once the text is
    * recorded, not before, so that a crash while it runs never costs the writer a second call.
@@ -146,6 +153,16 @@ export type CheckText = (text: string, signal: AbortSignal) => Promise<void>;
  */
 export class TextRefused extends Error {
   override name = "TextRefused";
+}
+
+/**
+ * Thrown by a {@link WriteText} whose action's time-to-live (its `expiresAt`) passed while it
+ * waited, before it asked for anything (a model's request never left): the action ends
+ * `dropped`, as one that waited past it in the budget queue does, with this message as its
+ * reason.
+ */
+export class TextExpired extends Error {
+  override name = "TextExpired";
 }
 
 /** The kinds whose body carries a text a {@link WriteText} may write. */

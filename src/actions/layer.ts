@@ -527,7 +527,10 @@ class LayerCore {
       signal: signal ?? new AbortController().signal,
       ...(rider ? { rider } : {}),
       ...(write
-        ? { write: async (s: AbortSignal, recorded?: Promise<void>) => (written = await write(s, recorded)) }
+        ? {
+            write: async (s: AbortSignal, recorded?: Promise<void>, expiresAt?: number) =>
+              (written = await write(s, recorded, expiresAt)),
+          }
         : {}),
       ...(write?.check ? { check: write.check } : {}),
     };

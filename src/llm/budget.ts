@@ -93,6 +93,18 @@ class UseWindow {
     if (n > 0) this.uses.push([now, n]);
   }
 
+  /** Takes back `n` of what {@link add} counted at `at` (gone already, once it left the window). */
+  remove(at: number, n: number): void {
+    for (let i = this.uses.length - 1; i >= 0; i--) {
+      const use = this.uses[i]!;
+      if (use[0] !== at) continue;
+      // A new pair: the one here may be the store's own (read from it at start).
+      if (use[1] > n) this.uses[i] = [at, use[1] - n];
+      else this.uses.splice(i, 1);
+      return;
+    }
+  }
+
   state(now: number): ModelWindowState {
     const used = this.used(now);
     return {
@@ -134,9 +146,11 @@ export class ModelBudget {
 
   /**
    * Waits until a request may go, on the clock, and counts it. Rejects with the signal's
-   * reason when `signal` aborts (the bot stops).
+   * reason when `signal` aborts (the bot stops). Resolves with what takes the count back
+   * (once), for a request that then never left (its reply's time-to-live passed, or its bot
+   * stopped, while it waited for its server's request slot).
    */
-  async acquire(signal: AbortSignal): Promise<void> {
+  async acquire(signal: AbortSignal): Promise<() => void> {
     this.waiters++;
     // Saved when a request starts and stops waiting (not on the path that waits for nothing),
     // so what reads the store (`bot status`, the status page) sees the replies held back.
@@ -156,8 +170,16 @@ export class ModelBudget {
       this.waiters--;
       if (waited) this.save();
     }
-    this.requests?.add(this.clock.now(), 1);
+    const at = this.clock.now();
+    this.requests?.add(at, 1);
     this.save();
+    let unspent = false;
+    return () => {
+      if (unspent || !this.requests) return;
+      unspent = true;
+      this.requests.remove(at, 1);
+      this.save();
+    };
   }
 
   /** Counts an answer's tokens. */

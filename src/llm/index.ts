@@ -9,7 +9,15 @@ export type { ChatAnswer, ChatMessage, ChatTarget, ModelFailure } from "./chat.t
 export { chatMessages, type ChatTurn } from "./prompt.ts";
 export { fitToLength, shapeReply, withoutOtherMentions, type ShapeOptions } from "./shape.ts";
 export { judgeCheck, replyWriter, WRITER_RETRY } from "./writer.ts";
-export { MODEL_PARALLEL, modelSlots, RequestSlots, type ReleaseSlot } from "./request-slots.ts";
+export {
+  keptModelServers,
+  MODEL_PARALLEL,
+  modelSlots,
+  modelSlotUse,
+  RequestSlots,
+  type ModelSlotUse,
+  type ReleaseSlot,
+} from "./request-slots.ts";
 export type { ModelObserver, ReplyRequest, ReplyWriterOptions } from "./writer.ts";
 export type { ModelAccess } from "./access.ts";
 export { JudgeSlot, type TextJudge } from "./judge-slot.ts";

@@ -24,7 +24,13 @@
  * Each request first takes one of its model server's request slots (./request-slots.ts:
  * `parallel` per server and process) and keeps it until the action layer says its text is
  * recorded (`WriteText`'s `recorded`), so that a crash never finds more than `parallel` of a
- * server's answers unrecorded; a failed try gives its slot back before its back-off.
+ * server's answers unrecorded; a failed try gives its slot back before its back-off. Once it has
+ * the slot (the waits for the budget and for the slot are over), and before the request goes,
+ * it looks again: a reply whose action's time-to-live passed meanwhile (`WriteText`'s
+ * `expiresAt`) is not asked for (`TextExpired`: the action ends `dropped`, as one that waited past
+ * it in the budget queue does), nor one whose bot stopped; either gives its slot back at
+ * once, and the request its budget counted, so the model never writes a text that could only
+ * be dropped.
  *
  * The request goes out, and its answer is worked on (steps 3 and 4), each in a turn of the event
  * loop of its own, taken in order with every other writer of the process (./turns.ts): a hundred
@@ -34,7 +40,7 @@
  * The person's words reach the model only as `user` messages (./prompt.ts): the system
  * message is the bot file's alone.
  */
-import { TextRefused, type CheckText, type WriteText } from "../actions/action.ts";
+import { TextExpired, TextRefused, type CheckText, type WriteText } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Classifier } from "../moderation/types.ts";
@@ -105,12 +111,12 @@ export interface ReplyRequest {
 export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): WriteText {
   const retry = { ...WRITER_RETRY, ...o.retry };
   const parallel = o.parallel ?? MODEL_PARALLEL;
-  const write = async (signal: AbortSignal, recorded?: Promise<void>): Promise<string> => {
+  const write = async (signal: AbortSignal, recorded?: Promise<void>, expiresAt?: number): Promise<string> => {
     // The server's request slot (./request-slots.ts): held from before the request leaves until
     // the answer's text is durable (`recorded`), or given back once nothing will be recorded.
     let release: ReleaseSlot | undefined;
     try {
-      const text = await written(signal, (slot) => (release = slot));
+      const text = await written(signal, expiresAt, (slot) => (release = slot));
       if (recorded) void recorded.then(release);
       else release?.();
       release = undefined;
@@ -119,14 +125,36 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
       release?.();
     }
   };
-  const written = async (signal: AbortSignal, held: (slot: ReleaseSlot | undefined) => void): Promise<string> => {
+  const written = async (
+    signal: AbortSignal,
+    expiresAt: number | undefined,
+    held: (slot: ReleaseSlot | undefined) => void,
+  ): Promise<string> => {
     let answer;
     for (let attempt = 1; ; attempt++) {
-      await o.budget?.acquire(signal);
-      const slot = await modelSlots(chatEndpoint(o.target.url)).acquire(parallel, signal);
+      const unspend = await o.budget?.acquire(signal);
+      const slots = modelSlots(chatEndpoint(o.target.url), o.target.url);
+      let slot: ReleaseSlot;
+      try {
+        slot = await slots.acquire(parallel, signal, o.bot);
+      } catch (err) {
+        unspend?.();
+        throw err;
+      }
       held(slot);
       // The request goes out in a turn of its own (./turns.ts), as its answer is worked on below.
       await modelTurns.next();
+      // The waits are over: a reply past its time-to-live, or whose bot stopped, is not asked for.
+      const expired = expiresAt !== undefined && o.clock.now() >= expiresAt;
+      if (expired || signal.aborted) {
+        slot();
+        held(undefined);
+        unspend?.();
+        if (signal.aborted) throw signal.reason;
+        throw new TextExpired(
+          `waited past its time-to-live (${new Date(expiresAt!).toISOString()}) for the model at ${slots.server}; the model was not asked`,
+        );
+      }
       const started = o.clock.now();
       try {
         answer = await chatCompletion(

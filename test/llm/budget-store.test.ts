@@ -65,6 +65,20 @@ describe("ModelBudget in the store", () => {
     await expect(waiting).rejects.toThrow("stopped");
   });
 
+  it("a request counted and then never sent (its reply expired waiting for a slot) is taken back, once", async () => {
+    const { clock, store, budget } = setUp();
+    const signal = new AbortController().signal;
+    await budget.acquire(signal);
+    await clock.advance(1_000);
+    const unspend = await budget.acquire(signal);
+    await budget.acquire(signal);
+    expect(budget.status().requests!.used).toBe(3);
+    unspend();
+    unspend();
+    expect(budget.status().requests!.used).toBe(2);
+    expect(savedModelBudget(store, "helpdesk", clock.now())!.requests!.used).toBe(2);
+  });
+
   it("a store without adopt is given the same value with set", async () => {
     const memory = createMemoryStore();
     const { adopt: _none, ...withoutAdopt } = memory;

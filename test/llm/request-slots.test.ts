@@ -1,10 +1,17 @@
 /**
  * The request slots of a model server (src/llm/request-slots.ts): at most `limit` held at
  * once, handed out first come first served, a waiter that gives up holds nothing, and a slot
- * given back twice counts once.
+ * given back twice counts once; each bot's slots and waits are counted, and the process keeps a
+ * server's slots only while one is held or waited for.
  */
 import { describe, expect, it } from "vitest";
-import { modelSlots, RequestSlots, type ReleaseSlot } from "../../src/llm/request-slots.ts";
+import {
+  keptModelServers,
+  modelSlots,
+  modelSlotUse,
+  RequestSlots,
+  type ReleaseSlot,
+} from "../../src/llm/request-slots.ts";
 
 const never = new AbortController().signal;
 const turn = () => new Promise((r) => setImmediate(r));
@@ -75,5 +82,39 @@ describe("RequestSlots", () => {
     expect(modelSlots("http://127.0.0.1:1/v1/chat/completions")).not.toBe(
       modelSlots("http://127.0.0.1:2/v1/chat/completions"),
     );
+  });
+
+  it("counts each bot's slots and waits, and keeps a server's slots only while one is held or waited for", async () => {
+    const endpoint = "http://127.0.0.1:3/v1/chat/completions";
+    const slots = modelSlots(endpoint, "http://user:secret@127.0.0.1:3");
+    expect(slots.server).toBe("http://127.0.0.1:3/");
+    const a = await slots.acquire(2, never, "ana");
+    const b = await slots.acquire(2, never, "bea");
+    const stop = new AbortController();
+    const waiting = [slots.acquire(2, stop.signal, "bea"), slots.acquire(2, never, "bea")];
+    expect(modelSlotUse("ana")).toEqual([{ server: "http://127.0.0.1:3/", inFlight: 1, waiting: 0 }]);
+    expect(modelSlotUse("bea")).toEqual([{ server: "http://127.0.0.1:3/", inFlight: 1, waiting: 2 }]);
+    expect(modelSlotUse("cid")).toEqual([]);
+    stop.abort(new Error("stopped"));
+    await expect(waiting[0]).rejects.toThrow("stopped");
+    a();
+    const c = await waiting[1]!;
+    expect(modelSlotUse("bea")).toEqual([{ server: "http://127.0.0.1:3/", inFlight: 2, waiting: 0 }]);
+    expect(modelSlotUse("ana")).toEqual([]);
+    b();
+    expect(keptModelServers()).toContain(endpoint);
+    c();
+    // Nothing held or waited for: the process keeps nothing for the server; asked again, it starts empty.
+    expect(keptModelServers()).not.toContain(endpoint);
+    const again = modelSlots(endpoint);
+    expect(again).not.toBe(slots);
+    // The last waiter giving up lets them go too, as does a caller already stopped.
+    const held = await again.acquire(1, never, "ana");
+    const leaving = again.acquire(1, stop.signal, "ana");
+    await expect(leaving).rejects.toThrow("stopped");
+    held();
+    expect(keptModelServers()).not.toContain(endpoint);
+    await expect(modelSlots(endpoint).acquire(1, stop.signal, "ana")).rejects.toThrow("stopped");
+    expect(keptModelServers()).not.toContain(endpoint);
   });
 });
