@@ -23,17 +23,30 @@ export const SINGLE_STATE_FILE_NAME = "state.json";
 /** Files read or written at once: enough to overlap the fsyncs, few enough for any file-descriptor limit. */
 export const PARALLEL_FILES = 32;
 
-/** Runs `fn` over `items`, at most `limit` at a time. */
+/**
+ * Runs `fn` over `items`, at most `limit` at a time. After a failure it starts no other item
+ * and rejects (with the first error) only once the items under way have ended: a checkpoint
+ * that fails must not still be writing files when the store is closed or the next checkpoint
+ * writes them.
+ */
 export async function eachLimited<T>(
   items: readonly T[],
   limit: number,
   fn: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
+    while (failure === undefined && next < items.length) {
+      try {
+        await fn(items[next++]!);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
 }
 
 /** The state files in `stateDir` (`shared.json`, `bots/greeter.json`...), temporary and set-aside files excluded. */

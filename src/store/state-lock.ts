@@ -65,6 +65,9 @@ function staleness(holder: Holder, me: Holder): string | undefined {
   return undefined;
 }
 
+/** Takes of a lock by this process so far: each one's temporary file has a name of its own. */
+let takes = 0;
+
 /**
  * Takes `lockPath` for this process, taking over a stale lock (logged) and refusing a live
  * holder with a message that says how to recover.
@@ -75,9 +78,10 @@ export async function acquireLock(lockPath: string, log: Logger, now: () => numb
   const start = ownStart();
   const me: Holder = { pid: process.pid, ...(start !== undefined ? { start } : {}), at: new Date(now()).toISOString() };
   const text = `${JSON.stringify(me)}\n`;
-  // Written in full under a name of its own, then linked into place: link fails when the
-  // lock exists, and nobody ever reads a half-written lock.
-  const temp = `${lockPath}.${process.pid}.tmp`;
+  // Written in full under a name of its own (this call's: two takes at once in one process
+  // must not write, link and remove the same one), then linked into place: link fails when
+  // the lock exists, and nobody ever reads a half-written lock.
+  const temp = `${lockPath}.${process.pid}.${++takes}.tmp`;
   await writeFile(temp, text, { mode: 0o600 }).catch((error: unknown) => {
     throw new UserError(
       `cannot create the lock file ${lockPath}: ${describeFsError(error)}; check the data directory's permissions`,

@@ -485,6 +485,22 @@ describe("openFileStore", () => {
     expect(await stateFiles()).toEqual(["bots/ann.json", "bots/bob.json"]);
   });
 
+  it("a checkpoint that fails has stopped writing files when close resolves (no temporary file left to copy)", async () => {
+    const { logger } = captureLogs();
+    const store = await openFileStore(dir, { logger });
+    store.set("kv:bob", "b", 1); // first in the batch: its failure comes while the others are being written
+    for (let i = 0; i < 300; i++) store.set(`kv:b${String(i).padStart(3, "0")}`, "k", i);
+    await store.flush();
+    await mkdir(state("bots", "bob.json"), { recursive: true }); // bob's file cannot be renamed into place
+    await store.close();
+    const names = (await readdir(state("bots"))).map(String);
+    expect(names.filter((n) => n.endsWith(".tmp"))).toEqual([]);
+    await rmdir(state("bots", "bob.json"));
+    const again = await openFileStore(dir);
+    expect([again.get("kv:bob", "b"), again.get("kv:b299", "k")]).toEqual([1, 299]);
+    await again.close();
+  });
+
   it("says which directory it cannot create", async () => {
     const file = join(root, "a-file");
     await writeFile(file, "");

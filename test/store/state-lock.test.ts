@@ -4,7 +4,7 @@
  * live holder is refused with a message that says how to recover.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { processInfo } from "../../src/store/process-info.ts";
+import { acquireLock } from "../../src/store/state-lock.ts";
 import { captureLogs } from "../helpers/log.ts";
 
 let root: string;
@@ -112,6 +113,14 @@ describe("the state lock", () => {
     expect((await holderOf()).pid).toBe(process.pid);
     expect(lines.find((l) => String(l.msg).startsWith("took over the stale lock"))?.reason).toMatch(/zombie/);
     await store.close();
+  });
+
+  it("two takes of one lock at once in this process both succeed and leave no temporary file", async () => {
+    const { logger } = captureLogs();
+    const taken = await Promise.allSettled([acquireLock(lock, logger), acquireLock(lock, logger)]);
+    expect(taken.map((t) => t.status)).toEqual(["fulfilled", "fulfilled"]);
+    expect((await holderOf()).pid).toBe(process.pid);
+    expect(await readdir(dir)).toEqual(["state.lock"]);
   });
 
   it("lets this process reopen its own directory (a test simulating a crash does)", async () => {
