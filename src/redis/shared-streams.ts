@@ -292,26 +292,33 @@ export class SharedStreams {
   /**
    * Mention bots that joined the running hub's rules (added to the fleet, in this process or
    * another): their catch-up poll ran when they started, before the hub had their rule, so
-   * what mentioned them in between came through neither. Once the rules are in, one search
-   * each closes that gap, as a single process does (../hosting/apps.ts); their mentions
-   * trigger hands each post out once, however it came. A hub not connected needs none: when
-   * it connects, every process polls its bots' mentions to catch up.
+   * what mentioned them in between came through neither. Once the rules are in, a search
+   * closes that gap, as a single process does (../hosting/apps.ts): one call for the bots of
+   * this change (the hub packs many bots into each query, {@link StreamHub.backfill}), or one
+   * per `mentions.backfill` they have; their mentions trigger hands each post out once,
+   * however it came. A hub not connected needs none: when it connects, every process polls
+   * its bots' mentions to catch up.
    */
   private backfill(appId: string, app: App, hub: StreamHub, bots: readonly string[]): void {
     if (app.hub !== hub || hub.status().state !== "connected") return;
     const now = this.options.clock.now();
+    const byReach = new Map<number, string[]>();
     for (const bot of bots) {
       const backfillMs = this.options.mentionsBackfillMs?.(bot);
       if (backfillMs === undefined) continue;
+      const same = byReach.get(backfillMs);
+      if (same) same.push(bot);
+      else byReach.set(backfillMs, [bot]);
+    }
+    for (const [backfillMs, group] of byReach)
       hub
-        .backfill([bot], now - backfillMs)
+        .backfill(group, now - backfillMs)
         .catch((err: unknown) =>
           this.options.log.warn(
-            { app: appId, bot, err: (err as Error)?.message },
-            `bot ${bot}: could not search for what mentioned it before its stream rule was in (${(err as Error)?.message ?? String(err)}); its mentions are polled again when the stream next reconnects`,
+            { app: appId, bots: group.length, err: (err as Error)?.message },
+            `${group.length === 1 ? `bot ${group[0]}` : `${group.length} bots (${group.slice(0, 3).join(", ")}${group.length > 3 ? ", …" : ""})`}: could not search for what mentioned them before their stream rule was in (${(err as Error)?.message ?? String(err)}); their mentions are polled again when the stream next reconnects`,
           ),
         );
-    }
   }
 
   private stopHub(app: App): void {

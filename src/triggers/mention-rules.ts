@@ -15,7 +15,7 @@
  * and packs only the bots no kept rule covers; it repacks from scratch only when the kept
  * rules and the new ones together would not fit under the cap.
  */
-import type { StreamRule } from "../api/types.ts";
+import type { Post, StreamRule } from "../api/types.ts";
 import type { StreamRuleCaps } from "../limits/stream-rules.ts";
 
 /** The tag that marks postbot's mention rules among the app's rules. */
@@ -29,6 +29,26 @@ const term = (username: string) => `@${username} OR to:${username}`;
 
 /** The rule value for a set of usernames (lower case, in the order given). */
 export const mentionRuleValue = (usernames: readonly string[]) => `(${usernames.map(term).join(" OR ")}${SUFFIX}`;
+
+/**
+ * The bots a post matched by a mention rule is for: each it names (`@username`, as the
+ * rule's `@` term matches) and the one it replies to (the rule's `to:` term). The stream's
+ * routing and the search for bots that just joined read a post the same way.
+ */
+export function mentionedBots<B>(
+  post: Pick<Post, "entities" | "in_reply_to_user_id">,
+  byUsername: ReadonlyMap<string, B>,
+  byUserId: ReadonlyMap<string, B>,
+): Set<B> {
+  const named = new Set<B>();
+  for (const m of post.entities?.mentions ?? []) {
+    const bot = byUsername.get(m.username.toLowerCase());
+    if (bot) named.add(bot);
+  }
+  const repliedTo = post.in_reply_to_user_id ? byUserId.get(post.in_reply_to_user_id) : undefined;
+  if (repliedTo) named.add(repliedTo);
+  return named;
+}
 
 /** The usernames a mention rule covers, or undefined when the value is not one postbot writes. */
 export function usernamesOf(value: string): string[] | undefined {

@@ -35,7 +35,14 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "./events.ts";
 import { MarkKeeper, REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS, type StreamMark } from "./stream-mark.ts";
-import { MENTIONS_RULE_TAG, mentionRuleValue, planMentionRules, type RuleCaps } from "./mention-rules.ts";
+import {
+  MENTIONS_RULE_TAG,
+  mentionedBots,
+  mentionRuleValue,
+  packUsernames,
+  planMentionRules,
+  type RuleCaps,
+} from "./mention-rules.ts";
 
 export interface BotRules {
   bot: string;
@@ -155,11 +162,14 @@ export interface StreamHub {
   mark(): StreamMark | undefined;
   /**
    * What mentioned bots that just joined the stream before their mention rule was in place:
-   * one recent search of each one's mention terms since `sinceMs`, handed to its mentions
+   * recent search of their mention terms since `sinceMs`, each bot's handed to its mentions
    * trigger as the stream would have (which hands each post out once, however it came).
-   * Costs a search, not a mentions poll: in a large fleet the app's window of mentions polls
+   * Costs searches, not mentions polls: in a large fleet the app's window of mentions polls
    * is spent on catch-up polls for hours, and a new bot's first mention must not wait for it.
-   * Resolves with the posts found.
+   * One search covers many bots: the calls that come together (a whole process's bots join
+   * in one fleet change) are answered by one round, their usernames packed into as few
+   * queries as the search's length allows, so 3,000 bots joining cost about 20 searches,
+   * not 3,000. Resolves with the posts found for these bots.
    */
   backfill(bots: readonly string[], sinceMs: number): Promise<number>;
   close(): void;
@@ -368,6 +378,14 @@ function causeOf(failure: unknown): ReconnectCause {
   return "http";
 }
 
+/** A call of {@link StreamHub.backfill} waiting for its round of searches. */
+interface BackfillAsk {
+  bots: readonly string[];
+  since: number;
+  resolve(found: number): void;
+  reject(err: unknown): void;
+}
+
 /** A gap to close: since when (`from`), from which post (or time) to search, and whether it is the one since an earlier run. */
 interface Gap {
   from: number;
@@ -510,14 +528,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       }
     }
     if (mentionBots.length > 0 && options.deliverMentions) {
-      const named = new Set<MentionBot>();
-      for (const m of post.entities?.mentions ?? []) {
-        const bot = byUsername.get(m.username.toLowerCase());
-        if (bot) named.add(bot);
-      }
-      const repliedTo = post.in_reply_to_user_id ? byUserId.get(post.in_reply_to_user_id) : undefined;
-      if (repliedTo) named.add(repliedTo);
-      for (const bot of named) {
+      for (const bot of mentionedBots(post, byUsername, byUserId)) {
         const events = mentionEvents([post], includes, bot.userId);
         if (events.length > 0) options.deliverMentions(bot.bot, events);
       }
@@ -740,28 +751,78 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
 
   const done = run().catch((err: unknown) => log.error({ err }, "the stream hub stopped unexpectedly"));
 
-  const backfill = async (bots: readonly string[], sinceMs: number): Promise<number> => {
-    const wanted = mentionBots.filter((m) => bots.includes(m.bot));
-    if (wanted.length === 0 || closer.signal.aborted) return 0;
-    backfilling++;
-    let found = 0;
-    let client: ApiClient | undefined;
+  /** The bots asked to be searched for since the last search began, each call with whom it waits for. */
+  let asks: BackfillAsk[] = [];
+  let searching = false;
+  const backfill = (bots: readonly string[], sinceMs: number): Promise<number> => {
+    if (bots.length === 0 || closer.signal.aborted) return Promise.resolve(0);
+    return new Promise<number>((resolve, reject) => {
+      asks.push({ bots, since: sinceMs, resolve, reject });
+      if (searching) return;
+      searching = true;
+      backfilling++;
+      void searchAsked();
+    });
+  };
+  /**
+   * Answers the asks in rounds: the bots asked for in one round (whatever joined meanwhile:
+   * a whole process's bots come in one fleet change, a single process's bots one update
+   * after another) share their searches, the next round takes what came during this one.
+   */
+  const searchAsked = async () => {
     try {
-      client = await options.client();
-      const c = client;
-      for (const bot of wanted) {
+      // The joins of one moment (the follow-ups of updates that ended together) come in one round.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (asks.length > 0 && !closer.signal.aborted) {
+        const round = asks;
+        asks = [];
+        try {
+          const found = await searchMentions(round);
+          for (const ask of round) ask.resolve(ask.bots.reduce((n, bot) => n + (found.get(bot) ?? 0), 0));
+        } catch (err) {
+          for (const ask of round) ask.reject(err);
+        }
+      }
+      for (const ask of asks.splice(0)) ask.resolve(0);
+    } finally {
+      searching = false;
+      backfilling--;
+    }
+  };
+  /**
+   * One round's searches: the bots' usernames packed into as few queries as the search's
+   * length allows (packed as the mention rules are: ./mention-rules.ts), each query paged as
+   * far back as its earliest bot asked; each post found goes to the bots of the pack it is
+   * for ({@link mentionedBots}), not older than each one asked. Returns the mentions each bot got.
+   */
+  const searchMentions = async (round: readonly BackfillAsk[]): Promise<Map<string, number>> => {
+    const since = new Map<string, number>();
+    for (const ask of round)
+      for (const bot of ask.bots) since.set(bot, Math.min(since.get(bot) ?? Infinity, ask.since));
+    const byName = new Map<string, MentionBot>();
+    for (const m of mentionBots) if (since.has(m.bot)) byName.set(m.username.toLowerCase(), m);
+    const found = new Map<string, number>();
+    if (byName.size === 0) return found;
+    const client = await options.client();
+    try {
+      for (const pack of packUsernames([...byName.keys()], SEARCH_QUERY_MAX)) {
+        const bots = pack.map((name) => byName.get(name)!);
+        const byUsername = new Map(pack.map((name) => [name, byName.get(name)!]));
+        const byUserId = new Map(bots.map((m) => [m.userId, m]));
+        const from = Math.min(...bots.map((m) => since.get(m.bot)!));
+        const posts: Array<{ post: Post; includes: Includes | undefined }> = [];
         let next: string | undefined;
         do {
           const page = await budgeted("GET /2/posts/search/recent", (signal) =>
             executed(
-              c.exchange(
+              client.exchange(
                 "GET /2/posts/search/recent",
                 {
                   query: {
                     ...EVENT_POST_QUERY,
-                    query: mentionRuleValue([bot.username.toLowerCase()]),
+                    query: mentionRuleValue(pack),
                     max_results: 100,
-                    start_time: new Date(sinceMs),
+                    start_time: new Date(from),
                     ...(next ? { next_token: next } : {}),
                   },
                 },
@@ -769,16 +830,29 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
               ),
             ),
           );
-          const posts = [...(page.data ?? [])].sort((a, b) => compareIds(a.id, b.id));
-          const events = mentionEvents(posts, page.includes, bot.userId);
-          found += events.length;
-          if (events.length > 0) options.deliverMentions?.(bot.bot, events);
+          for (const post of page.data ?? []) posts.push({ post, includes: page.includes });
           next = page.meta?.next_token;
         } while (next && !closer.signal.aborted);
+        posts.sort((a, b) => compareIds(a.post.id, b.post.id));
+        const events = new Map<MentionBot, BotEvent[]>();
+        for (const { post, includes } of posts) {
+          const at = Date.parse(post.created_at ?? "");
+          for (const bot of mentionedBots(post, byUsername, byUserId)) {
+            if (at < since.get(bot.bot)!) continue;
+            const mine = mentionEvents([post], includes, bot.userId);
+            if (mine.length === 0) continue;
+            const list = events.get(bot);
+            if (list) list.push(...mine);
+            else events.set(bot, mine);
+          }
+        }
+        for (const [bot, mine] of events) {
+          found.set(bot.bot, mine.length);
+          options.deliverMentions?.(bot.bot, mine);
+        }
       }
     } finally {
-      backfilling--;
-      void client?.close();
+      void client.close();
     }
     return found;
   };
