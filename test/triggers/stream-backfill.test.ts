@@ -5,26 +5,16 @@
  * mentions from them. On the sandbox with a frozen clock; the sandbox counts the searches.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createClient, type ApiClient } from "../../src/api/client.ts";
 import { createClock } from "../../src/clock.ts";
-import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { packUsernames } from "../../src/triggers/mention-rules.ts";
-import { startStreamHub, type MentionBot, type StreamHub } from "../../src/triggers/stream-hub.ts";
+import { startStreamHub, type MentionBot } from "../../src/triggers/stream-hub.ts";
+import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 
-let sandbox: Sandbox | undefined;
-let hub: StreamHub | undefined;
-const clients: ApiClient[] = [];
-afterEach(async () => {
-  hub?.close();
-  await hub?.done;
-  hub = undefined;
-  for (const c of clients.splice(0)) await c.close();
-  await sandbox?.close();
-  sandbox = undefined;
-});
+const t = new SandboxHubs();
+afterEach(() => t.close());
 
 const eventually = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 10 });
 const SEARCH = "GET /2/posts/search/recent";
@@ -32,8 +22,7 @@ const SEARCH = "GET /2/posts/search/recent";
 describe("the stream hub's search for mention bots that joined", () => {
   it("120 bots asked for one by one at once cost one search per pack of usernames, and each gets exactly its own mentions", async () => {
     const clock = createClock({ frozen: true, start: T0 });
-    sandbox = await createSandbox({ clock });
-    const app = await sandbox.admin.createApp({ plan: "pro" });
+    const { sandbox, connection } = await t.open(clock);
     const fan = await sandbox.admin.createUser({ username: "fan", name: "fan" });
     const other = await sandbox.admin.createUser({ username: "bystander", name: "bystander" });
     // 15-character usernames: about 95 to a 4,096-character query, so 120 bots make two packs.
@@ -50,7 +39,7 @@ describe("the stream hub's search for mention bots that joined", () => {
     expect(packs.length).toBe(2);
     const post = async (author: string, text: string, inReplyTo?: string) =>
       (
-        await sandbox!.admin.createPost({
+        await sandbox.admin.createPost({
           author_id: author,
           text,
           ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}),
@@ -81,32 +70,23 @@ describe("the stream hub's search for mention bots that joined", () => {
     await clock.advance(60_000);
 
     const delivered = new Map<string, string[]>();
-    hub = startStreamHub({
+    const hub = (t.hub = startStreamHub({
       appId: "app",
       clock,
       log: silentLogger,
-      client: async () => {
-        const client = createClient({
-          baseUrl: sandbox!.url,
-          auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
-        });
-        clients.push(client);
-        return client;
-      },
-      forgetBearer: () => {},
-      caps: { maxRules: 1000, maxRuleLength: 1024 },
+      ...connection,
       wants: [],
       mentionBots: bots,
       deliver: () => {},
       deliverMentions: (bot, events: BotEvent[]) =>
         void delivered.set(bot, [...(delivered.get(bot) ?? []), ...events.map((e) => e.id)]),
-    });
-    await eventually(() => expect(hub!.status().state).toBe("connected"));
-    const searches = async () => (await sandbox!.admin.stats()).routes[SEARCH]?.["200"] ?? 0;
+    }));
+    await eventually(() => expect(hub.status().state).toBe("connected"));
+    const searches = async () => (await sandbox.admin.stats()).routes[SEARCH]?.["200"] ?? 0;
     expect(await searches()).toBe(0);
 
     // As 120 follow-ups of one fleet change call it: once per bot, at the same moment.
-    const found = await Promise.all(bots.map((b) => hub!.backfill([b.bot], since)));
+    const found = await Promise.all(bots.map((b) => hub.backfill([b.bot], since)));
 
     expect(await searches()).toBe(packs.length);
     expect(await searches()).toBeLessThanOrEqual(Math.ceil(120 / packs[0]!.length));

@@ -7,60 +7,41 @@
  * waits for outcomes (never for a time).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createClient, type ApiClient } from "../../src/api/client.ts";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
-import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
-import { startStreamHub, type StreamHub } from "../../src/triggers/stream-hub.ts";
+import { startStreamHub } from "../../src/triggers/stream-hub.ts";
 import { MarkKeeper, type StreamMark } from "../../src/triggers/stream-mark.ts";
 import { captureLogs } from "../helpers/log.ts";
+import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 
-let sandbox: Sandbox | undefined;
-let hub: StreamHub | undefined;
-const clients: ApiClient[] = [];
-afterEach(async () => {
-  hub?.close();
-  await hub?.done;
-  hub = undefined;
-  for (const c of clients.splice(0)) await c.close();
-  await sandbox?.close();
-  sandbox = undefined;
-});
+const t = new SandboxHubs();
+afterEach(() => t.close());
 
 const eventually = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 10 });
 const DAY = 86_400_000;
 
 /** A sandbox, an app, a user who posts, and a hub for one bot with the rule `#cats`, resuming from `resume`. */
 async function world(clock: AdjustableClock) {
-  sandbox = await createSandbox({ clock });
-  const app = await sandbox.admin.createApp({ plan: "pro" });
+  const { sandbox, app, connection } = await t.open(clock);
   const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
   const fan = await sandbox.admin.createUser({ username: "fan", name: "fan" });
-  const post = async (text: string) => (await sandbox!.admin.createPost({ author_id: alice.id, text })).id;
+  const post = async (text: string) => (await sandbox.admin.createPost({ author_id: alice.id, text })).id;
   const start = (resume: StreamMark | undefined) => {
     const { lines, logger } = captureLogs("info");
     const delivered: string[] = [];
     const marks: StreamMark[] = [];
-    hub = startStreamHub({
+    const hub = startStreamHub({
       appId: "app",
       clock,
       log: logger,
-      client: async () => {
-        const client = createClient({
-          baseUrl: sandbox!.url,
-          auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
-        });
-        clients.push(client);
-        return client;
-      },
-      forgetBearer: () => {},
-      caps: { maxRules: 1000, maxRuleLength: 1024 },
+      ...connection,
       wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
       deliver: (_bot, event: BotEvent) => void delivered.push(event.kind === "post" ? event.post.text : event.id),
       resume: async () => resume,
       onMark: (mark) => void marks.push(mark),
     });
+    t.hub = hub;
     return { lines, delivered, marks, hub };
   };
   return { post, start };
@@ -93,7 +74,7 @@ describe("the stream hub closes the gap since an earlier run at start", () => {
     expect(run.hub.status().gaps).toMatchObject({ count: 1, lastMs: 660_000, recovered: 3 });
     expect(run.hub.status().gaps.unrecovered).toBeUndefined();
     // The mark: on to the newest post delivered, the stream connected until now.
-    const newest = Object.values(sandbox!.context.data.world.posts).find((p) => p.text === "#cats 6")!.id;
+    const newest = Object.values(t.sandbox!.context.data.world.posts).find((p) => p.text === "#cats 6")!.id;
     expect(run.marks.at(-1)).toMatchObject({ id: newest, until: clock.now() });
     expect(run.hub.mark()).toMatchObject({ id: newest });
   });

@@ -1,0 +1,46 @@
+/**
+ * Stream hubs on the sandbox, for tests that start one (startStreamHub): the sandbox and a pro
+ * app, a new client with the app's keys for each attempt of the hub, and everything closed
+ * after the test, whatever it did.
+ */
+import { createClient, type ApiClient } from "../../src/api/client.ts";
+import type { AdjustableClock } from "../../src/clock.ts";
+import { STREAM_RULE_CAPS } from "../../src/limits/stream-rules.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import type { StreamHub, StreamHubOptions } from "../../src/triggers/stream-hub.ts";
+
+/** A test's sandbox and hub; `close()` after each test (afterEach). */
+export class SandboxHubs {
+  sandbox: Sandbox | undefined;
+  hub: StreamHub | undefined;
+  private readonly clients: ApiClient[] = [];
+
+  /** A sandbox on `clock` with a pro app, and how a hub of that app connects to it. */
+  async open(clock: AdjustableClock) {
+    const sandbox = await createSandbox({ clock });
+    this.sandbox = sandbox;
+    const app = await sandbox.admin.createApp({ plan: "pro" });
+    const connection: Pick<StreamHubOptions, "client" | "forgetBearer" | "caps"> = {
+      client: async () => {
+        const client = createClient({
+          baseUrl: sandbox.url,
+          auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
+        });
+        this.clients.push(client);
+        return client;
+      },
+      forgetBearer: () => {},
+      caps: STREAM_RULE_CAPS.pro!,
+    };
+    return { sandbox, app, connection };
+  }
+
+  async close(): Promise<void> {
+    this.hub?.close();
+    await this.hub?.done;
+    this.hub = undefined;
+    for (const c of this.clients.splice(0)) await c.close();
+    await this.sandbox?.close();
+    this.sandbox = undefined;
+  }
+}
