@@ -5,7 +5,10 @@
  * waits until both windows have room, as an action waits for the service's windows; the wait
  * is the model's own, so it never holds back the bot's other actions (a like does not queue
  * behind a reply waiting for tokens). The windows are kept in the state store, so a restart
- * does not hand out a day's tokens twice; `bot status` reads them from there.
+ * does not hand out a day's tokens twice; `bot status` reads them from there. Each is kept as
+ * counts per hundredth of its length ({@link WINDOW_STEPS}), not one entry per use, so what is
+ * saved stays small however many replies a day's window holds; a use then counts up to 1 % of
+ * the window longer than it exactly would.
  *
  * A request is let through while the token window has any room: what it will cost is only
  * known from its answer, so a window may end over its limit by one answer (at most
@@ -46,6 +49,10 @@ export interface ModelBudgetStatus {
 /** What is kept in the store per bot. */
 interface Saved {
   policy: ModelBudgetPolicy;
+  /**
+   * Each window's counts, `[a step's end (ms), tokens or requests in that step]`, oldest first
+   * (see {@link WINDOW_STEPS}). Saved before steps: one pair per use, at its time; read alike.
+   */
   tokens: Array<[number, number]>;
   requests: Array<[number, number]>;
   pausedUntil?: number;
@@ -56,13 +63,38 @@ interface Saved {
 /** The store namespace of the model budgets, by bot. */
 export const MODEL_BUDGET_NAMESPACE = "llm.budget";
 
-/** Uses of varying size (tokens), exactly, in a sliding window. */
+/**
+ * Into how many steps a window's length is cut to tell its uses apart in time. Uses within one
+ * step are kept as one count at the step's end, so a window is at most this many counts (plus
+ * one), however many replies it holds: a day's 1,000 replies were 2,000 pairs, all written
+ * again at each of their saves. A use then counts up to one step (1 % of the window: 14.4 min
+ * of a day, 0.6 s of a minute) longer than it would exactly, never shorter, so the limit holds.
+ */
+export const WINDOW_STEPS = 100;
+
+/** Uses of varying size (tokens) in a sliding window, by step (see {@link WINDOW_STEPS}). */
 class UseWindow {
+  /** `[step's end, uses in it]`, oldest first. */
+  readonly uses: Array<[number, number]> = [];
+  private readonly step: number;
+
+  /**
+   * @param saved the window's counts as saved; a record of the version before steps (one pair
+   *   per use, at its exact time) is folded into steps as it is read.
+   */
   constructor(
     readonly limit: number,
     readonly windowMs: number,
-    readonly uses: Array<[number, number]> = [],
-  ) {}
+    saved: ReadonlyArray<readonly [number, number]> = [],
+  ) {
+    this.step = Math.max(1, Math.floor(windowMs / WINDOW_STEPS));
+    for (const [at, n] of saved) this.add(at, n);
+  }
+
+  /** The end of the step `at` falls in: when a use then leaves the window, less `windowMs`. */
+  private stepEnd(at: number): number {
+    return Math.ceil(at / this.step) * this.step;
+  }
 
   private prune(now: number): void {
     const cutoff = now - this.windowMs;
@@ -90,16 +122,23 @@ class UseWindow {
   }
 
   add(now: number, n: number): void {
-    if (n > 0) this.uses.push([now, n]);
+    if (!(n > 0)) return;
+    const at = this.stepEnd(now);
+    const last = this.uses.length - 1;
+    // A new pair, not the last one changed: that may be the store's own (read from it at start).
+    // A clock that went back counts into the latest step (later, never earlier).
+    if (last >= 0 && at <= this.uses[last]![0]) this.uses[last] = [this.uses[last]![0], this.uses[last]![1] + n];
+    else this.uses.push([at, n]);
   }
 
-  /** Takes back `n` of what {@link add} counted at `at` (gone already, once it left the window). */
+  /** Takes back `n` of what {@link add} counted at `at` (nothing, once that left the window). */
   remove(at: number, n: number): void {
+    const end = this.stepEnd(at);
     for (let i = this.uses.length - 1; i >= 0; i--) {
-      const use = this.uses[i]!;
-      if (use[0] !== at) continue;
-      // A new pair: the one here may be the store's own (read from it at start).
-      if (use[1] > n) this.uses[i] = [at, use[1] - n];
+      const [step, count] = this.uses[i]!;
+      if (step > end) continue;
+      if (step < end) return;
+      if (count > n) this.uses[i] = [step, count - n];
       else this.uses.splice(i, 1);
       return;
     }
@@ -130,10 +169,9 @@ export class ModelBudget {
     private readonly store?: Store,
   ) {
     const saved = store?.get<Saved>(MODEL_BUDGET_NAMESPACE, bot);
-    if (policy.tokens !== undefined)
-      this.tokens = new UseWindow(policy.tokens, policy.tokensPerMs, saved ? [...saved.tokens] : []);
+    if (policy.tokens !== undefined) this.tokens = new UseWindow(policy.tokens, policy.tokensPerMs, saved?.tokens);
     if (policy.requests !== undefined)
-      this.requests = new UseWindow(policy.requests, policy.requestsPerMs, saved ? [...saved.requests] : []);
+      this.requests = new UseWindow(policy.requests, policy.requestsPerMs, saved?.requests);
     this.pausedUntil = saved?.pausedUntil ?? 0;
     this.save();
   }
@@ -233,10 +271,10 @@ function modelBudgetStatus(saved: Saved, now: number, waiting: number): ModelBud
   const { policy } = saved;
   return {
     ...(policy.tokens !== undefined
-      ? { tokens: new UseWindow(policy.tokens, policy.tokensPerMs, [...saved.tokens]).state(now) }
+      ? { tokens: new UseWindow(policy.tokens, policy.tokensPerMs, saved.tokens).state(now) }
       : {}),
     ...(policy.requests !== undefined
-      ? { requests: new UseWindow(policy.requests, policy.requestsPerMs, [...saved.requests]).state(now) }
+      ? { requests: new UseWindow(policy.requests, policy.requestsPerMs, saved.requests).state(now) }
       : {}),
     waiting,
     ...(saved.pausedUntil !== undefined && saved.pausedUntil > now ? { pausedUntil: saved.pausedUntil } : {}),

@@ -2,11 +2,16 @@
  * A bot's model budget as the state store keeps it (src/llm/budget.ts): what is stored is the
  * budget's own copy, which its later uses do not change (it is handed to the store as it is,
  * not copied again), and a budget made again from the store (a restart) counts the same uses;
- * a store without `adopt` gets the same value through `set`.
+ * a store without `adopt` gets the same value through `set`. Each window is kept as counts per
+ * step (a hundredth of it), and a record saved before steps (one pair per use) still loads.
  */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { MODEL_BUDGET_NAMESPACE, ModelBudget, savedModelBudget } from "../../src/llm/budget.ts";
+import { MODEL_BUDGET_NAMESPACE, ModelBudget, savedModelBudget, WINDOW_STEPS } from "../../src/llm/budget.ts";
+import { openFileStore } from "../../src/store/file-store.ts";
 import { createMemoryStore, type Store } from "../../src/store/store.ts";
 
 const policy = { tokens: 1_000, tokensPerMs: 86_400_000, requests: 5, requestsPerMs: 60_000 };
@@ -90,5 +95,56 @@ describe("ModelBudget in the store", () => {
       tokens: [[clock.now(), 12]],
       requests: [[clock.now(), 1]],
     });
+  });
+});
+
+describe("ModelBudget's record: counts per step of each window", () => {
+  it("a record saved before steps (one pair per use: 1,000 replies) loads with the same counts, and is saved as at most 101 counts a window", async () => {
+    // llm.budget's record as the previous version saved it after 1,000 replies over 12 h.
+    const { savedAt, record } = JSON.parse(
+      await readFile(new URL("../fixtures/llm/budget-before-steps.json", import.meta.url), "utf8"),
+    ) as {
+      savedAt: number;
+      record: { policy: typeof policy; tokens: Array<[number, number]>; requests: Array<[number, number]> };
+    };
+    expect(record.tokens).toHaveLength(1_000);
+    const dir = await mkdtemp(join(tmpdir(), "postbot-llm-budget-"));
+    try {
+      const before = await openFileStore(dir);
+      before.set(MODEL_BUDGET_NAMESPACE, "helpdesk", record);
+      await before.close();
+
+      const store = await openFileStore(dir);
+      const clock = createClock({ frozen: true, start: savedAt });
+      const budget = new ModelBudget("helpdesk", record.policy, clock, store);
+      /** What the previous version counted at `at`: each use exactly. */
+      const exactly = (uses: Array<[number, number]>, at: number) =>
+        uses.filter(([t]) => t > at - 86_400_000).reduce((sum, [, n]) => sum + n, 0);
+      const status = budget.status();
+      expect(status.tokens!.used).toBe(exactly(record.tokens, savedAt));
+      expect(status.requests!.used).toBe(1_000);
+      // Room comes back when the oldest use leaves: never sooner, at most a step (1 % of the window) later.
+      const step = 86_400_000 / WINDOW_STEPS;
+      expect(status.tokens!.resetAt).toBeGreaterThanOrEqual(record.tokens[0]![0] + 86_400_000);
+      expect(status.tokens!.resetAt).toBeLessThanOrEqual(record.tokens[0]![0] + 86_400_000 + step);
+
+      const saved = store.get<typeof record>(MODEL_BUDGET_NAMESPACE, "helpdesk")!;
+      expect(saved.tokens.length).toBeLessThanOrEqual(WINDOW_STEPS + 1);
+      expect(saved.requests.length).toBeLessThanOrEqual(WINDOW_STEPS + 1);
+      expect(JSON.stringify(saved).length).toBeLessThan(JSON.stringify(record).length / 5);
+
+      // Later, as the first uses leave the window: never fewer counted than exactly, at most a step's more.
+      for (const later of [savedAt + 13 * 3_600_000, savedAt + 18 * 3_600_000, savedAt + 23 * 3_600_000]) {
+        await clock.advance(later - clock.now());
+        const used = budget.status().tokens!.used;
+        expect(used).toBeGreaterThanOrEqual(exactly(record.tokens, later));
+        expect(used).toBeLessThanOrEqual(exactly(record.tokens, later - step));
+      }
+      // And a restart reads the steps back as they were saved.
+      expect(new ModelBudget("helpdesk", record.policy, clock, store).status()).toEqual(budget.status());
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
