@@ -10,6 +10,7 @@ import type { ActionKind } from "../actions/action.ts";
 import type { LedgerEntry, LedgerState } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import { savedModelBudget, type ModelBudgetStatus } from "../llm/budget.ts";
+import type { ModelSlotUse } from "../llm/request-slots.ts";
 import { BUDGET_NAMESPACES } from "../limits/budget.ts";
 import type { Plan } from "../limits/types.ts";
 import { createMemoryStore, type Store } from "../store/store.ts";
@@ -172,7 +173,8 @@ function formatConversations(c: ConversationCounts): string {
 }
 
 /** `1 bot`, `3 events`: a count with its noun. */
-const count = (n: number, noun: string) => `${thousands(n)} ${n === 1 ? noun : `${noun}s`}`;
+const count = (n: number, noun: string) =>
+  `${thousands(n)} ${n === 1 ? noun : noun.endsWith("y") ? `${noun.slice(0, -1)}ies` : `${noun}s`}`;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const thousands = (n: number) => n.toLocaleString("en-US");
@@ -190,6 +192,13 @@ function llmLine(b: ModelBudgetStatus, now: number): string {
   if (b.pausedUntil !== undefined) parts.push(`paused by the model server for ${age(b.pausedUntil - now)}`);
   if (b.waiting > 0) parts.push(`${count(b.waiting, "reply")} waiting for it`);
   return parts.join(", ") || "no limit";
+}
+
+/** `1 request in flight to http://127.0.0.1:11434, 2 replies waiting for a request slot (llm-reply's parallel)`. */
+function modelSlotLine(m: ModelSlotUse): string {
+  const waiting =
+    m.waiting > 0 ? `, ${count(m.waiting, "reply")} waiting for a request slot (llm-reply's parallel)` : "";
+  return `${count(m.inFlight, "request")} in flight to ${m.server}${waiting}`;
 }
 
 /** A running bot's status older than three status rounds: its process may have stopped without saving. */
@@ -254,6 +263,7 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
     if (r.cursors.dms) lines.push(`  cursor     direct messages up to event ${r.cursors.dms}`);
     if (r.inbox > 0) lines.push(`  inbox      ${count(r.inbox, "event")} waiting to be handled`);
     if (r.conversations) lines.push(`  talking    ${formatConversations(r.conversations)}`);
+    for (const m of r.models ?? []) lines.push(`  model      ${modelSlotLine(m)}`);
     lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
     if (r.waiting && r.waiting.length > 0) {
       const next = r.waiting.reduce((a, b) => (b.readyAt < a.readyAt ? b : a));

@@ -8,7 +8,8 @@
  * queue) are counted as the runtime reports them through the {@link RuntimeObserver}. States
  * (budget left per window, queue depth, poll lag, paused bots, stream connected) are read
  * from status snapshots at scrape time (streams from `runtime.apps()`, as `bot status` shows
- * them), so they are never stale and cost nothing between scrapes.
+ * them; a bot's requests to its model servers from its status), so they are never stale and
+ * cost nothing between scrapes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { BudgetStatus } from "../actions/index.ts";
@@ -247,6 +248,29 @@ export function createMetrics(options: MetricsOptions): Metrics {
         if (b.conversations) this.set({ bot: b.bot }, b.conversations.open.thread + b.conversations.open.dm);
     },
   });
+  /** A bot's use of its model servers' request slots (`llm-reply`'s `parallel`), read from its status. */
+  const modelSlotGauge = (name: string, help: string, key: "inFlight" | "waiting") =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["bot", "server"] as const,
+      registers: reg,
+      collect() {
+        this.reset();
+        for (const b of reading?.bots ?? [])
+          for (const m of b.models ?? []) this.set({ bot: b.bot, server: m.server }, m[key]);
+      },
+    });
+  modelSlotGauge(
+    "postbot_llm_requests_in_flight",
+    "Requests a bot has in flight to a model server (llm-reply), each held until its answer is recorded, by bot and server; at most the server's parallel over the process's bots. Bots with none are left out.",
+    "inFlight",
+  );
+  modelSlotGauge(
+    "postbot_llm_slot_waiting",
+    "Replies of a bot waiting for a request slot of its model server (llm-reply's parallel), by bot and server. Bots with none are left out.",
+    "waiting",
+  );
   /** A bot's conversation counts since the process started, as counters read at scrape time. */
   const conversationCounter = (name: string, help: string, key: "started" | "steps" | "timeouts") =>
     new Counter({

@@ -6,7 +6,7 @@
  * built (budgets are read for its bots alone), so the page stays light with 1,000 bots.
  */
 import type { BudgetStatus } from "../actions/index.ts";
-import type { ModelBudgetStatus } from "../llm/index.ts";
+import type { ModelBudgetStatus, ModelSlotUse } from "../llm/index.ts";
 import type { ConversationCounts, TriggerStatus } from "../runtime/types.ts";
 import type { Activity } from "./activity.ts";
 import type { ActionSeen } from "../hosting/observer.ts";
@@ -56,6 +56,8 @@ export interface BotRow {
   budget: BudgetBar[];
   /** What its language model may still use of `budget.llm` (tokens, requests, a 429's pause), when it has one. */
   llm?: ModelBudgetStatus;
+  /** Its requests in flight to each model server, and its replies waiting for a slot there; absent: none. */
+  models?: ModelSlotUse[];
   last: readonly ActionSeen[];
 }
 
@@ -154,6 +156,7 @@ export function statusView(
         ...(b.conversations ? { conversations: b.conversations } : {}),
         budget: budgetBars(source?.budget(b.bot)),
         ...(llm ? { llm } : {}),
+        ...(b.models ? { models: b.models } : {}),
         last: activity.lastActions(b.bot),
       };
     }),

@@ -20,6 +20,7 @@ import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import type { ModelAccess } from "../llm/access.ts";
 import { JudgeSlot } from "../llm/judge-slot.ts";
+import { modelSlotUse, type ModelSlotUse } from "../llm/request-slots.ts";
 import type { Logger } from "../log.ts";
 import { Inbox } from "../runtime/inbox.ts";
 import type { BotIdentity, ConversationCounts, EventHandling, PolledChannels } from "../runtime/types.ts";
@@ -235,6 +236,12 @@ export class PluginsStage implements EventHandling {
     for (const c of this.engine.all()) open[c.channel]++;
     const { started, steps, timeouts } = this.engine.counters;
     return { open, started, steps, timeouts };
+  }
+
+  /** The bot's requests to model servers in flight and waiting for a slot (src/llm/request-slots.ts); undefined: none. */
+  models(): ModelSlotUse[] | undefined {
+    const use = modelSlotUse(this.options.identity.name);
+    return use.length > 0 ? use : undefined;
   }
 
   /** A user's open conversation in a channel (the test bed and the status read it). */

@@ -237,6 +237,7 @@ export class BotRuntime {
     const { options } = this;
     const paused = this.loop.paused;
     const conversations = options.handling.conversations?.();
+    const models = options.handling.models?.();
     return {
       bot: this.name,
       appId: options.appId,
@@ -252,6 +253,7 @@ export class BotRuntime {
         .map(({ label, endpoint, readyAt, reason }) => ({ label, endpoint, readyAt, ...(reason ? { reason } : {}) })),
       ...(options.enrolmentDay ? { enrolmentDay: options.enrolmentDay } : {}),
       ...(conversations ? { conversations } : {}),
+      ...(models ? { models } : {}),
       updatedAt: options.clock.now(),
     };
   }

@@ -6,6 +6,7 @@
  * to share; it mentions nothing above the runtime.
  */
 import type { BotActionsOptions, WaitingInfo } from "../actions/index.ts";
+import type { ModelSlotUse } from "../llm/request-slots.ts";
 import type { Plan } from "../limits/types.ts";
 import type { BotEvent, EventName, TriggerName } from "../triggers/events.ts";
 import type { StreamStatus } from "../triggers/stream-hub.ts";
@@ -54,6 +55,11 @@ export interface BotStatus {
   waiting?: Array<Pick<WaitingInfo, "label" | "endpoint" | "readyAt" | "reason">>;
   /** The bot's conversations (src/plugins/conversations), when a plugin of it defines one. */
   conversations?: ConversationCounts;
+  /**
+   * Its requests in flight to each model server it asks, and its replies waiting for one of
+   * that server's request slots (`llm-reply`'s `parallel`); absent while it has none.
+   */
+  models?: ModelSlotUse[];
   updatedAt: number;
 }
 
@@ -139,4 +145,6 @@ export interface EventHandling {
   busy?(): boolean;
   /** The bot's conversations, when a plugin defines one. */
   conversations?(): ConversationCounts | undefined;
+  /** The bot's requests to model servers in flight and waiting for a slot (undefined: none). */
+  models?(): ModelSlotUse[] | undefined;
 }

@@ -2,20 +2,24 @@
  * A reply waiting for its model server's request slot (src/llm/request-slots.ts, the writer's
  * wait in src/llm/writer.ts): one whose time-to-live passes while it waits is never asked for
  * (the model does no work for a text that could only be dropped), its outcome says why, and
- * the server's slots are not kept once nothing holds or waits for them. The sandbox in-process
- * and the loopback model server on one frozen clock.
+ * the server's slots are not kept once nothing holds or waits for them; while replies wait,
+ * `/metrics` and `bot status` say how many, and how many requests are in flight. The sandbox
+ * in-process and the loopback model server on one frozen clock.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Outcome } from "../../src/actions/action.ts";
 import { createClock } from "../../src/clock.ts";
+import { collectStatus, formatStatus } from "../../src/hosting/status-report.ts";
 import { chatEndpoint } from "../../src/llm/chat.ts";
 import { keptModelServers, modelSlotUse } from "../../src/llm/request-slots.ts";
 import { replyWriter } from "../../src/llm/writer.ts";
 import { createClassifier } from "../../src/moderation/index.ts";
+import { createMetrics } from "../../src/observe/metrics.ts";
+import { runtimeSource } from "../../src/observe/source.ts";
 import { definePlugin } from "../../src/plugins/plugin.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
-import { answer, startModelServer, type ModelServer } from "../helpers/model-server.ts";
+import { answer, createHold, startModelServer, type ModelServer } from "../helpers/model-server.ts";
 import { until } from "../helpers/until.ts";
 
 let opened: { bed?: TestBed; model?: ModelServer; sandbox?: Sandbox } = {};
@@ -110,5 +114,42 @@ describe("a reply waiting for its model server's request slot", () => {
     // Nothing holds or waits for the server's slots any more: the process keeps none for it.
     expect(modelSlotUse("helpdesk")).toEqual([]);
     expect(keptModelServers()).not.toContain(endpoint);
+  });
+
+  it("is shown while it waits: /metrics and bot status say how many wait, and how many requests are in flight", async () => {
+    const { bed, model, outcomes } = await start();
+    const gate = createHold();
+    model.chat.queue(answer.held(gate, answer.chat("One.")), answer.chat("Two."), answer.chat("Three."));
+    const alice = await bed.user("alice");
+    for (const n of ["one", "two", "three"]) await bed.post(alice, `@helpdesk ${n}? (long-lived)`);
+    await until("two replies wait for the slot", () => modelSlotUse("helpdesk")[0]?.waiting === 2);
+
+    const metrics = createMetrics({ source: () => runtimeSource(bed.runtime, bed.clock, bed.store) });
+    const modelLine = () =>
+      formatStatus(collectStatus(bed.store, bed.clock), bed.clock.now())
+        .split("\n")
+        .find((line) => line.startsWith("  model "));
+    try {
+      const labels = `{bot="helpdesk",server="${model.url}"}`;
+      const scraped = (await metrics.scrape()).body;
+      expect(scraped).toContain(`postbot_llm_requests_in_flight${labels} 1`);
+      expect(scraped).toContain(`postbot_llm_slot_waiting${labels} 2`);
+      // bot status reads what the last status round saved (every 15 s on the runtime's clock).
+      await bed.advance(15_000);
+      expect(await until("bot status shows the wait", modelLine)).toBe(
+        `  model      1 request in flight to ${model.url}, 2 replies waiting for a request slot (llm-reply's parallel)`,
+      );
+    } finally {
+      gate.release();
+    }
+    await until("the three replies ended", () => outcomes.length === 3);
+    await bed.settle();
+    expect(outcomes.map((o) => o.status)).toEqual(["sent", "sent", "sent"]);
+    // None in flight or waiting: the bot is left out, and its status says nothing of the model.
+    const after = (await metrics.scrape()).body;
+    expect(after).not.toContain("postbot_llm_requests_in_flight{");
+    expect(after).not.toContain("postbot_llm_slot_waiting{");
+    await bed.advance(15_000);
+    await until("bot status no longer shows it", () => modelLine() === undefined);
   });
 });

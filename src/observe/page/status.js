@@ -91,26 +91,36 @@
     ];
   }
 
-  /** The bot's language model (budget.llm): tokens and requests left, and a 429's pause. */
-  function modelBudget(llm) {
+  /**
+   * The bot's language model: what budget.llm leaves (tokens and requests, a 429's pause), and
+   * its requests in flight to each model server and replies waiting for one of its slots.
+   */
+  function modelBudget(llm, models) {
     const grid = el("div", { class: "budget llm" });
-    if (llm.tokens) grid.append(...modelRow("tokens", llm.tokens));
-    if (llm.requests) grid.append(...modelRow("requests", llm.requests));
+    if (llm?.tokens) grid.append(...modelRow("tokens", llm.tokens));
+    if (llm?.requests) grid.append(...modelRow("requests", llm.requests));
     return el(
       "div",
       { class: "model" },
       el("div", { class: "sub" }, "language model"),
       grid,
-      llm.pausedUntil !== undefined
+      llm?.pausedUntil !== undefined
         ? el("div", { class: "reason" }, `paused by the model server (429): asks again ${until(llm.pausedUntil)}`)
         : null,
-      llm.waiting > 0 ? el("div", { class: "sub" }, `${llm.waiting} waiting for the model's budget`) : null,
+      llm?.waiting > 0 ? el("div", { class: "sub" }, `${llm.waiting} waiting for the model's budget`) : null,
+      (models || []).map((m) =>
+        el(
+          "div",
+          { class: "sub" },
+          `${m.inFlight} in flight to ${m.server}${m.waiting > 0 ? `, ${m.waiting} waiting for a request slot` : ""}`,
+        ),
+      ),
     );
   }
 
-  function budgetCell(bars, llm) {
-    if (bars.length === 0 && !llm) return el("span", { class: "sub" }, "—");
-    const model = llm ? modelBudget(llm) : null;
+  function budgetCell(bars, llm, models) {
+    if (bars.length === 0 && !llm && !models) return el("span", { class: "sub" }, "—");
+    const model = llm || models ? modelBudget(llm, models) : null;
     if (bars.length === 0) return model;
     const grid = el("div", { class: "budget" });
     const byKind = new Map(bars.map((b) => [b.kind, b]));
@@ -264,7 +274,7 @@
         b.conversations ? el("div", { class: "sub conversations" }, conversationsLine(b.conversations)) : null,
         view.admin ? el("div", {}, fleetButton(b)) : null,
       ),
-      el("td", {}, budgetCell(b.budget, b.llm)),
+      el("td", {}, budgetCell(b.budget, b.llm, b.models)),
       el("td", {}, triggersCell(b.triggers)),
       el(
         "td",
