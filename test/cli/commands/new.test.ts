@@ -60,7 +60,7 @@ function npmTest(cwd: string): Promise<{ code: number | null; output: string }> 
 }
 
 describe("bot new", () => {
-  it("plugin NAME: writes the plugin and its test on postbot/testing, and npm test passes in a new project", async () => {
+  it("plugin NAME and plugin NAME --conversation: write each plugin and its test on postbot/testing, and npm test passes in a new project", async () => {
     const project = await newProject();
     const made = await runBot(["new", "plugin", "shout-back"], {}, { cwd: project });
     expect(made).toEqual({
@@ -70,8 +70,14 @@ describe("bot new", () => {
       stderr: "",
     });
     expect(await readFile(join(project, "test", "shout-back.test.ts"), "utf8")).toContain('from "postbot/testing"');
+    // A plugin holding a conversation, beside it: one `npm test` (seconds of CPU) runs both tests.
+    const conversation = await runBot(["new", "plugin", "order", "--conversation"], {}, { cwd: project });
+    expect(conversation).toMatchObject({ code: 0, stderr: "" });
+    expect(await readFile(join(project, "plugins", "order.ts"), "utf8")).toContain('bot.conversation("order"');
     const tested = await npmTest(project);
-    expect(tested.output).toMatch(/Tests +1 passed \(1\)/);
+    expect(tested.output).toMatch(/Tests +2 passed \(2\)/);
+    for (const file of ["test/shout-back.test.ts", "test/order.test.ts"])
+      expect(tested.output).toMatch(new RegExp(`✓ ${file.replaceAll(".", "\\.")} \\(1 test\\)`));
     expect(tested.code).toBe(0);
 
     const again = await runBot(["new", "plugin", "shout-back"], {}, { cwd: project });
@@ -79,16 +85,6 @@ describe("bot new", () => {
       code: 1,
       stderr: "bot: test/shout-back.test.ts exists already; choose another name (bot new never overwrites a file)\n",
     });
-  }, 180_000);
-
-  it("plugin NAME --conversation: a plugin holding a conversation, whose test passes under npm test", async () => {
-    const project = await newProject();
-    const made = await runBot(["new", "plugin", "order", "--conversation"], {}, { cwd: project });
-    expect(made).toMatchObject({ code: 0, stderr: "" });
-    expect(await readFile(join(project, "plugins", "order.ts"), "utf8")).toContain('bot.conversation("order"');
-    const tested = await npmTest(project);
-    expect(tested.output).toMatch(/Tests +1 passed \(1\)/);
-    expect(tested.code).toBe(0);
   }, 180_000);
 
   it('plugin NAME in a project whose package.json lacks "type": "module": bot validate says how to fix it, and passes once it is there', async () => {
