@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 describe("bot start (the npm start demo)", () => {
-  it("runs the example bots on an embedded sandbox, stops on SIGTERM with exit 0, and continues after a restart", async () => {
+  it("runs the example bots on an embedded sandbox, refuses a second process on its data directory, stops on SIGTERM with exit 0, and continues after a restart", async () => {
     const data = await mkdtemp(join(tmpdir(), "postbot-start-"));
     dirs.push(data);
     const first = startBot(data);
@@ -51,6 +51,15 @@ describe("bot start (the npm start demo)", () => {
         `^no POSTBOT_BASE_URL set: running ${EXAMPLE_BOTS.length} bots against an embedded sandbox at http://127\\.0\\.0\\.1:\\d+ with \\d+ simulated users`,
       ),
     );
+
+    // A second process on the same data directory, while this one runs, is refused.
+    const second = await bot(["start", "--data", data]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      /the state in \S+ is in use by another process: pid \d+ .*kill \d+.*remove \S+state\.lock/,
+    );
+    expect(second.stderr).not.toMatch(/\n\s+at /);
+
     const code = exited(first.child);
     const stopAt = Date.now();
     first.child.kill("SIGTERM");
@@ -88,22 +97,6 @@ describe("bot start (the npm start demo)", () => {
     again.child.kill("SIGINT");
     expect(await code2).toBe(0);
     expect(await accounts()).toEqual(before);
-  }, 60_000);
-
-  it("refuses a second process on the same data directory", async () => {
-    const data = await mkdtemp(join(tmpdir(), "postbot-start-"));
-    dirs.push(data);
-    const first = startBot(data);
-    await first.waitFor(/all bots started/);
-    const second = await bot(["start", "--data", data]);
-    expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(
-      /the state in \S+ is in use by another process: pid \d+ .*kill \d+.*remove \S+state\.lock/,
-    );
-    expect(second.stderr).not.toMatch(/\n\s+at /);
-    const code = exited(first.child);
-    first.child.kill("SIGTERM");
-    expect(await code).toBe(0);
   }, 60_000);
 
   it("reports bad flags and bad bot files without a stack trace", async () => {
