@@ -77,9 +77,9 @@ describe("bot say and bot follow (the demo's users)", () => {
     );
 
     // A post no bot answers: --wait says so after its time, with what to check.
-    const unanswered = await runBot(["say", "--data", data, "--as", "carol", "--wait", "2", "nobody mentioned"]);
+    const unanswered = await runBot(["say", "--data", data, "--as", "carol", "--wait", "1", "nobody mentioned"]);
     expect(unanswered.code).toBe(1);
-    expect(unanswered.stderr).toMatch(/^bot: no answer within 2 s: does a bot of the demo have a mentions trigger/);
+    expect(unanswered.stderr).toMatch(/^bot: no answer within 1 s: does a bot of the demo have a mentions trigger/);
 
     // alice again (her token is kept, mode 0600), as a reply, and a follow.
     const again = await runBot(["say", "--data", data, "--as", "alice", "--reply-to", postId!, "thanks!"]);
