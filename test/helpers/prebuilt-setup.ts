@@ -55,13 +55,16 @@ export async function buildPrebuilt(dir: string): Promise<void> {
     logLevel: "silent",
   });
   mkdirSync(join(dir, "bin"));
+  // Executable with its shebang, as bin/bot.js is: the documents' `npx bot` runs the copy (./scratch-clone.ts).
   writeFileSync(
     join(dir, "bin", "bot.js"),
-    `// bin/bot.js of the suite's bundled postbot (test/helpers/prebuilt-setup.ts): no tsx until a TypeScript plugin needs it.
+    `#!/usr/bin/env node
+// bin/bot.js of the suite's bundled postbot (test/helpers/prebuilt-setup.ts): no tsx until a TypeScript plugin needs it.
 process.env.TSX_TSCONFIG_PATH = ${JSON.stringify(join(dir, "tsconfig.json"))};
 const { main } = await import("../src/cli/main.js");
 await main();
 `,
+    { mode: 0o755 },
   );
   const paths = { postbot: [join(dir, "src", "index.js")], "postbot/testing": [join(dir, "src", "testing.js")] };
   writeFileSync(
