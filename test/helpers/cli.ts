@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
+import { watchChild, watchOf } from "./child-output.ts";
 import { botBin } from "./prebuilt.ts";
 
 export type BotChild = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -35,6 +36,7 @@ export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
   });
   live.add(child);
   child.once("exit", () => live.delete(child));
+  watchChild(child, `bot ${args[0] ?? ""}`.trimEnd());
   return child;
 }
 
@@ -71,7 +73,12 @@ export async function killBots(): Promise<void> {
   );
 }
 
-/** A child's stdout as lines, with a way to wait for a line that matches. */
+/**
+ * A child's stdout as lines, with a way to wait for a line that matches. The wait rejects
+ * when the output ends without such a line: for a child of {@link spawnBot} as soon as it has
+ * exited, naming its exit code or signal and the end of what it printed (stderr too); for
+ * another stream, when it closes.
+ */
 export function lineReader(stream: Readable): { lines: string[]; waitFor(pattern: RegExp): Promise<string> } {
   const lines: string[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
@@ -88,13 +95,22 @@ export function lineReader(stream: Readable): { lines: string[]; waitFor(pattern
       }
     }
   });
+  const child = watchOf(stream);
+  const closed = child ? undefined : new Promise<void>((resolve) => stream.once("close", () => resolve()));
   return {
     lines,
-    waitFor: (pattern) =>
-      new Promise((resolve) => {
-        const found = lines.find((l) => pattern.test(l));
-        if (found !== undefined) resolve(found);
-        else waiters.push({ pattern, resolve });
-      }),
+    waitFor: (pattern) => {
+      const found = lines.find((l) => pattern.test(l));
+      if (found !== undefined) return Promise.resolve(found);
+      const line = new Promise<string>((resolve) => waiters.push({ pattern, resolve }));
+      const what = `printing a line matching ${pattern}`;
+      if (child) return child.before(what, line);
+      return Promise.race([
+        line,
+        closed!.then(() => {
+          throw new Error(`the output closed before ${what}; its last lines:\n${lines.slice(-20).join("\n")}`);
+        }),
+      ]);
+    },
   };
 }

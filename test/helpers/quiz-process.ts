@@ -17,6 +17,7 @@ import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { compareIds, type SandboxPost } from "../../src/sandbox/model/index.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { QUIZ } from "../fixtures/quiz-bot.ts";
+import { watchChild } from "./child-output.ts";
 import { fixtureCommand } from "./prebuilt.ts";
 
 /** Real time, for a child that runs on the real clock: a guard against hanging, never an assertion of speed. */
@@ -60,6 +61,7 @@ export async function quizWorld() {
       { stdio: ["pipe", "pipe", "pipe"] },
     );
     children.add(child);
+    const watched = watchChild(child, "the quiz process");
     let err = "";
     child.stderr!.on("data", (c) => (err += c));
     child.stdin!.on("error", () => undefined); // killed while a question was on its way
@@ -68,18 +70,13 @@ export async function quizWorld() {
     // Its lines after "ready" answer "idle?", in order.
     const answers: Array<(line: string) => void> = [];
     const lines = createInterface({ input: child.stdout! });
-    await Promise.race([
-      new Promise<void>((resolve) => lines.once("line", () => resolve())),
-      exited.then((code) => {
-        throw new Error(`the quiz process exited (${code}) before it was ready: ${err}`);
-      }),
-    ]);
+    await watched.before("it was ready", new Promise<void>((resolve) => lines.once("line", () => resolve())));
     lines.on("line", (line) => answers.shift()?.(line));
     const idle = async () => {
       const answer = new Promise<string>((resolve) => answers.push(resolve));
       child.stdin!.write("idle?\n");
-      const line = await Promise.race([answer, exited.then((code) => `exited (${code}) before it settled: ${err}`)]);
-      if (line !== "idle") throw new Error(`the quiz process ${line}`);
+      const line = await watched.before("it settled", answer);
+      if (line !== "idle") throw new Error(`the quiz process answered ${JSON.stringify(line)} to "idle?"`);
     };
     return { child, exited, err: () => err, idle };
   };

@@ -5,6 +5,7 @@
  * tracked; {@link killCommands} (in `afterEach`) kills what still runs, even when a test fails.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { watchChild } from "./child-output.ts";
 
 export interface Command {
   child: ChildProcess;
@@ -40,6 +41,7 @@ async function groupGone(pid: number): Promise<void> {
 /** Starts `sh -c command` in `cwd` with exactly `env`. */
 export function runCommand(command: string, cwd: string, env: Record<string, string>): Command {
   const child = spawn("sh", ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const watched = watchChild(child, `\`${command}\``);
   let out = "";
   let err = "";
   let partial = "";
@@ -69,15 +71,14 @@ export function runCommand(command: string, cwd: string, env: Record<string, str
     child,
     stdout: () => out,
     stderr: () => err,
-    waitFor: (pattern) =>
-      new Promise((resolve, reject) => {
-        const found = out.split("\n").find((l) => pattern.test(l));
-        if (found !== undefined) return resolve(found);
-        watchers.push({ pattern, fn: resolve });
-        void exited.then(() =>
-          reject(new Error(`exited before printing ${pattern}; stdout:\n${out}\nstderr:\n${err}`)),
-        );
-      }),
+    waitFor: (pattern) => {
+      const found = out.split("\n").find((l) => pattern.test(l));
+      if (found !== undefined) return Promise.resolve(found);
+      return watched.before(
+        `printing a line matching ${pattern}`,
+        new Promise<string>((resolve) => watchers.push({ pattern, fn: resolve })),
+      );
+    },
     onLine: (pattern, fn) => watchers.push({ pattern, fn }),
     done,
     interrupt: () => {

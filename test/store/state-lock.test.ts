@@ -13,6 +13,7 @@ import { UserError } from "../../src/errors.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { processInfo } from "../../src/store/process-info.ts";
 import { acquireLock } from "../../src/store/state-lock.ts";
+import { watchChild } from "../helpers/child-output.ts";
 import { captureLogs } from "../helpers/log.ts";
 
 let root: string;
@@ -35,8 +36,9 @@ afterEach(async () => {
 async function spawnOther(script: string): Promise<{ child: ChildProcess; line: string }> {
   const child = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "ignore"] });
   children.push(child);
+  const watched = watchChild(child, "sh");
   const lines = createInterface({ input: child.stdout! });
-  const line = await new Promise<string>((resolve) => lines.once("line", resolve));
+  const line = await watched.before("its first line", new Promise<string>((resolve) => lines.once("line", resolve)));
   return { child, line };
 }
 
