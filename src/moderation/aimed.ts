@@ -182,6 +182,13 @@ function praiseAt(tokens: readonly Token[], i: number): boolean {
 const closes = (tokens: readonly Token[], m: number, after: ReadonlySet<string>) =>
   m >= tokens.length || tokens[m]!.broken || after.has(tokens[m]!.word);
 
+/** The words of tokens `from` to `to` (exclusive), as a found phrase names them. */
+const wordsOf = (tokens: readonly Token[], from: number, to: number): string =>
+  tokens
+    .slice(from, to)
+    .map((t) => t.word)
+    .join(" ");
+
 /** Where an insult phrase found by a scan starts and ends (token indexes, end exclusive), and its word. */
 interface Found {
   readonly from: number;
@@ -222,14 +229,7 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
       if (fond && !strongAdjective) return undefined;
       if (noun.value < STRONG && !strongAdjective) return undefined;
       if (vocative && !closes(tokens, m, AFTER_VOCATIVE)) return undefined;
-      return {
-        from: j,
-        to: m,
-        word: tokens
-          .slice(k, m)
-          .map((t) => t.word)
-          .join(" "),
-      };
+      return { from: j, to: m, word: wordsOf(tokens, k, m) };
     }
     const container = CONTAINER.at(tokens, k);
     if (container && tokens[k + container.length]?.word === "of" && k + container.length + 1 < tokens.length) {
@@ -248,15 +248,7 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
       const m = k + adjective.length;
       if (adjective.value >= STRONG) {
         strongAdjective = true;
-        if (!vocative && closes(tokens, m, AFTER_PREDICATE))
-          return {
-            from: j,
-            to: m,
-            word: tokens
-              .slice(k, m)
-              .map((t) => t.word)
-              .join(" "),
-          };
+        if (!vocative && closes(tokens, m, AFTER_PREDICATE)) return { from: j, to: m, word: wordsOf(tokens, k, m) };
       }
       k = m;
       continue;
@@ -266,14 +258,7 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
       const m = k + person.length;
       if (!strongAdjective) return undefined;
       if (vocative && !closes(tokens, m, AFTER_VOCATIVE)) return undefined;
-      return {
-        from: j,
-        to: m,
-        word: tokens
-          .slice(k, m)
-          .map((t) => t.word)
-          .join(" "),
-      };
+      return { from: j, to: m, word: wordsOf(tokens, k, m) };
     }
     const intensifier = INTENSIFIER.at(tokens, k);
     if (intensifier) {
@@ -389,10 +374,7 @@ export function aimedInsults(text: Normalized, tokens: readonly Token[] = tokeni
         found.push({
           from: i,
           to: m + 2,
-          word: tokens
-            .slice(i + 1, m)
-            .map((t) => t.word)
-            .join(" "),
+          word: wordsOf(tokens, i + 1, m),
           anchor: i,
         });
       }

@@ -16,6 +16,7 @@
  * Words are plain English; `aimed.ts` normalises them as it normalises replies (repeated
  * letters collapsed, so "buffoon" meets "bufooon").
  */
+import { INTENSIFYING_WORDS, LEADING_WORDS } from "./intensifying-words.ts";
 
 /** Score of a word that insults on its own. */
 export const STRONG = 1;
@@ -382,41 +383,8 @@ export const SCORNFUL_INTENSIFIERS: readonly string[] = [
  * intensifiers and hedges ("you're such an absolute ...", "you are one seriously ...").
  */
 export const INTENSIFIERS: readonly string[] = [
-  "a",
-  "an",
-  "the",
-  "such",
-  "so",
-  "too",
-  "one",
-  "really",
-  "truly",
-  "just",
-  "honestly",
-  "literally",
-  "actually",
-  "absolute",
-  "absolutely",
-  "total",
-  "totally",
-  "complete",
-  "completely",
-  "utter",
-  "utterly",
-  "real",
-  "massive",
-  "huge",
-  "big",
-  "biggest",
-  "most",
-  "fucking",
-  "fuckin",
-  "fkn",
-  "freaking",
-  "frigging",
-  "bloody",
-  "damn",
-  "goddamn",
+  ...LEADING_WORDS,
+  ...INTENSIFYING_WORDS,
   "certified",
   "properly",
   "proper",

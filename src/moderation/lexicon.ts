@@ -4,6 +4,7 @@
  * English; the rule compiler normalises them the way input is normalised (repeated letters
  * collapsed, apostrophes dropped), so "kill" and "ki111" meet.
  */
+import { INTENSIFYING_WORDS, LEADING_WORDS } from "./intensifying-words.ts";
 
 /**
  * Swear words people write with masked letters. A masked token ("f**k", "a**hole") of the
@@ -146,42 +147,9 @@ export const YOU_ARE: readonly string[] = [
  * change who is being talked about.
  */
 export const INSULT_MODIFIERS: readonly string[] = [
-  "a",
-  "an",
-  "the",
-  "such",
+  ...LEADING_WORDS,
   "such a",
-  "so",
-  "too",
-  "one",
-  "really",
-  "truly",
-  "just",
-  "honestly",
-  "literally",
-  "actually",
-  "absolute",
-  "absolutely",
-  "total",
-  "totally",
-  "complete",
-  "completely",
-  "utter",
-  "utterly",
-  "real",
-  "massive",
-  "huge",
-  "big",
-  "biggest",
-  "most",
-  "fucking",
-  "fuckin",
-  "fkn",
-  "freaking",
-  "frigging",
-  "bloody",
-  "damn",
-  "goddamn",
+  ...INTENSIFYING_WORDS,
   "stupid",
   "dumb",
   "little",
