@@ -16,7 +16,10 @@
  *   another process starts the hub within a renewal or two. When the directory changed (a
  *   bot added, changed or removed anywhere), the holder's hub is told at its next renewal and
  *   changes the app's rules by the smallest step, without reconnecting
- *   ({@link StreamHub.update}).
+ *   ({@link StreamHub.update}). A bot that joined (or changed its rules) was running before
+ *   the hub had its rules: once they are in, what matched them since the holder last read the
+ *   directory without it is searched for and handed to it, and what mentioned a new mention
+ *   bot since its `mentions.backfill` likewise.
  *
  * Where the app's stream left off is kept in Redis (./stream-marks.ts), moved by the holder's
  * hub as it delivers and at each renewal: every hub started, here or in the process that
@@ -94,6 +97,15 @@ export interface SharedStreamsOptions {
   prefix?: string;
 }
 
+/**
+ * How far back the holder searches for what matched a joining bot's rules before its hub had
+ * them, at most: the search starts when the holder last read the directory without the bot
+ * (a renewal, 3 s by default, before the bot was published), and a minute covers renewals
+ * held up by a slow Redis; a holder that cannot renew for its lease's time stops its hub, and
+ * the next hub's mark closes that gap for every rule.
+ */
+const RULES_CATCH_UP_MS = 60_000;
+
 /** Publishes a bot in its app's directory (KEYS[1]); a new or changed entry moves the version (KEYS[2]). */
 const PUBLISH = new RedisScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
@@ -117,6 +129,11 @@ interface App {
   /** The directory's content the hub was started with, and its version then. */
   hubOf?: string;
   hubVersion?: string;
+  /**
+   * When this process last knew the hub's bots to be the whole directory (clock ms, read
+   * before the directory was): an entry the hub has not had yet was published after it.
+   */
+  checkedAt?: number;
   /** Cancels the deadline by which the lease must be renewed again (see {@link SharedStreams.watch}). */
   unwatch?: () => void;
   /**
@@ -328,6 +345,7 @@ export class SharedStreams {
     app.hub = undefined;
     app.hubOf = undefined;
     app.hubVersion = undefined;
+    app.checkedAt = undefined;
   }
 
   private async run(): Promise<void> {
@@ -374,8 +392,12 @@ export class SharedStreams {
     // Until when the stream is known connected, for whoever takes it next.
     const mark = app.hub?.mark();
     if (mark) app.marks?.save(mark);
+    const checkedAt = this.options.clock.now();
     const version = await this.options.redis.get(this.versionKey(appId));
-    if (app.hub && version !== null && app.hubVersion === version) return;
+    if (app.hub && version !== null && app.hubVersion === version) {
+      app.checkedAt = checkedAt;
+      return;
+    }
     const raw = await this.options.redis.hgetall(this.directoryKey(appId));
     const bots = Object.entries(raw)
       .filter(([bot]) => this.options.appOf.get(bot) === appId)
@@ -386,6 +408,7 @@ export class SharedStreams {
     const seen = bots.length === Object.keys(raw).length ? (version ?? undefined) : undefined;
     if (app.hub && app.hubOf === signature) {
       app.hubVersion = seen;
+      if (seen !== undefined) app.checkedAt = checkedAt;
       return;
     }
     const wants: BotRules[] = [];
@@ -408,7 +431,11 @@ export class SharedStreams {
       app.hubVersion = seen;
       const hub = app.hub;
       const joined = mentionBots.map((m) => m.bot).filter((bot) => !mentionedIn(before.get(bot)));
-      void hub.update(wants, mentionBots).then(() => this.backfill(appId, app, hub, joined));
+      // Bots with new rules were published since the last check (or, at most, a minute ago):
+      // what matched their rules since then, before the hub had them, is searched for.
+      const since = Math.max(app.checkedAt ?? 0, checkedAt - RULES_CATCH_UP_MS);
+      if (seen !== undefined) app.checkedAt = checkedAt;
+      void hub.update(wants, mentionBots, { since }).then(() => this.backfill(appId, app, hub, joined));
       return;
     }
     if (wants.length === 0 && mentionBots.length === 0) return;
@@ -424,6 +451,7 @@ export class SharedStreams {
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
     app.hubOf = signature;
     app.hubVersion = seen;
+    if (seen !== undefined) app.checkedAt = checkedAt;
     const marks = new StreamMarkWriter(leases, streamMarkKey(this.prefix, appId), () => app.lease, log);
     app.marks = marks;
     app.hub = this.options.startHub({

@@ -27,13 +27,13 @@ import type { ApiClient } from "../api/client.ts";
 import { compareIds } from "../api/ids.ts";
 import { ApiError, BearerTooFrequentError, NetworkError, ProblemError } from "../api/errors.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
-import type { Includes, Post, StreamRule } from "../api/types.ts";
+import type { Includes, Post, StreamRule, User } from "../api/types.ts";
 import type { StreamEvent } from "../api/stream/post-stream.ts";
 import { ReconnectPolicy, type ReconnectCause } from "../api/stream/reconnect-policy.ts";
 import type { Executed, HeaderBag } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent } from "./events.ts";
+import { asEventPost, authorOf, EVENT_POST_QUERY, mentionEvents, type BotEvent, type EventPost } from "./events.ts";
 import { MarkKeeper, REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS, type StreamMark } from "./stream-mark.ts";
 import {
   MENTIONS_RULE_TAG,
@@ -156,8 +156,15 @@ export interface StreamHub {
    * while the connection stays up. Resolves once the service has the new rules (at the next
    * sync when the hub is not connected: it syncs everything before it connects). A failed
    * change is retried, and logged, until it goes through or the hub closes.
+   *
+   * With `catchUp`, what matched the rules bots newly want (a bot that joined, or changed its
+   * rules) before the service had them is searched for once it does, since `catchUp.since`
+   * (when the caller last knew the wants without this change), and handed to those bots as
+   * the stream would have; what the stream gave them meanwhile is not handed out again. Only
+   * while connected: a reconnect's gap search covers every rule anyway. The search runs after
+   * the returned promise resolves ({@link busy} while it does).
    */
-  update(wants: readonly BotRules[], mentionBots?: readonly MentionBot[]): Promise<void>;
+  update(wants: readonly BotRules[], mentionBots?: readonly MentionBot[], catchUp?: { since: number }): Promise<void>;
   /** Where the stream is now ({@link StreamMark}; its `until` now while connected), to save it again. */
   mark(): StreamMark | undefined;
   /**
@@ -378,6 +385,36 @@ function causeOf(failure: unknown): ReconnectCause {
   return "http";
 }
 
+/** A post as the event of a bot whose rule (`value`, with the bot's tag) it matched. */
+function postEvent(post: EventPost, author: User, value: string, wanter: { bot: string; tag?: string }): BotEvent {
+  return {
+    kind: "post",
+    id: `post:${post.id}`,
+    post,
+    author,
+    rule: { value, ...(wanter.tag !== undefined ? { tag: wanter.tag } : {}) },
+  };
+}
+
+/** Which bots want each value (merged rules). */
+function wantersOf(merged: ReadonlyMap<string, ReadonlyArray<{ bot: string }>>): Map<string, Set<string>> {
+  return new Map([...merged].map(([value, wanters]) => [value, new Set(wanters.map((w) => w.bot))]));
+}
+
+/** The values bots want now that they did not want `before`: value → those bots. */
+function newlyWanted(
+  before: ReadonlyMap<string, ReadonlySet<string>>,
+  now: ReadonlyMap<string, ReadonlyArray<{ bot: string }>>,
+): Map<string, Set<string>> {
+  const fresh = new Map<string, Set<string>>();
+  for (const [value, wanters] of now) {
+    const had = before.get(value);
+    const bots = wanters.map((w) => w.bot).filter((bot) => !had?.has(bot));
+    if (bots.length > 0) fresh.set(value, new Set(bots));
+  }
+  return fresh;
+}
+
 /** A call of {@link StreamHub.backfill} waiting for its round of searches. */
 interface BackfillAsk {
   bots: readonly string[];
@@ -457,6 +494,12 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     mentionBots.length > 0 ? { usernames: mentionBots.map((m) => m.username), caps: options.caps } : undefined;
   const closer = new AbortController();
   const recent = new Set<string>();
+  /**
+   * Bots with newly wanted rules whose catch-up search is to come ({@link StreamHub.update}):
+   * the posts the stream routed to each meanwhile (so the search hands them out once), and
+   * how many updates wait on it.
+   */
+  const joining = new Map<string, { posts: Set<string>; updates: number }>();
   let rules: SyncedRules | undefined;
   let current: { close(): void } | undefined;
   /** Syncs and updates of the rules, one at a time (an update waits for the sync under way). */
@@ -518,13 +561,8 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       for (const wanter of merged.get(value) ?? []) {
         if (reached.has(wanter.bot) || userIds.get(wanter.bot) === post.author_id) continue;
         reached.add(wanter.bot);
-        options.deliver(wanter.bot, {
-          kind: "post",
-          id: `post:${post.id}`,
-          post,
-          author,
-          rule: { value, ...(wanter.tag !== undefined ? { tag: wanter.tag } : {}) },
-        });
+        joining.get(wanter.bot)?.posts.add(post.id);
+        options.deliver(wanter.bot, postEvent(post, author, value, wanter));
       }
     }
     if (mentionBots.length > 0 && options.deliverMentions) {
@@ -545,6 +583,42 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     if (!route(event.data, event.includes, values)) return;
     lastPostId = event.data.id;
     marks.delivered(event.data.id, clock.now(), true);
+  };
+
+  /**
+   * Every post recent search finds for `query` in `scope` (a `start_time` or a `since_id`),
+   * all its pages, oldest first, each with the page's includes; budgeted, and stopped when
+   * the hub closes.
+   */
+  const searchAll = async (
+    client: ApiClient,
+    query: string,
+    scope: { start_time: Date } | { since_id: string },
+  ): Promise<Array<{ post: Post; includes: Includes | undefined }>> => {
+    const found: Array<{ post: Post; includes: Includes | undefined }> = [];
+    let next: string | undefined;
+    do {
+      const page = await budgeted("GET /2/posts/search/recent", (signal) =>
+        executed(
+          client.exchange(
+            "GET /2/posts/search/recent",
+            {
+              query: {
+                ...EVENT_POST_QUERY,
+                query,
+                max_results: 100,
+                ...scope,
+                ...(next ? { next_token: next } : {}),
+              },
+            },
+            { signal: AbortSignal.any([signal, closer.signal]) },
+          ),
+        ),
+      );
+      for (const post of page.data ?? []) found.push({ post, includes: page.includes });
+      next = page.meta?.next_token;
+    } while (next && !closer.signal.aborted);
+    return found.sort((a, b) => compareIds(a.post.id, b.post.id));
   };
 
   /**
@@ -575,30 +649,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     if (joined) queries.push({ query: joined, values: [] });
     let recovered = 0;
     for (const { query, values } of queries) {
-      const found: Array<{ post: Post; includes: Includes | undefined }> = [];
-      let next: string | undefined;
-      do {
-        const page = await budgeted("GET /2/posts/search/recent", (signal) =>
-          executed(
-            client.exchange(
-              "GET /2/posts/search/recent",
-              {
-                query: {
-                  ...EVENT_POST_QUERY,
-                  query,
-                  max_results: 100,
-                  ...from,
-                  ...(next ? { next_token: next } : {}),
-                },
-              },
-              { signal: AbortSignal.any([signal, closer.signal]) },
-            ),
-          ),
-        );
-        for (const post of page.data ?? []) found.push({ post, includes: page.includes });
-        next = page.meta?.next_token;
-      } while (next && !closer.signal.aborted);
-      found.sort((a, b) => compareIds(a.post.id, b.post.id));
+      const found = await searchAll(client, query, from);
       for (const { post, includes } of found) {
         if (!route(post, includes, values)) continue;
         recovered++;
@@ -810,30 +861,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
         const byUsername = new Map(pack.map((name) => [name, byName.get(name)!]));
         const byUserId = new Map(bots.map((m) => [m.userId, m]));
         const from = Math.min(...bots.map((m) => since.get(m.bot)!));
-        const posts: Array<{ post: Post; includes: Includes | undefined }> = [];
-        let next: string | undefined;
-        do {
-          const page = await budgeted("GET /2/posts/search/recent", (signal) =>
-            executed(
-              client.exchange(
-                "GET /2/posts/search/recent",
-                {
-                  query: {
-                    ...EVENT_POST_QUERY,
-                    query: mentionRuleValue(pack),
-                    max_results: 100,
-                    start_time: new Date(from),
-                    ...(next ? { next_token: next } : {}),
-                  },
-                },
-                { signal: AbortSignal.any([signal, closer.signal]) },
-              ),
-            ),
-          );
-          for (const post of page.data ?? []) posts.push({ post, includes: page.includes });
-          next = page.meta?.next_token;
-        } while (next && !closer.signal.aborted);
-        posts.sort((a, b) => compareIds(a.post.id, b.post.id));
+        const posts = await searchAll(client, mentionRuleValue(pack), { start_time: new Date(from) });
         const events = new Map<MentionBot, BotEvent[]>();
         for (const { post, includes } of posts) {
           const at = Date.parse(post.created_at ?? "");
@@ -857,10 +885,104 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     return found;
   };
 
-  const update = (wants: readonly BotRules[], mentioned: readonly MentionBot[] = []): Promise<void> => {
+  const update = (
+    wants: readonly BotRules[],
+    mentioned: readonly MentionBot[] = [],
+    catchUp?: { since: number },
+  ): Promise<void> => {
+    const before = catchUp ? wantersOf(merged) : undefined;
     want(wants, mentioned);
     status.mentionBots = mentioned.length;
-    return exclusive(async () => {
+    const fresh = before ? newlyWanted(before, merged) : new Map<string, Set<string>>();
+    const bots = new Set([...fresh.values()].flatMap((b) => [...b]));
+    for (const bot of bots) {
+      const watch = joining.get(bot) ?? { posts: new Set<string>(), updates: 0 };
+      watch.updates++;
+      joining.set(bot, watch);
+    }
+    const applied = applyRules();
+    if (bots.size === 0) return applied;
+    const release = () => {
+      for (const bot of bots) {
+        const watch = joining.get(bot);
+        if (watch && --watch.updates === 0) joining.delete(bot);
+      }
+    };
+    return applied.then(
+      () => {
+        backfilling++;
+        void searchNewRules(fresh, catchUp!.since).finally(() => {
+          backfilling--;
+          release();
+        });
+      },
+      (err: unknown) => {
+        release();
+        throw err;
+      },
+    );
+  };
+
+  /**
+   * The posts that matched values bots newly want (value → those bots) since `sinceMs`, before
+   * the service had the rules: each value searched alone (a post is handed out with the rule
+   * it matched), each post to each of those bots still wanting it, unless the stream gave it
+   * to the bot already or the bot wrote it. A value the search refuses is logged and skipped.
+   */
+  const searchNewRules = async (fresh: ReadonlyMap<string, ReadonlySet<string>>, sinceMs: number) => {
+    if (status.state !== "connected" || closer.signal.aborted) return;
+    const from = Math.max(sinceMs, clock.now() - RECENT_SEARCH_REACH_MS + REACH_MARGIN_MS);
+    let client: ApiClient | undefined;
+    let found = 0;
+    try {
+      client = await options.client();
+      const c = client;
+      for (const [value, bots] of fresh) {
+        let posts: Awaited<ReturnType<typeof searchAll>>;
+        try {
+          posts = await searchAll(c, value, { start_time: new Date(from) });
+        } catch (err) {
+          const refused = apiErrorOf(err);
+          if (!(refused instanceof ProblemError) || refused.status !== 400) throw err;
+          log.warn(
+            { rule: value, err: (err as Error).message },
+            `stream rule "${value}": recent search refused it (${(err as Error).message}); what matched it before the rule was in is not searched for`,
+          );
+          continue;
+        }
+        for (const { post: raw, includes } of posts) {
+          const post = asEventPost(raw);
+          if (!post) continue;
+          const author = authorOf(post, includes) ?? { id: post.author_id, name: "", username: "" };
+          for (const wanter of merged.get(value) ?? []) {
+            const watch = joining.get(wanter.bot);
+            if (!bots.has(wanter.bot) || !watch || watch.posts.has(post.id)) continue;
+            if (userIds.get(wanter.bot) === post.author_id) continue;
+            watch.posts.add(post.id);
+            found++;
+            options.deliver(wanter.bot, postEvent(post, author, value, wanter));
+          }
+        }
+      }
+      if (found > 0)
+        log.info(
+          { found, rules: fresh.size },
+          `stream rules: ${found} posts matched bots' new rules before the service had them; handed to those bots`,
+        );
+    } catch (err) {
+      if (!closer.signal.aborted)
+        log.warn(
+          { err: (err as Error)?.message ?? String(err) },
+          `could not search for what matched bots' new stream rules before the service had them (${(err as Error)?.message ?? String(err)}); those posts are not delivered`,
+        );
+    } finally {
+      void client?.close();
+    }
+  };
+
+  /** The rules to what the bots want now, by the smallest change, once the sync or update before is done. */
+  const applyRules = (): Promise<void> =>
+    exclusive(async () => {
       for (let attempt = 1; rules && !closer.signal.aborted; attempt++) {
         let client: ApiClient | undefined;
         applying++;
@@ -886,7 +1008,6 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
         }
       }
     });
-  };
   return {
     routes: merged,
     done,

@@ -5,7 +5,7 @@
  * the stream over once the lease has expired (Redis's TTL: real time, bounded waits). The
  * lease renewals run on a running clock (every 100 ms), as they would in a process.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
@@ -13,8 +13,10 @@ import { Leases } from "../../src/redis/leases.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import type { HandoffControl, HandoffEntry } from "../../src/redis/stream-handoff.ts";
 import { SharedStreams, type HubRequest } from "../../src/redis/shared-streams.ts";
-import type { StreamHub } from "../../src/triggers/stream-hub.ts";
+import { startStreamHub, type StreamHub } from "../../src/triggers/stream-hub.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { SandboxHubs } from "../helpers/hub.ts";
+import { T0 } from "../helpers/sandbox.ts";
 import { until } from "../helpers/until.ts";
 
 let server: RedisServer;
@@ -24,6 +26,8 @@ const running: SharedStreams[] = [];
 beforeAll(async () => {
   server = await startRedisServer();
 });
+const sandboxHubs = new SandboxHubs();
+afterEach(() => sandboxHubs.close());
 afterAll(async () => {
   for (const s of running) await Promise.race([s.close(), new Promise((r) => setTimeout(r, 2_000))]);
   for (const c of connections) c.disconnect();
@@ -202,5 +206,80 @@ describe("shared streams", () => {
     await streams.host("liker", { userId: "3", username: "liker", rules: [{ value: "dogs" }], mentions: false });
     await until("the hub told of liker's new rules", () => updates.length > told, 10_000, 10);
     expect(backfills.map((b) => b.bots)).toEqual([["newbie"]]);
+  });
+  it("a bot with stream rules that joins a running hub gets, once its rules are in, what matched them since the holder last read the directory without it", async () => {
+    const EVERY = 1_000;
+    const clock = createClock({ frozen: true, start: T0 });
+    const { sandbox, connection } = await sandboxHubs.open(clock);
+    const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+    const keeper = await sandbox.admin.createUser({ username: "keeper", name: "keeper" });
+    const liker = await sandbox.admin.createUser({ username: "liker", name: "liker" });
+    const post = (text: string) => sandbox.admin.createPost({ author_id: alice.id, text });
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    const handled: Array<[string, string]> = [];
+    const streams = new SharedStreams({
+      redis,
+      leases: new Leases(redis, { prefix: "sr:" }),
+      owner: "A",
+      clock,
+      log: silentLogger,
+      appOf: new Map([
+        ["keeper", "app3"],
+        ["liker", "app3"],
+      ]),
+      prefix: "sr:",
+      ttlMs: 60_000,
+      everyMs: EVERY,
+      sweepMs: 600_000,
+      startHub: (request) =>
+        (sandboxHubs.hub = startStreamHub({ ...request, ...connection, clock, log: silentLogger })),
+      handle: async (bot, entry) => {
+        for (const e of entry.events) handled.push([bot, e.kind === "post" ? e.post.text : e.id]);
+      },
+      onControl: () => {},
+    });
+    running.push(streams);
+    streams.start();
+    // One renewal of the stream lease (on the frozen clock): done once the next one is scheduled.
+    const renewal = async () => {
+      await clock.advance(EVERY);
+      await until(
+        "the renewal done",
+        () => clock.waiting().some((w) => w.inMs === EVERY && w.by.includes("shared-streams")),
+        10_000,
+        10,
+      );
+    };
+    await streams.host("keeper", {
+      userId: keeper.id,
+      username: "keeper",
+      rules: [{ value: "#dogs" }],
+      mentions: false,
+    });
+    await renewal();
+    await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
+    await post("#cats before the liker was published");
+    // A renewal reads the directory as the hub has it: the liker is published after this.
+    await renewal();
+    await clock.advance(10);
+    await streams.host("liker", { userId: liker.id, username: "liker", rules: [{ value: "#cats" }], mentions: false });
+    await post("#cats after the liker was published, before its rule");
+    // The next renewal tells the hub; once the service has the rule, the gap is searched.
+    await renewal();
+    await until(
+      "the liker got the post from before its rule",
+      () => handled.some(([, text]) => text === "#cats after the liker was published, before its rule"),
+      10_000,
+      10,
+    );
+    await until("the search done", () => !sandboxHubs.hub!.busy(), 10_000, 10);
+    await post("#cats streamed");
+    await until("the streamed post handled", () => handled.some(([, text]) => text === "#cats streamed"), 10_000, 10);
+    expect(handled).toEqual([
+      ["liker", "#cats after the liker was published, before its rule"],
+      ["liker", "#cats streamed"],
+    ]);
+    await streams.close();
   });
 });

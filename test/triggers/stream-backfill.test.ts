@@ -19,7 +19,7 @@ afterEach(() => t.close());
 const eventually = (check: () => void) => vi.waitFor(check, { timeout: 20_000, interval: 10 });
 const SEARCH = "GET /2/posts/search/recent";
 
-describe("the stream hub's search for mention bots that joined", () => {
+describe("the stream hub's searches for bots that joined", () => {
   it("120 bots asked for one by one at once cost one search per pack of usernames, and each gets exactly its own mentions", async () => {
     const clock = createClock({ frozen: true, start: T0 });
     const { sandbox, connection } = await t.open(clock);
@@ -94,5 +94,56 @@ describe("the stream hub's search for mention bots that joined", () => {
     expect(found.reduce((a, b) => a + b, 0)).toBe([...expected.values()].flat().length);
     expect([found[0], found[1], found[3], found[6], found[9]]).toEqual([1, 1, 1, 0, 0]);
     expect(hub.busy()).toBe(false);
+  });
+  it("a bot that newly wants a rule gets what matched it since `since`, once: what the stream gave it meanwhile is not handed out again", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const { sandbox, connection } = await t.open(clock);
+    const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+    const keeper = await sandbox.admin.createUser({ username: "keeper", name: "keeper" });
+    const liker = await sandbox.admin.createUser({ username: "liker", name: "liker" });
+    const post = async (text: string) => (await sandbox.admin.createPost({ author_id: alice.id, text })).id;
+    const delivered: string[] = [];
+    let streamedMeanwhile: string | undefined;
+    const hub = (t.hub = startStreamHub({
+      appId: "app",
+      clock,
+      log: silentLogger,
+      ...connection,
+      // The search waits until the stream has routed the post made after the change.
+      budgeted: async (endpoint, run) => {
+        if (endpoint === SEARCH)
+          await vi.waitFor(() => expect(streamedMeanwhile && hub.has(streamedMeanwhile)).toBe(true));
+        return (await run(new AbortController().signal)).result;
+      },
+      wants: [{ bot: "keeper", userId: keeper.id, rules: [{ value: "#cats" }] }],
+      deliver: (bot, event: BotEvent) =>
+        void delivered.push(`${bot} ${event.kind === "post" ? event.post.text : event.id}`),
+    }));
+    await eventually(() => expect(hub.status().state).toBe("connected"));
+    await post("#cats too old");
+    await clock.advance(60_000);
+    const since = clock.now();
+    await post("#cats before the change");
+    await clock.advance(60_000);
+    const both = [
+      { bot: "keeper", userId: keeper.id, rules: [{ value: "#cats" }] },
+      { bot: "liker", userId: liker.id, rules: [{ value: "#cats", tag: "likes" }, { value: "#dogs" }] },
+    ];
+    const applied = hub.update(both, [], { since });
+    streamedMeanwhile = await post("#cats after the change");
+    await applied;
+    await eventually(() => expect(delivered).toContain("liker #cats before the change"));
+    await eventually(() => expect(hub.busy()).toBe(false));
+    expect(delivered.sort()).toEqual(
+      [
+        "keeper #cats too old",
+        "keeper #cats before the change",
+        "keeper #cats after the change",
+        "liker #cats after the change",
+        "liker #cats before the change",
+      ].sort(),
+    );
+    // One search per value the liker newly wants; none for the keeper, who wanted #cats already.
+    expect((await sandbox.admin.stats()).routes[SEARCH]?.["200"]).toBe(2);
   });
 });
