@@ -91,9 +91,10 @@ function expectStoppedWithout(lines: string[]): void {
 describe("bot start --state redis:// stopped while Redis is away", () => {
   it("down (refusing): stops promptly with exit 3, logs what it could not save, and loses nothing", async () => {
     const { server, start, answers, mention } = await world();
+    // Made before the start: the first poll (reaching back an hour) answers it, not a poll one interval later.
+    const before = await mention("@d1 before");
     const first = start();
     await first.out.waitFor(/all bots started/);
-    const before = await mention("@d1 before");
     await until("the first mention answered", () => answers(before) === 1, 60_000, 100);
 
     // Redis goes away; a mention comes; the process is asked to stop.
@@ -121,9 +122,10 @@ describe("bot start --state redis:// stopped while Redis is away", () => {
 
   it("hung (SIGSTOP, silent): stops after its 2 s wait with exit 3, not the hard stop's 1, and loses nothing", async () => {
     const { server, start, answers, mention } = await world();
+    // Made before the start: the first poll (reaching back an hour) answers it, not a poll one interval later.
+    const before = await mention("@d1 before");
     const first = start();
     await first.out.waitFor(/all bots started/);
-    const before = await mention("@d1 before");
     await until("the first mention answered", () => answers(before) === 1, 60_000, 100);
 
     // Redis hangs (its connections stay open); a mention comes; the process is asked to stop.
