@@ -15,10 +15,19 @@ import { frozenClocks, type AdjustableClock } from "../../src/clock.ts";
 /** At most this many schedulers per clock (the earliest due); the rest are counted. */
 const SHOWN = 10;
 
+/**
+ * The frozen clocks made before this file: by the files that ran earlier in the same worker,
+ * whose modules it shares (the unit project's `isolate: false`, vitest.config.ts), still
+ * reachable until garbage-collected. This setup runs again before each file, so they are
+ * another file's, and a failure here does not list them.
+ */
+const earlier = new WeakSet(frozenClocks());
+
 beforeEach(({ onTestFailed }) => {
   onTestFailed(({ task }) => {
     const error = task.result?.errors?.[0];
     const waiting = frozenClocks()
+      .filter((clock) => !earlier.has(clock))
       .map(describeWaiting)
       .filter((lines) => lines.length > 0);
     if (error && waiting.length > 0)

@@ -274,9 +274,13 @@ describe("slow answers, held answers and connections that hang", () => {
     const held = post(s, "/v1/chat/completions", chatBody("x"));
     const hung = post(s, "/v1/chat/completions", chatBody("y"));
     await s.whenPending(2);
+    // Their expectations are attached before the close rejects them: a rejection with no handler
+    // yet, even for a moment, is an unhandled one.
+    const heldRejects = expect(held).rejects.toThrow();
+    const hungRejects = expect(hung).rejects.toThrow();
     await Promise.all([s.close(), s.close()]);
-    await expect(held).rejects.toThrow();
-    await expect(hung).rejects.toThrow();
+    await heldRejects;
+    await hungRejects;
     expect(s.pending).toBe(0);
   });
 
