@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { longestFirst } from "./test/helpers/longest-first.ts";
 
 /**
  * Tests that start real processes (`bot`, `redis-server`, Chromium, `npm`): they spend most
@@ -27,6 +28,31 @@ const PROCESSES = [
 ];
 
 /**
+ * The files that took longest (10-40 s each, `npx vitest run --reporter=json` on main, 27 Nov
+ * 2026), longest first: they start first, so that none starts late and ends the run alone
+ * (test/helpers/longest-first.ts). A file much longer than the last here belongs in it.
+ */
+const LONGEST = [
+  "test/cli/commands/start-dry-run.test.ts",
+  "test/docs/commands-readme.test.ts",
+  "test/chaos/chaos.test.ts",
+  "test/cli/commands/say.test.ts",
+  "test/redis/stop-redis-down.test.ts",
+  "test/docs/commands.test.ts",
+  "test/cli/commands/new.test.ts",
+  "test/cli/commands/start.test.ts",
+  "test/redis/redis-freeze.test.ts",
+  "test/redis/fleet-processes.test.ts",
+  "test/redis/kill9-processes.test.ts",
+  "test/redis/stream-handoff-runtime.test.ts",
+  "test/redis/state-flag.test.ts",
+  "test/plugins/conversations/kill9-sessions.test.ts",
+];
+
+/** `--sequence.shuffle` (or `.files`) asks for vitest's random order, which a sequencer of our own would replace. */
+const shuffled = process.argv.some((arg) => arg.startsWith("--sequence.shuffle"));
+
+/**
  * `expect.poll` waits for something a test caused (a page rendered, a queue emptied): its
  * timeout only guards against waiting forever, so it is as generous as a test's own. (Vitest's
  * default, 1 s, failed the status page's 1,000 bots under load, with nothing wrong.)
@@ -44,6 +70,7 @@ export default defineConfig({
     // On 2 cores: the process tests mostly wait for their children, so a third worker runs one
     // of them beside two in-process files. (Vitest wants one worker count for projects that run together.)
     maxWorkers: 3,
+    sequence: { sequencer: shuffled ? undefined : longestFirst(LONGEST) },
     // Type tests (*.test-d.ts) are checked by `npm run typecheck` (tsc covers test/), not again here.
     projects: [
       {
