@@ -29,7 +29,7 @@ import type { BotIdentity } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import type { BotEvent } from "../triggers/events.ts";
 import type { DurableScope } from "./conversations/durable-scope.ts";
-import { warnDeprecated, type DEPRECATED } from "./deprecation.ts";
+import type { DeprecationWarnings, DEPRECATED } from "./deprecation.ts";
 import type {
   BotStore,
   BudgetedReadOptions,
@@ -57,6 +57,8 @@ export interface ContextDeps {
   log: () => Logger;
   /** The plugin that sees the context itself (it is alone on the event); others see views. */
   plugin?: string;
+  /** The old spellings the runtime's plugins were told about (each once per runtime and plugin). */
+  deprecations: DeprecationWarnings;
   /** A plugin's session of the event's user (`ctx.session`), as its schema reads it (the stage's). */
   session?: (plugin: string | undefined, state: ContextState) => SessionData;
 }
@@ -332,7 +334,7 @@ class ContextBase<E extends EventName> {
 
   /** Warns (once per plugin) that the plugin this context is seen by uses an old spelling. */
   [DEPRECATED_USE](which: keyof typeof DEPRECATED): void {
-    warnDeprecated(this.log, this[PLUGIN] ?? this[DEPS].plugin, which);
+    this[DEPS].deprecations.warn(this.log, this[PLUGIN] ?? this[DEPS].plugin, which);
   }
 }
 

@@ -44,6 +44,7 @@ import {
   type Inbound,
 } from "./conversations/engine.ts";
 import type { Conversation, ConversationDefinition, StartResult } from "./conversations/types.ts";
+import type { DeprecationWarnings } from "./deprecation.ts";
 import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
 import type { BotStore, BudgetView, SessionData } from "./plugin.ts";
 import { HandlerRegistry, type PluginEntry } from "./registry.ts";
@@ -69,6 +70,8 @@ export interface PluginsStageOptions {
   file?: string;
   /** The bot's model budget and figures (`bot.models`); default: no budget, nothing observed. */
   models?: ModelAccess;
+  /** The old spellings the runtime's plugins were told about: shared by its bots, so each is told once. */
+  deprecations: DeprecationWarnings;
 }
 
 /** A user's message as a conversation takes it: a mention or reply in a thread, or a DM. */
@@ -339,6 +342,7 @@ export class PluginsStage implements EventHandling {
         budget: this.budgetView,
         log: contextLog,
         plugin: lone,
+        deprecations: this.options.deprecations,
         session: (plugin, s) => this.sessionOf(plugin, s),
       },
       event,
