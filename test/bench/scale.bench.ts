@@ -415,6 +415,12 @@ async function latencyRow(server: RedisServer, bots: number, seconds: number): P
       if (first) bySecond.set(second, [...(bySecond.get(second) ?? []), first.at - d.createdAt(m.id)]);
     }
     say(`stages: ${await stages(d, mentions)}`);
+    // The app's requests that compete with the flood's replies: searches (gaps, bots joining the stream), mention polls, rule changes.
+    const routes = (await d.sandbox.admin.stats()).routes;
+    const count = (route: string) => Object.values(routes[route] ?? {}).reduce((a, b) => a + b, 0);
+    say(
+      `requests since the sandbox started: ${count("GET /2/posts/search/recent")} recent searches, ${count("GET /2/users/:id/mentions")} mention polls, ${count("POST /2/posts/search/stream/rules")} rule changes`,
+    );
     say(
       `latency by second of the flood (p50/max s): ${[...bySecond]
         .sort(([a], [b]) => a - b)
