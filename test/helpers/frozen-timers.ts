@@ -17,9 +17,9 @@ const SHOWN = 10;
 
 /**
  * The frozen clocks made before this file: by the files that ran earlier in the same worker,
- * whose modules it shares (the unit project's `isolate: false`, vitest.config.ts), still
- * reachable until garbage-collected. This setup runs again before each file, so they are
- * another file's, and a failure here does not list them.
+ * whose modules it shares (`isolate: false`, vitest.config.ts), still reachable until
+ * garbage-collected. This setup runs again before each file, so they are another file's, and
+ * a failure here does not list them.
  */
 const earlier = new WeakSet(frozenClocks());
 
