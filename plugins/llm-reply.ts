@@ -58,6 +58,7 @@ import {
   type PostContext,
   type ChatTurn,
   type WriteText,
+  warmClassifier,
 } from "postbot";
 import { z } from "zod";
 
@@ -133,6 +134,8 @@ export default definePlugin({
   options: llmReplyOptions,
   setup(bot, options) {
     const classifier = createClassifier();
+    // Its first uses are paid now, a text a turn, not by the first answers it checks.
+    void warmClassifier(classifier);
     const models = bot.models ?? { bot: bot.name, clock: bot.clock };
     const url = options.url.toLowerCase() === SANDBOX_MODEL ? models.serviceUrl : options.url;
     if (url === undefined)

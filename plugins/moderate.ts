@@ -64,6 +64,7 @@ import {
   ReadError,
   type MentionContext,
   type ReplyContext,
+  warmClassifier,
 } from "postbot";
 import { z } from "zod";
 
@@ -251,6 +252,8 @@ export default definePlugin({
   setup(bot, options) {
     const m = moderation;
     const classifier = createClassifier(options);
+    // Its first uses are paid now, a text a turn, not by the first replies it checks.
+    void warmClassifier(classifier);
     const threshold = options.threshold ?? m.DEFAULT_THRESHOLD;
     const { clock } = bot;
     const history = new m.AuthorHistory(bot.store);

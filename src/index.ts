@@ -82,7 +82,13 @@ export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
 export { startRuntime } from "./hosting/runtime.ts";
 export type { Runtime, RuntimeOptions, HostedBot, AppCredentials } from "./hosting/types.ts";
-export { createClassifier, ModerationOptionError, type Classifier, type Verdict } from "./moderation/index.ts";
+export {
+  createClassifier,
+  ModerationOptionError,
+  warmClassifier,
+  type Classifier,
+  type Verdict,
+} from "./moderation/index.ts";
 /** What the `moderate` plugin builds on beyond the classifier: its judge, evidence, review list and counts. */
 export * as moderation from "./moderation/index.ts";
 export { ReadError } from "./actions/index.ts";

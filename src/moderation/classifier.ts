@@ -186,3 +186,41 @@ export function createClassifier(
     },
   };
 }
+
+/**
+ * Replies of every kind the classifier meets, for {@link warmClassifier}: plain ones (which
+ * the model reads), ones with a rule's words (insults, threats, profanity), a mention and
+ * a link, so the first burst finds the rules' regular expressions compiled, the model's word
+ * clusters read and the paths between them optimised.
+ */
+const WARM_TEXTS: readonly string[] = [
+  "@ana thanks! We open at nine and close at six on Sundays.",
+  "you are a worthless idiot and nobody would miss you",
+  "I know where you live, watch your back",
+  "what a damn good ride lol, see https://example.com/ride",
+  "Helmets are on the second shelf, next to the blue bikes.",
+  "shut up, you pathetic loser. go away",
+  "Is the repair shop open tomorrow? My tyre is flat :(",
+  "this take is so stupid it hurts, honestly",
+];
+
+let warming: Promise<void> | undefined;
+
+/**
+ * Classifies a few sample replies with `classifier`, one per turn of the event loop, once per
+ * process (later calls return the first one's promise). A fresh process otherwise pays the
+ * classifier's first uses, about 100 ms of compiling (the rules' regular expressions are
+ * compiled on their first run, the model's clusters read on its first text), on the first
+ * replies it checks: the plugins that check replies (`moderate`, `llm-reply`) call it when
+ * set up, so it runs while the process starts and waits for the service, one text at a
+ * time, never holding anything else back for longer than one text.
+ */
+export function warmClassifier(classifier: Pick<Classifier, "classify">): Promise<void> {
+  warming ??= (async () => {
+    for (const text of WARM_TEXTS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      classifier.classify(text);
+    }
+  })();
+  return warming;
+}

@@ -14,7 +14,7 @@
  * if (abusive) await ctx.hide(); // and log rules[0].rule, the rule that fired
  * ```
  */
-export { createClassifier } from "./classifier.ts";
+export { createClassifier, warmClassifier } from "./classifier.ts";
 export { DEFAULT_THRESHOLD, WEIGHTS } from "./score.ts";
 export { ModerationOptionError, type ModerationOption } from "./option-error.ts";
 export type { Assessment, Classifier, ClassifierOptions, RuleHit, RuleKind, Verdict } from "./types.ts";
