@@ -44,6 +44,8 @@ interface Reading {
   now: number;
   bots: BotStatus[];
   budgets: Map<string, BudgetStatus>;
+  /** Replies waiting for their bot's `budget.llm`, by bot (bots with none left out). */
+  llmWaiting: Map<string, number>;
   queueDepth: number;
   apps: AppStatus[];
 }
@@ -51,11 +53,14 @@ interface Reading {
 function read(source: StatusSource): Reading {
   const bots = source.bots();
   const budgets = new Map<string, BudgetStatus>();
+  const llmWaiting = new Map<string, number>();
   for (const b of bots) {
     const budget = source.budget(b.bot);
     if (budget) budgets.set(b.bot, budget);
+    const waiting = source.llm?.(b.bot)?.waiting ?? 0;
+    if (waiting > 0) llmWaiting.set(b.bot, waiting);
   }
-  return { now: source.now(), bots, budgets, queueDepth: source.queueDepth(), apps: source.apps() };
+  return { now: source.now(), bots, budgets, llmWaiting, queueDepth: source.queueDepth(), apps: source.apps() };
 }
 
 /** Creates the registry and its metrics; see the module comment. */
@@ -246,6 +251,16 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.reset();
       for (const b of reading?.bots ?? [])
         if (b.conversations) this.set({ bot: b.bot }, b.conversations.open.thread + b.conversations.open.dm);
+    },
+  });
+  new Gauge({
+    name: "postbot_llm_budget_waiting",
+    help: "Replies of a bot waiting for its file's budget.llm (tokens or requests per window, or a 429's pause), as bot status shows them; bots with none are left out.",
+    labelNames: ["bot"] as const,
+    registers: reg,
+    collect() {
+      this.reset();
+      for (const [bot, n] of reading?.llmWaiting ?? []) this.set({ bot }, n);
     },
   });
   /** A bot's use of its model servers' request slots (`llm-reply`'s `parallel`), read from its status. */

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createMetrics } from "../../src/observe/metrics.ts";
+import type { BotStatus } from "../../src/runtime/types.ts";
 import { echoBot, observedBed, parseExposition, samples, value, type ObservedBed } from "./bed.ts";
 
 let t: ObservedBed | undefined;
@@ -154,5 +156,32 @@ describe("/metrics", () => {
     const m = await scrape(t.server.url);
     expect(samples(m, "postbot_bots")).toEqual([]);
     expect(value(m, "postbot_queue_depth")).toBe(0);
+  });
+
+  it("shows each bot's replies waiting for its budget.llm, as bot status reads them from the store", async () => {
+    const bot = (name: string): BotStatus => ({
+      bot: name,
+      appId: "app",
+      userId: "1",
+      username: name,
+      plan: "pro",
+      triggers: {},
+      inbox: 0,
+      updatedAt: 0,
+    });
+    const metrics = createMetrics({
+      source: () => ({
+        bots: () => [bot("helpdesk"), bot("idle"), bot("plain")],
+        budget: () => undefined,
+        queueDepth: () => 0,
+        apps: () => [],
+        now: () => 0,
+        llm: (name) => (name === "plain" ? undefined : { waiting: name === "helpdesk" ? 2 : 0 }),
+      }),
+    });
+    const m = parseExposition((await metrics.scrape()).body);
+    expect(samples(m, "postbot_llm_budget_waiting")).toEqual([
+      expect.objectContaining({ labels: { bot: "helpdesk" }, value: 2 }),
+    ]);
   });
 });
