@@ -27,8 +27,8 @@
  * server's answers unrecorded; a failed try gives its slot back before its back-off. Once it has
  * the slot (the waits for the budget and for the slot are over), and before the request goes,
  * it looks again: a reply whose action's time-to-live passed meanwhile (`WriteText`'s
- * `expiresAt`) is not asked for (`TextExpired`: the action ends `dropped`, as one that waited past
- * it in the budget queue does), nor one whose bot stopped; either gives its slot back at
+ * `expiresAt`) is not asked for (`TextExpired`: the action ends `dropped`, as one that waited
+ * past it in the budget queue does), nor one whose bot stopped; either gives its slot back at
  * once, and the request its budget counted, so the model never writes a text that could only
  * be dropped.
  *
@@ -132,29 +132,8 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
   ): Promise<string> => {
     let answer;
     for (let attempt = 1; ; attempt++) {
-      const unspend = await o.budget?.acquire(signal);
-      const slots = modelSlots(chatEndpoint(o.target.url), o.target.url);
-      let slot: ReleaseSlot;
-      try {
-        slot = await slots.acquire(parallel, signal, o.bot);
-      } catch (err) {
-        unspend?.();
-        throw err;
-      }
+      const slot = await slotToAsk(o, parallel, signal, expiresAt);
       held(slot);
-      // The request goes out in a turn of its own (./turns.ts), as its answer is worked on below.
-      await modelTurns.next();
-      // The waits are over: a reply past its time-to-live, or whose bot stopped, is not asked for.
-      const expired = expiresAt !== undefined && o.clock.now() >= expiresAt;
-      if (expired || signal.aborted) {
-        slot();
-        held(undefined);
-        unspend?.();
-        if (signal.aborted) throw signal.reason;
-        throw new TextExpired(
-          `waited past its time-to-live (${new Date(expiresAt!).toISOString()}) for the model at ${slots.server}; the model was not asked`,
-        );
-      }
       const started = o.clock.now();
       try {
         answer = await chatCompletion(
@@ -215,6 +194,39 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
     return text;
   };
   return write;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Waits for the bot's budget, then for a request slot of its model server, and returns the
+ * slot once the request may go: not for a reply past its time-to-live (`expiresAt`) by then,
+ * nor one whose bot stopped (the module comment); what it took is given back then.
+ */
+async function slotToAsk(
+  o: ReplyWriterOptions,
+  parallel: number,
+  signal: AbortSignal,
+  expiresAt: number | undefined,
+): Promise<ReleaseSlot> {
+  const unspend = await o.budget?.acquire(signal);
+  const slots = modelSlots(chatEndpoint(o.target.url), o.target.url);
+  let slot: ReleaseSlot;
+  try {
+    slot = await slots.acquire(parallel, signal, o.bot);
+  } catch (err) {
+    unspend?.();
+    throw err;
+  }
+  // The request goes out in a turn of its own (./turns.ts), as its answer is worked on.
+  await modelTurns.next();
+  if (!signal.aborted && (expiresAt === undefined || o.clock.now() < expiresAt)) return slot;
+  slot();
+  unspend?.();
+  if (signal.aborted) throw signal.reason;
+  throw new TextExpired(
+    `waited past its time-to-live (${iso(expiresAt!)}) for the model at ${slots.server}; the model was not asked`,
+  );
 }
 
 /**
