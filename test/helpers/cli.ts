@@ -6,9 +6,10 @@
  * behind.
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { watchChild, watchOf } from "./child-output.ts";
-import { botBin } from "./prebuilt.ts";
+import { botBin, ROOT } from "./prebuilt.ts";
 
 export type BotChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -23,13 +24,19 @@ export interface SpawnOptions {
   cwd?: string;
   /** Options for node itself (benches: `--cpu-prof`, which NODE_OPTIONS does not take). */
   nodeArgs?: string[];
+  /**
+   * Runs the checkout's own `bin/bot.js` (postbot's TypeScript under tsx, as a user's `npx bot`
+   * runs it) even when the suite has its bundled copy, which every other child runs.
+   */
+  checkout?: boolean;
 }
 
 const live = new Set<BotChild>();
 
 /** Starts `bot ARGS` and tracks it until it exits. */
 export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), botBin(), ...args], {
+  const bin = options.checkout ? join(ROOT, "bin", "bot.js") : botBin();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args], {
     env: { PATH: process.env.PATH ?? "", ...options.env },
     ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["pipe", "pipe", "pipe"],
