@@ -170,7 +170,9 @@ describe("shared streams", () => {
         ["liker", "app2"],
       ]),
       prefix: "sb:",
-      ttlMs: 400,
+      // Long enough that a stalled event loop (a loaded machine) does not lapse the lease: a new
+      // hub would start with the rules, with no update to wait for. Nothing here moves the hub.
+      ttlMs: 10_000,
       everyMs: 100,
       startHub: () => {
         hubs++;
