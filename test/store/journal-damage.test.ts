@@ -6,7 +6,7 @@
  * and its replies sent again.
  */
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, rmdir, truncate, unlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, truncate, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { openFileStore } from "../../src/store/file-store.ts";
 import { encodeLine, parseJournal } from "../../src/store/journal-line.ts";
 import { createTestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
+import { until } from "../helpers/until.ts";
 
 let root: string;
 beforeEach(async () => {
@@ -261,15 +262,31 @@ describe("several journals", () => {
    */
   async function journals(): Promise<{ image: string; generations: string[] }> {
     const dir = join(root, "run");
-    const { logger } = captureLogs();
+    const { logger, lines } = captureLogs();
     const store = await openFileStore(dir, { checkpointBytes: 400, logger });
     await mkdir(join(dir, "state", "bots", "bob.json"), { recursive: true });
+    // A journal that reaches 400 bytes starts a checkpoint, which rotates it; one is started
+    // only when none runs. Each one here fails (bob.json is a directory) and logs so. Waiting
+    // for it before the next write makes every full journal a generation of its own, however
+    // slow the disk (on a loaded machine two or three were folded into one checkpoint's time).
+    const fullJournals = async () => {
+      let full = 0;
+      for (const name of await readdir(join(dir, "state")))
+        if (/^journal-\d+\.log$/.test(name) && (await stat(join(dir, "state", name))).size >= 400) full++;
+      return full;
+    };
+    const failedCheckpoints = () => lines.filter((l) => /^cannot bring the files/.test(String(l.msg))).length;
+    const flushed = async () => {
+      await store.flush();
+      const full = await fullJournals();
+      await until(`${full} checkpoints ended`, () => failedCheckpoints() >= full);
+    };
     for (let i = 0; i < 12; i++) {
       const bot = ["ann", "bob", "cid"][i % 3]!;
       store.set("ledger", `${bot}:reply:${i}`, { state: "pending", target: String(i) });
-      await store.flush();
+      await flushed();
       store.set("ledger", `${bot}:reply:${i}`, { state: "done", target: String(i), result: { id: String(1000 + i) } });
-      await store.flush();
+      await flushed();
     }
     await store.close(); // its checkpoint fails too: the journals stay, as a crash leaves them
     await rmdir(join(dir, "state", "bots", "bob.json"));
