@@ -189,10 +189,15 @@ export default definePlugin({
     }
 
     const replyTo = async (ctx: PostContext<"mention" | "reply" | "post">) => {
-      const write = judged(async (signal, recorded, expiresAt) => {
+      const write = judged(async (signal, recorded, expiresAt, stopping) => {
         const history = options.context === "thread" ? await threadOf(ctx, signal) : [];
         const messages = chatMessages({ system: options.system, history, text: ctx.post.text });
-        return replyWriter(writerOptions, { messages, answered: ctx.author.username })(signal, recorded, expiresAt);
+        return replyWriter(writerOptions, { messages, answered: ctx.author.username })(
+          signal,
+          recorded,
+          expiresAt,
+          stopping,
+        );
       });
       const outcome = await ctx.replyWith(write);
       if ("reason" in outcome)
@@ -230,10 +235,15 @@ export default definePlugin({
     for (const event of options.on) {
       if (event === "dm") {
         const answerDm = async (ctx: DmContext) => {
-          const write = judged(async (signal, recorded, expiresAt) => {
+          const write = judged(async (signal, recorded, expiresAt, stopping) => {
             const history = options.context === "thread" ? await historyOf(ctx, signal) : [];
             const messages = chatMessages({ system: options.system, history, text: ctx.message.text });
-            return replyWriter(writerOptions, { messages, answered: ctx.sender.username })(signal, recorded, expiresAt);
+            return replyWriter(writerOptions, { messages, answered: ctx.sender.username })(
+              signal,
+              recorded,
+              expiresAt,
+              stopping,
+            );
           });
           const outcome = await ctx.replyWith(write);
           if ("reason" in outcome)

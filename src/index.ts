@@ -65,7 +65,7 @@ export {
 /** Durations as bot files write them (`30s`, `10m`, `1d`), for plugins whose options take one. */
 export { parseDuration, formatDuration, DURATION_HINT, DURATION_PATTERN } from "./config/duration.ts";
 export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind, WriteText } from "./actions/index.ts";
-export { TextExpired, TextRefused } from "./actions/index.ts";
+export { TextDeferred, TextExpired, TextRefused } from "./actions/index.ts";
 export {
   chatMessages,
   judgeCheck,

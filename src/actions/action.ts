@@ -133,8 +133,17 @@ export type Outcome<R = unknown> =
  * writer that waits before its work costs anything (a model's budget, its server's request
  * slot) looks at it once the wait is over, and throws {@link TextExpired} rather than write a
  * text that would only be dropped.
+ *
+ * `stopping` aborts when the process stops (the layer closes): a writer still waiting then
+ * (for its model's budget or request slot) gives up and throws {@link TextDeferred}; a request
+ * already sent is not cut (it ends with `signal`, as the layer's requests in flight do).
  */
-export type WriteText = ((signal: AbortSignal, recorded?: Promise<void>, expiresAt?: number) => Promise<string>) & {
+export type WriteText = ((
+  signal: AbortSignal,
+  recorded?: Promise<void>,
+  expiresAt?: number,
+  stopping?: AbortSignal,
+) => Promise<string>) & {
   /**
    * A check that may take time (a moderation judge over the network): run once the text is
    * recorded, not before, so that a crash while it runs never costs the writer a second call.
@@ -163,6 +172,15 @@ export class TextRefused extends Error {
  */
 export class TextExpired extends Error {
   override name = "TextExpired";
+}
+
+/**
+ * Thrown by a {@link WriteText} that stopped waiting because the process stops, before any
+ * request left: the action ends `deferred` (the ledger keeps it, and the next start writes
+ * it), as an action still waiting for the service's budget does.
+ */
+export class TextDeferred extends Error {
+  override name = "TextDeferred";
 }
 
 /** The kinds whose body carries a text a {@link WriteText} may write. */

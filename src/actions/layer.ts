@@ -286,8 +286,9 @@ export interface ActionSystem {
   /** Actions and budgeted reads being performed now (queued ones included). */
   inFlight(): number;
   /**
-   * Stops: waiting actions end as `deferred` (the ledger keeps them for the next start);
-   * requests in flight finish. Await {@link idle} after it.
+   * Stops: waiting actions end as `deferred` (the ledger keeps them for the next start), and
+   * so do replies whose text still waits for its model's budget or request slot; requests in
+   * flight finish. Await {@link idle} after it.
    */
   close(): void;
 }
@@ -362,6 +363,7 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
     botIds,
     countInFlight,
     observe,
+    stopping: new AbortController(),
   };
   return {
     store,
@@ -378,7 +380,10 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
     inFlight: () => running.size,
-    close: () => queue.close(),
+    close: () => {
+      shared.stopping.abort();
+      queue.close();
+    },
   };
 }
 
@@ -394,6 +399,8 @@ interface Shared {
   botIds: ReadonlySet<string>;
   countInFlight: <T>(p: Promise<T>) => Promise<T>;
   observe: ActionObserver;
+  /** Aborted by {@link ActionSystem.close}: text writers still waiting give up (`WriteText`'s `stopping`). */
+  stopping: AbortController;
 }
 
 /** A text as a body gives it (absent when it is written when the action goes), and the writer. */
@@ -525,11 +532,12 @@ class LayerCore {
     const job = {
       action,
       signal: signal ?? new AbortController().signal,
+      stopping: shared.stopping.signal,
       ...(rider ? { rider } : {}),
       ...(write
         ? {
-            write: async (s: AbortSignal, recorded?: Promise<void>, expiresAt?: number) =>
-              (written = await write(s, recorded, expiresAt)),
+            write: async (s: AbortSignal, recorded?: Promise<void>, expiresAt?: number, stopping?: AbortSignal) =>
+              (written = await write(s, recorded, expiresAt, stopping)),
           }
         : {}),
       ...(write?.check ? { check: write.check } : {}),

@@ -195,6 +195,8 @@ export interface JobChannels {
 export interface Job extends JobChannels {
   readonly action: Action;
   readonly signal: AbortSignal;
+  /** Aborted when the layer closes (the process stops): a text writer still waiting gives up (see `WriteText`). */
+  readonly stopping?: AbortSignal;
   /** How to send a read's request (actions are sent by the bot's executor). Set by the layer. */
   readonly send?: (signal: AbortSignal) => Promise<Executed>;
   /** Posts a read delivered, counted against the monthly read cap (capped endpoints only). Set by the layer. */

@@ -40,7 +40,7 @@
  * The person's words reach the model only as `user` messages (./prompt.ts): the system
  * message is the bot file's alone.
  */
-import { TextExpired, TextRefused, type CheckText, type WriteText } from "../actions/action.ts";
+import { TextDeferred, TextExpired, TextRefused, type CheckText, type WriteText } from "../actions/action.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Classifier } from "../moderation/types.ts";
@@ -111,12 +111,17 @@ export interface ReplyRequest {
 export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): WriteText {
   const retry = { ...WRITER_RETRY, ...o.retry };
   const parallel = o.parallel ?? MODEL_PARALLEL;
-  const write = async (signal: AbortSignal, recorded?: Promise<void>, expiresAt?: number): Promise<string> => {
+  const write = async (
+    signal: AbortSignal,
+    recorded?: Promise<void>,
+    expiresAt?: number,
+    stopping?: AbortSignal,
+  ): Promise<string> => {
     // The server's request slot (./request-slots.ts): held from before the request leaves until
     // the answer's text is durable (`recorded`), or given back once nothing will be recorded.
     let release: ReleaseSlot | undefined;
     try {
-      const text = await written(signal, expiresAt, (slot) => (release = slot));
+      const text = await written(signal, expiresAt, stopping, (slot) => (release = slot));
       if (recorded) void recorded.then(release);
       else release?.();
       release = undefined;
@@ -128,11 +133,12 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
   const written = async (
     signal: AbortSignal,
     expiresAt: number | undefined,
+    stopping: AbortSignal | undefined,
     held: (slot: ReleaseSlot | undefined) => void,
   ): Promise<string> => {
     let answer;
     for (let attempt = 1; ; attempt++) {
-      const slot = await slotToAsk(o, parallel, signal, expiresAt);
+      const slot = await slotToAsk(o, parallel, signal, expiresAt, stopping);
       held(slot);
       const started = o.clock.now();
       try {
@@ -201,22 +207,36 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /**
  * Waits for the bot's budget, then for a request slot of its model server, and returns the
  * slot once the request may go: not for a reply past its time-to-live (`expiresAt`) by then,
- * nor one whose bot stopped (the module comment); what it took is given back then.
+ * nor one whose bot stopped (the module comment); what it took is given back then. When the
+ * process stops (`stopping`) during these waits, nothing was asked: {@link TextDeferred}.
  */
 async function slotToAsk(
   o: ReplyWriterOptions,
   parallel: number,
   signal: AbortSignal,
   expiresAt: number | undefined,
+  stopping: AbortSignal | undefined,
 ): Promise<ReleaseSlot> {
-  const unspend = await o.budget?.acquire(signal);
+  const waits = stopping ? AbortSignal.any([signal, stopping]) : signal;
+  const stopped = (err: unknown) =>
+    !signal.aborted && stopping?.aborted
+      ? new TextDeferred(
+          "the process stopped while it waited for its model's budget or request slot; the next start writes it",
+        )
+      : err;
+  let unspend: (() => void) | undefined;
+  try {
+    unspend = await o.budget?.acquire(waits);
+  } catch (err) {
+    throw stopped(err);
+  }
   const slots = modelSlots(chatEndpoint(o.target.url), o.target.url);
   let slot: ReleaseSlot;
   try {
-    slot = await slots.acquire(parallel, signal, o.bot);
+    slot = await slots.acquire(parallel, waits, o.bot);
   } catch (err) {
     unspend?.();
-    throw err;
+    throw stopped(err);
   }
   // The request goes out in a turn of its own (./turns.ts), as its answer is worked on.
   await modelTurns.next();

@@ -95,6 +95,27 @@ describe("llm-reply: a spent model budget holds back only the reply", () => {
   }
 });
 
+describe("llm-reply: stopping while a reply waits for the model's budget", () => {
+  it("the stop does not wait for the window: the reply ends deferred, kept in the ledger for the next start, the model not asked", async () => {
+    const { bed, model, replies } = await start({ llm: { requests: 1, per: "1h" } });
+    model.chat.queue(answer.chat("First answer."));
+    const alice = await bed.user("alice");
+    await bed.post(alice, "@helpdesk first question");
+    await until("the first reply", () => replies().length === 1);
+    const second = await bed.post(alice, "@helpdesk second question");
+    const entry = () =>
+      bed.store.entries<LedgerEntry>("ledger").find(([key]) => key.endsWith(`:reply:${second.id}`))?.[1];
+    await until("the second reply waits for the model's window", () => entry()?.state === "queued");
+    // The clock stays frozen: a stop that waited for the window, or for its drain time, would never end.
+    await bed.stop();
+    expect(model.chat.requests).toHaveLength(1);
+    expect(replies()).toEqual(["First answer."]);
+    // Deferred: still in the ledger as asked for, its text unwritten, for the next start to write.
+    expect(entry()?.state).toBe("queued");
+    expect(entry()!.action!.body).not.toHaveProperty("text");
+  });
+});
+
 describe("llm-reply: the plugins after it on the same event do not wait for the model", () => {
   it("llm-reply then a plugin liking the mention: the like goes out before the model answers; the mention stays in the inbox until the reply is posted", async () => {
     const fan = definePlugin({

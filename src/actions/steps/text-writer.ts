@@ -9,7 +9,15 @@
  * the bot may not send (to another bot, in a conversation it answered a moment ago, to a
  * hidden post). The argument is in ../pipeline.ts ("A written text, once").
  */
-import { awaitsCheck, awaitsText, TextExpired, TextRefused, type Action, type CheckText } from "../action.ts";
+import {
+  awaitsCheck,
+  awaitsText,
+  TextDeferred,
+  TextExpired,
+  TextRefused,
+  type Action,
+  type CheckText,
+} from "../action.ts";
 import type { Job, Step, StepOutcome } from "../pipeline.ts";
 
 /** The action with `text` as its body's text, marked unchecked while `check` is to run. */
@@ -54,10 +62,12 @@ export function textWriter(): Step {
     try {
       let text: string;
       try {
-        text = await write(job.signal, recorded, action.expiresAt);
+        text = await write(job.signal, recorded, action.expiresAt, job.stopping);
       } catch (error) {
         if (job.signal.aborted) return { status: "deferred", ...keyed, reason: "stopped while its text was written" };
         if (error instanceof TextRefused) return { status: "refused", ...keyed, reason: error.message };
+        // The process stops while the writer waited, before anything was asked: the next start writes it.
+        if (error instanceof TextDeferred) return { status: "deferred", ...keyed, reason: error.message };
         // Its time-to-live passed while the writer waited, before it asked for anything.
         if (error instanceof TextExpired) return { status: "dropped", ...keyed, reason: error.message };
         // No `error`: decided before any request left (see `unsentFailure`); the ledger ends it `failed`.
