@@ -54,7 +54,7 @@ import {
   type ChatTarget,
   type ModelFailure,
 } from "./chat.ts";
-import { MODEL_PARALLEL, modelSlots, type ReleaseSlot } from "./request-slots.ts";
+import { MODEL_PARALLEL, modelSlots, type ReleaseSlot, type RequestSlots } from "./request-slots.ts";
 import { shapeReply } from "./shape.ts";
 import { modelTurns } from "./turns.ts";
 
@@ -217,26 +217,31 @@ async function slotToAsk(
   expiresAt: number | undefined,
   stopping: AbortSignal | undefined,
 ): Promise<ReleaseSlot> {
-  const waits = stopping ? AbortSignal.any([signal, stopping]) : signal;
-  const stopped = (err: unknown) =>
-    !signal.aborted && stopping?.aborted
-      ? new TextDeferred(
-          "the process stopped while it waited for its model's budget or request slot; the next start writes it",
-        )
-      : err;
+  // One controller for the waits, aborted by `signal` or `stopping`, its listeners removed
+  // after: `AbortSignal.any` would leave a weak reference per request on `stopping`, which
+  // lives as long as the process (Node 20; see ./chat.ts).
+  const waits = stopping ? new AbortController() : undefined;
+  const abort = () => waits?.abort(signal.aborted ? signal.reason : stopping?.reason);
+  for (const source of stopping ? [signal, stopping] : [])
+    if (source.aborted) abort();
+    else source.addEventListener("abort", abort, { once: true });
   let unspend: (() => void) | undefined;
-  try {
-    unspend = await o.budget?.acquire(waits);
-  } catch (err) {
-    throw stopped(err);
-  }
-  const slots = modelSlots(chatEndpoint(o.target.url), o.target.url);
+  let slots: RequestSlots;
   let slot: ReleaseSlot;
   try {
-    slot = await slots.acquire(parallel, waits, o.bot);
+    unspend = await o.budget?.acquire(waits?.signal ?? signal);
+    // Taken right away: a server's slots are kept only while one is held or waited for.
+    slots = modelSlots(chatEndpoint(o.target.url), o.target.url);
+    slot = await slots.acquire(parallel, waits?.signal ?? signal, o.bot);
   } catch (err) {
     unspend?.();
-    throw stopped(err);
+    if (signal.aborted || !stopping?.aborted) throw err;
+    throw new TextDeferred(
+      "the process stopped while it waited for its model's budget or request slot; the next start writes it",
+    );
+  } finally {
+    signal.removeEventListener("abort", abort);
+    stopping?.removeEventListener("abort", abort);
   }
   // The request goes out in a turn of its own (./turns.ts), as its answer is worked on.
   await modelTurns.next();
