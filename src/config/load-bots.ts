@@ -6,13 +6,14 @@
  *
  * Nothing here connects to the service.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { UserError } from "../errors.ts";
 import type { PluginEntry } from "../plugins/registry.ts";
 import { findPlugin, localCandidates, localPluginNames, packageCandidates } from "../plugins/discover.ts";
 import { loadPlugin, type LoadedPlugin } from "../plugins/load.ts";
+import { readBotFile, textSizeProblem } from "./bot-file-size.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
 import { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
@@ -97,14 +98,18 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
 
   const parsed: ParsedBotFile[] = [];
   for (const file of files) {
-    let text: string;
+    let read: ReturnType<typeof readBotFile>;
     try {
-      text = readFileSync(resolve(cwd, file), "utf8");
+      read = readBotFile(resolve(cwd, file), file);
     } catch (error) {
       problems.push({ file, message: `cannot be read: ${(error as Error).message}` });
       continue;
     }
-    const result = parseBotFile(file, text, env);
+    if ("problem" in read) {
+      problems.push(read.problem);
+      continue;
+    }
+    const result = parseBotFile(file, read.text, env);
     problems.push(...result.problems);
     parsed.push(result);
   }
@@ -202,6 +207,8 @@ export interface LoadBotTextOptions {
 export async function loadBotText(
   options: LoadBotTextOptions,
 ): Promise<{ bot?: BotConfig; problems: BotFileProblem[] }> {
+  const oversized = textSizeProblem(options.file, options.text);
+  if (oversized) return { problems: [oversized] };
   const result = parseBotFile(options.file, options.text, options.env);
   const problems = [...result.problems];
   if (options.noSecrets && result.bot?.account.kind === "oauth1") {

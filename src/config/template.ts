@@ -11,10 +11,11 @@
  * the username takes a bot name's form ({@link usernameInName}: `Ana_B` → `ana-b`); elsewhere
  * it is written as the service spells it.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { isPair, isScalar, visit } from "yaml";
 import { displayPath } from "../display-path.ts";
+import { readBotFile } from "./bot-file-size.ts";
 import type { BotConfig } from "./load-bots.ts";
 import type { BotFileProblem } from "./problem.ts";
 import { BOT_NAME_PATTERN } from "./schema.ts";
@@ -96,7 +97,9 @@ export function readTemplates(dir: string, cwd = process.cwd()): ReadTemplates {
       continue;
     }
     try {
-      templates.push({ name, file, text: readFileSync(resolve(cwd, file), "utf8") });
+      const read = readBotFile(resolve(cwd, file), file);
+      if ("problem" in read) problems.push(read.problem);
+      else templates.push({ name, file, text: read.text });
     } catch (err) {
       problems.push({ file, message: `cannot be read: ${(err as Error).message}` });
     }

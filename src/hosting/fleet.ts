@@ -12,12 +12,13 @@
  * follows what any of them changed ({@link Fleet.follow}), and the bot claims decide which one
  * runs each bot.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Clock } from "../clock.ts";
 import {
   BOT_FILE_PATTERN,
   formatProblem,
+  readBotFile,
   loadBotText,
   loadEnv,
   PluginCache,
@@ -127,7 +128,9 @@ export class Fleet {
     for (const [name, hosted] of this.options.runtime.fleet()) {
       if (this.records.has(name) && hosted.config.file === stateFile(name)) continue;
       try {
-        this.files.set(hosted.config.file, { name, text: readFileSync(resolve(this.cwd, hosted.config.file), "utf8") });
+        const read = readBotFile(resolve(this.cwd, hosted.config.file), hosted.config.file);
+        // Grown past the limit since it was read: the next look at the directory reports it.
+        if ("text" in read) this.files.set(hosted.config.file, { name, text: read.text });
       } catch {
         // Gone since it was read: the next look at the directory stops it.
       }
@@ -386,19 +389,24 @@ export class Fleet {
   }
 
   private async fileChanged(file: string, why: string): Promise<void> {
-    let text: string;
+    let read: ReturnType<typeof readBotFile>;
     try {
       if (!statSync(resolve(this.cwd, file)).isFile()) return;
-      text = readFileSync(resolve(this.cwd, file), "utf8");
+      // Over the size a bot file may have: refused unread, so a huge file holds up no bot.
+      read = readBotFile(resolve(this.cwd, file), file);
     } catch {
       return await this.fileGone(file);
     }
+    const text = "text" in read ? read.text : undefined;
     const known = this.files.get(file);
-    if (known?.text === text) return;
+    if (text !== undefined && known?.text === text) return;
     const running = known ? this.options.runtime.fleet().get(known.name) : undefined;
     const ownsName = running?.config.file === file;
-    const checked = await this.check(file, text, ownsName ? known!.name : undefined, false);
-    this.files.set(file, { name: known?.name ?? "", text });
+    const checked =
+      "problem" in read
+        ? { problems: [read.problem] }
+        : await this.check(file, read.text, ownsName ? known!.name : undefined, false);
+    this.files.set(file, { name: known?.name ?? "", text: text ?? "" });
     if ("problems" in checked) {
       const { logger } = this.options;
       for (const problem of checked.problems) logger.error({ file, problem: true }, formatProblem(problem));
@@ -408,12 +416,12 @@ export class Fleet {
           ? `${file} ${why} but has ${checked.problems.length === 1 ? "a problem" : `${checked.problems.length} problems`}; bot ${known!.name} goes on with the configuration it had (bot validate checks a file)`
           : `${file} has ${checked.problems.length === 1 ? "a problem" : `${checked.problems.length} problems`}; its bot is not started (bot validate checks a file)`,
       );
-      if (ownsName) this.files.set(file, { name: known!.name, text });
+      if (ownsName) this.files.set(file, { name: known!.name, text: text ?? "" });
       return;
     }
     const { hosted } = checked;
     const name = hosted.config.name;
-    this.files.set(file, { name, text });
+    this.files.set(file, { name, text: text ?? "" });
     if (this.options.only && !this.options.only.includes(name)) return;
     if (ownsName && known!.name !== name) {
       // Renamed in its file: the old bot stops, the new one starts.

@@ -26,7 +26,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BotFileProblem } from "../config/index.ts";
-import { formatProblem } from "../config/index.ts";
+import { BOT_FILE_MAX_BYTES, formatProblem } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import type { Checked, Fleet } from "../hosting/fleet.ts";
 import { FleetError } from "../hosting/fleet-error.ts";
@@ -72,8 +72,8 @@ export type FleetControl = Pick<Fleet, "list" | "add" | "replace" | "remove" | "
 /** What the API decides reviews with (the running process's review desk). */
 export type ReviewControl = Pick<ReviewDesk, "decide">;
 
-/** The largest bot file accepted as a body. */
-const MAX_BODY = 256 * 1024;
+/** The largest bot file accepted as a body: the size any bot file may have. */
+const MAX_BODY = BOT_FILE_MAX_BYTES;
 
 const PROBLEM = "tag:postbot,2026:admin";
 
