@@ -29,6 +29,7 @@ import { endpoint, type AuthMethod, type EndpointKey } from "./endpoints.ts";
 import { AuthMethodError, type RequestInfo } from "./errors.ts";
 import {
   createTransport,
+  headerValue,
   type HttpResponse,
   type HttpStreamResponse,
   type HttpTimeouts,
@@ -37,7 +38,8 @@ import {
 import { fetcherOf, Paginator, pageTokenParam, type PagedMethod, type PaginateOptions } from "./paginate.ts";
 import { encodeQuery, fillPath } from "./query.ts";
 import { hasRateLimitHeaders, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit-headers.ts";
-import { errorFromResponse, parseEnvelope } from "./responses.ts";
+import { errorFromResponse, isTimestampRefused, parseEnvelope } from "./responses.ts";
+import { ServiceTime } from "./service-time.ts";
 import type { ItemOf, ListEndpointKey, RequestArgs, ResponseOf } from "./schema.ts";
 import { PostStream, type StreamOptions } from "./stream/post-stream.ts";
 import type { StreamQuery } from "./params.ts";
@@ -106,6 +108,8 @@ interface Shared {
   onRateLimit: RateLimitObserver | undefined;
   onResponse: ResponseObserver | undefined;
   closer: AbortController;
+  /** The service's time as its responses tell it: what signatures and time parameters are in (shared by {@link ApiClient.withAuth}'s clients). */
+  serviceTime: ServiceTime;
   /** Makes another transport of the same origin (over the same shared pool). */
   newTransport: () => HttpTransport;
 }
@@ -116,6 +120,8 @@ interface Prepared {
   identity: CredentialIdentity;
   query: string;
   body: string | undefined;
+  /** The service-time offset the request's times were written with (a refused timestamp is worth a second try only if it changed since). */
+  offsetMs: number;
 }
 
 /** The rate-limit headers of a response, and no other (an error carries them; nothing else of a response belongs in a log). */
@@ -232,34 +238,50 @@ export class ApiClient implements Caller {
     ...[args, options]: RequestRest<K>
   ): Promise<{ body: ResponseOf<K>; status: number; headers: HttpResponse["headers"] }> {
     const a = (args ?? {}) as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
-    const prepared = this.prepare(key, a, options);
     const signal = this.signalFor(options?.signal);
-    const authorization = await this.authorization(prepared, signal);
-    const headers: Record<string, string> = { authorization };
-    if (prepared.body !== undefined) headers["content-type"] = "application/json";
-    const started = this.clock.now();
-    const res = await this.transport.send({
-      ...prepared.info,
-      query: prepared.query,
-      headers,
-      signal,
-      ...(prepared.body !== undefined ? { body: prepared.body } : {}),
-    });
-    this.afterResponse(prepared, res, authorization);
-    this.logger.debug(
-      {
-        endpoint: key,
-        path: prepared.info.path,
-        status: res.status,
-        ms: this.clock.now() - started,
-        auth: prepared.method,
-      },
-      "api call",
-    );
-    if (res.status < 200 || res.status >= 300)
-      throw Object.assign(errorFromResponse(prepared.info, res), { headers: limitHeaders(res.headers) });
-    const body = (res.text.trim() === "" ? {} : parseEnvelope(prepared.info, res)) as ResponseOf<K>;
-    return { body, status: res.status, headers: res.headers };
+    for (let attempt = 1; ; attempt++) {
+      const prepared = this.prepare(key, a, options);
+      const authorization = await this.authorization(prepared, signal);
+      const headers: Record<string, string> = { authorization };
+      if (prepared.body !== undefined) headers["content-type"] = "application/json";
+      const started = this.clock.now();
+      const res = await this.transport.send({
+        ...prepared.info,
+        query: prepared.query,
+        headers,
+        signal,
+        ...(prepared.body !== undefined ? { body: prepared.body } : {}),
+      });
+      this.afterResponse(prepared, res, authorization);
+      this.logger.debug(
+        {
+          endpoint: key,
+          path: prepared.info.path,
+          status: res.status,
+          ms: this.clock.now() - started,
+          auth: prepared.method,
+        },
+        "api call",
+      );
+      if (res.status < 200 || res.status >= 300) {
+        const error = errorFromResponse(prepared.info, res);
+        // Refused for its timestamp, signed before the service's Date said how far off the
+        // local clock is: nothing was done, so it is signed again with the service's time, once.
+        if (attempt === 1 && this.resign(prepared, error)) continue;
+        throw Object.assign(error, { headers: limitHeaders(res.headers) });
+      }
+      const body = (res.text.trim() === "" ? {} : parseEnvelope(prepared.info, res)) as ResponseOf<K>;
+      return { body, status: res.status, headers: res.headers };
+    }
+  }
+
+  /**
+   * Whether a request the service refused is worth signing again: a signature whose timestamp
+   * was refused (401, code 135) when the service's time has been learnt (or changed) since it
+   * was made.
+   */
+  private resign(p: Prepared, error: unknown): boolean {
+    return p.method === "oauth1" && isTimestampRefused(error) && this.shared.serviceTime.offsetMs !== p.offsetMs;
   }
 
   /**
@@ -294,6 +316,7 @@ export class ApiClient implements Caller {
     const prepared = this.prepare(key, { query: query as Record<string, unknown> }, options);
     const source = {
       info: prepared.info,
+      // Streams are app-only (a bearer token): no signature, no timestamp to refuse.
       open: async (signal: AbortSignal): Promise<HttpStreamResponse> => {
         const s = this.signalFor(signal);
         const authorization = await this.authorization(prepared, s);
@@ -333,12 +356,14 @@ export class ApiClient implements Caller {
           `the PKCE token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (authorize again asking for them)`,
         );
     }
+    const offsetMs = this.shared.serviceTime.offsetMs;
     return {
       info: { method: ep.method, path, endpoint: key },
       method,
       identity: identityOf(method, this.auth),
-      query: encodeQuery(args.query),
+      query: encodeQuery(args.query, offsetMs),
       body: args.body === undefined ? undefined : JSON.stringify(args.body),
+      offsetMs,
     };
   }
 
@@ -352,7 +377,7 @@ export class ApiClient implements Caller {
           token: auth.user!,
           method: p.info.method,
           url: this.transport.url(p.info.path, p.query),
-          clock: this.clock,
+          clock: this.shared.serviceTime,
         });
       case "app": {
         const token =
@@ -372,6 +397,7 @@ export class ApiClient implements Caller {
    * the next call fetches the current one.
    */
   private afterResponse(p: Prepared, res: Pick<HttpResponse, "status" | "headers">, authorization: string) {
+    this.shared.serviceTime.observe(headerValue(res.headers, "date"));
     this.observe(p, res.status, res.headers);
     if (
       res.status === 401 &&
@@ -429,12 +455,15 @@ export function createClient(options: ClientOptions): ApiClient {
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.userAgent ? { userAgent: options.userAgent } : {}),
     });
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
   return new ApiClient(
     {
       transport: newTransport(),
       newTransport,
-      clock: options.clock ?? systemClock,
-      logger: options.logger ?? silentLogger,
+      clock,
+      logger,
+      serviceTime: new ServiceTime(clock, logger),
       onRateLimit: options.onRateLimit,
       onResponse: options.onResponse,
       closer: new AbortController(),

@@ -43,13 +43,24 @@ function queryValue(name: string, value: QueryValue): string | undefined {
 /** Time parameters: a Date is formatted; an ISO string is normalised to the second. */
 const TIME_PARAMS = new Set(["start_time", "end_time"]);
 
-/** Encodes a query object (keys sorted, so a request is the same however it was built). */
-export function encodeQuery(query: Record<string, unknown> | undefined): string {
+/**
+ * Encodes a query object (keys sorted, so a request is the same however it was built). A
+ * `Date` given as a time parameter is a time of the local clock: `shiftMs` (the service's
+ * clock minus the local one, ./service-time.ts) puts it in the service's time. An ISO string
+ * is sent as it is (normalised to the second): it is taken to be the service's already.
+ */
+export function encodeQuery(query: Record<string, unknown> | undefined, shiftMs = 0): string {
   if (!query) return "";
   const parts: string[] = [];
   for (const name of Object.keys(query).sort()) {
     const raw = query[name] as QueryValue;
-    const value = TIME_PARAMS.has(name) && typeof raw === "string" ? formatTime(raw) : queryValue(name, raw);
+    const value = !TIME_PARAMS.has(name)
+      ? queryValue(name, raw)
+      : typeof raw === "string"
+        ? formatTime(raw)
+        : raw instanceof Date && shiftMs !== 0
+          ? formatTime(raw.getTime() + shiftMs)
+          : queryValue(name, raw);
     if (value !== undefined) parts.push(`${percentEncode(name)}=${percentEncode(value)}`);
   }
   return parts.join("&");

@@ -21,6 +21,13 @@ import { headerValue, type HttpResponse } from "./http.ts";
 import { parseRateLimitHeaders } from "./rate-limit-headers.ts";
 import { problemKind, type Problem } from "./types.ts";
 
+/** The v1.1 code of a signature whose `oauth_timestamp` is too far from the service's clock. */
+export const TIMESTAMP_REFUSED = 135;
+
+/** Whether an error is the service refusing a request's OAuth timestamp (401, code 135): the clocks disagree. */
+export const isTimestampRefused = (err: unknown): boolean =>
+  err instanceof OAuthError && err.code === TIMESTAMP_REFUSED;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Parses a JSON body, or says (as a {@link ResponseError}) why it is not one. */
@@ -77,6 +84,14 @@ export function errorFromResponse(info: RequestInfo, res: HttpResponse): ApiErro
       const text = typeof message === "string" ? message : "";
       if (code === 89) return new InvalidTokenError(info, text || undefined);
       if (code === 99) return new BearerTooFrequentError(info, text || undefined);
+      if (code === TIMESTAMP_REFUSED)
+        return new OAuthError(
+          info,
+          status,
+          code,
+          text,
+          "; the request's time is more than 5 minutes off the service's: set this host's clock right (NTP)",
+        );
       return new OAuthError(info, status, code, text);
     }
     if (typeof body.error === "string") {

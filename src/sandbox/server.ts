@@ -163,7 +163,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
   const send = (res: ServerResponse, reply: Reply) => {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(reply.status, { ...reply.headers, "content-length": String(Buffer.byteLength(reply.body)) });
+    res.writeHead(reply.status, {
+      // The service's own time, as a client reads it to sign with (Node's default Date is the host's).
+      date: new Date(clock.now()).toUTCString(),
+      ...reply.headers,
+      "content-length": String(Buffer.byteLength(reply.body)),
+    });
     res.end(reply.body);
   };
 

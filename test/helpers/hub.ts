@@ -24,6 +24,8 @@ export class SandboxHubs {
       client: async () => {
         const client = createClient({
           baseUrl: sandbox.url,
+          // The hub's clock: the times it asks for are in it (a client on another clock would take them for its own).
+          clock,
           auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
         });
         this.clients.push(client);

@@ -17,6 +17,7 @@ import {
   ResponseError,
   UsageCappedError,
 } from "../../api/errors.ts";
+import { isTimestampRefused } from "../../api/responses.ts";
 import type { HeaderBag } from "../action.ts";
 
 /** How hard to try: spec part 7 rule 1's "a few seconds, doubling, up to a few minutes". */
@@ -86,6 +87,9 @@ export function classifyFailure(error: unknown, signal?: AbortSignal): Failure {
   if (error instanceof RateLimitError)
     return error.resetAt !== undefined ? { kind: "rate-limited", resetAt: error.resetAt } : { kind: "rate-limited" };
   if (isRevoked(error)) return { kind: "invalid-token" };
+  // Refused for its timestamp: nothing was done; the client signs with the service's time
+  // once its answers told it, and a clock set right later lets it through.
+  if (isTimestampRefused(error)) return { kind: "transient", maybeSent: false };
   if (error instanceof NetworkError) {
     if (error.aborted) return { kind: "aborted" };
     return { kind: "transient", maybeSent: !(error.code && NEVER_SENT.has(error.code)) };

@@ -31,7 +31,8 @@ export interface SignOptions {
   form?: Record<string, string>;
   /** Protocol parameters that travel in the header (`oauth_callback`, `oauth_verifier`). */
   oauthParams?: Record<string, string>;
-  clock: Clock;
+  /** Where the timestamp comes from: the Clock, or the service's time beside it (../service-time.ts). */
+  clock: Pick<Clock, "now">;
   /** Fixed nonce, for reproducing a documented signature in a test. */
   nonce?: string;
 }

@@ -99,7 +99,12 @@ export function writeStream(o: StreamOptions): OpenStream {
     finish();
     return { end: finish };
   }
-  res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache", ...o.headers });
+  res.writeHead(200, {
+    date: new Date(o.clock.now()).toUTCString(),
+    "content-type": "application/json",
+    "cache-control": "no-cache",
+    ...o.headers,
+  });
   res.flushHeaders();
   res.on("close", finish);
   armKeepAlive();
