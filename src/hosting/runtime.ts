@@ -418,7 +418,8 @@ class HostedRuntime implements Runtime {
    * the old one hands over (its triggers stop, the events it handles finish, bounded by
    * {@link HAND_OVER_MS}; what arrives meanwhile waits in the inbox), and the new one starts
    * from the same state. Its actions in flight are not recovered again: the old layer
-   * finishes them.
+   * finishes them; unless the service refused the old token, which can send nothing: then
+   * the new one resumes what waits in the ledger.
    */
   private async restart(before: HostedBot, after: HostedBot, old: BotRuntime): Promise<void> {
     const name = after.config.name;
@@ -429,6 +430,8 @@ class HostedRuntime implements Runtime {
     if ("error" in resolved && !accountRefused(resolved.error)) throw resolved.error;
     const built = "error" in resolved ? undefined : await buildBot(after, client, resolved.identity, this.factory);
     if (this.claimed) this.sharedApps?.unhost(name);
+    // Paused because the service refused its token: what it could not send waits in the ledger.
+    const refused = old.paused?.accountRefused === true;
     const finished = await old.handOver(HAND_OVER_MS);
     // Taken when the old one stopped: a drop of the stream during the hand-over counts.
     const sync = old.mentionsSync();
@@ -446,6 +449,8 @@ class HostedRuntime implements Runtime {
     }
     this.bots.set(name, built.bot);
     this.layers.set(name, built.layer);
+    // With its new token it sends what the refused one could not (the old layer can send nothing).
+    if (refused && !sameAccount) this.recover(name, built.layer);
     this.run(name, built.bot);
     if (sync && this.via(after) === "stream" && this.via(before) === "stream") built.bot.adoptMentionsSync(sync);
     if (this.claimed) await this.sharedApps?.host(after, built.bot);

@@ -4,8 +4,8 @@
  * before it is sent again. A 429 waits until the window's reset and at least the back-off
  * (spec part 7 rule 1); a spent monthly cap waits in the queue until the enrolment day; a
  * network failure or a 5xx backs off, checking first when the request may have arrived; a
- * refused token pauses the bot (the one place revocation is detected); anything else the
- * service refused is final. It tells the queue step when to try again (the job's `notBefore`)
+ * refused token pauses the bot (the one place revocation is detected) and the action waits
+ * in the ledger for the new token (`deferred`); anything else the service refused is final. It tells the queue step when to try again (the job's `notBefore`)
  * and sends later attempts without the ledger's mark (../pipeline.ts, "Job channels").
  */
 import type { Clock } from "../../clock.ts";
@@ -51,7 +51,13 @@ export function retryStep(options: RetryStepOptions): Step {
           };
         case "invalid-token":
           options.onRevoked?.(error);
-          return { ...outcome, reason, maybeSent: false };
+          // Refused, so not sent: an action waits in the ledger for the account's new token
+          // (the bot restarted with it resumes it); a read has nothing to keep.
+          if (action.kind === "read") return { ...outcome, reason, maybeSent: false };
+          return {
+            status: "deferred",
+            reason: `${reason}; it waits for the account's new token and is sent with it`,
+          };
         case "permanent":
           return { ...outcome, reason, maybeSent: false };
         case "rate-limited":

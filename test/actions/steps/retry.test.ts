@@ -148,13 +148,18 @@ describe("the retry step", () => {
     expect(r.jobs).toHaveLength(2);
   });
 
-  it("a refused token pauses the bot (onRevoked) and ends the action unsent", async () => {
+  it("a refused token pauses the bot (onRevoked); the action waits for the new token (deferred), a read fails", async () => {
     const { step, revoked } = setup();
     const error = new InvalidTokenError(req);
     const { next, jobs } = fakeNext(() => failed(error));
-    expect(await step(next)(jobOf(actionOf("like", "1")))).toMatchObject({ status: "failed", maybeSent: false });
+    expect(await step(next)(jobOf(actionOf("like", "1")))).toMatchObject({
+      status: "deferred",
+      reason: expect.stringMatching(/401 code 89.*; it waits for the account's new token and is sent with it$/),
+    });
     expect(revoked).toEqual([error]);
     expect(jobs).toHaveLength(1);
+    const read = { ...actionOf("like", "1"), kind: "read" as const, key: undefined, target: "mentions poll" };
+    expect(await step(next)(jobOf(read))).toMatchObject({ status: "failed", maybeSent: false });
   });
 
   it("a spent monthly cap tries again with no time of its own (dropping a 429's): the budget holds capped reads until the enrolment day", async () => {
