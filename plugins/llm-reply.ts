@@ -19,7 +19,7 @@
  * ```
  *
  * Each answer is a reply (or, for `dm`, an answer in the conversation) whose text is written
- * when the reply goes (`ctx.replyWith`): never for a reply reply safety refuses (to another
+ * when the reply goes (`ctx.reply(write)`): never for a reply reply safety refuses (to another
  * bot unless `reply_to_bots`, twice in a conversation within `reply_cooldown`, to a hidden
  * post), once per post or message answered, and recorded with the reply's ledger entry before
  * it is sent, so a retry or a restart posts that text and never asks the model again. The
@@ -199,7 +199,7 @@ export default definePlugin({
           stopping,
         );
       });
-      const outcome = await ctx.replyWith(write);
+      const outcome = await ctx.reply(write);
       if ("reason" in outcome)
         ctx.log.info({ status: outcome.status }, `no model reply to post ${ctx.post.id}: ${outcome.reason}`);
     };
@@ -245,7 +245,7 @@ export default definePlugin({
               stopping,
             );
           });
-          const outcome = await ctx.replyWith(write);
+          const outcome = await ctx.reply(write);
           if ("reason" in outcome)
             ctx.log.info({ status: outcome.status }, `no model answer to message ${ctx.message.id}: ${outcome.reason}`);
         };

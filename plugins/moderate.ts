@@ -469,7 +469,7 @@ export default definePlugin({
       if (started === "other") {
         listed("visible");
         count("not-hidden");
-        const muted = options.also === "mute" ? await ctx.actions.mute(ctx.author.id) : undefined;
+        const muted = options.also === "mute" ? await ctx.mute() : undefined;
         const after =
           muted === undefined
             ? ""

@@ -31,14 +31,22 @@ export {
   type FollowContext,
   type DmContext,
   type DmMessage,
-  type PublishContext,
+  type PostVerbs,
+  type NamedPostVerbs,
+  type UserVerbs,
+  type NamedUserVerbs,
+  type PostTarget,
+  type UserTarget,
+  type PostActionOptions,
+  type UserActionOptions,
+  type HideOptions,
+  type NamedPost,
+  type NamedUser,
   type BotIdentity,
   type BotStore,
   type BudgetView,
   type Handler,
   type Filter,
-  type PluginDefinition,
-  type ContextActions,
   type ActionResults,
   type ActionOutcome,
   type ReplyOutcome,
@@ -64,7 +72,7 @@ export {
 } from "./plugins/plugin.ts";
 /** Durations as bot files write them (`30s`, `10m`, `1d`), for plugins whose options take one. */
 export { parseDuration, formatDuration, DURATION_HINT, DURATION_PATTERN } from "./config/duration.ts";
-export type { Actions, Outcome, ActionOptions, PostRef, BudgetStatus, ActionKind, WriteText } from "./actions/index.ts";
+export type { Outcome, ActionOptions, PostRef, UserRef, BudgetStatus, ActionKind, WriteText } from "./actions/index.ts";
 export { TextDeferred, TextExpired, TextRefused } from "./actions/index.ts";
 export {
   chatMessages,

@@ -13,7 +13,7 @@
  * ```ts
  * const options = z.strictObject({ text: templates(["author.username"], "the reply") });
  * // in a handler:
- * await ctx.reply(render(nextText(ctx.store, "reply.next", options.text), { "author.username": ctx.author.username }));
+ * await ctx.reply(render(nextText(bot.store, "reply.next", options.text), { "author.username": ctx.author.username }));
  * ```
  */
 import type { BotStore } from "postbot";

@@ -5,6 +5,7 @@
  */
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { HeaderBag } from "../api/rate-limit-headers.ts";
+import type { Created, DmSent, Following, Hidden, Liked, Muting, Reposted } from "../api/schema.ts";
 
 /** The actions a plugin can take (`ctx.reply`, `ctx.like`...). */
 export type ActionKind = "reply" | "like" | "repost" | "follow" | "dm" | "hide" | "post" | "mute";
@@ -40,14 +41,19 @@ export interface Action {
   /** The JSON body (wire-facts part 2, renamed), when the endpoint takes one. */
   body?: unknown;
   /**
-   * What reply safety needs to know about the post replied to, the conversation the bot
-   * holds that the action speaks in, if any (src/plugins/conversations), and how a person
+   * What reply safety needs to know about the post replied to, the dialog the bot holds
+   * that the action speaks in, if any (src/plugins/dialogs), and how a person
    * reads the target (`about`: `@ana: "any tips for…"` for a post, `@ana` for a user), for
    * log lines and the status page only, never for a decision.
    */
   context?: {
     authorId?: string;
     conversationId?: string;
+    dialog?: string;
+    /**
+     * The name `dialog` had in actions recorded before postbot 0.2: an unfinished one resumed
+     * after an upgrade is still treated as a dialog's.
+     */
     conversation?: string;
     about?: string;
     /**
@@ -111,6 +117,25 @@ export type Outcome<R = unknown> =
   | { status: "dropped"; key?: string; reason: string }
   | { status: "failed"; key?: string; reason: string; maybeSent: boolean; error?: unknown }
   | { status: "deferred"; key?: string; reason: string };
+
+/**
+ * What the service answers each kind of action it accepted: a `sent` (or `--dry-run`) outcome
+ * carries it as `result`. A reply or a post gives the new post (`result.data.id`), a DM the
+ * new message (`result.data.dm_event_id`).
+ */
+export interface ActionResults {
+  reply: { data: Created };
+  post: { data: Created };
+  like: { data: Liked };
+  repost: { data: Reposted };
+  follow: { data: Following };
+  dm: { data: DmSent };
+  hide: { data: Hidden };
+  mute: { data: Muting };
+}
+
+/** How an action of `kind` ended, its `sent` result typed by the kind (what each verb resolves with). */
+export type ActionOutcome<K extends ActionKind> = Outcome<ActionResults[K]>;
 
 /**
  * Writes an action's text when the action is about to go, not when it is asked for: a

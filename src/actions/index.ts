@@ -27,7 +27,6 @@ export type { ActionEvent, ActionObserver } from "./observe.ts";
 export {
   ReadError,
   createActionSystem,
-  type Actions,
   type ActionLayer,
   type ActionOptions,
   type LayerActionOptions,
@@ -36,6 +35,9 @@ export {
   type BotActionsOptions,
   type BudgetStatus,
   type ReadOptions,
+  type DmRef,
   type PostRef,
   type UserRef,
+  DM_GROUP_ENDPOINT,
 } from "./layer.ts";
+export { dialogTarget, dmAnswerTarget, formerKeys } from "./keys.ts";

@@ -32,6 +32,7 @@ import {
   READ_KIND,
   type Action,
   type ActionKind,
+  type ActionOutcome,
   type Executed,
   type Executor,
   type Outcome,
@@ -39,6 +40,7 @@ import {
   type WriteText,
 } from "./action.ts";
 import { dryRunExecutor } from "./dry-run.ts";
+import { dmAnswerTarget } from "./keys.ts";
 import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
 import { Ledger, type LedgerOptions } from "./mechanics/idempotency-ledger.ts";
 import { safeObserver, type ActionObserver } from "./observe.ts";
@@ -119,13 +121,14 @@ export interface UserRef {
 }
 
 /**
- * A direct message as actions refer to it: the message an answer goes to (its id keys the
- * answer), its conversation, and, when known, its sender (for reply safety).
+ * A direct message as an answer refers to it: the message answered (its id keys the answer),
+ * its conversation, and its sender (whom a one-to-one answer goes to, and what reply safety
+ * checks).
  */
 export interface DmRef {
   id: string;
   dm_conversation_id: string;
-  sender_id?: string;
+  sender_id: string;
 }
 
 /** Per-call choices a plugin may make; every one has a default from the kind. */
@@ -143,14 +146,14 @@ export interface ActionOptions {
  * its context's verbs are typed with {@link ActionOptions}).
  */
 export interface LayerActionOptions extends ActionOptions {
-  /** What rides with the action's first ledger record: the handler's session, a conversation's step (./pipeline.ts). */
+  /** What rides with the action's first ledger record: the handler's session, a dialog's step (./pipeline.ts). */
   rider?: LedgerRider;
   /**
-   * The conversation the bot holds that the action speaks in (src/plugins/conversations): a
-   * reply in it is not refused by `reply_cooldown`, and may answer the bot's own question in
-   * it (a timeout's word). Kept with the action in the ledger, so a resumed one is treated alike.
+   * The dialog the bot holds that the action speaks in (src/plugins/dialogs): a reply in it is
+   * not refused by `reply_cooldown`, and may answer the bot's own question in it (a timeout's
+   * word). Kept with the action in the ledger, so a resumed one is treated alike.
    */
-  conversation?: string;
+  dialog?: string;
 }
 
 /** Options of a budgeted read ({@link ActionLayer.read}). */
@@ -182,57 +185,53 @@ export interface BudgetStatus {
   monthly?: MonthlyUsage;
 }
 
-/**
- * The actions a plugin takes, with explicit targets (`ctx.actions.like(postId)`). Each
- * resolves with an {@link Outcome} and never throws for what the plan or a rule refuses.
- */
-export interface Actions {
-  /**
-   * Replies to a post (`POST /2/posts` with `reply.in_reply_to_post_id`). The text may be a
-   * {@link WriteText} instead: written when the reply goes, once per key, and recorded in the
-   * ledger before it is sent (a model's reply; see ./steps/text-writer.ts).
-   */
-  reply(to: PostRef, text: string | WriteText, options?: ActionOptions): Promise<Outcome>;
-  like(post: PostRef | string, options?: ActionOptions): Promise<Outcome>;
-  repost(post: PostRef | string, options?: ActionOptions): Promise<Outcome>;
-  follow(user: string | UserRef, options?: ActionOptions): Promise<Outcome>;
-  /**
-   * Sends a direct message. The key is the user and the text: the same text to the same user
-   * is sent once (a welcome DM), a different text is a new message.
-   */
-  dm(user: string | UserRef, text: string, options?: ActionOptions): Promise<Outcome>;
-  /**
-   * Mutes a user (`POST /2/users/:id/muting`): the bot's account no longer sees their posts
-   * in its timelines. Muting twice leaves them muted.
-   */
-  mute(userId: string, options?: ActionOptions): Promise<Outcome>;
-  /** Hides (or with `hidden: false`, unhides) a reply to one of the bot's posts. */
-  hide(post: PostRef | string, options?: ActionOptions & { hidden?: boolean }): Promise<Outcome>;
-  /**
-   * Posts. The key defaults to the text (the service refuses duplicate content anyway);
-   * a scheduled post that repeats its text gives a key per run (`{ key: "morning:2026-01-02" }`).
-   */
-  post(text: string, options?: ActionOptions & { body?: Record<string, unknown> }): Promise<Outcome>;
-  /** Actions of `kind` that may be sent right now without exceeding any window. */
-  remaining(kind: ActionKind): number;
-}
-
 /** One bot's actions, reads and budget, for the runtime. Performing never throws for refusals, drops or failures. */
-export interface ActionLayer extends Actions {
+export interface ActionLayer {
   readonly bot: string;
   /**
    * The store the bot's ledger is kept in (a dry run's keeps its writes in memory): what rides with
    * an action's record ({@link LayerActionOptions.rider}) must be set here to be written with it.
    */
   readonly store: Store;
-  reply(to: PostRef, text: string | WriteText, options?: LayerActionOptions): Promise<Outcome>;
-  like(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
-  repost(post: PostRef | string, options?: LayerActionOptions): Promise<Outcome>;
-  follow(user: string | UserRef, options?: LayerActionOptions): Promise<Outcome>;
-  dm(user: string | UserRef, text: string, options?: LayerActionOptions): Promise<Outcome>;
-  hide(post: PostRef | string, options?: LayerActionOptions & { hidden?: boolean }): Promise<Outcome>;
-  post(text: string, options?: LayerActionOptions & { body?: Record<string, unknown> }): Promise<Outcome>;
-  mute(userId: string, options?: LayerActionOptions): Promise<Outcome>;
+  /**
+   * Replies to a post (`POST /2/posts` with `reply.in_reply_to_post_id`), keyed by the post:
+   * a post is answered once. The text may be a {@link WriteText} instead: written when the
+   * reply goes, once per key, and recorded in the ledger before it is sent (a model's reply;
+   * see ./steps/text-writer.ts).
+   */
+  reply(to: PostRef, text: string | WriteText, options?: LayerActionOptions): Promise<ActionOutcome<"reply">>;
+  like(post: PostRef | string, options?: LayerActionOptions): Promise<ActionOutcome<"like">>;
+  repost(post: PostRef | string, options?: LayerActionOptions): Promise<ActionOutcome<"repost">>;
+  follow(user: string | UserRef, options?: LayerActionOptions): Promise<ActionOutcome<"follow">>;
+  /**
+   * Sends a direct message: to a user, or in answer to a message (`to` a {@link DmRef}). One
+   * endpoint, `POST /2/dm_conversations/with/:participant_id/messages`, for every one-to-one
+   * message (an answer goes to its sender), and one key scheme, `<bot>:dm:<target>` (see
+   * {@link dmTarget}); only the answer in a group conversation, which has no one participant,
+   * goes to `POST /2/dm_conversations/:dm_conversation_id/messages`. An answer is sent once
+   * per message whatever its text, and reply safety refuses one to the bot itself or to
+   * another bot of the process; its time-to-live counts from when it is asked for, not from
+   * the message (a bot on basic sees a message up to a day after it came, and the person is
+   * still waiting). A message to a user is keyed by the user and the text (the same text to
+   * the same user is sent once: a welcome DM); a {@link WriteText} needs a `key`.
+   */
+  dm(
+    to: string | UserRef | DmRef,
+    text: string | WriteText,
+    options?: LayerActionOptions,
+  ): Promise<ActionOutcome<"dm">>;
+  /** Hides (or with `hidden: false`, unhides) a reply to one of the bot's posts. */
+  hide(post: PostRef | string, options?: LayerActionOptions & { hidden?: boolean }): Promise<ActionOutcome<"hide">>;
+  /**
+   * Posts. The key defaults to the text (the service refuses duplicate content anyway);
+   * a scheduled post that repeats its text gives a key per run (`{ key: "morning:2026-01-02" }`).
+   */
+  post(text: string, options?: LayerActionOptions & { body?: Record<string, unknown> }): Promise<ActionOutcome<"post">>;
+  /**
+   * Mutes a user (`POST /2/users/:id/muting`): the bot's account no longer sees their posts
+   * in its timelines. Muting twice leaves them muted.
+   */
+  mute(user: string | UserRef, options?: LayerActionOptions): Promise<ActionOutcome<"mute">>;
   /**
    * Whether the service would refuse this text from the bot as a duplicate now (the bot posted
    * it within the last 24 hours): what the duplicate guard refuses, asked beforehand.
@@ -249,16 +248,6 @@ export interface ActionLayer extends Actions {
   /** Requests to an endpoint (or actions of a kind) that may be sent right now. */
   remaining(kind: ActionKind | EndpointKey): number;
   status(): BudgetStatus;
-  /**
-   * Answers a direct message in its conversation (`POST /2/dm_conversations/:id/messages`):
-   * a `dm` action (the bot file's `dm` cap applies) keyed `<bot>:dm-reply:<message id>`, so a
-   * message is answered once, whatever the text (as a reply answers a post once). Reply
-   * safety refuses an answer to the bot itself or to another bot of the process. Its
-   * time-to-live counts from when it is asked for, not from the message: a bot on basic
-   * sees a message up to a day after it came, and the person is still waiting. The text may
-   * be a {@link WriteText}, as for {@link Actions.reply}.
-   */
-  answerDm(message: DmRef, text: string | WriteText, options?: LayerActionOptions): Promise<Outcome>;
   /** Whether the bot has hidden the post (the hidden guard's record: nothing of the bot answers it). */
   hidden(postId: string): boolean;
   /** What of this bot waits for budget now, and until when. */
@@ -307,10 +296,17 @@ const idOf = (ref: PostRef | UserRef | string) => (typeof ref === "string" ? ref
 const aboutOf = (ref: PostRef | UserRef | string): { context?: Action["context"] } =>
   typeof ref !== "string" && ref.about ? { context: { about: ref.about } } : {};
 
-/** The endpoint that answers a direct message in its conversation (a `dm` action's other endpoint). */
-export const DM_ANSWER_ENDPOINT = "POST /2/dm_conversations/:dm_conversation_id/messages" satisfies EndpointKey;
-/** What an answer to a direct message is filed under in the ledger: `<bot>:dm-reply:<message id>`. */
-export const DM_ANSWER_KEY = "dm-reply";
+/**
+ * The endpoint of an answer in a group conversation, which has no one participant to send to
+ * (every one-to-one message goes to the `dm` kind's `/with/:participant_id` endpoint).
+ */
+export const DM_GROUP_ENDPOINT: EndpointKey = "POST /2/dm_conversations/:dm_conversation_id/messages";
+
+/** Whether a DM conversation is the one-to-one conversation of two users (`<lower id>-<higher id>`). */
+const isOneToOne = (conversation: string, a: string, b: string) =>
+  conversation === `${a}-${b}` || conversation === `${b}-${a}`;
+
+const isDmRef = (to: string | UserRef | DmRef): to is DmRef => typeof to !== "string" && "dm_conversation_id" in to;
 
 /** Posts delivered by a capped read, by default: the envelope's `meta.result_count`, else its data. */
 function defaultPostsDelivered(result: unknown): number {
@@ -406,6 +402,40 @@ interface Shared {
 /** A text as a body gives it (absent when it is written when the action goes), and the writer. */
 function textOf(text: string | WriteText) {
   return typeof text === "string" ? { body: { text }, write: undefined } : { body: {}, write: text };
+}
+
+/**
+ * The target a DM is keyed by (./keys.ts): the message it answers, or its user and text.
+ *
+ * @throws {TypeError} for a message to a user whose text is written when it goes and that has
+ * no `key`: there is no text to key it by.
+ */
+function dmTarget(to: string | UserRef | DmRef, text: string | WriteText, opts?: ActionOptions): string {
+  if (isDmRef(to)) return dmAnswerTarget(to.id);
+  if (typeof text === "string") return `${idOf(to)}:${shortHash(text)}`;
+  if (opts?.key === undefined)
+    throw new TypeError("a direct message whose text is written when it goes needs its own key ({ key })");
+  return `${idOf(to)}:${opts.key}`;
+}
+
+/**
+ * A DM's request: one-to-one (an answer goes to its sender) through the `dm` kind's endpoint,
+ * an answer in a group conversation through {@link DM_GROUP_ENDPOINT}; an answer names its
+ * sender for reply safety.
+ */
+function dmParts(to: string | UserRef | DmRef, text: string | WriteText, self: string, opts?: LayerActionOptions) {
+  const context: NonNullable<Action["context"]> = isDmRef(to) ? { authorId: to.sender_id } : { ...aboutOf(to).context };
+  if (opts?.dialog !== undefined) context.dialog = opts.dialog;
+  const group = isDmRef(to) && !isOneToOne(to.dm_conversation_id, self, to.sender_id);
+  const path: Record<string, string> = group
+    ? { dm_conversation_id: (to as DmRef).dm_conversation_id }
+    : { participant_id: isDmRef(to) ? to.sender_id : idOf(to) };
+  return {
+    path,
+    body: textOf(text).body,
+    ...(Object.keys(context).length > 0 ? { context } : {}),
+    ...(group ? { endpoint: DM_GROUP_ENDPOINT } : {}),
+  };
 }
 
 /** The origin of an action on a post: when the post was made, when known. */
@@ -525,7 +555,17 @@ class LayerCore {
     return botPipelines(parts);
   }
 
-  run(action: Action, signal: AbortSignal | undefined, rider?: LedgerRider, write?: WriteText): Promise<Outcome> {
+  /**
+   * Runs an action through the bot's pipeline. Its outcome is typed by its kind `K` here, the
+   * one place it is: the executor returns the service's answer to the kind's endpoint
+   * ({@link ActionResults}), which the API client's types describe.
+   */
+  run<K extends ActionKind>(
+    action: Action,
+    signal: AbortSignal | undefined,
+    rider?: LedgerRider,
+    write?: WriteText,
+  ): Promise<ActionOutcome<K>> {
     const { log, shared } = this;
     // A written text is reported with the outcome, as a given one is.
     let written: string | undefined;
@@ -546,7 +586,7 @@ class LayerCore {
       this.pipelines()
         .actions(job)
         .then(({ headers: _answered, ...step }) => {
-          const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as Outcome;
+          const outcome = (action.key && !step.key ? { ...step, key: action.key } : step) as ActionOutcome<K>;
           const shown =
             written === undefined ? action : { ...action, body: { ...(action.body as object), text: written } };
           reportOutcome(log, shared.observe, shown, outcome);
@@ -556,8 +596,8 @@ class LayerCore {
   }
 
   /**
-   * An action of `kind` on `target`, with its key, endpoint, priority and time-to-live. `as`
-   * files it under another key kind and endpoint than the kind's own (a DM answer).
+   * An action of `kind` on `target`, with its key, endpoint, priority and time-to-live.
+   * `endpoint` replaces the kind's own (a DM answer in a group conversation).
    */
   build(
     kind: ActionKind,
@@ -567,7 +607,7 @@ class LayerCore {
       body?: unknown;
       context?: Action["context"];
       origin?: number;
-      as?: { key: string; endpoint: EndpointKey };
+      endpoint?: EndpointKey;
     },
     opts: ActionOptions = {},
   ): Action {
@@ -575,11 +615,11 @@ class LayerCore {
     const now = this.shared.clock.now();
     const origin = Math.min(parts.origin ?? now, now);
     const action: Action = {
-      key: actionKey(bot, parts.as?.key ?? kind, opts.key ?? target),
+      key: actionKey(bot, kind, opts.key ?? target),
       kind,
       bot,
       userId: this.userId,
-      endpoint: parts.as?.endpoint ?? ACTION_KINDS[kind].endpoint,
+      endpoint: parts.endpoint ?? ACTION_KINDS[kind].endpoint,
       target,
       path: parts.path ?? {},
       priority: opts.priority ?? this.priorityOf(kind),
@@ -609,9 +649,9 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
       if (to.author_id) context.authorId = to.author_id;
       if (to.conversation_id) context.conversationId = to.conversation_id;
       if (to.about) context.about = to.about;
-      if (opts?.conversation !== undefined) context.conversation = opts.conversation;
+      if (opts?.dialog !== undefined) context.dialog = opts.dialog;
       const { body, write } = textOf(text);
-      return core.run(
+      return core.run<"reply">(
         core.build(
           "reply",
           to.id,
@@ -624,7 +664,7 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
       );
     },
     like(post, opts?: LayerActionOptions) {
-      return core.run(
+      return core.run<"like">(
         core.build(
           "like",
           idOf(post),
@@ -636,7 +676,7 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
       );
     },
     repost(post, opts?: LayerActionOptions) {
-      return core.run(
+      return core.run<"repost">(
         core.build(
           "repost",
           idOf(post),
@@ -648,7 +688,7 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
       );
     },
     follow(user, opts?: LayerActionOptions) {
-      return core.run(
+      return core.run<"follow">(
         core.build(
           "follow",
           idOf(user),
@@ -659,50 +699,18 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
         opts?.rider,
       );
     },
-    dm(user, text, opts?: LayerActionOptions) {
-      const context: NonNullable<Action["context"]> = { ...aboutOf(user).context };
-      if (opts?.conversation !== undefined) context.conversation = opts.conversation;
-      return core.run(
-        core.build(
-          "dm",
-          `${idOf(user)}:${shortHash(text)}`,
-          {
-            path: { participant_id: idOf(user) },
-            body: { text },
-            ...(Object.keys(context).length > 0 ? { context } : {}),
-          },
-          opts,
-        ),
+    dm(to, text, opts?: LayerActionOptions) {
+      return core.run<"dm">(
+        core.build("dm", dmTarget(to, text, opts), dmParts(to, text, userId, opts), opts),
         opts?.signal,
         opts?.rider,
-      );
-    },
-    answerDm(message, text, opts?: LayerActionOptions) {
-      const { body, write } = textOf(text);
-      return core.run(
-        core.build(
-          "dm",
-          message.id,
-          {
-            path: { dm_conversation_id: message.dm_conversation_id },
-            body,
-            context: {
-              ...(message.sender_id !== undefined ? { authorId: message.sender_id } : {}),
-              ...(opts?.conversation !== undefined ? { conversation: opts.conversation } : {}),
-            },
-            as: { key: DM_ANSWER_KEY, endpoint: DM_ANSWER_ENDPOINT },
-          },
-          opts,
-        ),
-        opts?.signal,
-        opts?.rider,
-        write,
+        textOf(text).write,
       );
     },
     hide(post, opts?: LayerActionOptions & { hidden?: boolean }) {
       const hidden = opts?.hidden ?? true;
       const id = idOf(post);
-      return core.run(
+      return core.run<"hide">(
         core.build(
           "hide",
           hidden ? id : `${id}:unhide`,
@@ -713,15 +721,20 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
         opts?.rider,
       );
     },
-    mute(target, opts?: LayerActionOptions) {
-      return core.run(
-        core.build("mute", target, { path: { id: userId }, body: { target_user_id: target } }, opts),
+    mute(user, opts?: LayerActionOptions) {
+      return core.run<"mute">(
+        core.build(
+          "mute",
+          idOf(user),
+          { path: { id: userId }, body: { target_user_id: idOf(user) }, ...aboutOf(user) },
+          opts,
+        ),
         opts?.signal,
         opts?.rider,
       );
     },
     post(text, opts?: LayerActionOptions & { body?: Record<string, unknown> }) {
-      return core.run(
+      return core.run<"post">(
         core.build("post", shortHash(text), { body: { ...opts?.body, text } }, opts),
         opts?.signal,
         opts?.rider,

@@ -7,7 +7,7 @@
  */
 import { actionKey } from "../actions/action.ts";
 import type { LedgerEntry } from "../actions/index.ts";
-import { DM_ANSWER_KEY } from "../actions/layer.ts";
+import { dmAnswerTarget, formerKeys } from "../actions/keys.ts";
 import { cooldownMark } from "../actions/steps/reply-safety.ts";
 import type { BotStatus } from "../runtime/types.ts";
 import { Inbox } from "../runtime/inbox.ts";
@@ -73,7 +73,9 @@ function ledgerFate(store: Store, bot: string, entry: LedgerEntry, target: strin
  * the inbox, and whether the dms cursor has passed it.
  */
 export function dmFate(store: Store, bot: string, messageId: string): PostFate {
-  const entry = store.get<LedgerEntry>("ledger", actionKey(bot, DM_ANSWER_KEY, messageId));
+  // Its answer's key, or the key an answer had before postbot 0.2 (../actions/keys.ts).
+  const key = actionKey(bot, "dm", dmAnswerTarget(messageId));
+  const entry = [key, ...formerKeys(key)].map((k) => store.get<LedgerEntry>("ledger", k)).find((e) => e);
   if (entry) return ledgerFate(store, bot, entry, messageId);
   if (new Inbox(store, bot).pending().some((e) => e.kind === "dm" && e.message.id === messageId))
     return { kind: "inbox" };

@@ -10,7 +10,6 @@ import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import { JudgeSlot, ModelBudget, type ModelAccess } from "../llm/index.ts";
 import type { Logger } from "../log.ts";
-import type { DeprecationWarnings } from "../plugins/deprecation.ts";
 import { PluginsStage } from "../plugins/stage.ts";
 import { BotRuntime } from "../runtime/bot.ts";
 import type { BotIdentity, BotStatus } from "../runtime/types.ts";
@@ -35,8 +34,6 @@ export interface BotFactoryDeps {
   mentionsVia(hosted: HostedBot): "poll" | "stream";
   /** The service refused the bot's account while it ran (a revoked token: `token`, the one refused). */
   onRevoked(bot: string, err: unknown, token: string): void;
-  /** The old spellings of the plugin API the process's plugins were told about (each once per plugin). */
-  deprecations: DeprecationWarnings;
 }
 
 /** A bot built and set up, not started yet. */
@@ -92,7 +89,6 @@ export async function buildBot(
     handlerTimeoutMs: deps.handlerTimeoutMs,
     file: config.file,
     models,
-    deprecations: deps.deprecations,
     ...(config.session
       ? {
           session: { maxBytes: config.session.max_bytes, ...(config.session.ttl ? { ttlMs: config.session.ttl } : {}) },

@@ -22,7 +22,6 @@ import type { AppStatus, BotStatus } from "../runtime/types.ts";
 import { tapActions } from "./action-tap.ts";
 import { startApps, type Apps } from "./apps.ts";
 import { buildBot, refusedStatus, type BotFactoryDeps } from "./bot-factory.ts";
-import { DeprecationWarnings } from "../plugins/deprecation.ts";
 import { appLoad, capacityLines } from "./capacity.ts";
 import { identify, identifyAll, type Identified } from "./identity.ts";
 import { FleetError } from "./fleet-error.ts";
@@ -125,7 +124,6 @@ class HostedRuntime implements Runtime {
       // A process sharing its state without the shared streams polls every bot's mentions.
       mentionsVia: (hosted) => this.via(hosted),
       onRevoked: (name, err, token) => this.revoked(name, err, token),
-      deprecations: new DeprecationWarnings(),
     };
     this.saver = new StatusSaver({
       store: options.store,

@@ -36,7 +36,7 @@ export interface BotReport extends BotStatus {
 export interface LastAction {
   kind: string;
   target: string;
-  /** Its ledger key (`<bot>:dm-reply:<message>` tells a DM answer from a DM to a user). */
+  /** Its ledger key (`<bot>:dm:re:<message>` tells a DM answer from a DM to a user). */
   key?: string;
   state: LedgerState;
   reason?: string;
@@ -133,7 +133,9 @@ const ENDED: Record<LedgerState, string> = {
  * `post` (its target is an internal key, not something to show).
  */
 function actionTarget(kind: string, target: string, key?: string): string {
-  // An answer to a DM is filed under `<bot>:dm-reply:<message id>`: it goes to a conversation, not a user.
+  // An answer to a DM is filed under `<bot>:dm:re:<message id>` (`<bot>:dm-reply:<message id>`
+  // before postbot 0.2): it answers a message, whoever it goes to.
+  if (kind === "dm" && target.startsWith("re:")) return `dm answering message ${target.slice(3)}`;
   if (key?.includes(":dm-reply:")) return `dm answering message ${target}`;
   switch (kind) {
     case "reply":

@@ -1,12 +1,12 @@
 /**
- * Builds the context a handler gets for an event: the event's data, and the actions bound
- * to its post and author, all going through the bot's action layer.
+ * Builds the context a handler gets for an event: the event's data, and the verbs acting on
+ * its post and user by default (or on the target their options name), all going through the
+ * bot's action layer, whose outcomes are typed by kind.
  *
  * One context is made per event and shared by its handlers; each plugin sees it through a
- * view with its own logger (and its name, for the deprecation warnings of ./deprecation.ts).
- * Every action a handler awaits, through `ctx.reply` or `ctx.actions.like`, is counted while
- * it runs, so a handler waiting for the budget is not taken for a hanging one and the test
- * bed's `settle()` knows what it waits for.
+ * view with its own logger (and its name, for its session). Every action a handler awaits,
+ * through `ctx.reply` or `ctx.like`, is counted while it runs, so a handler waiting for the
+ * budget is not taken for a hanging one and the test bed's `settle()` knows what it waits for.
  *
  * An event from a user has a durable scope (./conversations/durable-scope.ts): `ctx.session`
  * reads the user's session of the plugin from it, and every action a handler asks for carries
@@ -15,40 +15,49 @@
 import type {
   ActionLayer,
   ActionOptions,
+  DmRef,
   LayerActionOptions,
-  Outcome,
   PostRef,
   UserRef,
   WriteText,
 } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
+import type { User } from "../api/types.ts";
 import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import type { BotEvent } from "../triggers/events.ts";
 import type { DurableScope } from "./conversations/durable-scope.ts";
-import type { DeprecationWarnings, DEPRECATED } from "./deprecation.ts";
 import type {
   BotStore,
   BudgetedReadOptions,
   BudgetView,
-  ContextActions,
   DmOutcome,
   EventContexts,
   EventName,
   EventPost,
+  FollowOutcome,
+  HideOptions,
+  HideOutcome,
+  LikeOutcome,
+  MuteOutcome,
+  PostActionOptions,
+  PostTarget,
   PublishOutcome,
+  ReplyOutcome,
+  RepostOutcome,
   SessionData,
+  UserActionOptions,
+  UserTarget,
 } from "./plugin.ts";
 
 export interface ContextDeps {
   identity: BotIdentity;
   api: ApiClient;
   layer: ActionLayer;
-  /** The bot's key-value store and budget view (made once per bot, see {@link botStore}). */
-  kv: BotStore;
+  /** The bot's budget view (made once per bot, see {@link budgetView}). */
   budget: BudgetView;
   /**
    * The event's logger, made on first use: most events log nothing, and a pino child per
@@ -57,8 +66,6 @@ export interface ContextDeps {
   log: () => Logger;
   /** The plugin that sees the context itself (it is alone on the event); others see views. */
   plugin?: string;
-  /** The old spellings the runtime's plugins were told about (each once per runtime and plugin). */
-  deprecations: DeprecationWarnings;
   /** A plugin's session of the event's user (`ctx.session`), as its schema reads it (the stage's). */
   session?: (plugin: string | undefined, state: ContextState) => SessionData;
 }
@@ -77,7 +84,7 @@ export interface ContextState {
   onWaiting?: ((waiting: boolean) => void) | undefined;
   /** The event's durable scope, when it comes from a user: its session, and what rides with its actions. */
   scope?: DurableScope | undefined;
-  /** The event (a conversation started from the context reads where it happened). */
+  /** The event (a dialog started from the context reads where it happened). */
   event: BotEvent;
   /**
    * Work a handler left to go on while the later plugins run (`ctx.meanwhile`), each settled
@@ -99,7 +106,7 @@ function riding(state: ContextState, o: ActionOptions | undefined): LayerActionO
 }
 
 /**
- * The per-bot key-value store plugins get as `ctx.store` and `bot.store`. (Methods, not named
+ * The per-bot key-value store plugins get as `bot.store`. (Methods, not named
  * arrows: each bot has one, and tsx gives every named arrow a name property of its own.)
  */
 export function botStore(store: Store, bot: string): BotStore {
@@ -142,7 +149,7 @@ const userRef = (user: { id: string; username?: string }): UserRef => {
 };
 
 /** Counts an action (or a budgeted read) as awaited while it runs. */
-export async function awaited<T = Outcome>(state: ContextState, action: Promise<T>): Promise<T> {
+export async function awaited<T>(state: ContextState, action: Promise<T>): Promise<T> {
   if (state.waiting++ + (state.outside ?? 0) === 0) state.onWaiting?.(true);
   try {
     return await action;
@@ -164,43 +171,6 @@ async function awaitedOutside<T>(state: ContextState, work: Promise<T>): Promise
   }
 }
 
-/** `ctx.actions`: every verb through the layer, each counted while awaited. */
-function actionsOf(layer: ActionLayer, state: ContextState, oldRemaining: () => void): ContextActions {
-  // Methods, not arrow properties: tsx names every arrow it compiles with a
-  // defineProperty, which thousands of events a second each paid for. The layer's outcomes
-  // are the service's answers to each action, so they have the result types the API names.
-  return {
-    reply(to, text, o) {
-      return awaited(state, layer.reply(to, text, riding(state, o))) as never;
-    },
-    like(post, o) {
-      return awaited(state, layer.like(post, riding(state, o))) as never;
-    },
-    repost(post, o) {
-      return awaited(state, layer.repost(post, riding(state, o))) as never;
-    },
-    follow(userId, o) {
-      return awaited(state, layer.follow(userId, riding(state, o))) as never;
-    },
-    dm(userId, text, o) {
-      return awaited(state, layer.dm(userId, text, riding(state, o))) as never;
-    },
-    hide(post, o) {
-      return awaited(state, layer.hide(post, riding(state, o))) as never;
-    },
-    post(text, o) {
-      return awaited(state, layer.post(text, riding(state, o))) as never;
-    },
-    mute(userId, o) {
-      return awaited(state, layer.mute(userId, riding(state, o))) as never;
-    },
-    remaining(kind) {
-      oldRemaining();
-      return layer.remaining(kind);
-    },
-  };
-}
-
 /** The budget view plugins get as `ctx.budget` (one per bot). */
 export function budgetView(layer: ActionLayer): BudgetView {
   return {
@@ -216,32 +186,28 @@ export function budgetView(layer: ActionLayer): BudgetView {
 const DEPS = Symbol("deps");
 const STATE = Symbol("state");
 const LOG = Symbol("log");
-const ACTIONS = Symbol("actions");
-const POST_ID = Symbol("postId");
 const PUBLISH = Symbol("publish");
 /** The plugin a view is of. */
 const PLUGIN = Symbol("plugin");
-const DEPRECATED_USE = Symbol("deprecated");
 
 type Publish = (text: string, options?: ActionOptions) => Promise<PublishOutcome>;
 
 /**
- * What every event's context has. `log`, `actions` (and the old spelling `api`) are getters
- * on the prototype, made when first read (destructuring `({ log })` reads them too); the
- * verbs each context adds are methods that need no `this`, so `({ reply }) => reply("hi")`
- * works.
+ * What every event's context has. `log` and `publish` are getters on the prototype, made when
+ * first read (destructuring `({ log })` reads them too); the verbs each context adds are
+ * methods that need no `this`, so `({ reply }) => reply("hi")` works.
  */
 class ContextBase<E extends EventName> {
   readonly bot: BotIdentity;
   readonly unbudgetedApi: ApiClient;
-  readonly store: BotStore;
   readonly budget: BudgetView;
   // Symbol keys, not #private fields: a plugin's view (Object.create of the context) reads
   // these getters with itself as `this`, and private fields are not inherited.
   readonly [DEPS]: ContextDeps;
   readonly [STATE]: ContextState;
   [LOG]: Logger | undefined;
-  [ACTIONS]: ContextActions | undefined;
+  /** Set when first read (declared only: no field on each context). */
+  declare [PUBLISH]: Publish | undefined;
   /** Set on views only (no field on each context: it would cost every event a property). */
   declare [PLUGIN]: string | undefined;
 
@@ -252,7 +218,6 @@ class ContextBase<E extends EventName> {
   ) {
     this.bot = deps.identity;
     this.unbudgetedApi = deps.api;
-    this.store = deps.kv;
     this.budget = deps.budget;
     this[DEPS] = deps;
     this[STATE] = state;
@@ -262,8 +227,21 @@ class ContextBase<E extends EventName> {
     return (this[LOG] ??= this[DEPS].log());
   }
 
-  get actions(): ContextActions {
-    return (this[ACTIONS] ??= actionsOf(this[DEPS].layer, this[STATE], () => this[DEPRECATED_USE]("remaining")));
+  /**
+   * Publishes a post of the bot's own; made when first read (most handlers answer rather than
+   * publish). A schedule's run keys its posts by the run, so the same text goes out every day.
+   */
+  get publish(): Publish {
+    const { layer } = this[DEPS];
+    const state = this[STATE];
+    const event = state.event;
+    if (event.kind !== "schedule")
+      return (this[PUBLISH] ??= (text, o) => awaited(state, layer.post(text, riding(state, o))));
+    // The idempotency key is the run (and the post's place in it), not the text.
+    let n = 0;
+    const run = `${event.schedule.name}:${new Date(event.schedule.at).toISOString()}`;
+    return (this[PUBLISH] ??= (text, o) =>
+      awaited(state, layer.post(text, riding(state, { key: `${run}:${n++}`, ...o }))));
   }
 
   /** Work outside the bot (see `BaseContext.waitFor`): the event holds no handler slot meanwhile. */
@@ -305,12 +283,6 @@ class ContextBase<E extends EventName> {
     );
   }
 
-  /** The old spelling of {@link unbudgetedApi}. */
-  get api(): ApiClient {
-    this[DEPRECATED_USE]("api");
-    return this.unbudgetedApi;
-  }
-
   /**
    * The user's session of the plugin this context is seen by: read (and checked by the plugin's
    * schema) on first use, kept with the handler's first action or when it ends.
@@ -331,51 +303,80 @@ class ContextBase<E extends EventName> {
       throw new TypeError("ctx.session must be a plain object");
     scope.replaceSession(this[PLUGIN] ?? this[DEPS].plugin ?? "", value);
   }
+}
 
-  /** Warns (once per plugin) that the plugin this context is seen by uses an old spelling. */
-  [DEPRECATED_USE](which: keyof typeof DEPRECATED): void {
-    this[DEPS].deprecations.warn(this.log, this[PLUGIN] ?? this[DEPS].plugin, which);
+/** The context of an event that delivers a post: whether a handler hid it. */
+class PostContextBase<E extends EventName> extends ContextBase<E> {
+  get hidden(): boolean {
+    const event = this[STATE].event;
+    return "post" in event && this[DEPS].layer.hidden(event.post.id);
   }
 }
 
-/** The context of an event that delivers a post: whether a handler hid it, and publishing. */
-class PostContextBase<E extends EventName> extends ContextBase<E> {
-  readonly [POST_ID]: string;
-  /** Set when first read (declared only: no field on each context). */
-  declare [PUBLISH]: Publish | undefined;
+/** What an event's verbs act on when their options name no target: its post, its user, the message it answers. */
+interface Defaults {
+  post?: PostRef;
+  user?: UserRef;
+  /** A `dm` event's message: `reply` answers it, and `dm` needs a `{ user }`. */
+  message?: DmRef;
+}
 
-  constructor(event: E, deps: ContextDeps, state: ContextState, postId: string) {
-    super(event, deps, state);
-    this[POST_ID] = postId;
-  }
+/** A post target as the action layer takes it. */
+const postRef = (post: PostTarget): PostRef => (typeof post === "string" ? { id: post } : post);
+/** A user target as the action layer takes it (with how a person reads them, when known). */
+const userTarget = (user: UserTarget): UserRef => (typeof user === "string" ? { id: user } : userRef(user));
 
-  get hidden(): boolean {
-    return this[DEPS].layer.hidden(this[POST_ID]);
-  }
-
-  /** Made when first read: most handlers of a post answer it rather than publish. */
-  get publish(): Publish {
-    const { layer } = this[DEPS];
-    const state = this[STATE];
-    return (this[PUBLISH] ??= (text, o) =>
-      awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>);
-  }
+/** The target a verb acts on: the one its options name, else the event's; a `TypeError` naming what to give when neither is. */
+function targetOf<T>(given: T | undefined, fallback: T | undefined, verb: string, event: EventName, named: string): T {
+  const target = given ?? fallback;
+  if (target === undefined)
+    throw new TypeError(`ctx.${verb} on a ${event} event needs { ${named} }: the event has no ${named} of its own`);
+  return target;
 }
 
 /**
- * The context of an event without a post (schedule, follow): it publishes with its own
- * `publish`, and still answers to the old spelling `ctx.post(text)`.
+ * The verbs of an event's context, each a closure over the event's state (so they work
+ * destructured), acting on the target their options name or the event's ({@link Defaults}).
+ * Their outcomes are typed by the action layer, kind by kind.
  */
-class PublishingContextBase<E extends EventName> extends ContextBase<E> {
-  declare readonly publish: Publish;
-
-  /** The old spelling of `publish`. */
-  get post(): Publish {
-    return (text, o) => {
-      this[DEPRECATED_USE]("publish");
-      return this.publish(text, o);
-    };
-  }
+function verbsOf(layer: ActionLayer, state: ContextState, on: Defaults) {
+  const kind = state.event.kind;
+  const post = (o: PostActionOptions | undefined, verb: string) =>
+    targetOf(o?.post === undefined ? undefined : postRef(o.post), on.post, verb, kind, "post");
+  const user = (o: UserActionOptions | undefined, verb: string) =>
+    targetOf(o?.user === undefined ? undefined : userTarget(o.user), on.user, verb, kind, "user");
+  return {
+    reply(text: string | WriteText, o?: PostActionOptions): Promise<ReplyOutcome> {
+      return awaited(state, layer.reply(post(o, "reply"), text, riding(state, o)));
+    },
+    dm(text: string | WriteText, o?: UserActionOptions): Promise<DmOutcome> {
+      const to = targetOf(
+        o?.user === undefined ? undefined : userTarget(o.user),
+        on.message ? undefined : on.user,
+        "dm",
+        kind,
+        "user",
+      );
+      // A written text has none to key the message by: one message per user and event.
+      const keyed = typeof text !== "string" && o?.key === undefined ? { ...o, key: `${to.id}:${state.event.id}` } : o;
+      return awaited(state, layer.dm(to, text, riding(state, keyed)));
+    },
+    like(o?: PostActionOptions): Promise<LikeOutcome> {
+      return awaited(state, layer.like(post(o, "like"), riding(state, o)));
+    },
+    repost(o?: PostActionOptions): Promise<RepostOutcome> {
+      return awaited(state, layer.repost(post(o, "repost"), riding(state, o)));
+    },
+    hide(o?: HideOptions): Promise<HideOutcome> {
+      return awaited(state, layer.hide(post(o, "hide"), riding(state, o)));
+    },
+    follow(o?: UserActionOptions): Promise<FollowOutcome> {
+      return awaited(state, layer.follow(user(o, "follow"), riding(state, o)));
+    },
+    mute(o?: UserActionOptions): Promise<MuteOutcome> {
+      return awaited(state, layer.mute(user(o, "mute"), riding(state, o)));
+    },
+  };
 }
 
 /** Builds the context of an event, and the state the runtime watches. */
@@ -386,105 +387,61 @@ export function createContext(
   scope?: DurableScope,
 ): { ctx: EventContexts[EventName]; state: ContextState } {
   const state: ContextState = { waiting: 0, onWaiting, scope, event };
-  const ctx =
-    event.kind === "schedule"
-      ? scheduleContext(deps, state, event)
-      : event.kind === "follow"
-        ? followContext(deps, state, event)
-        : event.kind === "dm"
-          ? dmContext(deps, state, event)
-          : postContext(deps, state, event);
-  return { ctx: ctx as unknown as EventContexts[EventName], state };
+  const { layer } = deps;
+  switch (event.kind) {
+    case "schedule": {
+      const at = new Date(event.schedule.at);
+      const ctx = Object.assign(new ContextBase(event.kind, deps, state), verbsOf(layer, state, {}), {
+        schedule: { name: event.schedule.name, cron: event.schedule.cron, at },
+      });
+      return { ctx, state };
+    }
+    case "follow": {
+      const ctx = Object.assign(
+        new ContextBase(event.kind, deps, state),
+        verbsOf(layer, state, { user: userRef(event.user) }),
+        {
+          user: event.user,
+        },
+      );
+      return { ctx, state };
+    }
+    case "dm": {
+      const { message, sender } = event;
+      const ctx = Object.assign(
+        new ContextBase(event.kind, deps, state),
+        verbsOf(layer, state, { user: userRef(sender), message }),
+        {
+          message,
+          sender,
+          conversation: { id: message.dm_conversation_id },
+          // Answers in the message's conversation (one answer per message: ../actions/keys.ts).
+          reply(text: string | WriteText, o?: ActionOptions): Promise<DmOutcome> {
+            return awaited(state, layer.dm(message, text, riding(state, o)));
+          },
+        },
+      );
+      return { ctx, state };
+    }
+    case "reply":
+      return { ctx: Object.assign(postContext(deps, state, event), { inReplyTo: event.inReplyTo }), state };
+    case "post":
+      return { ctx: Object.assign(postContext(deps, state, event), { rule: event.rule }), state };
+    default:
+      return { ctx: postContext(deps, state, event), state };
+  }
 }
 
-/** The context of an event with a post (mention, reply, a stream's post): its verbs act on that post. */
-function postContext(
+/** The context of an event with a post (mention, reply, a stream's post): its verbs act on that post and its author. */
+function postContext<E extends "mention" | "reply" | "post">(
   deps: ContextDeps,
   state: ContextState,
-  event: Extract<BotEvent, { kind: "mention" | "reply" | "post" }>,
+  event: { kind: E; post: EventPost; author: User },
 ) {
-  const { layer } = deps;
-  const ref = refOf(event.post, event.author);
-  return Object.assign(new PostContextBase(event.kind, deps, state, event.post.id), {
+  const verbs = verbsOf(deps.layer, state, { post: refOf(event.post, event.author), user: userRef(event.author) });
+  return Object.assign(new PostContextBase(event.kind, deps, state), verbs, {
     post: event.post,
     author: event.author,
-    ...(event.kind === "reply" ? { inReplyTo: event.inReplyTo } : {}),
-    ...(event.kind === "post" ? { rule: event.rule } : {}),
-    reply(text: string, o?: ActionOptions) {
-      return awaited(state, layer.reply(ref, text, riding(state, o)));
-    },
-    replyWith(write: WriteText, o?: ActionOptions) {
-      return awaited(state, layer.reply(ref, write, riding(state, o)));
-    },
-    like(o?: ActionOptions) {
-      return awaited(state, layer.like(ref, riding(state, o)));
-    },
-    repost(o?: ActionOptions) {
-      return awaited(state, layer.repost(ref, riding(state, o)));
-    },
-    follow(o?: ActionOptions) {
-      return awaited(state, layer.follow(userRef(event.author), riding(state, o)));
-    },
-    dm(text: string, o?: ActionOptions) {
-      return awaited(state, layer.dm(userRef(event.author), text, riding(state, o)));
-    },
-    hide(o?: ActionOptions) {
-      return awaited(state, layer.hide(ref, riding(state, o)));
-    },
-  });
-}
-
-/** The context of a schedule's run: it publishes, keyed by the run. */
-function scheduleContext(deps: ContextDeps, state: ContextState, event: Extract<BotEvent, { kind: "schedule" }>) {
-  const { layer } = deps;
-  let n = 0;
-  const run = `${event.schedule.name}:${new Date(event.schedule.at).toISOString()}`;
-  return Object.assign(new PublishingContextBase("schedule" as const, deps, state), {
-    schedule: { name: event.schedule.name, cron: event.schedule.cron, at: new Date(event.schedule.at) },
-    // A schedule that posts the same text every day must post it every day: the
-    // idempotency key is the run (and the post's place in it), not the text.
-    publish(text: string, o?: ActionOptions) {
-      return awaited(state, layer.post(text, riding(state, { key: `${run}:${n++}`, ...o }))) as Promise<PublishOutcome>;
-    },
-  });
-}
-
-/** The context of a new follower: follow back, DM them, publish. */
-function followContext(deps: ContextDeps, state: ContextState, event: Extract<BotEvent, { kind: "follow" }>) {
-  const { layer } = deps;
-  return Object.assign(new PublishingContextBase("follow" as const, deps, state), {
-    user: event.user,
-    follow(o?: ActionOptions) {
-      return awaited(state, layer.follow(userRef(event.user), riding(state, o)));
-    },
-    dm(text: string, o?: ActionOptions) {
-      return awaited(state, layer.dm(userRef(event.user), text, riding(state, o)));
-    },
-    publish(text: string, o?: ActionOptions) {
-      return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
-    },
-  });
-}
-
-/** The context of a direct message: `reply` and `dm` are one verb, both answer in the message's conversation. */
-function dmContext(deps: ContextDeps, state: ContextState, event: Extract<BotEvent, { kind: "dm" }>) {
-  const { layer } = deps;
-  const { message, sender } = event;
-  const answer = (text: string | WriteText, o?: ActionOptions) =>
-    awaited(state, layer.answerDm(message, text, riding(state, o))) as Promise<DmOutcome>;
-  return Object.assign(new ContextBase("dm" as const, deps, state), {
-    message,
-    sender,
-    conversation: { id: message.dm_conversation_id },
-    reply: answer,
-    replyWith: answer,
-    dm: answer,
-    follow(o?: ActionOptions) {
-      return awaited(state, layer.follow(sender.id, riding(state, o)));
-    },
-    publish(text: string, o?: ActionOptions) {
-      return awaited(state, layer.post(text, riding(state, o))) as Promise<PublishOutcome>;
-    },
   });
 }
 

@@ -1,6 +1,6 @@
 /** Plugins: the shape a plugin module exports, where plugins are found, and loading them. */
 export { definitionProblem, definitionOf } from "./definition.ts";
-export type { Plugin, PluginDefinition } from "./plugin.ts";
+export type { Plugin } from "./plugin.ts";
 export {
   findPlugin,
   localPluginNames,

@@ -5,19 +5,21 @@
  * lists the plugin, with that bot's options parsed by the plugin's zod schema, and registers
  * handlers with `bot.on(event, handler)`. The context a handler gets is typed by its event:
  * `ctx.post` is the event's post, on the events that deliver one (a `mention` handler's is
- * always there); a `schedule` handler has no post but `ctx.schedule.name`. Every event can
- * publish a new post with `ctx.publish(text)`.
+ * always there); a `schedule` handler has no post but `ctx.schedule.name`.
+ *
+ * One verb per intent: `ctx.reply` answers the event where it happened, `ctx.dm` sends a user
+ * a direct message, `ctx.like`, `ctx.repost` and `ctx.hide` act on a post, `ctx.follow` and
+ * `ctx.mute` on a user, and `ctx.publish` posts anew. A verb's target is named in its options
+ * (`{ post }`, `{ user }`): it defaults to the event's, and where the event has none (a
+ * schedule has no post), the types make it required.
  *
  * Every action goes through the budgeted action layer: it never exceeds the plan, is never
- * sent twice (not even across a crash), and resolves with an {@link Outcome} rather than
- * throwing when the plan or a rule says no; the outcome is typed by the action, so a sent
- * reply's `result.data.id` is the new post's id. Only `ctx.unbudgetedApi` goes around all
- * of that.
+ * sent twice (not even across a crash), and resolves with an outcome rather than throwing
+ * when the plan or a rule says no; the outcome is typed by the action, so a sent reply's
+ * `result.data.id` is the new post's id. Only `ctx.unbudgetedApi` goes around all of that.
  *
- * Old spellings that still work for one release, each with a one-time warning in the log
- * naming the plugin: `ctx.post(text)` on `schedule` and `follow` events (now
- * `ctx.publish(text)`), `ctx.actions.remaining(kind)` (now `ctx.budget.remaining(kind)`),
- * `ctx.api` (now `ctx.unbudgetedApi`), and the type `PluginDefinition` (now `Plugin`).
+ * State: `ctx.session` per user (on every event from a user), `bot.store` per bot (in
+ * `setup`; handlers close over it).
  *
  * @example
  * ```ts
@@ -36,13 +38,20 @@
  * ```
  */
 import type { z } from "zod";
-import type { ActionOptions, Actions, BudgetStatus, Outcome } from "../actions/index.ts";
-import type { ActionKind, WriteText } from "../actions/action.ts";
+import type {
+  ActionKind,
+  ActionOptions,
+  ActionOutcome,
+  ActionResults,
+  BudgetStatus,
+  PostRef,
+  UserRef,
+  WriteText,
+} from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Clock } from "../clock.ts";
-import type { Created, DmSent, Following, Hidden, Liked, Muting, Reposted } from "../api/schema.ts";
 import type { User } from "../api/types.ts";
 import type { ModelAccess } from "../llm/access.ts";
 import type { Logger } from "../log.ts";
@@ -62,11 +71,12 @@ export type {
   TurnReason,
 } from "./conversations/types.ts";
 
-export type { BotIdentity, DmMessage, EventName, EventPost, WriteText };
+export type { ActionOptions, ActionOutcome, ActionResults, BotIdentity, DmMessage, EventName, EventPost, WriteText };
 
 /**
- * The bot's own key-value state, kept in the state store across restarts. Values must be
- * JSON-serializable.
+ * The bot's own key-value state (`bot.store`), kept in the state store across restarts and
+ * shared by the bot's plugins: what a plugin keeps per bot (per user is `ctx.session`). A
+ * handler uses the `bot.store` its `setup` got. Values must be JSON-serializable.
  */
 export interface BotStore {
   get<T>(key: string): T | undefined;
@@ -90,49 +100,43 @@ export interface BudgetView {
   status(): BudgetStatus;
 }
 
-/**
- * What the service answered each action that it accepted: a `sent` (or `--dry-run`) outcome
- * carries it as `result`. A reply or a post gives the new post (`result.data.id`).
- */
-export interface ActionResults {
-  reply: { data: Created };
-  post: { data: Created };
-  like: { data: Liked };
-  repost: { data: Reposted };
-  follow: { data: Following };
-  dm: { data: DmSent };
-  hide: { data: Hidden };
-  mute: { data: Muting };
-}
-
-/** How an action of `kind` ended, its `sent` result typed by the kind. */
-export type ActionOutcome<K extends ActionKind> = Outcome<ActionResults[K]>;
 /** How a reply ended: when `sent`, `result.data.id` is the new post's id. */
 export type ReplyOutcome = ActionOutcome<"reply">;
 /** How publishing a post ended: when `sent`, `result.data.id` is the new post's id. */
 export type PublishOutcome = ActionOutcome<"post">;
-/** How a like (repost, follow, DM, hide) ended, its `sent` result the service's answer. */
+/** How a like (repost, follow, DM, hide, mute) ended, its `sent` result the service's answer. */
 export type LikeOutcome = ActionOutcome<"like">;
 export type RepostOutcome = ActionOutcome<"repost">;
 export type FollowOutcome = ActionOutcome<"follow">;
+/** How a direct message ended: when `sent`, `result.data.dm_event_id` is the new message's id. */
 export type DmOutcome = ActionOutcome<"dm">;
 export type HideOutcome = ActionOutcome<"hide">;
 export type MuteOutcome = ActionOutcome<"mute">;
 
-/** The layer's verbs (src/actions/layer.ts), each of which a plugin may call with explicit targets. */
-type Verbs = Omit<Actions, "remaining">;
-
 /**
- * Every action, with explicit targets (`ctx.actions.like(postId)`): the action layer's verbs,
- * each resolving with its typed outcome and never throwing for what the plan or a rule
- * refuses; awaiting one counts as waiting for the budget, as `ctx.reply` does.
+ * A post a verb acts on: its id, or the post itself as the action layer refers to it (an
+ * event's `ctx.post` is one), which also tells reply safety its author and thread.
  */
-export type ContextActions = {
-  [K in keyof Verbs]: (...args: Parameters<Verbs[K]>) => Promise<ActionOutcome<K>>;
-} & {
-  /** @deprecated What is left of the budget is `ctx.budget.remaining(kind)`; this old spelling goes in the next release. */
-  remaining(kind: ActionKind): number;
-};
+export type PostTarget = string | PostRef;
+/** A user a verb acts on: their id, or the user (an event's `ctx.author` is one). */
+export type UserTarget = string | UserRef;
+
+/** The options of a verb on a post: `post` names it (default: the event's post, where it has one). */
+export interface PostActionOptions extends ActionOptions {
+  post?: PostTarget;
+}
+/** The options of a verb on a user: `user` names them (default: the event's user, where it has one). */
+export interface UserActionOptions extends ActionOptions {
+  user?: UserTarget;
+}
+/** The options of `hide`: `hidden: false` unhides the post. */
+export interface HideOptions extends PostActionOptions {
+  hidden?: boolean;
+}
+/** Options that must name the post: the verb's event has none to default to. */
+export type NamedPost<O extends PostActionOptions = PostActionOptions> = O & { post: PostTarget };
+/** Options that must name the user: the verb's event has none to default to. */
+export type NamedUser = UserActionOptions & { user: UserTarget };
 
 /** What every handler gets, whatever its event. */
 export interface BaseContext<E extends EventName> {
@@ -140,11 +144,8 @@ export interface BaseContext<E extends EventName> {
   bot: BotIdentity;
   /** A logger that names the bot, the plugin and the event. */
   log: Logger;
-  store: BotStore;
   /** What is left of the budget (`ctx.budget.remaining("reply")`), and when windows reset. */
   budget: BudgetView;
-  /** Every action, with explicit targets (`ctx.actions.like(postId)`). */
-  actions: ContextActions;
   /**
    * Publishes a new post as the bot (not a reply), through the action layer like every verb:
    * budgeted, recorded, never sent twice. On a `schedule` event each run publishes its posts
@@ -175,7 +176,7 @@ export interface BaseContext<E extends EventName> {
    *
    * @example
    * ```ts
-   * bot.on("mention", (ctx) => ctx.meanwhile(ctx.replyWith(write)));
+   * bot.on("mention", (ctx) => ctx.meanwhile(ctx.reply(write)));
    * ```
    */
   meanwhile(work: Promise<unknown>): void;
@@ -197,53 +198,72 @@ export interface BaseContext<E extends EventName> {
    * The typed API client, as the bot's account, **around** the action layer: a call made here
    * is not budgeted (it can exceed the plan, and a 429 it gets is not waited out), not
    * recorded in the ledger (a crash or a retry can send it twice), and not checked by reply
-   * safety (cooldowns, replies to bots, hidden posts). Read with it; act with the context's
-   * verbs or `ctx.actions`.
+   * safety (cooldowns, replies to bots, hidden posts). Read with it (or with `ctx.read`); act
+   * with the context's verbs.
    */
   unbudgetedApi: ApiClient;
-  /**
-   * @deprecated The same client as `ctx.unbudgetedApi`, renamed to say what it bypasses (the
-   * budget, the ledger and reply safety); this old spelling goes in the next release.
-   */
-  api: ApiClient;
 }
 
 /**
- * @deprecated Every context publishes with `ctx.publish(text)`; this is the context of the
- * events without a post of their own, with the old spelling `ctx.post(text)`.
+ * The verbs on a post, acting on the event's post unless `{ post }` names another. Each
+ * resolves with its typed outcome and never throws for what the plan or a rule refuses;
+ * awaiting one counts as waiting for the budget, not as a hanging handler.
  */
-export interface PublishContext<E extends EventName> extends BaseContext<E> {
-  /** @deprecated Publish with `ctx.publish(text)`; `ctx.post(text)` goes in the next release. */
-  post(text: string, options?: ActionOptions): Promise<PublishOutcome>;
+export interface PostVerbs {
+  /**
+   * Replies to the post; when `sent`, `result.data.id` is the reply's id. `text` may be a
+   * {@link WriteText}, a function that writes it when the reply goes (a language model's
+   * answer): called once, only if reply safety lets the reply through, and its text is
+   * recorded with the reply's ledger entry before it is sent, so a retry or a restart sends
+   * that text and never calls it again. Throw `TextRefused` from it for a text that must not
+   * go out (the outcome is `refused`).
+   */
+  reply(text: string | WriteText, options?: PostActionOptions): Promise<ReplyOutcome>;
+  like(options?: PostActionOptions): Promise<LikeOutcome>;
+  repost(options?: PostActionOptions): Promise<RepostOutcome>;
+  /**
+   * Hides the post, a reply in a conversation the bot started (`{ hidden: false }` unhides
+   * it). Once hidden, the event goes to no further plugin, and no plugin of the bot can answer it.
+   */
+  hide(options?: HideOptions): Promise<HideOutcome>;
 }
 
-/** The actions on the post an event delivered, and on its author. */
-export interface PostContext<E extends EventName> extends BaseContext<E> {
+/** The verbs on a post, on an event without one: each names its post (`{ post }`). */
+export interface NamedPostVerbs {
+  /** Replies to the post `{ post }` names (see {@link PostVerbs.reply}). */
+  reply(text: string | WriteText, options: NamedPost): Promise<ReplyOutcome>;
+  like(options: NamedPost): Promise<LikeOutcome>;
+  repost(options: NamedPost): Promise<RepostOutcome>;
+  hide(options: NamedPost<HideOptions>): Promise<HideOutcome>;
+}
+
+/** The verbs on a user, acting on the event's user unless `{ user }` names another. */
+export interface UserVerbs {
+  follow(options?: UserActionOptions): Promise<FollowOutcome>;
+  /** Mutes the user: the bot's account no longer sees their posts in its timelines. */
+  mute(options?: UserActionOptions): Promise<MuteOutcome>;
+  /**
+   * Sends the user a direct message. The same text to the same user is sent once (a welcome
+   * DM), unless the options give a `key` of their own. `text` may be a {@link WriteText}, as
+   * for a reply: one message per event then.
+   */
+  dm(text: string | WriteText, options?: UserActionOptions): Promise<DmOutcome>;
+}
+
+/** The verbs on a user, on an event without one: each names its user (`{ user }`). */
+export interface NamedUserVerbs {
+  follow(options: NamedUser): Promise<FollowOutcome>;
+  mute(options: NamedUser): Promise<MuteOutcome>;
+  /** Sends the user `{ user }` names a direct message (see {@link UserVerbs.dm}). */
+  dm(text: string | WriteText, options: NamedUser): Promise<DmOutcome>;
+}
+
+/** The context of an event that delivered a post: its verbs act on the post and on its author. */
+export interface PostContext<E extends EventName> extends BaseContext<E>, PostVerbs, UserVerbs {
   /** The event's post. */
   post: EventPost;
-  /** The post's author (expanded). */
+  /** The post's author (expanded): `follow`, `mute` and `dm` act on them. */
   author: User;
-  /** Replies to the post; when `sent`, `result.data.id` is the reply's id. */
-  reply(text: string, options?: ActionOptions): Promise<ReplyOutcome>;
-  /**
-   * Replies to the post with a text written when the reply goes (a language model's answer):
-   * `write` is called once, only if reply safety lets the reply through, and its text is
-   * recorded with the reply's ledger entry before it is sent, so a retry or a restart sends
-   * that text and never calls `write` again. Throw `TextRefused` from it for a text that must
-   * not go out (the outcome is `refused`).
-   */
-  replyWith(write: WriteText, options?: ActionOptions): Promise<ReplyOutcome>;
-  like(options?: ActionOptions): Promise<LikeOutcome>;
-  repost(options?: ActionOptions): Promise<RepostOutcome>;
-  /**
-   * Hides the post, a reply in a conversation the bot started. Once hidden, the event goes
-   * to no further plugin, and no plugin of the bot can answer it.
-   */
-  hide(options?: ActionOptions): Promise<HideOutcome>;
-  /** Follows the post's author. */
-  follow(options?: ActionOptions): Promise<FollowOutcome>;
-  /** Sends the post's author a direct message. */
-  dm(text: string, options?: ActionOptions): Promise<DmOutcome>;
   /** Whether the post has been hidden by this bot. */
   readonly hidden: boolean;
 }
@@ -263,30 +283,22 @@ export interface StreamPostContext extends PostContext<"post"> {
   rule: { tag?: string; value: string };
 }
 
-/** `schedule`: one of the bot's cron schedules fired. */
-export interface ScheduleContext extends BaseContext<"schedule"> {
+/** `schedule`: one of the bot's cron schedules fired. It has no post nor user: every verb names its target. */
+export interface ScheduleContext extends BaseContext<"schedule">, NamedPostVerbs, NamedUserVerbs {
   schedule: { name: string; cron: string; at: Date };
-  /** @deprecated Publish with `ctx.publish(text)`; `ctx.post(text)` goes in the next release. */
-  post(text: string, options?: ActionOptions): Promise<PublishOutcome>;
 }
 
-/** `follow`: a user started following the bot. */
-export interface FollowContext extends BaseContext<"follow"> {
+/** `follow`: a user started following the bot. `follow`, `mute` and `dm` act on them. */
+export interface FollowContext extends BaseContext<"follow">, NamedPostVerbs, UserVerbs {
   /** The new follower. */
   user: User;
-  /** Follows the new follower back. */
-  follow(options?: ActionOptions): Promise<FollowOutcome>;
-  /** Sends the new follower a direct message. */
-  dm(text: string, options?: ActionOptions): Promise<DmOutcome>;
-  /** @deprecated Publish with `ctx.publish(text)`; `ctx.post(text)` goes in the next release. */
-  post(text: string, options?: ActionOptions): Promise<PublishOutcome>;
 }
 
 /** `dm`: a direct message someone sent the bot (the `dms` trigger). */
-export interface DmContext extends BaseContext<"dm"> {
+export interface DmContext extends BaseContext<"dm">, Omit<NamedPostVerbs, "reply">, Omit<UserVerbs, "dm"> {
   /** The message, in the wire's names: `text`, `id`, `created_at`, `dm_conversation_id`, `sender_id`. */
   message: DmMessage;
-  /** Who sent it (expanded). */
+  /** Who sent it (expanded): `follow` and `mute` act on them. */
   sender: User;
   /** The conversation it came in: one-to-one (`<lower user id>-<higher user id>`) or a group. */
   conversation: { id: string };
@@ -295,15 +307,12 @@ export interface DmContext extends BaseContext<"dm"> {
    * bot file's `dm` cap applies), recorded, and sent once per message, so a second answer to
    * the same message is a `duplicate` unless it gives its own `key`. When `sent`,
    * `result.data.dm_event_id` is the new message's id. Refused when the sender is another bot
-   * of the process (unless `reply_to_bots`); `reply_cooldown` does not apply in DMs.
+   * of the process (unless `reply_to_bots`); `reply_cooldown` does not apply in DMs. `text`
+   * may be a {@link WriteText}, as for a post's reply.
    */
-  reply(text: string, options?: ActionOptions): Promise<DmOutcome>;
-  /** Answers with a text written when the answer goes, once, as a post's `replyWith` does. */
-  replyWith(write: WriteText, options?: ActionOptions): Promise<DmOutcome>;
-  /** The same as {@link reply}: answers in the message's conversation. */
-  dm(text: string, options?: ActionOptions): Promise<DmOutcome>;
-  /** Follows the sender. */
-  follow(options?: ActionOptions): Promise<FollowOutcome>;
+  reply(text: string | WriteText, options?: ActionOptions): Promise<DmOutcome>;
+  /** Sends a direct message to another user, `{ user }` (answering the sender is {@link reply}). */
+  dm(text: string | WriteText, options: NamedUser): Promise<DmOutcome>;
 }
 
 /** The context of each event. */
@@ -346,6 +355,7 @@ export interface PluginBot<Sess = SessionData> {
   readonly identity: BotIdentity;
   /** A logger that names the bot and the plugin. */
   readonly log: Logger;
+  /** The bot's own key-value state, kept across restarts (see {@link BotStore}). */
   readonly store: BotStore;
   /**
    * The runtime's clock: what a plugin waits on or measures time with (timeouts, ages), so a
@@ -398,9 +408,6 @@ export interface Plugin<S extends z.ZodType = z.ZodType, T extends z.ZodType = z
   /** Registers the plugin's handlers and filters on `bot`. */
   setup(bot: PluginBot<z.output<T>>, options: z.output<S>): void | Promise<void>;
 }
-
-/** @deprecated The one plugin type is {@link Plugin}; `PluginDefinition` is its old name. */
-export type PluginDefinition = Plugin;
 
 /**
  * Defines a plugin. It only gives the object its types: the options a handler sees are

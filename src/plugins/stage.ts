@@ -44,7 +44,6 @@ import {
   type Inbound,
 } from "./conversations/engine.ts";
 import type { Conversation, ConversationDefinition, StartResult } from "./conversations/types.ts";
-import type { DeprecationWarnings } from "./deprecation.ts";
 import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
 import type { BotStore, BudgetView, SessionData } from "./plugin.ts";
 import { HandlerRegistry, type PluginEntry } from "./registry.ts";
@@ -57,7 +56,7 @@ export interface PluginsStageOptions {
   api: ApiClient;
   /** The bot's action layer: every verb of the contexts goes through it. */
   layer: ActionLayer;
-  /** The state store (the bot's key-value data, `ctx.store`). */
+  /** The state store (the bot's key-value data, `bot.store`). */
   store: Store;
   clock: Clock;
   /** The bot's logger. */
@@ -70,8 +69,6 @@ export interface PluginsStageOptions {
   file?: string;
   /** The bot's model budget and figures (`bot.models`); default: no budget, nothing observed. */
   models?: ModelAccess;
-  /** The old spellings the runtime's plugins were told about: shared by its bots, so each is told once. */
-  deprecations: DeprecationWarnings;
 }
 
 /** A user's message as a conversation takes it: a mention or reply in a thread, or a DM. */
@@ -105,7 +102,7 @@ interface EventLogs {
 /** One bot's plugins stage; see the module comment. */
 export class PluginsStage implements EventHandling {
   private readonly registry = new HandlerRegistry();
-  /** What every event's context shares: the bot's key-value store and budget view. */
+  /** The bot's key-value store (`bot.store`), and the budget view every event's context shares. */
   private readonly kv: BotStore;
   private readonly budgetView: BudgetView;
   /** The contexts of the events being handled, as the engine watches them. */
@@ -338,11 +335,9 @@ export class PluginsStage implements EventHandling {
         identity: this.options.identity,
         api: this.options.api,
         layer: this.options.layer,
-        kv: this.kv,
         budget: this.budgetView,
         log: contextLog,
         plugin: lone,
-        deprecations: this.options.deprecations,
         session: (plugin, s) => this.sessionOf(plugin, s),
       },
       event,

@@ -5,11 +5,11 @@
  */
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import type { PluginDefinition } from "../../src/plugins/index.ts";
+import type { Plugin } from "../../src/plugins/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
 
-const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
+const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as Plugin;
 
 let bed: TestBed | undefined;
 afterEach(async () => {

@@ -7,7 +7,6 @@
  *
  * Usage: node --expose-gc --import tsx test/bench/conversations-child.ts DATA_DIR BOTS USERS
  */
-import type { Outcome } from "../../src/actions/action.ts";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { DurableScope } from "../../src/plugins/conversations/durable-scope.ts";
@@ -36,11 +35,14 @@ let id = 1_000_000;
 const sender: ConversationSender = {
   reply(_to, _text, o) {
     o.rider?.apply();
-    return Promise.resolve<Outcome>({ status: "sent", result: { data: { id: String(++id) } } });
+    return Promise.resolve({ status: "sent", result: { data: { id: String(++id), text: _text } } });
   },
   dm(_to, _text, o) {
     o.rider?.apply();
-    return Promise.resolve<Outcome>({ status: "sent", result: { data: { dm_event_id: String(++id) } } });
+    return Promise.resolve({
+      status: "sent",
+      result: { data: { dm_event_id: String(++id), dm_conversation_id: `${_to}-${id}` } },
+    });
   },
   repeatsText: () => false,
 };

@@ -5,10 +5,10 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeFate, dmFate, postFate } from "../../src/cli/post-fate.ts";
-import type { PluginDefinition } from "../../src/plugins/index.ts";
+import type { Plugin } from "../../src/plugins/index.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 
-const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
+const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as Plugin;
 
 let bed: TestBed | undefined;
 afterEach(async () => {

@@ -13,7 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildProgram } from "../../src/cli/main.ts";
 import { botJsonSchema } from "../../src/config/index.ts";
-import type { PluginDefinition } from "../../src/plugins/index.ts";
+import type { Plugin } from "../../src/plugins/index.ts";
 import { TRIGGER_OF } from "../../src/triggers/events.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
 import { EXAMPLE_PLUGINS } from "../helpers/examples.ts";
@@ -94,8 +94,8 @@ describe("README.md and docs/", () => {
   it("its plugin, next to reply on one bot, logs what became of its reply (duplicate: reply answered first)", async () => {
     await mkdir(join(work, "plugins"), { recursive: true });
     await writeFile(join(work, "plugins", "shout.ts"), block("plugins/shout.ts"));
-    const shout = (await import(join(process.cwd(), work, "plugins", "shout.ts"))).default as PluginDefinition;
-    const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as PluginDefinition;
+    const shout = (await import(join(process.cwd(), work, "plugins", "shout.ts"))).default as Plugin;
+    const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as Plugin;
     const { lines, logger } = captureLogs("info");
     const bed = await createTestBed({
       logger,
@@ -212,7 +212,7 @@ describe("README.md and docs/", () => {
       for (const name of codeWords(names!)) documented.set(name, sorted(codeWords(options!)));
     const inCode = new Map<string, string[]>();
     for (const name of EXAMPLE_PLUGINS) {
-      const plugin = (await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition;
+      const plugin = (await import(join(process.cwd(), "plugins", `${name}.ts`))).default as Plugin;
       const schema = plugin.options
         ? (z.toJSONSchema(plugin.options, { io: "input", unrepresentable: "any" }) as {
             properties?: Record<string, unknown>;

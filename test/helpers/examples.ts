@@ -8,7 +8,7 @@ import { copyFile, mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ZodType } from "zod";
-import type { PluginDefinition } from "../../src/plugins/index.ts";
+import type { Plugin } from "../../src/plugins/index.ts";
 
 /** The bot files of `bots/` that come with postbot (the demo). */
 export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "helpdesk", "host", "morning", "quiz"] as const;
@@ -41,7 +41,8 @@ export async function exampleBotsDir(): Promise<string> {
 export async function exampleSchemas(): Promise<Record<string, ZodType | undefined>> {
   const schemas: Record<string, ZodType | undefined> = {};
   for (const name of EXAMPLE_PLUGINS)
-    schemas[name] = ((await import(join(process.cwd(), "plugins", `${name}.ts`))).default as PluginDefinition)
-      .options as ZodType | undefined;
+    schemas[name] = ((await import(join(process.cwd(), "plugins", `${name}.ts`))).default as Plugin).options as
+      | ZodType
+      | undefined;
   return schemas;
 }

@@ -56,7 +56,7 @@ async function start() {
       bot.on("mention", (ctx) =>
         ctx.meanwhile(
           (async () => {
-            const outcome = await ctx.replyWith(
+            const outcome = await ctx.reply(
               (signal, recorded, expiresAt) =>
                 replyWriter(options, {
                   messages: [{ role: "user", content: ctx.post.text }],

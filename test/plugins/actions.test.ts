@@ -1,6 +1,6 @@
 /**
- * What plugins get of the action layer, on a test bed: `ctx.actions` is the narrow facade
- * (the verbs and `remaining`), tracked like `ctx.reply` (issue 10, item 2); a reply template
+ * What plugins get of the action layer, on a test bed: one verb per intent on the context,
+ * each tracked like `ctx.reply`; a reply template
  * without variation spends no request on the service's duplicate refusals (item 3); and a
  * budget that runs out says so once, with when it refills, and `bot status` shows what waits
  * (issue 11, item 4).
@@ -17,13 +17,19 @@ afterEach(async () => {
   bed = undefined;
 });
 
-describe("ctx.actions", () => {
-  it("offers the verbs and remaining(), nothing of the runtime's", async () => {
-    let keys: string[] = [];
+describe("the context's verbs", () => {
+  it("are one per intent, and the removed spellings are gone", async () => {
+    let verbs: string[] = [];
+    let removed: string[] = [];
     const peek = definePlugin({
       name: "peek",
       setup(bot) {
-        bot.on("mention", (ctx) => void (keys = Object.keys(ctx.actions).sort()));
+        bot.on("mention", (ctx) => {
+          verbs = ["reply", "dm", "like", "repost", "hide", "follow", "mute", "publish"].filter(
+            (v) => typeof (ctx as unknown as Record<string, unknown>)[v] === "function",
+          );
+          removed = ["actions", "api", "store", "replyWith"].filter((v) => v in ctx);
+        });
       },
     });
     bed = await createTestBed({
@@ -33,16 +39,17 @@ describe("ctx.actions", () => {
     await bed.post(await bed.user("alice"), "@p hi");
     await bed.advance(3_000);
     await bed.settle();
-    expect(keys).toEqual(["dm", "follow", "hide", "like", "mute", "post", "remaining", "reply", "repost"]);
+    expect(verbs).toEqual(["reply", "dm", "like", "repost", "hide", "follow", "mute", "publish"]);
+    expect(removed).toEqual([]);
   });
 
-  it("is tracked like ctx.reply: a handler waiting for the budget lets the bed settle and is not timed out", async () => {
+  it("with a named target are tracked like ctx.reply: a handler waiting for the budget lets the bed settle and is not timed out", async () => {
     const { lines, logger } = captureLogs();
     const liked: string[] = [];
     const liker = definePlugin({
       name: "liker",
       setup(bot) {
-        bot.on("mention", async (ctx) => void liked.push((await ctx.actions.like(ctx.post)).status));
+        bot.on("mention", async (ctx) => void liked.push((await ctx.like({ post: ctx.post.id })).status));
       },
     });
     bed = await createTestBed({

@@ -22,10 +22,10 @@ describe("event context", () => {
     const answer = definePlugin({
       name: "answer",
       setup(bot) {
-        bot.on("mention", async ({ reply, log, author, actions }) => {
+        bot.on("mention", async ({ reply, log, author, budget }) => {
           log.info("answering");
           await reply(`hi @${author.username}`);
-          remaining = actions.remaining("reply");
+          remaining = budget.remaining("reply");
         });
       },
     });

@@ -86,7 +86,7 @@ describe("the dms trigger against the sandbox", () => {
     const conversation = bed.dmsWith(bob, "helpdesk")[0]!.dm_conversation_id;
     expect(seen[1]!.conversation).toBe(conversation);
     const sent = outcomes[1] as Extract<Outcome, { status: "sent" }>;
-    expect(sent.key).toBe(`helpdesk:dm-reply:${bed.dmsWith(bob, "helpdesk")[0]!.id}`);
+    expect(sent.key).toBe(`helpdesk:dm:re:${bed.dmsWith(bob, "helpdesk")[0]!.id}`);
     expect(sent.result).toMatchObject({ data: { dm_conversation_id: conversation, dm_event_id: expect.any(String) } });
 
     // The bot's own three answers are in its DM events too; none comes back as an event, and

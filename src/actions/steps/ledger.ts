@@ -8,9 +8,14 @@
  * request leaves: the whole argument is in ../pipeline.ts ("At most once"). The job's rider (a
  * handler's session, a conversation's step) is applied with the action's first record, so the
  * two are durable together or not at all (../pipeline.ts, "What rides with the ledger's record").
+ *
+ * A key renamed since an action was recorded (../keys.ts: a ledger written before postbot 0.2)
+ * is looked up under its former key too: the action is then filed under the key it was
+ * recorded with, so it is a `duplicate` once done, and resumed, not sent again, while unfinished.
  */
 import type { Clock } from "../../clock.ts";
-import type { Outcome } from "../action.ts";
+import type { Action, Outcome } from "../action.ts";
+import { formerKeys } from "../keys.ts";
 import type { PendingMark, Step } from "../pipeline.ts";
 import type { Ledger } from "../mechanics/idempotency-ledger.ts";
 import type { CheckWithService } from "../mechanics/service-check.ts";
@@ -25,13 +30,22 @@ export interface LedgerStepOptions {
   enabled?: boolean;
 }
 
+/** The action as the ledger files it: under a former key when it was recorded with one (see the module comment). */
+function asRecorded(ledger: Ledger, action: Action): Action {
+  const key = action.key;
+  if (!key || ledger.get(key)) return action;
+  const former = formerKeys(key).find((k) => ledger.get(k) !== undefined);
+  return former === undefined ? action : { ...action, key: former };
+}
+
 export function ledgerStep(options: LedgerStepOptions): Step {
   const { ledger, clock, check } = options;
   const running = new Map<string, Promise<Outcome>>();
-  return (next) => async (job) => {
-    const { action } = job;
-    const key = action.key;
-    if (options.enabled === false || !key) return next(job);
+  return (next) => async (asked) => {
+    if (options.enabled === false || !asked.action.key) return next(asked);
+    const action = asRecorded(ledger, asked.action);
+    const job = action === asked.action ? asked : { ...asked, action };
+    const key = action.key!;
     const first = running.get(key);
     if (first)
       return first.then(

@@ -12,11 +12,11 @@
  *
  * The cooldown is persisted, so a restart does not reopen it.
  *
- * Inside a conversation the bot holds (src/plugins/conversations: the action names it in its
- * `context.conversation`), a question and its answers take turns by design, so the cooldown
- * does not apply there, and the bot may answer its own question (to say that the time for an
+ * Inside a dialog the bot holds (src/plugins/dialogs: the action names it in its
+ * `context.dialog`), a question and its answers take turns by design, so the cooldown does
+ * not apply there, and the bot may answer its own question (to say that the time for an
  * answer is up). The other bots of the process stay refused unless `reply_to_bots`. The
- * conversation's replies still mark the thread, so other plugins wait out the cooldown after it.
+ * dialog's replies still mark the thread, so other plugins wait out the cooldown after it.
  */
 import type { Clock } from "../../clock.ts";
 import type { Store } from "../../store/store.ts";
@@ -103,7 +103,8 @@ interface Rules {
 function refusal(rules: Rules, action: Action): string | undefined {
   const { store, clock, selfId, botIds, replyToBots, cooldownMs } = rules;
   const author = action.context?.authorId;
-  const held = action.context?.conversation !== undefined;
+  // (`conversation`: the name of `dialog` in an action recorded before postbot 0.2.)
+  const held = action.context?.dialog !== undefined || action.context?.conversation !== undefined;
   if (!replyToBots && author !== undefined) {
     if (author === selfId && !held)
       return `post ${action.target} is the bot's own; a bot does not reply to itself unless its file says reply_to_bots: true`;

@@ -39,7 +39,13 @@
  * its answer does nothing.
  */
 import { createHash } from "node:crypto";
-import type { LayerActionOptions, Outcome, PostRef } from "../../actions/index.ts";
+import {
+  dialogTarget,
+  type ActionOutcome,
+  type LayerActionOptions,
+  type Outcome,
+  type PostRef,
+} from "../../actions/index.ts";
 import type { User } from "../../api/types.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
@@ -101,8 +107,8 @@ export interface Inbound {
 
 /** How the engine speaks: the bot's action layer (each verb through the whole pipeline). */
 export interface ConversationSender {
-  reply(to: PostRef, text: string, options: LayerActionOptions): Promise<Outcome>;
-  dm(userId: string, text: string, options: LayerActionOptions): Promise<Outcome>;
+  reply(to: PostRef, text: string, options: LayerActionOptions): Promise<ActionOutcome<"reply">>;
+  dm(userId: string, text: string, options: LayerActionOptions): Promise<ActionOutcome<"dm">>;
   /** Whether the service would refuse this text as the bot's duplicate now. */
   repeatsText(text: string): boolean;
 }
@@ -383,10 +389,15 @@ export class ConversationEngine {
     run: TurnRun,
     log: Logger,
   ): Promise<void> {
-    const outcome = await this.say(record, reason, said.join("\n"), `${record.id}:${record.turns + 1}`, run);
-    if (outcome.status === "sent" && next && record.channel === "thread") {
-      const id = (outcome.result as { data?: { id?: string } } | undefined)?.data?.id;
-      if (id) run.scope.stage(this.ns, key, { ...next, lastBotPost: id });
+    const { outcome, posted } = await this.say(
+      record,
+      reason,
+      said.join("\n"),
+      dialogTarget(record.id, record.turns + 1),
+      run,
+    );
+    if (posted !== undefined) {
+      if (next) run.scope.stage(this.ns, key, { ...next, lastBotPost: posted });
     } else if (outcome.status !== "sent" && outcome.status !== "duplicate" && outcome.status !== "dry-run") {
       log.warn(
         { outcome: outcome.status, reason: "reason" in outcome ? outcome.reason : undefined },
@@ -399,22 +410,24 @@ export class ConversationEngine {
    * Sends a turn's message where the conversation is: in DMs to the user; in a thread as a
    * reply to the user's message, or, for a timeout, to the bot's last question (a reply to the
    * user's message would look, to the ledger's check after a crash, like the question itself).
+   * Resolves with its outcome, and the bot's new post in a thread.
    */
-  private say(
+  private async say(
     record: ConversationRecord,
     reason: TurnReason,
     text: string,
     key: string,
     run: TurnRun,
-  ): Promise<Outcome> {
-    const options: LayerActionOptions = { key: `conv:${key}`, rider: run.scope, conversation: record.id };
-    if (record.channel === "dm") return run.send.dm(record.user.id, text, options);
+  ): Promise<{ outcome: Outcome; posted?: string }> {
+    const options: LayerActionOptions = { key, rider: run.scope, dialog: record.id };
+    if (record.channel === "dm") return { outcome: await run.send.dm(record.user.id, text, options) };
     const target: PostRef | undefined =
       reason === "timeout" && record.lastBotPost !== undefined
         ? { id: record.lastBotPost, ...(record.place !== undefined ? { conversation_id: record.place } : {}) }
         : record.replyTo;
     if (!target) throw new Error(`conversation ${record.id} has no post to answer in its thread`);
-    return run.send.reply(target, this.varied(`@${record.user.username} ${text}`, run.send), options);
+    const outcome = await run.send.reply(target, this.varied(`@${record.user.username} ${text}`, run.send), options);
+    return outcome.status === "sent" ? { outcome, posted: outcome.result.data.id } : { outcome };
   }
 
   /** The text, or with a counter when the bot posted it within 24 hours (the service refuses a repeat). */

@@ -25,7 +25,7 @@ interface Sent {
   to: string;
   text: string;
   key: string;
-  conversation?: string;
+  dialog?: string;
 }
 
 /** A sender that records messages and applies each one's rider first, as the ledger step does. */
@@ -33,16 +33,23 @@ function fakeSender(options: { posted?: Set<string>; hang?: () => boolean } = {}
   const sent: Sent[] = [];
   const posted = options.posted ?? new Set<string>();
   let n = 100;
-  const deliver = (kind: Sent["kind"], to: string, text: string, o: LayerActionOptions): Promise<Outcome> => {
+  const deliver = <R>(
+    kind: Sent["kind"],
+    to: string,
+    text: string,
+    o: LayerActionOptions,
+    result: (id: string) => R,
+  ) => {
     o.rider?.apply();
-    if (options.hang?.()) return new Promise<Outcome>(() => {});
-    sent.push({ kind, to, text, key: o.key!, ...(o.conversation ? { conversation: o.conversation } : {}) });
+    if (options.hang?.()) return new Promise<Outcome<R>>(() => {});
+    sent.push({ kind, to, text, key: o.key!, ...(o.dialog ? { dialog: o.dialog } : {}) });
     if (kind === "reply") posted.add(text);
-    return Promise.resolve({ status: "sent", key: o.key!, result: { data: { id: String(++n) } } });
+    return Promise.resolve<Outcome<R>>({ status: "sent", key: o.key!, result: result(String(++n)) });
   };
   const sender: ConversationSender = {
-    reply: (to: PostRef, text, o) => deliver("reply", to.id, text, o),
-    dm: (userId, text, o) => deliver("dm", userId, text, o),
+    reply: (to: PostRef, text, o) => deliver("reply", to.id, text, o, (id) => ({ data: { id, text } })),
+    dm: (userId, text, o) =>
+      deliver("dm", userId, text, o, (id) => ({ data: { dm_event_id: id, dm_conversation_id: `${userId}-1` } })),
     repeatsText: (text) => posted.has(text),
   };
   return { sender, sent, posted };
@@ -144,9 +151,9 @@ describe("the conversation engine", () => {
       [right.id, "@alice Thanks Ann, Blue it is. Bye!"],
     ]);
     // One key per turn, and each message names the conversation (reply safety's exemption).
-    const id = sent[0]!.conversation!;
-    expect(sent.map((m) => m.key)).toEqual([1, 2, 3, 4].map((n) => `conv:${id}:${n}`));
-    expect(sent.every((m) => m.conversation === id)).toBe(true);
+    const id = sent[0]!.dialog!;
+    expect(sent.map((m) => m.key)).toEqual([1, 2, 3, 4].map((n) => `dialog:${id}:${n}`));
+    expect(sent.every((m) => m.dialog === id)).toBe(true);
     expect(engine.state("id-alice", "thread")).toBeUndefined();
     expect(w.store.get<{ v: unknown }>("session:quiz", "id-alice")?.v).toEqual({
       dialog: { name: "Ann", colour: "Blue" },
@@ -236,7 +243,7 @@ describe("the conversation engine", () => {
     expect(second.sent).toEqual([
       expect.objectContaining({
         text: "@alice Hi Ann! Favourite colour: red, green or blue?",
-        key: `conv:${first.sent[0]!.conversation}:2`,
+        key: `dialog:${first.sent[0]!.dialog}:2`,
       }),
     ]);
     expect(again.state("id-alice", "thread")).toMatchObject({ step: "colour", turns: 2 });
