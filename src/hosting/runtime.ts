@@ -550,7 +550,10 @@ class HostedRuntime implements Runtime {
     const cancel = new AbortController();
     await Promise.race([actions.idle(), options.clock.sleep(drainMs, cancel.signal).catch(() => undefined)]);
     cancel.abort();
-    await this.saver.finish(options.clock.now());
+    // The last status not saved (a disk that refuses writes while stopping): the stop goes on.
+    await this.saver
+      .finish(options.clock.now())
+      .catch((err: unknown) => options.logger.warn({ err }, "could not save the bots' status while stopping"));
     await this.base.close();
   }
 }

@@ -26,7 +26,8 @@ import { redisDynamicBots } from "../redis/dynamic-bots.ts";
 import { openSharedState } from "../redis/shared-state.ts";
 import { Inbox } from "../runtime/inbox.ts";
 import { storeDynamicBots, type DynamicBots } from "../store/dynamic-bots.ts";
-import { hasState, openFileStore } from "../store/index.ts";
+import { hasState, openFileStore, StateNotSavedError, type FileStore } from "../store/index.ts";
+import type { OpenJournal } from "../store/journal.ts";
 import type { Store } from "../store/store.ts";
 import { watchBotFiles } from "./bot-watcher.ts";
 import { Fleet, stateFile } from "./fleet.ts";
@@ -69,6 +70,8 @@ export interface StartOptions {
   cwd?: string;
   /** Told of every change of the fleet while the bots run. */
   onFleetChange?(change: FleetChange): void;
+  /** How the state directory's journal is opened (a test's disk that fills up); default Node's file system. */
+  openJournal?: OpenJournal;
 }
 
 export interface Started {
@@ -137,7 +140,8 @@ export async function start(options: StartOptions): Promise<Started> {
     : undefined;
   // Asked before the store is opened (opening creates the directory).
   const resuming = !shared && (await hasState(options.data));
-  const store: Store = shared?.store ?? (await openStateDir(options));
+  const stateDir = shared ? undefined : await openStateDir(options);
+  const store: Store = shared?.store ?? stateDir!;
   const dynamic = shared ? redisDynamicBots(shared.redis, shared.leases.prefix) : storeDynamicBots(store);
   let found: FoundService | undefined;
   let stopFollowing: (() => void) | undefined;
@@ -181,11 +185,12 @@ export async function start(options: StartOptions): Promise<Started> {
         stopFollowing?.();
         stopCrowd?.();
         await requests?.stop();
+        // Writes that fail now (a full disk) are not waited for: the stop goes on without them.
+        stateDir?.stopping();
         // Shared: gives the bots back, stops the runtime, closes the store (or stops without an unreachable Redis).
         const { saved } = shared ? await shared.stop() : (await runtime.stop(), { saved: true });
         await sandbox?.close();
-        if (!shared) await store.close();
-        return { saved };
+        return stateDir ? await closeFiles(stateDir, logger) : { saved };
       },
     };
   } catch (err) {
@@ -201,14 +206,30 @@ export async function start(options: StartOptions): Promise<Started> {
  * The state directory of `--data`. A dry run reads it as usual (cursors, inbox, credentials,
  * ledger) and keeps whatever it changes in memory over what it read: nothing reaches the
  * files, so a later real start answers what the dry run saw. It still takes the directory's
- * lock: beside a real start on the same directory it would answer the same mentions.
+ * lock: beside a real start on the same directory it would answer the same mentions. While
+ * its disk refuses writes (full), flushes wait and the writes are tried again (`retry`):
+ * nothing is sent before its ledger mark is written, and nothing fetched meanwhile is lost.
  */
-function openStateDir(options: StartOptions): Promise<Store> {
+function openStateDir(options: StartOptions): Promise<FileStore> {
   return openFileStore(options.data, {
     logger: options.logger,
     corruptHint: "move the file away to start with an empty state",
+    retry: { clock: options.clock },
     ...(options.dryRun ? { readOnly: true, lock: true } : {}),
+    ...(options.openJournal ? { openJournal: options.openJournal } : {}),
   });
+}
+
+/** Closes the state directory: `saved: false`, said in the log, when its last changes could not be written (a full disk). */
+async function closeFiles(files: FileStore, logger: Logger): Promise<{ saved: boolean }> {
+  try {
+    await files.close();
+    return { saved: true };
+  } catch (err) {
+    if (!(err instanceof StateNotSavedError)) throw err;
+    logger.error({ unsaved: err.unsaved, err: err.cause }, err.message);
+    return { saved: false };
+  }
 }
 
 /**

@@ -27,13 +27,21 @@
  *   start and is kept as `state.json.migrated-<time>`.
  * - One writer: `state.lock` refuses a second process on the same directory (state-lock.ts);
  *   readers (`bot status`) read the files and the journals without it.
+ * - A full disk loses nothing and doubles nothing ({@link FileStoreOptions.retry}, for `bot
+ *   start`): an append is acknowledged only once its whole line is on disk (journal.ts); while
+ *   the disk refuses writes, flushes wait (so the ledger sends nothing it could not record,
+ *   and what was fetched meanwhile waits in memory) and the store tries again, every second at
+ *   first, then every {@link RETRY_MAX_MS}; once space returns, what waited is written and goes
+ *   on. A stop meanwhile ({@link FileStore.stopping}) tries once more, then gives up on what it
+ *   could not write, says so, and still releases the lock ({@link StateNotSavedError}).
  */
 import { mkdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { syncDirectory } from "./atomic-file.ts";
-import { describeFsError } from "./fs-error.ts";
+import { describeFsError, fsAdvice } from "./fs-error.ts";
 import { ShardedState } from "./sharded-state.ts";
 import { CREDENTIALS_SHARD, defaultShardRule, type ShardPath } from "./shards.ts";
 import {
@@ -52,10 +60,12 @@ import {
   type StateFileData,
 } from "./state-file.ts";
 import { acquireLock, LOCK_FILE_NAME, type StateLock } from "./state-lock.ts";
-import { Journal, listJournals } from "./journal.ts";
+import { Journal, listJournals, openJournalFile, type OpenJournal } from "./journal.ts";
 import { readJournals, type JournalsRead } from "./journal-check.ts";
 import { SYNCED_MARK_NAME, SyncedMarkWriter, type SyncedMark } from "./synced-mark.ts";
 import type { Retention, Store } from "./store.ts";
+import { StateNotSavedError } from "./write-error.ts";
+import { WriteOutage } from "./write-outage.ts";
 
 /** How {@link openFileStore} treats problems and whether it may write. */
 export interface FileStoreOptions {
@@ -85,6 +95,15 @@ export interface FileStoreOptions {
   now?: () => number;
   /** Journal bytes after which the files are brought up to date (default 8 MiB; tests pass less). */
   checkpointBytes?: number;
+  /**
+   * Keep trying a write that fails (`bot start`): flushes then wait while the disk refuses
+   * writes (full, mostly), and the store tries again on this clock until one goes through, or
+   * until {@link FileStore.stopping}. Without it (one-off commands), a flush that cannot write
+   * rejects at once, and the store tries again at the next change.
+   */
+  retry?: { clock: Clock };
+  /** How the journal is opened: Node's file system, or a test's disk that fills up. */
+  openJournal?: OpenJournal;
 }
 
 /** A {@link Store} backed by a directory of files. */
@@ -97,6 +116,19 @@ export interface FileStore extends Store {
   readonly filesWritten: number;
   /** Bytes written so far, to the journal and to the files. */
   readonly bytesWritten: number;
+  /**
+   * The process stops: a write that fails is tried once more, then no longer; the flushes
+   * that wait for it, and any made later that cannot write, reject with a
+   * {@link StateNotSavedError}, so the stop goes on (see {@link FileStoreOptions.retry}).
+   */
+  stopping(): void;
+  /**
+   * Flushes and releases the store (the lock always).
+   *
+   * @throws {StateNotSavedError} when what changed since the last write could not be written:
+   *   the message says how much, why, and why nothing sent is lost.
+   */
+  close(): Promise<void>;
 }
 
 /** Whether `dir` holds any postbot state (the directory, or the single file of earlier postbots). */
@@ -171,6 +203,7 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
           (journals?.generation ?? 0) + 1,
           journals?.seq ?? 0,
           await createMark(stateDir, journals?.mark ?? { generation: 0, bytes: 0, seq: 0, folded: 0 }),
+          options.openJournal ?? openJournalFile,
         );
     const { store, folding } = createFileStore(stateDir, opening.state, {
       log,
@@ -179,6 +212,7 @@ export async function openFileStore(dir: string, options: FileStoreOptions = {})
       journal,
       checkpointBytes: options.checkpointBytes ?? CHECKPOINT_BYTES,
       foldNow: (journals?.generations.length ?? 0) > 0 || opening.state.hasChanges,
+      ...(options.retry ? { retry: options.retry } : {}),
     });
     // Journals of an earlier postbot (no checksums, perhaps holding tokens) are folded into
     // the files before the start goes on: read once, and then gone.
@@ -217,7 +251,7 @@ async function createMark(stateDir: string, mark: SyncedMark): Promise<SyncedMar
     return await SyncedMarkWriter.create(stateDir, mark);
   } catch (error) {
     throw new UserError(
-      `cannot write ${join(stateDir, SYNCED_MARK_NAME)}: ${describeFsError(error)}; check the state directory's permissions`,
+      `cannot write ${join(stateDir, SYNCED_MARK_NAME)}: ${describeFsError(error)}; ${fsAdvice(error, "check the state directory's permissions")}`,
       { cause: error },
     );
   }
@@ -354,6 +388,12 @@ const AUTOSAVE_MS = 50;
 
 /** Journal bytes after which the files are brought up to date and the journal started afresh. */
 const CHECKPOINT_BYTES = 8 * 1024 * 1024;
+/** The first wait before a failed write is tried again ({@link FileStoreOptions.retry}); doubled each time, up to {@link RETRY_MAX_MS}. */
+const RETRY_FIRST_MS = 1_000;
+/** The longest wait between two tries of a write that fails: what space coming back may wait to be used. */
+const RETRY_MAX_MS = 10_000;
+/** While writes keep failing, the log says so again this often. */
+const STILL_FAILING_LOG_MS = 5 * 60_000;
 /**
  * Files a checkpoint writes at once: few, so the journal's appends (which every flush waits
  * for) find a free thread of Node's file-system pool (4 by default) while it runs.
@@ -370,9 +410,23 @@ function createFileStore(
     journal: Journal | undefined;
     checkpointBytes: number;
     foldNow: boolean;
+    retry?: { clock: Clock };
   },
 ): { store: FileStore; folding: Promise<void> | undefined } {
   const { log, readOnly, lock, journal } = options;
+  /** Failed writes tried again on the clock, while the flushes wait (`retry`); without it, a flush that cannot write rejects. */
+  const outage = options.retry
+    ? new WriteOutage({
+        stateDir,
+        clock: options.retry.clock,
+        log,
+        firstMs: RETRY_FIRST_MS,
+        maxMs: RETRY_MAX_MS,
+        remindMs: STILL_FAILING_LOG_MS,
+      })
+    : undefined;
+  /** Set by `stopping()`: a write that fails is no longer tried again, and what waits for it rejects. */
+  let giveUp = false;
   /** Bumped by every change; `written` is the change count the journal holds. */
   let version = 0;
   let written = 0;
@@ -425,13 +479,18 @@ function createFileStore(
     await unjournaledWrite;
   };
 
-  /** Appends until the journal holds every change; one append covers all changes made before it. */
-  const run = async () => {
+  /**
+   * Appends until the journal holds every change; one append covers all changes made before
+   * it. While writes fail (`retry`), only the outage's next try (`retrying`) writes: a change
+   * or a flush meanwhile waits for it.
+   */
+  const run = async (retrying = false) => {
     scheduled = false;
     clearTimeout(autosave);
     clearImmediate(soon);
     soon = undefined;
     if (running || !journal) return;
+    if (outage?.failing && !retrying && !giveUp) return;
     running = true;
     try {
       while (written < version) {
@@ -450,19 +509,28 @@ function createFileStore(
           throw error;
         }
         written = target;
+        outage?.ended(); // said before what waited goes on
         settle();
         if (journal.size >= options.checkpointBytes) void checkpoint();
       }
     } catch (cause) {
-      const error = new Error(
-        `cannot write the state in ${stateDir}: ${describeFsError(cause)}; postbot keeps the state in memory and retries on the next change`,
-        { cause },
-      );
-      log.error({ dir: stateDir, err: cause }, error.message);
-      settle(error);
+      failed(cause);
     } finally {
       running = false;
     }
+  };
+
+  /** A write failed: tried again later while the flushes wait (`retry`, not stopping), or the flushes reject. */
+  const failed = (cause: unknown) => {
+    if (outage && !giveUp) return outage.failed(cause, version - written, () => void run(true));
+    if (giveUp)
+      return settle(new StateNotSavedError(`not written: ${describeFsError(cause)}`, version - written, { cause }));
+    const error = new Error(
+      `cannot write the state in ${stateDir}: ${describeFsError(cause)}; postbot keeps the state in memory and retries on the next change`,
+      { cause },
+    );
+    log.error({ dir: stateDir, err: cause }, error.message);
+    settle(error);
   };
 
   /**
@@ -550,18 +618,49 @@ function createFileStore(
         if (!running) soon ??= setImmediate(() => void run());
       });
     },
+    stopping() {
+      if (giveUp) return;
+      giveUp = true;
+      outage?.cancel();
+      // The write waiting for its next try is tried now, once: what waits for it hears how it went.
+      if (outage?.failing && !running) void run(true);
+    },
     async close() {
       if (closed) return;
-      await store.flush();
+      store.stopping();
+      const unsaved = await store.flush().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       closed = true;
       await checkpointing;
-      await checkpoint(PARALLEL_FILES); // leaves the files whole and no journal behind; nothing else waits now
+      // Leaves the files whole and no journal behind; nothing else waits now.
+      if (unsaved === undefined) await checkpoint(PARALLEL_FILES);
       await journal?.close();
       // With no journal left, the mark has nothing to vouch for.
-      if (journal && (await listJournals(stateDir)).length === 0)
+      if (unsaved === undefined && journal && (await listJournals(stateDir)).length === 0)
         await unlink(join(stateDir, SYNCED_MARK_NAME)).catch(() => undefined);
       await lock?.release();
+      if (unsaved !== undefined) throw notSaved(stateDir, unsaved, outage?.seconds() ?? 0);
     },
   };
   return { store, folding };
+}
+
+/**
+ * What a close that could not write says (the lock is released all the same): how much was
+ * not saved and why, what to do, and why nothing sent is lost: each action's ledger mark was
+ * on disk before its request left (the next start checks those with the service), and a
+ * trigger's cursor moves only in the write that saves what it fetched (the next start fetches
+ * it again).
+ */
+function notSaved(stateDir: string, error: unknown, seconds: number): StateNotSavedError {
+  const unsaved = error instanceof StateNotSavedError ? error.unsaved : 0;
+  const cause = error instanceof StateNotSavedError ? error.cause : error;
+  const since = seconds > 0 ? ` (writes had been failing for ${seconds} s)` : "";
+  return new StateNotSavedError(
+    `stopped without saving the last ${unsaved} changes to ${stateDir}${since}: ${describeFsError(cause)}; ${fsAdvice(cause, "check the state directory's permissions")} before the next start. Nothing sent is lost or sent twice: each action's ledger mark was on disk before its request left, and the next start checks those with the service; what this run fetched and could not save (mentions, messages) is fetched again`,
+    unsaved,
+    { cause },
+  );
 }

@@ -140,11 +140,7 @@ export async function readJournals(stateDir: string, o: ReadJournalsOptions): Pr
   };
   let folded = mark?.folded;
   for (const { generation, file, parsed } of journals) {
-    if (parsed.torn > 0 && !o.readOnly)
-      o.log.warn(
-        { file, bytes: parsed.torn },
-        `dropped the last ${parsed.torn} bytes of ${file}: an append a crash cut short, never acknowledged, so nothing was done on its strength`,
-      );
+    if (parsed.torn > 0 && !o.readOnly) o.log.warn({ file, bytes: parsed.torn }, tornMessage(file, parsed, !!mark));
     out.generations.push(generation);
     for (const line of parsed.lines) out.lines.push(line.records);
     if (parsed.format === 1) out.legacy = true;
@@ -158,6 +154,20 @@ export async function readJournals(stateDir: string, o: ReadJournalsOptions): Pr
   }
   out.mark = { ...out.mark, folded: folded ?? out.seq };
   return out;
+}
+
+/**
+ * What is said of the bytes after a journal's last whole line, dropped. With a mark they are
+ * past what it vouches for: an append a crash or a full disk cut short, never acknowledged
+ * (the mark is written after a whole line, and only then is a flush acknowledged). Without
+ * one (removed to go on from what is left, or a journal of an earlier postbot), nothing says
+ * they were not acknowledged.
+ */
+function tornMessage(file: string, parsed: ParsedJournal, marked: boolean): string {
+  const dropped = `dropped the last ${parsed.torn} bytes of ${file}, the start of a line never finished`;
+  if (marked)
+    return `${dropped}: an append a crash or a full disk cut short, never acknowledged, so nothing was done on its strength`;
+  return `${dropped}: with no ${SYNCED_MARK_NAME} to say how far the journal had reached, it may have been acknowledged before it was cut, so an action of the last run may be done again`;
 }
 
 interface Journal {

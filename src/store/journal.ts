@@ -18,10 +18,18 @@
  * journal cut or damaged after it was written is told from what a crash leaves
  * (journal-check.ts).
  *
+ * An append is acknowledged only once its whole line is on disk. On a full disk a write can
+ * take part of a line (`bytesWritten` short of its length) and only the next one fails
+ * (ENOSPC): the append writes on until the line is whole or a write fails, and a failed
+ * append cuts what it wrote back off (so the next append, the same line retried, starts
+ * where it did, in the same journal). Where that cut fails too, the journal is left for a new
+ * one: a line is never written after a partial one. Nothing of a failed append reaches the
+ * synced mark, so what it records is always on disk whole.
+ *
  * Secrets are never journaled: the credentials file is written whole instead (file-store.ts).
  */
 import { constants } from "node:fs";
-import { open, readdir, readFile, unlink, type FileHandle } from "node:fs/promises";
+import { open, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError } from "../errors.ts";
 import { describeFsError } from "./fs-error.ts";
@@ -42,6 +50,40 @@ const SYNC_APPEND =
     ? undefined
     : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC;
 export const journalName = (generation: number) => `journal-${generation}.log`;
+
+/**
+ * The operations of an open journal an append makes (Node's `FileHandle` has them): the seam
+ * where a test puts a disk that fills up (short writes, then ENOSPC) and frees space again.
+ */
+export interface JournalFile {
+  write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  truncate(length: number): Promise<void>;
+  datasync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens journal `path` for appending (see {@link SYNC_APPEND}), creating it 0600. */
+export type OpenJournal = (path: string) => Promise<JournalFile>;
+
+/** Node's file system. */
+export const openJournalFile: OpenJournal = (path) => open(path, SYNC_APPEND ?? "a", 0o600);
+
+/**
+ * Writes all of `line`: a write may take part of it (a full disk does, before it refuses the
+ * next write), so it goes on from where the last one ended.
+ *
+ * @throws the write's error, or, for a write that took nothing without one, an error saying so.
+ */
+async function writeWhole(file: JournalFile, line: Buffer): Promise<void> {
+  for (let at = 0; at < line.length; ) {
+    const { bytesWritten } = await file.write(line, at, line.length - at);
+    if (!(bytesWritten > 0))
+      throw Object.assign(new Error(`a write took none of the ${line.length - at} bytes left of a journal line`), {
+        code: "EIO",
+      });
+    at += bytesWritten;
+  }
+}
 
 /** The journals in `stateDir`, oldest first. */
 export async function listJournals(stateDir: string): Promise<number[]> {
@@ -83,7 +125,7 @@ export async function readJournal(path: string): Promise<ParsedJournal | undefin
 
 /** The journal being appended to: one generation at a time, rotated by a checkpoint. */
 export class Journal {
-  private handle: Promise<FileHandle> | undefined;
+  private handle: Promise<JournalFile> | undefined;
   private broken = false;
   /** Bytes in the current generation. */
   size = 0;
@@ -101,26 +143,46 @@ export class Journal {
     public seq: number,
     /** Told of every append once it is durable, before the flush is acknowledged. */
     private readonly mark?: SyncedMarkWriter,
+    private readonly openFile: OpenJournal = openJournalFile,
   ) {
     this.started = seq;
   }
 
-  /** Appends one line of changes, durably (see {@link SYNC_APPEND}); returns its size in bytes. */
+  /**
+   * Appends one line of changes, durably (see {@link SYNC_APPEND}), resolving only once all of
+   * it is on disk; returns its size in bytes.
+   *
+   * @throws the file system's error (ENOSPC...): nothing of the line is acknowledged, and
+   *   what of it was written is cut off again where that can be done (see the module comment).
+   */
   async append(records: readonly JournalRecord[]): Promise<number> {
-    if (this.broken) this.rotate(); // a failed append may have left a partial line: never write after it
-    // A failed append's number is used again by the line that retries it, in the next generation.
+    if (this.broken) this.rotate(); // a failed append left a partial line: never write after it
+    // A failed append's number is used again by the line that retries it.
     const seq = this.seq + 1;
     this.started = seq;
     const line = encodeLine(seq, records);
     const generation = this.generation;
     const offset = this.size;
-    this.handle ??= open(join(this.stateDir, journalName(generation)), SYNC_APPEND ?? "a", 0o600);
+    this.handle ??= this.openFile(join(this.stateDir, journalName(generation)));
+    let file: JournalFile;
     try {
-      const handle = await this.handle;
-      await handle.write(line);
-      if (SYNC_APPEND === undefined) await handle.datasync();
+      file = await this.handle;
     } catch (error) {
-      this.broken = true;
+      this.broken = true; // never opened: the next append tries a new file
+      throw error;
+    }
+    try {
+      await writeWhole(file, line);
+      if (SYNC_APPEND === undefined) await file.datasync();
+    } catch (error) {
+      // Part of it may be on disk (a full disk takes part of a line): cut back to where it began.
+      // A truncation frees space, so it works on a full disk; if it does not, a new journal follows.
+      const cut = await file.truncate(offset).then(
+        () => true,
+        () => false,
+      );
+      // (Rotated meanwhile, the partial line is in a journal no append goes to any more.)
+      this.broken = !cut && this.generation === generation;
       throw error;
     }
     this.seq = seq;

@@ -13,7 +13,7 @@ import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { describeFsError } from "./fs-error.ts";
+import { describeFsError, fsAdvice } from "./fs-error.ts";
 import { ownStart, processInfo } from "./process-info.ts";
 
 /** The lock file's name in the data directory. */
@@ -84,7 +84,7 @@ export async function acquireLock(lockPath: string, log: Logger, now: () => numb
   const temp = `${lockPath}.${process.pid}.${++takes}.tmp`;
   await writeFile(temp, text, { mode: 0o600 }).catch((error: unknown) => {
     throw new UserError(
-      `cannot create the lock file ${lockPath}: ${describeFsError(error)}; check the data directory's permissions`,
+      `cannot create the lock file ${lockPath}: ${describeFsError(error)}; ${fsAdvice(error, "check the data directory's permissions")}`,
       { cause: error },
     );
   });
@@ -96,7 +96,7 @@ export async function acquireLock(lockPath: string, log: Logger, now: () => numb
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
           throw new UserError(
-            `cannot create the lock file ${lockPath}: ${describeFsError(error)}; check the data directory's permissions`,
+            `cannot create the lock file ${lockPath}: ${describeFsError(error)}; ${fsAdvice(error, "check the data directory's permissions")}`,
             { cause: error },
           );
         }

@@ -1,6 +1,7 @@
 /**
  * `npm run chaos` at its smallest (`--tiny`: one kill -9, a few mentions, one stream drop, a
- * short Redis freeze and a kill of the stream's holder, one journal cut), so the campaign
+ * short Redis freeze and a kill of the stream's holder, one journal cut, a 2 MB disk filled
+ * twice and a stop while it is full), so the campaign
  * cannot rot between the times someone runs it in full: it runs, every scenario gives its
  * row, and nothing is lost, doubled or replayed without a word. The campaign runs in a
  * process group of its own: whatever happens to the test, the group (the campaign, its
@@ -42,12 +43,19 @@ describe("npm run chaos", () => {
     const code = await new Promise<number | null>((resolve) => child!.once("exit", (c) => resolve(c)));
     const text = out.join("");
     expect(code, text).toBe(0);
-    const rows = text.split("\n").filter((l) => /^\| (kill|stream|Redis|journal)/.test(l));
+    const rows = text.split("\n").filter((l) => /^\| (kill|stream|Redis|journal|full)/.test(l));
     expect(
       rows.map((r) => r.split(" | ")[0]),
       text,
-    ).toEqual(["| kill -9 loop (state in files)", "| stream faults", "| Redis, 3 processes", "| journal cuts"]);
+    ).toEqual([
+      "| kill -9 loop (state in files)",
+      "| stream faults",
+      "| Redis, 3 processes",
+      "| journal cuts",
+      "| full disk (2 MB tmpfs)",
+    ]);
     expect(text).toMatch(/1 cuts at random offsets: 1 refused with a message, 0 started without a word/);
+    expect(text).toMatch(/SIGTERM while full: exit 3, said what it could not save, lock released/);
     expect(text).toMatch(/verdict: nothing lost, doubled or replayed without a word\n/);
   }, 420_000);
 });

@@ -1,7 +1,7 @@
 /**
- * `npm run chaos`: issue 26's fault campaign against this checkout, on loopback only: the
- * kill -9 loop through 1,000 mentions, the stream's faults, Redis frozen, its stream holder
- * killed and Redis restarted, journals cut. Prints one row per scenario (answered, twice,
+ * `npm run chaos`: the fault campaign against this checkout, on loopback only: the kill -9
+ * loop through 1,000 mentions, the stream's faults, Redis frozen, its stream holder killed
+ * and Redis restarted, journals cut, the state's disk filled up. Prints one row per scenario (answered, twice,
  * never, liked, late) and a verdict, so a change can be checked the same way. About 5 minutes
  * by default (and never more: past `--minutes` it stops what runs and prints what it has);
  * `--long` for a longer campaign, `--tiny` for the smallest (what the test runs). Every
@@ -15,7 +15,7 @@
  * interrupted.
  */
 import { parseArgs } from "node:util";
-import { journalCuts, killLoop, redisTrouble, SCALES, streamFaults, type ChaosScale } from "./scenarios.ts";
+import { fullDisk, journalCuts, killLoop, redisTrouble, SCALES, streamFaults, type ChaosScale } from "./scenarios.ts";
 import { type ChaosRow, closeAll, keepLogs, LATE_MS } from "./world.ts";
 
 const SCENARIOS = {
@@ -23,6 +23,7 @@ const SCENARIOS = {
   stream: streamFaults,
   redis: redisTrouble,
   journal: journalCuts,
+  disk: fullDisk,
 } as const satisfies Record<string, (scale: ChaosScale, say: (line: string) => void) => Promise<ChaosRow>>;
 
 const HELP = `npm run chaos [-- --tiny | --long] [--minutes N] [--only ${Object.keys(SCENARIOS).join(",")}] [--logs DIR]`;
@@ -59,9 +60,13 @@ function formatRows(rows: readonly ChaosRow[]): string {
   return [row(head), row(head.map(() => "---")), ...lines.map(row)].join("\n");
 }
 
-/** Whether a row shows harm: a mention lost or answered twice, a post not liked, a cut journal replayed without a word. */
+/** Whether a row shows harm: a mention lost or answered twice, a post not liked, a cut journal replayed without a word, a stop not clean. */
 const harmed = (r: ChaosRow) =>
-  r.twice > 0 || r.never > 0 || r.notLiked > 0 || /[1-9]\d* started without a word/.test(r.faults);
+  r.twice > 0 ||
+  r.never > 0 ||
+  r.notLiked > 0 ||
+  /[1-9]\d* started without a word/.test(r.faults) ||
+  /NOT CLEAN/.test(r.faults);
 
 async function main(): Promise<number> {
   const { values } = parseArgs({

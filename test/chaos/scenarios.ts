@@ -1,5 +1,5 @@
 /**
- * The chaos campaign's scenarios (issue 26's fault campaign, kept so the next change can be
+ * The chaos campaign's scenarios (the fault campaign, kept so the next change can be
  * checked the same way). Each starts its own world (./world.ts), does its harm while
  * mentions and matching posts come, waits (bounded) for the outcome, and returns its row:
  *
@@ -11,12 +11,17 @@
  *   the stream's holder killed with SIGKILL (started again a lease later), Redis restarted.
  * - `journal cuts`: a state directory whose journal is cut at a random offset, started: the
  *   start must refuse it with a message (never replay a part of it without a word).
+ * - `full disk`: the state on a small tmpfs (../helpers/small-disk.ts) filled up while the
+ *   mentions come, freed again, filled again and the process stopped (SIGTERM) while full,
+ *   then started again with space: what came while it was full is answered once space is
+ *   back, the stop ends cleanly (exit 3, saying what it could not save, no lock left).
  */
 import { cp, readdir, stat, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { connectRedis } from "../../src/redis/connect.ts";
 import type { FaultSpec } from "../../src/sandbox/faults.ts";
 import { startRedisServer } from "../helpers/redis-server.ts";
+import { smallDisk, type SmallDisk } from "../helpers/small-disk.ts";
 import {
   between,
   type BotProcess,
@@ -56,6 +61,8 @@ export interface ChaosScale {
   };
   /** Journal cuts at random offsets. */
   journalCuts: number;
+  /** The full disk: mentions, per second, and the tmpfs's size (KB). */
+  fullDisk: { mentions: number; perSecond: number; kb: number };
   /** How long each scenario waits for the last answers and likes once the load ended. */
   drainMs: number;
 }
@@ -69,6 +76,7 @@ export const SCALES: Record<string, ChaosScale> = {
     // A 3 s lease: the killed holder's bots and stream move after 3 s, not 9.
     redis: { mentions: 6, matchingEvery: 3, perSecond: 4, freezeMs: 1_000, restart: false, leaseSeconds: 3 },
     journalCuts: 1,
+    fullDisk: { mentions: 8, perSecond: 4, kb: 2048 },
     drainMs: 60_000,
   },
   default: {
@@ -79,6 +87,7 @@ export const SCALES: Record<string, ChaosScale> = {
     stream: { posts: 120, perSecond: 3, faults: ["drop", "503", "reset", "stall", "drop"], afterMessages: 12 },
     redis: { mentions: 240, matchingEvery: 3, perSecond: 6, freezeMs: 5_000, restart: true },
     journalCuts: 5,
+    fullDisk: { mentions: 120, perSecond: 4, kb: 4096 },
     drainMs: 60_000,
   },
   long: {
@@ -93,6 +102,7 @@ export const SCALES: Record<string, ChaosScale> = {
     },
     redis: { mentions: 600, matchingEvery: 2, perSecond: 4, freezeMs: 8_000, restart: true },
     journalCuts: 20,
+    fullDisk: { mentions: 300, perSecond: 4, kb: 4096 },
     drainMs: 180_000,
   },
 };
@@ -355,4 +365,78 @@ export async function journalCuts(scale: ChaosScale, say: Say): Promise<ChaosRow
     [...mentions, ...after.mentions],
     [...posts, ...after.posts],
   );
+}
+
+/**
+ * The state on a small disk filled while the mentions come: filled at a quarter of them, freed
+ * at half, filled again at three quarters and the process stopped (SIGTERM) while full, then
+ * freed and started again for the rest. Counted from the service's side as every row is; the
+ * stop must be clean (exit 3, what was not saved said, no "bug", no lock left behind).
+ */
+export async function fullDisk(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const world = await chaosWorld({ answerers: scale.answerers });
+  const disk = await smallDisk(scale.fullDisk.kb);
+  try {
+    const data = `${disk.dir}/data`;
+    let proc = world.start(data, {}, disk.wrap);
+    if (!(await started(proc, true))) say("full disk: bot start did not connect its stream");
+    const count = scale.fullDisk.mentions;
+    const done: string[] = [];
+    let stop = "no stop";
+    let fullSince = 0;
+    const { mentions, posts } = await produce(
+      world,
+      { count, perSecond: scale.fullDisk.perSecond, matchingEvery: 2 },
+      async (i) => {
+        if (i === Math.floor(count / 4) || i === Math.floor((3 * count) / 4)) {
+          await disk.fill();
+          fullSince = Date.now();
+        } else if (i === Math.floor(count / 2)) {
+          const told = await outageSaid(proc, 1);
+          await disk.free();
+          done.push(
+            `full ${((Date.now() - fullSince) / 1000).toFixed(1)} s while mentions came (${told ? "said" : "NOT said"}), then freed`,
+          );
+        } else if (i === count - 1) {
+          // Full with mentions on their way: stopped while full, then started again with space.
+          if (!(await outageSaid(proc, 2)))
+            say("full disk: the process did not say it could not write the second time");
+          stop = await stoppedWhileFull(proc, disk, data);
+          await disk.free();
+          proc = world.start(data, {}, disk.wrap);
+          if (!(await started(proc, true))) say("full disk: the start after the stop did not connect its stream");
+        }
+      },
+    );
+    done.push(`full again, SIGTERM while full: ${stop}; started again with space`);
+    say(`full disk: ${mentions.length} mentions, ${posts.length} matching posts; waiting for the last answers`);
+    await waitUntil(() => world.done(mentions, posts), scale.drainMs);
+    const code = await proc.stop();
+    if (code !== 0) say(`full disk: the last bot start exited ${code} when stopped`);
+    return world.tally(`full disk (${scale.fullDisk.kb / 1024} MB tmpfs)`, done.join("; "), mentions, posts);
+  } finally {
+    await disk.close();
+  }
+}
+
+/** Whether the process has said `times` times that it cannot write its state (waited for, up to 15 s). */
+async function outageSaid(proc: BotProcess, times: number): Promise<boolean> {
+  const said = () => proc.out.lines.filter((l) => l.includes("cannot write the state in")).length >= times;
+  return await waitUntil(said, 15_000, 100);
+}
+
+/** SIGTERM while the disk is full: how the stop ended, as the row says it ("NOT CLEAN" fails the campaign). */
+async function stoppedWhileFull(proc: BotProcess, disk: SmallDisk, data: string): Promise<string> {
+  const code = await proc.stop();
+  const said = [...proc.out.lines, ...proc.err.lines].join("\n");
+  const lockLeft = (await readdir(disk.outside(data)).catch(() => [] as string[])).includes("state.lock");
+  const problems = [
+    ...(code === 3 ? [] : [`exit ${code}`]),
+    ...(/This is a bug|unexpected error/.test(said) ? ['"bug"'] : []),
+    ...(lockLeft ? ["lock left"] : []),
+    ...(/stopped without saving|state saved/.test(said) ? [] : ["no word of what was saved"]),
+  ];
+  return problems.length === 0
+    ? "exit 3, said what it could not save, lock released"
+    : `NOT CLEAN (${problems.join(", ")})`;
 }

@@ -16,6 +16,7 @@ import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { killBots, lineReader, spawnBot, type BotChild } from "../helpers/cli.ts";
 import type { RedisServer } from "../helpers/redis-server.ts";
+import { closeSmallDisks } from "../helpers/small-disk.ts";
 
 /** Where the campaign's plugins are (they import postbot from the source tree, as fixtures do). */
 export const CHAOS_PLUGINS = new URL("./plugins", import.meta.url).pathname;
@@ -69,9 +70,10 @@ export function trackRedis(server: RedisServer): RedisServer {
   return server;
 }
 
-/** Stops everything the campaign started: `bot start` processes (kill -9), Redis servers (thawed first), sandboxes, temp dirs. */
+/** Stops everything the campaign started: `bot start` processes (kill -9), small disks, Redis servers (thawed first), sandboxes, temp dirs. */
 export async function closeAll(): Promise<void> {
   await killBots();
+  await closeSmallDisks();
   for (const s of servers) {
     s.thaw();
     await s.close().catch(() => undefined);
@@ -99,8 +101,11 @@ export interface ChaosWorld {
   liker: string;
   /** A fresh data directory (`--data`). */
   dataDir(): Promise<string>;
-  /** Starts `bot start` on the bots (with `--data DIR` when given; `env` added to the world's). */
-  start(data?: string, env?: Record<string, string>): BotProcess;
+  /**
+   * Starts `bot start` on the bots (with `--data DIR` when given; `env` added to the world's;
+   * `wrap`: a program that runs node, as a small disk's `nsenter`: ../helpers/small-disk.ts).
+   */
+  start(data?: string, env?: Record<string, string>, wrap?: readonly string[]): BotProcess;
   /** Alice mentions answerer `n % answerers` (the text carries `n`). */
   mention(n: number): Promise<{ id: string; at: number }>;
   /** Alice posts a post the liker's rule matches. */
@@ -164,7 +169,7 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
       await mkdir(dir);
       return dir;
     },
-    start(data, more) {
+    start(data, more, wrap) {
       const child = spawnBot(
         [
           "start",
@@ -175,7 +180,7 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
           ...(data ? ["--data", data] : []),
           ...(options.args ?? []),
         ],
-        { env: { ...env, ...more } },
+        { env: { ...env, ...more }, ...(wrap ? { wrap } : {}) },
       );
       const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       if (logsDir) {

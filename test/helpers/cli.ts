@@ -29,6 +29,11 @@ export interface SpawnOptions {
    * runs it) even when the suite has its bundled copy, which every other child runs.
    */
   checkout?: boolean;
+  /**
+   * A program that runs node in its place (`nsenter ... --`): the child runs `wrap..., node,
+   * bot.js, ARGS` (test/helpers/small-disk.ts puts it on a small disk of its own this way).
+   */
+  wrap?: readonly string[];
 }
 
 const live = new Set<BotChild>();
@@ -36,7 +41,9 @@ const live = new Set<BotChild>();
 /** Starts `bot ARGS` and tracks it until it exits. */
 export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
   const bin = options.checkout ? join(ROOT, "bin", "bot.js") : botBin();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args], {
+  const node = [process.execPath, ...(options.nodeArgs ?? []), bin, ...args];
+  const [command, ...rest] = [...(options.wrap ?? []), ...node];
+  const child = spawn(command!, rest, {
     env: { PATH: process.env.PATH ?? "", ...options.env },
     ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["pipe", "pipe", "pipe"],

@@ -178,7 +178,7 @@ describe("a journal cut after it was written", () => {
       expect(dropped).toHaveLength(1);
       expect(dropped[0]).toMatchObject({ level: 40, file, bytes: tail.length });
       expect(dropped[0]!.msg).toBe(
-        `dropped the last ${tail.length} bytes of ${file}: an append a crash cut short, never acknowledged, so nothing was done on its strength`,
+        `dropped the last ${tail.length} bytes of ${file}, the start of a line never finished: an append a crash or a full disk cut short, never acknowledged, so nothing was done on its strength`,
       );
       expect(await stateOf(dir)).toEqual(whole);
     }
@@ -203,6 +203,10 @@ describe("a journal cut after it was written", () => {
     const store = await openFileStore(dir, { logger });
     await store.close();
     expect(logged.filter((l) => String(l.msg).startsWith("dropped")).map((l) => l.bytes)).toEqual([5]);
+    // With no mark, nothing says the cut line was never acknowledged: the message does not claim it.
+    expect(logged.find((l) => String(l.msg).startsWith("dropped"))!.msg).toBe(
+      `dropped the last 5 bytes of ${file}, the start of a line never finished: with no journal.synced to say how far the journal had reached, it may have been acknowledged before it was cut, so an action of the last run may be done again`,
+    );
     const left = await stateOf(dir);
     expect(left).not.toEqual(whole);
     const ledger = (s: Record<string, unknown>) =>

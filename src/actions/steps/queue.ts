@@ -10,14 +10,25 @@
 import { MarkRefused, type AccountBudget } from "../../limits/budget.ts";
 import type { Clock } from "../../clock.ts";
 import { RateLimitError, UsageCappedError } from "../../api/errors.ts";
+import { StateNotSavedError } from "../../store/write-error.ts";
+import type { Outcome } from "../action.ts";
 import { unsentFailure, type Step } from "../pipeline.ts";
 import type { ActionObserver } from "../observe.ts";
 import { ActionQueue, QueueError } from "../mechanics/budget-queue.ts";
 import { describeError, headersOf } from "../mechanics/retry-policy.ts";
 
-/** Not sent: the ledger's mark could not be written first. */
-const notMarked = (error: unknown) =>
-  unsentFailure(`not sent: could not record it in the ledger first (${describeError(error)})`);
+/**
+ * Not sent: the ledger's mark could not be written first. When the process stops while its
+ * state cannot be written (a full disk: the store kept trying until then), deferred rather
+ * than failed: the next start fetches again what this run could not record, and sends it.
+ */
+const notMarked = (error: unknown): Outcome =>
+  error instanceof StateNotSavedError
+    ? {
+        status: "deferred",
+        reason: `postbot stopped before it could record it in the ledger (${describeError(error)}); the next start sends it`,
+      }
+    : unsentFailure(`not sent: could not record it in the ledger first (${describeError(error)})`);
 
 export function queueStep(options: {
   queue: ActionQueue;

@@ -9,8 +9,9 @@
  * POSTBOT_ADMIN_TOKEN, the admin API changes the fleet from outside (src/observe/admin-api.ts).
  *
  * Exit codes of a stop: 0, stopped and saved; 3, stopped, but the state's Redis was
- * unreachable (`--state`): what could not be saved is logged, and nothing sent is lost; 1,
- * the stop did not end within {@link HARD_STOP_MS} (or a second signal came).
+ * unreachable (`--state`) or the disk of `--data` refused the last writes (full): what could
+ * not be saved is logged, and nothing sent is lost; 1, the stop did not end within
+ * {@link HARD_STOP_MS} (or a second signal came).
  */
 import type { Command } from "commander";
 import { UserError } from "../../errors.ts";
@@ -18,7 +19,7 @@ import { UserError } from "../../errors.ts";
 /** Stopping must end before a service manager's 10 s; past this, the process exits anyway. */
 const HARD_STOP_MS = 9_500;
 
-/** The exit code of a stop that could not save the state: its Redis was unreachable. */
+/** The exit code of a stop that could not save the state: its Redis was unreachable, or its disk full. */
 export const EXIT_UNSAVED = 3;
 
 export default function register(program: Command): void {
