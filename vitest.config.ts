@@ -1,5 +1,18 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { longestFirst } from "./test/helpers/longest-first.ts";
+
+/**
+ * In this repository "postbot" is its source, as tsconfig.json's `paths` say for tsc (the
+ * package's exports name its compiled copy, build/): the example plugins and the tests import
+ * the code they test.
+ */
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const alias = [
+  { find: /^postbot$/, replacement: source("./src/index.ts") },
+  { find: /^postbot\/testing$/, replacement: source("./src/testing.ts") },
+  { find: /^postbot\/sandbox$/, replacement: source("./src/sandbox/index.ts") },
+];
 
 /**
  * Tests that start real processes (`bot`, `redis-server`, Chromium, `npm`): they spend most
@@ -81,6 +94,7 @@ export default defineConfig({
     // Type tests (*.test-d.ts) are checked by `npm run typecheck` (tsc covers test/), not again here.
     projects: [
       {
+        resolve: { alias },
         test: {
           ...shared,
           name: "unit",
@@ -89,12 +103,13 @@ export default defineConfig({
         },
       },
       {
+        resolve: { alias },
         test: {
           ...shared,
           name: "processes",
           include: PROCESSES,
-          // Their children run a bundled copy of postbot, built once here: it starts in half the time.
-          globalSetup: ["test/helpers/prebuilt-setup.ts"],
+          // Their children run postbot compiled, as the package does (npm run build), built once here.
+          globalSetup: ["test/helpers/build-setup.ts"],
           exclude: ["node_modules/**"],
         },
       },

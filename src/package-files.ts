@@ -1,11 +1,10 @@
 /**
  * Files that ship with postbot beside its code (package.json, the moderation model's weights
- * and word clusters, the status page's assets), found from the package's root: the one place
- * that knows where they are. A module's own URL says where its source file is only as long as
- * each module is its own file; once postbot is bundled (the test suite runs a bundled copy,
- * test/helpers/prebuilt.ts), modules share files in another directory, and `./x.json` next to
- * `import.meta.url` no longer exists, while the package's root still does: the bundle is built
- * inside it.
+ * and word clusters, the status page's assets, the built-in plugins, the templates of
+ * `bot init`), found from the package's root: the one place that knows where they are. A
+ * module's own URL says where its source file is only as long as each module is its own
+ * file; compiled (build/, scripts/build.ts), modules share files in another directory, and
+ * `./x.json` next to `import.meta.url` no longer exists, while the package's root still does.
  */
 import { existsSync, readFileSync } from "node:fs";
 
@@ -27,4 +26,13 @@ function packageRoot(): URL {
 /** A file of the package by its path from the root (`src/moderation/model-weights.json`). */
 export function packageFile(path: string): URL {
   return new URL(path, packageRoot());
+}
+
+/**
+ * Whether this postbot runs from its TypeScript source (a checkout's `bot` under tsx, or
+ * vitest) rather than compiled (the package's build/): then its built-in plugins are their
+ * source files too, and whatever loads postbot's TypeScript loads a plugin's.
+ */
+export function runsFromSource(): boolean {
+  return import.meta.url.endsWith(".ts");
 }

@@ -1,7 +1,7 @@
 /**
  * The `bot` command. Each subcommand is a module in ./commands that default-exports a
  * function adding itself to the program; adding a command is adding a file (NAME.ts, or
- * NAME.js in a bundled copy of postbot, test/helpers/prebuilt.ts). Command modules
+ * NAME.js in the compiled postbot, scripts/build.ts). Command modules
  * import their implementation lazily inside the action, so `bot --help` stays fast.
  */
 import { readdirSync, readFileSync } from "node:fs";

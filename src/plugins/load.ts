@@ -1,10 +1,9 @@
 /**
  * Importing a plugin module and checking what it exports. TypeScript plugins need no build
- * step: the `bot` command runs under tsx, so a plain `import()` compiles them. A bundled
- * postbot, which starts faster without a TypeScript loader, registers tsx's for the rest of
- * the process before its first plugin. Importing through the process's own loader (rather
- * than tsx's `tsImport`, which loads into a separate module graph) keeps one instance of each
- * module, postbot's included.
+ * step: tsx compiles them on import (./self-import.ts and {@link pluginLoader} say how it
+ * gets there). Importing through the process's own loader (rather than tsx's `tsImport`,
+ * which loads into a separate module graph) keeps one instance of each module, postbot's
+ * included.
  *
  * Any failure (a syntax error, a throw at import, a wrong export) becomes one message that
  * names the plugin's file and, for syntax errors, the line.
@@ -14,9 +13,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { displayPath } from "../display-path.ts";
+import { runsFromSource } from "../package-files.ts";
 import { definitionOf, definitionProblem } from "./definition.ts";
 import type { PluginLocation } from "./discover.ts";
 import type { Plugin } from "./plugin.ts";
+import { sendPostbotImportsHere } from "./self-import.ts";
 
 /** A loaded plugin, or why it could not be loaded (a message naming its file). */
 export type LoadedPlugin =
@@ -42,24 +43,25 @@ export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  if (!RUNS_FROM_SOURCE) await typeScriptLoader();
+  if (!runsFromSource()) await pluginLoader();
   return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
 }
 
-/**
- * Whether postbot runs from its TypeScript source: then whatever loads it (tsx under `bot`,
- * vitest) loads TypeScript plugins too. A bundled postbot (test/helpers/prebuilt-setup.ts)
- * does not; its plugins are imported once tsx's loader is there, which also sends their
- * `import "postbot"` where the bundle says (its tsconfig's `paths`). The loader is registered
- * before the first import: a failed import stays in Node's module cache.
- */
-const RUNS_FROM_SOURCE = import.meta.url.endsWith(".ts");
-
 let registered: Promise<void> | undefined;
 
-/** Registers tsx's loader once, however many plugins are imported at the same time. */
-function typeScriptLoader(): Promise<void> {
-  registered ??= import("tsx/esm/api").then(({ register }) => void register());
+/**
+ * Compiled, postbot starts without a TypeScript loader; before its first plugin it registers
+ * tsx's for the rest of the process (a plugin may be TypeScript, or import some), and the
+ * hook that gives a plugin's `import "postbot"` this postbot (./self-import.ts). From source
+ * (a checkout's `bot`, which bin/bot.js runs under tsx with the same hook, or vitest), both
+ * are there already. Registered before the first import: a failed import stays in Node's
+ * module cache. Once, however many plugins are imported at the same time.
+ */
+function pluginLoader(): Promise<void> {
+  registered ??= import("tsx/esm/api").then(({ register }) => {
+    register();
+    sendPostbotImportsHere();
+  });
   return registered;
 }
 

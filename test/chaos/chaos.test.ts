@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { prebuiltEnv } from "../helpers/prebuilt.ts";
+import { builtEnv } from "../helpers/built.ts";
 
 const RUN = new URL("./run.ts", import.meta.url).pathname;
 let child: ChildProcess | undefined;
@@ -34,7 +34,7 @@ describe("npm run chaos", () => {
     const out: string[] = [];
     // About a minute on a calm machine; the campaign itself stops at 6 (and says so), the test a minute later.
     child = spawn(process.execPath, ["--import", "tsx", RUN, "--tiny", "--minutes", "6"], {
-      env: { PATH: process.env.PATH ?? "", ...prebuiltEnv() },
+      env: { PATH: process.env.PATH ?? "", ...builtEnv() },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });

@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { killBots, runBot } from "../helpers/cli.ts";
-import { botIndex } from "../helpers/prebuilt.ts";
+import { botIndex, ROOT } from "../helpers/built.ts";
 
 afterEach(killBots);
 
@@ -13,10 +15,22 @@ describe("bot", () => {
   }, 30_000);
 
   it('gives a plugin\'s `import "postbot"` the postbot it runs itself, not a second copy', async () => {
-    // The plugin prints where its import goes; under the suite's bundled bot, tsx's loader is
-    // registered late and told where postbot is (src/plugins/load.ts, test/helpers/prebuilt-setup.ts).
+    // The plugin prints where its import goes. Under the suite's compiled bot, tsx's loader is
+    // registered late, with a hook that sends "postbot" to the running one (src/plugins/self-import.ts),
+    // whatever the tsconfig here says (its `paths` name src/).
     const run = await runBot(["schema", "--plugins", "test/fixtures/one-postbot"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(`postbot: ${pathToFileURL(botIndex()).href}\n`);
-  }, 30_000);
+    // The checkout's bin/bot.js runs the source, and so does the plugin's import, from any folder.
+    const source = await runBot(
+      ["schema", "--plugins", join(ROOT, "test/fixtures/one-postbot")],
+      {},
+      {
+        checkout: true,
+        cwd: tmpdir(),
+      },
+    );
+    expect(source.code, source.stderr).toBe(0);
+    expect(source.stderr).toContain(`postbot: ${pathToFileURL(join(ROOT, "src", "index.ts")).href}\n`);
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 /**
- * Runs `bot ARGS` as a user would: a child process of `bin/bot.js` (or of the suite's bundled
- * copy of it, test/helpers/prebuilt.ts, which starts in half the time) with only the environment
+ * Runs `bot ARGS` as a user would: a child process of `bin/bot.js` (or, in the suite, of the
+ * compiled postbot the package runs, test/helpers/built.ts, which starts in half the time) with only the environment
  * given (no inherited secrets). Every child is tracked, and {@link killBots} (in each test
  * file's `afterEach`) kills those still running, so a failing test never leaves a `bot start`
  * behind.
@@ -9,7 +9,7 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { watchChild, watchOf } from "./child-output.ts";
-import { botBin, ROOT } from "./prebuilt.ts";
+import { botBin, ROOT } from "./built.ts";
 
 export type BotChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -26,7 +26,7 @@ export interface SpawnOptions {
   nodeArgs?: string[];
   /**
    * Runs the checkout's own `bin/bot.js` (postbot's TypeScript under tsx, as a user's `npx bot`
-   * runs it) even when the suite has its bundled copy, which every other child runs.
+   * runs it) even when the suite has built postbot, which every other child runs.
    */
   checkout?: boolean;
   /**

@@ -8,6 +8,7 @@ import { copyFile, mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ZodType } from "zod";
+import { BUILT_IN_PLUGINS } from "../../src/plugins/built-ins.ts";
 import type { Plugin } from "../../src/plugins/index.ts";
 
 /** The bot files of `bots/` that come with postbot (the demo). */
@@ -16,18 +17,8 @@ export const EXAMPLE_BOTS = ["fan", "friendly", "greeter", "helpdesk", "host", "
 /** The templates of `templates/` that come with postbot (the demo's connect page). */
 export const EXAMPLE_TEMPLATES = ["greeter"] as const;
 
-/** The plugins of `plugins/` that come with postbot (the examples the README documents). */
-export const EXAMPLE_PLUGINS = [
-  "dialog",
-  "follow-back",
-  "like",
-  "llm-reply",
-  "moderate",
-  "reply",
-  "repost",
-  "schedule-post",
-  "welcome-dm",
-] as const;
+/** The plugins of `plugins/` that come with postbot: the built-ins' source (the examples the README documents). */
+export const EXAMPLE_PLUGINS = BUILT_IN_PLUGINS;
 
 /** Copies the example bot files into a new temporary directory and returns its path. */
 export async function exampleBotsDir(): Promise<string> {

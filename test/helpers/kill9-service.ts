@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type FixtureChild, fixtureCommand } from "./prebuilt.ts";
+import { type FixtureChild, fixtureCommand } from "./built.ts";
 
 export interface KeyService {
   url: string;

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { answer, startModelServer, type ModelServer } from "./model-server.ts";
-import { fixtureCommand } from "./prebuilt.ts";
+import { fixtureCommand } from "./built.ts";
 
 export interface ReplyWorld {
   serviceUrl: string;

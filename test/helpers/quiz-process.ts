@@ -18,7 +18,7 @@ import { compareIds, type SandboxPost } from "../../src/sandbox/model/index.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { QUIZ } from "../fixtures/quiz-bot.ts";
 import { watchChild } from "./child-output.ts";
-import { fixtureCommand } from "./prebuilt.ts";
+import { fixtureCommand } from "./built.ts";
 
 /** Real time, for a child that runs on the real clock: a guard against hanging, never an assertion of speed. */
 export async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {

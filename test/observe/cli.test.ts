@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { isLoopback, parseHttpAddress } from "../../src/observe/index.ts";
 import { killBots, lineReader, runBot, spawnBot } from "../helpers/cli.ts";
-import { botBin } from "../helpers/prebuilt.ts";
+import { botBin } from "../helpers/built.ts";
 import { parseExposition, value } from "./bed.ts";
 
 const dirs: string[] = [];

@@ -3,7 +3,7 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { botBin } from "../helpers/prebuilt.ts";
+import { botBin } from "../helpers/built.ts";
 import { oauthHeader } from "../helpers/sandbox.ts";
 
 const BOT = botBin();

@@ -1,8 +1,8 @@
 /**
  * The checkout's own `bin/bot.js`, as a newcomer's `npm start` and `npx bot` run it: postbot's
- * TypeScript loaded through tsx. Every other child of the suite runs the bundled copy
- * (test/helpers/prebuilt.ts), which starts in half the time but would not see a break that only
- * the unbundled path has (a file found by a path relative to a module, a loader hook).
+ * TypeScript loaded through tsx. Every other child of the suite runs the compiled postbot
+ * (test/helpers/built.ts), which starts in half the time but would not see a break that only
+ * the source path has (a file found by a path relative to a module, a loader hook).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,7 +19,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-describe("the checkout's bin/bot.js (TypeScript under tsx, not the suite's bundle)", () => {
+describe("the checkout's bin/bot.js (TypeScript under tsx, not the suite's build)", () => {
   it("validates the example bots, and starts them on the embedded sandbox and stops on SIGTERM with exit 0", async () => {
     const validated = await runBot(["validate", "--bots", botsDir], {}, { checkout: true });
     expect(validated.code, validated.stderr).toBe(0);
