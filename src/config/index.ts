@@ -7,6 +7,7 @@ export {
   loadBots,
   loadBotText,
   PluginCache,
+  shadowNotes,
   BOT_FILE_PATTERN,
   type BotConfig,
   type LoadBotTextOptions,

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { UserError } from "../errors.ts";
 import type { PluginEntry } from "../plugins/registry.ts";
+import { BUILT_IN_PLUGINS } from "../plugins/built-ins.ts";
 import { findPlugin, localCandidates, localPluginNames, packageCandidates } from "../plugins/discover.ts";
 import { loadPlugin, type LoadedPlugin } from "../plugins/load.ts";
 import { readBotFile, textSizeProblem } from "./bot-file-size.ts";
@@ -24,8 +25,10 @@ import type { BotFile } from "./schema.ts";
 
 /** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */
 export interface ResolvedPlugin extends PluginEntry {
-  /** Where it was loaded from: a local file or an npm package name (for logs). */
+  /** Where it was loaded from: a local file, a built-in, or an npm package name (for logs). */
   source: string;
+  /** Set when the project's own plugin of this name replaces the built-in one. */
+  shadows?: "built-in";
 }
 
 /** A valid bot: its file's settings and its plugins, in the file's order. */
@@ -277,7 +280,7 @@ async function resolvePlugin(
           { path: [], at: "key", message: `plugin "${name}" takes no options; leave its value empty (${name}: {})` },
         ],
       };
-    return { name, options: {}, definition, source: location.label };
+    return { name, options: {}, definition, ...origin(location) };
   }
   let result: Awaited<ReturnType<typeof schema.safeParseAsync>>;
   try {
@@ -294,16 +297,40 @@ async function resolvePlugin(
     };
   }
   if (!result.success) return { problems: explainIssues(result.error.issues, schema) };
-  return { name, options: result.data, definition, source: location.label };
+  return { name, options: result.data, definition, ...origin(location) };
+}
+
+function origin(location: LoadedPlugin["location"]): Pick<ResolvedPlugin, "source" | "shadows"> {
+  return { source: location.label, ...(location.shadows ? { shadows: location.shadows } : {}) };
+}
+
+/**
+ * One line per project plugin that replaces a built-in of its name, with the bots that use
+ * it: `bot start` logs it once, `bot validate` prints it (a plugin named like a built-in
+ * by chance would otherwise go unnoticed).
+ */
+export function shadowNotes(bots: readonly BotConfig[]): string[] {
+  const users = new Map<string, { source: string; bots: string[] }>();
+  for (const bot of bots)
+    for (const plugin of bot.plugins) {
+      if (!plugin.shadows) continue;
+      const entry = users.get(plugin.name) ?? { source: plugin.source, bots: [] };
+      entry.bots.push(bot.name);
+      users.set(plugin.name, entry);
+    }
+  return [...users].map(
+    ([name, { source, bots }]) =>
+      `${source} replaces the built-in plugin "${name}" for ${bots.join(", ")} (a project's plugins/ comes first; rename it to use both)`,
+  );
 }
 
 function unknownPluginMessage(name: string, cache: PluginCache): string {
-  const suggestion = didYouMean(name, localPluginNames(cache.pluginsDir, cache.cwd));
+  const suggestion = didYouMean(name, [...localPluginNames(cache.pluginsDir, cache.cwd), ...BUILT_IN_PLUGINS]);
   const local = localCandidates(name);
   const dir = cache.pluginsDir.replace(/\/+$/, "");
-  const places = local.length > 0 ? `${dir}/${name}.{ts,js,mts,mjs}, ${dir}/${name}/index.{ts,js} and ` : "";
+  const places = local.length > 0 ? `${dir}/${name}.{ts,js,mts,mjs}, ${dir}/${name}/index.{ts,js}, ` : "";
   const packages = packageCandidates(name).join(", ");
-  const looked = `ooked for ${places}the npm packages ${packages}`;
+  const looked = `ooked for ${places}the built-in plugins (${BUILT_IN_PLUGINS.join(", ")}) and the npm packages ${packages}`;
   return suggestion
     ? `unknown plugin "${name}"; did you mean "${suggestion}"? L${looked}`
     : `unknown plugin "${name}"; l${looked}`;

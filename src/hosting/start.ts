@@ -14,6 +14,7 @@ import {
   loadBots,
   loadBotText,
   PluginCache,
+  shadowNotes,
   type BotConfig,
   type BotEnv,
 } from "../config/index.ts";
@@ -127,6 +128,7 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
   const { bots: files, env, envFile } = await loadRunnable(options);
+  for (const note of shadowNotes(files)) logger.info(note);
   const vars = env.vars;
   const shared = options.state
     ? await openSharedState({

@@ -1,25 +1,30 @@
 /**
- * Finding a plugin by the name a bot file uses. Local plugins come first, so a project can
- * always override a published one:
+ * Finding a plugin by the name a bot file uses. The project's own plugins come first, so a
+ * project can always replace a built-in or a published one:
  *
  * 1. in the plugins directory: `NAME.ts`, `NAME.js` (or `.mts`, `.mjs`), `NAME/index.ts`,
  *    `NAME/index.js`;
- * 2. an npm package installed in the project: `postbot-plugin-NAME` (for `@scope/NAME`:
+ * 2. the built-in plugin of that name, shipped with postbot (./built-ins.ts);
+ * 3. an npm package installed in the project: `postbot-plugin-NAME` (for `@scope/NAME`:
  *    `@scope/postbot-plugin-NAME`), then `NAME` itself.
  *
  * Packages are looked up from the project directory (as Node would resolve an import
  * written there), not from wherever postbot itself is installed.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { builtInPluginFile, builtInPluginSource, isBuiltInPlugin } from "./built-ins.ts";
 
 /** Where a plugin was found: the file to import and how to name it in messages. */
 export interface PluginLocation {
-  kind: "file" | "package";
+  kind: "file" | "built-in" | "package";
   /** Absolute path of the module to import. */
   file: string;
-  /** The local file, or the package name, as messages show it. */
+  /** The local file, the built-in (`built-in reply`), or the package name, as messages show it. */
   label: string;
+  /** Set on a project's plugin that replaces the built-in of its name (the log says so, once). */
+  shadows?: "built-in";
 }
 
 export interface FindOptions {
@@ -53,8 +58,14 @@ export function findPlugin(name: string, options: FindOptions): PluginLocation |
   const pluginsDir = resolve(projectDir, options.pluginsDir);
   for (const candidate of localCandidates(name)) {
     const file = join(pluginsDir, candidate);
-    if (isFile(file)) return { kind: "file", file, label: join(options.pluginsDir, candidate) };
+    if (!isFile(file)) continue;
+    const label = join(options.pluginsDir, candidate);
+    if (!isBuiltInPlugin(name)) return { kind: "file", file, label };
+    // postbot's own repository: its plugins/ is the built-ins' source, not a replacement of them.
+    if (sameFile(file, fileURLToPath(builtInPluginSource(name)))) return builtIn(name, label);
+    return { kind: "file", file, label, shadows: "built-in" };
   }
+  if (isBuiltInPlugin(name)) return builtIn(name, `built-in ${name}`);
   for (const pkg of packageCandidates(name)) {
     const dir = findPackageDir(pkg, projectDir);
     if (dir) return { kind: "package", file: packageEntry(dir), label: pkg };
@@ -81,6 +92,18 @@ export function localPluginNames(pluginsDir: string, projectDir = process.cwd())
     else if (isFile(join(dir, entry, "index.ts")) || isFile(join(dir, entry, "index.js"))) names.add(entry);
   }
   return [...names].sort();
+}
+
+function builtIn(name: Parameters<typeof builtInPluginFile>[0], label: string): PluginLocation {
+  return { kind: "built-in", file: fileURLToPath(builtInPluginFile(name)), label };
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
 function isFile(path: string): boolean {

@@ -10,3 +10,4 @@ export {
   type FindOptions,
 } from "./discover.ts";
 export { loadPlugin, type LoadedPlugin } from "./load.ts";
+export { BUILT_IN_PLUGINS, isBuiltInPlugin } from "./built-ins.ts";

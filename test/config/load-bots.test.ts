@@ -31,7 +31,7 @@ describe("loadBots on the broken fixtures (one file per problem kind)", () => {
       `${dir}/stream-on-basic.yaml:4:3 triggers.stream: the basic plan has no filtered stream, so stream rules cannot run; remove them or use the pro plan`,
       `${dir}/unknown-key.yaml:4:3 triggers.mentoins: unknown key; did you mean "mentions"? Allowed here: mentions, followers, dms, stream, schedule`,
       `${dir}/unknown-plan.yaml:2:7 plan: "gold" is not a plan; use one of pro, basic, free`,
-      `${dir}/unknown-plugin.yaml:4:3 plugins.rpely: unknown plugin "rpely"; did you mean "reply"? Looked for ${PLUGINS}/rpely.{ts,js,mts,mjs}, ${PLUGINS}/rpely/index.{ts,js} and the npm packages postbot-plugin-rpely, rpely`,
+      `${dir}/unknown-plugin.yaml:4:3 plugins.rpely: unknown plugin "rpely"; did you mean "reply"? Looked for ${PLUGINS}/rpely.{ts,js,mts,mjs}, ${PLUGINS}/rpely/index.{ts,js}, the built-in plugins (dialog, follow-back, like, llm-reply, moderate, reply, repost, schedule-post, welcome-dm) and the npm packages postbot-plugin-rpely, rpely`,
     ]);
     expect(files).toHaveLength(16);
     // Only the first of the two same-named bots is valid; every other file has a problem.

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { ACTION_NAMES, botJsonSchema, botJsonSchemaText } from "../../src/config/schema.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
+import { BUILT_IN_PLUGINS } from "../../src/plugins/built-ins.ts";
 import { EXAMPLE_PLUGINS, exampleSchemas } from "../helpers/examples.ts";
 
 afterEach(killBots);
@@ -48,11 +49,15 @@ describe("bot.schema.json", () => {
     expect(plugins.additionalProperties).toEqual({});
   });
 
-  it("`bot schema --plugins DIR` includes the options of the plugins there and warns about those that do not load", async () => {
+  it("`bot schema --plugins DIR` includes the options of the built-ins and the plugins there, and warns about those that do not load", async () => {
     const run = await runBot(["schema", "--plugins", "test/fixtures/plugins"]);
     expect(run.code).toBe(0);
     const schema = JSON.parse(run.stdout) as { properties: { plugins: { properties: Record<string, Schema> } } };
-    expect(Object.keys(schema.properties.plugins.properties)).toEqual(["counter", "like", "reply"]);
+    const plugins = schema.properties.plugins.properties;
+    expect(Object.keys(plugins)).toEqual([...new Set([...BUILT_IN_PLUGINS, "counter", "like", "reply"])].sort());
+    // The fixtures' own reply (text and max_length) in place of the built-in's.
+    expect(JSON.stringify(plugins.reply)).toContain("max_length");
+    expect(JSON.stringify(plugins.reply)).not.toContain("events");
     expect(run.stderr).toMatch(
       /^warning: plugin broken-syntax could not be loaded from test\/fixtures\/plugins\/broken-syntax\.js: .*; its options are left unchecked in the schema$/m,
     );

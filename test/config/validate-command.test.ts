@@ -1,8 +1,10 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { botJsonSchemaText } from "../../src/config/schema.ts";
 import { killBots, runBot } from "../helpers/cli.ts";
 import { exampleSchemas } from "../helpers/examples.ts";
-import { scratchClone } from "../helpers/scratch-clone.ts";
 
 afterEach(killBots);
 
@@ -20,6 +22,9 @@ describe("bot validate", () => {
     expect(run).toEqual({
       code: 0,
       stdout: [
+        // The fixtures' reply and like are the project's own, in place of the built-ins.
+        'note: test/fixtures/plugins/reply.ts replaces the built-in plugin "reply" for greeter, watcher (a project\'s plugins/ comes first; rename it to use both)',
+        'note: test/fixtures/plugins/like.js replaces the built-in plugin "like" for greeter, watcher (a project\'s plugins/ comes first; rename it to use both)',
         // The fixtures' broken plugins are in the directory, and no valid bot uses them.
         'test/fixtures/plugins/broken-syntax.js: warning: no bot uses the plugin "broken-syntax", so it never runs; list it under plugins: in a bot file (plugins: { broken-syntax: {} })',
         'test/fixtures/plugins/not-a-plugin.ts: warning: no bot uses the plugin "not-a-plugin", so it never runs; list it under plugins: in a bot file (plugins: { not-a-plugin: {} })',
@@ -98,14 +103,14 @@ describe("bot schema", () => {
     });
   });
 
-  it("prints the schema of the example plugins, as shipped in bot.schema.json", async () => {
-    // In a scratch copy holding only the example plugins: what a user adds to plugins/ is theirs.
-    const clone = await scratchClone();
+  it("prints the schema of the built-in plugins anywhere (bot.schema.json's plugins)", async () => {
+    // In a folder without plugins/: the built-ins come from postbot itself.
+    const dir = await mkdtemp(join(tmpdir(), "postbot-schema-"));
     try {
-      const run = await bot(["schema"], {}, { cwd: clone.dir });
+      const run = await bot(["schema"], {}, { cwd: dir });
       expect(run).toEqual({ code: 0, stdout: botJsonSchemaText(await exampleSchemas()), stderr: "" });
     } finally {
-      await clone.remove();
+      await rm(dir, { recursive: true, force: true });
     }
     const help = await bot(["schema", "--help"]);
     expect(help.code).toBe(0);

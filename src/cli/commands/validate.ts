@@ -20,7 +20,13 @@ export default function register(program: Command): void {
       "\nVariables (${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.",
     )
     .action(async (options: { bots: string; plugins: string; templates?: string }) => {
-      const { loadBots, formatProblem, countOf: count, compareProblems } = await import("../../config/index.ts");
+      const {
+        loadBots,
+        formatProblem,
+        countOf: count,
+        compareProblems,
+        shadowNotes,
+      } = await import("../../config/index.ts");
       const loaded = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins });
       const { bots, files } = loaded;
       const { checkTemplates } = await import("../../config/template-check.ts");
@@ -46,10 +52,13 @@ export default function register(program: Command): void {
       const { looseOptionWarnings, sharedEventWarnings } = await import("../plugin-warnings.ts");
       for (const line of [...looseOptionWarnings(bots), ...(await sharedEventWarnings(bots))])
         process.stdout.write(`${line}\n`);
+      for (const line of shadowNotes([...bots, ...templates.bots])) process.stdout.write(`note: ${line}\n`);
       // A plugin in the plugins directory that no bot lists never runs: say so (not a problem).
       const { localPluginNames, findPlugin } = await import("../../plugins/index.ts");
       for (const name of localPluginNames(options.plugins).filter((n) => !plugins.has(n))) {
-        const file = findPlugin(name, { pluginsDir: options.plugins })?.label ?? name;
+        const found = findPlugin(name, { pluginsDir: options.plugins });
+        if (found?.kind === "built-in") continue; // postbot's own repository: the built-ins' source
+        const file = found?.label ?? name;
         process.stdout.write(
           `${file}: warning: no bot uses the plugin "${name}", so it never runs; list it under plugins: in a bot file (plugins: { ${name}: {} })\n`,
         );
