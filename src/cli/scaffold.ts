@@ -3,9 +3,9 @@
  * `postbot/testing` that passes as written (`npm test`), so a newcomer starts from working
  * code rather than a blank page. Existing files are never overwritten.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { BOT_NAME_PATTERN } from "../config/schema.ts";
 import { UserError } from "../errors.ts";
 
@@ -28,8 +28,8 @@ plugins:                         # run in this order
 `;
 }
 
-export function pluginTemplate(name: string): string {
-  return `// plugins/${name}.ts (written by \`bot new plugin\`; see README.md, "Your first plugin").
+export function pluginTemplate(name: string, by = "bot new plugin"): string {
+  return `// plugins/${name}.ts, written by \`${by}\`: it answers mentions (postbot's README, "Your first plugin").
 // List it in a bot file to run it:  plugins: { ${name}: {} }
 import { definePlugin } from "postbot";
 import { z } from "zod";
@@ -158,6 +158,39 @@ export function conversationTestTemplate(name: string, pluginFile: string): stri
   expect(bed.conversation("tester", alice)).toBeUndefined();
 });
 `;
+}
+
+/**
+ * What a plugin's test needs installed in the project and is not there: vitest runs it,
+ * and `postbot/testing` is imported from the project's own postbot (found as Node would,
+ * up from `projectDir`; in postbot's own repository, itself). Empty when the test can run.
+ */
+export function missingForTests(projectDir: string): string[] {
+  const missing: string[] = [];
+  if (!installed("vitest", projectDir)) missing.push("vitest");
+  if (!installed("postbot", projectDir) && nearestPackageName(projectDir) !== "postbot") missing.push("postbot");
+  return missing;
+}
+
+function installed(pkg: string, from: string): boolean {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "node_modules", pkg, "package.json"))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+function nearestPackageName(from: string): string | undefined {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      try {
+        return (JSON.parse(readFileSync(file, "utf8")) as { name?: string }).name;
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 async function writeNew(file: string, text: string): Promise<void> {

@@ -28,8 +28,8 @@ export interface PluginLocation {
 }
 
 export interface FindOptions {
-  /** The plugins directory (`--plugins`, default `plugins`). */
-  pluginsDir: string;
+  /** The plugins directory (`--plugins`, default `plugins`); none: only built-ins and packages. */
+  pluginsDir: string | undefined;
   /** Where npm packages are resolved from (default: the current directory). */
   projectDir?: string;
 }
@@ -55,16 +55,8 @@ export function localCandidates(name: string): string[] {
  */
 export function findPlugin(name: string, options: FindOptions): PluginLocation | undefined {
   const projectDir = resolve(options.projectDir ?? process.cwd());
-  const pluginsDir = resolve(projectDir, options.pluginsDir);
-  for (const candidate of localCandidates(name)) {
-    const file = join(pluginsDir, candidate);
-    if (!isFile(file)) continue;
-    const label = join(options.pluginsDir, candidate);
-    if (!isBuiltInPlugin(name)) return { kind: "file", file, label };
-    // postbot's own repository: its plugins/ is the built-ins' source, not a replacement of them.
-    if (sameFile(file, fileURLToPath(builtInPluginSource(name)))) return builtIn(name, label);
-    return { kind: "file", file, label, shadows: "built-in" };
-  }
+  const local = options.pluginsDir === undefined ? undefined : findLocal(name, options.pluginsDir, projectDir);
+  if (local) return local;
   if (isBuiltInPlugin(name)) return builtIn(name, `built-in ${name}`);
   for (const pkg of packageCandidates(name)) {
     const dir = findPackageDir(pkg, projectDir);
@@ -92,6 +84,20 @@ export function localPluginNames(pluginsDir: string, projectDir = process.cwd())
     else if (isFile(join(dir, entry, "index.ts")) || isFile(join(dir, entry, "index.js"))) names.add(entry);
   }
   return [...names].sort();
+}
+
+/** `name` in the plugins directory, or undefined; a built-in's name there replaces the built-in (save in postbot's repository, below). */
+function findLocal(name: string, pluginsDir: string, projectDir: string): PluginLocation | undefined {
+  for (const candidate of localCandidates(name)) {
+    const file = join(resolve(projectDir, pluginsDir), candidate);
+    if (!isFile(file)) continue;
+    const label = join(pluginsDir, candidate);
+    if (!isBuiltInPlugin(name)) return { kind: "file", file, label };
+    // postbot's own repository: its plugins/ is the built-ins' source, not a replacement of them.
+    if (sameFile(file, fileURLToPath(builtInPluginSource(name)))) return builtIn(name, label);
+    return { kind: "file", file, label, shadows: "built-in" };
+  }
+  return undefined;
 }
 
 function builtIn(name: Parameters<typeof builtInPluginFile>[0], label: string): PluginLocation {

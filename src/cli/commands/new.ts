@@ -26,12 +26,22 @@ export default function register(program: Command): void {
     .option("--tests <dir>", "directory for the plugin's test", "test")
     .option("--conversation", "write a plugin that holds a conversation (a question, the answer, a timeout)")
     .action(async (name: string, options: { plugins: string; tests: string; conversation?: boolean }) => {
-      const { newPlugin } = await import("../scaffold.ts");
+      const { newPlugin, missingForTests } = await import("../scaffold.ts");
       const [plugin, test] = await newPlugin(name, options.plugins, options.tests, {
         conversation: options.conversation ?? false,
       });
+      const missing = missingForTests(process.cwd());
+      // A project without vitest (or its own postbot) cannot run the test yet: say what makes it run.
+      const installs = [
+        ...(missing.includes("postbot") ? ["npm install postbot"] : []),
+        ...(missing.includes("vitest") ? ["npm install --save-dev vitest"] : []),
+      ];
+      const run =
+        installs.length === 0
+          ? `run its test with \`npx vitest run ${test}\` (\`npm test\` runs every test)`
+          : `this project cannot run its test yet: \`${installs.join(" && ")}\` first (a project written by \`bot init\` can), then \`npx vitest run ${test}\``;
       process.stdout.write(
-        `wrote ${plugin} and ${test}; run its test with \`npx vitest run ${test}\` (\`npm test\` runs every test), and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`,
+        `wrote ${plugin} and ${test}; ${run}, and list the plugin in a bot file to run it: plugins: { ${name}: {} }\n`,
       );
     });
 }

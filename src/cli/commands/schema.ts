@@ -18,20 +18,7 @@ export default function register(program: Command): void {
       "\nPoint an editor at it with a first line in a bot file:\n  # yaml-language-server: $schema=../bot.schema.json",
     )
     .action(async (options: { plugins: string }) => {
-      const [{ botJsonSchemaText }, { findPlugin, localPluginNames, loadPlugin, BUILT_IN_PLUGINS }] = await Promise.all(
-        [import("../../config/schema.ts"), import("../../plugins/index.ts")],
-      );
-      const schemas: Record<string, import("zod").ZodType | undefined> = {};
-      const names = [...new Set([...BUILT_IN_PLUGINS, ...localPluginNames(options.plugins)])].sort();
-      for (const name of names) {
-        const location = findPlugin(name, { pluginsDir: options.plugins });
-        const loaded = location && (await loadPlugin(location));
-        if (loaded?.ok) schemas[name] = loaded.definition.options;
-        else if (loaded)
-          process.stderr.write(
-            `warning: plugin ${name} ${loaded.message}; its options are left unchecked in the schema\n`,
-          );
-      }
-      process.stdout.write(botJsonSchemaText(schemas));
+      const { pluginSchemaText } = await import("../built-in-schema.ts");
+      process.stdout.write(await pluginSchemaText(options.plugins, (line) => process.stderr.write(`${line}\n`)));
     });
 }

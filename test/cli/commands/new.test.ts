@@ -87,6 +87,18 @@ describe("bot new", () => {
     });
   }, 180_000);
 
+  it("plugin NAME in a project without vitest or postbot installed: says what makes its test run", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-bare-"));
+    dirs.push(dir);
+    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "bare", type: "module" }));
+    expect(await runBot(["new", "plugin", "wave"], {}, { cwd: dir })).toEqual({
+      code: 0,
+      stdout:
+        "wrote plugins/wave.ts and test/wave.test.ts; this project cannot run its test yet: `npm install postbot && npm install --save-dev vitest` first (a project written by `bot init` can), then `npx vitest run test/wave.test.ts`, and list the plugin in a bot file to run it: plugins: { wave: {} }\n",
+      stderr: "",
+    });
+  });
+
   it('plugin NAME in a project whose package.json lacks "type": "module": bot validate says how to fix it, and passes once it is there', async () => {
     const project = await newProject(true);
     expect(await runBot(["new", "plugin", "greet"], {}, { cwd: project })).toMatchObject({ code: 0 });
