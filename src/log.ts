@@ -3,7 +3,10 @@
  * appear as a field, so a token can never reach a log file by being logged with its object.
  */
 import { pino, type DestinationStream, type Logger } from "pino";
-import pretty from "pino-pretty";
+import { lazyPackage } from "./lazy-package.ts";
+
+/** Only a terminal's log is pretty: loaded then. */
+const pinoPretty = lazyPackage<typeof import("pino-pretty")>("pino-pretty");
 
 export type { Logger } from "pino";
 
@@ -49,7 +52,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const usePretty = options.pretty ?? (!options.destination && process.stdout.isTTY === true);
   const verbose = level === "debug" || level === "trace";
   const destination = usePretty
-    ? pretty({
+    ? pinoPretty()({
         colorize: !options.destination,
         translateTime: "SYS:HH:MM:ss",
         // At info, the message carries the key fields (the action, its target, how it ended):

@@ -6,9 +6,12 @@
  * credentials.
  */
 import type { Readable } from "node:stream";
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { lazyPackage } from "../lazy-package.ts";
 import { NetworkError, type RequestInfo } from "./errors.ts";
 import { secureBaseUrl } from "./secure-origin.ts";
+
+const undici = lazyPackage<typeof import("undici")>("undici");
 
 /** Timeouts in real milliseconds: they guard sockets, not schedules, so they do not follow the Clock. */
 export interface HttpTimeouts {
@@ -107,7 +110,7 @@ const infoOf = (r: HttpRequest): RequestInfo =>
   r.endpoint ? { method: r.method, path: r.path, endpoint: r.endpoint } : { method: r.method, path: r.path };
 
 interface SharedPool {
-  pool: Pool;
+  pool: import("undici").Pool;
   users: number;
 }
 
@@ -123,7 +126,7 @@ function acquirePool(origin: string, keepAliveMs: number): { dispatcher: Dispatc
   if (!shared || shared.pool.closed || shared.pool.destroyed) {
     shared = {
       // The head and body timeouts go with each request (a stream's body has none).
-      pool: new Pool(origin, { keepAliveTimeout: keepAliveMs, connections: 64 }),
+      pool: new (undici().Pool)(origin, { keepAliveTimeout: keepAliveMs, connections: 64 }),
       users: 0,
     };
     pools.set(origin, shared);

@@ -16,7 +16,8 @@
  *   ("fuuuck" → "fuck", "kill" → "kil"). Phrase rules are written in plain English and
  *   normalised the same way ({@link normalizePattern}), so both sides agree.
  */
-import { resolveConfusablesTransformer, resolveLeetSpeakTransformer, type SimpleTransformerContainer } from "obscenity";
+import type { SimpleTransformerContainer } from "obscenity";
+import { lazyPackage } from "../lazy-package.ts";
 import { MASKED_WORDS } from "./lexicon.ts";
 
 /** A derived text, with each of its characters traced back to a span of the original. */
@@ -37,8 +38,14 @@ export interface Normalized {
 
 // obscenity's tables are the one source for confusables and leetspeak; both are simple
 // (stateless) transformers, so calling `transform` on a code point is all they do.
-const confusables = resolveConfusablesTransformer() as SimpleTransformerContainer;
-const leet = resolveLeetSpeakTransformer() as SimpleTransformerContainer;
+// Built when the classifier first reads a text (obscenity is loaded then, not with postbot).
+const obscenity = lazyPackage<typeof import("obscenity")>("obscenity");
+let tables: { confusables: SimpleTransformerContainer; leet: SimpleTransformerContainer } | undefined;
+const transformers = () =>
+  (tables ??= {
+    confusables: obscenity().resolveConfusablesTransformer() as SimpleTransformerContainer,
+    leet: obscenity().resolveLeetSpeakTransformer() as SimpleTransformerContainer,
+  });
 
 /** ASCII characters read as letters inside a word ("sh!t", "k1ll", "@ss", "$hit"). */
 const LEET_DIGITS = "013457";
@@ -111,14 +118,15 @@ function foldCodePoints(original: string): Chars {
       push(out, greek, start, i);
       continue;
     }
-    const direct = confusables.transform(cp);
+    const direct = transformers().confusables.transform(cp);
     let resolved =
       direct !== undefined && direct !== cp
         ? String.fromCodePoint(direct)
         : ch.normalize("NFKD").replace(/\p{M}/gu, "");
     if (resolved === ch) resolved = " ";
     for (const part of resolved) {
-      const again = part.codePointAt(0)! >= 128 ? confusables.transform(part.codePointAt(0)!) : undefined;
+      const again =
+        part.codePointAt(0)! >= 128 ? transformers().confusables.transform(part.codePointAt(0)!) : undefined;
       const c = again !== undefined ? String.fromCodePoint(again) : part;
       push(out, c.codePointAt(0)! < 128 ? c.toLowerCase() : " ", start, i);
     }
@@ -200,7 +208,7 @@ function resolveLeet(c: Chars, spans: ReadonlyArray<[number, number]>): void {
       if (ok) read.push(k);
     }
     for (const k of read) {
-      const mapped = leet.transform(c.chars[k]!.codePointAt(0)!);
+      const mapped = transformers().leet.transform(c.chars[k]!.codePointAt(0)!);
       if (mapped !== undefined) c.chars[k] = String.fromCodePoint(mapped);
     }
   }

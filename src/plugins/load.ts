@@ -17,7 +17,7 @@ import { runsFromSource } from "../package-files.ts";
 import { definitionOf, definitionProblem } from "./definition.ts";
 import type { PluginLocation } from "./discover.ts";
 import type { Plugin } from "./plugin.ts";
-import { sendPostbotImportsHere } from "./self-import.ts";
+import { postbotEntries, sendPostbotImportsHere } from "./self-import.ts";
 
 /** A loaded plugin, or why it could not be loaded (a message naming its file). */
 export type LoadedPlugin =
@@ -28,7 +28,7 @@ export type LoadedPlugin =
 export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin> {
   let module: Record<string, unknown>;
   try {
-    module = await importModule(location.file);
+    module = await importModule(location);
   } catch (error) {
     return {
       ok: false,
@@ -42,26 +42,32 @@ export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin
   return { ok: true, location, definition: definition as Plugin };
 }
 
-async function importModule(file: string): Promise<Record<string, unknown>> {
-  if (!runsFromSource()) await pluginLoader();
-  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+async function importModule(location: PluginLocation): Promise<Record<string, unknown>> {
+  // A built-in is compiled with the postbot that runs it: it needs neither loader.
+  if (!runsFromSource() && location.kind !== "built-in") await pluginLoader();
+  return (await import(pathToFileURL(location.file).href)) as Record<string, unknown>;
 }
 
 let registered: Promise<void> | undefined;
 
 /**
- * Compiled, postbot starts without a TypeScript loader; before its first plugin it registers
- * tsx's for the rest of the process (a plugin may be TypeScript, or import some), and the
- * hook that gives a plugin's `import "postbot"` this postbot (./self-import.ts). From source
- * (a checkout's `bot`, which bin/bot.js runs under tsx with the same hook, or vitest), both
- * are there already. Registered before the first import: a failed import stays in Node's
- * module cache. Once, however many plugins are imported at the same time.
+ * Compiled, postbot starts without a TypeScript loader; before the first plugin of the
+ * project or of a package, it registers tsx's for the rest of the process (a plugin may be
+ * TypeScript, or import some), and the hook that gives a plugin's `import "postbot"` this
+ * postbot (./self-import.ts). Every module imported after that goes through both hooks, in
+ * another thread, so postbot's own entry is imported first, without them: what a plugin
+ * imports of it is then loaded already. From source (a checkout's `bot`, which bin/bot.js
+ * runs under tsx with the same hook, or vitest), both are there already. Registered before
+ * the first import (a failed import stays in Node's module cache), once, however many
+ * plugins are imported at the same time.
  */
 function pluginLoader(): Promise<void> {
-  registered ??= import("tsx/esm/api").then(({ register }) => {
+  registered ??= (async () => {
+    await import(postbotEntries().postbot!);
+    const { register } = await import("tsx/esm/api");
     register();
     sendPostbotImportsHere();
-  });
+  })();
   return registered;
 }
 

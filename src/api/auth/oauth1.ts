@@ -5,7 +5,10 @@
  * whose clock was moved signs with the sandbox's time.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import OAuth from "oauth-1.0a";
+import type OAuth from "oauth-1.0a";
+import { lazyPackage } from "../../lazy-package.ts";
+
+const oauth = lazyPackage<typeof OAuth>("oauth-1.0a");
 import type { Clock } from "../../clock.ts";
 import { percentEncode } from "../query.ts";
 
@@ -43,7 +46,7 @@ function signerFor(consumer: ConsumerCredentials): OAuth {
   const id = `${consumer.key}\0${consumer.secret}`;
   let signer = signers.get(id);
   if (!signer) {
-    signer = new OAuth({
+    signer = new (oauth())({
       consumer: { key: consumer.key, secret: consumer.secret },
       signature_method: "HMAC-SHA1",
       hash_function: (base, key) => createHmac("sha1", key).update(base).digest("base64"),

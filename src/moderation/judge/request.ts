@@ -5,7 +5,9 @@
  * A 429 carries how long the server asked to wait (`retry-after`, or OpenAI's
  * `x-ratelimit-reset-requests`), so the judge can stop asking until then.
  */
-import { request } from "undici";
+import { lazyPackage } from "../../lazy-package.ts";
+
+const undici = lazyPackage<typeof import("undici")>("undici");
 
 /** Why a judge gave no opinion, as the metric `postbot_moderation_judge_failures_total` labels it. */
 export type JudgeFailure =
@@ -102,7 +104,7 @@ export async function postJson(r: JudgeRequest): Promise<unknown> {
   let text: string;
   let headers: Record<string, string | string[] | undefined>;
   try {
-    const res = await request(r.url, {
+    const res = await undici().request(r.url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
