@@ -33,6 +33,7 @@ const PROCESSES = [
   "test/observe/cli.test.ts",
   "test/observe/status-page.test.ts",
   "test/observe/status-page-admin.test.ts",
+  "test/package/**/*.test.ts",
   "test/plugins/conversations/kill9-*.test.ts",
   "test/plugins/conversations/*-on-redis.test.ts",
   "test/redis/**/*.test.ts",
@@ -46,6 +47,8 @@ const PROCESSES = [
  * (test/helpers/longest-first.ts). A file much longer than the last here belongs in it.
  */
 const LONGEST = [
+  // Two npm installs from the packed tarball, then its project's bots (test/package/pack.test.ts).
+  "test/package/pack.test.ts",
   "test/cli/commands/start-dry-run.test.ts",
   "test/docs/commands-readme.test.ts",
   "test/chaos/chaos.test.ts",

@@ -204,7 +204,7 @@ const EXPECTED: Record<string, Expectation> = {
 };
 
 /** Programs a syntax-only block may use besides `npx bot`, `bot` and `npm`: what this suite cannot run. */
-const KNOWN_PROGRAMS = new Set(["export", "redis-server", "docker", "curl"]);
+const KNOWN_PROGRAMS = new Set(["export", "redis-server", "docker", "curl", "cd"]);
 
 /** A free loopback port. */
 async function freePort(): Promise<string> {
@@ -339,6 +339,9 @@ async function checkSyntax(where: string, line: string[], scripts: Record<string
   if (first < 0) return; // only assignments
   const [program, ...args] = line.slice(first);
   if (program === "npx" && args[0] === "bot") return parseBot(where, args.slice(1));
+  // `npx -p postbot bot ...`: postbot from the registry, then its bot.
+  if (program === "npx" && args[0] === "-p" && args[1] === "postbot" && args[2] === "bot")
+    return parseBot(where, args.slice(3));
   if (program === "npx" && args[0] === "tsx") {
     expect(existsSync(args[1]!), `${where}: npx tsx ${args[1]}: no such script`).toBe(true);
     return;
@@ -352,7 +355,7 @@ async function checkSyntax(where: string, line: string[], scripts: Record<string
     const [verb, name] = args;
     if (verb === "run") expect(Object.keys(scripts), `${where}: npm run ${name}`).toContain(name);
     else if (verb === "start" || verb === "test") expect(Object.keys(scripts), `${where}: npm ${verb}`).toContain(verb);
-    else expect(["install", "ci"], `${where}: npm ${verb}`).toContain(verb);
+    else expect(["install", "ci", "pack"], `${where}: npm ${verb}`).toContain(verb);
     return;
   }
   expect(KNOWN_PROGRAMS.has(program!), `${where}: ${program} is not a program test/docs/commands.ts knows`).toBe(true);
