@@ -44,31 +44,33 @@ export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin
 
 async function importModule(location: PluginLocation): Promise<Record<string, unknown>> {
   // A built-in is compiled with the postbot that runs it: it needs neither loader.
-  if (!runsFromSource() && location.kind !== "built-in") await pluginLoader();
+  if (!runsFromSource() && location.kind !== "built-in") await pluginLoader(/\.[cm]?tsx?$/.test(location.file));
   return (await import(pathToFileURL(location.file).href)) as Record<string, unknown>;
 }
 
-let registered: Promise<void> | undefined;
+let hooked: Promise<void> | undefined;
+let typescript: Promise<void> | undefined;
 
 /**
- * Compiled, postbot starts without a TypeScript loader; before the first plugin of the
- * project or of a package, it registers tsx's for the rest of the process (a plugin may be
- * TypeScript, or import some), and the hook that gives a plugin's `import "postbot"` this
- * postbot (./self-import.ts). Every module imported after that goes through both hooks, in
- * another thread, so postbot's own entry is imported first, without them: what a plugin
- * imports of it is then loaded already. From source (a checkout's `bot`, which bin/bot.js
- * runs under tsx with the same hook, or vitest), both are there already. Registered before
- * the first import (a failed import stays in Node's module cache), once, however many
- * plugins are imported at the same time.
+ * Compiled, postbot starts without a TypeScript loader. Before the first plugin of the
+ * project or of a package, it registers the hook that gives a plugin's `import "postbot"`
+ * this postbot (./self-import.ts), and before the first TypeScript one, tsx's loader for the
+ * rest of the process (then the hook again, so that it still answers first). Every module
+ * imported once hooks are registered resolves through them, in another thread, so postbot's
+ * own entry is imported first, without them: what a plugin imports of it is loaded already.
+ * From source (a checkout's `bot`, which bin/bot.js runs under tsx with the same hook, or
+ * vitest), both are there already. Registered before the import (a failed import stays in
+ * Node's module cache), once, however many plugins are imported at the same time.
  */
-function pluginLoader(): Promise<void> {
-  registered ??= (async () => {
-    await import(postbotEntries().postbot!);
+function pluginLoader(isTypeScript: boolean): Promise<void> {
+  hooked ??= import(postbotEntries().postbot!).then(() => sendPostbotImportsHere());
+  if (!isTypeScript) return hooked;
+  typescript ??= hooked.then(async () => {
     const { register } = await import("tsx/esm/api");
     register();
-    sendPostbotImportsHere();
-  })();
-  return registered;
+    sendPostbotImportsHere({ again: true });
+  });
+  return typescript;
 }
 
 /**

@@ -24,12 +24,12 @@ export function postbotEntries(): Record<string, string> {
 let sent = false;
 
 /**
- * Registers the hook once per process. Registered after tsx's, it runs before it (Node
- * calls the last registered hook first), so a project's tsconfig `paths` cannot send
- * `postbot` elsewhere either.
+ * Registers the hook once per process, or `again` after another loader (tsx's): Node calls
+ * the last registered hook first, so registered after tsx's it runs before it, and a
+ * project's tsconfig `paths` cannot send `postbot` elsewhere either.
  */
-export function sendPostbotImportsHere(): void {
-  if (sent) return;
+export function sendPostbotImportsHere(options: { again?: boolean } = {}): void {
+  if (sent && !options.again) return;
   sent = true;
   const hook = `const entries = ${JSON.stringify(postbotEntries())};
 export async function resolve(specifier, context, next) {

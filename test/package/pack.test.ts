@@ -117,6 +117,22 @@ describe("the package", () => {
     expect(tested.stdout).toMatch(/Test Files +1 passed \(1\)/);
     expect(tested.stdout).toContain("test/hello.test.ts");
 
+    // The three entries import; nothing else of the package does.
+    const imports = await run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { createSandbox } = await import("postbot/sandbox");
+const { createTestBed } = await import("postbot/testing");
+const { definePlugin, startRuntime } = await import("postbot");
+console.log([createSandbox, createTestBed, definePlugin, startRuntime].map((f) => typeof f).join(" "));
+await import("postbot/build/index.js").catch((e) => console.log(e.code));`,
+      ],
+      project,
+    );
+    expect(imports.stdout, ok(imports)).toBe("function function function function\nERR_PACKAGE_PATH_NOT_EXPORTED\n");
+
     const bot = join(project, "node_modules", "postbot", "bin", "bot.js");
     const validated = await run(process.execPath, [bot, "validate"], project);
     expect(validated, ok(validated)).toMatchObject({

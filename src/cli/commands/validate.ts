@@ -5,6 +5,7 @@
  * sample username and checked as the bot file it becomes.
  */
 import type { Command } from "commander";
+import { BUILT_IN_PLUGINS } from "../../plugins/built-ins.ts";
 
 export default function register(program: Command): void {
   program
@@ -17,7 +18,7 @@ export default function register(program: Command): void {
     .option("--templates <dir>", "directory of bot templates (NAME.yaml; default: templates next to --bots)")
     .addHelpText(
       "after",
-      "\nVariables (${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.",
+      `\nVariables (\${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.\n\nA plugin name is found in --plugins first, then among the built-in plugins (${BUILT_IN_PLUGINS.join(", ")}), then as the npm package postbot-plugin-NAME.`,
     )
     .action(async (options: { bots: string; plugins: string; templates?: string }) => {
       const {
