@@ -1,6 +1,6 @@
 /**
  * Proves that a change to the classifier's code or data changes no verdict: classifies every
- * labelled text of test/fixtures/moderation (all batches, held-out ones included) with the
+ * labelled text (all batches, shipped and held out) with the
  * rules alone and with the shipped model, and prints a digest of the verdicts (`abusive`,
  * `score` and each hit's `rule`, `match` and `weight`, in order), per batch role and in all.
  * Run it before and after a refactor (`npx tsx scripts/moderation-verdicts.ts`): equal

@@ -36,7 +36,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { normalizePattern } from "../src/moderation/normalize.ts";
-import { seededRandom, type Random } from "../src/sandbox/crowd/random.ts";
+import { seededRandom, type Random } from "../src/seeded-random.ts";
 import type { WordClustersFile } from "../src/moderation/word-clusters.ts";
 
 /** How many words are clustered: the most frequent letter-only words of the source. */

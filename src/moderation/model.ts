@@ -1,7 +1,7 @@
 /**
  * The trained abuse model: logistic regression over the hashed features of `features.ts`,
  * trained by `npm run train:moderation` (scripts/train-moderation.ts) on the labelled
- * replies of test/fixtures/moderation (never the held-out batches) and stored as data in
+ * replies postbot ships (`training/data/`; never the held-out batches) and stored as data in
  * `model-weights.json`. It catches what phrase rules cannot list: threats with no violent
  * verb, innuendo, harassment, doxxing lists and insults in words no rule has.
  *

@@ -11,7 +11,8 @@ import {
 } from "../../scripts/moderation-batches.ts";
 
 /**
- * The labelled batches of test/fixtures/moderation (format and roles in scripts/moderation-batches.ts), scored
+ * The labelled batches (the shipped ones in src/moderation/training/data, the held-out ones in
+ * test/fixtures/moderation; format and roles in src/moderation/training/shipped.ts), scored
  * with default options. The own fixture was tuned on, so it only guards against regressions;
  * held-out batches carry the aim of issue 12.
  */

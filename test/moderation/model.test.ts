@@ -10,18 +10,15 @@ import {
   fingerprintOf,
   trainingFingerprint,
 } from "../../src/moderation/fingerprint.ts";
+import { assignFolds, chooseCut, crossValidate, repeatedCrossValidate } from "../../scripts/moderation-trainer.ts";
 import {
-  assignFolds,
-  chooseCut,
-  crossValidate,
   DEFAULT_TRAIN_OPTIONS,
   probability,
-  repeatedCrossValidate,
   toModelFile,
   train,
   vectorise,
   type Example,
-} from "../../scripts/moderation-trainer.ts";
+} from "../../src/moderation/training/trainer.ts";
 import { groupTexts } from "../../scripts/moderation-groups.ts";
 
 const withModel = createClassifier();

@@ -11,7 +11,7 @@
  * obfuscated spellings ("f u c k you", "y0u 1d10t") the `moderate` plugin must see through.
  */
 import { parseQuery, type QueryNode } from "../domain/query.ts";
-import type { Random } from "./random.ts";
+import type { Random } from "../../seeded-random.ts";
 
 /** A simulated person. */
 export interface Persona {

@@ -12,7 +12,7 @@
 import { eventsOf, oneToOneId } from "../domain/dms.ts";
 import type { SandboxContext } from "../route.ts";
 import { compareIds } from "../model/index.ts";
-import type { Random } from "./random.ts";
+import type { Random } from "../../seeded-random.ts";
 
 /** A question a bot asked one of the crowd, waiting for the answer. */
 export interface OpenQuestion {

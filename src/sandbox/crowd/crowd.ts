@@ -29,7 +29,7 @@ import {
   type CrowdText,
 } from "./content.ts";
 import { answerTo, openQuestions } from "./conversations.ts";
-import { seededRandom, type Random } from "./random.ts";
+import { seededRandom, type Random } from "../../seeded-random.ts";
 
 /** How the crowd opens a conversation in a thread, before the start word. */
 const OPENERS = ["", "let's do the ", "can I take the ", "hi! ", "ok, "] as const;

@@ -16,5 +16,5 @@ export {
   type CrowdUser,
   type CrowdActionKind,
 } from "./crowd.ts";
-export { seededRandom, type Random } from "./random.ts";
+export { seededRandom, type Random } from "../../seeded-random.ts";
 export * as content from "./content.ts";

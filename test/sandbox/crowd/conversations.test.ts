@@ -8,7 +8,7 @@ import dialog from "../../../plugins/dialog.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { answerTo } from "../../../src/sandbox/crowd/conversations.ts";
 import { startCrowd, type Crowd } from "../../../src/sandbox/crowd/index.ts";
-import { seededRandom } from "../../../src/sandbox/crowd/random.ts";
+import { seededRandom } from "../../../src/seeded-random.ts";
 import { createTestBed, type TestBed } from "../../../src/testing.ts";
 import { QUIZ } from "../../fixtures/quiz-bot.ts";
 

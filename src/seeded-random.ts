@@ -1,6 +1,8 @@
 /**
- * The crowd's randomness: seeded, so that a seed gives the same users, the same texts and
- * the same actions in the same order every time (tests rely on it; a demo can be replayed).
+ * Seeded randomness: a seed gives the same choices in the same order every time. The
+ * sandbox's crowd draws its users, texts and actions from it (tests rely on that; a demo can
+ * be replayed), and the moderation trainer its training order, so the same labels train the
+ * same model, bit for bit.
  */
 
 /** A source of pseudo-random choices. */
