@@ -133,7 +133,7 @@ export default definePlugin({
   name: "llm-reply",
   options: llmReplyOptions,
   setup(bot, options) {
-    const classifier = createClassifier();
+    const classifier = createClassifier({}, bot.models?.abuse);
     // Its first uses are paid now, a text a turn, not by the first answers it checks.
     void warmClassifier(classifier);
     const models = bot.models ?? { bot: bot.name, clock: bot.clock };

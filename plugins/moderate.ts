@@ -251,7 +251,7 @@ export default definePlugin({
   options: moderateOptions,
   setup(bot, options) {
     const m = moderation;
-    const classifier = createClassifier(options);
+    const classifier = createClassifier(options, bot.models?.abuse);
     // Its first uses are paid now, a text a turn, not by the first replies it checks.
     void warmClassifier(classifier);
     const threshold = options.threshold ?? m.DEFAULT_THRESHOLD;

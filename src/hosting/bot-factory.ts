@@ -10,6 +10,7 @@ import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import { JudgeSlot, ModelBudget, type ModelAccess } from "../llm/index.ts";
 import type { Logger } from "../log.ts";
+import type { AbuseModel } from "../moderation/model.ts";
 import { PluginsStage } from "../plugins/stage.ts";
 import { BotRuntime } from "../runtime/bot.ts";
 import type { BotIdentity, BotStatus } from "../runtime/types.ts";
@@ -34,6 +35,8 @@ export interface BotFactoryDeps {
   mentionsVia(hosted: HostedBot): "poll" | "stream";
   /** The service refused the bot's account while it ran (a revoked token: `token`, the one refused). */
   onRevoked(bot: string, err: unknown, token: string): void;
+  /** The abuse model taught in the state (./taught-model.ts); absent: the shipped one. */
+  abuseModel?: AbuseModel;
 }
 
 /** A bot built and set up, not started yet. */
@@ -78,6 +81,7 @@ export async function buildBot(
     ...(llmBudget ? { budget: new ModelBudget(config.name, llmBudget, clock, deps.actions.store) } : {}),
     ...(observer?.model ? { observe: observer.model } : {}),
     judge: new JudgeSlot(),
+    ...(deps.abuseModel ? { abuse: deps.abuseModel } : {}),
   };
   const stage = new PluginsStage({
     identity,

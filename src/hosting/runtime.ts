@@ -28,6 +28,7 @@ import { FleetError } from "./fleet-error.ts";
 import { accountRefused, refusedAccountReason } from "./service.ts";
 import { startSharedApps, type SharedApps } from "./shared-apps.ts";
 import { STATUS_EVERY_MS, StatusSaver } from "./status-saver.ts";
+import { taughtAbuseModel } from "./taught-model.ts";
 import { mentionsVia, PollerTally, triggerSpecs, type PollerCount } from "./trigger-plan.ts";
 import type { HostedBot, Runtime, RuntimeOptions } from "./types.ts";
 
@@ -112,6 +113,7 @@ class HostedRuntime implements Runtime {
     for (const hosted of options.bots) this.enter(hosted);
     for (const [name, reason] of options.paused ?? []) this.held.set(name, { reason, at: options.clock.now() });
     this.pollers = this.pollerTally.counts();
+    const taught = taughtAbuseModel(options.store, options.logger);
     this.factory = {
       actions,
       store: options.store,
@@ -124,6 +126,7 @@ class HostedRuntime implements Runtime {
       // A process sharing its state without the shared streams polls every bot's mentions.
       mentionsVia: (hosted) => this.via(hosted),
       onRevoked: (name, err, token) => this.revoked(name, err, token),
+      ...(taught ? { abuseModel: taught } : {}),
     };
     this.saver = new StatusSaver({
       store: options.store,

@@ -2,10 +2,12 @@
  * What a bot's plugins use to ask a language model: the bot's model budget (from its file's
  * `budget.llm`; absent when the file sets none), the clock every wait and timeout runs on,
  * where the model's figures go (`/metrics`), where the sandbox's stand-in is, and the bot's
- * moderation judge, when its file configures one (./judge-slot.ts). Hosting makes one per bot;
+ * moderation judge, when its file configures one (./judge-slot.ts), and the abuse model the
+ * state taught, when it has one. Hosting makes one per bot;
  * plugins get it as `bot.models`.
  */
 import type { Clock } from "../clock.ts";
+import type { AbuseModel } from "../moderation/model.ts";
 import type { ModelBudget } from "./budget.ts";
 import type { JudgeSlot } from "./judge-slot.ts";
 import type { ModelObserver } from "./writer.ts";
@@ -25,4 +27,10 @@ export interface ModelAccess {
   readonly serviceUrl?: string | undefined;
   /** Where the `moderate` plugin leaves the bot's judge, which checks the model's text too. */
   readonly judge?: JudgeSlot | undefined;
+  /**
+   * The abuse model trained in the state on the operator's labels (`bot moderation train`),
+   * for the classifiers of the bot's plugins (`createClassifier(options, bot.models?.abuse)`);
+   * absent when the state has none: the shipped model.
+   */
+  readonly abuse?: AbuseModel | undefined;
 }

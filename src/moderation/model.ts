@@ -62,9 +62,8 @@ export interface AbuseModel {
  * model answers only where the rules found nothing but swearing, with a cut chosen beside
  * them, so weights fitted to other rules would answer for replies they were not fitted to.
  */
-function checkFingerprint(file: ModelFile, source: string): void {
+function checkFingerprint(file: ModelFile, source: string, retrain: string): void {
   const here = trainingFingerprint();
-  const retrain = "Run `npm run train:moderation` to train it again (about half a minute), and commit the new file";
   if (file.fingerprint === undefined) {
     throw new Error(
       `${source}: has no fingerprint of the rules, word lists and features it was trained behind (it was written before ` +
@@ -81,21 +80,30 @@ function checkFingerprint(file: ModelFile, source: string): void {
   }
 }
 
-/** Builds a model from its file's contents; a file for other features, rules or word lists is refused with a clear message. */
-export function loadModel(file: ModelFile, source = "model-weights.json"): AbuseModel {
+/** How the shipped weights are trained again, for the messages of {@link loadModel}. */
+const RETRAIN_SHIPPED =
+  "Run `npm run train:moderation` to train it again (about half a minute), and commit the new file";
+
+/**
+ * Builds a model from its file's contents; a file for other features, rules or word lists is
+ * refused with a clear message, naming `source` and ending with `retrain`: what trains it
+ * again (the shipped weights' command by default; `bot moderation train` for a model taught
+ * in the state).
+ */
+export function loadModel(file: ModelFile, source = "model-weights.json", retrain = RETRAIN_SHIPPED): AbuseModel {
   if (file.bits !== FEATURE_BITS || file.buckets.length !== file.weights.length) {
     throw new Error(
       `${source}: written for ${file.bits}-bit features with ${file.buckets.length} buckets and ${file.weights.length} weights; ` +
-        `this code reads ${FEATURE_BITS}-bit features. Run \`npm run train:moderation\` to write it again`,
+        `this code reads ${FEATURE_BITS}-bit features. ${retrain}`,
     );
   }
   if (file.wordClusters !== featureClustersId()) {
     throw new Error(
       `${source}: trained with word clusters ${JSON.stringify(file.wordClusters)}, but word-clusters.json holds ${JSON.stringify(featureClustersId())}. ` +
-        "Run `npm run train:moderation` to write it again",
+        retrain,
     );
   }
-  checkFingerprint(file, source);
+  checkFingerprint(file, source, retrain);
   const weights = new Float32Array(FEATURE_BUCKETS);
   let at = 0;
   for (let i = 0; i < file.buckets.length; i++) {

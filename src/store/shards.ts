@@ -20,6 +20,8 @@
  * | `budget.usage`, `stream.marks` | `<app id>` | `apps/<app id>.json` |
  * | `status` | `<bot>` | `status.json` (saved for all bots at once, every few seconds) |
  * | `auth:*`, `credentials` | any | `credentials.json` |
+ * | `moderation.labels` | any | `moderation-labels.json` (an operator's labelled replies) |
+ * | `moderation.model` | any | `moderation-model.json` (the abuse model they taught) |
  * | anything else | | `shared.json` |
  *
  * A trigger's inbox (`inbox:<bot>`) and its cursor (`cursors`, `<bot>:mentions`) share the
@@ -31,6 +33,8 @@
  * writes it whole at the flush of a change to it (file-store.ts).
  */
 
+import { LABELS_NAMESPACE, MODEL_NAMESPACE } from "../moderation/training/namespaces.ts";
+
 /** A file of the state directory, relative to it (`bots/greeter.json`): where a value lives. */
 export type ShardPath = string;
 
@@ -40,6 +44,12 @@ export type ShardRule = (namespace: string, key: string) => ShardPath;
 export const SHARED_SHARD = "shared.json";
 export const CREDENTIALS_SHARD = "credentials.json";
 export const STATUS_SHARD = "status.json";
+/**
+ * The operator's labelled replies and the model taught by them: each a file of its own, large
+ * (a model is about 1 MB) and seldom changed, so that neither is rewritten with the rest.
+ */
+export const LABELS_SHARD = "moderation-labels.json";
+export const MODEL_SHARD = "moderation-model.json";
 
 /** The folders of per-owner files, in the state directory. */
 export const SHARD_FOLDERS = ["bots", "accounts", "apps"] as const;
@@ -120,6 +130,10 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "auth":
     case "credentials":
       return CREDENTIALS_SHARD;
+    case LABELS_NAMESPACE:
+      return LABELS_SHARD;
+    case MODEL_NAMESPACE:
+      return MODEL_SHARD;
     default:
       return SHARED_SHARD;
   }

@@ -150,6 +150,23 @@ const EXPECTED: Record<string, Expectation> = {
   },
   // docs/moderation.md, "Adding a rule" (the steps that retrain and score every labelled reply are syntax only)
   "npx vitest run test/moderation/rules.test.ts": { stdout: /Tests +\d+ passed \(\d+\)/, stderr: /.*/ },
+  // docs/moderation.md, "Teach it your community"
+  "npx bot moderation score held-back.jsonl": {
+    stdout:
+      /^precision \d\.\d{3} recall \d\.\d{3} \(tp \d+ fp \d+ fn \d+ tn \d+\)\nscored 4 labelled replies with the shipped model \(none trained in the state\)\n$/,
+  },
+  "npx bot moderation teach decisions.jsonl": {
+    stdout:
+      /^decisions\.jsonl: kept 10 labels \(10 new, 0 relabelled, 0 as before\)\. The state holds 10 labels \(6 abusive, 4 fine\): bot moderation train teaches them to the model\n$/,
+  },
+  "npx bot moderation train": {
+    stdout:
+      /^trained on 7621 shipped replies and 10 of the operator's labels \(6 abusive, 4 fine\), each counting as 20, in \d+\.\d s; kept in the state: bot start uses it from its next start/,
+  },
+  "npx bot moderation score held-back.jsonl --misses": {
+    stdout:
+      /^precision \d\.\d{3} recall \d\.\d{3} \(tp \d+ fp \d+ fn \d+ tn \d+\)\nscored 4 labelled replies with the model trained on 10 of the operator's labels \(6 abusive, 4 fine\)\n(line \d+: (missed|false alarm \([^)]*\)) ".*"\n)*$/,
+  },
   // docs/sandbox.md
   "npx bot sandbox --port 8787 --state .sandbox.json": {
     // Ready once it has said how to make an app: the command the document runs next.
