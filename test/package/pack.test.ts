@@ -83,7 +83,7 @@ describe("the package", () => {
     const tarball = join(work, packed!.filename);
     const paths = packed!.files.map((f) => f.path);
     expect(paths.filter((p) => /^test\/|\.test\.ts$|fixtures|bench/.test(p))).toEqual([]);
-    expect(paths.filter((p) => p.startsWith("src/") && !/\.(json|html|css|js)$/.test(p))).toEqual([]);
+    expect(paths.filter((p) => p.startsWith("src/") && !/\.(jsonl?|html|css|js)$/.test(p))).toEqual([]);
     for (const file of ["bin/bot.js", "build/index.js", "build/types/index.d.ts", "build/plugins/dialog.js"])
       expect(paths).toContain(file);
     expect(paths).toContain("starter/gitignore");
