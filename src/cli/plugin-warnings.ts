@@ -9,11 +9,17 @@
  *   answer, from the first listed, and the other's reply resolves `duplicate` every time.
  *   Which events a plugin handles is known only from its `setup`, so each is run against a
  *   stand-in bot that records what it registers and can do nothing else (no service, no
- *   state); a setup that fails or does not finish in a moment is left to `bot start`.
+ *   state, no model; `bot.models` says where the service is, as at start).
+ *
+ * And one problem: a setup that throws against that stand-in ({@link setupProblems}). It
+ * would throw at `bot start` too, where its bot does not start (the others do), so `bot
+ * validate` says it and exits 1. A setup that does not finish in a moment is left to `bot
+ * start`; one that needs the service or the state to set up is not one `bot validate` can
+ * check (it fails here too: set up from the handlers instead, when the first event comes).
  */
 import { systemClock } from "../clock.ts";
 import { z } from "zod";
-import type { BotConfig, ResolvedPlugin } from "../config/index.ts";
+import type { BotConfig, BotFileProblem, ResolvedPlugin } from "../config/index.ts";
 import { silentLogger } from "../log.ts";
 import type { EventName, PluginBot } from "../plugins/plugin.ts";
 
@@ -52,8 +58,39 @@ export function looseOptionWarnings(bots: readonly BotConfig[]): string[] {
     );
 }
 
-/** The events `plugin`'s setup registers handlers for (not filters); undefined when its setup fails. */
-async function handledEvents(bot: BotConfig, plugin: ResolvedPlugin): Promise<Set<EventName> | undefined> {
+/** What a plugin's setup did against the stand-in: the events it registers handlers for, or what it threw; neither when it took too long. */
+interface SetupRun {
+  plugin: ResolvedPlugin;
+  events?: Set<EventName>;
+  error?: unknown;
+}
+
+/** Each bot's plugins' setups, run against stand-ins once (see the module comment), by bot. */
+export type SetupRuns = ReadonlyMap<BotConfig, readonly SetupRun[]>;
+
+/** Runs every plugin's setup of every bot against a stand-in; `serviceUrl` is what `bot.models` says of the service. */
+export async function runSetups(bots: readonly BotConfig[], serviceUrl: string): Promise<SetupRuns> {
+  const runs = new Map<BotConfig, SetupRun[]>();
+  for (const bot of bots) runs.set(bot, await Promise.all(bot.plugins.map((p) => setupOnce(bot, p, serviceUrl))));
+  return runs;
+}
+
+/** One problem per plugin whose setup threw: `bot start` would not start its bot. */
+export function setupProblems(runs: SetupRuns): BotFileProblem[] {
+  const problems: BotFileProblem[] = [];
+  for (const [bot, list] of runs)
+    for (const run of list)
+      if (run.error !== undefined)
+        problems.push({
+          file: bot.file,
+          key: `plugins.${run.plugin.name}`,
+          message: `plugin "${run.plugin.name}" (${run.plugin.source}) failed in its setup: ${(run.error as Error)?.message ?? String(run.error)}; bot start would not start bot ${bot.name} (bot validate runs each setup against a stand-in bot: no service, no state)`,
+        });
+  return problems;
+}
+
+/** What `plugin`'s setup did against a stand-in bot (see {@link SetupRun}). */
+async function setupOnce(bot: BotConfig, plugin: ResolvedPlugin, serviceUrl: string): Promise<SetupRun> {
   const events = new Set<EventName>();
   const kept = new Map<string, unknown>();
   const standIn: PluginBot = {
@@ -66,6 +103,7 @@ async function handledEvents(bot: BotConfig, plugin: ResolvedPlugin): Promise<Se
       set: (key, value) => void kept.set(key, value),
       delete: (key) => void kept.delete(key),
     },
+    models: { bot: bot.name, clock: systemClock, serviceUrl },
     on: (event) => void events.add(event),
     filter: () => {},
     conversation: (name) => ({
@@ -78,22 +116,21 @@ async function handledEvents(bot: BotConfig, plugin: ResolvedPlugin): Promise<Se
   try {
     const setup = Promise.resolve(plugin.definition.setup(standIn as never, plugin.options as never));
     const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), SETUP_MS)));
-    if ((await Promise.race([setup, late])) === "late") return undefined;
-    return events;
-  } catch {
-    return undefined;
+    if ((await Promise.race([setup, late])) === "late") return { plugin };
+    return { plugin, events };
+  } catch (error) {
+    return { plugin, error };
   } finally {
     clearTimeout(timer);
   }
 }
 
 /** One warning per bot and event that two or more of its plugins answer. */
-export async function sharedEventWarnings(bots: readonly BotConfig[]): Promise<string[]> {
+export function sharedEventWarnings(runs: SetupRuns): string[] {
   const warnings: string[] = [];
-  for (const bot of bots) {
-    const handled = await Promise.all(bot.plugins.map(async (p) => ({ p, events: await handledEvents(bot, p) })));
+  for (const [bot, handled] of runs) {
     for (const { event, what } of ANSWERED) {
-      const names = handled.filter((h) => h.events?.has(event)).map((h) => h.p.name);
+      const names = handled.filter((h) => h.events?.has(event)).map((h) => h.plugin.name);
       if (names.length < 2) continue;
       const [first, ...others] = names;
       warnings.push(

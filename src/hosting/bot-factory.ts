@@ -125,15 +125,19 @@ export async function buildBot(
   return { bot, layer };
 }
 
-/** The status of a bot whose account the service refused at start: it never ran. */
-export function refusedStatus(hosted: HostedBot, reason: string, at: number): BotStatus {
+/**
+ * The status of a bot that never ran: its account refused at start by the service
+ * (`accountRefused`: signing in again brings it back), or its start failed (a plugin's setup
+ * threw): it shows paused, with why, in `bot status` and on the status page.
+ */
+export function refusedStatus(hosted: HostedBot, reason: string, at: number, accountRefused = true): BotStatus {
   return {
     bot: hosted.config.name,
     appId: hosted.app.id,
     userId: "",
     username: "",
     plan: hosted.app.plan,
-    paused: { reason, at, accountRefused: true },
+    paused: { reason, at, ...(accountRefused ? { accountRefused: true as const } : {}) },
     triggers: {},
     inbox: 0,
     updatedAt: at,

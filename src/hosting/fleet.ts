@@ -28,6 +28,7 @@ import {
 import { displayPath } from "../display-path.ts";
 import type { Logger } from "../log.ts";
 import type { DynamicBot, DynamicBots, FleetPause } from "../store/dynamic-bots.ts";
+import { PluginSetupError } from "../plugins/setup-error.ts";
 import { FleetError } from "./fleet-error.ts";
 import type { FleetChange, RuntimeObserver } from "./observer.ts";
 import type { HostedBot, Runtime } from "./types.ts";
@@ -431,13 +432,37 @@ export class Fleet {
     }
     if (ownsName && known!.name === name) {
       if (fingerprintOf(running!) === fingerprintOf(hosted)) return;
-      await this.options.runtime.replace(hosted);
-      this.changed(name, "replaced", file, `restarted with its new configuration (${file} ${why})`);
+      try {
+        await this.options.runtime.replace(hosted);
+      } catch (err) {
+        if (!(err instanceof PluginSetupError)) throw err;
+        this.options.logger.error(
+          { file, bot: name, plugin: err.plugin, err: err.cause },
+          `${file} ${why}, but ${err.message}; bot ${name} goes on with the configuration it had`,
+        );
+        return;
+      }
+      this.changed(
+        name,
+        "replaced",
+        file,
+        this.started(name, `restarted with its new configuration (${file} ${why})`, `read again (${file} ${why})`),
+      );
       return;
     }
     await this.options.runtime.add(hosted);
     this.options.claims?.track(name);
-    this.changed(name, "added", file, `started (${file} is new)`);
+    this.changed(name, "added", file, this.started(name, `started (${file} is new)`, `added (${file} is new)`));
+  }
+
+  /**
+   * How a bot's start is told: `how`, or, when it does not run here after all (a plugin's
+   * setup threw, its account was refused: the line before says why), `otherwise` and that it
+   * does not run. With claims, another process may run it: `how`.
+   */
+  private started(name: string, how: string, otherwise: string): string {
+    if (this.options.claims || this.options.runtime.bots.has(name)) return how;
+    return `${otherwise}, but not running: the line before says why (bot status shows it too)`;
   }
 
   /** {@link follow} every `everyMs` on the clock, until the returned function is called. */

@@ -19,6 +19,7 @@ import { createClient, type ApiClient } from "../api/client.ts";
 import { RedisWindows } from "../redis/shared-windows.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { AppStatus, BotStatus } from "../runtime/types.ts";
+import { PluginSetupError } from "../plugins/setup-error.ts";
 import { tapActions } from "./action-tap.ts";
 import { startApps, type Apps } from "./apps.ts";
 import { buildBot, refusedStatus, type BotFactoryDeps } from "./bot-factory.ts";
@@ -233,10 +234,34 @@ class HostedRuntime implements Runtime {
       this.paused.set(config.name, refusedStatus(hosted, reason, this.options.clock.now()));
       return undefined;
     }
-    const built = await buildBot(hosted, client, resolved.identity, this.factory);
+    let built: Awaited<ReturnType<typeof buildBot>>;
+    try {
+      built = await buildBot(hosted, client, resolved.identity, this.factory);
+    } catch (err) {
+      if (!(err instanceof PluginSetupError)) throw err;
+      this.notStarted(hosted, err);
+      return undefined;
+    }
     this.layers.set(config.name, built.layer);
     this.bots.set(config.name, built.bot);
     return built;
+  }
+
+  /**
+   * A bot whose plugin's setup threw: reported with its file and the error (the log, `bot
+   * status` and the status page show it paused, and why), and the other bots go on. Saving its
+   * file again, or resuming it, tries again.
+   */
+  private notStarted(hosted: HostedBot, err: PluginSetupError): void {
+    const { config } = hosted;
+    const { logger, clock } = this.options;
+    const reason = `not started: ${err.message} (${config.file}); fix it, then save ${config.file} again or resume the bot`;
+    logger.error(
+      { bot: config.name, file: config.file, plugin: err.plugin, err: err.cause },
+      `bot ${config.name} is not started: ${err.message} (${config.file}); the other bots go on. Fix the plugin or its options, then save ${config.file} again (or resume the bot) to start it`,
+    );
+    this.paused.set(config.name, refusedStatus(hosted, reason, clock.now(), false));
+    this.options.observer?.paused({ bot: config.name, reason, at: clock.now() });
   }
 
   /** Starts a bot just built, or holds it paused when a change of the fleet paused it. */

@@ -11,3 +11,4 @@ export {
 } from "./discover.ts";
 export { loadPlugin, type LoadedPlugin } from "./load.ts";
 export { BUILT_IN_PLUGINS, isBuiltInPlugin } from "./built-ins.ts";
+export { PluginSetupError } from "./setup-error.ts";

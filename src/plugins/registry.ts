@@ -11,6 +11,7 @@ import { TRIGGER_OF, type EventName } from "../triggers/events.ts";
 import type { HandlerEntry } from "./dispatcher.ts";
 import type { Conversation, ConversationDefinition } from "./conversations/types.ts";
 import type { BotStore, Filter, Handler, Plugin, PluginBot } from "./plugin.ts";
+import { PluginSetupError } from "./setup-error.ts";
 
 /** A plugin as a bot lists it: its name in the bot file, its parsed options, and the plugin. */
 export interface PluginEntry {
@@ -27,7 +28,11 @@ export class HandlerRegistry {
   /** Each plugin's logger (naming the bot and the plugin), made once at setup. */
   readonly pluginLogs = new Map<string, Logger>();
 
-  /** Runs every plugin's setup, in the order of the bot file. */
+  /**
+   * Runs every plugin's setup, in the order of the bot file.
+   *
+   * @throws {PluginSetupError} naming the first plugin whose setup threw.
+   */
   async setup(
     plugins: readonly PluginEntry[],
     bot: {
@@ -65,12 +70,16 @@ export class HandlerRegistry {
         conversation: (name, definition) =>
           bot.conversation(plugin.name, name, definition as ConversationDefinition<unknown, unknown>),
       };
-      const session = plugin.definition.session;
-      if (session && !session.safeParse({}).success)
-        throw new Error(
-          `plugin ${plugin.name}: its session schema does not accept {}, the session of a user it never met; give its fields defaults or make them optional`,
-        );
-      await plugin.definition.setup(pluginBot, plugin.options);
+      try {
+        const session = plugin.definition.session;
+        if (session && !session.safeParse({}).success)
+          throw new Error(
+            `its session schema does not accept {}, the session of a user it never met; give its fields defaults or make them optional`,
+          );
+        await plugin.definition.setup(pluginBot, plugin.options);
+      } catch (err) {
+        throw new PluginSetupError(plugin.name, err);
+      }
     }
   }
 

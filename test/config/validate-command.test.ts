@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -88,6 +88,27 @@ describe("bot validate", () => {
 });
 
 describe("bot schema", () => {
+  it("reports a plugin whose setup throws, with its bot's file, and exits 1 (bot start would not start that bot)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-validate-setup-"));
+    try {
+      await mkdir(join(dir, "bots"));
+      await writeFile(join(dir, "bots", "bad.yaml"), "name: bad\nplan: pro\nplugins:\n  boom: {}\n");
+      await writeFile(join(dir, "bots", "good.yaml"), 'name: good\nplan: pro\nplugins:\n  echo: { text: "hi" }\n');
+      const run = await bot(["validate", "--bots", join(dir, "bots"), "--plugins", "test/fixtures/fleet/plugins"]);
+      expect(run).toEqual({
+        code: 1,
+        stdout: [
+          `${join(dir, "bots", "bad.yaml")} plugins.boom: plugin "boom" (test/fixtures/fleet/plugins/boom.ts) failed in its setup: boom in setup; bot start would not start bot bad (bot validate runs each setup against a stand-in bot: no service, no state)`,
+          "1 problem in 1 file; fix them before bot start",
+          "",
+        ].join("\n"),
+        stderr: "",
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("warns about options that drop unknown keys and two plugins handling mentions, and still exits 0", async () => {
     const dir = `${FIXTURES}/warnings`;
     const run = await bot(["validate", "--bots", `${dir}/bots`, "--plugins", `${dir}/plugins`]);

@@ -11,7 +11,7 @@ export default function register(program: Command): void {
   program
     .command("validate")
     .description(
-      "check every bot file and every plugin's options, without connecting; prints file:line:col problems, exits 1 on any",
+      "check every bot file, every plugin's options and that each plugin sets up, without connecting; prints file:line:col problems, exits 1 on any",
     )
     .option("--bots <dir>", "directory of bot files (one bot per *.yaml file)", "bots")
     .option("--plugins <dir>", "directory of local plugins (NAME.ts, NAME.js or NAME/index.ts)", "plugins")
@@ -38,7 +38,13 @@ export default function register(program: Command): void {
         env: loaded.env,
         others: bots,
       });
-      const problems = [...loaded.problems, ...templates.problems].sort(compareProblems);
+      // Each plugin's setup, run once against a stand-in bot: one that throws would leave its bot unstarted.
+      const { runSetups, setupProblems, sharedEventWarnings, looseOptionWarnings } = await import(
+        "../plugin-warnings.ts"
+      );
+      // Where the bots will run (the embedded sandbox's address is known only once it starts).
+      const runs = await runSetups(bots, loaded.env.vars.POSTBOT_BASE_URL ?? "http://127.0.0.1");
+      const problems = [...loaded.problems, ...templates.problems, ...setupProblems(runs)].sort(compareProblems);
       for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
       if (problems.length > 0) {
         const badFiles = new Set(problems.map((p) => p.file)).size;
@@ -50,8 +56,7 @@ export default function register(program: Command): void {
       }
       const plugins = new Set([...bots, ...templates.bots].flatMap((bot) => bot.plugins.map((p) => p.name)));
       // Mistakes that pass validation: options that drop unknown keys, two plugins answering one event.
-      const { looseOptionWarnings, sharedEventWarnings } = await import("../plugin-warnings.ts");
-      for (const line of [...looseOptionWarnings(bots), ...(await sharedEventWarnings(bots))])
+      for (const line of [...looseOptionWarnings(bots), ...sharedEventWarnings(runs)])
         process.stdout.write(`${line}\n`);
       for (const line of shadowNotes([...bots, ...templates.bots])) process.stdout.write(`note: ${line}\n`);
       // A plugin in the plugins directory that no bot lists never runs: say so (not a problem).
