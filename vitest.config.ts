@@ -34,8 +34,8 @@ const PROCESSES = [
   "test/observe/status-page.test.ts",
   "test/observe/status-page-admin.test.ts",
   "test/package/**/*.test.ts",
-  "test/plugins/conversations/kill9-*.test.ts",
-  "test/plugins/conversations/*-on-redis.test.ts",
+  "test/plugins/dialogs/kill9-*.test.ts",
+  "test/plugins/dialogs/*-on-redis.test.ts",
   "test/redis/**/*.test.ts",
   "test/sandbox/cli.test.ts",
   "test/store/state-lock.test.ts",
@@ -62,7 +62,7 @@ const LONGEST = [
   "test/redis/kill9-processes.test.ts",
   "test/redis/stream-handoff-runtime.test.ts",
   "test/redis/state-flag.test.ts",
-  "test/plugins/conversations/kill9-sessions.test.ts",
+  "test/plugins/dialogs/kill9-sessions.test.ts",
 ];
 
 /** `--sequence.shuffle` (or `.files`) asks for vitest's random order, which a sequencer of our own would replace. */

@@ -1,5 +1,5 @@
 /**
- * `dialog`: a conversation written in the bot file, for bots without code. A mention (or a
+ * `dialog`: a dialog written in the bot file, for bots without code. A mention (or a
  * reply to the bot, or a DM) containing one of the `start` words opens it; its questions go
  * where it started (replies in that thread, or DMs), and the user's answers there move it on.
  *
@@ -29,13 +29,13 @@
  * - Placeholders: `{session.NAME}` (a `save` of an earlier step), `{user.username}`,
  *   `{user.name}`.
  * - `timeout`: how long each question waits (default 10m; `0s`: for ever); then
- *   `timeout_text`, if given, and the conversation ends. `cancel`: words that end it at once
+ *   `timeout_text`, if given, and the dialog ends. `cancel`: words that end it at once
  *   (`cancel_text`, if given, is said).
  *
- * What the plugin does not need to do, because the conversation engine and the action layer
- * do it: keep one conversation per user and place, take each user's messages in order, ask no
+ * What the plugin does not need to do, because the dialog engine and the action layer
+ * do it: keep one dialog per user and place, take each user's messages in order, ask no
  * question twice and skip none across a crash, answer within `reply_cooldown` inside the
- * conversation, and vary a text the service would refuse as a duplicate (each reply in a
+ * dialog, and vary a text the service would refuse as a duplicate (each reply in a
  * thread starts with `@user`; the same user asked the same question within 24 hours gets it
  * with a counter, `(2)`).
  */
@@ -43,7 +43,7 @@ import {
   DURATION_HINT,
   definePlugin,
   parseDuration,
-  type ConversationDefinition,
+  type DialogDefinition,
   type DmContext,
   type MentionContext,
   type ReplyContext,
@@ -101,7 +101,7 @@ const duration = z
 export const dialogOptions = z
   .strictObject(
     {
-      start: words("a mention or a DM containing one of them starts the conversation"),
+      start: words("a mention or a DM containing one of them starts the dialog"),
       steps: z
         .array(
           z.union([askStep, sayStep], {
@@ -115,7 +115,7 @@ export const dialogOptions = z
         .min(1, { error: "needs at least one step" }),
       timeout: duration.default(10 * 60_000).meta({ description: `How long each question waits (${DURATION_HINT})` }),
       timeout_text: text("what to say when a question's time is up").optional(),
-      cancel: words("messages that end the conversation").optional(),
+      cancel: words("messages that end the dialog").optional(),
       cancel_text: text("what to say when the user cancels").optional(),
     },
     {
@@ -152,7 +152,7 @@ export const dialogOptions = z
         code: "custom",
         path: ["steps"],
         input: options.steps,
-        message: "has no ask: a dialog needs at least one question to be a conversation",
+        message: "has no ask: a dialog needs at least one question",
       });
   });
 
@@ -198,16 +198,16 @@ const containsWord = (message: string, words: readonly string[]) => {
 };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** The conversation the options describe: steps named by their place in the list, 1 first. */
-export function dialogConversation(options: Options): ConversationDefinition<Record<string, never>, Session> {
-  const fill = (turn: Turn<Record<string, never>, Session>, template: string) =>
+/** The dialog the options describe: steps named by their place in the list, 1 first. */
+export function dialogDefinition(options: Options): DialogDefinition<Session> {
+  const fill = (turn: Turn<Session>, template: string) =>
     render(template, {
       "user.username": turn.user.username,
       "user.name": turn.user.name,
       ...Object.fromEntries(Object.entries(turn.session).map(([k, v]) => [`session.${k}`, String(v)])),
     });
   /** Says the steps from `from` on, up to and including the next question (waiting for it), or to the end. */
-  const enter = (turn: Turn<Record<string, never>, Session>, from: number) => {
+  const enter = (turn: Turn<Session>, from: number) => {
     for (let i = from; i < options.steps.length; i++) {
       const step = options.steps[i]!;
       if ("say" in step) {
@@ -219,7 +219,7 @@ export function dialogConversation(options: Options): ConversationDefinition<Rec
     }
     turn.end();
   };
-  const steps: ConversationDefinition<Record<string, never>, Session>["steps"] = {};
+  const steps: DialogDefinition<Session>["steps"] = {};
   options.steps.forEach((step, i) => {
     if (!("ask" in step)) return;
     steps[String(i + 1)] = (turn) => {
@@ -261,14 +261,14 @@ export default definePlugin({
   // What `save` keeps: the user's answers, by name.
   session: z.record(z.string(), z.string()),
   setup(bot, options) {
-    const dialog = bot.conversation("dialog", dialogConversation(options));
+    const dialog = bot.dialog("dialog", dialogDefinition(options));
     const maybeStart = async (ctx: MentionContext | ReplyContext | DmContext) => {
       const text = "message" in ctx ? ctx.message.text : bodyOf(ctx.post.text);
       if (containsWord(text, options.start)) await dialog.start(ctx);
     };
     bot.on("mention", maybeStart);
     bot.on("reply", maybeStart);
-    // A DM that is no answer to an open conversation (those never reach a handler) may start one.
+    // A DM that is no answer to an open dialog (those never reach a handler) may start one.
     bot.on("dm", maybeStart);
   },
 });

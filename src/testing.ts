@@ -33,8 +33,8 @@ import { eventsOf, oneToOneId } from "./sandbox/domain/dms.ts";
 import { matchingRules } from "./sandbox/domain/streams.ts";
 import { compareIds, type SandboxPost } from "./sandbox/model/index.ts";
 import { createMemoryStore, type Store } from "./store/store.ts";
-import { readConversation } from "./plugins/conversations/engine.ts";
-import type { ChannelKind, ConversationState } from "./plugins/conversations/types.ts";
+import { readDialog } from "./plugins/dialogs/engine.ts";
+import type { ChannelKind, DialogState } from "./plugins/dialogs/types.ts";
 
 export interface TestBedOptions {
   /** Bot files, as objects (the YAML's shape). */
@@ -93,16 +93,16 @@ export interface TestBed {
    */
   dmsWith(user: TestUser, other: string): TestDm[];
   /**
-   * Answers a bot's conversation in a thread as the user: a reply to the bot's last message to
-   * them there (its question). Throws when the user has no conversation open with the bot in a
-   * thread.
+   * Answers a bot's dialog in a thread as the user: a reply to the bot's last message to them
+   * there (its question). Throws when the user has no dialog open with the bot in a thread.
    */
   answer(as: TestUser, botName: string, text: string): Promise<{ id: string; text: string }>;
   /**
-   * The user's open conversation with a bot (its step, data, turns, deadline...), in a thread
-   * or by DM (default: the thread's, else the DM's); undefined when none is open.
+   * The user's open dialog with a bot (its step, turns, deadline...), in a thread or by DM
+   * (default: the thread's, else the DM's); undefined when none is open. Its answers are in the
+   * user's session.
    */
-  conversation(botName: string, user: TestUser, channel?: ChannelKind): ConversationState | undefined;
+  dialog(botName: string, user: TestUser, channel?: ChannelKind): DialogState | undefined;
   /** Makes a user follow a bot (or any user). */
   follow(as: TestUser, username: string): Promise<void>;
   /** Moves the clock (and so the sandbox's), running every timer due in between. */
@@ -253,22 +253,22 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
         .map(asTestDm);
     },
     answer(as, botName, text) {
-      const open = readConversation(runtime.actions.store, botName, as.id, "thread");
-      if (!open) throw new Error(`${as.username} has no conversation open with ${botName} in a thread`);
+      const open = readDialog(runtime.actions.store, botName, as.id, "thread");
+      if (!open) throw new Error(`${as.username} has no dialog open with ${botName} in a thread`);
       const botUser = userByName(botName) ?? userByName(sandboxUsername(botName));
-      // The bot's last message to them in the thread: the conversation knows it once it was sent.
+      // The bot's last message to them in the thread: the dialog knows it once it was sent.
       const last =
         open.lastBotPost ??
         Object.values(data.world.posts)
           .filter((p) => p.author_id === botUser?.id && p.conversation_id === open.place)
           .sort((a, b) => compareIds(b.id, a.id))[0]?.id;
-      if (!last) throw new Error(`${botName} has said nothing to ${as.username} in their conversation yet`);
+      if (!last) throw new Error(`${botName} has said nothing to ${as.username} in their dialog yet`);
       return sandbox.admin.createPost({ author_id: as.id, text, in_reply_to_post_id: last });
     },
-    conversation(botName, user, channel) {
+    dialog(botName, user, channel) {
       const from = runtime.actions.store;
-      if (channel) return readConversation(from, botName, user.id, channel);
-      return readConversation(from, botName, user.id, "thread") ?? readConversation(from, botName, user.id, "dm");
+      if (channel) return readDialog(from, botName, user.id, channel);
+      return readDialog(from, botName, user.id, "thread") ?? readDialog(from, botName, user.id, "dm");
     },
     async follow(as, username) {
       const target = userByName(username) ?? userByName(sandboxUsername(username));

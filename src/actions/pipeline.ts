@@ -57,13 +57,13 @@
  *
  * ## What rides with the ledger's record
  *
- * A handler's other changes (its user's session, a conversation's step: src/plugins/conversations)
+ * A handler's other changes (its user's session, a conversation's step: src/plugins/dialogs)
  * must become durable together with the actions it sends: a crash may lose neither one without
  * the other. The job's {@link LedgerRider} carries them. The ledger step applies it (sets its
  * values in the store) in the same synchronous run as `Ledger.queue` (./mechanics/idempotency-ledger.ts), the first record of
  * the action, and nowhere else. Both stores make a bot's changes durable a whole "file" at a time
  * (the file store: one journal line holds every change made before it; Redis: one fenced script
- * per bot hash, and the ledger, sessions and conversations share the bot's hash), so every
+ * per bot hash, and the ledger, sessions and dialogs share the bot's hash), so every
  * durable write holds both the record and the rider's values, or neither: a write that holds the
  * session holds the action `queued` (or, later, `pending`), which the next start resumes, and
  * the `pending` mark written before the request leaves holds the session. An action the ledger
@@ -135,7 +135,7 @@ export interface PendingMark {
 /**
  * Values that must become durable with an action's first ledger record (see "What rides with
  * the ledger's record" above): made by whoever asked for the action (a handler's durable scope,
- * src/plugins/conversations/durable-scope.ts), applied by the ledger step. A plain object,
+ * src/plugins/dialogs/durable-scope.ts), applied by the ledger step. A plain object,
  * handed on detached.
  */
 export interface LedgerRider {

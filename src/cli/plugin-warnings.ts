@@ -106,7 +106,7 @@ async function setupOnce(bot: BotConfig, plugin: ResolvedPlugin, serviceUrl: str
     models: { bot: bot.name, clock: systemClock, serviceUrl },
     on: (event) => void events.add(event),
     filter: () => {},
-    conversation: (name) => ({
+    dialog: (name) => ({
       name,
       start: async () => ({ started: false, reason: "stopped" }),
       state: () => undefined,

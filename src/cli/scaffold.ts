@@ -92,12 +92,12 @@ export function pluginTestTemplate(name: string, pluginFile: string): string {
 }
 
 /**
- * A plugin holding a conversation (`bot new plugin NAME --conversation`): a question in the
+ * A plugin holding a dialog (`bot new plugin NAME --dialog`): a question in the
  * thread of the mention that starts it, the answer checked, kept in the user's session, a
- * timeout and a cancel word (docs/conversations.md explains each part).
+ * timeout and a cancel word (docs/dialogs.md explains each part).
  */
-export function conversationPluginTemplate(name: string): string {
-  return `// plugins/${name}.ts (written by \`bot new plugin --conversation\`; see docs/conversations.md).
+export function dialogPluginTemplate(name: string): string {
+  return `// plugins/${name}.ts (written by \`bot new plugin --dialog\`; see docs/dialogs.md).
 // List it in a bot file to run it:  plugins: { ${name}: {} }
 import { definePlugin } from "postbot";
 import { z } from "zod";
@@ -105,14 +105,14 @@ import { z } from "zod";
 export default definePlugin({
   name: "${name}",
   options: z.strictObject({
-    start: z.string().min(1).default("order").describe("a mention containing this word starts the conversation"),
+    start: z.string().min(1).default("order").describe("a mention containing this word starts the dialog"),
   }),
-  // What the plugin keeps per user (turn.session, ctx.session): {} for a user it never met.
+  // What the plugin keeps per user, the dialog's answers too (turn.session is ctx.session): {} for a user it never met.
   session: z.strictObject({ size: z.string().optional() }),
   setup(bot, options) {
-    // A conversation is named steps; each turn says something and waits in a step, or ends.
+    // A dialog is named steps; each turn says something and waits in a step, or ends.
     // Its state is saved with the message it sends, so a crash never asks a question twice.
-    const order = bot.conversation("order", {
+    const order = bot.dialog("order", {
       start(turn) {
         turn.wait("size", { say: "Which size: S, M or L?" });
       },
@@ -121,7 +121,7 @@ export default definePlugin({
           const size = turn.text.toUpperCase(); // the answer, without the @mentions it starts with
           if (!["S", "M", "L"].includes(size)) return turn.wait("size", { say: "S, M or L, please." });
           turn.session.size = size;
-          turn.say(\`Size \${size}, noted. Thanks!\`); // no wait: the conversation ends
+          turn.say(\`Size \${size}, noted. Thanks!\`); // no wait: the dialog ends
         },
       },
       timeoutMs: 10 * 60_000,
@@ -138,13 +138,13 @@ export default definePlugin({
 `;
 }
 
-/** The test of {@link conversationPluginTemplate}: the conversation in a thread, on the sandbox. */
-export function conversationTestTemplate(name: string, pluginFile: string): string {
+/** The test of {@link dialogPluginTemplate}: the dialog in a thread, on the sandbox. */
+export function dialogTestTemplate(name: string, pluginFile: string): string {
   return `${testOpening(name, pluginFile, "asks in the thread, takes the answer there, and keeps it in the session")}
   await bed.post(alice, "@tester I'd like to order");
   await bed.settle();
   expect(bed.postsBy("tester").map((p) => p.text)).toEqual(["@alice Which size: S, M or L?"]);
-  expect(bed.conversation("tester", alice)?.step).toBe("size");
+  expect(bed.dialog("tester", alice)?.step).toBe("size");
 
   await bed.answer(alice, "tester", "XL"); // a reply to the question, in its thread
   await bed.settle();
@@ -155,7 +155,7 @@ export function conversationTestTemplate(name: string, pluginFile: string): stri
     "@alice S, M or L, please.",
     "@alice Size M, noted. Thanks!",
   ]);
-  expect(bed.conversation("tester", alice)).toBeUndefined();
+  expect(bed.dialog("tester", alice)).toBeUndefined();
 });
 `;
 }
@@ -212,14 +212,14 @@ export async function newBot(name: string, botsDir: string): Promise<string> {
 }
 
 /**
- * Writes `PLUGINS/NAME.ts` and `TESTS/NAME.test.ts` (with `conversation`: a plugin holding a
- * conversation); returns the files written.
+ * Writes `PLUGINS/NAME.ts` and `TESTS/NAME.test.ts` (with `dialog`: a plugin holding a
+ * dialog); returns the files written.
  */
 export async function newPlugin(
   name: string,
   pluginsDir: string,
   testsDir: string,
-  options: { conversation?: boolean } = {},
+  options: { dialog?: boolean } = {},
 ): Promise<string[]> {
   if (!LOCAL_PLUGIN_NAME.test(name))
     throw new UserError(
@@ -232,11 +232,8 @@ export async function newPlugin(
     throw new UserError(`${test} exists already; choose another name (bot new never overwrites a file)`);
   let importPath = relative(testsDir, plugin).split("\\").join("/");
   if (!importPath.startsWith(".")) importPath = `./${importPath}`;
-  const conversation = options.conversation ?? false;
-  await writeNew(plugin, conversation ? conversationPluginTemplate(name) : pluginTemplate(name));
-  await writeNew(
-    test,
-    conversation ? conversationTestTemplate(name, importPath) : pluginTestTemplate(name, importPath),
-  );
+  const dialog = options.dialog ?? false;
+  await writeNew(plugin, dialog ? dialogPluginTemplate(name) : pluginTemplate(name));
+  await writeNew(test, dialog ? dialogTestTemplate(name, importPath) : pluginTestTemplate(name, importPath));
   return [plugin, test];
 }

@@ -365,7 +365,7 @@ const budget = z
   })
   .meta({ description: "Limits stricter than the plan's" });
 
-/** Sessions: what the bot's plugins keep per user (`ctx.session`, src/plugins/conversations/durable-scope.ts). */
+/** Sessions: what the bot's plugins keep per user (`ctx.session`, src/plugins/dialogs/durable-scope.ts). */
 const session = z
   .strictObject({
     ttl: duration(

@@ -18,7 +18,7 @@ import { dmsCursorKey, type DmsCursor } from "../triggers/dms.ts";
 import { followersCursorKey } from "../triggers/followers.ts";
 import { CURSORS_NAMESPACE } from "../triggers/events.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
-import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus, type ConversationCounts } from "../runtime/types.ts";
+import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus, type DialogCounts } from "../runtime/types.ts";
 import { STATUS_EVERY_MS } from "./status-saver.ts";
 
 export interface BotReport extends BotStatus {
@@ -164,14 +164,14 @@ function formatLastAction(a: LastAction, now: number): string {
   return `${actionTarget(a.kind, a.target, a.key)}${about}: ${ENDED[a.state]} ${ago(a.at, now)}${a.reason ? ` (${a.reason})` : ""}`;
 }
 
-/** `2 conversations open (1 in a thread, 1 by DM); since start 3 started, 5 steps, 1 timeout`. */
-function formatConversations(c: ConversationCounts): string {
+/** `2 dialogs open (1 in a thread, 1 by DM); since start 3 started, 5 steps, 1 timeout`. */
+function formatDialogs(c: DialogCounts): string {
   const open = c.open.thread + c.open.dm;
   const where =
     open === 0
       ? ""
       : ` (${[c.open.thread > 0 ? `${c.open.thread} in ${c.open.thread === 1 ? "a thread" : "threads"}` : "", c.open.dm > 0 ? `${c.open.dm} by DM` : ""].filter(Boolean).join(", ")})`;
-  return `${count(open, "conversation")} open${where}; since start ${thousands(c.started)} started, ${count(c.steps, "step")}, ${count(c.timeouts, "timeout")}`;
+  return `${count(open, "dialog")} open${where}; since start ${thousands(c.started)} started, ${count(c.steps, "step")}, ${count(c.timeouts, "timeout")}`;
 }
 
 /** `1 bot`, `3 events`: a count with its noun. */
@@ -264,7 +264,7 @@ export function formatStatus(reports: readonly BotReport[], now: number): string
     if (r.cursors.followersKnown !== undefined) lines.push(`  cursor     ${r.cursors.followersKnown} followers known`);
     if (r.cursors.dms) lines.push(`  cursor     direct messages up to event ${r.cursors.dms}`);
     if (r.inbox > 0) lines.push(`  inbox      ${count(r.inbox, "event")} waiting to be handled`);
-    if (r.conversations) lines.push(`  talking    ${formatConversations(r.conversations)}`);
+    if (r.dialogs) lines.push(`  dialogs    ${formatDialogs(r.dialogs)}`);
     for (const m of r.models ?? []) lines.push(`  model      ${modelSlotLine(m)}`);
     lines.push(`  last       ${r.lastAction ? formatLastAction(r.lastAction, now) : "no action yet"}`);
     if (r.waiting && r.waiting.length > 0) {

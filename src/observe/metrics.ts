@@ -243,14 +243,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     },
   });
   new Gauge({
-    name: "postbot_conversations_open",
-    help: "Conversations a bot holds open now (waiting for a user's next message, in a thread or by DM); only bots whose plugins define conversations.",
+    name: "postbot_dialogs_open",
+    help: "Dialogs a bot holds open now (waiting for a user's next message, in a thread or by DM); only bots whose plugins define dialogs.",
     labelNames: ["bot"] as const,
     registers: reg,
     collect() {
       this.reset();
       for (const b of reading?.bots ?? [])
-        if (b.conversations) this.set({ bot: b.bot }, b.conversations.open.thread + b.conversations.open.dm);
+        if (b.dialogs) this.set({ bot: b.bot }, b.dialogs.open.thread + b.dialogs.open.dm);
     },
   });
   new Gauge({
@@ -286,8 +286,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
     "Replies of a bot waiting for a request slot of its model server (llm-reply's parallel), by bot and server. Bots with none are left out.",
     "waiting",
   );
-  /** A bot's conversation counts since the process started, as counters read at scrape time. */
-  const conversationCounter = (name: string, help: string, key: "started" | "steps" | "timeouts") =>
+  /** A bot's dialog counts since the process started, as counters read at scrape time. */
+  const dialogCounter = (name: string, help: string, key: "started" | "steps" | "timeouts") =>
     new Counter({
       name,
       help,
@@ -295,18 +295,18 @@ export function createMetrics(options: MetricsOptions): Metrics {
       registers: reg,
       collect() {
         this.reset();
-        for (const b of reading?.bots ?? []) if (b.conversations) this.inc({ bot: b.bot }, b.conversations[key]);
+        for (const b of reading?.bots ?? []) if (b.dialogs) this.inc({ bot: b.bot }, b.dialogs[key]);
       },
     });
-  conversationCounter("postbot_conversations_started_total", "Conversations a bot opened, by bot.", "started");
-  conversationCounter(
-    "postbot_conversation_steps_total",
-    "Steps of conversations taken: answers of users handled by the conversation waiting for them, by bot.",
+  dialogCounter("postbot_dialogs_started_total", "Dialogs a bot opened, by bot.", "started");
+  dialogCounter(
+    "postbot_dialog_steps_total",
+    "Steps of dialogs taken: answers of users handled by the dialog waiting for them, by bot.",
     "steps",
   );
-  conversationCounter(
-    "postbot_conversation_timeouts_total",
-    "Waits of conversations whose time ran out before the user answered, by bot.",
+  dialogCounter(
+    "postbot_dialog_timeouts_total",
+    "Waits of dialogs whose time ran out before the user answered, by bot.",
     "timeouts",
   );
   /**

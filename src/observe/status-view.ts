@@ -7,7 +7,7 @@
  */
 import type { BudgetStatus } from "../actions/index.ts";
 import type { ModelBudgetStatus, ModelSlotUse } from "../llm/index.ts";
-import type { ConversationCounts, TriggerStatus } from "../runtime/types.ts";
+import type { DialogCounts, TriggerStatus } from "../runtime/types.ts";
 import type { Activity } from "./activity.ts";
 import type { ActionSeen } from "../hosting/observer.ts";
 import type { StatusSource } from "./source.ts";
@@ -51,8 +51,8 @@ export interface BotRow {
   reconnect?: string;
   triggers: Partial<Record<string, TriggerStatus>>;
   inbox: number;
-  /** The bot's conversations, when a plugin of it defines one. */
-  conversations?: ConversationCounts;
+  /** The bot's dialogs, when a plugin of it defines one. */
+  dialogs?: DialogCounts;
   budget: BudgetBar[];
   /** What its language model may still use of `budget.llm` (tokens, requests, a 429's pause), when it has one. */
   llm?: ModelBudgetStatus;
@@ -153,7 +153,7 @@ export function statusView(
         ...(b.paused ? { paused: b.paused } : {}),
         triggers: b.triggers,
         inbox: b.inbox,
-        ...(b.conversations ? { conversations: b.conversations } : {}),
+        ...(b.dialogs ? { dialogs: b.dialogs } : {}),
         budget: budgetBars(source?.budget(b.bot)),
         ...(llm ? { llm } : {}),
         ...(b.models ? { models: b.models } : {}),

@@ -8,7 +8,7 @@
  * through `ctx.reply` or `ctx.like`, is counted while it runs, so a handler waiting for the
  * budget is not taken for a hanging one and the test bed's `settle()` knows what it waits for.
  *
- * An event from a user has a durable scope (./conversations/durable-scope.ts): `ctx.session`
+ * An event from a user has a durable scope (./dialogs/durable-scope.ts): `ctx.session`
  * reads the user's session of the plugin from it, and every action a handler asks for carries
  * the scope along, so what the handler changed is written with the action's first ledger record.
  */
@@ -29,7 +29,7 @@ import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import type { BotEvent } from "../triggers/events.ts";
-import type { DurableScope } from "./conversations/durable-scope.ts";
+import type { DurableScope } from "./dialogs/durable-scope.ts";
 import type {
   BotStore,
   BudgetedReadOptions,

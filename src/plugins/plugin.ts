@@ -57,19 +57,18 @@ import type { ModelAccess } from "../llm/access.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { DmMessage, EventName, EventPost } from "../triggers/events.ts";
-import type { Conversation, ConversationDefinition } from "./conversations/types.ts";
+import type { ChannelKind, DialogDefinition, DialogState, StartResult } from "./dialogs/types.ts";
 
 export type {
   ChannelKind,
-  Conversation,
-  ConversationDefinition,
-  ConversationMessage,
-  ConversationState,
+  DialogDefinition,
+  DialogMessage,
+  DialogState,
   StartResult,
   Turn,
   TurnHandler,
   TurnReason,
-} from "./conversations/types.ts";
+} from "./dialogs/types.ts";
 
 export type { ActionOptions, ActionOutcome, ActionResults, BotIdentity, DmMessage, EventName, EventPost, WriteText };
 
@@ -330,7 +329,7 @@ export interface EventContexts {
  * typed by the plugin's `session` schema. It is read before the handler runs and saved in the
  * same durable write as the handler's first action (or when the handler ends, if it sent
  * nothing): a crash loses neither the change without the action nor the action without the
- * change (src/plugins/conversations/durable-scope.ts).
+ * change (src/plugins/dialogs/durable-scope.ts).
  */
 export type SessionData = Record<string, unknown>;
 
@@ -378,13 +377,32 @@ export interface PluginBot<Sess = SessionData> {
    */
   filter<E extends EventName>(event: E, check: Filter<E, Sess>): void;
   /**
-   * Defines a conversation: a dialog with one user at a time that waits for their next message
-   * in the thread it started in (or in DMs), written as named steps (see
-   * {@link ConversationDefinition}). Start it from a handler with `start(ctx)`; the user's
-   * answers then go to it, not to the bot's handlers. Its state is durable: after a crash it
+   * Defines a dialog: a multi-step exchange with one user at a time that waits for their next
+   * message in the thread it started in (or in DMs), written as named steps (see
+   * {@link DialogDefinition}). Start it from a handler with `start(ctx)`; the user's answers
+   * then go to it, not to the bot's handlers, and it keeps them in the user's session (its
+   * turns' `session` is the plugin's `ctx.session`). Its state is durable: after a crash it
    * neither asks a question twice nor skips one.
    */
-  conversation<D = Record<string, unknown>>(name: string, definition: ConversationDefinition<D, Sess>): Conversation;
+  dialog(name: string, definition: DialogDefinition<Sess>): Dialog;
+}
+
+/** The context of an event that comes from a user (all but `schedule`): where a dialog can start. */
+export type UserEventContext = EventContexts[Exclude<EventName, "schedule">];
+
+/** What `bot.dialog()` gives a plugin. */
+export interface Dialog {
+  readonly name: string;
+  /**
+   * Opens the dialog with the event's user, where the event happened: a mention starts it in
+   * that thread (questions are replies there), a DM in that DM conversation. Runs the first
+   * turn and resolves once its message was handled. Not started when the user has a dialog
+   * open in that channel already (one per bot, user and channel), nor on an event that is no
+   * message (`not a message`: a new follower, a stream's post).
+   */
+  start(ctx: UserEventContext): Promise<StartResult>;
+  /** The user's open dialog of this plugin in a channel, if any. */
+  state(userId: string, channel: ChannelKind): DialogState | undefined;
 }
 
 /**

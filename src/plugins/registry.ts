@@ -9,8 +9,8 @@ import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import { TRIGGER_OF, type EventName } from "../triggers/events.ts";
 import type { HandlerEntry } from "./dispatcher.ts";
-import type { Conversation, ConversationDefinition } from "./conversations/types.ts";
-import type { BotStore, Filter, Handler, Plugin, PluginBot } from "./plugin.ts";
+import type { DialogDefinition } from "./dialogs/types.ts";
+import type { BotStore, Dialog, Filter, Handler, Plugin, PluginBot } from "./plugin.ts";
 import { PluginSetupError } from "./setup-error.ts";
 
 /** A plugin as a bot lists it: its name in the bot file, its parsed options, and the plugin. */
@@ -42,8 +42,8 @@ export class HandlerRegistry {
       store: BotStore;
       clock: Clock;
       models: ModelAccess;
-      /** Defines a plugin's conversation (`bot.conversation`). */
-      conversation(plugin: string, name: string, definition: ConversationDefinition<unknown, unknown>): Conversation;
+      /** Defines a plugin's dialog (`bot.dialog`). */
+      dialog(plugin: string, name: string, definition: DialogDefinition<unknown>): Dialog;
     },
   ): Promise<void> {
     for (const plugin of plugins) {
@@ -67,8 +67,7 @@ export class HandlerRegistry {
         models: bot.models,
         on: register(this.handlers) as <E extends EventName>(event: E, handler: Handler<E>) => void,
         filter: register(this.filters) as <E extends EventName>(event: E, check: Filter<E>) => void,
-        conversation: (name, definition) =>
-          bot.conversation(plugin.name, name, definition as ConversationDefinition<unknown, unknown>),
+        dialog: (name, definition) => bot.dialog(plugin.name, name, definition as DialogDefinition<unknown>),
       };
       try {
         const session = plugin.definition.session;

@@ -8,12 +8,12 @@
  * the event ends, and leaves the inbox, only once that work has settled too. The bot's engine
  * (src/runtime) calls it through {@link EventHandling} and knows nothing of contexts.
  *
- * An event from a user runs in a durable scope (./conversations/durable-scope.ts): the user's
+ * An event from a user runs in a durable scope (./dialogs/durable-scope.ts): the user's
  * sessions are read from it, every action the handlers ask for carries it (what they changed
  * is written with the action's first ledger record), and what no action carried is set when the
  * handlers (and the work they left meanwhile) are done. A user's message (a mention or a reply in a thread) goes first, after the
- * filters, to the bot's conversation waiting for that user there (./conversations/engine.ts);
- * a message a conversation takes reaches no handler.
+ * filters, to the bot's dialog waiting for that user there (./dialogs/engine.ts);
+ * a message a dialog takes reaches no handler.
  */
 import type { ActionLayer, LayerActionOptions, PostRef } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
@@ -23,7 +23,7 @@ import { JudgeSlot } from "../llm/judge-slot.ts";
 import { modelSlotUse, type ModelSlotUse } from "../llm/request-slots.ts";
 import type { Logger } from "../log.ts";
 import { Inbox } from "../runtime/inbox.ts";
-import type { BotIdentity, ConversationCounts, EventHandling, PolledChannels } from "../runtime/types.ts";
+import type { BotIdentity, DialogCounts, EventHandling, PolledChannels } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import { eventUser, type BotEvent, type EventName } from "../triggers/events.ts";
 import {
@@ -36,16 +36,11 @@ import {
   viewFor,
   type ContextState,
 } from "./context.ts";
-import { DEFAULT_SESSION_MAX_BYTES, DurableScope, type SessionSettings } from "./conversations/durable-scope.ts";
-import {
-  ConversationEngine,
-  conversationNamespace,
-  type ConversationSender,
-  type Inbound,
-} from "./conversations/engine.ts";
-import type { Conversation, ConversationDefinition, StartResult } from "./conversations/types.ts";
+import { DEFAULT_SESSION_MAX_BYTES, DurableScope, type SessionSettings } from "./dialogs/durable-scope.ts";
+import { DialogEngine, dialogNamespace, type DialogSender, type Inbound } from "./dialogs/engine.ts";
+import type { DialogDefinition, StartResult } from "./dialogs/types.ts";
 import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
-import type { BotStore, BudgetView, SessionData } from "./plugin.ts";
+import type { BotStore, BudgetView, Dialog, SessionData, UserEventContext } from "./plugin.ts";
 import { HandlerRegistry, type PluginEntry } from "./registry.ts";
 import type { z } from "zod";
 
@@ -71,7 +66,7 @@ export interface PluginsStageOptions {
   models?: ModelAccess;
 }
 
-/** A user's message as a conversation takes it: a mention or reply in a thread, or a DM. */
+/** A user's message as a dialog takes it: a mention or reply in a thread, or a DM. */
 function inboundOf(event: BotEvent): Inbound | undefined {
   if (event.kind === "dm") {
     const { message } = event;
@@ -108,10 +103,10 @@ export class PluginsStage implements EventHandling {
   /** The contexts of the events being handled, as the engine watches them. */
   private readonly states = new Map<string, ContextState>();
   /**
-   * The bot's conversations, made when a plugin defines one or the state keeps one of the
+   * The bot's dialogs, made when a plugin defines one or the state keeps one of the
    * bot's (most bots have none: with 10,000 bots, an engine each was a few kB a bot).
    */
-  private made: ConversationEngine | undefined;
+  private made: DialogEngine | undefined;
   private readonly session: SessionSettings;
   /** Each plugin's session schema, when it gives one. */
   private readonly sessionSchemas = new Map<string, z.ZodType>();
@@ -129,20 +124,20 @@ export class PluginsStage implements EventHandling {
     };
   }
 
-  /** The bot's conversations (made on first use). */
-  private get engine(): ConversationEngine {
+  /** The bot's dialogs (made on first use). */
+  private get engine(): DialogEngine {
     return (this.made ??= this.makeEngine());
   }
 
-  /** Whether a plugin of the bot defines a conversation. */
-  private get conversing(): boolean {
+  /** Whether a plugin of the bot defines a dialog. */
+  private get hasDialogs(): boolean {
     return this.made?.active ?? false;
   }
 
-  private makeEngine(): ConversationEngine {
+  private makeEngine(): DialogEngine {
     const { options } = this;
     const inbox = new Inbox(options.store, options.identity.name);
-    return new ConversationEngine({
+    return new DialogEngine({
       bot: options.identity.name,
       store: options.layer.store,
       clock: options.clock,
@@ -161,9 +156,9 @@ export class PluginsStage implements EventHandling {
     });
   }
 
-  /** Whether the state keeps a conversation of the bot (or what a finished one left to sweep). */
-  private keepsConversations(): boolean {
-    return this.options.layer.store.entries(conversationNamespace(this.options.identity.name)).length > 0;
+  /** Whether the state keeps a dialog of the bot (or what a finished one left to sweep). */
+  private keepsDialogs(): boolean {
+    return this.options.layer.store.entries(dialogNamespace(this.options.identity.name)).length > 0;
   }
 
   /** Runs every plugin's setup for this bot, in the order of its bot file. */
@@ -178,23 +173,23 @@ export class PluginsStage implements EventHandling {
       log,
       store: this.kv,
       clock: this.options.clock,
-      conversation(plugin, name, definition) {
-        return stage.conversation(plugin, name, definition);
+      dialog(plugin, name, definition) {
+        return stage.dialog(plugin, name, definition);
       },
       models,
     });
   }
 
   handles(kind: EventName): boolean {
-    // A conversation takes answers: mentions and replies to the bot in threads, and DMs.
+    // A dialog takes answers: mentions and replies to the bot in threads, and DMs.
     return (
-      this.registry.handles(kind) || (this.conversing && (kind === "mention" || kind === "reply" || kind === "dm"))
+      this.registry.handles(kind) || (this.hasDialogs && (kind === "mention" || kind === "reply" || kind === "dm"))
     );
   }
 
   /**
    * One at a time, in order: the events of one user, when the bot keeps something per user (a
-   * conversation, a session a plugin declared or has read, the bot file's `session`), so their
+   * dialog, a session a plugin declared or has read, the bot file's `session`), so their
    * handlers never change that user's state at once; otherwise one user's events in one thread
    * (or DM conversation), so answers there keep their order while the user's other threads, each
    * perhaps waiting for budget, go on beside them.
@@ -208,14 +203,15 @@ export class PluginsStage implements EventHandling {
   }
 
   private perUser(): boolean {
-    return this.sessionsRead || this.conversing || this.sessionSchemas.size > 0 || this.options.session !== undefined;
+    return this.sessionsRead || this.hasDialogs || this.sessionSchemas.size > 0 || this.options.session !== undefined;
   }
 
   start(polled?: PolledChannels): void {
     const { layer, log } = this.options;
-    // Conversations the state keeps are taken up (their waits armed) even when no plugin defines them now.
-    const engine = this.made ?? (this.keepsConversations() ? this.engine : undefined);
-    engine?.resume({ send: layer, log }, polled);
+    const session = (plugin: string, scope: DurableScope) => this.sessionIn(plugin, scope);
+    // Dialogs the state keeps are taken up (their waits armed) even when no plugin defines them now.
+    const engine = this.made ?? (this.keepsDialogs() ? this.engine : undefined);
+    engine?.resume({ send: layer, log, session }, polled);
   }
 
   heard(trigger: "mentions" | "dms"): void {
@@ -230,8 +226,8 @@ export class PluginsStage implements EventHandling {
     return this.made?.busy ?? false;
   }
 
-  conversations(): ConversationCounts | undefined {
-    if (!this.conversing) return undefined;
+  dialogs(): DialogCounts | undefined {
+    if (!this.hasDialogs) return undefined;
     const open = { thread: 0, dm: 0 };
     for (const c of this.engine.all()) open[c.channel]++;
     const { started, steps, timeouts } = this.engine.counters;
@@ -244,23 +240,20 @@ export class PluginsStage implements EventHandling {
     return use.length > 0 ? use : undefined;
   }
 
-  /** A user's open conversation in a channel (the test bed and the status read it). */
-  conversationOf(userId: string, channel: "thread" | "dm") {
+  /** A user's open dialog in a channel (the test bed and the status read it). */
+  dialogOf(userId: string, channel: "thread" | "dm") {
     return this.engine.state(userId, channel);
   }
 
-  /** What `bot.conversation(name, definition)` gives a plugin. */
-  private conversation(
-    plugin: string,
-    name: string,
-    definition: ConversationDefinition<unknown, unknown>,
-  ): Conversation {
+  /** What `bot.dialog(name, definition)` gives a plugin. */
+  private dialog(plugin: string, name: string, definition: DialogDefinition<unknown>): Dialog {
     this.engine.define(plugin, name, definition);
     const { engine } = this;
     const { layer } = this.options;
+    const stage = this;
     return {
       name,
-      async start(ctx: object): Promise<StartResult> {
+      async start(ctx: UserEventContext): Promise<StartResult> {
         const state = contextState(ctx);
         if (!state) throw new TypeError(`${name}.start(ctx): give it the context a handler got`);
         const inbound = inboundOf(state.event);
@@ -269,19 +262,27 @@ export class PluginsStage implements EventHandling {
         return engine.start(plugin, name, inbound, {
           scope: state.scope,
           send: counted(state, layer),
-          log: (ctx as { log: Logger }).log,
+          log: ctx.log,
+          session: (p, scope) => stage.sessionIn(p, scope),
         });
       },
       state: (userId, channel) => engine.state(userId, channel, plugin),
     };
   }
 
-  /** A plugin's session of the scope's user, read through the plugin's schema the first time. */
+  /** A plugin's session of the event's user (`ctx.session`). */
   private sessionOf(plugin: string | undefined, state: ContextState): SessionData {
     const { scope } = state;
     if (!scope) throw new Error(`ctx.session: a ${state.event.kind} event comes from no user, so it has no session`);
-    const name = plugin ?? "";
     this.sessionsRead = true;
+    return this.sessionIn(plugin ?? "", scope);
+  }
+
+  /**
+   * A plugin's session of the scope's user, read through the plugin's schema the first time:
+   * the one object `ctx.session` and its dialogs' `turn.session` both are.
+   */
+  private sessionIn(name: string, scope: DurableScope): SessionData {
     let parsed = this.parsed.get(scope);
     if (!parsed) this.parsed.set(scope, (parsed = new Set()));
     if (!parsed.has(name)) {
@@ -311,8 +312,8 @@ export class PluginsStage implements EventHandling {
     const handlers = this.registry.handlers.get(event.kind);
     const filters = this.registry.filters.get(event.kind);
     // Filters run whether or not a handler follows: a filter may act (moderation hides a reply).
-    // A user's message may be an answer a conversation waits for.
-    const inbound = this.conversing ? inboundOf(event) : undefined;
+    // A user's message may be an answer a dialog waits for.
+    const inbound = this.hasDialogs ? inboundOf(event) : undefined;
     if (!handlers?.length && !filters?.length && !inbound) return undefined;
     return this.run(event, handlers, filters, inbound, onWaiting);
   }
@@ -346,7 +347,7 @@ export class PluginsStage implements EventHandling {
     );
     this.states.set(event.id, state);
     const blocked = filterEntries?.length ? await this.runFilters(filterEntries, ctx, state, made) : undefined;
-    // A conversation waiting for this user here takes the message; no handler sees it then.
+    // A dialog waiting for this user here takes the message; no handler sees it then.
     const taken = blocked === undefined && inbound && scope ? await this.route(inbound, scope, state, made) : false;
     // A filter says why it stops an event (moderation logs its hide); the stage only notes it
     // for debugging, and not at all for a post that was hidden: its hide's line says it all.
@@ -354,7 +355,7 @@ export class PluginsStage implements EventHandling {
       if (this.options.log.isLevelEnabled("debug") && !("hidden" in ctx && ctx.hidden))
         made.log().debug({ filter: blocked }, `stopped by the filter of plugin ${blocked}; no handler runs`);
     } else if (taken) {
-      // Handled by the conversation.
+      // Handled by the dialog.
     } else if (!handlers?.length) {
       if (this.options.log.isLevelEnabled("debug")) made.log().debug("no plugin handles this event");
     }
@@ -430,12 +431,17 @@ export class PluginsStage implements EventHandling {
     return blocked;
   }
 
-  /** Hands a user's message to the conversation waiting for it: whether one took it (an error counts as taken). */
+  /** Hands a user's message to the dialog waiting for it: whether one took it (an error counts as taken). */
   private route(inbound: Inbound, scope: DurableScope, state: ContextState, made: EventLogs): Promise<boolean> {
     return this.engine
-      .route(inbound, { scope, send: counted(state, this.options.layer), log: made.log() })
+      .route(inbound, {
+        scope,
+        send: counted(state, this.options.layer),
+        log: made.log(),
+        session: (plugin, s) => this.sessionIn(plugin, s),
+      })
       .catch((err: unknown) => {
-        made.log().error({ err }, `a conversation could not take this message: ${(err as Error)?.message}`);
+        made.log().error({ err }, `a dialog could not take this message: ${(err as Error)?.message}`);
         return true;
       });
   }
@@ -465,8 +471,8 @@ export class PluginsStage implements EventHandling {
   }
 }
 
-/** The bot's layer as a conversation's turn speaks through it, counted as the event's handlers awaiting it. */
-function counted(state: ContextState, layer: ActionLayer): ConversationSender {
+/** The bot's layer as a dialog's turn speaks through it, counted as the event's handlers awaiting it. */
+function counted(state: ContextState, layer: ActionLayer): DialogSender {
   return {
     reply: (to: PostRef, text: string, o: LayerActionOptions) => awaited(state, layer.reply(to, text, o)),
     dm: (userId: string, text: string, o: LayerActionOptions) => awaited(state, layer.dm(userId, text, o)),

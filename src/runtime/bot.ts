@@ -115,7 +115,7 @@ export class BotRuntime {
 
   /** Starts the polling and schedule triggers of the bot file; handles what the inbox kept. */
   start(): void {
-    // The stage first: what the inbox kept may be answers its conversations wait for.
+    // The stage first: what the inbox kept may be answers its dialogs wait for.
     this.options.handling.start?.({
       thread: this.triggers.mentionsDelivery()?.via === "poll",
       dm: this.triggers.dmsDelivery() !== undefined,
@@ -236,7 +236,7 @@ export class BotRuntime {
   status(): BotStatus {
     const { options } = this;
     const paused = this.loop.paused;
-    const conversations = options.handling.conversations?.();
+    const dialogs = options.handling.dialogs?.();
     const models = options.handling.models?.();
     return {
       bot: this.name,
@@ -252,7 +252,7 @@ export class BotRuntime {
         .waiting()
         .map(({ label, endpoint, readyAt, reason }) => ({ label, endpoint, readyAt, ...(reason ? { reason } : {}) })),
       ...(options.enrolmentDay ? { enrolmentDay: options.enrolmentDay } : {}),
-      ...(conversations ? { conversations } : {}),
+      ...(dialogs ? { dialogs } : {}),
       ...(models ? { models } : {}),
       updatedAt: options.clock.now(),
     };

@@ -14,7 +14,7 @@
  *
  * Events of one order key are handled one at a time, in the order they came: the stage says
  * which ({@link EventHandling.orderKey}; by default the user an event comes from,
- * {@link eventUser}). So an answer in a conversation is never handled beside the message
+ * {@link eventUser}). So an answer in a dialog is never handled beside the message
  * before it, and a user's session is never changed by two handlers at once. While one event
  * of a key runs, the next ones wait aside and take the first free turn after it; other keys'
  * events go on.

@@ -53,8 +53,8 @@ export interface BotStatus {
   budgetPolicy?: BotActionsOptions["budget"];
   /** What waits for budget now (an answer to a mention, a poll...), and until when. */
   waiting?: Array<Pick<WaitingInfo, "label" | "endpoint" | "readyAt" | "reason">>;
-  /** The bot's conversations (src/plugins/conversations), when a plugin of it defines one. */
-  conversations?: ConversationCounts;
+  /** The bot's dialogs (src/plugins/dialogs), when a plugin of it defines one. */
+  dialogs?: DialogCounts;
   /**
    * Its requests in flight to each model server it asks, and its replies waiting for one of
    * that server's request slots (`llm-reply`'s `parallel`); absent while it has none.
@@ -63,11 +63,11 @@ export interface BotStatus {
   updatedAt: number;
 }
 
-/** A bot's conversations: open now (by channel), and what happened since the process started. */
-export interface ConversationCounts {
+/** A bot's dialogs: open now (by channel), and what happened since the process started. */
+export interface DialogCounts {
   /** Open now, in threads and by DM. */
   open: { thread: number; dm: number };
-  /** Conversations started since the process started. */
+  /** Dialogs started since the process started. */
   started: number;
   /** Turns on a user's answer (steps taken) since the process started. */
   steps: number;
@@ -136,15 +136,15 @@ export interface EventHandling {
   start?(polled?: PolledChannels): void;
   /**
    * A trigger has just read the service (its poll is over, its events are in the inbox): a
-   * conversation's timeout that waited to know whether an answer came in time may go on.
+   * dialog's timeout that waited to know whether an answer came in time may go on.
    */
   heard?(trigger: "mentions" | "dms"): void;
   /** The bot stops running here (stopped, paused, or taken over by another process): its timers stop. */
   stop?(): void;
-  /** Whether the stage is doing work of its own that no event brought (a conversation's timeout turn). */
+  /** Whether the stage is doing work of its own that no event brought (a dialog's timeout turn). */
   busy?(): boolean;
-  /** The bot's conversations, when a plugin defines one. */
-  conversations?(): ConversationCounts | undefined;
+  /** The bot's dialogs, when a plugin defines one. */
+  dialogs?(): DialogCounts | undefined;
   /** The bot's requests to model servers in flight and waiting for a slot (undefined: none). */
   models?(): ModelSlotUse[] | undefined;
 }

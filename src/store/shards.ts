@@ -26,9 +26,9 @@
  *
  * A trigger's inbox (`inbox:<bot>`) and its cursor (`cursors`, `<bot>:mentions`) share the
  * bot's file, so "add the events and move the cursor in one write" stays one atomic write.
- * A bot's sessions (`session:<bot>`) and open conversations (`conv:<bot>`) share the file of
+ * A bot's sessions (`session:<bot>`) and open dialogs (`conv:<bot>`) share the file of
  * its ledger too: a handler's session change and a conversation's step go in the same atomic
- * write as the `pending` mark of the action they ride with (src/plugins/conversations/durable-scope.ts).
+ * write as the `pending` mark of the action they ride with (src/plugins/dialogs/durable-scope.ts).
  * `credentials.json` holds the secrets, and is the one file never journaled: the file store
  * writes it whole at the flush of a change to it (file-store.ts).
  */

@@ -34,7 +34,7 @@ export type BotEvent =
 /**
  * The user an event comes from (a post's author, a new follower, a DM's sender), or undefined for an event
  * of nobody (a schedule): the bot's engine handles one user's events one at a time, in order,
- * and a user's session and conversations are keyed by it.
+ * and a user's session and dialogs are keyed by it.
  */
 export function eventUser(event: BotEvent): string | undefined {
   switch (event.kind) {

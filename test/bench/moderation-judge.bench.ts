@@ -73,8 +73,8 @@ async function filterOf(options: Record<string, unknown>) {
     filter(_event, check) {
       filter = check as never;
     },
-    conversation() {
-      throw new Error("moderate holds no conversation");
+    dialog() {
+      throw new Error("moderate holds no dialog");
     },
   };
   await moderate.setup(bot, moderateOptions.parse(options));

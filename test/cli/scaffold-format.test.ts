@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  conversationPluginTemplate,
-  conversationTestTemplate,
+  dialogPluginTemplate,
+  dialogTestTemplate,
   pluginTemplate,
   pluginTestTemplate,
 } from "../../src/cli/scaffold.ts";
@@ -24,11 +24,11 @@ describe("bot new plugin", () => {
   }
 });
 
-describe("bot new plugin --conversation", () => {
+describe("bot new plugin --dialog", () => {
   for (const name of ["order", "take-an-order"]) {
     it(`writes ${name} and its test formatted as biome.json says`, () => {
-      const plugin = conversationPluginTemplate(name);
-      const test = conversationTestTemplate(name, `../plugins/${name}.ts`);
+      const plugin = dialogPluginTemplate(name);
+      const test = dialogTestTemplate(name, `../plugins/${name}.ts`);
       expect(biomeFormat(`plugins/${name}.ts`, plugin)).toBe(plugin);
       expect(biomeFormat(`test/${name}.test.ts`, test)).toBe(test);
     });

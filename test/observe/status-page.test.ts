@@ -145,14 +145,14 @@ describe("the status page in Chromium", () => {
     }
   }, 60_000);
 
-  it("shows a bot's open conversations in its row, and nothing of them for a bot without", async () => {
+  it("shows a bot's open dialogs in its row, and nothing of them for a bot without", async () => {
     const source = manyBots(3);
     const bots = source.bots();
-    bots[1] = { ...bots[1]!, conversations: { open: { thread: 1, dm: 1 }, started: 3, steps: 1, timeouts: 1 } };
+    bots[1] = { ...bots[1]!, dialogs: { open: { thread: 1, dm: 1 }, started: 3, steps: 1, timeouts: 1 } };
     await onOwnPage({ ...source, bots: () => bots }, async (page) => {
-      const talking = page.locator('tr[data-bot="bot-0001"] .conversations');
-      await expect.poll(() => talking.textContent()).toBe("2 conversations open · 1 step, 1 timeout");
-      expect(await page.locator('tr[data-bot="bot-0002"] .conversations').count()).toBe(0);
+      const talking = page.locator('tr[data-bot="bot-0001"] .dialogs');
+      await expect.poll(() => talking.textContent()).toBe("2 dialogs open · 1 step, 1 timeout");
+      expect(await page.locator('tr[data-bot="bot-0002"] .dialogs').count()).toBe(0);
     });
   }, 60_000);
 

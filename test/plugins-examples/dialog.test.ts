@@ -79,7 +79,7 @@ describe("the dialog plugin in a thread", () => {
     expect(said()).toEqual(["@alice What's your name?"]);
     const question = bed.postsBy("quiz")[0]!;
     expect(question.in_reply_to_post_id).toBe(start.id);
-    expect(bed.conversation("quiz", alice)).toMatchObject({ step: "1", channel: "thread", place: start.id });
+    expect(bed.dialog("quiz", alice)).toMatchObject({ step: "1", channel: "thread", place: start.id });
 
     await bed.answer(alice, "quiz", "@quiz Ann");
     await settle();
@@ -92,7 +92,7 @@ describe("the dialog plugin in a thread", () => {
     ]);
     // Every message in the one thread, each answering the user's last message.
     expect(new Set(bed.postsBy("quiz").map((p) => p.conversation_id))).toEqual(new Set([start.id]));
-    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    expect(bed.dialog("quiz", alice)).toBeUndefined();
   });
 
   it("asks again after a wrong answer, with the retry text, and takes the right one", async () => {
@@ -107,7 +107,7 @@ describe("the dialog plugin in a thread", () => {
     expect(said().at(-1)).toBe(
       "@alice Please answer red, green or blue.\nHi Ann! Favourite colour: red, green or blue?",
     );
-    expect(bed.conversation("quiz", alice)).toMatchObject({ step: "2" });
+    expect(bed.dialog("quiz", alice)).toMatchObject({ step: "2" });
     await bed.answer(alice, "quiz", "Green!");
     await settle();
     expect(said().at(-1)).toBe("@alice Thanks Ann, green it is. Bye!");
@@ -155,7 +155,7 @@ describe("the dialog plugin in a thread", () => {
     // In reply to the question, in its thread; and the quiz can be taken again.
     const [question, stopped] = bed.postsBy("quiz");
     expect(stopped!.in_reply_to_post_id).toBe(question!.id);
-    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    expect(bed.dialog("quiz", alice)).toBeUndefined();
     await bed.post(alice, "@quiz quiz again", stopped!.id);
     await settle();
     expect(said().at(-1)).toBe("@alice What's your name? (2)"); // the same words within 24 h: counted
@@ -169,7 +169,7 @@ describe("the dialog plugin in a thread", () => {
     await bed.answer(alice, "quiz", "@quiz Stop");
     await settle();
     expect(said()).toEqual(["@alice What's your name?"]);
-    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    expect(bed.dialog("quiz", alice)).toBeUndefined();
   });
 
   it("fires at start a timeout that passed while the bot was stopped", async () => {
@@ -198,7 +198,7 @@ describe("the dialog plugin by DM", () => {
     await bed.dm(alice, "quiz", "Can I take the quiz?");
     await poll();
     expect(dms(alice)).toEqual(["alice: Can I take the quiz?", "quiz: What's your name?"]);
-    expect(bed.conversation("quiz", alice)).toMatchObject({ step: "1", channel: "dm" });
+    expect(bed.dialog("quiz", alice)).toMatchObject({ step: "1", channel: "dm" });
     await bed.dm(alice, "quiz", "Ann");
     await poll();
     await bed.dm(alice, "quiz", "purple");
@@ -215,7 +215,7 @@ describe("the dialog plugin by DM", () => {
       "alice: Blue.",
       "quiz: Thanks Ann, blue it is. Bye!",
     ]);
-    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    expect(bed.dialog("quiz", alice)).toBeUndefined();
     expect(bed.postsBy("quiz")).toEqual([]);
     // Taken again at once: the same words to the same person are no duplicate in DMs.
     await bed.dm(alice, "quiz", "quiz");
@@ -253,11 +253,11 @@ describe("the dialog plugin by DM", () => {
     await bed.post(alice, "@quiz quiz");
     await bed.dm(alice, "quiz", "quiz");
     await poll();
-    expect(bed.conversation("quiz", alice, "thread")).toMatchObject({ step: "1" });
-    expect(bed.conversation("quiz", alice, "dm")).toMatchObject({ step: "1" });
+    expect(bed.dialog("quiz", alice, "thread")).toMatchObject({ step: "1" });
+    expect(bed.dialog("quiz", alice, "dm")).toMatchObject({ step: "1" });
     await bed.dm(alice, "quiz", "cancel");
     await poll();
-    expect(bed.conversation("quiz", alice, "dm")).toBeUndefined();
+    expect(bed.dialog("quiz", alice, "dm")).toBeUndefined();
     await bed.answer(alice, "quiz", "Ann");
     await bed.settle();
     expect(said()).toEqual(["@alice What's your name?", "@alice Hi Ann! Favourite colour: red, green or blue?"]);
@@ -276,7 +276,7 @@ describe("the dialog plugin by DM", () => {
       "quiz: What's your name?",
       "quiz: No answer, so I stopped. Say quiz to start again.",
     ]);
-    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    expect(bed.dialog("quiz", alice)).toBeUndefined();
   });
 
   it("on basic (DMs read once a day): an answer written in time counts though the bot reads it a day later; no answer times out", async () => {
@@ -303,7 +303,7 @@ describe("the dialog plugin by DM", () => {
     await bed.advance(DAY);
     await bed.settle();
     expect(dms(alice).at(-1)).toBe("quiz: No answer, so I stopped. Say quiz to start again.");
-    expect(bed.conversation("quiz", alice)).toBeUndefined();
+    expect(bed.dialog("quiz", alice)).toBeUndefined();
   });
 });
 
@@ -361,10 +361,10 @@ describe("the dialog plugin's options", () => {
       "steps.1.say: unknown placeholder {user.nick}; the placeholders here are {user.username}, {user.name} and {session.NAME} of an earlier step's save",
     ]);
     expect(problems({ start: [], steps: [{ say: "hi" }], timeout: "10 minutes", colour: 1 })).toEqual([
-      "start: needs at least one word (a mention or a DM containing one of them starts the conversation)",
+      "start: needs at least one word (a mention or a DM containing one of them starts the dialog)",
       "timeout: is not a duration; write a whole number and a unit: ms, s, m, h or d (30s, 15m, 1h, 1d)",
       ': unknown option "colour"; dialog takes start, steps, timeout, timeout_text, cancel and cancel_text',
-      "steps: has no ask: a dialog needs at least one question to be a conversation",
+      "steps: has no ask: a dialog needs at least one question",
     ]);
   });
 

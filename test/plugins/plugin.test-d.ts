@@ -12,6 +12,7 @@ import type * as postbot from "../../src/index.ts";
 import {
   definePlugin,
   type BotStore,
+  type Dialog,
   type DmOutcome,
   type EventPost,
   type FollowOutcome,
@@ -23,6 +24,7 @@ import {
   type PublishOutcome,
   type ReplyOutcome,
   type RepostOutcome,
+  type StartResult,
   type WriteText,
 } from "../../src/plugins/plugin.ts";
 
@@ -225,6 +227,49 @@ describe("definePlugin types", () => {
         });
       },
     });
+  });
+
+  it("types a dialog: turn.session is the plugin's session, start takes a context of an event from a user", () => {
+    definePlugin({
+      name: "order",
+      session: z.object({ size: z.string().optional() }),
+      setup(bot) {
+        const order = bot.dialog("order", {
+          start(turn) {
+            expectTypeOf(turn.session.size).toEqualTypeOf<string | undefined>();
+            // A dialog's answers live in the session: it has no data of its own.
+            expectTypeOf(turn).not.toHaveProperty("data");
+            turn.wait("size", { say: "Which size?" });
+          },
+          steps: {
+            size(turn) {
+              turn.session.size = turn.text;
+              // @ts-expect-error the session's schema says size is a string
+              turn.session.size = 42;
+            },
+          },
+          // @ts-expect-error a dialog has no data of its own (its answers are in the session)
+          data: () => ({}),
+        });
+        expectTypeOf(order).toEqualTypeOf<Dialog>();
+        bot.on("mention", async (ctx) => {
+          expectTypeOf(await order.start(ctx)).toEqualTypeOf<StartResult>();
+          expectTypeOf(ctx.session.size).toEqualTypeOf<string | undefined>();
+        });
+        bot.on("dm", (ctx) => order.start(ctx));
+        bot.on("schedule", (ctx) => {
+          // @ts-expect-error a schedule comes from no user: no dialog starts there
+          void order.start(ctx);
+        });
+        // @ts-expect-error start takes a handler's context
+        void order.start({});
+      },
+    });
+    expectTypeOf<typeof postbot>().not.toHaveProperty("Conversation");
+    // @ts-expect-error Conversation is Dialog
+    type _Conversation = postbot.Conversation;
+    // @ts-expect-error ConversationDefinition is DialogDefinition
+    type _Definition = postbot.ConversationDefinition;
   });
 
   it("has one plugin type: any definePlugin result is a Plugin", () => {

@@ -24,11 +24,11 @@ export default function register(program: Command): void {
     .argument("<name>", "the plugin's name (lower-case letters, digits and dashes)")
     .option("--plugins <dir>", "directory of local plugins", "plugins")
     .option("--tests <dir>", "directory for the plugin's test", "test")
-    .option("--conversation", "write a plugin that holds a conversation (a question, the answer, a timeout)")
-    .action(async (name: string, options: { plugins: string; tests: string; conversation?: boolean }) => {
+    .option("--dialog", "write a plugin that holds a dialog (a question, the answer, a timeout)")
+    .action(async (name: string, options: { plugins: string; tests: string; dialog?: boolean }) => {
       const { newPlugin, missingForTests } = await import("../scaffold.ts");
       const [plugin, test] = await newPlugin(name, options.plugins, options.tests, {
-        conversation: options.conversation ?? false,
+        dialog: options.dialog ?? false,
       });
       const missing = missingForTests(process.cwd());
       // A project without vitest (or its own postbot) cannot run the test yet: say what makes it run.

@@ -246,10 +246,10 @@
     return button;
   }
 
-  /** "2 conversations open · 5 steps, 1 timeout": a bot's conversations, when it holds any. */
-  function conversationsLine(c) {
+  /** "2 dialogs open · 5 steps, 1 timeout": a bot's dialogs, when it holds any. */
+  function dialogsLine(c) {
     const open = c.open.thread + c.open.dm;
-    return `${open}${plural(open, " conversation", " conversations")} open · ${c.steps}${plural(c.steps, " step", " steps")}, ${c.timeouts}${plural(c.timeouts, " timeout", " timeouts")}`;
+    return `${open}${plural(open, " dialog", " dialogs")} open · ${c.steps}${plural(c.steps, " step", " steps")}, ${c.timeouts}${plural(c.timeouts, " timeout", " timeouts")}`;
   }
 
   function botRow(b) {
@@ -271,7 +271,7 @@
           ? el("div", {}, el("a", { href: b.reconnect, class: "reconnect" }, "connect the account again"))
           : null,
         b.inbox > 0 ? el("div", { class: "sub" }, `${b.inbox}${plural(b.inbox, " event", " events")} waiting`) : null,
-        b.conversations ? el("div", { class: "sub conversations" }, conversationsLine(b.conversations)) : null,
+        b.dialogs ? el("div", { class: "sub dialogs" }, dialogsLine(b.dialogs)) : null,
         view.admin ? el("div", {}, fleetButton(b)) : null,
       ),
       el("td", {}, budgetCell(b.budget, b.llm, b.models)),

@@ -60,7 +60,7 @@ function npmTest(cwd: string): Promise<{ code: number | null; output: string }> 
 }
 
 describe("bot new", () => {
-  it("plugin NAME and plugin NAME --conversation: write each plugin and its test on postbot/testing, and npm test passes in a new project", async () => {
+  it("plugin NAME and plugin NAME --dialog: write each plugin and its test on postbot/testing, and npm test passes in a new project", async () => {
     const project = await newProject();
     const made = await runBot(["new", "plugin", "shout-back"], {}, { cwd: project });
     expect(made).toEqual({
@@ -70,10 +70,10 @@ describe("bot new", () => {
       stderr: "",
     });
     expect(await readFile(join(project, "test", "shout-back.test.ts"), "utf8")).toContain('from "postbot/testing"');
-    // A plugin holding a conversation, beside it: one `npm test` (seconds of CPU) runs both tests.
-    const conversation = await runBot(["new", "plugin", "order", "--conversation"], {}, { cwd: project });
-    expect(conversation).toMatchObject({ code: 0, stderr: "" });
-    expect(await readFile(join(project, "plugins", "order.ts"), "utf8")).toContain('bot.conversation("order"');
+    // A plugin holding a dialog, beside it: one `npm test` (seconds of CPU) runs both tests.
+    const dialog = await runBot(["new", "plugin", "order", "--dialog"], {}, { cwd: project });
+    expect(dialog).toMatchObject({ code: 0, stderr: "" });
+    expect(await readFile(join(project, "plugins", "order.ts"), "utf8")).toContain('bot.dialog("order"');
     const tested = await npmTest(project);
     expect(tested.output).toMatch(/Tests +2 passed \(2\)/);
     for (const file of ["test/shout-back.test.ts", "test/order.test.ts"])

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScopedRecord } from "../../../src/plugins/conversations/durable-scope.ts";
+import type { ScopedRecord } from "../../../src/plugins/dialogs/durable-scope.ts";
 import { connectRedis, type Redis } from "../../../src/redis/connect.ts";
 import { openFileStore } from "../../../src/store/file-store.ts";
 import { runKilled, startKeyService } from "../../helpers/kill9-service.ts";

@@ -1,16 +1,16 @@
 /**
- * Conversations and sessions (issue 22, "Figures"), each with its aim beside it:
+ * Dialogs and sessions, each with its aim beside it:
  *
- * - an answer → the next question, a conversation in a thread, pro, through the stream: the
+ * - an answer → the next question, a dialog in a thread, pro, through the stream: the
  *   quiz of issue 22 (`dialog`) on an in-process sandbox on the real clock; from the sandbox
  *   creating the user's answer to it creating the bot's next question. That includes the
  *   service's part (the stream line to the bot, the question's request on loopback), so the
  *   runtime's own time is less than what is shown. A row beside it times a plain reply (a
- *   mention answered by `reply`, no conversation) on the same path, for comparison: the
- *   service's part and the reply path without the conversation;
- * - 10,000 open conversations in one process: RSS (after a full GC) of 100 bots, each with
+ *   mention answered by `reply`, no dialog) on the same path, for comparison: the
+ *   service's part and the reply path without the dialog;
+ * - 10,000 open dialogs in one process: RSS (after a full GC) of 100 bots, each with
  *   100 users waiting for an answer (records in the file store, a timer each), against the
- *   same bots idle, in a process of its own (./conversations-child.ts);
+ *   same bots idle, in a process of its own (./dialogs-child.ts);
  * - a session's load and save per event, 10,000 bots' state: the scope of an event from a
  *   user reads the user's session from the store and sets the changed one back (what rides
  *   with the event's first action's write: no write of its own). File store: 10,000 bots with
@@ -28,7 +28,7 @@ import { join } from "node:path";
 import dialog from "../../plugins/dialog.ts";
 import reply from "../../plugins/reply.ts";
 import { createClock } from "../../src/clock.ts";
-import { DurableScope } from "../../src/plugins/conversations/durable-scope.ts";
+import { DurableScope } from "../../src/plugins/dialogs/durable-scope.ts";
 import { connectRedis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
@@ -44,10 +44,10 @@ import type { Bench, BenchRow } from "./harness.ts";
 const QUIZZES = Number(process.env.BENCH_CONV_QUIZZES ?? 200);
 const EVENTS = Number(process.env.BENCH_CONV_EVENTS ?? 20_000);
 const BOTS = 10_000;
-const CHILD = new URL("./conversations-child.ts", import.meta.url).pathname;
+const CHILD = new URL("./dialogs-child.ts", import.meta.url).pathname;
 
 const verdict = (value: number, aim: number) => (Number.isFinite(value) && value <= aim ? "met" : "missed");
-const say = (what: string) => process.stderr.write(`  conversations: ${what}\n`);
+const say = (what: string) => process.stderr.write(`  dialogs: ${what}\n`);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
 /** When the next post of one of the bots is created (`performance.now()`), one wait at a time. */
@@ -75,7 +75,7 @@ async function answerToQuestion(): Promise<BenchRow[]> {
   const sandbox = await createSandbox({ clock: createClock() });
   const botCount = Math.ceil(QUIZZES / QUIZZES_PER_BOT);
   const names = Array.from({ length: botCount }, (_, i) => `quiz${i}`);
-  // Mentions only: the DMs poll has no part in a conversation in a thread.
+  // Mentions only: the DMs poll has no part in a dialog in a thread.
   const bots = names.map((name) => ({ ...QUIZ, name, triggers: { mentions: {} } }));
   const bed = await createTestBed({ bots, plugins: { dialog }, sandbox });
   try {
@@ -113,9 +113,9 @@ async function answerToQuestion(): Promise<BenchRow[]> {
 }
 
 /**
- * The same path for a plain reply (a mention answered by the `reply` plugin, no conversation):
- * what the service and the runtime's reply path take without the conversation; the latency row
- * minus this is the conversation's own share.
+ * The same path for a plain reply (a mention answered by the `reply` plugin, no dialog):
+ * what the service and the runtime's reply path take without the dialog; the latency row
+ * minus this is the dialog's own share.
  */
 async function plainReply(): Promise<BenchRow[]> {
   const sandbox = await createSandbox({ clock: createClock() });
@@ -142,7 +142,7 @@ async function plainReply(): Promise<BenchRow[]> {
     samples.sort((a, b) => a - b);
     return [
       {
-        bench: `  for comparison: a plain reply on the same path, no conversation (${samples.length} mentions)`,
+        bench: `  for comparison: a plain reply on the same path, no dialog (${samples.length} mentions)`,
         value: `p50 ${percentile(samples, 0.5).toFixed(1)} ms, p99 ${percentile(samples, 0.99).toFixed(1)} ms`,
         aim: "(the service and the reply path; no aim)",
         verdict: "",
@@ -154,8 +154,8 @@ async function plainReply(): Promise<BenchRow[]> {
   }
 }
 
-/** RSS of 10,000 open conversations over the same bots idle, in a child process. */
-async function openConversations(): Promise<BenchRow[]> {
+/** RSS of 10,000 open dialogs over the same bots idle, in a child process. */
+async function openDialogs(): Promise<BenchRow[]> {
   const dir = await mkdtemp(join(tmpdir(), "postbot-bench-conv-"));
   try {
     const out = await new Promise<string>((resolve, reject) => {
@@ -175,7 +175,7 @@ async function openConversations(): Promise<BenchRow[]> {
     const more = openMb - idleMb;
     return [
       {
-        bench: `${open.toLocaleString("en-US")} open conversations (100 bots × 100 users, ${timers.toLocaleString("en-US")} timers)`,
+        bench: `${open.toLocaleString("en-US")} open dialogs (100 bots × 100 users, ${timers.toLocaleString("en-US")} timers)`,
         value: `+${more.toFixed(1)} MB RSS (${idleMb.toFixed(0)} → ${openMb.toFixed(0)} MB)`,
         aim: "≤ 100 MB more than the same bots idle",
         verdict: verdict(more, 100),
@@ -299,14 +299,14 @@ async function sessionLoadSave(): Promise<BenchRow[]> {
 }
 
 const bench: Bench = {
-  name: "conversations",
+  name: "dialogs",
   async run() {
     const rows: BenchRow[] = [];
     say("answer → next question through the stream...");
     rows.push(...(await answerToQuestion()));
     rows.push(...(await plainReply()));
-    say("10,000 open conversations...");
-    rows.push(...(await openConversations()));
+    say("10,000 open dialogs...");
+    rows.push(...(await openDialogs()));
     say("session load + save...");
     rows.push(...(await sessionLoadSave()));
     return rows;

@@ -1,5 +1,5 @@
 /**
- * A run's durable scope (src/plugins/conversations/durable-scope.ts): a handler's session
+ * A run's durable scope (src/plugins/dialogs/durable-scope.ts): a handler's session
  * changes ride with its first action's ledger record (in the same durable write, in the file
  * store; on Redis: ./session-on-redis.test.ts), or are set at its end when it sent nothing; a run cut short runs again
  * from the values it found; a session has a size cap and an optional expiry.
@@ -16,7 +16,7 @@ import {
   type SessionSettings,
   SessionTooLargeError,
   sweepTombstones,
-} from "../../../src/plugins/conversations/durable-scope.ts";
+} from "../../../src/plugins/dialogs/durable-scope.ts";
 import { openFileStore } from "../../../src/store/file-store.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
 import { setup, START } from "../../actions/helpers.ts";

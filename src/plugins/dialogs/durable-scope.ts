@@ -1,17 +1,17 @@
 /**
  * What one run of a bot's handlers changes besides its actions: the sessions of the user it
- * runs for (`ctx.session`) and that user's conversations (./engine.ts), and how those changes
+ * runs for (`ctx.session`) and that user's dialogs (./engine.ts), and how those changes
  * become durable together with the actions, in the file store and on Redis alike.
  *
  * ## The durable write
  *
- * A scope is one run: an event's handlers, or a conversation's timeout turn. Its changes are
+ * A scope is one run: an event's handlers, or a dialog's timeout turn. Its changes are
  * kept here, out of the store, until one of two moments, whichever comes first:
  *
  * 1. The first record of an action the run asked for. The scope is the action's
  *    {@link LedgerRider}: the ledger step sets the scope's changes in the store in the same
  *    synchronous run as it records the action `queued` (src/actions/pipeline.ts, "What rides
- *    with the ledger's record"). A bot's ledger, sessions and conversations live in the bot's
+ *    with the ledger's record"). A bot's ledger, sessions and dialogs live in the bot's
  *    own part of the state (`bots/<bot>.json`, one Redis hash), which both stores make durable
  *    whole: the file store appends every change made before a flush as one journal line (the
  *    commit); Redis writes a bot's hash in one fenced script (the staged `pending` mark and its
@@ -32,8 +32,8 @@
  * the same idempotency keys, so the ledger answers `duplicate` for those already recorded
  * (after checking the service for one left `pending`) and sends only what the cut run did not
  * reach. A session changed by a handler is therefore applied once, however often the handler
- * ran; a conversation's step advances once. (This holds for handlers that decide the same way
- * from the same state: the clock is injected, and the built-in conversations and the `dialog`
+ * ran; a dialog's step advances once. (This holds for handlers that decide the same way
+ * from the same state: the clock is injected, and the built-in dialogs and the `dialog`
  * plugin are such. A handler that draws random numbers may decide otherwise on its second run.)
  *
  * The next run by another scope reads `v`. Deleting a value leaves a tombstone (`v: null`) so
@@ -44,7 +44,7 @@
  *
  * One record per (bot, user): `session:<bot>` → `<user id>` → `{ v: { <plugin>: value }, by,
  * was, at }`, each plugin with its own slice (typed by its own schema). A slice is capped (a
- * session is a small object: what a conversation needs to remember, not a history): a run
+ * session is a small object: what a dialog needs to remember, not a history): a run
  * that makes one larger is refused with the bot, plugin and size named. With `session: {ttl}`
  * in the bot file, a session unchanged for that long reads as new.
  */
@@ -56,7 +56,7 @@ import type { Store } from "../../store/store.ts";
 export interface ScopedRecord<T> {
   /** The value; `null` once deleted (a tombstone, kept for a cut run's `was`). */
   v: T | null;
-  /** The scope that wrote it (an event id, or a conversation's timeout turn). */
+  /** The scope that wrote it (an event id, or a dialog's timeout turn). */
   by?: string;
   /** What the value was before that scope; `null`: there was none. */
   was?: T | null;
@@ -116,7 +116,7 @@ export interface ScopeOptions {
   file?: string;
 }
 
-/** One changed value of a scope, in a namespace other than the sessions' (a conversation). */
+/** One changed value of a scope, in a namespace other than the sessions' (a dialog). */
 interface Staged {
   namespace: string;
   key: string;
@@ -128,7 +128,7 @@ interface Staged {
 }
 
 /**
- * One run's session and conversation changes, written with its first recorded action or at its
+ * One run's session and dialog changes, written with its first recorded action or at its
  * end; see the module comment. Not shared between runs; a run's plugins share it.
  */
 export class DurableScope implements LedgerRider {

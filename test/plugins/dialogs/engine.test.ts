@@ -1,5 +1,5 @@
 /**
- * The conversation engine alone (src/plugins/conversations/engine.ts), with a fake sender that
+ * The conversation engine alone (src/plugins/dialogs/engine.ts), with a fake sender that
  * records each message and applies its rider as the ledger step does: turns and steps, one
  * message per turn where the conversation is, the wait's timeout on the clock (also one that
  * passed while the bot was not running), cancel words, several users at once, and a turn cut
@@ -9,13 +9,9 @@ import { describe, expect, it } from "vitest";
 import type { LayerActionOptions, Outcome, PostRef } from "../../../src/actions/index.ts";
 import { createClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
-import { DurableScope } from "../../../src/plugins/conversations/durable-scope.ts";
-import {
-  ConversationEngine,
-  type ConversationSender,
-  type Inbound,
-} from "../../../src/plugins/conversations/engine.ts";
-import type { ConversationDefinition } from "../../../src/plugins/conversations/types.ts";
+import { DurableScope } from "../../../src/plugins/dialogs/durable-scope.ts";
+import { DialogEngine, type DialogSender, type Inbound } from "../../../src/plugins/dialogs/engine.ts";
+import type { DialogDefinition } from "../../../src/plugins/dialogs/types.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
 
 const START = Date.parse("2026-03-02T12:00:00Z");
@@ -46,7 +42,7 @@ function fakeSender(options: { posted?: Set<string>; hang?: () => boolean } = {}
     if (kind === "reply") posted.add(text);
     return Promise.resolve<Outcome<R>>({ status: "sent", key: o.key!, result: result(String(++n)) });
   };
-  const sender: ConversationSender = {
+  const sender: DialogSender = {
     reply: (to: PostRef, text, o) => deliver("reply", to.id, text, o, (id) => ({ data: { id, text } })),
     dm: (userId, text, o) =>
       deliver("dm", userId, text, o, (id) => ({ data: { dm_event_id: id, dm_conversation_id: `${userId}-1` } })),
@@ -55,7 +51,7 @@ function fakeSender(options: { posted?: Set<string>; hang?: () => boolean } = {}
   return { sender, sent, posted };
 }
 
-const QUIZ: ConversationDefinition<{ tries?: number }, { name?: string; colour?: string }> = {
+const QUIZ: DialogDefinition<{ name?: string; colour?: string }> = {
   start(turn) {
     turn.wait("name", { say: "What's your name?" });
   },
@@ -84,8 +80,8 @@ const QUIZ: ConversationDefinition<{ tries?: number }, { name?: string; colour?:
 };
 
 function world(store: Store = createMemoryStore(), clock = createClock({ frozen: true, start: START })) {
-  const make = (sender: ConversationSender) => {
-    const engine = new ConversationEngine({
+  const make = (sender: DialogSender) => {
+    const engine = new DialogEngine({
       bot: "quiz",
       store,
       clock,
@@ -93,7 +89,7 @@ function world(store: Store = createMemoryStore(), clock = createClock({ frozen:
       session: { maxBytes: 8192 },
       inInbox: () => false,
     });
-    engine.define("dialog", "quiz", QUIZ as ConversationDefinition<unknown, unknown>);
+    engine.define("dialog", "quiz", QUIZ as DialogDefinition<unknown>);
     engine.resume({ send: sender, log: silentLogger });
     return engine;
   };
@@ -117,10 +113,10 @@ function world(store: Store = createMemoryStore(), clock = createClock({ frozen:
 
 /** Hands a message to the engine as the stage does: routed to a conversation, or starting one. */
 async function handle(
-  engine: ConversationEngine,
+  engine: DialogEngine,
   w: ReturnType<typeof world>,
   inbound: Inbound & { id: string },
-  sender: ConversationSender,
+  sender: DialogSender,
 ) {
   const scope = w.scope(`mention:${inbound.id}`, inbound.user.username);
   const run = { scope, send: sender, log: silentLogger };
@@ -252,7 +248,7 @@ describe("the conversation engine", () => {
   it("keeps nothing of a turn whose code threw", async () => {
     const w = world();
     const { sender, sent } = fakeSender();
-    const engine = new ConversationEngine({
+    const engine = new DialogEngine({
       bot: "quiz",
       store: w.store,
       clock: w.clock,

@@ -1,18 +1,18 @@
 /**
- * The memory of open conversations, in a process of its own (./conversations.bench.ts runs it
+ * The memory of open conversations, in a process of its own (./dialogs.bench.ts runs it
  * with --expose-gc): BOTS bots with a conversation engine each, their state in a file store;
  * RSS after a full GC with the bots idle, then after USERS users of each have a conversation
  * open (each waiting for an answer, with its timeout armed on the clock). Prints one JSON
  * line: `{ idleMb, openMb, open }`.
  *
- * Usage: node --expose-gc --import tsx test/bench/conversations-child.ts DATA_DIR BOTS USERS
+ * Usage: node --expose-gc --import tsx test/bench/dialogs-child.ts DATA_DIR BOTS USERS
  */
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { DurableScope } from "../../src/plugins/conversations/durable-scope.ts";
-import { ConversationEngine, type ConversationSender } from "../../src/plugins/conversations/engine.ts";
+import { DurableScope } from "../../src/plugins/dialogs/durable-scope.ts";
+import { DialogEngine, type DialogSender } from "../../src/plugins/dialogs/engine.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
-import dialog, { dialogConversation, dialogOptions } from "../../plugins/dialog.ts";
+import dialog, { dialogDefinition, dialogOptions } from "../../plugins/dialog.ts";
 import { QUIZ } from "../fixtures/quiz-bot.ts";
 
 const [dir, botsText, usersText] = process.argv.slice(2);
@@ -30,9 +30,9 @@ const rssMb = () => {
 
 const store = await openFileStore(dir!);
 const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
-const definition = dialogConversation(dialogOptions.parse(QUIZ.plugins!.dialog));
+const definition = dialogDefinition(dialogOptions.parse(QUIZ.plugins!.dialog));
 let id = 1_000_000;
-const sender: ConversationSender = {
+const sender: DialogSender = {
   reply(_to, _text, o) {
     o.rider?.apply();
     return Promise.resolve({ status: "sent", result: { data: { id: String(++id), text: _text } } });
@@ -46,9 +46,9 @@ const sender: ConversationSender = {
   },
   repeatsText: () => false,
 };
-const engines: ConversationEngine[] = [];
+const engines: DialogEngine[] = [];
 for (let b = 0; b < BOTS; b++) {
-  const engine = new ConversationEngine({
+  const engine = new DialogEngine({
     bot: `bot-${b}`,
     store,
     clock,

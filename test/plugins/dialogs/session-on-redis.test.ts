@@ -1,11 +1,11 @@
 /**
  * A session written with a reply, with the state on Redis: it is in the bot's hash together
  * with the reply's pending mark before the request leaves, both written by the one fenced
- * script that takes the request's budget slot (src/plugins/conversations/durable-scope.ts).
+ * script that takes the request's budget slot (src/plugins/dialogs/durable-scope.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../../../src/actions/index.ts";
-import { DurableScope, type ScopedRecord } from "../../../src/plugins/conversations/durable-scope.ts";
+import { DurableScope, type ScopedRecord } from "../../../src/plugins/dialogs/durable-scope.ts";
 import { connectRedis, type Redis } from "../../../src/redis/connect.ts";
 import { Leases } from "../../../src/redis/leases.ts";
 import { RedisWindows } from "../../../src/redis/shared-windows.ts";

@@ -1,14 +1,15 @@
 /**
- * The conversations of one bot: which are open, which message belongs to which, running each
- * turn (./types.ts says what a turn is), their timeouts on the injected clock, and what the
- * status shows. The plugins stage (../stage.ts) gives it every message a user sends the bot
- * (a mention or reply in a thread, a DM) before any handler; the conversation waiting for
- * that user in that place takes it.
+ * The dialogs of one bot: which are open, which message belongs to which, running each turn
+ * (./types.ts says what a turn is), their timeouts on the injected clock, and what the status
+ * shows. The plugins stage (../stage.ts) gives it every message a user sends the bot (a
+ * mention or reply in a thread, a DM) before any handler; the dialog waiting for that user in
+ * that place takes it.
  *
  * ## State, in the bot's part of the store
  *
- * `conv:<bot>` → `<user id>:<thread|dm>` → the open conversation (one per bot, user and
- * channel) as a {@link ScopedRecord}: its step, data, turn count, place (the thread, the DM
+ * `conv:<bot>` (the namespace's name since before dialogs were called so, kept so open ones
+ * survive an upgrade) → `<user id>:<thread|dm>` → the open dialog (one per bot, user and
+ * channel) as a {@link ScopedRecord}: its step, turn count, place (the thread, the DM
  * conversation), the post its next message answers, and the wait's deadline. Every change is
  * staged in the run's {@link DurableScope} and becomes durable with the turn's message's ledger
  * record (or at the run's end when it said nothing): see ./durable-scope.ts for why a crash
@@ -21,19 +22,19 @@
  * 1. Under the user's lock (one turn of a user at a time: the engine's per-user order covers
  *    events, the lock covers a timeout firing meanwhile), the record is read as the run
  *    starts from it ({@link DurableScope.read}).
- * 2. The plugin's turn handler runs on a copy of the data and the user's session; it says
- *    texts and picks the next step (or ends). If it throws, nothing of the turn is kept.
+ * 2. The plugin's turn handler runs on the user's session (the plugin's `ctx.session`); it
+ *    says texts and picks the next step (or ends). If it throws, nothing of the turn is kept.
  * 3. The new record is staged, and the turn's texts go out as one message: in a thread a reply
  *    (starting with `@user`, so two users asked the same question get different texts, which
  *    the service requires) to the user's message (a timeout: to the bot's last question); in
- *    DMs a message to the user. Its idempotency key is the conversation's id and the turn's
- *    number, so a turn run again sends nothing twice. A text the bot posted within 24 hours
+ *    DMs a message to the user. Its idempotency key is the dialog's id and the turn's number
+ *    (`dialog:<id>:<turn>`, src/actions/keys.ts), so a turn run again sends nothing twice. A text the bot posted within 24 hours
  *    (the same user taking the quiz again) gets a counter, `(2)`, instead of being refused.
  * 4. The message's first ledger record carries the staged record and session (the scope is
  *    its rider); the timer of the new wait is armed once the turn is over.
  *
  * A timeout is a turn too, run by a clock timer at the deadline, under its own scope (id
- * `timeout:<conversation>:<turn>`), so a crash in it is resumed the same way: a deadline that
+ * `timeout:<bot>:<user id>:<channel>:<turn>`), so a crash in it is resumed the same way: a deadline that
  * passed while the process was down fires at start. An answer written before the deadline
  * counts even when it arrives after it (a poll's delay); the timeout turn of a wait that got
  * its answer does nothing.
@@ -53,26 +54,26 @@ import type { Store } from "../../store/store.ts";
 import { DurableScope, type ScopedRecord, type SessionSettings, sweepTombstones } from "./durable-scope.ts";
 import type {
   ChannelKind,
-  ConversationDefinition,
-  ConversationMessage,
-  ConversationState,
+  DialogDefinition,
+  DialogMessage,
+  DialogState,
   StartResult,
   Turn,
   TurnHandler,
   TurnReason,
 } from "./types.ts";
 
-/** The store namespace of a bot's open conversations. */
-export const conversationNamespace = (bot: string) => `conv:${bot}`;
+/** The store namespace of a bot's open dialogs (`conv:`, its name before 0.2, so open ones survive an upgrade). */
+export const dialogNamespace = (bot: string) => `conv:${bot}`;
 
-/** The key of a user's conversation in a channel. */
-export const conversationKey = (userId: string, channel: ChannelKind) => `${userId}:${channel}`;
+/** The key of a user's dialog in a channel. */
+export const dialogKey = (userId: string, channel: ChannelKind) => `${userId}:${channel}`;
 
 /** How long a wait lasts by default. */
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
-/** An open conversation as stored (see the module comment). */
-export interface ConversationRecord {
+/** An open dialog as stored (see the module comment). */
+export interface DialogRecord {
   id: string;
   plugin: string;
   name: string;
@@ -85,7 +86,6 @@ export interface ConversationRecord {
   /** Thread: the bot's last message, which a timeout's word answers. */
   lastBotPost?: string;
   step: string;
-  data: unknown;
   /** Turns so far: the next message's key. */
   turns: number;
   /** Answers the current step got so far (a retry's attempt). */
@@ -100,13 +100,13 @@ export interface Inbound {
   channel: ChannelKind;
   /** The thread's conversation id, or the DM conversation's id. */
   place: string;
-  message: ConversationMessage;
+  message: DialogMessage;
   /** Thread: the post itself, to reply to. */
   post?: PostRef;
 }
 
-/** How the engine speaks: the bot's action layer (each verb through the whole pipeline). */
-export interface ConversationSender {
+/** How the engine speaks: the bot's action layer (each verb through the whole pipeline), outcomes typed by kind. */
+export interface DialogSender {
   reply(to: PostRef, text: string, options: LayerActionOptions): Promise<ActionOutcome<"reply">>;
   dm(userId: string, text: string, options: LayerActionOptions): Promise<ActionOutcome<"dm">>;
   /** Whether the service would refuse this text as the bot's duplicate now. */
@@ -114,12 +114,12 @@ export interface ConversationSender {
 }
 
 /** What the engine is told of each turn and wait (metrics, `bot status`). */
-export interface ConversationCounters {
+export interface DialogCounters {
   /** Turns run on a user's answer (steps taken), since start. */
   steps: number;
   /** Waits whose time ran out, since start. */
   timeouts: number;
-  /** Conversations opened since start. */
+  /** Dialogs opened since start. */
   started: number;
 }
 
@@ -147,15 +147,20 @@ const RECHECK_MS = 60_000;
 interface Defined {
   plugin: string;
   name: string;
-  definition: ConversationDefinition<unknown, unknown>;
+  definition: DialogDefinition<unknown>;
 }
 
 /** How a turn is run: with the run's scope, the sender, and how awaiting its message is counted. */
-interface TurnRun {
+export interface TurnRun {
   scope: DurableScope;
-  send: ConversationSender;
+  send: DialogSender;
   /** The logger of the run (the plugin's, naming the event). */
   log: Logger;
+  /**
+   * A plugin's session of the run's user as `ctx.session` has it (read through the plugin's
+   * schema: the stage's); default: the scope's slice as stored.
+   */
+  session?(plugin: string, scope: DurableScope): Record<string, unknown>;
 }
 
 const MAX_VARIANTS = 20;
@@ -163,8 +168,8 @@ const MAX_VARIANTS = 20;
 /** A message's text without the @mentions it starts with (who it was addressed to), trimmed. */
 export const answerText = (text: string) => text.replace(/^(?:\s*@\w+)+\s*/, "").trim();
 
-/** One bot's conversations; see the module comment. */
-export class ConversationEngine {
+/** One bot's dialogs; see the module comment. */
+export class DialogEngine {
   private readonly defined = new Map<string, Defined>();
   private readonly timers = new Map<string, () => void>();
   private readonly locks = new Map<string, Promise<void>>();
@@ -178,33 +183,32 @@ export class ConversationEngine {
   private readonly heardAt = new Map<ChannelKind, number>();
   /** Timeouts due but waiting for their channel's next poll, by key: the wait's turn count. */
   private readonly deferred = new Map<string, number>();
-  readonly counters: ConversationCounters = { steps: 0, timeouts: 0, started: 0 };
+  readonly counters: DialogCounters = { steps: 0, timeouts: 0, started: 0 };
   private readonly ns: string;
 
   constructor(private readonly options: EngineOptions) {
-    this.ns = conversationNamespace(options.bot);
+    this.ns = dialogNamespace(options.bot);
   }
 
-  /** Registers a plugin's conversation (from its setup). */
-  define(plugin: string, name: string, definition: ConversationDefinition<unknown, unknown>): void {
+  /** Registers a plugin's dialog (from its setup). */
+  define(plugin: string, name: string, definition: DialogDefinition<unknown>): void {
     const id = `${plugin}\u0000${name}`;
     if (this.defined.has(id))
-      throw new Error(`plugin ${plugin} defines the conversation "${name}" twice; give each a name of its own`);
+      throw new Error(`plugin ${plugin} defines the dialog "${name}" twice; give each a name of its own`);
     for (const step of Object.keys(definition.steps))
-      if (!step) throw new Error(`plugin ${plugin}, conversation "${name}": a step needs a name`);
+      if (!step) throw new Error(`plugin ${plugin}, dialog "${name}": a step needs a name`);
     this.defined.set(id, { plugin, name, definition });
   }
 
-  /** Whether any plugin of the bot defines a conversation (the stage routes messages only then). */
+  /** Whether any plugin of the bot defines a dialog (the stage routes messages only then). */
   get active(): boolean {
     return this.defined.size > 0;
   }
 
-  /** Conversations open now. */
+  /** Dialogs open now. */
   get openCount(): number {
     let open = 0;
-    for (const [, record] of this.options.store.entries<ScopedRecord<ConversationRecord>>(this.ns))
-      if (record.v) open++;
+    for (const [, record] of this.options.store.entries<ScopedRecord<DialogRecord>>(this.ns)) if (record.v) open++;
     return open;
   }
 
@@ -214,7 +218,7 @@ export class ConversationEngine {
   }
 
   /**
-   * The bot runs here from now: counts its open conversations, sweeps finished runs'
+   * The bot runs here from now: counts its open dialogs, sweeps finished runs'
    * tombstones, and arms every wait's timer; a deadline that passed while the process was down
    * fires at once (after the events the inbox kept have been taken up).
    */
@@ -225,7 +229,7 @@ export class ConversationEngine {
     this.heardAt.clear();
     const { store, inInbox } = this.options;
     sweepTombstones(store, this.ns, inInbox);
-    for (const [key, record] of store.entries<ScopedRecord<ConversationRecord>>(this.ns))
+    for (const [key, record] of store.entries<ScopedRecord<DialogRecord>>(this.ns))
       if (record.v) this.arm(key, record.v);
   }
 
@@ -237,45 +241,42 @@ export class ConversationEngine {
     this.timers.clear();
   }
 
-  /** The open conversation of a user in a channel, as stored. */
-  record(userId: string, channel: ChannelKind): ConversationRecord | undefined {
-    return (
-      this.options.store.get<ScopedRecord<ConversationRecord>>(this.ns, conversationKey(userId, channel))?.v ??
-      undefined
-    );
+  /** The open dialog of a user in a channel, as stored. */
+  record(userId: string, channel: ChannelKind): DialogRecord | undefined {
+    return this.options.store.get<ScopedRecord<DialogRecord>>(this.ns, dialogKey(userId, channel))?.v ?? undefined;
   }
 
-  /** An open conversation as the status and the test bed show it. */
-  state(userId: string, channel: ChannelKind, plugin?: string): ConversationState | undefined {
+  /** An open dialog as the status and the test bed show it. */
+  state(userId: string, channel: ChannelKind, plugin?: string): DialogState | undefined {
     const r = this.record(userId, channel);
     if (!r || (plugin !== undefined && r.plugin !== plugin)) return undefined;
     return stateOf(r);
   }
 
-  /** Every open conversation (for `bot status` and the status page). */
-  all(): ConversationState[] {
-    const out: ConversationState[] = [];
-    for (const [, record] of this.options.store.entries<ScopedRecord<ConversationRecord>>(this.ns))
+  /** Every open dialog (for `bot status` and the status page). */
+  all(): DialogState[] {
+    const out: DialogState[] = [];
+    for (const [, record] of this.options.store.entries<ScopedRecord<DialogRecord>>(this.ns))
       if (record.v) out.push(this.state(record.v.user.id, record.v.channel)!);
     return out;
   }
 
   /**
-   * Gives a user's message to the conversation waiting for it, if one is: resolves `true` once
-   * its turn is over (the message belongs to it, and no handler of the bot sees it), `false`
-   * when no conversation of that user waits in that place.
+   * Gives a user's message to the dialog waiting for it, if one is: resolves `true` once its
+   * turn is over (the message belongs to it, and no handler of the bot sees it), `false` when
+   * no dialog of that user waits in that place.
    */
   async route(inbound: Inbound, run: TurnRun): Promise<boolean> {
     if (this.defined.size === 0 || this.stopped) return false;
-    const key = conversationKey(inbound.user.id, inbound.channel);
+    const key = dialogKey(inbound.user.id, inbound.channel);
     return this.locked(inbound.user.id, async () => {
-      const record = run.scope.read<ConversationRecord>(this.ns, key);
+      const record = run.scope.read<DialogRecord>(this.ns, key);
       if (!record || (inbound.channel === "thread" && record.place !== inbound.place)) return false;
       const found = this.defined.get(`${record.plugin}\u0000${record.name}`);
       if (!found) {
         run.log.warn(
-          { conversation: record.id, plugin: record.plugin },
-          `the conversation "${record.name}" of plugin ${record.plugin} is no longer defined (the plugin left the bot file?); closed it`,
+          { dialog: record.id, plugin: record.plugin },
+          `the dialog "${record.name}" of plugin ${record.plugin} is no longer defined (the plugin left the bot file?); closed it`,
         );
         run.scope.stage(this.ns, key, null);
         run.scope.apply();
@@ -286,13 +287,13 @@ export class ConversationEngine {
       const at = Number.isFinite(written) ? written : this.options.clock.now();
       if (record.deadline !== undefined && at > record.deadline) {
         // Written after the wait's time was up: the timeout's turn comes first, and the message
-        // is a new one (it may start the conversation again).
+        // is a new one (it may start the dialog again).
         await this.turn(record, key, "timeout", undefined, found, run);
         return false;
       }
       const text = answerText(inbound.message.text);
       const cancel = found.definition.cancel?.some((w) => w.toLowerCase() === text.toLowerCase()) ?? false;
-      const next: ConversationRecord = {
+      const next: DialogRecord = {
         ...record,
         ...(inbound.post ? { replyTo: inbound.post } : {}),
         ...(inbound.channel === "dm" ? { place: inbound.place } : {}),
@@ -303,16 +304,16 @@ export class ConversationEngine {
     });
   }
 
-  /** Opens a conversation with the message's user and runs its first turn; see `Conversation.start`. */
+  /** Opens a dialog with the message's user and runs its first turn; see `Dialog.start`. */
   async start(plugin: string, name: string, inbound: Inbound, run: TurnRun): Promise<StartResult> {
     const found = this.defined.get(`${plugin}\u0000${name}`);
-    if (!found) throw new Error(`plugin ${plugin} has no conversation named "${name}"`);
+    if (!found) throw new Error(`plugin ${plugin} has no dialog named "${name}"`);
     if (this.stopped) return { started: false, reason: "stopped" };
-    const key = conversationKey(inbound.user.id, inbound.channel);
+    const key = dialogKey(inbound.user.id, inbound.channel);
     return this.locked(inbound.user.id, async () => {
-      if (run.scope.read<ConversationRecord>(this.ns, key)) return { started: false, reason: "open" };
+      if (run.scope.read<DialogRecord>(this.ns, key)) return { started: false, reason: "open" };
       const id = shortId(`${this.options.bot}\u0000${key}\u0000${run.scope.id}`);
-      const record: ConversationRecord = {
+      const record: DialogRecord = {
         id,
         plugin,
         name,
@@ -321,7 +322,6 @@ export class ConversationEngine {
         place: inbound.place,
         ...(inbound.post ? { replyTo: inbound.post } : {}),
         step: "",
-        data: found.definition.data ? found.definition.data() : {},
         turns: 0,
         attempts: 0,
         startedAt: this.options.clock.now(),
@@ -337,20 +337,20 @@ export class ConversationEngine {
    * that threw leaves everything as it was).
    */
   private async turn(
-    record: ConversationRecord,
+    record: DialogRecord,
     key: string,
     reason: TurnReason,
-    message: ConversationMessage | undefined,
+    message: DialogMessage | undefined,
     found: Defined,
     run: TurnRun,
   ): Promise<boolean> {
     const { definition, plugin } = found;
     const handler = handlerOf(definition, reason, record.step);
-    const log = run.log.child({ conversation: record.id, step: record.step || "start" });
-    const data = structuredClone(record.data) as Record<string, unknown>;
-    const asked = turnOf(record, reason, message, found, { data, session: run.scope.session(plugin), log });
+    const log = run.log.child({ dialog: record.id, step: record.step || "start" });
+    const session = run.session ? run.session(plugin, run.scope) : run.scope.session(plugin);
+    const asked = turnOf(record, reason, message, found, { session, log });
     if (handler === undefined && reason === "answer") {
-      log.warn(`the conversation "${found.name}" has no step "${record.step}" any more; closed it`);
+      log.warn(`the dialog "${found.name}" has no step "${record.step}" any more; closed it`);
     } else if (handler) {
       try {
         await handler(asked.turn);
@@ -358,13 +358,13 @@ export class ConversationEngine {
         run.scope.discard(plugin);
         log.error(
           { err: error },
-          `plugin ${plugin}, conversation "${found.name}": its ${reason === "answer" ? `step "${record.step}"` : reason} threw: ${(error as Error)?.message ?? String(error)}; the conversation stays as it was`,
+          `plugin ${plugin}, dialog "${found.name}": its ${reason === "answer" ? `step "${record.step}"` : reason} threw: ${(error as Error)?.message ?? String(error)}; the dialog stays as it was`,
         );
         return false;
       }
     }
     // The turn's new state, staged to ride with its message's record.
-    const next = nextRecord(record, reason, asked.waitFor, data, definition, this.options.clock.now());
+    const next = nextRecord(record, reason, asked.waitFor, definition, this.options.clock.now());
     run.scope.stage(this.ns, key, next);
     if (reason === "timeout") this.counters.timeouts++;
     if (!next) this.disarm(key);
@@ -380,10 +380,10 @@ export class ConversationEngine {
    * record (a timeout's message answers it), and a message not sent is logged.
    */
   private async sayAll(
-    record: ConversationRecord,
+    record: DialogRecord,
     reason: TurnReason,
     said: readonly string[],
-    next: ConversationRecord | null,
+    next: DialogRecord | null,
     key: string,
     found: Defined,
     run: TurnRun,
@@ -401,19 +401,19 @@ export class ConversationEngine {
     } else if (outcome.status !== "sent" && outcome.status !== "duplicate" && outcome.status !== "dry-run") {
       log.warn(
         { outcome: outcome.status, reason: "reason" in outcome ? outcome.reason : undefined },
-        `conversation "${found.name}" with @${record.user.username}: its message was not sent (${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}); the conversation ${next ? `waits in step "${next.step}" anyway` : "ends"}`,
+        `dialog "${found.name}" with @${record.user.username}: its message was not sent (${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}); the dialog ${next ? `waits in step "${next.step}" anyway` : "ends"}`,
       );
     }
   }
 
   /**
-   * Sends a turn's message where the conversation is: in DMs to the user; in a thread as a
+   * Sends a turn's message where the dialog is: in DMs to the user; in a thread as a
    * reply to the user's message, or, for a timeout, to the bot's last question (a reply to the
    * user's message would look, to the ledger's check after a crash, like the question itself).
    * Resolves with its outcome, and the bot's new post in a thread.
    */
   private async say(
-    record: ConversationRecord,
+    record: DialogRecord,
     reason: TurnReason,
     text: string,
     key: string,
@@ -425,13 +425,13 @@ export class ConversationEngine {
       reason === "timeout" && record.lastBotPost !== undefined
         ? { id: record.lastBotPost, ...(record.place !== undefined ? { conversation_id: record.place } : {}) }
         : record.replyTo;
-    if (!target) throw new Error(`conversation ${record.id} has no post to answer in its thread`);
+    if (!target) throw new Error(`dialog ${record.id} has no post to answer in its thread`);
     const outcome = await run.send.reply(target, this.varied(`@${record.user.username} ${text}`, run.send), options);
     return outcome.status === "sent" ? { outcome, posted: outcome.result.data.id } : { outcome };
   }
 
   /** The text, or with a counter when the bot posted it within 24 hours (the service refuses a repeat). */
-  private varied(text: string, send: ConversationSender): string {
+  private varied(text: string, send: DialogSender): string {
     if (!send.repeatsText(text)) return text;
     for (let n = 2; n <= MAX_VARIANTS; n++) {
       const candidate = `${text} (${n})`;
@@ -441,7 +441,7 @@ export class ConversationEngine {
   }
 
   /** Arms the timer of a record's wait (replacing the one before). */
-  private arm(key: string, record: ConversationRecord): void {
+  private arm(key: string, record: DialogRecord): void {
     this.disarm(key);
     if (this.stopped || record.deadline === undefined) return;
     const fire = () => {
@@ -474,7 +474,7 @@ export class ConversationEngine {
   }
 
   /**
-   * A wait's time is up: its timeout turn, if the conversation still waits there, and only
+   * A wait's time is up: its timeout turn, if the dialog still waits there, and only
    * once the bot knows no answer came in time. An answer counts by when it was written, and a
    * polled channel's messages are known only at its next poll (DMs on basic: once a day), so
    * the timeout waits for a poll after the deadline; and when a message of the user there
@@ -485,7 +485,7 @@ export class ConversationEngine {
     if (this.stopped || !timeoutRun) return;
     const userId = key.slice(0, key.lastIndexOf(":"));
     const channel = key.slice(key.lastIndexOf(":") + 1) as ChannelKind;
-    const waiting = this.options.store.get<ScopedRecord<ConversationRecord>>(this.ns, key)?.v;
+    const waiting = this.options.store.get<ScopedRecord<DialogRecord>>(this.ns, key)?.v;
     if (waiting && waiting.turns === turns && waiting.deadline !== undefined) {
       if (this.polled[channel] && !((this.heardAt.get(channel) ?? -Infinity) >= waiting.deadline)) {
         this.deferred.set(key, turns);
@@ -512,7 +512,7 @@ export class ConversationEngine {
           session: this.options.session,
           ...(this.options.file !== undefined ? { file: this.options.file } : {}),
         });
-        const record = scope.read<ConversationRecord>(this.ns, key);
+        const record = scope.read<DialogRecord>(this.ns, key);
         if (!record || record.turns !== turns || record.deadline === undefined) return;
         if (record.deadline > this.options.clock.now()) return void this.arm(key, record);
         const found = this.defined.get(`${record.plugin}\u0000${record.name}`);
@@ -521,7 +521,7 @@ export class ConversationEngine {
         for (const err of scope.finish()) timeoutRun.log.error({ plugin: found.plugin }, err.message);
       });
     } catch (err) {
-      this.options.log.error({ err }, `a conversation's timeout failed: ${(err as Error)?.message ?? String(err)}`);
+      this.options.log.error({ err }, `a dialog's timeout failed: ${(err as Error)?.message ?? String(err)}`);
     } finally {
       this.timeoutsRunning--;
     }
@@ -552,10 +552,10 @@ export class ConversationEngine {
 
 /** The handler a turn runs: the definition's start, timeout or cancelled, or the waiting step's. */
 function handlerOf(
-  definition: ConversationDefinition<unknown, unknown>,
+  definition: DialogDefinition<unknown>,
   reason: TurnReason,
   step: string,
-): TurnHandler<unknown, unknown> | undefined {
+): TurnHandler<unknown> | undefined {
   if (reason === "start") return definition.start;
   if (reason === "timeout") return definition.timeout;
   if (reason === "cancel") return definition.cancelled;
@@ -564,22 +564,22 @@ function handlerOf(
 
 /** What a turn's handler asked for: the texts it said, and the step it waits in next (none: it ends). */
 interface Asked {
-  turn: Turn<unknown, unknown>;
+  turn: Turn<unknown>;
   said: string[];
   waitFor: { step: string; timeoutMs?: number } | undefined;
 }
 
 /** The `turn` a handler gets, writing what it says and where it waits into the answer. */
 function turnOf(
-  record: ConversationRecord,
+  record: DialogRecord,
   reason: TurnReason,
-  message: ConversationMessage | undefined,
+  message: DialogMessage | undefined,
   found: Defined,
-  parts: { data: Record<string, unknown>; session: Turn<unknown, unknown>["session"]; log: Logger },
+  parts: { session: Turn<unknown>["session"]; log: Logger },
 ): Asked {
   const { definition } = found;
   const asked: Asked = { turn: undefined as never, said: [], waitFor: undefined };
-  const turn: Turn<unknown, unknown> = {
+  const turn: Turn<unknown> = {
     reason,
     step: record.step || undefined,
     message,
@@ -587,7 +587,6 @@ function turnOf(
     user: record.user,
     channel: record.channel,
     attempt: reason === "answer" ? record.attempts : 0,
-    data: parts.data,
     session: parts.session,
     log: parts.log,
     say(text: string) {
@@ -598,7 +597,7 @@ function turnOf(
     wait(step: string, options?: { timeoutMs?: number; say?: string }) {
       if (!Object.hasOwn(definition.steps, step))
         throw new Error(
-          `turn.wait("${step}"): the conversation "${found.name}" has no such step (its steps: ${Object.keys(definition.steps).join(", ") || "none"})`,
+          `turn.wait("${step}"): the dialog "${found.name}" has no such step (its steps: ${Object.keys(definition.steps).join(", ") || "none"})`,
         );
       if (options?.say !== undefined) turn.say(options.say);
       asked.waitFor = { step, ...(options?.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
@@ -613,28 +612,27 @@ function turnOf(
 
 /** The record after a turn: waiting in its next step (with its deadline from `now`), or null when it ended. */
 function nextRecord(
-  record: ConversationRecord,
+  record: DialogRecord,
   reason: TurnReason,
   waitFor: Asked["waitFor"],
-  data: Record<string, unknown>,
-  definition: ConversationDefinition<unknown, unknown>,
+  definition: DialogDefinition<unknown>,
   now: number,
-): ConversationRecord | null {
+): DialogRecord | null {
   if (!waitFor) return null;
   const timeoutMs = waitFor.timeoutMs ?? definition.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const { deadline: _old, ...rest } = record;
+  // (`data`: a dialog's own state in records written before postbot 0.2; its answers live in the session now.)
+  const { deadline: _old, data: _data, ...rest } = record as DialogRecord & { data?: unknown };
   return {
     ...rest,
     step: waitFor.step,
-    data,
     turns: record.turns + 1,
     attempts: waitFor.step === record.step && reason === "answer" ? record.attempts + 1 : 0,
     ...(timeoutMs > 0 && Number.isFinite(timeoutMs) ? { deadline: now + timeoutMs } : {}),
   };
 }
 
-/** A record as {@link ConversationState} shows it. */
-function stateOf(r: ConversationRecord): ConversationState {
+/** A record as {@link DialogState} shows it. */
+function stateOf(r: DialogRecord): DialogState {
   return {
     id: r.id,
     plugin: r.plugin,
@@ -643,7 +641,6 @@ function stateOf(r: ConversationRecord): ConversationState {
     channel: r.channel,
     ...(r.place !== undefined ? { place: r.place } : {}),
     step: r.step,
-    data: r.data,
     turns: r.turns,
     ...(r.deadline !== undefined ? { deadline: r.deadline } : {}),
     startedAt: r.startedAt,
@@ -651,22 +648,19 @@ function stateOf(r: ConversationRecord): ConversationState {
 }
 
 /**
- * A user's open conversation with a bot, read from the store (`postbot/testing` and tools that
+ * A user's open dialog with a bot, read from the store (`postbot/testing` and tools that
  * look at a state from outside), with the bot's last message in it when it is in a thread.
  */
-export function readConversation(
+export function readDialog(
   store: Store,
   bot: string,
   userId: string,
   channel: ChannelKind,
-): (ConversationState & { lastBotPost?: string }) | undefined {
-  const r = store.get<ScopedRecord<ConversationRecord>>(
-    conversationNamespace(bot),
-    conversationKey(userId, channel),
-  )?.v;
+): (DialogState & { lastBotPost?: string }) | undefined {
+  const r = store.get<ScopedRecord<DialogRecord>>(dialogNamespace(bot), dialogKey(userId, channel))?.v;
   if (!r) return undefined;
   return { ...stateOf(r), ...(r.lastBotPost !== undefined ? { lastBotPost: r.lastBotPost } : {}) };
 }
 
-/** A short, stable id made of `seed` (a conversation's: the same start, run again, gets the same id). */
+/** A short, stable id made of `seed` (a dialog's: the same start, run again, gets the same id). */
 const shortId = (seed: string) => createHash("sha256").update(seed).digest("base64url").slice(0, 12);

@@ -1,0 +1,76 @@
+/**
+ * A dialog keeps its answers in the user's session: `turn.session` is the plugin's
+ * `ctx.session` (read through the plugin's session schema), the same object within an event,
+ * and what a turn saved is what a later handler of that user reads.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { sandboxUsername } from "../../../src/hosting/provision.ts";
+import { definePlugin } from "../../../src/plugins/plugin.ts";
+import { createTestBed, type TestBed } from "../../../src/testing.ts";
+
+let bed: TestBed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+describe("a dialog's answers", () => {
+  it("live in the user's session: turn.session is ctx.session, and a later handler reads them", async () => {
+    const same: boolean[] = [];
+    const remembered: Array<string | undefined> = [];
+    const order = definePlugin({
+      name: "order",
+      // The schema's default shows the session went through it before the turn saw it.
+      session: z.object({ size: z.string().optional(), visits: z.number().default(0) }),
+      setup(bot) {
+        let seen: object | undefined;
+        const dialog = bot.dialog("order", {
+          start(turn) {
+            same.push(turn.session === seen);
+            turn.wait("size", { say: `Which size (visit ${turn.session.visits})?` });
+          },
+          steps: {
+            size(turn) {
+              turn.session.size = turn.text.toUpperCase();
+              turn.say(`Size ${turn.session.size}, noted.`);
+            },
+          },
+        });
+        bot.on("mention", async (ctx) => {
+          if (ctx.post.text.includes("order")) {
+            ctx.session.visits++;
+            seen = ctx.session;
+            await dialog.start(ctx);
+          } else {
+            remembered.push(ctx.session.size);
+            await ctx.reply(`@${ctx.author.username} you chose ${ctx.session.size ?? "nothing"}`);
+          }
+        });
+      },
+    });
+    bed = await createTestBed({
+      bots: [{ name: "shop", plan: "pro", triggers: { mentions: {} }, plugins: { order: {} } }],
+      plugins: { order },
+    });
+    const shop = await bed.user(sandboxUsername("shop"));
+    const alice = await bed.user("alice");
+    await bed.post(alice, `@${shop.username} I'd like to order`);
+    await bed.advance(3_000);
+    await bed.settle();
+    await bed.answer(alice, "shop", "m");
+    await bed.advance(3_000);
+    await bed.settle();
+    expect(bed.dialog("shop", alice)).toBeUndefined();
+    await bed.post(alice, `@${shop.username} what did I choose?`);
+    await bed.advance(3_000);
+    await bed.settle();
+    expect(same).toEqual([true]);
+    expect(remembered).toEqual(["M"]);
+    expect(bed.postsBy("shop").map((p) => p.text)).toEqual([
+      "@alice Which size (visit 1)?",
+      "@alice Size M, noted.",
+      "@alice you chose M",
+    ]);
+  });
+});
