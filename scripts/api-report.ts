@@ -67,7 +67,7 @@ function describe(checker: ts.TypeChecker, exported: ts.Symbol, name: string, in
     lines.push(`${indent}- \`${name}\` (interface${typeParameters(checker, type)})`);
     for (const member of checker.getPropertiesOfType(type)) {
       const optional = member.flags & ts.SymbolFlags.Optional ? "?" : "";
-      lines.push(`${indent}  - \`${member.name}${optional}\`: \`${written(checker, member)}\``);
+      lines.push(`${indent}  - \`${memberName(member)}${optional}\`: \`${written(checker, member)}\``);
     }
     return lines;
   }
@@ -83,7 +83,7 @@ function describe(checker: ts.TypeChecker, exported: ts.Symbol, name: string, in
     for (const signature of statics.getConstructSignatures())
       lines.push(`${indent}  - constructor: \`${checker.signatureToString(signature, undefined, FLAGS)}\``);
     for (const member of checker.getPropertiesOfType(instance))
-      lines.push(`${indent}  - \`${member.name}\`: \`${written(checker, member)}\``);
+      lines.push(`${indent}  - \`${memberName(member)}\`: \`${written(checker, member)}\``);
     return lines;
   }
   const type = checker.getTypeOfSymbol(symbol);
@@ -95,6 +95,12 @@ function typeParameters(checker: ts.TypeChecker, type: ts.Type): string {
   const params = (type as ts.InterfaceType).typeParameters;
   return params?.length ? ` <${params.map((p) => checker.typeToString(p)).join(", ")}>` : "";
 }
+
+/**
+ * A member's name as written: a well-known symbol's (`__@asyncIterator@1217` to the checker,
+ * its number changing with every type added anywhere) as `[Symbol.asyncIterator]`.
+ */
+const memberName = (member: ts.Symbol) => member.name.replace(/^__@(\w+)@\d+$/, "[Symbol.$1]");
 
 const byName = (a: ts.Symbol, b: ts.Symbol) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 

@@ -1,5 +1,5 @@
 /**
- * The service's typed client, for postbot's runtime and for plugin authors (`ctx.api` is an
+ * The service's typed client, for postbot's runtime and for plugin authors (`ctx.unbudgetedApi` is an
  * {@link ApiClient}). Everything a caller needs: the client, its authentication helpers, the
  * request and response types, and the error classes to tell failures apart.
  */

@@ -14,7 +14,7 @@ import { createClock } from "../../../src/clock.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
 import { actionOf, BOT, deferred, fakeNext, jobOf, START } from "./helpers.ts";
 
-/** A reply whose text is still to be written, as the layer builds one for `ctx.replyWith`. */
+/** A reply whose text is still to be written, as the layer builds one for `ctx.reply(write)`. */
 const unwritten = (target = "500"): Action => {
   const a = actionOf("reply", target);
   return { ...a, body: { reply: { in_reply_to_post_id: target } } };
