@@ -115,7 +115,7 @@ describe("bot say and bot follow (the demo's users)", () => {
     );
     // desk's log says it answered that message.
     const messageId = /a DM (\d+)/.exec(dmLines)![1]!;
-    await log.waitFor(new RegExp(`"bot":"desk".*"action":"dm","target":"${messageId}","status":"sent"`));
+    await log.waitFor(new RegExp(`"bot":"desk".*"action":"dm","target":"re:${messageId}","status":"sent"`));
 
     // Without --wait: sent, and what to expect. To a bot that answers no DMs, --wait alone says so at once.
     const sent = await runBot(["say", "--data", data, "--dm", "--as", "bob", "desk", "hello"]);
