@@ -8,6 +8,7 @@ import { UserError } from "../../src/errors.ts";
 import { parseLabelFile } from "../../src/moderation/training/label-file.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { keepLabels, labelCounts, operatorLabels } from "../../src/moderation/training/labels.ts";
+import { shippedBatches } from "../../src/moderation/training/shipped.ts";
 
 const refused = (contents: string) => {
   try {
@@ -122,5 +123,16 @@ describe("the operator's labels in the state", () => {
       { text: "log off forever", abusive: true, by: "cli:op", at: 3, from: { file: "b.tsv", line: 2 } },
     ]);
     expect(labelCounts(operatorLabels(store))).toEqual({ abusive: 2, fine: 0 });
+  });
+});
+
+describe("the shipped training data", () => {
+  it("is found from the package's root, and its absence is said plainly", () => {
+    expect(shippedBatches().reduce((n, b) => n + b.rows.length, 0)).toBe(7621);
+    expect(() => shippedBatches("/nonexistent/training/data")).toThrow(
+      new UserError(
+        "postbot's training data is not in this installation (/nonexistent/training/data is missing), so the model cannot be trained here; install postbot again, or train where it is (a checkout of postbot has it)",
+      ),
+    );
   });
 });

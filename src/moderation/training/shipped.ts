@@ -15,8 +15,9 @@
  * - `heldout-*.jsonl` (not shipped): written before the rules were tuned and never tuned on
  *   after being scored: the honest figures.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { UserError } from "../../errors.ts";
 import { packageFile } from "../../package-files.ts";
 import type { Example } from "./trainer.ts";
 
@@ -102,9 +103,17 @@ export function readBatches(dir: string): Batch[] {
 /** The directory of the shipped batches, on this machine. */
 export const shippedDataDir = (): string => fileURLToPath(packageFile(SHIPPED_DATA)).replace(/\/$/, "");
 
-/** The shipped batches: the own fixture, the tuning and the training batches. */
-export function shippedBatches(): Batch[] {
-  return readBatches(shippedDataDir());
+/**
+ * The shipped batches: the own fixture, the tuning and the training batches. An installation
+ * without them (a package whose `files` left them out) is told so, not given a stack trace.
+ */
+export function shippedBatches(dir = shippedDataDir()): Batch[] {
+  if (!existsSync(dir))
+    throw new UserError(
+      `postbot's training data is not in this installation (${dir} is missing), so the model cannot be trained here; ` +
+        "install postbot again, or train where it is (a checkout of postbot has it)",
+    );
+  return readBatches(dir);
 }
 
 /** Every shipped labelled reply, as examples to train on. */
