@@ -9,12 +9,25 @@
  * A decision is sent once: the same decision about the same reply again is answered with
  * what was done, and its action's idempotency key (`<bot>:hide:<post>:review-<decision>`)
  * keeps the ledger from sending it twice even across a crash. `keep` sends nothing.
+ *
+ * Every decision is also kept as a label of the reply's text (abusive when the person wants
+ * it hidden: hide, or keep of a hidden reply; fine otherwise), with who decided, when and
+ * for which bot, among the operator's labels that `bot moderation train` teaches the model
+ * (src/moderation/training/labels.ts). The label is the person's judgement, kept whether or
+ * not the action could be sent.
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { moderationTallies, ReviewStore, type ReviewDecision, type ReviewItem } from "../moderation/index.ts";
+import {
+  moderationTallies,
+  ReviewStore,
+  stateAfter,
+  type ReviewDecision,
+  type ReviewItem,
+} from "../moderation/index.ts";
+import { keepLabels, type OperatorLabel } from "../moderation/training/labels.ts";
 import { botStore } from "../plugins/context.ts";
 import type { Store } from "../store/store.ts";
 
@@ -42,6 +55,18 @@ export function reviewList(store: Store, o: { bots?: readonly string[]; open?: b
       new ReviewStore(botStore(store, bot)).list(o.open ? { open: true } : {}).map((item) => ({ ...item, bot })),
     )
     .sort((a, b) => b.at - a.at);
+}
+
+/** A decision as a label of the reply's text: abusive when the person wants it hidden. */
+export function decisionLabel(
+  bot: string,
+  item: Pick<ReviewItem, "post" | "text" | "state">,
+  decision: ReviewDecision,
+  by: string,
+  at: number,
+): OperatorLabel {
+  const abusive = stateAfter(decision, item.state) === "hidden";
+  return { text: item.text, abusive, by, at, from: "review", bot, post: item.post };
 }
 
 export interface ReviewDeskOptions {
@@ -77,6 +102,7 @@ export class ReviewDesk {
       if ("reason" in outcome) reason = outcome.reason;
     }
     const updated = review.decided(post, { decision, by, at: clock.now(), status }) ?? item;
+    keepLabels(store, [decisionLabel(bot, item, decision, by, clock.now())]);
     moderationTallies.reviews.inc({ bot, decision });
     const fields = { bot, post, decision, by, status, ...(reason ? { reason } : {}) };
     const what = `review of ${bot}'s reply ${post} by @${item.author.username}: ${decision}, decided by ${by}`;

@@ -11,9 +11,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import moderate from "../../plugins/moderate.ts";
 import reply from "../../plugins/reply.ts";
 import { sandboxUsername } from "../../src/hosting/provision.ts";
-import { ReviewDesk, reviewList } from "../../src/hosting/review-desk.ts";
+import { decisionLabel, ReviewDesk, reviewList } from "../../src/hosting/review-desk.ts";
 import { reviewRequestsDir, watchReviewRequests, writeReviewRequest } from "../../src/hosting/review-requests.ts";
 import { moderationTallies } from "../../src/moderation/index.ts";
+import { operatorLabels } from "../../src/moderation/training/labels.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
 
@@ -112,6 +113,18 @@ describe("decisions", () => {
     expect(lines.find((l) => l.decision === "unhide")!.msg).toBe(
       `review of host's reply ${rude.id} by @alice: unhide, decided by cli:op (sent); later near-identical replies follow it`,
     );
+    // Kept as a label for bot moderation train: the person says this text is fine.
+    expect(operatorLabels(bed!.store)).toEqual([
+      {
+        text: "@host you're an idiot",
+        abusive: false,
+        by: "cli:op",
+        at: bed!.clock.now(),
+        from: "review",
+        bot: "host",
+        post: rude.id,
+      },
+    ]);
   });
 
   it("are followed later: a near-identical text from anyone, and the same author's unsure replies", async () => {
@@ -153,10 +166,33 @@ describe("decisions", () => {
       item: { state: "visible" },
     });
     expect(hides()).toEqual({ "200": 1 });
+    // Each decision a label: hide of an unsure reply says abusive; keep of a visible one, fine.
+    expect(operatorLabels(bed!.store).map((l) => [l.post, l.abusive, l.from])).toEqual([
+      [unsure.id, true, "review"],
+      [other.id, false, "review"],
+    ]);
     await expect(desk.decide("host", "12345", "hide", "cli:op")).rejects.toThrow(
       "post 12345 is not on bot host's review list (bot review --bot host lists it)",
     );
     await expect(desk.decide("nobody", unsure.id, "hide", "cli:op")).rejects.toThrow("bot nobody does not run here");
+  });
+});
+
+describe("a decision as a label", () => {
+  it("says abusive when the person wants the reply hidden, fine when visible", () => {
+    const label = (decision: "hide" | "unhide" | "keep", state: "hidden" | "visible") =>
+      decisionLabel("host", { post: "9", text: "gg", state }, decision, "admin:ops", 5).abusive;
+    expect([label("hide", "visible"), label("keep", "hidden")]).toEqual([true, true]);
+    expect([label("unhide", "hidden"), label("keep", "visible")]).toEqual([false, false]);
+    expect(decisionLabel("host", { post: "9", text: "gg", state: "hidden" }, "keep", "admin:ops", 5)).toEqual({
+      text: "gg",
+      abusive: true,
+      by: "admin:ops",
+      at: 5,
+      from: "review",
+      bot: "host",
+      post: "9",
+    });
   });
 });
 
