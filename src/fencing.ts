@@ -7,6 +7,10 @@
  * The store (a staged write carries its lease), the budget (a slot taken with the ledger's
  * mark) and Redis's own modules all speak of leases and refusals, so the vocabulary lives
  * here, below all of them, and knows nothing of Redis's client.
+ *
+ * A fence refuses writes, not requests already sent to the service. So a bot's requests also
+ * leave only while its lease is held, and are cut when it runs out unrenewed
+ * ({@link LeaseLapsedError}; src/actions/holding.ts), before another process can take the bot.
  */
 
 /** One claim of a lease: its name, who claimed it, and the fencing token of this claim. */
@@ -35,4 +39,25 @@ export const FENCE_CHECK_LUA = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then re
 /** Whether a Redis error is the refusal of {@link FENCE_CHECK_LUA} (for scripts of your own). */
 export function isFenced(err: unknown): boolean {
   return /^FENCED\b/.test(String((err as Error)?.message ?? ""));
+}
+
+/**
+ * A request cut on its way because this process's hold on the bot ran out: its lease was not
+ * renewed in time (the process stalled, or Redis was away), and past it another process may
+ * run the bot and check with the service what this one sent. The request may or may not have
+ * reached the service; it was cut so that it cannot arrive later than that.
+ */
+export class LeaseLapsedError extends Error {
+  override name = "LeaseLapsedError";
+  constructor(readonly bot: string) {
+    super(`bot ${bot}: this process's lease on it ran out unrenewed while the request was on its way; it was cut`);
+  }
+}
+
+/** Nothing was sent: the bot's lease is no longer this process's (another runs it, or it was given back). */
+export class NotHeldError extends Error {
+  override name = "NotHeldError";
+  constructor(readonly bot: string) {
+    super(`bot ${bot} no longer runs in this process: its lease is another's now`);
+  }
 }

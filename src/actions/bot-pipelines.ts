@@ -42,6 +42,8 @@ export interface PipelineParts {
   check: CheckWithService;
   observe: ActionObserver;
   onRevoked?: (error: unknown) => void;
+  /** When actions left pending may be checked with the service (../holding.ts). */
+  settledAt?: () => number | undefined;
 }
 
 /** The pipelines of one bot: `actions` for what its plugins do, `reads` for the runtime's budgeted reads. */
@@ -60,6 +62,7 @@ export function botPipelines(p: PipelineParts): { actions: Perform; reads: Perfo
         p.budget.giveBack(slot);
       },
       enabled: p.useLedger,
+      ...(p.settledAt ? { settledAt: p.settledAt } : {}),
     }),
     replySafety: replySafety({ store: p.store, clock: p.clock, ...p.replySafety }),
     textWriter: textWriter(),

@@ -101,6 +101,11 @@ export interface BotActionsOptions {
   ledger?: boolean;
   /** The service refused the bot's token (401, code 89): the runtime pauses the bot. */
   onRevoked?: (error: unknown) => void;
+  /**
+   * When the actions an earlier holder of the bot left `pending` may be checked with the
+   * service (a bot taken over from a process that stopped answering: ./holding.ts).
+   */
+  settledAt?: () => number | undefined;
 }
 
 /** A post as actions refer to it: its id and, when known, what reply safety and time-to-live need. */
@@ -551,6 +556,7 @@ class LayerCore {
       ),
       observe: shared.observe,
       ...(options.onRevoked ? { onRevoked: options.onRevoked } : {}),
+      ...(options.settledAt ? { settledAt: options.settledAt } : {}),
     };
     return botPipelines(parts);
   }
@@ -774,9 +780,10 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
         .filter(([, e]) => e.action && !awaitsText(e.action) && !awaitsCheck(e.action));
       if (unfinished.length > 0) {
         const pending = unfinished.filter(([, e]) => e.state === "pending").length;
+        const wait = pending > 0 ? (options.settledAt?.() ?? 0) - clock.now() : 0;
         log.info(
-          { queued: unfinished.length - pending, pending },
-          `resuming ${unfinished.length} unfinished actions (${pending} to check with the service first)`,
+          { queued: unfinished.length - pending, pending, ...(wait > 0 ? { check_in_ms: wait } : {}) },
+          `resuming ${unfinished.length} unfinished actions (${pending} to check with the service first${wait > 0 ? `, in ${Math.ceil(wait / 1000)} s, once no request of the process that ran the bot before can still arrive` : ""})`,
         );
       }
       return Promise.all(unfinished.map(([, e]) => core.run(e.action!, undefined)));

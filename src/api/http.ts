@@ -26,7 +26,12 @@ export interface HttpTimeouts {
   keepAliveMs?: number;
 }
 
-const DEFAULT_TIMEOUTS: Required<HttpTimeouts> = { headersMs: 30_000, bodyMs: 30_000, keepAliveMs: 10_000 };
+/** The timeouts of a transport made without its own: a request waits at most `headersMs` for its answer to begin. */
+export const DEFAULT_TIMEOUTS: Readonly<Required<HttpTimeouts>> = {
+  headersMs: 30_000,
+  bodyMs: 30_000,
+  keepAliveMs: 10_000,
+};
 
 export interface HttpRequest extends RequestInfo {
   /** The encoded query string without `?`, or empty. */

@@ -6,6 +6,7 @@
  */
 import type { ActionLayer, ActionSystem } from "../actions/index.ts";
 import { clientExecutor, clientVerifiers } from "../actions/client.ts";
+import { heldExecutor, type Holding } from "../actions/holding.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import { JudgeSlot, ModelBudget, type ModelAccess } from "../llm/index.ts";
@@ -37,6 +38,8 @@ export interface BotFactoryDeps {
   onRevoked(bot: string, err: unknown, token: string): void;
   /** The abuse model taught in the state (./taught-model.ts); absent: the shipped one. */
   abuseModel?: AbuseModel;
+  /** With the bots shared between processes: their requests leave and end inside their leases. */
+  holding?: Holding;
 }
 
 /** A bot built and set up, not started yet. */
@@ -61,8 +64,9 @@ export async function buildBot(
   const layer = deps.actions.bot({
     bot: config.name,
     account: { appId: app.id, userId: identity.userId, plan: app.plan },
-    executor: clientExecutor(client),
+    executor: deps.holding ? heldExecutor(config.name, clientExecutor(client), deps.holding) : clientExecutor(client),
     verifiers: clientVerifiers(client, identity.userId),
+    ...(deps.holding ? { settledAt: settledAtOf(deps.holding, config.name) } : {}),
     budget,
     replyToBots: config.reply_to_bots,
     replyCooldownMs: config.reply_cooldown,
@@ -143,3 +147,6 @@ export function refusedStatus(hosted: HostedBot, reason: string, at: number, acc
     updatedAt: at,
   };
 }
+
+/** When the actions a bot's earlier holder left pending may be checked (../actions/holding.ts). */
+const settledAtOf = (holding: Holding, bot: string) => () => holding.settledAt(bot);

@@ -128,6 +128,7 @@ class HostedRuntime implements Runtime {
       mentionsVia: (hosted) => this.via(hosted),
       onRevoked: (name, err, token) => this.revoked(name, err, token),
       ...(taught ? { abuseModel: taught } : {}),
+      ...(options.shared?.holding ? { holding: options.shared.holding } : {}),
     };
     this.saver = new StatusSaver({
       store: options.store,

@@ -283,6 +283,7 @@ function runtimeOptions(
             leases: shared.leases,
             owner: shared.owner,
             leaseOf: (bot: string) => shared.claims.current(bot),
+            holding: shared.claims,
             ...leaseTiming(options),
           },
         }

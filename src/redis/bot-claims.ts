@@ -26,16 +26,27 @@
  * Timing (renewals) runs on the injected {@link Clock}; expiry is Redis's TTL.
  */
 import type { Redis } from "ioredis";
+import type { Holding } from "../actions/holding.ts";
+import { DEFAULT_TIMEOUTS } from "../api/http.ts";
 import type { Clock } from "../clock.ts";
+import { LeaseLapsedError, NotHeldError, type Lease } from "../fencing.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { RedisScript } from "./script.ts";
-import type { Lease } from "../fencing.ts";
 import type { Leases } from "./leases.ts";
 
 /** Lease time-to-live (default): long enough to ride out two missed renewals. */
 export const DEFAULT_LEASE_TTL_MS = 9_000;
 /** How often leases are renewed and free bots looked for (default). */
 export const DEFAULT_RENEW_EVERY_MS = 3_000;
+/**
+ * How long after taking a bot over from a process that stopped answering (its lease ran out,
+ * never given back) the actions it left `pending` are checked with the service: the longest
+ * a request waits for its answer. A process that hung with a request on its way cuts it as
+ * soon as it runs again (its lease ran out: ../actions/holding.ts), and one that died had its
+ * connections closed; what the service held meanwhile, it answered within this, or the
+ * request had failed anyway.
+ */
+export const TAKEOVER_SETTLE_MS = DEFAULT_TIMEOUTS.headersMs + 2_000;
 
 export interface BotClaimsOptions {
   redis: Redis;
@@ -82,10 +93,18 @@ interface Held {
   stopping?: boolean;
   /** Its lease being claimed again (found gone at a renewal, or a write refused): one claim at a time. */
   reclaiming?: Promise<void>;
+  /** Until when (this clock) the lease is surely held: when its last successful claim or renewal was sent, plus the ttl. */
+  validUntil: number;
+  /** Aborted when `validUntil` (less a margin) passes unrenewed, cutting the bot's requests on their way; made by the first request. */
+  lapse?: AbortController;
+  /** Another process runs it now, or it was given back: nothing more is sent for it from here. */
+  gone?: boolean;
+  /** When (this clock) it was taken over from a process whose lease on it ran out unreturned. */
+  takenOverAt?: number;
 }
 
 /** The bots this process claims and runs; see the module comment. */
-export class BotClaims {
+export class BotClaims implements Holding {
   private readonly held = new Map<string, Held>();
   /** Every bot of the deployment, as this process knows it now. */
   private readonly all: Set<string>;
@@ -114,6 +133,13 @@ export class BotClaims {
     this.kick = true;
     this.wake?.abort();
   };
+  /** How long before a lease's time is up the bot's requests are cut (a third of a renewal's interval). */
+  private readonly margin: number;
+  /** The timer that cuts the requests of bots whose leases were not renewed in time, and when it fires. */
+  private lapseTimer?: () => void;
+  private lapseAt = Infinity;
+  /** Requests waiting for the next renewal (their bot's lease ran out here but may be renewed yet). */
+  private tickWaiters: Array<() => void> = [];
 
   constructor(private readonly options: BotClaimsOptions) {
     this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -122,6 +148,32 @@ export class BotClaims {
     this.all = new Set(options.bots);
     if (!(this.every * 2 < this.ttl))
       throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
+    this.margin = this.every / 3;
+  }
+
+  /** See {@link Holding.hold}: while the bot's lease is held, renewed recently enough. */
+  async hold(bot: string, signal: AbortSignal): Promise<AbortSignal> {
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const h = this.held.get(bot);
+      if (!h || h.gone) throw new NotHeldError(bot);
+      if (this.options.clock.now() < h.validUntil - this.margin) {
+        if (!h.lapse) {
+          h.lapse = new AbortController();
+          this.armLapse();
+        }
+        return h.lapse.signal;
+      }
+      if (this.stopped) throw new NotHeldError(bot);
+      // Past its time here: the next renewal says whether it is still this process's.
+      await this.nextTick(signal);
+    }
+  }
+
+  /** See {@link Holding.settledAt}. */
+  settledAt(bot: string): number | undefined {
+    const at = this.held.get(bot)?.takenOverAt;
+    return at === undefined ? undefined : at + TAKEOVER_SETTLE_MS;
   }
 
   /**
@@ -223,7 +275,10 @@ export class BotClaims {
     this.recheck = undefined;
     await this.loop;
     await this.claiming;
+    this.ticked();
     await Promise.all([...this.held.keys()].map((bot) => this.giveBack(bot)));
+    this.lapseTimer?.();
+    this.lapseTimer = undefined;
     await HEARTBEAT.run(this.options.redis, [this.membersKey], [this.options.owner, "0"]).catch(() => undefined);
     this.options.redis.off("close", this.onClose);
     this.options.redis.off("ready", this.onReady);
@@ -251,7 +306,16 @@ export class BotClaims {
 
   /** Renews every lease, then (in the background) gives back or claims toward the fair share. */
   private async tick(): Promise<void> {
+    try {
+      await this.renewTick();
+    } finally {
+      this.ticked();
+    }
+  }
+
+  private async renewTick(): Promise<void> {
     const rechecking = this.recheck;
+    const sentAt = this.options.clock.now();
     this.members = Math.max(
       1,
       await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
@@ -261,6 +325,10 @@ export class BotClaims {
       renewing.map((r) => r.lease),
       this.ttl,
     );
+    renewing.forEach((r, i) => {
+      if (held[i] && r.h.lease === r.lease) r.h.validUntil = Math.max(r.h.validUntil, sentAt + this.ttl);
+    });
+    this.armLapse();
     // Those no longer held are claimed again when free before the tick ends (writes waiting for
     // a recheck then carry the new claim); stopping the others is not waited for.
     await Promise.all(renewing.filter((_, i) => !held[i]).map((r) => this.reclaim(r.bot, r.h, r.lease)));
@@ -291,9 +359,11 @@ export class BotClaims {
   /** A lease found no longer held at a renewal (Redis was away, or this process stalled): claim it again if it is free. */
   private async expired(bot: string, h: Held): Promise<void> {
     if (h.stopping) return;
+    const sentAt = this.options.clock.now();
     const again = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
     if (again && again.token === h.lease.token + 1) {
       h.lease = again; // nobody claimed it in between: the bot goes on as it was
+      h.validUntil = sentAt + this.ttl;
       this.log.info({ bot }, `bot ${bot}: its lease had expired and nobody had claimed it; claimed again, it goes on`);
       return;
     }
@@ -305,6 +375,7 @@ export class BotClaims {
   private async lose(bot: string, h: Held, why: string): Promise<void> {
     if (h.stopping) return;
     h.stopping = true;
+    this.cut(bot, h); // another process may run it now: nothing of it stays on its way from here
     this.log.warn({ bot }, `bot ${bot}: lease lost (${why}); stopped in this process`);
     await h.hosting?.catch(() => undefined);
     await this.options
@@ -324,8 +395,79 @@ export class BotClaims {
     await this.options
       .unhost(bot, "released")
       .catch((err: unknown) => this.log.error({ err, bot }, "could not stop the bot"));
+    // What is still on its way once its handlers had their time is cut before the lease is
+    // given back: whoever claims it next finds no request of this process arriving after.
+    this.cut(bot, h);
     await this.options.leases.release(h.lease).catch(() => undefined);
     if (this.held.get(bot) === h) this.held.delete(bot);
+  }
+
+  /** Sends nothing more for the bot from here, and cuts its requests on their way. */
+  private cut(bot: string, h: Held): void {
+    h.gone = true;
+    h.lapse?.abort(new LeaseLapsedError(bot));
+    h.lapse = undefined;
+  }
+
+  /** Resolves at the end of the next renewal (whatever it found), or at once when stopped; rejects when `signal` aborts. */
+  private nextTick(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.tickWaiters = this.tickWaiters.filter((w) => w !== done);
+        reject(signal.reason);
+      };
+      const done = () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.tickWaiters.push(done);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  private ticked(): void {
+    const waiters = this.tickWaiters;
+    this.tickWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /**
+   * Arms the one timer that cuts requests whose bot's lease ran out unrenewed: for the
+   * earliest lease, among the bots with requests, a margin before its time is up. A process
+   * that stalls (stopped, its machine paused) runs it the moment it wakes, before anything of
+   * its requests' answers is read.
+   */
+  private armLapse(): void {
+    let earliest = Infinity;
+    for (const h of this.held.values()) if (h.lapse) earliest = Math.min(earliest, h.validUntil - this.margin);
+    if (earliest === this.lapseAt && this.lapseTimer) return;
+    this.lapseTimer?.();
+    this.lapseTimer = undefined;
+    this.lapseAt = earliest;
+    if (earliest === Infinity || this.stopped) return;
+    this.lapseTimer = this.options.clock.setTimeout(() => {
+      this.lapseTimer = undefined;
+      this.lapsed();
+    }, earliest - this.options.clock.now());
+  }
+
+  /** Cuts the requests of every bot whose lease is past its time here; see {@link armLapse}. */
+  private lapsed(): void {
+    const now = this.options.clock.now();
+    const cut: string[] = [];
+    for (const [bot, h] of this.held) {
+      if (!h.lapse || now < h.validUntil - this.margin) continue;
+      h.lapse.abort(new LeaseLapsedError(bot));
+      h.lapse = undefined;
+      cut.push(bot);
+    }
+    if (cut.length > 0)
+      this.log.warn(
+        { bots: cut.length },
+        `the leases of ${cut.length === 1 ? `bot ${cut[0]}` : `${cut.length} bots (${cut.slice(0, 3).join(", ")}${cut.length > 3 ? ", …" : ""})`} were not renewed in time (this process stalled, or Redis is away): their requests on their way are cut, so that none arrives after another process takes a bot over; they are checked and sent again once the lease is this process's again`,
+      );
+    this.lapseAt = Infinity;
+    this.armLapse();
   }
 
   /** Gives back what is above the fair share, or claims free bots up to it. */
@@ -363,9 +505,14 @@ export class BotClaims {
     const claimed: Array<[string, Held]> = [];
     await mapLimited(wanted, CLAIM_CONCURRENCY, async (bot) => {
       if (this.stopped) return;
+      const sentAt = this.options.clock.now();
       const lease = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
       if (!lease) return;
-      const h: Held = { lease };
+      const h: Held = {
+        lease,
+        validUntil: sentAt + this.ttl,
+        ...(lease.tookOver ? { takenOverAt: this.options.clock.now() } : {}),
+      };
       this.held.set(bot, h);
       claimed.push([bot, h]);
     });

@@ -49,13 +49,24 @@ export interface LeaseHolder {
   ttlMs: number;
 }
 
+/**
+ * A claim just made: the lease, and whether it was taken over from another owner whose claim
+ * ran out without being given back (a process that died or stopped answering, which may
+ * have had requests on their way: src/actions/holding.ts).
+ */
+export interface ClaimedLease extends Lease {
+  readonly tookOver: boolean;
+}
+
 /** One Redis command for {@link Leases.fenced}: `["HSET", key, field, value]`. */
 export type RedisOp = readonly [command: string, ...args: Array<string | number>];
 
 /**
  * KEYS: the lease, its fence counter, its last holder, the members; ARGV: the owner, the ttl.
  * Refused ({0, ms}) while another holds it, or while it ran out and its last holder is still
- * a live member ({0, -1}): see the module comment.
+ * a live member ({0, -1}): see the module comment. Claimed: {token, 0, 1} when another owner's
+ * claim ran out without being given back (its last holder is still named), {token, 0, 0}
+ * otherwise.
  */
 const CLAIM = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
@@ -72,10 +83,12 @@ if not current then
     end
   end
 end
+local last = redis.call('GET', KEYS[3])
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], token .. '|' .. ARGV[1], 'PX', ARGV[2])
 redis.call('SET', KEYS[3], ARGV[1])
-return {token, 0}`);
+if last and last ~= ARGV[1] then return {token, 0, 1} end
+return {token, 0, 0}`);
 
 const RENEW = new RedisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -154,14 +167,14 @@ export class Leases {
    * Claiming a lease `owner` already holds makes a new claim with a larger token, so any older
    * handle of it is fenced off from then on.
    */
-  async claim(name: string, owner: string, ttlMs: number): Promise<Lease | undefined> {
+  async claim(name: string, owner: string, ttlMs: number): Promise<ClaimedLease | undefined> {
     if (owner.includes("|")) throw new RangeError(`lease owner "${owner}" must not contain "|"`);
-    const [token] = await CLAIM.run<[number, number]>(
+    const [token, , tookOver] = await CLAIM.run<[number, number, number?]>(
       this.redis,
       [this.key(name), `${this.prefix}fence:${name}`, this.lastKey(name), this.membersKey],
       [owner, Math.ceil(ttlMs)],
     );
-    return token > 0 ? { name, owner, token } : undefined;
+    return token > 0 ? { name, owner, token, tookOver: tookOver === 1 } : undefined;
   }
 
   /** Extends the lease to `ttlMs` from now if it is still this claim; false when it was lost. */

@@ -14,6 +14,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import type { Holding } from "../actions/holding.ts";
 import type { Lease } from "../fencing.ts";
 import { connectRedis, endConnection, parseRedisUrl, type Redis } from "./connect.ts";
 import { openRedisStore, type RedisStore } from "./store.ts";
@@ -32,6 +33,8 @@ export interface SharedRedis {
   everyMs?: number;
   /** The lease this process holds for a bot now (the bot claims'), fencing the handoff's acknowledgements. */
   leaseOf?(bot: string): Promise<Lease | undefined>;
+  /** Whether this process may send for a bot now (the bot claims'): its requests leave and end inside its lease. */
+  holding?: Holding;
 }
 
 /**

@@ -36,11 +36,13 @@ describe("leases", () => {
     expect(await leases.holder("bot:greeter")).toMatchObject({ owner: "A", token: 1 });
     const again = await leases.claim("bot:greeter", "A", 10_000);
     expect(again?.token).toBe(2);
+    expect(again?.tookOver).toBe(false); // its own
     // The older handle is fenced off by the re-claim.
     expect(await leases.renew(a!, 10_000)).toBe(false);
     expect(await leases.release(again!)).toBe(true);
     const b = await leases.claim("bot:greeter", "B", 10_000);
-    expect(b).toEqual({ name: "bot:greeter", owner: "B", token: 3 });
+    // Given back: not taken over from anyone.
+    expect(b).toEqual({ name: "bot:greeter", owner: "B", token: 3, tookOver: false });
     // Another name has its own counter.
     expect((await leases.claim("bot:other", "A", 10_000))?.token).toBe(1);
   });
@@ -54,6 +56,8 @@ describe("leases", () => {
     expect((await leases.holder("bot:kept"))?.owner).toBe("A");
     const taken = await leases.claim("bot:lost", "B", 10_000);
     expect(taken?.token).toBe(lost!.token + 1);
+    // Ran out, never given back: taken over (its holder may have had requests on their way).
+    expect(taken?.tookOver).toBe(true);
   });
 
   it("renewing many at once says which are still held and extends only those", async () => {

@@ -18,6 +18,7 @@ import {
   UsageCappedError,
 } from "../../api/errors.ts";
 import { isTimestampRefused } from "../../api/responses.ts";
+import { LeaseLapsedError, NotHeldError } from "../../fencing.ts";
 import type { HeaderBag } from "../action.ts";
 
 /** How hard to try: spec part 7 rule 1's "a few seconds, doubling, up to a few minutes". */
@@ -48,6 +49,8 @@ export function backoffMs(attempt: number, policy: RetryPolicy = DEFAULT_RETRY):
  * - `invalid-token`: the account's token is revoked; nothing helps until it is authorized again.
  * - `permanent`: the service refused this request (4xx); sending it again cannot help.
  * - `aborted`: our own signal stopped it (shutdown).
+ * - `elsewhere`: not sent, the bot's lease is another process's now (../holding.ts); that
+ *   process resumes the action from the ledger.
  */
 export type Failure =
   | { kind: "rate-limited"; resetAt?: number }
@@ -55,7 +58,8 @@ export type Failure =
   | { kind: "transient"; maybeSent: boolean }
   | { kind: "invalid-token" }
   | { kind: "permanent"; status?: number }
-  | { kind: "aborted" };
+  | { kind: "aborted" }
+  | { kind: "elsewhere" };
 
 /** Connection errors that mean the request never reached the service. */
 const NEVER_SENT = new Set([
@@ -83,6 +87,9 @@ export function isRevoked(error: unknown): boolean {
 /** Sorts an error thrown by an executor. Unknown errors count as transient and possibly sent. */
 export function classifyFailure(error: unknown, signal?: AbortSignal): Failure {
   if (signal?.aborted) return { kind: "aborted" };
+  if (error instanceof NotHeldError) return { kind: "elsewhere" };
+  // Cut on its way when the lease ran out: it may have arrived.
+  if (error instanceof LeaseLapsedError) return { kind: "transient", maybeSent: true };
   if (error instanceof UsageCappedError) return { kind: "usage-capped" };
   if (error instanceof RateLimitError)
     return error.resetAt !== undefined ? { kind: "rate-limited", resetAt: error.resetAt } : { kind: "rate-limited" };

@@ -2,8 +2,9 @@
  * Ledger step. Invariant: an idempotency key is sent at most once, and nothing asked for is
  * lost. A key already done answers `duplicate`; the same key asked for twice at once waits
  * for the first. An action an earlier run left `pending` (its request may have arrived) is
- * checked with the service first: found, it is done; not found, the slot the lost request
- * held is given back to the budget and the action is sent. The durable `pending` mark is
+ * checked with the service first (once the requests of a process that ran the bot before can no
+ * longer arrive: ../holding.ts): found, it is done; not found, the slot the lost request held
+ * is given back to the budget and the action is sent. The durable `pending` mark is
  * handed down to the queue step as the job's `pendingMark`, which writes it right before the
  * request leaves: the whole argument is in ../pipeline.ts ("At most once"). The job's rider (a
  * handler's session, a conversation's step) is applied with the action's first record, so the
@@ -16,7 +17,7 @@
 import type { Clock } from "../../clock.ts";
 import type { Action, Outcome } from "../action.ts";
 import { formerKeys } from "../keys.ts";
-import type { PendingMark, Step } from "../pipeline.ts";
+import type { Job, PendingMark, Step } from "../pipeline.ts";
 import type { Ledger } from "../mechanics/idempotency-ledger.ts";
 import type { CheckWithService } from "../mechanics/service-check.ts";
 
@@ -28,6 +29,12 @@ export interface LedgerStepOptions {
   giveBack(slot: { at: number; keys: readonly string[] }): void;
   /** Off only to measure what the ledger costs. */
   enabled?: boolean;
+  /**
+   * When an action left `pending` may be checked with the service: not before the requests
+   * of a process that ran the bot before and stopped answering can no longer arrive
+   * (../holding.ts). Undefined: at once.
+   */
+  settledAt?: () => number | undefined;
 }
 
 /** The action as the ledger files it: under a former key when it was recorded with one (see the module comment). */
@@ -68,6 +75,7 @@ export function ledgerStep(options: LedgerStepOptions): Step {
             reason: "left unfinished by the last run and past its time-to-live; not sent again",
           };
         }
+        if (!(await settled(options, job))) return { status: "deferred", key, reason: "stopped while checking" };
         const found = await check(current, job.signal);
         if ("unknown" in found) {
           if (job.signal.aborted) return { status: "deferred", key, reason: "stopped while checking" };
@@ -119,4 +127,18 @@ export function ledgerStep(options: LedgerStepOptions): Step {
       running.delete(key);
     }
   };
+}
+
+/**
+ * Waits until an action left `pending` may be checked ({@link LedgerStepOptions.settledAt});
+ * false when the job or the layer stopped meanwhile.
+ */
+async function settled(options: LedgerStepOptions, job: Job): Promise<boolean> {
+  const wait = (options.settledAt?.() ?? 0) - options.clock.now();
+  if (wait <= 0) return true;
+  const signal = job.stopping ? AbortSignal.any([job.signal, job.stopping]) : job.signal;
+  return await options.clock.sleep(wait, signal).then(
+    () => true,
+    () => false,
+  );
 }

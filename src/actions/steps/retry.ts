@@ -49,6 +49,11 @@ export function retryStep(options: RetryStepOptions): Step {
             status: "deferred",
             reason: "postbot stopped while the request was on its way; it is checked after the next start",
           };
+        case "elsewhere":
+          return {
+            status: "deferred",
+            reason: "the bot runs in another process now, which resumes this action from the ledger",
+          };
         case "invalid-token":
           options.onRevoked?.(error);
           // Refused, so not sent: an action waits in the ledger for the account's new token

@@ -16,7 +16,7 @@ import { actionOf, deferred, fakeNext, jobOf, START } from "./helpers.ts";
 
 const SLOT: SlotRecord = { at: START - 60_000, keys: ["POST /2/posts|u:100|24h"] };
 
-function setup(options: { check?: CheckWithService; enabled?: boolean } = {}) {
+function setup(options: { check?: CheckWithService; enabled?: boolean; settledAt?: number } = {}) {
   const clock = createClock({ frozen: true, start: START });
   const store = createMemoryStore();
   const ledger = new Ledger(store, clock);
@@ -33,6 +33,7 @@ function setup(options: { check?: CheckWithService; enabled?: boolean } = {}) {
     check: (action, signal) => (checked.push(action), check(action, signal)),
     giveBack: (slot) => void given.push(slot),
     ...(options.enabled !== undefined ? { enabled: options.enabled } : {}),
+    ...(options.settledAt !== undefined ? { settledAt: () => options.settledAt } : {}),
   });
   return { clock, store, ledger, step, checked, given };
 }
@@ -160,6 +161,31 @@ describe("the ledger step", () => {
     expect(jobs).toHaveLength(1);
     expect(jobs[0]!.action).toMatchObject({ body: { text: "as first asked" }, expiresAt: START + 3_600_000 });
     expect(ledger.get("g:reply:1")?.state).toBe("done");
+  });
+
+  it("taken over from a process that stopped answering: checks its pending action only once that process's requests can no longer arrive", async () => {
+    const { step, ledger, clock, checked } = setup({ check: async () => ({ done: false }), settledAt: START + 32_000 });
+    await leftPending(ledger, actionOf("dm", "7"));
+    const { next, jobs } = fakeNext();
+    const sending = step(next)(jobOf(actionOf("dm", "7")));
+    await clock.advance(31_000);
+    expect(await settled(sending)).toBe(false);
+    expect(checked).toEqual([]);
+    expect(jobs).toEqual([]);
+    await clock.advance(1_000);
+    expect(await sending).toMatchObject({ status: "sent" });
+    expect(checked).toHaveLength(1);
+
+    // Stopped while it waits: deferred, still pending for whoever runs the bot next; nothing asked.
+    const stopping = new AbortController();
+    const second = setup({ check: async () => ({ done: false }), settledAt: START + 32_000 });
+    await leftPending(second.ledger, actionOf("dm", "8"));
+    const waiting = second.step(next)(jobOf(actionOf("dm", "8"), { stopping: stopping.signal }));
+    await second.clock.advance(5_000);
+    stopping.abort();
+    expect(await waiting).toMatchObject({ status: "deferred" });
+    expect(second.checked).toEqual([]);
+    expect(second.ledger.get("g:dm:8")?.state).toBe("pending");
   });
 
   it("when the service cannot tell, never sends a pending action again: it ends unknown, final", async () => {
