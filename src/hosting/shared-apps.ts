@@ -141,6 +141,7 @@ class ProcessApps implements SharedApps {
       onInterrupted: request.onInterrupted,
       resume: request.resume,
       onMark: request.onMark,
+      connectionFreed: request.connectionFreed,
       onOverflow: (overflow) =>
         log.error(
           { bots: overflow.length },

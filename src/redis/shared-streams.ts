@@ -65,6 +65,8 @@ export interface HubRequest {
   resume(): Promise<StreamMark | undefined>;
   /** The hub's mark moved: written for the next holder, fenced by this process's stream lease. */
   onMark(mark: StreamMark): void;
+  /** See `StreamHubOptions.connectionFreed`: the connection of the process that held the stream before closed. */
+  connectionFreed(signal: AbortSignal): Promise<boolean>;
 }
 
 export interface SharedStreamsOptions {
@@ -111,6 +113,17 @@ const PUBLISH = new RedisScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return redis.call('INCR', KEYS[2])`);
+
+/** Forgets who has the app's connection open (KEYS[1]) if it is still ARGV[1]. */
+const CONNECTION_CLOSED = new RedisScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`);
+
+/**
+ * How soon after the app's connection was said closed by the process that had it open the
+ * next holder connects: the service needs a moment to see the connection go.
+ */
+const CONNECTION_GRACE_MS = 500;
 
 /** Takes a bot out of its app's directory (KEYS[1]); moves the version (KEYS[2]) when it was there. */
 const FORGET = new RedisScript(`
@@ -162,6 +175,16 @@ export class SharedStreams {
 
   private directoryKey(appId: string): string {
     return `${this.prefix}handoff:${appId}:bots`;
+  }
+
+  /**
+   * Which process has the app's stream connection open, while it does: set when its hub
+   * connects, removed once that connection has closed. A holder that stopped answering keeps
+   * it until it runs again (and closes the connection, its lease gone) or dies (the service
+   * sees its connection go; the next holder's connection overwrites it).
+   */
+  private connectionKey(appId: string): string {
+    return `${this.prefix}handoff:${appId}:connection`;
   }
 
   /** Counts the directory's changes: the hub's process reads the whole directory (10,000 entries) only after one. */
@@ -273,9 +296,9 @@ export class SharedStreams {
     this.stopped = true;
     this.stopSignal.abort();
     await this.loop;
-    for (const [, app] of this.apps) {
+    for (const [appId, app] of this.apps) {
       app.unwatch?.();
-      this.stopHub(app);
+      await this.stopHub(appId, app);
       const lease = app.lease ?? app.lapsed;
       if (lease) await this.options.leases.release(lease).catch(() => undefined);
       await app.reader.close();
@@ -300,10 +323,39 @@ export class SharedStreams {
         );
         app.lapsed = app.lease;
         app.lease = undefined;
-        this.stopHub(app);
+        this.stopHub(appId, app);
       },
       Math.max(this.every, this.ttl - this.every),
     );
+  }
+
+  /** This process's connection of the app's stream closed (see {@link connectionKey}). */
+  private async connectionClosed(appId: string): Promise<void> {
+    await CONNECTION_CLOSED.run(this.options.redis, [this.connectionKey(appId)], [this.options.owner]).catch(
+      () => undefined,
+    );
+  }
+
+  /**
+   * The service refused this process's hub a connection, the app's one being taken: when
+   * another process (that held the stream before) still has it open, resolves `true` once it
+   * says it closed (looked at four times a renewal); `false` when no other process is known
+   * to have it open.
+   */
+  private async connectionFreed(appId: string, signal: AbortSignal): Promise<boolean> {
+    const { redis, owner, clock, log } = this.options;
+    const key = this.connectionKey(appId);
+    const other = await redis.get(key);
+    if (other === null || other === owner) return false;
+    log.info(
+      { app: appId, holder: other },
+      `stream of app ${appId}: the process that held it before (${other}) still has its connection open; connecting once it closes it`,
+    );
+    while (!signal.aborted && (await redis.get(key)) === other)
+      await clock.sleep(this.every / 4, signal).catch(() => undefined);
+    if (signal.aborted) return false;
+    await clock.sleep(CONNECTION_GRACE_MS, signal).catch(() => undefined);
+    return !signal.aborted;
   }
 
   /**
@@ -338,14 +390,19 @@ export class SharedStreams {
         );
   }
 
-  private stopHub(app: App): void {
-    app.hub?.close();
+  /** Stops the app's hub here; resolves once its connection is closed and said so (see {@link connectionKey}). */
+  private stopHub(appId: string, app: App): Promise<void> {
+    const hub = app.hub;
+    hub?.close();
+    // Once its connection is released, whoever holds the stream next may connect at once.
+    const closed = hub ? hub.done.then(() => this.connectionClosed(appId)) : Promise.resolve();
     app.marks?.retire();
     app.marks = undefined;
     app.hub = undefined;
     app.hubOf = undefined;
     app.hubVersion = undefined;
     app.checkedAt = undefined;
+    return closed;
   }
 
   private async run(): Promise<void> {
@@ -372,7 +429,7 @@ export class SharedStreams {
       } else {
         log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
         app.lease = undefined;
-        this.stopHub(app);
+        this.stopHub(appId, app);
       }
     }
     if (!app.lease) {
@@ -460,8 +517,15 @@ export class SharedStreams {
       mentionBots,
       deliver: (bot, event) => send(bot, { kind: "post", events: [event] }),
       deliverMentions: (bot, events) => send(bot, { kind: "mentions", events }),
-      onConnected: () => control("connected"),
-      onInterrupted: () => control("interrupted"),
+      onConnected: () => {
+        control("connected");
+        void this.options.redis.set(this.connectionKey(appId), this.options.owner).catch(() => undefined);
+      },
+      onInterrupted: () => {
+        control("interrupted");
+        void this.connectionClosed(appId);
+      },
+      connectionFreed: (signal) => this.connectionFreed(appId, signal),
       resume: () => readStreamMark(this.options.redis, this.prefix, appId, log),
       onMark: (mark) => marks.save(mark),
     });

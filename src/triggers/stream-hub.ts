@@ -25,7 +25,7 @@
  */
 import type { ApiClient } from "../api/client.ts";
 import { compareIds } from "../api/ids.ts";
-import { ApiError, BearerTooFrequentError, NetworkError, ProblemError } from "../api/errors.ts";
+import { ApiError, BearerTooFrequentError, NetworkError, ProblemError, RateLimitError } from "../api/errors.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Includes, Post, StreamRule, User } from "../api/types.ts";
 import type { StreamEvent } from "../api/stream/post-stream.ts";
@@ -136,6 +136,15 @@ export interface StreamHubOptions {
   resume?(): Promise<StreamMark | undefined>;
   /** The mark moved (a post delivered, a gap closed, the connection ended or closed): save it. */
   onMark?(mark: StreamMark): void;
+  /**
+   * The service refused a connection because the app's one connection is taken (429,
+   * TooManyConnections): resolves `true` once the connection that holds it is known to have
+   * closed (with the state in Redis: the process that held the stream before, which stopped
+   * answering; it closes its connection when it runs again), so that the hub connects again
+   * then rather than after the rate limit's back-off (a minute, doubling); `false` when that
+   * cannot be known. Stops looking when `signal` aborts.
+   */
+  connectionFreed?(signal: AbortSignal): Promise<boolean>;
   /** Every status change. */
   onStatus?(status: StreamStatus): void;
 }
@@ -374,6 +383,15 @@ function apiErrorOf(err: unknown): ApiError | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** Whether the service refused a connection because the app's one stream connection is taken (429, TooManyConnections). */
+function tooManyConnections(failure: unknown): boolean {
+  const err = apiErrorOf(failure) ?? failure;
+  return (
+    err instanceof RateLimitError &&
+    (err.problem as { connection_issue?: unknown } | undefined)?.connection_issue === "TooManyConnections"
+  );
 }
 
 /** Why an attempt failed, as the reconnect policy counts it. */
@@ -791,13 +809,37 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       const delay = policy.next(cause);
       status.retryAt = clock.now() + delay;
       enter("reconnecting");
+      const taken = tooManyConnections(error) ? options.connectionFreed : undefined;
       log.warn(
         { cause, delay_ms: delay, attempt: policy.attempts, err: message },
-        `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})`,
+        `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})${taken ? ", or as soon as the connection that holds it closes" : ""}`,
       );
-      if (delay > 0) await clock.sleep(delay, closer.signal).catch(() => undefined);
+      if (delay > 0) await reconnectWait(delay, taken);
     }
     enter("stopped");
+  };
+
+  /**
+   * The wait before the next attempt: `delay`, or less when the connection that took the app's
+   * one connection is known to have closed ({@link StreamHubOptions.connectionFreed}).
+   */
+  const reconnectWait = async (delay: number, freed: StreamHubOptions["connectionFreed"]) => {
+    const wake = new AbortController();
+    const stop = () => wake.abort();
+    closer.signal.addEventListener("abort", stop, { once: true });
+    void freed?.(wake.signal).then(
+      (closed) => {
+        if (!closed || wake.signal.aborted) return;
+        log.info(
+          `stream of app ${options.appId}: the connection that held the app's stream closed; connecting again now`,
+        );
+        wake.abort();
+      },
+      () => undefined,
+    );
+    await clock.sleep(delay, wake.signal).catch(() => undefined);
+    wake.abort();
+    closer.signal.removeEventListener("abort", stop);
   };
 
   const done = run().catch((err: unknown) => log.error({ err }, "the stream hub stopped unexpectedly"));

@@ -110,10 +110,18 @@ export class PostStream implements AsyncIterable<StreamEvent> {
         if (outcome.fatal || !reconnect || this.policy.attempts >= maxRetries) {
           const error = outcome.error ?? new NetworkError(this.source.info, "the stream ended");
           const gaveUp: StreamEvent = { type: "gave-up", cause: outcome.cause, error };
-          this.log.error(
-            { endpoint: this.source.info.endpoint, cause: outcome.cause, err: error.message },
-            "stream gave up",
-          );
+          // Without reconnecting of its own, the caller decides what comes next (the stream
+          // hub connects again, and says when): this stream merely ended.
+          if (!reconnect)
+            this.log.debug(
+              { endpoint: this.source.info.endpoint, cause: outcome.cause, err: error.message },
+              "stream connection ended; its caller connects again",
+            );
+          else
+            this.log.error(
+              { endpoint: this.source.info.endpoint, cause: outcome.cause, err: error.message },
+              "stream gave up",
+            );
           yield gaveUp;
           throw error;
         }

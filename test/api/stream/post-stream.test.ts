@@ -265,6 +265,17 @@ describe("reconnecting", () => {
     expect(logged.some((l) => l.msg === "stream gave up" && l.level === 50)).toBe(true);
   });
 
+  it("without reconnects of its own (a caller that connects again), a failure ends it without saying it gave up", async () => {
+    plan.push((res) =>
+      json(res, 503, { title: "Service Unavailable", detail: "busy", type: "about:blank", status: 503 }),
+    );
+    const r = reader(client.streams.filtered({}, { reconnect: false }));
+    expect(await r.next()).toMatchObject({ type: "gave-up", cause: "http" });
+    await expect(r.it.next()).rejects.toBeInstanceOf(ProblemError);
+    expect(logged.filter((l) => l.level === 50)).toEqual([]);
+    expect(logged.some((l) => l.msg === "stream connection ended; its caller connects again")).toBe(true);
+  });
+
   it("waits, rather than giving up, when the bearer token cannot be had (403/99)", async () => {
     service.handle((req, res) =>
       json(res, 403, { errors: [{ code: 99, message: "Unable to verify your credentials" }] }),
