@@ -28,13 +28,29 @@ export function describeAction(
     case "follow":
     case "mute":
       return `${action.kind} user ${action.target}${about}`;
+    case "hide":
+      // `hidden: false` undoes a hide (its target is `ID:unhide`): the line says what was done.
+      if ((action.body as { hidden?: unknown } | undefined)?.hidden === false)
+        return `unhide post ${action.path.id ?? action.target}${about}`;
+      return `hide post ${action.target}${about}`;
     case "like":
     case "repost":
-    case "hide":
       return `${action.kind} post ${action.target}${about}`;
     default:
       return `${action.kind} ${action.target}`;
   }
+}
+
+/**
+ * The id of what a sent action made: the post of a reply or post, the message of a DM
+ * (undefined for actions that make nothing, such as a like). Logged, so a person can answer
+ * the bot's post (`bot say --reply-to ID`) from the log alone.
+ */
+export function madeId(kind: string, result: unknown): string | undefined {
+  if (kind !== "reply" && kind !== "post" && kind !== "dm") return undefined;
+  const data = (result as { data?: { id?: unknown; dm_event_id?: unknown } } | undefined)?.data;
+  const id = kind === "dm" ? data?.dm_event_id : data?.id;
+  return typeof id === "string" ? id : undefined;
 }
 
 /** Logs how an action ended and tells the observer. */
@@ -47,9 +63,13 @@ export function reportOutcome(log: Logger, observe: ActionObserver, action: Acti
   };
   const what = describeAction(action);
   switch (outcome.status) {
-    case "sent":
-      log.info(fields, `${what}: sent`);
+    case "sent": {
+      const made = madeId(action.kind, outcome.result);
+      if (made === undefined) log.info(fields, `${what}: sent`);
+      else
+        log.info({ ...fields, made_id: made }, `${what}: sent as ${action.kind === "dm" ? "message" : "post"} ${made}`);
       break;
+    }
     case "dry-run":
       log.info({ ...fields, dry_run: true }, `${describeAction(action, true)}: dry run, not sent`);
       break;

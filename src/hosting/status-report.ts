@@ -147,6 +147,9 @@ function actionTarget(kind: string, target: string, key?: string): string {
       return `${kind} of user ${target}`;
     case "post":
       return "post";
+    case "hide":
+      // An unhide is filed under `<post id>:unhide`.
+      return `${target.endsWith(":unhide") ? "unhide" : "hide"} of post ${target.split(":")[0]}`;
     default:
       return `${kind} of post ${target.split(":")[0]}`;
   }

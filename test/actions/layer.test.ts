@@ -57,6 +57,27 @@ describe("actions and their requests", () => {
     });
   });
 
+  it("logs the id of the post a reply or post makes and of the message a DM makes; an unhide as an unhide", async () => {
+    const { system, clock, lines } = setup();
+    const { executor: made } = recordingExecutor(clock);
+    const executor: Executor = async (action) =>
+      action.kind === "dm"
+        ? { result: { data: { dm_conversation_id: "5-100", dm_event_id: "7001" } } }
+        : made(action, {} as never);
+    const bot = system.bot({ bot: "greeter", account, executor });
+    await bot.reply(mention("1"), "hi");
+    await bot.post("good morning");
+    await bot.dm("5", "welcome");
+    await bot.hide("6", { hidden: false });
+    const sent = lines.filter((l) => l.status === "sent").map((l) => [l.msg, l.made_id]);
+    expect(sent).toEqual([
+      ['reply to post 1 "hi": sent as post 1001', "1001"],
+      ['post "good morning": sent as post 1002', "1002"],
+      ['dm to user 5 "welcome": sent as message 7001', "7001"],
+      ["unhide post 6: sent", undefined],
+    ]);
+  });
+
   it("refuses at once what the plan does not offer", async () => {
     const { system, clock } = setup();
     const { calls, executor } = recordingExecutor(clock);

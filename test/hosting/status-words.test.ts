@@ -76,6 +76,8 @@ describe("bot status in words", () => {
     expect(last("reply", "123")).toBe("  last       reply to post 123: sent 1m ago");
     expect(last("like", "123")).toBe("  last       like of post 123: sent 1m ago");
     expect(last("follow", "42")).toBe("  last       follow of user 42: sent 1m ago");
+    expect(last("hide", "123")).toBe("  last       hide of post 123: sent 1m ago");
+    expect(last("hide", "123:unhide")).toBe("  last       unhide of post 123: sent 1m ago");
   });
 });
 
