@@ -6,7 +6,7 @@
  * has one writer (the running process holds its lock), so the command does not write it; and
  * a decision made while no `bot start` runs is sent when the bot next starts.
  */
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
@@ -34,7 +34,9 @@ export const REVIEW_REQUESTS_EVERY_MS = 2_000;
 /** Writes a request for the running (or next) `bot start` to send; returns the file written. */
 export async function writeReviewRequest(data: string, request: ReviewRequest): Promise<string> {
   const dir = reviewRequestsDir(data);
-  await mkdir(dir, { recursive: true });
+  // Private as the rest of the data directory (0700): one made open by an older version is closed too.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
   const name = `${request.at}-${request.bot}-${request.post}-${request.decision}.json`;
   const file = join(dir, name);
   await writeFile(`${file}.tmp`, `${JSON.stringify(request)}\n`, { mode: 0o600 });

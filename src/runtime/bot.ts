@@ -57,9 +57,13 @@ export class BotRuntime {
     this.identity = options.identity;
     this.layer = options.layer;
     this.inbox = new Inbox(options.store, this.name);
-    this.liveness = new Liveness(options.clock, (trigger) => {
-      if (trigger === "mentions" || trigger === "dms") options.handling.heard?.(trigger);
-    });
+    this.liveness = new Liveness(
+      options.clock,
+      (trigger) => {
+        if (trigger === "mentions" || trigger === "dms") options.handling.heard?.(trigger);
+      },
+      options.store.get<BotStatus>("status", this.name)?.triggers,
+    );
     const { handling } = options;
     const liveness = this.liveness;
     // Methods, not named arrows: every bot has them, and tsx gives each named arrow a name

@@ -11,11 +11,19 @@ import type { TriggerStatus } from "./types.ts";
 export class Liveness {
   private readonly triggers: Partial<Record<TriggerName, TriggerStatus>> = {};
 
-  /** `onCheck`: told of every check (not of events), as it is recorded. */
+  /**
+   * `onCheck`: told of every check (not of events), as it is recorded. `saved`: the figures of
+   * the bot's last saved status (an earlier run's), continued from, so `bot status` right
+   * after a restart still shows the last event rather than "never".
+   */
   constructor(
     private readonly clock: Clock,
     private readonly onCheck?: (trigger: TriggerName) => void,
-  ) {}
+    saved?: Partial<Record<TriggerName, TriggerStatus>>,
+  ) {
+    for (const [trigger, s] of Object.entries(saved ?? {}) as Array<[TriggerName, TriggerStatus]>)
+      if (s && typeof s.events === "number") this.triggers[trigger] = { ...s };
+  }
 
   /** Records a check of a trigger, or (`event`) an event from it. */
   touch(trigger: TriggerName, event = false): void {

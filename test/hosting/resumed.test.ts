@@ -58,3 +58,39 @@ it("logs what a start resumes from the state directory, and nothing on a first s
   await store.close();
   expect(await run()).toEqual([`resumed from ${data}/ (1 bot, 1 event waiting)`]);
 });
+
+it("shows the last event of the last run right after a restart (bot status reads it before anything new comes)", async () => {
+  const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+  sandbox = await createSandbox({ clock });
+  const app = await sandbox.admin.createApp({ plan: "pro" });
+  const user = await sandbox.admin.createUser({ username: "answerer" });
+  const token = await sandbox.admin.createToken({ consumer_key: app.consumer_key, user_id: user.id });
+  dir = await mkdtemp(join(tmpdir(), "postbot-resumed-"));
+  await writeFile(
+    join(dir, "answerer.yaml"),
+    "name: answerer\nplan: pro\naccount:\n  token: ${T}\n  token_secret: ${S}\ntriggers:\n  dms: {}\nplugins: {}\n",
+  );
+  const env = {
+    POSTBOT_BASE_URL: sandbox.url,
+    POSTBOT_CONSUMER_KEY: app.consumer_key,
+    POSTBOT_CONSUMER_SECRET: app.consumer_secret,
+    T: token.token,
+    S: token.token_secret,
+  };
+  const data = join(dir, "data");
+  const ann = await sandbox.admin.createUser({ username: "ann" });
+  await sandbox.admin.sendDm({ sender_id: ann.id, recipient_id: user.id, text: "hello" });
+  const { logger } = captureLogs("info");
+  const first = await start({ bots: dir, plugins: "plugins", data, clock, logger, env });
+  const heardAt = clock.now();
+  await expect.poll(() => first.runtime.status()[0]!.triggers.dms?.events).toBe(1);
+  await first.stop();
+
+  await clock.advance(60_000);
+  const second = await start({ bots: dir, plugins: "plugins", data, clock, logger, env });
+  try {
+    expect(second.runtime.status()[0]!.triggers.dms).toMatchObject({ lastEventAt: heardAt, events: 1 });
+  } finally {
+    await second.stop();
+  }
+});

@@ -2,7 +2,7 @@
  * `bot review` as a user runs it: the list read from the state (without writing it), a
  * decision handed to `bot start` as a request file, and clear refusals.
  */
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -44,9 +44,10 @@ beforeEach(async () => {
     at: Date.now() - 10 * 60_000,
     state: "visible",
     listed: "unsure",
-    score: 0.35,
-    evidence: 0.35,
-    reasons: [],
+    // No rule fired; the model's probability put it in the unsure band.
+    score: 0,
+    evidence: 0.392,
+    reasons: ["unsure: evidence 0.392 in [0.3, 0.75)"],
   });
   review.decided("102", { decision: "keep", by: "cli:op", at: Date.now() - 5 * 60_000, status: "none" });
   await store.close();
@@ -63,8 +64,9 @@ describe("bot review", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
       [
-        `host: reply 102 by @alice, 10m ago: unsure, visible (built-in: score 0.35)`,
+        `host: reply 102 by @alice, 10m ago: unsure, visible (built-in: evidence 0.392 from the model, rule score 0)`,
         `  "@host get lost clown 😂"`,
+        `  unsure: evidence 0.392 in [0.3, 0.75)`,
         `  decided: keep by cli:op, 5m ago (none)`,
         `host: reply 101 by @alice, 20m ago: hidden (built-in: insult:idiot matched "you're an idiot")`,
         `  "@host you're an idiot"`,
@@ -82,6 +84,8 @@ describe("bot review", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("unhide of host's reply 101 by @alice: handed to bot start");
     const [file] = await readdir(reviewRequestsDir(data));
+    // As private as the rest of the data directory.
+    expect((await stat(reviewRequestsDir(data))).mode & 0o777).toBe(0o700);
     expect(JSON.parse(await readFile(join(reviewRequestsDir(data), file!), "utf8"))).toMatchObject({
       bot: "host",
       post: "101",
