@@ -5,7 +5,7 @@
  * removes the file when it stops. A second process reads it to act as a user of the demo.
  */
 import { readFile, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
@@ -30,6 +30,8 @@ export interface DemoAnswerer {
 /** A bot of the running demo as `bot start` describes it when it publishes the demo. */
 export interface DemoBot {
   name: string;
+  /** Its account's username (a connected account's bot, `greeter-for-maya-codes`, is `maya_codes`). */
+  username: string;
   /** The events some plugin of the bot handles (`mention`, `follow`, ...). */
   handles: string[];
   /** How its mentions reach it; absent when its file has no mentions trigger. */
@@ -53,21 +55,40 @@ export interface DemoAccess {
   pid: number;
   /** The bots of the demo, by name (their accounts have the same usernames). */
   bots: string[];
+  /** The bots directory it watches (absolute): a bot file saved there starts in the demo. */
+  bots_dir?: string;
   /** The bots that answer posts (a mentions trigger and a plugin handling mentions or replies), by name. */
   answers?: Record<string, DemoAnswerer>;
   /** The bots that answer direct messages (a dms trigger and a plugin handling `dm`), by name. */
   dm_answers?: Record<string, DemoDmAnswerer>;
+  /** Each bot's account username, by bot name, where it is not the bot's name (a connected account's). */
+  usernames?: Record<string, string>;
+}
+
+/** The username of bot `name`'s account in the demo (its name, unless the demo says otherwise). */
+export const usernameOf = (access: DemoAccess, name: string): string => access.usernames?.[name] ?? name;
+
+/**
+ * The bot of the demo that `word` names: a bot's name, or its account's username (`@maya_codes`
+ * is the bot `greeter-for-maya-codes`), either case; undefined when it names none.
+ */
+export function botNamed(access: DemoAccess, word: string): string | undefined {
+  const w = word.replace(/^@/, "").toLowerCase();
+  return (
+    access.bots.find((b) => usernameOf(access, b).toLowerCase() === w) ?? access.bots.find((b) => b.toLowerCase() === w)
+  );
 }
 
 /** The hosted bots as the demo describes them: what each handles, and how its mentions reach it. */
 export function demoBots(
-  bots: ReadonlyMap<string, Pick<BotRuntime, "handles" | "mentionsDelivery" | "dmsDelivery">>,
+  bots: ReadonlyMap<string, Pick<BotRuntime, "handles" | "mentionsDelivery" | "dmsDelivery" | "identity">>,
 ): DemoBot[] {
   return [...bots].map(([name, bot]) => {
     const mentions = bot.mentionsDelivery();
     const dms = bot.dmsDelivery();
     return {
       name,
+      username: bot.identity.username,
       handles: (Object.keys(TRIGGER_OF) as EventName[]).filter((e) => bot.handles(e)),
       ...(mentions ? { mentions } : {}),
       ...(dms ? { dms } : {}),
@@ -91,6 +112,28 @@ export function dmAnswerers(bots: readonly DemoBot[]): Record<string, DemoDmAnsw
   const out: Record<string, DemoDmAnswerer> = {};
   for (const bot of bots) if (bot.dms && bot.handles.includes("dm")) out[bot.name] = { every_ms: bot.dms.everyMs };
   return out;
+}
+
+/**
+ * What `DATA/demo.json` says of the running demo: where its sandbox is, its bots, their
+ * accounts' usernames, which answer what and how soon, and the bots directory it watches.
+ */
+export function demoAccessOf(
+  sandbox: { url: string; adminToken: string },
+  bots: readonly DemoBot[],
+  botsDir: string,
+): DemoAccess {
+  const usernames = Object.fromEntries(bots.filter((b) => b.username !== b.name).map((b) => [b.name, b.username]));
+  return {
+    url: sandbox.url,
+    admin_token: sandbox.adminToken,
+    pid: process.pid,
+    bots: bots.map((b) => b.name),
+    bots_dir: resolve(botsDir),
+    answers: answerers(bots),
+    dm_answers: dmAnswerers(bots),
+    usernames,
+  };
 }
 
 /** Writes `DATA/demo.json` and returns what removes it (at stop). */
@@ -137,6 +180,48 @@ export async function readDemo(dataDir: string): Promise<DemoAccess> {
 }
 
 /**
+ * The demo running with `dataDir` (its `demo.json`, written by a live process other than this
+ * one), or undefined. Another `bot start` on the same data directory would be refused its
+ * lock: {@link besideDemo} says what to do instead.
+ */
+export async function runningDemo(dataDir: string): Promise<DemoAccess | undefined> {
+  let access: DemoAccess;
+  try {
+    access = JSON.parse(await readFile(join(dataDir, DEMO_FILE), "utf8")) as DemoAccess;
+  } catch {
+    return undefined;
+  }
+  if (typeof access.pid !== "number" || access.pid === process.pid || !isAlive(access.pid)) return undefined;
+  return access;
+}
+
+/**
+ * Why `bot start` cannot run beside the demo on its data directory, and what to do: the
+ * demo starts the bot files saved in its bots directory by itself, so a bot asked for with
+ * `--only` usually runs in it already; to run it alone, stop the demo first.
+ */
+export function besideDemo(demo: DemoAccess, dataDir: string, botsDir: string, only?: readonly string[]): string {
+  const head = `the demo (npm start, pid ${demo.pid}) is running with the data directory ${dataDir}, and two bot start cannot share one`;
+  const stop = "stop the demo first (Ctrl-C where it runs, or kill " + demo.pid + "), then run this again";
+  const sameBots = demo.bots_dir !== undefined && resolve(botsDir) === demo.bots_dir;
+  if (!only || only.length === 0) return `${head}: ${stop}, or give this one another data directory (--data DIR)`;
+  const running = only.filter((name) => demo.bots.includes(name));
+  const missing = only.filter((name) => !demo.bots.includes(name));
+  const parts: string[] = [];
+  if (running.length > 0)
+    parts.push(
+      `${running.join(", ")} ${running.length === 1 ? "runs" : "run"} in the demo already${sameBots ? " (it starts the bot files saved in its bots directory)" : ""}: talk to ${running.length === 1 ? "it" : "them"} with npx bot say --as alice "@${running[0]} hi"`,
+    );
+  if (missing.length > 0)
+    parts.push(
+      sameBots
+        ? `the demo did not start ${missing.join(", ")}: its log says why (npx bot validate checks the bot files)`
+        : `the demo does not run ${missing.join(", ")}`,
+    );
+  return `${head}. ${parts.join("; ")}. To run ${only.join(", ")} alone, ${stop}`;
+}
+
+/**
  * Publishes the running demo for `bot say` and `bot follow`, and says how to use them (the
  * log line shows the commands, never the admin token), naming a bot that answers mentions
  * and one that notices follows, and, when one answers direct messages, how to send it one.
@@ -144,22 +229,15 @@ export async function readDemo(dataDir: string): Promise<DemoAccess> {
  */
 export async function announceDemo(
   dataDir: string,
-  sandbox: { url: string; adminToken: string },
+  access: DemoAccess,
   bots: readonly DemoBot[],
   logger: Logger,
   /** The connect page (`--http` with templates): where a person connects a sandbox user. */
   connectPage?: string,
 ): Promise<() => Promise<void>> {
-  const answers = answerers(bots);
-  const dmAnswers = dmAnswerers(bots);
-  const unpublish = await publishDemo(dataDir, {
-    url: sandbox.url,
-    admin_token: sandbox.adminToken,
-    pid: process.pid,
-    bots: bots.map((b) => b.name),
-    answers,
-    dm_answers: dmAnswers,
-  });
+  const answers = access.answers ?? {};
+  const dmAnswers = access.dm_answers ?? {};
+  const unpublish = await publishDemo(dataDir, access);
   const data = dataDir === ".postbot" ? "" : ` --data ${dataDir}`;
   const answering =
     Object.keys(answers).find((name) => answers[name]!.events.includes("mention")) ?? bots[0]?.name ?? "BOT";

@@ -6,7 +6,8 @@
  * minute that gives up before the answer comes.
  */
 import { UserError } from "../errors.ts";
-import type { DemoAccess, DemoAnswerer } from "./demo-access.ts";
+import { humanInterval } from "../hosting/capacity.ts";
+import { usernameOf, type DemoAccess, type DemoAnswerer } from "./demo-access.ts";
 
 /** The longest `--wait SECONDS` may ask for. */
 export const MAX_WAIT_S = 600;
@@ -72,6 +73,8 @@ export function sayDmInput(first: string | undefined, second: string | undefined
 /** A bot expected to answer the post, why, and how soon it can. */
 export interface Awaited {
   bot: string;
+  /** Its account's username, what a post mentions (a connected account's differs from the bot's name). */
+  username: string;
   event: "mention" | "reply";
   answerer: DemoAnswerer;
 }
@@ -80,15 +83,17 @@ export interface Awaited {
 const mentioned = (text: string) => new Set([...text.matchAll(/@(\w{1,15})/g)].map((m) => m[1]!.toLowerCase()));
 
 /**
- * The demo's bots that will answer a post: those it mentions that answer mentions, and with
- * `--reply-to`, the bot whose post it answers when that bot answers replies.
+ * The demo's bots that will answer a post: those whose account it mentions (by the account's
+ * username: `@maya_codes` is the bot `greeter-for-maya-codes`) that answer mentions, and
+ * with `--reply-to`, the bot whose post it answers when that bot answers replies.
  */
 export function awaitedBots(access: DemoAccess, text: string, repliedToBot?: string): Awaited[] {
   const names = mentioned(text);
   const out: Awaited[] = [];
   for (const [bot, answerer] of Object.entries(access.answers ?? {})) {
-    const event = bot === repliedToBot ? "reply" : names.has(bot.toLowerCase()) ? "mention" : undefined;
-    if (event && answerer.events.includes(event)) out.push({ bot, event, answerer });
+    const username = usernameOf(access, bot);
+    const event = bot === repliedToBot ? "reply" : names.has(username.toLowerCase()) ? "mention" : undefined;
+    if (event && answerer.events.includes(event)) out.push({ bot, username, event, answerer });
   }
   return out;
 }
@@ -102,12 +107,8 @@ export function defaultWaitMs(awaited: readonly Awaited[]): number {
   return Math.max(...awaited.map((a) => deliveryMs(a.answerer))) + WAIT_MARGIN_MS;
 }
 
-/** `90 s`, `2 min 30 s`: a delay as people read it. */
-export function seconds(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 120) return `${s} s`;
-  return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`;
-}
+/** `90 s`, `2 min 30 s`: a delay as people read it, as the log and `bot status` say it. */
+export const seconds = humanInterval;
 
 /** `@greeter (mentions polled every 90 s)`: who is awaited and how soon it can see the post. */
 export function describeAwaited(a: Awaited): string {
@@ -115,5 +116,6 @@ export function describeAwaited(a: Awaited): string {
     a.answerer.via === "stream"
       ? "through the stream, within seconds"
       : `at its next mentions poll, every ${seconds(a.answerer.every_ms)}`;
-  return `@${a.bot} (${a.event === "reply" ? "a reply to its post" : "a mention"}, seen ${how})`;
+  const named = a.username === a.bot ? `@${a.bot}` : `@${a.username} (bot ${a.bot})`;
+  return `${named} (${a.event === "reply" ? "a reply to its post" : "a mention"}, seen ${how})`;
 }

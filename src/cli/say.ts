@@ -10,7 +10,7 @@ import { systemClock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { openFileStore } from "../store/index.ts";
 import { awaitReplies, type Answer } from "./await-replies.ts";
-import { readDemo, type DemoAccess } from "./demo-access.ts";
+import { botNamed, readDemo, usernameOf, type DemoAccess } from "./demo-access.ts";
 import { withDemoUsers } from "./demo-users.ts";
 import { describeFate, postFate, timeOfDay } from "./post-fate.ts";
 import { awaitedBots, defaultWaitMs, describeAwaited, sayInput, seconds, type Awaited } from "./say-wait.ts";
@@ -46,7 +46,7 @@ export async function say(options: SayOptions): Promise<void> {
       );
       return undefined;
     }
-    const awaited = awaitedBots(access, text, repliedTo && access.bots.includes(repliedTo) ? repliedTo : undefined);
+    const awaited = awaitedBots(access, text, repliedTo === undefined ? undefined : botNamed(access, repliedTo));
     if (wait === true && awaited.length === 0 && access.answers) throw new UserError(noAnswerer(access));
     const timeoutMs = wait === true ? defaultWaitMs(awaited) : wait * 1000;
     if (wait === true && awaited.length > 0) {
@@ -84,7 +84,7 @@ async function conversationOf(client: ApiClient, id: string): Promise<string> {
 function answerersHint(access: DemoAccess): string {
   const list = Object.entries(access.answers ?? {}).map(
     ([bot, a]) =>
-      `@${bot} (${a.events.map((e) => (e === "mention" ? "mentions" : "replies to its posts")).join(", ")})`,
+      `@${usernameOf(access, bot)} (${usernameOf(access, bot) === bot ? "" : `bot ${bot}: `}${a.events.map((e) => (e === "mention" ? "mentions" : "replies to its posts")).join(", ")})`,
   );
   return list.length > 0 ? `the bots that answer: ${list.join(", ")}` : "no bot of the demo answers posts";
 }

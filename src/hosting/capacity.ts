@@ -87,12 +87,18 @@ export class LoadTally {
   }
 }
 
-/** `45 s`, `6 min`, `16 h 40 min`: an interval as people read it. */
+/**
+ * `45 s`, `90 s`, `2 min 30 s`, `6 min`, `16 h 40 min`: an interval as people read it, and
+ * the one way every part of postbot says one (the start's log, `bot status`, `bot say
+ * --wait`; the README and the example bot files say what it gives for the plans' limits).
+ * Below an hour and a half it is exact, so a poll every 90 s is never said to be every 2 min.
+ */
 export function humanInterval(ms: number): string {
   const s = Math.round(ms / 1000);
-  if (s < 90) return `${s} s`;
+  if (s < 120) return `${s} s`;
+  const whole = Math.floor(s / 60);
+  if (whole < 90) return s % 60 ? `${whole} min ${s % 60} s` : `${whole} min`;
   const min = Math.round(s / 60);
-  if (min < 90) return `${min} min`;
   const h = Math.floor(min / 60);
   const rest = min % 60;
   return rest ? `${h} h ${rest} min` : `${h} h`;

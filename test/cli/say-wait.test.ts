@@ -3,7 +3,7 @@
  * long as the bots the post is for need to see it (their poll interval and a margin).
  */
 import { describe, expect, it } from "vitest";
-import type { DemoAccess } from "../../src/cli/demo-access.ts";
+import { demoAccessOf, demoBots, type DemoAccess } from "../../src/cli/demo-access.ts";
 import {
   awaitedBots,
   defaultWaitMs,
@@ -66,6 +66,45 @@ describe("awaitedBots and defaultWaitMs", () => {
     expect(awaited.map((a) => [a.bot, a.event])).toEqual([["host", "reply"]]);
     expect(describeAwaited(awaited[0]!)).toBe("@host (a reply to its post, seen through the stream, within seconds)");
     expect(awaitedBots(demo, "thanks", "greeter")).toEqual([]); // greeter answers mentions only
+  });
+
+  it("matches a connected account's bot by its account's username", () => {
+    const connected: DemoAccess = {
+      ...demo,
+      bots: [...demo.bots, "greeter-for-maya-codes"],
+      answers: { ...demo.answers, "greeter-for-maya-codes": { events: ["mention"], via: "poll", every_ms: 90_000 } },
+      usernames: { "greeter-for-maya-codes": "maya_codes" },
+    };
+    const awaited = awaitedBots(connected, "@maya_codes hello");
+    expect(awaited.map((a) => [a.bot, a.username, a.event])).toEqual([
+      ["greeter-for-maya-codes", "maya_codes", "mention"],
+    ]);
+    expect(describeAwaited(awaited[0]!)).toBe(
+      "@maya_codes (bot greeter-for-maya-codes) (a mention, seen at its next mentions poll, every 90 s)",
+    );
+    // Its bot's name is no account: the service reads "@greeter-for-maya-codes" as a mention of @greeter.
+    expect(awaitedBots(connected, "@greeter-for-maya-codes hello").map((a) => a.bot)).toEqual(["greeter"]);
+  });
+
+  it("publishes each bot's account username in demo.json, so a connected account's bot is awaited by it", () => {
+    const running = (username: string) => ({
+      identity: { name: "x", userId: "1", username, plan: "basic" as const },
+      handles: (e: string) => e === "mention",
+      mentionsDelivery: () => ({ via: "poll" as const, everyMs: 90_000 }),
+      dmsDelivery: () => undefined,
+    });
+    const access = demoAccessOf(
+      { url: "http://127.0.0.1:1", adminToken: "t" },
+      demoBots(
+        new Map([
+          ["greeter", running("greeter")],
+          ["greeter-for-maya-codes", running("maya_codes")],
+        ]),
+      ),
+      "bots",
+    );
+    expect(access.usernames).toEqual({ "greeter-for-maya-codes": "maya_codes" });
+    expect(awaitedBots(access, "@maya_codes hello").map((a) => a.bot)).toEqual(["greeter-for-maya-codes"]);
   });
 
   it("awaits no one for a post no bot answers, and an older demo's minute when it does not say", () => {

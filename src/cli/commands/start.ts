@@ -103,6 +103,12 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         ]);
         const { leaseOption, stateOption } = await import("../state-option.ts");
         const shared = stateOption(state, process.env);
+        if (!shared) {
+          // The demo holds the data directory: say what to do rather than refuse its lock.
+          const { besideDemo, runningDemo } = await import("../demo-access.ts");
+          const demo = await runningDemo(options.data);
+          if (demo) throw new UserError(besideDemo(demo, options.data, options.bots, options.only));
+        }
         const leaseMs = leaseOption(lease, shared);
         const address =
           http === undefined
@@ -186,22 +192,20 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
           logger.info(`SIGHUP: reading ${options.bots} again`);
           void started.fleet.readFiles(undefined, "changed");
         };
-        const { announceDemo, answerers, demoBots, publishDemo } = await import("../demo-access.ts");
+        const { announceDemo, demoAccessOf, demoBots, publishDemo } = await import("../demo-access.ts");
         const sandbox = started.sandbox;
-        const unpublish = sandbox
-          ? await announceDemo(options.data, sandbox, demoBots(started.runtime.bots), logger, connectPage)
+        const published = () => {
+          const bots = demoBots(started.runtime.bots);
+          return { bots, access: demoAccessOf(sandbox!, bots, options.bots) };
+        };
+        const first = sandbox ? published() : undefined;
+        const unpublish = first
+          ? await announceDemo(options.data, first.access, first.bots, logger, connectPage)
           : undefined;
         // `bot say` finds the bots of the demo as they are now.
         if (sandbox)
           republish = () => {
-            const bots = demoBots(started.runtime.bots);
-            void publishDemo(options.data, {
-              url: sandbox.url,
-              admin_token: sandbox.adminToken,
-              pid: process.pid,
-              bots: bots.map((b) => b.name),
-              answers: answerers(bots),
-            }).catch(() => undefined);
+            void publishDemo(options.data, published().access).catch(() => undefined);
           };
         // Last: everything the line announces answers by now (/readyz, the admin API, /connect, `bot say`).
         started.sayStarted();

@@ -43,15 +43,34 @@ describe("bot say and bot follow (the demo's users)", () => {
     expect(published.pid).toBe(demo.pid);
     expect(log.lines.join("\n")).not.toContain(published.admin_token);
 
+    // Another bot start on the demo's data directory: what to do, rather than a refused lock.
+    const beside = await runBot([
+      "start",
+      "--bots",
+      "test/fixtures/cli/demo-bots",
+      "--data",
+      data,
+      "--only",
+      "greeter",
+    ]);
+    expect(beside.code).toBe(1);
+    expect(beside.stderr).toBe(
+      `bot: the demo (npm start, pid ${demo.pid}) is running with the data directory ${data}, and two bot start cannot share one. greeter runs in the demo already (it starts the bot files saved in its bots directory): talk to it with npx bot say --as alice "@greeter hi". To run greeter alone, stop the demo first (Ctrl-C where it runs, or kill ${demo.pid}), then run this again\n`,
+    );
+
     const said = await runBot(["say", "--data", data, "--as", "alice", "@greeter hi"]);
     expect(said.stderr).toBe("");
     expect(said.code).toBe(0);
-    const postId = /^@alice posted (\d+): "@greeter hi"$/m.exec(said.stdout)?.[1];
+    // Its own post's id on the first line; the demo's log names the id of the reply greeter made.
+    const postId = /^@alice posted (\d+): "@greeter hi"\n/.exec(said.stdout)?.[1];
     expect(postId).toBeDefined();
     const reply = JSON.parse(
       await log.waitFor(new RegExp(`"bot":"greeter".*"action":"reply","target":"${postId}","status":"sent"`)),
-    ) as { msg: string };
-    expect(reply.msg).toMatch(new RegExp(`^reply to post ${postId} "Hello @alice! You said: @greeter hi": sent$`));
+    ) as { msg: string; made_id: string };
+    expect(reply.msg).toBe(
+      `reply to post ${postId} "Hello @alice! You said: @greeter hi": sent as post ${reply.made_id}`,
+    );
+    expect(reply.made_id).toMatch(/^\d+$/);
 
     // bob waits for the answer and sees it in his terminal.
     const waited = await runBot(["say", "--data", data, "--as", "bob", "--wait", "60", "@greeter are you there?"]);
