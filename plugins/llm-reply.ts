@@ -144,7 +144,7 @@ export default definePlugin({
       );
     if (url !== options.url)
       bot.log.info(
-        `llm-reply answers with the sandbox's stand-in at ${url} (no model: a fixed text, labelled "(sandbox stand-in)"); point url at a model server for real answers`,
+        `llm-reply answers with the sandbox's stand-in at ${url} (no model: a made-up text, labelled "(sandbox stand-in, reply N)"); point url at a model server for real answers`,
       );
     const writerOptions = {
       bot: bot.name,

@@ -364,9 +364,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       );
     // The language-model stand-in of the demo: not part of the service, outside every plan.
     if (path === CHAT_COMPLETIONS_PATH) {
-      const reply = await chatCompletions({ req, clock, limits: bodyLimits, key: options.chatCompletionsKey }).catch(
-        (err) => errorReply(err, path),
-      );
+      const reply = await chatCompletions({
+        req,
+        clock,
+        limits: bodyLimits,
+        key: options.chatCompletionsKey,
+        nextAnswer: () => (data.meter.stand_in_answers = (data.meter.stand_in_answers ?? 0) + 1),
+      }).catch((err) => errorReply(err, path));
       countRequest(data, `${method} ${path}`, reply.status);
       return send(res, reply);
     }

@@ -104,7 +104,7 @@ const EXPECTED: Record<string, Expectation> = {
     demo: true,
     // A pro bot: its mentions come through the app's stream; llm-reply asks the sandbox's stand-in (url: sandbox).
     stdout:
-      /^@alice posted \d+: "@helpdesk my brakes squeak"\nwaiting for @helpdesk \(a mention, seen through the stream, within seconds\) until \d\d:\d\d:\d\d\n@helpdesk answered \d+: "\(sandbox stand-in\) [A-Z][^"]*[.!] You wrote about \\"brakes squeak\\"\. A language model would answer here\."\nAnswer a reply with --reply-to ITS_ID\.\n$/,
+      /^@alice posted \d+: "@helpdesk my brakes squeak"\nwaiting for @helpdesk \(a mention, seen through the stream, within seconds\) until \d\d:\d\d:\d\d\n@helpdesk answered \d+: "\(sandbox stand-in, reply \d+\) [A-Z][^"]*[.!] You wrote about \\"brakes squeak\\"\. A language model would answer here\."\nAnswer a reply with --reply-to ITS_ID\.\n$/,
   },
   "npx bot follow --as alice friendly": { demo: true, stdout: /^@alice follows @friendly; / },
   'npx bot say --dm --as alice --wait friendly "hi there"': {

@@ -108,9 +108,11 @@ describe("the demo: every example bot with the simulated crowd", () => {
     for (const w of written) {
       const mention = world.posts[w.in_reply_to_post_id!]!;
       expect(crowdIds.has(mention.author_id)).toBe(true);
-      expect(w.text).toBe(standInText(mention.text));
-      expect(w.text).toMatch(/^\(sandbox stand-in\) /);
+      // Labelled, and numbered by the stand-in: no two answers are the same text.
+      const number = Number(/^\(sandbox stand-in, reply (\d+)\) /.exec(w.text)?.[1]);
+      expect(w.text).toBe(standInText(mention.text, number));
     }
+    expect(new Set(written.map((w) => w.text)).size).toBe(written.length);
 
     // host asked questions, hid abusive answers, thanked some others, and never an abusive one.
     const questions = by("host").filter((p) => !p.in_reply_to_post_id);

@@ -51,10 +51,10 @@ describe("llm-reply with url: sandbox", () => {
     await bed.settle();
     const replies = bed.postsBy("helpdesk");
     expect(replies.map((p) => [p.in_reply_to_post_id, p.text])).toEqual([
-      [mention.id, standInText("@helpdesk my brakes squeak on wet days")],
+      [mention.id, standInText("@helpdesk my brakes squeak on wet days", 1)],
     ]);
     expect(replies[0]!.text).toMatch(
-      /^\(sandbox stand-in\) .*"brakes squeak wet days"\. A language model would answer here\.$/,
+      /^\(sandbox stand-in, reply 1\) .*"brakes squeak wet days"\. A language model would answer here\.$/,
     );
     // The stand-in answers with usage, which the bot's budget.llm counted.
     const budget = savedModelBudget(bed.store, "helpdesk", clock.now())!;

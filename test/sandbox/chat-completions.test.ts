@@ -5,7 +5,7 @@
  * nothing counted against the service's plans.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPENERS, standInText, STAND_IN_LABEL } from "../../src/sandbox/chat/compose.ts";
+import { OPENERS, standInText } from "../../src/sandbox/chat/compose.ts";
 import { countTokens, cutToTokens, promptTokens } from "../../src/sandbox/chat/tokens.ts";
 import { startSandbox, T0, type TestSandbox } from "../helpers/sandbox.ts";
 
@@ -35,6 +35,9 @@ const ask = (text: string, extra: Record<string, unknown> = {}) =>
     ...extra,
   });
 
+/** The sandbox's number of a stand-in answer (`(sandbox stand-in, reply 12) ...`). */
+const answerNumber = (text: string) => Number(/^\(sandbox stand-in, reply (\d+)\) /.exec(text)?.[1]);
+
 describe("the chat-completions stand-in", () => {
   it("answers in OpenAI's format, with a labelled text built from the last user message", async () => {
     const res = await ask("@shop my front brakes squeak, see https://x.example/a #bikes");
@@ -62,17 +65,19 @@ describe("the chat-completions stand-in", () => {
     });
     const content: string = res.body.choices[0].message.content;
     expect(content).toMatch(
-      /^\(sandbox stand-in\) [^"]+ You wrote about "front brakes squeak see"\. A language model would answer here\.$/,
+      /^\(sandbox stand-in, reply \d+\) [^"]+ You wrote about "front brakes squeak see"\. A language model would answer here\.$/,
     );
     expect(OPENERS.some((o) => content.includes(o))).toBe(true);
     // No mention, hashtag or link of the user's is echoed.
     expect(content).not.toMatch(/@|#|https?:/);
   });
 
-  it("is deterministic: the same prompt gives the same text; openers vary with the message", async () => {
-    const a = await ask("where is my order?");
-    const b = await ask("where is my order?");
-    expect(b.body.choices[0].message.content).toBe(a.body.choices[0].message.content);
+  it("is deterministic: the same prompt gives the same words, each answer numbered so none repeats; openers vary with the message", async () => {
+    const a: string = (await ask("where is my order?")).body.choices[0].message.content;
+    const b: string = (await ask("where is my order?")).body.choices[0].message.content;
+    const n = answerNumber(a);
+    expect(a).toBe(standInText("where is my order?", n));
+    expect(b).toBe(standInText("where is my order?", n + 1));
     const openers = new Set<string>();
     for (const word of ["bell", "chain", "saddle", "pedal", "tyre", "spoke", "lamp", "lock", "frame", "gear"])
       openers.add(standInText(`a question about the ${word}`).split(/(?<=[.!]) /)[0]!);
@@ -103,22 +108,25 @@ describe("the chat-completions stand-in", () => {
   });
 
   it("honours max_tokens (and max_completion_tokens): the text is cut there, finish_reason length", async () => {
-    const full: string = (await ask("tell me about tubeless tyres")).body.choices[0].message.content;
+    const prompt = "tell me about tubeless tyres";
+    const full: string = (await ask(prompt)).body.choices[0].message.content;
+    let n = answerNumber(full);
     for (const field of ["max_tokens", "max_completion_tokens"]) {
-      const res = await ask("tell me about tubeless tyres", { [field]: 7 });
+      const res = await ask(prompt, { [field]: 9 });
       expect(res.status, res.text).toBe(200);
       const content: string = res.body.choices[0].message.content;
       expect(res.body.choices[0].finish_reason).toBe("length");
-      expect(res.body.usage.completion_tokens).toBe(7);
-      expect(countTokens(content)).toBe(7);
-      expect(full.startsWith(content)).toBe(true);
-      expect(content.startsWith(STAND_IN_LABEL)).toBe(true);
+      expect(res.body.usage.completion_tokens).toBe(9);
+      expect(countTokens(content)).toBe(9);
+      // The label and the answer's number come first: a cut keeps them.
+      expect(content).toBe(`(sandbox stand-in, reply ${++n})`);
+      expect(standInText(prompt, n).startsWith(content)).toBe(true);
     }
-    const roomy = await ask("tell me about tubeless tyres", { max_tokens: 500 });
+    const roomy = await ask(prompt, { max_tokens: 500 });
     expect(roomy.body.choices[0].finish_reason).toBe("stop");
-    expect(roomy.body.choices[0].message.content).toBe(full);
+    expect(roomy.body.choices[0].message.content).toBe(standInText(prompt, ++n));
     // Exactly enough tokens is not a cut.
-    const exact = await ask("tell me about tubeless tyres", { max_tokens: countTokens(full) });
+    const exact = await ask(prompt, { max_tokens: countTokens(full) });
     expect(exact.body.choices[0].finish_reason).toBe("stop");
     expect(cutToTokens("one two three", 2)).toEqual({ text: "one two", cut: true });
   });

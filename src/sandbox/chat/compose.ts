@@ -5,6 +5,11 @@
  * model's answer, picks a friendly opener from a fixed list by a hash of the last user
  * message, and echoes a few of that message's words (never a mention, hashtag or link, so the
  * stand-in does not make a bot address or advertise anyone).
+ *
+ * The sandbox numbers its answers (`(sandbox stand-in, reply 12)`), so each post gets a
+ * text of its own: the crowd says the same few things over and over, and the service refuses
+ * a bot the same text twice within 24 hours, which left the demo's helpdesk refused after a
+ * few minutes.
  */
 import { createHash } from "node:crypto";
 
@@ -40,11 +45,17 @@ function echoWords(text: string): string[] {
   return out;
 }
 
-/** The stand-in's answer to a conversation whose last user message is `lastUser` (may be empty). */
-export function standInText(lastUser: string): string {
+/**
+ * The stand-in's answer to a conversation whose last user message is `lastUser` (may be
+ * empty); `answer`, the sandbox's number for it, goes in the label (`(sandbox stand-in,
+ * reply 12)`), first, where a cut to `max_tokens` leaves it. (Worded so: "answer 12" there
+ * made the moderation classifier's model take most of the texts for abuse.)
+ */
+export function standInText(lastUser: string, answer?: number): string {
   const hash = createHash("sha256").update(lastUser).digest();
   const opener = OPENERS[hash.readUInt32BE(0) % OPENERS.length]!;
   const words = echoWords(lastUser);
   const echo = words.length > 0 ? ` You wrote about "${words.join(" ")}".` : "";
-  return `${STAND_IN_LABEL} ${opener}${echo} A language model would answer here.`;
+  const label = answer === undefined ? STAND_IN_LABEL : `${STAND_IN_LABEL.slice(0, -1)}, reply ${answer})`;
+  return `${label} ${opener}${echo} A language model would answer here.`;
 }

@@ -6,6 +6,11 @@ export interface MeterData {
   posts_read: Record<string, Record<string, number>>;
   /** Requests by `"METHOD /path/template"` and status: what `GET /_sandbox/stats` answers. */
   stats: Record<string, Record<string, number>>;
+  /**
+   * Answers the chat-completions stand-in has given so far: each answer is numbered by it, so
+   * none repeats an earlier one (absent in a state file older than the count: none yet).
+   */
+  stand_in_answers?: number;
 }
 
-export const createMeterData = (): MeterData => ({ windows: {}, posts_read: {}, stats: {} });
+export const createMeterData = (): MeterData => ({ windows: {}, posts_read: {}, stats: {}, stand_in_answers: 0 });

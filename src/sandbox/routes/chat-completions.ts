@@ -9,8 +9,9 @@
  * stream?: false}` (other fields, such as `temperature`, are accepted and ignored). Answer:
  * `{id, object: "chat.completion", created, model, choices: [{index: 0, message: {role:
  * "assistant", content}, finish_reason: "stop" | "length"}], usage: {prompt_tokens,
- * completion_tokens, total_tokens}}`. The text is deterministic (`chat/compose.ts`), tokens
- * are counted by the rule of `chat/tokens.ts`, and `max_tokens` cuts the text.
+ * completion_tokens, total_tokens}}`. The text is deterministic (`chat/compose.ts`: the prompt
+ * and the answer's number), tokens are counted by the rule of `chat/tokens.ts`, and
+ * `max_tokens` cuts the text.
  *
  * Errors have OpenAI's shape, `{error: {message, type, param, code}}`: 400 for a body that is
  * not JSON or not a chat request (`param` names the field), 401 when the sandbox was given a
@@ -39,6 +40,8 @@ export interface ChatCompletionsRequest {
   limits: BodyLimits;
   /** The key callers must send as `Authorization: Bearer KEY`; without one, any or none is accepted. */
   key?: string;
+  /** Numbers an answer (the sandbox's count of them, kept with its state): none repeats an earlier one. */
+  nextAnswer?(): number;
 }
 
 /** OpenAI's error body. */
@@ -132,7 +135,7 @@ export async function chatCompletions(r: ChatCompletionsRequest): Promise<Reply>
 
   const texts = input.messages.map(textOf);
   const lastUser = input.messages.findLast((m) => m.role === "user");
-  const full = standInText(lastUser ? textOf(lastUser) : "");
+  const full = standInText(lastUser ? textOf(lastUser) : "", r.nextAnswer?.());
   const max = input.max_completion_tokens ?? input.max_tokens ?? undefined;
   const { text, cut } = max === undefined ? { text: full, cut: false } : cutToTokens(full, max);
   const created = Math.floor(r.clock.now() / 1000);

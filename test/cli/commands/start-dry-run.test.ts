@@ -124,8 +124,9 @@ describe("bot start --dry-run with llm-reply", () => {
       string,
       unknown
     >;
-    // The stand-in's text, whole (longer than the 60 characters a sent reply's line keeps).
-    const written = standInText(text);
+    // The stand-in's text, whole (longer than the 60 characters a sent reply's line keeps), with its number.
+    const number = Number(/"\(sandbox stand-in, reply (\d+)\) /.exec(String(line.msg))?.[1]);
+    const written = standInText(text, number);
     expect(written.length).toBeGreaterThan(60);
     expect(line).toMatchObject({
       bot: "helpdesk",
