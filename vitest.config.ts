@@ -53,6 +53,7 @@ const LONGEST = [
   "test/docs/commands-readme.test.ts",
   "test/chaos/chaos.test.ts",
   "test/cli/commands/say.test.ts",
+  "test/plugins-examples/demo-hour.test.ts",
   "test/redis/stop-redis-down.test.ts",
   "test/docs/commands.test.ts",
   "test/cli/commands/new.test.ts",
