@@ -54,6 +54,7 @@ const LONGEST = [
   "test/chaos/chaos.test.ts",
   "test/cli/commands/say.test.ts",
   "test/plugins-examples/demo-hour.test.ts",
+  "test/cli/commands/say-dm-quiz.test.ts",
   "test/redis/stop-redis-down.test.ts",
   "test/docs/commands.test.ts",
   "test/cli/commands/new.test.ts",

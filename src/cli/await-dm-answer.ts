@@ -1,22 +1,20 @@
 /**
  * `bot say --dm --wait`: after a demo user sends a bot a direct message, wait for the bot's
- * answer in their conversation and print it. It reads the conversation as that user, like any
- * client would (`GET /2/dm_conversations/with/:participant_id/dm_events`). That read allows
- * only 15 calls per 15 minutes per user on pro, so it looks every 10 s, not every 2 s as
- * `say --wait` does for posts; the first read is not at once (nothing can have come yet) but
- * 2 s after the message (a bot that read its DMs just then has answered by then), then at
- * 10 s, 20 s...: a wait of 90 s spends 10 reads, as many as reading at once and every 10 s.
+ * answer in their conversation and print it, whichever plugin of the bot sends it (a `reply`,
+ * a dialog's next question, `llm-reply`...). It watches the conversation through the demo
+ * sandbox's admin API (`GET /_sandbox/dm_events`), which reads none of the user's windows:
+ * the service lets a user read a DM conversation 15 times per 15 minutes, and a user taking a
+ * quiz by DM, step after step, spent them in a few waits and then saw nothing until the
+ * deadline, while the bot had answered. Nothing being spent, it looks every second.
  */
-import { compareIds } from "../api/ids.ts";
-import type { ApiClient } from "../api/index.ts";
+import { UserError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 import { lookUntil } from "./await-replies.ts";
+import type { DemoAccess } from "./demo-access.ts";
+import { admin } from "./demo-users.ts";
 
-/** How often the conversation is read, unless told otherwise. */
-export const DM_LOOK_EVERY_MS = 10_000;
-
-/** The waits before each read of the conversation, the last one repeated: at 2 s, 10 s, 20 s... */
-export const DM_LOOK_WAITS_MS: readonly number[] = [2_000, DM_LOOK_EVERY_MS - 2_000, DM_LOOK_EVERY_MS];
+/** How often the conversation is looked at (the admin API costs the user nothing). */
+export const DM_LOOK_EVERY_MS = 1_000;
 
 /** A message of the bot's in the conversation. */
 export interface DmAnswer {
@@ -24,35 +22,61 @@ export interface DmAnswer {
   text: string;
 }
 
+/** What waiting saw: the bot's answers (none when none came in time), and when the user's message was sent. */
+export interface DmWaited {
+  answers: DmAnswer[];
+  /** When the sandbox recorded the user's message (ms on the demo's clock), once seen. */
+  sentAt?: number;
+}
+
 export interface AwaitDmAnswerOptions {
-  /** A client of the user who sent the message. */
-  client: ApiClient;
+  /** The demo's sandbox and its admin token. */
+  access: Pick<DemoAccess, "url" | "admin_token">;
   clock: Clock;
-  /** The bot's user id (the other participant). */
+  /** The user who sent the message, and the bot (the other participant). */
+  userId: string;
   botId: string;
   /** The message sent: only the bot's messages after it count. */
-  afterId: string;
+  messageId: string;
   /** How long to wait for the first answer (ms). */
   timeoutMs: number;
-  /** When to look (see {@link lookUntil}; default {@link DM_LOOK_WAITS_MS}). */
-  waits?: number | readonly number[];
+  /** How often to look (default {@link DM_LOOK_EVERY_MS}). */
+  everyMs?: number;
+}
+
+interface SeenEvent {
+  id: string;
+  text?: string;
+  sender_id?: string;
+  created_at?: string;
 }
 
 /**
- * The bot's messages in the conversation after `afterId`, oldest first, once there is at least
- * one; an empty list when none came within `timeoutMs`. A rate limit makes it wait for the
- * window's reset (within the time left), never fail.
+ * The bot's messages in the conversation after `messageId`, oldest first, once there is at
+ * least one; none when none came within `timeoutMs`.
  */
-export async function awaitDmAnswer(options: AwaitDmAnswerOptions): Promise<DmAnswer[]> {
-  const { client, clock, botId, afterId, timeoutMs } = options;
-  return lookUntil(clock, timeoutMs, options.waits ?? DM_LOOK_WAITS_MS, async () => {
-    const page = await client.dms.eventsWith(botId, {
-      event_types: ["MessageCreate"],
-      "dm_event.fields": ["id", "text", "sender_id"],
-    });
-    return (page.data ?? [])
-      .filter((e) => e.sender_id === botId && compareIds(e.id, afterId) > 0)
-      .map((e) => ({ id: e.id, text: e.text ?? "" }))
-      .reverse();
+export async function awaitDmAnswer(options: AwaitDmAnswerOptions): Promise<DmWaited> {
+  const { access, clock, userId, botId, messageId, timeoutMs } = options;
+  // From the message itself on (since_id is exclusive), to learn when it was sent.
+  const since = (BigInt(messageId) - 1n).toString();
+  const path = `/_sandbox/dm_events?user_id=${userId}&participant_id=${botId}&since_id=${since}`;
+  let sentAt: number | undefined;
+  const answers = await lookUntil(clock, timeoutMs, options.everyMs ?? DM_LOOK_EVERY_MS, async () => {
+    const found = await admin<{ data?: SeenEvent[]; detail?: string }>(access, path);
+    if (found.status === 404)
+      throw new UserError(
+        "the running demo cannot show a DM conversation to bot say (it started before this version): restart it (npm start)",
+      );
+    if (found.status >= 300)
+      throw new UserError(
+        `the demo's sandbox would not show the DM conversation: ${found.body.detail ?? found.status}`,
+      );
+    const events = found.body.data ?? [];
+    const own = events.find((e) => e.id === messageId);
+    if (own?.created_at !== undefined) sentAt = Date.parse(own.created_at);
+    return events
+      .filter((e) => e.sender_id === botId && e.id !== messageId)
+      .map((e) => ({ id: e.id, text: e.text ?? "" }));
   });
+  return { answers, ...(sentAt !== undefined ? { sentAt } : {}) };
 }

@@ -49,24 +49,20 @@ export async function awaitReplies(options: AwaitRepliesOptions): Promise<Answer
 }
 
 /**
- * Calls `look` until it finds something (returned) or `timeoutMs` has passed (an empty list),
- * at the times `waits` says: a number, at once and then every `waits` ms; a list, after each
- * of its waits in turn (not at once), the last one repeated. A look is due at the deadline too.
- * A rate limit makes it wait for the window's reset (within the time left), never fail: the
- * user asked to wait, not to see a 429.
+ * Calls `look` until it finds something (returned) or `timeoutMs` has passed (an empty list):
+ * at once, then every `everyMs`, and at the deadline. A rate limit makes it wait for the
+ * window's reset (within the time left), never fail: the user asked to wait, not to see a 429.
  */
 export async function lookUntil<T>(
   clock: Clock,
   timeoutMs: number,
-  waits: number | readonly number[],
+  everyMs: number,
   look: () => Promise<T[]>,
 ): Promise<T[]> {
   const deadline = clock.now() + timeoutMs;
-  /** The wait before look `i`, the last one repeated. */
-  const schedule = typeof waits === "number" ? [0, waits] : waits;
   let resetAt: number | undefined;
   for (let i = 0; ; i++) {
-    const wait = Math.max(schedule[Math.min(i, schedule.length - 1)]!, (resetAt ?? 0) - clock.now());
+    const wait = Math.max(i === 0 ? 0 : everyMs, (resetAt ?? 0) - clock.now());
     const left = deadline - clock.now();
     if (wait > 0 && left > 0) await clock.sleep(Math.min(wait, left));
     resetAt = undefined;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fetchBearerToken } from "../api/auth/bearer.ts";
 import { createClient, type ApiClient } from "../api/client.ts";
 import { OAuthError } from "../api/errors.ts";
-import type { Clock } from "../clock.ts";
+import { createClock, systemClock, type Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { writeFileAtomic } from "../store/atomic-file.ts";
 import type { DemoAccess } from "./demo-access.ts";
@@ -33,14 +33,24 @@ export interface DemoUsers {
   close(): Promise<void>;
 }
 
-/** Calls the sandbox's admin API; its problems become messages. */
-async function admin<T>(access: DemoAccess, path: string, body: unknown): Promise<{ status: number; body: T }> {
+/**
+ * Calls the demo sandbox's admin API (`POST` with a body, `GET` without); a sandbox that does
+ * not answer, or refuses the token, becomes a message saying what to do.
+ */
+export async function admin<T>(
+  access: Pick<DemoAccess, "url" | "admin_token">,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   let res: Response;
   try {
     res = await fetch(`${access.url}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${access.admin_token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
+      method: body === undefined ? "GET" : "POST",
+      headers: {
+        authorization: `Bearer ${access.admin_token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch {
     throw new UserError(`the demo's sandbox at ${access.url} does not answer: is the demo (npm start) still running?`);
@@ -53,9 +63,21 @@ async function admin<T>(access: DemoAccess, path: string, body: unknown): Promis
   return { status: res.status, body: answer };
 }
 
+/**
+ * The demo's own time, from its sandbox (`GET /_sandbox/clock`), running on from there: what
+ * `bot say` signs its requests with (the sandbox refuses a signature 5 minutes off its clock,
+ * and a test or a person may have moved the demo's clock on) and reads the demo's state by.
+ */
+export async function demoClock(access: Pick<DemoAccess, "url" | "admin_token">): Promise<Clock> {
+  const found = await admin<{ now_ms?: unknown }>(access, "/_sandbox/clock");
+  return typeof found.body.now_ms === "number" ? createClock({ start: found.body.now_ms }) : systemClock;
+}
+
+/** What a problem says: its first error's message (a 400's "is taken"), else its detail or title. */
 const detailOf = (body: unknown) =>
   String(
-    (body as { detail?: unknown; title?: unknown })?.detail ??
+    (body as { errors?: Array<{ message?: unknown }> })?.errors?.[0]?.message ??
+      (body as { detail?: unknown; title?: unknown })?.detail ??
       (body as { title?: unknown })?.title ??
       JSON.stringify(body),
   );

@@ -3,9 +3,10 @@
  * as `bot status` reads it, while the demo runs): when `bot say --wait` gives up, it says
  * what actually happened (not seen yet, seen and waiting, answered later, refused by the
  * reply cooldown, or handled with no answer) instead of guessing at the user's mistake. The
- * same for a direct message `bot say --dm --wait` sent.
+ * same for a direct message `bot say --dm --wait` sent, whichever plugin answers it.
  */
 import { actionKey } from "../actions/action.ts";
+import { compareIds } from "../api/ids.ts";
 import type { LedgerEntry } from "../actions/index.ts";
 import { dmAnswerTarget, formerKeys } from "../actions/keys.ts";
 import { cooldownMark } from "../actions/steps/reply-safety.ts";
@@ -68,14 +69,59 @@ function ledgerFate(store: Store, bot: string, entry: LedgerEntry, target: strin
   return { kind: "ended", state: entry.state, ...(entry.reason ? { reason: entry.reason } : {}) };
 }
 
+/** A direct message a user sent a bot, as `bot say --dm` knows it. */
+export interface SentDm {
+  id: string;
+  /** The user who sent it. */
+  senderId: string;
+  /** When the service recorded it (ms on the demo's clock), when known. */
+  sentAt?: number;
+}
+
 /**
- * Looks direct message `messageId` up in `bot`'s state: its answer in the ledger, the event in
- * the inbox, and whether the dms cursor has passed it.
+ * Whether a `dm` entry of the ledger goes to `senderId`'s conversation: an answer to a message
+ * (its target the message), or a DM to the user (`<user id>:<hash>`, whatever its key: a
+ * dialog's turn, a welcome, `ctx.dm`), or one whose unfinished action names the participant.
  */
-export function dmFate(store: Store, bot: string, messageId: string): PostFate {
-  // Its answer's key, or the key an answer had before postbot 0.2 (../actions/keys.ts).
-  const key = actionKey(bot, "dm", dmAnswerTarget(messageId));
-  const entry = [key, ...formerKeys(key)].map((k) => store.get<LedgerEntry>("ledger", k)).find((e) => e);
+function dmTo(entry: LedgerEntry, message: SentDm): boolean {
+  if (entry.kind !== "dm") return false;
+  // `ctx.dm`'s target is `<user id>:<hash>`; a dialog's turn (`dialog:...`) is known by where it went.
+  if (entry.target.split(":")[0] === message.senderId) return true;
+  const sent = (entry.result as { data?: { dm_conversation_id?: unknown } } | undefined)?.data?.dm_conversation_id;
+  if (typeof sent === "string" && sent.split("-").includes(message.senderId)) return true;
+  return (entry.action?.path as { participant_id?: string } | undefined)?.participant_id === message.senderId;
+}
+
+/**
+ * What `bot` did in answer to a message, whichever plugin answered: the answer filed under the
+ * message (`ctx.reply` on a `dm` event: `reply`, `llm-reply`; or its key before postbot 0.2,
+ * ../actions/keys.ts), else the first DM to the sender asked for since it was sent (a dialog's
+ * next question, any plugin's `ctx.dm`).
+ */
+function dmAnswerEntry(store: Store, bot: string, message: SentDm): LedgerEntry | undefined {
+  const key = actionKey(bot, "dm", dmAnswerTarget(message.id));
+  const filed = [key, ...formerKeys(key)].map((k) => store.get<LedgerEntry>("ledger", k)).find((e) => e);
+  if (filed || message.sentAt === undefined) return filed;
+  const since = message.sentAt;
+  /** Sent after the message (its id is later), or, not sent yet, asked for since. */
+  const after = (e: LedgerEntry) => {
+    const made = (e.result as { data?: { dm_event_id?: unknown } } | undefined)?.data?.dm_event_id;
+    return typeof made === "string" ? compareIds(made, message.id) > 0 : e.createdAt >= since;
+  };
+  return store
+    .entries<LedgerEntry>("ledger")
+    .map(([, e]) => e)
+    .filter((e) => e.bot === bot && dmTo(e, message) && after(e))
+    .sort((a, b) => a.createdAt - b.createdAt)[0];
+}
+
+/**
+ * Looks a direct message up in `bot`'s state: an answer to it in the ledger, from any plugin
+ * (see {@link dmAnswerEntry}), the event in the inbox, and whether the dms cursor has passed it.
+ */
+export function dmFate(store: Store, bot: string, message: SentDm): PostFate {
+  const messageId = message.id;
+  const entry = dmAnswerEntry(store, bot, message);
   if (entry) return ledgerFate(store, bot, entry, messageId);
   if (new Inbox(store, bot).pending().some((e) => e.kind === "dm" && e.message.id === messageId))
     return { kind: "inbox" };

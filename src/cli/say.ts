@@ -6,12 +6,12 @@
  */
 import { ApiError } from "../api/errors.ts";
 import type { ApiClient } from "../api/index.ts";
-import { systemClock } from "../clock.ts";
+import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { openFileStore } from "../store/index.ts";
 import { awaitReplies, type Answer } from "./await-replies.ts";
 import { botNamed, readDemo, usernameOf, type DemoAccess } from "./demo-access.ts";
-import { withDemoUsers } from "./demo-users.ts";
+import { demoClock, withDemoUsers } from "./demo-users.ts";
 import { describeFate, postFate, timeOfDay } from "./post-fate.ts";
 import { awaitedBots, defaultWaitMs, describeAwaited, sayInput, seconds, type Awaited } from "./say-wait.ts";
 
@@ -31,7 +31,8 @@ export async function say(options: SayOptions): Promise<void> {
   if (options.replyTo !== undefined && !/^\d{1,19}$/.test(options.replyTo))
     throw new UserError(`--reply-to ${options.replyTo}: expected a post id (digits)`, { exitCode: 2 });
   const access = await readDemo(options.data);
-  const waited = await withDemoUsers(options.data, access, systemClock, async (users) => {
+  const clock = await demoClock(access);
+  const waited = await withDemoUsers(options.data, access, clock, async (users) => {
     const { client } = await users.as(options.as);
     const repliedTo = options.replyTo ? await authorOf(client, options.replyTo) : undefined;
     const post = await client.posts.create({
@@ -51,10 +52,10 @@ export async function say(options: SayOptions): Promise<void> {
     const timeoutMs = wait === true ? defaultWaitMs(awaited) : wait * 1000;
     if (wait === true && awaited.length > 0) {
       process.stdout.write(
-        `waiting for ${awaited.map(describeAwaited).join(" and ")} until ${timeOfDay(systemClock.now() + timeoutMs)}\n`,
+        `waiting for ${awaited.map(describeAwaited).join(" and ")} until ${timeOfDay(clock.now() + timeoutMs)}\n`,
       );
     }
-    const answers = await awaitReplies({ client, clock: systemClock, postId: id, timeoutMs });
+    const answers = await awaitReplies({ client, clock, postId: id, timeoutMs });
     const conversationId = answers.length > 0 ? id : await conversationOf(client, id);
     return { answers, awaited, timeoutMs, postId: id, conversationId } satisfies Waited;
   }).catch((err: unknown) => {
@@ -63,7 +64,7 @@ export async function say(options: SayOptions): Promise<void> {
     throw err;
   });
   if (waited === undefined) return;
-  if (waited.answers.length === 0) throw new UserError(await whyNoAnswer(options.data, access, waited));
+  if (waited.answers.length === 0) throw new UserError(await whyNoAnswer(options.data, access, waited, clock));
   for (const a of waited.answers) process.stdout.write(`@${a.username} answered ${a.id}: ${JSON.stringify(a.text)}\n`);
   process.stdout.write("Answer a reply with --reply-to ITS_ID.\n");
 }
@@ -94,14 +95,14 @@ const noAnswerer = (access: DemoAccess) =>
   `no bot of the demo answers this post: it mentions none that answers mentions, and replies to no post of one that answers replies; ${answerersHint(access)}`;
 
 /** Why no answer came: what became of the post for each awaited bot, from the demo's state. */
-async function whyNoAnswer(data: string, access: DemoAccess, waited: Waited): Promise<string> {
+async function whyNoAnswer(data: string, access: DemoAccess, waited: Waited, clock: Clock): Promise<string> {
   const within = `no answer within ${seconds(waited.timeoutMs)}`;
   if (waited.awaited.length === 0) {
     return `${within}: does a bot of the demo have a mentions trigger and a plugin that replies, and did the post mention it? ${answerersHint(access)}`;
   }
   const store = await openFileStore(data, { readOnly: true });
   try {
-    const now = systemClock.now();
+    const now = clock.now();
     const fates = waited.awaited.map((a) =>
       describeFate(a.bot, postFate(store, a.bot, waited.postId, waited.conversationId, now)),
     );

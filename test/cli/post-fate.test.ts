@@ -4,11 +4,15 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeFate, dmFate, postFate } from "../../src/cli/post-fate.ts";
+import { describeFate, dmFate, postFate, type SentDm } from "../../src/cli/post-fate.ts";
 import type { Plugin } from "../../src/plugins/index.ts";
-import { createTestBed, type TestBed } from "../../src/testing.ts";
+import { createTestBed, type TestBed, type TestDm } from "../../src/testing.ts";
 
 const reply = (await import(join(process.cwd(), "plugins", "reply.ts"))).default as Plugin;
+const dialog = (await import(join(process.cwd(), "plugins", "dialog.ts"))).default as Plugin;
+
+/** A message as `bot say --dm` knows it: its id, its sender, when it was sent. */
+const sent = (m: TestDm): SentDm => ({ id: m.id, senderId: m.sender_id, sentAt: Date.parse(m.created_at) });
 
 let bed: TestBed | undefined;
 afterEach(async () => {
@@ -129,23 +133,63 @@ describe("dmFate", () => {
     const alice = await b.user("alice");
     const bob = await b.user("bob");
     const first = await b.dm(alice, "desk", "hello");
-    expect(dmFate(b.store, "desk", first.id)).toEqual({ kind: "unseen", checked: "DMs" });
+    expect(dmFate(b.store, "desk", sent(first))).toEqual({ kind: "unseen", checked: "DMs" });
     expect(describeFate("desk", { kind: "unseen", checked: "DMs", lastCheckAt: b.clock.now() })).toMatch(
       /^@desk has not seen it yet \(its DMs were last checked at \d\d:\d\d:\d\d\): the demo may be busy/,
     );
     const second = await b.dm(bob, "desk", "and me?");
     await b.advance(60_000); // the next DM poll on pro
     await b.settle();
-    expect(dmFate(b.store, "desk", first.id)).toMatchObject({ kind: "answered" });
-    expect(describeFate("desk", dmFate(b.store, "desk", first.id))).toMatch(
+    expect(dmFate(b.store, "desk", sent(first))).toMatchObject({ kind: "answered" });
+    expect(describeFate("desk", dmFate(b.store, "desk", sent(first)))).toMatch(
       /^@desk answered it at \d\d:\d\d:\d\d, after the wait$/,
     );
     // The bot file's dm cap lets one answer through in 10 minutes: bob's waits.
-    expect(dmFate(b.store, "desk", second.id)).toMatchObject({ kind: "queued" });
+    expect(dmFate(b.store, "desk", sent(second))).toMatchObject({ kind: "queued" });
     // Its own answers are passed by the cursor at the next poll and never handled: "no answer".
     await b.advance(60_000);
     await b.settle();
     const own = b.dmsWith(alice, "desk").find((m) => m.sender === "desk")!;
-    expect(dmFate(b.store, "desk", own.id)).toEqual({ kind: "no-answer" });
+    expect(dmFate(b.store, "desk", sent(own))).toEqual({ kind: "no-answer" });
+  });
+
+  it("finds the answer whichever plugin sent it: a dialog's DM turn, sent or waiting for budget", async () => {
+    bed = await createTestBed({
+      bots: [
+        {
+          name: "quiz",
+          plan: "pro",
+          triggers: { dms: {} },
+          plugins: {
+            dialog: { start: ["quiz"], steps: [{ ask: "What's your name?", save: "name" }, { say: "Bye!" }] },
+          },
+          budget: { dm: { max: 1, per: "10m" } },
+        },
+      ],
+      plugins: { dialog },
+    });
+    const b = bed;
+    const alice = await b.user("alice");
+    const bob = await b.user("bob");
+    const carol = await b.user("carol");
+    const started = await b.dm(alice, "quiz", "quiz");
+    const waiting = await b.dm(bob, "quiz", "quiz");
+    const nothing = await b.dm(carol, "quiz", "hello");
+    await b.advance(60_000); // the next DM poll on pro
+    await b.settle();
+    expect(b.dmsWith(alice, "quiz").map((m) => m.text)).toEqual(["quiz", "What's your name?"]);
+    // The dialog's question is its answer (filed under the dialog's own key, not the message's).
+    const answered = dmFate(b.store, "quiz", sent(started));
+    expect(answered).toMatchObject({ kind: "answered" });
+    expect(describeFate("quiz", answered)).toMatch(/^@quiz answered it at \d\d:\d\d:\d\d, after the wait$/);
+    // bob's question waits for the bot file's dm cap.
+    expect(dmFate(b.store, "quiz", sent(waiting))).toMatchObject({ kind: "queued" });
+    // A message that starts nothing: seen, and no plugin answered it.
+    expect(dmFate(b.store, "quiz", sent(nothing))).toEqual({ kind: "no-answer" });
+    // Her answer's reply ("Bye!") waits for the cap too: her earlier question is no answer to it.
+    const later = await b.dm(alice, "quiz", "Ann");
+    await b.advance(60_000);
+    await b.settle();
+    expect(dmFate(b.store, "quiz", sent(later))).toMatchObject({ kind: "queued" });
   });
 });

@@ -120,6 +120,33 @@ describe("the admin API", () => {
     }
   });
 
+  it("shows a user's one-to-one conversation after an id, oldest first, reading no window of the user's", async () => {
+    const ann = await t.admin.createUser({ username: "dm_ann" });
+    const bob = await t.admin.createUser({ username: "dm_bob" });
+    const carl = await t.admin.createUser({ username: "dm_carl" });
+    const first = await t.admin.sendDm({ sender_id: ann.id, recipient_id: bob.id, text: "hi bob" });
+    const answer = await t.admin.sendDm({ sender_id: bob.id, recipient_id: ann.id, text: "hi ann" });
+    await t.admin.sendDm({ sender_id: carl.id, recipient_id: ann.id, text: "another conversation" });
+    const before = await t.admin.stats();
+    const all = await t.adminCall("GET", `/_sandbox/dm_events?user_id=${ann.id}&participant_id=${bob.id}`);
+    expect(all.status).toBe(200);
+    expect(
+      all.body.data.map((e: { id: string; text: string; sender_id: string }) => [e.id, e.text, e.sender_id]),
+    ).toEqual([
+      [first.id, "hi bob", ann.id],
+      [answer.id, "hi ann", bob.id],
+    ]);
+    expect(all.body.data[0]).toMatchObject({ event_type: "MessageCreate", created_at: expect.any(String) });
+    const after = await t.adminCall(
+      "GET",
+      `/_sandbox/dm_events?user_id=${ann.id}&participant_id=${bob.id}&since_id=${first.id}`,
+    );
+    expect(after.body.data.map((e: { id: string }) => e.id)).toEqual([answer.id]);
+    expect(await t.admin.stats()).toEqual(before);
+    const bad = await t.adminCall("GET", `/_sandbox/dm_events?user_id=${ann.id}`);
+    expect([bad.status, bad.body.errors[0].message]).toEqual([400, "participant_id: expected a numeric id"]);
+  });
+
   it("refuses an admin call in-process with the same validation", async () => {
     await expect(t.admin.createApp({ plan: "gold" as never })).rejects.toThrow(/plan/);
   });

@@ -12,16 +12,15 @@ export default function register(program: Command): void {
     .requiredOption("--as <username>", "the user who follows (created in the demo on first use)")
     .option("--data <dir>", "the demo's data directory", ".postbot")
     .action(async (target: string, options: { as: string; data: string }) => {
-      const [{ readDemo }, { withDemoUsers }, { systemClock }, { UserError }, { ApiError }] = await Promise.all([
+      const [{ readDemo }, { demoClock, withDemoUsers }, { UserError }, { ApiError }] = await Promise.all([
         import("../demo-access.ts"),
         import("../demo-users.ts"),
-        import("../../clock.ts"),
         import("../../errors.ts"),
         import("../../api/errors.ts"),
       ]);
       const name = target.replace(/^@/, "");
       const access = await readDemo(options.data);
-      await withDemoUsers(options.data, access, systemClock, async (users) => {
+      await withDemoUsers(options.data, access, await demoClock(access), async (users) => {
         const { id, client } = await users.as(options.as);
         await client.users.follow(id, await users.idOf(name));
       }).catch((err: unknown) => {

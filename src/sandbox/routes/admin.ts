@@ -10,13 +10,17 @@
  * - `POST /_sandbox/posts` `{author_id, text, in_reply_to_post_id?, quote_post_id?, reply_settings?, lang?}`
  * - `POST /_sandbox/dms` `{sender_id, recipient_id, text}`: a one-to-one message, answered
  *   with the event as `GET /2/dm_events` shows it with every field
+ * - `GET /_sandbox/dm_events?user_id=A&participant_id=B[&since_id=ID]`: the messages of A's
+ *   one-to-one conversation with B after `since_id`, oldest first, as A sees them: what `bot
+ *   say --dm --wait` watches for the bot's answer, outside the user's 15 reads per 15 minutes
  * - `POST /_sandbox/follows`, `POST /_sandbox/blocks` `{source_user_id, target_user_id}`
  */
 import { z } from "zod";
 import { invalidRequest, notFound } from "../problems.ts";
 import type { AdminRequest, AdminRouteTable, JsonResult } from "../route.ts";
 import { parseBody, zId } from "../domain/body.ts";
-import { sendToParticipant } from "../domain/dms.ts";
+import { compareIds } from "../model/index.ts";
+import { eventsOf, oneToOneId, sendToParticipant } from "../domain/dms.ts";
 import { createPost } from "../domain/posts.ts";
 import { acceptFollowRequest, block, follow } from "../domain/relations.ts";
 import { Renderer } from "../domain/render.ts";
@@ -149,6 +153,30 @@ export const worldAdminRoutes: AdminRouteTable = {
     const sent = sendToParticipant(req.sandbox, sender, input.recipient_id, { text: input.text });
     const event = req.sandbox.data.world.dm_events[sent.dm_event_id]!;
     return { status: 201, body: renderer(req, sender.id, { dm_event: ALL_DM_EVENT_FIELDS }).dmEvent(event) };
+  },
+
+  /**
+   * `?user_id=A&participant_id=B[&since_id=ID]` → `{data: [event...]}`: the events of the
+   * one-to-one conversation of A and B that A can read, after `since_id`, oldest first, each
+   * with every field. Reads no window: watching for an answer here spends nothing of A's.
+   */
+  "GET /_sandbox/dm_events": (req): JsonResult => {
+    const ids: Record<string, string> = {};
+    for (const field of ["user_id", "participant_id", "since_id"] as const) {
+      const value = req.query.get(field);
+      if (value === null && field === "since_id") continue;
+      const id = zId.safeParse(value);
+      if (!id.success) throw invalidRequest(`${field}: expected a numeric id`, { [field]: [value ?? ""] });
+      ids[field] = id.data;
+    }
+    const user = existing(req, ids.user_id!, "user_id");
+    existing(req, ids.participant_id!, "participant_id");
+    const since = ids.since_id;
+    const events = eventsOf(req.sandbox, user.id, oneToOneId(user.id, ids.participant_id!))
+      .filter((e) => since === undefined || compareIds(e.id, since) > 0)
+      .reverse();
+    const view = renderer(req, user.id, { dm_event: ALL_DM_EVENT_FIELDS });
+    return { status: 200, body: { data: events.map((e) => view.dmEvent(e)) } };
   },
 
   /** `{source_user_id, target_user_id}`: a follow, approved at once even for a protected target. */
