@@ -64,9 +64,9 @@ export async function admin<T>(
 }
 
 /**
- * The demo's own time, from its sandbox (`GET /_sandbox/clock`), running on from there: what
- * `bot say` signs its requests with (the sandbox refuses a signature 5 minutes off its clock,
- * and a test or a person may have moved the demo's clock on) and reads the demo's state by.
+ * The demo's own time, from its sandbox (`GET /_sandbox/clock`), running on from there: a
+ * test or a person may have moved the demo's clock on, and `bot say` reads the demo's state
+ * (a reply cooldown's end), says until when it waits and signs its requests in the demo's time.
  */
 export async function demoClock(access: Pick<DemoAccess, "url" | "admin_token">): Promise<Clock> {
   const found = await admin<{ now_ms?: unknown }>(access, "/_sandbox/clock");
