@@ -240,9 +240,14 @@ export async function loadBotText(
   return { ...(bot ? { bot } : {}), problems: problems.sort(compareProblems) };
 }
 
-/** Each plugin is found and imported once, however many bots use it (plugin code changes need a restart). */
+/**
+ * Each plugin is found and imported once, however many bots use it, until {@link reload}
+ * (its file changed while `bot start` runs): then it is found and imported afresh.
+ */
 export class PluginCache {
   private readonly loaded = new Map<string, Promise<LoadedPlugin | undefined>>();
+  /** How many times each plugin was reloaded: its next import is a module of its own. */
+  private readonly changes = new Map<string, number>();
   constructor(
     readonly pluginsDir: string,
     readonly cwd: string,
@@ -252,10 +257,16 @@ export class PluginCache {
     let entry = this.loaded.get(name);
     if (!entry) {
       const location = findPlugin(name, { pluginsDir: this.pluginsDir, projectDir: this.cwd });
-      entry = location ? loadPlugin(location) : Promise.resolve(undefined);
+      entry = location ? loadPlugin(location, this.changes.get(name) ?? 0) : Promise.resolve(undefined);
       this.loaded.set(name, entry);
     }
     return entry;
+  }
+
+  /** Forgets plugin `name`: the next {@link get} finds it again and imports its code as it is now. */
+  reload(name: string): void {
+    this.loaded.delete(name);
+    this.changes.set(name, (this.changes.get(name) ?? 0) + 1);
   }
 }
 

@@ -4,9 +4,9 @@
  * temporary file written and renamed over the old one) and handed to the fleet as the files
  * they name ({@link Fleet.readFiles}); an event that names no file reads the whole directory.
  *
- * The plugins directory is watched only to say that a plugin's code changed and needs a
- * restart: a plugin is imported once per process, and a new import of the same module would
- * not replace the code the running bots hold.
+ * The plugins directory is watched too: a plugin's own file that changed is imported afresh
+ * and the bots that use it restart with its new code ({@link Fleet.pluginChanged}); a module
+ * that plugins import is imported once per process, which the log says.
  *
  * `fs.watch` is enough here (one directory of bot files, and one of plugins, on Linux's
  * inotify and macOS's FSEvents); the `chokidar` library's polling fallback and globbing are
@@ -25,7 +25,7 @@ import type { Fleet } from "./fleet.ts";
 export const WATCH_DEBOUNCE_MS = 150;
 
 export interface BotWatcherOptions {
-  fleet: Pick<Fleet, "readFiles">;
+  fleet: Pick<Fleet, "readFiles" | "pluginChanged">;
   botsDir: string;
   pluginsDir: string;
   /** Default `process.cwd()`. */
@@ -86,18 +86,30 @@ export function watchBotFiles(options: BotWatcherOptions): BotWatcher {
     gone(options.botsDir)(err as Error);
   }
 
-  // Plugins: said once per file and save.
+  // Plugins: each file once per save, gathered as the bot files' events are.
   const pluginsDir = resolve(cwd, options.pluginsDir);
-  const told = new Set<string>();
+  const plugins = new Set<string>();
+  let cancelPlugins: (() => void) | undefined;
+  const flushPlugins = () => {
+    cancelPlugins = undefined;
+    const files = [...plugins].sort();
+    plugins.clear();
+    if (closed) return;
+    for (const file of files)
+      fleet
+        .pluginChanged(file)
+        .catch((err: unknown) =>
+          logger.error(
+            { err, plugin: file },
+            `could not apply the change of ${displayPath(join(pluginsDir, file), cwd)}: ${(err as Error)?.message ?? String(err)}; the bots go on with the code they have`,
+          ),
+        );
+  };
   try {
     const w = watch(pluginsDir, { recursive: true }, (_event, name) => {
-      if (!name || !/\.(m?[jt]s)$/.test(name) || told.has(name)) return;
-      told.add(name);
-      clock.setTimeout(() => told.delete(name), debounce * 10);
-      logger.warn(
-        { plugin: name },
-        `${displayPath(join(pluginsDir, name), cwd)} changed: plugin code is loaded once, so restart bot start to use it (bot files are applied as they change)`,
-      );
+      if (!name || !/\.(m?[jt]s)$/.test(name)) return;
+      plugins.add(name);
+      cancelPlugins ??= clock.setTimeout(flushPlugins, debounce);
     });
     w.on("error", () => undefined);
     watchers.push(w);
@@ -109,6 +121,7 @@ export function watchBotFiles(options: BotWatcherOptions): BotWatcher {
     close() {
       closed = true;
       cancel?.();
+      cancelPlugins?.();
       for (const w of watchers) w.close();
     },
   };

@@ -26,6 +26,7 @@ import {
   type BotFileProblem,
 } from "../config/index.ts";
 import { displayPath } from "../display-path.ts";
+import { findPlugin } from "../plugins/discover.ts";
 import type { Logger } from "../log.ts";
 import type { DynamicBot, DynamicBots, FleetPause } from "../store/dynamic-bots.ts";
 import { PluginSetupError } from "../plugins/setup-error.ts";
@@ -91,6 +92,17 @@ export type Checked = { ok: true; entry: FleetEntry } | { ok: false; problems: B
 /** The name problems of a bot kept in the state are shown under (it has no file). */
 export const stateFile = (name: string) => `state:${name}.yaml`;
 
+/**
+ * The plugin a file of the plugins directory (relative to it) is the code of, by the places
+ * discover.ts looks (`NAME.ts`, `NAME.mjs`, `NAME/index.ts`...); undefined for other files.
+ */
+export function pluginNameOf(file: string): string | undefined {
+  const parts = file.split(/[\\/]/);
+  if (parts.length === 1 && !file.endsWith(".d.ts")) return /^(.+)\.(ts|js|mts|mjs)$/.exec(file)?.[1];
+  if (parts.length === 2 && /^index\.(ts|js)$/.test(parts[1]!)) return parts[0];
+  return undefined;
+}
+
 /** A bot's configuration as compared for a change: its file's settings and its account, not where it was read. */
 function fingerprintOf(hosted: HostedBot): string {
   const { config } = hosted;
@@ -109,6 +121,8 @@ export class Fleet {
   private readonly cwd: string;
   /** The bot files as last read: file (as shown) → its bot's name and text (`text` also for a file that did not validate). */
   private readonly files = new Map<string, { name: string; text: string }>();
+  /** The text each bot of a file runs with (its file's last valid text): what a plugin's change restarts it with. */
+  private readonly runs = new Map<string, string>();
   /** The records of the bots kept in the state, as last applied. */
   private records = new Map<string, DynamicBot>();
   private pauses = new Map<string, FleetPause>();
@@ -131,7 +145,10 @@ export class Fleet {
       try {
         const read = readBotFile(resolve(this.cwd, hosted.config.file), hosted.config.file);
         // Grown past the limit since it was read: the next look at the directory reports it.
-        if ("text" in read) this.files.set(hosted.config.file, { name, text: read.text });
+        if ("text" in read) {
+          this.files.set(hosted.config.file, { name, text: read.text });
+          this.runs.set(name, read.text);
+        }
       } catch {
         // Gone since it was read: the next look at the directory stops it.
       }
@@ -386,6 +403,7 @@ export class Fleet {
     if (!known || !hosted || hosted.config.file !== file) return;
     await this.options.claims?.forget(known.name);
     await this.options.runtime.remove(known.name);
+    this.runs.delete(known.name);
     this.changed(known.name, "removed", file, `stopped: ${file} was removed`);
   }
 
@@ -428,8 +446,10 @@ export class Fleet {
       // Renamed in its file: the old bot stops, the new one starts.
       await this.options.claims?.forget(known!.name);
       await this.options.runtime.remove(known!.name);
+      this.runs.delete(known!.name);
       this.changed(known!.name, "removed", file, `stopped: ${file} names ${name} now`);
     }
+    if (text !== undefined) this.runs.set(name, text);
     if (ownsName && known!.name === name) {
       if (fingerprintOf(running!) === fingerprintOf(hosted)) return;
       try {
@@ -463,6 +483,72 @@ export class Fleet {
   private started(name: string, how: string, otherwise: string): string {
     if (this.options.claims || this.options.runtime.bots.has(name)) return how;
     return `${otherwise}, but not running: the line before says why (bot status shows it too)`;
+  }
+
+  /**
+   * A file of the plugins directory changed (`file`, relative to it). When it is a plugin's
+   * own file (`NAME.ts`, `NAME/index.ts`...), the plugin is imported afresh and each running
+   * bot that uses it restarts with the new code, checked as a changed bot file is (a problem
+   * is reported, and the bot goes on with the code it had). A module that plugins import is
+   * not imported again (a process imports a module once): the log says a restart is needed.
+   */
+  pluginChanged(file: string): Promise<void> {
+    return this.serial(async () => {
+      const { logger, runtime } = this.options;
+      const dir = resolve(this.cwd, this.options.pluginsDir);
+      const shown = displayPath(join(dir, file), this.cwd);
+      const name = pluginNameOf(file);
+      const found = name ? findPlugin(name, { pluginsDir: this.options.pluginsDir, projectDir: this.cwd }) : undefined;
+      if (name && found?.file !== join(dir, file) && !existsSync(join(dir, file))) {
+        this.plugins.reload(name);
+        return logger.info(
+          { plugin: name },
+          `${shown} was removed: the bots that use plugin ${name} go on with the code they have; a bot file that names it now gets ${found ? found.label : "no plugin of that name"}`,
+        );
+      }
+      if (!name || found?.file !== join(dir, file)) {
+        return logger.warn(
+          { plugin: file },
+          `${shown} changed: it is a module that plugins import, not a plugin's own file, and a module is imported once: restart bot start to use it (a plugin's own file is imported again as it changes)`,
+        );
+      }
+      this.plugins.reload(name);
+      const users = [...runtime.fleet()]
+        .filter(([, h]) => h.config.plugins.some((p) => p.name === name))
+        .map(([bot]) => bot);
+      if (users.length === 0)
+        return logger.info(
+          { plugin: name },
+          `${shown} changed: no running bot uses plugin ${name}; a bot file that names it gets its code as it is now`,
+        );
+      for (const bot of users) await this.restartWithPlugin(bot, name, shown);
+    });
+  }
+
+  /** Restarts `bot` with plugin `name` imported afresh (its configuration as it is: file or state). */
+  private async restartWithPlugin(bot: string, name: string, shown: string): Promise<void> {
+    const { logger, runtime } = this.options;
+    const hosted = runtime.fleet().get(bot);
+    if (!hosted) return;
+    const record = this.records.get(bot);
+    const fromState = record !== undefined && hosted.config.file === stateFile(bot);
+    // The text it runs with (a file broken since goes on being reported, not used).
+    const text = fromState ? record.yaml : this.runs.get(bot);
+    if (text === undefined) return;
+    const checked = await this.check(hosted.config.file, text, bot, false);
+    if ("problems" in checked) {
+      for (const problem of checked.problems) logger.error({ bot, problem: true }, formatProblem(problem));
+      logger.error(
+        { bot, plugin: name },
+        `${shown} changed, but bot ${bot} cannot run with it (above); it goes on with the code it had`,
+      );
+      return;
+    }
+    const ready = fromState
+      ? { ...checked.hosted, origin: record.origin, config: { ...checked.hosted.config, file: stateFile(bot) } }
+      : checked.hosted;
+    await runtime.replace(ready);
+    this.changed(bot, "replaced", shown, `restarted with the new code of plugin ${name}`);
   }
 
   /** {@link follow} every `everyMs` on the clock, until the returned function is called. */

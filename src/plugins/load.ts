@@ -24,11 +24,16 @@ export type LoadedPlugin =
   | { ok: true; definition: Plugin; location: PluginLocation }
   | { ok: false; message: string; location: PluginLocation };
 
-/** Imports the plugin at `location` and checks its default export. Never throws. */
-export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin> {
+/**
+ * Imports the plugin at `location` and checks its default export. Never throws. `fresh`, the
+ * number of times its file changed while the process runs, imports it as a new module (a
+ * module is otherwise imported once per process): the new code of a plugin edited while
+ * `bot start` runs. The modules it imports stay those imported first.
+ */
+export async function loadPlugin(location: PluginLocation, fresh = 0): Promise<LoadedPlugin> {
   let module: Record<string, unknown>;
   try {
-    module = await importModule(location);
+    module = await importModule(location, fresh);
   } catch (error) {
     return {
       ok: false,
@@ -42,10 +47,11 @@ export async function loadPlugin(location: PluginLocation): Promise<LoadedPlugin
   return { ok: true, location, definition: definition as Plugin };
 }
 
-async function importModule(location: PluginLocation): Promise<Record<string, unknown>> {
+async function importModule(location: PluginLocation, fresh: number): Promise<Record<string, unknown>> {
   // A built-in is compiled with the postbot that runs it: it needs neither loader.
   if (!runsFromSource() && location.kind !== "built-in") await pluginLoader(/\.[cm]?tsx?$/.test(location.file));
-  return (await import(pathToFileURL(location.file).href)) as Record<string, unknown>;
+  const url = pathToFileURL(location.file).href;
+  return (await import(fresh > 0 ? `${url}?change=${fresh}` : url)) as Record<string, unknown>;
 }
 
 let hooked: Promise<void> | undefined;

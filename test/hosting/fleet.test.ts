@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { start, type Started } from "../../src/hosting/start.ts";
 import { sandboxUsername } from "../../src/hosting/provision.ts";
+import { pluginNameOf } from "../../src/hosting/fleet.ts";
 import { compareIds } from "../../src/sandbox/model/index.ts";
 import { storeDynamicBots } from "../../src/store/dynamic-bots.ts";
 import { captureLogs } from "../helpers/log.ts";
@@ -187,5 +188,22 @@ describe("the live fleet of one bot start", () => {
     await s.fleet.remove("gamma", { by: "ops" });
     expect(await storeDynamicBots(s.store).list()).toEqual([]);
     expect([...s.runtime.fleet().keys()]).toEqual(["alpha"]);
+  });
+});
+
+describe("the plugin a changed file of the plugins directory is", () => {
+  it("is its name for a plugin's own file, and none for a module plugins import", () => {
+    expect(["echo.ts", "echo.mjs", "echo/index.ts", "echo/index.js"].map(pluginNameOf)).toEqual([
+      "echo",
+      "echo",
+      "echo",
+      "echo",
+    ]);
+    expect(["lib/words.ts", "echo/helper.ts", "types.d.ts", "a/b/index.ts"].map(pluginNameOf)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

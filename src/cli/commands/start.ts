@@ -63,7 +63,8 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
 
 While it runs, a bot file added, changed or removed in --bots starts, restarts or stops its
 bot alone (a file with problems is reported and its bot goes on as it was); SIGHUP reads the
-whole directory again. Plugin code changes need a restart.
+whole directory again. A plugin's file that changes restarts the bots that use it with its
+new code; a module that plugins import is imported once (restart to use its changes).
 
 With --http, people connect their own account at /connect/NAME: they sign in with the service,
 and the bot of templates/NAME.yaml starts as their account ({account.username} in its name

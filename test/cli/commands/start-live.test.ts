@@ -3,9 +3,8 @@
  * change (issue 23 items 1 and 3): a new file's bot answers, a changed file's bot answers with
  * its new text, a broken file is reported as `bot validate` reports it while its bot goes on
  * as it was, a removed file's bot stops; SIGHUP reads the directory again; the admin API of
- * its `--http` server takes its token from the environment; a changed plugin is logged as
- * needing a restart. The process is killed after each
- * test, whatever happened.
+ * its `--http` server takes its token from the environment; a changed plugin's bots restart
+ * with its new code. The process is killed after each test, whatever happened.
  */
 import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -85,10 +84,22 @@ describe("bot start while its bot files change", () => {
     await unlink(join(bots, "alpha.yaml"));
     await logged(/bot alpha stopped: [^"]*alpha\.yaml was removed/);
 
-    // Plugin code: loaded once; the log says a restart is needed, and the bots go on.
+    // A plugin's code changed: the bot that uses it restarts with the new code (with the
+    // configuration it runs, not its broken file's), and answers with it.
     await writeFile(join(plugins, "echo.ts"), ECHO.replace("options.text", "options.text.toUpperCase()"));
-    await logged(/[^"]*echo\.ts changed: plugin code is loaded once, so restart bot start to use it/);
-    expect(await say("@beta after the plugin changed")).toContain("beta v1: after the plugin changed");
+    await logged(/bot beta restarted with the new code of plugin echo \(by [^"]*echo\.ts\)/);
+    expect(await say("@beta after the plugin changed")).toContain("BETA V1: after the plugin changed");
+    // A new plugin no bot names yet, and a module plugins import: each said as it is.
+    await writeFile(join(plugins, "shout.ts"), ECHO.replace('name: "echo"', 'name: "shout"'));
+    await logged(
+      /[^"]*shout\.ts changed: no running bot uses plugin shout; a bot file that names it gets its code as it is now/,
+    );
+    await mkdir(join(plugins, "lib"));
+    await writeFile(join(plugins, "lib", "words.ts"), "export const WORDS = 1;\n");
+    await logged(
+      /[^"]*lib\/words\.ts changed: it is a module that plugins import, not a plugin's own file, and a module is imported once: restart bot start to use it/,
+    );
+    expect(out.lines.join("\n")).not.toContain("plugin code is loaded once");
 
     // SIGHUP: the whole directory again (beta is still broken, so it is reported again).
     child.kill("SIGHUP");
