@@ -52,11 +52,11 @@ describe("bot start (the npm start demo)", () => {
       ),
     );
 
-    // A second process on the same data directory, while this one runs, is refused.
+    // A second process on the same data directory, while this one (the demo) runs, is refused, saying what to do.
     const second = await bot(["start", "--data", data]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(
-      /the state in \S+ is in use by another process: pid \d+ .*kill \d+.*remove \S+state\.lock/,
+    expect(second.stderr).toBe(
+      `bot: the demo (npm start, pid ${first.child.pid}) is running with the data directory ${data}, and two bot start cannot share one: stop the demo first (Ctrl-C where it runs, or kill ${first.child.pid}), then run this again, or give this one another data directory (--data DIR)\n`,
     );
     expect(second.stderr).not.toMatch(/\n\s+at /);
 
