@@ -22,6 +22,7 @@ const alias = [
 const PROCESSES = [
   "test/actions/kill9.test.ts",
   "test/actions/ledger-on-redis.test.ts",
+  "test/architecture/install-scripts.test.ts",
   "test/browser/**/*.test.ts",
   "test/chaos/**/*.test.ts",
   "test/cli/commands/**/*.test.ts",
