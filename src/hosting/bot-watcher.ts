@@ -86,14 +86,33 @@ export function watchBotFiles(options: BotWatcherOptions): BotWatcher {
     gone(options.botsDir)(err as Error);
   }
 
-  // Plugins: each file once per save, gathered as the bot files' events are.
+  const plugins = watchPlugins(options, cwd, debounce);
+
+  return {
+    close() {
+      closed = true;
+      cancel?.();
+      plugins.close();
+      for (const w of watchers) w.close();
+    },
+  };
+}
+
+/**
+ * Watches the plugins directory: each changed file once per save (gathered as the bot files'
+ * events are), handed to {@link Fleet.pluginChanged}.
+ */
+function watchPlugins(options: BotWatcherOptions, cwd: string, debounce: number): BotWatcher {
+  const { fleet, clock, logger } = options;
   const pluginsDir = resolve(cwd, options.pluginsDir);
-  const plugins = new Set<string>();
-  let cancelPlugins: (() => void) | undefined;
-  const flushPlugins = () => {
-    cancelPlugins = undefined;
-    const files = [...plugins].sort();
-    plugins.clear();
+  const changed = new Set<string>();
+  let closed = false;
+  let cancel: (() => void) | undefined;
+  let watcher: FSWatcher | undefined;
+  const flush = () => {
+    cancel = undefined;
+    const files = [...changed].sort();
+    changed.clear();
     if (closed) return;
     for (const file of files)
       fleet
@@ -106,23 +125,20 @@ export function watchBotFiles(options: BotWatcherOptions): BotWatcher {
         );
   };
   try {
-    const w = watch(pluginsDir, { recursive: true }, (_event, name) => {
+    watcher = watch(pluginsDir, { recursive: true }, (_event, name) => {
       if (!name || !/\.(m?[jt]s)$/.test(name)) return;
-      plugins.add(name);
-      cancelPlugins ??= clock.setTimeout(flushPlugins, debounce);
+      changed.add(name);
+      cancel ??= clock.setTimeout(flush, debounce);
     });
-    w.on("error", () => undefined);
-    watchers.push(w);
+    watcher.on("error", () => undefined);
   } catch {
-    // No plugins directory: nothing to say.
+    // No plugins directory: nothing to watch.
   }
-
   return {
     close() {
       closed = true;
       cancel?.();
-      cancelPlugins?.();
-      for (const w of watchers) w.close();
+      watcher?.close();
     },
   };
 }
