@@ -89,8 +89,18 @@ export {
 } from "./llm/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
-export { startRuntime } from "./hosting/runtime.ts";
 export type { Runtime, RuntimeOptions, HostedBot, AppCredentials } from "./hosting/types.ts";
+import type { Runtime, RuntimeOptions } from "./hosting/types.ts";
+
+/**
+ * Starts every bot of `options` in this process (what `bot start` runs): see
+ * ./hosting/runtime.ts. The runtime is loaded when this is called, not when a plugin imports
+ * `postbot` for `definePlugin`: `bot validate` and each plugin's import stay quick.
+ */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const runtime = await import("./hosting/runtime.ts");
+  return runtime.startRuntime(options);
+}
 export {
   createClassifier,
   ModerationOptionError,

@@ -7,7 +7,8 @@ import { formatProblem, loadBots, type BotConfig } from "../../src/config/index.
 import { silentLogger } from "../../src/log.ts";
 import { createClassifier } from "../../src/moderation/index.ts";
 import { provisionBots } from "../../src/hosting/provision.ts";
-import { startRuntime } from "../../src/hosting/runtime.ts";
+// The package entry, as an embedder imports it (the runtime loads when startRuntime is called).
+import { startRuntime } from "../../src/index.ts";
 import type { Runtime } from "../../src/hosting/types.ts";
 import { standInText } from "../../src/sandbox/chat/compose.ts";
 import { startCrowd, type Crowd } from "../../src/sandbox/crowd/index.ts";
