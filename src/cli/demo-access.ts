@@ -210,7 +210,7 @@ export function besideDemo(demo: DemoAccess, dataDir: string, botsDir: string, o
   const parts: string[] = [];
   if (running.length > 0)
     parts.push(
-      `${running.join(", ")} ${running.length === 1 ? "runs" : "run"} in the demo already${sameBots ? " (it starts the bot files saved in its bots directory)" : ""}: talk to ${running.length === 1 ? "it" : "them"} with npx bot say --as alice "@${running[0]} hi"`,
+      `${running.join(", ")} ${running.length === 1 ? "runs" : "run"} in the demo already${sameBots ? " (it starts the bot files saved in its bots directory)" : ""}: talk to ${running.length === 1 ? "it" : "them"} with npx bot say --as alice "@${usernameOf(demo, running[0]!)} hi"`,
     );
   if (missing.length > 0)
     parts.push(
@@ -242,8 +242,9 @@ export async function announceDemo(
   const answering =
     Object.keys(answers).find((name) => answers[name]!.events.includes("mention")) ?? bots[0]?.name ?? "BOT";
   const following = bots.find((b) => b.handles.includes("follow"))?.name ?? answering;
+  // A post mentions an account: the bot's account's username, which a connected account's bot's name is not.
   logger.info(
-    `talk to the bots as a user of the demo: npx bot say${data} --as alice "@${answering} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${following}`,
+    `talk to the bots as a user of the demo: npx bot say${data} --as alice "@${usernameOf(access, answering)} hello" (add --reply-to POST_ID to answer a post); npx bot follow${data} --as alice ${usernameOf(access, following)}`,
   );
   const dmBot = Object.keys(dmAnswers)[0];
   if (dmBot !== undefined) {

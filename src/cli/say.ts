@@ -104,7 +104,7 @@ async function whyNoAnswer(data: string, access: DemoAccess, waited: Waited, clo
   try {
     const now = clock.now();
     const fates = waited.awaited.map((a) =>
-      describeFate(a.bot, postFate(store, a.bot, waited.postId, waited.conversationId, now)),
+      describeFate(a.username, postFate(store, a.bot, waited.postId, waited.conversationId, now)),
     );
     return `${within}: ${fates.join("; ")}`;
   } finally {

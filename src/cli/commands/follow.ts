@@ -12,14 +12,17 @@ export default function register(program: Command): void {
     .requiredOption("--as <username>", "the user who follows (created in the demo on first use)")
     .option("--data <dir>", "the demo's data directory", ".postbot")
     .action(async (target: string, options: { as: string; data: string }) => {
-      const [{ readDemo }, { demoClock, withDemoUsers }, { UserError }, { ApiError }] = await Promise.all([
-        import("../demo-access.ts"),
-        import("../demo-users.ts"),
-        import("../../errors.ts"),
-        import("../../api/errors.ts"),
-      ]);
-      const name = target.replace(/^@/, "");
+      const [{ botNamed, readDemo, usernameOf }, { demoClock, withDemoUsers }, { UserError }, { ApiError }] =
+        await Promise.all([
+          import("../demo-access.ts"),
+          import("../demo-users.ts"),
+          import("../../errors.ts"),
+          import("../../api/errors.ts"),
+        ]);
       const access = await readDemo(options.data);
+      // A bot by its name or its account's username (a connected account's bot: `maya_codes`); anyone else as written.
+      const bot = botNamed(access, target);
+      const name = bot === undefined ? target.replace(/^@/, "") : usernameOf(access, bot);
       await withDemoUsers(options.data, access, await demoClock(access), async (users) => {
         const { id, client } = await users.as(options.as);
         await client.users.follow(id, await users.idOf(name));

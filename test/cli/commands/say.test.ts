@@ -88,11 +88,20 @@ describe("bot say and bot follow (the demo's users)", () => {
       /^@bob posted (\d+): "@greeter hello"\nwaiting for @greeter \(a mention, seen through the stream, within seconds\) until \d\d:\d\d:\d\d\n@greeter answered \d+: "Hello @bob! You said: @greeter hello"\nAnswer a reply with --reply-to ITS_ID\.\n$/,
     );
 
-    // --wait alone for a post no bot answers: says so at once, naming the bots that answer.
+    // A bot whose account's username is not its name (a connected account's bot): waited for by
+    // the username its posts are mentioned by, like any other.
+    const maya = await runBot(["say", "--data", data, "--as", "bob", "--wait", "@maya_greeter hello"]);
+    expect(maya.stderr).toBe("");
+    expect(maya.code).toBe(0);
+    expect(maya.stdout).toMatch(
+      /^@bob posted (\d+): "@maya_greeter hello"\nwaiting for @maya_greeter \(bot maya-greeter\) \(a mention, seen through the stream, within seconds\) until \d\d:\d\d:\d\d\n@maya_greeter answered \d+: "Maya here, @bob: @maya_greeter hello"\nAnswer a reply with --reply-to ITS_ID\.\n$/,
+    );
+
+    // --wait alone for a post no bot answers: says so at once, naming the bots that answer by their accounts.
     const nobody = await runBot(["say", "--data", data, "--as", "carol", "--wait", "hello everyone"]);
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toBe(
-      "bot: no bot of the demo answers this post: it mentions none that answers mentions, and replies to no post of one that answers replies; the bots that answer: @greeter (mentions)\n",
+      "bot: no bot of the demo answers this post: it mentions none that answers mentions, and replies to no post of one that answers replies; the bots that answer: @greeter (mentions), @maya_greeter (bot maya-greeter: mentions)\n",
     );
 
     // A post no bot answers: --wait says so after its time, with what to check.
@@ -108,6 +117,11 @@ describe("bot say and bot follow (the demo's users)", () => {
     expect(followed).toMatchObject({
       code: 0,
       stdout: "@alice follows @greeter; a bot with a followers trigger sees it at its next poll.\n",
+    });
+    // A bot by its name follows its account.
+    expect(await runBot(["follow", "--data", data, "--as", "alice", "maya-greeter"])).toMatchObject({
+      code: 0,
+      stdout: "@alice follows @maya_greeter; a bot with a followers trigger sees it at its next poll.\n",
     });
 
     // A direct message: desk (pro) reads its DMs every minute; the test moves the demo's clock instead of waiting.
