@@ -32,6 +32,7 @@ import { botShard, defaultShardRule, type ShardPath } from "../store/shards.ts";
 import type { StagedWrite } from "../store/staged-write.ts";
 import type { Retention, Store } from "../store/store.ts";
 import { UserError } from "../errors.ts";
+import { keyError } from "./key-error.ts";
 
 /** Which lease fences each bot's writes (the process's bot claims provide it). */
 export interface Fencing {
@@ -99,6 +100,24 @@ const SEP = "\u0000";
 const FENCED_RETRIES = 3;
 const fieldOf = (namespace: string, key: string) => `${namespace}${SEP}${key}`;
 
+/**
+ * A field's value as postbot writes it (`[sequence, value]` in JSON), or a {@link UserError}
+ * naming the key, the field and how to remove it (`text` undefined: a field not of postbot's form).
+ */
+function valueOf(hash: string, field: string, text: string | undefined): [number, unknown] {
+  let parsed: unknown;
+  try {
+    parsed = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== "number")
+    throw new UserError(
+      `Redis key ${hash} field ${JSON.stringify(field.replace(SEP, " "))} is not a postbot value; remove it (redis-cli HDEL ${hash} <field>) and start again`,
+    );
+  return parsed as [number, unknown];
+}
+
 /** Opens the state in Redis and reads it (the shared values; bots' values on {@link RedisStore.hold}). */
 export async function openRedisStore(options: RedisStoreOptions): Promise<RedisStore> {
   const { redis, fencing } = options;
@@ -155,21 +174,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     const replies = (await pipeline.exec()) ?? [];
     const rows: Array<[number, string, string, unknown]> = [];
     for (const [i, [err, fields]] of replies.entries()) {
-      if (err) throw err;
+      if (err) throw keyError(err, hashes[i]);
       for (const [field, text] of Object.entries(fields as Record<string, string>)) {
         const cut = field.indexOf(SEP);
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = undefined;
-        }
-        if (cut < 0 || !Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== "number") {
-          throw new UserError(
-            `Redis key ${hashes[i]} field ${JSON.stringify(field.replace(SEP, " "))} is not a postbot value; remove it (redis-cli HDEL ${hashes[i]} <field>) and start again`,
-          );
-        }
-        rows.push([parsed[0], field.slice(0, cut), field.slice(cut + 1), parsed[1]]);
+        const [seq, value] = valueOf(hashes[i]!, field, cut < 0 ? undefined : text);
+        rows.push([seq, field.slice(0, cut), field.slice(cut + 1), value]);
       }
     }
     rows.sort((a, b) => a[0] - b[0]);
@@ -294,7 +303,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
           await fencing.leases.fenced(lease, ops);
           return;
         } catch (err) {
-          if (!(err instanceof FencedError)) throw err;
+          if (!(err instanceof FencedError)) throw keyError(err, hashOf(shard));
           // The claims may claim it again (its lease ran out while Redis hung, nobody took it):
           // then the write goes again with the new lease; a few times at most.
           if (attempt >= FENCED_RETRIES) {
@@ -308,8 +317,11 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     writes++;
     const multi = redis.multi();
     for (const [command, ...args] of ops) multi.call(command, ...args);
-    const replies = (await multi.exec()) ?? [];
-    for (const [err] of replies) if (err) throw err;
+    const replies =
+      (await multi.exec().catch((err: unknown) => {
+        throw keyError(err, hashOf(shard));
+      })) ?? [];
+    for (const [err] of replies) if (err) throw keyError(err, hashOf(shard));
   };
 
   const writeOnce = async () => {
@@ -409,10 +421,13 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
     },
     async reread(namespace, key) {
       const field = fieldOf(namespace, key);
-      const text = await redis.hget(hashOf(defaultShardRule(namespace, key)), field);
-      const parsed = text === null ? undefined : (JSON.parse(text) as [number, unknown]);
+      const hash = hashOf(defaultShardRule(namespace, key));
+      const text = await redis.hget(hash, field).catch((err: unknown) => {
+        throw keyError(err, hash);
+      });
+      const parsed = text === null ? undefined : valueOf(hash, field, text);
       untrack(namespace, key);
-      if (!Array.isArray(parsed) || typeof parsed[0] !== "number") {
+      if (!parsed) {
         spaces.delete(namespace, key);
         return;
       }

@@ -135,11 +135,53 @@ describe("the state in Redis", () => {
     await check.close();
   });
 
+  it("a key of the wrong type (WRONGTYPE) is named, with what to do, when read and when written", async () => {
+    const redis = await connect();
+    await redis.set("postbot:state:bots/greeter", "not a hash");
+    const opening = openRedisStore({ redis, closeConnection: false });
+    await expect(opening).rejects.toThrow(
+      /^Redis refused HGETALL on the key postbot:state:bots\/greeter: it holds another kind of value than postbot keeps there \(WRONGTYPE\)\. .*redis-cli TYPE postbot:state:bots\/greeter.*redis-cli DEL postbot:state:bots\/greeter/,
+    );
+    await redis.del("postbot:state:bots/greeter");
+    const store = await openRedisStore({ redis, closeConnection: false });
+    await redis.set("postbot:state:bots/greeter", "not a hash"); // damaged while it runs
+    store.set("ledger", "greeter:reply:1", { state: "pending" });
+    await expect(store.flush()).rejects.toThrow(
+      /^Redis refused .* on the key postbot:state:bots\/greeter: .*WRONGTYPE/,
+    );
+  });
+
+  it("a Redis out of memory (OOM) is named with the key and what to do, and what was not written is written later", async () => {
+    const redis = await connect();
+    const store = await openRedisStore({ redis, closeConnection: false });
+    await redis.config("SET", "maxmemory-policy", "noeviction");
+    await redis.config("SET", "maxmemory", "1");
+    try {
+      store.set("ledger", "greeter:reply:1", { state: "pending" });
+      await expect(store.flush()).rejects.toThrow(
+        "Redis refused EXEC on the key postbot:state:bots/greeter: Redis is out of memory (OOM: its maxmemory is reached and it evicts nothing). Nothing of this write was kept; it is tried again at the next save. Raise maxmemory (redis-cli CONFIG SET maxmemory ...) or free memory in that Redis",
+      );
+    } finally {
+      await redis.config("SET", "maxmemory", "0");
+    }
+    await store.flush();
+    const check = await openRedisStore({ redis: await connect(), closeConnection: false });
+    expect(check.get("ledger", "greeter:reply:1")).toEqual({ state: "pending" });
+    await check.close();
+  });
+
   it("refuses a value it cannot read, naming the key and how to remove it", async () => {
     const redis = await connect();
     await redis.hset("postbot:state:shared", "junk", "not json");
     await expect(openRedisStore({ redis, closeConnection: false })).rejects.toThrow(
       /Redis key postbot:state:shared field "junk" is not a postbot value; remove it \(redis-cli HDEL postbot:state:shared <field>\)/,
+    );
+    // Read again while it runs (a bot's status, before the bot starts): the same words.
+    await redis.hdel("postbot:state:shared", "junk");
+    const store = await openRedisStore({ redis, closeConnection: false });
+    await redis.hset("postbot:state:status", "status\u0000greeter", "{not json");
+    await expect(store.reread("status", "greeter")).rejects.toThrow(
+      'Redis key postbot:state:status field "status greeter" is not a postbot value; remove it (redis-cli HDEL postbot:state:status <field>) and start again',
     );
   });
 });
