@@ -4,11 +4,14 @@
  * provisioning makes the user. When not (a token written in the bot file), it is asked once
  * with `GET /2/users/me` and remembered in the state store for as long as the token is the
  * same: on the free plan that endpoint allows 25 calls a day, and a restart loop must not use
- * them up.
+ * them up. What is remembered carries a fingerprint of itself: changed since (damage, a hand's
+ * edit), it is asked again and the difference said, rather than the bot polling the mentions
+ * of a user that is not its account, and answering none, without a word.
  */
 import type { ApiClient } from "../api/client.ts";
 import { fingerprint } from "../api/auth/fingerprint.ts";
 import type { Plan } from "../limits/types.ts";
+import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { HostedBot } from "./types.ts";
@@ -18,7 +21,16 @@ interface CachedIdentity {
   username: string;
   /** A fingerprint of the token it was asked with (not the token). */
   token: string;
+  /**
+   * A fingerprint of the three above, as the service said them: a record changed since (one
+   * digit of the user id) no longer matches, and the service is asked again rather than the
+   * bot running as nobody. Absent in records of earlier postbots: asked again once.
+   */
+  check?: string;
 }
+
+/** The fingerprint that vouches for a remembered identity (see {@link CachedIdentity.check}). */
+const checkOf = (userId: string, username: string, token: string) => fingerprint(`${userId}\n${username}\n${token}`);
 
 /** The bot's identity: the one `known` with its account, else the one remembered for its token, else asked once. */
 export async function resolveIdentity(options: {
@@ -28,24 +40,38 @@ export async function resolveIdentity(options: {
   plan: Plan;
   token: string;
   known?: { id: string; username: string };
+  /** Told when the identity remembered does not match what the service says now. */
+  log?: Logger;
 }): Promise<BotIdentity> {
   const { store, client, bot, plan, known } = options;
   if (known) return { name: bot, userId: known.id, username: known.username, plan };
   const token = fingerprint(options.token);
   const cached = store.get<CachedIdentity>("identity", bot);
-  if (cached?.token === token) return { name: bot, userId: cached.userId, username: cached.username, plan };
+  if (cached?.token === token && cached.check === checkOf(cached.userId, cached.username, token))
+    return { name: bot, userId: cached.userId, username: cached.username, plan };
   const me = await client.users.me();
   if (!me.data) throw new Error(`GET /2/users/me answered no user for bot ${bot}`);
-  store.set<CachedIdentity>("identity", bot, { userId: me.data.id, username: me.data.username, token });
+  const { id: userId, username } = me.data;
+  const where = store.whereIs?.("identity", bot) ?? "the state";
+  if (
+    cached?.token === token &&
+    cached.check !== undefined &&
+    (cached.userId !== userId || cached.username !== username)
+  )
+    options.log?.warn(
+      { bot, remembered: cached.userId, service: userId },
+      `bot ${bot}: the identity kept in the state (${where}) said user ${cached.userId} (@${cached.username}), but the service says this account is user ${userId} (@${username}): the record was changed after it was written (by hand, or damaged). The bot goes on as the service's, kept in its place; nothing to do, unless this comes back: then look for what else writes ${where}`,
+    );
+  store.set<CachedIdentity>("identity", bot, { userId, username, token, check: checkOf(userId, username, token) });
   await store.flush();
-  return { name: bot, userId: me.data.id, username: me.data.username, plan };
+  return { name: bot, userId, username, plan };
 }
 
 /** Who a hosted bot's account is, or why the service would not say. */
 export type Identified = { identity: BotIdentity } | { error: unknown };
 
 /** {@link resolveIdentity} of a hosted bot, its failure kept as a value (one refused account pauses only its bot). */
-export function identify(store: Store, hosted: HostedBot, client: ApiClient): Promise<Identified> {
+export function identify(store: Store, hosted: HostedBot, client: ApiClient, log?: Logger): Promise<Identified> {
   return resolveIdentity({
     store,
     client,
@@ -53,6 +79,7 @@ export function identify(store: Store, hosted: HostedBot, client: ApiClient): Pr
     plan: hosted.app.plan,
     token: hosted.token.token,
     ...(hosted.user ? { known: hosted.user } : {}),
+    ...(log ? { log } : {}),
   }).then(
     (identity) => ({ identity }),
     (error: unknown) => ({ error }),
@@ -70,13 +97,14 @@ export async function identifyAll(
   store: Store,
   bots: readonly HostedBot[],
   clients: readonly ApiClient[],
+  log?: Logger,
 ): Promise<Identified[]> {
   const out = new Array<Identified>(bots.length);
   let next = 0;
   const worker = async () => {
     while (next < bots.length) {
       const i = next++;
-      out[i] = await identify(store, bots[i]!, clients[i]!);
+      out[i] = await identify(store, bots[i]!, clients[i]!, log);
     }
   };
   await Promise.all(Array.from({ length: Math.min(IDENTITY_CONCURRENCY, bots.length) }, worker));

@@ -187,6 +187,7 @@ class HostedRuntime implements Runtime {
       options.store,
       all,
       all.map((h) => this.clients.get(h.config.name)!),
+      options.logger,
     );
     for (const [i, hosted] of all.entries())
       await this.hostBot(hosted, this.clients.get(hosted.config.name)!, identities[i]!);
@@ -342,7 +343,11 @@ class HostedRuntime implements Runtime {
     const name = hosted.config.name;
     const client = this.clients.get(name)!;
     this.paused.delete(name);
-    const made = await this.hostBot(hosted, client, await identify(this.options.store, hosted, client));
+    const made = await this.hostBot(
+      hosted,
+      client,
+      await identify(this.options.store, hosted, client, this.options.logger),
+    );
     if (!made) return;
     this.recover(name, made.layer);
     this.run(name, made.bot);
@@ -453,7 +458,9 @@ class HostedRuntime implements Runtime {
     const { logger } = this.options;
     const client = this.clients.get(name)!;
     const sameAccount = before.app.id === after.app.id && before.token.token === after.token.token;
-    const resolved = sameAccount ? { identity: old.identity } : await identify(this.options.store, after, client);
+    const resolved = sameAccount
+      ? { identity: old.identity }
+      : await identify(this.options.store, after, client, this.options.logger);
     if ("error" in resolved && !accountRefused(resolved.error)) throw resolved.error;
     const built = "error" in resolved ? undefined : await buildBot(after, client, resolved.identity, this.factory);
     if (this.claimed) this.sharedApps?.unhost(name);

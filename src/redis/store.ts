@@ -372,6 +372,7 @@ export async function openRedisStore(options: RedisStoreOptions): Promise<RedisS
       if (spaces.delete(namespace, key)) markDirty(namespace, key);
     },
     entries: <T>(namespace: string) => spaces.entries<T>(namespace),
+    whereIs: (namespace, key) => `the Redis key ${hashOf(defaultShardRule(namespace, key))}`,
     retain: (namespace: string, retention: Retention) => spaces.retain(namespace, retention),
     flush,
     async flushFor(namespace, key) {

@@ -602,6 +602,7 @@ function createFileStore(
       if (state.delete(ns, key)) changed();
     },
     entries: (ns) => state.entries(ns),
+    whereIs: (ns, key) => join(stateDir, defaultShardRule(ns, key)),
     retain(ns: string, retention: Retention) {
       state.retain(ns, retention);
       changed();

@@ -49,6 +49,12 @@ export interface Store {
    * implement it: what is in memory is all there is.
    */
   reread?(namespace: string, key: string): Promise<void>;
+  /**
+   * Where a value lives, for messages that send a person to it: the file of the state
+   * directory (`.postbot/state/bots/greeter.json`), the Redis key. Stores that cannot say
+   * need not implement it.
+   */
+  whereIs?(namespace: string, key: string): string;
   /** Flushes and releases the store. */
   close(): Promise<void>;
   /**

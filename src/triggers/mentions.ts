@@ -142,6 +142,7 @@ export class MentionsTrigger {
         base = { ...rest, ...backfill };
         continue;
       }
+      if (!page.data) this.checkAccount(page);
       newest ??= page.meta?.newest_id;
       fetched.push(...mentionEvents(page.data ?? [], page.includes, this.options.userId));
       token = page.meta?.next_token;
@@ -158,6 +159,22 @@ export class MentionsTrigger {
     await committed;
     this.options.onPoll?.(events.length);
     return events.length;
+  }
+
+  /**
+   * An answer without posts that says the service has no user of the bot's id: the poll
+   * fails, saying so (its error is logged at every poll), rather than finding nothing for
+   * ever without a word.
+   */
+  private checkAccount(page: Envelope<Post[]>): void {
+    const { userId, bot } = this.options;
+    const gone = page.errors?.some(
+      (e) => e.resource_type === "user" && (String(e.resource_id ?? e.value) === userId || String(e.value) === userId),
+    );
+    if (gone)
+      throw new Error(
+        `the service has no user ${userId}, the account bot ${bot} reads the mentions of: the account is gone, or the id postbot keeps for it was changed; sign the account in again (bot auth login), or check the bot's token`,
+      );
   }
 
   /**

@@ -92,4 +92,25 @@ describe("MentionsTrigger and the inbox", () => {
       { events: ["mention:200"], cursor: { key: mentionsCursorKey("greeter"), value: { since_id: "200" } } },
     ]);
   });
+
+  it("an answer that the service has no user of the bot's id fails the poll, saying so, rather than finding nothing", async () => {
+    const { inbox, commits } = recordingInbox();
+    const mentions = trigger(inbox, () => ({
+      errors: [
+        {
+          value: BOT,
+          detail: `Could not find user with id: [${BOT}].`,
+          title: "Not Found Error",
+          resource_type: "user",
+          parameter: "id",
+          resource_id: BOT,
+          type: "https://api.x.com/2/problems/resource-not-found",
+        },
+      ],
+    }));
+    await expect(mentions.poll(new AbortController().signal)).rejects.toThrow(
+      "the service has no user 42, the account bot greeter reads the mentions of: the account is gone, or the id postbot keeps for it was changed; sign the account in again (bot auth login), or check the bot's token",
+    );
+    expect(commits).toEqual([]);
+  });
 });
