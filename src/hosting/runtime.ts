@@ -23,6 +23,7 @@ import { PluginSetupError } from "../plugins/setup-error.ts";
 import { tapActions } from "./action-tap.ts";
 import { startApps, type Apps } from "./apps.ts";
 import { buildBot, refusedStatus, type BotFactoryDeps } from "./bot-factory.ts";
+import { checkKeptState, stateSince } from "./kept-state.ts";
 import { appLoad, capacityLines } from "./capacity.ts";
 import { identify, identifyAll, type Identified } from "./identity.ts";
 import { FleetError } from "./fleet-error.ts";
@@ -236,12 +237,23 @@ class HostedRuntime implements Runtime {
       this.paused.set(config.name, refusedStatus(hosted, reason, this.options.clock.now()));
       return undefined;
     }
+    const missing = await this.stateMissing(hosted);
+    if (missing) {
+      this.notStarted(hosted, missing, `${missing}; the other bots go on`);
+      return undefined;
+    }
     let built: Awaited<ReturnType<typeof buildBot>>;
     try {
       built = await buildBot(hosted, client, resolved.identity, this.factory);
     } catch (err) {
       if (!(err instanceof PluginSetupError)) throw err;
-      this.notStarted(hosted, err);
+      const file = hosted.config.file;
+      this.notStarted(
+        hosted,
+        `${err.message} (${file}); fix it, then save ${file} again or resume the bot`,
+        `${err.message} (${file}); the other bots go on. Fix the plugin or its options, then save ${file} again (or resume the bot) to start it`,
+        { plugin: err.plugin, err: err.cause },
+      );
       return undefined;
     }
     this.layers.set(config.name, built.layer);
@@ -250,20 +262,40 @@ class HostedRuntime implements Runtime {
   }
 
   /**
-   * A bot whose plugin's setup threw: reported with its file and the error (the log, `bot
-   * status` and the status page show it paused, and why), and the other bots go on. Saving its
-   * file again, or resuming it, tries again.
+   * A bot that must not start (a plugin's setup threw, its state is missing: ./kept-state.ts):
+   * reported with why (`why` in its status, `said` in the log), paused, so `bot status` and
+   * the status page show it; the other bots go on. Saving its file again, or resuming it,
+   * tries again.
    */
-  private notStarted(hosted: HostedBot, err: PluginSetupError): void {
+  private notStarted(hosted: HostedBot, why: string, said: string, fields: Record<string, unknown> = {}): void {
     const { config } = hosted;
     const { logger, clock } = this.options;
-    const reason = `not started: ${err.message} (${config.file}); fix it, then save ${config.file} again or resume the bot`;
-    logger.error(
-      { bot: config.name, file: config.file, plugin: err.plugin, err: err.cause },
-      `bot ${config.name} is not started: ${err.message} (${config.file}); the other bots go on. Fix the plugin or its options, then save ${config.file} again (or resume the bot) to start it`,
-    );
+    const reason = `not started: ${why}`;
+    logger.error({ bot: config.name, file: config.file, ...fields }, `bot ${config.name} is not started: ${said}`);
     this.paused.set(config.name, refusedStatus(hosted, reason, clock.now(), false));
     this.options.observer?.paused({ bot: config.name, reason, at: clock.now() });
+  }
+
+  /**
+   * Why the bot must not start because its own state is missing though its status says it
+   * ran (./kept-state.ts), or undefined (and its state marked, when new). With the state in
+   * Redis, the status is read again first: another process may have run the bot since.
+   */
+  private async stateMissing(hosted: HostedBot): Promise<string | undefined> {
+    const { store, clock, logger } = this.options;
+    const name = hosted.config.name;
+    await store.reread?.("status", name);
+    const afresh = this.options.afresh?.includes(name) ?? false;
+    const missing = checkKeptState(store, name, {
+      now: clock.now(),
+      afresh,
+      onAfresh: (since) =>
+        logger.warn(
+          { bot: name },
+          `bot ${name} starts afresh (--afresh): its state, kept since ${new Date(since).toISOString()}, was missing; what it answered before may be answered again (its first poll reaches back as on a first start)`,
+        ),
+    });
+    return missing;
   }
 
   /** Starts a bot just built, or holds it paused when a change of the fleet paused it. */
@@ -364,8 +396,14 @@ class HostedRuntime implements Runtime {
     this.layers.delete(name);
     bot.stopTriggers();
     await bot.drain(this.options.drainMs ?? 4_000);
-    if (why === "released")
-      this.options.store.set("status", name, { ...bot.status(), stoppedAt: this.options.clock.now() });
+    if (why === "released") {
+      const since = stateSince(this.options.store, name);
+      this.options.store.set("status", name, {
+        ...bot.status(),
+        stoppedAt: this.options.clock.now(),
+        ...(since !== undefined ? { stateSince: since } : {}),
+      });
+    }
   }
 
   fleet(): ReadonlyMap<string, HostedBot> {

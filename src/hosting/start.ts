@@ -55,6 +55,8 @@ export interface StartOptions {
    */
   leaseMs?: number;
   only?: string[];
+  /** Bots to start afresh although their state is missing while their status says they ran (./kept-state.ts). */
+  afresh?: string[];
   dryRun?: boolean;
   /** Shared with the embedded sandbox, whose `POST /_sandbox/clock` moves it. */
   clock: AdjustableClock;
@@ -274,6 +276,7 @@ function runtimeOptions(
     logger: options.logger,
     dryRun: options.dryRun ?? false,
     paused: new Map([...pauses].map(([name, p]) => [name, p.reason])),
+    ...(options.afresh?.length ? { afresh: options.afresh } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(shared
       ? {

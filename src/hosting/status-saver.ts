@@ -11,6 +11,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
+import { stateSince } from "./kept-state.ts";
 import { timeSlicer } from "../time-slice.ts";
 
 /** How often the bots' and apps' status is saved (default of `statusEveryMs`). */
@@ -91,7 +92,12 @@ export class StatusSaver {
       this.saved.set(s.bot, fingerprint);
       // Adopted, not copied: status() makes a fresh object each time (its parts copies, or the
       // bot file's budget policy), a paused bot's is made once, and nothing changes either later.
-      const saved = stoppedAt ? { ...s, stoppedAt } : s;
+      // With when its own state was first kept (./kept-state.ts), carried over while it does not run.
+      const since = stateSince(store, s.bot);
+      const saved =
+        stoppedAt || since !== undefined
+          ? { ...s, ...(stoppedAt ? { stoppedAt } : {}), ...(since !== undefined ? { stateSince: since } : {}) }
+          : s;
       if (store.adopt) store.adopt("status", s.bot, saved);
       else store.set("status", s.bot, saved);
     }

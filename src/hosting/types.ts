@@ -67,6 +67,11 @@ export interface RuntimeOptions {
    */
   paused?: ReadonlyMap<string, string>;
   /**
+   * Bots to start afresh although their own state is missing while their status says they
+   * ran before (`bot start --afresh`): otherwise such a bot is not started (./kept-state.ts).
+   */
+  afresh?: readonly string[];
+  /**
    * `"all"` (the default): every bot runs from the start. `"claimed"`: none does until
    * {@link Runtime.host} is called for it, and {@link Runtime.unhost} stops it again: the
    * process's bot claims decide (several processes sharing one Redis, src/redis/bot-claims.ts).

@@ -44,6 +44,12 @@ export interface BotStatus {
   paused?: { reason: string; at: number; accountRefused?: true };
   /** When the runtime last stopped cleanly (absent while it runs, or after a crash). */
   stoppedAt?: number;
+  /**
+   * When the bot's own state (its file, its Redis hash) was first kept: a start that finds
+   * that state missing while its status says this refuses to start the bot afresh (it would
+   * answer again what it answered). Added by the status saver.
+   */
+  stateSince?: number;
   /** Day of the month the app's monthly read cap resets. */
   enrolmentDay?: number;
   triggers: Partial<Record<TriggerName, TriggerStatus>>;

@@ -13,7 +13,7 @@
  * |---|---|---|
  * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>`, `session:<bot>`, `conv:<bot>` | any | `bots/<bot>.json` |
  * | `ledger`, `cursors`, `replies.recent` | `<bot>:...` | `bots/<bot>.json` |
- * | `identity` | `<bot>` | `bots/<bot>.json` |
+ * | `identity`, `kept` | `<bot>` | `bots/<bot>.json` |
  * | `budget.windows`, `budget.pauses` | `...\|u:<user id>...` | `accounts/<user id>.json` |
  * | `budget.windows`, `budget.pauses` | `...\|a:<app id>...` | `apps/<app id>.json` |
  * | `budget.windows` | `cap\|<bot>\|...` | `bots/<bot>.json` |
@@ -117,6 +117,7 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "replies.recent":
       return owned("bots", beforeColon(key));
     case "identity":
+    case "kept":
       return owned("bots", key);
     case "budget.windows":
     case "budget.pauses":

@@ -39,6 +39,10 @@ export default function register(program: Command): void {
     )
     .option("--only <names...>", "run only these bots")
     .option(
+      "--afresh <names...>",
+      "start these bots afresh although their state is missing while their status says they ran before (they may answer again what they answered); without it such a bot is not started",
+    )
+    .option(
       "--dry-run",
       "log and count every action against a simulated budget; send none, and leave the state (--data) as it was",
     )
@@ -90,6 +94,7 @@ POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
         state?: string;
         lease?: string;
         only?: string[];
+        afresh?: string[];
         dryRun?: boolean;
         http?: string | true;
         publicUrl?: string;
