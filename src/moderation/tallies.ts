@@ -2,7 +2,7 @@
  * What moderation counts as it happens, for `/metrics`: verdicts by bot, verdict and source,
  * operators' review decisions, and the judges' failures. The `moderate` plugin and the judges
  * count here (this folder imports nothing above the base), and the metrics of `bot start
- * --http` (src/observe/metrics.ts) read the counts when scraped. One set per process: the
+ * --http` (src/observe/metrics/moderation.ts) read the counts when scraped. One set per process: the
  * counts only grow, as Prometheus counters do.
  */
 
