@@ -40,9 +40,10 @@
  *   slow, the classifier's verdict stands. The replies it is asked about leave the machine.
  * - **The author and the thread**: an author whose reply the bot hid in the last 30 days,
  *   or a reply in a pile-on, needs less evidence; an author the bot follows back needs more.
- * - **A person's review**: the unsure and hidden replies are listed for `bot review` and the
- *   status page's `/review`; a decision made there is followed by later near-identical
- *   replies and by the author's later unsure ones.
+ * - **A person's review**: the unsure and hidden replies are listed in the bot's review
+ *   queue (`bot.review`), which `bot review` and the status page's `/review` show; a decision
+ *   made there is followed by later near-identical replies and by the author's later unsure
+ *   ones.
  * - **Hides the service allows**: only a reply in a conversation the bot started can be
  *   hidden; elsewhere the plugin sends nothing, leaves the reply unanswered, says why, and
  *   with `also: mute` mutes its author.
@@ -64,6 +65,7 @@ import {
   ReadError,
   type MentionContext,
   type ReplyContext,
+  type ReplyState,
   warmClassifier,
 } from "postbot";
 import { z } from "zod";
@@ -258,7 +260,7 @@ export default definePlugin({
     const { clock } = bot;
     const history = new m.AuthorHistory(bot.store);
     const pileOns = new m.PileOns();
-    const review = new m.ReviewStore(bot.store);
+    const examples = new m.ReviewExamples(bot.review);
     const judged = new m.JudgedReplies(bot.store);
     const starters = new m.RingRecord<string>(bot.store, "moderate:starter", CONVERSATIONS);
     const judge = options.judge
@@ -366,7 +368,7 @@ export default definePlugin({
       if (pileOn) facts.pileOn = pileOn;
       const hidBefore = history.of(ctx.author.id, now);
       if (hidBefore) facts.history = hidBefore;
-      const example = review.exampleFor(signature, ctx.author.id, now);
+      const example = examples.exampleFor(signature, ctx.author.id, now);
 
       const asksJudge =
         judge !== undefined &&
@@ -392,8 +394,8 @@ export default definePlugin({
       )
         decision = m.decide({ ...input, facts: { ...facts, mutual: true } });
 
-      const listed = (state: moderation.ReplyState) =>
-        review.add({
+      const listed = (state: ReplyState) =>
+        bot.review.add({
           post: ctx.post.id,
           author: { id: ctx.author.id, username: ctx.author.username },
           text,

@@ -70,6 +70,12 @@ export {
   type Turn,
   type TurnHandler,
   type TurnReason,
+  type DecisionRecord,
+  type ReplyState,
+  type ReviewDecision,
+  type ReviewedReply,
+  type ReviewItem,
+  type ReviewList,
 } from "./plugins/plugin.ts";
 /** Durations as bot files write them (`30s`, `10m`, `1d`), for plugins whose options take one. */
 export { parseDuration, formatDuration, DURATION_HINT, DURATION_PATTERN } from "./config/duration.ts";
@@ -108,7 +114,7 @@ export {
   type Classifier,
   type Verdict,
 } from "./moderation/index.ts";
-/** What the `moderate` plugin builds on beyond the classifier: its judge, evidence, review list and counts. */
+/** What the `moderate` plugin builds on beyond the classifier: its judge, evidence, review examples and counts. */
 export * as moderation from "./moderation/index.ts";
 export { ReadError } from "./actions/index.ts";
 export * as api from "./api/index.ts";

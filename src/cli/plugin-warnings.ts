@@ -22,6 +22,8 @@ import { z } from "zod";
 import type { BotConfig, BotFileProblem, ResolvedPlugin } from "../config/index.ts";
 import { silentLogger } from "../log.ts";
 import type { EventName, PluginBot } from "../plugins/plugin.ts";
+import { ReviewQueue } from "../plugins/review-queue.ts";
+import { createMemoryStore } from "../store/store.ts";
 
 /** Events a plugin handles by answering the post: two plugins on one of these answer twice. */
 const ANSWERED: ReadonlyArray<{ event: EventName; what: string }> = [
@@ -103,6 +105,7 @@ async function setupOnce(bot: BotConfig, plugin: ResolvedPlugin, serviceUrl: str
       set: (key, value) => void kept.set(key, value),
       delete: (key) => void kept.delete(key),
     },
+    review: new ReviewQueue(createMemoryStore(), bot.name),
     models: { bot: bot.name, clock: systemClock, serviceUrl },
     on: (event) => void events.add(event),
     filter: () => {},

@@ -1,10 +1,10 @@
 /**
- * A person's review of the `moderate` plugin's work, on the hosting side: the replies each
- * bot listed for review (read from the bot's state, where the plugin writes them:
- * `src/moderation/review/`), and the decisions a person makes about them, **sent through the
- * bot's action pipeline** (`PUT /2/posts/:id/hidden`, with `hidden: false` to unhide:
- * budgeted, in the ledger, never sent twice) and recorded, so the plugin follows them for
- * later near-identical replies and the author's later unsure ones.
+ * A person's review, on the hosting side: the replies each bot listed in its review queue
+ * (core's own, `src/plugins/review-queue.ts`, which plugins write to through `bot.review`),
+ * and the decisions a person makes about them, **sent through the bot's action pipeline**
+ * (`PUT /2/posts/:id/hidden`, with `hidden: false` to unhide: budgeted, in the ledger, never
+ * sent twice) and recorded in the queue, where a plugin reads them (the `moderate` plugin
+ * follows them for later near-identical replies and the author's later unsure ones).
  *
  * A decision is sent once: the same decision about the same reply again is answered with
  * what was done, and its action's idempotency key (`<bot>:hide:<post>:review-<decision>`)
@@ -20,15 +20,9 @@ import type { ActionLayer } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import {
-  moderationTallies,
-  ReviewStore,
-  stateAfter,
-  type ReviewDecision,
-  type ReviewItem,
-} from "../moderation/index.ts";
+import { moderationTallies } from "../moderation/index.ts";
 import { keepLabels, type OperatorLabel } from "../moderation/training/labels.ts";
-import { botStore } from "../plugins/context.ts";
+import { ReviewQueue, stateAfter, type ReviewDecision, type ReviewItem } from "../plugins/review-queue.ts";
 import type { Store } from "../store/store.ts";
 
 /** A listed reply and the bot that listed it. */
@@ -51,9 +45,7 @@ export function reviewedBots(store: Store): string[] {
 export function reviewList(store: Store, o: { bots?: readonly string[]; open?: boolean } = {}): BotReviewItem[] {
   const bots = o.bots ?? reviewedBots(store);
   return bots
-    .flatMap((bot) =>
-      new ReviewStore(botStore(store, bot)).list(o.open ? { open: true } : {}).map((item) => ({ ...item, bot })),
-    )
+    .flatMap((bot) => new ReviewQueue(store, bot).list(o.open ? { open: true } : {}).map((item) => ({ ...item, bot })))
     .sort((a, b) => b.at - a.at);
 }
 
@@ -89,7 +81,7 @@ export class ReviewDesk {
     const { store, clock, log } = this.options;
     const layer = this.options.layerOf(bot);
     if (!layer) throw new UserError(`bot ${bot} does not run here; decide where it runs`);
-    const review = new ReviewStore(botStore(store, bot));
+    const review = new ReviewQueue(store, bot);
     const item = review.get(post);
     if (!item)
       throw new UserError(`post ${post} is not on bot ${bot}'s review list (bot review --bot ${bot} lists it)`);
@@ -101,7 +93,7 @@ export class ReviewDesk {
       status = outcome.status;
       if ("reason" in outcome) reason = outcome.reason;
     }
-    const updated = review.decided(post, { decision, by, at: clock.now(), status }) ?? item;
+    const updated = review.decide(post, { decision, by, at: clock.now(), status }) ?? item;
     keepLabels(store, [decisionLabel(bot, item, decision, by, clock.now())]);
     moderationTallies.reviews.inc({ bot, decision });
     const fields = { bot, post, decision, by, status, ...(reason ? { reason } : {}) };

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { REVIEW_DECISIONS, type ReviewDecision } from "../moderation/index.ts";
+import { REVIEW_DECISIONS, type ReviewDecision } from "../plugins/review-queue.ts";
 import type { ReviewDesk } from "./review-desk.ts";
 
 /** One decision waiting to be sent. */

@@ -1,7 +1,7 @@
 /**
  * The `moderate` plugin's decision about one reply, from everything it knows: the built-in's
  * assessment (`band.ts`), the author's history and the thread (`evidence/cut.ts`), a judge's
- * opinion, and an operator's earlier decision (`review/review-store.ts`). In order:
+ * opinion, and an operator's earlier decision (`review/examples.ts`). In order:
  *
  * 1. **An operator's example**: a reply near-identical to one a person decided about follows
  *    that decision; an unsure reply of an author a person decided about in the last 30 days
@@ -20,7 +20,7 @@ import { UNSURE_BAND } from "./band.ts";
 import { cutFor, type Facts } from "./evidence/cut.ts";
 import { describeCategory } from "./judge/categories.ts";
 import type { JudgeResult } from "./judge/judge.ts";
-import type { ExampleMatch } from "./review/review-store.ts";
+import type { ExampleMatch } from "./review/examples.ts";
 import type { Assessment, RuleHit } from "./types.ts";
 
 export interface DecisionInput {

@@ -45,14 +45,10 @@ export {
 export { JudgeError, type JudgeFailure } from "./judge/request.ts";
 export { JUDGED_LIMIT, JudgedReplies, type JudgedRecord } from "./judge/judged.ts";
 export {
-  REVIEW_DECISIONS,
-  ReviewStore,
-  stateAfter,
-  type DecisionRecord,
+  ReviewExamples,
+  type DecidedReplies,
+  type DecidedReply,
   type ExampleMatch,
-  type ReplyState,
-  type ReviewDecision,
   type ReviewExample,
-  type ReviewItem,
-} from "./review/review-store.ts";
+} from "./review/examples.ts";
 export { moderationTallies, Tally } from "./tallies.ts";

@@ -31,7 +31,7 @@ import { UserError } from "../errors.ts";
 import type { Checked, Fleet } from "../hosting/fleet.ts";
 import { FleetError } from "../hosting/fleet-error.ts";
 import type { ReviewDesk } from "../hosting/review-desk.ts";
-import { REVIEW_DECISIONS, type ReviewDecision } from "../moderation/index.ts";
+import { REVIEW_DECISIONS, type ReviewDecision } from "../plugins/review-queue.ts";
 import type { Logger } from "../log.ts";
 
 /** The admin token and the name changes are logged with. */

@@ -58,6 +58,7 @@ import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import type { DmMessage, EventName, EventPost } from "../triggers/events.ts";
 import type { ChannelKind, DialogDefinition, DialogState, StartResult } from "./dialogs/types.ts";
+import type { ReviewList } from "./review-queue.ts";
 
 export type {
   ChannelKind,
@@ -71,6 +72,14 @@ export type {
 } from "./dialogs/types.ts";
 
 export type { ActionOptions, ActionOutcome, ActionResults, BotIdentity, DmMessage, EventName, EventPost, WriteText };
+export type {
+  DecisionRecord,
+  ReplyState,
+  ReviewDecision,
+  ReviewedReply,
+  ReviewItem,
+  ReviewList,
+} from "./review-queue.ts";
 
 /**
  * The bot's own key-value state (`bot.store`), kept in the state store across restarts and
@@ -356,6 +365,12 @@ export interface PluginBot<Sess = SessionData> {
   readonly log: Logger;
   /** The bot's own key-value state, kept across restarts (see {@link BotStore}). */
   readonly store: BotStore;
+  /**
+   * The bot's review queue: the replies a person should look at (`bot review`, the status
+   * page's `/review`), and what people decided about them. The `moderate` plugin lists the
+   * replies it hid or was unsure of here, and follows the decisions for later ones.
+   */
+  readonly review: ReviewList;
   /**
    * The runtime's clock: what a plugin waits on or measures time with (timeouts, ages), so a
    * test moves it instead of sleeping.

@@ -11,6 +11,7 @@ import { TRIGGER_OF, type EventName } from "../triggers/events.ts";
 import type { HandlerEntry } from "./dispatcher.ts";
 import type { DialogDefinition } from "./dialogs/types.ts";
 import type { BotStore, Dialog, Filter, Handler, Plugin, PluginBot } from "./plugin.ts";
+import type { ReviewList } from "./review-queue.ts";
 import { PluginSetupError } from "./setup-error.ts";
 
 /** A plugin as a bot lists it: its name in the bot file, its parsed options, and the plugin. */
@@ -40,6 +41,7 @@ export class HandlerRegistry {
       identity: BotIdentity;
       log: Logger;
       store: BotStore;
+      review: ReviewList;
       clock: Clock;
       models: ModelAccess;
       /** Defines a plugin's dialog (`bot.dialog`). */
@@ -63,6 +65,7 @@ export class HandlerRegistry {
         identity: bot.identity,
         log,
         store: bot.store,
+        review: bot.review,
         clock: bot.clock,
         models: bot.models,
         on: register(this.handlers) as <E extends EventName>(event: E, handler: Handler<E>) => void,

@@ -42,6 +42,7 @@ import type { DialogDefinition, StartResult } from "./dialogs/types.ts";
 import { dispatch, type DispatchOptions, type HandlerEntry } from "./dispatcher.ts";
 import type { BotStore, BudgetView, Dialog, SessionData, UserEventContext } from "./plugin.ts";
 import { HandlerRegistry, type PluginEntry } from "./registry.ts";
+import { ReviewQueue } from "./review-queue.ts";
 import type { z } from "zod";
 
 /** What a bot's contexts are made of (its identity, client, action layer and state) and the handlers' time limit. */
@@ -172,6 +173,7 @@ export class PluginsStage implements EventHandling {
       identity,
       log,
       store: this.kv,
+      review: new ReviewQueue(this.options.store, identity.name),
       clock: this.options.clock,
       dialog(plugin, name, definition) {
         return stage.dialog(plugin, name, definition);

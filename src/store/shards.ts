@@ -11,7 +11,7 @@
  *
  * | namespace | key | file |
  * |---|---|---|
- * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>`, `session:<bot>`, `conv:<bot>` | any | `bots/<bot>.json` |
+ * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>`, `session:<bot>`, `conv:<bot>`, `review:<bot>` | any | `bots/<bot>.json` |
  * | `ledger`, `cursors`, `replies.recent` | `<bot>:...` | `bots/<bot>.json` |
  * | `identity`, `kept` | `<bot>` | `bots/<bot>.json` |
  * | `budget.windows`, `budget.pauses` | `...\|u:<user id>...` | `accounts/<user id>.json` |
@@ -111,6 +111,7 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "texts":
     case "session":
     case "conv":
+    case "review":
       return colon > 0 ? owned("bots", namespace.slice(colon + 1)) : SHARED_SHARD;
     case "ledger":
     case "cursors":

@@ -26,6 +26,7 @@ import { sandboxUsername } from "../../src/hosting/provision.ts";
 import { createClassifier, forgetSharedJudges } from "../../src/moderation/index.ts";
 import { botStore } from "../../src/plugins/context.ts";
 import { definePlugin, type PluginBot } from "../../src/plugins/plugin.ts";
+import { ReviewQueue } from "../../src/plugins/review-queue.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { createTestBed } from "../../src/testing.ts";
 import { loadBatches } from "../../scripts/moderation-batches.ts";
@@ -68,6 +69,7 @@ async function filterOf(options: Record<string, unknown>) {
     identity: { name: "host", userId: "1", username: "host", plan: "pro" },
     log,
     store: botStore(createMemoryStore(), "host"),
+    review: new ReviewQueue(createMemoryStore(), "host"),
     clock: systemClock,
     on() {},
     filter(_event, check) {

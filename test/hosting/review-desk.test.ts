@@ -217,6 +217,9 @@ describe("bot review's requests in the data directory", () => {
     await watcher.round();
     await watcher.stop();
     expect(posts()[rude.id]!.hidden).toBe(false);
+    expect(operatorLabels(bed!.store).map((l) => [l.text, l.abusive, l.by, l.from])).toEqual([
+      ["@host you're an idiot", false, "cli:op", "review"],
+    ]);
     expect(await readdir(reviewRequestsDir(data))).toEqual(["2-host-x-hide.json.bad"]);
     expect(lines.map((l) => l.msg)).toEqual([
       `review request ${join(reviewRequestsDir(data), "2-host-x-hide.json")} is not valid (it is not JSON); moved aside as 2-host-x-hide.json.bad`,

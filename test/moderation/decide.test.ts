@@ -63,7 +63,15 @@ describe("deciding about a reply", () => {
   it("follows a person's decision: for a near-identical text always, for the same author only when unsure", () => {
     const example = (by: "text" | "author", state: "hidden" | "visible") => ({
       by,
-      example: { post: "9", author: "u1", signature: signatureOf("x"), state, decision: "keep" as const, at: 0 },
+      example: {
+        post: "9",
+        author: "u1",
+        text: "x",
+        signature: signatureOf("x"),
+        state,
+        decision: "keep" as const,
+        at: 0,
+      },
     });
     expect(decide(input("I will kill you", { example: example("text", "visible") }))).toMatchObject({
       abusive: false,

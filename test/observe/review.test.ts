@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { moderationTallies } from "../../src/moderation/index.ts";
+import { operatorLabels } from "../../src/moderation/training/labels.ts";
 import { startReviewBed, type ReviewBed } from "../helpers/review-bed.ts";
 import { parseExposition, value } from "./bed.ts";
 
@@ -98,5 +99,9 @@ describe("the review page and moderation metrics", () => {
     expect(await (await decide("unhide", token)).json()).toMatchObject({ status: "done already" });
     expect(sandbox.context.data.meter.stats["PUT /2/posts/:id/hidden"]).toEqual({ "200": 2 });
     expect(moderationTallies.reviews.get({ bot: "warden", decision: "unhide" }) - before).toBe(1);
+    // The page's decision is one of the operator's labels, once: the reply's text is fine.
+    expect(operatorLabels(bed.store).map((l) => [l.text, l.abusive, l.by, l.bot, l.post])).toEqual([
+      ["@warden you're an idiot", false, "admin:ops", "warden", rude.id],
+    ]);
   });
 });

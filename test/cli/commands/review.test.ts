@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { reviewRequestsDir } from "../../../src/hosting/review-requests.ts";
-import { ReviewStore } from "../../../src/moderation/index.ts";
+import { RingRecord } from "../../../src/moderation/index.ts";
 import { botStore } from "../../../src/plugins/context.ts";
+import { ReviewQueue } from "../../../src/plugins/review-queue.ts";
 import { openFileStore } from "../../../src/store/index.ts";
 import { killBots, runBot } from "../../helpers/cli.ts";
 
@@ -17,7 +18,7 @@ beforeEach(async () => {
   data = await mkdtemp(join(tmpdir(), "postbot-review-cli-"));
   const store = await openFileStore(data);
   store.set("status", "host", { bot: "host", updatedAt: 0 });
-  const review = new ReviewStore(botStore(store, "host"));
+  const review = new ReviewQueue(store, "host");
   const item = {
     author: { id: "7", username: "alice" },
     conversation: "100",
@@ -49,7 +50,7 @@ beforeEach(async () => {
     evidence: 0.392,
     reasons: ["unsure: evidence 0.392 in [0.3, 0.75)"],
   });
-  review.decided("102", { decision: "keep", by: "cli:op", at: Date.now() - 5 * 60_000, status: "none" });
+  review.decide("102", { decision: "keep", by: "cli:op", at: Date.now() - 5 * 60_000, status: "none" });
   await store.close();
 });
 afterEach(async () => {
@@ -105,5 +106,37 @@ describe("bot review", () => {
     const none = await runBot(["review", "--data", join(data, "nothing")]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no state in");
+  });
+
+  it("lists what the moderate plugin kept in its own state before 0.2, without moving it", async () => {
+    const old = join(data, "before");
+    const store = await openFileStore(old);
+    store.set("status", "host", { bot: "host", updatedAt: 0 });
+    // As the plugin wrote its list then: a ring of keys in the bot's key-value state.
+    new RingRecord(botStore(store, "host"), "moderate:review", 500).set("201", {
+      post: "201",
+      author: { id: "7", username: "alice" },
+      text: "@host you're an idiot",
+      conversation: "100",
+      inReplyTo: "100",
+      at: Date.now() - 60_000,
+      state: "hidden",
+      listed: "hidden",
+      source: "built-in",
+      rule: "insult:idiot",
+      match: "you're an idiot",
+      score: 0.7,
+      evidence: 0.7,
+      reasons: [],
+    });
+    await store.close();
+    const run = await runBot(["review", "--open", "--json", "--data", old]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect((JSON.parse(run.stdout) as Array<{ post: string; bot: string }>).map((i) => [i.bot, i.post])).toEqual([
+      ["host", "201"],
+    ]);
+    const after = await openFileStore(old);
+    expect(after.entries("review:host")).toEqual([]);
+    await after.close();
   });
 });
