@@ -16,7 +16,7 @@ export function stateOption(
   const url = (flag ?? env.POSTBOT_STATE ?? "").trim();
   if (!isRedisUrl(url)) {
     throw new UserError(
-      `${source} "${redactRedisUrl(url)}": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0) or, for a Redis on this machine, its unix socket: unix:///PATH/TO/redis.sock?db=DB; for a state directory use --data DIR`,
+      `${source} "${redactRedisUrl(url)}": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0) or, for a Redis on this machine, its unix socket: unix:///PATH/TO/redis.sock?db=DB, or a Redis Cluster's nodes: redis+cluster://HOST:PORT,HOST:PORT,...; for a state directory use --data DIR`,
       { exitCode: 2 },
     );
   }

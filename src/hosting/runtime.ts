@@ -47,7 +47,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     dryRun: options.dryRun ?? false,
     ...(observer ? { observe: tapActions(observer, clock) } : {}),
     ...(options.shared
-      ? { sharedWindows: new RedisWindows(options.shared.redis, { prefix: `${options.shared.leases.prefix}budget:` }) }
+      ? { sharedWindows: new RedisWindows(options.shared.redis, { prefix: options.shared.leases.prefix }) }
       : {}),
   });
   const runtime = new HostedRuntime(options, actions, serviceClient(options));

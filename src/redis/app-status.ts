@@ -17,11 +17,14 @@ import { UserError } from "../errors.ts";
 import { MONTHLY_USAGE_NAMESPACE, type StoredUsage } from "../limits/budget-book.ts";
 import { readMonthlyCounts } from "./shared-windows.ts";
 import type { Redis } from "./connect.ts";
+import { getMany, redisKeys } from "./keys.ts";
 import { scanKeys } from "./scan.ts";
 import type { Store } from "../store/store.ts";
 import { APP_STATUS_NAMESPACE, type AppStatus } from "../runtime/types.ts";
 
-const partKey = (prefix: string, appId: string, owner: string) => `${prefix}status:app:${appId}:${owner}`;
+/** A process's part of an app's status (in the app's slot on a cluster). */
+const partKey = (redis: Redis, prefix: string, appId: string, owner: string) =>
+  redisKeys(redis, prefix).app(appId, `status:app:${appId}:${owner}`);
 
 /** Publishes this process's part of each app's status, kept `ttlMs` unless published again. */
 export async function publishAppParts(
@@ -32,9 +35,16 @@ export async function publishAppParts(
   ttlMs: number,
 ): Promise<void> {
   if (parts.length === 0) return;
+  const ttl = Math.max(1, Math.round(ttlMs));
+  if (redis.isCluster) {
+    // One slot per app: one command each (the client batches those of a node).
+    await Promise.all(
+      parts.map((part) => redis.set(partKey(redis, prefix, part.appId, owner), JSON.stringify(part), "PX", ttl)),
+    );
+    return;
+  }
   const pipeline = redis.pipeline();
-  for (const part of parts)
-    pipeline.set(partKey(prefix, part.appId, owner), JSON.stringify(part), "PX", Math.max(1, Math.round(ttlMs)));
+  for (const part of parts) pipeline.set(partKey(redis, prefix, part.appId, owner), JSON.stringify(part), "PX", ttl);
   for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
 }
 
@@ -45,7 +55,9 @@ export async function withdrawAppParts(
   owner: string,
   appIds: readonly string[],
 ): Promise<void> {
-  if (appIds.length > 0) await redis.del(...appIds.map((appId) => partKey(prefix, appId, owner)));
+  const keys = appIds.map((appId) => partKey(redis, prefix, appId, owner));
+  if (redis.isCluster) await Promise.all(keys.map((key) => redis.del(key)));
+  else if (keys.length > 0) await redis.del(...keys);
 }
 
 /**
@@ -150,8 +162,9 @@ function parsePart(key: string, text: string): AppStatus {
 
 /** Every app's merged status, from the parts the processes published. */
 export async function readAppStatus(redis: Redis, prefix = "postbot:"): Promise<AppStatus[]> {
-  const keys = await scanKeys(redis, `${prefix}status:app:*`);
-  const values = keys.length > 0 ? await redis.mget(keys) : [];
+  const layout = redisKeys(redis, prefix);
+  const keys = await scanKeys(redis, layout.pattern("status:app:*"));
+  const values = await getMany(redis, layout, keys);
   const byApp = new Map<string, AppStatus[]>();
   for (const [i, text] of values.entries()) {
     if (!text) continue; // expired between the scan and the read
@@ -168,6 +181,6 @@ export async function readAppStatus(redis: Redis, prefix = "postbot:"): Promise<
  */
 export async function readSharedStatus(store: Store, redis: Redis, prefix = "postbot:"): Promise<void> {
   for (const app of await readAppStatus(redis, prefix)) store.set(APP_STATUS_NAMESPACE, app.appId, app);
-  for (const [appId, count] of await readMonthlyCounts(redis, `${prefix}budget:`))
+  for (const [appId, count] of await readMonthlyCounts(redis, prefix))
     store.set<StoredUsage>(MONTHLY_USAGE_NAMESPACE, appId, count);
 }

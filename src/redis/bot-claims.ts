@@ -25,12 +25,13 @@
  *
  * Timing (renewals) runs on the injected {@link Clock}; expiry is Redis's TTL.
  */
-import type { Redis } from "ioredis";
 import type { Holding } from "../actions/holding.ts";
 import { DEFAULT_TIMEOUTS } from "../api/http.ts";
+import type { Redis } from "./connect.ts";
 import type { Clock } from "../clock.ts";
 import { LeaseLapsedError, NotHeldError, type Lease } from "../fencing.ts";
 import { silentLogger, type Logger } from "../log.ts";
+import { getMany } from "./keys.ts";
 import { RedisScript } from "./script.ts";
 import type { Leases } from "./leases.ts";
 
@@ -476,10 +477,12 @@ export class BotClaims implements Holding {
     const share = Math.ceil(all.length / this.members);
     const mine = this.bots();
     const others = all.filter((bot) => !this.held.has(bot));
-    const keys = others.map((bot) => this.options.leases.key(`bot:${bot}`));
-    const values: Array<string | null> = [];
-    for (let i = 0; i < keys.length; i += 1_000)
-      values.push(...(await this.options.redis.mget(keys.slice(i, i + 1_000))));
+    const { leases } = this.options;
+    const values = await getMany(
+      this.options.redis,
+      leases.keys,
+      others.map((bot) => leases.key(`bot:${bot}`)),
+    );
     const free = others.filter((_, i) => values[i] === null);
     // Above the share while nothing is free: another process wants some. (While bots are
     // free nobody else takes them, and giving more back would only make them move about.)
@@ -503,10 +506,11 @@ export class BotClaims implements Holding {
     // to start: starting thousands takes longer than a ttl, and a lease left unrenewed that
     // long expired, went to another process, and the bot then moved back and forth.
     const claimed: Array<[string, Held]> = [];
+    const members = wanted.length > 0 ? await leases.members() : [];
     await mapLimited(wanted, CLAIM_CONCURRENCY, async (bot) => {
       if (this.stopped) return;
       const sentAt = this.options.clock.now();
-      const lease = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
+      const lease = await leases.claim(`bot:${bot}`, this.options.owner, this.ttl, members);
       if (!lease) return;
       const h: Held = {
         lease,

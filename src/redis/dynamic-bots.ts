@@ -6,14 +6,17 @@
  * `<prefix>fleet:version`, moved in the same transaction as every change, which is what the
  * processes poll to know when to read the rest.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "./connect.ts";
+import { redisKeys } from "./keys.ts";
 import type { DynamicBot, DynamicBots, FleetPause } from "../store/dynamic-bots.ts";
 
 /** {@link DynamicBots} in Redis, under the deployment's key prefix (default `postbot:`). */
 export function redisDynamicBots(redis: Redis, prefix = "postbot:"): DynamicBots {
-  const bots = `${prefix}fleet:bots`;
-  const paused = `${prefix}fleet:paused`;
-  const version = `${prefix}fleet:version`;
+  // The deployment's keys: one slot on a cluster, so a change and its version go in one transaction.
+  const keys = redisKeys(redis, prefix);
+  const bots = keys.deployment("fleet:bots");
+  const paused = keys.deployment("fleet:paused");
+  const version = keys.deployment("fleet:version");
   const exec = async (multi: ReturnType<Redis["multi"]>) => {
     const results = (await multi.exec()) ?? [];
     for (const [err] of results) if (err) throw err;

@@ -23,6 +23,9 @@
  * it again, gives it back, or is itself gone from the members (dead: its entry expires with
  * the same ttl, so a dead holder's leases are free as soon as they would have been). The
  * holder's new claim takes a new token all the same: what it wrote with the old one is fenced off.
+ * The members are read just before a claim and handed to its script (on a Redis Cluster they
+ * are a key of the deployment's slot, the lease one of its bot's or app's: ./keys.ts); a
+ * holder that has not renewed since is judged by when its membership ran out, as before.
  *
  * @example
  * ```ts
@@ -37,8 +40,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { Redis } from "ioredis";
+import type { Redis } from "./connect.ts";
 import { FENCE_CHECK_LUA, FencedError, isFenced, type Lease } from "../fencing.ts";
+import { bySlot, redisKeys, type RedisKeys } from "./keys.ts";
 import { RedisScript } from "./script.ts";
 
 /** Who holds a lease now, as Redis sees it. */
@@ -62,10 +66,12 @@ export interface ClaimedLease extends Lease {
 export type RedisOp = readonly [command: string, ...args: Array<string | number>];
 
 /**
- * KEYS: the lease, its fence counter, its last holder, the members; ARGV: the owner, the ttl.
- * Refused ({0, ms}) while another holds it, or while it ran out and its last holder is still
- * a live member ({0, -1}): see the module comment. Claimed: {token, 0, 1} when another owner's
- * claim ran out without being given back (its last holder is still named), {token, 0, 0}
+ * KEYS: the lease, its fence counter, its last holder; ARGV: the owner, the ttl, then each
+ * member of the deployment and the time (Redis's, ms) its membership runs out, as read just
+ * before (the members are a key of their own, in another slot on a cluster, so they come as
+ * arguments). Refused ({0, ms}) while another holds it, or while it ran out and its last holder
+ * is still a live member ({0, -1}): see the module comment. Claimed: {token, 0, 1} when another
+ * owner's claim ran out without being given back (its last holder is still named), {token, 0, 0}
  * otherwise.
  */
 const CLAIM = new RedisScript(`
@@ -76,10 +82,10 @@ end
 if not current then
   local last = redis.call('GET', KEYS[3])
   if last and last ~= ARGV[1] then
-    local until_ms = redis.call('ZSCORE', KEYS[4], last)
     local t = redis.call('TIME')
-    if until_ms and tonumber(until_ms) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then
-      return {0, -1}
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    for i = 3, #ARGV - 1, 2 do
+      if ARGV[i] == last and tonumber(ARGV[i + 1]) > now then return {0, -1} end
     end
   end
 end
@@ -118,6 +124,7 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`);
 
+/** KEYS[1]: the lease; the other KEYS are those the commands write (declared, as a cluster wants). */
 const FENCED = new RedisScript(`${FENCE_CHECK_LUA}
 local ops = cjson.decode(ARGV[2])
 local results = {}
@@ -133,27 +140,45 @@ export function processOwnerId(): string {
 export class Leases {
   /** Every key this module writes starts with it (default `postbot:`). */
   readonly prefix: string;
+  /** The deployment's key names (./keys.ts): a bot's lease in its bot's slot, an app's stream lease in its app's. */
+  readonly keys: RedisKeys;
 
   constructor(
     readonly redis: Redis,
     options: { prefix?: string } = {},
   ) {
-    this.prefix = options.prefix ?? "postbot:";
+    this.keys = redisKeys(redis, options.prefix);
+    this.prefix = this.keys.prefix;
+  }
+
+  /** A key of lease `name`: a bot's (`bot:<bot>`) with the bot's keys, an app's stream (`stream:<app>`) with the app's. */
+  private keyOf(name: string, kind: string): string {
+    if (name.startsWith("bot:")) return this.keys.bot(name.slice(4), `${kind}:${name}`);
+    if (name.startsWith("stream:")) return this.keys.app(name.slice(7), `${kind}:${name}`);
+    return this.keys.bot(name, `${kind}:${name}`);
   }
 
   /** The Redis key of lease `name` (KEYS[1] for {@link FENCE_CHECK_LUA}). */
   key(name: string): string {
-    return `${this.prefix}lease:${name}`;
+    return this.keyOf(name, "lease");
   }
 
   /** Who last claimed lease `name` (kept after it runs out, until given back: see the module comment). */
   private lastKey(name: string): string {
-    return `${this.prefix}lease-last:${name}`;
+    return this.keyOf(name, "lease-last");
   }
 
   /** The deployment's live processes, each scored with the time (Redis's, ms) its membership runs out (./bot-claims.ts). */
   get membersKey(): string {
-    return `${this.prefix}members`;
+    return this.keys.deployment("members");
+  }
+
+  /**
+   * The deployment's members and when each membership runs out, for {@link claim} (read once
+   * for many claims): `[owner, until, owner, until, ...]`.
+   */
+  async members(): Promise<string[]> {
+    return await this.redis.zrange(this.membersKey, 0, -1, "WITHSCORES");
   }
 
   /** What the lease key holds while `lease` is the current claim (ARGV[1] for {@link FENCE_CHECK_LUA}). */
@@ -165,14 +190,21 @@ export class Leases {
    * Claims lease `name` for `owner` for `ttlMs`, unless someone else holds it, or it ran out
    * and its last holder, another live member, may still claim it again (then `undefined`).
    * Claiming a lease `owner` already holds makes a new claim with a larger token, so any older
-   * handle of it is fenced off from then on.
+   * handle of it is fenced off from then on. `members` ({@link members}) when read already
+   * for several claims; otherwise read now.
    */
-  async claim(name: string, owner: string, ttlMs: number): Promise<ClaimedLease | undefined> {
+  async claim(
+    name: string,
+    owner: string,
+    ttlMs: number,
+    members?: readonly string[],
+  ): Promise<ClaimedLease | undefined> {
     if (owner.includes("|")) throw new RangeError(`lease owner "${owner}" must not contain "|"`);
+    const live = members ?? (await this.members());
     const [token, , tookOver] = await CLAIM.run<[number, number, number?]>(
       this.redis,
-      [this.key(name), `${this.prefix}fence:${name}`, this.lastKey(name), this.membersKey],
-      [owner, Math.ceil(ttlMs)],
+      [this.key(name), this.keyOf(name, "fence"), this.lastKey(name)],
+      [owner, Math.ceil(ttlMs), ...live],
     );
     return token > 0 ? { name, owner, token, tookOver: tookOver === 1 } : undefined;
   }
@@ -185,21 +217,28 @@ export class Leases {
   /**
    * {@link renew} for many leases at once (a process renewing thousands of bots' leases every
    * few seconds sent as many scripts: 3,300 a second over three processes for 10,000 bots),
-   * in a few round trips. Resolves with whether each is still held, in order.
+   * in a few round trips (one script per slot bucket on a cluster). Resolves with whether each
+   * is still held, in order.
    */
   async renewAll(leases: readonly Lease[], ttlMs: number): Promise<boolean[]> {
-    const batches: Array<Promise<number[]>> = [];
-    for (let i = 0; i < leases.length; i += RENEW_BATCH) {
-      const some = leases.slice(i, i + RENEW_BATCH);
-      batches.push(
-        RENEW_ALL.run<number[]>(
-          this.redis,
-          some.map((l) => this.key(l.name)),
-          [Math.ceil(ttlMs), ...some.map((l) => this.value(l))],
-        ),
-      );
+    const held = new Map<Lease, boolean>();
+    const batches: Array<Promise<void>> = [];
+    for (const group of bySlot(this.keys, leases, (l) => this.key(l.name))) {
+      for (let i = 0; i < group.length; i += RENEW_BATCH) {
+        const some = group.slice(i, i + RENEW_BATCH);
+        batches.push(
+          RENEW_ALL.run<number[]>(
+            this.redis,
+            some.map((l) => this.key(l.name)),
+            [Math.ceil(ttlMs), ...some.map((l) => this.value(l))],
+          ).then((renewed) => {
+            for (const [j, r] of renewed.entries()) held.set(some[j]!, r === 1);
+          }),
+        );
+      }
     }
-    return (await Promise.all(batches)).flat().map((r) => r === 1);
+    await Promise.all(batches);
+    return leases.map((l) => held.get(l) ?? false);
   }
 
   /**
@@ -231,8 +270,10 @@ export class Leases {
    */
   async fenced(lease: Lease, ops: readonly RedisOp[]): Promise<unknown[]> {
     const encoded = JSON.stringify(ops.map((op) => op.map(String)));
+    // Every command postbot fences names its key first (HSET, HDEL, SET, XACK, XDEL).
+    const written = [...new Set(ops.map((op) => String(op[1])))];
     try {
-      return await FENCED.run<unknown[]>(this.redis, [this.key(lease.name)], [this.value(lease), encoded]);
+      return await FENCED.run<unknown[]>(this.redis, [this.key(lease.name), ...written], [this.value(lease), encoded]);
     } catch (err) {
       if (isFenced(err)) throw new FencedError(lease);
       throw err;

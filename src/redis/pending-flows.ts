@@ -5,8 +5,9 @@
  * Redis drops it on its own after that long (`PX`, real time, a little later), and `GETDEL`
  * hands it out once, atomically, whichever process asks first.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "./connect.ts";
 import type { Clock } from "../clock.ts";
+import { redisKeys } from "./keys.ts";
 import type { PendingFlows } from "../store/pending-flows.ts";
 
 /** How long Redis keeps a flow past its expiry on the clock (a clock moved by hand may run ahead). */
@@ -14,7 +15,8 @@ const GRACE_MS = 60_000;
 
 /** {@link PendingFlows} in Redis, under the deployment's key prefix (default `postbot:`). */
 export function redisPendingFlows<T>(redis: Redis, clock: Clock, prefix = "postbot:"): PendingFlows<T> {
-  const keyOf = (key: string) => `${prefix}connect:pending:${key}`;
+  const keys = redisKeys(redis, prefix);
+  const keyOf = (key: string) => keys.deployment(`connect:pending:${key}`);
   return {
     async put(key, value, expiresAt) {
       const ttl = Math.max(1, expiresAt - clock.now()) + GRACE_MS;

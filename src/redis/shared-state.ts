@@ -92,7 +92,7 @@ export const GIVE_UP_MS = 2_000;
 
 /** Connects, opens the store and prepares the claims; see the module comment. */
 export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
-  const { logger, clock } = options;
+  const { logger } = options;
   const display = parseRedisUrl(options.url, options.source).display;
   const owner = processOwnerId();
   const redis = await connectRedis(options.url, {
@@ -101,30 +101,11 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   });
   watchOutages(redis, display, logger);
   const leases = new Leases(redis, options.prefix ? { prefix: options.prefix } : {});
-  let runtime: ClaimedRuntime | undefined;
-  let store: RedisStore | undefined;
-  const claims = new BotClaims({
-    redis,
-    leases,
-    owner,
-    bots: options.bots,
-    clock,
-    logger,
-    ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
-    ...(options.everyMs ? { everyMs: options.everyMs } : {}),
-    ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
-    async host(bot) {
-      await store!.hold(bot);
-      await runtime!.host(bot);
-    },
-    async unhost(bot, why) {
-      await runtime?.unhost(bot, why);
-      if (why === "released") await store!.flush();
-      store!.drop(bot);
-    },
-  });
+  const parts: { runtime?: ClaimedRuntime; store?: RedisStore } = {};
+  const claims = claimsOf(options, redis, leases, owner, parts);
+  let store: RedisStore;
   try {
-    store = await openRedisStore({
+    store = parts.store = await openRedisStore({
       redis,
       logger,
       ...(options.prefix ? { prefix: options.prefix } : {}),
@@ -141,50 +122,86 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   }
   await claims.announce();
   logger.info({ state: display, owner }, `state in Redis at ${display}; this process is ${owner}`);
-  const opened = store;
   return {
     redis,
-    store: opened,
+    store,
     claims,
     leases,
     owner,
     async run(r) {
-      runtime = r;
+      parts.runtime = r;
       await claims.start();
     },
-    async stop() {
-      let gaveUp = false;
-      const unreachable = whenUnreachable(redis, clock, GIVE_UP_MS, () => {
-        gaveUp = true;
-        logger.warn(
-          { state: display },
-          `Redis at ${display} has been unreachable for ${GIVE_UP_MS / 1000} s while stopping: stopping without it`,
-        );
-        opened.abandon();
-        // Every command waiting for Redis fails now, so the stop goes on (renewals, releases, writes).
-        void endConnection(redis);
-      });
-      try {
-        await claims.stop();
-        await runtime?.stop();
-        await opened.close();
-      } catch (err) {
-        if (!gaveUp) throw err;
-      } finally {
-        unreachable.cancel();
-      }
-      if (!gaveUp) return { saved: true };
-      const { changes, namespaces, bots } = opened.unsaved();
-      const what = Object.entries(namespaces)
-        .map(([ns, n]) => `${ns}: ${n}`)
-        .join(", ");
-      logger.warn(
-        { state: display, unsaved: changes, namespaces, bots },
-        `${changes > 0 ? `stopped without saving ${changes} changes (${what}${bots.length > 0 ? `; of the bots ${bots.join(", ")}` : ""})` : "stopped without Redis (every change had been written before)"}: Redis at ${display} was unreachable. Nothing sent is lost: each action's ledger mark reached Redis before its request left, and the next process to run these bots checks those actions with the service; their leases run out and the other processes take them over`,
-      );
-      return { saved: false };
-    },
+    stop: () => stopShared({ redis, store, claims, display, clock: options.clock, logger }, parts.runtime),
   };
+}
+
+/** The process's bot claims: a bot claimed is read from the store and started by the runtime; one given up is stopped (saved first when released). */
+function claimsOf(
+  options: SharedStateOptions,
+  redis: Redis,
+  leases: Leases,
+  owner: string,
+  parts: { runtime?: ClaimedRuntime; store?: RedisStore },
+): BotClaims {
+  return new BotClaims({
+    redis,
+    leases,
+    owner,
+    bots: options.bots,
+    clock: options.clock,
+    logger: options.logger,
+    ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
+    ...(options.everyMs ? { everyMs: options.everyMs } : {}),
+    ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
+    async host(bot) {
+      await parts.store!.hold(bot);
+      await parts.runtime!.host(bot);
+    },
+    async unhost(bot, why) {
+      await parts.runtime?.unhost(bot, why);
+      if (why === "released") await parts.store!.flush();
+      parts.store!.drop(bot);
+    },
+  });
+}
+
+/** {@link SharedState.stop}: see there. */
+async function stopShared(
+  s: { redis: Redis; store: RedisStore; claims: BotClaims; display: string; clock: Clock; logger: Logger },
+  runtime: ClaimedRuntime | undefined,
+): Promise<{ saved: boolean }> {
+  const { redis, store, display, logger } = s;
+  let gaveUp = false;
+  const unreachable = whenUnreachable(redis, s.clock, GIVE_UP_MS, () => {
+    gaveUp = true;
+    logger.warn(
+      { state: display },
+      `Redis at ${display} has been unreachable for ${GIVE_UP_MS / 1000} s while stopping: stopping without it`,
+    );
+    store.abandon();
+    // Every command waiting for Redis fails now, so the stop goes on (renewals, releases, writes).
+    void endConnection(redis);
+  });
+  try {
+    await s.claims.stop();
+    await runtime?.stop();
+    await store.close();
+  } catch (err) {
+    if (!gaveUp) throw err;
+  } finally {
+    unreachable.cancel();
+  }
+  if (!gaveUp) return { saved: true };
+  const { changes, namespaces, bots } = store.unsaved();
+  const what = Object.entries(namespaces)
+    .map(([ns, n]) => `${ns}: ${n}`)
+    .join(", ");
+  logger.warn(
+    { state: display, unsaved: changes, namespaces, bots },
+    `${changes > 0 ? `stopped without saving ${changes} changes (${what}${bots.length > 0 ? `; of the bots ${bots.join(", ")}` : ""})` : "stopped without Redis (every change had been written before)"}: Redis at ${display} was unreachable. Nothing sent is lost: each action's ledger mark reached Redis before its request left, and the next process to run these bots checks those actions with the service; their leases run out and the other processes take them over`,
+  );
+  return { saved: false };
 }
 
 /**

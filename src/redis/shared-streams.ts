@@ -25,13 +25,15 @@
  * hub as it delivers and at each renewal: every hub started, here or in the process that
  * takes the stream over, first closes the gap since then with recent search.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "./connect.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Lease } from "../fencing.ts";
 import type { Leases } from "./leases.ts";
 import { RedisScript } from "./script.ts";
+import { redisKeys, type RedisKeys } from "./keys.ts";
 import {
+  handoffKeys,
   handoffState,
   HandoffReader,
   HandoffWriter,
@@ -163,6 +165,7 @@ export class SharedStreams {
   private readonly ttl: number;
   private readonly every: number;
   private readonly prefix: string;
+  private readonly keys: RedisKeys;
   private stopped = false;
   private readonly stopSignal = new AbortController();
   private loop: Promise<void> | undefined;
@@ -170,11 +173,12 @@ export class SharedStreams {
   constructor(private readonly options: SharedStreamsOptions) {
     this.ttl = options.ttlMs ?? 9_000;
     this.every = options.everyMs ?? 3_000;
-    this.prefix = options.prefix ?? "postbot:";
+    this.keys = redisKeys(options.redis, options.prefix);
+    this.prefix = this.keys.prefix;
   }
 
   private directoryKey(appId: string): string {
-    return `${this.prefix}handoff:${appId}:bots`;
+    return handoffKeys(appId, this.keys).directory;
   }
 
   /**
@@ -184,12 +188,12 @@ export class SharedStreams {
    * sees its connection go; the next holder's connection overwrites it).
    */
   private connectionKey(appId: string): string {
-    return `${this.prefix}handoff:${appId}:connection`;
+    return handoffKeys(appId, this.keys).connection;
   }
 
   /** Counts the directory's changes: the hub's process reads the whole directory (10,000 entries) only after one. */
   private versionKey(appId: string): string {
-    return `${this.prefix}handoff:${appId}:bots:version`;
+    return handoffKeys(appId, this.keys).version;
   }
 
   private app(appId: string): App {
@@ -205,7 +209,7 @@ export class SharedStreams {
         handle: (bot, entry) => this.options.handle(bot, entry),
         onControl: (what) => this.options.onControl(appId, what),
         ...(this.options.sweepMs ? { sweepMs: this.options.sweepMs } : {}),
-        prefix: `${this.prefix}handoff:`,
+        prefix: this.prefix,
         ...(this.options.leaseOf
           ? { acknowledge: (bot: string, commands: Array<[string, ...string[]]>) => this.acknowledge(bot, commands) }
           : {}),
@@ -213,7 +217,7 @@ export class SharedStreams {
       reader.start();
       app = {
         reader,
-        writer: new HandoffWriter(redis, appId, { prefix: `${this.prefix}handoff:` }),
+        writer: new HandoffWriter(redis, appId, { prefix: this.prefix }),
         hosted: new Set(),
       };
       this.apps.set(appId, app);
@@ -250,7 +254,7 @@ export class SharedStreams {
       [bot, JSON.stringify(entry)],
     );
     await app.reader.own([bot]);
-    return await handoffState(this.options.redis, appId, `${this.prefix}handoff:`);
+    return await handoffState(this.options.redis, appId, this.prefix);
   }
 
   /** A bot stopped running here: its handoff entries are left for its next process. */
@@ -421,31 +425,7 @@ export class SharedStreams {
 
   /** One renewal for an app: keep or claim its stream lease, start or restart its hub. */
   private async tend(appId: string, app: App): Promise<void> {
-    const { leases, owner, log } = this.options;
-    const held = app.lease;
-    if (held) {
-      if (await leases.renew(held, this.ttl)) {
-        if (app.lease === held) this.watch(appId, app);
-      } else {
-        log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
-        app.lease = undefined;
-        this.stopHub(appId, app);
-      }
-    }
-    if (!app.lease) {
-      if (app.hosted.size === 0) {
-        // Only a process running bots of the app runs its stream.
-        const lapsed = app.lapsed;
-        app.lapsed = undefined;
-        if (lapsed) await leases.release(lapsed);
-        return;
-      }
-      app.lease = await leases.claim(`stream:${appId}`, owner, this.ttl);
-      if (!app.lease) return;
-      app.lapsed = undefined;
-      this.watch(appId, app);
-      log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
-    }
+    if (!(await this.holdLease(appId, app))) return;
     // Until when the stream is known connected, for whoever takes it next.
     const mark = app.hub?.mark();
     if (mark) app.marks?.save(mark);
@@ -468,34 +448,68 @@ export class SharedStreams {
       if (seen !== undefined) app.checkedAt = checkedAt;
       return;
     }
-    const wants: BotRules[] = [];
-    const mentionBots: MentionBot[] = [];
-    for (const [bot, json] of bots) {
-      const entry = JSON.parse(json) as DirectoryBot;
-      if (entry.rules.length > 0) wants.push({ bot, userId: entry.userId, rules: entry.rules });
-      if (entry.mentions) mentionBots.push({ bot, userId: entry.userId, username: entry.username });
+    const directory = { bots, raw, signature, seen, checkedAt, ...hubRules(bots) };
+    if (app.hub) this.updateHub(appId, app, app.hub, directory);
+    else this.startHubOf(appId, app, directory);
+  }
+
+  /**
+   * Renews the app's stream lease, or claims it when free and this process runs a bot of the
+   * app (a lease this process stopped using is given back once it runs none). Whether this
+   * process holds it now.
+   */
+  private async holdLease(appId: string, app: App): Promise<boolean> {
+    const { leases, owner, log } = this.options;
+    const held = app.lease;
+    if (held) {
+      if (await leases.renew(held, this.ttl)) {
+        if (app.lease === held) this.watch(appId, app);
+      } else {
+        log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
+        app.lease = undefined;
+        this.stopHub(appId, app);
+      }
     }
-    if (app.hub) {
-      const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
-      const changed =
-        bots.filter(([bot, json]) => before.get(bot) !== json).length +
-        [...before.keys()].filter((bot) => !raw[bot]).length;
-      log.info(
-        { app: appId, changed },
-        `stream of app ${appId}: ${changed} bots of its directory changed; changing the app's rules (the stream stays connected)`,
-      );
-      app.hubOf = signature;
-      app.hubVersion = seen;
-      const hub = app.hub;
-      const joined = mentionBots.map((m) => m.bot).filter((bot) => !mentionedIn(before.get(bot)));
-      // Bots with new rules were published since the last check (or, at most, a minute ago):
-      // what matched their rules since then, before the hub had them, is searched for.
-      const since = Math.max(app.checkedAt ?? 0, checkedAt - RULES_CATCH_UP_MS);
-      if (seen !== undefined) app.checkedAt = checkedAt;
-      void hub.update(wants, mentionBots, { since }).then(() => this.backfill(appId, app, hub, joined));
-      return;
+    if (app.lease) return true;
+    if (app.hosted.size === 0) {
+      // Only a process running bots of the app runs its stream.
+      const lapsed = app.lapsed;
+      app.lapsed = undefined;
+      if (lapsed) await leases.release(lapsed);
+      return false;
     }
-    if (wants.length === 0 && mentionBots.length === 0) return;
+    app.lease = await leases.claim(`stream:${appId}`, owner, this.ttl);
+    if (!app.lease) return false;
+    app.lapsed = undefined;
+    this.watch(appId, app);
+    log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
+    return true;
+  }
+
+  /** The directory changed under a running hub: its rules change by the smallest step, and what the joining bots missed is searched for. */
+  private updateHub(appId: string, app: App, hub: StreamHub, d: Directory): void {
+    const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
+    const changed =
+      d.bots.filter(([bot, json]) => before.get(bot) !== json).length +
+      [...before.keys()].filter((bot) => !d.raw[bot]).length;
+    this.options.log.info(
+      { app: appId, changed },
+      `stream of app ${appId}: ${changed} bots of its directory changed; changing the app's rules (the stream stays connected)`,
+    );
+    app.hubOf = d.signature;
+    app.hubVersion = d.seen;
+    const joined = d.mentionBots.map((m) => m.bot).filter((bot) => !mentionedIn(before.get(bot)));
+    // Bots with new rules were published since the last check (or, at most, a minute ago):
+    // what matched their rules since then, before the hub had them, is searched for.
+    const since = Math.max(app.checkedAt ?? 0, d.checkedAt - RULES_CATCH_UP_MS);
+    if (d.seen !== undefined) app.checkedAt = d.checkedAt;
+    void hub.update(d.wants, d.mentionBots, { since }).then(() => this.backfill(appId, app, hub, joined));
+  }
+
+  /** Starts the app's hub in this process (it holds the lease), its posts handed off to their bots' processes. */
+  private startHubOf(appId: string, app: App, d: Directory): void {
+    const { leases, log } = this.options;
+    if (d.wants.length === 0 && d.mentionBots.length === 0) return;
     const send = (bot: string, entry: HandoffEntry) =>
       void app.writer
         .send(bot, entry)
@@ -506,15 +520,15 @@ export class SharedStreams {
           ),
         );
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
-    app.hubOf = signature;
-    app.hubVersion = seen;
-    if (seen !== undefined) app.checkedAt = checkedAt;
-    const marks = new StreamMarkWriter(leases, streamMarkKey(this.prefix, appId), () => app.lease, log);
+    app.hubOf = d.signature;
+    app.hubVersion = d.seen;
+    if (d.seen !== undefined) app.checkedAt = d.checkedAt;
+    const marks = new StreamMarkWriter(leases, streamMarkKey(this.keys, appId), () => app.lease, log);
     app.marks = marks;
     app.hub = this.options.startHub({
       appId,
-      wants,
-      mentionBots,
+      wants: d.wants,
+      mentionBots: d.mentionBots,
       deliver: (bot, event) => send(bot, { kind: "post", events: [event] }),
       deliverMentions: (bot, events) => send(bot, { kind: "mentions", events }),
       onConnected: () => {
@@ -530,6 +544,30 @@ export class SharedStreams {
       onMark: (mark) => marks.save(mark),
     });
   }
+}
+
+/** The app's directory as a renewal read it: its entries (of known bots, sorted), what they ask of the hub, and when it was read. */
+interface Directory {
+  bots: Array<[string, string]>;
+  raw: Record<string, string>;
+  signature: string;
+  /** The directory's version, when every entry is of a known bot. */
+  seen: string | undefined;
+  checkedAt: number;
+  wants: BotRules[];
+  mentionBots: MentionBot[];
+}
+
+/** The stream rules and the mention bots of the directory's entries. */
+function hubRules(bots: ReadonlyArray<[string, string]>): { wants: BotRules[]; mentionBots: MentionBot[] } {
+  const wants: BotRules[] = [];
+  const mentionBots: MentionBot[] = [];
+  for (const [bot, json] of bots) {
+    const entry = JSON.parse(json) as DirectoryBot;
+    if (entry.rules.length > 0) wants.push({ bot, userId: entry.userId, rules: entry.rules });
+    if (entry.mentions) mentionBots.push({ bot, userId: entry.userId, username: entry.username });
+  }
+  return { wants, mentionBots };
 }
 
 /** Whether a directory entry (its JSON) has the bot's mentions come through the stream. */

@@ -18,13 +18,21 @@
  * their last event, so windows of bots no longer hosted do not stay for ever.
  *
  * The monthly read cap's count is a counter per app and period
- * (`<prefix>m:<app>:<period start>`), added to with INCRBY: the processes' reads add up,
- * whatever their order. It expires a day after its period ends; {@link readMonthlyCounts}
+ * (`<prefix>budget:m:<app>:<period start>`), added to with INCRBY: the processes' reads add
+ * up, whatever their order. It expires a day after its period ends; {@link readMonthlyCounts}
  * reads them for `bot status`.
+ *
+ * On a Redis Cluster each window lives in its owner's slot (./keys.ts): an app's windows and
+ * pauses in the app's, an account's in the account's, a bot's caps with the bot's lease and
+ * state. A script touches one slot, so a take is one script per slot: first those of the slots
+ * without the staged write (at once, side by side), then the one with it, the write's fence
+ * and the bot's caps; a slot that has no room gives back what the others took. The write
+ * goes last so that it is applied only with every slot taken. On one Redis it is one script.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { Redis } from "./connect.ts";
 import { FencedError, isFenced } from "../fencing.ts";
+import { getMany, redisKeys, type RedisKeys } from "./keys.ts";
 import { scanKeys } from "./scan.ts";
 import type { StagedWrite } from "../store/staged-write.ts";
 import { RedisScript } from "./script.ts";
@@ -32,22 +40,28 @@ import type { SharedTake, SharedWindows, WindowClaim } from "../limits/shared-wi
 
 /**
  * Lua: moves counted slots to the time their answer came. ARGV from index `i` holds how many,
- * then `window key, to, member` for each; a slot no longer counted (given back meanwhile)
- * stays gone (`ZADD XX` only updates a member that is there). Returns the index after them.
- * Flat arguments rather than JSON: no cjson in the script, no JSON.stringify in node.
+ * then `to, member` for each, whose window is KEYS[k0], KEYS[k0 + 1]...; a slot no longer
+ * counted (given back meanwhile) stays gone (`ZADD XX` only updates a member that is there).
+ * Returns the index after them. Flat arguments rather than JSON: no cjson in the script, no
+ * JSON.stringify in node.
  */
-const APPLY_MOVES = `local function applyMoves(i)
+const APPLY_MOVES = `local function applyMoves(i, k0)
   local count = tonumber(ARGV[i])
   for k = 1, count do
-    local at = i + 3 * k - 2
-    redis.call('ZADD', ARGV[at], 'XX', ARGV[at + 1], ARGV[at + 2])
+    local at = i + 2 * k - 1
+    redis.call('ZADD', KEYS[k0 + k - 1], 'XX', ARGV[at], ARGV[at + 1])
   end
-  return i + 1 + 3 * count
+  return i + 1 + 2 * count
 end`;
 
-/** ARGV: the moves, as {@link APPLY_MOVES} takes them. */
+/** KEYS: the windows of the moves; ARGV: the moves, as {@link APPLY_MOVES} takes them. */
 const MOVES = new RedisScript(`${APPLY_MOVES}
-applyMoves(1)
+applyMoves(1, 1)
+return 1`);
+
+/** KEYS: windows; ARGV[1]: the member to take out of each (a take given back: another slot had no room). */
+const GIVE_BACK = new RedisScript(`
+for _, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
 return 1`);
 
 /** How long a slot's move to its answer's time may wait to go with a take (or with other moves). */
@@ -60,7 +74,8 @@ const MOVE_BATCH_MS = 25;
 const EXPIRY_SLACK_MS = 60_000;
 
 /**
- * KEYS: the windows, then the pause keys, then (with a fence) the lease key. ARGV: now,
+ * KEYS: the windows, then the pause keys, then (with a fence) the lease key, then the windows
+ * of the moves, then the keys the commands write (declared, as a cluster wants). ARGV: now,
  * member, number of windows, then windowMs, allowed and extend (1: set the key's expiry to
  * windowMs + extend's slack, 0: the key's expiry is recent enough) for each window, number of
  * pauses, the fence's lease value ('' for none), the commands to apply with the slot (how
@@ -87,9 +102,9 @@ local opsAt = 6 + 3 * n
 local nops = tonumber(ARGV[opsAt])
 local movesAt = opsAt + 1
 for k = 1, nops do movesAt = movesAt + 1 + tonumber(ARGV[movesAt]) end
-applyMoves(movesAt)
-local held = {}
 local checks = pauses + (fence ~= '' and 1 or 0)
+applyMoves(movesAt, n + checks + 1)
+local held = {}
 if checks > 0 then held = redis.call('MGET', unpack(KEYS, n + 1, n + checks)) end
 if fence ~= '' and held[checks] ~= fence then
   return redis.error_reply('FENCED lease is not held by this claim')
@@ -179,11 +194,21 @@ return total
 /** How long a period's read count outlives the period (for `bot status` just after the reset). */
 const COUNT_KEPT_MS = 24 * 3_600_000;
 
-const DEFAULT_PREFIX = "postbot:budget:";
+/** One slot's part of a take: its windows, pauses and maybe the staged write. */
+interface Part {
+  windows: WindowClaim[];
+  pauses: string[];
+  write?: StagedWrite;
+  /** The slot's tag (./keys.ts), for the moves that go with it. */
+  slot: string;
+}
 
-/** {@link SharedWindows} in one Redis; see the module comment. */
+/** A part's answer: taken (its windows' keys, for a give-back), or when its first room comes and which claim holds it back. */
+type PartTake = { ok: true; keys: string[] } | { ok: false; readyAt: number; binding: string };
+
+/** {@link SharedWindows} in one Redis or a Redis Cluster; see the module comment. */
 export class RedisWindows implements SharedWindows {
-  private readonly prefix: string;
+  private readonly keys: RedisKeys;
   private readonly process = randomUUID().slice(0, 8);
   private seq = 0;
   /** Slots to move to their answer's time, waiting to go with the next script ({@link retime}). */
@@ -194,19 +219,20 @@ export class RedisWindows implements SharedWindows {
   /** When this process last set each window key's expiry (its clock's ms): see {@link take}. */
   private readonly extendedAt = new Map<string, number>();
 
+  /** `prefix`: the deployment's key prefix (default `postbot:`); the windows are `<prefix>budget:w:<window>`. */
   constructor(
     private readonly redis: Redis,
     options: { prefix?: string } = {},
   ) {
-    this.prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.keys = redisKeys(redis, options.prefix);
   }
 
   private window(key: string) {
-    return `${this.prefix}w:${key}`;
+    return budgetKey(this.keys, key, `budget:w:${key}`);
   }
 
   private held(key: string) {
-    return `${this.prefix}p:${key}`;
+    return budgetKey(this.keys, key, `budget:p:${key}`);
   }
 
   /**
@@ -222,23 +248,75 @@ export class RedisWindows implements SharedWindows {
     write?: StagedWrite,
   ): Promise<SharedTake> {
     const member = `${now}:${this.process}:${++this.seq}`;
+    const parts = this.parts(windows, pauses, write);
+    const first = parts.filter((p) => !p.write);
+    const last = parts.find((p) => p.write);
+    const taken = await Promise.allSettled(first.map((p) => this.takePart(p, member, now)));
+    const refusal = firstRefusal(taken);
+    const kept = taken.flatMap((t) => (t.status === "fulfilled" && t.value.ok ? [t.value.keys] : []));
+    if (refusal || !last) {
+      if (refusal) {
+        write?.done(refusal.status === "rejected" ? refusal.reason : "not run");
+        await this.giveBack(kept, member);
+      }
+      if (refusal?.status === "rejected") throw refusal.reason;
+      return refusal?.status === "fulfilled" && !refusal.value.ok ? refusal.value : { ok: true, at: now, member };
+    }
+    let answer: PartTake;
+    try {
+      answer = await this.takePart(last, member, now);
+    } catch (err) {
+      await this.giveBack(kept, member);
+      throw err;
+    }
+    if (!answer.ok) {
+      await this.giveBack(kept, member);
+      return answer;
+    }
+    return { ok: true, at: now, member };
+  }
+
+  /** The take's parts, one per slot (one on one Redis); see the module comment. */
+  private parts(windows: readonly WindowClaim[], pauses: readonly string[], write?: StagedWrite): Part[] {
+    const bySlotOf = new Map<string, Part>();
+    const part = (key: string) => {
+      const slot = this.keys.slotOf(key);
+      let p = bySlotOf.get(slot);
+      if (!p) bySlotOf.set(slot, (p = { windows: [], pauses: [], slot }));
+      return p;
+    };
+    for (const claim of windows) part(this.window(claim.key)).windows.push(claim);
+    for (const key of pauses) part(this.held(key)).pauses.push(key);
+    if (write) {
+      const anchor = write.fence?.key ?? write.ops[0]?.[1];
+      (anchor === undefined ? (bySlotOf.values().next().value ?? part("")) : part(anchor)).write = write;
+    }
+    if (bySlotOf.size === 0) part("");
+    return [...bySlotOf.values()];
+  }
+
+  /** Runs the take script for one part; see {@link TAKE}. A part with the write tells it (`done`) whether it was applied. */
+  private async takePart(part: Part, member: string, now: number): Promise<PartTake> {
+    const { write } = part;
     const keys: string[] = [];
-    const args: Array<string | number> = [now, member, windows.length];
+    const args: Array<string | number> = [now, member, part.windows.length];
     const extended: string[] = [];
-    for (const w of windows) {
-      const key = this.window(w.key);
+    for (const claim of part.windows) {
+      const key = this.window(claim.key);
       keys.push(key);
       const last = this.extendedAt.get(key);
       const extend = last === undefined || now - last >= EXPIRY_SLACK_MS || now < last;
       if (extend) extended.push(key);
-      args.push(w.windowMs, w.allowed, extend ? 1 : 0);
+      args.push(claim.windowMs, claim.allowed, extend ? 1 : 0);
     }
-    for (const p of pauses) keys.push(this.held(p));
+    for (const p of part.pauses) keys.push(this.held(p));
     if (write?.fence) keys.push(write.fence.key);
-    args.push(pauses.length, write?.fence?.value ?? "", write?.ops.length ?? 0);
+    args.push(part.pauses.length, write?.fence?.value ?? "", write?.ops.length ?? 0);
     for (const op of write?.ops ?? []) args.push(op.length, ...op);
-    const moves = this.takeMoves();
-    for (const a of moves.args) args.push(a);
+    const moves = this.takeMoves(part.slot);
+    keys.push(...moves.keys);
+    args.push(...moves.args);
+    keys.push(...new Set((write?.ops ?? []).map((op) => op[1]).filter((k): k is string => k !== undefined)));
     let answer: [number, number, number?];
     try {
       answer = await TAKE.run<[number, number, number?]>(this.redis, keys, args);
@@ -254,14 +332,19 @@ export class RedisWindows implements SharedWindows {
     write?.done(taken === 1 ? undefined : "not run");
     if (taken === 1) {
       this.noteExtended(extended, now);
-      return { ok: true, at, member };
+      return { ok: true, keys: keys.slice(0, part.windows.length) };
     }
     const i = (index ?? 1) - 1;
     return {
       ok: false,
       readyAt: at < 0 ? Infinity : at,
-      binding: i < windows.length ? windows[i]!.key : pauses[i - windows.length]!,
+      binding: i < part.windows.length ? part.windows[i]!.key : part.pauses[i - part.windows.length]!,
     };
+  }
+
+  /** Takes a member back out of the windows of parts taken, when another part had no room (one script per slot). */
+  private async giveBack(parts: string[][], member: string): Promise<void> {
+    await Promise.all(parts.filter((k) => k.length > 0).map((keys) => GIVE_BACK.run(this.redis, keys, [member])));
   }
 
   async correct(key: string, windowMs: number, max: number, remaining: number, now: number): Promise<number> {
@@ -305,16 +388,18 @@ export class RedisWindows implements SharedWindows {
   }
 
   /**
-   * The moves waiting, for a script to apply (as {@link APPLY_MOVES} reads them); `settle` once
-   * it is known whether it did. The batch timer is left to run out: a timer set and cleared for
-   * every request costs more than its one empty wake-up.
+   * The moves waiting whose windows are in `slot` (all of them on one Redis), for a script to
+   * apply (as {@link APPLY_MOVES} reads them); `settle` once it is known whether it did. The
+   * batch timer is left to run out: a timer set and cleared for every request costs more than
+   * its one empty wake-up.
    */
-  private takeMoves(): { args: Array<string | number>; settle(err?: unknown): void } {
-    const batch = this.moves;
-    this.moves = [];
+  private takeMoves(slot: string): { keys: string[]; args: Array<string | number>; settle(err?: unknown): void } {
+    const batch = this.keys.cluster ? this.moves.filter((m) => this.keys.slotOf(m.move[0]) === slot) : this.moves;
+    this.moves = this.keys.cluster ? this.moves.filter((m) => !batch.includes(m)) : [];
     const args: Array<string | number> = [batch.length];
-    for (const m of batch) args.push(...m.move);
+    for (const m of batch) args.push(m.move[1], m.move[2]);
     return {
+      keys: batch.map((m) => m.move[0]),
       args,
       settle: (err) => {
         for (const m of batch) err === undefined ? m.resolve() : m.reject(err);
@@ -322,16 +407,21 @@ export class RedisWindows implements SharedWindows {
     };
   }
 
-  /** The batch timer ran out: sends the moves that have waited {@link MOVE_BATCH_MS}, or waits for the rest of it. */
+  /** The batch timer ran out: sends the moves that have waited {@link MOVE_BATCH_MS} (one script per slot), or waits for the rest of it. */
   private async sendMoves(): Promise<void> {
     this.moveTimer = undefined;
     if (this.moves.length === 0) return;
     const waited = performance.now() - this.movesSince;
     if (waited < MOVE_BATCH_MS) return this.armMoves(MOVE_BATCH_MS - waited);
-    const moves = this.takeMoves();
-    await MOVES.run(this.redis, [], moves.args).then(
-      () => moves.settle(),
-      (err: unknown) => moves.settle(err),
+    const slots = new Set(this.moves.map((m) => this.keys.slotOf(m.move[0])));
+    await Promise.all(
+      [...slots].map((slot) => {
+        const moves = this.takeMoves(slot);
+        return MOVES.run(this.redis, moves.keys, moves.args).then(
+          () => moves.settle(),
+          (err: unknown) => moves.settle(err),
+        );
+      }),
     );
   }
 
@@ -350,9 +440,37 @@ export class RedisWindows implements SharedWindows {
   async countReads(appId: string, period: { start: number; end: number }, n: number, now: number): Promise<number> {
     const keepMs = Math.max(1, Math.round(period.end - now + COUNT_KEPT_MS));
     return Number(
-      await COUNT.run(this.redis, [`${this.prefix}m:${appId}:${period.start}`], [Math.max(0, Math.round(n)), keepMs]),
+      await COUNT.run(
+        this.redis,
+        [this.keys.app(appId, `budget:m:${appId}:${period.start}`)],
+        [Math.max(0, Math.round(n)), keepMs],
+      ),
     );
   }
+}
+
+/** The parts' refusal that decides a take: a failure first, else the latest room. */
+function firstRefusal(
+  taken: ReadonlyArray<PromiseSettledResult<PartTake>>,
+): PromiseRejectedResult | PromiseFulfilledResult<PartTake & { ok: false }> | undefined {
+  const failed = taken.find((t): t is PromiseRejectedResult => t.status === "rejected");
+  if (failed) return failed;
+  let latest: PromiseFulfilledResult<PartTake & { ok: false }> | undefined;
+  for (const t of taken)
+    if (t.status === "fulfilled" && !t.value.ok && (!latest || t.value.readyAt > latest.value.readyAt))
+      latest = t as PromiseFulfilledResult<PartTake & { ok: false }>;
+  return latest;
+}
+
+/** A budget key in its owner's slot: a cap's (`cap|<bot>|...`) its bot's, an account's (`...|u:<id>|...`) or an app's (`...|a:<id>...`). */
+function budgetKey(keys: RedisKeys, window: string, name: string): string {
+  const parts = window.split("|");
+  if (parts[0] === "cap" && parts[1]) return keys.bot(parts[1], name);
+  for (const part of parts) {
+    if (part.startsWith("u:")) return keys.user(part.slice(2), name);
+    if (part.startsWith("a:")) return keys.app(part.slice(2), name);
+  }
+  return keys.deployment(name);
 }
 
 /**
@@ -361,13 +479,14 @@ export class RedisWindows implements SharedWindows {
  */
 export async function readMonthlyCounts(
   redis: Redis,
-  prefix = DEFAULT_PREFIX,
+  prefix?: string,
 ): Promise<Map<string, { periodStart: number; posts: number }>> {
-  const keys = await scanKeys(redis, `${prefix}m:*`);
-  const values = keys.length > 0 ? await redis.mget(keys) : [];
+  const layout = redisKeys(redis, prefix);
+  const keys = await scanKeys(redis, layout.pattern("budget:m:*"));
+  const values = await getMany(redis, layout, keys);
   const out = new Map<string, { periodStart: number; posts: number }>();
   for (const [i, key] of keys.entries()) {
-    const rest = key.slice(prefix.length + 2);
+    const rest = (layout.nameOf(key) ?? "").slice("budget:m:".length);
     const cut = rest.lastIndexOf(":");
     const appId = rest.slice(0, cut);
     const periodStart = Number(rest.slice(cut + 1));

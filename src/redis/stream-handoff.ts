@@ -23,12 +23,17 @@
  * Why a stream per bot rather than one per app: consumer groups hand an entry to whichever
  * consumer asks, not to the owner of its bot; a bot's own stream has exactly one reader
  * (the lease holder), and a takeover only has to look at the streams of the bots it took.
+ *
+ * On a Redis Cluster a bot's stream is in its bot's slot (its acknowledgement is fenced by the
+ * bot's lease), the bell in its app's (./keys.ts): the entry and its bell are then two writes,
+ * the entry first; a bell lost between them (the hub's process died) is made up for by the sweep.
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "./connect.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { BotEvent } from "../triggers/events.ts";
 import { endConnection } from "./connect.ts";
+import { bySlot, keyLayout, redisKeys, type RedisKeys } from "./keys.ts";
 
 /** What one handoff entry carries: a bot's own-rule post, or mentions for its mentions trigger. */
 export type HandoffEntry = { kind: "post"; events: BotEvent[] } | { kind: "mentions"; events: BotEvent[] };
@@ -47,15 +52,19 @@ const BELL_RETRY_MS = 500;
 /** Streams named in one sweep command. */
 const SWEEP_BATCH = 500;
 
-const defaultPrefix = "postbot:handoff:";
-
-/** The Redis keys of one app's handoff. */
-export function handoffKeys(appId: string, prefix = defaultPrefix) {
+/** The Redis keys of one app's handoff (by default one Redis's, under `postbot:`). */
+export function handoffKeys(appId: string, keys: RedisKeys = keyLayout(false)) {
   return {
-    bot: (bot: string) => `${prefix}${appId}:bot:${bot}`,
-    bell: `${prefix}${appId}:bell`,
+    bot: (bot: string) => keys.bot(bot, `handoff:${appId}:bot:${bot}`),
+    bell: keys.app(appId, `handoff:${appId}:bell`),
     /** The hub's last word about the connection, for a process that starts running a bot later. */
-    state: `${prefix}${appId}:state`,
+    state: keys.app(appId, `handoff:${appId}:state`),
+    /** The app's bots, for whichever process runs its hub (../redis/shared-streams.ts). */
+    directory: keys.app(appId, `handoff:${appId}:bots`),
+    /** Counts the directory's changes. */
+    version: keys.app(appId, `handoff:${appId}:bots:version`),
+    /** Which process has the app's stream connection open (../redis/shared-streams.ts). */
+    connection: keys.app(appId, `handoff:${appId}:connection`),
   };
 }
 
@@ -63,19 +72,27 @@ export function handoffKeys(appId: string, prefix = defaultPrefix) {
 export class HandoffWriter {
   private readonly keys: ReturnType<typeof handoffKeys>;
 
+  /** `prefix`: the deployment's key prefix (default `postbot:`). */
   constructor(
     private readonly redis: Redis,
     appId: string,
     options: { prefix?: string } = {},
   ) {
-    this.keys = handoffKeys(appId, options.prefix);
+    this.keys = handoffKeys(appId, redisKeys(redis, options.prefix));
   }
 
   /** Hands `entry` to whichever process runs `bot`; resolves once Redis has it. */
   async send(bot: string, entry: HandoffEntry): Promise<void> {
+    const data = JSON.stringify(entry);
+    if (this.redis.isCluster) {
+      // Two slots: the entry first, then its bell (see the module comment).
+      await this.redis.xadd(this.keys.bot(bot), "*", "e", data);
+      await this.redis.xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "bot", bot);
+      return;
+    }
     await this.redis
       .multi()
-      .xadd(this.keys.bot(bot), "*", "e", JSON.stringify(entry))
+      .xadd(this.keys.bot(bot), "*", "e", data)
       .xadd(this.keys.bell, "MAXLEN", "~", BELL_MAXLEN, "*", "bot", bot)
       .exec();
   }
@@ -92,7 +109,7 @@ export class HandoffWriter {
 
 /** The hub's last word about the app's connection (`undefined`: no hub has connected yet). */
 export async function handoffState(redis: Redis, appId: string, prefix?: string): Promise<HandoffControl | undefined> {
-  const value = await redis.get(handoffKeys(appId, prefix).state);
+  const value = await redis.get(handoffKeys(appId, redisKeys(redis, prefix)).state);
   return value === "connected" || value === "interrupted" ? value : undefined;
 }
 
@@ -109,6 +126,7 @@ export interface HandoffReaderOptions {
   onControl?(what: HandoffControl): void;
   /** How often every owned bot's stream is read whatever the bell said (default 5 s). */
   sweepMs?: number;
+  /** The deployment's key prefix (default `postbot:`). */
   prefix?: string;
   /**
    * Runs the commands that acknowledge a handled entry of `bot` (default: in one
@@ -149,8 +167,11 @@ export class HandoffReader {
   /** Entries handled and acknowledged since start. */
   handled = 0;
 
+  private readonly layout: RedisKeys;
+
   constructor(private readonly options: HandoffReaderOptions) {
-    this.keys = handoffKeys(options.appId, options.prefix);
+    this.layout = redisKeys(options.redis, options.prefix);
+    this.keys = handoffKeys(options.appId, this.layout);
   }
 
   /** Starts listening to the app's bell and sweeping the owned bots' streams. */
@@ -385,42 +406,46 @@ export class HandoffReader {
     }, this.options.sweepMs ?? 5_000);
   }
 
-  /** One sweep; see {@link armSweep}. Exposed for tests that move the clock. */
+  /** One sweep; see {@link armSweep}. Exposed for tests that move the clock. One read per slot bucket on a cluster. */
   async sweep(): Promise<void> {
-    const bots = [...this.owned];
-    for (let i = 0; i < bots.length && !this.closed; i += SWEEP_BATCH) {
-      const keys = bots.slice(i, i + SWEEP_BATCH).map((b) => this.keys.bot(b));
-      await this.track(async () => {
-        for (const from of ["0", ">"]) {
-          const reply = (await this.options.redis.xreadgroup(
-            "GROUP",
-            HANDOFF_GROUP,
-            this.options.consumer,
-            "COUNT",
-            READ_COUNT,
-            "STREAMS",
-            ...keys,
-            ...keys.map(() => from),
-          )) as StreamReply;
-          for (const [key, entries] of reply ?? []) {
-            const bot = this.botOfKey.get(key);
-            if (bot)
-              this.handToBot(
-                bot,
-                key,
-                entries.filter((e) => e[1] !== null && e[1] !== undefined),
-              );
-          }
-        }
-      }).catch((err: unknown) => {
-        const message = (err as Error)?.message ?? String(err);
-        if (/NOGROUP/.test(message)) for (const key of keys) void this.ensureGroup(key).catch(() => undefined);
-        else if (!this.closed)
-          this.options.log.warn(
-            { err: message },
-            `stream handoff sweep failed: ${message}; trying again in a few seconds`,
-          );
-      });
+    for (const group of bySlot(this.layout, [...this.owned], (b) => this.keys.bot(b))) {
+      for (let i = 0; i < group.length && !this.closed; i += SWEEP_BATCH)
+        await this.sweepSome(group.slice(i, i + SWEEP_BATCH).map((b) => this.keys.bot(b)));
     }
+  }
+
+  /** Reads the streams `keys` (of one slot): what this consumer was given and did not acknowledge, then what is new. */
+  private async sweepSome(keys: string[]): Promise<void> {
+    await this.track(async () => {
+      for (const from of ["0", ">"]) {
+        const reply = (await this.options.redis.xreadgroup(
+          "GROUP",
+          HANDOFF_GROUP,
+          this.options.consumer,
+          "COUNT",
+          READ_COUNT,
+          "STREAMS",
+          ...keys,
+          ...keys.map(() => from),
+        )) as StreamReply;
+        for (const [key, entries] of reply ?? []) {
+          const bot = this.botOfKey.get(key);
+          if (bot)
+            this.handToBot(
+              bot,
+              key,
+              entries.filter((e) => e[1] !== null && e[1] !== undefined),
+            );
+        }
+      }
+    }).catch((err: unknown) => {
+      const message = (err as Error)?.message ?? String(err);
+      if (/NOGROUP/.test(message)) for (const key of keys) void this.ensureGroup(key).catch(() => undefined);
+      else if (!this.closed)
+        this.options.log.warn(
+          { err: message },
+          `stream handoff sweep failed: ${message}; trying again in a few seconds`,
+        );
+    });
   }
 }

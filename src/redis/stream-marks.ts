@@ -10,14 +10,16 @@
  * way waits for it and only the newest is written then (a busy stream costs one write per
  * round trip, not one per post).
  */
-import type { Redis } from "ioredis";
+import type { Redis } from "./connect.ts";
 import { FencedError, type Lease } from "../fencing.ts";
 import type { Logger } from "../log.ts";
 import type { StreamMark } from "../triggers/stream-mark.ts";
+import { keyLayout, redisKeys, type RedisKeys } from "./keys.ts";
 import type { Leases } from "./leases.ts";
 
-/** The Redis key of an app's mark. */
-export const streamMarkKey = (prefix: string, appId: string) => `${prefix}stream-mark:${appId}`;
+/** The Redis key of an app's mark (in the app's slot on a cluster); a prefix alone names one Redis's. */
+export const streamMarkKey = (keys: string | RedisKeys, appId: string) =>
+  (typeof keys === "string" ? keyLayout(false, keys) : keys).app(appId, `stream-mark:${appId}`);
 
 /** The app's mark as last written, if its stream ever ran (a value that is not a mark counts as none, and is said). */
 export async function readStreamMark(
@@ -26,7 +28,8 @@ export async function readStreamMark(
   appId: string,
   log: Logger,
 ): Promise<StreamMark | undefined> {
-  const text = await redis.get(streamMarkKey(prefix, appId));
+  const key = streamMarkKey(redisKeys(redis, prefix), appId);
+  const text = await redis.get(key);
   if (text === null) return undefined;
   try {
     const mark = JSON.parse(text) as StreamMark;
@@ -40,8 +43,8 @@ export async function readStreamMark(
     // said below
   }
   log.error(
-    { key: streamMarkKey(prefix, appId) },
-    `Redis key ${streamMarkKey(prefix, appId)} is not a stream mark; the stream starts without searching the gap before it (it is written anew as posts come)`,
+    { key },
+    `Redis key ${key} is not a stream mark; the stream starts without searching the gap before it (it is written anew as posts come)`,
   );
   return undefined;
 }

@@ -1,7 +1,8 @@
 /**
- * A Redis URL (`--state redis://HOST:PORT/DB`, `unix:///PATH?db=DB`, or `POSTBOT_STATE`) read
- * and checked, apart from the client that connects to it (./connect.ts): `bot start` and
- * `bot status` check the setting without loading ioredis when the state is a directory.
+ * A Redis URL (`--state redis://HOST:PORT/DB`, `unix:///PATH?db=DB`,
+ * `redis+cluster://HOST:PORT,HOST:PORT,...`, or `POSTBOT_STATE`) read and checked, apart from
+ * the client that connects to it (./connect.ts): `bot start` and `bot status` check the
+ * setting without loading ioredis when the state is a directory.
  */
 import { UserError } from "../errors.ts";
 
@@ -21,11 +22,17 @@ export interface RedisTarget {
   password?: string;
   /** The URL without any user or password: the only form of it that may be logged. */
   display: string;
+  /**
+   * A Redis Cluster's seed nodes (`redis+cluster://`): the client asks them for the others
+   * and for which serves each slot. `host` and `port` are the first of them, `db` is 0 (a
+   * cluster has only database 0).
+   */
+  cluster?: Array<{ host: string; port: number }>;
 }
 
 /** Whether a `--state` value means Redis rather than a directory. */
 export function isRedisUrl(value: string): boolean {
-  return /^(rediss?|redis\+unix|unix):\/\//i.test(value.trim());
+  return /^(rediss?|redis\+unix|redis\+cluster|unix):\/\//i.test(value.trim());
 }
 
 /**
@@ -34,6 +41,7 @@ export function isRedisUrl(value: string): boolean {
  */
 export function parseRedisUrl(url: string, source = "--state"): RedisTarget {
   const example = "redis://HOST:PORT/DB, e.g. redis://127.0.0.1:6379/0";
+  if (/^redis\+cluster:\/\//i.test(url.trim())) return parseClusterUrl(url, source);
   let parsed: URL;
   try {
     parsed = new URL(url.trim());
@@ -106,6 +114,52 @@ function parseSocketUrl(url: string, parsed: URL, source: string): RedisTarget {
       );
   }
   return { host: "", port: 0, path, db, password, display: `unix://${path}?db=${db}` };
+}
+
+/**
+ * A `redis+cluster://[[USER]:PASSWORD@]HOST:PORT,HOST:PORT[,...][/]` URL: the seed nodes of
+ * a Redis Cluster (see {@link RedisTarget.cluster}). Parsed by hand: a list of hosts is not a
+ * URL the WHATWG parser takes.
+ */
+function parseClusterUrl(url: string, source: string): RedisTarget {
+  const example =
+    "redis+cluster://HOST:PORT,HOST:PORT,HOST:PORT, e.g. redis+cluster://10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379";
+  const shown = redactRedisUrl(url);
+  const bad = (why: string) => new UserError(`${source}: "${shown}" ${why}; give ${example}`, { exitCode: 2 });
+  let rest = url.trim().replace(/^redis\+cluster:\/\//i, "");
+  let username: string | undefined;
+  let password: string | undefined;
+  const at = rest.lastIndexOf("@");
+  if (at >= 0) {
+    const user = rest.slice(0, at);
+    rest = rest.slice(at + 1);
+    const colon = user.indexOf(":");
+    const name = colon >= 0 ? user.slice(0, colon) : user;
+    const secret = colon >= 0 ? user.slice(colon + 1) : "";
+    try {
+      username = name ? decodeURIComponent(name) : undefined;
+      password = secret ? decodeURIComponent(secret) : undefined;
+    } catch {
+      throw bad("has a user or password that is not URL-encoded");
+    }
+  }
+  if (/[?#]/.test(rest)) throw bad('has options after "?" or "#", which are not understood');
+  const slash = rest.indexOf("/");
+  const hosts = slash >= 0 ? rest.slice(0, slash) : rest;
+  const path = slash >= 0 ? rest.slice(slash) : "";
+  if (path !== "" && path !== "/")
+    throw bad(`names a database ("${path}"): a Redis Cluster has only database 0, so the URL ends after its nodes`);
+  if (hosts === "") throw bad("names no node");
+  const nodes = hosts.split(",").map((text) => {
+    const m = /^(\[[^\]]+\]|[^:[\]]+):(\d+)$/.exec(text.trim());
+    if (!m) throw bad(`has "${text}" where a node's HOST:PORT goes (every node needs its port)`);
+    const port = Number(m[2]);
+    if (port < 1 || port > 65_535) throw bad(`has the port ${m[2]}, which is not between 1 and 65535`);
+    return { host: m[1]!.replace(/^\[(.*)\]$/, "$1"), port };
+  });
+  const display = `redis+cluster://${nodes.map((n) => `${n.host.includes(":") ? `[${n.host}]` : n.host}:${n.port}`).join(",")}`;
+  const first = nodes[0]!;
+  return { host: first.host, port: first.port, db: 0, username, password, display, cluster: nodes };
 }
 
 /** A URL with any user and password removed, for messages (works on text that is not a URL too). */

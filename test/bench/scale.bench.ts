@@ -184,7 +184,7 @@ async function perAction(
     store,
     clock,
     logger: silentLogger,
-    ...(setup.shared ? { sharedWindows: new RedisWindows(redis, { prefix: `${prefix}budget:` }) } : {}),
+    ...(setup.shared ? { sharedWindows: new RedisWindows(redis, { prefix }) } : {}),
   });
   const layer = (userId: string) =>
     system.bot({

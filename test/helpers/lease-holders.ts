@@ -1,18 +1,23 @@
 /**
  * Which `bot start` process holds each bot, as Redis says: the pid inside the owner of each
  * bot's lease (`token|host:pid:random`, see src/redis/leases.ts), for tests and benches that
- * run real processes and watch the takeovers.
+ * run real processes and watch the takeovers. On one Redis or a Redis Cluster alike.
  */
 import type { Redis } from "../../src/redis/connect.ts";
+import { getMany } from "../../src/redis/keys.ts";
+import { Leases } from "../../src/redis/leases.ts";
 
-/** Bot name → the pid holding its lease (undefined: nobody); read 1,000 keys at a time. */
+/** Bot name → the pid holding its lease (undefined: nobody). */
 export async function leaseHolders(
   redis: Redis,
   names: string[],
   prefix = "postbot:",
 ): Promise<Map<string, number | undefined>> {
-  const values: Array<string | null> = [];
-  for (let i = 0; i < names.length; i += 1_000)
-    values.push(...(await redis.mget(names.slice(i, i + 1_000).map((n) => `${prefix}lease:bot:${n}`))));
+  const leases = new Leases(redis, { prefix });
+  const values = await getMany(
+    redis,
+    leases.keys,
+    names.map((n) => leases.key(`bot:${n}`)),
+  );
   return new Map(names.map((n, i) => [n, values[i] ? Number(values[i]!.split("|")[1]!.split(":").at(-2)) : undefined]));
 }

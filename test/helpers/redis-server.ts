@@ -64,7 +64,7 @@ function installExitHook(): void {
 }
 
 /** Throws the install instruction when `redis-server` is not on PATH. */
-function requireRedisServer(): void {
+export function requireRedisServer(): void {
   const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {
     throw new Error(
@@ -74,7 +74,7 @@ function requireRedisServer(): void {
 }
 
 /** A port nothing listens on right now (the kernel's pick on loopback). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -87,10 +87,61 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Spawns `redis-server ARGS` and resolves once it is ready to accept connections; rejects (the
+ * process killed) when it exits first or is not ready within `timeoutMs`. The process is killed
+ * when the test process exits, whatever made it exit.
+ */
+export async function spawnRedisServer(
+  args: readonly string[],
+  label: string,
+  timeoutMs: number,
+): Promise<ChildProcess> {
+  installExitHook();
+  const proc = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  live.add(proc);
+  proc.once("exit", () => live.delete(proc));
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => fail(new Error(`${label} was not ready within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      proc.kill("SIGKILL");
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/Ready to accept connections/.test(output)) {
+        clearTimeout(timer);
+        proc.stdout?.off("data", onData);
+        resolve();
+      }
+    };
+    proc.stdout?.on("data", onData);
+    proc.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    proc.once("error", fail);
+    proc.once("exit", (code, signal) =>
+      fail(new Error(`${label} exited (${signal ?? code}) before it was ready:\n${output}`)),
+    );
+  });
+  // Keep draining its output so a chatty server never blocks on a full pipe.
+  proc.stdout?.resume();
+  proc.stderr?.resume();
+  return proc;
+}
+
+/** Resolves once `proc` has exited. */
+export const waitExit = (proc: ChildProcess) =>
+  new Promise<void>((resolve) =>
+    proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.once("exit", () => resolve()),
+  );
+
 /** Starts a redis-server; rejects (and leaves nothing running) if it is not ready within `timeoutMs`. */
 export async function startRedisServer(options: { timeoutMs?: number } = {}): Promise<RedisServer> {
   requireRedisServer();
-  installExitHook();
   const timeoutMs = options.timeoutMs ?? 15_000;
   const dir = await mkdtemp(join(tmpdir(), "postbot-redis-"));
   let child: ChildProcess | undefined;
@@ -123,45 +174,8 @@ export async function startRedisServer(options: { timeoutMs?: number } = {}): Pr
       "--logfile",
       "",
     ];
-    const proc = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
-    live.add(proc);
-    proc.once("exit", () => live.delete(proc));
-    child = proc;
-    let output = "";
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => fail(new Error(`redis-server on port ${port} was not ready within ${timeoutMs} ms:\n${output}`)),
-        timeoutMs,
-      );
-      const fail = (err: Error) => {
-        clearTimeout(timer);
-        proc.kill("SIGKILL");
-        reject(err);
-      };
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (/Ready to accept connections/.test(output)) {
-          clearTimeout(timer);
-          proc.stdout?.off("data", onData);
-          resolve();
-        }
-      };
-      proc.stdout?.on("data", onData);
-      proc.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      proc.once("error", fail);
-      proc.once("exit", (code, signal) =>
-        fail(new Error(`redis-server on port ${port} exited (${signal ?? code}) before it was ready:\n${output}`)),
-      );
-    });
-    // Keep draining its output so a chatty server never blocks on a full pipe.
-    proc.stdout?.resume();
-    proc.stderr?.resume();
+    child = await spawnRedisServer(args, `redis-server on port ${port}`, timeoutMs);
   };
-
-  const waitExit = (proc: ChildProcess) =>
-    new Promise<void>((resolve) =>
-      proc.exitCode !== null || proc.signalCode !== null ? resolve() : proc.once("exit", () => resolve()),
-    );
 
   const stop = async (): Promise<void> => {
     const proc = child;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.ts";
-import { connectRedis, isRedisUrl, parseRedisUrl, redactRedisUrl } from "../../src/redis/connect.ts";
+import { connectRedis, isRedisUrl, parseRedisUrl, redactRedisUrl, type SingleRedis } from "../../src/redis/connect.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 
 let server: RedisServer;
@@ -44,6 +44,45 @@ describe("redis:// URLs", () => {
     expect(bad("rediss://cache")).toMatch(/TLS/);
     expect(bad("redis://cache:6379/0?timeout=5")).toMatch(/options after/);
     expect(redactRedisUrl("redis://user:pw@h:1/0")).toBe("redis://h:1/0");
+  });
+});
+
+describe("redis+cluster:// URLs (a Redis Cluster's seed nodes)", () => {
+  it("parse the nodes, a trailing slash and a password; never show the password", () => {
+    const target = parseRedisUrl("redis+cluster://:pa%40ss@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002/", "POSTBOT_STATE");
+    expect(target).toMatchObject({
+      cluster: [
+        { host: "10.0.0.1", port: 7000 },
+        { host: "10.0.0.2", port: 7001 },
+        { host: "::1", port: 7002 },
+      ],
+      db: 0,
+      password: "pa@ss",
+      display: "redis+cluster://10.0.0.1:7000,10.0.0.2:7001,[::1]:7002",
+    });
+    expect(parseRedisUrl("redis+cluster://cache-1:6379").cluster).toEqual([{ host: "cache-1", port: 6379 }]);
+    expect(isRedisUrl("redis+cluster://a:1,b:2")).toBe(true);
+  });
+
+  it("refuse a node without its port, a database or options, saying what to give", () => {
+    const bad = (url: string) => {
+      try {
+        parseRedisUrl(url, "POSTBOT_STATE");
+      } catch (err) {
+        expect(err).toBeInstanceOf(UserError);
+        return (err as Error).message;
+      }
+      throw new Error(`${url} was accepted`);
+    };
+    const give = "give redis+cluster://HOST:PORT,HOST:PORT,HOST:PORT";
+    expect(bad("redis+cluster://:hunter2@a:1,b")).toMatch(
+      /^POSTBOT_STATE: "redis\+cluster:\/\/a:1,b" has "b" where a node's HOST:PORT goes \(every node needs its port\); give/,
+    );
+    expect(bad("redis+cluster://:hunter2@a:1,b")).not.toContain("hunter2");
+    expect(bad("redis+cluster://a:1,b:2/3")).toMatch(/a Redis Cluster has only database 0/);
+    expect(bad("redis+cluster://a:1?db=2")).toContain(give);
+    expect(bad("redis+cluster://")).toMatch(/names no node/);
+    expect(bad("redis+cluster://a:70000")).toMatch(/not between 1 and 65535/);
   });
 });
 
@@ -128,7 +167,7 @@ describe("unix socket URLs (a Redis on this machine)", () => {
     try {
       await tcp.set("postbot:via", "tcp");
       expect(await unix.get("postbot:via")).toBe("tcp");
-      expect(unix.options.path).toBe(parseRedisUrl(server.socketUrl).path);
+      expect((unix as SingleRedis).options.path).toBe(parseRedisUrl(server.socketUrl).path);
     } finally {
       tcp.disconnect();
       unix.disconnect();

@@ -270,7 +270,7 @@ describe("budget windows shared on Redis", () => {
 describe("the take script", () => {
   const KEY = "POST /2/users/:id/likes|u:7|15m";
   const claim = [{ key: KEY, windowMs: MIN15, allowed: 15 }];
-  const full = (p: string) => `${p}w:${KEY}`;
+  const full = (p: string) => `${p}budget:w:${KEY}`;
   const calls = async (command: string) =>
     Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info("commandstats"))?.[1] ?? 0);
 

@@ -5,7 +5,7 @@
  * value that is not a mark is said and counts as none. On a real redis-server.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import { connectRedis, type Redis, type SingleRedis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { readStreamMark, StreamMarkWriter, streamMarkKey } from "../../src/redis/stream-marks.ts";
 import { captureLogs } from "../helpers/log.ts";
@@ -33,7 +33,7 @@ describe("stream marks in Redis", () => {
     expect(await readStreamMark(redis, "sm:", "app1", logger)).toBeUndefined();
     // Three moves at once: the first goes, the newest follows it, the one between is skipped.
     const sets: string[] = [];
-    const monitor = redis.duplicate();
+    const monitor = (redis as SingleRedis).duplicate();
     let seen = "";
     await monitor.monitor().then((m) =>
       m.on("monitor", (_t: string, args: string[]) => {

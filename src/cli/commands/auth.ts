@@ -36,16 +36,18 @@ async function withContext(
   const shared = stateOption(options.state, process.env);
   let store, statePath;
   if (shared) {
-    const [{ connectRedis, parseRedisUrl }, { openRedisStore }] = await Promise.all([
+    const [{ connectRedis, parseRedisUrl }, { openRedisStore }, { redisKeys }, { shardHash }] = await Promise.all([
       import("../../redis/connect.ts"),
       import("../../redis/store.ts"),
+      import("../../redis/keys.ts"),
+      import("../../redis/store-sharding.ts"),
     ]);
     const redis = await connectRedis(shared.url, { source: shared.source, name: "postbot:auth" });
     store = await openRedisStore({ redis, readOnly, loadBots: false }).catch((err: unknown) => {
       redis.disconnect();
       throw err;
     });
-    statePath = `Redis at ${parseRedisUrl(shared.url).display} (postbot:state:credentials)`;
+    statePath = `Redis at ${parseRedisUrl(shared.url).display} (${shardHash(redisKeys(redis), "credentials.json")})`;
   } else {
     store = await openFileStore(options.data, { readOnly });
     statePath = credentialsPath(options.data);
@@ -84,7 +86,7 @@ export default function register(program: Command): void {
       .option("--data <dir>", "directory of the state store", ".postbot")
       .option(
         "--state <url>",
-        "keep the tokens in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB), where `bot start --state` reads them (default: POSTBOT_STATE, else the --data directory)",
+        "keep the tokens in Redis (redis://HOST:PORT/DB, unix:///PATH/TO/redis.sock?db=DB, or a Redis Cluster: redis+cluster://HOST:PORT,HOST:PORT,...), where `bot start --state` reads them (default: POSTBOT_STATE, else the --data directory)",
       );
 
   data(

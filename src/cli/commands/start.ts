@@ -31,7 +31,7 @@ export default function register(program: Command): void {
     .option("--data <dir>", "directory of the state store (cursors, ledger, budgets, tokens)", ".postbot")
     .option(
       "--state <url>",
-      "keep the state in Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB for a Redis on this machine) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)",
+      "keep the state in Redis (redis://HOST:PORT/DB, unix:///PATH/TO/redis.sock?db=DB for a Redis on this machine, or a Redis Cluster's nodes: redis+cluster://HOST:PORT,HOST:PORT,...) shared with other `bot start` processes, each running a share of the bots (default: POSTBOT_STATE, else the --data directory)",
     )
     .option(
       "--lease <seconds>",

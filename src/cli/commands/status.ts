@@ -14,7 +14,7 @@ export default function register(program: Command): void {
     .option("--data <dir>", "directory of the state store", ".postbot")
     .option(
       "--state <url>",
-      "read the state from Redis (redis://HOST:PORT/DB, or unix:///PATH/TO/redis.sock?db=DB), as `bot start --state` keeps it (default: POSTBOT_STATE, else the --data directory)",
+      "read the state from Redis (redis://HOST:PORT/DB, unix:///PATH/TO/redis.sock?db=DB, or redis+cluster://HOST:PORT,HOST:PORT,...), as `bot start --state` keeps it (default: POSTBOT_STATE, else the --data directory)",
     )
     .option("--json", "print the report as JSON")
     .action(async (options: { data: string; state?: string; json?: boolean }) => {
