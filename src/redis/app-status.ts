@@ -37,7 +37,7 @@ export async function publishAppParts(
   if (parts.length === 0) return;
   const ttl = Math.max(1, Math.round(ttlMs));
   if (redis.isCluster) {
-    // One slot per app: one command each (the client batches those of a node).
+    // One slot per app: one command each (a pipeline on a cluster must keep to one node).
     await Promise.all(
       parts.map((part) => redis.set(partKey(redis, prefix, part.appId, owner), JSON.stringify(part), "PX", ttl)),
     );

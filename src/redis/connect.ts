@@ -118,9 +118,9 @@ async function connectCluster(target: RedisTarget, source: string, timeout: numb
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 100,
     slotsRefreshTimeout: timeout,
-    // Independent commands of one tick (a bot's hashes read at start, each slot's renewals)
-    // go to their nodes as one write each, as a pipeline would (which a cluster cannot mix).
-    enableAutoPipelining: true,
+    // No automatic pipelining: a pipeline whose commands meet a moved slot (a failover, a
+    // resharding) is sent again only when all of them failed alike, so some of its commands
+    // would fail with MOVED instead of following the slot, as a command alone does.
   });
   let lastError: Error | undefined;
   // A node's own error (refused, unknown host) says more than the cluster's "Failed to refresh slots cache".

@@ -136,7 +136,7 @@ export class ShardedValues {
     for (const [seq, namespace, key, value] of rows) this.adopt(namespace, key, seq, value);
   }
 
-  /** Every field of each hash: one pipeline on one Redis; on a cluster one command each, which the client batches by node. */
+  /** Every field of each hash: one pipeline on one Redis; on a cluster one command each (a pipeline there must keep to one node). */
   private async readHashes(hashes: readonly string[]): Promise<Array<Record<string, string>>> {
     if (this.keys.cluster)
       return await Promise.all(

@@ -14,7 +14,7 @@ describe("--state and POSTBOT_STATE", () => {
     const run = await runBot(["status", "--state", "http://user:pw@cache:6379/0"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      "--state \"http://cache:6379/0\": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0) or, for a Redis on this machine, its unix socket: unix:///PATH/TO/redis.sock?db=DB, or a Redis Cluster's nodes: redis+cluster://HOST:PORT,HOST:PORT,...; for a state directory use --data DIR",
+      '--state "http://cache:6379/0": give a Redis URL, redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379/0) or, for a Redis on this machine, its unix socket: unix:///PATH/TO/redis.sock?db=DB, or a Redis Cluster\'s nodes: redis+cluster://HOST:PORT,HOST:PORT,...; for a state directory use --data DIR',
     );
     const env = await runBot(["status"], { POSTBOT_STATE: "redis://cache:6379/zero" });
     expect(env.code).toBe(2);
