@@ -21,7 +21,14 @@ import { spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Cluster, Redis, SingleRedis } from "../../src/redis/connect.ts";
 import { freePort, requireRedisServer, spawnRedisServer, waitExit } from "./redis-server.ts";
+
+/** Empties a Redis (one server's database, or every master of a cluster) between tests. */
+export async function flushAll(redis: Redis): Promise<void> {
+  const nodes = redis.isCluster ? (redis as Cluster).nodes("master") : [redis as SingleRedis];
+  await Promise.all(nodes.map((node) => node.flushdb()));
+}
 
 export interface ClusterNode {
   port: number;
@@ -69,8 +76,9 @@ async function whole(nodes: Node[], masters: number, timeoutMs: number, without?
       const views = up.map((n) => cli(n.port, "CLUSTER", "INFO"));
       const ok = views.every((v) => /cluster_state:ok/.test(v) && new RegExp(`cluster_size:${masters}\\b`).test(v));
       if (ok) {
+        // Every node agrees on which master serves which slots.
         const shards = up.map((n) => servingPorts(n.port).join(","));
-        const serving = shards[0]!.split(",");
+        const serving = shards[0]!.split(",").map((s) => s.split(":")[0]);
         if (shards.every((s) => s === shards[0]) && serving.length === masters && !serving.includes(String(without)))
           return;
         last = `nodes disagree on the masters: ${shards.join(" | ")}`;
@@ -83,13 +91,14 @@ async function whole(nodes: Node[], masters: number, timeoutMs: number, without?
   }
 }
 
-/** The ports of the masters that serve slots, as node `port` sees them (sorted). */
-function servingPorts(port: number): number[] {
+/** The masters that serve slots, as node `port` sees them: `port:ranges` each, sorted. */
+function servingPorts(port: number): string[] {
   return cli(port, "CLUSTER", "NODES")
     .split("\n")
-    .filter((line) => /\bmaster\b/.test(line) && !/\bfail\b/.test(line) && line.split(" ").length > 8)
-    .map((line) => Number(/:(\d+)@/.exec(line)![1]))
-    .sort((a, b) => a - b);
+    .map((line) => line.trim().split(" "))
+    .filter((words) => /\bmaster\b/.test(words[2] ?? "") && !/\bfail\b/.test(words[2] ?? "") && words.length > 8)
+    .map((words) => `${/:(\d+)@/.exec(words[1]!)![1]}:${words.slice(8).join(" ")}`)
+    .sort();
 }
 
 /** Starts a cluster of `masters` masters, each with `replicas` replicas; see the module comment. */
@@ -166,7 +175,7 @@ export async function startRedisCluster(
   }
   const byPort = (port: number) => nodes.find((n) => n.port === port)!;
   const anyUp = () => nodes.find((n) => n.running())!;
-  const seeds = servingPorts(nodes[0]!.port);
+  const seeds = servingPorts(nodes[0]!.port).map((s) => Number(s.split(":")[0]));
   return {
     url: `redis+cluster://${seeds.map((p) => `127.0.0.1:${p}`).join(",")}`,
     nodes,

@@ -8,6 +8,8 @@
  *
  * Lease renewals run on each process's own clock (a running one by default), and lease expiry
  * is Redis's real TTL, kept short: waits for them go through `until` (real time, bounded).
+ * With `redis: "cluster"` the processes share a Redis Cluster of three masters instead
+ * (test/helpers/redis-cluster.ts).
  */
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { createClock, type AdjustableClock, type Clock } from "../../src/clock.ts";
@@ -21,6 +23,7 @@ import { openSharedState, type SharedState } from "../../src/redis/shared-state.
 import { connectRedis } from "../../src/redis/connect.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { captureLogs } from "./log.ts";
+import { flushAll, startRedisCluster, type RedisCluster } from "./redis-cluster.ts";
 import { startRedisServer, type RedisServer } from "./redis-server.ts";
 
 export { until } from "./until.ts";
@@ -38,6 +41,8 @@ export interface ScaleWorldOptions {
   mentions: "poll" | "stream";
   /** A stream rule every bot has (its matches come through the app's stream, handed off through Redis). */
   rule?: string;
+  /** One redis-server (default), or a Redis Cluster of three masters. */
+  redis?: "server" | "cluster";
 }
 
 export interface ScaleProc {
@@ -49,7 +54,10 @@ export interface ScaleProc {
 }
 
 export interface ScaleWorld {
+  /** The redis-server (with `redis: "server"`, the default). */
   readonly redis: RedisServer;
+  /** The Redis the processes share: the server's URL, or the cluster's. */
+  readonly url: string;
   readonly sandbox: Sandbox;
   readonly clock: AdjustableClock;
   readonly hosted: ProvisionedBot[];
@@ -76,16 +84,19 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
   const { names, plugin, mentions, rule } = options;
   const streams = mentions === "stream" || rule !== undefined;
   let redis: RedisServer;
+  let cluster: RedisCluster | undefined;
   let sandbox: Sandbox | undefined;
   let clock: AdjustableClock;
   let hosted: ProvisionedBot[] = [];
   const procs: ScaleProc[] = [];
 
   beforeAll(async () => {
-    redis = await startRedisServer();
-  });
+    if (options.redis === "cluster") cluster = await startRedisCluster();
+    else redis = await startRedisServer();
+  }, 60_000);
   afterAll(async () => {
     await redis?.close();
+    await cluster?.close();
   });
   afterEach(async () => {
     for (const p of procs.splice(0))
@@ -95,18 +106,22 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
       ]);
     await sandbox?.close();
     sandbox = undefined;
-    if (!redis.running()) await redis.restart();
-    const admin = await connectRedis(redis.url);
-    await admin.flushdb();
+    if (redis && !redis.running()) await redis.restart();
+    const admin = await connectRedis(url());
+    await flushAll(admin);
     admin.disconnect();
   });
 
+  const url = () => cluster?.url ?? redis.url;
   const running = (ps: ScaleProc[]) => ps.flatMap((p) => [...p.runtime.bots.keys()]);
   const users = () => Object.values(sandbox!.context.data.world.users);
 
   return {
     get redis() {
       return redis;
+    },
+    get url() {
+      return url();
     },
     get sandbox() {
       return sandbox!;
@@ -137,7 +152,7 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
       const { lines, logger } = captureLogs("info");
       const leaseClock = o.claimsClock ?? createClock();
       const shared = await openSharedState({
-        url: redis.url,
+        url: url(),
         bots: names,
         clock: leaseClock,
         logger,

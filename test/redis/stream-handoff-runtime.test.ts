@@ -5,16 +5,19 @@
  * that dies between delivery and acknowledgement loses nothing, its bots answer from the
  * process that takes them over, and nothing is answered twice; `bot status` shows the app as
  * the processes together run it. The sandbox and the bots run
- * on one frozen clock; leases renew on a running clock, and expire by Redis's real TTL.
+ * on one frozen clock; leases renew on a running clock, and expire by Redis's real TTL. The
+ * same on one redis-server and on a Redis Cluster of three masters (each bot's handoff stream
+ * in its bot's slot, the app's bell and directory in the app's).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { definePlugin } from "../../src/plugins/plugin.ts";
 import { connectRedis } from "../../src/redis/connect.ts";
-import { handoffState } from "../../src/redis/stream-handoff.ts";
+import { redisKeys } from "../../src/redis/keys.ts";
+import { handoffKeys, handoffState } from "../../src/redis/stream-handoff.ts";
 import { collectStatus, formatStatus } from "../../src/hosting/status-report.ts";
 import { readRedisState } from "../../src/redis/store.ts";
-import { EVERY, scaleWorld, until, type ScaleProc as Proc } from "../helpers/scale-world.ts";
+import { EVERY, scaleWorld, until, type ScaleProc as Proc, type ScaleWorld } from "../helpers/scale-world.ts";
 
 /** Handlers wait at this gate while it is closed: the test holds posts "delivered, not yet handled". */
 let gate: Promise<void> | undefined;
@@ -31,23 +34,14 @@ const echo = definePlugin({
 });
 
 const NAMES = ["s1", "s2", "s3", "s4", "s5", "s6"];
-const w = scaleWorld({ names: NAMES, plugin: echo, mentions: "stream" });
-const { balanced, running, repliesOf, mentionEach } = w;
-const proc = w.proc;
-// Registered after the world's: runs before it (hooks unwind), so no handler holds a process's stop.
-afterEach(() => {
-  openGate();
-  gate = undefined;
-});
-
 /** The app's hub has connected (in whichever process holds it) with mention rules for all six bots. */
-async function streaming(ps: Proc[]): Promise<void> {
+async function streaming(w: ScaleWorld, ps: Proc[]): Promise<void> {
   const appId = w.hosted[0]!.app.id;
   await until("the app's stream is connected for all six bots", async () => {
     const redis = ps[0]!.shared.redis;
     return (
       (await handoffState(redis, appId)) === "connected" &&
-      (await redis.hlen(`postbot:handoff:${appId}:bots`)) === NAMES.length
+      (await redis.hlen(handoffKeys(appId, redisKeys(redis)).directory)) === NAMES.length
     );
   });
   // A hub started before every bot was published restarts once it knows them all.
@@ -58,12 +52,24 @@ async function streaming(ps: Proc[]): Promise<void> {
   );
 }
 
-describe("mentions through the stream, processes sharing one Redis", () => {
+describe.each([
+  ["one Redis", "server"],
+  ["a Redis Cluster", "cluster"],
+] as const)("mentions through the stream, processes sharing %s", (_, kind) => {
+  const w = scaleWorld({ names: NAMES, plugin: echo, mentions: "stream", redis: kind });
+  const { balanced, running, repliesOf, mentionEach } = w;
+  const proc = w.proc;
+  // Registered after the world's: runs before it (hooks unwind), so no handler holds a process's stop.
+  afterEach(() => {
+    openGate();
+    gate = undefined;
+  });
+
   it("one process runs the app's stream; every mention reaches its bot's process and is answered once", async () => {
     await w.start();
     const ps = [await proc("P1"), await proc("P2"), await proc("P3")];
     await until("two bots each", () => balanced(ps, 2));
-    await streaming(ps);
+    await streaming(w, ps);
     const appId = w.hosted[0]!.app.id;
     const posts = await mentionEach("hello");
     // Delivered by the one stream connection of the app (held by one process) ...
@@ -80,7 +86,7 @@ describe("mentions through the stream, processes sharing one Redis", () => {
     const holder = ps.find((p) => [...posts.values()].some((id) => p.runtime.streamed(appId, id)))!;
     await w.clock.advance(15_000); // the status round: every process publishes its part
     const report = async () => {
-      const store = await readRedisState(w.redis.url);
+      const store = await readRedisState(w.url);
       try {
         return collectStatus(store, w.clock);
       } finally {
@@ -106,16 +112,18 @@ describe("mentions through the stream, processes sharing one Redis", () => {
     await w.start();
     const ps = [await proc("P1"), await proc("P2"), await proc("P3")];
     await until("two bots each", () => balanced(ps, 2));
-    await streaming(ps);
+    await streaming(w, ps);
     // Every handler waits at the gate: the posts are delivered, none is handled or acknowledged yet.
     gate = new Promise<void>((r) => (openGate = r));
     const posts = await mentionEach("are you there?");
-    const ack = await connectRedis(w.redis.url);
+    const ack = await connectRedis(w.url);
     const appId = w.hosted[0]!.app.id;
     const pending = async () => {
       let n = 0;
       for (const bot of NAMES)
-        n += ((await ack.xpending(`postbot:handoff:${appId}:bot:${bot}`, "handlers").catch(() => [0])) as [number])[0];
+        n += (
+          (await ack.xpending(handoffKeys(appId, redisKeys(ack)).bot(bot), "handlers").catch(() => [0])) as [number]
+        )[0];
       return n;
     };
     await until("all six delivered to their processes, unacknowledged", async () => (await pending()) === NAMES.length);
