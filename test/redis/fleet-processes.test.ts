@@ -3,8 +3,9 @@
  * processes share one Redis and one service (a sandbox in this test process, real time). A bot
  * added through the admin API of one of them is claimed by exactly one process within a lease
  * period and answers its mention once; paused through another, it pauses wherever it runs;
- * resumed, it answers what waited, once; removed through a third, it stops everywhere. Waits
- * are real and bounded; the claim's time is printed, not asserted (speed is the bench's).
+ * resumed, it answers what waited, once; removed through a third, it stops everywhere. On one
+ * redis-server and on a Redis Cluster of three masters. Waits are real and bounded; the
+ * claim's time is printed, not asserted (speed is the bench's).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,20 +19,27 @@ import { compareIds } from "../../src/sandbox/model/index.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { killBots, lineReader, spawnBot } from "../helpers/cli.ts";
 import { leaseHolders } from "../helpers/lease-holders.ts";
-import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { startRedisCluster } from "../helpers/redis-cluster.ts";
+import { startRedisServer } from "../helpers/redis-server.ts";
 import { until } from "../helpers/until.ts";
 
 const TOKEN = "fleet-across-processes-token-0123";
 const FILE_BOTS = ["f1", "f2", "f3"];
-let server: RedisServer | undefined;
+let server: { url: string; close(): Promise<void> } | undefined;
 let sandbox: Sandbox | undefined;
 let redis: Redis | undefined;
 const dirs: string[] = [];
-afterEach(killBots);
-afterAll(async () => {
+/** What a test made, ended once its processes are killed (the hooks run last first); each kind of Redis runs its own. */
+afterEach(async () => {
   redis?.disconnect();
   await sandbox?.close();
   await server?.close();
+  redis = undefined;
+  sandbox = undefined;
+  server = undefined;
+});
+afterEach(killBots);
+afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
@@ -39,9 +47,12 @@ afterAll(async () => {
 const botFile = (name: string, up: string, ownApp = false) =>
   `name: ${name}\nplan: pro\n${ownApp ? `app:\n  consumer_key: \${${up}_APP_KEY}\n  consumer_secret: \${${up}_APP_SECRET}\n` : ""}account:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: { mentions: { via: poll } }\nplugins: { reply: { text: "${name} here: {post.body}" } }\n`;
 
-describe("the live fleet across processes sharing Redis", () => {
+describe.each([
+  ["one Redis", startRedisServer],
+  ["a Redis Cluster", () => startRedisCluster()],
+] as const)("the live fleet across processes sharing %s", (kind, startRedis) => {
   it("a bot added through one process is run by exactly one; paused through another it pauses where it runs; removed it stops everywhere", async (ctx) => {
-    server = await startRedisServer();
+    server = await startRedis();
     redis = await connectRedis(server.url);
     sandbox = await createSandbox({ clock: createClock() });
     const names = [...FILE_BOTS, "dyn"];
@@ -128,7 +139,7 @@ describe("the live fleet across processes sharing Redis", () => {
     expect(added.status, await added.clone().text()).toBe(201);
     const runner = await until("dyn claimed by a process", async () => (await holder()) || undefined, 20_000, 50);
     console.log(
-      `a bot added through the admin API of 1 of 3 processes: claimed after ${((Date.now() - addedAt) / 1000).toFixed(1)} s`,
+      `${kind}: a bot added through the admin API of 1 of 3 processes: claimed after ${((Date.now() - addedAt) / 1000).toFixed(1)} s`,
     );
     expect(pids).toContain(runner);
     const running = processes[pids.indexOf(runner)]!;
