@@ -50,6 +50,10 @@ const PROCESSES = [
 const LONGEST = [
   // Two npm installs from the packed tarball, then its project's bots (test/package/pack.test.ts).
   "test/package/pack.test.ts",
+  // Each runs on one redis-server and on a Redis Cluster (about 40 s each alone, twice that under load).
+  "test/redis/kill9-processes.test.ts",
+  "test/redis/fleet-processes.test.ts",
+  "test/redis/cluster-failover.test.ts",
   "test/cli/commands/start-dry-run.test.ts",
   "test/docs/commands-readme.test.ts",
   "test/chaos/chaos.test.ts",
@@ -61,8 +65,6 @@ const LONGEST = [
   "test/cli/commands/new.test.ts",
   "test/cli/commands/start.test.ts",
   "test/redis/redis-freeze.test.ts",
-  "test/redis/fleet-processes.test.ts",
-  "test/redis/kill9-processes.test.ts",
   "test/redis/stream-handoff-runtime.test.ts",
   "test/redis/state-flag.test.ts",
   "test/plugins/dialogs/kill9-sessions.test.ts",
