@@ -16,7 +16,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Holding } from "../actions/holding.ts";
 import type { Lease } from "../fencing.ts";
-import { connectRedis, endConnection, parseRedisUrl, type Redis } from "./connect.ts";
+import { connectRedis, endConnection, parseRedisUrl, type Cluster, type Redis } from "./connect.ts";
 import { openRedisStore, type RedisStore } from "./store.ts";
 import { BotClaims, type BotClaimsOptions } from "./bot-claims.ts";
 import { Leases, processOwnerId } from "./leases.ts";
@@ -213,32 +213,44 @@ async function stopShared(
  * answer.
  */
 function whenUnreachable(redis: Redis, clock: Clock, forMs: number, then: () => void): { cancel(): void } {
-  const probe = redis.duplicate();
-  probe.on("error", () => undefined);
+  // On a cluster, a connection of its own to each master (a cluster client of its own would
+  // first have to learn the slots, which took over 2 s on a loaded machine): Redis answers
+  // while any of them does.
+  const probes = redis.isCluster
+    ? (redis as Cluster)
+        .nodes("master")
+        .map((node) => node.duplicate({ retryStrategy: (n) => Math.min(100 * n, 1_000) }))
+    : [redis.duplicate()];
+  for (const probe of probes) probe.on("error", () => undefined);
   let answeredAt = clock.now();
-  let asking = false;
+  const asking = new Set<Redis>();
   let cancel = () => {};
   let done = false;
+  /** A ping on each probe that has none on its way. */
   const ask = () => {
-    asking = true;
-    probe.ping().then(
-      () => {
-        asking = false;
-        answeredAt = clock.now();
-      },
-      () => {
-        asking = false;
-      },
-    );
+    for (const probe of probes) {
+      if (asking.has(probe)) continue;
+      asking.add(probe);
+      probe.ping().then(
+        () => {
+          asking.delete(probe);
+          answeredAt = clock.now();
+        },
+        () => asking.delete(probe),
+      );
+    }
+  };
+  const end = () => {
+    for (const probe of probes) void endConnection(probe);
   };
   const check = () => {
     if (done) return;
     if (clock.now() - answeredAt >= forMs) {
       done = true;
-      void endConnection(probe);
+      end();
       return then();
     }
-    if (!asking) ask();
+    ask();
     cancel = clock.setTimeout(check, 100);
   };
   ask();
@@ -247,7 +259,7 @@ function whenUnreachable(redis: Redis, clock: Clock, forMs: number, then: () => 
     cancel: () => {
       done = true;
       cancel();
-      void endConnection(probe);
+      end();
     },
   };
 }
