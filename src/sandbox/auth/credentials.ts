@@ -92,6 +92,32 @@ export interface IssuedAccessToken {
   screen_name: string;
 }
 
+/** Per tokens table (the auth data's object): app and user → the token issued last for them. */
+const byGrant = new WeakMap<object, Map<string, SandboxAccessToken>>();
+
+/** The token index of a tokens table, built on first use and kept up to date by {@link issueAccessToken}. */
+function tokenIndex(tokens: Record<string, SandboxAccessToken>): Map<string, SandboxAccessToken> {
+  let index = byGrant.get(tokens);
+  if (!index) {
+    index = new Map();
+    for (const t of Object.values(tokens))
+      if (t.invalidated_at === undefined) index.set(grantKey(t.app_id, t.user_id), t);
+    byGrant.set(tokens, index);
+  }
+  return index;
+}
+
+/**
+ * The user's outstanding (not invalidated) OAuth 1.0a token for the app, if any: from an index
+ * rather than a scan of every token (provisioning 100,000 accounts scanned 100,000 tokens for
+ * each). {@link issueAccessToken} is the only code that adds tokens (at most one outstanding
+ * per app and user); a state loaded or reset is a new table, indexed anew.
+ */
+export function outstandingToken(data: SandboxData, appId: string, userId: string): SandboxAccessToken | undefined {
+  const t = tokenIndex(data.auth.access_tokens).get(grantKey(appId, userId));
+  return t && data.auth.access_tokens[t.token] === t && t.invalidated_at === undefined ? t : undefined;
+}
+
 /**
  * The OAuth 1.0a access token of a user for an app. As on the real service, a user who
  * authorizes an app again gets the token already outstanding (with the access level just
@@ -104,10 +130,7 @@ export function issueAccessToken(
   user: SandboxUser,
   access: "read" | "write" = "write",
 ): IssuedAccessToken {
-  let record: SandboxAccessToken | undefined;
-  for (const t of Object.values(data.auth.access_tokens)) {
-    if (t.app_id === app.id && t.user_id === user.id && t.invalidated_at === undefined) record = t;
-  }
+  let record = outstandingToken(data, app.id, user.id);
   if (!record) {
     record = {
       token: `${user.id}-${randomToken(40)}`,
@@ -118,6 +141,7 @@ export function issueAccessToken(
       created_at: now,
     };
     data.auth.access_tokens[record.token] = record;
+    tokenIndex(data.auth.access_tokens).set(grantKey(app.id, user.id), record);
   }
   record.access = access;
   flows(data).grants[grantKey(app.id, user.id)] = { created_at: now, access };
