@@ -18,6 +18,8 @@ import { lineReader, spawnBot, type BotChild } from "./cli.ts";
 export interface PollProcess {
   child: BotChild;
   out: ReturnType<typeof lineReader>;
+  /** Its log lines (warnings and errors), for a failure's message. */
+  err: ReturnType<typeof lineReader>;
 }
 
 export interface PollDeployment {
@@ -75,7 +77,7 @@ export async function pollDeployment(names: string[], url: string, leaseSeconds:
       const child = spawnBot(["start", "--bots", dir, "--plugins", "plugins", "--lease", String(leaseSeconds)], {
         env,
       });
-      return { child, out: lineReader(child.stdout) };
+      return { child, out: lineReader(child.stdout), err: lineReader(child.stderr) };
     },
     answers() {
       const by = new Map<string, string[]>();

@@ -69,7 +69,7 @@ describe("bot start on a Redis Cluster whose master fails", () => {
       for (const c of children) {
         const exit = new Promise<number | null>((resolve) => c.child.once("exit", (code) => resolve(code)));
         c.child.kill("SIGTERM");
-        expect(await exit).toBe(0);
+        expect(await exit, [...c.out.lines, ...c.err.lines].slice(-30).join("\n")).toBe(0);
       }
     } finally {
       redis.disconnect();
