@@ -183,6 +183,10 @@ describe("the shared state on a Redis Cluster", () => {
     expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(1);
     await streams.forget("g", "app1");
     expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(0);
+    // Which process has the app's connection open: said by its hub's connection, unsaid once closed.
+    await redis.set(handoffKeys("app1", keys).connection, "P1");
+    await (streams as unknown as { connectionClosed(appId: string): Promise<void> }).connectionClosed("app1");
+    expect(await redis.exists(handoffKeys("app1", keys).connection)).toBe(0);
     await streams.close();
     const streamLease = (await leases.claim("stream:app1", "P1", 60_000))!;
     const marks = new StreamMarkWriter(leases, streamMarkKey(keys, "app1"), () => streamLease, silentLogger);
