@@ -4,6 +4,7 @@
  * decision a person made, if any.
  */
 import type { BotReviewItem } from "../hosting/review-desk.ts";
+import { reviewWhy } from "../observe/review-words.ts";
 
 /** `3m ago`, `2h ago`, `4d ago`. */
 function ago(ms: number): string {
@@ -20,25 +21,13 @@ const oneLine = (text: string) => {
   return t.length > 100 ? `${t.slice(0, 97)}...` : t;
 };
 
-/**
- * Why the built-in listed a reply no rule named: its evidence, the number the unsure band and
- * the reasons speak of, and, when the model's probability made it larger than the rules'
- * score, that it came from the model (`evidence 0.392 from the model, rule score 0`).
- */
-export function evidenceWords(item: Pick<BotReviewItem, "score" | "evidence">): string {
-  const evidence = item.evidence ?? item.score;
-  return evidence > item.score
-    ? `evidence ${evidence} from the model, rule score ${item.score}`
-    : `evidence ${evidence}`;
-}
-
 /** The list, or a sentence saying it is empty. */
 export function formatReviewList(items: readonly BotReviewItem[], now: number): string {
   if (items.length === 0) return "nothing to review: no reply was hidden or left in doubt";
   const lines: string[] = [];
   for (const i of items) {
     const standing = i.state === "hidden" ? "hidden" : i.listed === "unsure" ? "unsure, visible" : "visible";
-    const why = i.rule ? `${i.rule}${i.match ? ` matched "${oneLine(i.match)}"` : ""}` : evidenceWords(i);
+    const why = reviewWhy(i, oneLine);
     lines.push(
       `${i.bot}: reply ${i.post} by @${i.author.username}, ${ago(now - i.at)}: ${standing} (${i.source}: ${why})`,
     );

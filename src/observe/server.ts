@@ -34,6 +34,7 @@ import { LiveUpdates } from "./live.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { fanOut, type RuntimeObserver } from "../hosting/observer.ts";
 import type { StatusSource } from "./source.ts";
+import { reviewWhy } from "./review-words.ts";
 import { parseViewQuery, statusView } from "./status-view.ts";
 
 export interface ObserveServerOptions extends HttpAddress {
@@ -192,8 +193,13 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
       case "/events":
         return live.handle(req, res);
       case "/api/review":
-        // The replies moderation hid or was unsure of, as `bot review` lists them (read-only here).
-        return json(res, 200, { now: clock.now(), items: source?.review?.() ?? [], admin: admin.on });
+        // The replies moderation hid or was unsure of, as `bot review` lists them (read-only
+        // here), each with why in `bot review`'s words, which the page shows.
+        return json(res, 200, {
+          now: clock.now(),
+          items: (source?.review?.() ?? []).map((item) => ({ ...item, why: reviewWhy(item) })),
+          admin: admin.on,
+        });
       default:
         res.writeHead(404, { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8" });
         res.end("not found: the status page is at /, metrics at /metrics, health at /healthz and /readyz\n");

@@ -38,6 +38,8 @@ describe("the review page", () => {
     await expect.poll(() => row.locator("button").allTextContents()).toEqual(["unhide", "keep"]);
     expect(await row.textContent()).toContain("@alice: @warden you're an idiot <b>bold</b>");
     expect(await row.locator("b").count()).toBe(0);
+    // Why, in bot review's words (the fifth cell's first line).
+    expect(await row.locator("td").nth(4).locator("div").first().textContent()).toMatch(/^insult:idiot matched "/);
 
     await page.locator("#token").fill("not-the-admin-token-at-all");
     await row.locator('button[data-decision="unhide"]').click();

@@ -37,7 +37,10 @@ describe("the review page and moderation metrics", () => {
       source: "built-in",
       rule: "insult:idiot",
       text: "@warden you're an idiot <script>alert(1)</script>",
+      // What the page shows, in bot review's words.
+      why: `insult:idiot matched "${view.items[0]!.match}"`,
     });
+    expect(view.items[0]!.match).toBeTruthy();
 
     const page = await fetch(`${server.url}/review`);
     expect(page.status).toBe(200);

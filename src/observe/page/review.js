@@ -64,13 +64,8 @@
 
   function row(item, now, admin) {
     const stands = item.state === "hidden" ? "hidden" : item.listed === "unsure" ? "unsure, visible" : "visible";
-    // As bot review says it (src/cli/review-view.ts): the evidence the reasons speak of, and whether the model gave it.
-    const evidence = item.evidence ?? item.score;
-    const why = item.rule
-      ? `${item.rule}${item.match ? ` matched "${item.match}"` : ""}`
-      : evidence > item.score
-        ? `evidence ${evidence} from the model, rule score ${item.score}`
-        : `evidence ${evidence}`;
+    // In bot review's words, from /api/review (src/observe/review-words.ts).
+    const why = item.why;
     return el(
       "tr",
       { "data-post": item.post },
