@@ -15,6 +15,8 @@ import { decisionLabel, ReviewDesk, reviewList } from "../../src/hosting/review-
 import { reviewRequestsDir, watchReviewRequests, writeReviewRequest } from "../../src/hosting/review-requests.ts";
 import { moderationTallies } from "../../src/moderation/index.ts";
 import { operatorLabels } from "../../src/moderation/training/labels.ts";
+import { openFileStore } from "../../src/store/index.ts";
+import type { Store } from "../../src/store/store.ts";
 import { createTestBed, type TestBed } from "../../src/testing.ts";
 import { captureLogs } from "../helpers/log.ts";
 
@@ -28,10 +30,11 @@ afterEach(async () => {
 
 const ANSWER = "Thanks {post.id}, @{author.username}!";
 
-async function start() {
+async function start(store?: Store) {
   const { lines, logger } = captureLogs();
   bed = await createTestBed({
     logger,
+    ...(store ? { store } : {}),
     bots: [
       {
         name: "host",
@@ -175,6 +178,32 @@ describe("decisions", () => {
       "post 12345 is not on bot host's review list (bot review --bot host lists it)",
     );
     await expect(desk.decide("nobody", unsure.id, "hide", "cli:op")).rejects.toThrow("bot nobody does not run here");
+  });
+});
+
+describe("a decision on a state directory", () => {
+  it("is in the bot's review queue and among the operator's labels after a restart", async () => {
+    const data = await mkdtemp(join(tmpdir(), "postbot-review-state-"));
+    dirs.push(data);
+    const store = await openFileStore(data);
+    const { root, desk } = await start(store);
+    const alice = await bed!.user("alice");
+    const rude = await bed!.post(alice, "@host you're an idiot", root.id);
+    await bed!.settle();
+    await desk.decide("host", rude.id, "keep", "cli:op");
+    await bed!.close();
+    bed = undefined;
+    await store.close();
+
+    const again = await openFileStore(data, { readOnly: true });
+    try {
+      expect(reviewList(again).map((i) => [i.bot, i.post, i.decision?.decision])).toEqual([["host", rude.id, "keep"]]);
+      expect(operatorLabels(again).map((l) => [l.text, l.abusive, l.by, l.bot])).toEqual([
+        ["@host you're an idiot", true, "cli:op", "host"],
+      ]);
+    } finally {
+      await again.close();
+    }
   });
 });
 
