@@ -28,6 +28,11 @@
  *   `expect` it matched, as written here), for `{session.NAME}` in later texts.
  * - Placeholders: `{session.NAME}` (a `save` of an earlier step), `{user.username}`,
  *   `{user.name}`.
+ * - Edited under open dialogs (steps reordered, removed), the file changes only the dialogs
+ *   started afterwards: an open one finishes on the steps it started with (the plugin gives
+ *   its options to the engine as the dialog's data, which keeps them while a dialog is on
+ *   them). A placeholder with no value is never sent (the turn's message is dropped, the
+ *   dialog ends, and the log names the field).
  * - `timeout`: how long each question waits (default 10m; `0s`: for ever); then
  *   `timeout_text`, if given, and the dialog ends. `cancel`: words that end it at once
  *   (`cancel_text`, if given, is said).
@@ -50,7 +55,7 @@ import {
   type Turn,
 } from "postbot";
 import { z } from "zod";
-import { placeholdersOf, render } from "./lib/template.ts";
+import { placeholdersOf, render, UnfilledPlaceholderError } from "./lib/template.ts";
 
 /** A session field name: what `save` names and `{session.NAME}` reads. */
 const SAVE_NAME = /^[a-z][a-z0-9_]*$/;
@@ -198,52 +203,119 @@ const containsWord = (message: string, words: readonly string[]) => {
 };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** The dialog the options describe: steps named by their place in the list, 1 first. */
-export function dialogDefinition(options: Options): DialogDefinition<Session> {
-  const fill = (turn: Turn<Session>, template: string) =>
-    render(template, {
+/** A text of the bot file that could not be filled: which field it is, and what it lacked. */
+class UnfilledText extends Error {
+  constructor(
+    readonly field: string,
+    readonly unfilled: UnfilledPlaceholderError,
+  ) {
+    super(unfilled.message);
+  }
+}
+
+/** What a turn says and where it waits next (undefined: the dialog ends), decided before any of it is said. */
+interface Said {
+  texts: string[];
+  wait?: string;
+}
+
+/** Fills a text of the bot file (`field`: where it is, for the log). */
+function fill(turn: Turn<Session>, field: string, template: string): string {
+  try {
+    return render(template, {
       "user.username": turn.user.username,
       "user.name": turn.user.name,
       ...Object.fromEntries(Object.entries(turn.session).map(([k, v]) => [`session.${k}`, String(v)])),
     });
-  /** Says the steps from `from` on, up to and including the next question (waiting for it), or to the end. */
-  const enter = (turn: Turn<Session>, from: number) => {
+  } catch (err) {
+    throw err instanceof UnfilledPlaceholderError ? new UnfilledText(field, err) : err;
+  }
+}
+
+/**
+ * A turn that says what `decide` made of it, all or nothing: a text with a placeholder that
+ * has no value (an answer gone from the user's session: a `session.ttl` shorter than the
+ * dialog, a session another plugin changed) is never sent; the log names the field and the
+ * placeholder, and the dialog ends, so the user can start it again.
+ */
+const speaking =
+  (decide: (turn: Turn<Session>) => Said) =>
+  (turn: Turn<Session>): void => {
+    let said: Said;
+    try {
+      said = decide(turn);
+    } catch (err) {
+      if (!(err instanceof UnfilledText)) throw err;
+      const names = err.unfilled.missing.map((n) => `{${n}}`).join(", ");
+      turn.log.warn(
+        { field: `plugins.dialog.${err.field}`, missing: err.unfilled.missing },
+        `plugins.dialog.${err.field} ${JSON.stringify(err.unfilled.template)} needs ${names}, which @${turn.user.username}'s session does not have (a session.ttl shorter than the dialog, or a session changed elsewhere), so its message was not sent and the dialog ended; the user can start it again`,
+      );
+      return turn.end();
+    }
+    for (const text of said.texts) turn.say(text);
+    if (said.wait !== undefined) turn.wait(said.wait);
+    else turn.end();
+  };
+
+/**
+ * The dialog the options describe: steps named by their place in the list, 1 first. It
+ * gives the engine its options as its data (`versioned`), so a dialog open when the bot file
+ * changes finishes on the steps it started with (src/plugins/dialogs/versions.ts).
+ */
+export function dialogDefinition(options: Options): DialogDefinition<Session> {
+  /** The texts of the steps from `from` on, up to and including the next question (waiting for it), or to the end. */
+  const enter = (turn: Turn<Session>, from: number, said: Said): Said => {
     for (let i = from; i < options.steps.length; i++) {
       const step = options.steps[i]!;
       if ("say" in step) {
-        turn.say(fill(turn, step.say));
+        said.texts.push(fill(turn, `steps[${i}].say`, step.say));
         continue;
       }
-      turn.say(fill(turn, step.ask));
-      return turn.wait(String(i + 1));
+      said.texts.push(fill(turn, `steps[${i}].ask`, step.ask));
+      return { ...said, wait: String(i + 1) };
     }
-    turn.end();
+    return said;
   };
   const steps: DialogDefinition<Session>["steps"] = {};
   options.steps.forEach((step, i) => {
     if (!("ask" in step)) return;
-    steps[String(i + 1)] = (turn) => {
+    steps[String(i + 1)] = speaking((turn) => {
       const answer = turn.text;
       const match = step.expect?.find((w) => normal(w) === normal(answer));
-      if (step.expect && match === undefined) {
-        turn.say(fill(turn, step.retry ?? `Please answer ${orList(step.expect)}.`));
-        turn.say(fill(turn, step.ask));
-        return turn.wait(String(i + 1));
-      }
+      if (step.expect && match === undefined)
+        return {
+          texts: [
+            fill(turn, `steps[${i}].retry`, step.retry ?? `Please answer ${orList(step.expect)}.`),
+            fill(turn, `steps[${i}].ask`, step.ask),
+          ],
+          wait: String(i + 1),
+        };
       if (step.save !== undefined) turn.session[step.save] = match ?? answer;
-      enter(turn, i + 1);
-    };
+      return enter(turn, i + 1, { texts: [] });
+    });
   });
+  /** A text said as the dialog ends (the timeout's, the cancel's), if the bot file gives one. */
+  const closing = (field: "timeout_text" | "cancel_text") =>
+    speaking((turn) => {
+      const text = options[field];
+      return { texts: text === undefined ? [] : [fill(turn, field, text)] };
+    });
   return {
-    start: (turn) => enter(turn, 0),
+    start: speaking((turn) => enter(turn, 0, { texts: [] })),
     steps,
     timeoutMs: options.timeout,
-    timeout(turn) {
-      if (options.timeout_text !== undefined) turn.say(fill(turn, options.timeout_text));
-    },
+    timeout: closing("timeout_text"),
     ...(options.cancel ? { cancel: options.cancel } : {}),
-    cancelled(turn) {
-      if (options.cancel_text !== undefined) turn.say(fill(turn, options.cancel_text));
+    cancelled: closing("cancel_text"),
+    // Its options are its data: JSON as parsed (the timeout in ms), made again as they are.
+    versioned: {
+      spec: options,
+      make(spec) {
+        if (!Array.isArray((spec as Partial<Options> | null)?.steps))
+          throw new Error("its data are not this plugin's options");
+        return dialogDefinition(spec as Options);
+      },
     },
   };
 }

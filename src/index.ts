@@ -62,6 +62,7 @@ export {
   type HandlerContext,
   type Dialog,
   type DialogDefinition,
+  type DialogVersioned,
   type UserEventContext,
   type DialogMessage,
   type DialogState,

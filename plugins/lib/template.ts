@@ -28,12 +28,34 @@ export function placeholdersOf(template: string): string[] {
 }
 
 /**
- * Fills a template. Every placeholder was checked against the plugin's names when the
- * options were parsed; a name without a value (which the checks make impossible) is left
- * as written rather than silently dropped.
+ * A template with placeholders that have no value where it was filled: it is not sent, for a
+ * text with `{session.colour}` in it, or with a gap where a word should be, is worse than none.
  */
-export function render(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(PLACEHOLDER, (whole, name: string) => values[name] ?? whole);
+export class UnfilledPlaceholderError extends Error {
+  override name = "UnfilledPlaceholderError";
+  constructor(
+    readonly template: string,
+    /** The placeholders without a value, by name. */
+    readonly missing: readonly string[],
+  ) {
+    super(
+      `the text ${JSON.stringify(template)} needs ${missing.map((n) => `{${n}}`).join(", ")}, which ${missing.length === 1 ? "has" : "have"} no value here; it was not sent`,
+    );
+  }
+}
+
+/**
+ * Fills a template. Every placeholder was checked against the plugin's names when the
+ * options were parsed, but a value may still be missing when the text is filled (a dialog's
+ * answer no longer in the user's session): then nothing is filled and it throws, so a
+ * placeholder is never sent as written.
+ *
+ * @throws {UnfilledPlaceholderError} naming the placeholders without a value.
+ */
+export function render(template: string, values: Readonly<Record<string, string | undefined>>): string {
+  const missing = placeholdersOf(template).filter((name) => !Object.hasOwn(values, name) || values[name] === undefined);
+  if (missing.length > 0) throw new UnfilledPlaceholderError(template, missing);
+  return template.replace(PLACEHOLDER, (_whole, name: string) => values[name]!);
 }
 
 const list = (names: readonly string[]) => (names.length ? names.map((n) => `{${n}}`).join(", ") : "none");

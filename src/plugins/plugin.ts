@@ -64,6 +64,7 @@ export type {
   ChannelKind,
   DialogDefinition,
   DialogMessage,
+  DialogVersioned,
   DialogState,
   StartResult,
   Turn,

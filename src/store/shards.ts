@@ -11,7 +11,7 @@
  *
  * | namespace | key | file |
  * |---|---|---|
- * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>`, `session:<bot>`, `conv:<bot>`, `review:<bot>` | any | `bots/<bot>.json` |
+ * | `kv:<bot>`, `inbox:<bot>`, `hidden:<bot>`, `texts:<bot>`, `session:<bot>`, `conv:<bot>`, `dialog.versions:<bot>`, `review:<bot>` | any | `bots/<bot>.json` |
  * | `ledger`, `cursors`, `replies.recent` | `<bot>:...` | `bots/<bot>.json` |
  * | `identity`, `kept` | `<bot>` | `bots/<bot>.json` |
  * | `budget.windows`, `budget.pauses` | `...\|u:<user id>...` | `accounts/<user id>.json` |
@@ -28,7 +28,8 @@
  * bot's file, so "add the events and move the cursor in one write" stays one atomic write.
  * A bot's sessions (`session:<bot>`) and open dialogs (`conv:<bot>`) share the file of
  * its ledger too: a handler's session change and a conversation's step go in the same atomic
- * write as the `pending` mark of the action they ride with (src/plugins/dialogs/durable-scope.ts).
+ * write as the `pending` mark of the action they ride with (src/plugins/dialogs/durable-scope.ts);
+ * so do the versions open dialogs started on (`dialog.versions:<bot>`, src/plugins/dialogs/versions.ts).
  * `credentials.json` holds the secrets, and is the one file never journaled: the file store
  * writes it whole at the flush of a change to it (file-store.ts).
  */
@@ -111,6 +112,7 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
     case "texts":
     case "session":
     case "conv":
+    case "dialog.versions":
     case "review":
       return colon > 0 ? owned("bots", namespace.slice(colon + 1)) : SHARED_SHARD;
     case "ledger":

@@ -15,7 +15,8 @@
  * record (or at the run's end when it said nothing): see ./durable-scope.ts for why a crash
  * at any moment neither repeats nor skips a question. On Redis the records are in the bot's
  * hash, so they move with the bot's lease: the process that takes the bot over reads them and
- * arms their timeouts.
+ * arms their timeouts. A dialog made from data keeps the version it started on in its record
+ * and finishes on it however the bot file changes meanwhile (./versions.ts).
  *
  * ## A turn
  *
@@ -52,6 +53,7 @@ import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { Store } from "../../store/store.ts";
 import { DurableScope, type ScopedRecord, type SessionSettings, sweepTombstones } from "./durable-scope.ts";
+import { DialogVersions, type Defined, versionOf } from "./versions.ts";
 import type {
   ChannelKind,
   DialogDefinition,
@@ -92,6 +94,11 @@ export interface DialogRecord {
   attempts: number;
   deadline?: number;
   startedAt: number;
+  /**
+   * The version of the dialog it started on, for a dialog made from data (./versions.ts): it
+   * finishes on that one however the bot file changes meanwhile.
+   */
+  version?: string;
 }
 
 /** A user's message to the bot, as the stage hands it over (made from a mention, reply or DM event). */
@@ -144,12 +151,6 @@ export interface EngineOptions {
 /** How often a timeout whose user's message waits in the inbox is looked at again. */
 const RECHECK_MS = 60_000;
 
-interface Defined {
-  plugin: string;
-  name: string;
-  definition: DialogDefinition<unknown>;
-}
-
 /** How a turn is run: with the run's scope, the sender, and how awaiting its message is counted. */
 export interface TurnRun {
   scope: DurableScope;
@@ -185,9 +186,17 @@ export class DialogEngine {
   private readonly deferred = new Map<string, number>();
   readonly counters: DialogCounters = { steps: 0, timeouts: 0, started: 0 };
   private readonly ns: string;
+  private readonly versions: DialogVersions;
 
   constructor(private readonly options: EngineOptions) {
     this.ns = dialogNamespace(options.bot);
+    this.versions = new DialogVersions({
+      bot: options.bot,
+      store: options.store,
+      log: options.log,
+      dialogs: this.ns,
+      ...(options.file !== undefined ? { file: options.file } : {}),
+    });
   }
 
   /** Registers a plugin's dialog (from its setup). */
@@ -197,7 +206,13 @@ export class DialogEngine {
       throw new Error(`plugin ${plugin} defines the dialog "${name}" twice; give each a name of its own`);
     for (const step of Object.keys(definition.steps))
       if (!step) throw new Error(`plugin ${plugin}, dialog "${name}": a step needs a name`);
-    this.defined.set(id, { plugin, name, definition });
+    const { versioned } = definition;
+    this.defined.set(id, {
+      plugin,
+      name,
+      definition,
+      ...(versioned ? { version: versionOf(plugin, name, versioned.spec) } : {}),
+    });
   }
 
   /** Whether any plugin of the bot defines a dialog (the stage routes messages only then). */
@@ -229,6 +244,7 @@ export class DialogEngine {
     this.heardAt.clear();
     const { store, inInbox } = this.options;
     sweepTombstones(store, this.ns, inInbox);
+    this.versions.review(this.defined.values());
     for (const [key, record] of store.entries<ScopedRecord<DialogRecord>>(this.ns))
       if (record.v) this.arm(key, record.v);
   }
@@ -272,8 +288,8 @@ export class DialogEngine {
     return this.locked(inbound.user.id, async () => {
       const record = run.scope.read<DialogRecord>(this.ns, key);
       if (!record || (inbound.channel === "thread" && record.place !== inbound.place)) return false;
-      const found = this.defined.get(`${record.plugin}\u0000${record.name}`);
-      if (!found) {
+      const current = this.defined.get(`${record.plugin}\u0000${record.name}`);
+      if (!current) {
         run.log.warn(
           { dialog: record.id, plugin: record.plugin },
           `the dialog "${record.name}" of plugin ${record.plugin} is no longer defined (the plugin left the bot file?); closed it`,
@@ -283,6 +299,7 @@ export class DialogEngine {
         this.disarm(key);
         return false;
       }
+      const found = this.versions.of(record, current, run.log);
       const written = inbound.message.createdAt !== undefined ? Date.parse(inbound.message.createdAt) : NaN;
       const at = Number.isFinite(written) ? written : this.options.clock.now();
       if (record.deadline !== undefined && at > record.deadline) {
@@ -325,6 +342,7 @@ export class DialogEngine {
         turns: 0,
         attempts: 0,
         startedAt: this.options.clock.now(),
+        ...(found.version !== undefined ? { version: found.version } : {}),
       };
       this.counters.started++;
       const opened = await this.turn(record, key, "start", inbound.message, found, run);
@@ -515,8 +533,9 @@ export class DialogEngine {
         const record = scope.read<DialogRecord>(this.ns, key);
         if (!record || record.turns !== turns || record.deadline === undefined) return;
         if (record.deadline > this.options.clock.now()) return void this.arm(key, record);
-        const found = this.defined.get(`${record.plugin}\u0000${record.name}`);
-        if (!found) return;
+        const current = this.defined.get(`${record.plugin}\u0000${record.name}`);
+        if (!current) return;
+        const found = this.versions.of(record, current, timeoutRun.log);
         await this.turn(record, key, "timeout", undefined, found, { ...timeoutRun, scope });
         for (const err of scope.finish()) timeoutRun.log.error({ plugin: found.plugin }, err.message);
       });

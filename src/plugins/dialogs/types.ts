@@ -110,6 +110,23 @@ export interface DialogDefinition<S = Record<string, unknown>> {
   cancel?: readonly string[];
   /** What to do when the user cancels, before the dialog ends (default: end silently). */
   cancelled?: TurnHandler<S>;
+  /**
+   * For a dialog made from data (the `dialog` plugin's steps in a bot file): the data, as
+   * JSON, and how a definition is made from it. An open dialog then finishes on the version
+   * it started with when the data changes (a bot file edited, live or while the bot was
+   * stopped): the engine keeps each open dialog's version in the state and makes it again
+   * with `make`. Without it (a dialog in code), open dialogs go on by step name. See
+   * ./versions.ts.
+   */
+  versioned?: DialogVersioned<S>;
+}
+
+/** A dialog's data and how it is made from them: see {@link DialogDefinition.versioned}. */
+export interface DialogVersioned<S = Record<string, unknown>> {
+  /** The data this definition is made from (JSON: kept in the state while a dialog is on it). */
+  spec: unknown;
+  /** Makes the definition of a version from its data (an earlier one, read from the state). */
+  make(spec: unknown): DialogDefinition<S>;
 }
 
 /** An open dialog, as `bed.dialog(bot, user)` and `bot status` show it. */
