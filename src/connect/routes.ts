@@ -45,7 +45,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefin
 
 /**
  * The connect pages of one process: {@link ConnectPages.handles} says which paths are theirs;
- * the status server mounts them (src/observe/server.ts `MountedPages`) and links to them.
+ * the status server mounts them (src/observe/routes.ts `MountedPages`) and links to them.
  */
 export class ConnectPages {
   constructor(
