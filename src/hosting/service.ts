@@ -9,6 +9,7 @@ import { backoffMs, isRevoked } from "../actions/index.ts";
 import { fingerprint } from "../api/auth/fingerprint.ts";
 import { requestToken } from "../api/auth/oauth1-flow.ts";
 import { InvalidTokenError, NetworkError, OAuthError } from "../api/errors.ts";
+import { ServiceTime } from "../api/service-time.ts";
 import { secureBaseUrl } from "../api/secure-origin.ts";
 import { getAccount } from "../credentials/accounts.ts";
 import { appKeysHint, notSetMessage } from "../config/env.ts";
@@ -16,7 +17,7 @@ import type { Clock } from "../clock.ts";
 import type { BotConfig } from "../config/index.ts";
 import { UserError } from "../errors.ts";
 import { templateOf } from "../store/dynamic-bots.ts";
-import type { Logger } from "../log.ts";
+import { silentLogger, type Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { AppCredentials, HostedBot } from "./types.ts";
 
@@ -160,15 +161,20 @@ export interface ServiceCheck {
  * postbot before the network, a sandbox started second). Keys the service refuses (401,
  * code 32) are the user's to fix: a {@link UserError} naming the variables. Any other answer
  * means the keys were accepted (a 403 for the PIN callback still verified the signature).
+ * A signature refused for its time (401, code 135: this machine's clock is off) is signed
+ * again with the service's time, read from the `Date` of its answer, as the bots' requests are
+ * (../api/service-time.ts; their client says how far off the clock is): only a service whose
+ * time cannot be read stops the start.
  */
 export async function checkService(check: ServiceCheck): Promise<void> {
   const { baseUrl, app, clock, logger, signal } = check;
+  let signing: Clock = clock;
   for (let attempt = 1; ; attempt++) {
     try {
       await requestToken(baseUrl, {
         consumer: { key: app.key, secret: app.secret },
         callback: "oob",
-        clock,
+        clock: signing,
         ...(signal ? { signal } : {}),
       });
     } catch (err) {
@@ -188,6 +194,13 @@ export async function checkService(check: ServiceCheck): Promise<void> {
         );
       }
       if (err instanceof OAuthError && err.code === 135) {
+        if (signing === clock) {
+          const time = new ServiceTime(clock, silentLogger);
+          if (time.observe(await serviceDate(baseUrl, signal))) {
+            signing = { ...clock, now: () => time.now() };
+            continue;
+          }
+        }
         throw new UserError(
           `the service at ${baseUrl} says this machine's clock is off (401, code 135 "Timestamp out of bounds"); set the system clock right (NTP) and start again`,
           { cause: err },
@@ -198,6 +211,17 @@ export async function checkService(check: ServiceCheck): Promise<void> {
     }
     if (attempt > 1) logger.info({ service: baseUrl }, `the service at ${baseUrl} answers; starting the bots`);
     return;
+  }
+}
+
+/** The `Date` header of the service's answer to a plain request (undefined when it gives none). */
+async function serviceDate(baseUrl: string, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    const res = await fetch(baseUrl, { method: "HEAD", ...(signal ? { signal } : {}) });
+    await res.body?.cancel();
+    return res.headers.get("date") ?? undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -234,6 +234,23 @@ describe("checkService: the service and the app's keys, before any bot starts", 
     }
   });
 
+  it("a clock hours off the service's: signed again with the service's time (its Date), not refused", async () => {
+    const sandbox = await createSandbox({ clock: createClock() });
+    try {
+      const real = await sandbox.admin.createApp({ plan: "pro" });
+      const app = { id: "app", key: real.consumer_key, secret: real.consumer_secret, plan: "pro" as const };
+      const { logger } = captureLogs("info");
+      for (const offset of [2 * 3_600_000, -10 * 60_000]) {
+        const clock = createClock({ frozen: true, start: Date.now() + offset });
+        await checkService({ baseUrl: sandbox.url, app, envFile: ".env", clock, logger });
+      }
+      const stats = sandbox.context.data.meter.stats["POST /oauth/request_token"] ?? {};
+      expect(stats["401"]).toBe(2); // each refused once for its time, then accepted
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it("stops waiting when its signal aborts (Ctrl-C)", async () => {
     const clock = createClock({ frozen: true });
     const stop = new AbortController();
