@@ -15,11 +15,20 @@
  *   mentions come, freed again, filled again and the process stopped (SIGTERM) while full,
  *   then started again with space: what came while it was full is answered once space is
  *   back, the stop ends cleanly (exit 3, saying what it could not save, no lock left).
+ * - `clock skew`: the bots' process with its clock hours ahead of the service's, then minutes
+ *   behind, then right (each a process of its own, started on the same state, its clock read
+ *   off as libfaketime would make it: ./skewed-clock.mjs), while the mentions come; each
+ *   skewed process must say its clock is off.
+ * - `hung process`: three processes sharing a Redis; the one running the answering bot is
+ *   stopped (SIGSTOP) past its lease while its replies and DM answers are held at a slow
+ *   service (a delay fault), then let go: each mention and DM answered once.
  */
 import { cp, readdir, stat, truncate } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { connectRedis } from "../../src/redis/connect.ts";
 import type { FaultSpec } from "../../src/sandbox/faults.ts";
+import { leaseHolders } from "../helpers/lease-holders.ts";
 import { startRedisServer } from "../helpers/redis-server.ts";
 import { smallDisk, type SmallDisk } from "../helpers/small-disk.ts";
 import {
@@ -33,6 +42,9 @@ import {
   trackRedis,
   waitUntil,
 } from "./world.ts";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 /** How much of everything: `tiny` (the test's), `default` (about 5 minutes), `long`. */
 export interface ChaosScale {
@@ -63,6 +75,13 @@ export interface ChaosScale {
   journalCuts: number;
   /** The full disk: mentions, per second, and the tmpfs's size (KB). */
   fullDisk: { mentions: number; perSecond: number; kb: number };
+  /** The clock skew: mentions, per second, and the processes' clocks in turn (ms off the service's; + ahead). */
+  clockSkew: { mentions: number; perSecond: number; offsetsMs: number[] };
+  /**
+   * The hung process: mentions and DMs to the bot (each from a person of its own), how long the
+   * service holds each answer, how long the process is stopped, and the lease (seconds).
+   */
+  hung: { mentions: number; dms: number; delayMs: number; freezeMs: number; leaseSeconds: number };
   /** How long each scenario waits for the last answers and likes once the load ended. */
   drainMs: number;
 }
@@ -77,6 +96,8 @@ export const SCALES: Record<string, ChaosScale> = {
     redis: { mentions: 6, matchingEvery: 3, perSecond: 4, freezeMs: 1_000, restart: false, leaseSeconds: 3 },
     journalCuts: 1,
     fullDisk: { mentions: 8, perSecond: 4, kb: 2048 },
+    clockSkew: { mentions: 6, perSecond: 4, offsetsMs: [2 * HOUR, -10 * MINUTE, 0] },
+    hung: { mentions: 2, dms: 2, delayMs: 7_000, freezeMs: 12_000, leaseSeconds: 3 },
     drainMs: 60_000,
   },
   default: {
@@ -88,6 +109,9 @@ export const SCALES: Record<string, ChaosScale> = {
     redis: { mentions: 240, matchingEvery: 3, perSecond: 6, freezeMs: 5_000, restart: true },
     journalCuts: 5,
     fullDisk: { mentions: 120, perSecond: 4, kb: 4096 },
+    clockSkew: { mentions: 90, perSecond: 3, offsetsMs: [2 * HOUR, -10 * MINUTE, 0] },
+    // As an operator met it: a 9 s lease, stopped 15 s, answers held 25 s by the service.
+    hung: { mentions: 6, dms: 6, delayMs: 25_000, freezeMs: 15_000, leaseSeconds: 9 },
     drainMs: 60_000,
   },
   long: {
@@ -103,6 +127,8 @@ export const SCALES: Record<string, ChaosScale> = {
     redis: { mentions: 600, matchingEvery: 2, perSecond: 4, freezeMs: 8_000, restart: true },
     journalCuts: 20,
     fullDisk: { mentions: 300, perSecond: 4, kb: 4096 },
+    clockSkew: { mentions: 300, perSecond: 3, offsetsMs: [2 * HOUR, -10 * MINUTE, 7 * MINUTE, -3 * HOUR, 0] },
+    hung: { mentions: 20, dms: 20, delayMs: 25_000, freezeMs: 15_000, leaseSeconds: 9 },
     drainMs: 180_000,
   },
 };
@@ -439,4 +465,122 @@ async function stoppedWhileFull(proc: BotProcess, disk: SmallDisk, data: string)
   return problems.length === 0
     ? "exit 3, said what it could not save, lock released"
     : `NOT CLEAN (${problems.join(", ")})`;
+}
+
+/** Preloaded into a process whose clock is off (./skewed-clock.mjs). */
+const SKEWED_CLOCK = fileURLToPath(new URL("./skewed-clock.mjs", import.meta.url));
+
+/** `2 h ahead`, `10 min behind`, `right`. */
+function describeOffset(ms: number): string {
+  if (ms === 0) return "right";
+  const abs = Math.abs(ms);
+  const amount = abs >= HOUR && abs % HOUR === 0 ? `${abs / HOUR} h` : `${Math.round(abs / MINUTE)} min`;
+  return `${amount} ${ms > 0 ? "ahead" : "behind"}`;
+}
+
+/**
+ * The bots' process with its clock off the service's, in turns (hours ahead, minutes behind,
+ * then right), each a process of its own on the same state, stopped (SIGTERM) and the next
+ * started as the mentions come. Each skewed process must say its clock is off (the row says
+ * whether it did; "NOT said" fails the campaign, as a harm the operator would not see).
+ */
+export async function clockSkew(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const world = await chaosWorld({ answerers: scale.answerers });
+  const data = await world.dataDir();
+  const { offsetsMs, mentions: count, perSecond } = scale.clockSkew;
+  const skewed = (offsetMs: number) =>
+    world.start(data, { NODE_OPTIONS: `--import ${SKEWED_CLOCK}`, CHAOS_CLOCK_OFFSET_MS: String(offsetMs) });
+  let phase = 0;
+  let proc = skewed(offsetsMs[0]!);
+  if (!(await started(proc, true))) say("clock skew: the first bot start did not connect its stream");
+  const told: string[] = [];
+  /** Ends the phase under way: whether its process said its clock was off (when it was), then SIGTERM. */
+  const endPhase = async () => {
+    const offset = offsetsMs[phase]!;
+    const said =
+      offset === 0 ||
+      (await waitUntil(() => proc.out.lines.some((l) => l.includes("the local clock is")), 15_000, 100));
+    told.push(`${describeOffset(offset)}${offset === 0 ? "" : said ? " (said)" : " (NOT said)"}`);
+    const code = await proc.stop();
+    if (code !== 0) say(`clock skew: the process ${describeOffset(offset)} exited ${code} when stopped`);
+  };
+  const perPhase = Math.max(1, Math.ceil(count / offsetsMs.length));
+  const { mentions, posts } = await produce(world, { count, perSecond, matchingEvery: 3 }, async (i) => {
+    if (i > 0 && i % perPhase === 0 && phase < offsetsMs.length - 1) {
+      await endPhase();
+      proc = skewed(offsetsMs[++phase]!);
+      if (!(await started(proc, true)))
+        say(`clock skew: the process ${describeOffset(offsetsMs[phase]!)} did not start`);
+    }
+  });
+  say(`clock skew: ${mentions.length} mentions, ${posts.length} matching posts; waiting for the last answers`);
+  await waitUntil(() => world.done(mentions, posts), scale.drainMs);
+  await endPhase();
+  return world.tally("clock skew", `the bots' clock in turn: ${told.join(", ")}`, mentions, posts);
+}
+
+/**
+ * Three processes on one Redis; the one running the answering bot is stopped (SIGSTOP) past its
+ * lease while the service holds its replies and DM answers (a delay fault), then let go
+ * (SIGCONT): the process that took the bot over must not send again what the stopped one had
+ * at the service, nor lose any. Replies and DMs from people of their own (a bot handles one
+ * person's events one at a time).
+ */
+export async function hungProcess(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const { mentions: m, dms: d, delayMs, freezeMs, leaseSeconds } = scale.hung;
+  const server = trackRedis(await startRedisServer());
+  const world = await chaosWorld({
+    answerers: 1,
+    dms: true,
+    senders: Math.max(m, d),
+    env: { POSTBOT_STATE: server.url },
+    args: ["--lease", String(leaseSeconds)],
+  });
+  const admin = await connectRedis(server.url);
+  admin.on("error", () => undefined);
+  try {
+    const procs: BotProcess[] = [world.start(), world.start(), world.start()];
+    for (const p of procs) if (!(await started(p))) say("hung process: a bot start did not start");
+    const bot = world.answerers[0]!;
+    const held = async () => (await leaseHolders(admin, [bot])).get(bot);
+    await waitUntil(async () => (await held()) !== undefined, 30_000);
+    const routes = ["POST /2/posts", "POST /2/dm_conversations/with/:participant_id/messages"];
+    for (const [i, route] of routes.entries())
+      await world.sandbox.admin.addFault({ route, count: i === 0 ? m : d, kind: "delay", delay_ms: delayMs });
+    const mentions: Posted = [];
+    const dms: Posted = [];
+    for (let i = 0; i < Math.max(m, d); i++) {
+      if (i < m) mentions.push(await world.mention(i));
+      if (i < d) dms.push(await world.dm(i));
+    }
+    // Stopped once the answers are on their way (the service holds them: its faults are used up).
+    const onTheirWay = await waitUntil(async () => (await faultsLeft(world)) === 0, 60_000, 100);
+    const pid = await held();
+    const holder = procs.find((p) => p.child.pid === pid);
+    let faults = `${m} replies and ${d} DMs held ${delayMs / 1000} s at the service${onTheirWay ? "" : " (NOT all on their way)"}`;
+    if (holder) {
+      holder.child.kill("SIGSTOP");
+      await sleep(freezeMs);
+      const after = await held();
+      holder.child.kill("SIGCONT");
+      faults += `; their process stopped ${freezeMs / 1000} s (lease ${leaseSeconds} s)${after !== pid ? ", the bot taken over" : ", the bot NOT taken over"}`;
+    } else say("hung process: no process held the bot");
+    say(`hung process: ${mentions.length} mentions, ${dms.length} DMs; waiting for the last answers`);
+    await waitUntil(() => world.done(mentions, [], dms), scale.drainMs);
+    // Whatever would come twice comes within the successor's wait (half a minute): let it.
+    await sleep(Math.min(5_000, scale.drainMs));
+    const codes = await Promise.all(procs.map((p) => p.stop()));
+    if (codes.some((c) => c !== 0)) say(`hung process: the processes exited ${codes.join(", ")} when stopped`);
+    return world.tally("hung process (Redis, 3 processes)", faults, mentions, [], dms);
+  } finally {
+    admin.disconnect();
+  }
+}
+
+/** How many more requests the sandbox's faults will act on. */
+async function faultsLeft(world: ChaosWorld): Promise<number> {
+  const res = await fetch(new URL("/_sandbox/faults", world.sandbox.url), {
+    headers: { authorization: `Bearer ${world.sandbox.adminToken}` },
+  });
+  return ((await res.json()) as { faults: Array<{ remaining: number }> }).faults.reduce((n, f) => n + f.remaining, 0);
 }

@@ -2,8 +2,8 @@
  * The world of the chaos campaign (./run.ts): a sandbox in this process on real time (the
  * service), bot files for a crowd of answering bots and one liking bot, real `bot start`
  * processes (bin/bot.js, as an operator runs them) and what they did, tallied from the
- * sandbox: each mention answered, answered twice or never; each matching post liked or not;
- * how late. Loopback only. Every process started here is tracked and killed by {@link closeAll}
+ * sandbox: each mention (and direct message) answered, answered twice or never; each matching
+ * post liked or not; how late. Loopback only. Every process started here is tracked and killed by {@link closeAll}
  * (Ctrl-C included: ./run.ts calls it on SIGINT and SIGTERM).
  */
 import { createWriteStream } from "node:fs";
@@ -22,6 +22,8 @@ import { closeSmallDisks } from "../helpers/small-disk.ts";
 export const CHAOS_PLUGINS = new URL("./plugins", import.meta.url).pathname;
 /** The tag of the posts the liking bot's stream rule matches. */
 export const RULE = "#chaosmonkey";
+/** How the echo plugin begins its answer to a direct message (the rest is the message's text). */
+export const DM_ANSWER = "got it: ";
 /** A reply or like this long after its post counts as late. */
 export const LATE_MS = 60_000;
 
@@ -29,6 +31,7 @@ export const LATE_MS = 60_000;
 export interface ChaosRow {
   scenario: string;
   faults: string;
+  /** Mentions and direct messages to the answering bots. */
   mentions: number;
   answered: number;
   twice: number;
@@ -92,6 +95,13 @@ export interface ChaosWorldOptions {
   env?: Record<string, string>;
   /** Flags every `bot start` of the world gets besides its directories (`--lease 3`...). */
   args?: string[];
+  /** Whether the answering bots answer direct messages too (each with its text). */
+  dms?: boolean;
+  /**
+   * How many people mention the bots and write to them, in turn (default 1): a bot handles one
+   * person's events one at a time, so a slow service makes one person's wait in a queue.
+   */
+  senders?: number;
 }
 
 export interface ChaosWorld {
@@ -106,19 +116,26 @@ export interface ChaosWorld {
    * `wrap`: a program that runs node, as a small disk's `nsenter`: ../helpers/small-disk.ts).
    */
   start(data?: string, env?: Record<string, string>, wrap?: readonly string[]): BotProcess;
-  /** Alice mentions answerer `n % answerers` (the text carries `n`). */
+  /** Sender `n % senders` (alice first) mentions answerer `n % answerers` (the text carries `n`). */
   mention(n: number): Promise<{ id: string; at: number }>;
+  /** Sender `n % senders` writes to answerer `n % answerers` (the text carries `n`; `id` is the text). */
+  dm(n: number): Promise<{ id: string; at: number }>;
   /** Alice posts a post the liker's rule matches. */
   matching(n: number): Promise<{ id: string; at: number }>;
-  /** The row for these mentions and matching posts, as the sandbox has them now. */
+  /** The row for these mentions (and direct messages) and matching posts, as the sandbox has them now. */
   tally(
     scenario: string,
     faults: string,
     mentions: ReadonlyArray<{ id: string; at: number }>,
     posts: ReadonlyArray<{ id: string; at: number }>,
+    dms?: ReadonlyArray<{ id: string; at: number }>,
   ): ChaosRow;
-  /** Whether every mention is answered and every matching post liked. */
-  done(mentions: ReadonlyArray<{ id: string }>, posts: ReadonlyArray<{ id: string }>): boolean;
+  /** Whether every mention and direct message is answered and every matching post liked. */
+  done(
+    mentions: ReadonlyArray<{ id: string }>,
+    posts: ReadonlyArray<{ id: string }>,
+    dms?: ReadonlyArray<{ id: string }>,
+  ): boolean;
 }
 
 /** Makes the sandbox, the app, the bots' accounts and their files. */
@@ -146,14 +163,22 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
     const up = h.config.name.toUpperCase();
     env[`${up}_TOKEN`] = h.token.token;
     env[`${up}_SECRET`] = h.token.secret;
-    const triggers = h.config.name === liker ? `{ stream: [{ value: "${RULE}" }] }` : "{ mentions: {} }";
+    const triggers =
+      h.config.name === liker
+        ? `{ stream: [{ value: "${RULE}" }] }`
+        : options.dms
+          ? "{ mentions: {}, dms: {} }"
+          : "{ mentions: {} }";
     const plugins = h.config.name === liker ? "{ liker: {} }" : "{ echo: {} }";
     await writeFile(
       join(botsDir, `${h.config.name}.yaml`),
       `name: ${h.config.name}\nplan: pro\naccount:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: ${triggers}\nplugins: ${plugins}\n`,
     );
   }
-  const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+  const senders = [await sandbox.admin.createUser({ username: "alice", name: "alice" })];
+  for (let i = 2; i <= (options.senders ?? 1); i++)
+    senders.push(await sandbox.admin.createUser({ username: `sender${i}`, name: `sender${i}` }));
+  const botIds = new Map(hosted.map((h) => [h.config.name, h.user.id]));
   const userOf = new Map(hosted.map((h) => [h.user.id, h.config.name]));
   const likerId = hosted.find((h) => h.config.name === liker)!.user.id;
   let dataDirs = 0;
@@ -205,20 +230,33 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
     },
     async mention(n) {
       const bot = answerers[n % answerers.length]!;
-      const post = await sandbox.admin.createPost({ author_id: alice.id, text: `@${bot} question ${n} (${++posted})` });
+      const author = senders[n % senders.length]!;
+      const post = await sandbox.admin.createPost({
+        author_id: author.id,
+        text: `@${bot} question ${n} (${++posted})`,
+      });
       return { id: post.id, at: Date.now() };
+    },
+    async dm(n) {
+      const bot = answerers[n % answerers.length]!;
+      const text = `message ${n} (${++posted})`;
+      await sandbox.admin.sendDm({ sender_id: senders[n % senders.length]!.id, recipient_id: botIds.get(bot)!, text });
+      return { id: text, at: Date.now() };
     },
     async matching(n) {
-      const post = await sandbox.admin.createPost({ author_id: alice.id, text: `${RULE} picture ${n} (${++posted})` });
+      const post = await sandbox.admin.createPost({
+        author_id: senders[0]!.id,
+        text: `${RULE} picture ${n} (${++posted})`,
+      });
       return { id: post.id, at: Date.now() };
     },
-    tally(scenario, faults, mentions, posts) {
+    tally(scenario, faults, mentions, posts, dms = []) {
       const { replies, likes } = index(sandbox, userOf, likerId);
       let answered = 0;
       let twice = 0;
       let late = 0;
       let slowest = 0;
-      for (const m of mentions) {
+      for (const m of [...mentions, ...dms]) {
         const at = replies.get(m.id) ?? [];
         if (at.length > 0) answered++;
         if (at.length > 1) twice++;
@@ -239,10 +277,10 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
       return {
         scenario,
         faults,
-        mentions: mentions.length,
+        mentions: mentions.length + dms.length,
         answered,
         twice,
-        never: mentions.length - answered,
+        never: mentions.length + dms.length - answered,
         matching: posts.length,
         liked,
         notLiked: posts.length - liked,
@@ -250,23 +288,30 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
         slowestMs: slowest,
       };
     },
-    done(mentions, posts) {
+    done(mentions, posts, dms = []) {
       const { replies, likes } = index(sandbox, userOf, likerId);
-      return mentions.every((m) => replies.has(m.id)) && posts.every((p) => likes.has(p.id));
+      return [...mentions, ...dms].every((m) => replies.has(m.id)) && posts.every((p) => likes.has(p.id));
     },
   };
   return world;
 }
 
-/** The bots' replies by the post they answer (their times), and the liker's likes by post (the time). */
+/**
+ * The bots' answers (their times): replies by the post they answer, and direct messages by the
+ * text they answer (the echo plugin's `got it: TEXT`); the liker's likes by post (the time).
+ */
 function index(sandbox: Sandbox, userOf: ReadonlyMap<string, string>, likerId: string) {
   const replies = new Map<string, number[]>();
-  for (const p of Object.values(sandbox.context.data.world.posts)) {
-    if (!p.in_reply_to_post_id || !userOf.has(p.author_id)) continue;
-    const list = replies.get(p.in_reply_to_post_id);
-    if (list) list.push(p.created_at);
-    else replies.set(p.in_reply_to_post_id, [p.created_at]);
-  }
+  const add = (key: string, at: number) => {
+    const list = replies.get(key);
+    if (list) list.push(at);
+    else replies.set(key, [at]);
+  };
+  for (const p of Object.values(sandbox.context.data.world.posts))
+    if (p.in_reply_to_post_id && userOf.has(p.author_id)) add(p.in_reply_to_post_id, p.created_at);
+  for (const e of Object.values(sandbox.context.data.world.dm_events))
+    if (e.event_type === "MessageCreate" && userOf.has(e.sender_id) && e.text?.startsWith(DM_ANSWER))
+      add(e.text.slice(DM_ANSWER.length), e.created_at);
   const likes = new Map<string, number>();
   for (const l of sandbox.context.data.world.likes) if (l.user_id === likerId) likes.set(l.post_id, l.created_at);
   return { replies, likes };
