@@ -16,6 +16,9 @@ import { admin } from "./demo-users.ts";
 /** How often the conversation is looked at (the admin API costs the user nothing). */
 export const DM_LOOK_EVERY_MS = 1_000;
 
+/** The most answers one wait prints (a bot that never stops talking still lets it end). */
+const MAX_ANSWERS = 20;
+
 /** A message of the bot's in the conversation. */
 export interface DmAnswer {
   id: string;
@@ -53,15 +56,18 @@ interface SeenEvent {
 
 /**
  * The bot's messages in the conversation after `messageId`, oldest first, once there is at
- * least one; none when none came within `timeoutMs`.
+ * least one and the bot has said all it says at once (a dialog's turn may be several
+ * messages, sent one after the other: none came at the next look); none when none came
+ * within `timeoutMs`.
  */
 export async function awaitDmAnswer(options: AwaitDmAnswerOptions): Promise<DmWaited> {
   const { access, clock, userId, botId, messageId, timeoutMs } = options;
+  const everyMs = options.everyMs ?? DM_LOOK_EVERY_MS;
   // From the message itself on (since_id is exclusive), to learn when it was sent.
   const since = (BigInt(messageId) - 1n).toString();
   const path = `/_sandbox/dm_events?user_id=${userId}&participant_id=${botId}&since_id=${since}`;
   let sentAt: number | undefined;
-  const answers = await lookUntil(clock, timeoutMs, options.everyMs ?? DM_LOOK_EVERY_MS, async () => {
+  const look = async (): Promise<DmAnswer[]> => {
     const found = await admin<{ data?: SeenEvent[]; detail?: string }>(access, path);
     if (found.status === 404)
       throw new UserError(
@@ -77,6 +83,14 @@ export async function awaitDmAnswer(options: AwaitDmAnswerOptions): Promise<DmWa
     return events
       .filter((e) => e.sender_id === botId && e.id !== messageId)
       .map((e) => ({ id: e.id, text: e.text ?? "" }));
-  });
+  };
+  let answers = await lookUntil(clock, timeoutMs, everyMs, look);
+  // The rest of what it says at once: looked for until a look finds nothing new.
+  for (let more = answers; more.length > 0 && answers.length < MAX_ANSWERS; ) {
+    await clock.sleep(everyMs);
+    const now = await look();
+    more = now.slice(answers.length);
+    answers = now;
+  }
   return { answers, ...(sentAt !== undefined ? { sentAt } : {}) };
 }
