@@ -4,16 +4,22 @@
  * change (the next start reads that version from the state, and says how many open dialogs
  * the change concerns), a version no open dialog is on any more is removed, a version whose data
  * are gone is said; a dialog in code goes on by step name, and its start counts the open
- * dialogs waiting in a step it no longer has.
+ * dialogs waiting in a step it no longer has. On Redis, the version is in the bot's hash, and
+ * a process started later finishes the dialog on it.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LayerActionOptions, Outcome, PostRef } from "../../../src/actions/index.ts";
 import { createClock } from "../../../src/clock.ts";
 import { DurableScope } from "../../../src/plugins/dialogs/durable-scope.ts";
 import { DialogEngine, type DialogSender, type Inbound } from "../../../src/plugins/dialogs/engine.ts";
 import type { DialogDefinition } from "../../../src/plugins/dialogs/types.ts";
 import { versionNamespace } from "../../../src/plugins/dialogs/versions.ts";
-import { createMemoryStore } from "../../../src/store/store.ts";
+import { connectRedis } from "../../../src/redis/connect.ts";
+import { redisKeys } from "../../../src/redis/keys.ts";
+import { shardHash } from "../../../src/redis/store-sharding.ts";
+import { openRedisStore } from "../../../src/redis/store.ts";
+import { createMemoryStore, type Store } from "../../../src/store/store.ts";
+import { startRedisServer, type RedisServer } from "../../helpers/redis-server.ts";
 import { captureLogs } from "../../helpers/log.ts";
 
 /** A sender that records each message's text and applies its rider first, as the ledger step does. */
@@ -46,8 +52,10 @@ function fromData(spec: unknown): DialogDefinition<unknown> {
   };
 }
 
-function world() {
-  const store = createMemoryStore();
+/** Message ids, unique across the worlds of a test (a run's scope is named by its message's id). */
+let post = 1000;
+
+function world(store: Store = createMemoryStore()) {
   const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
   /** A bot's start with these dialogs defined. */
   const start = (dialogs: Record<string, DialogDefinition<unknown>>) => {
@@ -66,7 +74,6 @@ function world() {
     const said = (words: string) => lines.map((l) => String(l.msg)).filter((m) => m.includes(words));
     return { engine, sender, sent, said };
   };
-  let post = 1000;
   const silentLog = captureLogs("info").logger;
   /** A user's message in their thread; it starts the dialog, or answers it. */
   const message = async (bot: ReturnType<typeof start>, user: string, text: string, log = silentLog) => {
@@ -159,5 +166,39 @@ describe("dialog versions", () => {
       'the dialog "quiz" of plugin p has no step "name" any more, where 2 open dialogs wait: each is closed at its user\'s next message (keep a step\'s name while dialogs may wait in it)',
     ]);
     expect(w.store.entries(versionNamespace("b"))).toEqual([]);
+  });
+});
+
+describe("dialog versions on Redis", () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("the version an open dialog started on is in the bot's hash: a process started later finishes it on that version", async () => {
+    const before = await openRedisStore({ redis: await connectRedis(server.url) });
+    const w1 = world(before);
+    const first = w1.start({ quiz: fromData({ questions: ["Name?", "Colour?"] }) });
+    await w1.message(first, "alice", "quiz");
+    first.engine.suspend();
+    await before.close();
+
+    const redis = await connectRedis(server.url);
+    const [[version]] = (await openRedisStore({ redis, closeConnection: false })).entries(versionNamespace("b")) as [
+      [string, unknown],
+    ];
+    expect(
+      await redis.hget(shardHash(redisKeys(redis), "bots/b.json"), `dialog.versions:b\u0000${version}`),
+    ).toBeTruthy();
+    const after = await openRedisStore({ redis });
+    const w2 = world(after);
+    const second = w2.start({ quiz: fromData({ questions: ["Pet?"] }) });
+    expect(second.said("1 open dialog")).toHaveLength(1);
+    await w2.message(second, "alice", "Ann");
+    expect(second.sent).toEqual(["@alice Colour?"]);
+    await after.close();
   });
 });
