@@ -10,29 +10,21 @@
  * they would see anyone's: in their mention timeline, stream, follower list and DM events.
  *
  * One action every `everyMs` of the given clock, chosen with a seeded {@link Random}: the
- * same seed on a frozen clock gives the same people, texts and actions every time.
+ * same seed on a frozen clock gives the same people, texts and actions every time. This file
+ * decides when and which kind; each kind of action is in ./acts.ts, the people in ./members.ts.
  */
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
-import { acceptFollowRequest, follow, livePostsBy, userById } from "../domain/index.ts";
-import type { SandboxPost } from "../model/index.ts";
-import { SandboxAdminError } from "../admin/in-process.ts";
-import type { Sandbox } from "../server.ts";
-import {
-  chatterText,
-  dmText,
-  mentionText,
-  personas,
-  replyText,
-  topicOf,
-  topicText,
-  type CrowdText,
-} from "./content.ts";
-import { answerTo, openQuestions } from "./conversations.ts";
 import { seededRandom, type Random } from "../../seeded-random.ts";
+import { livePostsBy } from "../domain/index.ts";
+import type { SandboxPost } from "../model/index.ts";
+import type { Sandbox } from "../server.ts";
+import { ACTS, type Scene, type Targets } from "./acts.ts";
+import { topicOf } from "./content.ts";
+import { openQuestions } from "./conversations.ts";
+import { type CrowdBot, type CrowdUser, createPeople } from "./members.ts";
 
-/** How the crowd opens a conversation in a thread, before the start word. */
-const OPENERS = ["", "let's do the ", "can I take the ", "hi! ", "ok, "] as const;
+export type { CrowdBot, CrowdUser } from "./members.ts";
 
 /** How many people the crowd has unless told otherwise. */
 export const DEFAULT_CROWD_SIZE = 8;
@@ -47,27 +39,6 @@ export const DEFAULT_ABUSIVE_SHARE = 0.25;
 export const DM_GAP_MS = 5 * 60_000;
 /** How many of a bot's newest posts the crowd replies to. */
 export const RECENT_POSTS = 5;
-/** How many texts the crowd tries before giving up an action the service refuses as a duplicate. */
-const TRIES = 3;
-
-/** What the crowd needs to know of a bot: whom to mention and follow, what topics it watches. */
-export interface CrowdBot {
-  username: string;
-  userId: string;
-  /** The values of its stream rules; the crowd posts words that match them. */
-  streamRules: readonly string[];
-  /** Whether it reads its mentions (otherwise the crowd neither mentions it nor replies to it). */
-  mentions: boolean;
-  /** Whether it watches its followers (otherwise the crowd does not follow it). */
-  followers: boolean;
-  /** Whether it reads its direct messages (otherwise the crowd sends it none). */
-  dms?: boolean;
-  /**
-   * Words that start a conversation with it (its `dialog`'s `start`): the crowd starts one now
-   * and then, and answers the questions it asks (./conversations.ts).
-   */
-  starts?: readonly string[];
-}
 
 /** What the crowd does. */
 export type CrowdActionKind = "mention" | "reply" | "follow" | "dm" | "converse" | "answer" | "topic" | "chatter";
@@ -109,13 +80,6 @@ export interface CrowdOptions {
   abusiveShare?: number;
 }
 
-/** One of the crowd's people, as the sandbox knows them. */
-export interface CrowdUser {
-  id: string;
-  username: string;
-  name: string;
-}
-
 /** A running crowd. */
 export interface Crowd {
   readonly users: readonly CrowdUser[];
@@ -143,194 +107,34 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
   if (!(everyMs > 0)) throw new RangeError(`crowd everyMs must be above 0 (got ${everyMs})`);
   if (!(abusiveShare >= 0 && abusiveShare <= 1))
     throw new RangeError(`crowd abusiveShare must be between 0 and 1 (got ${abusiveShare})`);
-  const rng = options.rng ?? seededRandom(options.seed ?? clock.now());
-  const world = () => sandbox.context.data.world;
   const bots = options.bots;
-  const users = await createPeople(
+  const scene: Scene = {
     sandbox,
-    options.size ?? DEFAULT_CROWD_SIZE,
-    new Set(bots.map((b) => b.username.toLowerCase())),
-  );
-
-  /** When the crowd last sent each bot a DM (by user id), for {@link DM_GAP_MS}. */
-  const lastDm = new Map<string, number>();
-  const dmTargets = () => bots.filter((b) => b.dms && clock.now() - (lastDm.get(b.userId) ?? -Infinity) >= DM_GAP_MS);
+    clock,
+    rng: options.rng ?? seededRandom(options.seed ?? clock.now()),
+    bots,
+    users: await createPeople(
+      sandbox,
+      options.size ?? DEFAULT_CROWD_SIZE,
+      new Set(bots.map((b) => b.username.toLowerCase())),
+    ),
+    // Rules no text can match (only `from:` or `is:` operators) give no topic.
+    topics: bots.flatMap((b) => b.streamRules).filter((rule) => topicOf(rule, seededRandom(0)) !== undefined),
+    abusiveShare,
+    lastDm: new Map(),
+  };
 
   let done = 0;
   let stopped = false;
   let cancel: (() => void) | undefined;
 
-  /** The bots' newest posts in conversations they started: only those can they moderate. */
-  const replyTargets = (): Array<{ bot: CrowdBot; post: SandboxPost }> => {
-    const posts = world().posts;
-    const ownConversation = (p: SandboxPost) => {
-      const root = posts[p.conversation_id];
-      return (
-        p.repost_of_id === undefined &&
-        root !== undefined &&
-        root.author_id === p.author_id &&
-        root.deleted_at === undefined
-      );
-    };
-    return bots
-      .filter((b) => b.mentions)
-      .flatMap((bot) =>
-        livePostsBy(sandbox.context, bot.userId)
-          .filter(ownConversation)
-          .slice(-RECENT_POSTS)
-          .reverse()
-          .map((post) => ({ bot, post })),
-      );
-  };
-
-  const followsNow = () => new Set(world().follows.map((f) => `${f.source_id}>${f.target_id}`));
-  const followPairs = () => {
-    const existing = followsNow();
-    return bots
-      .filter((b) => b.followers)
-      .flatMap((bot) => users.filter((u) => !existing.has(`${u.id}>${bot.userId}`)).map((user) => ({ user, bot })));
-  };
-
-  // Rules no text can match (only `from:` or `is:` operators) give no topic.
-  const topics = bots.flatMap((b) => b.streamRules).filter((rule) => topicOf(rule, seededRandom(0)) !== undefined);
-
-  /** Posts a text from `make`, trying others when the service refuses one as a duplicate. */
-  const postAs = async (user: CrowdUser, make: () => CrowdText, inReplyTo?: string) => {
-    for (let attempt = 1; ; attempt++) {
-      const text = make();
-      try {
-        const post = await sandbox.admin.createPost({
-          author_id: user.id,
-          text: text.text,
-          ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}),
-        });
-        return { post, text };
-      } catch (err) {
-        const duplicate = err instanceof SandboxAdminError && err.status === 403 && /duplicate/i.test(err.message);
-        if (!duplicate || attempt >= TRIES) throw err;
-      }
-    }
-  };
-
   const act = async (): Promise<void> => {
-    const targets = replyTargets();
-    const pairs = followPairs();
-    const dmBots = dmTargets();
-    const talkers = bots.filter((b) => (b.starts?.length ?? 0) > 0 && (b.mentions || b.dms));
-    const questions = talkers.length > 0 ? openQuestions(sandbox.context, talkers, users) : [];
-    const kind = rng.weighted<CrowdActionKind>({
-      mention: bots.some((b) => b.mentions) ? ACTION_WEIGHTS.mention : 0,
-      reply: targets.length > 0 ? ACTION_WEIGHTS.reply : 0,
-      follow: pairs.length > 0 ? ACTION_WEIGHTS.follow : 0,
-      dm: dmBots.length > 0 ? ACTION_WEIGHTS.dm : 0,
-      converse: talkers.length > 0 ? ACTION_WEIGHTS.converse : 0,
-      answer: questions.length > 0 ? ACTION_WEIGHTS.answer : 0,
-      topic: topics.length > 0 ? ACTION_WEIGHTS.topic : 0,
-      chatter: ACTION_WEIGHTS.chatter,
-    });
-    const log = (user: CrowdUser, fields: Record<string, unknown>, msg: string) => {
+    const targets = targetsNow(scene);
+    const kind = pickKind(scene, targets);
+    await ACTS[kind](scene, targets, (user, fields, msg) => {
       done++;
       logger.debug({ user: user.username, action: kind, ...fields }, `crowd: @${user.username} ${msg}`);
-    };
-    switch (kind) {
-      case "mention": {
-        const bot = rng.pick(bots.filter((b) => b.mentions));
-        const user = rng.pick(users);
-        const { post, text } = await postAs(user, () => mentionText(rng, bot.username));
-        log(user, { to: bot.username, post: post.id, text: text.text }, `mentioned @${bot.username}: ${text.text}`);
-        return;
-      }
-      case "reply": {
-        const { bot, post: target } = rng.pick(targets);
-        const user = rng.pick(users);
-        const abusive = rng.chance(abusiveShare);
-        const { post, text } = await postAs(user, () => replyText(rng, bot.username, abusive), target.id);
-        log(
-          user,
-          { to: bot.username, post: post.id, in_reply_to: target.id, abusive, text: text.text },
-          `replied${abusive ? " abusively" : ""} to @${bot.username}'s post ${target.id}: ${text.text}`,
-        );
-        return;
-      }
-      case "follow": {
-        const { user, bot } = rng.pick(pairs);
-        const source = userById(sandbox.context, user.id);
-        const target = userById(sandbox.context, bot.userId);
-        if (!source || !target) return;
-        if (follow(sandbox.context, source, target).pending_follow)
-          acceptFollowRequest(sandbox.context, target.id, source.id);
-        log(user, { to: bot.username }, `followed @${bot.username}`);
-        return;
-      }
-      case "dm": {
-        const bot = rng.pick(dmBots);
-        const user = rng.pick(users);
-        const text = dmText(rng);
-        lastDm.set(bot.userId, clock.now());
-        const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: bot.userId, text: text.text });
-        log(user, { to: bot.username, dm: sent.id, text: text.text }, `sent @${bot.username} a DM: ${text.text}`);
-        return;
-      }
-      case "converse": {
-        const bot = rng.pick(talkers);
-        const user = rng.pick(users);
-        const word = rng.pick(bot.starts!);
-        if (bot.dms && (!bot.mentions || rng.chance(0.5))) {
-          const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: bot.userId, text: word });
-          log(
-            user,
-            { to: bot.username, dm: sent.id, text: word },
-            `started a conversation with @${bot.username} by DM: ${word}`,
-          );
-          return;
-        }
-        const { post, text } = await postAs(user, () => ({
-          kind: "mention",
-          abusive: false,
-          text: `@${bot.username} ${rng.pick(OPENERS)}${word}`,
-        }));
-        log(
-          user,
-          { to: bot.username, post: post.id, text: text.text },
-          `started a conversation with @${bot.username}: ${text.text}`,
-        );
-        return;
-      }
-      case "answer": {
-        const q = rng.pick(questions);
-        const user = users.find((u) => u.id === q.user.id)!;
-        const answer = answerTo(q.text, q.user, rng);
-        if (q.postId === undefined) {
-          const sent = await sandbox.admin.sendDm({ sender_id: user.id, recipient_id: q.bot.userId, text: answer });
-          log(user, { to: q.bot.username, dm: sent.id, text: answer }, `answered @${q.bot.username} by DM: ${answer}`);
-          return;
-        }
-        const { post } = await postAs(
-          user,
-          () => ({ kind: "reply", abusive: false, text: `@${q.bot.username} ${answer}` }),
-          q.postId,
-        );
-        log(
-          user,
-          { to: q.bot.username, post: post.id, in_reply_to: q.postId, text: post.text },
-          `answered @${q.bot.username}: ${post.text}`,
-        );
-        return;
-      }
-      case "topic": {
-        const rule = rng.pick(topics);
-        const user = rng.pick(users);
-        const { post, text } = await postAs(user, () => topicText(rng, topicOf(rule, rng)!));
-        log(user, { rule, post: post.id, text: text.text }, `posted on "${rule}": ${text.text}`);
-        return;
-      }
-      case "chatter": {
-        const user = rng.pick(users);
-        const { post, text } = await postAs(user, () => chatterText(rng));
-        log(user, { post: post.id, text: text.text }, `posted: ${text.text}`);
-        return;
-      }
-    }
+    });
   };
 
   const tick = async () => {
@@ -346,12 +150,12 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
   };
   cancel = clock.setTimeout(() => void tick(), everyMs);
   logger.debug(
-    { users: users.map((u) => u.username), every_ms: everyMs },
-    `crowd: ${users.length} simulated users act every ${everyMs} ms`,
+    { users: scene.users.map((u) => u.username), every_ms: everyMs },
+    `crowd: ${scene.users.length} simulated users act every ${everyMs} ms`,
   );
 
   return {
-    users,
+    users: scene.users,
     get actions() {
       return done;
     },
@@ -363,20 +167,60 @@ export async function startCrowd(options: CrowdOptions): Promise<Crowd> {
   };
 }
 
-/** The crowd's people: found by username when the sandbox already has them, else created. */
-async function createPeople(sandbox: Sandbox, size: number, taken: ReadonlySet<string>): Promise<CrowdUser[]> {
-  if (!Number.isInteger(size) || size < 0)
-    throw new RangeError(`crowd size must be a whole number, 0 or more (got ${size})`);
-  const users: CrowdUser[] = [];
-  const existing = new Map(Object.values(sandbox.context.data.world.users).map((u) => [u.username.toLowerCase(), u]));
-  for (const persona of personas(size + taken.size)) {
-    if (users.length === size) break;
-    if (taken.has(persona.username.toLowerCase())) continue;
-    const found = existing.get(persona.username.toLowerCase());
-    const user =
-      found ??
-      (await sandbox.admin.createUser({ username: persona.username, name: persona.name, description: persona.bio }));
-    users.push({ id: user.id, username: user.username, name: user.name });
-  }
-  return users;
+/** The bots' newest posts in conversations they started: only those can they moderate. */
+function replyTargets({ sandbox, bots }: Scene): Targets["replies"] {
+  const posts = sandbox.context.data.world.posts;
+  const ownConversation = (p: SandboxPost) => {
+    const root = posts[p.conversation_id];
+    return (
+      p.repost_of_id === undefined &&
+      root !== undefined &&
+      root.author_id === p.author_id &&
+      root.deleted_at === undefined
+    );
+  };
+  return bots
+    .filter((b) => b.mentions)
+    .flatMap((bot) =>
+      livePostsBy(sandbox.context, bot.userId)
+        .filter(ownConversation)
+        .slice(-RECENT_POSTS)
+        .reverse()
+        .map((post) => ({ bot, post })),
+    );
+}
+
+/** People not yet following each bot that watches its followers. */
+function followPairs({ sandbox, bots, users }: Scene): Targets["follows"] {
+  const existing = new Set(sandbox.context.data.world.follows.map((f) => `${f.source_id}>${f.target_id}`));
+  return bots
+    .filter((b) => b.followers)
+    .flatMap((bot) => users.filter((u) => !existing.has(`${u.id}>${bot.userId}`)).map((user) => ({ user, bot })));
+}
+
+/** What each kind of action may pick from now, read from the sandbox's world. */
+function targetsNow(scene: Scene): Targets {
+  const { sandbox, bots, users, clock, lastDm } = scene;
+  const talkers = bots.filter((b) => (b.starts?.length ?? 0) > 0 && (b.mentions || b.dms));
+  return {
+    replies: replyTargets(scene),
+    follows: followPairs(scene),
+    dms: bots.filter((b) => b.dms && clock.now() - (lastDm.get(b.userId) ?? -Infinity) >= DM_GAP_MS),
+    talkers,
+    questions: talkers.length > 0 ? openQuestions(sandbox.context, talkers, users) : [],
+  };
+}
+
+/** The next kind of action, by {@link ACTION_WEIGHTS} among those with something to act on. */
+function pickKind({ rng, bots, topics }: Scene, targets: Targets): CrowdActionKind {
+  return rng.weighted<CrowdActionKind>({
+    mention: bots.some((b) => b.mentions) ? ACTION_WEIGHTS.mention : 0,
+    reply: targets.replies.length > 0 ? ACTION_WEIGHTS.reply : 0,
+    follow: targets.follows.length > 0 ? ACTION_WEIGHTS.follow : 0,
+    dm: targets.dms.length > 0 ? ACTION_WEIGHTS.dm : 0,
+    converse: targets.talkers.length > 0 ? ACTION_WEIGHTS.converse : 0,
+    answer: targets.questions.length > 0 ? ACTION_WEIGHTS.answer : 0,
+    topic: topics.length > 0 ? ACTION_WEIGHTS.topic : 0,
+    chatter: ACTION_WEIGHTS.chatter,
+  });
 }
