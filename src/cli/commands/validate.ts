@@ -21,16 +21,19 @@ export default function register(program: Command): void {
       `\nVariables (\${VAR}) are read from the environment, then from .env next to the bots directory, then ./.env.\n\nA plugin name is found in --plugins first, then among the built-in plugins (${BUILT_IN_PLUGINS.join(", ")}), then as the npm package postbot-plugin-NAME.`,
     )
     .action(async (options: { bots: string; plugins: string; templates?: string }) => {
-      const {
-        loadBots,
-        formatProblem,
-        countOf: count,
-        compareProblems,
-        shadowNotes,
-      } = await import("../../config/index.ts");
+      // Everything validate runs is imported before the first plugin: once a plugin's loader
+      // is registered (tsx, for a TypeScript plugin), each later import resolves through it
+      // in another thread, one round trip per module.
+      const [config, templateCheck, warnings, pluginIndex] = await Promise.all([
+        import("../../config/index.ts"),
+        import("../../config/template-check.ts"),
+        import("../plugin-warnings.ts"),
+        import("../../plugins/index.ts"),
+      ]);
+      const { loadBots, formatProblem, countOf: count, compareProblems, shadowNotes } = config;
       const loaded = await loadBots({ botsDir: options.bots, pluginsDir: options.plugins });
       const { bots, files } = loaded;
-      const { checkTemplates } = await import("../../config/template-check.ts");
+      const { checkTemplates } = templateCheck;
       const templates = await checkTemplates({
         dir: options.templates,
         botsDir: options.bots,
@@ -39,9 +42,7 @@ export default function register(program: Command): void {
         others: bots,
       });
       // Each plugin's setup, run once against a stand-in bot: one that throws would leave its bot unstarted.
-      const { runSetups, setupProblems, sharedEventWarnings, looseOptionWarnings } = await import(
-        "../plugin-warnings.ts"
-      );
+      const { runSetups, setupProblems, sharedEventWarnings, looseOptionWarnings } = warnings;
       // Where the bots will run (the embedded sandbox's address is known only once it starts).
       const runs = await runSetups(bots, loaded.env.vars.POSTBOT_BASE_URL ?? "http://127.0.0.1");
       const problems = [...loaded.problems, ...templates.problems, ...setupProblems(runs)].sort(compareProblems);
@@ -60,7 +61,7 @@ export default function register(program: Command): void {
         process.stdout.write(`${line}\n`);
       for (const line of shadowNotes([...bots, ...templates.bots])) process.stdout.write(`note: ${line}\n`);
       // A plugin in the plugins directory that no bot lists never runs: say so (not a problem).
-      const { localPluginNames, findPlugin } = await import("../../plugins/index.ts");
+      const { localPluginNames, findPlugin } = pluginIndex;
       for (const name of localPluginNames(options.plugins).filter((n) => !plugins.has(n))) {
         const found = findPlugin(name, { pluginsDir: options.plugins });
         if (found?.kind === "built-in") continue; // postbot's own repository: the built-ins' source
