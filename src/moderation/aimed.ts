@@ -286,6 +286,143 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
 
 const subject = compilePattern(AIMED_SUBJECT);
 
+/** An insult found, with the token its anchor starts at (where the hit's span begins). */
+type Anchored = Found & { anchor: number };
+
+/**
+ * The insults found so far in one text, and the scan from an anchor that adds to them: each
+ * kind of anchor below calls {@link Findings.scan} where its words end.
+ */
+class Findings {
+  readonly found: Anchored[] = [];
+  constructor(readonly tokens: readonly Token[]) {}
+
+  /** Scans from token `j` for an insult said of the reader, kept with its anchor. */
+  scan(anchor: number, j: number, vocative: boolean, toReader = false): void {
+    if (j >= this.tokens.length || this.tokens[j]!.broken) return;
+    const f = scan(this.tokens, j, vocative, toReader);
+    if (f) this.found.push({ ...f, anchor });
+  }
+}
+
+/**
+ * Anchors on "you" and its spellings: "are you ...", "you are ...", "you lot are ...", "you
+ * sound like ...", a bare "you ..." (vocative), "you're ...", "your a ...", "what a ...".
+ */
+function youAnchors(findings: Findings): void {
+  const { tokens } = findings;
+  for (let i = 0; i < tokens.length; i++) {
+    const word = tokens[i]!.word;
+    const next = tokens[i + 1];
+    // "if you are a racist, leave": a condition, not a charge.
+    if (i > 0 && !tokens[i]!.broken && CONDITIONS.has(tokens[i - 1]!.word)) continue;
+    if (YOU.has(word)) youAnchor(findings, i);
+    else if (YOU_ARE.has(word) || (word === "your" && next && /^(?:a|an|such|so)$/.test(next.word))) {
+      findings.scan(i, i + 1, false);
+    } else if (
+      (word === "what" || word === "such") &&
+      (i === 0 || tokens[i]!.broken) &&
+      next &&
+      /^(?:a|an)$/.test(next.word)
+    ) {
+      findings.scan(i, i + 2, true); // "what a pack of snivelling weasels"
+    }
+  }
+}
+
+/** The words after a "you" at token `i`: a question, a copula, a group, a likening, or a bare vocative. */
+function youAnchor(findings: Findings, i: number): void {
+  const { tokens } = findings;
+  const next = tokens[i + 1];
+  const before = tokens[i - 1];
+  const open = next !== undefined && !next.broken;
+  if (before && !tokens[i]!.broken && (before.word === "are" || before.word === "r")) {
+    findings.scan(i - 1, i + 1, false); // "are you stupid?"
+  } else if (open && COPULAS.has(next.word)) {
+    findings.scan(i, i + 2, false); // "you are ...", "you're ..." (collapsed "you re")
+  } else if (open && GROUP_WORDS.has(next.word) && tokens[i + 2] && COPULAS.has(tokens[i + 2]!.word)) {
+    findings.scan(i, i + 3, false); // "you lot are ..."
+  } else if (open && LIKENED.has(next.word) && tokens[i + 2]?.word === "like") {
+    findings.scan(i, i + 3, false); // "you sound like a complete dullard"
+  } else if (open && next.word === "ve" && tokens[i + 2]?.word === "always" && tokens[i + 3]?.word === "ben") {
+    findings.scan(i, i + 4, false);
+  } else {
+    findings.scan(i, i + 1, true, true);
+  }
+}
+
+/** "this page is run by a gutless weasel", "this bot was clearly made by a moron": the account's makers. */
+function madeByAnchor(findings: Findings, i: number): void {
+  const { tokens } = findings;
+  const before = tokens[i - 1]?.word;
+  if (!ACCOUNT_THINGS.has(tokens[i]!.word) || (before !== "this" && before !== "your" && before !== "ur")) return;
+  for (let k = i + 1; k < Math.min(tokens.length - 1, i + 5); k++) {
+    if (tokens[k]!.broken) break;
+    if (MADE_BY.has(tokens[k]!.word) && tokens[k + 1]?.word === "by") {
+      findings.scan(i - 1, k + 2, false);
+      break;
+    }
+  }
+}
+
+/** "your takes are as dumb as you are": an insult by comparison with the reader, at token `i`. */
+function comparisonAt(findings: Findings, i: number): void {
+  const { tokens } = findings;
+  if (tokens[i]!.word !== "as" || !tokens[i + 1] || tokens[i + 1]!.broken) return;
+  const adjective = ADJECTIVES.at(tokens, i + 1);
+  if (!adjective || adjective.value < STRONG) return;
+  const m = i + 1 + adjective.length;
+  if (tokens[m]?.word === "as" && tokens[m + 1] && YOU.has(tokens[m + 1]!.word))
+    findings.found.push({ from: i, to: m + 2, word: wordsOf(tokens, i + 1, m), anchor: i });
+}
+
+/**
+ * Anchors on what the account is or does: its makers, a comparison with the reader, and a
+ * collective ("typical gang of bootlicking losers", "a load of brain-dead sheep") not inside
+ * an insult found already.
+ */
+function accountAnchors(findings: Findings): void {
+  const { tokens, found } = findings;
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    madeByAnchor(findings, i);
+    comparisonAt(findings, i);
+    const collective = COLLECTIVE.at(tokens, i);
+    if (collective && tokens[i + collective.length]?.word === "of" && !found.some((f) => f.anchor <= i && i < f.to)) {
+      findings.scan(i, i, false);
+    }
+  }
+}
+
+/** A bare insult closing the reply after a break: "whoever wrote this needs their head checked, total nutter". */
+function closingInsult(findings: Findings): void {
+  const { tokens, found } = findings;
+  let last = tokens.length - 1;
+  while (last > 0 && !tokens[last]!.broken) last--;
+  if (last > 0 && tokens.length - last <= 4 && !found.some((f) => f.to > last)) {
+    const f = scan(tokens, last, true);
+    if (f) found.push({ ...f, anchor: last });
+  }
+}
+
+/** The people behind the account or an addressed group, then a copula: "your dev team are ...". */
+function subjectAnchors(findings: Findings, collapsed: string): void {
+  const { tokens, found } = findings;
+  subject.lastIndex = 0;
+  for (let m = subject.exec(collapsed); m; m = subject.exec(collapsed)) {
+    const end = m.index + m[0].length;
+    let i = tokens.findIndex((t) => t.start >= end);
+    for (let n = 0; i >= 0 && i < tokens.length && n < 8; i++, n++) {
+      if (n > 0 && tokens[i]!.broken) break;
+      if (COPULAS.has(tokens[i]!.word)) {
+        const before = found.length;
+        findings.scan(i, i + 1, false);
+        if (found.length > before) break;
+      }
+    }
+    if (m[0].length === 0) subject.lastIndex++;
+  }
+}
+
 /**
  * Finds insults aimed at the reader, each as an `insult:<word>` hit (named like the phrase
  * rules' insults, so allow lists treat both alike) over the words from the anchor to the
@@ -296,118 +433,12 @@ const subject = compilePattern(AIMED_SUBJECT);
  */
 export function aimedInsults(text: Normalized, tokens: readonly Token[] = tokenize(text.collapsed.text)): PlacedHit[] {
   const collapsed = text.collapsed;
-  const found: Array<Found & { anchor: number }> = [];
-  const tryScan = (anchor: number, j: number, vocative: boolean, toReader = false) => {
-    if (j >= tokens.length || tokens[j]!.broken) return;
-    const f = scan(tokens, j, vocative, toReader);
-    if (f) found.push({ ...f, anchor });
-  };
-  for (let i = 0; i < tokens.length; i++) {
-    const word = tokens[i]!.word;
-    const next = tokens[i + 1];
-    // "if you are a racist, leave": a condition, not a charge.
-    if (i > 0 && !tokens[i]!.broken && CONDITIONS.has(tokens[i - 1]!.word)) continue;
-    if (YOU.has(word)) {
-      const before = tokens[i - 1];
-      if (before && !tokens[i]!.broken && (before.word === "are" || before.word === "r")) {
-        tryScan(i - 1, i + 1, false); // "are you stupid?"
-      } else if (next && !next.broken && COPULAS.has(next.word)) {
-        tryScan(i, i + 2, false); // "you are ...", "you're ..." (collapsed "you re")
-      } else if (
-        next &&
-        !next.broken &&
-        GROUP_WORDS.has(next.word) &&
-        tokens[i + 2] &&
-        COPULAS.has(tokens[i + 2]!.word)
-      ) {
-        tryScan(i, i + 3, false); // "you lot are ..."
-      } else if (next && !next.broken && LIKENED.has(next.word) && tokens[i + 2]?.word === "like") {
-        tryScan(i, i + 3, false); // "you sound like a complete dullard"
-      } else if (
-        next &&
-        !next.broken &&
-        next.word === "ve" &&
-        tokens[i + 2]?.word === "always" &&
-        tokens[i + 3]?.word === "ben"
-      ) {
-        tryScan(i, i + 4, false);
-      } else {
-        tryScan(i, i + 1, true, true);
-      }
-    } else if (YOU_ARE.has(word) || (word === "your" && next && /^(?:a|an|such|so)$/.test(next.word))) {
-      tryScan(i, i + 1, false);
-    } else if (
-      (word === "what" || word === "such") &&
-      (i === 0 || tokens[i]!.broken) &&
-      next &&
-      /^(?:a|an)$/.test(next.word)
-    ) {
-      tryScan(i, i + 2, true); // "what a pack of snivelling weasels"
-    }
-  }
-  for (let i = 0; i + 2 < tokens.length; i++) {
-    const word = tokens[i]!.word;
-    // "this page is run by a gutless weasel", "this bot was clearly made by a moron".
-    if (
-      ACCOUNT_THINGS.has(word) &&
-      (tokens[i - 1]?.word === "this" || tokens[i - 1]?.word === "your" || tokens[i - 1]?.word === "ur")
-    ) {
-      for (let k = i + 1; k < Math.min(tokens.length - 1, i + 5); k++) {
-        if (tokens[k]!.broken) break;
-        if (MADE_BY.has(tokens[k]!.word) && tokens[k + 1]?.word === "by") {
-          tryScan(i - 1, k + 2, false);
-          break;
-        }
-      }
-    }
-    // "your takes are as dumb as you are": an insult by comparison with the reader.
-    if (word === "as" && tokens[i + 1] && !tokens[i + 1]!.broken) {
-      const adjective = ADJECTIVES.at(tokens, i + 1);
-      const m = adjective ? i + 1 + adjective.length : -1;
-      if (
-        adjective &&
-        adjective.value >= STRONG &&
-        tokens[m]?.word === "as" &&
-        tokens[m + 1] &&
-        YOU.has(tokens[m + 1]!.word)
-      ) {
-        found.push({
-          from: i,
-          to: m + 2,
-          word: wordsOf(tokens, i + 1, m),
-          anchor: i,
-        });
-      }
-    }
-    // "typical gang of bootlicking losers", "a load of brain-dead sheep".
-    const collective = COLLECTIVE.at(tokens, i);
-    if (collective && tokens[i + collective.length]?.word === "of" && !found.some((f) => f.anchor <= i && i < f.to)) {
-      tryScan(i, i, false);
-    }
-  }
-  // A bare insult closing the reply after a break: "whoever wrote this needs their head checked, total nutter".
-  let last = tokens.length - 1;
-  while (last > 0 && !tokens[last]!.broken) last--;
-  if (last > 0 && tokens.length - last <= 4 && !found.some((f) => f.to > last)) {
-    const f = scan(tokens, last, true);
-    if (f) found.push({ ...f, anchor: last });
-  }
-  // The people behind the account or an addressed group, then a copula: "your dev team are ...".
-  subject.lastIndex = 0;
-  for (let m = subject.exec(collapsed.text); m; m = subject.exec(collapsed.text)) {
-    const end = m.index + m[0].length;
-    let i = tokens.findIndex((t) => t.start >= end);
-    for (let n = 0; i >= 0 && i < tokens.length && n < 8; i++, n++) {
-      if (n > 0 && tokens[i]!.broken) break;
-      if (COPULAS.has(tokens[i]!.word)) {
-        const before = found.length;
-        tryScan(i, i + 1, false);
-        if (found.length > before) break;
-      }
-    }
-    if (m[0].length === 0) subject.lastIndex++;
-  }
-  return found.map(({ anchor, to, word }) => {
+  const findings = new Findings(tokens);
+  youAnchors(findings);
+  accountAnchors(findings);
+  closingInsult(findings);
+  subjectAnchors(findings, collapsed.text);
+  return findings.found.map(({ anchor, to, word }) => {
     const span = originalSpan(collapsed, tokens[anchor]!.start, tokens[to - 1]!.end);
     return {
       rule: `insult:${word.replace(/ /g, "-")}`,
