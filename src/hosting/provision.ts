@@ -11,7 +11,9 @@ import { fingerprint } from "../api/auth/fingerprint.ts";
 import type { BotConfig } from "../config/index.ts";
 import type { AccountRecord } from "../credentials/accounts.ts";
 import type { Plan } from "../limits/types.ts";
-import { findUsername, outstandingToken, type Sandbox } from "../sandbox/index.ts";
+import { outstandingToken } from "../sandbox/auth/credentials.ts";
+import { findUsername } from "../sandbox/domain/users.ts";
+import type { Sandbox } from "../sandbox/index.ts";
 import type { AppCredentials, HostedBot } from "./types.ts";
 
 /** The sandbox username of a bot: its name with `-` as `_`, cut to the service's 15 characters. */

@@ -13,8 +13,7 @@ export {
   type FaultInput,
 } from "./admin/in-process.ts";
 export type { AppView } from "./admin/routes.ts";
-export { outstandingToken, type IssuedAccessToken } from "./auth/credentials.ts";
-export { findUsername } from "./domain/users.ts";
+export type { IssuedAccessToken } from "./auth/credentials.ts";
 export { DEFAULT_PASSWORD } from "./auth/state.ts";
 export type { Fault, FaultSpec } from "./faults.ts";
 export type { Stats } from "./meter/stats.ts";
