@@ -13,7 +13,8 @@ import type {
   UserFieldsQuery,
 } from "../params.ts";
 
-export function usersGroup(c: Caller) {
+/** Finding users: by id, by username, the caller, and search. */
+function userLookups(c: Caller) {
   return {
     /** `GET /2/users/:id`. */
     lookup: (id: string, query?: UserFieldsQuery, options?: CallOptions) =>
@@ -36,6 +37,12 @@ export function usersGroup(c: Caller) {
       (query: UserFieldsQuery & SearchPagingQuery & { query: string }, options?: CallOptions) =>
         c.request("GET /2/users/search", { query }, options),
     ),
+  };
+}
+
+/** A user's timelines: their posts, their mentions, the caller's home timeline, reposts of the caller. */
+function userTimelines(c: Caller) {
+  return {
     /** `GET /2/users/:id/posts`: the user's own posts, newest first. */
     posts: paged(
       "GET /2/users/:id/posts",
@@ -61,6 +68,12 @@ export function usersGroup(c: Caller) {
       (query?: PostFieldsQuery & PagingQuery, options?: CallOptions) =>
         c.request("GET /2/users/reposts_of_me", { query }, options),
     ),
+  };
+}
+
+/** Whom a user follows, mutes and blocks, and changing that. */
+function userRelations(c: Caller) {
+  return {
     /** `POST /2/users/:id/following`: `userId` (the caller) follows `targetUserId`. */
     follow: (userId: string, targetUserId: string, options?: CallOptions) =>
       c.request(
@@ -118,4 +131,12 @@ export function usersGroup(c: Caller) {
         c.request("GET /2/users/:id/muting", { params: { id }, query }, options),
     ),
   };
+}
+
+/**
+ * `client.users`: the users endpoints, in three parts by what they are about (lookups,
+ * timelines, relations) so each stays readable.
+ */
+export function usersGroup(c: Caller) {
+  return { ...userLookups(c), ...userTimelines(c), ...userRelations(c) };
 }
