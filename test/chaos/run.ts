@@ -2,7 +2,7 @@
  * `npm run chaos`: the fault campaign against this checkout, on loopback only: the kill -9
  * loop through 1,000 mentions, the stream's faults, Redis frozen, its stream holder killed
  * and Redis restarted, journals cut, the state's disk filled up, the bots' clock off, a process
- * hung past its lease with its answers at a slow service. Prints one row per scenario (answered, twice,
+ * hung past its lease with its answers at a slow service, a dialog edited under its users. Prints one row per scenario (answered, twice,
  * never, liked, late) and a verdict, so a change can be checked the same way. About 8 minutes
  * by default (and never more: past `--minutes` it stops what runs and prints what it has);
  * `--long` for a longer campaign, `--tiny` for the smallest (what the test runs). Every
@@ -18,6 +18,7 @@
 import { parseArgs } from "node:util";
 import {
   clockSkew,
+  dialogEdit,
   fullDisk,
   hungProcess,
   journalCuts,
@@ -37,6 +38,7 @@ const SCENARIOS = {
   disk: fullDisk,
   skew: clockSkew,
   hung: hungProcess,
+  dialog: dialogEdit,
 } as const satisfies Record<string, (scale: ChaosScale, say: (line: string) => void) => Promise<ChaosRow>>;
 
 const HELP = `npm run chaos [-- --tiny | --long] [--minutes N] [--only ${Object.keys(SCENARIOS).join(",")}] [--logs DIR]`;
@@ -79,7 +81,7 @@ const harmed = (r: ChaosRow) =>
   r.never > 0 ||
   r.notLiked > 0 ||
   /[1-9]\d* started without a word/.test(r.faults) ||
-  /NOT (CLEAN|said)/.test(r.faults);
+  /NOT (CLEAN|said)|PLACEHOLDERS SENT/.test(r.faults);
 
 async function main(): Promise<number> {
   const { values } = parseArgs({

@@ -22,6 +22,10 @@
  * - `hung process`: three processes sharing a Redis; the one running the answering bot is
  *   stopped (SIGSTOP) past its lease while its replies and DM answers are held at a slow
  *   service (a delay fault), then let go: each mention and DM answered once.
+ * - `dialog edit`: a quiz's steps reordered in its bot file while the process runs, with
+ *   users in the middle of it in their threads: each open quiz must finish once, on the steps
+ *   it started with, no placeholder sent unfilled, and the log must say how many open dialogs
+ *   the edit concerns.
  */
 import { cp, readdir, stat, truncate } from "node:fs/promises";
 import { join } from "node:path";
@@ -34,6 +38,7 @@ import { smallDisk, type SmallDisk } from "../helpers/small-disk.ts";
 import {
   between,
   type BotProcess,
+  LATE_MS,
   type ChaosRow,
   type ChaosWorld,
   chaosWorld,
@@ -82,6 +87,8 @@ export interface ChaosScale {
    * service holds each answer, how long the process is stopped, and the lease (seconds).
    */
   hung: { mentions: number; dms: number; delayMs: number; freezeMs: number; leaseSeconds: number };
+  /** The dialog edit: how many users are in the quiz when its steps are reordered (half at each question). */
+  dialog: { users: number };
   /** How long each scenario waits for the last answers and likes once the load ended. */
   drainMs: number;
 }
@@ -98,6 +105,7 @@ export const SCALES: Record<string, ChaosScale> = {
     fullDisk: { mentions: 8, perSecond: 4, kb: 2048 },
     clockSkew: { mentions: 6, perSecond: 4, offsetsMs: [2 * HOUR, -10 * MINUTE, 0] },
     hung: { mentions: 2, dms: 2, delayMs: 7_000, freezeMs: 12_000, leaseSeconds: 3 },
+    dialog: { users: 4 },
     drainMs: 60_000,
   },
   default: {
@@ -112,6 +120,7 @@ export const SCALES: Record<string, ChaosScale> = {
     clockSkew: { mentions: 90, perSecond: 3, offsetsMs: [2 * HOUR, -10 * MINUTE, 0] },
     // As an operator met it: a 9 s lease, stopped 15 s, answers held 25 s by the service.
     hung: { mentions: 6, dms: 6, delayMs: 25_000, freezeMs: 15_000, leaseSeconds: 9 },
+    dialog: { users: 20 },
     drainMs: 60_000,
   },
   long: {
@@ -129,6 +138,7 @@ export const SCALES: Record<string, ChaosScale> = {
     fullDisk: { mentions: 300, perSecond: 4, kb: 4096 },
     clockSkew: { mentions: 300, perSecond: 3, offsetsMs: [2 * HOUR, -10 * MINUTE, 7 * MINUTE, -3 * HOUR, 0] },
     hung: { mentions: 20, dms: 20, delayMs: 25_000, freezeMs: 15_000, leaseSeconds: 9 },
+    dialog: { users: 60 },
     drainMs: 180_000,
   },
 };
@@ -583,4 +593,114 @@ async function faultsLeft(world: ChaosWorld): Promise<number> {
     headers: { authorization: `Bearer ${world.sandbox.adminToken}` },
   });
   return ((await res.json()) as { faults: Array<{ remaining: number }> }).faults.reduce((n, f) => n + f.remaining, 0);
+}
+
+/** The quiz's steps (as test/fixtures/quiz.yaml has them), and the same reordered: the colour first. */
+const QUIZ_STEPS = [
+  { ask: "What's your name?", save: "name" },
+  {
+    ask: "Hi {session.name}! Favourite colour: red, green or blue?",
+    expect: ["red", "green", "blue"],
+    retry: "Please answer red, green or blue.",
+    save: "colour",
+  },
+  { say: "Thanks {session.name}, {session.colour} it is. Bye!" },
+];
+const REORDERED_STEPS = [
+  { ...QUIZ_STEPS[1], ask: "Favourite colour: red, green or blue?" },
+  QUIZ_STEPS[0],
+  QUIZ_STEPS[2],
+];
+const quizPlugins = (steps: object[]) =>
+  JSON.stringify({ dialog: { start: ["quiz"], timeout: "10m", cancel: ["stop"], steps } });
+
+/**
+ * The quiz's steps reordered in its bot file while the process runs, with users in the middle
+ * of it in their threads (half at the colour question, half at the name's). Each open quiz must
+ * finish once, on the steps it started with (`Thanks NAME, COLOUR it is. Bye!`), no post may
+ * carry an unfilled placeholder, and the log must say how many open dialogs the edit concerns.
+ */
+export async function dialogEdit(scale: ChaosScale, say: Say): Promise<ChaosRow> {
+  const n = scale.dialog.users;
+  const world = await chaosWorld({
+    answerers: 1,
+    senders: n,
+    others: { quiz: { triggers: "{ mentions: {} }", plugins: quizPlugins(QUIZ_STEPS) } },
+  });
+  const proc = world.start(await world.dataDir());
+  if (!(await started(proc, true))) say("dialog edit: bot start did not connect its stream");
+  const users = Array.from({ length: n }, (_, i) => i);
+  const atColour = users.slice(0, Math.ceil(n / 2));
+  const atName = users.slice(atColour.length);
+  const got = (i: number, text: string) => world.repliesTo(i, "quiz").some((m) => m.text === text);
+  const colourAsked = (i: number) => `Hi Name${i}! Favourite colour: red, green or blue?`;
+  const allGot = (is: number[], text: (i: number) => string) =>
+    waitUntil(() => is.every((i) => got(i, text(i))), scale.drainMs);
+  const answeredAt = new Map<number, number>();
+  /** Each user answers the quiz's last post to them (or starts it with a mention). */
+  const answer = async (is: number[], text: (i: number) => string) => {
+    for (const i of is) {
+      await world.postFrom(i, text(i), world.repliesTo(i, "quiz").at(-1)?.id);
+      answeredAt.set(i, Date.now());
+    }
+  };
+  await answer(users, () => "@quiz quiz");
+  if (!(await allGot(users, () => "What's your name?"))) say("dialog edit: not every user was asked a name");
+  await answer(atColour, (i) => `Name${i}`);
+  if (!(await allGot(atColour, colourAsked))) say("dialog edit: not every user was asked a colour");
+  await world.rewrite("quiz", quizPlugins(REORDERED_STEPS));
+  const edit = /changed since (\d+) open dialogs? started/;
+  const told = await waitUntil(() => proc.out.lines.some((l) => edit.test(l)), 30_000, 100);
+  const counted = told ? Number(edit.exec(proc.out.lines.find((l) => edit.test(l))!)![1]) : undefined;
+  await answer(atColour, () => "red");
+  await answer(atName, (i) => `Name${i}`);
+  await allGot(atName, colourAsked);
+  await answer(atName, () => "blue");
+  const thanks = (i: number) => `Thanks Name${i}, ${atColour.includes(i) ? "red" : "blue"} it is. Bye!`;
+  say(`dialog edit: ${n} users mid-quiz, steps reordered; waiting for the last answers`);
+  await allGot(users, thanks);
+  const code = await proc.stop();
+  if (code !== 0) say(`dialog edit: bot start exited ${code} when stopped`);
+  const unfilled = users.flatMap((i) => world.repliesTo(i, "quiz")).filter((m) => m.text.includes("{")).length;
+  const faults = [
+    `the quiz's steps reordered with ${n} users in it (${atColour.length} at the colour question)`,
+    counted === undefined ? "the edit NOT said" : `said: ${counted} open dialogs`,
+    unfilled === 0 ? "no placeholder sent" : `${unfilled} PLACEHOLDERS SENT`,
+  ].join("; ");
+  return dialogRow(
+    faults,
+    users.map((i) => ({
+      ends: world.repliesTo(i, "quiz").filter((m) => m.text === thanks(i)),
+      answeredAt: answeredAt.get(i)!,
+    })),
+  );
+}
+
+/** The dialog edit's row: each user's dialog finished once, twice or never (by its last words), and how long after its last answer. */
+function dialogRow(faults: string, users: Array<{ ends: Array<{ at: number }>; answeredAt: number }>): ChaosRow {
+  let once = 0;
+  let twice = 0;
+  let late = 0;
+  let slowest = 0;
+  for (const { ends, answeredAt } of users) {
+    if (ends.length === 1) once++;
+    if (ends.length > 1) twice++;
+    if (ends.length === 0) continue;
+    const wait = ends[0]!.at - answeredAt;
+    slowest = Math.max(slowest, wait);
+    if (wait > LATE_MS) late++;
+  }
+  return {
+    scenario: "dialog edit",
+    faults,
+    mentions: users.length,
+    answered: once + twice,
+    twice,
+    never: users.length - once - twice,
+    matching: 0,
+    liked: 0,
+    notLiked: 0,
+    late,
+    slowestMs: slowest,
+  };
 }

@@ -10,6 +10,7 @@ import { createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { compareIds } from "../../src/api/ids.ts";
 import { createClock } from "../../src/clock.ts";
 import { provisionBots, type ProvisionedBot } from "../../src/hosting/provision.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
@@ -102,6 +103,8 @@ export interface ChaosWorldOptions {
    * person's events one at a time, so a slow service makes one person's wait in a queue.
    */
   senders?: number;
+  /** Bots of other kinds, by name: their triggers and plugins (YAML flow), e.g. a quiz's dialog. */
+  others?: Record<string, { triggers: string; plugins: string }>;
 }
 
 export interface ChaosWorld {
@@ -130,6 +133,12 @@ export interface ChaosWorld {
     posts: ReadonlyArray<{ id: string; at: number }>,
     dms?: ReadonlyArray<{ id: string; at: number }>,
   ): ChaosRow;
+  /** Sender `i` (alice first) posts `text`, in reply to post `to` when given. */
+  postFrom(i: number, text: string, to?: string): Promise<void>;
+  /** Bot `name`'s replies to sender `i`'s posts so far, oldest first, without the leading @username. */
+  repliesTo(i: number, name: string): Array<{ id: string; text: string; at: number }>;
+  /** Writes bot `name`'s file again with these plugins (the running processes follow it). */
+  rewrite(name: string, plugins: string): Promise<void>;
   /** Whether every mention and direct message is answered and every matching post liked. */
   done(
     mentions: ReadonlyArray<{ id: string }>,
@@ -144,9 +153,11 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
   sandboxes.add(sandbox);
   const answerers = Array.from({ length: options.answerers }, (_, i) => `answer${String(i + 1).padStart(2, "0")}`);
   const liker = "liker";
+  const others = options.others ?? {};
   const configs = [
     ...answerers.map((name) => testBotConfig({ name, plan: "pro", triggers: { mentions: {} }, plugins: {} }, {})),
     testBotConfig({ name: liker, plan: "pro", triggers: { stream: [{ value: RULE }] }, plugins: {} }, {}),
+    ...Object.keys(others).map((name) => testBotConfig({ name, plan: "pro", triggers: { dms: {} }, plugins: {} }, {})),
   ];
   const hosted = await provisionBots(sandbox, configs);
   const root = await mkdtemp(join(tmpdir(), "postbot-chaos-"));
@@ -159,10 +170,19 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
     POSTBOT_CONSUMER_SECRET: hosted[0]!.app.secret,
     ...options.env,
   };
+  const botFile = (name: string, triggers: string, plugins: string) => {
+    const up = name.toUpperCase();
+    return `name: ${name}\nplan: pro\naccount:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: ${triggers}\nplugins: ${plugins}\n`;
+  };
   for (const h of hosted) {
     const up = h.config.name.toUpperCase();
     env[`${up}_TOKEN`] = h.token.token;
     env[`${up}_SECRET`] = h.token.secret;
+    const other = others[h.config.name];
+    if (other) {
+      await writeFile(join(botsDir, `${h.config.name}.yaml`), botFile(h.config.name, other.triggers, other.plugins));
+      continue;
+    }
     const triggers =
       h.config.name === liker
         ? `{ stream: [{ value: "${RULE}" }] }`
@@ -170,10 +190,7 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
           ? "{ mentions: {}, dms: {} }"
           : "{ mentions: {} }";
     const plugins = h.config.name === liker ? "{ liker: {} }" : "{ echo: {} }";
-    await writeFile(
-      join(botsDir, `${h.config.name}.yaml`),
-      `name: ${h.config.name}\nplan: pro\naccount:\n  token: \${${up}_TOKEN}\n  token_secret: \${${up}_SECRET}\ntriggers: ${triggers}\nplugins: ${plugins}\n`,
-    );
+    await writeFile(join(botsDir, `${h.config.name}.yaml`), botFile(h.config.name, triggers, plugins));
   }
   const senders = [await sandbox.admin.createUser({ username: "alice", name: "alice" })];
   for (let i = 2; i <= (options.senders ?? 1); i++)
@@ -242,6 +259,21 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
       const text = `message ${n} (${++posted})`;
       await sandbox.admin.sendDm({ sender_id: senders[n % senders.length]!.id, recipient_id: botIds.get(bot)!, text });
       return { id: text, at: Date.now() };
+    },
+    async postFrom(i, text, to) {
+      await sandbox.admin.createPost({ author_id: senders[i]!.id, text, ...(to ? { in_reply_to_post_id: to } : {}) });
+    },
+    repliesTo(i, name) {
+      const { posts } = sandbox.context.data.world;
+      const from = botIds.get(name)!;
+      const to = senders[i]!.id;
+      return Object.values(posts)
+        .filter((p) => p.author_id === from && posts[p.in_reply_to_post_id ?? ""]?.author_id === to)
+        .sort((a, b) => compareIds(a.id, b.id))
+        .map((p) => ({ id: p.id, text: p.text.replace(/^@\w+ /, ""), at: p.created_at }));
+    },
+    async rewrite(name, plugins) {
+      await writeFile(join(botsDir, `${name}.yaml`), botFile(name, others[name]!.triggers, plugins));
     },
     async matching(n) {
       const post = await sandbox.admin.createPost({
