@@ -154,28 +154,56 @@ class TimerHeap {
 /** Lets promise chains started by a timer run before the next timer fires. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Creates a clock; see {@link ClockOptions} for frozen (tests) or running (real time) mode. */
-export function createClock(options: ClockOptions = {}): AdjustableClock {
-  const frozen = options.frozen ?? false;
-  const trace = options.trace ?? frozen;
+/**
+ * The time a clock tells: a frozen one holds a value that only {@link AdjustableClock.advance}
+ * moves; a running one is the system's time plus an offset that `advance` grows.
+ */
+interface Hands {
+  now(): number;
+  /** Moves to `at` when it is ahead (a timer's due time during an advance). */
+  forwardTo(at: number): void;
+  /** Ends an advance at `at`. */
+  endAt(at: number): void;
+}
+
+/** A frozen clock's time: held, moved only by an advance. */
+function frozenHands(start: number): Hands {
+  let at = start;
+  return {
+    now: () => at,
+    forwardTo(due) {
+      at = Math.max(at, due);
+    },
+    endAt(target) {
+      at = target;
+    },
+  };
+}
+
+/** A running clock's time: the system's, plus what advances added (`start` sets where it begins). */
+function runningHands(start: number | undefined): Hands {
   const realStart = Date.now();
-  let offset = (options.start ?? realStart) - realStart;
-  let frozenAt = options.start ?? realStart;
-  let seq = 0;
-  const timers = new TimerHeap();
+  let offset = (start ?? realStart) - realStart;
+  const now = () => Date.now() + offset;
+  const forwardTo = (at: number) => {
+    offset += Math.max(0, at - now());
+  };
+  return { now, forwardTo, endAt: forwardTo };
+}
+
+/**
+ * The one real timer a running clock keeps, armed for its earliest due timer, so a running
+ * clock's timers fire in real time without one system timer each.
+ */
+function realWake(timers: TimerHeap, now: () => number): { arm(): void } {
   let wake: NodeJS.Timeout | undefined;
   /** When the armed real timer fires (on this clock). */
   let wakeAt = Infinity;
-  let advancing = false;
-
-  const now = () => (frozen ? frozenAt : Date.now() + offset);
-
   /**
-   * Arms one real timer for the earliest due timer (running mode only). A real timer already
-   * armed for that time or earlier is kept: when it fires early, it arms the next one.
+   * Arms one real timer for the earliest due timer. A real timer already armed for that time
+   * or earlier is kept: when it fires early, it arms the next one.
    */
   const arm = () => {
-    if (frozen) return;
     const earliest = timers.peek();
     if (!earliest) {
       if (wake) clearTimeout(wake);
@@ -188,13 +216,42 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
     wakeAt = earliest.due;
     wake = setTimeout(fireDue, Math.max(0, earliest.due - now()));
   };
-
   function fireDue() {
     wake = undefined;
     wakeAt = Infinity;
     for (let t = timers.takeDue(now()); t; t = timers.takeDue(now())) t.fn();
     arm();
   }
+  return { arm };
+}
+
+/** Resolves after `ms` on `clock`; rejects with the signal's reason when aborted. */
+function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      cancel();
+      reject(signal?.reason);
+    };
+    const cancel = clock.setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Creates a clock; see {@link ClockOptions} for frozen (tests) or running (real time) mode. */
+export function createClock(options: ClockOptions = {}): AdjustableClock {
+  const frozen = options.frozen ?? false;
+  const trace = options.trace ?? frozen;
+  const hands = frozen ? frozenHands(options.start ?? Date.now()) : runningHands(options.start);
+  const now = hands.now;
+  let seq = 0;
+  const timers = new TimerHeap();
+  // A frozen clock's timers come due only by advance: no real timer.
+  const wake = frozen ? { arm() {} } : realWake(timers, now);
+  let advancing = false;
 
   const clock: AdjustableClock = {
     now,
@@ -202,27 +259,14 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
       const timer: Timer = { due: now() + Math.max(0, ms), seq: seq++, fn, cancelled: false };
       if (trace) timer.from = new Error("scheduled");
       timers.push(timer);
-      if (!advancing) arm();
+      if (!advancing) wake.arm();
       return () => {
         timers.cancel(timer);
         // With nothing left to wait for, the real timer must not keep the process alive.
-        if (!advancing && timers.count === 0) arm();
+        if (!advancing && timers.count === 0) wake.arm();
       };
     },
-    sleep(ms, signal) {
-      return new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason);
-        const onAbort = () => {
-          cancel();
-          reject(signal?.reason);
-        };
-        const cancel = clock.setTimeout(() => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        }, ms);
-        signal?.addEventListener("abort", onAbort, { once: true });
-      });
-    },
+    sleep: (ms, signal) => sleepOn(clock, ms, signal),
     async advance(ms) {
       if (ms < 0) throw new RangeError("a clock only moves forward");
       const target = now() + ms;
@@ -230,16 +274,14 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
       try {
         await settle();
         for (let t = timers.takeDue(target); t; t = timers.takeDue(target)) {
-          if (frozen) frozenAt = Math.max(frozenAt, t.due);
-          else offset += Math.max(0, t.due - now());
+          hands.forwardTo(t.due);
           t.fn();
           await settle();
         }
-        if (frozen) frozenAt = target;
-        else offset += Math.max(0, target - now());
+        hands.endAt(target);
       } finally {
         advancing = false;
-        arm();
+        wake.arm();
       }
       await settle();
     },
