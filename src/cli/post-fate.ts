@@ -11,7 +11,7 @@ import type { LedgerEntry } from "../actions/index.ts";
 import { dmAnswerTarget, formerKeys } from "../actions/keys.ts";
 import { cooldownMark } from "../actions/steps/reply-safety.ts";
 import type { BotStatus } from "../runtime/types.ts";
-import { Inbox } from "../runtime/inbox.ts";
+import { waitingEvents } from "../runtime/inbox.ts";
 import type { Store } from "../store/store.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
 import { dmsCursorKey, type DmsCursor } from "../triggers/dms.ts";
@@ -36,7 +36,7 @@ const atOrBefore = (a: string, b: string) => a.length < b.length || (a.length ==
 export function postFate(store: Store, bot: string, postId: string, conversationId: string, now: number): PostFate {
   const entry = store.get<LedgerEntry>("ledger", actionKey(bot, "reply", postId));
   if (entry) return ledgerFate(store, bot, entry, postId);
-  if (new Inbox(store, bot).pending().some((e) => "post" in e && e.post.id === postId)) return { kind: "inbox" };
+  if (waitingEvents(store, bot).some((e) => "post" in e && e.post.id === postId)) return { kind: "inbox" };
   const cursor = store.get<MentionsCursor>("cursors", mentionsCursorKey(bot));
   const seen = (cursor?.since_id && atOrBefore(postId, cursor.since_id)) || cursor?.seen?.includes(postId);
   if (seen) {
@@ -123,8 +123,7 @@ export function dmFate(store: Store, bot: string, message: SentDm): PostFate {
   const messageId = message.id;
   const entry = dmAnswerEntry(store, bot, message);
   if (entry) return ledgerFate(store, bot, entry, messageId);
-  if (new Inbox(store, bot).pending().some((e) => e.kind === "dm" && e.message.id === messageId))
-    return { kind: "inbox" };
+  if (waitingEvents(store, bot).some((e) => e.kind === "dm" && e.message.id === messageId)) return { kind: "inbox" };
   const cursor = store.get<DmsCursor>("cursors", dmsCursorKey(bot));
   if (cursor && "last_id" in cursor && atOrBefore(messageId, cursor.last_id)) return { kind: "no-answer" };
   const status = store.entries<BotStatus>("status").find(([, s]) => s.bot === bot)?.[1];

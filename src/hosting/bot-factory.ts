@@ -13,6 +13,7 @@ import { JudgeSlot, ModelBudget, type ModelAccess } from "../llm/index.ts";
 import type { Logger } from "../log.ts";
 import type { AbuseModel } from "../moderation/model.ts";
 import { PluginsStage } from "../plugins/stage.ts";
+import { Inbox } from "../runtime/inbox.ts";
 import { BotRuntime } from "../runtime/bot.ts";
 import type { BotIdentity, BotStatus } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
@@ -48,6 +49,22 @@ export interface BuiltBot {
   layer: ActionLayer;
 }
 
+/** What the bot's plugins see of language models (`bot.models`): its model budget, figures and judge. */
+function modelAccess(bot: string, llmBudget: HostedBot["config"]["budget"]["llm"], deps: BotFactoryDeps): ModelAccess {
+  const { clock, observer } = deps;
+  // (Named, not spread first: an object literal that begins with a spread gets a hidden class
+  // of its own in V8, a few hundred bytes a bot.)
+  return {
+    bot,
+    clock,
+    serviceUrl: deps.serviceUrl,
+    ...(llmBudget ? { budget: new ModelBudget(bot, llmBudget, clock, deps.actions.store) } : {}),
+    ...(observer?.model ? { observe: observer.model } : {}),
+    judge: new JudgeSlot(),
+    ...(deps.abuseModel ? { abuse: deps.abuseModel } : {}),
+  };
+}
+
 /** Builds one bot whose account is known, and runs its plugins' setup. */
 export async function buildBot(
   hosted: HostedBot,
@@ -76,22 +93,15 @@ export async function buildBot(
     },
   });
   // What the stage and the engine both work with: who the bot is, its client and action layer.
-  // (Named, not spread first: an object literal that begins with a spread gets a hidden class
-  // of its own in V8, a few hundred bytes a bot.)
-  const models: ModelAccess = {
-    bot: config.name,
-    clock,
-    serviceUrl: deps.serviceUrl,
-    ...(llmBudget ? { budget: new ModelBudget(config.name, llmBudget, clock, deps.actions.store) } : {}),
-    ...(observer?.model ? { observe: observer.model } : {}),
-    judge: new JudgeSlot(),
-    ...(deps.abuseModel ? { abuse: deps.abuseModel } : {}),
-  };
+  const models = modelAccess(config.name, llmBudget, deps);
+  // The bot's one inbox: its event loop changes it, its dialogs read it.
+  const inbox = new Inbox(store, config.name);
   const stage = new PluginsStage({
     identity,
     api: client,
     layer,
     store,
+    inbox,
     clock,
     log,
     handlerTimeoutMs: deps.handlerTimeoutMs,
@@ -108,6 +118,7 @@ export async function buildBot(
     api: client,
     layer,
     store,
+    inbox,
     clock,
     log,
     name: config.name,

@@ -25,7 +25,7 @@ import type { FleetChange, RuntimeObserver } from "./observer.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { redisDynamicBots } from "../redis/dynamic-bots.ts";
 import { openSharedState } from "../redis/shared-state.ts";
-import { Inbox } from "../runtime/inbox.ts";
+import { waitingEvents } from "../runtime/inbox.ts";
 import { storeDynamicBots, type DynamicBots } from "../store/dynamic-bots.ts";
 import { hasState, openFileStore, StateNotSavedError, type FileStore } from "../store/index.ts";
 import type { OpenJournal } from "../store/journal.ts";
@@ -111,7 +111,7 @@ export interface Started {
  */
 function resumedFrom(store: Store, dir: string, bots: readonly BotConfig[]): string {
   const known = bots.filter((b) => store.get("status", b.name) !== undefined).length;
-  const waiting = bots.reduce((n, b) => n + new Inbox(store, b.name).pending().length, 0);
+  const waiting = bots.reduce((n, b) => n + waitingEvents(store, b.name).length, 0);
   return `resumed from ${dir.replace(/\/+$/, "")}/ (${countOf(known, "bot")}, ${countOf(waiting, "event")} waiting)`;
 }
 

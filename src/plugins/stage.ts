@@ -22,7 +22,7 @@ import type { ModelAccess } from "../llm/access.ts";
 import { JudgeSlot } from "../llm/judge-slot.ts";
 import { modelSlotUse, type ModelSlotUse } from "../llm/request-slots.ts";
 import type { Logger } from "../log.ts";
-import { Inbox } from "../runtime/inbox.ts";
+import type { Inbox } from "../runtime/inbox.ts";
 import type { BotIdentity, DialogCounts, EventHandling, PolledChannels } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import { eventUser, type BotEvent, type EventName } from "../triggers/events.ts";
@@ -54,6 +54,11 @@ export interface PluginsStageOptions {
   layer: ActionLayer;
   /** The state store (the bot's key-value data, `bot.store`). */
   store: Store;
+  /**
+   * The bot's inbox (the runtime's, the one it has): the dialogs only read it, to tell an
+   * answer fetched and not yet handled from one that never came.
+   */
+  inbox: Pick<Inbox, "has" | "pending">;
   clock: Clock;
   /** The bot's logger. */
   log: Logger;
@@ -137,7 +142,7 @@ export class PluginsStage implements EventHandling {
 
   private makeEngine(): DialogEngine {
     const { options } = this;
-    const inbox = new Inbox(options.store, options.identity.name);
+    const { inbox } = options;
     return new DialogEngine({
       bot: options.identity.name,
       store: options.layer.store,

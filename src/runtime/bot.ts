@@ -14,7 +14,7 @@ import { TRIGGER_OF, type BotEvent, type EventName, type TriggerName } from "../
 import type { MentionsSync } from "../triggers/mentions.ts";
 import { BotTriggers, type TriggerSpecs } from "./bot-triggers.ts";
 import { EventLoop } from "./event-loop.ts";
-import { Inbox } from "./inbox.ts";
+import type { Inbox } from "./inbox.ts";
 import { Liveness } from "./liveness.ts";
 import type { BotIdentity, BotStatus, EventHandling } from "./types.ts";
 
@@ -27,6 +27,8 @@ export interface BotRuntimeOptions {
   api: ApiClient;
   layer: ActionLayer;
   store: Store;
+  /** The bot's inbox, the only one it has (its plugins stage reads it too). */
+  inbox: Inbox;
   clock: Clock;
   log: Logger;
   /** The plugins stage: runs each event's filters and handlers (src/plugins/stage.ts). */
@@ -56,7 +58,7 @@ export class BotRuntime {
     this.name = options.name;
     this.identity = options.identity;
     this.layer = options.layer;
-    this.inbox = new Inbox(options.store, this.name);
+    this.inbox = options.inbox;
     this.liveness = new Liveness(
       options.clock,
       (trigger) => {

@@ -21,7 +21,7 @@ export class Inbox {
     private readonly store: Store,
     bot: string,
   ) {
-    this.namespace = `inbox:${bot}`;
+    this.namespace = inboxNamespace(bot);
   }
 
   /**
@@ -76,4 +76,17 @@ export class Inbox {
   pending(): BotEvent[] {
     return this.store.entries<BotEvent>(this.namespace).map(([, e]) => e);
   }
+}
+
+/**
+ * The events waiting in a bot's inbox, oldest first, read straight from the state: for those
+ * that only look (`bot say`, a start's "resumed from" line), so the running bot's {@link Inbox}
+ * stays the one object that changes it.
+ */
+export function waitingEvents(store: Store, bot: string): BotEvent[] {
+  return store.entries<BotEvent>(inboxNamespace(bot)).map(([, e]) => e);
+}
+
+function inboxNamespace(bot: string): string {
+  return `inbox:${bot}`;
 }
