@@ -35,8 +35,9 @@ import {
 } from "./insult-lexicon.ts";
 import { nounAt, PhraseTable, phraseSet as set, tokenize, wordSet as words, type Token } from "./insult-tokens.ts";
 import { originalSpan, type Normalized } from "./normalize.ts";
+import { lazily } from "./lazily.ts";
 import { compilePattern } from "./pattern.ts";
-import { AIMED_SUBJECT } from "./rules/index.ts";
+import { aimedSubject } from "./rules/index.ts";
 import { WEIGHTS } from "./score.ts";
 import type { PlacedHit } from "./types.ts";
 
@@ -284,7 +285,8 @@ function scan(tokens: readonly Token[], j: number, vocative: boolean, toReader =
   return undefined;
 }
 
-const subject = compilePattern(AIMED_SUBJECT);
+/** The subjects of `aimedSubject` compiled, on first use (see `lazily.ts`). */
+const subjectPattern = lazily(() => compilePattern(aimedSubject()));
 
 /** An insult found, with the token its anchor starts at (where the hit's span begins). */
 type Anchored = Found & { anchor: number };
@@ -407,6 +409,7 @@ function closingInsult(findings: Findings): void {
 /** The people behind the account or an addressed group, then a copula: "your dev team are ...". */
 function subjectAnchors(findings: Findings, collapsed: string): void {
   const { tokens, found } = findings;
+  const subject = subjectPattern();
   subject.lastIndex = 0;
   for (let m = subject.exec(collapsed); m; m = subject.exec(collapsed)) {
     const end = m.index + m[0].length;

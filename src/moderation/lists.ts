@@ -6,7 +6,7 @@
 import { ModerationOptionError } from "./option-error.ts";
 import { normalize, originalSpan, type Normalized } from "./normalize.ts";
 import { compileLiteral } from "./pattern.ts";
-import { PHRASE_RULES } from "./rules/index.ts";
+import { phraseRuleIds } from "./rules/index.ts";
 import { kindOf, WEIGHTS } from "./score.ts";
 import type { PlacedHit, RuleKind } from "./types.ts";
 
@@ -71,13 +71,12 @@ function checkTerms(name: "block" | "allow", terms: unknown): string[] {
   });
 }
 
-const PATTERN_IDS = new Set(PHRASE_RULES.map((r) => r.id));
-
 /** Refuses an allow entry shaped like a phrase rule's id that names none, saying which ids its family has. */
 function checkPatternId(entry: string, index: number): void {
-  if (PATTERN_IDS.has(entry)) return;
+  const ids = phraseRuleIds();
+  if (ids.has(entry)) return;
   const family = entry.slice(0, entry.indexOf("/"));
-  const siblings = [...PATTERN_IDS].filter((id) => id.startsWith(`${family}/`));
+  const siblings = [...ids].filter((id) => id.startsWith(`${family}/`));
   throw new ModerationOptionError(
     "allow",
     index,

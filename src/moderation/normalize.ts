@@ -17,8 +17,8 @@
  *   normalised the same way ({@link normalizePattern}), so both sides agree.
  */
 import type { SimpleTransformerContainer } from "obscenity";
-import { lazyPackage } from "../lazy-package.ts";
 import { MASKED_WORDS } from "./lexicon.ts";
+import { obscenity } from "./obscenity.ts";
 
 /** A derived text, with each of its characters traced back to a span of the original. */
 export interface TracedText {
@@ -39,7 +39,6 @@ export interface Normalized {
 // obscenity's tables are the one source for confusables and leetspeak; both are simple
 // (stateless) transformers, so calling `transform` on a code point is all they do.
 // Built when the classifier first reads a text (obscenity is loaded then, not with postbot).
-const obscenity = lazyPackage<typeof import("obscenity")>("obscenity");
 let tables: { confusables: SimpleTransformerContainer; leet: SimpleTransformerContainer } | undefined;
 const transformers = () =>
   (tables ??= {

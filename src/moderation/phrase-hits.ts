@@ -5,7 +5,7 @@
  */
 import { originalSpan, type Normalized } from "./normalize.ts";
 import { RequiredIndex } from "./required-text.ts";
-import { INSULT_WORDS, type CompiledRule } from "./rules/index.ts";
+import { insultWords, type CompiledRule } from "./rules/index.ts";
 import { WEIGHTS } from "./score.ts";
 import type { PlacedHit } from "./types.ts";
 
@@ -45,7 +45,7 @@ export function phraseHits(rules: readonly CompiledRule[], text: Normalized): Pl
         const caught = (
           g.word ?? (g.word2 !== undefined ? "belittling" : g.word3 !== undefined ? "dumb-as" : "")
         ).replace(/[^a-z0-9]+/g, " ");
-        rule = family + (INSULT_WORDS.get(caught) ?? caught);
+        rule = family + (insultWords().get(caught) ?? caught);
       }
       const span = originalSpan(collapsed, m.index, m.index + m[0].length);
       hits.push({

@@ -5,17 +5,10 @@
  * dataset lacks, a few common spellings it misses, and look-alikes it wrongly matches
  * ("shiitake", "Penistone", "cockpit", "Rio Negro", "fire retardant", "blue tit").
  */
-import {
-  DataSet,
-  englishDataset,
-  englishRecommendedBlacklistMatcherTransformers,
-  parseRawPattern,
-  type EnglishProfaneWord,
-  type StatefulTransformerContainer,
-  type TransformerContainer,
-} from "obscenity";
+import type { DataSet, EnglishProfaneWord, StatefulTransformerContainer, TransformerContainer } from "obscenity";
 import { EXTRA_SLURS, HARMLESS_LOOKALIKES, SLUR_WORDS } from "./lexicon.ts";
 import { normalize, originalSpan, type TracedText } from "./normalize.ts";
+import { obscenity } from "./obscenity.ts";
 import { createTermMatcher } from "./term-matcher.ts";
 import { WEIGHTS } from "./score.ts";
 import type { PlacedHit } from "./types.ts";
@@ -45,6 +38,7 @@ export function asMatched(word: string): string {
 }
 
 function buildDataSet(): DataSet<Word> {
+  const { DataSet, englishDataset, parseRawPattern } = obscenity();
   const data = new DataSet<Word>().addAll(
     englishDataset as DataSet<{ originalWord: EnglishProfaneWord }> as DataSet<Word>,
   );
@@ -74,7 +68,7 @@ export function profanityVocabulary(): string {
 
 /** obscenity's collapsing of repeated letters, the last of its recommended English transformers (see {@link asMatched}). */
 export function collapseRepeats(): StatefulTransformerContainer {
-  const last: TransformerContainer | undefined = englishRecommendedBlacklistMatcherTransformers.at(-1);
+  const last: TransformerContainer | undefined = obscenity().englishRecommendedBlacklistMatcherTransformers.at(-1);
   if (last === undefined || !("factory" in last)) {
     throw new Error("obscenity's last recommended English transformer is no longer its collapsing of repeated letters");
   }

@@ -10,15 +10,8 @@
  * (`ParsedPattern`), and compiled to the same expressions it compiles them to; a test holds
  * the matches equal to obscenity's own matcher's on every labelled reply.
  */
-import {
-  compareMatchByPositionAndId,
-  SyntaxKind,
-  type BlacklistedTerm,
-  type LiteralNode,
-  type MatchPayload,
-  type Node,
-  type StatefulTransformerContainer,
-} from "obscenity";
+import type { BlacklistedTerm, LiteralNode, MatchPayload, Node, StatefulTransformerContainer } from "obscenity";
+import { obscenity } from "./obscenity.ts";
 
 /** What obscenity escapes in a literal (its `compilePatternToRegExp`: `-` and `/` are not special there). */
 const SPECIAL = new Set("[.*+?^${}()|\\]".split("").map((c) => c.charCodeAt(0)));
@@ -30,6 +23,7 @@ function literalSource(node: LiteralNode): string {
 }
 
 function nodeSource(node: Node): string {
+  const { SyntaxKind } = obscenity();
   switch (node.kind) {
     case SyntaxKind.Literal:
       return literalSource(node);
@@ -45,6 +39,7 @@ function nodeSource(node: Node): string {
 /** A term's pattern as the regular expression source obscenity compiles it to. */
 export function termSource(term: BlacklistedTerm): string {
   const { pattern } = term;
+  const { SyntaxKind } = obscenity();
   if (pattern.nodes.every((node) => node.kind === SyntaxKind.Optional)) {
     throw new Error(`obscenity term ${term.id} may match an empty string`);
   }
@@ -71,6 +66,7 @@ export function createTermMatcher(
   const compiled = terms.map((term) => ({ id: term.id, regex: new RegExp(termSource(term), "gs") }));
   const any = new RegExp(compiled.map(({ regex }) => `(?:${regex.source})`).join("|"), "s");
   const transform = transformer.factory();
+  const { compareMatchByPositionAndId } = obscenity();
   return {
     matches(input) {
       // The transformed text, and for each of its code units the index in the input of the character it came from.

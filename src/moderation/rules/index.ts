@@ -6,7 +6,12 @@
  * records a fingerprint of these rules and refuses to load beside others: `fingerprint.ts`).
  *
  * The order below is the order in which a verdict lists hits that start and end together.
+ *
+ * The rules are built and compiled on first use (`phraseRules()`, `compiledRules()`), not
+ * when this module is imported: their patterns interpolate pieces compiled from word lists
+ * (`fragments.ts`), and importing postbot, which every plugin does, should not pay for them.
  */
+import { lazily } from "../lazily.ts";
 import { compilePattern } from "../pattern.ts";
 import { requiredText, type Required } from "../required-text.ts";
 import type { RuleKind } from "../types.ts";
@@ -18,17 +23,17 @@ import { DOXXING } from "./doxxing.ts";
 import { HARASSMENT } from "./harassment.ts";
 import { INSULTS } from "./insults.ts";
 import { PILE_ONS } from "./pile-ons.ts";
-import type { PhraseRule } from "./phrase-rule.ts";
+import type { PhraseRule, PhraseRuleEntry } from "./phrase-rule.ts";
 import { SELF_HARM } from "./self-harm.ts";
 import { SEXUAL_REMARKS } from "./sexual-remarks.ts";
 import { THREATS } from "./threats.ts";
 import { VEILED_THREATS } from "./veiled-threats.ts";
 
-export type { PhraseRule } from "./phrase-rule.ts";
-export { AIMED_SUBJECT } from "./fragments.ts";
+export type { PhraseRule, PhraseRuleEntry } from "./phrase-rule.ts";
+export { aimedSubject } from "./fragments.ts";
 
-/** Every phrase rule, by file: threats first, then harassment, then insults. */
-export const PHRASE_RULES: readonly PhraseRule[] = [
+/** Every phrase rule as its file writes it, by file: threats first, then harassment, then insults. */
+const ENTRIES: readonly PhraseRuleEntry[] = [
   ...THREATS,
   ...SELF_HARM,
   ...DEATH_WISHES,
@@ -41,6 +46,14 @@ export const PHRASE_RULES: readonly PhraseRule[] = [
   ...INSULTS,
   ...ACCOUNT_AND_GROUP_INSULTS,
 ];
+
+/** The ids of the phrase rules, which an allow list may name; known without building the patterns. */
+export const phraseRuleIds = lazily((): ReadonlySet<string> => new Set(ENTRIES.map((rule) => rule.id)));
+
+/** Every phrase rule, its pattern built (once, on first use), in the order of {@link ENTRIES}. */
+export const phraseRules = lazily((): readonly PhraseRule[] =>
+  ENTRIES.map(({ id, pattern, hit, miss }) => ({ id, pattern: pattern(), hit, miss })),
+);
 
 /** The kinds a phrase rule may have (the others come from word lists, the model or the bot's block list). */
 export type PhraseKind = Extract<RuleKind, "threat" | "harassment" | "insult">;
@@ -64,14 +77,12 @@ export function parseRuleId(id: string): { kind: string; family: string; name: s
   return m ? { kind: m[1]!, family: m[2]!, name: m[3]! } : undefined;
 }
 
-let compiled: readonly CompiledRule[] | undefined;
-
 /**
  * The phrase rules compiled, once, on first use: the classifier runs them and the model's
  * fingerprint reads their compiled sources.
  */
-export function compiledRules(): readonly CompiledRule[] {
-  compiled ??= PHRASE_RULES.map((rule) => {
+export const compiledRules = lazily((): readonly CompiledRule[] =>
+  phraseRules().map((rule) => {
     const parts = parseRuleId(rule.id);
     if (!parts) throw new Error(`phrase rule ${JSON.stringify(rule.id)}: an id is kind:family/name`);
     const namedByWord = parts.family === "<word>";
@@ -84,17 +95,20 @@ export function compiledRules(): readonly CompiledRule[] {
       regex,
       needs: requiredText(regex.source),
     };
-  });
-  return compiled;
-}
+  }),
+);
 
 /**
  * The canonical spelling of an insult caught by a `(?<word>…)` group, for the rule id:
- * the caught text is collapsed ("asshole" reads "ashole"), the id should not be.
+ * the caught text is collapsed ("asshole" reads "ashole"), the id should not be. Built on
+ * first use, with the rules.
  */
-export const INSULT_WORDS: ReadonlyMap<string, string> = new Map(
-  [...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS].map((w) => [
-    w.replace(/(.)\1+/g, "$1").replace(/'/g, ""),
-    w,
-  ]),
+export const insultWords = lazily(
+  (): ReadonlyMap<string, string> =>
+    new Map(
+      [...INSULT_NOUNS, ...INSULT_NOUNS_AFTER_YOU_ARE, ...INSULT_ADJECTIVES, ...INSULT_PLURALS].map((w) => [
+        w.replace(/(.)\1+/g, "$1").replace(/'/g, ""),
+        w,
+      ]),
+    ),
 );

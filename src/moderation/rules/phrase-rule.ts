@@ -35,3 +35,13 @@ export interface PhraseRule {
   /** A reply it must not catch, as close to `hit` as the pattern allows: where its edge lies. */
   readonly miss: string;
 }
+
+/**
+ * A phrase rule as its file writes it: its pattern a function, called once when the rules
+ * are first needed (`phraseRules()` of `index.ts`), because a pattern interpolates pieces
+ * compiled from word lists (`fragments.ts`), which importing postbot should not pay for.
+ */
+export type PhraseRuleEntry = Omit<PhraseRule, "pattern"> & {
+  /** Builds {@link PhraseRule.pattern}. */
+  readonly pattern: () => string;
+};
