@@ -50,6 +50,7 @@ import {
   chatCompletion,
   chatEndpoint,
   ModelError,
+  type ChatAnswer,
   type ChatMessage,
   type ChatTarget,
   type ModelFailure,
@@ -111,17 +112,16 @@ export interface ReplyRequest {
 export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): WriteText {
   const retry = { ...WRITER_RETRY, ...o.retry };
   const parallel = o.parallel ?? MODEL_PARALLEL;
-  const write = async (
-    signal: AbortSignal,
-    recorded?: Promise<void>,
-    expiresAt?: number,
-    stopping?: AbortSignal,
-  ): Promise<string> => {
+  return async (signal, recorded, expiresAt, stopping) => {
     // The server's request slot (./request-slots.ts): held from before the request leaves until
     // the answer's text is durable (`recorded`), or given back once nothing will be recorded.
     let release: ReleaseSlot | undefined;
     try {
-      const text = await written(signal, expiresAt, stopping, (slot) => (release = slot));
+      const ask: Ask = { retry, parallel, signal, expiresAt, stopping, held: (slot) => (release = slot) };
+      const answer = await answered(o, request, ask);
+      // Answers that came back at once are shaped and checked one per turn, the bot's other work between.
+      await modelTurns.next();
+      const text = checkedText(o, request, answer);
       if (recorded) void recorded.then(release);
       else release?.();
       release = undefined;
@@ -130,76 +130,95 @@ export function replyWriter(o: ReplyWriterOptions, request: ReplyRequest): Write
       release?.();
     }
   };
-  const written = async (
-    signal: AbortSignal,
-    expiresAt: number | undefined,
-    stopping: AbortSignal | undefined,
-    held: (slot: ReleaseSlot | undefined) => void,
-  ): Promise<string> => {
-    let answer;
-    for (let attempt = 1; ; attempt++) {
-      const slot = await slotToAsk(o, parallel, signal, expiresAt, stopping);
-      held(slot);
-      const started = o.clock.now();
-      try {
-        answer = await chatCompletion(
-          o.target,
-          { messages: request.messages, maxTokens: o.maxTokens },
-          o.clock,
-          signal,
-          o.timeoutMs,
-        );
-        o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: "ok" });
-        break;
-      } catch (err) {
-        // No slot held through a back-off: another reply's request may use it meanwhile.
-        slot();
-        held(undefined);
-        if (signal.aborted) throw err;
-        const failure = err instanceof ModelError ? err : new ModelError("unreachable", String(err));
-        o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: failure.reason });
-        if (failure.reason === "rate-limited" && failure.retryAfterMs !== undefined)
-          o.budget?.pause(failure.retryAfterMs);
-        if (!PASSING.has(failure.reason) || attempt >= retry.attempts)
-          throw new Error(
-            `the model at ${o.target.url} ${failure.message}${attempt > 1 ? ` (after ${attempt} tries)` : ""}`,
-          );
-        const backoff = Math.min(retry.maxDelayMs, retry.firstDelayMs * 2 ** (attempt - 1));
-        const wait = Math.max(backoff, failure.retryAfterMs ?? 0);
-        o.log.warn(
-          { reason: failure.reason, attempt, retry_in_ms: wait },
-          `the model ${failure.message}; asking again in ${Math.ceil(wait / 1000)} s (try ${attempt + 1} of ${retry.attempts})`,
-        );
-        await o.clock.sleep(wait, signal);
-      }
-    }
-    // Answers that came back at once are shaped and checked one per turn, the bot's other work between.
-    await modelTurns.next();
-    o.budget?.spend(answer.usage.prompt + answer.usage.completion);
-    o.observe?.tokens({ bot: o.bot, ...answer.usage });
-    const cutShort = answer.finishReason === "length";
-    if (cutShort)
-      o.log.info(
-        { max_tokens: o.maxTokens },
-        `the model stopped at max_tokens (${o.maxTokens}); its unfinished last sentence is left out`,
+}
+
+/** How one reply asks its model: the tries, the slots, and the signals that end the asking. */
+interface Ask {
+  retry: typeof WRITER_RETRY;
+  parallel: number;
+  signal: AbortSignal;
+  expiresAt: number | undefined;
+  stopping: AbortSignal | undefined;
+  /** Told of the slot held now (undefined: none), so the writer can give it back. */
+  held: (slot: ReleaseSlot | undefined) => void;
+}
+
+/**
+ * The model's answer: asked once a budget and a slot allow, and asked again after a failure
+ * that can pass, with back-off, up to `retry.attempts` tries.
+ */
+async function answered(o: ReplyWriterOptions, request: ReplyRequest, ask: Ask): Promise<ChatAnswer> {
+  const { signal } = ask;
+  for (let attempt = 1; ; attempt++) {
+    const slot = await slotToAsk(o, ask.parallel, signal, ask.expiresAt, ask.stopping);
+    ask.held(slot);
+    const started = o.clock.now();
+    try {
+      const answer = await chatCompletion(
+        o.target,
+        { messages: request.messages, maxTokens: o.maxTokens },
+        o.clock,
+        signal,
+        o.timeoutMs,
       );
-    const text = shapeReply(answer.text, { answered: request.answered, cutShort });
-    if (!text) {
-      const reason = "the model answered no text that could be posted";
-      o.observe?.refused({ bot: o.bot, by: "empty", reason });
-      throw new TextRefused(reason);
+      o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: "ok" });
+      return answer;
+    } catch (err) {
+      // No slot held through a back-off: another reply's request may use it meanwhile.
+      slot();
+      ask.held(undefined);
+      if (signal.aborted) throw err;
+      const failure = err instanceof ModelError ? err : new ModelError("unreachable", String(err));
+      o.observe?.request({ bot: o.bot, seconds: (o.clock.now() - started) / 1000, outcome: failure.reason });
+      await backOff(o, ask, failure, attempt);
     }
-    const verdict = o.classifier.classify(text);
-    if (verdict.abusive) {
-      const rule = verdict.rules[0]?.rule ?? "model:abuse";
-      const reason = `the moderation classifier refused the model's text (rule ${rule}, score ${verdict.score.toFixed(2)}); not posted`;
-      o.observe?.refused({ bot: o.bot, by: "classifier", reason });
-      o.log.warn({ rule, score: verdict.score }, reason);
-      throw new TextRefused(reason);
-    }
-    return text;
-  };
-  return write;
+  }
+}
+
+/** After a failed try: throws when no later try may do better, else waits before the next one. */
+async function backOff(o: ReplyWriterOptions, ask: Ask, failure: ModelError, attempt: number): Promise<void> {
+  const { retry } = ask;
+  if (failure.reason === "rate-limited" && failure.retryAfterMs !== undefined) o.budget?.pause(failure.retryAfterMs);
+  if (!PASSING.has(failure.reason) || attempt >= retry.attempts)
+    throw new Error(`the model at ${o.target.url} ${failure.message}${attempt > 1 ? ` (after ${attempt} tries)` : ""}`);
+  const backoff = Math.min(retry.maxDelayMs, retry.firstDelayMs * 2 ** (attempt - 1));
+  const wait = Math.max(backoff, failure.retryAfterMs ?? 0);
+  o.log.warn(
+    { reason: failure.reason, attempt, retry_in_ms: wait },
+    `the model ${failure.message}; asking again in ${Math.ceil(wait / 1000)} s (try ${attempt + 1} of ${retry.attempts})`,
+  );
+  await o.clock.sleep(wait, ask.signal);
+}
+
+/**
+ * The answer's text as it will be posted: its tokens spent and counted, shaped for the service
+ * (./shape.ts), and refused (`TextRefused`) when nothing usable is left or the moderation
+ * classifier finds it abusive.
+ */
+function checkedText(o: ReplyWriterOptions, request: ReplyRequest, answer: ChatAnswer): string {
+  o.budget?.spend(answer.usage.prompt + answer.usage.completion);
+  o.observe?.tokens({ bot: o.bot, ...answer.usage });
+  const cutShort = answer.finishReason === "length";
+  if (cutShort)
+    o.log.info(
+      { max_tokens: o.maxTokens },
+      `the model stopped at max_tokens (${o.maxTokens}); its unfinished last sentence is left out`,
+    );
+  const text = shapeReply(answer.text, { answered: request.answered, cutShort });
+  if (!text) {
+    const reason = "the model answered no text that could be posted";
+    o.observe?.refused({ bot: o.bot, by: "empty", reason });
+    throw new TextRefused(reason);
+  }
+  const verdict = o.classifier.classify(text);
+  if (verdict.abusive) {
+    const rule = verdict.rules[0]?.rule ?? "model:abuse";
+    const reason = `the moderation classifier refused the model's text (rule ${rule}, score ${verdict.score.toFixed(2)}); not posted`;
+    o.observe?.refused({ bot: o.bot, by: "classifier", reason });
+    o.log.warn({ rule, score: verdict.score }, reason);
+    throw new TextRefused(reason);
+  }
+  return text;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
