@@ -59,10 +59,10 @@ export const FAULTABLE_ROUTES: ReadonlySet<string> = new Set([
   ...Object.keys(OAUTH_ROUTES),
 ]);
 
-export function createAdminRoutes(p: Platform): AdminRouteTable {
+/** Apps and their tokens, made and changed as a developer would on the portal. */
+function appRoutes(p: Platform): AdminRouteTable {
   const data = () => p.context.data;
-
-  const table: AdminRouteTable = {
+  return {
     "POST /_sandbox/apps": ({ body }) => {
       const input = parseBody(newAppSchema, body);
       if (input.owner_id && !data().world.users[input.owner_id]) {
@@ -89,9 +89,12 @@ export function createAdminRoutes(p: Platform): AdminRouteTable {
       if (!user) throw invalidRequest(`user_id: no user has id ${input.user_id}`, { user_id: [input.user_id] });
       return ok(issueAccessToken(data(), p.clock.now(), app, user, input.access ?? "write"), 201);
     },
+  };
+}
 
-    "GET /_sandbox/stats": () => ok(statsOf(data())),
-
+/** The sandbox's clock: read it, or move it forward (timers due on the way fire). */
+function clockRoutes(p: Platform): AdminRouteTable {
+  return {
     "POST /_sandbox/clock": async ({ body }) => {
       const { advance_ms } = parseBody(clockSchema, body);
       await p.clock.advance(advance_ms);
@@ -103,7 +106,12 @@ export function createAdminRoutes(p: Platform): AdminRouteTable {
       const now = p.clock.now();
       return ok({ now: new Date(now).toISOString(), now_ms: now });
     },
+  };
+}
 
+/** Faults injected into the service's routes: add, list, clear. */
+function faultRoutes(p: Platform): AdminRouteTable {
+  return {
     "POST /_sandbox/faults": ({ body }) => {
       const input = parseBody(faultSchema, body);
       if (!FAULTABLE_ROUTES.has(input.route)) {
@@ -122,32 +130,46 @@ export function createAdminRoutes(p: Platform): AdminRouteTable {
       p.faults.clear();
       return ok({ faults: [] });
     },
-
-    /** The world's handler, plus the platform's part: the password the user signs in with. */
-    "POST /_sandbox/users": async (req: AdminRequest) => {
-      const handler = worldAdminRoutes["POST /_sandbox/users"];
-      if (!handler) throw noWorldHandler("POST /_sandbox/users");
-      let body = req.body;
-      let password: string | undefined;
-      if (body && typeof body === "object" && !Array.isArray(body) && "password" in body) {
-        const { password: given, ...rest } = body as Record<string, unknown>;
-        const parsed = passwordSchema.safeParse(given);
-        if (!parsed.success)
-          throw invalidRequest("password: must be a string of 1 to 200 characters", { password: [] });
-        password = parsed.data;
-        body = rest;
-      }
-      const result = await handler({ ...req, body });
-      const id =
-        (result.body as { id?: unknown; data?: { id?: unknown } } | undefined)?.id ??
-        (result.body as { data?: { id?: unknown } })?.data?.id;
-      if (password !== undefined && result.status < 300 && typeof id === "string")
-        flows(data()).passwords[id] = password;
-      return result;
-    },
   };
+}
 
-  return table;
+/** `POST /_sandbox/users`: the world's handler, plus the platform's part: the password the user signs in with. */
+function createUserRoute(p: Platform): AdminRouteTable[string] {
+  return async (req: AdminRequest) => {
+    const handler = worldAdminRoutes["POST /_sandbox/users"];
+    if (!handler) throw noWorldHandler("POST /_sandbox/users");
+    let body = req.body;
+    let password: string | undefined;
+    if (body && typeof body === "object" && !Array.isArray(body) && "password" in body) {
+      const { password: given, ...rest } = body as Record<string, unknown>;
+      const parsed = passwordSchema.safeParse(given);
+      if (!parsed.success) throw invalidRequest("password: must be a string of 1 to 200 characters", { password: [] });
+      password = parsed.data;
+      body = rest;
+    }
+    const result = await handler({ ...req, body });
+    const id =
+      (result.body as { id?: unknown; data?: { id?: unknown } } | undefined)?.id ??
+      (result.body as { data?: { id?: unknown } })?.data?.id;
+    if (password !== undefined && result.status < 300 && typeof id === "string")
+      flows(p.context.data).passwords[id] = password;
+    return result;
+  };
+}
+
+/**
+ * The platform's admin routes (apps, tokens, stats, the clock, faults, users with a
+ * password), one part per concern; the world's own admin routes are looked up beside them
+ * by {@link adminHandler}.
+ */
+export function createAdminRoutes(p: Platform): AdminRouteTable {
+  return {
+    ...appRoutes(p),
+    "GET /_sandbox/stats": () => ok(statsOf(p.context.data)),
+    ...clockRoutes(p),
+    ...faultRoutes(p),
+    "POST /_sandbox/users": createUserRoute(p),
+  };
 }
 
 /**
