@@ -6,6 +6,11 @@
  * or `setTimeout` directly, so tests move time instead of sleeping and the sandbox can be
  * fast-forwarded with `POST /_sandbox/clock`.
  *
+ * A running clock's timers count elapsed time (the monotonic clock), not the wall clock's
+ * reading: the system clock stepped back by NTP or by hand (10 minutes, say) must not hold
+ * every poll, lease renewal and retry of the process for those 10 minutes, nor a step forward
+ * fire them all at once. `now()` follows the wall clock as it is.
+ *
  * @example
  * ```ts
  * const clock = createClock({ frozen: true, start: Date.parse("2026-01-01T00:00:00Z") });
@@ -160,6 +165,12 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 interface Hands {
   now(): number;
+  /**
+   * The time the timers are due on: on a running clock, `now()` as it would read had the
+   * system's clock not been stepped since the clock was made (see the module comment); on a
+   * frozen one, `now()`.
+   */
+  tick(): number;
   /** Moves to `at` when it is ahead (a timer's due time during an advance). */
   forwardTo(at: number): void;
   /** Ends an advance at `at`. */
@@ -171,6 +182,7 @@ function frozenHands(start: number): Hands {
   let at = start;
   return {
     now: () => at,
+    tick: () => at,
     forwardTo(due) {
       at = Math.max(at, due);
     },
@@ -180,22 +192,29 @@ function frozenHands(start: number): Hands {
   };
 }
 
-/** A running clock's time: the system's, plus what advances added (`start` sets where it begins). */
+/**
+ * A running clock's time: the system's, plus what advances added (`start` sets where it
+ * begins). Its timers' time is where it began plus the monotonic time elapsed, in whole
+ * milliseconds (so never ahead of `now()` while the system's clock is not stepped: floor(a +
+ * b) >= floor(a) + floor(b)), plus the same offset.
+ */
 function runningHands(start: number | undefined): Hands {
   const realStart = Date.now();
+  const monoStart = performance.now();
   let offset = (start ?? realStart) - realStart;
   const now = () => Date.now() + offset;
+  const tick = () => realStart + Math.floor(performance.now() - monoStart) + offset;
   const forwardTo = (at: number) => {
-    offset += Math.max(0, at - now());
+    offset += Math.max(0, at - tick());
   };
-  return { now, forwardTo, endAt: forwardTo };
+  return { now, tick, forwardTo, endAt: forwardTo };
 }
 
 /**
  * The one real timer a running clock keeps, armed for its earliest due timer, so a running
  * clock's timers fire in real time without one system timer each.
  */
-function realWake(timers: TimerHeap, now: () => number): { arm(): void } {
+function realWake(timers: TimerHeap, tick: () => number): { arm(): void } {
   let wake: NodeJS.Timeout | undefined;
   /** When the armed real timer fires (on this clock). */
   let wakeAt = Infinity;
@@ -214,12 +233,12 @@ function realWake(timers: TimerHeap, now: () => number): { arm(): void } {
     if (wake && wakeAt <= earliest.due) return;
     if (wake) clearTimeout(wake);
     wakeAt = earliest.due;
-    wake = setTimeout(fireDue, Math.max(0, earliest.due - now()));
+    wake = setTimeout(fireDue, Math.max(0, earliest.due - tick()));
   };
   function fireDue() {
     wake = undefined;
     wakeAt = Infinity;
-    for (let t = timers.takeDue(now()); t; t = timers.takeDue(now())) t.fn();
+    for (let t = timers.takeDue(tick()); t; t = timers.takeDue(tick())) t.fn();
     arm();
   }
   return { arm };
@@ -246,17 +265,17 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
   const frozen = options.frozen ?? false;
   const trace = options.trace ?? frozen;
   const hands = frozen ? frozenHands(options.start ?? Date.now()) : runningHands(options.start);
-  const now = hands.now;
+  const { now, tick } = hands;
   let seq = 0;
   const timers = new TimerHeap();
   // A frozen clock's timers come due only by advance: no real timer.
-  const wake = frozen ? { arm() {} } : realWake(timers, now);
+  const wake = frozen ? { arm() {} } : realWake(timers, tick);
   let advancing = false;
 
   const clock: AdjustableClock = {
     now,
     setTimeout(fn, ms) {
-      const timer: Timer = { due: now() + Math.max(0, ms), seq: seq++, fn, cancelled: false };
+      const timer: Timer = { due: tick() + Math.max(0, ms), seq: seq++, fn, cancelled: false };
       if (trace) timer.from = new Error("scheduled");
       timers.push(timer);
       if (!advancing) wake.arm();
@@ -269,7 +288,7 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
     sleep: (ms, signal) => sleepOn(clock, ms, signal),
     async advance(ms) {
       if (ms < 0) throw new RangeError("a clock only moves forward");
-      const target = now() + ms;
+      const target = tick() + ms;
       advancing = true;
       try {
         await settle();
@@ -286,7 +305,7 @@ export function createClock(options: ClockOptions = {}): AdjustableClock {
       await settle();
     },
     pending: () => timers.count,
-    waiting: () => timers.live().map((t) => ({ inMs: t.due - now(), by: t.from ? scheduler(t.from) : "unknown" })),
+    waiting: () => timers.live().map((t) => ({ inMs: t.due - tick(), by: t.from ? scheduler(t.from) : "unknown" })),
   };
   if (frozen) frozenMade.add(new WeakRef(clock));
   return clock;

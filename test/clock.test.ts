@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createClock } from "../src/clock.ts";
 
 describe("createClock (frozen)", () => {
@@ -100,6 +100,30 @@ describe("createClock (running)", () => {
     clock.setTimeout(() => (fired = true), 3_600_000);
     await clock.advance(3_600_000);
     expect(fired).toBe(true);
+  });
+
+  it("a system clock stepped back or forward neither holds its timers nor fires them early; now() follows it", async () => {
+    const clock = createClock();
+    const realNow = Date.now;
+    let step = 0;
+    const spy = vi.spyOn(Date, "now").mockImplementation(() => realNow() + step);
+    try {
+      const started = performance.now();
+      const back = new Promise<number>((r) => clock.setTimeout(() => r(performance.now() - started), 50));
+      step = -600_000; // stepped back 10 minutes
+      const before = clock.now();
+      expect(before).toBeLessThan(realNow() - 590_000);
+      // Fires after its 50 ms, not 10 minutes later.
+      expect(await back).toBeLessThan(5_000);
+      step = 3_600_000; // stepped forward an hour
+      let early = false;
+      const forward = new Promise<void>((r) => clock.setTimeout(() => r(), 200));
+      clock.setTimeout(() => (early = true), 60_000);
+      await forward;
+      expect(early).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
