@@ -112,6 +112,9 @@ class RedisStateStore implements RedisStore {
   retain(namespace: string, retention: Retention): void {
     this.values.spaces.retain(namespace, retention);
   }
+  whereIs(namespace: string, key: string): string {
+    return `the Redis key ${this.values.hashOf(defaultShardRule(namespace, key))}`;
+  }
 
   flush(): Promise<void> {
     return this.flusher.flush();
