@@ -30,74 +30,102 @@ export interface StreamOptions {
   onEnd(): void;
 }
 
-export function writeStream(o: StreamOptions): OpenStream {
-  const { res, clock } = o;
-  let ended = false;
-  let stalled = false;
-  let sent = 0;
-  let cancelKeepAlive: (() => void) | undefined;
-  let closeHandler: (() => void) | undefined;
-  let closeRequested = false;
+/**
+ * One streaming answer under way: what it sent, whether it ended or stalls, its keep-alive
+ * timer, and the close handler its route returned (run once, whoever ends the stream).
+ */
+class StreamConnection {
+  ended = false;
+  private stalled = false;
+  private sent = 0;
+  private cancelKeepAlive: (() => void) | undefined;
+  private closeHandler: (() => void) | undefined;
+  private closeRequested = false;
 
-  const armKeepAlive = () => {
-    cancelKeepAlive?.();
-    cancelKeepAlive = clock.setTimeout(() => {
-      cancelKeepAlive = undefined;
-      if (ended || stalled) return;
-      res.write("\r\n");
-      armKeepAlive();
+  constructor(private readonly o: StreamOptions) {}
+
+  /** What the route's handler writes to. */
+  readonly sink: StreamSink = {
+    send: (message) => {
+      if (this.ended || this.stalled) return;
+      this.o.res.write(JSON.stringify(message) + "\r\n");
+      this.sent += 1;
+      this.armKeepAlive();
+      this.applyFault();
+    },
+    end: () => this.finish(),
+  };
+
+  /** Sends a keep-alive line after {@link KEEP_ALIVE_MS} of silence, again and again. */
+  armKeepAlive(): void {
+    this.cancelKeepAlive?.();
+    this.cancelKeepAlive = this.o.clock.setTimeout(() => {
+      this.cancelKeepAlive = undefined;
+      if (this.ended || this.stalled) return;
+      this.o.res.write("\r\n");
+      this.armKeepAlive();
     }, KEEP_ALIVE_MS);
+  }
+
+  private stopKeepAlive(): void {
+    this.cancelKeepAlive?.();
+    this.cancelKeepAlive = undefined;
+  }
+
+  /** Ends the stream once (the client left, the server ends it, a drop fault): one function, so it can be a listener. */
+  readonly finish = (): void => {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopKeepAlive();
+    if (!this.o.res.writableEnded) this.o.res.end();
+    if (this.closeHandler) this.runClose();
+    else this.closeRequested = true;
+    this.o.onEnd();
   };
 
-  const finish = () => {
-    if (ended) return;
-    ended = true;
-    cancelKeepAlive?.();
-    cancelKeepAlive = undefined;
-    if (!res.writableEnded) res.end();
-    if (closeHandler) runClose();
-    else closeRequested = true;
-    o.onEnd();
-  };
-
-  const runClose = () => {
-    const fn = closeHandler;
-    closeHandler = undefined;
+  private runClose(): void {
+    const fn = this.closeHandler;
+    this.closeHandler = undefined;
     try {
       fn?.();
     } catch (err) {
-      o.logger.error({ err }, "stream close handler failed");
+      this.o.logger.error({ err }, "stream close handler failed");
     }
-  };
+  }
 
   /** Applies the fault's threshold once `sent` messages went out. */
-  const applyFault = () => {
-    if (!o.fault || sent < (o.fault.kind === "drop" || o.fault.kind === "stall" ? o.fault.after_messages : Infinity))
+  applyFault(): void {
+    const { fault } = this.o;
+    if (!fault || this.sent < (fault.kind === "drop" || fault.kind === "stall" ? fault.after_messages : Infinity))
       return;
-    if (o.fault.kind === "drop") finish();
-    else if (o.fault.kind === "stall") {
-      stalled = true;
-      cancelKeepAlive?.();
-      cancelKeepAlive = undefined;
+    if (fault.kind === "drop") this.finish();
+    else if (fault.kind === "stall") {
+      this.stalled = true;
+      this.stopKeepAlive();
     }
-  };
+  }
 
-  const sink: StreamSink = {
-    send(message) {
-      if (ended || stalled) return;
-      res.write(JSON.stringify(message) + "\r\n");
-      sent += 1;
-      armKeepAlive();
-      applyFault();
-    },
-    end: finish,
-  };
+  /** Runs the route's stream handler on the sink; a handler that throws ends the stream. */
+  start(): void {
+    try {
+      this.closeHandler = this.o.result.stream(this.sink);
+    } catch (err) {
+      this.o.logger.error({ err }, "stream handler failed");
+      this.finish();
+    }
+    if (this.closeRequested) this.runClose();
+  }
+}
 
+/** Answers with a stream: its headers, then the route's messages and keep-alives until either side ends it. */
+export function writeStream(o: StreamOptions): OpenStream {
+  const { res } = o;
+  const stream = new StreamConnection(o);
   if (res.destroyed) {
     // The client left before the stream began (during an injected delay, say): its
     // handler never runs, and whatever it claimed is released through `onEnd`.
-    finish();
-    return { end: finish };
+    stream.finish();
+    return { end: stream.finish };
   }
   res.writeHead(200, {
     date: new Date(o.clock.now()).toUTCString(),
@@ -106,17 +134,9 @@ export function writeStream(o: StreamOptions): OpenStream {
     ...o.headers,
   });
   res.flushHeaders();
-  res.on("close", finish);
-  armKeepAlive();
-  applyFault();
-  if (!ended) {
-    try {
-      closeHandler = o.result.stream(sink);
-    } catch (err) {
-      o.logger.error({ err }, "stream handler failed");
-      finish();
-    }
-    if (closeRequested) runClose();
-  }
-  return { end: finish };
+  res.on("close", stream.finish);
+  stream.armKeepAlive();
+  stream.applyFault();
+  if (!stream.ended) stream.start();
+  return { end: stream.finish };
 }
