@@ -22,6 +22,7 @@ import {
   STRONG,
 } from "./insult-lexicon.ts";
 import { INSULT_NOUNS, YOU } from "./lexicon.ts";
+import { lazily } from "./lazily.ts";
 import { normalizePattern } from "./normalize.ts";
 import { shippedWordClusters } from "./word-clusters.ts";
 
@@ -83,12 +84,18 @@ const wordHash = (word: string): number => {
   return h;
 };
 
-/** Word hash → its class's id (a hash too); single words only, spelt as normalised text is (repeats collapsed). */
-const CLASS_OF = new Map<number, number>();
-for (const [name, words] of Object.entries(WORD_CLASSES)) {
-  const id = wordHash(`\u0001${name}`);
-  for (const w of words) if (!w.includes(" ")) CLASS_OF.set(wordHash(normalizePattern(w)), id);
-}
+/**
+ * Word hash → its class's id (a hash too); single words only, spelt as normalised text is
+ * (repeats collapsed). Built on first use, not when postbot is imported (see `lazily.ts`).
+ */
+const classOf = lazily(() => {
+  const map = new Map<number, number>();
+  for (const [name, words] of Object.entries(WORD_CLASSES)) {
+    const id = wordHash(`\u0001${name}`);
+    for (const w of words) if (!w.includes(" ")) map.set(wordHash(normalizePattern(w)), id);
+  }
+  return map;
+});
 
 /**
  * What a word's clusters weigh beside its own features: twice a word feature. Measured with
@@ -174,10 +181,11 @@ export function visitFeatures(normalised: string, visit: (bucket: number, value:
   // cluster also counts as its fine cluster (alone, after the previous word, before the next
   // one) and its coarse cluster (alone).
   const { of: clusterOf, fine: fineHash, coarse: coarseHash } = (clusters ??= loadClusters());
+  const classes = classOf();
   const cluster: number[] = [];
   let count = words.length * 2 + 1;
   for (const w of words) {
-    if (CLASS_OF.has(w)) count += 3;
+    if (classes.has(w)) count += 3;
     const f = clusterOf.get(w) ?? -1;
     cluster.push(f);
     if (f >= 0) count += 4;
@@ -188,7 +196,7 @@ export function visitFeatures(normalised: string, visit: (bucket: number, value:
   for (let k = 0; k < words.length; k++) {
     const w = words[k]!;
     const next = words[k + 1] ?? 2;
-    const c = CLASS_OF.get(w);
+    const c = classes.get(w);
     if (c !== undefined) {
       // The class alone, after the previous word and before the next one.
       visit(bucket(c ^ WORD), wordValue);

@@ -7,6 +7,7 @@
  * words with table look-ups, cheap beside the phrase rules.
  */
 import { INSULT_NOUN_SCORES } from "./insult-lexicon.ts";
+import { lazily } from "./lazily.ts";
 import { normalizePattern } from "./normalize.ts";
 
 /** A word of the collapsed text, and whether a sentence or clause break comes before it. */
@@ -70,16 +71,18 @@ export function tokenize(text: string): Token[] {
   return tokens;
 }
 
-const NOUNS = new PhraseTable(INSULT_NOUN_SCORES);
+/** The insult nouns as a table, built on first use, not when postbot is imported (see `lazily.ts`). */
+const nouns = lazily(() => new PhraseTable(INSULT_NOUN_SCORES));
 
 /** The insult noun at token i, singular or plural ("weasels", "buffoons" read as their singular), with its score. */
 export function nounAt(tokens: readonly Token[], i: number): { length: number; value: number } | undefined {
-  const direct = NOUNS.at(tokens, i);
+  const table = nouns();
+  const direct = table.at(tokens, i);
   if (direct) return direct;
   const word = tokens[i]!.word;
   for (const cut of [1, 2]) {
     if (word.length - cut < 3 || !(cut === 1 ? word.endsWith("s") : word.endsWith("es"))) continue;
-    const value = NOUNS.at([{ ...tokens[i]!, word: word.slice(0, -cut) }], 0);
+    const value = table.at([{ ...tokens[i]!, word: word.slice(0, -cut) }], 0);
     if (value) return value;
   }
   return undefined;
