@@ -48,8 +48,13 @@ const isLight = (cp: number) =>
 /** Characters without which no grapheme cluster is an emoji (see {@link isEmoji}); none is ASCII. */
 const EMOJI_MARK = /[\p{Emoji_Presentation}\p{Emoji_Modifier}\p{Regional_Indicator}\uFE0F\u20E3\u200D]/gu;
 
-/** Grapheme clusters: an emoji sequence is one cluster, however many code points it joins. */
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+/**
+ * Grapheme clusters: an emoji sequence is one cluster, however many code points it joins.
+ * Made on first use: creating a segmenter loads ICU's break rules, about 20 ms that every
+ * `import "postbot"` paid, while only a post with an emoji ever needs one.
+ */
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = () => (segmenter ??= new Intl.Segmenter("en", { granularity: "grapheme" }));
 
 /**
  * Whether a grapheme cluster is an emoji as twitter-text's emoji parser finds them: a
@@ -88,7 +93,7 @@ function* clusters(text: string, from: number, to: number): Generator<string> {
     let end = Math.min(to, at + width);
     if (end < to && isHighSurrogate(text.charCodeAt(end - 1))) end++;
     const found: string[] = [];
-    for (const { segment } of graphemes.segment(text.slice(at, end))) found.push(segment);
+    for (const { segment } of graphemes().segment(text.slice(at, end))) found.push(segment);
     if (end === to) return yield* found;
     if (found.length < 2) {
       width *= 2;
