@@ -52,7 +52,7 @@ export function reportStream(
 /** The catch-up mention polls of an app's bots (those running here), a failure logged with its bot. */
 export function catchUpQueue(bots: ReadonlyMap<string, BotRuntime>, logger: Logger): CatchUpQueue {
   return new CatchUpQueue({
-    poll: (bot, signal) => bots.get(bot)?.catchUpMentions(signal) ?? Promise.resolve(),
+    poll: (bot, signal) => bots.get(bot)?.mentions.catchUp(signal) ?? Promise.resolve(),
     onError: (bot, err) =>
       logger
         .child({ bot })

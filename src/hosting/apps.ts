@@ -286,9 +286,9 @@ class ProcessApps implements Apps {
     const mentions = hosted.config.triggers.mentions;
     if (mentionsVia(hosted) !== "stream" || !mentions) return;
     const bot = this.deps.bots.get(name);
-    if (!bot || bot.mentionsInSync()) return;
+    if (!bot || bot.mentions.synced) return;
     const connected = hub.status().state === "connected";
-    bot.mentionsStream(connected);
+    bot.mentions.stream(connected);
     if (fresh && connected)
       hub
         .backfill([name], this.deps.options.clock.now() - mentions.backfill)
@@ -382,19 +382,19 @@ class ProcessApps implements Apps {
       resume: () => this.marks.read(appId),
       onMark: (mark) => this.marks.save(appId, mark),
       deliver: (bot, event) => bots.get(bot)?.deliver([event]),
-      deliverMentions: (bot, events) => bots.get(bot)?.acceptMentions(events),
+      deliverMentions: (bot, events) => bots.get(bot)?.mentions.accept(events),
       onConnected: () => {
         const names = streamedNames();
-        for (const name of names) bots.get(name)?.mentionsStream(true);
+        for (const name of names) bots.get(name)?.mentions.stream(true);
         polledOnce = true;
         queue.request(names);
         touchAll();
       },
       onInterrupted: () => {
-        for (const name of streamedNames()) bots.get(name)?.mentionsStream(false);
+        for (const name of streamedNames()) bots.get(name)?.mentions.stream(false);
       },
       onOverflow: (overflow) => {
-        for (const name of overflow) bots.get(name)?.pollMentionsInstead();
+        for (const name of overflow) bots.get(name)?.mentions.pollInstead();
       },
       onStatus: (s) => {
         if (moved(s) && (s.state === "connected" || s.state === "reconnecting")) touchAll();

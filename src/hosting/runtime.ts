@@ -506,7 +506,7 @@ class HostedRuntime implements Runtime {
     const refused = old.paused?.accountRefused === true;
     const finished = await old.handOver(HAND_OVER_MS);
     // Taken when the old one stopped: a drop of the stream during the hand-over counts.
-    const sync = old.mentionsSync();
+    const sync = old.mentions.syncState();
     if (!finished)
       logger.warn(
         { bot: name },
@@ -524,7 +524,7 @@ class HostedRuntime implements Runtime {
     // With its new token it sends what the refused one could not (the old layer can send nothing).
     if (refused && !sameAccount) this.recover(name, built.layer);
     this.run(name, built.bot);
-    if (sync && this.via(after) === "stream" && this.via(before) === "stream") built.bot.adoptMentionsSync(sync);
+    if (sync && this.via(after) === "stream" && this.via(before) === "stream") built.bot.mentions.adopt(sync);
     if (this.claimed) await this.sharedApps?.host(after, built.bot);
     else await this.hosting?.replace(before, after);
   }

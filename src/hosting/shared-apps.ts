@@ -6,7 +6,7 @@
  * - The process holding an app's stream lease runs its hub, with the rules and mention
  *   rules of every bot of the app, budgeted through a bot of the app it runs.
  * - Each post reaches the process running its bot through the handoff and is acknowledged
- *   once the bot has handled it (`deliverHandled`, `acceptMentionsHandled`).
+ *   once the bot has handled it (`deliverHandled`, the mentions feed's `acceptHandled`).
  * - When the hub connects, every process polls the mentions of its streamed bots once to
  *   close the gap (a few at a time, through the shared budget), as a single process does
  *   after each reconnect; a bot taken over is polled once when it starts here.
@@ -156,7 +156,7 @@ class ProcessApps implements SharedApps {
     const bot = this.deps.bots.get(name);
     // Not running here (any more): left unacknowledged for the process that runs it.
     if (!bot) return new Promise<void>(() => {});
-    return entry.kind === "post" ? bot.deliverHandled(entry.events) : bot.acceptMentionsHandled(entry.events);
+    return entry.kind === "post" ? bot.deliverHandled(entry.events) : bot.mentions.acceptHandled(entry.events);
   }
 
   /** The app's hub (in whichever process) connected or was interrupted: its streamed bots here follow. */
@@ -164,7 +164,7 @@ class ProcessApps implements SharedApps {
     const { bots } = this.deps;
     const names = [...bots.keys()].filter((name) => this.appOf.get(name) === appId && this.streamedMentions(name));
     for (const name of names) {
-      bots.get(name)?.mentionsStream(what === "connected");
+      bots.get(name)?.mentions.stream(what === "connected");
       bots.get(name)?.touch("mentions");
     }
     if (what === "connected") this.queueOf(appId).request(names);
@@ -204,7 +204,7 @@ class ProcessApps implements SharedApps {
       mentions: this.streamedMentions(name),
     });
     if (!this.streamedMentions(name)) return;
-    bot.mentionsStream(state === "connected");
+    bot.mentions.stream(state === "connected");
     this.queueOf(hosted.app.id).request([name]);
   }
 

@@ -13,11 +13,12 @@ import type { Logger } from "../log.ts";
 import { startDmsTrigger } from "../triggers/dms.ts";
 import type { BotEvent, TriggerName } from "../triggers/events.ts";
 import { startFollowersTrigger } from "../triggers/followers.ts";
-import { MentionsTrigger, type MentionsSync } from "../triggers/mentions.ts";
+import { MentionsTrigger } from "../triggers/mentions.ts";
 import type { PollLoop } from "../triggers/poller.ts";
 import { startSchedule, type ScheduleHandle, type ScheduleSpec } from "../triggers/schedule.ts";
 import type { EventLoop } from "./event-loop.ts";
 import type { Liveness } from "./liveness.ts";
+import { MentionsFeed } from "./mentions-feed.ts";
 
 /** The triggers a bot runs, as hosting reads them from its bot file and its plan. */
 export interface TriggerSpecs {
@@ -28,7 +29,7 @@ export interface TriggerSpecs {
     backfillMs: number;
     /**
      * How mentions arrive: polled at the interval, or through the app's stream (hosting then
-     * feeds {@link BotTriggers.acceptMentions} and asks for {@link BotTriggers.catchUpMentions}).
+     * feeds {@link MentionsFeed.accept} and asks for {@link MentionsFeed.catchUp}).
      */
     via: "poll" | "stream";
   };
@@ -54,16 +55,16 @@ export interface BotTriggersOptions {
 /** One bot's triggers; see the module comment. */
 export class BotTriggers {
   private readonly running: Array<PollLoop | ScheduleHandle> = [];
-  /** The mentions trigger, when the bot file has one. */
-  private mentions: MentionsTrigger | undefined;
+  /** The bot's mentions, streamed and polled (idle when the bot file has no mentions trigger). */
+  readonly mentions: MentionsFeed;
   /** Polls whose request is on its way (or waiting for the budget). */
   private fetching = 0;
-  /** Catch-up polls of streamed mentions under way. */
-  private catchingUp = 0;
-  /** The running polls, to follow a change of their interval ({@link retune}). */
-  private polls: { mentions?: PollLoop; followers?: PollLoop } = {};
+  /** The running followers poll, to follow a change of its interval ({@link retune}). */
+  private followers: PollLoop | undefined;
 
-  constructor(private readonly options: BotTriggersOptions) {}
+  constructor(private readonly options: BotTriggersOptions) {
+    this.mentions = new MentionsFeed(options.loop, options.log);
+  }
 
   /**
    * New poll intervals (the bots sharing the app's windows changed): the polls running now
@@ -76,8 +77,8 @@ export class BotTriggers {
     const followers =
       specs.followers && intervals.followersMs ? { intervalMs: intervals.followersMs } : specs.followers;
     this.options.specs = { ...specs, ...(mentions ? { mentions } : {}), ...(followers ? { followers } : {}) };
-    if (mentions) this.polls.mentions?.setInterval(mentions.intervalMs);
-    if (followers) this.polls.followers?.setInterval(followers.intervalMs);
+    if (mentions) this.mentions.retune(mentions.intervalMs);
+    if (followers) this.followers?.setInterval(followers.intervalMs);
   }
 
   /** How the bot's mentions reach it (undefined: its file has no mentions trigger). */
@@ -95,11 +96,8 @@ export class BotTriggers {
   /** Starts the polls and schedules (a poll runs at once, then at its interval). */
   start(): void {
     const { specs } = this.options;
-    if (specs.mentions) {
-      this.mentions = this.mentionsTrigger(specs.mentions);
-      if (specs.mentions.via !== "stream") this.running.push((this.polls.mentions = this.mentions.startPolling()));
-    }
-    if (specs.followers) this.running.push((this.polls.followers = this.followersTrigger(specs.followers.intervalMs)));
+    if (specs.mentions) this.mentions.start(this.mentionsTrigger(specs.mentions), specs.mentions.via !== "stream");
+    if (specs.followers) this.running.push((this.followers = this.followersTrigger(specs.followers.intervalMs)));
     // Each bot polls its DMs in its own window: the app's other bots never change its interval.
     if (specs.dms) this.running.push(this.dmsTrigger(specs.dms));
     for (const schedule of specs.schedules) this.running.push(this.schedule(schedule));
@@ -212,82 +210,18 @@ export class BotTriggers {
     };
   }
 
-  /**
-   * One catch-up poll of mentions that come through the stream (at start and after a
-   * reconnect). Resolves when its events are in the inbox.
-   */
-  async catchUpMentions(signal: AbortSignal): Promise<void> {
-    const { loop } = this.options;
-    if (!this.mentions || loop.isStopped || loop.paused) return;
-    this.catchingUp++;
-    try {
-      await this.mentions.poll(signal);
-    } catch (err) {
-      // A refused token has paused the bot already (the action layer reports it).
-      if (!loop.paused) throw err;
-    } finally {
-      this.catchingUp--;
-    }
-  }
-
-  /** Mentions the app's stream delivered: each handed out once, whether streamed or polled first. */
-  acceptMentions(events: readonly BotEvent[]): void {
-    if (!this.mentions || this.options.loop.isStopped) return;
-    void this.mentions
-      .accept(events)
-      .catch((err: unknown) => this.options.log.error({ err }, "could not save streamed mentions"));
-  }
-
-  /**
-   * {@link acceptMentions} for handed-over mentions: resolves once those the trigger took
-   * (not seen before) have been handled; those it had already are done at once.
-   */
-  async acceptMentionsHandled(events: readonly BotEvent[]): Promise<void> {
-    const { loop } = this.options;
-    const mentions = this.mentions;
-    if (!mentions) return;
-    if (loop.isStopped || loop.paused) return new Promise<void>(() => {});
-    await loop.handledAfter(events, () => mentions.accept(events));
-  }
-
-  /** The mentions trigger's state with the stream (undefined: no mentions trigger, or not started). */
-  mentionsSync(): MentionsSync | undefined {
-    return this.mentions?.syncState();
-  }
-
-  /** Takes over a predecessor's state with the stream (see {@link MentionsTrigger.adopt}); call after {@link start}. */
-  adoptMentionsSync(state: MentionsSync): void {
-    this.mentions?.adopt(state);
-  }
-
-  /** Whether the mentions trigger is in sync with the stream (no catch-up poll needed). */
-  mentionsInSync(): boolean {
-    return this.mentions?.synced ?? false;
-  }
-
-  /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
-  mentionsStream(connected: boolean): void {
-    if (connected) this.mentions?.streamConnected();
-    else this.mentions?.streamInterrupted();
-  }
-
-  /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
-  pollMentionsInstead(): void {
-    const { loop } = this.options;
-    if (this.mentions && !loop.isStopped && !loop.paused)
-      this.running.push((this.polls.mentions = this.mentions.startPolling()));
-  }
-
   /** Whether every poll in progress is waiting for its (budgeted) request. */
   quiet(): boolean {
-    const polling = this.running.filter((t) => "current" in t && t.current() !== undefined).length + this.catchingUp;
+    const polling =
+      this.running.filter((t) => "current" in t && t.current() !== undefined).length + this.mentions.polling();
     return polling === this.fetching;
   }
 
   /** Stops the polls and schedules; a poll in progress finishes. */
   stop(): void {
     for (const t of this.running.splice(0)) t.stop();
-    this.polls = {};
+    this.mentions.stop();
+    this.followers = undefined;
   }
 
   /**

@@ -11,11 +11,11 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { TRIGGER_OF, type BotEvent, type EventName, type TriggerName } from "../triggers/events.ts";
-import type { MentionsSync } from "../triggers/mentions.ts";
 import { BotTriggers, type TriggerSpecs } from "./bot-triggers.ts";
 import { EventLoop } from "./event-loop.ts";
 import type { Inbox } from "./inbox.ts";
 import { Liveness } from "./liveness.ts";
+import type { MentionsFeed } from "./mentions-feed.ts";
 import type { BotIdentity, BotStatus, EventHandling } from "./types.ts";
 
 /** A bot's parts, as hosting builds them (src/hosting/bot-factory.ts). */
@@ -50,6 +50,8 @@ export class BotRuntime {
   /** The bot's action layer: what hosting sends a person's decisions through (a review's hide). */
   readonly layer: ActionLayer;
   readonly inbox: Inbox;
+  /** Where hosting hands the bot the mentions the app's stream delivered, and asks for catch-up polls. */
+  readonly mentions: MentionsFeed;
   private readonly liveness: Liveness;
   private readonly loop: EventLoop;
   private readonly triggers: BotTriggers;
@@ -99,6 +101,7 @@ export class BotRuntime {
       loop: this.loop,
       liveness: this.liveness,
     });
+    this.mentions = this.triggers.mentions;
   }
 
   /** Whether some plugin of this bot handles or filters events of this kind. */
@@ -135,49 +138,9 @@ export class BotRuntime {
     this.loop.deliver(events, flush);
   }
 
-  /** See {@link BotTriggers.catchUpMentions}. */
-  catchUpMentions(signal: AbortSignal): Promise<void> {
-    return this.triggers.catchUpMentions(signal);
-  }
-
-  /** See {@link BotTriggers.acceptMentions}. */
-  acceptMentions(events: readonly BotEvent[]): void {
-    this.triggers.acceptMentions(events);
-  }
-
   /** See {@link EventLoop.deliverHandled}. */
   deliverHandled(events: readonly BotEvent[]): Promise<void> {
     return this.loop.deliverHandled(events);
-  }
-
-  /** See {@link BotTriggers.acceptMentionsHandled}. */
-  acceptMentionsHandled(events: readonly BotEvent[]): Promise<void> {
-    return this.triggers.acceptMentionsHandled(events);
-  }
-
-  /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
-  mentionsStream(connected: boolean): void {
-    this.triggers.mentionsStream(connected);
-  }
-
-  /** See {@link BotTriggers.mentionsSync}: what a successor of this bot takes over. */
-  mentionsSync(): MentionsSync | undefined {
-    return this.triggers.mentionsSync();
-  }
-
-  /** See {@link BotTriggers.adoptMentionsSync}. */
-  adoptMentionsSync(state: MentionsSync): void {
-    this.triggers.adoptMentionsSync(state);
-  }
-
-  /** See {@link BotTriggers.mentionsInSync}. */
-  mentionsInSync(): boolean {
-    return this.triggers.mentionsInSync();
-  }
-
-  /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
-  pollMentionsInstead(): void {
-    this.triggers.pollMentionsInstead();
   }
 
   /** Records liveness: a check of a trigger, or an event from it. */

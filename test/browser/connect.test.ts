@@ -135,7 +135,7 @@ describe("connecting an account in Chromium", () => {
     expect(await page.locator("h1").textContent()).toBe("@pia is connected");
     // Revoked once the bot runs in sync with the stream (its rule in, its catch-up poll done):
     // the page answers before that (the rules follow the fleet's change).
-    await vi.waitFor(() => expect(s!.started.runtime.bots.get("greeter-pia")?.mentionsInSync()).toBe(true), {
+    await vi.waitFor(() => expect(s!.started.runtime.bots.get("greeter-pia")?.mentions.synced).toBe(true), {
       timeout: 20_000,
       interval: 20,
     });

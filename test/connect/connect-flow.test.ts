@@ -150,7 +150,7 @@ describe("connecting an account through the web", () => {
     // Revoked once the bot runs in sync with the stream (its rule in, its catch-up poll done):
     // the connect page answers before that, and a poll refused first would keep the mention
     // below for the account's return instead of failing its reply.
-    await eventually(() => expect(s!.started.runtime.bots.get("greeter-dora")?.mentionsInSync()).toBe(true));
+    await eventually(() => expect(s!.started.runtime.bots.get("greeter-dora")?.mentions.synced).toBe(true));
     const first = getAccount(s.started.store, "greeter-dora")!.oauth1!;
     const app = s.started.runtime.fleet().get("greeter-dora")!.app;
     await invalidateToken(s.started.baseUrl, {

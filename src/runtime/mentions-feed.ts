@@ -1,0 +1,115 @@
+/**
+ * A bot's mentions feed: the one object where its streamed and polled mentions meet. Hosting
+ * hands it what the app's stream delivered ({@link MentionsFeed.accept}), asks it for catch-up
+ * polls ({@link MentionsFeed.catchUp}) and tells it when the stream connects or drops; a
+ * polling bot's feed polls on its own. Either way the events go to the bot's event loop once,
+ * whether the stream or a poll saw them first (../triggers/mentions.ts keeps that promise).
+ *
+ * It uses the mentions trigger's own names (`accept`, `adopt`, `syncState`, `synced`), so a
+ * mention's way reads the same from hosting down to the trigger. Until the bot starts (or
+ * when its file has no mentions trigger) each call does nothing.
+ */
+import type { Logger } from "../log.ts";
+import type { BotEvent } from "../triggers/events.ts";
+import type { MentionsSync, MentionsTrigger } from "../triggers/mentions.ts";
+import type { PollLoop } from "../triggers/poller.ts";
+import type { EventLoop } from "./event-loop.ts";
+
+/** One bot's mentions, streamed and polled; see the module comment. */
+export class MentionsFeed {
+  private trigger: MentionsTrigger | undefined;
+  /** Its polls: at its interval, or (through the stream) when the app's rule cap leaves it out. */
+  private readonly polls: PollLoop[] = [];
+  /** Catch-up polls under way. */
+  private catchingUp = 0;
+
+  constructor(
+    private readonly loop: EventLoop,
+    private readonly log: Logger,
+  ) {}
+
+  /** The bot starts: mentions come through `trigger`, polled at its interval unless streamed. */
+  start(trigger: MentionsTrigger, polled: boolean): void {
+    this.trigger = trigger;
+    if (polled) this.polls.push(trigger.startPolling());
+  }
+
+  /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
+  pollInstead(): void {
+    const { loop } = this;
+    if (this.trigger && !loop.isStopped && !loop.paused) this.polls.push(this.trigger.startPolling());
+  }
+
+  /** A new poll interval: the poll running now follows at its next wait. */
+  retune(intervalMs: number): void {
+    this.polls.at(-1)?.setInterval(intervalMs);
+  }
+
+  /** Polls in progress (a catch-up counts), for the bot's {@link BotTriggers.quiet}. */
+  polling(): number {
+    return this.polls.filter((p) => p.current() !== undefined).length + this.catchingUp;
+  }
+
+  /** Stops the polls; a poll in progress finishes. */
+  stop(): void {
+    for (const p of this.polls.splice(0)) p.stop();
+  }
+
+  /**
+   * One catch-up poll of mentions that come through the stream (at start and after a
+   * reconnect). Resolves when its events are in the inbox.
+   */
+  async catchUp(signal: AbortSignal): Promise<void> {
+    const { loop } = this;
+    if (!this.trigger || loop.isStopped || loop.paused) return;
+    this.catchingUp++;
+    try {
+      await this.trigger.poll(signal);
+    } catch (err) {
+      // A refused token has paused the bot already (the action layer reports it).
+      if (!loop.paused) throw err;
+    } finally {
+      this.catchingUp--;
+    }
+  }
+
+  /** Mentions the app's stream delivered: each handed out once, whether streamed or polled first. */
+  accept(events: readonly BotEvent[]): void {
+    if (!this.trigger || this.loop.isStopped) return;
+    void this.trigger
+      .accept(events)
+      .catch((err: unknown) => this.log.error({ err }, "could not save streamed mentions"));
+  }
+
+  /**
+   * {@link accept} for handed-over mentions: resolves once those the trigger took (not seen
+   * before) have been handled; those it had already are done at once.
+   */
+  async acceptHandled(events: readonly BotEvent[]): Promise<void> {
+    const { loop, trigger } = this;
+    if (!trigger) return;
+    if (loop.isStopped || loop.paused) return new Promise<void>(() => {});
+    await loop.handledAfter(events, () => trigger.accept(events));
+  }
+
+  /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
+  stream(connected: boolean): void {
+    if (connected) this.trigger?.streamConnected();
+    else this.trigger?.streamInterrupted();
+  }
+
+  /** The state with the stream a successor takes over (undefined: no mentions trigger, or not started). */
+  syncState(): MentionsSync | undefined {
+    return this.trigger?.syncState();
+  }
+
+  /** Takes over a predecessor's state with the stream (see {@link MentionsTrigger.adopt}); call after the bot starts. */
+  adopt(state: MentionsSync): void {
+    this.trigger?.adopt(state);
+  }
+
+  /** Whether the mentions are in sync with the stream (no catch-up poll needed). */
+  get synced(): boolean {
+    return this.trigger?.synced ?? false;
+  }
+}
