@@ -1,0 +1,314 @@
+/**
+ * 100,000 accounts: four `bot start --state redis://…` processes, four apps, one Redis
+ * (./scale100k-deployment.ts; the sandbox in this process on real time). Each app's bots are
+ * spread over the processes by the leases; their mentions come through their own app's
+ * stream, handed to the bot's process through Redis.
+ *
+ * - start: from the last process's start until every bot is held by a process and every app's
+ *   stream is connected with every bot's mention rule (aim ≤ 10 s), then a probe of mentions
+ *   answered; each process's RSS and Redis's `used_memory` (aim ≤ 4 GB in all);
+ * - idle: CPU of the four processes (and of Redis) with no traffic (aim < 10 % of one core in
+ *   all), Redis commands and bytes per idle bot per minute;
+ * - flood: mention → reply at `BENCH_100K_RATE` (100) mentions/s for `BENCH_100K_SECONDS` (60)
+ *   over random bots (aim p50 ≤ 20 ms, p99 ≤ 100 ms, 0 lost, 0 twice), Redis commands and
+ *   bytes per mention answered, and this process's CPU (the sandbox's: what limits the bench
+ *   when it is the sandbox);
+ * - kill: kill -9 of one process 10 s into a 30 s flood of 10 mentions/s (aim: its bots
+ *   answering again ≤ 15 s after the kill, 0 lost, 0 twice);
+ * - dialog: `BENCH_100K_DIALOGS` (10,000) open dialogs written into bots' hashes by the Redis
+ *   store: Redis's memory, commands and bytes per open dialog.
+ *
+ * Sizes from the environment, so it runs smaller: `BENCH_100K_ACCOUNTS` (100000),
+ * `BENCH_100K_PROCESSES` (4), `BENCH_100K_APPS` (4), `BENCH_100K_RATE`, `BENCH_100K_SECONDS`,
+ * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_ONLY` (start,idle,flood,kill,dialog: the rows to run;
+ * start always runs), `BENCH_100K_REDIS=cluster` (a Redis Cluster of three masters instead of
+ * one redis-server). The sizing table of docs/operations.md is computed from these rows.
+ */
+import type { Lease } from "../../src/fencing.ts";
+import { connectRedis } from "../../src/redis/connect.ts";
+import { Leases } from "../../src/redis/leases.ts";
+import { openRedisStore } from "../../src/redis/store.ts";
+import { cpus, loadavg } from "node:os";
+import { startRedisCluster } from "../helpers/redis-cluster.ts";
+import { startRedisServer } from "../helpers/redis-server.ts";
+import { until } from "../helpers/until.ts";
+import type { Bench, BenchRow } from "./harness.ts";
+import { cpuMs, deployBig, redisFigures, rssMb, type BigDeployment } from "./scale100k-deployment.ts";
+
+const ACCOUNTS = Number(process.env.BENCH_100K_ACCOUNTS ?? 100_000);
+const PROCESSES = Number(process.env.BENCH_100K_PROCESSES ?? 4);
+const APPS = Number(process.env.BENCH_100K_APPS ?? 4);
+const RATE = Number(process.env.BENCH_100K_RATE ?? 100);
+const SECONDS = Number(process.env.BENCH_100K_SECONDS ?? 60);
+const IDLE_SECONDS = Number(process.env.BENCH_100K_IDLE_SECONDS ?? 30);
+const DIALOGS = Number(process.env.BENCH_100K_DIALOGS ?? 10_000);
+const only = (row: string) => !process.env.BENCH_100K_ONLY || process.env.BENCH_100K_ONLY.split(",").includes(row);
+
+const say = (what: string) => process.stderr.write(`  scale100k: ${what}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const verdict = (met: boolean) => (met ? "met" : "missed");
+const n = (x: number) => x.toLocaleString("en-US");
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+const live = (d: BigDeployment) => d.processes.filter((p) => p.child.exitCode === null && !p.child.signalCode);
+
+/** Redis commands by name between two readings, per `unit` (those of at least 0.05), most first. */
+function commandsPer(before: Map<string, number>, after: Map<string, number>, unit: number): string {
+  return [...after]
+    .map(([c, k]) => [c, (k - (before.get(c) ?? 0)) / unit] as const)
+    .filter(([, k]) => k >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([c, k]) => `${c} ${k.toFixed(2)}`)
+    .join(", ");
+}
+
+/** The machine's load (1-minute average) and cores: what else ran beside the bench. */
+const machine = () => `load ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`;
+
+/** Mentions made so far: each text differs (the service refuses a post that repeats its author's). */
+let asked = 0;
+
+/** Mentions random bots at `rate`/s for `seconds`; `at(second)` runs at each whole second. */
+async function flood(d: BigDeployment, rate: number, seconds: number, at?: (second: number) => void) {
+  const made: Array<{ id: string; bot: string }> = [];
+  const started = Date.now();
+  for (let i = 0; i < rate * seconds; i++) {
+    if (i % rate === 0) at?.(i / rate);
+    const wait = started + (i * 1000) / rate - Date.now();
+    if (wait > 0) await sleep(wait);
+    const bot = d.names[Math.floor(Math.random() * d.names.length)]!;
+    made.push({ id: await d.mention(bot, `question ${++asked}`), bot });
+  }
+  return made;
+}
+
+/** Lost, answered twice and by a wrong bot, once the answers stop coming (bounded), and the latencies of the first answers. */
+async function tally(d: BigDeployment, mentions: Array<{ id: string; bot: string }>) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && mentions.some((m) => !d.replies().has(m.id))) await sleep(500);
+  await sleep(3_000); // a late second answer would show now
+  const replies = d.replies();
+  return {
+    lost: mentions.filter((m) => !replies.has(m.id)).length,
+    twice: mentions.filter((m) => (replies.get(m.id)?.length ?? 0) > 1).length,
+    wrong: mentions.filter((m) => (replies.get(m.id) ?? []).some((r) => r.bot !== m.bot)).length,
+    latencies: mentions.flatMap((m) => {
+      const first = replies.get(m.id)?.[0];
+      return first ? [first.at - d.createdAt(m.id)] : [];
+    }),
+  };
+}
+
+/** Starts the processes; the time from the last one's start until every bot answers, their RSS and Redis's memory. */
+async function startRows(d: BigDeployment): Promise<BenchRow[]> {
+  for (let i = 0; i < PROCESSES; i++) d.start();
+  const lastStart = Math.max(...d.processes.map((p) => p.startedAt));
+  let last: string | undefined;
+  let saidAt = Date.now();
+  await until(
+    "every bot answering",
+    async () => {
+      last = await d.missing();
+      if (last !== undefined && Date.now() - saidAt >= 10_000) {
+        saidAt = Date.now();
+        say(`${((saidAt - lastStart) / 1000).toFixed(0)} s after the last process started: ${last}`);
+        d.keepLogs();
+      }
+      return last === undefined;
+    },
+    1_800_000,
+    500,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message} (${last})`);
+  });
+  const readyMs = Date.now() - lastStart;
+  say(`every bot held and in its app's stream rules ${(readyMs / 1000).toFixed(1)} s after the last process started`);
+  const probe = await flood(d, 20, 5);
+  const answered = await tally(d, probe);
+  const rss = d.processes.map((p) => rssMb(p.child.pid!));
+  const redis = await redisFigures(d.redis);
+  const totalMb = rss.reduce((a, b) => a + b, 0) + redis.usedMb;
+  return [
+    {
+      bench: `${n(ACCOUNTS)} accounts, ${PROCESSES} processes, ${APPS} apps: every bot answering, after the last process started`,
+      measured: `${(readyMs / 1000).toFixed(1)} s; a probe of ${probe.length} mentions: ${answered.lost} lost, p50 ${percentile(answered.latencies, 50).toFixed(0)} ms`,
+      figure: `${(readyMs / 1000).toFixed(1)} s`,
+      aim: "≤ 10 s",
+      verdict: verdict(readyMs <= 10_000 && answered.lost === 0),
+    },
+    {
+      bench: `${n(ACCOUNTS)} accounts: memory (RSS of each process, Redis used_memory)`,
+      measured: `processes ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(", ")}; Redis ${redis.usedMb.toFixed(0)} MB (${((redis.usedMb * 1024) / ACCOUNTS).toFixed(1)} KB per account); the sandbox (this process) grew ${d.provisioned.rssMb.toFixed(0)} MB provisioning them in ${(d.provisioned.ms / 1000).toFixed(0)} s`,
+      figure: `${(totalMb / 1024).toFixed(2)} GB in all`,
+      aim: "≤ 4 GB",
+      verdict: verdict(totalMb <= 4096),
+    },
+  ];
+}
+
+/** No traffic for IDLE_SECONDS: the processes' CPU, Redis's, and Redis's commands and bytes per bot per minute. */
+async function idleRow(d: BigDeployment): Promise<BenchRow> {
+  await sleep(5_000); // the probe's answers settled
+  const pids = live(d).map((p) => p.child.pid!);
+  const before = { cpu: pids.map(cpuMs), redis: await redisFigures(d.redis), at: performance.now() };
+  await sleep(IDLE_SECONDS * 1000);
+  const seconds = (performance.now() - before.at) / 1000;
+  const cpu = pids.map((pid, i) => (cpuMs(pid) - before.cpu[i]!) / 10 / seconds);
+  const redis = await redisFigures(d.redis);
+  const commands = [...redis.commands].reduce((t, [c, k]) => t + k - (before.redis.commands.get(c) ?? 0), 0);
+  const perBotMinute = (x: number) => (x / ACCOUNTS / seconds) * 60;
+  const byName = commandsPer(before.redis.commands, redis.commands, (ACCOUNTS * seconds) / 60);
+  const redisCpu = ((redis.cpuS - before.redis.cpuS) / seconds) * 100;
+  const all = cpu.reduce((a, b) => a + b, 0);
+  return {
+    bench: `${n(ACCOUNTS)} accounts idle (no traffic for ${IDLE_SECONDS} s): CPU of the ${PROCESSES} processes`,
+    measured: `${cpu.map((c) => `${c.toFixed(1)} %`).join(", ")} of one core; Redis ${redisCpu.toFixed(1)} % (${machine()}); per idle bot per minute: ${perBotMinute(commands).toFixed(2)} Redis commands (${byName}), ${perBotMinute(redis.bytesIn - before.redis.bytesIn).toFixed(0)} bytes in, ${perBotMinute(redis.bytesOut - before.redis.bytesOut).toFixed(0)} bytes out`,
+    figure: `${all.toFixed(1)} % of one core`,
+    aim: "< 10 %",
+    verdict: verdict(all < 10),
+  };
+}
+
+/** Mention → reply at RATE/s for SECONDS over random bots. */
+async function floodRow(d: BigDeployment): Promise<BenchRow> {
+  const pids = live(d).map((p) => p.child.pid!);
+  const before = { redis: await redisFigures(d.redis), cpu: process.cpuUsage(), pids: pids.map(cpuMs) };
+  const t0 = performance.now();
+  const mentions = await flood(d, RATE, SECONDS);
+  const { lost, twice, wrong, latencies } = await tally(d, mentions);
+  const sandboxCpu = process.cpuUsage(before.cpu);
+  const elapsedMs = performance.now() - t0;
+  const sandboxShare = ((sandboxCpu.user + sandboxCpu.system) / 1000 / elapsedMs) * 100;
+  const processShares = pids.map((pid, i) => ((cpuMs(pid) - before.pids[i]!) / elapsedMs) * 100);
+  const redis = await redisFigures(d.redis);
+  const redisShare = ((redis.cpuS - before.redis.cpuS) * 1000 * 100) / elapsedMs;
+  const commands = [...redis.commands].reduce((t, [c, k]) => t + k - (before.redis.commands.get(c) ?? 0), 0);
+  const per = (x: number) => (x / mentions.length).toFixed(1);
+  const byName = commandsPer(before.redis.commands, redis.commands, mentions.length);
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  return {
+    bench: `${n(ACCOUNTS)} accounts, mention → reply through the apps' streams (${RATE}/s for ${SECONDS} s over all bots)`,
+    measured: `p50 ${p50.toFixed(0)} ms; ${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; per mention answered: ${per(commands)} Redis commands (${byName}), ${per(redis.bytesIn - before.redis.bytesIn)} bytes in, ${per(redis.bytesOut - before.redis.bytesOut)} bytes out; CPU (% of one core, from the flood's start until its answers were in): the processes ${processShares.map((c) => c.toFixed(0)).join(", ")}, Redis ${redisShare.toFixed(0)}, the sandbox (this process) ${sandboxShare.toFixed(0)} (${machine()})`,
+    figure: `p99 ${p99.toFixed(0)} ms`,
+    aim: "p50 ≤ 20 ms, p99 ≤ 100 ms, 0 lost, 0 twice",
+    verdict: verdict(p50 <= 20 && p99 <= 100 && lost === 0 && twice === 0 && wrong === 0),
+  };
+}
+
+/** kill -9 of one process 10 s into a 30 s flood of 10 mentions/s. */
+async function killRow(d: BigDeployment): Promise<BenchRow> {
+  const victim = live(d)[0]!;
+  let killedAt = 0;
+  let victimBots = new Set<string>();
+  const mentions = await flood(d, 10, 30, (second) => {
+    if (second !== 10) return;
+    void d.owners().then((held) => {
+      victimBots = new Set([...held].filter(([, pid]) => pid === victim.child.pid).map(([bot]) => bot));
+    });
+    killedAt = Date.now();
+    victim.child.kill("SIGKILL");
+    say(`killed process ${victim.child.pid}`);
+  });
+  const { lost, twice, wrong } = await tally(d, mentions);
+  const replies = d.replies();
+  const again = mentions
+    .filter((m) => victimBots.has(m.bot) && d.createdAt(m.id) >= killedAt)
+    .map((m) => (replies.get(m.id)?.[0]?.at ?? Number.POSITIVE_INFINITY) - killedAt);
+  const slowest = Math.max(...again);
+  return {
+    bench: `kill -9 of one of ${PROCESSES} processes (${n(victimBots.size)} bots) during a flood of mentions (10/s for 30 s, kill at 10 s)`,
+    measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; its bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the slowest of ${again.length} mentioned after it)`,
+    figure: `${lost} lost, ${twice} twice, ${(slowest / 1000).toFixed(1)} s`,
+    aim: "0 lost, 0 twice, answering again ≤ 15 s",
+    verdict: verdict(lost === 0 && twice === 0 && wrong === 0 && slowest <= 15_000),
+  };
+}
+
+/**
+ * Open dialogs in Redis: `DIALOGS` of them over 100 bots, each what the dialog engine keeps
+ * while it waits for the user's answer (its record in the bot's `conv:` namespace, the user's
+ * session of the plugin: the quiz's after its first answer), written by the Redis store as a
+ * question's fenced write carries them. Redis's memory, commands and bytes per open dialog.
+ */
+async function dialogRow(url: string): Promise<BenchRow> {
+  const redis = await connectRedis(url);
+  const leases = new Leases(redis);
+  const held = new Map<string, Lease>();
+  const store = await openRedisStore({
+    redis,
+    fencing: { leases, current: async (bot) => held.get(bot), refused: () => {} },
+  });
+  try {
+    const bots = Array.from({ length: 100 }, (_, i) => `dialog-bot-${i}`);
+    for (const bot of bots) held.set(bot, (await leases.claim(`bot:${bot}`, "bench", 600_000))!);
+    for (const bot of bots) await store.hold(bot);
+    const before = await redisFigures(redis);
+    const now = Date.now();
+    for (let i = 0; i < DIALOGS; i++) {
+      const bot = bots[i % bots.length]!;
+      const user = { id: String(1_900_000_000_000_000_000n + BigInt(i)), username: `user_${i}`, name: `User ${i}` };
+      const place = String(2_000_000_000_000_000_000n + BigInt(i));
+      store.set(`conv:${bot}`, `${user.id}:thread`, {
+        id: `${bot}:${user.id}:${now}`,
+        plugin: "dialog",
+        name: "quiz",
+        user,
+        channel: "thread",
+        place,
+        replyTo: { id: place, author_id: user.id },
+        lastBotPost: String(2_100_000_000_000_000_000n + BigInt(i)),
+        step: "colour",
+        turns: 2,
+        attempts: 0,
+        deadline: now + 600_000,
+        startedAt: now,
+      });
+      store.set(`session:${bot}`, user.id, {
+        v: { dialog: { answers: { name: `User ${i}` } } },
+        by: `mention:${place}`,
+        was: null,
+        at: now,
+      });
+      await store.flushFor(`session:${bot}`, user.id);
+    }
+    const after = await redisFigures(redis);
+    const commands = [...after.commands].reduce((t, [c, k]) => t + k - (before.commands.get(c) ?? 0), 0);
+    const per = (x: number) => x / DIALOGS;
+    const bytes = per((after.usedMb - before.usedMb) * 1024 * 1024);
+    return {
+      bench: `${n(DIALOGS)} open dialogs in Redis (over 100 bots): each one's record and its user's session, written as its question's write carries them`,
+      measured: `per open dialog: ${bytes.toFixed(0)} bytes of Redis used_memory; written with ${per(commands).toFixed(2)} Redis commands, ${per(after.bytesIn - before.bytesIn).toFixed(0)} bytes in, ${per(after.bytesOut - before.bytesOut).toFixed(0)} bytes out`,
+      figure: `${bytes.toFixed(0)} bytes each`,
+    };
+  } finally {
+    await store.close();
+    redis.disconnect();
+  }
+}
+
+const bench: Bench = {
+  name: "100,000 accounts: four processes, four apps, one Redis",
+  async run() {
+    const server = process.env.BENCH_100K_REDIS === "cluster" ? await startRedisCluster() : await startRedisServer();
+    let d: BigDeployment | undefined;
+    try {
+      d = await deployBig(server.url, ACCOUNTS, APPS, say);
+      const rows = await startRows(d);
+      if (only("idle")) rows.push(await idleRow(d));
+      if (only("flood")) rows.push(await floodRow(d));
+      if (only("kill")) rows.push(await killRow(d));
+      await d.close();
+      d = undefined;
+      if (only("dialog")) rows.push(await dialogRow(server.url));
+      return rows;
+    } finally {
+      await d?.close();
+      await server.close();
+    }
+  },
+};
+
+export default bench;
