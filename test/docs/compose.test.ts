@@ -4,7 +4,9 @@
  * file is valid YAML; its postbot command is `bot start` with flags the CLI has and values the
  * CLI accepts (the Redis URL names the compose file's Redis service, the status address is the
  * port its health check asks); every variable it sets is one the documents document; the
- * documents' own command line and the number of replicas agree with it.
+ * documents' own command line and the number of replicas agree with it. compose.cluster.yaml,
+ * the same on a Redis Cluster: its nodes are cluster-enabled and joined by a service the
+ * processes wait for, and its `--state` names them as seed nodes.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -107,5 +109,50 @@ describe("compose.yaml", () => {
     );
     const words = ["two", "three", "four", "five"];
     expect(scaling).toContain(`${words[compose.services.postbot!.deploy!.replicas! - 2]} replicas of postbot`);
+  });
+});
+
+/** compose.cluster.yaml: the same deployment on a Redis Cluster (its YAML anchors merged). */
+const clusterDoc = parseDocument(await readFile("compose.cluster.yaml", "utf8"), { prettyErrors: true, merge: true });
+const cluster = clusterDoc.toJS() as { services: Record<string, Service> };
+
+describe("compose.cluster.yaml", () => {
+  const postbot = cluster.services.postbot!;
+
+  it("is valid YAML: cluster-enabled Redis nodes, joined once by a service every postbot replica waits for", () => {
+    expect(clusterDoc.errors.map((e) => e.message)).toEqual([]);
+    expect(clusterDoc.warnings.map((e) => e.message)).toEqual([]);
+    const nodes = Object.entries(cluster.services).filter(([, s]) => s.command?.includes("--cluster-enabled"));
+    expect(nodes.length).toBeGreaterThanOrEqual(6); // three masters, a replica each
+    for (const [, node] of nodes) expect(node.image).toMatch(/^redis:\d/);
+    const creator = cluster.services["redis-cluster"]!;
+    expect(creator.command?.join(" ")).toContain("--cluster create --cluster-replicas 1");
+    for (const [name] of nodes) {
+      expect(creator.command?.join(" ")).toContain(name);
+      expect(creator.depends_on?.[name]?.condition).toBe("service_healthy");
+    }
+    expect(postbot.depends_on?.["redis-cluster"]?.condition).toBe("service_completed_successfully");
+    expect(postbot.deploy?.replicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it("runs `bot start` as compose.yaml does, its state on the cluster's nodes", async () => {
+    const command = postbot.command!;
+    const given = flags(command.slice(3));
+    const known = await startFlags();
+    for (const flag of given.keys()) expect(known, `bot start ${flag}`).toContain(flag);
+    const target = parseRedisUrl(given.get("--state")!, "compose.cluster.yaml");
+    expect(target.cluster?.length).toBeGreaterThanOrEqual(3);
+    for (const seed of target.cluster!) {
+      expect(cluster.services[seed.host]?.command, seed.host).toContain("--cluster-enabled");
+      expect(seed.port).toBe(6379);
+    }
+    const plain = compose.services.postbot!;
+    expect(flags(command.slice(3)).get("--http")).toBe(flags(plain.command!.slice(3)).get("--http"));
+    expect(postbot.environment).toEqual(plain.environment);
+    expect(postbot.healthcheck).toEqual(plain.healthcheck);
+  });
+
+  it("is named by the documents' Scaling out", () => {
+    expect(scaling).toContain("compose.cluster.yaml");
   });
 });
