@@ -505,32 +505,66 @@ export class Connect {
 
   /** `POST /connect/disconnect`: revoke the token at the service, stop and remove the bots, delete the token. */
   async disconnect(form: URLSearchParams, cookies: ReadonlyMap<string, string>): Promise<ConnectReply> {
-    const { store, logger, clock, baseUrl } = this.options;
+    const pending = await this.disconnectForm(form, cookies);
+    if ("reply" in pending) return pending.reply;
+    const ready = await this.ready(pending.template);
+    if ("reply" in ready) return ready.reply;
+    const refused = await this.revokeAccess(pending, await this.options.appOf(ready.sample));
+    if (refused) return refused;
+    await this.removeBots(pending);
+    return html(
+      200,
+      messagePage(
+        `@${pending.username} is disconnected`,
+        `This postbot's access to @${pending.username} was revoked at the service, and ${pending.bots.join(", ")} ${pending.bots.length === 1 ? "was" : "were"} stopped and removed; its token is deleted.`,
+        { links: [{ href: `/connect/${encodeURIComponent(pending.template)}`, text: "Connect again" }] },
+      ),
+    );
+  }
+
+  /**
+   * The disconnect form this post answers, taken once: a page saying why not when it is over,
+   * used already, or sent from another browser than the one it was opened in.
+   */
+  private async disconnectForm(
+    form: URLSearchParams,
+    cookies: ReadonlyMap<string, string>,
+  ): Promise<PendingDisconnect | { reply: ConnectReply }> {
     const session = form.get("session");
     const pending = session ? await this.options.flows.take(session) : undefined;
     if (!pending || pending.kind !== "disconnect")
-      return html(
-        400,
-        messagePage(
-          "This form is over",
-          `This form was used already or is older than ${DISCONNECT_FORM_MS / 60_000} minutes; nothing was changed. Sign in again to disconnect.`,
-          { error: true, links: [startOver] },
+      return {
+        reply: html(
+          400,
+          messagePage(
+            "This form is over",
+            `This form was used already or is older than ${DISCONNECT_FORM_MS / 60_000} minutes; nothing was changed. Sign in again to disconnect.`,
+            { error: true, links: [startOver] },
+          ),
         ),
-      );
+      };
     const cookie = cookies.get(FORM_COOKIE);
-    const retry = { href: `/connect/${encodeURIComponent(pending.template)}/disconnect`, text: "Sign in again" };
     if (!cookie || digest(cookie) !== pending.cookie)
-      return html(
-        403,
-        messagePage(
-          "Not from this browser",
-          "This form was not opened in this browser; nothing was changed. Sign in again to disconnect.",
-          { error: true, links: [retry] },
+      return {
+        reply: html(
+          403,
+          messagePage(
+            "Not from this browser",
+            "This form was not opened in this browser; nothing was changed. Sign in again to disconnect.",
+            { error: true, links: [signInAgain(pending)] },
+          ),
         ),
-      );
-    const ready = await this.ready(pending.template);
-    if ("reply" in ready) return ready.reply;
-    const app = await this.options.appOf(ready.sample);
+      };
+    return pending;
+  }
+
+  /**
+   * Revokes, at the service, each token of the person's bots made with this app (each token
+   * once); a page saying nothing was changed when the service would not (a token revoked
+   * already counts as done).
+   */
+  private async revokeAccess(pending: PendingDisconnect, app: AppCredentials): Promise<ConnectReply | undefined> {
+    const { store, logger, clock, baseUrl } = this.options;
     const revoked = new Set<string>();
     for (const name of pending.bots) {
       await store.reread?.(ACCOUNTS_NAMESPACE, name);
@@ -555,13 +589,19 @@ export class Connect {
             messagePage(
               "Not disconnected",
               "The service could not revoke the access just now, so nothing was changed. Sign in again to try once more.",
-              { error: true, links: [retry] },
+              { error: true, links: [signInAgain(pending)] },
             ),
           );
         }
       }
       revoked.add(oauth1.token);
     }
+    return undefined;
+  }
+
+  /** Stops and removes the person's bots and deletes their tokens from the state. */
+  private async removeBots(pending: PendingDisconnect): Promise<void> {
+    const { store, logger } = this.options;
     const by = `@${pending.username}`;
     for (const name of pending.bots) {
       try {
@@ -577,15 +617,16 @@ export class Connect {
       { account: by, bots: pending.bots },
       `connect: ${by} disconnected: access revoked at the service, ${pending.bots.join(", ")} stopped and removed, the token deleted`,
     );
-    return html(
-      200,
-      messagePage(
-        `@${pending.username} is disconnected`,
-        `This postbot's access to @${pending.username} was revoked at the service, and ${pending.bots.join(", ")} ${pending.bots.length === 1 ? "was" : "were"} stopped and removed; its token is deleted.`,
-        { links: [{ href: `/connect/${encodeURIComponent(pending.template)}`, text: "Connect again" }] },
-      ),
-    );
   }
 }
+
+/** A signed-in person's disconnect form, as kept between the form and its post. */
+type PendingDisconnect = Extract<PendingConnect, { kind: "disconnect" }>;
+
+/** The link back to a template's disconnect sign-in, for a disconnect that did not go through. */
+const signInAgain = (pending: PendingDisconnect) => ({
+  href: `/connect/${encodeURIComponent(pending.template)}/disconnect`,
+  text: "Sign in again",
+});
 
 const digest = (value: string) => createHash("sha256").update(value).digest("base64url");
