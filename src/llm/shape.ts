@@ -8,9 +8,17 @@
  */
 import { MAX_POST_LENGTH, weightedLength } from "../api/text/post-length.ts";
 
-const sentences = new Intl.Segmenter("en", { granularity: "sentence" });
-const words = new Intl.Segmenter("en", { granularity: "word" });
-const graphemes = new Intl.Segmenter("en", { granularity: "grapheme" });
+/**
+ * The segmenters, made when a text is first shaped: making them loads ICU's break rules,
+ * about 20 ms that every `import "postbot"` paid otherwise, bot with a language model or not.
+ */
+let segmenters: Record<"sentences" | "words" | "graphemes", Intl.Segmenter> | undefined;
+const segmenter = (kind: "sentences" | "words" | "graphemes"): Intl.Segmenter =>
+  (segmenters ??= {
+    sentences: new Intl.Segmenter("en", { granularity: "sentence" }),
+    words: new Intl.Segmenter("en", { granularity: "word" }),
+    graphemes: new Intl.Segmenter("en", { granularity: "grapheme" }),
+  })[kind];
 
 /** How a shortened text ends when it was cut inside a sentence. */
 const ELLIPSIS = "…";
@@ -67,17 +75,17 @@ function longestFitting(text: string, segmenter: Intl.Segmenter, limit: number):
 /** `text` within `limit` weighted characters: whole sentences, else whole words and `…`, else whole graphemes. */
 export function fitToLength(text: string, limit = MAX_POST_LENGTH): string {
   if (fits(text, limit)) return text;
-  const bySentence = longestFitting(text, sentences, limit);
+  const bySentence = longestFitting(text, segmenter("sentences"), limit);
   if (bySentence) return bySentence;
   const room = limit - weightedLength(ELLIPSIS);
-  const byWord = longestFitting(text, words, room).replace(/[\s\p{P}]+$/u, "");
+  const byWord = longestFitting(text, segmenter("words"), room).replace(/[\s\p{P}]+$/u, "");
   if (byWord) return byWord + ELLIPSIS;
-  return longestFitting(text, graphemes, room) + ELLIPSIS;
+  return longestFitting(text, segmenter("graphemes"), room) + ELLIPSIS;
 }
 
 /** Drops an unfinished last sentence (one with no closing punctuation) when a whole one comes before it. */
 function withoutUnfinished(text: string): string {
-  const parts = [...sentences.segment(text)].map((s) => s.segment);
+  const parts = [...segmenter("sentences").segment(text)].map((s) => s.segment);
   if (parts.length < 2) return text;
   const last = parts.at(-1)!.trim();
   if (/[.!?…。！？)"'”’]$/u.test(last)) return text;
