@@ -1,8 +1,9 @@
 /**
- * The length of functions, as data, and the check that none in the engine's folders is over
- * the limit (issue 21: "no function over ~80 lines in this area"): a long function in the
- * per-bot engine, the plugins stage or the hosting wiring is where the next change gets hard
- * to read, so the check names it and its length, and the fix is to split it into named parts.
+ * The length of functions, as data, and the check that none in the checked parts of `src/` is
+ * over the limit: a long function is where the next change gets hard to read, so the check
+ * names it and its length, and the fix is to split it by job into named parts. It holds the
+ * folders in {@link CHECKED_FOLDERS} and the files directly in `src/` (all but
+ * {@link UNCHECKED_FILES}); a folder joins the list once none of its functions is over.
  *
  * A function is any function declaration, method, constructor, accessor, function expression
  * or arrow function; its length is the lines from its first token (after its TSDoc) to its
@@ -17,10 +18,24 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import ts from "typescript";
 
-/** The folders of `src/` whose functions the limit holds: hosting, the plugins stage, the per-bot engine. */
-export const CHECKED_FOLDERS: readonly string[] = ["hosting", "plugins", "runtime"];
+/** The folders of `src/` whose functions the limit holds. */
+export const CHECKED_FOLDERS: readonly string[] = [
+  "auth-flows",
+  "connect",
+  "credentials",
+  "hosting",
+  "limits",
+  "llm",
+  "moderation",
+  "plugins",
+  "redis",
+  "runtime",
+];
 
-/** The most lines a function in those folders may have. */
+/** The files directly in `src/` the limit does not hold yet; every other one it does. */
+export const UNCHECKED_FILES: readonly string[] = ["testing.ts"];
+
+/** The most lines a checked function may have. */
 export const MAX_FUNCTION_LINES = 80;
 
 /** One function: where it is, its name as a reader finds it, and its length in lines. */
@@ -78,16 +93,22 @@ export function overLimit(functions: readonly FunctionLength[], max = MAX_FUNCTI
   return functions.filter((f) => f.lines > max).sort((a, b) => b.lines - a.lines);
 }
 
-/** Every function of the `.ts` files under `src/FOLDER` for each checked folder. */
-export function readFunctions(folders = CHECKED_FOLDERS, dir = "src"): FunctionLength[] {
+/**
+ * Every function of the `.ts` files under `src/FOLDER` for each checked folder, and of the
+ * `.ts` files directly in `src/` but the unchecked ones.
+ */
+export function readFunctions(folders = CHECKED_FOLDERS, dir = "src", unchecked = UNCHECKED_FILES): FunctionLength[] {
   const out: FunctionLength[] = [];
+  const read = (path: string) => out.push(...functionLengths(path, readFileSync(posix.join(dir, path), "utf8")));
   const walk = (rel: string) => {
     for (const name of readdirSync(posix.join(dir, rel)).sort()) {
       const path = `${rel}/${name}`;
       if (statSync(posix.join(dir, path)).isDirectory()) walk(path);
-      else if (name.endsWith(".ts")) out.push(...functionLengths(path, readFileSync(posix.join(dir, path), "utf8")));
+      else if (name.endsWith(".ts")) read(path);
     }
   };
+  for (const name of readdirSync(dir).sort())
+    if (name.endsWith(".ts") && !unchecked.includes(name) && statSync(posix.join(dir, name)).isFile()) read(name);
   for (const folder of folders) walk(folder);
   return out;
 }
