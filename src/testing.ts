@@ -166,7 +166,8 @@ export function pluginLines(): Logger {
   return createLogger({ level: "info", pretty: false, destination });
 }
 
-export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
+/** The sandbox, clock, store and logger of a test bed: the test's own where given, else new ones. */
+async function bedParts(options: TestBedOptions) {
   const clock =
     (options.sandbox?.context.clock as AdjustableClock | undefined) ??
     createClock({ frozen: true, start: options.start ?? Date.parse("2026-03-02T12:00:00Z") });
@@ -175,70 +176,131 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
   const logger =
     options.logger ??
     (process.env.POSTBOT_TEST_LOG ? createLogger({ level: process.env.POSTBOT_TEST_LOG }) : pluginLines());
-  const configs = options.bots.map((b) => testBotConfig(b, options.plugins));
-  const hosted = await provisionBots(sandbox, configs);
-  const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store, clock, logger, ...options.runtime });
-  const { data } = sandbox.context;
-  // Posts made since the last settle: those a connected stream must deliver are waited for.
+  return { clock, sandbox, store, logger };
+}
+
+/**
+ * Waits, on settle, for the posts made since the last settle that a connected stream must
+ * deliver: a test that posts and settles then sees what its bots heard by stream too.
+ */
+function streamWaiter(sandbox: Sandbox, runtime: Runtime) {
   const fresh: SandboxPost[] = [];
   const onPost = (post: SandboxPost) => void fresh.push(post);
   sandbox.context.events.on("post:created", onPost);
-  const streamedAll = async () => {
-    // Real time on purpose: the stream crosses a socket, whatever the clock says.
-    const deadline = Date.now() + 10_000;
-    while (fresh.length > 0 && Date.now() < deadline) {
-      const post = fresh[0]!;
-      const waiting = runtime
-        .apps()
-        .filter(
-          (a) =>
-            a.stream?.state === "connected" &&
-            !runtime.streamed(a.appId, post.id) &&
-            matchingRules(sandbox.context, a.appId, post).length > 0,
-        );
-      if (waiting.length === 0) fresh.shift();
-      else await new Promise((r) => setTimeout(r, 1));
-    }
-    fresh.length = 0;
+  return {
+    async streamedAll() {
+      // Real time on purpose: the stream crosses a socket, whatever the clock says.
+      const deadline = Date.now() + 10_000;
+      while (fresh.length > 0 && Date.now() < deadline) {
+        const post = fresh[0]!;
+        const waiting = runtime
+          .apps()
+          .filter(
+            (a) =>
+              a.stream?.state === "connected" &&
+              !runtime.streamed(a.appId, post.id) &&
+              matchingRules(sandbox.context, a.appId, post).length > 0,
+          );
+        if (waiting.length === 0) fresh.shift();
+        else await new Promise((r) => setTimeout(r, 1));
+      }
+      fresh.length = 0;
+    },
+    detach: () => sandbox.context.events.off("post:created", onPost),
   };
-  const userByName = (username: string) =>
-    Object.values(data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
-  /** A bot's account by the bot's name, or any user by username. */
-  const named = (name: string) => {
-    const user = userByName(name) ?? userByName(sandboxUsername(name));
-    if (!user) throw new Error(`no user ${name} in the sandbox (a bot of the test bed, or a user made with bed.user)`);
-    return user;
-  };
-  const asTestDm = (e: {
-    id: string;
-    text?: string;
-    sender_id: string;
-    dm_conversation_id: string;
-    created_at: number;
-  }): TestDm => ({
+}
+
+/** A user of the sandbox by username, any case. */
+const userByName = (sandbox: Sandbox, username: string) =>
+  Object.values(sandbox.context.data.world.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
+
+/** A bot's account by the bot's name, or any user by username; undefined when there is none. */
+const accountOf = (sandbox: Sandbox, name: string) =>
+  userByName(sandbox, name) ?? userByName(sandbox, sandboxUsername(name));
+
+/** A bot's account by the bot's name, or any user by username. */
+function named(sandbox: Sandbox, name: string) {
+  const user = accountOf(sandbox, name);
+  if (!user) throw new Error(`no user ${name} in the sandbox (a bot of the test bed, or a user made with bed.user)`);
+  return user;
+}
+
+/** A DM event of the sandbox as a test sees it. */
+function asTestDm(
+  sandbox: Sandbox,
+  e: { id: string; text?: string; sender_id: string; dm_conversation_id: string; created_at: number },
+): TestDm {
+  return {
     id: e.id,
     text: e.text ?? "",
     sender_id: e.sender_id,
-    sender: data.world.users[e.sender_id]?.username ?? "",
+    sender: sandbox.context.data.world.users[e.sender_id]?.username ?? "",
     dm_conversation_id: e.dm_conversation_id,
     created_at: new Date(e.created_at).toISOString(),
-  });
+  };
+}
 
+/** {@link TestBed.answer}: a reply to the bot's last message in the user's open dialog in a thread. */
+function answerInThread(sandbox: Sandbox, runtime: Runtime, as: TestUser, botName: string, text: string) {
+  const open = readDialog(runtime.actions.store, botName, as.id, "thread");
+  if (!open) throw new Error(`${as.username} has no dialog open with ${botName} in a thread`);
+  const botUser = accountOf(sandbox, botName);
+  // The bot's last message to them in the thread: the dialog knows it once it was sent.
+  const last =
+    open.lastBotPost ??
+    Object.values(sandbox.context.data.world.posts)
+      .filter((p) => p.author_id === botUser?.id && p.conversation_id === open.place)
+      .sort((a, b) => compareIds(b.id, a.id))[0]?.id;
+  if (!last) throw new Error(`${botName} has said nothing to ${as.username} in their dialog yet`);
+  return sandbox.admin.createPost({ author_id: as.id, text, in_reply_to_post_id: last });
+}
+
+/** {@link TestBed.follow}, through the sandbox's admin API. */
+async function followAs(sandbox: Sandbox, as: TestUser, username: string): Promise<void> {
+  const target = accountOf(sandbox, username);
+  if (!target) throw new Error(`no user ${username} in the sandbox`);
+  const res = await fetch(new URL("/_sandbox/follows", sandbox.url), {
+    method: "POST",
+    headers: { authorization: `Bearer ${sandbox.adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ source_user_id: as.id, target_user_id: target.id }),
+  });
+  if (!res.ok) throw new Error(`follow ${as.username} → ${username}: ${res.status} ${await res.text()}`);
+}
+
+/** {@link TestBed.postsBy}: a user's live posts, oldest first. */
+function postsOf(sandbox: Sandbox, username: string): SandboxPost[] {
+  const user = accountOf(sandbox, username);
+  if (!user) return [];
+  return Object.values(sandbox.context.data.world.posts)
+    .filter((p) => p.author_id === user.id && p.deleted_at === undefined)
+    .sort((a, b) => compareIds(a.id, b.id));
+}
+
+/**
+ * Starts the bots of `options` on a sandbox (the test's, or a new one on a frozen clock) and
+ * returns once their first polls are done; see {@link TestBed}.
+ */
+export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
+  const { clock, sandbox, store, logger } = await bedParts(options);
+  const configs = options.bots.map((b) => testBotConfig(b, options.plugins));
+  const hosted = await provisionBots(sandbox, configs);
+  const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store, clock, logger, ...options.runtime });
+  const streams = streamWaiter(sandbox, runtime);
   const bed: TestBed = {
     sandbox,
     clock,
     runtime,
     store,
     async user(username) {
-      const found = userByName(username);
+      const found = userByName(sandbox, username);
       const user = found ?? (await sandbox.admin.createUser({ username, name: username }));
       return { id: user.id, username: user.username };
     },
     post: (as, text, inReplyTo) =>
       sandbox.admin.createPost({ author_id: as.id, text, ...(inReplyTo ? { in_reply_to_post_id: inReplyTo } : {}) }),
     async dm(as, to, text) {
-      const sent = await sandbox.admin.sendDm({ sender_id: as.id, recipient_id: named(to).id, text });
-      return asTestDm({
+      const sent = await sandbox.admin.sendDm({ sender_id: as.id, recipient_id: named(sandbox, to).id, text });
+      return asTestDm(sandbox, {
         ...sent,
         sender_id: as.id,
         dm_conversation_id: sent.dm_conversation_id ?? "",
@@ -246,58 +308,31 @@ export async function createTestBed(options: TestBedOptions): Promise<TestBed> {
       });
     },
     dmsWith(user, other) {
-      const conversation = oneToOneId(user.id, named(other).id);
+      const conversation = oneToOneId(user.id, named(sandbox, other).id);
       return eventsOf(sandbox.context, user.id, conversation)
         .filter((e) => e.event_type === "MessageCreate")
         .reverse()
-        .map(asTestDm);
+        .map((e) => asTestDm(sandbox, e));
     },
-    answer(as, botName, text) {
-      const open = readDialog(runtime.actions.store, botName, as.id, "thread");
-      if (!open) throw new Error(`${as.username} has no dialog open with ${botName} in a thread`);
-      const botUser = userByName(botName) ?? userByName(sandboxUsername(botName));
-      // The bot's last message to them in the thread: the dialog knows it once it was sent.
-      const last =
-        open.lastBotPost ??
-        Object.values(data.world.posts)
-          .filter((p) => p.author_id === botUser?.id && p.conversation_id === open.place)
-          .sort((a, b) => compareIds(b.id, a.id))[0]?.id;
-      if (!last) throw new Error(`${botName} has said nothing to ${as.username} in their dialog yet`);
-      return sandbox.admin.createPost({ author_id: as.id, text, in_reply_to_post_id: last });
-    },
+    answer: (as, botName, text) => answerInThread(sandbox, runtime, as, botName, text),
     dialog(botName, user, channel) {
       const from = runtime.actions.store;
       if (channel) return readDialog(from, botName, user.id, channel);
       return readDialog(from, botName, user.id, "thread") ?? readDialog(from, botName, user.id, "dm");
     },
-    async follow(as, username) {
-      const target = userByName(username) ?? userByName(sandboxUsername(username));
-      if (!target) throw new Error(`no user ${username} in the sandbox`);
-      const res = await fetch(new URL("/_sandbox/follows", sandbox.url), {
-        method: "POST",
-        headers: { authorization: `Bearer ${sandbox.adminToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ source_user_id: as.id, target_user_id: target.id }),
-      });
-      if (!res.ok) throw new Error(`follow ${as.username} → ${username}: ${res.status} ${await res.text()}`);
-    },
+    follow: (as, username) => followAs(sandbox, as, username),
     advance: (ms) => clock.advance(ms),
     async settle() {
-      await streamedAll();
+      await streams.streamedAll();
       await runtime.idle();
     },
-    postsBy(username) {
-      const user = userByName(username) ?? userByName(sandboxUsername(username));
-      if (!user) return [];
-      return Object.values(data.world.posts)
-        .filter((p) => p.author_id === user.id && p.deleted_at === undefined)
-        .sort((a, b) => compareIds(a.id, b.id));
-    },
+    postsBy: (username) => postsOf(sandbox, username),
     stop: () => {
-      sandbox.context.events.off("post:created", onPost);
+      streams.detach();
       return runtime.stop();
     },
     async close() {
-      sandbox.context.events.off("post:created", onPost);
+      streams.detach();
       await runtime.stop();
       if (!options.sandbox) await sandbox.close();
     },
