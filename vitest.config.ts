@@ -50,10 +50,12 @@ const PROCESSES = [
 const LONGEST = [
   // Two npm installs from the packed tarball, then its project's bots (test/package/pack.test.ts).
   "test/package/pack.test.ts",
-  // Each runs on one redis-server and on a Redis Cluster (about 40 s each alone, twice that under load).
-  "test/redis/kill9-processes.test.ts",
-  "test/redis/fleet-processes.test.ts",
+  // A master's failover, then a process's kill -9, on a Redis Cluster (about 50 s alone).
   "test/redis/cluster-failover.test.ts",
+  // On one redis-server and on a Redis Cluster (about 30 s each alone, twice that under load).
+  "test/redis/fleet-processes.test.ts",
+  // Three processes on one redis-server, one killed (about 40 s alone).
+  "test/redis/kill9-processes.test.ts",
   "test/cli/commands/start-dry-run.test.ts",
   "test/docs/commands-readme.test.ts",
   "test/chaos/chaos.test.ts",

@@ -4,8 +4,11 @@
  * dead master's replica, the processes' commands to its slots wait for it and go on there, and
  * every mention, made before, during and after the failover, is answered exactly once by its
  * bot. Three processes share six bots (each on an app of its own, polled every 3 s, `--lease 3`).
- * Waits are real and bounded; the failover's and the answers' times are printed, not asserted
- * (speed is the bench's).
+ * Then one of the processes is killed with SIGKILL, and the other two take its bots over on the
+ * cluster, every mention still answered once (test/redis/kill9-processes.test.ts does the same
+ * on one redis-server; one cluster serves both here, to keep the suite short). Waits are real
+ * and bounded; the failover's and the answers' times are printed, not asserted (speed is the
+ * bench's).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { connectRedis } from "../../src/redis/connect.ts";
@@ -20,7 +23,7 @@ const NAMES = ["m1", "m2", "m3", "m4", "m5", "m6"];
 afterEach(killBots);
 
 describe("bot start on a Redis Cluster whose master fails", () => {
-  it("its replica is promoted; the bots of its slots answer again; every mention answered once", async () => {
+  it("its replica is promoted; the bots of its slots answer again; after kill -9 of a process the others take its bots; every mention answered once", async () => {
     const cluster = await startRedisCluster({ replicas: 1 });
     const redis = await connectRedis(cluster.url);
     const d = await pollDeployment(NAMES, cluster.url, 3);
@@ -63,10 +66,30 @@ describe("bot start on a Redis Cluster whose master fails", () => {
       console.log(
         `a master of 3 killed (${victimBots.length} of ${NAMES.length} bots in its slots): its replica promoted after ${(promotedMs / 1000).toFixed(1)} s; those bots answering again ${(againMs / 1000).toFixed(1)} s after the kill`,
       );
+
+      // Then kill -9 of a postbot process: the others take its bots over on the cluster.
+      const [dead, ...survivors] = children;
+      const deadBots = [...(await leaseHolders(redis, NAMES))].filter(([, pid]) => pid === dead!.child.pid);
+      const killedProcessAt = Date.now();
+      dead!.child.kill("SIGKILL");
+      const orphaned = await d.mentionAll("after a process was killed");
+      await until(
+        "every bot held by a survivor",
+        async () => {
+          const held = await leaseHolders(redis, NAMES);
+          return NAMES.every((bot) => survivors.some((c) => c.child.pid === held.get(bot))) || undefined;
+        },
+        60_000,
+        100,
+      );
+      await until("the mentions after the process's kill answered", answered(orphaned), 60_000, 100);
+      console.log(
+        `then kill -9 of 1 of 3 processes: its ${deadBots.length} bots answering again ${((Date.now() - killedProcessAt) / 1000).toFixed(1)} s after the kill`,
+      );
       // Exactly once, by the bot mentioned.
-      for (const m of [...before, ...during, ...after])
+      for (const m of [...before, ...during, ...after, ...orphaned])
         expect(d.answers().get(m.id), `${m.bot}: ${m.id}`).toEqual([m.bot]);
-      for (const c of children) {
+      for (const c of survivors) {
         const exit = new Promise<number | null>((resolve) => c.child.once("exit", (code) => resolve(code)));
         c.child.kill("SIGTERM");
         expect(await exit, [...c.out.lines, ...c.err.lines].slice(-30).join("\n")).toBe(0);
