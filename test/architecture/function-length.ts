@@ -18,7 +18,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import ts from "typescript";
 
-/** The folders of `src/` whose functions the limit holds. */
+/**
+ * The folders of `src/` whose functions the limit holds: whole top-level folders, and the
+ * clean sub-folders of those that still have a long function elsewhere.
+ */
 export const CHECKED_FOLDERS: readonly string[] = [
   "auth-flows",
   "connect",
@@ -30,6 +33,11 @@ export const CHECKED_FOLDERS: readonly string[] = [
   "plugins",
   "redis",
   "runtime",
+  "api/groups",
+  "observe/metrics",
+  "sandbox/admin",
+  "sandbox/crowd",
+  "sandbox/http",
 ];
 
 /** The most lines a checked function may have. */
