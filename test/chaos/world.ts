@@ -189,7 +189,8 @@ export async function chaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld
         : options.dms
           ? "{ mentions: {}, dms: {} }"
           : "{ mentions: {} }";
-    const plugins = h.config.name === liker ? "{ liker: {} }" : "{ echo: {} }";
+    const plugins =
+      h.config.name === liker ? "{ liker: {} }" : options.dms ? "{ echo: { dms: true } }" : "{ echo: {} }";
     await writeFile(join(botsDir, `${h.config.name}.yaml`), botFile(h.config.name, triggers, plugins));
   }
   const senders = [await sandbox.admin.createUser({ username: "alice", name: "alice" })];

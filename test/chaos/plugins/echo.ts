@@ -5,14 +5,16 @@ import { definePlugin } from "../../../src/plugins/plugin.ts";
 
 export default definePlugin({
   name: "echo",
-  options: z.strictObject({}),
-  setup(bot) {
+  options: z.strictObject({ dms: z.boolean().default(false) }),
+  setup(bot, options) {
     bot.on("mention", async (ctx) => {
       await ctx.reply(`@${ctx.author.username} got it: ${ctx.post.text.replace(/@\w+\s*/g, "").slice(0, 200)}`);
     });
-    // A direct message (when the bot file has `dms`): answered with its text, so a tally finds it.
-    bot.on("dm", async (ctx) => {
-      await ctx.reply(`got it: ${ctx.message.text}`);
-    });
+    // A direct message (`dms: true`, beside the bot's dms trigger): answered with its text, so a tally finds it.
+    // Registered only then: a dm handler with no dms trigger is warned about at start.
+    if (options.dms)
+      bot.on("dm", async (ctx) => {
+        await ctx.reply(`got it: ${ctx.message.text}`);
+      });
   },
 });
