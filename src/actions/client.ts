@@ -80,8 +80,8 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
    * Not there, it counts as not arrived even when the list goes on past this page: both kinds
    * are repeatable (liking a liked post, following a followed account changes nothing), so it
    * is sent again. Telling "cannot tell" instead held such an action back through the retry
-   * step's back-off, for minutes, behind a bot that had liked more than a page since (issue 26's
-   * kill -9 campaign: 3 of 200 likes still unsent a minute after the restart).
+   * step's back-off, for minutes, behind a bot that had liked more than a page since (a kill -9
+   * campaign: 3 of 200 likes still unsent a minute after the restart).
    */
   const amongNewest = (
     endpoint: "GET /2/users/:id/liked_posts" | "GET /2/users/:id/following",

@@ -1,5 +1,5 @@
 /**
- * Accounts that connect themselves through the web (issue 23 item 2): the steps behind the
+ * Accounts that connect themselves through the web: the steps behind the
  * `/connect/...` pages of `bot start --http`, each answering a {@link ConnectReply} that
  * ./routes.ts writes out.
  *

@@ -1,5 +1,5 @@
 /**
- * The admin API of `bot start --http` (issue 23): the fleet changed from outside the process.
+ * The admin API of `bot start --http`: the fleet changed from outside the process.
  *
  * | call | does |
  * |---|---|

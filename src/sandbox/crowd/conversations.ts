@@ -6,7 +6,7 @@
  * their DM conversation, ending with `?`, and not answered yet.
  *
  * An answer is one of the choices the question offers (`..., red, green or blue?`), or else
- * the person's first name: what the quiz of issue 22 asks. Pure functions of the sandbox's
+ * the person's first name: what the demo's quiz asks. Pure functions of the sandbox's
  * world: the crowd (./crowd.ts) decides when, and sends through the admin API.
  */
 import { eventsOf, oneToOneId } from "../domain/dms.ts";
