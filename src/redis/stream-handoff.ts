@@ -279,16 +279,7 @@ export class HandoffReader {
     const key = this.keys.bot(bot);
     void this.track(async () => {
       for (;;) {
-        const reply = (await this.options.redis.xreadgroup(
-          "GROUP",
-          HANDOFF_GROUP,
-          this.options.consumer,
-          "COUNT",
-          READ_COUNT,
-          "STREAMS",
-          key,
-          ">",
-        )) as StreamReply;
+        const reply = await this.readGroup([key], ">");
         const entries = reply?.[0]?.[1] ?? [];
         this.handToBot(bot, key, entries);
         if (entries.length < READ_COUNT) break;
@@ -414,20 +405,25 @@ export class HandoffReader {
     }
   }
 
+  /** One read of this consumer's group on the streams `keys` (of one slot), each from `from` ("0": given and not acknowledged; ">": new). */
+  private async readGroup(keys: string[], from: string): Promise<StreamReply> {
+    return (await this.options.redis.xreadgroup(
+      "GROUP",
+      HANDOFF_GROUP,
+      this.options.consumer,
+      "COUNT",
+      READ_COUNT,
+      "STREAMS",
+      ...keys,
+      ...keys.map(() => from),
+    )) as StreamReply;
+  }
+
   /** Reads the streams `keys` (of one slot): what this consumer was given and did not acknowledge, then what is new. */
   private async sweepSome(keys: string[]): Promise<void> {
     await this.track(async () => {
       for (const from of ["0", ">"]) {
-        const reply = (await this.options.redis.xreadgroup(
-          "GROUP",
-          HANDOFF_GROUP,
-          this.options.consumer,
-          "COUNT",
-          READ_COUNT,
-          "STREAMS",
-          ...keys,
-          ...keys.map(() => from),
-        )) as StreamReply;
+        const reply = await this.readGroup(keys, from);
         for (const [key, entries] of reply ?? []) {
           const bot = this.botOfKey.get(key);
           if (bot)
