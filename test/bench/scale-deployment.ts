@@ -140,15 +140,7 @@ export async function deploy(
       return p;
     },
     mention: async (bot, text) => (await sandbox.admin.createPost({ author_id: crowd.id, text: `@${bot} ${text}` })).id,
-    replies() {
-      const by = new Map<string, Array<{ bot: string; at: number }>>();
-      for (const p of Object.values(world().posts)) {
-        const bot = userIds.get(p.author_id);
-        if (!bot || !p.in_reply_to_post_id) continue;
-        by.set(p.in_reply_to_post_id, [...(by.get(p.in_reply_to_post_id) ?? []), { bot, at: p.created_at }]);
-      }
-      return by;
-    },
+    replies: () => repliesByBot(world().posts, userIds),
     createdAt: (id) => world().posts[id]!.created_at,
     owners,
     async close() {
@@ -369,9 +361,23 @@ export async function traceUnanswered(
   return out;
 }
 
+/** Each post the hosted bots answered → who answered it and when; `userIds` maps a bot's user id to its name. */
+export function repliesByBot(
+  posts: Record<string, { author_id: string; in_reply_to_post_id?: string; created_at: number }>,
+  userIds: ReadonlyMap<string, string>,
+): Map<string, Array<{ bot: string; at: number }>> {
+  const by = new Map<string, Array<{ bot: string; at: number }>>();
+  for (const p of Object.values(posts)) {
+    const bot = userIds.get(p.author_id);
+    if (!bot || !p.in_reply_to_post_id) continue;
+    by.set(p.in_reply_to_post_id, [...(by.get(p.in_reply_to_post_id) ?? []), { bot, at: p.created_at }]);
+  }
+  return by;
+}
+
 /** Lost (never answered), answered twice or more, and by a wrong bot, once the answers stop coming (bounded). */
 export async function tally(
-  d: Deployment,
+  d: Pick<Deployment, "replies">,
   mentions: Array<{ id: string; bot: string }>,
   boundMs = 60_000,
 ): Promise<{ lost: number; twice: number; wrong: number }> {

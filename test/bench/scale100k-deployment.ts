@@ -19,6 +19,7 @@ import { openRedisStore } from "../../src/redis/store.ts";
 import { handoffState } from "../../src/redis/stream-handoff.ts";
 import { rulesOf } from "../../src/sandbox/domain/rules.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { repliesByBot } from "./scale-deployment.ts";
 import { testBotConfig } from "../../src/testing.ts";
 import { lineReader, spawnBot, type BotChild } from "../helpers/cli.ts";
 import { leaseHolders } from "../helpers/lease-holders.ts";
@@ -145,15 +146,7 @@ export async function deployBig(
       crowd ??= await sandbox.admin.createUser({ username: "crowd", name: "The Crowd" });
       return (await sandbox.admin.createPost({ author_id: crowd.id, text: `@${bot} ${text}` })).id;
     },
-    replies() {
-      const by = new Map<string, Array<{ bot: string; at: number }>>();
-      for (const p of Object.values(world().posts)) {
-        const bot = userIds.get(p.author_id);
-        if (!bot || !p.in_reply_to_post_id) continue;
-        by.set(p.in_reply_to_post_id, [...(by.get(p.in_reply_to_post_id) ?? []), { bot, at: p.created_at }]);
-      }
-      return by;
-    },
+    replies: () => repliesByBot(world().posts, userIds),
     createdAt: (id) => world().posts[id]!.created_at,
     owners,
     keepLogs,

@@ -34,6 +34,7 @@ import { startRedisServer } from "../helpers/redis-server.ts";
 import { until } from "../helpers/until.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 import { cpuMs, deployBig, redisFigures, rssMb, type BigDeployment } from "./scale100k-deployment.ts";
+import { tally as countAnswers } from "./scale-deployment.ts";
 
 const ACCOUNTS = Number(process.env.BENCH_100K_ACCOUNTS ?? 100_000);
 const PROCESSES = Number(process.env.BENCH_100K_PROCESSES ?? 4);
@@ -84,16 +85,12 @@ async function flood(d: BigDeployment, rate: number, seconds: number, at?: (seco
   return made;
 }
 
-/** Lost, answered twice and by a wrong bot, once the answers stop coming (bounded), and the latencies of the first answers. */
+/** Lost, answered twice and by a wrong bot (./scale-deployment.ts's tally), and the latencies of the first answers. */
 async function tally(d: BigDeployment, mentions: Array<{ id: string; bot: string }>) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && mentions.some((m) => !d.replies().has(m.id))) await sleep(500);
-  await sleep(3_000); // a late second answer would show now
+  const counts = await countAnswers(d, mentions);
   const replies = d.replies();
   return {
-    lost: mentions.filter((m) => !replies.has(m.id)).length,
-    twice: mentions.filter((m) => (replies.get(m.id)?.length ?? 0) > 1).length,
-    wrong: mentions.filter((m) => (replies.get(m.id) ?? []).some((r) => r.bot !== m.bot)).length,
+    ...counts,
     latencies: mentions.flatMap((m) => {
       const first = replies.get(m.id)?.[0];
       return first ? [first.at - d.createdAt(m.id)] : [];
