@@ -78,25 +78,40 @@ const paramName = (path: readonly PropertyKey[]) =>
 const textOf = (m: ChatMessage) =>
   typeof m.content === "string" ? m.content : (m.content ?? []).map((p) => p.text).join("\n");
 
-/** Answers one request to the stand-in. */
+/** Answers one request to the stand-in: the caller may ask, the body is a chat request, then the answer. */
 export async function chatCompletions(r: ChatCompletionsRequest): Promise<Reply> {
+  const refused = refusal(r);
+  if (refused) return refused;
+  const input = await chatRequestOf(r);
+  if (!("messages" in input)) return input;
+  return completion(input, r);
+}
+
+/** OpenAI's answer to a request that may not ask at all: another method, or a missing or wrong key. */
+function refusal(r: ChatCompletionsRequest): Reply | undefined {
   if (r.req.method !== "POST") {
     return openAiError(405, `${r.req.method} is not allowed on ${CHAT_COMPLETIONS_PATH}; send POST with a JSON body.`, {
       headers: { allow: "POST" },
     });
   }
-  if (r.key !== undefined) {
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(r.req.headers.authorization ?? "")?.[1];
-    if (!given)
-      return openAiError(
-        401,
-        "You didn't provide an API key. Send it as Authorization: Bearer KEY (the key the sandbox was started with).",
-      );
-    if (!sameSecret(given, r.key))
-      return openAiError(401, "Incorrect API key provided. Use the key the sandbox was started with.", {
-        code: "invalid_api_key",
-      });
-  }
+  if (r.key === undefined) return undefined;
+  const given = /^Bearer\s+(\S+)\s*$/i.exec(r.req.headers.authorization ?? "")?.[1];
+  if (!given)
+    return openAiError(
+      401,
+      "You didn't provide an API key. Send it as Authorization: Bearer KEY (the key the sandbox was started with).",
+    );
+  if (!sameSecret(given, r.key))
+    return openAiError(401, "Incorrect API key provided. Use the key the sandbox was started with.", {
+      code: "invalid_api_key",
+    });
+  return undefined;
+}
+
+type ChatRequest = z.infer<typeof chatRequest>;
+
+/** The request's body as a chat request, or OpenAI's 400 (or the body's 413/408) naming what is wrong. */
+async function chatRequestOf(r: ChatCompletionsRequest): Promise<ChatRequest | Reply> {
   let body: Record<string, unknown> | undefined;
   try {
     body = jsonBody(r.req, await readBody(r.req, r.limits));
@@ -122,8 +137,7 @@ export async function chatCompletions(r: ChatCompletionsRequest): Promise<Reply>
       code: missing ? "missing_required_parameter" : "invalid_value",
     });
   }
-  const input = parsed.data;
-  if (input.stream)
+  if (parsed.data.stream)
     return openAiError(
       400,
       "stream: true is not supported by the sandbox stand-in; send stream: false or leave it out.",
@@ -132,7 +146,11 @@ export async function chatCompletions(r: ChatCompletionsRequest): Promise<Reply>
         code: "unsupported_value",
       },
     );
+  return parsed.data;
+}
 
+/** The stand-in's answer to a well-formed request, in OpenAI's `chat.completion` shape. */
+function completion(input: ChatRequest, r: ChatCompletionsRequest): Reply {
   const texts = input.messages.map(textOf);
   const lastUser = input.messages.findLast((m) => m.role === "user");
   const full = standInText(lastUser ? textOf(lastUser) : "", r.nextAnswer?.());
