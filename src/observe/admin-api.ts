@@ -147,37 +147,38 @@ export class AdminApi {
     return path === "/api/admin" || path.startsWith("/api/admin/");
   }
 
+  /** Answers one call: refused without the right token, else a review decision or a change to the fleet. */
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      const isProblem = typeof body === "object" && body !== null && "type" in body && "status" in body;
-      res.writeHead(status, {
-        "content-type": isProblem ? "application/problem+json; charset=utf-8" : "application/json; charset=utf-8",
-        "cache-control": "no-store",
-        ...headers,
-      });
-      res.end(status === 204 ? undefined : JSON.stringify(body));
-    };
+    const send = sender(res);
     if (!this.access || !this.digest)
       return send(404, problem(404, "off", "The admin API is off", `the admin API is off: ${HOW_TO_TURN_ON}`));
     const who = this.authorize(req);
-    if (who === "missing")
+    if (who === "missing" || who === "wrong") return this.refuse(req, url, who, send);
+    if (url.pathname.startsWith("/api/admin/review/")) return await this.decide(req, url, who, send);
+    return await this.bots(req, url, who, send);
+  }
+
+  /** The 401 for a call without a token or with a wrong one (logged, without the token). */
+  private refuse(req: IncomingMessage, url: URL, why: "missing" | "wrong", send: Send): void {
+    if (why === "missing")
       return send(
         401,
         problem(401, "unauthorized", "Authorization needed", `send Authorization: Bearer <POSTBOT_ADMIN_TOKEN>`),
         { "www-authenticate": 'Bearer realm="postbot admin"' },
       );
-    if (who === "wrong") {
-      this.logger.warn(
-        { path: url.pathname, from: req.socket.remoteAddress },
-        `admin API: a request to ${req.method} ${url.pathname} with a wrong token was refused`,
-      );
-      return send(
-        401,
-        problem(401, "unauthorized", "Wrong token", "the bearer token is not this process's POSTBOT_ADMIN_TOKEN"),
-        { "www-authenticate": 'Bearer realm="postbot admin", error="invalid_token"' },
-      );
-    }
-    if (url.pathname.startsWith("/api/admin/review/")) return await this.decide(req, url, who, send);
+    this.logger.warn(
+      { path: url.pathname, from: req.socket.remoteAddress },
+      `admin API: a request to ${req.method} ${url.pathname} with a wrong token was refused`,
+    );
+    return send(
+      401,
+      problem(401, "unauthorized", "Wrong token", "the bearer token is not this process's POSTBOT_ADMIN_TOKEN"),
+      { "www-authenticate": 'Bearer realm="postbot admin", error="invalid_token"' },
+    );
+  }
+
+  /** `/api/admin/bots...`: the fleet's calls once it runs, with the fleet's refusals as problems. */
+  private async bots(req: IncomingMessage, url: URL, who: string, send: Send): Promise<void> {
     const fleet = this.fleet;
     if (!fleet)
       return send(
@@ -185,47 +186,8 @@ export class AdminApi {
         problem(503, "starting", "Starting", "the bots are still starting; try again in a few seconds"),
         { "retry-after": "2" },
       );
-    const parts = url.pathname.split("/").slice(3).map(decodeURIComponent); // ["bots", NAME?, ACTION?]
-    const method = req.method ?? "GET";
-    const route = (allow: string) =>
-      send(405, problem(405, "method", "Method not allowed", `${url.pathname} answers ${allow}`), { allow });
-    const notFound = (title: string, detail: string) => send(404, problem(404, "not-found", title, detail));
     try {
-      if (parts[0] !== "bots" || parts.length > 3)
-        return notFound("Not found", "no such call; the admin API is under /api/admin/bots (see docs/operations.md)");
-      const [, name, action] = parts;
-      if (name === undefined || name === "") {
-        if (method === "GET") return send(200, { bots: fleet.list() });
-        if (method !== "POST") return route("GET, POST");
-        const text = await readBody(req);
-        const done = await fleet.add(text, { by: who, origin: "api", label: "request body" });
-        return this.checked(send, done, 201, (bot) => ({ location: `/api/admin/bots/${encodeURIComponent(bot)}` }));
-      }
-      if (action === undefined) {
-        if (method === "GET") {
-          const bot = fleet.list().find((b) => b.name === name);
-          return bot
-            ? send(200, { bot })
-            : notFound("No such bot", `no bot ${name} in the fleet; GET /api/admin/bots lists them`);
-        }
-        if (method === "PUT") {
-          const text = await readBody(req);
-          return this.checked(send, await fleet.replace(name, text, { by: who, label: "request body" }), 200);
-        }
-        if (method === "DELETE") {
-          await fleet.remove(name, { by: who });
-          return send(204, undefined);
-        }
-        return route("GET, PUT, DELETE");
-      }
-      if (action !== "pause" && action !== "resume")
-        return notFound("Not found", `bots can be paused or resumed: /api/admin/bots/${name}/pause or /resume`);
-      if (method !== "POST") return route("POST");
-      if (action === "pause") {
-        const reason = reasonOf(await readBody(req));
-        return send(200, { bot: await fleet.pause(name, { by: who, ...(reason ? { reason } : {}) }) });
-      }
-      return send(200, { bot: await fleet.resume(name, { by: who }) });
+      return await this.botCall(fleet, req, url, who, send);
     } catch (err) {
       if (err instanceof FleetError) {
         const status = err.kind === "not-found" ? 404 : err.kind === "stopping" ? 503 : 409;
@@ -239,13 +201,52 @@ export class AdminApi {
     }
   }
 
+  /** One call of the fleet's, by path and method (see the module comment's table). */
+  private async botCall(fleet: FleetControl, req: IncomingMessage, url: URL, who: string, send: Send): Promise<void> {
+    const parts = url.pathname.split("/").slice(3).map(decodeURIComponent); // ["bots", NAME?, ACTION?]
+    const method = req.method ?? "GET";
+    const route = (allow: string) =>
+      send(405, problem(405, "method", "Method not allowed", `${url.pathname} answers ${allow}`), { allow });
+    const notFound = (title: string, detail: string) => send(404, problem(404, "not-found", title, detail));
+    if (parts[0] !== "bots" || parts.length > 3)
+      return notFound("Not found", "no such call; the admin API is under /api/admin/bots (see docs/operations.md)");
+    const [, name, action] = parts;
+    if (name === undefined || name === "") {
+      if (method === "GET") return send(200, { bots: fleet.list() });
+      if (method !== "POST") return route("GET, POST");
+      const text = await readBody(req);
+      const done = await fleet.add(text, { by: who, origin: "api", label: "request body" });
+      return this.checked(send, done, 201, (bot) => ({ location: `/api/admin/bots/${encodeURIComponent(bot)}` }));
+    }
+    if (action === undefined) {
+      if (method === "GET") {
+        const bot = fleet.list().find((b) => b.name === name);
+        return bot
+          ? send(200, { bot })
+          : notFound("No such bot", `no bot ${name} in the fleet; GET /api/admin/bots lists them`);
+      }
+      if (method === "PUT") {
+        const text = await readBody(req);
+        return this.checked(send, await fleet.replace(name, text, { by: who, label: "request body" }), 200);
+      }
+      if (method === "DELETE") {
+        await fleet.remove(name, { by: who });
+        return send(204, undefined);
+      }
+      return route("GET, PUT, DELETE");
+    }
+    if (action !== "pause" && action !== "resume")
+      return notFound("Not found", `bots can be paused or resumed: /api/admin/bots/${name}/pause or /resume`);
+    if (method !== "POST") return route("POST");
+    if (action === "pause") {
+      const reason = reasonOf(await readBody(req));
+      return send(200, { bot: await fleet.pause(name, { by: who, ...(reason ? { reason } : {}) }) });
+    }
+    return send(200, { bot: await fleet.resume(name, { by: who }) });
+  }
+
   /** `POST /api/admin/review/BOT/POST_ID`: a decision about a listed reply (see the module comment). */
-  private async decide(
-    req: IncomingMessage,
-    url: URL,
-    who: string,
-    send: (status: number, body: unknown, headers?: Record<string, string>) => void,
-  ): Promise<void> {
+  private async decide(req: IncomingMessage, url: URL, who: string, send: Send): Promise<void> {
     const parts = url.pathname.split("/").slice(4).map(decodeURIComponent); // [BOT, POST_ID]
     if (parts.length !== 2 || !parts[0] || !parts[1])
       return send(
@@ -275,12 +276,7 @@ export class AdminApi {
     }
   }
 
-  private checked(
-    send: (status: number, body: unknown, headers?: Record<string, string>) => void,
-    done: Checked,
-    status: number,
-    headers?: (bot: string) => Record<string, string>,
-  ): void {
+  private checked(send: Send, done: Checked, status: number, headers?: (bot: string) => Record<string, string>): void {
     if (!done.ok) return send(422, fileProblems(done.problems));
     send(status, { bot: done.entry }, headers?.(done.entry.name));
   }
@@ -292,6 +288,22 @@ export class AdminApi {
     if (!match) return "missing";
     return timingSafeEqual(sha256(match[1]!), this.digest!) ? this.access!.name : "wrong";
   }
+}
+
+/** Writes one answer: a status, a JSON body (or a problem's, by its shape) and headers. */
+type Send = (status: number, body: unknown, headers?: Record<string, string>) => void;
+
+/** The {@link Send} of one response: never cached, as problem JSON when the body is a problem, empty on 204. */
+function sender(res: ServerResponse): Send {
+  return (status, body, headers = {}) => {
+    const isProblem = typeof body === "object" && body !== null && "type" in body && "status" in body;
+    res.writeHead(status, {
+      "content-type": isProblem ? "application/problem+json; charset=utf-8" : "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      ...headers,
+    });
+    res.end(status === 204 ? undefined : JSON.stringify(body));
+  };
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
