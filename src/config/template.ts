@@ -19,7 +19,8 @@ import { readBotFile } from "./bot-file-size.ts";
 import type { BotConfig } from "./load-bots.ts";
 import type { BotFileProblem } from "./problem.ts";
 import { BOT_NAME_PATTERN } from "./schema.ts";
-import { parseYamlSource } from "./yaml-source.ts";
+import { applyReplacements, originalOffset, type Replacement } from "./replacements.ts";
+import { parseYamlSource, type YamlSource } from "./yaml-source.ts";
 
 /** The one placeholder of templates. */
 export const ACCOUNT_PLACEHOLDER = "{account.username}";
@@ -117,12 +118,16 @@ export interface RenderedTemplate {
   original(problem: BotFileProblem): BotFileProblem;
 }
 
-/** One placeholder replaced: where in the template, and how long its replacement is. */
-interface Replacement {
-  at: number;
-  length: number;
-  by: string;
+/** The placeholders of a template's values: what replaces each, and the ones that are no placeholder. */
+interface Placeholders {
+  replacements: Replacement[];
+  /** Whether the top-level `name` holds {@link ACCOUNT_PLACEHOLDER}. */
+  nameHasPlaceholder: boolean;
+  problems: BotFileProblem[];
 }
+
+/** A problem at an offset of the template (and of a key, when it is about one). */
+type ProblemAt = (offset: number, message: string, key?: string) => BotFileProblem;
 
 /**
  * Renders a template for an account: `{account.username}` replaced in the values (in `name`
@@ -137,16 +142,33 @@ export function renderTemplate(template: Template, username: string): RenderedTe
   // Not YAML: checking the text as it is reports where, at the right place.
   if (!parsed.source) return { ...identity, problems: [] };
   const { source } = parsed;
-  const problems: BotFileProblem[] = [];
-  const at = (offset: number, message: string, key?: string): BotFileProblem => ({
+  const at: ProblemAt = (offset, message, key) => ({
     file,
     ...source.position(offset),
     ...(key ? { key } : {}),
     message,
   });
+  const found = placeholders(source, text, username, at);
+  const problems = [...found.problems, ...shapeProblems(source, found.nameHasPlaceholder, at)];
+  if (source.doc.contents === null) return { ...identity, problems };
 
-  const replacements: Replacement[] = [];
-  let nameHasPlaceholder = false;
+  const replacements = found.replacements.sort((a, b) => a.at - b.at);
+  const rendered = applyReplacements(text, replacements);
+  const renderedLines = lineStarts(rendered);
+  return {
+    text: rendered,
+    problems,
+    original(problem) {
+      if (problem.line === undefined) return { ...problem, file };
+      const offset = (renderedLines[problem.line - 1] ?? rendered.length) + (problem.col ?? 1) - 1;
+      return { ...problem, file, ...source.position(originalOffset(replacements, offset)) };
+    },
+  };
+}
+
+/** Every `{account.…}` in the template's values: the username's replacements, the others as problems. */
+function placeholders(source: YamlSource, text: string, username: string, at: ProblemAt): Placeholders {
+  const found: Placeholders = { replacements: [], nameHasPlaceholder: false, problems: [] };
   visit(source.doc, {
     Scalar(key, node, path) {
       if (key === "key" || typeof node.value !== "string" || !node.range) return;
@@ -157,7 +179,7 @@ export function renderTemplate(template: Template, username: string): RenderedTe
       for (const match of raw.matchAll(/\{account\.([^}\s]*)\}/g)) {
         const offset = start + match.index;
         if (match[1] !== "username") {
-          problems.push(
+          found.problems.push(
             at(
               offset,
               `${match[0]} is not a placeholder of templates; the one there is is ${ACCOUNT_PLACEHOLDER} (the username of the account that connects)`,
@@ -165,13 +187,21 @@ export function renderTemplate(template: Template, username: string): RenderedTe
           );
           continue;
         }
-        if (isName) nameHasPlaceholder = true;
-        replacements.push({ at: offset, length: match[0].length, by: isName ? usernameInName(username) : username });
+        if (isName) found.nameHasPlaceholder = true;
+        found.replacements.push({
+          at: offset,
+          length: match[0].length,
+          by: isName ? usernameInName(username) : username,
+        });
       }
     },
   });
+  return found;
+}
 
-  const root = source.doc.contents;
+/** What a template's top level must be: no `account:`, and a `name` that holds the placeholder. */
+function shapeProblems(source: YamlSource, nameHasPlaceholder: boolean, at: ProblemAt): BotFileProblem[] {
+  const problems: BotFileProblem[] = [];
   const nameNode = source.doc.get("name", true);
   if (source.doc.has("account"))
     problems.push(
@@ -191,39 +221,7 @@ export function renderTemplate(template: Template, username: string): RenderedTe
         "name",
       ),
     );
-  if (root === null) return { ...identity, problems };
-
-  replacements.sort((a, b) => a.at - b.at);
-  let rendered = "";
-  let from = 0;
-  for (const r of replacements) {
-    rendered += text.slice(from, r.at) + r.by;
-    from = r.at + r.length;
-  }
-  rendered += text.slice(from);
-
-  const renderedLines = lineStarts(rendered);
-  const originalOffset = (offset: number) => {
-    // How much longer the rendered text is than the template, up to `offset`.
-    let grown = 0;
-    for (const r of replacements) {
-      const renderedStart = r.at + grown;
-      if (offset < renderedStart) break;
-      // Inside a replacement: the placeholder's start.
-      if (offset < renderedStart + r.by.length) return r.at;
-      grown += r.by.length - r.length;
-    }
-    return offset - grown;
-  };
-  return {
-    text: rendered,
-    problems,
-    original(problem) {
-      if (problem.line === undefined) return { ...problem, file };
-      const offset = (renderedLines[problem.line - 1] ?? rendered.length) + (problem.col ?? 1) - 1;
-      return { ...problem, file, ...source.position(originalOffset(offset)) };
-    },
-  };
+  return problems;
 }
 
 /** The offset where each line of `text` starts. */

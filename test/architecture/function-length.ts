@@ -24,6 +24,7 @@ import ts from "typescript";
  */
 export const CHECKED_FOLDERS: readonly string[] = [
   "auth-flows",
+  "config",
   "connect",
   "credentials",
   "hosting",
