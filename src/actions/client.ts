@@ -46,15 +46,9 @@ const found = (result: unknown, headers: HeaderBag): Executed<Verification> => (
 });
 const notFound = (headers: HeaderBag): Executed<Verification> => ({ result: { done: false }, headers });
 
-/**
- * Verifiers for every kind the service lets postbot look up: replies, posts and reposts among
- * the bot's own posts since the action was asked for, DMs in the conversation, likes among
- * the bot's newest likes, follows among the accounts it follows newest first. A hide cannot
- * be looked up (no endpoint reports it); setting a reply hidden twice leaves it hidden.
- */
-export function clientVerifiers(client: ApiClient, userId: string): Partial<Record<ActionKind, Verifier>> {
-  /** Looks for the action among the bot's own posts since it was asked for (newest first). */
-  const byOwnPosts = (match: (action: Action, post: Post) => boolean): Verifier => ({
+/** Looks for the action among the bot's own posts since it was asked for (newest first). */
+function byOwnPosts(client: ApiClient, userId: string, match: (action: Action, post: Post) => boolean): Verifier {
+  return {
     endpoint: "GET /2/users/:id/posts",
     async check(action, signal) {
       const { body: page, headers } = await client.exchange(
@@ -74,19 +68,24 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
       assertOnePage(page, "posts");
       return notFound(headers);
     },
-  });
-  /**
-   * Looks for the action's target among the newest of one of the bot's lists (likes, follows).
-   * Not there, it counts as not arrived even when the list goes on past this page: both kinds
-   * are repeatable (liking a liked post, following a followed account changes nothing), so it
-   * is sent again. Telling "cannot tell" instead held such an action back through the retry
-   * step's back-off, for minutes, behind a bot that had liked more than a page since (a kill -9
-   * campaign: 3 of 200 likes still unsent a minute after the restart).
-   */
-  const amongNewest = (
-    endpoint: "GET /2/users/:id/liked_posts" | "GET /2/users/:id/following",
-    result: Record<string, unknown>,
-  ): Verifier => ({
+  };
+}
+
+/**
+ * Looks for the action's target among the newest of one of the bot's lists (likes, follows).
+ * Not there, it counts as not arrived even when the list goes on past this page: both kinds
+ * are repeatable (liking a liked post, following a followed account changes nothing), so it
+ * is sent again. Telling "cannot tell" instead held such an action back through the retry
+ * step's back-off, for minutes, behind a bot that had liked more than a page since (a kill -9
+ * campaign: 3 of 200 likes still unsent a minute after the restart).
+ */
+function amongNewest(
+  client: ApiClient,
+  userId: string,
+  endpoint: "GET /2/users/:id/liked_posts" | "GET /2/users/:id/following",
+  result: Record<string, unknown>,
+): Verifier {
+  return {
     endpoint,
     async check(action, signal) {
       const { body: page, headers } = await client.exchange(
@@ -98,59 +97,80 @@ export function clientVerifiers(client: ApiClient, userId: string): Partial<Reco
         return found({ data: result }, headers);
       return notFound(headers);
     },
-  });
+  };
+}
 
+/** The messages of the conversation a DM went to (an answer's own conversation, a group's too), newest first. */
+function dmConversationPage(client: ApiClient, action: Action, signal: AbortSignal) {
+  const query = {
+    max_results: 100,
+    "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"],
+  } as const;
+  const conversation = action.path.dm_conversation_id;
+  return conversation !== undefined
+    ? client.exchange(
+        "GET /2/dm_conversations/:dm_conversation_id/dm_events",
+        { params: { dm_conversation_id: conversation }, query },
+        { signal },
+      )
+    : client.exchange(
+        "GET /2/dm_conversations/with/:participant_id/dm_events",
+        { params: { participant_id: action.path.participant_id! }, query },
+        { signal },
+      );
+}
+
+/** Looks for a DM among the bot's messages in its conversation since it was asked for. */
+function dmVerifier(client: ApiClient, userId: string): Verifier {
+  return {
+    endpoint: "GET /2/dm_conversations/with/:participant_id/dm_events",
+    // An answer to a message went into its conversation (a group's too): it is looked for there.
+    endpointFor(action) {
+      return action.path.dm_conversation_id !== undefined
+        ? "GET /2/dm_conversations/:dm_conversation_id/dm_events"
+        : "GET /2/dm_conversations/with/:participant_id/dm_events";
+    },
+    async check(action, signal) {
+      const { body: page, headers } = await dmConversationPage(client, action, signal);
+      const since = action.createdAt - SLACK_MS;
+      const event = (page.data ?? []).find(
+        (e) =>
+          e.event_type === "MessageCreate" &&
+          e.sender_id === userId &&
+          (e.text ?? "").trim() === textOf(action) &&
+          (e.created_at === undefined || Date.parse(e.created_at) >= since),
+      );
+      if (event)
+        return found({ data: { dm_event_id: event.id, dm_conversation_id: event.dm_conversation_id } }, headers);
+      // Newest first: when the page reaches back past the action, later pages cannot hold it.
+      const oldest = page.data?.at(-1)?.created_at;
+      if (oldest === undefined || Date.parse(oldest) >= since) assertOnePage(page, "messages");
+      return notFound(headers);
+    },
+  };
+}
+
+/**
+ * Verifiers for every kind the service lets postbot look up: replies, posts and reposts among
+ * the bot's own posts since the action was asked for, DMs in the conversation, likes among
+ * the bot's newest likes, follows among the accounts it follows newest first. A hide cannot
+ * be looked up (no endpoint reports it); setting a reply hidden twice leaves it hidden.
+ */
+export function clientVerifiers(client: ApiClient, userId: string): Partial<Record<ActionKind, Verifier>> {
   return {
     reply: byOwnPosts(
+      client,
+      userId,
       (action, post) => !!post.referenced_posts?.some((r) => r.type === "replied_to" && r.id === action.target),
     ),
-    post: byOwnPosts((action, post) => post.text.trim() === textOf(action)),
+    post: byOwnPosts(client, userId, (action, post) => post.text.trim() === textOf(action)),
     repost: byOwnPosts(
+      client,
+      userId,
       (action, post) => !!post.referenced_posts?.some((r) => r.type === "reposted" && r.id === action.target),
     ),
-    like: amongNewest("GET /2/users/:id/liked_posts", { liked: true }),
-    follow: amongNewest("GET /2/users/:id/following", { following: true }),
-    dm: {
-      endpoint: "GET /2/dm_conversations/with/:participant_id/dm_events",
-      // An answer to a message went into its conversation (a group's too): it is looked for there.
-      endpointFor(action) {
-        return action.path.dm_conversation_id !== undefined
-          ? "GET /2/dm_conversations/:dm_conversation_id/dm_events"
-          : "GET /2/dm_conversations/with/:participant_id/dm_events";
-      },
-      async check(action, signal) {
-        const query = {
-          max_results: 100,
-          "dm_event.fields": ["sender_id", "text", "created_at", "dm_conversation_id"],
-        } as const;
-        const conversation = action.path.dm_conversation_id;
-        const { body: page, headers } =
-          conversation !== undefined
-            ? await client.exchange(
-                "GET /2/dm_conversations/:dm_conversation_id/dm_events",
-                { params: { dm_conversation_id: conversation }, query },
-                { signal },
-              )
-            : await client.exchange(
-                "GET /2/dm_conversations/with/:participant_id/dm_events",
-                { params: { participant_id: action.path.participant_id! }, query },
-                { signal },
-              );
-        const since = action.createdAt - SLACK_MS;
-        const event = (page.data ?? []).find(
-          (e) =>
-            e.event_type === "MessageCreate" &&
-            e.sender_id === userId &&
-            (e.text ?? "").trim() === textOf(action) &&
-            (e.created_at === undefined || Date.parse(e.created_at) >= since),
-        );
-        if (event)
-          return found({ data: { dm_event_id: event.id, dm_conversation_id: event.dm_conversation_id } }, headers);
-        // Newest first: when the page reaches back past the action, later pages cannot hold it.
-        const oldest = page.data?.at(-1)?.created_at;
-        if (oldest === undefined || Date.parse(oldest) >= since) assertOnePage(page, "messages");
-        return notFound(headers);
-      },
-    },
+    like: amongNewest(client, userId, "GET /2/users/:id/liked_posts", { liked: true }),
+    follow: amongNewest(client, userId, "GET /2/users/:id/following", { following: true }),
+    dm: dmVerifier(client, userId),
   };
 }

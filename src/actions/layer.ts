@@ -9,7 +9,6 @@
  * left unfinished. Plugins never see the layer: they get the narrow {@link Actions} facade
  * the context builds from it.
  */
-import { createHash } from "node:crypto";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { Clock } from "../clock.ts";
 import {
@@ -40,7 +39,6 @@ import {
   type WriteText,
 } from "./action.ts";
 import { dryRunExecutor } from "./dry-run.ts";
-import { dmAnswerTarget } from "./keys.ts";
 import { ACTION_KINDS, isActionKind, READ_PRIORITY } from "./kinds.ts";
 import { Ledger, type LedgerOptions } from "./mechanics/idempotency-ledger.ts";
 import { safeObserver, type ActionObserver } from "./observe.ts";
@@ -50,6 +48,15 @@ import { reportOutcome } from "./report.ts";
 import { isHidden } from "./steps/hidden.ts";
 import { postedRecently } from "./steps/duplicate.ts";
 import type { Job, LedgerRider } from "./pipeline.ts";
+import {
+  verbRequest,
+  type ActionOptions,
+  type ActionParts,
+  type DmRef,
+  type LayerActionOptions,
+  type PostRef,
+  type UserRef,
+} from "./verbs.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./mechanics/retry-policy.ts";
 import { checkWithService } from "./mechanics/service-check.ts";
 
@@ -76,6 +83,9 @@ export interface ActionSystemOptions {
    */
   sharedWindows?: SharedWindows;
 }
+
+export type { ActionOptions, DmRef, LayerActionOptions, PostRef, UserRef } from "./verbs.ts";
+export { DM_GROUP_ENDPOINT } from "./verbs.ts";
 
 /** What one bot's layer needs: its account, its executor, and its bot file's rules. */
 export interface BotActionsOptions {
@@ -106,59 +116,6 @@ export interface BotActionsOptions {
    * service (a bot taken over from a process that stopped answering: ./holding.ts).
    */
   settledAt?: () => number | undefined;
-}
-
-/** A post as actions refer to it: its id and, when known, what reply safety and time-to-live need. */
-export interface PostRef {
-  id: string;
-  author_id?: string;
-  conversation_id?: string;
-  /** ISO time (as on the wire) or ms: a reaction's time-to-live counts from it. */
-  created_at?: string | number;
-  /** How a person reads the post (`@ana: "any tips for…"`): log lines and the status page show it beside the id. */
-  about?: string;
-}
-
-/** A user as actions refer to them: the id, and how a person reads it (`@ana`), when known. */
-export interface UserRef {
-  id: string;
-  about?: string;
-}
-
-/**
- * A direct message as an answer refers to it: the message answered (its id keys the answer),
- * its conversation, and its sender (whom a one-to-one answer goes to, and what reply safety
- * checks).
- */
-export interface DmRef {
-  id: string;
-  dm_conversation_id: string;
-  sender_id: string;
-}
-
-/** Per-call choices a plugin may make; every one has a default from the kind. */
-export interface ActionOptions {
-  /** Overrides the target part of the idempotency key (`<bot>:<kind>:<key>`). */
-  key?: string;
-  priority?: number;
-  /** Time-to-live in ms, instead of the kind's default. */
-  ttlMs?: number;
-  signal?: AbortSignal;
-}
-
-/**
- * What the plugins stage adds to a plugin's {@link ActionOptions} (a plugin never gives these:
- * its context's verbs are typed with {@link ActionOptions}).
- */
-export interface LayerActionOptions extends ActionOptions {
-  /** What rides with the action's first ledger record: the handler's session, a dialog's step (./pipeline.ts). */
-  rider?: LedgerRider;
-  /**
-   * The dialog the bot holds that the action speaks in (src/plugins/dialogs): a reply in it is
-   * not refused by `reply_cooldown`, and may answer the bot's own question in it (a timeout's
-   * word). Kept with the action in the ledger, so a resumed one is treated alike.
-   */
-  dialog?: string;
 }
 
 /** Options of a budgeted read ({@link ActionLayer.read}). */
@@ -287,32 +244,6 @@ export interface ActionSystem {
   close(): void;
 }
 
-const shortHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
-
-const originOf = (post: PostRef | string): number | undefined => {
-  if (typeof post === "string" || post.created_at === undefined) return undefined;
-  const ms = typeof post.created_at === "number" ? post.created_at : Date.parse(post.created_at);
-  return Number.isFinite(ms) ? ms : undefined;
-};
-
-const idOf = (ref: PostRef | UserRef | string) => (typeof ref === "string" ? ref : ref.id);
-
-/** The action's context saying how a person reads its target, when the caller said. */
-const aboutOf = (ref: PostRef | UserRef | string): { context?: Action["context"] } =>
-  typeof ref !== "string" && ref.about ? { context: { about: ref.about } } : {};
-
-/**
- * The endpoint of an answer in a group conversation, which has no one participant to send to
- * (every one-to-one message goes to the `dm` kind's `/with/:participant_id` endpoint).
- */
-export const DM_GROUP_ENDPOINT: EndpointKey = "POST /2/dm_conversations/:dm_conversation_id/messages";
-
-/** Whether a DM conversation is the one-to-one conversation of two users (`<lower id>-<higher id>`). */
-const isOneToOne = (conversation: string, a: string, b: string) =>
-  conversation === `${a}-${b}` || conversation === `${b}-${a}`;
-
-const isDmRef = (to: string | UserRef | DmRef): to is DmRef => typeof to !== "string" && "dm_conversation_id" in to;
-
 /** Posts delivered by a capped read, by default: the envelope's `meta.result_count`, else its data. */
 function defaultPostsDelivered(result: unknown): number {
   const r = result as { meta?: { result_count?: unknown }; data?: unknown } | undefined;
@@ -402,51 +333,6 @@ interface Shared {
   observe: ActionObserver;
   /** Aborted by {@link ActionSystem.close}: text writers still waiting give up (`WriteText`'s `stopping`). */
   stopping: AbortController;
-}
-
-/** A text as a body gives it (absent when it is written when the action goes), and the writer. */
-function textOf(text: string | WriteText) {
-  return typeof text === "string" ? { body: { text }, write: undefined } : { body: {}, write: text };
-}
-
-/**
- * The target a DM is keyed by (./keys.ts): the message it answers, or its user and text.
- *
- * @throws {TypeError} for a message to a user whose text is written when it goes and that has
- * no `key`: there is no text to key it by.
- */
-function dmTarget(to: string | UserRef | DmRef, text: string | WriteText, opts?: ActionOptions): string {
-  if (isDmRef(to)) return dmAnswerTarget(to.id);
-  if (typeof text === "string") return `${idOf(to)}:${shortHash(text)}`;
-  if (opts?.key === undefined)
-    throw new TypeError("a direct message whose text is written when it goes needs its own key ({ key })");
-  return `${idOf(to)}:${opts.key}`;
-}
-
-/**
- * A DM's request: one-to-one (an answer goes to its sender) through the `dm` kind's endpoint,
- * an answer in a group conversation through {@link DM_GROUP_ENDPOINT}; an answer names its
- * sender for reply safety.
- */
-function dmParts(to: string | UserRef | DmRef, text: string | WriteText, self: string, opts?: LayerActionOptions) {
-  const context: NonNullable<Action["context"]> = isDmRef(to) ? { authorId: to.sender_id } : { ...aboutOf(to).context };
-  if (opts?.dialog !== undefined) context.dialog = opts.dialog;
-  const group = isDmRef(to) && !isOneToOne(to.dm_conversation_id, self, to.sender_id);
-  const path: Record<string, string> = group
-    ? { dm_conversation_id: (to as DmRef).dm_conversation_id }
-    : { participant_id: isDmRef(to) ? to.sender_id : idOf(to) };
-  return {
-    path,
-    body: textOf(text).body,
-    ...(Object.keys(context).length > 0 ? { context } : {}),
-    ...(group ? { endpoint: DM_GROUP_ENDPOINT } : {}),
-  };
-}
-
-/** The origin of an action on a post: when the post was made, when known. */
-function withOrigin(post: PostRef | string) {
-  const origin = originOf(post);
-  return origin !== undefined ? { origin } : {};
 }
 
 /**
@@ -601,22 +487,50 @@ class LayerCore {
     );
   }
 
+  /** A verb of `kind` called with `args`: its action built (./verbs.ts) and run through the pipeline. */
+  perform(kind: ActionKind, args: readonly unknown[]): Promise<Outcome> {
+    const { target, parts, write, options } = verbRequest(kind, this.userId, args);
+    return this.run(this.build(kind, target, parts, options), options?.signal, options?.rider, write);
+  }
+
+  status(): BudgetStatus {
+    const { budget } = this;
+    const actions = Object.fromEntries(
+      (Object.keys(ACTION_KINDS) as ActionKind[]).map((kind) => [
+        kind,
+        budget.describe(ACTION_KINDS[kind].endpoint, kind),
+      ]),
+    ) as Record<ActionKind, EndpointBudget>;
+    const monthly = budget.monthlyUsage();
+    return { bot: this.bot, plan: this.options.account.plan, actions, ...(monthly ? { monthly } : {}) };
+  }
+
+  /** See {@link ActionLayer.recover}. */
+  recover(): Promise<Outcome[]> {
+    const { shared, options, log, bot } = this;
+    const { clock } = shared;
+    // An action still waiting for its text (a model's reply a crash stopped before it was
+    // recorded), or for its recorded text's check, is left to its event, which waits in the
+    // inbox and writes the text again, or checks the recorded one.
+    const unfinished = shared.ledger
+      .unfinished(bot)
+      .filter(([, e]) => e.action && !awaitsText(e.action) && !awaitsCheck(e.action));
+    if (unfinished.length > 0) {
+      const pending = unfinished.filter(([, e]) => e.state === "pending").length;
+      const wait = pending > 0 ? (options.settledAt?.() ?? 0) - clock.now() : 0;
+      log.info(
+        { queued: unfinished.length - pending, pending, ...(wait > 0 ? { check_in_ms: wait } : {}) },
+        `resuming ${unfinished.length} unfinished actions (${pending} to check with the service first${wait > 0 ? `, in ${Math.ceil(wait / 1000)} s, once no request of the process that ran the bot before can still arrive` : ""})`,
+      );
+    }
+    return Promise.all(unfinished.map(([, e]) => this.run(e.action!, undefined)));
+  }
+
   /**
    * An action of `kind` on `target`, with its key, endpoint, priority and time-to-live.
    * `endpoint` replaces the kind's own (a DM answer in a group conversation).
    */
-  build(
-    kind: ActionKind,
-    target: string,
-    parts: {
-      path?: Record<string, string>;
-      body?: unknown;
-      context?: Action["context"];
-      origin?: number;
-      endpoint?: EndpointKey;
-    },
-    opts: ActionOptions = {},
-  ): Action {
+  build(kind: ActionKind, target: string, parts: ActionParts, opts: ActionOptions = {}): Action {
     const { bot } = this;
     const now = this.shared.clock.now();
     const origin = Math.min(parts.origin ?? now, now);
@@ -640,112 +554,21 @@ class LayerCore {
 
 /**
  * A bot's action layer: a literal of methods (each closing over the bot's {@link LayerCore}),
- * so a verb taken off the layer (`const { reply } = layer`) still works.
+ * so a verb taken off the layer (`const { reply } = layer`) still works. The verbs are made
+ * from the action kinds table (./kinds.ts), one per kind, each building its request as its
+ * kind's `verb` says (./verbs.ts).
  */
 function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): ActionLayer {
   const core = new LayerCore(options, shared, log);
-  const { bot, budget, userId } = core;
-  const { clock } = shared;
+  const { bot, budget } = core;
+  const verbs: Record<string, (...args: unknown[]) => Promise<Outcome>> = {};
+  for (const kind of Object.keys(ACTION_KINDS) as ActionKind[]) verbs[kind] = (...args) => core.perform(kind, args);
   return {
+    // The verbs' arguments are typed by ActionLayer, and each kind's shape in ./verbs.ts reads them so.
+    ...(verbs as unknown as Pick<ActionLayer, ActionKind>),
     bot,
     budget,
     store: shared.store,
-    reply(to, text, opts?: LayerActionOptions) {
-      const context: NonNullable<Action["context"]> = {};
-      if (to.author_id) context.authorId = to.author_id;
-      if (to.conversation_id) context.conversationId = to.conversation_id;
-      if (to.about) context.about = to.about;
-      if (opts?.dialog !== undefined) context.dialog = opts.dialog;
-      const { body, write } = textOf(text);
-      return core.run<"reply">(
-        core.build(
-          "reply",
-          to.id,
-          { body: { ...body, reply: { in_reply_to_post_id: to.id } }, context, ...withOrigin(to) },
-          opts,
-        ),
-        opts?.signal,
-        opts?.rider,
-        write,
-      );
-    },
-    like(post, opts?: LayerActionOptions) {
-      return core.run<"like">(
-        core.build(
-          "like",
-          idOf(post),
-          { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post), ...aboutOf(post) },
-          opts,
-        ),
-        opts?.signal,
-        opts?.rider,
-      );
-    },
-    repost(post, opts?: LayerActionOptions) {
-      return core.run<"repost">(
-        core.build(
-          "repost",
-          idOf(post),
-          { path: { id: userId }, body: { post_id: idOf(post) }, ...withOrigin(post), ...aboutOf(post) },
-          opts,
-        ),
-        opts?.signal,
-        opts?.rider,
-      );
-    },
-    follow(user, opts?: LayerActionOptions) {
-      return core.run<"follow">(
-        core.build(
-          "follow",
-          idOf(user),
-          { path: { id: userId }, body: { target_user_id: idOf(user) }, ...aboutOf(user) },
-          opts,
-        ),
-        opts?.signal,
-        opts?.rider,
-      );
-    },
-    dm(to, text, opts?: LayerActionOptions) {
-      return core.run<"dm">(
-        core.build("dm", dmTarget(to, text, opts), dmParts(to, text, userId, opts), opts),
-        opts?.signal,
-        opts?.rider,
-        textOf(text).write,
-      );
-    },
-    hide(post, opts?: LayerActionOptions & { hidden?: boolean }) {
-      const hidden = opts?.hidden ?? true;
-      const id = idOf(post);
-      return core.run<"hide">(
-        core.build(
-          "hide",
-          hidden ? id : `${id}:unhide`,
-          { path: { id }, body: { hidden }, ...withOrigin(post), ...aboutOf(post) },
-          opts,
-        ),
-        opts?.signal,
-        opts?.rider,
-      );
-    },
-    mute(user, opts?: LayerActionOptions) {
-      return core.run<"mute">(
-        core.build(
-          "mute",
-          idOf(user),
-          { path: { id: userId }, body: { target_user_id: idOf(user) }, ...aboutOf(user) },
-          opts,
-        ),
-        opts?.signal,
-        opts?.rider,
-      );
-    },
-    post(text, opts?: LayerActionOptions & { body?: Record<string, unknown> }) {
-      return core.run<"post">(
-        core.build("post", shortHash(text), { body: { ...opts?.body, text } }, opts),
-        opts?.signal,
-        opts?.rider,
-      );
-    },
     read(endpoint, fetch, opts) {
       return core.read(endpoint, fetch, opts);
     },
@@ -753,40 +576,19 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
       return isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind);
     },
     status() {
-      const actions = Object.fromEntries(
-        (Object.keys(ACTION_KINDS) as ActionKind[]).map((kind) => [
-          kind,
-          budget.describe(ACTION_KINDS[kind].endpoint, kind),
-        ]),
-      ) as Record<ActionKind, EndpointBudget>;
-      const monthly = budget.monthlyUsage();
-      return { bot, plan: options.account.plan, actions, ...(monthly ? { monthly } : {}) };
+      return core.status();
     },
     hidden(postId) {
       return isHidden(shared.store, bot, postId);
     },
     repeatsText(text) {
-      return postedRecently(shared.store, bot, text, clock.now());
+      return postedRecently(shared.store, bot, text, shared.clock.now());
     },
     waiting() {
       return shared.queue.list(bot);
     },
     recover() {
-      // An action still waiting for its text (a model's reply a crash stopped before it was
-      // recorded), or for its recorded text's check, is left to its event, which waits in the
-      // inbox and writes the text again, or checks the recorded one.
-      const unfinished = shared.ledger
-        .unfinished(bot)
-        .filter(([, e]) => e.action && !awaitsText(e.action) && !awaitsCheck(e.action));
-      if (unfinished.length > 0) {
-        const pending = unfinished.filter(([, e]) => e.state === "pending").length;
-        const wait = pending > 0 ? (options.settledAt?.() ?? 0) - clock.now() : 0;
-        log.info(
-          { queued: unfinished.length - pending, pending, ...(wait > 0 ? { check_in_ms: wait } : {}) },
-          `resuming ${unfinished.length} unfinished actions (${pending} to check with the service first${wait > 0 ? `, in ${Math.ceil(wait / 1000)} s, once no request of the process that ran the bot before can still arrive` : ""})`,
-        );
-      }
-      return Promise.all(unfinished.map(([, e]) => core.run(e.action!, undefined)));
+      return core.recover();
     },
   };
 }

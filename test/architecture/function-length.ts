@@ -23,6 +23,7 @@ import ts from "typescript";
  * clean sub-folders of those that still have a long function elsewhere.
  */
 export const CHECKED_FOLDERS: readonly string[] = [
+  "actions",
   "auth-flows",
   "config",
   "connect",

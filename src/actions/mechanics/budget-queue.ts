@@ -98,6 +98,13 @@ const CLAIM_RETRY_MS = 1_000;
 /** The wait a request is part of: its bot, endpoint and cap (what the log says once). */
 const waitOf = (item: Waiting): string => `${item.bot}|${item.endpoint}|${item.action ?? ""}`;
 
+/** One pump's pass over the queue: its time, the earliest wake it found, and the budgets' "not yet" it asked. */
+interface Pass {
+  now: number;
+  wake: number;
+  blocked: Map<AccountBudget, Map<string, Readiness & { ok: false }>>;
+}
+
 const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : "never");
 
 /** The process's queue of actions waiting for budget; see the module comment. */
@@ -244,103 +251,111 @@ export class ActionQueue {
 
   /** Hands out every slot that is free now, in priority order, and sleeps until the next one. */
   private pump = (): void => {
-    const now = this.clock.now();
-    let wake = Infinity;
+    const pass: Pass = { now: this.clock.now(), wake: Infinity, blocked: new Map() };
     const kept: Waiting[] = [];
-    // Within one pass room only shrinks, so once a budget says "not yet" for an endpoint and
-    // action, it says so for every later request of the same kind: ask once.
-    const blocked = new Map<AccountBudget, Map<string, Readiness & { ok: false }>>();
-    for (const item of this.waiting) {
-      if (item.claiming) {
-        kept.push(item);
-        continue;
-      }
-      if (item.expiresAt !== undefined && item.expiresAt <= now) {
-        this.left(item);
-        this.settle(item, () =>
-          item.reject(
-            new QueueError(
-              "expired",
-              `waited past its time-to-live (${iso(item.expiresAt!)})${item.reason ? `: ${item.reason}` : ""}`,
-            ),
-          ),
-        );
-        continue;
-      }
-      if (item.notBefore !== undefined && item.notBefore > now) {
-        wake = Math.min(wake, item.notBefore, item.expiresAt ?? Infinity);
-        kept.push(item);
-        continue;
-      }
-      // Put off until a time still to come, and no room freed since: still so, without asking
-      // its budget again. A pump runs for every new request; 10,000 bots' catch-up polls wait
-      // for the app's window at once, each with its own budget, and asking each of them on
-      // every pump took 8-16% of the runtime's time in a flood of 100 mentions a second.
-      if (item.putOff && item.putOff.until > now && item.putOff.freed === item.budget.freed) {
-        wake = Math.min(wake, item.putOff.until, item.expiresAt ?? Infinity);
-        kept.push(item);
-        continue;
-      }
-      const memoKey = `${item.endpoint}|${item.action ?? ""}`;
-      let r = blocked.get(item.budget)?.get(memoKey);
-      if (!r) {
-        const fresh = item.budget.check(item.endpoint, item.action);
-        if (fresh.ok && item.budget.shared) {
-          // One claim per budget and endpoint at a time: the rest of its kind wait behind it.
-          this.claimFor(item, memoKey);
-          kept.push(item);
-          continue;
-        }
-        if (fresh.ok) {
-          const slot = item.budget.take(item.endpoint, item.action);
-          this.left(item);
-          this.settle(item, () => item.resolve(slot));
-          continue;
-        }
-        let forBudget = blocked.get(item.budget);
-        if (!forBudget) blocked.set(item.budget, (forBudget = new Map()));
-        forBudget.set(memoKey, (r = fresh));
-      }
-      if (r.readyAt === Infinity) {
-        this.left(item);
-        this.settle(item, () => item.reject(new QueueError("refused", r.reason)));
-        continue;
-      }
-      if (item.expiresAt !== undefined && r.readyAt >= item.expiresAt) {
-        // Its turn cannot come before it expires: say so now rather than hold it till then.
-        this.left(item);
-        this.settle(item, () =>
-          item.reject(
-            new QueueError("expired", `would wait past its time-to-live (${iso(item.expiresAt!)}): ${r.reason}`),
-          ),
-        );
-        continue;
-      }
-      item.reason = r.reason;
-      const wait = waitOf(item);
-      if (!this.waits.has(wait)) {
-        // Once per wait, not per action or wake: a spent budget is news, its queue is not.
-        this.waits.add(wait);
-        this.log.info(
-          { bot: item.bot, action: item.label, endpoint: item.endpoint, ready_at: iso(r.readyAt) },
-          `${item.label} waits for budget until ${iso(r.readyAt)}, when it refills: ${r.reason}`,
-        );
-        this.observe({
-          type: "waiting",
-          bot: item.bot,
-          endpoint: item.endpoint,
-          label: item.label,
-          readyAt: r.readyAt,
-          reason: r.reason,
-        });
-      }
-      wake = Math.min(wake, r.readyAt, item.expiresAt ?? Infinity);
-      item.putOff = { until: r.readyAt, freed: item.budget.freed };
-      kept.push(item);
-    }
+    for (const item of this.waiting) if (this.consider(item, pass)) kept.push(item);
     this.waiting = kept;
-    this.arm(wake);
+    this.arm(pass.wake);
   };
+
+  /**
+   * One waiting request in a pump's pass: handed its slot, refused, expired, or kept waiting
+   * (then the pass wakes no later than its turn or its expiry). True when it stays waiting.
+   */
+  private consider(item: Waiting, pass: Pass): boolean {
+    const { now } = pass;
+    if (item.claiming) return true;
+    if (item.expiresAt !== undefined && item.expiresAt <= now) {
+      const why = `waited past its time-to-live (${iso(item.expiresAt)})${item.reason ? `: ${item.reason}` : ""}`;
+      this.fail(item, new QueueError("expired", why));
+      return false;
+    }
+    if (item.notBefore !== undefined && item.notBefore > now) {
+      pass.wake = Math.min(pass.wake, item.notBefore, item.expiresAt ?? Infinity);
+      return true;
+    }
+    // Put off until a time still to come, and no room freed since: still so, without asking
+    // its budget again. A pump runs for every new request; 10,000 bots' catch-up polls wait
+    // for the app's window at once, each with its own budget, and asking each of them on
+    // every pump took 8-16% of the runtime's time in a flood of 100 mentions a second.
+    if (item.putOff && item.putOff.until > now && item.putOff.freed === item.budget.freed) {
+      pass.wake = Math.min(pass.wake, item.putOff.until, item.expiresAt ?? Infinity);
+      return true;
+    }
+    const r = this.readiness(item, pass);
+    if (r === "claiming") return true;
+    if (r === "taken") return false;
+    if (r.readyAt === Infinity) {
+      this.fail(item, new QueueError("refused", r.reason));
+      return false;
+    }
+    if (item.expiresAt !== undefined && r.readyAt >= item.expiresAt) {
+      // Its turn cannot come before it expires: say so now rather than hold it till then.
+      const why = `would wait past its time-to-live (${iso(item.expiresAt)}): ${r.reason}`;
+      this.fail(item, new QueueError("expired", why));
+      return false;
+    }
+    this.putOff(item, r);
+    pass.wake = Math.min(pass.wake, r.readyAt, item.expiresAt ?? Infinity);
+    return true;
+  }
+
+  /**
+   * Asks the item's budget for its slot (once per budget and kind in a pass: within a pass
+   * room only shrinks, so a "not yet" holds for every later request of the same kind). The
+   * slot free, it is taken and handed out (`taken`), or, on a shared budget, claimed
+   * (`claiming`); otherwise the budget's "not yet".
+   */
+  private readiness(item: Waiting, pass: Pass): "taken" | "claiming" | (Readiness & { ok: false }) {
+    const memoKey = `${item.endpoint}|${item.action ?? ""}`;
+    const known = pass.blocked.get(item.budget)?.get(memoKey);
+    if (known) return known;
+    const fresh = item.budget.check(item.endpoint, item.action);
+    if (fresh.ok && item.budget.shared) {
+      // One claim per budget and endpoint at a time: the rest of its kind wait behind it.
+      this.claimFor(item, memoKey);
+      return "claiming";
+    }
+    if (fresh.ok) {
+      const slot = item.budget.take(item.endpoint, item.action);
+      this.left(item);
+      this.settle(item, () => item.resolve(slot));
+      return "taken";
+    }
+    let forBudget = pass.blocked.get(item.budget);
+    if (!forBudget) pass.blocked.set(item.budget, (forBudget = new Map()));
+    forBudget.set(memoKey, fresh);
+    return fresh;
+  }
+
+  /** The item leaves the queue without a slot. */
+  private fail(item: Waiting, error: QueueError): void {
+    this.left(item);
+    this.settle(item, () => item.reject(error));
+  }
+
+  /** The item waits for its turn at `r.readyAt`: logged and observed once per wait, remembered until room is freed. */
+  private putOff(item: Waiting, r: Readiness & { ok: false }): void {
+    item.reason = r.reason;
+    const wait = waitOf(item);
+    if (!this.waits.has(wait)) {
+      // Once per wait, not per action or wake: a spent budget is news, its queue is not.
+      this.waits.add(wait);
+      this.log.info(
+        { bot: item.bot, action: item.label, endpoint: item.endpoint, ready_at: iso(r.readyAt) },
+        `${item.label} waits for budget until ${iso(r.readyAt)}, when it refills: ${r.reason}`,
+      );
+      this.observe({
+        type: "waiting",
+        bot: item.bot,
+        endpoint: item.endpoint,
+        label: item.label,
+        readyAt: r.readyAt,
+        reason: r.reason,
+      });
+    }
+    item.putOff = { until: r.readyAt, freed: item.budget.freed };
+  }
 
   /**
    * Starts claiming a shared slot for `item` unless a claim of the same budget and endpoint

@@ -17,8 +17,8 @@
 import type { Clock } from "../../clock.ts";
 import type { Action, Outcome } from "../action.ts";
 import { formerKeys } from "../keys.ts";
-import type { Job, PendingMark, Step } from "../pipeline.ts";
-import type { Ledger } from "../mechanics/idempotency-ledger.ts";
+import type { Job, PendingMark, Perform, Step } from "../pipeline.ts";
+import type { Ledger, LedgerEntry } from "../mechanics/idempotency-ledger.ts";
 import type { CheckWithService } from "../mechanics/service-check.ts";
 
 export interface LedgerStepOptions {
@@ -46,11 +46,10 @@ function asRecorded(ledger: Ledger, action: Action): Action {
 }
 
 export function ledgerStep(options: LedgerStepOptions): Step {
-  const { ledger, clock, check } = options;
   const running = new Map<string, Promise<Outcome>>();
   return (next) => async (asked) => {
     if (options.enabled === false || !asked.action.key) return next(asked);
-    const action = asRecorded(ledger, asked.action);
+    const action = asRecorded(options.ledger, asked.action);
     const job = action === asked.action ? asked : { ...asked, action };
     const key = action.key!;
     const first = running.get(key);
@@ -59,67 +58,7 @@ export function ledgerStep(options: LedgerStepOptions): Step {
         (o): Outcome =>
           o.status === "sent" || o.status === "dry-run" ? { status: "duplicate", key, result: o.result } : o,
       );
-    const run = (async (): Promise<Outcome> => {
-      const entry = ledger.get(key);
-      if (entry && ledger.isFinal(key))
-        return { status: "duplicate", key, ...(entry.result !== undefined ? { result: entry.result } : {}) };
-      let current = action;
-      if (entry?.state === "pending") {
-        // Left by a run that stopped while sending: the service may have it already.
-        current = entry.action ?? action;
-        if (current.expiresAt !== undefined && current.expiresAt <= clock.now()) {
-          ledger.finish(key, "unknown", { reason: "its time-to-live passed before it could be checked" });
-          return {
-            status: "dropped",
-            key,
-            reason: "left unfinished by the last run and past its time-to-live; not sent again",
-          };
-        }
-        if (!(await settled(options, job))) return { status: "deferred", key, reason: "stopped while checking" };
-        const found = await check(current, job.signal);
-        if ("unknown" in found) {
-          if (job.signal.aborted) return { status: "deferred", key, reason: "stopped while checking" };
-          ledger.finish(key, "unknown", { reason: found.unknown });
-          return { status: "failed", key, reason: found.unknown, maybeSent: true };
-        }
-        if (found.done) {
-          ledger.finish(key, "done", { result: found.result });
-          return { status: "duplicate", key, ...(found.result !== undefined ? { result: found.result } : {}) };
-        }
-        // Not on the service: the slot its lost request held is free again.
-        if (entry.slot) options.giveBack(entry.slot);
-      } else if (entry?.state === "queued" && entry.action) {
-        current = entry.action; // keep the first request's time-to-live
-      }
-      // What the handler changed alongside (its session, a conversation's step) joins the
-      // record, in this same synchronous run: see ../pipeline.ts ("What rides with the ledger's record").
-      job.rider?.apply();
-      ledger.queue(current);
-      const pendingMark: PendingMark = {
-        write: (slot) => ledger.begin(key, slot),
-        stage: (slot) => ledger.stageBegin(key, slot),
-      };
-      const outcome = await next({ ...job, action: current, pendingMark, record: (written) => ledger.record(written) });
-      switch (outcome.status) {
-        case "sent":
-        case "dry-run":
-        case "duplicate":
-          ledger.finish(key, "done", { result: outcome.result });
-          break;
-        case "refused":
-          ledger.forget(key);
-          break;
-        case "dropped":
-          ledger.finish(key, "dropped", { reason: outcome.reason });
-          break;
-        case "failed":
-          ledger.finish(key, outcome.maybeSent ? "unknown" : "failed", { reason: outcome.reason });
-          break;
-        case "deferred":
-          break; // stays queued or pending for the next start
-      }
-      return outcome;
-    })();
+    const run = performOnce(options, next, job, key);
     running.set(key, run);
     try {
       return await run;
@@ -127,6 +66,97 @@ export function ledgerStep(options: LedgerStepOptions): Step {
       running.delete(key);
     }
   };
+}
+
+/**
+ * The one job of a key let through: answered from the ledger when its entry is final; an
+ * action left `pending` checked first ({@link resumePending}); otherwise recorded `queued`
+ * with its rider, sent on with its `pending` mark, and its entry ended by the outcome.
+ */
+async function performOnce(options: LedgerStepOptions, next: Perform, job: Job, key: string): Promise<Outcome> {
+  const { ledger } = options;
+  const entry = ledger.get(key);
+  if (entry && ledger.isFinal(key))
+    return { status: "duplicate", key, ...(entry.result !== undefined ? { result: entry.result } : {}) };
+  let current = job.action;
+  if (entry?.state === "pending") {
+    const resumed = await resumePending(options, job, key, entry);
+    if ("status" in resumed) return resumed;
+    current = resumed.action;
+  } else if (entry?.state === "queued" && entry.action) {
+    current = entry.action; // keep the first request's time-to-live
+  }
+  // What the handler changed alongside (its session, a conversation's step) joins the
+  // record, in this same synchronous run: see ../pipeline.ts ("What rides with the ledger's record").
+  job.rider?.apply();
+  ledger.queue(current);
+  const pendingMark: PendingMark = {
+    write: (slot) => ledger.begin(key, slot),
+    stage: (slot) => ledger.stageBegin(key, slot),
+  };
+  const outcome = await next({ ...job, action: current, pendingMark, record: (written) => ledger.record(written) });
+  endEntry(ledger, key, outcome);
+  return outcome;
+}
+
+/**
+ * An action a run that stopped while sending left `pending`: the service may have it
+ * already. Past its time-to-live it is dropped; otherwise, once it may be checked, the
+ * service is asked: found, it is done (`duplicate`); not found, the slot its lost request held
+ * is given back and the action as recorded goes on.
+ */
+async function resumePending(
+  options: LedgerStepOptions,
+  job: Job,
+  key: string,
+  entry: LedgerEntry,
+): Promise<Outcome | { action: Action }> {
+  const { ledger, clock } = options;
+  const current = entry.action ?? job.action;
+  if (current.expiresAt !== undefined && current.expiresAt <= clock.now()) {
+    ledger.finish(key, "unknown", { reason: "its time-to-live passed before it could be checked" });
+    return {
+      status: "dropped",
+      key,
+      reason: "left unfinished by the last run and past its time-to-live; not sent again",
+    };
+  }
+  if (!(await settled(options, job))) return { status: "deferred", key, reason: "stopped while checking" };
+  const found = await options.check(current, job.signal);
+  if ("unknown" in found) {
+    if (job.signal.aborted) return { status: "deferred", key, reason: "stopped while checking" };
+    ledger.finish(key, "unknown", { reason: found.unknown });
+    return { status: "failed", key, reason: found.unknown, maybeSent: true };
+  }
+  if (found.done) {
+    ledger.finish(key, "done", { result: found.result });
+    return { status: "duplicate", key, ...(found.result !== undefined ? { result: found.result } : {}) };
+  }
+  // Not on the service: the slot its lost request held is free again.
+  if (entry.slot) options.giveBack(entry.slot);
+  return { action: current };
+}
+
+/** Ends the key's entry as the outcome says (a refused action is forgotten; a deferred one stays for the next start). */
+function endEntry(ledger: Ledger, key: string, outcome: Outcome): void {
+  switch (outcome.status) {
+    case "sent":
+    case "dry-run":
+    case "duplicate":
+      ledger.finish(key, "done", { result: outcome.result });
+      break;
+    case "refused":
+      ledger.forget(key);
+      break;
+    case "dropped":
+      ledger.finish(key, "dropped", { reason: outcome.reason });
+      break;
+    case "failed":
+      ledger.finish(key, outcome.maybeSent ? "unknown" : "failed", { reason: outcome.reason });
+      break;
+    case "deferred":
+      break; // stays queued or pending for the next start
+  }
 }
 
 /**
