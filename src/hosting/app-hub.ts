@@ -12,7 +12,8 @@ import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { Store } from "../store/store.ts";
 import { CatchUpQueue } from "../triggers/catch-up.ts";
-import type { StreamHubOptions, StreamStatus } from "../triggers/stream-hub.ts";
+import type { StreamHubOptions } from "../triggers/stream/options.ts";
+import type { StreamStatus } from "../triggers/stream/status.ts";
 import type { RuntimeObserver } from "./observer.ts";
 import type { AppCredentials } from "./types.ts";
 

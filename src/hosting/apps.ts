@@ -16,15 +16,12 @@ import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { AppStatus } from "../runtime/types.ts";
 import type { CatchUpQueue } from "../triggers/catch-up.ts";
-import { storeMarks, type StreamMarks } from "../triggers/stream-mark.ts";
-import {
-  startStreamHub,
-  type BotRules,
-  type Budgeted,
-  type MentionBot,
-  type StreamHub,
-  type StreamStatus,
-} from "../triggers/stream-hub.ts";
+import { startStreamHub, type StreamHub } from "../triggers/stream-hub.ts";
+import { storeMarks, type StreamMarks } from "../triggers/stream/marks.ts";
+import type { MentionBot } from "../triggers/stream/routing.ts";
+import type { BotRules } from "../triggers/stream/rules.ts";
+import type { Budgeted } from "../triggers/stream/search.ts";
+import type { StreamStatus } from "../triggers/stream/status.ts";
 import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
 import { capacityChanges, capacityLines, LoadTally, type AppLoad } from "./capacity.ts";
 import { mentionsVia } from "./trigger-plan.ts";

@@ -40,8 +40,11 @@ import {
   type HandoffControl,
   type HandoffEntry,
 } from "./stream-handoff.ts";
-import type { BotRules, MentionBot, StreamHub, StreamStatus } from "../triggers/stream-hub.ts";
-import type { StreamMark } from "../triggers/stream-mark.ts";
+import type { StreamHub } from "../triggers/stream-hub.ts";
+import type { StreamMark } from "../triggers/stream/marks.ts";
+import type { MentionBot } from "../triggers/stream/routing.ts";
+import type { BotRules } from "../triggers/stream/rules.ts";
+import type { StreamStatus } from "../triggers/stream/status.ts";
 import { readStreamMark, StreamMarkWriter, streamMarkKey } from "./stream-marks.ts";
 
 /** What the directory keeps of a bot, for whichever process runs the app's hub. */

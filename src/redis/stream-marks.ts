@@ -1,5 +1,5 @@
 /**
- * Where each app's stream left off (../triggers/stream-mark.ts), shared by the processes on
+ * Where each app's stream left off (../triggers/stream/marks.ts), shared by the processes on
  * one Redis: whichever process takes the app's stream next (its holder died, or Redis was
  * away and the lease went elsewhere, or the hub restarted for a changed directory) starts its
  * gap search there. One key per app, `<prefix>stream-mark:<app>`, written only by the holder
@@ -13,7 +13,7 @@
 import type { Redis } from "./connect.ts";
 import { FencedError, type Lease } from "../fencing.ts";
 import type { Logger } from "../log.ts";
-import type { StreamMark } from "../triggers/stream-mark.ts";
+import type { StreamMark } from "../triggers/stream/marks.ts";
 import { keyLayout, redisKeys, type RedisKeys } from "./keys.ts";
 import type { Leases } from "./leases.ts";
 

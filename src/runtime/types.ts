@@ -9,7 +9,7 @@ import type { BotActionsOptions, WaitingInfo } from "../actions/index.ts";
 import type { ModelSlotUse } from "../llm/request-slots.ts";
 import type { Plan } from "../limits/types.ts";
 import type { BotEvent, EventName, TriggerName } from "../triggers/events.ts";
-import type { StreamStatus } from "../triggers/stream-hub.ts";
+import type { StreamStatus } from "../triggers/stream/status.ts";
 
 /** The bot a handler runs for: its name and its account on the service. */
 export interface BotIdentity {

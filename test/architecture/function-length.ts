@@ -36,6 +36,7 @@ export const CHECKED_FOLDERS: readonly string[] = [
   "plugins",
   "redis",
   "runtime",
+  "triggers",
   "api/groups",
   "sandbox/admin",
   "sandbox/crowd",

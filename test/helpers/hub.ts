@@ -7,7 +7,8 @@ import { createClient, type ApiClient } from "../../src/api/client.ts";
 import type { AdjustableClock } from "../../src/clock.ts";
 import { STREAM_RULE_CAPS } from "../../src/limits/stream-rules.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import type { StreamHub, StreamHubOptions } from "../../src/triggers/stream-hub.ts";
+import type { StreamHub } from "../../src/triggers/stream-hub.ts";
+import type { StreamHubOptions } from "../../src/triggers/stream/options.ts";
 
 /** A test's sandbox and hub; `close()` after each test (afterEach). */
 export class SandboxHubs {

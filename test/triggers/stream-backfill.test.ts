@@ -9,7 +9,8 @@ import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { packUsernames } from "../../src/triggers/mention-rules.ts";
-import { startStreamHub, type MentionBot } from "../../src/triggers/stream-hub.ts";
+import { startStreamHub } from "../../src/triggers/stream-hub.ts";
+import type { MentionBot } from "../../src/triggers/stream/routing.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 

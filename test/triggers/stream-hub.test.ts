@@ -4,7 +4,8 @@ import { createClock } from "../../src/clock.ts";
 import { SPEC_LIMITS } from "../../src/limits/table.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { mergeRules, syncRules, type Budgeted } from "../../src/triggers/stream-hub.ts";
+import { mergeRules, syncRules } from "../../src/triggers/stream/rules.ts";
+import type { Budgeted } from "../../src/triggers/stream/search.ts";
 
 let sandbox: Sandbox | undefined;
 const proMax = (endpoint: keyof typeof SPEC_LIMITS) =>

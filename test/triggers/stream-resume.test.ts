@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { startStreamHub } from "../../src/triggers/stream-hub.ts";
-import { MarkKeeper, type StreamMark } from "../../src/triggers/stream-mark.ts";
+import { MarkKeeper, type StreamMark } from "../../src/triggers/stream/marks.ts";
 import { captureLogs } from "../helpers/log.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";

@@ -1,9 +1,9 @@
 /**
  * Where an app's stream left off: the last post it delivered, kept in the state (and, with
- * the state in Redis, shared by the processes: ../redis/stream-marks.ts), so that whoever
+ * the state in Redis, shared by the processes: ../../redis/stream-marks.ts), so that whoever
  * starts the app's stream next (a fresh process, a restart, a process taking the stream over
  * from one that died) first closes the gap since then with recent search, as the hub does
- * after a reconnect within one process (./stream-hub.ts).
+ * after a reconnect within one process (../stream-hub.ts).
  *
  * The mark only moves past a post once every post before it that matched the rules was
  * delivered: while a gap is being recovered it stays where the gap began, and a gap that
@@ -12,8 +12,10 @@
  * more than needed, and what it finds again is handled once (the hub's seen-set within a run,
  * the ledger across runs).
  */
-import { compareIds } from "../api/ids.ts";
-import type { Store } from "../store/store.ts";
+import { compareIds } from "../../api/ids.ts";
+import type { Logger } from "../../log.ts";
+import type { Store } from "../../store/store.ts";
+import { messageOf } from "./failures.ts";
 
 /** An app stream's mark; see the module comment. */
 export interface StreamMark {
@@ -117,5 +119,25 @@ export class MarkKeeper {
     const moved = id !== this.current.id;
     this.current = { ...(id !== undefined ? { id } : {}), at: moved ? now : this.current.at, until: now };
     this.save({ ...this.current });
+  }
+}
+
+/**
+ * The earlier run's mark, read once before the first connection: a failure to read it is
+ * said, and the stream starts without (what matched while no process held it is then not
+ * searched for, but nothing else is held up).
+ */
+export async function readEarlierMark(
+  resume: (() => Promise<StreamMark | undefined>) | undefined,
+  log: Logger,
+): Promise<StreamMark | undefined> {
+  try {
+    return await resume?.();
+  } catch (err) {
+    log.error(
+      { err },
+      `could not read where the app's stream left off: ${messageOf(err)}; what matched the rules while no process held the stream is not searched for`,
+    );
+    return undefined;
   }
 }

@@ -1,0 +1,209 @@
+/**
+ * The app's one stream connection, kept open until the hub closes. It never gives up:
+ * whatever stops it (the bearer token refused or asked too often, the rules calls failing,
+ * any 4xx, 5xx or 429, a drop, a stall) is retried with the documented reconnect policy
+ * (../../api/stream/reconnect-policy.ts) for as long as the process runs, and the status
+ * says where it is and what failed last. A connection that was established and ended leaves
+ * a gap, closed on the next connect (./gaps.ts), as is the gap since an earlier run's stream
+ * (./marks.ts). Anything but a plain drop may mean the rules are wrong or gone: they are
+ * synced again before the next attempt.
+ */
+import type { ApiClient } from "../../api/client.ts";
+import type { StreamEvent } from "../../api/stream/post-stream.ts";
+import { ReconnectPolicy, type ReconnectCause } from "../../api/stream/reconnect-policy.ts";
+import type { Includes, Post } from "../../api/types.ts";
+import { EVENT_POST_QUERY } from "../events.ts";
+import { apiErrorOf, causeOf, tooManyConnections } from "./failures.ts";
+import type { Gap, GapSearch } from "./gaps.ts";
+import { readEarlierMark, type MarkKeeper } from "./marks.ts";
+import type { StreamHubOptions } from "./options.ts";
+import type { RuleSync } from "./rule-sync.ts";
+import type { HubStatus } from "./status.ts";
+
+/** What the connection is kept with. */
+export interface ConnectionDeps {
+  options: Pick<
+    StreamHubOptions,
+    | "appId"
+    | "clock"
+    | "log"
+    | "client"
+    | "forgetBearer"
+    | "onConnected"
+    | "onInterrupted"
+    | "connectionFreed"
+    | "resume"
+  >;
+  status: HubStatus;
+  marks: MarkKeeper;
+  rules: RuleSync;
+  gaps: GapSearch;
+  /** Routes a post the stream delivered (./routing.ts); whether it was new. */
+  route(post: Post, includes: Includes | undefined, values: readonly string[]): boolean;
+  /** Aborts when the hub closes. */
+  closed: AbortSignal;
+}
+
+/** Why an attempt ended. */
+interface Failure {
+  cause: ReconnectCause;
+  error: unknown;
+}
+
+/** The connection of one hub; see the module comment. */
+export class StreamConnection {
+  private readonly policy = new ReconnectPolicy();
+  /** The stream open now. */
+  private current: { close(): void } | undefined;
+  /** Set while a connection that was established has ended (or an earlier run's did): the gap to close on the next one. */
+  private gap: Gap | undefined;
+  private connectedAt: number;
+  /** The last post the stream delivered: a gap's search starts after it. */
+  private lastPostId: string | undefined;
+
+  constructor(private readonly deps: ConnectionDeps) {
+    this.connectedAt = deps.options.clock.now();
+  }
+
+  /** Connects, and again whenever the connection ends, until the hub closes; resolves once stopped. */
+  async run(): Promise<void> {
+    const { status, closed, marks } = this.deps;
+    const earlier = await readEarlierMark(this.deps.options.resume, this.deps.options.log);
+    if (earlier) {
+      marks.resume(earlier);
+      this.gap = {
+        from: earlier.until,
+        ...(earlier.id ? { sinceId: earlier.id } : {}),
+        sinceAt: earlier.at,
+        start: true,
+      };
+    }
+    while (!closed.aborted) {
+      if (status.current.state !== "starting") status.enter("starting");
+      const failure = await this.attempt();
+      if (closed.aborted) break;
+      await this.backOff(failure);
+    }
+    status.enter("stopped");
+  }
+
+  /** Closes the stream open now (the hub closes). */
+  close(): void {
+    this.current?.close();
+  }
+
+  /** One attempt: rules synced if need be, then the stream read until it ends; what ended it. */
+  private async attempt(): Promise<Failure | undefined> {
+    let client: ApiClient | undefined;
+    try {
+      client = await this.deps.options.client();
+      await this.deps.rules.syncIfNeeded(client);
+      if (this.deps.closed.aborted) return undefined;
+      return await this.listen(client);
+    } catch (err) {
+      return { cause: causeOf(err), error: err };
+    } finally {
+      this.current = undefined;
+      void client?.close();
+    }
+  }
+
+  /** Reads the stream until it ends; an established connection that ended leaves a gap. */
+  private async listen(client: ApiClient): Promise<Failure | undefined> {
+    const { status, marks, options } = this.deps;
+    let failure: Failure | undefined;
+    const stream = client.stream("GET /2/posts/search/stream", EVENT_POST_QUERY, { reconnect: false });
+    this.current = stream;
+    try {
+      for await (const event of stream) failure = this.onEvent(event, client) ?? failure;
+    } catch (err) {
+      failure ??= { cause: causeOf(err), error: err };
+    }
+    if (status.connected()) {
+      const now = options.clock.now();
+      this.gap = { from: now, ...(this.lastPostId ? { sinceId: this.lastPostId } : {}), sinceAt: this.connectedAt };
+      marks.lostAt(now);
+      options.onInterrupted?.();
+    }
+    return failure;
+  }
+
+  /** One event of the stream; a failure when the stream gave up. */
+  private onEvent(event: StreamEvent, client: ApiClient): Failure | undefined {
+    if (event.type === "post") this.onPost(event);
+    else if (event.type === "connected") this.onConnected(client);
+    else if (event.type === "gave-up") return { cause: event.cause, error: event.error };
+    else if (event.type === "stream-error")
+      this.deps.options.log.warn({ errors: event.errors }, "the service sent an error in the stream");
+    return undefined;
+  }
+
+  private onPost(event: Extract<StreamEvent, { type: "post" }>): void {
+    const { rules, options } = this.deps;
+    const values = (event.matching_rules ?? [])
+      .map((m) => rules.valueOf(m.id))
+      .filter((v): v is string => v !== undefined);
+    if (!this.deps.route(event.data, event.includes, values)) return;
+    this.lastPostId = event.data.id;
+    this.deps.marks.delivered(event.data.id, options.clock.now(), true);
+  }
+
+  private onConnected(client: ApiClient): void {
+    const { status, options, marks } = this.deps;
+    this.policy.connected();
+    status.current.connects++;
+    this.connectedAt = options.clock.now();
+    status.enter("connected");
+    marks.connected(options.clock.now());
+    options.onConnected?.(status.current.connects === 1);
+    if (this.gap) {
+      this.deps.gaps.close(client, this.gap);
+      this.gap = undefined;
+    }
+  }
+
+  /** After an attempt ended: the status and log say why, and the wait before the next follows the policy. */
+  private async backOff(failure: Failure | undefined): Promise<void> {
+    const { status, options } = this.deps;
+    const error = failure?.error;
+    const message = error instanceof Error ? error.message : failure ? String(error) : "the stream ended";
+    const cause = failure?.cause ?? "drop";
+    if (apiErrorOf(error)?.status === 401) options.forgetBearer();
+    if (cause !== "drop" && cause !== "stall" && cause !== "stream-error") this.deps.rules.forget();
+    status.current.reconnects++;
+    status.current.lastError = { message, cause, at: options.clock.now() };
+    const delay = this.policy.next(cause);
+    status.current.retryAt = options.clock.now() + delay;
+    status.enter("reconnecting");
+    const taken = tooManyConnections(error) ? options.connectionFreed : undefined;
+    options.log.warn(
+      { cause, delay_ms: delay, attempt: this.policy.attempts, err: message },
+      `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})${taken ? ", or as soon as the connection that holds it closes" : ""}`,
+    );
+    if (delay > 0) await this.reconnectWait(delay, taken);
+  }
+
+  /**
+   * The wait before the next attempt: `delay`, or less when the connection that took the app's
+   * one connection is known to have closed ({@link StreamHubOptions.connectionFreed}).
+   */
+  private async reconnectWait(delay: number, freed: StreamHubOptions["connectionFreed"]): Promise<void> {
+    const { options, closed } = this.deps;
+    const wake = new AbortController();
+    const stop = () => wake.abort();
+    closed.addEventListener("abort", stop, { once: true });
+    void freed?.(wake.signal).then(
+      (gone) => {
+        if (!gone || wake.signal.aborted) return;
+        options.log.info(
+          `stream of app ${options.appId}: the connection that held the app's stream closed; connecting again now`,
+        );
+        wake.abort();
+      },
+      () => undefined,
+    );
+    await options.clock.sleep(delay, wake.signal).catch(() => undefined);
+    wake.abort();
+    closed.removeEventListener("abort", stop);
+  }
+}

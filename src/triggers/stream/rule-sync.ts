@@ -1,0 +1,142 @@
+/**
+ * The hub's side of the app's rules: a full sync before each connection that may have lost
+ * them, and while connected, each change of the bots' wants sent as the smallest update
+ * (./rules.ts), retried until it goes through or the hub closes. Syncs and updates run one at
+ * a time: an update waits for the sync under way, and changes that waited together go out
+ * as one (each sends what is wanted when its turn comes).
+ *
+ * When the app's rule cap leaves bots without a mention rule, they are taken off the
+ * stream's routing and told to poll their mentions instead.
+ */
+import type { ApiClient } from "../../api/client.ts";
+import type { Clock } from "../../clock.ts";
+import type { Logger } from "../../log.ts";
+import type { RuleCaps } from "../mention-rules.ts";
+import { apiErrorOf, messageOf } from "./failures.ts";
+import type { Routes } from "./routing.ts";
+import { syncAppRules, updateAppRules, type SyncedRules, type WantedMentions } from "./rules.ts";
+import type { Budgeted } from "./search.ts";
+import type { HubStatus } from "./status.ts";
+
+/** What the rules are kept with. */
+export interface RuleSyncDeps {
+  appId: string;
+  clock: Clock;
+  log: Logger;
+  budgeted: Budgeted;
+  caps: RuleCaps;
+  /** A client with the app's bearer token, for each attempt. */
+  client(): Promise<ApiClient>;
+  /** The service refused the bearer token: the next client fetches a new one. */
+  forgetBearer(): void;
+  /** Bots the mention rules could not cover: they must poll. */
+  onOverflow?(bots: string[]): void;
+  routes: Routes;
+  status: HubStatus;
+  /** Aborts when the hub closes. */
+  closed: AbortSignal;
+}
+
+/** The app's rules as the hub keeps them; see the module comment. */
+export class RuleSync {
+  /** The rules as last synced or updated; none before the first sync, or once they may be wrong. */
+  private rules: SyncedRules | undefined;
+  /** Syncs and updates, one at a time. */
+  private work: Promise<unknown> = Promise.resolve();
+  /** Updates sending their requests now (not waiting for the clock to retry). */
+  private applying = 0;
+
+  constructor(private readonly deps: RuleSyncDeps) {}
+
+  /** Whether an update is sending its requests now. */
+  busy(): boolean {
+    return this.applying > 0;
+  }
+
+  /** The rule value of a rule id, as last synced. */
+  valueOf(ruleId: string): string | undefined {
+    return this.rules?.byId.get(ruleId)?.value;
+  }
+
+  /** The mention rules' values, as last synced. */
+  mentionValues(): readonly string[] {
+    return this.rules?.mentionValues ?? [];
+  }
+
+  /** The rules may be wrong or gone (the connection failed other than by a drop): sync them again before the next. */
+  forget(): void {
+    this.rules = undefined;
+  }
+
+  /** Syncs the rules with `client` before connecting, unless they are known to be right. */
+  async syncIfNeeded(client: ApiClient): Promise<void> {
+    if (this.rules) return;
+    const { log, budgeted } = this.deps;
+    await this.exclusive(async () =>
+      this.took(await syncAppRules({ client, log, budgeted }, this.deps.routes.merged, this.mentionsWanted())),
+    );
+  }
+
+  /** The rules to what the bots want now, by the smallest change, once the sync or update before is done. */
+  apply(): Promise<void> {
+    return this.exclusive(async () => {
+      for (let attempt = 1; this.rules && !this.deps.closed.aborted; attempt++)
+        if (await this.tryUpdate(attempt)) return;
+    });
+  }
+
+  /** One attempt of {@link apply}: whether it is done (sent, or the hub closed); a failure waits before the next. */
+  private async tryUpdate(attempt: number): Promise<boolean> {
+    const { deps } = this;
+    let client: ApiClient | undefined;
+    this.applying++;
+    try {
+      client = await deps.client();
+      const options = { client, log: deps.log, budgeted: deps.budgeted, caps: deps.caps };
+      this.took(await updateAppRules(options, this.rules!, deps.routes.merged, this.mentionsWanted()));
+      deps.status.changed();
+      return true;
+    } catch (err) {
+      if (deps.closed.aborted) return true;
+      if (apiErrorOf(err)?.status === 401) deps.forgetBearer();
+      const delay = Math.min(60_000, 1_000 * 2 ** (attempt - 1));
+      deps.log.warn(
+        { err: messageOf(err), delay_ms: delay },
+        `stream of app ${deps.appId}: could not change its rules for the bots' change (${messageOf(err)}); trying again in ${delay / 1000} s (the stream stays connected)`,
+      );
+      this.applying--;
+      await deps.clock.sleep(delay, deps.closed).catch(() => undefined);
+      this.applying++;
+      return false;
+    } finally {
+      this.applying--;
+      void client?.close();
+    }
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.work.then(work);
+    this.work = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The mention rules wanted now, if any bot takes its mentions through the stream. */
+  private mentionsWanted(): WantedMentions | undefined {
+    const { mentionBots } = this.deps.routes;
+    return mentionBots.length > 0 ? { usernames: mentionBots.map((m) => m.username), caps: this.deps.caps } : undefined;
+  }
+
+  /** The rules just synced: the status follows, and bots the cap leaves out poll instead. */
+  private took(next: SyncedRules): void {
+    const { routes, status, log } = this.deps;
+    this.rules = next;
+    status.current.rules = { own: routes.merged.size, mentions: next.mentionValues.length };
+    if (next.overflow.length === 0) return;
+    const bots = routes.capOut(next.overflow);
+    log.error(
+      { bots: bots.length },
+      `the app's rule cap (${this.deps.caps.maxRules} rules) leaves ${bots.length} bots without a mention rule; they poll their mentions instead`,
+    );
+    this.deps.onOverflow?.(bots);
+  }
+}
