@@ -12,7 +12,9 @@
  * - Fair shares: processes announce themselves in a members set (expiring like leases); a
  *   process claims up to `ceil(bots / processes)` and gives back what is above that, one
  *   renewal at a time, so a process joining later gets its share. A bot left free for a
- *   whole ttl is claimed by anyone, so shares never leave a bot unrun.
+ *   whole ttl is claimed by anyone, so shares never leave a bot unrun. Which free bots a
+ *   process claims is split so that processes starting together claim different ones
+ *   (./share-split.ts), many leases a script ({@link Leases.claimAll}).
  * - Redis away: renewals wait in the client's queue; when Redis answers again the leases are
  *   checked first, and writes of the bots' state wait for that ({@link BotClaims.current}).
  *   A lease that expired meanwhile and is free is claimed again; when its new token directly
@@ -34,6 +36,7 @@ import { silentLogger, type Logger } from "../log.ts";
 import { getMany } from "./keys.ts";
 import { RedisScript } from "./script.ts";
 import type { Leases } from "./leases.ts";
+import { myPart } from "./share-split.ts";
 
 /** Lease time-to-live (default): long enough to ride out two missed renewals. */
 export const DEFAULT_LEASE_TTL_MS = 9_000;
@@ -84,8 +87,12 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
 return redis.call('ZCARD', KEYS[1])`);
 
-/** Leases claimed at once (each claim is one round trip; thousands one after another took seconds). */
-const CLAIM_CONCURRENCY = 64;
+/**
+ * Claim rounds at most in one look for free bots: a round that lost races to another process
+ * is followed by another at once (./share-split.ts keeps those few: two rounds, three when
+ * the processes' views of each other differed).
+ */
+const CLAIM_ROUNDS = 3;
 
 /** A bot's state here: claimed (waiting for its turn to start, or starting), running, or being stopped. */
 interface Held {
@@ -471,55 +478,16 @@ export class BotClaims implements Holding {
     this.armLapse();
   }
 
-  /** Gives back what is above the fair share, or claims free bots up to it. */
+  /**
+   * Gives back what is above the fair share, or claims free bots up to it, then starts those
+   * claimed. A round that lost claims to another process while this one is still below its
+   * share is followed by another at once (the bots still free), not at the next renewal: that
+   * came only after every bot won had started, seconds later with thousands.
+   */
   private async balance(): Promise<void> {
-    const all = [...this.all];
-    const share = Math.ceil(all.length / this.members);
-    const mine = this.bots();
-    const others = all.filter((bot) => !this.held.has(bot));
-    const { leases } = this.options;
-    const values = await getMany(
-      this.options.redis,
-      leases.keys,
-      others.map((bot) => leases.key(`bot:${bot}`)),
-    );
-    const free = others.filter((_, i) => values[i] === null);
-    // Above the share while nothing is free: another process wants some. (While bots are
-    // free nobody else takes them, and giving more back would only make them move about.)
-    if (mine.length > share && free.length === 0) {
-      const extra = mine.slice(share);
-      this.log.info(
-        `${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`,
-      );
-      await Promise.all(extra.map((bot) => this.giveBack(bot)));
-      return;
-    }
-    if (free.length === 0) return;
-    const now = this.options.clock.now();
-    this.freeSince = new Map(free.map((bot) => [bot, this.freeSince.get(bot) ?? now]));
-    const stale = free.filter((bot) => now - this.freeSince.get(bot)! >= this.ttl);
-    const staleSet = new Set(stale);
-    const fresh = shuffle(free.filter((bot) => !staleSet.has(bot)));
-    // Free for a whole ttl: anyone takes them. Otherwise up to the share.
-    const wanted = [...stale, ...fresh.slice(0, Math.max(0, share - mine.length - stale.length))];
-    // Each claimed bot is held (so renewed at every tick) from its claim on, not from its turn
-    // to start: starting thousands takes longer than a ttl, and a lease left unrenewed that
-    // long expired, went to another process, and the bot then moved back and forth.
     const claimed: Array<[string, Held]> = [];
-    const members = wanted.length > 0 ? await leases.members() : [];
-    await mapLimited(wanted, CLAIM_CONCURRENCY, async (bot) => {
-      if (this.stopped) return;
-      const sentAt = this.options.clock.now();
-      const lease = await leases.claim(`bot:${bot}`, this.options.owner, this.ttl, members);
-      if (!lease) return;
-      const h: Held = {
-        lease,
-        validUntil: sentAt + this.ttl,
-        ...(lease.tookOver ? { takenOverAt: this.options.clock.now() } : {}),
-      };
-      this.held.set(bot, h);
-      claimed.push([bot, h]);
-    });
+    for (let round = 0; round < CLAIM_ROUNDS && !this.stopped; round++)
+      if ((await this.claimRound(claimed, round === 0)) !== "short") break;
     if (claimed.length === 0) return;
     for (const [bot] of claimed) this.freeSince.delete(bot);
     await mapLimited(claimed, this.options.hostConcurrency ?? 16, async ([bot, h]) => {
@@ -540,17 +508,89 @@ export class BotClaims implements Holding {
       }
     });
     this.log.info(
-      `claimed ${claimed.length} bots (${claimed.map(([b]) => b).join(", ")}); running ${this.bots().length} of ${all.length} with ${this.members} processes`,
+      `claimed ${claimed.length} bots (${claimed.map(([b]) => b).join(", ")}); running ${this.bots().length} of ${this.all.size} with ${this.members} processes`,
     );
+  }
+
+  /**
+   * One round of {@link balance}: gives back what is above the share (`mayGiveBack`), or
+   * claims this process's part of the free bots (./share-split.ts) up to its share, adding
+   * each bot won to `claimed`. `"short"` when claims were lost while bots may still be free.
+   */
+  private async claimRound(claimed: Array<[string, Held]>, mayGiveBack: boolean): Promise<"done" | "short"> {
+    const all = [...this.all];
+    const share = Math.ceil(all.length / this.members);
+    const mine = this.bots();
+    const others = all.filter((bot) => !this.held.has(bot));
+    const { leases, owner } = this.options;
+    const values = await getMany(
+      this.options.redis,
+      leases.keys,
+      others.map((bot) => leases.key(`bot:${bot}`)),
+    );
+    const free = others.filter((_, i) => values[i] === null);
+    // Above the share while nothing is free: another process wants some. (While bots are
+    // free nobody else takes them, and giving more back would only make them move about.)
+    if (mine.length > share && free.length === 0) {
+      if (!mayGiveBack) return "done";
+      const extra = mine.slice(share);
+      this.log.info(
+        `${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`,
+      );
+      await Promise.all(extra.map((bot) => this.giveBack(bot)));
+      return "done";
+    }
+    if (free.length === 0) return "done";
+    const now = this.options.clock.now();
+    this.freeSince = new Map(free.map((bot) => [bot, this.freeSince.get(bot) ?? now]));
+    const stale = free.filter((bot) => now - this.freeSince.get(bot)! >= this.ttl);
+    const staleSet = new Set(stale);
+    const members = await leases.members();
+    const part = myPart({
+      free: free.filter((bot) => !staleSet.has(bot)),
+      members: members.filter((_, i) => i % 2 === 0),
+      me: owner,
+      holding: holdings(values, mine.length, owner),
+      share,
+    });
+    // Free for a whole ttl: anyone takes them. Otherwise this process's part, up to the share.
+    const wanted = [...stale, ...part.slice(0, Math.max(0, share - mine.length - stale.length))];
+    if (wanted.length === 0 || this.stopped) return "done";
+    // Each claimed bot is held (so renewed at every tick) from its claim on, not from its turn
+    // to start: starting thousands takes longer than a ttl, and a lease left unrenewed that
+    // long expired, went to another process, and the bot then moved back and forth.
+    const sentAt = this.options.clock.now();
+    const won = await leases.claimAll(
+      wanted.map((bot) => `bot:${bot}`),
+      owner,
+      this.ttl,
+      members,
+    );
+    for (const [i, bot] of wanted.entries()) {
+      const lease = won[i];
+      if (!lease) continue;
+      const h: Held = {
+        lease,
+        validUntil: sentAt + this.ttl,
+        ...(lease.tookOver ? { takenOverAt: this.options.clock.now() } : {}),
+      };
+      this.held.set(bot, h);
+      claimed.push([bot, h]);
+    }
+    const lost = won.some((lease) => !lease);
+    return lost && this.bots().length < share ? "short" : "done";
   }
 }
 
-function shuffle<T>(items: T[]): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
+/** How many bots each process holds, from the bots' lease values (`token|owner`) and this process's own count. */
+function holdings(values: ReadonlyArray<string | null>, mine: number, me: string): Map<string, number> {
+  const count = new Map<string, number>([[me, mine]]);
+  for (const value of values) {
+    if (value === null) continue;
+    const holder = value.slice(value.indexOf("|") + 1);
+    if (holder !== me) count.set(holder, (count.get(holder) ?? 0) + 1);
   }
-  return items;
+  return count;
 }
 
 async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

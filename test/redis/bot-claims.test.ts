@@ -1,0 +1,94 @@
+/**
+ * How processes that start together claim their bots: each takes its share in its first look
+ * for free bots (no lost races left for a later renewal), with a few scripts rather than one
+ * round trip per bot. Real Redis; the claims' clocks are frozen, so no renewal comes between
+ * and what each holds is what its first look claimed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClock } from "../../src/clock.ts";
+import { BotClaims } from "../../src/redis/bot-claims.ts";
+import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import { Leases } from "../../src/redis/leases.ts";
+import { myPart } from "../../src/redis/share-split.ts";
+import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+
+let server: RedisServer;
+let admin: Redis;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  admin = await connectRedis(server.url);
+});
+afterAll(async () => {
+  admin?.disconnect();
+  await server?.close();
+});
+
+/** Scripts Redis ran so far (EVALSHA and EVAL). */
+async function scriptsRun(): Promise<number> {
+  const info = await admin.info("commandstats");
+  return [...info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+const BOTS = Array.from({ length: 600 }, (_, i) => `bot${String(i).padStart(3, "0")}`);
+
+/** A process's claims over its own connection, its bots "started" into `started`. */
+async function processClaims(owner: string, prefix: string) {
+  const redis = await connectRedis(server.url);
+  const started = new Set<string>();
+  const claims = new BotClaims({
+    redis,
+    leases: new Leases(redis, { prefix }),
+    owner,
+    bots: BOTS,
+    clock: createClock({ frozen: true, start: 0 }),
+    settleMs: 0,
+    async host(bot) {
+      started.add(bot);
+    },
+    async unhost(bot) {
+      started.delete(bot);
+    },
+  });
+  return { claims, started, redis };
+}
+
+describe("bot claims of processes starting together", () => {
+  it("each of three claims its share of 600 bots in its first look, in a few scripts", async () => {
+    const procs = await Promise.all(["P1", "P2", "P3"].map((owner) => processClaims(owner, "together:")));
+    try {
+      for (const p of procs) await p.claims.announce();
+      const before = await scriptsRun();
+      await Promise.all(procs.map((p) => p.claims.start()));
+      const scripts = (await scriptsRun()) - before;
+      for (const p of procs) {
+        expect(p.claims.bots()).toHaveLength(200);
+        expect(p.started.size).toBe(200);
+      }
+      expect(new Set(procs.flatMap((p) => p.claims.bots())).size).toBe(600);
+      // A heartbeat each, and a claim script a round (two or three rounds a process at most):
+      // the 600 leases were claimed by a handful of scripts, not one each.
+      expect(scripts).toBeLessThanOrEqual(12);
+    } finally {
+      for (const p of procs) {
+        await p.claims.stop();
+        p.redis.disconnect();
+      }
+    }
+  });
+});
+
+describe("the split of the free bots", () => {
+  it("gives members of the same view disjoint parts up to each one's room below the share, covering every free bot", () => {
+    const members = ["host:1:a", "host:2:b", "host:3:c"];
+    // host:1:a holds 150 already: its room is 100 of a share of 250 (750 bots over three).
+    const free = BOTS;
+    const holding = new Map([["host:1:a", 150]]);
+    const parts = members.map((me) => myPart({ free, members, me, holding, share: 250 }));
+    expect(parts.map((p) => p.length)).toEqual([100, 250, 250]);
+    expect(new Set(parts.flat()).size).toBe(600);
+    // A member not yet listed counts itself in.
+    const late = myPart({ free, members: members.slice(1), me: "host:1:a", holding, share: 250 });
+    expect(late).toEqual(parts[0]);
+  });
+});
