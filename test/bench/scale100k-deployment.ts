@@ -94,6 +94,10 @@ export async function deployBig(
   const appIds = [...new Set(appOf.values())];
   const keyOf = new Map(hosted.map((h) => [h.app.id, h.app.key]));
   const processes: BigProcess[] = [];
+  // BENCH_PROFILE=DIR: each process writes a CPU profile there when it stops (close() stops them with SIGTERM first).
+  const nodeArgs = process.env.BENCH_PROFILE
+    ? ["--cpu-prof", "--cpu-prof-interval=1000", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
   const userIds = new Map(hosted.map((h) => [h.user.id, h.config.name]));
   const world = () => sandbox.context.data.world;
   let crowd: { id: string } | undefined;
@@ -114,7 +118,11 @@ export async function deployBig(
     processes,
     provisioned,
     start() {
-      const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], { env, cwd: dir });
+      const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], {
+        env,
+        cwd: dir,
+        nodeArgs,
+      });
       const p = { child, out: lineReader(child.stdout), err: lineReader(child.stderr), startedAt: Date.now() };
       processes.push(p);
       return p;
@@ -152,7 +160,16 @@ export async function deployBig(
     keepLogs,
     async close() {
       keepLogs();
-      for (const p of processes) if (p.child.exitCode === null && !p.child.signalCode) p.child.kill("SIGKILL");
+      const running = () => processes.filter((p) => p.child.exitCode === null && !p.child.signalCode);
+      if (process.env.BENCH_PROFILE) {
+        // A profile is written only by a process that exits by itself: stop them as a service manager does.
+        for (const p of running()) p.child.kill("SIGTERM");
+        await Promise.race([
+          Promise.all(running().map((p) => new Promise((r) => p.child.once("exit", r)))),
+          new Promise((r) => setTimeout(r, 15_000)),
+        ]);
+      }
+      for (const p of running()) p.child.kill("SIGKILL");
       await Promise.all(
         processes.map((p) =>
           p.child.exitCode !== null || p.child.signalCode ? undefined : new Promise((r) => p.child.once("exit", r)),
