@@ -24,6 +24,7 @@ import ts from "typescript";
  */
 export const CHECKED_FOLDERS: readonly string[] = [
   "actions",
+  "api",
   "auth-flows",
   "config",
   "connect",
@@ -37,7 +38,6 @@ export const CHECKED_FOLDERS: readonly string[] = [
   "redis",
   "runtime",
   "triggers",
-  "api/groups",
   "sandbox/admin",
   "sandbox/crowd",
   "sandbox/http",

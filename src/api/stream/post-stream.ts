@@ -62,6 +62,32 @@ export interface StreamOptions {
 /** Statuses that retrying cannot fix: the request or the app's access is wrong. */
 const FATAL_STATUSES = new Set([400, 403, 404]);
 
+/** Why one connection ended, and whether retrying cannot help. */
+type ConnectionEnd = { cause: ReconnectCause; error?: ApiError; fatal?: boolean };
+
+/** Why opening a connection failed; anything but the client's errors is a bug and thrown on. */
+function openFailure(err: unknown): ConnectionEnd {
+  if (err instanceof NetworkError) return { cause: "network", error: err };
+  // The bearer token could not be had just now (asked too often): wait, do not give up.
+  if (err instanceof BearerTooFrequentError) return { cause: "http", error: err };
+  if (err instanceof ApiError)
+    return {
+      cause: err.status === 429 ? "rate-limit" : "http",
+      error: err,
+      fatal: err.status !== undefined && FATAL_STATUSES.has(err.status),
+    };
+  throw err;
+}
+
+/** The end of a connection the service answered with another status than 200, read from its body. */
+async function refusal(info: RequestInfo, res: HttpStreamResponse): Promise<ConnectionEnd> {
+  const text = await readAll(res.body).catch(() => "");
+  const error = errorFromResponse(info, { status: res.status, headers: res.headers, text });
+  // A rate limit or a spent usage cap: both 429, both the rate-limit back-off.
+  if (res.status === 429) return { cause: "rate-limit", error };
+  return { cause: "http", error, fatal: FATAL_STATUSES.has(res.status) };
+}
+
 class Stall extends Error {
   constructor() {
     super("stalled");
@@ -157,109 +183,101 @@ export class PostStream implements AsyncIterable<StreamEvent> {
     }
   }
 
-  /** One connection, from opening to its end; returns why it ended. */
-  private async *connectOnce(
-    stallMs: number,
-    attempt: number,
-  ): AsyncGenerator<StreamEvent, { cause: ReconnectCause; error?: ApiError; fatal?: boolean }> {
+  /** One connection, from opening to its end; returns why it ended. The connection is closed on every way out. */
+  private async *connectOnce(stallMs: number, attempt: number): AsyncGenerator<StreamEvent, ConnectionEnd> {
     const connection = new AbortController();
     const stopConnection = () => connection.abort();
     this.closer.signal.addEventListener("abort", stopConnection, { once: true });
     let res: HttpStreamResponse | undefined;
-    let cancelWatchdog: (() => void) | undefined;
-    const splitter = new LineSplitter();
     try {
       try {
         res = await this.source.open(connection.signal);
       } catch (err) {
-        if (err instanceof NetworkError) return { cause: "network", error: err };
-        // The bearer token could not be had just now (asked too often): wait, do not give up.
-        if (err instanceof BearerTooFrequentError) return { cause: "http", error: err };
-        if (err instanceof ApiError)
-          return {
-            cause: err.status === 429 ? "rate-limit" : "http",
-            error: err,
-            fatal: err.status !== undefined && FATAL_STATUSES.has(err.status),
-          };
-        throw err;
+        return openFailure(err);
       }
-
-      if (res.status !== 200) {
-        const text = await readAll(res.body).catch(() => "");
-        const error = errorFromResponse(this.source.info, { status: res.status, headers: res.headers, text });
-        // A rate limit or a spent usage cap: both 429, both the rate-limit back-off.
-        if (res.status === 429) return { cause: "rate-limit", error };
-        return { cause: "http", error, fatal: FATAL_STATUSES.has(res.status) };
-      }
+      if (res.status !== 200) return await refusal(this.source.info, res);
 
       this.policy.connected();
       this.log.info({ endpoint: this.source.info.endpoint, attempt }, "stream connected");
       yield { type: "connected", attempt };
-
-      const iterator = (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-      let stalled = false;
-      const arm = () => {
-        cancelWatchdog = this.clock.setTimeout(() => {
-          stalled = true;
-          connection.abort(new Stall());
-        }, stallMs);
-      };
-      const disarm = () => {
-        cancelWatchdog?.();
-        cancelWatchdog = undefined;
-      };
-
-      for (;;) {
-        let chunk: IteratorResult<Buffer>;
-        arm();
-        try {
-          chunk = await iterator.next();
-        } catch (err) {
-          if (this.closed) return { cause: "drop" };
-          if (stalled) {
-            const error = new NetworkError(
-              this.source.info,
-              `no data and no keep-alive for ${stallMs} ms: the connection stalled`,
-            );
-            return { cause: "stall", error };
-          }
-          return {
-            cause: "drop",
-            error: new NetworkError(this.source.info, `the stream connection broke: ${(err as Error).message}`, {
-              cause: err,
-            }),
-          };
-        } finally {
-          disarm();
-        }
-        if (chunk.done) {
-          const rest = splitter.takeRest();
-          if (rest)
-            this.log.warn(
-              { endpoint: this.source.info.endpoint, bytes: rest.length },
-              "stream ended in the middle of a line; the partial line was dropped",
-            );
-          return { cause: "drop", error: new NetworkError(this.source.info, "the service closed the stream") };
-        }
-        for (const line of splitter.push(chunk.value)) {
-          const event = this.parseLine(line);
-          if (!event) continue;
-          yield event;
-          if (event.type === "stream-error")
-            return {
-              cause: "stream-error",
-              error: new NetworkError(
-                this.source.info,
-                `the service sent an error in the stream: ${describeProblems(event.errors)}`,
-              ),
-            };
-        }
-      }
+      return yield* this.events(res.body, connection, stallMs);
     } finally {
-      cancelWatchdog?.();
       this.closer.signal.removeEventListener("abort", stopConnection);
       connection.abort();
       if (res) await destroy(res.body);
+    }
+  }
+
+  /** An open connection's lines as events, until it ends; returns why it ended. */
+  private async *events(
+    body: Readable,
+    connection: AbortController,
+    stallMs: number,
+  ): AsyncGenerator<StreamEvent, ConnectionEnd> {
+    const iterator = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    const splitter = new LineSplitter();
+    for (;;) {
+      const chunk = await this.watchedChunk(iterator, connection, stallMs);
+      if ("cause" in chunk) return chunk;
+      if (chunk.done) {
+        const rest = splitter.takeRest();
+        if (rest)
+          this.log.warn(
+            { endpoint: this.source.info.endpoint, bytes: rest.length },
+            "stream ended in the middle of a line; the partial line was dropped",
+          );
+        return { cause: "drop", error: new NetworkError(this.source.info, "the service closed the stream") };
+      }
+      for (const line of splitter.push(chunk.value)) {
+        const event = this.parseLine(line);
+        if (!event) continue;
+        yield event;
+        if (event.type === "stream-error")
+          return {
+            cause: "stream-error",
+            error: new NetworkError(
+              this.source.info,
+              `the service sent an error in the stream: ${describeProblems(event.errors)}`,
+            ),
+          };
+      }
+    }
+  }
+
+  /**
+   * The connection's next chunk, under the stall watchdog: when neither data nor keep-alive
+   * comes within `stallMs`, the connection is aborted and the end is a stall, not a drop.
+   */
+  private async watchedChunk(
+    iterator: AsyncIterator<Buffer>,
+    connection: AbortController,
+    stallMs: number,
+  ): Promise<IteratorResult<Buffer> | ConnectionEnd> {
+    let stalled = false;
+    const cancelWatchdog = this.clock.setTimeout(() => {
+      stalled = true;
+      connection.abort(new Stall());
+    }, stallMs);
+    try {
+      return await iterator.next();
+    } catch (err) {
+      if (this.closed) return { cause: "drop" };
+      if (stalled)
+        return {
+          cause: "stall",
+          error: new NetworkError(
+            this.source.info,
+            `no data and no keep-alive for ${stallMs} ms: the connection stalled`,
+          ),
+        };
+      return {
+        cause: "drop",
+        error: new NetworkError(this.source.info, `the stream connection broke: ${(err as Error).message}`, {
+          cause: err,
+        }),
+      };
+    } finally {
+      cancelWatchdog();
     }
   }
 
