@@ -378,8 +378,8 @@ class ProcessApps implements Apps {
       budgeted,
       resume: () => this.marks.read(appId),
       onMark: (mark) => this.marks.save(appId, mark),
-      deliver: (bot, event) => bots.get(bot)?.deliver([event]),
-      deliverMentions: (bot, events) => bots.get(bot)?.mentions.accept(events),
+      // The running bots as they are: the hub hands each its posts and mentions itself.
+      bots,
       onConnected: () => {
         const names = streamedNames();
         for (const name of names) bots.get(name)?.mentions.stream(true);

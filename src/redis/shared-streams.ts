@@ -42,7 +42,7 @@ import {
 } from "./stream-handoff.ts";
 import type { StreamHub } from "../triggers/stream-hub.ts";
 import type { StreamMark } from "../triggers/stream/marks.ts";
-import type { MentionBot } from "../triggers/stream/routing.ts";
+import type { MentionBot, StreamBots } from "../triggers/stream/routing.ts";
 import type { BotRules } from "../triggers/stream/rules.ts";
 import type { StreamStatus } from "../triggers/stream/status.ts";
 import { readStreamMark, StreamMarkWriter, streamMarkKey } from "./stream-marks.ts";
@@ -62,8 +62,8 @@ export interface HubRequest {
   appId: string;
   wants: BotRules[];
   mentionBots: MentionBot[];
-  deliver(bot: string, event: HandoffEntry["events"][number]): void;
-  deliverMentions(bot: string, events: HandoffEntry["events"]): void;
+  /** The bots as the hub reaches them: each through the handoff to the process that runs it. */
+  bots: StreamBots;
   onConnected(first: boolean): void;
   onInterrupted(): void;
   /** Where the app's stream left off, in whichever process ran it last (./stream-marks.ts). */
@@ -532,8 +532,12 @@ export class SharedStreams {
       appId,
       wants: d.wants,
       mentionBots: d.mentionBots,
-      deliver: (bot, event) => send(bot, { kind: "post", events: [event] }),
-      deliverMentions: (bot, events) => send(bot, { kind: "mentions", events }),
+      bots: {
+        get: (bot) => ({
+          deliver: (events) => send(bot, { kind: "post", events: [...events] }),
+          mentions: { accept: (events) => send(bot, { kind: "mentions", events: [...events] }) },
+        }),
+      },
       onConnected: () => {
         control("connected");
         void this.options.redis.set(this.connectionKey(appId), this.options.owner).catch(() => undefined);

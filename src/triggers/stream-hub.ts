@@ -17,7 +17,7 @@
  */
 import { MentionBackfill } from "./stream/backfill.ts";
 import { StreamConnection } from "./stream/connection.ts";
-import { GapSearch, type GapSearchDeps } from "./stream/gaps.ts";
+import { GapSearch } from "./stream/gaps.ts";
 import { MarkKeeper, type StreamMark } from "./stream/marks.ts";
 import { NewRulesCatchUp, newlyWanted, wantersOf } from "./stream/new-rules.ts";
 import type { StreamHubOptions } from "./stream/options.ts";
@@ -68,18 +68,12 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   const budgeted = options.budgeted ?? direct;
   const closer = new AbortController();
   const closed = closer.signal;
-  const targets = {
-    deliver: options.deliver,
-    ...(options.deliverMentions ? { deliverMentions: options.deliverMentions } : {}),
-    routed: (bot: string, postId: string) => newRules.routed(bot, postId),
-  };
-  const routes = new Routes(targets);
+  const status = new HubStatus(clock, options.onStatus);
+  const routed = (bot: string, postId: string) => newRules.routed(bot, postId);
+  const routes = new Routes({ bots: options.bots, status, routed });
   routes.want(options.wants, options.mentionBots ?? []);
-  const status = new HubStatus(
-    clock,
-    { ownRules: routes.merged.size, mentionBots: routes.mentionBots.length },
-    options.onStatus,
-  );
+  status.current.rules.own = routes.merged.size;
+  status.current.mentionBots = routes.mentionBots.length;
   const rules = new RuleSync({ ...options, budgeted, routes, status, closed });
   const newRules = new NewRulesCatchUp({
     ...options,
@@ -91,24 +85,17 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   });
   const backfills = new MentionBackfill({ ...options, budgeted, mentionBots: () => routes.mentionBots, closed });
   const marks = new MarkKeeper((mark) => options.onMark?.(mark));
-  /** Routes a post from the stream or a search: the status counts what was new. */
-  const route: GapSearchDeps["route"] = (post, includes, values) => {
-    if (!routes.route(post, includes, values)) return false;
-    status.posted();
-    return true;
-  };
   const gaps = new GapSearch({
     ...options,
     budgeted,
-    route,
-    ownValues: () => routes.merged.keys(),
+    routes,
     mentionValues: () => rules.mentionValues(),
     marks,
     status,
     marksKept: options.onMark !== undefined,
     closed,
   });
-  const connection = new StreamConnection({ options, status, marks, rules, gaps, route, closed });
+  const connection = new StreamConnection({ options, status, marks, rules, gaps, routes, closed });
   const done = connection.run().catch((err: unknown) => log.error({ err }, "the stream hub stopped unexpectedly"));
   return {
     routes: routes.merged,

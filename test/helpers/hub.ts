@@ -8,7 +8,9 @@ import type { AdjustableClock } from "../../src/clock.ts";
 import { STREAM_RULE_CAPS } from "../../src/limits/stream-rules.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import type { StreamHub } from "../../src/triggers/stream-hub.ts";
+import type { BotEvent } from "../../src/triggers/events.ts";
 import type { StreamHubOptions } from "../../src/triggers/stream/options.ts";
+import type { StreamBots } from "../../src/triggers/stream/routing.ts";
 
 /** A test's sandbox and hub; `close()` after each test (afterEach). */
 export class SandboxHubs {
@@ -46,4 +48,22 @@ export class SandboxHubs {
     await this.sandbox?.close();
     this.sandbox = undefined;
   }
+}
+
+/**
+ * Bots for a hub that tell the test what it hands them: each post event by its bot's own
+ * rules (`post`), each batch of mentions (`mentions`).
+ */
+export function recordingBots(on: {
+  post?(bot: string, event: BotEvent): void;
+  mentions?(bot: string, events: readonly BotEvent[]): void;
+}): StreamBots {
+  return {
+    get: (bot) => ({
+      deliver: (events) => {
+        for (const event of events) on.post?.(bot, event);
+      },
+      mentions: { accept: (events) => on.mentions?.(bot, events) },
+    }),
+  };
 }

@@ -117,8 +117,8 @@ describe("shared streams", () => {
     expect(holder.request.wants).toEqual([{ bot: "liker", userId: "2", rules: [{ value: "cats" }] }]);
 
     // What the hub routes reaches the process running each bot, whichever holds the stream.
-    holder.request.deliverMentions("liker", [mention(1)]);
-    holder.request.deliverMentions("greeter", [mention(2)]);
+    holder.request.bots.get("liker")!.mentions.accept([mention(1)]);
+    holder.request.bots.get("greeter")!.mentions.accept([mention(2)]);
     holder.request.onConnected(true);
     await until(
       "both posts handled, both processes told",

@@ -7,11 +7,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import type { BotEvent } from "../../src/triggers/events.ts";
 import { packUsernames } from "../../src/triggers/mention-rules.ts";
 import { startStreamHub } from "../../src/triggers/stream-hub.ts";
 import type { MentionBot } from "../../src/triggers/stream/routing.ts";
-import { SandboxHubs } from "../helpers/hub.ts";
+import { recordingBots, SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 
 const t = new SandboxHubs();
@@ -78,9 +77,9 @@ describe("the stream hub's searches for bots that joined", () => {
       ...connection,
       wants: [],
       mentionBots: bots,
-      deliver: () => {},
-      deliverMentions: (bot, events: BotEvent[]) =>
-        void delivered.set(bot, [...(delivered.get(bot) ?? []), ...events.map((e) => e.id)]),
+      bots: recordingBots({
+        mentions: (bot, events) => void delivered.set(bot, [...(delivered.get(bot) ?? []), ...events.map((e) => e.id)]),
+      }),
     }));
     await eventually(() => expect(hub.status().state).toBe("connected"));
     const searches = async () => (await sandbox.admin.stats()).routes[SEARCH]?.["200"] ?? 0;
@@ -117,8 +116,9 @@ describe("the stream hub's searches for bots that joined", () => {
         return (await run(new AbortController().signal)).result;
       },
       wants: [{ bot: "keeper", userId: keeper.id, rules: [{ value: "#cats" }] }],
-      deliver: (bot, event: BotEvent) =>
-        void delivered.push(`${bot} ${event.kind === "post" ? event.post.text : event.id}`),
+      bots: recordingBots({
+        post: (bot, event) => void delivered.push(`${bot} ${event.kind === "post" ? event.post.text : event.id}`),
+      }),
     }));
     await eventually(() => expect(hub.status().state).toBe("connected"));
     await post("#cats too old");

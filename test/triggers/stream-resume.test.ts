@@ -8,11 +8,10 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
-import type { BotEvent } from "../../src/triggers/events.ts";
 import { startStreamHub } from "../../src/triggers/stream-hub.ts";
 import { MarkKeeper, type StreamMark } from "../../src/triggers/stream/marks.ts";
 import { captureLogs } from "../helpers/log.ts";
-import { SandboxHubs } from "../helpers/hub.ts";
+import { recordingBots, SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 
 const t = new SandboxHubs();
@@ -37,7 +36,9 @@ async function world(clock: AdjustableClock) {
       log: logger,
       ...connection,
       wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
-      deliver: (_bot, event: BotEvent) => void delivered.push(event.kind === "post" ? event.post.text : event.id),
+      bots: recordingBots({
+        post: (_bot, event) => void delivered.push(event.kind === "post" ? event.post.text : event.id),
+      }),
       resume: async () => resume,
       onMark: (mark) => void marks.push(mark),
     });

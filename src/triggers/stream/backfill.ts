@@ -13,7 +13,7 @@
 import type { ApiClient } from "../../api/client.ts";
 import { mentionEvents, type BotEvent } from "../events.ts";
 import { mentionedBots, mentionRuleValue, packUsernames } from "../mention-rules.ts";
-import type { MentionBot } from "./routing.ts";
+import type { MentionBot, StreamBots } from "./routing.ts";
 import { SEARCH_QUERY_MAX, searchAll, type Budgeted } from "./search.ts";
 
 /** What the searches are made with. */
@@ -23,8 +23,8 @@ export interface BackfillDeps {
   client(): Promise<ApiClient>;
   /** The bots whose mentions come through the stream now. */
   mentionBots(): readonly MentionBot[];
-  /** Mentions of a bot, for its mentions trigger. */
-  deliverMentions?(bot: string, events: BotEvent[]): void;
+  /** The bots the mentions found go to (their mentions feeds). */
+  bots: StreamBots;
   /** Aborts when the hub closes. */
   closed: AbortSignal;
 }
@@ -143,7 +143,7 @@ export class MentionBackfill {
     }
     for (const [bot, mine] of events) {
       found.set(bot.bot, mine.length);
-      this.deps.deliverMentions?.(bot.bot, mine);
+      this.deps.bots.get(bot.bot)?.mentions.accept(mine);
     }
   }
 }

@@ -11,13 +11,13 @@
 import type { ApiClient } from "../../api/client.ts";
 import type { StreamEvent } from "../../api/stream/post-stream.ts";
 import { ReconnectPolicy, type ReconnectCause } from "../../api/stream/reconnect-policy.ts";
-import type { Includes, Post } from "../../api/types.ts";
 import { EVENT_POST_QUERY } from "../events.ts";
 import { apiErrorOf, causeOf, tooManyConnections } from "./failures.ts";
 import type { Gap, GapSearch } from "./gaps.ts";
 import { readEarlierMark, type MarkKeeper } from "./marks.ts";
 import type { StreamHubOptions } from "./options.ts";
 import type { RuleSync } from "./rule-sync.ts";
+import type { Routes } from "./routing.ts";
 import type { HubStatus } from "./status.ts";
 
 /** What the connection is kept with. */
@@ -38,8 +38,8 @@ export interface ConnectionDeps {
   marks: MarkKeeper;
   rules: RuleSync;
   gaps: GapSearch;
-  /** Routes a post the stream delivered (./routing.ts); whether it was new. */
-  route(post: Post, includes: Includes | undefined, values: readonly string[]): boolean;
+  /** Routes each post the stream delivers. */
+  routes: Routes;
   /** Aborts when the hub closes. */
   closed: AbortSignal;
 }
@@ -143,7 +143,7 @@ export class StreamConnection {
     const values = (event.matching_rules ?? [])
       .map((m) => rules.valueOf(m.id))
       .filter((v): v is string => v !== undefined);
-    if (!this.deps.route(event.data, event.includes, values)) return;
+    if (!this.deps.routes.route(event.data, event.includes, values)) return;
     this.lastPostId = event.data.id;
     this.deps.marks.delivered(event.data.id, options.clock.now(), true);
   }

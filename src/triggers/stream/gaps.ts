@@ -8,11 +8,11 @@
  * before that is said, in the log and the status, to be beyond recovery.
  */
 import type { ApiClient } from "../../api/client.ts";
-import type { Includes, Post } from "../../api/types.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import { messageOf } from "./failures.ts";
 import { REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS, type MarkKeeper } from "./marks.ts";
+import type { Routes } from "./routing.ts";
 import { SEARCH_QUERY_MAX, searchAll, type Budgeted } from "./search.ts";
 import type { HubStatus } from "./status.ts";
 
@@ -29,10 +29,8 @@ export interface GapSearchDeps {
   clock: Clock;
   log: Logger;
   budgeted: Budgeted;
-  /** Routes a post found (see ./routing.ts); whether it was new. */
-  route(post: Post, includes: Includes | undefined, values: readonly string[]): boolean;
-  /** The bots' own rule values now: each is searched alone (a post is handed out with the rule it matched). */
-  ownValues(): Iterable<string>;
+  /** Routes what is found (its own rule values are searched each alone: a post is handed out with the rule it matched). */
+  routes: Routes;
   /** The mention rules' values now: joined into as few searches as the query length allows. */
   mentionValues(): readonly string[];
   marks: MarkKeeper;
@@ -132,7 +130,7 @@ export class GapSearch {
     for (const { query, values } of this.queries()) {
       const found = await searchAll(this.deps.budgeted, client, query, from, this.deps.closed);
       for (const { post, includes } of found) {
-        if (!this.deps.route(post, includes, values)) continue;
+        if (!this.deps.routes.route(post, includes, values)) continue;
         recovered++;
         marks.delivered(post.id, clock.now(), false);
       }
@@ -142,7 +140,7 @@ export class GapSearch {
 
   /** A gap's searches: each own rule value alone (with the value, to route by), the mention rules joined. */
   private queries(): Array<{ query: string; values: string[] }> {
-    const queries = [...this.deps.ownValues()].map((value) => ({ query: value, values: [value] }));
+    const queries = [...this.deps.routes.merged.keys()].map((value) => ({ query: value, values: [value] }));
     let joined = "";
     for (const value of this.deps.mentionValues()) {
       if (joined && joined.length + 4 + value.length > SEARCH_QUERY_MAX) {

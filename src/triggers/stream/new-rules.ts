@@ -10,10 +10,10 @@ import type { ApiClient } from "../../api/client.ts";
 import { ProblemError } from "../../api/errors.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
-import { asEventPost, authorOf, type BotEvent } from "../events.ts";
+import { asEventPost, authorOf } from "../events.ts";
 import { apiErrorOf, messageOf } from "./failures.ts";
 import { REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS } from "./marks.ts";
-import { postEvent } from "./routing.ts";
+import { postEvent, type StreamBots } from "./routing.ts";
 import type { Wanter } from "./rules.ts";
 import { searchAll, type Budgeted, type Found } from "./search.ts";
 
@@ -30,8 +30,8 @@ export interface NewRulesDeps {
   userIds: ReadonlyMap<string, string>;
   /** Whether the stream is connected now. */
   connected(): boolean;
-  /** A post matched a bot's own rule. */
-  deliver(bot: string, event: BotEvent): void;
+  /** The bots the posts found go to. */
+  bots: StreamBots;
   /** Aborts when the hub closes. */
   closed: AbortSignal;
 }
@@ -176,7 +176,7 @@ export class NewRulesCatchUp {
         if (userIds.get(wanter.bot) === post.author_id) continue;
         watch.posts.add(post.id);
         found++;
-        this.deps.deliver(wanter.bot, postEvent(post, author, value, wanter));
+        this.deps.bots.get(wanter.bot)?.deliver([postEvent(post, author, value, wanter)]);
       }
     }
     return found;

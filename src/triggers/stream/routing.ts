@@ -14,6 +14,7 @@ import type { Includes, Post, User } from "../../api/types.ts";
 import { asEventPost, authorOf, mentionEvents, type BotEvent, type EventPost } from "../events.ts";
 import { mentionedBots } from "../mention-rules.ts";
 import { mergeRules, type BotRules, type Wanter } from "./rules.ts";
+import type { HubStatus } from "./status.ts";
 
 /** A bot whose mentions come through the app's stream. */
 export interface MentionBot {
@@ -22,12 +23,32 @@ export interface MentionBot {
   username: string;
 }
 
-/** Where routed posts go. */
+/**
+ * A bot as the hub reaches it: the events the stream brings it go straight to it, with no
+ * call back into whoever started the hub. A running bot (../../runtime/bot.ts) is one as it
+ * is: its event loop takes the posts, its mentions feed (../../runtime/mentions-feed.ts) the
+ * mentions. With the state in Redis, the handoff to the process running the bot is one.
+ */
+export interface StreamBot {
+  /** Posts that matched the bot's own rules (a `post` event each). */
+  deliver(events: readonly BotEvent[]): void;
+  /** The bot's mentions feed, which hands each mention out once, streamed or polled. */
+  readonly mentions: { accept(events: readonly BotEvent[]): void };
+}
+
+/**
+ * The bots the hub hands events to, by name, as they are when a post comes (a bot replaced
+ * by its new configuration gets them at once). The map of the bots running in a process is
+ * one as it is: hosting puts each bot there when it builds it, and takes it out when it stops.
+ */
+export interface StreamBots {
+  get(bot: string): StreamBot | undefined;
+}
+
+/** Where routed posts go, and who hears of them. */
 export interface RouteTargets {
-  /** A post matched a bot's own rule. */
-  deliver(bot: string, event: BotEvent): void;
-  /** Mentions of a bot, for its mentions trigger (which hands each out once). */
-  deliverMentions?(bot: string, events: BotEvent[]): void;
+  bots: StreamBots;
+  status: HubStatus;
   /** A post went to a bot by its own rule (the search for its new rules must not hand it out again). */
   routed(bot: string, postId: string): void;
 }
@@ -115,7 +136,10 @@ export class Routes {
     return this.recent.has(postId);
   }
 
-  /** Routes one post; returns whether it was new. `values` are the rule values it matched. */
+  /**
+   * Routes one post, from the stream or a search; returns whether it was new (the status
+   * counts it). `values` are the rule values it matched.
+   */
   route(raw: Post, includes: Includes | undefined, values: readonly string[]): boolean {
     const post = asEventPost(raw);
     if (!post || this.recent.has(post.id)) return false;
@@ -128,16 +152,16 @@ export class Routes {
         if (reached.has(wanter.bot) || this.userIds.get(wanter.bot) === post.author_id) continue;
         reached.add(wanter.bot);
         this.targets.routed(wanter.bot, post.id);
-        this.targets.deliver(wanter.bot, postEvent(post, author, value, wanter));
+        this.targets.bots.get(wanter.bot)?.deliver([postEvent(post, author, value, wanter)]);
       }
     }
-    const { deliverMentions } = this.targets;
-    if (this.mentionBots.length > 0 && deliverMentions) {
+    if (this.mentionBots.length > 0) {
       for (const bot of mentionedBots(post, this.byUsername, this.byUserId)) {
         const events = mentionEvents([post], includes, bot.userId);
-        if (events.length > 0) deliverMentions.call(this.targets, bot.bot, events);
+        if (events.length > 0) this.targets.bots.get(bot.bot)?.mentions.accept(events);
       }
     }
+    this.targets.status.posted();
     return true;
   }
 }

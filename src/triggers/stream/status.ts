@@ -43,7 +43,6 @@ export class HubStatus {
 
   constructor(
     private readonly clock: Clock,
-    first: { ownRules: number; mentionBots: number },
     private readonly onStatus?: (status: StreamStatus) => void,
   ) {
     this.current = {
@@ -52,8 +51,8 @@ export class HubStatus {
       connects: 0,
       reconnects: 0,
       posts: 0,
-      rules: { own: first.ownRules, mentions: 0 },
-      mentionBots: first.mentionBots,
+      rules: { own: 0, mentions: 0 },
+      mentionBots: 0,
       gaps: { count: 0, recovered: 0 },
     };
   }
