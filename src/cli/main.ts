@@ -2,10 +2,11 @@
  * The `bot` command. Each subcommand is a module in ./commands that default-exports a
  * function adding itself to the program; adding a command is adding a file (NAME.ts, or
  * NAME.js in the compiled postbot, scripts/build.ts). Command modules
- * import their implementation lazily inside the action, so `bot --help` stays fast.
+ * import their implementation lazily inside the action, so `bot --help` stays fast, and
+ * `bot --version` imports neither commander nor the commands ({@link versionOnly}).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { Command, CommanderError } from "commander";
+import type { Command } from "commander";
 import { UserError } from "../errors.ts";
 import { packageFile } from "../package-files.ts";
 
@@ -18,6 +19,7 @@ export function postbotVersion(): string {
 
 /** Builds the program with every command of ./commands. */
 export async function buildProgram(): Promise<Command> {
+  const { Command } = await import("commander");
   const program = new Command("bot")
     .description("postbot: bots for the Social Posting Service, and a sandbox of the service")
     .version(postbotVersion(), "-V, --version", "print postbot's version")
@@ -36,14 +38,29 @@ export async function buildProgram(): Promise<Command> {
 }
 
 /**
+ * Whether the command line is `bot --version` (or `-V`) and nothing else: answered before
+ * commander and the twelve command modules are imported, which are most of its start-up
+ * (the program built as {@link buildProgram} does prints the same line).
+ */
+function versionOnly(argv: string[]): boolean {
+  const args = argv.slice(2);
+  return args.length === 1 && (args[0] === "--version" || args[0] === "-V");
+}
+
+/**
  * Runs the CLI: a {@link UserError} prints its message and exits with its code; anything else
  * is a bug and prints its stack only when POSTBOT_DEBUG is set.
  */
 export async function main(argv: string[] = process.argv): Promise<void> {
+  if (versionOnly(argv)) {
+    process.stdout.write(`${postbotVersion()}\n`);
+    return;
+  }
   try {
     const program = await buildProgram();
     await program.parseAsync(argv);
   } catch (err) {
+    const { CommanderError } = await import("commander");
     if (err instanceof CommanderError) {
       // Usage mistakes (unknown option, missing or invalid argument) exit 2, as UserError's do.
       process.exitCode = err.exitCode === 1 ? 2 : err.exitCode;
