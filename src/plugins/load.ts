@@ -1,9 +1,12 @@
 /**
  * Importing a plugin module and checking what it exports. TypeScript plugins need no build
- * step: tsx compiles them on import (./self-import.ts and {@link pluginLoader} say how it
- * gets there). Importing through the process's own loader (rather than tsx's `tsImport`,
- * which loads into a separate module graph) keeps one instance of each module, postbot's
- * included.
+ * step. Compiled (the installed package), postbot bundles a project's plugin with esbuild
+ * (./bundle.ts) and imports the bundle; where it cannot (a plugin Node reads as CommonJS, a
+ * package's plugin, a project directory it cannot write), tsx compiles the plugin on import
+ * ({@link pluginLoader}, ./self-import.ts). From source, whatever loads postbot's TypeScript
+ * loads the plugin's. Either way the plugin's modules are imported through the process's own
+ * loader (rather than tsx's `tsImport`, which loads into a separate module graph): one instance
+ * of each module, postbot's included.
  *
  * Any failure (a syntax error, a throw at import, a wrong export) becomes one message that
  * names the plugin's file and, for syntax errors, the line.
@@ -11,13 +14,14 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { displayPath } from "../display-path.ts";
 import { runsFromSource } from "../package-files.ts";
 import { definitionOf, definitionProblem } from "./definition.ts";
 import type { PluginLocation } from "./discover.ts";
 import type { Plugin } from "./plugin.ts";
 import { BUILT_IN_PLUGINS, builtInPluginFile } from "./built-ins.ts";
+import { bundledPlugin, debug } from "./bundle.ts";
 import { postbotEntries, sendPostbotImportsHere } from "./self-import.ts";
 
 /** A loaded plugin, or why it could not be loaded (a message naming its file). */
@@ -29,7 +33,8 @@ export type LoadedPlugin =
  * Imports the plugin at `location` and checks its default export. Never throws. `fresh`, the
  * number of times its file changed while the process runs, imports it as a new module (a
  * module is otherwise imported once per process): the new code of a plugin edited while
- * `bot start` runs. The modules it imports stay those imported first.
+ * `bot start` runs. Bundled (./bundle.ts), its local imports' new code comes with it; loaded
+ * by tsx, the modules it imports stay those imported first.
  */
 export async function loadPlugin(location: PluginLocation, fresh = 0): Promise<LoadedPlugin> {
   let module: Record<string, unknown>;
@@ -49,10 +54,58 @@ export async function loadPlugin(location: PluginLocation, fresh = 0): Promise<L
 }
 
 async function importModule(location: PluginLocation, fresh: number): Promise<Record<string, unknown>> {
-  // A built-in is compiled with the postbot that runs it: it needs neither loader.
-  if (!runsFromSource() && location.kind !== "built-in") await pluginLoader(/\.[cm]?tsx?$/.test(location.file));
-  const url = pathToFileURL(location.file).href;
-  return (await import(fresh > 0 ? `${url}?change=${fresh}` : url)) as Record<string, unknown>;
+  const change = fresh > 0 ? `?change=${fresh}` : "";
+  // A built-in is compiled with the postbot that runs it: it needs neither bundle nor loader.
+  const compiled = !runsFromSource() && location.kind !== "built-in";
+  const bundle = compiled ? await bundleOf(location) : undefined;
+  if (bundle) {
+    // The bundle's inline source map: an error's stack names the plugin's own file and line.
+    process.setSourceMapsEnabled(true);
+    try {
+      return (await import(bundle.href + change)) as Record<string, unknown>;
+    } catch (error) {
+      // Node names the bundle (a package it imports is missing...): the user wrote the plugin.
+      const e = error as { message?: unknown };
+      if (typeof e?.message === "string") e.message = e.message.replaceAll(fileURLToPath(bundle), location.file);
+      throw error;
+    }
+  }
+  if (compiled) await pluginLoader(/\.[cm]?tsx?$/.test(location.file));
+  return (await import(pathToFileURL(location.file).href + change)) as Record<string, unknown>;
+}
+
+/**
+ * The bundle of a project's plugin (./bundle.ts), in `.postbot/plugins/` beside the
+ * package.json that makes it an ES module, so its npm imports resolve from that project's
+ * node_modules as the plugin's own would. Undefined, and said in the debug log
+ * (`NODE_DEBUG=postbot`), where the plugin is loaded through the hooks instead: a package's
+ * plugin (its imports resolve from its own folder), one Node reads as CommonJS (Node's
+ * error, and the advice, stay those of `bot` from source), a project that cannot be written.
+ * A compile error (a syntax error, an import of no file) is thrown: the plugin's problem.
+ */
+async function bundleOf(location: PluginLocation): Promise<URL | undefined> {
+  if (location.kind !== "file") return void debug("plugin %s: a package's, loaded through module hooks", location.file);
+  const pkg = nearestPackageJson(dirname(location.file));
+  if (!pkg || (!/\.m[jt]s$/.test(location.file) && packageType(pkg) !== "module"))
+    return void debug("plugin %s: read as CommonJS by Node, loaded through module hooks", location.file);
+  try {
+    return await bundledPlugin(location.file, dirname(pkg), postbotEntries());
+  } catch (error) {
+    if (compileErrors(error)) throw error;
+    debug("plugin %s: not bundled (%s), loaded through module hooks", location.file, (error as Error)?.message);
+    return undefined;
+  }
+}
+
+/** esbuild's errors, when `error` is its failure to compile a plugin (each names a file and line). */
+function compileErrors(error: unknown): EsbuildMessage[] | undefined {
+  const errors = (error as { errors?: unknown })?.errors;
+  return Array.isArray(errors) && errors.length > 0 ? (errors as EsbuildMessage[]) : undefined;
+}
+
+interface EsbuildMessage {
+  text: string;
+  location: { file: string; line: number; column: number } | null;
 }
 
 let hooked: Promise<void> | undefined;
@@ -103,6 +156,12 @@ function describeLoadError(error: unknown, location: PluginLocation): string {
   const e = error as { name?: string; message?: string; code?: string } | undefined;
   const advice = e?.code === "ERR_REQUIRE_CYCLE_MODULE" ? commonJsAdvice(location.file) : undefined;
   if (advice) return advice;
+  const compile = compileErrors(error)?.[0];
+  if (compile) {
+    const at = compile.location;
+    // esbuild counts columns from 0; editors, and bot file problems, from 1.
+    return at ? `${compile.text} (${displayPath(at.file)}:${at.line}:${at.column + 1})` : compile.text;
+  }
   const name = e?.name && e.name !== "Error" ? `${e.name}: ` : "";
   const shown = displayPath(location.file);
   let message =

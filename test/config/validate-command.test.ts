@@ -59,7 +59,7 @@ describe("bot validate", () => {
       code: 1,
       stderr: "",
       stdout: [
-        `${at}:5:3 plugins.broken-syntax: plugin "broken-syntax" could not be loaded from ${PLUGINS}/broken-syntax.js: SyntaxError: Unexpected token ';' (${PLUGINS}/broken-syntax.js:5)`,
+        `${at}:5:3 plugins.broken-syntax: plugin "broken-syntax" could not be loaded from ${PLUGINS}/broken-syntax.js: Expected ")" but found ";" (${PLUGINS}/broken-syntax.js:5:2)`,
         `${at}:6:3 plugins.throws-on-import: plugin "throws-on-import" could not be loaded from ${PLUGINS}/throws-on-import.ts: the weather service is down`,
         `${at}:7:3 plugins.not-a-plugin: plugin "not-a-plugin" (${PLUGINS}/not-a-plugin.ts) is not a plugin: its default export has no setup function; write export default definePlugin({ name, options, setup })`,
         "3 problems in 1 file; fix them before bot start",
