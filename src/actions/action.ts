@@ -40,6 +40,8 @@ export interface Action {
   path: Record<string, string>;
   /** The JSON body (wire-facts part 2, renamed), when the endpoint takes one. */
   body?: unknown;
+  /** A described read's query ({@link ActionLayer.fetch}: a poll's page, a plugin's `ctx.read`). */
+  query?: Record<string, unknown>;
   /**
    * What reply safety needs to know about the post replied to, the dialog the bot holds
    * that the action speaks in, if any (src/plugins/dialogs), and how a person

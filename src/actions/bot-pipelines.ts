@@ -37,6 +37,8 @@ export interface PipelineParts {
   useLedger: boolean;
   retry: RetryPolicy;
   executor: Executor;
+  /** Sends described reads (../layer.ts `fetch`), dry run or not. */
+  reader: Executor;
   dryRun: boolean;
   replySafety: Omit<ReplySafetyOptions, "store" | "clock">;
   check: CheckWithService;
@@ -77,8 +79,9 @@ export function botPipelines(p: PipelineParts): { actions: Perform; reads: Perfo
     // Reads are not checked with the service after an ambiguous failure: they are simply repeated.
     retry: retryStep({ policy: p.retry, clock: p.clock, log: p.log, ...revoked }),
     queue,
-    // A read's job brings its own request (`send`); its outcome says `sent`, dry run or not.
-    executor: executorStep(p.executor, false),
+    // A read is sent as described by the reader (or brings its own request, `send`); its
+    // outcome says `sent`, dry run or not.
+    executor: executorStep(p.reader, false),
   });
   return { actions, reads };
 }

@@ -14,7 +14,10 @@ import type { EndpointKey } from "../api/endpoints.ts";
 import type { Envelope, Post } from "../api/types.ts";
 import type { Action, ActionKind, Executed, Executor, HeaderBag, Verification, Verifier } from "./action.ts";
 
-/** Sends an action's endpoint with its path parameters and body; the client throws its typed errors (carrying the headers). */
+/**
+ * Sends an action's endpoint with its path parameters and body (a described read's with its
+ * query); the client throws its typed errors (carrying the headers).
+ */
 export function clientExecutor(client: ApiClient): Executor {
   // Untyped: an action names its endpoint at run time, so its arguments cannot be checked here.
   const exchange = client.exchange.bind(client) as (
@@ -23,7 +26,11 @@ export function clientExecutor(client: ApiClient): Executor {
     options: { signal: AbortSignal },
   ) => Promise<{ body: unknown; headers: HeaderBag }>;
   return async (action, signal) => {
-    const args = { params: action.path, ...(action.body !== undefined ? { body: action.body } : {}) };
+    const args = {
+      params: action.path,
+      ...(action.query !== undefined ? { query: action.query } : {}),
+      ...(action.body !== undefined ? { body: action.body } : {}),
+    };
     const { body, headers } = await exchange(action.endpoint, args, { signal });
     return { result: body, headers };
   };

@@ -10,6 +10,7 @@
  * the context builds from it.
  */
 import type { EndpointKey } from "../api/endpoints.ts";
+import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Clock } from "../clock.ts";
 import {
   BudgetBook,
@@ -93,6 +94,12 @@ export interface BotActionsOptions {
   account: { appId: string; userId: string; plan: Plan };
   /** Sends an action (the runtime plugs the API client in); it returns the answer's headers too. */
   executor: Executor;
+  /**
+   * Sends a described read ({@link ActionLayer.fetch}) through the bot's client, as it is,
+   * dry run or not (hosting plugs the bare client in, outside the bot's hold: a read changes
+   * nothing). Default: the executor.
+   */
+  reader?: Executor;
   /** Per kind, how to ask the service whether an action already happened (see {@link Verifier}). */
   verifiers?: Partial<Record<ActionKind, Verifier>>;
   /** The bot file's `budget`: `reserve` as a fraction and per-action caps. */
@@ -116,6 +123,12 @@ export interface BotActionsOptions {
    * service (a bot taken over from a process that stopped answering: ./holding.ts).
    */
   settledAt?: () => number | undefined;
+}
+
+/** A described read's arguments as the reader sends them: path parameters and query. */
+interface ReadArgs {
+  params?: Record<string, string>;
+  query?: Record<string, unknown>;
 }
 
 /** Options of a budgeted read ({@link ActionLayer.read}). */
@@ -207,6 +220,17 @@ export interface ActionLayer {
    * headers. Throws {@link ReadError} when it cannot get an answer.
    */
   read<R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<Executed<R>>, options?: ReadOptions): Promise<R>;
+  /**
+   * A budgeted read the layer sends itself, through the bot's client ({@link BotActionsOptions.reader}):
+   * the request described (the endpoint and its arguments), not a function to call back, so
+   * a trigger's poll or a plugin's `ctx.read` hands the layer data and gets the answer.
+   * Budgeted, retried and corrected as {@link read}; throws {@link ReadError} likewise.
+   */
+  fetch<K extends EndpointKey>(
+    endpoint: K,
+    args: RequestArgs<K> | undefined,
+    options?: ReadOptions,
+  ): Promise<ResponseOf<K>>;
   /** Requests to an endpoint (or actions of a kind) that may be sent right now. */
   remaining(kind: ActionKind | EndpointKey): number;
   status(): BudgetStatus;
@@ -372,7 +396,15 @@ class LayerCore {
   }
 
   /** The read as a job for the read pipeline: a synthetic action naming the endpoint, with its own request. */
-  readJob<R>(endpoint: EndpointKey, run: (signal: AbortSignal) => Promise<Executed<R>>, opts: ReadOptions): Job {
+  /**
+   * The read as a job for the read pipeline: a synthetic action naming the endpoint, with its
+   * arguments (sent by the reader) or its own request (`send`).
+   */
+  readJob<R>(
+    endpoint: EndpointKey,
+    request: ReadArgs | ((signal: AbortSignal) => Promise<Executed<R>>),
+    opts: ReadOptions,
+  ): Job {
     const counted = CAPPED_ENDPOINTS.includes(endpoint)
       ? (opts.postsDelivered ?? defaultPostsDelivered)
       : opts.postsDelivered;
@@ -384,13 +416,14 @@ class LayerCore {
         userId: this.userId,
         endpoint,
         target: opts.label ?? endpoint,
-        path: {},
+        path: typeof request === "function" ? {} : (request.params ?? {}),
+        ...(typeof request !== "function" && request.query !== undefined ? { query: request.query } : {}),
         priority: opts.priority ?? this.priorityOf(READ_KIND),
         createdAt: now,
         ...(opts.ttlMs !== undefined ? { expiresAt: now + opts.ttlMs } : {}),
       },
       signal: opts.signal ?? new AbortController().signal,
-      send: run,
+      ...(typeof request === "function" ? { send: request } : {}),
       ...(counted ? { postsDelivered: counted } : {}),
     };
   }
@@ -401,10 +434,10 @@ class LayerCore {
 
   async read<R>(
     endpoint: EndpointKey,
-    run: (signal: AbortSignal) => Promise<Executed<R>>,
+    request: ReadArgs | ((signal: AbortSignal) => Promise<Executed<R>>),
     opts: ReadOptions = {},
   ): Promise<R> {
-    const outcome = await this.shared.countInFlight(this.pipelines().reads(this.readJob(endpoint, run, opts)));
+    const outcome = await this.shared.countInFlight(this.pipelines().reads(this.readJob(endpoint, request, opts)));
     if (outcome.status === "sent" || outcome.status === "dry-run" || outcome.status === "duplicate")
       return outcome.result as R;
     throw new ReadError(outcome);
@@ -423,6 +456,7 @@ class LayerCore {
       useLedger: options.ledger ?? true,
       retry: shared.retry,
       executor: shared.dryRun ? dryRunExecutor() : options.executor,
+      reader: options.reader ?? options.executor,
       dryRun: shared.dryRun,
       replySafety: {
         selfId: this.userId,
@@ -571,6 +605,9 @@ function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): A
     store: shared.store,
     read(endpoint, fetch, opts) {
       return core.read(endpoint, fetch, opts);
+    },
+    fetch(endpoint, args, opts) {
+      return core.read(endpoint, (args ?? {}) as ReadArgs, opts);
     },
     remaining(kind) {
       return isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind);

@@ -197,7 +197,11 @@ export interface Job extends JobChannels {
   readonly signal: AbortSignal;
   /** Aborted when the layer closes (the process stops): a text writer still waiting gives up (see `WriteText`). */
   readonly stopping?: AbortSignal;
-  /** How to send a read's request (actions are sent by the bot's executor). Set by the layer. */
+  /**
+   * How to send a read's request when it brings its own (a read through another client: the
+   * app's stream connection, or a check with the service); actions are sent by the bot's
+   * executor and described reads (`ActionLayer.fetch`) by its reader. Set by the layer.
+   */
   readonly send?: (signal: AbortSignal) => Promise<Executed>;
   /** Posts a read delivered, counted against the monthly read cap (capped endpoints only). Set by the layer. */
   readonly postsDelivered?: (result: unknown) => number;

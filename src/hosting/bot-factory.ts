@@ -82,6 +82,8 @@ export async function buildBot(
     bot: config.name,
     account: { appId: app.id, userId: identity.userId, plan: app.plan },
     executor: deps.holding ? heldExecutor(config.name, clientExecutor(client), deps.holding) : clientExecutor(client),
+    // Reads (the polls, ctx.read) go out as described, outside the hold: a read changes nothing.
+    reader: clientExecutor(client),
     verifiers: clientVerifiers(client, identity.userId),
     ...(deps.holding ? { settledAt: settledAtOf(deps.holding, config.name) } : {}),
     budget,
@@ -115,7 +117,6 @@ export async function buildBot(
   });
   const bot = new BotRuntime({
     identity,
-    api: client,
     layer,
     store,
     inbox,

@@ -267,19 +267,13 @@ class ContextBase<E extends EventName> {
     args: RequestArgs<K>,
     options?: BudgetedReadOptions,
   ): Promise<ResponseOf<K>> {
-    const { layer, api } = this[DEPS];
-    const exchange = api.exchange.bind(api) as (
-      key: K,
-      args: unknown,
-      options: { signal: AbortSignal },
-    ) => Promise<{ body: ResponseOf<K>; headers: Record<string, string | string[] | undefined> }>;
+    const { layer } = this[DEPS];
     return awaited(
       this[STATE],
-      layer.read(
-        endpoint,
-        (signal) => exchange(endpoint, args, { signal }).then((r) => ({ result: r.body, headers: r.headers })),
-        { label: `${endpoint} for plugin ${this[PLUGIN] ?? this[DEPS].plugin ?? "?"}`, ...options },
-      ),
+      layer.fetch(endpoint, args, {
+        label: `${endpoint} for plugin ${this[PLUGIN] ?? this[DEPS].plugin ?? "?"}`,
+        ...options,
+      }),
     );
   }
 

@@ -5,9 +5,9 @@
  * headers correcting the budget) and is counted, so {@link BotTriggers.quiet} can tell a
  * poll waiting for the budget from one under way.
  */
-import type { ActionLayer, HeaderBag } from "../actions/index.ts";
-import type { ApiClient } from "../api/client.ts";
+import type { ActionLayer } from "../actions/index.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
+import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { startDmsTrigger } from "../triggers/dms.ts";
@@ -39,12 +39,11 @@ export interface TriggerSpecs {
   schedules: readonly ScheduleSpec[];
 }
 
-/** What a bot's triggers are wired to: its account, client and action layer, its event loop and liveness. */
+/** What a bot's triggers are wired to: its account and action layer (which reads for them), its event loop and liveness. */
 export interface BotTriggersOptions {
   bot: string;
   userId: string;
   clock: Clock;
-  api: ApiClient;
   layer: ActionLayer;
   log: Logger;
   specs: TriggerSpecs;
@@ -106,7 +105,7 @@ export class BotTriggers {
   // The triggers' callbacks are methods (closing over `triggers`), not named arrows: every bot
   // has them, and tsx gives each named arrow a name property of its own (a few hundred bytes).
   private mentionsTrigger(spec: NonNullable<TriggerSpecs["mentions"]>): MentionsTrigger {
-    const { bot, userId, clock, api, loop, log, liveness } = this.options;
+    const { bot, userId, clock, loop, log, liveness } = this.options;
     const triggers = this;
     return new MentionsTrigger({
       bot,
@@ -116,9 +115,7 @@ export class BotTriggers {
       intervalMs: spec.intervalMs,
       backfillMs: spec.backfillMs,
       fetch(query, signal) {
-        return triggers.read("GET /2/users/:id/mentions", "mentions poll", signal, (s) =>
-          api.exchange("GET /2/users/:id/mentions", { params: { id: userId }, query }, { signal: s }),
-        );
+        return triggers.read("GET /2/users/:id/mentions", { params: { id: userId }, query }, "mentions poll", signal);
       },
       onPoll() {
         liveness.touch("mentions");
@@ -134,7 +131,7 @@ export class BotTriggers {
   }
 
   private followersTrigger(intervalMs: number): PollLoop {
-    const { bot, userId, clock, api, loop, liveness } = this.options;
+    const { bot, userId, clock, loop, liveness } = this.options;
     const triggers = this;
     return startFollowersTrigger({
       bot,
@@ -142,9 +139,7 @@ export class BotTriggers {
       inbox: loop,
       intervalMs,
       fetch(query, signal) {
-        return triggers.read("GET /2/users/:id/followers", "followers poll", signal, (s) =>
-          api.exchange("GET /2/users/:id/followers", { params: { id: userId }, query }, { signal: s }),
-        );
+        return triggers.read("GET /2/users/:id/followers", { params: { id: userId }, query }, "followers poll", signal);
       },
       onPoll() {
         liveness.touch("followers");
@@ -154,7 +149,7 @@ export class BotTriggers {
   }
 
   private dmsTrigger(spec: NonNullable<TriggerSpecs["dms"]>): PollLoop {
-    const { bot, userId, clock, api, loop, liveness } = this.options;
+    const { bot, userId, clock, loop, liveness } = this.options;
     const triggers = this;
     return startDmsTrigger({
       bot,
@@ -164,9 +159,7 @@ export class BotTriggers {
       intervalMs: spec.intervalMs,
       backfillMs: spec.backfillMs,
       fetch(query, signal) {
-        return triggers.read("GET /2/dm_events", "dms poll", signal, (s) =>
-          api.exchange("GET /2/dm_events", { query }, { signal: s }),
-        );
+        return triggers.read("GET /2/dm_events", { query }, "dms poll", signal);
       },
       onPoll() {
         liveness.touch("dms");
@@ -225,25 +218,18 @@ export class BotTriggers {
   }
 
   /**
-   * A trigger's request, budgeted by the action layer (the answer's headers correct the
-   * budget) and counted for {@link quiet}.
+   * A trigger's request, described to the action layer, which sends it budgeted (the answer's
+   * headers correct the budget); counted for {@link quiet}.
    */
-  private async read<R>(
-    endpoint: EndpointKey,
+  private async read<K extends EndpointKey>(
+    endpoint: K,
+    args: RequestArgs<K>,
     label: string,
     signal: AbortSignal,
-    exchange: (signal: AbortSignal) => Promise<{ body: R; headers: HeaderBag }>,
-  ): Promise<R> {
+  ): Promise<ResponseOf<K>> {
     this.fetching++;
     try {
-      return await this.options.layer.read(
-        endpoint,
-        async (s) => {
-          const { body, headers } = await exchange(s);
-          return { result: body, headers };
-        },
-        { signal, label },
-      );
+      return await this.options.layer.fetch(endpoint, args, { signal, label });
     } finally {
       this.fetching--;
     }

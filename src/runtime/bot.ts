@@ -6,7 +6,6 @@
  * whole: start, pause, stop, and the status `bot status` shows.
  */
 import type { ActionLayer, BotActionsOptions, BudgetStatus } from "../actions/index.ts";
-import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
@@ -24,7 +23,6 @@ export interface BotRuntimeOptions {
   appId: string;
   enrolmentDay?: number;
   identity: BotIdentity;
-  api: ApiClient;
   layer: ActionLayer;
   store: Store;
   /** The bot's inbox, the only one it has (its plugins stage reads it too). */
@@ -94,7 +92,6 @@ export class BotRuntime {
       bot: this.name,
       userId: options.identity.userId,
       clock: options.clock,
-      api: options.api,
       layer: options.layer,
       log: options.log,
       specs: options.triggers,

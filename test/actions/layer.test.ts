@@ -586,6 +586,35 @@ describe("budget for plugins and status", () => {
     expect(bot.remaining("GET /2/posts/search/recent")).toBe(59);
   });
 
+  it("sends a described read itself, through the reader, budgeted, and in a dry run too", async () => {
+    for (const dryRun of [false, true]) {
+      const { system, clock } = setup({ dryRun });
+      const sent = recordingExecutor(clock);
+      const read: Array<{ endpoint: string; path: unknown; query: unknown }> = [];
+      const bot = system.bot({
+        bot: "g",
+        account: { ...account, plan: "basic" },
+        executor: sent.executor,
+        reader: async (action) => {
+          read.push({ endpoint: action.endpoint, path: action.path, query: action.query });
+          return { result: { data: [], meta: { result_count: 3 } }, headers: {} };
+        },
+      });
+      const answer = await bot.fetch(
+        "GET /2/users/:id/mentions",
+        { params: { id: "100" }, query: { max_results: 100 } },
+        { label: "mentions poll" },
+      );
+      expect(answer).toEqual({ data: [], meta: { result_count: 3 } });
+      expect(read).toEqual([
+        { endpoint: "GET /2/users/:id/mentions", path: { id: "100" }, query: { max_results: 100 } },
+      ]);
+      // Never through the executor (the bot's hold, or a dry run's made-up answers).
+      expect(sent.calls).toEqual([]);
+      expect(bot.remaining("GET /2/users/:id/mentions")).toBe(9);
+    }
+  });
+
   it("a read that can never run throws a ReadError naming the reason", async () => {
     const { system, clock } = setup();
     const bot = system.bot({

@@ -1,6 +1,6 @@
 /**
  * Executor step, the last. Invariant: it sends exactly one request (the bot's executor for
- * an action; a read brings its own) and reports what came back, the answer's body and headers, or the error (whose headers the client attached);
+ * an action, its reader for a described read; a read of another client brings its own) and reports what came back, the answer's body and headers, or the error (whose headers the client attached);
  * it decides nothing. In a dry run the executor answers as the service would, and the
  * outcome says `dry-run`.
  */
