@@ -31,11 +31,11 @@
  *   start`): an append is acknowledged only once its whole line is on disk (journal.ts); while
  *   the disk refuses writes, flushes wait (so the ledger sends nothing it could not record,
  *   and what was fetched meanwhile waits in memory) and the store tries again, every second at
- *   first, then every {@link RETRY_MAX_MS}; once space returns, what waited is written and goes
+ *   first, then every 10 s (state-writer.ts); once space returns, what waited is written and goes
  *   on. A stop meanwhile ({@link FileStore.stopping}) tries once more, then gives up on what it
  *   could not write, says so, and still releases the lock ({@link StateNotSavedError}).
  */
-import { mkdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
@@ -46,7 +46,6 @@ import { ShardedState } from "./sharded-state.ts";
 import { CREDENTIALS_SHARD, defaultShardRule, type ShardPath } from "./shards.ts";
 import {
   listStateFiles,
-  PARALLEL_FILES,
   readStateFiles,
   SINGLE_STATE_FILE_NAME,
   STATE_DIR_NAME,
@@ -59,13 +58,13 @@ import {
   StateFileAdapter,
   type StateFileData,
 } from "./state-file.ts";
-import { acquireLock, LOCK_FILE_NAME, type StateLock } from "./state-lock.ts";
-import { Journal, listJournals, openJournalFile, type OpenJournal } from "./journal.ts";
+import { acquireLock, LOCK_FILE_NAME } from "./state-lock.ts";
+import { Journal, openJournalFile, type OpenJournal } from "./journal.ts";
 import { readJournals, type JournalsRead } from "./journal-check.ts";
 import { SYNCED_MARK_NAME, SyncedMarkWriter, type SyncedMark } from "./synced-mark.ts";
 import type { Retention, Store } from "./store.ts";
-import { StateNotSavedError } from "./write-error.ts";
-import { WriteOutage } from "./write-outage.ts";
+import { StateWriter, type StateWriterOptions } from "./state-writer.ts";
+import type { StateNotSavedError } from "./write-error.ts";
 
 /** How {@link openFileStore} treats problems and whether it may write. */
 export interface FileStoreOptions {
@@ -374,294 +373,51 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-interface Waiter {
-  version: number;
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
-
 /** The files never journaled: the secrets' (see the module comment). */
 const UNJOURNALED: ReadonlySet<ShardPath> = new Set([CREDENTIALS_SHARD]);
 
-/** How long a change nobody flushes waits before it is appended (joined by what comes meanwhile). */
-const AUTOSAVE_MS = 50;
-
 /** Journal bytes after which the files are brought up to date and the journal started afresh. */
 const CHECKPOINT_BYTES = 8 * 1024 * 1024;
-/** The first wait before a failed write is tried again ({@link FileStoreOptions.retry}); doubled each time, up to {@link RETRY_MAX_MS}. */
-const RETRY_FIRST_MS = 1_000;
-/** The longest wait between two tries of a write that fails: what space coming back may wait to be used. */
-const RETRY_MAX_MS = 10_000;
-/** While writes keep failing, the log says so again this often. */
-const STILL_FAILING_LOG_MS = 5 * 60_000;
-/**
- * Files a checkpoint writes at once: few, so the journal's appends (which every flush waits
- * for) find a free thread of Node's file-system pool (4 by default) while it runs.
- */
-const CHECKPOINT_PARALLEL = 2;
 
+/** The {@link Store} over the state read, its writes left to a {@link StateWriter}. */
 function createFileStore(
   stateDir: string,
   state: ShardedState,
-  options: {
-    log: Logger;
-    readOnly: boolean;
-    lock: StateLock | undefined;
-    journal: Journal | undefined;
-    checkpointBytes: number;
-    foldNow: boolean;
-    retry?: { clock: Clock };
-  },
+  options: StateWriterOptions,
 ): { store: FileStore; folding: Promise<void> | undefined } {
-  const { log, readOnly, lock, journal } = options;
-  /** Failed writes tried again on the clock, while the flushes wait (`retry`); without it, a flush that cannot write rejects. */
-  const outage = options.retry
-    ? new WriteOutage({
-        stateDir,
-        clock: options.retry.clock,
-        log,
-        firstMs: RETRY_FIRST_MS,
-        maxMs: RETRY_MAX_MS,
-        remindMs: STILL_FAILING_LOG_MS,
-      })
-    : undefined;
-  /** Set by `stopping()`: a write that fails is no longer tried again, and what waits for it rejects. */
-  let giveUp = false;
-  /** Bumped by every change; `written` is the change count the journal holds. */
-  let version = 0;
-  let written = 0;
-  let writes = 0;
-  let filesWritten = 0;
-  let bytesWritten = 0;
-  let running = false;
-  let scheduled = false;
-  let autosave: NodeJS.Timeout | undefined;
-  /** The append a flush asked for, at the end of this turn of the event loop. */
-  let soon: NodeJS.Immediate | undefined;
-  let closed = false;
-  let waiters: Waiter[] = [];
-  let checkpointing: Promise<void> | undefined;
-  /** The write of the unjournaled files (the credentials) in progress. */
-  let unjournaledWrite: Promise<void> | undefined;
-  const made = new Set<string>([stateDir]);
-
-  const settle = (error?: Error) => {
-    const still: Waiter[] = [];
-    for (const w of waiters) {
-      if (error) w.reject(error);
-      else if (w.version <= written) w.resolve();
-      else still.push(w);
-    }
-    waiters = still;
-  };
-
-  /**
-   * Writes the unjournaled files that changed (credentials.json) whole, one write at a time
-   * (a flush and a checkpoint may both ask); resolves once what changed before the call is on
-   * disk, including what a write already under way holds.
-   */
-  const writeUnjournaled = async (): Promise<void> => {
-    while (unjournaledWrite) await unjournaledWrite.catch(() => undefined);
-    const paths = state.takeUnjournaled();
-    if (paths.length === 0) return;
-    unjournaledWrite = (async () => {
-      try {
-        const cost = await writeStateFiles(stateDir, paths, (path) => state.contents(path), made);
-        filesWritten += cost.files;
-        bytesWritten += cost.bytes;
-      } catch (error) {
-        for (const path of paths) state.markDirty(path);
-        throw error;
-      }
-    })().finally(() => {
-      unjournaledWrite = undefined;
-    });
-    await unjournaledWrite;
-  };
-
-  /**
-   * Appends until the journal holds every change; one append covers all changes made before
-   * it. While writes fail (`retry`), only the outage's next try (`retrying`) writes: a change
-   * or a flush meanwhile waits for it.
-   */
-  const run = async (retrying = false) => {
-    scheduled = false;
-    clearTimeout(autosave);
-    clearImmediate(soon);
-    soon = undefined;
-    if (running || !journal) return;
-    if (outage?.failing && !retrying && !giveUp) return;
-    running = true;
-    try {
-      while (written < version) {
-        const target = version;
-        const records = state.takeChanges();
-        try {
-          // The credentials first, whole: they are never in the journal (see the module comment).
-          if (unjournaledWrite || state.hasUnjournaledChanges) await writeUnjournaled();
-          if (records.length > 0) {
-            bytesWritten += await journal.append(records);
-            filesWritten++;
-            writes++;
-          }
-        } catch (error) {
-          state.restoreChanges(records);
-          throw error;
-        }
-        written = target;
-        outage?.ended(); // said before what waited goes on
-        settle();
-        if (journal.size >= options.checkpointBytes) void checkpoint();
-      }
-    } catch (cause) {
-      failed(cause);
-    } finally {
-      running = false;
-    }
-  };
-
-  /** A write failed: tried again later while the flushes wait (`retry`, not stopping), or the flushes reject. */
-  const failed = (cause: unknown) => {
-    if (outage && !giveUp) return outage.failed(cause, version - written, () => void run(true));
-    if (giveUp)
-      return settle(new StateNotSavedError(`not written: ${describeFsError(cause)}`, version - written, { cause }));
-    const error = new Error(
-      `cannot write the state in ${stateDir}: ${describeFsError(cause)}; postbot keeps the state in memory and retries on the next change`,
-      { cause },
-    );
-    log.error({ dir: stateDir, err: cause }, error.message);
-    settle(error);
-  };
-
-  /**
-   * Brings the files up to date with everything journaled so far, then removes those
-   * journals. Appends go on meanwhile, to a new journal; a crash at any point leaves the files
-   * and the journals still on disk, which together are the whole state.
-   */
-  const checkpoint = (parallel = CHECKPOINT_PARALLEL): Promise<void> => {
-    if (!journal) return Promise.resolve();
-    checkpointing ??= (async () => {
-      const upTo = journal.rotate();
-      const upToSeq = journal.started;
-      const batch = state.takeDirty();
-      try {
-        // First: a value moving into credentials.json (found in another file) is there before it leaves the other.
-        await writeUnjournaled();
-        const cost = await writeStateFiles(stateDir, batch, (path) => state.contents(path), made, parallel);
-        filesWritten += cost.files;
-        bytesWritten += cost.bytes;
-        await journal.removeUpTo(upTo, upToSeq);
-      } catch (error) {
-        for (const path of batch) state.markDirty(path);
-        log.error(
-          { dir: stateDir, err: error },
-          `cannot bring the files in ${stateDir} up to date: ${describeFsError(error)}; the journal keeps the state, and postbot tries again later`,
-        );
-      } finally {
-        checkpointing = undefined;
-      }
-    })();
-    return checkpointing;
-  };
-  // Journals left by the last run: fold them into the files.
-  const folding = options.foldNow ? checkpoint() : undefined;
-
-  const changed = () => {
-    if (closed) throw new Error(`the state store ${stateDir} is closed`);
-    version++;
-    if (!scheduled && !readOnly) {
-      scheduled = true;
-      // A change nobody awaits (a finished action, a budget window) is written a moment
-      // later, with whatever comes meanwhile: at 100 actions a second the next action's
-      // flush carries it, instead of one more append and fsync of its own.
-      autosave = setTimeout(() => void run(), AUTOSAVE_MS);
-    }
-  };
-
+  const writer = new StateWriter(stateDir, state, options);
   const store: FileStore = {
     path: stateDir,
     get writes() {
-      return writes;
+      return writer.writes;
     },
     get filesWritten() {
-      return filesWritten;
+      return writer.filesWritten;
     },
     get bytesWritten() {
-      return bytesWritten;
+      return writer.bytesWritten;
     },
     get: (ns, key) => state.get(ns, key),
     set(ns, key, value) {
       state.set(ns, key, value);
-      changed();
+      writer.changed();
     },
     adopt(ns, key, value) {
       state.set(ns, key, value, true);
-      changed();
+      writer.changed();
     },
     delete(ns, key) {
-      if (state.delete(ns, key)) changed();
+      if (state.delete(ns, key)) writer.changed();
     },
     entries: (ns) => state.entries(ns),
     whereIs: (ns, key) => join(stateDir, defaultShardRule(ns, key)),
     retain(ns: string, retention: Retention) {
       state.retain(ns, retention);
-      changed();
+      writer.changed();
     },
-    flush() {
-      if (readOnly || written >= version) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
-        waiters.push({ version, resolve, reject });
-        // Appended once this turn of the event loop is over, not at once: what the turn's
-        // promise chains set meanwhile joins the same append. A streamed mention's inbox and
-        // cursor are flushed as it arrives, and the reply its handler starts at once flushes its
-        // ledger mark a few microtasks later: one durable write before the reply leaves, not
-        // two in a row (at 100 mentions a second, each a wait on the disk).
-        if (!running) soon ??= setImmediate(() => void run());
-      });
-    },
-    stopping() {
-      if (giveUp) return;
-      giveUp = true;
-      outage?.cancel();
-      // The write waiting for its next try is tried now, once: what waits for it hears how it went.
-      if (outage?.failing && !running) void run(true);
-    },
-    async close() {
-      if (closed) return;
-      store.stopping();
-      const unsaved = await store.flush().then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      closed = true;
-      await checkpointing;
-      // Leaves the files whole and no journal behind; nothing else waits now.
-      if (unsaved === undefined) await checkpoint(PARALLEL_FILES);
-      await journal?.close();
-      // With no journal left, the mark has nothing to vouch for.
-      if (unsaved === undefined && journal && (await listJournals(stateDir)).length === 0)
-        await unlink(join(stateDir, SYNCED_MARK_NAME)).catch(() => undefined);
-      await lock?.release();
-      if (unsaved !== undefined) throw notSaved(stateDir, unsaved, outage?.seconds() ?? 0);
-    },
+    flush: () => writer.flush(),
+    stopping: () => writer.stopping(),
+    close: () => writer.close(),
   };
-  return { store, folding };
-}
-
-/**
- * What a close that could not write says (the lock is released all the same): how much was
- * not saved and why, what to do, and why nothing sent is lost: each action's ledger mark was
- * on disk before its request left (the next start checks those with the service), and a
- * trigger's cursor moves only in the write that saves what it fetched (the next start fetches
- * it again).
- */
-function notSaved(stateDir: string, error: unknown, seconds: number): StateNotSavedError {
-  const unsaved = error instanceof StateNotSavedError ? error.unsaved : 0;
-  const cause = error instanceof StateNotSavedError ? error.cause : error;
-  const since = seconds > 0 ? ` (writes had been failing for ${seconds} s)` : "";
-  return new StateNotSavedError(
-    `stopped without saving the last ${unsaved} changes to ${stateDir}${since}: ${describeFsError(cause)}; ${fsAdvice(cause, "check the state directory's permissions")} before the next start. Nothing sent is lost or sent twice: each action's ledger mark was on disk before its request left, and the next start checks those with the service; what this run fetched and could not save (mentions, messages) is fetched again`,
-    unsaved,
-    { cause },
-  );
+  return { store, folding: writer.folding };
 }

@@ -37,6 +37,7 @@ export const CHECKED_FOLDERS: readonly string[] = [
   "plugins",
   "redis",
   "runtime",
+  "store",
   "triggers",
   "sandbox/admin",
   "sandbox/crowd",
