@@ -26,6 +26,7 @@ export const CHECKED_FOLDERS: readonly string[] = [
   "actions",
   "api",
   "auth-flows",
+  "cli",
   "config",
   "connect",
   "credentials",

@@ -78,7 +78,7 @@ const advanceDemo = (ms: number) => async (session: Session) => {
 /**
  * When `bot start` serves everything: "all bots started", its last start-up line, logged once
  * the status page, the admin API, the connect pages and the demo's file for `bot say` answer
- * (src/cli/commands/start.ts; it used to come before the connect pages were mounted, and a
+ * (src/cli/start.ts; it used to come before the connect pages were mounted, and a
  * `curl` right after it could get a 404).
  */
 const STARTED = /"msg":"all bots started; stop with Ctrl-C"/;

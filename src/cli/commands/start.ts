@@ -11,16 +11,10 @@
  * Exit codes of a stop: 0, stopped and saved; 3, stopped, but the state's Redis was
  * unreachable (`--state`) or the disk of `--data` refused the last writes (full): what could
  * not be saved is logged, and nothing sent is lost; 1, the stop did not end within
- * {@link HARD_STOP_MS} (or a second signal came).
+ * 9.5 seconds (or a second signal came). The work is in `src/cli/start.ts`.
  */
 import type { Command } from "commander";
-import { UserError } from "../../errors.ts";
-
-/** Stopping must end before a service manager's 10 s; past this, the process exits anyway. */
-const HARD_STOP_MS = 9_500;
-
-/** The exit code of a stop that could not save the state: its Redis was unreachable, or its disk full. */
-export const EXIT_UNSAVED = 3;
+import type { StartCommandOptions } from "../start.ts";
 
 export default function register(program: Command): void {
   program
@@ -79,159 +73,8 @@ With --http, POSTBOT_ADMIN_TOKEN (at least 16 random characters) turns on the ad
 list, add, replace, remove, pause and resume bots (Authorization: Bearer TOKEN);
 POSTBOT_ADMIN_TOKEN_NAME names its holder in the log (default admin).`,
     )
-    .action(
-      async ({
-        http,
-        state,
-        lease,
-        publicUrl,
-        templates,
-        ...options
-      }: {
-        bots: string;
-        plugins: string;
-        data: string;
-        state?: string;
-        lease?: string;
-        only?: string[];
-        afresh?: string[];
-        dryRun?: boolean;
-        http?: string | true;
-        publicUrl?: string;
-        templates?: string;
-      }) => {
-        const [{ start }, { createLogger }, { createClock }, observe, { loadEnv }] = await Promise.all([
-          import("../../hosting/start.ts"),
-          import("../../log.ts"),
-          import("../../clock.ts"),
-          import("../../observe/index.ts"),
-          import("../../config/index.ts"),
-        ]);
-        const { leaseOption, stateOption } = await import("../state-option.ts");
-        const shared = stateOption(state, process.env);
-        if (!shared) {
-          // The demo holds the data directory: say what to do rather than refuse its lock.
-          const { besideDemo, runningDemo } = await import("../demo-access.ts");
-          const demo = await runningDemo(options.data);
-          if (demo) throw new UserError(besideDemo(demo, options.data, options.bots, options.only));
-        }
-        const leaseMs = leaseOption(lease, shared);
-        const address =
-          http === undefined
-            ? undefined
-            : http === true
-              ? observe.DEFAULT_HTTP_ADDRESS
-              : observe.parseHttpAddress(http);
-        const { parsePublicUrl, serveConnect } = await import("../../connect/index.ts");
-        const { templatesDirOf } = await import("../../config/template.ts");
-        if (publicUrl !== undefined && !address)
-          throw new UserError(
-            "--public-url is where browsers reach the --http server's connect pages; give --http too (--http 127.0.0.1:9464 behind a proxy, say)",
-            { exitCode: 2 },
-          );
-        const connectUrl = publicUrl === undefined ? undefined : parsePublicUrl(publicUrl);
-        const logger = createLogger();
-        const clock = createClock();
-        // Signals are caught from the very start: one arriving while the bots start stops them
-        // as soon as they have started; a second one while stopping exits at once.
-        let received: string | undefined;
-        let wake: ((signal: string) => void) | undefined;
-        const starting = new AbortController();
-        const onSignal = (signal: string) => {
-          if (received) {
-            logger.warn(`${signal} again: exiting without waiting for the stop to finish`);
-            process.exit(1);
-          }
-          received = signal;
-          starting.abort();
-          wake?.(signal);
-        };
-        process.on("SIGINT", onSignal);
-        process.on("SIGTERM", onSignal);
-        // SIGHUP reads the bots directory again (it would end the process otherwise).
-        let reread: (() => void) | undefined;
-        process.on("SIGHUP", () => {
-          if (!reread) return logger.info("SIGHUP while the bots start: the bots directory is read once they run");
-          reread();
-        });
-        // The admin API's token, from the environment or .env as the bot files' variables.
-        const admin = address ? observe.adminAccess(loadEnv({ botsDir: options.bots }).vars) : undefined;
-        // The status server comes first, so /healthz answers and /readyz says "starting" while the bots start.
-        const server = address
-          ? await observe.startObserveServer({ ...address, clock, logger, ...(admin ? { admin } : {}) })
-          : undefined;
-        let republish: (() => void) | undefined;
-        const started = await start({
-          ...options,
-          ...(shared ? { state: shared } : {}),
-          ...(leaseMs ? { leaseMs } : {}),
-          clock,
-          logger,
-          signal: starting.signal,
-          ...(server ? { observer: server.observer } : {}),
-          onFleetChange: () => republish?.(),
-        }).catch(async (err: unknown) => {
-          await server?.close();
-          // A signal while waiting for the service ends the start; nothing ran, nothing to save.
-          if (!starting.signal.aborted) throw err;
-          logger.info(`${received}: stopped before the bots started`);
-          process.exit(0);
-        });
-        // Read where the actions keep it: a dry run's model budgets are the state's and its own uses since.
-        server?.attach(observe.runtimeSource(started.runtime, clock, started.runtime.actions.store));
-        server?.manage(started.fleet);
-        server?.review(started.desk);
-        let connectPage: string | undefined;
-        if (server) {
-          const { pages } = await serveConnect({
-            started,
-            publicUrl: connectUrl ?? server.url,
-            templatesDir: templates ?? templatesDirOf(options.bots),
-            clock,
-            logger,
-          });
-          server.mount(pages);
-          const link = pages.connectLink();
-          if (link) connectPage = `${connectUrl ?? server.url}${link}`;
-        }
-        reread = () => {
-          logger.info(`SIGHUP: reading ${options.bots} again`);
-          void started.fleet.readFiles(undefined, "changed");
-        };
-        const { announceDemo, demoAccessOf, demoBots, publishDemo } = await import("../demo-access.ts");
-        const sandbox = started.sandbox;
-        const published = () => {
-          const bots = demoBots(started.runtime.bots);
-          return { bots, access: demoAccessOf(sandbox!, bots, options.bots) };
-        };
-        const first = sandbox ? published() : undefined;
-        const unpublish = first
-          ? await announceDemo(options.data, first.access, first.bots, logger, connectPage)
-          : undefined;
-        // `bot say` finds the bots of the demo as they are now.
-        if (sandbox)
-          republish = () => {
-            void publishDemo(options.data, published().access).catch(() => undefined);
-          };
-        // Last: everything the line announces answers by now (/readyz, the admin API, /connect, `bot say`).
-        started.sayStarted();
-        const signal = received ?? (await new Promise<string>((resolve) => (wake = resolve)));
-        logger.info(`${signal}: stopping (actions in flight may finish; state is saved)`);
-        const hard = setTimeout(() => {
-          logger.error(`could not stop within ${HARD_STOP_MS / 1000} s; exiting without waiting further`);
-          process.exit(1);
-        }, HARD_STOP_MS);
-        hard.unref();
-        server?.stopping();
-        republish = undefined;
-        await unpublish?.();
-        const { saved } = await started.stop();
-        await server?.close();
-        clearTimeout(hard);
-        if (saved) logger.info(options.dryRun ? "stopped; dry run: the state is as it was" : "stopped; state saved");
-        else logger.warn(`stopped; the state could not all be saved (see above); exit ${EXIT_UNSAVED}`);
-        // Whatever a plugin left running (a timer, a socket) must not keep the process alive.
-        process.exit(saved ? 0 : EXIT_UNSAVED);
-      },
-    );
+    .action(async (options: StartCommandOptions) => {
+      const { startCommand } = await import("../start.ts");
+      await startCommand(options);
+    });
 }
