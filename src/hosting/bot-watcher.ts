@@ -5,8 +5,9 @@
  * they name ({@link Fleet.readFiles}); an event that names no file reads the whole directory.
  *
  * The plugins directory is watched too: a plugin's own file that changed is imported afresh
- * and the bots that use it restart with its new code ({@link Fleet.pluginChanged}); a module
- * that plugins import is imported once per process, which the log says.
+ * and the bots that use it restart with its new code ({@link Fleet.pluginChanged}), as do the
+ * bots of the bundled plugins that import a module that changed (src/plugins/bundle.ts); a
+ * plugin not bundled imports a module once per process, which the log says.
  *
  * `fs.watch` is enough here (one directory of bot files, and one of plugins, on Linux's
  * inotify and macOS's FSEvents); the `chokidar` library's polling fallback and globbing are

@@ -13,7 +13,7 @@
  * runs each bot.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { Clock } from "../clock.ts";
 import {
   BOT_FILE_PATTERN,
@@ -27,6 +27,7 @@ import {
 } from "../config/index.ts";
 import { displayPath } from "../display-path.ts";
 import { findPlugin } from "../plugins/discover.ts";
+import { pluginsImporting } from "../plugins/load.ts";
 import type { Logger } from "../log.ts";
 import type { DynamicBot, DynamicBots, FleetPause } from "../store/dynamic-bots.ts";
 import { PluginSetupError } from "../plugins/setup-error.ts";
@@ -489,12 +490,14 @@ export class Fleet {
    * A file of the plugins directory changed (`file`, relative to it). When it is a plugin's
    * own file (`NAME.ts`, `NAME/index.ts`...), the plugin is imported afresh and each running
    * bot that uses it restarts with the new code, checked as a changed bot file is (a problem
-   * is reported, and the bot goes on with the code it had). A module that plugins import is
-   * not imported again (a process imports a module once): the log says a restart is needed.
+   * is reported, and the bot goes on with the code it had). A module that plugins import:
+   * the plugins whose bundles hold it (src/plugins/bundle.ts) are bundled again and their
+   * bots restart the same way; not bundled (from source, through the module hooks), it is not
+   * imported again (a process imports a module once): the log says a restart is needed.
    */
   pluginChanged(file: string): Promise<void> {
     return this.serial(async () => {
-      const { logger, runtime } = this.options;
+      const { logger } = this.options;
       const dir = resolve(this.cwd, this.options.pluginsDir);
       const shown = displayPath(join(dir, file), this.cwd);
       const name = pluginNameOf(file);
@@ -507,22 +510,32 @@ export class Fleet {
         );
       }
       if (!name || found?.file !== join(dir, file)) {
+        // Bundled, the plugins that import it are bundled again with its new code.
+        const importers = pluginsImporting(join(dir, file)).flatMap((f) => pluginNameOf(relative(dir, f)) ?? []);
+        for (const importer of importers) await this.restartUsers(importer, shown);
+        if (importers.length > 0) return;
         return logger.warn(
           { plugin: file },
           `${shown} changed: it is a module that plugins import, not a plugin's own file, and a module is imported once: restart bot start to use it (a plugin's own file is imported again as it changes)`,
         );
       }
-      this.plugins.reload(name);
-      const users = [...runtime.fleet()]
-        .filter(([, h]) => h.config.plugins.some((p) => p.name === name))
-        .map(([bot]) => bot);
-      if (users.length === 0)
-        return logger.info(
-          { plugin: name },
-          `${shown} changed: no running bot uses plugin ${name}; a bot file that names it gets its code as it is now`,
-        );
-      for (const bot of users) await this.restartWithPlugin(bot, name, shown);
+      await this.restartUsers(name, shown);
     });
+  }
+
+  /** Plugin `name` imported afresh (its code, or a module it imports, changed: `shown`), and each running bot that uses it restarted with it. */
+  private async restartUsers(name: string, shown: string): Promise<void> {
+    const { logger, runtime } = this.options;
+    this.plugins.reload(name);
+    const users = [...runtime.fleet()]
+      .filter(([, h]) => h.config.plugins.some((p) => p.name === name))
+      .map(([bot]) => bot);
+    if (users.length === 0)
+      return logger.info(
+        { plugin: name },
+        `${shown} changed: no running bot uses plugin ${name}; a bot file that names it gets its code as it is now`,
+      );
+    for (const bot of users) await this.restartWithPlugin(bot, name, shown);
   }
 
   /** Restarts `bot` with plugin `name` imported afresh (its configuration as it is: file or state). */

@@ -44,14 +44,18 @@ interface Manifest {
 const FORMAT = 1;
 
 /**
- * The URL of the bundle of the plugin `file`, built in `.postbot/plugins/` of `projectDir`
+ * The URL of the bundle of the plugin `file`, and the files it was bundled from, built in `.postbot/plugins/` of `projectDir`
  * unless its manifest says none of its inputs changed. `entries` are this postbot's
  * entry points by the names plugins import. Throws esbuild's error when the plugin cannot be
  * compiled (a syntax error, an import of a file that is not there; each error's location
  * names its file absolutely), and a file system error
  * when the bundle cannot be written (the caller then loads the plugin another way).
  */
-export async function bundledPlugin(file: string, projectDir: string, entries: Record<string, string>): Promise<URL> {
+export async function bundledPlugin(
+  file: string,
+  projectDir: string,
+  entries: Record<string, string>,
+): Promise<{ url: URL; files: string[] }> {
   const cacheDir = join(projectDir, ".postbot", "plugins");
   const id = `${basename(file, extname(file))}-${hash(file).slice(0, 8)}`;
   const manifestFile = join(cacheDir, `${id}.json`);
@@ -60,7 +64,7 @@ export async function bundledPlugin(file: string, projectDir: string, entries: R
   if (previous && previous.file === file && previous.key === key && unchanged(previous, cacheDir)) {
     bundleCounts.reused++;
     debug("plugin %s: its bundle %s is up to date", file, previous.bundle);
-    return pathToFileURL(join(cacheDir, previous.bundle));
+    return { url: pathToFileURL(join(cacheDir, previous.bundle)), files: Object.keys(previous.inputs) };
   }
   const { text, inputs } = await build(file, projectDir, cacheDir, entries);
   bundleCounts.built++;
@@ -72,7 +76,7 @@ export async function bundledPlugin(file: string, projectDir: string, entries: R
   writeAtomically(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   if (previous && previous.bundle !== bundle) rmSync(join(cacheDir, previous.bundle), { force: true });
   debug("plugin %s: bundled into %s (%d files)", file, bundle, inputs.length);
-  return pathToFileURL(join(cacheDir, bundle));
+  return { url: pathToFileURL(join(cacheDir, bundle)), files: inputs };
 }
 
 /** Bundles `file` with esbuild (imported only here: a reused bundle never loads it). */

@@ -38,8 +38,9 @@ export type LoadedPlugin =
  */
 export async function loadPlugin(location: PluginLocation, fresh = 0): Promise<LoadedPlugin> {
   let module: Record<string, unknown>;
+  let files: readonly string[] | undefined;
   try {
-    module = await importModule(location, fresh);
+    ({ module, files } = await importModule(location, fresh));
   } catch (error) {
     return {
       ok: false,
@@ -50,10 +51,26 @@ export async function loadPlugin(location: PluginLocation, fresh = 0): Promise<L
   const definition = definitionOf(module);
   const problem = definitionProblem(definition);
   if (problem) return { ok: false, location, message: `(${location.label}) is not a plugin: ${problem}` };
+  if (files) bundledFiles.set(location.file, files);
   return { ok: true, location, definition: definition as Plugin };
 }
 
-async function importModule(location: PluginLocation, fresh: number): Promise<Record<string, unknown>> {
+/** The files of each plugin's last bundle that loaded, by the plugin's file: process-wide, as Node's module cache is. */
+const bundledFiles = new Map<string, readonly string[]>();
+
+/**
+ * The plugins (their files) whose last bundle that loaded holds `file` as a module they
+ * import: a change to it is theirs too (`bot start` loads them again, and a fix to it after
+ * a failed reload as well). None for plugins not bundled: from source, or loaded through
+ * the module hooks, a module is imported once per process.
+ */
+export function pluginsImporting(file: string): string[] {
+  return [...bundledFiles].filter(([plugin, files]) => plugin !== file && files.includes(file)).map(([p]) => p);
+}
+
+type Imported = { module: Record<string, unknown>; files?: readonly string[] };
+
+async function importModule(location: PluginLocation, fresh: number): Promise<Imported> {
   const change = fresh > 0 ? `?change=${fresh}` : "";
   // A built-in is compiled with the postbot that runs it: it needs neither bundle nor loader.
   const compiled = !runsFromSource() && location.kind !== "built-in";
@@ -62,16 +79,16 @@ async function importModule(location: PluginLocation, fresh: number): Promise<Re
     // The bundle's inline source map: an error's stack names the plugin's own file and line.
     process.setSourceMapsEnabled(true);
     try {
-      return (await import(bundle.href + change)) as Record<string, unknown>;
+      return { module: (await import(bundle.url.href + change)) as Record<string, unknown>, files: bundle.files };
     } catch (error) {
       // Node names the bundle (a package it imports is missing...): the user wrote the plugin.
       const e = error as { message?: unknown };
-      if (typeof e?.message === "string") e.message = e.message.replaceAll(fileURLToPath(bundle), location.file);
+      if (typeof e?.message === "string") e.message = e.message.replaceAll(fileURLToPath(bundle.url), location.file);
       throw error;
     }
   }
   if (compiled) await pluginLoader(/\.[cm]?tsx?$/.test(location.file));
-  return (await import(pathToFileURL(location.file).href + change)) as Record<string, unknown>;
+  return { module: (await import(pathToFileURL(location.file).href + change)) as Record<string, unknown> };
 }
 
 /**
@@ -83,7 +100,7 @@ async function importModule(location: PluginLocation, fresh: number): Promise<Re
  * error, and the advice, stay those of `bot` from source), a project that cannot be written.
  * A compile error (a syntax error, an import of no file) is thrown: the plugin's problem.
  */
-async function bundleOf(location: PluginLocation): Promise<URL | undefined> {
+async function bundleOf(location: PluginLocation): Promise<{ url: URL; files: string[] } | undefined> {
   if (location.kind !== "file") return void debug("plugin %s: a package's, loaded through module hooks", location.file);
   const pkg = nearestPackageJson(dirname(location.file));
   if (!pkg || (!/\.m[jt]s$/.test(location.file) && packageType(pkg) !== "module"))

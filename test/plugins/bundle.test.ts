@@ -37,17 +37,18 @@ beforeAll(() => {
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 const pluginFile = () => join(project, "plugins", "greet.ts");
-const load = async (url: URL) => (await import(url.href)) as Record<string, unknown>;
+const load = async ({ url }: { url: URL }) => (await import(url.href)) as Record<string, unknown>;
 
 describe("a bundled plugin", () => {
   it("is built once, then reused without esbuild while its files are unchanged", async () => {
     const built = bundleCounts.built;
     const first = await bundledPlugin(pluginFile(), project, postbotEntries());
     expect(bundleCounts.built).toBe(built + 1);
-    expect(fileURLToPath(first).startsWith(join(project, ".postbot", "plugins", "greet-"))).toBe(true);
+    expect(first.files.sort()).toEqual([pluginFile(), join(project, "plugins", "lib", "words.ts")]);
+    expect(fileURLToPath(first.url).startsWith(join(project, ".postbot", "plugins", "greet-"))).toBe(true);
     const reused = bundleCounts.reused;
     const again = await bundledPlugin(pluginFile(), project, postbotEntries());
-    expect(again.href).toBe(first.href);
+    expect(again.url.href).toBe(first.url.href);
     expect(bundleCounts).toMatchObject({ built: built + 1, reused: reused + 1 });
     // Its manifest lists the plugin's files, the module it imports included.
     const cache = join(project, ".postbot", "plugins");
@@ -86,7 +87,7 @@ describe("a bundled plugin", () => {
     const built = bundleCounts.built;
     const after = await bundledPlugin(pluginFile(), project, postbotEntries());
     expect(bundleCounts.built).toBe(built + 1);
-    expect(after.href).not.toBe(before.href);
+    expect(after.url.href).not.toBe(before.url.href);
     expect((await load(after)).words).toBe("good morning");
   });
 

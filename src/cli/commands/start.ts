@@ -62,7 +62,8 @@ environment, then .env). Without POSTBOT_BASE_URL the bots run against an embedd
 While it runs, a bot file added, changed or removed in --bots starts, restarts or stops its
 bot alone (a file with problems is reported and its bot goes on as it was); SIGHUP reads the
 whole directory again. A plugin's file that changes restarts the bots that use it with its
-new code; a module that plugins import is imported once (restart to use its changes).
+new code, and so does a module it imports (the plugin is bundled again; a plugin loaded
+without a bundle imports such a module once: restart to use its changes).
 
 With --http, people connect their own account at /connect/NAME: they sign in with the service,
 and the bot of templates/NAME.yaml starts as their account ({account.username} in its name

@@ -3,13 +3,14 @@
  * the project's `.postbot/plugins/` (src/plugins/bundle.ts): built on the first `bot validate`,
  * imported as it is by the next while no file of it changed (esbuild is not started), and,
  * where `.postbot` cannot be written, loaded through the module hooks instead.
- * `NODE_DEBUG=postbot` says which.
+ * `NODE_DEBUG=postbot` says which. While `bot start` runs, a change to a module the plugin
+ * imports restarts its bots with the new code (a plugin bundled again).
  */
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { killBots, runBot } from "../../helpers/cli.ts";
+import { killBots, lineReader, runBot, spawnBot } from "../../helpers/cli.ts";
 
 const dirs: string[] = [];
 afterEach(killBots);
@@ -19,18 +20,20 @@ afterAll(async () => {
 
 const PLUGIN = `import { definePlugin } from "postbot";
 import { z } from "zod";
-import { GREETING } from "./lib/words.ts";
+import { GREETING, NAME } from "./lib/words.ts";
 
 export default definePlugin({
   name: "greet",
   options: z.strictObject({ text: z.string().default(GREETING) }),
   setup(bot, options) {
     bot.on("mention", async (ctx) => {
-      await ctx.reply(options.text);
+      await ctx.reply(\`\${options.text}, \${NAME}: \${ctx.post.text.replace(/@\\w+\\s*/g, "")}\`);
     });
   },
 });
 `;
+
+const words = (name: string) => `export const GREETING: string = "hello";\nexport const NAME = "${name}";\n`;
 
 /** A project: ES modules, zod in its node_modules, one bot that uses its plugin `greet`. */
 async function project(): Promise<string> {
@@ -41,7 +44,7 @@ async function project(): Promise<string> {
   await symlink(resolve("node_modules/zod"), join(dir, "node_modules", "zod"));
   await mkdir(join(dir, "plugins", "lib"), { recursive: true });
   await writeFile(join(dir, "plugins", "greet.ts"), PLUGIN);
-  await writeFile(join(dir, "plugins", "lib", "words.ts"), 'export const GREETING: string = "hello";\n');
+  await writeFile(join(dir, "plugins", "lib", "words.ts"), words("friend"));
   await mkdir(join(dir, "bots"));
   await writeFile(
     join(dir, "bots", "hi.yaml"),
@@ -77,4 +80,27 @@ describe("a project's plugin, compiled postbot", () => {
     expect(run).toMatchObject({ code: 0, stdout: OK });
     expect(run.stderr).toMatch(/plugin \S+greet\.ts: not bundled \(.+\), loaded through module hooks/);
   }, 60_000);
+
+  it("restarts the bots of a plugin with the new code of a module it imports, while bot start runs", async () => {
+    const dir = await project();
+    const data = join(dir, "data");
+    const child = spawnBot(["start", "--data", data, "--http", "127.0.0.1:0"], { cwd: dir });
+    const out = lineReader(child.stdout);
+    await out.waitFor(/"msg":"all bots started/);
+    const say = async (text: string) => {
+      const run = await runBot(["say", "--as", "alice", "--data", data, "--wait", "60", text], {}, { cwd: dir });
+      expect(run.stderr).toBe("");
+      return run.stdout;
+    };
+    expect(await say("@hi there")).toContain("hello, friend: there");
+
+    await writeFile(join(dir, "plugins", "lib", "words.ts"), words("neighbour"));
+    await out.waitFor(/"msg":"bot hi restarted with the new code of plugin greet \(by plugins\/lib\/words\.ts\)/);
+    expect(await say("@hi again")).toContain("hello, neighbour: again");
+    expect(out.lines.join("\n")).not.toContain("restart bot start to use it");
+
+    const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  }, 120_000);
 });
