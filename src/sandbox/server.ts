@@ -4,6 +4,8 @@
  * target, routes it (v2 catalog, OAuth endpoints, admin API), reads the body with a cap,
  * authenticates, checks methods, scopes and plan, meters the limits, calls the handler and
  * writes JSON or a stream. Nothing a client sends can crash it: every failure is an answer.
+ * This file is the wiring (state, platform, server, saving, closing); the ways a request
+ * takes are in `serve/` (`dispatch.ts` picks one by the path).
  *
  * The sandbox serves plain HTTP. The spec requires HTTPS for every OAuth step; postbot's
  * client allows plain HTTP only to loopback addresses, which is where the sandbox listens,
@@ -19,50 +21,24 @@
  */
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { matchEndpoint, type Endpoint } from "../api/endpoints.ts";
 import { createClock, type AdjustableClock } from "../clock.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import type { Plan } from "../limits/types.ts";
 import { createAdminApi, type SandboxAdmin } from "./admin/in-process.ts";
-import { adminHandler, createAdminRoutes } from "./admin/routes.ts";
-import { checkAccess } from "./auth/access.ts";
-import { authenticate } from "./auth/authenticate.ts";
-import { sameSecret } from "./auth/credentials.ts";
+import { createAdminRoutes } from "./admin/routes.ts";
 import { NonceCache } from "./auth/nonces.ts";
 import { flows } from "./auth/state.ts";
-import { baseStringUri } from "./auth/oauth1.ts";
-import { matchOAuthRoute, meterOAuth, OAUTH_ROUTES } from "./auth/routes.ts";
-import { parseCookies } from "../cookies.ts";
-import { refusePlainHttp } from "./auth/transport.ts";
 import { TIMESTAMP_WINDOW_MS } from "./auth/verify-oauth1.ts";
 import { FaultRegistry } from "./faults.ts";
-import { jsonReply, problemReply, replyOf, ReplyError, textReply, type Reply } from "./http/reply.ts";
-import {
-  ClientGone,
-  formBody,
-  hasBody,
-  jsonBody,
-  NO_BODY,
-  parseTarget,
-  readBody,
-  tokenRequestFields,
-  type Target,
-} from "./http/request.ts";
-import { PlatformRequest } from "./http/route-request.ts";
-import { writeStream, type OpenStream } from "./http/stream.ts";
-import { checkCap } from "./meter/cap.ts";
-import { meterRequest } from "./meter/limits.ts";
+import type { OpenStream } from "./http/stream.ts";
 import { WindowBook } from "./meter/windows.ts";
-import { countRequest } from "./meter/stats.ts";
 import { createData } from "./model/index.ts";
-import type { Incoming, Platform } from "./platform.ts";
-import { ApiProblem, httpProblem, notFound } from "./problems.ts";
-import { isStream, type SandboxContext, type SandboxEventMap } from "./route.ts";
-import { CHAT_COMPLETIONS_PATH, chatCompletions } from "./routes/chat-completions.ts";
-import { fileRoute } from "./routes/files.ts";
-import { routes } from "./routes/index.ts";
+import type { Platform } from "./platform.ts";
+import type { SandboxContext, SandboxEventMap } from "./route.ts";
+import { dispatch } from "./serve/dispatch.ts";
+import { errorReply, send, type Serving } from "./serve/serving.ts";
 import { loadState, saveState } from "./state.ts";
 
 export interface SandboxOptions {
@@ -127,22 +103,17 @@ const TIMEOUT_CHECK_MS = 1_000;
  * with a problem body. The service's own bound is not published; 16 KiB is common.
  */
 const MAX_HEADER_BYTES = 16 * 1024;
-/** Status counted for a request whose client hung up mid-body (nginx's "client closed request"). */
-const CLIENT_GONE = 499;
-const NO_COOKIES: ReadonlyMap<string, string> = new Map();
 /** How often (real time) the state is saved while running, so a crash loses at most this much. */
 const AUTOSAVE_MS = 30_000;
 
-/** Creates and starts a sandbox. */
+/**
+ * Creates and starts a sandbox: its state (loaded or new), the platform its parts share, the
+ * HTTP server that hands every request to `serve/dispatch.ts`, and its saving and closing.
+ */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const clock = options.clock ?? createClock();
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? "127.0.0.1";
-  const bodyLimits = {
-    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
-    timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
-    clock,
-  };
   const adminToken = options.adminToken ?? randomBytes(24).toString("base64url");
   const data = (options.stateFile && (await loadState(options.stateFile))) || createData();
   const context: SandboxContext = { data, clock, events: new EventEmitter<SandboxEventMap>() };
@@ -156,248 +127,43 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     defaultPlan: options.plan ?? "pro",
     adminToken,
   };
-  const adminTable = createAdminRoutes(p);
-  const streams = new Set<OpenStream>();
   const closing = new AbortController();
-  let hostHeader = host;
-
-  const send = (res: ServerResponse, reply: Reply) => {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(reply.status, {
-      // The service's own time, as a client reads it to sign with (Node's default Date is the host's).
-      date: new Date(clock.now()).toUTCString(),
-      ...reply.headers,
-      "content-length": String(Buffer.byteLength(reply.body)),
-    });
-    res.end(reply.body);
+  const s: Serving = {
+    p,
+    bodyLimits: {
+      maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+      timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+      clock,
+    },
+    adminTable: createAdminRoutes(p),
+    streams: new Set<OpenStream>(),
+    closing: closing.signal,
+    hostHeader: host,
+    chatCompletionsKey: options.chatCompletionsKey,
   };
+  const server = httpServer(s, options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS);
+  const port = await listen(server, options.port ?? 0, host);
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  s.hostHeader = `${hostPart}:${port}`;
+  const url = `http://${hostPart}:${port}`;
+  context.url = url;
+  const { save, close } = keeping(s, server, closing, options.stateFile);
+  logger.debug({ url, plan: p.defaultPlan, stateFile: options.stateFile }, "sandbox listening");
+  return { url, adminToken, context, clock, admin: createAdminApi(s.adminTable, context), save, close };
+}
 
-  /** Any thrown value as an answer; a bug is logged and answered with a 500 problem. */
-  const errorReply = (err: unknown, where: string): Reply => {
-    if (err instanceof ApiProblem) return replyOf(err);
-    if (err instanceof ReplyError) return err.reply;
-    if (err instanceof ClientGone) {
-      logger.debug({ where }, "client closed the connection mid-body");
-      return { status: CLIENT_GONE, headers: {}, body: "" };
-    }
-    logger.error({ err, where }, "sandbox handler failed");
-    return problemReply(500, {
-      title: "Internal Server Error",
-      detail: `The sandbox failed while handling ${where}; the error is in its log.`,
-      type: "about:blank",
-      status: 500,
-    });
-  };
-
-  /** The request as the platform's parts read it; cookies only where pages use them. */
-  const incoming = (req: IncomingMessage, target: Target, body: Buffer, withCookies = false): Incoming => ({
-    req,
-    method: req.method ?? "GET",
-    target,
-    body,
-    form: formBody(req, body),
-    uri: baseStringUri("http", req.headers.host ?? hostHeader, target.pathname),
-    cookies: withCookies ? parseCookies(req.headers.cookie) : NO_COOKIES,
-  });
-
-  /** Applies a request-phase fault; true when it answered (or killed) the request. */
-  const requestFault = async (route: string, req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    const fault = p.faults.take(route, "request");
-    if (!fault) return false;
-    if (fault.kind === "delay") {
-      // A client that hangs up during the delay is gone: its request is not handled (a
-      // stream would take the app's one connection for nobody).
-      const gone = new AbortController();
-      const leave = () => gone.abort();
-      res.once("close", leave);
-      try {
-        await clock.sleep(fault.delay_ms, AbortSignal.any([closing.signal, gone.signal]));
-      } catch (err) {
-        if (closing.signal.aborted) throw err;
-        countRequest(data, route, CLIENT_GONE);
-        return true;
-      } finally {
-        res.off("close", leave);
-      }
-      return false;
-    }
-    if (fault.kind === "reset") {
-      req.socket.destroy();
-      return true;
-    }
-    if (fault.kind === "error") {
-      const body =
-        fault.body === undefined
-          ? {
-              title: STATUS_CODES[fault.status] ?? "Error",
-              detail: STATUS_CODES[fault.status] ?? "Error",
-              type: "about:blank",
-              status: fault.status,
-            }
-          : fault.body;
-      const reply = typeof body === "string" ? textReply(fault.status, body) : jsonReply(fault.status, body);
-      send(res, { ...reply, headers: { ...reply.headers, ...fault.headers } });
-      countRequest(data, route, fault.status);
-      return true;
-    }
-    return false;
-  };
-
-  async function serveV2(
-    req: IncomingMessage,
-    res: ServerResponse,
-    target: Target,
-    endpoint: Endpoint,
-    params: Record<string, string>,
-  ) {
-    const route = endpoint.key;
-    if (p.faults.has(route) && (await requestFault(route, req, res))) return;
-    let headers: Record<string, string> = {};
-    let status = 500;
-    try {
-      const body = hasBody(req) ? await readBody(req, bodyLimits) : NO_BODY;
-      const inc = incoming(req, target, body);
-      const { caller, userKey, access } = authenticate(p, inc);
-      checkAccess(endpoint, caller, access);
-      const now = clock.now();
-      checkCap(data, route, caller.app, now);
-      headers = meterRequest(p.windows, route, caller.app, userKey, now);
-      const json = jsonBody(req, body);
-      const handler = routes[route];
-      if (!handler) throw notFound(`${route} has no handler in this sandbox yet.`);
-      const rr = new PlatformRequest(context, endpoint, params, target.query, json, caller, res);
-      const answer = handler(rr);
-      const result = answer instanceof Promise ? await answer : answer;
-      if (isStream(result)) {
-        status = 200;
-        // The stream may end before writeStream returns (a drop fault at message 0), so
-        // onEnd must not need what it returns.
-        let open: OpenStream | undefined;
-        open = writeStream({
-          res,
-          clock,
-          logger,
-          result,
-          headers,
-          fault: p.faults.take(route, "stream"),
-          onEnd: () => {
-            if (open) streams.delete(open);
-            rr.leave();
-          },
-        });
-        if (!res.writableEnded) streams.add(open);
-        return;
-      }
-      status = result.status;
-      send(res, {
-        status,
-        headers: { "content-type": "application/json; charset=utf-8", ...headers, ...result.headers },
-        body: result.body === undefined ? "" : JSON.stringify(result.body),
-      });
-    } catch (err) {
-      const reply = errorReply(err, route);
-      status = reply.status;
-      send(res, { ...reply, headers: { ...headers, ...reply.headers } });
-    } finally {
-      countRequest(data, route, status);
-    }
-  }
-
-  async function serveOAuth(req: IncomingMessage, res: ServerResponse, target: Target, route: string) {
-    if (p.faults.has(route) && (await requestFault(route, req, res))) return;
-    let reply: Reply;
-    try {
-      const body = await readBody(req, bodyLimits);
-      const inc = incoming(req, target, body, true);
-      if (route.startsWith("POST /2/oauth2/")) inc.form = tokenRequestFields(req, body);
-      refusePlainHttp(req);
-      meterOAuth(p, route, req.socket.remoteAddress ?? "unknown");
-      reply = OAUTH_ROUTES[route]!(p, inc);
-    } catch (err) {
-      reply = errorReply(err, route);
-    }
-    countRequest(data, route, reply.status);
-    send(res, reply);
-  }
-
-  async function serveAdmin(req: IncomingMessage, res: ServerResponse, target: Target) {
-    const key = `${req.method} ${target.pathname}`;
-    let reply: Reply;
-    try {
-      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-      if (!given || !sameSecret(given, adminToken)) {
-        throw httpProblem(
-          401,
-          "Unauthorized",
-          "The admin API needs Authorization: Bearer <admin token> (printed by `bot sandbox` at start).",
-        );
-      }
-      const handler = adminHandler(adminTable, key);
-      if (!handler) throw notFound(`${key} is not an admin route.`);
-      const body = await readBody(req, bodyLimits);
-      const result = await handler({ sandbox: context, query: target.query, body: jsonBody(req, body) });
-      reply = jsonReply(result.status, result.body, result.headers);
-    } catch (err) {
-      reply = errorReply(err, key);
-    }
-    send(res, reply);
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const method = req.method ?? "GET";
-    let target: Target;
-    try {
-      target = parseTarget(req.url ?? "/");
-    } catch (err) {
-      return send(res, errorReply(err, "the request target"));
-    }
-    const path = target.pathname;
-    if (path === "/_sandbox" || path.startsWith("/_sandbox/")) return serveAdmin(req, res, target);
-    // Compliance jobs' pre-signed upload and download URLs: outside the v2 API, no credentials.
-    const file = fileRoute(method, path);
-    if (file)
-      return send(
-        res,
-        await file({ sandbox: context, req, query: target.query, limits: bodyLimits }).catch((err) =>
-          errorReply(err, path),
-        ),
-      );
-    // The language-model stand-in of the demo: not part of the service, outside every plan.
-    if (path === CHAT_COMPLETIONS_PATH) {
-      const reply = await chatCompletions({
-        req,
-        clock,
-        limits: bodyLimits,
-        key: options.chatCompletionsKey,
-        nextAnswer: () => (data.meter.stand_in_answers = (data.meter.stand_in_answers ?? 0) + 1),
-      }).catch((err) => errorReply(err, path));
-      countRequest(data, `${method} ${path}`, reply.status);
-      return send(res, reply);
-    }
-    const oauth = matchOAuthRoute(method, path);
-    if (oauth) return serveOAuth(req, res, target, oauth);
-    let match: ReturnType<typeof matchEndpoint>;
-    try {
-      match = matchEndpoint(method, path);
-    } catch {
-      return send(res, errorReply(notFound(), path));
-    }
-    if (!match) {
-      return send(
-        res,
-        replyOf(notFound(`No route matches ${method} ${path}. The service's endpoints are listed in spec part 4.`)),
-      );
-    }
-    return serveV2(req, res, target, match.endpoint, match.params);
-  }
-
+/**
+ * The node:http server: its bounds on headers and their time, every request to
+ * {@link dispatch} (timed in the debug log), and whatever escapes answered, never thrown.
+ */
+function httpServer(s: Serving, headersTimeout: number): Server {
+  const { logger } = s.p;
   /** The last line of defence: whatever escaped the handlers is answered, never thrown. */
   const fail = (req: IncomingMessage, res: ServerResponse, err: unknown) => {
-    if (closing.signal.aborted) return void res.destroy();
-    send(res, errorReply(err, `${req.method} ${req.url}`));
+    if (s.closing.aborted) return void res.destroy();
+    send(s, res, errorReply(s, err, `${req.method} ${req.url}`));
   };
   const debug = logger.isLevelEnabled("debug");
-  const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const serverOptions = {
     maxHeaderSize: MAX_HEADER_BYTES,
     headersTimeout,
@@ -406,9 +172,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, headersTimeout),
   };
   const server = createServer(serverOptions, (req, res) => {
-    if (!debug) return void handle(req, res).catch((err) => fail(req, res, err));
+    if (!debug) return void dispatch(s, req, res).catch((err) => fail(req, res, err));
     const started = performance.now();
-    handle(req, res)
+    dispatch(s, req, res)
       .catch((err) => fail(req, res, err))
       .finally(() => {
         logger.debug(
@@ -426,47 +192,57 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (!socket.writable) return void socket.destroy();
     socket.end(rawProblemResponse(clientErrorProblem(err.code)));
   });
+  return server;
+}
 
+/** Listens on `host:port` (0: any free port) and returns the port. */
+async function listen(server: Server, port: number, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off("error", reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  const hostPart = host.includes(":") ? `[${host}]` : host;
-  hostHeader = `${hostPart}:${port}`;
-  const url = `http://${hostPart}:${port}`;
-  context.url = url;
+  return (server.address() as AddressInfo).port;
+}
 
+/**
+ * The sandbox's saving (the live windows written back, the state to `stateFile` now and every
+ * {@link AUTOSAVE_MS}, one save at a time) and its close (once: streams ended, server closed,
+ * state saved).
+ */
+function keeping(
+  s: Serving,
+  server: Server,
+  closing: AbortController,
+  stateFile: string | undefined,
+): Pick<Sandbox, "save" | "close"> {
+  const { clock, logger, context, windows } = s.p;
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
-    p.windows.flush(clock.now());
-    const file = options.stateFile;
-    if (!file) return Promise.resolve();
+    windows.flush(clock.now());
+    if (!stateFile) return Promise.resolve();
     saving = saving
-      .then(() => saveState(file, data))
-      .catch((err) => logger.error({ err, file }, "could not save the sandbox state"));
+      .then(() => saveState(stateFile, context.data))
+      .catch((err) => logger.error({ err, file: stateFile }, "could not save the sandbox state"));
     return saving;
   };
-  const autosave = options.stateFile ? setInterval(() => void save(), AUTOSAVE_MS).unref() : undefined;
+  const autosave = stateFile ? setInterval(() => void save(), AUTOSAVE_MS).unref() : undefined;
 
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
       closing.abort(new Error("sandbox closed"));
       if (autosave) clearInterval(autosave);
-      for (const s of [...streams]) s.end();
+      for (const open of [...s.streams]) open.end();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await save();
     })());
-
-  logger.debug({ url, plan: p.defaultPlan, stateFile: options.stateFile }, "sandbox listening");
-  return { url, adminToken, context, clock, admin: createAdminApi(adminTable, context), save, close };
+  return { save, close };
 }
 
 /** The problem for a request Node's parser refused before any handler saw it. */

@@ -38,11 +38,9 @@ export const CHECKED_FOLDERS: readonly string[] = [
   "plugins",
   "redis",
   "runtime",
+  "sandbox",
   "store",
   "triggers",
-  "sandbox/admin",
-  "sandbox/crowd",
-  "sandbox/http",
 ];
 
 /** The most lines a checked function may have. */
