@@ -80,6 +80,8 @@ export interface FleetOptions {
   only?: readonly string[];
   /** Told of every change after it was made (the demo republishes its bots). */
   onChange?(change: FleetChange): void;
+  /** The bot files' texts the runtime started with, as the start read them (file as shown → text); a file not here is read. */
+  texts?: ReadonlyMap<string, string>;
 }
 
 /** Who asks for a change: the admin token's name, the connecting account, or the file. */
@@ -143,6 +145,12 @@ export class Fleet {
     this.pauses = await this.options.dynamic.pauses();
     for (const [name, hosted] of this.options.runtime.fleet()) {
       if (this.records.has(name) && hosted.config.file === stateFile(name)) continue;
+      const text = this.options.texts?.get(hosted.config.file);
+      if (text !== undefined) {
+        this.files.set(hosted.config.file, { name, text });
+        this.runs.set(name, text);
+        continue;
+      }
       try {
         const read = readBotFile(resolve(this.cwd, hosted.config.file), hosted.config.file);
         // Grown past the limit since it was read: the next look at the directory reports it.

@@ -129,7 +129,7 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
 
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
-  const { bots: files, env, envFile } = await loadRunnable(options);
+  const { bots: files, env, envFile, texts } = await loadRunnable(options);
   for (const note of shadowNotes(files)) logger.info(note);
   const vars = env.vars;
   const shared = options.state
@@ -165,7 +165,7 @@ export async function start(options: StartOptions): Promise<Started> {
     const runtime = await startRuntime(runtimeOptions(options, found, store, shared, await dynamic.pauses()));
     const service = found;
     const { sandbox } = found;
-    const fleet = new Fleet(fleetOptions(options, { runtime, dynamic, found, store, vars, envFile, shared }));
+    const fleet = new Fleet(fleetOptions(options, { runtime, dynamic, found, store, vars, envFile, shared, texts }));
     await fleet.load();
     await shared?.run(runtime);
     // Processes sharing the state follow each other's changes at every lease renewal.
@@ -305,9 +305,10 @@ function fleetOptions(
     vars: Readonly<Record<string, string | undefined>>;
     envFile: string;
     shared: SharedState | undefined;
+    texts: ReadonlyMap<string, string>;
   },
 ): ConstructorParameters<typeof Fleet>[0] {
-  const { runtime, dynamic, found, store, vars, envFile, shared } = parts;
+  const { runtime, dynamic, found, store, vars, envFile, shared, texts } = parts;
   const { sandbox } = found;
   return {
     runtime,
@@ -329,6 +330,7 @@ function fleetOptions(
     ...(shared ? { claims: shared.claims } : {}),
     ...(options.only?.length ? { only: options.only } : {}),
     ...(options.onFleetChange ? { onChange: options.onFleetChange } : {}),
+    texts,
   };
 }
 
@@ -422,7 +424,9 @@ async function keptBots(
 }
 
 /** The bots to start, checked, and the environment they were read with. */
-async function loadRunnable(options: StartOptions): Promise<{ bots: BotConfig[]; env: BotEnv; envFile: string }> {
+async function loadRunnable(
+  options: StartOptions,
+): Promise<{ bots: BotConfig[]; env: BotEnv; envFile: string; texts: ReadonlyMap<string, string> }> {
   if (options.state && options.dryRun)
     throw new UserError(
       `--dry-run with ${options.state.source}: a dry run leaves the state as it found it, and with the state in Redis it would take its bots' leases from the processes running them; run the dry run without ${options.state.source === "--state" ? "--state" : "POSTBOT_STATE (unset it)"}: it then reads and leaves unchanged the --data directory's state`,
@@ -449,7 +453,7 @@ async function loadRunnable(options: StartOptions): Promise<{ bots: BotConfig[];
       { exitCode: 2 },
     );
   }
-  return { bots, env: loaded.env, envFile: loaded.env.suggestedFile };
+  return { bots, env: loaded.env, envFile: loaded.env.suggestedFile, texts: loaded.texts };
 }
 
 /** The service the bots run against, and their accounts there; the embedded sandbox and its crowd when none is set. */

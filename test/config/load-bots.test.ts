@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -64,13 +64,15 @@ describe("loadBots on the broken fixtures (one file per problem kind)", () => {
 
 describe("loadBots on valid files", () => {
   it("parses to typed values, with plugins resolved in YAML order", async () => {
-    const { bots, problems } = await loadBots({
+    const { bots, problems, texts } = await loadBots({
       botsDir: `${FIXTURES}/valid/bots`,
       pluginsDir: PLUGINS,
       env: { GREETER_TOKEN: "token-1", COUNTER_STEP: "2" },
     });
     expect(problems).toEqual([]);
     expect(bots.map((b) => b.name)).toEqual(["greeter", "minimal", "watcher"]);
+    // Each file's text as read: the live fleet keeps it without reading the file again.
+    for (const bot of bots) expect(texts.get(bot.file)).toBe(readFileSync(bot.file, "utf8"));
     const [greeter, minimal, watcher] = bots;
     const { plugins: greeterPlugins, ...greeterRest } = greeter!;
     expect(greeterRest).toEqual({
