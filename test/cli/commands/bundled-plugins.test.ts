@@ -73,6 +73,20 @@ describe("a project's plugin, compiled postbot", () => {
     expect(second.stderr).not.toContain("bundled into");
   }, 60_000);
 
+  it("names the plugin's file, not its bundle, when a package it imports is missing", async () => {
+    const dir = await project();
+    await writeFile(
+      join(dir, "plugins", "lib", "words.ts"),
+      'export { GREETING } from "no-such-package";\nexport const NAME = "x";\n',
+    );
+    const run = await validate(dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      `could not be loaded from plugins/greet.ts: Cannot find package 'no-such-package' imported from plugins/greet.ts`,
+    );
+    expect(run.stdout).not.toContain(".postbot");
+  }, 60_000);
+
   it("is loaded through the module hooks where .postbot cannot be written", async () => {
     const dir = await project();
     await writeFile(join(dir, ".postbot"), "not a directory\n");
