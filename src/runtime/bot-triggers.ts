@@ -1,24 +1,23 @@
 /**
- * A bot's own triggers, wired to its event loop: the mentions poll (or, through the app's
+ * A bot's own triggers, run into its event loop: the mentions poll (or, through the app's
  * stream, the catch-up polls and the streamed mentions), the followers poll, the direct
- * messages poll and the cron schedules. Each poll's request goes through the bot's action layer (budgeted, its answer's
- * headers correcting the budget) and is counted, so {@link BotTriggers.quiet} can tell a
- * poll waiting for the budget from one under way.
+ * messages poll and the cron schedules. Each poll asks its trigger which pages to read,
+ * reads them through the bot's action layer (budgeted, its answer's headers correcting the
+ * budget; counted, so {@link BotTriggers.quiet} can tell a poll waiting for the budget from
+ * one under way), and puts what the trigger found in the event loop with its cursor's move.
  */
 import type { ActionLayer } from "../actions/index.ts";
-import type { EndpointKey } from "../api/endpoints.ts";
-import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { startDmsTrigger } from "../triggers/dms.ts";
+import { dmsCursorKey, dmsPoll, type DmsCursor } from "../triggers/dms.ts";
 import type { BotEvent, TriggerName } from "../triggers/events.ts";
-import { startFollowersTrigger } from "../triggers/followers.ts";
+import { followersCursorKey, followersPoll } from "../triggers/followers.ts";
 import { MentionsTrigger } from "../triggers/mentions.ts";
-import type { PollLoop } from "../triggers/poller.ts";
 import { startSchedule, type ScheduleHandle, type ScheduleSpec } from "../triggers/schedule.ts";
 import type { EventLoop } from "./event-loop.ts";
 import type { Liveness } from "./liveness.ts";
-import { MentionsFeed } from "./mentions-feed.ts";
+import { MentionsFeed, type MentionsPolling } from "./mentions-feed.ts";
+import { drive, PageReads, startPollLoop, type PollLoop } from "./poll-loop.ts";
 
 /** The triggers a bot runs, as hosting reads them from its bot file and its plan. */
 export interface TriggerSpecs {
@@ -56,13 +55,14 @@ export class BotTriggers {
   private readonly running: Array<PollLoop | ScheduleHandle> = [];
   /** The bot's mentions, streamed and polled (idle when the bot file has no mentions trigger). */
   readonly mentions: MentionsFeed;
-  /** Polls whose request is on its way (or waiting for the budget). */
-  private fetching = 0;
+  /** The polls' reads, through the bot's action layer (counted while under way). */
+  private readonly reads: PageReads;
   /** The running followers poll, to follow a change of its interval ({@link retune}). */
   private followers: PollLoop | undefined;
 
   constructor(private readonly options: BotTriggersOptions) {
     this.mentions = new MentionsFeed(options.loop, options.log);
+    this.reads = new PageReads(options.layer);
   }
 
   /**
@@ -95,53 +95,42 @@ export class BotTriggers {
   /** Starts the polls and schedules (a poll runs at once, then at its interval). */
   start(): void {
     const { specs } = this.options;
-    if (specs.mentions) this.mentions.start(this.mentionsTrigger(specs.mentions), specs.mentions.via !== "stream");
+    if (specs.mentions) this.mentions.start(this.mentionsPolling(specs.mentions));
     if (specs.followers) this.running.push((this.followers = this.followersTrigger(specs.followers.intervalMs)));
     // Each bot polls its DMs in its own window: the app's other bots never change its interval.
     if (specs.dms) this.running.push(this.dmsTrigger(specs.dms));
     for (const schedule of specs.schedules) this.running.push(this.schedule(schedule));
   }
 
-  // The triggers' callbacks are methods (closing over `triggers`), not named arrows: every bot
+  // The polls' functions are methods (closing over `triggers`), not named arrows: every bot
   // has them, and tsx gives each named arrow a name property of its own (a few hundred bytes).
-  private mentionsTrigger(spec: NonNullable<TriggerSpecs["mentions"]>): MentionsTrigger {
-    const { bot, userId, clock, loop, log, liveness } = this.options;
-    const triggers = this;
-    return new MentionsTrigger({
-      bot,
-      userId,
+  private mentionsPolling(spec: NonNullable<TriggerSpecs["mentions"]>): MentionsPolling {
+    const { bot, userId, clock, liveness } = this.options;
+    return {
+      trigger: new MentionsTrigger({ bot, userId, clock, backfillMs: spec.backfillMs }),
+      polled: spec.via !== "stream",
       clock,
-      inbox: loop,
       intervalMs: spec.intervalMs,
-      backfillMs: spec.backfillMs,
-      fetch(query, signal) {
-        return triggers.read("GET /2/users/:id/mentions", { params: { id: userId }, query }, "mentions poll", signal);
-      },
+      reads: this.reads,
       onPoll() {
         liveness.touch("mentions");
       },
       onError: this.onError("mentions"),
-      onCursorReset(reason) {
-        log.warn(
-          { trigger: "mentions" },
-          `${reason}; dropped it and reading the mentions of the last ${Math.round(spec.backfillMs / 60_000)} min instead`,
-        );
-      },
-    });
+    };
   }
 
   private followersTrigger(intervalMs: number): PollLoop {
     const { bot, userId, clock, loop, liveness } = this.options;
-    const triggers = this;
-    return startFollowersTrigger({
-      bot,
+    const { reads } = this;
+    return startPollLoop({
       clock,
-      inbox: loop,
       intervalMs,
-      fetch(query, signal) {
-        return triggers.read("GET /2/users/:id/followers", { params: { id: userId }, query }, "followers poll", signal);
-      },
-      onPoll() {
+      async poll(signal) {
+        const known = loop.cursor<string[]>(followersCursorKey(bot));
+        const found = await drive(followersPoll(bot, userId, known), (page) =>
+          reads.read(page, "followers poll", signal),
+        );
+        await loop.commit(found.events, found.move);
         liveness.touch("followers");
       },
       onError: this.onError("followers"),
@@ -150,18 +139,16 @@ export class BotTriggers {
 
   private dmsTrigger(spec: NonNullable<TriggerSpecs["dms"]>): PollLoop {
     const { bot, userId, clock, loop, liveness } = this.options;
-    const triggers = this;
-    return startDmsTrigger({
-      bot,
-      userId,
+    const { reads } = this;
+    return startPollLoop({
       clock,
-      inbox: loop,
       intervalMs: spec.intervalMs,
-      backfillMs: spec.backfillMs,
-      fetch(query, signal) {
-        return triggers.read("GET /2/dm_events", { query }, "dms poll", signal);
-      },
-      onPoll() {
+      async poll(signal) {
+        const cursor = loop.cursor<DmsCursor>(dmsCursorKey(bot));
+        const found = await drive(dmsPoll({ bot, userId, backfillMs: spec.backfillMs }, cursor, clock.now()), (page) =>
+          reads.read(page, "dms poll", signal),
+        );
+        await loop.commit(found.events, found.move);
         liveness.touch("dms");
       },
       onError: this.onError("dms"),
@@ -207,7 +194,7 @@ export class BotTriggers {
   quiet(): boolean {
     const polling =
       this.running.filter((t) => "current" in t && t.current() !== undefined).length + this.mentions.polling();
-    return polling === this.fetching;
+    return polling === this.reads.inFlight;
   }
 
   /** Stops the polls and schedules; a poll in progress finishes. */
@@ -215,23 +202,5 @@ export class BotTriggers {
     for (const t of this.running.splice(0)) t.stop();
     this.mentions.stop();
     this.followers = undefined;
-  }
-
-  /**
-   * A trigger's request, described to the action layer, which sends it budgeted (the answer's
-   * headers correct the budget); counted for {@link quiet}.
-   */
-  private async read<K extends EndpointKey>(
-    endpoint: K,
-    args: RequestArgs<K>,
-    label: string,
-    signal: AbortSignal,
-  ): Promise<ResponseOf<K>> {
-    this.fetching++;
-    try {
-      return await this.options.layer.fetch(endpoint, args, { signal, label });
-    } finally {
-      this.fetching--;
-    }
   }
 }

@@ -2,8 +2,9 @@
  * A bot's event loop: events enter its inbox (from its triggers, the app's stream, or
  * another process through the stream handoff), wait their turn, and are handed to the
  * plugins stage a few at a time ({@link EventHandling}, injected); once handled they leave
- * the inbox. It is the bot's {@link TriggerInbox}: a polling trigger's events and its
- * cursor's move go in together and are made durable by one flush, here, not by the trigger.
+ * the inbox. What a poll delivers ({@link Delivery}: its events and its cursor's move) goes
+ * in together ({@link EventLoop.commit}) and is made durable by one flush, here, not by the
+ * trigger.
  *
  * No head-of-line blocking: a handler awaiting an action (which waits, mostly, for its budget:
  * a reply for the 15-minute reply window) holds no slot. The slots (`concurrency`) count
@@ -21,7 +22,7 @@
  */
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { eventUser, type BotEvent, type CursorMove, type EventName, type TriggerInbox } from "../triggers/events.ts";
+import { eventUser, type BotEvent, type CursorMove, type Delivery, type EventName } from "../triggers/events.ts";
 import type { Inbox } from "./inbox.ts";
 import type { BotStatus, EventHandling } from "./types.ts";
 
@@ -54,7 +55,7 @@ export interface EventLoopOptions {
 export const DEFAULT_MAX_IN_FLIGHT = 1_000;
 
 /** One bot's events on their way from the inbox to the plugins stage; see the module comment. */
-export class EventLoop implements TriggerInbox {
+export class EventLoop {
   /** Events waiting to be handled, oldest first: the inbox's content, kept in memory. */
   private readonly waiting: BotEvent[] = [];
   private readonly running = new Map<string, Promise<void>>();
@@ -110,10 +111,15 @@ export class EventLoop implements TriggerInbox {
         .catch((err: unknown) => this.options.log.error({ err }, "could not save the inbox"));
   }
 
+  /** A trigger's cursor, as last moved. */
   cursor<T>(key: string): T | undefined {
     return this.options.inbox.cursor<T>(key);
   }
 
+  /**
+   * Puts `events` in the inbox and moves the cursor at once (before returning), then makes
+   * both durable; resolves once they are (a {@link Delivery}'s two parts).
+   */
   commit(events: readonly BotEvent[], cursor?: CursorMove): Promise<void> {
     if (events.length > 0) this.take(events, cursor);
     else if (cursor) this.options.inbox.add(events, cursor);

@@ -2,22 +2,40 @@
  * A bot's mentions feed: the one object where its streamed and polled mentions meet. Hosting
  * hands it what the app's stream delivered ({@link MentionsFeed.accept}), asks it for catch-up
  * polls ({@link MentionsFeed.catchUp}) and tells it when the stream connects or drops; a
- * polling bot's feed polls on its own. Either way the events go to the bot's event loop once,
- * whether the stream or a poll saw them first (../triggers/mentions.ts keeps that promise).
+ * polling bot's feed polls on its own. It drives the mentions trigger: it reads the pages the
+ * trigger asks for through the action layer, and puts what the trigger delivers in the bot's
+ * event loop with the cursor's move. Either way the events go there once, whether the stream
+ * or a poll saw them first (../triggers/mentions.ts keeps that promise).
  *
  * It uses the mentions trigger's own names (`accept`, `adopt`, `syncState`, `synced`), so a
  * mention's way reads the same from hosting down to the trigger. Until the bot starts (or
  * when its file has no mentions trigger) each call does nothing.
  */
+import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { BotEvent } from "../triggers/events.ts";
-import type { MentionsSync, MentionsTrigger } from "../triggers/mentions.ts";
-import type { PollLoop } from "../triggers/poller.ts";
+import type { MentionsCursor, MentionsSync, MentionsTrigger } from "../triggers/mentions.ts";
 import type { EventLoop } from "./event-loop.ts";
+import { drive, startPollLoop, type PageReads, type PollLoop } from "./poll-loop.ts";
+
+/** How a bot's mentions are polled: its trigger, and what its polls run with. */
+export interface MentionsPolling {
+  trigger: MentionsTrigger;
+  /** Polled at `intervalMs` (false: through the stream, polled when hosting asks). */
+  polled: boolean;
+  clock: Clock;
+  intervalMs: number;
+  /** The bot's reads (budgeted through its action layer). */
+  reads: PageReads;
+  /** After each poll that went through. */
+  onPoll(): void;
+  /** A poll that threw; "stop" ends the polls (a refused token). */
+  onError(err: unknown): "stop" | void;
+}
 
 /** One bot's mentions, streamed and polled; see the module comment. */
 export class MentionsFeed {
-  private trigger: MentionsTrigger | undefined;
+  private setup: MentionsPolling | undefined;
   /** Its polls: at its interval, or (through the stream) when the app's rule cap leaves it out. */
   private readonly polls: PollLoop[] = [];
   /** Catch-up polls under way. */
@@ -28,16 +46,51 @@ export class MentionsFeed {
     private readonly log: Logger,
   ) {}
 
-  /** The bot starts: mentions come through `trigger`, polled at its interval unless streamed. */
-  start(trigger: MentionsTrigger, polled: boolean): void {
-    this.trigger = trigger;
-    if (polled) this.polls.push(trigger.startPolling());
+  private get trigger(): MentionsTrigger | undefined {
+    return this.setup?.trigger;
+  }
+
+  /** The bot starts: mentions come through its trigger, polled at its interval unless streamed. */
+  start(polling: MentionsPolling): void {
+    this.setup = polling;
+    if (polling.polled) this.polls.push(this.startPolls(polling));
   }
 
   /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
   pollInstead(): void {
     const { loop } = this;
-    if (this.trigger && !loop.isStopped && !loop.paused) this.polls.push(this.trigger.startPolling());
+    if (this.setup && !loop.isStopped && !loop.paused) this.polls.push(this.startPolls(this.setup));
+  }
+
+  private startPolls(polling: MentionsPolling): PollLoop {
+    return startPollLoop({
+      clock: polling.clock,
+      intervalMs: polling.intervalMs,
+      poll: async (signal) => void (await this.poll(polling, signal)),
+      onError: polling.onError,
+    });
+  }
+
+  /**
+   * One poll: the pages the trigger asks for, read through the action layer; what it
+   * delivers (settled against the cursor as it is now: the stream may have delivered some
+   * meanwhile) put in the inbox with the cursor's move, in one commit.
+   */
+  private async poll(polling: MentionsPolling, signal: AbortSignal): Promise<number> {
+    const { trigger, reads } = polling;
+    const { loop } = this;
+    const fetched = await drive(
+      trigger.pages(loop.cursor<MentionsCursor>(trigger.cursorKey)),
+      (page) => reads.read(page, "mentions poll", signal),
+      async ({ drop, warning }) => {
+        await loop.commit([], drop);
+        this.log.warn({ trigger: "mentions" }, warning);
+      },
+    );
+    const { events, move } = trigger.delivery(fetched, loop.cursor<MentionsCursor>(trigger.cursorKey));
+    await loop.commit(events, move);
+    polling.onPoll();
+    return events.length;
   }
 
   /** A new poll interval: the poll running now follows at its next wait. */
@@ -64,7 +117,7 @@ export class MentionsFeed {
     if (!this.trigger || loop.isStopped || loop.paused) return;
     this.catchingUp++;
     try {
-      await this.trigger.poll(signal);
+      await this.poll(this.setup!, signal);
     } catch (err) {
       // A refused token has paused the bot already (the action layer reports it).
       if (!loop.paused) throw err;
@@ -76,9 +129,15 @@ export class MentionsFeed {
   /** Mentions the app's stream delivered: each handed out once, whether streamed or polled first. */
   accept(events: readonly BotEvent[]): void {
     if (!this.trigger || this.loop.isStopped) return;
-    void this.trigger
-      .accept(events)
-      .catch((err: unknown) => this.log.error({ err }, "could not save streamed mentions"));
+    void this.take(this.trigger, events).catch((err: unknown) =>
+      this.log.error({ err }, "could not save streamed mentions"),
+    );
+  }
+
+  /** Puts what the trigger finds new among streamed mentions in the inbox; resolves once saved. */
+  private async take(trigger: MentionsTrigger, events: readonly BotEvent[]): Promise<void> {
+    const delivery = trigger.accept(events, this.loop.cursor<MentionsCursor>(trigger.cursorKey));
+    if (delivery) await this.loop.commit(delivery.events, delivery.move);
   }
 
   /**
@@ -89,7 +148,7 @@ export class MentionsFeed {
     const { loop, trigger } = this;
     if (!trigger) return;
     if (loop.isStopped || loop.paused) return new Promise<void>(() => {});
-    await loop.handledAfter(events, () => trigger.accept(events));
+    await loop.handledAfter(events, () => this.take(trigger, events));
   }
 
   /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */

@@ -7,21 +7,20 @@
  * until it meets the newest event the previous poll saw, which the cursor keeps. So:
  *
  * - The cursor (`last_id`, the newest event seen, the bot's own included) is kept by the
- *   bot's inbox and moves in the same write that puts the events there
- *   ({@link TriggerInbox.commit}): a restart neither misses nor repeats a message.
+ *   bot's inbox and moves in the same write that puts the events there (the poll returns
+ *   both, the runtime commits them): a restart neither misses nor repeats a message.
  * - Until a poll has seen any event, the cursor holds the time the very first poll reached
  *   back to (`since`: `backfillMs` before it, one hour by default), so a bot polled once a
  *   day (basic) still gets a message that came hours after its first poll.
  * - Only `MessageCreate` events are asked for; the bot's own messages move the cursor and
  *   are never delivered. Messages are delivered oldest first.
- * - Requests go through the caller's `fetch`, which the runtime budgets like any action.
+ * - The poll asks for its pages ({@link Poll}); the runtime reads them through the action
+ *   layer, budgeted like any action.
  */
 import type { DmEventFieldsQuery, PagingQuery } from "../api/params.ts";
 import { compareIds } from "../api/ids.ts";
-import type { DmEvent, Envelope, User } from "../api/types.ts";
-import type { Clock } from "../clock.ts";
-import { EVENT_USER_FIELDS, type BotEvent, type DmMessage, type TriggerInbox } from "./events.ts";
-import { startPollLoop, type PollLoop } from "./poller.ts";
+import type { DmEvent, User } from "../api/types.ts";
+import { EVENT_USER_FIELDS, type BotEvent, type DmMessage, type Poll } from "./events.ts";
 
 /** The largest page of `GET /2/dm_events` (wire-facts 1.3). */
 export const DMS_PAGE_SIZE = 100;
@@ -42,20 +41,12 @@ export const EVENT_DM_QUERY = {
 
 export const dmsCursorKey = (bot: string) => `${bot}:dms`;
 
-export interface DmsTriggerOptions {
+/** Who a dms poll reads for, and how far its very first poll reaches back. */
+export interface DmsPollOptions {
   bot: string;
   userId: string;
-  clock: Clock;
-  /** The bot's inbox: keeps the cursor, and takes the events with the cursor's move. */
-  inbox: TriggerInbox;
-  intervalMs: number;
   /** How far the very first poll reaches back. */
   backfillMs: number;
-  /** Fetches one page (budgeted by the caller). */
-  fetch(query: DmsQuery, signal: AbortSignal): Promise<Envelope<DmEvent[]>>;
-  /** After each successful poll: how many events it delivered. */
-  onPoll?(delivered: number): void;
-  onError(err: unknown): "stop" | void;
 }
 
 /** A DM event as a {@link DmMessage}, or undefined when it is not a message or lacks a field asked for. */
@@ -83,23 +74,26 @@ export function dmEvents(
     }));
 }
 
-/** Polls once: reads pages back to the cursor, delivers the others' messages oldest first, moves the cursor. */
-export async function pollDms(options: DmsTriggerOptions, signal: AbortSignal): Promise<number> {
-  const { inbox, clock } = options;
+/**
+ * One poll (driven by the runtime: see {@link Poll}): reads pages back to the cursor, and
+ * returns the others' messages oldest first with the cursor's move. `now` is when it runs.
+ */
+export function* dmsPoll(
+  options: DmsPollOptions,
+  cursor: DmsCursor | undefined,
+  now: number,
+): Poll<"GET /2/dm_events"> {
   const key = dmsCursorKey(options.bot);
-  const cursor = inbox.cursor<DmsCursor>(key);
   const lastId = cursor && "last_id" in cursor ? cursor.last_id : undefined;
   const since =
-    lastId === undefined ? (cursor && "since" in cursor ? cursor.since : clock.now() - options.backfillMs) : undefined;
+    lastId === undefined ? (cursor && "since" in cursor ? cursor.since : now - options.backfillMs) : undefined;
   const messages = new Map<string, DmMessage>();
   const users = new Map<string, User>();
   let newest = lastId;
   let token: string | undefined;
   for (;;) {
-    const page = await options.fetch(
-      { ...EVENT_DM_QUERY, max_results: DMS_PAGE_SIZE, ...(token ? { pagination_token: token } : {}) },
-      signal,
-    );
+    const query = { ...EVENT_DM_QUERY, max_results: DMS_PAGE_SIZE, ...(token ? { pagination_token: token } : {}) };
+    const page = yield { endpoint: "GET /2/dm_events", args: { query } };
     let reached = false;
     for (const e of page.data ?? []) {
       if (lastId !== undefined && compareIds(e.id, lastId) <= 0) reached = true;
@@ -123,17 +117,5 @@ export async function pollDms(options: DmsTriggerOptions, signal: AbortSignal): 
       : cursor
         ? undefined
         : { since: since! };
-  await inbox.commit(events, value !== undefined ? { key, value } : undefined);
-  options.onPoll?.(events.length);
-  return events.length;
-}
-
-/** Starts polling at `intervalMs`; the first poll runs at once. */
-export function startDmsTrigger(options: DmsTriggerOptions): PollLoop {
-  return startPollLoop({
-    clock: options.clock,
-    intervalMs: options.intervalMs,
-    poll: async (signal) => void (await pollDms(options, signal)),
-    onError: options.onError,
-  });
+  return { events, ...(value !== undefined ? { move: { key, value } } : {}) };
 }

@@ -1,9 +1,11 @@
 /**
  * Events as triggers produce them and the inbox keeps them: plain JSON, so an event that was
- * fetched but not yet handled survives a crash. And the inbox as a polling trigger sees it
- * ({@link TriggerInbox}): where its cursor is kept, and where it hands what it fetched.
+ * fetched but not yet handled survives a crash. And a poll as the runtime drives it
+ * ({@link Poll}): the pages it asks for, and what it hands the bot's inbox ({@link Delivery}).
  */
+import type { EndpointKey } from "../api/endpoints.ts";
 import type { PostFieldsQuery } from "../api/params.ts";
+import type { RequestArgs, ResponseOf } from "../api/schema.ts";
 import type { Includes, Post, User } from "../api/types.ts";
 
 /** A post as events deliver it: the fields postbot always asks for are present. */
@@ -67,20 +69,38 @@ export interface CursorMove {
 }
 
 /**
- * The bot's inbox as a polling trigger sees it. A trigger reads its cursor here and hands
- * over what it fetched with the cursor's new position; the inbox keeps both in one durable
- * write, so a crash neither loses a fetched event nor fetches it twice. No trigger flushes
- * the state store itself.
+ * What a poll (or, for mentions, the stream) hands the bot's inbox: its events and its
+ * cursor's new position. The runtime puts both in the inbox in one durable write, so a crash
+ * neither loses a fetched event nor fetches it twice. No trigger writes the inbox or the
+ * state store itself.
  */
-export interface TriggerInbox {
-  /** The trigger's cursor, as last moved. */
-  cursor<T>(key: string): T | undefined;
-  /**
-   * Puts `events` in the inbox and moves the cursor at once (before returning), then makes
-   * both durable; resolves once they are.
-   */
-  commit(events: readonly BotEvent[], cursor?: CursorMove): Promise<void>;
+export interface Delivery {
+  events: BotEvent[];
+  move?: CursorMove | undefined;
 }
+
+/** A page a poll asks for, described: the endpoint and its arguments (the runtime reads it through the action layer). */
+export interface PageRead<K extends EndpointKey> {
+  endpoint: K;
+  args: RequestArgs<K>;
+}
+
+/**
+ * A cursor a poll gives up mid-way (the service refuses it): the runtime drops it durably at
+ * once, says why (`warning`), and resumes the poll, which reads on without it.
+ */
+export interface CursorDrop {
+  drop: CursorMove;
+  warning: string;
+}
+
+/**
+ * One poll, step by step: a generator the runtime drives. It yields each page it wants read
+ * (or a cursor to drop) and is resumed with the page's answer, or thrown into with the read's
+ * error; it returns what it found (a {@link Delivery}, or what its trigger settles into one).
+ * It calls nothing back: the runtime reads, and puts the result in the bot's inbox.
+ */
+export type Poll<K extends EndpointKey, R = Delivery> = Generator<PageRead<K> | CursorDrop, R, ResponseOf<K>>;
 
 /** Which trigger an event comes from (liveness in `bot status`, and warnings at start). */
 export const TRIGGER_OF: Record<EventName, TriggerName> = {

@@ -6,36 +6,28 @@
  * follower it knows. On the very first run the current followers are remembered without
  * events: a bot does not greet everyone who followed it before it started. The remembered
  * set is bounded to the most recent followers, and is the trigger's cursor: the bot's inbox
- * keeps it, moved in the same write as the events it delivers.
+ * keeps it, moved in the same write as the events the poll found (the runtime puts both there).
  */
-import type { Clock } from "../clock.ts";
-import type { PagingQuery, UserFieldsQuery } from "../api/params.ts";
-import type { Envelope, User } from "../api/types.ts";
-import { EVENT_USER_FIELDS, type BotEvent, type TriggerInbox } from "./events.ts";
-import { startPollLoop, type PollLoop } from "./poller.ts";
+import type { User } from "../api/types.ts";
+import { EVENT_USER_FIELDS, type BotEvent, type Poll } from "./events.ts";
 
 /** The largest page of `GET /2/users/:id/followers` (wire-facts 1.3). */
 export const FOLLOWERS_PAGE_SIZE = 1000;
 /** How many of the most recent followers are remembered. */
 export const KNOWN_FOLLOWERS_LIMIT = 5_000;
 
-export interface FollowersTriggerOptions {
-  bot: string;
-  clock: Clock;
-  /** The bot's inbox: keeps the followers known, and takes the events with them. */
-  inbox: TriggerInbox;
-  intervalMs: number;
-  fetch(query: UserFieldsQuery & PagingQuery, signal: AbortSignal): Promise<Envelope<User[]>>;
-  onPoll?(delivered: number): void;
-  onError(err: unknown): "stop" | void;
-}
-
 export const followersCursorKey = (bot: string) => `${bot}:followers`;
 
-/** Polls once; returns how many new followers it delivered. */
-export async function pollFollowers(options: FollowersTriggerOptions, signal: AbortSignal): Promise<number> {
-  const { inbox } = options;
-  const known = inbox.cursor<string[]>(followersCursorKey(options.bot));
+/**
+ * One poll of the bot's followers (driven by the runtime: see {@link Poll}): pages newest
+ * first until a follower it knows (`known`, the cursor), then the new ones as `follow`
+ * events, oldest first, and the followers to remember.
+ */
+export function* followersPoll(
+  bot: string,
+  userId: string,
+  known: string[] | undefined,
+): Poll<"GET /2/users/:id/followers"> {
   const knownSet = new Set(known ?? []);
   const fresh: User[] = [];
   let token: string | undefined;
@@ -45,7 +37,7 @@ export async function pollFollowers(options: FollowersTriggerOptions, signal: Ab
       max_results: FOLLOWERS_PAGE_SIZE,
       ...(token ? { pagination_token: token } : {}),
     };
-    const page = await options.fetch(query, signal);
+    const page = yield { endpoint: "GET /2/users/:id/followers", args: { params: { id: userId }, query } };
     const users = page.data ?? [];
     const cut = users.findIndex((u) => knownSet.has(u.id));
     fresh.push(...(cut === -1 ? users : users.slice(0, cut)));
@@ -55,15 +47,5 @@ export async function pollFollowers(options: FollowersTriggerOptions, signal: Ab
     ? [...fresh].reverse().map((user) => ({ kind: "follow", id: `follow:${user.id}`, user }))
     : [];
   const remembered = [...fresh.map((u) => u.id), ...(known ?? [])].slice(0, KNOWN_FOLLOWERS_LIMIT);
-  await inbox.commit(events, { key: followersCursorKey(options.bot), value: remembered });
-  return events.length;
-}
-
-export function startFollowersTrigger(options: FollowersTriggerOptions): PollLoop {
-  return startPollLoop({
-    clock: options.clock,
-    intervalMs: options.intervalMs,
-    poll: async (signal) => options.onPoll?.(await pollFollowers(options, signal)),
-    onError: options.onError,
-  });
+  return { events, move: { key: followersCursorKey(bot), value: remembered } };
 }

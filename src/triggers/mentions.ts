@@ -4,12 +4,14 @@
  * stream, from the app's one stream connection (see ./mention-rules.ts and ./stream-hub.ts).
  *
  * - The cursor (`since_id`) is kept by the bot's inbox and moves in the same write that puts
- *   the events there ({@link TriggerInbox.commit}), so a restart neither misses nor repeats a post.
+ *   the events there (the trigger says what to deliver, {@link Delivery}; the runtime commits
+ *   it), so a restart neither misses nor repeats a post.
  * - Every page is read (the newest first), each request asking for 100 posts, the most the
  *   endpoint allows: on the free plan one request is all there is for 15 minutes.
  * - On its very first run a bot reaches back `backfillMs` (one hour by default), never the
  *   account's whole history.
- * - Requests go through the caller's `fetch`, which the runtime budgets like any action.
+ * - A poll asks for its pages ({@link Poll}); the runtime reads them through the action
+ *   layer, budgeted like any action.
  *
  * Through the stream, a poll still runs once at start and once after every reconnect (the
  * runtime spreads them within the budget): it closes the gap the stream cannot see. While
@@ -21,8 +23,15 @@ import type { Clock } from "../clock.ts";
 import type { Envelope, Post } from "../api/types.ts";
 import { compareIds } from "../api/ids.ts";
 import type { TimelineQuery } from "../api/params.ts";
-import { EVENT_POST_QUERY, mentionEvents, type BotEvent, type CursorMove, type TriggerInbox } from "./events.ts";
-import { startPollLoop, type PollLoop } from "./poller.ts";
+import {
+  EVENT_POST_QUERY,
+  mentionEvents,
+  type BotEvent,
+  type CursorDrop,
+  type CursorMove,
+  type Delivery,
+  type Poll,
+} from "./events.ts";
 
 /** The largest page of `GET /2/users/:id/mentions` (wire-facts 1.3). */
 export const MENTIONS_PAGE_SIZE = 100;
@@ -40,17 +49,19 @@ export interface MentionsTriggerOptions {
   bot: string;
   userId: string;
   clock: Clock;
-  /** The bot's inbox: keeps the cursor, and takes the events with the cursor's move. */
-  inbox: TriggerInbox;
-  intervalMs: number;
+  /** How far a poll reaches back without a cursor (the very first, or after one was dropped). */
   backfillMs: number;
-  /** Fetches one page (budgeted by the caller). */
-  fetch(query: TimelineQuery, signal: AbortSignal): Promise<Envelope<Post[]>>;
-  /** After each successful poll: how many events it delivered. */
-  onPoll?(delivered: number): void;
-  onError(err: unknown): "stop" | void;
-  /** The stored cursor was refused by the service and dropped (the poll reaches back `backfillMs` instead). */
-  onCursorReset?(reason: string): void;
+}
+
+/** What a poll's pages held ({@link MentionsTrigger.pages}), before the trigger settles it ({@link MentionsTrigger.delivery}). */
+export interface MentionsFetched {
+  /** The pages' events, oldest first. */
+  events: BotEvent[];
+  /** The newest post id the service reported. */
+  newest: string | undefined;
+  /** The stream's state when the poll began. */
+  epoch: number;
+  connected: boolean;
 }
 
 /** Whether an error (or what it wraps) is the service refusing the request's `since_id` parameter (400). */
@@ -79,8 +90,9 @@ export interface MentionsSync {
 const postIdOf = (e: BotEvent) => ("post" in e ? e.post.id : undefined);
 
 /**
- * One bot's mentions, polled or streamed. Create it with {@link startMentionsTrigger}
- * (polling) or {@link streamedMentions} (through the stream: polls happen on demand).
+ * One bot's mentions, polled or streamed: what a poll reads and delivers, what of the
+ * stream's posts is new, and where it is with the stream. The runtime's mentions feed
+ * (src/runtime/mentions-feed.ts) drives it and puts what it delivers in the bot's inbox.
  */
 export class MentionsTrigger {
   private epoch = 0;
@@ -88,12 +100,12 @@ export class MentionsTrigger {
   private connected = false;
   /** Whether a poll has run with the stream connected from its start to its end. */
   private inSync = false;
-  private loop: PollLoop | undefined;
 
   constructor(private readonly options: MentionsTriggerOptions) {}
 
-  private cursor(): MentionsCursor | undefined {
-    return this.options.inbox.cursor<MentionsCursor>(mentionsCursorKey(this.options.bot));
+  /** Where the bot's inbox keeps this trigger's cursor. */
+  get cursorKey(): string {
+    return mentionsCursorKey(this.options.bot);
   }
 
   /** The cursor's move: `since_id` (the newest known) and what was streamed past it (none when both are empty). */
@@ -111,54 +123,60 @@ export class MentionsTrigger {
     return { key: mentionsCursorKey(this.options.bot), value };
   }
 
-  /** Polls once: reads every new page, delivers the events oldest first, moves the cursor. */
-  async poll(signal: AbortSignal): Promise<number> {
-    const { inbox, clock } = this.options;
-    const epoch = this.epoch;
-    const connected = this.connected;
-    let cursor = this.cursor();
+  /**
+   * One poll's reads (driven by the runtime: see {@link Poll}): every new page, the newest
+   * first, from `cursor` (the bot's, as the inbox keeps it). A cursor the service refuses is
+   * dropped (a {@link CursorDrop}) and the poll reaches back `backfillMs` instead.
+   */
+  *pages(cursor: MentionsCursor | undefined): Poll<"GET /2/users/:id/mentions", MentionsFetched> {
+    const { clock, userId } = this.options;
+    const fetched: MentionsFetched = { events: [], newest: undefined, epoch: this.epoch, connected: this.connected };
     const backfill = { start_time: new Date(clock.now() - this.options.backfillMs) };
     let base: TimelineQuery = {
       ...EVENT_POST_QUERY,
       max_results: MENTIONS_PAGE_SIZE,
       ...(cursor?.since_id ? { since_id: cursor.since_id } : backfill),
     };
-    const fetched: BotEvent[] = [];
-    let newest: string | undefined;
     let token: string | undefined;
     for (;;) {
       let page: Envelope<Post[]>;
       try {
-        page = await this.options.fetch(token ? { ...base, pagination_token: token } : base, signal);
+        const query = token ? { ...base, pagination_token: token } : base;
+        page = yield { endpoint: "GET /2/users/:id/mentions", args: { params: { id: userId }, query } };
       } catch (err) {
         // A cursor the service refuses would fail every poll forever: drop it and reach back instead.
         if (!cursor?.since_id || token || !refusesSinceId(err)) throw err;
-        await inbox.commit([], { key: mentionsCursorKey(this.options.bot), value: undefined });
-        this.options.onCursorReset?.(
-          `the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts`,
-        );
+        yield { drop: { key: mentionsCursorKey(this.options.bot), value: undefined }, warning: this.dropped(cursor) };
         cursor = undefined;
         const { since_id: _dropped, ...rest } = base;
         base = { ...rest, ...backfill };
         continue;
       }
       if (!page.data) this.checkAccount(page);
-      newest ??= page.meta?.newest_id;
-      fetched.push(...mentionEvents(page.data ?? [], page.includes, this.options.userId));
+      fetched.newest ??= page.meta?.newest_id;
+      fetched.events.push(...mentionEvents(page.data ?? [], page.includes, userId));
       token = page.meta?.next_token;
       if (!token) break;
     }
-    fetched.reverse(); // pages come newest first; handle the oldest first
-    // The stream may have delivered some while the poll was under way: read the cursor again.
-    const now = this.cursor();
-    const seen = new Set(now?.seen ?? []);
-    const events = fetched.filter((e) => !seen.has(postIdOf(e) ?? ""));
-    // The inbox takes the events and the cursor at once; durable when `committed` resolves.
-    const committed = inbox.commit(events, this.move([now?.since_id, newest], seen));
-    if (connected && epoch === this.epoch) this.inSync = true;
-    await committed;
-    this.options.onPoll?.(events.length);
-    return events.length;
+    fetched.events.reverse(); // pages come newest first; handle the oldest first
+    return fetched;
+  }
+
+  /** Why a cursor was dropped, for the bot's log. */
+  private dropped(cursor: MentionsCursor): string {
+    return `the stored mentions cursor (since_id ${JSON.stringify(cursor.since_id)}) is not a post id the service accepts; dropped it and reading the mentions of the last ${Math.round(this.options.backfillMs / 60_000)} min instead`;
+  }
+
+  /**
+   * What a poll delivers, given the cursor as it is now (the stream may have delivered some
+   * while the poll was under way): its events the stream has not, and the cursor's move. A
+   * poll that ran with the stream connected throughout puts the trigger in sync.
+   */
+  delivery(fetched: MentionsFetched, cursor: MentionsCursor | undefined): Delivery {
+    const seen = new Set(cursor?.seen ?? []);
+    const events = fetched.events.filter((e) => !seen.has(postIdOf(e) ?? ""));
+    if (fetched.connected && fetched.epoch === this.epoch) this.inSync = true;
+    return { events, move: this.move([cursor?.since_id, fetched.newest], seen) };
   }
 
   /**
@@ -178,11 +196,11 @@ export class MentionsTrigger {
   }
 
   /**
-   * Events the stream delivered (mentions of this bot): each is handed out once, whether
-   * the stream or a poll sees it first. Resolves once the inbox and cursor are saved.
+   * Events the stream delivered (mentions of this bot), given the cursor as the inbox keeps
+   * it: those to hand out (each once, whether the stream or a poll sees it first) and the
+   * cursor's move, or undefined when none is new.
    */
-  async accept(events: readonly BotEvent[]): Promise<number> {
-    const cursor = this.cursor();
+  accept(events: readonly BotEvent[], cursor: MentionsCursor | undefined): Delivery | undefined {
     const seen = new Set(cursor?.seen ?? []);
     const fresh = events.filter((e) => {
       const id = postIdOf(e);
@@ -190,14 +208,13 @@ export class MentionsTrigger {
         id !== undefined && !seen.has(id) && (cursor?.since_id === undefined || compareIds(id, cursor.since_id) > 0)
       );
     });
-    if (fresh.length === 0) return 0;
+    if (fresh.length === 0) return undefined;
     const ids = fresh.map((e) => postIdOf(e)!);
     // In sync, the stream's posts move the cursor; otherwise they wait in `seen` for the poll.
     const move = this.inSync
       ? this.move([cursor?.since_id, ...ids], seen)
       : this.move([cursor?.since_id], [...seen, ...ids]);
-    await this.options.inbox.commit(fresh, move);
-    return fresh.length;
+    return { events: fresh, move };
   }
 
   /** Where the trigger is with the stream, for its successor when the bot restarts with a new configuration. */
@@ -231,25 +248,4 @@ export class MentionsTrigger {
     this.connected = false;
     this.inSync = false;
   }
-
-  /** Starts polling at `intervalMs`; the first poll runs at once. */
-  startPolling(): PollLoop {
-    this.loop = startPollLoop({
-      clock: this.options.clock,
-      intervalMs: this.options.intervalMs,
-      poll: async (signal) => void (await this.poll(signal)),
-      onError: this.options.onError,
-    });
-    return this.loop;
-  }
-}
-
-/** Polls once (the trigger's {@link MentionsTrigger.poll}); kept for callers of the function form. */
-export async function pollMentions(options: MentionsTriggerOptions, signal: AbortSignal): Promise<number> {
-  return new MentionsTrigger(options).poll(signal);
-}
-
-/** Starts polling at `intervalMs`; the first poll runs at once. */
-export function startMentionsTrigger(options: MentionsTriggerOptions): PollLoop {
-  return new MentionsTrigger(options).startPolling();
 }

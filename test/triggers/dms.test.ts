@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { DmEvent, Envelope } from "../../src/api/types.ts";
-import { createClock } from "../../src/clock.ts";
-import { dmsCursorKey, pollDms, type DmsQuery } from "../../src/triggers/dms.ts";
-import type { BotEvent, CursorMove, TriggerInbox } from "../../src/triggers/events.ts";
+import { drive } from "../../src/runtime/poll-loop.ts";
+import { dmsCursorKey, dmsPoll, type DmsCursor, type DmsQuery } from "../../src/triggers/dms.ts";
+import type { BotEvent, CursorMove } from "../../src/triggers/events.ts";
 
 const BOT = "42";
 const NOW = Date.parse("2026-03-02T12:00:00Z");
@@ -27,7 +27,7 @@ function recordingInbox() {
   const cursors = new Map<string, unknown>();
   const commits: Array<{ events: string[]; cursor?: CursorMove }> = [];
   const delivered: BotEvent[] = [];
-  const inbox: TriggerInbox = {
+  const inbox = {
     cursor: <T>(key: string) => cursors.get(key) as T | undefined,
     async commit(events: readonly BotEvent[], cursor?: CursorMove) {
       commits.push({ events: events.map((e) => e.id), ...(cursor ? { cursor } : {}) });
@@ -59,18 +59,18 @@ function service(events: () => DmEvent[], size = 2) {
   return { fetch, asked };
 }
 
-const options = (inbox: TriggerInbox, fetch: (q: DmsQuery) => Promise<Envelope<DmEvent[]>>) => ({
-  bot: "helpdesk",
-  userId: BOT,
-  clock: createClock({ frozen: true, start: NOW }),
-  inbox,
-  intervalMs: 60_000,
-  backfillMs: HOUR,
-  fetch,
-  onError: () => undefined,
-});
+type Inbox = ReturnType<typeof recordingInbox>["inbox"];
 
-const signal = new AbortController().signal;
+/** One poll as the runtime runs it at `now`: the pages it asks for read from `fetch`, what it delivers committed. */
+async function pollDms(inbox: Inbox, fetch: (q: DmsQuery) => Promise<Envelope<DmEvent[]>>, now = NOW): Promise<number> {
+  const cursor = inbox.cursor<DmsCursor>(dmsCursorKey("helpdesk"));
+  const { events, move } = await drive(
+    dmsPoll({ bot: "helpdesk", userId: BOT, backfillMs: HOUR }, cursor, now),
+    (page) => fetch(page.args.query as DmsQuery),
+  );
+  await inbox.commit(events, move);
+  return events.length;
+}
 
 describe("the dms trigger", () => {
   it("asks for messages only, with the sender expanded, and delivers others' messages oldest first", async () => {
@@ -78,7 +78,7 @@ describe("the dms trigger", () => {
     // Newest first, as the service lists them; 105 is the bot's own answer.
     const events = [message("105", BOT), message("104"), message("103"), message("101", "8")];
     const { fetch, asked } = service(() => events);
-    expect(await pollDms(options(inbox, fetch), signal)).toBe(3);
+    expect(await pollDms(inbox, fetch)).toBe(3);
     expect(commits).toEqual([
       { events: ["dm:101", "dm:103", "dm:104"], cursor: { key: dmsCursorKey("helpdesk"), value: { last_id: "105" } } },
     ]);
@@ -109,10 +109,10 @@ describe("the dms trigger", () => {
     const { inbox, commits } = recordingInbox();
     const events = [message("103"), message("102"), message("101")];
     const { fetch, asked } = service(() => events);
-    await pollDms(options(inbox, fetch), signal);
+    await pollDms(inbox, fetch);
     events.unshift(message("106"), message("105", BOT), message("104"));
     asked.length = 0;
-    expect(await pollDms(options(inbox, fetch), signal)).toBe(2);
+    expect(await pollDms(inbox, fetch)).toBe(2);
     expect(commits.at(-1)).toEqual({
       events: ["dm:104", "dm:106"],
       cursor: { key: dmsCursorKey("helpdesk"), value: { last_id: "106" } },
@@ -120,7 +120,7 @@ describe("the dms trigger", () => {
     // Two pages: the second holds 104 and 103, where the last poll stopped; no third is read.
     expect(asked.map((q) => q.pagination_token)).toEqual([undefined, "page-token-0002"]);
     // Nothing new: one page, nothing delivered, the cursor left as it is.
-    expect(await pollDms(options(inbox, fetch), signal)).toBe(0);
+    expect(await pollDms(inbox, fetch)).toBe(0);
     expect(commits.at(-1)).toEqual({ events: [] });
   });
 
@@ -128,7 +128,7 @@ describe("the dms trigger", () => {
     const { inbox, cursors, commits } = recordingInbox();
     const events = [message("102", "7", 30), message("101", "7", 90)];
     const { fetch } = service(() => events);
-    expect(await pollDms(options(inbox, fetch), signal)).toBe(1);
+    expect(await pollDms(inbox, fetch)).toBe(1);
     expect(commits[0]!.events).toEqual(["dm:102"]);
 
     // A bot whose first poll finds nothing keeps the time it reached back to: a message that
@@ -136,11 +136,10 @@ describe("the dms trigger", () => {
     const quiet = recordingInbox();
     const later: DmEvent[] = [];
     const q = service(() => later);
-    await pollDms(options(quiet.inbox, q.fetch), signal);
+    await pollDms(quiet.inbox, q.fetch);
     expect(quiet.cursors.get(dmsCursorKey("helpdesk"))).toEqual({ since: NOW - HOUR });
-    const dayLater = { ...options(quiet.inbox, q.fetch), clock: createClock({ frozen: true, start: NOW + 24 * HOUR }) };
     later.push({ ...message("300"), created_at: new Date(NOW + 3 * HOUR).toISOString() });
-    expect(await pollDms(dayLater, signal)).toBe(1);
+    expect(await pollDms(quiet.inbox, q.fetch, NOW + 24 * HOUR)).toBe(1);
     expect(quiet.cursors.get(dmsCursorKey("helpdesk"))).toEqual({ last_id: "300" });
     expect(cursors.get(dmsCursorKey("helpdesk"))).toEqual({ last_id: "102" });
   });

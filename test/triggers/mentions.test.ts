@@ -1,14 +1,16 @@
 /**
- * The mentions trigger hands what a poll fetched to the bot's inbox together with its
- * cursor's move, in one commit, and never writes or flushes the state store itself: the
- * inbox owns that write (issue 21).
+ * The mentions trigger says which pages a poll reads and what it delivers with its cursor's
+ * move; the runtime reads the pages and commits the delivery to the bot's inbox in one
+ * commit (driven here as the runtime's mentions feed drives it). The trigger never reads the
+ * service, writes the inbox or flushes the state store itself.
  */
 import { describe, expect, it } from "vitest";
 import type { TimelineQuery } from "../../src/api/params.ts";
 import type { Envelope, Post } from "../../src/api/types.ts";
 import { createClock } from "../../src/clock.ts";
-import type { BotEvent, CursorMove, TriggerInbox } from "../../src/triggers/events.ts";
-import { MentionsTrigger, mentionsCursorKey } from "../../src/triggers/mentions.ts";
+import { drive } from "../../src/runtime/poll-loop.ts";
+import type { BotEvent, CursorMove } from "../../src/triggers/events.ts";
+import { MentionsTrigger, mentionsCursorKey, type MentionsCursor } from "../../src/triggers/mentions.ts";
 
 const BOT = "42";
 
@@ -25,7 +27,7 @@ const post = (id: string): Post => ({
 function recordingInbox() {
   const cursors = new Map<string, unknown>();
   const commits: Array<{ events: string[]; cursor?: CursorMove }> = [];
-  const inbox: TriggerInbox = {
+  const inbox = {
     cursor: <T>(key: string) => cursors.get(key) as T | undefined,
     async commit(events: readonly BotEvent[], cursor?: CursorMove) {
       commits.push({ events: events.map((e) => e.id), ...(cursor ? { cursor } : {}) });
@@ -37,30 +39,62 @@ function recordingInbox() {
   };
   return { inbox, cursors, commits };
 }
+type Inbox = ReturnType<typeof recordingInbox>["inbox"];
 
-function trigger(inbox: TriggerInbox, pages: (query: TimelineQuery) => Envelope<Post[]>, reset?: string[]) {
-  return new MentionsTrigger({
+const trigger = () =>
+  new MentionsTrigger({
     bot: "greeter",
     userId: BOT,
     clock: createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") }),
-    inbox,
-    intervalMs: 60_000,
     backfillMs: 3_600_000,
-    fetch: async (query) => pages(query),
-    onError: () => undefined,
-    ...(reset ? { onCursorReset: (reason: string) => void reset.push(reason) } : {}),
   });
+
+/**
+ * One poll as the runtime's mentions feed runs it: the pages the trigger asks for answered
+ * by `pages`, a dropped cursor committed at once, what it delivers committed with the move.
+ */
+async function poll(
+  mentions: MentionsTrigger,
+  inbox: Inbox,
+  pages: (query: TimelineQuery) => Envelope<Post[]>,
+  reset?: string[],
+): Promise<number> {
+  const fetched = await drive(
+    mentions.pages(inbox.cursor<MentionsCursor>(mentions.cursorKey)),
+    async (page) => pages(page.args.query as TimelineQuery),
+    async ({ drop, warning }) => {
+      await inbox.commit([], drop);
+      reset?.push(warning);
+    },
+  );
+  const { events, move } = mentions.delivery(fetched, inbox.cursor<MentionsCursor>(mentions.cursorKey));
+  await inbox.commit(events, move);
+  return events.length;
 }
 
 describe("MentionsTrigger and the inbox", () => {
+  it("asks for its pages as data, and calls nothing back: the runtime reads them and resumes it", () => {
+    const pages = trigger().pages({ since_id: "90" });
+    const first = pages.next();
+    expect(first.done).toBe(false);
+    expect(first.value).toMatchObject({
+      endpoint: "GET /2/users/:id/mentions",
+      args: { params: { id: BOT }, query: { since_id: "90", max_results: 100 } },
+    });
+    const next = pages.next({ data: [post("103")], meta: { result_count: 1, newest_id: "103", next_token: "p2" } });
+    expect(next.value).toMatchObject({ args: { query: { since_id: "90", pagination_token: "p2" } } });
+    const done = pages.next({ data: [post("101")], meta: { result_count: 1 } });
+    expect(done.done).toBe(true);
+    expect(done.value).toMatchObject({ newest: "103" });
+  });
+
   it("commits a poll's events, oldest first, with the cursor's move, once", async () => {
     const { inbox, commits } = recordingInbox();
-    const mentions = trigger(inbox, (query) =>
+    const pages = (query: TimelineQuery): Envelope<Post[]> =>
       query.pagination_token
         ? { data: [post("101")], meta: { result_count: 1 } }
-        : { data: [post("103"), post("102")], meta: { result_count: 2, newest_id: "103", next_token: "p2" } },
-    );
-    expect(await mentions.poll(new AbortController().signal)).toBe(3);
+        : { data: [post("103"), post("102")], meta: { result_count: 2, newest_id: "103", next_token: "p2" } };
+    expect(await poll(trigger(), inbox, pages)).toBe(3);
     expect(commits).toEqual([
       {
         events: ["mention:101", "mention:102", "mention:103"],
@@ -74,7 +108,8 @@ describe("MentionsTrigger and the inbox", () => {
     cursors.set(mentionsCursorKey("greeter"), { since_id: "not-a-post-id" });
     const reset: string[] = [];
     const asked: TimelineQuery[] = [];
-    const mentions = trigger(
+    await poll(
+      trigger(),
       inbox,
       (query) => {
         asked.push(query);
@@ -84,7 +119,6 @@ describe("MentionsTrigger and the inbox", () => {
       },
       reset,
     );
-    await mentions.poll(new AbortController().signal);
     expect(asked.map((q) => q.since_id)).toEqual(["not-a-post-id", undefined]);
     expect(reset).toHaveLength(1);
     expect(commits).toEqual([
@@ -95,7 +129,7 @@ describe("MentionsTrigger and the inbox", () => {
 
   it("an answer that the service has no user of the bot's id fails the poll, saying so, rather than finding nothing", async () => {
     const { inbox, commits } = recordingInbox();
-    const mentions = trigger(inbox, () => ({
+    const answer = (): Envelope<Post[]> => ({
       errors: [
         {
           value: BOT,
@@ -107,8 +141,8 @@ describe("MentionsTrigger and the inbox", () => {
           type: "https://api.x.com/2/problems/resource-not-found",
         },
       ],
-    }));
-    await expect(mentions.poll(new AbortController().signal)).rejects.toThrow(
+    });
+    await expect(poll(trigger(), inbox, answer)).rejects.toThrow(
       "the service has no user 42, the account bot greeter reads the mentions of: the account is gone, or the id postbot keeps for it was changed; sign the account in again (bot auth login), or check the bot's token",
     );
     expect(commits).toEqual([]);

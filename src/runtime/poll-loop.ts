@@ -1,0 +1,139 @@
+/**
+ * How the runtime polls its triggers: the loop (poll, wait the interval on the clock, poll
+ * again, until stopped), and one poll's run ({@link drive}: the pages a trigger's
+ * {@link Poll} asks for, read through the bot's action layer by its {@link PageReads}).
+ *
+ * A failed poll is reported and the loop goes on; `stop` ends the wait at once and lets a
+ * poll in progress finish. The interval can change while the loop runs (bots sharing an
+ * app's window joined or left it): the wait under way is shortened or lengthened to the new
+ * interval, counted from the last poll.
+ */
+import type { ActionLayer } from "../actions/index.ts";
+import type { EndpointKey } from "../api/endpoints.ts";
+import type { ResponseOf } from "../api/schema.ts";
+import type { Clock } from "../clock.ts";
+import type { CursorDrop, PageRead, Poll } from "../triggers/events.ts";
+
+export interface PollLoopOptions {
+  clock: Clock;
+  intervalMs: number;
+  poll(signal: AbortSignal): Promise<void>;
+  /** A poll that threw. Returning "stop" ends the loop (a revoked token, say). */
+  onError(err: unknown): "stop" | void;
+}
+
+export interface PollLoop {
+  /** Resolves when the loop has ended. */
+  readonly done: Promise<void>;
+  /** The poll in progress, if one is (tests and shutdown wait for it). */
+  current(): Promise<void> | undefined;
+  /** The interval now. */
+  intervalMs(): number;
+  /** Changes the interval; the wait under way ends at the last poll plus the new interval. */
+  setInterval(ms: number): void;
+  stop(): void;
+}
+
+export function startPollLoop(options: PollLoopOptions): PollLoop {
+  const { clock } = options;
+  const stopper = new AbortController();
+  let current: Promise<void> | undefined;
+  let interval = options.intervalMs;
+  /** Ends the wait under way early, so that it starts again with the new interval. */
+  let retimed: AbortController | undefined;
+  /** Waits until `from + interval`, the interval as it is when the wait ends. */
+  const wait = async (from: number) => {
+    for (;;) {
+      retimed = new AbortController();
+      const left = from + interval - clock.now();
+      if (left <= 0) return;
+      try {
+        await clock.sleep(left, AbortSignal.any([stopper.signal, retimed.signal]));
+        return;
+      } catch (err) {
+        if (stopper.signal.aborted) throw err;
+      }
+    }
+  };
+  const done = (async () => {
+    while (!stopper.signal.aborted) {
+      try {
+        current = options.poll(stopper.signal);
+        await current;
+      } catch (err) {
+        if (stopper.signal.aborted) break;
+        if (options.onError(err) === "stop") break;
+      } finally {
+        current = undefined;
+      }
+      try {
+        await wait(clock.now());
+      } catch {
+        break;
+      }
+    }
+  })();
+  return {
+    done,
+    current: () => current,
+    intervalMs: () => interval,
+    setInterval(ms) {
+      if (ms === interval) return;
+      interval = ms;
+      retimed?.abort();
+    },
+    stop: () => stopper.abort(new Error("stopped")),
+  };
+}
+
+/**
+ * The pages a bot's polls ask for, read through its action layer (budgeted; the answer's
+ * headers correct the budget), and counted while under way, so the bot's triggers can tell a
+ * poll waiting for the budget from one at work.
+ */
+export class PageReads {
+  /** Reads under way (or waiting for the budget). */
+  inFlight = 0;
+
+  constructor(private readonly layer: ActionLayer) {}
+
+  async read<K extends EndpointKey>(page: PageRead<K>, label: string, signal: AbortSignal): Promise<ResponseOf<K>> {
+    this.inFlight++;
+    try {
+      return await this.layer.fetch(page.endpoint, page.args, { signal, label });
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+/**
+ * Runs one poll: reads each page it asks for and resumes it with the answer (or throws the
+ * read's error into it), drops a cursor it gives up (`drop`: durably, before it reads on;
+ * only the mentions poll gives one up), and resolves with what it returns.
+ */
+export async function drive<K extends EndpointKey, R>(
+  poll: Poll<K, R>,
+  read: (page: PageRead<K>) => Promise<ResponseOf<K>>,
+  drop?: (asked: CursorDrop) => Promise<void>,
+): Promise<R> {
+  let step = poll.next();
+  while (!step.done) {
+    const asked = step.value;
+    if ("drop" in asked) {
+      if (!drop) throw new Error(`this poll cannot drop its cursor: ${asked.warning}`);
+      await drop(asked);
+      step = poll.next();
+      continue;
+    }
+    let page: ResponseOf<K>;
+    try {
+      page = await read(asked);
+    } catch (err) {
+      step = poll.throw(err);
+      continue;
+    }
+    step = poll.next(page);
+  }
+  return step.value;
+}
