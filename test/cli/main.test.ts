@@ -9,6 +9,21 @@ import { botIndex, ROOT } from "../helpers/built.ts";
 afterEach(killBots);
 
 describe("bot", () => {
+  it("imports only the command its command line names, and every command otherwise", async () => {
+    const { buildProgram } = await import("../../src/cli/main.ts");
+    const names = async (argv?: string[]) => (await buildProgram(argv)).commands.map((c) => c.name());
+    expect(await names(["node", "bot", "validate", "--bots", "x"])).toEqual(["validate"]);
+    const all = await names();
+    expect(all).toContain("start");
+    expect(all.length).toBeGreaterThan(10);
+    for (const argv of [
+      ["node", "bot", "--help"],
+      ["node", "bot", "validat"],
+      ["node", "bot", "help", "start"],
+    ])
+      expect(await names(argv)).toEqual(all);
+  });
+
   it("--version prints the version of package.json", async () => {
     const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
     expect(await runBot(["--version"])).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
