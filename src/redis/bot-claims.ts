@@ -63,7 +63,7 @@ export interface BotClaimsOptions {
   logger?: Logger;
   ttlMs?: number;
   everyMs?: number;
-  /** How many bots are started at once after a claim (default 16). */
+  /** How many bots are started at once after a claim (default {@link HOST_CONCURRENCY}). */
   hostConcurrency?: number;
   /**
    * How long a starting process waits, once it has announced itself, before its first claim
@@ -86,6 +86,14 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
 return redis.call('ZCARD', KEYS[1])`);
+
+/**
+ * Bots started at once after a claim (default). Starting one is a dozen Redis round trips
+ * one after another (its state read, its handoff stream taken, its directory entry) and
+ * little CPU: with 16 at a time a process on a busy machine waited for each answer in turn,
+ * 4.5 s to start 1,000 bots; with 64, 2.2 to 3.7 s for the same CPU.
+ */
+export const HOST_CONCURRENCY = 64;
 
 /**
  * Claim rounds at most in one look for free bots: a round that lost races to another process
@@ -490,7 +498,7 @@ export class BotClaims implements Holding {
       if ((await this.claimRound(claimed, round === 0)) !== "short") break;
     if (claimed.length === 0) return;
     for (const [bot] of claimed) this.freeSince.delete(bot);
-    await mapLimited(claimed, this.options.hostConcurrency ?? 16, async ([bot, h]) => {
+    await mapLimited(claimed, this.options.hostConcurrency ?? HOST_CONCURRENCY, async ([bot, h]) => {
       // Lost or given back while it waited for its turn: nothing to start.
       if (h.stopping || this.held.get(bot) !== h) return;
       h.hosting = this.options.host(bot, h.lease);

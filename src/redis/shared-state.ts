@@ -61,6 +61,8 @@ export interface SharedStateOptions {
   everyMs?: number;
   /** Wait before the first claim (default: `everyMs`); see {@link BotClaimsOptions.settleMs}. */
   settleMs?: number;
+  /** Bots started at once after a claim; see {@link BotClaimsOptions.hostConcurrency}. */
+  hostConcurrency?: number;
   /** Key prefix (default `postbot:`): two deployments can share one Redis database. */
   prefix?: string;
 }
@@ -154,6 +156,7 @@ function claimsOf(
     ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}),
     ...(options.everyMs ? { everyMs: options.everyMs } : {}),
     ...(options.settleMs !== undefined ? { settleMs: options.settleMs } : {}),
+    ...(options.hostConcurrency ? { hostConcurrency: options.hostConcurrency } : {}),
     async host(bot) {
       await parts.store!.hold(bot);
       await parts.runtime!.host(bot);

@@ -66,7 +66,10 @@ export interface ScaleWorld {
   /** A fresh sandbox on a frozen clock with the bots provisioned (pro plan). */
   start(): Promise<void>;
   /** Starts a process: `claimsClock` drives its lease renewals (a frozen one never renews). */
-  proc(name: string, options?: { claimsClock?: Clock; settleMs?: number }): Promise<ScaleProc>;
+  proc(
+    name: string,
+    options?: { claimsClock?: Clock; settleMs?: number; hostConcurrency?: number },
+  ): Promise<ScaleProc>;
   /** The bots running in `ps`, with repeats. */
   running(ps: ScaleProc[]): string[];
   /** Every bot runs in exactly one of `ps` (and each runs `perProcess` when given). */
@@ -159,6 +162,7 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
         ttlMs: TTL,
         everyMs: EVERY,
         ...(o.settleMs !== undefined ? { settleMs: o.settleMs } : {}),
+        ...(o.hostConcurrency ? { hostConcurrency: o.hostConcurrency } : {}),
       });
       const runtime = await startRuntime({
         baseUrl: sandbox!.url,

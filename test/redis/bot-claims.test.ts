@@ -4,9 +4,9 @@
  * round trip per bot. Real Redis; the claims' clocks are frozen, so no renewal comes between
  * and what each holds is what its first look claimed.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { BotClaims } from "../../src/redis/bot-claims.ts";
+import { BotClaims, HOST_CONCURRENCY } from "../../src/redis/bot-claims.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { myPart } from "../../src/redis/share-split.ts";
@@ -74,6 +74,41 @@ describe("bot claims of processes starting together", () => {
         await p.claims.stop();
         p.redis.disconnect();
       }
+    }
+  });
+});
+
+describe("starting the bots claimed", () => {
+  it("starts 64 at once by default: each start waits on Redis answers more than on the CPU", async () => {
+    const redis = await connectRedis(server.url);
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    let entered = 0;
+    const claims = new BotClaims({
+      redis,
+      leases: new Leases(redis, { prefix: "starting:" }),
+      owner: "P1",
+      bots: BOTS,
+      clock: createClock({ frozen: true, start: 0 }),
+      settleMs: 0,
+      async host() {
+        entered++;
+        await gate;
+      },
+      async unhost() {},
+    });
+    try {
+      const starting = claims.start();
+      await vi.waitFor(() => expect(entered).toBe(HOST_CONCURRENCY), { timeout: 10_000, interval: 5 });
+      expect(HOST_CONCURRENCY).toBe(64);
+      expect(claims.bots()).toHaveLength(600); // all claimed; the others wait their turn to start
+      open();
+      await starting;
+      expect(entered).toBe(600);
+    } finally {
+      open();
+      await claims.stop();
+      redis.disconnect();
     }
   });
 });

@@ -29,7 +29,7 @@ const slow = definePlugin({
   },
 });
 
-/** More bots than a process starts at once (16), so some wait their turn. */
+/** More bots than a process starts at once (16 here), so some wait their turn. */
 const NAMES = Array.from({ length: 20 }, (_, i) => `c${i + 1}`);
 const w = scaleWorld({ names: NAMES, plugin: slow, mentions: "poll" });
 afterEach(() => {
@@ -45,7 +45,7 @@ describe("claiming more bots than start within a lease's ttl", () => {
     gate = new Promise((r) => (openGate = r));
     holding = true;
     // P1 alone claims all twenty; sixteen start at once and wait at the gate, four wait their turn.
-    const starting = w.proc("P1", { settleMs: 0 });
+    const starting = w.proc("P1", { settleMs: 0, hostConcurrency: 16 });
     await until("sixteen bots starting", () => entered === 16);
     holding = false;
     // Three ttls of real time (Redis expires leases by its own clock) with P1 still starting.
