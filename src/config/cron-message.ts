@@ -3,7 +3,7 @@
  * allows, and how the fields were counted (5, or 6 with seconds first), so a 6-field
  * expression is never told to "write 5 fields". node-cron finds the problem; this words it.
  */
-import cron from "node-cron";
+import { nodeCron } from "../node-cron.ts";
 
 /** The fields in order, with what each allows. */
 const FIELDS: Record<string, { name: string; allows: string }> = {
@@ -28,7 +28,7 @@ const SIX = `second ${FIVE}`;
  * ```
  */
 export function cronProblem(expression: string): string | undefined {
-  const detail = cron.validateDetailed(expression);
+  const detail = nodeCron().validateDetailed(expression);
   if (detail.valid) return undefined;
   const count = expression.trim().split(/\s+/).filter(Boolean).length;
   if (count !== 5 && count !== 6) {

@@ -10,7 +10,7 @@
  * Runs never overlap: when a run is still going at the next fire time, that occurrence is
  * skipped (and reported), as node-cron's `noOverlap` does.
  */
-import cron from "node-cron";
+import { nodeCron } from "../node-cron.ts";
 import type { Clock } from "../clock.ts";
 
 export interface ScheduleSpec {
@@ -69,8 +69,8 @@ function localHourMonth(
  * can match, asks node-cron about each allowed minute and second.
  */
 export function nextOccurrence(spec: Pick<ScheduleSpec, "cron" | "timezone">, after: number): number | undefined {
-  const task = cron.createTask(spec.cron, () => {}, { timezone: spec.timezone });
-  const fields = cron.parse(spec.cron);
+  const task = nodeCron().createTask(spec.cron, () => {}, { timezone: spec.timezone });
+  const fields = nodeCron().parse(spec.cron);
   const start = Math.floor(after / 1000) * 1000;
   const local = localHourMonth(start, spec.timezone);
   let hourStart = start - (local.minute * 60 + local.second) * 1000;
@@ -89,7 +89,7 @@ export function nextOccurrence(spec: Pick<ScheduleSpec, "cron" | "timezone">, af
 
 /** Checks an expression and a time zone, returning what is wrong with them, if anything. */
 export function checkSchedule(spec: Pick<ScheduleSpec, "cron" | "timezone">): string | undefined {
-  const detail = cron.validateDetailed(spec.cron);
+  const detail = nodeCron().validateDetailed(spec.cron);
   if (!detail.valid) {
     const first = detail.errors[0];
     return first
