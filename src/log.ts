@@ -2,8 +2,15 @@
  * postbot's logs: pino JSON, pretty only on a terminal, and secrets redacted wherever they
  * appear as a field, so a token can never reach a log file by being logged with its object.
  */
-import { pino, type DestinationStream, type Logger } from "pino";
+import type { DestinationStream, Logger } from "pino";
 import { lazyPackage } from "./lazy-package.ts";
+
+/**
+ * pino itself, loaded when the first logger is made or used: `bot validate` makes none (its
+ * stand-in bots log to {@link silentLogger}, which nothing writes to unless a plugin's setup
+ * does), and pino's import is 20-40 ms of its start-up (measured on the installed package).
+ */
+const pinoPackage = lazyPackage<typeof import("pino")>("pino");
 
 /** Only a terminal's log is pretty: loaded then. */
 const pinoPretty = lazyPackage<typeof import("pino-pretty")>("pino-pretty");
@@ -65,8 +72,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         sync: true,
         ...(options.destination ? { destination: options.destination as unknown as NodeJS.WritableStream } : {}),
       })
-    : (options.destination ?? pino.destination({ dest: 1, sync: true }));
-  return pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: undefined }, destination);
+    : (options.destination ?? pinoPackage().destination({ dest: 1, sync: true }));
+  return pinoPackage().pino({ level, redact: { paths: REDACT, censor: "[redacted]" }, base: undefined }, destination);
 }
 
 /**
@@ -81,5 +88,23 @@ function prettyLine(log: Record<string, unknown>, messageKey: string): string {
   return `${who ? `${who}: ` : ""}${msg}${cause}`;
 }
 
-/** A logger that drops everything, for library use where the caller gave none. */
-export const silentLogger: Logger = pino({ level: "silent" });
+/**
+ * A logger that drops everything, for library use where the caller gave none. It stands for
+ * a pino logger made on its first use (a property read, a call, a level set): its methods are
+ * that logger's, bound to it, so `child()` gives plain pino children.
+ */
+export const silentLogger: Logger = onFirstUse(() => pinoPackage().pino({ level: "silent" }));
+
+/** An object that is `make()`'s, made when first touched. */
+function onFirstUse<T extends object>(make: () => T): T {
+  let made: T | undefined;
+  const real = () => (made ??= make());
+  return new Proxy({} as T, {
+    get(_, key) {
+      const value: unknown = Reflect.get(real(), key);
+      return typeof value === "function" ? value.bind(real()) : value;
+    },
+    set: (_, key, value) => Reflect.set(real(), key, value),
+    has: (_, key) => Reflect.has(real(), key),
+  });
+}
