@@ -4,7 +4,7 @@
  *     hidden guard ▸ ledger ▸ reply safety ▸ text writer ▸ duplicate guard ▸ budget gate ▸ retry ▸ queue ▸ executor
  */
 export * from "./action.ts";
-export type { Job, JobChannels, LedgerRider, PendingMark, Perform, Step, StepOutcome } from "./pipeline.ts";
+export type { Job, JobChannels, LedgerRider, PendingMark, Perform, RiderWrite, Step, StepOutcome } from "./pipeline.ts";
 export { ACTION_KINDS, READ_PRIORITY, isActionKind, type KindFacts } from "./kinds.ts";
 export {
   Ledger,

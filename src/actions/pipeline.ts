@@ -59,16 +59,18 @@
  *
  * A handler's other changes (its user's session, a conversation's step: src/plugins/dialogs)
  * must become durable together with the actions it sends: a crash may lose neither one without
- * the other. The job's {@link LedgerRider} carries them. The ledger step applies it (sets its
- * values in the store) in the same synchronous run as `Ledger.queue` (./mechanics/idempotency-ledger.ts), the first record of
- * the action, and nowhere else. Both stores make a bot's changes durable a whole "file" at a time
+ * the other. The job's {@link LedgerRider} carries them, as data. The ledger step hands its
+ * values to `Ledger.queue` (./mechanics/idempotency-ledger.ts), which sets them in the store
+ * in the same synchronous run as the first record of the action, and nowhere else. Both stores make a bot's changes durable a whole "file" at a time
  * (the file store: one journal line holds every change made before it; Redis: one fenced script
  * per bot hash, and the ledger, sessions and dialogs share the bot's hash), so every
  * durable write holds both the record and the rider's values, or neither: a write that holds the
  * session holds the action `queued` (or, later, `pending`), which the next start resumes, and
  * the `pending` mark written before the request leaves holds the session. An action the ledger
  * does not record (a duplicate, refused before the ledger, the ledger off) leaves its rider
- * unapplied; its owner writes the values at the end of the handler instead.
+ * untaken; its owner writes the values at the end of the handler instead, or with its next
+ * action's rider, and marks this one superseded, so that a ledger step that gets to it
+ * later (one that checked the service first) never writes older values over newer ones.
  *
  * ## A written text, once
  *
@@ -132,27 +134,38 @@ export interface PendingMark {
   readonly stage: (slot: SlotRecord) => Promise<StagedWrite | undefined>;
 }
 
+/** One value a {@link LedgerRider} sets in the store: under `namespace` and `key`; `undefined` deletes it. */
+export interface RiderWrite {
+  readonly namespace: string;
+  readonly key: string;
+  readonly value: unknown;
+}
+
 /**
  * Values that must become durable with an action's first ledger record (see "What rides with
  * the ledger's record" above): made by whoever asked for the action (a handler's durable scope,
- * src/plugins/dialogs/durable-scope.ts), applied by the ledger step. A plain object,
- * handed on detached.
+ * src/plugins/dialogs/durable-scope.ts), written by the ledger step with the record. Plain
+ * data, not a callback: the ledger calls nothing back. Its two flags are how the two sides
+ * tell each other what happened to it.
  */
 export interface LedgerRider {
+  /** The values, as they were when the action was asked for. */
+  readonly writes: readonly RiderWrite[];
+  /** Set by the ledger step once it wrote the values with the record. */
+  taken?: boolean;
   /**
-   * Sets the values in the store, synchronously (no await), so they join the same durable
-   * write as the record set right after. May set nothing (they were written with another
-   * action already); never throws.
+   * Set by the rider's owner when it has written newer values itself (its run went on, or
+   * ended) before the ledger step took this rider: the ledger step then never writes it.
    */
-  apply(): void;
+  superseded?: boolean;
 }
 
 /** What steps pass down on a job for a later step. */
 export interface JobChannels {
   /**
    * What rides with the action's first ledger record. Written by the layer (from what asked for
-   * the action); applied by the ledger step right before it records the action `queued`; not
-   * read by any other step.
+   * the action); written to the store by the ledger step with the record that queues the
+   * action (unless superseded), and marked taken; not read by any other step.
    */
   readonly rider?: LedgerRider | undefined;
   /**

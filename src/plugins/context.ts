@@ -102,7 +102,8 @@ function riding(state: ContextState, o: ActionOptions | undefined): LayerActionO
   const scope = state.scope;
   if (!scope) return o;
   scope.check();
-  return o ? { ...o, rider: scope } : { rider: scope };
+  const rider = scope.rider();
+  return o ? { ...o, rider } : { rider };
 }
 
 /**

@@ -12,6 +12,7 @@ import { silentLogger } from "../../src/log.ts";
 import { DurableScope } from "../../src/plugins/dialogs/durable-scope.ts";
 import { DialogEngine, type DialogSender } from "../../src/plugins/dialogs/engine.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
+import { takeRider } from "../helpers/rider.ts";
 import dialog, { dialogDefinition, dialogOptions } from "../../plugins/dialog.ts";
 import { QUIZ } from "../fixtures/quiz-bot.ts";
 
@@ -34,11 +35,11 @@ const definition = dialogDefinition(dialogOptions.parse(QUIZ.plugins!.dialog));
 let id = 1_000_000;
 const sender: DialogSender = {
   reply(_to, _text, o) {
-    o.rider?.apply();
+    takeRider(store, o.rider);
     return Promise.resolve({ status: "sent", result: { data: { id: String(++id), text: _text } } });
   },
   dm(_to, _text, o) {
-    o.rider?.apply();
+    takeRider(store, o.rider);
     return Promise.resolve({
       status: "sent",
       result: { data: { dm_event_id: String(++id), dm_conversation_id: `${_to}-${id}` } },

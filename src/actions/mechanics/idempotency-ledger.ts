@@ -18,6 +18,7 @@ import type { Clock } from "../../clock.ts";
 import type { StagedWrite } from "../../store/staged-write.ts";
 import type { Store } from "../../store/store.ts";
 import type { Action, SlotRecord } from "../action.ts";
+import type { RiderWrite } from "../pipeline.ts";
 
 /** Where an action is in its life (see the module comment for the transitions). */
 export type LedgerState = "queued" | "pending" | "done" | "failed" | "unknown" | "dropped";
@@ -100,6 +101,14 @@ function copyOfAction(action: Action): Action {
  * ledger.finish(key, "done", { result });
  * ```
  */
+/** Sets each value of `writes` in the store (`undefined` deletes it): what rides with a record. */
+export function setAll(store: Store, writes: readonly RiderWrite[]): void {
+  for (const w of writes) {
+    if (w.value === undefined) store.delete(w.namespace, w.key);
+    else store.set(w.namespace, w.key, w.value);
+  }
+}
+
 export class Ledger {
   private readonly ns: string;
   private readonly keepMs: number;
@@ -128,8 +137,13 @@ export class Ledger {
     return !!e && FINAL.has(e.state);
   }
 
-  /** Records an action as asked for. Not flushed: nothing was sent yet, so a lost write loses no send. */
-  queue(action: Action): void {
+  /**
+   * Records an action as asked for. Not flushed: nothing was sent yet, so a lost write loses no
+   * send. `alongside` (what rides with it: ../pipeline.ts) is set in the store in the same
+   * synchronous run, so the same durable write holds both.
+   */
+  queue(action: Action, alongside: readonly RiderWrite[] = []): void {
+    setAll(this.store, alongside);
     const now = this.clock.now();
     const before = this.get(action.key!);
     this.put(action.key!, {

@@ -7,8 +7,8 @@
  * is given back to the budget and the action is sent. The durable `pending` mark is
  * handed down to the queue step as the job's `pendingMark`, which writes it right before the
  * request leaves: the whole argument is in ../pipeline.ts ("At most once"). The job's rider (a
- * handler's session, a conversation's step) is applied with the action's first record, so the
- * two are durable together or not at all (../pipeline.ts, "What rides with the ledger's record").
+ * handler's session, a dialog's step, as data) is written with the action's first record, so
+ * the two are durable together or not at all (../pipeline.ts, "What rides with the ledger's record").
  *
  * A key renamed since an action was recorded (../keys.ts: a ledger written before postbot 0.2)
  * is looked up under its former key too: the action is then filed under the key it was
@@ -86,10 +86,11 @@ async function performOnce(options: LedgerStepOptions, next: Perform, job: Job, 
   } else if (entry?.state === "queued" && entry.action) {
     current = entry.action; // keep the first request's time-to-live
   }
-  // What the handler changed alongside (its session, a conversation's step) joins the
-  // record, in this same synchronous run: see ../pipeline.ts ("What rides with the ledger's record").
-  job.rider?.apply();
-  ledger.queue(current);
+  // What the handler changed alongside (its session, a dialog's step) joins the record, in
+  // this same synchronous run: see ../pipeline.ts ("What rides with the ledger's record").
+  const rider = job.rider && !job.rider.superseded ? job.rider : undefined;
+  ledger.queue(current, rider?.writes);
+  if (rider) rider.taken = true;
   const pendingMark: PendingMark = {
     write: (slot) => ledger.begin(key, slot),
     stage: (slot) => ledger.stageBegin(key, slot),

@@ -8,10 +8,12 @@
  * A scope is one run: an event's handlers, or a dialog's timeout turn. Its changes are
  * kept here, out of the store, until one of two moments, whichever comes first:
  *
- * 1. The first record of an action the run asked for. The scope is the action's
- *    {@link LedgerRider}: the ledger step sets the scope's changes in the store in the same
- *    synchronous run as it records the action `queued` (src/actions/pipeline.ts, "What rides
- *    with the ledger's record"). A bot's ledger, sessions and dialogs live in the bot's
+ * 1. The first record of an action the run asked for. The scope hands the action a
+ *    {@link LedgerRider} ({@link DurableScope.rider}): its changes as plain data, which the
+ *    ledger step sets in the store in the same synchronous run as it records the action
+ *    `queued` (src/actions/pipeline.ts, "What rides with the ledger's record"). One the
+ *    ledger has not taken by the time the run goes on (a check with the service under way)
+ *    is superseded, so it never lands over what the run writes next. A bot's ledger, sessions and dialogs live in the bot's
  *    own part of the state (`bots/<bot>.json`, one Redis hash), which both stores make durable
  *    whole: the file store appends every change made before a flush as one journal line (the
  *    commit); Redis writes a bot's hash in one fenced script (the staged `pending` mark and its
@@ -48,7 +50,8 @@
  * that makes one larger is refused with the bot, plugin and size named. With `session: {ttl}`
  * in the bot file, a session unchanged for that long reads as new.
  */
-import type { LedgerRider } from "../../actions/pipeline.ts";
+import { setAll } from "../../actions/mechanics/idempotency-ledger.ts";
+import type { LedgerRider, RiderWrite } from "../../actions/pipeline.ts";
 import type { Clock } from "../../clock.ts";
 import type { Store } from "../../store/store.ts";
 
@@ -131,7 +134,7 @@ interface Staged {
  * One run's session and dialog changes, written with its first recorded action or at its
  * end; see the module comment. Not shared between runs; a run's plugins share it.
  */
-export class DurableScope implements LedgerRider {
+export class DurableScope {
   /** The user's session slices as this run has them (loaded on first use). */
   private slices: Record<string, unknown> | undefined;
   /** The slices as the run found them (its `was`). */
@@ -141,6 +144,8 @@ export class DurableScope implements LedgerRider {
   private readonly staged = new Map<string, Staged>();
   /** Slices refused (over the cap): never written by this run. */
   private readonly refused = new Set<string>();
+  /** The riders handed out and not yet taken stock of ({@link settle}), with what each writes. */
+  private riding: Array<{ rider: LedgerRider; staged: Array<[Staged, unknown]>; session: string | undefined }> = [];
 
   constructor(private readonly options: ScopeOptions) {}
 
@@ -221,23 +226,79 @@ export class DurableScope implements LedgerRider {
   }
 
   /**
-   * Sets every change not yet in the store (the ledger step calls it, as {@link LedgerRider},
-   * right before an action's first record). Never throws: a session over its cap is left out
-   * and reported by {@link finish}.
+   * What rides with an action the run asks for now ({@link LedgerRider}): every change not
+   * yet in the store, as plain data the ledger step writes with the action's first record.
+   * Never throws: a session over its cap is left out and reported by {@link finish}.
+   */
+  rider(): LedgerRider {
+    this.settle();
+    const { writes, staged, session } = this.unwritten();
+    const rider: LedgerRider = { writes };
+    if (writes.length > 0) this.riding.push({ rider, staged, session });
+    return rider;
+  }
+
+  /**
+   * Sets every change not yet in the store, here and now (the end of the run, a dialog's
+   * turn). Never throws: a session over its cap is left out and reported by {@link finish}.
    */
   apply(): void {
-    const { store, clock, id } = this.options;
+    this.settle();
+    const { writes, staged, session } = this.unwritten();
+    setAll(this.options.store, writes);
+    this.wrote(staged, session);
+  }
+
+  /**
+   * Takes stock of the riders handed out since: what the ledger wrote with a record is in the
+   * store now; one it has not written (a duplicate, a check under way) is superseded, so it
+   * is never written later over what this run writes next.
+   */
+  private settle(): void {
+    for (const { rider, staged, session } of this.riding.splice(0)) {
+      if (rider.taken) this.wrote(staged, session);
+      else rider.superseded = true;
+    }
+  }
+
+  /** Marks values as in the store: the staged ones still as they were written, and the session's JSON. */
+  private wrote(staged: ReadonlyArray<[Staged, unknown]>, session: string | undefined): void {
+    for (const [s, value] of staged) if (s.value === value) s.written = true;
+    if (session !== undefined) this.written = session;
+  }
+
+  /** The store writes of every change not yet there, with what they write (to mark it written once it is). */
+  private unwritten(): { writes: RiderWrite[]; staged: Array<[Staged, unknown]>; session: string | undefined } {
+    const { clock, id } = this.options;
     const at = clock.now();
+    const writes: RiderWrite[] = [];
+    const staged: Array<[Staged, unknown]> = [];
     for (const s of this.staged.values()) {
       if (s.written) continue;
-      s.written = true;
-      if (s.value === null && s.before === null) {
-        store.delete(s.namespace, s.key);
-        continue;
-      }
-      store.set<ScopedRecord<unknown>>(s.namespace, s.key, { v: s.value, by: id, was: s.before, at });
+      staged.push([s, s.value]);
+      const deleted = s.value === null && s.before === null;
+      writes.push({
+        namespace: s.namespace,
+        key: s.key,
+        value: deleted ? undefined : { v: s.value, by: id, was: s.before, at },
+      });
     }
-    if (!this.slices || this.options.user === undefined) return;
+    const session = this.sessionJson();
+    if (session !== undefined)
+      writes.push({
+        namespace: sessionNamespace(this.options.bot),
+        key: this.options.user!,
+        value: { v: JSON.parse(session) as Record<string, unknown>, by: id, was: this.before, at },
+      });
+    return { writes, staged, session };
+  }
+
+  /**
+   * The user's sessions as JSON when they changed since last written (undefined: unchanged,
+   * or no user). A slice over its cap keeps its last value and is reported by {@link finish}.
+   */
+  private sessionJson(): string | undefined {
+    if (!this.slices || this.options.user === undefined) return undefined;
     const kept: Record<string, unknown> = {};
     for (const [plugin, slice] of Object.entries(this.slices)) {
       const json = JSON.stringify(slice);
@@ -253,15 +314,8 @@ export class DurableScope implements LedgerRider {
       kept[plugin] = slice;
     }
     const json = JSON.stringify(kept);
-    if (json === this.written || (this.written === "" && json === JSON.stringify(this.before ?? {}))) return;
-    this.written = json;
-    const value = JSON.parse(json) as Record<string, unknown>;
-    store.set<ScopedRecord<Record<string, unknown>>>(sessionNamespace(this.options.bot), this.options.user, {
-      v: value,
-      by: id,
-      was: this.before,
-      at,
-    });
+    if (json === this.written || (this.written === "" && json === JSON.stringify(this.before ?? {}))) return undefined;
+    return json;
   }
 
   /**

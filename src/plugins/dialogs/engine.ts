@@ -31,8 +31,8 @@
  *    DMs a message to the user. Its idempotency key is the dialog's id and the turn's number
  *    (`dialog:<id>:<turn>`, src/actions/keys.ts), so a turn run again sends nothing twice. A text the bot posted within 24 hours
  *    (the same user taking the quiz again) gets a counter, `(2)`, instead of being refused.
- * 4. The message's first ledger record carries the staged record and session (the scope is
- *    its rider); the timer of the new wait is armed once the turn is over.
+ * 4. The message's first ledger record carries the staged record and session (the scope's
+ *    rider, data); the timer of the new wait is armed once the turn is over.
  *
  * A timeout is a turn too, run by a clock timer at the deadline, under its own scope (id
  * `timeout:<bot>:<user id>:<channel>:<turn>`), so a crash in it is resumed the same way: a deadline that
@@ -437,7 +437,7 @@ export class DialogEngine {
     key: string,
     run: TurnRun,
   ): Promise<{ outcome: Outcome; posted?: string }> {
-    const options: LayerActionOptions = { key, rider: run.scope, dialog: record.id };
+    const options: LayerActionOptions = { key, rider: run.scope.rider(), dialog: record.id };
     if (record.channel === "dm") return { outcome: await run.send.dm(record.user.id, text, options) };
     const target: PostRef | undefined =
       reason === "timeout" && record.lastBotPost !== undefined

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Action, SlotRecord } from "../../../src/actions/action.ts";
 import { Ledger } from "../../../src/actions/mechanics/idempotency-ledger.ts";
 import type { CheckWithService } from "../../../src/actions/mechanics/service-check.ts";
-import type { Job, StepOutcome } from "../../../src/actions/pipeline.ts";
+import type { Job, LedgerRider, StepOutcome } from "../../../src/actions/pipeline.ts";
 import { ledgerStep } from "../../../src/actions/steps/ledger.ts";
 import { createClock } from "../../../src/clock.ts";
 import { createMemoryStore } from "../../../src/store/store.ts";
@@ -45,15 +45,9 @@ async function leftPending(ledger: Ledger, action: Action): Promise<void> {
 }
 
 describe("the ledger step", () => {
-  it("applies the job's rider in the same synchronous run as it records the action queued, and only then", async () => {
+  it("writes the job's rider, plain data, with the record that queues the action, and only then", async () => {
     const { step, store } = setup();
-    const seen: Array<string | undefined> = [];
-    const rider = {
-      apply() {
-        seen.push(store.get<{ state: string }>("ledger", "g:reply:1")?.state);
-        store.set("session:g", "u", { v: 1 });
-      },
-    };
+    const rider: LedgerRider = { writes: [{ namespace: "session:g", key: "u", value: { v: 1 } }] };
     let recorded: unknown;
     const { next } = fakeNext(() => {
       recorded = {
@@ -65,15 +59,21 @@ describe("the ledger step", () => {
     const perform = step(next);
     const sending = perform(jobOf(actionOf("reply", "1"), { rider }));
     // Synchronously within the call: the rider's values and the queued record, together.
-    expect(seen).toEqual([undefined]);
     expect(store.get<{ state: string }>("ledger", "g:reply:1")?.state).toBe("queued");
     expect(store.get("session:g", "u")).toEqual({ v: 1 });
+    expect(rider.taken).toBe(true);
     await sending;
     expect(recorded).toEqual({ session: { v: 1 }, ledger: "queued" });
     // A key already done is a duplicate: its rider is left for its owner to write.
-    const late = { apply: () => seen.push("late") };
+    const late: LedgerRider = { writes: [{ namespace: "session:g", key: "u", value: { v: 2 } }] };
     expect(await perform(jobOf(actionOf("reply", "1"), { rider: late }))).toMatchObject({ status: "duplicate" });
-    expect(seen).toEqual([undefined]);
+    expect(late.taken).toBeUndefined();
+    expect(store.get("session:g", "u")).toEqual({ v: 1 });
+    // A rider its owner superseded (it wrote newer values itself) is never written.
+    const old: LedgerRider = { writes: [{ namespace: "session:g", key: "u", value: { v: 0 } }], superseded: true };
+    expect(await perform(jobOf(actionOf("reply", "2"), { rider: old }))).toMatchObject({ status: "sent" });
+    expect(store.get("session:g", "u")).toEqual({ v: 1 });
+    expect(store.get<{ state: string }>("ledger", "g:reply:2")?.state).toBe("done");
   });
 
   it("sends a key once when it is asked for twice at once: the second waits for the first and answers duplicate with its result", async () => {

@@ -20,6 +20,7 @@ import {
 import { openFileStore } from "../../../src/store/file-store.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
 import { setup, START } from "../../actions/helpers.ts";
+import { takeRider } from "../../helpers/rider.ts";
 
 const SETTINGS: SessionSettings = { maxBytes: 200 };
 type Counter = { counter?: { n?: number } };
@@ -117,6 +118,44 @@ describe("a run's scope", () => {
   });
 });
 
+describe("a scope's rider", () => {
+  it("is plain data: what the ledger takes is written, and the run's end writes only what changed after", () => {
+    const store = createMemoryStore();
+    const scope = scopeOf(store, "e1");
+    scope.session("counter").n = 1;
+    const rider = scope.rider();
+    expect(rider.writes).toEqual([
+      { namespace: "session:g", key: "u1", value: { v: { counter: { n: 1 } }, by: "e1", was: null, at: START } },
+    ]);
+    expect(store.get("session:g", "u1")).toBeUndefined(); // the scope writes nothing itself
+    takeRider(store, rider);
+    let writes = 0;
+    const counted: Store = { ...store, set: (ns, key, value) => (writes++, store.set(ns, key, value)) };
+    // Nothing changed since: the run's end writes nothing again.
+    const same = scopeOf(counted, "e2");
+    same.session("counter").n = 2;
+    const taken = same.rider();
+    takeRider(counted, taken);
+    expect(writes).toBe(1);
+    same.finish();
+    expect(writes).toBe(1);
+    expect(store.get<{ v: Counter }>("session:g", "u1")?.v).toEqual({ counter: { n: 2 } });
+  });
+
+  it("one the ledger has not taken when the run goes on is superseded: a late ledger step never writes it", () => {
+    const store = createMemoryStore();
+    const scope = scopeOf(store, "e1");
+    scope.session("counter").n = 1;
+    const rider = scope.rider(); // its action's ledger step is checking the service, say
+    scope.session("counter").n = 2;
+    scope.finish();
+    expect(rider.superseded).toBe(true);
+    takeRider(store, rider); // the check came back: the ledger step gets to the rider now
+    expect(rider.taken).toBeUndefined();
+    expect(store.get<{ v: Counter }>("session:g", "u1")?.v).toEqual({ counter: { n: 2 } });
+  });
+});
+
 describe("a session written with a reply", () => {
   let dir: string;
   beforeEach(async () => {
@@ -153,7 +192,7 @@ describe("a session written with a reply", () => {
     scope.session("counter").n = 1;
     await store.flush(); // anything else flushed meanwhile does not carry the session
     expect(await onDisk()).toEqual({ session: undefined, ledger: undefined });
-    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope })).toMatchObject({
+    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope.rider() })).toMatchObject({
       status: "sent",
     });
     expect(seen).toEqual([{ session: { counter: { n: 1 } }, ledger: "pending" }]);
@@ -172,7 +211,7 @@ describe("a session written with a reply", () => {
     await layer.reply({ id: "p1", author_id: "u1" }, "hello");
     const scope = new DurableScope({ store: layer.store, clock, bot: "g", id: "e1", user: "u1", session: SETTINGS });
     scope.session("counter").n = 1;
-    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope })).toMatchObject({
+    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope.rider() })).toMatchObject({
       status: "duplicate",
     });
     expect(store.get("session:g", "u1")).toBeUndefined();

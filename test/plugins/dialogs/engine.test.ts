@@ -13,6 +13,7 @@ import { DurableScope } from "../../../src/plugins/dialogs/durable-scope.ts";
 import { DialogEngine, type DialogSender, type Inbound } from "../../../src/plugins/dialogs/engine.ts";
 import type { DialogDefinition } from "../../../src/plugins/dialogs/types.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
+import { takeRider } from "../../helpers/rider.ts";
 
 const START = Date.parse("2026-03-02T12:00:00Z");
 
@@ -25,7 +26,7 @@ interface Sent {
 }
 
 /** A sender that records messages and applies each one's rider first, as the ledger step does. */
-function fakeSender(options: { posted?: Set<string>; hang?: () => boolean } = {}) {
+function fakeSender(options: { store: Store; posted?: Set<string>; hang?: () => boolean }) {
   const sent: Sent[] = [];
   const posted = options.posted ?? new Set<string>();
   let n = 100;
@@ -36,7 +37,7 @@ function fakeSender(options: { posted?: Set<string>; hang?: () => boolean } = {}
     o: LayerActionOptions,
     result: (id: string) => R,
   ) => {
-    o.rider?.apply();
+    takeRider(options.store, o.rider);
     if (options.hang?.()) return new Promise<Outcome<R>>(() => {});
     sent.push({ kind, to, text, key: o.key!, ...(o.dialog ? { dialog: o.dialog } : {}) });
     if (kind === "reply") posted.add(text);
@@ -128,7 +129,7 @@ async function handle(
 describe("the conversation engine", () => {
   it("asks, takes each answer in its step, saves to the session, and ends with the last word", async () => {
     const w = world();
-    const { sender, sent } = fakeSender();
+    const { sender, sent } = fakeSender({ store: w.store });
     const engine = w.make(sender);
     const start = w.said("alice", "@quiz quiz");
     await handle(engine, w, start, sender);
@@ -159,7 +160,7 @@ describe("the conversation engine", () => {
 
   it("holds two users' conversations apart, and varies a text the bot posted within 24 hours", async () => {
     const w = world();
-    const { sender, sent } = fakeSender();
+    const { sender, sent } = fakeSender({ store: w.store });
     const engine = w.make(sender);
     const a = w.said("alice", "@quiz quiz");
     const b = w.said("bob", "@quiz quiz");
@@ -178,7 +179,7 @@ describe("the conversation engine", () => {
 
   it("says the timeout's word in reply to its last question when the wait's time is up, and ends", async () => {
     const w = world();
-    const { sender, sent } = fakeSender();
+    const { sender, sent } = fakeSender({ store: w.store });
     const engine = w.make(sender);
     await handle(engine, w, w.said("alice", "@quiz quiz"), sender);
     await w.clock.advance(10 * 60_000 - 1);
@@ -195,7 +196,7 @@ describe("the conversation engine", () => {
 
   it("fires at start a timeout that passed while the bot was not running; an answer written in time still counts", async () => {
     const w = world();
-    const first = fakeSender();
+    const first = fakeSender({ store: w.store });
     const before = w.make(first.sender);
     const a = w.said("alice", "@quiz quiz");
     const b = w.said("bob", "@quiz quiz");
@@ -205,7 +206,7 @@ describe("the conversation engine", () => {
     const answer = w.said("bob", "Bob", b.id);
     before.suspend();
     await w.clock.advance(60 * 60_000);
-    const second = fakeSender({ posted: first.posted });
+    const second = fakeSender({ store: w.store, posted: first.posted });
     const after = w.make(second.sender);
     await handle(after, w, answer, second.sender); // the inbox's event, handled first at start
     await new Promise((r) => setImmediate(r));
@@ -221,7 +222,7 @@ describe("the conversation engine", () => {
   it("a turn cut short after its message was recorded runs again from the same state, with the same key", async () => {
     const w = world();
     let dead = false;
-    const first = fakeSender({ hang: () => dead });
+    const first = fakeSender({ store: w.store, hang: () => dead });
     const engine = w.make(first.sender);
     const start = w.said("alice", "@quiz quiz");
     await handle(engine, w, start, first.sender);
@@ -233,7 +234,7 @@ describe("the conversation engine", () => {
     expect(engine.state("id-alice", "thread")).toMatchObject({ step: "colour", turns: 2 });
     engine.suspend();
     // The next start runs the event again: from the state before it, the same turn, the same key.
-    const second = fakeSender();
+    const second = fakeSender({ store: w.store });
     const again = w.make(second.sender);
     await handle(again, w, name, second.sender);
     expect(second.sent).toEqual([
@@ -247,7 +248,7 @@ describe("the conversation engine", () => {
 
   it("keeps nothing of a turn whose code threw", async () => {
     const w = world();
-    const { sender, sent } = fakeSender();
+    const { sender, sent } = fakeSender({ store: w.store });
     const engine = new DialogEngine({
       bot: "quiz",
       store: w.store,

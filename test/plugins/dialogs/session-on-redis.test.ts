@@ -78,7 +78,7 @@ describe.each([
       return n;
     };
     for (const node of nodes) await node.config("RESETSTAT");
-    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope })).toMatchObject({
+    expect(await layer.reply({ id: "p1", author_id: "u1" }, "hello", { rider: scope.rider() })).toMatchObject({
       status: "sent",
     });
     expect(seen).toEqual([{ session: { counter: { n: 1 } }, ledger: "pending" }]);

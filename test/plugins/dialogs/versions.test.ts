@@ -19,15 +19,16 @@ import { redisKeys } from "../../../src/redis/keys.ts";
 import { shardHash } from "../../../src/redis/store-sharding.ts";
 import { openRedisStore } from "../../../src/redis/store.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
+import { takeRider } from "../../helpers/rider.ts";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.ts";
 import { captureLogs } from "../../helpers/log.ts";
 
 /** A sender that records each message's text and applies its rider first, as the ledger step does. */
-function fakeSender() {
+function fakeSender(store: Store) {
   const sent: string[] = [];
   let n = 100;
   const deliver = <R>(text: string, o: LayerActionOptions, result: (id: string) => R) => {
-    o.rider?.apply();
+    takeRider(store, o.rider);
     sent.push(text);
     return Promise.resolve<Outcome<R>>({ status: "sent", key: o.key!, result: result(String(++n)) });
   };
@@ -60,7 +61,7 @@ function world(store: Store = createMemoryStore()) {
   /** A bot's start with these dialogs defined. */
   const start = (dialogs: Record<string, DialogDefinition<unknown>>) => {
     const { lines, logger } = captureLogs("info");
-    const { sender, sent } = fakeSender();
+    const { sender, sent } = fakeSender(store);
     const engine = new DialogEngine({
       bot: "b",
       store,
