@@ -1,7 +1,7 @@
 /**
  * The deployment of the 100,000-account bench (./scale100k.bench.ts): signed-in accounts on
  * several apps of one sandbox (in the bench's process, real time), real `bot start --state …`
- * processes sharing one Redis (or a Redis Cluster), each bot a file naming its app and
+ * processes of the compiled postbot (build/, which the bench builds first) sharing one Redis (or a Redis Cluster), each bot a file naming its app and
  * answering its mentions (which come through its app's stream), and what the bench reads of
  * them: which process holds each bot, whether every app's stream carries every bot's rule,
  * each process's RSS and CPU time, Redis's memory, commands and bytes.
@@ -122,6 +122,7 @@ export async function deployBig(
         env,
         cwd: dir,
         nodeArgs,
+        compiled: true,
       });
       const p = { child, out: lineReader(child.stdout), err: lineReader(child.stderr), startedAt: Date.now() };
       processes.push(p);

@@ -33,9 +33,12 @@ export function builtEnv(): Record<string, string> {
   return dir ? { [BUILT_VARIABLE]: dir } : {};
 }
 
+/** The script that runs the compiled `bot` (build/, which must be fresh: scripts/build.ts's `buildCode`). */
+export const builtBin = join(ROOT, "test", "helpers", "built-bin", "bot.js");
+
 /** The script that runs `bot`: the compiled one when the suite built it, else the checkout's bin/bot.js. */
 export function botBin(): string {
-  return fixturesDir() ? join(ROOT, "test", "helpers", "built-bin", "bot.js") : join(ROOT, "bin", "bot.js");
+  return fixturesDir() ? builtBin : join(ROOT, "bin", "bot.js");
 }
 
 /** The postbot module that `bot` runs (a plugin's `import "postbot"` must get this one): build/'s or src/'s. */

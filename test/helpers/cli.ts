@@ -9,7 +9,7 @@ import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { watchChild, watchOf } from "./child-output.ts";
-import { botBin, ROOT } from "./built.ts";
+import { botBin, builtBin, ROOT } from "./built.ts";
 
 export type BotChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -30,6 +30,11 @@ export interface SpawnOptions {
    */
   checkout?: boolean;
   /**
+   * Runs the compiled postbot (build/) even outside a suite run, which the caller has built
+   * (scripts/build.ts's `buildCode`): a bench that measures what users deploy.
+   */
+  compiled?: boolean;
+  /**
    * A program that runs node in its place (`nsenter ... --`): the child runs `wrap..., node,
    * bot.js, ARGS` (test/helpers/small-disk.ts puts it on a small disk of its own this way).
    */
@@ -40,7 +45,7 @@ const live = new Set<BotChild>();
 
 /** Starts `bot ARGS` and tracks it until it exits. */
 export function spawnBot(args: string[], options: SpawnOptions = {}): BotChild {
-  const bin = options.checkout ? join(ROOT, "bin", "bot.js") : botBin();
+  const bin = options.checkout ? join(ROOT, "bin", "bot.js") : options.compiled ? builtBin : botBin();
   const node = [process.execPath, ...(options.nodeArgs ?? []), bin, ...args];
   const [command, ...rest] = [...(options.wrap ?? []), ...node];
   const child = spawn(command!, rest, {
