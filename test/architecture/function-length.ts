@@ -1,9 +1,8 @@
 /**
- * The length of functions, as data, and the check that none in the checked parts of `src/` is
- * over the limit: a long function is where the next change gets hard to read, so the check
- * names it and its length, and the fix is to split it by job into named parts. It holds the
- * folders in {@link CHECKED_FOLDERS} and every file directly in `src/`; a folder joins the
- * list once none of its functions is over.
+ * The length of functions, as data, and the check that none in `src/` is over the limit: a
+ * long function is where the next change gets hard to read, so the check names it and its
+ * length, and the fix is to split it by job into named parts. It reads every TypeScript file
+ * of `src/`, however deep.
  *
  * A function is any function declaration, method, constructor, accessor, function expression
  * or arrow function; its length is the lines from its first token (after its TSDoc) to its
@@ -17,31 +16,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import ts from "typescript";
-
-/**
- * The folders of `src/` whose functions the limit holds: whole top-level folders, and the
- * clean sub-folders of those that still have a long function elsewhere.
- */
-export const CHECKED_FOLDERS: readonly string[] = [
-  "actions",
-  "api",
-  "auth-flows",
-  "cli",
-  "config",
-  "connect",
-  "credentials",
-  "hosting",
-  "limits",
-  "llm",
-  "moderation",
-  "observe",
-  "plugins",
-  "redis",
-  "runtime",
-  "sandbox",
-  "store",
-  "triggers",
-];
 
 /** The most lines a checked function may have. */
 export const MAX_FUNCTION_LINES = 80;
@@ -101,20 +75,17 @@ export function overLimit(functions: readonly FunctionLength[], max = MAX_FUNCTI
   return functions.filter((f) => f.lines > max).sort((a, b) => b.lines - a.lines);
 }
 
-/** Every function of the `.ts` files under `src/FOLDER` for each checked folder, and of those directly in `src/`. */
-export function readFunctions(folders = CHECKED_FOLDERS, dir = "src"): FunctionLength[] {
+/** Every function of the `.ts` files under `dir` (`src/` by default), folders included, in name order. */
+export function readFunctions(dir = "src"): FunctionLength[] {
   const out: FunctionLength[] = [];
-  const read = (path: string) => out.push(...functionLengths(path, readFileSync(posix.join(dir, path), "utf8")));
   const walk = (rel: string) => {
     for (const name of readdirSync(posix.join(dir, rel)).sort()) {
-      const path = `${rel}/${name}`;
+      const path = rel ? `${rel}/${name}` : name;
       if (statSync(posix.join(dir, path)).isDirectory()) walk(path);
-      else if (name.endsWith(".ts")) read(path);
+      else if (name.endsWith(".ts")) out.push(...functionLengths(path, readFileSync(posix.join(dir, path), "utf8")));
     }
   };
-  for (const name of readdirSync(dir).sort())
-    if (name.endsWith(".ts") && statSync(posix.join(dir, name)).isFile()) read(name);
-  for (const folder of folders) walk(folder);
+  walk("");
   return out;
 }
 
