@@ -24,7 +24,7 @@ import type { Logger } from "../log.ts";
 import type { FleetChange, RuntimeObserver } from "./observer.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import { redisDynamicBots } from "../redis/dynamic-bots.ts";
-import { openSharedState } from "../redis/shared-state.ts";
+import { joinSharedState, openSharedState, type JoinedRedis } from "../redis/shared-state.ts";
 import { waitingEvents } from "../runtime/inbox.ts";
 import { storeDynamicBots, type DynamicBots } from "../store/dynamic-bots.ts";
 import { hasState, openFileStore, StateNotSavedError, type FileStore } from "../store/index.ts";
@@ -129,16 +129,27 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
 
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
-  const { bots: files, env, envFile, texts } = await loadRunnable(options);
+  const joining = joinEarly(options);
+  const {
+    bots: files,
+    env,
+    envFile,
+    texts,
+  } = await loadRunnable(options).catch(async (err: unknown) => {
+    await (await joining?.catch(() => undefined))?.leave();
+    throw err;
+  });
   for (const note of shadowNotes(files)) logger.info(note);
   const vars = env.vars;
-  const shared = options.state
+  const joined = await joining;
+  const shared = joined
     ? await openSharedState({
-        url: options.state.url,
-        source: options.state.source,
+        url: options.state!.url,
+        source: options.state!.source,
         bots: files.map((b) => b.name),
         clock,
         logger,
+        joined,
         ...leaseTiming(options),
       })
     : undefined;
@@ -202,8 +213,30 @@ export async function start(options: StartOptions): Promise<Started> {
     found?.stopCrowd?.();
     await found?.sandbox?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
+    // Out of the members (its keep-alive stopped), once the store's last writes went out.
+    await joined?.leave();
     throw err;
   }
+}
+
+/**
+ * With the state in Redis: connects and announces this process while its bot files load
+ * (../redis/membership.ts says why). What goes wrong with Redis is said only once the bot
+ * files were found good, as when it connected after loading them: a process whose bots
+ * cannot load reports their problems, leaves the members at once, and claims nothing.
+ */
+function joinEarly(options: StartOptions): Promise<JoinedRedis> | undefined {
+  // A dry run with --state is refused before anything ({@link loadRunnable}).
+  if (!options.state || options.dryRun) return undefined;
+  const joining = joinSharedState({
+    url: options.state.url,
+    source: options.state.source,
+    clock: options.clock,
+    logger: options.logger,
+    ...leaseTiming(options),
+  });
+  joining.catch(() => undefined); // awaited once the bots are loaded
+  return joining;
 }
 
 /**

@@ -34,8 +34,8 @@ import type { Clock } from "../clock.ts";
 import { LeaseLapsedError, NotHeldError, type Lease } from "../fencing.ts";
 import { silentLogger, type Logger } from "../log.ts";
 import { getMany } from "./keys.ts";
-import { RedisScript } from "./script.ts";
 import type { Leases } from "./leases.ts";
+import { Membership } from "./membership.ts";
 import { myPart } from "./share-split.ts";
 
 /** Lease time-to-live (default): long enough to ride out two missed renewals. */
@@ -71,6 +71,11 @@ export interface BotClaimsOptions {
    * other and each take its share, instead of the first taking every bot and giving most back.
    */
   settleMs?: number;
+  /**
+   * This process's entry in the members, when it announced itself already (before loading
+   * its bots: ./membership.ts); else one of its own.
+   */
+  membership?: Membership;
   /** Starts running `bot` here (its lease is held). A rejection gives the lease back. */
   host(bot: string, lease: Lease): Promise<void>;
   /**
@@ -79,13 +84,6 @@ export interface BotClaimsOptions {
    */
   unhost(bot: string, why: "lost" | "released"): Promise<void>;
 }
-
-const HEARTBEAT = new RedisScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
-return redis.call('ZCARD', KEYS[1])`);
 
 /**
  * Bots started at once after a claim (default). Starting one is a dozen Redis round trips
@@ -127,6 +125,7 @@ export class BotClaims implements Holding {
   private readonly ttl: number;
   private readonly every: number;
   private readonly log: Logger;
+  private readonly membership: Membership;
   private members = 1;
   /** Since when (this clock) each bot has been seen free; past a ttl anyone claims it, share or not. */
   private freeSince = new Map<string, number>();
@@ -165,6 +164,9 @@ export class BotClaims implements Holding {
     if (!(this.every * 2 < this.ttl))
       throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
     this.margin = this.every / 3;
+    const { redis, leases, owner, clock } = options;
+    this.membership =
+      options.membership ?? new Membership({ redis, leases, owner, clock, ttlMs: this.ttl, everyMs: this.every });
   }
 
   /** See {@link Holding.hold}: while the bot's lease is held, renewed recently enough. */
@@ -194,13 +196,11 @@ export class BotClaims implements Holding {
 
   /**
    * Tells the other processes this one is coming (before the slow part of a start), so that
-   * their shares count it. {@link start} does it too.
+   * their shares count it, and keeps telling them until the renewals begin (./membership.ts).
+   * {@link start} does it too.
    */
   async announce(): Promise<void> {
-    this.members = Math.max(
-      1,
-      await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
-    );
+    this.members = await this.membership.announce();
   }
 
   /** Claims a first share of bots and starts them, then renews and claims every `everyMs`. */
@@ -295,13 +295,9 @@ export class BotClaims implements Holding {
     await Promise.all([...this.held.keys()].map((bot) => this.giveBack(bot)));
     this.lapseTimer?.();
     this.lapseTimer = undefined;
-    await HEARTBEAT.run(this.options.redis, [this.membersKey], [this.options.owner, "0"]).catch(() => undefined);
+    await this.membership.leave().catch(() => undefined);
     this.options.redis.off("close", this.onClose);
     this.options.redis.off("ready", this.onReady);
-  }
-
-  private get membersKey(): string {
-    return this.options.leases.membersKey;
   }
 
   private async run(): Promise<void> {
@@ -332,10 +328,7 @@ export class BotClaims implements Holding {
   private async renewTick(): Promise<void> {
     const rechecking = this.recheck;
     const sentAt = this.options.clock.now();
-    this.members = Math.max(
-      1,
-      await HEARTBEAT.run<number>(this.options.redis, [this.membersKey], [this.options.owner, this.ttl]),
-    );
+    this.members = await this.membership.renew();
     const renewing = [...this.held].filter(([, h]) => !h.stopping).map(([bot, h]) => ({ bot, h, lease: h.lease }));
     const held = await this.options.leases.renewAll(
       renewing.map((r) => r.lease),

@@ -18,8 +18,9 @@ import type { Holding } from "../actions/holding.ts";
 import type { Lease } from "../fencing.ts";
 import { connectRedis, endConnection, parseRedisUrl, type Cluster, type Redis } from "./connect.ts";
 import { openRedisStore, type RedisStore } from "./store.ts";
-import { BotClaims, type BotClaimsOptions } from "./bot-claims.ts";
+import { BotClaims, DEFAULT_LEASE_TTL_MS, DEFAULT_RENEW_EVERY_MS, type BotClaimsOptions } from "./bot-claims.ts";
 import { Leases, processOwnerId } from "./leases.ts";
+import { Membership } from "./membership.ts";
 
 /** What a process shares its bots' streams through: the Redis, the leases and its owner name. */
 export interface SharedRedis {
@@ -47,24 +48,42 @@ export interface ClaimedRuntime {
   stop(): Promise<void>;
 }
 
-export interface SharedStateOptions {
+export interface JoinOptions {
   /** `redis://HOST:PORT/DB`. */
   url: string;
   /** Where the URL came from, for messages (`--state`, `POSTBOT_STATE`). */
   source?: string;
-  /** Every bot of the deployment. */
-  bots: readonly string[];
   clock: Clock;
   logger: Logger;
   /** Lease timing (tests shorten the ttl; the renewals follow `clock`). */
   ttlMs?: number;
   everyMs?: number;
+  /** Key prefix (default `postbot:`): two deployments can share one Redis database. */
+  prefix?: string;
+}
+
+/**
+ * The state's Redis connected and this process announced in the deployment's members
+ * (./membership.ts), before its bots are loaded: {@link joinSharedState}.
+ */
+export interface JoinedRedis {
+  readonly redis: Redis;
+  readonly leases: Leases;
+  readonly owner: string;
+  readonly membership: Membership;
+  /** Leaves the members and closes the connection: the start came to nothing. */
+  leave(): Promise<void>;
+}
+
+export interface SharedStateOptions extends JoinOptions {
+  /** Every bot of the deployment. */
+  bots: readonly string[];
+  /** The connection made (and this process announced) before the bots were loaded; else one is made. */
+  joined?: JoinedRedis;
   /** Wait before the first claim (default: `everyMs`); see {@link BotClaimsOptions.settleMs}. */
   settleMs?: number;
   /** Bots started at once after a claim; see {@link BotClaimsOptions.hostConcurrency}. */
   hostConcurrency?: number;
-  /** Key prefix (default `postbot:`): two deployments can share one Redis database. */
-  prefix?: string;
 }
 
 export interface SharedState {
@@ -92,19 +111,57 @@ export interface SharedState {
  */
 export const GIVE_UP_MS = 2_000;
 
-/** Connects, opens the store and prepares the claims; see the module comment. */
-export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
-  const { logger } = options;
+/**
+ * Connects to the state's Redis and announces this process in the deployment's members,
+ * kept alive until its bot claims renew it: `bot start` does this before it loads its bot
+ * files (seconds, with thousands), so that processes started together count each other when
+ * the first of them claims its share. Rejects as {@link connectRedis} does.
+ */
+export async function joinSharedState(options: JoinOptions): Promise<JoinedRedis> {
   const display = parseRedisUrl(options.url, options.source).display;
   const owner = processOwnerId();
   const redis = await connectRedis(options.url, {
     ...(options.source ? { source: options.source } : {}),
     name: `postbot:${owner.replace(/[^\w.:-]/g, "_")}`,
   });
-  watchOutages(redis, display, logger);
+  watchOutages(redis, display, options.logger);
   const leases = new Leases(redis, options.prefix ? { prefix: options.prefix } : {});
+  const membership = new Membership({
+    redis,
+    leases,
+    owner,
+    clock: options.clock,
+    ttlMs: options.ttlMs ?? DEFAULT_LEASE_TTL_MS,
+    everyMs: options.everyMs ?? DEFAULT_RENEW_EVERY_MS,
+  });
+  const leave = async () => {
+    // Not for ever with Redis away (the command would wait in the client's queue): the entry
+    // then runs out by itself within the ttl.
+    const done = new AbortController();
+    await Promise.race([
+      membership.leave().catch(() => undefined),
+      options.clock.sleep(GIVE_UP_MS, done.signal).catch(() => undefined),
+    ]);
+    done.abort();
+    redis.disconnect();
+  };
+  try {
+    await membership.announce();
+  } catch (err) {
+    await leave();
+    throw err;
+  }
+  return { redis, leases, owner, membership, leave };
+}
+
+/** Connects (unless {@link SharedStateOptions.joined}), opens the store and prepares the claims; see the module comment. */
+export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
+  const { logger } = options;
+  const display = parseRedisUrl(options.url, options.source).display;
+  const joined = options.joined ?? (await joinSharedState(options));
+  const { redis, leases, owner } = joined;
   const parts: { runtime?: ClaimedRuntime; store?: RedisStore } = {};
-  const claims = claimsOf(options, redis, leases, owner, parts);
+  const claims = claimsOf(options, joined, parts);
   let store: RedisStore;
   try {
     store = parts.store = await openRedisStore({
@@ -119,7 +176,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       },
     });
   } catch (err) {
-    redis.disconnect();
+    await joined.leave();
     throw err;
   }
   await claims.announce();
@@ -141,15 +198,15 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
 /** The process's bot claims: a bot claimed is read from the store and started by the runtime; one given up is stopped (saved first when released). */
 function claimsOf(
   options: SharedStateOptions,
-  redis: Redis,
-  leases: Leases,
-  owner: string,
+  joined: JoinedRedis,
   parts: { runtime?: ClaimedRuntime; store?: RedisStore },
 ): BotClaims {
+  const { redis, leases, owner, membership } = joined;
   return new BotClaims({
     redis,
     leases,
     owner,
+    membership,
     bots: options.bots,
     clock: options.clock,
     logger: options.logger,
