@@ -129,19 +129,9 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
 
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
-  const joining = joinEarly(options);
-  const {
-    bots: files,
-    env,
-    envFile,
-    texts,
-  } = await loadRunnable(options).catch(async (err: unknown) => {
-    await (await joining?.catch(() => undefined))?.leave();
-    throw err;
-  });
+  const { bots: files, env, envFile, texts, joined } = await loadJoining(options);
   for (const note of shadowNotes(files)) logger.info(note);
   const vars = env.vars;
-  const joined = await joining;
   const shared = joined
     ? await openSharedState({
         url: options.state!.url,
@@ -213,30 +203,42 @@ export async function start(options: StartOptions): Promise<Started> {
     found?.stopCrowd?.();
     await found?.sandbox?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
-    // Out of the members (its keep-alive stopped), once the store's last writes went out.
-    await joined?.leave();
+    await joined?.leave(); // out of the members once the store's last writes went out
     throw err;
   }
 }
 
 /**
- * With the state in Redis: connects and announces this process while its bot files load
+ * The bots to start ({@link loadRunnable}) and, with the state in Redis, the connection,
+ * made and this process announced in the members while the bot files load
  * (../redis/membership.ts says why). What goes wrong with Redis is said only once the bot
  * files were found good, as when it connected after loading them: a process whose bots
  * cannot load reports their problems, leaves the members at once, and claims nothing.
  */
-function joinEarly(options: StartOptions): Promise<JoinedRedis> | undefined {
-  // A dry run with --state is refused before anything ({@link loadRunnable}).
-  if (!options.state || options.dryRun) return undefined;
-  const joining = joinSharedState({
-    url: options.state.url,
-    source: options.state.source,
-    clock: options.clock,
-    logger: options.logger,
-    ...leaseTiming(options),
-  });
-  joining.catch(() => undefined); // awaited once the bots are loaded
-  return joining;
+async function loadJoining(
+  options: StartOptions,
+): Promise<Awaited<ReturnType<typeof loadRunnable>> & { joined?: JoinedRedis }> {
+  // A dry run with --state is refused before anything (by loadRunnable).
+  const joining =
+    options.state && !options.dryRun
+      ? joinSharedState({
+          url: options.state.url,
+          source: options.state.source,
+          clock: options.clock,
+          logger: options.logger,
+          ...leaseTiming(options),
+        })
+      : undefined;
+  joining?.catch(() => undefined); // awaited once the bots are loaded
+  let runnable: Awaited<ReturnType<typeof loadRunnable>>;
+  try {
+    runnable = await loadRunnable(options);
+  } catch (err) {
+    await (await joining?.catch(() => undefined))?.leave();
+    throw err;
+  }
+  const joined = await joining;
+  return joined ? { ...runnable, joined } : runnable;
 }
 
 /**
