@@ -33,7 +33,7 @@ describe("the frozen clocks' timers, listed when a test fails", () => {
     expect(lines[0]).toBe(`  the clock at ${new Date(bed.clock.now()).toISOString()} (${bed.clock.pending()} timers):`);
     // Earliest first: the action queue's retry of the reply, 5 s ahead.
     expect(lines[1]).toMatch(/^ {4}in 5 s: src\/actions\/mechanics\/budget-queue\.ts:\d+ \(ActionQueue\.arm\)$/);
-    expect(lines.slice(2).some((l) => /in 90 s: src\/triggers\/poller\.ts:\d+/.test(l))).toBe(true);
+    expect(lines.slice(2).some((l) => /in 90 s: src\/runtime\/poll-loop\.ts:\d+/.test(l))).toBe(true);
 
     await bed.advance(5_000);
     await bed.settle();
