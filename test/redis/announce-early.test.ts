@@ -18,6 +18,7 @@ import { start, type Started } from "../../src/hosting/start.ts";
 import { BotClaims } from "../../src/redis/bot-claims.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
+import { Membership } from "../../src/redis/membership.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { captureLogs } from "../helpers/log.ts";
 import { freePort, startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
@@ -203,5 +204,35 @@ describe("bot start --state announces its process before loading its bot files",
     const withState = await p.run(nobody).starting.catch((err: Error) => err);
     expect(withState).toBeInstanceOf(Error);
     expect((withState as Error).message).toBe((withoutState as Error).message);
+  });
+});
+
+describe("a process's entry in the members", () => {
+  it("is kept alive on the clock while the process loads, until the claims renew it or it leaves", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const leases = new Leases(admin);
+    const membership = new Membership({ redis: admin, leases, owner: "loading", clock, ttlMs: 200, everyMs: 50 });
+    const score = async () => Number(await admin.zscore(leases.membersKey, "loading"));
+    const redisNow = async () => {
+      const [s, us] = await admin.time();
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    };
+    const scripts = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info("commandstats"))?.[1] ?? 0);
+    expect(await membership.announce()).toBe(1);
+    const firstExpiry = await score();
+    // Past the first entry's time (Redis's clock), each renewal interval of the process's clock renews it.
+    while ((await redisNow()) <= firstExpiry + 50) {
+      const before = await scripts();
+      await clock.advance(50);
+      await until("the keep-alive's renewal", async () => (await scripts()) > before);
+    }
+    expect(await score()).toBeGreaterThan(await redisNow());
+    // Renewed by the claims: the keep-alive stops (one renewal a turn, theirs).
+    await membership.renew();
+    const renewedBy = await scripts();
+    await clock.advance(500);
+    expect(await scripts()).toBe(renewedBy);
+    await membership.leave();
+    expect(await admin.zscore(leases.membersKey, "loading")).toBeNull();
   });
 });
