@@ -44,6 +44,14 @@ export function shardHash(keys: RedisKeys, shard: ShardPath): string {
 /** One command bringing a shard's hash up to date: `["HSET", hash, field, json, ...]`. */
 export type ShardOp = [string, ...string[]];
 
+/**
+ * The most fields one HSET or HDEL of a flush names; a shard with more changes is written by
+ * several, in the same MULTI (or fenced script), so still at once. A shared shard holds a field
+ * per account (100,000 of them at the largest deployment measured): one command for them all
+ * would be a call with 200,000 arguments, past what a JavaScript call can take.
+ */
+export const FIELDS_PER_COMMAND = 1_000;
+
 /** The values read into memory, by shard, and what changed; see the module comment. */
 export class ShardedValues {
   readonly spaces = new Namespaces((namespace, key) => {
@@ -193,8 +201,10 @@ export class ShardedValues {
       else dels.push(field);
     }
     const ops: ShardOp[] = [];
-    if (sets.length > 0) ops.push(["HSET", hash, ...sets]);
-    if (dels.length > 0) ops.push(["HDEL", hash, ...dels]);
+    for (let at = 0; at < sets.length; at += FIELDS_PER_COMMAND * 2)
+      ops.push(["HSET", hash, ...sets.slice(at, at + FIELDS_PER_COMMAND * 2)]);
+    for (let at = 0; at < dels.length; at += FIELDS_PER_COMMAND)
+      ops.push(["HDEL", hash, ...dels.slice(at, at + FIELDS_PER_COMMAND)]);
     return ops;
   }
 

@@ -30,6 +30,20 @@ function fencingOf(leases: Leases, held: Map<string, Lease>, refused: string[]):
 }
 
 describe("the state in Redis", () => {
+  it("writes and deletes a shard's 150,000 changed fields in one flush, as a deployment's shared accounts", async () => {
+    const a = await openRedisStore({ redis: await connect(), closeConnection: false });
+    const keys = Array.from({ length: 150_000 }, (_, i) => `account-${i}`);
+    for (const key of keys) a.set("auth:accounts", key, { token: "t" });
+    await a.flush();
+    const b = await openRedisStore({ redis: await connect(), closeConnection: false });
+    expect(b.entries("auth:accounts")).toHaveLength(150_000);
+    for (const key of keys) b.delete("auth:accounts", key);
+    await b.flush();
+    const c = await readRedisState(server.url);
+    expect(c.entries("auth:accounts")).toEqual([]);
+    await c.close();
+  });
+
   it("keeps values across opens, in insertion order, with deletes and retention", async () => {
     const a = await openRedisStore({ redis: await connect(), closeConnection: false });
     a.set("ledger", "greeter:1", { state: "done" });
