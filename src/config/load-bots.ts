@@ -22,6 +22,7 @@ import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
 import { displayPath } from "../display-path.ts";
 import { compareProblems, type BotFileProblem } from "./problem.ts";
 import type { BotFile } from "./schema.ts";
+import { timeSlicer } from "../time-slice.ts";
 
 /** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */
 export interface ResolvedPlugin extends PluginEntry {
@@ -110,8 +111,13 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
   const bots: BotConfig[] = [];
   // Each file checked as soon as it is parsed, in order: its YAML document (kept for positions)
   // is garbage before the next file's. Parsing all first kept 10,000 documents alive at once,
-  // and collecting garbage past that heap took a third of the start's CPU.
+  // and collecting garbage past that heap took a third of the start's CPU. The event loop gets
+  // a turn every few ms: 100,000 files are a minute of parsing on a busy machine, and a
+  // process joining Redis meanwhile must see its connection answered and keep its membership
+  // alive, not find its timers all due at once when the loading ends.
+  const slice = timeSlicer();
   for (const file of files) {
+    if (slice.due()) await slice.next();
     let read: ReturnType<typeof readBotFile>;
     try {
       read = readBotFile(resolve(cwd, file), file);

@@ -274,3 +274,27 @@ describe("loadBots in a project of its own", () => {
     expect(problems.map(formatProblem)).toEqual(["empty has no bot files (*.yaml or *.yml); write one file per bot"]);
   });
 });
+
+describe("loadBots on many files", () => {
+  it("gives the event loop turns while it loads, so timers and sockets are served meanwhile", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "postbot-many-"));
+    try {
+      for (let i = 0; i < 400; i++) writeFileSync(join(dir, `bot-${i}.yaml`), `name: bot-${i}\nplan: free\n`);
+      let turns = 0;
+      const turn = () => {
+        turns++;
+        if (!done) setImmediate(turn);
+      };
+      let done = false;
+      setImmediate(turn);
+      const { bots, problems } = await loadBots({ botsDir: dir, pluginsDir: PLUGINS, env: {} });
+      done = true;
+      expect(problems).toEqual([]);
+      expect(bots).toHaveLength(400);
+      // Loaded in one piece, the loop would get no turn until the end (0 here).
+      expect(turns).toBeGreaterThan(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
