@@ -23,8 +23,9 @@
  *
  * Sizes from the environment, so it runs smaller: `BENCH_100K_ACCOUNTS` (100000),
  * `BENCH_100K_PROCESSES` (4), `BENCH_100K_APPS` (4), `BENCH_100K_RATE`, `BENCH_100K_SECONDS`,
- * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_ONLY` (start,idle,flood,kill,dialog: the rows to run;
- * start always runs), `BENCH_100K_REDIS=cluster` (a Redis Cluster of three masters instead of
+ * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_READY_SECONDS` (900: the wait for every bot
+ * answering, after which the row says what each process, Redis and the sandbox used),
+ * `BENCH_100K_ONLY` (start,idle,flood,kill,dialog: the rows to run; start always runs), `BENCH_100K_REDIS=cluster` (a Redis Cluster of three masters instead of
  * one redis-server). The sizing table of docs/operations.md is computed from these rows.
  */
 import type { Lease } from "../../src/fencing.ts";
@@ -47,6 +48,8 @@ const RATE = Number(process.env.BENCH_100K_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_100K_SECONDS ?? 60);
 const IDLE_SECONDS = Number(process.env.BENCH_100K_IDLE_SECONDS ?? 30);
 const DIALOGS = Number(process.env.BENCH_100K_DIALOGS ?? 10_000);
+/** How long the bench waits for every bot to answer before it reports what each part used (`BENCH_100K_READY_SECONDS`). */
+const READY_SECONDS = Number(process.env.BENCH_100K_READY_SECONDS ?? 900);
 const only = (row: string) => !process.env.BENCH_100K_ONLY || process.env.BENCH_100K_ONLY.split(",").includes(row);
 
 const say = (what: string) => process.stderr.write(`  scale100k: ${what}\n`);
@@ -102,6 +105,31 @@ async function tally(d: BigDeployment, mentions: Array<{ id: string; bot: string
   };
 }
 
+/**
+ * What each part of the deployment used since the last process started, against what the
+ * machine had: when the bots are not all answering in time, which resource ran out is the
+ * figure the bench owes (CPU of each `bot start`, of Redis and of this process, which holds
+ * the sandbox; each one's memory).
+ */
+async function whatEachUsed(d: BigDeployment, since: number): Promise<string> {
+  const wallS = (Date.now() - since) / 1000;
+  const live = d.processes.filter((p) => p.child.exitCode === null && !p.child.signalCode);
+  const parts = live.map(
+    (p) => `${(cpuMs(p.child.pid!) / 1000).toFixed(0)} CPU-s, ${rssMb(p.child.pid!).toFixed(0)} MB`,
+  );
+  const redis = await redisFigures(d.redis);
+  const own = process.cpuUsage();
+  const ownS = (own.user + own.system) / 1e6;
+  const used = live.reduce((sum, p) => sum + cpuMs(p.child.pid!) / 1000, 0) + redis.cpuS + ownS;
+  return (
+    `in the ${wallS.toFixed(0)} s since the last process started, the ${cpus().length} cores had ` +
+    `${(wallS * cpus().length).toFixed(0)} CPU-s; each part's CPU since its own start and its memory now: ` +
+    `bot start ${parts.join("; ")}; Redis ${redis.cpuS.toFixed(0)} CPU-s, ${redis.usedMb.toFixed(0)} MB; ` +
+    `this process (the sandbox, provisioning included) ${ownS.toFixed(0)} CPU-s, ` +
+    `${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB; ${used.toFixed(0)} CPU-s in all`
+  );
+}
+
 /** Starts the processes; the time from the last one's start until every bot answers, their RSS and Redis's memory. */
 async function startRows(d: BigDeployment): Promise<BenchRow[]> {
   for (let i = 0; i < PROCESSES; i++) d.start();
@@ -119,10 +147,10 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
       }
       return last === undefined;
     },
-    1_800_000,
+    READY_SECONDS * 1000,
     500,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message} (${last})`);
+  ).catch(async (err: Error) => {
+    throw new Error(`${err.message} (${last}); ${await whatEachUsed(d, lastStart)}`);
   });
   const readyMs = Date.now() - lastStart;
   say(`every bot held and in its app's stream rules ${(readyMs / 1000).toFixed(1)} s after the last process started`);
