@@ -50,7 +50,7 @@ export type ShardOp = [string, ...string[]];
  * per account (100,000 of them at the largest deployment measured): one command for them all
  * would be a call with 200,000 arguments, past what a JavaScript call can take.
  */
-export const FIELDS_PER_COMMAND = 1_000;
+const FIELDS_PER_COMMAND = 1_000;
 
 /** The values read into memory, by shard, and what changed; see the module comment. */
 export class ShardedValues {
