@@ -10,14 +10,15 @@ import type { ActionLayer } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { dmsCursorKey, dmsPoll, type DmsCursor } from "../triggers/dms.ts";
-import type { BotEvent, TriggerName } from "../triggers/events.ts";
+import type { TriggerName } from "../triggers/events.ts";
 import { followersCursorKey, followersPoll } from "../triggers/followers.ts";
 import { MentionsTrigger } from "../triggers/mentions.ts";
-import { startSchedule, type ScheduleHandle, type ScheduleSpec } from "../triggers/schedule.ts";
+import type { ScheduleSpec } from "../triggers/schedule.ts";
 import type { EventLoop } from "./event-loop.ts";
 import type { Liveness } from "./liveness.ts";
 import { MentionsFeed, type MentionsPolling } from "./mentions-feed.ts";
 import { drive, PageReads, startPollLoop, type PollLoop } from "./poll-loop.ts";
+import { startSchedule, type ScheduleHandle } from "./schedules.ts";
 
 /** The triggers a bot runs, as hosting reads them from its bot file and its plan. */
 export interface TriggerSpecs {
@@ -99,7 +100,8 @@ export class BotTriggers {
     if (specs.followers) this.running.push((this.followers = this.followersTrigger(specs.followers.intervalMs)));
     // Each bot polls its DMs in its own window: the app's other bots never change its interval.
     if (specs.dms) this.running.push(this.dmsTrigger(specs.dms));
-    for (const schedule of specs.schedules) this.running.push(this.schedule(schedule));
+    const { clock, loop, log } = this.options;
+    for (const schedule of specs.schedules) this.running.push(startSchedule(schedule, clock, loop, log));
   }
 
   // The polls' functions are methods (closing over `triggers`), not named arrows: every bot
@@ -152,30 +154,6 @@ export class BotTriggers {
         liveness.touch("dms");
       },
       onError: this.onError("dms"),
-    });
-  }
-
-  /** A schedule's run spans its event's handling: the next run waits for it (or is skipped). */
-  private schedule(schedule: ScheduleSpec): ScheduleHandle {
-    const { clock, loop, log } = this.options;
-    return startSchedule(schedule, {
-      clock,
-      run: async (at) => {
-        const event: BotEvent = {
-          kind: "schedule",
-          id: `schedule:${schedule.name}:${at}`,
-          schedule: { name: schedule.name, cron: schedule.cron, at },
-        };
-        const handled = loop.handled(event.id);
-        loop.deliver([event]);
-        await handled;
-      },
-      onSkip: (at) =>
-        log.warn(
-          { schedule: schedule.name, at: new Date(at).toISOString() },
-          `schedule ${schedule.name}: the previous run is still going; skipping this one`,
-        ),
-      onError: (err) => log.error({ schedule: schedule.name, err }, `schedule ${schedule.name} failed`),
     });
   }
 

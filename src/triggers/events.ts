@@ -145,24 +145,3 @@ export function asEventPost(post: Post): EventPost | undefined {
 export function authorOf(post: Post, includes: Includes | undefined): User | undefined {
   return includes?.users?.find((u) => u.id === post.author_id);
 }
-
-/**
- * Turns the posts of a mentions timeline into events: a reply to one of the bot's own posts
- * is a `reply`, anything else a `mention`; the bot's own posts are not events.
- */
-export function mentionEvents(posts: readonly Post[], includes: Includes | undefined, botUserId: string): BotEvent[] {
-  const events: BotEvent[] = [];
-  for (const raw of posts) {
-    const post = asEventPost(raw);
-    if (!post || post.author_id === botUserId) continue;
-    const author = authorOf(post, includes) ?? { id: post.author_id, name: "", username: "" };
-    const repliedTo = post.referenced_posts?.find((r) => r.type === "replied_to")?.id;
-    const parent = repliedTo ? includes?.posts?.find((p) => p.id === repliedTo) : undefined;
-    if (repliedTo && parent?.author_id === botUserId) {
-      events.push({ kind: "reply", id: `reply:${post.id}`, post, author, inReplyTo: repliedTo });
-    } else {
-      events.push({ kind: "mention", id: `mention:${post.id}`, post, author });
-    }
-  }
-  return events;
-}

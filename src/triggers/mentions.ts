@@ -20,12 +20,13 @@
  * throughout, the stream's posts move the cursor themselves.
  */
 import type { Clock } from "../clock.ts";
-import type { Envelope, Post } from "../api/types.ts";
+import type { Envelope, Includes, Post } from "../api/types.ts";
 import { compareIds } from "../api/ids.ts";
 import type { TimelineQuery } from "../api/params.ts";
 import {
+  asEventPost,
+  authorOf,
   EVENT_POST_QUERY,
-  mentionEvents,
   type BotEvent,
   type CursorDrop,
   type CursorMove,
@@ -84,6 +85,28 @@ export const mentionsCursorKey = (bot: string) => `${bot}:mentions`;
 export interface MentionsSync {
   connected: boolean;
   inSync: boolean;
+}
+
+/**
+ * Turns posts that mention the bot (a page of its mentions timeline, or a post the app's
+ * stream or a search brought) into its events: a reply to one of the bot's own posts
+ * is a `reply`, anything else a `mention`; the bot's own posts are not events.
+ */
+export function mentionEvents(posts: readonly Post[], includes: Includes | undefined, botUserId: string): BotEvent[] {
+  const events: BotEvent[] = [];
+  for (const raw of posts) {
+    const post = asEventPost(raw);
+    if (!post || post.author_id === botUserId) continue;
+    const author = authorOf(post, includes) ?? { id: post.author_id, name: "", username: "" };
+    const repliedTo = post.referenced_posts?.find((r) => r.type === "replied_to")?.id;
+    const parent = repliedTo ? includes?.posts?.find((p) => p.id === repliedTo) : undefined;
+    if (repliedTo && parent?.author_id === botUserId) {
+      events.push({ kind: "reply", id: `reply:${post.id}`, post, author, inReplyTo: repliedTo });
+    } else {
+      events.push({ kind: "mention", id: `mention:${post.id}`, post, author });
+    }
+  }
+  return events;
 }
 
 /** The id of the post an event is about. */

@@ -4,36 +4,20 @@
  * node-cron decides what an expression means (its parser, its day-of-month/day-of-week
  * rules, its time-zone handling through `task.match`). What node-cron cannot do is run on
  * a clock other than the wall clock, so the waiting is ours: we find the next instant that
- * node-cron matches and sleep on the {@link Clock} until then. Moving a test clock past
+ * node-cron matches, and the runtime sleeps on the injected clock until then. Moving a test clock past
  * 09:00 fires the 09:00 schedule; nothing waits in real time.
  *
- * Runs never overlap: when a run is still going at the next fire time, that occurrence is
- * skipped (and reported), as node-cron's `noOverlap` does.
+ * The trigger only says when an expression fires ({@link nextOccurrence}); the runtime's
+ * timer (src/runtime/schedules.ts) waits for it on the clock and puts the `schedule` event in
+ * the bot's inbox itself, so nothing here calls back into the runtime.
  */
 import { nodeCron } from "../node-cron.ts";
-import type { Clock } from "../clock.ts";
 
 export interface ScheduleSpec {
   name: string;
   cron: string;
   /** IANA time zone (default: the process's). */
   timezone?: string;
-}
-
-export interface ScheduleHandle {
-  /** When the schedule fires next (ms on the clock), or undefined if never. */
-  nextRun(): number | undefined;
-  stop(): void;
-}
-
-export interface ScheduleOptions {
-  clock: Clock;
-  /** Runs the occurrence due at `at`. Its promise is awaited before the next can start. */
-  run(at: number): Promise<void>;
-  /** An occurrence skipped because the previous run had not finished. */
-  onSkip?(at: number): void;
-  /** A run that threw (the schedule goes on). */
-  onError?(err: unknown, at: number): void;
 }
 
 /** How far ahead to look for a matching instant: five years covers every cron expression. */
@@ -104,49 +88,4 @@ export function checkSchedule(spec: Pick<ScheduleSpec, "cron" | "timezone">): st
     }
   }
   return undefined;
-}
-
-/**
- * Starts a schedule. Each occurrence is computed from the previous one (not from "now"), so
- * a clock moved across several occurrences fires each of them, in order.
- */
-export function startSchedule(spec: ScheduleSpec, options: ScheduleOptions): ScheduleHandle {
-  const problem = checkSchedule(spec);
-  if (problem) throw new Error(`schedule ${spec.name}: ${problem}`);
-  const { clock } = options;
-  let next = nextOccurrence(spec, clock.now());
-  let cancel: (() => void) | undefined;
-  let running = false;
-  let stopped = false;
-
-  const arm = () => {
-    if (stopped || next === undefined) return;
-    const at = next;
-    cancel = clock.setTimeout(() => fire(at), Math.max(0, at - clock.now()));
-  };
-
-  const fire = (at: number) => {
-    next = nextOccurrence(spec, at);
-    arm();
-    if (running) {
-      options.onSkip?.(at);
-      return;
-    }
-    running = true;
-    options
-      .run(at)
-      .catch((err: unknown) => options.onError?.(err, at))
-      .finally(() => {
-        running = false;
-      });
-  };
-
-  arm();
-  return {
-    nextRun: () => (stopped ? undefined : next),
-    stop() {
-      stopped = true;
-      cancel?.();
-    },
-  };
 }

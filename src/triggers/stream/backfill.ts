@@ -11,7 +11,8 @@
  * the search's length allows, so 3,000 bots joining cost about 20 searches, not 3,000.
  */
 import type { ApiClient } from "../../api/client.ts";
-import { mentionEvents, type BotEvent } from "../events.ts";
+import type { BotEvent } from "../events.ts";
+import { mentionEvents } from "../mentions.ts";
 import { mentionedBots, mentionRuleValue, packUsernames } from "../mention-rules.ts";
 import type { MentionBot, StreamBots } from "./routing.ts";
 import { SEARCH_QUERY_MAX, searchAll, type Budgeted } from "./search.ts";

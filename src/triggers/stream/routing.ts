@@ -11,7 +11,8 @@
  * rebuilt.
  */
 import type { Includes, Post, User } from "../../api/types.ts";
-import { asEventPost, authorOf, mentionEvents, type BotEvent, type EventPost } from "../events.ts";
+import { asEventPost, authorOf, type BotEvent, type EventPost } from "../events.ts";
+import { mentionEvents } from "../mentions.ts";
 import { mentionedBots } from "../mention-rules.ts";
 import { mergeRules, type BotRules, type Wanter } from "./rules.ts";
 import type { HubStatus } from "./status.ts";
