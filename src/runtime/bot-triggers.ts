@@ -1,23 +1,25 @@
 /**
  * A bot's own triggers, run into its event loop: the mentions poll (or, through the app's
  * stream, the catch-up polls and the streamed mentions), the followers poll, the direct
- * messages poll and the cron schedules. Each poll asks its trigger which pages to read,
- * reads them through the bot's action layer (budgeted, its answer's headers correcting the
- * budget; counted, so {@link BotTriggers.quiet} can tell a poll waiting for the budget from
- * one under way), and puts what the trigger found in the event loop with its cursor's move.
+ * messages poll and the cron schedules. This class starts, retunes and stops them; each poll
+ * loop (./poll-loop.ts) asks its trigger which pages to read, reads them through the bot's
+ * action layer (budgeted, its answer's headers correcting the budget; counted, so
+ * {@link BotTriggers.quiet} can tell a poll waiting for the budget from one under way), and
+ * puts what the trigger found in the event loop with its cursor's move.
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { dmsCursorKey, dmsPoll, type DmsCursor } from "../triggers/dms.ts";
-import type { TriggerName } from "../triggers/events.ts";
-import { followersCursorKey, followersPoll } from "../triggers/followers.ts";
+import type { EndpointKey } from "../api/endpoints.ts";
+import { DmsTrigger } from "../triggers/dms.ts";
+import type { PolledTrigger, TriggerName } from "../triggers/events.ts";
+import { FollowersTrigger } from "../triggers/followers.ts";
 import { MentionsTrigger } from "../triggers/mentions.ts";
 import type { ScheduleSpec } from "../triggers/schedule.ts";
 import type { EventLoop } from "./event-loop.ts";
 import type { Liveness } from "./liveness.ts";
 import { MentionsFeed, type MentionsPolling } from "./mentions-feed.ts";
-import { drive, PageReads, startPollLoop, type PollLoop } from "./poll-loop.ts";
+import { PageReads, startPollLoop, type PollLoop, type PollOf } from "./poll-loop.ts";
 import { startSchedule, type ScheduleHandle } from "./schedules.ts";
 
 /** The triggers a bot runs, as hosting reads them from its bot file and its plan. */
@@ -104,57 +106,33 @@ export class BotTriggers {
     for (const schedule of specs.schedules) this.running.push(startSchedule(schedule, clock, loop, log));
   }
 
-  // The polls' functions are methods (closing over `triggers`), not named arrows: every bot
-  // has them, and tsx gives each named arrow a name property of its own (a few hundred bytes).
+  /** A poll of one of the bot's triggers, run into its event loop (./poll-loop.ts). */
+  private pollOf<K extends EndpointKey, C, R>(trigger: PolledTrigger<K, C, R>): PollOf<K, C, R> {
+    const { clock, loop, liveness, log } = this.options;
+    return { trigger, reads: this.reads, loop, liveness, clock, log };
+  }
+
   private mentionsPolling(spec: NonNullable<TriggerSpecs["mentions"]>): MentionsPolling {
-    const { bot, userId, clock, liveness } = this.options;
+    const { bot, userId, clock } = this.options;
+    const trigger = new MentionsTrigger({ bot, userId, clock, backfillMs: spec.backfillMs });
     return {
-      trigger: new MentionsTrigger({ bot, userId, clock, backfillMs: spec.backfillMs }),
+      poll: { ...this.pollOf(trigger), trigger },
       polled: spec.via !== "stream",
-      clock,
       intervalMs: spec.intervalMs,
-      reads: this.reads,
-      onPoll() {
-        liveness.touch("mentions");
-      },
       onError: this.onError("mentions"),
     };
   }
 
   private followersTrigger(intervalMs: number): PollLoop {
-    const { bot, userId, clock, loop, liveness } = this.options;
-    const { reads } = this;
-    return startPollLoop({
-      clock,
-      intervalMs,
-      async poll(signal) {
-        const known = loop.cursor<string[]>(followersCursorKey(bot));
-        const found = await drive(followersPoll(bot, userId, known), (page) =>
-          reads.read(page, "followers poll", signal),
-        );
-        await loop.commit(found.events, found.move);
-        liveness.touch("followers");
-      },
-      onError: this.onError("followers"),
-    });
+    const { bot, userId, clock } = this.options;
+    const poll = this.pollOf(new FollowersTrigger(bot, userId));
+    return startPollLoop({ clock, intervalMs, poll, onError: this.onError("followers") });
   }
 
   private dmsTrigger(spec: NonNullable<TriggerSpecs["dms"]>): PollLoop {
-    const { bot, userId, clock, loop, liveness } = this.options;
-    const { reads } = this;
-    return startPollLoop({
-      clock,
-      intervalMs: spec.intervalMs,
-      async poll(signal) {
-        const cursor = loop.cursor<DmsCursor>(dmsCursorKey(bot));
-        const found = await drive(dmsPoll({ bot, userId, backfillMs: spec.backfillMs }, cursor, clock.now()), (page) =>
-          reads.read(page, "dms poll", signal),
-        );
-        await loop.commit(found.events, found.move);
-        liveness.touch("dms");
-      },
-      onError: this.onError("dms"),
-    });
+    const { bot, userId, clock } = this.options;
+    const poll = this.pollOf(new DmsTrigger({ bot, userId, backfillMs: spec.backfillMs }));
+    return startPollLoop({ clock, intervalMs: spec.intervalMs, poll, onError: this.onError("dms") });
   }
 
   private onError(trigger: TriggerName) {

@@ -2,33 +2,27 @@
  * A bot's mentions feed: the one object where its streamed and polled mentions meet. Hosting
  * hands it what the app's stream delivered ({@link MentionsFeed.accept}), asks it for catch-up
  * polls ({@link MentionsFeed.catchUp}) and tells it when the stream connects or drops; a
- * polling bot's feed polls on its own. It drives the mentions trigger: it reads the pages the
- * trigger asks for through the action layer, and puts what the trigger delivers in the bot's
- * event loop with the cursor's move. Either way the events go there once, whether the stream
- * or a poll saw them first (../triggers/mentions.ts keeps that promise).
+ * polling bot's feed starts its poll loop (./poll-loop.ts), which polls the trigger and commits
+ * what it delivers on its own. What the stream delivers the feed settles with the trigger and
+ * commits itself. Either way the events go to the event loop once, whether the stream or a
+ * poll saw them first (../triggers/mentions.ts keeps that promise).
  *
  * It uses the mentions trigger's own names (`accept`, `adopt`, `syncState`, `synced`), so a
  * mention's way reads the same from hosting down to the trigger. Until the bot starts (or
  * when its file has no mentions trigger) each call does nothing.
  */
-import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { BotEvent } from "../triggers/events.ts";
-import type { MentionsCursor, MentionsSync, MentionsTrigger } from "../triggers/mentions.ts";
+import type { MentionsCursor, MentionsFetched, MentionsSync, MentionsTrigger } from "../triggers/mentions.ts";
 import type { EventLoop } from "./event-loop.ts";
-import { drive, startPollLoop, type PageReads, type PollLoop } from "./poll-loop.ts";
+import { pollOnce, startPollLoop, type PollLoop, type PollOf } from "./poll-loop.ts";
 
-/** How a bot's mentions are polled: its trigger, and what its polls run with. */
+/** How a bot's mentions are polled: its trigger and what its polls run with, and at which interval. */
 export interface MentionsPolling {
-  trigger: MentionsTrigger;
+  poll: PollOf<"GET /2/users/:id/mentions", MentionsCursor, MentionsFetched> & { trigger: MentionsTrigger };
   /** Polled at `intervalMs` (false: through the stream, polled when hosting asks). */
   polled: boolean;
-  clock: Clock;
   intervalMs: number;
-  /** The bot's reads (budgeted through its action layer). */
-  reads: PageReads;
-  /** After each poll that went through. */
-  onPoll(): void;
   /** A poll that threw; "stop" ends the polls (a refused token). */
   onError(err: unknown): "stop" | void;
 }
@@ -47,7 +41,7 @@ export class MentionsFeed {
   ) {}
 
   private get trigger(): MentionsTrigger | undefined {
-    return this.setup?.trigger;
+    return this.setup?.poll.trigger;
   }
 
   /** The bot starts: mentions come through its trigger, polled at its interval unless streamed. */
@@ -63,34 +57,8 @@ export class MentionsFeed {
   }
 
   private startPolls(polling: MentionsPolling): PollLoop {
-    return startPollLoop({
-      clock: polling.clock,
-      intervalMs: polling.intervalMs,
-      poll: async (signal) => void (await this.poll(polling, signal)),
-      onError: polling.onError,
-    });
-  }
-
-  /**
-   * One poll: the pages the trigger asks for, read through the action layer; what it
-   * delivers (settled against the cursor as it is now: the stream may have delivered some
-   * meanwhile) put in the inbox with the cursor's move, in one commit.
-   */
-  private async poll(polling: MentionsPolling, signal: AbortSignal): Promise<number> {
-    const { trigger, reads } = polling;
-    const { loop } = this;
-    const fetched = await drive(
-      trigger.pages(loop.cursor<MentionsCursor>(trigger.cursorKey)),
-      (page) => reads.read(page, "mentions poll", signal),
-      async ({ drop, warning }) => {
-        await loop.commit([], drop);
-        this.log.warn({ trigger: "mentions" }, warning);
-      },
-    );
-    const { events, move } = trigger.delivery(fetched, loop.cursor<MentionsCursor>(trigger.cursorKey));
-    await loop.commit(events, move);
-    polling.onPoll();
-    return events.length;
+    const { poll, intervalMs, onError } = polling;
+    return startPollLoop({ clock: poll.clock, intervalMs, poll, onError });
   }
 
   /** A new poll interval: the poll running now follows at its next wait. */
@@ -117,7 +85,7 @@ export class MentionsFeed {
     if (!this.trigger || loop.isStopped || loop.paused) return;
     this.catchingUp++;
     try {
-      await this.poll(this.setup!, signal);
+      await pollOnce(this.setup!.poll, signal);
     } catch (err) {
       // A refused token has paused the bot already (the action layer reports it).
       if (!loop.paused) throw err;

@@ -1,7 +1,9 @@
 /**
  * How the runtime polls its triggers: the loop (poll, wait the interval on the clock, poll
- * again, until stopped), and one poll's run ({@link drive}: the pages a trigger's
- * {@link Poll} asks for, read through the bot's action layer by its {@link PageReads}).
+ * again, until stopped), and one poll ({@link pollOnce}): the pages a {@link PolledTrigger}
+ * asks for ({@link drive}), read through the bot's action layer by its {@link PageReads},
+ * and what the trigger delivers put in the bot's event loop with its cursor's move, in one
+ * commit. A polled event's way in goes through this module and its trigger only.
  *
  * A failed poll is reported and the loop goes on; `stop` ends the wait at once and lets a
  * poll in progress finish. The interval can change while the loop runs (bots sharing an
@@ -12,12 +14,26 @@ import type { ActionLayer } from "../actions/index.ts";
 import type { EndpointKey } from "../api/endpoints.ts";
 import type { ResponseOf } from "../api/schema.ts";
 import type { Clock } from "../clock.ts";
-import type { CursorDrop, PageRead, Poll } from "../triggers/events.ts";
+import type { Logger } from "../log.ts";
+import type { CursorDrop, PageRead, Poll, PolledTrigger } from "../triggers/events.ts";
+import type { EventLoop } from "./event-loop.ts";
+import type { Liveness } from "./liveness.ts";
 
-export interface PollLoopOptions {
+/** One bot's poll of one trigger: the trigger, and the bot's reads, event loop and liveness it runs with. */
+export interface PollOf<K extends EndpointKey, C, R> {
+  trigger: PolledTrigger<K, C, R>;
+  reads: PageReads;
+  loop: Pick<EventLoop, "cursor" | "commit">;
+  liveness: Pick<Liveness, "touch">;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface PollLoopOptions<K extends EndpointKey, C, R> {
   clock: Clock;
   intervalMs: number;
-  poll(signal: AbortSignal): Promise<void>;
+  /** What each turn of the loop polls ({@link pollOnce}). */
+  poll: PollOf<K, C, R>;
   /** A poll that threw. Returning "stop" ends the loop (a revoked token, say). */
   onError(err: unknown): "stop" | void;
 }
@@ -26,7 +42,7 @@ export interface PollLoop {
   /** Resolves when the loop has ended. */
   readonly done: Promise<void>;
   /** The poll in progress, if one is (tests and shutdown wait for it). */
-  current(): Promise<void> | undefined;
+  current(): Promise<unknown> | undefined;
   /** The interval now. */
   intervalMs(): number;
   /** Changes the interval; the wait under way ends at the last poll plus the new interval. */
@@ -34,10 +50,10 @@ export interface PollLoop {
   stop(): void;
 }
 
-export function startPollLoop(options: PollLoopOptions): PollLoop {
+export function startPollLoop<K extends EndpointKey, C, R>(options: PollLoopOptions<K, C, R>): PollLoop {
   const { clock } = options;
   const stopper = new AbortController();
-  let current: Promise<void> | undefined;
+  let current: Promise<unknown> | undefined;
   let interval = options.intervalMs;
   /** Ends the wait under way early, so that it starts again with the new interval. */
   let retimed: AbortController | undefined;
@@ -58,7 +74,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const done = (async () => {
     while (!stopper.signal.aborted) {
       try {
-        current = options.poll(stopper.signal);
+        current = pollOnce(options.poll, stopper.signal);
         await current;
       } catch (err) {
         if (stopper.signal.aborted) break;
@@ -136,4 +152,32 @@ export async function drive<K extends EndpointKey, R>(
     step = poll.next(page);
   }
   return step.value;
+}
+
+/**
+ * One poll of a trigger: the pages it asks for from its cursor (as the inbox keeps it), read
+ * through the action layer; what it delivers, settled against the cursor as it is then (the
+ * stream may have delivered some mentions meanwhile), put in the event loop with the
+ * cursor's move in one commit; the trigger's liveness touched. A cursor the trigger gives up
+ * is dropped durably before it reads on, and said in the log. Resolves with the events
+ * delivered, once they are durable.
+ */
+export async function pollOnce<K extends EndpointKey, C, R>(
+  poll: PollOf<K, C, R>,
+  signal: AbortSignal,
+): Promise<number> {
+  const { trigger, reads, loop, log } = poll;
+  const label = `${trigger.name} poll`;
+  const found = await drive(
+    trigger.pages(loop.cursor<C>(trigger.cursorKey), poll.clock.now()),
+    (page) => reads.read(page, label, signal),
+    async ({ drop, warning }) => {
+      await loop.commit([], drop);
+      log.warn({ trigger: trigger.name }, warning);
+    },
+  );
+  const { events, move } = trigger.delivery(found, loop.cursor<C>(trigger.cursorKey));
+  await loop.commit(events, move);
+  poll.liveness.touch(trigger.name);
+  return events.length;
 }

@@ -20,7 +20,14 @@
 import type { DmEventFieldsQuery, PagingQuery } from "../api/params.ts";
 import { compareIds } from "../api/ids.ts";
 import type { DmEvent, User } from "../api/types.ts";
-import { EVENT_USER_FIELDS, type BotEvent, type DmMessage, type Poll } from "./events.ts";
+import {
+  EVENT_USER_FIELDS,
+  type BotEvent,
+  type Delivery,
+  type DmMessage,
+  type Poll,
+  type PolledTrigger,
+} from "./events.ts";
 
 /** The largest page of `GET /2/dm_events` (wire-facts 1.3). */
 export const DMS_PAGE_SIZE = 100;
@@ -118,4 +125,23 @@ export function* dmsPoll(
         ? undefined
         : { since: since! };
   return { events, ...(value !== undefined ? { move: { key, value } } : {}) };
+}
+
+/** A bot's DMs as the runtime polls them ({@link PolledTrigger}): {@link dmsPoll} from its cursor. */
+export class DmsTrigger implements PolledTrigger<"GET /2/dm_events", DmsCursor> {
+  readonly name = "dms";
+
+  constructor(private readonly options: DmsPollOptions) {}
+
+  get cursorKey(): string {
+    return dmsCursorKey(this.options.bot);
+  }
+
+  pages(cursor: DmsCursor | undefined, now: number): Poll<"GET /2/dm_events"> {
+    return dmsPoll(this.options, cursor, now);
+  }
+
+  delivery(found: Delivery): Delivery {
+    return found;
+  }
 }

@@ -102,6 +102,21 @@ export interface CursorDrop {
  */
 export type Poll<K extends EndpointKey, R = Delivery> = Generator<PageRead<K> | CursorDrop, R, ResponseOf<K>>;
 
+/**
+ * A polled trigger as the runtime runs it (src/runtime/poll-loop.ts): its name, where the
+ * bot's inbox keeps its cursor, one poll from that cursor ({@link Poll}: `now` is when it
+ * runs), and what that poll delivers, settled against the cursor as it is once the poll is
+ * over (the mentions trigger's may have moved meanwhile: the stream delivers too; the others
+ * return their {@link Delivery} as it is). It calls nothing back: the runtime drives the
+ * poll, reads its pages and commits its delivery.
+ */
+export interface PolledTrigger<K extends EndpointKey, C, R = Delivery> {
+  readonly name: TriggerName;
+  readonly cursorKey: string;
+  pages(cursor: C | undefined, now: number): Poll<K, R>;
+  delivery(found: R, cursor: C | undefined): Delivery;
+}
+
 /** Which trigger an event comes from (liveness in `bot status`, and warnings at start). */
 export const TRIGGER_OF: Record<EventName, TriggerName> = {
   mention: "mentions",

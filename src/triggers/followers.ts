@@ -9,7 +9,7 @@
  * keeps it, moved in the same write as the events the poll found (the runtime puts both there).
  */
 import type { User } from "../api/types.ts";
-import { EVENT_USER_FIELDS, type BotEvent, type Poll } from "./events.ts";
+import { EVENT_USER_FIELDS, type BotEvent, type Delivery, type Poll, type PolledTrigger } from "./events.ts";
 
 /** The largest page of `GET /2/users/:id/followers` (wire-facts 1.3). */
 export const FOLLOWERS_PAGE_SIZE = 1000;
@@ -48,4 +48,26 @@ export function* followersPoll(
     : [];
   const remembered = [...fresh.map((u) => u.id), ...(known ?? [])].slice(0, KNOWN_FOLLOWERS_LIMIT);
   return { events, move: { key: followersCursorKey(bot), value: remembered } };
+}
+
+/** A bot's followers as the runtime polls them ({@link PolledTrigger}): {@link followersPoll} from its cursor. */
+export class FollowersTrigger implements PolledTrigger<"GET /2/users/:id/followers", string[]> {
+  readonly name = "followers";
+
+  constructor(
+    private readonly bot: string,
+    private readonly userId: string,
+  ) {}
+
+  get cursorKey(): string {
+    return followersCursorKey(this.bot);
+  }
+
+  pages(known: string[] | undefined): Poll<"GET /2/users/:id/followers"> {
+    return followersPoll(this.bot, this.userId, known);
+  }
+
+  delivery(found: Delivery): Delivery {
+    return found;
+  }
 }

@@ -32,6 +32,7 @@ import {
   type CursorMove,
   type Delivery,
   type Poll,
+  type PolledTrigger,
 } from "./events.ts";
 
 /** The largest page of `GET /2/users/:id/mentions` (wire-facts 1.3). */
@@ -117,7 +118,8 @@ const postIdOf = (e: BotEvent) => ("post" in e ? e.post.id : undefined);
  * stream's posts is new, and where it is with the stream. The runtime's mentions feed
  * (src/runtime/mentions-feed.ts) drives it and puts what it delivers in the bot's inbox.
  */
-export class MentionsTrigger {
+export class MentionsTrigger implements PolledTrigger<"GET /2/users/:id/mentions", MentionsCursor, MentionsFetched> {
+  readonly name = "mentions";
   private epoch = 0;
   /** Whether the app's stream is connected now (through the stream only). */
   private connected = false;
