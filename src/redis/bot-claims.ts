@@ -15,6 +15,11 @@
  *   whole ttl is claimed by anyone, so shares never leave a bot unrun. Which free bots a
  *   process claims is split so that processes starting together claim different ones
  *   (./share-split.ts), many leases a script ({@link Leases.claimAll}).
+ * - Renewals come first: they go out every few seconds on the clock, counted from the last one
+ *   sent, on a connection of their own ({@link BotClaimsOptions.renewals}), so the thousands of
+ *   commands of a start (each claimed bot's state read, its stream taken) never queue ahead of
+ *   them. A lease lost to a renewal that came late because the process was busy moves its bot
+ *   for nothing, and with many bots such moves churn the whole deployment.
  * - Redis away: renewals wait in the client's queue; when Redis answers again the leases are
  *   checked first, and writes of the bots' state wait for that ({@link BotClaims.current}).
  *   A lease that expired meanwhile and is free is claimed again; when its new token directly
@@ -55,6 +60,13 @@ export const TAKEOVER_SETTLE_MS = DEFAULT_TIMEOUTS.headersMs + 2_000;
 export interface BotClaimsOptions {
   redis: Redis;
   leases: Leases;
+  /**
+   * The leases over a connection of their own, for the renewals (and the membership's
+   * heartbeats, made with it): a start-up's thousands of commands queue on the main
+   * connection, and a renewal sent behind them reached Redis only once they had all been
+   * answered, after the leases it renewed had run out. Default: {@link leases}.
+   */
+  renewals?: Leases;
   /** This process's name as a lease owner ({@link processOwnerId}). */
   owner: string;
   /** Every bot of the deployment at start (the same bot files in every process); see {@link BotClaims.track}. */
@@ -126,6 +138,8 @@ export class BotClaims implements Holding {
   private readonly every: number;
   private readonly log: Logger;
   private readonly membership: Membership;
+  /** Where renewals go: {@link BotClaimsOptions.renewals}. */
+  private readonly line: Leases;
   private members = 1;
   /** Since when (this clock) each bot has been seen free; past a ttl anyone claims it, share or not. */
   private freeSince = new Map<string, number>();
@@ -153,6 +167,8 @@ export class BotClaims implements Holding {
   /** The timer that cuts the requests of bots whose leases were not renewed in time, and when it fires. */
   private lapseTimer?: () => void;
   private lapseAt = Infinity;
+  /** When (this clock) the last renewal was sent: the next is due `every` after it. */
+  private renewedAt = -Infinity;
   /** Requests waiting for the next renewal (their bot's lease ran out here but may be renewed yet). */
   private tickWaiters: Array<() => void> = [];
 
@@ -164,9 +180,12 @@ export class BotClaims implements Holding {
     if (!(this.every * 2 < this.ttl))
       throw new RangeError(`lease renewal every ${this.every} ms must be under half its ttl (${this.ttl} ms)`);
     this.margin = this.every / 3;
-    const { redis, leases, owner, clock } = options;
+    this.line = options.renewals ?? options.leases;
+    const { owner, clock } = options;
+    const line = this.line;
     this.membership =
-      options.membership ?? new Membership({ redis, leases, owner, clock, ttlMs: this.ttl, everyMs: this.every });
+      options.membership ??
+      new Membership({ redis: line.redis, leases: line, owner, clock, ttlMs: this.ttl, everyMs: this.every });
   }
 
   /** See {@link Holding.hold}: while the bot's lease is held, renewed recently enough. */
@@ -300,11 +319,17 @@ export class BotClaims implements Holding {
     this.options.redis.off("ready", this.onReady);
   }
 
+  /**
+   * Renews every `everyMs` from when the last renewal was sent, not from when it (and what it
+   * found to claim again) ended: a renewal that took long does not push the next one back.
+   */
   private async run(): Promise<void> {
+    const { clock } = this.options;
     while (!this.stopped) {
       this.wake = new AbortController();
       const signal = AbortSignal.any([this.wake.signal, this.stopSignal.signal]);
-      if (!this.kick) await this.options.clock.sleep(this.every, signal).catch(() => undefined);
+      const wait = this.renewedAt + this.every - clock.now();
+      if (!this.kick && wait > 0) await clock.sleep(wait, signal).catch(() => undefined);
       this.kick = false;
       if (this.stopped) break;
       await this.tick().catch((err: unknown) =>
@@ -328,12 +353,16 @@ export class BotClaims implements Holding {
   private async renewTick(): Promise<void> {
     const rechecking = this.recheck;
     const sentAt = this.options.clock.now();
-    this.members = await this.membership.renew();
+    this.renewedAt = sentAt;
     const renewing = [...this.held].filter(([, h]) => !h.stopping).map(([bot, h]) => ({ bot, h, lease: h.lease }));
-    const held = await this.options.leases.renewAll(
-      renewing.map((r) => r.lease),
-      this.ttl,
-    );
+    const [members, held] = await Promise.all([
+      this.membership.renew(),
+      this.line.renewAll(
+        renewing.map((r) => r.lease),
+        this.ttl,
+      ),
+    ]);
+    this.members = members;
     renewing.forEach((r, i) => {
       if (held[i] && r.h.lease === r.lease) r.h.validUntil = Math.max(r.h.validUntil, sentAt + this.ttl);
     });
@@ -369,7 +398,7 @@ export class BotClaims implements Holding {
   private async expired(bot: string, h: Held): Promise<void> {
     if (h.stopping) return;
     const sentAt = this.options.clock.now();
-    const again = await this.options.leases.claim(`bot:${bot}`, this.options.owner, this.ttl);
+    const again = await this.line.claim(`bot:${bot}`, this.options.owner, this.ttl);
     if (again && again.token === h.lease.token + 1) {
       h.lease = again; // nobody claimed it in between: the bot goes on as it was
       h.validUntil = sentAt + this.ttl;

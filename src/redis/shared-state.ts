@@ -69,6 +69,11 @@ export interface JoinOptions {
 export interface JoinedRedis {
   readonly redis: Redis;
   readonly leases: Leases;
+  /**
+   * The same leases over a second connection, for the renewals and the membership's
+   * heartbeats alone (./bot-claims.ts says why).
+   */
+  readonly renewals: Leases;
   readonly owner: string;
   readonly membership: Membership;
   /** Leaves the members and closes the connection: the start came to nothing. */
@@ -92,6 +97,8 @@ export interface SharedState {
   readonly claims: BotClaims;
   /** The leases (bots' and the apps' streams'), under the deployment's key prefix. */
   readonly leases: Leases;
+  /** The same leases over the renewals' own connection ({@link JoinedRedis.renewals}). */
+  readonly renewals: Leases;
   readonly owner: string;
   /** Starts claiming bots for `runtime` (created with `hosting: "claimed"` over {@link store}). */
   run(runtime: ClaimedRuntime): Promise<void>;
@@ -120,15 +127,24 @@ export const GIVE_UP_MS = 2_000;
 export async function joinSharedState(options: JoinOptions): Promise<JoinedRedis> {
   const display = parseRedisUrl(options.url, options.source).display;
   const owner = processOwnerId();
-  const redis = await connectRedis(options.url, {
-    ...(options.source ? { source: options.source } : {}),
-    name: `postbot:${owner.replace(/[^\w.:-]/g, "_")}`,
-  });
+  const connect = (role: string) =>
+    connectRedis(options.url, {
+      ...(options.source ? { source: options.source } : {}),
+      name: `postbot:${owner.replace(/[^\w.:-]/g, "_")}${role}`,
+    });
+  const [main, line] = await Promise.allSettled([connect(""), connect(":leases")]);
+  if (main.status === "rejected" || line.status === "rejected") {
+    for (const made of [main, line]) if (made.status === "fulfilled") made.value.disconnect();
+    throw main.status === "rejected" ? main.reason : (line as PromiseRejectedResult).reason;
+  }
+  const redis = main.value;
   watchOutages(redis, display, options.logger);
-  const leases = new Leases(redis, options.prefix ? { prefix: options.prefix } : {});
+  const prefix = options.prefix ? { prefix: options.prefix } : {};
+  const leases = new Leases(redis, prefix);
+  const renewals = new Leases(line.value, prefix);
   const membership = new Membership({
-    redis,
-    leases,
+    redis: line.value,
+    leases: renewals,
     owner,
     clock: options.clock,
     ttlMs: options.ttlMs ?? DEFAULT_LEASE_TTL_MS,
@@ -144,6 +160,7 @@ export async function joinSharedState(options: JoinOptions): Promise<JoinedRedis
     ]);
     done.abort();
     redis.disconnect();
+    line.value.disconnect();
   };
   try {
     await membership.announce();
@@ -151,7 +168,7 @@ export async function joinSharedState(options: JoinOptions): Promise<JoinedRedis
     await leave();
     throw err;
   }
-  return { redis, leases, owner, membership, leave };
+  return { redis, leases, renewals, owner, membership, leave };
 }
 
 /** Connects (unless {@link SharedStateOptions.joined}), opens the store and prepares the claims; see the module comment. */
@@ -186,12 +203,17 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     store,
     claims,
     leases,
+    renewals: joined.renewals,
     owner,
     async run(r) {
       parts.runtime = r;
       await claims.start();
     },
-    stop: () => stopShared({ redis, store, claims, display, clock: options.clock, logger }, parts.runtime),
+    stop: () =>
+      stopShared(
+        { redis, line: joined.renewals.redis, store, claims, display, clock: options.clock, logger },
+        parts.runtime,
+      ),
   };
 }
 
@@ -201,10 +223,11 @@ function claimsOf(
   joined: JoinedRedis,
   parts: { runtime?: ClaimedRuntime; store?: RedisStore },
 ): BotClaims {
-  const { redis, leases, owner, membership } = joined;
+  const { redis, leases, renewals, owner, membership } = joined;
   return new BotClaims({
     redis,
     leases,
+    renewals,
     owner,
     membership,
     bots: options.bots,
@@ -228,10 +251,19 @@ function claimsOf(
 
 /** {@link SharedState.stop}: see there. */
 async function stopShared(
-  s: { redis: Redis; store: RedisStore; claims: BotClaims; display: string; clock: Clock; logger: Logger },
+  s: {
+    redis: Redis;
+    /** The renewals' connection. */
+    line: Redis;
+    store: RedisStore;
+    claims: BotClaims;
+    display: string;
+    clock: Clock;
+    logger: Logger;
+  },
   runtime: ClaimedRuntime | undefined,
 ): Promise<{ saved: boolean }> {
-  const { redis, store, display, logger } = s;
+  const { redis, line, store, display, logger } = s;
   let gaveUp = false;
   const unreachable = whenUnreachable(redis, s.clock, GIVE_UP_MS, () => {
     gaveUp = true;
@@ -242,9 +274,11 @@ async function stopShared(
     store.abandon();
     // Every command waiting for Redis fails now, so the stop goes on (renewals, releases, writes).
     void endConnection(redis);
+    void endConnection(line);
   });
   try {
     await s.claims.stop();
+    if (!gaveUp) line.disconnect(); // the claims left the members: no renewal any more
     await runtime?.stop();
     await store.close();
   } catch (err) {

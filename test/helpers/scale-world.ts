@@ -51,6 +51,8 @@ export interface ScaleProc {
   runtime: Runtime;
   /** What it logged (info and up). */
   lines: Array<Record<string, unknown>>;
+  /** Its connections to Redis cut, the main one and the renewals' (as kill -9 leaves them): it stops renewing. */
+  die(): void;
 }
 
 export interface ScaleWorld {
@@ -103,10 +105,7 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
   });
   afterEach(async () => {
     for (const p of procs.splice(0))
-      await Promise.race([
-        p.shared.stop().catch(() => p.shared.redis.disconnect()),
-        new Promise((r) => setTimeout(r, 5_000)),
-      ]);
+      await Promise.race([p.shared.stop().catch(() => p.die()), new Promise((r) => setTimeout(r, 5_000))]);
     await sandbox?.close();
     sandbox = undefined;
     if (redis && !redis.running()) await redis.restart();
@@ -187,7 +186,11 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
         drainMs: 500,
       });
       await shared.run(runtime);
-      const p = { name, shared, runtime, lines };
+      const die = () => {
+        shared.redis.disconnect();
+        shared.renewals.redis.disconnect();
+      };
+      const p = { name, shared, runtime, lines, die };
       procs.push(p);
       return p;
     },

@@ -127,3 +127,60 @@ describe("the split of the free bots", () => {
     expect(late).toEqual(parts[0]);
   });
 });
+
+describe("renewals while a large start-up is in progress", () => {
+  it("renews every lease and the membership on time while the start's commands hold the main connection", async () => {
+    const redis = await connectRedis(server.url);
+    const line = await connectRedis(server.url);
+    const clock = createClock({ frozen: true, start: 0 });
+    const prefix = "busy:";
+    const leases = new Leases(redis, { prefix });
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    let entered = 0;
+    const claims = new BotClaims({
+      redis,
+      leases,
+      renewals: new Leases(line, { prefix }),
+      owner: "P1",
+      bots: BOTS,
+      clock,
+      settleMs: 0,
+      async host() {
+        // The start's first bot holds the main connection (a BLPOP blocks it, as a queue of
+        // thousands of start-up commands ahead of a renewal does until Redis has answered
+        // them all); the others wait their turn.
+        if (entered++ === 0) await redis.blpop(`${prefix}never`, 0);
+        await gate;
+      },
+      async unhost() {},
+    });
+    const leaseKeys = BOTS.map((bot) => leases.key(`bot:${bot}`));
+    try {
+      const starting = claims.start();
+      await vi.waitFor(() => expect(entered).toBe(HOST_CONCURRENCY), { timeout: 10_000, interval: 5 });
+      expect(claims.bots()).toHaveLength(600);
+      // Each lease a second from running out, the membership too: only a renewal saves them.
+      for (const key of leaseKeys) await admin.pexpire(key, 1_000);
+      await admin.zadd(leases.membersKey, 0, "P1");
+      await clock.advance(3_000); // the renewal is due
+      await vi.waitFor(
+        async () => {
+          const ttls = await Promise.all(leaseKeys.map((key) => admin.pttl(key)));
+          expect(Math.min(...ttls)).toBeGreaterThan(5_000);
+          expect(Number(await admin.zscore(leases.membersKey, "P1"))).toBeGreaterThan(0);
+        },
+        { timeout: 5_000, interval: 20 },
+      );
+      await admin.lpush(`${prefix}never`, "go");
+      open();
+      await starting;
+    } finally {
+      await admin.lpush(`${prefix}never`, "go");
+      open();
+      await claims.stop();
+      redis.disconnect();
+      line.disconnect();
+    }
+  });
+});

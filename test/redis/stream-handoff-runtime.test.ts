@@ -131,7 +131,7 @@ describe.each([
     // The process that does not hold the stream and runs two bots dies (kill -9: its Redis connection gone).
     const doomed = ps.find((p) => ![...posts.values()].some((id) => p.runtime.streamed(appId, id)))!;
     const orphans = [...doomed.runtime.bots.keys()];
-    doomed.shared.redis.disconnect();
+    doomed.die();
     openGate();
     const survivors = ps.filter((p) => p !== doomed);
     await until(

@@ -56,7 +56,7 @@ describe("stream rules when the stream's holder dies", () => {
 
     // The holder dies; posts come while nobody holds the stream.
     const dead = holder()!;
-    dead.shared.redis.disconnect();
+    dead.die();
     const survivors = ps.filter((p) => p !== dead);
     const during: string[] = [];
     for (let i = 0; i < 10; i++) during.push(await post(`#cats while the stream is dead ${i}`));
