@@ -72,7 +72,7 @@ export interface ContextDeps {
 
 /** What the runtime watches of a context while its handlers run. */
 export interface ContextState {
-  /** Actions a handler is awaiting (the dispatcher does not time a handler out meanwhile). */
+  /** Actions a handler is awaiting (the stage does not time a handler out meanwhile). */
   waiting: number;
   /**
    * Work outside the bot a handler is awaiting (`ctx.waitFor`: a moderation judge's answer):

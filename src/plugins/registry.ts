@@ -8,11 +8,17 @@ import type { ModelAccess } from "../llm/access.ts";
 import type { Logger } from "../log.ts";
 import type { BotIdentity } from "../runtime/types.ts";
 import { TRIGGER_OF, type EventName } from "../triggers/events.ts";
-import type { HandlerEntry } from "./dispatcher.ts";
 import type { DialogDefinition } from "./dialogs/types.ts";
 import type { BotStore, Dialog, Filter, Handler, Plugin, PluginBot } from "./plugin.ts";
 import type { ReviewList } from "./review-queue.ts";
 import { PluginSetupError } from "./setup-error.ts";
+
+/** A handler (or filter) as a plugin registered it. */
+export interface HandlerEntry<C> {
+  /** The plugin that registered the handler (for logs). */
+  plugin: string;
+  handler: (ctx: C) => unknown;
+}
 
 /** A plugin as a bot lists it: its name in the bot file, its parsed options, and the plugin. */
 export interface PluginEntry {

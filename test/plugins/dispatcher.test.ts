@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { dispatch } from "../../src/plugins/dispatcher.ts";
+import { dispatch } from "../../src/plugins/stage.ts";
 import { captureLogs } from "../helpers/log.ts";
 
 function capture() {

@@ -3,7 +3,7 @@
  * bot reaches it (not from a plugin that ran before the one that hid it, not after a
  * restart). This step is the one place "hidden" is decided: it records a hide when the
  * service confirms it (and forgets it on an unhide), and the context's `ctx.hidden` and the
- * dispatcher's "stop after a hide" read the same record through {@link isHidden}.
+ * stage's "stop after a hide" read the same record through {@link isHidden}.
  */
 import type { Store } from "../../store/store.ts";
 import type { Step } from "../pipeline.ts";
