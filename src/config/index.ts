@@ -16,6 +16,7 @@ export {
   type LoadBotsResult,
 } from "./load-bots.ts";
 export { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
+export { compiledKey, type CompiledIndex } from "./compiled-index.ts";
 export { BOT_FILE_MAX_BYTES, readBotFile } from "./bot-file-size.ts";
 export {
   botFileSchema,

@@ -19,6 +19,8 @@ export interface ParsedBotFile {
    * loader uses it for problems found later (plugins' options, duplicate names).
    */
   problemAt(problem: PathProblem): BotFileProblem;
+  /** The file's data as its YAML and `${VAR}`s read it, when the schema found it good (what ./compiled-index.ts keeps). */
+  data?: unknown;
 }
 
 /**
@@ -66,11 +68,33 @@ export function parseBotFile(file: string, text: string, env: BotEnv): ParsedBot
     return result;
   }
   const parsed = botFileSchema.safeParse(data, { error: errorMap });
-  if (parsed.success) result.bot = parsed.data;
-  else result.problems = explainIssues(parsed.error.issues, botFileSchema).map(problemAt).sort(compareProblems);
+  if (parsed.success) {
+    result.bot = parsed.data;
+    result.data = data;
+  } else result.problems = explainIssues(parsed.error.issues, botFileSchema).map(problemAt).sort(compareProblems);
   return result;
 }
 
 const keyOf = (path: readonly PropertyKey[]) => (path.length > 0 ? formatPath(path) : undefined);
 
 const rootOffset = (source: YamlSource) => source.doc.contents?.range?.[0] ?? 0;
+
+/**
+ * {@link parseBotFile} from the data a compiled index kept for this text (./compiled-index.ts):
+ * the schema checks it as ever, and a problem found later is placed by parsing the text then.
+ * `undefined` when the schema refuses it (the caller parses the file, for the problems' positions).
+ */
+export function botFromData(file: string, text: string, env: BotEnv, data: unknown): ParsedBotFile | undefined {
+  const parsed = botFileSchema.safeParse(data, { error: errorMap });
+  if (!parsed.success) return undefined;
+  return { file, bot: parsed.data, problems: [], problemAt: placedLater(file, text, env), data };
+}
+
+/** A `problemAt` that parses the text only when a problem comes (rarely): no document is kept meanwhile. */
+export function placedLater(file: string, text: string, env: BotEnv): ParsedBotFile["problemAt"] {
+  let parsed: ParsedBotFile | undefined;
+  return (p) => {
+    parsed ??= parseBotFile(file, text, env);
+    return parsed.problemAt(p);
+  };
+}

@@ -7,6 +7,7 @@
  * Nothing here connects to the service.
  */
 import { readdirSync, statSync } from "node:fs";
+import { deserialize, serialize } from "node:v8";
 import { join, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { UserError } from "../errors.ts";
@@ -17,12 +18,13 @@ import { loadPlugin, type LoadedPlugin } from "../plugins/load.ts";
 import { readBotFile, textSizeProblem } from "./bot-file-size.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
-import { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
+import { botFromData, parseBotFile, placedLater, type ParsedBotFile } from "./load-bot-file.ts";
+import { compiledKey, type CompiledIndex } from "./compiled-index.ts";
 import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
 import { displayPath } from "../display-path.ts";
 import { compareProblems, type BotFileProblem } from "./problem.ts";
 import type { BotFile } from "./schema.ts";
-import { timeSlicer } from "../time-slice.ts";
+import { timeSlicer, type TimeSlicer } from "../time-slice.ts";
 
 /** A plugin of a bot, ready for the runtime to call `definition.setup(bot, options)`. */
 export interface ResolvedPlugin extends PluginEntry {
@@ -48,6 +50,8 @@ export interface LoadBotsOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Where relative directories, `.env` and npm plugins are found; default `process.cwd()`. */
   cwd?: string;
+  /** Bot files other processes parsed already, and where this one keeps what it parses (./compiled-index.ts). */
+  index?: CompiledIndex;
 }
 
 export interface LoadBotsResult {
@@ -109,34 +113,114 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
   const seen: BotsSeen = { owners: new Map(), appPlans: new Map() };
   const plugins = new PluginCache(pluginsDir, cwd);
   const bots: BotConfig[] = [];
-  // Each file checked as soon as it is parsed, in order: its YAML document (kept for positions)
-  // is garbage before the next file's. Parsing all first kept 10,000 documents alive at once,
-  // and collecting garbage past that heap took a third of the start's CPU. The event loop gets
-  // a turn every few ms: 100,000 files are a minute of parsing on a busy machine, and a
-  // process joining Redis meanwhile must see its connection answered and keep its membership
-  // alive, not find its timers all due at once when the loading ends.
+  // The event loop gets a turn every few ms: 100,000 files are a minute of parsing on a busy
+  // machine, and a process joining Redis meanwhile must see its connection answered and keep
+  // its membership alive, not find its timers all due at once when the loading ends.
   const slice = timeSlicer();
-  for (const file of files) {
+  const parsed = await parseFiles({
+    files,
+    cwd,
+    env,
+    problems,
+    slice,
+    ...(options.index ? { index: options.index } : {}),
+  });
+  // Checked in the files' order, whatever order they were parsed in: the first of two bots
+  // of one name is the one kept.
+  for (const read of parsed) {
+    if (!read) continue;
     if (slice.due()) await slice.next();
-    let read: ReturnType<typeof readBotFile>;
-    try {
-      read = readBotFile(resolve(cwd, file), file);
-    } catch (error) {
-      problems.push({ file, message: `cannot be read: ${(error as Error).message}` });
-      continue;
-    }
-    if ("problem" in read) {
-      problems.push(read.problem);
-      continue;
-    }
-    texts.set(file, read.text);
-    const result = parseBotFile(file, read.text, env);
-    problems.push(...result.problems);
-    const bot = await checkBot(result, seen, plugins, problems);
+    texts.set(read.file, read.text);
+    problems.push(...read.result.problems);
+    const bot = await checkBot(read.result, seen, plugins, problems);
     if (bot) bots.push(bot);
   }
   problems.sort(compareProblems);
   return { bots, problems, files, texts, env };
+}
+
+/** A bot file read and parsed (or found in the index). */
+interface ParsedFile {
+  file: string;
+  text: string;
+  result: ParsedBotFile;
+}
+
+/** Files read and parsed a batch at a time, the index asked once a batch. */
+const INDEX_BATCH = 250;
+
+/**
+ * Reads and parses every file (those the index holds from it: ./compiled-index.ts), from the
+ * index's start on and round, writing what it parsed to the index a batch at a time. Returns
+ * them in the files' order (`undefined`: not readable, its problem added to `problems`). No
+ * YAML document is kept past its file: 10,000 documents alive at once made collecting garbage
+ * a third of a start's CPU; a problem found later parses its file again for its position.
+ */
+async function parseFiles(input: {
+  files: readonly string[];
+  cwd: string;
+  env: BotEnv;
+  index?: CompiledIndex;
+  problems: BotFileProblem[];
+  slice: TimeSlicer;
+}): Promise<Array<ParsedFile | undefined>> {
+  const { files, cwd, env, index, problems, slice } = input;
+  const out = new Array<ParsedFile | undefined>(files.length);
+  const first = index && files.length > 0 ? Math.floor(index.start * files.length) % files.length : 0;
+  const order = files.map((_, i) => (first + i) % files.length);
+  const writes: Array<Promise<void>> = [];
+  for (let i = 0; i < order.length; i += INDEX_BATCH) {
+    const read: Array<{ at: number; text: string }> = [];
+    for (const at of order.slice(i, i + INDEX_BATCH)) {
+      if (slice.due()) await slice.next();
+      const text = readText(resolve(cwd, files[at]!), files[at]!, problems);
+      if (text !== undefined) read.push({ at, text });
+    }
+    const keys = index ? read.map((r) => compiledKey(r.text, env)) : [];
+    const kept = index ? await index.get(keys).catch(() => []) : [];
+    const fresh: Array<[string, Buffer]> = [];
+    for (const [j, { at, text }] of read.entries()) {
+      if (slice.due()) await slice.next();
+      const file = files[at]!;
+      let result = fromIndex(file, text, env, kept[j]);
+      if (!result) {
+        result = parseBotFile(file, text, env);
+        if (index && result.data !== undefined) fresh.push([keys[j]!, serialize(result.data)]);
+        if (result.bot) result = { file, bot: result.bot, problems: [], problemAt: placedLater(file, text, env) };
+      }
+      out[at] = { file, text, result };
+    }
+    if (fresh.length > 0) writes.push(index!.set(fresh).catch(() => undefined));
+  }
+  await Promise.all(writes);
+  return out;
+}
+
+/** A file's text, or `undefined` with its problem added (unreadable, too large). */
+function readText(path: string, file: string, problems: BotFileProblem[]): string | undefined {
+  try {
+    const read = readBotFile(path, file);
+    if ("text" in read) return read.text;
+    problems.push(read.problem);
+  } catch (error) {
+    problems.push({ file, message: `cannot be read: ${(error as Error).message}` });
+  }
+  return undefined;
+}
+
+/** The parsed file from what the index kept for its text, if anything usable. */
+function fromIndex(
+  file: string,
+  text: string,
+  env: BotEnv,
+  kept: Buffer | null | undefined,
+): ParsedBotFile | undefined {
+  if (!kept) return undefined;
+  try {
+    return botFromData(file, text, env, deserialize(kept));
+  } catch {
+    return undefined; // not what this postbot wrote: parsed afresh
+  }
 }
 
 /** What the bots checked so far claim: their names (and files), and each API key's plan. */

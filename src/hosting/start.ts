@@ -17,12 +17,14 @@ import {
   shadowNotes,
   type BotConfig,
   type BotEnv,
+  type CompiledIndex,
 } from "../config/index.ts";
 import { ACCOUNTS_NAMESPACE, getAccount } from "../credentials/accounts.ts";
 import { UserError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { FleetChange, RuntimeObserver } from "./observer.ts";
 import type { Sandbox } from "../sandbox/index.ts";
+import { redisBotIndex } from "../redis/bot-index.ts";
 import { redisDynamicBots } from "../redis/dynamic-bots.ts";
 import { joinSharedState, openSharedState, type JoinedRedis } from "../redis/shared-state.ts";
 import { waitingEvents } from "../runtime/inbox.ts";
@@ -210,8 +212,9 @@ export async function start(options: StartOptions): Promise<Started> {
 
 /**
  * The bots to start ({@link loadRunnable}) and, with the state in Redis, the connection,
- * made and this process announced in the members while the bot files load
- * (../redis/membership.ts says why). What goes wrong with Redis is said only once the bot
+ * made and this process announced in the members before the bot files load
+ * (../redis/membership.ts says why), which are read through the deployment's index of them
+ * (../redis/bot-index.ts: what another process parsed, this one does not). What goes wrong with Redis is said only once the bot
  * files were found good, as when it connected after loading them: a process whose bots
  * cannot load reports their problems, leaves the members at once, and claims nothing.
  */
@@ -229,10 +232,14 @@ async function loadJoining(
           ...leaseTiming(options),
         })
       : undefined;
-  joining?.catch(() => undefined); // awaited once the bots are loaded
+  joining?.catch(() => undefined); // its failure is said once the bots are loaded
   let runnable: Awaited<ReturnType<typeof loadRunnable>>;
   try {
-    runnable = await loadRunnable(options);
+    // Connected first (a few ms): the deployment's index of the bot files holds what the other
+    // processes parsed of them already (../redis/bot-index.ts).
+    const joined = await joining?.catch(() => undefined);
+    const index = joined ? await redisBotIndex(joined.leases, joined.owner).catch(() => undefined) : undefined;
+    runnable = await loadRunnable(options, index);
   } catch (err) {
     await (await joining?.catch(() => undefined))?.leave();
     throw err;
@@ -461,6 +468,7 @@ async function keptBots(
 /** The bots to start, checked, and the environment they were read with. */
 async function loadRunnable(
   options: StartOptions,
+  index?: CompiledIndex,
 ): Promise<{ bots: BotConfig[]; env: BotEnv; envFile: string; texts: ReadonlyMap<string, string> }> {
   if (options.state && options.dryRun)
     throw new UserError(
@@ -472,6 +480,7 @@ async function loadRunnable(
     pluginsDir: options.plugins,
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(index ? { index } : {}),
   });
   if (loaded.problems.length > 0) {
     throw new UserError(
