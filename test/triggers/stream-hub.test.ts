@@ -5,7 +5,7 @@ import { SPEC_LIMITS } from "../../src/limits/table.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { mergeRules, syncRules } from "../../src/triggers/stream/rules.ts";
-import type { Budgeted } from "../../src/triggers/stream/search.ts";
+import { type Budgeted, searchAll } from "../../src/triggers/stream/search.ts";
 
 let sandbox: Sandbox | undefined;
 const proMax = (endpoint: keyof typeof SPEC_LIMITS) =>
@@ -86,6 +86,34 @@ describe("syncRules", () => {
         remaining: String(proMax("POST /2/posts/search/stream/rules") - 1),
       },
     ]);
+    await client.close();
+  });
+
+  it("searchAll reads every page of a recent search, budgeted, oldest post first", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    sandbox = await createSandbox({ clock });
+    const app = await sandbox.admin.createApp({ plan: "pro" });
+    const client = createClient({
+      clock,
+      baseUrl: sandbox.url,
+      auth: { consumer: { key: app.consumer_key, secret: app.consumer_secret } },
+    });
+    const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+    const start_time = new Date(clock.now() - 60_000);
+    const made: string[] = [];
+    for (let i = 0; i < 230; i++)
+      made.push((await sandbox.admin.createPost({ author_id: alice.id, text: `#paged number ${i}` })).id);
+    await sandbox.admin.createPost({ author_id: alice.id, text: "another subject" });
+    const reads: string[] = [];
+    const budgeted: Budgeted = async (endpoint, run) => {
+      reads.push(endpoint);
+      return (await run(new AbortController().signal)).result;
+    };
+    const found = await searchAll(budgeted, client, "#paged", { start_time }, new AbortController().signal);
+    // 100 posts a page: three pages, each through the budget; every post once, oldest first.
+    expect(reads).toEqual(Array(3).fill("GET /2/posts/search/recent"));
+    expect(found.map((f) => f.post.id)).toEqual(made);
+    expect(found[0]!.includes?.users?.map((u) => u.username)).toContain("alice");
     await client.close();
   });
 });

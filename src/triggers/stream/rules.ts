@@ -14,7 +14,7 @@ import { ProblemError } from "../../api/errors.ts";
 import type { StreamRule } from "../../api/types.ts";
 import type { Logger } from "../../log.ts";
 import { MENTIONS_RULE_TAG, planMentionRules, type RuleCaps } from "../mention-rules.ts";
-import { direct, executed, type Budgeted } from "./search.ts";
+import { budgetedPages, direct, executed, type Budgeted } from "./search.ts";
 
 /** What one bot wants of its app's stream: its own rules (its mentions are a {@link MentionBot}'s). */
 export interface BotRules {
@@ -83,21 +83,10 @@ export async function syncAppRules(
 ): Promise<SyncedRules> {
   const { client } = options;
   const budgeted = options.budgeted ?? direct;
-  const existing: StreamRule[] = [];
-  let token: string | undefined;
-  do {
-    const page = await budgeted("GET /2/posts/search/stream/rules", (signal) =>
-      executed(
-        client.exchange(
-          "GET /2/posts/search/stream/rules",
-          { query: { max_results: 1000, ...(token ? { pagination_token: token } : {}) } },
-          { signal },
-        ),
-      ),
-    );
-    existing.push(...((page.data as StreamRule[] | undefined) ?? []));
-    token = page.meta?.next_token;
-  } while (token);
+  const key = "GET /2/posts/search/stream/rules";
+  const existing = await budgetedPages(budgeted, key, (token, signal) =>
+    client.exchange(key, { query: { max_results: 1000, ...token } }, { signal }),
+  ).toArray();
   // A rule whose tag no longer names its bots is replaced, so the service's list reads right.
   return await changeRules(options, existing, merged, mentions, { retag: true });
 }

@@ -8,7 +8,8 @@ import type { Executed, HeaderBag } from "../../actions/action.ts";
 import type { ApiClient } from "../../api/client.ts";
 import type { EndpointKey } from "../../api/endpoints.ts";
 import { compareIds } from "../../api/ids.ts";
-import type { Includes, Post } from "../../api/types.ts";
+import { pageTokenParam, Paginator } from "../../api/paginate.ts";
+import type { Envelope, Includes, Post } from "../../api/types.ts";
 import { EVENT_POST_QUERY } from "../events.ts";
 
 /**
@@ -26,6 +27,21 @@ export const executed = async <R>(exchange: Promise<{ body: R; headers: HeaderBa
   const { body, headers } = await exchange;
   return { result: body, headers };
 };
+
+/**
+ * Every page of a list endpoint the hub reads (the app's rules, a recent search), each page
+ * budgeted like any other request. `read` sends one page with the query parameter that
+ * carries the page token (under the family's name, the first page with none); the
+ * {@link Paginator} stops on the last page, or on a token it has seen before.
+ */
+export function budgetedPages<T>(
+  budgeted: Budgeted,
+  key: EndpointKey,
+  read: (token: Record<string, string>, signal: AbortSignal) => Promise<{ body: Envelope<T[]>; headers: HeaderBag }>,
+): Paginator<T> {
+  const param = pageTokenParam(key);
+  return new Paginator((token) => budgeted(key, (signal) => executed(read(token ? { [param]: token } : {}, signal))));
+}
 
 /** A recent search query's longest (pro; the mention rules are joined up to it). */
 export const SEARCH_QUERY_MAX = 4096;
@@ -49,19 +65,17 @@ export async function searchAll(
   closed: AbortSignal,
 ): Promise<Found[]> {
   const found: Found[] = [];
-  let next: string | undefined;
-  do {
-    const page = await budgeted("GET /2/posts/search/recent", (signal) =>
-      executed(
-        client.exchange(
-          "GET /2/posts/search/recent",
-          { query: { ...EVENT_POST_QUERY, query, max_results: 100, ...scope, ...(next ? { next_token: next } : {}) } },
-          { signal: AbortSignal.any([signal, closed]) },
-        ),
-      ),
-    );
+  const key = "GET /2/posts/search/recent";
+  const pages = budgetedPages(budgeted, key, (token, signal) =>
+    client.exchange(
+      key,
+      { query: { ...EVENT_POST_QUERY, query, max_results: 100, ...scope, ...token } },
+      { signal: AbortSignal.any([signal, closed]) },
+    ),
+  );
+  for await (const page of pages.pages()) {
     for (const post of page.data ?? []) found.push({ post, includes: page.includes });
-    next = page.meta?.next_token;
-  } while (next && !closed.aborted);
+    if (closed.aborted) break;
+  }
   return found.sort((a, b) => compareIds(a.post.id, b.post.id));
 }
