@@ -13,7 +13,7 @@ import { JudgeSlot, ModelBudget, type ModelAccess } from "../llm/index.ts";
 import type { Logger } from "../log.ts";
 import type { AbuseModel } from "../moderation/model.ts";
 import { PluginsStage } from "../plugins/stage.ts";
-import { Inbox } from "../runtime/inbox.ts";
+import { inboxReader } from "../runtime/inbox.ts";
 import { BotRuntime } from "../runtime/bot.ts";
 import type { BotIdentity, BotStatus } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
@@ -96,14 +96,13 @@ export async function buildBot(
   });
   // What the stage and the engine both work with: who the bot is, its client and action layer.
   const models = modelAccess(config.name, llmBudget, deps);
-  // The bot's one inbox: its event loop changes it, its dialogs read it.
-  const inbox = new Inbox(store, config.name);
   const stage = new PluginsStage({
     identity,
     api: client,
     layer,
     store,
-    inbox,
+    // The bot's inbox, as its dialogs read it (its runtime's Inbox is the one that changes it).
+    inbox: inboxReader(store, config.name),
     clock,
     log,
     handlerTimeoutMs: deps.handlerTimeoutMs,
@@ -119,7 +118,6 @@ export async function buildBot(
     identity,
     layer,
     store,
-    inbox,
     clock,
     log,
     name: config.name,

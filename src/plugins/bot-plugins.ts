@@ -36,7 +36,7 @@ export interface PluginsStageOptions {
   /** The state store (the bot's key-value data, `bot.store`). */
   store: Store;
   /**
-   * The bot's inbox (the runtime's, the one it has): the dialogs only read it, to tell an
+   * The bot's inbox as its dialogs read it (src/runtime/inbox.ts `inboxReader`), to tell an
    * answer fetched and not yet handled from one that never came.
    */
   inbox: Pick<Inbox, "has" | "pending">;

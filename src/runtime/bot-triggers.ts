@@ -1,11 +1,11 @@
 /**
- * A bot's own triggers, run into its event loop: the mentions poll (or, through the app's
+ * A bot's own triggers, run into its inbox: the mentions poll (or, through the app's
  * stream, the catch-up polls and the streamed mentions), the followers poll, the direct
  * messages poll and the cron schedules. This class starts, retunes and stops them; each poll
  * loop (./poll-loop.ts) asks its trigger which pages to read, reads them through the bot's
  * action layer (budgeted, its answer's headers correcting the budget; counted, so
  * {@link BotTriggers.quiet} can tell a poll waiting for the budget from one under way), and
- * puts what the trigger found in the event loop with its cursor's move.
+ * puts what the trigger found in the inbox with its cursor's move.
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { Clock } from "../clock.ts";
@@ -16,7 +16,7 @@ import type { PolledTrigger, TriggerName } from "../triggers/events.ts";
 import { FollowersTrigger } from "../triggers/followers.ts";
 import { MentionsTrigger } from "../triggers/mentions.ts";
 import type { ScheduleSpec } from "../triggers/schedule.ts";
-import type { EventLoop } from "./event-loop.ts";
+import type { Inbox } from "./inbox.ts";
 import type { Liveness } from "./liveness.ts";
 import { MentionsFeed, type MentionsPolling } from "./mentions-feed.ts";
 import { PageReads, startPollLoop, type PollLoop, type PollOf } from "./poll-loop.ts";
@@ -41,7 +41,7 @@ export interface TriggerSpecs {
   schedules: readonly ScheduleSpec[];
 }
 
-/** What a bot's triggers are wired to: its account and action layer (which reads for them), its event loop and liveness. */
+/** What a bot's triggers are wired to: its account and action layer (which reads for them), its inbox and liveness. */
 export interface BotTriggersOptions {
   bot: string;
   userId: string;
@@ -49,7 +49,7 @@ export interface BotTriggersOptions {
   layer: ActionLayer;
   log: Logger;
   specs: TriggerSpecs;
-  loop: EventLoop;
+  inbox: Inbox;
   liveness: Liveness;
 }
 
@@ -64,7 +64,7 @@ export class BotTriggers {
   private followers: PollLoop | undefined;
 
   constructor(private readonly options: BotTriggersOptions) {
-    this.mentions = new MentionsFeed(options.loop, options.log);
+    this.mentions = new MentionsFeed(options.inbox, options.log);
     this.reads = new PageReads(options.layer);
   }
 
@@ -102,14 +102,14 @@ export class BotTriggers {
     if (specs.followers) this.running.push((this.followers = this.followersTrigger(specs.followers.intervalMs)));
     // Each bot polls its DMs in its own window: the app's other bots never change its interval.
     if (specs.dms) this.running.push(this.dmsTrigger(specs.dms));
-    const { clock, loop, log } = this.options;
-    for (const schedule of specs.schedules) this.running.push(startSchedule(schedule, clock, loop, log));
+    const { clock, inbox, log } = this.options;
+    for (const schedule of specs.schedules) this.running.push(startSchedule(schedule, clock, inbox, log));
   }
 
-  /** A poll of one of the bot's triggers, run into its event loop (./poll-loop.ts). */
+  /** A poll of one of the bot's triggers, run into its inbox (./poll-loop.ts). */
   private pollOf<K extends EndpointKey, C, R>(trigger: PolledTrigger<K, C, R>): PollOf<K, C, R> {
-    const { clock, loop, liveness, log } = this.options;
-    return { trigger, reads: this.reads, loop, liveness, clock, log };
+    const { clock, inbox, liveness, log } = this.options;
+    return { trigger, reads: this.reads, inbox, liveness, clock, log };
   }
 
   private mentionsPolling(spec: NonNullable<TriggerSpecs["mentions"]>): MentionsPolling {
@@ -138,7 +138,7 @@ export class BotTriggers {
   private onError(trigger: TriggerName) {
     return (err: unknown) => {
       // A refused token has paused the bot already (the action layer reports it): stop polling.
-      if (this.options.loop.paused) return "stop" as const;
+      if (this.options.inbox.paused) return "stop" as const;
       this.options.log.warn(
         { trigger, err },
         `${trigger} poll failed: ${(err as Error)?.message ?? String(err)}; trying again at the next interval`,

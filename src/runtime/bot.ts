@@ -1,6 +1,6 @@
 /**
  * One hosted bot, as hosting builds it from its parts (src/hosting/bot-factory.ts): its
- * event loop and inbox (./event-loop.ts, ./inbox.ts), its triggers (./bot-triggers.ts), its
+ * inbox (./inbox.ts, made here: the one object that changes it), its triggers (./bot-triggers.ts), its
  * liveness (./liveness.ts), and the plugins stage its events go to (injected as
  * {@link EventHandling}). This class only puts them together and answers for the bot as a
  * whole: start, pause, stop, and the status `bot status` shows.
@@ -11,8 +11,7 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { TRIGGER_OF, type BotEvent, type EventName, type TriggerName } from "../triggers/events.ts";
 import { BotTriggers, type TriggerSpecs } from "./bot-triggers.ts";
-import { EventLoop } from "./event-loop.ts";
-import type { Inbox } from "./inbox.ts";
+import { Inbox } from "./inbox.ts";
 import { Liveness } from "./liveness.ts";
 import type { MentionsFeed } from "./mentions-feed.ts";
 import type { BotIdentity, BotStatus, EventHandling } from "./types.ts";
@@ -25,8 +24,6 @@ export interface BotRuntimeOptions {
   identity: BotIdentity;
   layer: ActionLayer;
   store: Store;
-  /** The bot's inbox, the only one it has (its plugins stage reads it too). */
-  inbox: Inbox;
   clock: Clock;
   log: Logger;
   /** The plugins stage: runs each event's filters and handlers (src/plugins/stage.ts). */
@@ -47,18 +44,17 @@ export class BotRuntime {
   readonly identity: BotIdentity;
   /** The bot's action layer: what hosting sends a person's decisions through (a review's hide). */
   readonly layer: ActionLayer;
-  readonly inbox: Inbox;
   /** Where hosting hands the bot the mentions the app's stream delivered, and asks for catch-up polls. */
   readonly mentions: MentionsFeed;
   private readonly liveness: Liveness;
-  private readonly loop: EventLoop;
+  /** The bot's inbox: the one object that changes it. */
+  readonly inbox: Inbox;
   private readonly triggers: BotTriggers;
 
   constructor(private readonly options: BotRuntimeOptions) {
     this.name = options.name;
     this.identity = options.identity;
     this.layer = options.layer;
-    this.inbox = options.inbox;
     this.liveness = new Liveness(
       options.clock,
       (trigger) => {
@@ -70,8 +66,9 @@ export class BotRuntime {
     const liveness = this.liveness;
     // Methods, not named arrows: every bot has them, and tsx gives each named arrow a name
     // property of its own (a few hundred bytes a bot).
-    this.loop = new EventLoop({
-      inbox: this.inbox,
+    this.inbox = new Inbox({
+      store: options.store,
+      bot: options.name,
       handling,
       clock: options.clock,
       log: options.log,
@@ -95,7 +92,7 @@ export class BotRuntime {
       layer: options.layer,
       log: options.log,
       specs: options.triggers,
-      loop: this.loop,
+      inbox: this.inbox,
       liveness: this.liveness,
     });
     this.mentions = this.triggers.mentions;
@@ -127,17 +124,17 @@ export class BotRuntime {
       dm: this.triggers.dmsDelivery() !== undefined,
     });
     this.triggers.start();
-    this.loop.resume();
+    this.inbox.resume();
   }
 
   /** Puts events in the inbox (flushing unless the caller flushes) and handles them. */
   deliver(events: readonly BotEvent[], flush = true): void {
-    this.loop.deliver(events, flush);
+    this.inbox.deliver(events, flush);
   }
 
-  /** See {@link EventLoop.deliverHandled}. */
+  /** See {@link Inbox.deliverHandled}. */
   deliverHandled(events: readonly BotEvent[]): Promise<void> {
-    return this.loop.deliverHandled(events);
+    return this.inbox.deliverHandled(events);
   }
 
   /** Records liveness: a check of a trigger, or an event from it. */
@@ -150,7 +147,7 @@ export class BotRuntime {
    * waiting for an action, and every poll in progress is waiting for its (budgeted) request.
    */
   quiet(): boolean {
-    return this.loop.quiet() && this.triggers.quiet() && !this.options.handling.busy?.();
+    return this.inbox.quiet() && this.triggers.quiet() && !this.options.handling.busy?.();
   }
 
   /** Stops the triggers; events being handled go on (see {@link drain}). */
@@ -160,7 +157,7 @@ export class BotRuntime {
 
   /** Stops taking events and waits up to `timeoutMs` for those being handled. */
   async drain(timeoutMs: number): Promise<void> {
-    const drained = this.loop.drain(timeoutMs);
+    const drained = this.inbox.drain(timeoutMs);
     this.triggers.stop();
     this.options.handling.stop?.();
     await drained;
@@ -173,9 +170,9 @@ export class BotRuntime {
    * finish. Resolves whether they all did.
    */
   async handOver(timeoutMs: number): Promise<boolean> {
-    if (!this.loop.paused) this.loop.pause("being restarted with its new configuration");
+    if (!this.inbox.paused) this.inbox.pause("being restarted with its new configuration");
     this.triggers.stop();
-    return this.loop.settled(timeoutMs);
+    return this.inbox.settled(timeoutMs);
   }
 
   /** New poll intervals (the bots sharing the app's windows changed); see {@link BotTriggers.retune}. */
@@ -185,13 +182,13 @@ export class BotRuntime {
 
   /** Pauses the bot: its triggers stop and its events wait in the inbox (`accountRefused`: its token was revoked). */
   pause(reason: string, accountRefused = false): void {
-    this.loop.pause(reason, accountRefused);
+    this.inbox.pause(reason, accountRefused);
     this.triggers.stop();
     this.options.handling.stop?.();
   }
 
   get paused(): BotStatus["paused"] {
-    return this.loop.paused;
+    return this.inbox.paused;
   }
 
   /** What the bot's budget allows now, per action (the status page's budget bars). */
@@ -201,7 +198,7 @@ export class BotRuntime {
 
   status(): BotStatus {
     const { options } = this;
-    const paused = this.loop.paused;
+    const paused = this.inbox.paused;
     const dialogs = options.handling.dialogs?.();
     const models = options.handling.models?.();
     return {
@@ -212,7 +209,7 @@ export class BotRuntime {
       plan: this.identity.plan,
       ...(paused ? { paused } : {}),
       triggers: this.liveness.snapshot(),
-      inbox: this.loop.size,
+      inbox: this.inbox.size,
       budgetPolicy: options.budgetPolicy,
       waiting: options.layer
         .waiting()

@@ -4,7 +4,7 @@
  * polls ({@link MentionsFeed.catchUp}) and tells it when the stream connects or drops; a
  * polling bot's feed starts its poll loop (./poll-loop.ts), which polls the trigger and commits
  * what it delivers on its own. What the stream delivers the feed settles with the trigger and
- * commits itself. Either way the events go to the event loop once, whether the stream or a
+ * commits itself. Either way the events go to the inbox once, whether the stream or a
  * poll saw them first (../triggers/mentions.ts keeps that promise).
  *
  * It uses the mentions trigger's own names (`accept`, `adopt`, `syncState`, `synced`), so a
@@ -14,7 +14,7 @@
 import type { Logger } from "../log.ts";
 import type { BotEvent } from "../triggers/events.ts";
 import type { MentionsCursor, MentionsFetched, MentionsSync, MentionsTrigger } from "../triggers/mentions.ts";
-import type { EventLoop } from "./event-loop.ts";
+import type { Inbox } from "./inbox.ts";
 import { pollOnce, startPollLoop, type PollLoop, type PollOf } from "./poll-loop.ts";
 
 /** How a bot's mentions are polled: its trigger and what its polls run with, and at which interval. */
@@ -36,7 +36,7 @@ export class MentionsFeed {
   private catchingUp = 0;
 
   constructor(
-    private readonly loop: EventLoop,
+    private readonly inbox: Inbox,
     private readonly log: Logger,
   ) {}
 
@@ -52,8 +52,8 @@ export class MentionsFeed {
 
   /** The stream cannot carry this bot's mentions (the app's rule cap): poll them instead. */
   pollInstead(): void {
-    const { loop } = this;
-    if (this.setup && !loop.isStopped && !loop.paused) this.polls.push(this.startPolls(this.setup));
+    const { inbox } = this;
+    if (this.setup && !inbox.isStopped && !inbox.paused) this.polls.push(this.startPolls(this.setup));
   }
 
   private startPolls(polling: MentionsPolling): PollLoop {
@@ -81,14 +81,14 @@ export class MentionsFeed {
    * reconnect). Resolves when its events are in the inbox.
    */
   async catchUp(signal: AbortSignal): Promise<void> {
-    const { loop } = this;
-    if (!this.trigger || loop.isStopped || loop.paused) return;
+    const { inbox } = this;
+    if (!this.trigger || inbox.isStopped || inbox.paused) return;
     this.catchingUp++;
     try {
       await pollOnce(this.setup!.poll, signal);
     } catch (err) {
       // A refused token has paused the bot already (the action layer reports it).
-      if (!loop.paused) throw err;
+      if (!inbox.paused) throw err;
     } finally {
       this.catchingUp--;
     }
@@ -96,7 +96,7 @@ export class MentionsFeed {
 
   /** Mentions the app's stream delivered: each handed out once, whether streamed or polled first. */
   accept(events: readonly BotEvent[]): void {
-    if (!this.trigger || this.loop.isStopped) return;
+    if (!this.trigger || this.inbox.isStopped) return;
     void this.take(this.trigger, events).catch((err: unknown) =>
       this.log.error({ err }, "could not save streamed mentions"),
     );
@@ -104,8 +104,8 @@ export class MentionsFeed {
 
   /** Puts what the trigger finds new among streamed mentions in the inbox; resolves once saved. */
   private async take(trigger: MentionsTrigger, events: readonly BotEvent[]): Promise<void> {
-    const delivery = trigger.accept(events, this.loop.cursor<MentionsCursor>(trigger.cursorKey));
-    if (delivery) await this.loop.commit(delivery.events, delivery.move);
+    const delivery = trigger.accept(events, this.inbox.cursor<MentionsCursor>(trigger.cursorKey));
+    if (delivery) await this.inbox.commit(delivery.events, delivery.move);
   }
 
   /**
@@ -113,10 +113,10 @@ export class MentionsFeed {
    * before) have been handled; those it had already are done at once.
    */
   async acceptHandled(events: readonly BotEvent[]): Promise<void> {
-    const { loop, trigger } = this;
+    const { inbox, trigger } = this;
     if (!trigger) return;
-    if (loop.isStopped || loop.paused) return new Promise<void>(() => {});
-    await loop.handledAfter(events, () => this.take(trigger, events));
+    if (inbox.isStopped || inbox.paused) return new Promise<void>(() => {});
+    await inbox.handledAfter(events, () => this.take(trigger, events));
   }
 
   /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */

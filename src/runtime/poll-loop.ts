@@ -2,7 +2,7 @@
  * How the runtime polls its triggers: the loop (poll, wait the interval on the clock, poll
  * again, until stopped), and one poll ({@link pollOnce}): the pages a {@link PolledTrigger}
  * asks for ({@link drive}), read through the bot's action layer by its {@link PageReads},
- * and what the trigger delivers put in the bot's event loop with its cursor's move, in one
+ * and what the trigger delivers put in the bot's inbox with its cursor's move, in one
  * commit. A polled event's way in goes through this module and its trigger only.
  *
  * A failed poll is reported and the loop goes on; `stop` ends the wait at once and lets a
@@ -16,14 +16,14 @@ import type { ResponseOf } from "../api/schema.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { CursorDrop, PageRead, Poll, PolledTrigger } from "../triggers/events.ts";
-import type { EventLoop } from "./event-loop.ts";
+import type { Inbox } from "./inbox.ts";
 import type { Liveness } from "./liveness.ts";
 
-/** One bot's poll of one trigger: the trigger, and the bot's reads, event loop and liveness it runs with. */
+/** One bot's poll of one trigger: the trigger, and the bot's reads, inbox and liveness it runs with. */
 export interface PollOf<K extends EndpointKey, C, R> {
   trigger: PolledTrigger<K, C, R>;
   reads: PageReads;
-  loop: Pick<EventLoop, "cursor" | "commit">;
+  inbox: Pick<Inbox, "cursor" | "commit">;
   liveness: Pick<Liveness, "touch">;
   clock: Clock;
   log: Logger;
@@ -157,7 +157,7 @@ export async function drive<K extends EndpointKey, R>(
 /**
  * One poll of a trigger: the pages it asks for from its cursor (as the inbox keeps it), read
  * through the action layer; what it delivers, settled against the cursor as it is then (the
- * stream may have delivered some mentions meanwhile), put in the event loop with the
+ * stream may have delivered some mentions meanwhile), put in the inbox with the
  * cursor's move in one commit; the trigger's liveness touched. A cursor the trigger gives up
  * is dropped durably before it reads on, and said in the log. Resolves with the events
  * delivered, once they are durable.
@@ -166,18 +166,18 @@ export async function pollOnce<K extends EndpointKey, C, R>(
   poll: PollOf<K, C, R>,
   signal: AbortSignal,
 ): Promise<number> {
-  const { trigger, reads, loop, log } = poll;
+  const { trigger, reads, inbox, log } = poll;
   const label = `${trigger.name} poll`;
   const found = await drive(
-    trigger.pages(loop.cursor<C>(trigger.cursorKey), poll.clock.now()),
+    trigger.pages(inbox.cursor<C>(trigger.cursorKey), poll.clock.now()),
     (page) => reads.read(page, label, signal),
     async ({ drop, warning }) => {
-      await loop.commit([], drop);
+      await inbox.commit([], drop);
       log.warn({ trigger: trigger.name }, warning);
     },
   );
-  const { events, move } = trigger.delivery(found, loop.cursor<C>(trigger.cursorKey));
-  await loop.commit(events, move);
+  const { events, move } = trigger.delivery(found, inbox.cursor<C>(trigger.cursorKey));
+  await inbox.commit(events, move);
   poll.liveness.touch(trigger.name);
   return events.length;
 }

@@ -1,7 +1,7 @@
 /**
  * A bot's cron schedules on the injected clock: at each instant the schedule trigger says
  * its expression fires (../triggers/schedule.ts), the timer puts a `schedule` event in the
- * bot's event loop, and the occurrence lasts until that event has been handled.
+ * bot's inbox, and the occurrence lasts until that event has been handled.
  *
  * Each occurrence is computed from the previous one (not from "now"), so a clock moved across
  * several occurrences fires each of them, in order. Runs never overlap: when a run is still
@@ -12,7 +12,7 @@ import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { BotEvent } from "../triggers/events.ts";
 import { checkSchedule, nextOccurrence, type ScheduleSpec } from "../triggers/schedule.ts";
-import type { EventLoop } from "./event-loop.ts";
+import type { Inbox } from "./inbox.ts";
 
 export interface ScheduleHandle {
   /** When the schedule fires next (ms on the clock), or undefined if never. */
@@ -20,8 +20,8 @@ export interface ScheduleHandle {
   stop(): void;
 }
 
-/** Where a schedule's events go: the bot's event loop (which says when each was handled). */
-export type ScheduleLoop = Pick<EventLoop, "deliver" | "handled">;
+/** Where a schedule's events go: the bot's inbox (which says when each was handled). */
+export type ScheduleInbox = Pick<Inbox, "deliver" | "handled">;
 
 /** The `schedule` event of the occurrence due at `at`. */
 export function scheduleEvent(spec: ScheduleSpec, at: number): BotEvent {
@@ -29,7 +29,7 @@ export function scheduleEvent(spec: ScheduleSpec, at: number): BotEvent {
 }
 
 /** Starts a schedule's timer; see the module comment. */
-export function startSchedule(spec: ScheduleSpec, clock: Clock, loop: ScheduleLoop, log: Logger): ScheduleHandle {
+export function startSchedule(spec: ScheduleSpec, clock: Clock, inbox: ScheduleInbox, log: Logger): ScheduleHandle {
   const problem = checkSchedule(spec);
   if (problem) throw new Error(`schedule ${spec.name}: ${problem}`);
   let next = nextOccurrence(spec, clock.now());
@@ -55,9 +55,9 @@ export function startSchedule(spec: ScheduleSpec, clock: Clock, loop: ScheduleLo
       return;
     }
     const event = scheduleEvent(spec, at);
-    const handled = loop.handled(event.id);
+    const handled = inbox.handled(event.id);
     try {
-      loop.deliver([event]);
+      inbox.deliver([event]);
     } catch (err) {
       log.error({ schedule: spec.name, err }, `schedule ${spec.name} failed`);
       return;

@@ -124,7 +124,7 @@ export interface EventHandling {
    * Runs the bot's filters and handlers for the event (each plugin inside its error boundary
    * and time limit); `undefined` when none takes events of its kind. Never rejects.
    * `onWaiting` is told when the handling starts awaiting an action (`true`: for its budget,
-   * mostly) and when it awaits none any more (`false`): the event loop frees its slot meanwhile.
+   * mostly) and when it awaits none any more (`false`): the inbox frees its slot meanwhile.
    */
   handle(event: BotEvent, onWaiting?: (waiting: boolean) => void): Promise<void> | undefined;
   /** Whether the handlers running for this event all wait for an action the budget holds back. */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { start } from "../../src/hosting/start.ts";
-import { Inbox } from "../../src/runtime/inbox.ts";
+import { seedInbox } from "../helpers/inbox.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
@@ -54,7 +54,7 @@ it("logs what a start resumes from the state directory, and nothing on a first s
   // An event fetched and not handled when the last run stopped is picked up, and counted.
   const store = await openFileStore(data);
   const follow: BotEvent = { kind: "follow", id: "follow:7", user: { id: "7", name: "Ann", username: "ann" } };
-  new Inbox(store, "answerer").add([follow]);
+  seedInbox(store, "answerer", [follow]);
   await store.close();
   expect(await run()).toEqual([`resumed from ${data}/ (1 bot, 1 event waiting)`]);
 });

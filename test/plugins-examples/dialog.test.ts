@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import dialog, { dialogOptions } from "../../plugins/dialog.ts";
-import { Inbox } from "../../src/runtime/inbox.ts";
+import { seedInbox } from "../helpers/inbox.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { mentionsCursorKey } from "../../src/triggers/mentions.ts";
@@ -327,7 +327,7 @@ describe("the dialog plugin across a restart", () => {
       author: { id: alice.id, username: "alice", name: "alice" },
       inReplyTo: question.id,
     };
-    new Inbox(first.store, "quiz").add([event], { key: mentionsCursorKey("quiz"), value: { since_id: answer.id } });
+    seedInbox(first.store, "quiz", [event], { key: mentionsCursorKey("quiz"), value: { since_id: answer.id } });
     await first.store.close();
     bed = await restart(first, dir);
     expect(said()).toEqual(["@alice What's your name?", "@alice Hi Ann! Favourite colour: red, green or blue?"]);

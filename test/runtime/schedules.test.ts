@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
-import { startSchedule, type ScheduleLoop } from "../../src/runtime/schedules.ts";
+import { startSchedule, type ScheduleInbox } from "../../src/runtime/schedules.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { captureLogs } from "../helpers/log.ts";
 
 const at = (iso: string) => Date.parse(iso);
 
 /** An event loop that records what it is given and says each event handled when the test does. */
-function fakeLoop(handledAtOnce = true) {
+function fakeInbox(handledAtOnce = true) {
   const delivered: BotEvent[] = [];
   const finish = new Map<string, () => void>();
-  const loop: ScheduleLoop = {
+  const loop: ScheduleInbox = {
     deliver(events) {
       delivered.push(...events);
     },
@@ -25,7 +25,7 @@ function fakeLoop(handledAtOnce = true) {
 describe("startSchedule", () => {
   it("puts a schedule event in the loop at every occurrence the clock is moved across", async () => {
     const clock = createClock({ frozen: true, start: at("2026-01-05T07:30:00Z") });
-    const { loop, delivered } = fakeLoop();
+    const { loop, delivered } = fakeInbox();
     const handle = startSchedule(
       { name: "morning", cron: "0 9 * * *", timezone: "Europe/Berlin" },
       clock,
@@ -51,7 +51,7 @@ describe("startSchedule", () => {
 
   it("skips an occurrence while the previous one's event is still being handled, and says so", async () => {
     const clock = createClock({ frozen: true, start: at("2026-01-01T00:00:00Z") });
-    const { loop, delivered, finish } = fakeLoop(false);
+    const { loop, delivered, finish } = fakeInbox(false);
     const { lines, logger } = captureLogs();
     const handle = startSchedule({ name: "slow", cron: "* * * * *", timezone: "UTC" }, clock, loop, logger);
     await clock.advance(3 * 60_000); // 00:01 is handed over and not yet handled; 00:02 and 00:03 are skipped
@@ -71,7 +71,7 @@ describe("startSchedule", () => {
 
   it("refuses an expression the trigger cannot read, naming the schedule", () => {
     const clock = createClock({ frozen: true, start: 0 });
-    expect(() => startSchedule({ name: "bad", cron: "61 * * * *" }, clock, fakeLoop().loop, silentLogger)).toThrow(
+    expect(() => startSchedule({ name: "bad", cron: "61 * * * *" }, clock, fakeInbox().loop, silentLogger)).toThrow(
       /schedule bad: invalid cron expression/,
     );
   });

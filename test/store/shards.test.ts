@@ -7,7 +7,7 @@ import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Inbox } from "../../src/runtime/inbox.ts";
+import { seedInbox } from "../helpers/inbox.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { defaultShardRule, fileNameOf } from "../../src/store/shards.ts";
 import { mentionsCursorKey } from "../../src/triggers/mentions.ts";
@@ -94,8 +94,7 @@ describe("the shard rule", () => {
 
   it("an inbox add and a cursor move are one journal line, and then one file", async () => {
     const store = await openFileStore(join(root, "data"));
-    const inbox = new Inbox(store, "greeter");
-    inbox.add([{ kind: "mention", id: "mention:1" } as never]);
+    seedInbox(store, "greeter", [{ kind: "mention", id: "mention:1" } as never]);
     store.set("cursors", mentionsCursorKey("greeter"), { since_id: "1" });
     await store.flush();
     expect([store.writes, store.filesWritten]).toEqual([1, 1]);

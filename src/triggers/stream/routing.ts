@@ -27,7 +27,7 @@ export interface MentionBot {
 /**
  * A bot as the hub reaches it: the events the stream brings it go straight to it, with no
  * call back into whoever started the hub. A running bot (../../runtime/bot.ts) is one as it
- * is: its event loop takes the posts, its mentions feed (../../runtime/mentions-feed.ts) the
+ * is: its inbox takes the posts, its mentions feed (../../runtime/mentions-feed.ts) the
  * mentions. With the state in Redis, the handoff to the process running the bot is one.
  */
 export interface StreamBot {
