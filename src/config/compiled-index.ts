@@ -4,9 +4,11 @@
  * variables it names. Parsing a bot file's YAML is most of what loading it costs (a document
  * with every position kept, for the problems' line and column); with 100,000 files, every
  * `bot start` process parsed every one of them, a minute of CPU each. With the index, what one
- * process parsed the others read: processes loading together each start at their own place in
- * the list of files ({@link CompiledIndex.start}), write what they parse as they go, and find
- * the others' work when they reach it; a restart finds it all.
+ * process parsed the others read: processes loading together each take the files in batches
+ * in an order of their own (shuffled), write what they parse as they go, and find the others'
+ * work when they reach it; a restart finds it all. (Starting each at its place among the
+ * processes announced so far did not spread them: processes started together mostly saw
+ * only themselves, started at the first file, and parsed the same files side by side.)
  *
  * Only what a file's text and environment decide is kept (its data before the schema checks
  * it: a newer postbot checks it afresh), and only for a file that read without a problem: a
@@ -17,11 +19,6 @@ import type { BotEnv } from "./env.ts";
 
 /** Where the loader finds and keeps compiled bot files ({@link compiledKey} → serialized data). */
 export interface CompiledIndex {
-  /**
-   * Where in the list of files this process starts loading, from 0 (the first) to under 1:
-   * processes loading together start apart, each parsing its part while the others parse theirs.
-   */
-  readonly start: number;
   /** The entries of `keys`, in order (`null`: none). A failure reads as none. */
   get(keys: readonly string[]): Promise<Array<Buffer | null>>;
   /** Keeps entries; a failure loses nothing but the time saved. */

@@ -150,8 +150,9 @@ interface ParsedFile {
 const INDEX_BATCH = 250;
 
 /**
- * Reads and parses every file (those the index holds from it: ./compiled-index.ts), from the
- * index's start on and round, writing what it parsed to the index a batch at a time. Returns
+ * Reads and parses every file (those the index holds from it: ./compiled-index.ts), a batch
+ * at a time, in an order of this process's own with an index (shuffled batches), writing what
+ * it parsed to the index a batch at a time. Returns
  * them in the files' order (`undefined`: not readable, its problem added to `problems`). No
  * YAML document is kept past its file: 10,000 documents alive at once made collecting garbage
  * a third of a start's CPU; a problem found later parses its file again for its position.
@@ -166,12 +167,12 @@ async function parseFiles(input: {
 }): Promise<Array<ParsedFile | undefined>> {
   const { files, cwd, env, index, problems, slice } = input;
   const out = new Array<ParsedFile | undefined>(files.length);
-  const first = index && files.length > 0 ? Math.floor(index.start * files.length) % files.length : 0;
-  const order = files.map((_, i) => (first + i) % files.length);
+  const batches = Array.from({ length: Math.ceil(files.length / INDEX_BATCH) }, (_, i) => i * INDEX_BATCH);
+  if (index) shuffle(batches);
   const writes: Array<Promise<void>> = [];
-  for (let i = 0; i < order.length; i += INDEX_BATCH) {
+  for (const from of batches) {
     const read: Array<{ at: number; text: string }> = [];
-    for (const at of order.slice(i, i + INDEX_BATCH)) {
+    for (let at = from; at < Math.min(from + INDEX_BATCH, files.length); at++) {
       if (slice.due()) await slice.next();
       const text = readText(resolve(cwd, files[at]!), files[at]!, problems);
       if (text !== undefined) read.push({ at, text });
@@ -194,6 +195,14 @@ async function parseFiles(input: {
   }
   await Promise.all(writes);
   return out;
+}
+
+/** Shuffles `items` in place (Fisher-Yates). */
+function shuffle<T>(items: T[]): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
 }
 
 /** A file's text, or `undefined` with its problem added (unreadable, too large). */

@@ -238,7 +238,7 @@ async function loadJoining(
     // Connected first (a few ms): the deployment's index of the bot files holds what the other
     // processes parsed of them already (../redis/bot-index.ts).
     const joined = await joining?.catch(() => undefined);
-    const index = joined ? await redisBotIndex(joined.leases, joined.owner).catch(() => undefined) : undefined;
+    const index = joined ? redisBotIndex(joined.redis, joined.leases.keys) : undefined;
     runnable = await loadRunnable(options, index);
   } catch (err) {
     await (await joining?.catch(() => undefined))?.leave();
