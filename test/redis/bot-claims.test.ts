@@ -184,3 +184,62 @@ describe("renewals while a large start-up is in progress", () => {
     }
   });
 });
+
+/** MGETs Redis ran so far: how a look for free bots reads the leases of the bots held elsewhere. */
+async function mgetsRun(): Promise<number> {
+  const info = await admin.info("commandstats");
+  return Number(/^cmdstat_mget:calls=(\d+)/m.exec(info)?.[1] ?? 0);
+}
+
+describe("looking for free bots", () => {
+  it("stops once every bot is held and the members stay; a process gone starts the looks again", async () => {
+    const prefix = "looks:";
+    const clock = createClock({ frozen: true, start: 0 });
+    const procs = await Promise.all(
+      ["P1", "P2"].map(async (owner) => {
+        const redis = await connectRedis(server.url);
+        const claims = new BotClaims({
+          redis,
+          leases: new Leases(redis, { prefix }),
+          owner,
+          bots: BOTS,
+          clock,
+          settleMs: 0,
+          async host() {},
+          async unhost() {},
+        });
+        return { claims, redis };
+      }),
+    );
+    const [p1, p2] = procs as [(typeof procs)[0], (typeof procs)[0]];
+    try {
+      for (const p of procs) await p.claims.announce();
+      await Promise.all(procs.map((p) => p.claims.start()));
+      expect(p1.claims.bots().length + p2.claims.bots().length).toBe(600);
+      const renewals = async (n: number, ps = procs) => {
+        for (let i = 0; i < n; i++) {
+          await clock.advance(3_000);
+          // The renewal sent at this time, and its look for free bots (if any) over.
+          for (const p of ps)
+            await vi.waitFor(() => {
+              expect(p.claims["renewedAt"]).toBe(clock.now());
+              expect(p.claims["claiming"]).toBeUndefined();
+            });
+        }
+      };
+      await renewals(5); // the members' change at the start is a ttl and a renewal behind
+      const before = await mgetsRun();
+      await renewals(5);
+      expect(await mgetsRun()).toBe(before);
+      // P2 gone as a kill -9 leaves it: its membership and its leases run out (here at once).
+      await p2.claims.stop();
+      await renewals(1, [p1]);
+      await vi.waitFor(() => expect(p1.claims.bots()).toHaveLength(600), { timeout: 5_000 });
+    } finally {
+      for (const p of procs) {
+        await p.claims.stop();
+        p.redis.disconnect();
+      }
+    }
+  });
+});
