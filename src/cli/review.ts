@@ -5,6 +5,7 @@
  * process owns the bot's action pipeline, so the CLI never sends the decision itself.
  */
 import { userInfo } from "node:os";
+import { systemClock, type Clock } from "../clock.ts";
 import { UserError } from "../errors.ts";
 import { type BotReviewItem, reviewList } from "../hosting/review-desk.ts";
 import { writeReviewRequest } from "../hosting/review-requests.ts";
@@ -24,11 +25,17 @@ export interface ReviewOptions {
 
 /**
  * `bot review [DECISION POST]`: the list without a decision, else the decision handed on.
+ * `clock` says how long ago each reply came and when the decision was made.
  *
  * @throws UserError for a word that is no decision, a decision without its post, a decision
  * with the state in Redis, a data directory with no state, or a post on no list or on two.
  */
-export async function review(decision: string | undefined, post: string | undefined, options: ReviewOptions) {
+export async function review(
+  decision: string | undefined,
+  post: string | undefined,
+  options: ReviewOptions,
+  clock: Clock = systemClock,
+) {
   const decided = decisionOf(decision, post);
   const store = await openReviewStore(options, decided !== undefined);
   let items: BotReviewItem[];
@@ -42,10 +49,10 @@ export async function review(decision: string | undefined, post: string | undefi
   }
   if (decided === undefined) {
     if (options.json) process.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
-    else process.stdout.write(`${formatReviewList(items, Date.now())}\n`);
+    else process.stdout.write(`${formatReviewList(items, clock.now())}\n`);
     return;
   }
-  await handOn(decided, post!, items, options);
+  await handOn(decided, post!, items, options, clock.now());
 }
 
 /** The decision the words ask for, or none (the list). */
@@ -82,8 +89,14 @@ async function openReviewStore(options: ReviewOptions, deciding: boolean): Promi
   return await openFileStore(options.data, { readOnly: true });
 }
 
-/** Hands the decision about `post` to `bot start` as a request file, once the post is on exactly one list. */
-async function handOn(decision: ReviewDecision, post: string, items: BotReviewItem[], options: ReviewOptions) {
+/** Hands the decision about `post`, made at `at`, to `bot start` as a request file, once the post is on exactly one list. */
+async function handOn(
+  decision: ReviewDecision,
+  post: string,
+  items: BotReviewItem[],
+  options: ReviewOptions,
+  at: number,
+) {
   const listed = items.filter((i) => i.post === post);
   if (listed.length === 0)
     throw new UserError(
@@ -100,7 +113,7 @@ async function handOn(decision: ReviewDecision, post: string, items: BotReviewIt
     post: item.post,
     decision,
     by: `cli:${userInfo().username}`,
-    at: Date.now(),
+    at,
   });
   process.stdout.write(
     `${decision} of ${item.bot}'s reply ${item.post} by @${item.author.username}: handed to bot start, which sends it within a few seconds (or when it next starts); bot review shows the outcome\n`,
