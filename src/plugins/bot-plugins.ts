@@ -76,7 +76,7 @@ export function inboundOf(event: BotEvent): Inbound | undefined {
 }
 
 /** One bot's plugins; see the module comment. */
-export class BotPlugins {
+export abstract class BotPlugins {
   protected readonly registry = new HandlerRegistry();
   /** The bot's key-value store (`bot.store`), and the budget view every event's context shares. */
   private readonly kv: BotStore;
@@ -102,6 +102,9 @@ export class BotPlugins {
       ...(options.session?.ttlMs !== undefined ? { ttlMs: options.session.ttlMs } : {}),
     };
   }
+
+  /** Runs a plugin's dialog step on its turn: the stage's, where every plugin's code is called (./stage.ts). */
+  protected abstract runStep<T>(plugin: string, handler: (turn: T) => unknown, turn: T): Promise<void>;
 
   /** The bot's dialogs (made on first use). */
   protected get engine(): DialogEngine {
@@ -191,7 +194,8 @@ export class BotPlugins {
     const session = (plugin: string, scope: DurableScope) => this.sessionIn(plugin, scope);
     // Dialogs the state keeps are taken up (their waits armed) even when no plugin defines them now.
     const engine = this.made ?? (this.keepsDialogs() ? this.engine : undefined);
-    engine?.resume({ send: layer, log, session }, polled);
+    const step = <T>(plugin: string, handler: (turn: T) => unknown, turn: T) => this.runStep(plugin, handler, turn);
+    engine?.resume({ send: layer, log, session, step }, polled);
   }
 
   heard(trigger: "mentions" | "dms"): void {
@@ -244,6 +248,7 @@ export class BotPlugins {
           send: counted(state, layer),
           log: ctx.log,
           session: (p, scope) => stage.sessionIn(p, scope),
+          step: (p, handler, turn) => stage.runStep(p, handler, turn),
         });
       },
       state: (userId, channel) => engine.state(userId, channel, plugin),

@@ -113,6 +113,24 @@ export class PluginsStage extends BotPlugins implements EventHandling {
     this.states.delete(event.id);
   }
 
+  /**
+   * Runs a plugin's dialog step on its turn (the engine hands it over), inside the handlers'
+   * time limit; what it throws, or its running out of time, rejects: the engine reports it and
+   * keeps nothing of the turn.
+   */
+  protected async runStep<T>(plugin: string, handler: (turn: T) => unknown, turn: T): Promise<void> {
+    const result = handler(turn);
+    if (!isThenable(result)) return;
+    const { clock, log, handlerTimeoutMs } = this.options;
+    try {
+      await limited(result, turn, handlerTimeoutMs, { clock, log });
+    } catch (err) {
+      if (err instanceof HandlerTimeout)
+        throw new Error(`plugin ${plugin} did not finish it within ${handlerTimeoutMs} ms`);
+      throw err;
+    }
+  }
+
   /** The event's loggers, made on first use: most events log nothing. */
   private eventLogs(event: BotEvent): EventLogs {
     // (Methods rather than named arrows here and in context.ts: tsx names each arrow with a
@@ -176,6 +194,7 @@ export class PluginsStage extends BotPlugins implements EventHandling {
         send: counted(state, this.options.layer),
         log: made.log(),
         session: (plugin, s) => this.sessionIn(plugin, s),
+        step: (plugin, handler, turn) => this.runStep(plugin, handler, turn),
       })
       .catch((err: unknown) => {
         made.log().error({ err }, `a dialog could not take this message: ${(err as Error)?.message}`);

@@ -24,7 +24,8 @@
  *    events, the lock covers a timeout firing meanwhile), the record is read as the run
  *    starts from it ({@link DurableScope.read}).
  * 2. The plugin's turn handler runs on the user's session (the plugin's `ctx.session`); it
- *    says texts and picks the next step (or ends). If it throws, nothing of the turn is kept.
+ *    says texts and picks the next step (or ends). The stage runs it ({@link TurnRun.step}:
+ *    the engine never calls a plugin itself). If it throws, nothing of the turn is kept.
  * 3. The new record is staged, and the turn's texts go out as one message: in a thread a reply
  *    (starting with `@user`, so two users asked the same question get different texts, which
  *    the service requires) to the user's message (a timeout: to the bot's last question); in
@@ -155,6 +156,12 @@ const RECHECK_MS = 60_000;
 export interface TurnRun {
   scope: DurableScope;
   send: DialogSender;
+  /**
+   * Runs the plugin's turn handler on the turn: the plugins stage's (../stage.ts), which calls
+   * it inside the time limit it calls every handler in. The engine never calls a plugin
+   * itself; a handler that throws (or runs out of time) rejects, and the turn is not kept.
+   */
+  step<T>(plugin: string, handler: (turn: T) => unknown, turn: T): Promise<void>;
   /** The logger of the run (the plugin's, naming the event). */
   log: Logger;
   /**
@@ -371,7 +378,7 @@ export class DialogEngine {
       log.warn(`the dialog "${found.name}" has no step "${record.step}" any more; closed it`);
     } else if (handler) {
       try {
-        await handler(asked.turn);
+        await run.step(plugin, handler, asked.turn);
       } catch (error) {
         run.scope.discard(plugin);
         log.error(

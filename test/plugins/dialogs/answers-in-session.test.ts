@@ -8,6 +8,7 @@ import { z } from "zod";
 import { sandboxUsername } from "../../../src/hosting/provision.ts";
 import { definePlugin } from "../../../src/plugins/plugin.ts";
 import { createTestBed, type TestBed } from "../../../src/testing.ts";
+import { captureLogs } from "../../helpers/log.ts";
 
 let bed: TestBed | undefined;
 afterEach(async () => {
@@ -72,5 +73,51 @@ describe("a dialog's answers", () => {
       "@alice Size M, noted.",
       "@alice you chose M",
     ]);
+  });
+
+  it("a step that never finishes is given up at the handlers' time limit, and the dialog stays where it was", async () => {
+    const quiz = definePlugin({
+      name: "quiz",
+      setup(bot) {
+        const dialog = bot.dialog("quiz", {
+          start(turn) {
+            turn.wait("name", { say: "Your name?" });
+          },
+          steps: {
+            async name(turn) {
+              if (turn.text === "hang") await new Promise(() => {});
+              turn.say(`Hi ${turn.text}!`);
+            },
+          },
+        });
+        bot.on("mention", async (ctx) => void (await dialog.start(ctx)));
+      },
+    });
+    const { lines, logger } = captureLogs("warn");
+    bed = await createTestBed({
+      bots: [{ name: "quizzer", plan: "pro", triggers: { mentions: {} }, plugins: { quiz: {} } }],
+      plugins: { quiz },
+      logger,
+      runtime: { handlerTimeoutMs: 5_000 },
+    });
+    const quizzer = await bed.user(sandboxUsername("quizzer"));
+    const alice = await bed.user("alice");
+    await bed.post(alice, `@${quizzer.username} quiz me`);
+    await bed.advance(3_000);
+    await bed.settle();
+    await bed.answer(alice, "quizzer", "hang");
+    await bed.advance(3_000);
+    await bed.advance(10_000);
+    await bed.settle();
+    expect(lines.map((l) => String(l.msg))).toContainEqual(
+      expect.stringMatching(
+        /plugin quiz, dialog "quiz": its step "name" threw: plugin quiz did not finish it within 5000 ms; the dialog stays as it was/,
+      ),
+    );
+    expect(bed.dialog("quizzer", alice)).toMatchObject({ step: "name" });
+    await bed.answer(alice, "quizzer", "Ann");
+    await bed.advance(3_000);
+    await bed.settle();
+    expect(bed.postsBy("quizzer").map((p) => p.text)).toEqual(["@alice Your name?", "@alice Hi Ann!"]);
   });
 });
