@@ -156,15 +156,28 @@ class HostedRuntime implements Runtime {
     if (before) this.pollerTally.add(before, -1);
     this.pollerTally.add(hosted);
     this.hostedBots.set(name, hosted); // a new configuration keeps the bot's place
-    this.clients.set(
-      name,
-      this.base.withAuth({
+    this.clients.delete(name); // made afresh with its credentials when it runs (clientOf)
+  }
+
+  /**
+   * The API client of bot `name` (known), made when first needed: with `hosting: "claimed"`
+   * every process knows every bot of the deployment and runs a share of them, and a client
+   * (with a connection pool of its own) for each of 100,000 bots was memory and start-up CPU
+   * spent on bots the process never runs.
+   */
+  private clientOf(name: string): ApiClient {
+    let client = this.clients.get(name);
+    if (!client) {
+      const hosted = this.hostedBots.get(name)!;
+      client = this.base.withAuth({
         consumer: { key: hosted.app.key, secret: hosted.app.secret },
         user: hosted.token,
         label: name,
         appLabel: hosted.app.id,
-      }),
-    );
+      });
+      this.clients.set(name, client);
+    }
+    return client;
   }
 
   /** A bot leaves the fleet (or makes room for its new configuration): its app's pollers follow. */
@@ -187,11 +200,11 @@ class HostedRuntime implements Runtime {
     const identities = await identifyAll(
       options.store,
       all,
-      all.map((h) => this.clients.get(h.config.name)!),
+      all.map((h) => this.clientOf(h.config.name)),
       options.logger,
     );
     for (const [i, hosted] of all.entries())
-      await this.hostBot(hosted, this.clients.get(hosted.config.name)!, identities[i]!);
+      await this.hostBot(hosted, this.clientOf(hosted.config.name), identities[i]!);
     for (const [name, layer] of this.layers) this.recover(name, layer);
     for (const [name, bot] of this.bots) this.run(name, bot);
     this.hosting = startApps({
@@ -373,7 +386,7 @@ class HostedRuntime implements Runtime {
    */
   private async begin(hosted: HostedBot): Promise<void> {
     const name = hosted.config.name;
-    const client = this.clients.get(name)!;
+    const client = this.clientOf(name);
     this.paused.delete(name);
     const made = await this.hostBot(
       hosted,
@@ -494,7 +507,7 @@ class HostedRuntime implements Runtime {
   private async restart(before: HostedBot, after: HostedBot, old: BotRuntime): Promise<void> {
     const name = after.config.name;
     const { logger } = this.options;
-    const client = this.clients.get(name)!;
+    const client = this.clientOf(name);
     const sameAccount = before.app.id === after.app.id && before.token.token === after.token.token;
     const resolved = sameAccount
       ? { identity: old.identity }

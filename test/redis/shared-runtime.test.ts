@@ -25,6 +25,9 @@ describe("bots shared by processes on one Redis", () => {
         p.lines.filter((l) => /giving back/.test(String(l.msg))),
         p.name,
       ).toEqual([]);
+    // An API client (a connection pool of its own) for each bot it runs, none for the others'.
+    for (const p of ps)
+      expect((p.runtime as unknown as { clients: Map<string, unknown> }).clients.size, p.name).toBe(2);
     await settle(ps); // each bot's first poll, at its start, is done
     const first = await mentionEach("hello");
     await w.clock.advance(15_000);
