@@ -2,8 +2,10 @@
  * The hub's side of the app's rules: a full sync before each connection that may have lost
  * them, and while connected, each change of the bots' wants sent as the smallest update
  * (./rules.ts), retried until it goes through or the hub closes. Syncs and updates run one at
- * a time: an update waits for the sync under way, and changes that waited together go out
- * as one (each sends what is wanted when its turn comes).
+ * a time: an update waits for the sync or update under way, and the changes that come while
+ * it waits join it: it reads what is wanted when its turn comes, so it covers them all. (Each
+ * waiting its own turn, the rules of 10,000 mention bots were planned again for every change
+ * that came during one rules request, back to back, holding up every bot's events.)
  *
  * When the app's rule cap leaves bots without a mention rule, they are taken off the
  * stream's routing and told to poll their mentions instead.
@@ -45,6 +47,8 @@ export class RuleSync {
   private work: Promise<unknown> = Promise.resolve();
   /** Updates sending their requests now (not waiting for the clock to retry). */
   private applying = 0;
+  /** The update waiting for its turn, which the changes that come meanwhile join. */
+  private waiting: Promise<void> | undefined;
 
   constructor(private readonly deps: RuleSyncDeps) {}
 
@@ -79,10 +83,13 @@ export class RuleSync {
 
   /** The rules to what the bots want now, by the smallest change, once the sync or update before is done. */
   apply(): Promise<void> {
-    return this.exclusive(async () => {
+    // The update already waiting reads the wants when it starts: it covers this change too.
+    this.waiting ??= this.exclusive(async () => {
+      this.waiting = undefined;
       for (let attempt = 1; this.rules && !this.deps.closed.aborted; attempt++)
         if (await this.tryUpdate(attempt)) return;
     });
+    return this.waiting;
   }
 
   /** One attempt of {@link apply}: whether it is done (sent, or the hub closed); a failure waits before the next. */

@@ -1,0 +1,74 @@
+/**
+ * The app's rules while its stream stays connected: the changes of the bots that come while a
+ * rules update is under way wait as one update, which sends what is wanted when its turn
+ * comes, not one update each (an update plans the rules of all the app's mention bots: at
+ * 10,000 bots, each of them planned again, back to back, held up every bot's events).
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createClock } from "../../src/clock.ts";
+import { silentLogger } from "../../src/log.ts";
+import { RuleSync } from "../../src/triggers/stream/rule-sync.ts";
+import { Routes, type MentionBot } from "../../src/triggers/stream/routing.ts";
+import type { Budgeted } from "../../src/triggers/stream/search.ts";
+import { HubStatus } from "../../src/triggers/stream/status.ts";
+import { recordingBots, SandboxHubs } from "../helpers/hub.ts";
+
+const hubs = new SandboxHubs();
+afterEach(() => hubs.close());
+
+const RULES = "POST /2/posts/search/stream/rules";
+const bot = (name: string, i: number): MentionBot => ({ bot: name, userId: String(1000 + i), username: name });
+
+describe("RuleSync", () => {
+  it("makes the changes that come during a rules update one update after it", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const { connection } = await hubs.open(clock);
+    // The first rules request waits until the test lets it go; each one is counted.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const posts: unknown[] = [];
+    const budgeted: Budgeted = async (endpoint, run) => {
+      if (endpoint === RULES && posts.push(endpoint) === 1) await held;
+      return (await run(new AbortController().signal)).result;
+    };
+    // Each update (each attempt) asks for a client, and tells the status once it is through.
+    let clients = 0;
+    let told = 0;
+    const status = new HubStatus(clock, () => told++);
+    const routes = new Routes({ bots: recordingBots({}), status, routed: () => {} });
+    const sync = new RuleSync({
+      ...connection,
+      client: () => (clients++, connection.client()),
+      appId: "app",
+      clock,
+      log: silentLogger,
+      budgeted,
+      routes,
+      status,
+      closed: new AbortController().signal,
+    });
+    await sync.syncIfNeeded(await connection.client());
+    expect([clients, told]).toEqual([0, 0]);
+
+    const names = ["ann", "bob", "cid", "dan", "eve", "fay"];
+    const wanted: MentionBot[] = [bot(names[0]!, 0)];
+    routes.want([], [...wanted]);
+    const updates = [sync.apply()];
+    await vi.waitFor(() => expect(posts).toHaveLength(1));
+    // Five bots come while the first one's rule is being sent.
+    for (const [i, name] of names.slice(1).entries()) {
+      wanted.push(bot(name, i + 1));
+      routes.want([], [...wanted]);
+      updates.push(sync.apply());
+    }
+    release();
+    await Promise.all(updates);
+
+    // The first bot's update, then one for the five.
+    expect([clients, told]).toEqual([2, 2]);
+    expect(posts).toHaveLength(2);
+    const values = sync.mentionValues();
+    expect(values).toHaveLength(2);
+    for (const name of names) expect(values.join(" ")).toContain(`@${name} OR to:${name}`);
+  });
+});
