@@ -11,6 +11,7 @@ export {
   BOT_FILE_PATTERN,
   type BotConfig,
   type LoadBotTextOptions,
+  type OtherBots,
   type ResolvedPlugin,
   type LoadBotsOptions,
   type LoadBotsResult,

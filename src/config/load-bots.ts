@@ -232,11 +232,29 @@ function fromIndex(
   }
 }
 
+/** A table the checks read and add to: a `Map`, or a view of bots that are there already. */
+interface Claims<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): unknown;
+}
+
 /** What the bots checked so far claim: their names (and files), and each API key's plan. */
 interface BotsSeen {
-  owners: Map<string, string>;
+  owners: Claims<string>;
   /** An app has one plan: the first bot naming an API key sets it for the others. */
-  appPlans: Map<string, { plan: string; file: string }>;
+  appPlans: Claims<{ plan: string; file: string }>;
+}
+
+/**
+ * The other bots a bot file is checked beside, looked up rather than listed: a running fleet
+ * of 10,000 bots answers by name (and by app) without a pass over all of them for each file
+ * that changes.
+ */
+export interface OtherBots {
+  /** The file of the other bot named `name`, if there is one. */
+  fileOf(name: string): string | undefined;
+  /** The plan (and file) of the first other bot naming the app `consumerKey`, if any. */
+  appOf(consumerKey: string): { plan: string; file: string } | undefined;
 }
 
 /**
@@ -294,8 +312,11 @@ export interface LoadBotTextOptions {
   text: string;
   /** The environment `${VAR}` reads (from {@link loadEnv}, as `loadBots` reads it). */
   env: BotEnv;
-  /** The other bots of the fleet: the new one's name must differ, and its app's plan agree. */
-  others: readonly BotConfig[];
+  /**
+   * The other bots of the fleet: the new one's name must differ, and its app's plan agree.
+   * A list (the first to name an app sets its plan), or a lookup for a fleet too large to list.
+   */
+  others: readonly BotConfig[] | OtherBots;
   /** Where its plugins are found; one loader for many calls imports each plugin once. */
   plugins: PluginCache;
   /**
@@ -334,14 +355,25 @@ export async function loadBotText(
         }),
       );
   }
-  const seen: BotsSeen = { owners: new Map(), appPlans: new Map() };
-  for (const other of options.others) {
+  const bot =
+    problems.length === 0 ? await checkBot(result, seenOf(options.others), options.plugins, problems) : undefined;
+  return { ...(bot ? { bot } : {}), problems: problems.sort(compareProblems) };
+}
+
+/** What {@link loadBotText}'s bot is checked against: `others`, as they are (its own claims go nowhere). */
+function seenOf(others: readonly BotConfig[] | OtherBots): BotsSeen {
+  if (!Array.isArray(others)) {
+    const { fileOf, appOf } = others as OtherBots;
+    const ignored = () => undefined;
+    return { owners: { get: fileOf, set: ignored }, appPlans: { get: appOf, set: ignored } };
+  }
+  const seen = { owners: new Map<string, string>(), appPlans: new Map<string, { plan: string; file: string }>() };
+  for (const other of others as readonly BotConfig[]) {
     seen.owners.set(other.name, other.file);
     if (other.app && !seen.appPlans.has(other.app.consumer_key))
       seen.appPlans.set(other.app.consumer_key, { plan: other.plan, file: other.file });
   }
-  const bot = problems.length === 0 ? await checkBot(result, seen, options.plugins, problems) : undefined;
-  return { ...(bot ? { bot } : {}), problems: problems.sort(compareProblems) };
+  return seen;
 }
 
 /**

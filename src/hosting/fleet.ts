@@ -24,6 +24,7 @@ import {
   PluginCache,
   type BotConfig,
   type BotFileProblem,
+  type OtherBots,
 } from "../config/index.ts";
 import { displayPath } from "../display-path.ts";
 import { findPlugin } from "../plugins/discover.ts";
@@ -194,8 +195,22 @@ export class Fleet {
     return next;
   }
 
-  private configs(except?: string): BotConfig[] {
-    return [...this.options.runtime.fleet().values()].map((h) => h.config).filter((c) => c.name !== except);
+  /**
+   * The fleet's bots but `except`, as a changed file's check looks them up: by name, and by
+   * app only for a file that names one. (A list of them all, made for each change, was a
+   * pass over 10,000 bots and two tables of them per saved file.)
+   */
+  private others(except?: string): OtherBots {
+    const fleet = this.options.runtime.fleet();
+    return {
+      fileOf: (name) => (name === except ? undefined : fleet.get(name)?.config.file),
+      appOf: (consumerKey) => {
+        for (const { config } of fleet.values())
+          if (config.name !== except && config.app?.consumer_key === consumerKey)
+            return { plan: config.plan, file: config.file };
+        return undefined;
+      },
+    };
   }
 
   private env() {
@@ -220,7 +235,7 @@ export class Fleet {
       file,
       text,
       env: this.env(),
-      others: this.configs(except),
+      others: this.others(except),
       plugins: this.plugins,
       noSecrets,
     });
@@ -231,9 +246,12 @@ export class Fleet {
     } catch (err) {
       return { problems: [{ file, message: (err as Error)?.message ?? String(err) }] };
     }
-    const clash = [...this.options.runtime.fleet().values()].find(
-      (h) => h.app.id === hosted.app.id && h.app.plan !== hosted.app.plan && h.config.name !== except,
-    );
+    let clash: HostedBot | undefined;
+    for (const h of this.options.runtime.fleet().values())
+      if (h.app.id === hosted.app.id && h.app.plan !== hosted.app.plan && h.config.name !== except) {
+        clash = h;
+        break;
+      }
     if (clash)
       return {
         problems: [

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseBotFile } from "../../src/config/load-bot-file.ts";
-import { formatProblem, loadBots } from "../../src/config/index.ts";
+import { formatProblem, loadBots, loadBotText, PluginCache, type OtherBots } from "../../src/config/index.ts";
 import type { BotEnv } from "../../src/config/env.ts";
 
 const env: BotEnv = { vars: { KEY: "k1", SECRET: "s1" }, files: [], suggestedFile: ".env" };
@@ -50,5 +50,39 @@ describe("a bot file's app and how its mentions arrive", () => {
         /two\.yaml:2:7 plan: the bot's app \(app\.consumer_key\) is also the app of .*one\.yaml, which names the pro plan; an app has one plan: give both the same$/,
       ),
     ]);
+  });
+
+  it("checks a changed file beside the running bots as a list or a lookup, with the same problems", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "postbot-apps-"));
+    dirs.push(dir);
+    const plugins = new PluginCache(join(dir, "plugins"), dir);
+    const running = {
+      one: { name: "one", plan: "pro", file: "bots/one.yaml", app: { consumer_key: "k" } },
+      two: { name: "two", plan: "basic", file: "bots/two.yaml" },
+    };
+    // What the live fleet gives: its bots looked up by name and by app, not listed.
+    const asked: string[] = [];
+    const lookup: OtherBots = {
+      fileOf: (name) => (asked.push(`name ${name}`), running[name as keyof typeof running]?.file),
+      appOf: (key) => (asked.push(`app ${key}`), key === "k" ? { plan: "pro", file: running.one.file } : undefined),
+    };
+    const list = Object.values(running) as unknown as Parameters<typeof loadBotText>[0]["others"];
+    const check = async (text: string) => {
+      const seen = [];
+      for (const others of [list, lookup]) {
+        const checked = await loadBotText({ file: "bots/new.yaml", text, env, others, plugins });
+        seen.push(checked.problems.map(formatProblem));
+      }
+      expect(seen[1]).toEqual(seen[0]);
+      return seen[0];
+    };
+    expect(await check("name: two\nplan: pro\n")).toEqual([
+      'bots/new.yaml:1:7 name: "two" is already the name of the bot in bots/two.yaml; bot names must be unique',
+    ]);
+    expect(await check("name: three\nplan: basic\napp: { consumer_key: k, consumer_secret: s }\n")).toEqual([
+      "bots/new.yaml:2:7 plan: the bot's app (app.consumer_key) is also the app of bots/one.yaml, which names the pro plan; an app has one plan: give both the same",
+    ]);
+    expect(await check("name: three\nplan: pro\napp: { consumer_key: k, consumer_secret: s }\n")).toEqual([]);
+    expect(asked).toEqual(["name two", "name three", "app k", "name three", "app k"]);
   });
 });
