@@ -37,7 +37,12 @@ import {
 } from "./http.ts";
 import { fetcherOf, Paginator, pageTokenParam, type PagedMethod, type PaginateOptions } from "./paginate.ts";
 import { encodeQuery, fillPath } from "./query.ts";
-import { hasRateLimitHeaders, parseRateLimitHeaders, type RateLimitHeaders } from "./rate-limit-headers.ts";
+import {
+  hasRateLimitHeaders,
+  parseRateLimitHeaders,
+  type HeaderBag,
+  type RateLimitHeaders,
+} from "./rate-limit-headers.ts";
 import { errorFromResponse, isTimestampRefused, parseEnvelope } from "./responses.ts";
 import { ServiceTime } from "./service-time.ts";
 import type { ItemOf, ListEndpointKey, RequestArgs, ResponseOf } from "./schema.ts";
@@ -147,6 +152,19 @@ interface Groups {
 }
 
 /** A client of the service for one set of credentials. Create it with {@link createClient}. */
+/**
+ * A request as data, for {@link ApiClient.send}: what the action layer's actions and
+ * described reads carry (an action is one, with more fields).
+ */
+export interface DescribedRequest {
+  endpoint: EndpointKey;
+  /** Path parameters by the endpoint template's names. */
+  path: Record<string, string>;
+  query?: Record<string, unknown>;
+  /** The JSON body, when the endpoint takes one. */
+  body?: unknown;
+}
+
 export class ApiClient implements Caller {
   readonly transport: HttpTransport;
   readonly clock: Clock;
@@ -273,6 +291,29 @@ export class ApiClient implements Caller {
       const body = (res.text.trim() === "" ? {} : parseEnvelope(prepared.info, res)) as ResponseOf<K>;
       return { body, status: res.status, headers: res.headers };
     }
+  }
+
+  /**
+   * Sends a request described as data (an endpoint named at run time, its path parameters, a
+   * query, a body), answering with the body as `result` and the response's headers. Bound,
+   * it is the action layer's executor: an action or a described read goes from the
+   * pipeline's last step straight to the client, and the budget corrects itself by the
+   * headers. Untyped, since the endpoint is known only at run time; the service's answer
+   * (or the client's typed error) says whether the arguments were right.
+   */
+  async send(request: DescribedRequest, signal: AbortSignal): Promise<{ result: unknown; headers: HeaderBag }> {
+    const exchange = this.exchange as (
+      key: EndpointKey,
+      args: unknown,
+      options: CallOptions,
+    ) => Promise<{ body: unknown; headers: HeaderBag }>;
+    const args = {
+      params: request.path,
+      ...(request.query !== undefined ? { query: request.query } : {}),
+      ...(request.body !== undefined ? { body: request.body } : {}),
+    };
+    const { body, headers } = await exchange.call(this, request.endpoint, args, { signal });
+    return { result: body, headers };
   }
 
   /**

@@ -8,6 +8,7 @@ export {
   createClient,
   type CallOptions,
   type ClientOptions,
+  type DescribedRequest,
   type RateLimitObservation,
   type RateLimitObserver,
   type StreamEndpointKey,

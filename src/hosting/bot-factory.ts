@@ -5,7 +5,7 @@
  * engine (src/runtime) that takes its events from the triggers to the stage.
  */
 import type { ActionLayer, ActionSystem } from "../actions/index.ts";
-import { clientExecutor, clientVerifiers } from "../actions/client.ts";
+import { clientVerifiers } from "../actions/verifiers.ts";
 import { heldExecutor, type Holding } from "../actions/holding.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
@@ -78,12 +78,14 @@ export async function buildBot(
   // The model's budget is the llm plugin's own (../llm), not a window of the service. It is
   // kept where the ledger is: a dry run's starts from the real state and changes only its copy.
   const { llm: llmBudget, ...budget } = config.budget;
+  // The client is the executor itself: an action goes from the pipeline to the client.
+  const send = client.send.bind(client);
   const layer = deps.actions.bot({
     bot: config.name,
     account: { appId: app.id, userId: identity.userId, plan: app.plan },
-    executor: deps.holding ? heldExecutor(config.name, clientExecutor(client), deps.holding) : clientExecutor(client),
+    executor: deps.holding ? heldExecutor(config.name, send, deps.holding) : send,
     // Reads (the polls, ctx.read) go out as described, outside the hold: a read changes nothing.
-    reader: clientExecutor(client),
+    reader: send,
     verifiers: clientVerifiers(client, identity.userId),
     ...(deps.holding ? { settledAt: settledAtOf(deps.holding, config.name) } : {}),
     budget,

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Action } from "../../src/actions/action.ts";
-import { clientExecutor, clientVerifiers } from "../../src/actions/client.ts";
+import { clientVerifiers } from "../../src/actions/verifiers.ts";
 import { dialogTarget } from "../../src/actions/keys.ts";
 import { createActionSystem } from "../../src/actions/layer.ts";
 import type { LedgerEntry } from "../../src/actions/index.ts";
@@ -31,7 +31,7 @@ async function deskWithMessage(store: Store = createMemoryStore(), text = "hi bo
   const alice = await t.account({ app: bot.app });
   const message = await t.admin.sendDm({ sender_id: alice.user.id, recipient_id: bot.user.id, text });
   const client = t.client(bot);
-  const send = clientExecutor(client);
+  const send = client.send.bind(client);
   const sent: Action[] = [];
   const layer = createActionSystem({ store, clock: t.clock }).bot({
     bot: "desk",
@@ -84,7 +84,7 @@ describe("answering a direct message", () => {
     const layer = createActionSystem({ store: createMemoryStore(), clock: t.clock }).bot({
       bot: "desk",
       account: { appId: bot.app.id, userId: bot.user.id, plan: "pro" },
-      executor: clientExecutor(client),
+      executor: client.send.bind(client),
     });
     const ref = { id: made.data!.dm_event_id, dm_conversation_id: group, sender_id: alice.user.id };
     expect(await layer.dm(ref, "hello both")).toMatchObject({
@@ -99,7 +99,7 @@ describe("answering a direct message", () => {
   it("that reached the service before a crash is found by the verifier and not sent again", async () => {
     const store = createMemoryStore();
     const { bot, alice, message, client, ref } = await deskWithMessage(store, "are you there?");
-    const send = clientExecutor(client);
+    const send = client.send.bind(client);
     const account = { appId: bot.app.id, userId: bot.user.id, plan: "pro" as const };
     // Run 1 sends the answer, but "dies" before the service's answer: its executor never returns.
     let arrived!: () => void;

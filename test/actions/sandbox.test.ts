@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Executor } from "../../src/actions/action.ts";
-import { clientExecutor, clientVerifiers } from "../../src/actions/client.ts";
+import { clientVerifiers } from "../../src/actions/verifiers.ts";
 import { createActionSystem } from "../../src/actions/layer.ts";
 import type { Plan } from "../../src/limits/types.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
@@ -37,7 +37,7 @@ function world() {
     const layer = system.bot({
       bot: name,
       account: { appId: account.app.id, userId: account.user.id, plan },
-      executor: requests.executor(options.executor ?? clientExecutor(client)),
+      executor: requests.executor(options.executor ?? client.send.bind(client)),
       verifiers: clientVerifiers(client, account.user.id),
       ttlMs: { reply: 10 * 86_400_000 },
     });
@@ -122,7 +122,7 @@ describe("against the sandbox", () => {
     // Run 1 sends the reply, but "dies" before the answer: its executor never returns.
     const first = createActionSystem({ store, clock: t.clock });
     const client = t.client(account);
-    const send = clientExecutor(client);
+    const send = client.send.bind(client);
     let arrived!: () => void;
     const reached = new Promise<void>((r) => (arrived = r));
     const dying = first.bot({

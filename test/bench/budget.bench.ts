@@ -12,7 +12,6 @@
  * `BENCH_PLANS=basic,free npm run bench budget` runs some plans only: the pro day sends
  * about 20,000 requests and takes minutes.
  */
-import { clientExecutor } from "../../src/actions/client.ts";
 import { createActionSystem } from "../../src/actions/layer.ts";
 import { createClient, type ApiClient } from "../../src/api/client.ts";
 import { RateLimitError } from "../../src/api/errors.ts";
@@ -82,7 +81,7 @@ async function withLayer(plan: Plan): Promise<{ sent: number; tooMany: number }>
   const bot = system.bot({
     bot: "bench",
     account: { appId: account.app.id, userId: account.user.id, plan },
-    executor: requests.executor(clientExecutor(client)),
+    executor: requests.executor(client.send.bind(client)),
     ttlMs: { reply: 2 * DAY },
     replyCooldownMs: 0,
   });

@@ -12,7 +12,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clientExecutor } from "../../src/actions/client.ts";
 import { createActionSystem } from "../../src/actions/layer.ts";
 import { createClient } from "../../src/api/client.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -44,7 +43,7 @@ async function once(t: TestSandbox, ledger: boolean, shape: "one at a time" | "a
   const bot = system.bot({
     bot: "bench",
     account: { appId: account.app.id, userId: account.user.id, plan: "pro" },
-    executor: clientExecutor(client),
+    executor: client.send.bind(client),
     ledger,
   });
   const start = performance.now();

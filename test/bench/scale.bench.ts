@@ -33,7 +33,6 @@
  * writes CPU profiles of the three processes and of this one (the sandbox), with the flood's
  * window in the profiles' clock, and Redis's time per command over that window.
  */
-import { clientExecutor } from "../../src/actions/client.ts";
 import { createActionSystem, type ActionSystem } from "../../src/actions/layer.ts";
 import { createClient, type ApiClient } from "../../src/api/client.ts";
 import { createClock } from "../../src/clock.ts";
@@ -120,7 +119,7 @@ async function floodDay(
       const bot = system.bot({
         bot: `bot-${account.user.username}`,
         account: { appId: account.app.id, userId: account.user.id, plan },
-        executor: requests.executor(clientExecutor(client)),
+        executor: requests.executor(client.send.bind(client)),
         ttlMs: { reply: 2 * DAY },
         replyCooldownMs: 0,
       });

@@ -1,40 +1,16 @@
 /**
- * The action layer plugged into the API client: an executor that sends each action with
- * `client.exchange` and hands back the answer's headers (the budget corrects itself by
- * them, along the call's own path), and verifiers that ask the service whether an action
- * left unfinished by a crash (or lost on the way) had arrived.
+ * The verifiers that ask the service, through the API client, whether an action left
+ * unfinished by a crash (or lost on the way) had arrived. (The action layer's executor is
+ * the client's own {@link ApiClient.send}: an action needs no adapter to be sent.)
  *
  * @example
  * ```ts
- * const layer = actions.bot({ bot, account, executor: clientExecutor(client), verifiers: clientVerifiers(client, account.userId) });
+ * const layer = actions.bot({ bot, account, executor: client.send.bind(client), verifiers: clientVerifiers(client, account.userId) });
  * ```
  */
 import type { ApiClient } from "../api/client.ts";
-import type { EndpointKey } from "../api/endpoints.ts";
 import type { Envelope, Post } from "../api/types.ts";
-import type { Action, ActionKind, Executed, Executor, HeaderBag, Verification, Verifier } from "./action.ts";
-
-/**
- * Sends an action's endpoint with its path parameters and body (a described read's with its
- * query); the client throws its typed errors (carrying the headers).
- */
-export function clientExecutor(client: ApiClient): Executor {
-  // Untyped: an action names its endpoint at run time, so its arguments cannot be checked here.
-  const exchange = client.exchange.bind(client) as (
-    key: EndpointKey,
-    args: unknown,
-    options: { signal: AbortSignal },
-  ) => Promise<{ body: unknown; headers: HeaderBag }>;
-  return async (action, signal) => {
-    const args = {
-      params: action.path,
-      ...(action.query !== undefined ? { query: action.query } : {}),
-      ...(action.body !== undefined ? { body: action.body } : {}),
-    };
-    const { body, headers } = await exchange(action.endpoint, args, { signal });
-    return { result: body, headers };
-  };
-}
+import type { Action, ActionKind, Executed, HeaderBag, Verification, Verifier } from "./action.ts";
 
 /** How far before an action was asked for its trace is looked for (clock skew between us and the service). */
 const SLACK_MS = 60_000;
