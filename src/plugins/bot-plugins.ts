@@ -19,7 +19,15 @@ import type { Store } from "../store/store.ts";
 import { eventUser, type BotEvent, type EventName } from "../triggers/events.ts";
 import { awaited, botStore, budgetView, contextState, refOf, type ContextState } from "./context.ts";
 import { DEFAULT_SESSION_MAX_BYTES, type DurableScope, type SessionSettings } from "./dialogs/durable-scope.ts";
-import { DialogEngine, dialogNamespace, type DialogSender, type Inbound } from "./dialogs/engine.ts";
+import {
+  DialogEngine,
+  dialogNamespace,
+  type DialogSender,
+  type DialogTurn,
+  type DueWait,
+  type Inbound,
+  type TurnRun,
+} from "./dialogs/engine.ts";
 import type { DialogDefinition, StartResult } from "./dialogs/types.ts";
 import type { BotStore, BudgetView, Dialog, SessionData, UserEventContext } from "./plugin.ts";
 import { HandlerRegistry, type PluginEntry } from "./registry.ts";
@@ -103,8 +111,12 @@ export abstract class BotPlugins {
     };
   }
 
-  /** Runs a plugin's dialog step on its turn: the stage's, where every plugin's code is called (./stage.ts). */
-  protected abstract runStep<T>(plugin: string, handler: (turn: T) => unknown, turn: T): Promise<void>;
+  /**
+   * Runs a dialog's turn the engine decided on (its plugin's step) and hands its outcome back
+   * to the engine: the stage's, where every plugin's code is called (./stage.ts). Resolves
+   * whether the turn was kept.
+   */
+  protected abstract play(turn: DialogTurn): Promise<boolean>;
 
   /** The bot's dialogs (made on first use). */
   protected get engine(): DialogEngine {
@@ -194,8 +206,21 @@ export abstract class BotPlugins {
     const session = (plugin: string, scope: DurableScope) => this.sessionIn(plugin, scope);
     // Dialogs the state keeps are taken up (their waits armed) even when no plugin defines them now.
     const engine = this.made ?? (this.keepsDialogs() ? this.engine : undefined);
-    const step = <T>(plugin: string, handler: (turn: T) => unknown, turn: T) => this.runStep(plugin, handler, turn);
-    engine?.resume({ send: layer, log, session, step }, polled);
+    const run = { send: layer, log, session };
+    engine?.resume((wait) => this.timeout(wait, run), polled);
+  }
+
+  /** A wait's time is up (the engine's timer): its timeout turn, run as an answer's is, under the user's lock. */
+  private async timeout(wait: DueWait, run: Omit<TurnRun, "scope">): Promise<void> {
+    const release = await this.engine.acquire(wait.user);
+    try {
+      const turn = this.engine.timeoutTurn(wait, run);
+      if (!turn) return;
+      await this.play(turn);
+      for (const err of turn.run.scope.finish()) run.log.error({ plugin: turn.plugin }, err.message);
+    } finally {
+      release();
+    }
   }
 
   heard(trigger: "mentions" | "dms"): void {
@@ -243,13 +268,23 @@ export abstract class BotPlugins {
         const inbound = inboundOf(state.event);
         if (!state.scope) return { started: false, reason: "no user" };
         if (!inbound) return { started: false, reason: "not a message" };
-        return engine.start(plugin, name, inbound, {
-          scope: state.scope,
-          send: counted(state, layer),
-          log: ctx.log,
-          session: (p, scope) => stage.sessionIn(p, scope),
-          step: (p, handler, turn) => stage.runStep(p, handler, turn),
-        });
+        const refused = engine.startable(plugin, name);
+        if (refused) return refused;
+        const release = await engine.acquire(inbound.user.id);
+        try {
+          const opened = engine.open(plugin, name, inbound, {
+            scope: state.scope,
+            send: counted(state, layer),
+            log: ctx.log,
+            session: (p, scope) => stage.sessionIn(p, scope),
+          });
+          if (!("turn" in opened)) return opened;
+          return (await stage.play(opened.turn))
+            ? { started: true, id: opened.id }
+            : { started: false, reason: "stopped" };
+        } finally {
+          release();
+        }
       },
       state: (userId, channel) => engine.state(userId, channel, plugin),
     };

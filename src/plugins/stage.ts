@@ -25,7 +25,7 @@ import { eventUser, type BotEvent } from "../triggers/events.ts";
 import { BotPlugins, counted, inboundOf, type PluginsStageOptions } from "./bot-plugins.ts";
 import { createContext, viewFor, type ContextState } from "./context.ts";
 import { DurableScope } from "./dialogs/durable-scope.ts";
-import type { Inbound } from "./dialogs/engine.ts";
+import type { DialogTurn, Inbound } from "./dialogs/engine.ts";
 import type { HandlerEntry } from "./registry.ts";
 
 export type { PluginsStageOptions } from "./bot-plugins.ts";
@@ -114,11 +114,23 @@ export class PluginsStage extends BotPlugins implements EventHandling {
   }
 
   /**
-   * Runs a plugin's dialog step on its turn (the engine hands it over), inside the handlers'
-   * time limit; what it throws, or its running out of time, rejects: the engine reports it and
-   * keeps nothing of the turn.
+   * Runs a dialog's turn the engine decided on: its plugin's step inside the handlers' time
+   * limit, then hands the outcome back to the engine, which keeps the turn or, when the step
+   * threw or ran out of time, reports it and keeps nothing.
    */
-  protected async runStep<T>(plugin: string, handler: (turn: T) => unknown, turn: T): Promise<void> {
+  protected async play(turn: DialogTurn): Promise<boolean> {
+    if (turn.handler) {
+      try {
+        await this.runStep(turn.plugin, turn.handler, turn.turn);
+      } catch (error) {
+        return this.engine.settle(turn, { error });
+      }
+    }
+    return this.engine.settle(turn);
+  }
+
+  /** Runs a plugin's dialog step, inside the handlers' time limit: what it throws, or its running out of time, rejects. */
+  private async runStep<T>(plugin: string, handler: (turn: T) => unknown, turn: T): Promise<void> {
     const result = handler(turn);
     if (!isThenable(result)) return;
     const { clock, log, handlerTimeoutMs } = this.options;
@@ -186,20 +198,29 @@ export class PluginsStage extends BotPlugins implements EventHandling {
     return blocked;
   }
 
-  /** Hands a user's message to the dialog waiting for it: whether one took it (an error counts as taken). */
-  private route(inbound: Inbound, scope: DurableScope, state: ContextState, made: EventLogs): Promise<boolean> {
-    return this.engine
-      .route(inbound, {
+  /**
+   * Hands a user's message to the dialog waiting for it, holding the user's lock: asks the
+   * engine what the dialog makes of it, runs the turn it decided on (./dialogs/engine.ts),
+   * and says whether the dialog took the message (an error counts as taken).
+   */
+  private async route(inbound: Inbound, scope: DurableScope, state: ContextState, made: EventLogs): Promise<boolean> {
+    const { engine } = this;
+    const release = await engine.acquire(inbound.user.id);
+    try {
+      const { taken, turn } = engine.answer(inbound, {
         scope,
         send: counted(state, this.options.layer),
         log: made.log(),
         session: (plugin, s) => this.sessionIn(plugin, s),
-        step: (plugin, handler, turn) => this.runStep(plugin, handler, turn),
-      })
-      .catch((err: unknown) => {
-        made.log().error({ err }, `a dialog could not take this message: ${(err as Error)?.message}`);
-        return true;
       });
+      if (turn) await this.play(turn);
+      return taken;
+    } catch (err) {
+      made.log().error({ err }, `a dialog could not take this message: ${(err as Error)?.message}`);
+      return true;
+    } finally {
+      release();
+    }
   }
 
   /** The handlers as each plugin sees the context: through a view naming the plugin in its logs. */

@@ -11,13 +11,11 @@ import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { DurableScope } from "../../src/plugins/dialogs/durable-scope.ts";
 import { DialogEngine, type DialogSender } from "../../src/plugins/dialogs/engine.ts";
+import * as drive from "../plugins/dialogs/drive.ts";
 import { openFileStore } from "../../src/store/file-store.ts";
 import { takeRider } from "../helpers/rider.ts";
 import dialog, { dialogDefinition, dialogOptions } from "../../plugins/dialog.ts";
 import { QUIZ } from "../fixtures/quiz-bot.ts";
-
-/** Runs a dialog's step as the plugins stage does, here without its time limit. */
-const step = async <T>(_plugin: string, handler: (turn: T) => unknown, turn: T) => void (await handler(turn));
 
 const [dir, botsText, usersText] = process.argv.slice(2);
 const BOTS = Number(botsText);
@@ -61,7 +59,7 @@ for (let b = 0; b < BOTS; b++) {
     inInbox: () => false,
   });
   engine.define("dialog", "dialog", definition as never);
-  engine.resume({ send: sender, log: silentLogger, step });
+  drive.resume(engine, { send: sender, log: silentLogger });
   engines.push(engine);
 }
 await store.flush();
@@ -79,7 +77,8 @@ for (let b = 0; b < BOTS; b++) {
       user: userId,
       session: { maxBytes: 8192 },
     });
-    await engines[b]!.start(
+    await drive.start(
+      engines[b]!,
       "dialog",
       "dialog",
       {
@@ -89,7 +88,7 @@ for (let b = 0; b < BOTS; b++) {
         message: { id: post, text: "@quiz quiz", createdAt: new Date(clock.now()).toISOString() },
         post: { id: post, author_id: userId, conversation_id: post },
       },
-      { scope, send: sender, log: silentLogger, step },
+      { scope, send: sender, log: silentLogger },
     );
     scope.finish();
   }

@@ -24,8 +24,10 @@
  *    events, the lock covers a timeout firing meanwhile), the record is read as the run
  *    starts from it ({@link DurableScope.read}).
  * 2. The plugin's turn handler runs on the user's session (the plugin's `ctx.session`); it
- *    says texts and picks the next step (or ends). The stage runs it ({@link TurnRun.step}:
- *    the engine never calls a plugin itself). If it throws, nothing of the turn is kept.
+ *    says texts and picks the next step (or ends). The engine only says which ({@link
+ *    DialogTurn}); the stage holds the user's lock ({@link DialogEngine.acquire}), runs the step
+ *    and hands its outcome back ({@link DialogEngine.settle}): the engine never calls a plugin,
+ *    nor the stage. If the step throws, nothing of the turn is kept.
  * 3. The new record is staged, and the turn's texts go out as one message: in a thread a reply
  *    (starting with `@user`, so two users asked the same question get different texts, which
  *    the service requires) to the user's message (a timeout: to the bot's last question); in
@@ -35,7 +37,8 @@
  * 4. The message's first ledger record carries the staged record and session (the scope's
  *    rider, data); the timer of the new wait is armed once the turn is over.
  *
- * A timeout is a turn too, run by a clock timer at the deadline, under its own scope (id
+ * A timeout is a turn too, due by a clock timer at the deadline (the engine hands the due wait
+ * to the stage, which runs it as it runs an answer: {@link DialogEngine.timeoutTurn}), under its own scope (id
  * `timeout:<bot>:<user id>:<channel>:<turn>`), so a crash in it is resumed the same way: a deadline that
  * passed while the process was down fires at start. An answer written before the deadline
  * counts even when it arrives after it (a poll's delay); the timeout turn of a wait that got
@@ -152,16 +155,10 @@ export interface EngineOptions {
 /** How often a timeout whose user's message waits in the inbox is looked at again. */
 const RECHECK_MS = 60_000;
 
-/** How a turn is run: with the run's scope, the sender, and how awaiting its message is counted. */
+/** What a turn is run with: the run's scope, the sender, and the run's logger. */
 export interface TurnRun {
   scope: DurableScope;
   send: DialogSender;
-  /**
-   * Runs the plugin's turn handler on the turn: the plugins stage's (../stage.ts), which calls
-   * it inside the time limit it calls every handler in. The engine never calls a plugin
-   * itself; a handler that throws (or runs out of time) rejects, and the turn is not kept.
-   */
-  step<T>(plugin: string, handler: (turn: T) => unknown, turn: T): Promise<void>;
   /** The logger of the run (the plugin's, naming the event). */
   log: Logger;
   /**
@@ -169,6 +166,37 @@ export interface TurnRun {
    * schema: the stage's); default: the scope's slice as stored.
    */
   session?(plugin: string, scope: DurableScope): Record<string, unknown>;
+}
+
+/**
+ * A turn the engine decided on, for the stage to run: the plugin's step (`handler`, none when
+ * the turn runs no plugin code) on its `turn`, whose outcome the stage hands back to
+ * {@link DialogEngine.settle}. The rest is the engine's, to settle it by.
+ */
+export interface DialogTurn {
+  readonly plugin: string;
+  readonly handler: TurnHandler<unknown> | undefined;
+  readonly turn: Turn<unknown>;
+  readonly run: TurnRun;
+  readonly record: DialogRecord;
+  readonly key: string;
+  readonly reason: TurnReason;
+  readonly found: Defined;
+  readonly asked: Asked;
+  readonly log: Logger;
+}
+
+/** What the engine makes of a user's message: whether a dialog takes it, and the turn to run first, if any. */
+export interface Answered {
+  taken: boolean;
+  turn?: DialogTurn;
+}
+
+/** A wait whose time is up, as the engine hands it to the stage to run its timeout turn. */
+export interface DueWait {
+  user: string;
+  key: string;
+  turns: number;
 }
 
 const MAX_VARIANTS = 20;
@@ -184,8 +212,8 @@ export class DialogEngine {
   /** Timeout turns running now (the runtime's idle check waits for them). */
   private timeoutsRunning = 0;
   private stopped = true;
-  /** Timeout turns need a sender and logger of their own (no event brought them). */
-  private timeoutRun: Omit<TurnRun, "scope"> | undefined;
+  /** Where a due wait goes: the stage, which runs its timeout turn. */
+  private due: ((wait: DueWait) => Promise<void>) | undefined;
   /** The channels whose messages come by a poll, and when each was last read. */
   private polled: Partial<Record<ChannelKind, boolean>> = {};
   private readonly heardAt = new Map<ChannelKind, number>();
@@ -244,9 +272,9 @@ export class DialogEngine {
    * tombstones, and arms every wait's timer; a deadline that passed while the process was down
    * fires at once (after the events the inbox kept have been taken up).
    */
-  resume(timeoutRun: Omit<TurnRun, "scope">, polled?: Partial<Record<ChannelKind, boolean>>): void {
+  resume(due: (wait: DueWait) => Promise<void>, polled?: Partial<Record<ChannelKind, boolean>>): void {
     this.stopped = false;
-    this.timeoutRun = timeoutRun;
+    this.due = due;
     this.polled = polled ?? {};
     this.heardAt.clear();
     const { store, inInbox } = this.options;
@@ -285,109 +313,115 @@ export class DialogEngine {
   }
 
   /**
-   * Gives a user's message to the dialog waiting for it, if one is: resolves `true` once its
-   * turn is over (the message belongs to it, and no handler of the bot sees it), `false` when
-   * no dialog of that user waits in that place.
+   * What the dialog waiting for a user's message makes of it, if one does; call it holding the
+   * user's lock ({@link acquire}). `taken`: the message belongs to the dialog, and no handler of
+   * the bot sees it; `turn`: the turn the stage runs and settles first (the answer's, or the
+   * timeout's of a wait whose time was up when the message was written).
    */
-  async route(inbound: Inbound, run: TurnRun): Promise<boolean> {
-    if (this.defined.size === 0 || this.stopped) return false;
+  answer(inbound: Inbound, run: TurnRun): Answered {
+    if (this.defined.size === 0 || this.stopped) return { taken: false };
     const key = dialogKey(inbound.user.id, inbound.channel);
-    return this.locked(inbound.user.id, async () => {
-      const record = run.scope.read<DialogRecord>(this.ns, key);
-      if (!record || (inbound.channel === "thread" && record.place !== inbound.place)) return false;
-      const current = this.defined.get(`${record.plugin}\u0000${record.name}`);
-      if (!current) {
-        run.log.warn(
-          { dialog: record.id, plugin: record.plugin },
-          `the dialog "${record.name}" of plugin ${record.plugin} is no longer defined (the plugin left the bot file?); closed it`,
-        );
-        run.scope.stage(this.ns, key, null);
-        run.scope.apply();
-        this.disarm(key);
-        return false;
-      }
-      const found = this.versions.of(record, current, run.log);
-      const written = inbound.message.createdAt !== undefined ? Date.parse(inbound.message.createdAt) : NaN;
-      const at = Number.isFinite(written) ? written : this.options.clock.now();
-      if (record.deadline !== undefined && at > record.deadline) {
-        // Written after the wait's time was up: the timeout's turn comes first, and the message
-        // is a new one (it may start the dialog again).
-        await this.turn(record, key, "timeout", undefined, found, run);
-        return false;
-      }
-      const text = answerText(inbound.message.text);
-      const cancel = found.definition.cancel?.some((w) => w.toLowerCase() === text.toLowerCase()) ?? false;
-      const next: DialogRecord = {
-        ...record,
-        ...(inbound.post ? { replyTo: inbound.post } : {}),
-        ...(inbound.channel === "dm" ? { place: inbound.place } : {}),
-      };
-      if (!cancel) this.counters.steps++;
-      await this.turn(next, key, cancel ? "cancel" : "answer", inbound.message, found, run);
-      return true;
-    });
+    const record = run.scope.read<DialogRecord>(this.ns, key);
+    if (!record || (inbound.channel === "thread" && record.place !== inbound.place)) return { taken: false };
+    const current = this.defined.get(`${record.plugin}\u0000${record.name}`);
+    if (!current) {
+      run.log.warn(
+        { dialog: record.id, plugin: record.plugin },
+        `the dialog "${record.name}" of plugin ${record.plugin} is no longer defined (the plugin left the bot file?); closed it`,
+      );
+      run.scope.stage(this.ns, key, null);
+      run.scope.apply();
+      this.disarm(key);
+      return { taken: false };
+    }
+    const found = this.versions.of(record, current, run.log);
+    const written = inbound.message.createdAt !== undefined ? Date.parse(inbound.message.createdAt) : NaN;
+    const at = Number.isFinite(written) ? written : this.options.clock.now();
+    if (record.deadline !== undefined && at > record.deadline) {
+      // Written after the wait's time was up: the timeout's turn comes first, and the message
+      // is a new one (it may start the dialog again).
+      return { taken: false, turn: this.begin(record, key, "timeout", undefined, found, run) };
+    }
+    const text = answerText(inbound.message.text);
+    const cancel = found.definition.cancel?.some((w) => w.toLowerCase() === text.toLowerCase()) ?? false;
+    const next: DialogRecord = {
+      ...record,
+      ...(inbound.post ? { replyTo: inbound.post } : {}),
+      ...(inbound.channel === "dm" ? { place: inbound.place } : {}),
+    };
+    if (!cancel) this.counters.steps++;
+    return { taken: true, turn: this.begin(next, key, cancel ? "cancel" : "answer", inbound.message, found, run) };
   }
 
-  /** Opens a dialog with the message's user and runs its first turn; see `Dialog.start`. */
-  async start(plugin: string, name: string, inbound: Inbound, run: TurnRun): Promise<StartResult> {
-    const found = this.defined.get(`${plugin}\u0000${name}`);
-    if (!found) throw new Error(`plugin ${plugin} has no dialog named "${name}"`);
-    if (this.stopped) return { started: false, reason: "stopped" };
-    const key = dialogKey(inbound.user.id, inbound.channel);
-    return this.locked(inbound.user.id, async () => {
-      if (run.scope.read<DialogRecord>(this.ns, key)) return { started: false, reason: "open" };
-      const id = shortId(`${this.options.bot}\u0000${key}\u0000${run.scope.id}`);
-      const record: DialogRecord = {
-        id,
-        plugin,
-        name,
-        user: { id: inbound.user.id, username: inbound.user.username, name: inbound.user.name },
-        channel: inbound.channel,
-        place: inbound.place,
-        ...(inbound.post ? { replyTo: inbound.post } : {}),
-        step: "",
-        turns: 0,
-        attempts: 0,
-        startedAt: this.options.clock.now(),
-        ...(found.version !== undefined ? { version: found.version } : {}),
-      };
-      this.counters.started++;
-      const opened = await this.turn(record, key, "start", inbound.message, found, run);
-      return opened ? { started: true, id } : { started: false, reason: "stopped" };
-    });
+  /** Whether a plugin's dialog can be started now (see `Dialog.start`): undefined if so; throws for a name not defined. */
+  startable(plugin: string, name: string): StartResult | undefined {
+    if (!this.defined.has(`${plugin}\u0000${name}`)) throw new Error(`plugin ${plugin} has no dialog named "${name}"`);
+    return this.stopped ? { started: false, reason: "stopped" } : undefined;
   }
 
   /**
-   * Runs one turn of `record` (see the module comment) and returns whether it ran (a handler
-   * that threw leaves everything as it was).
+   * Opens a dialog with the message's user, holding the user's lock: its first turn, for the
+   * stage to run and settle (the dialog started if it settles), or why it did not start.
    */
-  private async turn(
+  open(plugin: string, name: string, inbound: Inbound, run: TurnRun): { turn: DialogTurn; id: string } | StartResult {
+    const found = this.defined.get(`${plugin}\u0000${name}`);
+    if (!found) throw new Error(`plugin ${plugin} has no dialog named "${name}"`);
+    const key = dialogKey(inbound.user.id, inbound.channel);
+    if (run.scope.read<DialogRecord>(this.ns, key)) return { started: false, reason: "open" };
+    const id = shortId(`${this.options.bot}\u0000${key}\u0000${run.scope.id}`);
+    const record: DialogRecord = {
+      id,
+      plugin,
+      name,
+      user: { id: inbound.user.id, username: inbound.user.username, name: inbound.user.name },
+      channel: inbound.channel,
+      place: inbound.place,
+      ...(inbound.post ? { replyTo: inbound.post } : {}),
+      step: "",
+      turns: 0,
+      attempts: 0,
+      startedAt: this.options.clock.now(),
+      ...(found.version !== undefined ? { version: found.version } : {}),
+    };
+    this.counters.started++;
+    return { turn: this.begin(record, key, "start", inbound.message, found, run), id };
+  }
+
+  /** The turn `record` takes now (see the module comment): the step the stage runs, and what settles it. */
+  private begin(
     record: DialogRecord,
     key: string,
     reason: TurnReason,
     message: DialogMessage | undefined,
     found: Defined,
     run: TurnRun,
-  ): Promise<boolean> {
+  ): DialogTurn {
     const { definition, plugin } = found;
     const handler = handlerOf(definition, reason, record.step);
     const log = run.log.child({ dialog: record.id, step: record.step || "start" });
     const session = run.session ? run.session(plugin, run.scope) : run.scope.session(plugin);
     const asked = turnOf(record, reason, message, found, { session, log });
-    if (handler === undefined && reason === "answer") {
-      log.warn(`the dialog "${found.name}" has no step "${record.step}" any more; closed it`);
-    } else if (handler) {
-      try {
-        await run.step(plugin, handler, asked.turn);
-      } catch (error) {
-        run.scope.discard(plugin);
-        log.error(
-          { err: error },
-          `plugin ${plugin}, dialog "${found.name}": its ${reason === "answer" ? `step "${record.step}"` : reason} threw: ${(error as Error)?.message ?? String(error)}; the dialog stays as it was`,
-        );
-        return false;
-      }
+    return { plugin, handler, turn: asked.turn, run, record, key, reason, found, asked, log };
+  }
+
+  /**
+   * Keeps what a turn did, once the stage ran its step: `failure` when the step threw (or ran
+   * out of time), and then nothing of the turn is kept. Resolves whether the turn was kept.
+   */
+  async settle(t: DialogTurn, failure?: { error: unknown }): Promise<boolean> {
+    const { record, key, reason, found, asked, log, run } = t;
+    const { definition, plugin } = found;
+    if (failure) {
+      const { error } = failure;
+      run.scope.discard(plugin);
+      log.error(
+        { err: error },
+        `plugin ${plugin}, dialog "${found.name}": its ${reason === "answer" ? `step "${record.step}"` : reason} threw: ${(error as Error)?.message ?? String(error)}; the dialog stays as it was`,
+      );
+      return false;
     }
+    if (t.handler === undefined && reason === "answer")
+      log.warn(`the dialog "${found.name}" has no step "${record.step}" any more; closed it`);
     // The turn's new state, staged to ride with its message's record.
     const next = nextRecord(record, reason, asked.waitFor, definition, this.options.clock.now());
     run.scope.stage(this.ns, key, next);
@@ -506,8 +540,8 @@ export class DialogEngine {
    * waits in the inbox, its handling decides (an answer in time, or the timeout first).
    */
   private async fire(key: string, turns: number): Promise<void> {
-    const timeoutRun = this.timeoutRun;
-    if (this.stopped || !timeoutRun) return;
+    const due = this.due;
+    if (this.stopped || !due) return;
     const userId = key.slice(0, key.lastIndexOf(":"));
     const channel = key.slice(key.lastIndexOf(":") + 1) as ChannelKind;
     const waiting = this.options.store.get<ScopedRecord<DialogRecord>>(this.ns, key)?.v;
@@ -526,31 +560,37 @@ export class DialogEngine {
     }
     this.timeoutsRunning++;
     try {
-      await this.locked(userId, async () => {
-        const scopeId = `timeout:${this.options.bot}:${key}:${turns}`;
-        const scope = new DurableScope({
-          store: this.options.store,
-          clock: this.options.clock,
-          bot: this.options.bot,
-          id: scopeId,
-          user: userId,
-          session: this.options.session,
-          ...(this.options.file !== undefined ? { file: this.options.file } : {}),
-        });
-        const record = scope.read<DialogRecord>(this.ns, key);
-        if (!record || record.turns !== turns || record.deadline === undefined) return;
-        if (record.deadline > this.options.clock.now()) return void this.arm(key, record);
-        const current = this.defined.get(`${record.plugin}\u0000${record.name}`);
-        if (!current) return;
-        const found = this.versions.of(record, current, timeoutRun.log);
-        await this.turn(record, key, "timeout", undefined, found, { ...timeoutRun, scope });
-        for (const err of scope.finish()) timeoutRun.log.error({ plugin: found.plugin }, err.message);
-      });
+      await due({ user: userId, key, turns });
     } catch (err) {
       this.options.log.error({ err }, `a dialog's timeout failed: ${(err as Error)?.message ?? String(err)}`);
     } finally {
       this.timeoutsRunning--;
     }
+  }
+
+  /**
+   * The timeout turn of a due wait, holding the user's lock, under a scope of its own (in
+   * the turn's `run`, which the stage finishes once the turn is settled); none when the wait
+   * got its answer meanwhile or its time is not up.
+   */
+  timeoutTurn(wait: DueWait, run: Omit<TurnRun, "scope">): DialogTurn | undefined {
+    const { key, turns } = wait;
+    const scope = new DurableScope({
+      store: this.options.store,
+      clock: this.options.clock,
+      bot: this.options.bot,
+      id: `timeout:${this.options.bot}:${key}:${turns}`,
+      user: wait.user,
+      session: this.options.session,
+      ...(this.options.file !== undefined ? { file: this.options.file } : {}),
+    });
+    const record = scope.read<DialogRecord>(this.ns, key);
+    if (!record || record.turns !== turns || record.deadline === undefined) return undefined;
+    if (record.deadline > this.options.clock.now()) return void this.arm(key, record);
+    const current = this.defined.get(`${record.plugin}\u0000${record.name}`);
+    if (!current) return undefined;
+    const found = this.versions.of(record, current, run.log);
+    return this.begin(record, key, "timeout", undefined, found, { ...run, scope });
   }
 
   private disarm(key: string): void {
@@ -559,20 +599,22 @@ export class DialogEngine {
     this.deferred.delete(key);
   }
 
-  /** Runs `fn` when the user's turns before it are over (one turn of a user at a time). */
-  private async locked<T>(userId: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Waits until the user's turns before are over, and holds the user's lock (one turn of a
+   * user at a time) until the returned release is called: the stage holds it across deciding,
+   * running and settling a turn.
+   */
+  async acquire(userId: string): Promise<() => void> {
     const before = this.locks.get(userId) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
     const tail = before.then(() => mine);
     this.locks.set(userId, tail);
     await before;
-    try {
-      return await fn();
-    } finally {
+    return () => {
       release();
       if (this.locks.get(userId) === tail) this.locks.delete(userId);
-    }
+    };
   }
 }
 
@@ -589,7 +631,7 @@ function handlerOf(
 }
 
 /** What a turn's handler asked for: the texts it said, and the step it waits in next (none: it ends). */
-interface Asked {
+export interface Asked {
   turn: Turn<unknown>;
   said: string[];
   waitFor: { step: string; timeoutMs?: number } | undefined;

@@ -11,12 +11,10 @@ import { createClock } from "../../../src/clock.ts";
 import { silentLogger } from "../../../src/log.ts";
 import { DurableScope } from "../../../src/plugins/dialogs/durable-scope.ts";
 import { DialogEngine, type DialogSender, type Inbound } from "../../../src/plugins/dialogs/engine.ts";
+import * as drive from "./drive.ts";
 import type { DialogDefinition } from "../../../src/plugins/dialogs/types.ts";
 import { createMemoryStore, type Store } from "../../../src/store/store.ts";
 import { takeRider } from "../../helpers/rider.ts";
-
-/** Runs a dialog's step as the plugins stage does, here without its time limit. */
-const step = async <T>(_plugin: string, handler: (turn: T) => unknown, turn: T) => void (await handler(turn));
 
 const START = Date.parse("2026-03-02T12:00:00Z");
 
@@ -94,7 +92,7 @@ function world(store: Store = createMemoryStore(), clock = createClock({ frozen:
       inInbox: () => false,
     });
     engine.define("dialog", "quiz", QUIZ as DialogDefinition<unknown>);
-    engine.resume({ send: sender, log: silentLogger, step });
+    drive.resume(engine, { send: sender, log: silentLogger });
     return engine;
   };
   let post = 1000;
@@ -123,8 +121,9 @@ async function handle(
   sender: DialogSender,
 ) {
   const scope = w.scope(`mention:${inbound.id}`, inbound.user.username);
-  const run = { scope, send: sender, log: silentLogger, step };
-  const taken = (await engine.route(inbound, run)) || (await engine.start("dialog", "quiz", inbound, run)).started;
+  const run = { scope, send: sender, log: silentLogger };
+  const taken =
+    (await drive.route(engine, inbound, run)) || (await drive.start(engine, "dialog", "quiz", inbound, run)).started;
   scope.finish();
   return taken;
 }
@@ -172,7 +171,7 @@ describe("the conversation engine", () => {
     // bob answers in alice's thread: not his conversation's place, so not an answer.
     const stray = w.said("bob", "Bob", a.id);
     const scope = w.scope(`mention:${stray.id}`, "bob");
-    expect(await engine.route(stray, { scope, send: sender, log: silentLogger, step })).toBe(false);
+    expect(await drive.route(engine, stray, { scope, send: sender, log: silentLogger })).toBe(false);
     // alice cancels and takes the quiz again at once: the same question, counted.
     await handle(engine, w, w.said("alice", "@quiz STOP", a.id), sender);
     await handle(engine, w, w.said("alice", "@quiz quiz"), sender);
@@ -232,7 +231,7 @@ describe("the conversation engine", () => {
     const name = w.said("alice", "Ann", start.id);
     dead = true; // the message's record (and the turn's state with it) is written; then the process dies
     const scope = w.scope(`mention:${name.id}`, "alice");
-    void engine.route(name, { scope, send: first.sender, log: silentLogger, step });
+    void drive.route(engine, name, { scope, send: first.sender, log: silentLogger });
     await new Promise((r) => setImmediate(r));
     expect(engine.state("id-alice", "thread")).toMatchObject({ step: "colour", turns: 2 });
     engine.suspend();
@@ -270,14 +269,14 @@ describe("the conversation engine", () => {
         },
       },
     });
-    engine.resume({ send: sender, log: silentLogger, step });
+    drive.resume(engine, { send: sender, log: silentLogger });
     const start = w.said("alice", "go");
-    const run = { scope: w.scope("s1", "alice"), send: sender, log: silentLogger, step };
-    expect(await engine.start("p", "c", start, run)).toMatchObject({ started: true });
+    const run = { scope: w.scope("s1", "alice"), send: sender, log: silentLogger };
+    expect(await drive.start(engine, "p", "c", start, run)).toMatchObject({ started: true });
     run.scope.finish();
     const answer = w.said("alice", "x", start.id);
     const scope = w.scope("s2", "alice");
-    expect(await engine.route(answer, { scope, send: sender, log: silentLogger, step })).toBe(true);
+    expect(await drive.route(engine, answer, { scope, send: sender, log: silentLogger })).toBe(true);
     scope.finish();
     expect(sent.map((m) => m.text)).toEqual(["@alice first?"]);
     expect(engine.state("id-alice", "thread")).toMatchObject({ step: "a", turns: 1 });

@@ -12,6 +12,7 @@ import type { LayerActionOptions, Outcome, PostRef } from "../../../src/actions/
 import { createClock } from "../../../src/clock.ts";
 import { DurableScope } from "../../../src/plugins/dialogs/durable-scope.ts";
 import { DialogEngine, type DialogSender, type Inbound } from "../../../src/plugins/dialogs/engine.ts";
+import * as drive from "./drive.ts";
 import type { DialogDefinition } from "../../../src/plugins/dialogs/types.ts";
 import { versionNamespace } from "../../../src/plugins/dialogs/versions.ts";
 import { connectRedis } from "../../../src/redis/connect.ts";
@@ -22,9 +23,6 @@ import { createMemoryStore, type Store } from "../../../src/store/store.ts";
 import { takeRider } from "../../helpers/rider.ts";
 import { startRedisServer, type RedisServer } from "../../helpers/redis-server.ts";
 import { captureLogs } from "../../helpers/log.ts";
-
-/** Runs a dialog's step as the plugins stage does, here without its time limit. */
-const step = async <T>(_plugin: string, handler: (turn: T) => unknown, turn: T) => void (await handler(turn));
 
 /** A sender that records each message's text and applies its rider first, as the ledger step does. */
 function fakeSender(store: Store) {
@@ -74,7 +72,7 @@ function world(store: Store = createMemoryStore()) {
       inInbox: () => false,
     });
     for (const [name, d] of Object.entries(dialogs)) engine.define("p", name, d);
-    engine.resume({ send: sender, log: logger, step });
+    drive.resume(engine, { send: sender, log: logger });
     const said = (words: string) => lines.map((l) => String(l.msg)).filter((m) => m.includes(words));
     return { engine, sender, sent, said };
   };
@@ -97,8 +95,8 @@ function world(store: Store = createMemoryStore()) {
       user: `id-${user}`,
       session: { maxBytes: 8192 },
     });
-    const run = { scope, send: bot.sender, log, step };
-    if (!(await bot.engine.route(inbound, run))) await bot.engine.start("p", "quiz", inbound, run);
+    const run = { scope, send: bot.sender, log };
+    if (!(await drive.route(bot.engine, inbound, run))) await drive.start(bot.engine, "p", "quiz", inbound, run);
     scope.finish();
   };
   return { store, start, message };
