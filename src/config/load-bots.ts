@@ -363,9 +363,12 @@ export async function loadBotText(
 /** What {@link loadBotText}'s bot is checked against: `others`, as they are (its own claims go nowhere). */
 function seenOf(others: readonly BotConfig[] | OtherBots): BotsSeen {
   if (!Array.isArray(others)) {
-    const { fileOf, appOf } = others as OtherBots;
+    const lookup = others as OtherBots;
     const ignored = () => undefined;
-    return { owners: { get: fileOf, set: ignored }, appPlans: { get: appOf, set: ignored } };
+    return {
+      owners: { get: (name) => lookup.fileOf(name), set: ignored },
+      appPlans: { get: (key) => lookup.appOf(key), set: ignored },
+    };
   }
   const seen = { owners: new Map<string, string>(), appPlans: new Map<string, { plan: string; file: string }>() };
   for (const other of others as readonly BotConfig[]) {

@@ -61,11 +61,20 @@ describe("a bot file's app and how its mentions arrive", () => {
       two: { name: "two", plan: "basic", file: "bots/two.yaml" },
     };
     // What the live fleet gives: its bots looked up by name and by app, not listed.
-    const asked: string[] = [];
-    const lookup: OtherBots = {
-      fileOf: (name) => (asked.push(`name ${name}`), running[name as keyof typeof running]?.file),
-      appOf: (key) => (asked.push(`app ${key}`), key === "k" ? { plan: "pro", file: running.one.file } : undefined),
-    };
+    // (An object of a class: its methods are called on it.)
+    class Running implements OtherBots {
+      readonly asked: string[] = [];
+      fileOf(name: string) {
+        this.asked.push(`name ${name}`);
+        return running[name as keyof typeof running]?.file;
+      }
+      appOf(key: string) {
+        this.asked.push(`app ${key}`);
+        return key === "k" ? { plan: "pro", file: running.one.file } : undefined;
+      }
+    }
+    const lookup = new Running();
+    const { asked } = lookup;
     const list = Object.values(running) as unknown as Parameters<typeof loadBotText>[0]["others"];
     const check = async (text: string) => {
       const seen = [];
