@@ -9,6 +9,7 @@ import { openFileStore } from "../../src/store/file-store.ts";
 import type { Store } from "../../src/store/index.ts";
 import { encodeLine, parseJournal } from "../../src/store/journal-line.ts";
 import { captureLogs } from "../helpers/log.ts";
+import { openFilesUnder } from "../helpers/open-files.ts";
 
 let root: string;
 let dir: string;
@@ -20,19 +21,11 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   for (const store of crashed.splice(0)) await store.close();
-  // Nothing of the test's directory left open (Linux: /proc/self/fd): a handle left to the
-  // garbage collector is closed there with a warning, in whichever test file runs then.
-  const held = await openUnder(root);
+  // Nothing of the test's directory left open (test/helpers/open-files.ts).
+  const held = await openFilesUnder(root);
   await rm(root, { recursive: true, force: true });
   expect(held).toEqual([]);
 });
-
-/** The files under `dir` this process holds open, where the system says (Linux). */
-async function openUnder(dir: string): Promise<string[]> {
-  const fds = await readdir("/proc/self/fd").catch(() => []);
-  const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
-  return targets.filter((t) => t.startsWith(`${dir}/`));
-}
 
 /** `store`, left open as a crash leaves it (never closed while the test runs). */
 const crash = (store: Store) => {

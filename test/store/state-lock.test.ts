@@ -15,6 +15,7 @@ import { processInfo } from "../../src/store/process-info.ts";
 import { acquireLock } from "../../src/store/state-lock.ts";
 import { watchChild } from "../helpers/child-output.ts";
 import { captureLogs } from "../helpers/log.ts";
+import { openFilesUnder } from "../helpers/open-files.ts";
 
 let root: string;
 let dir: string;
@@ -29,7 +30,10 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  // Nothing of the test's directory left open (test/helpers/open-files.ts).
+  const held = await openFilesUnder(root);
   await rm(root, { recursive: true, force: true });
+  expect(held).toEqual([]);
 });
 
 /** A process that is not postbot, and the first line it prints. */
@@ -132,5 +136,6 @@ describe("the state lock", () => {
     const second = await openFileStore(dir);
     expect(second.get("kv:ann", "a")).toBe(1);
     await second.close();
+    await first.close(); // the crashed one's journal, closed as a crash's is
   });
 });
