@@ -13,7 +13,7 @@
  * | a bot | `{b<bucket>}` | its lease, fence and last holder, its state hash, its handoff stream, its caps' windows |
  * | an account | `{u<bucket>}` | its windows and pauses, its state hash |
  * | an app | `{a:<app id>}` | its stream lease, handoff bell, directory and state, stream mark, windows, pauses, read counts, status parts, state hash |
- * | the deployment | `{d}` | the members, the fleet, sign-ins in progress, the shared state hashes |
+ * | the deployment | `{d}` | the members, the fleet, sign-ins in progress, the shared state hashes, the bot files' index |
  *
  * e.g. `postbot:{b417}:lease:bot:greeter` and `postbot:{b417}:state:bots/greeter`. A bot's
  * bucket is a hash of its name into {@link BUCKETS} buckets: every key of a bot is in its
