@@ -116,17 +116,29 @@ export class PluginsStage extends BotPlugins implements EventHandling {
   /**
    * Runs a dialog's turn the engine decided on: its plugin's step inside the handlers' time
    * limit, then hands the outcome back to the engine, which keeps the turn or, when the step
-   * threw or ran out of time, reports it and keeps nothing.
+   * threw or ran out of time, reports it and keeps nothing; what the turn said goes down
+   * through the action layer from here, and its outcome back to the engine.
    */
   protected async play(turn: DialogTurn): Promise<boolean> {
+    let failure: { error: unknown } | undefined;
     if (turn.handler) {
       try {
         await this.runStep(turn.plugin, turn.handler, turn.turn);
       } catch (error) {
-        return this.engine.settle(turn, { error });
+        failure = { error };
       }
     }
-    return this.engine.settle(turn);
+    const settled = this.engine.settle(turn, failure);
+    const { say } = settled;
+    if (say) {
+      const { send } = turn.run;
+      const outcome =
+        "dm" in say.to
+          ? await send.dm(say.to.dm, say.text, say.options)
+          : await send.reply(say.to.reply, say.text, say.options);
+      this.engine.sent(turn, settled, outcome);
+    }
+    return settled.kept;
   }
 
   /** Runs a plugin's dialog step, inside the handlers' time limit: what it throws, or its running out of time, rejects. */

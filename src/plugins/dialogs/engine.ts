@@ -28,7 +28,9 @@
  *    DialogTurn}); the stage holds the user's lock ({@link DialogEngine.acquire}), runs the step
  *    and hands its outcome back ({@link DialogEngine.settle}): the engine never calls a plugin,
  *    nor the stage. If the step throws, nothing of the turn is kept.
- * 3. The new record is staged, and the turn's texts go out as one message: in a thread a reply
+ * 3. The new record is staged, and the turn's texts go out as one message, which the engine
+ *    describes ({@link TurnMessage}) and the stage sends through the action layer, handing the
+ *    outcome back ({@link DialogEngine.sent}): in a thread a reply
  *    (starting with `@user`, so two users asked the same question get different texts, which
  *    the service requires) to the user's message (a timeout: to the bot's last question); in
  *    DMs a message to the user. Its idempotency key is the dialog's id and the turn's number
@@ -45,13 +47,7 @@
  * its answer does nothing.
  */
 import { createHash } from "node:crypto";
-import {
-  dialogTarget,
-  type ActionOutcome,
-  type LayerActionOptions,
-  type Outcome,
-  type PostRef,
-} from "../../actions/index.ts";
+import { dialogTarget, type ActionOutcome, type LayerActionOptions, type PostRef } from "../../actions/index.ts";
 import type { User } from "../../api/types.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
@@ -190,6 +186,20 @@ export interface DialogTurn {
 export interface Answered {
   taken: boolean;
   turn?: DialogTurn;
+}
+
+/** A turn's message, for the stage to send down through the action layer: a DM to the user, or a reply in the thread. */
+export interface TurnMessage {
+  to: { dm: string } | { reply: PostRef };
+  text: string;
+  options: LayerActionOptions;
+}
+
+/** What {@link DialogEngine.settle} made of a turn: whether it was kept, its next record, and the message to send, if any. */
+export interface Settled {
+  kept: boolean;
+  next: DialogRecord | null;
+  say?: TurnMessage;
 }
 
 /** A wait whose time is up, as the engine hands it to the stage to run its timeout turn. */
@@ -406,9 +416,11 @@ export class DialogEngine {
 
   /**
    * Keeps what a turn did, once the stage ran its step: `failure` when the step threw (or ran
-   * out of time), and then nothing of the turn is kept. Resolves whether the turn was kept.
+   * out of time), and then nothing of the turn is kept. When the turn said something, its
+   * message is for the stage to send (`say`), and its outcome to hand back to {@link sent},
+   * which finishes the turn; otherwise the turn is finished here.
    */
-  async settle(t: DialogTurn, failure?: { error: unknown }): Promise<boolean> {
+  settle(t: DialogTurn, failure?: { error: unknown }): Settled {
     const { record, key, reason, found, asked, log, run } = t;
     const { definition, plugin } = found;
     if (failure) {
@@ -418,7 +430,7 @@ export class DialogEngine {
         { err: error },
         `plugin ${plugin}, dialog "${found.name}": its ${reason === "answer" ? `step "${record.step}"` : reason} threw: ${(error as Error)?.message ?? String(error)}; the dialog stays as it was`,
       );
-      return false;
+      return { kept: false, next: null };
     }
     if (t.handler === undefined && reason === "answer")
       log.warn(`the dialog "${found.name}" has no step "${record.step}" any more; closed it`);
@@ -427,34 +439,24 @@ export class DialogEngine {
     run.scope.stage(this.ns, key, next);
     if (reason === "timeout") this.counters.timeouts++;
     if (!next) this.disarm(key);
-    if (asked.said.length > 0) await this.sayAll(record, reason, asked.said, next, key, found, run, log);
-    // What no message carried (a silent turn) is set now, and the wait's timer armed.
-    run.scope.apply();
-    if (next) this.arm(key, next);
-    return true;
+    if (asked.said.length > 0) return { kept: true, next, say: this.message(t, asked.said.join("\n")) };
+    this.finish(t, next);
+    return { kept: true, next };
   }
 
   /**
-   * Sends what a turn said, as one message; in a thread the bot's post is noted on the waiting
-   * record (a timeout's message answers it), and a message not sent is logged.
+   * The outcome of a turn's message (the stage sent it): in a thread the bot's post is noted on
+   * the waiting record (a timeout's message answers it), a message not sent is logged; then the
+   * turn is finished.
    */
-  private async sayAll(
-    record: DialogRecord,
-    reason: TurnReason,
-    said: readonly string[],
-    next: DialogRecord | null,
-    key: string,
-    found: Defined,
-    run: TurnRun,
-    log: Logger,
-  ): Promise<void> {
-    const { outcome, posted } = await this.say(
-      record,
-      reason,
-      said.join("\n"),
-      dialogTarget(record.id, record.turns + 1),
-      run,
-    );
+  sent(t: DialogTurn, settled: Settled, outcome: ActionOutcome<"reply"> | ActionOutcome<"dm">): void {
+    const { record, key, found, log, run } = t;
+    const { next } = settled;
+    // A thread's message is a reply: its outcome carries the bot's new post.
+    const posted =
+      record.channel === "thread" && outcome.status === "sent" && "id" in outcome.result.data
+        ? outcome.result.data.id
+        : undefined;
     if (posted !== undefined) {
       if (next) run.scope.stage(this.ns, key, { ...next, lastBotPost: posted });
     } else if (outcome.status !== "sent" && outcome.status !== "duplicate" && outcome.status !== "dry-run") {
@@ -463,30 +465,35 @@ export class DialogEngine {
         `dialog "${found.name}" with @${record.user.username}: its message was not sent (${outcome.status}${"reason" in outcome ? `: ${outcome.reason}` : ""}); the dialog ${next ? `waits in step "${next.step}" anyway` : "ends"}`,
       );
     }
+    this.finish(t, next);
+  }
+
+  /** What no message carried (a silent turn) is set now, and the wait's timer armed. */
+  private finish(t: DialogTurn, next: DialogRecord | null): void {
+    t.run.scope.apply();
+    if (next) this.arm(t.key, next);
   }
 
   /**
-   * Sends a turn's message where the dialog is: in DMs to the user; in a thread as a
-   * reply to the user's message, or, for a timeout, to the bot's last question (a reply to the
-   * user's message would look, to the ledger's check after a crash, like the question itself).
-   * Resolves with its outcome, and the bot's new post in a thread.
+   * A turn's message, where the dialog is: in DMs to the user; in a thread as a reply to the
+   * user's message, or, for a timeout, to the bot's last question (a reply to the user's
+   * message would look, to the ledger's check after a crash, like the question itself). Its
+   * key is the dialog's id and the turn's number, and it carries the scope's rider.
    */
-  private async say(
-    record: DialogRecord,
-    reason: TurnReason,
-    text: string,
-    key: string,
-    run: TurnRun,
-  ): Promise<{ outcome: Outcome; posted?: string }> {
-    const options: LayerActionOptions = { key, rider: run.scope.rider(), dialog: record.id };
-    if (record.channel === "dm") return { outcome: await run.send.dm(record.user.id, text, options) };
+  private message(t: DialogTurn, text: string): TurnMessage {
+    const { record, reason, run } = t;
+    const options: LayerActionOptions = {
+      key: dialogTarget(record.id, record.turns + 1),
+      rider: run.scope.rider(),
+      dialog: record.id,
+    };
+    if (record.channel === "dm") return { to: { dm: record.user.id }, text, options };
     const target: PostRef | undefined =
       reason === "timeout" && record.lastBotPost !== undefined
         ? { id: record.lastBotPost, ...(record.place !== undefined ? { conversation_id: record.place } : {}) }
         : record.replyTo;
     if (!target) throw new Error(`dialog ${record.id} has no post to answer in its thread`);
-    const outcome = await run.send.reply(target, this.varied(`@${record.user.username} ${text}`, run.send), options);
-    return outcome.status === "sent" ? { outcome, posted: outcome.result.data.id } : { outcome };
+    return { to: { reply: target }, text: this.varied(`@${record.user.username} ${text}`, run.send), options };
   }
 
   /** The text, or with a counter when the bot posted it within 24 hours (the service refuses a repeat). */

@@ -1,19 +1,30 @@
 /**
  * Drives a dialog engine alone as the plugins stage does (src/plugins/stage.ts), here without
  * its time limit: holds the user's lock, asks the engine for the turn, runs the plugin's step,
- * and hands its outcome back to the engine.
+ * hands its outcome back to the engine, and sends the turn's message.
  */
 import type { StartResult } from "../../../src/plugins/dialogs/types.ts";
 import type { DialogEngine, DialogTurn, Inbound, TurnRun } from "../../../src/plugins/dialogs/engine.ts";
 
-/** Runs a turn's step, and settles it with its outcome. */
+/** Runs a turn's step, settles it with its outcome, and sends what it said. */
 async function play(engine: DialogEngine, turn: DialogTurn): Promise<boolean> {
+  let failure: { error: unknown } | undefined;
   try {
     if (turn.handler) await turn.handler(turn.turn);
   } catch (error) {
-    return engine.settle(turn, { error });
+    failure = { error };
   }
-  return engine.settle(turn);
+  const settled = engine.settle(turn, failure);
+  const { say } = settled;
+  if (say) {
+    const { send } = turn.run;
+    const outcome =
+      "dm" in say.to
+        ? await send.dm(say.to.dm, say.text, say.options)
+        : await send.reply(say.to.reply, say.text, say.options);
+    engine.sent(turn, settled, outcome);
+  }
+  return settled.kept;
 }
 
 /** Gives a user's message to the dialog waiting for it: whether one took it. */
