@@ -85,6 +85,7 @@ class ProcessApps implements SharedApps {
     this.streams = new SharedStreams({
       redis: shared.redis,
       leases: shared.leases,
+      ...(shared.renewals ? { renewals: shared.renewals } : {}),
       owner: shared.owner,
       clock: shared.clock ?? options.clock,
       ...(shared.ttlMs ? { ttlMs: shared.ttlMs } : {}),

@@ -326,6 +326,7 @@ function runtimeOptions(
           shared: {
             redis: shared.redis,
             leases: shared.leases,
+            renewals: shared.renewals,
             owner: shared.owner,
             leaseOf: (bot: string) => shared.claims.current(bot),
             holding: shared.claims,

@@ -26,6 +26,12 @@ import { Membership } from "./membership.ts";
 export interface SharedRedis {
   redis: Redis;
   leases: Leases;
+  /**
+   * The same leases over the renewals' own connection ({@link JoinedRedis.renewals}): the apps'
+   * stream leases are renewed there, never queued behind a start's thousands of commands.
+   * Without it, on {@link leases}.
+   */
+  renewals?: Leases;
   owner: string;
   /** What the stream leases' renewals wait on (default: the runtime's clock); tests give a running one. */
   clock?: Clock;

@@ -77,6 +77,12 @@ export interface HubRequest {
 export interface SharedStreamsOptions {
   redis: Redis;
   leases: Leases;
+  /**
+   * The leases over a connection of their own, where the apps' stream leases are renewed and
+   * claimed (default: {@link leases}): a renewal queued behind the thousands of commands of a
+   * start came after the lease ran out, and the hub stopped, again and again.
+   */
+  renewals?: Leases;
   /** This process's lease owner name. */
   owner: string;
   clock: Clock;
@@ -160,6 +166,8 @@ interface App {
    * this process no longer run any bot of the app.
    */
   lapsed?: Lease;
+  /** The directory's reading and the hub's start or update after a renewal, while it runs. */
+  tending?: Promise<void>;
 }
 
 /** The apps' streams of one process; see the module comment. */
@@ -412,23 +420,36 @@ export class SharedStreams {
     return closed;
   }
 
+  /**
+   * Every `every`: each app's stream lease renewed (or claimed), all apps at once, and then,
+   * held, its directory read and its hub started or told of changes, which the next renewal
+   * does not wait for: the directory's reading goes over the main connection, which a start's
+   * thousands of commands may hold for longer than a lease lives.
+   */
   private async run(): Promise<void> {
     while (!this.stopped) {
-      for (const [appId, app] of this.apps) {
-        await this.tend(appId, app).catch((err: unknown) =>
-          this.options.log.warn(
-            { app: appId, err: (err as Error)?.message },
-            `stream lease of app ${appId}: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
-          ),
-        );
-      }
+      await Promise.all([...this.apps].map(([appId, app]) => this.renew(appId, app)));
       await this.options.clock.sleep(this.every, this.stopSignal.signal).catch(() => undefined);
     }
+    await Promise.all([...this.apps.values()].map((app) => app.tending));
   }
 
-  /** One renewal for an app: keep or claim its stream lease, start or restart its hub. */
+  /** One renewal for an app: its lease kept or claimed; held, its hub tended unless that is still under way. */
+  private async renew(appId: string, app: App): Promise<void> {
+    const failed = (err: unknown) =>
+      this.options.log.warn(
+        { app: appId, err: (err as Error)?.message },
+        `stream lease of app ${appId}: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
+      );
+    const held = await this.holdLease(appId, app).catch((err: unknown) => void failed(err));
+    if (!held || app.tending || this.stopped) return;
+    app.tending = this.tend(appId, app)
+      .catch(failed)
+      .finally(() => (app.tending = undefined));
+  }
+
+  /** After a renewal that holds the app's lease: its mark saved, its hub started or restarted. */
   private async tend(appId: string, app: App): Promise<void> {
-    if (!(await this.holdLease(appId, app))) return;
     // Until when the stream is known connected, for whoever takes it next.
     const mark = app.hub?.mark();
     if (mark) app.marks?.save(mark);
@@ -462,7 +483,8 @@ export class SharedStreams {
    * process holds it now.
    */
   private async holdLease(appId: string, app: App): Promise<boolean> {
-    const { leases, owner, log } = this.options;
+    const { owner, log } = this.options;
+    const leases = this.options.renewals ?? this.options.leases;
     const held = app.lease;
     if (held) {
       if (await leases.renew(held, this.ttl)) {

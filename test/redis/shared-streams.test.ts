@@ -61,6 +61,47 @@ const fakeHub = (): StreamHub => ({
 });
 
 describe("shared streams", () => {
+  it("keeps the app's stream while the main connection is held: its lease renews on the renewals' own", async () => {
+    const redis = await connectRedis(server.url);
+    const line = await connectRedis(server.url);
+    const admin = await connectRedis(server.url);
+    connections.push(redis, line, admin);
+    const hubs: Array<{ closed: boolean }> = [];
+    const leases = new Leases(redis, { prefix: "busy:" });
+    const streams = new SharedStreams({
+      redis,
+      leases,
+      renewals: new Leases(line, { prefix: "busy:" }),
+      owner: "A",
+      clock: createClock(),
+      log: silentLogger,
+      appOf: new Map([["greeter", "app1"]]),
+      prefix: "busy:",
+      ttlMs: 400,
+      everyMs: 100,
+      startHub: () => {
+        const record = { closed: false };
+        hubs.push(record);
+        return { ...fakeHub(), close: () => void (record.closed = true) };
+      },
+      handle: async () => {},
+      onControl: () => {},
+    });
+    running.push(streams);
+    streams.start();
+    await streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true });
+    await until("the hub started", () => hubs.length === 1, 10_000, 10);
+    // A start's thousands of commands hold the main connection (a BLPOP blocks it, as a queue
+    // of them ahead of a renewal does) for five lease lifetimes.
+    const holding = redis.blpop("busy:never", 0);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(hubs.map((h) => h.closed)).toEqual([false]);
+    expect(await admin.pttl(leases.key("stream:app1"))).toBeGreaterThan(0);
+    await admin.lpush("busy:never", "go");
+    await holding;
+    await streams.close();
+  });
+
   it("one process runs the app's hub for every bot of the app; a dead holder's stream is taken over", async () => {
     const clock = createClock();
     const hubs: Array<{ by: string; request: HubRequest; closed: boolean }> = [];
