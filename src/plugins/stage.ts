@@ -25,7 +25,7 @@ import { eventUser, type BotEvent } from "../triggers/events.ts";
 import { BotPlugins, counted, inboundOf, type PluginsStageOptions } from "./bot-plugins.ts";
 import { createContext, viewFor, type ContextState } from "./context.ts";
 import { DurableScope } from "./dialogs/durable-scope.ts";
-import type { DialogTurn, Inbound } from "./dialogs/engine.ts";
+import type { DialogEngine, DialogTurn, Inbound } from "./dialogs/engine.ts";
 import type { HandlerEntry } from "./registry.ts";
 
 export type { PluginsStageOptions } from "./bot-plugins.ts";
@@ -128,17 +128,7 @@ export class PluginsStage extends BotPlugins implements EventHandling {
         failure = { error };
       }
     }
-    const settled = this.engine.settle(turn, failure);
-    const { say } = settled;
-    if (say) {
-      const { send } = turn.run;
-      const outcome =
-        "dm" in say.to
-          ? await send.dm(say.to.dm, say.text, say.options)
-          : await send.reply(say.to.reply, say.text, say.options);
-      this.engine.sent(turn, settled, outcome);
-    }
-    return settled.kept;
+    return settleTurn(this.engine, turn, failure);
   }
 
   /** Runs a plugin's dialog step, inside the handlers' time limit: what it throws, or its running out of time, rejects. */
@@ -258,6 +248,30 @@ export class PluginsStage extends BotPlugins implements EventHandling {
       stop,
     };
   }
+}
+
+/**
+ * After a dialog's step ran (or failed: `failure`): the engine keeps or throws away the turn,
+ * the message it describes goes down through the action layer from here, and its outcome
+ * back to the engine. Whether the turn was kept. (Exported for tests that drive an engine
+ * without the stage's time limit.)
+ */
+export async function settleTurn(
+  engine: DialogEngine,
+  turn: DialogTurn,
+  failure: { error: unknown } | undefined,
+): Promise<boolean> {
+  const settled = engine.settle(turn, failure);
+  const { say } = settled;
+  if (say) {
+    const { send } = turn.run;
+    const outcome =
+      "dm" in say.to
+        ? await send.dm(say.to.dm, say.text, say.options)
+        : await send.reply(say.to.reply, say.text, say.options);
+    engine.sent(turn, settled, outcome);
+  }
+  return settled.kept;
 }
 
 export interface DispatchOptions<C> {

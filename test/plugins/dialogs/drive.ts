@@ -3,6 +3,7 @@
  * its time limit: holds the user's lock, asks the engine for the turn, runs the plugin's step,
  * hands its outcome back to the engine, and sends the turn's message.
  */
+import { settleTurn } from "../../../src/plugins/stage.ts";
 import type { StartResult } from "../../../src/plugins/dialogs/types.ts";
 import type { DialogEngine, DialogTurn, Inbound, TurnRun } from "../../../src/plugins/dialogs/engine.ts";
 
@@ -14,17 +15,7 @@ async function play(engine: DialogEngine, turn: DialogTurn): Promise<boolean> {
   } catch (error) {
     failure = { error };
   }
-  const settled = engine.settle(turn, failure);
-  const { say } = settled;
-  if (say) {
-    const { send } = turn.run;
-    const outcome =
-      "dm" in say.to
-        ? await send.dm(say.to.dm, say.text, say.options)
-        : await send.reply(say.to.reply, say.text, say.options);
-    engine.sent(turn, settled, outcome);
-  }
-  return settled.kept;
+  return settleTurn(engine, turn, failure);
 }
 
 /** Gives a user's message to the dialog waiting for it: whether one took it. */
