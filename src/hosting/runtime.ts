@@ -138,6 +138,7 @@ class HostedRuntime implements Runtime {
       everyMs: options.statusEveryMs ?? STATUS_EVERY_MS,
       names: () => [...this.bots.keys(), ...this.paused.keys()],
       status: (name) => this.bots.get(name)?.status() ?? this.paused.get(name),
+      mark: (name) => this.bots.get(name)?.statusMark(),
       apps: () => this.hosting?.apps() ?? [],
       alsoSave: () => this.hosting?.saveMarks(),
       ...(this.claimed && options.shared ? { publish: (ttlMs) => this.sharedApps!.saveStatus(ttlMs) } : {}),

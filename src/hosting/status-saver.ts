@@ -33,6 +33,12 @@ export interface StatusSaverOptions {
   names(): Iterable<string>;
   /** A bot's status now (undefined: it stopped running here meanwhile). */
   status(name: string): BotStatus | undefined;
+  /**
+   * A cheap mark of a bot's status (../runtime/bot.ts's `statusMark`): while it is what it was
+   * when the status was last saved, the status is not gathered until its turn comes.
+   * `undefined`: gather it.
+   */
+  mark?(name: string): string | undefined;
   apps(): AppStatus[];
   /** Sets what else is saved with each round (the apps' stream marks: until when each stream is known connected). */
   alsoSave?(): void;
@@ -43,6 +49,8 @@ export interface StatusSaverOptions {
 /** The status loop of a runtime; see the module comment. */
 export class StatusSaver {
   private readonly saved = new Map<string, string>();
+  /** Each bot's mark ({@link StatusSaverOptions.mark}) when its status was last gathered. */
+  private readonly marks = new Map<string, string>();
   private round = 0;
   private stopped = false;
   private readonly stopSignal = new AbortController();
@@ -83,9 +91,16 @@ export class StatusSaver {
       // held every mention that came meanwhile (the reply latency's tail, every 15 s).
       if (i % STATUS_CHECK_EVERY === 0 && slice.due()) await slice.next();
       const turn = i++ % STATUS_REFRESH_ROUNDS === this.round % STATUS_REFRESH_ROUNDS;
+      // Marked the same as when last gathered: the status too (but for its time), not gathered.
+      const marked = this.options.mark?.(name);
+      const mark = marked === undefined ? undefined : `${marked} ${stateSince(store, name) ?? "-"}`;
+      const unmarked = stoppedAt === undefined && !turn && mark !== undefined;
+      if (unmarked && this.marks.get(name) === mark) continue;
       // Read by name when its turn comes: a bot stopped here meanwhile (unhosted) has none.
       const s = this.options.status(name);
       if (!s) continue;
+      if (mark === undefined) this.marks.delete(name);
+      else this.marks.set(name, mark);
       const { updatedAt: _, ...what } = s;
       const fingerprint = JSON.stringify(what);
       if (stoppedAt === undefined && !turn && this.saved.get(s.bot) === fingerprint) continue;

@@ -10,6 +10,8 @@ import type { TriggerStatus } from "./types.ts";
 /** One bot's liveness figures; see the module comment. */
 export class Liveness {
   private readonly triggers: Partial<Record<TriggerName, TriggerStatus>> = {};
+  /** How many checks and events were recorded: unchanged, so is every figure here. */
+  private touches = 0;
 
   /**
    * `onCheck`: told of every check (not of events), as it is recorded. `saved`: the figures of
@@ -28,12 +30,18 @@ export class Liveness {
   /** Records a check of a trigger, or (`event`) an event from it. */
   touch(trigger: TriggerName, event = false): void {
     const s = (this.triggers[trigger] ??= { events: 0 });
+    this.touches++;
     const now = this.clock.now();
     s.lastCheckAt = now;
     if (event) {
       s.lastEventAt = now;
       s.events++;
     } else this.onCheck?.(trigger);
+  }
+
+  /** Grows with every check and event recorded: the status saver's cheap test for "nothing new here". */
+  get revision(): number {
+    return this.touches;
   }
 
   /**
