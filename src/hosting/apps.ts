@@ -2,8 +2,9 @@
  * The apps of a process that runs its bots alone: per app, the capacity lines (logged at
  * start, and again with what changed when the app's bots change), the one stream connection
  * (when a bot has rules, or takes its mentions through it) and the catch-up polls of
- * streamed mentions. With the state in Redis, the same is spread over the processes by
- * ./shared-apps.ts.
+ * streamed mentions; what the stream routes, the runtime takes into the bots
+ * (../runtime/mentions-feed.ts `takeStreamed`). With the state in Redis, the same is spread
+ * over the processes by ./shared-apps.ts.
  *
  * The bots of an app may change while it runs (the live fleet): a bot added, changed or
  * removed changes the app's rules by the smallest step while its stream stays connected
@@ -14,6 +15,7 @@ import type { ActionLayer } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
 import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
+import { takeStreamed } from "../runtime/mentions-feed.ts";
 import type { AppStatus } from "../runtime/types.ts";
 import type { CatchUpQueue } from "../triggers/catch-up.ts";
 import { startStreamHub, type StreamHub } from "../triggers/stream-hub.ts";
@@ -378,8 +380,6 @@ class ProcessApps implements Apps {
       budgeted,
       resume: () => this.marks.read(appId),
       onMark: (mark) => this.marks.save(appId, mark),
-      // The running bots as they are: the hub hands each its posts and mentions itself.
-      bots,
       onConnected: () => {
         const names = streamedNames();
         for (const name of names) bots.get(name)?.mentions.stream(true);
@@ -402,6 +402,8 @@ class ProcessApps implements Apps {
         }
       },
     });
+    // The runtime takes what the hub routed into the running bots, as they are when it comes.
+    void takeStreamed(hub, bots, app.log.child({ trigger: "stream" }));
     this.queues.set(appId, queue);
     this.hubs.set(appId, { ...hub, busy: () => inLayer === 0 && hub.busy() });
   }

@@ -137,7 +137,6 @@ class ProcessApps implements SharedApps {
       wants: request.wants,
       mentionBots: request.mentionBots,
       budgeted,
-      bots: request.bots,
       onConnected: request.onConnected,
       onInterrupted: request.onInterrupted,
       resume: request.resume,

@@ -42,7 +42,7 @@ import {
 } from "./stream-handoff.ts";
 import type { StreamHub } from "../triggers/stream-hub.ts";
 import type { StreamMark } from "../triggers/stream/marks.ts";
-import type { MentionBot, StreamBots } from "../triggers/stream/routing.ts";
+import type { MentionBot } from "../triggers/stream/routing.ts";
 import type { BotRules } from "../triggers/stream/rules.ts";
 import type { StreamStatus } from "../triggers/stream/status.ts";
 import { readStreamMark, StreamMarkWriter, streamMarkKey } from "./stream-marks.ts";
@@ -62,8 +62,6 @@ export interface HubRequest {
   appId: string;
   wants: BotRules[];
   mentionBots: MentionBot[];
-  /** The bots as the hub reaches them: each through the handoff to the process that runs it. */
-  bots: StreamBots;
   onConnected(first: boolean): void;
   onInterrupted(): void;
   /** Where the app's stream left off, in whichever process ran it last (./stream-marks.ts). */
@@ -535,31 +533,16 @@ export class SharedStreams {
   private startHubOf(appId: string, app: App, d: Directory): void {
     const { leases, log } = this.options;
     if (d.wants.length === 0 && d.mentionBots.length === 0) return;
-    const send = (bot: string, entry: HandoffEntry) =>
-      void app.writer
-        .send(bot, entry)
-        .catch((err: unknown) =>
-          log.error(
-            { app: appId, bot, err },
-            `could not hand a streamed post to ${bot}'s process: ${(err as Error)?.message ?? String(err)}`,
-          ),
-        );
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
     app.hubOf = d.signature;
     app.hubVersion = d.seen;
     if (d.seen !== undefined) app.checkedAt = d.checkedAt;
     const marks = new StreamMarkWriter(leases, streamMarkKey(this.keys, appId), () => app.lease, log);
     app.marks = marks;
-    app.hub = this.options.startHub({
+    const hub = this.options.startHub({
       appId,
       wants: d.wants,
       mentionBots: d.mentionBots,
-      bots: {
-        get: (bot) => ({
-          deliver: (events) => send(bot, { kind: "post", events: [...events] }),
-          mentions: { accept: (events) => send(bot, { kind: "mentions", events: [...events] }) },
-        }),
-      },
       onConnected: () => {
         control("connected");
         void this.options.redis.set(this.connectionKey(appId), this.options.owner).catch(() => undefined);
@@ -572,6 +555,31 @@ export class SharedStreams {
       resume: () => readStreamMark(this.options.redis, this.prefix, appId, log),
       onMark: (mark) => marks.save(mark),
     });
+    app.hub = hub;
+    void this.handOff(appId, app.writer, hub);
+  }
+
+  /**
+   * Takes what the hub routed and hands each bot's events over to the process that runs the
+   * bot (./stream-handoff.ts); once Redis has a batch, the hub's mark moves past its posts.
+   * Resolves once the hub is closed and everything it routed was handed over.
+   */
+  private async handOff(appId: string, writer: HandoffWriter, hub: StreamHub): Promise<void> {
+    for (let batch = await hub.take(); batch; batch = await hub.take()) {
+      await Promise.all(
+        batch.entries.map(({ bot, kind, events }) =>
+          writer
+            .send(bot, { kind, events })
+            .catch((err: unknown) =>
+              this.options.log.error(
+                { app: appId, bot, err },
+                `could not hand a streamed post to ${bot}'s process: ${(err as Error)?.message ?? String(err)}`,
+              ),
+            ),
+        ),
+      );
+      hub.taken(batch);
+    }
   }
 }
 

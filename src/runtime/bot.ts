@@ -47,7 +47,10 @@ export class BotRuntime {
   readonly identity: BotIdentity;
   /** The bot's action layer: what hosting sends a person's decisions through (a review's hide). */
   readonly layer: ActionLayer;
-  /** Where hosting hands the bot the mentions the app's stream delivered, and asks for catch-up polls. */
+  /**
+   * Where the runtime's side of the app's stream hands the bot its streamed mentions
+   * (./mentions-feed.ts), and where hosting asks for catch-up polls.
+   */
   readonly mentions: MentionsFeed;
   private readonly liveness: Liveness;
   /** The bot's inbox: the one object that changes it. */

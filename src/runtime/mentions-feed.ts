@@ -1,6 +1,7 @@
 /**
- * A bot's mentions feed: the one object where its streamed and polled mentions meet. Hosting
- * hands it what the app's stream delivered ({@link MentionsFeed.accept}), asks it for catch-up
+ * A bot's mentions feed: the one object where its streamed and polled mentions meet. The
+ * runtime's side of an app's stream ({@link takeStreamed}) pulls what the hub routed and hands
+ * each bot its mentions here ({@link MentionsFeed.accept}); hosting asks it for catch-up
  * polls ({@link MentionsFeed.catchUp}) and tells it when the stream connects or drops; a
  * polling bot's feed starts its poll loop (./poll-loop.ts), which polls the trigger and commits
  * what it delivers on its own. What the stream delivers the feed settles with the trigger and
@@ -13,6 +14,7 @@
  */
 import type { Logger } from "../log.ts";
 import type { BotEvent } from "../triggers/events.ts";
+import type { StreamHub } from "../triggers/stream-hub.ts";
 import type { MentionsCursor, MentionsFetched, MentionsSync, MentionsTrigger } from "../triggers/mentions.ts";
 import type { Inbox } from "./inbox.ts";
 import { pollOnce, startPollLoop, type PollLoop, type PollOf } from "./poll-loop.ts";
@@ -138,5 +140,41 @@ export class MentionsFeed {
   /** Whether the mentions are in sync with the stream (no catch-up poll needed). */
   get synced(): boolean {
     return this.trigger?.synced ?? false;
+  }
+}
+
+/** A running bot as the stream's intake reaches it (../runtime/bot.ts is one as it is). */
+export interface StreamedBot {
+  /** Posts that matched the bot's own rules (a `post` event each), into its inbox. */
+  deliver(events: readonly BotEvent[]): void;
+  readonly mentions: Pick<MentionsFeed, "accept">;
+}
+
+/**
+ * The runtime's side of an app's stream in a process that runs its bots alone: it pulls what
+ * the hub routed (each bot's events, as data) and commits each to its bot, looked up by name
+ * when the batch comes (a bot replaced by its new configuration gets the next at once; one
+ * taken out gets nothing): a post by the bot's own rules into its inbox, mentions through
+ * its feed, which settles them with the mentions trigger (each handed out once, streamed or
+ * polled). Then the hub's mark moves past those posts. The pull waits on the hub's next
+ * post: a quiet stream costs nothing, whatever the number of bots. Resolves once the hub is
+ * closed and everything it routed was taken.
+ */
+export async function takeStreamed(
+  hub: Pick<StreamHub, "take" | "taken">,
+  bots: ReadonlyMap<string, StreamedBot>,
+  log: Logger,
+): Promise<void> {
+  for (let batch = await hub.take(); batch; batch = await hub.take()) {
+    for (const { bot: name, kind, events } of batch.entries) {
+      const bot = bots.get(name);
+      try {
+        if (kind === "post") bot?.deliver(events);
+        else bot?.mentions.accept(events);
+      } catch (err) {
+        log.error({ err, bot: name }, `could not take ${name}'s streamed ${kind === "post" ? "posts" : "mentions"}`);
+      }
+    }
+    hub.taken(batch);
   }
 }

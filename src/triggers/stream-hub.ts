@@ -6,7 +6,10 @@
  * - rule sync: the app's rules made what its bots want, before connecting and, by the
  *   smallest change, while connected (./stream/rules.ts, ./stream/rule-sync.ts);
  * - routing: each delivered post to the bots whose rules it matched, a mention to each bot it
- *   mentions or replies to, each once (./stream/routing.ts);
+ *   mentions or replies to, each once (./stream/routing.ts), as data in the hub's outbox
+ *   (./stream/outbox.ts): the hub calls no bot; whoever started it takes what it routed
+ *   ({@link StreamHub.take}) and commits it where it goes, and the mark follows
+ *   ({@link StreamHub.taken});
  * - the connection, kept open and reconnected by the documented policy (./stream/connection.ts);
  * - catch-up search: what the stream missed, by recent search: a gap after a reconnect or
  *   since an earlier run (./stream/gaps.ts), what matched bots' new rules before the service
@@ -20,6 +23,7 @@ import { StreamConnection } from "./stream/connection.ts";
 import { GapSearch } from "./stream/gaps.ts";
 import { MarkKeeper, type StreamMark } from "./stream/marks.ts";
 import { NewRulesCatchUp, newlyWanted, wantersOf } from "./stream/new-rules.ts";
+import { Outbox, type RoutedBatch } from "./stream/outbox.ts";
 import type { StreamHubOptions } from "./stream/options.ts";
 import { Routes, type MentionBot } from "./stream/routing.ts";
 import { RuleSync } from "./stream/rule-sync.ts";
@@ -59,6 +63,14 @@ export interface StreamHub {
    * for these bots.
    */
   backfill(bots: readonly string[], sinceMs: number): Promise<number>;
+  /**
+   * What the hub routed since the last take, each bot's events as data; waits until there
+   * is some (nothing runs while the stream is quiet). `undefined` once the hub is closed and
+   * everything routed before was taken. One taker at a time.
+   */
+  take(): Promise<RoutedBatch | undefined>;
+  /** The batch's events are where they go (a bot's inbox, the handoff): the stream's mark moves past its posts. */
+  taken(batch: RoutedBatch): void;
   close(): void;
 }
 
@@ -70,7 +82,8 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   const closed = closer.signal;
   const status = new HubStatus(clock, options.onStatus);
   const routed = (bot: string, postId: string) => newRules.routed(bot, postId);
-  const routes = new Routes({ bots: options.bots, status, routed });
+  const outbox = new Outbox();
+  const routes = new Routes({ outbox, status, routed });
   routes.want(options.wants, options.mentionBots ?? []);
   status.current.rules.own = routes.merged.size;
   status.current.mentionBots = routes.mentionBots.length;
@@ -81,21 +94,29 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     merged: routes.merged,
     userIds: routes.userIds,
     connected: () => status.connected(),
+    outbox,
     closed,
   });
-  const backfills = new MentionBackfill({ ...options, budgeted, mentionBots: () => routes.mentionBots, closed });
+  const backfills = new MentionBackfill({
+    ...options,
+    budgeted,
+    mentionBots: () => routes.mentionBots,
+    outbox,
+    closed,
+  });
   const marks = new MarkKeeper((mark) => options.onMark?.(mark));
   const gaps = new GapSearch({
     ...options,
     budgeted,
     routes,
+    outbox,
     mentionValues: () => rules.mentionValues(),
     marks,
     status,
     marksKept: options.onMark !== undefined,
     closed,
   });
-  const connection = new StreamConnection({ options, status, marks, rules, gaps, routes, closed });
+  const connection = new StreamConnection({ options, status, marks, rules, gaps, routes, outbox, closed });
   const done = connection.run().catch((err: unknown) => log.error({ err }, "the stream hub stopped unexpectedly"));
   return {
     routes: routes.merged,
@@ -103,7 +124,12 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     status: () => status.snapshot(),
     has: (postId) => routes.has(postId),
     busy: () =>
-      status.current.state === "starting" || gaps.busy() || rules.busy() || backfills.busy() || newRules.busy(),
+      status.current.state === "starting" ||
+      outbox.pending ||
+      gaps.busy() ||
+      rules.busy() ||
+      backfills.busy() ||
+      newRules.busy(),
     update(wants, mentioned = [], catchUp) {
       const before = catchUp ? wantersOf(routes.merged) : undefined;
       routes.want(wants, mentioned);
@@ -113,10 +139,17 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
     },
     mark: () => marks.now(clock.now(), status.connected()),
     backfill: (bots, sinceMs) => backfills.backfill(bots, sinceMs),
+    take: () => outbox.take(),
+    taken(batch) {
+      const now = clock.now();
+      for (const post of batch.posts) marks.delivered(post.id, now, post.streamed);
+    },
     close() {
       if (status.connected()) marks.lostAt(clock.now());
       closer.abort();
       connection.close();
+      // What was routed before is still taken; then the taker's take ends.
+      outbox.close();
     },
   };
 }

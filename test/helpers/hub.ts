@@ -10,7 +10,6 @@ import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import type { StreamHub } from "../../src/triggers/stream-hub.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import type { StreamHubOptions } from "../../src/triggers/stream/options.ts";
-import type { StreamBots } from "../../src/triggers/stream/routing.ts";
 
 /** A test's sandbox and hub; `close()` after each test (afterEach). */
 export class SandboxHubs {
@@ -51,19 +50,24 @@ export class SandboxHubs {
 }
 
 /**
- * Bots for a hub that tell the test what it hands them: each post event by its bot's own
- * rules (`post`), each batch of mentions (`mentions`).
+ * Takes what a hub routes, as a process's runtime does, and tells the test what each bot was
+ * handed: each post event by its bot's own rules (`post`), each batch of mentions
+ * (`mentions`). Each batch is then said taken (the hub's mark follows).
  */
-export function recordingBots(on: {
-  post?(bot: string, event: BotEvent): void;
-  mentions?(bot: string, events: readonly BotEvent[]): void;
-}): StreamBots {
-  return {
-    get: (bot) => ({
-      deliver: (events) => {
-        for (const event of events) on.post?.(bot, event);
-      },
-      mentions: { accept: (events) => on.mentions?.(bot, events) },
-    }),
-  };
+export function recordTaken(
+  hub: Pick<StreamHub, "take" | "taken">,
+  on: {
+    post?(bot: string, event: BotEvent): void;
+    mentions?(bot: string, events: readonly BotEvent[]): void;
+  },
+): void {
+  void (async () => {
+    for (let batch = await hub.take(); batch; batch = await hub.take()) {
+      for (const { bot, kind, events } of batch.entries) {
+        if (kind === "mentions") on.mentions?.(bot, events);
+        else for (const event of events) on.post?.(bot, event);
+      }
+      hub.taken(batch);
+    }
+  })();
 }

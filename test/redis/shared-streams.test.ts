@@ -14,6 +14,7 @@ import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import type { HandoffControl, HandoffEntry } from "../../src/redis/stream-handoff.ts";
 import { SharedStreams, type HubRequest } from "../../src/redis/shared-streams.ts";
 import { startStreamHub, type StreamHub } from "../../src/triggers/stream-hub.ts";
+import { Outbox } from "../../src/triggers/stream/outbox.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
@@ -48,7 +49,8 @@ const mention = (n: number): BotEvent => ({
   author: { id: "9", name: "Crowd", username: "crowd" },
 });
 
-const fakeHub = (): StreamHub => ({
+/** A hub that routes only what the test puts in its outbox. */
+const fakeHub = (outbox = new Outbox()): StreamHub => ({
   routes: new Map(),
   done: Promise.resolve(),
   status: () => ({}) as never,
@@ -57,7 +59,9 @@ const fakeHub = (): StreamHub => ({
   update: async () => {},
   mark: () => undefined,
   backfill: async () => 0,
-  close: () => {},
+  take: () => outbox.take(),
+  taken: () => {},
+  close: () => outbox.close(),
 });
 
 describe("shared streams", () => {
@@ -104,7 +108,7 @@ describe("shared streams", () => {
 
   it("one process runs the app's hub for every bot of the app; a dead holder's stream is taken over", async () => {
     const clock = createClock();
-    const hubs: Array<{ by: string; request: HubRequest; closed: boolean }> = [];
+    const hubs: Array<{ by: string; request: HubRequest; closed: boolean; outbox: Outbox }> = [];
     const handled: Array<[string, string, string]> = [];
     const controls: Array<[string, HandoffControl]> = [];
     const appOf = new Map([
@@ -125,10 +129,10 @@ describe("shared streams", () => {
         ttlMs: 400,
         everyMs: 100,
         startHub: (request) => {
-          const record = { by: name, request, closed: false };
+          const record = { by: name, request, closed: false, outbox: new Outbox() };
           hubs.push(record);
           return {
-            ...fakeHub(),
+            ...fakeHub(record.outbox),
             // What the hub is told of the directory's changes, kept with what it was started with.
             update: async (wants, mentionBots = []) => {
               record.request = { ...record.request, wants: [...wants], mentionBots: [...mentionBots] };
@@ -158,8 +162,8 @@ describe("shared streams", () => {
     expect(holder.request.wants).toEqual([{ bot: "liker", userId: "2", rules: [{ value: "cats" }] }]);
 
     // What the hub routes reaches the process running each bot, whichever holds the stream.
-    holder.request.bots.get("liker")!.mentions.accept([mention(1)]);
-    holder.request.bots.get("greeter")!.mentions.accept([mention(2)]);
+    holder.outbox.hand("liker", "mentions", [mention(1)]);
+    holder.outbox.hand("greeter", "mentions", [mention(2)]);
     holder.request.onConnected(true);
     await until(
       "both posts handled, both processes told",

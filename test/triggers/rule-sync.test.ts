@@ -11,7 +11,8 @@ import { RuleSync } from "../../src/triggers/stream/rule-sync.ts";
 import { Routes, type MentionBot } from "../../src/triggers/stream/routing.ts";
 import type { Budgeted } from "../../src/triggers/stream/search.ts";
 import { HubStatus } from "../../src/triggers/stream/status.ts";
-import { recordingBots, SandboxHubs } from "../helpers/hub.ts";
+import { Outbox } from "../../src/triggers/stream/outbox.ts";
+import { SandboxHubs } from "../helpers/hub.ts";
 
 const hubs = new SandboxHubs();
 afterEach(() => hubs.close());
@@ -35,7 +36,7 @@ describe("RuleSync", () => {
     let clients = 0;
     let told = 0;
     const status = new HubStatus(clock, () => told++);
-    const routes = new Routes({ bots: recordingBots({}), status, routed: () => {} });
+    const routes = new Routes({ outbox: new Outbox(), status, routed: () => {} });
     const sync = new RuleSync({
       ...connection,
       client: () => (clients++, connection.client()),

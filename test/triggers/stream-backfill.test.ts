@@ -10,7 +10,7 @@ import { silentLogger } from "../../src/log.ts";
 import { packUsernames } from "../../src/triggers/mention-rules.ts";
 import { startStreamHub } from "../../src/triggers/stream-hub.ts";
 import type { MentionBot } from "../../src/triggers/stream/routing.ts";
-import { recordingBots, SandboxHubs } from "../helpers/hub.ts";
+import { recordTaken, SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 
 const t = new SandboxHubs();
@@ -77,10 +77,10 @@ describe("the stream hub's searches for bots that joined", () => {
       ...connection,
       wants: [],
       mentionBots: bots,
-      bots: recordingBots({
-        mentions: (bot, events) => void delivered.set(bot, [...(delivered.get(bot) ?? []), ...events.map((e) => e.id)]),
-      }),
     }));
+    recordTaken(hub, {
+      mentions: (bot, events) => void delivered.set(bot, [...(delivered.get(bot) ?? []), ...events.map((e) => e.id)]),
+    });
     await eventually(() => expect(hub.status().state).toBe("connected"));
     const searches = async () => (await sandbox.admin.stats()).routes[SEARCH]?.["200"] ?? 0;
     expect(await searches()).toBe(0);
@@ -116,10 +116,10 @@ describe("the stream hub's searches for bots that joined", () => {
         return (await run(new AbortController().signal)).result;
       },
       wants: [{ bot: "keeper", userId: keeper.id, rules: [{ value: "#cats" }] }],
-      bots: recordingBots({
-        post: (bot, event) => void delivered.push(`${bot} ${event.kind === "post" ? event.post.text : event.id}`),
-      }),
     }));
+    recordTaken(hub, {
+      post: (bot, event) => void delivered.push(`${bot} ${event.kind === "post" ? event.post.text : event.id}`),
+    });
     await eventually(() => expect(hub.status().state).toBe("connected"));
     await post("#cats too old");
     await clock.advance(60_000);

@@ -11,7 +11,7 @@ import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { startStreamHub } from "../../src/triggers/stream-hub.ts";
 import { MarkKeeper, type StreamMark } from "../../src/triggers/stream/marks.ts";
 import { captureLogs } from "../helpers/log.ts";
-import { recordingBots, SandboxHubs } from "../helpers/hub.ts";
+import { recordTaken, SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 
 const t = new SandboxHubs();
@@ -36,11 +36,11 @@ async function world(clock: AdjustableClock) {
       log: logger,
       ...connection,
       wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
-      bots: recordingBots({
-        post: (_bot, event) => void delivered.push(event.kind === "post" ? event.post.text : event.id),
-      }),
       resume: async () => resume,
       onMark: (mark) => void marks.push(mark),
+    });
+    recordTaken(hub, {
+      post: (_bot, event) => void delivered.push(event.kind === "post" ? event.post.text : event.id),
     });
     t.hub = hub;
     return { lines, delivered, marks, hub };

@@ -14,7 +14,8 @@ import type { ApiClient } from "../../api/client.ts";
 import type { BotEvent } from "../events.ts";
 import { mentionEvents } from "../mentions.ts";
 import { mentionedBots, mentionRuleValue, packUsernames } from "../mention-rules.ts";
-import type { MentionBot, StreamBots } from "./routing.ts";
+import type { Outbox } from "./outbox.ts";
+import type { MentionBot } from "./routing.ts";
 import { SEARCH_QUERY_MAX, searchAll, type Budgeted } from "./search.ts";
 
 /** What the searches are made with. */
@@ -24,8 +25,8 @@ export interface BackfillDeps {
   client(): Promise<ApiClient>;
   /** The bots whose mentions come through the stream now. */
   mentionBots(): readonly MentionBot[];
-  /** The bots the mentions found go to (their mentions feeds). */
-  bots: StreamBots;
+  /** Where the mentions found wait for their bots (their mentions feeds take them). */
+  outbox: Outbox;
   /** Aborts when the hub closes. */
   closed: AbortSignal;
 }
@@ -144,7 +145,7 @@ export class MentionBackfill {
     }
     for (const [bot, mine] of events) {
       found.set(bot.bot, mine.length);
-      this.deps.bots.get(bot.bot)?.mentions.accept(mine);
+      this.deps.outbox.hand(bot.bot, "mentions", mine);
     }
   }
 }

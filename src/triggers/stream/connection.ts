@@ -16,6 +16,7 @@ import { apiErrorOf, causeOf, tooManyConnections } from "./failures.ts";
 import type { Gap, GapSearch } from "./gaps.ts";
 import { readEarlierMark, type MarkKeeper } from "./marks.ts";
 import type { StreamHubOptions } from "./options.ts";
+import type { Outbox } from "./outbox.ts";
 import type { RuleSync } from "./rule-sync.ts";
 import type { Routes } from "./routing.ts";
 import type { HubStatus } from "./status.ts";
@@ -40,6 +41,8 @@ export interface ConnectionDeps {
   gaps: GapSearch;
   /** Routes each post the stream delivers. */
   routes: Routes;
+  /** Where the routed posts wait to be taken (the mark moves past each once it is). */
+  outbox: Outbox;
   /** Aborts when the hub closes. */
   closed: AbortSignal;
 }
@@ -145,7 +148,7 @@ export class StreamConnection {
       .filter((v): v is string => v !== undefined);
     if (!this.deps.routes.route(event.data, event.includes, values)) return;
     this.lastPostId = event.data.id;
-    this.deps.marks.delivered(event.data.id, options.clock.now(), true);
+    this.deps.outbox.delivered({ id: event.data.id, streamed: true });
   }
 
   private onConnected(client: ApiClient): void {

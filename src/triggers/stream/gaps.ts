@@ -12,6 +12,7 @@ import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import { messageOf } from "./failures.ts";
 import { REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS, type MarkKeeper } from "./marks.ts";
+import type { Outbox } from "./outbox.ts";
 import type { Routes } from "./routing.ts";
 import { SEARCH_QUERY_MAX, searchAll, type Budgeted } from "./search.ts";
 import type { HubStatus } from "./status.ts";
@@ -31,6 +32,8 @@ export interface GapSearchDeps {
   budgeted: Budgeted;
   /** Routes what is found (its own rule values are searched each alone: a post is handed out with the rule it matched). */
   routes: Routes;
+  /** Where the routed posts wait to be taken (the mark moves past each once it is). */
+  outbox: Outbox;
   /** The mention rules' values now: joined into as few searches as the query length allows. */
   mentionValues(): readonly string[];
   marks: MarkKeeper;
@@ -118,7 +121,7 @@ export class GapSearch {
    * search reaches.
    */
   private async recover(client: ApiClient, since: { id?: string; at: number }): Promise<number> {
-    const { clock, marks } = this.deps;
+    const { clock, outbox } = this.deps;
     const reach = clock.now() - RECENT_SEARCH_REACH_MS + REACH_MARGIN_MS;
     const from =
       since.at < reach
@@ -132,7 +135,7 @@ export class GapSearch {
       for (const { post, includes } of found) {
         if (!this.deps.routes.route(post, includes, values)) continue;
         recovered++;
-        marks.delivered(post.id, clock.now(), false);
+        outbox.delivered({ id: post.id, streamed: false });
       }
     }
     return recovered;

@@ -82,10 +82,13 @@ export class MarkKeeper {
     this.save({ ...this.current });
   }
 
-  /** A post was delivered (from the stream: `streamed`, or a gap's search). */
+  /**
+   * A post was delivered (from the stream: `streamed`, or a gap's search), its events taken
+   * where they go. A gap's post taken once its gap ended moves the mark as the gap's end did.
+   */
   delivered(id: string, now: number, streamed: boolean): void {
     if (this.newest === undefined || compareIds(id, this.newest) > 0) this.newest = id;
-    if (streamed) this.advance(now);
+    if (streamed || this.holding === 0) this.advance(now);
   }
 
   /** A gap's recovery starts: the mark holds still until it ends. */

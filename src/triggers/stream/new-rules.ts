@@ -13,7 +13,8 @@ import type { Logger } from "../../log.ts";
 import { asEventPost, authorOf } from "../events.ts";
 import { apiErrorOf, messageOf } from "./failures.ts";
 import { REACH_MARGIN_MS, RECENT_SEARCH_REACH_MS } from "./marks.ts";
-import { postEvent, type StreamBots } from "./routing.ts";
+import type { Outbox } from "./outbox.ts";
+import { postEvent } from "./routing.ts";
 import type { Wanter } from "./rules.ts";
 import { searchAll, type Budgeted, type Found } from "./search.ts";
 
@@ -30,8 +31,8 @@ export interface NewRulesDeps {
   userIds: ReadonlyMap<string, string>;
   /** Whether the stream is connected now. */
   connected(): boolean;
-  /** The bots the posts found go to. */
-  bots: StreamBots;
+  /** Where the posts found wait for their bots. */
+  outbox: Outbox;
   /** Aborts when the hub closes. */
   closed: AbortSignal;
 }
@@ -176,7 +177,7 @@ export class NewRulesCatchUp {
         if (userIds.get(wanter.bot) === post.author_id) continue;
         watch.posts.add(post.id);
         found++;
-        this.deps.bots.get(wanter.bot)?.deliver([postEvent(post, author, value, wanter)]);
+        this.deps.outbox.hand(wanter.bot, "post", [postEvent(post, author, value, wanter)]);
       }
     }
     return found;

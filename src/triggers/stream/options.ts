@@ -1,14 +1,14 @@
 /**
  * What an app's stream hub (../stream-hub.ts) is started with: the app's connection, what
- * its bots want, the bots its posts and mentions go to, and the hosting's hooks for the
- * stream's connects, drops, marks and status.
+ * its bots want, and the hosting's hooks for the stream's connects, drops, marks and status.
+ * Not the bots: what it routes waits in its outbox for whoever started it (./outbox.ts).
  */
 import type { ApiClient } from "../../api/client.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import type { RuleCaps } from "../mention-rules.ts";
 import type { StreamMark } from "./marks.ts";
-import type { MentionBot, StreamBots } from "./routing.ts";
+import type { MentionBot } from "./routing.ts";
 import type { BotRules } from "./rules.ts";
 import type { Budgeted } from "./search.ts";
 import type { StreamStatus } from "./status.ts";
@@ -33,12 +33,6 @@ export interface StreamHubOptions {
   mentionBots?: readonly MentionBot[];
   /** Runs each rules and search request; default: directly. */
   budgeted?: Budgeted;
-  /**
-   * The bots the hub hands events to, by name: posts that matched a bot's own rules to the
-   * bot, its mentions to its mentions feed (which hands each out once). In a process that
-   * runs its apps alone, the map of its running bots, as it is.
-   */
-  bots: StreamBots;
   /** Connected: `first` for the first connection of the process, else a reconnect. */
   onConnected?(first: boolean): void;
   /** An established connection ended (mention triggers must catch up after the next connect). */

@@ -3,7 +3,8 @@
  * own rules it matched, as a `post` event with the bot's tag, never the bot that wrote it;
  * and, for a post matched by a mention rule, each bot it mentions or replies to, as that
  * bot's mentions. Each post is handed out once, however often it comes (a post both
- * searched and streamed).
+ * searched and streamed), as data in the hub's outbox (./outbox.ts), which whoever started
+ * the hub takes from: routing calls no bot.
  *
  * The table follows the bots' wants at once ({@link Routes.want}); the service's rules
  * follow when the next sync or update goes through (./rule-sync.ts). A fleet of 10,000
@@ -15,6 +16,7 @@ import { asEventPost, authorOf, type BotEvent, type EventPost } from "../events.
 import { mentionEvents } from "../mentions.ts";
 import { mentionedBots } from "../mention-rules.ts";
 import { mergeRules, type BotRules, type Wanter } from "./rules.ts";
+import type { Outbox } from "./outbox.ts";
 import type { HubStatus } from "./status.ts";
 
 /** A bot whose mentions come through the app's stream. */
@@ -24,31 +26,10 @@ export interface MentionBot {
   username: string;
 }
 
-/**
- * A bot as the hub reaches it: the events the stream brings it go straight to it, with no
- * call back into whoever started the hub. A running bot (../../runtime/bot.ts) is one as it
- * is: its inbox takes the posts, its mentions feed (../../runtime/mentions-feed.ts) the
- * mentions. With the state in Redis, the handoff to the process running the bot is one.
- */
-export interface StreamBot {
-  /** Posts that matched the bot's own rules (a `post` event each). */
-  deliver(events: readonly BotEvent[]): void;
-  /** The bot's mentions feed, which hands each mention out once, streamed or polled. */
-  readonly mentions: { accept(events: readonly BotEvent[]): void };
-}
-
-/**
- * The bots the hub hands events to, by name, as they are when a post comes (a bot replaced
- * by its new configuration gets them at once). The map of the bots running in a process is
- * one as it is: hosting puts each bot there when it builds it, and takes it out when it stops.
- */
-export interface StreamBots {
-  get(bot: string): StreamBot | undefined;
-}
-
 /** Where routed posts go, and who hears of them. */
 export interface RouteTargets {
-  bots: StreamBots;
+  /** Where each bot's events wait to be taken: the hub calls no bot. */
+  outbox: Outbox;
   status: HubStatus;
   /** A post went to a bot by its own rule (the search for its new rules must not hand it out again). */
   routed(bot: string, postId: string): void;
@@ -153,13 +134,12 @@ export class Routes {
         if (reached.has(wanter.bot) || this.userIds.get(wanter.bot) === post.author_id) continue;
         reached.add(wanter.bot);
         this.targets.routed(wanter.bot, post.id);
-        this.targets.bots.get(wanter.bot)?.deliver([postEvent(post, author, value, wanter)]);
+        this.targets.outbox.hand(wanter.bot, "post", [postEvent(post, author, value, wanter)]);
       }
     }
     if (this.mentionBots.length > 0) {
       for (const bot of mentionedBots(post, this.byUsername, this.byUserId)) {
-        const events = mentionEvents([post], includes, bot.userId);
-        if (events.length > 0) this.targets.bots.get(bot.bot)?.mentions.accept(events);
+        this.targets.outbox.hand(bot.bot, "mentions", mentionEvents([post], includes, bot.userId));
       }
     }
     this.targets.status.posted();
