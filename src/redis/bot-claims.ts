@@ -4,9 +4,10 @@
  * every few seconds.
  *
  * - A process that dies, even by `kill -9`, stops renewing; its leases expire `ttl` later by
- *   Redis's own clock and the survivors, which look for free bots at every renewal while the
- *   members changed within a ttl (its membership runs out with its leases), take its
- *   bots over: with the defaults (ttl 9 s, every 3 s) within about 12 s of the death.
+ *   Redis's own clock, and its entry in the members (renewed just after them) a moment later.
+ *   The survivors know when that entry runs out unrenewed and look for free bots then (and at
+ *   every renewal while the members changed within a ttl), taking its bots over: with the
+ *   defaults (ttl 9 s, every 3 s) between 6 and 9 s after the death, and their start.
  * - A bot never runs in two processes at once: a claim succeeds only on a free lease, and
  *   every write of the bot's state carries the claim's fencing token (./store.ts), so a
  *   process that lost a lease without noticing has its writes refused and stops the bot.
@@ -122,6 +123,13 @@ const CLAIM_ROUNDS = 3;
  */
 const LOOK_EVERY_RENEWALS = 10;
 
+/**
+ * How long after another member's entry ran out (Redis's clock, as of the last renewal) the
+ * renewals are woken to look for its bots: its leases were renewed just before its entry, on
+ * one connection, so they ran out a moment before; this covers clocks' drift between the two.
+ */
+const GONE_MARGIN_MS = 250;
+
 /** A bot's state here: claimed (waiting for its turn to start, or starting), running, or being stopped. */
 interface Held {
   lease: Lease;
@@ -186,6 +194,8 @@ export class BotClaims implements Holding {
   private lastLook = { at: -Infinity, unsettled: true };
   /** When the last renewal was sent: the next is due `every` after it. */
   private renewedAt = -Infinity;
+  /** Wakes the renewals when another member's entry runs out before the next renewal ({@link watchOthers}). */
+  private watchTimer?: () => void;
   /** Requests waiting for the next renewal (their bot's lease ran out here but may be renewed yet). */
   private tickWaiters: Array<() => void> = [];
 
@@ -332,6 +342,8 @@ export class BotClaims implements Holding {
     await Promise.all([...this.held.keys()].map((bot) => this.giveBack(bot)));
     this.lapseTimer?.();
     this.lapseTimer = undefined;
+    this.watchTimer?.();
+    this.watchTimer = undefined;
     await this.membership.leave().catch(() => undefined);
     this.options.redis.off("close", this.onClose);
     this.options.redis.off("ready", this.onReady);
@@ -373,14 +385,17 @@ export class BotClaims implements Holding {
     const sentAt = this.options.clock.now();
     this.renewedAt = sentAt;
     const renewing = [...this.held].filter(([, h]) => !h.stopping).map(([bot, h]) => ({ bot, h, lease: h.lease }));
-    const [members, held] = await Promise.all([
-      this.membership.renew(),
+    // The leases before the entry in the members, on the same connection: when this process dies,
+    // its entry runs out last, and whoever sees it gone finds its bots' leases gone too.
+    const [held, members] = await Promise.all([
       this.line.renewAll(
         renewing.map((r) => r.lease),
         this.ttl,
       ),
+      this.membership.renew(),
     ]);
     this.members = members;
+    this.watchOthers();
     renewing.forEach((r, i) => {
       if (held[i] && r.h.lease === r.lease) r.h.validUntil = Math.max(r.h.validUntil, sentAt + this.ttl);
     });
@@ -400,6 +415,26 @@ export class BotClaims implements Holding {
         )
         .finally(() => (this.claiming = undefined));
     }
+  }
+
+  /**
+   * Wakes the renewals when another member's entry runs out before the next renewal is due
+   * (it was not renewed: that process died, even by `kill -9`, or hangs): the renewal then
+   * finds it gone from the members and looks for its bots at once, rather than up to a
+   * renewal's interval later. An entry renewed meanwhile costs one early renewal.
+   */
+  private watchOthers(): void {
+    this.watchTimer?.();
+    this.watchTimer = undefined;
+    const soonest = this.membership.othersRunOutInMs;
+    if (soonest === undefined || this.stopped) return;
+    const wait = soonest + GONE_MARGIN_MS;
+    if (wait >= this.every) return; // the next renewal comes first, and watches again
+    this.watchTimer = this.options.clock.setTimeout(() => {
+      this.watchTimer = undefined;
+      this.kick = true;
+      this.wake?.abort();
+    }, wait);
   }
 
   /**

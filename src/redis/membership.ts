@@ -25,12 +25,24 @@ import type { Redis } from "./connect.ts";
 import type { Leases } from "./leases.ts";
 import { RedisScript } from "./script.ts";
 
+/**
+ * KEYS: the members; ARGV: this owner, its entry's ttl (0: leave). Returns the live members
+ * and how long (ms, Redis's clock) until the soonest other entry runs out unrenewed (-1: none).
+ */
 const HEARTBEAT = new RedisScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
-return redis.call('ZCARD', KEYS[1])`);
+local soonest = -1
+local first = redis.call('ZRANGE', KEYS[1], 0, 1, 'WITHSCORES')
+for i = 1, #first, 2 do
+  if first[i] ~= ARGV[1] then
+    soonest = tonumber(first[i + 1]) - now
+    break
+  end
+end
+return {redis.call('ZCARD', KEYS[1]), soonest}`);
 
 export interface MembershipOptions {
   redis: Redis;
@@ -49,6 +61,8 @@ export class Membership {
   private cancelKeepAlive?: () => void;
   /** Left, or renewed by the claims: no keep-alive from here on. */
   private done = false;
+  /** {@link othersRunOutInMs} as of the last beat. */
+  private soonest: number | undefined;
 
   constructor(private readonly options: MembershipOptions) {}
 
@@ -77,9 +91,20 @@ export class Membership {
     await HEARTBEAT.run(redis, [leases.membersKey], [owner, "0"]);
   }
 
+  /**
+   * How long (ms, from the last beat) until another member's entry runs out unless it is
+   * renewed meanwhile: a process that died is gone from the members then, and its bots' leases
+   * with it (./bot-claims.ts looks for them at that moment). `undefined`: no other member.
+   */
+  get othersRunOutInMs(): number | undefined {
+    return this.soonest;
+  }
+
   private async beat(): Promise<number> {
     const { redis, leases, owner, ttlMs } = this.options;
-    return Math.max(1, await HEARTBEAT.run<number>(redis, [leases.membersKey], [owner, ttlMs]));
+    const [members, soonest] = await HEARTBEAT.run<[number, number]>(redis, [leases.membersKey], [owner, ttlMs]);
+    this.soonest = soonest >= 0 ? soonest : undefined;
+    return Math.max(1, members);
   }
 
   private keepAlive(): void {

@@ -228,6 +228,9 @@ async function floodRow(d: BigDeployment): Promise<BenchRow> {
   };
 }
 
+/** A mention answered later than this after it was made waited for the take-over of its bot (the flood's p99 is tens of ms). */
+const HELD_MS = 2_000;
+
 /** kill -9 of one process 10 s into a 30 s flood of 10 mentions/s. */
 async function killRow(d: BigDeployment): Promise<BenchRow> {
   const victim = live(d)[0]!;
@@ -244,13 +247,18 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
   });
   const { lost, twice, wrong } = await tally(d, mentions);
   const replies = d.replies();
-  const again = mentions
+  // A mention of its bots made after the kill waited for the take-over when its answer took
+  // longer than HELD_MS; the last such answer is when its bots answer again. (The answer to
+  // the last mention of the flood, 20 s after the kill, says nothing of the take-over.)
+  const after = mentions
     .filter((m) => victimBots.has(m.bot) && d.createdAt(m.id) >= killedAt)
-    .map((m) => (replies.get(m.id)?.[0]?.at ?? Number.POSITIVE_INFINITY) - killedAt);
-  const slowest = Math.max(...again);
+    .map((m) => ({ made: d.createdAt(m.id), answered: replies.get(m.id)?.[0]?.at ?? Number.POSITIVE_INFINITY }));
+  const held = after.filter((m) => m.answered - m.made > HELD_MS);
+  const slowest = held.length === 0 ? 0 : Math.max(...held.map((m) => m.answered - killedAt));
+  const lastMade = Math.max(...after.map((m) => m.made - killedAt));
   return {
     bench: `kill -9 of one of ${PROCESSES} processes (${n(victimBots.size)} bots) during a flood of mentions (10/s for 30 s, kill at 10 s)`,
-    measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; its bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the slowest of ${again.length} mentioned after it)`,
+    measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; its bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the last answer of the ${held.length} of its ${after.length} mentions made after the kill that waited over ${HELD_MS / 1000} s for it; the last made ${(lastMade / 1000).toFixed(1)} s after the kill)`,
     figure: `${lost} lost, ${twice} twice, ${(slowest / 1000).toFixed(1)} s`,
     aim: "0 lost, 0 twice, answering again ≤ 15 s",
     verdict: verdict(lost === 0 && twice === 0 && wrong === 0 && slowest <= 15_000),

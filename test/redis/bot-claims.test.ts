@@ -243,3 +243,48 @@ describe("looking for free bots", () => {
     }
   });
 });
+
+describe("a process that stops renewing", () => {
+  it("has its bots looked for as soon as its entry in the members runs out, not at the next renewal", async () => {
+    const prefix = "gone:";
+    const bots = BOTS.slice(0, 20);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    // Another process, D, holds half the bots; its entry runs out (Redis's clock) within a renewal's interval.
+    const [sec, micro] = await admin.time();
+    const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+    await admin.zadd(leases.membersKey, now + 2_500, "D");
+    const theirs = bots.filter((_, i) => i % 2 === 1);
+    await leases.claimAll(
+      theirs.map((b) => `bot:${b}`),
+      "D",
+      600_000,
+    );
+    const clock = createClock({ frozen: true, start: 0 });
+    const claims = new BotClaims({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      settleMs: 0,
+      ttlMs: 9_000,
+      everyMs: 3_000,
+      async host() {},
+      async unhost() {},
+    });
+    try {
+      await claims.start();
+      expect(claims.bots().sort()).toEqual(bots.filter((_, i) => i % 2 === 0));
+      // D dies: its entry and its leases run out (here: taken out, as Redis's TTL would).
+      await admin.zrem(leases.membersKey, "D");
+      await admin.del(...theirs.map((b) => leases.key(`bot:${b}`)));
+      // Short of the next renewal (due 3 s after the first), its bots are claimed here.
+      await clock.advance(2_900);
+      await vi.waitFor(() => expect(claims.bots()).toHaveLength(20), { timeout: 10_000, interval: 5 });
+    } finally {
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
