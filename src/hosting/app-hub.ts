@@ -7,7 +7,9 @@
 import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import { forgetStoredBearer, storedBearer } from "../credentials/bearer.ts";
+import { limitsFor } from "../limits/plan-limits.ts";
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
+import { WINDOW_MS } from "../limits/types.ts";
 import type { Logger } from "../log.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { Store } from "../store/store.ts";
@@ -17,11 +19,14 @@ import type { StreamStatus } from "../triggers/stream/status.ts";
 import type { RuntimeObserver } from "./observer.ts";
 import type { AppCredentials } from "./types.ts";
 
-/** The app-only connection of a hub: a client with the app's stored bearer token, and the plan's rule caps. */
+/**
+ * The app-only connection of a hub: a client with the app's stored bearer token, the plan's
+ * rule caps, and its window of rule writes (the hub paces its updates within it).
+ */
 export function appConnection(
   app: AppCredentials,
   deps: { store: Store; baseUrl: string; clock: Clock; base: ApiClient },
-): Pick<StreamHubOptions, "client" | "forgetBearer" | "caps"> {
+): Pick<StreamHubOptions, "client" | "forgetBearer" | "caps" | "ruleWrites"> {
   const { store, baseUrl, clock, base } = deps;
   const consumer = { key: app.key, secret: app.secret };
   return {
@@ -29,7 +34,17 @@ export function appConnection(
       base.withAuth({ consumer, bearer: await storedBearer(store, baseUrl, consumer, clock), appLabel: app.id }),
     forgetBearer: () => forgetStoredBearer(store, baseUrl, app.key),
     caps: STREAM_RULE_CAPS[app.plan] ?? { maxRules: 0, maxRuleLength: 0 },
+    ...ruleWritesOf(app.plan),
   };
+}
+
+/** The plan's window of rule writes (the app's, the tightest), if it has one. */
+function ruleWritesOf(plan: AppCredentials["plan"]): Pick<StreamHubOptions, "ruleWrites"> {
+  const limits = limitsFor("POST /2/posts/search/stream/rules", plan);
+  if (limits === "unavailable") return {};
+  const windows = limits.filter((l) => l.scope === "app").map((l) => ({ max: l.max, windowMs: WINDOW_MS[l.per] }));
+  const tightest = windows.sort((a, b) => a.max / a.windowMs - b.max / b.windowMs)[0];
+  return tightest ? { ruleWrites: tightest } : {};
 }
 
 /** Tells the observer (`bot start --http`) of each connection and reconnection of an app's stream. */

@@ -11,9 +11,9 @@
  * Why stable: a restart with the same bots must change nothing (the rules calls are
  * budgeted, and a rule replaced while the stream runs is a window in which its posts are
  * missed), and adding or removing a bot should touch one rule, not shift every rule after
- * it. So {@link planMentionRules} keeps each existing rule whose bots are all still wanted,
- * and packs only the bots no kept rule covers; it repacks from scratch only when the kept
- * rules and the new ones together would not fit under the cap.
+ * it. So the plan (./mention-plan.ts) keeps each existing rule whose bots are all still
+ * wanted, and packs only the bots no kept rule covers; it repacks from scratch only when the
+ * kept rules and the new ones together would not fit under the cap.
  */
 import type { Post, StreamRule } from "../api/types.ts";
 import type { StreamRuleCaps } from "../limits/stream-rules.ts";
@@ -58,11 +58,11 @@ export function usernamesOf(value: string): string[] | undefined {
 }
 
 /**
- * {@link usernamesOf}, remembered: the plan reads every mention rule of the app at each change
- * of its bots (400 rules for 10,000 bots), and the rules mostly stay. Bounded: rules replaced
- * over a long run are forgotten wholesale.
+ * {@link usernamesOf}, remembered: a plan made afresh (a full sync, a new hub) reads every
+ * mention rule of the app (400 rules for 10,000 bots), and the rules mostly stay. Bounded:
+ * rules replaced over a long run are forgotten wholesale.
  */
-function parsedUsernames(value: string): readonly string[] | undefined {
+export function parsedUsernames(value: string): readonly string[] | undefined {
   if (parsed.has(value)) return parsed.get(value);
   if (parsed.size >= PARSED_LIMIT) parsed.clear();
   const names = usernamesOf(value);
@@ -92,6 +92,7 @@ export function packUsernames(usernames: readonly string[], maxLength: number): 
   return packs;
 }
 
+/** What a plan changes of the app's mention rules (./mention-plan.ts). */
 export interface MentionRulesPlan {
   /** Existing mention rules that stay as they are. */
   keep: StreamRule[];
@@ -101,45 +102,4 @@ export interface MentionRulesPlan {
   remove: StreamRule[];
   /** Usernames that got no rule because the cap is reached (their bots poll instead). */
   overflow: string[];
-}
-
-/**
- * What to change so that the app's mention rules cover exactly `wanted` (lower-case
- * usernames), given the app's existing mention rules and how many rules the app's other
- * (bot-file) rules leave free.
- */
-export function planMentionRules(
-  wanted: readonly string[],
-  existing: readonly StreamRule[],
-  caps: RuleCaps,
-  freeRules: number,
-): MentionRulesPlan {
-  const want = new Set(wanted.map((w) => w.toLowerCase()));
-  const keep: StreamRule[] = [];
-  const covered = new Set<string>();
-  for (const rule of existing) {
-    const names = parsedUsernames(rule.value);
-    if (!names || rule.value.length > caps.maxRuleLength || !names.every((n) => want.has(n) && !covered.has(n)))
-      continue;
-    keep.push(rule);
-    for (const n of names) covered.add(n);
-  }
-  // Only the names no kept rule covers are sorted (a bot or two, as the fleet changes).
-  let packs = packUsernames([...want].filter((n) => !covered.has(n)).sort(), caps.maxRuleLength);
-  let kept = keep;
-  if (kept.length + packs.length > freeRules) {
-    // Fragmented over time: start again with the fewest rules.
-    kept = [];
-    packs = packUsernames([...want].sort(), caps.maxRuleLength);
-  }
-  const room = Math.max(0, freeRules - kept.length);
-  const fitting = packs.slice(0, room);
-  const overflow = packs.slice(room).flat();
-  const keptIds = new Set(kept.map((r) => r.id));
-  return {
-    keep: kept,
-    add: fitting.map(mentionRuleValue),
-    remove: existing.filter((r) => !keptIds.has(r.id)),
-    overflow,
-  };
 }

@@ -19,6 +19,8 @@ import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 import { until } from "../helpers/until.ts";
+import { usernamesOf } from "../../src/triggers/mention-rules.ts";
+import type { Budgeted } from "../../src/triggers/stream/search.ts";
 
 let server: RedisServer;
 const connections: Redis[] = [];
@@ -334,4 +336,86 @@ describe("shared streams", () => {
     ]);
     await streams.close();
   });
+
+  it("2,000 mention bots joining a running hub over 40 renewals get their rules in a bounded number of rule writes, the last within one write's pace", async () => {
+    const EVERY = 1_000;
+    const clock = createClock({ frozen: true, start: T0 });
+    const { sandbox, connection } = await sandboxHubs.open(clock);
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    const names = Array.from({ length: 2_000 }, (_, i) => `joiner${String(i).padStart(4, "0")}`);
+    // Every rule write counted, and none refused: the app's window (100 per 15 minutes) never runs dry.
+    let writes = 0;
+    const budgeted: Budgeted = async (endpoint, run) => {
+      if (endpoint === "POST /2/posts/search/stream/rules") writes++;
+      return (await run(new AbortController().signal)).result;
+    };
+    const streams = new SharedStreams({
+      redis,
+      leases: new Leases(redis, { prefix: "sj:" }),
+      owner: "A",
+      clock,
+      log: silentLogger,
+      appOf: new Map(["keeper", ...names].map((n) => [n, "app4"])),
+      prefix: "sj:",
+      ttlMs: 600_000,
+      everyMs: EVERY,
+      sweepMs: 600_000,
+      startHub: (request) =>
+        (sandboxHubs.hub = startStreamHub({
+          ...request,
+          ...connection,
+          ruleWrites: { max: 100, windowMs: 15 * 60_000 },
+          budgeted,
+          clock,
+          log: silentLogger,
+        })),
+      handle: async () => {},
+      onControl: () => {},
+    });
+    running.push(streams);
+    streams.start();
+    const renewalDue = () =>
+      clock
+        .waiting()
+        .filter((w) => w.by.includes("SharedStreams.run"))
+        .map((w) => clock.now() + w.inMs);
+    // One renewal, and the rules update it started (if any) sent or waiting for the clock.
+    const renewal = async () => {
+      const before = Math.max(
+        ...(await until("a renewal waiting", () => renewalDue().length > 0 && renewalDue(), 10_000, 10)),
+      );
+      await clock.advance(EVERY);
+      await until("the renewal done", () => renewalDue().some((due) => due > before), 10_000, 10);
+      await until("the hub's rules sent", () => !sandboxHubs.hub?.busy(), 10_000, 10);
+    };
+    const ruled = () =>
+      new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
+    await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
+    await renewal();
+    await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
+    const synced = writes;
+    // 50 bots published at each renewal, as a start of thousands publishes them.
+    for (let i = 0; i < names.length; i += 50) {
+      for (const [k, name] of names.slice(i, i + 50).entries())
+        await streams.host(name, { userId: String(10 + i + k), username: name, rules: [], mentions: true });
+      await renewal();
+    }
+    const joinedAt = clock.now();
+    const unruled = () => {
+      const now = ruled();
+      return names.filter((n) => !now.has(n));
+    };
+    for (let extra = 0; extra < 60 && unruled().length > 0; extra++) await renewal();
+    expect(unruled()).toEqual([]);
+    // Within the pace of one write after the last bot joined (the window's share: 18 s).
+    expect(clock.now() - joinedAt).toBeLessThanOrEqual(20 * EVERY);
+    // 40 directory changes in 40 s: a quarter of the window at once, then one write per 18 s,
+    // the changes meanwhile joining it; not one write a change (40: 100 such in a start of
+    // 25,000 bots use the whole window, and the last bots wait minutes for it to slide).
+    expect(writes - synced).toBeLessThanOrEqual(25 + 4);
+    // Packed: the 2,001 names in few rules.
+    expect(Object.keys(sandbox.context.data.world.stream_rules).length).toBeLessThan(100);
+    await streams.close();
+  }, 60_000);
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { StreamRule } from "../../src/api/types.ts";
 import { STREAM_RULE_CAPS } from "../../src/limits/stream-rules.ts";
-import { mentionRuleValue, packUsernames, planMentionRules, usernamesOf } from "../../src/triggers/mention-rules.ts";
+import { MentionPlan, planMentionRules } from "../../src/triggers/mention-plan.ts";
+import { mentionRuleValue, packUsernames, usernamesOf } from "../../src/triggers/mention-rules.ts";
 
 const caps = STREAM_RULE_CAPS.pro!;
 const names = (n: number, prefix = "bot") =>
@@ -53,5 +54,41 @@ describe("mention rules", () => {
     expect(full.add).toHaveLength(2);
     expect(full.overflow.length).toBeGreaterThan(0);
     expect([...full.add.flatMap((v) => usernamesOf(v)!), ...full.overflow].sort()).toEqual(names(100));
+  });
+
+  it("kept between the fleet's changes, make for each the plan a fresh one would, by what it moved", () => {
+    let next = 0;
+    const ruled = (values: string[]): StreamRule[] =>
+      values.map((value) => ({ id: `r${++next}`, value, tag: "postbot:mentions" }));
+    const plan = new MentionPlan(caps);
+    let bots = names(10_000).map((n) => ({ bot: n, username: n }));
+    plan.want(bots);
+    let rules = ruled(plan.plan([], caps.maxRules).add);
+    expect(rules.length).toBeGreaterThan(200);
+    for (let round = 0; round < 30; round++) {
+      // A bot added, one removed, one renamed (a new object), the rest the same objects.
+      const i = (round * 331) % bots.length;
+      bots = [
+        ...bots.slice(0, i),
+        { bot: bots[i]!.bot, username: `Renamed${round}` },
+        ...bots.slice(i + 2),
+        { bot: `joined${round}`, username: `Joined${round}` },
+      ];
+      plan.want(bots);
+      const delta = plan.plan(rules, caps.maxRules);
+      const fresh = planMentionRules(
+        bots.map((b) => b.username.toLowerCase()),
+        rules,
+        caps,
+        caps.maxRules,
+      );
+      expect(delta).toEqual(fresh);
+      // Two bots gone (the renamed one's old name among them), two come: at most three rules replaced.
+      expect(delta.remove.length).toBeLessThanOrEqual(2);
+      expect(delta.add.length).toBeLessThanOrEqual(3);
+      rules = [...delta.keep, ...ruled(delta.add)];
+    }
+    const covered = rules.flatMap((r) => usernamesOf(r.value)!).sort();
+    expect(covered).toEqual(bots.map((b) => b.username.toLowerCase()).sort());
   });
 });

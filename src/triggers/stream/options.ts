@@ -12,6 +12,7 @@ import type { MentionBot } from "./routing.ts";
 import type { BotRules } from "./rules.ts";
 import type { Budgeted } from "./search.ts";
 import type { StreamStatus } from "./status.ts";
+import type { RuleWriteWindow } from "./write-pacer.ts";
 
 export interface StreamHubOptions {
   /** The app (non-secret id), for logs. */
@@ -28,6 +29,8 @@ export interface StreamHubOptions {
   forgetBearer(): void;
   /** The plan's caps on the app's rules. */
   caps: RuleCaps;
+  /** The plan's window of rule writes: updates are paced within it (./write-pacer.ts); none: not paced. */
+  ruleWrites?: RuleWriteWindow;
   wants: readonly BotRules[];
   /** Bots whose mentions the stream delivers (empty: no mention rules). */
   mentionBots?: readonly MentionBot[];

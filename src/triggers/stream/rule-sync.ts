@@ -5,7 +5,11 @@
  * a time: an update waits for the sync or update under way, and the changes that come while
  * it waits join it: it reads what is wanted when its turn comes, so it covers them all. (Each
  * waiting its own turn, the rules of 10,000 mention bots were planned again for every change
- * that came during one rules request, back to back, holding up every bot's events.)
+ * that came during one rules request, back to back, holding up every bot's events.) An update
+ * also waits for the pace of the app's rule writes (./write-pacer.ts), and the changes that
+ * come meanwhile join it too: the bots that join a running hub by the thousand get their
+ * rules in few writes, and the app's window of rule writes never runs dry. The mention rules
+ * are planned by what a change moved (../mention-plan.ts), not for every bot again.
  *
  * When the app's rule cap leaves bots without a mention rule, they are taken off the
  * stream's routing and told to poll their mentions instead.
@@ -13,12 +17,14 @@
 import type { ApiClient } from "../../api/client.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
+import { MentionPlan } from "../mention-plan.ts";
 import type { RuleCaps } from "../mention-rules.ts";
 import { apiErrorOf, messageOf } from "./failures.ts";
 import type { Routes } from "./routing.ts";
 import { syncAppRules, updateAppRules, type SyncedRules, type WantedMentions } from "./rules.ts";
 import type { Budgeted } from "./search.ts";
 import type { HubStatus } from "./status.ts";
+import { WritePacer, type RuleWriteWindow } from "./write-pacer.ts";
 
 /** What the rules are kept with. */
 export interface RuleSyncDeps {
@@ -27,6 +33,8 @@ export interface RuleSyncDeps {
   log: Logger;
   budgeted: Budgeted;
   caps: RuleCaps;
+  /** The plan's window of rule writes: updates are paced within it (./write-pacer.ts). */
+  ruleWrites?: RuleWriteWindow;
   /** A client with the app's bearer token, for each attempt. */
   client(): Promise<ApiClient>;
   /** The service refused the bearer token: the next client fetches a new one. */
@@ -39,6 +47,8 @@ export interface RuleSyncDeps {
   closed: AbortSignal;
 }
 
+const RULE_WRITES = "POST /2/posts/search/stream/rules";
+
 /** The app's rules as the hub keeps them; see the module comment. */
 export class RuleSync {
   /** The rules as last synced or updated; none before the first sync, or once they may be wrong. */
@@ -49,8 +59,22 @@ export class RuleSync {
   private applying = 0;
   /** The update waiting for its turn, which the changes that come meanwhile join. */
   private waiting: Promise<void> | undefined;
+  /** The mention rules' plan, kept between changes: a change plans what it moved (../mention-plan.ts). */
+  private readonly plan: MentionPlan;
+  /** The pace of rule writes, when the plan's window is known. */
+  private readonly pacer: WritePacer | undefined;
+  /** The requests of syncs and updates: each rule write spends the pacer's. */
+  private readonly budgeted: Budgeted;
 
-  constructor(private readonly deps: RuleSyncDeps) {}
+  constructor(private readonly deps: RuleSyncDeps) {
+    this.plan = new MentionPlan(deps.caps);
+    const pacer = deps.ruleWrites ? new WritePacer(deps.ruleWrites, deps.clock) : undefined;
+    this.pacer = pacer;
+    this.budgeted = (endpoint, run) => {
+      if (endpoint === RULE_WRITES) pacer?.spent();
+      return deps.budgeted(endpoint, run);
+    };
+  }
 
   /** Whether an update is sending its requests now. */
   busy(): boolean {
@@ -75,7 +99,8 @@ export class RuleSync {
   /** Syncs the rules with `client` before connecting, unless they are known to be right. */
   async syncIfNeeded(client: ApiClient): Promise<void> {
     if (this.rules) return;
-    const { log, budgeted } = this.deps;
+    const { log } = this.deps;
+    const { budgeted } = this;
     await this.exclusive(async () =>
       this.took(await syncAppRules({ client, log, budgeted }, this.deps.routes.merged, this.mentionsWanted())),
     );
@@ -83,13 +108,22 @@ export class RuleSync {
 
   /** The rules to what the bots want now, by the smallest change, once the sync or update before is done. */
   apply(): Promise<void> {
-    // The update already waiting reads the wants when it starts: it covers this change too.
+    // The update already waiting reads the wants when it starts: it covers this change too,
+    // and so do the changes that come while it waits for the pace of rule writes.
     this.waiting ??= this.exclusive(async () => {
+      await this.paced();
       this.waiting = undefined;
       for (let attempt = 1; this.rules && !this.deps.closed.aborted; attempt++)
         if (await this.tryUpdate(attempt)) return;
     });
     return this.waiting;
+  }
+
+  /** Waits until the pace of rule writes lets an update go (./write-pacer.ts), unless the hub closes. */
+  private async paced(): Promise<void> {
+    const { clock, closed } = this.deps;
+    for (let wait = this.pacer?.delay() ?? 0; wait > 0 && this.rules && !closed.aborted; wait = this.pacer!.delay())
+      await clock.sleep(wait, closed).catch(() => undefined);
   }
 
   /** One attempt of {@link apply}: whether it is done (sent, or the hub closed); a failure waits before the next. */
@@ -99,7 +133,7 @@ export class RuleSync {
     this.applying++;
     try {
       client = await deps.client();
-      const options = { client, log: deps.log, budgeted: deps.budgeted, caps: deps.caps };
+      const options = { client, log: deps.log, budgeted: this.budgeted, caps: deps.caps };
       this.took(await updateAppRules(options, this.rules!, deps.routes.merged, this.mentionsWanted()));
       deps.status.changed();
       return true;
@@ -130,7 +164,8 @@ export class RuleSync {
   /** The mention rules wanted now, if any bot takes its mentions through the stream. */
   private mentionsWanted(): WantedMentions | undefined {
     const { mentionBots } = this.deps.routes;
-    return mentionBots.length > 0 ? { usernames: mentionBots.map((m) => m.username), caps: this.deps.caps } : undefined;
+    this.plan.want(mentionBots);
+    return mentionBots.length > 0 ? { plan: this.plan, caps: this.deps.caps } : undefined;
   }
 
   /** The rules just synced: the status follows, and bots the cap leaves out poll instead. */

@@ -13,7 +13,8 @@ import type { ApiClient } from "../../api/client.ts";
 import { ProblemError } from "../../api/errors.ts";
 import type { StreamRule } from "../../api/types.ts";
 import type { Logger } from "../../log.ts";
-import { MENTIONS_RULE_TAG, planMentionRules, type RuleCaps } from "../mention-rules.ts";
+import type { MentionPlan } from "../mention-plan.ts";
+import { MENTIONS_RULE_TAG, type RuleCaps } from "../mention-rules.ts";
 import { budgetedPages, direct, executed, type Budgeted } from "./search.ts";
 
 /** What one bot wants of its app's stream: its own rules (its mentions are a {@link MentionBot}'s). */
@@ -64,9 +65,12 @@ export interface RulesOptions {
   caps?: RuleCaps;
 }
 
-/** The mention rules wanted: the usernames of the bots whose mentions come through the stream. */
+/**
+ * The mention rules wanted: the plan of the bots whose mentions come through the stream, kept
+ * between changes (../mention-plan.ts), so that a change plans only what it moved.
+ */
 export interface WantedMentions {
-  usernames: readonly string[];
+  plan: MentionPlan;
   caps: RuleCaps;
 }
 
@@ -156,7 +160,7 @@ async function changeRules(
 /**
  * The change from `existing` to the wanted rules: a bot's rule is stale when no bot wants its
  * value (or, with `retag`, when its tag no longer names its bots); the mention rules follow
- * {@link planMentionRules}, in the room the bots' own rules leave.
+ * the app's {@link MentionPlan}, in the room the bots' own rules leave.
  */
 function planChange(
   existing: readonly StreamRule[],
@@ -170,12 +174,7 @@ function planChange(
   const keep = new Set(own.filter((r) => !stale.includes(r)).map((r) => r.value));
   const add = [...wanted].filter(([value]) => !keep.has(value)).map(([value, tag]) => ({ value, tag }));
   const plan = mentions
-    ? planMentionRules(
-        mentions.usernames,
-        existing.filter(isMention),
-        mentions.caps,
-        mentions.caps.maxRules - wanted.size,
-      )
+    ? mentions.plan.plan(existing.filter(isMention), mentions.caps.maxRules - wanted.size)
     : { keep: [], add: [], remove: existing.filter(isMention), overflow: [] };
   return {
     doomed: [...stale, ...plan.remove],
