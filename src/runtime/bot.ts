@@ -209,13 +209,15 @@ export class BotRuntime {
    * (but for `updatedAt`), and the status saver need not gather it. The status of 25,000 idle
    * bots gathered and fingerprinted every 15 s was most of an idle process's CPU. `undefined`
    * when the status may change without the mark showing it (something waits for budget, whose
-   * time moves with the app's other bots; a plugin's dialogs or model requests): gather it.
+   * time moves with the app's other bots; requests to a model server): gather it.
    */
   statusMark(): string | undefined {
     const { handling, layer } = this.options;
-    if (handling.dialogs || handling.models || layer.waiting().length > 0) return undefined;
+    if (handling.models?.() || layer.waiting().length > 0) return undefined;
+    const d = handling.dialogs?.();
+    const dialogs = d ? `${d.open.thread},${d.open.dm},${d.started},${d.steps},${d.timeouts}` : "-";
     const paused = this.inbox.paused;
-    return `${this.serial} ${this.liveness.revision} ${this.inbox.size} ${paused ? `${paused.at} ${paused.reason}` : "-"}`;
+    return `${this.serial} ${this.liveness.revision} ${this.inbox.size} ${dialogs} ${paused ? `${paused.at} ${paused.reason}` : "-"}`;
   }
 
   status(): BotStatus {

@@ -3,13 +3,18 @@
  * gathered, or when its turn comes (once in a few rounds), or when the runtime stops: an idle
  * process holding thousands of bots no longer builds and fingerprints every status every round.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { StatusSaver } from "../../src/hosting/status-saver.ts";
+import { provisionBots } from "../../src/hosting/provision.ts";
+import { startRuntime } from "../../src/hosting/runtime.ts";
+import { StatusSaver, STATUS_EVERY_MS } from "../../src/hosting/status-saver.ts";
 import { silentLogger } from "../../src/log.ts";
+import { BotRuntime } from "../../src/runtime/bot.ts";
 import { Liveness } from "../../src/runtime/liveness.ts";
 import type { BotStatus } from "../../src/runtime/types.ts";
+import { createSandbox } from "../../src/sandbox/index.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
+import { testBotConfig } from "../../src/testing.ts";
 
 const BOTS = 32;
 
@@ -90,5 +95,37 @@ describe("status saver", () => {
     liveness.touch("mentions");
     liveness.touch("mentions", true);
     expect(liveness.revision).toBe(before + 2);
+  });
+
+  it("of a runtime's idle bots, gathers each only on its turn", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const sandbox = await createSandbox({ clock });
+    const hosted = await provisionBots(
+      sandbox,
+      Array.from({ length: 16 }, (_, i) =>
+        testBotConfig({ name: `idle${i}`, plan: "pro", triggers: {}, plugins: {} }, {}),
+      ),
+    );
+    const status = vi.spyOn(BotRuntime.prototype, "status");
+    const runtime = await startRuntime({
+      baseUrl: sandbox.url,
+      bots: hosted,
+      store: createMemoryStore(),
+      clock,
+      logger: silentLogger,
+    });
+    try {
+      await clock.advance(STATUS_EVERY_MS);
+      await runtime.idle();
+      const before = status.mock.calls.length;
+      await clock.advance(STATUS_EVERY_MS);
+      await runtime.idle();
+      // Two of the sixteen have their turn in a round; the others are unchanged.
+      expect(status.mock.calls.length - before).toBe(2);
+    } finally {
+      await runtime.stop();
+      await sandbox.close();
+      status.mockRestore();
+    }
   });
 });
