@@ -5,8 +5,10 @@
  *
  * - The process holding an app's stream lease runs its hub, with the rules and mention
  *   rules of every bot of the app, budgeted through a bot of the app it runs.
- * - Each post reaches the process running its bot through the handoff and is acknowledged
- *   once the bot has handled it (`deliverHandled`, the mentions feed's `acceptHandled`).
+ * - Each post reaches the process running its bot through the handoff, whose entries this
+ *   process takes from its readers ({@link SharedStreams.take}: they call no bot) to the bot,
+ *   and is acknowledged once the bot has handled it (`deliverHandled`, the mentions feed's
+ *   `acceptHandled`).
  * - When the hub connects, every process polls the mentions of its streamed bots once to
  *   close the gap (a few at a time, through the shared budget), as a single process does
  *   after each reconnect; a bot taken over is polled once when it starts here.
@@ -20,7 +22,7 @@ import { AppStatusParts } from "../redis/app-status.ts";
 import type { SharedRedis } from "../redis/shared-state.ts";
 import type { CatchUpQueue } from "../triggers/catch-up.ts";
 import { SharedStreams, type HubRequest } from "../redis/shared-streams.ts";
-import type { HandoffControl, HandoffEntry } from "../redis/stream-handoff.ts";
+import type { HandedEntry, HandoffControl } from "../redis/stream-handoff.ts";
 import { startStreamHub, type StreamHub } from "../triggers/stream-hub.ts";
 import type { Budgeted } from "../triggers/stream/search.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
@@ -95,12 +97,18 @@ class ProcessApps implements SharedApps {
       appOf: this.appOf,
       prefix: shared.leases.prefix,
       startHub: (request) => this.startHub(request),
-      handle: (name, entry) => this.handle(name, entry),
       onControl: (appId, what) => this.onControl(appId, what),
       mentionsBackfillMs: (name) =>
         this.streamedMentions(name) ? this.byName.get(name)?.config.triggers.mentions?.backfill : undefined,
     });
     this.streams.start();
+    void this.takeHandedOff();
+  }
+
+  /** Takes the handoff's entries to the bots running here, until the streams close. */
+  private async takeHandedOff(): Promise<void> {
+    for (let batch = await this.streams.take(); batch; batch = await this.streams.take())
+      for (const handed of batch) this.hand(handed);
   }
 
   private streamedMentions(name: string): boolean {
@@ -151,12 +159,14 @@ class ProcessApps implements SharedApps {
     });
   }
 
-  /** An entry of the handoff for a bot: resolves once handled here. */
-  private handle(name: string, entry: HandoffEntry): Promise<void> {
+  /** An entry of the handoff to its bot here: said handled (and so acknowledged) once it is. */
+  private hand({ bot: name, entry, handled, failed }: HandedEntry): void {
     const bot = this.deps.bots.get(name);
     // Not running here (any more): left unacknowledged for the process that runs it.
-    if (!bot) return new Promise<void>(() => {});
-    return entry.kind === "post" ? bot.deliverHandled(entry.events) : bot.mentions.acceptHandled(entry.events);
+    if (!bot) return;
+    const handling =
+      entry.kind === "post" ? bot.deliverHandled(entry.events) : bot.mentions.acceptHandled(entry.events);
+    handling.then(handled, failed);
   }
 
   /** The app's hub (in whichever process) connected or was interrupted: its streamed bots here follow. */

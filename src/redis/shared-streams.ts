@@ -37,9 +37,10 @@ import {
   handoffState,
   HandoffReader,
   HandoffWriter,
+  type HandedEntry,
   type HandoffControl,
-  type HandoffEntry,
 } from "./stream-handoff.ts";
+import { PullQueue } from "../pull-queue.ts";
 import type { StreamHub } from "../triggers/stream-hub.ts";
 import type { StreamMark } from "../triggers/stream/marks.ts";
 import type { MentionBot } from "../triggers/stream/routing.ts";
@@ -89,8 +90,6 @@ export interface SharedStreamsOptions {
   appOf: ReadonlyMap<string, string>;
   /** Starts an app's hub in this process (it holds the app's stream lease). */
   startHub(request: HubRequest): StreamHub;
-  /** Hands an entry to the bot running here; resolves once handled. */
-  handle(bot: string, entry: HandoffEntry): Promise<void>;
   /** The app's hub (in whichever process) connected or was interrupted. */
   onControl(appId: string, what: HandoffControl): void;
   /**
@@ -178,6 +177,8 @@ export class SharedStreams {
   private stopped = false;
   private readonly stopSignal = new AbortController();
   private loop: Promise<void> | undefined;
+  /** The handoff entries read for the bots running here, for hosting to take ({@link take}). */
+  private readonly handed = new PullQueue<HandedEntry>();
 
   constructor(private readonly options: SharedStreamsOptions) {
     this.ttl = options.ttlMs ?? 9_000;
@@ -215,7 +216,7 @@ export class SharedStreams {
         consumer: owner,
         clock,
         log: log.child({ app: appId }),
-        handle: (bot, entry) => this.options.handle(bot, entry),
+        handed: this.handed,
         onControl: (what) => this.options.onControl(appId, what),
         ...(this.options.sweepMs ? { sweepMs: this.options.sweepMs } : {}),
         prefix: this.prefix,
@@ -239,6 +240,15 @@ export class SharedStreams {
     const lease = await this.options.leaseOf!(bot);
     if (!lease) throw new Error(`${bot} does not run here any more`);
     await this.options.leases.fenced(lease, commands);
+  }
+
+  /**
+   * The handoff entries read for the bots running here since the last take (any app): hosting
+   * takes each to its bot and says when it was handled ({@link HandedEntry.handled}), which
+   * acknowledges it. Waits until there is some; `undefined` once closed.
+   */
+  take(): Promise<HandedEntry[] | undefined> {
+    return this.handed.take();
   }
 
   /** Starts the lease loop (each app's stream lease is tried at every renewal). */
@@ -316,6 +326,7 @@ export class SharedStreams {
       if (lease) await this.options.leases.release(lease).catch(() => undefined);
       await app.reader.close();
     }
+    this.handed.close();
   }
 
   /**

@@ -10,8 +10,9 @@
  *   bot's name, in one transaction. What the hub learns about the connection (connected,
  *   interrupted) goes on the bell too, so every process can run its bots' catch-up polls.
  * - {@link HandoffReader} (every process) listens to the bell and reads the streams of the
- *   bots it runs through the consumer group `handlers` (`XREADGROUP`), hands each entry to
- *   its bot, and `XACK`s (and deletes) it once handled. A bell missed (the process was busy
+ *   bots it runs through the consumer group `handlers` (`XREADGROUP`), puts each entry in a
+ *   queue that hosting pulls from ({@link HandedEntry}: the reader calls no bot), and
+ *   `XACK`s (and deletes) it once hosting says its bot handled it. A bell missed (the process was busy
  *   reconnecting, Redis was away) costs nothing: a sweep every few seconds reads every owned
  *   bot's stream anyway.
  * - When a process takes a bot over (its lease was won after the owner died), it first
@@ -31,6 +32,7 @@
 import type { Redis } from "./connect.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
+import type { PullQueue } from "../pull-queue.ts";
 import type { BotEvent } from "../triggers/events.ts";
 import { endConnection } from "./connect.ts";
 import { bySlot, keyLayout, redisKeys, type RedisKeys } from "./keys.ts";
@@ -120,8 +122,11 @@ export interface HandoffReaderOptions {
   consumer: string;
   clock: Clock;
   log: Logger;
-  /** Hands an entry to its bot; resolves once the bot has handled it (then it is acknowledged). */
-  handle(bot: string, entry: HandoffEntry): Promise<void>;
+  /**
+   * Where each entry read waits for hosting to take it to its bot (shared by the readers of a
+   * process's apps); hosting says when the bot handled it ({@link HandedEntry.handled}).
+   */
+  handed: PullQueue<HandedEntry>;
   /** The hub said the app's stream connected or was interrupted. */
   onControl?(what: HandoffControl): void;
   /** How often every owned bot's stream is read whatever the bell said (default 5 s). */
@@ -135,6 +140,16 @@ export interface HandoffReaderOptions {
    * the bot's next process instead of acknowledging it; a rejection leaves it pending.
    */
   acknowledge?(bot: string, commands: Array<[string, ...string[]]>): Promise<void>;
+}
+
+/** An entry read for a bot running here, as hosting takes it: once its bot handled it, say so. */
+export interface HandedEntry {
+  readonly bot: string;
+  readonly entry: HandoffEntry;
+  /** The bot handled it: it is acknowledged (fenced by the bot's lease, when the reader is). */
+  handled(): void;
+  /** Handling failed: it stays unacknowledged and is handed out again. */
+  failed(err: unknown): void;
 }
 
 /** An entry's name across the app's streams: its stream and its id (an id alone is only unique in its stream). */
@@ -303,7 +318,7 @@ export class HandoffReader {
     );
   }
 
-  /** Hands entries to their bot, each acknowledged once handled. */
+  /** Puts entries in the queue hosting takes them from, each acknowledged once handled. */
   private handToBot(bot: string, key: string, entries: Array<[string, string[]]>): void {
     for (const [id, fields] of entries) {
       const at = entryKey(key, id);
@@ -325,19 +340,21 @@ export class HandoffReader {
       }
       const handing = { bot };
       this.inFlight.set(at, handing);
-      this.options
-        .handle(bot, entry)
-        .then(
-          () => this.ack(bot, key, id),
-          (err: unknown) =>
-            this.options.log.error(
-              { bot, err, entry: id },
-              `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`,
-            ),
-        )
-        .finally(() => {
-          if (this.inFlight.get(at) === handing) this.inFlight.delete(at);
-        });
+      const settled = () => {
+        if (this.inFlight.get(at) === handing) this.inFlight.delete(at);
+      };
+      this.options.handed.push({
+        bot,
+        entry,
+        handled: () => void this.ack(bot, key, id).finally(settled),
+        failed: (err) => {
+          settled();
+          this.options.log.error(
+            { bot, err, entry: id },
+            `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`,
+          );
+        },
+      });
     }
   }
 

@@ -46,6 +46,7 @@ import { Leases } from "../../src/redis/leases.ts";
 import { createMemoryStore } from "../../src/store/store.ts";
 import { HandoffReader, HandoffWriter } from "../../src/redis/stream-handoff.ts";
 import { inFlightCounter } from "../actions/helpers.ts";
+import { handing } from "../helpers/handoff.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { startSandbox } from "../helpers/sandbox.ts";
 import { deploy, leaseValues, profileBench, stages, traceUnanswered, flood, sleep, tally } from "./scale-deployment.ts";
@@ -239,13 +240,13 @@ async function handoff(
       consumer: `proc-${p}`,
       clock,
       log: silentLogger,
-      handle: async (_bot, entry) => {
+      ...handing(async (_bot, entry) => {
         for (const e of entry.events) {
           handled.set(e.id, (handled.get(e.id) ?? 0) + 1);
           const at = sentAt.get(e.id);
           if (at !== undefined && handled.get(e.id) === 1) latencies.push(performance.now() - at);
         }
-      },
+      }),
     });
     reader.start();
     await reader.own(names.filter((_, i) => i % PROCESSES === p));

@@ -24,6 +24,7 @@ import { SharedStreams } from "../../src/redis/shared-streams.ts";
 import { openRedisStore, readRedisState } from "../../src/redis/store.ts";
 import { handoffKeys, handoffState, HandoffReader, HandoffWriter } from "../../src/redis/stream-handoff.ts";
 import { readStreamMark, StreamMarkWriter, streamMarkKey } from "../../src/redis/stream-marks.ts";
+import { handing } from "../helpers/handoff.ts";
 import { startRedisCluster, type RedisCluster } from "../helpers/redis-cluster.ts";
 import { until } from "../helpers/until.ts";
 
@@ -146,7 +147,7 @@ describe("the shared state on a Redis Cluster", () => {
       consumer: "P1",
       clock,
       log: silentLogger,
-      handle: async (_bot, entry) => void handled.push(entry.events[0]!.id),
+      ...handing(async (_bot, entry) => void handled.push(entry.events[0]!.id)),
       acknowledge: async (_bot, commands) => {
         const h = (await leases.holder("bot:g"))!;
         await leases.fenced({ name: "bot:g", owner: h.owner, token: h.token }, commands);
@@ -176,7 +177,6 @@ describe("the shared state on a Redis Cluster", () => {
       startHub: () => {
         throw new Error("no hub here");
       },
-      handle: async () => {},
       onControl: () => {},
     });
     await streams.host("g", { userId: "100", username: "g", rules: [], mentions: true });

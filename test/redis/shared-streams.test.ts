@@ -16,6 +16,7 @@ import { SharedStreams, type HubRequest } from "../../src/redis/shared-streams.t
 import { startStreamHub, type StreamHub } from "../../src/triggers/stream-hub.ts";
 import { Outbox } from "../../src/triggers/stream/outbox.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { handEach } from "../helpers/handoff.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 import { until } from "../helpers/until.ts";
@@ -90,7 +91,6 @@ describe("shared streams", () => {
         hubs.push(record);
         return { ...fakeHub(), close: () => void (record.closed = true) };
       },
-      handle: async () => {},
       onControl: () => {},
     });
     running.push(streams);
@@ -142,9 +142,12 @@ describe("shared streams", () => {
             close: () => void (record.closed = true),
           };
         },
-        handle: async (bot: string, entry: HandoffEntry) => void handled.push([name, bot, entry.events[0]!.id]),
         onControl: (_app, what) => void controls.push([name, what]),
       });
+      handEach(
+        streams,
+        async (bot: string, entry: HandoffEntry) => void handled.push([name, bot, entry.events[0]!.id]),
+      );
       running.push(streams);
       streams.start();
       return { redis, streams };
@@ -230,7 +233,6 @@ describe("shared streams", () => {
           backfill: async (bots, since) => (backfills.push({ bots: [...bots], since }), 0),
         };
       },
-      handle: async () => {},
       onControl: () => {},
       mentionsBackfillMs: () => 3_600_000,
     });
@@ -283,10 +285,10 @@ describe("shared streams", () => {
       sweepMs: 600_000,
       startHub: (request) =>
         (sandboxHubs.hub = startStreamHub({ ...request, ...connection, clock, log: silentLogger })),
-      handle: async (bot, entry) => {
-        for (const e of entry.events) handled.push([bot, e.kind === "post" ? e.post.text : e.id]);
-      },
       onControl: () => {},
+    });
+    handEach(streams, async (bot, entry) => {
+      for (const e of entry.events) handled.push([bot, e.kind === "post" ? e.post.text : e.id]);
     });
     running.push(streams);
     streams.start();
@@ -370,9 +372,9 @@ describe("shared streams", () => {
           clock,
           log: silentLogger,
         })),
-      handle: async () => {},
       onControl: () => {},
     });
+    handEach(streams, async () => {});
     running.push(streams);
     streams.start();
     const renewalDue = () =>

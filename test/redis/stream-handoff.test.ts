@@ -13,9 +13,12 @@ import {
   HandoffReader,
   HandoffWriter,
   handoffKeys,
+  type HandedEntry,
   type HandoffControl,
   type HandoffEntry,
 } from "../../src/redis/stream-handoff.ts";
+import { handing } from "../helpers/handoff.ts";
+import { PullQueue } from "../../src/pull-queue.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 
 let server: RedisServer;
@@ -70,7 +73,7 @@ async function process_(
     consumer,
     clock,
     log: silentLogger,
-    handle,
+    ...handing(handle),
     ...(onControl ? { onControl } : {}),
   });
   readers.push(reader);
@@ -110,6 +113,38 @@ describe("stream handoff", () => {
     // Acknowledged entries are gone: nothing pending, nothing left in the streams.
     expect(await redis.xlen(keys.bot("greeter"))).toBe(0);
     expect(await redis.xlen(keys.bot("liker"))).toBe(0);
+  });
+
+  it("calls no bot: each entry waits in the reader's queue for hosting to take it, and is acknowledged only once said handled", async () => {
+    const handed = new PullQueue<HandedEntry>();
+    const reader = new HandoffReader({
+      redis: await connection(),
+      appId: `app${app}`,
+      consumer: "proc-a",
+      clock,
+      log: silentLogger,
+      handed,
+    });
+    readers.push(reader);
+    reader.start();
+    await reader.own(["greeter"]);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await writer.send("greeter", { kind: "mentions", events: [mention(1)] });
+    await until(() => handed.size === 1, "the entry in the queue");
+    const redis = await connection();
+    const key = handoffKeys(`app${app}`).bot("greeter");
+    const pending = async () => ((await redis.xpending(key, HANDOFF_GROUP)) as [number])[0];
+    expect(reader.busy()).toBe(true);
+    expect(await pending()).toBe(1);
+    const [entry] = (await handed.take())!;
+    expect(entry!.bot).toBe("greeter");
+    expect(idsOf([entry!])).toEqual(["mention:1"]);
+    // Taken, not yet handled: still unacknowledged.
+    expect(await pending()).toBe(1);
+    entry!.handled();
+    await until(() => reader.handled === 1, "acknowledged");
+    expect(await pending()).toBe(0);
+    expect(reader.busy()).toBe(false);
   });
 
   it("a process killed between delivery and acknowledgement loses nothing: the next owner takes over what it had not finished", async () => {
