@@ -96,7 +96,14 @@ export {
 } from "./llm/index.ts";
 export type { ActionEvent, ActionObserver } from "./actions/index.ts";
 export type { Post, User, Includes, Envelope, Problem } from "./api/types.ts";
-export type { Runtime, RuntimeOptions, HostedBot, AppCredentials } from "./hosting/types.ts";
+export type {
+  Runtime,
+  RuntimeOptions,
+  HostedBot,
+  AppCredentials,
+  FleetBot,
+  BotOutline,
+} from "./hosting/types.ts";
 import type { Runtime, RuntimeOptions } from "./hosting/types.ts";
 
 /**

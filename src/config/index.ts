@@ -6,11 +6,13 @@
 export {
   loadBots,
   loadBotText,
+  loadBotSource,
   PluginCache,
   shadowNotes,
   BOT_FILE_PATTERN,
   type BotConfig,
   type LoadBotTextOptions,
+  type LoadBotSourceOptions,
   type OtherBots,
   type ResolvedPlugin,
   type LoadBotsOptions,

@@ -84,17 +84,25 @@ const rootOffset = (source: YamlSource) => source.doc.contents?.range?.[0] ?? 0;
  * the schema checks it as ever, and a problem found later is placed by parsing the text then.
  * `undefined` when the schema refuses it (the caller parses the file, for the problems' positions).
  */
-export function botFromData(file: string, text: string, env: BotEnv, data: unknown): ParsedBotFile | undefined {
+export function botFromData(
+  file: string,
+  text: string | (() => string),
+  env: BotEnv,
+  data: unknown,
+): ParsedBotFile | undefined {
   const parsed = botFileSchema.safeParse(data, { error: errorMap });
   if (!parsed.success) return undefined;
   return { file, bot: parsed.data, problems: [], problemAt: placedLater(file, text, env), data };
 }
 
-/** A `problemAt` that parses the text only when a problem comes (rarely): no document is kept meanwhile. */
-export function placedLater(file: string, text: string, env: BotEnv): ParsedBotFile["problemAt"] {
+/**
+ * A `problemAt` that parses the text only when a problem comes (rarely): no document is kept
+ * meanwhile (`text` a function: not even the text, read when a problem comes).
+ */
+export function placedLater(file: string, text: string | (() => string), env: BotEnv): ParsedBotFile["problemAt"] {
   let parsed: ParsedBotFile | undefined;
   return (p) => {
-    parsed ??= parseBotFile(file, text, env);
+    parsed ??= parseBotFile(file, typeof text === "string" ? text : text(), env);
     return parsed.problemAt(p);
   };
 }

@@ -20,6 +20,7 @@ import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
 import { botFromData, parseBotFile, placedLater, type ParsedBotFile } from "./load-bot-file.ts";
 import { compiledKey, type CompiledIndex } from "./compiled-index.ts";
+import { dataOf, sourceOf, sourceOfSerialized } from "./bot-source.ts";
 import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
 import { displayPath } from "../display-path.ts";
 import { compareProblems, type BotFileProblem } from "./problem.ts";
@@ -52,6 +53,8 @@ export interface LoadBotsOptions {
   cwd?: string;
   /** Bot files other processes parsed already, and where this one keeps what it parses (./compiled-index.ts). */
   index?: CompiledIndex;
+  /** Whether each bot's data is kept too ({@link LoadBotsResult.sources}). */
+  sources?: boolean;
 }
 
 export interface LoadBotsResult {
@@ -66,6 +69,8 @@ export interface LoadBotsResult {
    * with (the live fleet compares a saved file with it), so nothing reads 10,000 files twice.
    */
   texts: ReadonlyMap<string, string>;
+  /** With {@link LoadBotsOptions.sources}: each good file's data in its kept form (./bot-source.ts), file as shown → source. */
+  sources?: Map<string, string>;
   /** The environment the files saw, for the runtime's own settings. */
   env: BotEnv;
 }
@@ -110,6 +115,7 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
   }
 
   const texts = new Map<string, string>();
+  const sources = options.sources ? new Map<string, string>() : undefined;
   const seen: BotsSeen = { owners: new Map(), appPlans: new Map() };
   const plugins = new PluginCache(pluginsDir, cwd);
   const bots: BotConfig[] = [];
@@ -124,6 +130,7 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     problems,
     slice,
     ...(options.index ? { index: options.index } : {}),
+    sources: sources !== undefined,
   });
   // Checked in the files' order, whatever order they were parsed in: the first of two bots
   // of one name is the one kept.
@@ -134,9 +141,10 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     problems.push(...read.result.problems);
     const bot = await checkBot(read.result, seen, plugins, problems);
     if (bot) bots.push(bot);
+    if (bot && read.source !== undefined) sources?.set(read.file, read.source);
   }
   problems.sort(compareProblems);
-  return { bots, problems, files, texts, env };
+  return { bots, problems, files, texts, ...(sources ? { sources } : {}), env };
 }
 
 /** A bot file read and parsed (or found in the index). */
@@ -144,6 +152,8 @@ interface ParsedFile {
   file: string;
   text: string;
   result: ParsedBotFile;
+  /** Its data in its kept form, when asked for. */
+  source?: string;
 }
 
 /** Files read and parsed a batch at a time, the index asked once a batch. */
@@ -164,6 +174,7 @@ async function parseFiles(input: {
   index?: CompiledIndex;
   problems: BotFileProblem[];
   slice: TimeSlicer;
+  sources: boolean;
 }): Promise<Array<ParsedFile | undefined>> {
   const { files, cwd, env, index, problems, slice } = input;
   const out = new Array<ParsedFile | undefined>(files.length);
@@ -184,12 +195,15 @@ async function parseFiles(input: {
       if (slice.due()) await slice.next();
       const file = files[at]!;
       let result = fromIndex(file, text, env, kept[j]);
+      let source = result && input.sources ? sourceOfSerialized(kept[j]!) : undefined;
       if (!result) {
         result = parseBotFile(file, text, env);
-        if (index && result.data !== undefined) fresh.push([keys[j]!, serialize(result.data)]);
+        const data = result.data === undefined ? undefined : serialize(result.data);
+        if (index && data) fresh.push([keys[j]!, data]);
+        if (data && input.sources) source = sourceOfSerialized(data);
         if (result.bot) result = { file, bot: result.bot, problems: [], problemAt: placedLater(file, text, env) };
       }
-      out[at] = { file, text, result };
+      out[at] = { file, text, result, ...(source !== undefined ? { source } : {}) };
     }
     if (fresh.length > 0) writes.push(index!.set(fresh).catch(() => undefined));
   }
@@ -334,7 +348,7 @@ export interface LoadBotTextOptions {
  */
 export async function loadBotText(
   options: LoadBotTextOptions,
-): Promise<{ bot?: BotConfig; problems: BotFileProblem[] }> {
+): Promise<{ bot?: BotConfig; problems: BotFileProblem[]; source?: string }> {
   const oversized = textSizeProblem(options.file, options.text);
   if (oversized) return { problems: [oversized] };
   const result = parseBotFile(options.file, options.text, options.env);
@@ -357,6 +371,29 @@ export async function loadBotText(
   }
   const bot =
     problems.length === 0 ? await checkBot(result, seenOf(options.others), options.plugins, problems) : undefined;
+  if (!bot) return { problems: problems.sort(compareProblems) };
+  return { bot, problems, source: sourceOf(result.data) };
+}
+
+/** What {@link loadBotSource} checks: a bot's kept data (./bot-source.ts) in place of its text. */
+export interface LoadBotSourceOptions extends Omit<LoadBotTextOptions, "text" | "noSecrets"> {
+  source: string;
+  /** The text the data was read from, read only when a problem needs its line and column. */
+  text(): string;
+}
+
+/**
+ * A bot checked again from the data its text was read into (./bot-source.ts), as
+ * {@link loadBotText} checks the text: the schema, its plugins and their options (a plugin
+ * changed since), its name and its app's plan among `others`; without parsing the text.
+ */
+export async function loadBotSource(
+  options: LoadBotSourceOptions,
+): Promise<{ bot?: BotConfig; problems: BotFileProblem[] }> {
+  const result = botFromData(options.file, options.text, options.env, dataOf(options.source));
+  if (!result) return loadBotText({ ...options, text: options.text() });
+  const problems: BotFileProblem[] = [];
+  const bot = await checkBot(result, seenOf(options.others), options.plugins, problems);
   return { ...(bot ? { bot } : {}), problems: problems.sort(compareProblems) };
 }
 

@@ -19,7 +19,7 @@ import type { BotIdentity, BotStatus } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
 import type { RuntimeObserver } from "./observer.ts";
 import { triggerSpecs, unheardEvents, type PollerCount } from "./trigger-plan.ts";
-import type { HostedBot } from "./types.ts";
+import type { FleetBot, HostedBot } from "./types.ts";
 
 /** What every bot of the process is built with. */
 export interface BotFactoryDeps {
@@ -146,7 +146,7 @@ export async function buildBot(
  * (`accountRefused`: signing in again brings it back), or its start failed (a plugin's setup
  * threw): it shows paused, with why, in `bot status` and on the status page.
  */
-export function refusedStatus(hosted: HostedBot, reason: string, at: number, accountRefused = true): BotStatus {
+export function refusedStatus(hosted: FleetBot, reason: string, at: number, accountRefused = true): BotStatus {
   return {
     bot: hosted.config.name,
     appId: hosted.app.id,

@@ -16,7 +16,7 @@ import {
 import { STREAM_RULE_CAPS } from "../limits/stream-rules.ts";
 import type { Plan } from "../limits/types.ts";
 import { mentionsVia } from "./trigger-plan.ts";
-import type { HostedBot } from "./types.ts";
+import type { FleetBot, HostedBot } from "./types.ts";
 
 /** How the bots of one app use its shared windows. */
 export interface AppLoad {
@@ -41,7 +41,7 @@ export interface AppLoad {
  * What the bots of one app (`hosted`, all of the same app) ask of it: their triggers, the
  * stream rules. `app` names the app when `hosted` may be empty (its last bot left).
  */
-export function appLoad(hosted: readonly HostedBot[], app: HostedBot["app"] = hosted[0]!.app): AppLoad {
+export function appLoad(hosted: readonly FleetBot[], app: HostedBot["app"] = hosted[0]!.app): AppLoad {
   const tally = new LoadTally(app);
   for (const h of hosted) tally.add(h);
   return tally.load();
@@ -59,7 +59,7 @@ export class LoadTally {
   constructor(private readonly app: HostedBot["app"]) {}
 
   /** A bot of the app came (`sign` -1: it left, as it was counted). */
-  add(hosted: HostedBot, sign: 1 | -1 = 1): void {
+  add(hosted: FleetBot, sign: 1 | -1 = 1): void {
     const { triggers } = hosted.config;
     const via = mentionsVia(hosted);
     if (triggers.mentions && via === "poll") this.counts.mentionsPolled += sign;

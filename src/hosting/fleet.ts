@@ -12,6 +12,7 @@
  * follows what any of them changed ({@link Fleet.follow}), and the bot claims decide which one
  * runs each bot.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Clock } from "../clock.ts";
@@ -19,6 +20,7 @@ import {
   BOT_FILE_PATTERN,
   formatProblem,
   readBotFile,
+  loadBotSource,
   loadBotText,
   loadEnv,
   PluginCache,
@@ -34,7 +36,7 @@ import type { DynamicBot, DynamicBots, FleetPause } from "../store/dynamic-bots.
 import { PluginSetupError } from "../plugins/setup-error.ts";
 import { FleetError } from "./fleet-error.ts";
 import type { FleetChange, RuntimeObserver } from "./observer.ts";
-import type { HostedBot, Runtime } from "./types.ts";
+import type { FleetBot, HostedBot, Runtime } from "./types.ts";
 
 /** Where a bot comes from: a bot file, or the state (how it got there: `api`, `connect:<template>`). */
 export type BotSource = { kind: "file"; file: string } | { kind: "state"; origin: string };
@@ -64,8 +66,12 @@ export interface FleetClaims {
 export interface FleetOptions {
   runtime: Runtime;
   dynamic: DynamicBots;
-  /** Gives a checked bot its account (the embedded sandbox makes one; a service's is the file's or stored). */
-  accounts(config: BotConfig): Promise<HostedBot>;
+  /**
+   * Gives a checked bot its account (the embedded sandbox makes one; a service's is the
+   * file's or stored). `fresh`: a stored account is read again from the state first (another
+   * process may have signed it in); not for a bot built again from what was checked already.
+   */
+  accounts(config: BotConfig, fresh?: boolean): Promise<HostedBot>;
   botsDir: string;
   pluginsDir: string;
   /** Default `process.cwd()`. */
@@ -81,8 +87,6 @@ export interface FleetOptions {
   only?: readonly string[];
   /** Told of every change after it was made (the demo republishes its bots). */
   onChange?(change: FleetChange): void;
-  /** The bot files' texts the runtime started with, as the start read them (file as shown → text); a file not here is read. */
-  texts?: ReadonlyMap<string, string>;
 }
 
 /** Who asks for a change: the admin token's name, the connecting account, or the file. */
@@ -92,6 +96,12 @@ export interface Requester {
 
 /** A change refused for what the bot file says: its problems, as `bot validate` prints them. */
 export type Checked = { ok: true; entry: FleetEntry } | { ok: false; problems: BotFileProblem[] };
+
+/** A bot's kept data (../config/bot-source.ts) and how to read the text it came from. */
+type Kept = { source: string; text(): string };
+
+/** The others a bot built again is checked beside: none (its name and its app's plan were checked when it was read). */
+const NO_OTHERS: OtherBots = { fileOf: () => undefined, appOf: () => undefined };
 
 /** The name problems of a bot kept in the state are shown under (it has no file). */
 export const stateFile = (name: string) => `state:${name}.yaml`;
@@ -105,6 +115,22 @@ export function pluginNameOf(file: string): string | undefined {
   if (parts.length === 1 && !file.endsWith(".d.ts")) return /^(.+)\.(ts|js|mts|mjs)$/.exec(file)?.[1];
   if (parts.length === 2 && /^index\.(ts|js)$/.test(parts[1]!)) return parts[0];
   return undefined;
+}
+
+/**
+ * A bot file's text as the fleet remembers it, to see whether a save changed it: a digest,
+ * not the text (100,000 texts in every process of a deployment).
+ */
+const digestOf = (text: string) => createHash("sha1").update(text).digest("base64");
+
+/** A bot file's text, read when a problem found in its kept data needs a line and column ("": gone). */
+function textOf(path: string, file: string): string {
+  try {
+    const read = readBotFile(path, file);
+    return "text" in read ? read.text : "";
+  } catch {
+    return "";
+  }
 }
 
 /** A bot's configuration as compared for a change: its file's settings and its account, not where it was read. */
@@ -123,10 +149,10 @@ function fingerprintOf(hosted: HostedBot): string {
 export class Fleet {
   private readonly plugins: PluginCache;
   private readonly cwd: string;
-  /** The bot files as last read: file (as shown) → its bot's name and text (`text` also for a file that did not validate). */
-  private readonly files = new Map<string, { name: string; text: string }>();
-  /** The text each bot of a file runs with (its file's last valid text): what a plugin's change restarts it with. */
-  private readonly runs = new Map<string, string>();
+  /** The bot files as last read: file (as shown) → its bot's name and its text's digest (also for a file that did not validate). */
+  private readonly files = new Map<string, { name: string; digest: string }>();
+  /** The environment bots are built again with ({@link hydrate}: their data read `${VAR}` already; for a problem's position). */
+  private hydrateEnv: ReturnType<typeof loadEnv> | undefined;
   /** The records of the bots kept in the state, as last applied. */
   private records = new Map<string, DynamicBot>();
   private pauses = new Map<string, FleetPause>();
@@ -139,26 +165,25 @@ export class Fleet {
     this.plugins = new PluginCache(options.pluginsDir, this.cwd);
   }
 
-  /** Learns what the runtime started with: its files' texts, the records and pauses of the state. */
-  async load(): Promise<void> {
+  /**
+   * Learns what the runtime started with: its files' texts (`texts`, as the start read them:
+   * file as shown → text; a file not there is read), the records and pauses of the state.
+   */
+  async load(texts?: ReadonlyMap<string, string>): Promise<void> {
     this.version = await this.options.dynamic.version();
     this.records = new Map((await this.options.dynamic.list()).map((r) => [r.name, r]));
     this.pauses = await this.options.dynamic.pauses();
     for (const [name, hosted] of this.options.runtime.fleet()) {
       if (this.records.has(name) && hosted.config.file === stateFile(name)) continue;
-      const text = this.options.texts?.get(hosted.config.file);
+      const text = texts?.get(hosted.config.file);
       if (text !== undefined) {
-        this.files.set(hosted.config.file, { name, text });
-        this.runs.set(name, text);
+        this.files.set(hosted.config.file, { name, digest: digestOf(text) });
         continue;
       }
       try {
         const read = readBotFile(resolve(this.cwd, hosted.config.file), hosted.config.file);
         // Grown past the limit since it was read: the next look at the directory reports it.
-        if ("text" in read) {
-          this.files.set(hosted.config.file, { name, text: read.text });
-          this.runs.set(name, read.text);
-        }
+        if ("text" in read) this.files.set(hosted.config.file, { name, digest: digestOf(read.text) });
       } catch {
         // Gone since it was read: the next look at the directory stops it.
       }
@@ -222,31 +247,29 @@ export class Fleet {
   }
 
   /**
-   * A bot file's text checked as `bot validate` checks it, then given its account: the bot
-   * ready to run, or the problems. An app has one plan, also across the bots that run already.
+   * A bot file's text (or the data it was read into: a bot built again) checked as `bot
+   * validate` checks it, then given its account: the bot ready to run, or the problems. An
+   * app has one plan, also across the bots that run already.
    */
   private async check(
     file: string,
-    text: string,
+    text: string | Kept,
     except: string | undefined,
     noSecrets: boolean,
   ): Promise<{ hosted: HostedBot } | { problems: BotFileProblem[] }> {
-    const checked = await loadBotText({
-      file,
-      text,
-      env: this.env(),
-      others: this.others(except),
-      plugins: this.plugins,
-      noSecrets,
-    });
+    const input = { file, env: this.env(), others: this.others(except), plugins: this.plugins };
+    const checked =
+      typeof text === "string"
+        ? await loadBotText({ ...input, text, noSecrets })
+        : { ...(await loadBotSource({ ...input, ...text })), source: text.source };
     if (!checked.bot) return { problems: checked.problems };
     let hosted: HostedBot;
     try {
-      hosted = await this.options.accounts(checked.bot);
+      hosted = { ...(await this.options.accounts(checked.bot)), ...(checked.source ? { source: checked.source } : {}) };
     } catch (err) {
       return { problems: [{ file, message: (err as Error)?.message ?? String(err) }] };
     }
-    let clash: HostedBot | undefined;
+    let clash: FleetBot | undefined;
     for (const h of this.options.runtime.fleet().values())
       if (h.app.id === hosted.app.id && h.app.plan !== hosted.app.plan && h.config.name !== except) {
         clash = h;
@@ -263,6 +286,34 @@ export class Fleet {
         ],
       };
     return { hosted };
+  }
+
+  /**
+   * The full configuration of a bot kept as its outline (../hosting/runtime.ts: a process
+   * sharing its state runs a share of the bots), built again as it comes to run here: from its
+   * kept data, its plugins as they are now, its account as the state has it. Its name and its
+   * app's plan were checked among the others' when it was read. Throws what keeps it from
+   * being built (a plugin changed since), as `bot validate` says it.
+   */
+  async hydrate(bot: FleetBot): Promise<HostedBot> {
+    const { name, file } = bot.config;
+    const record = this.records.get(name);
+    const fromState = record !== undefined && file === stateFile(name);
+    const text = () => (fromState ? record.yaml : textOf(resolve(this.cwd, file), file));
+    this.hydrateEnv ??= this.env();
+    const input = { file, env: this.hydrateEnv, others: NO_OTHERS, plugins: this.plugins };
+    const checked =
+      bot.source !== undefined
+        ? await loadBotSource({ ...input, source: bot.source, text })
+        : await loadBotText({ ...input, text: text() });
+    if (!checked.bot) throw new Error(checked.problems.map(formatProblem).join("; "));
+    const hosted = await this.options.accounts(checked.bot, false);
+    return {
+      ...hosted,
+      ...(hosted.app.id === bot.app.id ? { app: bot.app } : {}),
+      ...(bot.source !== undefined ? { source: bot.source } : {}),
+      ...(fromState ? { origin: record.origin, config: { ...hosted.config, file } } : {}),
+    };
   }
 
   /** Logs a change with who made it, and tells the status page. */
@@ -430,7 +481,6 @@ export class Fleet {
     if (!known || !hosted || hosted.config.file !== file) return;
     await this.options.claims?.forget(known.name);
     await this.options.runtime.remove(known.name);
-    this.runs.delete(known.name);
     this.changed(known.name, "removed", file, `stopped: ${file} was removed`);
   }
 
@@ -444,15 +494,16 @@ export class Fleet {
       return await this.fileGone(file);
     }
     const text = "text" in read ? read.text : undefined;
+    const digest = text === undefined ? "" : digestOf(text);
     const known = this.files.get(file);
-    if (text !== undefined && known?.text === text) return;
+    if (text !== undefined && known?.digest === digest) return;
     const running = known ? this.options.runtime.fleet().get(known.name) : undefined;
     const ownsName = running?.config.file === file;
     const checked =
       "problem" in read
         ? { problems: [read.problem] }
         : await this.check(file, read.text, ownsName ? known!.name : undefined, false);
-    this.files.set(file, { name: known?.name ?? "", text: text ?? "" });
+    this.files.set(file, { name: known?.name ?? "", digest });
     if ("problems" in checked) {
       const { logger } = this.options;
       for (const problem of checked.problems) logger.error({ file, problem: true }, formatProblem(problem));
@@ -462,23 +513,21 @@ export class Fleet {
           ? `${file} ${why} but has ${checked.problems.length === 1 ? "a problem" : `${checked.problems.length} problems`}; bot ${known!.name} goes on with the configuration it had (bot validate checks a file)`
           : `${file} has ${checked.problems.length === 1 ? "a problem" : `${checked.problems.length} problems`}; its bot is not started (bot validate checks a file)`,
       );
-      if (ownsName) this.files.set(file, { name: known!.name, text: text ?? "" });
+      if (ownsName) this.files.set(file, { name: known!.name, digest });
       return;
     }
     const { hosted } = checked;
     const name = hosted.config.name;
-    this.files.set(file, { name, text: text ?? "" });
+    this.files.set(file, { name, digest });
     if (this.options.only && !this.options.only.includes(name)) return;
     if (ownsName && known!.name !== name) {
       // Renamed in its file: the old bot stops, the new one starts.
       await this.options.claims?.forget(known!.name);
       await this.options.runtime.remove(known!.name);
-      this.runs.delete(known!.name);
       this.changed(known!.name, "removed", file, `stopped: ${file} names ${name} now`);
     }
-    if (text !== undefined) this.runs.set(name, text);
     if (ownsName && known!.name === name) {
-      if (fingerprintOf(running!) === fingerprintOf(hosted)) return;
+      if (this.unchanged(name, running!, hosted)) return;
       try {
         await this.options.runtime.replace(hosted);
       } catch (err) {
@@ -500,6 +549,16 @@ export class Fleet {
     await this.options.runtime.add(hosted);
     this.options.claims?.track(name);
     this.changed(name, "added", file, this.started(name, `started (${file} is new)`, `added (${file} is new)`));
+  }
+
+  /**
+   * Whether a bot's new configuration says what it runs with: compared whole when it runs
+   * here, else by its file's data and its app (the process that runs it compares it whole).
+   */
+  private unchanged(name: string, running: FleetBot, after: HostedBot): boolean {
+    const whole = this.options.runtime.hosted(name);
+    if (whole) return fingerprintOf(whole) === fingerprintOf(after);
+    return running.source !== undefined && running.source === after.source && running.app.id === after.app.id;
   }
 
   /**
@@ -553,9 +612,10 @@ export class Fleet {
   private async restartUsers(name: string, shown: string): Promise<void> {
     const { logger, runtime } = this.options;
     this.plugins.reload(name);
-    const users = [...runtime.fleet()]
-      .filter(([, h]) => h.config.plugins.some((p) => p.name === name))
-      .map(([bot]) => bot);
+    // The bots kept as their outline are built with its new code when they come to run here.
+    const users = [...runtime.fleet().keys()].filter((bot) =>
+      runtime.hosted(bot)?.config.plugins.some((p) => p.name === name),
+    );
     if (users.length === 0)
       return logger.info(
         { plugin: name },
@@ -567,14 +627,19 @@ export class Fleet {
   /** Restarts `bot` with plugin `name` imported afresh (its configuration as it is: file or state). */
   private async restartWithPlugin(bot: string, name: string, shown: string): Promise<void> {
     const { logger, runtime } = this.options;
-    const hosted = runtime.fleet().get(bot);
+    const hosted = runtime.hosted(bot);
     if (!hosted) return;
+    const file = hosted.config.file;
     const record = this.records.get(bot);
-    const fromState = record !== undefined && hosted.config.file === stateFile(bot);
-    // The text it runs with (a file broken since goes on being reported, not used).
-    const text = fromState ? record.yaml : this.runs.get(bot);
+    const fromState = record !== undefined && file === stateFile(bot);
+    // What it runs with (a file broken since goes on being reported, not used).
+    const text = fromState
+      ? record.yaml
+      : hosted.source !== undefined
+        ? { source: hosted.source, text: () => textOf(resolve(this.cwd, file), file) }
+        : undefined;
     if (text === undefined) return;
-    const checked = await this.check(hosted.config.file, text, bot, false);
+    const checked = await this.check(file, text, bot, false);
     if ("problems" in checked) {
       for (const problem of checked.problems) logger.error({ bot, problem: true }, formatProblem(problem));
       logger.error(

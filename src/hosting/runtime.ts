@@ -32,7 +32,7 @@ import { startSharedApps, type SharedApps } from "./shared-apps.ts";
 import { STATUS_EVERY_MS, StatusSaver } from "./status-saver.ts";
 import { taughtAbuseModel } from "./taught-model.ts";
 import { mentionsVia, PollerTally, triggerSpecs, type PollerCount } from "./trigger-plan.ts";
-import type { HostedBot, Runtime, RuntimeOptions } from "./types.ts";
+import type { FleetBot, HostedBot, Runtime, RuntimeOptions } from "./types.ts";
 
 /** How long a bot being restarted (replaced, resumed) lets the events it handles finish. */
 export const HAND_OVER_MS = 30_000;
@@ -88,8 +88,19 @@ class HostedRuntime implements Runtime {
   private readonly layers = new Map<string, ActionLayer>();
   /** Bots whose account the service refused at start (they never ran). */
   private readonly paused = new Map<string, BotStatus>();
-  /** Every bot of the fleet, by name, in the order they came (with `hosting: "claimed"`, those run elsewhere too). */
-  private readonly hostedBots = new Map<string, HostedBot>();
+  /**
+   * Every bot of the fleet, by name, in the order they came (with `hosting: "claimed"`, those
+   * run elsewhere too): whole, or its outline ({@link slim}).
+   */
+  private readonly hostedBots = new Map<string, FleetBot>();
+  /** The full configuration of each bot kept whole: every bot, or when {@link slim}, those that run (or wait paused) here. */
+  private readonly whole = new Map<string, HostedBot>();
+  /**
+   * Whether a bot that does not run here is kept as its outline, its configuration built
+   * again when it comes ({@link RuntimeOptions.hydrate}): a process runs a quarter of
+   * 100,000 bots, and kept every bot's plugins, options, budget and token besides.
+   */
+  private readonly slim: boolean;
   /** Each bot's client. */
   private readonly clients = new Map<string, ApiClient>();
   /** Bots paused by a change of the fleet ({@link pause}), and why: they stay paused when hosted again. */
@@ -106,13 +117,18 @@ class HostedRuntime implements Runtime {
   private sharedApps: SharedApps | undefined;
   private stopped = false;
 
+  private readonly options: RuntimeOptions;
+
   constructor(
-    private readonly options: RuntimeOptions,
+    options: RuntimeOptions,
     readonly actions: ActionSystem,
     private readonly base: ApiClient,
   ) {
     this.claimed = options.hosting === "claimed";
+    this.slim = this.claimed && options.shared !== undefined && options.hydrate !== undefined;
     for (const hosted of options.bots) this.enter(hosted);
+    // Slim, the list is not kept: its bots' configurations go once each is in its outline.
+    this.options = this.slim ? { ...options, bots: [] } : options;
     for (const [name, reason] of options.paused ?? []) this.held.set(name, { reason, at: options.clock.now() });
     this.pollers = this.pollerTally.counts();
     const taught = taughtAbuseModel(options.store, options.logger);
@@ -146,18 +162,40 @@ class HostedRuntime implements Runtime {
   }
 
   /** How a bot's mentions come here. */
-  private via(hosted: HostedBot): "poll" | "stream" {
+  private via(hosted: FleetBot): "poll" | "stream" {
     return this.claimed && !this.options.shared ? "poll" : mentionsVia(hosted);
   }
 
-  /** Takes a bot into the fleet (or its new configuration): its client, and the count of its app's pollers. */
+  /**
+   * Takes a bot into the fleet (or its new configuration): its client, and the count of its
+   * app's pollers. Slim, a bot that neither runs nor waits paused here is kept as its outline.
+   */
   private enter(hosted: HostedBot): void {
     const name = hosted.config.name;
+    const kept = this.slim && !this.bots.has(name) && !this.paused.has(name) ? outlineOf(hosted) : hosted;
+    this.place(name, kept, kept === hosted ? hosted : undefined);
+  }
+
+  /** Puts a bot's entry (and its full configuration, when kept) in the fleet; its app's pollers follow. */
+  private place(name: string, bot: FleetBot, whole: HostedBot | undefined): void {
     const before = this.hostedBots.get(name);
     if (before) this.pollerTally.add(before, -1);
-    this.pollerTally.add(hosted);
-    this.hostedBots.set(name, hosted); // a new configuration keeps the bot's place
+    this.pollerTally.add(bot);
+    this.hostedBots.set(name, bot); // a new configuration keeps the bot's place
+    if (whole) this.whole.set(name, whole);
+    else this.whole.delete(name);
     this.clients.delete(name); // made afresh with its credentials when it runs (clientOf)
+  }
+
+  /** Slim: a bot that stopped running here keeps its outline alone (its configuration and client go). */
+  private shed(name: string): void {
+    const whole = this.whole.get(name);
+    if (!this.slim || !whole || this.bots.has(name) || this.paused.has(name)) return;
+    const outline = outlineOf(whole);
+    if (outline === whole) return;
+    this.hostedBots.set(name, outline);
+    this.whole.delete(name);
+    this.clients.delete(name);
   }
 
   /**
@@ -169,7 +207,7 @@ class HostedRuntime implements Runtime {
   private clientOf(name: string): ApiClient {
     let client = this.clients.get(name);
     if (!client) {
-      const hosted = this.hostedBots.get(name)!;
+      const hosted = this.whole.get(name)!;
       client = this.base.withAuth({
         consumer: { key: hosted.app.key, secret: hosted.app.secret },
         user: hosted.token,
@@ -187,6 +225,7 @@ class HostedRuntime implements Runtime {
     if (!hosted) return;
     this.pollerTally.add(hosted, -1);
     this.hostedBots.delete(name);
+    this.whole.delete(name);
   }
 
   /**
@@ -224,6 +263,7 @@ class HostedRuntime implements Runtime {
         base: this.base,
         logger: options.logger,
         mentionsVia,
+        fleet: this.hostedBots,
         capacity: (appId) => capacityLines(appLoad([...this.hostedBots.values()].filter((h) => h.app.id === appId))),
       });
     this.saver.start();
@@ -281,7 +321,7 @@ class HostedRuntime implements Runtime {
    * the status page show it; the other bots go on. Saving its file again, or resuming it,
    * tries again.
    */
-  private notStarted(hosted: HostedBot, why: string, said: string, fields: Record<string, unknown> = {}): void {
+  private notStarted(hosted: FleetBot, why: string, said: string, fields: Record<string, unknown> = {}): void {
     const { config } = hosted;
     const { logger, clock } = this.options;
     const reason = `not started: ${why}`;
@@ -325,7 +365,7 @@ class HostedRuntime implements Runtime {
    * answered after the account was connected again) leaves it running.
    */
   private revoked(name: string, err: unknown, token: string): void {
-    const hosted = this.hostedBots.get(name);
+    const hosted = this.whole.get(name);
     if (!hosted || hosted.token.token !== token) return;
     const reason = refusedAccountReason(hosted.config, err, hosted.origin);
     const bot = this.bots.get(name);
@@ -375,10 +415,28 @@ class HostedRuntime implements Runtime {
   }
 
   async host(name: string): Promise<void> {
-    const hosted = this.hostedBots.get(name);
-    if (!hosted) throw new Error(`no bot ${name} in this runtime`);
+    const known = this.hostedBots.get(name);
+    if (!known) throw new Error(`no bot ${name} in this runtime`);
     if (this.bots.has(name) || this.stopped) return;
+    const hosted = this.whole.get(name) ?? (await this.hydrated(name, known));
+    // Changed or removed meanwhile (the change keeps its outline, or the bot is gone): its next claim hosts it.
+    if (!hosted || this.hostedBots.get(name) !== known || this.bots.has(name) || this.stopped) return;
+    this.whole.set(name, hosted);
     await this.begin(hosted);
+  }
+
+  /**
+   * The full configuration of a bot kept as its outline, built again as it comes to run
+   * here; one that no longer builds (a plugin changed since) is recorded not started, with why.
+   */
+  private async hydrated(name: string, known: FleetBot): Promise<HostedBot | undefined> {
+    try {
+      return await this.options.hydrate!(known);
+    } catch (err) {
+      const why = (err as Error)?.message ?? String(err);
+      this.notStarted(known, why, `${why}; the other bots go on`);
+      return undefined;
+    }
   }
 
   /**
@@ -394,7 +452,7 @@ class HostedRuntime implements Runtime {
       client,
       await identify(this.options.store, hosted, client, this.options.logger),
     );
-    if (!made) return;
+    if (!made) return this.shed(name);
     this.recover(name, made.layer);
     this.run(name, made.bot);
     if (this.claimed) await this.sharedApps?.host(hosted, made.bot);
@@ -410,6 +468,7 @@ class HostedRuntime implements Runtime {
     this.layers.delete(name);
     bot.stopTriggers();
     await bot.drain(this.options.drainMs ?? 4_000);
+    this.shed(name);
     if (why === "released") {
       const since = stateSince(this.options.store, name);
       this.options.store.set("status", name, {
@@ -420,8 +479,12 @@ class HostedRuntime implements Runtime {
     }
   }
 
-  fleet(): ReadonlyMap<string, HostedBot> {
+  fleet(): ReadonlyMap<string, FleetBot> {
     return this.hostedBots;
+  }
+
+  hosted(name: string): HostedBot | undefined {
+    return this.whole.get(name);
   }
 
   rulesSettled(): Promise<void> {
@@ -443,7 +506,7 @@ class HostedRuntime implements Runtime {
     return next;
   }
 
-  private known(name: string): HostedBot {
+  private known(name: string): FleetBot {
     const hosted = this.hostedBots.get(name);
     if (!hosted)
       throw new FleetError(
@@ -462,7 +525,7 @@ class HostedRuntime implements Runtime {
           `a bot named ${name} runs already (${this.hostedBots.get(name)!.config.file}); replace it, or give the new one another name`,
         );
       this.enter(hosted);
-      this.sharedApps?.register(hosted);
+      this.sharedApps?.register(this.hostedBots.get(name)!);
       this.retune(hosted.app.id);
       if (this.claimed) return;
       try {
@@ -479,19 +542,20 @@ class HostedRuntime implements Runtime {
   replace(hosted: HostedBot): Promise<void> {
     const name = hosted.config.name;
     return this.change(name, async () => {
-      const before = this.known(name);
+      const outline = this.known(name);
+      const before = this.whole.get(name);
       this.enter(hosted);
-      this.sharedApps?.register(hosted);
-      this.retune(before.app.id, hosted.app.id);
+      this.sharedApps?.register(this.hostedBots.get(name)!);
+      this.retune(outline.app.id, hosted.app.id);
       const old = this.bots.get(name);
       try {
-        if (old) await this.restart(before, hosted, old);
+        if (old) await this.restart(before!, hosted, old);
         else if (this.paused.has(name) && !this.claimed) await this.begin(hosted);
       } catch (err) {
         // Not built (its plugins' setup failed, its account could not be asked): the running version goes on.
-        this.enter(before);
-        this.sharedApps?.register(before);
-        this.retune(before.app.id, hosted.app.id);
+        this.place(name, outline, before);
+        this.sharedApps?.register(outline);
+        this.retune(outline.app.id, hosted.app.id);
         throw err;
       }
     });
@@ -531,7 +595,7 @@ class HostedRuntime implements Runtime {
     if (!built) {
       await this.hostBot(after, client, resolved);
       if (!this.claimed) await this.hosting?.remove(before);
-      return;
+      return this.shed(name);
     }
     this.bots.set(name, built.bot);
     this.layers.set(name, built.layer);
@@ -546,6 +610,7 @@ class HostedRuntime implements Runtime {
   remove(name: string): Promise<void> {
     return this.change(name, async () => {
       const hosted = this.known(name);
+      const whole = this.whole.get(name);
       this.leave(name);
       this.clients.delete(name);
       this.held.delete(name);
@@ -559,7 +624,7 @@ class HostedRuntime implements Runtime {
         await bot.drain(this.options.drainMs ?? 4_000);
       }
       if (this.claimed) await this.sharedApps?.forget(hosted);
-      else await this.hosting?.remove(hosted);
+      else await this.hosting?.remove(whole!);
       // `bot status` lists it no more; its state (inbox, cursors, ledger) stays for a return.
       this.options.store.delete("status", name);
     });
@@ -579,7 +644,8 @@ class HostedRuntime implements Runtime {
 
   resume(name: string): Promise<void> {
     return this.change(name, async () => {
-      const hosted = this.known(name);
+      this.known(name);
+      const hosted = this.whole.get(name)!;
       this.held.delete(name);
       const bot = this.bots.get(name);
       if (bot?.paused) await this.restart(hosted, hosted, bot);
@@ -604,7 +670,7 @@ class HostedRuntime implements Runtime {
     );
     if (apps.size === 0) return;
     for (const [name, bot] of this.bots) {
-      const hosted = this.hostedBots.get(name);
+      const hosted = this.whole.get(name);
       if (!hosted || !apps.has(hosted.app.id)) continue;
       const specs = triggerSpecs(hosted, this.pollers, this.via(hosted));
       bot.retune({
@@ -644,4 +710,21 @@ class HostedRuntime implements Runtime {
       .catch((err: unknown) => options.logger.warn({ err }, "could not save the bots' status while stopping"));
     await this.base.close();
   }
+}
+
+/**
+ * What is kept of a bot that does not run here ({@link HostedRuntime}'s slim fleet): its
+ * outline, with the source its configuration is built again from; the bot itself when it has
+ * no source (made by hand: kept whole).
+ */
+function outlineOf(hosted: HostedBot): FleetBot {
+  const { config, app, origin, source } = hosted;
+  if (source === undefined) return hosted;
+  const { name, file, plan, triggers } = config;
+  return {
+    config: { name, file, plan, triggers, ...(config.app ? { app: { consumer_key: config.app.consumer_key } } : {}) },
+    app,
+    ...(origin !== undefined ? { origin } : {}),
+    source,
+  };
 }

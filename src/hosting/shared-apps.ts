@@ -28,7 +28,7 @@ import type { Budgeted } from "../triggers/stream/search.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { AppStatus } from "../runtime/types.ts";
 import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
-import type { HostedBot, RuntimeOptions } from "./types.ts";
+import type { FleetBot, HostedBot, RuntimeOptions } from "./types.ts";
 
 /** The apps of a process sharing its state in Redis, as its runtime drives them. */
 export interface SharedApps {
@@ -37,9 +37,9 @@ export interface SharedApps {
   /** A bot stopped running here. */
   unhost(name: string): void;
   /** A bot joined the fleet, or has a new configuration (wherever it runs). */
-  register(hosted: HostedBot): void;
+  register(hosted: FleetBot): void;
   /** A bot left the fleet: it leaves its app's directory, so its rules leave the app's stream. */
-  forget(hosted: HostedBot): Promise<void>;
+  forget(hosted: FleetBot): Promise<void>;
   /** Whether the app's hub (when held here) delivered this post. */
   streamed(appId: string, postId: string): boolean;
   /** What moves without the clock (hubs syncing or recovering, handoff reads and entries being handled). */
@@ -60,7 +60,9 @@ export interface SharedAppsDeps {
   layers: ReadonlyMap<string, ActionLayer>;
   base: ApiClient;
   logger: Logger;
-  mentionsVia(hosted: HostedBot): "poll" | "stream";
+  mentionsVia(hosted: FleetBot): "poll" | "stream";
+  /** Every bot of the fleet as the runtime keeps it (whole, or its outline). */
+  fleet: ReadonlyMap<string, FleetBot>;
   /** The capacity lines of an app, for all its bots (the same bot files in every process). */
   capacity(appId: string): string[];
 }
@@ -72,7 +74,7 @@ export function startSharedApps(deps: SharedAppsDeps): SharedApps {
 
 /** This process's side of the shared apps; see the module comment. */
 class ProcessApps implements SharedApps {
-  private readonly byName: Map<string, HostedBot>;
+  private readonly byName: Map<string, FleetBot>;
   private readonly appOf: Map<string, string>;
   private readonly queues = new Map<string, CatchUpQueue>();
   private readonly capacity = new Map<string, string[]>();
@@ -81,8 +83,8 @@ class ProcessApps implements SharedApps {
 
   constructor(private readonly deps: SharedAppsDeps) {
     const { options, shared, logger } = deps;
-    this.byName = new Map(options.bots.map((h) => [h.config.name, h]));
-    this.appOf = new Map(options.bots.map((h) => [h.config.name, h.app.id]));
+    this.byName = new Map(deps.fleet);
+    this.appOf = new Map([...deps.fleet].map(([name, h]) => [name, h.app.id]));
     this.parts = new AppStatusParts(shared.redis, shared.leases.prefix, shared.owner);
     this.streams = new SharedStreams({
       redis: shared.redis,
@@ -222,7 +224,7 @@ class ProcessApps implements SharedApps {
     this.streams.unhost(name);
   }
 
-  register(hosted: HostedBot): void {
+  register(hosted: FleetBot): void {
     const name = hosted.config.name;
     const before = this.byName.get(name);
     this.byName.set(name, hosted);
@@ -231,7 +233,7 @@ class ProcessApps implements SharedApps {
     if (before) this.capacity.delete(before.app.id);
   }
 
-  async forget(hosted: HostedBot): Promise<void> {
+  async forget(hosted: FleetBot): Promise<void> {
     const name = hosted.config.name;
     this.byName.delete(name);
     this.appOf.delete(name);

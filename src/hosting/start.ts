@@ -36,7 +36,7 @@ import { watchBotFiles } from "./bot-watcher.ts";
 import { Fleet, stateFile } from "./fleet.ts";
 import { provisionBots, type ProvisionedBot } from "./provision.ts";
 import { startRuntime } from "./runtime.ts";
-import type { HostedBot, Runtime } from "./types.ts";
+import type { FleetBot, HostedBot, Runtime } from "./types.ts";
 import { ReviewDesk } from "./review-desk.ts";
 import { watchReviewRequests } from "./review-requests.ts";
 import { checkService, hasService, resolveService } from "./service.ts";
@@ -131,7 +131,7 @@ function pick(bots: BotConfig[], only: string[] | undefined): BotConfig[] {
 
 export async function start(options: StartOptions): Promise<Started> {
   const { logger, clock } = options;
-  const { bots: files, env, envFile, texts, joined } = await loadJoining(options);
+  const { bots: files, env, envFile, texts, sources, joined } = await loadJoining(options);
   for (const note of shadowNotes(files)) logger.info(note);
   const vars = env.vars;
   const shared = joined
@@ -156,20 +156,20 @@ export async function start(options: StartOptions): Promise<Started> {
     // `--only` runs the bots named, from files: none kept in the state.
     const { kept, origins } = options.only?.length
       ? { kept: [], origins: new Map<string, string>() }
-      : await keptBots(dynamic, files, env, options);
+      : await keptBots(dynamic, files, env, options, sources);
     const bots = [...files, ...kept];
     for (const bot of kept) shared?.claims.track(bot.name);
     found = await findService(options, bots, vars, envFile, store);
-    found.bots = found.bots.map((h) => {
-      const origin = origins.get(h.config.name);
-      return origin ? { ...h, origin } : h;
-    });
+    found.bots = withOrigins(found.bots, origins, sources);
     if (resuming) logger.info(resumedFrom(store, options.data, bots));
-    const runtime = await startRuntime(runtimeOptions(options, found, store, shared, await dynamic.pauses()));
+    // Sharing the state, a bot that runs elsewhere is kept as its outline, built again by the fleet when it comes here.
+    let fleet: Fleet | undefined;
+    const hydrate = shared ? (bot: FleetBot) => fleet!.hydrate(bot) : undefined;
+    const runtime = await startRuntime(runtimeOptions(options, found, store, shared, await dynamic.pauses(), hydrate));
     const service = found;
     const { sandbox } = found;
-    const fleet = new Fleet(fleetOptions(options, { runtime, dynamic, found, store, vars, envFile, shared, texts }));
-    await fleet.load();
+    fleet = new Fleet(fleetOptions(options, { runtime, dynamic, found, store, vars, envFile, shared }));
+    await fleet.load(texts);
     await shared?.run(runtime);
     // Processes sharing the state follow each other's changes at every lease renewal.
     if (shared) stopFollowing = fleet.followEvery(shared.claims.renewEveryMs);
@@ -294,6 +294,19 @@ function watchRequests(
   return watchReviewRequests({ data, desk, clock, log, runsHere: (bot) => runtime.bots.has(bot) });
 }
 
+/** The bots with where those kept in the state came from, and what each is built again from (sharing the state). */
+function withOrigins(
+  bots: readonly HostedBot[],
+  origins: ReadonlyMap<string, string>,
+  sources: ReadonlyMap<string, string> | undefined,
+): HostedBot[] {
+  return bots.map((h) => {
+    const origin = origins.get(h.config.name);
+    const source = sources?.get(h.config.file);
+    return origin || source ? { ...h, ...(origin ? { origin } : {}), ...(source ? { source } : {}) } : h;
+  });
+}
+
 /** The leases' time-to-live and renewal (every third of it) of `--lease`; none for the defaults. */
 function leaseTiming(options: StartOptions): { ttlMs?: number; everyMs?: number } {
   return options.leaseMs ? { ttlMs: options.leaseMs, everyMs: Math.round(options.leaseMs / 3) } : {};
@@ -309,8 +322,10 @@ function runtimeOptions(
   store: Store,
   shared: SharedState | undefined,
   pauses: Awaited<ReturnType<DynamicBots["pauses"]>>,
+  hydrate: ((bot: FleetBot) => Promise<HostedBot>) | undefined,
 ): Parameters<typeof startRuntime>[0] {
   return {
+    ...(hydrate ? { hydrate } : {}),
     baseUrl: found.baseUrl,
     bots: found.bots,
     store,
@@ -348,17 +363,16 @@ function fleetOptions(
     vars: Readonly<Record<string, string | undefined>>;
     envFile: string;
     shared: SharedState | undefined;
-    texts: ReadonlyMap<string, string>;
   },
 ): ConstructorParameters<typeof Fleet>[0] {
-  const { runtime, dynamic, found, store, vars, envFile, shared, texts } = parts;
+  const { runtime, dynamic, found, store, vars, envFile, shared } = parts;
   const { sandbox } = found;
   return {
     runtime,
     dynamic,
-    async accounts(config) {
+    async accounts(config, fresh = true) {
       // Signed in by another process sharing the state (an account that connected there): read it afresh.
-      if (config.account.kind === "stored") await store.reread?.(ACCOUNTS_NAMESPACE, config.account.stored);
+      if (fresh && config.account.kind === "stored") await store.reread?.(ACCOUNTS_NAMESPACE, config.account.stored);
       return sandbox
         ? (await provisionBots(sandbox, [config], (name) => getAccount(store, name)))[0]!
         : resolveService(vars, envFile, [config], store).bots[0]!;
@@ -373,7 +387,6 @@ function fleetOptions(
     ...(shared ? { claims: shared.claims } : {}),
     ...(options.only?.length ? { only: options.only } : {}),
     ...(options.onFleetChange ? { onChange: options.onFleetChange } : {}),
-    texts,
   };
 }
 
@@ -436,6 +449,7 @@ async function keptBots(
   files: readonly BotConfig[],
   env: BotEnv,
   options: StartOptions,
+  sources: Map<string, string> | undefined,
 ): Promise<{ kept: BotConfig[]; origins: Map<string, string> }> {
   const records = await dynamic.list();
   const origins = new Map<string, string>();
@@ -452,6 +466,7 @@ async function keptBots(
     if (checked.bot && checked.bot.name === record.name) {
       kept.push(checked.bot);
       origins.set(record.name, record.origin);
+      if (checked.source) sources?.set(checked.bot.file, checked.source);
     } else
       options.logger.error(
         { bot: record.name, problems: checked.problems.map(formatProblem) },
@@ -470,7 +485,13 @@ async function keptBots(
 async function loadRunnable(
   options: StartOptions,
   index?: CompiledIndex,
-): Promise<{ bots: BotConfig[]; env: BotEnv; envFile: string; texts: ReadonlyMap<string, string> }> {
+): Promise<{
+  bots: BotConfig[];
+  env: BotEnv;
+  envFile: string;
+  texts: ReadonlyMap<string, string>;
+  sources?: Map<string, string>;
+}> {
   if (options.state && options.dryRun)
     throw new UserError(
       `--dry-run with ${options.state.source}: a dry run leaves the state as it found it, and with the state in Redis it would take its bots' leases from the processes running them; run the dry run without ${options.state.source === "--state" ? "--state" : "POSTBOT_STATE (unset it)"}: it then reads and leaves unchanged the --data directory's state`,
@@ -482,6 +503,8 @@ async function loadRunnable(
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(index ? { index } : {}),
+    // Sharing the state: what a bot that runs elsewhere is built again from (./runtime.ts).
+    sources: options.state !== undefined,
   });
   if (loaded.problems.length > 0) {
     throw new UserError(
@@ -498,7 +521,13 @@ async function loadRunnable(
       { exitCode: 2 },
     );
   }
-  return { bots, env: loaded.env, envFile: loaded.env.suggestedFile, texts: loaded.texts };
+  return {
+    bots,
+    env: loaded.env,
+    envFile: loaded.env.suggestedFile,
+    texts: loaded.texts,
+    ...(loaded.sources ? { sources: loaded.sources } : {}),
+  };
 }
 
 /** The service the bots run against, and their accounts there; the embedded sandbox and its crowd when none is set. */

@@ -13,16 +13,16 @@ import {
 } from "../config/index.ts";
 import type { TriggerSpecs } from "../runtime/bot-triggers.ts";
 import { TRIGGER_OF, type EventName, type TriggerName } from "../triggers/events.ts";
-import type { HostedBot } from "./types.ts";
+import type { FleetBot, HostedBot } from "./types.ts";
 
 /** Whether a bot's mentions come through its app's stream (the plan has one, and the bot did not ask to poll). */
-export function mentionsVia(hosted: HostedBot): "poll" | "stream" {
+export function mentionsVia(hosted: FleetBot): "poll" | "stream" {
   const mentions = hosted.config.triggers.mentions;
   return mentions && mentions.via !== "poll" && planHasStream(hosted.app.plan) ? "stream" : "poll";
 }
 
 /** Whether the bot file has this trigger. */
-export const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
+export const hasTrigger = (config: Pick<BotConfig, "triggers">, trigger: TriggerName) =>
   trigger === "mentions" || trigger === "followers" || trigger === "dms"
     ? !!config.triggers[trigger]
     : config.triggers[trigger].length > 0;
@@ -31,7 +31,7 @@ export const hasTrigger = (config: BotConfig, trigger: TriggerName) =>
 export type PollerCount = (appId: string, trigger: "mentions" | "followers") => number;
 
 /** {@link PollerCount} of `bots`. */
-export function pollerCounts(bots: readonly HostedBot[]): PollerCount {
+export function pollerCounts(bots: readonly FleetBot[]): PollerCount {
   const tally = new PollerTally();
   for (const b of bots) tally.add(b);
   return tally.counts();
@@ -45,7 +45,7 @@ export class PollerTally {
   private readonly byApp = new Map<string, { mentions: number; followers: number }>();
 
   /** A bot came (`sign` -1: it left, as it was counted). */
-  add(bot: HostedBot, sign: 1 | -1 = 1): void {
+  add(bot: FleetBot, sign: 1 | -1 = 1): void {
     const mentions = hasTrigger(bot.config, "mentions") && mentionsVia(bot) === "poll";
     const followers = hasTrigger(bot.config, "followers");
     if (!mentions && !followers) return;

@@ -43,6 +43,32 @@ export interface HostedBot {
    * file's): a refused token's advice names what brings the bot back, the connect page first.
    */
   origin?: string;
+  /**
+   * Its file's data as read (serialized, ../config/bot-source.ts): what its configuration is
+   * built from again after the process kept only its outline ({@link RuntimeOptions.hydrate}).
+   */
+  source?: string;
+}
+
+/**
+ * What every process keeps of a bot of the fleet, whether it runs the bot or not: its name,
+ * file, plan, triggers (the app's pollers and capacity count every bot of the app) and the
+ * app's key. With `hosting: "claimed"` each process runs a share of a deployment of up to
+ * 100,000 bots: a bot's full configuration (its plugins and their options, its budget, its
+ * account's token) is kept only while it runs here, and built again from {@link FleetBot.source}
+ * when it comes here.
+ */
+export type BotOutline = Pick<BotConfig, "name" | "file" | "plan" | "triggers"> & {
+  app?: Pick<NonNullable<BotConfig["app"]>, "consumer_key">;
+};
+
+/** A bot of the fleet as {@link FleetOps.fleet} lists it: a {@link HostedBot}, or its outline when it runs elsewhere. */
+export interface FleetBot {
+  config: BotOutline;
+  app: AppCredentials;
+  origin?: string;
+  /** What its full configuration is built from again ({@link RuntimeOptions.hydrate}). */
+  source?: string;
 }
 
 export interface RuntimeOptions {
@@ -84,6 +110,12 @@ export interface RuntimeOptions {
    * (./shared-apps.ts).
    */
   shared?: SharedRedis;
+  /**
+   * With `hosting: "claimed"`: a bot that does not run here is kept as its outline (a
+   * {@link FleetBot} with its `source`), and this builds its full configuration again when
+   * the process comes to run it. Without it, every bot is kept whole.
+   */
+  hydrate?(bot: FleetBot): Promise<HostedBot>;
 }
 
 /**
@@ -95,7 +127,9 @@ export interface RuntimeOptions {
  */
 export interface FleetOps {
   /** The bots of the fleet now (with `hosting: "claimed"`, also those other processes run). */
-  fleet(): ReadonlyMap<string, HostedBot>;
+  fleet(): ReadonlyMap<string, FleetBot>;
+  /** The full configuration of a bot this process runs (or holds paused), else undefined. */
+  hosted(name: string): HostedBot | undefined;
   /** Starts a new bot (its account's identity asked once when unknown; refused: it is paused). */
   add(hosted: HostedBot): Promise<void>;
   /**

@@ -98,6 +98,9 @@ export async function deployBig(
   const nodeArgs = process.env.BENCH_PROFILE
     ? ["--cpu-prof", "--cpu-prof-interval=1000", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
+  // BENCH_HEAP=DIR: SIGUSR2 makes a process write a heap snapshot there.
+  if (process.env.BENCH_HEAP)
+    nodeArgs.push("--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${process.env.BENCH_HEAP}`);
   const userIds = new Map(hosted.map((h) => [h.user.id, h.config.name]));
   const world = () => sandbox.context.data.world;
   let crowd: { id: string } | undefined;

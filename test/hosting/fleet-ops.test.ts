@@ -170,7 +170,7 @@ describe("the live fleet: changes while the runtime runs", () => {
     const alice = await bed.user("alice");
     await bed.post(alice, "@a before");
     await eventually(() => expect(texts(bed!, "a")).toHaveLength(1));
-    const hostedA = bed.runtime.fleet().get("a")!;
+    const hostedA = bed.runtime.hosted("a")!;
 
     await bed.runtime.remove("a");
     await bed.runtime.rulesSettled();

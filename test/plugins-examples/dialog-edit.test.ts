@@ -76,7 +76,7 @@ describe("a dialog's bot file edited while users are in it", () => {
     expect(bed.dialog("quiz", users[10]!)).toMatchObject({ step: "1" });
 
     // The file edited: the runtime restarts the bot with its new configuration.
-    const hosted = bed.runtime.fleet().get("quiz")!;
+    const hosted = bed.runtime.hosted("quiz")!;
     await bed.runtime.replace({ ...hosted, config: testBotConfig(REORDERED, { dialog }) });
     await bed.settle();
     expect(logged(lines, "20 open dialogs")).toHaveLength(1);
