@@ -14,7 +14,8 @@
  * - tries for each app's stream lease at every renewal (every few seconds, on the injected
  *   clock) while it runs a bot of that app: when the holder dies its lease expires and
  *   another process starts the hub within a renewal or two. When the directory changed (a
- *   bot added, changed or removed anywhere), the holder's hub is told at its next renewal and
+ *   bot added, changed or removed anywhere), the holder reads the entries that changed
+ *   (./stream-directory.ts), and its hub is told at its next renewal and
  *   changes the app's rules by the smallest step, without reconnecting
  *   ({@link StreamHub.update}). A bot that joined (or changed its rules) was running before
  *   the hub had its rules: once they are in, what matched them since the holder last read the
@@ -46,17 +47,10 @@ import type { StreamMark } from "../triggers/stream/marks.ts";
 import type { MentionBot } from "../triggers/stream/routing.ts";
 import type { BotRules } from "../triggers/stream/rules.ts";
 import type { StreamStatus } from "../triggers/stream/status.ts";
+import { DirectoryView, type DirectoryBot, type DirectoryChange, type DirectoryKeys } from "./stream-directory.ts";
 import { readStreamMark, StreamMarkWriter, streamMarkKey } from "./stream-marks.ts";
 
-/** What the directory keeps of a bot, for whichever process runs the app's hub. */
-export interface DirectoryBot {
-  userId: string;
-  username: string;
-  /** Its own stream rules (empty: none). */
-  rules: BotRules["rules"];
-  /** Whether its mentions come through the stream. */
-  mentions: boolean;
-}
+export type { DirectoryBot } from "./stream-directory.ts";
 
 /** What the runtime makes a hub from (it knows the app's keys, bearer and budget). */
 export interface HubRequest {
@@ -116,11 +110,16 @@ export interface SharedStreamsOptions {
  */
 const RULES_CATCH_UP_MS = 60_000;
 
-/** Publishes a bot in its app's directory (KEYS[1]); a new or changed entry moves the version (KEYS[2]). */
+/**
+ * Publishes a bot in its app's directory (KEYS[1]); a new or changed entry moves the version
+ * (KEYS[2]) and records the bot with it in the changes (KEYS[3], ./stream-directory.ts).
+ */
 const PUBLISH = new RedisScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return redis.call('INCR', KEYS[2])`);
+local version = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[3], version, ARGV[1])
+return version`);
 
 /** Forgets who has the app's connection open (KEYS[1]) if it is still ARGV[1]. */
 const CONNECTION_CLOSED = new RedisScript(`
@@ -133,10 +132,12 @@ return 0`);
  */
 const CONNECTION_GRACE_MS = 500;
 
-/** Takes a bot out of its app's directory (KEYS[1]); moves the version (KEYS[2]) when it was there. */
+/** Takes a bot out of its app's directory (KEYS[1]); when it was there, moves the version (KEYS[2]) and records it (KEYS[3]). */
 const FORGET = new RedisScript(`
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
-return redis.call('INCR', KEYS[2])`);
+local version = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[3], version, ARGV[1])
+return version`);
 
 interface App {
   reader: HandoffReader;
@@ -147,9 +148,8 @@ interface App {
   hub?: StreamHub;
   /** Writes the hub's mark while it runs. */
   marks?: StreamMarkWriter;
-  /** The directory's content the hub was started with, and its version then. */
-  hubOf?: string;
-  hubVersion?: string;
+  /** The directory as this process read it for the hub, read again by what changed (./stream-directory.ts). */
+  view?: DirectoryView;
   /**
    * When this process last knew the hub's bots to be the whole directory (clock ms, read
    * before the directory was): an entry the hub has not had yet was published after it.
@@ -187,10 +187,6 @@ export class SharedStreams {
     this.prefix = this.keys.prefix;
   }
 
-  private directoryKey(appId: string): string {
-    return handoffKeys(appId, this.keys).directory;
-  }
-
   /**
    * Which process has the app's stream connection open, while it does: set when its hub
    * connects, removed once that connection has closed. A holder that stopped answering keeps
@@ -201,9 +197,13 @@ export class SharedStreams {
     return handoffKeys(appId, this.keys).connection;
   }
 
-  /** Counts the directory's changes: the hub's process reads the whole directory (10,000 entries) only after one. */
-  private versionKey(appId: string): string {
-    return handoffKeys(appId, this.keys).version;
+  /**
+   * The directory's keys: its entries, the count of its changes (the hub's process reads
+   * nothing more until it moves), and which bot each change was (it reads just those).
+   */
+  private directoryKeys(appId: string): DirectoryKeys {
+    const { directory, version } = handoffKeys(appId, this.keys);
+    return { directory, version, changes: this.keys.app(appId, `handoff:${appId}:bots:changes`) };
   }
 
   private app(appId: string): App {
@@ -267,11 +267,8 @@ export class SharedStreams {
     if (!appId || this.stopped) return undefined;
     const app = this.app(appId);
     app.hosted.add(bot);
-    await PUBLISH.run(
-      this.options.redis,
-      [this.directoryKey(appId), this.versionKey(appId)],
-      [bot, JSON.stringify(entry)],
-    );
+    const { directory, version, changes } = this.directoryKeys(appId);
+    await PUBLISH.run(this.options.redis, [directory, version, changes], [bot, JSON.stringify(entry)]);
     await app.reader.own([bot]);
     return await handoffState(this.options.redis, appId, this.prefix);
   }
@@ -291,7 +288,8 @@ export class SharedStreams {
    */
   async forget(bot: string, appId: string): Promise<void> {
     this.unhost(bot);
-    await FORGET.run(this.options.redis, [this.directoryKey(appId), this.versionKey(appId)], [bot]);
+    const { directory, version, changes } = this.directoryKeys(appId);
+    await FORGET.run(this.options.redis, [directory, version, changes], [bot]);
   }
 
   /** The app's stream as this process runs it (only the lease holder has one). */
@@ -423,8 +421,7 @@ export class SharedStreams {
     app.marks?.retire();
     app.marks = undefined;
     app.hub = undefined;
-    app.hubOf = undefined;
-    app.hubVersion = undefined;
+    app.view = undefined;
     app.checkedAt = undefined;
     return closed;
   }
@@ -463,27 +460,21 @@ export class SharedStreams {
     const mark = app.hub?.mark();
     if (mark) app.marks?.save(mark);
     const checkedAt = this.options.clock.now();
-    const version = await this.options.redis.get(this.versionKey(appId));
-    if (app.hub && version !== null && app.hubVersion === version) {
-      app.checkedAt = checkedAt;
-      return;
-    }
-    const raw = await this.options.redis.hgetall(this.directoryKey(appId));
-    const bots = Object.entries(raw)
-      .filter(([bot]) => this.options.appOf.get(bot) === appId)
-      .sort(([a], [b]) => a.localeCompare(b));
-    const signature = JSON.stringify(bots);
-    // Entries of bots this process does not know yet (added elsewhere a moment ago) are read
-    // again at the next renewal, whatever the version says.
-    const seen = bots.length === Object.keys(raw).length ? (version ?? undefined) : undefined;
-    if (app.hub && app.hubOf === signature) {
-      app.hubVersion = seen;
-      if (seen !== undefined) app.checkedAt = checkedAt;
-      return;
-    }
-    const directory = { bots, raw, signature, seen, checkedAt, ...hubRules(bots) };
-    if (app.hub) this.updateHub(appId, app, app.hub, directory);
-    else this.startHubOf(appId, app, directory);
+    // A new hub reads the whole directory; a running one what changed since its last reading.
+    const view = (app.view ??= new DirectoryView(
+      this.options.redis,
+      this.directoryKeys(appId),
+      (bot) => this.options.appOf.get(bot) === appId,
+    ));
+    const changes = await view.read();
+    // Entries of bots this process does not know yet (added elsewhere a moment ago) are looked
+    // at again at the next renewal, whatever the version says.
+    const complete = view.complete();
+    if (app.view !== view) return; // the hub stopped meanwhile
+    if (!app.hub) this.startHubOf(appId, app, view, complete ? checkedAt : undefined);
+    else if (changes && changes.length > 0)
+      this.updateHub(appId, app, app.hub, changes, complete ? checkedAt : undefined, checkedAt);
+    else if (complete) app.checkedAt = checkedAt;
   }
 
   /**
@@ -520,40 +511,46 @@ export class SharedStreams {
     return true;
   }
 
-  /** The directory changed under a running hub: its rules change by the smallest step, and what the joining bots missed is searched for. */
-  private updateHub(appId: string, app: App, hub: StreamHub, d: Directory): void {
-    const before = new Map(JSON.parse(app.hubOf ?? "[]") as Array<[string, string]>);
-    const changed =
-      d.bots.filter(([bot, json]) => before.get(bot) !== json).length +
-      [...before.keys()].filter((bot) => !d.raw[bot]).length;
+  /**
+   * The directory changed under a running hub: its rules change by the smallest step, and what
+   * the joining bots missed is searched for. `seenAt`: when the reading began, if it found
+   * every entry of a known bot.
+   */
+  private updateHub(
+    appId: string,
+    app: App,
+    hub: StreamHub,
+    changes: readonly DirectoryChange[],
+    seenAt: number | undefined,
+    readAt: number,
+  ): void {
     this.options.log.info(
-      { app: appId, changed },
-      `stream of app ${appId}: ${changed} bots of its directory changed; changing the app's rules (the stream stays connected)`,
+      { app: appId, changed: changes.length },
+      `stream of app ${appId}: ${changes.length} bots of its directory changed; changing the app's rules (the stream stays connected)`,
     );
-    app.hubOf = d.signature;
-    app.hubVersion = d.seen;
-    const joined = d.mentionBots.map((m) => m.bot).filter((bot) => !mentionedIn(before.get(bot)));
+    const joined = changes.filter((c) => c.after?.mention && !c.before?.mention).map((c) => c.bot);
     // Bots with new rules were published since the last check (or, at most, a minute ago):
     // what matched their rules since then, before the hub had them, is searched for.
-    const since = Math.max(app.checkedAt ?? 0, d.checkedAt - RULES_CATCH_UP_MS);
-    if (d.seen !== undefined) app.checkedAt = d.checkedAt;
-    void hub.update(d.wants, d.mentionBots, { since }).then(() => this.backfill(appId, app, hub, joined));
+    const since = Math.max(app.checkedAt ?? 0, readAt - RULES_CATCH_UP_MS);
+    if (seenAt !== undefined) app.checkedAt = seenAt;
+    const view = app.view!;
+    void hub.update(view.wants(), view.mentionBots(), { since }).then(() => this.backfill(appId, app, hub, joined));
   }
 
   /** Starts the app's hub in this process (it holds the lease), its posts handed off to their bots' processes. */
-  private startHubOf(appId: string, app: App, d: Directory): void {
+  private startHubOf(appId: string, app: App, view: DirectoryView, seenAt: number | undefined): void {
     const { leases, log } = this.options;
-    if (d.wants.length === 0 && d.mentionBots.length === 0) return;
+    const wants = view.wants();
+    const mentionBots = view.mentionBots();
+    if (wants.length === 0 && mentionBots.length === 0) return;
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
-    app.hubOf = d.signature;
-    app.hubVersion = d.seen;
-    if (d.seen !== undefined) app.checkedAt = d.checkedAt;
+    if (seenAt !== undefined) app.checkedAt = seenAt;
     const marks = new StreamMarkWriter(leases, streamMarkKey(this.keys, appId), () => app.lease, log);
     app.marks = marks;
     const hub = this.options.startHub({
       appId,
-      wants: d.wants,
-      mentionBots: d.mentionBots,
+      wants,
+      mentionBots,
       onConnected: () => {
         control("connected");
         void this.options.redis.set(this.connectionKey(appId), this.options.owner).catch(() => undefined);
@@ -592,33 +589,4 @@ export class SharedStreams {
       hub.taken(batch);
     }
   }
-}
-
-/** The app's directory as a renewal read it: its entries (of known bots, sorted), what they ask of the hub, and when it was read. */
-interface Directory {
-  bots: Array<[string, string]>;
-  raw: Record<string, string>;
-  signature: string;
-  /** The directory's version, when every entry is of a known bot. */
-  seen: string | undefined;
-  checkedAt: number;
-  wants: BotRules[];
-  mentionBots: MentionBot[];
-}
-
-/** The stream rules and the mention bots of the directory's entries. */
-function hubRules(bots: ReadonlyArray<[string, string]>): { wants: BotRules[]; mentionBots: MentionBot[] } {
-  const wants: BotRules[] = [];
-  const mentionBots: MentionBot[] = [];
-  for (const [bot, json] of bots) {
-    const entry = JSON.parse(json) as DirectoryBot;
-    if (entry.rules.length > 0) wants.push({ bot, userId: entry.userId, rules: entry.rules });
-    if (entry.mentions) mentionBots.push({ bot, userId: entry.userId, username: entry.username });
-  }
-  return { wants, mentionBots };
-}
-
-/** Whether a directory entry (its JSON) has the bot's mentions come through the stream. */
-function mentionedIn(entry: string | undefined): boolean {
-  return entry !== undefined && (JSON.parse(entry) as DirectoryBot).mentions;
 }

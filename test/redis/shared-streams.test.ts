@@ -5,7 +5,7 @@
  * the stream over once the lease has expired (Redis's TTL: real time, bounded waits). The
  * lease renewals run on a running clock (every 100 ms), as they would in a process.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
@@ -397,6 +397,9 @@ describe("shared streams", () => {
     await renewal();
     await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
     const synced = writes;
+    // The holder reads the whole directory once, when its hub starts; then each bot that joins, once.
+    const whole = vi.spyOn(redis, "hgetall");
+    const some = vi.spyOn(redis, "hmget");
     // 50 bots published at each renewal, as a start of thousands publishes them.
     for (let i = 0; i < names.length; i += 50) {
       for (const [k, name] of names.slice(i, i + 50).entries())
@@ -416,6 +419,12 @@ describe("shared streams", () => {
     // the changes meanwhile joining it; not one write a change (40: 100 such in a start of
     // 25,000 bots use the whole window, and the last bots wait minutes for it to slide).
     expect(writes - synced).toBeLessThanOrEqual(25 + 4);
+    const directory = (key: unknown) => String(key).endsWith("handoff:app4:bots");
+    expect(whole.mock.calls.filter(([key]) => directory(key))).toEqual([]);
+    const entriesRead = some.mock.calls.filter(([key]) => directory(key)).flatMap(([, ...bots]) => bots);
+    // (A bot published while a reading runs may be read again by the next.)
+    expect([...new Set(entriesRead)].sort()).toEqual(names);
+    expect(entriesRead.length).toBeLessThan(names.length * 1.1);
     // Packed: the 2,001 names in few rules.
     expect(Object.keys(sandbox.context.data.world.stream_rules).length).toBeLessThan(100);
     await streams.close();
