@@ -13,6 +13,7 @@ import type { ModelAccess } from "../llm/access.ts";
 import { JudgeSlot } from "../llm/judge-slot.ts";
 import { modelSlotUse, type ModelSlotUse } from "../llm/request-slots.ts";
 import type { Logger } from "../log.ts";
+import type { PullQueue } from "../pull-queue.ts";
 import type { Inbox } from "../runtime/inbox.ts";
 import type { BotIdentity, DialogCounts, PolledChannels } from "../runtime/types.ts";
 import type { Store } from "../store/store.ts";
@@ -94,6 +95,8 @@ export abstract class BotPlugins {
    * bot's (most bots have none: with 10,000 bots, an engine each was a few kB a bot).
    */
   private made: DialogEngine | undefined;
+  /** Timeout turns running now (the runtime's idle check waits for them). */
+  private timeoutsRunning = 0;
   protected readonly session: SessionSettings;
   /** Each plugin's session schema, when it gives one. */
   private readonly sessionSchemas = new Map<string, z.ZodType>();
@@ -207,19 +210,32 @@ export abstract class BotPlugins {
     // Dialogs the state keeps are taken up (their waits armed) even when no plugin defines them now.
     const engine = this.made ?? (this.keepsDialogs() ? this.engine : undefined);
     const run = { send: layer, log, session };
-    engine?.resume((wait) => this.timeout(wait, run), polled);
+    if (engine) void this.takeTimeouts(engine.resume(polled), run);
   }
 
-  /** A wait's time is up (the engine's timer): its timeout turn, run as an answer's is, under the user's lock. */
+  /** Takes the waits whose time is up from the engine (its timers put them there) until the bot stops. */
+  private async takeTimeouts(due: PullQueue<DueWait>, run: Omit<TurnRun, "scope">): Promise<void> {
+    for (let waits = await due.take(); waits; waits = await due.take())
+      for (const wait of waits) void this.timeout(wait, run);
+  }
+
+  /** A wait's time is up: its timeout turn, run as an answer's is, under the user's lock. */
   private async timeout(wait: DueWait, run: Omit<TurnRun, "scope">): Promise<void> {
-    const release = await this.engine.acquire(wait.user);
+    this.timeoutsRunning++;
     try {
-      const turn = this.engine.timeoutTurn(wait, run);
-      if (!turn) return;
-      await this.play(turn);
-      for (const err of turn.run.scope.finish()) run.log.error({ plugin: turn.plugin }, err.message);
+      const release = await this.engine.acquire(wait.user);
+      try {
+        const turn = this.engine.timeoutTurn(wait, run);
+        if (!turn) return;
+        await this.play(turn);
+        for (const err of turn.run.scope.finish()) run.log.error({ plugin: turn.plugin }, err.message);
+      } finally {
+        release();
+      }
+    } catch (err) {
+      run.log.error({ err }, `a dialog's timeout failed: ${(err as Error)?.message ?? String(err)}`);
     } finally {
-      release();
+      this.timeoutsRunning--;
     }
   }
 
@@ -232,7 +248,7 @@ export abstract class BotPlugins {
   }
 
   busy(): boolean {
-    return this.made?.busy ?? false;
+    return this.timeoutsRunning > 0 || (this.made?.busy ?? false);
   }
 
   dialogs(): DialogCounts | undefined {

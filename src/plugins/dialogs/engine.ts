@@ -39,8 +39,9 @@
  * 4. The message's first ledger record carries the staged record and session (the scope's
  *    rider, data); the timer of the new wait is armed once the turn is over.
  *
- * A timeout is a turn too, due by a clock timer at the deadline (the engine hands the due wait
- * to the stage, which runs it as it runs an answer: {@link DialogEngine.timeoutTurn}), under its own scope (id
+ * A timeout is a turn too, due by a clock timer at the deadline (the engine puts the due wait
+ * in a queue the stage takes from, {@link DialogEngine.resume}, and the stage runs it as it
+ * runs an answer: {@link DialogEngine.timeoutTurn}), under its own scope (id
  * `timeout:<bot>:<user id>:<channel>:<turn>`), so a crash in it is resumed the same way: a deadline that
  * passed while the process was down fires at start. An answer written before the deadline
  * counts even when it arrives after it (a poll's delay); the timeout turn of a wait that got
@@ -51,6 +52,7 @@ import { dialogTarget, type ActionOutcome, type LayerActionOptions, type PostRef
 import type { User } from "../../api/types.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
+import { PullQueue } from "../../pull-queue.ts";
 import type { Store } from "../../store/store.ts";
 import { DurableScope, type ScopedRecord, type SessionSettings, sweepTombstones } from "./durable-scope.ts";
 import { DialogVersions, type Defined, versionOf } from "./versions.ts";
@@ -202,7 +204,7 @@ export interface Settled {
   say?: TurnMessage;
 }
 
-/** A wait whose time is up, as the engine hands it to the stage to run its timeout turn. */
+/** A wait whose time is up, as the stage takes it from the engine to run its timeout turn. */
 export interface DueWait {
   user: string;
   key: string;
@@ -219,11 +221,9 @@ export class DialogEngine {
   private readonly defined = new Map<string, Defined>();
   private readonly timers = new Map<string, () => void>();
   private readonly locks = new Map<string, Promise<void>>();
-  /** Timeout turns running now (the runtime's idle check waits for them). */
-  private timeoutsRunning = 0;
   private stopped = true;
-  /** Where a due wait goes: the stage, which runs its timeout turn. */
-  private due: ((wait: DueWait) => Promise<void>) | undefined;
+  /** Where due waits go while the bot runs here, for the stage to take and run their timeout turns. */
+  private due: PullQueue<DueWait> | undefined;
   /** The channels whose messages come by a poll, and when each was last read. */
   private polled: Partial<Record<ChannelKind, boolean>> = {};
   private readonly heardAt = new Map<ChannelKind, number>();
@@ -272,19 +272,22 @@ export class DialogEngine {
     return open;
   }
 
-  /** Whether a timeout turn is running (not waiting for the clock). */
+  /** Whether a due wait waits for the stage to take it (nothing waiting for the clock). */
   get busy(): boolean {
-    return this.timeoutsRunning > 0;
+    return (this.due?.size ?? 0) > 0;
   }
 
   /**
    * The bot runs here from now: counts its open dialogs, sweeps finished runs'
    * tombstones, and arms every wait's timer; a deadline that passed while the process was down
-   * fires at once (after the events the inbox kept have been taken up).
+   * fires at once (after the events the inbox kept have been taken up). Returns where the
+   * due waits of this run come, for the stage to take (the engine calls no stage): it ends
+   * when the bot stops running here.
    */
-  resume(due: (wait: DueWait) => Promise<void>, polled?: Partial<Record<ChannelKind, boolean>>): void {
+  resume(polled?: Partial<Record<ChannelKind, boolean>>): PullQueue<DueWait> {
     this.stopped = false;
-    this.due = due;
+    this.due?.close();
+    const due = (this.due = new PullQueue<DueWait>());
     this.polled = polled ?? {};
     this.heardAt.clear();
     const { store, inInbox } = this.options;
@@ -292,11 +295,14 @@ export class DialogEngine {
     this.versions.review(this.defined.values());
     for (const [key, record] of store.entries<ScopedRecord<DialogRecord>>(this.ns))
       if (record.v) this.arm(key, record.v);
+    return due;
   }
 
   /** The bot stops running here: no timer fires any more (the records stay for the next start). */
   suspend(): void {
     this.stopped = true;
+    this.due?.close();
+    this.due = undefined;
     this.deferred.clear();
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
@@ -512,7 +518,7 @@ export class DialogEngine {
     if (this.stopped || record.deadline === undefined) return;
     const fire = () => {
       this.timers.delete(key);
-      void this.fire(key, record.turns);
+      this.fire(key, record.turns);
     };
     const due = record.deadline - this.options.clock.now();
     if (due <= 0) {
@@ -535,7 +541,7 @@ export class DialogEngine {
     for (const [key, turns] of [...this.deferred]) {
       if (!key.endsWith(`:${channel}`)) continue;
       this.deferred.delete(key);
-      void this.fire(key, turns);
+      this.fire(key, turns);
     }
   }
 
@@ -546,7 +552,7 @@ export class DialogEngine {
    * the timeout waits for a poll after the deadline; and when a message of the user there
    * waits in the inbox, its handling decides (an answer in time, or the timeout first).
    */
-  private async fire(key: string, turns: number): Promise<void> {
+  private fire(key: string, turns: number): void {
     const due = this.due;
     if (this.stopped || !due) return;
     const userId = key.slice(0, key.lastIndexOf(":"));
@@ -565,14 +571,7 @@ export class DialogEngine {
         return;
       }
     }
-    this.timeoutsRunning++;
-    try {
-      await due({ user: userId, key, turns });
-    } catch (err) {
-      this.options.log.error({ err }, `a dialog's timeout failed: ${(err as Error)?.message ?? String(err)}`);
-    } finally {
-      this.timeoutsRunning--;
-    }
+    due.push({ user: userId, key, turns });
   }
 
   /**
@@ -581,6 +580,8 @@ export class DialogEngine {
    * got its answer meanwhile or its time is not up.
    */
   timeoutTurn(wait: DueWait, run: Omit<TurnRun, "scope">): DialogTurn | undefined {
+    // Taken after the bot stopped running here: the next start arms the wait again.
+    if (this.stopped) return undefined;
     const { key, turns } = wait;
     const scope = new DurableScope({
       store: this.options.store,

@@ -5,7 +5,7 @@
  */
 import { settleTurn } from "../../../src/plugins/stage.ts";
 import type { StartResult } from "../../../src/plugins/dialogs/types.ts";
-import type { DialogEngine, DialogTurn, Inbound, TurnRun } from "../../../src/plugins/dialogs/engine.ts";
+import type { DialogEngine, DialogTurn, DueWait, Inbound, TurnRun } from "../../../src/plugins/dialogs/engine.ts";
 
 /** Runs a turn's step, settles it with its outcome, and sends what it said. */
 async function play(engine: DialogEngine, turn: DialogTurn): Promise<boolean> {
@@ -52,7 +52,8 @@ export async function start(
 
 /** Resumes the engine, its timeout turns run with `run` under a scope of their own each. */
 export function resume(engine: DialogEngine, run: Omit<TurnRun, "scope">): void {
-  engine.resume(async (wait) => {
+  const due = engine.resume();
+  const timeout = async (wait: DueWait) => {
     const release = await engine.acquire(wait.user);
     try {
       const turn = engine.timeoutTurn(wait, run);
@@ -62,5 +63,10 @@ export function resume(engine: DialogEngine, run: Omit<TurnRun, "scope">): void 
     } finally {
       release();
     }
-  });
+  };
+  void (async () => {
+    for (let waits = await due.take(); waits; waits = await due.take())
+      for (const wait of waits)
+        timeout(wait).catch((err: unknown) => run.log.error({ err }, `a dialog's timeout failed: ${String(err)}`));
+  })();
 }

@@ -196,6 +196,34 @@ describe("the conversation engine", () => {
     expect(engine.counters.timeouts).toBe(1);
   });
 
+  it("calls no stage when a wait's time is up: the due wait waits in the queue the stage takes from", async () => {
+    const w = world();
+    const { sender, sent } = fakeSender({ store: w.store });
+    const engine = new DialogEngine({
+      bot: "quiz",
+      store: w.store,
+      clock: w.clock,
+      log: silentLogger,
+      session: { maxBytes: 8192 },
+      inInbox: () => false,
+    });
+    engine.define("dialog", "quiz", QUIZ as DialogDefinition<unknown>);
+    const due = engine.resume();
+    await handle(engine, w, w.said("alice", "@quiz quiz"), sender);
+    await w.clock.advance(10 * 60_000);
+    // The timer fired: the wait is queued, no turn ran, and the engine counts as busy until taken.
+    expect(due.size).toBe(1);
+    expect(engine.busy).toBe(true);
+    expect(sent).toHaveLength(1);
+    const [wait] = (await due.take())!;
+    expect(wait).toEqual({ user: "id-alice", key: "id-alice:thread", turns: expect.any(Number) });
+    expect(engine.busy).toBe(false);
+    // Stopped here: the queue ends, and a wait taken late runs no turn (the next start arms it again).
+    engine.suspend();
+    expect(await due.take()).toBeUndefined();
+    expect(engine.timeoutTurn(wait!, { send: sender, log: silentLogger })).toBeUndefined();
+  });
+
   it("fires at start a timeout that passed while the bot was not running; an answer written in time still counts", async () => {
     const w = world();
     const first = fakeSender({ store: w.store });
