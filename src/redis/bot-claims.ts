@@ -595,6 +595,12 @@ export class BotClaims implements Holding {
       if ((await this.claimRound(claimed, round === 0)) !== "short") break;
     if (claimed.length === 0) return;
     for (const [bot] of claimed) this.freeSince.delete(bot);
+    const tookOver = claimed.filter(([, h]) => h.takenOverAt !== undefined).length;
+    if (tookOver > 0)
+      this.log.info(
+        { bots: claimed.length, tookOver },
+        `took over ${tookOver} bots from processes that stopped answering (${claimed.length} claimed in all); starting them`,
+      );
     await mapLimited(claimed, this.options.hostConcurrency ?? HOST_CONCURRENCY, async ([bot, h]) => {
       // Lost or given back while it waited for its turn: nothing to start.
       if (h.stopping || this.held.get(bot) !== h) return;
@@ -634,6 +640,12 @@ export class BotClaims implements Holding {
       others.map((bot) => leases.key(`bot:${bot}`)),
     );
     const free = others.filter((_, i) => values[i] === null);
+    // Since when each is free, as far as the looks saw: a bot held at this look starts again
+    // from now when it is free later. (Kept from an older look, the bots of a process that
+    // died had been "free for a ttl" since the deployment started, and the first survivor to
+    // look took them all, above its share, to give them back and take them again.)
+    const now = this.options.clock.now();
+    this.freeSince = new Map(free.map((bot) => [bot, this.freeSince.get(bot) ?? now]));
     // Above the share while nothing is free: another process wants some. (While bots are
     // free nobody else takes them, and giving more back would only make them move about.)
     if (mine.length > share && free.length === 0) {
@@ -648,8 +660,6 @@ export class BotClaims implements Holding {
     }
     if (free.length === 0) return "done";
     this.lastLook.unsettled = true;
-    const now = this.options.clock.now();
-    this.freeSince = new Map(free.map((bot) => [bot, this.freeSince.get(bot) ?? now]));
     const stale = free.filter((bot) => now - this.freeSince.get(bot)! >= this.ttl);
     const staleSet = new Set(stale);
     const members = await leases.members();

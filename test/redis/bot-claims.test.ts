@@ -288,3 +288,65 @@ describe("a process that stops renewing", () => {
     }
   });
 });
+
+describe("the bots of a process that died, when the others had held them all along", () => {
+  it("are shared by the survivors, not all taken by the first to look as if long free", async () => {
+    const prefix = "share-dead:";
+    const bots = BOTS.slice(0, 30);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    const [sec] = await admin.time();
+    const far = Number(sec) * 1000 + 3_600_000;
+    // Two other live processes, D and Q, announced before P1 starts.
+    await admin.zadd(leases.membersKey, far, "D", far, "Q");
+    const clock = createClock({ frozen: true, start: 0 });
+    const claims = new BotClaims({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      settleMs: 0,
+      ttlMs: 9_000,
+      everyMs: 3_000,
+      async host() {},
+      async unhost() {},
+    });
+    const renewal = async () => {
+      await clock.advance(3_000);
+      await vi.waitFor(() => {
+        expect(claims["renewedAt"]).toBe(clock.now());
+        expect(claims["claiming"]).toBeUndefined();
+      });
+    };
+    try {
+      await claims.start();
+      const mine = claims.bots();
+      expect(mine).toHaveLength(10);
+      // D and Q claim the rest (seen free by P1's first look), and hold them for a long while.
+      const rest = bots.filter((b) => !mine.includes(b));
+      const ofD = rest.slice(0, 10);
+      await leases.claimAll(
+        ofD.map((b) => `bot:${b}`),
+        "D",
+        600_000,
+      );
+      await leases.claimAll(
+        rest.slice(10).map((b) => `bot:${b}`),
+        "Q",
+        600_000,
+      );
+      for (let i = 0; i < 6; i++) await renewal();
+      // D dies (its entry and its leases run out: here taken out, as Redis's TTL would).
+      await admin.zrem(leases.membersKey, "D");
+      await admin.del(...ofD.map((b) => leases.key(`bot:${b}`)));
+      await renewal();
+      // Its ten bots just became free: P1 takes its part of them up to its share (15 of 30 over two), Q the others.
+      await vi.waitFor(() => expect(claims.bots().length).toBeGreaterThan(10), { timeout: 10_000, interval: 5 });
+      expect(claims.bots().length).toBeLessThanOrEqual(15);
+    } finally {
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
