@@ -121,8 +121,14 @@ export class RuleSync {
 
   /** Waits until the pace of rule writes lets an update go (./write-pacer.ts), unless the hub closes. */
   private async paced(): Promise<void> {
-    const { clock, closed } = this.deps;
-    for (let wait = this.pacer?.delay() ?? 0; wait > 0 && this.rules && !closed.aborted; wait = this.pacer!.delay())
+    const { clock, closed, log, appId, ruleWrites } = this.deps;
+    let wait = this.pacer?.delay() ?? 0;
+    if (wait > 0 && this.rules && ruleWrites)
+      log.info(
+        { wait_ms: wait },
+        `stream of app ${appId}: the bots' change waits ${Math.ceil(wait / 1000)} s for the pace of the app's rule writes (${ruleWrites.max} per ${ruleWrites.windowMs / 60_000} minutes); the changes that come meanwhile go with it`,
+      );
+    for (; wait > 0 && this.rules && !closed.aborted; wait = this.pacer!.delay())
       await clock.sleep(wait, closed).catch(() => undefined);
   }
 
