@@ -74,7 +74,8 @@ export function startSharedApps(deps: SharedAppsDeps): SharedApps {
 
 /** This process's side of the shared apps; see the module comment. */
 class ProcessApps implements SharedApps {
-  private readonly byName: Map<string, FleetBot>;
+  /** Every bot of the fleet: the runtime's own table (it changes it before it calls {@link register} and {@link forget}). */
+  private readonly byName: ReadonlyMap<string, FleetBot>;
   private readonly appOf: Map<string, string>;
   private readonly queues = new Map<string, CatchUpQueue>();
   private readonly capacity = new Map<string, string[]>();
@@ -83,7 +84,7 @@ class ProcessApps implements SharedApps {
 
   constructor(private readonly deps: SharedAppsDeps) {
     const { options, shared, logger } = deps;
-    this.byName = new Map(deps.fleet);
+    this.byName = deps.fleet;
     this.appOf = new Map([...deps.fleet].map(([name, h]) => [name, h.app.id]));
     this.parts = new AppStatusParts(shared.redis, shared.leases.prefix, shared.owner);
     this.streams = new SharedStreams({
@@ -226,16 +227,14 @@ class ProcessApps implements SharedApps {
 
   register(hosted: FleetBot): void {
     const name = hosted.config.name;
-    const before = this.byName.get(name);
-    this.byName.set(name, hosted);
+    const before = this.appOf.get(name);
     this.appOf.set(name, hosted.app.id);
     this.capacity.delete(hosted.app.id);
-    if (before) this.capacity.delete(before.app.id);
+    if (before) this.capacity.delete(before);
   }
 
   async forget(hosted: FleetBot): Promise<void> {
     const name = hosted.config.name;
-    this.byName.delete(name);
     this.appOf.delete(name);
     this.capacity.delete(hosted.app.id);
     await this.streams.forget(name, hosted.app.id);
