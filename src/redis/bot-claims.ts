@@ -189,6 +189,8 @@ export class BotClaims implements Holding {
   private lapseAt = Infinity;
   /** The members counted at the last renewal, and until when (this clock) every renewal looks for free bots after they changed. */
   private seenMembers = 0;
+  /** The deployment's count of bots given back, as of the last renewal (./leases.ts's `releasedKey`). */
+  private seenReleases = 0;
   private lookUntil = -Infinity;
   /** When (this clock) free bots were last looked for, and whether the look found any (or gave some back). */
   private lastLook = { at: -Infinity, unsettled: true };
@@ -440,7 +442,8 @@ export class BotClaims implements Holding {
   /**
    * Whether this renewal looks for free bots: while the members changed within a lease's ttl
    * (a process that died frees its bots a ttl after its last renewal), while the last look
-   * found bots free or gave some back, when a bot joined, and every {@link LOOK_EVERY_RENEWALS}
+   * found bots free or gave some back, when a bot joined or bots were given back anywhere in
+   * the deployment (its heartbeat says: ./membership.ts), and every {@link LOOK_EVERY_RENEWALS}
    * renewals whatever happened.
    */
   private lookDue(now: number): boolean {
@@ -450,8 +453,14 @@ export class BotClaims implements Holding {
     }
     const joined = this.joined;
     this.joined = false;
+    // Bots were given back somewhere since (for this process's share, maybe): look now, not
+    // at the backstop; otherwise the process that gave them back, still looking, found them
+    // free for a ttl and took them again, and gave them back again.
+    const released = this.membership.releases !== this.seenReleases;
+    this.seenReleases = this.membership.releases;
     return (
       joined ||
+      released ||
       now < this.lookUntil ||
       this.lastLook.unsettled ||
       now - this.lastLook.at >= LOOK_EVERY_RENEWALS * this.every
@@ -614,6 +623,7 @@ export class BotClaims implements Holding {
         );
         if (this.held.get(bot) === h) this.held.delete(bot);
         await this.options.leases.release(h.lease).catch(() => undefined);
+        await this.line.announceReleased().catch(() => undefined);
       } finally {
         h.hosting = undefined;
       }
@@ -655,6 +665,8 @@ export class BotClaims implements Holding {
         `${this.members} processes share ${all.length} bots: giving back ${extra.length} (${extra.join(", ")}) for the others to run`,
       );
       await Promise.all(extra.map((bot) => this.giveBack(bot)));
+      // A lost word costs the others no bot: their backstop look finds them.
+      await this.line.announceReleased().catch(() => undefined);
       this.lastLook.unsettled = true;
       return "done";
     }

@@ -180,6 +180,20 @@ export class Leases {
   }
 
   /**
+   * Counts the bots given back for the others to claim (a process above its share, a bot that
+   * could not start): each process's heartbeat reads it (./membership.ts), and a change makes
+   * its next renewal look for free bots (./bot-claims.ts). In the deployment's slot, with the members.
+   */
+  get releasedKey(): string {
+    return this.keys.deployment("released");
+  }
+
+  /** Tells the other processes that bots were given back for them to claim ({@link releasedKey}). */
+  async announceReleased(): Promise<void> {
+    await this.redis.incr(this.releasedKey);
+  }
+
+  /**
    * The deployment's members and when each membership runs out, for {@link claim} (read once
    * for many claims): `[owner, until, owner, until, ...]`.
    */

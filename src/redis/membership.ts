@@ -26,8 +26,9 @@ import type { Leases } from "./leases.ts";
 import { RedisScript } from "./script.ts";
 
 /**
- * KEYS: the members; ARGV: this owner, its entry's ttl (0: leave). Returns the live members
- * and how long (ms, Redis's clock) until the soonest other entry runs out unrenewed (-1: none).
+ * KEYS: the members, the count of bots given back (./leases.ts's `releasedKey`); ARGV: this
+ * owner, its entry's ttl (0: leave). Returns the live members, how long (ms, Redis's clock)
+ * until the soonest other entry runs out unrenewed (-1: none), and the count.
  */
 const HEARTBEAT = new RedisScript(`
 local t = redis.call('TIME')
@@ -42,7 +43,7 @@ for i = 1, #first, 2 do
     break
   end
 end
-return {redis.call('ZCARD', KEYS[1]), soonest}`);
+return {redis.call('ZCARD', KEYS[1]), soonest, tonumber(redis.call('GET', KEYS[2]) or '0')}`);
 
 export interface MembershipOptions {
   redis: Redis;
@@ -63,6 +64,7 @@ export class Membership {
   private done = false;
   /** {@link othersRunOutInMs} as of the last beat. */
   private soonest: number | undefined;
+  private released = 0;
 
   constructor(private readonly options: MembershipOptions) {}
 
@@ -88,7 +90,7 @@ export class Membership {
     this.done = true;
     this.stopKeepAlive();
     const { redis, leases, owner } = this.options;
-    await HEARTBEAT.run(redis, [leases.membersKey], [owner, "0"]);
+    await HEARTBEAT.run(redis, [leases.membersKey, leases.releasedKey], [owner, "0"]);
   }
 
   /**
@@ -100,10 +102,20 @@ export class Membership {
     return this.soonest;
   }
 
+  /** How many times bots were given back for the others to claim, as of the last beat (./leases.ts's `releasedKey`). */
+  get releases(): number {
+    return this.released;
+  }
+
   private async beat(): Promise<number> {
     const { redis, leases, owner, ttlMs } = this.options;
-    const [members, soonest] = await HEARTBEAT.run<[number, number]>(redis, [leases.membersKey], [owner, ttlMs]);
+    const [members, soonest, released] = await HEARTBEAT.run<[number, number, number]>(
+      redis,
+      [leases.membersKey, leases.releasedKey],
+      [owner, ttlMs],
+    );
     this.soonest = soonest >= 0 ? soonest : undefined;
+    this.released = released;
     return Math.max(1, members);
   }
 

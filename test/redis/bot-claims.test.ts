@@ -350,3 +350,52 @@ describe("the bots of a process that died, when the others had held them all alo
     }
   });
 });
+
+describe("bots given back for the others' shares", () => {
+  it("are looked for by the others at their next renewal, not left to the one that gave them back", async () => {
+    const prefix = "given-back:";
+    const bots = BOTS.slice(0, 20);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    const [sec] = await admin.time();
+    await admin.zadd(leases.membersKey, Number(sec) * 1000 + 3_600_000, "Q");
+    const clock = createClock({ frozen: true, start: 0 });
+    const claims = new BotClaims({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      settleMs: 0,
+      async host() {},
+      async unhost() {},
+    });
+    const renewal = async () => {
+      await clock.advance(3_000);
+      await vi.waitFor(() => {
+        expect(claims["renewedAt"]).toBe(clock.now());
+        expect(claims["claiming"]).toBeUndefined();
+      });
+    };
+    // Q holds 12 of the 20 bots, two above its share of 10.
+    const theirs = bots.slice(0, 12);
+    const held = await leases.claimAll(
+      theirs.map((b) => `bot:${b}`),
+      "Q",
+      600_000,
+    );
+    try {
+      await claims.start();
+      expect(claims.bots()).toHaveLength(8);
+      for (let i = 0; i < 5; i++) await renewal(); // settled: every bot held, the members the same
+      // Q gives two back (as a process above its share does) and says so.
+      for (const lease of held.slice(0, 2)) await leases.release(lease!);
+      await leases.announceReleased();
+      await renewal();
+      await vi.waitFor(() => expect(claims.bots()).toHaveLength(10), { timeout: 10_000, interval: 5 });
+    } finally {
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
