@@ -114,15 +114,14 @@ export class MentionPlan {
 
   /** The rules now: those gone are forgotten (their names uncovered), those new learnt. */
   private follow(existing: readonly StreamRule[]): void {
-    const ids = new Set<string>();
+    const ids = new Set(existing.map((r) => r.id));
+    // The rules gone first: the rules that replaced them (a repack) cover the same names.
+    if (this.rules.size > 0) for (const id of [...this.rules.keys()]) if (!ids.has(id)) this.forget(id);
     for (const rule of existing) {
-      ids.add(rule.id);
       const known = this.rules.get(rule.id);
       if (!known || known.rule.value !== rule.value) this.learn(rule);
       else known.rule = rule;
     }
-    if (ids.size === this.rules.size) return;
-    for (const id of [...this.rules.keys()]) if (!ids.has(id)) this.forget(id);
   }
 
   /** A rule the plan had not seen: it stays when its names are all wanted and no other rule covers them. */

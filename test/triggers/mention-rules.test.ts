@@ -65,7 +65,7 @@ describe("mention rules", () => {
     plan.want(bots);
     let rules = ruled(plan.plan([], caps.maxRules).add);
     expect(rules.length).toBeGreaterThan(200);
-    for (let round = 0; round < 30; round++) {
+    for (let round = 0; round < 12; round++) {
       // A bot added, one removed, one renamed (a new object), the rest the same objects.
       const i = (round * 331) % bots.length;
       bots = [
@@ -90,5 +90,17 @@ describe("mention rules", () => {
     }
     const covered = rules.flatMap((r) => usernamesOf(r.value)!).sort();
     expect(covered).toEqual(bots.map((b) => b.username.toLowerCase()).sort());
+  });
+
+  it("kept across a repack from scratch, keep every rule the repack made", () => {
+    const plan = new MentionPlan(caps);
+    plan.wantNames(names(40));
+    // Forty fragments where the app's other rules leave room for ten: repacked from scratch.
+    const fragments = asRules(names(40).map((n) => mentionRuleValue([n])));
+    const repack = plan.plan(fragments, 10);
+    expect([repack.keep, repack.remove.length, repack.add.length]).toEqual([[], 40, 2]);
+    const made = repack.add.map((value, i) => ({ id: `new${i}`, value, tag: "postbot:mentions" }));
+    // The service has the repack's rules now: nothing more to change.
+    expect(plan.plan(made, 10)).toEqual({ keep: made, add: [], remove: [], overflow: [] });
   });
 });
