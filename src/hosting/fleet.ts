@@ -638,7 +638,11 @@ export class Fleet {
       : hosted.source !== undefined
         ? { source: hosted.source, text: () => textOf(resolve(this.cwd, file), file) }
         : undefined;
-    if (text === undefined) return;
+    if (text === undefined)
+      return logger.warn(
+        { bot, plugin: name },
+        `${shown} changed, but bot ${bot} was started without what it is built again from; it goes on with the code it had (restart bot start to use the new code)`,
+      );
     const checked = await this.check(file, text, bot, false);
     if ("problems" in checked) {
       for (const problem of checked.problems) logger.error({ bot, problem: true }, formatProblem(problem));

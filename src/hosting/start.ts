@@ -503,8 +503,10 @@ async function loadRunnable(
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(index ? { index } : {}),
-    // Sharing the state: what a bot that runs elsewhere is built again from (./runtime.ts).
-    sources: options.state !== undefined,
+    // What a bot is built again from: sharing the state, one that runs elsewhere when it comes
+    // here (./runtime.ts); always, one whose plugin's code changed (./fleet.ts), with its
+    // file's text as it last validated (a file broken since is reported, not run).
+    sources: true,
   });
   if (loaded.problems.length > 0) {
     throw new UserError(
