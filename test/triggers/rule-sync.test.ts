@@ -2,16 +2,18 @@
  * The app's rules while its stream stays connected: the changes of the bots that come while a
  * rules update is under way wait as one update, which sends what is wanted when its turn
  * comes, not one update each (an update plans the rules of all the app's mention bots: at
- * 10,000 bots, each of them planned again, back to back, held up every bot's events).
+ * 10,000 bots, each of them planned again, back to back, held up every bot's events). And
+ * when the stream moves to another hub, a write of the closed hub is never sent late.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { RuleSync } from "../../src/triggers/stream/rule-sync.ts";
 import { Routes, type MentionBot } from "../../src/triggers/stream/routing.ts";
-import type { Budgeted } from "../../src/triggers/stream/search.ts";
+import { direct, type Budgeted } from "../../src/triggers/stream/search.ts";
 import { HubStatus } from "../../src/triggers/stream/status.ts";
 import { Outbox } from "../../src/triggers/stream/outbox.ts";
+import { rulesOf } from "../../src/sandbox/domain/rules.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
 
 const hubs = new SandboxHubs();
@@ -71,5 +73,58 @@ describe("RuleSync", () => {
     const values = sync.mentionValues();
     expect(values).toHaveLength(2);
     for (const name of names) expect(values.join(" ")).toContain(`@${name} OR to:${name}`);
+  });
+
+  it("sends no rule write of a hub that closed while it waited for the budget (the next hub keeps that rule)", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const { sandbox, app, connection } = await hubs.open(clock);
+    const syncOf = (bots: MentionBot[], budgeted: Budgeted = direct, closed = new AbortController().signal) => {
+      const status = new HubStatus(clock, () => {});
+      const routes = new Routes({ outbox: new Outbox(), status, routed: () => {} });
+      routes.want([], bots);
+      const sync = new RuleSync({
+        ...connection,
+        appId: "app",
+        clock,
+        log: silentLogger,
+        routes,
+        status,
+        closed,
+        budgeted,
+      });
+      return { sync, synced: () => connection.client().then((c) => sync.syncIfNeeded(c)) };
+    };
+    const ann = bot("ann", 0);
+    const bob = bot("bob", 1);
+    // An earlier hub gave ann and bob their rule.
+    await syncOf([ann, bob]).synced();
+    const [packed] = rulesOf(sandbox.context, app.id);
+    expect(packed?.value).toContain("@bob OR to:bob");
+
+    // A hub whose directory was behind (bob not read yet) plans to delete that rule; its
+    // write waits for the budget (a loaded process) until the test lets it go.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let waiting = 0;
+    const slow: Budgeted = async (endpoint, run) => {
+      if (endpoint === RULES) {
+        waiting++;
+        await held;
+      }
+      return (await run(new AbortController().signal)).result;
+    };
+    const close = new AbortController();
+    const stale = syncOf([ann], slow, close.signal).synced();
+    await vi.waitFor(() => expect(waiting).toBe(1));
+    // Its lease lapsed: it closes, and the next hub (every bot read) finds the rule right.
+    close.abort();
+    const next = syncOf([ann, bob]);
+    await next.synced();
+    expect(next.sync.mentionValues()).toEqual([packed!.value]);
+
+    // The budget lets the closed hub's write go at last: it must not delete the rule.
+    release();
+    await stale.catch(() => undefined);
+    expect(rulesOf(sandbox.context, app.id).map((r) => r.value)).toEqual([packed!.value]);
   });
 });

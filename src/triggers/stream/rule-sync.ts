@@ -15,6 +15,8 @@
  * stream's routing and told to poll their mentions instead.
  */
 import type { ApiClient } from "../../api/client.ts";
+import type { EndpointKey } from "../../api/endpoints.ts";
+import { NetworkError } from "../../api/errors.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../log.ts";
 import { MentionPlan } from "../mention-plan.ts";
@@ -49,6 +51,15 @@ export interface RuleSyncDeps {
 
 const RULE_WRITES = "POST /2/posts/search/stream/rules";
 
+/** A rules request the hub no longer sends, having closed while it waited for the budget. */
+const hubClosed = (endpoint: EndpointKey) => {
+  const [method, path] = endpoint.split(" ") as [string, string];
+  return new NetworkError({ method, path, endpoint }, "the stream hub closed before the request went", {
+    aborted: true,
+    code: "ABORT_ERR",
+  });
+};
+
 /** The app's rules as the hub keeps them; see the module comment. */
 export class RuleSync {
   /** The rules as last synced or updated; none before the first sync, or once they may be wrong. */
@@ -72,7 +83,14 @@ export class RuleSync {
     this.pacer = pacer;
     this.budgeted = (endpoint, run) => {
       if (endpoint === RULE_WRITES) pacer?.spent();
-      return deps.budgeted(endpoint, run);
+      return deps.budgeted(endpoint, async (signal) => {
+        // The budget may let a request go long after it was asked for (a loaded process, a
+        // shared budget that does not answer): a write of a hub that closed meanwhile would
+        // land after the next hub, here or in another process, read the rules, and delete a
+        // rule that hub keeps. So nothing goes once the hub closed.
+        if (deps.closed.aborted) throw hubClosed(endpoint);
+        return await run(AbortSignal.any([signal, deps.closed]));
+      });
     };
   }
 
@@ -140,7 +158,12 @@ export class RuleSync {
     try {
       client = await deps.client();
       const options = { client, log: deps.log, budgeted: this.budgeted, caps: deps.caps };
-      this.took(await updateAppRules(options, this.rules!, deps.routes.merged, this.mentionsWanted()));
+      const current = this.rules!;
+      const next = await updateAppRules(options, current, deps.routes.merged, this.mentionsWanted());
+      // Forgotten meanwhile (the connection failed): the next sync reads the service's rules,
+      // which an update made from the old ones must not stand in for.
+      if (this.rules !== current) return true;
+      this.took(next);
       deps.status.changed();
       return true;
     } catch (err) {
