@@ -20,7 +20,9 @@
  *   ({@link StreamHub.update}). A bot that joined (or changed its rules) was running before
  *   the hub had its rules: once they are in, what matched them since the holder last read the
  *   directory without it is searched for and handed to it, and what mentioned a new mention
- *   bot since its `mentions.backfill` likewise.
+ *   bot since its `mentions.backfill` likewise. Every minute or so the holder's hub also reads
+ *   the app's rules and puts right what a late write of the stream's previous hub undid
+ *   ({@link StreamHub.checkRules}).
  *
  * Where the app's stream left off is kept in Redis (./stream-marks.ts), moved by the holder's
  * hub as it delivers and at each renewal: every hub started, here or in the process that
@@ -94,6 +96,13 @@ export interface SharedStreamsOptions {
   /** Stream lease time-to-live and renewal (defaults 9 s and 3 s, as the bots' leases). */
   ttlMs?: number;
   everyMs?: number;
+  /**
+   * How often the holder's hub reads the app's rules and puts right what differs from those it
+   * made (default a minute; `StreamHub.checkRules`): a rules change of the hub that ran the
+   * stream before, landing after the new hub read the rules, deletes a rule the new hub keeps.
+   * One request of the rules' list (pro: 450 per 15 minutes) a minute.
+   */
+  rulesCheckMs?: number;
   /** How often each owned bot's handoff stream is read whatever its bell said (default 5 s). */
   sweepMs?: number;
   /** The lease this process holds for a bot now (its handoff acknowledgements are fenced by it); without it they are not fenced. */
@@ -109,6 +118,9 @@ export interface SharedStreamsOptions {
  * the next hub's mark closes that gap for every rule.
  */
 const RULES_CATCH_UP_MS = 60_000;
+
+/** How often the holder checks its hub's rules against the service's, by default (see {@link SharedStreamsOptions.rulesCheckMs}). */
+const RULES_CHECK_MS = 60_000;
 
 /**
  * Publishes a bot in its app's directory (KEYS[1]); a new or changed entry moves the version
@@ -165,6 +177,8 @@ interface App {
   lapsed?: Lease;
   /** The directory's reading and the hub's start or update after a renewal, while it runs. */
   tending?: Promise<void>;
+  /** When the hub's rules were last checked against the service's (clock ms; its start at first). */
+  rulesCheckedAt?: number;
 }
 
 /** The apps' streams of one process; see the module comment. */
@@ -423,6 +437,7 @@ export class SharedStreams {
     app.hub = undefined;
     app.view = undefined;
     app.checkedAt = undefined;
+    app.rulesCheckedAt = undefined;
     return closed;
   }
 
@@ -475,6 +490,18 @@ export class SharedStreams {
     else if (changes && changes.length > 0)
       this.updateHub(appId, app, app.hub, changes, complete ? checkedAt : undefined, checkedAt);
     else if (complete) app.checkedAt = checkedAt;
+    this.checkRules(app);
+  }
+
+  /** Every {@link SharedStreamsOptions.rulesCheckMs}, the hub's rules are checked against the service's. */
+  private checkRules(app: App): void {
+    const hub = app.hub;
+    if (!hub) return;
+    const now = this.options.clock.now();
+    app.rulesCheckedAt ??= now;
+    if (now - app.rulesCheckedAt < (this.options.rulesCheckMs ?? RULES_CHECK_MS)) return;
+    app.rulesCheckedAt = now;
+    void hub.checkRules().catch(() => undefined);
   }
 
   /**

@@ -54,6 +54,12 @@ export interface StreamHub {
    * search runs after the returned promise resolves ({@link busy} while it does).
    */
   update(wants: readonly BotRules[], mentionBots?: readonly MentionBot[], catchUp?: { since: number }): Promise<void>;
+  /**
+   * While connected: reads the app's rules and puts right what differs from those the hub
+   * made (./stream/rule-sync.ts `check`), as when a late write of the hub that ran the stream
+   * before deleted one. Resolves once checked (at once when not connected).
+   */
+  checkRules(): Promise<void>;
   /** Where the stream is now ({@link StreamMark}; its `until` now while connected), to save it again. */
   mark(): StreamMark | undefined;
   /**
@@ -137,6 +143,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       if (!before || !catchUp) return rules.apply();
       return newRules.follow(newlyWanted(before, routes.merged), catchUp.since, () => rules.apply());
     },
+    checkRules: () => (status.connected() ? rules.check() : Promise.resolve()),
     mark: () => marks.now(clock.now(), status.connected()),
     backfill: (bots, sinceMs) => backfills.backfill(bots, sinceMs),
     take: () => outbox.take(),

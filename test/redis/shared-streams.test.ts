@@ -21,6 +21,7 @@ import { SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
 import { until } from "../helpers/until.ts";
 import { usernamesOf } from "../../src/triggers/mention-rules.ts";
+import { rulesOf } from "../../src/sandbox/domain/rules.ts";
 import type { Budgeted } from "../../src/triggers/stream/search.ts";
 
 let server: RedisServer;
@@ -60,6 +61,7 @@ const fakeHub = (outbox = new Outbox()): StreamHub => ({
   has: () => false,
   busy: () => false,
   update: async () => {},
+  checkRules: async () => {},
   mark: () => undefined,
   backfill: async () => 0,
   take: () => outbox.take(),
@@ -427,6 +429,66 @@ describe("shared streams", () => {
     expect(entriesRead.length).toBeLessThan(names.length * 1.1);
     // Packed: the 2,001 names in few rules.
     expect(Object.keys(sandbox.context.data.world.stream_rules).length).toBeLessThan(100);
+    await streams.close();
+  }, 60_000);
+
+  it("the holder puts back a mention rule a late write of the stream's previous hub deleted, at its next check of the rules", async () => {
+    const EVERY = 1_000;
+    const clock = createClock({ frozen: true, start: T0 });
+    const { sandbox, app, connection } = await sandboxHubs.open(clock);
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    const streams = new SharedStreams({
+      redis,
+      leases: new Leases(redis, { prefix: "sc:" }),
+      owner: "A",
+      clock,
+      log: silentLogger,
+      appOf: new Map(["keeper", "ann", "bob"].map((n) => [n, "app5"])),
+      prefix: "sc:",
+      ttlMs: 600_000,
+      everyMs: EVERY,
+      sweepMs: 600_000,
+      rulesCheckMs: 5 * EVERY,
+      startHub: (request) =>
+        (sandboxHubs.hub = startStreamHub({ ...request, ...connection, clock, log: silentLogger })),
+      onControl: () => {},
+    });
+    handEach(streams, async () => {});
+    running.push(streams);
+    streams.start();
+    const renewalDue = () =>
+      clock
+        .waiting()
+        .filter((w) => w.by.includes("SharedStreams.run"))
+        .map((w) => clock.now() + w.inMs);
+    // One renewal, and what it started (a rules check) sent.
+    const renewal = async () => {
+      const before = Math.max(
+        ...(await until("a renewal waiting", () => renewalDue().length > 0 && renewalDue(), 10_000, 10)),
+      );
+      await clock.advance(EVERY);
+      await until("the renewal done", () => renewalDue().some((due) => due > before), 10_000, 10);
+      await until("the hub's rules sent", () => !sandboxHubs.hub?.busy(), 10_000, 10);
+    };
+    const ruled = () => new Set(rulesOf(sandbox.context, app.id).flatMap((r) => usernamesOf(r.value) ?? []));
+    for (const [i, name] of ["keeper", "ann", "bob"].entries())
+      await streams.host(name, { userId: String(1 + i), username: name, rules: [], mentions: true });
+    await renewal();
+    await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
+    expect([...ruled()].sort()).toEqual(["ann", "bob", "keeper"]);
+
+    // The previous hub's delete lands after this hub read the rules: nothing covers the bots.
+    const other = await connection.client();
+    const ids = rulesOf(sandbox.context, app.id).map((r) => r.id);
+    await other.exchange("POST /2/posts/search/stream/rules", { body: { delete: { ids } } });
+    expect(ruled().size).toBe(0);
+    const startedAt = clock.now();
+    for (let i = 0; i < 10 && ruled().size === 0; i++) await renewal();
+    expect([...ruled()].sort()).toEqual(["ann", "bob", "keeper"]);
+    // Within a check's interval, and the renewals the check's requests may take.
+    expect(clock.now() - startedAt).toBeLessThanOrEqual(8 * EVERY);
+    expect(sandboxHubs.hub?.status().rules.mentions).toBe(1);
     await streams.close();
   }, 60_000);
 });

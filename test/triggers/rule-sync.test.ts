@@ -3,7 +3,8 @@
  * rules update is under way wait as one update, which sends what is wanted when its turn
  * comes, not one update each (an update plans the rules of all the app's mention bots: at
  * 10,000 bots, each of them planned again, back to back, held up every bot's events). And
- * when the stream moves to another hub, a write of the closed hub is never sent late.
+ * when the stream moves to another hub: a write of the closed hub is never sent late, and a
+ * hub's check of the rules puts back what a write that landed late deleted anyway.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
@@ -15,6 +16,7 @@ import { HubStatus } from "../../src/triggers/stream/status.ts";
 import { Outbox } from "../../src/triggers/stream/outbox.ts";
 import { rulesOf } from "../../src/sandbox/domain/rules.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
+import { captureLogs } from "../helpers/log.ts";
 
 const hubs = new SandboxHubs();
 afterEach(() => hubs.close());
@@ -126,5 +128,53 @@ describe("RuleSync", () => {
     release();
     await stale.catch(() => undefined);
     expect(rulesOf(sandbox.context, app.id).map((r) => r.value)).toEqual([packed!.value]);
+  });
+
+  it("a check finds a rule gone behind the hub's back and puts it back, said once; the rules right, it reads their list and no more", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const { sandbox, app, connection } = await hubs.open(clock);
+    const requests: string[] = [];
+    const budgeted: Budgeted = async (endpoint, run) => {
+      requests.push(endpoint);
+      return (await run(new AbortController().signal)).result;
+    };
+    const { lines, logger } = captureLogs("info");
+    const status = new HubStatus(clock, () => {});
+    const routes = new Routes({ outbox: new Outbox(), status, routed: () => {} });
+    routes.want([], [bot("ann", 0), bot("bob", 1)]);
+    const sync = new RuleSync({
+      ...connection,
+      appId: "app",
+      clock,
+      log: logger,
+      budgeted,
+      routes,
+      status,
+      closed: new AbortController().signal,
+    });
+    await sync.syncIfNeeded(await connection.client());
+    const [packed] = rulesOf(sandbox.context, app.id);
+
+    // The rules right: one read of their list, no write, nothing said.
+    requests.length = 0;
+    await sync.check();
+    expect(requests).toEqual(["GET /2/posts/search/stream/rules"]);
+
+    // A late write of the hub that ran the stream before deletes the rule.
+    const other = await connection.client();
+    await other.exchange("POST /2/posts/search/stream/rules", { body: { delete: { ids: [packed!.id] } } });
+    expect(rulesOf(sandbox.context, app.id)).toEqual([]);
+    requests.length = 0;
+    await sync.check();
+    const values = rulesOf(sandbox.context, app.id).map((r) => r.value);
+    expect(values).toEqual([packed!.value]);
+    expect(sync.mentionValues()).toEqual(values);
+    expect(lines.filter((l) => String(l.msg).includes("not those it had made"))).toHaveLength(1);
+
+    // Put right, the next check reads the list and leaves it.
+    requests.length = 0;
+    await sync.check();
+    expect(requests).toEqual(["GET /2/posts/search/stream/rules"]);
+    expect(lines.filter((l) => String(l.msg).includes("not those it had made"))).toHaveLength(1);
   });
 });

@@ -23,7 +23,7 @@ import { MentionPlan } from "../mention-plan.ts";
 import type { RuleCaps } from "../mention-rules.ts";
 import { apiErrorOf, messageOf } from "./failures.ts";
 import type { Routes } from "./routing.ts";
-import { syncAppRules, updateAppRules, type SyncedRules, type WantedMentions } from "./rules.ts";
+import { checkAppRules, syncAppRules, updateAppRules, type SyncedRules, type WantedMentions } from "./rules.ts";
 import type { Budgeted } from "./search.ts";
 import type { HubStatus } from "./status.ts";
 import { WritePacer, type RuleWriteWindow } from "./write-pacer.ts";
@@ -135,6 +135,46 @@ export class RuleSync {
         if (await this.tryUpdate(attempt)) return;
     });
     return this.waiting;
+  }
+
+  /**
+   * Reads the app's rules and, when they are not those this hub last synced or updated, makes
+   * them right and says so once in the log. A write of a hub that ran the stream before may
+   * land after this hub read the rules (sent just before that hub closed, or from a process
+   * too loaded to stop it in time): it deletes a rule this hub keeps, and its bots had no rule
+   * while the hub believed them covered. One read request (the rules' list), after the sync
+   * or update under way; nothing per bot unless the rules differ. Only while the rules are
+   * known (a hub about to sync them again needs no check).
+   */
+  check(): Promise<void> {
+    return this.exclusive(async () => {
+      const { deps } = this;
+      const current = this.rules;
+      if (!current || deps.closed.aborted) return;
+      let client: ApiClient | undefined;
+      this.applying++;
+      try {
+        client = await deps.client();
+        const options = { client, log: deps.log, budgeted: this.budgeted, caps: deps.caps };
+        const checked = await checkAppRules(options, current, deps.routes.merged, () => this.mentionsWanted());
+        if (!checked || this.rules !== current) return;
+        deps.log.warn(
+          { gone: checked.gone, unknown: checked.unknown },
+          `stream of app ${deps.appId}: its rules on the service were not those it had made (${checked.gone} gone, ${checked.unknown} it did not know of), as when a rules change of the process that ran the stream before lands late; made right`,
+        );
+        this.took(checked.rules);
+        deps.status.changed();
+      } catch (err) {
+        if (deps.closed.aborted) return;
+        deps.log.warn(
+          { err: messageOf(err) },
+          `stream of app ${deps.appId}: could not check its rules (${messageOf(err)}); checked again later`,
+        );
+      } finally {
+        this.applying--;
+        void client?.close();
+      }
+    });
   }
 
   /** Waits until the pace of rule writes lets an update go (./write-pacer.ts), unless the hub closes. */

@@ -85,14 +85,51 @@ export async function syncAppRules(
   merged: Map<string, Wanter[]>,
   mentions?: WantedMentions,
 ): Promise<SyncedRules> {
-  const { client } = options;
-  const budgeted = options.budgeted ?? direct;
-  const key = "GET /2/posts/search/stream/rules";
-  const existing = await budgetedPages(budgeted, key, (token, signal) =>
-    client.exchange(key, { query: { max_results: 1000, ...token } }, { signal }),
-  ).toArray();
+  const existing = await listRules(options);
   // A rule whose tag no longer names its bots is replaced, so the service's list reads right.
   return await changeRules(options, existing, merged, mentions, { retag: true });
+}
+
+/** Every rule of the app on the service (a page holds 1,000, a pro app's cap). */
+async function listRules(options: RulesOptions): Promise<StreamRule[]> {
+  const { client } = options;
+  const key = "GET /2/posts/search/stream/rules";
+  return await budgetedPages(options.budgeted ?? direct, key, (token, signal) =>
+    client.exchange(key, { query: { max_results: 1000, ...token } }, { signal }),
+  ).toArray();
+}
+
+/** What {@link checkAppRules} found: the rules made right, and how many differed. */
+export interface CheckedRules {
+  rules: SyncedRules;
+  /** Rules the hub had made that the service no longer has (or has with another value). */
+  gone: number;
+  /** Rules the service has that the hub did not know of. */
+  unknown: number;
+}
+
+/**
+ * Reads the app's rules and compares them with those the hub last synced or updated
+ * (`current`): when they differ (a write of the hub that ran the stream before, in this
+ * process or another, landed after this hub read the rules), makes them exactly the wanted
+ * ones as {@link syncAppRules} does. One read, and nothing per bot when they are the same:
+ * `mentions` is asked for only then. Undefined when they are the same.
+ */
+export async function checkAppRules(
+  options: RulesOptions,
+  current: SyncedRules,
+  merged: Map<string, Wanter[]>,
+  mentions: () => WantedMentions | undefined,
+): Promise<CheckedRules | undefined> {
+  const existing = await listRules(options);
+  const found = new Map(existing.map((r) => [r.id, r.value]));
+  let unknown = 0;
+  for (const rule of existing) if (current.byId.get(rule.id)?.value !== rule.value) unknown++;
+  let gone = 0;
+  for (const [id, rule] of current.byId) if (found.get(id) !== rule.value) gone++;
+  if (gone === 0 && unknown === 0) return undefined;
+  const rules = await changeRules(options, existing, merged, mentions(), { retag: true });
+  return { rules, gone, unknown };
 }
 
 /**
