@@ -106,17 +106,52 @@ export interface ClientOptions {
   userAgent?: string;
 }
 
-interface Shared {
-  transport: HttpTransport;
-  clock: Clock;
-  logger: Logger;
-  onRateLimit: RateLimitObserver | undefined;
-  onResponse: ResponseObserver | undefined;
-  closer: AbortController;
-  /** The service's time as its responses tell it: what signatures and time parameters are in (shared by {@link ApiClient.withAuth}'s clients). */
-  serviceTime: ServiceTime;
-  /** Makes another transport of the same origin (over the same shared pool). */
-  newTransport: () => HttpTransport;
+/**
+ * What every client made from one {@link createClient} shares (its own and those
+ * {@link ApiClient.withAuth} makes): one transport (the base URL checked and parsed once, over
+ * the origin's pool), the clock, logger, observers and the service's time. A process runs
+ * thousands of accounts through one such service; a transport, a URL and their closures made
+ * for each account's client were about a kilobyte of each running bot's memory. The
+ * credentials, and the signing with them, stay each client's own.
+ */
+class Service {
+  /** The open clients of the service: the last to close lets go of the transport (and the origin's pool with it). */
+  #clients = 0;
+  #released = false;
+  #transport: HttpTransport;
+  /** The service's time as its responses tell it: what signatures and time parameters are in. */
+  readonly serviceTime: ServiceTime;
+
+  constructor(
+    /** Makes a transport of the service's origin (over the origin's shared pool). */
+    private readonly newTransport: () => HttpTransport,
+    readonly clock: Clock,
+    readonly logger: Logger,
+    readonly onRateLimit: RateLimitObserver | undefined,
+    readonly onResponse: ResponseObserver | undefined,
+  ) {
+    this.#transport = newTransport();
+    this.serviceTime = new ServiceTime(clock, logger);
+  }
+
+  get transport(): HttpTransport {
+    return this.#transport;
+  }
+
+  /** A client of the service opens (after every one had closed: over a new transport). */
+  join(): void {
+    if (this.#clients++ === 0 && this.#released) {
+      this.#transport = this.newTransport();
+      this.#released = false;
+    }
+  }
+
+  /** A client of the service closes; the last one lets go of the transport. */
+  async leave(): Promise<void> {
+    if (--this.#clients > 0) return;
+    this.#released = true;
+    await this.#transport.close();
+  }
 }
 
 interface Prepared {
@@ -166,65 +201,80 @@ export interface DescribedRequest {
 }
 
 export class ApiClient implements Caller {
-  readonly transport: HttpTransport;
-  readonly clock: Clock;
-  readonly logger: Logger;
   readonly auth: Readonly<ClientAuth>;
+
+  /** The transport of the service, shared by the clients made from one {@link createClient}. */
+  get transport(): HttpTransport {
+    return this.shared.transport;
+  }
+  get clock(): Clock {
+    return this.shared.clock;
+  }
+  get logger(): Logger {
+    return this.shared.logger;
+  }
 
   // Each group is made on first use: a group is an object of a dozen functions, and a
   // runtime hosting 10,000 bots makes a client per bot, most of which use one or two groups.
-  #groups: Partial<Groups> = {};
+  #groups: Partial<Groups> | undefined;
   get posts(): Groups["posts"] {
-    return (this.#groups.posts ??= postsGroup(this));
+    return ((this.#groups ??= {}).posts ??= postsGroup(this));
   }
   get users(): Groups["users"] {
-    return (this.#groups.users ??= usersGroup(this));
+    return ((this.#groups ??= {}).users ??= usersGroup(this));
   }
   get search(): Groups["search"] {
-    return (this.#groups.search ??= searchGroup(this));
+    return ((this.#groups ??= {}).search ??= searchGroup(this));
   }
   get streams(): Groups["streams"] {
-    return (this.#groups.streams ??= streamsGroup(this));
+    return ((this.#groups ??= {}).streams ??= streamsGroup(this));
   }
   get likes(): Groups["likes"] {
-    return (this.#groups.likes ??= likesGroup(this));
+    return ((this.#groups ??= {}).likes ??= likesGroup(this));
   }
   get reposts(): Groups["reposts"] {
-    return (this.#groups.reposts ??= repostsGroup(this));
+    return ((this.#groups ??= {}).reposts ??= repostsGroup(this));
   }
   get bookmarks(): Groups["bookmarks"] {
-    return (this.#groups.bookmarks ??= bookmarksGroup(this));
+    return ((this.#groups ??= {}).bookmarks ??= bookmarksGroup(this));
   }
   get spaces(): Groups["spaces"] {
-    return (this.#groups.spaces ??= spacesGroup(this));
+    return ((this.#groups ??= {}).spaces ??= spacesGroup(this));
   }
   get lists(): Groups["lists"] {
-    return (this.#groups.lists ??= listsGroup(this));
+    return ((this.#groups ??= {}).lists ??= listsGroup(this));
   }
   get dms(): Groups["dms"] {
-    return (this.#groups.dms ??= dmsGroup(this));
+    return ((this.#groups ??= {}).dms ??= dmsGroup(this));
   }
   get compliance(): Groups["compliance"] {
-    return (this.#groups.compliance ??= complianceGroup(this));
+    return ((this.#groups ??= {}).compliance ??= complianceGroup(this));
   }
   get trends(): Groups["trends"] {
-    return (this.#groups.trends ??= trendsGroup(this));
+    return ((this.#groups ??= {}).trends ??= trendsGroup(this));
   }
   get communities(): Groups["communities"] {
-    return (this.#groups.communities ??= communitiesGroup(this));
+    return ((this.#groups ??= {}).communities ??= communitiesGroup(this));
   }
   get usage(): Groups["usage"] {
-    return (this.#groups.usage ??= usageGroup(this));
+    return ((this.#groups ??= {}).usage ??= usageGroup(this));
   }
 
-  private readonly shared: Shared;
+  private readonly shared: Service;
+  /**
+   * Aborts this client's calls in flight when it closes. Made while a call is in flight and let
+   * go when none is (an AbortController and its signal, an event target, are a few hundred
+   * bytes, and most bots' clients are idle most of the time); kept, aborted, once closed.
+   */
+  #closer: AbortController | undefined;
+  /** Calls (and stream connections) in flight: a stream's keeps the closer for the client's life. */
+  #inFlight = 0;
+  #closed = false;
 
   /** @internal use {@link createClient} or {@link withAuth}. */
-  constructor(shared: Shared, auth: ClientAuth) {
+  constructor(shared: Service, auth: ClientAuth) {
+    shared.join();
     this.shared = shared;
-    this.transport = shared.transport;
-    this.clock = shared.clock;
-    this.logger = shared.logger;
     // (Not `freeze({ ...auth })`: V8 gives a frozen spread copy a hidden class of its own, a
     // few hundred bytes for each of 10,000 bots' clients.)
     this.auth = Object.freeze(Object.assign({}, auth));
@@ -232,13 +282,12 @@ export class ApiClient implements Caller {
 
   /**
    * A client for other credentials (another account of the same app) with this one's
-   * service, connection pool, clock, logger and rate-limit observer. Each is closed on its own.
+   * service: its transport and connection pool, clock, logger and observers. Each is closed
+   * on its own: closing aborts its own calls, and the last client of the service to close
+   * lets go of the transport.
    */
   withAuth(auth: ClientAuth): ApiClient {
-    return new ApiClient(
-      { ...this.shared, transport: this.shared.newTransport(), closer: new AbortController() },
-      auth,
-    );
+    return new ApiClient(this.shared, auth);
   }
 
   /** Calls any v2 endpoint by its key, with typed path parameters, query and body. */
@@ -256,7 +305,21 @@ export class ApiClient implements Caller {
     ...[args, options]: RequestRest<K>
   ): Promise<{ body: ResponseOf<K>; status: number; headers: HttpResponse["headers"] }> {
     const a = (args ?? {}) as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
-    const signal = this.signalFor(options?.signal);
+    const signal = this.begin(options?.signal);
+    try {
+      return await this.exchangeWith(key, a, options, signal);
+    } finally {
+      this.end();
+    }
+  }
+
+  /** {@link exchange}'s work, with the call's signal (the caller's and this client's closing). */
+  private async exchangeWith<K extends EndpointKey>(
+    key: K,
+    a: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown },
+    options: CallOptions | undefined,
+    signal: AbortSignal,
+  ): Promise<{ body: ResponseOf<K>; status: number; headers: HttpResponse["headers"] }> {
     for (let attempt = 1; ; attempt++) {
       const prepared = this.prepare(key, a, options);
       const authorization = await this.authorization(prepared, signal);
@@ -359,7 +422,8 @@ export class ApiClient implements Caller {
       info: prepared.info,
       // Streams are app-only (a bearer token): no signature, no timestamp to refuse.
       open: async (signal: AbortSignal): Promise<HttpStreamResponse> => {
-        const s = this.signalFor(signal);
+        // (Never ended: the stream's body flows after the connect, until this client closes.)
+        const s = this.begin(signal);
         const authorization = await this.authorization(prepared, s);
         const res = await this.transport.open({
           ...prepared.info,
@@ -374,10 +438,15 @@ export class ApiClient implements Caller {
     return new PostStream(source, this.clock, this.logger.child({ stream: key }), options);
   }
 
-  /** Aborts this client's calls in flight and lets go of the pool (closed when its last client closes). */
+  /**
+   * Aborts this client's calls in flight (and any it is asked for later) and lets go of the
+   * service's transport and pool (closed when the last client of the service closes).
+   */
   async close(): Promise<void> {
-    this.shared.closer.abort();
-    await this.transport.close();
+    if (this.#closed) return;
+    this.#closed = true;
+    (this.#closer ??= new AbortController()).abort();
+    await this.shared.leave();
   }
 
   private prepare(
@@ -482,8 +551,16 @@ export class ApiClient implements Caller {
     }
   }
 
-  private signalFor(signal: AbortSignal | undefined): AbortSignal {
-    return signal ? AbortSignal.any([signal, this.shared.closer.signal]) : this.shared.closer.signal;
+  /** A call begins: its signal is the caller's and this client's closing. Each is {@link end}ed. */
+  private begin(signal: AbortSignal | undefined): AbortSignal {
+    this.#inFlight++;
+    const closing = (this.#closer ??= new AbortController()).signal;
+    return signal ? AbortSignal.any([signal, closing]) : closing;
+  }
+
+  /** A call ended: with none left in flight (and the client open), the closer goes. */
+  private end(): void {
+    if (--this.#inFlight === 0 && !this.#closed) this.#closer = undefined;
   }
 }
 
@@ -496,19 +573,12 @@ export function createClient(options: ClientOptions): ApiClient {
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(options.userAgent ? { userAgent: options.userAgent } : {}),
     });
-  const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? silentLogger;
-  return new ApiClient(
-    {
-      transport: newTransport(),
-      newTransport,
-      clock,
-      logger,
-      serviceTime: new ServiceTime(clock, logger),
-      onRateLimit: options.onRateLimit,
-      onResponse: options.onResponse,
-      closer: new AbortController(),
-    },
-    options.auth ?? {},
+  const service = new Service(
+    newTransport,
+    options.clock ?? systemClock,
+    options.logger ?? silentLogger,
+    options.onRateLimit,
+    options.onResponse,
   );
+  return new ApiClient(service, options.auth ?? {});
 }

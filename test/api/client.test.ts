@@ -334,4 +334,30 @@ describe("connections", () => {
     await app.streams.rules();
     expect(service.requests.slice(0, -1).map((r) => r.remotePort)).toContain(service.requests.at(-1)!.remotePort);
   });
+
+  it("the accounts of one service share its transport; closing one aborts its calls alone; the last lets go", async () => {
+    service.handle((req, res) => {
+      if (String(req.headers.authorization).includes('oauth_token="1-user-token"')) return; // never answers
+      json(res, 200, { data: { id: "2", name: "Other", username: "other" } });
+    });
+    const app = make({ auth: { consumer } });
+    const account = app.withAuth({ consumer, user });
+    const other = app.withAuth({ consumer, user: { token: "2-other-token", secret: "other-secret" } });
+    const transport = app.transport;
+    expect(account.transport).toBe(transport);
+    expect(other.transport).toBe(transport);
+    const pending = account.users.me().catch((e: unknown) => e);
+    await service.waitForRequests(1);
+    await account.close();
+    expect(await pending).toMatchObject({ aborted: true });
+    await expect(account.users.me()).rejects.toMatchObject({ aborted: true });
+    expect((await other.users.me()).data?.username).toBe("other");
+    await other.close();
+    await app.close();
+    // Every client of the service closed: a new one goes over a new transport, and works.
+    const again = app.withAuth({ consumer, user: { token: "2-other-token", secret: "other-secret" } });
+    expect(again.transport).not.toBe(transport);
+    expect((await again.users.me()).data?.username).toBe("other");
+    await again.close();
+  });
 });
