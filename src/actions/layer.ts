@@ -100,6 +100,12 @@ export interface BotActionsOptions {
    * nothing). Default: the executor.
    */
   reader?: Executor;
+  /**
+   * The bot's logger, bound to it already (hosting gives the one its runtime and plugins log
+   * with). Default: a child of the system's logger naming the bot. (A pino child is a few
+   * hundred bytes, and a process runs thousands of bots: one per bot is enough.)
+   */
+  log?: Logger;
   /** Per kind, how to ask the service whether an action already happened (see {@link Verifier}). */
   verifiers?: Partial<Record<ActionKind, Verifier>>;
   /** The bot file's `budget`: `reserve` as a fraction and per-action caps. */
@@ -330,7 +336,7 @@ export function createActionSystem(options: ActionSystemOptions): ActionSystem {
     botIds,
     bot: (bot) => {
       botIds.add(bot.account.userId);
-      return createLayer(bot, shared, log.child({ bot: bot.bot }));
+      return createLayer(bot, shared, bot.log ?? log.child({ bot: bot.bot }));
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
@@ -587,45 +593,74 @@ class LayerCore {
 }
 
 /**
- * A bot's action layer: a literal of methods (each closing over the bot's {@link LayerCore}),
- * so a verb taken off the layer (`const { reply } = layer`) still works. The verbs are made
- * from the action kinds table (./kinds.ts), one per kind, each building its request as its
- * kind's `verb` says (./verbs.ts).
+ * A bot's action layer. Its verbs and methods are getters of the prototype, each answering a
+ * function that closes over the bot's {@link LayerCore} when it is asked for: a verb taken
+ * off the layer (`const { reply } = layer`) still works, and a bot that does not act makes
+ * none. (A literal of twenty functions made for every bot, most of which act rarely, was a
+ * kilobyte or two of each running bot's memory.) The verbs are made from the action kinds
+ * table (./kinds.ts), one per kind, each building its request as its kind's `verb` says
+ * (./verbs.ts).
  */
+class BotLayer {
+  readonly bot: string;
+  readonly budget: AccountBudget;
+  readonly store: Store;
+
+  constructor(readonly core: LayerCore) {
+    this.bot = core.bot;
+    this.budget = core.budget;
+    this.store = core.shared.store;
+  }
+
+  get read(): ActionLayer["read"] {
+    const { core } = this;
+    return (endpoint, fetch, opts) => core.read(endpoint, fetch, opts);
+  }
+  get fetch(): ActionLayer["fetch"] {
+    const { core } = this;
+    return (endpoint, args, opts) => core.read(endpoint, (args ?? {}) as ReadArgs, opts);
+  }
+  get remaining(): ActionLayer["remaining"] {
+    const { budget } = this;
+    return (kind) =>
+      isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind);
+  }
+  get status(): ActionLayer["status"] {
+    const { core } = this;
+    return () => core.status();
+  }
+  get hidden(): ActionLayer["hidden"] {
+    const { store, bot } = this;
+    return (postId) => isHidden(store, bot, postId);
+  }
+  get repeatsText(): ActionLayer["repeatsText"] {
+    const { store, bot } = this;
+    const { clock } = this.core.shared;
+    return (text) => postedRecently(store, bot, text, clock.now());
+  }
+  get waiting(): ActionLayer["waiting"] {
+    const { bot } = this;
+    const { queue } = this.core.shared;
+    return () => queue.list(bot);
+  }
+  get recover(): ActionLayer["recover"] {
+    const { core } = this;
+    return () => core.recover();
+  }
+}
+
+// One verb per kind, a getter of the prototype (see BotLayer).
+for (const kind of Object.keys(ACTION_KINDS) as ActionKind[])
+  Object.defineProperty(BotLayer.prototype, kind, {
+    get(this: BotLayer) {
+      const { core } = this;
+      return (...args: unknown[]) => core.perform(kind, args);
+    },
+    configurable: true,
+  });
+
 function createLayer(options: BotActionsOptions, shared: Shared, log: Logger): ActionLayer {
-  const core = new LayerCore(options, shared, log);
-  const { bot, budget } = core;
-  const verbs: Record<string, (...args: unknown[]) => Promise<Outcome>> = {};
-  for (const kind of Object.keys(ACTION_KINDS) as ActionKind[]) verbs[kind] = (...args) => core.perform(kind, args);
-  return {
-    // The verbs' arguments are typed by ActionLayer, and each kind's shape in ./verbs.ts reads them so.
-    ...(verbs as unknown as Pick<ActionLayer, ActionKind>),
-    bot,
-    budget,
-    store: shared.store,
-    read(endpoint, fetch, opts) {
-      return core.read(endpoint, fetch, opts);
-    },
-    fetch(endpoint, args, opts) {
-      return core.read(endpoint, (args ?? {}) as ReadArgs, opts);
-    },
-    remaining(kind) {
-      return isActionKind(kind) ? budget.remaining(ACTION_KINDS[kind].endpoint, kind) : budget.remaining(kind);
-    },
-    status() {
-      return core.status();
-    },
-    hidden(postId) {
-      return isHidden(shared.store, bot, postId);
-    },
-    repeatsText(text) {
-      return postedRecently(shared.store, bot, text, shared.clock.now());
-    },
-    waiting() {
-      return shared.queue.list(bot);
-    },
-    recover() {
-      return core.recover();
-    },
-  };
+  const layer: Omit<ActionLayer, ActionKind> = new BotLayer(new LayerCore(options, shared, log));
+  // The verbs are the prototype's (defined above), typed by ActionLayer; each kind's shape in ./verbs.ts reads them so.
+  return layer as ActionLayer;
 }

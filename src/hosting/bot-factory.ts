@@ -11,6 +11,7 @@ import type { ApiClient } from "../api/client.ts";
 import type { Clock } from "../clock.ts";
 import { JudgeSlot, ModelBudget, type ModelAccess } from "../llm/index.ts";
 import type { Logger } from "../log.ts";
+import { lazyChild } from "../lazy-log.ts";
 import type { AbuseModel } from "../moderation/model.ts";
 import { PluginsStage } from "../plugins/stage.ts";
 import { inboxReader } from "../runtime/inbox.ts";
@@ -74,7 +75,8 @@ export async function buildBot(
 ): Promise<BuiltBot> {
   const { config, app } = hosted;
   const { store, clock, observer } = deps;
-  const log = deps.logger.child({ bot: config.name });
+  // Made when the bot first logs (its plugins' loggers under it too): most bots log nothing for hours.
+  const log = lazyChild(deps.logger, { bot: config.name });
   // The model's budget is the llm plugin's own (../llm), not a window of the service. It is
   // kept where the ledger is: a dry run's starts from the real state and changes only its copy.
   const { llm: llmBudget, ...budget } = config.budget;
@@ -83,6 +85,7 @@ export async function buildBot(
   const layer = deps.actions.bot({
     bot: config.name,
     account: { appId: app.id, userId: identity.userId, plan: app.plan },
+    log,
     executor: deps.holding ? heldExecutor(config.name, send, deps.holding) : send,
     // Reads (the polls, ctx.read) go out as described, outside the hold: a read changes nothing.
     reader: send,
