@@ -7,6 +7,7 @@
  * {@link STATUS_REFRESH_ROUNDS} rounds (its `updatedAt` says the process still runs), in
  * turns: 10,000 idle bots made a ~3 MB journal line every 15 s otherwise.
  */
+import { createHash } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime/types.ts";
@@ -22,6 +23,14 @@ const STATUS_CHECK_EVERY = 16;
 
 /** An unchanged bot's status is saved again once in this many status rounds (15 s each by default). */
 const STATUS_REFRESH_ROUNDS = 8;
+
+/**
+ * What tells a bot's status changed since it was last saved: a digest of its JSON, kept between
+ * rounds for each bot. (The JSON itself, kept, was a few hundred bytes of each running bot's
+ * live memory; a digest is 44 characters, and a collision would at worst put a save off to
+ * the bot's next turn.)
+ */
+const fingerprintOf = (what: object): string => createHash("sha256").update(JSON.stringify(what)).digest("base64");
 
 /** Where the status goes, and where each bot's and app's is read from. */
 export interface StatusSaverOptions {
@@ -102,7 +111,7 @@ export class StatusSaver {
       if (mark === undefined) this.marks.delete(name);
       else this.marks.set(name, mark);
       const { updatedAt: _, ...what } = s;
-      const fingerprint = JSON.stringify(what);
+      const fingerprint = fingerprintOf(what);
       if (stoppedAt === undefined && !turn && this.saved.get(s.bot) === fingerprint) continue;
       this.saved.set(s.bot, fingerprint);
       // Adopted, not copied: status() makes a fresh object each time (its parts copies, or the
