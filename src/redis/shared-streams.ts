@@ -191,6 +191,8 @@ export class SharedStreams {
   private stopped = false;
   private readonly stopSignal = new AbortController();
   private loop: Promise<void> | undefined;
+  /** Stops listening for the connection coming back (see HandoffReader.connectionBack). */
+  private unlisten: (() => void) | undefined;
   /** The handoff entries read for the bots running here, for hosting to take ({@link take}). */
   private readonly handed = new PullQueue<HandedEntry>();
 
@@ -268,6 +270,12 @@ export class SharedStreams {
   /** Starts the lease loop (each app's stream lease is tried at every renewal). */
   start(): void {
     this.loop = this.run();
+    // One listener for every app's reader (not one each: many apps would pass the emitter's limit).
+    const back = () => {
+      for (const app of this.apps.values()) app.reader.connectionBack();
+    };
+    this.options.redis.on("ready", back);
+    this.unlisten = () => this.options.redis.off("ready", back);
   }
 
   /**
@@ -329,6 +337,7 @@ export class SharedStreams {
   /** Stops the hubs (their leases given back) and the readers. */
   async close(): Promise<void> {
     this.stopped = true;
+    this.unlisten?.();
     this.stopSignal.abort();
     await this.loop;
     for (const [appId, app] of this.apps) {

@@ -13,8 +13,10 @@
  *   bots it runs through the consumer group `handlers` (`XREADGROUP`), puts each entry in a
  *   queue that hosting pulls from ({@link HandedEntry}: the reader calls no bot), and
  *   `XACK`s (and deletes) it once hosting says its bot handled it. A bell missed (the process was busy
- *   reconnecting, Redis was away) costs nothing: a sweep every few seconds reads every owned
- *   bot's stream anyway.
+ *   reconnecting, Redis was away) costs nothing: a sweep reads every owned bot's stream again.
+ *   The sweep runs a few seconds after anything that may have let an entry slip past the bell
+ *   (see {@link HandoffReader.mayHaveMissed}), and otherwise only every few minutes as a last
+ *   net: an idle process sends no command for it, however many bots it runs.
  * - When a process takes a bot over (its lease was won after the owner died), it first
  *   claims what the dead consumer had been given and not acknowledged (`XAUTOCLAIM`) and
  *   hands it to the bot again. A post handled but not yet acknowledged comes back once more:
@@ -129,8 +131,18 @@ export interface HandoffReaderOptions {
   handed: PullQueue<HandedEntry>;
   /** The hub said the app's stream connected or was interrupted. */
   onControl?(what: HandoffControl): void;
-  /** How often every owned bot's stream is read whatever the bell said (default 5 s). */
+  /**
+   * How often the reader looks whether a sweep is due (default 5 s): one is when something
+   * may have let an entry slip past the bell since the last ({@link HandoffReader.mayHaveMissed}),
+   * or `fullSweepMs` after the last.
+   */
   sweepMs?: number;
+  /**
+   * The longest time between two sweeps of every owned bot's stream, whatever the bell said
+   * (default 5 min): the net for the one gap the bell cannot report, on a Redis Cluster an
+   * entry written and its bell refused (the two are in different slots).
+   */
+  fullSweepMs?: number;
   /** The deployment's key prefix (default `postbot:`). */
   prefix?: string;
   /**
@@ -177,6 +189,10 @@ export class HandoffReader {
   private closed = false;
   private cancelSweep: (() => void) | undefined;
   private bellLoop: Promise<void> | undefined;
+  /** Whether an entry may have slipped past the bell since the last sweep began (see {@link mayHaveMissed}). */
+  private unsure = true;
+  /** When the last sweep began. */
+  private sweptAt: number | undefined;
   /** Reads and acknowledgements on their way (tests and `idle()` wait for them). */
   private working = 0;
   /** Entries handled and acknowledged since start. */
@@ -193,6 +209,8 @@ export class HandoffReader {
   start(): void {
     const bell = (this.bellConnection = this.options.redis.duplicate());
     bell.on("error", () => {}); // the loop below reports; ioredis reconnects by itself
+    // Back after a loss (ioredis sends the pending read again, so no error shows): one sweep, to be sure.
+    bell.on("ready", () => this.mayHaveMissed());
     this.bellLoop = this.listen(bell);
     this.armSweep();
   }
@@ -212,6 +230,9 @@ export class HandoffReader {
     await this.track(async () => {
       for (const bot of fresh) await this.ensureGroup(this.keys.bot(bot));
       for (const bot of fresh) await this.reclaim(bot);
+    }).catch((err: unknown) => {
+      this.mayHaveMissed();
+      throw err;
     });
     for (const bot of fresh) this.read(bot);
   }
@@ -224,6 +245,16 @@ export class HandoffReader {
       this.botOfKey.delete(this.keys.bot(bot));
     }
     for (const [at, handing] of this.inFlight) if (gone.has(handing.bot)) this.inFlight.delete(at);
+  }
+
+  /**
+   * The connection the reader reads the streams on (`redis`, shared with the rest of the
+   * process, which listens to it) is ready again after it was lost: ioredis sends again what
+   * had no answer, so a read whose reply was lost fails nothing, but what it gave this
+   * consumer is pending in no one's hands until the next sweep, which this makes due.
+   */
+  connectionBack(): void {
+    this.mayHaveMissed();
   }
 
   /** Whether something is moving without the clock: a read, an entry being handled, an acknowledgement. */
@@ -309,6 +340,7 @@ export class HandoffReader {
 
   private readFailed(bot: string, err: unknown): void {
     if (this.closed) return;
+    this.mayHaveMissed(); // the read may have been given entries whose reply never came
     const message = (err as Error)?.message ?? String(err);
     // The stream (and its group) went missing, e.g. Redis restarted without its data: make it again.
     if (/NOGROUP/.test(message)) void this.ensureGroup(this.keys.bot(bot)).catch(() => undefined);
@@ -349,6 +381,7 @@ export class HandoffReader {
         handled: () => void this.ack(bot, key, id).finally(settled),
         failed: (err) => {
           settled();
+          this.mayHaveMissed(); // it stays pending for this consumer: the sweep hands it out again
           this.options.log.error(
             { bot, err, entry: id },
             `handling a streamed post of ${bot} failed: ${(err as Error)?.message ?? String(err)}; it stays unacknowledged and is handed out again`,
@@ -367,12 +400,13 @@ export class HandoffReader {
         ]);
       else await this.options.redis.multi().xack(key, HANDOFF_GROUP, id).xdel(key, id).exec();
       this.handled++;
-    }).catch((err: unknown) =>
+    }).catch((err: unknown) => {
+      this.mayHaveMissed();
       this.options.log.warn(
         { bot, entry: id, err: (err as Error)?.message },
         `streamed entry ${id} of ${bot} stays unacknowledged (${(err as Error)?.message ?? String(err)}): whichever process runs ${bot} next handles it; the ledger keeps its answers from repeating`,
-      ),
-    );
+      );
+    });
   }
 
   /** Follows the app's bell: a bot's name reads its stream, a control word goes to `onControl`. */
@@ -382,19 +416,32 @@ export class HandoffReader {
     while (!this.closed) {
       try {
         // From the newest bell when it starts: what rang before is what `own` and the sweep read.
-        last ??= (await bell.xrevrange(this.keys.bell, "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
+        if (last === undefined) {
+          last = (await bell.xrevrange(this.keys.bell, "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
+          this.mayHaveMissed(); // what rang before, since `own` read
+        }
         const reply = (await bell.xread("BLOCK", 1_000, "STREAMS", this.keys.bell, last)) as StreamReply;
-        if (failing) this.options.log.info("the stream handoff reaches Redis again");
+        if (failing) {
+          this.options.log.info("the stream handoff reaches Redis again");
+          this.mayHaveMissed(); // bells trimmed while away are not in the reply
+        }
         failing = false;
-        for (const [id, fields] of reply?.[0]?.[1] ?? []) {
+        const bells = reply?.[0]?.[1] ?? [];
+        // The bell is trimmed to about BELL_MAXLEN (never fewer): a shorter reply from `last` is every bell since.
+        if (bells.length >= BELL_MAXLEN) this.mayHaveMissed();
+        for (const [id, fields] of bells) {
           last = id;
           const [name, value] = fields;
           if (name === "bot" && value !== undefined) this.read(value);
-          else if (name === "control" && (value === "connected" || value === "interrupted"))
+          else if (name === "control" && (value === "connected" || value === "interrupted")) {
+            // A hub (re)connected or stopped: the one before may have died between an entry and its bell.
+            this.mayHaveMissed();
             this.options.onControl?.(value);
+          }
         }
       } catch (err) {
         if (this.closed) break;
+        this.mayHaveMissed();
         if (!failing)
           this.options.log.warn(
             { err: (err as Error)?.message },
@@ -406,16 +453,36 @@ export class HandoffReader {
     }
   }
 
-  /** Reads every owned bot's stream (new entries, and this consumer's own unacknowledged ones). */
+  /**
+   * Something happened after which an entry may sit in an owned bot's stream with no bell
+   * read for it, or pending for this consumer and in nobody's hands: the reader began to
+   * listen, the bell failed, was trimmed past what was read, or a hub (re)connected; a
+   * connection came back; a read, a handling or an acknowledgement failed. The next round
+   * sweeps. Without any of these, every entry was read when its bell rang, so an idle round
+   * reads nothing.
+   */
+  private mayHaveMissed(): void {
+    this.unsure = true;
+  }
+
+  /** Every `sweepMs`: sweeps when one is due (see {@link HandoffReaderOptions.sweepMs}). */
   private armSweep(): void {
     if (this.closed) return;
     this.cancelSweep = this.options.clock.setTimeout(() => {
-      void this.sweep().finally(() => this.armSweep());
+      const now = this.options.clock.now();
+      const due =
+        this.unsure || this.sweptAt === undefined || now - this.sweptAt >= (this.options.fullSweepMs ?? 300_000);
+      void (due ? this.sweep() : Promise.resolve()).finally(() => this.armSweep());
     }, this.options.sweepMs ?? 5_000);
   }
 
-  /** One sweep; see {@link armSweep}. Exposed for tests that move the clock. One read per slot bucket on a cluster. */
+  /**
+   * Reads every owned bot's stream: new entries, and this consumer's own unacknowledged ones.
+   * Exposed for tests that move the clock. One read per slot bucket on a cluster.
+   */
   async sweep(): Promise<void> {
+    this.unsure = false;
+    this.sweptAt = this.options.clock.now();
     for (const group of bySlot(this.layout, [...this.owned], (b) => this.keys.bot(b))) {
       for (let i = 0; i < group.length && !this.closed; i += SWEEP_BATCH)
         await this.sweepSome(group.slice(i, i + SWEEP_BATCH).map((b) => this.keys.bot(b)));
@@ -453,6 +520,7 @@ export class HandoffReader {
       }
     }).catch((err: unknown) => {
       const message = (err as Error)?.message ?? String(err);
+      this.mayHaveMissed();
       if (/NOGROUP/.test(message)) for (const key of keys) void this.ensureGroup(key).catch(() => undefined);
       else if (!this.closed)
         this.options.log.warn(

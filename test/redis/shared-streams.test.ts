@@ -11,7 +11,8 @@ import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
-import type { HandoffControl, HandoffEntry } from "../../src/redis/stream-handoff.ts";
+import { redisKeys } from "../../src/redis/keys.ts";
+import { HANDOFF_GROUP, handoffKeys, type HandoffControl, type HandoffEntry } from "../../src/redis/stream-handoff.ts";
 import { SharedStreams, type HubRequest } from "../../src/redis/shared-streams.ts";
 import { startStreamHub, type StreamHub } from "../../src/triggers/stream-hub.ts";
 import { Outbox } from "../../src/triggers/stream/outbox.ts";
@@ -491,4 +492,46 @@ describe("shared streams", () => {
     expect(sandboxHubs.hub?.status().rules.mentions).toBe(1);
     await streams.close();
   }, 60_000);
+
+  it("a read whose reply the lost main connection never brought back is handed out once the connection is back", async () => {
+    const redis = await connectRedis(server.url);
+    const admin = await connectRedis(server.url);
+    connections.push(redis, admin);
+    const hubs: HubRequest[] = [];
+    const controls: HandoffControl[] = [];
+    const handled: string[] = [];
+    const streams = new SharedStreams({
+      redis,
+      leases: new Leases(redis, { prefix: "back:" }),
+      owner: "A",
+      clock: createClock(),
+      log: silentLogger,
+      appOf: new Map([["greeter", "app1"]]),
+      prefix: "back:",
+      sweepMs: 100,
+      startHub: (request) => {
+        hubs.push(request);
+        return fakeHub();
+      },
+      onControl: (_app, what) => void controls.push(what),
+    });
+    handEach(streams, async (_bot, entry) => void handled.push(entry.events[0]!.id));
+    running.push(streams);
+    streams.start();
+    await streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true });
+    await until("the hub started", () => hubs.length === 1, 10_000, 10);
+    hubs[0]!.onConnected(true);
+    await until("the reader hears the bell", () => controls.length === 1, 10_000, 10);
+    await new Promise((r) => setTimeout(r, 300)); // the sweep the bell's word makes due has run
+    // A read of A's whose reply was lost with its connection: the entry is pending for A, in no one's hands.
+    const key = handoffKeys("app1", redisKeys(admin, "back:")).bot("greeter");
+    await admin.xadd(key, "*", "e", JSON.stringify({ kind: "mentions", events: [mention(1)] }));
+    await admin.xreadgroup("GROUP", HANDOFF_GROUP, "A", "STREAMS", key, ">");
+    await new Promise((r) => setTimeout(r, 300)); // idle rounds read nothing
+    expect(handled).toEqual([]);
+    await admin.client("KILL", "ID", String(await redis.client("ID")));
+    await until("handed out once the connection is back", () => handled.length === 1, 10_000, 10);
+    expect(handled).toEqual(["mention:1"]);
+    await streams.close();
+  });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
-import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import { connectRedis, type Redis, type SingleRedis } from "../../src/redis/connect.ts";
 import {
   HANDOFF_GROUP,
   HandoffReader,
@@ -66,6 +66,7 @@ async function process_(
   consumer: string,
   handle: (bot: string, entry: HandoffEntry) => Promise<void>,
   onControl?: (what: HandoffControl) => void,
+  fullSweepMs?: number,
 ) {
   const reader = new HandoffReader({
     redis: await connection(),
@@ -75,6 +76,7 @@ async function process_(
     log: silentLogger,
     ...handing(handle),
     ...(onControl ? { onControl } : {}),
+    ...(fullSweepMs ? { fullSweepMs } : {}),
   });
   readers.push(reader);
   return reader;
@@ -86,6 +88,15 @@ async function until(done: () => boolean | Promise<boolean>, what: string): Prom
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`not within 10 s: ${what}`);
     await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Both readers' rounds: each has its sweep timer armed, the clock moves to it, and what it started ends. */
+async function rounds(readers_: HandoffReader[], count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await until(() => clock.pending() >= readers_.length && readers_.every((r) => !r.busy()), "the sweep timers armed");
+    await clock.advance(5_000);
+    await until(() => readers_.every((r) => !r.busy()), "the round's reads done");
   }
 }
 
@@ -259,6 +270,118 @@ describe("stream handoff", () => {
     await until(() => got.length === 2 && !a.busy(), "the failed one handed out again");
     expect(got).toEqual(["mention:2", "mention:1"]);
     expect(a.handled).toBe(2);
+  });
+
+  it("an idle round sends Redis nothing for the bots' streams, however many bots the process runs", async () => {
+    const heard = { small: 0, big: 0 };
+    const small = await process_(
+      "proc-small",
+      async () => {},
+      () => void heard.small++,
+    );
+    const big = await process_(
+      "proc-big",
+      async () => {},
+      () => void heard.big++,
+    );
+    small.start();
+    big.start();
+    const bots = (n: number, name: string) => Array.from({ length: n }, (_, i) => `${name}${i}`);
+    await small.own(bots(10, "s"));
+    await big.own(bots(1_200, "b")); // more than one sweep command's worth of streams
+    // Both listen to the bell once they hear the hub; that (and starting) makes the next round sweep.
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await until(async () => {
+      await writer.control("connected");
+      return heard.small > 0 && heard.big > 0;
+    }, "both readers hear the bell");
+    // Bells are read in order: once both heard one more, no earlier one is still on its way.
+    const before = { ...heard };
+    await writer.control("connected");
+    await until(() => heard.small > before.small && heard.big > before.big, "the last bell heard");
+    await rounds([small, big], 2);
+
+    // The commands on the bots' streams, as Redis sees them, over three idle rounds.
+    const streams = `handoff:app${app}:bot:`;
+    const sent = { small: 0, big: 0 };
+    let marker = "";
+    const m = await ((await connection()) as SingleRedis).monitor();
+    connections.push(m);
+    m.on("monitor", (_t: string, args: string[]) => {
+      if (args[0] === "echo") marker = args[1]!;
+      else if (args.some((a) => a.includes(`${streams}s`))) sent.small++;
+      else if (args.some((a) => a.includes(`${streams}b`))) sent.big++;
+    });
+    await rounds([small, big], 3);
+    const redis = await connection();
+    await redis.echo(`idle-${app}`);
+    await until(() => marker === `idle-${app}`, "the monitor caught up");
+    expect(sent).toEqual({ small: 0, big: 0 });
+
+    // A post still reaches its bot by its bell alone.
+    await writer.send("b1199", { kind: "mentions", events: [mention(1)] });
+    await until(() => big.handled === 1, "the post handled by its bell");
+    m.disconnect();
+  });
+
+  it("what may have slipped past the bell is swept in the next round; without a sign, within the longest time between sweeps", async () => {
+    let fail = true;
+    const got: string[] = [];
+    const heard: HandoffControl[] = [];
+    const a = await process_(
+      "proc-a",
+      async (_bot, entry) => {
+        if (fail && entry.events[0]!.id === "mention:3") {
+          fail = false;
+          throw new Error("handler crashed");
+        }
+        got.push(...entry.events.map((e) => e.id));
+      },
+      (w) => heard.push(w),
+      60_000,
+    );
+    a.start();
+    await a.own(["greeter"]);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await until(async () => {
+      await writer.control("connected");
+      return heard.length > 0;
+    }, "the reader hears the bell");
+    // Bells are read in order: once it heard this one, no earlier one is still on its way.
+    await writer.control("interrupted");
+    await until(() => heard.at(-1) === "interrupted", "the last bell heard");
+    await rounds([a], 1);
+    const redis = await connection();
+    const stream = handoffKeys(`app${app}`).bot("greeter");
+    const unrung = (n: number) =>
+      redis.xadd(stream, "*", "e", JSON.stringify({ kind: "mentions", events: [mention(n)] }));
+
+    // An entry whose bell was refused (a cluster's hub died between the two): idle rounds do not read it...
+    await unrung(1);
+    await rounds([a], 2);
+    expect(got).toEqual([]);
+    // ...the next hub's word does, in the round after.
+    heard.length = 0;
+    await writer.control("connected");
+    await until(() => heard.length > 0, "the hub's word heard");
+    await rounds([a], 1);
+    expect(got).toEqual(["mention:1"]);
+
+    // A failed handling: the round after hands it out again.
+    await writer.send("greeter", { kind: "mentions", events: [mention(3)] });
+    await until(() => !fail && !a.busy(), "the handling failed");
+    expect(got).toEqual(["mention:1"]);
+    await rounds([a], 1);
+    await until(() => a.handled === 2, "handed out again and handled");
+    expect(got).toEqual(["mention:1", "mention:3"]);
+
+    // With no sign at all, the longest time between two sweeps (here a minute) reads it anyway.
+    await unrung(4);
+    await rounds([a], 11);
+    expect(got).not.toContain("mention:4");
+    await rounds([a], 1);
+    await until(() => got.includes("mention:4"), "swept a minute after the last sweep");
+    expect(got).toEqual(["mention:1", "mention:3", "mention:4"]);
   });
 
   it("the hub's word about the connection reaches every process", async () => {
