@@ -47,7 +47,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     dryRun: options.dryRun ?? false,
     ...(observer ? { observe: tapActions(observer, clock) } : {}),
     ...(options.shared
-      ? { sharedWindows: new RedisWindows(options.shared.redis, { prefix: options.shared.leases.prefix }) }
+      ? {
+          sharedWindows: new RedisWindows(options.shared.redis, {
+            prefix: options.shared.leases.prefix,
+            ...(options.shared.budget ? { apart: options.shared.budget } : {}),
+          }),
+        }
       : {}),
   });
   const runtime = new HostedRuntime(options, actions, serviceClient(options));

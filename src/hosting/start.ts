@@ -342,6 +342,7 @@ function runtimeOptions(
             redis: shared.redis,
             leases: shared.leases,
             renewals: shared.renewals,
+            budget: shared.budget,
             owner: shared.owner,
             leaseOf: (bot: string) => shared.claims.current(bot),
             holding: shared.claims,

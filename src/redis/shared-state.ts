@@ -32,6 +32,11 @@ export interface SharedRedis {
    * Without it, on {@link leases}.
    */
   renewals?: Leases;
+  /**
+   * The budget windows' own connection ({@link JoinedRedis.budget}): their takes that write
+   * nothing of the store go there. Without it, on {@link redis}.
+   */
+  budget?: Redis;
   owner: string;
   /** What the stream leases' renewals wait on (default: the runtime's clock); tests give a running one. */
   clock?: Clock;
@@ -80,6 +85,12 @@ export interface JoinedRedis {
    * heartbeats alone (./bot-claims.ts says why).
    */
   readonly renewals: Leases;
+  /**
+   * A third connection, for the budget's takes that write nothing of the store
+   * (../redis/shared-windows.ts), such as a read's: at start-up the main one carries several
+   * commands per bot, and a take waiting behind them waited seconds.
+   */
+  readonly budget: Redis;
   readonly owner: string;
   readonly membership: Membership;
   /** Leaves the members and closes the connection: the start came to nothing. */
@@ -105,6 +116,8 @@ export interface SharedState {
   readonly leases: Leases;
   /** The same leases over the renewals' own connection ({@link JoinedRedis.renewals}). */
   readonly renewals: Leases;
+  /** The budget's own connection ({@link JoinedRedis.budget}). */
+  readonly budget: Redis;
   readonly owner: string;
   /** Starts claiming bots for `runtime` (created with `hosting: "claimed"` over {@link store}). */
   run(runtime: ClaimedRuntime): Promise<void>;
@@ -138,18 +151,20 @@ export async function joinSharedState(options: JoinOptions): Promise<JoinedRedis
       ...(options.source ? { source: options.source } : {}),
       name: `postbot:${owner.replace(/[^\w.:-]/g, "_")}${role}`,
     });
-  const [main, line] = await Promise.allSettled([connect(""), connect(":leases")]);
-  if (main.status === "rejected" || line.status === "rejected") {
-    for (const made of [main, line]) if (made.status === "fulfilled") made.value.disconnect();
-    throw main.status === "rejected" ? main.reason : (line as PromiseRejectedResult).reason;
+  const made = await Promise.allSettled([connect(""), connect(":leases"), connect(":budget")]);
+  const failed = made.find((m): m is PromiseRejectedResult => m.status === "rejected");
+  if (failed) {
+    for (const m of made) if (m.status === "fulfilled") m.value.disconnect();
+    throw failed.reason;
   }
-  const redis = main.value;
+  const [main, line, budget] = made.map((m) => (m as PromiseFulfilledResult<Redis>).value) as [Redis, Redis, Redis];
+  const redis = main;
   watchOutages(redis, display, options.logger);
   const prefix = options.prefix ? { prefix: options.prefix } : {};
   const leases = new Leases(redis, prefix);
-  const renewals = new Leases(line.value, prefix);
+  const renewals = new Leases(line, prefix);
   const membership = new Membership({
-    redis: line.value,
+    redis: line,
     leases: renewals,
     owner,
     clock: options.clock,
@@ -166,7 +181,8 @@ export async function joinSharedState(options: JoinOptions): Promise<JoinedRedis
     ]);
     done.abort();
     redis.disconnect();
-    line.value.disconnect();
+    line.disconnect();
+    budget.disconnect();
   };
   try {
     await membership.announce();
@@ -174,7 +190,7 @@ export async function joinSharedState(options: JoinOptions): Promise<JoinedRedis
     await leave();
     throw err;
   }
-  return { redis, leases, renewals, owner, membership, leave };
+  return { redis, leases, renewals, budget, owner, membership, leave };
 }
 
 /** Connects (unless {@link SharedStateOptions.joined}), opens the store and prepares the claims; see the module comment. */
@@ -210,6 +226,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     claims,
     leases,
     renewals: joined.renewals,
+    budget: joined.budget,
     owner,
     async run(r) {
       parts.runtime = r;
@@ -217,7 +234,16 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     },
     stop: () =>
       stopShared(
-        { redis, line: joined.renewals.redis, store, claims, display, clock: options.clock, logger },
+        {
+          redis,
+          line: joined.renewals.redis,
+          budget: joined.budget,
+          store,
+          claims,
+          display,
+          clock: options.clock,
+          logger,
+        },
         parts.runtime,
       ),
   };
@@ -261,6 +287,8 @@ async function stopShared(
     redis: Redis;
     /** The renewals' connection. */
     line: Redis;
+    /** The budget's connection. */
+    budget: Redis;
     store: RedisStore;
     claims: BotClaims;
     display: string;
@@ -269,7 +297,7 @@ async function stopShared(
   },
   runtime: ClaimedRuntime | undefined,
 ): Promise<{ saved: boolean }> {
-  const { redis, line, store, display, logger } = s;
+  const { redis, line, budget, store, display, logger } = s;
   let gaveUp = false;
   const unreachable = whenUnreachable(redis, s.clock, GIVE_UP_MS, () => {
     gaveUp = true;
@@ -281,6 +309,7 @@ async function stopShared(
     // Every command waiting for Redis fails now, so the stop goes on (renewals, releases, writes).
     void endConnection(redis);
     void endConnection(line);
+    void endConnection(budget);
   });
   try {
     await s.claims.stop();
@@ -291,6 +320,7 @@ async function stopShared(
     if (!gaveUp) throw err;
   } finally {
     unreachable.cancel();
+    budget.disconnect(); // the runtime's actions are done
   }
   if (!gaveUp) return { saved: true };
   const { changes, namespaces, bots } = store.unsaved();

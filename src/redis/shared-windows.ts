@@ -28,6 +28,11 @@
  * without the staged write (at once, side by side), then the one with it, the write's fence
  * and the bot's caps; a slot that has no room gives back what the others took. The write
  * goes last so that it is applied only with every slot taken. On one Redis it is one script.
+ *
+ * A take that applies a staged write goes on the state store's connection, in order with the
+ * store's other writes of its bot; everything else (takes without a write, give-backs, moves,
+ * corrections, pauses, counts) may go on a connection of its own (`apart`), so a start's
+ * thousands of store commands do not hold the budget's answers back.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "./connect.ts";
@@ -219,12 +224,20 @@ export class RedisWindows implements SharedWindows {
   /** When this process last set each window key's expiry (its clock's ms): see {@link take}. */
   private readonly extendedAt = new Map<string, number>();
 
-  /** `prefix`: the deployment's key prefix (default `postbot:`); the windows are `<prefix>budget:w:<window>`. */
+  /** The connection for what writes nothing of the state store (see the module comment). */
+  private readonly free: Redis;
+
+  /**
+   * `redis`: the state store's connection. `prefix`: the deployment's key prefix (default
+   * `postbot:`); the windows are `<prefix>budget:w:<window>`. `apart`: a connection of the
+   * same Redis for what carries no staged write (default: `redis`).
+   */
   constructor(
     private readonly redis: Redis,
-    options: { prefix?: string } = {},
+    options: { prefix?: string; apart?: Redis } = {},
   ) {
     this.keys = redisKeys(redis, options.prefix);
+    this.free = options.apart ?? redis;
   }
 
   private window(key: string) {
@@ -319,7 +332,7 @@ export class RedisWindows implements SharedWindows {
     keys.push(...new Set((write?.ops ?? []).map((op) => op[1]).filter((k): k is string => k !== undefined)));
     let answer: [number, number, number?];
     try {
-      answer = await TAKE.run<[number, number, number?]>(this.redis, keys, args);
+      answer = await TAKE.run<[number, number, number?]>(write ? this.redis : this.free, keys, args);
     } catch (err) {
       const failure = write?.fence && isFenced(err) ? new FencedError(write.fence.lease) : err;
       write?.done(failure);
@@ -344,13 +357,13 @@ export class RedisWindows implements SharedWindows {
 
   /** Takes a member back out of the windows of parts taken, when another part had no room (one script per slot). */
   private async giveBack(parts: string[][], member: string): Promise<void> {
-    await Promise.all(parts.filter((k) => k.length > 0).map((keys) => GIVE_BACK.run(this.redis, keys, [member])));
+    await Promise.all(parts.filter((k) => k.length > 0).map((keys) => GIVE_BACK.run(this.free, keys, [member])));
   }
 
   async correct(key: string, windowMs: number, max: number, remaining: number, now: number): Promise<number> {
     return Number(
       await CORRECT.run(
-        this.redis,
+        this.free,
         [this.window(key)],
         [now, windowMs, max, Math.max(0, remaining), `${now}:${this.process}:c${++this.seq}`],
       ),
@@ -364,7 +377,7 @@ export class RedisWindows implements SharedWindows {
    */
   async retime(key: string, from: number, to: number, member?: string): Promise<void> {
     if (!(to > from)) return;
-    if (!member) return void (await MOVE.run(this.redis, [this.window(key)], [from, to, ""]));
+    if (!member) return void (await MOVE.run(this.free, [this.window(key)], [from, to, ""]));
     await new Promise<void>((resolve, reject) => {
       if (this.moves.length === 0) this.movesSince = performance.now();
       this.moves.push({ move: [this.window(key), to, member], resolve, reject });
@@ -417,7 +430,7 @@ export class RedisWindows implements SharedWindows {
     await Promise.all(
       [...slots].map((slot) => {
         const moves = this.takeMoves(slot);
-        return MOVES.run(this.redis, moves.keys, moves.args).then(
+        return MOVES.run(this.free, moves.keys, moves.args).then(
           () => moves.settle(),
           (err: unknown) => moves.settle(err),
         );
@@ -426,22 +439,22 @@ export class RedisWindows implements SharedWindows {
   }
 
   async forget(key: string, at: number, member?: string): Promise<void> {
-    await MOVE.run(this.redis, [this.window(key)], [at, "", member ?? ""]);
+    await MOVE.run(this.free, [this.window(key)], [at, "", member ?? ""]);
   }
 
   async pause(key: string, until: number, now: number): Promise<void> {
-    await PAUSE.run(this.redis, [this.held(key)], [until, now]);
+    await PAUSE.run(this.free, [this.held(key)], [until, now]);
   }
 
   async used(key: string, windowMs: number, now: number): Promise<number> {
-    return await this.redis.zcount(this.window(key), `(${now - windowMs}`, "+inf");
+    return await this.free.zcount(this.window(key), `(${now - windowMs}`, "+inf");
   }
 
   async countReads(appId: string, period: { start: number; end: number }, n: number, now: number): Promise<number> {
     const keepMs = Math.max(1, Math.round(period.end - now + COUNT_KEPT_MS));
     return Number(
       await COUNT.run(
-        this.redis,
+        this.free,
         [this.keys.app(appId, `budget:m:${appId}:${period.start}`)],
         [Math.max(0, Math.round(n)), keepMs],
       ),

@@ -334,4 +334,38 @@ describe("the take script", () => {
     expect(await redis.zscore(full(p), first.member)).toBeNull();
     expect(await a.used(KEY, MIN15, START + 6_000)).toBe(1);
   });
+
+  it("takes with no write of the state are answered on their own connection while the store's is busy; a take with a write waits its turn there", async () => {
+    const p = `t${prefix}:`;
+    const [main, apart] = await Promise.all([0, 1].map(() => connectRedis(server.url)));
+    try {
+      const windows = new RedisWindows(main!, { prefix: p, apart: apart! });
+      // The store's connection is busy (as at a start, behind thousands of the store's commands): here, a wait that ends when told.
+      const busy = main!.blpop(`${p}busy`, 0);
+      const applied: unknown[] = [];
+      const mark = `${p}ledger-mark`;
+      const withWrite = windows.take(claim, [], START, {
+        ops: [["SET", mark, "pending"]],
+        done: (f) => applied.push(f),
+      });
+      const first = await windows.take(claim, [], START + 1);
+      expect(first.ok).toBe(true);
+      if (!first.ok) return;
+      await windows.retime(KEY, START + 1, START + 2, first.member);
+      await windows.pause("hold", START + 10, START + 1);
+      expect(await windows.used(KEY, MIN15, START + 1)).toBe(1);
+      // The take with the write has not reached Redis: it stays in order with the store's writes.
+      expect(applied).toEqual([]);
+      expect(await redis.get(mark)).toBeNull();
+      await redis.lpush(`${p}busy`, "done");
+      await busy;
+      expect((await withWrite).ok).toBe(true);
+      expect(applied).toEqual([undefined]);
+      expect(await redis.get(mark)).toBe("pending");
+      expect(await windows.used(KEY, MIN15, START + 2)).toBe(2);
+    } finally {
+      main!.disconnect();
+      apart!.disconnect();
+    }
+  });
 });
