@@ -6,7 +6,7 @@
  * lease renewals run on a running clock (every 100 ms), as they would in a process.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createClock } from "../../src/clock.ts";
+import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { Leases } from "../../src/redis/leases.ts";
@@ -53,6 +53,26 @@ const mention = (n: number): BotEvent => ({
   } as never,
   author: { id: "9", name: "Crowd", username: "crowd" },
 });
+
+/**
+ * One renewal of the stream leases on a frozen clock, as a test steps through them: done once
+ * the next is scheduled, due later than the one the advance ran (due times compared, not "EVERY
+ * ahead": the advance may still be at the renewal's due time, or past it, when the renewal
+ * ends), and then once `settled` (what the renewal started, sent), if given.
+ */
+function renewalOn(clock: AdjustableClock, every: number, settled?: () => boolean): () => Promise<void> {
+  const due = () =>
+    clock
+      .waiting()
+      .filter((w) => w.by.includes("SharedStreams.run"))
+      .map((w) => clock.now() + w.inMs);
+  return async () => {
+    const before = Math.max(...(await until("a renewal waiting", () => due().length > 0 && due(), 10_000, 10)));
+    await clock.advance(every);
+    await until("the renewal done", () => due().some((d) => d > before), 10_000, 10);
+    if (settled) await until("the hub's rules sent", settled, 10_000, 10);
+  };
+}
 
 /** A hub that routes only what the test puts in its outbox. */
 const fakeHub = (outbox = new Outbox()): StreamHub => ({
@@ -295,21 +315,7 @@ describe("shared streams", () => {
     });
     running.push(streams);
     streams.start();
-    // One renewal of the stream lease (on the frozen clock): done once the next one is scheduled,
-    // due later than the one this advance runs. (Compared as times, not as "EVERY ahead": the
-    // advance may still be at the renewal's due time, or already past it, when the renewal ends.)
-    const renewalDue = () =>
-      clock
-        .waiting()
-        .filter((w) => w.by.includes("SharedStreams.run"))
-        .map((w) => clock.now() + w.inMs);
-    const renewal = async () => {
-      const before = Math.max(
-        ...(await until("a renewal waiting", () => renewalDue().length > 0 && renewalDue(), 10_000, 10)),
-      );
-      await clock.advance(EVERY);
-      await until("the renewal done", () => renewalDue().some((due) => due > before), 10_000, 10);
-    };
+    const renewal = renewalOn(clock, EVERY);
     await streams.host("keeper", {
       userId: keeper.id,
       username: "keeper",
@@ -380,20 +386,8 @@ describe("shared streams", () => {
     handEach(streams, async () => {});
     running.push(streams);
     streams.start();
-    const renewalDue = () =>
-      clock
-        .waiting()
-        .filter((w) => w.by.includes("SharedStreams.run"))
-        .map((w) => clock.now() + w.inMs);
     // One renewal, and the rules update it started (if any) sent or waiting for the clock.
-    const renewal = async () => {
-      const before = Math.max(
-        ...(await until("a renewal waiting", () => renewalDue().length > 0 && renewalDue(), 10_000, 10)),
-      );
-      await clock.advance(EVERY);
-      await until("the renewal done", () => renewalDue().some((due) => due > before), 10_000, 10);
-      await until("the hub's rules sent", () => !sandboxHubs.hub?.busy(), 10_000, 10);
-    };
+    const renewal = renewalOn(clock, EVERY, () => !sandboxHubs.hub?.busy());
     const ruled = () =>
       new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
     await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
@@ -458,20 +452,8 @@ describe("shared streams", () => {
     handEach(streams, async () => {});
     running.push(streams);
     streams.start();
-    const renewalDue = () =>
-      clock
-        .waiting()
-        .filter((w) => w.by.includes("SharedStreams.run"))
-        .map((w) => clock.now() + w.inMs);
     // One renewal, and what it started (a rules check) sent.
-    const renewal = async () => {
-      const before = Math.max(
-        ...(await until("a renewal waiting", () => renewalDue().length > 0 && renewalDue(), 10_000, 10)),
-      );
-      await clock.advance(EVERY);
-      await until("the renewal done", () => renewalDue().some((due) => due > before), 10_000, 10);
-      await until("the hub's rules sent", () => !sandboxHubs.hub?.busy(), 10_000, 10);
-    };
+    const renewal = renewalOn(clock, EVERY, () => !sandboxHubs.hub?.busy());
     const ruled = () => new Set(rulesOf(sandbox.context, app.id).flatMap((r) => usernamesOf(r.value) ?? []));
     for (const [i, name] of ["keeper", "ann", "bob"].entries())
       await streams.host(name, { userId: String(1 + i), username: name, rules: [], mentions: true });
