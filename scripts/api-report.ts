@@ -82,7 +82,7 @@ function describe(checker: ts.TypeChecker, exported: ts.Symbol, name: string, in
     const statics = checker.getTypeOfSymbol(symbol);
     for (const signature of statics.getConstructSignatures())
       lines.push(`${indent}  - constructor: \`${checker.signatureToString(signature, undefined, FLAGS)}\``);
-    for (const member of checker.getPropertiesOfType(instance))
+    for (const member of checker.getPropertiesOfType(instance).filter(isPublic))
       lines.push(`${indent}  - \`${memberName(member)}\`: \`${written(checker, member)}\``);
     return lines;
   }
@@ -101,6 +101,17 @@ function typeParameters(checker: ts.TypeChecker, type: ts.Type): string {
  * its number changing with every type added anywhere) as `[Symbol.asyncIterator]`.
  */
 const memberName = (member: ts.Symbol) => member.name.replace(/^__@(\w+)@\d+$/, "[Symbol.$1]");
+
+/**
+ * A class member users can reach: not `private` nor `#private`. What a class keeps to itself
+ * is not part of the surface, and listing it made every internal change churn the report.
+ */
+function isPublic(member: ts.Symbol): boolean {
+  const decl = member.valueDeclaration ?? member.declarations?.[0];
+  if (!decl) return true;
+  if (ts.isPrivateIdentifier((decl as { name?: ts.Node }).name ?? decl)) return false;
+  return (ts.getCombinedModifierFlags(decl as ts.Declaration) & ts.ModifierFlags.Private) === 0;
+}
 
 const byName = (a: ts.Symbol, b: ts.Symbol) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
