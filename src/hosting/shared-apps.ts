@@ -153,6 +153,7 @@ class ProcessApps implements SharedApps {
       resume: request.resume,
       onMark: request.onMark,
       connectionFreed: request.connectionFreed,
+      settles: request.settles,
       onOverflow: (overflow) =>
         log.error(
           { bots: overflow.length },

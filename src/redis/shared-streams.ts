@@ -67,6 +67,12 @@ export interface HubRequest {
   onMark(mark: StreamMark): void;
   /** See `StreamHubOptions.connectionFreed`: the connection of the process that held the stream before closed. */
   connectionFreed(signal: AbortSignal): Promise<boolean>;
+  /**
+   * Always: the holder tells the hub when the directory's changes pause ({@link StreamHub.settled},
+   * at a renewal whose reading found nothing new), so the rules of a long start's last bots
+   * go then (see `StreamHubOptions.settles`).
+   */
+  settles: true;
 }
 
 export interface SharedStreamsOptions {
@@ -498,7 +504,11 @@ export class SharedStreams {
     if (!app.hub) this.startHubOf(appId, app, view, complete ? checkedAt : undefined);
     else if (changes && changes.length > 0)
       this.updateHub(appId, app, app.hub, changes, complete ? checkedAt : undefined, checkedAt);
-    else if (complete) app.checkedAt = checkedAt;
+    else {
+      if (complete) app.checkedAt = checkedAt;
+      // Nothing new since the last reading: an update held while the bots kept coming goes now.
+      app.hub.settled();
+    }
     this.checkRules(app);
   }
 
@@ -596,6 +606,7 @@ export class SharedStreams {
         void this.connectionClosed(appId);
       },
       connectionFreed: (signal) => this.connectionFreed(appId, signal),
+      settles: true,
       resume: () => readStreamMark(this.options.redis, this.prefix, appId, log),
       onMark: (mark) => marks.save(mark),
     });

@@ -55,6 +55,12 @@ export interface StreamHub {
    */
   update(wants: readonly BotRules[], mentionBots?: readonly MentionBot[], catchUp?: { since: number }): Promise<void>;
   /**
+   * The bots' changes have paused (with `settles`: a reading of the app's directory found
+   * nothing new): an update waiting for them to pause goes as soon as the app's window of rule
+   * writes lets it (./stream/write-pacer.ts).
+   */
+  settled(): void;
+  /**
    * While connected: reads the app's rules and puts right what differs from those the hub
    * made (./stream/rule-sync.ts `check`), as when a late write of the hub that ran the stream
    * before deleted one. Resolves once checked (at once when not connected).
@@ -143,6 +149,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
       if (!before || !catchUp) return rules.apply();
       return newRules.follow(newlyWanted(before, routes.merged), catchUp.since, () => rules.apply());
     },
+    settled: () => rules.settled(),
     checkRules: () => (status.connected() ? rules.check() : Promise.resolve()),
     mark: () => marks.now(clock.now(), status.connected()),
     backfill: (bots, sinceMs) => backfills.backfill(bots, sinceMs),

@@ -82,6 +82,7 @@ const fakeHub = (outbox = new Outbox()): StreamHub => ({
   has: () => false,
   busy: () => false,
   update: async () => {},
+  settled: () => {},
   checkRules: async () => {},
   mark: () => undefined,
   backfill: async () => 0,
@@ -424,6 +425,70 @@ describe("shared streams", () => {
     expect(entriesRead.length).toBeLessThan(names.length * 1.1);
     // Packed: the 2,001 names in few rules.
     expect(Object.keys(sandbox.context.data.world.stream_rules).length).toBeLessThan(100);
+    await streams.close();
+  }, 60_000);
+
+  it("mention bots published over a long start (a change at each of 90 renewals) get the last rules at the first reading that finds nothing new, within the window", async () => {
+    const EVERY = 1_000;
+    const clock = createClock({ frozen: true, start: T0 });
+    const { sandbox, connection } = await sandboxHubs.open(clock);
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    const names = Array.from({ length: 900 }, (_, i) => `late${String(i).padStart(4, "0")}`);
+    // When each rule write went (the sandbox refuses past the app's window: 100 per 15 minutes).
+    const writes: number[] = [];
+    const budgeted: Budgeted = async (endpoint, run) => {
+      if (endpoint === "POST /2/posts/search/stream/rules") writes.push(clock.now());
+      return (await run(new AbortController().signal)).result;
+    };
+    const streams = new SharedStreams({
+      redis,
+      leases: new Leases(redis, { prefix: "sl:" }),
+      owner: "A",
+      clock,
+      log: silentLogger,
+      appOf: new Map(["keeper", ...names].map((n) => [n, "app6"])),
+      prefix: "sl:",
+      ttlMs: 600_000,
+      everyMs: EVERY,
+      sweepMs: 600_000,
+      startHub: (request) =>
+        (sandboxHubs.hub = startStreamHub({
+          ...request,
+          ...connection,
+          ruleWrites: { max: 100, windowMs: 15 * 60_000 },
+          budgeted,
+          clock,
+          log: silentLogger,
+        })),
+      onControl: () => {},
+    });
+    handEach(streams, async () => {});
+    running.push(streams);
+    streams.start();
+    const renewal = renewalOn(clock, EVERY, () => !sandboxHubs.hub?.busy());
+    const ruled = () =>
+      new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
+    await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
+    await renewal();
+    await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
+    // 10 bots published before each renewal for 90 renewals: longer than the quick writes last.
+    for (let i = 0; i < names.length; i += 10) {
+      for (const [k, name] of names.slice(i, i + 10).entries())
+        await streams.host(name, { userId: String(10 + i + k), username: name, rules: [], mentions: true });
+      await renewal();
+    }
+    // The renewal just done read the last of them; the next finds nothing new.
+    const lastReadAt = clock.now();
+    const unruled = () => names.filter((n) => !ruled().has(n));
+    for (let extra = 0; extra < 30 && unruled().length > 0; extra++) await renewal();
+    expect(unruled()).toEqual([]);
+    // The write that carried the last of them went at the next reading (a renewal later), not
+    // when the pace's refill (18 s) came round.
+    expect(writes.at(-1)! - lastReadAt).toBeLessThanOrEqual(EVERY);
+    // Within a quarter of the window and one write per 18 s, whatever came.
+    const span = writes.at(-1)! - writes[0]!;
+    expect(writes.length).toBeLessThanOrEqual(25 + Math.ceil(span / 18_000));
     await streams.close();
   }, 60_000);
 

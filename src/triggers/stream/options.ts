@@ -31,6 +31,12 @@ export interface StreamHubOptions {
   caps: RuleCaps;
   /** The plan's window of rule writes: updates are paced within it (./write-pacer.ts); none: not paced. */
   ruleWrites?: RuleWriteWindow;
+  /**
+   * Whoever starts the hub tells it when the bots' changes pause (`StreamHub.settled`, ../stream-hub.ts):
+   * while they keep coming, an update may wait for the pause within the pace
+   * (./write-pacer.ts). Without, each update goes as soon as the pace lets it.
+   */
+  settles?: boolean;
   wants: readonly BotRules[];
   /** Bots whose mentions the stream delivers (empty: no mention rules). */
   mentionBots?: readonly MentionBot[];

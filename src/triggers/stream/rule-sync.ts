@@ -8,8 +8,12 @@
  * that came during one rules request, back to back, holding up every bot's events.) An update
  * also waits for the pace of the app's rule writes (./write-pacer.ts), and the changes that
  * come meanwhile join it too: the bots that join a running hub by the thousand get their
- * rules in few writes, and the app's window of rule writes never runs dry. The mention rules
- * are planned by what a change moved (../mention-plan.ts), not for every bot again.
+ * rules in few writes, and the app's window of rule writes never runs dry. When whoever
+ * started the hub says when the changes pause ({@link RuleSyncDeps.settles}), an update that
+ * finds only the pacer's kept half waits for that pause (or the pace), and then goes at once
+ * with every change that came meanwhile: the last bots of a long start get their rules a
+ * reading after the last was published, not a refill's time later. The mention rules are
+ * planned by what a change moved (../mention-plan.ts), not for every bot again.
  *
  * When the app's rule cap leaves bots without a mention rule, they are taken off the
  * stream's routing and told to poll their mentions instead.
@@ -37,6 +41,12 @@ export interface RuleSyncDeps {
   caps: RuleCaps;
   /** The plan's window of rule writes: updates are paced within it (./write-pacer.ts). */
   ruleWrites?: RuleWriteWindow;
+  /**
+   * Whoever started the hub tells it when the bots' changes pause ({@link RuleSync.settled}):
+   * an update may then wait for the pause while the changes keep coming (./write-pacer.ts).
+   * Without, every update goes as soon as the window's pace lets it.
+   */
+  settles?: boolean;
   /** A client with the app's bearer token, for each attempt. */
   client(): Promise<ApiClient>;
   /** The service refused the bearer token: the next client fetches a new one. */
@@ -76,9 +86,14 @@ export class RuleSync {
   private readonly pacer: WritePacer | undefined;
   /** The requests of syncs and updates: each rule write spends the pacer's. */
   private readonly budgeted: Budgeted;
+  /** Whether the bots' changes have paused since the last one ({@link settled}). */
+  private paused: boolean;
+  /** Wakes the update waiting for the pace when the changes pause. */
+  private hurry: AbortController | undefined;
 
   constructor(private readonly deps: RuleSyncDeps) {
     this.plan = new MentionPlan(deps.caps);
+    this.paused = !deps.settles;
     const pacer = deps.ruleWrites ? new WritePacer(deps.ruleWrites, deps.clock) : undefined;
     this.pacer = pacer;
     this.budgeted = (endpoint, run) => {
@@ -128,6 +143,7 @@ export class RuleSync {
   apply(): Promise<void> {
     // The update already waiting reads the wants when it starts: it covers this change too,
     // and so do the changes that come while it waits for the pace of rule writes.
+    if (this.deps.settles) this.paused = false;
     this.waiting ??= this.exclusive(async () => {
       await this.paced();
       this.waiting = undefined;
@@ -135,6 +151,16 @@ export class RuleSync {
         if (await this.tryUpdate(attempt)) return;
     });
     return this.waiting;
+  }
+
+  /**
+   * The bots' changes have paused (with {@link RuleSyncDeps.settles}: a reading of the app's
+   * directory found nothing new): the update waiting for the pace goes as soon as the window
+   * lets it, not when the kept half of the pacer refills (./write-pacer.ts).
+   */
+  settled(): void {
+    this.paused = true;
+    this.hurry?.abort();
   }
 
   /**
@@ -180,14 +206,18 @@ export class RuleSync {
   /** Waits until the pace of rule writes lets an update go (./write-pacer.ts), unless the hub closes. */
   private async paced(): Promise<void> {
     const { clock, closed, log, appId, ruleWrites } = this.deps;
-    let wait = this.pacer?.delay() ?? 0;
+    let wait = this.pacer?.delay(this.paused) ?? 0;
     if (wait > 0 && this.rules && ruleWrites)
       log.info(
         { wait_ms: wait },
-        `stream of app ${appId}: the bots' change waits ${Math.ceil(wait / 1000)} s for the pace of the app's rule writes (${ruleWrites.max} per ${ruleWrites.windowMs / 60_000} minutes); the changes that come meanwhile go with it`,
+        `stream of app ${appId}: the bots' change waits ${this.paused ? "" : "for the bots' changes to pause, or "}${Math.ceil(wait / 1000)} s for the pace of the app's rule writes (${ruleWrites.max} per ${ruleWrites.windowMs / 60_000} minutes); the changes that come meanwhile go with it`,
       );
-    for (; wait > 0 && this.rules && !closed.aborted; wait = this.pacer!.delay())
-      await clock.sleep(wait, closed).catch(() => undefined);
+    for (; wait > 0 && this.rules && !closed.aborted; wait = this.pacer!.delay(this.paused)) {
+      const hurry = new AbortController();
+      this.hurry = hurry;
+      await clock.sleep(wait, AbortSignal.any([closed, hurry.signal])).catch(() => undefined);
+      this.hurry = undefined;
+    }
   }
 
   /** One attempt of {@link apply}: whether it is done (sent, or the hub closed); a failure waits before the next. */
