@@ -10,7 +10,7 @@
  * come meanwhile join it too: the bots that join a running hub by the thousand get their
  * rules in few writes, and the app's window of rule writes never runs dry. When whoever
  * started the hub says when the changes pause ({@link RuleSyncDeps.settles}), an update that
- * finds only the pacer's kept half waits for that pause (or the pace), and then goes at once
+ * finds only the pacer's kept writes left waits for that pause (or the pace), and then goes at once
  * with every change that came meanwhile: the last bots of a long start get their rules a
  * reading after the last was published, not a refill's time later. The mention rules are
  * planned by what a change moved (../mention-plan.ts), not for every bot again.
@@ -156,7 +156,7 @@ export class RuleSync {
   /**
    * The bots' changes have paused (with {@link RuleSyncDeps.settles}: a reading of the app's
    * directory found nothing new): the update waiting for the pace goes as soon as the window
-   * lets it, not when the kept half of the pacer refills (./write-pacer.ts).
+   * lets it, not when the pacer's kept writes are refilled (./write-pacer.ts).
    */
   settled(): void {
     this.paused = true;

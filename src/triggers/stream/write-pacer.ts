@@ -11,13 +11,14 @@
  * the stream next. While an update waits, the changes that come meanwhile join it
  * (./rule-sync.ts).
  *
- * Half of the bucket goes to changes as they come (a fleet change here and there is applied
- * at once); the other half is kept for the moment the changes pause. A start of 25,000 bots
- * of an app publishes them over a minute or two, a change at every reading of the directory:
- * spending the whole bucket on the first 25 of them left the last bots, published after the
- * bucket ran dry, up to a refill's time (18 s) behind the last publish for their rule. With
- * the half kept, the changes that keep coming go one write per refill, and the write of the
- * last ones goes as soon as a reading finds nothing new ({@link WritePacer.delay} `paused`).
+ * A fifth of the bucket (5 writes on pro) is kept for the moment the changes pause; the rest
+ * goes to changes as they come (a fleet change here and there is applied at once). A start of
+ * 25,000 bots of an app publishes them over a minute or two, a change at every reading of
+ * the directory: spending the whole bucket on the first 25 of them left the bots published
+ * after it ran dry up to a refill's time (18 s) behind the last publish for their rule. With
+ * a fifth kept, the changes that keep coming past the rest go one write per refill, and the
+ * write of the last ones goes as soon as a reading finds nothing new
+ * ({@link WritePacer.delay} `paused`).
  */
 import type { Clock } from "../../clock.ts";
 
@@ -41,7 +42,7 @@ export class WritePacer {
     private readonly clock: Clock,
   ) {
     this.burst = Math.max(1, Math.floor(window.max / 4));
-    this.kept = Math.floor(this.burst / 2);
+    this.kept = Math.floor(this.burst / 5);
     this.refillMs = window.windowMs / Math.max(1, Math.floor(window.max / 2));
     this.tokens = this.burst;
     this.at = clock.now();
@@ -49,8 +50,8 @@ export class WritePacer {
 
   /**
    * How long until the next write may go (0: now). `paused`: the changes have paused (the
-   * write carries the last of them), so it may spend the half of the bucket kept for that;
-   * otherwise it waits while only that half is left.
+   * write carries the last of them), so it may spend the part of the bucket kept for that;
+   * otherwise it waits while only that part is left.
    */
   delay(paused = true): number {
     this.refill();
