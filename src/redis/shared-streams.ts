@@ -68,9 +68,9 @@ export interface HubRequest {
   /** See `StreamHubOptions.connectionFreed`: the connection of the process that held the stream before closed. */
   connectionFreed(signal: AbortSignal): Promise<boolean>;
   /**
-   * Always: the holder tells the hub when the directory's changes pause ({@link StreamHub.settled},
-   * at a renewal whose reading found nothing new), so the rules of a long start's last bots
-   * go then (see `StreamHubOptions.settles`).
+   * Always: the holder tells the hub when the directory's changes pause ({@link StreamHub.settled}:
+   * at a renewal whose reading found nothing new, or that found the last bot of the app in),
+   * so the rules of a long start's last bots go then (see `StreamHubOptions.settles`).
    */
   settles: true;
 }
@@ -330,10 +330,14 @@ export class SharedStreams {
     return this.apps.get(appId)?.hub?.has(postId) ?? false;
   }
 
-  /** Whether something moves without the clock: a hub syncing or recovering, a handoff read or entry being handled. */
+  /**
+   * Whether something moves without the clock: the directory being read for a hub (and its
+   * hub started or told), a hub syncing or recovering, a handoff read or entry being handled.
+   */
   busy(): string[] {
     const out: string[] = [];
     for (const [appId, app] of this.apps) {
+      if (app.tending) out.push(`the directory of app ${appId}`);
       if (app.hub?.busy()) out.push(`the stream of app ${appId}`);
       if (app.reader.busy()) out.push(`the stream handoff of app ${appId}`);
     }
@@ -502,14 +506,23 @@ export class SharedStreams {
     const complete = view.complete();
     if (app.view !== view) return; // the hub stopped meanwhile
     if (!app.hub) this.startHubOf(appId, app, view, complete ? checkedAt : undefined);
-    else if (changes && changes.length > 0)
+    else if (changes && changes.length > 0) {
       this.updateHub(appId, app, app.hub, changes, complete ? checkedAt : undefined, checkedAt);
-    else {
+      // Every bot of the app is in (the last of a start): no more to wait for, the update goes now.
+      if (view.size() >= this.botsOf(appId)) app.hub.settled();
+    } else {
       if (complete) app.checkedAt = checkedAt;
       // Nothing new since the last reading: an update held while the bots kept coming goes now.
       app.hub.settled();
     }
     this.checkRules(app);
+  }
+
+  /** How many bots of the deployment are of the app (the same bot files in every process). */
+  private botsOf(appId: string): number {
+    let count = 0;
+    for (const app of this.options.appOf.values()) if (app === appId) count++;
+    return count;
   }
 
   /** Every {@link SharedStreamsOptions.rulesCheckMs}, the hub's rules are checked against the service's. */

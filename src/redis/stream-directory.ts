@@ -73,6 +73,11 @@ export class DirectoryView {
     return this.raw.size === this.entries.size;
   }
 
+  /** How many bots of the app this process knows are in the directory. */
+  size(): number {
+    return this.entries.size;
+  }
+
   /**
    * Reads what changed since the last reading (everything the first time, or when the changes
    * cannot be trusted). Undefined when the version did not move and nothing is left to look at.

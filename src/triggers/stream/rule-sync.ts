@@ -161,6 +161,7 @@ export class RuleSync {
   settled(): void {
     this.paused = true;
     this.hurry?.abort();
+    this.hurry = undefined;
   }
 
   /**
@@ -216,7 +217,7 @@ export class RuleSync {
       const hurry = new AbortController();
       this.hurry = hurry;
       await clock.sleep(wait, AbortSignal.any([closed, hurry.signal])).catch(() => undefined);
-      this.hurry = undefined;
+      if (this.hurry === hurry) this.hurry = undefined;
     }
   }
 
