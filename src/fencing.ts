@@ -31,10 +31,12 @@ export class FencedError extends Error {
 
 /**
  * The Lua lines that refuse a script's writes unless KEYS[1] (the lease key) still holds
- * ARGV[1] (the claim's value, `Leases.value` in src/redis/leases.ts). Start a script of your
- * own with them to fence writes that `Leases.fenced`'s plain command list cannot express.
+ * ARGV[1] (the claim's value, `Leases.value` in src/redis/leases.ts) and KEYS[2] (the
+ * holder's heartbeat, `Leases.heartbeatKey`: a bot's claim is live only while its owner's
+ * heartbeat is there) exists. Start a script of your own with them to fence writes that
+ * `Leases.fenced`'s plain command list cannot express.
  */
-export const FENCE_CHECK_LUA = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('FENCED lease is not held by this claim') end`;
+export const FENCE_CHECK_LUA = `if redis.call('GET', KEYS[1]) ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 0 then return redis.error_reply('FENCED lease is not held by this claim') end`;
 
 /** Whether a Redis error is the refusal of {@link FENCE_CHECK_LUA} (for scripts of your own). */
 export function isFenced(err: unknown): boolean {

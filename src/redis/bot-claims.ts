@@ -1,13 +1,20 @@
 /**
  * Who runs which bot, when several `bot start` processes share one Redis: each process claims
- * bots by lease (lease `bot:<name>`, ./leases.ts), runs only those, and renews them
- * every few seconds.
+ * bots by lease (lease `bot:<name>`, ./leases.ts), runs only those, and every few seconds
+ * renews its heartbeat, one key a slot bucket it holds bots in (one on a single Redis), which
+ * keeps all its claims there live (./bot-leases.ts): a renewal is a few commands whatever
+ * the number of bots.
  *
- * - A process that dies, even by `kill -9`, stops renewing; its leases expire `ttl` later by
- *   Redis's own clock, and its entry in the members (renewed just after them) a moment later.
- *   The survivors know when that entry runs out unrenewed and look for free bots then (and at
- *   every renewal while the members changed within a ttl), taking its bots over: with the
- *   defaults (ttl 9 s, every 3 s) between 6 and 9 s after the death, and their start.
+ * - A process that dies, even by `kill -9`, stops renewing; its heartbeats expire `ttl` later
+ *   by Redis's own clock, freeing all its bots, and its entry in the members (renewed just
+ *   after them) a moment later. The survivors know when that entry runs out unrenewed and
+ *   look for free bots then (and at every renewal while the members changed within a ttl),
+ *   taking its bots over: with the defaults (ttl 9 s, every 3 s) between 6 and 9 s after the
+ *   death, and their start.
+ * - When a heartbeat could not be renewed in time (this process stalled, or Redis was away),
+ *   this process stops sending for every bot of that bucket (../actions/holding.ts) and its
+ *   writes for them are refused; the next renewal sets it again, and the bots whose claims
+ *   nobody took meanwhile go on.
  * - A bot never runs in two processes at once: a claim succeeds only on a free lease, and
  *   every write of the bot's state carries the claim's fencing token (./store.ts), so a
  *   process that lost a lease without noticing has its writes refused and stops the bot.
@@ -16,23 +23,23 @@
  *   renewal at a time, so a process joining later gets its share. A bot left free for a
  *   whole ttl is claimed by anyone, so shares never leave a bot unrun. Which free bots a
  *   process claims is split so that processes starting together claim different ones
- *   (./share-split.ts), many leases a script ({@link Leases.claimAll}).
+ *   (./share-split.ts), many claims a script (./bot-leases.ts).
  * - Renewals come first: they go out every few seconds on the clock, counted from the last one
  *   sent, on a connection of their own ({@link BotClaimsOptions.renewals}), so the thousands of
  *   commands of a start (each claimed bot's state read, its stream taken) never queue ahead of
- *   them. A lease lost to a renewal that came late because the process was busy moves its bot
+ *   them. A heartbeat lost to a renewal that came late because the process was busy moves its bots
  *   for nothing, and with many bots such moves churn the whole deployment.
- * - Redis away: renewals wait in the client's queue; when Redis answers again the leases are
- *   checked first, and writes of the bots' state wait for that ({@link BotClaims.current}).
- *   A lease that expired meanwhile and is free is claimed again; when its new token directly
- *   follows the old one nobody held it in between, so the bot simply goes on.
+ * - Redis away: renewals wait in the client's queue; when Redis answers again the heartbeats are
+ *   renewed first, and writes of the bots' state wait for that ({@link BotClaims.current}).
+ *   Where a heartbeat had run out meanwhile, the claims of its bucket are read: those still
+ *   this process's (nobody claimed them in between) simply go on.
  * - The bots change while the processes run (the live fleet): a bot added anywhere is
  *   {@link BotClaims.track}ed by every process that learns of it, and the first claim wins its
  *   lease (the process that added it looks at once, the others at their next renewal); one
  *   removed is {@link BotClaims.forget}ten, stopped by the process that runs it and never
  *   claimed again.
  *
- * Timing (renewals) runs on the injected {@link Clock}; expiry is Redis's TTL.
+ * Timing (renewals) runs on the injected {@link Clock}; expiry is Redis's TTL (of the heartbeats).
  */
 import type { Holding } from "../actions/holding.ts";
 import { DEFAULT_TIMEOUTS } from "../api/http.ts";
@@ -40,12 +47,11 @@ import type { Redis } from "./connect.ts";
 import type { Clock } from "../clock.ts";
 import { LeaseLapsedError, NotHeldError, type Lease } from "../fencing.ts";
 import { silentLogger, type Logger } from "../log.ts";
-import { getMany } from "./keys.ts";
 import type { Leases } from "./leases.ts";
 import { Membership } from "./membership.ts";
 import { myPart } from "./share-split.ts";
 
-/** Lease time-to-live (default): long enough to ride out two missed renewals. */
+/** Heartbeat (so lease) time-to-live (default): long enough to ride out two missed renewals. */
 export const DEFAULT_LEASE_TTL_MS = 9_000;
 /** How often leases are renewed and free bots looked for (default). */
 export const DEFAULT_RENEW_EVERY_MS = 3_000;
@@ -125,7 +131,7 @@ const LOOK_EVERY_RENEWALS = 10;
 
 /**
  * How long after another member's entry ran out (Redis's clock, as of the last renewal) the
- * renewals are woken to look for its bots: its leases were renewed just before its entry, on
+ * renewals are woken to look for its bots: its heartbeats were renewed just before its entry, on
  * one connection, so they ran out a moment before; this covers clocks' drift between the two.
  */
 const GONE_MARGIN_MS = 250;
@@ -133,13 +139,11 @@ const GONE_MARGIN_MS = 250;
 /** A bot's state here: claimed (waiting for its turn to start, or starting), running, or being stopped. */
 interface Held {
   lease: Lease;
+  /** This process's heartbeat in the bot's slot bucket (./bot-leases.ts): the claim is live while it is. */
+  beat: string;
   hosting?: Promise<void>;
   stopping?: boolean;
-  /** Its lease being claimed again (found gone at a renewal, or a write refused): one claim at a time. */
-  reclaiming?: Promise<void>;
-  /** Until when (this clock) the lease is surely held: when its last successful claim or renewal was sent, plus the ttl. */
-  validUntil: number;
-  /** Aborted when `validUntil` (less a margin) passes unrenewed, cutting the bot's requests on their way; made by the first request. */
+  /** Aborted when its bucket's `validUntil` (less a margin) passes unrenewed, cutting the bot's requests on their way; made by the first request. */
   lapse?: AbortController;
   /** Another process runs it now, or it was given back: nothing more is sent for it from here. */
   gone?: boolean;
@@ -147,9 +151,19 @@ interface Held {
   takenOverAt?: number;
 }
 
+/** One of this process's heartbeats (one a slot bucket it holds bots in: one on a single Redis). */
+interface Beat {
+  /** Until when (this clock) its claims are surely live: when its last renewal found it there was sent, plus the ttl. */
+  validUntil: number;
+  /** A renewal of it on its way outside the round ({@link BotClaims.verify}, a claim): one at a time. */
+  renewing?: Promise<void>;
+}
+
 /** The bots this process claims and runs; see the module comment. */
 export class BotClaims implements Holding {
   private readonly held = new Map<string, Held>();
+  /** This process's heartbeats, by key. */
+  private readonly beats = new Map<string, Beat>();
   /** Every bot of the deployment, as this process knows it now. */
   private readonly all: Set<string>;
   private readonly ttl: number;
@@ -223,7 +237,7 @@ export class BotClaims implements Holding {
       if (signal.aborted) throw signal.reason;
       const h = this.held.get(bot);
       if (!h || h.gone) throw new NotHeldError(bot);
-      if (this.options.clock.now() < h.validUntil - this.margin) {
+      if (this.options.clock.now() < this.validUntil(h) - this.margin) {
         if (!h.lapse) {
           h.lapse = new AbortController();
           this.armLapse();
@@ -234,6 +248,11 @@ export class BotClaims implements Holding {
       // Past its time here: the next renewal says whether it is still this process's.
       await this.nextTick(signal);
     }
+  }
+
+  /** Until when (this clock) `h`'s claim is surely live: its bucket's heartbeat's. */
+  private validUntil(h: Held): number {
+    return this.beats.get(h.beat)?.validUntil ?? -Infinity;
   }
 
   /** See {@link Holding.settledAt}. */
@@ -310,17 +329,17 @@ export class BotClaims implements Holding {
 
   /**
    * A write for `bot` carrying `refused` was refused by its fence: is the bot still this
-   * process's? The lease may have run out in Redis while Redis hung (no renewal can reach a
-   * frozen Redis) with nobody else claiming it since: then it is claimed again here (as a
-   * renewal that finds it gone does) and the new lease is returned, for the write to be made
-   * again with it. `undefined` when another process holds it now (the caller stops the bot
-   * with {@link refused}).
+   * process's? Its bucket's heartbeat may have run out in Redis while Redis hung (no renewal
+   * can reach a frozen Redis) or this process stalled: then it is renewed here (as a renewal
+   * does), the bucket's claims checked, and the lease returned when its claim is still this
+   * process's, for the write to be made again. `undefined` when another process holds it now
+   * (the caller stops the bot with {@link refused}).
    */
   async verify(bot: string, refused: Lease): Promise<Lease | undefined> {
     while (this.recheck) await this.recheck.promise;
     const h = this.held.get(bot);
     if (!h || h.stopping) return undefined;
-    if (h.lease.token === refused.token) await this.reclaim(bot, h, h.lease);
+    if (h.lease.token === refused.token) await this.renewBeats([h.beat]);
     return this.held.get(bot) === h && !h.stopping ? h.lease : undefined;
   }
 
@@ -346,6 +365,8 @@ export class BotClaims implements Holding {
     this.lapseTimer = undefined;
     this.watchTimer?.();
     this.watchTimer = undefined;
+    // Its heartbeats gone, what is left of its claims (a bot that could not be given back) is free at once.
+    await this.line.bots.stopBeating([...this.beats.keys()]).catch(() => undefined);
     await this.membership.leave().catch(() => undefined);
     this.options.redis.off("close", this.onClose);
     this.options.redis.off("ready", this.onReady);
@@ -386,25 +407,18 @@ export class BotClaims implements Holding {
     const rechecking = this.recheck;
     const sentAt = this.options.clock.now();
     this.renewedAt = sentAt;
-    const renewing = [...this.held].filter(([, h]) => !h.stopping).map(([bot, h]) => ({ bot, h, lease: h.lease }));
-    // The leases before the entry in the members, on the same connection: when this process dies,
-    // its entry runs out last, and whoever sees it gone finds its bots' leases gone too.
-    const [held, members] = await Promise.all([
-      this.line.renewAll(
-        renewing.map((r) => r.lease),
-        this.ttl,
-      ),
+    const keys = this.heldBeats();
+    // The heartbeats before the entry in the members, on the same connection: when this process
+    // dies, its entry runs out last, and whoever sees it gone finds its heartbeats gone too.
+    const [alive, members] = await Promise.all([
+      this.line.bots.beat(keys, this.options.owner, this.ttl),
       this.membership.renew(),
     ]);
     this.members = members;
     this.watchOthers();
-    renewing.forEach((r, i) => {
-      if (held[i] && r.h.lease === r.lease) r.h.validUntil = Math.max(r.h.validUntil, sentAt + this.ttl);
-    });
-    this.armLapse();
-    // Those no longer held are claimed again when free before the tick ends (writes waiting for
-    // a recheck then carry the new claim); stopping the others is not waited for.
-    await Promise.all(renewing.filter((_, i) => !held[i]).map((r) => this.reclaim(r.bot, r.h, r.lease)));
+    // Those that had run out are set again: their claims are checked before the tick ends
+    // (writes waiting for a recheck then know which bots are still this process's).
+    await this.beaten(keys, alive, sentAt);
     if (rechecking && this.recheck === rechecking) {
       this.recheck = undefined;
       rechecking.resolve();
@@ -467,31 +481,61 @@ export class BotClaims implements Holding {
     );
   }
 
-  /**
-   * Claims `bot` again once its lease `seen` was found gone, one claim at a time per bot: a
-   * renewal and a refused write may both find it so, and a second claim would fence off the
-   * first's new lease. Nothing to do when the lease has changed since `seen` (claimed again already).
-   */
-  private reclaim(bot: string, h: Held, seen: Lease): Promise<void> {
-    if (h.stopping || h.lease !== seen) return h.reclaiming ?? Promise.resolve();
-    h.reclaiming ??= this.expired(bot, h).finally(() => (h.reclaiming = undefined));
-    return h.reclaiming;
+  /** This process's heartbeats in the buckets of the bots it holds (one on a single Redis). */
+  private heldBeats(): string[] {
+    const keys = new Set<string>();
+    for (const h of this.held.values()) if (!h.stopping) keys.add(h.beat);
+    return [...keys];
   }
 
-  /** A lease found no longer held at a renewal (Redis was away, or this process stalled): claim it again if it is free. */
-  private async expired(bot: string, h: Held): Promise<void> {
-    if (h.stopping) return;
+  /**
+   * Renews heartbeats `keys` outside the round (a write refused, bots about to be claimed in
+   * their buckets), one renewal a heartbeat at a time; see {@link beaten}.
+   */
+  private async renewBeats(keys: readonly string[]): Promise<void> {
+    const todo = keys.filter((k) => !this.beats.get(k)?.renewing);
     const sentAt = this.options.clock.now();
-    const again = await this.line.claim(`bot:${bot}`, this.options.owner, this.ttl);
-    if (again && again.token === h.lease.token + 1) {
-      h.lease = again; // nobody claimed it in between: the bot goes on as it was
-      h.validUntil = sentAt + this.ttl;
-      this.log.info({ bot }, `bot ${bot}: its lease had expired and nobody had claimed it; claimed again, it goes on`);
-      return;
+    const renewing = this.line.bots
+      .beat(todo, this.options.owner, this.ttl)
+      .then((alive) => this.beaten(todo, alive, sentAt));
+    for (const key of todo) this.beatOf(key).renewing = renewing;
+    try {
+      await Promise.all([renewing, ...keys.map((k) => this.beats.get(k)?.renewing)]);
+    } finally {
+      for (const key of todo) if (this.beats.get(key)?.renewing === renewing) this.beats.get(key)!.renewing = undefined;
     }
-    if (again) await this.options.leases.release(again);
-    // Not awaited: stopping the bot (its handlers drain) must not hold up the other renewals.
-    void this.lose(bot, h, again ? "another process ran it meanwhile" : "another process holds its lease now");
+  }
+
+  private beatOf(key: string): Beat {
+    let beat = this.beats.get(key);
+    if (!beat) this.beats.set(key, (beat = { validUntil: -Infinity }));
+    return beat;
+  }
+
+  /**
+   * Heartbeats `keys` were renewed by a command sent at `sentAt`; `alive[i]`: whether each was
+   * still there. Their claims are live for a ttl from then, except where one had run out:
+   * there the claims of the bots held in its bucket are read first, those still exactly this
+   * process's go on (nobody claimed them meanwhile: a claim changes the value), the others are
+   * lost here.
+   */
+  private async beaten(keys: readonly string[], alive: readonly boolean[], sentAt: number): Promise<void> {
+    const gone = new Set(keys.filter((_, i) => !alive[i]));
+    const checking = gone.size === 0 ? [] : [...this.held].filter(([, h]) => !h.stopping && gone.has(h.beat));
+    const claims = await this.line.bots.claimsOf(checking.map(([bot]) => bot));
+    const lost = checking.filter(([, h], i) => claims[i] !== this.line.value(h.lease));
+    for (const key of keys) {
+      const beat = this.beatOf(key);
+      beat.validUntil = Math.max(beat.validUntil, sentAt + this.ttl);
+    }
+    for (const [bot, h] of lost)
+      void this.lose(bot, h, "another process claimed it while this process's heartbeat had run out");
+    if (checking.length > 0)
+      this.log.info(
+        { bots: checking.length, lost: lost.length },
+        `this process's heartbeat had run out (it stalled, or Redis was away): ${checking.length - lost.length} of its ${checking.length} bots there nobody claimed meanwhile go on${lost.length > 0 ? `, ${lost.length} run elsewhere now` : ""}`,
+      );
+    this.armLapse();
   }
 
   private async lose(bot: string, h: Held, why: string): Promise<void> {
@@ -561,7 +605,7 @@ export class BotClaims implements Holding {
    */
   private armLapse(): void {
     let earliest = Infinity;
-    for (const h of this.held.values()) if (h.lapse) earliest = Math.min(earliest, h.validUntil - this.margin);
+    for (const h of this.held.values()) if (h.lapse) earliest = Math.min(earliest, this.validUntil(h) - this.margin);
     if (earliest === this.lapseAt && this.lapseTimer) return;
     this.lapseTimer?.();
     this.lapseTimer = undefined;
@@ -578,7 +622,7 @@ export class BotClaims implements Holding {
     const now = this.options.clock.now();
     const cut: string[] = [];
     for (const [bot, h] of this.held) {
-      if (!h.lapse || now < h.validUntil - this.margin) continue;
+      if (!h.lapse || now < this.validUntil(h) - this.margin) continue;
       h.lapse.abort(new LeaseLapsedError(bot));
       h.lapse = undefined;
       cut.push(bot);
@@ -586,7 +630,7 @@ export class BotClaims implements Holding {
     if (cut.length > 0)
       this.log.warn(
         { bots: cut.length },
-        `the leases of ${cut.length === 1 ? `bot ${cut[0]}` : `${cut.length} bots (${cut.slice(0, 3).join(", ")}${cut.length > 3 ? ", …" : ""})`} were not renewed in time (this process stalled, or Redis is away): their requests on their way are cut, so that none arrives after another process takes a bot over; they are checked and sent again once the lease is this process's again`,
+        `this process's heartbeat was not renewed in time (it stalled, or Redis is away): the requests on their way of ${cut.length === 1 ? `bot ${cut[0]}` : `${cut.length} bots (${cut.slice(0, 3).join(", ")}${cut.length > 3 ? ", …" : ""})`} are cut, so that none arrives after another process takes a bot over; they are checked and sent again once the bot is this process's again`,
       );
     this.lapseAt = Infinity;
     this.armLapse();
@@ -644,11 +688,9 @@ export class BotClaims implements Holding {
     const mine = this.bots();
     const others = all.filter((bot) => !this.held.has(bot));
     const { leases, owner } = this.options;
-    const values = await getMany(
-      this.options.redis,
-      leases.keys,
-      others.map((bot) => leases.key(`bot:${bot}`)),
-    );
+    // Free: no claim, or its owner's heartbeat in the bot's bucket ran out (./bot-leases.ts).
+    const { seen, live: values } = await leases.bots.holders(others);
+    const seenOf = new Map(others.map((bot, i) => [bot, seen[i] ?? null]));
     const free = others.filter((_, i) => values[i] === null);
     // Since when each is free, as far as the looks saw: a bot held at this look starts again
     // from now when it is free later. (Kept from an older look, the bots of a process that
@@ -685,22 +727,22 @@ export class BotClaims implements Holding {
     // Free for a whole ttl: anyone takes them. Otherwise this process's part, up to the share.
     const wanted = [...stale, ...part.slice(0, Math.max(0, share - mine.length - stale.length))];
     if (wanted.length === 0 || this.stopped) return "done";
-    // Each claimed bot is held (so renewed at every tick) from its claim on, not from its turn
-    // to start: starting thousands takes longer than a ttl, and a lease left unrenewed that
-    // long expired, went to another process, and the bot then moved back and forth.
-    const sentAt = this.options.clock.now();
-    const won = await leases.claimAll(
-      wanted.map((bot) => `bot:${bot}`),
+    // Each claimed bot is held (so its heartbeat renewed at every tick) from its claim on, not
+    // from its turn to start: starting thousands takes longer than a ttl. A claim needs this
+    // process's heartbeat alive in the bot's bucket: renewed (or set) first.
+    const beatOf = (bot: string) => leases.bots.heartbeatKey(bot, owner);
+    await this.renewBeats([...new Set(wanted.map(beatOf))]);
+    const won = await leases.bots.claimBots(
+      wanted,
       owner,
-      this.ttl,
-      members,
+      wanted.map((bot) => seenOf.get(bot) ?? null),
     );
     for (const [i, bot] of wanted.entries()) {
       const lease = won[i];
       if (!lease) continue;
       const h: Held = {
         lease,
-        validUntil: sentAt + this.ttl,
+        beat: beatOf(bot),
         ...(lease.tookOver ? { takenOverAt: this.options.clock.now() } : {}),
       };
       this.held.set(bot, h);
@@ -711,7 +753,7 @@ export class BotClaims implements Holding {
   }
 }
 
-/** How many bots each process holds, from the bots' lease values (`token|owner`) and this process's own count. */
+/** How many bots each process holds, from the bots' live claims (`token|owner`) and this process's own count. */
 function holdings(values: ReadonlyArray<string | null>, mine: number, me: string): Map<string, number> {
   const count = new Map<string, number>([[me, mine]]);
   for (const value of values) {

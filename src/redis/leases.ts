@@ -2,7 +2,13 @@
  * Leases with fencing tokens in Redis: how several `bot start` processes agree who runs a
  * bot (lease `bot:<name>`) or holds an app's stream (lease `stream:<app>`).
  *
- * A lease is a Redis key that expires by Redis's own TTL: a holder renews it every few
+ * A bot's lease is a claim with no expiry of its own, live while its owner's heartbeat in the
+ * bot's slot bucket is (./bot-leases.ts): a process renews one key a bucket, not one a bot.
+ * What follows is said of an app's stream lease, and holds for a bot's lease with "its
+ * owner's heartbeat" for "its key's TTL" (without the last holder's grace below: a bot's
+ * claim outlives its heartbeat, so its holder finds it still its own when the heartbeat is back).
+ *
+ * A stream lease is a Redis key that expires by Redis's own TTL: a holder renews it every few
  * seconds; a holder that dies, even by `kill -9`, simply stops renewing and the key vanishes
  * `ttl` later, with nobody having to notice. Expiry is judged by Redis's clock alone, so
  * machines whose clocks disagree still agree on who holds what.
@@ -42,7 +48,8 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Redis } from "./connect.ts";
 import { FENCE_CHECK_LUA, FencedError, isFenced, type Lease } from "../fencing.ts";
-import { bySlot, redisKeys, type RedisKeys } from "./keys.ts";
+import { BotLeases, ownerOf } from "./bot-leases.ts";
+import { bySlot, getMany, redisKeys, type RedisKeys } from "./keys.ts";
 import { RedisScript } from "./script.ts";
 
 /** Who holds a lease now, as Redis sees it. */
@@ -107,20 +114,7 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`);
 
-/** {@link RENEW} for many leases: KEYS the lease keys, ARGV[1] the ttl, ARGV[i + 1] the claim of KEYS[i]. */
-const RENEW_ALL = new RedisScript(`
-local renewed = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[i + 1] then
-    redis.call('PEXPIRE', key, ARGV[1])
-    renewed[i] = 1
-  else
-    renewed[i] = 0
-  end
-end
-return renewed`);
-
-/** Leases renewed (or claimed) by one script run of {@link Leases.renewAll} ({@link Leases.claimAll}): one round trip each, short enough not to hold Redis up. */
+/** Leases claimed by one script run of {@link Leases.claimAll}: one round trip each, short enough not to hold Redis up. */
 const RENEW_BATCH = 500;
 
 /** KEYS: the lease, its last holder; ARGV: the claim's value, its owner. A lease that ran out is given up too. */
@@ -130,7 +124,7 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`);
 
-/** KEYS[1]: the lease; the other KEYS are those the commands write (declared, as a cluster wants). */
+/** KEYS[1]: the lease, KEYS[2] its holder's heartbeat; the other KEYS are those the commands write (declared, as a cluster wants). */
 const FENCED = new RedisScript(`${FENCE_CHECK_LUA}
 local ops = cjson.decode(ARGV[2])
 local results = {}
@@ -148,6 +142,8 @@ export class Leases {
   readonly prefix: string;
   /** The deployment's key names (./keys.ts): a bot's lease in its bot's slot, an app's stream lease in its app's. */
   readonly keys: RedisKeys;
+  /** The bots' claims and this deployment's processes' heartbeats (./bot-leases.ts). */
+  readonly bots: BotLeases;
 
   constructor(
     readonly redis: Redis,
@@ -155,6 +151,7 @@ export class Leases {
   ) {
     this.keys = redisKeys(redis, options.prefix);
     this.prefix = this.keys.prefix;
+    this.bots = new BotLeases(redis, this.keys);
   }
 
   /** A key of lease `name`: a bot's (`bot:<bot>`) with the bot's keys, an app's stream (`stream:<app>`) with the app's. */
@@ -167,6 +164,16 @@ export class Leases {
   /** The Redis key of lease `name` (KEYS[1] for {@link FENCE_CHECK_LUA}). */
   key(name: string): string {
     return this.keyOf(name, "lease");
+  }
+
+  /**
+   * The key whose presence says the holder of `lease` is alive (KEYS[2] for
+   * {@link FENCE_CHECK_LUA}): its owner's heartbeat in the bot's bucket for a bot's lease, the
+   * lease key itself (its own TTL) for a stream's.
+   */
+  heartbeatKey(lease: Pick<Lease, "name" | "owner">): string {
+    const bot = botOf(lease.name);
+    return bot === undefined ? this.key(lease.name) : this.bots.heartbeatKey(bot, lease.owner);
   }
 
   /** Who last claimed lease `name` (kept after it runs out, until given back: see the module comment). */
@@ -235,10 +242,13 @@ export class Leases {
   ): Promise<Array<ClaimedLease | undefined>> {
     if (owner.includes("|")) throw new RangeError(`lease owner "${owner}" must not contain "|"`);
     if (names.length === 0) return [];
-    const live = members ?? (await this.members());
     const claimed = new Map<string, ClaimedLease | undefined>();
+    const bots = [...new Set(names.flatMap((n) => botOf(n) ?? []))];
     const batches: Array<Promise<void>> = [];
-    for (const group of bySlot(this.keys, [...new Set(names)], (n) => this.key(n))) {
+    if (bots.length > 0) batches.push(this.claimBots(bots, owner, ttlMs, claimed));
+    const others = [...new Set(names.filter((n) => botOf(n) === undefined))];
+    const live = others.length === 0 ? [] : (members ?? (await this.members()));
+    for (const group of bySlot(this.keys, others, (n) => this.key(n))) {
       for (let i = 0; i < group.length; i += RENEW_BATCH) {
         const some = group.slice(i, i + RENEW_BATCH);
         const keys = some.flatMap((n) => [this.key(n), this.keyOf(n, "fence"), this.lastKey(n)]);
@@ -256,36 +266,61 @@ export class Leases {
     return names.map((n) => claimed.get(n));
   }
 
+  /** {@link claimAll} of bots' leases: `owner`'s heartbeats in their buckets set to `ttlMs`, then the free bots claimed (./bot-leases.ts). */
+  private async claimBots(
+    bots: readonly string[],
+    owner: string,
+    ttlMs: number,
+    into: Map<string, ClaimedLease | undefined>,
+  ): Promise<void> {
+    await this.bots.beat([...new Set(bots.map((b) => this.bots.heartbeatKey(b, owner)))], owner, ttlMs);
+    const { seen } = await this.bots.holders(bots);
+    const won = await this.bots.claimBots(bots, owner, seen);
+    for (const [i, bot] of bots.entries()) into.set(`bot:${bot}`, won[i]);
+  }
+
   /** Extends the lease to `ttlMs` from now if it is still this claim; false when it was lost. */
   async renew(lease: Lease, ttlMs: number): Promise<boolean> {
+    if (botOf(lease.name) !== undefined) return (await this.renewAll([lease], ttlMs))[0]!;
     return (await RENEW.run<number>(this.redis, [this.key(lease.name)], [this.value(lease), Math.ceil(ttlMs)])) === 1;
   }
 
   /**
-   * {@link renew} for many leases at once (a process renewing thousands of bots' leases every
-   * few seconds sent as many scripts: 3,300 a second over three processes for 10,000 bots),
-   * in a few round trips (one script per slot bucket on a cluster). Resolves with whether each
-   * is still held, in order.
+   * {@link renew} for many leases at once: bots' leases by their owners' heartbeats, one
+   * command a slot bucket, and a read of their claims. Resolves with whether each is still
+   * held, in order.
    */
   async renewAll(leases: readonly Lease[], ttlMs: number): Promise<boolean[]> {
     const held = new Map<Lease, boolean>();
-    const batches: Array<Promise<void>> = [];
-    for (const group of bySlot(this.keys, leases, (l) => this.key(l.name))) {
-      for (let i = 0; i < group.length; i += RENEW_BATCH) {
-        const some = group.slice(i, i + RENEW_BATCH);
-        batches.push(
-          RENEW_ALL.run<number[]>(
-            this.redis,
-            some.map((l) => this.key(l.name)),
-            [Math.ceil(ttlMs), ...some.map((l) => this.value(l))],
-          ).then((renewed) => {
-            for (const [j, r] of renewed.entries()) held.set(some[j]!, r === 1);
-          }),
-        );
-      }
-    }
+    const batches: Array<Promise<void>> = [this.renewBots(leases, ttlMs, held)];
+    // Stream leases, one an app, one by one.
+    for (const l of leases)
+      if (botOf(l.name) === undefined) batches.push(this.renew(l, ttlMs).then((r) => void held.set(l, r)));
     await Promise.all(batches);
     return leases.map((l) => held.get(l) ?? false);
+  }
+
+  /**
+   * {@link renewAll} of bots' leases: their owners' heartbeats renewed, one a bucket, and
+   * held are those whose claims are still exactly so (read: a caller that knows its claims
+   * unchanged while its heartbeat lived, as ./bot-claims.ts does, beats alone, ./bot-leases.ts).
+   */
+  private async renewBots(leases: readonly Lease[], ttlMs: number, into: Map<Lease, boolean>): Promise<void> {
+    const byBeat = new Map<string, Lease[]>();
+    for (const l of leases) {
+      if (botOf(l.name) === undefined) continue;
+      const key = this.heartbeatKey(l);
+      const group = byBeat.get(key);
+      if (group) group.push(l);
+      else byBeat.set(key, [l]);
+    }
+    await Promise.all(
+      [...byBeat].map(async ([key, group]) => {
+        await this.bots.beat([key], group[0]!.owner, ttlMs);
+        const claims = await this.bots.claimsOf(group.map((l) => botOf(l.name)!));
+        for (const [i, l] of group.entries()) into.set(l, claims[i] === this.value(l));
+      }),
+    );
   }
 
   /**
@@ -293,6 +328,8 @@ export class Leases {
    * holder (another process may claim it at once). True when the claim was still current.
    */
   async release(lease: Lease): Promise<boolean> {
+    const bot = botOf(lease.name);
+    if (bot !== undefined) return await this.bots.release(bot, this.value(lease));
     return (
       (await RELEASE.run<number>(
         this.redis,
@@ -304,6 +341,15 @@ export class Leases {
 
   /** Who holds lease `name` now, if anyone. */
   async holder(name: string): Promise<LeaseHolder | undefined> {
+    const bot = botOf(name);
+    if (bot !== undefined) {
+      const [claim] = await getMany(this.redis, this.keys, [this.key(name)]);
+      if (!claim) return undefined;
+      const owner = ownerOf(claim);
+      const ttlMs = await this.redis.pttl(this.bots.heartbeatKey(bot, owner));
+      // -2: no heartbeat (0: it has less than a millisecond left, still there).
+      return ttlMs === -2 ? undefined : { token: Number(claim.slice(0, claim.indexOf("|"))), owner, ttlMs };
+    }
     const [value, ttl] = (await this.redis.multi().get(this.key(name)).pttl(this.key(name)).exec()) ?? [];
     const text = value?.[1] as string | null | undefined;
     if (!text) return undefined;
@@ -320,10 +366,19 @@ export class Leases {
     // Every command postbot fences names its key first (HSET, HDEL, SET, XACK, XDEL).
     const written = [...new Set(ops.map((op) => String(op[1])))];
     try {
-      return await FENCED.run<unknown[]>(this.redis, [this.key(lease.name), ...written], [this.value(lease), encoded]);
+      return await FENCED.run<unknown[]>(
+        this.redis,
+        [this.key(lease.name), this.heartbeatKey(lease), ...written],
+        [this.value(lease), encoded],
+      );
     } catch (err) {
       if (isFenced(err)) throw new FencedError(lease);
       throw err;
     }
   }
+}
+
+/** The bot of a bot's lease name (`bot:<name>`), undefined for any other lease. */
+function botOf(name: string): string | undefined {
+  return name.startsWith("bot:") ? name.slice(4) : undefined;
 }

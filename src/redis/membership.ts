@@ -1,8 +1,10 @@
 /**
  * A process's entry in the deployment's members (`<prefix>members`, a sorted set scored by
  * when each entry runs out, Redis's clock): how the processes sharing one Redis count each
- * other, for their fair shares of the bots (./bot-claims.ts) and for whose expired leases
- * stay theirs (./leases.ts).
+ * other, for their fair shares of the bots (./bot-claims.ts), to learn soon that one died,
+ * and for whose expired stream leases stay theirs (./leases.ts). Whether a process's bots
+ * are still its own is not said here but by its heartbeats in the bots' slots (./bot-leases.ts),
+ * which a fenced write checks in the same script as the bot's claim.
  *
  * A process announces itself as soon as it is connected, before the slow part of its start
  * (loading thousands of bot files takes seconds): processes started together then count each

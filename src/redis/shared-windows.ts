@@ -79,13 +79,15 @@ const MOVE_BATCH_MS = 25;
 const EXPIRY_SLACK_MS = 60_000;
 
 /**
- * KEYS: the windows, then the pause keys, then (with a fence) the lease key, then the windows
+ * KEYS: the windows, then the pause keys, then (with a fence) the lease key and its holder's
+ * heartbeat, then the windows
  * of the moves, then the keys the commands write (declared, as a cluster wants). ARGV: now,
  * member, number of windows, then windowMs, allowed and extend (1: set the key's expiry to
  * windowMs + extend's slack, 0: the key's expiry is recent enough) for each window, number of
  * pauses, the fence's lease value ('' for none), the commands to apply with the slot (how
  * many, then for each its length and its words), the slots to move first ({@link APPLY_MOVES}).
- * Refuses everything (a FENCED error) when the lease key does not hold the fence's value.
+ * Refuses everything (a FENCED error) when the lease key does not hold the fence's value or
+ * the holder's heartbeat is gone.
  * Returns {1, now} when taken (and the commands applied), {0, readyAt, index of the key
  * holding it back} when not (readyAt -1: never).
  *
@@ -107,11 +109,11 @@ local opsAt = 6 + 3 * n
 local nops = tonumber(ARGV[opsAt])
 local movesAt = opsAt + 1
 for k = 1, nops do movesAt = movesAt + 1 + tonumber(ARGV[movesAt]) end
-local checks = pauses + (fence ~= '' and 1 or 0)
+local checks = pauses + (fence ~= '' and 2 or 0)
 applyMoves(movesAt, n + checks + 1)
 local held = {}
 if checks > 0 then held = redis.call('MGET', unpack(KEYS, n + 1, n + checks)) end
-if fence ~= '' and held[checks] ~= fence then
+if fence ~= '' and (held[checks - 1] ~= fence or not held[checks]) then
   return redis.error_reply('FENCED lease is not held by this claim')
 end
 local readyAt = now
@@ -323,7 +325,7 @@ export class RedisWindows implements SharedWindows {
       args.push(claim.windowMs, claim.allowed, extend ? 1 : 0);
     }
     for (const p of part.pauses) keys.push(this.held(p));
-    if (write?.fence) keys.push(write.fence.key);
+    if (write?.fence) keys.push(write.fence.key, write.fence.heartbeat);
     args.push(part.pauses.length, write?.fence?.value ?? "", write?.ops.length ?? 0);
     for (const op of write?.ops ?? []) args.push(op.length, ...op);
     const moves = this.takeMoves(part.slot);

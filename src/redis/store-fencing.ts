@@ -102,7 +102,9 @@ export class BotFences {
       .verify(bot, lease)
       .then(
         (now) => {
-          if (!now || now.token === lease.token) this.refuse(bot);
+          // The same claim may be live again (its holder's heartbeat had only run out): the
+          // write goes again with it, a few times at most (FENCED_RETRIES).
+          if (!now) this.refuse(bot);
         },
         () => this.refuse(bot),
       )
@@ -126,14 +128,22 @@ export class BotFences {
 
   /**
    * The fence a staged write of a held bot's shard carries: its lease, the lease's key and
-   * value. Rejects with a {@link FencedError} when the bot is not held here (or was lost).
+   * value, and its holder's heartbeat. Rejects with a {@link FencedError} when the bot is not held here (or was lost).
    */
-  async fenceOf(shard: ShardPath): Promise<{ bot: string; lease: Lease; key: string; value: string }> {
+  async fenceOf(
+    shard: ShardPath,
+  ): Promise<{ bot: string; lease: Lease; key: string; value: string; heartbeat: string }> {
     const bot = this.held.get(shard);
     const lease = bot && !this.lost.has(bot) ? await this.leaseOf(bot) : undefined;
     if (!bot || !lease || this.lost.has(bot) || this.held.get(shard) !== bot) throw await this.notHeld(shard);
     const { leases } = this.fencing;
-    return { bot, lease, key: leases.key(lease.name), value: leases.value(lease) };
+    return {
+      bot,
+      lease,
+      key: leases.key(lease.name),
+      value: leases.value(lease),
+      heartbeat: leases.heartbeatKey(lease),
+    };
   }
 
   /**

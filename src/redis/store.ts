@@ -145,7 +145,9 @@ class RedisStateStore implements RedisStore {
     const ops = this.values.opsOf(shard, fields);
     return {
       ops,
-      ...(fence ? { fence: { lease: fence.lease, key: fence.key, value: fence.value } } : {}),
+      ...(fence
+        ? { fence: { lease: fence.lease, key: fence.key, value: fence.value, heartbeat: fence.heartbeat } }
+        : {}),
       done: (failure) => {
         if (failure === undefined) {
           this.flusher.writes++;

@@ -17,8 +17,11 @@ export type StagedOp = readonly [command: string, ...args: string[]];
 
 export interface StagedWrite {
   ops: StagedOp[];
-  /** The lease the commands are fenced by: applied only while its key (`key`) holds `value`. */
-  fence?: { lease: Lease; key: string; value: string };
+  /**
+   * The lease the commands are fenced by: applied only while its key (`key`) holds `value`
+   * and its holder's heartbeat (`heartbeat`, in the same slot) is there.
+   */
+  fence?: { lease: Lease; key: string; value: string; heartbeat: string };
   /** Applied (`undefined`), or not: why (an error, or `"not run"` when the step decided not to, as a budget with no room). */
   done(failure?: unknown): void;
 }

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { BotClaims, HOST_CONCURRENCY } from "../../src/redis/bot-claims.ts";
+import { FencedError } from "../../src/fencing.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { myPart } from "../../src/redis/share-split.ts";
@@ -155,12 +156,13 @@ describe("renewals while a large start-up is in progress", () => {
       },
       async unhost() {},
     });
-    const leaseKeys = BOTS.map((bot) => leases.key(`bot:${bot}`));
+    // The claims have no ttl of their own: P1's heartbeat (one key on a single Redis) keeps them.
+    const leaseKeys = [...new Set(BOTS.map((bot) => leases.heartbeatKey({ name: `bot:${bot}`, owner: "P1" })))];
     try {
       const starting = claims.start();
       await vi.waitFor(() => expect(entered).toBe(HOST_CONCURRENCY), { timeout: 10_000, interval: 5 });
       expect(claims.bots()).toHaveLength(600);
-      // Each lease a second from running out, the membership too: only a renewal saves them.
+      // The heartbeat a second from running out, the membership too: only a renewal saves them.
       for (const key of leaseKeys) await admin.pexpire(key, 1_000);
       await admin.zadd(leases.membersKey, 0, "P1");
       await clock.advance(3_000); // the renewal is due
@@ -393,6 +395,91 @@ describe("bots given back for the others' shares", () => {
       await leases.announceReleased();
       await renewal();
       await vi.waitFor(() => expect(claims.bots()).toHaveLength(10), { timeout: 10_000, interval: 5 });
+    } finally {
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
+
+/** Every command Redis ran so far (those inside scripts counted), INFO itself left out. */
+async function commandsRun(): Promise<number> {
+  const info = await admin.info("commandstats");
+  return [...info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)]
+    .filter((m) => m[1] !== "info")
+    .reduce((n, m) => n + Number(m[2]), 0);
+}
+
+describe("an idle renewal", () => {
+  it("renews one heartbeat for all the bots held, not each bot's lease", async () => {
+    const p = await processClaims("P1", "idle:");
+    const clock = p.claims["options"].clock as ReturnType<typeof createClock>;
+    const renewal = async () => {
+      await clock.advance(3_000);
+      await vi.waitFor(() => {
+        expect(p.claims["renewedAt"]).toBe(clock.now());
+        expect(p.claims["claiming"]).toBeUndefined();
+      });
+    };
+    try {
+      await p.claims.start();
+      expect(p.claims.bots()).toHaveLength(600);
+      for (let i = 0; i < 3; i++) await renewal(); // settled: no look for free bots in the next renewals
+      const before = await commandsRun();
+      await renewal();
+      const renewed = (await commandsRun()) - before;
+      // The heartbeat's SET and the membership's script (a handful of commands), for 600 bots.
+      expect(renewed).toBeLessThanOrEqual(12);
+      const heartbeat = p.claims["line"].heartbeatKey({ name: `bot:${BOTS[0]}`, owner: "P1" });
+      expect(await admin.pttl(heartbeat)).toBeGreaterThan(6_000);
+    } finally {
+      await p.claims.stop();
+      p.redis.disconnect();
+    }
+  });
+});
+
+describe("a process paused past its heartbeat", () => {
+  it("has its fenced writes refused as soon as the heartbeat runs out, before anyone claims its bots; back, it goes on", async () => {
+    const prefix = "paused:";
+    const bots = BOTS.slice(0, 20);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    // Its clock frozen: it renews nothing until it is advanced, as a process that SIGSTOP paused.
+    const clock = createClock({ frozen: true, start: 0 });
+    const claims = new BotClaims({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      settleMs: 0,
+      ttlMs: 600,
+      everyMs: 200,
+      async host() {},
+      async unhost() {},
+    });
+    try {
+      await claims.start();
+      expect(claims.bots()).toHaveLength(20);
+      const lease = (await claims.current(bots[0]!))!;
+      await leases.fenced(lease, [["SET", `${prefix}w`, "before"]]);
+      // Real time for Redis's TTL: the heartbeat runs out (bounded wait).
+      await vi.waitFor(async () => expect(await leases.holder(`bot:${bots[0]}`)).toBeUndefined(), {
+        timeout: 5_000,
+        interval: 20,
+      });
+      // Nobody claimed the bot (the claim is exactly as it was), yet the late write is refused.
+      expect(await redis.get(leases.key(`bot:${bots[0]}`))).toBe(leases.value(lease));
+      await expect(leases.fenced(lease, [["SET", `${prefix}w`, "late"]])).rejects.toBeInstanceOf(FencedError);
+      expect(await redis.get(`${prefix}w`)).toBe("before");
+      // Back: the renewal finds the heartbeat gone, sets it again and every claim still its own goes on.
+      await clock.advance(200);
+      await vi.waitFor(() => expect(claims["renewedAt"]).toBe(clock.now()));
+      await vi.waitFor(async () => expect(await leases.holder(`bot:${bots[0]}`)).toMatchObject({ owner: "P1" }));
+      expect(claims.bots()).toHaveLength(20);
+      await leases.fenced(lease, [["SET", `${prefix}w`, "after"]]);
+      expect(await redis.get(`${prefix}w`)).toBe("after");
     } finally {
       await claims.stop();
       redis.disconnect();

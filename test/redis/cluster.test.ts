@@ -86,6 +86,10 @@ describe("the shared state on a Redis Cluster", () => {
     expect(await leases.release(held[1]!)).toBe(true);
     expect(await leases.claim("bot:bot2", "P2", 60_000)).toBeUndefined();
     await claims.stop();
+    // An app's stream lease, with its own ttl.
+    const stream = (await leases.claim("stream:app1", "P1", 60_000))!;
+    expect(await leases.renewAll([stream], 60_000)).toEqual([true]);
+    expect(await leases.release(stream)).toBe(true);
 
     // The store: a held bot's values written fenced, shared values plainly, a mark staged with a slot.
     const lease = (await leases.claim("bot:g", "P1", 60_000))!;

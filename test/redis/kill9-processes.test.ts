@@ -42,9 +42,10 @@ describe("bot start --state in several processes, sharing one Redis", () => {
         60_000,
         100,
       );
-      // Their leases are --lease's: renewed to 3 s, never the default 9 s.
+      // Their leases are --lease's: the claims (no ttl of their own) live by their processes'
+      // heartbeats, renewed to 3 s, never the default 9 s.
       const leases = new Leases(redis);
-      const ttls = await Promise.all(NAMES.map((bot) => redis.pttl(leases.key(`bot:${bot}`))));
+      const ttls = await Promise.all(NAMES.map(async (bot) => (await leases.holder(`bot:${bot}`))?.ttlMs ?? -2));
       expect(
         ttls.every((ms) => ms > 0 && ms <= LEASE_MS),
         `lease ttls ${ttls.join(", ")} ms`,

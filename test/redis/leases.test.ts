@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
-import { FENCE_CHECK_LUA, FencedError, isFenced } from "../../src/fencing.ts";
+import { FENCE_CHECK_LUA, FencedError, isFenced, type Lease } from "../../src/fencing.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { RedisScript } from "../../src/redis/script.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
@@ -47,14 +47,14 @@ describe("leases", () => {
     expect((await leases.claim("bot:other", "A", 10_000))?.token).toBe(1);
   });
 
-  it("a lease nobody renews expires by Redis's TTL and can then be claimed; renewing keeps it", async () => {
-    const kept = await leases.claim("bot:kept", "A", 300);
-    const lost = await leases.claim("bot:lost", "A", 300);
+  it("a stream lease nobody renews expires by Redis's TTL and can then be claimed; renewing keeps it", async () => {
+    const kept = await leases.claim("stream:kept", "A", 300);
+    const lost = await leases.claim("stream:lost", "A", 300);
     expect(await leases.renew(kept!, 60_000)).toBe(true);
-    await expired("bot:lost");
+    await expired("stream:lost");
     expect(await leases.renew(lost!, 300)).toBe(false);
-    expect((await leases.holder("bot:kept"))?.owner).toBe("A");
-    const taken = await leases.claim("bot:lost", "B", 10_000);
+    expect((await leases.holder("stream:kept"))?.owner).toBe("A");
+    const taken = await leases.claim("stream:lost", "B", 10_000);
     expect(taken?.token).toBe(lost!.token + 1);
     // Ran out, never given back: taken over (its holder may have had requests on their way).
     expect(taken?.tookOver).toBe(true);
@@ -105,7 +105,7 @@ describe("leases", () => {
     expect(await redis.get("t:n")).toBe("17639424000001");
   });
 
-  it("a lease that ran out stays its last holder's while that holder is a live member; a stale handle is still refused", async () => {
+  it("a stream lease that ran out stays its last holder's while that holder is a live member; a stale handle is still refused", async () => {
     const members = leases.membersKey;
     const alive = async (owner: string, forMs: number) => {
       const [s, us] = await redis.time();
@@ -113,22 +113,22 @@ describe("leases", () => {
     };
     await alive("A", 60_000);
     await alive("B", 60_000);
-    const a = (await leases.claim("bot:p", "A", 300))!;
-    await expired("bot:p"); // as when Redis hung longer than the lease had left
+    const a = (await leases.claim("stream:p", "A", 300))!;
+    await expired("stream:p"); // as when Redis hung longer than the lease had left
     // B, a live member too, may not take it: A may still come back for it.
-    expect(await leases.claim("bot:p", "B", 10_000)).toBeUndefined();
-    const again = (await leases.claim("bot:p", "A", 300))!;
+    expect(await leases.claim("stream:p", "B", 10_000)).toBeUndefined();
+    const again = (await leases.claim("stream:p", "A", 300))!;
     expect(again.token).toBe(a.token + 1);
     await expect(leases.fenced(a, [["SET", "t:p", "stale"]])).rejects.toBeInstanceOf(FencedError);
     expect(await redis.get("t:p")).toBeNull();
     // Given back (even once run out): anyone may claim it at once.
-    await expired("bot:p");
+    await expired("stream:p");
     expect(await leases.release(again)).toBe(false);
-    expect((await leases.claim("bot:p", "B", 300))?.owner).toBe("B");
+    expect((await leases.claim("stream:p", "B", 300))?.owner).toBe("B");
     // A holder that is no longer a live member (dead: its membership expired) keeps nothing.
     await alive("B", -1);
-    await expired("bot:p");
-    expect((await leases.claim("bot:p", "A", 10_000))?.owner).toBe("A");
+    await expired("stream:p");
+    expect((await leases.claim("stream:p", "A", 10_000))?.owner).toBe("A");
     // Without members at all (no bot claims), a lease that ran out is free as it always was.
     await redis.del(members);
     const c = (await leases.claim("stream:free", "A", 300))!;
@@ -136,15 +136,50 @@ describe("leases", () => {
     expect((await leases.claim("stream:free", "B", 10_000))?.token).toBe(c.token + 1);
   });
 
+  it("a bot's claim has no ttl: its owner's heartbeat, one key a bucket, keeps every claim of it live", async () => {
+    const bots = Array.from({ length: 50 }, (_, i) => `beat${i}`);
+    const mine = (await leases.claimAll(
+      bots.map((b) => `bot:${b}`),
+      "A",
+      300,
+    )) as Lease[];
+    expect(mine.every((l) => l?.owner === "A")).toBe(true);
+    expect(await redis.pttl(leases.key("bot:beat0"))).toBe(-1);
+    const heartbeat = leases.heartbeatKey(mine[0]!);
+    expect(new Set(mine.map((l) => leases.heartbeatKey(l)))).toEqual(new Set([heartbeat]));
+    expect(await redis.pttl(heartbeat)).toBeGreaterThan(0);
+    await leases.fenced(mine[0]!, [["SET", "t:beat", "1"]]);
+    // A stalls: its heartbeat runs out, its claims stay as they were.
+    await expired("bot:beat0");
+    expect(await redis.get(leases.key("bot:beat0"))).toBe(leases.value(mine[0]!));
+    // Refused before anyone claimed the bot: a stalled holder's late write never lands.
+    await expect(leases.fenced(mine[0]!, [["SET", "t:beat", "2"]])).rejects.toBeInstanceOf(FencedError);
+    expect(await redis.get("t:beat")).toBe("1");
+    // B takes one (taken over: A never gave it back); A's heartbeat back, its other claims are live again, that one is not.
+    const taken = (await leases.claim("bot:beat1", "B", 60_000))!;
+    expect(taken).toMatchObject({ owner: "B", tookOver: true, token: mine[1]!.token + 1 });
+    expect(await leases.renewAll(mine.slice(0, 3), 60_000)).toEqual([true, false, true]);
+    await leases.fenced(mine[0]!, [["SET", "t:beat", "3"]]);
+    await expect(leases.fenced(mine[1]!, [["SET", "t:beat", "4"]])).rejects.toBeInstanceOf(FencedError);
+    expect(await redis.get("t:beat")).toBe("3");
+    // Alive, A keeps what it holds; given back, a bot is free at once (not taken over).
+    expect(await leases.claim("bot:beat2", "B", 60_000)).toBeUndefined();
+    expect(await leases.release(mine[2]!)).toBe(true);
+    expect(await leases.claim("bot:beat2", "B", 60_000)).toMatchObject({ owner: "B", tookOver: false });
+    // A leaves: its heartbeat deleted, its bots are free at once.
+    await leases.bots.stopBeating([heartbeat]);
+    expect(await leases.holder("bot:beat3")).toBeUndefined();
+    expect((await leases.claim("bot:beat3", "B", 60_000))?.owner).toBe("B");
+  });
+
   it("scripts of one's own can start with the fence check", async () => {
-    const setIfHolder = new RedisScript(`${FENCE_CHECK_LUA}\nreturn redis.call('SET', KEYS[2], ARGV[2])`);
+    const setIfHolder = new RedisScript(`${FENCE_CHECK_LUA}\nreturn redis.call('SET', KEYS[3], ARGV[2])`);
     const a = (await leases.claim("stream:app", "A", 10_000))!;
-    await setIfHolder.run(redis, [leases.key(a.name), "t:since"], [leases.value(a), "99"]);
+    const fence = (lease: typeof a) => [leases.key(lease.name), leases.heartbeatKey(lease), "t:since"];
+    await setIfHolder.run(redis, fence(a), [leases.value(a), "99"]);
     expect(await redis.get("t:since")).toBe("99");
     await leases.claim("stream:app", "A", 10_000);
-    const refused = await setIfHolder
-      .run(redis, [leases.key(a.name), "t:since"], [leases.value(a), "100"])
-      .catch((err: unknown) => err);
+    const refused = await setIfHolder.run(redis, fence(a), [leases.value(a), "100"]).catch((err: unknown) => err);
     expect(isFenced(refused)).toBe(true);
     expect(await redis.get("t:since")).toBe("99");
   });

@@ -62,8 +62,11 @@ describe("bots shared by processes on one Redis", () => {
     await settle([live, stalled]);
     await until("the stalled process stops all six", () => stalled.runtime.bots.size === 0);
     for (const bot of NAMES) expect(repliesOf(bot), bot).toEqual([mentions.get(bot)]);
+    // A refused write finds its heartbeat gone and the bots' claims another's: every bot of that
+    // heartbeat is stopped then, those not yet refused with the others (one line each).
     const refusals = stalled.lines.filter((l) => /another process runs it now/.test(String(l.msg)));
-    expect(refusals.map((l) => l.bot).sort()).toEqual(NAMES);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(new Set(refusals.map((l) => l.bot)).size).toBe(refusals.length);
     const stops = stalled.lines.filter((l) => /lease lost/.test(String(l.msg)));
     expect(stops.map((l) => l.bot).sort()).toEqual(NAMES);
   }, 60_000);
