@@ -25,7 +25,6 @@ async function buildFixtures(dir: string): Promise<void> {
     platform: "node",
     target: "node20.18",
     packages: "external",
-    keepNames: true,
     plugins: [postbotSource],
     logLevel: "warning",
   });
