@@ -24,6 +24,7 @@ import { tapActions } from "./action-tap.ts";
 import { startApps, type Apps } from "./apps.ts";
 import { buildBot, refusedStatus, type BotFactoryDeps } from "./bot-factory.ts";
 import { checkKeptState, stateSince } from "./kept-state.ts";
+import { Outlines } from "./outline.ts";
 import { appLoad, capacityLines } from "./capacity.ts";
 import { identify, identifyAll, type Identified } from "./identity.ts";
 import { FleetError } from "./fleet-error.ts";
@@ -106,6 +107,8 @@ class HostedRuntime implements Runtime {
    * 100,000 bots, and kept every bot's plugins, options, budget and token besides.
    */
   private readonly slim: boolean;
+  /** The outlines of the bots that do not run here, sharing their equal parts. */
+  private readonly outlines = new Outlines();
   /** Each bot's client. */
   private readonly clients = new Map<string, ApiClient>();
   /** Bots paused by a change of the fleet ({@link pause}), and why: they stay paused when hosted again. */
@@ -177,7 +180,7 @@ class HostedRuntime implements Runtime {
    */
   private enter(hosted: HostedBot): void {
     const name = hosted.config.name;
-    const kept = this.slim && !this.bots.has(name) && !this.paused.has(name) ? outlineOf(hosted) : hosted;
+    const kept = this.slim && !this.bots.has(name) && !this.paused.has(name) ? this.outlines.of(hosted) : hosted;
     this.place(name, kept, kept === hosted ? hosted : undefined);
   }
 
@@ -196,7 +199,7 @@ class HostedRuntime implements Runtime {
   private shed(name: string): void {
     const whole = this.whole.get(name);
     if (!this.slim || !whole || this.bots.has(name) || this.paused.has(name)) return;
-    const outline = outlineOf(whole);
+    const outline = this.outlines.of(whole);
     if (outline === whole) return;
     this.hostedBots.set(name, outline);
     this.whole.delete(name);
@@ -715,21 +718,4 @@ class HostedRuntime implements Runtime {
       .catch((err: unknown) => options.logger.warn({ err }, "could not save the bots' status while stopping"));
     await this.base.close();
   }
-}
-
-/**
- * What is kept of a bot that does not run here ({@link HostedRuntime}'s slim fleet): its
- * outline, with the source its configuration is built again from; the bot itself when it has
- * no source (made by hand: kept whole).
- */
-function outlineOf(hosted: HostedBot): FleetBot {
-  const { config, app, origin, source } = hosted;
-  if (source === undefined) return hosted;
-  const { name, file, plan, triggers } = config;
-  return {
-    config: { name, file, plan, triggers, ...(config.app ? { app: { consumer_key: config.app.consumer_key } } : {}) },
-    app,
-    ...(origin !== undefined ? { origin } : {}),
-    source,
-  };
 }
