@@ -21,6 +21,7 @@ export {
 export { parseBotFile, type ParsedBotFile } from "./load-bot-file.ts";
 export { compiledKey, type CompiledIndex } from "./compiled-index.ts";
 export { BOT_FILE_MAX_BYTES, readBotFile } from "./bot-file-size.ts";
+export { fileDigest } from "./file-digest.ts";
 export {
   botFileSchema,
   botJsonSchema,

@@ -20,6 +20,7 @@ import { didYouMean } from "./did-you-mean.ts";
 import { loadEnv, type BotEnv } from "./env.ts";
 import { botFromData, parseBotFile, placedLater, type ParsedBotFile } from "./load-bot-file.ts";
 import { compiledKey, type CompiledIndex } from "./compiled-index.ts";
+import { fileDigest } from "./file-digest.ts";
 import { dataOf, sourceOf, sourceOfSerialized } from "./bot-source.ts";
 import { errorMap, explainIssues, type PathProblem } from "./messages.ts";
 import { displayPath } from "../display-path.ts";
@@ -65,10 +66,10 @@ export interface LoadBotsResult {
   /** The bot files read. */
   files: string[];
   /**
-   * Each file's text as read (file as shown → text), for what keeps the texts the bots run
-   * with (the live fleet compares a saved file with it), so nothing reads 10,000 files twice.
+   * Each file's text as read, as its digest (file as shown → ./file-digest.ts), for the live
+   * fleet to compare a saved file with, so nothing reads 100,000 files twice.
    */
-  texts: ReadonlyMap<string, string>;
+  digests: ReadonlyMap<string, string>;
   /** With {@link LoadBotsOptions.sources}: each good file's data in its kept form (./bot-source.ts), file as shown → source. */
   sources?: Map<string, string>;
   /** The environment the files saw, for the runtime's own settings. */
@@ -114,7 +115,7 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     problems.push({ file: show(dir), message: "has no bot files (*.yaml or *.yml); write one file per bot" });
   }
 
-  const texts = new Map<string, string>();
+  const digests = new Map<string, string>();
   const sources = options.sources ? new Map<string, string>() : undefined;
   const seen: BotsSeen = { owners: new Map(), appPlans: new Map() };
   const plugins = new PluginCache(pluginsDir, cwd);
@@ -139,14 +140,14 @@ export async function loadBots(options: LoadBotsOptions = {}): Promise<LoadBotsR
     // Let go as it is checked: 100,000 parsed files held to the end were a start's peak of memory.
     parsed[i] = undefined;
     if (slice.due()) await slice.next();
-    texts.set(read.file, read.text);
+    digests.set(read.file, fileDigest(read.text));
     problems.push(...read.result.problems);
     const bot = await checkBot(read.result, seen, plugins, problems);
     if (bot) bots.push(bot);
     if (bot && read.source !== undefined) sources?.set(read.file, read.source);
   }
   problems.sort(compareProblems);
-  return { bots, problems, files, texts, ...(sources ? { sources } : {}), env };
+  return { bots, problems, files, digests, ...(sources ? { sources } : {}), env };
 }
 
 /** A bot file read and parsed (or found in the index). */

@@ -12,12 +12,12 @@
  * follows what any of them changed ({@link Fleet.follow}), and the bot claims decide which one
  * runs each bot.
  */
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Clock } from "../clock.ts";
 import {
   BOT_FILE_PATTERN,
+  fileDigest,
   formatProblem,
   readBotFile,
   loadBotSource,
@@ -117,11 +117,8 @@ export function pluginNameOf(file: string): string | undefined {
   return undefined;
 }
 
-/**
- * A bot file's text as the fleet remembers it, to see whether a save changed it: a digest,
- * not the text (100,000 texts in every process of a deployment).
- */
-const digestOf = (text: string) => createHash("sha1").update(text).digest("base64");
+/** A bot file's text as the fleet remembers it, to see whether a save changed it (../config/file-digest.ts). */
+const digestOf = fileDigest;
 
 /** A bot file's text, read when a problem found in its kept data needs a line and column ("": gone). */
 function textOf(path: string, file: string): string {
@@ -166,18 +163,19 @@ export class Fleet {
   }
 
   /**
-   * Learns what the runtime started with: its files' texts (`texts`, as the start read them:
-   * file as shown → text; a file not there is read), the records and pauses of the state.
+   * Learns what the runtime started with: its files' texts as the start read them (`digests`:
+   * file as shown → ../config/file-digest.ts; a file not there is read), the records and
+   * pauses of the state.
    */
-  async load(texts?: ReadonlyMap<string, string>): Promise<void> {
+  async load(digests?: ReadonlyMap<string, string>): Promise<void> {
     this.version = await this.options.dynamic.version();
     this.records = new Map((await this.options.dynamic.list()).map((r) => [r.name, r]));
     this.pauses = await this.options.dynamic.pauses();
     for (const [name, hosted] of this.options.runtime.fleet()) {
       if (this.records.has(name) && hosted.config.file === stateFile(name)) continue;
-      const text = texts?.get(hosted.config.file);
-      if (text !== undefined) {
-        this.files.set(hosted.config.file, { name, digest: digestOf(text) });
+      const digest = digests?.get(hosted.config.file);
+      if (digest !== undefined) {
+        this.files.set(hosted.config.file, { name, digest });
         continue;
       }
       try {

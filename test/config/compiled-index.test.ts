@@ -48,7 +48,7 @@ describe("loading bot files through a compiled index", () => {
     const second = await loadBots({ ...VALID, index: mem.index });
     expect(mem.found()).toBe(3);
     expect(second.bots).toEqual(first.bots);
-    expect(second.texts).toEqual(first.texts);
+    expect(second.digests).toEqual(first.digests);
     // Not parsed: what the index holds for the greeter's text is what the load returns.
     const file = `${FIXTURES}/valid/bots/greeter.yaml`;
     const key = compiledKey(readFileSync(file, "utf8"), loadEnv({ botsDir: VALID.botsDir, env: VALID.env }));

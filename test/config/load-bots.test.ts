@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { formatProblem, loadBots } from "../../src/config/index.ts";
+import { fileDigest, formatProblem, loadBots } from "../../src/config/index.ts";
 import { UserError } from "../../src/errors.ts";
 
 const FIXTURES = "test/fixtures/config";
@@ -64,15 +64,15 @@ describe("loadBots on the broken fixtures (one file per problem kind)", () => {
 
 describe("loadBots on valid files", () => {
   it("parses to typed values, with plugins resolved in YAML order", async () => {
-    const { bots, problems, texts } = await loadBots({
+    const { bots, problems, digests } = await loadBots({
       botsDir: `${FIXTURES}/valid/bots`,
       pluginsDir: PLUGINS,
       env: { GREETER_TOKEN: "token-1", COUNTER_STEP: "2" },
     });
     expect(problems).toEqual([]);
     expect(bots.map((b) => b.name)).toEqual(["greeter", "minimal", "watcher"]);
-    // Each file's text as read: the live fleet keeps it without reading the file again.
-    for (const bot of bots) expect(texts.get(bot.file)).toBe(readFileSync(bot.file, "utf8"));
+    // Each file's text as read, as its digest: the live fleet keeps it without reading the file again.
+    for (const bot of bots) expect(digests.get(bot.file)).toBe(fileDigest(readFileSync(bot.file, "utf8")));
     const [greeter, minimal, watcher] = bots;
     const { plugins: greeterPlugins, ...greeterRest } = greeter!;
     expect(greeterRest).toEqual({
