@@ -10,17 +10,17 @@
  *
  * | owner | tag | keys |
  * |---|---|---|
- * | a bot | `{b<bucket>}` | its lease, fence and last holder, its state hash, its handoff stream, its caps' windows |
+ * | a bot | `{b<bucket>}` | its claim and fence, the heartbeat of each process holding bots of the bucket, its state hash, its handoff stream, its caps' windows |
  * | an account | `{u<bucket>}` | its windows and pauses, its state hash |
  * | an app | `{a:<app id>}` | its stream lease, handoff bell, directory and state, stream mark, windows, pauses, read counts, status parts, state hash |
  * | the deployment | `{d}` | the members, the fleet, sign-ins in progress, the shared state hashes, the bot files' index |
  *
  * e.g. `postbot:{b417}:lease:bot:greeter` and `postbot:{b417}:state:bots/greeter`. A bot's
  * bucket is a hash of its name into {@link BUCKETS} buckets: every key of a bot is in its
- * bucket's slot (so a fenced write, which checks the bot's lease and writes its state in one
- * script, touches one slot), and what a process does for many bots at once (renewing 25,000
- * leases, reading their handoff streams) goes to Redis as one command per bucket rather than
- * one per bot. 1,024 buckets spread the bots over a cluster's masters within a few per cent,
+ * bucket's slot (so a fenced write, which checks the bot's claim and its holder's heartbeat
+ * and writes its state in one script, touches one slot), and what a process does for many bots
+ * at once (renewing its heartbeats, reading their handoff streams) goes to Redis as one command
+ * per bucket rather than one per bot. 1,024 buckets spread the bots over a cluster's masters within a few per cent,
  * and over as many as 1,024 masters.
  */
 import type { Redis } from "./connect.ts";

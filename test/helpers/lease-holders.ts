@@ -1,10 +1,9 @@
 /**
  * Which `bot start` process holds each bot, as Redis says: the pid inside the owner of each
- * bot's lease (`token|host:pid:random`, see src/redis/leases.ts), for tests and benches that
+ * bot's live claim (`token|host:pid:random`, see src/redis/bot-leases.ts), for tests and benches that
  * run real processes and watch the takeovers. On one Redis or a Redis Cluster alike.
  */
 import type { Redis } from "../../src/redis/connect.ts";
-import { getMany } from "../../src/redis/keys.ts";
 import { Leases } from "../../src/redis/leases.ts";
 
 /** Bot name → the pid holding its lease (undefined: nobody). */
@@ -14,10 +13,7 @@ export async function leaseHolders(
   prefix = "postbot:",
 ): Promise<Map<string, number | undefined>> {
   const leases = new Leases(redis, { prefix });
-  const values = await getMany(
-    redis,
-    leases.keys,
-    names.map((n) => leases.key(`bot:${n}`)),
-  );
+  // Live claims only: a claim whose process's heartbeat ran out (it died, or hangs) is nobody's.
+  const { live: values } = await leases.bots.holders(names);
   return new Map(names.map((n, i) => [n, values[i] ? Number(values[i]!.split("|")[1]!.split(":").at(-2)) : undefined]));
 }
