@@ -16,7 +16,8 @@ import { saveAccount } from "../../src/credentials/accounts.ts";
 import { provisionBots, type ProvisionedBot } from "../../src/hosting/provision.ts";
 import { connectRedis, type Cluster, type Redis } from "../../src/redis/connect.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
-import { handoffState } from "../../src/redis/stream-handoff.ts";
+import { bySlot, redisKeys } from "../../src/redis/keys.ts";
+import { handoffKeys, handoffState } from "../../src/redis/stream-handoff.ts";
 import { rulesOf } from "../../src/sandbox/domain/rules.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { repliesByBot } from "./scale-deployment.ts";
@@ -42,7 +43,10 @@ export interface BigDeployment {
   /** How long provisioning the accounts took, and what the sandbox's process grew by (MB). */
   provisioned: { ms: number; rssMb: number };
   start(): BigProcess;
-  /** Every bot held by a live process, every app's stream connected with every bot's rule: the missing, or none. */
+  /**
+   * Every bot held by a live process and running there, every app's stream connected with
+   * every bot's rule: the missing, or none.
+   */
   missing(): Promise<string | undefined>;
   mention(bot: string, text: string): Promise<string>;
   /** The bots' replies: mention id → the bots that answered it, with the reply's created_at. */
@@ -143,6 +147,11 @@ export async function deployBig(
       const held = await owners();
       const free = names.filter((n) => !live.has(held.get(n)));
       if (free.length > 0) return `${free.length} bots not held by a live process`;
+      // Held is not yet running: the process starts its bots after it claims them, and the
+      // stream's rules may cover a bot before (its process holding the app's stream describes
+      // every bot whose account it knows). A bot running reads its handoff stream, which makes it.
+      const starting = await notRunning(redis, names, appOf, keyOf);
+      if (starting > 0) return `${starting} bots held but not running yet`;
       for (const appId of appIds) {
         // The processes name an app by its key's fingerprint; the sandbox by its own id.
         const named = appIdOf(keyOf.get(appId)!);
@@ -184,6 +193,25 @@ export async function deployBig(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * How many of the bots have no handoff stream yet (../../src/redis/stream-handoff.ts): the
+ * process running a bot makes it (its consumer group) when the bot starts there, and nothing
+ * else does before the first mention is routed to the bot (none is, before every bot answers).
+ */
+async function notRunning(
+  redis: Redis,
+  names: readonly string[],
+  appOf: ReadonlyMap<string, string>,
+  keyOf: ReadonlyMap<string, string>,
+): Promise<number> {
+  const keys = redisKeys(redis);
+  const streams = names.map((n) => handoffKeys(appIdOf(keyOf.get(appOf.get(n)!)!), keys).bot(n));
+  const counts: Array<Promise<number>> = [];
+  for (const group of bySlot(keys, streams, (k) => k))
+    for (let i = 0; i < group.length; i += 1_000) counts.push(redis.exists(...group.slice(i, i + 1_000)));
+  return names.length - (await Promise.all(counts)).reduce((a, b) => a + b, 0);
 }
 
 /** What `bot auth login --account NAME --state URL` leaves for each account: its token in Redis's credentials. */

@@ -7,8 +7,8 @@
  * spread over the processes by the leases; their mentions come through their own app's
  * stream, handed to the bot's process through Redis.
  *
- * - start: from the last process's start until every bot is held by a process and every app's
- *   stream is connected with every bot's mention rule (aim ≤ 10 s), then a probe of mentions
+ * - start: from the last process's start until every bot is held by a process and running there
+ *   and every app's stream is connected with every bot's mention rule (aim ≤ 10 s), then a probe of mentions
  *   answered; each process's RSS and Redis's `used_memory` (aim ≤ 4 GB in all);
  * - idle: CPU of the four processes (and of Redis) with no traffic (aim < 10 % of one core in
  *   all), Redis commands and bytes per idle bot per minute;
@@ -154,7 +154,9 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
     throw new Error(`${err.message} (${last}); ${await whatEachUsed(d, lastStart)}`);
   });
   const readyMs = Date.now() - lastStart;
-  say(`every bot held and in its app's stream rules ${(readyMs / 1000).toFixed(1)} s after the last process started`);
+  say(
+    `every bot running and in its app's stream rules ${(readyMs / 1000).toFixed(1)} s after the last process started`,
+  );
   const probe = await flood(d, 20, 5);
   const answered = await tally(d, probe);
   const rss = d.processes.map((p) => rssMb(p.child.pid!));
