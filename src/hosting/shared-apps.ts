@@ -17,11 +17,13 @@
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
+import { dataOf } from "../config/bot-source.ts";
+import { getAccount } from "../credentials/accounts.ts";
 import type { Logger } from "../log.ts";
 import { AppStatusParts } from "../redis/app-status.ts";
 import type { SharedRedis } from "../redis/shared-state.ts";
 import type { CatchUpQueue } from "../triggers/catch-up.ts";
-import { SharedStreams, type HubRequest } from "../redis/shared-streams.ts";
+import { SharedStreams, type DirectoryBot, type HubRequest } from "../redis/shared-streams.ts";
 import type { HandedEntry, HandoffControl } from "../redis/stream-handoff.ts";
 import { startStreamHub, type StreamHub } from "../triggers/stream-hub.ts";
 import type { Budgeted } from "../triggers/stream/search.ts";
@@ -101,11 +103,50 @@ class ProcessApps implements SharedApps {
       prefix: shared.leases.prefix,
       startHub: (request) => this.startHub(request),
       onControl: (appId, what) => this.onControl(appId, what),
+      describe: (appId) => this.describe(appId),
       mentionsBackfillMs: (name) =>
         this.streamedMentions(name) ? this.byName.get(name)?.config.triggers.mentions?.backfill : undefined,
     });
     this.streams.start();
     void this.takeHandedOff();
+  }
+
+  /**
+   * The app's bots whose account's user is known without starting them, as each publishes
+   * itself when it starts ({@link host}); not those paused by a person.
+   */
+  private *describe(appId: string): Generator<[string, DirectoryBot]> {
+    const paused = this.deps.options.paused;
+    for (const [name, bot] of this.byName) {
+      if (bot.app.id !== appId || paused?.has(name)) continue;
+      const user = this.userOf(bot);
+      if (user) yield [name, this.entryOf(bot, user)];
+    }
+  }
+
+  /**
+   * Who a bot's account is, when known without starting it: a bot kept whole says; one kept as
+   * its outline signs in with the account of its name (its file names no other, nor a token),
+   * which the state keeps with its user (`bot auth login`).
+   */
+  private userOf(bot: FleetBot): { id: string; username: string } | undefined {
+    if ("token" in bot) return (bot as HostedBot).user;
+    if (bot.source === undefined) return undefined;
+    const data = dataOf(bot.source);
+    if (typeof data !== "object" || data === null || "account" in data) return undefined;
+    const account = getAccount(this.deps.options.store, bot.config.name);
+    return account?.user_id && account.username ? { id: account.user_id, username: account.username } : undefined;
+  }
+
+  /** A bot's entry in its app's directory: what it asks of the app's stream. */
+  private entryOf(bot: FleetBot, user: { id: string; username: string }): DirectoryBot {
+    const name = bot.config.name;
+    return {
+      userId: user.id,
+      username: user.username,
+      rules: bot.config.triggers.stream,
+      mentions: this.streamedMentions(name),
+    };
   }
 
   /** Takes the handoff's entries to the bots running here, until the streams close. */
@@ -211,12 +252,8 @@ class ProcessApps implements SharedApps {
 
   async host(hosted: HostedBot, bot: BotRuntime): Promise<void> {
     const name = hosted.config.name;
-    const state = await this.streams.host(name, {
-      userId: bot.identity.userId,
-      username: bot.identity.username,
-      rules: hosted.config.triggers.stream,
-      mentions: this.streamedMentions(name),
-    });
+    const identity = { id: bot.identity.userId, username: bot.identity.username };
+    const state = await this.streams.host(name, this.entryOf(hosted, identity));
     if (!this.streamedMentions(name)) return;
     bot.mentions.stream(state === "connected");
     this.queueOf(hosted.app.id).request([name]);

@@ -8,7 +8,10 @@
  *
  * - publishes each bot it starts running in the app's directory (`<prefix>handoff:<app>:bots`,
  *   the bot's user id, username and stream rules), since the hub needs every bot of the app
- *   while the state store shows a process only the bots it runs;
+ *   while the state store shows a process only the bots it runs; the process that starts the
+ *   app's hub first publishes every bot of the app it can describe (its account known:
+ *   {@link SharedStreamsOptions.describe}), so the hub's first rules cover a first start's bots
+ *   before they run, their mentions waiting in their handoff streams until they do;
  * - reads the handoff streams of the bots it runs (and takes over what a dead process left
  *   unacknowledged when it takes a bot over);
  * - tries for each app's stream lease at every renewal (every few seconds, on the injected
@@ -99,6 +102,14 @@ export interface SharedStreamsOptions {
    * rules (its `mentions.backfill`, ms); `undefined`: not searched. Without it, none is.
    */
   mentionsBackfillMs?(bot: string): number | undefined;
+  /**
+   * The app's bots this process can describe before they run (their account's user known at
+   * load), with the entries they publish when they do ({@link SharedStreams.host}): the
+   * process that starts the app's hub publishes them first, so that the hub's first rules
+   * cover every bot of a first start rather than those started so far (a start of 25,000 bots
+   * of an app publishes them over a minute or two, each renewal's reading a rules write).
+   */
+  describe?(appId: string): Iterable<[string, DirectoryBot]>;
   /** Stream lease time-to-live and renewal (defaults 9 s and 3 s, as the bots' leases). */
   ttlMs?: number;
   everyMs?: number;
@@ -138,6 +149,24 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local version = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[3], version, ARGV[1])
 return version`);
+
+/**
+ * Publishes many bots at once ({@link PUBLISH}'s, ARGV bot and entry by turns): those new or
+ * changed are recorded with one move of the version.
+ */
+const PUBLISH_ALL = new RedisScript(`
+local version = nil
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+    version = version or redis.call('INCR', KEYS[2])
+    redis.call('ZADD', KEYS[3], version, ARGV[i])
+  end
+end
+return version or 0`);
+
+/** Entries published by one {@link PUBLISH_ALL}: a short script each, Redis answering others between. */
+const PUBLISH_CHUNK = 500;
 
 /** Forgets who has the app's connection open (KEYS[1]) if it is still ARGV[1]. */
 const CONNECTION_CLOSED = new RedisScript(`
@@ -494,6 +523,12 @@ export class SharedStreams {
     const mark = app.hub?.mark();
     if (mark) app.marks?.save(mark);
     const checkedAt = this.options.clock.now();
+    if (!app.view) {
+      // A hub to start: the app's bots this process can describe go in first, for its first rules.
+      const lease = app.lease;
+      await this.publishKnown(appId);
+      if (app.lease !== lease || app.view) return; // the lease lost, or another reading began, meanwhile
+    }
     // A new hub reads the whole directory; a running one what changed since its last reading.
     const view = (app.view ??= new DirectoryView(
       this.options.redis,
@@ -516,6 +551,24 @@ export class SharedStreams {
       app.hub.settled();
     }
     this.checkRules(app);
+  }
+
+  /** Publishes the app's bots this process can describe ({@link SharedStreamsOptions.describe}) in its directory. */
+  private async publishKnown(appId: string): Promise<void> {
+    const known = this.options.describe?.(appId);
+    if (!known) return;
+    const { directory, version, changes } = this.directoryKeys(appId);
+    let args: string[] = [];
+    const send = async () => {
+      await PUBLISH_ALL.run(this.options.redis, [directory, version, changes], args);
+      args = [];
+    };
+    for (const [bot, entry] of known) {
+      if (this.options.appOf.get(bot) !== appId) continue;
+      args.push(bot, JSON.stringify(entry));
+      if (args.length >= 2 * PUBLISH_CHUNK) await send();
+    }
+    if (args.length > 0) await send();
   }
 
   /** How many bots of the deployment are of the app (the same bot files in every process). */

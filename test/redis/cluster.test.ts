@@ -178,6 +178,7 @@ describe("the shared state on a Redis Cluster", () => {
       clock,
       log: silentLogger,
       appOf: new Map([["g", "app1"]]),
+      describe: () => [["g", { userId: "100", username: "g", rules: [], mentions: true }]],
       startHub: () => {
         throw new Error("no hub here");
       },
@@ -187,6 +188,10 @@ describe("the shared state on a Redis Cluster", () => {
     expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(1);
     await streams.forget("g", "app1");
     expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(0);
+    // The bots it can describe, published at once by the process that starts the app's hub.
+    await (streams as unknown as { publishKnown(appId: string): Promise<void> }).publishKnown("app1");
+    expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(1);
+    await streams.forget("g", "app1");
     // Which process has the app's connection open: said by its hub's connection, unsaid once closed.
     await redis.set(handoffKeys("app1", keys).connection, "P1");
     await (streams as unknown as { connectionClosed(appId: string): Promise<void> }).connectionClosed("app1");

@@ -508,6 +508,70 @@ describe("shared streams", () => {
     expect(writes.at(-1)! - lastReadAt).toBe(0);
   }, 60_000);
 
+  it("a hub started when one bot of a first start runs has the rules of every bot the process can describe in its first write; none more as they start", async () => {
+    const EVERY = 1_000;
+    const clock = createClock({ frozen: true, start: T0 });
+    const { sandbox, connection } = await sandboxHubs.open(clock);
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    const names = Array.from({ length: 600 }, (_, i) => `early${String(i).padStart(4, "0")}`);
+    const entry = (name: string, i: number) => ({ userId: String(10 + i), username: name, rules: [], mentions: true });
+    const writes: number[] = [];
+    const budgeted: Budgeted = async (endpoint, run) => {
+      if (endpoint === "POST /2/posts/search/stream/rules") writes.push(clock.now());
+      return (await run(new AbortController().signal)).result;
+    };
+    const streams = new SharedStreams({
+      redis,
+      leases: new Leases(redis, { prefix: "se:" }),
+      owner: "A",
+      clock,
+      log: silentLogger,
+      // "unknown" is of the app but cannot be described (its account not known here).
+      appOf: new Map(["keeper", "unknown", ...names].map((n) => [n, "app8"])),
+      describe: () => names.map((name, i) => [name, entry(name, i)]),
+      prefix: "se:",
+      ttlMs: 600_000,
+      everyMs: EVERY,
+      sweepMs: 600_000,
+      startHub: (request) =>
+        (sandboxHubs.hub = startStreamHub({
+          ...request,
+          ...connection,
+          ruleWrites: { max: 100, windowMs: 15 * 60_000 },
+          budgeted,
+          clock,
+          log: silentLogger,
+        })),
+      onControl: () => {},
+    });
+    handEach(streams, async () => {});
+    running.push(streams);
+    streams.start();
+    const renewal = renewalOn(clock, EVERY, () => streams.busy().length === 0);
+    const ruled = () =>
+      new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
+    // The first bot of the app to run here: this process claims the app's stream and starts its hub.
+    await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
+    await renewal();
+    await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
+    expect(names.filter((n) => !ruled().has(n))).toEqual([]);
+    expect(ruled().has("keeper")).toBe(true);
+    const synced = writes.length;
+    expect(synced).toBeLessThanOrEqual(2);
+    // The bots start (each publishing the entry described): nothing changes, nothing is written.
+    for (let i = 0; i < names.length; i += 100) {
+      for (const [k, name] of names.slice(i, i + 100).entries()) await streams.host(name, entry(name, i + k));
+      await renewal();
+    }
+    // One that could not be described joins as before.
+    await streams.host("unknown", { userId: "2", username: "unknown", rules: [], mentions: true });
+    await renewal();
+    await until("the last bot's rule", () => ruled().has("unknown"), 10_000, 10);
+    expect(writes.length).toBe(synced + 1);
+    await streams.close();
+  }, 60_000);
+
   it("the holder puts back a mention rule a late write of the stream's previous hub deleted, at its next check of the rules", async () => {
     const EVERY = 1_000;
     const clock = createClock({ frozen: true, start: T0 });
