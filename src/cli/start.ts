@@ -21,6 +21,7 @@ import {
   startObserveServer,
 } from "../observe/index.ts";
 import { announceDemo, besideDemo, demoAccessOf, demoBots, publishDemo, runningDemo } from "./demo-access.ts";
+import { keepHeapNearLive } from "./heap-growth.ts";
 import { catchSignals } from "./start-signals.ts";
 import { leaseOption, stateOption } from "./state-option.ts";
 
@@ -56,6 +57,7 @@ interface StartSettings {
 /** Runs the bots until a signal, then stops them and exits the process with the stop's code. */
 export async function startCommand(o: StartCommandOptions): Promise<never> {
   const { http, state, lease, publicUrl, templates, ...options } = o;
+  keepHeapNearLive();
   const { shared, leaseMs, address, connectUrl } = await settingsOf(o);
   const logger = createLogger();
   const clock = createClock();

@@ -102,6 +102,8 @@ export async function deployBig(
   const nodeArgs = process.env.BENCH_PROFILE
     ? ["--cpu-prof", "--cpu-prof-interval=1000", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
+  // BENCH_100K_NODE_ARGS: more of node's arguments for each process (a V8 flag being measured).
+  nodeArgs.push(...(process.env.BENCH_100K_NODE_ARGS ?? "").split(" ").filter(Boolean));
   // BENCH_HEAP=DIR: SIGUSR2 makes a process write a heap snapshot there.
   if (process.env.BENCH_HEAP)
     nodeArgs.push("--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${process.env.BENCH_HEAP}`);

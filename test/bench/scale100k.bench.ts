@@ -26,7 +26,9 @@
  * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_READY_SECONDS` (900: the wait for every bot
  * answering, after which the row says what each process, Redis and the sandbox used),
  * `BENCH_100K_ONLY` (start,idle,flood,kill,dialog: the rows to run; start always runs),
- * `BENCH_100K_REDIS=cluster` (a Redis Cluster of three masters instead of one redis-server).
+ * `BENCH_100K_REDIS=cluster` (a Redis Cluster of three masters instead of one redis-server),
+ * `BENCH_100K_NODE_ARGS` (node's arguments for each process: `--heap-growing-percent=0` gives
+ * V8's own heap growth back, which `bot start` otherwise fixes: src/cli/heap-growth.ts).
  * The sizing table of docs/operations.md is computed from these rows.
  */
 import type { Lease } from "../../src/fencing.ts";
