@@ -10,6 +10,7 @@ import { BotClaims, HOST_CONCURRENCY } from "../../src/redis/bot-claims.ts";
 import { FencedError } from "../../src/fencing.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
+import { openRedisStore } from "../../src/redis/store.ts";
 import { myPart } from "../../src/redis/share-split.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 
@@ -482,6 +483,69 @@ describe("a process paused past its heartbeat", () => {
       expect(await redis.get(`${prefix}w`)).toBe("after");
     } finally {
       await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
+
+describe("a write refused because this process's heartbeat ran out", () => {
+  it("sets the heartbeat again and goes again with the same claim when nobody took the bot; is dropped when someone did", async () => {
+    const prefix = "refused:";
+    const bots = ["r1", "r2"];
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    const clock = createClock({ frozen: true, start: 0 }); // no renewal: the heartbeat runs out
+    const lost: string[] = [];
+    const claims = new BotClaims({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      settleMs: 0,
+      ttlMs: 600,
+      everyMs: 200,
+      async host() {},
+      async unhost(bot) {
+        lost.push(bot);
+      },
+    });
+    const store = await openRedisStore({
+      redis,
+      prefix,
+      closeConnection: false,
+      fencing: {
+        leases,
+        current: (bot) => claims.current(bot),
+        verify: (bot, lease) => claims.verify(bot, lease),
+        refused: (bot) => claims.refused(bot),
+      },
+    });
+    try {
+      await claims.start();
+      for (const bot of bots) await store.hold(bot);
+      const first = (await claims.current("r1"))!;
+      await vi.waitFor(async () => expect(await leases.holder("bot:r1")).toBeUndefined(), {
+        timeout: 5_000,
+        interval: 20,
+      });
+      // Another process takes r2 meanwhile (P1's heartbeat is gone: r2 is free to it).
+      expect(await leases.claim("bot:r2", "P2", 60_000)).toMatchObject({ owner: "P2", tookOver: true });
+      store.set("kv:r1", "n", 1);
+      store.set("kv:r2", "n", 1);
+      await store.flush();
+      // r1's write was refused, the heartbeat set again, and it went again with the same claim.
+      expect(await claims.current("r1")).toEqual(first);
+      expect(await leases.holder("bot:r1")).toMatchObject({ owner: "P1", token: first.token });
+      // r2 is P2's now: stopped here, its write never made.
+      await vi.waitFor(() => expect(lost).toEqual(["r2"]));
+      expect(claims.bots()).toEqual(["r1"]);
+      const written = await openRedisStore({ redis, prefix, readOnly: true, closeConnection: false });
+      expect(written.get("kv:r1", "n")).toBe(1);
+      expect(written.get("kv:r2", "n")).toBeUndefined();
+    } finally {
+      await claims.stop();
+      await store.close();
       redis.disconnect();
     }
   });
