@@ -14,7 +14,9 @@ import type { Plan } from "../limits/types.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { BotIdentity } from "../runtime/types.ts";
-import type { HostedBot } from "./types.ts";
+import { dataOf } from "../config/bot-source.ts";
+import { getAccount } from "../credentials/accounts.ts";
+import type { FleetBot, HostedBot } from "./types.ts";
 
 interface CachedIdentity {
   userId: string;
@@ -109,4 +111,21 @@ export async function identifyAll(
   };
   await Promise.all(Array.from({ length: Math.min(IDENTITY_CONCURRENCY, bots.length) }, worker));
   return out;
+}
+
+/**
+ * Who a bot's account is, when known without starting the bot (so without its token): a bot
+ * kept whole says ({@link HostedBot.user}); one kept as its outline signs in with the account
+ * of its name when its file names no account (no `account:` in its data), and the state keeps
+ * that account with its user (`bot auth login`). Undefined otherwise: the bot says who it is
+ * when it starts. The process that starts an app's stream describes the app's bots with it
+ * (./shared-apps.ts), to put in their mention rules before they run.
+ */
+export function knownUser(store: Store, bot: FleetBot): { id: string; username: string } | undefined {
+  if ("token" in bot) return (bot as HostedBot).user;
+  if (bot.source === undefined) return undefined;
+  const data = dataOf(bot.source);
+  if (typeof data !== "object" || data === null || "account" in data) return undefined;
+  const account = getAccount(store, bot.config.name);
+  return account?.user_id && account.username ? { id: account.user_id, username: account.username } : undefined;
 }

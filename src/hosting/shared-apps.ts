@@ -17,8 +17,6 @@
  */
 import type { ActionLayer } from "../actions/index.ts";
 import type { ApiClient } from "../api/client.ts";
-import { dataOf } from "../config/bot-source.ts";
-import { getAccount } from "../credentials/accounts.ts";
 import type { Logger } from "../log.ts";
 import { AppStatusParts } from "../redis/app-status.ts";
 import type { SharedRedis } from "../redis/shared-state.ts";
@@ -30,6 +28,7 @@ import type { Budgeted } from "../triggers/stream/search.ts";
 import type { BotRuntime } from "../runtime/bot.ts";
 import type { AppStatus } from "../runtime/types.ts";
 import { appConnection, catchUpQueue, reportStream } from "./app-hub.ts";
+import { knownUser } from "./identity.ts";
 import type { FleetBot, HostedBot, RuntimeOptions } from "./types.ts";
 
 /** The apps of a process sharing its state in Redis, as its runtime drives them. */
@@ -112,30 +111,17 @@ class ProcessApps implements SharedApps {
   }
 
   /**
-   * The app's bots whose account's user is known without starting them, as each publishes
-   * itself when it starts ({@link host}); not those paused by a person.
+   * The app's bots whose account's user is known without starting them (./identity.ts
+   * `knownUser`), as each publishes itself when it starts ({@link host}); not those paused by
+   * a person.
    */
   private *describe(appId: string): Generator<[string, DirectoryBot]> {
     const paused = this.deps.options.paused;
     for (const [name, bot] of this.byName) {
       if (bot.app.id !== appId || paused?.has(name)) continue;
-      const user = this.userOf(bot);
+      const user = knownUser(this.deps.options.store, bot);
       if (user) yield [name, this.entryOf(bot, user)];
     }
-  }
-
-  /**
-   * Who a bot's account is, when known without starting it: a bot kept whole says; one kept as
-   * its outline signs in with the account of its name (its file names no other, nor a token),
-   * which the state keeps with its user (`bot auth login`).
-   */
-  private userOf(bot: FleetBot): { id: string; username: string } | undefined {
-    if ("token" in bot) return (bot as HostedBot).user;
-    if (bot.source === undefined) return undefined;
-    const data = dataOf(bot.source);
-    if (typeof data !== "object" || data === null || "account" in data) return undefined;
-    const account = getAccount(this.deps.options.store, bot.config.name);
-    return account?.user_id && account.username ? { id: account.user_id, username: account.username } : undefined;
   }
 
   /** A bot's entry in its app's directory: what it asks of the app's stream. */
