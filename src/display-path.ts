@@ -10,5 +10,15 @@ import { relative } from "node:path";
  */
 export function displayPath(file: string, cwd = process.cwd()): string {
   const rel = relative(cwd, file);
-  return rel === "" || rel.startsWith("..") ? file : rel;
+  return rel === "" || rel.startsWith("..") ? file : ownCopy(rel);
+}
+
+/**
+ * `text` as a string of its own: `relative` cuts its result from the absolute path, and V8
+ * keeps such a slice's whole parent alive with it. Every bot of a fleet keeps its file's path
+ * shown (its outline, the live fleet's table of files): 100,000 of them kept as many absolute
+ * paths besides (~80 bytes each).
+ */
+function ownCopy(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
 }
