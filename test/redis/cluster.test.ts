@@ -12,7 +12,7 @@ import { FencedError } from "../../src/fencing.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { BotClaims } from "../../src/redis/bot-claims.ts";
-import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import { connectRedis, type Cluster, type Redis } from "../../src/redis/connect.ts";
 import { redisDynamicBots } from "../../src/redis/dynamic-bots.ts";
 import { readAppStatus, AppStatusParts } from "../../src/redis/app-status.ts";
 import { redisKeys } from "../../src/redis/keys.ts";
@@ -257,5 +257,55 @@ describe("the shared state on a Redis Cluster", () => {
     }
     expect(perMaster.size).toBe(3);
     expect(Math.max(...perMaster.values())).toBeLessThan(150);
+  });
+
+  it("renews one heartbeat per slot bucket a process holds bots in, each in its bucket's slot, not each bot's lease", async () => {
+    const commands = async () => {
+      let calls = 0;
+      for (const node of (redis as Cluster).nodes("master")) {
+        const info = await node.info("commandstats");
+        for (const m of info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (m[1] !== "info") calls += Number(m[2]);
+      }
+      return calls;
+    };
+    const clock = createClock({ frozen: true, start: START });
+    const leases = new Leases(redis, { prefix: "beats:" });
+    const bots = Array.from({ length: 200 }, (_, i) => `hb${i}`);
+    const claims = new BotClaims({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      settleMs: 0,
+      host: async () => {},
+      async unhost() {},
+    });
+    const beats = [...new Set(bots.map((b) => leases.heartbeatKey({ name: `bot:${b}`, owner: "P1" })))];
+    try {
+      await claims.start();
+      expect(claims.bots()).toHaveLength(200);
+      // One heartbeat a bucket, in the slot of that bucket's bots' claims.
+      expect(beats.length).toBeGreaterThan(100);
+      for (const b of bots.slice(0, 10))
+        expect(
+          await slots([leases.key(`bot:${b}`), leases.heartbeatKey({ name: `bot:${b}`, owner: "P1" })]),
+        ).toHaveProperty("size", 1);
+      const renewal = async () => {
+        await clock.advance(3_000);
+        await until("the renewal done", () => claims["renewedAt"] === clock.now() && !claims["claiming"]);
+      };
+      for (let i = 0; i < 3; i++) await renewal(); // settled: no look for free bots in the next renewal
+      const before = await commands();
+      await renewal();
+      // A SET a heartbeat and the membership's script: no command per bot beyond that.
+      // (200 bots in 182 buckets: 189 commands; each bot's GET and PEXPIRE made 582 before.)
+      expect((await commands()) - before).toBeLessThanOrEqual(beats.length + 12);
+      expect(Math.min(...(await Promise.all(beats.map((k) => redis.pttl(k)))))).toBeGreaterThan(6_000);
+    } finally {
+      await claims.stop();
+    }
+    // Stopped: its claims given back and its heartbeats gone.
+    expect(await Promise.all(beats.map((k) => redis.exists(k)))).toEqual(beats.map(() => 0));
   });
 });
