@@ -165,7 +165,8 @@ export interface Runtime extends FleetOps {
    * Resolves when nothing can happen until the clock moves: every action in flight waits in
    * the budget queue for a later time, every handler running waits for such an action, every
    * poll in progress for its request. With a frozen clock, this is when a test can look at
-   * the results. Rejects after `timeoutMs` of real time (default 10 s) naming what is busy.
+   * the results. Rejects after `timeoutMs` of real time (default 10 s) in which nothing moved
+   * (the actions in flight and the busy bots stayed the same), naming what is busy.
    */
   idle(timeoutMs?: number): Promise<void>;
   /** Starts running a bot of the options' list here (`hosting: "claimed"`): its state must be in the store. */
