@@ -218,7 +218,9 @@ export class Leases {
    * and its last holder, another live member, may still claim it again (then `undefined`).
    * Claiming a lease `owner` already holds makes a new claim with a larger token, so any older
    * handle of it is fenced off from then on. `members` ({@link members}) when read already
-   * for several claims; otherwise read now.
+   * for several claims; otherwise read now. A bot's lease (`bot:<name>`) is claimed as
+   * ./bot-leases.ts says: `ttlMs` is then that of `owner`'s heartbeat in the bot's bucket,
+   * which every claim of `owner` there shares (the bot claims renew it, ./bot-claims.ts).
    */
   async claim(
     name: string,
