@@ -18,6 +18,7 @@ import {
   type BotConfig,
   type BotEnv,
   type CompiledIndex,
+  type OtherBots,
 } from "../config/index.ts";
 import { ACCOUNTS_NAMESPACE, getAccount } from "../credentials/accounts.ts";
 import { UserError } from "../errors.ts";
@@ -473,16 +474,12 @@ async function keptBots(
   const origins = new Map<string, string>();
   const plugins = new PluginCache(options.plugins, options.cwd ?? process.cwd());
   const kept: BotConfig[] = [];
+  const others = new Others(files);
   for (const record of records) {
-    const checked = await loadBotText({
-      file: stateFile(record.name),
-      text: record.yaml,
-      env,
-      others: [...files, ...kept],
-      plugins,
-    });
+    const checked = await loadBotText({ file: stateFile(record.name), text: record.yaml, env, others, plugins });
     if (checked.bot && checked.bot.name === record.name) {
       kept.push(checked.bot);
+      others.add(checked.bot);
       origins.set(record.name, record.origin);
       if (checked.source) sources?.set(checked.bot.file, checked.source);
     } else
@@ -497,6 +494,30 @@ async function keptBots(
       `${countOf(kept.length, "bot")} kept in the state (added through the admin API or by connecting): ${kept.map((b) => b.name).join(", ")}`,
     );
   return { kept, origins };
+}
+
+/**
+ * The bots a kept bot is checked beside: the files' and the kept ones before it, looked up
+ * (a list of them all, made again for each kept bot, was a copy of 100,000 bots and two tables
+ * of them per bot kept in the state). The first bot to name an app sets its plan.
+ */
+class Others implements OtherBots {
+  private readonly files = new Map<string, string>();
+  private readonly apps = new Map<string, { plan: string; file: string }>();
+  constructor(bots: readonly BotConfig[]) {
+    for (const bot of bots) this.add(bot);
+  }
+  add(bot: BotConfig): void {
+    this.files.set(bot.name, bot.file);
+    if (bot.app && !this.apps.has(bot.app.consumer_key))
+      this.apps.set(bot.app.consumer_key, { plan: bot.plan, file: bot.file });
+  }
+  fileOf(name: string): string | undefined {
+    return this.files.get(name);
+  }
+  appOf(consumerKey: string): { plan: string; file: string } | undefined {
+    return this.apps.get(consumerKey);
+  }
 }
 
 /** The bots to start, checked, and the environment they were read with. */

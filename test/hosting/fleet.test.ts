@@ -191,6 +191,34 @@ describe("the live fleet of one bot start", () => {
   });
 });
 
+describe("the bots kept in the state, at a start", () => {
+  it("are checked beside the files' bots and each other: a kept bot named like a file's is not started", async () => {
+    const dir = await project({ "alpha.yaml": botFile("alpha", "alpha") });
+    let s = await startIn(dir);
+    for (const name of ["gamma", "delta"])
+      expect(await s.fleet.add(botFile(name, name), { by: "ops", origin: "api", label: "request body" })).toMatchObject(
+        {
+          ok: true,
+        },
+      );
+    await s.stop();
+    started = undefined;
+    await writeFile(join(dir, "bots", "gamma.yaml"), botFile("gamma", "gamma from its file"));
+    const { lines, logger } = captureLogs("info");
+    s = await startIn(dir, logger);
+    expect(messages(lines)).toContainEqual(
+      expect.stringMatching(
+        /^bot gamma \(kept in the state, added by ops\) is not started: state:gamma\.yaml:1:7 name: "gamma" is already the name of the bot in bots\/gamma\.yaml/,
+      ),
+    );
+    expect(s.fleet.list().map((e) => [e.name, e.source])).toEqual([
+      ["alpha", { kind: "file", file: "bots/alpha.yaml" }],
+      ["gamma", { kind: "file", file: "bots/gamma.yaml" }],
+      ["delta", { kind: "state", origin: "api" }],
+    ]);
+  });
+});
+
 describe("the plugin a changed file of the plugins directory is", () => {
   it("is its name for a plugin's own file, and none for a module plugins import", () => {
     expect(["echo.ts", "echo.mjs", "echo/index.ts", "echo/index.js"].map(pluginNameOf)).toEqual([
