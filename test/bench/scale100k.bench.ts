@@ -108,33 +108,42 @@ async function tally(d: BigDeployment, mentions: Array<{ id: string; bot: string
   };
 }
 
+/** CPU the deployment's shared parts had used when the processes were started (the bench's own provisioning before). */
+interface CpuBefore {
+  redisS: number;
+  own: NodeJS.CpuUsage;
+}
+
 /**
  * What each part of the deployment used since the last process started, against what the
  * machine had: when the bots are not all answering in time, which resource ran out is the
  * figure the bench owes (CPU of each `bot start`, of Redis and of this process, which holds
  * the sandbox; each one's memory).
  */
-async function whatEachUsed(d: BigDeployment, since: number): Promise<string> {
+async function whatEachUsed(d: BigDeployment, since: number, before: CpuBefore): Promise<string> {
   const wallS = (Date.now() - since) / 1000;
   const live = d.processes.filter((p) => p.child.exitCode === null && !p.child.signalCode);
   const parts = live.map(
     (p) => `${(cpuMs(p.child.pid!) / 1000).toFixed(0)} CPU-s, ${rssMb(p.child.pid!).toFixed(0)} MB`,
   );
   const redis = await redisFigures(d.redis);
-  const own = process.cpuUsage();
+  const redisS = redis.cpuS - before.redisS;
+  const own = process.cpuUsage(before.own);
   const ownS = (own.user + own.system) / 1e6;
-  const used = live.reduce((sum, p) => sum + cpuMs(p.child.pid!) / 1000, 0) + redis.cpuS + ownS;
+  const used = live.reduce((sum, p) => sum + cpuMs(p.child.pid!) / 1000, 0) + redisS + ownS;
+  const had = wallS * cpus().length;
   return (
     `in the ${wallS.toFixed(0)} s since the last process started, the ${cpus().length} cores had ` +
-    `${(wallS * cpus().length).toFixed(0)} CPU-s; each part's CPU since its own start and its memory now: ` +
-    `bot start ${parts.join("; ")}; Redis ${redis.cpuS.toFixed(0)} CPU-s, ${redis.usedMb.toFixed(0)} MB; ` +
-    `this process (the sandbox, provisioning included) ${ownS.toFixed(0)} CPU-s, ` +
-    `${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB; ${used.toFixed(0)} CPU-s in all`
+    `${had.toFixed(0)} CPU-s and ${used.toFixed(0)} were used (${((used / had) * 100).toFixed(0)} %): ` +
+    `bot start ${parts.join("; ")} (each since its start; its memory now); Redis ${redisS.toFixed(0)} CPU-s, ` +
+    `${redis.usedMb.toFixed(0)} MB; this process (the sandbox) ${ownS.toFixed(0)} CPU-s, ` +
+    `${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB`
   );
 }
 
 /** Starts the processes; the time from the last one's start until every bot answers, their RSS and Redis's memory. */
 async function startRows(d: BigDeployment): Promise<BenchRow[]> {
+  const before: CpuBefore = { redisS: (await redisFigures(d.redis)).cpuS, own: process.cpuUsage() };
   for (let i = 0; i < PROCESSES; i++) d.start();
   const lastStart = Math.max(...d.processes.map((p) => p.startedAt));
   let last: string | undefined;
@@ -153,9 +162,10 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
     READY_SECONDS * 1000,
     500,
   ).catch(async (err: Error) => {
-    throw new Error(`${err.message} (${last}); ${await whatEachUsed(d, lastStart)}`);
+    throw new Error(`${err.message} (${last}); ${await whatEachUsed(d, lastStart, before)}`);
   });
   const readyMs = Date.now() - lastStart;
+  const used = await whatEachUsed(d, lastStart, before);
   say(
     `every bot running and in its app's stream rules ${(readyMs / 1000).toFixed(1)} s after the last process started`,
   );
@@ -167,7 +177,7 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
   return [
     {
       bench: `${n(ACCOUNTS)} accounts, ${PROCESSES} processes, ${APPS} apps: every bot answering, after the last process started`,
-      measured: `${(readyMs / 1000).toFixed(1)} s; a probe of ${probe.length} mentions: ${answered.lost} lost, p50 ${percentile(answered.latencies, 50).toFixed(0)} ms`,
+      measured: `${(readyMs / 1000).toFixed(1)} s; a probe of ${probe.length} mentions: ${answered.lost} lost, p50 ${percentile(answered.latencies, 50).toFixed(0)} ms; ${used}`,
       figure: `${(readyMs / 1000).toFixed(1)} s`,
       aim: "≤ 10 s",
       verdict: verdict(readyMs <= 10_000 && answered.lost === 0),
