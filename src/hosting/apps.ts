@@ -112,44 +112,6 @@ function stateMoves(): (s: StreamStatus) => boolean {
   };
 }
 
-/**
- * How the mentions of an app's streamed bots (`names`) follow its stream: told when it
- * connects and drops; a catch-up poll each at the first connection, and after a reconnect for
- * those the gap's search does not put back in sync (not in sync when it dropped; the others
- * too when a gap's search failed). At 25,000 bots an app's window of mentions polls (450 per 15
- * minutes) takes 14 hours for one poll each: the gap's search takes a few requests for all.
- */
-function streamedMentions(names: () => string[], bots: ReadonlyMap<string, BotRuntime>, queue: CatchUpQueue) {
-  const each = (f: (feed: BotRuntime["mentions"]) => void) => {
-    for (const name of names()) {
-      const bot = bots.get(name);
-      if (bot) f(bot.mentions);
-    }
-  };
-  const polls = (need: (feed: BotRuntime["mentions"]) => boolean) =>
-    queue.request(
-      names().filter((name) => {
-        const bot = bots.get(name);
-        return !bot || need(bot.mentions);
-      }),
-    );
-  return {
-    connected() {
-      each((feed) => feed.stream(true));
-      polls((feed) => !feed.resyncs);
-    },
-    interrupted: () => each((feed) => feed.stream(false)),
-    gapFailed() {
-      // The others' polls were asked for when the stream connected.
-      const held = names().filter((name) => bots.get(name)?.mentions.resyncs);
-      each((feed) => feed.gapFailed());
-      queue.request(held);
-    },
-    /** Every gap was searched and what was found taken: those in sync when it dropped are again. */
-    caughtUp: () => each((feed) => feed.caughtUp()),
-  };
-}
-
 class ProcessApps implements Apps {
   readonly hubs = new Map<string, StreamHub>();
   readonly queues = new Map<string, CatchUpQueue>();
@@ -368,10 +330,7 @@ class ProcessApps implements Apps {
   /**
    * An app's stream connection: its requests budgeted through a bot of the app, its posts
    * delivered to the bots, and one catch-up poll per streamed bot once connected (or at
-   * once, if the first attempt fails). After a reconnect, the hub's search of the gap puts the
-   * bots that were in sync when it dropped back in sync (no poll of 25,000 bots, hours long, in
-   * the app's window of mentions polls); the others, and all if a gap's search fails, poll
-   * once. Where it left off is kept in
+   * once, if the first attempt fails) and after every reconnect. Where it left off is kept in
    * the state store, set with the events of each post it delivers: the next start (or the
    * app's next stream, here) closes the gap since then.
    */
@@ -393,7 +352,6 @@ class ProcessApps implements Apps {
     const queue = catchUpQueue(bots, this.deps.logger);
     const streamedNames = () =>
       [...app.bots.values()].filter((h) => mentionsVia(h) === "stream").map((h) => h.config.name);
-    const mentions = streamedMentions(streamedNames, bots, queue);
     // One poll each closes what came while the process was down: once connected (so that
     // streamed posts and the poll's meet), or at once if the first attempt fails.
     let polledOnce = false;
@@ -423,12 +381,15 @@ class ProcessApps implements Apps {
       resume: () => this.marks.read(appId),
       onMark: (mark) => this.marks.save(appId, mark),
       onConnected: () => {
-        mentions.connected();
+        const names = streamedNames();
+        for (const name of names) bots.get(name)?.mentions.stream(true);
         polledOnce = true;
+        queue.request(names);
         touchAll();
       },
-      onInterrupted: () => mentions.interrupted(),
-      onGapFailed: () => mentions.gapFailed(),
+      onInterrupted: () => {
+        for (const name of streamedNames()) bots.get(name)?.mentions.stream(false);
+      },
       onOverflow: (overflow) => {
         for (const name of overflow) bots.get(name)?.mentions.pollInstead();
       },
@@ -442,12 +403,7 @@ class ProcessApps implements Apps {
       },
     });
     // The runtime takes what the hub routed into the running bots, as they are when it comes.
-    // Once every gap before the connection still open was searched, and what was found taken.
-    const caughtUp = (connects: number) => {
-      const now = hub.status();
-      if (now.state === "connected" && now.connects === connects) mentions.caughtUp();
-    };
-    void takeStreamed(hub, bots, app.log.child({ trigger: "stream" }), caughtUp);
+    void takeStreamed(hub, bots, app.log.child({ trigger: "stream" }));
     this.queues.set(appId, queue);
     this.hubs.set(appId, { ...hub, busy: () => inLayer === 0 && hub.busy() });
   }

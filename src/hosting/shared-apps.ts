@@ -11,8 +11,7 @@
  *   `acceptHandled`).
  * - When the hub connects, every process polls the mentions of its streamed bots once to
  *   close the gap (a few at a time, through the shared budget), as a single process does
- *   at start (after a reconnect, a single process leaves it to the hub's search of the gap:
- *   ./apps.ts); a bot taken over is polled once when it starts here.
+ *   after each reconnect; a bot taken over is polled once when it starts here.
  * - Each app's status is published as this process's part (its bots, its catch-up polls, and
  *   the stream when it holds it) for `bot status` to merge (../redis/app-status.ts).
  */

@@ -121,28 +121,10 @@ export class MentionsFeed {
     await inbox.handledAfter(events, () => this.take(trigger, events));
   }
 
-  /** The app's stream connected or dropped (after a drop, streamed mentions wait for the gap's search or a catch-up poll). */
+  /** The app's stream connected or dropped (streamed mentions wait for a catch-up poll after a drop). */
   stream(connected: boolean): void {
     if (connected) this.trigger?.streamConnected();
     else this.trigger?.streamInterrupted();
-  }
-
-  /**
-   * Every post since the stream dropped was delivered (the hub searched the gaps; what it found
-   * came to {@link accept} before): in sync again if it was when the stream dropped.
-   */
-  caughtUp(): void {
-    this.trigger?.caughtUp();
-  }
-
-  /** A search of the stream's gap failed: a catch-up poll puts the mentions back in sync. */
-  gapFailed(): void {
-    this.trigger?.gapFailed();
-  }
-
-  /** Whether the hub's search of the stream's gap puts the mentions back in sync (no catch-up poll needed). */
-  get resyncs(): boolean {
-    return this.trigger?.resyncs ?? false;
   }
 
   /** The state with the stream a successor takes over (undefined: no mentions trigger, or not started). */
@@ -174,8 +156,7 @@ export interface StreamedBot {
  * when the batch comes (a bot replaced by its new configuration gets the next at once; one
  * taken out gets nothing): a post by the bot's own rules into its inbox, mentions through
  * its feed, which settles them with the mentions trigger (each handed out once, streamed or
- * polled). When the batch says the gaps of the stream's connection `n` were all searched
- * (`caughtUp`), `caughtUp(n)` follows its mentions. Then the hub's mark moves past those posts. The pull waits on the hub's next
+ * polled). Then the hub's mark moves past those posts. The pull waits on the hub's next
  * post: a quiet stream costs nothing, whatever the number of bots. Resolves once the hub is
  * closed and everything it routed was taken.
  */
@@ -183,7 +164,6 @@ export async function takeStreamed(
   hub: Pick<StreamHub, "take" | "taken">,
   bots: ReadonlyMap<string, StreamedBot>,
   log: Logger,
-  caughtUp: (connects: number) => void = () => {},
 ): Promise<void> {
   for (let batch = await hub.take(); batch; batch = await hub.take()) {
     for (const { bot: name, kind, events } of batch.entries) {
@@ -195,8 +175,6 @@ export async function takeStreamed(
         log.error({ err, bot: name }, `could not take ${name}'s streamed ${kind === "post" ? "posts" : "mentions"}`);
       }
     }
-    // After this batch's mentions: what the gaps' searches found came before it, or in it.
-    if (batch.caughtUp !== undefined) caughtUp(batch.caughtUp);
     hub.taken(batch);
   }
 }

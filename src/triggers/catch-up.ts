@@ -1,8 +1,7 @@
 /**
  * Catch-up polls of the bots whose mentions come through the stream: one mentions poll per
- * bot at start and after a reconnect whose gap the hub's search does not close for it, to
- * close the gap the stream cannot see (what came while the process was down or the
- * connection away).
+ * bot at start and after every reconnect, to close the gap the stream cannot see (what
+ * came while the process was down or the connection away).
  *
  * They share the app's window of the mentions endpoint with nothing else, so they are run
  * a few at a time, in the order asked, each waiting for the budget: spread within the

@@ -13,13 +13,11 @@
  * - A poll asks for its pages ({@link Poll}); the runtime reads them through the action
  *   layer, budgeted like any action.
  *
- * Through the stream, a poll still runs once at start (the runtime spreads them within the
- * budget): it closes the gap the stream cannot see. While such a poll is due, posts the
- * stream delivers are remembered in the cursor (`seen`), so the poll does not hand them out
- * a second time; once it has run with the stream connected throughout, the stream's posts
- * move the cursor themselves. After a reconnect, one in sync when the stream dropped is put
- * back in sync by the hub's search of the gap when its process is told the search ended
- * ({@link MentionsTrigger.caughtUp}: a process that runs its bots alone), else by a poll.
+ * Through the stream, a poll still runs once at start and once after every reconnect (the
+ * runtime spreads them within the budget): it closes the gap the stream cannot see. While
+ * such a poll is due, posts the stream delivers are remembered in the cursor (`seen`), so
+ * the poll does not hand them out a second time; once it has run with the stream connected
+ * throughout, the stream's posts move the cursor themselves.
  */
 import type { Clock } from "../clock.ts";
 import type { Envelope, Includes, Post } from "../api/types.ts";
@@ -127,11 +125,6 @@ export class MentionsTrigger implements PolledTrigger<"GET /2/users/:id/mentions
   private connected = false;
   /** Whether a poll has run with the stream connected from its start to its end. */
   private inSync = false;
-  /**
-   * Whether it was in sync when the stream dropped, and nothing has put it back since: the
-   * hub's search of the gap does ({@link caughtUp}), unless a gap's search failed ({@link gapFailed}).
-   */
-  private heldSync = false;
 
   constructor(private readonly options: MentionsTriggerOptions) {}
 
@@ -274,32 +267,10 @@ export class MentionsTrigger implements PolledTrigger<"GET /2/users/:id/mentions
     this.connected = true;
   }
 
-  /** The stream dropped: until the gap's search (or a catch-up poll) has run, streamed posts are remembered. */
+  /** The stream dropped: until the next catch-up poll has run, streamed posts are remembered. */
   streamInterrupted(): void {
-    this.heldSync ||= this.inSync;
     this.epoch++;
     this.connected = false;
     this.inSync = false;
-  }
-
-  /** Whether the hub's search of the stream's gap puts it back in sync ({@link caughtUp}): it needs no catch-up poll. */
-  get resyncs(): boolean {
-    return this.heldSync && !this.inSync;
-  }
-
-  /**
-   * The stream is connected and every post since it dropped was delivered (the hub searched
-   * the gaps, and what it found came before this call): a trigger that was in sync when it
-   * dropped is in sync again, its cursor moved by the stream's posts from now on.
-   */
-  caughtUp(): void {
-    if (!this.connected || !this.heldSync) return;
-    this.inSync = true;
-    this.heldSync = false;
-  }
-
-  /** A search of the stream's gap failed: only a catch-up poll puts the trigger back in sync. */
-  gapFailed(): void {
-    this.heldSync = false;
   }
 }

@@ -10,7 +10,7 @@ import type { Envelope, Post } from "../../src/api/types.ts";
 import { createClock } from "../../src/clock.ts";
 import { drive } from "../../src/runtime/poll-loop.ts";
 import type { BotEvent, CursorMove } from "../../src/triggers/events.ts";
-import { MentionsTrigger, mentionEvents, mentionsCursorKey, type MentionsCursor } from "../../src/triggers/mentions.ts";
+import { MentionsTrigger, mentionsCursorKey, type MentionsCursor } from "../../src/triggers/mentions.ts";
 
 const BOT = "42";
 
@@ -146,49 +146,5 @@ describe("MentionsTrigger and the inbox", () => {
       "the service has no user 42, the account bot greeter reads the mentions of: the account is gone, or the id postbot keeps for it was changed; sign the account in again (bot auth login), or check the bot's token",
     );
     expect(commits).toEqual([]);
-  });
-
-  it("after a drop, the gap's search puts a trigger in sync when it dropped back in sync; one that was not, or after a failed search, waits for its poll", async () => {
-    const page = (ids: string[]): Envelope<Post[]> => ({ data: ids.map(post), meta: { newest_id: ids[0] } });
-    const accept = async (mentions: MentionsTrigger, inbox: Inbox, id: string) => {
-      const delivery = mentions.accept(
-        mentionEvents([post(id)], undefined, BOT),
-        inbox.cursor<MentionsCursor>(mentions.cursorKey),
-      );
-      if (delivery) await inbox.commit(delivery.events, delivery.move);
-    };
-    const synced = recordingInbox();
-    const a = trigger();
-    a.streamConnected();
-    await poll(a, synced.inbox, () => page(["100"]));
-    expect(a.synced).toBe(true);
-    a.streamInterrupted();
-    expect([a.synced, a.resyncs]).toEqual([false, true]);
-    a.caughtUp(); // not connected: nothing yet
-    expect(a.synced).toBe(false);
-    a.streamConnected();
-    await accept(a, synced.inbox, "110"); // found by the gap's search: remembered, the cursor stays
-    expect(synced.cursors.get(mentionsCursorKey("greeter"))).toEqual({ since_id: "100", seen: ["110"] });
-    a.caughtUp();
-    expect([a.synced, a.resyncs]).toEqual([true, false]);
-    await accept(a, synced.inbox, "120"); // in sync: the stream's post moves the cursor
-    expect(synced.cursors.get(mentionsCursorKey("greeter"))).toEqual({ since_id: "120" });
-
-    // A search that failed: only a poll puts it back.
-    a.streamInterrupted();
-    a.streamConnected();
-    a.gapFailed();
-    expect(a.resyncs).toBe(false);
-    a.caughtUp();
-    expect(a.synced).toBe(false);
-
-    // Never in sync (its start poll still due): the gap's search does not stand for that poll.
-    const b = trigger();
-    b.streamConnected();
-    b.streamInterrupted();
-    b.streamConnected();
-    expect(b.resyncs).toBe(false);
-    b.caughtUp();
-    expect(b.synced).toBe(false);
   });
 });

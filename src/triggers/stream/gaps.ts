@@ -42,8 +42,6 @@ export interface GapSearchDeps {
   marksKept: boolean;
   /** Aborts when the hub closes. */
   closed: AbortSignal;
-  /** A gap could not be recovered (or not all of it, beyond recent search's reach): the bots' catch-up polls close it. */
-  onGapFailed?(): void;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -53,8 +51,6 @@ const days = (ms: number) => `${(ms / 86_400_000).toFixed(1)} days`;
 export class GapSearch {
   /** Gaps being closed now. */
   private recovering = 0;
-  /** Whether a gap closed since none was under way could not be recovered (wholly). */
-  private lost = false;
 
   constructor(private readonly deps: GapSearchDeps) {}
 
@@ -69,47 +65,27 @@ export class GapSearch {
    */
   close(client: ApiClient, gap: Gap): void {
     const { clock, marks } = this.deps;
-    if (this.recovering === 0) this.lost = false;
     this.recovering++;
     marks.holdForGap();
-    if (this.sayUnrecoverable(gap)) this.fail();
+    this.sayUnrecoverable(gap);
     void this.recover(client, { ...(gap.sinceId ? { id: gap.sinceId } : {}), at: gap.sinceAt })
-      .then((recovered) => {
-        this.closed(gap, recovered);
-        if (this.recovering === 1 && !this.lost) this.caughtUp();
-      })
+      .then((recovered) => this.closed(gap, recovered))
       .catch((err: unknown) => {
         marks.gapEnded(false, clock.now());
-        if (this.deps.closed.aborted) return;
-        this.fail();
-        this.deps.log.error(
-          { err },
-          `could not recover the stream's gap with recent search: ${messageOf(err)}; those posts are not delivered${this.deps.marksKept ? " (the next start tries again)" : ""}`,
-        );
+        if (!this.deps.closed.aborted)
+          this.deps.log.error(
+            { err },
+            `could not recover the stream's gap with recent search: ${messageOf(err)}; those posts are not delivered${this.deps.marksKept ? " (the next start tries again)" : ""}`,
+          );
       })
       .finally(() => this.recovering--);
   }
 
-  /**
-   * The searches of every gap since none was under way ended, all recovered: said in the
-   * outbox after what they found (`RoutedBatch.caughtUp`), if the stream is connected, so that
-   * the mentions triggers in sync when it dropped need no catch-up poll.
-   */
-  private caughtUp(): void {
-    const { status, outbox } = this.deps;
-    if (status.connected()) outbox.caughtUp(status.current.connects);
-  }
-
-  private fail(): void {
-    this.lost = true;
-    this.deps.onGapFailed?.();
-  }
-
-  /** The part of a gap older than recent search reaches, if any: kept in the status and logged; whether there is one. */
-  private sayUnrecoverable(gap: Gap): boolean {
+  /** The part of a gap older than recent search reaches, if any: kept in the status and logged. */
+  private sayUnrecoverable(gap: Gap): void {
     const { clock, status, log } = this.deps;
     const reach = clock.now() - RECENT_SEARCH_REACH_MS + REACH_MARGIN_MS;
-    if (gap.from >= reach) return false;
+    if (gap.from >= reach) return;
     const unrecovered = { from: gap.from, to: reach };
     status.current.gaps.unrecovered = unrecovered;
     log.error(
@@ -120,7 +96,6 @@ export class GapSearch {
       },
       `stream gap of ${days(clock.now() - gap.from)} is longer than recent search reaches (7 days): posts that matched the rules between ${iso(unrecovered.from)} and ${iso(unrecovered.to)} could not be recovered`,
     );
-    return true;
   }
 
   /** A gap was closed with `recovered` posts: the status, the mark and the log follow. */

@@ -46,13 +46,6 @@ export interface StreamHubOptions {
   onConnected?(first: boolean): void;
   /** An established connection ended (mention triggers must catch up after the next connect). */
   onInterrupted?(): void;
-  /**
-   * A gap's search failed, or could not reach all of it (beyond recent search's reach): the
-   * mention triggers that dropped out of sync need their catch-up polls. When the searches
-   * succeed, the taker learns it from the outbox instead (`RoutedBatch.caughtUp`), after
-   * what they found.
-   */
-  onGapFailed?(): void;
   /** Bots the mention rules could not cover (the app's rule cap): they must poll. */
   onOverflow?(bots: string[]): void;
   /**

@@ -28,11 +28,6 @@ export interface DeliveredPost {
 export interface RoutedBatch {
   readonly entries: readonly Routed[];
   readonly posts: readonly DeliveredPost[];
-  /**
-   * The stream's connection (its count of connects) during which the searches of every gap
-   * before it ended, all recovered: what they found is in this batch or an earlier one.
-   */
-  readonly caughtUp?: number;
 }
 
 /** The hub's outbox; see the module comment. */
@@ -41,7 +36,6 @@ export class Outbox {
   private posts: DeliveredPost[] = [];
   private waiter: (() => void) | undefined;
   private closed = false;
-  private caught: number | undefined;
 
   /** Hands events to a bot (nothing when there are none). */
   hand(bot: string, kind: Routed["kind"], events: BotEvent[]): void {
@@ -56,15 +50,9 @@ export class Outbox {
     this.wake();
   }
 
-  /** The gaps' searches ended, all recovered, during connection `connects`: said in the next batch, after what they found. */
-  caughtUp(connects: number): void {
-    this.caught = connects;
-    this.wake();
-  }
-
   /** Whether something routed waits to be taken. */
   get pending(): boolean {
-    return this.entries.length > 0 || this.posts.length > 0 || this.caught !== undefined;
+    return this.entries.length > 0 || this.posts.length > 0;
   }
 
   /**
@@ -94,14 +82,9 @@ export class Outbox {
   }
 
   private drain(): RoutedBatch {
-    const batch = {
-      entries: this.entries,
-      posts: this.posts,
-      ...(this.caught !== undefined ? { caughtUp: this.caught } : {}),
-    };
+    const batch = { entries: this.entries, posts: this.posts };
     this.entries = [];
     this.posts = [];
-    this.caught = undefined;
     return batch;
   }
 }
