@@ -13,7 +13,7 @@ import { Leases } from "../../src/redis/leases.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { redisKeys } from "../../src/redis/keys.ts";
 import { HANDOFF_GROUP, handoffKeys, type HandoffControl, type HandoffEntry } from "../../src/redis/stream-handoff.ts";
-import { SharedStreams, type HubRequest } from "../../src/redis/shared-streams.ts";
+import { SharedStreams, type HubRequest, type SharedStreamsOptions } from "../../src/redis/shared-streams.ts";
 import { startStreamHub, type StreamHub } from "../../src/triggers/stream-hub.ts";
 import { Outbox } from "../../src/triggers/stream/outbox.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
@@ -429,18 +429,22 @@ describe("shared streams", () => {
   }, 60_000);
 
   /**
-   * 900 mention bots of an app published over a long start (10 before each of 90 renewals,
-   * longer than the pacer's quick writes last), `absent` among the app's bots too when given
-   * (a bot of the fleet that never starts), and with `quiet` one renewal more after the last:
-   * when each rule write went, and the clock at the renewal that read the last of them.
+   * A holder (owner "A") of app `appId`'s stream on a frozen clock, renewing every second, its
+   * hub's rule writes within the pro window (100 per 15 minutes) and recorded: when each went
+   * (`writes`), the usernames the app's rules carry (`ruled`), one renewal and what it started
+   * done (`renewal`).
    */
-  async function longStart(prefix: string, appId: string, absent: string[], quiet: boolean) {
+  async function rulesHolder(
+    prefix: string,
+    appId: string,
+    bots: string[],
+    describe?: SharedStreamsOptions["describe"],
+  ) {
     const EVERY = 1_000;
     const clock = createClock({ frozen: true, start: T0 });
     const { sandbox, connection } = await sandboxHubs.open(clock);
     const redis = await connectRedis(server.url);
     connections.push(redis);
-    const names = Array.from({ length: 900 }, (_, i) => `late${String(i).padStart(4, "0")}`);
     // When each rule write went (the sandbox refuses past the app's window: 100 per 15 minutes).
     const writes: number[] = [];
     const budgeted: Budgeted = async (endpoint, run) => {
@@ -453,7 +457,8 @@ describe("shared streams", () => {
       owner: "A",
       clock,
       log: silentLogger,
-      appOf: new Map(["keeper", ...names, ...absent].map((n) => [n, appId])),
+      appOf: new Map(bots.map((n) => [n, appId])),
+      ...(describe ? { describe } : {}),
       prefix,
       ttlMs: 600_000,
       everyMs: EVERY,
@@ -472,10 +477,25 @@ describe("shared streams", () => {
     handEach(streams, async () => {});
     running.push(streams);
     streams.start();
-    // One renewal, and what it started (the directory's reading, the update it made) done.
     const renewal = renewalOn(clock, EVERY, () => streams.busy().length === 0);
     const ruled = () =>
       new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
+    return { EVERY, clock, streams, writes, renewal, ruled };
+  }
+
+  /**
+   * 900 mention bots of an app published over a long start (10 before each of 90 renewals,
+   * longer than the pacer's quick writes last), `absent` among the app's bots too when given
+   * (a bot of the fleet that never starts), and with `quiet` one renewal more after the last:
+   * when each rule write went, and the clock at the renewal that read the last of them.
+   */
+  async function longStart(prefix: string, appId: string, absent: string[], quiet: boolean) {
+    const names = Array.from({ length: 900 }, (_, i) => `late${String(i).padStart(4, "0")}`);
+    const { EVERY, clock, streams, writes, renewal, ruled } = await rulesHolder(prefix, appId, [
+      "keeper",
+      ...names,
+      ...absent,
+    ]);
     await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
     await renewal();
     await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
@@ -509,48 +529,12 @@ describe("shared streams", () => {
   }, 60_000);
 
   it("a hub started when one bot of a first start runs has the rules of every bot the process can describe in its first write; none more as they start", async () => {
-    const EVERY = 1_000;
-    const clock = createClock({ frozen: true, start: T0 });
-    const { sandbox, connection } = await sandboxHubs.open(clock);
-    const redis = await connectRedis(server.url);
-    connections.push(redis);
     const names = Array.from({ length: 600 }, (_, i) => `early${String(i).padStart(4, "0")}`);
     const entry = (name: string, i: number) => ({ userId: String(10 + i), username: name, rules: [], mentions: true });
-    const writes: number[] = [];
-    const budgeted: Budgeted = async (endpoint, run) => {
-      if (endpoint === "POST /2/posts/search/stream/rules") writes.push(clock.now());
-      return (await run(new AbortController().signal)).result;
-    };
-    const streams = new SharedStreams({
-      redis,
-      leases: new Leases(redis, { prefix: "se:" }),
-      owner: "A",
-      clock,
-      log: silentLogger,
-      // "unknown" is of the app but cannot be described (its account not known here).
-      appOf: new Map(["keeper", "unknown", ...names].map((n) => [n, "app8"])),
-      describe: () => names.map((name, i) => [name, entry(name, i)]),
-      prefix: "se:",
-      ttlMs: 600_000,
-      everyMs: EVERY,
-      sweepMs: 600_000,
-      startHub: (request) =>
-        (sandboxHubs.hub = startStreamHub({
-          ...request,
-          ...connection,
-          ruleWrites: { max: 100, windowMs: 15 * 60_000 },
-          budgeted,
-          clock,
-          log: silentLogger,
-        })),
-      onControl: () => {},
-    });
-    handEach(streams, async () => {});
-    running.push(streams);
-    streams.start();
-    const renewal = renewalOn(clock, EVERY, () => streams.busy().length === 0);
-    const ruled = () =>
-      new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
+    // "unknown" is of the app but cannot be described (its account not known here).
+    const { streams, writes, renewal, ruled } = await rulesHolder("se:", "app8", ["keeper", "unknown", ...names], () =>
+      names.map((name, i) => [name, entry(name, i)]),
+    );
     // The first bot of the app to run here: this process claims the app's stream and starts its hub.
     await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
     await renewal();
