@@ -57,8 +57,8 @@ interface StartSettings {
 /** Runs the bots until a signal, then stops them and exits the process with the stop's code. */
 export async function startCommand(o: StartCommandOptions): Promise<never> {
   const { http, state, lease, publicUrl, templates, ...options } = o;
-  keepHeapNearLive();
   const { shared, leaseMs, address, connectUrl } = await settingsOf(o);
+  keepHeapNearLive({ shared: shared !== undefined });
   const logger = createLogger();
   const clock = createClock();
   const signals = catchSignals(logger);

@@ -19,7 +19,6 @@ import { createClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import { definePlugin } from "../../src/plugins/plugin.ts";
 import { startRuntime } from "../../src/hosting/runtime.ts";
-import { keepHeapNearLive } from "../../src/cli/heap-growth.ts";
 import type { HostedBot } from "../../src/hosting/types.ts";
 import { resolveService } from "../../src/hosting/service.ts";
 import { getAccount, saveAccount } from "../../src/credentials/accounts.ts";
@@ -120,8 +119,6 @@ if (accounts === "stored") {
   await signIn.close();
 }
 
-// As `bot start` does for itself (BENCH_CHILD_ARGS=--heap-growing-percent=0 measures without it).
-keepHeapNearLive();
 const started = performance.now();
 const store = await openFileStore(dataDir!);
 const clock = createClock();
