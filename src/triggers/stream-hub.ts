@@ -6,8 +6,9 @@
  * - rule sync: the app's rules made what its bots want, before connecting and, by the
  *   smallest change, while connected (./stream/rules.ts, ./stream/rule-sync.ts);
  * - routing: each delivered post to the bots whose rules it matched, a mention to each bot it
- *   mentions or replies to, each once (./stream/routing.ts), as data in the hub's outbox
- *   (./stream/outbox.ts): the hub calls no bot; whoever started it takes what it routed
+ *   mentions or replies to, each once (./stream/routing.ts, which returns each bot's
+ *   events), put as data in the hub's outbox (./stream/outbox.ts) by what read the post (the
+ *   connection, or a gap's search): the hub calls no bot; whoever started it takes what it routed
  *   ({@link StreamHub.take}) and commits it where it goes, and the mark follows
  *   ({@link StreamHub.taken});
  * - the connection, kept open and reconnected by the documented policy (./stream/connection.ts);
@@ -95,7 +96,7 @@ export function startStreamHub(options: StreamHubOptions): StreamHub {
   const status = new HubStatus(clock, options.onStatus);
   const routed = (bot: string, postId: string) => newRules.routed(bot, postId);
   const outbox = new Outbox();
-  const routes = new Routes({ outbox, status, routed });
+  const routes = new Routes({ status, routed });
   routes.want(options.wants, options.mentionBots ?? []);
   status.current.rules.own = routes.merged.size;
   status.current.mentionBots = routes.mentionBots.length;

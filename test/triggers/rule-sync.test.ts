@@ -13,7 +13,6 @@ import { RuleSync } from "../../src/triggers/stream/rule-sync.ts";
 import { Routes, type MentionBot } from "../../src/triggers/stream/routing.ts";
 import { direct, type Budgeted } from "../../src/triggers/stream/search.ts";
 import { HubStatus } from "../../src/triggers/stream/status.ts";
-import { Outbox } from "../../src/triggers/stream/outbox.ts";
 import { rulesOf } from "../../src/sandbox/domain/rules.ts";
 import { SandboxHubs } from "../helpers/hub.ts";
 import { captureLogs } from "../helpers/log.ts";
@@ -40,7 +39,7 @@ describe("RuleSync", () => {
     let clients = 0;
     let told = 0;
     const status = new HubStatus(clock, () => told++);
-    const routes = new Routes({ outbox: new Outbox(), status, routed: () => {} });
+    const routes = new Routes({ status, routed: () => {} });
     const sync = new RuleSync({
       ...connection,
       client: () => (clients++, connection.client()),
@@ -82,7 +81,7 @@ describe("RuleSync", () => {
     const { sandbox, app, connection } = await hubs.open(clock);
     const syncOf = (bots: MentionBot[], budgeted: Budgeted = direct, closed = new AbortController().signal) => {
       const status = new HubStatus(clock, () => {});
-      const routes = new Routes({ outbox: new Outbox(), status, routed: () => {} });
+      const routes = new Routes({ status, routed: () => {} });
       routes.want([], bots);
       const sync = new RuleSync({
         ...connection,
@@ -140,7 +139,7 @@ describe("RuleSync", () => {
     };
     const { lines, logger } = captureLogs("info");
     const status = new HubStatus(clock, () => {});
-    const routes = new Routes({ outbox: new Outbox(), status, routed: () => {} });
+    const routes = new Routes({ status, routed: () => {} });
     routes.want([], [bot("ann", 0), bot("bob", 1)]);
     const sync = new RuleSync({
       ...connection,

@@ -146,9 +146,10 @@ export class StreamConnection {
     const values = (event.matching_rules ?? [])
       .map((m) => rules.valueOf(m.id))
       .filter((v): v is string => v !== undefined);
-    if (!this.deps.routes.route(event.data, event.includes, values)) return;
+    const routed = this.deps.routes.route(event.data, event.includes, values);
+    if (!routed) return;
     this.lastPostId = event.data.id;
-    this.deps.outbox.delivered({ id: event.data.id, streamed: true });
+    this.deps.outbox.put(routed, { id: event.data.id, streamed: true });
   }
 
   private onConnected(client: ApiClient): void {

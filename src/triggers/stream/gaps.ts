@@ -133,9 +133,10 @@ export class GapSearch {
     for (const { query, values } of this.queries()) {
       const found = await searchAll(this.deps.budgeted, client, query, from, this.deps.closed);
       for (const { post, includes } of found) {
-        if (!this.deps.routes.route(post, includes, values)) continue;
+        const routed = this.deps.routes.route(post, includes, values);
+        if (!routed) continue;
         recovered++;
-        outbox.delivered({ id: post.id, streamed: false });
+        outbox.put(routed, { id: post.id, streamed: false });
       }
     }
     return recovered;

@@ -50,6 +50,12 @@ export class Outbox {
     this.wake();
   }
 
+  /** A post delivered and routed: its bots' events (../routing.ts returned them), then the post itself. */
+  put(routed: readonly Routed[], post: DeliveredPost): void {
+    for (const entry of routed) if (entry.events.length > 0) this.entries.push(entry);
+    this.delivered(post);
+  }
+
   /** Whether something routed waits to be taken. */
   get pending(): boolean {
     return this.entries.length > 0 || this.posts.length > 0;

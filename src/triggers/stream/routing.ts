@@ -2,9 +2,10 @@
  * Who gets each post the app's stream (or a search for what it missed) brings: the bots whose
  * own rules it matched, as a `post` event with the bot's tag, never the bot that wrote it;
  * and, for a post matched by a mention rule, each bot it mentions or replies to, as that
- * bot's mentions. Each post is handed out once, however often it comes (a post both
- * searched and streamed), as data in the hub's outbox (./outbox.ts), which whoever started
- * the hub takes from: routing calls no bot.
+ * bot's mentions. Each post is routed once, however often it comes (a post both searched and
+ * streamed). Routing answers and hands nothing on: what reads the post (the connection, or a
+ * gap's search) puts the entries it returns in the hub's outbox (./outbox.ts), which whoever
+ * started the hub takes from.
  *
  * The table follows the bots' wants at once ({@link Routes.want}); the service's rules
  * follow when the next sync or update goes through (./rule-sync.ts). A fleet of 10,000
@@ -16,7 +17,7 @@ import { asEventPost, authorOf, type BotEvent, type EventPost } from "../events.
 import { mentionEvents } from "../mentions.ts";
 import { mentionedBots } from "../mention-rules.ts";
 import { mergeRules, type BotRules, type Wanter } from "./rules.ts";
-import type { Outbox } from "./outbox.ts";
+import type { Routed } from "./outbox.ts";
 import type { HubStatus } from "./status.ts";
 
 /** A bot whose mentions come through the app's stream. */
@@ -26,10 +27,8 @@ export interface MentionBot {
   username: string;
 }
 
-/** Where routed posts go, and who hears of them. */
+/** Who hears of the posts routed (the events themselves are returned, not handed on). */
 export interface RouteTargets {
-  /** Where each bot's events wait to be taken: the hub calls no bot. */
-  outbox: Outbox;
   status: HubStatus;
   /** A post went to a bot by its own rule (the search for its new rules must not hand it out again). */
   routed(bot: string, postId: string): void;
@@ -119,31 +118,33 @@ export class Routes {
   }
 
   /**
-   * Routes one post, from the stream or a search; returns whether it was new (the status
-   * counts it). `values` are the rule values it matched.
+   * Routes one post, from the stream or a search: each bot's events (its own-rule `post`
+   * events and its mentions), for the caller to put in the outbox; `undefined` when the post
+   * was routed before. `values` are the rule values it matched. The status counts each new post.
    */
-  route(raw: Post, includes: Includes | undefined, values: readonly string[]): boolean {
+  route(raw: Post, includes: Includes | undefined, values: readonly string[]): Routed[] | undefined {
     const post = asEventPost(raw);
-    if (!post || this.recent.has(post.id)) return false;
+    if (!post || this.recent.has(post.id)) return undefined;
     this.recent.add(post.id);
     if (this.recent.size > RECENT_POSTS) this.recent.delete(this.recent.values().next().value!);
     const author = authorOf(post, includes) ?? { id: post.author_id, name: "", username: "" };
+    const routed: Routed[] = [];
     const reached = new Set<string>();
     for (const value of values) {
       for (const wanter of this.merged.get(value) ?? []) {
         if (reached.has(wanter.bot) || this.userIds.get(wanter.bot) === post.author_id) continue;
         reached.add(wanter.bot);
         this.targets.routed(wanter.bot, post.id);
-        this.targets.outbox.hand(wanter.bot, "post", [postEvent(post, author, value, wanter)]);
+        routed.push({ bot: wanter.bot, kind: "post", events: [postEvent(post, author, value, wanter)] });
       }
     }
     if (this.mentionBots.length > 0) {
       for (const bot of mentionedBots(post, this.byUsername, this.byUserId)) {
-        this.targets.outbox.hand(bot.bot, "mentions", mentionEvents([post], includes, bot.userId));
+        routed.push({ bot: bot.bot, kind: "mentions", events: mentionEvents([post], includes, bot.userId) });
       }
     }
     this.targets.status.posted();
-    return true;
+    return routed;
   }
 }
 
