@@ -41,14 +41,20 @@ afterAll(async () => {
 });
 
 /** One process's claims of bot `held`: its own Redis connection, its renewals on `clock`. */
-async function process_(owner: string, clock: AdjustableClock, hosted: string[]): Promise<BotClaims> {
+async function process_(
+  owner: string,
+  clock: AdjustableClock,
+  hosted: string[],
+  bots = ["held"],
+  prefix = "held:",
+): Promise<BotClaims> {
   const redis = await connectRedis(server.url);
   connections.push(redis);
   const c = new BotClaims({
     redis,
-    leases: new Leases(redis, { prefix: "held:" }),
+    leases: new Leases(redis, { prefix }),
     owner,
-    bots: ["held"],
+    bots,
     clock,
     ttlMs: TTL,
     everyMs: EVERY,
@@ -105,5 +111,22 @@ describe("a bot's requests inside its lease", () => {
     await until("B's request is at the service", () => held.length === 2, 5_000);
     held[1]!.res.end("{}");
     expect(await fromB).toEqual({ result: {} });
+  }, 30_000);
+});
+
+describe("the requests of many bots held", () => {
+  it("are all cut when the heartbeat runs out, whichever bot's first request armed the cut", async () => {
+    const bots = Array.from({ length: 50 }, (_, i) => `many${i}`);
+    const frozen = createClock({ frozen: true });
+    const a = await process_("A", frozen, [], bots, "many:");
+    expect(a.bots()).toHaveLength(50);
+    // The first bot's request arms the one timer; the others' requests come after it (a flood
+    // of mentions over many bots) and are cut by the same timer, at the same time.
+    const lapses = [];
+    for (const bot of bots) lapses.push(await a.hold(bot, new AbortController().signal));
+    expect(lapses.some((l) => l.aborted)).toBe(false);
+    await frozen.advance(TTL);
+    expect(lapses.filter((l) => l.aborted)).toHaveLength(50);
+    for (const l of lapses) expect(l.reason).toBeInstanceOf(LeaseLapsedError);
   }, 30_000);
 });
