@@ -310,7 +310,7 @@ export async function redisFigures(redis: Redis): Promise<{
     out.cpuS += num("used_cpu_sys") + num("used_cpu_user");
     out.bytesIn += num("total_net_input_bytes");
     out.bytesOut += num("total_net_output_bytes");
-    for (const m of info.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm))
+    for (const m of info.matchAll(/^cmdstat_([\w|]+):calls=(\d+)/gm))
       out.commands.set(m[1]!, (out.commands.get(m[1]!) ?? 0) + Number(m[2]));
   }
   return out;

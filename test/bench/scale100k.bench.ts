@@ -108,42 +108,57 @@ async function tally(d: BigDeployment, mentions: Array<{ id: string; bot: string
   };
 }
 
-/** CPU the deployment's shared parts had used when the processes were started (the bench's own provisioning before). */
-interface CpuBefore {
+/** What each part of the deployment had used at one moment: each live process's CPU, Redis's and this process's (the sandbox's). */
+interface CpuReading {
+  /** When (Date.now()). */
+  at: number;
+  /** CPU-ms of each live `bot start`, by pid. */
+  processes: Map<number, number>;
   redisS: number;
+  /** Redis's commands so far, by name. */
+  commands: Map<string, number>;
   own: NodeJS.CpuUsage;
 }
 
-/**
- * What each part of the deployment used since the last process started, against what the
- * machine had: when the bots are not all answering in time, which resource ran out is the
- * figure the bench owes (CPU of each `bot start`, of Redis and of this process, which holds
- * the sandbox; each one's memory).
- */
-async function whatEachUsed(d: BigDeployment, since: number, before: CpuBefore): Promise<string> {
-  const wallS = (Date.now() - since) / 1000;
-  const live = d.processes.filter((p) => p.child.exitCode === null && !p.child.signalCode);
-  const parts = live.map(
-    (p) => `${(cpuMs(p.child.pid!) / 1000).toFixed(0)} CPU-s, ${rssMb(p.child.pid!).toFixed(0)} MB`,
-  );
+async function readCpu(d: BigDeployment): Promise<CpuReading> {
+  const at = Date.now();
+  const processes = new Map(live(d).map((p) => [p.child.pid!, cpuMs(p.child.pid!)] as const));
   const redis = await redisFigures(d.redis);
-  const redisS = redis.cpuS - before.redisS;
-  const own = process.cpuUsage(before.own);
-  const ownS = (own.user + own.system) / 1e6;
-  const used = live.reduce((sum, p) => sum + cpuMs(p.child.pid!) / 1000, 0) + redisS + ownS;
+  return { at, processes, redisS: redis.cpuS, commands: redis.commands, own: process.cpuUsage() };
+}
+
+/**
+ * What each part of the deployment used between two readings, against what the machine had:
+ * when a row misses its aim, which resource ran out is the figure the bench owes (CPU of each
+ * `bot start` alive at the end, counted from its start when it started later, of Redis and of
+ * this process, which holds the sandbox; each one's memory now).
+ */
+async function whatEachUsed(d: BigDeployment, from: CpuReading, to: CpuReading, window: string): Promise<string> {
+  const wallS = (to.at - from.at) / 1000;
+  const used = [...to.processes].map(([pid, ms]) => (ms - (from.processes.get(pid) ?? 0)) / 1000);
+  const parts = [...to.processes.keys()].map((pid, i) => `${used[i]!.toFixed(0)} CPU-s, ${rssMb(pid).toFixed(0)} MB`);
+  const redis = await redisFigures(d.redis);
+  const redisS = to.redisS - from.redisS;
+  const ownS = (to.own.user - from.own.user + to.own.system - from.own.system) / 1e6;
+  const all = used.reduce((a, b) => a + b, 0) + redisS + ownS;
   const had = wallS * cpus().length;
   return (
-    `in the ${wallS.toFixed(0)} s since the last process started, the ${cpus().length} cores had ` +
-    `${had.toFixed(0)} CPU-s and ${used.toFixed(0)} were used (${((used / had) * 100).toFixed(0)} %): ` +
-    `bot start ${parts.join("; ")} (each since its start; its memory now); Redis ${redisS.toFixed(0)} CPU-s, ` +
+    `in the ${wallS.toFixed(0)} s ${window}, the ${cpus().length} cores had ` +
+    `${had.toFixed(0)} CPU-s and ${all.toFixed(0)} were used (${((all / had) * 100).toFixed(0)} %): ` +
+    `bot start ${parts.join("; ")} (its memory now); Redis ${redisS.toFixed(0)} CPU-s, ` +
     `${redis.usedMb.toFixed(0)} MB; this process (the sandbox) ${ownS.toFixed(0)} CPU-s, ` +
     `${(process.memoryUsage.rss() / 2 ** 20).toFixed(0)} MB`
   );
 }
 
+/** {@link whatEachUsed} from the processes' start (`before`: read just before it) until now, timed from the last one's start. */
+async function usedSince(d: BigDeployment, lastStart: number, before: CpuReading): Promise<string> {
+  return await whatEachUsed(d, { ...before, at: lastStart }, await readCpu(d), "since the last process started");
+}
+
 /** Starts the processes; the time from the last one's start until every bot answers, their RSS and Redis's memory. */
 async function startRows(d: BigDeployment): Promise<BenchRow[]> {
-  const before: CpuBefore = { redisS: (await redisFigures(d.redis)).cpuS, own: process.cpuUsage() };
+  const before = await readCpu(d);
   for (let i = 0; i < PROCESSES; i++) d.start();
   const lastStart = Math.max(...d.processes.map((p) => p.startedAt));
   let last: string | undefined;
@@ -162,10 +177,10 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
     READY_SECONDS * 1000,
     500,
   ).catch(async (err: Error) => {
-    throw new Error(`${err.message} (${last}); ${await whatEachUsed(d, lastStart, before)}`);
+    throw new Error(`${err.message} (${last}); ${await usedSince(d, lastStart, before)}`);
   });
   const readyMs = Date.now() - lastStart;
-  const used = await whatEachUsed(d, lastStart, before);
+  const used = await usedSince(d, lastStart, before);
   say(
     `every bot running and in its app's stream rules ${(readyMs / 1000).toFixed(1)} s after the last process started`,
   );
@@ -250,8 +265,13 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
   const victim = live(d)[0]!;
   let killedAt = 0;
   let victimBots = new Set<string>();
+  // What each part had used at each second from the kill on: the take-over's window is known only after it.
+  const readings: Array<Promise<CpuReading>> = [];
+  let reading: NodeJS.Timeout | undefined;
   const mentions = await flood(d, 10, 30, (second) => {
     if (second !== 10) return;
+    readings.push(readCpu(d));
+    reading = setInterval(() => readings.push(readCpu(d)), 1_000).unref();
     void d.owners().then((held) => {
       victimBots = new Set([...held].filter(([, pid]) => pid === victim.child.pid).map(([bot]) => bot));
     });
@@ -260,6 +280,7 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
     say(`killed process ${victim.child.pid}`);
   });
   const { lost, twice, wrong } = await tally(d, mentions);
+  clearInterval(reading);
   const replies = d.replies();
   // A mention of its bots made after the kill waited for the take-over when its answer took
   // longer than HELD_MS; the last such answer is when its bots answer again. (The answer to
@@ -270,9 +291,14 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
   const held = after.filter((m) => m.answered - m.made > HELD_MS);
   const slowest = held.length === 0 ? 0 : Math.max(...held.map((m) => m.answered - killedAt));
   const lastMade = Math.max(...after.map((m) => m.made - killedAt));
+  const seen = await Promise.all(readings);
+  const end = seen.find((r) => r.at >= killedAt + slowest) ?? seen.at(-1)!;
+  const used = await whatEachUsed(d, seen[0]!, end, "from the kill until its bots answered again (the survivors)");
+  const total = [...end.commands].reduce((t, [c, k]) => t + k - (seen[0]!.commands.get(c) ?? 0), 0);
+  const perBot = `${(total / Math.max(1, victimBots.size)).toFixed(1)} Redis commands per bot taken over (${commandsPer(seen[0]!.commands, end.commands, Math.max(1, victimBots.size))}, the flood's included)`;
   return {
     bench: `kill -9 of one of ${PROCESSES} processes (${n(victimBots.size)} bots) during a flood of mentions (10/s for 30 s, kill at 10 s)`,
-    measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; its bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the last answer of the ${held.length} of its ${after.length} mentions made after the kill that waited over ${HELD_MS / 1000} s for it; the last made ${(lastMade / 1000).toFixed(1)} s after the kill)`,
+    measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; its bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the last answer of the ${held.length} of its ${after.length} mentions made after the kill that waited over ${HELD_MS / 1000} s for it; the last made ${(lastMade / 1000).toFixed(1)} s after the kill); ${used}; ${perBot}`,
     figure: `${lost} lost, ${twice} twice, ${(slowest / 1000).toFixed(1)} s`,
     aim: "0 lost, 0 twice, answering again ≤ 15 s",
     verdict: verdict(lost === 0 && twice === 0 && wrong === 0 && slowest <= 15_000),
