@@ -107,9 +107,10 @@ export interface BotClaimsOptions {
 
 /**
  * Bots started at once after a claim (default). Starting one is a dozen Redis round trips
- * one after another (its state read, its handoff stream taken, its directory entry) and
- * little CPU: with 16 at a time a process on a busy machine waited for each answer in turn,
- * 4.5 s to start 1,000 bots; with 64, 2.2 to 3.7 s for the same CPU.
+ * one after another (its state read, its handoff stream taken, its directory entry): with 16
+ * at a time a process on a busy machine waited for each answer in turn, 4.5 s to start 1,000
+ * bots; with 64, 2.2 to 3.7 s for the same CPU. The bots started together ask each question
+ * in the same turn, and it goes to Redis once for all of them (../turn-batch.ts).
  */
 export const HOST_CONCURRENCY = 64;
 

@@ -32,6 +32,7 @@
  * takes the stream over, first closes the gap since then with recent search.
  */
 import type { Redis } from "./connect.ts";
+import { TurnBatch } from "../turn-batch.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Lease } from "../fencing.ts";
@@ -140,19 +141,9 @@ const RULES_CATCH_UP_MS = 60_000;
 const RULES_CHECK_MS = 60_000;
 
 /**
- * Publishes a bot in its app's directory (KEYS[1]); a new or changed entry moves the version
- * (KEYS[2]) and records the bot with it in the changes (KEYS[3], ./stream-directory.ts).
- */
-const PUBLISH = new RedisScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-local version = redis.call('INCR', KEYS[2])
-redis.call('ZADD', KEYS[3], version, ARGV[1])
-return version`);
-
-/**
- * Publishes many bots at once ({@link PUBLISH}'s, ARGV bot and entry by turns): those new or
- * changed are recorded with one move of the version.
+ * Publishes bots in their app's directory (KEYS[1]; ARGV bot and entry by turns): those new or
+ * changed move the version (KEYS[2]) once and are recorded with it in the changes (KEYS[3],
+ * ./stream-directory.ts).
  */
 const PUBLISH_ALL = new RedisScript(`
 local version = nil
@@ -322,13 +313,38 @@ export class SharedStreams {
   async host(bot: string, entry: DirectoryBot): Promise<HandoffControl | undefined> {
     const appId = this.options.appOf.get(bot);
     if (!appId || this.stopped) return undefined;
-    const app = this.app(appId);
-    app.hosted.add(bot);
-    const { directory, version, changes } = this.directoryKeys(appId);
-    await PUBLISH.run(this.options.redis, [directory, version, changes], [bot, JSON.stringify(entry)]);
-    await app.reader.own([bot]);
-    return await handoffState(this.options.redis, appId, this.prefix);
+    this.app(appId).hosted.add(bot);
+    return await this.hosting.ask({ appId, bot, entry });
   }
+
+  /**
+   * The bots started in one turn (a start starts 64 at a time: ../turn-batch.ts), by app:
+   * published with one script, their streams owned together, the hub's word read once.
+   */
+  private readonly hosting = new TurnBatch<
+    { appId: string; bot: string; entry: DirectoryBot },
+    HandoffControl | undefined
+  >(async (asked) => {
+    const byApp = new Map<string, Array<{ bot: string; entry: DirectoryBot }>>();
+    for (const { appId, bot, entry } of asked) {
+      const bots = byApp.get(appId);
+      if (bots) bots.push({ bot, entry });
+      else byApp.set(appId, [{ bot, entry }]);
+    }
+    const states = new Map<string, HandoffControl | undefined>();
+    await Promise.all(
+      [...byApp].map(async ([appId, bots]) => {
+        const { directory, version, changes } = this.directoryKeys(appId);
+        for (let i = 0; i < bots.length; i += PUBLISH_CHUNK) {
+          const args = bots.slice(i, i + PUBLISH_CHUNK).flatMap(({ bot, entry }) => [bot, JSON.stringify(entry)]);
+          await PUBLISH_ALL.run(this.options.redis, [directory, version, changes], args);
+        }
+        await this.app(appId).reader.own(bots.map(({ bot }) => bot));
+        states.set(appId, await handoffState(this.options.redis, appId, this.prefix));
+      }),
+    );
+    return asked.map(({ appId }) => states.get(appId));
+  });
 
   /** A bot stopped running here: its handoff entries are left for its next process. */
   unhost(bot: string): void {

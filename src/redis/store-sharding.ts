@@ -165,11 +165,32 @@ export class ShardedValues {
 
   /** Reads one value again from Redis (another process may have written it since). */
   async reread(namespace: string, key: string): Promise<void> {
-    const field = fieldOf(namespace, key);
-    const hash = this.hashOf(defaultShardRule(namespace, key));
-    const text = await this.redis.hget(hash, field).catch((err: unknown) => {
-      throw keyError(err, hash);
-    });
+    await this.rereadMany([[namespace, key]]);
+  }
+
+  /** Reads values again from Redis: one `HMGET` a hash (a start rereads the status of each bot it starts, all in one hash). */
+  async rereadMany(values: ReadonlyArray<readonly [namespace: string, key: string]>): Promise<void> {
+    const byHash = new Map<string, Array<readonly [string, string]>>();
+    for (const value of values) {
+      const hash = this.hashOf(defaultShardRule(...value));
+      const asked = byHash.get(hash);
+      if (asked) asked.push(value);
+      else byHash.set(hash, [value]);
+    }
+    await Promise.all(
+      [...byHash].map(async ([hash, asked]) => {
+        const fields = asked.map(([namespace, key]) => fieldOf(namespace, key));
+        const texts = await this.redis.hmget(hash, ...fields).catch((err: unknown) => {
+          throw keyError(err, hash);
+        });
+        for (const [i, [namespace, key]] of asked.entries())
+          this.adoptRead(hash, namespace, key, fields[i]!, texts[i]!);
+      }),
+    );
+  }
+
+  /** One value read again (`text`: what Redis has, `null` when nothing). */
+  private adoptRead(hash: string, namespace: string, key: string, field: string, text: string | null): void {
     const parsed = text === null ? undefined : valueOf(hash, field, text);
     if (!parsed) {
       this.untrack(namespace, key);

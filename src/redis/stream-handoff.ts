@@ -169,6 +169,31 @@ const entryKey = (stream: string, id: string) => `${stream} ${id}`;
 
 type StreamReply = Array<[key: string, entries: Array<[id: string, fields: string[]]>]> | null;
 
+/** One page of `XAUTOCLAIM`: the cursor to go on from (`0-0`: done) and the entries claimed (`null`: deleted since). */
+type ClaimPage = [next: string, entries: Array<[string, string[]] | null>];
+
+/**
+ * Commands sent together (each named as ioredis's method: `xgroup`), each one's error or
+ * reply: one pipeline on one Redis; on a cluster
+ * each alone, all at once (a pipeline there must keep to one node).
+ */
+async function together(
+  redis: Redis,
+  commands: Array<[string, ...Array<string | number>]>,
+): Promise<Array<[Error | null, unknown]>> {
+  if (redis.isCluster)
+    return await Promise.all(
+      commands.map(([name, ...args]) =>
+        redis.call(name, ...args).then(
+          (reply): [null, unknown] => [null, reply],
+          (err: Error): [Error, null] => [err, null],
+        ),
+      ),
+    );
+  if (commands.length === 0) return [];
+  return ((await redis.pipeline(commands).exec()) ?? []) as Array<[Error | null, unknown]>;
+}
+
 /** One process's side: reads the streams of the bots it runs; see the module comment. */
 export class HandoffReader {
   private readonly keys: ReturnType<typeof handoffKeys>;
@@ -228,13 +253,26 @@ export class HandoffReader {
       fresh.push(bot);
     }
     await this.track(async () => {
-      for (const bot of fresh) await this.ensureGroup(this.keys.bot(bot));
-      for (const bot of fresh) await this.reclaim(bot);
+      // A start owns many bots at once: each step is one pipeline for all of them (../turn-batch.ts).
+      const keys = fresh.map((bot) => this.keys.bot(bot));
+      const made = await together(
+        this.options.redis,
+        keys.map((key) => ["xgroup", "CREATE", key, HANDOFF_GROUP, "0", "MKSTREAM"]),
+      );
+      for (const [err] of made) if (err && !/BUSYGROUP/.test(err.message)) throw err;
+      const firsts = await together(
+        this.options.redis,
+        keys.map((key) => ["xautoclaim", key, HANDOFF_GROUP, this.options.consumer, "0", "0-0", "COUNT", READ_COUNT]),
+      );
+      for (const [i, [err, page]] of firsts.entries()) {
+        if (err) throw err;
+        await this.reclaim(fresh[i]!, page as ClaimPage);
+      }
     }).catch((err: unknown) => {
       this.mayHaveMissed();
       throw err;
     });
-    for (const bot of fresh) this.read(bot);
+    this.readFresh(fresh);
   }
 
   /** This process no longer runs these bots (lease lost or released): their entries are left to the next owner. */
@@ -279,6 +317,48 @@ export class HandoffReader {
     }
   }
 
+  /**
+   * Reads what is new in the streams of bots just owned, many in one read (one a slot bucket
+   * on a cluster); a stream with more than a read's worth, or rung for meanwhile, is read on
+   * by {@link read}.
+   */
+  private readFresh(bots: readonly string[]): void {
+    const todo: string[] = [];
+    for (const bot of bots) {
+      if (!this.owned.has(bot) || this.closed) continue;
+      if (this.reading.has(bot)) this.again.add(bot);
+      else todo.push(bot);
+    }
+    for (const bot of todo) this.reading.add(bot);
+    void this.track(async () => {
+      for (const group of bySlot(this.layout, todo, (b) => this.keys.bot(b)))
+        for (let i = 0; i < group.length; i += SWEEP_BATCH) {
+          const some = group.slice(i, i + SWEEP_BATCH);
+          const more = new Set<string>();
+          try {
+            const reply = await this.readGroup(
+              some.map((b) => this.keys.bot(b)),
+              ">",
+            );
+            for (const [key, entries] of reply ?? []) {
+              const bot = this.botOfKey.get(key);
+              if (!bot) continue;
+              this.handToBot(bot, key, entries);
+              if (entries.length >= READ_COUNT) more.add(bot);
+            }
+          } catch (err) {
+            this.readFailed(some[0]!, err);
+            for (const bot of some.slice(1))
+              if (/NOGROUP/.test(String(err))) void this.ensureGroup(this.keys.bot(bot)).catch(() => undefined);
+          }
+          for (const bot of some) {
+            this.reading.delete(bot);
+            if (this.again.delete(bot) || more.has(bot)) this.read(bot);
+          }
+        }
+    });
+  }
+
   private async ensureGroup(key: string): Promise<void> {
     try {
       await this.options.redis.xgroup("CREATE", key, HANDOFF_GROUP, "0", "MKSTREAM");
@@ -287,21 +367,28 @@ export class HandoffReader {
     }
   }
 
-  /** Takes over what other consumers were given of `bot`'s stream and never acknowledged. */
-  private async reclaim(bot: string): Promise<void> {
+  /**
+   * Takes over what other consumers were given of `bot`'s stream and never acknowledged,
+   * from the first page of it (read for many bots at once by {@link own}).
+   */
+  private async reclaim(bot: string, first: ClaimPage): Promise<void> {
     const key = this.keys.bot(bot);
     let cursor = "0-0";
     let claimed = 0;
+    let page: ClaimPage | undefined = first;
     do {
-      const [next, entries] = (await this.options.redis.xautoclaim(
-        key,
-        HANDOFF_GROUP,
-        this.options.consumer,
-        0,
-        cursor,
-        "COUNT",
-        READ_COUNT,
-      )) as [string, Array<[string, string[]] | null>];
+      const [next, entries]: ClaimPage =
+        page ??
+        ((await this.options.redis.xautoclaim(
+          key,
+          HANDOFF_GROUP,
+          this.options.consumer,
+          0,
+          cursor,
+          "COUNT",
+          READ_COUNT,
+        )) as ClaimPage);
+      page = undefined;
       cursor = next;
       const live = entries.filter((e): e is [string, string[]] => e !== null);
       claimed += live.length;

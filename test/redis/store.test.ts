@@ -4,6 +4,7 @@ import { Leases } from "../../src/redis/leases.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { openRedisStore, readRedisState, type Fencing } from "../../src/redis/store.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { socketWrites } from "../helpers/socket-writes.ts";
 
 let server: RedisServer;
 const clients: Redis[] = [];
@@ -133,6 +134,39 @@ describe("the state in Redis", () => {
     store.set("kv:greeter", "n", 1);
     await store.flushFor("kv:greeter", "n");
     expect(await redis.hkeys("postbot:state:bots/greeter")).toContain("kv:greeter\u0000n");
+  });
+
+  it("holds and rereads asked in one turn (a start's bots) go to Redis in one write each, not one a bot; a bad key fails only its bot", async () => {
+    const redis = await connect();
+    const leases = new Leases(redis);
+    const held = new Map<string, Lease>();
+    const bots = Array.from({ length: 64 }, (_, i) => `bot${i}`);
+    const seed = await openRedisStore({ redis, closeConnection: false });
+    for (const bot of bots) {
+      seed.set("cursors", `${bot}:mentions`, { since_id: bot });
+      seed.set("status", bot, { ran: bot });
+    }
+    await seed.flush();
+    const store = await openRedisStore({ redis, closeConnection: false, fencing: fencingOf(leases, held, []) });
+    for (const bot of bots) held.set(bot, (await leases.claim(`bot:${bot}`, "P1", 60_000))!);
+    await redis.hset("postbot:state:status", "status\u0000bot3", JSON.stringify([999_999, { ran: "again" }]));
+
+    const writes = socketWrites(redis);
+    await Promise.all(bots.map((bot) => store.hold(bot)));
+    expect(writes()).toBe(1); // one a bot before: 64
+    await Promise.all(bots.map((bot) => store.reread("status", bot)));
+    expect(writes()).toBe(2);
+    for (const bot of bots) expect(store.get("cursors", `${bot}:mentions`)).toEqual({ since_id: bot });
+    expect(store.get("status", "bot3")).toEqual({ ran: "again" });
+    expect(store.get("status", "bot4")).toEqual({ ran: "bot4" });
+
+    // A key of the wrong type among them: its bot's hold fails as it would alone, the others are read.
+    for (const bot of bots) store.drop(bot);
+    await redis.set("postbot:state:bots/bot7", "not a hash");
+    const holds = await Promise.allSettled(bots.map((bot) => store.hold(bot)));
+    expect(holds.filter((h) => h.status === "rejected")).toHaveLength(1);
+    expect(holds[7]).toMatchObject({ status: "rejected", reason: { message: expect.stringMatching(/WRONGTYPE/) } });
+    expect(store.get("cursors", "bot8:mentions")).toEqual({ since_id: "bot8" });
   });
 
   it("a flush while Redis is down waits and completes when it is back", async () => {

@@ -20,6 +20,7 @@ import {
 import { handing } from "../helpers/handoff.ts";
 import { PullQueue } from "../../src/pull-queue.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
+import { socketWrites } from "../helpers/socket-writes.ts";
 
 let server: RedisServer;
 let clock: AdjustableClock;
@@ -192,6 +193,36 @@ describe("stream handoff", () => {
     expect(byB.filter((id) => id === "mention:1")).toHaveLength(0);
     expect(byB.filter((id) => id === "mention:21")).toHaveLength(1);
     expect(((await redis.xpending(handoffKeys(`app${app}`).bot("greeter"), HANDOFF_GROUP)) as [number])[0]).toBe(0);
+  });
+
+  it("a process taking many bots over at once takes their streams in a few writes to Redis, not a few a bot; each gets what was left and what is new", async () => {
+    const bots = Array.from({ length: 64 }, (_, i) => `bot${i}`);
+    // Process A is given a post of each bot and finishes none: it dies with them all pending.
+    const a = await process_("proc-a", () => new Promise<void>(() => {}));
+    await a.own(bots);
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    for (const [i, bot] of bots.entries()) await writer.send(bot, { kind: "mentions", events: [mention(i)] });
+    await a.sweep();
+    await a.close();
+    for (const [i, bot] of bots.entries()) await writer.send(bot, { kind: "mentions", events: [mention(100 + i)] });
+
+    const got = new Map<string, string[]>();
+    const redis = await connection();
+    const b = new HandoffReader({
+      redis,
+      appId: `app${app}`,
+      consumer: "proc-b",
+      clock,
+      log: silentLogger,
+      ...handing(async (bot, entry) => void got.set(bot, [...(got.get(bot) ?? []), ...entry.events.map((e) => e.id)])),
+    });
+    readers.push(b);
+    const writes = socketWrites(redis, /xack/i); // the acknowledgements of what is handled meanwhile aside
+    await b.own(bots);
+    await until(() => b.handled === 128, "B handled what A left and what is new");
+    expect(writes()).toBeLessThanOrEqual(3); // the groups, what A left, what is new; three a bot before: 192
+    for (const [i, bot] of bots.entries())
+      expect(got.get(bot)?.sort()).toEqual([`mention:${i}`, `mention:${100 + i}`].sort());
   });
 
   it("a bot stopped here while its post was being handled, then run here again, is handed that post again", async () => {
