@@ -110,6 +110,9 @@ class RedisStateStore implements RedisStore {
   entries<T>(namespace: string): Array<[string, T]> {
     return this.values.spaces.entries<T>(namespace);
   }
+  entriesOf<T>(namespace: string, prefix: string): Array<[string, T]> {
+    return this.values.spaces.entriesOf<T>(namespace, prefix);
+  }
   retain(namespace: string, retention: Retention): void {
     this.values.spaces.retain(namespace, retention);
   }

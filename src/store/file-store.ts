@@ -410,6 +410,7 @@ function createFileStore(
       if (state.delete(ns, key)) writer.changed();
     },
     entries: (ns) => state.entries(ns),
+    entriesOf: (ns, prefix) => state.entriesOf(ns, prefix),
     whereIs: (ns, key) => join(stateDir, defaultShardRule(ns, key)),
     retain(ns: string, retention: Retention) {
       state.retain(ns, retention);

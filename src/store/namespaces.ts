@@ -59,6 +59,14 @@ export class Namespaces {
     return [...(this.spaces.get(namespace) ?? [])] as Array<[string, T]>;
   }
 
+  /** See `Store.entriesOf` (./store.ts). */
+  entriesOf<T>(namespace: string, prefix: string): Array<[string, T]> {
+    const out: Array<[string, T]> = [];
+    for (const [key, value] of this.spaces.get(namespace) ?? [])
+      if (key.startsWith(prefix)) out.push([key, value as T]);
+    return out;
+  }
+
   retain(namespace: string, retention: Retention): void {
     if (!(retention.maxEntries >= 0)) throw new RangeError(`retention of ${namespace}: maxEntries must be >= 0`);
     this.retention.set(namespace, retention);

@@ -110,6 +110,10 @@ export class ShardedState {
     return this.spaces.entries<T>(namespace);
   }
 
+  entriesOf<T>(namespace: string, prefix: string): Array<[string, T]> {
+    return this.spaces.entriesOf<T>(namespace, prefix);
+  }
+
   /** Sets a value (a copy of it; with `adopt`, the value itself: see Store.adopt). */
   set(namespace: string, key: string, value: unknown, adopt = false): void {
     const path = this.rule(namespace, key);

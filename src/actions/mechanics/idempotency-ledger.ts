@@ -259,9 +259,12 @@ export class Ledger {
 
   /** Actions left unfinished by an earlier run, oldest first (optionally of one bot). */
   unfinished(bot?: string): Array<[string, LedgerEntry]> {
-    return this.store
-      .entries<LedgerEntry>(this.ns)
-      .filter(([, e]) => !isFinished(e.state) && (bot === undefined || e.bot === bot));
+    // A bot's actions are keyed `<bot>:<kind>:<target>`: its own alone, not a copy of every bot's.
+    const entries =
+      bot === undefined
+        ? this.store.entries<LedgerEntry>(this.ns)
+        : (this.store.entriesOf?.<LedgerEntry>(this.ns, `${bot}:`) ?? this.store.entries<LedgerEntry>(this.ns));
+    return entries.filter(([, e]) => !isFinished(e.state) && (bot === undefined || e.bot === bot));
   }
 
   /** All entries (for `bot status` and tests). */
