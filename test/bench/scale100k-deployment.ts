@@ -16,6 +16,7 @@ import { saveAccount } from "../../src/credentials/accounts.ts";
 import { provisionBots, type ProvisionedBot } from "../../src/hosting/provision.ts";
 import { connectRedis, type Cluster, type Redis } from "../../src/redis/connect.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
+import { Leases } from "../../src/redis/leases.ts";
 import { bySlot, redisKeys } from "../../src/redis/keys.ts";
 import { handoffKeys, handoffState } from "../../src/redis/stream-handoff.ts";
 import { rulesOf } from "../../src/sandbox/domain/rules.ts";
@@ -55,6 +56,14 @@ export interface BigDeployment {
   owners(): Promise<Map<string, number | undefined>>;
   /** With `BENCH_100K_LOG=DIR`: what each process printed so far, in `DIR/process-N.log`. */
   keepLogs(): void;
+  /**
+   * The least time (ms) left on each process's heartbeat (../../src/redis/bot-leases.ts) seen
+   * so far, by owner, looked at every 250 ms from the processes' start (one Redis only: on a
+   * cluster a process has one a slot bucket, none looked at): the ttl less the longest time
+   * between two of its renewals, how late they came at worst. A heartbeat that ran out
+   * shows 0 (a process killed, too).
+   */
+  heartbeatLows(): Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -119,6 +128,22 @@ export async function deployBig(
     for (const [i, p] of processes.entries())
       writeFileSync(join(logDir, `process-${i}.log`), [...p.out.lines, ...p.err.lines].join("\n"));
   };
+  const lows = new Map<string, number>();
+  const leases = new Leases(redis);
+  let looking = false;
+  const watch = setInterval(() => {
+    if (looking || redis.isCluster || processes.length === 0) return;
+    looking = true;
+    void (async () => {
+      const owners = (await leases.members()).filter((_, i) => i % 2 === 0);
+      const left = await Promise.all(owners.map((o) => redis.pttl(leases.bots.heartbeatKey(names[0]!, o))));
+      for (const [i, owner] of owners.entries())
+        if (left[i]! !== -2 || lows.has(owner))
+          lows.set(owner, Math.min(lows.get(owner) ?? Infinity, Math.max(0, left[i]!)));
+    })()
+      .catch(() => undefined)
+      .finally(() => (looking = false));
+  }, 250).unref();
   return {
     sandbox,
     redis,
@@ -126,6 +151,7 @@ export async function deployBig(
     appOf,
     processes,
     provisioned,
+    heartbeatLows: () => new Map(lows),
     start() {
       const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], {
         env,
@@ -174,6 +200,7 @@ export async function deployBig(
     owners,
     keepLogs,
     async close() {
+      clearInterval(watch);
       keepLogs();
       const running = () => processes.filter((p) => p.child.exitCode === null && !p.child.signalCode);
       if (process.env.BENCH_PROFILE) {

@@ -34,6 +34,7 @@
 import type { Lease } from "../../src/fencing.ts";
 import { connectRedis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
+import { DEFAULT_LEASE_TTL_MS, DEFAULT_RENEW_EVERY_MS } from "../../src/redis/bot-claims.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
 import { cpus, loadavg } from "node:os";
 import { startRedisCluster } from "../helpers/redis-cluster.ts";
@@ -306,6 +307,27 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
 }
 
 /**
+ * How late the heartbeats' renewals came at worst over the whole run (processes starting,
+ * busy, flooded): the least time left on each live process's heartbeat when it was renewed.
+ * A ttl (which is what a take-over waits, after a death) shorter than the longest gap between
+ * two renewals would have moved a live process's bots.
+ */
+function heartbeatRow(d: BigDeployment): BenchRow {
+  const pids = new Set(live(d).map((p) => String(p.child.pid)));
+  const lows = [...d.heartbeatLows()].filter(([owner]) => pids.has(owner.split(":").at(-2)!));
+  const least = Math.min(...lows.map(([, ms]) => ms));
+  const s = (ms: number) => (ms / 1000).toFixed(1);
+  return {
+    bench: `heartbeats of the live processes over the run (ttl ${s(DEFAULT_LEASE_TTL_MS)} s, renewed every ${s(DEFAULT_RENEW_EVERY_MS)} s)`,
+    measured:
+      lows.length === 0
+        ? "not looked at (a Redis Cluster)"
+        : `the least time left on each when renewed: ${lows.map(([, ms]) => `${s(ms)} s`).join(", ")}; the longest gap between two renewals ${s(DEFAULT_LEASE_TTL_MS - least)} s (looked at every 0.25 s)`,
+    figure: lows.length === 0 ? "-" : `${s(DEFAULT_LEASE_TTL_MS - least)} s longest gap`,
+  };
+}
+
+/**
  * Open dialogs in Redis: `DIALOGS` of them over 100 bots, each what the dialog engine keeps
  * while it waits for the user's answer (its record in the bot's `conv:` namespace, the user's
  * session of the plugin: the quiz's after its first answer), written by the Redis store as a
@@ -381,6 +403,7 @@ const bench: Bench = {
       if (only("idle")) rows.push(await idleRow(d));
       if (only("flood")) rows.push(await floodRow(d));
       if (only("kill")) rows.push(await killRow(d));
+      rows.push(heartbeatRow(d));
       await d.close();
       d = undefined;
       if (only("dialog")) rows.push(await dialogRow(server.url));
