@@ -19,7 +19,7 @@ import { followersCursorKey } from "../triggers/followers.ts";
 import { CURSORS_NAMESPACE } from "../triggers/events.ts";
 import { mentionsCursorKey, type MentionsCursor } from "../triggers/mentions.ts";
 import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus, type DialogCounts } from "../runtime/types.ts";
-import { STATUS_EVERY_MS } from "./status-saver.ts";
+import { STATUS_EVERY_MS, STATUS_ROUNDS_NAMESPACE, type StatusRound } from "./status-saver.ts";
 
 export interface BotReport extends BotStatus {
   cursors: { mentions?: string; followersKnown?: number; dms?: string };
@@ -74,7 +74,12 @@ export function collectStatus(store: Store, clock: Clock): BotReport[] {
     throw new Error("bot status sends nothing");
   };
   const last = lastActions(store);
-  return store.entries<BotStatus>("status").map(([, status]) => {
+  const rounds = new Map(store.entries<StatusRound>(STATUS_ROUNDS_NAMESPACE));
+  return store.entries<BotStatus>("status").map(([, saved]) => {
+    // Saved when it last changed; current as of its saver's last round (./status-saver.ts).
+    const { savedBy, ...status } = saved;
+    const round = savedBy === undefined ? undefined : rounds.get(savedBy);
+    if (round && round.at > status.updatedAt) status.updatedAt = round.at;
     const mentions = store.get<MentionsCursor>(CURSORS_NAMESPACE, mentionsCursorKey(status.bot));
     const followers = store.get<string[]>(CURSORS_NAMESPACE, followersCursorKey(status.bot));
     const dms = store.get<DmsCursor>(CURSORS_NAMESPACE, dmsCursorKey(status.bot));

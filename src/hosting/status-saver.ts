@@ -3,11 +3,14 @@
  * (and, with the state on Redis, each app's part published for the other processes' view),
  * and once more when the runtime stops, with the time it stopped.
  *
- * A bot's status is saved when it changed; an unchanged one only every
- * {@link STATUS_REFRESH_ROUNDS} rounds (its `updatedAt` says the process still runs), in
- * turns: 10,000 idle bots made a ~3 MB journal line every 15 s otherwise.
+ * A bot's status is saved when it changed, and only then: that the process still runs and
+ * its bots' statuses are what they were is said once a round for all of them, by the
+ * saver's own record in {@link STATUS_ROUNDS_NAMESPACE} (when its last round ended), which
+ * each status it saved names (`savedBy`). An idle process writes that one record a round,
+ * whatever its number of bots: re-saving each unchanged bot in turns (once in 8 rounds)
+ * was, with the marks built per bot, most of what an idle process of 25,000 bots did.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import { APP_STATUS_NAMESPACE, type AppStatus, type BotStatus } from "../runtime/types.ts";
@@ -21,8 +24,21 @@ export const STATUS_EVERY_MS = 15_000;
 /** Bots whose status is gathered between two looks at the time slice (time-slice.ts). */
 const STATUS_CHECK_EVERY = 16;
 
-/** An unchanged bot's status is saved again once in this many status rounds (15 s each by default). */
-const STATUS_REFRESH_ROUNDS = 8;
+/**
+ * Where each status saver (one a runtime) says when its last round ended, under its id: the
+ * statuses it saved (their `savedBy`) are current as of then (./status-report.ts reads them
+ * so). Kept with the bots' statuses (the state store's status shard).
+ */
+export const STATUS_ROUNDS_NAMESPACE = "status.rounds";
+
+/** A status saver's record in {@link STATUS_ROUNDS_NAMESPACE}. */
+export interface StatusRound {
+  /** When its last round ended. */
+  at: number;
+}
+
+/** A saver's record left by a process that did not stop cleanly is dropped after this long (by the next saver to start). */
+const STALE_ROUND_MS = 7 * 24 * 3_600_000;
 
 /**
  * What tells a bot's status changed since it was last saved: a digest of its JSON, kept between
@@ -44,10 +60,10 @@ export interface StatusSaverOptions {
   status(name: string): BotStatus | undefined;
   /**
    * A cheap mark of a bot's status (../runtime/bot.ts's `statusMark`): while it is what it was
-   * when the status was last saved, the status is not gathered until its turn comes.
-   * `undefined`: gather it.
+   * when the status was last saved, the status is not gathered. `undefined`: gather it (and
+   * save it if its fingerprint changed).
    */
-  mark?(name: string): string | undefined;
+  mark?(name: string): number | undefined;
   apps(): AppStatus[];
   /** Sets what else is saved with each round (the apps' stream marks: until when each stream is known connected). */
   alsoSave?(): void;
@@ -57,10 +73,12 @@ export interface StatusSaverOptions {
 
 /** The status loop of a runtime; see the module comment. */
 export class StatusSaver {
+  /** This saver's key in {@link STATUS_ROUNDS_NAMESPACE}, named by each status it saves. */
+  readonly id = randomUUID();
   private readonly saved = new Map<string, string>();
-  /** Each bot's mark ({@link StatusSaverOptions.mark}) when its status was last gathered. */
-  private readonly marks = new Map<string, string>();
-  private round = 0;
+  /** Each bot's mark ({@link StatusSaverOptions.mark}) and `stateSince` when its status was last gathered. */
+  private readonly marks = new Map<string, { mark: number; since: number | undefined }>();
+  private rounds = 0;
   private stopped = false;
   private readonly stopSignal = new AbortController();
   private loop: Promise<void> | undefined;
@@ -90,44 +108,58 @@ export class StatusSaver {
     await this.save(stoppedAt);
   }
 
-  /** One round: each bot whose status changed (or whose turn it is), every app, then a flush. */
+  /**
+   * One round: each bot whose status changed, every app, this saver's round record, then a
+   * flush. With `stoppedAt` (the runtime stops) every bot's, saying so, and the round record goes.
+   */
   async save(stoppedAt?: number): Promise<void> {
     const { store } = this.options;
+    if (this.rounds++ === 0) this.dropStaleRounds();
     let i = 0;
     const slice = timeSlicer();
     for (const name of this.options.names()) {
       // Live events first: the statuses of 10,000 bots took most of a second to gather, and
       // held every mention that came meanwhile (the reply latency's tail, every 15 s).
-      if (i % STATUS_CHECK_EVERY === 0 && slice.due()) await slice.next();
-      const turn = i++ % STATUS_REFRESH_ROUNDS === this.round % STATUS_REFRESH_ROUNDS;
+      if (i++ % STATUS_CHECK_EVERY === 0 && slice.due()) await slice.next();
       // Marked the same as when last gathered: the status too (but for its time), not gathered.
-      const marked = this.options.mark?.(name);
-      const mark = marked === undefined ? undefined : `${marked} ${stateSince(store, name) ?? "-"}`;
-      const unmarked = stoppedAt === undefined && !turn && mark !== undefined;
-      if (unmarked && this.marks.get(name) === mark) continue;
-      // Read by name when its turn comes: a bot stopped here meanwhile (unhosted) has none.
+      const mark = this.options.mark?.(name);
+      const since = stateSince(store, name);
+      const last = this.marks.get(name);
+      if (stoppedAt === undefined && mark !== undefined && last?.mark === mark && last.since === since) continue;
+      // Read by name: a bot stopped here meanwhile (unhosted) has none.
       const s = this.options.status(name);
       if (!s) continue;
       if (mark === undefined) this.marks.delete(name);
-      else this.marks.set(name, mark);
+      else this.marks.set(name, { mark, since });
       const { updatedAt: _, ...what } = s;
       const fingerprint = fingerprintOf(what);
-      if (stoppedAt === undefined && !turn && this.saved.get(s.bot) === fingerprint) continue;
+      if (stoppedAt === undefined && this.saved.get(s.bot) === fingerprint) continue;
       this.saved.set(s.bot, fingerprint);
-      // Adopted, not copied: status() makes a fresh object each time (its parts copies, or the
-      // bot file's budget policy), a paused bot's is made once, and nothing changes either later.
-      // With when its own state was first kept (./kept-state.ts), carried over while it does not run.
-      const since = stateSince(store, s.bot);
-      const saved =
-        stoppedAt || since !== undefined
-          ? { ...s, ...(stoppedAt ? { stoppedAt } : {}), ...(since !== undefined ? { stateSince: since } : {}) }
-          : s;
+      // status() makes a fresh object each time (its parts copies, or the bot file's budget
+      // policy), a paused bot's is made once, and nothing changes either later: adopted, not
+      // copied, when nothing is added. With when its own state was first kept
+      // (./kept-state.ts), carried over while it does not run, and which saver's rounds say
+      // it is current.
+      const saved = {
+        ...s,
+        ...(stoppedAt ? { stoppedAt } : { savedBy: this.id }),
+        ...(since !== undefined ? { stateSince: since } : {}),
+      };
       if (store.adopt) store.adopt("status", s.bot, saved);
       else store.set("status", s.bot, saved);
     }
-    this.round++;
     for (const a of this.options.apps()) store.set(APP_STATUS_NAMESPACE, a.appId, a);
+    if (stoppedAt === undefined)
+      store.set<StatusRound>(STATUS_ROUNDS_NAMESPACE, this.id, { at: this.options.clock.now() });
+    else store.delete(STATUS_ROUNDS_NAMESPACE, this.id);
     this.options.alsoSave?.();
     await Promise.all([store.flush(), this.options.publish?.(3 * this.options.everyMs)]);
+  }
+
+  /** The round records of savers long gone (their processes did not stop cleanly): their bots' statuses fall back to their own time. */
+  private dropStaleRounds(): void {
+    const { store, clock } = this.options;
+    for (const [id, round] of store.entries<StatusRound>(STATUS_ROUNDS_NAMESPACE))
+      if (clock.now() - round.at > STALE_ROUND_MS) store.delete(STATUS_ROUNDS_NAMESPACE, id);
   }
 }

@@ -14,7 +14,7 @@ import { BotTriggers, type TriggerSpecs } from "./bot-triggers.ts";
 import { Inbox } from "./inbox.ts";
 import { Liveness } from "./liveness.ts";
 import type { MentionsFeed } from "./mentions-feed.ts";
-import type { BotIdentity, BotStatus, EventHandling } from "./types.ts";
+import type { BotIdentity, BotStatus, DialogCounts, EventHandling } from "./types.ts";
 
 /** A bot's parts, as hosting builds them (src/hosting/bot-factory.ts). */
 export interface BotRuntimeOptions {
@@ -38,8 +38,18 @@ export interface BotRuntimeOptions {
   onHandled?(kind: BotEvent["kind"]): void;
 }
 
-/** Bot runtimes made so far in this process ({@link BotRuntime.statusMark}). */
-let runtimes = 0;
+/** Status marks drawn so far in this process ({@link BotRuntime.statusMark}). */
+let statusMarks = 0;
+
+/** The figures of a bot's status when its mark was drawn ({@link BotRuntime.statusMark}). */
+interface Marked {
+  mark: number;
+  revision: number;
+  inbox: number;
+  /** The inbox's pause itself (a new object at each pause). */
+  paused: BotStatus["paused"];
+  dialogs: DialogCounts | undefined;
+}
 
 /** One hosted bot; see the module comment. */
 export class BotRuntime {
@@ -56,8 +66,8 @@ export class BotRuntime {
   /** The bot's inbox: the one object that changes it. */
   readonly inbox: Inbox;
   private readonly triggers: BotTriggers;
-  /** This runtime among those of the process: a bot restarted (another configuration) is another, its status too. */
-  private readonly serial = ++runtimes;
+  /** The figures of the last status mark drawn; a runtime's first call draws one (a bot restarted is another runtime). */
+  private marked: Marked = { mark: 0, revision: -1, inbox: -1, paused: undefined, dialogs: undefined };
 
   constructor(private readonly options: BotRuntimeOptions) {
     this.name = options.name;
@@ -206,18 +216,41 @@ export class BotRuntime {
 
   /**
    * A cheap mark of what {@link status} shows: while it stays the same, so does the status
-   * (but for `updatedAt`), and the status saver need not gather it. The status of 25,000 idle
-   * bots gathered and fingerprinted every 15 s was most of an idle process's CPU. `undefined`
-   * when the status may change without the mark showing it (something waits for budget, whose
-   * time moves with the app's other bots; requests to a model server): gather it.
+   * (but for `updatedAt`), and the status saver need not gather it. A number drawn afresh
+   * (from a count of the whole process's bots, so no two runtimes share one) only when a
+   * figure the status shows moved since the last call: the mark built as a string of those
+   * figures for each of 25,000 idle bots every 15 s was the largest JavaScript item of an idle
+   * process. `undefined` when the status may change without the mark showing it (something
+   * waits for budget, whose time moves with the app's other bots; requests to a model
+   * server): gather it.
    */
-  statusMark(): string | undefined {
+  statusMark(): number | undefined {
     const { handling, layer } = this.options;
     if (handling.models?.() || layer.waiting().length > 0) return undefined;
     const d = handling.dialogs?.();
-    const dialogs = d ? `${d.open.thread},${d.open.dm},${d.started},${d.steps},${d.timeouts}` : "-";
     const paused = this.inbox.paused;
-    return `${this.serial} ${this.liveness.revision} ${this.inbox.size} ${dialogs} ${paused ? `${paused.at} ${paused.reason}` : "-"}`;
+    const seen = this.marked;
+    const same =
+      seen.revision === this.liveness.revision &&
+      seen.inbox === this.inbox.size &&
+      seen.paused === paused &&
+      (d === undefined
+        ? seen.dialogs === undefined
+        : seen.dialogs !== undefined &&
+          seen.dialogs.open.thread === d.open.thread &&
+          seen.dialogs.open.dm === d.open.dm &&
+          seen.dialogs.started === d.started &&
+          seen.dialogs.steps === d.steps &&
+          seen.dialogs.timeouts === d.timeouts);
+    if (!same)
+      this.marked = {
+        mark: ++statusMarks,
+        revision: this.liveness.revision,
+        inbox: this.inbox.size,
+        paused,
+        dialogs: d && { open: { ...d.open }, started: d.started, steps: d.steps, timeouts: d.timeouts },
+      };
+    return this.marked.mark;
   }
 
   status(): BotStatus {

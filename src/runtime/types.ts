@@ -66,7 +66,15 @@ export interface BotStatus {
    * that server's request slots (`llm-reply`'s `parallel`); absent while it has none.
    */
   models?: ModelSlotUse[];
+  /**
+   * When it was gathered. A running bot's status is saved again only when it changed: while
+   * it runs, it is current as of the last round of the status saver that saved it (`savedBy`,
+   * its record in the `status.rounds` namespace: src/hosting/status-saver.ts), which is what
+   * `bot status` shows (src/hosting/status-report.ts).
+   */
   updatedAt: number;
+  /** The status saver (one a runtime) that saved it while the bot ran; absent once it stopped. */
+  savedBy?: string;
 }
 
 /** A bot's dialogs: open now (by channel), and what happened since the process started. */

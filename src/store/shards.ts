@@ -18,7 +18,8 @@
  * | `budget.windows`, `budget.pauses` | `...\|a:<app id>...` | `apps/<app id>.json` |
  * | `budget.windows` | `cap\|<bot>\|...` | `bots/<bot>.json` |
  * | `budget.usage`, `stream.marks` | `<app id>` | `apps/<app id>.json` |
- * | `status` | `<bot>` | `status.json` (saved for all bots at once, every few seconds) |
+ * | `status` | `<bot>` | `status.json` (a bot's when it changed, each status saver's round every few seconds) |
+ * | `status.apps`, `status.rounds` | `<app id>`, a status saver's id | `status.json` |
  * | `auth:*`, `credentials` | any | `credentials.json` |
  * | `moderation.labels` | any | `moderation-labels.json` (an operator's labelled replies) |
  * | `moderation.model` | any | `moderation-model.json` (the abuse model they taught) |
@@ -130,6 +131,7 @@ export const defaultShardRule: ShardRule = (namespace, key) => {
       return owned("apps", key);
     case "status":
     case "status.apps":
+    case "status.rounds":
       return STATUS_SHARD;
     case "auth":
     case "credentials":

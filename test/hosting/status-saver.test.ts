@@ -1,24 +1,46 @@
 /**
  * The status saver gathers a bot's status only when its cheap mark changed since it was last
- * gathered, or when its turn comes (once in a few rounds), or when the runtime stops: an idle
- * process holding thousands of bots no longer builds and fingerprints every status every round.
+ * gathered, or when the runtime stops, and writes it only when it changed: an idle process
+ * holding thousands of bots writes one record a round (its own: until when the statuses it
+ * saved are current), whatever its number of bots, and `bot status` reads a bot saved long
+ * ago as current while its saver's rounds go on.
  */
 import { describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { provisionBots } from "../../src/hosting/provision.ts";
 import { startRuntime } from "../../src/hosting/runtime.ts";
-import { StatusSaver, STATUS_EVERY_MS } from "../../src/hosting/status-saver.ts";
+import { collectStatus, formatStatus } from "../../src/hosting/status-report.ts";
+import {
+  StatusSaver,
+  STATUS_EVERY_MS,
+  STATUS_ROUNDS_NAMESPACE,
+  type StatusRound,
+} from "../../src/hosting/status-saver.ts";
 import { silentLogger } from "../../src/log.ts";
 import { BotRuntime } from "../../src/runtime/bot.ts";
 import { Liveness } from "../../src/runtime/liveness.ts";
 import type { BotStatus } from "../../src/runtime/types.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
-import { createMemoryStore } from "../../src/store/store.ts";
+import { createMemoryStore, type Store } from "../../src/store/store.ts";
 import { testBotConfig } from "../../src/testing.ts";
 
 const BOTS = 32;
 
-function saverOf(marks: Map<string, string | undefined>) {
+/** The keys written under `namespace` from now on (set, adopt or delete). */
+function writesTo(store: Store, namespace: string): string[] {
+  const keys: string[] = [];
+  const watch = <F extends (ns: string, key: string, ...rest: never[]) => unknown>(f: F): F =>
+    ((ns: string, key: string, ...rest: never[]) => {
+      if (ns === namespace) keys.push(key);
+      return f(ns, key, ...rest);
+    }) as F;
+  store.set = watch(store.set.bind(store));
+  store.delete = watch(store.delete.bind(store));
+  if (store.adopt) store.adopt = watch(store.adopt.bind(store));
+  return keys;
+}
+
+function saverOf(marks: Map<string, number | undefined>) {
   const clock = createClock({ frozen: true, start: Date.parse("2026-01-01T00:00:00Z") });
   const store = createMemoryStore();
   const gathered: string[] = [];
@@ -45,48 +67,92 @@ function saverOf(marks: Map<string, string | undefined>) {
     mark: (name) => marks.get(name),
     apps: () => [],
   });
-  return { saver, store, gathered, inbox };
+  return { saver, store, gathered, inbox, clock };
 }
 
 describe("status saver", () => {
-  it("gathers an unchanged bot's status only on its turn, a changed one at once", async () => {
+  it("gathers and writes no unchanged bot's status, a changed one's at once, and its own round each time", async () => {
     const names = Array.from({ length: BOTS }, (_, i) => `bot${i}`);
-    const marks = new Map<string, string | undefined>(names.map((n) => [n, "m0"]));
-    const { saver, store, gathered, inbox } = saverOf(marks);
+    const marks = new Map<string, number | undefined>(names.map((n) => [n, 0]));
+    const { saver, store, gathered, inbox, clock } = saverOf(marks);
     await saver.save();
     expect(gathered).toHaveLength(BOTS);
+    expect(store.get<BotStatus>("status", "bot0")?.savedBy).toBe(saver.id);
 
+    const written = writesTo(store, "status");
     gathered.length = 0;
-    await saver.save();
-    // Only those whose turn it is (one in eight), none of them unchanged otherwise.
-    expect(gathered.length).toBe(BOTS / 8);
+    for (let round = 0; round < 10; round++) {
+      await clock.advance(STATUS_EVERY_MS);
+      await saver.save();
+    }
+    expect(gathered).toEqual([]);
+    expect(written).toEqual([]);
+    expect(store.get<StatusRound>(STATUS_ROUNDS_NAMESPACE, saver.id)?.at).toBe(clock.now());
 
-    gathered.length = 0;
     const changed = "bot5";
-    marks.set(changed, "m1");
+    marks.set(changed, 1);
     inbox.set(changed, 3);
     await saver.save();
-    expect(gathered).toContain(changed);
+    expect(gathered).toEqual([changed]);
+    expect(written).toEqual([changed]);
     expect(store.get<BotStatus>("status", changed)?.inbox).toBe(3);
   });
 
-  it("always gathers a bot without a mark, and every bot when the runtime stops", async () => {
-    const marks = new Map<string, string | undefined>([
-      ["marked", "m0"],
+  it("always gathers a bot without a mark (written only if it changed), and every bot when the runtime stops", async () => {
+    const marks = new Map<string, number | undefined>([
+      ["marked", 0],
       ["unmarked", undefined],
     ]);
     const { saver, store, gathered } = saverOf(marks);
     await saver.save();
+    const written = writesTo(store, "status");
     gathered.length = 0;
-    await saver.save(); // round 1: the turn of neither (turns go by position: 0 and 1 of 8)
     await saver.save();
-    expect(gathered.filter((n) => n === "unmarked")).toHaveLength(2);
-    expect(gathered.filter((n) => n === "marked")).toHaveLength(0);
+    await saver.save();
+    expect(gathered).toEqual(["unmarked", "unmarked"]);
+    expect(written).toEqual([]);
 
     gathered.length = 0;
     await saver.save(1234);
     expect(gathered.sort()).toEqual(["marked", "unmarked"]);
     expect(store.get<BotStatus>("status", "marked")?.stoppedAt).toBe(1234);
+    expect(store.get<BotStatus>("status", "marked")?.savedBy).toBeUndefined();
+    expect(store.entries(STATUS_ROUNDS_NAMESPACE)).toEqual([]);
+  });
+
+  it("bot status reads an unchanged bot as current while its saver's rounds go on, and not once they stop", async () => {
+    const marks = new Map<string, number | undefined>([["quiet", 0]]);
+    const { saver, store, clock } = saverOf(marks);
+    await saver.save();
+    const savedAt = clock.now();
+    for (let round = 0; round < 20; round++) {
+      await clock.advance(STATUS_EVERY_MS);
+      await saver.save();
+    }
+    expect(store.get<BotStatus>("status", "quiet")?.updatedAt).toBe(savedAt);
+    const [report] = collectStatus(store, clock);
+    expect(report?.updatedAt).toBe(clock.now());
+    expect(report).not.toHaveProperty("savedBy");
+    expect(formatStatus([report!], clock.now() + 4_000)).toContain("quiet  @quiet  pro  running (status saved 4s ago)");
+
+    // Its process went away without stopping: its rounds end, the status grows old.
+    await clock.advance(5 * 60_000);
+    expect(formatStatus(collectStatus(store, clock), clock.now())).toContain(
+      "quiet  @quiet  pro  running as of 5m ago: no status saved since",
+    );
+  });
+
+  it("drops the round record of a saver gone for more than a week when another starts", async () => {
+    const { saver, store, clock } = saverOf(new Map());
+    store.set<StatusRound>(STATUS_ROUNDS_NAMESPACE, "gone", { at: clock.now() - 8 * 24 * 3_600_000 });
+    store.set<StatusRound>(STATUS_ROUNDS_NAMESPACE, "recent", { at: clock.now() - 3_600_000 });
+    await saver.save();
+    expect(
+      store
+        .entries(STATUS_ROUNDS_NAMESPACE)
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([saver.id, "recent"].sort());
   });
 
   it("a bot's liveness revision moves with every check and event", () => {
@@ -97,7 +163,7 @@ describe("status saver", () => {
     expect(liveness.revision).toBe(before + 2);
   });
 
-  it("of a runtime's idle bots, gathers each only on its turn", async () => {
+  it("of a runtime's idle bots, gathers and writes none once saved", async () => {
     const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
     const sandbox = await createSandbox({ clock });
     const hosted = await provisionBots(
@@ -107,10 +173,11 @@ describe("status saver", () => {
       ),
     );
     const status = vi.spyOn(BotRuntime.prototype, "status");
+    const store = createMemoryStore();
     const runtime = await startRuntime({
       baseUrl: sandbox.url,
       bots: hosted,
-      store: createMemoryStore(),
+      store,
       clock,
       logger: silentLogger,
     });
@@ -118,10 +185,14 @@ describe("status saver", () => {
       await clock.advance(STATUS_EVERY_MS);
       await runtime.idle();
       const before = status.mock.calls.length;
-      await clock.advance(STATUS_EVERY_MS);
-      await runtime.idle();
-      // Two of the sixteen have their turn in a round; the others are unchanged.
-      expect(status.mock.calls.length - before).toBe(2);
+      const written = writesTo(store, "status");
+      for (let round = 0; round < 9; round++) {
+        await clock.advance(STATUS_EVERY_MS);
+        await runtime.idle();
+      }
+      // Sixteen unchanged bots: none gathered, none written (9 rounds: each bot had a turn before).
+      expect(status.mock.calls.length - before).toBe(0);
+      expect(written).toEqual([]);
     } finally {
       await runtime.stop();
       await sandbox.close();
