@@ -163,10 +163,13 @@ class HostedRuntime implements Runtime {
       names: () => [...this.bots.keys(), ...this.paused.keys()],
       status: (name) => this.bots.get(name)?.status() ?? this.paused.get(name),
       mark: (name) => this.bots.get(name)?.statusMark(),
+      still: (name) => this.bots.get(name)?.statusStill() ?? true,
       apps: () => this.hosting?.apps() ?? [],
       alsoSave: () => this.hosting?.saveMarks(),
       ...(this.claimed && options.shared ? { publish: (ttlMs) => this.sharedApps!.saveStatus(ttlMs) } : {}),
     });
+    // A request waiting for budget shows in its bot's status (a still bot's too: a poll).
+    actions.queue.watchJoins((bot) => this.saver.changed(bot));
   }
 
   /** How a bot's mentions come here. */
@@ -297,6 +300,7 @@ class HostedRuntime implements Runtime {
       const reason = refusedAccountReason(config, err, hosted.origin);
       this.options.logger.error({ bot: config.name }, `bot ${config.name} is paused: ${reason}; the other bots go on`);
       this.paused.set(config.name, refusedStatus(hosted, reason, this.options.clock.now()));
+      this.saver.changed(config.name);
       return undefined;
     }
     const missing = await this.stateMissing(hosted);
@@ -320,6 +324,7 @@ class HostedRuntime implements Runtime {
     }
     this.layers.set(config.name, built.layer);
     this.bots.set(config.name, built.bot);
+    this.watchStatus(config.name, built.bot);
     return built;
   }
 
@@ -335,6 +340,7 @@ class HostedRuntime implements Runtime {
     const reason = `not started: ${why}`;
     logger.error({ bot: config.name, file: config.file, ...fields }, `bot ${config.name} is not started: ${said}`);
     this.paused.set(config.name, refusedStatus(hosted, reason, clock.now(), false));
+    this.saver.changed(config.name);
     this.options.observer?.paused({ bot: config.name, reason, at: clock.now() });
   }
 
@@ -358,6 +364,12 @@ class HostedRuntime implements Runtime {
         ),
     });
     return missing;
+  }
+
+  /** A bot running here from now on: the status saver looks at it, and again whenever it says its status moved. */
+  private watchStatus(name: string, bot: BotRuntime): void {
+    bot.watchStatus(() => this.saver.changed(name));
+    this.saver.changed(name);
   }
 
   /** Starts a bot just built, or holds it paused when a change of the fleet paused it. */
@@ -478,6 +490,7 @@ class HostedRuntime implements Runtime {
     const bot = this.bots.get(name);
     if (!bot) return;
     this.bots.delete(name);
+    this.saver.changed(name); // its saver forgets it
     this.layers.delete(name);
     bot.stopTriggers();
     await bot.drain(this.options.drainMs ?? 4_000);
@@ -611,6 +624,7 @@ class HostedRuntime implements Runtime {
       return this.shed(name);
     }
     this.bots.set(name, built.bot);
+    this.watchStatus(name, built.bot);
     this.layers.set(name, built.layer);
     // With its new token it sends what the refused one could not (the old layer can send nothing).
     if (refused && !sameAccount) this.recover(name, built.layer);
@@ -632,6 +646,7 @@ class HostedRuntime implements Runtime {
       const bot = this.bots.get(name);
       if (bot) {
         this.bots.delete(name);
+        this.saver.changed(name);
         this.layers.delete(name);
         bot.stopTriggers();
         await bot.drain(this.options.drainMs ?? 4_000);

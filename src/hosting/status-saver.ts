@@ -9,6 +9,12 @@
  * each status it saved names (`savedBy`). An idle process writes that one record a round,
  * whatever its number of bots: re-saving each unchanged bot in turns (once in 8 rounds)
  * was, with the marks built per bot, most of what an idle process of 25,000 bots did.
+ *
+ * Nor does a round look at every bot: given {@link StatusSaverOptions.still}, it looks at
+ * those told changed since the last round ({@link StatusSaver.changed}) and those not still
+ * when it last looked; a still bot is looked at again only once told. Looking at each of
+ * 25,000 idle bots every round (its mark, its state's time) was still a third of an idle
+ * process's CPU.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { Clock } from "../clock.ts";
@@ -64,6 +70,12 @@ export interface StatusSaverOptions {
    * save it if its fingerprint changed).
    */
   mark?(name: string): number | undefined;
+  /**
+   * Whether nothing of a bot's status moves unless {@link StatusSaver.changed} is told
+   * (../runtime/bot.ts's `statusStill`). Given, a round looks only at the bots told changed
+   * and those not still when last looked at; absent, at every bot every round.
+   */
+  still?(name: string): boolean;
   apps(): AppStatus[];
   /** Sets what else is saved with each round (the apps' stream marks: until when each stream is known connected). */
   alsoSave?(): void;
@@ -78,6 +90,10 @@ export class StatusSaver {
   private readonly saved = new Map<string, string>();
   /** Each bot's mark ({@link StatusSaverOptions.mark}) and `stateSince` when its status was last gathered. */
   private readonly marks = new Map<string, { mark: number; since: number | undefined }>();
+  /** Bots told changed since the last round began. */
+  private dirty = new Set<string>();
+  /** Bots not still when last looked at: looked at every round. */
+  private readonly watched = new Set<string>();
   private rounds = 0;
   private stopped = false;
   private readonly stopSignal = new AbortController();
@@ -94,6 +110,11 @@ export class StatusSaver {
         await clock.sleep(everyMs, this.stopSignal.signal).catch(() => undefined);
       }
     })();
+  }
+
+  /** A bot's status may have changed (or it came, or went): the next round looks at it. */
+  changed(name: string): void {
+    this.dirty.add(name);
   }
 
   /** Ends the loop (a round under way finishes). */
@@ -114,10 +135,11 @@ export class StatusSaver {
    */
   async save(stoppedAt?: number): Promise<void> {
     const { store } = this.options;
-    if (this.rounds++ === 0) this.dropStaleRounds();
+    const first = this.rounds++ === 0;
+    if (first) this.dropStaleRounds();
     let i = 0;
     const slice = timeSlicer();
-    for (const name of this.options.names()) {
+    for (const name of this.due(first || stoppedAt !== undefined)) {
       // Live events first: the statuses of 10,000 bots took most of a second to gather, and
       // held every mention that came meanwhile (the reply latency's tail, every 15 s).
       if (i++ % STATUS_CHECK_EVERY === 0 && slice.due()) await slice.next();
@@ -125,10 +147,17 @@ export class StatusSaver {
       const mark = this.options.mark?.(name);
       const since = stateSince(store, name);
       const last = this.marks.get(name);
-      if (stoppedAt === undefined && mark !== undefined && last?.mark === mark && last.since === since) continue;
+      if (stoppedAt === undefined && mark !== undefined && last?.mark === mark && last.since === since) {
+        this.watch(name);
+        continue;
+      }
       // Read by name: a bot stopped here meanwhile (unhosted) has none.
       const s = this.options.status(name);
-      if (!s) continue;
+      if (!s) {
+        this.forget(name);
+        continue;
+      }
+      this.watch(name);
       if (mark === undefined) this.marks.delete(name);
       else this.marks.set(name, { mark, since });
       const { updatedAt: _, ...what } = s;
@@ -154,6 +183,28 @@ export class StatusSaver {
     else store.delete(STATUS_ROUNDS_NAMESPACE, this.id);
     this.options.alsoSave?.();
     await Promise.all([store.flush(), this.options.publish?.(3 * this.options.everyMs)]);
+  }
+
+  /** The bots a round looks at: every bot (`all`), else those told changed and those watched. */
+  private due(all: boolean): Iterable<string> {
+    const told = this.dirty;
+    this.dirty = new Set();
+    if (all || !this.options.still) return this.options.names();
+    for (const name of this.watched) told.add(name);
+    return told;
+  }
+
+  /** Watched from now on while not still (without `still`: nothing is). */
+  private watch(name: string): void {
+    if (!this.options.still || this.options.still(name)) this.watched.delete(name);
+    else this.watched.add(name);
+  }
+
+  /** A bot no longer here: nothing kept of it. */
+  private forget(name: string): void {
+    this.watched.delete(name);
+    this.marks.delete(name);
+    this.saved.delete(name);
   }
 
   /** The round records of savers long gone (their processes did not stop cleanly): their bots' statuses fall back to their own time. */

@@ -66,6 +66,8 @@ export class BotRuntime {
   /** The bot's inbox: the one object that changes it. */
   readonly inbox: Inbox;
   private readonly triggers: BotTriggers;
+  /** Told when a figure of {@link status} may have moved ({@link watchStatus}). */
+  private statusListener: (() => void) | undefined;
   /** The figures of the last status mark drawn; a runtime's first call draws one (a bot restarted is another runtime). */
   private marked: Marked = { mark: 0, revision: -1, inbox: -1, paused: undefined, dialogs: undefined };
 
@@ -75,8 +77,9 @@ export class BotRuntime {
     this.layer = options.layer;
     this.liveness = new Liveness(
       options.clock,
-      (trigger) => {
-        if (trigger === "mentions" || trigger === "dms") options.handling.heard?.(trigger);
+      (trigger, event) => {
+        if (!event && (trigger === "mentions" || trigger === "dms")) options.handling.heard?.(trigger);
+        this.statusListener?.();
       },
       options.store.get<BotStatus>("status", this.name)?.triggers,
     );
@@ -143,6 +146,7 @@ export class BotRuntime {
     });
     this.triggers.start();
     this.inbox.resume();
+    this.statusListener?.();
   }
 
   /** Puts events in the inbox (flushing unless the caller flushes) and handles them. */
@@ -189,6 +193,7 @@ export class BotRuntime {
    */
   async handOver(timeoutMs: number): Promise<boolean> {
     if (!this.inbox.paused) this.inbox.pause("being restarted with its new configuration");
+    this.statusListener?.();
     this.triggers.stop();
     return this.inbox.settled(timeoutMs);
   }
@@ -201,6 +206,7 @@ export class BotRuntime {
   /** Pauses the bot: its triggers stop and its events wait in the inbox (`accountRefused`: its token was revoked). */
   pause(reason: string, accountRefused = false): void {
     this.inbox.pause(reason, accountRefused);
+    this.statusListener?.();
     this.triggers.stop();
     this.options.handling.stop?.();
   }
@@ -224,6 +230,30 @@ export class BotRuntime {
    * waits for budget, whose time moves with the app's other bots; requests to a model
    * server): gather it.
    */
+  /**
+   * Tells `listener` whenever a figure of {@link status} may have moved while the bot is
+   * {@link statusStill}: a check or an event of a trigger (every event delivered is one), its
+   * start, a pause. What moves while it is not still (its inbox, its waits for budget, its
+   * requests to a model server, its open dialogs) the status saver looks at every round.
+   * Work for budget of a still bot (a poll waiting) is told by the budget queue
+   * (ActionQueue.watchJoins).
+   */
+  watchStatus(listener: () => void): void {
+    this.statusListener = listener;
+  }
+
+  /**
+   * Whether nothing of {@link status} moves but by what {@link watchStatus} tells: no event
+   * fetched or being handled, nothing waiting for budget, no request to a model server, no
+   * dialog open (its wait may time out).
+   */
+  statusStill(): boolean {
+    const { handling, layer } = this.options;
+    if (this.inbox.size > 0 || handling.models?.() || layer.waiting().length > 0) return false;
+    const d = handling.dialogs?.();
+    return d === undefined || d.open.thread + d.open.dm === 0;
+  }
+
   statusMark(): number | undefined {
     const { handling, layer } = this.options;
     if (handling.models?.() || layer.waiting().length > 0) return undefined;

@@ -14,13 +14,13 @@ export class Liveness {
   private touches = 0;
 
   /**
-   * `onCheck`: told of every check (not of events), as it is recorded. `saved`: the figures of
-   * the bot's last saved status (an earlier run's), continued from, so `bot status` right
-   * after a restart still shows the last event rather than "never".
+   * `onTouch`: told of every check and event (`event` says which), as it is recorded. `saved`:
+   * the figures of the bot's last saved status (an earlier run's), continued from, so `bot
+   * status` right after a restart still shows the last event rather than "never".
    */
   constructor(
     private readonly clock: Clock,
-    private readonly onCheck?: (trigger: TriggerName) => void,
+    private readonly onTouch?: (trigger: TriggerName, event: boolean) => void,
     saved?: Partial<Record<TriggerName, TriggerStatus>>,
   ) {
     for (const [trigger, s] of Object.entries(saved ?? {}) as Array<[TriggerName, TriggerStatus]>)
@@ -36,7 +36,8 @@ export class Liveness {
     if (event) {
       s.lastEventAt = now;
       s.events++;
-    } else this.onCheck?.(trigger);
+    }
+    this.onTouch?.(trigger, event);
   }
 
   /** Grows with every check and event recorded: the status saver's cheap test for "nothing new here". */

@@ -40,7 +40,10 @@ function writesTo(store: Store, namespace: string): string[] {
   return keys;
 }
 
-function saverOf(marks: Map<string, number | undefined>) {
+function saverOf(
+  marks: Map<string, number | undefined>,
+  more: { still?: (name: string) => boolean; looked?: string[] } = {},
+) {
   const clock = createClock({ frozen: true, start: Date.parse("2026-01-01T00:00:00Z") });
   const store = createMemoryStore();
   const gathered: string[] = [];
@@ -51,7 +54,8 @@ function saverOf(marks: Map<string, number | undefined>) {
     logger: silentLogger,
     everyMs: 15_000,
     names: () => [...marks.keys()],
-    status(name): BotStatus {
+    status(name): BotStatus | undefined {
+      if (!marks.has(name)) return undefined;
       gathered.push(name);
       return {
         bot: name,
@@ -64,7 +68,11 @@ function saverOf(marks: Map<string, number | undefined>) {
         updatedAt: clock.now(),
       };
     },
-    mark: (name) => marks.get(name),
+    mark: (name) => {
+      more.looked?.push(name);
+      return marks.get(name);
+    },
+    ...(more.still ? { still: more.still } : {}),
     apps: () => [],
   });
   return { saver, store, gathered, inbox, clock };
@@ -142,6 +150,54 @@ describe("status saver", () => {
     );
   });
 
+  it("given still, a round looks only at the bots told changed and those not still, until they are", async () => {
+    const names = Array.from({ length: BOTS }, (_, i) => `bot${i}`);
+    const marks = new Map<string, number | undefined>(names.map((n) => [n, 0]));
+    const still = new Map<string, boolean>(names.map((n) => [n, true]));
+    const looked: string[] = [];
+    const { saver, store, gathered, inbox } = saverOf(marks, {
+      still: (name) => still.get(name) ?? true,
+      looked,
+    });
+    await saver.save(); // the first round: every bot
+    expect(looked).toHaveLength(BOTS);
+    looked.length = 0;
+    gathered.length = 0;
+    await saver.save();
+    await saver.save();
+    expect(looked).toEqual([]);
+
+    // Told: looked at (its mark moved: gathered and saved); not still: looked at every round.
+    marks.set("bot3", 1);
+    inbox.set("bot3", 2);
+    still.set("bot3", false);
+    saver.changed("bot3");
+    await saver.save();
+    expect(gathered).toEqual(["bot3"]);
+    expect(store.get<BotStatus>("status", "bot3")?.inbox).toBe(2);
+    await saver.save();
+    expect(looked).toEqual(["bot3", "bot3"]);
+    // Still again (its inbox handled): saved as it is then, and no longer looked at.
+    marks.set("bot3", 2);
+    inbox.set("bot3", 0);
+    still.set("bot3", true);
+    await saver.save();
+    expect(store.get<BotStatus>("status", "bot3")?.inbox).toBe(0);
+    looked.length = 0;
+    await saver.save();
+    expect(looked).toEqual([]);
+
+    // One gone: forgotten; told of again once it is back, saved afresh.
+    marks.delete("bot4");
+    saver.changed("bot4");
+    await saver.save();
+    marks.set("bot4", 0);
+    gathered.length = 0;
+    saver.changed("bot4");
+    await saver.save();
+    expect(gathered).toEqual(["bot4"]);
+  });
+
   it("drops the round record of a saver gone for more than a week when another starts", async () => {
     const { saver, store, clock } = saverOf(new Map());
     store.set<StatusRound>(STATUS_ROUNDS_NAMESPACE, "gone", { at: clock.now() - 8 * 24 * 3_600_000 });
@@ -173,6 +229,7 @@ describe("status saver", () => {
       ),
     );
     const status = vi.spyOn(BotRuntime.prototype, "status");
+    const mark = vi.spyOn(BotRuntime.prototype, "statusMark");
     const store = createMemoryStore();
     const runtime = await startRuntime({
       baseUrl: sandbox.url,
@@ -185,6 +242,7 @@ describe("status saver", () => {
       await clock.advance(STATUS_EVERY_MS);
       await runtime.idle();
       const before = status.mock.calls.length;
+      const marked = mark.mock.calls.length;
       const written = writesTo(store, "status");
       for (let round = 0; round < 9; round++) {
         await clock.advance(STATUS_EVERY_MS);
@@ -193,10 +251,21 @@ describe("status saver", () => {
       // Sixteen unchanged bots: none gathered, none written (9 rounds: each bot had a turn before).
       expect(status.mock.calls.length - before).toBe(0);
       expect(written).toEqual([]);
+      // Nor looked at: a round's work does not grow with the number of idle bots.
+      expect(mark.mock.calls.length - marked).toBe(0);
+
+      // A check of its trigger (a poll, the stream connecting) is a change: saved at the next round.
+      runtime.bots.get("idle3")!.touch("mentions");
+      const checkedAt = clock.now();
+      await clock.advance(STATUS_EVERY_MS);
+      await runtime.idle();
+      expect(written).toEqual(["idle3"]);
+      expect(store.get<BotStatus>("status", "idle3")?.triggers.mentions?.lastCheckAt).toBe(checkedAt);
     } finally {
       await runtime.stop();
       await sandbox.close();
       status.mockRestore();
+      mark.mockRestore();
     }
   });
 });

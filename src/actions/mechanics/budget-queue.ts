@@ -130,11 +130,22 @@ export class ActionQueue {
   private readonly claims = new Map<AccountBudget, Set<string>>();
   /** Claims that have waited past {@link CLAIM_SLOW_MS}: the log said so once. */
   private slowClaims = 0;
+  /** See {@link watchJoins}. */
+  private joined: ((bot: string) => void) | undefined;
 
   constructor(options: { clock: Clock; logger?: Logger; observe?: ActionObserver }) {
     this.clock = options.clock;
     this.log = options.logger ?? silentLogger;
     this.observe = options.observe ?? (() => {});
+  }
+
+  /**
+   * Tells `listener` the bot of every request that joins the queue (one listener: the last
+   * given). Hosting's status saver looks at a bot only when something may have changed its
+   * status; a request that waits for budget is such a change.
+   */
+  watchJoins(listener: (bot: string) => void): void {
+    this.joined = listener;
   }
 
   /** Requests waiting for a slot. */
@@ -172,6 +183,7 @@ export class ActionQueue {
       this.waiting.splice(lo, 0, item);
       const wait = waitOf(item);
       this.inQueue.set(wait, (this.inQueue.get(wait) ?? 0) + 1);
+      this.joined?.(item.bot);
       this.schedule();
     });
   }

@@ -26,6 +26,17 @@ function setup() {
 }
 
 describe("the action queue", () => {
+  it("tells its watcher the bot of every request that joins, served at once or put off", async () => {
+    const { account, wait, queue } = setup();
+    const joined: string[] = [];
+    queue.watchJoins((bot) => joined.push(bot));
+    const budget = account(1);
+    for (let i = 0; i < 10; i++) await wait(budget, "a");
+    const waiting = wait(budget, "b");
+    expect(await settled(waiting)).toBe(false);
+    expect(joined).toEqual([...Array.from({ length: 10 }, () => "bot-a"), "bot-b"]);
+  });
+
   it("serves a request put off by its budget when the window frees room, and not before", async () => {
     const { clock, account, wait } = setup();
     const budget = account(1);
