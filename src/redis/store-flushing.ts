@@ -5,9 +5,14 @@
  * other shard (accounts, apps, credentials, status) plainly, in one transaction.
  *
  * Flushes are serialized; a flush asked while one runs waits for it and then writes
- * everything changed by then (a burst of flushes costs two writes, not one each). While Redis
- * is unreachable a flush simply waits (the client queues its commands), so the ledger's
- * "durable before sending" holds through an outage, unless the process gives up on Redis
+ * everything changed by then (a burst of flushes costs two writes, not one each). A flush of
+ * one shard ({@link Flusher.flushShard}: a bot's ledger mark, its inbox) waits only for the
+ * writes of that shard on their way, not for the others': the status of thousands of bots,
+ * written every few seconds in one transaction of a megabyte or more, held every mention's
+ * ledger mark that came meanwhile (the flood's reply latency tail, every status round). A
+ * shard's writes still reach Redis in the order they were taken. While Redis is unreachable
+ * a flush simply waits (the client queues its commands), so the ledger's "durable before
+ * sending" holds through an outage, unless the process gives up on Redis
  * ({@link Flusher.abandon}): then every flush, waiting or new, ends at once, writing nothing.
  */
 import { keyError } from "./key-error.ts";
@@ -22,6 +27,8 @@ export class Flusher {
   writes = 0;
   private tail: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
+  /** Each shard's last write on its way (settled: it never rejects), until it ends. */
+  private readonly writing = new Map<ShardPath, Promise<void>>();
   private isAbandoned = false;
   private abandoned = () => {};
   private readonly abandonedNow = new Promise<void>((resolve) => (this.abandoned = resolve));
@@ -41,6 +48,30 @@ export class Flusher {
   /** Resolves once the flush on its way (if any) has ended, written or not. */
   settled(): Promise<void> {
     return this.tail;
+  }
+
+  /** Resolves once every shard's writes on their way have ended. */
+  private async allSettled(): Promise<void> {
+    while (this.writing.size > 0) await Promise.all(this.writing.values());
+  }
+
+  /** Resolves once the writes of `shard` on their way (if any) have ended, written or not. */
+  async shardSettled(shard: ShardPath): Promise<void> {
+    for (let w = this.writing.get(shard); w; w = this.writing.get(shard)) await w;
+  }
+
+  /**
+   * Writes what changed of `shard` (after its writes on their way), not waiting for the other
+   * shards' writes; resolves once everything of it changed before the call is in Redis.
+   */
+  flushShard(shard: ShardPath): Promise<void> {
+    if (this.readOnly || this.isAbandoned) return Promise.resolve();
+    const run = (async () => {
+      await this.shardSettled(shard);
+      const fields = this.values.takeShardChanges(shard);
+      if (fields) await this.writeInOrder(shard, fields);
+    })();
+    return Promise.race([run, this.abandonedNow]);
   }
 
   /** Writes everything changed so far; see the module comment. */
@@ -64,14 +95,38 @@ export class Flusher {
 
   private async writeOnce(): Promise<void> {
     const batch = this.values.takeDirty();
-    if (batch.size === 0) return;
-    try {
-      await Promise.all([...batch].map(([shard, fields]) => this.writeShard(shard, fields)));
-    } catch (err) {
-      // Not written: keep them for the next flush.
-      for (const [shard, fields] of batch) this.values.redirty(shard, fields);
-      throw err;
-    }
+    if (batch.size === 0) return await this.allSettled();
+    // What a shard's flush took before this one is written too when this one resolves.
+    const others = [...this.writing].filter(([shard]) => !batch.has(shard)).map(([, write]) => write);
+    // Each shard's write is registered now, with the changes it took (a shard's flush finds them there).
+    await Promise.all([...others, ...[...batch].map(([shard, fields]) => this.writeInOrder(shard, fields))]);
+  }
+
+  /**
+   * Writes `fields` of `shard` once its writes on their way have ended (so they reach Redis in
+   * the order they were taken), registered at once as the shard's last write on its way; not
+   * written, they are kept for the next flush.
+   */
+  private writeInOrder(shard: ShardPath, fields: Set<string>): Promise<void> {
+    const before = this.writing.get(shard);
+    const write = (async () => {
+      if (before) await before;
+      try {
+        await this.writeShard(shard, fields);
+      } catch (err) {
+        this.values.redirty(shard, fields);
+        throw err;
+      }
+    })();
+    const ended = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writing.set(shard, ended);
+    void ended.then(() => {
+      if (this.writing.get(shard) === ended) this.writing.delete(shard);
+    });
+    return write;
   }
 
   /** One shard's write: fenced for a held bot, dropped for a bot not held, plain otherwise. */

@@ -243,6 +243,13 @@ export class ShardedValues {
     return fields;
   }
 
+  /** One shard's changes (taken), if it has any. */
+  takeShardChanges(shard: ShardPath): Set<string> | undefined {
+    const fields = this.dirty.get(shard);
+    this.dirty.delete(shard);
+    return fields;
+  }
+
   /** The changes not written yet, by shard. */
   pending(): ReadonlyMap<ShardPath, ReadonlySet<string>> {
     return this.dirty;

@@ -62,6 +62,8 @@ export interface RedisStore extends Store {
    * refused because its bot's lease was lost: what the ledger awaits before sending.
    */
   flushFor(namespace: string, key: string): Promise<void>;
+  /** See {@link Store.flushPartOf}: the value's shard only, after that shard's writes on their way. */
+  flushPartOf(namespace: string, key: string): Promise<void>;
   stageFor(namespace: string, key: string): Promise<StagedWrite>;
   /**
    * Gives up writing (Redis is unreachable and the process stops without it): every flush,
@@ -129,10 +131,15 @@ class RedisStateStore implements RedisStore {
     return !!this.fences && isBotShard(shard) && !this.fences.writable(shard);
   }
 
+  flushPartOf(namespace: string, key: string): Promise<void> {
+    return this.flusher.flushShard(defaultShardRule(namespace, key));
+  }
+
   async flushFor(namespace: string, key: string): Promise<void> {
-    await this.flush();
-    if (this.flusher.gaveUp) throw unwritten();
     const shard = defaultShardRule(namespace, key);
+    // Its own shard only: a write of other shards on its way (every bot's status) is not waited for.
+    await this.flusher.flushShard(shard);
+    if (this.flusher.gaveUp) throw unwritten();
     if (this.fenced(shard)) throw await this.fences!.notHeld(shard);
   }
 
@@ -140,8 +147,8 @@ class RedisStateStore implements RedisStore {
     if (this.options.readOnly) throw new Error("this store only reads");
     const shard = defaultShardRule(namespace, key);
     this.values.markDirty(namespace, key);
-    // A flush on its way may carry an older value of this field: ours must reach Redis after it.
-    await this.flusher.settled();
+    // A write on its way may carry an older value of this field: ours must reach Redis after it.
+    await this.flusher.shardSettled(shard);
     const fence = this.fences && isBotShard(shard) ? await this.fences.fenceOf(shard) : undefined;
     if (this.flusher.gaveUp) throw unwritten();
     // Every change of the shard goes with it (a finished action's record rides on the next mark).

@@ -136,7 +136,21 @@ export class Inbox {
   commit(events: readonly BotEvent[], cursor?: CursorMove): Promise<void> {
     if (events.length > 0) this.take(events, cursor);
     else if (cursor) this.move(cursor);
-    return this.options.store.flush();
+    return this.flushOwn(events[0]?.id, cursor);
+  }
+
+  /**
+   * Makes the inbox's and the cursor's changes durable: only their parts of the store, where
+   * it writes its parts apart (in Redis, a streamed mention's commit does not wait for the
+   * status of every bot, written meanwhile in one transaction); the whole store otherwise.
+   */
+  private async flushOwn(eventId: string | undefined, cursor: CursorMove | undefined): Promise<void> {
+    const { store } = this.options;
+    if (!store.flushPartOf) return await store.flush();
+    await Promise.all([
+      eventId === undefined ? undefined : store.flushPartOf(this.namespace, eventId),
+      cursor === undefined ? undefined : store.flushPartOf(CURSORS_NAMESPACE, cursor.key),
+    ]);
   }
 
   /** Whether an event waits here (fetched, not yet handled). */

@@ -37,12 +37,20 @@ export interface Store {
   /** Writes everything set so far to durable storage (atomically: all or nothing). */
   flush(): Promise<void>;
   /**
-   * Like {@link flush}, and rejects when this value's write was refused: in a store shared by
+   * Like {@link flushPartOf} (where the store writes its parts apart; like {@link flush}
+   * otherwise), and rejects when this value's write was refused: in a store shared by
    * several processes (Redis), a bot's values may be written only by the process holding the
    * bot's lease, and the ledger must not send what it could not record. Stores without such
    * refusals need not implement it (callers fall back to {@link flush}).
    */
   flushFor?(namespace: string, key: string): Promise<void>;
+  /**
+   * Like {@link flush}, for the part of the store that holds this value only (a bot's own
+   * values): it does not wait for the writes of the others (in Redis, every bot's status,
+   * written every few seconds in one transaction). Stores that write everything at once need
+   * not implement it (callers fall back to {@link flush}).
+   */
+  flushPartOf?(namespace: string, key: string): Promise<void>;
   /**
    * The write that would make this value durable, for another atomic step to run (see
    * ./staged-write.ts); rejects as {@link flushFor} does when the bot's writes are refused.
