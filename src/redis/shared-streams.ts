@@ -569,11 +569,18 @@ export class SharedStreams {
     this.checkRules(app);
   }
 
-  /** Publishes the app's bots this process can describe ({@link SharedStreamsOptions.describe}) in its directory. */
+  /**
+   * Publishes the app's bots this process can describe ({@link SharedStreamsOptions.describe})
+   * in its directory; nothing when the directory lists every bot of the app already (a hub
+   * taken over from a process that died: describing 25,000 bots again was seconds of the
+   * survivor's CPU while it also starts the dead one's bots).
+   */
   private async publishKnown(appId: string): Promise<void> {
-    const known = this.options.describe?.(appId);
-    if (!known) return;
+    if (!this.options.describe) return;
     const { directory, version, changes } = this.directoryKeys(appId);
+    const listed = new Set(await this.options.redis.hkeys(directory));
+    if ([...this.options.appOf].every(([bot, app]) => app !== appId || listed.has(bot))) return;
+    const known = this.options.describe(appId);
     let args: string[] = [];
     const send = async () => {
       await PUBLISH_ALL.run(this.options.redis, [directory, version, changes], args);

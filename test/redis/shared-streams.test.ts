@@ -556,6 +556,32 @@ describe("shared streams", () => {
     await streams.close();
   }, 60_000);
 
+  it("a hub taken over while its directory lists every bot of the app describes none again, and has every bot's rule", async () => {
+    const names = Array.from({ length: 300 }, (_, i) => `kept${String(i).padStart(4, "0")}`);
+    const entry = (name: string, i: number) => ({ userId: String(10 + i), username: name, rules: [], mentions: true });
+    let described = 0;
+    const { streams, ruled, renewal } = await rulesHolder("sk:", "app9", ["keeper", ...names], () => {
+      described++;
+      return names.map((name, i) => [name, entry(name, i)]);
+    });
+    // What the processes running the app's bots published before the hub's holder died.
+    const admin = await connectRedis(server.url);
+    connections.push(admin);
+    await admin.hset(
+      "sk:handoff:app9:bots",
+      Object.fromEntries([
+        ["keeper", JSON.stringify({ userId: "1", username: "keeper", rules: [], mentions: true })],
+        ...names.map((name, i) => [name, JSON.stringify(entry(name, i))]),
+      ]),
+    );
+    await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
+    await renewal();
+    await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
+    await until("every bot's rule", () => names.every((n) => ruled().has(n)), 10_000, 10);
+    expect(described).toBe(0);
+    await streams.close();
+  }, 60_000);
+
   it("the holder puts back a mention rule a late write of the stream's previous hub deleted, at its next check of the rules", async () => {
     const EVERY = 1_000;
     const clock = createClock({ frozen: true, start: T0 });
