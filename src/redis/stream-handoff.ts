@@ -207,6 +207,11 @@ export class HandoffReader {
    * the bot again if it comes back here.
    */
   private readonly inFlight = new Map<string, { bot: string }>();
+  /**
+   * Owned bots whose stream `own` has read since their group exists: those the bell's first
+   * position must be followed by a read of (see {@link listen}).
+   */
+  private readonly opened = new Set<string>();
   /** Bots whose stream is being read, and those to read again once that read ends. */
   private readonly reading = new Set<string>();
   private readonly again = new Set<string>();
@@ -272,6 +277,7 @@ export class HandoffReader {
       this.mayHaveMissed();
       throw err;
     });
+    for (const bot of fresh) if (this.owned.has(bot)) this.opened.add(bot);
     this.readFresh(fresh);
   }
 
@@ -280,6 +286,7 @@ export class HandoffReader {
     const gone = new Set(bots);
     for (const bot of gone) {
       this.owned.delete(bot);
+      this.opened.delete(bot);
       this.botOfKey.delete(this.keys.bot(bot));
     }
     for (const [at, handing] of this.inFlight) if (gone.has(handing.bot)) this.inFlight.delete(at);
@@ -502,10 +509,14 @@ export class HandoffReader {
     let failing = false;
     while (!this.closed) {
       try {
-        // From the newest bell when it starts: what rang before is what `own` and the sweep read.
+        // From the newest bell when it starts. Finding it takes a round trip on a connection of
+        // its own, which `own` may have read the streams before: an entry written between that
+        // read and this bell would wait for a sweep, so the bots `own` read are read again now.
+        // Later bells ring here; earlier entries are in their streams by now.
         if (last === undefined) {
           last = (await bell.xrevrange(this.keys.bell, "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
-          this.mayHaveMissed(); // what rang before, since `own` read
+          if (this.opened.size > 0) this.readFresh([...this.opened]);
+          this.mayHaveMissed(); // and one sweep, for whatever else happened before this process listened
         }
         const reply = (await bell.xread("BLOCK", 1_000, "STREAMS", this.keys.bell, last)) as StreamReply;
         if (failing) {

@@ -67,10 +67,11 @@ async function process_(
   consumer: string,
   handle: (bot: string, entry: HandoffEntry) => Promise<void>,
   onControl?: (what: HandoffControl) => void,
-  fullSweepMs?: number,
+  more: { fullSweepMs?: number; redis?: Redis } = {},
 ) {
+  const { fullSweepMs, redis = await connection() } = more;
   const reader = new HandoffReader({
-    redis: await connection(),
+    redis,
     appId: `app${app}`,
     consumer,
     clock,
@@ -225,6 +226,40 @@ describe("stream handoff", () => {
       expect(got.get(bot)?.sort()).toEqual([`mention:${i}`, `mention:${100 + i}`].sort());
   });
 
+  it("a post written after the reader read its bots but before its bell found where to listen from is handled at once, not at the next sweep", async () => {
+    // The bell finds its start on a connection of its own: hold that answer until the post is written.
+    const redis = await connection();
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const duplicate = redis.duplicate.bind(redis);
+    redis.duplicate = (() => {
+      const bell = duplicate();
+      const xrevrange = bell.xrevrange.bind(bell) as (...a: unknown[]) => Promise<unknown>;
+      bell.xrevrange = (async (...a: unknown[]) => {
+        await held;
+        return await xrevrange(...a);
+      }) as never;
+      connections.push(bell);
+      return bell;
+    }) as typeof redis.duplicate;
+    const got: string[] = [];
+    const reader = await process_(
+      "proc-a",
+      async (_bot, entry) => void got.push(...entry.events.map((e) => e.id)),
+      undefined,
+      { redis },
+    );
+    reader.start();
+    await reader.own(["greeter"]);
+    await until(() => !reader.busy(), "own's read done");
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await writer.send("greeter", { kind: "mentions", events: [mention(1)] });
+    release();
+    // The clock (and so the sweep) stands still: only the reader's own reads can find it.
+    await until(() => reader.handled === 1, "the post handled without a sweep");
+    expect(got).toEqual(["mention:1"]);
+  });
+
   it("a bot stopped here while its post was being handled, then run here again, is handed that post again", async () => {
     const handed: string[] = [];
     // The first handling never ends: the bot was stopped under it (its lease went to another process).
@@ -369,7 +404,7 @@ describe("stream handoff", () => {
         got.push(...entry.events.map((e) => e.id));
       },
       (w) => heard.push(w),
-      60_000,
+      { fullSweepMs: 60_000 },
     );
     a.start();
     await a.own(["greeter"]);
