@@ -15,7 +15,6 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock.ts";
 import { start, type Started } from "../../src/hosting/start.ts";
-import { BotClaims } from "../../src/redis/bot-claims.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { Membership } from "../../src/redis/membership.ts";
@@ -23,6 +22,7 @@ import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { captureLogs } from "../helpers/log.ts";
 import { freePort, startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { until } from "../helpers/until.ts";
+import { claimsOf } from "../helpers/claims.ts";
 
 const T0 = Date.parse("2026-03-02T12:00:00Z");
 const NAMES = ["alpha", "beta", "gamma", "delta"];
@@ -136,16 +136,7 @@ const members = () => admin.zrange(new Leases(admin).membersKey, 0, -1);
 /** Another process, ready already: its claims (on a frozen clock: it claims once, never renews). */
 async function readyProcess() {
   const redis = await connectRedis(server.url);
-  const claims = new BotClaims({
-    redis,
-    leases: new Leases(redis),
-    owner: "ready",
-    bots: NAMES,
-    clock: createClock({ frozen: true, start: T0 }),
-    settleMs: 0,
-    async host() {},
-    async unhost() {},
-  });
+  const claims = claimsOf({ redis, owner: "ready", bots: NAMES, clock: createClock({ frozen: true, start: T0 }) });
   cleanups.push(async () => {
     await claims.stop();
     redis.disconnect();

@@ -6,12 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClock } from "../../src/clock.ts";
-import { BotClaims, HOST_CONCURRENCY } from "../../src/redis/bot-claims.ts";
+import { HOST_CONCURRENCY } from "../../src/redis/bot-claims.ts";
 import { FencedError } from "../../src/fencing.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
 import { myPart } from "../../src/redis/share-split.ts";
+import { claimsOf, renewal, renewed } from "../helpers/claims.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 
 let server: RedisServer;
@@ -38,13 +39,11 @@ const BOTS = Array.from({ length: 600 }, (_, i) => `bot${String(i).padStart(3, "
 async function processClaims(owner: string, prefix: string) {
   const redis = await connectRedis(server.url);
   const started = new Set<string>();
-  const claims = new BotClaims({
+  const claims = claimsOf({
     redis,
-    leases: new Leases(redis, { prefix }),
+    prefix,
     owner,
     bots: BOTS,
-    clock: createClock({ frozen: true, start: 0 }),
-    settleMs: 0,
     async host(bot) {
       started.add(bot);
     },
@@ -86,18 +85,15 @@ describe("starting the bots claimed", () => {
     let open = () => {};
     const gate = new Promise<void>((r) => (open = r));
     let entered = 0;
-    const claims = new BotClaims({
+    const claims = claimsOf({
       redis,
-      leases: new Leases(redis, { prefix: "starting:" }),
+      prefix: "starting:",
       owner: "P1",
       bots: BOTS,
-      clock: createClock({ frozen: true, start: 0 }),
-      settleMs: 0,
       async host() {
         entered++;
         await gate;
       },
-      async unhost() {},
     });
     try {
       const starting = claims.start();
@@ -140,14 +136,13 @@ describe("renewals while a large start-up is in progress", () => {
     let open = () => {};
     const gate = new Promise<void>((r) => (open = r));
     let entered = 0;
-    const claims = new BotClaims({
+    const claims = claimsOf({
       redis,
       leases,
       renewals: new Leases(line, { prefix }),
       owner: "P1",
       bots: BOTS,
       clock,
-      settleMs: 0,
       async host() {
         // The start's first bot holds the main connection (a BLPOP blocks it, as a queue of
         // thousands of start-up commands ahead of a renewal does until Redis has answered
@@ -155,7 +150,6 @@ describe("renewals while a large start-up is in progress", () => {
         if (entered++ === 0) await redis.blpop(`${prefix}never`, 0);
         await gate;
       },
-      async unhost() {},
     });
     // The claims have no ttl of their own: P1's heartbeat (one key on a single Redis) keeps them.
     const leaseKeys = [...new Set(BOTS.map((bot) => leases.heartbeatKey({ name: `bot:${bot}`, owner: "P1" })))];
@@ -163,8 +157,9 @@ describe("renewals while a large start-up is in progress", () => {
       const starting = claims.start();
       await vi.waitFor(() => expect(entered).toBe(HOST_CONCURRENCY), { timeout: 10_000, interval: 5 });
       expect(claims.bots()).toHaveLength(600);
-      // The heartbeat a second from running out, the membership too: only a renewal saves them.
-      for (const key of leaseKeys) await admin.pexpire(key, 1_000);
+      // The heartbeat four seconds from running out (real time: room for a renewal on a busy
+      // machine), the membership gone: only a renewal brings them back above five.
+      for (const key of leaseKeys) await admin.pexpire(key, 4_000);
       await admin.zadd(leases.membersKey, 0, "P1");
       await clock.advance(3_000); // the renewal is due
       await vi.waitFor(
@@ -201,17 +196,7 @@ describe("looking for free bots", () => {
     const procs = await Promise.all(
       ["P1", "P2"].map(async (owner) => {
         const redis = await connectRedis(server.url);
-        const claims = new BotClaims({
-          redis,
-          leases: new Leases(redis, { prefix }),
-          owner,
-          bots: BOTS,
-          clock,
-          settleMs: 0,
-          async host() {},
-          async unhost() {},
-        });
-        return { claims, redis };
+        return { claims: claimsOf({ redis, prefix, owner, bots: BOTS, clock }), redis };
       }),
     );
     const [p1, p2] = procs as [(typeof procs)[0], (typeof procs)[0]];
@@ -222,12 +207,7 @@ describe("looking for free bots", () => {
       const renewals = async (n: number, ps = procs) => {
         for (let i = 0; i < n; i++) {
           await clock.advance(3_000);
-          // The renewal sent at this time, and its look for free bots (if any) over.
-          for (const p of ps)
-            await vi.waitFor(() => {
-              expect(p.claims["renewedAt"]).toBe(clock.now());
-              expect(p.claims["claiming"]).toBeUndefined();
-            });
+          for (const p of ps) await renewed(p.claims, clock);
         }
       };
       await renewals(5); // the members' change at the start is a ttl and a renewal behind
@@ -264,18 +244,7 @@ describe("a process that stops renewing", () => {
       600_000,
     );
     const clock = createClock({ frozen: true, start: 0 });
-    const claims = new BotClaims({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      settleMs: 0,
-      ttlMs: 9_000,
-      everyMs: 3_000,
-      async host() {},
-      async unhost() {},
-    });
+    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
     try {
       await claims.start();
       expect(claims.bots().sort()).toEqual(bots.filter((_, i) => i % 2 === 0));
@@ -303,25 +272,7 @@ describe("the bots of a process that died, when the others had held them all alo
     // Two other live processes, D and Q, announced before P1 starts.
     await admin.zadd(leases.membersKey, far, "D", far, "Q");
     const clock = createClock({ frozen: true, start: 0 });
-    const claims = new BotClaims({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      settleMs: 0,
-      ttlMs: 9_000,
-      everyMs: 3_000,
-      async host() {},
-      async unhost() {},
-    });
-    const renewal = async () => {
-      await clock.advance(3_000);
-      await vi.waitFor(() => {
-        expect(claims["renewedAt"]).toBe(clock.now());
-        expect(claims["claiming"]).toBeUndefined();
-      });
-    };
+    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
     try {
       await claims.start();
       const mine = claims.bots();
@@ -339,11 +290,11 @@ describe("the bots of a process that died, when the others had held them all alo
         "Q",
         600_000,
       );
-      for (let i = 0; i < 6; i++) await renewal();
+      for (let i = 0; i < 6; i++) await renewal(claims, clock);
       // D dies (its entry and its leases run out: here taken out, as Redis's TTL would).
       await admin.zrem(leases.membersKey, "D");
       await admin.del(...ofD.map((b) => leases.key(`bot:${b}`)));
-      await renewal();
+      await renewal(claims, clock);
       // Its ten bots just became free: P1 takes its part of them up to its share (15 of 30 over two), Q the others.
       await vi.waitFor(() => expect(claims.bots().length).toBeGreaterThan(10), { timeout: 10_000, interval: 5 });
       expect(claims.bots().length).toBeLessThanOrEqual(15);
@@ -363,23 +314,7 @@ describe("bots given back for the others' shares", () => {
     const [sec] = await admin.time();
     await admin.zadd(leases.membersKey, Number(sec) * 1000 + 3_600_000, "Q");
     const clock = createClock({ frozen: true, start: 0 });
-    const claims = new BotClaims({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      settleMs: 0,
-      async host() {},
-      async unhost() {},
-    });
-    const renewal = async () => {
-      await clock.advance(3_000);
-      await vi.waitFor(() => {
-        expect(claims["renewedAt"]).toBe(clock.now());
-        expect(claims["claiming"]).toBeUndefined();
-      });
-    };
+    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock });
     // Q holds 12 of the 20 bots, two above its share of 10.
     const theirs = bots.slice(0, 12);
     const held = await leases.claimAll(
@@ -390,11 +325,11 @@ describe("bots given back for the others' shares", () => {
     try {
       await claims.start();
       expect(claims.bots()).toHaveLength(8);
-      for (let i = 0; i < 5; i++) await renewal(); // settled: every bot held, the members the same
+      for (let i = 0; i < 5; i++) await renewal(claims, clock); // settled: every bot held, the members the same
       // Q gives two back (as a process above its share does) and says so.
       for (const lease of held.slice(0, 2)) await leases.release(lease!);
       await leases.announceReleased();
-      await renewal();
+      await renewal(claims, clock);
       await vi.waitFor(() => expect(claims.bots()).toHaveLength(10), { timeout: 10_000, interval: 5 });
     } finally {
       await claims.stop();
@@ -415,22 +350,15 @@ describe("an idle renewal", () => {
   it("renews one heartbeat for all the bots held, not each bot's lease", async () => {
     const p = await processClaims("P1", "idle:");
     const clock = p.claims["options"].clock as ReturnType<typeof createClock>;
-    const renewal = async () => {
-      await clock.advance(3_000);
-      await vi.waitFor(() => {
-        expect(p.claims["renewedAt"]).toBe(clock.now());
-        expect(p.claims["claiming"]).toBeUndefined();
-      });
-    };
     try {
       await p.claims.start();
       expect(p.claims.bots()).toHaveLength(600);
-      for (let i = 0; i < 3; i++) await renewal(); // settled: no look for free bots in the next renewals
+      for (let i = 0; i < 3; i++) await renewal(p.claims, clock); // settled: no look for free bots in the next renewals
       const before = await commandsRun();
-      await renewal();
-      const renewed = (await commandsRun()) - before;
+      await renewal(p.claims, clock);
+      const sent = (await commandsRun()) - before;
       // The heartbeat's SET and the membership's script (a handful of commands), for 600 bots.
-      expect(renewed).toBeLessThanOrEqual(12);
+      expect(sent).toBeLessThanOrEqual(12);
       const heartbeat = p.claims["line"].heartbeatKey({ name: `bot:${BOTS[0]}`, owner: "P1" });
       expect(await admin.pttl(heartbeat)).toBeGreaterThan(6_000);
     } finally {
@@ -440,6 +368,12 @@ describe("an idle renewal", () => {
   });
 });
 
+/** `owner`'s heartbeats of `bots` run out now, as Redis's TTL has them do once the process stops renewing. */
+async function runOut(leases: Leases, bots: readonly string[], owner: string): Promise<void> {
+  for (const key of new Set(bots.map((bot) => leases.heartbeatKey({ name: `bot:${bot}`, owner }))))
+    await admin.pexpire(key, 1);
+}
+
 describe("a process paused past its heartbeat", () => {
   it("has its fenced writes refused as soon as the heartbeat runs out, before anyone claims its bots; back, it goes on", async () => {
     const prefix = "paused:";
@@ -448,24 +382,16 @@ describe("a process paused past its heartbeat", () => {
     const leases = new Leases(redis, { prefix });
     // Its clock frozen: it renews nothing until it is advanced, as a process that SIGSTOP paused.
     const clock = createClock({ frozen: true, start: 0 });
-    const claims = new BotClaims({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      settleMs: 0,
-      ttlMs: 600,
-      everyMs: 200,
-      async host() {},
-      async unhost() {},
-    });
+    // A heartbeat that lasts (no real-time window between a renewal and the writes after it);
+    // the test makes it run out when the process is "paused".
+    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 60_000, everyMs: 20_000 });
     try {
       await claims.start();
       expect(claims.bots()).toHaveLength(20);
       const lease = (await claims.current(bots[0]!))!;
       await leases.fenced(lease, [["SET", `${prefix}w`, "before"]]);
-      // Real time for Redis's TTL: the heartbeat runs out (bounded wait).
+      // Paused past its heartbeat: Redis's TTL runs out (set to a millisecond here).
+      await runOut(leases, bots, "P1");
       await vi.waitFor(async () => expect(await leases.holder(`bot:${bots[0]}`)).toBeUndefined(), {
         timeout: 5_000,
         interval: 20,
@@ -475,9 +401,8 @@ describe("a process paused past its heartbeat", () => {
       await expect(leases.fenced(lease, [["SET", `${prefix}w`, "late"]])).rejects.toBeInstanceOf(FencedError);
       expect(await redis.get(`${prefix}w`)).toBe("before");
       // Back: the renewal finds the heartbeat gone, sets it again and every claim still its own goes on.
-      await clock.advance(200);
-      await vi.waitFor(() => expect(claims["renewedAt"]).toBe(clock.now()));
-      await vi.waitFor(async () => expect(await leases.holder(`bot:${bots[0]}`)).toMatchObject({ owner: "P1" }));
+      await renewal(claims, clock, 20_000);
+      expect(await leases.holder(`bot:${bots[0]}`)).toMatchObject({ owner: "P1" });
       expect(claims.bots()).toHaveLength(20);
       await leases.fenced(lease, [["SET", `${prefix}w`, "after"]]);
       expect(await redis.get(`${prefix}w`)).toBe("after");
@@ -494,18 +419,18 @@ describe("a write refused because this process's heartbeat ran out", () => {
     const bots = ["r1", "r2"];
     const redis = await connectRedis(server.url);
     const leases = new Leases(redis, { prefix });
-    const clock = createClock({ frozen: true, start: 0 }); // no renewal: the heartbeat runs out
+    const clock = createClock({ frozen: true, start: 0 }); // no renewal: nothing sets the heartbeat again but the refusal
     const lost: string[] = [];
-    const claims = new BotClaims({
+    // A heartbeat that lasts once set again (no real-time window before the checks after the
+    // refusal); the test makes the first one run out.
+    const claims = claimsOf({
       redis,
       leases,
       owner: "P1",
       bots,
       clock,
-      settleMs: 0,
-      ttlMs: 600,
-      everyMs: 200,
-      async host() {},
+      ttlMs: 60_000,
+      everyMs: 20_000,
       async unhost(bot) {
         lost.push(bot);
       },
@@ -525,6 +450,7 @@ describe("a write refused because this process's heartbeat ran out", () => {
       await claims.start();
       for (const bot of bots) await store.hold(bot);
       const first = (await claims.current("r1"))!;
+      await runOut(leases, bots, "P1");
       await vi.waitFor(async () => expect(await leases.holder("bot:r1")).toBeUndefined(), {
         timeout: 5_000,
         interval: 20,
@@ -538,7 +464,7 @@ describe("a write refused because this process's heartbeat ran out", () => {
       expect(await claims.current("r1")).toEqual(first);
       expect(await leases.holder("bot:r1")).toMatchObject({ owner: "P1", token: first.token });
       // r2 is P2's now: stopped here, its write never made.
-      await vi.waitFor(() => expect(lost).toEqual(["r2"]));
+      await vi.waitFor(() => expect(lost).toEqual(["r2"]), { timeout: 10_000, interval: 5 });
       expect(claims.bots()).toEqual(["r1"]);
       const written = await openRedisStore({ redis, prefix, readOnly: true, closeConnection: false });
       expect(written.get("kv:r1", "n")).toBe(1);

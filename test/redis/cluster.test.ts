@@ -11,7 +11,6 @@ import { createClock } from "../../src/clock.ts";
 import { FencedError } from "../../src/fencing.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
-import { BotClaims } from "../../src/redis/bot-claims.ts";
 import { connectRedis, type Cluster, type Redis } from "../../src/redis/connect.ts";
 import { redisDynamicBots } from "../../src/redis/dynamic-bots.ts";
 import { readAppStatus, AppStatusParts } from "../../src/redis/app-status.ts";
@@ -27,6 +26,7 @@ import { readStreamMark, StreamMarkWriter, streamMarkKey } from "../../src/redis
 import { handing } from "../helpers/handoff.ts";
 import { startRedisCluster, type RedisCluster } from "../helpers/redis-cluster.ts";
 import { until } from "../helpers/until.ts";
+import { claimsOf } from "../helpers/claims.ts";
 
 let cluster: RedisCluster;
 let redis: Redis;
@@ -62,16 +62,7 @@ describe("the shared state on a Redis Cluster", () => {
 
     // Leases, the members and the bot claims: 40 bots over many slots, renewed and read by slot.
     const bots = Array.from({ length: 40 }, (_, i) => `bot${i}`);
-    const claims = new BotClaims({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      settleMs: 0,
-      host: async () => {},
-      unhost: async () => {},
-    });
+    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock });
     await claims.announce();
     const held = await Promise.all(bots.map((b) => leases.claim(`bot:${b}`, "P1", 60_000)));
     expect(held.every((l) => l !== undefined)).toBe(true);
@@ -271,16 +262,7 @@ describe("the shared state on a Redis Cluster", () => {
     const clock = createClock({ frozen: true, start: START });
     const leases = new Leases(redis, { prefix: "beats:" });
     const bots = Array.from({ length: 200 }, (_, i) => `hb${i}`);
-    const claims = new BotClaims({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      settleMs: 0,
-      host: async () => {},
-      async unhost() {},
-    });
+    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock });
     const beats = [...new Set(bots.map((b) => leases.heartbeatKey({ name: `bot:${b}`, owner: "P1" })))];
     try {
       await claims.start();

@@ -15,10 +15,10 @@ import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { LeaseLapsedError, NotHeldError } from "../../src/fencing.ts";
 import { BotClaims, TAKEOVER_SETTLE_MS } from "../../src/redis/bot-claims.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
-import { Leases } from "../../src/redis/leases.ts";
 import { fakeService, type FakeService } from "../api/fake-service.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { until } from "../helpers/until.ts";
+import { claimsOf } from "../helpers/claims.ts";
 
 const TTL = 1_500;
 const EVERY = 400;
@@ -50,15 +50,14 @@ async function process_(
 ): Promise<BotClaims> {
   const redis = await connectRedis(server.url);
   connections.push(redis);
-  const c = new BotClaims({
+  const c = claimsOf({
     redis,
-    leases: new Leases(redis, { prefix }),
+    prefix,
     owner,
     bots,
     clock,
     ttlMs: TTL,
     everyMs: EVERY,
-    settleMs: 0,
     host: async (bot) => void hosted.push(`${owner} runs ${bot}`),
     unhost: async (bot, why) => void hosted.push(`${owner} stops ${bot} (${why})`),
   });
