@@ -7,43 +7,51 @@
  * together, and the answers to the question before came in one reply), so batched here each
  * question costs one pipeline or one command for all of them.
  *
- * The batch runs on `setImmediate`, after everything the turn's answers set going has
- * asked: a call waits less than a turn, never for the clock.
+ * The gathering is DataLoader's (the GraphQL foundation's batcher), set here once: no cache (a
+ * key asked again is asked again), and the batch runs on `setImmediate`, after everything the
+ * turn's answers set going has asked: a call waits less than a turn, never for the clock.
  */
-export class TurnBatch<K, R> {
-  private waiting: Array<{ key: K; resolve: (result: R) => void; reject: (err: unknown) => void }> = [];
+import DataLoader from "dataloader";
 
-  /**
-   * `run` answers every key of a batch, in order (a rejection fails the whole batch's calls).
-   * `max`: a batch this large runs at once, not at the end of the turn.
-   */
-  constructor(
-    private readonly run: (keys: K[]) => Promise<R[]>,
-    private readonly max = 1_000,
-  ) {}
+/**
+ * A batcher whose `load(key)` is answered with whatever else is asked in this turn: `run`
+ * answers every key of a batch, in order; an `Error` as a key's answer rejects that key's call
+ * alone, a rejection of `run` every call of the batch. A batch of `max` keys runs at once.
+ */
+export function turnBatch<K, R>(
+  run: (keys: readonly K[]) => Promise<ReadonlyArray<R | Error>>,
+  max = 1_000,
+): DataLoader<K, R> {
+  return new DataLoader<K, R>(run, {
+    cache: false,
+    maxBatchSize: max,
+    batchScheduleFn: (callback) => setImmediate(callback),
+  });
+}
 
-  /** `key`'s answer, asked with whatever else is asked in this turn. */
-  ask(key: K): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      if (this.waiting.length === 0) setImmediate(() => this.flush());
-      this.waiting.push({ key, resolve, reject });
-      if (this.waiting.length >= this.max) this.flush();
-    });
-  }
-
-  private flush(): void {
-    const batch = this.waiting;
-    if (batch.length === 0) return;
-    this.waiting = [];
-    Promise.resolve(batch.map((b) => b.key))
-      .then((keys) => this.run(keys))
-      .then(
-        (results) => {
-          for (const [i, b] of batch.entries()) b.resolve(results[i]!);
-        },
-        (err: unknown) => {
-          for (const b of batch) b.reject(err);
-        },
-      );
-  }
+/**
+ * A batch's answers when `all` does the work for any set of keys: once for the whole batch,
+ * and when that fails, once for each key alone, so that one key's failure (a bot's bad key in
+ * Redis) fails that key's call alone.
+ */
+export async function allOrEachAlone<K>(
+  keys: readonly K[],
+  all: (keys: readonly K[]) => Promise<unknown>,
+): Promise<Array<undefined | Error>> {
+  if (
+    keys.length > 1 &&
+    (await all(keys).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return keys.map(() => undefined);
+  return await Promise.all(
+    keys.map((key) =>
+      all([key]).then(
+        () => undefined,
+        (err: unknown) => (err instanceof Error ? err : new Error(`failed: ${String(err)}`)),
+      ),
+    ),
+  );
 }

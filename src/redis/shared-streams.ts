@@ -32,7 +32,7 @@
  * takes the stream over, first closes the gap since then with recent search.
  */
 import type { Redis } from "./connect.ts";
-import { TurnBatch } from "../turn-batch.ts";
+import { turnBatch } from "../turn-batch.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
 import type { Lease } from "../fencing.ts";
@@ -314,37 +314,36 @@ export class SharedStreams {
     const appId = this.options.appOf.get(bot);
     if (!appId || this.stopped) return undefined;
     this.app(appId).hosted.add(bot);
-    return await this.hosting.ask({ appId, bot, entry });
+    return await this.hosting.load({ appId, bot, entry });
   }
 
   /**
    * The bots started in one turn (a start starts 64 at a time: ../turn-batch.ts), by app:
    * published with one script, their streams owned together, the hub's word read once.
    */
-  private readonly hosting = new TurnBatch<
-    { appId: string; bot: string; entry: DirectoryBot },
-    HandoffControl | undefined
-  >(async (asked) => {
-    const byApp = new Map<string, Array<{ bot: string; entry: DirectoryBot }>>();
-    for (const { appId, bot, entry } of asked) {
-      const bots = byApp.get(appId);
-      if (bots) bots.push({ bot, entry });
-      else byApp.set(appId, [{ bot, entry }]);
-    }
-    const states = new Map<string, HandoffControl | undefined>();
-    await Promise.all(
-      [...byApp].map(async ([appId, bots]) => {
-        const { directory, version, changes } = this.directoryKeys(appId);
-        for (let i = 0; i < bots.length; i += PUBLISH_CHUNK) {
-          const args = bots.slice(i, i + PUBLISH_CHUNK).flatMap(({ bot, entry }) => [bot, JSON.stringify(entry)]);
-          await PUBLISH_ALL.run(this.options.redis, [directory, version, changes], args);
-        }
-        await this.app(appId).reader.own(bots.map(({ bot }) => bot));
-        states.set(appId, await handoffState(this.options.redis, appId, this.prefix));
-      }),
-    );
-    return asked.map(({ appId }) => states.get(appId));
-  });
+  private readonly hosting = turnBatch<{ appId: string; bot: string; entry: DirectoryBot }, HandoffControl | undefined>(
+    async (asked) => {
+      const byApp = new Map<string, Array<{ bot: string; entry: DirectoryBot }>>();
+      for (const { appId, bot, entry } of asked) {
+        const bots = byApp.get(appId);
+        if (bots) bots.push({ bot, entry });
+        else byApp.set(appId, [{ bot, entry }]);
+      }
+      const states = new Map<string, HandoffControl | undefined>();
+      await Promise.all(
+        [...byApp].map(async ([appId, bots]) => {
+          const { directory, version, changes } = this.directoryKeys(appId);
+          for (let i = 0; i < bots.length; i += PUBLISH_CHUNK) {
+            const args = bots.slice(i, i + PUBLISH_CHUNK).flatMap(({ bot, entry }) => [bot, JSON.stringify(entry)]);
+            await PUBLISH_ALL.run(this.options.redis, [directory, version, changes], args);
+          }
+          await this.app(appId).reader.own(bots.map(({ bot }) => bot));
+          states.set(appId, await handoffState(this.options.redis, appId, this.prefix));
+        }),
+      );
+      return asked.map(({ appId }) => states.get(appId));
+    },
+  );
 
   /** A bot stopped running here: its handoff entries are left for its next process. */
   unhost(bot: string): void {

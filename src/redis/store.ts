@@ -29,7 +29,7 @@ import type { Retention, Store } from "../store/store.ts";
 import { BotFences, type Fencing } from "./store-fencing.ts";
 import { Flusher } from "./store-flushing.ts";
 import { fieldOf, isBotShard, ShardedValues, splitField } from "./store-sharding.ts";
-import { TurnBatch } from "../turn-batch.ts";
+import { allOrEachAlone, turnBatch } from "../turn-batch.ts";
 
 export type { Fencing } from "./store-fencing.ts";
 
@@ -171,63 +171,30 @@ class RedisStateStore implements RedisStore {
   }
 
   async hold(bot: string): Promise<void> {
-    const failed = await this.holding.ask(bot);
-    if (failed) throw failed;
+    await this.holding.load(bot);
   }
 
   /**
    * The bots held in one turn (a start holds 64 at a time), their hashes read in one pipeline
    * (../turn-batch.ts); when that fails, each alone, so that one bot's bad key fails that bot.
    */
-  private readonly holding = new TurnBatch<string, unknown>(async (bots) => {
-    const held = async (many: readonly string[]) => {
+  private readonly holding = turnBatch<string, undefined>((bots) =>
+    allOrEachAlone(bots, async (many) => {
       const shards = many.map(botShard);
       for (const shard of shards) this.values.forgetShard(shard);
       await this.values.load(shards.map((shard) => this.values.hashOf(shard)));
       for (const [i, shard] of shards.entries()) this.fences?.hold(shard, many[i]!);
-    };
-    if (
-      bots.length > 1 &&
-      (await held(bots).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return bots.map(() => undefined);
-    return await Promise.all(
-      bots.map((bot) =>
-        held([bot]).then(
-          () => undefined,
-          (err: unknown) => err ?? new Error("failed"),
-        ),
-      ),
-    );
-  });
+    }),
+  );
 
   async reread(namespace: string, key: string): Promise<void> {
-    const failed = await this.rereading.ask([namespace, key]);
-    if (failed) throw failed;
+    await this.rereading.load([namespace, key]);
   }
 
   /** Values read again in one turn (the status of each bot a start starts), one `HMGET` a hash; see {@link holding}. */
-  private readonly rereading = new TurnBatch<readonly [string, string], unknown>(async (values) => {
-    if (
-      values.length > 1 &&
-      (await this.values.rereadMany(values).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return values.map(() => undefined);
-    return await Promise.all(
-      values.map((value) =>
-        this.values.rereadMany([value]).then(
-          () => undefined,
-          (err: unknown) => err ?? new Error("failed"),
-        ),
-      ),
-    );
-  });
+  private readonly rereading = turnBatch<readonly [string, string], undefined>((values) =>
+    allOrEachAlone(values, (many) => this.values.rereadMany(many)),
+  );
 
   drop(bot: string): void {
     const shard = botShard(bot);
