@@ -350,51 +350,16 @@ describe("shared streams", () => {
   });
 
   it("2,000 mention bots joining a running hub over 40 renewals get their rules in a bounded number of rule writes, the last within one write's pace", async () => {
-    const EVERY = 1_000;
-    const clock = createClock({ frozen: true, start: T0 });
-    const { sandbox, connection } = await sandboxHubs.open(clock);
-    const redis = await connectRedis(server.url);
-    connections.push(redis);
     const names = Array.from({ length: 2_000 }, (_, i) => `joiner${String(i).padStart(4, "0")}`);
     // Every rule write counted, and none refused: the app's window (100 per 15 minutes) never runs dry.
-    let writes = 0;
-    const budgeted: Budgeted = async (endpoint, run) => {
-      if (endpoint === "POST /2/posts/search/stream/rules") writes++;
-      return (await run(new AbortController().signal)).result;
-    };
-    const streams = new SharedStreams({
-      redis,
-      leases: new Leases(redis, { prefix: "sj:" }),
-      owner: "A",
-      clock,
-      log: silentLogger,
-      appOf: new Map(["keeper", ...names].map((n) => [n, "app4"])),
-      prefix: "sj:",
-      ttlMs: 600_000,
-      everyMs: EVERY,
-      sweepMs: 600_000,
-      startHub: (request) =>
-        (sandboxHubs.hub = startStreamHub({
-          ...request,
-          ...connection,
-          ruleWrites: { max: 100, windowMs: 15 * 60_000 },
-          budgeted,
-          clock,
-          log: silentLogger,
-        })),
-      onControl: () => {},
-    });
-    handEach(streams, async () => {});
-    running.push(streams);
-    streams.start();
-    // One renewal, and the rules update it started (if any) sent or waiting for the clock.
-    const renewal = renewalOn(clock, EVERY, () => !sandboxHubs.hub?.busy());
-    const ruled = () =>
-      new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
+    const { EVERY, clock, redis, streams, writes, renewal, ruled, sandbox } = await rulesHolder("sj:", "app4", [
+      "keeper",
+      ...names,
+    ]);
     await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
     await renewal();
     await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
-    const synced = writes;
+    const synced = writes.length;
     // The holder reads the whole directory once, when its hub starts; then each bot that joins, once.
     const whole = vi.spyOn(redis, "hgetall");
     const some = vi.spyOn(redis, "hmget");
@@ -416,7 +381,7 @@ describe("shared streams", () => {
     // 40 directory changes in 40 s: a quarter of the window at once, then one write per 18 s,
     // the changes meanwhile joining it; not one write a change (40: 100 such in a start of
     // 25,000 bots use the whole window, and the last bots wait minutes for it to slide).
-    expect(writes - synced).toBeLessThanOrEqual(25 + 4);
+    expect(writes.length - synced).toBeLessThanOrEqual(25 + 4);
     const directory = (key: unknown) => String(key).endsWith("handoff:app4:bots");
     expect(whole.mock.calls.filter(([key]) => directory(key))).toEqual([]);
     const entriesRead = some.mock.calls.filter(([key]) => directory(key)).flatMap(([, ...bots]) => bots);
@@ -432,17 +397,12 @@ describe("shared streams", () => {
    * A holder (owner "A") of app `appId`'s stream on a frozen clock, renewing every second, its
    * hub's rule writes within the pro window (100 per 15 minutes) and recorded: when each went
    * (`writes`), the usernames the app's rules carry (`ruled`), one renewal and what it started
-   * done (`renewal`).
+   * done (`renewal`); `more` of the holder's options (`describe`, `rulesCheckMs`) when a test is about them.
    */
-  async function rulesHolder(
-    prefix: string,
-    appId: string,
-    bots: string[],
-    describe?: SharedStreamsOptions["describe"],
-  ) {
+  async function rulesHolder(prefix: string, appId: string, bots: string[], more: Partial<SharedStreamsOptions> = {}) {
     const EVERY = 1_000;
     const clock = createClock({ frozen: true, start: T0 });
-    const { sandbox, connection } = await sandboxHubs.open(clock);
+    const { sandbox, app, connection } = await sandboxHubs.open(clock);
     const redis = await connectRedis(server.url);
     connections.push(redis);
     // When each rule write went (the sandbox refuses past the app's window: 100 per 15 minutes).
@@ -458,7 +418,6 @@ describe("shared streams", () => {
       clock,
       log: silentLogger,
       appOf: new Map(bots.map((n) => [n, appId])),
-      ...(describe ? { describe } : {}),
       prefix,
       ttlMs: 600_000,
       everyMs: EVERY,
@@ -473,6 +432,7 @@ describe("shared streams", () => {
           log: silentLogger,
         })),
       onControl: () => {},
+      ...more,
     });
     handEach(streams, async () => {});
     running.push(streams);
@@ -480,7 +440,7 @@ describe("shared streams", () => {
     const renewal = renewalOn(clock, EVERY, () => streams.busy().length === 0);
     const ruled = () =>
       new Set(Object.values(sandbox.context.data.world.stream_rules).flatMap((r) => usernamesOf(r.value) ?? []));
-    return { EVERY, clock, streams, writes, renewal, ruled };
+    return { EVERY, clock, redis, streams, writes, renewal, ruled, sandbox, app, connection };
   }
 
   /**
@@ -532,9 +492,9 @@ describe("shared streams", () => {
     const names = Array.from({ length: 600 }, (_, i) => `early${String(i).padStart(4, "0")}`);
     const entry = (name: string, i: number) => ({ userId: String(10 + i), username: name, rules: [], mentions: true });
     // "unknown" is of the app but cannot be described (its account not known here).
-    const { streams, writes, renewal, ruled } = await rulesHolder("se:", "app8", ["keeper", "unknown", ...names], () =>
-      names.map((name, i) => [name, entry(name, i)]),
-    );
+    const { streams, writes, renewal, ruled } = await rulesHolder("se:", "app8", ["keeper", "unknown", ...names], {
+      describe: () => names.map((name, i) => [name, entry(name, i)]),
+    });
     // The first bot of the app to run here: this process claims the app's stream and starts its hub.
     await streams.host("keeper", { userId: "1", username: "keeper", rules: [], mentions: true });
     await renewal();
@@ -560,9 +520,11 @@ describe("shared streams", () => {
     const names = Array.from({ length: 300 }, (_, i) => `kept${String(i).padStart(4, "0")}`);
     const entry = (name: string, i: number) => ({ userId: String(10 + i), username: name, rules: [], mentions: true });
     let described = 0;
-    const { streams, ruled, renewal } = await rulesHolder("sk:", "app9", ["keeper", ...names], () => {
-      described++;
-      return names.map((name, i) => [name, entry(name, i)]);
+    const { streams, ruled, renewal } = await rulesHolder("sk:", "app9", ["keeper", ...names], {
+      describe: () => {
+        described++;
+        return names.map((name, i) => [name, entry(name, i)]);
+      },
     });
     // What the processes running the app's bots published before the hub's holder died.
     const admin = await connectRedis(server.url);
@@ -583,33 +545,13 @@ describe("shared streams", () => {
   }, 60_000);
 
   it("the holder puts back a mention rule a late write of the stream's previous hub deleted, at its next check of the rules", async () => {
-    const EVERY = 1_000;
-    const clock = createClock({ frozen: true, start: T0 });
-    const { sandbox, app, connection } = await sandboxHubs.open(clock);
-    const redis = await connectRedis(server.url);
-    connections.push(redis);
-    const streams = new SharedStreams({
-      redis,
-      leases: new Leases(redis, { prefix: "sc:" }),
-      owner: "A",
-      clock,
-      log: silentLogger,
-      appOf: new Map(["keeper", "ann", "bob"].map((n) => [n, "app5"])),
-      prefix: "sc:",
-      ttlMs: 600_000,
-      everyMs: EVERY,
-      sweepMs: 600_000,
-      rulesCheckMs: 5 * EVERY,
-      startHub: (request) =>
-        (sandboxHubs.hub = startStreamHub({ ...request, ...connection, clock, log: silentLogger })),
-      onControl: () => {},
-    });
-    handEach(streams, async () => {});
-    running.push(streams);
-    streams.start();
-    // One renewal, and what it started (a rules check) sent.
-    const renewal = renewalOn(clock, EVERY, () => !sandboxHubs.hub?.busy());
-    const ruled = () => new Set(rulesOf(sandbox.context, app.id).flatMap((r) => usernamesOf(r.value) ?? []));
+    // Its renewals (every second) each followed by what they started (a rules check) sent.
+    const { EVERY, clock, streams, renewal, ruled, sandbox, app, connection } = await rulesHolder(
+      "sc:",
+      "app5",
+      ["keeper", "ann", "bob"],
+      { rulesCheckMs: 5_000 },
+    );
     for (const [i, name] of ["keeper", "ann", "bob"].entries())
       await streams.host(name, { userId: String(1 + i), username: name, rules: [], mentions: true });
     await renewal();
