@@ -221,16 +221,6 @@ export class BotRuntime {
   }
 
   /**
-   * A cheap mark of what {@link status} shows: while it stays the same, so does the status
-   * (but for `updatedAt`), and the status saver need not gather it. A number drawn afresh
-   * (from a count of the whole process's bots, so no two runtimes share one) only when a
-   * figure the status shows moved since the last call: the mark built as a string of those
-   * figures for each of 25,000 idle bots every 15 s was the largest JavaScript item of an idle
-   * process. `undefined` when the status may change without the mark showing it (something
-   * waits for budget, whose time moves with the app's other bots; requests to a model
-   * server): gather it.
-   */
-  /**
    * Tells `listener` whenever a figure of {@link status} may have moved while the bot is
    * {@link statusStill}: a check or an event of a trigger (every event delivered is one), its
    * start, a pause. What moves while it is not still (its inbox, its waits for budget, its
@@ -254,6 +244,16 @@ export class BotRuntime {
     return d === undefined || d.open.thread + d.open.dm === 0;
   }
 
+  /**
+   * A cheap mark of what {@link status} shows: while it stays the same, so does the status
+   * (but for `updatedAt`), and the status saver need not gather it. A number drawn afresh
+   * (from a count of the whole process's bots, so no two runtimes share one) only when a
+   * figure the status shows moved since the last call: the mark built as a string of those
+   * figures for each of 25,000 idle bots every 15 s was the largest JavaScript item of an idle
+   * process. `undefined` when the status may change without the mark showing it (something
+   * waits for budget, whose time moves with the app's other bots; requests to a model
+   * server): gather it.
+   */
   statusMark(): number | undefined {
     const { handling, layer } = this.options;
     if (handling.models?.() || layer.waiting().length > 0) return undefined;
