@@ -330,6 +330,8 @@ export class SharedStreams {
         else byApp.set(appId, [{ bot, entry }]);
       }
       const states = new Map<string, HandoffControl | undefined>();
+      /** Bots whose handoff streams could not be taken: their start fails alone. */
+      const failed = new Map<string, Error>();
       await Promise.all(
         [...byApp].map(async ([appId, bots]) => {
           const { directory, version, changes } = this.directoryKeys(appId);
@@ -337,11 +339,13 @@ export class SharedStreams {
             const args = bots.slice(i, i + PUBLISH_CHUNK).flatMap(({ bot, entry }) => [bot, JSON.stringify(entry)]);
             await PUBLISH_ALL.run(this.options.redis, [directory, version, changes], args);
           }
-          await this.app(appId).reader.own(bots.map(({ bot }) => bot));
+          const unowned = await this.app(appId).reader.own(bots.map(({ bot }) => bot));
+          for (const [bot, err] of unowned)
+            failed.set(bot, new Error(`could not take its handoff stream in Redis: ${err.message}`, { cause: err }));
           states.set(appId, await handoffState(this.options.redis, appId, this.prefix));
         }),
       );
-      return asked.map(({ appId }) => states.get(appId));
+      return asked.map(({ appId, bot }) => failed.get(bot) ?? states.get(appId));
     },
   );
 

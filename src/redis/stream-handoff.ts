@@ -194,6 +194,8 @@ async function together(
   return ((await redis.pipeline(commands).exec()) ?? []) as Array<[Error | null, unknown]>;
 }
 
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
 /** One process's side: reads the streams of the bots it runs; see the module comment. */
 export class HandoffReader {
   private readonly keys: ReturnType<typeof handoffKeys>;
@@ -247,9 +249,12 @@ export class HandoffReader {
 
   /**
    * This process now runs these bots: their groups exist, what an earlier consumer left
-   * unacknowledged is claimed and handed to them again, then what is new.
+   * unacknowledged is claimed and handed to them again, then what is new. Resolves with the
+   * bots whose streams could not be taken, each with why (a bad key in Redis, or Redis away):
+   * those are not run here by the reader, and the others go on, so one bot's bad key fails
+   * that bot alone.
    */
-  async own(bots: Iterable<string>): Promise<void> {
+  async own(bots: Iterable<string>): Promise<Map<string, Error>> {
     const fresh: string[] = [];
     for (const bot of bots) {
       if (this.owned.has(bot)) continue;
@@ -257,28 +262,43 @@ export class HandoffReader {
       this.botOfKey.set(this.keys.bot(bot), bot);
       fresh.push(bot);
     }
+    const failed = new Map<string, Error>();
     await this.track(async () => {
       // A start owns many bots at once: each step is one pipeline for all of them (../turn-batch.ts).
-      const keys = fresh.map((bot) => this.keys.bot(bot));
       const made = await together(
         this.options.redis,
-        keys.map((key) => ["xgroup", "CREATE", key, HANDOFF_GROUP, "0", "MKSTREAM"]),
+        fresh.map((bot) => ["xgroup", "CREATE", this.keys.bot(bot), HANDOFF_GROUP, "0", "MKSTREAM"]),
       );
-      for (const [err] of made) if (err && !/BUSYGROUP/.test(err.message)) throw err;
+      for (const [i, [err]] of made.entries()) if (err && !/BUSYGROUP/.test(err.message)) failed.set(fresh[i]!, err);
+      const grouped = fresh.filter((bot) => !failed.has(bot));
       const firsts = await together(
         this.options.redis,
-        keys.map((key) => ["xautoclaim", key, HANDOFF_GROUP, this.options.consumer, "0", "0-0", "COUNT", READ_COUNT]),
+        grouped.map((bot) => [
+          "xautoclaim",
+          this.keys.bot(bot),
+          HANDOFF_GROUP,
+          this.options.consumer,
+          "0",
+          "0-0",
+          "COUNT",
+          READ_COUNT,
+        ]),
       );
       for (const [i, [err, page]] of firsts.entries()) {
-        if (err) throw err;
-        await this.reclaim(fresh[i]!, page as ClaimPage);
+        const bot = grouped[i]!;
+        if (err) failed.set(bot, err);
+        else await this.reclaim(bot, page as ClaimPage).catch((e: unknown) => void failed.set(bot, asError(e)));
       }
     }).catch((err: unknown) => {
-      this.mayHaveMissed();
-      throw err;
+      for (const bot of fresh) if (!failed.has(bot)) failed.set(bot, asError(err));
     });
+    if (failed.size > 0) {
+      this.mayHaveMissed();
+      this.disown(failed.keys());
+    }
     for (const bot of fresh) if (this.owned.has(bot)) this.opened.add(bot);
-    this.readFresh(fresh);
+    this.readFresh(fresh.filter((bot) => !failed.has(bot)));
+    return failed;
   }
 
   /** This process no longer runs these bots (lease lost or released): their entries are left to the next owner. */
@@ -353,10 +373,10 @@ export class HandoffReader {
               this.handToBot(bot, key, entries);
               if (entries.length >= READ_COUNT) more.add(bot);
             }
-          } catch (err) {
-            this.readFailed(some[0]!, err);
-            for (const bot of some.slice(1))
-              if (/NOGROUP/.test(String(err))) void this.ensureGroup(this.keys.bot(bot)).catch(() => undefined);
+          } catch {
+            // One bot's stream (its group gone, a bad key) fails the read of all: each is read
+            // alone next, and a failure there is its own bot's.
+            for (const bot of some) this.again.add(bot);
           }
           for (const bot of some) {
             this.reading.delete(bot);

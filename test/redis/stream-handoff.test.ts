@@ -226,6 +226,46 @@ describe("stream handoff", () => {
       expect(got.get(bot)?.sort()).toEqual([`mention:${i}`, `mention:${100 + i}`].sort());
   });
 
+  it("one bot's bad key in Redis fails only that bot's taking of its stream: the others of the batch get what was left and what is new", async () => {
+    const bots = ["bot0", "bot1", "bot2", "bot3"];
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    for (const [i, bot] of bots.entries())
+      if (bot !== "bot2") await writer.send(bot, { kind: "mentions", events: [mention(i)] });
+    const redis = await connection();
+    await redis.set(handoffKeys(`app${app}`).bot("bot2"), "not a stream"); // XGROUP CREATE: WRONGTYPE
+    const got: string[] = [];
+    const reader = await process_("proc-a", async (_bot, entry) => void got.push(...entry.events.map((e) => e.id)));
+    const failed = await reader.own(bots);
+    expect([...failed.keys()]).toEqual(["bot2"]);
+    expect(failed.get("bot2")?.message).toMatch(/WRONGTYPE/);
+    await until(() => reader.handled === 3, "the three other bots' posts handled");
+    expect(got.sort()).toEqual(["mention:0", "mention:1", "mention:3"]);
+    // Not run here: once its key is put right, owning it again takes its stream.
+    await redis.del(handoffKeys(`app${app}`).bot("bot2"));
+    await writer.send("bot2", { kind: "mentions", events: [mention(2)] });
+    expect((await reader.own(["bot2"])).size).toBe(0);
+    await until(() => reader.handled === 4, "bot2's post handled once owned again");
+  });
+
+  it("a read of many bots' streams that fails for one bot (its group gone) still reads the others at once", async () => {
+    const got: string[] = [];
+    const reader = await process_("proc-a", async (_bot, entry) => void got.push(...entry.events.map((e) => e.id)));
+    await reader.own(["gone", "greeter"]); // not started: the bell's first position reads them both again
+    await until(() => !reader.busy(), "own's read done");
+    const redis = await connection();
+    await redis.del(handoffKeys(`app${app}`).bot("gone")); // its group with it: XREADGROUP answers NOGROUP
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await writer.send("greeter", { kind: "mentions", events: [mention(1)] });
+    reader.start(); // listens from after that post's bell, and reads both bots' streams in one read
+    // The clock (and so the sweep) stands still: only the reader's own reads can find it.
+    await until(() => reader.handled === 1, "greeter's post handled without a sweep");
+    expect(got).toEqual(["mention:1"]);
+    await until(
+      async () => (await redis.exists(handoffKeys(`app${app}`).bot("gone"))) === 1,
+      "gone's group made again",
+    );
+  });
+
   it("a post written after the reader read its bots but before its bell found where to listen from is handled at once, not at the next sweep", async () => {
     // The bell finds its start on a connection of its own: hold that answer until the post is written.
     const redis = await connection();
