@@ -97,6 +97,7 @@ class ProcessApps implements SharedApps {
       ...(shared.ttlMs ? { ttlMs: shared.ttlMs } : {}),
       ...(shared.everyMs ? { everyMs: shared.everyMs } : {}),
       ...(shared.leaseOf ? { leaseOf: shared.leaseOf } : {}),
+      ...(shared.hurry ? { onUnowned: shared.hurry } : {}),
       log: logger.child({ trigger: "stream" }),
       appOf: this.appOf,
       prefix: shared.leases.prefix,

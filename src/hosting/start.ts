@@ -364,6 +364,7 @@ function runtimeOptions(
             owner: shared.owner,
             leaseOf: (bot: string) => shared.claims.current(bot),
             holding: shared.claims,
+            hurry: (bot: string) => shared.claims.hurry(bot),
             ...leaseTiming(options),
           },
         }

@@ -215,6 +215,15 @@ export class BotClaims implements Holding {
   private watchTimer?: () => void;
   /** Requests waiting for the next renewal (their bot's lease ran out here but may be renewed yet). */
   private tickWaiters: Array<() => void> = [];
+  /**
+   * Bots not held here that work came for ({@link hurry}), with when (this clock), oldest
+   * first: a bot among them claimed within {@link URGENT_MS} starts before the others claimed.
+   */
+  private readonly urgent = new Map<string, number>();
+  /** The bots claimed and waiting for their turn to start (in the order they start), while a claim starts them. */
+  private queued?: Map<string, Held>;
+  /** Of {@link queued}, those work came for, in the order it came: they start next. */
+  private readonly hurried = new Set<string>();
 
   constructor(private readonly options: BotClaimsOptions) {
     this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -308,6 +317,33 @@ export class BotClaims implements Holding {
     this.joined = true;
     this.kick = true;
     this.wake?.abort();
+  }
+
+  /**
+   * Work came for `bot` (a post handed to it through Redis) while it does not run here: when
+   * it is claimed here and waiting for its turn to start, it starts next; when it is free (its
+   * process died) and claimed here soon, it starts before the bots with nothing waiting. A
+   * take-over starts thousands of bots, seconds of work: a post waiting for one of them is
+   * then answered first, not after whichever bots came before it.
+   */
+  hurry(bot: string): void {
+    if (this.queued?.has(bot)) {
+      this.hurried.add(bot);
+      return;
+    }
+    if (this.held.has(bot) || !this.all.has(bot)) return;
+    const now = this.options.clock.now();
+    this.urgent.delete(bot);
+    this.urgent.set(bot, now);
+    for (const [old, at] of this.urgent) {
+      if (now - at < this.urgentMs) break;
+      this.urgent.delete(old);
+    }
+  }
+
+  /** How long a bot {@link hurry} was told of stays first to start when claimed: until its process's claims surely ran out, and a renewal more. */
+  private get urgentMs(): number {
+    return 2 * this.ttl + this.every;
   }
 
   /** A bot left the fleet: stopped here (saved first) when it runs here, and never claimed again. */
@@ -658,7 +694,7 @@ export class BotClaims implements Holding {
         { bots: claimed.length, tookOver },
         `took over ${tookOver} bots from processes that stopped answering (${claimed.length} claimed in all); starting them`,
       );
-    await mapLimited(claimed, this.options.hostConcurrency ?? HOST_CONCURRENCY, async ([bot, h]) => {
+    await this.startAll(claimed, async ([bot, h]) => {
       // Lost or given back while it waited for its turn: nothing to start.
       if (h.stopping || this.held.get(bot) !== h) return;
       h.hosting = this.options.host(bot, h.lease);
@@ -679,6 +715,53 @@ export class BotClaims implements Holding {
     this.log.info(
       `claimed ${claimed.length} bots (${claimed.map(([b]) => b).join(", ")}); running ${this.bots().length} of ${this.all.size} with ${this.members} processes`,
     );
+  }
+
+  /**
+   * Starts the bots claimed, `hostConcurrency` at a time: those work came for ({@link hurry})
+   * first, in the order it came, before the claim or while they wait for their turn; the
+   * others in claim order.
+   */
+  private async startAll(
+    claimed: Array<[string, Held]>,
+    start: (item: [string, Held]) => Promise<void>,
+  ): Promise<void> {
+    const queued = new Map(claimed);
+    const now = this.options.clock.now();
+    // The urgent are oldest first: the order their work came in.
+    for (const [bot, at] of this.urgent) if (queued.has(bot) && now - at < this.urgentMs) this.hurried.add(bot);
+    for (const [bot] of claimed) this.urgent.delete(bot);
+    if (this.hurried.size > 0) {
+      const first = [...this.hurried];
+      this.log.info(
+        { bots: first.length },
+        `starting first the ${first.length} claimed bots with posts waiting (${first.slice(0, 5).join(", ")}${first.length > 5 ? ", …" : ""})`,
+      );
+    }
+    this.queued = queued;
+    const next = (): [string, Held] | undefined => {
+      for (const bot of this.hurried) {
+        this.hurried.delete(bot);
+        const h = queued.get(bot);
+        if (h) {
+          queued.delete(bot);
+          return [bot, h];
+        }
+      }
+      const [item] = queued;
+      if (item) queued.delete(item[0]);
+      return item;
+    };
+    const worker = async () => {
+      for (let item = next(); item; item = next()) await start(item);
+    };
+    try {
+      const workers = Math.min(this.options.hostConcurrency ?? HOST_CONCURRENCY, queued.size);
+      await Promise.all(Array.from({ length: workers }, worker));
+    } finally {
+      this.queued = undefined;
+      this.hurried.clear();
+    }
   }
 
   /**
@@ -766,12 +849,4 @@ function holdings(values: ReadonlyArray<string | null>, mine: number, me: string
     if (holder !== me) count.set(holder, (count.get(holder) ?? 0) + 1);
   }
   return count;
-}
-
-async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -47,6 +47,8 @@ export interface SharedRedis {
   leaseOf?(bot: string): Promise<Lease | undefined>;
   /** Whether this process may send for a bot now (the bot claims'): its requests leave and end inside its lease. */
   holding?: Holding;
+  /** Work came for a bot that does not run here (now): the bot claims start it first should they take it (`BotClaims.hurry`). */
+  hurry?(bot: string): void;
 }
 
 /**

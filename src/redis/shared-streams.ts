@@ -125,6 +125,8 @@ export interface SharedStreamsOptions {
   sweepMs?: number;
   /** The lease this process holds for a bot now (its handoff acknowledgements are fenced by it); without it they are not fenced. */
   leaseOf?(bot: string): Promise<Lease | undefined>;
+  /** A post was handed to a bot that does not run here (now): see `HandoffReaderOptions.onUnowned`. */
+  onUnowned?(bot: string): void;
   prefix?: string;
 }
 
@@ -260,6 +262,7 @@ export class SharedStreams {
         log: log.child({ app: appId }),
         handed: this.handed,
         onControl: (what) => this.options.onControl(appId, what),
+        ...(this.options.onUnowned ? { onUnowned: this.options.onUnowned } : {}),
         ...(this.options.sweepMs ? { sweepMs: this.options.sweepMs } : {}),
         prefix: this.prefix,
         ...(this.options.leaseOf

@@ -132,6 +132,12 @@ export interface HandoffReaderOptions {
   /** The hub said the app's stream connected or was interrupted. */
   onControl?(what: HandoffControl): void;
   /**
+   * A post was handed to a bot this reader does not read for (now): another process runs it,
+   * or none does yet (its process died, and this one may be about to take it over: it then
+   * starts that bot first, ../redis/bot-claims.ts `hurry`).
+   */
+  onUnowned?(bot: string): void;
+  /**
    * How often the reader looks whether a sweep is due (default 5 s): one is when something
    * may have let an entry slip past the bell since the last ({@link HandoffReader.mayHaveMissed}),
    * or `fullSweepMs` after the last.
@@ -550,8 +556,10 @@ export class HandoffReader {
         for (const [id, fields] of bells) {
           last = id;
           const [name, value] = fields;
-          if (name === "bot" && value !== undefined) this.read(value);
-          else if (name === "control" && (value === "connected" || value === "interrupted")) {
+          if (name === "bot" && value !== undefined) {
+            if (this.owned.has(value)) this.read(value);
+            else this.options.onUnowned?.(value);
+          } else if (name === "control" && (value === "connected" || value === "interrupted")) {
             // A hub (re)connected or stopped: the one before may have died between an entry and its bell.
             this.mayHaveMissed();
             this.options.onControl?.(value);

@@ -261,6 +261,66 @@ describe("a process that stops renewing", () => {
   });
 });
 
+describe("the bots of a process that died, with posts waiting for some", () => {
+  it("start first those work came for, before the claim or while they wait for their turn; the others after", async () => {
+    const prefix = "hurry:";
+    const bots = BOTS.slice(0, 100);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    const [sec] = await admin.time();
+    await admin.zadd(leases.membersKey, Number(sec) * 1000 + 3_600_000, "D");
+    const theirs = bots.filter((_, i) => i % 2 === 1);
+    await leases.claimAll(
+      theirs.map((b) => `bot:${b}`),
+      "D",
+      600_000,
+    );
+    const clock = createClock({ frozen: true, start: 0 });
+    const started: string[] = [];
+    let open = () => {};
+    let gate = Promise.resolve();
+    const claims = claimsOf({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      ttlMs: 9_000,
+      everyMs: 3_000,
+      hostConcurrency: 1,
+      async host(bot) {
+        started.push(bot);
+        await gate;
+      },
+    });
+    try {
+      await claims.start();
+      expect(started).toHaveLength(50);
+      // Posts are handed to two of D's last bots; then D dies (its entry and claims run out:
+      // here taken out, as Redis's TTL would).
+      claims.hurry(theirs[45]!);
+      claims.hurry(theirs[40]!);
+      await admin.zrem(leases.membersKey, "D");
+      await admin.del(...theirs.map((b) => leases.key(`bot:${b}`)));
+      gate = new Promise<void>((r) => (open = r));
+      await clock.advance(3_000);
+      await vi.waitFor(() => expect(started).toHaveLength(51), { timeout: 10_000, interval: 5 });
+      // A post for another while the first waits for its start: it goes next.
+      claims.hurry(theirs[49]!);
+      open();
+      await vi.waitFor(() => expect(started).toHaveLength(100), { timeout: 10_000, interval: 5 });
+      // In the order their posts came.
+      const taken = started.slice(50);
+      expect(taken.slice(0, 3)).toEqual([theirs[45], theirs[40], theirs[49]]);
+      expect(taken.sort()).toEqual([...theirs].sort());
+    } finally {
+      open();
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
+
 describe("the bots of a process that died, when the others had held them all along", () => {
   it("are shared by the survivors, not all taken by the first to look as if long free", async () => {
     const prefix = "share-dead:";

@@ -247,6 +247,28 @@ describe("stream handoff", () => {
     await until(() => reader.handled === 4, "bot2's post handled once owned again");
   });
 
+  it("says which bots were handed posts though it does not read for them: a process about to take a dead one's bots starts those first", async () => {
+    const unowned: string[] = [];
+    const reader = new HandoffReader({
+      redis: await connection(),
+      appId: `app${app}`,
+      consumer: "proc-a",
+      clock,
+      log: silentLogger,
+      ...handing(async () => {}),
+      onUnowned: (bot) => unowned.push(bot),
+    });
+    readers.push(reader);
+    reader.start();
+    await reader.own(["greeter"]);
+    await until(() => !reader.busy(), "own's read done");
+    const writer = new HandoffWriter(await connection(), `app${app}`);
+    await writer.send("liker", { kind: "mentions", events: [mention(1)] });
+    await writer.send("greeter", { kind: "mentions", events: [mention(2)] });
+    await until(() => reader.handled === 1 && unowned.length === 1, "greeter's post handled, liker's told");
+    expect(unowned).toEqual(["liker"]);
+  });
+
   it("a read of many bots' streams that fails for one bot (its group gone) still reads the others at once", async () => {
     const got: string[] = [];
     const reader = await process_("proc-a", async (_bot, entry) => void got.push(...entry.events.map((e) => e.id)));
