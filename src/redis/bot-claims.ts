@@ -222,8 +222,8 @@ export class BotClaims implements Holding {
   private readonly urgent = new Map<string, number>();
   /** The bots claimed and waiting for their turn to start (in the order they start), while a claim starts them. */
   private queued?: Map<string, Held>;
-  /** Of {@link queued}, those work came for, in the order it came: they start next. */
-  private readonly hurried = new Set<string>();
+  /** Starts one of {@link queued} at once, beside those starting in turn (work came for it). */
+  private startNow?: (bot: string, h: Held) => void;
 
   constructor(private readonly options: BotClaimsOptions) {
     this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -321,14 +321,16 @@ export class BotClaims implements Holding {
 
   /**
    * Work came for `bot` (a post handed to it through Redis) while it does not run here: when
-   * it is claimed here and waiting for its turn to start, it starts next; when it is free (its
+   * it is claimed here and waiting for its turn to start, it starts at once; when it is free (its
    * process died) and claimed here soon, it starts before the bots with nothing waiting. A
    * take-over starts thousands of bots, seconds of work: a post waiting for one of them is
    * then answered first, not after whichever bots came before it.
    */
   hurry(bot: string): void {
-    if (this.queued?.has(bot)) {
-      this.hurried.add(bot);
+    const h = this.queued?.get(bot);
+    if (h) {
+      this.queued!.delete(bot);
+      this.startNow?.(bot, h);
       return;
     }
     if (this.held.has(bot) || !this.all.has(bot)) return;
@@ -683,6 +685,7 @@ export class BotClaims implements Holding {
    * came only after every bot won had started, seconds later with thousands.
    */
   private async balance(): Promise<void> {
+    const lookedAt = this.options.clock.now();
     const claimed: Array<[string, Held]> = [];
     for (let round = 0; round < CLAIM_ROUNDS && !this.stopped; round++)
       if ((await this.claimRound(claimed, round === 0)) !== "short") break;
@@ -692,7 +695,7 @@ export class BotClaims implements Holding {
     if (tookOver > 0)
       this.log.info(
         { bots: claimed.length, tookOver },
-        `took over ${tookOver} bots from processes that stopped answering (${claimed.length} claimed in all); starting them`,
+        `took over ${tookOver} bots from processes that stopped answering (${claimed.length} claimed in all, looked for and claimed in ${this.options.clock.now() - lookedAt} ms); starting them`,
       );
     await this.startAll(claimed, async ([bot, h]) => {
       // Lost or given back while it waited for its turn: nothing to start.
@@ -718,49 +721,41 @@ export class BotClaims implements Holding {
   }
 
   /**
-   * Starts the bots claimed, `hostConcurrency` at a time: those work came for ({@link hurry})
-   * first, in the order it came, before the claim or while they wait for their turn; the
-   * others in claim order.
+   * Starts the bots claimed, `hostConcurrency` at a time: first those work came for before
+   * the claim ({@link hurry}), in the order it came, then the others in claim order; one work
+   * comes for while it waits for its turn starts at once, beside them.
    */
   private async startAll(
     claimed: Array<[string, Held]>,
     start: (item: [string, Held]) => Promise<void>,
   ): Promise<void> {
-    const queued = new Map(claimed);
     const now = this.options.clock.now();
+    const held = new Map(claimed);
     // The urgent are oldest first: the order their work came in.
-    for (const [bot, at] of this.urgent) if (queued.has(bot) && now - at < this.urgentMs) this.hurried.add(bot);
+    const first = [...this.urgent].filter(([bot, at]) => held.has(bot) && now - at < this.urgentMs).map(([bot]) => bot);
     for (const [bot] of claimed) this.urgent.delete(bot);
-    if (this.hurried.size > 0) {
-      const first = [...this.hurried];
+    if (first.length > 0)
       this.log.info(
         { bots: first.length },
         `starting first the ${first.length} claimed bots with posts waiting (${first.slice(0, 5).join(", ")}${first.length > 5 ? ", …" : ""})`,
       );
-    }
+    const queued = new Map([...first.map((bot): [string, Held] => [bot, held.get(bot)!]), ...claimed]);
+    const atOnce: Array<Promise<void>> = [];
     this.queued = queued;
-    const next = (): [string, Held] | undefined => {
-      for (const bot of this.hurried) {
-        this.hurried.delete(bot);
-        const h = queued.get(bot);
-        if (h) {
-          queued.delete(bot);
-          return [bot, h];
-        }
-      }
-      const [item] = queued;
-      if (item) queued.delete(item[0]);
-      return item;
-    };
+    this.startNow = (bot, h) => void atOnce.push(start([bot, h]));
     const worker = async () => {
-      for (let item = next(); item; item = next()) await start(item);
+      for (let [item] = queued; item; [item] = queued) {
+        queued.delete(item[0]);
+        await start(item);
+      }
     };
     try {
       const workers = Math.min(this.options.hostConcurrency ?? HOST_CONCURRENCY, queued.size);
       await Promise.all(Array.from({ length: workers }, worker));
     } finally {
       this.queued = undefined;
-      this.hurried.clear();
+      this.startNow = undefined;
+      await Promise.all(atOnce);
     }
   }
 
