@@ -79,8 +79,10 @@ export type RedisOp = readonly [command: string, ...args: Array<string | number>
  * members are a key of their own, in another slot on a cluster, so they come as arguments).
  * A lease is refused while another holds it, or while it ran out and its last holder is still
  * a live member (see the module comment). Returns two numbers a lease: its new token (0:
- * refused) and 1 when it was taken over from another owner whose claim ran out without being
- * given back (its last holder is still named), 0 otherwise.
+ * refused) and, claimed, 1 when it was taken over from another owner whose claim ran out
+ * without being given back (its last holder is still named), 0 otherwise; refused, how long
+ * (ms, Redis's clock) until it may be free: the holder's claim or the last holder's
+ * membership runs out then unless renewed (0: not known).
  */
 const CLAIM = new RedisScript(`
 local t = redis.call('TIME')
@@ -97,8 +99,16 @@ for i = 1, #KEYS, 3 do
     end
   end
   if refused then
+    local wait = 0
+    if current then
+      wait = math.max(0, redis.call('PTTL', KEYS[i]))
+    else
+      for j = 3, #ARGV - 1, 2 do
+        if ARGV[j] == last then wait = math.max(wait, tonumber(ARGV[j + 1]) - now) end
+      end
+    end
     out[#out + 1] = 0
-    out[#out + 1] = 0
+    out[#out + 1] = wait
   else
     local token = redis.call('INCR', KEYS[i + 1])
     redis.call('SET', KEYS[i], token .. '|' .. owner, 'PX', ARGV[2])
@@ -232,15 +242,28 @@ export class Leases {
   }
 
   /**
+   * {@link claim} of a lease that is not a bot's; refused, how long (ms) until it may be free
+   * (its holder's claim, or its last holder's membership, runs out then unless renewed; 0 when
+   * not known): a process waiting to take over a dead holder's lease looks again then, not
+   * at its next renewal.
+   */
+  async claimOrWait(name: string, owner: string, ttlMs: number): Promise<ClaimedLease | { freeInMs: number }> {
+    const waits = new Map<string, number>();
+    return (await this.claimAll([name], owner, ttlMs, undefined, waits))[0] ?? { freeInMs: waits.get(name) ?? 0 };
+  }
+
+  /**
    * {@link claim} for many leases at once, in order: a process starting with its share of
    * 25,000 bots claimed them one round trip each (64 at a time, a second of its CPU per
-   * 10,000); here a script claims up to 500 of them (one slot's on a cluster) in one.
+   * 10,000); here a script claims up to 500 of them (one slot's on a cluster) in one. `waits`:
+   * where to say, of each lease refused that is not a bot's, how long until it may be free.
    */
   async claimAll(
     names: readonly string[],
     owner: string,
     ttlMs: number,
     members?: readonly string[],
+    waits?: Map<string, number>,
   ): Promise<Array<ClaimedLease | undefined>> {
     if (owner.includes("|")) throw new RangeError(`lease owner "${owner}" must not contain "|"`);
     if (names.length === 0) return [];
@@ -259,6 +282,7 @@ export class Leases {
             for (const [j, name] of some.entries()) {
               const token = out[2 * j]!;
               claimed.set(name, token > 0 ? { name, owner, token, tookOver: out[2 * j + 1] === 1 } : undefined);
+              if (token === 0) waits?.set(name, out[2 * j + 1]!);
             }
           }),
         );

@@ -139,6 +139,9 @@ export interface SharedStreamsOptions {
  */
 const RULES_CATCH_UP_MS = 60_000;
 
+/** How long after another's stream lease runs out (Redis's clock) the renewals look again: the clocks' drift. */
+const FREE_MARGIN_MS = 250;
+
 /** How often the holder checks its hub's rules against the service's, by default (see {@link SharedStreamsOptions.rulesCheckMs}). */
 const RULES_CHECK_MS = 60_000;
 
@@ -219,6 +222,10 @@ export class SharedStreams {
   private stopped = false;
   private readonly stopSignal = new AbortController();
   private loop: Promise<void> | undefined;
+  /** Aborted to renew (and claim) before the next renewal is due: see {@link wakeWhenFree}. */
+  private wake: AbortController | undefined;
+  /** The timer of {@link wakeWhenFree}, and when (this clock) it fires. */
+  private wakeTimer: { cancel: () => void; at: number } | undefined;
   /** Stops listening for the connection coming back (see HandoffReader.connectionBack). */
   private unlisten: (() => void) | undefined;
   /** The handoff entries read for the bots running here, for hosting to take ({@link take}). */
@@ -400,6 +407,8 @@ export class SharedStreams {
     this.stopped = true;
     this.unlisten?.();
     this.stopSignal.abort();
+    this.wakeTimer?.cancel();
+    this.wakeTimer = undefined;
     await this.loop;
     for (const [appId, app] of this.apps) {
       app.unwatch?.();
@@ -409,6 +418,25 @@ export class SharedStreams {
       await app.reader.close();
     }
     this.handed.close();
+  }
+
+  /**
+   * Another process holds an app's stream lease, which runs out in `inMs` unless renewed: when
+   * that comes before the next renewal, the renewals look again then (a little after, for the
+   * clocks' drift). A holder that died (even by `kill -9`) is so followed within a moment of
+   * its lease's end, not up to a renewal's interval later, and the app's posts flow again
+   * sooner; a lease renewed meanwhile costs one early renewal.
+   */
+  private wakeWhenFree(inMs: number): void {
+    if (inMs <= 0 || inMs + FREE_MARGIN_MS >= this.every || this.stopped) return;
+    const at = this.options.clock.now() + inMs + FREE_MARGIN_MS;
+    if (this.wakeTimer && this.wakeTimer.at <= at) return;
+    this.wakeTimer?.cancel();
+    const cancel = this.options.clock.setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wake?.abort();
+    }, inMs + FREE_MARGIN_MS);
+    this.wakeTimer = { cancel, at };
   }
 
   /**
@@ -519,8 +547,10 @@ export class SharedStreams {
    */
   private async run(): Promise<void> {
     while (!this.stopped) {
+      this.wake = new AbortController();
       await Promise.all([...this.apps].map(([appId, app]) => this.renew(appId, app)));
-      await this.options.clock.sleep(this.every, this.stopSignal.signal).catch(() => undefined);
+      const signal = AbortSignal.any([this.stopSignal.signal, this.wake.signal]);
+      await this.options.clock.sleep(this.every, signal).catch(() => undefined);
     }
     await Promise.all([...this.apps.values()].map((app) => app.tending));
   }
@@ -644,8 +674,12 @@ export class SharedStreams {
       if (lapsed) await leases.release(lapsed);
       return false;
     }
-    app.lease = await leases.claim(`stream:${appId}`, owner, this.ttl);
-    if (!app.lease) return false;
+    const claimed = await leases.claimOrWait(`stream:${appId}`, owner, this.ttl);
+    if ("freeInMs" in claimed) {
+      this.wakeWhenFree(claimed.freeInMs);
+      return false;
+    }
+    app.lease = claimed;
     app.lapsed = undefined;
     this.watch(appId, app);
     log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);

@@ -225,6 +225,51 @@ describe("shared streams", () => {
     ).toEqual(["greeter", "liker"]);
   });
 
+  it("a dead holder's stream lease is claimed as soon as it runs out, not at the next renewal", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    const leases = new Leases(redis, { prefix: "free:" });
+    // Process D held the app's stream and died: its lease runs out in 1.5 s (Redis's clock).
+    await redis.set(leases.key("stream:app1"), "7|D", "PX", 1_500);
+    const hubs: string[] = [];
+    const streams = new SharedStreams({
+      redis,
+      leases,
+      owner: "S",
+      clock,
+      log: silentLogger,
+      appOf: new Map([["greeter", "app1"]]),
+      prefix: "free:",
+      ttlMs: 60_000,
+      everyMs: 20_000,
+      startHub: (request) => {
+        hubs.push(request.appId);
+        return fakeHub();
+      },
+      onControl: () => {},
+    });
+    running.push(streams);
+    await streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true });
+    streams.start(); // its first renewal finds D's lease there
+    await until(
+      "the first renewal done, the next due in 20 s",
+      () => clock.waiting().some((w) => w.by.includes("SharedStreams.run")),
+      10_000,
+      10,
+    );
+    await until(
+      "D's lease ran out in Redis",
+      async () => (await redis.exists(leases.key("stream:app1"))) === 0,
+      10_000,
+      20,
+    );
+    // Short of the next renewal (20 s on), a little after the lease's end.
+    await clock.advance(2_000);
+    await until("this process runs the app's hub", () => hubs.length === 1, 10_000, 10);
+    expect(clock.now()).toBeLessThan(T0 + 20_000);
+  });
+
   it("a mention bot that joins a running hub's rules is searched for once they are in: what mentioned it between its catch-up poll and its rule", async () => {
     const clock = createClock();
     const redis = await connectRedis(server.url);
