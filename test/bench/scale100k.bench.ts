@@ -278,7 +278,7 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
     });
     killedAt = Date.now();
     victim.child.kill("SIGKILL");
-    say(`killed process ${victim.child.pid}`);
+    say(`killed process ${victim.child.pid} at ${new Date(killedAt).toISOString()} (${killedAt})`);
   });
   const { lost, twice, wrong } = await tally(d, mentions);
   clearInterval(reading);
