@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fingerprint } from "../../src/api/auth/fingerprint.ts";
 import { createClock } from "../../src/clock.ts";
 import { saveAccount } from "../../src/credentials/accounts.ts";
@@ -56,6 +57,14 @@ export interface BigDeployment {
   owners(): Promise<Map<string, number | undefined>>;
   /** With `BENCH_100K_LOG=DIR`: what each process printed so far, in `DIR/process-N.log`. */
   keepLogs(): void;
+  /** Where each process's ./loop-probe.mjs writes its collections and loop stalls (`<pid>.jsonl`). */
+  probeDir: string;
+  /**
+   * When the apps' hubs handed each bot a post since `from` (epoch ms: the ids of the bell
+   * entries, Redis's clock, which is this machine's), by bot; and the pid of the process
+   * whose hub has each app's stream connection open, by bot.
+   */
+  handoffs(from: number): Promise<{ handed: Map<string, number[]>; hubOf: Map<string, number | undefined> }>;
   /**
    * The least time (ms) left on each process's heartbeat (../../src/redis/bot-leases.ts) seen
    * so far, by owner, looked at every 250 ms from the processes' start (one Redis only: on a
@@ -66,6 +75,9 @@ export interface BigDeployment {
   heartbeatLows(): Map<string, number>;
   close(): Promise<void>;
 }
+
+/** ./loop-probe.mjs, preloaded into each process. */
+const LOOP_PROBE = fileURLToPath(new URL("./loop-probe.mjs", import.meta.url));
 
 /** `bot` names: `u000000`..., short (the app's mention rules pack ~90 of them in each). */
 const nameOf = (i: number) => `u${String(i).padStart(6, "0")}`;
@@ -102,7 +114,8 @@ export async function deployBig(
   await signIn(redis, sandbox.url, hosted);
   say(`${bots} accounts signed in (in Redis, as bot auth login --state leaves them)`);
   const dir = await writeBots(hosted, apps);
-  const env = childEnv(hosted, apps, sandbox.url, url);
+  const probeDir = join(dir, "probe");
+  const env = { ...childEnv(hosted, apps, sandbox.url, url), BENCH_PROBE_DIR: probeDir };
   const appOf = new Map(hosted.map((h) => [h.config.name, h.app.id]));
   const appIds = [...new Set(appOf.values())];
   const keyOf = new Map(hosted.map((h) => [h.app.id, h.app.key]));
@@ -111,6 +124,7 @@ export async function deployBig(
   const nodeArgs = process.env.BENCH_PROFILE
     ? ["--cpu-prof", "--cpu-prof-interval=1000", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
+  nodeArgs.push("--import", LOOP_PROBE);
   // BENCH_100K_NODE_ARGS: more of node's arguments for each process (a V8 flag being measured).
   nodeArgs.push(...(process.env.BENCH_100K_NODE_ARGS ?? "").split(" ").filter(Boolean));
   // BENCH_HEAP=DIR: SIGUSR2 makes a process write a heap snapshot there.
@@ -152,6 +166,22 @@ export async function deployBig(
     processes,
     provisioned,
     heartbeatLows: () => new Map(lows),
+    probeDir,
+    async handoffs(from) {
+      const handed = new Map<string, number[]>();
+      const hubPid = new Map<string, number | undefined>();
+      for (const appId of appIds) {
+        const keys = handoffKeys(appIdOf(keyOf.get(appId)!), redisKeys(redis));
+        const hub = await redis.get(keys.connection);
+        hubPid.set(appId, hub ? Number(hub.split(":").at(-2)) : undefined);
+        const entries = await redis.xrange(keys.bell, String(from), "+");
+        for (const [id, fields] of entries) {
+          if (fields[0] !== "bot") continue;
+          handed.set(fields[1]!, [...(handed.get(fields[1]!) ?? []), Number(id.split("-")[0])]);
+        }
+      }
+      return { handed, hubOf: new Map(names.map((n) => [n, hubPid.get(appOf.get(n)!)])) };
+    },
     start() {
       const child = spawnBot(["start", "--bots", join(dir, "bots"), "--plugins", "plugins"], {
         env,
@@ -219,7 +249,8 @@ export async function deployBig(
       );
       redis.disconnect();
       await sandbox.close();
-      await rm(dir, { recursive: true, force: true });
+      // The bench's own probe may be writing its last lines into probe/ meanwhile.
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }

@@ -15,7 +15,10 @@
  * - flood: mention → reply at `BENCH_100K_RATE` (100) mentions/s for `BENCH_100K_SECONDS` (60)
  *   over random bots (aim p50 ≤ 20 ms, p99 ≤ 100 ms, 0 lost, 0 twice), Redis commands and
  *   bytes per mention answered, and this process's CPU (the sandbox's: what limits the bench
- *   when it is the sandbox);
+ *   when it is the sandbox); and what the tail sat on (./scale100k-tail.ts): per 5 s, the
+ *   answers' p50/p99/max before and after the handoff, each process's loop stalls (with the
+ *   CPU it had over them) and garbage collections (./loop-probe.mjs), Redis's slow commands,
+ *   and each answer over 100 ms put down to what overlapped its slow stage most;
  * - kill: kill -9 of one process 10 s into a 30 s flood of 10 mentions/s (aim: its bots
  *   answering again ≤ 15 s after the kill, 0 lost, 0 twice);
  * - dialog: `BENCH_100K_DIALOGS` (10,000) open dialogs written into bots' hashes by the Redis
@@ -36,7 +39,9 @@ import { connectRedis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { DEFAULT_LEASE_TTL_MS, DEFAULT_RENEW_EVERY_MS } from "../../src/redis/bot-claims.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { startRedisCluster } from "../helpers/redis-cluster.ts";
 import { startRedisServer } from "../helpers/redis-server.ts";
 import { buildCode } from "../../scripts/build.ts";
@@ -44,6 +49,7 @@ import { until } from "../helpers/until.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 import { cpuMs, deployBig, redisFigures, rssMb, type BigDeployment } from "./scale100k-deployment.ts";
 import { tally as countAnswers } from "./scale-deployment.ts";
+import { tailReport, watchRedis, type Answered } from "./scale100k-tail.ts";
 
 const ACCOUNTS = Number(process.env.BENCH_100K_ACCOUNTS ?? 100_000);
 const PROCESSES = Number(process.env.BENCH_100K_PROCESSES ?? 4);
@@ -234,10 +240,13 @@ async function idleRow(d: BigDeployment): Promise<BenchRow> {
 /** Mention → reply at RATE/s for SECONDS over random bots. */
 async function floodRow(d: BigDeployment): Promise<BenchRow> {
   const pids = live(d).map((p) => p.child.pid!);
+  await watchRedis(d.redis);
   const before = { redis: await redisFigures(d.redis), cpu: process.cpuUsage(), pids: pids.map(cpuMs) };
   const t0 = performance.now();
+  const start = Date.now();
   const mentions = await flood(d, RATE, SECONDS);
   const { lost, twice, wrong, latencies } = await tally(d, mentions);
+  const tail = await floodTail(d, mentions, start);
   const sandboxCpu = process.cpuUsage(before.cpu);
   const elapsedMs = performance.now() - t0;
   const sandboxShare = ((sandboxCpu.user + sandboxCpu.system) / 1000 / elapsedMs) * 100;
@@ -251,11 +260,45 @@ async function floodRow(d: BigDeployment): Promise<BenchRow> {
   const p99 = percentile(latencies, 99);
   return {
     bench: `${n(ACCOUNTS)} accounts, mention → reply through the apps' streams (${RATE}/s for ${SECONDS} s over all bots)`,
-    measured: `p50 ${p50.toFixed(0)} ms; ${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; per mention answered: ${per(commands)} Redis commands (${byName}), ${per(redis.bytesIn - before.redis.bytesIn)} bytes in, ${per(redis.bytesOut - before.redis.bytesOut)} bytes out; CPU (% of one core, from the flood's start until its answers were in): the processes ${processShares.map((c) => c.toFixed(0)).join(", ")}, Redis ${redisShare.toFixed(0)}, the sandbox (this process) ${sandboxShare.toFixed(0)} (${machine()})`,
+    measured: `p50 ${p50.toFixed(0)} ms; ${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; ${tail}; per mention answered: ${per(commands)} Redis commands (${byName}), ${per(redis.bytesIn - before.redis.bytesIn)} bytes in, ${per(redis.bytesOut - before.redis.bytesOut)} bytes out; CPU (% of one core, from the flood's start until its answers were in): the processes ${processShares.map((c) => c.toFixed(0)).join(", ")}, Redis ${redisShare.toFixed(0)}, the sandbox (this process) ${sandboxShare.toFixed(0)} (${machine()})`,
     figure: `p99 ${p99.toFixed(0)} ms`,
     aim: "p50 ≤ 20 ms, p99 ≤ 100 ms, 0 lost, 0 twice",
     verdict: verdict(p50 <= 20 && p99 <= 100 && lost === 0 && twice === 0 && wrong === 0),
   };
+}
+
+/**
+ * What the flood's tail sat on (./scale100k-tail.ts): its timeline per window of 5 s printed
+ * (and kept in `BENCH_100K_LOG`'s folder as flood-tail.txt), a summary for the row.
+ */
+async function floodTail(d: BigDeployment, mentions: Array<{ id: string; bot: string }>, start: number) {
+  await sleep(1_500); // the probes' last lines written
+  const replies = d.replies();
+  const owners = await d.owners();
+  const { handed, hubOf } = await d.handoffs(start - 1_000);
+  const answers: Answered[] = mentions.flatMap((m) => {
+    const answered = replies.get(m.id)?.[0]?.at;
+    if (answered === undefined) return [];
+    const made = d.createdAt(m.id);
+    // The bot's handoff for this mention: its first bell at or after the mention was made.
+    const at = handed.get(m.bot)?.find((t) => t >= made - 1 && t <= answered);
+    return [{ made, answered, handed: at, hub: hubOf.get(m.bot), owner: owners.get(m.bot) }];
+  });
+  const { lines, summary } = await tailReport({
+    redis: d.redis,
+    probeDir: d.probeDir,
+    sandboxPid: process.pid,
+    start,
+    answers,
+    aimMs: 100,
+  });
+  say(`the flood's timeline (each process by pid; hubs ${[...new Set(hubOf.values())].join(", ")}):`);
+  for (const line of lines) say(`  ${line}`);
+  if (process.env.BENCH_100K_LOG) {
+    mkdirSync(process.env.BENCH_100K_LOG, { recursive: true });
+    writeFileSync(join(process.env.BENCH_100K_LOG, "flood-tail.txt"), [...lines, summary].join("\n"));
+  }
+  return summary;
 }
 
 /** A mention answered later than this after it was made waited for the take-over of its bot (the flood's p99 is tens of ms). */
@@ -399,6 +442,9 @@ const bench: Bench = {
     let d: BigDeployment | undefined;
     try {
       d = await deployBig(server.url, ACCOUNTS, APPS, say);
+      // The sandbox's own collections and loop stalls, beside the processes' (the flood's timeline).
+      process.env.BENCH_PROBE_DIR = d.probeDir;
+      await import(new URL("./loop-probe.mjs", import.meta.url).href);
       const rows = await startRows(d);
       if (only("idle")) rows.push(await idleRow(d));
       if (only("flood")) rows.push(await floodRow(d));
