@@ -13,7 +13,10 @@ const dir = process.env.BENCH_PROBE_DIR;
 if (dir) {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${process.pid}.jsonl`);
-  let lines = [];
+  // The monotonic clock (µs, as a --cpu-prof profile's timestamps) against the epoch, to line a profile up.
+  let lines = [
+    JSON.stringify({ hr: Number(process.hrtime.bigint() / 1000n), at: performance.timeOrigin + performance.now() }),
+  ];
   const MAJOR = constants.NODE_PERFORMANCE_GC_MAJOR | constants.NODE_PERFORMANCE_GC_INCREMENTAL;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {

@@ -77,6 +77,7 @@ function readStops(dir: string): Map<number, Stop[]> {
     for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
       if (!line) continue;
       const e = JSON.parse(line) as { at: number; gc?: number; stall?: number; major?: boolean; cpu?: number };
+      if (e.gc === undefined && e.stall === undefined) continue; // the clocks' line-up
       stops.push(
         e.gc !== undefined
           ? { at: e.at, ms: e.gc, gc: e.major ? "major" : "minor" }

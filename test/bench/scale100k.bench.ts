@@ -296,7 +296,10 @@ async function floodTail(d: BigDeployment, mentions: Array<{ id: string; bot: st
   for (const line of lines) say(`  ${line}`);
   if (process.env.BENCH_100K_LOG) {
     mkdirSync(process.env.BENCH_100K_LOG, { recursive: true });
-    writeFileSync(join(process.env.BENCH_100K_LOG, "flood-tail.txt"), [...lines, summary].join("\n"));
+    writeFileSync(
+      join(process.env.BENCH_100K_LOG, "flood-tail.txt"),
+      [`the flood from ${start} to ${start + SECONDS * 1000} (epoch ms)`, ...lines, summary].join("\n"),
+    );
   }
   return summary;
 }
