@@ -114,7 +114,8 @@ export async function deployBig(
   await signIn(redis, sandbox.url, hosted);
   say(`${bots} accounts signed in (in Redis, as bot auth login --state leaves them)`);
   const dir = await writeBots(hosted, apps);
-  const probeDir = join(dir, "probe");
+  // Kept with the logs when there are any (BENCH_100K_LOG), to be read with a CPU profile after the run.
+  const probeDir = process.env.BENCH_100K_LOG ? join(process.env.BENCH_100K_LOG, "probe") : join(dir, "probe");
   const env = { ...childEnv(hosted, apps, sandbox.url, url), BENCH_PROBE_DIR: probeDir };
   const appOf = new Map(hosted.map((h) => [h.config.name, h.app.id]));
   const appIds = [...new Set(appOf.values())];

@@ -26,6 +26,8 @@ interface Slow {
   at: number;
   ms: number;
   what: string;
+  /** Its arguments as the slowlog keeps them (each cut at 128 characters, saying how much more). */
+  args: string[];
 }
 
 /** One mention answered: when made, handed off (undefined: no bell seen), answered; which processes had it. */
@@ -61,7 +63,12 @@ async function slowCommands(redis: Redis): Promise<{ slow: Slow[]; events: strin
   for (const node of nodes(redis)) {
     const log = (await node.slowlog("GET", 10_000)) as Array<[number, number, number, string[]]>;
     for (const [, at, us, args] of log)
-      slow.push({ at: at * 1000, ms: us / 1000, what: `${args[0]} ${args[1] ?? ""} (${args.length} args)` });
+      slow.push({
+        at: at * 1000,
+        ms: us / 1000,
+        what: `${args[0]} ${args[1] ?? ""} (${args.length} args)`,
+        args: args.map(String),
+      });
     const latest = (await node.call("LATENCY", "LATEST")) as Array<[string, number, number, number]>;
     for (const [event, , , max] of latest) events.push(`${event} max ${max} ms`);
   }
@@ -166,7 +173,7 @@ export async function tailReport(options: {
   start: number;
   answers: Answered[];
   aimMs: number;
-}): Promise<{ lines: string[]; summary: string }> {
+}): Promise<{ lines: string[]; summary: string; slow: string[] }> {
   const { redis, probeDir, sandboxPid, start, answers, aimMs } = options;
   const stops = readStops(probeDir);
   const { slow, events } = await slowCommands(redis);
@@ -197,5 +204,9 @@ export async function tailReport(options: {
     }; ` +
     `major GCs in the processes ${majors.map((m) => `${m.length} (max ${r(Math.max(0, ...m.map((g) => g.ms)))} ms)`).join(", ")}; ` +
     `Redis: ${slow.length} commands over ${SLOWLOG_US / 1000} ms (max ${worstSlow.toFixed(1)} ms), latency events ${events}`;
-  return { lines, summary };
+  const slowLines = slow.map(
+    (s) =>
+      `${new Date(s.at).toISOString()} ${s.ms.toFixed(1)} ms ${s.args.map((a) => a.replace(/\s+/g, " ")).join(" | ")}`,
+  );
+  return { lines, summary, slow: slowLines };
 }

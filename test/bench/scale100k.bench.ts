@@ -284,7 +284,7 @@ async function floodTail(d: BigDeployment, mentions: Array<{ id: string; bot: st
     const at = handed.get(m.bot)?.find((t) => t >= made - 1 && t <= answered);
     return [{ made, answered, handed: at, hub: hubOf.get(m.bot), owner: owners.get(m.bot) }];
   });
-  const { lines, summary } = await tailReport({
+  const { lines, summary, slow } = await tailReport({
     redis: d.redis,
     probeDir: d.probeDir,
     sandboxPid: process.pid,
@@ -300,6 +300,7 @@ async function floodTail(d: BigDeployment, mentions: Array<{ id: string; bot: st
       join(process.env.BENCH_100K_LOG, "flood-tail.txt"),
       [`the flood from ${start} to ${start + SECONDS * 1000} (epoch ms)`, ...lines, summary].join("\n"),
     );
+    writeFileSync(join(process.env.BENCH_100K_LOG, "flood-slowlog.txt"), slow.join("\n"));
   }
   return summary;
 }
