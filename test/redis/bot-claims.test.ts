@@ -430,6 +430,51 @@ describe("an idle renewal", () => {
   });
 });
 
+/** Counts the walks over `map` (its iterations), from now on. */
+function walksOf(map: Map<unknown, unknown>): () => number {
+  let walks = 0;
+  const methods = ["keys", "values", "entries", "forEach", Symbol.iterator] as const;
+  for (const method of methods) {
+    const own = (map[method] as (...args: unknown[]) => unknown).bind(map);
+    Object.defineProperty(map, method, {
+      value: (...args: unknown[]) => {
+        walks++;
+        return own(...args);
+      },
+    });
+  }
+  return () => walks;
+}
+
+describe("idle renewals of many bots held", () => {
+  it("walk none of the bots, each of which had a request (its lapse armed), and still cut them when late", async () => {
+    const p = await processClaims("P1", "walks:");
+    const clock = p.claims["options"].clock as ReturnType<typeof createClock>;
+    try {
+      await p.claims.start();
+      const lapses = [];
+      for (const bot of BOTS) lapses.push(await p.claims.hold(bot, new AbortController().signal));
+      // Settled: the members' change at the start is a ttl and a renewal behind, then no look for free bots for a while.
+      for (let i = 0; i < 5; i++) await renewal(p.claims, clock);
+      const walks = walksOf(p.claims["held"]);
+      for (let i = 0; i < 3; i++) await renewal(p.claims, clock);
+      expect(walks()).toBe(0);
+      expect(lapses.some((l) => l.aborted)).toBe(false);
+      // Its heartbeat not renewed in time (Redis takes no write): every bot's request is cut.
+      await admin.client("PAUSE", "60000", "WRITE");
+      try {
+        await clock.advance(9_000);
+        expect(lapses.filter((l) => l.aborted)).toHaveLength(BOTS.length);
+      } finally {
+        await admin.client("UNPAUSE");
+      }
+    } finally {
+      await p.claims.stop();
+      p.redis.disconnect();
+    }
+  }, 30_000);
+});
+
 /** `owner`'s heartbeats of `bots` run out now, as Redis's TTL has them do once the process stops renewing. */
 async function runOut(leases: Leases, bots: readonly string[], owner: string): Promise<void> {
   for (const key of new Set(bots.map((bot) => leases.heartbeatKey({ name: `bot:${bot}`, owner }))))
