@@ -168,6 +168,8 @@ export class BotClaims implements Holding {
    * without a walk over every bot held (25,000 in a process, every few seconds).
    */
   private readonly heldIn = new Map<string, number>();
+  /** The bots held here (not being stopped): the sum of {@link heldIn}, said to the others at each renewal. */
+  private heldCount = 0;
   /**
    * The bots with a {@link Held.lapse}, by heartbeat: the lapse timer is armed for the
    * earliest heartbeat among these, without a walk over every bot held at each renewal.
@@ -465,7 +467,7 @@ export class BotClaims implements Holding {
     // dies, its entry runs out last, and whoever sees it gone finds its heartbeats gone too.
     const [alive, members] = await Promise.all([
       this.line.bots.beat(keys, this.options.owner, this.ttl),
-      this.membership.renew(),
+      this.membership.renew(this.heldCount),
     ]);
     this.members = members;
     this.watchOthers();
@@ -511,7 +513,7 @@ export class BotClaims implements Holding {
    * (a process that died frees its bots a ttl after its last renewal), while the last look
    * found bots free or gave some back, when a bot joined or bots were given back anywhere in
    * the deployment (its heartbeat says: ./membership.ts), and every {@link LOOK_EVERY_RENEWALS}
-   * renewals whatever happened.
+   * renewals unless {@link allHeld}.
    */
   private lookDue(now: number): boolean {
     if (this.members !== this.seenMembers) {
@@ -530,8 +532,21 @@ export class BotClaims implements Holding {
       released ||
       now < this.lookUntil ||
       this.lastLook.unsettled ||
-      now - this.lastLook.at >= LOOK_EVERY_RENEWALS * this.every
+      (now - this.lastLook.at >= LOOK_EVERY_RENEWALS * this.every && !this.allHeld())
     );
+  }
+
+  /**
+   * Whether every bot is held (the live processes' counts of their bots, as each said at its
+   * last renewal, add up to every bot) and this process is within its share: then the backstop
+   * look would read every bot's claim (75,000 at 100,000 bots over four processes, and as many
+   * strings for the collector) to find none free. A bot freed without a word (its process lost
+   * it, and gave it back) lowers its holder's count at its next renewal, and is looked for at
+   * the next renewal after that, past the backstop's interval.
+   */
+  private allHeld(): boolean {
+    const share = Math.ceil(this.all.size / this.members);
+    return this.membership.heldByMembers >= this.all.size && this.heldCount <= share;
   }
 
   /** This process's heartbeats in the buckets of the bots it holds (one on a single Redis). */
@@ -543,12 +558,14 @@ export class BotClaims implements Holding {
   private keep(bot: string, h: Held): void {
     this.held.set(bot, h);
     this.heldIn.set(h.beat, (this.heldIn.get(h.beat) ?? 0) + 1);
+    this.heldCount++;
   }
 
   /** `h` is being stopped: its heartbeat is no longer renewed for it. False when it was already. */
   private markStopping(h: Held): boolean {
     if (h.stopping) return false;
     h.stopping = true;
+    this.heldCount--;
     const left = (this.heldIn.get(h.beat) ?? 1) - 1;
     if (left > 0) this.heldIn.set(h.beat, left);
     else this.heldIn.delete(h.beat);

@@ -205,6 +205,15 @@ export class Leases {
     return this.keys.deployment("released");
   }
 
+  /**
+   * Each live process's count of the bots it holds (a hash by owner), said at each of its
+   * renewals (./membership.ts): while they add up to every bot, none is free. In the
+   * deployment's slot, with the members.
+   */
+  get heldKey(): string {
+    return this.keys.deployment("held");
+  }
+
   /** Tells the other processes that bots were given back for them to claim ({@link releasedKey}). */
   async announceReleased(): Promise<void> {
     await this.redis.incr(this.releasedKey);

@@ -28,15 +28,23 @@ import type { Leases } from "./leases.ts";
 import { RedisScript } from "./script.ts";
 
 /**
- * KEYS: the members, the count of bots given back (./leases.ts's `releasedKey`); ARGV: this
- * owner, its entry's ttl (0: leave). Returns the live members, how long (ms, Redis's clock)
- * until the soonest other entry runs out unrenewed (-1: none), and the count.
+ * KEYS: the members, the count of bots given back (./leases.ts's `releasedKey`), each
+ * member's count of bots held (./leases.ts's `heldKey`); ARGV: this owner, its entry's ttl
+ * (0: leave), its count of bots held ('': not said). Returns the live members, how long (ms,
+ * Redis's clock) until the soonest other entry runs out unrenewed (-1: none), the count of
+ * bots given back, and the bots held by the live members as they last said.
  */
 const HEARTBEAT = new RedisScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if ARGV[2] == '0' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
+if ARGV[2] == '0' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[3], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+  if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[3]) end
+end
 local soonest = -1
 local first = redis.call('ZRANGE', KEYS[1], 0, 1, 'WITHSCORES')
 for i = 1, #first, 2 do
@@ -45,7 +53,19 @@ for i = 1, #first, 2 do
     break
   end
 end
-return {redis.call('ZCARD', KEYS[1]), soonest, tonumber(redis.call('GET', KEYS[2]) or '0')}`);
+local live = redis.call('ZRANGE', KEYS[1], 0, -1)
+local held = 0
+if #live > 0 then
+  for _, n in ipairs(redis.call('HMGET', KEYS[3], unpack(live))) do held = held + (tonumber(n) or 0) end
+end
+if redis.call('HLEN', KEYS[3]) > #live then
+  local alive = {}
+  for _, who in ipairs(live) do alive[who] = true end
+  for _, who in ipairs(redis.call('HKEYS', KEYS[3])) do
+    if not alive[who] then redis.call('HDEL', KEYS[3], who) end
+  end
+end
+return {#live, soonest, tonumber(redis.call('GET', KEYS[2]) or '0'), held}`);
 
 export interface MembershipOptions {
   redis: Redis;
@@ -67,6 +87,7 @@ export class Membership {
   /** {@link othersRunOutInMs} as of the last beat. */
   private soonest: number | undefined;
   private released = 0;
+  private heldByAll = 0;
 
   constructor(private readonly options: MembershipOptions) {}
 
@@ -80,11 +101,14 @@ export class Membership {
     return members;
   }
 
-  /** Renews the entry (the bot claims' renewals, which keep it alive from then on); the number of live members. */
-  async renew(): Promise<number> {
+  /**
+   * Renews the entry (the bot claims' renewals, which keep it alive from then on), saying how
+   * many bots this process holds ({@link heldByMembers}); the number of live members.
+   */
+  async renew(held?: number): Promise<number> {
     this.done = true;
     this.stopKeepAlive();
-    return await this.beat();
+    return await this.beat(held);
   }
 
   /** Removes the entry: the others no longer count this process. */
@@ -92,7 +116,7 @@ export class Membership {
     this.done = true;
     this.stopKeepAlive();
     const { redis, leases, owner } = this.options;
-    await HEARTBEAT.run(redis, [leases.membersKey, leases.releasedKey], [owner, "0"]);
+    await HEARTBEAT.run(redis, [leases.membersKey, leases.releasedKey, leases.heldKey], [owner, "0", ""]);
   }
 
   /**
@@ -109,15 +133,25 @@ export class Membership {
     return this.released;
   }
 
-  private async beat(): Promise<number> {
+  /**
+   * How many bots the live members hold, as each said at its last renewal (one that said
+   * nothing yet counts none), as of the last beat: when it is every bot, none is free, and
+   * the claims need not look for free bots by reading every bot's claim (./bot-claims.ts).
+   */
+  get heldByMembers(): number {
+    return this.heldByAll;
+  }
+
+  private async beat(held?: number): Promise<number> {
     const { redis, leases, owner, ttlMs } = this.options;
-    const [members, soonest, released] = await HEARTBEAT.run<[number, number, number]>(
+    const [members, soonest, released, heldByAll] = await HEARTBEAT.run<[number, number, number, number]>(
       redis,
-      [leases.membersKey, leases.releasedKey],
-      [owner, ttlMs],
+      [leases.membersKey, leases.releasedKey, leases.heldKey],
+      [owner, ttlMs, held ?? ""],
     );
     this.soonest = soonest >= 0 ? soonest : undefined;
     this.released = released;
+    this.heldByAll = heldByAll;
     return Math.max(1, members);
   }
 

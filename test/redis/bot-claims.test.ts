@@ -227,6 +227,46 @@ describe("looking for free bots", () => {
   });
 });
 
+describe("the backstop look for free bots", () => {
+  it("reads no claim while the processes' counts say every bot is held; finds one given up without a word", async () => {
+    const prefix = "backstop:";
+    const clock = createClock({ frozen: true, start: 0 });
+    const procs = await Promise.all(
+      ["P1", "P2"].map(async (owner) => {
+        const redis = await connectRedis(server.url);
+        return { claims: claimsOf({ redis, prefix, owner, bots: BOTS, clock }), redis };
+      }),
+    );
+    const [p1, p2] = procs as [(typeof procs)[0], (typeof procs)[0]];
+    const renewals = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await clock.advance(3_000);
+        for (const p of procs) await renewed(p.claims, clock);
+      }
+    };
+    try {
+      for (const p of procs) await p.claims.announce();
+      await Promise.all(procs.map((p) => p.claims.start()));
+      await renewals(5); // the members' change at the start is a ttl and a renewal behind
+      const before = await mgetsRun();
+      await renewals(12); // past the backstop's 10 renewals
+      expect(await mgetsRun()).toBe(before);
+      // P1 loses a bot (a write of it refused) and gives its claim back, telling nobody.
+      const bot = p1.claims.bots()[0]!;
+      p1.claims.refused(bot);
+      const leases = new Leases(admin, { prefix });
+      await vi.waitFor(async () => expect(await admin.get(leases.bots.claimKey(bot))).toBeNull(), { timeout: 5_000 });
+      await renewals(2); // its count said, then looked for
+      expect(p1.claims.bots().length + p2.claims.bots().length).toBe(600);
+    } finally {
+      for (const p of procs) {
+        await p.claims.stop();
+        p.redis.disconnect();
+      }
+    }
+  }, 30_000);
+});
+
 describe("a process that stops renewing", () => {
   it("has its bots looked for as soon as its entry in the members runs out, not at the next renewal", async () => {
     const prefix = "gone:";
