@@ -39,7 +39,7 @@ import { connectRedis } from "../../src/redis/connect.ts";
 import { Leases } from "../../src/redis/leases.ts";
 import { DEFAULT_LEASE_TTL_MS, DEFAULT_RENEW_EVERY_MS } from "../../src/redis/bot-claims.ts";
 import { openRedisStore } from "../../src/redis/store.ts";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { startRedisCluster } from "../helpers/redis-cluster.ts";
@@ -216,7 +216,20 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
 
 /** No traffic for IDLE_SECONDS: the processes' CPU, Redis's, and Redis's commands and bytes per bot per minute. */
 async function idleRow(d: BigDeployment): Promise<BenchRow> {
-  await sleep(5_000); // the probe's answers settled
+  // The loop probes' 10 ms timers (./loop-probe.mjs) are not the processes' idle: paused meanwhile.
+  const paused = join(d.probeDir, "paused");
+  writeFileSync(paused, "");
+  try {
+    return await idleFigures(d);
+  } finally {
+    rmSync(paused, { force: true });
+    await sleep(1_500); // the probes ticking again
+  }
+}
+
+/** {@link idleRow}'s measure. */
+async function idleFigures(d: BigDeployment): Promise<BenchRow> {
+  await sleep(5_000); // the probe's answers settled (and the loop probes paused)
   const pids = live(d).map((p) => p.child.pid!);
   const before = { cpu: pids.map(cpuMs), redis: await redisFigures(d.redis), at: performance.now() };
   await sleep(IDLE_SECONDS * 1000);
