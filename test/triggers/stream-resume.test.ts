@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { startStreamHub } from "../../src/triggers/stream-hub.ts";
 import { MarkKeeper, type StreamMark } from "../../src/triggers/stream/marks.ts";
+import type { Budgeted } from "../../src/triggers/stream/search.ts";
 import { captureLogs } from "../helpers/log.ts";
 import { recordTaken, SandboxHubs } from "../helpers/hub.ts";
 import { T0 } from "../helpers/sandbox.ts";
@@ -98,6 +99,55 @@ describe("the stream hub closes the gap since an earlier run at start", () => {
     expect(run.lines.map((l) => l.msg)).toContain(
       `stream gap of 9.0 days is longer than recent search reaches (7 days): posts that matched the rules between ${new Date(T0).toISOString()} and ${new Date(to).toISOString()} could not be recovered`,
     );
+  });
+
+  it("a gap of many mention bots is searched a few queries at once, each query's posts delivered as it ends", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const { sandbox, app, connection } = await t.open(clock);
+    const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
+    // 1,000 mention bots: three joined queries of the app's 4,096-character searches.
+    const mentionBots = Array.from({ length: 1_000 }, (_, i) => ({
+      bot: `b${i}`,
+      userId: String(900_000 + i),
+      username: `bot${String(i).padStart(4, "0")}`,
+    }));
+    for (const i of [5, 990]) {
+      const user = await sandbox.admin.createUser({ username: mentionBots[i]!.username, name: "bot" });
+      mentionBots[i]!.userId = user.id;
+    }
+    const last = (await sandbox.admin.createPost({ author_id: alice.id, text: "before" })).id;
+    await clock.advance(60_000);
+    for (const i of [5, 990])
+      await sandbox.admin.createPost({ author_id: alice.id, text: `@${mentionBots[i]!.username} hello` });
+    await clock.advance(60_000);
+    let searching = 0;
+    let most = 0;
+    const budgeted: Budgeted = async (endpoint, run) => {
+      if (endpoint !== "GET /2/posts/search/recent") return (await run(new AbortController().signal)).result;
+      most = Math.max(most, ++searching);
+      try {
+        return (await run(new AbortController().signal)).result;
+      } finally {
+        searching--;
+      }
+    };
+    const delivered: string[] = [];
+    const hub = startStreamHub({
+      appId: app.id,
+      clock,
+      log: captureLogs("info").logger,
+      ...connection,
+      wants: [],
+      mentionBots,
+      budgeted,
+      resume: async () => ({ id: last, at: T0, until: T0 }),
+      onMark: () => {},
+    });
+    recordTaken(hub, { mentions: (bot) => void delivered.push(bot) });
+    t.hub = hub;
+    await eventually(() => expect(hub.status().gaps.count).toBe(1));
+    expect(delivered.sort()).toEqual(["b5", "b990"]);
+    expect(most).toBeGreaterThan(1); // one after another before: 1
   });
 
   it("without a mark (the app's stream never ran) nothing is searched; the first connection makes one", async () => {

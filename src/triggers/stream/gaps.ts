@@ -44,6 +44,15 @@ export interface GapSearchDeps {
   closed: AbortSignal;
 }
 
+/**
+ * A gap's searches sent at once. Its mention rules are joined into queries of up to 4,096
+ * characters, ~340 bots each: a hub taking over the stream of a process that died (kill -9)
+ * searches 15 of them for an app of 5,000 bots, 74 for one of 25,000; one after another, the
+ * posts of the last waited 12 s after the new hub connected (20,000 accounts over 4 apps, a
+ * loaded machine). Each still counts against the app's budget, which paces them when it must.
+ */
+const GAP_SEARCHES_AT_ONCE = 4;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const days = (ms: number) => `${(ms / 86_400_000).toFixed(1)} days`;
 
@@ -130,15 +139,22 @@ export class GapSearch {
           ? { since_id: since.id }
           : { start_time: new Date(since.at) };
     let recovered = 0;
-    for (const { query, values } of this.queries()) {
-      const found = await searchAll(this.deps.budgeted, client, query, from, this.deps.closed);
-      for (const { post, includes } of found) {
-        const routed = this.deps.routes.route(post, includes, values);
-        if (!routed) continue;
-        recovered++;
-        outbox.put(routed, { id: post.id, streamed: false });
+    const queries = this.queries();
+    let next = 0;
+    // Each search's posts go out as it ends: a mention waits for its own query, not the gap's last.
+    const searching = async () => {
+      while (next < queries.length && !this.deps.closed.aborted) {
+        const { query, values } = queries[next++]!;
+        const found = await searchAll(this.deps.budgeted, client, query, from, this.deps.closed);
+        for (const { post, includes } of found) {
+          const routed = this.deps.routes.route(post, includes, values);
+          if (!routed) continue;
+          recovered++;
+          outbox.put(routed, { id: post.id, streamed: false });
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(GAP_SEARCHES_AT_ONCE, queries.length) }, searching));
     return recovered;
   }
 
