@@ -41,6 +41,8 @@ export interface BigDeployment {
   names: string[];
   /** Each bot's app id. */
   appOf: Map<string, string>;
+  /** The apps' ids as the processes name them (their keys' fingerprints: their stream leases, handoff keys). */
+  processAppIds: string[];
   processes: BigProcess[];
   /** How long provisioning the accounts took, and what the sandbox's process grew by (MB). */
   provisioned: { ms: number; rssMb: number };
@@ -164,6 +166,7 @@ export async function deployBig(
     redis,
     names,
     appOf,
+    processAppIds: [...keyOf.values()].map(appIdOf),
     processes,
     provisioned,
     heartbeatLows: () => new Map(lows),
