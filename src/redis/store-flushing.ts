@@ -2,7 +2,8 @@
  * Flushing the Redis store (./store.ts): what changed in memory since the last flush written
  * to Redis, one shard at a time: a held bot's shard by a write fenced by its lease
  * (./store-fencing.ts), a bot's shard not held here not at all (another process runs it), any
- * other shard (accounts, apps, credentials, status) plainly, in one transaction.
+ * other shard (accounts, apps, credentials, status) plainly, in transactions of at most
+ * {@link FIELDS_PER_TRANSACTION} fields sent together in order (a shard of fewer changes: one).
  *
  * Flushes are serialized; a flush asked while one runs waits for it and then writes
  * everything changed by then (a burst of flushes costs two writes, not one each). A flush of
@@ -19,7 +20,7 @@ import { keyError } from "./key-error.ts";
 import type { ShardPath } from "../store/shards.ts";
 import type { Redis } from "./connect.ts";
 import type { BotFences } from "./store-fencing.ts";
-import { isBotShard, type ShardedValues } from "./store-sharding.ts";
+import { isBotShard, type ShardedValues, type ShardOp } from "./store-sharding.ts";
 
 /** The store's writing; see the module comment. */
 export class Flusher {
@@ -138,13 +139,42 @@ export class Flusher {
       return;
     }
     this.writes++;
-    const multi = this.redis.multi();
-    for (const [command, ...args] of ops) multi.call(command, ...args);
     const hash = String(ops[0]![1]);
-    const replies =
-      (await multi.exec().catch((err: unknown) => {
-        throw keyError(err, hash);
-      })) ?? [];
-    for (const [err] of replies) if (err) throw keyError(err, hash);
+    // Sent together, in order; each transaction answered (or refused) on its own.
+    const sent = transactions(ops).map((some) => {
+      const multi = this.redis.multi();
+      for (const [command, ...args] of some) multi.call(command, ...args);
+      return multi.exec();
+    });
+    for (const answer of await Promise.allSettled(sent)) {
+      if (answer.status === "rejected") throw keyError(answer.reason, hash);
+      for (const [err] of answer.value ?? []) if (err) throw keyError(err, hash);
+    }
   }
+}
+
+/**
+ * The most fields one transaction of a plain shard's write carries. Redis runs a
+ * transaction's commands all at once, every other client waiting: the status round of a
+ * process of 25,000 bots wrote thousands of statuses in one (its first round after the
+ * start, every bot's), and each HSET of 1,000 of them was seen taking 5-87 ms in Redis's
+ * slowlog with the cores busy, during which no process's mention went on. Split, the other
+ * clients' commands run between the transactions.
+ */
+export const FIELDS_PER_TRANSACTION = 1_000;
+
+/** `ops` in order, grouped into transactions of at most {@link FIELDS_PER_TRANSACTION} fields (an op of more goes alone). */
+function transactions(ops: readonly ShardOp[]): ShardOp[][] {
+  const out: ShardOp[][] = [];
+  let fields = Infinity;
+  for (const op of ops) {
+    const n = op[0] === "HSET" ? (op.length - 2) / 2 : op.length - 2;
+    if (fields + n > FIELDS_PER_TRANSACTION) {
+      out.push([]);
+      fields = 0;
+    }
+    out.at(-1)!.push(op);
+    fields += n;
+  }
+  return out;
 }

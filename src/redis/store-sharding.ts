@@ -46,7 +46,8 @@ export type ShardOp = [string, ...string[]];
 
 /**
  * The most fields one HSET or HDEL of a flush names; a shard with more changes is written by
- * several, in the same MULTI (or fenced script), so still at once. A shared shard holds a field
+ * several: a bot's in the same fenced script, so still at once; a shared shard's in transactions
+ * of at most as many fields (./store-flushing.ts), sent together in order. A shared shard holds a field
  * per account (100,000 of them at the largest deployment measured): one command for them all
  * would be a call with 200,000 arguments, past what a JavaScript call can take.
  */

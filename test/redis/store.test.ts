@@ -1,10 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FencedError, type Lease } from "../../src/fencing.ts";
 import { Leases } from "../../src/redis/leases.ts";
-import { connectRedis, type Redis } from "../../src/redis/connect.ts";
+import { connectRedis, type Redis, type SingleRedis } from "../../src/redis/connect.ts";
+import { FIELDS_PER_TRANSACTION } from "../../src/redis/store-flushing.ts";
 import { openRedisStore, readRedisState, type Fencing } from "../../src/redis/store.ts";
 import { startRedisServer, type RedisServer } from "../helpers/redis-server.ts";
 import { socketWrites } from "../helpers/socket-writes.ts";
+import { until } from "../helpers/until.ts";
 
 let server: RedisServer;
 const clients: Redis[] = [];
@@ -45,6 +47,42 @@ describe("the state in Redis", () => {
     await c.close();
     // 300,000 field writes and reads: 7 s on a quiet machine, 15-21 s in a full run on two cores.
   }, 60_000);
+
+  it("writes thousands of statuses in transactions of at most FIELDS_PER_TRANSACTION fields, sent in order", async () => {
+    const redis = await connect();
+    const store = await openRedisStore({ redis, closeConnection: false });
+    const transactions: number[] = [];
+    const monitor = (redis as SingleRedis).duplicate();
+    clients.push(monitor);
+    let open: number | undefined;
+    let seen = "";
+    let roundIn: number | undefined;
+    await monitor.monitor().then((m) =>
+      m.on("monitor", (_t: string, args: string[]) => {
+        const command = args[0]!.toLowerCase();
+        if (command === "multi") open = 0;
+        else if (command === "exec") transactions.push(open!);
+        else if (command === "hset" && open !== undefined) {
+          open += (args.length - 2) / 2;
+          if (args.some((a) => a.startsWith("status.rounds"))) roundIn = transactions.length;
+        } else if (command === "echo") seen = args[1]!;
+      }),
+    );
+    // A status round's save: every bot's status (a process's first round), then its round record.
+    for (let i = 0; i < 2_500; i++) store.set("status", `bot${i}`, { bot: `bot${i}`, running: true });
+    store.set("status.rounds", "saver", { at: 1 });
+    await store.flush();
+    // MONITOR reports late: once it reports a command sent after the flush, it has reported it all.
+    await redis.echo("flushed");
+    await until("the flush reported", async () => seen === "flushed");
+    expect(transactions.reduce((a, b) => a + b, 0)).toBe(2_501);
+    expect(Math.max(...transactions)).toBeLessThanOrEqual(FIELDS_PER_TRANSACTION);
+    // In order: the round record, set last, in the last transaction, after every status.
+    expect(roundIn).toBe(transactions.length - 1);
+    const reader = await openRedisStore({ redis: await connect(), closeConnection: false, readOnly: true });
+    expect(reader.entries("status")).toHaveLength(2_500);
+    expect(reader.get("status.rounds", "saver")).toEqual({ at: 1 });
+  });
 
   it("keeps values across opens, in insertion order, with deletes and retention", async () => {
     const a = await openRedisStore({ redis: await connect(), closeConnection: false });
