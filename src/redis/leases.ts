@@ -141,6 +141,12 @@ local results = {}
 for i, op in ipairs(ops) do results[i] = redis.call(unpack(op)) end
 return results`);
 
+/** KEYS[1]: the members; how many of them have not run out (Redis's clock). */
+const LIVE_MEMBERS = new RedisScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`);
+
 /** A name for this process as a lease owner: host, pid and a random part (pids are reused). */
 export function processOwnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
@@ -225,6 +231,15 @@ export class Leases {
    */
   async members(): Promise<string[]> {
     return await this.redis.zrange(this.membersKey, 0, -1, "WITHSCORES");
+  }
+
+  /**
+   * How many processes are live members of the deployment now (their entries not run out,
+   * Redis's clock; 0 when none announced itself): read afresh, since a member that just died
+   * leaves the count here before the next heartbeat of the bot claims says so.
+   */
+  async liveMembers(): Promise<number> {
+    return await LIVE_MEMBERS.run<number>(this.redis, [this.membersKey], []);
   }
 
   /** What the lease key holds while `lease` is the current claim (ARGV[1] for {@link FENCE_CHECK_LUA}). */

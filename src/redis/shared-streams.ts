@@ -15,8 +15,9 @@
  * - reads the handoff streams of the bots it runs (and takes over what a dead process left
  *   unacknowledged when it takes a bot over);
  * - tries for each app's stream lease at every renewal (every few seconds, on the injected
- *   clock) while it runs a bot of that app: when the holder dies its lease expires and
- *   another process starts the hub within a renewal or two. When the directory changed (a
+ *   clock) while it runs a bot of that app and fewer streams than its share (the apps over
+ *   the live processes; a lease left free for two renewals is taken share or not): when the
+ *   holder dies its lease expires and another process starts the hub within a renewal or two. When the directory changed (a
  *   bot added, changed or removed anywhere), the holder reads the entries that changed
  *   (./stream-directory.ts), and its hub is told at its next renewal and
  *   changes the app's rules by the smallest step, without reconnecting
@@ -142,6 +143,12 @@ const RULES_CATCH_UP_MS = 60_000;
 /** How long after another's stream lease runs out (Redis's clock) the renewals look again: the clocks' drift. */
 const FREE_MARGIN_MS = 250;
 
+/**
+ * After how many renewals a stream lease seen free is claimed by a process at its share of
+ * the streams (see `SharedStreams.claimShare`): none under its share runs a bot of the app.
+ */
+const OVERDUE_RENEWALS = 2;
+
 /** How often the holder checks its hub's rules against the service's, by default (see {@link SharedStreamsOptions.rulesCheckMs}). */
 const RULES_CHECK_MS = 60_000;
 
@@ -210,6 +217,8 @@ interface App {
   tending?: Promise<void>;
   /** When the hub's rules were last checked against the service's (clock ms; its start at first). */
   rulesCheckedAt?: number;
+  /** Since when (this clock) this process, at its share, has seen the app's stream lease free (see {@link SharedStreams.claimShare}). */
+  freeSince?: number;
 }
 
 /** The apps' streams of one process; see the module comment. */
@@ -230,6 +239,8 @@ export class SharedStreams {
   private unlisten: (() => void) | undefined;
   /** The handoff entries read for the bots running here, for hosting to take ({@link take}). */
   private readonly handed = new PullQueue<HandedEntry>();
+  /** {@link appCount} as last counted, and for how many bots. */
+  private appsCounted: { bots: number; apps: number } | undefined;
 
   constructor(private readonly options: SharedStreamsOptions) {
     this.ttl = options.ttlMs ?? 9_000;
@@ -540,32 +551,37 @@ export class SharedStreams {
   }
 
   /**
-   * Every `every`: each app's stream lease renewed (or claimed), all apps at once, and then,
-   * held, its directory read and its hub started or told of changes, which the next renewal
-   * does not wait for: the directory's reading goes over the main connection, which a start's
+   * Every `every`: each app's stream lease held here renewed, all apps at once, then the free
+   * ones claimed up to this process's share ({@link claimShare}), and then, for each held, its
+   * directory read and its hub started or told of changes, which the next renewal does not
+   * wait for: the directory's reading goes over the main connection, which a start's
    * thousands of commands may hold for longer than a lease lives.
    */
   private async run(): Promise<void> {
     while (!this.stopped) {
       this.wake = new AbortController();
-      await Promise.all([...this.apps].map(([appId, app]) => this.renew(appId, app)));
+      const apps = [...this.apps];
+      await Promise.all(apps.map(([appId, app]) => this.keepLease(appId, app).catch((err) => this.failed(appId, err))));
+      await this.claimShare(apps);
+      for (const [appId, app] of apps) this.tendHeld(appId, app);
       const signal = AbortSignal.any([this.stopSignal.signal, this.wake.signal]);
       await this.options.clock.sleep(this.every, signal).catch(() => undefined);
     }
     await Promise.all([...this.apps.values()].map((app) => app.tending));
   }
 
-  /** One renewal for an app: its lease kept or claimed; held, its hub tended unless that is still under way. */
-  private async renew(appId: string, app: App): Promise<void> {
-    const failed = (err: unknown) =>
-      this.options.log.warn(
-        { app: appId, err: (err as Error)?.message },
-        `stream lease of app ${appId}: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
-      );
-    const held = await this.holdLease(appId, app).catch((err: unknown) => void failed(err));
-    if (!held || app.tending || this.stopped) return;
+  private failed(appId: string, err: unknown): void {
+    this.options.log.warn(
+      { app: appId, err: (err as Error)?.message },
+      `stream lease of app ${appId}: ${(err as Error)?.message ?? String(err)}; trying again in ${this.every / 1000} s`,
+    );
+  }
+
+  /** After a renewal: the app's hub tended while this process holds its lease, unless that is still under way. */
+  private tendHeld(appId: string, app: App): void {
+    if (!app.lease || app.tending || this.stopped) return;
     app.tending = this.tend(appId, app)
-      .catch(failed)
+      .catch((err: unknown) => this.failed(appId, err))
       .finally(() => (app.tending = undefined));
   }
 
@@ -649,40 +665,96 @@ export class SharedStreams {
   }
 
   /**
-   * Renews the app's stream lease, or claims it when free and this process runs a bot of the
-   * app (a lease this process stopped using is given back once it runs none). Whether this
-   * process holds it now.
+   * Renews the app's stream lease when held here (a lease this process stopped using is given
+   * back once it runs no bot of the app).
    */
-  private async holdLease(appId: string, app: App): Promise<boolean> {
-    const { owner, log } = this.options;
+  private async keepLease(appId: string, app: App): Promise<void> {
     const leases = this.options.renewals ?? this.options.leases;
     const held = app.lease;
     if (held) {
       if (await leases.renew(held, this.ttl)) {
         if (app.lease === held) this.watch(appId, app);
       } else {
-        log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
+        this.options.log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
         app.lease = undefined;
         this.stopHub(appId, app);
       }
     }
-    if (app.lease) return true;
-    if (app.hosted.size === 0) {
-      // Only a process running bots of the app runs its stream.
-      const lapsed = app.lapsed;
-      app.lapsed = undefined;
-      if (lapsed) await leases.release(lapsed);
+    if (app.lease || app.hosted.size > 0) return;
+    // Only a process running bots of the app runs its stream.
+    const lapsed = app.lapsed;
+    app.lapsed = undefined;
+    if (lapsed) await leases.release(lapsed);
+  }
+
+  /**
+   * Claims the free stream leases of the apps this process runs bots of, one after another,
+   * while it holds fewer than its share: `ceil(apps / live processes)`. So the streams spread
+   * over the processes as they start (one held by each of four, not four by whichever renewed
+   * first), and those of a process that died go to different survivors: a process running
+   * every hub beside its share of the bots was the slowest to take its share of the dead
+   * one's bots, and its hubs' gap searches the slowest to end. A lease free for
+   * {@link OVERDUE_RENEWALS} renewals is claimed share or not: no process under its share
+   * runs a bot of that app, and a stream must not stay unrun. The apps are tried in an order
+   * of this process's own, so processes starting together seldom race for the same one.
+   */
+  private async claimShare(apps: ReadonlyArray<[string, App]>): Promise<void> {
+    const free = apps.filter(([, app]) => !app.lease && app.hosted.size > 0);
+    if (free.length === 0 || this.stopped) return;
+    let held = apps.filter(([, app]) => app.lease).length;
+    const leases = this.options.renewals ?? this.options.leases;
+    const members = await leases.liveMembers().catch(() => 0);
+    const share = members > 1 ? Math.ceil(this.appCount() / members) : Infinity;
+    const turn = [...this.options.owner].reduce((sum, c) => sum + c.charCodeAt(0), 0) % free.length;
+    for (const [appId, app] of [...free.slice(turn), ...free.slice(0, turn)]) {
+      if (this.stopped) return;
+      try {
+        // A lease this process stopped using is its own to claim again (others are refused while it lives).
+        if (held >= share && !app.lapsed && !(await this.overdue(appId, app))) continue;
+        if (await this.claim(appId, app)) held++;
+      } catch (err) {
+        this.failed(appId, err);
+      }
+    }
+  }
+
+  /**
+   * Whether the app's stream lease has been free for {@link OVERDUE_RENEWALS} renewals, as
+   * this process (at its share) saw it at each: then it claims it all the same.
+   */
+  private async overdue(appId: string, app: App): Promise<boolean> {
+    const leases = this.options.renewals ?? this.options.leases;
+    const now = this.options.clock.now();
+    if (await leases.holder(`stream:${appId}`)) {
+      app.freeSince = undefined;
       return false;
     }
-    const claimed = await leases.claimOrWait(`stream:${appId}`, owner, this.ttl);
+    app.freeSince ??= now;
+    return now - app.freeSince >= OVERDUE_RENEWALS * this.every;
+  }
+
+  /** How many apps the deployment's bots are of (the same bot files in every process), counted again when the bots' number changes. */
+  private appCount(): number {
+    const { appOf } = this.options;
+    if (this.appsCounted?.bots !== appOf.size)
+      this.appsCounted = { bots: appOf.size, apps: new Set(appOf.values()).size };
+    return this.appsCounted.apps;
+  }
+
+  /** Claims the app's stream lease if free; when a dead holder's runs out before the next renewal, the renewals wake then. */
+  private async claim(appId: string, app: App): Promise<boolean> {
+    const leases = this.options.renewals ?? this.options.leases;
+    const claimed = await leases.claimOrWait(`stream:${appId}`, this.options.owner, this.ttl);
     if ("freeInMs" in claimed) {
+      app.freeSince = undefined;
       this.wakeWhenFree(claimed.freeInMs);
       return false;
     }
     app.lease = claimed;
     app.lapsed = undefined;
+    app.freeSince = undefined;
     this.watch(appId, app);
-    log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
+    this.options.log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
     return true;
   }
 

@@ -10,6 +10,7 @@ import { createClock, type AdjustableClock } from "../../src/clock.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { BotEvent } from "../../src/triggers/events.ts";
 import { Leases } from "../../src/redis/leases.ts";
+import { Membership } from "../../src/redis/membership.ts";
 import { connectRedis, type Redis } from "../../src/redis/connect.ts";
 import { redisKeys } from "../../src/redis/keys.ts";
 import { HANDOFF_GROUP, handoffKeys, type HandoffControl, type HandoffEntry } from "../../src/redis/stream-handoff.ts";
@@ -657,5 +658,112 @@ describe("shared streams", () => {
     await until("handed out once the connection is back", () => handled.length === 1, 10_000, 10);
     expect(handled).toEqual(["mention:1"]);
     await streams.close();
+  });
+});
+describe("shared streams: each process runs its share of the apps' streams", () => {
+  const APPS = ["app0", "app1", "app2", "app3"];
+  /** One bot of each app a process (the same bot files in every process: 4 processes' bots here). */
+  const appOf = new Map(
+    ["P0", "P1", "P2", "P3"].flatMap((p) => APPS.map((app): [string, string] => [`${p}-${app}`, app])),
+  );
+
+  /**
+   * A process of the deployment on a frozen clock of its own (stepped renewal by renewal): a
+   * member (its entry lasts a minute of Redis's time), its stream leases too, so that nothing
+   * runs out but what the test removes.
+   */
+  const processOf = async (prefix: string, owner: string, hubs: Array<{ by: string; app: string }>) => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const redis = await connectRedis(server.url);
+    connections.push(redis);
+    const leases = new Leases(redis, { prefix });
+    const membership = new Membership({ redis, leases, owner, clock, ttlMs: 60_000, everyMs: 20_000 });
+    await membership.announce();
+    const streams = new SharedStreams({
+      redis,
+      leases,
+      owner,
+      clock,
+      log: silentLogger,
+      appOf,
+      prefix,
+      ttlMs: 60_000,
+      everyMs: 1_000,
+      startHub: (request) => {
+        hubs.push({ by: owner, app: request.appId });
+        return fakeHub();
+      },
+      onControl: () => {},
+    });
+    running.push(streams);
+    return { owner, clock, redis, leases, streams, renewal: renewalOn(clock, 1_000) };
+  };
+  type Process = Awaited<ReturnType<typeof processOf>>;
+  const hostEvery = async (p: Process, apps = APPS) => {
+    for (const app of apps)
+      await p.streams.host(`${p.owner}-${app}`, { userId: "1", username: "x", rules: [], mentions: true });
+  };
+  const firstRenewal = (p: Process) =>
+    until(
+      "its first renewal done",
+      () => p.clock.waiting().some((w) => w.by.includes("SharedStreams.run")),
+      10_000,
+      10,
+    );
+  const heldBy = (hubs: Array<{ by: string; app: string }>, owners: string[]) =>
+    owners.map((o) => hubs.filter((h) => h.by === o).length);
+
+  it("four processes starting one after another with bots of four apps run one app's stream each; a dead one's goes to a survivor within its share", async () => {
+    const hubs: Array<{ by: string; app: string }> = [];
+    const processes: Process[] = [];
+    // Every process announced itself before any starts its bots (as processes started together do).
+    for (const owner of ["P0", "P1", "P2", "P3"]) processes.push(await processOf("share:", owner, hubs));
+    for (const p of processes) {
+      await hostEvery(p);
+      p.streams.start();
+      await firstRenewal(p);
+    }
+    await until("every app's hub started", () => hubs.length === 4, 10_000, 10);
+    // Two more renewals each: nobody takes a stream another runs, nor one more of its own.
+    for (let i = 0; i < 2; i++) await Promise.all(processes.map((p) => p.renewal()));
+    expect(heldBy(hubs, ["P0", "P1", "P2", "P3"])).toEqual([1, 1, 1, 1]);
+    expect(new Set(hubs.map((h) => h.app)).size).toBe(4);
+
+    // P2 dies (kill -9): its connection gone; its member entry and its stream lease run out.
+    const dead = processes[2]!;
+    const orphan = hubs.find((h) => h.by === "P2")!.app;
+    dead.redis.disconnect();
+    const admin = await connectRedis(server.url);
+    connections.push(admin);
+    await admin.zrem(dead.leases.membersKey, "P2");
+    await admin.del(dead.leases.key(`stream:${orphan}`));
+    const survivors = processes.filter((p) => p !== dead);
+    await Promise.all(survivors.map((p) => p.renewal()));
+    await until(
+      "a survivor runs the orphaned stream",
+      () => hubs.filter((h) => h.app === orphan).length === 2,
+      10_000,
+      10,
+    );
+    for (let i = 0; i < 2; i++) await Promise.all(survivors.map((p) => p.renewal()));
+    // Three processes, four streams: a share of two; the orphan went to one survivor, the others kept theirs.
+    expect(heldBy(hubs, ["P0", "P1", "P3"]).sort()).toEqual([1, 1, 2]);
+    expect(hubs.filter((h) => h.app === orphan && h.by !== "P2")).toHaveLength(1);
+  });
+
+  it("a process at its share takes a stream left free for two renewals: none under its share runs a bot of the app", async () => {
+    const hubs: Array<{ by: string; app: string }> = [];
+    const a = await processOf("overdue:", "P0", hubs);
+    // P1 is a member running no bot of any app: the share is two streams of four.
+    await processOf("overdue:", "P1", hubs);
+    await hostEvery(a);
+    a.streams.start();
+    await firstRenewal(a);
+    await until("two hubs started", () => hubs.length === 2, 10_000, 10);
+    await a.renewal();
+    expect(hubs).toHaveLength(2);
+    for (let i = 0; i < 3 && hubs.length < 4; i++) await a.renewal();
+    await until("every app's hub started", () => hubs.length === 4, 10_000, 10);
+    expect(heldBy(hubs, ["P0", "P1"])).toEqual([4, 0]);
   });
 });
