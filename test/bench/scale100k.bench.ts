@@ -239,12 +239,12 @@ async function idleFigures(d: BigDeployment): Promise<BenchRow> {
   const redis = await redisFigures(d.redis);
   const commands = [...redis.commands].reduce((t, [c, k]) => t + k - (before.redis.commands.get(c) ?? 0), 0);
   const perBotMinute = (x: number) => (x / ACCOUNTS / seconds) * 60;
-  const byName = commandsPer(before.redis.commands, redis.commands, (ACCOUNTS * seconds) / 60);
+  const byName = commandsPer(before.redis.commands, redis.commands, seconds);
   const redisCpu = ((redis.cpuS - before.redis.cpuS) / seconds) * 100;
   const all = cpu.reduce((a, b) => a + b, 0);
   return {
     bench: `${n(ACCOUNTS)} accounts idle (no traffic for ${IDLE_SECONDS} s): CPU of the ${PROCESSES} processes`,
-    measured: `${cpu.map((c) => `${c.toFixed(1)} %`).join(", ")} of one core; Redis ${redisCpu.toFixed(1)} % (${machine()}); per idle bot per minute: ${perBotMinute(commands).toFixed(2)} Redis commands (${byName}), ${perBotMinute(redis.bytesIn - before.redis.bytesIn).toFixed(0)} bytes in, ${perBotMinute(redis.bytesOut - before.redis.bytesOut).toFixed(0)} bytes out`,
+    measured: `${cpu.map((c) => `${c.toFixed(1)} %`).join(", ")} of one core; Redis ${redisCpu.toFixed(1)} % (${machine()}); Redis commands a second in all ${(commands / seconds).toFixed(1)} (${byName}); per idle bot per minute: ${perBotMinute(commands).toFixed(2)} Redis commands, ${perBotMinute(redis.bytesIn - before.redis.bytesIn).toFixed(0)} bytes in, ${perBotMinute(redis.bytesOut - before.redis.bytesOut).toFixed(0)} bytes out`,
     figure: `${all.toFixed(1)} % of one core`,
     aim: "< 10 %",
     verdict: verdict(all < 10),
