@@ -141,11 +141,22 @@ local results = {}
 for i, op in ipairs(ops) do results[i] = redis.call(unpack(op)) end
 return results`);
 
-/** KEYS[1]: the members; how many of them have not run out (Redis's clock). */
+/**
+ * KEYS[1]: the members; ARGV[1]: this owner. How many of them have not run out (Redis's
+ * clock), and how long (ms) until the soonest other's entry runs out unless renewed (-1: none).
+ */
 const LIVE_MEMBERS = new RedisScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')`);
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES')
+local soonest = -1
+for i = 1, #live, 2 do
+  if live[i] ~= ARGV[1] then
+    soonest = tonumber(live[i + 1]) - now
+    break
+  end
+end
+return {#live / 2, soonest}`);
 
 /** A name for this process as a lease owner: host, pid and a random part (pids are reused). */
 export function processOwnerId(): string {
@@ -235,11 +246,14 @@ export class Leases {
 
   /**
    * How many processes are live members of the deployment now (their entries not run out,
-   * Redis's clock; 0 when none announced itself): read afresh, since a member that just died
-   * leaves the count here before the next heartbeat of the bot claims says so.
+   * Redis's clock; 0 when none announced itself), read afresh: a member that just died leaves
+   * the count here before the next heartbeat of the bot claims says so. With how long (ms)
+   * until the soonest entry of a member other than `owner` runs out unless renewed (a dead
+   * one's leaves the count then), when there is one.
    */
-  async liveMembers(): Promise<number> {
-    return await LIVE_MEMBERS.run<number>(this.redis, [this.membersKey], []);
+  async liveMembers(owner: string): Promise<{ live: number; othersRunOutInMs?: number }> {
+    const [live, soonest] = await LIVE_MEMBERS.run<[number, number]>(this.redis, [this.membersKey], [owner]);
+    return soonest >= 0 ? { live, othersRunOutInMs: soonest } : { live };
   }
 
   /** What the lease key holds while `lease` is the current claim (ARGV[1] for {@link FENCE_CHECK_LUA}). */

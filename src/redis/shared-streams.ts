@@ -703,8 +703,12 @@ export class SharedStreams {
     if (free.length === 0 || this.stopped) return;
     let held = apps.filter(([, app]) => app.lease).length;
     const leases = this.options.renewals ?? this.options.leases;
-    const members = await leases.liveMembers().catch(() => 0);
-    const share = members > 1 ? Math.ceil(this.appCount() / members) : Infinity;
+    const members = await leases
+      .liveMembers(this.options.owner)
+      .catch((): { live: number; othersRunOutInMs?: number } => ({ live: 0 }));
+    // A member that died leaves the count when its entry runs out: a process at its share looks again then.
+    if (members.othersRunOutInMs !== undefined) this.wakeWhenFree(members.othersRunOutInMs);
+    const share = members.live > 1 ? Math.ceil(this.appCount() / members.live) : Infinity;
     const turn = [...this.options.owner].reduce((sum, c) => sum + c.charCodeAt(0), 0) % free.length;
     for (const [appId, app] of [...free.slice(turn), ...free.slice(0, turn)]) {
       if (this.stopped) return;

@@ -65,7 +65,7 @@ describe("the shared state on a Redis Cluster", () => {
     const claims = claimsOf({ redis, leases, owner: "P1", bots, clock });
     await claims.announce();
     // The live members, as a process counts them for its share of the apps' streams.
-    expect(await leases.liveMembers()).toBe(1);
+    expect(await leases.liveMembers("P1")).toEqual({ live: 1 });
     const held = await Promise.all(bots.map((b) => leases.claim(`bot:${b}`, "P1", 60_000)));
     expect(held.every((l) => l !== undefined)).toBe(true);
     expect(

@@ -672,7 +672,13 @@ describe("shared streams: each process runs its share of the apps' streams", () 
    * member (its entry lasts a minute of Redis's time), its stream leases too, so that nothing
    * runs out but what the test removes.
    */
-  const processOf = async (prefix: string, owner: string, hubs: Array<{ by: string; app: string }>) => {
+  const processOf = async (
+    prefix: string,
+    owner: string,
+    hubs: Array<{ by: string; app: string }>,
+    options: { everyMs?: number; appOf?: Map<string, string> } = {},
+  ) => {
+    const everyMs = options.everyMs ?? 1_000;
     const clock = createClock({ frozen: true, start: T0 });
     const redis = await connectRedis(server.url);
     connections.push(redis);
@@ -685,10 +691,10 @@ describe("shared streams: each process runs its share of the apps' streams", () 
       owner,
       clock,
       log: silentLogger,
-      appOf,
+      appOf: options.appOf ?? appOf,
       prefix,
       ttlMs: 60_000,
-      everyMs: 1_000,
+      everyMs,
       startHub: (request) => {
         hubs.push({ by: owner, app: request.appId });
         return fakeHub();
@@ -696,7 +702,7 @@ describe("shared streams: each process runs its share of the apps' streams", () 
       onControl: () => {},
     });
     running.push(streams);
-    return { owner, clock, redis, leases, streams, renewal: renewalOn(clock, 1_000) };
+    return { owner, clock, redis, leases, streams, renewal: renewalOn(clock, everyMs) };
   };
   type Process = Awaited<ReturnType<typeof processOf>>;
   const hostEvery = async (p: Process, apps = APPS) => {
@@ -765,5 +771,38 @@ describe("shared streams: each process runs its share of the apps' streams", () 
     for (let i = 0; i < 3 && hubs.length < 4; i++) await a.renewal();
     await until("every app's hub started", () => hubs.length === 4, 10_000, 10);
     expect(heldBy(hubs, ["P0", "P1"])).toEqual([4, 0]);
+  });
+
+  it("a process at its share claims a dead member's stream as soon as the member's entry runs out, not at the next renewal", async () => {
+    const hubs: Array<{ by: string; app: string }> = [];
+    const s = await processOf("wake:", "P0", hubs, {
+      everyMs: 20_000,
+      appOf: new Map([
+        ["P0-app0", "app0"],
+        ["P0-app1", "app1"],
+      ]),
+    });
+    const admin = await connectRedis(server.url);
+    connections.push(admin);
+    // P1 died holding app1's stream: its entry in the members and its lease run out in 1.5 s (Redis's clock).
+    const [sec, micro] = await admin.time();
+    await admin.zadd(s.leases.membersKey, Number(sec) * 1000 + Math.floor(Number(micro) / 1000) + 1_500, "P1");
+    await admin.set(s.leases.key("stream:app1"), "7|P1", "PX", 1_500);
+    await s.streams.host("P0-app0", { userId: "1", username: "x", rules: [], mentions: true });
+    s.streams.start(); // two members, two apps: its share is one, app0's stream
+    await firstRenewal(s);
+    await until("app0's hub started", () => hubs.length === 1, 10_000, 10);
+    await s.streams.host("P0-app1", { userId: "2", username: "y", rules: [], mentions: true });
+    await until(
+      "P1's entry and lease ran out in Redis",
+      async () =>
+        (await admin.exists(s.leases.key("stream:app1"))) === 0 && (await s.leases.liveMembers("P0")).live === 1,
+      10_000,
+      20,
+    );
+    // Short of the next renewal (20 s on), a little after the entry's end.
+    await s.clock.advance(2_000);
+    await until("P0 runs app1's hub", () => hubs.some((h) => h.app === "app1"), 10_000, 10);
+    expect(s.clock.now()).toBeLessThan(T0 + 20_000);
   });
 });
