@@ -189,28 +189,48 @@ async function mgetsRun(): Promise<number> {
   return Number(/^cmdstat_mget:calls=(\d+)/m.exec(info)?.[1] ?? 0);
 }
 
+/**
+ * Two processes, P1 and P2, claiming {@link BOTS} on a frozen clock, started and past the
+ * members' change at their start (a ttl and a renewal behind): `renewals(n)` advances a renewal
+ * n times and waits for each process's (or those of `ps`); `close` stops both.
+ */
+async function twoProcesses(prefix: string) {
+  const clock = createClock({ frozen: true, start: 0 });
+  const procs = await Promise.all(
+    ["P1", "P2"].map(async (owner) => {
+      const redis = await connectRedis(server.url);
+      return { claims: claimsOf({ redis, prefix, owner, bots: BOTS, clock }), redis };
+    }),
+  );
+  const renewals = async (n: number, ps = procs) => {
+    for (let i = 0; i < n; i++) {
+      await clock.advance(3_000);
+      for (const p of ps) await renewed(p.claims, clock);
+    }
+  };
+  const close = async () => {
+    for (const p of procs) {
+      await p.claims.stop();
+      p.redis.disconnect();
+    }
+  };
+  try {
+    for (const p of procs) await p.claims.announce();
+    await Promise.all(procs.map((p) => p.claims.start()));
+    await renewals(5);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const [p1, p2] = procs as [(typeof procs)[0], (typeof procs)[0]];
+  return { p1, p2, renewals, close };
+}
+
 describe("looking for free bots", () => {
   it("stops once every bot is held and the members stay; a process gone starts the looks again", async () => {
-    const prefix = "looks:";
-    const clock = createClock({ frozen: true, start: 0 });
-    const procs = await Promise.all(
-      ["P1", "P2"].map(async (owner) => {
-        const redis = await connectRedis(server.url);
-        return { claims: claimsOf({ redis, prefix, owner, bots: BOTS, clock }), redis };
-      }),
-    );
-    const [p1, p2] = procs as [(typeof procs)[0], (typeof procs)[0]];
+    const { p1, p2, renewals, close } = await twoProcesses("looks:");
     try {
-      for (const p of procs) await p.claims.announce();
-      await Promise.all(procs.map((p) => p.claims.start()));
       expect(p1.claims.bots().length + p2.claims.bots().length).toBe(600);
-      const renewals = async (n: number, ps = procs) => {
-        for (let i = 0; i < n; i++) {
-          await clock.advance(3_000);
-          for (const p of ps) await renewed(p.claims, clock);
-        }
-      };
-      await renewals(5); // the members' change at the start is a ttl and a renewal behind
       const before = await mgetsRun();
       await renewals(5);
       expect(await mgetsRun()).toBe(before);
@@ -219,10 +239,7 @@ describe("looking for free bots", () => {
       await renewals(1, [p1]);
       await vi.waitFor(() => expect(p1.claims.bots()).toHaveLength(600), { timeout: 5_000 });
     } finally {
-      for (const p of procs) {
-        await p.claims.stop();
-        p.redis.disconnect();
-      }
+      await close();
     }
   });
 });
@@ -230,24 +247,8 @@ describe("looking for free bots", () => {
 describe("the backstop look for free bots", () => {
   it("reads no claim while the processes' counts say every bot is held; finds one given up without a word", async () => {
     const prefix = "backstop:";
-    const clock = createClock({ frozen: true, start: 0 });
-    const procs = await Promise.all(
-      ["P1", "P2"].map(async (owner) => {
-        const redis = await connectRedis(server.url);
-        return { claims: claimsOf({ redis, prefix, owner, bots: BOTS, clock }), redis };
-      }),
-    );
-    const [p1, p2] = procs as [(typeof procs)[0], (typeof procs)[0]];
-    const renewals = async (n: number) => {
-      for (let i = 0; i < n; i++) {
-        await clock.advance(3_000);
-        for (const p of procs) await renewed(p.claims, clock);
-      }
-    };
+    const { p1, p2, renewals, close } = await twoProcesses(prefix);
     try {
-      for (const p of procs) await p.claims.announce();
-      await Promise.all(procs.map((p) => p.claims.start()));
-      await renewals(5); // the members' change at the start is a ttl and a renewal behind
       const before = await mgetsRun();
       await renewals(12); // past the backstop's 10 renewals
       expect(await mgetsRun()).toBe(before);
@@ -259,10 +260,7 @@ describe("the backstop look for free bots", () => {
       await renewals(2); // its count said, then looked for
       expect(p1.claims.bots().length + p2.claims.bots().length).toBe(600);
     } finally {
-      for (const p of procs) {
-        await p.claims.stop();
-        p.redis.disconnect();
-      }
+      await close();
     }
   }, 30_000);
 });
