@@ -1,7 +1,7 @@
 /**
  * Derived views of the world's posts that timelines, search, the duplicate check and
  * `public_metrics` read on every request: all live posts newest first, each author's live
- * posts, how many live replies, quotes and reposts each post has, and the live quotes,
+ * posts (and by their text), how many live replies, quotes and reposts each post has, and the live quotes,
  * reposts, mentions and replies themselves by what they refer to. They are built
  * once from the posts table (so a state loaded from a file works) and then kept up to date
  * by `posts.ts`, the one module that stores and deletes posts, instead of sorting
@@ -20,6 +20,8 @@ interface PostIndex {
   refs: RefCounts;
   /** The live posts themselves, oldest first, for the lists that show them. */
   lists: RefLists;
+  /** Live posts (reposts not) per author, by their text: the duplicate check's question. */
+  texts: Map<string, Map<string, SandboxPost[]>>;
 }
 
 /** Live posts referring to a post or a user, oldest first. */
@@ -72,6 +74,22 @@ function listRefs(lists: RefLists, p: SandboxPost, add: boolean): void {
   for (const name of names) listed(lists.mentions, name, p, add);
 }
 
+/**
+ * Files (or unfiles) a live post under its author and text. The duplicate check walked every
+ * live post of the author at each new post: one account posting thousands (a crowd's, a
+ * bench's) made each post cost more than the last.
+ */
+function fileText(texts: PostIndex["texts"], p: SandboxPost, add: boolean): void {
+  if (p.repost_of_id !== undefined) return;
+  let byText = texts.get(p.author_id);
+  if (!byText) {
+    if (!add) return;
+    texts.set(p.author_id, (byText = new Map()));
+  }
+  listed(byText, p.text, p, add);
+  if (byText.size === 0) texts.delete(p.author_id);
+}
+
 /** Counts (or, with -1, uncounts) a live post's references. */
 function countRefs(refs: RefCounts, p: SandboxPost, by: 1 | -1): void {
   bump(refs.replies, p.in_reply_to_post_id, by);
@@ -93,11 +111,13 @@ function build(posts: Record<string, SandboxPost>): PostIndex {
   }
   const refs: RefCounts = { replies: new Map(), quotes: new Map(), reposts: new Map() };
   const lists: RefLists = { quotes: new Map(), reposts: new Map(), mentions: new Map(), repliesTo: new Map() };
+  const texts: PostIndex["texts"] = new Map();
   for (let i = newestFirst.length - 1; i >= 0; i--) {
     countRefs(refs, newestFirst[i]!, 1);
     listRefs(lists, newestFirst[i]!, true);
+    fileText(texts, newestFirst[i]!, true);
   }
-  return { newestFirst, byAuthor, refs, lists };
+  return { newestFirst, byAuthor, refs, lists, texts };
 }
 
 function indexOf(posts: Record<string, SandboxPost>): PostIndex {
@@ -114,6 +134,13 @@ export const liveNewestFirst = (posts: Record<string, SandboxPost>): readonly Sa
 export const liveByAuthor = (posts: Record<string, SandboxPost>, authorId: string): readonly SandboxPost[] =>
   indexOf(posts).byAuthor.get(authorId) ?? [];
 
+/** An author's live posts (reposts not) with this text, oldest first. Read-only: it is the index itself. */
+export const liveWithText = (
+  posts: Record<string, SandboxPost>,
+  authorId: string,
+  text: string,
+): readonly SandboxPost[] => indexOf(posts).texts.get(authorId)?.get(text) ?? [];
+
 /** Live replies, quotes and reposts per post id. Read-only: it is the index itself. */
 export const refCounts = (posts: Record<string, SandboxPost>): Readonly<RefCounts> => indexOf(posts).refs;
 
@@ -129,6 +156,7 @@ export function indexAdded(posts: Record<string, SandboxPost>, post: SandboxPost
   else return void indexes.delete(posts); // out of order (never, with nextId): rebuild on next read
   countRefs(index.refs, post, 1);
   listRefs(index.lists, post, true);
+  fileText(index.texts, post, true);
   const list = index.byAuthor.get(post.author_id) ?? [];
   list.push(post);
   index.byAuthor.set(post.author_id, list);
@@ -143,6 +171,7 @@ export function indexDeleted(posts: Record<string, SandboxPost>, gone: readonly 
   for (const p of gone) {
     countRefs(index.refs, p, -1);
     listRefs(index.lists, p, false);
+    fileText(index.texts, p, false);
     const list = index.byAuthor.get(p.author_id);
     if (list)
       index.byAuthor.set(

@@ -16,7 +16,7 @@ import { ApiProblem, forbidden, invalidRequest, notFound } from "../problems.ts"
 import type { SandboxContext } from "../route.ts";
 import { parseEntities } from "../../api/text/entities.ts";
 import { MAX_POST_LENGTH, MAX_POST_UNITS, weightedLength } from "../../api/text/post-length.ts";
-import { indexAdded, indexDeleted, liveByAuthor, liveNewestFirst, refLists } from "./post-index.ts";
+import { indexAdded, indexDeleted, liveByAuthor, liveNewestFirst, liveWithText, refLists } from "./post-index.ts";
 import { detectLang } from "./lang.ts";
 import type { PostFacts } from "./query.ts";
 import { tokenize } from "./query.ts";
@@ -158,8 +158,8 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
     );
   }
   const now = ctx.clock.now();
-  const duplicate = livePostsBy(ctx, author.id).some(
-    (p) => p.repost_of_id === undefined && p.text === text && now - p.created_at < DUPLICATE_WINDOW_MS,
+  const duplicate = liveWithText(ctx.data.world.posts, author.id, text).some(
+    (p) => now - p.created_at < DUPLICATE_WINDOW_MS,
   );
   if (duplicate) throw refuse("You are not allowed to create a post with duplicate content.");
 
