@@ -558,14 +558,20 @@ export class SharedStreams {
    * thousands of commands may hold for longer than a lease lives.
    */
   private async run(): Promise<void> {
+    const { clock } = this.options;
     while (!this.stopped) {
       this.wake = new AbortController();
+      const began = clock.now();
       const apps = [...this.apps];
       await Promise.all(apps.map(([appId, app]) => this.keepLease(appId, app).catch((err) => this.failed(appId, err))));
+      for (const [appId, app] of apps) this.tendHeld(appId, app);
       await this.claimShare(apps);
       for (const [appId, app] of apps) this.tendHeld(appId, app);
+      // The next renewal `every` after this one began, not after the claims' round trips: on a
+      // process whose start keeps its cores busy those took seconds, and renewals that came over
+      // `ttl - every` apart stopped its hubs (the watch below), each restart a gap search.
       const signal = AbortSignal.any([this.stopSignal.signal, this.wake.signal]);
-      await this.options.clock.sleep(this.every, signal).catch(() => undefined);
+      await clock.sleep(Math.max(0, this.every - (clock.now() - began)), signal).catch(() => undefined);
     }
     await Promise.all([...this.apps.values()].map((app) => app.tending));
   }
@@ -710,16 +716,27 @@ export class SharedStreams {
     if (members.othersRunOutInMs !== undefined) this.wakeWhenFree(members.othersRunOutInMs);
     const share = members.live > 1 ? Math.ceil(this.appCount() / members.live) : Infinity;
     const turn = [...this.options.owner].reduce((sum, c) => sum + c.charCodeAt(0), 0) % free.length;
+    const atShare: Array<[string, App]> = [];
     for (const [appId, app] of [...free.slice(turn), ...free.slice(0, turn)]) {
       if (this.stopped) return;
-      try {
-        // A lease this process stopped using is its own to claim again (others are refused while it lives).
-        if (held >= share && !app.lapsed && !(await this.overdue(appId, app))) continue;
-        if (await this.claim(appId, app)) held++;
-      } catch (err) {
-        this.failed(appId, err);
+      // A lease this process stopped using is its own to claim again (others are refused while it lives).
+      if (held >= share && !app.lapsed) {
+        atShare.push([appId, app]);
+        continue;
       }
+      if (await this.claim(appId, app).catch((err: unknown) => void this.failed(appId, err))) held++;
     }
+    // At its share, each free lease is looked at all at once (a process holding one of four
+    // streams sees three free every renewal): one after another, they held its renewals back.
+    await Promise.all(
+      atShare.map(async ([appId, app]) => {
+        try {
+          if (await this.overdue(appId, app)) await this.claim(appId, app);
+        } catch (err) {
+          this.failed(appId, err);
+        }
+      }),
+    );
   }
 
   /**

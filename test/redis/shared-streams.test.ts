@@ -757,6 +757,50 @@ describe("shared streams: each process runs its share of the apps' streams", () 
     expect(hubs.filter((h) => h.app === orphan && h.by !== "P2")).toHaveLength(1);
   });
 
+  it("keeps its renewals an interval apart when a busy process's look at a free lease is slow", async () => {
+    const hubs: Array<{ by: string; app: string }> = [];
+    const apps = new Map([
+      ["P0-app0", "app0"],
+      ["P0-app1", "app1"],
+    ]);
+    const p = await processOf("pace:", "P0", hubs, { everyMs: 3_000, appOf: apps });
+    await processOf("pace:", "P1", hubs, { appOf: apps }); // a member: P0's share is one stream of two
+    const admin = await connectRedis(server.url);
+    connections.push(admin);
+    await admin.set(p.leases.key("stream:app1"), "7|P1", "PX", 600_000);
+    await hostEvery(p, ["app0", "app1"]);
+    p.streams.start();
+    await firstRenewal(p);
+    await until("app0's hub started", () => hubs.length === 1, 10_000, 10);
+    // From the next renewal on, P0 is at its share and looks whether app1's lease is free; the
+    // look takes a second of its time (its cores busy starting thousands of bots).
+    const holder = p.leases.holder.bind(p.leases);
+    let slow = true;
+    p.leases.holder = async (name: string) => {
+      if (slow) {
+        slow = false;
+        await p.clock.advance(1_000);
+      }
+      return await holder(name);
+    };
+    const renewals = () =>
+      p.clock
+        .waiting()
+        .filter((w) => w.by.includes("SharedStreams.run"))
+        .map((w) => p.clock.now() + w.inMs);
+    const began = Math.max(...renewals());
+    await p.clock.advance(began - p.clock.now());
+    await until(
+      "the look done and the next renewal waiting",
+      () => !slow && renewals().some((d) => d > began),
+      10_000,
+      10,
+    );
+    // Due an interval after the renewal began: not the look's second and then a whole interval
+    // (renewals over ttl - every apart stop the hubs).
+    expect(Math.max(...renewals())).toBe(began + 3_000);
+  });
+
   it("a process at its share takes a stream left free for two renewals: none under its share runs a bot of the app", async () => {
     const hubs: Array<{ by: string; app: string }> = [];
     const a = await processOf("overdue:", "P0", hubs);
