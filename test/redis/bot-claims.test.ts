@@ -226,6 +226,20 @@ async function twoProcesses(prefix: string) {
   return { p1, p2, renewals, close };
 }
 
+/**
+ * Another process, `owner`, a member of the deployment until `entryMs` from now (Redis's clock),
+ * holding `bots`: their leases as its claims left them.
+ */
+async function anotherHolds(leases: Leases, owner: string, bots: readonly string[], entryMs: number) {
+  const [sec, micro] = await admin.time();
+  await admin.zadd(leases.membersKey, Number(sec) * 1000 + Math.floor(Number(micro) / 1000) + entryMs, owner);
+  return await leases.claimAll(
+    bots.map((b) => `bot:${b}`),
+    owner,
+    600_000,
+  );
+}
+
 describe("looking for free bots", () => {
   it("stops once every bot is held and the members stay; a process gone starts the looks again", async () => {
     const { p1, p2, renewals, close } = await twoProcesses("looks:");
@@ -272,15 +286,8 @@ describe("a process that stops renewing", () => {
     const redis = await connectRedis(server.url);
     const leases = new Leases(redis, { prefix });
     // Another process, D, holds half the bots; its entry runs out (Redis's clock) within a renewal's interval.
-    const [sec, micro] = await admin.time();
-    const now = Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
-    await admin.zadd(leases.membersKey, now + 2_500, "D");
     const theirs = bots.filter((_, i) => i % 2 === 1);
-    await leases.claimAll(
-      theirs.map((b) => `bot:${b}`),
-      "D",
-      600_000,
-    );
+    await anotherHolds(leases, "D", theirs, 2_500);
     const clock = createClock({ frozen: true, start: 0 });
     const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
     try {
@@ -305,14 +312,8 @@ describe("the bots of a process that died, with posts waiting for some", () => {
     const bots = BOTS.slice(0, 100);
     const redis = await connectRedis(server.url);
     const leases = new Leases(redis, { prefix });
-    const [sec] = await admin.time();
-    await admin.zadd(leases.membersKey, Number(sec) * 1000 + 3_600_000, "D");
     const theirs = bots.filter((_, i) => i % 2 === 1);
-    await leases.claimAll(
-      theirs.map((b) => `bot:${b}`),
-      "D",
-      600_000,
-    );
+    await anotherHolds(leases, "D", theirs, 3_600_000);
     const clock = createClock({ frozen: true, start: 0 });
     const started: string[] = [];
     let open = () => {};
@@ -411,17 +412,10 @@ describe("bots given back for the others' shares", () => {
     const bots = BOTS.slice(0, 20);
     const redis = await connectRedis(server.url);
     const leases = new Leases(redis, { prefix });
-    const [sec] = await admin.time();
-    await admin.zadd(leases.membersKey, Number(sec) * 1000 + 3_600_000, "Q");
     const clock = createClock({ frozen: true, start: 0 });
     const claims = claimsOf({ redis, leases, owner: "P1", bots, clock });
     // Q holds 12 of the 20 bots, two above its share of 10.
-    const theirs = bots.slice(0, 12);
-    const held = await leases.claimAll(
-      theirs.map((b) => `bot:${b}`),
-      "Q",
-      600_000,
-    );
+    const held = await anotherHolds(leases, "Q", bots.slice(0, 12), 3_600_000);
     try {
       await claims.start();
       expect(claims.bots()).toHaveLength(8);
