@@ -14,11 +14,13 @@ import { until } from "../helpers/until.ts";
 
 let server: RedisServer;
 let redis: Redis;
+const monitors: Redis[] = [];
 beforeAll(async () => {
   server = await startRedisServer();
   redis = await connectRedis(server.url);
 });
 afterAll(async () => {
+  for (const monitor of monitors) monitor.disconnect();
   redis?.disconnect();
   await server?.close();
 });
@@ -33,14 +35,14 @@ describe("stream marks in Redis", () => {
     expect(await readStreamMark(redis, "sm:", "app1", logger)).toBeUndefined();
     // Three moves at once: the first goes, the newest follows it, the one between is skipped.
     const sets: string[] = [];
-    const monitor = (redis as SingleRedis).duplicate();
+    // monitor() opens a connection of its own in MONITOR mode: that one is what is closed after.
+    const monitor = await (redis as SingleRedis).monitor();
+    monitors.push(monitor);
     let seen = "";
-    await monitor.monitor().then((m) =>
-      m.on("monitor", (_t: string, args: string[]) => {
-        if (args[0] === "evalsha") sets.push(args.join(" "));
-        if (args[0] === "echo") seen = args[1]!;
-      }),
-    );
+    monitor.on("monitor", (_t: string, args: string[]) => {
+      if (args[0] === "evalsha") sets.push(args.join(" "));
+      if (args[0] === "echo") seen = args[1]!;
+    });
     writer.save({ id: "1", at: 1, until: 1 });
     writer.save({ id: "2", at: 2, until: 2 });
     writer.save({ id: "3", at: 3, until: 3 });
