@@ -6,7 +6,8 @@
  * answering its mentions), prints `READY {started_ms, rss_mb}` once every bot started and the
  * app's stream is connected, then answers stdin lines: `report` prints `REPORT {...}` (mentions
  * handled, twice-handled, reply latencies), `profile` starts a CPU profile and `profile-to FILE`
- * writes it (`BENCH_PROFILE`), `stop` stops and exits.
+ * writes it (`BENCH_PROFILE`), `heap` and `heap-to FILE` the same for a sampling heap profile
+ * of what is allocated meanwhile (`BENCH_HEAP_PROFILE`), `stop` stops and exits.
  *
  * `stored` (the default): the accounts are in the state store as `bot auth login` leaves them
  * (token, user id and username; saved before the clock starts when DATA_DIR has none), and the
@@ -185,6 +186,7 @@ const timeline = (everyMs: number) => {
         gc_major: major.length,
         gc_major_max: Math.round(Math.max(0, ...major.map((g) => g.ms))),
         gc_ms: Math.round(gc.reduce((sum, g) => sum + g.ms, 0)),
+        gc_n: gc.length,
       };
     });
 };
@@ -220,6 +222,22 @@ for await (const line of createInterface({ input: process.stdin })) {
     writeFileSync(line.slice("profile-to ".length), JSON.stringify(profile));
     profiler!.disconnect();
     process.stdout.write("PROFILED {}\n");
+  } else if (line === "heap") {
+    // Sampled allocations, those collected since too: what the window allocated, by where.
+    profiler ??= new Session();
+    profiler.connect();
+    await profiler.post("HeapProfiler.enable");
+    await profiler.post("HeapProfiler.startSampling", {
+      samplingInterval: 16_384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    process.stdout.write("HEAP {}\n");
+  } else if (line.startsWith("heap-to ")) {
+    const { profile } = await profiler!.post("HeapProfiler.stopSampling");
+    writeFileSync(line.slice("heap-to ".length), JSON.stringify(profile));
+    profiler!.disconnect();
+    process.stdout.write("HEAPED {}\n");
   } else if (line === "stop") {
     await runtime.stop();
     await store.close();

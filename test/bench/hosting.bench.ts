@@ -17,7 +17,9 @@
  * `BENCH_BOTS` (default 10000) shrinks the large runs on a small machine. `BENCH_CHILD_ARGS`
  * (say `--cpu-prof --cpu-prof-dir=/tmp/prof`) are given to node for the runtime children;
  * `BENCH_PROFILE=FILE.cpuprofile` writes a CPU profile of the runtime during the flood;
- * `BENCH_SANDBOX_ARGS` are given to node for the sandbox. `BENCH_HOSTING_ONLY=flood` runs only
+ * `BENCH_HEAP_PROFILE=PREFIX` writes sampling heap profiles of what the runtime allocated in the
+ * flood's windows (PREFIX-0: 0-6 s, -1: 6-13 s, -2: 13-21 s, `.heapprofile`, for Chrome's
+ * DevTools); `BENCH_SANDBOX_ARGS` are given to node for the sandbox. `BENCH_HOSTING_ONLY=flood` runs only
  * what the flood needs (the signed-in first start and restart of all the bots, then the
  * flood), for working on its latency.
  */
@@ -42,6 +44,9 @@ const CHILD_ARGS = (process.env.BENCH_CHILD_ARGS ?? "").split(" ").filter(Boolea
 const PROFILE = process.env.BENCH_PROFILE;
 const SANDBOX_ARGS = (process.env.BENCH_SANDBOX_ARGS ?? "").split(" ").filter(Boolean);
 const FLOOD_ONLY = process.env.BENCH_HOSTING_ONLY === "flood";
+const HEAP_PROFILE = process.env.BENCH_HEAP_PROFILE;
+/** Where the flood's heap profiles end (seconds in): its first 5 s after the restart, a quiet window, a status round's. */
+const HEAP_WINDOWS_S = [6, 13, 21];
 
 const verdict = (value: number, aim: number, lowerIsBetter = true) =>
   Number.isNaN(value) ? "missed" : (lowerIsBetter ? value <= aim : value >= aim) ? "met" : "missed";
@@ -78,6 +83,11 @@ async function runChild(configPath: string, dataDir: string, count: number, acco
     profile: (to?: string) => {
       const r = next(to ? "PROFILED" : "PROFILING");
       child.stdin!.write(to ? `profile-to ${to}\n` : "profile\n");
+      return r;
+    },
+    heap: (to?: string) => {
+      const r = next(to ? "HEAPED" : "HEAP");
+      child.stdin!.write(to ? `heap-to ${to}\n` : "heap\n");
       return r;
     },
     stop: () =>
@@ -214,10 +224,16 @@ const bench: Bench = {
         // The flood: 100 mentions a second to random bots, each answered through the stream.
         say(`flooding (catch-up polls at the start of the flood: ${JSON.stringify((await again.report()).catch_up)})`);
         if (PROFILE) await again.profile();
+        if (HEAP_PROFILE) await again.heap();
         const posted: string[] = [];
         const total = FLOOD_SECONDS * FLOOD_RATE;
         const t0 = Date.now();
         for (let i = 0; i < total; i++) {
+          const window = HEAP_WINDOWS_S.indexOf(i / FLOOD_RATE);
+          if (HEAP_PROFILE && window >= 0) {
+            await again.heap(`${HEAP_PROFILE}-${window}.heapprofile`);
+            if (window < HEAP_WINDOWS_S.length - 1) await again.heap();
+          }
           const due = t0 + (i * 1000) / FLOOD_RATE;
           if (due > Date.now()) await sleep(due - Date.now());
           const target = users[Math.floor(Math.random() * users.length)]!;
@@ -234,7 +250,7 @@ const bench: Bench = {
         say(`catch-up polls at the end: ${JSON.stringify(report.catch_up)}`);
         for (const t of report.timeline as Array<Record<string, number>>)
           say(
-            `  mentions made ${t.from_s} s in: ${t.n} answered, p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; to the handler p50 ${t.handler_p50} ms, p99 ${t.handler_p99} ms; loop stalls > 10 ms: ${t.stalls} (max ${t.stall_max} ms, ${t.stall_ms} ms in all); GC ${t.gc_ms} ms in all, ${t.gc_major} major (max ${t.gc_major_max} ms)`,
+            `  mentions made ${t.from_s} s in: ${t.n} answered, p50 ${t.p50} ms, p99 ${t.p99} ms, max ${t.max} ms; to the handler p50 ${t.handler_p50} ms, p99 ${t.handler_p99} ms; loop stalls > 10 ms: ${t.stalls} (max ${t.stall_max} ms, ${t.stall_ms} ms in all); GC ${t.gc_ms} ms in all (${t.gc_n}), ${t.gc_major} major (max ${t.gc_major_max} ms)`,
           );
         const lost = posted.filter((id) => !(report.ids as string[]).includes(id)).length;
         rows.push({
