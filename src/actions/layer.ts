@@ -244,6 +244,8 @@ export interface ActionLayer {
   hidden(postId: string): boolean;
   /** What of this bot waits for budget now, and until when. */
   waiting(): WaitingInfo[];
+  /** How many of this bot's requests wait for budget now ({@link waiting} without the when: cheap). */
+  waitingCount(): number;
   /**
    * Resumes what an earlier run left unfinished: queued actions are queued again, pending
    * ones are checked with the service first. Resolves once each has been decided.
@@ -642,6 +644,11 @@ class BotLayer {
     const { bot } = this;
     const { queue } = this.core.shared;
     return () => queue.list(bot);
+  }
+  get waitingCount(): ActionLayer["waitingCount"] {
+    const { bot } = this;
+    const { queue } = this.core.shared;
+    return () => queue.count(bot);
   }
   get recover(): ActionLayer["recover"] {
     const { core } = this;

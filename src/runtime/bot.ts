@@ -239,7 +239,7 @@ export class BotRuntime {
    */
   statusStill(): boolean {
     const { handling, layer } = this.options;
-    if (this.inbox.size > 0 || handling.models?.() || layer.waiting().length > 0) return false;
+    if (this.inbox.size > 0 || handling.models?.() || layer.waitingCount() > 0) return false;
     const d = handling.dialogs?.();
     return d === undefined || d.open.thread + d.open.dm === 0;
   }
@@ -256,7 +256,7 @@ export class BotRuntime {
    */
   statusMark(): number | undefined {
     const { handling, layer } = this.options;
-    if (handling.models?.() || layer.waiting().length > 0) return undefined;
+    if (handling.models?.() || layer.waitingCount() > 0) return undefined;
     const d = handling.dialogs?.();
     const paused = this.inbox.paused;
     const seen = this.marked;

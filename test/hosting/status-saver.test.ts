@@ -17,6 +17,7 @@ import {
   type StatusRound,
 } from "../../src/hosting/status-saver.ts";
 import { silentLogger } from "../../src/log.ts";
+import { ActionQueue } from "../../src/actions/mechanics/budget-queue.ts";
 import { BotRuntime } from "../../src/runtime/bot.ts";
 import { Liveness } from "../../src/runtime/liveness.ts";
 import type { BotStatus } from "../../src/runtime/types.ts";
@@ -266,6 +267,42 @@ describe("status saver", () => {
       await sandbox.close();
       status.mockRestore();
       mark.mockRestore();
+    }
+  });
+});
+
+describe("status saver, bots waiting for budget", () => {
+  it("lists a bot's waiting requests once a round, for its status alone", async () => {
+    const clock = createClock({ frozen: true, start: Date.parse("2026-03-02T12:00:00Z") });
+    const sandbox = await createSandbox({ clock });
+    // The app's mentions window (15 a quarter on basic) spent by the first 15 bots' polls: the other 5 wait.
+    const hosted = await provisionBots(
+      sandbox,
+      Array.from({ length: 20 }, (_, i) =>
+        testBotConfig({ name: `poller${i}`, plan: "basic", triggers: { mentions: {} }, plugins: {} }, {}),
+      ),
+    );
+    const list = vi.spyOn(ActionQueue.prototype, "list");
+    const store = createMemoryStore();
+    const runtime = await startRuntime({ baseUrl: sandbox.url, bots: hosted, store, clock, logger: silentLogger });
+    try {
+      await clock.advance(STATUS_EVERY_MS);
+      await runtime.idle();
+      const waiting = [...runtime.bots.keys()].filter((name) => runtime.bots.get(name)!.status().waiting?.length);
+      expect(waiting.length).toBeGreaterThan(0);
+      list.mockClear();
+      await clock.advance(STATUS_EVERY_MS);
+      await runtime.idle();
+      // A bot's waiting requests listed once a round, for its status saved (and so its
+      // budget asked once): not again for its mark, nor for whether it is still.
+      const asked = list.mock.calls.map(([bot]) => bot).filter((bot) => bot !== undefined);
+      expect(asked).toEqual(expect.arrayContaining(waiting));
+      expect(asked).toHaveLength(new Set(asked).size);
+      for (const name of waiting) expect(store.get<BotStatus>("status", name)?.waiting).toHaveLength(1);
+    } finally {
+      await runtime.stop();
+      await sandbox.close();
+      list.mockRestore();
     }
   });
 });

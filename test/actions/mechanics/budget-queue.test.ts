@@ -37,6 +37,36 @@ describe("the action queue", () => {
     expect(joined).toEqual([...Array.from({ length: 10 }, () => "bot-a"), "bot-b"]);
   });
 
+  it("lists and counts a bot's own waiting requests in the queue's order, as they come and leave", async () => {
+    const { clock, account, queue } = setup();
+    const budget = account(1);
+    const ask = (bot: string, priority: number, label: string, signal?: AbortSignal) =>
+      queue.acquire({ budget, bot, endpoint: MENTIONS, priority, label, ...(signal ? { signal } : {}) });
+    for (let i = 0; i < 10; i++) await ask("other", 5, `first-${i}`);
+    const stop = new AbortController();
+    const waiting = [
+      ask("mine", 5, "a"),
+      ask("other", 1, "x"),
+      ask("mine", 1, "b"),
+      ask("mine", 5, "c", stop.signal),
+      ask("other", 3, "y"),
+      ask("mine", 3, "d"),
+    ];
+    for (const w of waiting) expect(await settled(w)).toBe(false);
+    expect(queue.list("mine").map((w) => w.label)).toEqual(["b", "d", "a", "c"]);
+    expect(queue.count("mine")).toBe(4);
+    expect(queue.count("other")).toBe(2);
+    expect(queue.count("nobody")).toBe(0);
+    stop.abort();
+    await expect(waiting[3]).rejects.toBeDefined();
+    expect(queue.list("mine").map((w) => w.label)).toEqual(["b", "d", "a"]);
+    await clock.advance(QUARTER);
+    await Promise.all([0, 1, 2, 4, 5].map((i) => waiting[i]));
+    expect(queue.count("mine")).toBe(0);
+    expect(queue.list("mine")).toEqual([]);
+    expect(queue.list()).toEqual([]);
+  });
+
   it("serves a request put off by its budget when the window frees room, and not before", async () => {
     const { clock, account, wait } = setup();
     const budget = account(1);
