@@ -47,6 +47,18 @@ export interface ConnectionDeps {
   closed: AbortSignal;
 }
 
+/**
+ * After this hub's own connection ended, the service may not have seen it close yet, and
+ * refuses the reconnect as if the app's one connection were taken (429, TooManyConnections):
+ * the first such refusal is tried again after this, not after the rate limit's back-off of a
+ * minute (one more connect of the 50 a 15 minutes). A refusal after that one backs off as
+ * documented: the connection that holds it is then another's.
+ */
+export const OWN_CONNECTION_RETRY_MS = 5_000;
+
+/** How soon after its own connection ended a refusal is taken for that connection's. */
+const OWN_CONNECTION_WINDOW_MS = 60_000;
+
 /** Why an attempt ended. */
 interface Failure {
   cause: ReconnectCause;
@@ -63,6 +75,8 @@ export class StreamConnection {
   private connectedAt: number;
   /** The last post the stream delivered: a gap's search starts after it. */
   private lastPostId: string | undefined;
+  /** When this hub's own established connection last ended, until a refusal is tried again early once. */
+  private ownEndedAt: number | undefined;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.connectedAt = deps.options.clock.now();
@@ -125,6 +139,7 @@ export class StreamConnection {
     if (status.connected()) {
       const now = options.clock.now();
       this.gap = { from: now, ...(this.lastPostId ? { sinceId: this.lastPostId } : {}), sinceAt: this.connectedAt };
+      this.ownEndedAt = now;
       marks.lostAt(now);
       options.onInterrupted?.();
     }
@@ -176,15 +191,30 @@ export class StreamConnection {
     if (cause !== "drop" && cause !== "stall" && cause !== "stream-error") this.deps.rules.forget();
     status.current.reconnects++;
     status.current.lastError = { message, cause, at: options.clock.now() };
-    const delay = this.policy.next(cause);
+    const refused = tooManyConnections(error);
+    const own = refused && this.ownJustEnded();
+    const delay = own ? OWN_CONNECTION_RETRY_MS : this.policy.next(cause);
+    if (own) this.policy.attempts++;
     status.current.retryAt = options.clock.now() + delay;
     status.enter("reconnecting");
-    const taken = tooManyConnections(error) ? options.connectionFreed : undefined;
+    const taken = refused && !own ? options.connectionFreed : undefined;
+    const why = own
+      ? ", the connection that holds it most likely this process's own, which just ended"
+      : taken
+        ? ", or as soon as the connection that holds it closes"
+        : "";
     options.log.warn(
       { cause, delay_ms: delay, attempt: this.policy.attempts, err: message },
-      `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})${taken ? ", or as soon as the connection that holds it closes" : ""}`,
+      `stream of app ${options.appId}: ${message}; reconnecting in ${(delay / 1000).toFixed(1)} s (${cause})${why}`,
     );
     if (delay > 0) await this.reconnectWait(delay, taken);
+  }
+
+  /** Whether this hub's own connection ended lately and no refusal was tried again early since (see {@link OWN_CONNECTION_RETRY_MS}). */
+  private ownJustEnded(): boolean {
+    const ended = this.ownEndedAt;
+    this.ownEndedAt = undefined;
+    return ended !== undefined && this.deps.options.clock.now() - ended <= OWN_CONNECTION_WINDOW_MS;
   }
 
   /**
