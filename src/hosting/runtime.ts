@@ -161,7 +161,11 @@ class HostedRuntime implements Runtime {
       logger: options.logger,
       everyMs: options.statusEveryMs ?? STATUS_EVERY_MS,
       names: () => [...this.bots.keys(), ...this.paused.keys()],
-      status: (name) => this.bots.get(name)?.status() ?? this.paused.get(name),
+      status: (name) => {
+        // Its own object, which the saver keeps and adds to: a paused bot's is copied.
+        const paused = this.paused.get(name);
+        return this.bots.get(name)?.status() ?? (paused && { ...paused });
+      },
       mark: (name) => this.bots.get(name)?.statusMark(),
       still: (name) => this.bots.get(name)?.statusStill() ?? true,
       apps: () => this.hosting?.apps() ?? [],

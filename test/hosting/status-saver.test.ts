@@ -49,6 +49,8 @@ function saverOf(
   const store = createMemoryStore();
   const gathered: string[] = [];
   const inbox = new Map<string, number>();
+  /** The last status each bot's status() made. */
+  const made = new Map<string, BotStatus>();
   const saver = new StatusSaver({
     store,
     clock,
@@ -58,7 +60,7 @@ function saverOf(
     status(name): BotStatus | undefined {
       if (!marks.has(name)) return undefined;
       gathered.push(name);
-      return {
+      const status: BotStatus = {
         bot: name,
         appId: "app",
         userId: "1",
@@ -68,6 +70,8 @@ function saverOf(
         inbox: inbox.get(name) ?? 0,
         updatedAt: clock.now(),
       };
+      made.set(name, status);
+      return status;
     },
     mark: (name) => {
       more.looked?.push(name);
@@ -76,7 +80,7 @@ function saverOf(
     ...(more.still ? { still: more.still } : {}),
     apps: () => [],
   });
-  return { saver, store, gathered, inbox, clock };
+  return { saver, store, gathered, inbox, clock, made };
 }
 
 describe("status saver", () => {
@@ -105,6 +109,24 @@ describe("status saver", () => {
     expect(gathered).toEqual([changed]);
     expect(written).toEqual([changed]);
     expect(store.get<BotStatus>("status", changed)?.inbox).toBe(3);
+  });
+
+  it("keeps the status it gathered, not a copy, with its id, its time, and nothing of it changed", async () => {
+    const marks = new Map<string, number | undefined>([["bot0", undefined]]);
+    const { saver, store, made, inbox, clock } = saverOf(marks);
+    await saver.save();
+    const first = made.get("bot0")!;
+    // The very object: a round after a start saves every bot, and a copy of each was garbage.
+    expect(store.get<BotStatus>("status", "bot0")).toBe(first);
+    expect(first).toMatchObject({ savedBy: saver.id, updatedAt: clock.now(), inbox: 0 });
+    // Its time is no change: gathered again a round later, not saved again.
+    await clock.advance(STATUS_EVERY_MS);
+    await saver.save();
+    expect(store.get<BotStatus>("status", "bot0")).toBe(first);
+    inbox.set("bot0", 2);
+    await saver.save();
+    expect(store.get<BotStatus>("status", "bot0")).toBe(made.get("bot0"));
+    expect(store.get<BotStatus>("status", "bot0")).toMatchObject({ inbox: 2, savedBy: saver.id });
   });
 
   it("always gathers a bot without a mark (written only if it changed), and every bot when the runtime stops", async () => {
