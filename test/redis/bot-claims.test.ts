@@ -406,6 +406,61 @@ describe("the bots of a process that died, when the others had held them all alo
   });
 });
 
+describe("the look for the bots of a process that died", () => {
+  it("reads the claims of the bots it held, not of every bot held elsewhere; the next look reads them all", async () => {
+    const prefix = "dead-look:";
+    const bots = BOTS.slice(0, 60);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    const [sec] = await admin.time();
+    const far = Number(sec) * 1000 + 3_600_000;
+    await admin.zadd(leases.membersKey, far, "D", far, "Q");
+    const clock = createClock({ frozen: true, start: 0 });
+    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
+    // The keys this process reads with MGET (the claims a look reads, and their owners' heartbeats).
+    let read = 0;
+    const mget = redis.mget.bind(redis) as (keys: string[]) => Promise<Array<string | null>>;
+    (redis as unknown as { mget: typeof mget }).mget = (keys) => {
+      read += keys.length;
+      return mget(keys);
+    };
+    try {
+      await claims.start();
+      const rest = bots.filter((b) => !claims.bots().includes(b));
+      const ofD = rest.slice(0, 20);
+      await leases.claimAll(
+        ofD.map((b) => `bot:${b}`),
+        "D",
+        600_000,
+      );
+      await leases.claimAll(
+        rest.slice(20).map((b) => `bot:${b}`),
+        "Q",
+        600_000,
+      );
+      for (let i = 0; i < 6; i++) await renewal(claims, clock); // looks while the members are new: D's and Q's seen
+      // D dies (its entry and its leases run out: here taken out, as Redis's TTL would).
+      await admin.zrem(leases.membersKey, "D");
+      await admin.del(...ofD.map((b) => leases.key(`bot:${b}`)));
+      read = 0;
+      await renewal(claims, clock);
+      // P1 takes its part of them, up to its share (30 of 60 over two), Q the others.
+      await vi.waitFor(() => expect(claims.bots().length).toBeGreaterThan(20), { timeout: 10_000, interval: 5 });
+      expect(claims.bots().length).toBeLessThanOrEqual(30);
+      // Reading its 20 bots' claims (and a heartbeat or two), not Q's 20 besides (41 before).
+      expect(read).toBeLessThanOrEqual(22);
+      const elsewhere = bots.length - claims.bots().length;
+      read = 0;
+      await renewal(claims, clock);
+      // The next look reads every bot held elsewhere again.
+      await vi.waitFor(() => expect(read).toBeGreaterThanOrEqual(elsewhere), { timeout: 10_000, interval: 5 });
+    } finally {
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
+
 describe("bots given back for the others' shares", () => {
   it("are looked for by the others at their next renewal, not left to the one that gave them back", async () => {
     const prefix = "given-back:";
