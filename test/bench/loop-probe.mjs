@@ -24,7 +24,9 @@ if (dir) {
     for (const e of list.getEntries()) {
       const kind = e.detail?.kind ?? 0;
       const at = Math.round(performance.timeOrigin + e.startTime);
-      lines.push(JSON.stringify({ gc: Math.round(e.duration * 10) / 10, at, major: (kind & MAJOR) !== 0 }));
+      // flags: V8's callback flags (the memory reducer's collections carry ALL_EXTERNAL_MEMORY, 32).
+      const flags = e.detail?.flags ?? 0;
+      lines.push(JSON.stringify({ gc: Math.round(e.duration * 10) / 10, at, major: (kind & MAJOR) !== 0, flags }));
     }
   }).observe({ entryTypes: ["gc"] });
   const TICK_MS = 10;
@@ -56,6 +58,9 @@ if (dir) {
   pauseOrGo();
   const flush = () => {
     pauseOrGo();
+    // The process's CPU so far (ms), once a second: where a start's CPU went, by the clock.
+    const used = process.cpuUsage();
+    lines.push(JSON.stringify({ cpuMs: Math.round((used.user + used.system) / 1000), at: Date.now() }));
     if (lines.length === 0) return;
     const out = `${lines.join("\n")}\n`;
     lines = [];

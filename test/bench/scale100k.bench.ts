@@ -11,7 +11,8 @@
  *   and every app's stream is connected with every bot's mention rule (aim ≤ 10 s), then a probe of mentions
  *   answered; each process's RSS and Redis's `used_memory` (aim ≤ 4 GB in all);
  * - idle: CPU of the four processes (and of Redis) with no traffic (aim < 10 % of one core in
- *   all), Redis commands and bytes per idle bot per minute;
+ *   all), Redis commands and bytes per idle bot per minute; measured once the start's one-off
+ *   (V8's memory reducer giving its heap back) is over, which is a row of its own;
  * - flood: mention → reply at `BENCH_100K_RATE` (100) mentions/s for `BENCH_100K_SECONDS` (60)
  *   over random bots (aim p50 ≤ 20 ms, p99 ≤ 100 ms, 0 lost, 0 twice), Redis commands and
  *   bytes per mention answered, and this process's CPU (the sandbox's: what limits the bench
@@ -26,7 +27,8 @@
  *
  * Sizes from the environment, so it runs smaller: `BENCH_100K_ACCOUNTS` (100000),
  * `BENCH_100K_PROCESSES` (4), `BENCH_100K_APPS` (4), `BENCH_100K_RATE`, `BENCH_100K_SECONDS`,
- * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_READY_SECONDS` (900: the wait for every bot
+ * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_SETTLE_SECONDS` (300: the longest wait, before the
+ * idle row, for the start's one-off to pass, ./scale100k-settle.ts; 0: none), `BENCH_100K_READY_SECONDS` (900: the wait for every bot
  * answering, after which the row says what each process, Redis and the sandbox used),
  * `BENCH_100K_ONLY` (start,idle,flood,kill,dialog: the rows to run; start always runs),
  * `BENCH_100K_KILL=streams` (the kill row kills the process running the most apps' streams,
@@ -51,6 +53,7 @@ import type { Bench, BenchRow } from "./harness.ts";
 import { cpuMs, deployBig, redisFigures, rssMb, type BigDeployment } from "./scale100k-deployment.ts";
 import { tally as countAnswers } from "./scale-deployment.ts";
 import { tailReport, watchRedis, type Answered } from "./scale100k-tail.ts";
+import { settle, settledLine } from "./scale100k-settle.ts";
 
 const ACCOUNTS = Number(process.env.BENCH_100K_ACCOUNTS ?? 100_000);
 const PROCESSES = Number(process.env.BENCH_100K_PROCESSES ?? 4);
@@ -59,6 +62,8 @@ const RATE = Number(process.env.BENCH_100K_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_100K_SECONDS ?? 60);
 const IDLE_SECONDS = Number(process.env.BENCH_100K_IDLE_SECONDS ?? 30);
 const DIALOGS = Number(process.env.BENCH_100K_DIALOGS ?? 10_000);
+/** The longest wait after the start before the idle row (./scale100k-settle.ts); 0: none. */
+const SETTLE_SECONDS = Number(process.env.BENCH_100K_SETTLE_SECONDS ?? 300);
 /** How long the bench waits for every bot to answer before it reports what each part used (`BENCH_100K_READY_SECONDS`). */
 const READY_SECONDS = Number(process.env.BENCH_100K_READY_SECONDS ?? 900);
 const only = (row: string) => !process.env.BENCH_100K_ONLY || process.env.BENCH_100K_ONLY.split(",").includes(row);
@@ -215,20 +220,44 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
   ];
 }
 
-/** No traffic for IDLE_SECONDS: the processes' CPU, Redis's, and Redis's commands and bytes per bot per minute. */
-async function idleRow(d: BigDeployment): Promise<BenchRow> {
+/**
+ * No traffic: first the wait until the start's one-off is over (./scale100k-settle.ts: V8's
+ * memory reducer giving the start's heap back), a row of its own; then for IDLE_SECONDS the
+ * processes' CPU, Redis's, and Redis's commands and bytes per bot per minute.
+ */
+async function idleRows(d: BigDeployment): Promise<BenchRow[]> {
   // The loop probes' 10 ms timers (./loop-probe.mjs) are not the processes' idle: paused meanwhile.
   const paused = join(d.probeDir, "paused");
   writeFileSync(paused, "");
   try {
-    return await idleFigures(d);
+    const settled = SETTLE_SECONDS > 0 ? [await settleRow(d)] : [];
+    return [...settled, await idleFigures(d)];
   } finally {
     rmSync(paused, { force: true });
     await sleep(1_500); // the probes ticking again
   }
 }
 
-/** {@link idleRow}'s measure. */
+/** The wait before the idle row until every process settled after the start (`BENCH_100K_SETTLE_SECONDS`: its cap). */
+async function settleRow(d: BigDeployment): Promise<BenchRow> {
+  const since = Date.now();
+  const s = await settle({
+    pids: live(d).map((p) => p.child.pid!),
+    probeDir: d.probeDir,
+    since,
+    quietMs: 60_000,
+    gapMs: 30_000,
+    noneMs: 150_000,
+    capMs: SETTLE_SECONDS * 1000,
+  });
+  return {
+    bench: `${n(ACCOUNTS)} accounts after the start, before the idle: the start's one-off (the memory reducer's full collections), waited out`,
+    measured: settledLine(s, since),
+    figure: `${(s.waitedMs / 1000).toFixed(0)} s, ${(s.processes.reduce((t, p) => t + p.cpuMs, 0) / 1000).toFixed(1)} CPU-s`,
+  };
+}
+
+/** {@link idleRows}' measure. */
 async function idleFigures(d: BigDeployment): Promise<BenchRow> {
   await sleep(5_000); // the probe's answers settled (and the loop probes paused)
   const pids = live(d).map((p) => p.child.pid!);
@@ -510,7 +539,7 @@ const bench: Bench = {
       process.env.BENCH_PROBE_DIR = d.probeDir;
       await import(new URL("./loop-probe.mjs", import.meta.url).href);
       const rows = await startRows(d);
-      if (only("idle")) rows.push(await idleRow(d));
+      if (only("idle")) rows.push(...(await idleRows(d)));
       if (only("flood")) rows.push(await floodRow(d));
       if (only("kill")) rows.push(await killRow(d));
       rows.push(heartbeatRow(d));
