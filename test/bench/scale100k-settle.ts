@@ -1,21 +1,20 @@
 /**
  * The 100,000 bench's wait between the start and the idle row: once a process's start stops
- * allocating, V8's memory reducer gives the start's heap back with a few full collections
- * (seconds of CPU each at 25,000 bots a process), some 60-110 s later. That is a one-off of the
- * start, not the deployment's idle; measured inside the idle row's window it made the row
- * (four windows of 29-86 % of a core among steady ones of 2.4-4.6 %). So the idle row waits
- * until every process has settled, up to a cap, and what the wait held (each process's CPU,
- * its full collections and when) is a row of its own: nothing is hidden, only told apart.
+ * allocating, V8's memory reducer gives the start's heap back with full collections (seconds of
+ * CPU each at 25,000 bots a process). That is a one-off of the start, not the deployment's idle;
+ * measured inside the idle row's window it made the row (four windows of 29-86 % of a core among
+ * steady ones of 2.4-4.6 %). So the idle row waits until every process has settled, up to a cap,
+ * and what the wait held (each process's CPU, its full collections and when) is a row of its own:
+ * nothing is hidden, only told apart.
  *
- * A process is settled once the reducer's run is behind it: its last full collection is
- * `quietMs` behind (the reducer gives memory back in two or three passes tens of seconds
- * apart: at 20,000 accounts the second came 25-43 s after the first), and one of its collections since the start came after `gapMs` without any
- * (the start's own come seconds apart while it allocates; at idle a process makes too little
- * garbage for one, so a collection after such a gap is the reducer's; so is one whose V8 flags
- * say it gives memory back). A process that has had
- * no full collection for `noneMs` counts as settled too (a heap the reducer leaves alone).
- * Collections are read from the loop probes' files (./loop-probe.mjs: each one, major or not,
- * with when it began).
+ * The reducer (V8's memory-reducer.cc, node 20) runs at most three collections, the first when a
+ * process has had no full collection for 100 s (its watchdog) or sooner once the allocation rate
+ * falls, the next ones from 0.5 s to 100 s after (measured at 20,000 accounts: 1-43 s, and 107 s);
+ * each carries the callback flag ALL_EXTERNAL_MEMORY (32), which the start's own collections do
+ * not. It runs again only after a later full collection finds the heap grown by 10 MB or more.
+ * So a process is settled once its third such collection is `quietMs` behind it, or once it has
+ * had no full collection for `noneMs` (over the watchdog's 100 s: a reducer that stopped after
+ * fewer). Collections are read from the loop probes' files (./loop-probe.mjs).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,10 +27,8 @@ export interface SettleOptions {
   probeDir: string;
   /** When the start ended (epoch ms): collections before it are the start's own. */
   since: number;
-  /** How long after its last full collection (the reducer's) a process counts as settled. */
+  /** How long after the reducer's last collection a process counts as settled. */
   quietMs: number;
-  /** The quiet before a full collection that makes it the reducer's. */
-  gapMs: number;
   /** How long without any full collection a process counts as settled. */
   noneMs: number;
   /** The longest wait. */
@@ -54,7 +51,7 @@ export interface Major {
   reduce?: boolean;
 }
 
-/** V8's callback flag of a collection that gives memory back (the memory reducer's, seen with node 20). */
+/** V8's callback flag of the memory reducer's collections (kGCCallbackFlagCollectAllExternalMemory). */
 const ALL_EXTERNAL_MEMORY = 32;
 
 /** The full collections of process `pid` since `since`, from its probe file (epoch ms, ms). */
@@ -71,27 +68,19 @@ export function majorsOf(probeDir: string, pid: number, since = 0): Major[] {
   return out;
 }
 
-/**
- * Whether a process is settled at `now` (see the module comment), from its full collections
- * since the start ended (`majors`) and the last one before (`before`, epoch ms: when the start's
- * own collections stopped, or `since`).
- */
+/** The most collections one run of V8's memory reducer makes (kMaxNumberOfGCs). */
+const REDUCER_RUN = 3;
+
+/** Whether a process with these full collections (all of its life) is settled at `now` (see the module comment). */
 export function isSettled(
   majors: readonly Major[],
-  before: number,
   now: number,
-  options: Pick<SettleOptions, "quietMs" | "gapMs" | "noneMs">,
+  options: Pick<SettleOptions, "quietMs" | "noneMs">,
 ): boolean {
   const last = majors.at(-1);
-  const lastEnd = last ? last.at + last.ms : before;
-  if (now - lastEnd >= options.noneMs) return true;
-  if (!last || now - lastEnd < options.quietMs) return false;
-  let previous = before;
-  for (const m of majors) {
-    if (m.reduce || m.at - previous >= options.gapMs) return true; // the reducer's run came
-    previous = m.at + m.ms;
-  }
-  return false;
+  if (!last) return true; // nothing to give back
+  const quiet = now - (last.at + last.ms);
+  return quiet >= options.noneMs || (majors.filter((m) => m.reduce).length >= REDUCER_RUN && quiet >= options.quietMs);
 }
 
 /** Waits until every process settled (or the cap); what each used meanwhile. */
@@ -104,12 +93,7 @@ export async function settle(options: SettleOptions): Promise<Settled> {
     // The probes write once a second: a collection may be a second late in its file.
     await new Promise((r) => setTimeout(r, 1_000));
     const now = Date.now() - 1_000;
-    settled = pids.every((pid) => {
-      const all = majorsOf(probeDir, pid);
-      const after = all.filter((m) => m.at >= options.since);
-      const last = all.filter((m) => m.at < options.since).at(-1);
-      return isSettled(after, last ? Math.max(options.since, last.at + last.ms) : options.since, now, options);
-    });
+    settled = pids.every((pid) => isSettled(majorsOf(probeDir, pid), now, options));
     if (settled) break;
   }
   return {

@@ -27,7 +27,7 @@
  *
  * Sizes from the environment, so it runs smaller: `BENCH_100K_ACCOUNTS` (100000),
  * `BENCH_100K_PROCESSES` (4), `BENCH_100K_APPS` (4), `BENCH_100K_RATE`, `BENCH_100K_SECONDS`,
- * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_SETTLE_SECONDS` (300: the longest wait, before the
+ * `BENCH_100K_IDLE_SECONDS` (30), `BENCH_100K_SETTLE_SECONDS` (420: the longest wait, before the
  * idle row, for the start's one-off to pass, ./scale100k-settle.ts; 0: none), `BENCH_100K_READY_SECONDS` (900: the wait for every bot
  * answering, after which the row says what each process, Redis and the sandbox used),
  * `BENCH_100K_ONLY` (start,idle,flood,kill,dialog: the rows to run; start always runs),
@@ -63,7 +63,7 @@ const SECONDS = Number(process.env.BENCH_100K_SECONDS ?? 60);
 const IDLE_SECONDS = Number(process.env.BENCH_100K_IDLE_SECONDS ?? 30);
 const DIALOGS = Number(process.env.BENCH_100K_DIALOGS ?? 10_000);
 /** The longest wait after the start before the idle row (./scale100k-settle.ts); 0: none. */
-const SETTLE_SECONDS = Number(process.env.BENCH_100K_SETTLE_SECONDS ?? 300);
+const SETTLE_SECONDS = Number(process.env.BENCH_100K_SETTLE_SECONDS ?? 420);
 /** How long the bench waits for every bot to answer before it reports what each part used (`BENCH_100K_READY_SECONDS`). */
 const READY_SECONDS = Number(process.env.BENCH_100K_READY_SECONDS ?? 900);
 const only = (row: string) => !process.env.BENCH_100K_ONLY || process.env.BENCH_100K_ONLY.split(",").includes(row);
@@ -245,9 +245,8 @@ async function settleRow(d: BigDeployment): Promise<BenchRow> {
     pids: live(d).map((p) => p.child.pid!),
     probeDir: d.probeDir,
     since,
-    quietMs: 60_000,
-    gapMs: 30_000,
-    noneMs: 150_000,
+    quietMs: 5_000,
+    noneMs: 110_000,
     capMs: SETTLE_SECONDS * 1000,
   });
   return {
