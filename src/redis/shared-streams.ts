@@ -597,19 +597,18 @@ export class SharedStreams {
     const mark = app.hub?.mark();
     if (mark) app.marks?.save(mark);
     const checkedAt = this.options.clock.now();
-    if (!app.view) {
-      // A hub to start: the app's bots this process can describe go in first, for its first rules.
-      const lease = app.lease;
-      await this.publishKnown(appId);
-      if (app.lease !== lease || app.view) return; // the lease lost, or another reading began, meanwhile
-    }
+    const fresh = !app.view;
     // A new hub reads the whole directory; a running one what changed since its last reading.
     const view = (app.view ??= new DirectoryView(
       this.options.redis,
       this.directoryKeys(appId),
       (bot) => this.options.appOf.get(bot) === appId,
     ));
-    const changes = await view.read();
+    let changes = await view.read();
+    // A hub to start: when the directory lacks any bot of the app, the bots this process can
+    // describe go in, for its first rules, and are read back as the changes since.
+    if (fresh && app.view === view && (await this.publishKnown(appId, view)) && app.view === view)
+      changes = await view.read();
     // Entries of bots this process does not know yet (added elsewhere a moment ago) are looked
     // at again at the next renewal, whatever the version says.
     const complete = view.complete();
@@ -629,15 +628,22 @@ export class SharedStreams {
 
   /**
    * Publishes the app's bots this process can describe ({@link SharedStreamsOptions.describe})
-   * in its directory; nothing when the directory lists every bot of the app already (a hub
-   * taken over from a process that died: describing 25,000 bots again was seconds of the
-   * survivor's CPU while it also starts the dead one's bots).
+   * in its directory, as the hub's first reading (`view`) lacks any; nothing when it lists
+   * every bot of the app already (a hub taken over from a process that died: describing
+   * 25,000 bots again was seconds of the survivor's CPU while it also starts the dead one's
+   * bots). That reading tells: the directory is not read twice (its names, then its entries)
+   * while the survivor's start needs the same core. Whether it published any.
    */
-  private async publishKnown(appId: string): Promise<void> {
-    if (!this.options.describe) return;
+  private async publishKnown(appId: string, view: DirectoryView): Promise<boolean> {
+    if (!this.options.describe) return false;
+    let missing = false;
+    for (const [bot, app] of this.options.appOf) {
+      if (app !== appId || view.lists(bot)) continue;
+      missing = true;
+      break;
+    }
+    if (!missing) return false;
     const { directory, version, changes } = this.directoryKeys(appId);
-    const listed = new Set(await this.options.redis.hkeys(directory));
-    if ([...this.options.appOf].every(([bot, app]) => app !== appId || listed.has(bot))) return;
     const known = this.options.describe(appId);
     let args: string[] = [];
     const send = async () => {
@@ -650,6 +656,7 @@ export class SharedStreams {
       if (args.length >= 2 * PUBLISH_CHUNK) await send();
     }
     if (args.length > 0) await send();
+    return true;
   }
 
   /** How many bots of the deployment are of the app (the same bot files in every process). */

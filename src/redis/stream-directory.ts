@@ -73,6 +73,11 @@ export class DirectoryView {
     return this.raw.size === this.entries.size;
   }
 
+  /** Whether the last reading found the bot's entry (known to this process or not). */
+  lists(bot: string): boolean {
+    return this.raw.has(bot);
+  }
+
   /** How many bots of the app this process knows are in the directory. */
   size(): number {
     return this.entries.size;

@@ -562,11 +562,26 @@ describe("shared streams", () => {
     await streams.close();
   }, 60_000);
 
-  it("a hub taken over while its directory lists every bot of the app describes none again, and has every bot's rule", async () => {
+  it("a hub taken over while its directory lists every bot of the app describes none again, reads the directory once, and has every bot's rule", async () => {
     const names = Array.from({ length: 300 }, (_, i) => `kept${String(i).padStart(4, "0")}`);
     const entry = (name: string, i: number) => ({ userId: String(10 + i), username: name, rules: [], mentions: true });
     let described = 0;
+    // The holder's reads of the directory's names or entries, each of the whole hash.
+    const reads: string[] = [];
+    const holderRedis = await connectRedis(server.url);
+    connections.push(holderRedis);
+    const counted = new Proxy(holderRedis, {
+      get(target, key, receiver) {
+        if (key === "hkeys" || key === "hgetall")
+          return (hash: string) => {
+            if (hash === "sk:handoff:app9:bots") reads.push(key);
+            return target[key](hash);
+          };
+        return Reflect.get(target, key, receiver);
+      },
+    });
     const { streams, ruled, renewal } = await rulesHolder("sk:", "app9", ["keeper", ...names], {
+      redis: counted,
       describe: () => {
         described++;
         return names.map((name, i) => [name, entry(name, i)]);
@@ -587,6 +602,8 @@ describe("shared streams", () => {
     await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
     await until("every bot's rule", () => names.every((n) => ruled().has(n)), 10_000, 10);
     expect(described).toBe(0);
+    // Its entries once: not its names first to learn that nothing was missing.
+    expect(reads).toEqual(["hgetall"]);
     await streams.close();
   }, 60_000);
 
