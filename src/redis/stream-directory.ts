@@ -88,6 +88,13 @@ export class DirectoryView {
    * cannot be trusted). Undefined when the version did not move and nothing is left to look at.
    */
   async read(): Promise<DirectoryChange[] | undefined> {
+    // The first reading is whole: asked with the version, not one round trip after it (a
+    // new hub's start after a take-over waits for each, behind the survivor's busy loop).
+    if (this.version === undefined) {
+      const [version, read] = await Promise.all([this.redis.get(this.keys.version), this.whole()]);
+      this.version = version === null ? 0 : Number(version);
+      return this.apply(read);
+    }
     const [version, length] = await Promise.all([
       this.redis.get(this.keys.version),
       this.redis.hlen(this.keys.directory),

@@ -566,16 +566,21 @@ describe("shared streams", () => {
     const names = Array.from({ length: 300 }, (_, i) => `kept${String(i).padStart(4, "0")}`);
     const entry = (name: string, i: number) => ({ userId: String(10 + i), username: name, rules: [], mentions: true });
     let described = 0;
-    // The holder's reads of the directory's names or entries, each of the whole hash.
+    // The holder's reads of the directory's names or entries (each of the whole hash), and
+    // of its version: when each was sent and answered.
     const reads: string[] = [];
     const holderRedis = await connectRedis(server.url);
     connections.push(holderRedis);
     const counted = new Proxy(holderRedis, {
       get(target, key, receiver) {
-        if (key === "hkeys" || key === "hgetall")
-          return (hash: string) => {
-            if (hash === "sk:handoff:app9:bots") reads.push(key);
-            return target[key](hash);
+        if (key === "hkeys" || key === "hgetall" || key === "get")
+          return async (k: string) => {
+            const what = key === "get" ? "version" : key;
+            if (k !== "sk:handoff:app9:bots" && k !== "sk:handoff:app9:bots:version") return await target[key](k);
+            reads.push(what);
+            const answer = await target[key](k);
+            reads.push(`${what} answered`);
+            return answer;
           };
         return Reflect.get(target, key, receiver);
       },
@@ -602,8 +607,10 @@ describe("shared streams", () => {
     await until("the hub connected", () => sandboxHubs.hub?.status().state === "connected", 10_000, 10);
     await until("every bot's rule", () => names.every((n) => ruled().has(n)), 10_000, 10);
     expect(described).toBe(0);
-    // Its entries once: not its names first to learn that nothing was missing.
-    expect(reads).toEqual(["hgetall"]);
+    // Its entries once: not its names first to learn that nothing was missing; asked with
+    // its version, not after it was answered.
+    expect(reads.filter((r) => !r.startsWith("version")).filter((r) => !r.endsWith("answered"))).toEqual(["hgetall"]);
+    expect(reads.slice(0, 2)).toEqual(["version", "hgetall"]);
     await streams.close();
   }, 60_000);
 

@@ -27,7 +27,7 @@ async function world(clock: AdjustableClock) {
   const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
   const fan = await sandbox.admin.createUser({ username: "fan", name: "fan" });
   const post = async (text: string) => (await sandbox.admin.createPost({ author_id: alice.id, text })).id;
-  const start = (resume: StreamMark | undefined) => {
+  const start = (resume: StreamMark | undefined | (() => Promise<StreamMark | undefined>)) => {
     const { lines, logger } = captureLogs("info");
     const delivered: string[] = [];
     const marks: StreamMark[] = [];
@@ -37,7 +37,7 @@ async function world(clock: AdjustableClock) {
       log: logger,
       ...connection,
       wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
-      resume: async () => resume,
+      resume: typeof resume === "function" ? resume : async () => resume,
       onMark: (mark) => void marks.push(mark),
     });
     recordTaken(hub, {
@@ -50,6 +50,26 @@ async function world(clock: AdjustableClock) {
 }
 
 describe("the stream hub closes the gap since an earlier run at start", () => {
+  it("reads where the stream left off while it syncs the rules, not before, and closes that gap", async () => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const { post, start } = await world(clock);
+    const last = await post("#cats 1");
+    await clock.advance(60_000);
+    const mark: StreamMark = { id: last, at: T0, until: clock.now() };
+    await clock.advance(60_000);
+    await post("#cats 2");
+    await clock.advance(60_000);
+    // The mark's reading answers only once the service has the hub's rule: read one after
+    // the other (the mark first), the hub would wait for it forever.
+    const ruled = () => Object.values(t.sandbox!.context.data.world.stream_rules).some((r) => r.value === "#cats");
+    const run = start(async () => {
+      await vi.waitFor(() => expect(ruled()).toBe(true), { timeout: 10_000, interval: 10 });
+      return mark;
+    });
+    await eventually(() => expect(run.hub.status().gaps.count).toBe(1));
+    expect(run.delivered).toEqual(["#cats 2"]);
+  }, 60_000);
+
   it("delivers once what matched while no process held the stream, says so, and moves the mark on", async () => {
     const clock = createClock({ frozen: true, start: T0 });
     const { post, start } = await world(clock);

@@ -77,6 +77,8 @@ export class StreamConnection {
   private lastPostId: string | undefined;
   /** When this hub's own established connection last ended, until a refusal is tried again early once. */
   private ownEndedAt: number | undefined;
+  /** The earlier run's mark read (or not found): no attempt listens before. */
+  private resumed: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ConnectionDeps) {
     this.connectedAt = deps.options.clock.now();
@@ -84,17 +86,10 @@ export class StreamConnection {
 
   /** Connects, and again whenever the connection ends, until the hub closes; resolves once stopped. */
   async run(): Promise<void> {
-    const { status, closed, marks } = this.deps;
-    const earlier = await readEarlierMark(this.deps.options.resume, this.deps.options.log);
-    if (earlier) {
-      marks.resume(earlier);
-      this.gap = {
-        from: earlier.until,
-        ...(earlier.id ? { sinceId: earlier.id } : {}),
-        sinceAt: earlier.at,
-        start: true,
-      };
-    }
+    const { status, closed } = this.deps;
+    // Read while the first attempt gets its client and syncs the rules, not before: a new
+    // hub's start after a take-over waits for each round trip behind the survivor's busy loop.
+    this.resumed = this.resume();
     while (!closed.aborted) {
       if (status.current.state !== "starting") status.enter("starting");
       const failure = await this.attempt();
@@ -102,6 +97,19 @@ export class StreamConnection {
       await this.backOff(failure);
     }
     status.enter("stopped");
+  }
+
+  /** Where an earlier run's stream left off: its mark kept, and its gap closed on the first connect. */
+  private async resume(): Promise<void> {
+    const earlier = await readEarlierMark(this.deps.options.resume, this.deps.options.log);
+    if (!earlier) return;
+    this.deps.marks.resume(earlier);
+    this.gap = {
+      from: earlier.until,
+      ...(earlier.id ? { sinceId: earlier.id } : {}),
+      sinceAt: earlier.at,
+      start: true,
+    };
   }
 
   /** Closes the stream open now (the hub closes). */
@@ -114,7 +122,7 @@ export class StreamConnection {
     let client: ApiClient | undefined;
     try {
       client = await this.deps.options.client();
-      await this.deps.rules.syncIfNeeded(client);
+      await Promise.all([this.deps.rules.syncIfNeeded(client), this.resumed]);
       if (this.deps.closed.aborted) return undefined;
       return await this.listen(client);
     } catch (err) {
