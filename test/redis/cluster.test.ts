@@ -181,8 +181,13 @@ describe("the shared state on a Redis Cluster", () => {
     expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(1);
     await streams.forget("g", "app1");
     expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(0);
-    // The bots it can describe, published at once by the process that starts the app's hub.
-    await (streams as unknown as { publishKnown(appId: string): Promise<void> }).publishKnown("app1");
+    // The bots it can describe, published at once by the process that starts the app's hub
+    // (its first reading of the directory lists none of them).
+    const none = { lists: () => false };
+    await (streams as unknown as { publishKnown(appId: string, view: typeof none): Promise<boolean> }).publishKnown(
+      "app1",
+      none,
+    );
     expect(await redis.hlen(handoffKeys("app1", keys).directory)).toBe(1);
     await streams.forget("g", "app1");
     // Which process has the app's connection open: said by its hub's connection, unsaid once closed.
