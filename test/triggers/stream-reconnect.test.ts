@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RATE_LIMIT_START_MS } from "../../src/api/stream/reconnect-policy.ts";
 import { createClock } from "../../src/clock.ts";
+import type { Sandbox } from "../../src/sandbox/index.ts";
 import { startStreamHub } from "../../src/triggers/stream-hub.ts";
 import { OWN_CONNECTION_RETRY_MS } from "../../src/triggers/stream/connection.ts";
 import { captureLogs } from "../helpers/log.ts";
@@ -27,27 +28,35 @@ const TAKEN = {
   type: "https://api.twitter.com/2/problems/streaming-connection",
 };
 
+/** A sandbox with a fan whose rule is `#cats`, after `before` (the faults) a hub for it, and what it delivered. */
+async function hubOfFan(before: (sandbox: Sandbox) => Promise<unknown>) {
+  const clock = createClock({ frozen: true, start: T0 });
+  const { sandbox, connection } = await t.open(clock);
+  const fan = await sandbox.admin.createUser({ username: "fan", name: "fan" });
+  await before(sandbox);
+  const { lines, logger } = captureLogs("info");
+  const hub = startStreamHub({
+    appId: "app",
+    clock,
+    log: logger,
+    ...connection,
+    wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
+    resume: async () => undefined,
+    onMark: () => {},
+  });
+  const delivered: string[] = [];
+  recordTaken(hub, { post: (_bot, event) => void delivered.push(event.kind === "post" ? event.post.text : "") });
+  t.hub = hub;
+  return { clock, sandbox, hub, lines, delivered };
+}
+
 describe("a refused reconnect right after the hub's own connection ended", () => {
   it("is tried again after a few seconds once; a second refusal backs off a minute", async () => {
-    const clock = createClock({ frozen: true, start: T0 });
-    const { sandbox, connection } = await t.open(clock);
-    const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
-    const fan = await sandbox.admin.createUser({ username: "fan", name: "fan" });
     // The first connection ends after one post; the next two connects are refused as taken.
-    await sandbox.admin.addFault({ route: ROUTE, kind: "drop", after_messages: 1 });
-    const { lines, logger } = captureLogs("info");
-    const hub = startStreamHub({
-      appId: "app",
-      clock,
-      log: logger,
-      ...connection,
-      wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
-      resume: async () => undefined,
-      onMark: () => {},
-    });
-    const delivered: string[] = [];
-    recordTaken(hub, { post: (_bot, event) => void delivered.push(event.kind === "post" ? event.post.text : "") });
-    t.hub = hub;
+    const { clock, sandbox, hub, lines, delivered } = await hubOfFan((sandbox) =>
+      sandbox.admin.addFault({ route: ROUTE, kind: "drop", after_messages: 1 }),
+    );
+    const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
     await eventually(() => expect(hub.status().state).toBe("connected"));
     await sandbox.admin.addFault({ route: ROUTE, count: 2, kind: "error", status: 429, body: TAKEN });
 
@@ -72,21 +81,9 @@ describe("a refused reconnect right after the hub's own connection ended", () =>
   });
 
   it("a refusal with no connection of its own before it backs off a minute", async () => {
-    const clock = createClock({ frozen: true, start: T0 });
-    const { sandbox, connection } = await t.open(clock);
-    const fan = await sandbox.admin.createUser({ username: "fan", name: "fan" });
-    await sandbox.admin.addFault({ route: ROUTE, kind: "error", status: 429, body: TAKEN });
-    const hub = startStreamHub({
-      appId: "app",
-      clock,
-      log: captureLogs("info").logger,
-      ...connection,
-      wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
-      resume: async () => undefined,
-      onMark: () => {},
-    });
-    recordTaken(hub, {});
-    t.hub = hub;
+    const { clock, hub } = await hubOfFan((sandbox) =>
+      sandbox.admin.addFault({ route: ROUTE, kind: "error", status: 429, body: TAKEN }),
+    );
     await eventually(() => expect(hub.status().state).toBe("reconnecting"));
     expect(hub.status().retryAt! - clock.now()).toBe(RATE_LIMIT_START_MS);
   });
