@@ -362,86 +362,83 @@ describe("the bots of a process that died, with posts waiting for some", () => {
   });
 });
 
+/**
+ * P1 beside two live processes, D and Q: P1 starts (`atStart`: what it took), D claims `ofD`
+ * of the bots P1 did not take and Q the others, for a long while, and six renewals pass while
+ * the members are new (D's and Q's claims seen). `dies` takes D's entry and leases out, as
+ * Redis's TTL would; `close` stops P1. `watch` sees P1's connection before anything runs.
+ */
+async function besideDAndQ(prefix: string, count: number, ofD: number, watch?: (redis: Redis) => void) {
+  const bots = BOTS.slice(0, count);
+  const redis = await connectRedis(server.url);
+  watch?.(redis);
+  const leases = new Leases(redis, { prefix });
+  const [sec] = await admin.time();
+  const far = Number(sec) * 1000 + 3_600_000;
+  await admin.zadd(leases.membersKey, far, "D", far, "Q");
+  const clock = createClock({ frozen: true, start: 0 });
+  const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
+  const close = async () => {
+    await claims.stop();
+    redis.disconnect();
+  };
+  try {
+    await claims.start();
+    const atStart = claims.bots();
+    const rest = bots.filter((b) => !atStart.includes(b));
+    const ofDBots = rest.slice(0, ofD);
+    await leases.claimAll(
+      ofDBots.map((b) => `bot:${b}`),
+      "D",
+      600_000,
+    );
+    await leases.claimAll(
+      rest.slice(ofD).map((b) => `bot:${b}`),
+      "Q",
+      600_000,
+    );
+    for (let i = 0; i < 6; i++) await renewal(claims, clock);
+    const dies = async () => {
+      await admin.zrem(leases.membersKey, "D");
+      await admin.del(...ofDBots.map((b) => leases.key(`bot:${b}`)));
+    };
+    return { claims, clock, atStart, dies, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
 describe("the bots of a process that died, when the others had held them all along", () => {
   it("are shared by the survivors, not all taken by the first to look as if long free", async () => {
-    const prefix = "share-dead:";
-    const bots = BOTS.slice(0, 30);
-    const redis = await connectRedis(server.url);
-    const leases = new Leases(redis, { prefix });
-    const [sec] = await admin.time();
-    const far = Number(sec) * 1000 + 3_600_000;
-    // Two other live processes, D and Q, announced before P1 starts.
-    await admin.zadd(leases.membersKey, far, "D", far, "Q");
-    const clock = createClock({ frozen: true, start: 0 });
-    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
+    const { claims, clock, atStart, dies, close } = await besideDAndQ("share-dead:", 30, 10);
     try {
-      await claims.start();
-      const mine = claims.bots();
-      expect(mine).toHaveLength(10);
-      // D and Q claim the rest (seen free by P1's first look), and hold them for a long while.
-      const rest = bots.filter((b) => !mine.includes(b));
-      const ofD = rest.slice(0, 10);
-      await leases.claimAll(
-        ofD.map((b) => `bot:${b}`),
-        "D",
-        600_000,
-      );
-      await leases.claimAll(
-        rest.slice(10).map((b) => `bot:${b}`),
-        "Q",
-        600_000,
-      );
-      for (let i = 0; i < 6; i++) await renewal(claims, clock);
-      // D dies (its entry and its leases run out: here taken out, as Redis's TTL would).
-      await admin.zrem(leases.membersKey, "D");
-      await admin.del(...ofD.map((b) => leases.key(`bot:${b}`)));
+      expect(atStart).toHaveLength(10);
+      // D dies: its ten bots just became free.
+      await dies();
       await renewal(claims, clock);
-      // Its ten bots just became free: P1 takes its part of them up to its share (15 of 30 over two), Q the others.
+      // P1 takes its part of them up to its share (15 of 30 over two), Q the others.
       await vi.waitFor(() => expect(claims.bots().length).toBeGreaterThan(10), { timeout: 10_000, interval: 5 });
       expect(claims.bots().length).toBeLessThanOrEqual(15);
     } finally {
-      await claims.stop();
-      redis.disconnect();
+      await close();
     }
   });
 });
 
 describe("the look for the bots of a process that died", () => {
   it("reads the claims of the bots it held, not of every bot held elsewhere; the next look reads them all", async () => {
-    const prefix = "dead-look:";
-    const bots = BOTS.slice(0, 60);
-    const redis = await connectRedis(server.url);
-    const leases = new Leases(redis, { prefix });
-    const [sec] = await admin.time();
-    const far = Number(sec) * 1000 + 3_600_000;
-    await admin.zadd(leases.membersKey, far, "D", far, "Q");
-    const clock = createClock({ frozen: true, start: 0 });
-    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
     // The keys this process reads with MGET (the claims a look reads, and their owners' heartbeats).
     let read = 0;
-    const mget = redis.mget.bind(redis) as (keys: string[]) => Promise<Array<string | null>>;
-    (redis as unknown as { mget: typeof mget }).mget = (keys) => {
-      read += keys.length;
-      return mget(keys);
-    };
+    const { claims, clock, dies, close } = await besideDAndQ("dead-look:", 60, 20, (redis) => {
+      const mget = redis.mget.bind(redis) as (keys: string[]) => Promise<Array<string | null>>;
+      (redis as unknown as { mget: typeof mget }).mget = (keys) => {
+        read += keys.length;
+        return mget(keys);
+      };
+    });
     try {
-      await claims.start();
-      const rest = bots.filter((b) => !claims.bots().includes(b));
-      const ofD = rest.slice(0, 20);
-      await leases.claimAll(
-        ofD.map((b) => `bot:${b}`),
-        "D",
-        600_000,
-      );
-      await leases.claimAll(
-        rest.slice(20).map((b) => `bot:${b}`),
-        "Q",
-        600_000,
-      );
-      for (let i = 0; i < 6; i++) await renewal(claims, clock); // looks while the members are new: D's and Q's seen
-      // D dies (its entry and its leases run out: here taken out, as Redis's TTL would).
-      await admin.zrem(leases.membersKey, "D");
-      await admin.del(...ofD.map((b) => leases.key(`bot:${b}`)));
+      await dies();
       read = 0;
       await renewal(claims, clock);
       // P1 takes its part of them, up to its share (30 of 60 over two), Q the others.
@@ -449,14 +446,13 @@ describe("the look for the bots of a process that died", () => {
       expect(claims.bots().length).toBeLessThanOrEqual(30);
       // Reading its 20 bots' claims (and a heartbeat or two), not Q's 20 besides (41 before).
       expect(read).toBeLessThanOrEqual(22);
-      const elsewhere = bots.length - claims.bots().length;
+      const elsewhere = 60 - claims.bots().length;
       read = 0;
       await renewal(claims, clock);
       // The next look reads every bot held elsewhere again.
       await vi.waitFor(() => expect(read).toBeGreaterThanOrEqual(elsewhere), { timeout: 10_000, interval: 5 });
     } finally {
-      await claims.stop();
-      redis.disconnect();
+      await close();
     }
   });
 });
