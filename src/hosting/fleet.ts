@@ -36,7 +36,7 @@ import type { DynamicBot, DynamicBots, FleetPause } from "../store/dynamic-bots.
 import { PluginSetupError } from "../plugins/setup-error.ts";
 import { FleetError } from "./fleet-error.ts";
 import type { FleetChange, RuntimeObserver } from "./observer.ts";
-import type { FleetBot, HostedBot, Runtime } from "./types.ts";
+import type { AppCredentials, FleetBot, HostedBot, Runtime } from "./types.ts";
 
 /** Where a bot comes from: a bot file, or the state (how it got there: `api`, `connect:<template>`). */
 export type BotSource = { kind: "file"; file: string } | { kind: "state"; origin: string };
@@ -70,8 +70,10 @@ export interface FleetOptions {
    * Gives a checked bot its account (the embedded sandbox makes one; a service's is the
    * file's or stored). `fresh`: a stored account is read again from the state first (another
    * process may have signed it in); not for a bot built again from what was checked already.
+   * `app`: the bot's app as worked out already for this configuration (a bot built again), used
+   * as it is (a service's; the embedded sandbox makes its own).
    */
-  accounts(config: BotConfig, fresh?: boolean): Promise<HostedBot>;
+  accounts(config: BotConfig, fresh?: boolean, app?: AppCredentials): Promise<HostedBot>;
   botsDir: string;
   pluginsDir: string;
   /** Default `process.cwd()`. */
@@ -305,7 +307,15 @@ export class Fleet {
         ? await loadBotSource({ ...input, source: bot.source, text })
         : await loadBotText({ ...input, text: text() });
     if (!checked.bot) throw new Error(checked.problems.map(formatProblem).join("; "));
-    const hosted = await this.options.accounts(checked.bot, false);
+    // Its app as the outline has it, worked out when this configuration was read: the same key
+    // and secret (its file's, or the environment's) give the same app, not worked out again for
+    // each bot of a take-over.
+    const { app } = checked.bot;
+    const { vars } = this.hydrateEnv;
+    const key = app ? app.consumer_key : vars.POSTBOT_CONSUMER_KEY?.trim();
+    const secret = app ? app.consumer_secret : vars.POSTBOT_CONSUMER_SECRET?.trim();
+    const same = key === bot.app.key && secret === bot.app.secret;
+    const hosted = await this.options.accounts(checked.bot, false, same ? bot.app : undefined);
     return {
       ...hosted,
       ...(hosted.app.id === bot.app.id ? { app: bot.app } : {}),

@@ -49,6 +49,21 @@ export function resolveService(
 }
 
 /**
+ * A bot with its account, on an app worked out already for its configuration (a bot built
+ * again from what was checked: ./fleet.ts `hydrate`). The app's key as the bot's file reads it
+ * and the service's address were checked when the app was worked out; working them out again
+ * for each of thousands of bots taken over after a process died (a digest of the key for each)
+ * was a third of building them.
+ *
+ * @throws UserError when its stored account is missing or was signed in for another app.
+ */
+export function accountOf(config: BotConfig, app: AppCredentials, store: Store): HostedBot {
+  const bot = withAccount(config, app, store);
+  if (typeof bot === "string") throw new UserError(bot);
+  return bot;
+}
+
+/**
  * The app a bot of this configuration runs on with the environment's service: the one its file
  * names, else the environment's (an account connecting with a template authorizes that app).
  */

@@ -40,7 +40,7 @@ import { startRuntime } from "./runtime.ts";
 import type { FleetBot, HostedBot, Runtime } from "./types.ts";
 import { ReviewDesk } from "./review-desk.ts";
 import { watchReviewRequests } from "./review-requests.ts";
-import { checkService, hasService, resolveService } from "./service.ts";
+import { accountOf, checkService, hasService, resolveService } from "./service.ts";
 import { webAccounts, type WebAccounts } from "./web-accounts.ts";
 
 export interface StartOptions {
@@ -390,12 +390,11 @@ function fleetOptions(
   return {
     runtime,
     dynamic,
-    async accounts(config, fresh = true) {
+    async accounts(config, fresh = true, app) {
       // Signed in by another process sharing the state (an account that connected there): read it afresh.
       if (fresh && config.account.kind === "stored") await store.reread?.(ACCOUNTS_NAMESPACE, config.account.stored);
-      return sandbox
-        ? (await provisionBots(sandbox, [config], (name) => getAccount(store, name)))[0]!
-        : resolveService(vars, envFile, [config], store).bots[0]!;
+      if (sandbox) return (await provisionBots(sandbox, [config], (name) => getAccount(store, name)))[0]!;
+      return app ? accountOf(config, app, store) : resolveService(vars, envFile, [config], store).bots[0]!;
     },
     botsDir: options.bots,
     pluginsDir: options.plugins,

@@ -3,12 +3,12 @@
  * `bot start --state redis://…` in this test process share six bot files, three each. Each
  * knows all six (the fleet lists them, their outline: name, file, plan, triggers, app), and
  * holds the plugins, options and token of its own three alone. A bot that comes to a process
- * (the other stopped) is built then from what was read at the start, and answers; a file
- * changed or broken is seen by both, a bad one reported by both as `bot validate` says it, and
- * a change is applied by the process that runs the bot. Real Redis; one frozen clock, moved
- * by the test.
+ * (the other stopped) is built then from what was read at the start (its file is not read
+ * again), and answers; a file changed or broken is seen by both, a bad one reported by both as
+ * `bot validate` says it, and a change is applied by the process that runs the bot. Real
+ * Redis; one frozen clock, moved by the test.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -141,7 +141,9 @@ describe("processes sharing their state keep the full configuration of the bots 
     const mine = [...a.started.runtime.bots.keys()];
     const theirs = [...b.started.runtime.bots.keys()];
 
-    // b stops: its bots come to a, which builds them then and answers their mentions.
+    // b stops: its bots come to a, which builds them then from what its start read, not
+    // their files (gone meanwhile), and answers their mentions.
+    await rename(join(p.dir, "bots"), join(p.dir, "bots-away"));
     await b.stop();
     await p.until("a runs all six", () => a.started.runtime.bots.size === 6);
     for (const name of theirs)
