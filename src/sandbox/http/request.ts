@@ -114,10 +114,14 @@ export function readBody(req: IncomingMessage, limits: number | BodyLimits): Pro
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stop = new AbortController();
+    let done = false;
+    // The deadline's timer, cancelled when the body settles. Not an AbortController: aborting
+    // one makes a DOMException with its stack, and a rejected promise, for every body read.
+    let cancelDeadline: (() => void) | undefined;
     const finish = (settle: () => void) => {
-      if (stop.signal.aborted) return;
-      stop.abort();
+      if (done) return;
+      done = true;
+      cancelDeadline?.();
       req.off("data", onData).off("end", onEnd).off("error", onGone).off("close", onClose);
       settle();
     };
@@ -142,12 +146,8 @@ export function readBody(req: IncomingMessage, limits: number | BodyLimits): Pro
     };
     if (declared > maxBytes) return refuse(tooLarge(declared, maxBytes));
     req.on("data", onData).on("end", onEnd).on("error", onGone).on("close", onClose);
-    if (timeoutMs !== undefined && clock) {
-      clock.sleep(timeoutMs, stop.signal).then(
-        () => finish(() => reject(bodyTimeout(timeoutMs))),
-        () => {},
-      );
-    }
+    if (timeoutMs !== undefined && clock)
+      cancelDeadline = clock.setTimeout(() => finish(() => reject(bodyTimeout(timeoutMs))), timeoutMs);
   });
 }
 
