@@ -6,6 +6,7 @@
  * the service's special codes: `qht` (hashtags only) and `zxx` (no linguistic content).
  */
 import { parseEntities } from "../../api/text/entities.ts";
+import type { PostEntities } from "../../api/types.ts";
 
 const SCRIPTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/[\p{Script=Hiragana}\p{Script=Katakana}]/u, "ja"],
@@ -41,20 +42,17 @@ const WORDS: Record<string, ReadonlySet<string>> = {
   fr: new Set(["le", "les", "est", "et", "pas", "je", "une", "des", "avec", "pour", "merci", "bonjour", "très"]),
 };
 
-/** A BCP 47 code (or `qht` / `zxx`) for a post's text. */
-export function detectLang(text: string): string {
-  const entities = parseEntities(text);
-  const cps = Array.from(text);
-  const cut = new Set<number>();
-  for (const e of [
+/**
+ * A BCP 47 code (or `qht` / `zxx`) for a post's text. `entities`: the text's, when the caller
+ * has them already (a new post's are parsed once, for this and for its rendering).
+ */
+export function detectLang(text: string, entities: PostEntities = parseEntities(text)): string {
+  const rest = withoutEntities(text, [
     ...(entities.urls ?? []),
     ...(entities.mentions ?? []),
     ...(entities.hashtags ?? []),
     ...(entities.cashtags ?? []),
-  ]) {
-    for (let i = e.start; i < e.end; i++) cut.add(i);
-  }
-  const rest = cps.filter((_, i) => !cut.has(i)).join("");
+  ]);
   if (!/\p{L}/u.test(rest)) return entities.hashtags?.length ? "qht" : "zxx";
   for (const [script, code] of SCRIPTS) if (script.test(rest)) return code;
   const words = rest.toLowerCase().match(/\p{L}+/gu) ?? [];
@@ -65,4 +63,27 @@ export function detectLang(text: string): string {
     if (score > bestScore) [best, bestScore] = [code, score];
   }
   return best;
+}
+
+/**
+ * The text less the code points the spans cover (`start` inclusive, `end` exclusive, in code
+ * points), the rest joined. Marks a byte per UTF-16 unit and slices runs, rather than an array
+ * of the text's code points and a set of positions: every new post is read here.
+ */
+function withoutEntities(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
+  if (spans.length === 0) return text;
+  const cut = new Uint8Array(text.length);
+  for (const e of spans) for (let i = Math.max(0, e.start); i < e.end && i < cut.length; i++) cut[i] = 1;
+  let rest = "";
+  let from = -1;
+  let cp = 0;
+  for (let at = 0; at < text.length; cp++) {
+    const units = (text.codePointAt(at) ?? 0) > 0xffff ? 2 : 1;
+    if (cut[cp]) {
+      if (from >= 0) rest += text.slice(from, at);
+      from = -1;
+    } else if (from < 0) from = at;
+    at += units;
+  }
+  return from >= 0 ? rest + text.slice(from) : rest;
 }

@@ -180,13 +180,16 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
   }
 
   const id = nextId(ctx.data, now);
+  // Parsed once: the language is guessed from the text less its entities, and the post's
+  // rendering and stream rules read the same entities (postEntities).
+  const entities = parseEntities(text);
   const post: SandboxPost = {
     id,
     author_id: author.id,
     text,
     created_at: now,
     conversation_id: parent ? parent.conversation_id : id,
-    lang: input.lang ?? detectLang(text),
+    lang: input.lang ?? detectLang(text, entities),
     source: input.source ?? "postbot sandbox",
     reply_settings: input.reply_settings ?? "everyone",
     hidden: false,
@@ -204,6 +207,7 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
       end_at: now + input.poll.duration_minutes * 60_000,
     };
   }
+  entityCache.set(post, entities);
   return store(ctx, post);
 }
 
