@@ -5,6 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { userByUsername, createUser } from "../../../src/sandbox/domain/users.ts";
 import { addRules, deleteRules, rulesOf } from "../../../src/sandbox/domain/rules.ts";
+import { createPost } from "../../../src/sandbox/domain/posts.ts";
+import { matchingRules } from "../../../src/sandbox/domain/streams.ts";
 import { createData } from "../../../src/sandbox/model/index.ts";
 import type { SandboxApp } from "../../../src/sandbox/model/index.ts";
 import { context, invalidMessage } from "./world.ts";
@@ -54,5 +56,35 @@ describe("rules of an app", () => {
     expect(rulesOf(ctx, "b").map((r) => r.value)).toEqual(["birds"]);
     deleteRules(ctx, app("b"), { all: true }, false);
     expect(rulesOf(ctx, "b")).toEqual([]);
+  });
+});
+
+describe("the rules a post matches", () => {
+  it("are every rule it can match, in the rules' order, whichever values rules share, post after post and app after app", () => {
+    const { ctx } = context();
+    const app = (id: string): SandboxApp => ({ id, name: id, plan: "pro" }) as SandboxApp;
+    for (const name of ["crowd", "ann", "bob", "cid", "dan"]) createUser(ctx, { username: name });
+    // bob's value in two rules of app a (and in app b's), "cats" a rule that needs no value.
+    addRules(ctx, app("a"), [{ value: "@ann OR @bob" }, { value: "@bob OR @cid" }, { value: "cats" }], false);
+    addRules(ctx, app("a"), [{ value: "(@ann OR to:ann) -is:repost" }], false);
+    addRules(ctx, app("b"), [{ value: "@bob" }], false);
+    let n = 0;
+    const values = (appId: string, text: string) => {
+      // Each text once (the service refuses an author's repeated text).
+      const post = createPost(ctx, { author_id: Object.keys(ctx.data.world.users)[0]!, text: `${text} ${++n}` });
+      const ids = new Map(rulesOf(ctx, appId).map((r) => [r.id, r.value]));
+      const other = appId === "a" ? "b" : "a";
+      // Each app in turn, as each open stream tests the post; then this app again.
+      const first = matchingRules(ctx, appId, post).map((r) => ids.get(r.id));
+      matchingRules(ctx, other, post);
+      expect(matchingRules(ctx, appId, post).map((r) => ids.get(r.id))).toEqual(first);
+      return first;
+    };
+    expect(values("a", "@bob likes cats")).toEqual(["@ann OR @bob", "@bob OR @cid", "cats"]);
+    expect(values("b", "@bob likes cats")).toEqual(["@bob"]);
+    expect(values("a", "hi @ann")).toEqual(["@ann OR @bob", "(@ann OR to:ann) -is:repost"]);
+    expect(values("a", "hi @cid")).toEqual(["@bob OR @cid"]);
+    expect(values("a", "hi @dan")).toEqual([]);
+    expect(values("b", "hi @dan")).toEqual([]);
   });
 });
