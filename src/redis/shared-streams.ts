@@ -205,6 +205,14 @@ interface App {
    * before the directory was): an entry the hub has not had yet was published after it.
    */
   checkedAt?: number;
+  /**
+   * Until when (this clock) the lease is surely this process's: when the last renewal (or the
+   * claim) that found it so was sent, plus the ttl; Redis counts the lease's time from when it
+   * ran that command, later.
+   */
+  validUntil?: number;
+  /** When the renewal on its way now was sent (see {@link SharedStreams.watch}). */
+  renewingSince?: number;
   /** Cancels the deadline by which the lease must be renewed again (see {@link SharedStreams.watch}). */
   unwatch?: () => void;
   /**
@@ -226,6 +234,11 @@ export class SharedStreams {
   private readonly apps = new Map<string, App>();
   private readonly ttl: number;
   private readonly every: number;
+  /**
+   * How long before its lease's end a hub whose renewal is on its way stops all the same (see
+   * {@link watch}): the bots' leases cut their requests as much before theirs (./bot-claims.ts).
+   */
+  private readonly margin: number;
   private readonly prefix: string;
   private readonly keys: RedisKeys;
   private stopped = false;
@@ -245,6 +258,7 @@ export class SharedStreams {
   constructor(private readonly options: SharedStreamsOptions) {
     this.ttl = options.ttlMs ?? 9_000;
     this.every = options.everyMs ?? 3_000;
+    this.margin = this.every / 3;
     this.keys = redisKeys(options.redis, options.prefix);
     this.prefix = this.keys.prefix;
   }
@@ -451,27 +465,56 @@ export class SharedStreams {
   }
 
   /**
-   * The holder's side of the lease: unless it is renewed again within `ttl - every`, the hub
-   * stops by itself, a renewal before the lease runs out in Redis. So when Redis is away (the
-   * renewal cannot happen) the old holder's connection is closed before another process can
-   * claim the lease and connect: the service allows one connection per app.
+   * The holder's side of the lease: unless it is renewed again in time, the hub stops by
+   * itself before the lease runs out in Redis, so that when Redis is away (the renewal cannot
+   * happen) the old holder's connection is closed before another process can claim the lease
+   * and connect: the service allows one connection per app. The time is counted from when the
+   * last renewal that found the lease this process's was *sent* ({@link App.validUntil}):
+   *
+   * - `every` before the lease's end, with no renewal on its way, the hub stops (as it always did);
+   * - with one on its way (sent before that end), its answer decides, and the hub stops only
+   *   {@link SharedStreams.margin} before the end: a process whose cores are busy with a start
+   *   sent the renewal in time, and Redis ran it, but read the answer late;
+   * - each time, what has come from Redis meanwhile is read first: the running clock fires its
+   *   timers before the event loop reads its sockets, so after a busy stretch the watch came
+   *   before the answer of a renewal that had succeeded long before, and the hub stopped (its
+   *   lease still this process's, taken again with a new token, a gap search later).
    */
   private watch(appId: string, app: App): void {
     app.unwatch?.();
-    app.unwatch = this.options.clock.setTimeout(
+    app.unwatch = undefined;
+    if (!app.lease || app.validUntil === undefined || this.stopped) return;
+    const { clock } = this.options;
+    const renewing = app.renewingSince !== undefined && app.renewingSince < app.validUntil;
+    const at = app.validUntil - (renewing ? this.margin : this.every);
+    const cancel = clock.setTimeout(
       () => {
-        app.unwatch = undefined;
-        if (!app.lease || this.stopped) return;
-        this.options.log.warn(
-          { app: appId },
-          `stream of app ${appId}: its lease could not be renewed in time (Redis unreachable?); stopping the stream so that whoever holds the lease next can connect`,
-        );
-        app.lapsed = app.lease;
-        app.lease = undefined;
-        this.stopHub(appId, app);
+        // Answers that came while the loop was busy are read before this one decides.
+        setImmediate(() => {
+          if (app.unwatch !== cancel) return;
+          app.unwatch = undefined;
+          if (!app.lease || this.stopped) return;
+          const now = clock.now();
+          const ending = app.validUntil! - (app.renewingSince !== undefined ? this.margin : this.every);
+          if (now < ending) return this.watch(appId, app);
+          this.lapse(appId, app, now);
+        });
       },
-      Math.max(this.every, this.ttl - this.every),
+      Math.max(0, at - clock.now()),
     );
+    app.unwatch = cancel;
+  }
+
+  /** The lease was not renewed in time (see {@link watch}): the hub stops, the lease kept to claim again. */
+  private lapse(appId: string, app: App, now: number): void {
+    this.options.log.warn(
+      { app: appId, leftMs: app.validUntil! - now },
+      `stream of app ${appId}: its lease could not be renewed in time (Redis unreachable, or this process stalled); stopping the stream so that whoever holds the lease next can connect`,
+    );
+    app.lapsed = app.lease;
+    app.lease = undefined;
+    app.validUntil = undefined;
+    this.stopHub(appId, app);
   }
 
   /** This process's connection of the app's stream closed (see {@link connectionKey}). */
@@ -685,11 +728,24 @@ export class SharedStreams {
     const leases = this.options.renewals ?? this.options.leases;
     const held = app.lease;
     if (held) {
-      if (await leases.renew(held, this.ttl)) {
-        if (app.lease === held) this.watch(appId, app);
-      } else {
+      const sentAt = this.options.clock.now();
+      app.renewingSince = sentAt;
+      let renewed: boolean;
+      try {
+        renewed = await leases.renew(held, this.ttl);
+      } finally {
+        if (app.renewingSince === sentAt) app.renewingSince = undefined;
+      }
+      // (Not held any more: its watch stopped the hub meanwhile; the lease lapsed, this process's to claim again.)
+      if (app.lease === held && renewed) {
+        app.validUntil = Math.max(app.validUntil ?? -Infinity, sentAt + this.ttl);
+        this.watch(appId, app);
+      } else if (app.lease === held) {
         this.options.log.warn({ app: appId }, `stream of app ${appId}: lease lost; another process runs it now`);
         app.lease = undefined;
+        app.validUntil = undefined;
+        app.unwatch?.();
+        app.unwatch = undefined;
         this.stopHub(appId, app);
       }
     }
@@ -772,6 +828,7 @@ export class SharedStreams {
   /** Claims the app's stream lease if free; when a dead holder's runs out before the next renewal, the renewals wake then. */
   private async claim(appId: string, app: App): Promise<boolean> {
     const leases = this.options.renewals ?? this.options.leases;
+    const sentAt = this.options.clock.now();
     const claimed = await leases.claimOrWait(`stream:${appId}`, this.options.owner, this.ttl);
     if ("freeInMs" in claimed) {
       app.freeSince = undefined;
@@ -779,6 +836,7 @@ export class SharedStreams {
       return false;
     }
     app.lease = claimed;
+    app.validUntil = sentAt + this.ttl;
     app.lapsed = undefined;
     app.freeSince = undefined;
     this.watch(appId, app);

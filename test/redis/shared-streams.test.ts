@@ -874,3 +874,95 @@ describe("shared streams: each process runs its share of the apps' streams", () 
     expect(s.clock.now()).toBeLessThan(T0 + 20_000);
   });
 });
+
+describe("shared streams: a stream lease's renewal answered late", () => {
+  /**
+   * A process on a frozen clock (ttl 9 s, renewed every 3 s) whose stream renewals' answers
+   * wait for the test once `holdAnswers` is set: each renewal reaches Redis at once and is run
+   * there, but the process reads its answer late, as a process busy with a start does.
+   */
+  const holderOf = async (prefix: string) => {
+    const clock = createClock({ frozen: true, start: T0 });
+    const redis = await connectRedis(server.url);
+    const line = await connectRedis(server.url);
+    connections.push(redis, line);
+    const leases = new Leases(redis, { prefix });
+    const renewals = new Leases(line, { prefix });
+    const answers: Array<() => void> = [];
+    const state = { holdAnswers: false };
+    const renew = renewals.renew.bind(renewals);
+    renewals.renew = async (lease, ttlMs) => {
+      const held = await renew(lease, ttlMs);
+      if (state.holdAnswers) await new Promise<void>((r) => answers.push(r));
+      return held;
+    };
+    const hubs: Array<{ closed: boolean }> = [];
+    const streams = new SharedStreams({
+      redis,
+      leases,
+      renewals,
+      owner: "A",
+      clock,
+      log: silentLogger,
+      appOf: new Map([["greeter", "app1"]]),
+      prefix,
+      ttlMs: 9_000,
+      everyMs: 3_000,
+      startHub: () => {
+        const record = { closed: false };
+        hubs.push(record);
+        return { ...fakeHub(), close: () => void (record.closed = true) };
+      },
+      onControl: () => {},
+    });
+    running.push(streams);
+    await streams.host("greeter", { userId: "1", username: "greeter", rules: [], mentions: true });
+    streams.start(); // claims the lease at T0: surely this process's until T0 + 9 s
+    await until("the hub started", () => hubs.length === 1, 10_000, 10);
+    const token = (await leases.holder("stream:app1"))!.token;
+    return { clock, leases, answers, state, hubs, streams, token };
+  };
+
+  it("a renewal that found the lease still this process's keeps the stream, however late its answer is read", async () => {
+    const p = await holderOf("late:");
+    p.state.holdAnswers = true;
+    await p.clock.advance(3_000); // the renewal is sent (and run by Redis); its answer waits
+    await until("the renewal's answer read late", () => p.answers.length === 1, 10_000, 10);
+    // Past `ttl - every` since the claim was sent: the renewal on its way decides.
+    await p.clock.advance(3_500);
+    expect(p.hubs.map((h) => h.closed)).toEqual([false]);
+    p.state.holdAnswers = false;
+    p.answers.shift()!();
+    await p.clock.advance(4_000); // past the claim's own 9 s: the late renewal's hold is what counts
+    expect(p.hubs.map((h) => h.closed)).toEqual([false]);
+    // The same claim all along: no new token, no new hub, no gap search.
+    expect((await p.leases.holder("stream:app1"))!.token).toBe(p.token);
+    await p.streams.close();
+  });
+
+  it("a renewal that finds the lease lost stops the stream when its answer is read", async () => {
+    const p = await holderOf("late-lost:");
+    p.state.holdAnswers = true;
+    await p.leases.redis.set(p.leases.key("stream:app1"), "99|B", "PX", 60_000);
+    await p.clock.advance(3_000);
+    await until("the renewal's answer read late", () => p.answers.length === 1, 10_000, 10);
+    expect(p.hubs.map((h) => h.closed)).toEqual([false]);
+    p.answers.shift()!();
+    await until("the hub stopped", () => p.hubs[0]!.closed, 10_000, 10);
+    await p.streams.close();
+  });
+
+  it("a renewal whose answer never comes stops the stream a margin before the lease's end", async () => {
+    const p = await holderOf("late-never:");
+    p.state.holdAnswers = true;
+    await p.clock.advance(3_000);
+    await until("the renewal's answer read late", () => p.answers.length === 1, 10_000, 10);
+    await p.clock.advance(4_900); // T0 + 7.9 s: the claim's 9 s less the margin (1 s) not yet reached
+    expect(p.hubs.map((h) => h.closed)).toEqual([false]);
+    await p.clock.advance(200);
+    await until("the hub stopped", () => p.hubs[0]!.closed, 10_000, 10);
+    p.state.holdAnswers = false;
+    for (const answer of p.answers.splice(0)) answer();
+    await p.streams.close();
+  });
+});
