@@ -17,7 +17,9 @@
  * - tries for each app's stream lease at every renewal (every few seconds, on the injected
  *   clock) while it runs a bot of that app and fewer streams than its share (the apps over
  *   the live processes; a lease left free for two renewals is taken share or not): when the
- *   holder dies its lease expires and another process starts the hub within a renewal or two. When the directory changed (a
+ *   holder dies its lease expires and another process starts the hub within a renewal or two;
+ *   a process holding two streams more than another that wants one hands one back
+ *   (./stream-shares.ts), so a process that joins later gets its share. When the directory changed (a
  *   bot added, changed or removed anywhere), the holder reads the entries that changed
  *   (./stream-directory.ts), and its hub is told at its next renewal and
  *   changes the app's rules by the smallest step, without reconnecting
@@ -56,6 +58,7 @@ import type { BotRules } from "../triggers/stream/rules.ts";
 import type { StreamStatus } from "../triggers/stream/status.ts";
 import { DirectoryView, type DirectoryBot, type DirectoryChange, type DirectoryKeys } from "./stream-directory.ts";
 import { readStreamMark, StreamMarkWriter, streamMarkKey } from "./stream-marks.ts";
+import { StreamShares } from "./stream-shares.ts";
 
 export type { DirectoryBot } from "./stream-directory.ts";
 
@@ -227,6 +230,10 @@ interface App {
   rulesCheckedAt?: number;
   /** Since when (this clock) this process, at its share, has seen the app's stream lease free (see {@link SharedStreams.claimShare}). */
   freeSince?: number;
+  /** The hub's routed posts being handed to their bots' processes ({@link SharedStreams.handOff}), until it closes. */
+  handing?: Promise<void>;
+  /** Its stream being handed back to a process that wants it ({@link SharedStreams.handBack}): its hub not started again. */
+  leaving?: Promise<void>;
 }
 
 /** The apps' streams of one process; see the module comment. */
@@ -252,8 +259,10 @@ export class SharedStreams {
   private unlisten: (() => void) | undefined;
   /** The handoff entries read for the bots running here, for hosting to take ({@link take}). */
   private readonly handed = new PullQueue<HandedEntry>();
-  /** {@link appCount} as last counted, and for how many bots. */
-  private appsCounted: { bots: number; apps: number } | undefined;
+  /** The deployment's apps as last counted ({@link appIds}), and for how many bots. */
+  private appsCounted: { bots: number; apps: string[] } | undefined;
+  /** Which stream this process hands back to another that wants one (./stream-shares.ts). */
+  private readonly shares: StreamShares;
 
   constructor(private readonly options: SharedStreamsOptions) {
     this.ttl = options.ttlMs ?? 9_000;
@@ -261,6 +270,13 @@ export class SharedStreams {
     this.margin = this.every / 3;
     this.keys = redisKeys(options.redis, options.prefix);
     this.prefix = this.keys.prefix;
+    this.shares = new StreamShares({
+      leases: options.renewals ?? options.leases,
+      keys: this.keys,
+      owner: options.owner,
+      wantMs: OVERDUE_RENEWALS * this.every,
+      settleMs: OVERDUE_RENEWALS * this.every,
+    });
   }
 
   /**
@@ -436,6 +452,7 @@ export class SharedStreams {
     this.wakeTimer = undefined;
     await this.loop;
     for (const [appId, app] of this.apps) {
+      await app.leaving;
       app.unwatch?.();
       await this.stopHub(appId, app);
       const lease = app.lease ?? app.lapsed;
@@ -628,7 +645,7 @@ export class SharedStreams {
 
   /** After a renewal: the app's hub tended while this process holds its lease, unless that is still under way. */
   private tendHeld(appId: string, app: App): void {
-    if (!app.lease || app.tending || this.stopped) return;
+    if (!app.lease || app.tending || app.leaving || this.stopped) return;
     app.tending = this.tend(appId, app)
       .catch((err: unknown) => this.failed(appId, err))
       .finally(() => (app.tending = undefined));
@@ -769,17 +786,22 @@ export class SharedStreams {
    */
   private async claimShare(apps: ReadonlyArray<[string, App]>): Promise<void> {
     const free = apps.filter(([, app]) => !app.lease && app.hosted.size > 0);
-    if (free.length === 0 || this.stopped) return;
-    let held = apps.filter(([, app]) => app.lease).length;
+    const mine = apps.filter(([, app]) => app.lease).map(([appId]) => appId);
+    if ((free.length === 0 && mine.length < 2) || this.stopped) return;
+    let held = mine.length;
     const leases = this.options.renewals ?? this.options.leases;
     const members = await leases
       .liveMembers(this.options.owner)
       .catch((): { live: number; othersRunOutInMs?: number } => ({ live: 0 }));
     // A member that died leaves the count when its entry runs out: a process at its share looks again then.
     if (members.othersRunOutInMs !== undefined) this.wakeWhenFree(members.othersRunOutInMs);
-    const share = members.live > 1 ? Math.ceil(this.appCount() / members.live) : Infinity;
+    const share = members.live > 1 ? Math.ceil(this.appIds().length / members.live) : Infinity;
+    if (members.live > 1) await this.handBackOne(apps);
+    if (free.length === 0) return;
     const turn = [...this.options.owner].reduce((sum, c) => sum + c.charCodeAt(0), 0) % free.length;
     const atShare: Array<[string, App]> = [];
+    /** Refused below the share: another process holds them (see ./stream-shares.ts). */
+    const refused: string[] = [];
     for (const [appId, app] of [...free.slice(turn), ...free.slice(0, turn)]) {
       if (this.stopped) return;
       // A lease this process stopped using is its own to claim again (others are refused while it lives).
@@ -787,8 +809,13 @@ export class SharedStreams {
         atShare.push([appId, app]);
         continue;
       }
-      if (await this.claim(appId, app).catch((err: unknown) => void this.failed(appId, err))) held++;
+      const claimed = await this.claim(appId, app).catch((err: unknown) => void this.failed(appId, err));
+      if (claimed) held++;
+      else if (claimed === false) refused.push(appId);
     }
+    // Still below the share, with streams others hold: a holder of two more than this process hands one back.
+    if (held < share && refused.length > 0)
+      await this.shares.want(refused).catch((err: unknown) => this.failed(refused[0]!, err));
     // At its share, each free lease is looked at all at once (a process holding one of four
     // streams sees three free every renewal): one after another, they held its renewals back.
     await Promise.all(
@@ -800,6 +827,57 @@ export class SharedStreams {
         }
       }),
     );
+  }
+
+  /**
+   * When this process holds two streams or more than another process that wants one of them,
+   * one is handed back (./stream-shares.ts), in the background: the next renewal does not wait
+   * for its hub to close. None while another is being handed back.
+   */
+  private async handBackOne(apps: ReadonlyArray<[string, App]>): Promise<void> {
+    const mine = apps.filter(([, app]) => app.lease);
+    if (mine.length < 2 || mine.some(([, app]) => app.leaving)) return;
+    const { clock, log } = this.options;
+    const chosen = await this.shares
+      .toHandBack(
+        mine.map(([appId]) => appId),
+        this.appIds(),
+        clock.now(),
+      )
+      .catch((err: unknown) => void this.failed(mine[0]![0], err));
+    const app = chosen && this.apps.get(chosen.appId);
+    if (!chosen || !app?.lease || app.leaving || this.stopped) return;
+    log.info(
+      { app: chosen.appId, to: chosen.to, held: mine.length, theirs: chosen.theirs },
+      `stream of app ${chosen.appId}: this process runs ${mine.length} apps' streams, ${chosen.to} runs ${chosen.theirs} and wants one; handing this one back (its next holder resumes where it left off)`,
+    );
+    this.shares.handedBack(chosen.appId, clock.now());
+    app.leaving = this.handBack(chosen.appId, app, app.lease)
+      .catch((err: unknown) => this.failed(chosen.appId, err))
+      .finally(() => (app.leaving = undefined));
+  }
+
+  /**
+   * Hands the app's stream back: its hub stopped (its connection closed, and said so), what it
+   * routed handed to the bots' processes, its last mark written (fenced by the lease, still
+   * held), and only then the lease given back. The process that claims it next resumes from
+   * that mark (a gap search); the renewals keep the lease meanwhile.
+   */
+  private async handBack(appId: string, app: App, lease: Lease): Promise<void> {
+    await app.tending;
+    const marks = app.marks;
+    const handing = app.handing;
+    await this.stopHub(appId, app);
+    await handing;
+    await marks?.settled();
+    if (app.lease !== lease && app.lapsed !== lease) return; // lost meanwhile: nothing to give back
+    app.unwatch?.();
+    app.unwatch = undefined;
+    app.lease = undefined;
+    app.lapsed = undefined;
+    app.validUntil = undefined;
+    app.freeSince = undefined;
+    await (this.options.renewals ?? this.options.leases).release(lease);
   }
 
   /**
@@ -817,11 +895,11 @@ export class SharedStreams {
     return now - app.freeSince >= OVERDUE_RENEWALS * this.every;
   }
 
-  /** How many apps the deployment's bots are of (the same bot files in every process), counted again when the bots' number changes. */
-  private appCount(): number {
+  /** The apps the deployment's bots are of (the same bot files in every process), counted again when the bots' number changes. */
+  private appIds(): string[] {
     const { appOf } = this.options;
     if (this.appsCounted?.bots !== appOf.size)
-      this.appsCounted = { bots: appOf.size, apps: new Set(appOf.values()).size };
+      this.appsCounted = { bots: appOf.size, apps: [...new Set(appOf.values())] };
     return this.appsCounted.apps;
   }
 
@@ -898,7 +976,10 @@ export class SharedStreams {
       onMark: (mark) => marks.save(mark),
     });
     app.hub = hub;
-    void this.handOff(appId, app.writer, hub);
+    const handing: Promise<void> = this.handOff(appId, app.writer, hub).finally(() => {
+      if (app.handing === handing) app.handing = undefined;
+    });
+    app.handing = handing;
   }
 
   /**

@@ -43,6 +43,8 @@ export interface ScaleWorldOptions {
   rule?: string;
   /** One redis-server (default), or a Redis Cluster of three masters. */
   redis?: "server" | "cluster";
+  /** How many apps the bots are spread over, by turns (default one: every bot of the pro plan's app). */
+  apps?: number;
 }
 
 export interface ScaleProc {
@@ -143,10 +145,15 @@ export function scaleWorld(options: ScaleWorldOptions): ScaleWorld {
         mentions: mentions === "poll" ? { via: "poll" as const } : {},
         ...(rule !== undefined ? { stream: [{ value: rule }] } : {}),
       };
+      const apps = options.apps ?? 1;
+      const appOf = (i: number) => (apps > 1 ? { app: { consumer_key: `app-${i % apps}`, consumer_secret: "-" } } : {});
       hosted = await provisionBots(
         sandbox,
-        names.map((name) =>
-          testBotConfig({ name, plan: "pro", triggers, plugins: { [plugin.name]: {} } }, { [plugin.name]: plugin }),
+        names.map((name, i) =>
+          testBotConfig(
+            { name, plan: "pro", ...appOf(i), triggers, plugins: { [plugin.name]: {} } },
+            { [plugin.name]: plugin },
+          ),
         ),
       );
     },

@@ -699,7 +699,7 @@ describe("shared streams: each process runs its share of the apps' streams", () 
   const processOf = async (
     prefix: string,
     owner: string,
-    hubs: Array<{ by: string; app: string }>,
+    hubs: Array<{ by: string; app: string; closed?: boolean }>,
     options: { everyMs?: number; appOf?: Map<string, string> } = {},
   ) => {
     const everyMs = options.everyMs ?? 1_000;
@@ -720,8 +720,18 @@ describe("shared streams: each process runs its share of the apps' streams", () 
       ttlMs: 60_000,
       everyMs,
       startHub: (request) => {
-        hubs.push({ by: owner, app: request.appId });
-        return fakeHub();
+        const record = { by: owner, app: request.appId, closed: false };
+        // Two hubs of one app open at once would be two connections, which the service refuses.
+        if (hubs.some((h) => h.app === request.appId && h.closed === false)) twice.push(request.appId);
+        hubs.push(record);
+        const hub = fakeHub();
+        return {
+          ...hub,
+          close: () => {
+            record.closed = true;
+            hub.close();
+          },
+        };
       },
       onControl: () => {},
     });
@@ -742,9 +752,59 @@ describe("shared streams: each process runs its share of the apps' streams", () 
     );
   const heldBy = (hubs: Array<{ by: string; app: string }>, owners: string[]) =>
     owners.map((o) => hubs.filter((h) => h.by === o).length);
+  /** The apps whose hub was started while another hub of the app was still open. */
+  const twice: string[] = [];
+  afterEach(() => void twice.splice(0));
+  /** How many hubs each owner has open now. */
+  const openBy = (hubs: Array<{ by: string; closed?: boolean }>, owners: string[]) =>
+    owners.map((o) => hubs.filter((h) => h.by === o && h.closed === false).length);
 
-  it("four processes starting one after another with bots of four apps run one app's stream each; a dead one's goes to a survivor within its share", async () => {
-    const hubs: Array<{ by: string; app: string }> = [];
+  it("a process that started alone with both apps' streams hands one back when another joins: each runs one, and it stays so", async () => {
+    const hubs: Array<{ by: string; app: string; closed?: boolean }> = [];
+    const apps = new Map(["P0", "P1"].flatMap((p) => ["app0", "app1"].map((a): [string, string] => [`${p}-${a}`, a])));
+    const a = await processOf("handback:", "P0", hubs, { appOf: apps });
+    await hostEvery(a, ["app0", "app1"]);
+    a.streams.start(); // alone: its share is every stream
+    await firstRenewal(a);
+    await until("both hubs started", () => hubs.length === 2, 10_000, 10);
+    expect(openBy(hubs, ["P0"])).toEqual([2]);
+    // P1 joins (a restart): it runs bots of both apps; both streams are P0's.
+    const b = await processOf("handback:", "P1", hubs, { appOf: apps });
+    await hostEvery(b, ["app0", "app1"]);
+    b.streams.start();
+    await firstRenewal(b);
+    for (let i = 0; i < 5 && openBy(hubs, ["P1"])[0] === 0; i++) await Promise.all([a.renewal(), b.renewal()]);
+    await until("each runs one stream", () => openBy(hubs, ["P0", "P1"]).join() === "1,1", 10_000, 10);
+    expect(hubs).toHaveLength(3); // one hub stopped and one started, no more
+    // Members come and go: nothing moves back and forth.
+    for (let i = 0; i < 6; i++) await Promise.all([a.renewal(), b.renewal()]);
+    expect(hubs).toHaveLength(3);
+    expect(openBy(hubs, ["P0", "P1"])).toEqual([1, 1]);
+    expect(twice).toEqual([]);
+  });
+
+  it("a process counted among the members that runs no bot of the apps draws no stream away", async () => {
+    const hubs: Array<{ by: string; app: string; closed?: boolean }> = [];
+    const apps = new Map([
+      ["P0-app0", "app0"],
+      ["P0-app1", "app1"],
+    ]);
+    const a = await processOf("nowant:", "P0", hubs, { appOf: apps });
+    await hostEvery(a, ["app0", "app1"]);
+    a.streams.start();
+    await firstRenewal(a);
+    await until("both hubs started", () => hubs.length === 2, 10_000, 10);
+    // P1 announced itself (loading its bots, or running none of these apps): a share of one each.
+    const b = await processOf("nowant:", "P1", hubs, { appOf: apps });
+    b.streams.start();
+    await firstRenewal(b);
+    for (let i = 0; i < 6; i++) await Promise.all([a.renewal(), b.renewal()]);
+    expect(hubs).toHaveLength(2);
+    expect(openBy(hubs, ["P0", "P1"])).toEqual([2, 0]);
+  });
+
+  it("four processes starting one after another with bots of four apps run one app's stream each; a dead one's goes to a survivor within its share, and back to the process that restarts", async () => {
+    const hubs: Array<{ by: string; app: string; closed?: boolean }> = [];
     const processes: Process[] = [];
     // Every process announced itself before any starts its bots (as processes started together do).
     for (const owner of ["P0", "P1", "P2", "P3"]) processes.push(await processOf("share:", owner, hubs));
@@ -763,6 +823,7 @@ describe("shared streams: each process runs its share of the apps' streams", () 
     const dead = processes[2]!;
     const orphan = hubs.find((h) => h.by === "P2")!.app;
     dead.redis.disconnect();
+    hubs.find((h) => h.by === "P2")!.closed = true; // the service sees a dead process's connection go
     const admin = await connectRedis(server.url);
     connections.push(admin);
     await admin.zrem(dead.leases.membersKey, "P2");
@@ -779,6 +840,25 @@ describe("shared streams: each process runs its share of the apps' streams", () 
     // Three processes, four streams: a share of two; the orphan went to one survivor, the others kept theirs.
     expect(heldBy(hubs, ["P0", "P1", "P3"]).sort()).toEqual([1, 1, 2]);
     expect(hubs.filter((h) => h.app === orphan && h.by !== "P2")).toHaveLength(1);
+
+    // P2 comes back (a restart: a new process): the survivor running two streams hands one to it.
+    const back = await processOf("share:", "P4", hubs);
+    for (const app of APPS)
+      await back.streams.host(`P2-${app}`, { userId: "1", username: "x", rules: [], mentions: true });
+    back.streams.start();
+    await firstRenewal(back);
+    const four = [...survivors, back];
+    for (let i = 0; i < 5 && openBy(hubs, ["P4"])[0] === 0; i++) await Promise.all(four.map((p) => p.renewal()));
+    await until(
+      "each of the four runs one stream",
+      () => openBy(hubs, ["P0", "P1", "P3", "P4"]).join() === "1,1,1,1",
+      10_000,
+      10,
+    );
+    for (let i = 0; i < 3; i++) await Promise.all(four.map((p) => p.renewal()));
+    expect(openBy(hubs, ["P0", "P1", "P3", "P4"])).toEqual([1, 1, 1, 1]);
+    expect(hubs).toHaveLength(6); // the first four, the orphan's at a survivor, then at P4
+    expect(twice).toEqual([]);
   });
 
   it("keeps its renewals an interval apart when a busy process's look at a free lease is slow", async () => {
