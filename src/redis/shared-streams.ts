@@ -234,6 +234,12 @@ interface App {
   handing?: Promise<void>;
   /** Its stream being handed back to a process that wants it ({@link SharedStreams.handBack}): its hub not started again. */
   leaving?: Promise<void>;
+  /**
+   * Its stream was handed back and nobody was seen holding it since: it is claimed again only
+   * as a process at its share claims one (left free for two renewals), not at once as one
+   * below its share would: it went to a process that wants it.
+   */
+  gaveBack?: boolean;
 }
 
 /** The apps' streams of one process; see the module comment. */
@@ -805,7 +811,7 @@ export class SharedStreams {
     for (const [appId, app] of [...free.slice(turn), ...free.slice(0, turn)]) {
       if (this.stopped) return;
       // A lease this process stopped using is its own to claim again (others are refused while it lives).
-      if (held >= share && !app.lapsed) {
+      if ((held >= share || app.gaveBack) && !app.lapsed) {
         atShare.push([appId, app]);
         continue;
       }
@@ -877,6 +883,7 @@ export class SharedStreams {
     app.lapsed = undefined;
     app.validUntil = undefined;
     app.freeSince = undefined;
+    app.gaveBack = true;
     await (this.options.renewals ?? this.options.leases).release(lease);
   }
 
@@ -889,6 +896,7 @@ export class SharedStreams {
     const now = this.options.clock.now();
     if (await leases.holder(`stream:${appId}`)) {
       app.freeSince = undefined;
+      app.gaveBack = undefined;
       return false;
     }
     app.freeSince ??= now;
@@ -917,6 +925,7 @@ export class SharedStreams {
     app.validUntil = sentAt + this.ttl;
     app.lapsed = undefined;
     app.freeSince = undefined;
+    app.gaveBack = undefined;
     this.watch(appId, app);
     this.options.log.info({ app: appId }, `stream of app ${appId}: this process holds it now`);
     return true;

@@ -783,6 +783,31 @@ describe("shared streams: each process runs its share of the apps' streams", () 
     expect(twice).toEqual([]);
   });
 
+  it("a process below its share that handed a stream back leaves it to the one that wants it", async () => {
+    const hubs: Array<{ by: string; app: string; closed?: boolean }> = [];
+    // Three apps, the third's bots run nowhere: with two processes the share is two streams.
+    const apps = new Map([
+      ...["P0", "P1"].flatMap((p) => ["app0", "app1"].map((a): [string, string] => [`${p}-${a}`, a])),
+      ["P9-app2", "app2"],
+    ]);
+    const a = await processOf("gaveback:", "P0", hubs, { appOf: apps });
+    await hostEvery(a, ["app0", "app1"]);
+    a.streams.start();
+    await firstRenewal(a);
+    await until("both hubs started", () => hubs.length === 2, 10_000, 10);
+    const b = await processOf("gaveback:", "P1", hubs, { appOf: apps });
+    await hostEvery(b, ["app0", "app1"]);
+    b.streams.start();
+    await firstRenewal(b);
+    // P0 holds two (its share) and P1 none: one goes to P1, and P0, below its share now, does
+    // not take it back before P1 can.
+    for (let i = 0; i < 5 && openBy(hubs, ["P1"])[0] === 0; i++) await Promise.all([b.renewal(), a.renewal()]);
+    await until("each runs one stream", () => openBy(hubs, ["P0", "P1"]).join() === "1,1", 10_000, 10);
+    for (let i = 0; i < 6; i++) await Promise.all([a.renewal(), b.renewal()]);
+    expect(hubs).toHaveLength(3);
+    expect(twice).toEqual([]);
+  });
+
   it("a process counted among the members that runs no bot of the apps draws no stream away", async () => {
     const hubs: Array<{ by: string; app: string; closed?: boolean }> = [];
     const apps = new Map([
