@@ -508,8 +508,6 @@ export class SharedStreams {
     app.unwatch = undefined;
     if (!app.lease || app.validUntil === undefined || this.stopped) return;
     const { clock } = this.options;
-    const renewing = app.renewingSince !== undefined && app.renewingSince < app.validUntil;
-    const at = app.validUntil - (renewing ? this.margin : this.every);
     const cancel = clock.setTimeout(
       () => {
         // Answers that came while the loop was busy are read before this one decides.
@@ -518,14 +516,20 @@ export class SharedStreams {
           app.unwatch = undefined;
           if (!app.lease || this.stopped) return;
           const now = clock.now();
-          const ending = app.validUntil! - (app.renewingSince !== undefined ? this.margin : this.every);
-          if (now < ending) return this.watch(appId, app);
+          if (now < this.stopAt(app)) return this.watch(appId, app);
           this.lapse(appId, app, now);
         });
       },
-      Math.max(0, at - clock.now()),
+      Math.max(0, this.stopAt(app) - clock.now()),
     );
     app.unwatch = cancel;
+  }
+
+  /** When the hub stops unless its lease is renewed before (see {@link watch}). */
+  private stopAt(app: App): number {
+    const validUntil = app.validUntil ?? -Infinity;
+    const renewing = app.renewingSince !== undefined && app.renewingSince < validUntil;
+    return validUntil - (renewing ? this.margin : this.every);
   }
 
   /** The lease was not renewed in time (see {@link watch}): the hub stops, the lease kept to claim again. */
@@ -789,6 +793,8 @@ export class SharedStreams {
    * {@link OVERDUE_RENEWALS} renewals is claimed share or not: no process under its share
    * runs a bot of that app, and a stream must not stay unrun. The apps are tried in an order
    * of this process's own, so processes starting together seldom race for the same one.
+   * Still below its share, with streams others hold, a process says it wants one; and one
+   * holding two streams more than a process that wants one hands one back (./stream-shares.ts).
    */
   private async claimShare(apps: ReadonlyArray<[string, App]>): Promise<void> {
     const free = apps.filter(([, app]) => !app.lease && app.hosted.size > 0);
