@@ -115,6 +115,12 @@ export interface BotClaimsOptions {
 export const HOST_CONCURRENCY = 64;
 
 /**
+ * How long the other bots claimed wait at most for those with posts waiting to start by
+ * themselves (BotClaims `startAll`): a start is a dozen round trips, tens of ms alone.
+ */
+const URGENT_ALONE_MS = 1_000;
+
+/**
  * Claim rounds at most in one look for free bots: a round that lost races to another process
  * is followed by another at once (./share-split.ts keeps those few: two rounds, three when
  * the processes' views of each other differed).
@@ -800,8 +806,9 @@ export class BotClaims implements Holding {
 
   /**
    * Starts the bots claimed, `hostConcurrency` at a time: first those work came for before
-   * the claim ({@link hurry}), in the order it came, then the others in claim order; one work
-   * comes for while it waits for its turn starts at once, beside them.
+   * the claim ({@link hurry}), in the order it came, by themselves (the others wait until they
+   * started, or {@link URGENT_ALONE_MS}), then the others in claim order; one work comes for
+   * while it waits for its turn starts at once, beside them.
    */
   private async startAll(
     claimed: Array<[string, Held]>,
@@ -821,15 +828,33 @@ export class BotClaims implements Holding {
     const atOnce: Array<Promise<void>> = [];
     this.queued = queued;
     this.startNow = (bot, h) => void atOnce.push(start([bot, h]));
-    const worker = async () => {
-      for (let [item] = queued; item; [item] = queued) {
+    const urgent = new Set(first);
+    const worker = (urgentOnly: boolean) => async () => {
+      for (let [item] = queued; item && (!urgentOnly || urgent.has(item[0])); [item] = queued) {
         queued.delete(item[0]);
         await start(item);
       }
     };
+    const concurrency = this.options.hostConcurrency ?? HOST_CONCURRENCY;
     try {
-      const workers = Math.min(this.options.hostConcurrency ?? HOST_CONCURRENCY, queued.size);
-      await Promise.all(Array.from({ length: workers }, worker));
+      // Those with posts waiting start by themselves: beside a batch of others, each of their
+      // dozen round trips waited for the others' work of the same turn (64 bots' on a survivor
+      // busy taking over thousands). Not for long: one that hangs (a service slow to answer
+      // who its account is) does not hold the others back.
+      if (first.length > 0) {
+        const alone = new AbortController();
+        const urgentStarts = Promise.all(
+          Array.from({ length: Math.min(concurrency, first.length) }, worker(true)),
+        ).then(() => undefined);
+        await Promise.race([
+          urgentStarts,
+          this.options.clock.sleep(URGENT_ALONE_MS, alone.signal).catch(() => undefined),
+        ]);
+        alone.abort();
+        atOnce.push(urgentStarts);
+      }
+      const workers = Math.min(concurrency, queued.size);
+      await Promise.all(Array.from({ length: workers }, worker(false)));
     } finally {
       this.queued = undefined;
       this.startNow = undefined;

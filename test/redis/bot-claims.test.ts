@@ -360,6 +360,104 @@ describe("the bots of a process that died, with posts waiting for some", () => {
       redis.disconnect();
     }
   });
+
+  it("start those work came for by themselves, the others once they started or a second passed", async () => {
+    const prefix = "alone:";
+    const bots = BOTS.slice(0, 40);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    const theirs = bots.filter((_, i) => i % 2 === 1);
+    await anotherHolds(leases, "D", theirs, 3_600_000);
+    const clock = createClock({ frozen: true, start: 0 });
+    const events: string[] = [];
+    /** The bot whose start hangs until the test lets it go (none: every start takes a few turns). */
+    let hanging: string | undefined;
+    let release = () => {};
+    const claims = claimsOf({
+      redis,
+      leases,
+      owner: "P1",
+      bots,
+      clock,
+      ttlMs: 9_000,
+      everyMs: 3_000,
+      hostConcurrency: 8,
+      async host(bot) {
+        events.push(`start ${bot}`);
+        if (bot === hanging) await new Promise<void>((r) => (release = r));
+        else for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        events.push(`end ${bot}`);
+      },
+    });
+    const dies = async (which: readonly string[]) => {
+      await admin.zrem(leases.membersKey, "D");
+      await admin.del(...which.map((b) => leases.key(`bot:${b}`)));
+    };
+    try {
+      await claims.start();
+      // Posts for two of D's bots, then D dies: those two start and end before any other starts.
+      claims.hurry(theirs[12]!);
+      claims.hurry(theirs[3]!);
+      await dies(theirs);
+      events.length = 0;
+      await clock.advance(3_000);
+      await vi.waitFor(() => expect(events.filter((e) => e.startsWith("end"))).toHaveLength(20), {
+        timeout: 10_000,
+        interval: 5,
+      });
+      expect(events.slice(0, 4).sort()).toEqual(
+        [`end ${theirs[12]}`, `end ${theirs[3]}`, `start ${theirs[12]}`, `start ${theirs[3]}`].sort(),
+      );
+
+      // One of them hangs (its service slow): the others start a second later all the same.
+      await anotherHolds(leases, "D", theirs, 3_600_000);
+      await claims.stop();
+      const again = claimsOf({
+        redis,
+        leases,
+        owner: "P2",
+        bots: theirs,
+        clock,
+        ttlMs: 9_000,
+        everyMs: 3_000,
+        hostConcurrency: 8,
+        async host(bot) {
+          events.push(`start ${bot}`);
+          if (bot === hanging) await new Promise<void>((r) => (release = r));
+          events.push(`end ${bot}`);
+        },
+      });
+      try {
+        await again.start();
+        hanging = theirs[5];
+        again.hurry(theirs[5]!);
+        events.length = 0;
+        await dies(theirs);
+        await clock.advance(3_000);
+        await vi.waitFor(() => expect(events).toContain(`start ${theirs[5]}`), { timeout: 10_000, interval: 5 });
+        for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+        expect(events).toEqual([`start ${theirs[5]}`]);
+        await clock.advance(1_000);
+        await vi.waitFor(
+          () => {
+            const starts = events.filter((e) => e.startsWith("start"));
+            expect(starts.length).toBeGreaterThan(2);
+            expect(events.filter((e) => e.startsWith("end"))).toHaveLength(starts.length - 1);
+          },
+          { timeout: 10_000, interval: 5 },
+        );
+        release();
+        await vi.waitFor(() => expect(events).toContain(`end ${theirs[5]}`), { timeout: 10_000, interval: 5 });
+      } finally {
+        release();
+        await again.stop();
+      }
+    } finally {
+      release();
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
 });
 
 /**
