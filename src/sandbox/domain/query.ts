@@ -373,7 +373,8 @@ const SET_OPERATORS = {
   from: (f: PostFacts) => [f.authorUsername, f.authorId],
   to: (f: PostFacts) => [f.inReplyToUsername, f.inReplyToUserId],
 } satisfies Partial<Record<Operator, (f: PostFacts) => ReadonlyArray<string | undefined>>>;
-type SetOperator = keyof typeof SET_OPERATORS;
+/** An operator that holds when one of the post's values equals its own (see {@link requiredValues}). */
+export type SetOperator = keyof typeof SET_OPERATORS;
 const isSetOperator = (name: Operator): name is SetOperator => name in SET_OPERATORS;
 
 /** Whether a post (by its facts) matches a query. */
@@ -381,20 +382,27 @@ export function matches(query: Query, facts: PostFacts): boolean {
   return evaluate(query.root, facts);
 }
 
+/** One value of a post (or of a query) under a {@link SetOperator}: `@ann` is `{ op: "mention", value: "ann" }`. */
+export interface OpValue {
+  op: SetOperator;
+  value: string;
+}
+
 /**
- * Values of which a post must have at least one for the query to match it, as `op value`
- * keys (see {@link valueKeysOf}), or undefined when the query requires none of them (a
- * keyword, a negation...). Lets a stream find the few rules a post can match among
- * thousands (the packed mention rules of 10,000 bots each require one of their `@name`s
- * or `to:name`s) without testing every rule.
+ * Values of which a post must have at least one for the query to match it (see
+ * {@link valueKeysOf}), or undefined when the query requires none of them (a keyword, a
+ * negation...). Lets a stream find the few rules a post can match among thousands (the
+ * packed mention rules of 10,000 bots each require one of their `@name`s or `to:name`s)
+ * without testing every rule. The values are the query's own strings, not new keys made of
+ * operator and value: a stream keeps them in its index for as long as the rule stands.
  */
-export function requiredValues(query: Query): string[] | undefined {
-  const of = (node: QueryNode): string[] | undefined => {
+export function requiredValues(query: Query): OpValue[] | undefined {
+  const of = (node: QueryNode): OpValue[] | undefined => {
     switch (node.kind) {
       case "op":
-        return isSetOperator(node.name) ? [valueKey(node.name, node.value)] : undefined;
+        return isSetOperator(node.name) ? [{ op: node.name, value: node.value }] : undefined;
       case "or": {
-        const all: string[] = [];
+        const all: OpValue[] = [];
         for (const c of node.children) {
           const keys = of(c);
           if (!keys) return undefined;
@@ -403,7 +411,7 @@ export function requiredValues(query: Query): string[] | undefined {
         return all;
       }
       case "and": {
-        let best: string[] | undefined;
+        let best: OpValue[] | undefined;
         for (const c of node.children) {
           const keys = of(c);
           if (keys && (!best || keys.length < best.length)) best = keys;
@@ -417,12 +425,12 @@ export function requiredValues(query: Query): string[] | undefined {
   return of(query.root);
 }
 
-const valueKey = (name: SetOperator, value: string) => `${name} ${value}`;
+const SET_OPERATOR_NAMES = Object.keys(SET_OPERATORS) as SetOperator[];
 
-/** The `op value` keys a post has, one per value of each of {@link SET_OPERATORS} (see {@link requiredValues}). */
-export function valueKeysOf(f: PostFacts): string[] {
-  const keys: string[] = [];
-  for (const name of Object.keys(SET_OPERATORS) as SetOperator[])
-    for (const v of SET_OPERATORS[name](f)) if (v !== undefined) keys.push(valueKey(name, v));
+/** The values a post has, one per value of each of {@link SET_OPERATORS} (see {@link requiredValues}). */
+export function valueKeysOf(f: PostFacts): OpValue[] {
+  const keys: OpValue[] = [];
+  for (const op of SET_OPERATOR_NAMES)
+    for (const value of SET_OPERATORS[op](f)) if (value !== undefined) keys.push({ op, value });
   return keys;
 }

@@ -17,7 +17,7 @@ import { ApiProblem } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
 import { PROBLEM_TYPE_BASE } from "../../api/types.ts";
 import { postFacts, visibleTo } from "./posts.ts";
-import { matches, requiredValues, valueKeysOf, type PostFacts } from "./query.ts";
+import { matches, requiredValues, valueKeysOf, type OpValue, type PostFacts, type SetOperator } from "./query.ts";
 import { compiledRule, rulesOf, type RuleRecord } from "./rules.ts";
 
 const open = new WeakMap<object, Set<string>>();
@@ -64,8 +64,8 @@ export function matchingRules(
   const rules = rulesOf(ctx, appId);
   const index = ruleIndexOf(rules);
   const candidates = [...index.always];
-  for (const key of keysOf(facts)) {
-    const hit = index.byValue.get(key);
+  for (const { op, value } of keysOf(facts)) {
+    const hit = index.byValue.get(op)?.get(value);
     if (typeof hit === "number") candidates.push(hit);
     else if (hit) candidates.push(...hit);
   }
@@ -84,18 +84,18 @@ export function matchingRules(
  * new post in turn (one per app), and the keys are the same for each. One post remembered,
  * not every post's keys for as long as the post lives.
  */
-function keysOf(facts: PostFacts): readonly string[] {
+function keysOf(facts: PostFacts): readonly OpValue[] {
   if (lastKeys.facts !== facts) lastKeys = { facts, keys: valueKeysOf(facts) };
   return lastKeys.keys;
 }
-let lastKeys: { facts?: PostFacts; keys: readonly string[] } = { keys: [] };
+let lastKeys: { facts?: PostFacts; keys: readonly OpValue[] } = { keys: [] };
 
 /**
- * An app's rules by the values a post must have to match them (a rule's position, or the
- * positions of several rules sharing the value), and the rules that need none.
+ * An app's rules by the values a post must have to match them, per operator (a rule's
+ * position, or the positions of several rules sharing the value), and the rules that need none.
  */
 interface RuleIndex {
-  byValue: Map<string, number | number[]>;
+  byValue: Map<SetOperator, Map<string, number | number[]>>;
   always: number[];
 }
 
@@ -104,8 +104,9 @@ interface RuleIndex {
  * every rule of an app with 10,000 bots' packed mention rules (~250) kept the sandbox busy
  * in a flood, and so slowed every reply measured through it. A post is now tested only
  * against the rules it can match (by {@link requiredValues}), and those that require nothing.
- * A value most often belongs to one rule (a bot's `@name` to its packed rule): its position
- * is kept bare, not in an array of one, which with 100,000 bots' rules was 200,000 arrays.
+ * With 100,000 bots' rules the index holds 200,000 values: each is the rule's own string,
+ * under its operator (not a new `op value` key), and a value most often belongs to one rule
+ * (a bot's `@name` to its packed rule), so its position is kept bare, not in an array of one.
  */
 const ruleIndexes = new WeakMap<readonly RuleRecord[], RuleIndex>();
 
@@ -116,11 +117,14 @@ function ruleIndexOf(rules: readonly RuleRecord[]): RuleIndex {
     rules.forEach((r, i) => {
       const keys = requiredValues(compiledRule(r.value));
       if (!keys) return void made.always.push(i);
-      for (const key of new Set(keys)) {
-        const had = made.byValue.get(key);
-        if (had === undefined) made.byValue.set(key, i);
-        else if (typeof had === "number") made.byValue.set(key, [had, i]);
-        else had.push(i);
+      for (const { op, value } of keys) {
+        let values = made.byValue.get(op);
+        if (!values) made.byValue.set(op, (values = new Map()));
+        const had = values.get(value);
+        if (had === undefined) values.set(value, i);
+        else if (typeof had === "number") {
+          if (had !== i) values.set(value, [had, i]);
+        } else if (!had.includes(i)) had.push(i);
       }
     });
     ruleIndexes.set(rules, made);
