@@ -12,7 +12,7 @@
  * |---|---|---|
  * | a bot | `{b<bucket>}` | its claim and fence, the heartbeat of each process holding bots of the bucket, its state hash, its handoff stream, its caps' windows |
  * | an account | `{u<bucket>}` | its windows and pauses, its state hash |
- * | an app | `{a:<app id>}` | its stream lease, handoff bell, directory and state, stream mark, windows, pauses, read counts, status parts, state hash |
+ * | an app | `{a:<app id>}` | its stream lease and who asks for it, handoff bell, directory and state, stream mark, windows, pauses, read counts, status parts, state hash |
  * | the deployment | `{d}` | the members, the fleet, sign-ins in progress, the shared state hashes, the bot files' index |
  *
  * e.g. `postbot:{b417}:lease:bot:greeter` and `postbot:{b417}:state:bots/greeter`. A bot's
