@@ -9,7 +9,7 @@
  * otherwise cost minutes.
  */
 import { compareIds, type SandboxPost } from "../model/index.ts";
-import { parseEntities } from "../../api/text/entities.ts";
+import { entitiesOf } from "./post-entities.ts";
 
 interface PostIndex {
   /** Live posts, newest first. */
@@ -70,7 +70,7 @@ function listRefs(lists: RefLists, p: SandboxPost, add: boolean): void {
   if (p.repost_of_id !== undefined) return;
   listed(lists.repliesTo, p.in_reply_to_user_id, p, add);
   if (!p.text.includes("@")) return;
-  const names = new Set((parseEntities(p.text).mentions ?? []).map((m) => m.username.toLowerCase()));
+  const names = new Set((entitiesOf(p).mentions ?? []).map((m) => m.username.toLowerCase()));
   for (const name of names) listed(lists.mentions, name, p, add);
 }
 

@@ -10,7 +10,6 @@
  * - a deleted post, or one whose author is deactivated, is "not found"; one whose author
  *   is suspended, or protected from the viewer, is "not authorized".
  */
-import type { PostEntities } from "../../api/types.ts";
 import { compareIds, nextId, type SandboxPost, type SandboxUser } from "../model/index.ts";
 import { ApiProblem, forbidden, invalidRequest, notFound } from "../problems.ts";
 import type { SandboxContext } from "../route.ts";
@@ -18,6 +17,9 @@ import { parseEntities } from "../../api/text/entities.ts";
 import { MAX_POST_LENGTH, MAX_POST_UNITS, weightedLength } from "../../api/text/post-length.ts";
 import { indexAdded, indexDeleted, liveByAuthor, liveNewestFirst, liveWithText, refLists } from "./post-index.ts";
 import { detectLang } from "./lang.ts";
+import { keepEntities, postEntities } from "./post-entities.ts";
+
+export { postEntities } from "./post-entities.ts";
 import type { PostFacts } from "./query.ts";
 import { tokenize } from "./query.ts";
 import { blocks, follows } from "./relations.ts";
@@ -207,7 +209,7 @@ export function createPost(ctx: SandboxContext, input: NewPost): SandboxPost {
       end_at: now + input.poll.duration_minutes * 60_000,
     };
   }
-  entityCache.set(post, entities);
+  keepEntities(post, entities);
   return store(ctx, post);
 }
 
@@ -226,7 +228,7 @@ function store(ctx: SandboxContext, post: SandboxPost): SandboxPost {
 function checkReplySettings(ctx: SandboxContext, replier: SandboxUser, parent: SandboxPost): void {
   const root = ctx.data.world.posts[parent.conversation_id] ?? parent;
   if (root.reply_settings === "everyone" || root.author_id === replier.id) return;
-  const mentioned = (parseEntities(root.text).mentions ?? []).some(
+  const mentioned = (postEntities(root).mentions ?? []).some(
     (m) => m.username.toLowerCase() === replier.username.toLowerCase(),
   );
   const allowed = mentioned || (root.reply_settings === "following" && follows(ctx, root.author_id, replier.id));
@@ -311,15 +313,6 @@ export function unrepost(ctx: SandboxContext, userId: string, sourceId: string):
   existing.deleted_at = ctx.clock.now();
   indexDeleted(ctx.data.world.posts, [existing]);
   ctx.events.emit("post:deleted", existing);
-}
-
-const entityCache = new WeakMap<SandboxPost, PostEntities>();
-
-/** A post's entities (parsed once per post object). */
-export function postEntities(post: SandboxPost): PostEntities {
-  let e = entityCache.get(post);
-  if (!e) entityCache.set(post, (e = parseEntities(post.text)));
-  return e;
 }
 
 const factsCache = new WeakMap<SandboxPost, PostFacts>();
