@@ -7,7 +7,7 @@
  * (a `+` for a space, a JSON body in the base string, the wrong host) is refused here as the
  * real service would refuse it.
  */
-import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { sameSecret } from "./credentials.ts";
 
 const UNRESERVED = /^[A-Za-z0-9._~-]*$/;
@@ -113,17 +113,12 @@ export function signatureBaseString(method: string, uri: string, params: Iterabl
 
 /** HMAC-SHA1 over the base string with `pct(consumer_secret)&pct(token_secret)`, base64. */
 export function hmacSha1Signature(baseString: string, consumerSecret: string, tokenSecret = ""): string {
+  // The key as a string, not a KeyObject kept per key: every account's token secret makes its
+  // own key (100,000 with 100,000 accounts, so a cache of them missed nearly always and kept
+  // thousands of native key objects), and a string key costs what a cached KeyObject did.
   const key = `${percentEncode(consumerSecret)}&${percentEncode(tokenSecret)}`;
-  let keyObject = signingKeys.get(key);
-  if (!keyObject) {
-    if (signingKeys.size >= 10_000) signingKeys.clear();
-    signingKeys.set(key, (keyObject = createSecretKey(Buffer.from(key))));
-  }
-  return createHmac("sha1", keyObject).update(baseString).digest("base64");
+  return createHmac("sha1", key).update(baseString).digest("base64");
 }
-
-/** Preparing a key showed in profiles; a sandbox has few secrets, so their key objects are kept. */
-const signingKeys = new Map<string, KeyObject>();
 
 /** A signed request, as the verifier needs it. */
 export interface SignedRequest {
