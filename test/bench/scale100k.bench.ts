@@ -176,10 +176,19 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
   const lastStart = Math.max(...d.processes.map((p) => p.startedAt));
   let last: string | undefined;
   let saidAt = Date.now();
+  let checks = 0;
+  let nextCheck = 0;
   await until(
     "every bot answering",
     async () => {
+      // Each check reads every bot's claim (and more) from Redis: at 100,000 bots ~0.12 CPU-s
+      // of this process, which the row counts as the sandbox's, and Redis's, on the cores the
+      // processes are starting on. Every 0.5 s early on; later every 5 % of the time since
+      // the last start (at most 2 s apart), which is how precise the row's time then is.
+      if (Date.now() < nextCheck) return false;
+      checks++;
       last = await d.missing();
+      nextCheck = Date.now() + Math.min(1_500, Math.max(0, (Date.now() - lastStart) * 0.05 - 500));
       if (last !== undefined && Date.now() - saidAt >= 10_000) {
         saidAt = Date.now();
         say(`${((saidAt - lastStart) / 1000).toFixed(0)} s after the last process started: ${last}`);
@@ -205,7 +214,7 @@ async function startRows(d: BigDeployment): Promise<BenchRow[]> {
   return [
     {
       bench: `${n(ACCOUNTS)} accounts, ${PROCESSES} processes, ${APPS} apps: every bot answering, after the last process started`,
-      measured: `${(readyMs / 1000).toFixed(1)} s; a probe of ${probe.length} mentions: ${answered.lost} lost, p50 ${percentile(answered.latencies, 50).toFixed(0)} ms; ${used}`,
+      measured: `${(readyMs / 1000).toFixed(1)} s (checked ${checks} times); a probe of ${probe.length} mentions: ${answered.lost} lost, p50 ${percentile(answered.latencies, 50).toFixed(0)} ms; ${used}`,
       figure: `${(readyMs / 1000).toFixed(1)} s`,
       aim: "≤ 10 s",
       verdict: verdict(readyMs <= 10_000 && answered.lost === 0),
