@@ -125,20 +125,20 @@ describe("the stream hub closes the gap since an earlier run at start", () => {
     const clock = createClock({ frozen: true, start: T0 });
     const { sandbox, app, connection } = await t.open(clock);
     const alice = await sandbox.admin.createUser({ username: "alice", name: "alice" });
-    // 3,000 mention bots, in mention rules of ~39 (1,024 characters): packed by username into the
-    // app's 4,096-character searches, ~157 bots a query (three whole rules a query before: 26).
-    const mentionBots = Array.from({ length: 3_000 }, (_, i) => ({
+    // 12,000 mention bots, in mention rules of ~39 (1,024 characters): packed by username into the
+    // app's 4,096-character searches, ~145 bots a query.
+    const mentionBots = Array.from({ length: 12_000 }, (_, i) => ({
       bot: `b${i}`,
       userId: String(900_000 + i),
-      username: `bot${String(i).padStart(4, "0")}`,
+      username: `bot${String(i).padStart(5, "0")}`,
     }));
-    for (const i of [5, 2990]) {
+    for (const i of [5, 11990]) {
       const user = await sandbox.admin.createUser({ username: mentionBots[i]!.username, name: "bot" });
       mentionBots[i]!.userId = user.id;
     }
     const last = (await sandbox.admin.createPost({ author_id: alice.id, text: "before" })).id;
     await clock.advance(60_000);
-    for (const i of [5, 2990])
+    for (const i of [5, 11990])
       await sandbox.admin.createPost({ author_id: alice.id, text: `@${mentionBots[i]!.username} hello` });
     await clock.advance(60_000);
     let searching = 0;
@@ -169,9 +169,9 @@ describe("the stream hub closes the gap since an earlier run at start", () => {
     recordTaken(hub, { mentions: (bot) => void delivered.push(bot) });
     t.hub = hub;
     await eventually(() => expect(hub.status().gaps.count).toBe(1));
-    expect(delivered.sort()).toEqual(["b2990", "b5"]);
-    expect(searches).toBe(20); // 26 with whole rules joined
-    expect(most).toBe(16); // four at once before, one after another before that
+    expect(delivered.sort()).toEqual(["b11990", "b5"]);
+    expect(searches).toBe(83);
+    expect(most).toBe(64); // 16 at once before, four before that, one after another before that
   });
 
   it("without a mark (the app's stream never ran) nothing is searched; the first connection makes one", async () => {
