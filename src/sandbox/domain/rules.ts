@@ -53,6 +53,15 @@ export function rulesOf(ctx: SandboxContext, appId: string): readonly RuleRecord
   return rules;
 }
 
+/**
+ * Drops one app's kept rules after its rules changed; the other apps' stay, with what the
+ * streams keep per rules list (their index of 25,000 bots' values each, with 100,000 bots
+ * over 4 apps): one app's hub changing its rules made every app's stream index its rules anew.
+ */
+function changed(ctx: SandboxContext, appId: string): void {
+  rulesByApp.get(ctx.data.world.stream_rules)?.delete(appId);
+}
+
 const compiled = new Map<string, Query>();
 
 /** The parsed query of a stored rule (parsed once per distinct value). */
@@ -156,7 +165,7 @@ export function addRules(
     ...(f.tag !== undefined ? { tag: f.tag } : {}),
   }));
   if (!dryRun) for (const r of made) ctx.data.world.stream_rules[r.id] = r;
-  if (!dryRun && made.length > 0) rulesByApp.delete(ctx.data.world.stream_rules);
+  if (!dryRun && made.length > 0) changed(ctx, app.id);
   const out: RulesOutcome = {
     status: made.length && !dryRun ? 201 : 200,
     summary: { created: made.length, not_created: items.length - made.length, valid: items.length - invalid, invalid },
@@ -192,7 +201,7 @@ export function deleteRules(
     else errors.push(missing("values", value));
   }
   if (!dryRun) for (const r of doomed) delete ctx.data.world.stream_rules[r.id];
-  if (!dryRun && doomed.size > 0) rulesByApp.delete(ctx.data.world.stream_rules);
+  if (!dryRun && doomed.size > 0) changed(ctx, app.id);
   return { status: 200, summary: { deleted: doomed.size, not_deleted: errors.length }, errors };
 }
 

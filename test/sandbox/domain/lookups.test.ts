@@ -57,6 +57,20 @@ describe("rules of an app", () => {
     deleteRules(ctx, app("b"), { all: true }, false);
     expect(rulesOf(ctx, "b")).toEqual([]);
   });
+
+  it("of one app stay as they were (the same list) when another app's rules change", () => {
+    const { ctx } = context();
+    const app = (id: string): SandboxApp => ({ id, name: id, plan: "pro" }) as SandboxApp;
+    addRules(ctx, app("a"), [{ value: "cats" }], false);
+    addRules(ctx, app("b"), [{ value: "birds" }], false);
+    const a = rulesOf(ctx, "a");
+    addRules(ctx, app("b"), [{ value: "owls" }], false);
+    deleteRules(ctx, app("b"), { values: ["birds"] }, false);
+    expect(rulesOf(ctx, "a")).toBe(a);
+    expect(rulesOf(ctx, "b").map((r) => r.value)).toEqual(["owls"]);
+    addRules(ctx, app("a"), [{ value: "dogs" }], false);
+    expect(rulesOf(ctx, "a").map((r) => r.value)).toEqual(["cats", "dogs"]);
+  });
 });
 
 describe("the rules a post matches", () => {
