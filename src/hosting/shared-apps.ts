@@ -106,6 +106,7 @@ class ProcessApps implements SharedApps {
       ...(shared.everyMs ? { everyMs: shared.everyMs } : {}),
       ...(shared.leaseOf ? { leaseOf: shared.leaseOf } : {}),
       ...(shared.hurry ? { onUnowned: shared.hurry } : {}),
+      ...(shared.holdStarts ? { holdStarts: shared.holdStarts } : {}),
       log: logger.child({ trigger: "stream" }),
       appOf: this.appOf,
       prefix: shared.leases.prefix,
@@ -189,6 +190,7 @@ class ProcessApps implements SharedApps {
       resume: request.resume,
       onMark: request.onMark,
       connectionFreed: request.connectionFreed,
+      onCaughtUp: request.onCaughtUp,
       settles: request.settles,
       onOverflow: (overflow) =>
         log.error(

@@ -365,6 +365,7 @@ function runtimeOptions(
             leaseOf: (bot: string) => shared.claims.current(bot),
             holding: shared.claims,
             hurry: (bot: string) => shared.claims.hurry(bot),
+            holdStarts: (until: Promise<void>) => shared.claims.holdStarts(until),
             ...leaseTiming(options),
           },
         }

@@ -121,6 +121,15 @@ export const HOST_CONCURRENCY = 64;
 const URGENT_ALONE_MS = 1_000;
 
 /**
+ * How long a take-over's start of the bots with nothing waiting waits at most for a stream hub
+ * this process just took over to catch up ({@link BotClaims.holdStarts}). At 40,000 accounts
+ * (10,000 bots an app) the new hub connected 0.3-1.0 s after its lease and its gap search ended
+ * 0.4-0.8 s later, on a survivor busy starting its share: a hub that cannot connect holds
+ * those starts no longer than this.
+ */
+export const HUB_FIRST_MS = 3_000;
+
+/**
  * Claim rounds at most in one look for free bots: a round that lost races to another process
  * is followed by another at once (./share-split.ts keeps those few: two rounds, three when
  * the processes' views of each other differed).
@@ -253,6 +262,8 @@ export class BotClaims implements Holding {
   private queued?: Map<string, Held>;
   /** Starts one of {@link queued} at once, beside those starting in turn (work came for it). */
   private startNow?: (bot: string, h: Held) => void;
+  /** What a take-over's starts of the bots with nothing waiting wait for ({@link holdStarts}), each bounded. */
+  private readonly holds = new Set<Promise<void>>();
 
   constructor(private readonly options: BotClaimsOptions) {
     this.ttl = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -371,6 +382,30 @@ export class BotClaims implements Holding {
       if (now - at < this.urgentMs) break;
       this.urgent.delete(old);
     }
+  }
+
+  /**
+   * A stream hub this process just took over is catching up (connecting, then searching the
+   * posts of the time nobody held the stream): until `until` settles, or {@link HUB_FIRST_MS}
+   * passed, a take-over's start gives it the process. The bots with nothing waiting start no
+   * more meanwhile (those already starting finish; those work comes for start at once, as
+   * always). The last answers of a take-over are the dead process's app's posts found by that
+   * search, and the hub's directory read and search were waiting for turns behind 64 bots'
+   * starts at a time. A process's first start (nothing taken over) is not held.
+   */
+  holdStarts(until: Promise<unknown>): void {
+    const bound = new AbortController();
+    const hold: Promise<void> = Promise.race([
+      until.then(
+        () => undefined,
+        () => undefined,
+      ),
+      this.options.clock.sleep(HUB_FIRST_MS, bound.signal).catch(() => undefined),
+    ]).finally(() => {
+      bound.abort();
+      this.holds.delete(hold);
+    });
+    this.holds.add(hold);
   }
 
   /** How long a bot {@link hurry} was told of stays first to start when claimed: until its process's claims surely ran out, and a renewal more. */
@@ -829,8 +864,14 @@ export class BotClaims implements Holding {
     this.queued = queued;
     this.startNow = (bot, h) => void atOnce.push(start([bot, h]));
     const urgent = new Set(first);
+    const tookOver = claimed.some(([, h]) => h.takenOverAt !== undefined);
     const worker = (urgentOnly: boolean) => async () => {
       for (let [item] = queued; item && (!urgentOnly || urgent.has(item[0])); [item] = queued) {
+        if (tookOver && this.holds.size > 0 && !urgent.has(item[0])) {
+          while (this.holds.size > 0) await Promise.all(this.holds);
+          // Hurried meanwhile (started at once) or started by another worker: look again.
+          if (queued.get(item[0]) !== item[1]) continue;
+        }
         queued.delete(item[0]);
         await start(item);
       }

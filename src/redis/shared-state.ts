@@ -49,6 +49,8 @@ export interface SharedRedis {
   holding?: Holding;
   /** Work came for a bot that does not run here (now): the bot claims start it first should they take it (`BotClaims.hurry`). */
   hurry?(bot: string): void;
+  /** This process took an app's stream over: a take-over's bot starts wait for its hub to catch up (`BotClaims.holdStarts`). */
+  holdStarts?(until: Promise<void>): void;
 }
 
 /**

@@ -75,6 +75,8 @@ export interface HubRequest {
   onMark(mark: StreamMark): void;
   /** See `StreamHubOptions.connectionFreed`: the connection of the process that held the stream before closed. */
   connectionFreed(signal: AbortSignal): Promise<boolean>;
+  /** See `StreamHubOptions.onCaughtUp`: the first connection's gap was searched. */
+  onCaughtUp(): void;
   /**
    * Always: the holder tells the hub when the directory's changes pause ({@link StreamHub.settled}:
    * at a renewal whose reading found nothing new, or that found the last bot of the app in),
@@ -131,6 +133,12 @@ export interface SharedStreamsOptions {
   leaseOf?(bot: string): Promise<Lease | undefined>;
   /** A post was handed to a bot that does not run here (now): see `HandoffReaderOptions.onUnowned`. */
   onUnowned?(bot: string): void;
+  /**
+   * This process took an app's stream lease: its bots' starts after a take-over wait for the
+   * hub to catch up, `until` (resolves once it connected and searched its gap, or stopped),
+   * bounded there (`BotClaims.holdStarts`).
+   */
+  holdStarts?(until: Promise<void>): void;
   prefix?: string;
 }
 
@@ -224,6 +232,8 @@ interface App {
    * this process no longer run any bot of the app.
    */
   lapsed?: Lease;
+  /** Ends the hold on the bots' starts that the lease's claim asked for ({@link SharedStreamsOptions.holdStarts}), until its hub is started. */
+  caughtUp?: () => void;
   /** The directory's reading and the hub's start or update after a renewal, while it runs. */
   tending?: Promise<void>;
   /** When the hub's rules were last checked against the service's (clock ms; its start at first). */
@@ -460,6 +470,7 @@ export class SharedStreams {
     for (const [appId, app] of this.apps) {
       await app.leaving;
       app.unwatch?.();
+      app.caughtUp?.();
       await this.stopHub(appId, app);
       const lease = app.lease ?? app.lapsed;
       if (lease) await this.options.leases.release(lease).catch(() => undefined);
@@ -928,6 +939,10 @@ export class SharedStreams {
       return false;
     }
     app.lease = claimed;
+    app.caughtUp?.();
+    app.caughtUp = undefined;
+    // Its hub, new here, goes before the bots' starts of a take-over (../redis/bot-claims.ts `holdStarts`).
+    if (this.options.holdStarts) this.options.holdStarts(new Promise<void>((resolve) => (app.caughtUp = resolve)));
     app.validUntil = sentAt + this.ttl;
     app.lapsed = undefined;
     app.freeSince = undefined;
@@ -968,7 +983,9 @@ export class SharedStreams {
     const { leases, log } = this.options;
     const wants = view.wants();
     const mentionBots = view.mentionBots();
-    if (wants.length === 0 && mentionBots.length === 0) return;
+    const caughtUp = app.caughtUp ?? (() => {});
+    app.caughtUp = undefined;
+    if (wants.length === 0 && mentionBots.length === 0) return caughtUp();
     const control = (what: HandoffControl) => void app.writer.control(what).catch(() => undefined);
     if (seenAt !== undefined) app.checkedAt = seenAt;
     const marks = new StreamMarkWriter(leases, streamMarkKey(this.keys, appId), () => app.lease, log);
@@ -986,11 +1003,13 @@ export class SharedStreams {
         void this.connectionClosed(appId);
       },
       connectionFreed: (signal) => this.connectionFreed(appId, signal),
+      onCaughtUp: caughtUp,
       settles: true,
       resume: () => readStreamMark(this.options.redis, this.prefix, appId, log),
       onMark: (mark) => marks.save(mark),
     });
     app.hub = hub;
+    void hub.done.then(caughtUp);
     const handing: Promise<void> = this.handOff(appId, app.writer, hub).finally(() => {
       if (app.handing === handing) app.handing = undefined;
     });

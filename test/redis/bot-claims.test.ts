@@ -460,6 +460,94 @@ describe("the bots of a process that died, with posts waiting for some", () => {
   });
 });
 
+describe("the bots of a process that died, while a stream hub taken over here catches up", () => {
+  it("start those with nothing waiting once it caught up (or 3 s passed); those work came for start at once", async () => {
+    const prefix = "hubfirst:";
+    const bots = BOTS.slice(0, 40);
+    const redis = await connectRedis(server.url);
+    const leases = new Leases(redis, { prefix });
+    const theirs = bots.filter((_, i) => i % 2 === 1);
+    const clock = createClock({ frozen: true, start: 0 });
+    const started: string[] = [];
+    const make = (owner: string) =>
+      claimsOf({
+        redis,
+        leases,
+        owner,
+        bots,
+        clock,
+        ttlMs: 9_000,
+        everyMs: 3_000,
+        hostConcurrency: 8,
+        async host(bot) {
+          started.push(bot);
+        },
+      });
+    // D's claims live while its heartbeats are there; when it dies they run out, the claims left.
+    const beats = [...new Set(theirs.map((b) => leases.bots.heartbeatKey(b, "D")))];
+    const dAlive = async () => {
+      await anotherHolds(leases, "D", theirs, 3_600_000);
+      for (const key of beats) await admin.set(key, "D", "PX", 3_600_000);
+    };
+    const dies = async () => {
+      await admin.zrem(leases.membersKey, "D");
+      await admin.del(...beats);
+    };
+    const turns = async () => {
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    };
+    await dAlive();
+    let claims = make("P1");
+    try {
+      // A process's first start is not held by its hubs: nothing was taken over.
+      claims.holdStarts(new Promise(() => {}));
+      await claims.start();
+      await vi.waitFor(() => expect(started).toHaveLength(20), { timeout: 10_000, interval: 5 });
+      await renewal(claims, clock);
+
+      // D dies while the hub P1 took over has not caught up: nothing of D's starts but the bot
+      // a post came for; once the hub caught up, the rest.
+      started.length = 0;
+      await dies();
+      await clock.advance(1_000);
+      let caughtUp = () => {};
+      claims.holdStarts(new Promise<void>((r) => (caughtUp = r)));
+      await clock.advance(2_000);
+      await vi.waitFor(() => expect(claims.bots()).toHaveLength(40), { timeout: 10_000, interval: 5 });
+      await turns();
+      expect(started).toEqual([]);
+      claims.hurry(theirs[7]!);
+      await vi.waitFor(() => expect(started).toEqual([theirs[7]]), { timeout: 10_000, interval: 5 });
+      caughtUp();
+      await vi.waitFor(() => expect(started).toHaveLength(20), { timeout: 10_000, interval: 5 });
+      expect(new Set(started)).toEqual(new Set(theirs));
+
+      // A hub that never catches up holds them 3 s at most.
+      await claims.stop();
+      await dAlive();
+      claims = make("P2");
+      await claims.start();
+      await vi.waitFor(() => expect(claims.bots()).toHaveLength(20), { timeout: 10_000, interval: 5 });
+      started.length = 0;
+      await dies();
+      await clock.advance(1_000);
+      claims.holdStarts(new Promise(() => {}));
+      await clock.advance(2_000);
+      await vi.waitFor(() => expect(claims.bots()).toHaveLength(40), { timeout: 10_000, interval: 5 });
+      await turns();
+      expect(started).toEqual([]);
+      await clock.advance(999);
+      await turns();
+      expect(started).toEqual([]);
+      await clock.advance(1);
+      await vi.waitFor(() => expect(started).toHaveLength(20), { timeout: 10_000, interval: 5 });
+    } finally {
+      await claims.stop();
+      redis.disconnect();
+    }
+  });
+});
+
 /**
  * P1 beside two live processes, D and Q: P1 starts (`atStart`: what it took), D claims `ofD`
  * of the bots P1 did not take and Q the others, for a long while, and six renewals pass while

@@ -31,6 +31,8 @@ async function world(clock: AdjustableClock) {
     const { lines, logger } = captureLogs("info");
     const delivered: string[] = [];
     const marks: StreamMark[] = [];
+    /** The gaps closed when the hub said it caught up (once, after its first connection). */
+    const caughtUp: number[] = [];
     const hub = startStreamHub({
       appId: "app",
       clock,
@@ -39,12 +41,13 @@ async function world(clock: AdjustableClock) {
       wants: [{ bot: "fan", userId: fan.id, rules: [{ value: "#cats" }] }],
       resume: typeof resume === "function" ? resume : async () => resume,
       onMark: (mark) => void marks.push(mark),
+      onCaughtUp: () => void caughtUp.push(hub.status().gaps.count),
     });
     recordTaken(hub, {
       post: (_bot, event) => void delivered.push(event.kind === "post" ? event.post.text : event.id),
     });
     t.hub = hub;
-    return { lines, delivered, marks, hub };
+    return { lines, delivered, marks, caughtUp, hub };
   };
   return { post, start };
 }
@@ -85,6 +88,8 @@ describe("the stream hub closes the gap since an earlier run at start", () => {
     const run = start(mark);
     await eventually(() => expect(run.hub.status().gaps.count).toBe(1));
     expect(run.delivered).toEqual(["#cats 2", "#cats 4", "#cats 5"]);
+    // Caught up once the gap was searched (what a take-over's bot starts wait for).
+    await eventually(() => expect(run.caughtUp).toEqual([1]));
     // Streamed from now on, each once.
     await post("#cats 6");
     await eventually(() => expect(run.delivered).toHaveLength(4));
@@ -184,6 +189,7 @@ describe("the stream hub closes the gap since an earlier run at start", () => {
     await post("#cats streamed");
     await eventually(() => expect(run.delivered).toEqual(["#cats streamed"]));
     expect(run.hub.status().gaps.count).toBe(0);
+    expect(run.caughtUp).toEqual([0]);
   });
 });
 

@@ -31,6 +31,7 @@ export interface ConnectionDeps {
     | "client"
     | "forgetBearer"
     | "onConnected"
+    | "onCaughtUp"
     | "onInterrupted"
     | "connectionFreed"
     | "resume"
@@ -182,11 +183,11 @@ export class StreamConnection {
     this.connectedAt = options.clock.now();
     status.enter("connected");
     marks.connected(options.clock.now());
-    options.onConnected?.(status.current.connects === 1);
-    if (this.gap) {
-      this.deps.gaps.close(client, this.gap);
-      this.gap = undefined;
-    }
+    const first = status.current.connects === 1;
+    options.onConnected?.(first);
+    const closing = this.gap ? this.deps.gaps.close(client, this.gap) : Promise.resolve();
+    this.gap = undefined;
+    if (first && options.onCaughtUp) void closing.then(options.onCaughtUp);
   }
 
   /** After an attempt ended: the status and log say why, and the wait before the next follows the policy. */

@@ -76,13 +76,14 @@ export class GapSearch {
   /**
    * Closes a gap once connected (in the background: the stream's posts flow meanwhile) and
    * says how long it was and what it recovered; `start` for the gap since an earlier run.
+   * Resolves once it is closed, recovered or not (never rejects).
    */
-  close(client: ApiClient, gap: Gap): void {
+  close(client: ApiClient, gap: Gap): Promise<void> {
     const { clock, marks } = this.deps;
     this.recovering++;
     marks.holdForGap();
     this.sayUnrecoverable(gap);
-    void this.recover(client, { ...(gap.sinceId ? { id: gap.sinceId } : {}), at: gap.sinceAt })
+    return this.recover(client, { ...(gap.sinceId ? { id: gap.sinceId } : {}), at: gap.sinceAt })
       .then((recovered) => this.closed(gap, recovered))
       .catch((err: unknown) => {
         marks.gapEnded(false, clock.now());

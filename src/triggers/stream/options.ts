@@ -44,6 +44,13 @@ export interface StreamHubOptions {
   budgeted?: Budgeted;
   /** Connected: `first` for the first connection of the process, else a reconnect. */
   onConnected?(first: boolean): void;
+  /**
+   * The first connection's gap (since the mark {@link resume} gave) was searched, recovered
+   * or not, or it had none: what the stream missed before the hub connected is routed. A
+   * process that took the stream over from one that died lets its hub catch up first
+   * (../../redis/bot-claims.ts `holdStarts`).
+   */
+  onCaughtUp?(): void;
   /** An established connection ended (mention triggers must catch up after the next connect). */
   onInterrupted?(): void;
   /** Bots the mention rules could not cover (the app's rule cap): they must poll. */
