@@ -146,6 +146,8 @@ export async function deploy(
     async close() {
       // BENCH_SCALE_LOG=DIR keeps what the processes logged (warnings and errors), one file each.
       if (process.env.BENCH_SCALE_LOG) {
+        // Made when missing: a directory not made beforehand lost the whole row (ENOENT) at its end.
+        await mkdir(process.env.BENCH_SCALE_LOG, { recursive: true });
         for (const [i, p] of procs.entries())
           await writeFile(
             join(process.env.BENCH_SCALE_LOG, `process-${p.child.pid ?? i}.log`),
