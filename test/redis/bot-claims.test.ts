@@ -279,53 +279,60 @@ describe("the backstop look for free bots", () => {
   }, 30_000);
 });
 
+/**
+ * P1 on the first `count` bots beside D, a live member until `entryMs` from now holding the odd
+ * ones (`theirs`), on a frozen clock (a lease of 9 s renewed every 3 s); `host` and
+ * `hostConcurrency` are P1's. `dies` takes D's entry and the claims of `which` out, as Redis's
+ * TTL would once D stopped; `close` stops P1.
+ */
+async function besideD(
+  prefix: string,
+  count: number,
+  p1: Pick<Parameters<typeof claimsOf>[0], "host" | "hostConcurrency"> = {},
+  entryMs = 3_600_000,
+) {
+  const bots = BOTS.slice(0, count);
+  const redis = await connectRedis(server.url);
+  const leases = new Leases(redis, { prefix });
+  const theirs = bots.filter((_, i) => i % 2 === 1);
+  await anotherHolds(leases, "D", theirs, entryMs);
+  const clock = createClock({ frozen: true, start: 0 });
+  const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000, ...p1 });
+  const dies = async (which: readonly string[] = theirs) => {
+    await admin.zrem(leases.membersKey, "D");
+    await admin.del(...which.map((b) => leases.key(`bot:${b}`)));
+  };
+  const close = async () => {
+    await claims.stop();
+    redis.disconnect();
+  };
+  return { bots, redis, leases, theirs, clock, claims, dies, close };
+}
+
 describe("a process that stops renewing", () => {
   it("has its bots looked for as soon as its entry in the members runs out, not at the next renewal", async () => {
-    const prefix = "gone:";
-    const bots = BOTS.slice(0, 20);
-    const redis = await connectRedis(server.url);
-    const leases = new Leases(redis, { prefix });
     // Another process, D, holds half the bots; its entry runs out (Redis's clock) within a renewal's interval.
-    const theirs = bots.filter((_, i) => i % 2 === 1);
-    await anotherHolds(leases, "D", theirs, 2_500);
-    const clock = createClock({ frozen: true, start: 0 });
-    const claims = claimsOf({ redis, leases, owner: "P1", bots, clock, ttlMs: 9_000, everyMs: 3_000 });
+    const { bots, theirs, clock, claims, dies, close } = await besideD("gone:", 20, {}, 2_500);
     try {
       await claims.start();
       expect(claims.bots().sort()).toEqual(bots.filter((_, i) => i % 2 === 0));
       // D dies: its entry and its leases run out (here: taken out, as Redis's TTL would).
-      await admin.zrem(leases.membersKey, "D");
-      await admin.del(...theirs.map((b) => leases.key(`bot:${b}`)));
+      await dies();
       // Short of the next renewal (due 3 s after the first), its bots are claimed here.
       await clock.advance(2_900);
       await vi.waitFor(() => expect(claims.bots()).toHaveLength(20), { timeout: 10_000, interval: 5 });
     } finally {
-      await claims.stop();
-      redis.disconnect();
+      await close();
     }
   });
 });
 
 describe("the bots of a process that died, with posts waiting for some", () => {
   it("start first those work came for before the claim, in the order it came, at once one it comes for while it waits; the others after", async () => {
-    const prefix = "hurry:";
-    const bots = BOTS.slice(0, 100);
-    const redis = await connectRedis(server.url);
-    const leases = new Leases(redis, { prefix });
-    const theirs = bots.filter((_, i) => i % 2 === 1);
-    await anotherHolds(leases, "D", theirs, 3_600_000);
-    const clock = createClock({ frozen: true, start: 0 });
     const started: string[] = [];
     let open = () => {};
     let gate = Promise.resolve();
-    const claims = claimsOf({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      ttlMs: 9_000,
-      everyMs: 3_000,
+    const { theirs, clock, claims, dies, close } = await besideD("hurry:", 100, {
       hostConcurrency: 1,
       async host(bot) {
         started.push(bot);
@@ -339,8 +346,7 @@ describe("the bots of a process that died, with posts waiting for some", () => {
       // here taken out, as Redis's TTL would).
       claims.hurry(theirs[45]!);
       claims.hurry(theirs[40]!);
-      await admin.zrem(leases.membersKey, "D");
-      await admin.del(...theirs.map((b) => leases.key(`bot:${b}`)));
+      await dies();
       gate = new Promise<void>((r) => (open = r));
       await clock.advance(3_000);
       await vi.waitFor(() => expect(started).toHaveLength(51), { timeout: 10_000, interval: 5 });
@@ -356,31 +362,16 @@ describe("the bots of a process that died, with posts waiting for some", () => {
       expect(taken.sort()).toEqual([...theirs].sort());
     } finally {
       open();
-      await claims.stop();
-      redis.disconnect();
+      await close();
     }
   });
 
   it("start those work came for by themselves, the others once they started or a second passed", async () => {
-    const prefix = "alone:";
-    const bots = BOTS.slice(0, 40);
-    const redis = await connectRedis(server.url);
-    const leases = new Leases(redis, { prefix });
-    const theirs = bots.filter((_, i) => i % 2 === 1);
-    await anotherHolds(leases, "D", theirs, 3_600_000);
-    const clock = createClock({ frozen: true, start: 0 });
     const events: string[] = [];
     /** The bot whose start hangs until the test lets it go (none: every start takes a few turns). */
     let hanging: string | undefined;
     let release = () => {};
-    const claims = claimsOf({
-      redis,
-      leases,
-      owner: "P1",
-      bots,
-      clock,
-      ttlMs: 9_000,
-      everyMs: 3_000,
+    const { redis, leases, theirs, clock, claims, dies, close } = await besideD("alone:", 40, {
       hostConcurrency: 8,
       async host(bot) {
         events.push(`start ${bot}`);
@@ -389,10 +380,6 @@ describe("the bots of a process that died, with posts waiting for some", () => {
         events.push(`end ${bot}`);
       },
     });
-    const dies = async (which: readonly string[]) => {
-      await admin.zrem(leases.membersKey, "D");
-      await admin.del(...which.map((b) => leases.key(`bot:${b}`)));
-    };
     try {
       await claims.start();
       // Posts for two of D's bots, then D dies: those two start and end before any other starts.
@@ -454,8 +441,7 @@ describe("the bots of a process that died, with posts waiting for some", () => {
       }
     } finally {
       release();
-      await claims.stop();
-      redis.disconnect();
+      await close();
     }
   });
 });
