@@ -92,13 +92,24 @@ const fakeHub = (outbox = new Outbox()): StreamHub => ({
   close: () => outbox.close(),
 });
 
+/** Fake hubs that keep whether each was closed: `startHub` for SharedStreams, `hubs` in start order. */
+const recordedHubs = () => {
+  const hubs: Array<{ closed: boolean }> = [];
+  const startHub = () => {
+    const record = { closed: false };
+    hubs.push(record);
+    return { ...fakeHub(), close: () => void (record.closed = true) };
+  };
+  return { hubs, startHub };
+};
+
 describe("shared streams", () => {
   it("keeps the app's stream while the main connection is held: its lease renews on the renewals' own", async () => {
     const redis = await connectRedis(server.url);
     const line = await connectRedis(server.url);
     const admin = await connectRedis(server.url);
     connections.push(redis, line, admin);
-    const hubs: Array<{ closed: boolean }> = [];
+    const { hubs, startHub } = recordedHubs();
     const leases = new Leases(redis, { prefix: "busy:" });
     const streams = new SharedStreams({
       redis,
@@ -111,11 +122,7 @@ describe("shared streams", () => {
       prefix: "busy:",
       ttlMs: 400,
       everyMs: 100,
-      startHub: () => {
-        const record = { closed: false };
-        hubs.push(record);
-        return { ...fakeHub(), close: () => void (record.closed = true) };
-      },
+      startHub,
       onControl: () => {},
     });
     running.push(streams);
@@ -1001,7 +1008,7 @@ describe("shared streams: a stream lease's renewal answered late", () => {
       if (state.holdAnswers) await new Promise<void>((r) => answers.push(r));
       return held;
     };
-    const hubs: Array<{ closed: boolean }> = [];
+    const { hubs, startHub } = recordedHubs();
     const streams = new SharedStreams({
       redis,
       leases,
@@ -1013,11 +1020,7 @@ describe("shared streams: a stream lease's renewal answered late", () => {
       prefix,
       ttlMs: 9_000,
       everyMs: 3_000,
-      startHub: () => {
-        const record = { closed: false };
-        hubs.push(record);
-        return { ...fakeHub(), close: () => void (record.closed = true) };
-      },
+      startHub,
       onControl: () => {},
     });
     running.push(streams);
