@@ -401,3 +401,33 @@ export async function tally(
     wrong: mentions.filter((m) => (replies.get(m.id) ?? []).some((r) => r.bot !== m.bot)).length,
   };
 }
+
+/** A mention answered later than this after it was made waited for the take-over of its bot (a flood's p99 is tens of ms). */
+export const HELD_MS = 2_000;
+
+/**
+ * When the bots of a process killed at `killedAt` answer again: the last answer to a mention of
+ * theirs made after the kill that waited over {@link HELD_MS} for it (0: none waited). Not each
+ * bot's first answer after the kill: a bot mentioned first 13 s after the kill, running again
+ * since 8 s, would read as 13 s (with 10 mentions a second over 30 bots, the last of 10 bots is
+ * first mentioned ~9 s after the kill on average). `after`: its bots' mentions made after the
+ * kill; `lastMade`: the last of them, ms after the kill.
+ */
+export function answeringAgain(
+  d: Pick<Deployment, "replies" | "createdAt">,
+  mentions: ReadonlyArray<{ id: string; bot: string }>,
+  victimBots: ReadonlySet<string>,
+  killedAt: number,
+): { slowest: number; held: number; after: number; lastMade: number } {
+  const replies = d.replies();
+  const after = mentions
+    .filter((m) => victimBots.has(m.bot) && d.createdAt(m.id) >= killedAt)
+    .map((m) => ({ made: d.createdAt(m.id), answered: replies.get(m.id)?.[0]?.at ?? Number.POSITIVE_INFINITY }));
+  const held = after.filter((m) => m.answered - m.made > HELD_MS);
+  return {
+    slowest: held.length === 0 ? 0 : Math.max(...held.map((m) => m.answered - killedAt)),
+    held: held.length,
+    after: after.length,
+    lastMade: Math.max(...after.map((m) => m.made - killedAt)),
+  };
+}

@@ -51,7 +51,7 @@ import { buildCode } from "../../scripts/build.ts";
 import { until } from "../helpers/until.ts";
 import type { Bench, BenchRow } from "./harness.ts";
 import { cpuMs, deployBig, redisFigures, rssMb, type BigDeployment } from "./scale100k-deployment.ts";
-import { tally as countAnswers } from "./scale-deployment.ts";
+import { answeringAgain, HELD_MS, tally as countAnswers } from "./scale-deployment.ts";
 import { tailReport, watchRedis, type Answered } from "./scale100k-tail.ts";
 import { settle, settledLine } from "./scale100k-settle.ts";
 
@@ -381,9 +381,6 @@ async function floodTail(d: BigDeployment, mentions: Array<{ id: string; bot: st
   return summary;
 }
 
-/** A mention answered later than this after it was made waited for the take-over of its bot (the flood's p99 is tens of ms). */
-const HELD_MS = 2_000;
-
 /** kill -9 of one process 10 s into a 30 s flood of 10 mentions/s. */
 async function killRow(d: BigDeployment): Promise<BenchRow> {
   const victim = await victimOf(d);
@@ -413,16 +410,9 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
   });
   const { lost, twice, wrong } = await tally(d, mentions);
   clearInterval(reading);
-  const replies = d.replies();
-  // A mention of its bots made after the kill waited for the take-over when its answer took
-  // longer than HELD_MS; the last such answer is when its bots answer again. (The answer to
-  // the last mention of the flood, 20 s after the kill, says nothing of the take-over.)
-  const after = mentions
-    .filter((m) => victimBots.has(m.bot) && d.createdAt(m.id) >= killedAt)
-    .map((m) => ({ made: d.createdAt(m.id), answered: replies.get(m.id)?.[0]?.at ?? Number.POSITIVE_INFINITY }));
-  const held = after.filter((m) => m.answered - m.made > HELD_MS);
-  const slowest = held.length === 0 ? 0 : Math.max(...held.map((m) => m.answered - killedAt));
-  const lastMade = Math.max(...after.map((m) => m.made - killedAt));
+  // The last answer that waited for the take-over (./scale-deployment.ts). (The answer to the
+  // last mention of the flood, 20 s after the kill, says nothing of the take-over.)
+  const { slowest, held, after, lastMade } = answeringAgain(d, mentions, victimBots, killedAt);
   const seen = await Promise.all(readings);
   const end = seen.find((r) => r.at >= killedAt + slowest) ?? seen.at(-1)!;
   const used = await whatEachUsed(d, seen[0]!, end, "from the kill until its bots answered again (the survivors)");
@@ -430,7 +420,7 @@ async function killRow(d: BigDeployment): Promise<BenchRow> {
   const perBot = `${(total / Math.max(1, victimBots.size)).toFixed(1)} Redis commands per bot taken over (${commandsPer(seen[0]!.commands, end.commands, Math.max(1, victimBots.size))}, the flood's included)`;
   return {
     bench: `kill -9 of one of ${PROCESSES} processes (${n(victimBots.size)} bots; it ran the streams of ${streams} of the ${apps.length} apps) during a flood of mentions (10/s for 30 s, kill at 10 s)`,
-    measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; its bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the last answer of the ${held.length} of its ${after.length} mentions made after the kill that waited over ${HELD_MS / 1000} s for it; the last made ${(lastMade / 1000).toFixed(1)} s after the kill); ${used}; ${perBot}`,
+    measured: `${mentions.length} mentions: ${lost} lost, ${twice} answered twice, ${wrong} by a wrong bot; its bots answering again ${(slowest / 1000).toFixed(1)} s after the kill (the last answer of the ${held} of its ${after} mentions made after the kill that waited over ${HELD_MS / 1000} s for it; the last made ${(lastMade / 1000).toFixed(1)} s after the kill); ${used}; ${perBot}`,
     figure: `${lost} lost, ${twice} twice, ${(slowest / 1000).toFixed(1)} s`,
     aim: "0 lost, 0 twice, answering again ≤ 15 s",
     verdict: verdict(lost === 0 && twice === 0 && wrong === 0 && slowest <= 15_000),
