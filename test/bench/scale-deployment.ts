@@ -145,14 +145,20 @@ export async function deploy(
     owners,
     async close() {
       // BENCH_SCALE_LOG=DIR keeps what the processes logged (warnings and errors), one file each.
+      // The logs are a side output: one that cannot be written (a full disk) never keeps the
+      // processes below from being stopped (it left them running once, after the bench ended).
       if (process.env.BENCH_SCALE_LOG) {
-        // Made when missing: a directory not made beforehand lost the whole row (ENOENT) at its end.
-        await mkdir(process.env.BENCH_SCALE_LOG, { recursive: true });
-        for (const [i, p] of procs.entries())
-          await writeFile(
-            join(process.env.BENCH_SCALE_LOG, `process-${p.child.pid ?? i}.log`),
-            `${p.out.lines.join("\n")}\n${p.err.lines.join("\n")}\n`,
-          );
+        try {
+          // Made when missing: a directory not made beforehand lost the whole row (ENOENT) at its end.
+          await mkdir(process.env.BENCH_SCALE_LOG, { recursive: true });
+          for (const [i, p] of procs.entries())
+            await writeFile(
+              join(process.env.BENCH_SCALE_LOG, `process-${p.child.pid ?? i}.log`),
+              `${p.out.lines.join("\n")}\n${p.err.lines.join("\n")}\n`,
+            );
+        } catch (err) {
+          process.stderr.write(`  scaling out: the processes' logs not kept (${(err as Error).message})\n`);
+        }
       }
       const running = (p: Process) => p.child.exitCode === null && p.child.signalCode === null;
       // A profiled process writes its profile only when it exits by itself: stop it (bounded) first.
